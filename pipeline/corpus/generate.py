@@ -1,0 +1,65 @@
+"""`pipeline generate`: write seeded cases of a recipe as judge files, with expected outputs.
+
+Writes `NNN.in` for each case and `NNN.out` from the expected-answer stage (`brute` by default)
+when the case is within that stage's limits, plus `manifest.json` recording the problem, recipe,
+seed, the stage that produced the outputs and every file, so a corpus can be rebuilt exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from pipeline.fsutil import atomic_write_text
+from pipeline.problems import Problem
+
+MANIFEST_NAME = "manifest.json"
+
+
+@dataclass(frozen=True)
+class GeneratedCase:
+    name: str
+    size: int
+    expected: bool
+
+
+@dataclass(frozen=True)
+class Manifest:
+    problem: str
+    recipe: str
+    seed: int
+    count: int
+    expected_from: str
+    cases: tuple[GeneratedCase, ...]
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data["cases"] = [asdict(case) for case in self.cases]
+        return json.dumps(data, indent=2) + "\n"
+
+
+def default_out_dir(data_dir: Path, problem_id: str, recipe: str) -> Path:
+    return data_dir / "raw" / problem_id / "generated" / recipe
+
+
+def generate(problem: Problem, recipe: str, count: int, seed: int, out_dir: Path,
+             expected_from: str = "brute") -> Manifest:
+    """Generate `count` cases into `out_dir`; outputs come from `expected_from` when it accepts."""
+    problem.recipe(recipe)
+    stage = problem.stage(expected_from)
+    width = max(3, len(str(count)))
+    cases = []
+    for index in range(1, count + 1):
+        case = problem.generate(recipe, seed, index)
+        name = f"{index:0{width}d}"
+        atomic_write_text(out_dir / f"{name}.in", problem.render(case))
+        has_expected = stage.accepts(case)
+        if has_expected:
+            atomic_write_text(out_dir / f"{name}.out", problem.format_answer(case, stage(case)))
+        else:
+            (out_dir / f"{name}.out").unlink(missing_ok=True)
+        cases.append(GeneratedCase(name, problem.size(case), has_expected))
+    manifest = Manifest(problem.id, recipe, seed, count, expected_from, tuple(cases))
+    atomic_write_text(out_dir / MANIFEST_NAME, manifest.to_json())
+    return manifest

@@ -1,0 +1,52 @@
+"""Errors the pipeline reports to its users.
+
+An `InputError` is what a validator raises for a judge input (or an expected output) that breaks
+the format or a constraint of the problem's specification. It carries the 1-based line (and
+column where it helps), a short machine-readable rule name, and a human sentence, so the same
+error can be printed on the console (`line 4: edge 3 5 closes a cycle`) and stored as a row of
+the `rejects` table.
+"""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """A judge file breaks its problem's format or constraints at a known place."""
+
+    def __init__(self, line: int | None, message: str, *, rule: str = "format",
+                 column: int | None = None) -> None:
+        self.line = line
+        self.column = column
+        self.rule = rule
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if self.line is None:
+            return self.message
+        where = f"line {self.line}"
+        if self.column is not None:
+            where += f", column {self.column}"
+        return f"{where}: {self.message}"
+
+    def __reduce__(self):  # keep all fields when pickled across worker processes
+        return (_rebuild_input_error, (self.line, self.message, self.rule, self.column))
+
+
+def _rebuild_input_error(line: int | None, message: str, rule: str,
+                         column: int | None) -> InputError:
+    return InputError(line, message, rule=rule, column=column)
+
+
+class BeyondLimits(Exception):
+    """A solver stage was handed a case larger than the limits it declares.
+
+    Runners turn this into the `SKIP` verdict; it is never a wrong answer.
+    """
+
+
+class UnknownName(KeyError):
+    """A problem, stage or recipe name that is not registered."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown name"

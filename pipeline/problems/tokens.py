@@ -1,0 +1,132 @@
+"""Reading judge files token by token, with errors that say where.
+
+Judge inputs are free-form whitespace: validators check counts and ranges, not spacing, and
+lines may end in `\\r\\n`. `TokenReader` therefore splits the text on any whitespace and hands
+out tokens in order; it only works out the line and column of a token when it has to report an
+error about it, so the happy path costs one `str.split`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pipeline.errors import InputError
+
+_TOKEN = re.compile(r"\S+")
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
+def normalise_newlines(text: str) -> str:
+    """The text with `\\r\\n` and lone `\\r` turned into `\\n` (used for hashing inputs)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class TokenReader:
+    """Sequential access to the whitespace-separated tokens of one judge file."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens: list[str] = text.split()
+        self.index = 0
+
+    # -- locating ---------------------------------------------------------------------------
+    def locate(self, index: int) -> tuple[int, int]:
+        """1-based (line, column) of token `index`; the end of the text if there is none."""
+        if index < len(self.tokens):
+            for i, match in enumerate(_TOKEN.finditer(self.text)):
+                if i == index:
+                    return self._line_col(match.start())
+        end = len(self.text.rstrip())
+        return self._line_col(end)
+
+    def _line_col(self, offset: int) -> tuple[int, int]:
+        line = self.text.count("\n", 0, offset) + 1
+        column = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+        return line, column
+
+    def line_of(self, index: int) -> int:
+        return self.locate(index)[0]
+
+    def error(self, index: int, message: str, rule: str = "format",
+              with_column: bool = False) -> InputError:
+        """An InputError placed at token `index` (not raised: the caller raises it)."""
+        line, column = self.locate(index)
+        return InputError(line, message, rule=rule, column=column if with_column else None)
+
+    # -- reading ----------------------------------------------------------------------------
+    def remaining(self) -> int:
+        return len(self.tokens) - self.index
+
+    def _missing(self, what: str) -> InputError:
+        line, _ = self.locate(len(self.tokens))
+        return InputError(line, f"expected {what} but the input ended", rule="count")
+
+    def word(self, what: str) -> str:
+        if self.index >= len(self.tokens):
+            raise self._missing(what)
+        token = self.tokens[self.index]
+        self.index += 1
+        return token
+
+    def int(self, name: str, low: int | None = None, high: int | None = None) -> int:
+        """Read one integer named `name` (as the spec names it) and check `low <= x <= high`."""
+        index = self.index
+        token = self.word(name)
+        if not _INTEGER.fullmatch(token):
+            raise self.error(index, f"{name} should be an integer, found {token!r}",
+                             rule="not-an-integer", with_column=True)
+        value = int(token)
+        self._check_range(index, name, value, low, high)
+        return value
+
+    def ints(self, count: int, name: str, low: int | None = None,
+             high: int | None = None) -> list[int]:
+        """Read `count` integers named `name` (e.g. "c_i") with one range for all of them."""
+        start = self.index
+        chunk = self.tokens[start:start + count]
+        if len(chunk) < count:
+            self.index = len(self.tokens)
+            raise self._missing(f"{count} values of {name}, got {len(chunk)}")
+        try:
+            values = list(map(int, chunk))
+            joined = "".join(chunk)
+            if not joined.isascii() or "_" in joined or "+" in joined:
+                raise ValueError
+        except ValueError:
+            for offset, token in enumerate(chunk):
+                if not _INTEGER.fullmatch(token):
+                    raise self.error(start + offset, f"{name} should be an integer, found "
+                                     f"{token!r}", rule="not-an-integer",
+                                     with_column=True) from None
+            raise
+        if values and ((low is not None and min(values) < low)
+                       or (high is not None and max(values) > high)):
+            for offset, value in enumerate(values):
+                self._check_range(start + offset, name, value, low, high)
+        self.index = start + count
+        return values
+
+    def _check_range(self, index: int, name: str, value: int, low: int | None,
+                     high: int | None) -> None:
+        if low is not None and value < low:
+            raise self.error(index, f"{name} = {value} is below {low}", rule="range")
+        if high is not None and value > high:
+            raise self.error(index, f"{name} = {value} is above {high}", rule="range")
+
+    def end(self) -> None:
+        """Fail if any token is left over."""
+        if self.index < len(self.tokens):
+            token = self.tokens[self.index]
+            raise self.error(self.index, f"unexpected extra token {token!r} after the last "
+                             "expected value", rule="trailing-data", with_column=True)
+
+
+def check_tokens_equal(expected: Sequence[str], got: Sequence[str]) -> str | None:
+    """None when the token lists agree, else a sentence naming the first difference."""
+    for i, (want, have) in enumerate(zip(expected, got)):
+        if want != have:
+            return f"token {i + 1}: expected {want!r}, got {have!r}"
+    if len(expected) != len(got):
+        return f"expected {len(expected)} tokens, got {len(got)}"
+    return None

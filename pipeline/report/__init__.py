@@ -1,0 +1,1 @@
+"""Answers from the tables: SQL queries, slow cases, mismatches, comparisons, HTML reports."""

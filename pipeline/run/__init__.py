@@ -1,0 +1,1 @@
+"""Running solver stages: solving files, and (later) runs over stored corpora."""
