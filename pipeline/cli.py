@@ -194,6 +194,48 @@ def query_command(
         atomic_write_text(out, text)
 
 
+@app.command("run")
+def run_command(
+    ctx: typer.Context,
+    problem_id: Annotated[str, typer.Option("--problem", "-p", help="Problem id.")],
+    solver: Annotated[Optional[list[str]], typer.Option(
+        "--solver", "-s", help="Built-in stage (repeatable); default: all.")] = None,
+    external: Annotated[Optional[list[str]], typer.Option(
+        "--external", "-e", help="NAME=COMMAND external program (repeatable).")] = None,
+    group: Annotated[Optional[str], typer.Option("--group", help="Only cases of this group.")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
+                                                help="Worker processes (default: cores).")] = None,
+    timeout: Annotated[Optional[float], typer.Option(
+        "--timeout", help="Seconds per case (default: the problem's time limit).")] = None,
+    memory: Annotated[Optional[int], typer.Option(
+        "--memory", help="Memory limit in MB for external programs.")] = None,
+    repeat: Annotated[int, typer.Option("--repeat", min=1, help="Runs per case.")] = 1,
+    resume: Annotated[Optional[str], typer.Option("--resume", help="Finish RUN_ID.")] = None,
+) -> None:
+    """Run solver stages and external programs over the stored cases of a problem."""
+    from pipeline.progress import progress_bar
+    from pipeline.run.runner import RunRequest, format_summary, run
+    from pipeline.run.solvers import BuildError, parse_external
+
+    problem = _problem(problem_id)
+    try:
+        for name in solver or []:
+            problem.stage(name)
+        externals = tuple(parse_external(text, problem.id) for text in external or [])
+    except (UnknownName, ValueError) as error:
+        _fail(str(error))
+    request = RunRequest(problem=problem.id, solvers=tuple(solver or ()), externals=externals,
+                         group=group, jobs=jobs, timeout_s=timeout, memory_mb=memory,
+                         repeat=repeat, resume=resume, command=" ".join(sys.argv))
+    try:
+        summary = run(ctx.obj.data_dir, request, progress=progress_bar("run"))
+    except (BuildError, ValueError) as error:
+        _fail(str(error), code=1)
+    typer.echo(format_summary(summary))
+    if summary.status != "finished":
+        raise typer.Exit(130 if summary.status == "interrupted" else 1)
+
+
 def main() -> None:
     app()
 

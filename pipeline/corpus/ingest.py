@@ -18,6 +18,7 @@ at the end, each file atomically, so a kill at any moment leaves the old or the 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import zipfile
 from collections.abc import Callable, Iterator
@@ -27,6 +28,7 @@ from pathlib import Path, PurePosixPath
 import polars as pl
 
 from pipeline import store
+from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
 from pipeline.errors import InputError
 from pipeline.problems import Problem, get_problem, problem_ids
@@ -134,6 +136,20 @@ def _reject(problem: str, source: str, error: InputError, when) -> dict:
             "rule": error.rule, "message": error.message, "ingested_at": when}
 
 
+def _expected_provenance(namespace: Namespace, expected_path: str,
+                         cache: dict[str, str]) -> str:
+    """`file`, or the stage named by a `pipeline generate` manifest beside the file."""
+    manifest = str(PurePosixPath(expected_path).parent / MANIFEST_NAME)
+    if manifest not in cache:
+        reader = namespace.files.get(manifest)
+        try:
+            cache[manifest] = str(json.loads(reader()).get("expected_from") or "file") \
+                if reader else "file"
+        except (ValueError, AttributeError):
+            cache[manifest] = "file"
+    return cache[manifest]
+
+
 def _first_difference_line(expected: str, got: str) -> int:
     for number, (a, b) in enumerate(zip(expected.split("\n"), got.split("\n")), start=1):
         if a.split() != b.split():
@@ -188,6 +204,7 @@ def _ingest_problem(data_dir: Path, problem: Problem, items: list[tuple[Namespac
     rows: dict[str, dict] = {row["case_id"]: row for row in stored.iter_rows(named=True)}
     changed = False
     scanned_sources: set[str] = set()
+    provenance: dict[int, dict[str, str]] = {}
     for namespace, found in items:
         source = namespace.label(found.input)
         expected_source = namespace.label(found.expected) if found.expected else None
@@ -213,11 +230,13 @@ def _ingest_problem(data_dir: Path, problem: Problem, items: list[tuple[Namespac
                 continue
         case_id = case_id_of(text)
         row = rows.get(case_id)
+        produced_by = _expected_provenance(namespace, found.expected, provenance.setdefault(
+            id(namespace), {})) if expected else None
         if row is None:
             rows[case_id] = {
                 "problem": problem.id, "case_id": case_id, "source": source,
                 "sources": [source], "group": found.group, "input": normalise_newlines(text),
-                "expected": expected, "expected_source": "file" if expected is not None else None,
+                "expected": expected, "expected_source": produced_by,
                 "size": problem.size(case), "input_bytes": len(text.encode("utf-8")),
                 "ingested_at": when, **dict(problem.size_columns(case)),
             }
@@ -235,7 +254,7 @@ def _ingest_problem(data_dir: Path, problem: Problem, items: list[tuple[Namespac
                                     "message": message, "ingested_at": when})
             continue
         if expected is not None and row["expected"] is None:
-            row["expected"], row["expected_source"] = expected, "file"
+            row["expected"], row["expected_source"] = expected, produced_by
             summary.expected_added += 1
             changed = True
         if source in row["sources"]:

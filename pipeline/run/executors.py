@@ -1,0 +1,162 @@
+"""Executors: how jobs reach workers. The runner only sees the `Executor` interface.
+
+`LocalPoolExecutor` (the default) keeps N worker processes and hands them batches of jobs, so a
+tiny case costs microseconds. It watches the job each worker is on: a job overdue past its
+timeout gets the worker killed and replaced, the job recorded as `TLE`, and the rest of the
+batch handed out again. A distributed executor (Dask) can implement the same interface later.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Protocol
+
+from pipeline.run.jobs import Job, Outcome
+from pipeline.run.worker import worker_main
+
+# Extra seconds a worker gets past a job's timeout before the parent kills it. External
+# programs are timed out by the worker itself; this only catches a stuck worker.
+EXTERNAL_GRACE_S = 5.0
+
+
+class Executor(Protocol):
+    def run(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
+        """Run every job; yield each with its outcome as soon as it is known."""
+
+    def close(self) -> None:
+        """Stop every worker and every program they started."""
+
+
+@dataclass
+class _Worker:
+    process: multiprocessing.Process
+    connection: Connection
+    batch: list[Job] = field(default_factory=list)
+    done: int = 0
+    since: float = 0.0  # when the in-flight job started (the previous one's end)
+
+    @property
+    def busy(self) -> bool:
+        return self.done < len(self.batch)
+
+    @property
+    def in_flight(self) -> Job:
+        return self.batch[self.done]
+
+
+def batches(jobs: Iterable[Job], max_jobs: int = 64, max_bytes: int = 1 << 20) -> Iterator[list[Job]]:
+    """Group jobs so that small ones travel together and big ones alone."""
+    batch: list[Job] = []
+    size = 0
+    for job in jobs:
+        limit = 4 if job.solver.kind == "external" else max_jobs
+        if batch and (len(batch) >= limit or size + len(job.input) > max_bytes):
+            yield batch
+            batch, size = [], 0
+        batch.append(job)
+        size += len(job.input)
+    if batch:
+        yield batch
+
+
+class LocalPoolExecutor:
+    """N worker processes on this machine (spawned, so they are safe beside Polars' threads)."""
+
+    def __init__(self, jobs: int | None = None) -> None:
+        self.size = max(1, jobs or os.cpu_count() or 1)
+        self._context = multiprocessing.get_context("spawn")
+        self._workers: list[_Worker] = []
+
+    def _start_worker(self) -> _Worker:
+        parent, child = self._context.Pipe(duplex=True)
+        process = self._context.Process(target=worker_main, args=(child,), daemon=True)
+        process.start()
+        child.close()
+        worker = _Worker(process, parent)
+        self._workers.append(worker)
+        return worker
+
+    def _retire(self, worker: _Worker) -> None:
+        self._workers.remove(worker)
+        worker.process.terminate()  # SIGTERM: the worker kills the program it is running
+        worker.process.join(timeout=2)
+        if worker.process.is_alive():
+            worker.process.kill()
+            worker.process.join()
+        worker.connection.close()
+
+    def _assign(self, worker: _Worker, batch: list[Job]) -> None:
+        worker.batch, worker.done, worker.since = batch, 0, time.monotonic()
+        worker.connection.send(batch)
+
+    def run(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
+        pending: deque[list[Job]] = deque(batches(jobs))
+        while len(self._workers) < min(self.size, len(pending)):
+            self._start_worker()
+        for worker in self._workers:
+            if pending and not worker.busy:
+                self._assign(worker, pending.popleft())
+        while any(w.busy for w in self._workers):
+            busy = [w for w in self._workers if w.busy]
+            now = time.monotonic()
+            deadline = min(self._deadline(w) for w in busy)
+            ready = wait([w.connection for w in busy], timeout=max(0.0, deadline - now))
+            for worker in busy:
+                if worker.connection in ready:
+                    try:
+                        outcome: Outcome = worker.connection.recv()
+                    except (EOFError, OSError):
+                        yield from self._lost(worker, pending, "worker died")
+                        continue
+                    job = worker.in_flight
+                    worker.done += 1
+                    worker.since = time.monotonic()
+                    yield job, outcome
+                    if not worker.busy and pending:
+                        self._assign(worker, pending.popleft())
+                elif time.monotonic() >= self._deadline(worker):
+                    yield from self._lost(worker, pending, None)
+
+    def _deadline(self, worker: _Worker) -> float:
+        job = worker.in_flight
+        grace = EXTERNAL_GRACE_S if job.solver.kind == "external" else 0.0
+        return worker.since + job.solver.timeout_s + grace
+
+    def _lost(self, worker: _Worker, pending: deque[list[Job]],
+              reason: str | None) -> Iterator[tuple[Job, Outcome]]:
+        """The worker overran (reason None: TLE) or died: record its job, replace it."""
+        job = worker.in_flight
+        elapsed_ms = (time.monotonic() - worker.since) * 1000
+        rest = worker.batch[worker.done + 1:]
+        self._retire(worker)
+        if reason is None:
+            outcome = Outcome(job.key, "tle", wall_ms=elapsed_ms,
+                              error=f"killed after {job.solver.timeout_s:g} s")
+        else:
+            outcome = Outcome(job.key, "re", wall_ms=elapsed_ms, error=reason)
+        yield job, outcome
+        if rest:
+            pending.appendleft(rest)
+        replacement = self._start_worker()
+        if pending:
+            self._assign(replacement, pending.popleft())
+
+    def close(self) -> None:
+        for worker in list(self._workers):
+            try:
+                worker.connection.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+            self._retire(worker)
+
+    def __enter__(self) -> LocalPoolExecutor:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,126 @@
+"""Running one external program on one case, under limits, with honest measurements.
+
+The program gets the input on stdin, a fresh empty temporary directory as its working
+directory, a clean environment, and its own session (so its process group, forks included, can
+be killed as a whole). Limits are set in the child before `exec`: address space
+(`--memory`), file size (caps stdout, stderr and anything it writes: exceeding it is `OLE`) and
+CPU seconds (a backstop to the wall-clock timeout). The parent waits on a pidfd with the
+wall-clock timeout and reaps the child with `wait4`, which yields the child's own CPU time and
+peak resident memory. Nothing is ever passed through a shell.
+
+This runs inside a single-threaded worker process, which is what makes `preexec_fn` safe.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from pipeline.run.jobs import Job, Outcome
+
+STDERR_KEEP = 2000
+_ALLOCATION_FAILURE = ("bad_alloc", "MemoryError", "Cannot allocate memory", "out of memory")
+
+
+def _limits(memory_bytes: int | None, file_bytes: int, cpu_seconds: int):
+    def apply() -> None:
+        if memory_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return apply
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class ChildTracker:
+    """Remembers the process group of the program now running, for a clean shutdown."""
+
+    current: int | None = None
+
+    @classmethod
+    def kill_current(cls) -> None:
+        if cls.current is not None:
+            _kill_group(cls.current)
+
+
+def run_external(job: Job) -> Outcome:
+    spec = job.solver
+    private = Path(tempfile.mkdtemp(prefix="gamebench-run-"))
+    workdir = private / "work"
+    workdir.mkdir()
+    memory = spec.memory_mb * 1024 * 1024 if spec.memory_mb else None
+    try:
+        (private / "input").write_text(job.input, encoding="utf-8")
+        with open(private / "input", "rb") as stdin, open(private / "stdout", "wb") as stdout, \
+                open(private / "stderr", "wb") as stderr:
+            started = time.perf_counter()
+            try:
+                process = subprocess.Popen(
+                    list(spec.argv), stdin=stdin, stdout=stdout, stderr=stderr, cwd=workdir,
+                    env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"},
+                    start_new_session=True, close_fds=True,
+                    preexec_fn=_limits(memory, spec.output_limit_bytes,
+                                       int(spec.timeout_s) + 1))
+            except OSError as error:
+                return Outcome(job.key, "re", error=f"cannot start {spec.argv[0]}: {error}")
+            ChildTracker.current = process.pid
+            timed_out = _wait_with_timeout(process.pid, spec.timeout_s)
+            if timed_out:
+                _kill_group(process.pid)
+            _, status, usage = os.wait4(process.pid, 0)
+            wall_ms = (time.perf_counter() - started) * 1000
+            process.returncode = os.waitstatus_to_exitcode(status)
+            _kill_group(process.pid)  # forked leftovers die with the case
+            ChildTracker.current = None
+        return _classify(job, private, status, usage, wall_ms, timed_out, memory)
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def _wait_with_timeout(pid: int, timeout_s: float) -> bool:
+    """Block until `pid` exits or `timeout_s` passes; True when it timed out."""
+    fd = os.pidfd_open(pid)
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout_s)
+        return not ready
+    finally:
+        os.close(fd)
+
+
+def _classify(job: Job, private: Path, status: int, usage, wall_ms: float, timed_out: bool,
+              memory: int | None) -> Outcome:
+    spec = job.solver
+    cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000
+    rss_kb = int(usage.ru_maxrss)
+    code = os.waitstatus_to_exitcode(status)
+    stderr = (private / "stderr").read_bytes()[-STDERR_KEEP:].decode("utf-8", "replace")
+    out_size = (private / "stdout").stat().st_size
+    common = dict(wall_ms=wall_ms, cpu_ms=cpu_ms, peak_rss_kb=rss_kb, exit_code=code)
+    if timed_out or code == -signal.SIGXCPU:
+        return Outcome(job.key, "tle", error=f"killed after {spec.timeout_s:g} s", **common)
+    if code == -signal.SIGXFSZ or out_size >= spec.output_limit_bytes:
+        return Outcome(job.key, "ole", error=f"output exceeded {spec.output_limit_bytes} bytes",
+                       **common)
+    if code != 0:
+        near_limit = memory is not None and rss_kb * 1024 >= 0.9 * memory
+        if memory is not None and (near_limit or any(s in stderr for s in _ALLOCATION_FAILURE)):
+            return Outcome(job.key, "mle", error=f"memory limit {spec.memory_mb} MB: "
+                           f"{stderr.strip()[-200:]}", **common)
+        reason = f"signal {-code}" if code < 0 else f"exit code {code}"
+        return Outcome(job.key, "re", error=f"{reason}: {stderr.strip()[-500:]}", **common)
+    answer = (private / "stdout").read_bytes().decode("utf-8", "replace")
+    return Outcome(job.key, "ok", answer=answer, **common)

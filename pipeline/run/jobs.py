@@ -1,0 +1,50 @@
+"""The unit of work of a run: one solver on one case, and what came of it.
+
+Jobs and outcomes are small frozen dataclasses that pickle cheaply, so any executor (the local
+process pool today, a Dask cluster later) can carry them to a worker and back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+SolverKind = Literal["stage", "external"]
+Status = Literal["ok", "tle", "mle", "re", "ole", "skip"]
+
+
+@dataclass(frozen=True)
+class SolverSpec:
+    """How to run one solver: a built-in stage of a problem, or an external program."""
+
+    name: str
+    kind: SolverKind
+    problem: str
+    timeout_s: float
+    memory_mb: int | None = None
+    output_limit_bytes: int = 64 * 1024 * 1024
+    argv: tuple[str, ...] = ()  # external programs only: the command, already built
+    stage: str = ""             # built-in stages only: the stage's name in the problem
+
+
+@dataclass(frozen=True)
+class Job:
+    key: int
+    solver: SolverSpec
+    case_id: str
+    input: str
+    repeat: int = 0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened when a job ran; grading against the expected answer comes later."""
+
+    key: int
+    status: Status
+    answer: str | None = None
+    wall_ms: float | None = None
+    cpu_ms: float | None = None
+    peak_rss_kb: int | None = None
+    exit_code: int | None = None
+    error: str | None = None

@@ -1,0 +1,89 @@
+"""Which solvers a run uses: built-in stages and external programs (with cached builds).
+
+External solvers come from `--external NAME=COMMAND` or from `configs/solvers.toml`:
+
+    [[solver]]
+    name = "cpp"
+    problem = "arc087e"
+    source = "examples/solutions/arc087e.cpp"          # optional, hashed for the build cache
+    build = "g++ -O2 -std=c++17 -o {exe} {source}"      # optional
+    run = "{exe}"
+    time_limit_s = 2.0                                   # optional
+
+Commands are split like a shell would split them (`shlex.split`) but never run through a shell.
+A build runs once per distinct (source content, build command) and its output is kept under
+`DATA/build/<hash>/`, so later runs reuse it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+import subprocess
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.fsutil import atomic_write_text
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CONFIG_DIR = REPO_ROOT / "configs"
+
+
+@dataclass(frozen=True)
+class ExternalSolver:
+    name: str
+    problem: str
+    run: str
+    build: str | None = None
+    source: str | None = None
+    time_limit_s: float | None = None
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+def load_problem_config(problem_id: str, config_dir: Path = CONFIG_DIR) -> dict:
+    path = config_dir / "problems.toml"
+    if not path.exists():
+        return {}
+    return tomllib.loads(path.read_text(encoding="utf-8")).get(problem_id, {})
+
+
+def configured_externals(problem_id: str, config_dir: Path = CONFIG_DIR) -> list[ExternalSolver]:
+    path = config_dir / "solvers.toml"
+    if not path.exists():
+        return []
+    entries = tomllib.loads(path.read_text(encoding="utf-8")).get("solver", [])
+    return [ExternalSolver(**entry) for entry in entries if entry.get("problem") == problem_id]
+
+
+def parse_external(text: str, problem_id: str) -> ExternalSolver:
+    """`NAME=COMMAND` from the command line."""
+    name, sep, command = text.partition("=")
+    if not sep or not name or not command.strip():
+        raise ValueError(f"--external wants NAME=COMMAND, got {text!r}")
+    return ExternalSolver(name=name.strip(), problem=problem_id, run=command.strip())
+
+
+def prepare(solver: ExternalSolver, data_dir: Path, base_dir: Path = REPO_ROOT) -> tuple[str, ...]:
+    """The argv to run `solver`, building it first (once per source hash) if it has a build."""
+    if solver.build is None:
+        return tuple(shlex.split(solver.run))
+    source = base_dir / solver.source if solver.source else None
+    digest = hashlib.sha256(solver.build.encode())
+    if source is not None:
+        digest.update(source.read_bytes())
+    folder = (data_dir / "build" / digest.hexdigest()[:16]).resolve()
+    exe = folder / solver.name
+    fields = {"exe": str(exe), "source": str(source) if source else ""}
+    if not (folder / "ok").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        argv = [part.format(**fields) for part in shlex.split(solver.build)]
+        result = subprocess.run(argv, cwd=base_dir, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise BuildError(f"building {solver.name} failed ({' '.join(argv)}):\n"
+                             f"{result.stderr[-2000:]}")
+        atomic_write_text(folder / "ok", " ".join(argv) + "\n")
+    return tuple(part.format(**fields) for part in shlex.split(solver.run))

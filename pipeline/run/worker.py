@@ -1,0 +1,76 @@
+"""The worker side of an executor: run jobs one after another and report each outcome.
+
+A worker imports each problem once and keeps it, so a tiny case costs microseconds, not a
+process start. Built-in stages run in the worker itself and are timed on their own (wall and
+CPU); external programs run as child processes (see `external`). The worker never enforces a
+built-in stage's timeout itself: the parent sees that a case is overdue and kills the worker.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+import traceback
+from multiprocessing.connection import Connection
+
+from pipeline.errors import BeyondLimits, InputError
+from pipeline.problems import Problem, get_problem
+from pipeline.run.external import ChildTracker, run_external
+from pipeline.run.jobs import Job, Outcome
+
+_problems: dict[str, Problem] = {}
+
+
+def run_stage(job: Job) -> Outcome:
+    """Parse, solve and format one case with a built-in stage, timing all three."""
+    problem = _problems.get(job.solver.problem)
+    if problem is None:
+        problem = _problems[job.solver.problem] = get_problem(job.solver.problem)
+    stage = problem.stage(job.solver.stage)
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        case = problem.parse(job.input)
+        refusal = stage.refuses(case)
+        if refusal is not None:
+            return Outcome(job.key, "skip", error=refusal)
+        answer = problem.format_answer(case, stage.solve(case))
+    except BeyondLimits as error:
+        return Outcome(job.key, "skip", error=str(error))
+    except InputError as error:
+        return Outcome(job.key, "re", error=f"input rejected: {error}")
+    except MemoryError:
+        return Outcome(job.key, "mle", error="MemoryError")
+    except Exception as error:  # a crashing stage is a verdict, not a crashed run
+        frames = traceback.extract_tb(error.__traceback__)
+        where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+        return Outcome(job.key, "re", error=f"{type(error).__name__}: {error}{where}")
+    wall_ms = (time.perf_counter() - wall) * 1000
+    cpu_ms = (time.process_time() - cpu) * 1000
+    return Outcome(job.key, "ok", answer=answer, wall_ms=wall_ms, cpu_ms=cpu_ms)
+
+
+def execute(job: Job) -> Outcome:
+    if job.solver.kind == "external":
+        return run_external(job)
+    return run_stage(job)
+
+
+def _terminate(signum, frame) -> None:
+    ChildTracker.kill_current()
+    sys.exit(0)
+
+
+def worker_main(connection: Connection) -> None:
+    """Serve batches of jobs from `connection` until it sends None or closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, _terminate)
+    while True:
+        try:
+            batch = connection.recv()
+        except EOFError:
+            return
+        if batch is None:
+            return
+        for job in batch:
+            connection.send(execute(job))
