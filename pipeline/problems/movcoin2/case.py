@@ -1,0 +1,256 @@
+"""movcoin2 judge files: the case type, parse (validating), render, answers and sizes.
+
+A judge input holds T independent trees. `parse` has two paths that return identical cases:
+
+- `_parse_checked` reads token by token with `TokenReader` and a union-find over the edges, so
+  every broken rule is reported at the line (and column) where it happens;
+- `_parse_quick` accepts only text made of digits and ordinary whitespace, reads every number
+  at once with `np.fromstring`, checks ranges with numpy, and checks that each test's N-1
+  edges connect its N nodes with a vectorised "hook each root onto its smallest neighbouring
+  root, then pointer-jump" loop over the whole forest (O(log^2 N) numpy passes). It never
+  reports an error itself: on any doubt it returns None and the checked path runs, so error
+  messages always come from one place.
+"""
+
+from __future__ import annotations
+
+import gc
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.problems.tokens import TokenReader
+
+MOD = 1_000_000_007
+MAX_T = 1000
+MAX_N = 300_000
+MAX_SUM_N = 300_000
+MAX_C = 16
+
+_POWERS = np.array([10 ** k for k in range(1, 19)], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class TreeCase:
+    """One test: N nodes, the N-1 edges (1-based, input order and orientation), coins c_1..c_N."""
+
+    n: int
+    edges: tuple[tuple[int, int], ...]
+    coins: tuple[int, ...]
+
+    @property
+    def coin_nodes(self) -> tuple[int, ...]:
+        """1-based nodes holding an odd number of coins (the only ones that matter)."""
+        return tuple(i + 1 for i, c in enumerate(self.coins) if c & 1)
+
+
+@dataclass(frozen=True)
+class Movcoin2Case:
+    """A whole judge input: the T tests in order."""
+
+    tests: tuple[TreeCase, ...]
+
+
+# -- parse ------------------------------------------------------------------------------------
+def parse(text: str) -> Movcoin2Case:
+    case = _parse_quick(text)
+    if case is None:
+        case = _parse_checked(text)
+    return case
+
+
+def _parse_checked(text: str) -> Movcoin2Case:
+    reader = TokenReader(text)
+    t_count = reader.int("T", 1, MAX_T)
+    total = 0
+    tests = []
+    for t in range(1, t_count + 1):
+        n_index = reader.index
+        n = reader.int("N", 1, MAX_N)
+        total += n
+        if total > MAX_SUM_N:
+            raise reader.error(n_index, f"N = {n} of test {t} brings the sum of N to {total}, "
+                               f"above {MAX_SUM_N}", rule="sum-limit")
+        root = list(range(n + 1))
+        edges = []
+        for _ in range(n - 1):
+            edge_index = reader.index
+            u = _endpoint(reader, "u", n)
+            v = _endpoint(reader, "v", n)
+            if u == v:
+                raise reader.error(edge_index, f"edge {u} {v} is a self-loop", rule="self-loop")
+            a, b = u, v
+            while root[a] != a:
+                root[a] = root[root[a]]
+                a = root[a]
+            while root[b] != b:
+                root[b] = root[root[b]]
+                b = root[b]
+            if a == b:
+                raise reader.error(edge_index, f"edge {u} {v} closes a cycle", rule="cycle")
+            root[a] = b
+            edges.append((u, v))
+        coins = reader.ints(n, "c_i", 0, MAX_C)
+        tests.append(TreeCase(n, tuple(edges), tuple(coins)))
+    reader.end()
+    return Movcoin2Case(tuple(tests))
+
+
+def _endpoint(reader: TokenReader, name: str, n: int) -> int:
+    index = reader.index
+    value = reader.int(name)
+    if value < 1:
+        raise reader.error(index, f"{name} = {value} is below 1", rule="range")
+    if value > n:
+        raise reader.error(index, f"{name} = {value} is above N = {n}", rule="range")
+    return value
+
+
+def _parse_quick(text: str) -> Movcoin2Case | None:
+    """The same case as `_parse_checked` for a valid input, None when anything looks off."""
+    # Only digits and ordinary whitespace: every token is a non-negative decimal integer.
+    try:
+        raw = text.encode("ascii")
+    except UnicodeEncodeError:
+        return None
+    if raw.translate(None, b"0123456789 \t\n\r"):
+        return None
+    array = np.fromstring(text, dtype=np.int64, sep=" ")
+    if len(array) == 0:
+        return None
+    # Each value read exactly and written without leading zeros iff the digits of the values
+    # add up to the digits of the text (a value read from a k-digit token has <= k digits).
+    digits = len(array) + int(np.searchsorted(_POWERS, array, side="right").sum())
+    if digits != len(raw.translate(None, b" \t\n\r")):
+        return None
+    values = array.tolist()
+    t_count = values[0]
+    if not 1 <= t_count <= MAX_T:
+        return None
+    pos = 1
+    total = 0
+    spans = []  # (n, first edge token, first coin token)
+    for _ in range(t_count):
+        if pos >= len(values):
+            return None
+        n = values[pos]
+        if not 1 <= n <= MAX_N:
+            return None
+        total += n
+        if total > MAX_SUM_N:
+            return None
+        edge_start = pos + 1
+        coin_start = edge_start + 2 * (n - 1)
+        pos = coin_start + n
+        if pos > len(values):
+            return None
+        spans.append((n, edge_start, coin_start))
+    if pos != len(values):
+        return None
+    # Global node ids: test k's node i is offset_k + i.
+    us, vs, offsets = [], [], []
+    offset = 0
+    for n, edge_start, coin_start in spans:
+        ends = array[edge_start:coin_start]
+        coins = array[coin_start:coin_start + n]
+        if n > 1 and (ends.min() < 1 or ends.max() > n):
+            return None
+        if coins.min() < 0 or coins.max() > MAX_C:
+            return None
+        us.append(ends[0::2] + offset)
+        vs.append(ends[1::2] + offset)
+        offsets.append(offset)
+        offset += n
+    u = np.concatenate(us)
+    v = np.concatenate(vs)
+    if np.any(u == v):
+        return None
+    if _count_components(offset, u - 1, v - 1) != t_count:
+        return None
+    enabled = gc.isenabled()
+    gc.disable()  # 300,000 small tuples: the collector would rescan them over and over
+    try:
+        tests = []
+        for n, edge_start, coin_start in spans:
+            edge_values = values[edge_start:coin_start]
+            tests.append(TreeCase(n, tuple(zip(edge_values[0::2], edge_values[1::2])),
+                                  tuple(values[coin_start:coin_start + n])))
+    finally:
+        if enabled:
+            gc.enable()
+    return Movcoin2Case(tuple(tests))
+
+
+def _count_components(n: int, u: np.ndarray, v: np.ndarray) -> int:
+    """Connected components of the graph on 0..n-1 with edges (u[i], v[i]).
+
+    Each round first pointer-jumps until every node points at its root, then hooks every root
+    onto the smallest root it shares an edge with, when that one is smaller (pointers only
+    decrease, so no cycle forms). A root that does not hook has only larger neighbours, which
+    all hook somewhere, so by the next round it has a smaller neighbour root and hooks itself:
+    every component merges within two rounds, O(log n) rounds in all. (Letting an arbitrary
+    write win instead of the smallest one takes n rounds on a star whose centre has the
+    largest label and whose edges come in increasing order.)
+    """
+    f = np.arange(n, dtype=np.int64)
+    while True:
+        while True:
+            ff = f[f]
+            if np.array_equal(ff, f):
+                break
+            f = ff
+        fu = f[u]
+        fv = f[v]
+        cross = fu != fv
+        if not cross.any():
+            break
+        fu = fu[cross]
+        fv = fv[cross]
+        np.minimum.at(f, np.maximum(fu, fv), np.minimum(fu, fv))
+    return int(np.count_nonzero(f == np.arange(n)))
+
+
+# -- render and answers -----------------------------------------------------------------------
+def render(case: Movcoin2Case) -> str:
+    parts = [f"{len(case.tests)}\n"]
+    for test in case.tests:
+        parts.append(f"{test.n}\n")
+        parts.append("".join(f"{u} {v}\n" for u, v in test.edges))
+        parts.append(" ".join(map(str, test.coins)) + "\n")
+    return "".join(parts)
+
+
+def answer_from_grundy(grundy) -> int:
+    """sum of 2^R (mod 1e9+7) over the 1-based roots R whose Grundy value is 0."""
+    total = 0
+    power = 1
+    for value in grundy:
+        power = power * 2 % MOD
+        if value == 0:
+            total += power
+    return total % MOD
+
+
+def format_answer(case: Movcoin2Case, answer) -> str:
+    return "".join(f"{value}\n" for value in answer)
+
+
+def validate_answer(case: Movcoin2Case, text: str) -> None:
+    reader = TokenReader(text)
+    for t in range(1, len(case.tests) + 1):
+        reader.int(f"the answer of test {t}", 0, MOD - 1)
+    reader.end()
+
+
+# -- sizes ------------------------------------------------------------------------------------
+def size(case: Movcoin2Case) -> int:
+    return sum(test.n for test in case.tests)
+
+
+def size_columns(case: Movcoin2Case) -> dict[str, int]:
+    return {
+        "tests": len(case.tests),
+        "sum_n": size(case),
+        "max_n": max(test.n for test in case.tests),
+        "coin_nodes": sum(sum(c & 1 for c in test.coins) for test in case.tests),
+    }

@@ -1,0 +1,358 @@
+"""The slow stages of movcoin2: brute (the game itself), quadratic, per-coin and editorial.
+
+All of them return, per test, the answer sum of 2^R over the roots R that Bob wins. All but
+brute first compute the Grundy value g(R) = XOR of dist(R, v) over odd-coin nodes v.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from math import comb
+
+import numpy as np
+
+from pipeline.games import GameSearch
+from pipeline.problems.movcoin2.case import Movcoin2Case, TreeCase, answer_from_grundy
+
+
+def adjacency(test: TreeCase) -> list[list[int]]:
+    """0-based neighbour lists."""
+    adj: list[list[int]] = [[] for _ in range(test.n)]
+    for u, v in test.edges:
+        adj[u - 1].append(v - 1)
+        adj[v - 1].append(u - 1)
+    return adj
+
+
+def bfs_distances(adj: list[list[int]], source: int) -> list[int]:
+    dist = [-1] * len(adj)
+    dist[source] = 0
+    queue = deque([source])
+    while queue:
+        u = queue.popleft()
+        du = dist[u] + 1
+        for w in adj[u]:
+            if dist[w] < 0:
+                dist[w] = du
+                queue.append(w)
+    return dist
+
+
+# -- brute ------------------------------------------------------------------------------------
+BRUTE_BUDGET = 200_000
+
+
+def brute_estimate(test: TreeCase, cap: int = BRUTE_BUDGET) -> int:
+    """n roots times an upper bound on the coin configurations of one game (at most cap + 1).
+
+    The coins on R never move again, so a configuration is how many of the C coins sit on
+    each of the other n-1 nodes (at most C in total): comb(n - 1 + C, C) of them. The product
+    is built factor by factor and stops once it passes `cap`, so a 300,000-node case costs
+    nothing to refuse.
+    """
+    coins = sum(test.coins)
+    k = min(coins, test.n - 1)
+    estimate = test.n
+    for i in range(1, k + 1):  # comb(n - 1 + C, k) grows with every factor
+        estimate = estimate * (test.n - 1 + coins - k + i) // i
+        if estimate > cap:
+            return cap + 1
+    return estimate
+
+
+def brute_refuses(case: Movcoin2Case) -> str | None:
+    estimate = 0
+    for test in case.tests:
+        estimate += brute_estimate(test)
+        if estimate > BRUTE_BUDGET:
+            return (f"sum over tests of n * comb(n - 1 + coins, coins) is above "
+                    f"{BRUTE_BUDGET}")
+    return None
+
+
+def brute_test(test: TreeCase) -> int:
+    """Play every game g(T, R) by memoised search over coin configurations."""
+    n = test.n
+    adj = adjacency(test)
+    bob_wins = []
+    for root in range(n):
+        # toward[v]: the nodes after v on the path v .. root (root included).
+        parent = [-1] * n
+        seen = [False] * n
+        seen[root] = True
+        queue = deque([root])
+        while queue:
+            u = queue.popleft()
+            for w in adj[u]:
+                if not seen[w]:
+                    seen[w] = True
+                    parent[w] = u
+                    queue.append(w)
+        toward = []
+        for v in range(n):
+            path = []
+            w = parent[v]
+            while w != -1:
+                path.append(w)
+                w = parent[w]
+            toward.append(tuple(path))
+
+        def moves(state: tuple[int, ...], root=root, toward=toward):
+            for v in range(n):
+                if v != root and state[v]:
+                    for w in toward[v]:
+                        nxt = list(state)
+                        nxt[v] -= 1
+                        if w != root:  # a coin reaching R is out of the game for good
+                            nxt[w] += 1
+                        yield tuple(nxt)
+
+        start = list(test.coins)
+        start[root] = 0
+        search = GameSearch(moves, max_states=10 * BRUTE_BUDGET)
+        bob_wins.append(not search.is_winning(tuple(start)))
+    return answer_from_grundy([0 if win else 1 for win in bob_wins])
+
+
+def brute(case: Movcoin2Case) -> list[int]:
+    return [brute_test(test) for test in case.tests]
+
+
+# -- quadratic --------------------------------------------------------------------------------
+QUADRATIC_MAX_N = 4000
+QUADRATIC_BUDGET = 40_000_000
+
+
+def quadratic_refuses(case: Movcoin2Case) -> str | None:
+    biggest = max(test.n for test in case.tests)
+    if biggest > QUADRATIC_MAX_N:
+        return f"a test has n = {biggest} > {QUADRATIC_MAX_N} (n x n distance matrix)"
+    work = sum(test.n * test.n for test in case.tests)
+    if work > QUADRATIC_BUDGET:
+        return f"sum of n^2 = {work} is above {QUADRATIC_BUDGET}"
+    return None
+
+
+def quadratic_grundy(test: TreeCase) -> np.ndarray:
+    """Distance rows of every root, each derived from its parent's row, then XOR over coins.
+
+    Columns are the nodes in preorder from node 1, so a subtree is a column interval
+    [tin, tin + size). Moving the root from p to a child v brings every node of v's subtree one
+    step closer and every other node one step further: row_v = row_p + 1, minus 2 on v's
+    interval. Row 1 comes from a BFS.
+    """
+    n = test.n
+    adj = adjacency(test)
+    parent = [-1] * n
+    order = []
+    stack = [0]
+    seen = [False] * n
+    seen[0] = True
+    while stack:  # iterative preorder
+        u = stack.pop()
+        order.append(u)
+        for w in reversed(adj[u]):
+            if not seen[w]:
+                seen[w] = True
+                parent[w] = u
+                stack.append(w)
+    tin = [0] * n
+    for i, u in enumerate(order):
+        tin[u] = i
+    size = [1] * n
+    for u in reversed(order[1:]):
+        size[parent[u]] += size[u]
+    dist = np.empty((n, n), dtype=np.int32)
+    root_row = np.array(bfs_distances(adj, 0), dtype=np.int32)
+    dist[0] = root_row[np.array(order, dtype=np.int64)]
+    for u in order[1:]:
+        row = dist[u]
+        np.add(dist[parent[u]], 1, out=row)
+        row[tin[u]:tin[u] + size[u]] -= 2
+    columns = np.array([tin[v - 1] for v in test.coin_nodes], dtype=np.int64)
+    if len(columns) == 0:
+        return np.zeros(n, dtype=np.int64)
+    return np.bitwise_xor.reduce(dist[:, columns], axis=1)
+
+
+def quadratic(case: Movcoin2Case) -> list[int]:
+    return [answer_from_grundy(quadratic_grundy(test).tolist()) for test in case.tests]
+
+
+# -- per-coin ---------------------------------------------------------------------------------
+PER_COIN_BUDGET = 6_000_000
+
+
+def per_coin_refuses(case: Movcoin2Case) -> str | None:
+    work = sum(test.n * max(1, len(test.coin_nodes)) for test in case.tests)
+    if work > PER_COIN_BUDGET:
+        return f"sum over tests of n * (odd-coin nodes) = {work} is above {PER_COIN_BUDGET}"
+    return None
+
+
+def per_coin_grundy(test: TreeCase) -> np.ndarray:
+    """One BFS from each odd-coin node; XOR of the distance arrays."""
+    adj = adjacency(test)
+    grundy = np.zeros(test.n, dtype=np.int64)
+    for v in test.coin_nodes:
+        grundy ^= np.array(bfs_distances(adj, v - 1), dtype=np.int64)
+    return grundy
+
+
+def per_coin(case: Movcoin2Case) -> list[int]:
+    return [answer_from_grundy(per_coin_grundy(test).tolist()) for test in case.tests]
+
+
+# -- editorial --------------------------------------------------------------------------------
+EDITORIAL_MAX_SUM_N = 30_000
+
+
+def editorial_refuses(case: Movcoin2Case) -> str | None:
+    total = sum(test.n for test in case.tests)
+    if total > EDITORIAL_MAX_SUM_N:
+        return f"sum of n = {total} is above {EDITORIAL_MAX_SUM_N} (pure Python)"
+    return None
+
+
+class DistTracker:
+    """A multiset of distances that can all be shifted by +-1 at once; keeps their XOR.
+
+    Per bit x (period M = 2^(x+1)), bit x of a value is set when value mod M lies in the
+    "one zone" [2^x, M). A distance inserted while the common shift is `shift` is stored by
+    its residue (d - shift) mod M; shifting everything by +1 is the same as sliding the one
+    zone one step down over those stored residues, so only the residues entering and leaving
+    the zone change the count of set bits: O(bits) per shift, O(bits) per insert, O(1) XOR.
+    """
+
+    def __init__(self, num_bits: int) -> None:
+        self.num_bits = num_bits
+        self.shift = 0
+        self.counts = [[0] * (2 << x) for x in range(num_bits)]
+        self.ones = [0] * num_bits  # how many tracked values have bit x set
+        self.grundy = 0
+
+    def insert_dist(self, distance: int) -> None:
+        for x in range(self.num_bits):
+            period = 2 << x
+            self.counts[x][(distance - self.shift) % period] += 1
+            if distance % period >= (1 << x):
+                self.ones[x] += 1
+                self.grundy ^= 1 << x
+
+    def add_to_all_dists(self, step: int) -> None:
+        shift = self.shift
+        for x in range(self.num_bits):
+            period = 2 << x
+            half = 1 << x
+            counts = self.counts[x]
+            if step == 1:  # values half-1 -> half enter, values period-1 -> 0 leave
+                delta = counts[(half - 1 - shift) % period] - counts[(period - 1 - shift) % period]
+            else:  # values half -> half-1 leave, values 0 -> period-1 enter
+                delta = counts[(-shift) % period] - counts[(half - shift) % period]
+            if delta:
+                before = self.ones[x]
+                self.ones[x] = before + delta
+                if (before ^ self.ones[x]) & 1:
+                    self.grundy ^= half
+        self.shift = shift + step
+
+    def grundy_number(self) -> int:
+        return self.grundy
+
+
+def editorial_grundy(test: TreeCase) -> list[int]:
+    """Centroid decomposition; per centroid two sweeps over its branches with a DistTracker."""
+    n = test.n
+    adj = adjacency(test)
+    has_coin = [bool(c & 1) for c in test.coins]
+    grundy = [0] * n
+    removed = [False] * n
+    size = [0] * n
+    pending = [0]
+    while pending:
+        start = pending.pop()
+        # The component of `start`: BFS order, subtree sizes, centroid.
+        order = [start]
+        parent = {start: -1}
+        for u in order:
+            for w in adj[u]:
+                if not removed[w] and w != parent[u]:
+                    parent[w] = u
+                    order.append(w)
+        for u in order:
+            size[u] = 1
+        for u in reversed(order[1:]):
+            size[parent[u]] += size[u]
+        total = len(order)
+        centroid = start
+        for u in order:
+            biggest = total - size[u]
+            for w in adj[u]:
+                if not removed[w] and w != parent[u]:
+                    biggest = max(biggest, size[w])
+            if 2 * biggest <= total:
+                centroid = u
+                break
+        removed[centroid] = True
+        branches = [w for w in adj[centroid] if not removed[w]]
+        # Distances from the centroid bound every tracked value by 2 * depth.
+        depth = _max_depth(adj, removed, centroid, branches)
+        num_bits = max(1, (2 * depth).bit_length())
+
+        forward = DistTracker(num_bits)
+        if has_coin[centroid]:
+            forward.insert_dist(0)  # propagates the centroid's coin to every branch
+        for b in branches:
+            _propagate(adj, removed, centroid, b, forward, grundy)
+            _collect(adj, removed, centroid, b, forward, has_coin)
+        grundy[centroid] ^= forward.grundy_number()  # every coin of the component
+        backward = DistTracker(num_bits)
+        for b in reversed(branches):
+            _propagate(adj, removed, centroid, b, backward, grundy)
+            _collect(adj, removed, centroid, b, backward, has_coin)
+        pending.extend(branches)
+    return grundy
+
+
+def _max_depth(adj, removed, centroid, branches) -> int:
+    best = 0
+    for b in branches:
+        stack = [(b, centroid, 1)]
+        while stack:
+            u, p, d = stack.pop()
+            best = max(best, d)
+            for w in adj[u]:
+                if w != p and not removed[w]:
+                    stack.append((w, u, d + 1))
+    return best
+
+
+def _propagate(adj, removed, centroid, branch, tracker: DistTracker, grundy) -> None:
+    """DFS over one branch: +1 on entering a node, -1 after leaving it."""
+    stack = [(branch, centroid, False)]
+    while stack:
+        u, p, leaving = stack.pop()
+        if leaving:
+            tracker.add_to_all_dists(-1)
+            continue
+        tracker.add_to_all_dists(1)
+        grundy[u] ^= tracker.grundy_number()
+        stack.append((u, p, True))
+        for w in adj[u]:
+            if w != p and not removed[w]:
+                stack.append((w, u, False))
+
+
+def _collect(adj, removed, centroid, branch, tracker: DistTracker, has_coin) -> None:
+    stack = [(branch, centroid, 1)]
+    while stack:
+        u, p, d = stack.pop()
+        if has_coin[u]:
+            tracker.insert_dist(d)
+        for w in adj[u]:
+            if w != p and not removed[w]:
+                stack.append((w, u, d + 1))
+
+
+def editorial(case: Movcoin2Case) -> list[int]:
+    return [answer_from_grundy(editorial_grundy(test)) for test in case.tests]
