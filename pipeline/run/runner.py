@@ -91,8 +91,12 @@ def load_cases(data_dir: Path, problem_id: str, group: str | None) -> pl.DataFra
 def solver_specs(request: RunRequest, problem: Problem, data_dir: Path,
                  timeout_s: float) -> list[SolverSpec]:
     names = request.solvers or tuple(s.name for s in problem.stages)
+    # Oracles and editorial methods in Python may get longer than the judge's limit
+    # (configs/problems.toml [<problem>.timeouts]); an explicit --timeout applies to all.
+    per_stage = {} if request.timeout_s else load_problem_config(problem.id).get("timeouts", {})
     specs = [SolverSpec(name=name, kind="stage", problem=problem.id, stage=problem.stage(name).name,
-                        timeout_s=timeout_s, memory_mb=request.memory_mb) for name in names]
+                        timeout_s=float(per_stage.get(name, timeout_s)),
+                        memory_mb=request.memory_mb) for name in names]
     externals = list(request.externals)
     if not request.solvers and not request.externals:
         externals = configured_externals(problem.id)
@@ -177,6 +181,12 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         chunk = len(tables.stored_chunks(data_dir, request.resume))
         run_id = request.resume
         solvers_wanted = set(run_row["solvers"])
+        # Only names are stored: the run's --external programs must be given again.
+        available = {s.name for s in problem.stages} | {e.name for e in request.externals}
+        missing = sorted(solvers_wanted - available)
+        if missing:
+            raise ValueError(f"run {run_id} also ran {', '.join(missing)}: give "
+                             "--external NAME=COMMAND again for each to resume it")
         request_repeat = run_row["repeat"] or 1
         timeout_s = run_row["timeout_s"] or timeout_s
     else:
@@ -186,6 +196,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
     own_executor = executor is None
     executor = executor or LocalPoolExecutor(request.jobs)
     summary = RunSummary(run_id, "running", cases.height)
+    buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     try:
         specs = solver_specs(request, problem, data_dir, timeout_s)
         if solvers_wanted is not None:
@@ -207,7 +218,6 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
                 for rep in range(request_repeat):
                     if (case_id, spec.name, rep) not in done:
                         jobs.append(Job(len(jobs), spec, case_id, text, rep))
-        buffer: list[dict] = []
         last_flush = time.monotonic()
         finished = 0
         for job, outcome in executor.run(jobs):

@@ -1,0 +1,296 @@
+"""`pipeline compare`: what changed between two runs of a problem, and whether that is bad.
+
+Per solver it gives the verdict transition matrix (AC->WA ...), the cases whose answer changed,
+and the time regressions: for each case timed in both runs, the ratio NEW/BASE of the median
+CPU time over the repeats (wall time where no CPU time was measured: CPU time is far less
+disturbed by other load on the machine). A case is flagged slower when the ratio exceeds `ratio_threshold`
+AND the difference exceeds `min_diff_ms` (so a 0.2 ms case that takes 0.6 ms is noise, not a
+regression). The geometric mean of the ratios summarises each solver.
+
+The comparison fails on:
+- a new failure: a (case, solver) whose verdict is WA, RE, TLE, MLE or OLE in NEW and was not
+  that same verdict in BASE (or was absent from BASE);
+- a flagged slowdown.
+Timings are only compared when both runs ran on the same host (`runs.host`); otherwise the
+comparison says so and flags nothing. Stages registered as known to be wrong never fail a
+comparison: their changes are reported as notes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.errors import UnknownName
+from pipeline.report import load
+from pipeline.report.load import latest_runs  # noqa: F401  (part of this module's API)
+
+RATIO_THRESHOLD = 1.5
+MIN_DIFF_MS = 5.0
+TIMED = ("AC", "WA", "NOEXP")
+ABSENT = "-"
+
+
+@dataclass(frozen=True)
+class CaseChange:
+    case_id: str
+    size: int | None
+    base_verdict: str          # ABSENT when the case/solver is new
+    new_verdict: str
+
+
+@dataclass(frozen=True)
+class AnswerChange:
+    case_id: str
+    size: int | None
+    base_answer: str
+    new_answer: str
+    difference: str | None
+
+
+@dataclass(frozen=True)
+class Timing:
+    case_id: str
+    size: int | None
+    base_ms: float
+    new_ms: float
+    ratio: float
+
+
+@dataclass(frozen=True)
+class SolverComparison:
+    solver: str
+    known_wrong: str | None                      # why the stage is known to be wrong, if it is
+    in_base: bool
+    in_new: bool
+    transitions: tuple[tuple[str, str, int], ...]  # (base verdict, new verdict, cases)
+    new_failures: tuple[CaseChange, ...]
+    changed_answers: tuple[AnswerChange, ...]
+    timed_cases: int
+    geomean_ratio: float | None
+    slowdowns: tuple[Timing, ...]                # flagged (never when the hosts differ)
+
+    def transition_count(self, base: str, new: str) -> int:
+        return sum(n for b, v, n in self.transitions if (b, v) == (base, new))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    problem: str
+    base_run: str
+    new_run: str
+    base_host: str | None
+    new_host: str | None
+    same_host: bool
+    ratio_threshold: float
+    min_diff_ms: float
+    solvers: tuple[SolverComparison, ...]
+    failed: bool
+    reasons: tuple[str, ...]                      # why it failed (empty when it did not)
+    notes: tuple[str, ...]                        # worth saying, not failing
+
+    def solver(self, name: str) -> SolverComparison:
+        for s in self.solvers:
+            if s.solver == name:
+                return s
+        raise UnknownName(f"no solver {name!r} in the comparison")
+
+
+def _host(row: dict | None, results: pl.DataFrame) -> str | None:
+    if row is not None and row.get("host"):
+        return row["host"]
+    hosts = results["host"].drop_nulls().unique().to_list()
+    return hosts[0] if len(hosts) == 1 else None
+
+
+def compare_runs(data_dir: Path, base_run: str, new_run: str,
+                 ratio_threshold: float = RATIO_THRESHOLD,
+                 min_diff_ms: float = MIN_DIFF_MS) -> Comparison:
+    """Compare run `new_run` against `base_run` (both of the same problem)."""
+    load.resolve_runs(data_dir, [base_run, new_run])
+    rows = load.run_rows(data_dir, [base_run, new_run])
+    base = load.collapsed_results(data_dir, [base_run])
+    new = load.collapsed_results(data_dir, [new_run])
+    problems = {r["problem"] for r in rows.values()} | set(base["problem"].unique()) | set(
+        new["problem"].unique())
+    problems.discard(None)
+    if len(problems) > 1:
+        raise ValueError(f"runs {base_run} and {new_run} are of different problems: "
+                         f"{', '.join(sorted(problems))}")
+    problem = problems.pop() if problems else "?"
+    base_host, new_host = _host(rows.get(base_run), base), _host(rows.get(new_run), new)
+    same_host = base_host is not None and base_host == new_host
+    joined = base.select(
+        "case_id", "solver", pl.col("verdict").alias("base_verdict"),
+        pl.col("answer").alias("base_answer"), pl.col("wall_ms").alias("base_ms"),
+        pl.col("cpu_ms").alias("base_cpu"), pl.col("size").alias("base_size"),
+    ).join(new.select(
+        "case_id", "solver", pl.col("verdict").alias("new_verdict"),
+        pl.col("answer").alias("new_answer"), pl.col("wall_ms").alias("new_ms"),
+        pl.col("cpu_ms").alias("new_cpu"), pl.col("size").alias("new_size"),
+    ), on=["case_id", "solver"], how="full", coalesce=True).with_columns(
+        pl.coalesce("new_size", "base_size").alias("size"),
+    ).sort(["solver", "size", "case_id"], nulls_last=True)
+    solvers = list(dict.fromkeys([*new["solver"].to_list(), *base["solver"].to_list()]))
+    compared = []
+    for name in solvers:
+        part = joined.filter(pl.col("solver") == name)
+        compared.append(_compare_solver(problem, name, part, set(base["solver"]),
+                                        set(new["solver"]), same_host, ratio_threshold,
+                                        min_diff_ms))
+    reasons, notes = _verdict(compared, same_host, base_host, new_host, ratio_threshold,
+                              min_diff_ms)
+    return Comparison(problem=problem, base_run=base_run, new_run=new_run, base_host=base_host,
+                      new_host=new_host, same_host=same_host, ratio_threshold=ratio_threshold,
+                      min_diff_ms=min_diff_ms, solvers=tuple(compared), failed=bool(reasons),
+                      reasons=tuple(reasons), notes=tuple(notes))
+
+
+def _compare_solver(problem: str, name: str, part: pl.DataFrame, base_solvers: set[str],
+                    new_solvers: set[str], same_host: bool, ratio_threshold: float,
+                    min_diff_ms: float) -> SolverComparison:
+    transitions: Counter = Counter()
+    failures, answers, timings = [], [], []
+    log_sum, log_n = 0.0, 0
+    for row in part.iter_rows(named=True):
+        before = row["base_verdict"] or ABSENT
+        after = row["new_verdict"] or ABSENT
+        transitions[(before, after)] += 1
+        if after in load.FAILING and after != before:
+            failures.append(CaseChange(row["case_id"], row["size"], before, after))
+        a, b = row["base_answer"], row["new_answer"]
+        if a is not None and b is not None and not load.answers_agree(problem, a, b):
+            answers.append(AnswerChange(row["case_id"], row["size"], a, b,
+                                        load.difference(problem, a, b)))
+        base_ms, new_ms = _timing(row)
+        if before in TIMED and after in TIMED and base_ms is not None and new_ms is not None:
+            if base_ms > 0 and new_ms > 0:
+                ratio = new_ms / base_ms
+                log_sum += math.log(ratio)
+                log_n += 1
+            else:
+                ratio = math.inf if new_ms > base_ms else 1.0
+            timings.append(Timing(row["case_id"], row["size"], base_ms, new_ms, ratio))
+    slow = [t for t in timings if same_host and t.ratio > ratio_threshold
+            and t.new_ms - t.base_ms > min_diff_ms]
+    slow.sort(key=lambda t: (-t.ratio, -(t.new_ms - t.base_ms), t.case_id))
+    return SolverComparison(
+        solver=name, known_wrong=load.known_wrong(problem, name), in_base=name in base_solvers,
+        in_new=name in new_solvers,
+        transitions=tuple((b, a, n) for (b, a), n in sorted(transitions.items())),
+        new_failures=tuple(failures), changed_answers=tuple(answers), timed_cases=len(timings),
+        geomean_ratio=math.exp(log_sum / log_n) if log_n else None, slowdowns=tuple(slow))
+
+
+def _timing(row: dict) -> tuple[float | None, float | None]:
+    """CPU time when both runs measured it, else wall time.
+
+    CPU time is what a slower algorithm costs; wall time on a shared 2-core machine also
+    carries the scheduler's noise (an unchanged 4 ms C++ case was seen at 24 ms wall), which a
+    1.5x rule would flag as a regression.
+    """
+    if row["base_cpu"] is not None and row["new_cpu"] is not None:
+        return row["base_cpu"], row["new_cpu"]
+    return row["base_ms"], row["new_ms"]
+
+
+def _verdict(compared: list[SolverComparison], same_host: bool, base_host: str | None,
+             new_host: str | None, ratio_threshold: float,
+             min_diff_ms: float) -> tuple[list[str], list[str]]:
+    reasons: list[str] = []
+    notes: list[str] = []
+    if not same_host:
+        notes.append(f"hosts differ ({base_host or 'unknown'} vs {new_host or 'unknown'}): "
+                     "timings are not compared" if base_host and new_host else
+                     f"host unknown ({base_host or 'unknown'} vs {new_host or 'unknown'}): "
+                     "timings are not compared")
+    for s in compared:
+        sink = notes if s.known_wrong else reasons
+        tag = f"{s.solver} (known wrong)" if s.known_wrong else s.solver
+        if s.new_failures:
+            kinds = Counter(f"{c.base_verdict}->{c.new_verdict}" for c in s.new_failures)
+            first = min(s.new_failures, key=lambda c: (c.size is None, c.size or 0, c.case_id))
+            sink.append(f"{tag}: {len(s.new_failures)} new failing case"
+                        f"{'s' if len(s.new_failures) != 1 else ''} "
+                        f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}); "
+                        f"smallest: case {first.case_id[:12]} (size {first.size})")
+        if s.slowdowns:
+            worst = s.slowdowns[0]
+            sink.append(f"{tag}: {len(s.slowdowns)} case{'s' if len(s.slowdowns) != 1 else ''} "
+                        f"slower than {ratio_threshold:g}x and +{min_diff_ms:g} ms; worst "
+                        f"{worst.ratio:.2f}x ({worst.base_ms:.1f} -> {worst.new_ms:.1f} ms, "
+                        f"case {worst.case_id[:12]}, size {worst.size})")
+        if s.in_base and not s.in_new:
+            notes.append(f"{s.solver}: not in the new run")
+        if s.changed_answers and not s.new_failures:
+            notes.append(f"{tag}: {len(s.changed_answers)} changed answer"
+                         f"{'s' if len(s.changed_answers) != 1 else ''} without a new failure")
+    return reasons, notes
+
+
+def _matrix(s: SolverComparison, indent: str) -> list[str]:
+    before = sorted({b for b, _, _ in s.transitions}, key=_verdict_order)
+    after = sorted({a for _, a, _ in s.transitions}, key=_verdict_order)
+    width = max(6, *(len(v) + 1 for v in after))
+    corner = "BASE\\NEW"
+    lines = [indent + f"{corner:<11}" + "".join(f"{v:>{width}}" for v in after)]
+    for b in before:
+        cells = "".join(f"{s.transition_count(b, a) or '.':>{width}}" for a in after)
+        lines.append(indent + f"{b:<11}" + cells)
+    return lines
+
+
+MATRIX_ORDER = (ABSENT, "AC", "NOEXP", "SKIP", "WA", "TLE", "MLE", "OLE", "RE")
+
+
+def _verdict_order(verdict: str) -> tuple[int, str]:
+    return (MATRIX_ORDER.index(verdict) if verdict in MATRIX_ORDER else len(MATRIX_ORDER),
+            verdict)
+
+
+def format_comparison(c: Comparison, examples: int = 5) -> str:
+    """The comparison as console text: one block per solver, then the outcome."""
+    lines = [f"compare {c.problem}: BASE {c.base_run} ({c.base_host or 'unknown host'}) -> "
+             f"NEW {c.new_run} ({c.new_host or 'unknown host'})"]
+    if not c.same_host:
+        lines.append("  not the same host: timings are shown for information only and not "
+                     "flagged")
+    lines.append(f"  slowdown rule: NEW/BASE > {c.ratio_threshold:g} and NEW - BASE > "
+                 f"{c.min_diff_ms:g} ms (median CPU time over repeats; wall time where CPU was not "
+                 "measured)")
+    for s in c.solvers:
+        flag = "  [known wrong]" if s.known_wrong else ""
+        presence = "" if s.in_base and s.in_new else (
+            "  (new solver)" if s.in_new else "  (only in BASE)")
+        geo = f"{s.geomean_ratio:.2f}x" if s.geomean_ratio is not None else "-"
+        lines.append(f"\n  {s.solver}{flag}{presence}: {s.timed_cases} timed cases, "
+                     f"geometric mean NEW/BASE {geo}, {len(s.new_failures)} new failures, "
+                     f"{len(s.changed_answers)} changed answers, {len(s.slowdowns)} slowdowns")
+        lines += _matrix(s, "    ")
+        for change in s.changed_answers[:examples]:
+            lines.append(f"    answer changed: case {change.case_id[:12]} (size {change.size}): "
+                         f"{_short(change.base_answer)} -> {_short(change.new_answer)}")
+        if len(s.changed_answers) > examples:
+            lines.append(f"    ... {len(s.changed_answers) - examples} more changed answers")
+        for t in s.slowdowns[:examples]:
+            lines.append(f"    slower: case {t.case_id[:12]} (size {t.size}): {t.base_ms:.1f} -> "
+                         f"{t.new_ms:.1f} ms ({t.ratio:.2f}x)")
+        if len(s.slowdowns) > examples:
+            lines.append(f"    ... {len(s.slowdowns) - examples} more slowdowns")
+    for note in c.notes:
+        lines.append(f"  note: {note}")
+    if c.failed:
+        lines.append("FAILED:")
+        lines += [f"  - {reason}" for reason in c.reasons]
+    else:
+        lines.append("OK: no new failures, no flagged slowdowns")
+    return "\n".join(lines)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    flat = " / ".join(text.split("\n")).strip(" /")
+    return repr(flat if len(flat) <= limit else flat[:limit] + "...")

@@ -1,0 +1,103 @@
+"""`pipeline slow`: the slowest cases of some runs, against the problem's time limit.
+
+Times are the median over a case's repeats. Cases a stage skipped (beyond its limits) have no
+meaningful time and are left out; every other verdict is listed, so a `TLE` shows up at the
+top with its fraction of the limit above 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.report import load
+
+
+@dataclass(frozen=True)
+class SlowCase:
+    run_id: str
+    problem: str
+    solver: str
+    case_id: str
+    size: int | None
+    wall_ms: float
+    cpu_ms: float | None
+    limit_ms: float | None      # the problem's time limit
+    fraction: float | None      # wall_ms / limit_ms
+    verdict: str
+    source: str | None          # where the case's input was found
+    repeats: int
+
+
+def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = None,
+               run_ids: Sequence[str] | None = None, top: int = 20) -> list[SlowCase]:
+    """The `top` slowest (case, solver) pairs by median wall time, slowest first.
+
+    Runs: `run_ids` when given, else the latest finished run of each problem (or of
+    `problem`)."""
+    runs = load.resolve_runs(data_dir, run_ids, problem)
+    results = load.collapsed_results(data_dir, runs, problem, solver).filter(
+        (pl.col("verdict") != "SKIP") & pl.col("wall_ms").is_not_null())
+    if results.is_empty():
+        return []
+    slowest = results.sort(["wall_ms", "size", "case_id", "solver"],
+                           descending=[True, False, False, False], nulls_last=True).head(top)
+    problems = slowest["problem"].unique().to_list()
+    cases = load.load_cases(data_dir, problems).select("problem", "case_id", "source")
+    slowest = slowest.join(cases, on=["problem", "case_id"], how="left", maintain_order="left")
+    limits = {p: load.time_limit_s(p) for p in problems}
+    rows = []
+    for row in slowest.iter_rows(named=True):
+        limit = limits[row["problem"]]
+        limit_ms = limit * 1000.0 if limit else None
+        rows.append(SlowCase(
+            run_id=row["run_id"], problem=row["problem"], solver=row["solver"],
+            case_id=row["case_id"], size=row["size"], wall_ms=row["wall_ms"],
+            cpu_ms=row["cpu_ms"], limit_ms=limit_ms,
+            fraction=row["wall_ms"] / limit_ms if limit_ms else None,
+            verdict=row["verdict"], source=row["source"], repeats=row["repeats"]))
+    return rows
+
+
+def format_ms(value: float | None) -> str:
+    """Milliseconds with about three significant digits."""
+    if value is None:
+        return "-"
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    if value >= 0.1:
+        return f"{value:.2f}"
+    return f"{value:.3g}"
+
+
+def format_fraction(value: float | None) -> str:
+    """A share of the time limit: `52%`, `0.4%`, `<0.1%`."""
+    if value is None:
+        return "-"
+    if value >= 0.1:
+        return f"{value:.0%}"
+    return f"{value:.1%}" if value >= 0.001 else "<0.1%"
+
+
+def format_slow(rows: Sequence[SlowCase]) -> str:
+    """A fixed-width table of slow cases for the console."""
+    if not rows:
+        return "no timed results in the selected runs"
+    header = (f"{'problem':<16} {'solver':<14} {'verdict':<7} {'size':>10} {'wall ms':>9} "
+              f"{'cpu ms':>9} {'limit':>7}  {'case':<12}  source")
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        fraction = format_fraction(r.fraction)
+        size = str(r.size) if r.size is not None else "-"
+        lines.append(f"{r.problem:<16} {r.solver:<14} {r.verdict:<7} {size:>10} "
+                     f"{format_ms(r.wall_ms):>9} {format_ms(r.cpu_ms):>9} {fraction:>7}  "
+                     f"{r.case_id[:12]:<12}  {r.source or '(not in cases)'}")
+    runs = sorted({r.run_id for r in rows})
+    lines.append(f"(median over repeats; limit = share of the problem's time limit; "
+                 f"run{'s' if len(runs) > 1 else ''} {', '.join(runs)})")
+    return "\n".join(lines)

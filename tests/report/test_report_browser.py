@@ -1,0 +1,188 @@
+"""The report in a real headless Chromium: the charts are in the DOM and actually drawn.
+
+Two checks on a report of two problems:
+- `--dump-dom`: the DOM Chromium built holds one `<svg>` chart per run with its circles, fit
+  lines and legend (so the inline SVG parsed as SVG, nothing was dropped);
+- `--screenshot`: in the PNG, each chart's plot area (found by its background colour) holds
+  pixels of every plotted solver's colour, so the points and lines were painted.
+
+Chromium comes from Debian (`make browser` installs it). Without it the test is skipped, except
+under CI (the `CI` variable set), where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pipeline.report.html import write_report
+from pipeline.report.svg import PALETTE
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--hide-scrollbars", "--force-color-profile=srgb", "--force-device-scale-factor=1"]
+PLOT_BACKGROUND = (0xFB, 0xFC, 0xFE)    # the `plot-area` rect's fill in pipeline.report.svg
+
+
+def chromium() -> str:
+    found = shutil.which("chromium")
+    if found:
+        return found
+    if os.environ.get("CI") is not None:
+        pytest.fail("chromium is not installed but CI is set: run `make browser`")
+    pytest.skip("chromium is not installed (`make browser` installs it)")
+
+
+def run_chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    profile = tmp_path / "chromium-profile"
+    return subprocess.run([chromium(), *FLAGS, f"--user-data-dir={profile}", *args],
+                          capture_output=True, text=True, timeout=120, check=True)
+
+
+@pytest.fixture
+def report(bench, tmp_path) -> Path:
+    bench.standard_cases()
+    bench.standard_run("a1", 0)
+    bench.standard_run("a2", 10, wrong={"fast": 3})
+    sizes = (4, 16, 64, 256, 1024)
+    ids = bench.add_cases("bipartitebattle", [(n, str(n % 4)) for n in sizes])
+    bench.add_run("b1", "bipartitebattle", [
+        {"case_id": c, "solver": "fast", "verdict": "AC", "answer": str(n % 4),
+         "wall_ms": 0.01 * n, "size": n} for c, n in zip(ids, sizes)], minute=5)
+    return write_report(bench.data, None, tmp_path / "report.html")
+
+
+class ChartDom(HTMLParser):
+    """Per `<svg class="chart">`: its circles, fit paths, series colours and legend texts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.charts: list[dict] = []
+        self.in_legend = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "svg" and "chart" in (attrs.get("class") or ""):
+            self.charts.append({"circles": 0, "fits": [], "legend": [], "fills": []})
+        elif self.charts and tag == "g" and attrs.get("class") == "series":
+            self.charts[-1]["fills"].append(attrs["fill"])
+        elif self.charts and tag == "circle":
+            self.charts[-1]["circles"] += 1
+        elif self.charts and tag == "path" and attrs.get("class") == "fit":
+            self.charts[-1]["fits"].append(attrs.get("d", ""))
+        self.in_legend = tag == "text" and attrs.get("class") == "legend"
+
+    def handle_data(self, data):
+        if self.in_legend and self.charts:
+            self.charts[-1]["legend"].append(data)
+            self.in_legend = False
+
+
+def test_the_charts_are_in_the_dom_chromium_builds(report, tmp_path):
+    dom = run_chromium(tmp_path, "--dump-dom", report.as_uri()).stdout
+    parser = ChartDom()
+    parser.feed(dom)
+    arc, bip = parser.charts
+    assert arc["legend"] == ["brute: n^2.00", "editorial: n^1.50", "fast: n^1.00"]
+    assert arc["circles"] == 6 + 10 + 10 and len(arc["fits"]) == 3
+    assert bip["legend"] == ["fast: n^1.00"] and bip["circles"] == 5 and len(bip["fits"]) == 1
+    assert all(d.startswith("M") and " L" in d for d in arc["fits"] + bip["fits"])
+
+
+def read_png(path: Path) -> np.ndarray:
+    """An 8-bit RGB or RGBA, non-interlaced PNG as an (height, width, 3) array."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat = 8, []
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and color in (2, 6) and interlace == 0
+        elif kind == b"IDAT":
+            idat.append(body)
+        pos += 12 + length
+    channels = 3 if color == 2 else 4
+    raw = np.frombuffer(zlib.decompress(b"".join(idat)), dtype=np.uint8)
+    pixels = _unfilter(raw, height, width * channels, channels)
+    return pixels.reshape(height, width, channels)[:, :, :3]
+
+
+def _unfilter(raw: np.ndarray, height: int, stride: int, bpp: int) -> np.ndarray:
+    from numba import njit
+
+    @njit(cache=False)
+    def unfilter(raw, height, stride, bpp):
+        out = np.zeros((height, stride), dtype=np.uint8)
+        for y in range(height):
+            kind = raw[y * (stride + 1)]
+            line = raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)]
+            for x in range(stride):
+                a = np.int32(out[y, x - bpp]) if x >= bpp else np.int32(0)
+                b = np.int32(out[y - 1, x]) if y > 0 else np.int32(0)
+                c = np.int32(out[y - 1, x - bpp]) if y > 0 and x >= bpp else np.int32(0)
+                if kind == 0:
+                    pred = 0
+                elif kind == 1:
+                    pred = a
+                elif kind == 2:
+                    pred = b
+                elif kind == 3:
+                    pred = (a + b) // 2
+                else:
+                    p = a + b - c
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                out[y, x] = (np.int32(line[x]) + pred) & 0xFF
+        return out
+
+    return unfilter(raw, height, stride, bpp)
+
+
+def hex_rgb(color: str) -> np.ndarray:
+    return np.array([int(color[i:i + 2], 16) for i in (1, 3, 5)], dtype=np.int16)
+
+
+def plot_areas(image: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """(top, bottom, left, right) of each block of rows painted with the plot background
+    (grid lines and points break a block for a row or two, a gap between charts is wider)."""
+    mask = np.all(image == PLOT_BACKGROUND, axis=2)
+    rows = np.flatnonzero(mask.sum(axis=1) > 100)
+    areas = []
+    for block in np.split(rows, np.flatnonzero(np.diff(rows) > 20) + 1):
+        if block.size < 50:
+            continue
+        cols = np.flatnonzero(mask[block].any(axis=0))
+        areas.append((int(block[0]), int(block[-1]), int(cols[0]), int(cols[-1])))
+    return areas
+
+
+def test_the_charts_are_painted(report, tmp_path):
+    shot = tmp_path / "shot.png"
+    run_chromium(tmp_path, "--window-size=1280,4000", f"--screenshot={shot}", report.as_uri())
+    source = ChartDom()
+    source.feed(report.read_text())
+    fills = [chart["fills"] for chart in source.charts]
+    assert [len(f) for f in fills] == [3, 1]         # arc087e's chart, then bipartitebattle's
+    image = read_png(shot)
+    areas = plot_areas(image)
+    assert len(areas) == 2, areas
+    for (top, bottom, left, right), colors in zip(areas, fills):
+        assert right - left > 300 and bottom - top > 250
+        area = image[top:bottom + 1, left:right + 1].astype(np.int16)
+        painted = ~np.all(area == PLOT_BACKGROUND, axis=2)
+        assert painted.mean() > 0.01                 # grid lines, points and fit lines
+        for color in colors:                         # every solver's points and line
+            close = np.all(np.abs(area - hex_rgb(color)) <= 6, axis=2)
+            assert close.sum() >= 40, (color, int(close.sum()))
+        for color in set(PALETTE) - set(colors):     # and nothing in the other colours
+            assert np.all(np.abs(area - hex_rgb(color)) <= 6, axis=2).sum() == 0, color
