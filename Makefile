@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test nightly bench clean
+.PHONY: venv browser test nightly bench clean
 
 venv: $(STAMP)
 
@@ -15,14 +15,26 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-test: venv
+# Debian's chromium, for the test that opens the HTML report in a real headless browser.
+browser:
+	command -v chromium || (apt-get update && apt-get install -y --no-install-recommends chromium)
+
+test: venv browser
 	$(BIN)/python -m pytest
 
+# The main job: generate the default corpus when missing, ingest, run every problem with every
+# stage and external solver, compare with the previous nightly, write the HTML report.
 nightly: venv
-	@echo "make nightly: not yet (the nightly job lands with the report issue)"
+	$(BIN)/pipeline nightly
 
+# Benchmarks (~10 min on 2 cores): prints the figures, writes data/bench/<timestamp>.parquet.
 bench: venv
-	@echo "make bench: not yet (benchmarks land with the ingest, run and fast-stage issues)"
+	$(BIN)/python -m pipeline.bench
+
+# The same sections in a tiny smoke version (< 1 min).
+.PHONY: bench-quick
+bench-quick: venv
+	$(BIN)/python -m pipeline.bench --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -236,6 +236,156 @@ def run_command(
         raise typer.Exit(130 if summary.status == "interrupted" else 1)
 
 
+def _report_runs(data_dir: Path, run_ids: Optional[list[str]],
+                 problem_id: Optional[str]) -> list[str]:
+    """The runs a report command looks at; says so when there are none."""
+    from pipeline.report.load import resolve_runs
+
+    if problem_id:
+        _problem(problem_id)
+    try:
+        runs = resolve_runs(data_dir, run_ids, problem_id)
+    except UnknownName as error:
+        _fail(str(error))
+    if not runs:
+        typer.echo(f"no finished runs{' of ' + problem_id if problem_id else ''} in {data_dir}: "
+                   "run `pipeline run` first")
+    return runs
+
+
+@app.command("slow")
+def slow_command(
+    ctx: typer.Context,
+    problem_id: Annotated[Optional[str], typer.Option(
+        "--problem", "-p", help="Only this problem.")] = None,
+    solver: Annotated[Optional[str], typer.Option(
+        "--solver", "-s", help="Only this solver.")] = None,
+    run_ids: Annotated[Optional[list[str]], typer.Option(
+        "--run", help="Run id (repeatable); default: the latest finished run of each "
+        "problem.")] = None,
+    top: Annotated[int, typer.Option("--top", "-n", min=1, help="How many cases.")] = 20,
+) -> None:
+    """The slowest cases: size, median wall/CPU ms, share of the time limit, verdict, source."""
+    from pipeline.report.slow import format_slow, slow_cases
+
+    runs = _report_runs(ctx.obj.data_dir, run_ids, problem_id)
+    if runs:
+        typer.echo(format_slow(slow_cases(ctx.obj.data_dir, problem_id, solver, runs, top)))
+
+
+@app.command("mismatches")
+def mismatches_command(
+    ctx: typer.Context,
+    problem_id: Annotated[Optional[str], typer.Option(
+        "--problem", "-p", help="Only this problem.")] = None,
+    run_ids: Annotated[Optional[list[str]], typer.Option(
+        "--run", help="Run id (repeatable); default: the latest finished run of each "
+        "problem.")] = None,
+) -> None:
+    """Cases where a stage's answer differs from the expected one or two stages disagree."""
+    from pipeline.report.mismatches import find_mismatches, format_mismatches
+
+    runs = _report_runs(ctx.obj.data_dir, run_ids, problem_id)
+    if runs:
+        typer.echo(format_mismatches(find_mismatches(ctx.obj.data_dir, problem_id, runs)))
+
+
+@app.command("compare")
+def compare_command(
+    ctx: typer.Context,
+    base: Annotated[Optional[str], typer.Argument(metavar="BASE", help="Baseline run.")] = None,
+    new: Annotated[Optional[str], typer.Argument(
+        metavar="NEW", help="Run to judge (default: the newest finished run of BASE's "
+        "problem after it).")] = None,
+    problem_id: Annotated[Optional[str], typer.Option(
+        "--problem", "-p", help="Compare this problem's last two finished runs.")] = None,
+    ratio: Annotated[float, typer.Option(
+        "--ratio", help="Flag a case slower when NEW/BASE exceeds this ...")] = 1.5,
+    min_diff_ms: Annotated[float, typer.Option(
+        "--min-diff-ms", help="... and NEW - BASE exceeds this many ms.")] = 5.0,
+) -> None:
+    """Compare two runs: verdict transitions, changed answers, time regressions.
+
+    Exits 1 on a new WA/RE/TLE/MLE/OLE of a trusted solver or a flagged slowdown. With no runs
+    given: the last two finished runs of --problem, or of every problem that has two.
+    """
+    from pipeline.report.compare import compare_runs, format_comparison
+    from pipeline.report.load import finished_runs, latest_runs, next_run, run_rows
+
+    data_dir = ctx.obj.data_dir
+    if problem_id:
+        _problem(problem_id)
+    pairs: list[tuple[str, str]] = []
+    if base and new:
+        pairs = [(base, new)]
+    elif base:
+        row = run_rows(data_dir, [base]).get(base)
+        if row is None:
+            _fail(f"no run {base!r}")
+        newer = next_run(data_dir, base)
+        if newer is None:
+            _fail(f"no finished run of {row['problem']} newer than {base} to compare with")
+        pairs = [(base, newer)]
+    else:
+        problems = [problem_id] if problem_id else list(dict.fromkeys(
+            finished_runs(data_dir)["problem"].sort().to_list()))
+        for pid in problems:
+            runs = latest_runs(data_dir, pid, 2)
+            if len(runs) == 2:
+                pairs.append((runs[1], runs[0]))
+        if not pairs:
+            _fail(f"compare needs two finished runs of {problem_id}" if problem_id else
+                  "compare needs two finished runs of one problem; no problem has two yet")
+    failed = False
+    for index, (base_run, new_run) in enumerate(pairs):
+        try:
+            comparison = compare_runs(data_dir, base_run, new_run, ratio, min_diff_ms)
+        except (UnknownName, ValueError) as error:
+            _fail(str(error))
+        typer.echo(("\n" if index else "") + format_comparison(comparison))
+        failed = failed or comparison.failed
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command("report")
+def report_command(
+    ctx: typer.Context,
+    run_ids: Annotated[Optional[list[str]], typer.Option(
+        "--run", help="Run id (repeatable); default: the latest finished run of each "
+        "problem.")] = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", help="HTML file (default DATA/reports/report-<timestamp>.html).")] = None,
+) -> None:
+    """Write one self-contained HTML report (verdicts, comparison, growth, slow, mismatches)."""
+    from pipeline.report.html import write_report
+
+    try:
+        path = write_report(ctx.obj.data_dir, run_ids, out)
+    except (UnknownName, ValueError) as error:
+        _fail(str(error))
+    typer.echo(f"report: {path}")
+
+
+@app.command("nightly")
+def nightly_command(
+    ctx: typer.Context,
+    config: Annotated[Optional[Path], typer.Option(
+        "--config", help="Corpus recipe (default configs/nightly.toml).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1)] = None,
+) -> None:
+    """The whole job: generate the default corpus if missing, ingest, run everything,
+    compare with the previous run, write the report."""
+    from pipeline.nightly import DEFAULT_CONFIG, format_outcome, nightly
+    from pipeline.progress import progress_bar
+
+    outcome = nightly(ctx.obj.data_dir, config or DEFAULT_CONFIG, jobs,
+                      log=lambda line: typer.echo(line), progress=progress_bar("nightly"))
+    typer.echo(format_outcome(outcome))
+    if outcome.failed:
+        raise typer.Exit(1)
+
+
 def main() -> None:
     app()
 

@@ -34,6 +34,8 @@ class Stage:
     reason; calling the stage on a refused case raises `BeyondLimits` instead of running for
     hours. `known_wrong` is None for a stage we trust, or the sentence saying what is wrong
     with it (such a stage stays registered so that its counterexample keeps being checked).
+    `warm_up`, when set, pays a one-off start-up cost (loading a JIT-compiled kernel) so that
+    a worker can do it before it starts timing cases.
     """
 
     name: str
@@ -43,6 +45,7 @@ class Stage:
     limits: str = "none"
     refuses: Callable[[Case], str | None] = field(default=lambda case: None)
     known_wrong: str | None = None
+    warm_up: Callable[[], object] | None = None
 
     def __call__(self, case: Case) -> Answer:
         reason = self.refuses(case)

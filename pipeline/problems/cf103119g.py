@@ -491,7 +491,7 @@ STAGES = (
           "lemma: only last occurrences can lose; a last occurrence of v loses iff no "
           "one-bit neighbour u with a later last occurrence loses; numba kernel, lazy "
           "recomputation over the <= 256 last occurrences",
-          "O(n + m + 2048 * queries)"),
+          "O(n + m + 2048 * queries)", warm_up=lambda: _fast(parse("2 2\n1 3\n1 7\n2 1\n"))),
 )
 
 

@@ -3,7 +3,9 @@
 `LocalPoolExecutor` (the default) keeps N worker processes and hands them batches of jobs, so a
 tiny case costs microseconds. It watches the job each worker is on: a job overdue past its
 timeout gets the worker killed and replaced, the job recorded as `TLE`, and the rest of the
-batch handed out again. A distributed executor (Dask) can implement the same interface later.
+batch handed out again. The clock of a batch's first job starts when the worker says it is
+ready (started, with the batch's problems imported), so start-up is never charged to a case.
+A distributed executor (Dask) can implement the same interface later.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from multiprocessing.connection import Connection, wait
 from typing import Protocol
 
 from pipeline.run.jobs import Job, Outcome
-from pipeline.run.worker import worker_main
+from pipeline.run.worker import READY, worker_main
 
 # Extra seconds a worker gets past a job's timeout before the parent kills it. External
 # programs are timed out by the worker itself; this only catches a stuck worker.
 EXTERNAL_GRACE_S = 5.0
+# How long a worker may take to start and import a batch's problems before it counts as stuck.
+STARTUP_TIMEOUT_S = 60.0
 
 
 class Executor(Protocol):
@@ -39,7 +43,8 @@ class _Worker:
     connection: Connection
     batch: list[Job] = field(default_factory=list)
     done: int = 0
-    since: float = 0.0  # when the in-flight job started (the previous one's end)
+    ready: bool = False  # the worker has started on its batch (else: still starting up)
+    since: float = 0.0  # when the in-flight job started (the previous one's end or READY)
 
     @property
     def busy(self) -> bool:
@@ -93,6 +98,7 @@ class LocalPoolExecutor:
 
     def _assign(self, worker: _Worker, batch: list[Job]) -> None:
         worker.batch, worker.done, worker.since = batch, 0, time.monotonic()
+        worker.ready = False
         worker.connection.send(batch)
 
     def run(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
@@ -114,6 +120,9 @@ class LocalPoolExecutor:
                     except (EOFError, OSError):
                         yield from self._lost(worker, pending, "worker died")
                         continue
+                    if outcome == READY:
+                        worker.ready, worker.since = True, time.monotonic()
+                        continue
                     job = worker.in_flight
                     worker.done += 1
                     worker.since = time.monotonic()
@@ -124,6 +133,8 @@ class LocalPoolExecutor:
                     yield from self._lost(worker, pending, None)
 
     def _deadline(self, worker: _Worker) -> float:
+        if not worker.ready:
+            return worker.since + STARTUP_TIMEOUT_S
         job = worker.in_flight
         grace = EXTERNAL_GRACE_S if job.solver.kind == "external" else 0.0
         return worker.since + job.solver.timeout_s + grace
@@ -135,7 +146,10 @@ class LocalPoolExecutor:
         elapsed_ms = (time.monotonic() - worker.since) * 1000
         rest = worker.batch[worker.done + 1:]
         self._retire(worker)
-        if reason is None:
+        if reason is None and not worker.ready:
+            outcome = Outcome(job.key, "re", error=f"worker not ready after "
+                              f"{STARTUP_TIMEOUT_S:g} s")
+        elif reason is None:
             outcome = Outcome(job.key, "tle", wall_ms=elapsed_ms,
                               error=f"killed after {job.solver.timeout_s:g} s")
         else:

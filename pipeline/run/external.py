@@ -8,6 +8,11 @@ CPU seconds (a backstop to the wall-clock timeout). The parent waits on a pidfd 
 wall-clock timeout and reaps the child with `wait4`, which yields the child's own CPU time and
 peak resident memory. Nothing is ever passed through a shell.
 
+That peak has a floor: Linux carries the high-water mark of the forked copy of the worker across
+`exec`, so a program smaller than its worker reports about the worker's resident size. The
+memory verdict therefore trusts a peak near the limit only when it is above the worker's
+resident size at the fork.
+
 This runs inside a single-threaded worker process, which is what makes `preexec_fn` safe.
 """
 
@@ -67,6 +72,7 @@ def run_external(job: Job) -> Outcome:
         (private / "input").write_text(job.input, encoding="utf-8")
         with open(private / "input", "rb") as stdin, open(private / "stdout", "wb") as stdout, \
                 open(private / "stderr", "wb") as stderr:
+            worker_kb = _resident_kb()
             started = time.perf_counter()
             try:
                 process = subprocess.Popen(
@@ -86,9 +92,15 @@ def run_external(job: Job) -> Outcome:
             process.returncode = os.waitstatus_to_exitcode(status)
             _kill_group(process.pid)  # forked leftovers die with the case
             ChildTracker.current = None
-        return _classify(job, private, status, usage, wall_ms, timed_out, memory)
+        return _classify(job, private, status, usage, wall_ms, timed_out, memory, worker_kb)
     finally:
         shutil.rmtree(private, ignore_errors=True)
+
+
+def _resident_kb() -> int:
+    """This process's resident memory now: what a fork of it starts with."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
 
 
 def _wait_with_timeout(pid: int, timeout_s: float) -> bool:
@@ -102,7 +114,7 @@ def _wait_with_timeout(pid: int, timeout_s: float) -> bool:
 
 
 def _classify(job: Job, private: Path, status: int, usage, wall_ms: float, timed_out: bool,
-              memory: int | None) -> Outcome:
+              memory: int | None, worker_kb: int) -> Outcome:
     spec = job.solver
     cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000
     rss_kb = int(usage.ru_maxrss)
@@ -116,7 +128,8 @@ def _classify(job: Job, private: Path, status: int, usage, wall_ms: float, timed
         return Outcome(job.key, "ole", error=f"output exceeded {spec.output_limit_bytes} bytes",
                        **common)
     if code != 0:
-        near_limit = memory is not None and rss_kb * 1024 >= 0.9 * memory
+        own_peak = rss_kb > worker_kb  # else it may be the worker's image at the fork
+        near_limit = memory is not None and own_peak and rss_kb * 1024 >= 0.9 * memory
         if memory is not None and (near_limit or any(s in stderr for s in _ALLOCATION_FAILURE)):
             return Outcome(job.key, "mle", error=f"memory limit {spec.memory_mb} MB: "
                            f"{stderr.strip()[-200:]}", **common)

@@ -90,7 +90,9 @@ def load_cases(data_dir: Path, problem_id: str, group: str | None) -> pl.DataFra
 
 def solver_specs(request: RunRequest, problem: Problem, data_dir: Path,
                  timeout_s: float) -> list[SolverSpec]:
-    names = request.solvers or tuple(s.name for s in problem.stages)
+    # Naming any solver (--solver or --external) runs just those; naming none runs them all.
+    chosen = request.solvers or request.externals
+    names = request.solvers if chosen else tuple(s.name for s in problem.stages)
     # Oracles and editorial methods in Python may get longer than the judge's limit
     # (configs/problems.toml [<problem>.timeouts]); an explicit --timeout applies to all.
     per_stage = {} if request.timeout_s else load_problem_config(problem.id).get("timeouts", {})
@@ -162,7 +164,6 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
     problem = get_problem(request.problem)
     config = load_problem_config(problem.id)
     timeout_s = request.timeout_s or config.get("time_limit_s", problem.time_limit_s)
-    cases = load_cases(data_dir, problem.id, request.group)
     info = host_info()
     run_row: dict
     done: set[tuple[str, str, int]] = set()
@@ -174,8 +175,10 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         run_row = runs.row(0, named=True)
         if run_row["problem"] != problem.id:
             raise ValueError(f"run {request.resume} is of problem {run_row['problem']}")
-        request = RunRequest(**{**request.__dict__, "solvers": (), "externals": (
-            *configured_externals(problem.id), *request.externals)})
+        request = RunRequest(**{**request.__dict__, "group": run_row.get("group"),
+                                "solvers": tuple(s.name for s in problem.stages),
+                                "externals": (*configured_externals(problem.id),
+                                              *request.externals)})
         previous = tables.read_run_results(data_dir, request.resume)
         done = set(zip(previous["case_id"], previous["solver"], previous["repeat"]))
         chunk = len(tables.stored_chunks(data_dir, request.resume))
@@ -193,6 +196,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         run_id = new_run_id()
         solvers_wanted = None
         request_repeat = request.repeat
+    cases = load_cases(data_dir, problem.id, request.group)
     own_executor = executor is None
     executor = executor or LocalPoolExecutor(request.jobs)
     summary = RunSummary(run_id, "running", cases.height)
@@ -206,6 +210,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
                        "status": "running", "problem": problem.id,
                        "solvers": [s.name for s in specs], "jobs": getattr(executor, "size", None),
                        "timeout_s": timeout_s, "repeat": request_repeat, "cases": cases.height,
+                       "group": request.group,
                        "command": request.command, **info}
             tables.write_run(data_dir, run_row)
         cases = fill_expected(data_dir, problem, cases, executor, timeout_s)

@@ -11,8 +11,8 @@ External solvers come from `--external NAME=COMMAND` or from `configs/solvers.to
     time_limit_s = 2.0                                   # optional
 
 Commands are split like a shell would split them (`shlex.split`) but never run through a shell.
-A build runs once per distinct (source content, build command) and its output is kept under
-`DATA/build/<hash>/`, so later runs reuse it.
+A build runs once per distinct (solver name, build command, source content) and its output is
+kept under `DATA/build/<hash>/`, so later runs reuse it.
 """
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ def prepare(solver: ExternalSolver, data_dir: Path, base_dir: Path = REPO_ROOT) 
     if solver.build is None:
         return tuple(shlex.split(solver.run))
     source = base_dir / solver.source if solver.source else None
-    digest = hashlib.sha256(solver.build.encode())
+    # The program is built as `<folder>/<name>`, so the name is part of what is cached.
+    digest = hashlib.sha256(f"{solver.name}\0{solver.build}".encode())
     if source is not None:
         digest.update(source.read_bytes())
     folder = (data_dir / "build" / digest.hexdigest()[:16]).resolve()

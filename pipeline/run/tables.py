@@ -47,6 +47,7 @@ RUNS: dict[str, pl.DataType] = {
     "timeout_s": pl.Float64(),
     "repeat": pl.Int64(),
     "cases": pl.Int64(),
+    "group": pl.String(),
     "command": pl.String(),
 }
 

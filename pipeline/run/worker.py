@@ -8,8 +8,8 @@ built-in stage's timeout itself: the parent sees that a case is overdue and kill
 
 from __future__ import annotations
 
+import os
 import signal
-import sys
 import time
 import traceback
 from multiprocessing.connection import Connection
@@ -19,14 +19,40 @@ from pipeline.problems import Problem, get_problem
 from pipeline.run.external import ChildTracker, run_external
 from pipeline.run.jobs import Job, Outcome
 
+# Sent once per batch, before its first job starts: the parent's clock for that job starts
+# here, so neither the worker's start-up nor its import of a problem counts as a case's time.
+READY = "ready"
+
 _problems: dict[str, Problem] = {}
+
+
+def _problem(problem_id: str) -> Problem:
+    problem = _problems.get(problem_id)
+    if problem is None:
+        problem = _problems[problem_id] = get_problem(problem_id)
+    return problem
+
+
+_warm: set[tuple[str, str]] = set()
+
+
+def _warm_up(problem_id: str, stage_name: str) -> None:
+    """Import the problem and pay the stage's one-off start-up cost, once per worker."""
+    problem = _problem(problem_id)
+    if (problem_id, stage_name) in _warm:
+        return
+    _warm.add((problem_id, stage_name))
+    try:
+        stage = problem.stage(stage_name)
+        if stage.warm_up is not None:
+            stage.warm_up()
+    except Exception:  # a broken stage shows up as RE on its cases, not here
+        pass
 
 
 def run_stage(job: Job) -> Outcome:
     """Parse, solve and format one case with a built-in stage, timing all three."""
-    problem = _problems.get(job.solver.problem)
-    if problem is None:
-        problem = _problems[job.solver.problem] = get_problem(job.solver.problem)
+    problem = _problem(job.solver.problem)
     stage = problem.stage(job.solver.stage)
     wall, cpu = time.perf_counter(), time.process_time()
     try:
@@ -58,7 +84,7 @@ def execute(job: Job) -> Outcome:
 
 def _terminate(signum, frame) -> None:
     ChildTracker.kill_current()
-    sys.exit(0)
+    os._exit(0)  # nothing to flush; sys.exit here can land inside interpreter shutdown
 
 
 def worker_main(connection: Connection) -> None:
@@ -72,5 +98,9 @@ def worker_main(connection: Connection) -> None:
             return
         if batch is None:
             return
+        for problem_id, stage in {(job.solver.problem, job.solver.stage) for job in batch
+                                  if job.solver.kind == "stage"}:
+            _warm_up(problem_id, stage)
+        connection.send(READY)
         for job in batch:
             connection.send(execute(job))

@@ -76,10 +76,10 @@ STAGES = (
           refuses=oracles.editorial_refuses),
     Stage("fast", fast,
           "numba centroid decomposition with per-bit sliding-window XOR tables",
-          "O(N log^2 N)"),
+          "O(N log^2 N)", warm_up=lambda: fast(parse("1\n2\n1 2\n1 0\n"))),
     Stage("tester-17bit", tester_17bit,
           "fast with the published tester's fixed MAX_BITS = 17",
-          "O(N log^2 N)",
+          "O(N log^2 N)", warm_up=lambda: tester_17bit(parse("1\n2\n1 2\n1 0\n")),
           known_wrong="Grundy values are cut to 17 bits, but distances reach 299,999 "
                       "(19 bits): wrong from a 131,073-node path with a coin at one end."),
 )

@@ -1,0 +1,4 @@
+"""Never answers: sleeps a minute."""
+import time
+
+time.sleep(60)

@@ -1,0 +1,3 @@
+"""Never answers: spins the CPU forever."""
+while True:
+    pass

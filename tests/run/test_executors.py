@@ -1,0 +1,147 @@
+"""The local pool: batches of jobs through a few long-lived workers, with a watch on time.
+
+Built-in stages run inside the workers; the parent kills a worker whose case overruns, records
+`TLE`, and hands the rest of that worker's batch to a replacement.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+from conftest import alive, external, jobs_of, py, run_jobs, stage
+
+from pipeline.run.executors import LocalPoolExecutor, batches
+from pipeline.run.jobs import Job
+
+
+def _tiny(count: int, spec=None) -> list[Job]:
+    spec = spec or stage("fast")
+    return [Job(i, spec, f"case{i}", f"{i} 1\n") for i in range(count)]
+
+
+# -- batching ------------------------------------------------------------------------------------
+
+def test_tiny_stage_jobs_travel_in_batches_of_64_and_external_ones_in_fours():
+    assert [len(b) for b in batches(_tiny(200))] == [64, 64, 64, 8]
+    programs = _tiny(10, external(py("sum")))
+    assert [len(b) for b in batches(programs)] == [4, 4, 2]
+    assert [job.key for b in batches(_tiny(200)) for job in b] == list(range(200))
+
+
+def test_batches_stop_at_a_byte_budget_so_a_big_input_travels_alone():
+    small = [Job(i, stage("fast"), f"s{i}", "1 1\n") for i in range(3)]
+    big = Job(3, stage("fast"), "big", "1 " + "0" * 600_000 + "\n")
+    bigger = Job(4, stage("fast"), "bigger", "1 " + "0" * 900_000 + "\n")
+    grouped = [[job.key for job in b] for b in batches([*small, big, bigger], max_bytes=1 << 20)]
+    assert grouped == [[0, 1, 2, 3], [4]]
+
+
+def test_many_tiny_cases_go_through_few_workers_fast():
+    with LocalPoolExecutor(2) as executor:
+        started = time.monotonic()
+        outcomes = run_jobs(executor, _tiny(3000, stage("pid")))
+        elapsed = time.monotonic() - started
+    served = Counter(outcome.answer for outcome in outcomes.values())
+    assert all(outcome.status == "ok" for outcome in outcomes.values())
+    assert len(served) == 2  # the two worker processes answered all 3000 cases between them
+    assert elapsed < 5  # far below 3000 process starts
+    walls = sorted(outcome.wall_ms for outcome in outcomes.values())
+    assert walls[len(walls) // 2] < 1  # each case is timed alone: microseconds, not a start
+
+
+def test_every_job_gets_exactly_one_outcome_in_any_order(pool):
+    mixed = jobs_of([(stage("fast"), "1 2\n"), (external(py("sum")), "3 4\n"),
+                     (stage("brute"), "5 6\n"), (stage("fast"), "7 8\n")] * 5)
+    outcomes = run_jobs(pool, mixed)
+    assert [outcomes[i].answer for i in range(20)] == ["3\n", "7\n", "11\n", "15\n"] * 5
+
+
+# -- outcomes of built-in stages -----------------------------------------------------------------
+
+def test_a_stage_is_timed_on_its_own_with_no_process_measurements(pool):
+    [outcome] = run_jobs(pool, jobs_of([(stage("nap"), "1 2\n")])).values()
+    assert (outcome.status, outcome.answer) == ("ok", "3\n")
+    assert 2 <= outcome.wall_ms < 100
+    assert outcome.cpu_ms < outcome.wall_ms  # it slept
+    assert outcome.peak_rss_kb is None and outcome.exit_code is None
+
+
+def test_a_raising_stage_is_a_runtime_error_naming_the_exception_and_place(pool):
+    [outcome] = run_jobs(pool, jobs_of([(stage("crashy"), "4 5\n")])).values()
+    assert outcome.status == "re"
+    assert outcome.error.startswith("RuntimeError: crashy gives up on 4 5 at ")
+    assert "toy.py:" in outcome.error
+
+
+def test_a_memory_error_in_a_stage_is_a_memory_verdict(pool):
+    [outcome] = run_jobs(pool, jobs_of([(stage("hungry"), "1 1\n")])).values()
+    assert (outcome.status, outcome.error) == ("mle", "MemoryError")
+
+
+def test_a_case_beyond_a_stages_limits_is_skipped_with_the_reason(pool):
+    outcomes = run_jobs(pool, jobs_of([(stage("brute"), "1 1000\n"), (stage("brute"), "1 1001\n"),
+                                       (stage("fast"), f"{10**12} 1\n")]))
+    assert (outcomes[0].status, outcomes[0].answer) == ("ok", "1001\n")
+    assert (outcomes[1].status, outcomes[1].error) == ("skip", "b = 1001 is above 1000")
+    assert (outcomes[2].status, outcomes[2].error) == ("skip", "a or b is above 1000000000")
+
+
+def test_an_input_the_parser_rejects_is_a_runtime_error(pool):
+    [outcome] = run_jobs(pool, jobs_of([(stage("fast"), "1 two\n")])).values()
+    assert outcome.status == "re"
+    assert outcome.error.startswith("input rejected: line 1")
+
+
+# -- timeouts and dead workers -------------------------------------------------------------------
+
+def test_an_overdue_stage_is_killed_its_worker_replaced_and_the_batch_finished():
+    with LocalPoolExecutor(1) as executor:
+        jobs = [*_tiny(3, stage("pid")), Job(3, stage("sleepy", timeout_s=0.5), "slow", "1 1\n"),
+                *(Job(i, stage("pid"), f"case{i}", "1 1\n") for i in range(4, 8))]
+        assert len(list(batches(jobs))) == 1  # all in one batch, so on one worker
+        started = time.monotonic()
+        outcomes = run_jobs(executor, jobs)
+        elapsed = time.monotonic() - started
+        [survivor] = [worker.process.pid for worker in executor._workers]
+    slow = outcomes[3]
+    assert (slow.status, slow.error) == ("tle", "killed after 0.5 s")
+    assert 500 <= slow.wall_ms < 2000
+    before = {outcomes[i].answer for i in range(3)}
+    after = {outcomes[i].answer for i in range(4, 8)}
+    assert len(before) == len(after) == 1 and before != after  # a new worker took over
+    assert all(outcomes[i].status == "ok" for i in (0, 1, 2, 4, 5, 6, 7))
+    assert int(after.pop()) == survivor
+    assert not alive(int(before.pop()))  # the overdue worker was killed
+    assert elapsed < 5  # not the 60 s the stage wanted
+
+
+def test_the_clock_starts_when_the_worker_is_ready_not_when_it_is_spawned():
+    """A fresh worker's start-up (and its import of the problem) is not charged to its first
+    case: with a timeout far below a process start, fast cases still pass, even right after a
+    worker was killed and replaced."""
+    with LocalPoolExecutor(1) as executor:
+        jobs = [*_tiny(5, stage("fast", timeout_s=0.05)),
+                Job(5, stage("sleepy", timeout_s=0.05), "slow", "1 1\n"),
+                *(Job(i, stage("fast", timeout_s=0.05), f"case{i}", "1 1\n") for i in range(6, 10))]
+        outcomes = run_jobs(executor, jobs)
+    statuses = [outcomes[i].status for i in range(10)]
+    assert statuses == ["ok"] * 5 + ["tle"] + ["ok"] * 4
+
+
+def test_a_stage_that_kills_its_worker_is_a_runtime_error_and_the_rest_still_run(pool):
+    jobs = [*_tiny(2), Job(2, stage("dies"), "dies", "1 1\n"), *(
+        Job(i, stage("fast"), f"case{i}", f"{i} 1\n") for i in range(3, 6))]
+    outcomes = run_jobs(pool, jobs)
+    assert (outcomes[2].status, outcomes[2].error) == ("re", "worker died")
+    assert [outcomes[i].answer for i in (0, 1, 3, 4, 5)] == ["1\n", "2\n", "4\n", "5\n", "6\n"]
+
+
+def test_closing_the_pool_stops_every_worker():
+    executor = LocalPoolExecutor(2)
+    run_jobs(executor, _tiny(200))
+    workers = [worker.process.pid for worker in executor._workers]
+    assert len(workers) == 2 and all(alive(pid) for pid in workers)
+    executor.close()
+    assert not any(alive(pid) for pid in workers)
+    assert executor._workers == []

@@ -1,0 +1,196 @@
+"""External programs: one process per case under limits, with honest measurements.
+
+Every program here is real (a Python script run with this interpreter, or C++ compiled with
+g++) and runs the way a run runs it: inside a pool worker, through `run_external`.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from pathlib import Path
+
+from conftest import alive, external, py, run_one, stage, wait_until
+
+from pipeline.run.executors import LocalPoolExecutor
+
+
+# -- the ordinary path ---------------------------------------------------------------------------
+
+def test_the_input_arrives_on_stdin_and_the_answer_is_stdout(pool, cpp):
+    for argv in (py("sum"), (cpp["sum"],)):
+        outcome = run_one(pool, external(argv), "40 2\n")
+        assert (outcome.status, outcome.answer, outcome.exit_code) == ("ok", "42\n", 0)
+        assert outcome.error is None
+        assert outcome.wall_ms > 0 and outcome.cpu_ms >= 0 and outcome.peak_rss_kb > 0
+
+
+def test_cpu_time_is_each_programs_own(pool):
+    busy = run_one(pool, external(py("busy_then_sum", "0.4")), "1 1\n")
+    assert busy.status == "ok" and busy.answer == "2\n"
+    assert busy.cpu_ms >= 400
+    assert busy.wall_ms >= busy.cpu_ms * 0.9
+    quick = run_one(pool, external(py("sum")), "1 1\n")  # not the sum of all children so far
+    assert quick.cpu_ms < 300
+
+
+def test_peak_memory_is_the_programs_resident_peak(pool):
+    outcome = run_one(pool, external(py("resident", "150")), "1 1\n")
+    assert outcome.status == "ok"
+    assert outcome.peak_rss_kb >= 150 * 1024
+
+
+def test_a_program_that_cannot_start_is_a_runtime_error(pool, tmp_path):
+    outcome = run_one(pool, external((str(tmp_path / "no-such-program"),)))
+    assert outcome.status == "re"
+    assert "cannot start" in outcome.error
+
+
+# -- verdict-worthy behaviour --------------------------------------------------------------------
+
+def test_a_sleeping_program_is_killed_at_the_timeout(pool):
+    started = time.monotonic()
+    outcome = run_one(pool, external(py("sleeper"), timeout_s=0.5))
+    assert outcome.status == "tle"
+    assert outcome.error == "killed after 0.5 s"
+    assert 500 <= outcome.wall_ms < 2000
+    assert outcome.cpu_ms < 300  # it slept: the CPU time says so
+    assert time.monotonic() - started < 3
+
+
+def test_a_spinning_program_is_killed_at_the_timeout(pool, cpp):
+    for argv in (py("spinner"), (cpp["spin"],)):
+        outcome = run_one(pool, external(argv, timeout_s=0.5))
+        assert outcome.status == "tle"
+        assert 500 <= outcome.wall_ms < 2000
+        assert outcome.cpu_ms > 100  # it burnt CPU until the kill (starting costs ~20 ms)
+
+
+def test_a_non_zero_exit_is_a_runtime_error_with_its_stderr(pool):
+    outcome = run_one(pool, external(py("exit_code")))
+    assert (outcome.status, outcome.exit_code) == ("re", 3)
+    assert outcome.error.startswith("exit code 3")
+    assert "giving up: no idea" in outcome.error
+
+
+def test_death_by_a_signal_is_a_runtime_error(pool):
+    outcome = run_one(pool, external(py("segfault")))
+    assert (outcome.status, outcome.exit_code) == ("re", -signal.SIGSEGV)
+    assert outcome.error.startswith(f"signal {int(signal.SIGSEGV)}")
+
+
+def test_a_memory_hog_is_stopped_by_the_memory_limit(pool, cpp):
+    for argv in (py("hog"), (cpp["hog"],), (cpp["hog_silent"],)):
+        started = time.monotonic()
+        outcome = run_one(pool, external(argv, memory_mb=256))
+        assert outcome.status == "mle", outcome
+        assert outcome.error.startswith("memory limit 256 MB")
+        assert outcome.peak_rss_kb <= 256 * 1024
+        assert time.monotonic() - started < 5
+
+
+def test_a_big_worker_does_not_turn_another_programs_crash_into_a_memory_verdict():
+    """A child's peak memory from `wait4` includes its parent's image at the fork (Linux keeps
+    it across exec): after a stage grew the worker to 200 MB, a program that fails on its own
+    under a 160 MB limit is still a runtime error."""
+    with LocalPoolExecutor(1) as executor:
+        assert run_one(executor, stage("ballast")).status == "ok"
+        outcome = run_one(executor, external(py("exit_code"), memory_mb=160))
+    assert (outcome.status, outcome.exit_code) == ("re", 3)
+
+
+def test_a_program_within_the_memory_limit_is_not_stopped(pool):
+    outcome = run_one(pool, external(py("resident", "50"), memory_mb=256), "1 1\n")
+    assert (outcome.status, outcome.answer) == ("ok", "2\n")
+
+
+def test_an_output_flood_is_cut_at_the_output_limit(pool, cpp):
+    limit = 1 << 20
+    for argv in (py("flood"), (cpp["flood"],)):
+        outcome = run_one(pool, external(argv, output_limit_bytes=limit))
+        assert outcome.status == "ole", outcome
+        assert outcome.error == f"output exceeded {limit} bytes"
+        assert outcome.answer is None  # the flood is never read back
+
+
+def test_the_default_output_limit_stops_a_flood(pool):
+    outcome = run_one(pool, external(py("flood"), timeout_s=20))
+    assert outcome.status == "ole"
+    assert outcome.wall_ms < 15000
+
+
+# -- forks ---------------------------------------------------------------------------------------
+
+def _pids(path: Path) -> list[int]:
+    return [int(pid) for pid in path.read_text().split()]
+
+
+def test_children_left_behind_by_a_finished_program_are_killed(pool, tmp_path):
+    record = tmp_path / "pids"
+    started = time.monotonic()
+    outcome = run_one(pool, external(py("forker", str(record), "3", "answer")), "2 2\n")
+    assert (outcome.status, outcome.answer) == ("ok", "4\n")
+    assert time.monotonic() - started < 5  # nobody waited for the sleeping children
+    children = _pids(record)
+    assert len(children) == 3
+    assert wait_until(lambda: not any(alive(pid) for pid in children), timeout=5)
+
+
+def test_a_forking_program_that_overruns_is_killed_with_all_its_children(pool, tmp_path):
+    record = tmp_path / "pids"
+    outcome = run_one(pool, external(py("forker", str(record), "3", "sleep"), timeout_s=0.5))
+    assert outcome.status == "tle"
+    assert outcome.wall_ms < 3000
+    children = _pids(record)
+    assert len(children) == 3
+    assert wait_until(lambda: not any(alive(pid) for pid in children), timeout=5)
+
+
+# -- isolation -----------------------------------------------------------------------------------
+
+def test_each_case_runs_in_a_fresh_empty_temporary_directory(pool, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    first = json.loads(run_one(pool, external(py("inspect_world")), "1 2\n").answer)
+    second = json.loads(run_one(pool, external(py("inspect_world")), "3 4\n").answer)
+    for seen in (first, second):
+        assert seen["listing"] == []  # nothing from an earlier case, nothing of ours
+        assert not Path(seen["cwd"]).exists()  # removed once the case is over
+        assert Path(seen["cwd"]).resolve() != Path.cwd().resolve()
+    assert first["cwd"] != second["cwd"]
+    assert (first["stdin"], second["stdin"]) == ("1 2\n", "3 4\n")
+    assert not (tmp_path / "litter.txt").exists()
+
+
+def test_the_program_gets_a_clean_environment(pool, monkeypatch):
+    monkeypatch.setenv("GAMEBENCH_SECRET", "hunter2")
+    report = json.loads(run_one(pool, external(py("inspect_world"))).answer)
+    assert report["env"] == ["LC_ALL", "PATH"]
+
+
+def test_arguments_are_passed_literally_never_through_a_shell(pool, tmp_path):
+    record, marker = tmp_path / "argv.json", tmp_path / "pwned"
+    tricky = (";", "touch", str(marker), "$(touch " + str(marker) + ")", "`id`", "|", "*",
+              "&&", "$HOME", "a b")
+    outcome = run_one(pool, external(py("record_argv", str(record), *tricky)), "1 1\n")
+    assert (outcome.status, outcome.answer) == ("ok", "2\n")
+    assert json.loads(record.read_text()) == list(tricky)
+    assert not marker.exists()
+
+
+def test_closing_the_pool_kills_a_program_in_flight(tmp_path):
+    """Stopping a run (Ctrl-C) mid-case leaves neither the worker nor the program running."""
+    from pipeline.run.jobs import Job
+
+    record = tmp_path / "pids"
+    sleeper = external(py("forker", str(record), "2", "sleep"), timeout_s=30)
+    jobs = [Job(i, stage("fast"), f"c{i}", "1 1\n") for i in range(4)]
+    jobs.append(Job(4, sleeper, "c4", "1 1\n"))
+    executor = LocalPoolExecutor(2)
+    stream = executor.run(jobs)
+    next(stream)
+    assert wait_until(lambda: record.exists() and len(record.read_text().split()) == 2)
+    workers = [worker.process.pid for worker in executor._workers]
+    stream.close()
+    executor.close()
+    assert wait_until(lambda: not any(alive(pid) for pid in _pids(record) + workers), timeout=5)
