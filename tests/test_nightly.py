@@ -1,0 +1,65 @@
+"""The nightly job on a small corpus: builds it once, runs everything, compares the second
+night with the first, writes the report; and fails on a new wrong answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.nightly import corpus_is_current, format_outcome, nightly
+
+CONFIG = """
+seed = 5
+[problems.arc087e]
+recipes = { tiny = 25, max-comb = 1 }
+[problems.bipartitebattle]
+recipes = { tiny = 15, medium = 5 }
+"""
+
+
+def write_config(tmp_path: Path, text: str = CONFIG) -> Path:
+    path = tmp_path / "nightly.toml"
+    path.write_text(text)
+    return path
+
+
+def test_two_nights_in_a_row_pass_and_the_second_compares_with_the_first(tmp_path):
+    data, config = tmp_path / "data", write_config(tmp_path)
+    lines: list[str] = []
+    first = nightly(data, config, jobs=2, log=lines.append)
+    assert not first.failed, format_outcome(first)
+    assert any(line.startswith("generated arc087e/tiny") for line in lines)
+    assert [n.baseline for n in first.problems] == [None, None]
+    assert first.report is not None and first.report.read_text().startswith("<!DOCTYPE html>")
+    assert corpus_is_current(data / "raw" / "arc087e" / "nightly" / "tiny", "arc087e", "tiny", 5,
+                             25)
+
+    lines.clear()
+    second = nightly(data, config, jobs=2, log=lines.append)
+    assert not second.failed, format_outcome(second)
+    assert not any(line.startswith("generated") for line in lines)  # the corpus is reused
+    for first_night, second_night in zip(first.problems, second.problems):
+        assert second_night.baseline == first_night.run.run_id
+        assert "compare" in second_night.comparison_text
+    runs = pl.read_parquet(str(data / "tables" / "runs" / "*.parquet"))
+    assert runs.height == 4 and set(runs["status"]) == {"finished"}
+
+
+def test_a_wrong_expected_answer_fails_the_night(tmp_path):
+    data, config = tmp_path / "data", write_config(
+        tmp_path, "seed = 2\n[problems.arc087e]\nrecipes = { tiny = 5 }\n")
+    nightly(data, config, jobs=1, log=lambda line: None)
+    # Someone commits a wrong expected output: the next night must say so and fail.
+    first_out = sorted((data / "raw" / "arc087e" / "nightly" / "tiny").glob("*.out"))[0]
+    flipped = {"Alice\n": "Bob\n", "Bob\n": "Alice\n"}[first_out.read_text()]
+    cases = data / "tables" / "cases" / "arc087e.parquet"
+    table = pl.read_parquet(cases)
+    source = first_out.relative_to(data / "raw").with_suffix(".in").as_posix()
+    table = table.with_columns(pl.when(pl.col("source") == source).then(pl.lit(flipped))
+                               .otherwise(pl.col("expected")).alias("expected"))
+    table.write_parquet(cases)
+    outcome = nightly(data, config, jobs=1, log=lambda line: None)
+    assert outcome.failed
+    text = format_outcome(outcome)
+    assert "new failing case" in text and "WA" in text
