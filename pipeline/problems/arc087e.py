@@ -69,7 +69,7 @@ from functools import lru_cache
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.games import GameSearch
 from pipeline.problems.base import Problem, Recipe, Stage
-from pipeline.problems.tokens import TokenReader
+from pipeline.problems.tokens import TokenReader, check_words
 
 MAX_N = 10**5
 MAX_L = 10**18
@@ -207,15 +207,7 @@ def format_answer(case: Case, answer: bool) -> str:
 
 
 def validate_answer(case: Case, text: str) -> None:
-    reader = TokenReader(text)
-    if not reader.tokens:
-        raise InputError(1, "expected Alice or Bob but the output is empty", rule="count")
-    token = reader.tokens[0]
-    if token not in ("Alice", "Bob"):
-        raise reader.error(0, f"expected Alice or Bob, found {token!r}", rule="answer-token",
-                           with_column=True)
-    reader.index = 1
-    reader.end()
+    check_words(text, 1, ("Alice", "Bob"))
 
 
 def size(case: Case) -> int:

@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from pipeline.errors import InputError
 from pipeline.games import GameSearch
 from pipeline.problems.base import Problem, Recipe, Stage
-from pipeline.problems.tokens import TokenReader
+from pipeline.problems.tokens import TokenReader, check_words
 
 MAX_N = 200_000
 MAX_M = 200_000
@@ -244,14 +244,7 @@ def format_answer(case: Case, answer: tuple[bool, ...]) -> str:
 
 
 def validate_answer(case: Case, text: str) -> None:
-    expected = case.queries
-    reader = TokenReader(text)
-    for i in range(expected):
-        token = reader.word(f"answer {i + 1} of {expected} (Grammy or Alice)")
-        if token not in ("Grammy", "Alice"):
-            raise reader.error(i, f"answer {i + 1} is {token!r}, expected Grammy or Alice",
-                               rule="answer-token", with_column=True)
-    reader.end()
+    check_words(text, case.queries, ("Grammy", "Alice"))
 
 
 # --------------------------------------------------------------------------------------------

@@ -62,10 +62,9 @@ from math import comb
 
 import numpy as np
 
-from pipeline.errors import InputError
 from pipeline.games import GameSearch, mex
 from pipeline.problems.base import Problem, Recipe, Stage
-from pipeline.problems.tokens import TokenReader
+from pipeline.problems.tokens import TokenReader, check_words
 
 MAX_SIDE = 10**18
 MAX_PEOPLE = 10**6
@@ -204,15 +203,7 @@ def format_answer(case: Case, answer: bool) -> str:
 
 
 def validate_answer(case: Case, text: str) -> None:
-    reader = TokenReader(text)
-    if reader.remaining() == 0:
-        raise InputError(1, "expected one token, Yes or No, but the output is empty",
-                         rule="count")
-    token = reader.word("the answer")
-    if token not in ("Yes", "No"):
-        raise reader.error(0, f"the answer should be Yes or No, found {token!r}",
-                           rule="answer-token", with_column=True)
-    reader.end()
+    check_words(text, 1, ("Yes", "No"))
 
 
 # -- sizes --------------------------------------------------------------------------------------

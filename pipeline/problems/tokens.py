@@ -122,6 +122,25 @@ class TokenReader:
                              "expected value", rule="trailing-data", with_column=True)
 
 
+def check_words(text: str, count: int, allowed: tuple[str, ...]) -> None:
+    """Check that an output is exactly `count` tokens, each one of `allowed` (as printed).
+
+    The shared answer validator of the problems whose answers are words (`Yes`/`No`,
+    `Alice`/`Bob`, one `Grammy`/`Alice` per query).
+    """
+    choices = " or ".join(allowed)
+    reader = TokenReader(text)
+    if count and not reader.tokens:
+        raise InputError(1, f"expected {count} answer(s), {choices}, but the output is empty",
+                         rule="count")
+    for i in range(count):
+        token = reader.word(f"answer {i + 1} of {count} ({choices})")
+        if token not in allowed:
+            raise reader.error(i, f"answer {i + 1} is {token!r}, expected {choices}",
+                               rule="answer-token", with_column=True)
+    reader.end()
+
+
 def check_tokens_equal(expected: Sequence[str], got: Sequence[str]) -> str | None:
     """None when the token lists agree, else a sentence naming the first difference."""
     for i, (want, have) in enumerate(zip(expected, got)):

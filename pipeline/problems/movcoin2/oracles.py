@@ -7,7 +7,6 @@ brute first compute the Grundy value g(R) = XOR of dist(R, v) over odd-coin node
 from __future__ import annotations
 
 from collections import deque
-from math import comb
 
 import numpy as np
 
