@@ -1,5 +1,5 @@
 """`python -m pipeline` runs the command-line interface."""
 
-from pipeline.cli import main
+from pipeline.entry import main
 
 main()

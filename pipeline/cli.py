@@ -7,6 +7,7 @@ pyarrow) are imported inside the commands that need them, so `pipeline solve` st
 
 from __future__ import annotations
 
+import io
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,38 +77,14 @@ def solve_command(
         "--out-dir", "-o", help="Write NAME.out for each NAME.in here.")] = None,
 ) -> None:
     """Solve judge inputs: stdin to stdout, or each INPUT to OUT_DIR/NAME.out."""
-    from pipeline.run.solve import solve_files, solve_text
+    from pipeline.run.solve import solve_command as solve
 
-    problem = _problem(problem_id)
-    try:
-        problem.stage(solver)
-    except UnknownName as error:
-        _fail(str(error))
-    if not inputs:
-        try:
-            sys.stdout.write(solve_text(problem, solver, sys.stdin.read()))
-        except InputError as error:
-            _fail(f"<stdin>:{error}", code=1)
-        except BeyondLimits as error:
-            _fail(str(error), code=1)
-        return
-    if out_dir is None:
-        if len(inputs) != 1:
-            _fail("several inputs need --out-dir")
-        try:
-            sys.stdout.write(solve_text(problem, solver, inputs[0].read_text(encoding="utf-8")))
-        except InputError as error:
-            _fail(f"{inputs[0]}:{error}", code=1)
-        except (BeyondLimits, OSError) as error:
-            _fail(str(error), code=1)
-        return
-    outcomes = solve_files(problem, solver, inputs, out_dir)
-    failed = [o for o in outcomes if o.error]
-    for outcome in failed:
-        typer.echo(f"error: {outcome.error}", err=True)
-    typer.echo(f"{len(outcomes) - len(failed)} solved, {len(failed)} failed -> {out_dir}")
-    if failed:
-        raise typer.Exit(1)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = solve(problem_id, list(inputs or []), solver, out_dir, sys.stdin, stdout, stderr)
+    typer.echo(stdout.getvalue(), nl=False)
+    typer.echo(stderr.getvalue(), nl=False, err=True)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command("generate")

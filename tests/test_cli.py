@@ -56,7 +56,7 @@ def test_solve_reproduces_every_sample_with_every_stage_within_limits(problem_id
 
 
 def test_solve_from_stdin_in_a_real_process_does_not_import_polars():
-    code = ("import sys; from pipeline.cli import main; sys.argv = ['pipeline', 'solve', "
+    code = ("import sys; from pipeline.entry import main; sys.argv = ['pipeline', 'solve', "
             "'arc087e']; main()")
     probe = (f"{code}")
     done = subprocess.run([sys.executable, "-X", "importtime", "-c", probe],
@@ -170,3 +170,23 @@ def test_run_on_the_samples_gets_ac_from_every_trusted_stage(tmp_path):
     verdicts = pl.read_parquet(str(data / "tables" / "results" / "*.parquet"))
     assert set(verdicts["verdict"]) == {"AC"}
     assert verdicts.height == 18
+
+
+def test_the_console_script_solves_without_typer_and_reports_bad_files(tmp_path):
+    """`pipeline solve` through the installed entry point: the light path, same behaviour."""
+    script = Path(sys.executable).with_name("pipeline")
+    good, bad = tmp_path / "a.in", tmp_path / "b.in"
+    good.write_text("1\n1 2\n")
+    bad.write_text("1\n1 0\n")
+    done = subprocess.run([str(script), "solve", "bipartitebattle", str(good), str(bad),
+                           "--out-dir", str(tmp_path / "out")], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert (tmp_path / "out" / "a.out").read_text() == "0\n"
+    assert f"{bad}:line 2" in done.stderr
+    code = ("import sys; from pipeline.entry import main; sys.argv = ['pipeline', 'solve', "
+            "'bipartitebattle']; main()")
+    probe = subprocess.run([sys.executable, "-X", "importtime", "-c", code], input="1\n1 1\n",
+                           capture_output=True, text=True)
+    assert probe.returncode == 0 and probe.stdout == "1\n"
+    imported = {line.split("|")[-1].strip() for line in probe.stderr.splitlines()}
+    assert not {"typer", "polars", "pyarrow"} & imported

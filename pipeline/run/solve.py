@@ -6,11 +6,13 @@ Imports only the problem module (never polars or pyarrow), so solving one file s
 from __future__ import annotations
 
 from dataclasses import dataclass
+import sys
 from pathlib import Path
+from typing import TextIO
 
-from pipeline.errors import BeyondLimits, InputError
+from pipeline.errors import BeyondLimits, InputError, UnknownName
 from pipeline.fsutil import atomic_write_text
-from pipeline.problems import Problem
+from pipeline.problems import Problem, get_problem
 
 
 @dataclass(frozen=True)
@@ -52,3 +54,53 @@ def solve_files(problem: Problem, stage: str, inputs: list[Path],
         atomic_write_text(target, answer)
         outcomes.append(SolveOutcome(source, target, None))
     return outcomes
+
+
+def solve_command(problem_id: str, inputs: list[Path], solver: str, out_dir: Path | None,
+                  stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """Everything `pipeline solve` does; returns its exit status.
+
+    Shared by the Typer command and by the light entry point (`pipeline.entry`), which calls
+    it without importing Typer so that solving one file starts fast.
+    """
+    def fail(message: str, code: int) -> int:
+        stderr.write(f"error: {message}\n")
+        return code
+
+    try:
+        problem = get_problem(problem_id)
+        problem.stage(solver)
+    except UnknownName as error:
+        return fail(str(error), 2)
+    if out_dir is None:
+        if len(inputs) > 1:
+            return fail("several inputs need --out-dir", 2)
+        name = str(inputs[0]) if inputs else "<stdin>"
+        try:
+            text = inputs[0].read_text(encoding="utf-8") if inputs else stdin.read()
+            stdout.write(solve_text(problem, solver, text))
+        except InputError as error:
+            return fail(f"{name}:{error}", 1)
+        except (BeyondLimits, OSError, UnicodeDecodeError) as error:
+            return fail(f"{name}: {error}", 1)
+        return 0
+    outcomes = solve_files(problem, solver, inputs, out_dir)
+    failed = [o for o in outcomes if o.error]
+    for outcome in failed:
+        stderr.write(f"error: {outcome.error}\n")
+    stdout.write(f"{len(outcomes) - len(failed)} solved, {len(failed)} failed -> {out_dir}\n")
+    return 1 if failed else 0
+
+
+def main(argv: list[str]) -> int:
+    """`pipeline solve ...` parsed with argparse (the light path; same options as Typer's)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="pipeline solve")
+    parser.add_argument("problem")
+    parser.add_argument("inputs", nargs="*", type=Path)
+    parser.add_argument("--solver", "-s", default="fast")
+    parser.add_argument("--out-dir", "-o", type=Path, default=None)
+    args = parser.parse_args(argv)
+    return solve_command(args.problem, args.inputs, args.solver, args.out_dir,
+                         sys.stdin, sys.stdout, sys.stderr)
