@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Protocol
 
+from pipeline.run.external import remove_scratch_of
 from pipeline.run.jobs import Job, Outcome
 from pipeline.run.worker import READY, worker_main
 
@@ -94,6 +95,8 @@ class LocalPoolExecutor:
         if worker.process.is_alive():
             worker.process.kill()
             worker.process.join()
+        if worker.process.pid is not None:
+            remove_scratch_of(worker.process.pid)
         worker.connection.close()
 
     def _assign(self, worker: _Worker, batch: list[Job]) -> None:

@@ -13,7 +13,14 @@ That peak has a floor: Linux carries the high-water mark of the forked copy of t
 memory verdict therefore trusts a peak near the limit only when it is above the worker's
 resident size at the fork.
 
-This runs inside a single-threaded worker process, which is what makes `preexec_fn` safe.
+The limits are applied by util-linux's `prlimit`, which sets them on itself and then execs the
+program (same pid, so `wait4` still measures the program): that keeps the worker's spawn on
+the cheap vfork path (about 2 ms a case, against 3.5-6 ms for a Python `preexec_fn`, which
+forces a full fork of a worker that may hold NumPy and numba). Where `prlimit` is missing the
+worker falls back to `preexec_fn`, which is safe because workers are single-threaded.
+
+Each case's files (input, output, the program's working directory) live in one scratch
+folder per worker, on tmpfs (`/dev/shm`) when there is one, with a new folder per case, removed when the case is over.
 """
 
 from __future__ import annotations
@@ -44,6 +51,50 @@ def _limits(memory_bytes: int | None, file_bytes: int, cpu_seconds: int):
     return apply
 
 
+_PRLIMIT = shutil.which("prlimit")
+_scratch: Path | None = None
+_cases_run = 0
+
+
+def scratch_root() -> Path:
+    """This worker's scratch folder (created on first use; on tmpfs where possible)."""
+    global _scratch
+    if _scratch is None:
+        shm = Path("/dev/shm")
+        base = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+        _scratch = Path(tempfile.mkdtemp(prefix=f"{scratch_prefix(os.getpid())}", dir=base))
+    return _scratch
+
+
+def scratch_prefix(pid: int) -> str:
+    return f"gamebench-run-{pid}-"
+
+
+def remove_scratch_of(pid: int) -> None:
+    """Remove the scratch folder of a worker that was killed before it could."""
+    for base in (Path("/dev/shm"), Path(tempfile.gettempdir())):
+        for folder in base.glob(scratch_prefix(pid) + "*"):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def cleanup_scratch() -> None:
+    global _scratch
+    if _scratch is not None:
+        shutil.rmtree(_scratch, ignore_errors=True)
+        _scratch = None
+
+
+def _command(argv: tuple[str, ...], memory_bytes: int | None, file_bytes: int,
+             cpu_seconds: int) -> tuple[list[str], object]:
+    """(argv to spawn, preexec_fn or None): the program under its limits."""
+    if _PRLIMIT is None:
+        return list(argv), _limits(memory_bytes, file_bytes, cpu_seconds)
+    limits = [f"--fsize={file_bytes}", f"--cpu={cpu_seconds}:{cpu_seconds + 1}", "--core=0"]
+    if memory_bytes is not None:
+        limits.insert(0, f"--as={memory_bytes}")
+    return [_PRLIMIT, *limits, "--", *argv], None
+
+
 def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -64,10 +115,18 @@ class ChildTracker:
 
 def run_external(job: Job) -> Outcome:
     spec = job.solver
-    private = Path(tempfile.mkdtemp(prefix="gamebench-run-"))
+    program = spec.argv[0] if spec.argv else ""
+    if shutil.which(program, path=os.environ.get("PATH", "/usr/bin:/bin")) is None:
+        return Outcome(job.key, "re", error=f"cannot start {program!r}: no such executable "
+                       "program")
+    global _cases_run
+    _cases_run += 1
+    private = scratch_root() / f"case-{_cases_run}"  # a new folder per case, never reused
     workdir = private / "work"
-    workdir.mkdir()
+    workdir.mkdir(parents=True)
     memory = spec.memory_mb * 1024 * 1024 if spec.memory_mb else None
+    argv, preexec = _command(spec.argv, memory, spec.output_limit_bytes,
+                             int(spec.timeout_s) + 1)
     try:
         (private / "input").write_text(job.input, encoding="utf-8")
         with open(private / "input", "rb") as stdin, open(private / "stdout", "wb") as stdout, \
@@ -76,11 +135,9 @@ def run_external(job: Job) -> Outcome:
             started = time.perf_counter()
             try:
                 process = subprocess.Popen(
-                    list(spec.argv), stdin=stdin, stdout=stdout, stderr=stderr, cwd=workdir,
+                    argv, stdin=stdin, stdout=stdout, stderr=stderr, cwd=workdir,
                     env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"},
-                    start_new_session=True, close_fds=True,
-                    preexec_fn=_limits(memory, spec.output_limit_bytes,
-                                       int(spec.timeout_s) + 1))
+                    start_new_session=True, close_fds=True, preexec_fn=preexec)
             except OSError as error:
                 return Outcome(job.key, "re", error=f"cannot start {spec.argv[0]}: {error}")
             ChildTracker.current = process.pid

@@ -16,7 +16,7 @@ from multiprocessing.connection import Connection
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import Problem, get_problem
-from pipeline.run.external import ChildTracker, run_external
+from pipeline.run.external import ChildTracker, cleanup_scratch, run_external
 from pipeline.run.jobs import Job, Outcome
 
 # Sent once per batch, before its first job starts: the parent's clock for that job starts
@@ -84,6 +84,7 @@ def execute(job: Job) -> Outcome:
 
 def _terminate(signum, frame) -> None:
     ChildTracker.kill_current()
+    cleanup_scratch()
     os._exit(0)  # nothing to flush; sys.exit here can land inside interpreter shutdown
 
 
@@ -95,8 +96,10 @@ def worker_main(connection: Connection) -> None:
         try:
             batch = connection.recv()
         except EOFError:
+            cleanup_scratch()
             return
         if batch is None:
+            cleanup_scratch()
             return
         for problem_id, stage in {(job.solver.problem, job.solver.stage) for job in batch
                                   if job.solver.kind == "stage"}:
