@@ -7,11 +7,13 @@ import time
 from collections.abc import Callable
 
 
-def progress_bar(label: str, stream=None, min_interval: float = 0.1) -> Callable[..., None]:
-    """A callback `update(done, total, note="")`; silent when `stream` is not a terminal."""
+def progress_bar(label: str, stream=None,
+                 min_interval: float = 0.1) -> Callable[..., None] | None:
+    """A callback `update(done, total, note="")`, or None when `stream` is not a terminal
+    (callers then skip the work of describing progress at all)."""
     stream = stream or sys.stderr
     if not stream.isatty():
-        return lambda done, total, note="": None
+        return None
     started = time.monotonic()
     last = [0.0]
 

@@ -42,14 +42,27 @@ class Executor(Protocol):
 class _Worker:
     process: multiprocessing.Process
     connection: Connection
+    progress: object  # shared doubles [index in batch of the job running, its start time]
     batch: list[Job] = field(default_factory=list)
-    done: int = 0
+    done: int = 0       # outcomes received for this batch
     ready: bool = False  # the worker has started on its batch (else: still starting up)
-    since: float = 0.0  # when the in-flight job started (the previous one's end or READY)
+    since: float = 0.0  # when the batch was sent or READY came
 
     @property
     def busy(self) -> bool:
         return self.done < len(self.batch)
+
+    @property
+    def running(self) -> tuple[int, float]:
+        """(index in the batch, start time) of the job the worker is on, from shared memory.
+
+        Outcomes arrive in groups, so jobs after `done` may already be finished; the worker
+        writes which job it is on before starting it, which makes a timeout unambiguous.
+        """
+        index, started = int(self.progress[0]), self.progress[1]
+        if index < self.done:  # not yet written for this batch's next job
+            return self.done, max(self.since, started)
+        return index, started
 
     @property
     def in_flight(self) -> Job:
@@ -74,17 +87,26 @@ def batches(jobs: Iterable[Job], max_jobs: int = 64, max_bytes: int = 1 << 20) -
 class LocalPoolExecutor:
     """N worker processes on this machine (spawned, so they are safe beside Polars' threads)."""
 
-    def __init__(self, jobs: int | None = None) -> None:
+    def __init__(self, jobs: int | None = None,
+                 preload: tuple[tuple[str, str], ...] = ()) -> None:
+        """`preload`: (problem, stage) pairs; when given, the workers start at once and
+        import and warm them up while the caller gets on with other work."""
         self.size = max(1, jobs or os.cpu_count() or 1)
         self._context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
+        self._preload = tuple(preload)
+        if self._preload:
+            for _ in range(self.size):
+                self._start_worker()
 
     def _start_worker(self) -> _Worker:
         parent, child = self._context.Pipe(duplex=True)
-        process = self._context.Process(target=worker_main, args=(child,), daemon=True)
+        progress = self._context.RawArray("d", 2)
+        process = self._context.Process(target=worker_main,
+                                        args=(child, self._preload, progress), daemon=True)
         process.start()
         child.close()
-        worker = _Worker(process, parent)
+        worker = _Worker(process, parent, progress)
         self._workers.append(worker)
         return worker
 
@@ -102,6 +124,7 @@ class LocalPoolExecutor:
     def _assign(self, worker: _Worker, batch: list[Job]) -> None:
         worker.batch, worker.done, worker.since = batch, 0, time.monotonic()
         worker.ready = False
+        worker.progress[0], worker.progress[1] = -1.0, 0.0
         worker.connection.send(batch)
 
     def run(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
@@ -119,17 +142,17 @@ class LocalPoolExecutor:
             for worker in busy:
                 if worker.connection in ready:
                     try:
-                        outcome: Outcome = worker.connection.recv()
+                        message = worker.connection.recv()
                     except (EOFError, OSError):
                         yield from self._lost(worker, pending, "worker died")
                         continue
-                    if outcome == READY:
+                    if message == READY:
                         worker.ready, worker.since = True, time.monotonic()
                         continue
-                    job = worker.in_flight
-                    worker.done += 1
-                    worker.since = time.monotonic()
-                    yield job, outcome
+                    for outcome in message:  # a group of outcomes, in batch order
+                        job = worker.batch[worker.done]
+                        worker.done += 1
+                        yield job, outcome
                     if not worker.busy and pending:
                         self._assign(worker, pending.popleft())
                 elif time.monotonic() >= self._deadline(worker):
@@ -138,16 +161,22 @@ class LocalPoolExecutor:
     def _deadline(self, worker: _Worker) -> float:
         if not worker.ready:
             return worker.since + STARTUP_TIMEOUT_S
-        job = worker.in_flight
+        index, started = worker.running
+        job = worker.batch[index]
         grace = EXTERNAL_GRACE_S if job.solver.kind == "external" else 0.0
-        return worker.since + job.solver.timeout_s + grace
+        return started + job.solver.timeout_s + grace
 
     def _lost(self, worker: _Worker, pending: deque[list[Job]],
               reason: str | None) -> Iterator[tuple[Job, Outcome]]:
-        """The worker overran (reason None: TLE) or died: record its job, replace it."""
-        job = worker.in_flight
-        elapsed_ms = (time.monotonic() - worker.since) * 1000
-        rest = worker.batch[worker.done + 1:]
+        """The worker overran (reason None: TLE) or died: record its job, replace it.
+
+        Jobs of the batch that finished but whose outcomes had not arrived yet run again on
+        the replacement, with the jobs not started yet.
+        """
+        index, started = worker.running if worker.ready else (worker.done, worker.since)
+        job = worker.batch[index]
+        elapsed_ms = (time.monotonic() - started) * 1000
+        rest = worker.batch[worker.done:index] + worker.batch[index + 1:]
         self._retire(worker)
         if reason is None and not worker.ready:
             outcome = Outcome(job.key, "re", error=f"worker not ready after "

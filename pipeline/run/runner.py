@@ -31,8 +31,10 @@ from pipeline.run.solvers import (ExternalSolver, configured_externals, load_pro
                                   prepare)
 from pipeline.run.verdicts import Verdict, grade
 
-CHUNK_ROWS = 500
-CHUNK_SECONDS = 2.0
+# A chunk of results is written every CHUNK_SECONDS (or CHUNK_ROWS rows), so a killed run
+# loses at most about a second of work.
+CHUNK_ROWS = 5000
+CHUNK_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -80,11 +82,18 @@ def new_run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
 
 
+RUN_COLUMNS = ["case_id", "group", "input", "expected", "expected_source", "size"]
+
+
 def load_cases(data_dir: Path, problem_id: str, group: str | None) -> pl.DataFrame:
-    frame = store.read_file(store.table_dir(data_dir, "cases") / f"{problem_id}.parquet",
-                            store.cases_schema())
+    """The columns a run needs of a problem's cases (smallest first)."""
+    path = store.table_dir(data_dir, "cases") / f"{problem_id}.parquet"
+    if not path.exists():
+        return store.empty({name: store.CASES_BASE[name] for name in RUN_COLUMNS})
+    frame = pl.read_parquet(path, columns=RUN_COLUMNS)
     if group is not None:
-        frame = frame.filter((pl.col("group") == group) | pl.col("group").str.starts_with(group + "/"))
+        frame = frame.filter((pl.col("group") == group)
+                             | pl.col("group").str.starts_with(group + "/"))
     return frame.sort(["size", "case_id"])
 
 
@@ -196,9 +205,13 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         run_id = new_run_id()
         solvers_wanted = None
         request_repeat = request.repeat
-    cases = load_cases(data_dir, problem.id, request.group)
     own_executor = executor is None
-    executor = executor or LocalPoolExecutor(request.jobs)
+    if executor is None:  # start the workers now: they import while the cases load
+        stages = request.solvers if (request.solvers or request.externals) else tuple(
+            s.name for s in problem.stages)
+        executor = LocalPoolExecutor(request.jobs, preload=tuple(
+            (problem.id, name) for name in stages))
+    cases = load_cases(data_dir, problem.id, request.group)
     summary = RunSummary(run_id, "running", cases.height)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     try:

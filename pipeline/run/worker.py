@@ -22,6 +22,7 @@ from pipeline.run.jobs import Job, Outcome
 # Sent once per batch, before its first job starts: the parent's clock for that job starts
 # here, so neither the worker's start-up nor its import of a problem counts as a case's time.
 READY = "ready"
+FLUSH_S = 0.005
 
 _problems: dict[str, Problem] = {}
 
@@ -88,10 +89,19 @@ def _terminate(signum, frame) -> None:
     os._exit(0)  # nothing to flush; sys.exit here can land inside interpreter shutdown
 
 
-def worker_main(connection: Connection) -> None:
-    """Serve batches of jobs from `connection` until it sends None or closes."""
+def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (),
+                progress=None) -> None:
+    """Serve batches of jobs from `connection` until it sends None or closes.
+
+    `preload` names (problem, stage) pairs to import and warm up before the first batch, so a
+    pool started early does that while the parent is still loading cases. `progress` (shared
+    doubles) receives the index and start time of each job before it runs, so the parent
+    knows which job overran even though outcomes travel in groups.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, _terminate)
+    for problem_id, stage in preload:
+        _warm_up(problem_id, stage)
     while True:
         try:
             batch = connection.recv()
@@ -105,5 +115,18 @@ def worker_main(connection: Connection) -> None:
                                   if job.solver.kind == "stage"}:
             _warm_up(problem_id, stage)
         connection.send(READY)
-        for job in batch:
-            connection.send(execute(job))
+        # Outcomes travel in small groups (one message per case would cost the parent more
+        # than a tiny case itself): a group goes out before a job starts once FLUSH_S has
+        # passed since the last one. Which job is running is told through `progress`.
+        outcomes: list[Outcome] = []
+        last = time.monotonic()
+        for index, job in enumerate(batch):
+            now = time.monotonic()
+            if outcomes and now - last >= FLUSH_S:
+                connection.send(outcomes)
+                outcomes, last = [], now
+            if progress is not None:
+                progress[1] = now
+                progress[0] = index
+            outcomes.append(execute(job))
+        connection.send(outcomes)
