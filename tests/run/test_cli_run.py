@@ -10,7 +10,7 @@ import shlex
 import polars as pl
 from typer.testing import CliRunner
 
-from conftest import alive, command, corpus, graded, py, run_cli, verdicts, wait_until
+from runkit import alive, command, corpus, graded, py, run_cli, verdicts, wait_until
 
 from pipeline.cli import app
 from pipeline.run import tables

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 
-from conftest import alive, external, jobs_of, py, run_jobs, stage
+from runkit import alive, external, jobs_of, py, run_jobs, stage
 
 from pipeline.run.executors import LocalPoolExecutor, batches
 from pipeline.run.jobs import Job

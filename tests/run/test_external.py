@@ -11,7 +11,7 @@ import signal
 import time
 from pathlib import Path
 
-from conftest import alive, external, py, run_one, stage, wait_until
+from runkit import alive, external, py, run_one, stage, wait_until
 
 from pipeline.run.executors import LocalPoolExecutor
 

@@ -9,7 +9,7 @@ from collections import Counter
 
 import polars as pl
 
-from conftest import REPO, alive, children_of, corpus, pipeline_argv, results, run_cli, wait_until
+from runkit import REPO, alive, children_of, corpus, pipeline_argv, results, run_cli, wait_until
 
 from pipeline.run import tables
 

@@ -13,7 +13,7 @@ from collections import Counter
 import polars as pl
 import pytest
 
-from conftest import command, corpus, graded, py, results, verdicts
+from runkit import command, corpus, graded, py, results, verdicts
 
 from pipeline.run import tables
 from pipeline.run.executors import LocalPoolExecutor

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROGRAMS
+from runkit import PROGRAMS
 
 from pipeline.run.solvers import (BuildError, ExternalSolver, configured_externals,
                                   load_problem_config, parse_external, prepare)

@@ -1,0 +1,173 @@
+"""Helpers for the run-layer tests: the toy problem, real programs, real corpora.
+
+Every test here has the toy problem registered (`tests/fixtures/toy.py`). Test programs are
+tiny Python scripts in `programs/` (run with this interpreter) and C++ programs compiled once
+per session with g++. Corpora are ingested with the real ingest into a temporary data dir.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.corpus.ingest import ingest
+from pipeline.run import tables
+from pipeline.run.executors import LocalPoolExecutor
+from pipeline.run.jobs import Job, Outcome, SolverSpec
+
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _toy_registered(toy):
+    return toy
+
+
+def py(name: str, *args: str) -> tuple[str, ...]:
+    """argv running the Python test program `programs/<name>.py`."""
+    return (sys.executable, str(PROGRAMS / f"{name}.py"), *args)
+
+
+def command(argv: tuple[str, ...]) -> str:
+    """The argv as one `--external` command line (paths here have no spaces)."""
+    return " ".join(argv)
+
+
+@pytest.fixture(scope="session")
+def cpp(tmp_path_factory) -> dict[str, str]:
+    """name -> executable of every `programs/*.cpp`, compiled once."""
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    out = tmp_path_factory.mktemp("cpp")
+    sources = sorted(PROGRAMS.glob("*.cpp"))
+    builds = {src.stem: subprocess.Popen(["g++", "-O1", "-o", str(out / src.stem), str(src)])
+              for src in sources}
+    for name, build in builds.items():
+        assert build.wait() == 0, f"g++ failed on {name}.cpp"
+    return {name: str(out / name) for name in builds}
+
+
+def stage(name: str, timeout_s: float = 5.0) -> SolverSpec:
+    return SolverSpec(name=name, kind="stage", problem="toy", stage=name, timeout_s=timeout_s)
+
+
+def external(argv: tuple[str, ...], timeout_s: float = 5.0, name: str = "prog",
+             **limits) -> SolverSpec:
+    return SolverSpec(name=name, kind="external", problem="toy", argv=tuple(argv),
+                      timeout_s=timeout_s, **limits)
+
+
+def jobs_of(pairs: list[tuple[SolverSpec, str]]) -> list[Job]:
+    return [Job(i, spec, f"case{i}", text) for i, (spec, text) in enumerate(pairs)]
+
+
+def run_jobs(executor: LocalPoolExecutor, jobs: list[Job]) -> dict[int, Outcome]:
+    """Every job's outcome by key; fails if a job gets none or two."""
+    outcomes: dict[int, Outcome] = {}
+    for job, outcome in executor.run(jobs):
+        assert outcome.key == job.key
+        assert job.key not in outcomes, f"job {job.key} got two outcomes"
+        outcomes[job.key] = outcome
+    assert sorted(outcomes) == sorted(job.key for job in jobs)
+    return outcomes
+
+
+def run_one(executor: LocalPoolExecutor, spec: SolverSpec, text: str = "2 3\n") -> Outcome:
+    return run_jobs(executor, [Job(0, spec, "case", text)])[0]
+
+
+@pytest.fixture(scope="module")
+def pool():
+    """Two workers shared by a module's tests (started on first use)."""
+    with LocalPoolExecutor(2) as executor:
+        yield executor
+
+
+def corpus(data_dir: Path, cases: dict[str, tuple[str, str | None]]) -> Path:
+    """Ingest `{relative path: (input, expected or None)}` as toy cases into `data_dir`."""
+    raw = data_dir.parent / f"{data_dir.name}-raw"
+    for rel, (text, expected) in cases.items():
+        path = raw / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        if expected is not None:
+            path.with_suffix(".out").write_text(expected)
+    summary = ingest(data_dir, [raw], problem_override="toy")
+    assert not summary.problems["toy"].rejects
+    return raw
+
+
+def results(data_dir: Path, run_id: str) -> pl.DataFrame:
+    return tables.read_run_results(data_dir, run_id)
+
+
+def graded(data_dir: Path, run_id: str) -> pl.DataFrame:
+    """The run's results with each case's `source` (its file name) and `input` joined on."""
+    cases = pl.read_parquet(data_dir / "tables" / "cases" / "toy.parquet")
+    names = cases.select("case_id", pl.col("source").str.split("/").list.last().alias("name"),
+                         "input")
+    return results(data_dir, run_id).join(names, on="case_id", how="left")
+
+
+def verdicts(frame: pl.DataFrame) -> dict[tuple[str, str], str]:
+    """(case file name, solver) -> verdict, for a run without repeats."""
+    pairs = [((row["name"], row["solver"]), row["verdict"]) for row in frame.iter_rows(named=True)]
+    found = dict(pairs)
+    assert len(found) == len(pairs), "a (case, solver) pair has two results"
+    return found
+
+
+def pipeline_argv(data_dir: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "pipeline", "--data-dir", str(data_dir), *args]
+
+
+def run_cli(data_dir: Path, *args: str, cwd: Path | None = None,
+            timeout: float = 60) -> subprocess.CompletedProcess:
+    """`python -m pipeline --data-dir D ARGS...` in a real process."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run(pipeline_argv(data_dir, *args), cwd=cwd or REPO, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def alive(pid: int) -> bool:
+    """True while `pid` is a live process (a zombie waiting to be reaped counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+def wait_until(condition, timeout: float = 10.0, interval: float = 0.02) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(interval)
+    return condition()
+
+
+def children_of(pid: int) -> list[int]:
+    """Pids of the live processes whose parent is `pid`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
+            found.append(int(entry))
+    return found
