@@ -10,7 +10,8 @@
 5. write the HTML report and print a short summary with its path.
 
 The job fails (non-zero exit) on any new WA, RE, TLE, MLE or OLE of a trusted solver, or a
-flagged slowdown. Without a baseline every such verdict counts as new. Stages registered as
+flagged slowdown that a re-measurement confirms (the flagged cases run again five times; the
+median must still be slower). Without a baseline every such verdict counts as new. Stages registered as
 known to be wrong are reported but never fail the job.
 """
 
@@ -30,7 +31,7 @@ from pipeline.corpus.ingest import IngestSummary, ingest
 from pipeline.problems import get_problem
 from pipeline.run import tables
 from pipeline.run.runner import RunRequest, RunSummary, run
-from pipeline.run.solvers import CONFIG_DIR
+from pipeline.run.solvers import CONFIG_DIR, configured_externals
 from pipeline.run.verdicts import FAILURES
 
 DEFAULT_CONFIG = CONFIG_DIR / "nightly.toml"
@@ -105,6 +106,48 @@ def trusted_failures(data_dir: Path, run_id: str, problem_id: str) -> list[str]:
             for row in counts.iter_rows(named=True)]
 
 
+REMEASURE_REPEAT = 5
+
+
+def confirmed_reasons(data_dir: Path, baseline: str, comparison, jobs: int | None,
+                      log: Callable[[str], None]) -> list[str]:
+    """The comparison's reasons to fail, with slowdowns kept only if a re-measurement agrees.
+
+    One timing of a 2 ms case on a shared 2-core machine can be 10x off. Before a slowdown
+    fails the night, its cases are run again, `REMEASURE_REPEAT` times each, by the solvers
+    that were flagged, and compared with the baseline on the median: a real regression stays
+    slow, noise does not. The re-measurement is stored as a run with status `remeasure`, so
+    it is never taken as the next night's baseline.
+    """
+    from pipeline.report.compare import SLOWDOWN_MARK, compare_runs
+
+    if not comparison.failed:
+        return []
+    reasons = [r for r in comparison.reasons if SLOWDOWN_MARK not in r]
+    flagged = {(s.solver, t.case_id) for s in comparison.solvers if not s.known_wrong
+               for t in s.slowdowns}
+    if not any(SLOWDOWN_MARK in r for r in comparison.reasons) or not flagged:
+        return reasons
+    problem = get_problem(comparison.problem)
+    stages = {s.name for s in problem.stages}
+    solvers = {name for name, _ in flagged}
+    request = RunRequest(
+        problem=problem.id, solvers=tuple(sorted(solvers & stages)),
+        externals=tuple(e for e in configured_externals(problem.id) if e.name in solvers),
+        jobs=jobs, repeat=REMEASURE_REPEAT, case_ids=tuple(sorted({c for _, c in flagged})),
+        command="pipeline nightly (re-measuring flagged slowdowns)")
+    remeasured = run(data_dir, request)
+    row = tables.read_runs(data_dir).filter(pl.col("run_id") == remeasured.run_id).row(
+        0, named=True)
+    tables.write_run(data_dir, {**row, "status": "remeasure"})
+    again = compare_runs(data_dir, baseline, remeasured.run_id)
+    confirmed = [r for r in again.reasons if SLOWDOWN_MARK in r]
+    log(f"{problem.id}: {len(flagged)} flagged slowdowns re-measured "
+        f"({REMEASURE_REPEAT} runs each, run {remeasured.run_id}): "
+        f"{'confirmed' if confirmed else 'not confirmed (noise)'}")
+    return reasons + [f"{r} (confirmed by re-measuring)" for r in confirmed]
+
+
 def previous_run(data_dir: Path, problem_id: str, config: dict) -> str | None:
     pinned = config.get("baseline", {}).get(problem_id)
     if pinned:
@@ -144,7 +187,8 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
                 night.failures.append(f"{problem_id}: cannot compare with {baseline}: {error}")
             else:
                 night.comparison_text = format_comparison(comparison)
-                night.failures.extend(comparison.reasons if comparison.failed else ())
+                night.failures.extend(confirmed_reasons(data_dir, baseline, comparison, jobs,
+                                                        log))
         else:
             night.failures.extend(trusted_failures(data_dir, result.run_id, problem_id))
         nights.append(night)

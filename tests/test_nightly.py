@@ -63,3 +63,35 @@ def test_a_wrong_expected_answer_fails_the_night(tmp_path):
     assert outcome.failed
     text = format_outcome(outcome)
     assert "new failing case" in text and "WA" in text
+
+
+def test_a_flagged_slowdown_fails_only_when_re_measuring_confirms_it(toy, tmp_path,
+                                                                       monkeypatch):
+    from pipeline.nightly import confirmed_reasons
+    from pipeline.report.compare import compare_runs
+    from pipeline.run import tables
+    from pipeline.run.runner import RunRequest, run
+
+    data = tmp_path / "data"
+    folder = data / "raw" / "toy" / "t"
+    folder.mkdir(parents=True)
+    for i in range(6):
+        (folder / f"{i}.in").write_text(f"{i} {i + 1}\n")
+    from pipeline.corpus.ingest import ingest
+
+    ingest(data, [data / "raw"])
+    request = RunRequest("toy", solvers=("busy",), jobs=1)
+    base = run(data, request)
+    monkeypatch.setenv("TOY_BUSY_MS", "40")  # the solver really got slower
+    slow = run(data, request)
+    comparison = compare_runs(data, base.run_id, slow.run_id)
+    assert comparison.failed and comparison.solver("busy").slowdowns
+    lines: list[str] = []
+    reasons = confirmed_reasons(data, base.run_id, comparison, 1, lines.append)
+    assert reasons and all("confirmed by re-measuring" in r for r in reasons)
+    assert "confirmed" in lines[0]
+    remeasure = tables.read_runs(data).filter(pl.col("status") == "remeasure")
+    assert remeasure.height == 1 and remeasure["repeat"][0] == 5
+    monkeypatch.setenv("TOY_BUSY_MS", "0")  # the slowdown was noise after all
+    assert confirmed_reasons(data, base.run_id, comparison, 1, lines.append) == []
+    assert "not confirmed" in lines[-1]

@@ -75,9 +75,9 @@ def case_id_of(text: str) -> str:
 
 # -- discovery ---------------------------------------------------------------------------------
 
-def _problem_of(root: Path, rel: PurePosixPath, override: str | None) -> tuple[str | None, str]:
+def _problem_of(root: Path, rel: PurePosixPath, override: str | None,
+                ids: frozenset[str]) -> tuple[str | None, str]:
     """(problem id, path inside that problem's folder) for a file at `rel` under `root`."""
-    ids = set(problem_ids())
     if override:
         return override, str(rel)
     if root.name in ids:
@@ -92,6 +92,7 @@ def _problem_of(root: Path, rel: PurePosixPath, override: str | None) -> tuple[s
 
 def _namespaces(root: Path, override: str | None,
                 archives: list[zipfile.ZipFile]) -> Iterator[Namespace]:
+    ids = frozenset(problem_ids())
     per_problem: dict[str | None, dict[str, Reader]] = {}
     labels: dict[str | None, dict[str, str]] = {}
     paths = [root] if root.is_file() else None
@@ -104,7 +105,7 @@ def _namespaces(root: Path, override: str | None,
         found, root = paths, root.parent
     for path in found:
         rel = PurePosixPath(path.relative_to(root).as_posix())
-        problem, inner = _problem_of(root, rel, override)
+        problem, inner = _problem_of(root, rel, override, ids)
         if path.suffix == ".zip":
             archive = zipfile.ZipFile(path)
             archives.append(archive)
@@ -215,7 +216,11 @@ def _ingest_problem(data_dir: Path, problem: Problem, items: list[tuple[Namespac
             progress(done, total)
         try:
             text = _decode(namespace.files[found.input](), source)
-            case = problem.parse(text)
+            case_id = case_id_of(text)
+            row = rows.get(case_id)
+            # A stored input was validated when it was stored: parse only new ones (and an
+            # input whose expected output is new, to validate that output against it).
+            case = problem.parse(text) if row is None else None
         except InputError as error:
             summary.rejects.append(_reject(problem.id, source, error, when))
             continue
@@ -224,12 +229,12 @@ def _ingest_problem(data_dir: Path, problem: Problem, items: list[tuple[Namespac
             try:
                 expected = normalise_newlines(_decode(namespace.files[found.expected](),
                                                       expected_source))
-                problem.validate_answer(case, expected)
+                if row is None or row["expected"] != expected:
+                    problem.validate_answer(case if case is not None else problem.parse(text),
+                                            expected)
             except InputError as error:
                 summary.rejects.append(_reject(problem.id, expected_source, error, when))
                 continue
-        case_id = case_id_of(text)
-        row = rows.get(case_id)
         produced_by = _expected_provenance(namespace, found.expected, provenance.setdefault(
             id(namespace), {})) if expected else None
         if row is None:

@@ -32,6 +32,7 @@ from pipeline.report import load
 from pipeline.report.load import latest_runs  # noqa: F401  (part of this module's API)
 from pipeline.run.solvers import load_problem_config
 
+SLOWDOWN_MARK = "slower than"  # in every reason a flagged slowdown gives (see nightly)
 RATIO_THRESHOLD = 1.5
 MIN_DIFF_MS = 5.0
 TIMED = ("AC", "WA", "NOEXP")
@@ -229,7 +230,7 @@ def _verdict(compared: list[SolverComparison], same_host: bool, base_host: str |
             # with per-worker caches. Their slowdowns are reported, not failed.
             slow_sink = notes if s.solver in relaxed else sink
             slow_sink.append(f"{tag}: {len(s.slowdowns)} case{'s' if len(s.slowdowns) != 1 else ''} "
-                        f"slower than {ratio_threshold:g}x and +{min_diff_ms:g} ms; worst "
+                        f"{SLOWDOWN_MARK} {ratio_threshold:g}x and +{min_diff_ms:g} ms; worst "
                         f"{worst.ratio:.2f}x ({worst.base_ms:.1f} -> {worst.new_ms:.1f} ms, "
                         f"case {worst.case_id[:12]}, size {worst.size})")
         if s.in_base and not s.in_new:

@@ -49,6 +49,7 @@ class RunRequest:
     repeat: int = 1
     resume: str | None = None
     command: str = ""
+    case_ids: tuple[str, ...] = ()            # only these cases (empty = every case)
 
 
 @dataclass
@@ -212,6 +213,8 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         executor = LocalPoolExecutor(request.jobs, preload=tuple(
             (problem.id, name) for name in stages))
     cases = load_cases(data_dir, problem.id, request.group)
+    if request.case_ids:
+        cases = cases.filter(pl.col("case_id").is_in(list(request.case_ids)))
     summary = RunSummary(run_id, "running", cases.height)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     try:
