@@ -109,14 +109,15 @@ def trusted_failures(data_dir: Path, run_id: str, problem_id: str) -> list[str]:
 REMEASURE_REPEAT = 5
 
 
-def confirmed_reasons(data_dir: Path, baseline: str, comparison, jobs: int | None,
+def confirmed_reasons(data_dir: Path, baseline: str, comparison,
                       log: Callable[[str], None]) -> list[str]:
     """The comparison's reasons to fail, with slowdowns kept only if a re-measurement agrees.
 
-    One timing of a 2 ms case on a shared 2-core machine can be 10x off. Before a slowdown
-    fails the night, its cases are run again, `REMEASURE_REPEAT` times each, by the solvers
-    that were flagged, and compared with the baseline on the median: a real regression stays
-    slow, noise does not. The re-measurement is stored as a run with status `remeasure`, so
+    One timing of a 2 ms case on a shared 2-core machine can be 10x off, and whole minutes run
+    15% slower than others. Before a slowdown fails the night, its cases are run again by the
+    solvers that were flagged, `REMEASURE_REPEAT` times each on one worker (no neighbour
+    competing for the core), and the fastest of those runs is compared with the baseline: noise
+    only ever adds time, so a case that is still 1.5x slower at its fastest really regressed. The re-measurement is stored as a run with status `remeasure`, so
     it is never taken as the next night's baseline.
     """
     from pipeline.report.compare import SLOWDOWN_MARK, compare_runs
@@ -134,13 +135,13 @@ def confirmed_reasons(data_dir: Path, baseline: str, comparison, jobs: int | Non
     request = RunRequest(
         problem=problem.id, solvers=tuple(sorted(solvers & stages)),
         externals=tuple(e for e in configured_externals(problem.id) if e.name in solvers),
-        jobs=jobs, repeat=REMEASURE_REPEAT, case_ids=tuple(sorted({c for _, c in flagged})),
+        jobs=1, repeat=REMEASURE_REPEAT, case_ids=tuple(sorted({c for _, c in flagged})),
         command="pipeline nightly (re-measuring flagged slowdowns)")
     remeasured = run(data_dir, request)
     row = tables.read_runs(data_dir).filter(pl.col("run_id") == remeasured.run_id).row(
         0, named=True)
     tables.write_run(data_dir, {**row, "status": "remeasure"})
-    again = compare_runs(data_dir, baseline, remeasured.run_id)
+    again = compare_runs(data_dir, baseline, remeasured.run_id, timing="min")
     confirmed = [r for r in again.reasons if SLOWDOWN_MARK in r]
     log(f"{problem.id}: {len(flagged)} flagged slowdowns re-measured "
         f"({REMEASURE_REPEAT} runs each, run {remeasured.run_id}): "
@@ -187,7 +188,7 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
                 night.failures.append(f"{problem_id}: cannot compare with {baseline}: {error}")
             else:
                 night.comparison_text = format_comparison(comparison)
-                night.failures.extend(confirmed_reasons(data_dir, baseline, comparison, jobs,
+                night.failures.extend(confirmed_reasons(data_dir, baseline, comparison,
                                                         log))
         else:
             night.failures.extend(trusted_failures(data_dir, result.run_id, problem_id))

@@ -87,11 +87,11 @@ def test_a_flagged_slowdown_fails_only_when_re_measuring_confirms_it(toy, tmp_pa
     comparison = compare_runs(data, base.run_id, slow.run_id)
     assert comparison.failed and comparison.solver("busy").slowdowns
     lines: list[str] = []
-    reasons = confirmed_reasons(data, base.run_id, comparison, 1, lines.append)
+    reasons = confirmed_reasons(data, base.run_id, comparison, lines.append)
     assert reasons and all("confirmed by re-measuring" in r for r in reasons)
     assert "confirmed" in lines[0]
     remeasure = tables.read_runs(data).filter(pl.col("status") == "remeasure")
     assert remeasure.height == 1 and remeasure["repeat"][0] == 5
     monkeypatch.setenv("TOY_BUSY_MS", "0")  # the slowdown was noise after all
-    assert confirmed_reasons(data, base.run_id, comparison, 1, lines.append) == []
+    assert confirmed_reasons(data, base.run_id, comparison, lines.append) == []
     assert "not confirmed" in lines[-1]

@@ -113,12 +113,15 @@ def _host(row: dict | None, results: pl.DataFrame) -> str | None:
 
 def compare_runs(data_dir: Path, base_run: str, new_run: str,
                  ratio_threshold: float = RATIO_THRESHOLD,
-                 min_diff_ms: float = MIN_DIFF_MS) -> Comparison:
-    """Compare run `new_run` against `base_run` (both of the same problem)."""
+                 min_diff_ms: float = MIN_DIFF_MS, timing: str = "median") -> Comparison:
+    """Compare run `new_run` against `base_run` (both of the same problem).
+
+    `timing` folds the repeats of a case: "median", or "min" (the least-disturbed run, for a
+    re-measurement)."""
     load.resolve_runs(data_dir, [base_run, new_run])
     rows = load.run_rows(data_dir, [base_run, new_run])
-    base = load.collapsed_results(data_dir, [base_run])
-    new = load.collapsed_results(data_dir, [new_run])
+    base = load.collapsed_results(data_dir, [base_run], timing=timing)
+    new = load.collapsed_results(data_dir, [new_run], timing=timing)
     problems = {r["problem"] for r in rows.values()} | set(base["problem"].unique()) | set(
         new["problem"].unique())
     problems.discard(None)
