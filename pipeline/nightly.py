@@ -109,8 +109,15 @@ def trusted_failures(data_dir: Path, run_id: str, problem_id: str) -> list[str]:
 REMEASURE_REPEAT = 5
 
 
+def slowdown_rule(config: dict) -> dict[str, float]:
+    """The nightly's slowdown thresholds (`slowdown_ratio`, `slowdown_min_ms` in its config)."""
+    return {"ratio_threshold": float(config.get("slowdown_ratio", 1.5)),
+            "min_diff_ms": float(config.get("slowdown_min_ms", 20.0))}
+
+
 def confirmed_reasons(data_dir: Path, baseline: str, comparison,
-                      log: Callable[[str], None]) -> list[str]:
+                      log: Callable[[str], None], rule: dict[str, float] | None = None
+                      ) -> list[str]:
     """The comparison's reasons to fail, with slowdowns kept only if a re-measurement agrees.
 
     One timing of a 2 ms case on a shared 2-core machine can be 10x off, and whole minutes run
@@ -141,7 +148,7 @@ def confirmed_reasons(data_dir: Path, baseline: str, comparison,
     row = tables.read_runs(data_dir).filter(pl.col("run_id") == remeasured.run_id).row(
         0, named=True)
     tables.write_run(data_dir, {**row, "status": "remeasure"})
-    again = compare_runs(data_dir, baseline, remeasured.run_id, timing="min")
+    again = compare_runs(data_dir, baseline, remeasured.run_id, timing="min", **(rule or {}))
     confirmed = [r for r in again.reasons if SLOWDOWN_MARK in r]
     log(f"{problem.id}: {len(flagged)} flagged slowdowns re-measured "
         f"({REMEASURE_REPEAT} runs each, run {remeasured.run_id}): "
@@ -183,13 +190,14 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
             night.failures.append(f"{problem_id}: run {result.run_id} {result.status}")
         elif baseline:
             try:
-                comparison = compare_runs(data_dir, baseline, result.run_id)
+                comparison = compare_runs(data_dir, baseline, result.run_id,
+                                          **slowdown_rule(config))
             except (KeyError, ValueError) as error:  # e.g. a pinned baseline that is gone
                 night.failures.append(f"{problem_id}: cannot compare with {baseline}: {error}")
             else:
                 night.comparison_text = format_comparison(comparison)
                 night.failures.extend(confirmed_reasons(data_dir, baseline, comparison,
-                                                        log))
+                                                        log, slowdown_rule(config)))
         else:
             night.failures.extend(trusted_failures(data_dir, result.run_id, problem_id))
         nights.append(night)
@@ -198,7 +206,8 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
             f"{', FAILED' if night.failures else ''}")
     run_ids = [n.run.run_id for n in nights]
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    report = write_report(data_dir, run_ids, data_dir / "reports" / f"nightly-{stamp}.html")
+    report = write_report(data_dir, run_ids, data_dir / "reports" / f"nightly-{stamp}.html",
+                          slowdown_rule(config))
     return NightlyOutcome(nights, summary, report, time.monotonic() - started)
 
 

@@ -82,15 +82,17 @@ def default_report_path(data_dir: Path, when: datetime | None = None) -> Path:
 
 
 def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
-                 out: Path | None = None) -> Path:
+                 out: Path | None = None, rule: dict[str, float] | None = None) -> Path:
     """Write the report for `run_ids` (default: the latest finished run of each problem) to
-    `out` (default `DATA/reports/report-<timestamp>.html`), atomically; returns the path."""
+    `out` (default `DATA/reports/report-<timestamp>.html`), atomically; returns the path.
+    `rule` overrides the slowdown thresholds of the comparisons (`compare_runs` arguments)."""
     path = Path(out) if out is not None else default_report_path(data_dir)
-    atomic_write_text(path, render_report(data_dir, run_ids))
+    atomic_write_text(path, render_report(data_dir, run_ids, rule))
     return path
 
 
-def render_report(data_dir: Path, run_ids: Sequence[str] | None = None) -> str:
+def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
+                  rule: dict[str, float] | None = None) -> str:
     """The report's HTML text."""
     runs = load.resolve_runs(data_dir, run_ids)
     if not runs:
@@ -98,7 +100,7 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None) -> str:
     rows = load.run_rows(data_dir, runs)
     results = load.collapsed_results(data_dir, runs)
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-    comparisons = _comparisons(data_dir, runs)
+    comparisons = _comparisons(data_dir, runs, rule or {})
     body = [
         f"<h1>gamebench report</h1><p class=\"meta\">generated {generated} &middot; "
         f"{len(runs)} run{'s' if len(runs) != 1 else ''} &middot; data folder "
@@ -120,11 +122,12 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None) -> str:
             f"<style>{CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def _comparisons(data_dir: Path, runs: Sequence[str]) -> list[tuple[str, Comparison | None]]:
+def _comparisons(data_dir: Path, runs: Sequence[str],
+                 rule: dict[str, float]) -> list[tuple[str, Comparison | None]]:
     found = []
     for run_id in runs:
         base = load.previous_run(data_dir, run_id)
-        found.append((run_id, compare_runs(data_dir, base, run_id) if base else None))
+        found.append((run_id, compare_runs(data_dir, base, run_id, **rule) if base else None))
     return found
 
 
@@ -142,7 +145,8 @@ def _remeasure_note(data_dir: Path, c: Comparison) -> tuple[bool, str] | None:
     if later.is_empty():
         return None
     remeasure = later["run_id"][0]
-    again = compare_runs(data_dir, c.base_run, remeasure, timing="min")
+    again = compare_runs(data_dir, c.base_run, remeasure, timing="min",
+                         ratio_threshold=c.ratio_threshold, min_diff_ms=c.min_diff_ms)
     confirmed = any(SLOWDOWN_MARK in r for r in again.reasons)
     return confirmed, (f"flagged slowdowns re-measured in run {remeasure} (fastest of "
                        f"{later['repeat'][0]} runs each): "
