@@ -14,7 +14,6 @@ leaves every file with either its old or its new content, never half of one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
@@ -141,11 +140,3 @@ def schema_of(table: str) -> dict[str, pl.DataType]:
     from pipeline.run.tables import RESULTS, RUNS  # defined with the runner
 
     return {"results": RESULTS, "runs": RUNS}[table]
-
-
-def stored_problems(data_dir: Path, table: str) -> Iterable[str]:
-    return [path.stem for path in table_files(data_dir, table)]
-
-
-def problems_by_id() -> dict[str, Problem]:
-    return {p.id: p for p in all_problems()}

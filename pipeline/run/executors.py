@@ -26,6 +26,7 @@ from pipeline.run.worker import READY, worker_main
 # Extra seconds a worker gets past a job's timeout before the parent kills it. External
 # programs are timed out by the worker itself; this only catches a stuck worker.
 EXTERNAL_GRACE_S = 5.0
+POLL_S = 0.05
 # How long a worker may take to start and import a batch's problems before it counts as stuck.
 STARTUP_TIMEOUT_S = 60.0
 
@@ -63,10 +64,6 @@ class _Worker:
         if index < self.done:  # not yet written for this batch's next job
             return self.done, max(self.since, started)
         return index, started
-
-    @property
-    def in_flight(self) -> Job:
-        return self.batch[self.done]
 
 
 def batches(jobs: Iterable[Job], max_jobs: int = 64, max_bytes: int = 1 << 20) -> Iterator[list[Job]]:
@@ -138,7 +135,10 @@ class LocalPoolExecutor:
             busy = [w for w in self._workers if w.busy]
             now = time.monotonic()
             deadline = min(self._deadline(w) for w in busy)
-            ready = wait([w.connection for w in busy], timeout=max(0.0, deadline - now))
+            # Wake up at least every POLL_S: which job a worker is on (and so its deadline)
+            # changes through shared memory, without a message.
+            ready = wait([w.connection for w in busy],
+                         timeout=min(POLL_S, max(0.0, deadline - now)))
             for worker in busy:
                 if worker.connection in ready:
                     try:
