@@ -191,7 +191,7 @@ def run_command(
 ) -> None:
     """Run solver stages and external programs over the stored cases of a problem."""
     from pipeline.progress import progress_bar
-    from pipeline.run.runner import RunRequest, format_summary, run
+    from pipeline.run.executors import local_pool
     from pipeline.run.solvers import BuildError, parse_external
 
     problem = _problem(problem_id)
@@ -201,13 +201,22 @@ def run_command(
         externals = tuple(parse_external(text, problem.id) for text in external or [])
     except (UnknownName, ValueError) as error:
         _fail(str(error))
-    request = RunRequest(problem=problem.id, solvers=tuple(solver or ()), externals=externals,
-                         group=group, jobs=jobs, timeout_s=timeout, memory_mb=memory,
-                         repeat=repeat, resume=resume, command=" ".join(sys.argv))
+    # The workers start before Polars is imported: they warm up while the parent loads.
+    executor = local_pool(problem, () if resume else tuple(solver or ()),
+                          bool(externals) and not resume, jobs)
     try:
-        summary = run(ctx.obj.data_dir, request, progress=progress_bar("run"))
+        from pipeline.run.runner import RunRequest, format_summary, run
+
+        request = RunRequest(problem=problem.id, solvers=tuple(solver or ()),
+                             externals=externals, group=group, jobs=jobs, timeout_s=timeout,
+                             memory_mb=memory, repeat=repeat, resume=resume,
+                             command=" ".join(sys.argv))
+        summary = run(ctx.obj.data_dir, request, executor=executor,
+                      progress=progress_bar("run"))
     except (BuildError, ValueError) as error:
         _fail(str(error), code=1)
+    finally:
+        executor.close()
     typer.echo(format_summary(summary))
     if summary.status != "finished":
         raise typer.Exit(130 if summary.status == "interrupted" else 1)

@@ -206,3 +206,11 @@ class LocalPoolExecutor:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def local_pool(problem, solvers: tuple[str, ...], externals: bool,
+               jobs: int | None = None) -> LocalPoolExecutor:
+    """A local pool whose workers start now and warm up the stages a run will use (every stage
+    of `problem` unless solvers were named), while the caller imports and loads the rest."""
+    stages = solvers if (solvers or externals) else tuple(s.name for s in problem.stages)
+    return LocalPoolExecutor(jobs, preload=tuple((problem.id, name) for name in stages))

@@ -25,7 +25,7 @@ import polars as pl
 from pipeline import store
 from pipeline.problems import Problem, get_problem
 from pipeline.run import tables
-from pipeline.run.executors import Executor, LocalPoolExecutor
+from pipeline.run.executors import Executor, local_pool
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.solvers import (ExternalSolver, configured_externals, load_problem_config,
                                   prepare)
@@ -208,10 +208,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         request_repeat = request.repeat
     own_executor = executor is None
     if executor is None:  # start the workers now: they import while the cases load
-        stages = request.solvers if (request.solvers or request.externals) else tuple(
-            s.name for s in problem.stages)
-        executor = LocalPoolExecutor(request.jobs, preload=tuple(
-            (problem.id, name) for name in stages))
+        executor = local_pool(problem, request.solvers, bool(request.externals), request.jobs)
     cases = load_cases(data_dir, problem.id, request.group)
     if request.case_ids:
         cases = cases.filter(pl.col("case_id").is_in(list(request.case_ids)))
