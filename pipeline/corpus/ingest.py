@@ -184,6 +184,9 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                     (namespace, found) for found in discovery.cases)
         total = sum(len(items) for items in work.values())
         done = 0
+        if work:  # once per ingest: files written before a schema change are brought up to it
+            store.migrate(data_dir, "cases", store.cases_schema())
+            store.migrate(data_dir, "rejects", store.REJECTS)
         for problem_id, items in work.items():
             problem = get_problem(problem_id)
             done = _ingest_problem(data_dir, problem, items, summaries[problem_id], when,
@@ -197,8 +200,6 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
 def _ingest_problem(data_dir: Path, problem: Problem, items: list[tuple[Namespace, FoundCase]],
                     summary: ProblemSummary, when, progress, done: int, total: int) -> int:
     schema = store.cases_schema()
-    store.migrate(data_dir, "cases", schema)
-    store.migrate(data_dir, "rejects", store.REJECTS)
     cases_path = store.table_dir(data_dir, "cases") / f"{problem.id}.parquet"
     rejects_path = store.table_dir(data_dir, "rejects") / f"{problem.id}.parquet"
     stored = store.read_file(cases_path, schema)

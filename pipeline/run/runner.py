@@ -150,21 +150,22 @@ def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame, executo
     filled = pl.DataFrame({"case_id": list(answers),
                            "_expected": [a for a, _ in answers.values()],
                            "_source": [s for _, s in answers.values()]})
-    cases = cases.join(filled, on="case_id", how="left").with_columns(
+    _store_expected(data_dir, problem.id, filled)
+    return _with_expected(cases, filled)
+
+
+def _with_expected(frame: pl.DataFrame, filled: pl.DataFrame) -> pl.DataFrame:
+    """`frame` with the expected answers of `filled` where it had none."""
+    return frame.join(filled, on="case_id", how="left").with_columns(
         pl.coalesce("expected", "_expected").alias("expected"),
         pl.coalesce("expected_source", "_source").alias("expected_source"),
     ).drop("_expected", "_source")
-    _store_expected(data_dir, problem.id, filled)
-    return cases
 
 
 def _store_expected(data_dir: Path, problem_id: str, filled: pl.DataFrame) -> None:
     path = store.table_dir(data_dir, "cases") / f"{problem_id}.parquet"
     schema = store.cases_schema()
-    stored = store.read_file(path, schema).join(filled, on="case_id", how="left").with_columns(
-        pl.coalesce("expected", "_expected").alias("expected"),
-        pl.coalesce("expected_source", "_source").alias("expected_source"),
-    ).drop("_expected", "_source")
+    stored = _with_expected(store.read_file(path, schema), filled)
     store.write_problem_file(data_dir, "cases", problem_id, stored, schema)
 
 

@@ -30,11 +30,6 @@ def output_name(source: Path) -> str:
     return (name[:-3] if name.endswith(".in") else name) + ".out"
 
 
-def solve_text(problem: Problem, stage: str, text: str) -> str:
-    """Parse, solve and format one judge input (errors propagate to the caller)."""
-    return problem.solve_text(text, stage)
-
-
 def solve_files(problem: Problem, stage: str, inputs: list[Path],
                 out_dir: Path) -> list[SolveOutcome]:
     """Solve every input, writing `out_dir/NAME.out`; a bad file never stops the others."""
@@ -78,7 +73,7 @@ def solve_command(problem_id: str, inputs: list[Path], solver: str, out_dir: Pat
         name = str(inputs[0]) if inputs else "<stdin>"
         try:
             text = inputs[0].read_text(encoding="utf-8") if inputs else stdin.read()
-            stdout.write(solve_text(problem, solver, text))
+            stdout.write(problem.solve_text(text, solver))
         except InputError as error:
             return fail(f"{name}:{error}", 1)
         except (BeyondLimits, OSError, UnicodeDecodeError) as error:
