@@ -29,12 +29,12 @@ nightly: venv
 
 # Benchmarks (~10 min on 2 cores): prints the figures, writes data/bench/<timestamp>.parquet.
 bench: venv
-	$(BIN)/python -m pipeline.bench
+	$(BIN)/python -m benchmarks
 
 # The same sections in a tiny smoke version (< 1 min).
 .PHONY: bench-quick
 bench-quick: venv
-	$(BIN)/python -m pipeline.bench --quick
+	$(BIN)/python -m benchmarks --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -15,7 +15,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from pipeline.errors import BeyondLimits, InputError, UnknownName
+from pipeline.errors import UnknownName
 
 app = typer.Typer(
     add_completion=False,
@@ -36,7 +36,13 @@ def _options(
     data_dir: Annotated[Path, typer.Option(
         "--data-dir", envvar="PIPELINE_DATA_DIR",
         help="Where raw corpora and tables live.")] = Path("data"),
+    problems_dir: Annotated[Optional[list[Path]], typer.Option(
+        "--problems-dir", help="A folder of extra problems, one folder each (repeatable; "
+        "also PIPELINE_PROBLEMS_DIR).")] = None,
 ) -> None:
+    from pipeline.problems import add_problem_dirs
+
+    add_problem_dirs(problems_dir or [])
     ctx.obj = Settings(data_dir=data_dir)
 
 
@@ -68,19 +74,15 @@ def problems_command() -> None:
         typer.echo(f"  recipes: {', '.join(r.name for r in problem.recipes)}")
 
 
-@app.command("solve")
-def solve_command(
-    problem_id: Annotated[str, typer.Argument(metavar="PROBLEM")],
-    inputs: Annotated[Optional[list[Path]], typer.Argument(metavar="[INPUT]...")] = None,
-    solver: Annotated[str, typer.Option("--solver", "-s", help="Stage to solve with.")] = "fast",
-    out_dir: Annotated[Optional[Path], typer.Option(
-        "--out-dir", "-o", help="Write NAME.out for each NAME.in here.")] = None,
-) -> None:
-    """Solve judge inputs: stdin to stdout, or each INPUT to OUT_DIR/NAME.out."""
-    from pipeline.run.solve import solve_command as solve
+@app.command("solve", add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def solve_command(ctx: typer.Context) -> None:
+    """Solve judge inputs: stdin to stdout, or each INPUT to OUT_DIR/NAME.out
+    (`pipeline solve --help` lists the options)."""
+    from pipeline.run.solve import main as solve_main
 
     stdout, stderr = io.StringIO(), io.StringIO()
-    code = solve(problem_id, list(inputs or []), solver, out_dir, sys.stdin, stdout, stderr)
+    code = solve_main(list(ctx.args), sys.stdin, stdout, stderr)
     typer.echo(stdout.getvalue(), nl=False)
     typer.echo(stderr.getvalue(), nl=False, err=True)
     if code:
@@ -124,10 +126,10 @@ def ingest_command(
         "--allow-rejects", help="Exit 0 even when some files were rejected.")] = False,
 ) -> None:
     """Find, validate and store every test case under PATH in the cases table."""
-    from pipeline.corpus.ingest import format_summary, ingest
+    from pipeline.corpus.ingest import default_roots, format_summary, ingest
     from pipeline.progress import progress_bar
 
-    roots = paths or [ctx.obj.data_dir / "raw"]
+    roots = paths or default_roots(ctx.obj.data_dir)
     for root in roots:
         if not root.exists():
             _fail(f"{root} does not exist")
@@ -191,32 +193,33 @@ def run_command(
 ) -> None:
     """Run solver stages and external programs over the stored cases of a problem."""
     from pipeline.progress import progress_bar
-    from pipeline.run.executors import local_pool
+    from pipeline.run.request import RunRequest, select_solvers
     from pipeline.run.solvers import BuildError, parse_external
 
     problem = _problem(problem_id)
     try:
-        for name in solver or []:
-            problem.stage(name)
         externals = tuple(parse_external(text, problem.id) for text in external or [])
-    except (UnknownName, ValueError) as error:
-        _fail(str(error))
-    # The workers start before Polars is imported: they warm up while the parent loads.
-    executor = local_pool(problem, () if resume else tuple(solver or ()),
-                          bool(externals) and not resume, jobs)
-    try:
-        from pipeline.run.runner import RunRequest, format_summary, run
-
         request = RunRequest(problem=problem.id, solvers=tuple(solver or ()),
                              externals=externals, group=group, jobs=jobs, timeout_s=timeout,
                              memory_mb=memory, repeat=repeat, resume=resume,
                              command=" ".join(sys.argv))
+        selection = select_solvers(problem, request) if not resume else None
+    except (UnknownName, ValueError) as error:
+        _fail(str(error))
+    from pipeline.run.executors import start_executor
+
+    # The workers start before Polars is imported: they warm up while the parent loads.
+    executor = start_executor(problem, selection, jobs) if selection else None
+    try:
+        from pipeline.run.runner import format_summary, run
+
         summary = run(ctx.obj.data_dir, request, executor=executor,
                       progress=progress_bar("run"))
     except (BuildError, ValueError) as error:
         _fail(str(error), code=1)
     finally:
-        executor.close()
+        if executor is not None:
+            executor.close()
     typer.echo(format_summary(summary))
     if summary.status != "finished":
         raise typer.Exit(130 if summary.status == "interrupted" else 1)
@@ -225,7 +228,7 @@ def run_command(
 def _report_runs(data_dir: Path, run_ids: Optional[list[str]],
                  problem_id: Optional[str]) -> list[str]:
     """The runs a report command looks at; says so when there are none."""
-    from pipeline.report.load import resolve_runs
+    from pipeline.tables.runs import resolve_runs
 
     if problem_id:
         _problem(problem_id)
@@ -295,33 +298,15 @@ def compare_command(
     Exits 1 on a new WA/RE/TLE/MLE/OLE of a trusted solver or a flagged slowdown. With no runs
     given: the last two finished runs of --problem, or of every problem that has two.
     """
-    from pipeline.report.compare import compare_runs, format_comparison
-    from pipeline.report.load import finished_runs, latest_runs, next_run, run_rows
+    from pipeline.report.compare import compare_runs, format_comparison, pairs_to_compare
 
     data_dir = ctx.obj.data_dir
     if problem_id:
         _problem(problem_id)
-    pairs: list[tuple[str, str]] = []
-    if base and new:
-        pairs = [(base, new)]
-    elif base:
-        row = run_rows(data_dir, [base]).get(base)
-        if row is None:
-            _fail(f"no run {base!r}")
-        newer = next_run(data_dir, base)
-        if newer is None:
-            _fail(f"no finished run of {row['problem']} newer than {base} to compare with")
-        pairs = [(base, newer)]
-    else:
-        problems = [problem_id] if problem_id else list(dict.fromkeys(
-            finished_runs(data_dir)["problem"].sort().to_list()))
-        for pid in problems:
-            runs = latest_runs(data_dir, pid, 2)
-            if len(runs) == 2:
-                pairs.append((runs[1], runs[0]))
-        if not pairs:
-            _fail(f"compare needs two finished runs of {problem_id}" if problem_id else
-                  "compare needs two finished runs of one problem; no problem has two yet")
+    try:
+        pairs = pairs_to_compare(data_dir, base, new, problem_id)
+    except (UnknownName, ValueError) as error:
+        _fail(str(error))
     failed = False
     for index, (base_run, new_run) in enumerate(pairs):
         try:

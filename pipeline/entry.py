@@ -12,7 +12,7 @@ import sys
 
 def main() -> None:
     argv = sys.argv[1:]
-    if argv[:1] == ["solve"] and not {"--help", "-h"} & set(argv):
+    if argv[:1] == ["solve"]:
         from pipeline.run.solve import main as solve_main
 
         sys.exit(solve_main(argv[1:]))

@@ -1,10 +1,11 @@
 """`make nightly`: the whole job, end to end, on the default corpus.
 
-1. generate the corpus of `configs/nightly.toml` under `DATA/raw/<problem>/nightly/<recipe>/`
-   when it is missing or its manifest records another seed or count (deterministic seeds, so a
+1. generate each problem's nightly corpus (the `[nightly]` recipe counts of its `problem.toml`,
+   with the seed of `configs/nightly.toml`) under `DATA/raw/<problem>/nightly/<recipe>/` when
+   it is missing or its manifest records another seed or count (deterministic seeds, so a
    rebuilt corpus is the same corpus);
-2. ingest `DATA/raw`;
-3. run every problem with every stage and every configured external solver;
+2. ingest `DATA/raw` and every problem's samples;
+3. run every such problem with every stage and every configured external solver;
 4. compare each run with the previous finished run of its problem (or the baseline pinned in
    the config);
 5. write the HTML report and print a short summary with its path.
@@ -19,20 +20,20 @@ from __future__ import annotations
 
 import json
 import time
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
+from pipeline.config import CONFIG_DIR, NightlySettings, read_nightly_settings
 from pipeline.corpus.generate import MANIFEST_NAME, generate
-from pipeline.corpus.ingest import IngestSummary, ingest
-from pipeline.problems import get_problem
-from pipeline.run import tables
+from pipeline.corpus.ingest import IngestSummary, default_roots, ingest
+from pipeline.problems import Problem, all_problems, get_problem
 from pipeline.run.runner import RunRequest, RunSummary, run
-from pipeline.run.solvers import CONFIG_DIR, configured_externals
-from pipeline.run.verdicts import FAILURES
+from pipeline.tables.results import read_run_results, read_runs, write_run
+from pipeline.tables.runs import finished_runs
+from pipeline.verdicts import FAILURES, names
 
 DEFAULT_CONFIG = CONFIG_DIR / "nightly.toml"
 
@@ -59,8 +60,12 @@ class NightlyOutcome:
             p.run.status != "finished" for p in self.problems)
 
 
-def load_config(path: Path = DEFAULT_CONFIG) -> dict:
-    return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+def nightly_problems(settings: NightlySettings) -> list[Problem]:
+    """The problems the nightly runs: those named in its config, else every registered problem
+    with a nightly corpus."""
+    if settings.problems:
+        return [get_problem(pid) for pid in settings.problems]
+    return [p for p in all_problems() if p.nightly or p.id in settings.corpus]
 
 
 def corpus_is_current(folder: Path, problem: str, recipe: str, seed: int, count: int) -> bool:
@@ -75,21 +80,21 @@ def corpus_is_current(folder: Path, problem: str, recipe: str, seed: int, count:
         problem, recipe, seed, count)
 
 
-def build_corpus(data_dir: Path, config: dict, log: Callable[[str], None]) -> int:
+def build_corpus(data_dir: Path, settings: NightlySettings, problems: list[Problem],
+                 log: Callable[[str], None]) -> int:
     """Generate what is missing; returns the number of recipes (re)generated."""
-    seed = int(config.get("seed", 1))
     made = 0
-    for problem_id, spec in config["problems"].items():
-        problem = get_problem(problem_id)
-        expected_from = spec.get("expected_from", "brute")
-        for recipe, count in spec["recipes"].items():
-            folder = data_dir / "raw" / problem_id / "nightly" / recipe
-            if corpus_is_current(folder, problem_id, recipe, seed, count):
+    for problem in problems:
+        expected_from = problem.reference[0] if problem.reference else "brute"
+        for recipe, count in settings.corpus.get(problem.id, problem.nightly).items():
+            problem.recipe(recipe)
+            folder = data_dir / "raw" / problem.id / "nightly" / recipe
+            if corpus_is_current(folder, problem.id, recipe, settings.seed, count):
                 continue
             started = time.monotonic()
-            generate(problem, recipe, count, seed, folder, expected_from)
+            generate(problem, recipe, count, settings.seed, folder, expected_from)
             made += 1
-            log(f"generated {problem_id}/{recipe}: {count} cases "
+            log(f"generated {problem.id}/{recipe}: {count} cases "
                 f"({time.monotonic() - started:.1f} s)")
     return made
 
@@ -97,10 +102,10 @@ def build_corpus(data_dir: Path, config: dict, log: Callable[[str], None]) -> in
 def trusted_failures(data_dir: Path, run_id: str, problem_id: str) -> list[str]:
     """Failing verdicts of trusted solvers in a run (used when there is no baseline)."""
     problem = get_problem(problem_id)
-    wrong = {s.name for s in problem.stages if s.known_wrong}
-    results = tables.read_run_results(data_dir, run_id)
-    bad = results.filter(pl.col("verdict").is_in([v.value for v in FAILURES])
-                         & ~pl.col("solver").is_in(list(wrong)))
+    wrong = [s.name for s in problem.stages if not s.trusted]
+    results = read_run_results(data_dir, run_id, ["solver", "verdict"])
+    bad = results.filter(pl.col("verdict").is_in(names(FAILURES))
+                         & ~pl.col("solver").is_in(wrong))
     counts = bad.group_by("solver", "verdict").len().sort("solver", "verdict")
     return [f"{problem_id}/{row['solver']}: {row['len']} {row['verdict']}"
             for row in counts.iter_rows(named=True)]
@@ -109,10 +114,9 @@ def trusted_failures(data_dir: Path, run_id: str, problem_id: str) -> list[str]:
 REMEASURE_REPEAT = 5
 
 
-def slowdown_rule(config: dict) -> dict[str, float]:
+def slowdown_rule(settings: NightlySettings) -> dict[str, float]:
     """The nightly's slowdown thresholds (`slowdown_ratio`, `slowdown_min_ms` in its config)."""
-    return {"ratio_threshold": float(config.get("slowdown_ratio", 1.5)),
-            "min_diff_ms": float(config.get("slowdown_min_ms", 20.0))}
+    return {"ratio_threshold": settings.slowdown_ratio, "min_diff_ms": settings.slowdown_min_ms}
 
 
 def confirmed_reasons(data_dir: Path, baseline: str, comparison,
@@ -124,47 +128,39 @@ def confirmed_reasons(data_dir: Path, baseline: str, comparison,
     15% slower than others. Before a slowdown fails the night, its cases are run again by the
     solvers that were flagged, `REMEASURE_REPEAT` times each on one worker (no neighbour
     competing for the core), and the fastest of those runs is compared with the baseline: noise
-    only ever adds time, so a case that is still 1.5x slower at its fastest really regressed. The re-measurement is stored as a run with status `remeasure`, so
-    it is never taken as the next night's baseline.
+    only ever adds time, so a case that is still 1.5x slower at its fastest really regressed.
+    The re-measurement is stored as a run with status `remeasure`, so it is never taken as the
+    next night's baseline.
     """
-    from pipeline.report.compare import SLOWDOWN_MARK, compare_runs
+    from pipeline.report.compare import FindingKind, compare_runs
 
-    if not comparison.failed:
-        return []
-    reasons = [r for r in comparison.reasons if SLOWDOWN_MARK not in r]
-    flagged = {(s.solver, t.case_id) for s in comparison.solvers if not s.known_wrong
-               for t in s.slowdowns}
-    if not any(SLOWDOWN_MARK in r for r in comparison.reasons) or not flagged:
+    failing = [f for f in comparison.findings if f.fails]
+    slow = [f for f in failing if f.kind is FindingKind.SLOWDOWN]
+    reasons = [f.text for f in failing if f.kind is not FindingKind.SLOWDOWN]
+    if not slow:
         return reasons
+    flagged = {(f.solver, case_id) for f in slow for case_id in f.case_ids}
     problem = get_problem(comparison.problem)
-    stages = {s.name for s in problem.stages}
-    solvers = {name for name, _ in flagged}
     request = RunRequest(
-        problem=problem.id, solvers=tuple(sorted(solvers & stages)),
-        externals=tuple(e for e in configured_externals(problem.id) if e.name in solvers),
-        jobs=1, repeat=REMEASURE_REPEAT, case_ids=tuple(sorted({c for _, c in flagged})),
+        problem=problem.id, solvers=tuple(sorted({name for name, _ in flagged})), jobs=1,
+        repeat=REMEASURE_REPEAT, case_ids=tuple(sorted({c for _, c in flagged})),
         command="pipeline nightly (re-measuring flagged slowdowns)")
     remeasured = run(data_dir, request)
-    row = tables.read_runs(data_dir).filter(pl.col("run_id") == remeasured.run_id).row(
-        0, named=True)
-    tables.write_run(data_dir, {**row, "status": "remeasure"})
+    row = read_runs(data_dir).filter(pl.col("run_id") == remeasured.run_id).row(0, named=True)
+    write_run(data_dir, {**row, "status": "remeasure"})
     again = compare_runs(data_dir, baseline, remeasured.run_id, timing="min", **(rule or {}))
-    confirmed = [r for r in again.reasons if SLOWDOWN_MARK in r]
+    confirmed = [f.text for f in again.findings if f.fails and f.kind is FindingKind.SLOWDOWN]
     log(f"{problem.id}: {len(flagged)} flagged slowdowns re-measured "
         f"({REMEASURE_REPEAT} runs each, run {remeasured.run_id}): "
         f"{'confirmed' if confirmed else 'not confirmed (noise)'}")
     return reasons + [f"{r} (confirmed by re-measuring)" for r in confirmed]
 
 
-def previous_run(data_dir: Path, problem_id: str, config: dict) -> str | None:
-    pinned = config.get("baseline", {}).get(problem_id)
+def previous_run(data_dir: Path, problem_id: str, settings: NightlySettings) -> str | None:
+    pinned = settings.baseline.get(problem_id)
     if pinned:
         return pinned
-    runs = tables.read_runs(data_dir)
-    if runs.is_empty():
-        return None
-    finished = runs.filter((pl.col("problem") == problem_id) & (pl.col("status") == "finished")
-                           ).sort("started_at", descending=True)
+    finished = finished_runs(data_dir, problem_id)
     return finished["run_id"][0] if finished.height else None
 
 
@@ -175,14 +171,15 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
     from pipeline.report.html import write_report
 
     started = time.monotonic()
-    config = load_config(config_path)
-    build_corpus(data_dir, config, log)
-    summary = ingest(data_dir, [data_dir / "raw"], progress=progress)
+    settings = read_nightly_settings(config_path)
+    problems = nightly_problems(settings)
+    build_corpus(data_dir, settings, problems, log)
+    summary = ingest(data_dir, default_roots(data_dir), progress=progress)
     if summary.rejected:
         log(f"ingest: {summary.rejected} files rejected (see the rejects table)")
     nights: list[ProblemNight] = []
-    for problem_id in config["problems"]:
-        baseline = previous_run(data_dir, problem_id, config)
+    for problem_id in (p.id for p in problems):
+        baseline = previous_run(data_dir, problem_id, settings)
         result = run(data_dir, RunRequest(problem=problem_id, jobs=jobs,
                                           command="pipeline nightly"), progress=progress)
         night = ProblemNight(problem_id, result, baseline)
@@ -191,13 +188,13 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
         elif baseline:
             try:
                 comparison = compare_runs(data_dir, baseline, result.run_id,
-                                          **slowdown_rule(config))
+                                          **slowdown_rule(settings))
             except (KeyError, ValueError) as error:  # e.g. a pinned baseline that is gone
                 night.failures.append(f"{problem_id}: cannot compare with {baseline}: {error}")
             else:
                 night.comparison_text = format_comparison(comparison)
                 night.failures.extend(confirmed_reasons(data_dir, baseline, comparison,
-                                                        log, slowdown_rule(config)))
+                                                        log, slowdown_rule(settings)))
         else:
             night.failures.extend(trusted_failures(data_dir, result.run_id, problem_id))
         nights.append(night)
@@ -207,7 +204,7 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
     run_ids = [n.run.run_id for n in nights]
     stamp = time.strftime("%Y%m%d-%H%M%S")
     report = write_report(data_dir, run_ids, data_dir / "reports" / f"nightly-{stamp}.html",
-                          slowdown_rule(config))
+                          slowdown_rule(settings))
     return NightlyOutcome(nights, summary, report, time.monotonic() - started)
 
 

@@ -16,7 +16,7 @@ from pipeline.cli import app
 from pipeline.errors import BeyondLimits
 from pipeline.problems import all_problems, get_problem
 
-RAW = Path(__file__).resolve().parents[1] / "data" / "raw"
+
 runner = CliRunner()
 
 
@@ -25,7 +25,7 @@ def invoke(*args: str, input: str | None = None):
 
 
 def samples(problem_id: str) -> list[tuple[Path, Path]]:
-    folder = RAW / problem_id / "samples"
+    folder = get_problem(problem_id).samples
     return [(i, i.with_suffix(".out")) for i in sorted(folder.glob("*.in"))]
 
 
@@ -144,7 +144,7 @@ def test_ingest_exit_status_reports_rejects_unless_allowed(tmp_path):
 
 def test_query_formats(tmp_path):
     data = tmp_path / "data"
-    sample = RAW / "arc087e" / "samples"
+    sample = get_problem("arc087e").samples
     invoke("--data-dir", str(data), "ingest", str(sample), "--problem", "arc087e")
     as_json = invoke("--data-dir", str(data), "query", "SELECT count(*) AS n FROM cases",
                      "--format", "json")
@@ -161,7 +161,7 @@ def test_query_formats(tmp_path):
 
 def test_run_on_the_samples_gets_ac_from_every_trusted_stage(tmp_path):
     data = tmp_path / "data"
-    invoke("--data-dir", str(data), "ingest", str(RAW / "arc087e" / "samples"), "--problem",
+    invoke("--data-dir", str(data), "ingest", str(get_problem("arc087e").samples), "--problem",
            "arc087e")
     result = invoke("--data-dir", str(data), "run", "--problem", "arc087e", "--jobs", "2",
                     "--solver", "brute", "--solver", "fast", "--solver", "editorial")

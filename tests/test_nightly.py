@@ -11,10 +11,13 @@ from pipeline.nightly import corpus_is_current, format_outcome, nightly
 
 CONFIG = """
 seed = 5
-[problems.arc087e]
-recipes = { tiny = 25, max-comb = 1 }
-[problems.bipartitebattle]
-recipes = { tiny = 15, medium = 5 }
+problems = ["arc087e", "bipartitebattle"]
+[corpus.arc087e]
+tiny = 25
+max-comb = 1
+[corpus.bipartitebattle]
+tiny = 15
+medium = 5
 """
 
 
@@ -48,7 +51,7 @@ def test_two_nights_in_a_row_pass_and_the_second_compares_with_the_first(tmp_pat
 
 def test_a_wrong_expected_answer_fails_the_night(tmp_path):
     data, config = tmp_path / "data", write_config(
-        tmp_path, "seed = 2\n[problems.arc087e]\nrecipes = { tiny = 5 }\n")
+        tmp_path, 'seed = 2\nproblems = ["arc087e"]\n[corpus.arc087e]\ntiny = 5\n')
     nightly(data, config, jobs=1, log=lambda line: None)
     # Someone commits a wrong expected output: the next night must say so and fail.
     first_out = sorted((data / "raw" / "arc087e" / "nightly" / "tiny").glob("*.out"))[0]
@@ -69,7 +72,7 @@ def test_a_flagged_slowdown_fails_only_when_re_measuring_confirms_it(toy, tmp_pa
                                                                        monkeypatch):
     from pipeline.nightly import confirmed_reasons
     from pipeline.report.compare import compare_runs
-    from pipeline.run import tables
+    from pipeline.tables.results import read_runs
     from pipeline.run.runner import RunRequest, run
 
     data = tmp_path / "data"
@@ -90,7 +93,7 @@ def test_a_flagged_slowdown_fails_only_when_re_measuring_confirms_it(toy, tmp_pa
     reasons = confirmed_reasons(data, base.run_id, comparison, lines.append)
     assert reasons and all("confirmed by re-measuring" in r for r in reasons)
     assert "confirmed" in lines[0]
-    remeasure = tables.read_runs(data).filter(pl.col("status") == "remeasure")
+    remeasure = read_runs(data).filter(pl.col("status") == "remeasure")
     assert remeasure.height == 1 and remeasure["repeat"][0] == 5
     monkeypatch.setenv("TOY_BUSY_MS", "0")  # the slowdown was noise after all
     assert confirmed_reasons(data, base.run_id, comparison, lines.append) == []

@@ -27,12 +27,14 @@ from pathlib import Path, PurePosixPath
 
 import polars as pl
 
-from pipeline import store
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
 from pipeline.errors import InputError
 from pipeline.problems import Problem, get_problem, problem_ids
 from pipeline.problems.tokens import normalise_newlines
+from pipeline.tables.files import (migrate, now, problem_file, read_file,
+                                   write_problem_file)
+from pipeline.tables.schemas import REJECTS, cases_schema
 
 Reader = Callable[[], bytes]
 
@@ -95,6 +97,13 @@ def _namespaces(root: Path, override: str | None,
     ids = frozenset(problem_ids())
     per_problem: dict[str | None, dict[str, Reader]] = {}
     labels: dict[str | None, dict[str, str]] = {}
+    if (root / "problem.toml").is_file() and root.name in ids:
+        # A problem's own folder: only its samples are test data.
+        samples = root / "samples"
+        files = sorted(samples.iterdir()) if samples.is_dir() else []
+        yield Namespace(override or root.name, lambda inner_path: inner_path,
+                        {f"samples/{f.name}": f.read_bytes for f in files if f.is_file()})
+        return
     paths = [root] if root.is_file() else None
     if paths is None:
         found = []
@@ -158,6 +167,15 @@ def _first_difference_line(expected: str, got: str) -> int:
     return min(expected.count("\n"), got.count("\n")) + 1
 
 
+def default_roots(data_dir: Path) -> list[Path]:
+    """What `pipeline ingest` reads when given no path: `DATA/raw` and every registered
+    problem's own folder (of which only the samples are read)."""
+    from pipeline.problems import problem_folder
+
+    raw = Path(data_dir) / "raw"
+    return ([raw] if raw.exists() else []) + [problem_folder(pid) for pid in problem_ids()]
+
+
 # -- the ingest --------------------------------------------------------------------------------
 
 def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = None,
@@ -165,7 +183,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     """Ingest every case under `roots` into the tables of `data_dir`."""
     if problem_override:
         get_problem(problem_override)
-    when = store.now()
+    when = now()
     archives: list[zipfile.ZipFile] = []
     work: dict[str, list[tuple[Namespace, FoundCase]]] = {}
     summaries: dict[str, ProblemSummary] = {}
@@ -185,8 +203,8 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
         total = sum(len(items) for items in work.values())
         done = 0
         if work:  # once per ingest: files written before a schema change are brought up to it
-            store.migrate(data_dir, "cases", store.cases_schema())
-            store.migrate(data_dir, "rejects", store.REJECTS)
+            migrate(data_dir, "cases", cases_schema())
+            migrate(data_dir, "rejects", REJECTS)
         for problem_id, items in work.items():
             problem = get_problem(problem_id)
             done = _ingest_problem(data_dir, problem, items, summaries[problem_id], when,
@@ -199,10 +217,10 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
 
 def _ingest_problem(data_dir: Path, problem: Problem, items: list[tuple[Namespace, FoundCase]],
                     summary: ProblemSummary, when, progress, done: int, total: int) -> int:
-    schema = store.cases_schema()
-    cases_path = store.table_dir(data_dir, "cases") / f"{problem.id}.parquet"
-    rejects_path = store.table_dir(data_dir, "rejects") / f"{problem.id}.parquet"
-    stored = store.read_file(cases_path, schema)
+    schema = cases_schema()
+    cases_path = problem_file(data_dir, "cases", problem.id)
+    rejects_path = problem_file(data_dir, "rejects", problem.id)
+    stored = read_file(cases_path, schema)
     rows: dict[str, dict] = {row["case_id"]: row for row in stored.iter_rows(named=True)}
     changed = False
     scanned_sources: set[str] = set()
@@ -241,10 +259,11 @@ def _ingest_problem(data_dir: Path, problem: Problem, items: list[tuple[Namespac
         if row is None:
             rows[case_id] = {
                 "problem": problem.id, "case_id": case_id, "source": source,
-                "sources": [source], "group": found.group, "input": normalise_newlines(text),
+                "sources": [source], "group": found.group, "groups": [found.group],
+                "input": normalise_newlines(text),
                 "expected": expected, "expected_source": produced_by,
                 "size": problem.size(case), "input_bytes": len(text.encode("utf-8")),
-                "ingested_at": when, **dict(problem.size_columns(case)),
+                "ingested_at": when, **dict(problem.size_values(case)),
             }
             summary.added += 1
             changed = True
@@ -263,6 +282,10 @@ def _ingest_problem(data_dir: Path, problem: Problem, items: list[tuple[Namespac
             row["expected"], row["expected_source"] = expected, produced_by
             summary.expected_added += 1
             changed = True
+        groups = row.get("groups") or [row["group"]]
+        if found.group not in groups:
+            row["groups"] = [*groups, found.group]
+            changed = True
         if source in row["sources"]:
             summary.unchanged += 1
         else:
@@ -271,13 +294,13 @@ def _ingest_problem(data_dir: Path, problem: Problem, items: list[tuple[Namespac
             changed = True
     if changed:
         frame = pl.DataFrame(list(rows.values()), schema=schema, strict=False)
-        store.write_problem_file(data_dir, "cases", problem.id, frame, schema)
-    old_rejects = store.read_file(rejects_path, store.REJECTS)
+        write_problem_file(data_dir, "cases", problem.id, frame, schema)
+    old_rejects = read_file(rejects_path, REJECTS)
     kept = old_rejects.filter(~pl.col("source").is_in(list(scanned_sources)))
-    new_rejects = pl.DataFrame(summary.rejects, schema=store.REJECTS, strict=False)
+    new_rejects = pl.DataFrame(summary.rejects, schema=REJECTS, strict=False)
     merged = pl.concat([kept, new_rejects])
     if merged.height != old_rejects.height or not _same_rejects(merged, old_rejects):
-        store.write_problem_file(data_dir, "rejects", problem.id, merged, store.REJECTS)
+        write_problem_file(data_dir, "rejects", problem.id, merged, REJECTS)
     return done
 
 

@@ -1,69 +1,123 @@
-"""The registry of problems: an id maps to the module that defines it.
+"""The registry of problems: it finds them by looking, there is no list to edit.
 
-Adding a problem means writing `pipeline/problems/<id>.py` with a module-level `PROBLEM` and
-adding one line to `_MODULES`. Modules are imported on first use, so `pipeline solve` pays only
-for the problem it solves.
+A problem is a folder holding a `problem.toml` (its facts) and an `__init__.py` that defines
+`PROBLEM` (its code, see `pipeline.problems.base.define_problem`); the folder's name is the
+problem's id. The registry looks in this package's own folder (the built-in problems) and in
+every folder named by `PIPELINE_PROBLEMS_DIR` (several joined with `os.pathsep`; the command
+line's `--problems-dir` sets it), so worker processes and subprocesses a run starts see the same
+problems through their environment. A folder of a problems dir may not reuse a built-in id.
 
-Problems that live outside the package (the tests' fixture problems, a user's own drafts) are
-registered with the environment variable `PIPELINE_EXTRA_PROBLEMS="id=module.path[,id2=mod2]"`:
-each entry is merged into the registry (an id may not shadow a built-in problem). It is read on
-every lookup, so a process that sets it sees it at once, and the worker processes and
-subprocesses a run starts inherit it with the environment; the module must be importable there
-(e.g. through `PYTHONPATH`).
+Problems are imported on first use, so `pipeline solve` pays only for the problem it solves.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
+import re
+import sys
+from pathlib import Path
 
 from pipeline.errors import UnknownName
 from pipeline.problems.base import Problem, Recipe, Stage
 
-_MODULES: dict[str, str] = {
-    "movcoin2": "pipeline.problems.movcoin2",
-    "insq15g": "pipeline.problems.insq15g",
-    "arc087e": "pipeline.problems.arc087e",
-    "bipartitebattle": "pipeline.problems.bipartitebattle",
-    "cf103119g": "pipeline.problems.cf103119g",
-}
+BUILTIN_DIR = Path(__file__).resolve().parent
+PROBLEMS_DIR_VARIABLE = "PIPELINE_PROBLEMS_DIR"
+MARKER = "problem.toml"
 
-EXTRA_PROBLEMS_VARIABLE = "PIPELINE_EXTRA_PROBLEMS"
+__all__ = ["Problem", "Recipe", "Stage", "get_problem", "problem_ids", "all_problems",
+           "problem_dirs", "problem_folder", "add_problem_dirs"]
 
-__all__ = ["Problem", "Recipe", "Stage", "get_problem", "problem_ids", "all_problems"]
+_loaded: dict[Path, Problem] = {}
 
 
-def _registry() -> dict[str, str]:
-    """`_MODULES` plus the problems named by `PIPELINE_EXTRA_PROBLEMS`."""
-    extra = os.environ.get(EXTRA_PROBLEMS_VARIABLE, "").strip()
-    if not extra:
-        return _MODULES
-    modules = dict(_MODULES)
-    for entry in extra.split(","):
-        problem_id, sep, module_name = (part.strip() for part in entry.partition("="))
-        if not entry.strip():
+def problem_dirs() -> list[Path]:
+    """Where problems are looked for: the built-in folder, then `PIPELINE_PROBLEMS_DIR`."""
+    extra = os.environ.get(PROBLEMS_DIR_VARIABLE, "")
+    dirs = [BUILTIN_DIR]
+    for entry in extra.split(os.pathsep):
+        if entry.strip():
+            path = Path(entry).expanduser().resolve()
+            if path not in dirs:
+                dirs.append(path)
+    return dirs
+
+
+def add_problem_dirs(dirs: list[Path]) -> None:
+    """Look for problems in `dirs` too, in this process and every process it starts."""
+    entries = [e for e in os.environ.get(PROBLEMS_DIR_VARIABLE, "").split(os.pathsep) if e]
+    for directory in dirs:
+        path = str(Path(directory).expanduser().resolve())
+        if path not in entries:
+            entries.append(path)
+    if entries:
+        os.environ[PROBLEMS_DIR_VARIABLE] = os.pathsep.join(entries)
+
+
+def _found() -> dict[str, Path]:
+    """Problem id -> its folder, for every folder with a `problem.toml`."""
+    found: dict[str, Path] = {}
+    for directory in problem_dirs():
+        try:
+            children = sorted(directory.iterdir())
+        except OSError:
             continue
-        if not sep or not problem_id or not module_name:
-            raise ValueError(f"{EXTRA_PROBLEMS_VARIABLE}: expected id=module.path, got {entry!r}")
-        if problem_id in _MODULES:
-            raise ValueError(f"{EXTRA_PROBLEMS_VARIABLE}: {problem_id!r} is a built-in problem")
-        modules[problem_id] = module_name
-    return modules
+        for child in children:
+            if not (child / MARKER).is_file():
+                continue
+            if child.name in found:
+                if found[child.name].parent == BUILTIN_DIR:
+                    raise ValueError(f"{child}: {child.name!r} is a built-in problem; "
+                                     "choose another folder name")
+                raise ValueError(f"problem {child.name!r} is in two places: "
+                                 f"{found[child.name]} and {child}")
+            found[child.name] = child
+    return found
 
 
 def problem_ids() -> list[str]:
-    return list(_registry())
+    return list(_found())
+
+
+def problem_folder(problem_id: str) -> Path:
+    found = _found()
+    try:
+        return found[problem_id]
+    except KeyError:
+        raise UnknownName(f"unknown problem {problem_id!r}; known problems: "
+                          f"{', '.join(found) or '(none)'}") from None
 
 
 def get_problem(problem_id: str) -> Problem:
-    modules = _registry()
+    folder = problem_folder(problem_id)
+    problem = _loaded.get(folder)
+    if problem is None:
+        problem = _loaded[folder] = _import(folder).PROBLEM
+    return problem
+
+
+def _import(folder: Path):
+    """The folder's Python package: `pipeline.problems.<id>` for a built-in problem, else
+    loaded from its path under a module name derived from it."""
+    if folder.parent == BUILTIN_DIR:
+        return importlib.import_module(f"{__name__}.{folder.name}")
+    name = "pipeline_problem_" + re.sub(r"\W", "_", folder.name)
+    if name in sys.modules and Path(sys.modules[name].__file__).parent == folder:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    if spec is None or spec.loader is None:
+        raise UnknownName(f"{folder}: no __init__.py defining PROBLEM")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     try:
-        module_name = modules[problem_id]
-    except KeyError:
-        raise UnknownName(f"unknown problem {problem_id!r}; known problems: "
-                          f"{', '.join(modules)}") from None
-    return importlib.import_module(module_name).PROBLEM
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
 
 
 def all_problems() -> list[Problem]:
-    return [get_problem(pid) for pid in _registry()]
+    return [get_problem(pid) for pid in problem_ids()]

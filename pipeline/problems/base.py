@@ -1,20 +1,23 @@
-"""What a problem module provides, as plain frozen dataclasses.
+"""What a problem provides, as plain frozen dataclasses.
 
 Every later layer (generate, ingest, run, report, stress) talks to a problem only through a
 `Problem` value: parse and validate a judge input into a typed case, render a case back to
 canonical judge text, measure its size, solve it with any of its stages, and format, validate
-and compare answers. A problem module builds one `Problem` and the registry in
-`pipeline.problems` maps its id to it.
+and compare answers. A problem lives in one folder: its code builds the functions and stages,
+and its `problem.toml` holds the facts (title, limits, each stage's role and timeout, the
+reference order, the nightly corpus, the growth ladder, our own solutions). `define_problem`
+joins the two into one `Problem`; the registry in `pipeline.problems` finds the folders.
 
 Cases are structured data (frozen dataclasses, equal when their content is equal), never only
-text, so that a later `stress` command can shrink a failing case and render it again.
+text, so that `stress` can shrink a failing case and render it again.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal
 
 from pipeline.errors import BeyondLimits, UnknownName
@@ -25,6 +28,14 @@ Answer = Any
 
 RecipeKind = Literal["tiny", "edge", "family", "max"]
 
+# What a stage is for. `oracle`: searches the game's own states (the ground truth on small
+# cases); `reference`: a middle oracle, checked against the oracle, trusted for expected answers
+# beyond its reach; `method`: a published method transcribed as written (trusted once checked,
+# not meant to meet the time limit); `fast`: the solution judged on speed; `known-wrong`: kept
+# registered so that its counterexample keeps being checked.
+Role = Literal["oracle", "reference", "method", "fast", "known-wrong"]
+ROLES: tuple[Role, ...] = ("oracle", "reference", "method", "fast", "known-wrong")
+
 
 @dataclass(frozen=True)
 class Stage:
@@ -32,10 +43,10 @@ class Stage:
 
     `refuses(case)` returns None when the case is within the stage's limits, otherwise a short
     reason; calling the stage on a refused case raises `BeyondLimits` instead of running for
-    hours. `known_wrong` is None for a stage we trust, or the sentence saying what is wrong
-    with it (such a stage stays registered so that its counterexample keeps being checked).
-    `warm_up`, when set, pays a one-off start-up cost (loading a JIT-compiled kernel) so that
-    a worker can do it before it starts timing cases.
+    hours. `warm_up`, when set, pays a one-off start-up cost (loading a compiled kernel) so that
+    a worker can do it before it starts timing cases. A known-wrong stage's `counterexample`
+    builds the smallest case we know it gets wrong. `role`, `timeout_s` and `known_wrong` (the
+    sentence saying what is wrong) come from the problem's `problem.toml`.
     """
 
     name: str
@@ -44,8 +55,11 @@ class Stage:
     complexity: str
     limits: str = "none"
     refuses: Callable[[Case], str | None] = field(default=lambda case: None)
-    known_wrong: str | None = None
     warm_up: Callable[[], object] | None = None
+    counterexample: Callable[[], Case] | None = None
+    role: Role = "method"
+    timeout_s: float | None = None
+    known_wrong: str | None = None
 
     def __call__(self, case: Case) -> Answer:
         reason = self.refuses(case)
@@ -55,6 +69,16 @@ class Stage:
 
     def accepts(self, case: Case) -> bool:
         return self.refuses(case) is None
+
+    @property
+    def trusted(self) -> bool:
+        return self.role != "known-wrong"
+
+    @property
+    def judged_on_speed(self) -> bool:
+        """Whether a slowdown of this stage is a regression (oracles and methods are there to
+        be right, not fast)."""
+        return self.role == "fast"
 
 
 @dataclass(frozen=True)
@@ -68,22 +92,53 @@ class Recipe:
 
 
 @dataclass(frozen=True)
+class Growth:
+    """The size ladder bench and report use: `make(size, seed)` builds a case of about `size`
+    (in the problem's size measure), shaped like its max tests."""
+
+    sizes: tuple[int, ...]
+    description: str
+    make: Callable[[int, int], Case]
+
+
+@dataclass(frozen=True)
+class Solution:
+    """One of our own programs for the problem, run as an external solver.
+
+    `build` and `run` are commands split like a shell would (never run through one), with
+    `{exe}` (the built program) and `{source}` filled in; `source` is an absolute path."""
+
+    name: str
+    run: str
+    build: str | None = None
+    source: Path | None = None
+    time_limit_s: float | None = None
+
+
+@dataclass(frozen=True)
 class Problem:
     """Everything the pipeline knows about one problem, in one value."""
 
     id: str
     title: str
     source: str
+    folder: Path
     time_limit_s: float
+    memory_mb: int
     parse: Callable[[str], Case]
     render: Callable[[Case], str]
     format_answer: Callable[[Case, Answer], str]
     validate_answer: Callable[[Case, str], None]
     size: Callable[[Case], int]
-    size_columns: Callable[[Case], Mapping[str, int]]
+    size_values: Callable[[Case], Mapping[str, int]]
+    size_columns: tuple[str, ...]
     size_measure: str
     stages: tuple[Stage, ...]
     recipes: tuple[Recipe, ...]
+    reference: tuple[str, ...] = ()
+    nightly: Mapping[str, int] = field(default_factory=dict)
+    growth: Growth | None = None
+    solutions: tuple[Solution, ...] = ()
 
     # -- lookups ----------------------------------------------------------------------------
     def stage(self, name: str) -> Stage:
@@ -102,7 +157,17 @@ class Problem:
 
     @property
     def trusted_stages(self) -> tuple[Stage, ...]:
-        return tuple(s for s in self.stages if s.known_wrong is None)
+        return tuple(s for s in self.stages if s.trusted)
+
+    @property
+    def samples(self) -> Path:
+        """The folder of the problem's sample tests (pairs `NAME.in` + `NAME.out`)."""
+        return self.folder / "samples"
+
+    def stage_timeout_s(self, name: str) -> float:
+        """The timeout of a built-in stage: its own from `problem.toml`, else the limit."""
+        timeout = self.stage(name).timeout_s
+        return float(timeout) if timeout is not None else self.time_limit_s
 
     # -- answers ----------------------------------------------------------------------------
     def solve_text(self, text: str, stage: str = "fast") -> str:
@@ -118,3 +183,63 @@ class Problem:
         """Case number `index` of `recipe` for `seed`: the same on every machine."""
         rng = random.Random(f"{self.id}/{recipe}/{seed}/{index}")
         return self.recipe(recipe).make(rng)
+
+
+def define_problem(module_file: str, *, parse: Callable[[str], Case],
+                   render: Callable[[Case], str],
+                   format_answer: Callable[[Case, Answer], str],
+                   validate_answer: Callable[[Case, str], None],
+                   size: Callable[[Case], int],
+                   size_values: Callable[[Case], Mapping[str, int]],
+                   stages: tuple[Stage, ...], recipes: tuple[Recipe, ...],
+                   growth: Callable[[int, int], Case] | None = None) -> Problem:
+    """The problem whose code is given here and whose facts are in the `problem.toml` beside
+    `module_file` (the folder's `__init__.py`); the folder's name is the problem's id.
+
+    Every stage must have an entry in `problem.toml` and every entry a stage; a `known-wrong`
+    stage must say why and build its counterexample. Errors name the file and the rule broken.
+    """
+    from pipeline.config import ConfigError, read_problem_settings
+
+    folder = Path(module_file).resolve().parent
+    settings = read_problem_settings(folder / "problem.toml")
+    names = [stage.name for stage in stages]
+    declared = list(settings.stages)
+    missing = [n for n in names if n not in settings.stages]
+    extra = [n for n in declared if n not in names]
+    if missing or extra:
+        parts = ([f"stages without an entry: {', '.join(missing)}"] if missing else []) + (
+            [f"entries without a stage: {', '.join(extra)}"] if extra else [])
+        raise ConfigError(folder / "problem.toml", None, "; ".join(parts), rule="stages")
+    unknown = [n for n in settings.reference if n not in names]
+    if unknown:
+        raise ConfigError(folder / "problem.toml", None, f"reference names no stage: "
+                          f"{', '.join(unknown)}", rule="reference")
+    recipe_names = {r.name for r in recipes}
+    unknown = [n for n in settings.nightly if n not in recipe_names]
+    if unknown:
+        raise ConfigError(folder / "problem.toml", None, f"nightly names no recipe: "
+                          f"{', '.join(unknown)}", rule="nightly")
+    merged = tuple(replace(stage, role=settings.stages[stage.name].role,
+                           timeout_s=settings.stages[stage.name].timeout_s,
+                           known_wrong=settings.stages[stage.name].known_wrong)
+                   for stage in stages)
+    no_example = [s.name for s in merged if s.role == "known-wrong" and s.counterexample is None]
+    if no_example:
+        raise ConfigError(folder / "problem.toml", None, f"known-wrong stages without a "
+                          f"counterexample in the code: {', '.join(no_example)}",
+                          rule="known-wrong")
+    ladder = None
+    if growth is not None or settings.growth_sizes:
+        if growth is None or not settings.growth_sizes:
+            raise ConfigError(folder / "problem.toml", None, "a growth ladder needs both "
+                              "[growth] sizes and the problem's growth function", rule="growth")
+        ladder = Growth(settings.growth_sizes, settings.growth_description, growth)
+    return Problem(
+        id=folder.name, title=settings.title, source=settings.source, folder=folder,
+        time_limit_s=settings.time_limit_s, memory_mb=settings.memory_mb, parse=parse,
+        render=render, format_answer=format_answer, validate_answer=validate_answer,
+        size=size, size_values=size_values, size_columns=settings.size_columns,
+        size_measure=settings.size_measure, stages=merged, recipes=recipes,
+        reference=settings.reference, nightly=settings.nightly, growth=ladder,
+        solutions=settings.solutions)

@@ -13,9 +13,12 @@ The comparison fails on:
 - a flagged slowdown.
 Timings are only compared when both runs ran on the same host (`runs.host`); otherwise the
 comparison says so and flags nothing. Stages registered as known to be wrong never fail a
-comparison: their changes are reported as notes; so are slowdowns of oracle stages (those given
-a longer timeout than the judge's limit in `configs/problems.toml`), which are there to be
-right rather than fast.
+comparison: their changes are reported as notes; so are slowdowns of stages that are not judged
+on speed (oracles, references and transcribed methods: see their roles in `problem.toml`).
+
+What the comparison concludes is a tuple of typed `Finding`s (new failure, changed answer,
+slowdown, note), each saying whether it fails the comparison; nightly decides from those.
+`pairs_to_compare` chooses the runs a `pipeline compare` without arguments looks at.
 """
 
 from __future__ import annotations
@@ -23,20 +26,40 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 import polars as pl
 
 from pipeline.errors import UnknownName
 from pipeline.report import load
-from pipeline.report.load import latest_runs  # noqa: F401  (part of this module's API)
-from pipeline.run.solvers import load_problem_config
+from pipeline.tables.limits import judged_on_speed, known_wrong
+from pipeline.tables.runs import finished_runs, latest_runs, next_run, resolve_runs, run_rows
+from pipeline.verdicts import TIMED, display_rank, is_failure, names
 
-SLOWDOWN_MARK = "slower than"  # in every reason a flagged slowdown gives (see nightly)
 RATIO_THRESHOLD = 1.5
 MIN_DIFF_MS = 5.0
-TIMED = ("AC", "WA", "NOEXP")
+TIMED_NAMES = tuple(names(TIMED))
 ABSENT = "-"
+
+
+class FindingKind(str, Enum):
+    NEW_FAILURE = "new failure"
+    CHANGED_ANSWER = "changed answer"
+    SLOWDOWN = "slowdown"
+    NOTE = "note"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One conclusion of a comparison: what kind, about which solver, whether it fails the
+    comparison, the sentence saying it, and the cases it is about (smallest first)."""
+
+    kind: FindingKind
+    solver: str | None
+    fails: bool
+    text: str
+    case_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,9 +116,21 @@ class Comparison:
     ratio_threshold: float
     min_diff_ms: float
     solvers: tuple[SolverComparison, ...]
-    failed: bool
-    reasons: tuple[str, ...]                      # why it failed (empty when it did not)
-    notes: tuple[str, ...]                        # worth saying, not failing
+    findings: tuple[Finding, ...]
+
+    @property
+    def failed(self) -> bool:
+        return any(f.fails for f in self.findings)
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Why it failed (empty when it did not)."""
+        return tuple(f.text for f in self.findings if f.fails)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Worth saying, not failing."""
+        return tuple(f.text for f in self.findings if not f.fails)
 
     def solver(self, name: str) -> SolverComparison:
         for s in self.solvers:
@@ -118,8 +153,8 @@ def compare_runs(data_dir: Path, base_run: str, new_run: str,
 
     `timing` folds the repeats of a case: "median", or "min" (the least-disturbed run, for a
     re-measurement)."""
-    load.resolve_runs(data_dir, [base_run, new_run])
-    rows = load.run_rows(data_dir, [base_run, new_run])
+    resolve_runs(data_dir, [base_run, new_run])
+    rows = run_rows(data_dir, [base_run, new_run])
     base = load.collapsed_results(data_dir, [base_run], timing=timing)
     new = load.collapsed_results(data_dir, [new_run], timing=timing)
     problems = {r["problem"] for r in rows.values()} | set(base["problem"].unique()) | set(
@@ -149,13 +184,12 @@ def compare_runs(data_dir: Path, base_run: str, new_run: str,
         compared.append(_compare_solver(problem, name, part, set(base["solver"]),
                                         set(new["solver"]), same_host, ratio_threshold,
                                         min_diff_ms))
-    relaxed = set(load_problem_config(problem).get("timeouts", {})) if problem != "?" else set()
-    reasons, notes = _verdict(compared, same_host, base_host, new_host, ratio_threshold,
-                              min_diff_ms, relaxed)
+    findings = _findings(problem, compared, same_host, base_host, new_host, ratio_threshold,
+                         min_diff_ms)
     return Comparison(problem=problem, base_run=base_run, new_run=new_run, base_host=base_host,
                       new_host=new_host, same_host=same_host, ratio_threshold=ratio_threshold,
-                      min_diff_ms=min_diff_ms, solvers=tuple(compared), failed=bool(reasons),
-                      reasons=tuple(reasons), notes=tuple(notes))
+                      min_diff_ms=min_diff_ms, solvers=tuple(compared),
+                      findings=tuple(findings))
 
 
 def _compare_solver(problem: str, name: str, part: pl.DataFrame, base_solvers: set[str],
@@ -168,14 +202,14 @@ def _compare_solver(problem: str, name: str, part: pl.DataFrame, base_solvers: s
         before = row["base_verdict"] or ABSENT
         after = row["new_verdict"] or ABSENT
         transitions[(before, after)] += 1
-        if after in load.FAILING and after != before:
+        if is_failure(after) and after != before:
             failures.append(CaseChange(row["case_id"], row["size"], before, after))
         a, b = row["base_answer"], row["new_answer"]
         if a is not None and b is not None and not load.answers_agree(problem, a, b):
             answers.append(AnswerChange(row["case_id"], row["size"], a, b,
                                         load.difference(problem, a, b)))
         base_ms, new_ms = _timing(row)
-        if before in TIMED and after in TIMED and base_ms is not None and new_ms is not None:
+        if before in TIMED_NAMES and after in TIMED_NAMES and base_ms is not None and new_ms is not None:
             if base_ms > 0 and new_ms > 0:
                 ratio = new_ms / base_ms
                 log_sum += math.log(ratio)
@@ -187,7 +221,7 @@ def _compare_solver(problem: str, name: str, part: pl.DataFrame, base_solvers: s
             and t.new_ms - t.base_ms > min_diff_ms]
     slow.sort(key=lambda t: (-t.ratio, -(t.new_ms - t.base_ms), t.case_id))
     return SolverComparison(
-        solver=name, known_wrong=load.known_wrong(problem, name), in_base=name in base_solvers,
+        solver=name, known_wrong=known_wrong(problem, name), in_base=name in base_solvers,
         in_new=name in new_solvers,
         transitions=tuple((b, a, n) for (b, a), n in sorted(transitions.items())),
         new_failures=tuple(failures), changed_answers=tuple(answers), timed_cases=len(timings),
@@ -206,42 +240,80 @@ def _timing(row: dict) -> tuple[float | None, float | None]:
     return row["base_ms"], row["new_ms"]
 
 
-def _verdict(compared: list[SolverComparison], same_host: bool, base_host: str | None,
-             new_host: str | None, ratio_threshold: float, min_diff_ms: float,
-             relaxed: set[str] = frozenset()) -> tuple[list[str], list[str]]:
-    reasons: list[str] = []
-    notes: list[str] = []
+def _findings(problem: str, compared: list[SolverComparison], same_host: bool,
+              base_host: str | None, new_host: str | None, ratio_threshold: float,
+              min_diff_ms: float) -> list[Finding]:
+    found: list[Finding] = []
     if not same_host:
-        notes.append(f"hosts differ ({base_host or 'unknown'} vs {new_host or 'unknown'}): "
-                     "timings are not compared" if base_host and new_host else
-                     f"host unknown ({base_host or 'unknown'} vs {new_host or 'unknown'}): "
-                     "timings are not compared")
+        what = "hosts differ" if base_host and new_host else "host unknown"
+        found.append(Finding(FindingKind.NOTE, None, False,
+                             f"{what} ({base_host or 'unknown'} vs {new_host or 'unknown'}): "
+                             "timings are not compared"))
     for s in compared:
-        sink = notes if s.known_wrong else reasons
         tag = f"{s.solver} (known wrong)" if s.known_wrong else s.solver
         if s.new_failures:
             kinds = Counter(f"{c.base_verdict}->{c.new_verdict}" for c in s.new_failures)
-            first = min(s.new_failures, key=lambda c: (c.size is None, c.size or 0, c.case_id))
-            sink.append(f"{tag}: {len(s.new_failures)} new failing case"
-                        f"{'s' if len(s.new_failures) != 1 else ''} "
-                        f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}); "
-                        f"smallest: case {first.case_id[:12]} (size {first.size})")
+            ordered = sorted(s.new_failures, key=lambda c: (c.size is None, c.size or 0,
+                                                            c.case_id))
+            first = ordered[0]
+            found.append(Finding(
+                FindingKind.NEW_FAILURE, s.solver, not s.known_wrong,
+                f"{tag}: {len(s.new_failures)} new failing case"
+                f"{'s' if len(s.new_failures) != 1 else ''} "
+                f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}); "
+                f"smallest: case {first.case_id[:12]} (size {first.size})",
+                tuple(c.case_id for c in ordered)))
         if s.slowdowns:
             worst = s.slowdowns[0]
-            # Oracles (stages given a longer timeout than the judge's limit in
-            # configs/problems.toml) are there to be right, not fast; their times also move
-            # with per-worker caches. Their slowdowns are reported, not failed.
-            slow_sink = notes if s.solver in relaxed else sink
-            slow_sink.append(f"{tag}: {len(s.slowdowns)} case{'s' if len(s.slowdowns) != 1 else ''} "
-                        f"{SLOWDOWN_MARK} {ratio_threshold:g}x and +{min_diff_ms:g} ms; worst "
-                        f"{worst.ratio:.2f}x ({worst.base_ms:.1f} -> {worst.new_ms:.1f} ms, "
-                        f"case {worst.case_id[:12]}, size {worst.size})")
+            fails = not s.known_wrong and judged_on_speed(problem, s.solver)
+            found.append(Finding(
+                FindingKind.SLOWDOWN, s.solver, fails,
+                f"{tag}: {len(s.slowdowns)} case{'s' if len(s.slowdowns) != 1 else ''} "
+                f"slower than {ratio_threshold:g}x and +{min_diff_ms:g} ms; worst "
+                f"{worst.ratio:.2f}x ({worst.base_ms:.1f} -> {worst.new_ms:.1f} ms, "
+                f"case {worst.case_id[:12]}, size {worst.size})"
+                + ("" if fails or s.known_wrong else " (not judged on speed)"),
+                tuple(t.case_id for t in s.slowdowns)))
         if s.in_base and not s.in_new:
-            notes.append(f"{s.solver}: not in the new run")
+            found.append(Finding(FindingKind.NOTE, s.solver, False,
+                                 f"{s.solver}: not in the new run"))
         if s.changed_answers and not s.new_failures:
-            notes.append(f"{tag}: {len(s.changed_answers)} changed answer"
-                         f"{'s' if len(s.changed_answers) != 1 else ''} without a new failure")
-    return reasons, notes
+            found.append(Finding(
+                FindingKind.CHANGED_ANSWER, s.solver, False,
+                f"{tag}: {len(s.changed_answers)} changed answer"
+                f"{'s' if len(s.changed_answers) != 1 else ''} without a new failure",
+                tuple(c.case_id for c in s.changed_answers)))
+    return found
+
+
+def pairs_to_compare(data_dir: Path, base: str | None = None, new: str | None = None,
+                     problem: str | None = None) -> list[tuple[str, str]]:
+    """The (BASE, NEW) runs `pipeline compare` looks at: the two given; BASE and the newest
+    finished run of its problem after it; else the last two finished runs of `problem`, or of
+    every problem that has two. Raises `UnknownName` / `ValueError` saying what is missing."""
+    if base and new:
+        return [(base, new)]
+    if base:
+        row = run_rows(data_dir, [base]).get(base)
+        if row is None:
+            raise UnknownName(f"no run {base!r} in {data_dir}")
+        newer = next_run(data_dir, base)
+        if newer is None:
+            raise ValueError(f"no finished run of {row['problem']} newer than {base} to "
+                             "compare with")
+        return [(base, newer)]
+    problems = [problem] if problem else list(dict.fromkeys(
+        finished_runs(data_dir)["problem"].sort().to_list()))
+    pairs = []
+    for pid in problems:
+        runs = latest_runs(data_dir, pid, 2)
+        if len(runs) == 2:
+            pairs.append((runs[1], runs[0]))
+    if not pairs:
+        raise ValueError(f"compare needs two finished runs of {problem} in {data_dir}"
+                         if problem else "compare needs two finished runs of one problem; no "
+                         f"problem has two yet in {data_dir}")
+    return pairs
 
 
 def _matrix(s: SolverComparison, indent: str) -> list[str]:
@@ -256,12 +328,8 @@ def _matrix(s: SolverComparison, indent: str) -> list[str]:
     return lines
 
 
-MATRIX_ORDER = (ABSENT, "AC", "NOEXP", "SKIP", "WA", "TLE", "MLE", "OLE", "RE")
-
-
 def _verdict_order(verdict: str) -> tuple[int, str]:
-    return (MATRIX_ORDER.index(verdict) if verdict in MATRIX_ORDER else len(MATRIX_ORDER),
-            verdict)
+    return (-1, verdict) if verdict == ABSENT else display_rank(verdict)
 
 
 def format_comparison(c: Comparison, examples: int = 5) -> str:

@@ -23,13 +23,14 @@ from pipeline.errors import UnknownName
 from pipeline.fsutil import atomic_write_text
 from pipeline.problems import get_problem
 from pipeline.report import load
-from pipeline.report.compare import SLOWDOWN_MARK, Comparison, compare_runs
-from pipeline.run import tables
+from pipeline.report.compare import Comparison, FindingKind, compare_runs
 from pipeline.report.growth import growth_series
 from pipeline.report.matrix import verdict_matrix
 from pipeline.report.mismatches import ANSWER_CHARS, Mismatch, cut, find_mismatches
 from pipeline.report.slow import SlowCase, format_fraction, format_ms, slow_cases
 from pipeline.report.svg import color, loglog_chart
+from pipeline.tables.results import read_runs
+from pipeline.tables.runs import previous_run, resolve_runs, run_rows
 
 SLOW_ROWS = 25
 MISMATCH_ROWS = 100
@@ -94,10 +95,10 @@ def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
 def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                   rule: dict[str, float] | None = None) -> str:
     """The report's HTML text."""
-    runs = load.resolve_runs(data_dir, run_ids)
+    runs = resolve_runs(data_dir, run_ids)
     if not runs:
         raise ValueError(f"no finished runs in {data_dir}: run `pipeline run` first")
-    rows = load.run_rows(data_dir, runs)
+    rows = run_rows(data_dir, runs)
     results = load.collapsed_results(data_dir, runs)
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     comparisons = _comparisons(data_dir, runs, rule or {})
@@ -126,7 +127,7 @@ def _comparisons(data_dir: Path, runs: Sequence[str],
                  rule: dict[str, float]) -> list[tuple[str, Comparison | None]]:
     found = []
     for run_id in runs:
-        base = load.previous_run(data_dir, run_id)
+        base = previous_run(data_dir, run_id)
         found.append((run_id, compare_runs(data_dir, base, run_id, **rule) if base else None))
     return found
 
@@ -134,9 +135,9 @@ def _comparisons(data_dir: Path, runs: Sequence[str],
 def _remeasure_note(data_dir: Path, c: Comparison) -> tuple[bool, str] | None:
     """(slowdowns confirmed?, sentence) when the nightly re-measured this comparison's flagged
     slowdowns (a run with status `remeasure` of the same problem, started after NEW)."""
-    if not any(SLOWDOWN_MARK in r for r in c.reasons):
+    if not any(f.fails and f.kind is FindingKind.SLOWDOWN for f in c.findings):
         return None
-    runs = tables.read_runs(data_dir)
+    runs = read_runs(data_dir)
     new = runs.filter(pl.col("run_id") == c.new_run)
     if runs.is_empty() or new.is_empty():
         return None
@@ -147,7 +148,7 @@ def _remeasure_note(data_dir: Path, c: Comparison) -> tuple[bool, str] | None:
     remeasure = later["run_id"][0]
     again = compare_runs(data_dir, c.base_run, remeasure, timing="min",
                          ratio_threshold=c.ratio_threshold, min_diff_ms=c.min_diff_ms)
-    confirmed = any(SLOWDOWN_MARK in r for r in again.reasons)
+    confirmed = any(f.fails and f.kind is FindingKind.SLOWDOWN for f in again.findings)
     return confirmed, (f"flagged slowdowns re-measured in run {remeasure} (fastest of "
                        f"{later['repeat'][0]} runs each): "
                        f"{'confirmed' if confirmed else 'not confirmed, timing noise'}")
@@ -204,7 +205,7 @@ def _compare_section(comparisons: list[tuple[str, Comparison | None]],
             continue
         remeasured = _remeasure_note(data_dir, c) if data_dir is not None else None
         failed = c.failed and not (remeasured and not remeasured[0] and all(
-            SLOWDOWN_MARK in r for r in c.reasons))
+            f.kind is FindingKind.SLOWDOWN for f in c.findings if f.fails))
         status = ('<span class="bad">FAILED</span>' if failed
                   else '<span class="ok">OK</span>')
         out.append(f"<h3>{escape(c.problem)}: <code>{escape(c.base_run)}</code> &rarr; "

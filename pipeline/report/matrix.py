@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-VERDICT_ORDER = ("AC", "WA", "TLE", "MLE", "RE", "OLE", "NOEXP", "SKIP")
+from pipeline.verdicts import display_rank
 
 
 @dataclass(frozen=True)
@@ -21,12 +21,7 @@ class VerdictMatrix:
     def cell(self, problem: str, solver: str) -> dict[str, int]:
         """Verdict -> cases for one problem and solver (empty when it did not run)."""
         found = {v: n for p, s, v, n in self.counts if (p, s) == (problem, solver)}
-        return {v: found[v] for v in sorted(found, key=verdict_rank)}
-
-
-def verdict_rank(verdict: str) -> tuple[int, str]:
-    return (VERDICT_ORDER.index(verdict) if verdict in VERDICT_ORDER else len(VERDICT_ORDER),
-            verdict)
+        return {v: found[v] for v in sorted(found, key=display_rank)}
 
 
 def verdict_matrix(results: pl.DataFrame) -> VerdictMatrix:

@@ -17,6 +17,9 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.report import load
+from pipeline.tables.limits import known_wrong
+from pipeline.tables.runs import resolve_runs
+from pipeline.verdicts import ANSWERED, names
 
 INPUT_CHARS = 400
 INPUT_LINES = 12
@@ -57,9 +60,9 @@ def find_mismatches(data_dir: Path, problem: str | None = None,
                     run_ids: Sequence[str] | None = None) -> list[Mismatch]:
     """Every disagreeing case of the runs (default: the latest finished run of each problem),
     smallest first (then by problem, case, run)."""
-    runs = load.resolve_runs(data_dir, run_ids, problem)
+    runs = resolve_runs(data_dir, run_ids, problem)
     results = load.collapsed_results(data_dir, runs, problem).filter(
-        pl.col("verdict").is_in(load.ANSWERED) & pl.col("answer").is_not_null())
+        pl.col("verdict").is_in(names(ANSWERED)) & pl.col("answer").is_not_null())
     if results.is_empty():
         return []
     cases = load.load_cases(data_dir, results["problem"].unique().to_list())
@@ -83,7 +86,7 @@ def find_mismatches(data_dir: Path, problem: str | None = None,
             run_id=run_id, problem=problem_id, case_id=case_id, size=sizes[key],
             source=case.get("source"), input=case.get("input"),
             expected_source=case.get("expected_source"), groups=groups,
-            known_wrong=tuple(s for s in stages if load.known_wrong(problem_id, s))))
+            known_wrong=tuple(s for s in stages if known_wrong(problem_id, s))))
     found.sort(key=lambda m: (m.size is None, m.size or 0, m.problem, m.case_id, m.run_id))
     return found
 

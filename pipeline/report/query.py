@@ -12,19 +12,15 @@ from typing import Literal
 
 import polars as pl
 
-from pipeline import store
+from pipeline.tables.files import scan
+from pipeline.tables.schemas import TABLES
 
 Format = Literal["table", "csv", "json", "parquet"]
 
 
 def run_query(data_dir: Path, sql: str) -> pl.DataFrame:
     """Run one SQL statement over the tables of `data_dir`."""
-    frames = {}
-    for table in store.TABLES:
-        try:
-            frames[table] = store.scan(data_dir, table)
-        except (ImportError, KeyError):  # a table whose layer is not installed yet
-            continue
+    frames = {table: scan(data_dir, table) for table in TABLES}
     with pl.SQLContext(frames=frames, eager=True) as context:
         return context.execute(sql)
 

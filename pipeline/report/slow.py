@@ -14,6 +14,8 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.report import load
+from pipeline.tables.limits import time_limit_s
+from pipeline.tables.runs import resolve_runs
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = 
 
     Runs: `run_ids` when given, else the latest finished run of each problem (or of
     `problem`)."""
-    runs = load.resolve_runs(data_dir, run_ids, problem)
+    runs = resolve_runs(data_dir, run_ids, problem)
     results = load.collapsed_results(data_dir, runs, problem, solver).filter(
         (pl.col("verdict") != "SKIP") & pl.col("wall_ms").is_not_null())
     if results.is_empty():
@@ -48,7 +50,7 @@ def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = 
     problems = slowest["problem"].unique().to_list()
     cases = load.load_cases(data_dir, problems).select("problem", "case_id", "source")
     slowest = slowest.join(cases, on=["problem", "case_id"], how="left", maintain_order="left")
-    limits = {p: load.time_limit_s(p) for p in problems}
+    limits = {p: time_limit_s(p) for p in problems}
     rows = []
     for row in slowest.iter_rows(named=True):
         limit = limits[row["problem"]]

@@ -1,1 +1,2 @@
-"""Running solver stages: solving files, and (later) runs over stored corpora."""
+"""Running solvers: solving judge files (`solve`), and runs over the stored cases (`runner`)
+through an executor (`executors`, `worker`), with external programs (`external`, `solvers`)."""

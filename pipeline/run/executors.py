@@ -5,7 +5,6 @@ tiny case costs microseconds. It watches the job each worker is on: a job overdu
 timeout gets the worker killed and replaced, the job recorded as `TLE`, and the rest of the
 batch handed out again. The clock of a batch's first job starts when the worker says it is
 ready (started, with the batch's problems imported), so start-up is never charged to a case.
-A distributed executor (Dask) can implement the same interface later.
 """
 
 from __future__ import annotations
@@ -208,9 +207,9 @@ class LocalPoolExecutor:
         self.close()
 
 
-def local_pool(problem, solvers: tuple[str, ...], externals: bool,
-               jobs: int | None = None) -> LocalPoolExecutor:
-    """A local pool whose workers start now and warm up the stages a run will use (every stage
-    of `problem` unless solvers were named), while the caller imports and loads the rest."""
-    stages = solvers if (solvers or externals) else tuple(s.name for s in problem.stages)
-    return LocalPoolExecutor(jobs, preload=tuple((problem.id, name) for name in stages))
+def start_executor(problem, selection, jobs: int | None = None) -> LocalPoolExecutor:
+    """The executor of a run: a local pool whose workers start now and import and warm up the
+    selected stages of `problem` while the caller loads the cases (the one place a run's
+    worker pool is built)."""
+    return LocalPoolExecutor(jobs, preload=tuple((problem.id, name)
+                                                 for name in selection.stages))

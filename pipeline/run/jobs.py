@@ -1,7 +1,7 @@
 """The unit of work of a run: one solver on one case, and what came of it.
 
 Jobs and outcomes are small frozen dataclasses that pickle cheaply, so any executor (the local
-process pool today, a Dask cluster later) can carry them to a worker and back.
+process pool or a cluster) can carry them to a worker and back.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Job:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened when a job ran; grading against the expected answer comes later."""
+    """What happened when a job ran (grading against the expected answer is the runner's)."""
 
     key: int
     status: Status

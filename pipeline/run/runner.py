@@ -1,14 +1,16 @@
 """`pipeline run`: every solver of a problem over its stored cases, into the results table.
 
 A run reads the problem's cases from the `cases` table, makes sure each has an expected answer
-(from its file, or from the first reference stage in `configs/problems.toml` that accepts it,
+(from its file, or from the first stage of the problem's reference order that accepts it,
 stored back in `cases` with that stage as `expected_source`), then runs every (case, solver,
 repeat) job through an executor and grades each answer. Results are written in chunks as they
-arrive; a killed run is finished with `resume`, which runs exactly the jobs not yet stored.
+arrive; a killed run is finished with `resume`, which rebuilds the run's solvers from the
+identities it recorded and runs exactly the jobs not yet stored.
 """
 
 from __future__ import annotations
 
+import os
 import platform
 import secrets
 import socket
@@ -16,40 +18,31 @@ import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 import polars as pl
 
-from pipeline import store
 from pipeline.problems import Problem, get_problem
-from pipeline.run import tables
-from pipeline.run.executors import Executor, local_pool
+from pipeline.run.executors import Executor, start_executor
+from pipeline.run.identity import (SolverIdentity, changed, external_identity,
+                                   stage_identity)
 from pipeline.run.jobs import Job, Outcome, SolverSpec
-from pipeline.run.solvers import (ExternalSolver, configured_externals, load_problem_config,
-                                  prepare)
-from pipeline.run.verdicts import Verdict, grade
+from pipeline.run.request import RunRequest, Selection, select_solvers
+from pipeline.run.solvers import prepare
+from pipeline.tables.files import now, problem_file, read_file, write_problem_file
+from pipeline.tables.results import (read_run_results, read_runs, stored_chunks,
+                                     write_results_chunk, write_run)
+from pipeline.tables.schemas import cases_schema
+from pipeline.verdicts import Verdict, grade
+
+__all__ = ["RunRequest", "RunSummary", "run", "format_summary"]
 
 # A chunk of results is written every CHUNK_SECONDS (or CHUNK_ROWS rows), so a killed run
 # loses at most about a second of work.
 CHUNK_ROWS = 5000
 CHUNK_SECONDS = 1.0
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    problem: str
-    solvers: tuple[str, ...] = ()             # built-in stage names; empty = all (with externals)
-    externals: tuple[ExternalSolver, ...] = ()
-    group: str | None = None
-    jobs: int | None = None
-    timeout_s: float | None = None
-    memory_mb: int | None = None
-    repeat: int = 1
-    resume: str | None = None
-    command: str = ""
-    case_ids: tuple[str, ...] = ()            # only these cases (empty = every case)
 
 
 @dataclass
@@ -62,7 +55,7 @@ class RunSummary:
     results_written: int = 0
 
 
-def host_info() -> dict[str, str | None]:
+def host_info() -> dict[str, str | int | None]:
     cpu = platform.processor() or None
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -76,70 +69,85 @@ def host_info() -> dict[str, str | None]:
                              capture_output=True, text=True, timeout=5).stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         rev = None
-    return {"host": socket.gethostname(), "cpu_model": cpu, "git_rev": rev}
+    return {"host": socket.gethostname(), "cpu_model": cpu, "git_rev": rev,
+            "pid": os.getpid()}
 
 
 def new_run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
 
 
-RUN_COLUMNS = ["case_id", "group", "input", "expected", "expected_source", "size"]
+RUN_COLUMNS = ["case_id", "group", "groups", "input", "expected", "expected_source", "size"]
 
 
 def load_cases(data_dir: Path, problem_id: str, group: str | None) -> pl.DataFrame:
-    """The columns a run needs of a problem's cases (smallest first)."""
-    path = store.table_dir(data_dir, "cases") / f"{problem_id}.parquet"
-    if not path.exists():
-        return store.empty({name: store.CASES_BASE[name] for name in RUN_COLUMNS})
-    frame = pl.read_parquet(path, columns=RUN_COLUMNS)
+    """The columns a run needs of a problem's cases (smallest first); `group` keeps the cases
+    found in that group (or a group below it) under any of their paths."""
+    path = problem_file(data_dir, "cases", problem_id)
+    frame = read_file(path, cases_schema(), RUN_COLUMNS)
     if group is not None:
-        frame = frame.filter((pl.col("group") == group)
-                             | pl.col("group").str.starts_with(group + "/"))
+        groups = pl.col("groups").fill_null(pl.concat_list(pl.col("group")))
+        frame = frame.filter(groups.list.eval((pl.element() == group)
+                                              | pl.element().str.starts_with(group + "/"))
+                             .list.any())
     return frame.sort(["size", "case_id"])
 
 
-def solver_specs(request: RunRequest, problem: Problem, data_dir: Path,
-                 timeout_s: float) -> list[SolverSpec]:
-    # Naming any solver (--solver or --external) runs just those; naming none runs them all.
-    chosen = request.solvers or request.externals
-    names = request.solvers if chosen else tuple(s.name for s in problem.stages)
-    # Oracles and editorial methods in Python may get longer than the judge's limit
-    # (configs/problems.toml [<problem>.timeouts]); an explicit --timeout applies to all.
-    per_stage = {} if request.timeout_s else load_problem_config(problem.id).get("timeouts", {})
-    specs = [SolverSpec(name=name, kind="stage", problem=problem.id, stage=problem.stage(name).name,
-                        timeout_s=float(per_stage.get(name, timeout_s)),
-                        memory_mb=request.memory_mb) for name in names]
-    externals = list(request.externals)
-    if not request.solvers and not request.externals:
-        externals = configured_externals(problem.id)
-    for external in externals:
+def resumed_selection(problem: Problem, run_row: dict) -> Selection:
+    """The solvers of a run being resumed, from the identities it recorded; refuses when an
+    external program changed since (nothing is written then)."""
+    identities = [SolverIdentity.from_json(text)
+                  for text in (run_row.get("solver_identities") or [])]
+    if not identities:  # a run recorded before identities were: stages only
+        stage_names = {s.name for s in problem.stages}
+        missing = [n for n in run_row["solvers"] if n not in stage_names]
+        if missing:
+            raise ValueError(f"run {run_row['run_id']} recorded no program identities; it "
+                             f"cannot be resumed with {', '.join(missing)}")
+        return Selection(tuple(run_row["solvers"]), ())
+    reasons = [r for r in (changed(i, problem.id) for i in identities) if r]
+    if reasons:
+        raise ValueError(f"run {run_row['run_id']} cannot be resumed: {'; '.join(reasons)}")
+    return Selection(tuple(i.name for i in identities if i.kind == "stage"),
+                     tuple(i.external(problem.id) for i in identities if i.kind == "external"))
+
+
+def solver_specs(problem: Problem, selection: Selection, request: RunRequest, data_dir: Path,
+                 timeout_s: float | None) -> list[SolverSpec]:
+    """How to run each selected solver. Stages get their own timeout from `problem.toml`
+    (oracles and methods may take longer than the judge's limit) unless `timeout_s` is given."""
+    specs = [SolverSpec(name=name, kind="stage", problem=problem.id, stage=name,
+                        timeout_s=timeout_s or problem.stage_timeout_s(name),
+                        memory_mb=request.memory_mb) for name in selection.stages]
+    for external in selection.externals:
         argv = prepare(external, data_dir)
         specs.append(SolverSpec(name=external.name, kind="external", problem=problem.id,
                                 argv=argv, memory_mb=request.memory_mb,
-                                timeout_s=request.timeout_s or external.time_limit_s or timeout_s))
-    seen = Counter(spec.name for spec in specs)
-    duplicated = [name for name, count in seen.items() if count > 1]
-    if duplicated:
-        raise ValueError(f"solver names must be unique in a run: {', '.join(duplicated)}")
+                                timeout_s=timeout_s or external.time_limit_s
+                                or problem.time_limit_s))
     return specs
 
 
-def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame, executor: Executor,
-                  timeout_s: float) -> pl.DataFrame:
+def identities(selection: Selection) -> list[str]:
+    return [*(stage_identity(n).to_json() for n in selection.stages),
+            *(external_identity(e).to_json() for e in selection.externals)]
+
+
+def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame,
+                  executor: Executor) -> pl.DataFrame:
     """Give every case without an expected answer one from the reference stages."""
     missing = cases.filter(pl.col("expected").is_null())
     if missing.is_empty():
         return cases
-    names = {stage.name for stage in problem.trusted_stages}
-    references = [name for name in load_problem_config(problem.id).get("reference", ["brute", "fast"])
-                  if name in names]
+    trusted = {stage.name for stage in problem.trusted_stages}
+    references = [name for name in problem.reference if name in trusted]
     answers: dict[str, tuple[str, str]] = {}
     todo = dict(zip(missing["case_id"], missing["input"]))
     for name in references:
         if not todo:
             break
         spec = SolverSpec(name=name, kind="stage", problem=problem.id, stage=name,
-                          timeout_s=timeout_s * 10)
+                          timeout_s=problem.stage_timeout_s(name) * 10)
         jobs = [Job(i, spec, case_id, text) for i, (case_id, text) in enumerate(todo.items())]
         for job, outcome in executor.run(jobs):
             if outcome.status == "ok":
@@ -163,78 +171,70 @@ def _with_expected(frame: pl.DataFrame, filled: pl.DataFrame) -> pl.DataFrame:
 
 
 def _store_expected(data_dir: Path, problem_id: str, filled: pl.DataFrame) -> None:
-    path = store.table_dir(data_dir, "cases") / f"{problem_id}.parquet"
-    schema = store.cases_schema()
-    stored = _with_expected(store.read_file(path, schema), filled)
-    store.write_problem_file(data_dir, "cases", problem_id, stored, schema)
+    schema = cases_schema()
+    stored = _with_expected(read_file(problem_file(data_dir, "cases", problem_id), schema),
+                            filled)
+    write_problem_file(data_dir, "cases", problem_id, stored, schema)
 
 
 def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         progress: Callable[..., None] | None = None) -> RunSummary:
     """Run the request; returns a summary (the results are in the tables)."""
     problem = get_problem(request.problem)
-    config = load_problem_config(problem.id)
-    timeout_s = request.timeout_s or config.get("time_limit_s", problem.time_limit_s)
+    timeout_s = request.timeout_s
     info = host_info()
-    run_row: dict
     done: set[tuple[str, str, int]] = set()
     chunk = 0
+    run_row: dict | None = None
     if request.resume:
-        runs = tables.read_runs(data_dir).filter(pl.col("run_id") == request.resume)
+        runs = read_runs(data_dir).filter(pl.col("run_id") == request.resume)
         if runs.is_empty():
             raise ValueError(f"no run {request.resume!r} to resume")
         run_row = runs.row(0, named=True)
         if run_row["problem"] != problem.id:
             raise ValueError(f"run {request.resume} is of problem {run_row['problem']}")
-        request = RunRequest(**{**request.__dict__, "group": run_row.get("group"),
-                                "solvers": tuple(s.name for s in problem.stages),
-                                "externals": (*configured_externals(problem.id),
-                                              *request.externals)})
-        previous = tables.read_run_results(data_dir, request.resume)
+        selection = resumed_selection(problem, run_row)
+        request = replace(request, group=run_row.get("group"), repeat=run_row["repeat"] or 1)
+        timeout_s = run_row["timeout_s"] if request.timeout_s is None else request.timeout_s
+        previous = read_run_results(data_dir, request.resume, ["case_id", "solver", "repeat"])
         done = set(zip(previous["case_id"], previous["solver"], previous["repeat"]))
-        chunk = len(tables.stored_chunks(data_dir, request.resume))
+        chunk = len(stored_chunks(data_dir, request.resume))
         run_id = request.resume
-        solvers_wanted = set(run_row["solvers"])
-        # Only names are stored: the run's --external programs must be given again.
-        available = {s.name for s in problem.stages} | {e.name for e in request.externals}
-        missing = sorted(solvers_wanted - available)
-        if missing:
-            raise ValueError(f"run {run_id} also ran {', '.join(missing)}: give "
-                             "--external NAME=COMMAND again for each to resume it")
-        request_repeat = run_row["repeat"] or 1
-        timeout_s = run_row["timeout_s"] or timeout_s
     else:
+        selection = select_solvers(problem, request)
         run_id = new_run_id()
-        solvers_wanted = None
-        request_repeat = request.repeat
     own_executor = executor is None
     if executor is None:  # start the workers now: they import while the cases load
-        executor = local_pool(problem, request.solvers, bool(request.externals), request.jobs)
-    cases = load_cases(data_dir, problem.id, request.group)
-    if request.case_ids:
-        cases = cases.filter(pl.col("case_id").is_in(list(request.case_ids)))
-    summary = RunSummary(run_id, "running", cases.height)
+        executor = start_executor(problem, selection, request.jobs)
+    summary = RunSummary(run_id, "running", 0)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
+    started = False          # the run's row says `running`: it must say how it ended
     try:
-        specs = solver_specs(request, problem, data_dir, timeout_s)
-        if solvers_wanted is not None:
-            specs = [s for s in specs if s.name in solvers_wanted]
-        if not request.resume:
-            run_row = {"run_id": run_id, "started_at": store.now(), "finished_at": None,
+        specs = solver_specs(problem, selection, request, data_dir, timeout_s)
+        cases = load_cases(data_dir, problem.id, request.group)
+        if request.case_ids:
+            cases = cases.filter(pl.col("case_id").is_in(list(request.case_ids)))
+        summary.cases = cases.height
+        if run_row is None:
+            run_row = {"run_id": run_id, "started_at": now(), "finished_at": None,
                        "status": "running", "problem": problem.id,
-                       "solvers": [s.name for s in specs], "jobs": getattr(executor, "size", None),
-                       "timeout_s": timeout_s, "repeat": request_repeat, "cases": cases.height,
-                       "group": request.group,
+                       "solvers": list(selection.names),
+                       "solver_identities": identities(selection),
+                       "jobs": getattr(executor, "size", None), "timeout_s": timeout_s,
+                       "repeat": request.repeat, "cases": cases.height, "group": request.group,
                        "command": request.command, **info}
-            tables.write_run(data_dir, run_row)
-        cases = fill_expected(data_dir, problem, cases, executor, timeout_s)
+        else:
+            run_row = {**run_row, "status": "running", "pid": info["pid"], "host": info["host"]}
+        write_run(data_dir, run_row)
+        started = True
+        cases = fill_expected(data_dir, problem, cases, executor)
         expected = dict(zip(cases["case_id"], cases["expected"]))
         expected_source = dict(zip(cases["case_id"], cases["expected_source"]))
         sizes = dict(zip(cases["case_id"], cases["size"]))
         jobs = []
         for case_id, text in zip(cases["case_id"], cases["input"]):
             for spec in specs:
-                for rep in range(request_repeat):
+                for rep in range(request.repeat):
                     if (case_id, spec.name, rep) not in done:
                         jobs.append(Job(len(jobs), spec, case_id, text, rep))
         last_flush = time.monotonic()
@@ -248,27 +248,26 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
             if progress:
                 progress(finished, len(jobs), _verdict_note(summary))
             if len(buffer) >= CHUNK_ROWS or time.monotonic() - last_flush > CHUNK_SECONDS:
-                tables.write_results_chunk(data_dir, run_id, chunk, buffer)
+                write_results_chunk(data_dir, run_id, chunk, buffer)
                 summary.results_written += len(buffer)
                 chunk, buffer, last_flush = chunk + 1, [], time.monotonic()
         if buffer:
-            tables.write_results_chunk(data_dir, run_id, chunk, buffer)
+            write_results_chunk(data_dir, run_id, chunk, buffer)
             summary.results_written += len(buffer)
             chunk, buffer = chunk + 1, []
         summary.status = "finished"
     except KeyboardInterrupt:
         summary.status = "interrupted"
         if buffer:
-            tables.write_results_chunk(data_dir, run_id, chunk, buffer)
+            write_results_chunk(data_dir, run_id, chunk, buffer)
             summary.results_written += len(buffer)
     finally:
         if own_executor:
             executor.close()
         if summary.status == "running":
             summary.status = "failed"
-        if "run_row" in locals():
-            tables.write_run(data_dir, {**run_row, "status": summary.status,
-                                        "finished_at": store.now()})
+        if started:
+            write_run(data_dir, {**run_row, "status": summary.status, "finished_at": now()})
     return summary
 
 
@@ -289,7 +288,7 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
             "answer": outcome.answer, "wall_ms": outcome.wall_ms, "cpu_ms": outcome.cpu_ms,
             "peak_rss_kb": outcome.peak_rss_kb, "exit_code": outcome.exit_code, "error": error,
             "expected_source": expected_source if expected is not None else None,
-            "size": size, "host": info["host"], "finished_at": store.now()}
+            "size": size, "host": info["host"], "finished_at": now()}
 
 
 def _tally(summary: RunSummary, row: dict) -> None:

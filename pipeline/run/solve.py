@@ -87,15 +87,30 @@ def solve_command(problem_id: str, inputs: list[Path], solver: str, out_dir: Pat
     return 1 if failed else 0
 
 
-def main(argv: list[str]) -> int:
-    """`pipeline solve ...` parsed with argparse (the light path; same options as Typer's)."""
+def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
+    """`pipeline solve ...`: its options, declared here once (the light entry point and the
+    Typer command both come here); options may come before or after the files."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="pipeline solve")
-    parser.add_argument("problem")
-    parser.add_argument("inputs", nargs="*", type=Path)
-    parser.add_argument("--solver", "-s", default="fast")
-    parser.add_argument("--out-dir", "-o", type=Path, default=None)
-    args = parser.parse_args(argv)
+    parser = argparse.ArgumentParser(
+        prog="pipeline solve",
+        description="Solve judge inputs: stdin to stdout, or each INPUT to OUT_DIR/NAME.out.",
+        epilog="examples:\n  pipeline solve PROBLEM < case.in\n"
+               "  pipeline solve PROBLEM --out-dir out/ tests/*.in --solver brute",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("problem", metavar="PROBLEM", help="problem id (`pipeline problems`)")
+    parser.add_argument("inputs", nargs="*", type=Path, metavar="INPUT",
+                        help="judge input files (default: stdin)")
+    parser.add_argument("--solver", "-s", default="fast", metavar="STAGE",
+                        help="stage to solve with (default: %(default)s)")
+    parser.add_argument("--out-dir", "-o", type=Path, default=None, metavar="DIR",
+                        help="write DIR/NAME.out for each NAME.in (needed for several inputs)")
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    try:
+        args = parser.parse_intermixed_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
     return solve_command(args.problem, args.inputs, args.solver, args.out_dir,
-                         sys.stdin, sys.stdout, sys.stderr)
+                         stdin or sys.stdin, stdout, stderr)

@@ -1,11 +1,12 @@
-"""Which solvers a run uses: built-in stages and external programs (with cached builds).
+"""External solvers of a run and their cached builds.
 
-External solvers come from `--external NAME=COMMAND` or from `configs/solvers.toml`:
+External solvers come from `--external NAME=COMMAND`, from the problem's own `[[solutions]]`
+(its `problem.toml`) and from the user's `configs/solvers.toml`:
 
     [[solver]]
-    name = "cpp"
-    problem = "arc087e"
-    source = "examples/solutions/arc087e.cpp"          # optional, hashed for the build cache
+    name = "mine"
+    problem = "<problem id>"
+    source = "path/to/mine.cpp"                         # optional, hashed for the build cache
     build = "g++ -O2 -std=c++17 -o {exe} {source}"      # optional
     run = "{exe}"
     time_limit_s = 2.0                                   # optional
@@ -20,14 +21,13 @@ from __future__ import annotations
 import hashlib
 import shlex
 import subprocess
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.config import CONFIG_DIR, REPO_ROOT, read_configured_solvers
 from pipeline.fsutil import atomic_write_text
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-CONFIG_DIR = REPO_ROOT / "configs"
+from pipeline.problems import Problem
+from pipeline.problems.base import Solution
 
 
 @dataclass(frozen=True)
@@ -44,19 +44,19 @@ class BuildError(RuntimeError):
     pass
 
 
-def load_problem_config(problem_id: str, config_dir: Path = CONFIG_DIR) -> dict:
-    path = config_dir / "problems.toml"
-    if not path.exists():
-        return {}
-    return tomllib.loads(path.read_text(encoding="utf-8")).get(problem_id, {})
+def _external(problem_id: str, solution: Solution) -> ExternalSolver:
+    return ExternalSolver(name=solution.name, problem=problem_id, run=solution.run,
+                          build=solution.build,
+                          source=str(solution.source) if solution.source else None,
+                          time_limit_s=solution.time_limit_s)
 
 
-def configured_externals(problem_id: str, config_dir: Path = CONFIG_DIR) -> list[ExternalSolver]:
-    path = config_dir / "solvers.toml"
-    if not path.exists():
-        return []
-    entries = tomllib.loads(path.read_text(encoding="utf-8")).get("solver", [])
-    return [ExternalSolver(**entry) for entry in entries if entry.get("problem") == problem_id]
+def configured_externals(problem: Problem, config_dir: Path = CONFIG_DIR) -> list[ExternalSolver]:
+    """The problem's own solutions, then the user's configured solvers of the problem."""
+    return [_external(problem.id, s) for s in problem.solutions] + [
+        _external(problem.id, entry.solution)
+        for entry in read_configured_solvers(config_dir / "solvers.toml")
+        if entry.problem == problem.id]
 
 
 def parse_external(text: str, problem_id: str) -> ExternalSolver:

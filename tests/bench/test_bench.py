@@ -13,8 +13,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.bench import growth, ingest, maxtests, throughput, workspace
-from pipeline.bench.common import (ROW_COLUMNS, close_launcher, fit_exponent, make_context,
+from benchmarks import growth, ingest, maxtests, throughput, workspace
+from benchmarks.common import (ROW_COLUMNS, close_launcher, fit_exponent, make_context,
                                    median, row_schema, spawn_timed, write_rows)
 
 PROBLEM = "bipartitebattle"  # pure Python stages and a tiny C++ program: quick to run

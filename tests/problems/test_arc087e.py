@@ -8,16 +8,19 @@ shortcut of `fast`) is checked against it on small cases and against each other 
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import get_problem
-from pipeline.problems import arc087e as m
+from pipeline.problems.arc087e.case import Case, parse_slow
+from pipeline.problems.arc087e.editorial import editorial_value
+from pipeline.problems.arc087e.oracles import (GRUNDY_MAX_L, brute_grundy, good_superset_count,
+                                               grundy_table)
+from pipeline.problems.arc087e.trie import free_subtree_heights
 
 P = get_problem("arc087e")
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "raw" / "arc087e" / "samples"
+SAMPLE_DIR = P.samples
 
 SAMPLES = [
     ("2 2\n00\n01\n", "Alice\n"),
@@ -66,39 +69,39 @@ def test_all_stages_are_trusted():
 
 def test_free_subtree_values_from_search_are_lowbit():
     # S = {"1"} leaves exactly one free subtree (under "0") with L levels.
-    table = m.grundy_table(4)
+    table = grundy_table(4)
     for h in range(1, 5):
-        assert m.brute_grundy(m.Case(h, ("1",))) == table[h] == h & -h
+        assert brute_grundy(Case(h, ("1",))) == table[h] == h & -h
 
 
 def test_whole_position_grundy_is_xor_of_free_subtrees():
     checked = 0
     for case in cases("tiny", 120, seed=7):
-        if m.good_superset_count(case) > 3000:
+        if good_superset_count(case) > 3000:
             continue
         expected = 0
-        for h, count in m.free_subtree_heights(case).items():
+        for h, count in free_subtree_heights(case).items():
             if count % 2:
                 expected ^= h & -h
-        assert m.brute_grundy(case) == expected, case
+        assert brute_grundy(case) == expected, case
         checked += 1
     assert checked >= 80
 
 
 def test_mex_table_equals_lowbit():
-    table = m.grundy_table(m.GRUNDY_MAX_L)
+    table = grundy_table(GRUNDY_MAX_L)
     assert table[1:9] == [1, 2, 1, 4, 1, 2, 1, 8]
-    assert all(table[h] == h & -h for h in range(1, m.GRUNDY_MAX_L + 1))
+    assert all(table[h] == h & -h for h in range(1, GRUNDY_MAX_L + 1))
 
 
 def test_editorial_divide_by_four_rule_equals_lowbit():
-    assert all(m.editorial_value(h) == h & -h for h in range(1, 100_001))
+    assert all(editorial_value(h) == h & -h for h in range(1, 100_001))
     rng = random.Random(3)
     for _ in range(2000):
         h = rng.randint(1, 10**18) << rng.randint(0, 3) >> rng.randint(0, 3) or 1
-        assert m.editorial_value(h) == h & -h
+        assert editorial_value(h) == h & -h
     for k in range(60):
-        assert m.editorial_value(1 << k) == 1 << k
+        assert editorial_value(1 << k) == 1 << k
 
 
 # -- stages agree -------------------------------------------------------------------------------
@@ -170,14 +173,14 @@ def test_recipes_round_trip_and_are_deterministic(recipe):
     for i in range(count):
         case = P.generate(recipe, 5, i)
         assert P.parse(P.render(case)) == case
-        assert m.parse_slow(P.render(case)) == case
+        assert parse_slow(P.render(case)) == case
         assert P.generate(recipe, 5, i) == case
 
 
 def test_max_recipes_are_at_the_limits():
     for recipe in [r.name for r in P.recipes if r.kind == "max"]:
         case = P.generate(recipe, 2)
-        cols = P.size_columns(case)
+        cols = P.size_values(case)
         assert 99_000 <= P.size(case) == cols["total_length"] <= 100_000
         assert case.L in (10**18, cols["max_length"])
 
@@ -185,15 +188,15 @@ def test_max_recipes_are_at_the_limits():
 def test_size_columns():
     case = P.parse("3 1000000000000000000\n0\n10\n110\n")
     assert P.size(case) == 6
-    assert P.size_columns(case) == {"strings": 3, "total_length": 6, "max_length": 3,
-                                    "L_bits": 60}
+    assert P.size_values(case) == {"strings": 3, "total_length": 6, "max_length": 3,
+                                   "L_bits": 60}
 
 
 # -- parse: accepted formats --------------------------------------------------------------------
 
 def test_free_whitespace_and_crlf_accepted():
     case = P.parse("  3   3\r\n0 \r\n\t10\r\n110   \r\n\r\n")
-    assert case == m.Case(3, ("0", "10", "110"))
+    assert case == Case(3, ("0", "10", "110"))
     assert P.parse("3 3 0 10 110") == case
 
 
@@ -320,14 +323,14 @@ def test_validate_answer_rejects(text, line, rule):
 
 def test_brute_refuses_too_big():
     with pytest.raises(BeyondLimits):
-        P.stage("brute")(m.Case(9, ("0",)))
+        P.stage("brute")(Case(9, ("0",)))
     with pytest.raises(BeyondLimits):  # L = 5, S = {1}: 458 330 good supersets
-        P.stage("brute")(m.Case(5, ("1",)))
-    assert P.stage("brute").accepts(m.Case(8, tuple(format(x, "08b") for x in range(256))))
+        P.stage("brute")(Case(5, ("1",)))
+    assert P.stage("brute").accepts(Case(8, tuple(format(x, "08b") for x in range(256))))
     assert all(P.stage("brute").accepts(c) for c in cases("tiny", 50))
 
 
 def test_grundy_refuses_huge_l():
     with pytest.raises(BeyondLimits):
-        P.stage("grundy")(m.Case(10**18, ("0",)))
-    assert P.stage("grundy").accepts(m.Case(m.GRUNDY_MAX_L, ("0",)))
+        P.stage("grundy")(Case(10**18, ("0",)))
+    assert P.stage("grundy").accepts(Case(GRUNDY_MAX_L, ("0",)))

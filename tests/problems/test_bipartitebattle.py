@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import get_problem
-from pipeline.problems.bipartitebattle import (
-    BRUTE_SHAPES, MOD, BattleCase, drawing_grundy_values, sg_formula, shape_search,
-)
+from pipeline.problems.bipartitebattle.case import MOD, BattleCase
+from pipeline.problems.bipartitebattle.oracles import (drawing_grundy_values, sg_formula,
+                                                       shape_search)
+from pipeline.problems.bipartitebattle.recipes import BRUTE_SHAPES
 
 P = get_problem("bipartitebattle")
-SAMPLES_DIR = Path(__file__).resolve().parents[2] / "data" / "raw" / "bipartitebattle" / "samples"
+SAMPLES_DIR = P.samples
 SAMPLES = [("1\n1 1\n", "1\n"), ("1\n1 2\n", "0\n")]
 TRUSTED = [s.name for s in P.trusted_stages if s.name != "brute"]
 EDGE_RECIPES = [r.name for r in P.recipes if r.kind == "edge"]
@@ -175,7 +174,7 @@ def test_recipes_are_deterministic():
 def test_sizes():
     case = P.parse("3\n1 2\n1000000000 7\n3 3\n")
     assert P.size(case) == 3
-    assert P.size_columns(case) == {
+    assert P.size_values(case) == {
         "graphs": 3, "max_side": 10**9, "edge_bits": (2 + 7 * 10**9 + 9).bit_length()}
 
 

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import itertools
 import random
-from pathlib import Path
 
 import pytest
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.games import GameSearch
 from pipeline.problems import get_problem
-from pipeline.problems.cf103119g import Case
+from pipeline.problems.cf103119g.case import Case
 
 PROBLEM = get_problem("cf103119g")
-SAMPLES = Path(__file__).resolve().parents[2] / "data" / "raw" / "cf103119g" / "samples"
+SAMPLES = PROBLEM.samples
 SAMPLE_IN = "5 5\n1 2 3 4 5\n1 6\n2 5\n1 7\n2 5\n2 1\n"
 SAMPLE_OUT = "Alice\nGrammy\nAlice\n"
 
@@ -187,7 +186,8 @@ def test_recipes_are_deterministic():
 
 
 def test_max_adversarial_flips_every_last_occurrence_on_each_append():
-    from pipeline.problems.cf103119g import COIL, GRAY, _win_table
+    from pipeline.problems.cf103119g.oracles import _win_table
+    from pipeline.problems.cf103119g.recipes import COIL, GRAY
 
     def states(sequence):
         win = _win_table(sequence)
@@ -206,8 +206,8 @@ def test_max_adversarial_flips_every_last_occurrence_on_each_append():
 def test_sizes():
     case = PROBLEM.parse(SAMPLE_IN)
     assert PROBLEM.size(case) == 10
-    assert PROBLEM.size_columns(case) == {"initial": 5, "operations": 5, "appends": 2,
-                                          "queries": 3, "final_length": 7}
+    assert PROBLEM.size_values(case) == {"initial": 5, "operations": 5, "appends": 2,
+                                         "queries": 3, "final_length": 7}
 
 
 def test_no_queries_means_empty_output():
@@ -291,7 +291,7 @@ def test_parse_reports_the_right_line_in_a_large_input():
 def test_fast_and_slow_parse_paths_agree_on_mutated_inputs(monkeypatch, vectorise_from):
     # The bulk path may only accept what the token-by-token path accepts, with the same case;
     # whatever it declines, the slow path must reject (and then names the line).
-    from pipeline.problems import cf103119g as module
+    from pipeline.problems.cf103119g import case as module
 
     monkeypatch.setattr(module, "_VECTORISE_FROM", vectorise_from)
     rng = random.Random(13)

@@ -10,18 +10,18 @@ import itertools
 import random
 from functools import reduce
 from operator import xor
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import get_problem
-from pipeline.problems import insq15g as mod
-from pipeline.problems.insq15g import Case
+from pipeline.problems.insq15g import cells
+from pipeline.problems.insq15g.case import Case, _parse_fast, _parse_slow
+from pipeline.problems.insq15g.oracles import brute_grundy
 
 PROBLEM = get_problem("insq15g")
-SAMPLES_DIR = Path(__file__).resolve().parents[2] / "data" / "raw" / "insq15g" / "samples"
+SAMPLES_DIR = PROBLEM.samples
 SAMPLES = [("2 2 1\n2 1\n", "No\n"), ("2 2 1\n1 1\n", "Yes\n")]
 TRUSTED = [s.name for s in PROBLEM.trusted_stages]
 EDGE = [r.name for r in PROBLEM.recipes if r.kind == "edge"]
@@ -79,14 +79,14 @@ def test_grundy_value_is_the_xor_of_odd_distance_head_counts():
     for index in range(150):
         case = PROBLEM.generate("tiny", 11, index)
         if PROBLEM.stage("brute").accepts(case):
-            assert mod.brute_grundy(case) == staircase_value(case), case
+            assert brute_grundy(case) == staircase_value(case), case
 
 
 def test_a_crowded_odd_cell_has_grundy_value_equal_to_its_head_count():
     # The editorial: "grundy number of a particular pile (or block) is the number of people".
     for heads in range(1, 7):
-        assert mod.brute_grundy(Case.of(2, 2, [(1, 1)] * heads)) == heads
-        assert mod.brute_grundy(Case.of(2, 2, [(2, 1)] * heads)) == 0
+        assert brute_grundy(Case.of(2, 2, [(1, 1)] * heads)) == heads
+        assert brute_grundy(Case.of(2, 2, [(2, 1)] * heads)) == 0
 
 
 @pytest.mark.parametrize("recipe", EDGE)
@@ -134,13 +134,13 @@ def test_fast_on_max_cases_agrees_with_editorial():
 
 def test_fast_falls_back_to_an_exact_sort_on_hash_collisions(monkeypatch):
     # With a zero multiplier every key hashes to 0: the verification must catch it.
-    monkeypatch.setattr(mod, "_MIX2", np.uint64(0))
+    monkeypatch.setattr(cells, "_MIX2", np.uint64(0))
     for index in range(20):
         case = PROBLEM.generate("clustered-medium", 9, index)
-        assert mod._cell_counts(case.xs, case.ys).sum() == case.p
+        assert cells._cell_counts(case.xs, case.ys).sum() == case.p
         assert PROBLEM.stage("fast")(case) == (staircase_value(case) != 0)
     huge = Case.of(10**18, 10**18, [(1, 2), (10**18, 3), (1, 2), (5, 10**18), (1, 2)])
-    assert sorted(mod._cell_counts(huge.xs, huge.ys).tolist()) == [1, 1, 3]
+    assert sorted(cells._cell_counts(huge.xs, huge.ys).tolist()) == [1, 1, 3]
 
 
 # -- known-wrong stage --------------------------------------------------------------------------
@@ -172,26 +172,26 @@ def test_round_trip_small_recipes(recipe):
         case = PROBLEM.generate(recipe, 2, index)
         text = PROBLEM.render(case)
         assert PROBLEM.parse(text) == case
-        assert mod._parse_slow(text) == case
+        assert _parse_slow(text) == case
 
 
 @pytest.mark.parametrize("recipe", MAX)
 def test_round_trip_max_recipes(recipe):
     case = PROBLEM.generate(recipe, 1)
     text = PROBLEM.render(case)
-    assert mod._parse_fast(text) == case  # the fast path is taken on a valid max input
+    assert _parse_fast(text) == case  # the fast path is taken on a valid max input
     assert PROBLEM.parse(text) == case
     assert hash(PROBLEM.parse(text)) == hash(case)
     assert PROBLEM.size(case) == case.p
     assert case.p in (10**5, 10**6)
-    assert PROBLEM.size_columns(case)["people"] == case.p
+    assert PROBLEM.size_values(case)["people"] == case.p
 
 
 def test_render_is_canonical():
     case = Case.of(3, 4, [(3, 1), (1, 4)])
     assert PROBLEM.render(case) == "3 4 2\n3 1\n1 4\n"
-    assert PROBLEM.size_columns(case) == {"people": 2, "distinct_cells": 2, "odd_people": 1,
-                                          "n_digits": 1, "m_digits": 1}
+    assert PROBLEM.size_values(case) == {"people": 2, "distinct_cells": 2, "odd_people": 1,
+                                         "n_digits": 1, "m_digits": 1}
 
 
 def test_case_equality_is_by_content():
@@ -280,7 +280,7 @@ def test_fast_parse_matches_slow_parse_on_mutated_inputs():
                 del chars[min(position, len(chars) - 1)]
         mutated = "".join(chars)
         try:
-            want = mod._parse_slow(mutated)
+            want = _parse_slow(mutated)
         except InputError as error:
             got = reject(mutated)
             assert (got.line, got.rule) == (error.line, error.rule), repr(mutated)

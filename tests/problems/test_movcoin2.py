@@ -17,23 +17,16 @@ from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import get_problem
 from pipeline.problems.movcoin2 import oracles
 from pipeline.problems.movcoin2.case import (MOD, Movcoin2Case, TreeCase, _parse_checked,
+                                             path_case,
                                              _parse_quick)
 from pipeline.problems.movcoin2.compiled import fast_grundy
 from pipeline.problems.movcoin2.recipes import make_tree
 
 PROBLEM = get_problem("movcoin2")
-SAMPLES = Path(__file__).resolve().parents[2] / "data" / "raw" / "movcoin2" / "samples"
+SAMPLES = PROBLEM.samples
 SAMPLE_IN = "2\n3 \n1 2\n2 3\n1 0 1\n6\n1 2\n1 3\n4 3\n3 5\n4 6\n0 2 2 1 3 2\n"
 SAMPLE_OUT = "4\n14\n"
 TRUSTED = [s.name for s in PROBLEM.trusted_stages if s.name != "brute"]
-
-
-def path_case(n: int, coin_nodes: tuple[int, ...]) -> Movcoin2Case:
-    """The path 1 - 2 - ... - n with one coin on each listed node."""
-    coins = [0] * n
-    for v in coin_nodes:
-        coins[v - 1] = 1
-    return Movcoin2Case((TreeCase(n, tuple((i, i + 1) for i in range(1, n)), tuple(coins)),))
 
 
 # -- samples ----------------------------------------------------------------------------------
@@ -53,7 +46,7 @@ def test_sample_grundy_values_are_xors_of_distances():
     case = PROBLEM.parse(SAMPLE_IN)
     assert fast_grundy(case).tolist() == [2, 0, 2, 0, 0, 0, 2, 2, 2]
     assert PROBLEM.size(case) == 9
-    assert PROBLEM.size_columns(case) == {"tests": 2, "sum_n": 9, "max_n": 6, "coin_nodes": 4}
+    assert PROBLEM.size_values(case) == {"tests": 2, "sum_n": 9, "max_n": 6, "coin_nodes": 4}
 
 
 # -- agreement with the game itself ---------------------------------------------------------

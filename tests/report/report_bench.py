@@ -17,8 +17,9 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline import store
-from pipeline.run import tables
+from pipeline.tables.files import write_problem_file
+from pipeline.tables.results import write_results_chunk, write_run
+from pipeline.tables.schemas import cases_schema
 
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -51,8 +52,8 @@ class Bench:
                  "expected_source": "file" if expected is not None else None, "size": size,
                  "input_bytes": len(text), "ingested_at": EPOCH}
                 for i, ((size, expected), text) in enumerate(zip(specs, inputs))]
-        store.write_problem_file(self.data, "cases", problem, pl.DataFrame(rows),
-                                 store.cases_schema())
+        write_problem_file(self.data, "cases", problem, pl.DataFrame(rows),
+                                 cases_schema())
         return [row["case_id"] for row in rows]
 
     def add_run(self, run_id: str, problem: str, results: list[dict], *, minute: int = 0,
@@ -61,7 +62,7 @@ class Bench:
         answer, wall_ms and size; repeat defaults to 0."""
         started = EPOCH + timedelta(minutes=minute)
         solvers = list(dict.fromkeys(r["solver"] for r in results))
-        tables.write_run(self.data, {
+        write_run(self.data, {
             "run_id": run_id, "started_at": started, "finished_at": started + timedelta(
                 seconds=30), "status": status, "problem": problem, "solvers": solvers,
             "git_rev": "abc123", "host": host, "cpu_model": "Test CPU", "jobs": 2,
@@ -71,7 +72,7 @@ class Bench:
                  "cpu_ms": r["wall_ms"] * 0.9 if r.get("wall_ms") is not None else None,
                  "host": host, "finished_at": started, **r} for r in results]
         if rows:
-            tables.write_results_chunk(self.data, run_id, 0, rows)
+            write_results_chunk(self.data, run_id, 0, rows)
         return run_id
 
     def standard_cases(self) -> list[str]:

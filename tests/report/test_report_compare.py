@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.report.compare import compare_runs, format_comparison, latest_runs
+from pipeline.report.compare import compare_runs, format_comparison
+from pipeline.tables.runs import latest_runs
 
 
 def test_an_unchanged_rerun_is_not_flagged(bench):

@@ -17,7 +17,7 @@ def test_slowest_first_with_limit_share_and_source(bench):
     top = rows[0]
     assert (top.solver, top.size, top.verdict) == ("editorial", 10000, "AC")
     assert top.wall_ms == pytest.approx(1000.0)
-    assert top.limit_ms == 2000.0           # configs/problems.toml: arc087e time_limit_s = 2
+    assert top.limit_ms == 2000.0           # arc087e problem.toml: [limits] time_s = 2
     assert top.fraction == pytest.approx(0.5)
     assert top.source == "arc087e/t/09.in"
     assert top.cpu_ms == pytest.approx(900.0)

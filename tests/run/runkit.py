@@ -1,6 +1,6 @@
 """Helpers for the run-layer tests: the toy problem, real programs, real corpora.
 
-Every test here has the toy problem registered (`tests/fixtures/toy.py`). Test programs are
+Every test here has the toy problem registered (`tests/fixtures/problems/toy/`). Test programs are
 tiny Python scripts in `programs/` (run with this interpreter) and C++ programs compiled once
 per session with g++. Corpora are ingested with the real ingest into a temporary data dir.
 """
@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 
 from pipeline.corpus.ingest import ingest
-from pipeline.run import tables
+from pipeline.tables.results import read_run_results
 from pipeline.run.executors import LocalPoolExecutor
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 
@@ -106,7 +106,7 @@ def corpus(data_dir: Path, cases: dict[str, tuple[str, str | None]]) -> Path:
 
 
 def results(data_dir: Path, run_id: str) -> pl.DataFrame:
-    return tables.read_run_results(data_dir, run_id)
+    return read_run_results(data_dir, run_id)
 
 
 def graded(data_dir: Path, run_id: str) -> pl.DataFrame:

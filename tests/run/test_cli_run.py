@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from runkit import alive, command, corpus, graded, py, run_cli, verdicts, wait_until
 
 from pipeline.cli import app
-from pipeline.run import tables
+from pipeline.tables.results import read_runs
 
 
 def test_every_kind_of_misbehaviour_gets_its_verdict_and_the_run_finishes(tmp_path, cpp):
@@ -37,7 +37,7 @@ def test_every_kind_of_misbehaviour_gets_its_verdict_and_the_run_finishes(tmp_pa
                    "--solver", "crashy", *options, "--timeout", "0.5", "--memory", "96",
                    "--jobs", "2", cwd=workspace)
     assert done.returncode == 0, done.stderr
-    [run_row] = tables.read_runs(data).iter_rows(named=True)
+    [run_row] = read_runs(data).iter_rows(named=True)
     assert run_row["status"] == "finished"
     frame = graded(data, run_row["run_id"])
     assert {solver: verdict for (_, solver), verdict in verdicts(frame).items()} == {
@@ -70,7 +70,7 @@ def test_an_external_command_is_split_like_a_shell_would_but_never_run_by_one(tm
                                       "--jobs", "1"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert json.loads(record.read_text()) == words
-    [run_row] = tables.read_runs(data).iter_rows(named=True)
+    [run_row] = read_runs(data).iter_rows(named=True)
     assert run_row["solvers"] == ["fast", "args"]
 
 
@@ -80,14 +80,14 @@ def test_jobs_default_to_the_number_of_cores(tmp_path):
     result = CliRunner().invoke(app, ["--data-dir", str(data), "run", "--problem", "toy",
                                       "--solver", "fast"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert tables.read_runs(data)["jobs"].to_list() == [os.cpu_count()]
+    assert read_runs(data)["jobs"].to_list() == [os.cpu_count()]
 
 
 def test_bad_run_options_are_refused_before_anything_runs(tmp_path):
     data = tmp_path / "data"
     corpus(data, {"a/01.in": ("1 2\n", "3\n")})
     for args, message in ((["--external", "no-equals-sign"], "NAME=COMMAND"),
-                          (["--solver", "nope"], "no stage 'nope'")):
+                          (["--solver", "nope"], "no solver 'nope'")):
         result = CliRunner().invoke(app, ["--data-dir", str(data), "run", "--problem", "toy",
                                           *args])
         assert result.exit_code == 2

@@ -71,7 +71,7 @@ def test_a_raising_stage_is_a_runtime_error_naming_the_exception_and_place(pool)
     [outcome] = run_jobs(pool, jobs_of([(stage("crashy"), "4 5\n")])).values()
     assert outcome.status == "re"
     assert outcome.error.startswith("RuntimeError: crashy gives up on 4 5 at ")
-    assert "toy.py:" in outcome.error
+    assert "toy/__init__.py:" in outcome.error
 
 
 def test_a_memory_error_in_a_stage_is_a_memory_verdict(pool):

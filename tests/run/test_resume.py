@@ -11,7 +11,7 @@ import polars as pl
 
 from runkit import REPO, alive, children_of, corpus, pipeline_argv, results, run_cli, wait_until
 
-from pipeline.run import tables
+from pipeline.tables.results import read_runs
 
 CASES, REPEAT = 400, 5
 
@@ -34,7 +34,7 @@ def test_a_run_killed_with_minus_9_is_finished_by_resume(tmp_path):
         if process.poll() is None:
             process.kill()
     assert workers and wait_until(lambda: not any(alive(pid) for pid in workers), timeout=10)
-    [run_row] = tables.read_runs(data).iter_rows(named=True)
+    [run_row] = read_runs(data).iter_rows(named=True)
     assert run_row["status"] == "running"  # nobody was left to say otherwise
     before = results(data, run_row["run_id"])
     assert 0 < before.height < CASES * REPEAT  # every stored chunk reads back whole
@@ -50,5 +50,5 @@ def test_a_run_killed_with_minus_9_is_finished_by_resume(tmp_path):
     assert set(after["verdict"]) == {"AC"}
     kept = before.join(after, on=["case_id", "solver", "repeat"], how="anti")
     assert kept.is_empty()  # what was stored before the kill is still there
-    assert tables.read_runs(data)["status"].to_list() == ["finished"]
+    assert read_runs(data)["status"].to_list() == ["finished"]
     assert pl.read_parquet(str(data / "tables" / "results" / "*.parquet")).height == after.height

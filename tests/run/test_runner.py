@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections import Counter
 
 import polars as pl
 import pytest
 
-from runkit import command, corpus, graded, py, results, verdicts
+from runkit import PROGRAMS, command, corpus, graded, py, results, verdicts
 
-from pipeline.run import tables
+from pipeline.tables.results import read_runs, write_run
 from pipeline.run.executors import LocalPoolExecutor
 from pipeline.run.runner import RunRequest, format_summary, run
 from pipeline.run.solvers import ExternalSolver
@@ -125,10 +126,12 @@ def test_a_group_limits_the_run_to_its_cases(data):
     assert sorted(graded(data, summary.run_id)["name"]) == ["2.in", "3.in"]
 
 
-def test_solver_names_must_be_unique_in_a_run(data):
+def test_an_external_named_like_a_stage_is_refused_before_anything_is_written(data):
     corpus(data, {"a/01.in": ("1 1\n", "2\n")})
-    with pytest.raises(ValueError, match="unique"):
+    with pytest.raises(ValueError, match="'fast' is already a stage of toy"):
         run(data, RunRequest("toy", solvers=("fast",), externals=externals(fast=py("sum"))))
+    assert read_runs(data).is_empty()
+    assert not list((data / "tables").glob("results/*.parquet"))
 
 
 # -- stopping and resuming -----------------------------------------------------------------------
@@ -166,7 +169,7 @@ def test_ctrl_c_keeps_what_finished_and_resume_runs_only_the_rest(data):
     finally:
         interrupter.close()
     assert summary.status == "interrupted" and summary.results_written == 40
-    [row] = tables.read_runs(data).iter_rows(named=True)
+    [row] = read_runs(data).iter_rows(named=True)
     assert row["status"] == "interrupted"
     assert results(data, summary.run_id).height == 40
     resumed = run(data, RunRequest("toy", resume=summary.run_id, jobs=2))
@@ -175,7 +178,7 @@ def test_ctrl_c_keeps_what_finished_and_resume_runs_only_the_rest(data):
     frame = results(data, summary.run_id)
     assert frame.height == 300 and set(frame["verdict"]) == {"AC"}
     _no_duplicates(frame)
-    assert tables.read_runs(data)["status"].to_list() == ["finished"]
+    assert read_runs(data)["status"].to_list() == ["finished"]
 
 
 def test_ctrl_c_while_expected_answers_are_computed_stops_cleanly(data):
@@ -186,30 +189,34 @@ def test_ctrl_c_while_expected_answers_are_computed_stops_cleanly(data):
     finally:
         interrupter.close()
     assert (summary.status, summary.results_written) == ("interrupted", 0)
-    assert tables.read_runs(data)["status"].to_list() == ["interrupted"]
+    assert read_runs(data)["status"].to_list() == ["interrupted"]
     resumed = run(data, RunRequest("toy", resume=summary.run_id, jobs=2))
     frame = results(data, summary.run_id)
     assert resumed.status == "finished" and frame.height == 150
     assert set(frame["verdict"]) == {"AC"} and set(frame["expected_source"]) == {"brute"}
 
 
-def test_resuming_needs_the_external_programs_of_the_run(data):
+def test_resuming_runs_the_programs_the_run_recorded_and_refuses_a_changed_one(data, tmp_path):
     corpus(data, {f"a/{i:03d}.in": (f"{i} 1\n", f"{i + 1}\n") for i in range(30)})
-    request = RunRequest("toy", solvers=("fast",), externals=externals(sum=py("sum")))
+    program = tmp_path / "mine.py"
+    program.write_text((PROGRAMS / "sum.py").read_text())
+    request = RunRequest("toy", solvers=("fast",),
+                         externals=externals(mine=(sys.executable, str(program))))
     interrupter = CtrlCAfter(5)
     try:
         summary = run(data, request, executor=interrupter)
     finally:
         interrupter.close()
     assert summary.status == "interrupted"
-    with pytest.raises(ValueError, match="sum"):
+    program.write_text(program.read_text() + "\n# edited after the run started\n")
+    with pytest.raises(ValueError, match=f"mine: .*{program.name}.* changed"):
         run(data, RunRequest("toy", resume=summary.run_id, jobs=2))
-    assert tables.read_runs(data)["status"].to_list() == ["interrupted"]  # left as it was
-    resumed = run(data, RunRequest("toy", resume=summary.run_id, jobs=2,
-                                   externals=externals(sum=py("sum"))))
+    assert read_runs(data)["status"].to_list() == ["interrupted"]  # left as it was
+    program.write_text((PROGRAMS / "sum.py").read_text())
+    resumed = run(data, RunRequest("toy", resume=summary.run_id, jobs=2))  # no --external again
     frame = results(data, summary.run_id)
     assert resumed.status == "finished" and frame.height == 60
-    assert Counter(frame["solver"]) == Counter({"fast": 30, "sum": 30})
+    assert Counter(frame["solver"]) == Counter({"fast": 30, "mine": 30})
     _no_duplicates(frame)
 
 
@@ -231,7 +238,7 @@ def test_resume_refuses_an_unknown_run_or_another_problems_run(data):
     corpus(data, {"a/01.in": ("1 1\n", "2\n")})
     with pytest.raises(ValueError, match="no run"):
         run(data, RunRequest("toy", resume="20990101T000000-abcdef"))
-    tables.write_run(data, {"run_id": "r-other", "problem": "arc087e", "status": "failed",
+    write_run(data, {"run_id": "r-other", "problem": "arc087e", "status": "failed",
                             "solvers": ["fast"]})
     with pytest.raises(ValueError, match="arc087e"):
         run(data, RunRequest("toy", resume="r-other"))

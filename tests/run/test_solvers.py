@@ -16,7 +16,7 @@ import pytest
 from runkit import PROGRAMS
 
 from pipeline.run.solvers import (BuildError, ExternalSolver, configured_externals,
-                                  load_problem_config, parse_external, prepare)
+                                  parse_external, prepare)
 
 
 def _script(path: Path, answer: str) -> Path:
@@ -93,14 +93,10 @@ def test_a_command_without_a_build_is_only_split(tmp_path):
             parse_external(bad, "toy")
 
 
-def test_configured_solvers_and_problem_settings_are_read_per_problem(tmp_path):
+def test_configured_solvers_are_the_problems_own_then_the_users(tmp_path, toy):
     (tmp_path / "solvers.toml").write_text(
-        '[[solver]]\nname = "cpp"\nproblem = "toy"\nrun = "./a.out"\ntime_limit_s = 2.5\n\n'
+        '[[solver]]\nname = "mine"\nproblem = "toy"\nrun = "./a.out"\ntime_limit_s = 2.5\n\n'
         '[[solver]]\nname = "py"\nproblem = "other"\nrun = "python3 x.py"\n')
-    (tmp_path / "problems.toml").write_text('[toy]\ntime_limit_s = 3.0\nreference = ["fast"]\n')
-    assert configured_externals("toy", tmp_path) == [
-        ExternalSolver(name="cpp", problem="toy", run="./a.out", time_limit_s=2.5)]
-    assert configured_externals("nobody", tmp_path) == []
-    assert load_problem_config("toy", tmp_path) == {"time_limit_s": 3.0, "reference": ["fast"]}
-    assert load_problem_config("nobody", tmp_path) == {}
-    assert configured_externals("toy", tmp_path / "missing") == []
+    assert configured_externals(toy, tmp_path) == [
+        ExternalSolver(name="mine", problem="toy", run="./a.out", time_limit_s=2.5)]
+    assert configured_externals(toy, tmp_path / "missing") == []

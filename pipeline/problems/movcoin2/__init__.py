@@ -45,12 +45,12 @@ The stages.
 
 from __future__ import annotations
 
-from pipeline.problems.base import Problem, Stage
+from pipeline.problems.base import Stage, define_problem
 from pipeline.problems.movcoin2 import oracles
-from pipeline.problems.movcoin2.case import (format_answer, parse, render, size, size_columns,
-                                             validate_answer)
+from pipeline.problems.movcoin2.case import (format_answer, parse, path_case, render, size,
+                                             size_values, validate_answer)
 from pipeline.problems.movcoin2.compiled import fast, tester_17bit
-from pipeline.problems.movcoin2.recipes import RECIPES
+from pipeline.problems.movcoin2.recipes import RECIPES, growth_case
 
 STAGES = (
     Stage("brute", oracles.brute,
@@ -77,25 +77,15 @@ STAGES = (
     Stage("fast", fast,
           "numba centroid decomposition with per-bit sliding-window XOR tables",
           "O(N log^2 N)", warm_up=lambda: fast(parse("1\n2\n1 2\n1 0\n"))),
+    # Below 131,073 nodes every distance, hence every XOR, is < 2^17 and the cut is harmless;
+    # on this path the far end has g = 2^17, which 17 bits read as 0.
     Stage("tester-17bit", tester_17bit,
           "fast with the published tester's fixed MAX_BITS = 17",
           "O(N log^2 N)", warm_up=lambda: tester_17bit(parse("1\n2\n1 2\n1 0\n")),
-          known_wrong="Grundy values are cut to 17 bits, but distances reach 299,999 "
-                      "(19 bits): wrong from a 131,073-node path with a coin at one end."),
+          counterexample=lambda: path_case(131_073, (1,))),
 )
 
-PROBLEM = Problem(
-    id="movcoin2",
-    title="Move the Coins 2",
-    source="CodeChef MOVCOIN2 (September Challenge 2020)",
-    time_limit_s=5.0,
-    parse=parse,
-    render=render,
-    format_answer=format_answer,
-    validate_answer=validate_answer,
-    size=size,
-    size_columns=size_columns,
-    size_measure="sum of N over the tests",
-    stages=STAGES,
-    recipes=RECIPES,
-)
+PROBLEM = define_problem(
+    __file__, parse=parse, render=render, format_answer=format_answer,
+    validate_answer=validate_answer, size=size, size_values=size_values, stages=STAGES,
+    recipes=RECIPES, growth=growth_case)

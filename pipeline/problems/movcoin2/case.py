@@ -242,12 +242,20 @@ def validate_answer(case: Movcoin2Case, text: str) -> None:
     reader.end()
 
 
+def path_case(n: int, coin_nodes: tuple[int, ...]) -> Movcoin2Case:
+    """The path 1 - 2 - ... - n with one coin on each listed node."""
+    coins = [0] * n
+    for v in coin_nodes:
+        coins[v - 1] = 1
+    return Movcoin2Case((TreeCase(n, tuple((i, i + 1) for i in range(1, n)), tuple(coins)),))
+
+
 # -- sizes ------------------------------------------------------------------------------------
 def size(case: Movcoin2Case) -> int:
     return sum(test.n for test in case.tests)
 
 
-def size_columns(case: Movcoin2Case) -> dict[str, int]:
+def size_values(case: Movcoin2Case) -> dict[str, int]:
     return {
         "tests": len(case.tests),
         "sum_n": size(case),

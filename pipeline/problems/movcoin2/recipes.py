@@ -258,3 +258,10 @@ def _recipes() -> tuple[Recipe, ...]:
 
 
 RECIPES = _recipes()
+
+
+def growth_case(size: int, seed: int) -> Movcoin2Case:
+    """The growth ladder's case: one random tree of `size` nodes, about half of them holding an
+    odd number of coins."""
+    gen = np.random.default_rng(seed)
+    return Movcoin2Case((make_tree("random", size, "half", gen),))

@@ -1,0 +1,126 @@
+"""The oracles of arc087e: `brute` (a search over sets of strings) and `grundy` (the free
+subtrees' values by the mex recursion over heights)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from pipeline.errors import BeyondLimits
+from pipeline.games import GameSearch
+from pipeline.problems.arc087e.case import Case
+from pipeline.problems.arc087e.trie import free_subtree_heights
+
+
+# -- brute: search over sets of strings -------------------------------------------------------
+BRUTE_MAX_L = 8
+BRUTE_MAX_STATES = 20_000
+
+
+def good_superset_count(case: Case) -> int:
+    """How many good sets contain S (= the states reachable from S), by direct counting."""
+    chosen = set(case.strings)
+    above = {s[:k] for s in case.strings for k in range(1, len(s))}
+    big_l = case.L
+
+    def ways(p: str) -> int:  # choices inside the subtree of p, given nothing above p is chosen
+        if p in chosen:
+            return 1
+        below = ways(p + "0") * ways(p + "1") if len(p) < big_l else 1
+        return below if p in above else below + 1
+
+    return ways("0") * ways("1")
+
+
+def _brute_refuses(case: Case) -> str | None:
+    if case.L > BRUTE_MAX_L:
+        return f"L = {case.L} is above {BRUTE_MAX_L}"
+    count = good_superset_count(case)
+    if count > BRUTE_MAX_STATES:
+        return f"{count} reachable sets is above {BRUTE_MAX_STATES}"
+    return None
+
+
+@lru_cache(maxsize=None)
+def _all_strings(big_l: int) -> tuple[str, ...]:
+    out = []
+    for length in range(1, big_l + 1):
+        out.extend(format(x, f"0{length}b") for x in range(2 ** length))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _conflicts(s: str, big_l: int) -> frozenset[str]:
+    """The strings (length 1..L) that cannot coexist with s in a good set: its prefixes,
+    itself and its extensions."""
+    return frozenset(t for t in _all_strings(big_l) if t.startswith(s) or s.startswith(t))
+
+
+def _brute_search(big_l: int) -> GameSearch:
+    candidates = _all_strings(big_l)
+
+    def moves(state: frozenset[str]) -> Iterable[frozenset[str]]:
+        blocked: set[str] = set()
+        for s in state:
+            blocked |= _conflicts(s, big_l)
+        for t in candidates:
+            if t not in blocked:
+                yield state | {t}
+
+    return GameSearch(moves, max_states=2 * BRUTE_MAX_STATES)
+
+
+def solve_brute(case: Case) -> bool:
+    return _brute_search(case.L).is_winning(frozenset(case.strings))
+
+
+def brute_grundy(case: Case) -> int:
+    """The Grundy value of the whole position by search (used to check the theory in tests)."""
+    reason = _brute_refuses(case)
+    if reason is not None:
+        raise BeyondLimits(f"brute_grundy: {reason}")
+    return _brute_search(case.L).grundy(frozenset(case.strings))
+
+
+# -- grundy: mex recursion over heights of free subtrees -----------------------------------
+GRUNDY_MAX_L = 10_000
+_G_TABLE: list[int] = [0]  # _G_TABLE[h] = G(h); G(0) = 0 (an empty game) is never used
+
+
+def grundy_table(limit: int) -> list[int]:
+    """[G(0), G(1), ..., G(limit)] by the mex recursion over the free-subtree game."""
+    import numpy as np
+
+    table = _G_TABLE
+    if len(table) > limit:
+        return table[:limit + 1]
+    # prefix[m] = G(1) ^ ... ^ G(m); the option "choose depth k" of height h has value
+    # G(h-1) ^ ... ^ G(h-k+1) = prefix[h-1] ^ prefix[h-k], k = 1..h, i.e. prefix[h-1] ^ prefix[m]
+    # for m = 0..h-1.
+    prefix = np.zeros(limit + 1, dtype=np.int64)
+    for m in range(1, len(table)):
+        prefix[m] = prefix[m - 1] ^ table[m]
+    for h in range(len(table), limit + 1):
+        values = prefix[:h] ^ prefix[h - 1]
+        seen = np.zeros(h + 2, dtype=bool)
+        seen[values[values <= h + 1]] = True
+        g = int(np.argmin(seen))
+        table.append(g)
+        prefix[h] = prefix[h - 1] ^ g
+    return table[:limit + 1]
+
+
+def _grundy_refuses(case: Case) -> str | None:
+    if case.L > GRUNDY_MAX_L:
+        return f"L = {case.L} is above {GRUNDY_MAX_L}"
+    return None
+
+
+def solve_grundy(case: Case) -> bool:
+    heights = free_subtree_heights(case)
+    table = grundy_table(case.L)
+    total = 0
+    for h, count in heights.items():
+        if count & 1:
+            total ^= table[h]
+    return total != 0

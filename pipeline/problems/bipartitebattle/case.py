@@ -1,0 +1,90 @@
+"""bipartitebattle judge files: the case type, parse (validating), render, answers and sizes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.errors import InputError
+from pipeline.problems.tokens import TokenReader
+
+MOD = 1_000_000_007
+MAX_N = 10**5
+MAX_SIDE = 10**9
+
+
+@dataclass(frozen=True)
+class BattleCase:
+    """N graphs as a tuple of (a_i, b_i) pairs, in input order."""
+
+    graphs: tuple[tuple[int, int], ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.graphs)
+
+
+def parse(text: str) -> BattleCase:
+    reader = TokenReader(text)
+    n = reader.int("N", 1, MAX_N)
+    try:
+        values = reader.ints(2 * n, "a_i/b_i", 1, MAX_SIDE)
+        reader.end()
+    except InputError as fast_error:
+        # Re-read slowly so that the error names the right a_i or b_i; the slow path must fail.
+        _parse_slow(text)
+        raise fast_error
+    return BattleCase(tuple(zip(values[0::2], values[1::2])))
+
+
+def _parse_slow(text: str) -> BattleCase:
+    reader = TokenReader(text)
+    n = reader.int("N", 1, MAX_N)
+    graphs = []
+    for i in range(1, n + 1):
+        a = reader.int(f"a_{i}", 1, MAX_SIDE)
+        b = reader.int(f"b_{i}", 1, MAX_SIDE)
+        graphs.append((a, b))
+    reader.end()
+    return BattleCase(tuple(graphs))
+
+
+def render(case: BattleCase) -> str:
+    lines = [str(case.n)]
+    lines.extend(f"{a} {b}" for a, b in case.graphs)
+    return "\n".join(lines) + "\n"
+
+
+def format_answer(case: BattleCase, answer: int) -> str:
+    return f"{answer}\n"
+
+
+_CANONICAL_INT = re.compile(r"0|[1-9][0-9]*")
+
+
+def validate_answer(case: BattleCase, text: str) -> None:
+    reader = TokenReader(text)
+    if reader.remaining() == 0:
+        raise InputError(1, "expected one integer (the count modulo 1000000007), found nothing",
+                         rule="count")
+    token = reader.tokens[0]
+    if not _CANONICAL_INT.fullmatch(token):
+        raise reader.error(0, f"answer should be a non-negative integer without sign or leading "
+                           f"zeros, found {token!r}", rule="not-an-integer", with_column=True)
+    if int(token) >= MOD:
+        raise reader.error(0, f"answer = {token} is not below {MOD}", rule="range")
+    reader.index = 1
+    reader.end()
+
+
+def size(case: BattleCase) -> int:
+    return case.n
+
+
+def size_values(case: BattleCase) -> dict[str, int]:
+    edges = sum(a * b for a, b in case.graphs)
+    return {
+        "graphs": case.n,
+        "max_side": max(max(a, b) for a, b in case.graphs),
+        "edge_bits": edges.bit_length(),  # sum a_i*b_i reaches 1e23: store its bit length
+    }

@@ -1,0 +1,160 @@
+"""insq15g judge files: the case type, parse (validating), render, answers and sizes."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.problems.insq15g.cells import _cell_counts, _odd_mask
+from pipeline.problems.tokens import TokenReader, check_words
+
+MAX_SIDE = 10**18
+MAX_PEOPLE = 10**6
+
+
+@dataclass(frozen=True, eq=False)
+class Case:
+    """A grid of n rows and m columns with person i at row xs[i], column ys[i] (input order).
+
+    `xs` and `ys` are read-only int64 arrays; equality and hashing compare their content.
+    """
+
+    n: int
+    m: int
+    xs: np.ndarray
+    ys: np.ndarray
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n", int(self.n))
+        object.__setattr__(self, "m", int(self.m))
+        for name in ("xs", "ys"):
+            array = np.array(getattr(self, name), dtype=np.int64).reshape(-1)
+            array.setflags(write=False)
+            object.__setattr__(self, name, array)
+        if self.xs.shape != self.ys.shape:
+            raise ValueError("xs and ys must have the same length")
+
+    @classmethod
+    def of(cls, n: int, m: int, people) -> Case:
+        """A case from a list of (X, Y) pairs."""
+        people = list(people)
+        return cls(n, m, np.array([x for x, _ in people], dtype=np.int64),
+                   np.array([y for _, y in people], dtype=np.int64))
+
+    @property
+    def p(self) -> int:
+        return int(self.xs.shape[0])
+
+    def people(self) -> list[tuple[int, int]]:
+        return list(zip(self.xs.tolist(), self.ys.tolist()))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Case):
+            return NotImplemented
+        return (self.n == other.n and self.m == other.m
+                and np.array_equal(self.xs, other.xs) and np.array_equal(self.ys, other.ys))
+
+    def __hash__(self) -> int:
+        return hash((self.n, self.m, self.xs.tobytes(), self.ys.tobytes()))
+
+    def __repr__(self) -> str:
+        if self.p <= 12:
+            return f"Case(n={self.n}, m={self.m}, people={self.people()})"
+        return f"Case(n={self.n}, m={self.m}, p={self.p}, people={self.people()[:6]}...)"
+
+
+def parse(text: str) -> Case:
+    """Judge input -> Case; raises InputError naming the line of the first broken rule."""
+    case = _parse_fast(text)
+    if case is None:
+        case = _parse_slow(text)
+    return case
+
+
+def _parse_slow(text: str) -> Case:
+    """Token-by-token validating parser: the reference for every accept/reject decision."""
+    reader = TokenReader(text)
+    n = reader.int("N", 1, MAX_SIDE)
+    m = reader.int("M", 1, MAX_SIDE)
+    p = reader.int("P", 1, MAX_PEOPLE)
+    xs = [0] * p
+    ys = [0] * p
+    for i in range(p):
+        index = reader.index
+        x = reader.int(f"X_{i + 1}")
+        if not 1 <= x <= n:
+            raise reader.error(index, f"person {i + 1}: X = {x} is outside 1..N = {n}",
+                               rule="range")
+        index = reader.index
+        y = reader.int(f"Y_{i + 1}")
+        if not 1 <= y <= m:
+            raise reader.error(index, f"person {i + 1}: Y = {y} is outside 1..M = {m}",
+                               rule="range")
+        xs[i] = x
+        ys[i] = y
+    reader.end()
+    return Case(n, m, np.array(xs, dtype=np.int64), np.array(ys, dtype=np.int64))
+
+
+def _parse_fast(text: str) -> Case | None:
+    """The same result as `_parse_slow` for a valid input, or None when in any doubt.
+
+    `np.fromstring(..., sep=' ')` reads whitespace-separated integers in C. It would accept a
+    leading '+' or '-', saturates on overflow and may read a lone 0 from blank text, so: any
+    sign, any non-ASCII character or unread data sends us to the slow path, and so does any
+    value outside its range (which covers saturated values and spurious zeros, since every
+    valid value is >= 1 and <= 10^18).
+    """
+    if not isinstance(text, str) or not text.isascii() or "-" in text or "+" in text:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            values = np.fromstring(text, dtype=np.int64, sep=" ")
+    except (ValueError, Warning):
+        return None
+    if values.shape[0] < 3:
+        return None
+    n, m, p = (int(v) for v in values[:3])
+    if not (1 <= n <= MAX_SIDE and 1 <= m <= MAX_SIDE and 1 <= p <= MAX_PEOPLE):
+        return None
+    if values.shape[0] != 3 + 2 * p:
+        return None
+    xs = values[3::2].copy()
+    ys = values[4::2].copy()
+    if int(xs.min()) < 1 or int(xs.max()) > n or int(ys.min()) < 1 or int(ys.max()) > m:
+        return None
+    return Case(n, m, xs, ys)
+
+
+def render(case: Case) -> str:
+    head = f"{case.n} {case.m} {case.p}\n"
+    if case.p == 0:
+        return head
+    body = "\n".join(map("{} {}".format, case.xs.tolist(), case.ys.tolist()))
+    return head + body + "\n"
+
+
+def format_answer(case: Case, answer: bool) -> str:
+    return "Yes\n" if answer else "No\n"
+
+
+def validate_answer(case: Case, text: str) -> None:
+    check_words(text, 1, ("Yes", "No"))
+
+
+def size(case: Case) -> int:
+    return case.p
+
+
+def size_values(case: Case) -> dict[str, int]:
+    odd = _odd_mask(case)
+    return {
+        "people": case.p,
+        "distinct_cells": int(_cell_counts(case.xs, case.ys).shape[0]),
+        "odd_people": int(np.count_nonzero(odd)),
+        "n_digits": len(str(case.n)),
+        "m_digits": len(str(case.m)),
+    }

@@ -1,0 +1,90 @@
+"""What exactly a run ran: each solver's identity, recorded so `--resume` runs the same thing.
+
+A built-in stage is named by the problem and stage. An external program is its name, its run
+and build commands, its source file, the folder the user ran `pipeline` in, and a digest of the
+files it is made of: the source (when it is built) and every word of its run command that names
+an existing file (the program itself, a script it is given). Resuming a run rebuilds each
+solver from its identity and refuses, before anything is written, when a digest has changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from pipeline.run.solvers import ExternalSolver
+
+
+@dataclass(frozen=True)
+class SolverIdentity:
+    name: str
+    kind: str                  # "stage" or "external"
+    run: str | None = None
+    build: str | None = None
+    source: str | None = None
+    cwd: str | None = None
+    digest: str | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @staticmethod
+    def from_json(text: str) -> SolverIdentity:
+        return SolverIdentity(**json.loads(text))
+
+    def external(self, problem_id: str) -> ExternalSolver:
+        return ExternalSolver(name=self.name, problem=problem_id, run=self.run or "",
+                              build=self.build, source=self.source)
+
+
+def _files_of(external: ExternalSolver, cwd: Path) -> list[Path]:
+    files = [Path(external.source)] if external.source else []
+    try:
+        words = shlex.split(external.run)
+    except ValueError:
+        words = []
+    for word in words:
+        if "{" in word:
+            continue
+        path = Path(word) if os.path.isabs(word) else cwd / word
+        if ("/" in word or path.suffix) and path.is_file():
+            files.append(path)
+    return files
+
+
+def _digest(files: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(str(path).encode() + b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"<unreadable>")
+    return digest.hexdigest()[:16]
+
+
+def stage_identity(name: str) -> SolverIdentity:
+    return SolverIdentity(name=name, kind="stage")
+
+
+def external_identity(external: ExternalSolver, cwd: Path | None = None) -> SolverIdentity:
+    cwd = Path(cwd or os.getcwd())
+    return SolverIdentity(name=external.name, kind="external", run=external.run,
+                          build=external.build, source=external.source, cwd=str(cwd),
+                          digest=_digest(_files_of(external, cwd)))
+
+
+def changed(identity: SolverIdentity, problem_id: str) -> str | None:
+    """Why the program of `identity` is no longer the one the run started with, or None."""
+    if identity.kind != "external":
+        return None
+    cwd = Path(identity.cwd or os.getcwd())
+    files = _files_of(identity.external(problem_id), cwd)
+    if _digest(files) != identity.digest:
+        names = ", ".join(str(f) for f in files) or identity.run
+        return f"{identity.name}: {names} changed since the run started"
+    return None

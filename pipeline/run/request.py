@@ -1,0 +1,72 @@
+"""What a run is asked to do, and which solvers that selects.
+
+Kept free of Polars so that `pipeline run` can start its workers (which import and warm up the
+selected stages) before the parent loads anything heavy.
+
+Selection: every `--external` program runs. With no `--solver`, so do every stage of the
+problem and every configured external solver (the problem's own `[[solutions]]` and the user's
+`configs/solvers.toml`); `--solver NAME` (repeatable) keeps just the named stages and
+configured solvers (naming an `--external` program is allowed and changes nothing). So
+`--external mine=./mine --solver mine` runs only your program. An `--external` name that is
+already a stage or a configured solver is an error: one name, one program.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.errors import UnknownName
+from pipeline.problems import Problem
+from pipeline.run.solvers import ExternalSolver, configured_externals
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    problem: str
+    solvers: tuple[str, ...] = ()             # names to keep; empty = every solver
+    externals: tuple[ExternalSolver, ...] = ()
+    group: str | None = None
+    jobs: int | None = None
+    timeout_s: float | None = None
+    memory_mb: int | None = None
+    repeat: int = 1
+    resume: str | None = None
+    command: str = ""
+    case_ids: tuple[str, ...] = ()            # only these cases (empty = every case)
+
+
+@dataclass(frozen=True)
+class Selection:
+    stages: tuple[str, ...]
+    externals: tuple[ExternalSolver, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.stages + tuple(e.name for e in self.externals)
+
+
+def select_solvers(problem: Problem, request: RunRequest) -> Selection:
+    """The stages and external programs the request runs (see the module docstring)."""
+    stage_names = [s.name for s in problem.stages]
+    configured = configured_externals(problem)
+    taken = {name: f"a stage of {problem.id}" for name in stage_names}
+    for external in configured:
+        taken.setdefault(external.name, f"a configured solver of {problem.id}")
+    seen: set[str] = set()
+    for external in request.externals:
+        if external.name in taken:
+            raise ValueError(f"--external {external.name}=...: {external.name!r} is already "
+                             f"{taken[external.name]}; give your program another name")
+        if external.name in seen:
+            raise ValueError(f"--external {external.name!r} is given twice")
+        seen.add(external.name)
+    if not request.solvers:
+        return Selection(tuple(stage_names), (*configured, *request.externals))
+    known = [*stage_names, *(e.name for e in configured), *(e.name for e in request.externals)]
+    unknown = [name for name in request.solvers if name not in known]
+    if unknown:
+        raise UnknownName(f"problem {problem.id} has no solver {unknown[0]!r}; solvers: "
+                          f"{', '.join(known)}")
+    wanted = set(request.solvers)
+    return Selection(tuple(n for n in stage_names if n in wanted),
+                     (*(e for e in configured if e.name in wanted), *request.externals))

@@ -1,0 +1,132 @@
+"""Where the tables' files live, how they are written (atomically) and read (naming damage).
+
+- `cases` and `rejects`: one file per problem (`<problem>.parquet`), rewritten whole when an
+  ingest changes that problem;
+- `results` and `runs`: new files (chunks), never rewritten (a run's own row is rewritten when
+  its status changes).
+
+Each file is written to a temporary name and renamed into place, so a crash at any moment
+leaves every file with either its old or its new content, never half of one. A file that cannot
+be read (truncated, not Parquet, unreadable) is a `DamagedTable` naming it, never a traceback.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.fsutil import atomic_write
+from pipeline.tables.schemas import TABLES, schema_of
+
+
+class DamagedTable(Exception):
+    """A table file that cannot be read: `pipeline doctor --fix` moves it to quarantine."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path, self.reason = Path(path), reason
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return (f"{self.path} cannot be read ({self.reason}); `pipeline doctor --fix` moves "
+                "damaged files to the data folder's quarantine/ so the rest keeps working")
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def table_dir(data_dir: Path, table: str) -> Path:
+    if table not in TABLES:
+        raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}")
+    return Path(data_dir) / "tables" / table
+
+
+def table_files(data_dir: Path, table: str) -> list[Path]:
+    folder = table_dir(data_dir, table)
+    return sorted(folder.glob("*.parquet")) if folder.is_dir() else []
+
+
+def problem_file(data_dir: Path, table: str, problem_id: str) -> Path:
+    return table_dir(data_dir, table) / f"{problem_id}.parquet"
+
+
+def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """`frame` with exactly the schema's columns, in order, missing ones as nulls."""
+    columns = [
+        (pl.col(name) if name in frame.columns else pl.lit(None)).cast(dtype).alias(name)
+        for name, dtype in schema.items()
+    ]
+    return frame.select(columns)
+
+
+def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    return pl.DataFrame(schema=schema)
+
+
+def write_parquet_atomic(path: Path, frame: pl.DataFrame) -> None:
+    atomic_write(path, lambda tmp: frame.write_parquet(tmp, compression="zstd",
+                                                       statistics=True))
+
+
+def _reason(error: BaseException) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return text[:200]
+
+
+def file_schema(path: Path) -> dict[str, pl.DataType]:
+    """The schema in a Parquet file's footer (cheap: the data is not read)."""
+    try:
+        return dict(pl.read_parquet_schema(path))
+    except (pl.exceptions.PolarsError, OSError, ValueError) as error:
+        raise DamagedTable(path, _reason(error)) from None
+
+
+def read_parquet(path: Path, columns: list[str] | None = None) -> pl.DataFrame:
+    """One Parquet file, or `DamagedTable` naming it."""
+    try:
+        return pl.read_parquet(path, columns=columns)
+    except (pl.exceptions.PolarsError, OSError, ValueError) as error:
+        raise DamagedTable(path, _reason(error)) from None
+
+
+def read_file(path: Path, schema: dict[str, pl.DataType],
+              columns: list[str] | None = None) -> pl.DataFrame:
+    """A table file conformed to `schema` (empty when it does not exist)."""
+    wanted = schema if columns is None else {name: schema[name] for name in columns}
+    if not Path(path).exists():
+        return empty(wanted)
+    present = set(file_schema(path))
+    frame = read_parquet(path, [c for c in wanted if c in present])
+    return conform(frame, wanted)
+
+
+def write_problem_file(data_dir: Path, table: str, problem_id: str, frame: pl.DataFrame,
+                       schema: dict[str, pl.DataType]) -> Path:
+    path = problem_file(data_dir, table, problem_id)
+    write_parquet_atomic(path, conform(frame, schema))
+    return path
+
+
+def migrate(data_dir: Path, table: str, schema: dict[str, pl.DataType]) -> None:
+    """Rewrite any file of `table` whose schema is not the current one (e.g. a new problem
+    added size columns), so a plain glob read keeps working."""
+    for path in table_files(data_dir, table):
+        if file_schema(path) != schema:
+            write_parquet_atomic(path, conform(read_parquet(path), schema))
+
+
+def scan(data_dir: Path, table: str) -> pl.LazyFrame:
+    """A lazy view of a whole table (empty with the right schema when nothing is stored).
+
+    Every file's footer is checked first, so a damaged file is named here rather than failing
+    a query somewhere inside Polars."""
+    files = table_files(data_dir, table)
+    schema = schema_of(table)
+    if not files:
+        return empty(schema).lazy()
+    for path in files:
+        file_schema(path)
+    return pl.scan_parquet(files, schema=schema, missing_columns="insert",
+                           extra_columns="ignore")

@@ -1,0 +1,45 @@
+"""A problem's time limit and its stages' roles, as the reports need them.
+
+Reports read runs of problems that may no longer be registered (a folder removed, a package
+dropped); these answer None then instead of failing.
+"""
+
+from __future__ import annotations
+
+from pipeline.errors import UnknownName
+
+
+def time_limit_s(problem_id: str) -> float | None:
+    """The problem's time limit in seconds (from its `problem.toml` or package)."""
+    from pipeline.problems import get_problem
+
+    try:
+        return float(get_problem(problem_id).time_limit_s)
+    except UnknownName:
+        return None
+
+
+def known_wrong(problem_id: str, solver: str) -> str | None:
+    """What is wrong with a stage registered as known to be wrong; None for any other solver
+    (trusted stages, external programs, problems no longer registered)."""
+    from pipeline.problems import get_problem
+
+    try:
+        return get_problem(problem_id).stage(solver).known_wrong
+    except UnknownName:
+        return None
+
+
+def judged_on_speed(problem_id: str, solver: str) -> bool:
+    """Whether a slowdown of `solver` is a regression: `fast` stages and external programs
+    are; oracles, references and transcribed methods are there to be right, not fast."""
+    from pipeline.problems import get_problem
+
+    try:
+        problem = get_problem(problem_id)
+    except UnknownName:
+        return True
+    try:
+        return problem.stage(solver).judged_on_speed
+    except UnknownName:
+        return True

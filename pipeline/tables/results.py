@@ -1,0 +1,54 @@
+"""The results of runs, written in chunks, and each run's own row.
+
+Results of a run land in `tables/results/<run_id>-<chunk>.parquet` as they arrive: each chunk
+is written once, atomically, so a run killed with -9 loses at most the cases in flight, and
+`--resume` finds exactly which (case, solver, repeat) triples are already stored. The run's
+own row lives in `tables/runs/<run_id>.parquet`, rewritten when its status changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.tables.files import (empty, read_file, scan, table_dir, write_parquet_atomic)
+from pipeline.tables.schemas import RESULTS, RUNS
+
+
+def results_chunk_path(data_dir: Path, run_id: str, chunk: int) -> Path:
+    return table_dir(data_dir, "results") / f"{run_id}-{chunk:06d}.parquet"
+
+
+def write_results_chunk(data_dir: Path, run_id: str, chunk: int, rows: list[dict]) -> Path:
+    path = results_chunk_path(data_dir, run_id, chunk)
+    write_parquet_atomic(path, pl.DataFrame(rows, schema=RESULTS, strict=False))
+    return path
+
+
+def stored_chunks(data_dir: Path, run_id: str) -> list[Path]:
+    folder = table_dir(data_dir, "results")
+    return sorted(folder.glob(f"{run_id}-*.parquet")) if folder.is_dir() else []
+
+
+def read_run_results(data_dir: Path, run_id: str,
+                     columns: list[str] | None = None) -> pl.DataFrame:
+    """Every stored result row of one run (all columns, or only `columns`)."""
+    chunks = stored_chunks(data_dir, run_id)
+    wanted = list(RESULTS) if columns is None else columns
+    if not chunks:
+        return empty({name: RESULTS[name] for name in wanted})
+    return pl.concat([read_file(c, RESULTS, wanted) for c in chunks])
+
+
+def run_path(data_dir: Path, run_id: str) -> Path:
+    return table_dir(data_dir, "runs") / f"{run_id}.parquet"
+
+
+def write_run(data_dir: Path, row: dict) -> None:
+    write_parquet_atomic(run_path(data_dir, row["run_id"]),
+                         pl.DataFrame([row], schema=RUNS, strict=False))
+
+
+def read_runs(data_dir: Path) -> pl.DataFrame:
+    return scan(data_dir, "runs").collect()

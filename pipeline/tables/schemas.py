@@ -1,0 +1,107 @@
+"""The schemas of the four tables: `cases`, `rejects`, `results` and `runs`.
+
+All files of a table share one schema (the one declared here), which is what makes the plain
+glob read work. The `cases` schema is the common columns plus the size columns every registered
+problem declares in its `problem.toml` (null for the other problems' cases).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+TABLES = ("cases", "rejects", "results", "runs")
+
+CASES_BASE: dict[str, pl.DataType] = {
+    "problem": pl.String(),
+    "case_id": pl.String(),
+    "source": pl.String(),
+    "sources": pl.List(pl.String()),
+    "group": pl.String(),
+    "groups": pl.List(pl.String()),
+    "input": pl.String(),
+    "expected": pl.String(),
+    "expected_source": pl.String(),
+    "size": pl.Int64(),
+    "input_bytes": pl.Int64(),
+    "ingested_at": pl.Datetime("us", "UTC"),
+}
+
+REJECTS: dict[str, pl.DataType] = {
+    "problem": pl.String(),
+    "source": pl.String(),
+    "line": pl.Int64(),
+    "column": pl.Int64(),
+    "rule": pl.String(),
+    "message": pl.String(),
+    "ingested_at": pl.Datetime("us", "UTC"),
+}
+
+RESULTS: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "problem": pl.String(),
+    "case_id": pl.String(),
+    "solver": pl.String(),
+    "repeat": pl.Int64(),
+    "verdict": pl.String(),
+    "answer": pl.String(),
+    "score": pl.Float64(),
+    "message": pl.String(),
+    "wall_ms": pl.Float64(),
+    "cpu_ms": pl.Float64(),
+    "peak_rss_kb": pl.Int64(),
+    "exit_code": pl.Int64(),
+    "error": pl.String(),
+    "expected_source": pl.String(),
+    "size": pl.Int64(),
+    "host": pl.String(),
+    "finished_at": pl.Datetime("us", "UTC"),
+}
+
+RUNS: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "started_at": pl.Datetime("us", "UTC"),
+    "finished_at": pl.Datetime("us", "UTC"),
+    "status": pl.String(),
+    "problem": pl.String(),
+    "solvers": pl.List(pl.String()),
+    "solver_identities": pl.List(pl.String()),
+    "git_rev": pl.String(),
+    "host": pl.String(),
+    "pid": pl.Int64(),
+    "cpu_model": pl.String(),
+    "jobs": pl.Int64(),
+    "timeout_s": pl.Float64(),
+    "repeat": pl.Int64(),
+    "cases": pl.Int64(),
+    "group": pl.String(),
+    "command": pl.String(),
+}
+
+
+def size_columns() -> tuple[str, ...]:
+    """Every registered problem's declared size columns, in registry order, without repeats."""
+    from pipeline.config import read_problem_settings
+    from pipeline.problems import problem_folder, problem_ids
+
+    names: dict[str, None] = {}
+    for problem_id in problem_ids():
+        path = problem_folder(problem_id) / "problem.toml"
+        for name in read_problem_settings(path).size_columns:
+            if name in CASES_BASE:
+                raise ValueError(f"{path}: size column {name!r} clashes with a base column")
+            names.setdefault(name)
+    return tuple(names)
+
+
+def cases_schema() -> dict[str, pl.DataType]:
+    """The cases schema: the common columns plus every registered problem's size columns."""
+    return {**CASES_BASE, **{name: pl.Int64() for name in size_columns()}}
+
+
+def schema_of(table: str) -> dict[str, pl.DataType]:
+    if table == "cases":
+        return cases_schema()
+    try:
+        return {"rejects": REJECTS, "results": RESULTS, "runs": RUNS}[table]
+    except KeyError:
+        raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}") from None
