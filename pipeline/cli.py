@@ -119,14 +119,23 @@ def generate_command(
 def ingest_command(
     ctx: typer.Context,
     paths: Annotated[Optional[list[Path]], typer.Argument(
-        metavar="[PATH]...", help="Roots to ingest (default DATA/raw).")] = None,
+        metavar="[PATH]...", help="Roots to ingest (default: DATA/raw and every problem's "
+        "samples).")] = None,
     problem_id: Annotated[Optional[str], typer.Option(
         "--problem", "-p", help="Treat every file as this problem's.")] = None,
     allow_rejects: Annotated[bool, typer.Option(
         "--allow-rejects", help="Exit 0 even when some files were rejected.")] = False,
+    max_file_mb: Annotated[float, typer.Option(
+        "--max-file-mb", min=0.001, help="Refuse files (and archive members) larger than "
+        "this.")] = 256,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", "-j", min=1, help="Processes validating files (default: cores).")] = None,
+    no_wait: Annotated[bool, typer.Option(
+        "--no-wait", help="Fail at once if another command is writing the tables.")] = False,
 ) -> None:
     """Find, validate and store every test case under PATH in the cases table."""
-    from pipeline.corpus.ingest import default_roots, format_summary, ingest
+    from pipeline.corpus.ingest import (default_roots, format_summary, ingest,
+                                        nothing_stored_reason)
     from pipeline.progress import progress_bar
 
     roots = paths or default_roots(ctx.obj.data_dir)
@@ -135,8 +144,14 @@ def ingest_command(
             _fail(f"{root} does not exist")
     if problem_id:
         _problem(problem_id)
-    summary = ingest(ctx.obj.data_dir, roots, problem_id, progress_bar("ingest"))
-    typer.echo(format_summary(summary))
+    summary = ingest(ctx.obj.data_dir, roots, problem_id, progress_bar("ingest"), jobs=jobs,
+                     max_file_mb=max_file_mb, wait=not no_wait)
+    text = format_summary(summary)
+    if text:
+        typer.echo(text)
+    reason = nothing_stored_reason(summary, roots)
+    if reason:
+        _fail(f"nothing ingested: {reason}", code=1)
     if summary.rejected and not allow_rejects:
         raise typer.Exit(1)
 
@@ -357,8 +372,47 @@ def nightly_command(
         raise typer.Exit(1)
 
 
-def main() -> None:
-    app()
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line; every error a user can cause ends in one line, never a
+    traceback (set PIPELINE_DEBUG=1 to see one), with exit status 1 (2 for usage errors,
+    128 + N when interrupted by signal N)."""
+    import os
+
+    from typer.exceptions import TyperException
+
+    from pipeline import signals
+    from pipeline.config import ConfigError
+    from pipeline.tables.files import DamagedTable
+    from pipeline.tables.lock import LockHeld
+
+    signals.install()
+    try:
+        code = app(args=argv, standalone_mode=False, prog_name="pipeline")
+        if signals.received is not None:  # a command that stopped on a signal by itself
+            code = signals.exit_code()
+    except typer.Exit as exit_:
+        code = exit_.exit_code
+    except TyperException as error:  # usage errors: Typer says what is wrong
+        getattr(error, "show", lambda: typer.echo(f"error: {error}", err=True))()
+        code = getattr(error, "exit_code", 2)
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo(f"interrupted ({signals.name()})", err=True)
+        code = signals.exit_code()
+    except (LockHeld, DamagedTable, ConfigError, UnknownName, ValueError) as error:
+        typer.echo(f"error: {error}", err=True)
+        code = 1
+    except OSError as error:
+        where = f" ({error.filename})" if error.filename else ""
+        extra = ("; the tables keep their old content" if error.errno == 28 else "")
+        typer.echo(f"error: {error.strerror or error}{where}{extra}", err=True)
+        code = 1
+    except Exception as error:  # a bug: say so in one line, keep the traceback for debugging
+        if os.environ.get("PIPELINE_DEBUG"):
+            raise
+        typer.echo(f"internal error: {type(error).__name__}: {error} (set PIPELINE_DEBUG=1 "
+                   "for the traceback)", err=True)
+        code = 70
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -126,6 +126,7 @@ class ProblemSettings:
     size_columns: tuple[str, ...]
     time_limit_s: float
     memory_mb: int
+    input_mb: float | None
     reference: tuple[str, ...]
     stages: dict[str, StageSettings]
     nightly: dict[str, int] = field(default_factory=dict)
@@ -141,6 +142,7 @@ def read_problem_settings(path: Path) -> ProblemSettings:
     limits = top.table_of("limits")
     time_limit = limits.get("time_s", float, required=True)
     memory = limits.get("memory_mb", int, DEFAULT_MEMORY_MB)
+    input_mb = limits.get("input_mb", float)
     limits.done()
     if time_limit <= 0 or memory <= 0:
         raise ConfigError(path, _line_of(path, "time_s"), "limits must be positive",
@@ -184,6 +186,7 @@ def read_problem_settings(path: Path) -> ProblemSettings:
         title=top.get("title", str, required=True), source=top.get("source", str, ""),
         size_measure=top.get("size_measure", str, "input size"),
         size_columns=top.strings("size_columns"), time_limit_s=time_limit, memory_mb=memory,
+        input_mb=input_mb,
         reference=top.strings("reference"), stages=stages, nightly=nightly,
         growth_sizes=tuple(sizes), growth_description=description, solutions=tuple(solutions))
     top.done()

@@ -1,27 +1,35 @@
 """`pipeline ingest`: find every case under some roots, validate it, store it in tables.
 
 For each problem the ingest reads every input (and expected output) it finds, validates them
-with the problem's own parser, and merges the good cases into `tables/cases/<problem>.parquet`
-keyed by `case_id` (the SHA-256 of the input with line endings normalised):
+with the problem's own parser (on every core when there is much to parse; see `validate`), and
+merges the good cases into `tables/cases/<problem>.parquet` keyed by `case_id` (the SHA-256 of
+the input with line endings normalised):
 
-- the same input under another name is one case whose `sources` lists both names;
+- the same input under another name is one case whose `sources` lists both names, and whose
+  `groups` lists every group it was found in;
 - the same input with a different expected output is a *conflict*: reported, stored as a
   reject row (rule `conflict`), never written over the stored answer;
+- an input that is stored already is not parsed again (it was validated when it was stored);
 - re-ingesting the same tree changes nothing.
 
-Bad inputs and bad expected outputs become rows of `tables/rejects/<problem>.parquet` naming
-the file, line, column and rule. Rejects of a source are replaced whenever that source is
-ingested again, so the table describes the latest look at each file. Tables are written only
-at the end, each file atomically, so a kill at any moment leaves the old or the new content.
+Everything that cannot be used becomes a row of `tables/rejects/<problem>.parquet` naming the
+file, line, column and rule: a broken input or expected output, a file over the size limit
+(`--max-file-mb`, or the problem's own `input_mb`), an unreadable file or folder, a broken link,
+a name that is not UTF-8, a corrupt or suspicious archive. Rejects of a source are replaced
+whenever that source is looked at again, so the table describes the latest look at each file.
+
+Reading and validating happen without a lock; the merge happens under the data folder's lock
+(`pipeline.tables.lock`), re-reading the stored table first, so two ingests at once end with
+the union of both. Each file is written atomically: a kill at any moment leaves the old or the
+new content.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import zipfile
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -29,110 +37,81 @@ import polars as pl
 
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
+from pipeline.corpus.validate import Item, validate
+from pipeline.corpus.walk import Fault, Namespace, ReadFault, SourceReader, scan
 from pipeline.errors import InputError
-from pipeline.problems import Problem, get_problem, problem_ids
+from pipeline.problems import Problem, get_problem, problem_folder, problem_ids
 from pipeline.problems.tokens import normalise_newlines
-from pipeline.tables.files import (migrate, now, problem_file, read_file,
-                                   write_problem_file)
+from pipeline.tables.files import migrate, now, problem_file, read_file, write_problem_file
+from pipeline.tables.lock import data_lock
 from pipeline.tables.schemas import REJECTS, cases_schema
 
-Reader = Callable[[], bytes]
-
-
-@dataclass(frozen=True)
-class Namespace:
-    """Files that are laid out together: one problem folder on disk, or one zip archive."""
-
-    problem: str | None
-    label: Callable[[str], str]  # relative path inside the namespace -> `source` text
-    files: dict[str, Reader]
+DEFAULT_MAX_FILE_MB = 256
+MESSAGE_CHARS = 400
 
 
 @dataclass
 class ProblemSummary:
     problem: str
-    found: int = 0
-    added: int = 0
-    duplicates: int = 0
-    unchanged: int = 0
-    expected_added: int = 0
+    files_read: int = 0          # inputs and expected outputs read
+    found: int = 0               # inputs found
+    added: int = 0               # new cases stored
+    unchanged: int = 0           # inputs already stored under the same name
+    duplicates: int = 0          # inputs already stored (or seen) under another name
+    expected_added: int = 0      # stored cases that got an expected output
     conflicts: int = 0
     rejects: list[dict] = field(default_factory=list)
-    skipped: int = 0
+    skipped: Counter = field(default_factory=Counter)   # files of no case, by kind
 
 
 @dataclass
 class IngestSummary:
-    problems: dict[str, ProblemSummary]
-    unknown: list[str]  # files under a folder that names no problem
+    problems: dict[str, ProblemSummary] = field(default_factory=dict)
+    unknown: list[str] = field(default_factory=list)   # files under a folder naming no problem
+    unplaced: list[Fault] = field(default_factory=list)  # faults outside any problem's folder
 
     @property
     def rejected(self) -> int:
-        return sum(len(p.rejects) for p in self.problems.values())
+        return sum(len(p.rejects) for p in self.problems.values()) + len(self.unplaced)
+
+    @property
+    def found(self) -> int:
+        return sum(p.found for p in self.problems.values())
 
 
 def case_id_of(text: str) -> str:
     return hashlib.sha256(normalise_newlines(text).encode("utf-8")).hexdigest()
 
 
-# -- discovery ---------------------------------------------------------------------------------
-
-def _problem_of(root: Path, rel: PurePosixPath, override: str | None,
-                ids: frozenset[str]) -> tuple[str | None, str]:
-    """(problem id, path inside that problem's folder) for a file at `rel` under `root`."""
-    if override:
-        return override, str(rel)
-    if root.name in ids:
-        return root.name, str(rel)
-    first = rel.parts[0]
-    name = first[:-4] if first.endswith(".zip") and len(rel.parts) == 1 else first
-    if name in ids:
-        inner = str(PurePosixPath(*rel.parts[1:])) if len(rel.parts) > 1 else first
-        return name, inner
-    return None, str(rel)
+def default_roots(data_dir: Path) -> list[Path]:
+    """What `pipeline ingest` reads when given no path: `DATA/raw` and every registered
+    problem's own folder (of which only the samples are read)."""
+    raw = Path(data_dir) / "raw"
+    return ([raw] if raw.exists() else []) + [problem_folder(pid) for pid in problem_ids()]
 
 
-def _namespaces(root: Path, override: str | None,
-                archives: list[zipfile.ZipFile]) -> Iterator[Namespace]:
-    ids = frozenset(problem_ids())
-    per_problem: dict[str | None, dict[str, Reader]] = {}
-    labels: dict[str | None, dict[str, str]] = {}
-    if (root / "problem.toml").is_file() and root.name in ids:
-        # A problem's own folder: only its samples are test data.
-        samples = root / "samples"
-        files = sorted(samples.iterdir()) if samples.is_dir() else []
-        yield Namespace(override or root.name, lambda inner_path: inner_path,
-                        {f"samples/{f.name}": f.read_bytes for f in files if f.is_file()})
-        return
-    paths = [root] if root.is_file() else None
-    if paths is None:
-        found = []
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames.sort()
-            found.extend(Path(dirpath) / name for name in sorted(filenames))
-    else:
-        found, root = paths, root.parent
-    for path in found:
-        rel = PurePosixPath(path.relative_to(root).as_posix())
-        problem, inner = _problem_of(root, rel, override, ids)
-        if path.suffix == ".zip":
-            archive = zipfile.ZipFile(path)
-            archives.append(archive)
-            entries = {info.filename: (lambda a=archive, n=info.filename: a.read(n))
-                       for info in archive.infolist() if not info.is_dir()}
-            prefix = f"{rel}!"
-            yield Namespace(problem, lambda inner_path, p=prefix: p + inner_path, entries)
-            continue
-        per_problem.setdefault(problem, {})[inner] = path.read_bytes
-        labels.setdefault(problem, {})[inner] = str(rel)
-    for problem, files in per_problem.items():
-        names = labels[problem]
-        yield Namespace(problem, lambda inner_path, n=names: n[inner_path], files)
+def skipped_kind(path: str) -> str:
+    """What a file that belongs to no case probably is (for the summary)."""
+    name = PurePosixPath(path).name.lower()
+    suffix = PurePosixPath(name).suffix
+    if name == MANIFEST_NAME:
+        return "generator manifest"
+    if name.startswith("."):
+        return "hidden"
+    if suffix in (".md", ".pdf", ".tex", ".html", ".htm", ".txt", ".rst", ".png", ".jpg",
+                  ".svg"):
+        return "statement or document"
+    if suffix in (".py", ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".java", ".kt", ".rs",
+                  ".go", ".sh", ".pl", ".rb", ".js", ".cs", ".pas", ".exe"):
+        return "program"
+    if suffix in (".yaml", ".yml", ".xml", ".toml", ".json", ".ini", ".cfg"):
+        return "configuration"
+    return "other"
 
 
-# -- validation --------------------------------------------------------------------------------
+# -- reading ------------------------------------------------------------------------------------
 
-def _decode(data: bytes, source: str) -> str:
+def _decode(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -141,24 +120,135 @@ def _decode(data: bytes, source: str) -> str:
                          rule="encoding") from None
 
 
-def _reject(problem: str, source: str, error: InputError, when) -> dict:
-    return {"problem": problem, "source": source, "line": error.line, "column": error.column,
-            "rule": error.rule, "message": error.message, "ingested_at": when}
+def _reject(problem: str, source: str, line: int | None, column: int | None, rule: str,
+            message: str, when) -> dict:
+    if len(message) > MESSAGE_CHARS:
+        message = message[:MESSAGE_CHARS] + " ..."
+    return {"problem": problem, "source": source, "line": line, "column": column,
+            "rule": rule, "message": message, "ingested_at": when}
 
 
-def _expected_provenance(namespace: Namespace, expected_path: str,
-                         cache: dict[str, str]) -> str:
+def _provenance(namespace: Namespace, expected_path: str, cache: dict[str, str],
+                reader: SourceReader) -> str:
     """`file`, or the stage named by a `pipeline generate` manifest beside the file."""
     manifest = str(PurePosixPath(expected_path).parent / MANIFEST_NAME)
     if manifest not in cache:
-        reader = namespace.files.get(manifest)
+        source = namespace.files.get(manifest)
         try:
-            cache[manifest] = str(json.loads(reader()).get("expected_from") or "file") \
-                if reader else "file"
-        except (ValueError, AttributeError):
+            cache[manifest] = str(json.loads(reader.read(source, 1 << 20)).get(
+                "expected_from") or "file") if source else "file"
+        except (ValueError, AttributeError, ReadFault):
             cache[manifest] = "file"
     return cache[manifest]
 
+
+@dataclass
+class Record:
+    """One input as read, before it is merged: where it was found and what it holds."""
+
+    source: str
+    group: str
+    case_id: str
+    text: str                    # normalised input
+    expected: str | None
+    expected_label: str | None
+    produced_by: str | None
+    size: int | None = None
+    size_values: dict[str, int] | None = None
+
+
+def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
+                  summary: ProblemSummary, stored: dict[str, str | None], reader: SourceReader,
+                  limit_bytes: int, when, jobs: int | None,
+                  progress: Callable[..., None] | None, done: list[int],
+                  total: int) -> list[Record]:
+    """Read every input of `items`, validate what is new; rejects go into `summary`."""
+    limit = limit_bytes
+    if problem.input_mb is not None:
+        limit = min(limit, int(problem.input_mb * (1 << 20)))
+    records: list[Record] = []
+    provenance: dict[int, dict[str, str]] = {}
+    for namespace, found in items:
+        source = namespace.labels[found.input]
+        expected_label = namespace.labels[found.expected] if found.expected else None
+        summary.found += 1
+        done[0] += 1
+        if progress:
+            progress(done[0], total)
+        try:
+            summary.files_read += 1
+            text = normalise_newlines(_decode(reader.read(namespace.files[found.input], limit)))
+        except ReadFault as fault:
+            message = fault.message
+            if fault.rule == "too-large" and limit < limit_bytes:
+                message += f" ({problem.id}'s inputs are at most {problem.input_mb:g} MB: " \
+                           "input_mb in its problem.toml)"
+            summary.rejects.append(_reject(problem.id, source, None, None, fault.rule,
+                                           message, when))
+            continue
+        except InputError as error:
+            summary.rejects.append(_reject(problem.id, source, error.line, error.column,
+                                           error.rule, error.message, when))
+            continue
+        expected = None
+        if found.expected:
+            try:
+                summary.files_read += 1
+                expected = normalise_newlines(_decode(reader.read(
+                    namespace.files[found.expected], limit_bytes)))
+            except ReadFault as fault:
+                summary.rejects.append(_reject(problem.id, expected_label, None, None,
+                                               fault.rule, fault.message, when))
+                continue
+            except InputError as error:
+                summary.rejects.append(_reject(problem.id, expected_label, error.line,
+                                               error.column, error.rule, error.message, when))
+                continue
+        produced_by = _provenance(namespace, found.expected, provenance.setdefault(
+            id(namespace), {}), reader) if expected is not None else None
+        records.append(Record(source, found.group, case_id_of(text), text, expected,
+                              expected_label, produced_by))
+    _validate(problem, records, summary, stored, when, jobs)
+    return [r for r in records if r.case_id]
+
+
+def _validate(problem: Problem, records: list[Record], summary: ProblemSummary,
+              stored: dict[str, str | None], when, jobs: int | None) -> None:
+    """Parse the inputs not stored yet (each distinct one once) and check every expected
+    output that is new for its case; a record that fails gets an empty `case_id`."""
+    first: dict[str, int] = {}
+    pending: list[Item] = []
+    for index, record in enumerate(records):
+        is_new = record.case_id not in stored and record.case_id not in first
+        new_expected = record.expected is not None and record.expected != stored.get(
+            record.case_id)
+        if is_new or new_expected:
+            pending.append(Item(index, record.text, record.expected if new_expected else None))
+        if is_new:
+            first[record.case_id] = index
+    checked = validate(problem.id, pending, jobs)
+    for index, record in enumerate(records):
+        result = checked.get(index)
+        if result is None:
+            continue
+        if result.error is not None:
+            where = record.source if result.error.part == "input" else record.expected_label
+            summary.rejects.append(_reject(problem.id, where, result.error.line,
+                                           result.error.column, result.error.rule,
+                                           result.error.message, when))
+            if result.error.part == "input":
+                for other in records:  # the same input under other names is just as bad
+                    if other.case_id == record.case_id and other is not record:
+                        summary.rejects.append(_reject(
+                            problem.id, other.source, result.error.line, result.error.column,
+                            result.error.rule, result.error.message, when))
+                        other.case_id = ""
+            record.case_id = ""
+            continue
+        record.size, record.size_values = result.size, result.size_values
+
+
+# -- merging ------------------------------------------------------------------------------------
 
 def _first_difference_line(expected: str, got: str) -> int:
     for number, (a, b) in enumerate(zip(expected.split("\n"), got.split("\n")), start=1):
@@ -167,141 +257,69 @@ def _first_difference_line(expected: str, got: str) -> int:
     return min(expected.count("\n"), got.count("\n")) + 1
 
 
-def default_roots(data_dir: Path) -> list[Path]:
-    """What `pipeline ingest` reads when given no path: `DATA/raw` and every registered
-    problem's own folder (of which only the samples are read)."""
-    from pipeline.problems import problem_folder
-
-    raw = Path(data_dir) / "raw"
-    return ([raw] if raw.exists() else []) + [problem_folder(pid) for pid in problem_ids()]
-
-
-# -- the ingest --------------------------------------------------------------------------------
-
-def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = None,
-           progress: Callable[[int, int], None] | None = None) -> IngestSummary:
-    """Ingest every case under `roots` into the tables of `data_dir`."""
-    if problem_override:
-        get_problem(problem_override)
-    when = now()
-    archives: list[zipfile.ZipFile] = []
-    work: dict[str, list[tuple[Namespace, FoundCase]]] = {}
-    summaries: dict[str, ProblemSummary] = {}
-    unknown: list[str] = []
-    try:
-        for root in roots:
-            for namespace in _namespaces(Path(root), problem_override, archives):
-                discovery = find_cases(namespace.files)
-                if namespace.problem is None:
-                    unknown.extend(namespace.label(p) for p in namespace.files)
-                    continue
-                summary = summaries.setdefault(namespace.problem,
-                                               ProblemSummary(namespace.problem))
-                summary.skipped += len(discovery.skipped)
-                work.setdefault(namespace.problem, []).extend(
-                    (namespace, found) for found in discovery.cases)
-        total = sum(len(items) for items in work.values())
-        done = 0
-        if work:  # once per ingest: files written before a schema change are brought up to it
-            migrate(data_dir, "cases", cases_schema())
-            migrate(data_dir, "rejects", REJECTS)
-        for problem_id, items in work.items():
-            problem = get_problem(problem_id)
-            done = _ingest_problem(data_dir, problem, items, summaries[problem_id], when,
-                                   progress, done, total)
-    finally:
-        for archive in archives:
-            archive.close()
-    return IngestSummary(summaries, unknown)
+def _merge(problem: Problem, rows: dict[str, dict], record: Record, summary: ProblemSummary,
+           when) -> bool:
+    """Merge one record into the stored rows; True when something changed."""
+    row = rows.get(record.case_id)
+    if row is None:
+        if record.size is None:  # stored when it was read, gone since: measure it now
+            case = problem.parse(record.text)
+            record.size, record.size_values = problem.size(case), dict(problem.size_values(case))
+        rows[record.case_id] = {
+            "problem": problem.id, "case_id": record.case_id, "source": record.source,
+            "sources": [record.source], "group": record.group, "groups": [record.group],
+            "input": record.text, "expected": record.expected,
+            "expected_source": record.produced_by, "size": record.size,
+            "input_bytes": len(record.text.encode("utf-8")), "ingested_at": when,
+            **(record.size_values or {}),
+        }
+        summary.added += 1
+        return True
+    changed = False
+    if record.expected is not None and row["expected"] is not None \
+            and problem.compare(row["expected"], record.expected) is not None:
+        line = _first_difference_line(row["expected"], record.expected)
+        summary.conflicts += 1
+        summary.rejects.append(_reject(
+            problem.id, record.expected_label, line, None, "conflict",
+            f"expected output differs from the stored answer of the same input (from "
+            f"{row['source']}): {problem.compare(row['expected'], record.expected)}", when))
+        return False
+    if record.expected is not None and row["expected"] is None:
+        row["expected"], row["expected_source"] = record.expected, record.produced_by
+        summary.expected_added += 1
+        changed = True
+    groups = row.get("groups") or [row["group"]]
+    if record.group not in groups:
+        row["groups"] = [*groups, record.group]
+        changed = True
+    if record.source in row["sources"]:
+        summary.unchanged += 1
+    else:
+        row["sources"] = [*row["sources"], record.source]
+        summary.duplicates += 1
+        changed = True
+    return changed
 
 
-def _ingest_problem(data_dir: Path, problem: Problem, items: list[tuple[Namespace, FoundCase]],
-                    summary: ProblemSummary, when, progress, done: int, total: int) -> int:
+def _store(data_dir: Path, problem: Problem, records: list[Record], summary: ProblemSummary,
+           scanned: set[str], when) -> None:
+    """Merge into the tables as they are now (call under the data folder's lock)."""
     schema = cases_schema()
-    cases_path = problem_file(data_dir, "cases", problem.id)
-    rejects_path = problem_file(data_dir, "rejects", problem.id)
-    stored = read_file(cases_path, schema)
+    stored = read_file(problem_file(data_dir, "cases", problem.id), schema)
     rows: dict[str, dict] = {row["case_id"]: row for row in stored.iter_rows(named=True)}
     changed = False
-    scanned_sources: set[str] = set()
-    provenance: dict[int, dict[str, str]] = {}
-    for namespace, found in items:
-        source = namespace.label(found.input)
-        expected_source = namespace.label(found.expected) if found.expected else None
-        scanned_sources.update(s for s in (source, expected_source) if s)
-        summary.found += 1
-        done += 1
-        if progress:
-            progress(done, total)
-        try:
-            text = _decode(namespace.files[found.input](), source)
-            case_id = case_id_of(text)
-            row = rows.get(case_id)
-            # A stored input was validated when it was stored: parse only new ones (and an
-            # input whose expected output is new, to validate that output against it).
-            case = problem.parse(text) if row is None else None
-        except InputError as error:
-            summary.rejects.append(_reject(problem.id, source, error, when))
-            continue
-        expected = None
-        if found.expected:
-            try:
-                expected = normalise_newlines(_decode(namespace.files[found.expected](),
-                                                      expected_source))
-                if row is None or row["expected"] != expected:
-                    problem.validate_answer(case if case is not None else problem.parse(text),
-                                            expected)
-            except InputError as error:
-                summary.rejects.append(_reject(problem.id, expected_source, error, when))
-                continue
-        produced_by = _expected_provenance(namespace, found.expected, provenance.setdefault(
-            id(namespace), {})) if expected else None
-        if row is None:
-            rows[case_id] = {
-                "problem": problem.id, "case_id": case_id, "source": source,
-                "sources": [source], "group": found.group, "groups": [found.group],
-                "input": normalise_newlines(text),
-                "expected": expected, "expected_source": produced_by,
-                "size": problem.size(case), "input_bytes": len(text.encode("utf-8")),
-                "ingested_at": when, **dict(problem.size_values(case)),
-            }
-            summary.added += 1
-            changed = True
-            continue
-        if expected is not None and row["expected"] is not None \
-                and problem.compare(row["expected"], expected) is not None:
-            line = _first_difference_line(row["expected"], expected)
-            message = (f"expected output differs from the stored answer of the same input "
-                       f"(from {row['source']}): {problem.compare(row['expected'], expected)}")
-            summary.conflicts += 1
-            summary.rejects.append({"problem": problem.id, "source": expected_source,
-                                    "line": line, "column": None, "rule": "conflict",
-                                    "message": message, "ingested_at": when})
-            continue
-        if expected is not None and row["expected"] is None:
-            row["expected"], row["expected_source"] = expected, produced_by
-            summary.expected_added += 1
-            changed = True
-        groups = row.get("groups") or [row["group"]]
-        if found.group not in groups:
-            row["groups"] = [*groups, found.group]
-            changed = True
-        if source in row["sources"]:
-            summary.unchanged += 1
-        else:
-            row["sources"] = [*row["sources"], source]
-            summary.duplicates += 1
-            changed = True
+    for record in records:
+        changed = _merge(problem, rows, record, summary, when) or changed
     if changed:
         frame = pl.DataFrame(list(rows.values()), schema=schema, strict=False)
         write_problem_file(data_dir, "cases", problem.id, frame, schema)
-    old_rejects = read_file(rejects_path, REJECTS)
-    kept = old_rejects.filter(~pl.col("source").is_in(list(scanned_sources)))
-    new_rejects = pl.DataFrame(summary.rejects, schema=REJECTS, strict=False)
-    merged = pl.concat([kept, new_rejects])
-    if merged.height != old_rejects.height or not _same_rejects(merged, old_rejects):
+    rejects_path = problem_file(data_dir, "rejects", problem.id)
+    old = read_file(rejects_path, REJECTS)
+    kept = old.filter(~pl.col("source").is_in(list(scanned)))
+    merged = pl.concat([kept, pl.DataFrame(summary.rejects, schema=REJECTS, strict=False)])
+    if merged.height != old.height or not _same_rejects(merged, old):
         write_problem_file(data_dir, "rejects", problem.id, merged, REJECTS)
-    return done
 
 
 def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
@@ -310,17 +328,105 @@ def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
         b.select(key).sort(key, nulls_last=True))
 
 
+# -- the ingest ---------------------------------------------------------------------------------
+
+def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = None,
+           progress: Callable[..., None] | None = None, *, jobs: int | None = None,
+           max_file_mb: float = DEFAULT_MAX_FILE_MB, wait: bool = True) -> IngestSummary:
+    """Ingest every case under `roots` into the tables of `data_dir`."""
+    if problem_override:
+        get_problem(problem_override)
+    ids = frozenset(problem_ids())
+    when = now()
+    summary = IngestSummary()
+    work: dict[str, list[tuple[Namespace, FoundCase]]] = {}
+    scanned: dict[str, set[str]] = {}
+    for root in roots:
+        found = scan(Path(root), problem_override, ids)
+        for fault in found.faults:
+            if fault.problem is None:
+                summary.unplaced.append(fault)
+                continue
+            part = summary.problems.setdefault(fault.problem, ProblemSummary(fault.problem))
+            part.rejects.append(_reject(fault.problem, fault.label, None, None, fault.rule,
+                                        fault.message, when))
+            scanned.setdefault(fault.problem, set()).add(fault.label)
+        for namespace in found.namespaces:
+            discovery = find_cases(namespace.files)
+            if namespace.problem is None:
+                summary.unknown.extend(namespace.labels[p] for p in namespace.files)
+                continue
+            part = summary.problems.setdefault(namespace.problem,
+                                               ProblemSummary(namespace.problem))
+            part.skipped.update(skipped_kind(p) for p in discovery.skipped)
+            scanned.setdefault(namespace.problem, set()).update(namespace.labels.values())
+            work.setdefault(namespace.problem, []).extend(
+                (namespace, case) for case in discovery.cases)
+    total = sum(len(items) for items in work.values())
+    done = [0]
+    reader = SourceReader()
+    records: dict[str, list[Record]] = {}
+    try:
+        for problem_id, items in work.items():
+            problem = get_problem(problem_id)
+            stored = read_file(problem_file(data_dir, "cases", problem_id), cases_schema(),
+                               ["case_id", "expected"])
+            records[problem_id] = _read_problem(
+                problem, items, summary.problems[problem_id],
+                dict(zip(stored["case_id"], stored["expected"])), reader,
+                int(max_file_mb * (1 << 20)), when, jobs, progress, done, total)
+    finally:
+        reader.close()
+    if not summary.problems:
+        return summary
+    with data_lock(data_dir, wait=wait):
+        # Files written before a schema change are brought up to it, once per ingest.
+        migrate(data_dir, "cases", cases_schema())
+        migrate(data_dir, "rejects", REJECTS)
+        for problem_id, part in summary.problems.items():
+            _store(data_dir, get_problem(problem_id), records.get(problem_id, []), part,
+                   scanned.get(problem_id, set()), when)
+    return summary
+
+
+def nothing_stored_reason(summary: IngestSummary, roots: list[Path]) -> str | None:
+    """Why an ingest that stored nothing it could have is a failure, or None when it is not."""
+    if summary.found or any(p.rejects for p in summary.problems.values()):
+        return None
+    where = ", ".join(str(r) for r in roots)
+    if summary.unknown:
+        return (f"{len(summary.unknown)} files under {where} are in folders that name no "
+                f"problem (e.g. {summary.unknown[0]}): put them under raw/<problem>/ or give "
+                f"--problem; known problems: {', '.join(problem_ids())}")
+    if summary.unplaced:
+        return None
+    skipped = sum(sum(p.skipped.values()) for p in summary.problems.values())
+    return (f"no test files found under {where}" +
+            (f" ({skipped} files that belong to no case)" if skipped else ""))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def format_summary(summary: IngestSummary, show_rejects: int = 10) -> str:
     """The console summary: one line per problem, then the first rejects as file:line."""
     lines = []
     for p in summary.problems.values():
-        lines.append(f"{p.problem}: {p.found} cases found, {p.added} added, {p.duplicates} "
-                     f"duplicates, {p.unchanged} unchanged, {p.expected_added} expected added, "
-                     f"{p.conflicts} conflicts, {len(p.rejects)} rejects, {p.skipped} skipped "
-                     "files")
+        skipped = sum(p.skipped.values())
+        kinds = ", ".join(f"{n} {kind}" for kind, n in p.skipped.most_common())
+        lines.append(
+            f"{p.problem}: {_plural(p.files_read, 'file')} read ({_plural(p.found, 'input')}"
+            f"); cases: {p.added:,} added, {p.unchanged:,} already stored, {p.duplicates:,} "
+            f"duplicate{'' if p.duplicates == 1 else 's'} (same input, another name), "
+            f"{p.expected_added:,} expected answers added, {len(p.rejects):,} rejected "
+            f"({p.conflicts:,} conflicts)"
+            + (f"; skipped {_plural(skipped, 'file')} ({kinds})" if skipped else ""))
     if summary.unknown:
-        lines.append(f"{len(summary.unknown)} files under folders that name no problem "
-                     f"(use --problem), e.g. {summary.unknown[0]}")
+        lines.append(f"{_plural(len(summary.unknown), 'file')} under folders that name no "
+                     f"problem (use --problem), e.g. {summary.unknown[0]}")
+    for fault in summary.unplaced[:show_rejects]:
+        lines.append(f"  reject {fault.label}: {fault.message} [{fault.rule}]")
     rejects = [r for p in summary.problems.values() for r in p.rejects]
     for reject in rejects[:show_rejects]:
         where = f"{reject['source']}:{reject['line']}" if reject["line"] else reject["source"]

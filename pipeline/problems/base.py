@@ -136,6 +136,7 @@ class Problem:
     stages: tuple[Stage, ...]
     recipes: tuple[Recipe, ...]
     reference: tuple[str, ...] = ()
+    input_mb: float | None = None       # the largest judge input the problem allows
     nightly: Mapping[str, int] = field(default_factory=dict)
     growth: Growth | None = None
     solutions: tuple[Solution, ...] = ()
@@ -241,5 +242,6 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
         render=render, format_answer=format_answer, validate_answer=validate_answer,
         size=size, size_values=size_values, size_columns=settings.size_columns,
         size_measure=settings.size_measure, stages=merged, recipes=recipes,
-        reference=settings.reference, nightly=settings.nightly, growth=ladder,
+        reference=settings.reference, input_mb=settings.input_mb, nightly=settings.nightly,
+        growth=ladder,
         solutions=settings.solutions)

@@ -15,6 +15,19 @@ from pipeline.errors import InputError
 
 _TOKEN = re.compile(r"\S+")
 _INTEGER = re.compile(r"-?[0-9]+")
+QUOTE_CHARS = 100
+# Python refuses to convert integers of more digits than this (sys.get_int_max_str_digits).
+_MAX_DIGITS = 4000
+# Below this many digits a number is converted and range-checked as usual.
+_LONG_DIGITS = 40
+
+
+def quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    """`text` as a repr for an error message, cut to about `limit` characters: a 10 MB token
+    makes a short message, not a 42 MB one."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
 def normalise_newlines(text: str) -> str:
@@ -74,11 +87,28 @@ class TokenReader:
         index = self.index
         token = self.word(name)
         if not _INTEGER.fullmatch(token):
-            raise self.error(index, f"{name} should be an integer, found {token!r}",
+            raise self.error(index, f"{name} should be an integer, found {quote(token)}",
                              rule="not-an-integer", with_column=True)
-        value = int(token)
+        value = self._to_int(index, name, token, low, high)
         self._check_range(index, name, value, low, high)
         return value
+
+    def _to_int(self, index: int, name: str, token: str, low: int | None,
+                high: int | None) -> int:
+        """The integer of a token that matched `_INTEGER`. One with more significant digits
+        than any allowed value is refused before converting it (Python will not convert more
+        than ~4,300 digits, and a bound needs far fewer)."""
+        negative = token.startswith("-")
+        digits = token[negative:].lstrip("0") or "0"
+        bound = low if negative else high
+        most = max(len(str(abs(bound))) if bound is not None else _MAX_DIGITS, _LONG_DIGITS)
+        if len(digits) > min(most, _MAX_DIGITS):
+            side = (f"below {low}" if negative and low is not None else
+                    f"above {high}" if not negative and high is not None else
+                    "too long to be a number")
+            raise self.error(index, f"{name} has {len(digits):,} digits: {quote(token)} is "
+                             f"{side}", rule="range")
+        return -int(digits) if negative else int(digits)
 
     def ints(self, count: int, name: str, low: int | None = None,
              high: int | None = None) -> list[int]:
@@ -97,9 +127,10 @@ class TokenReader:
             for offset, token in enumerate(chunk):
                 if not _INTEGER.fullmatch(token):
                     raise self.error(start + offset, f"{name} should be an integer, found "
-                                     f"{token!r}", rule="not-an-integer",
+                                     f"{quote(token)}", rule="not-an-integer",
                                      with_column=True) from None
-            raise
+            values = [self._to_int(start + offset, name, token, low, high)
+                      for offset, token in enumerate(chunk)]
         if values and ((low is not None and min(values) < low)
                        or (high is not None and max(values) > high)):
             for offset, value in enumerate(values):
@@ -118,8 +149,8 @@ class TokenReader:
         """Fail if any token is left over."""
         if self.index < len(self.tokens):
             token = self.tokens[self.index]
-            raise self.error(self.index, f"unexpected extra token {token!r} after the last "
-                             "expected value", rule="trailing-data", with_column=True)
+            raise self.error(self.index, f"unexpected extra token {quote(token)} after the "
+                             "last expected value", rule="trailing-data", with_column=True)
 
 
 def check_words(text: str, count: int, allowed: tuple[str, ...]) -> None:
@@ -136,7 +167,7 @@ def check_words(text: str, count: int, allowed: tuple[str, ...]) -> None:
     for i in range(count):
         token = reader.word(f"answer {i + 1} of {count} ({choices})")
         if token not in allowed:
-            raise reader.error(i, f"answer {i + 1} is {token!r}, expected {choices}",
+            raise reader.error(i, f"answer {i + 1} is {quote(token)}, expected {choices}",
                                rule="answer-token", with_column=True)
     reader.end()
 
@@ -145,7 +176,7 @@ def check_tokens_equal(expected: Sequence[str], got: Sequence[str]) -> str | Non
     """None when the token lists agree, else a sentence naming the first difference."""
     for i, (want, have) in enumerate(zip(expected, got)):
         if want != have:
-            return f"token {i + 1}: expected {want!r}, got {have!r}"
+            return f"token {i + 1}: expected {quote(want)}, got {quote(have)}"
     if len(expected) != len(got):
         return f"expected {len(expected)} tokens, got {len(got)}"
     return None

@@ -1,0 +1,245 @@
+"""Finding the files of an ingest: folders on disk and zip archives, every fault a reject.
+
+`scan(root, ...)` walks one root and returns its `Namespace`s (files that are laid out
+together: one problem's folder on disk, or one zip archive) plus a `Fault` for everything it
+could not use: an unreadable folder or file, a broken symbolic link or a link loop, a name that
+is not UTF-8, something that is not a regular file, a corrupt archive, an archive member that
+is too large or compressed suspiciously well (a zip bomb), or too many members. Nothing is read
+here but zip directories: a `Source` says where a file's bytes are, and `read_source` reads
+them (with the size limit enforced while reading, so an archive that lies about a member's
+size cannot make us read more).
+
+Symbolic links to folders are followed, each real folder once, so a link loop ends the walk of
+that branch (as a `broken-link` fault) instead of looping.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+# Archive members: refused before reading when one would inflate more than this many times
+# (a 100 KB zip of 100 MB of zeros is 1000:1; real test data stays far below 100:1) ...
+MAX_COMPRESSION_RATIO = 200
+RATIO_CHECKED_FROM_BYTES = 1 << 20
+# ... or when an archive has more members than this.
+MAX_ARCHIVE_MEMBERS = 100_000
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where one file's bytes are: a file on disk, or a member of a zip archive on disk."""
+
+    path: str                   # the file, or the archive
+    member: str | None = None   # the member's name inside the archive
+    size: int = 0               # bytes (the member's declared uncompressed size)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A file or folder that cannot be used, and why (becomes a `rejects` row)."""
+
+    label: str        # as `source` would say it (relative to the ingest root)
+    rule: str         # unreadable, broken-link, encoding, not-a-file, corrupt-archive, too-large
+    message: str
+    problem: str | None
+
+
+@dataclass
+class Namespace:
+    """Files that are laid out together: one problem folder on disk, or one zip archive."""
+
+    problem: str | None
+    files: dict[str, Source] = field(default_factory=dict)   # path inside -> where it is
+    labels: dict[str, str] = field(default_factory=dict)     # path inside -> `source` text
+
+
+@dataclass
+class Scan:
+    namespaces: list[Namespace] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+
+
+class ReadFault(Exception):
+    """Reading a source failed: `rule` and a message for the reject."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule, self.message = rule, message
+
+
+def printable(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 shown as `\\xff` escapes."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def problem_of(rel: PurePosixPath, root_name: str, override: str | None,
+               ids: frozenset[str]) -> tuple[str | None, str]:
+    """(problem id, path inside that problem's folder) for a file at `rel` under a root."""
+    if override:
+        return override, str(rel)
+    if root_name in ids:
+        return root_name, str(rel)
+    first = rel.parts[0]
+    name = first[:-4] if first.endswith(".zip") and len(rel.parts) == 1 else first
+    if name in ids:
+        inner = str(PurePosixPath(*rel.parts[1:])) if len(rel.parts) > 1 else first
+        return name, inner
+    return None, str(rel)
+
+
+def _error_text(error: OSError) -> str:
+    return error.strerror or type(error).__name__
+
+
+def scan(root: Path, override: str | None, ids: frozenset[str]) -> Scan:
+    """Every file under `root` (a folder, a zip, or one file), grouped into namespaces."""
+    root = Path(root)
+    found = Scan()
+    per_problem: dict[str | None, Namespace] = {}
+
+    def add_file(path: Path, rel: PurePosixPath, info: os.stat_result) -> None:
+        problem, inner = problem_of(rel, root.name, override, ids)
+        label = str(rel)
+        if path.suffix.lower() == ".zip":
+            found.namespaces.append(_archive(path, label, problem, found.faults))
+            return
+        namespace = per_problem.setdefault(problem, Namespace(problem))
+        namespace.files[inner] = Source(str(path), None, info.st_size)
+        namespace.labels[inner] = label
+
+    def fault(rel: PurePosixPath, rule: str, message: str) -> None:
+        problem, _ = problem_of(rel, root.name, override, ids) if rel.parts else (override, "")
+        found.faults.append(Fault(printable(str(rel)) or printable(root.name), rule, message,
+                                  problem))
+
+    if root.is_file():
+        add_file(root, PurePosixPath(root.name), root.stat())
+    elif (root / "problem.toml").is_file() and root.name in ids:
+        # A problem's own folder: only its samples are test data.
+        samples = root / "samples"
+        namespace = Namespace(override or root.name)
+        for path in sorted(samples.iterdir()) if samples.is_dir() else []:
+            if path.is_file() and not path.name.startswith("."):
+                inner = f"samples/{path.name}"
+                namespace.files[inner] = Source(str(path), None, path.stat().st_size)
+                namespace.labels[inner] = inner
+        found.namespaces.append(namespace)
+    else:
+        _walk(root, PurePosixPath(), set(), add_file, fault)
+    found.namespaces.extend(per_problem.values())
+    return found
+
+
+def _walk(folder: Path, rel: PurePosixPath, seen: set[tuple[int, int]], add_file, fault) -> None:
+    try:
+        info = folder.stat()
+        if (info.st_dev, info.st_ino) in seen:
+            fault(rel, "broken-link", "a symbolic link loops back to a folder above it")
+            return
+        seen.add((info.st_dev, info.st_ino))
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as error:
+        fault(rel, "unreadable", f"cannot read this folder: {_error_text(error)}")
+        return
+    for entry in entries:
+        child = rel / entry.name
+        if not _is_utf8(entry.name):
+            fault(child, "encoding", "the file name is not valid UTF-8")
+            continue
+        if entry.name.startswith(".") and entry.is_dir():
+            continue  # hidden folders (.git, .svn) are never test data
+        try:
+            info = entry.stat(follow_symlinks=True)
+        except OSError as error:
+            if entry.is_symlink():
+                target = os.readlink(entry.path) if os.path.islink(entry.path) else "?"
+                what = ("loops" if getattr(error, "errno", None) == 40 else
+                        f"points to {printable(target)}, which does not exist")
+                fault(child, "broken-link", f"symbolic link {what}")
+            else:
+                fault(child, "unreadable", f"cannot look at this file: {_error_text(error)}")
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            _walk(Path(entry.path), child, seen, add_file, fault)
+        elif stat.S_ISREG(info.st_mode):
+            add_file(Path(entry.path), child, info)
+        else:
+            fault(child, "not-a-file", "not a regular file (a pipe, socket or device)")
+
+
+def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -> Namespace:
+    """The members of one zip archive (its directory read; members are read later)."""
+    namespace = Namespace(problem)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = [i for i in archive.infolist() if not i.is_dir()]
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as error:
+        faults.append(Fault(label, "corrupt-archive", f"not a readable zip archive: "
+                            f"{str(error)[:200] or type(error).__name__}", problem))
+        return namespace
+    if len(infos) > MAX_ARCHIVE_MEMBERS:
+        faults.append(Fault(label, "too-large", f"the archive has {len(infos):,} members, more "
+                            f"than the {MAX_ARCHIVE_MEMBERS:,} an ingest reads", problem))
+        return namespace
+    for info in infos:
+        member_label = f"{label}!{info.filename}"
+        ratio = info.file_size / max(1, info.compress_size)
+        if info.file_size >= RATIO_CHECKED_FROM_BYTES and ratio > MAX_COMPRESSION_RATIO:
+            faults.append(Fault(member_label, "too-large",
+                                f"would inflate {ratio:,.0f} times ({info.compress_size:,} -> "
+                                f"{info.file_size:,} bytes): refused as a zip bomb", problem))
+            continue
+        namespace.files[info.filename] = Source(str(path), info.filename, info.file_size)
+        namespace.labels[info.filename] = member_label
+    return namespace
+
+
+class SourceReader:
+    """Reads sources, keeping each archive open while it is used (reopening a zip for every
+    member would read its directory again each time)."""
+
+    def __init__(self) -> None:
+        self._archives: dict[str, zipfile.ZipFile] = {}
+
+    def read(self, source: Source, limit_bytes: int) -> bytes:
+        """The bytes of one source, never more than `limit_bytes` (else `ReadFault`)."""
+        if source.size > limit_bytes:
+            raise ReadFault("too-large", f"{source.size:,} bytes, above the limit of "
+                            f"{limit_bytes:,} bytes")
+        try:
+            if source.member is None:
+                with open(source.path, "rb") as handle:
+                    data = handle.read(limit_bytes + 1)
+            else:
+                archive = self._archives.get(source.path)
+                if archive is None:
+                    archive = self._archives[source.path] = zipfile.ZipFile(source.path)
+                with archive.open(source.member) as handle:
+                    data = handle.read(limit_bytes + 1)
+        except (zipfile.BadZipFile, EOFError, ValueError, NotImplementedError,
+                RuntimeError) as error:
+            raise ReadFault("corrupt-archive", f"cannot read this archive member: "
+                            f"{str(error)[:200] or type(error).__name__}") from None
+        except OSError as error:
+            raise ReadFault("unreadable", f"cannot read this file: {_error_text(error)}") \
+                from None
+        if len(data) > limit_bytes:
+            raise ReadFault("too-large", f"more than the limit of {limit_bytes:,} bytes")
+        return data
+
+    def close(self) -> None:
+        for archive in self._archives.values():
+            archive.close()
+        self._archives.clear()

@@ -1,0 +1,234 @@
+"""A bad file is a reject, never an abort; memory and messages stay bounded; two ingests at
+once store the union of both. Every fault is made for real (real links, real unreadable files,
+real broken archives) beside a good file, and ingested by a real `pipeline` process."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+GOOD_IN, GOOD_OUT = "2 2\n00\n01\n", "Alice\n"  # arc087e
+
+
+def pipeline(data: Path, *args: str, drop_root: bool = False, **kwargs):
+    """`pipeline --data-dir DATA ARGS` as a real process. With `drop_root`, a root process
+    loses the capabilities that let it read any file, so permissions apply to it too."""
+    argv = [sys.executable, "-m", "pipeline", "--data-dir", str(data), *args]
+    if drop_root and os.geteuid() == 0:
+        argv = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--", *argv]
+    return subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=120, **kwargs)
+
+
+def rejects(data: Path) -> dict[str, tuple[str, str]]:
+    """source -> (rule, message) of every stored reject."""
+    files = list((data / "tables" / "rejects").glob("*.parquet"))
+    frame = pl.read_parquet(files) if files else pl.DataFrame(
+        schema={"source": pl.String, "rule": pl.String, "message": pl.String})
+    return {s: (r, m) for s, r, m in frame.select("source", "rule", "message").iter_rows()}
+
+
+def stored_sources(data: Path, problem: str = "arc087e") -> list[str]:
+    path = data / "tables" / "cases" / f"{problem}.parquet"
+    return sorted(pl.read_parquet(path)["source"].to_list()) if path.exists() else []
+
+
+def good(folder: Path, name: str = "good") -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.in").write_text(GOOD_IN)
+    (folder / f"{name}.out").write_text(GOOD_OUT)
+
+
+def test_every_kind_of_bad_file_is_a_reject_beside_a_stored_good_file(tmp_path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    problem = raw / "arc087e"
+    good(problem)
+    (problem / "huge-number.in").write_text("1 " + "9" * 5000 + "\n0\n")
+    (problem / os.fsdecode(b"bad-\xff-name.in")).write_text(GOOD_IN)
+    os.symlink(problem / "gone.in", problem / "broken.in")
+    os.symlink("loop-b.in", problem / "loop-a.in")
+    os.symlink("loop-a.in", problem / "loop-b.in")
+    (problem / "secret.in").write_text(GOOD_IN.replace("01", "11"))
+    (problem / "secret.in").chmod(0)
+    (problem / "locked").mkdir()
+    good(problem / "locked", "inside")
+    (problem / "locked").chmod(0)
+    os.mkfifo(problem / "pipe.in")
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("tests/01", "3 3\n0\n10\n110\n")
+        zipped.writestr("tests/01.a", "Alice\n")
+    whole = archive.getvalue()
+    (problem / "truncated.zip").write_bytes(whole[: len(whole) // 2])
+    crc = bytearray(whole)
+    crc[whole.index(b"tests/01") + len("tests/01") + 2] ^= 0xFF  # a byte of the deflated data
+    (problem / "bad-crc.zip").write_bytes(bytes(crc))
+    try:
+        done = pipeline(data, "ingest", str(raw), drop_root=True)
+    finally:
+        (problem / "locked").chmod(0o755)
+        (problem / "secret.in").chmod(0o644)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert stored_sources(data) == ["arc087e/good.in"]
+    found = rejects(data)
+    rules = {source: rule for source, (rule, _) in found.items()}
+    assert rules["arc087e/huge-number.in"] == "range"
+    assert rules["arc087e/bad-\\xff-name.in"] == "encoding"
+    assert rules["arc087e/broken.in"] == "broken-link"
+    assert rules["arc087e/loop-a.in"] == rules["arc087e/loop-b.in"] == "broken-link"
+    assert rules["arc087e/secret.in"] == "unreadable"
+    assert rules["arc087e/locked"] == "unreadable"
+    assert rules["arc087e/pipe.in"] == "not-a-file"
+    assert rules["arc087e/truncated.zip"] == "corrupt-archive"
+    assert rules["arc087e/bad-crc.zip!tests/01"] == "corrupt-archive"
+    assert "5,000 digits" in found["arc087e/huge-number.in"][1]
+    assert "does not exist" in found["arc087e/broken.in"][1]
+    for source, (rule, message) in found.items():
+        assert f"reject {source}" in done.stdout or len(found) > 10  # the console names each
+        assert len(message) < 500
+
+
+def test_a_ten_megabyte_token_makes_a_short_reject_message(tmp_path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    good(raw / "arc087e")
+    (raw / "insq15g").mkdir()
+    (raw / "insq15g" / "token.in").write_text("x" * 10_000_000 + "\n")
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 1
+    rule, message = rejects(data)["insq15g/token.in"]
+    assert rule == "not-an-integer" and len(message) < 300 and "10,000,000 characters" in message
+    assert len(done.stdout) < 2000
+
+
+def test_files_over_the_size_limits_are_refused_unread(tmp_path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    good(raw / "arc087e")
+    (raw / "arc087e" / "big.in").write_bytes(b"1 1\n" + b"0" * (3 << 20))  # arc087e: 1 MB
+    good(raw / "bipartitebattle", "fine")
+    (raw / "bipartitebattle" / "fine.in").write_text("1\n1 1\n")
+    (raw / "bipartitebattle" / "fine.out").write_text("1\n")
+    (raw / "bipartitebattle" / "two-mb.in").write_bytes(b"1\n1 1\n" + b" " * (2 << 20))
+    done = pipeline(data, "ingest", str(raw))  # arc087e's own limit: 1 MB
+    assert done.returncode == 1, done.stderr
+    found = rejects(data)
+    assert found["arc087e/big.in"][0] == "too-large"
+    assert "input_mb in its problem.toml" in found["arc087e/big.in"][1]
+    assert "bipartitebattle/two-mb.in" not in found  # within its 10 MB
+    done = pipeline(data, "ingest", str(raw), "--max-file-mb", "1")
+    assert done.returncode == 1, done.stderr
+    found = rejects(data)
+    assert found["bipartitebattle/two-mb.in"][0] == "too-large"
+    assert "above the limit of 1,048,576 bytes" in found["bipartitebattle/two-mb.in"][1]
+    assert stored_sources(data) == ["arc087e/good.in"]
+    # What was stored is never lost: the case stored by the first ingest stays.
+    assert stored_sources(data, "bipartitebattle") == ["bipartitebattle/fine.in",
+                                                       "bipartitebattle/two-mb.in"]
+
+
+def test_a_zip_bomb_is_refused_before_it_is_inflated(tmp_path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    good(raw / "arc087e")
+    with zipfile.ZipFile(raw / "arc087e" / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as bomb:
+        with bomb.open("tests/01", "w") as member:
+            block = b"0" * (1 << 20)
+            for _ in range(100):
+                member.write(block)
+        bomb.writestr("tests/02", GOOD_IN.replace("01", "11"))
+    assert (raw / "arc087e" / "bomb.zip").stat().st_size < 200_000
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    done = pipeline(data, "ingest", str(raw))
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    assert done.returncode == 1, done.stderr
+    rule, message = rejects(data)["arc087e/bomb.zip!tests/01"]
+    assert rule == "too-large" and "zip bomb" in message
+    assert stored_sources(data) == ["arc087e/bomb.zip!tests/02", "arc087e/good.in"]
+    assert before < 300 * 1024 and peak_mb < 300, f"peak {peak_mb:.0f} MB"
+
+
+def test_an_empty_folder_or_files_of_no_problem_fail_with_a_reason(tmp_path):
+    data = tmp_path / "data"
+    (tmp_path / "empty").mkdir()
+    done = pipeline(data, "ingest", str(tmp_path / "empty"))
+    assert done.returncode == 1 and "nothing ingested: no test files found" in done.stderr
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    (loose / "01.in").write_text(GOOD_IN)
+    done = pipeline(data, "ingest", str(loose))
+    assert done.returncode == 1 and "name no problem" in done.stderr and "--problem" in done.stderr
+    done = pipeline(data, "ingest", str(loose), "--problem", "arc087e")
+    assert done.returncode == 0, done.stderr
+
+
+# -- two writers -------------------------------------------------------------------------------
+
+def bipartite_tree(root: Path, prefix: str, count: int) -> None:
+    folder = root / "bipartitebattle" / prefix
+    folder.mkdir(parents=True)
+    for i in range(count):
+        (folder / f"{i:05d}.in").write_text(f"1\n{i + 1} {len(prefix)}\n")
+
+
+def test_two_ingests_at_once_store_the_union_of_both(tmp_path):
+    data = tmp_path / "data"
+    bipartite_tree(tmp_path / "one", "a", 2500)
+    bipartite_tree(tmp_path / "two", "bb", 2500)
+    argv = [sys.executable, "-m", "pipeline", "--data-dir", str(data), "ingest"]
+    first = subprocess.Popen([*argv, str(tmp_path / "one")], cwd=REPO, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    second = subprocess.Popen([*argv, str(tmp_path / "two")], cwd=REPO, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    outputs = [p.communicate(timeout=120) for p in (first, second)]
+    assert first.returncode == 0 and second.returncode == 0, outputs
+    table = pl.read_parquet(data / "tables" / "cases" / "bipartitebattle.parquet")
+    assert table.height == 5000 and table["case_id"].n_unique() == 5000
+
+
+HOLD_LOCK = """
+import sys, time
+from pathlib import Path
+from pipeline.tables.lock import data_lock
+with data_lock(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+
+def test_a_second_writer_waits_for_the_holder_or_fails_at_once_naming_it(tmp_path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    good(raw / "arc087e")
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(data), "3"], cwd=REPO,
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    refused = pipeline(data, "ingest", str(raw), "--no-wait")
+    assert refused.returncode == 1
+    assert f"locked by pid {holder.pid}" in refused.stderr and "Traceback" not in refused.stderr
+    started = time.monotonic()
+    waited = pipeline(data, "ingest", str(raw))
+    assert waited.returncode == 0, waited.stderr
+    assert f"waiting for the data folder {data}: locked by pid {holder.pid}" in waited.stderr
+    assert holder.wait(timeout=10) == 0 and time.monotonic() - started > 0.5
+    assert stored_sources(data) == ["arc087e/good.in"]
+
+
+def test_a_holder_killed_with_minus_9_blocks_nobody(tmp_path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    good(raw / "arc087e")
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(data), "60"], cwd=REPO,
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    holder.kill()
+    holder.wait()
+    done = pipeline(data, "ingest", str(raw), "--no-wait")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((data / ".lock").read_text() or "{}") == {}
