@@ -51,6 +51,15 @@ def _fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+def _settle(data_dir: Path) -> None:
+    """Runs left `running` by a process that died are marked `interrupted`."""
+    from pipeline.tables.doctor import settle_dead_runs
+
+    for run_id in settle_dead_runs(data_dir):
+        typer.echo(f"note: run {run_id} was left running by a process that is gone: marked "
+                   "interrupted", err=True)
+
+
 def _problem(problem_id: str):
     from pipeline.problems import get_problem
 
@@ -159,33 +168,35 @@ def ingest_command(
 @app.command("query")
 def query_command(
     ctx: typer.Context,
-    sql: Annotated[str, typer.Argument(help="SQL over cases, rejects, results, runs.")],
+    sql: Annotated[str, typer.Argument(metavar="SQL",
+                                       help="SQL over cases, rejects, results, runs.")],
     fmt: Annotated[str, typer.Option("--format", "-f",
-                                     help="table, csv, json or parquet.")] = "table",
+                                     help="table, csv, json (one object per line) or "
+                                     "parquet.")] = "table",
     out: Annotated[Optional[Path], typer.Option("--out", help="Write to FILE.")] = None,
 ) -> None:
-    """Run Polars SQL over the tables."""
+    """Run Polars SQL over the tables (streamed: any result size fits)."""
     import polars as pl
 
-    from pipeline.fsutil import atomic_write, atomic_write_text
-    from pipeline.report.query import render, run_query
+    from pipeline.report.query import FORMATS, plan, show_table, stored_anything, write
 
-    if fmt not in ("table", "csv", "json", "parquet"):
-        _fail(f"unknown format {fmt!r}: use table, csv, json or parquet")
+    if fmt not in FORMATS:
+        _fail(f"unknown format {fmt!r}: use {', '.join(FORMATS)}")
+    if not stored_anything(ctx.obj.data_dir):
+        typer.echo(f"note: no tables in {ctx.obj.data_dir.resolve()} yet (--data-dir or "
+                   "PIPELINE_DATA_DIR names another data folder)", err=True)
     try:
-        frame = run_query(ctx.obj.data_dir, sql)
+        lazy = plan(ctx.obj.data_dir, sql)
+        if fmt == "table" and out is None:
+            sys.stdout.write(show_table(lazy))
+        elif fmt == "table":
+            from pipeline.fsutil import atomic_write_text
+
+            atomic_write_text(out, show_table(lazy))
+        else:
+            write(lazy, fmt, out)  # type: ignore[arg-type]
     except (pl.exceptions.PolarsError, ValueError) as error:
-        _fail(f"query failed: {error}", code=1)
-    if fmt == "parquet":
-        if out is None:
-            _fail("--format parquet needs --out FILE")
-        atomic_write(out, lambda tmp: frame.write_parquet(tmp))
-        return
-    text = render(frame, fmt)  # type: ignore[arg-type]
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        atomic_write_text(out, text)
+        _fail(f"query failed: {str(error).strip().splitlines()[0]}", code=1)
 
 
 @app.command("run")
@@ -205,6 +216,8 @@ def run_command(
         "--memory", help="Memory limit in MB for external programs.")] = None,
     repeat: Annotated[int, typer.Option("--repeat", min=1, help="Runs per case.")] = 1,
     resume: Annotated[Optional[str], typer.Option("--resume", help="Finish RUN_ID.")] = None,
+    no_wait: Annotated[bool, typer.Option(
+        "--no-wait", help="Fail at once if another command is writing the tables.")] = False,
 ) -> None:
     """Run solver stages and external programs over the stored cases of a problem."""
     from pipeline.progress import progress_bar
@@ -212,12 +225,13 @@ def run_command(
     from pipeline.run.solvers import BuildError, parse_external
 
     problem = _problem(problem_id)
+    _settle(ctx.obj.data_dir)
     try:
         externals = tuple(parse_external(text, problem.id) for text in external or [])
         request = RunRequest(problem=problem.id, solvers=tuple(solver or ()),
                              externals=externals, group=group, jobs=jobs, timeout_s=timeout,
                              memory_mb=memory, repeat=repeat, resume=resume,
-                             command=" ".join(sys.argv))
+                             command=" ".join(["pipeline", *sys.argv[1:]]), wait=not no_wait)
         selection = select_solvers(problem, request) if not resume else None
     except (UnknownName, ValueError) as error:
         _fail(str(error))
@@ -245,6 +259,7 @@ def _report_runs(data_dir: Path, run_ids: Optional[list[str]],
     """The runs a report command looks at; says so when there are none."""
     from pipeline.tables.runs import resolve_runs
 
+    _settle(data_dir)
     if problem_id:
         _problem(problem_id)
     try:
@@ -372,6 +387,38 @@ def nightly_command(
         raise typer.Exit(1)
 
 
+@app.command("doctor")
+def doctor_command(
+    ctx: typer.Context,
+    fix: Annotated[bool, typer.Option(
+        "--fix", help="Move damaged and leftover files to DATA/quarantine/ (never deleting) "
+        "and mark dead runs interrupted.")] = False,
+    no_wait: Annotated[bool, typer.Option(
+        "--no-wait", help="With --fix: fail at once if another command is writing.")] = False,
+) -> None:
+    """Check the data folder: damaged table files, leftover temporary files, dead runs.
+
+    Exits 1 when something is wrong and --fix was not given.
+
+    Example: pipeline doctor --fix
+    """
+    from pipeline.tables.doctor import examine, fix as fix_folder, format_examination
+
+    data_dir = ctx.obj.data_dir
+    found = examine(data_dir)
+    typer.echo(format_examination(found, data_dir))
+    if found.healthy:
+        return
+    if not fix:
+        typer.echo("run `pipeline doctor --fix` to set it right", err=True)
+        raise typer.Exit(1)
+    target = fix_folder(data_dir, found, wait=not no_wait)
+    if target is not None:
+        typer.echo(f"moved {len(found.damaged) + len(found.leftovers)} files to {target}")
+    if found.dead_runs:
+        typer.echo(f"marked {len(found.dead_runs)} runs interrupted")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; every error a user can cause ends in one line, never a
     traceback (set PIPELINE_DEBUG=1 to see one), with exit status 1 (2 for usage errors,
@@ -389,6 +436,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = app(args=argv, standalone_mode=False, prog_name="pipeline")
         if signals.received is not None:  # a command that stopped on a signal by itself
+            typer.echo(f"interrupted ({signals.name()})", err=True)
             code = signals.exit_code()
     except typer.Exit as exit_:
         code = exit_.exit_code

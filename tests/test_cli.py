@@ -148,7 +148,7 @@ def test_query_formats(tmp_path):
     invoke("--data-dir", str(data), "ingest", str(sample), "--problem", "arc087e")
     as_json = invoke("--data-dir", str(data), "query", "SELECT count(*) AS n FROM cases",
                      "--format", "json")
-    assert json.loads(as_json.output) == [{"n": 6}]
+    assert [json.loads(line) for line in as_json.output.splitlines()] == [{"n": 6}]
     table = invoke("--data-dir", str(data), "query", "SELECT source FROM cases ORDER BY source")
     assert "01.in" in table.output
     out = tmp_path / "q.parquet"

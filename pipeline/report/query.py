@@ -1,42 +1,80 @@
-"""`pipeline query`: Polars SQL over every table, so all stored data can be inspected.
+"""`pipeline query`: Polars SQL over every table, streamed so any result size fits.
 
-Each table (`cases`, `rejects`, `results`, `runs`) is registered as a lazy scan of its Parquet
-files; a table with no files yet is an empty frame with the right columns.
+Each table (`cases`, `rejects`, `results`, `runs`, and any other in the schemas) is a lazy scan
+of its Parquet files (a damaged file is named before the query runs); a table with no files yet
+is an empty frame with the right columns. The query is planned lazily:
+
+- `table` (the console view) computes only the rows it shows (`TABLE_ROWS`, plus one to know
+  whether there are more);
+- `csv`, `json` (one JSON object per line) and `parquet` stream the whole result, in batches,
+  to stdout or to `--out FILE` (written atomically), never holding it in memory at once.
 """
 
 from __future__ import annotations
 
-import io
+import sys
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal
 
 import polars as pl
 
-from pipeline.tables.files import scan
+from pipeline.fsutil import atomic_write
+from pipeline.tables.files import scan, table_files
 from pipeline.tables.schemas import TABLES
 
 Format = Literal["table", "csv", "json", "parquet"]
+FORMATS = ("table", "csv", "json", "parquet")
+TABLE_ROWS = 200
 
 
-def run_query(data_dir: Path, sql: str) -> pl.DataFrame:
-    """Run one SQL statement over the tables of `data_dir`."""
+def plan(data_dir: Path, sql: str) -> pl.LazyFrame:
+    """The lazy plan of one SQL statement over the tables of `data_dir`."""
     frames = {table: scan(data_dir, table) for table in TABLES}
-    with pl.SQLContext(frames=frames, eager=True) as context:
-        return context.execute(sql)
+    with pl.SQLContext(frames=frames) as context:
+        return context.execute(sql, eager=False)
 
 
-def render(frame: pl.DataFrame, fmt: Format) -> str:
-    """A query result as text in one of the console formats."""
+def stored_anything(data_dir: Path) -> bool:
+    return any(table_files(data_dir, table) for table in TABLES)
+
+
+def _flat(lazy: pl.LazyFrame) -> pl.LazyFrame:
+    """List columns joined with `;` (CSV has no lists)."""
+    schema = lazy.collect_schema()
+    lists = [name for name, dtype in schema.items() if isinstance(dtype, pl.List)]
+    return lazy.with_columns(pl.col(name).list.join(";") for name in lists) if lists else lazy
+
+
+def show_table(lazy: pl.LazyFrame, rows: int = TABLE_ROWS) -> str:
+    """The first `rows` rows as a console table, saying when there are more."""
+    frame = lazy.head(rows + 1).collect()
+    more = frame.height > rows
+    with pl.Config(tbl_rows=rows, tbl_cols=-1, fmt_str_lengths=60, tbl_width_chars=160):
+        text = str(frame.head(rows)) + "\n"
+    if more:
+        text += (f"(the first {rows} rows; --format csv|json|parquet --out FILE writes them "
+                 "all)\n")
+    return text
+
+
+def _sink(lazy: pl.LazyFrame, fmt: Format, target: str | IO[bytes]) -> None:
     if fmt == "csv":
-        flat = frame.with_columns(
-            pl.col(name).list.join(";") for name, dtype in frame.schema.items()
-            if isinstance(dtype, pl.List))
-        return flat.write_csv()
-    if fmt == "json":
-        buffer = io.StringIO()
-        frame.write_json(buffer)
-        return buffer.getvalue() + "\n"
-    if fmt == "table":
-        with pl.Config(tbl_rows=200, tbl_cols=-1, fmt_str_lengths=60, tbl_width_chars=160):
-            return str(frame) + "\n"
-    raise ValueError(f"format {fmt!r} writes binary data: use --out FILE")
+        _flat(lazy).sink_csv(target)
+    elif fmt == "json":
+        lazy.sink_ndjson(target)
+    elif fmt == "parquet":
+        lazy.sink_parquet(target)
+    else:
+        raise ValueError(f"format {fmt!r} cannot be streamed")
+
+
+def write(lazy: pl.LazyFrame, fmt: Format, out: Path | None) -> None:
+    """Stream the whole result to `out` (atomically) or, for text formats, to stdout."""
+    if out is not None:
+        atomic_write(out, lambda tmp: _sink(lazy, fmt, str(tmp)))
+        return
+    if fmt == "parquet":
+        raise ValueError("--format parquet writes binary data: give --out FILE")
+    sys.stdout.flush()
+    _sink(lazy, fmt, sys.stdout.buffer)
+    sys.stdout.buffer.flush()

@@ -33,6 +33,7 @@ class RunRequest:
     resume: str | None = None
     command: str = ""
     case_ids: tuple[str, ...] = ()            # only these cases (empty = every case)
+    wait: bool = True                         # wait for the data folder's lock (else fail)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import prepare
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
+from pipeline.tables.lock import data_lock
 from pipeline.tables.results import (read_run_results, read_runs, stored_chunks,
                                      write_results_chunk, write_run)
 from pipeline.tables.schemas import cases_schema
@@ -134,7 +135,7 @@ def identities(selection: Selection) -> list[str]:
 
 
 def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame,
-                  executor: Executor) -> pl.DataFrame:
+                  executor: Executor, wait: bool = True) -> pl.DataFrame:
     """Give every case without an expected answer one from the reference stages."""
     missing = cases.filter(pl.col("expected").is_null())
     if missing.is_empty():
@@ -158,7 +159,7 @@ def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame,
     filled = pl.DataFrame({"case_id": list(answers),
                            "_expected": [a for a, _ in answers.values()],
                            "_source": [s for _, s in answers.values()]})
-    _store_expected(data_dir, problem.id, filled)
+    _store_expected(data_dir, problem.id, filled, wait)
     return _with_expected(cases, filled)
 
 
@@ -170,11 +171,14 @@ def _with_expected(frame: pl.DataFrame, filled: pl.DataFrame) -> pl.DataFrame:
     ).drop("_expected", "_source")
 
 
-def _store_expected(data_dir: Path, problem_id: str, filled: pl.DataFrame) -> None:
+def _store_expected(data_dir: Path, problem_id: str, filled: pl.DataFrame,
+                    wait: bool = True) -> None:
+    """Store answers in `cases` as it is now (re-read under the data folder's lock)."""
     schema = cases_schema()
-    stored = _with_expected(read_file(problem_file(data_dir, "cases", problem_id), schema),
-                            filled)
-    write_problem_file(data_dir, "cases", problem_id, stored, schema)
+    with data_lock(data_dir, wait=wait):
+        stored = _with_expected(read_file(problem_file(data_dir, "cases", problem_id), schema),
+                                filled)
+        write_problem_file(data_dir, "cases", problem_id, stored, schema)
 
 
 def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
@@ -227,7 +231,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
             run_row = {**run_row, "status": "running", "pid": info["pid"], "host": info["host"]}
         write_run(data_dir, run_row)
         started = True
-        cases = fill_expected(data_dir, problem, cases, executor)
+        cases = fill_expected(data_dir, problem, cases, executor, request.wait)
         expected = dict(zip(cases["case_id"], cases["expected"]))
         expected_source = dict(zip(cases["case_id"], cases["expected_source"]))
         sizes = dict(zip(cases["case_id"], cases["size"]))

@@ -1,0 +1,132 @@
+"""`pipeline doctor`: what is wrong with a data folder, and (with `--fix`) setting it right.
+
+It finds
+- damaged table files: any Parquet file that does not read back whole;
+- leftover temporary files of writes that were killed (`.NAME.*.tmp` beside a table file,
+  older than a minute, so a write in progress is never touched);
+- runs left `running` by a process that is gone (same host, no such pid).
+
+`fix` moves damaged and leftover files to `DATA/quarantine/<when>/` (never deleting anything),
+so every other file keeps working, and marks the dead runs `interrupted`. It holds the data
+folder's lock while it moves files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pipeline.tables.files import DamagedTable, read_parquet, table_dir, table_files
+from pipeline.tables.lock import data_lock
+from pipeline.tables.results import write_run
+from pipeline.tables.schemas import RUNS, TABLES
+
+LEFTOVER_AGE_S = 60
+
+
+@dataclass
+class Examination:
+    damaged: list[tuple[Path, str]] = field(default_factory=list)
+    leftovers: list[Path] = field(default_factory=list)
+    dead_runs: list[str] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        return not (self.damaged or self.leftovers or self.dead_runs)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def dead_runs(data_dir: Path) -> list[dict]:
+    """Rows of runs marked `running` whose process on this host is gone."""
+    host = socket.gethostname()
+    found = []
+    for path in table_files(data_dir, "runs"):
+        try:
+            frame = read_parquet(path)
+        except DamagedTable:
+            continue
+        for row in frame.iter_rows(named=True):
+            pid = row.get("pid")
+            if (row.get("status") == "running" and row.get("host") == host
+                    and pid is not None and not _alive(int(pid))):
+                found.append(row)
+    return found
+
+
+def settle_dead_runs(data_dir: Path) -> list[str]:
+    """Mark the runs whose process died `interrupted`; returns their ids."""
+    settled = []
+    for row in dead_runs(data_dir):
+        full = {name: row.get(name) for name in RUNS}
+        write_run(data_dir, {**full, "status": "interrupted",
+                             "finished_at": full.get("finished_at")
+                             or datetime.now(timezone.utc)})
+        settled.append(row["run_id"])
+    return settled
+
+
+def examine(data_dir: Path) -> Examination:
+    found = Examination()
+    now = time.time()
+    for table in TABLES:
+        folder = table_dir(data_dir, table)
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
+            if path.name.startswith(".") and path.name.endswith(".tmp"):
+                if now - path.stat().st_mtime > LEFTOVER_AGE_S:
+                    found.leftovers.append(path)
+                continue
+            if path.suffix != ".parquet":
+                continue
+            try:
+                read_parquet(path)
+            except DamagedTable as error:
+                found.damaged.append((path, error.reason))
+    found.dead_runs = [row["run_id"] for row in dead_runs(data_dir)]
+    return found
+
+
+def fix(data_dir: Path, found: Examination, wait: bool = True) -> Path | None:
+    """Quarantine what `examine` found and settle dead runs; returns the quarantine folder."""
+    data_dir = Path(data_dir)
+    target = None
+    with data_lock(data_dir, wait=wait):
+        moving = [p for p, _ in found.damaged] + found.leftovers
+        if moving:
+            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+            target = data_dir / "quarantine" / stamp
+            for path in moving:
+                if not path.exists():
+                    continue
+                destination = target / path.relative_to(data_dir)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(path), str(destination))
+        settle_dead_runs(data_dir)
+    return target
+
+
+def format_examination(found: Examination, data_dir: Path) -> str:
+    if found.healthy:
+        return f"{data_dir}: healthy (every table file reads back whole, no leftovers)"
+    lines = [f"{data_dir}:"]
+    lines += [f"  damaged: {path} ({reason})" for path, reason in found.damaged]
+    lines += [f"  leftover temporary file: {path}" for path in found.leftovers]
+    lines += [f"  run {run_id}: left `running` by a process that is gone"
+              for run_id in found.dead_runs]
+    return "\n".join(lines)
+
