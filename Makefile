@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv browser test nightly bench clean
+.PHONY: venv system test nightly bench clean
 
 venv: $(STAMP)
 
@@ -15,11 +15,23 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]' --config-settings editable_mode=compat
 	touch $(STAMP)
 
-# Debian's chromium, for the test that opens the HTML report in a real headless browser.
-browser:
-	command -v chromium || (apt-get update && apt-get install -y --no-install-recommends chromium)
+# Debian packages that tests use for real components, installed only when missing (as root;
+# otherwise make says what to install and the tests that need them are skipped with the reason):
+#   chromium    opens the HTML report in a real headless browser (the report's layout test)
+#   bubblewrap  runs external programs in their own mount and network namespace (--sandbox)
+DEBIAN_PACKAGES := chromium bubblewrap
+system:
+	@missing=""; for package in $(DEBIAN_PACKAGES); do \
+	  dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	echo "make: installing Debian packages:$$missing (chromium: the report's browser test;" \
+	     "bubblewrap: the sandbox for external programs)"; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends$$missing) \
+	  || echo "make: apt-get failed; the tests that need$$missing will be skipped"; \
+	else echo "make: not root: run 'sudo apt-get install$$missing' to enable those tests"; fi
 
-test: venv browser
+test: venv system
 	$(BIN)/python -m pytest
 
 # The main job: generate the default corpus when missing, ingest, run every problem with every
