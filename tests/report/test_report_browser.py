@@ -6,7 +6,7 @@ Two checks on a report of two problems:
 - `--screenshot`: in the PNG, each chart's plot area (found by its background colour) holds
   pixels of every plotted solver's colour, so the points and lines were painted.
 
-Chromium comes from Debian (`make browser` installs it). Without it the test is skipped, except
+Chromium comes from Debian (`make system` installs it). Without it the test is skipped, except
 under CI (the `CI` variable set), where a missing browser is a failure.
 """
 
@@ -37,8 +37,8 @@ def chromium() -> str:
     if found:
         return found
     if os.environ.get("CI") is not None:
-        pytest.fail("chromium is not installed but CI is set: run `make browser`")
-    pytest.skip("chromium is not installed (`make browser` installs it)")
+        pytest.fail("chromium is not installed but CI is set: run `make system`")
+    pytest.skip("chromium is not installed (`make system` installs it)")
 
 
 def run_chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
