@@ -133,7 +133,8 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
            f"{limits.ac_to_time_limit:g}, up to a multiple of {resolution:g} s: {time_s:g} s")
     conflict = None
     upper = [p.name for p in upper_bound_submissions(package) if p.name in runs]
-    tle_times = [max((r.cpu_s if not r.timed_out else r.wall_s) for r in runs[name].values())
+    tle_times = [max((max(r.cpu_s, r.wall_s) if r.timed_out else r.cpu_s)
+                     for r in runs[name].values())
                  for name in upper if runs[name]]
     if tle_times:
         fastest = min(tle_times)
