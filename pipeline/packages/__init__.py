@@ -36,7 +36,7 @@ from pipeline.packages.judge import (PackageBuilds, build_package, default_limit
                                      judge_submission, validate_case)
 from pipeline.packages.kattis import format_version, load_kattis
 from pipeline.packages.languages import Build, build_program
-from pipeline.packages.model import CaseResult, Format, Package, RunLimits, TestCase
+from pipeline.packages.model import CaseResult, Format, Package, RunLimits
 from pipeline.packages.polygon import load_polygon
 from pipeline.packages.validate import ValidationResult
 from pipeline.packages.yamlfile import load_yaml

@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.packages import judge_package, load_package
+from packagekit import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "packages"
-KATTIS = ("circlearea", "hypotenuse", "guess", "bigsum")
-ALL = (*KATTIS, "polysum")
+from pipeline.packages import judge_package, load_package
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from packagekit import FIXTURES
 from pipeline.packages.check import (default_validate, parse_float, run_output_validator,
                                      run_testlib_checker)
 from pipeline.packages.languages import build_program, detect_language

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import ALL
+from packagekit import ALL, FIXTURES
 from pipeline.packages import judge_package, load_package
 from pipeline.packages.expectations import (TimeLimit, check_expectations, derive_time_limit,
                                             verdict_at)
@@ -124,7 +124,6 @@ def test_the_2025_time_limit_is_the_next_multiple_of_the_resolution(copy_fixture
 
 
 def test_a_submission_right_only_within_the_margin_is_sensitive_to_the_time_limit(build_dir):
-    from conftest import FIXTURES
     package = load_package(FIXTURES / "hypotenuse", build_dir)
     program = package.submission("accepted/hypot.py")
     results = {c.name: run(c.name, "AC", 0.1) for c in package.cases}
@@ -136,7 +135,6 @@ def test_a_submission_right_only_within_the_margin_is_sensitive_to_the_time_limi
 
 
 def test_judge_errors_are_never_held_against_the_submission(build_dir):
-    from conftest import FIXTURES
     package = load_package(FIXTURES / "hypotenuse", build_dir)
     program = package.submission("accepted/hypot.py")
     results = {c.name: run(c.name, "AC", 0.1) for c in package.cases}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from packagekit import FIXTURES
 from pipeline.packages import build_package, judge_case, load_package
 from pipeline.packages.judge import default_limits
 from pipeline.packages.languages import build_program, detect_language

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from packagekit import FIXTURES
 from pipeline.packages import PackageError, detect, load_package
 from pipeline.packages.model import KattisGroupScoring, LegacyGrading, PolygonGroupScoring
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from conftest import FIXTURES
+from packagekit import FIXTURES
 from pipeline.packages import load_package
 from pipeline.packages.check import CheckResult
 from pipeline.packages.model import CaseResult, LegacyGrading

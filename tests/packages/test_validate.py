@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import FIXTURES
+from packagekit import FIXTURES
 from pipeline.packages import build_package, load_package, validate_case
 from pipeline.packages.languages import build_program
 from pipeline.packages.model import Program
