@@ -1,0 +1,218 @@
+"""Problem packages (ICPC/Kattis legacy, 2023-07, 2025-09; Polygon) as judged problems.
+
+The entry points other code calls:
+
+- `detect(path) -> "legacy" | "2023-07" | "2025-09" | "polygon" | None`: which format a
+  folder (or .zip / .kpp) holds, None when it is no package;
+- `load_package(path, build_dir=None, short_name=None) -> Package`: the package as frozen values
+  (`model.Package`); a zip is unpacked into `build_dir/unpacked/<hash>/`, a Polygon package's
+  generated tests are made into `build_dir/polygon-tests/`; bad content raises `PackageError`
+  naming the file, line and rule;
+- `build_package(package, build_dir) -> PackageBuilds` and `build_program(program, build_dir)`:
+  programs built once per source hash (`CE` with the compiler's message, `SKIP` when the
+  toolchain is missing);
+- `validate_case(package, builds, case) -> ValidationResult`: the input validators on one input;
+- `judge_case(package, submission_build, case, limits, workdir, builds) -> CaseResult`;
+- `judge_package(package, build_dir, workdir) -> PackageReport`: every submission on every case,
+  the time limit derived where the format says so, and each submission held against its
+  expectation (`check_expectations(package, submission, results, time_limit) -> Agreement`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.packages.errors import PackageError
+from pipeline.packages.expectations import (Agreement, TimeLimit, check_expectations,
+                                            derive_time_limit, given_time_limit,
+                                            lower_bound_submissions, verdict_at)
+from pipeline.packages.judge import (PackageBuilds, build_package, default_limits, judge_case,
+                                     judge_submission, validate_case)
+from pipeline.packages.kattis import format_version, load_kattis
+from pipeline.packages.languages import Build, build_program
+from pipeline.packages.model import CaseResult, Format, Package, RunLimits
+from pipeline.packages.polygon import load_polygon
+from pipeline.packages.validate import ValidationResult
+from pipeline.packages.yamlfile import load_yaml
+
+__all__ = ["Agreement", "Build", "CaseResult", "Package", "PackageBuilds", "PackageError",
+           "PackageReport", "RunLimits", "TimeLimit", "ValidationResult", "build_package",
+           "build_program", "check_expectations", "default_build_dir", "derive_time_limit",
+           "detect", "judge_case", "judge_package", "load_package", "validate_case",
+           "verdict_at"]
+
+
+def default_build_dir() -> Path:
+    return Path(tempfile.gettempdir()) / f"gamebench-packages-{os.getuid()}"
+
+
+def _package_root(path: Path) -> Path | None:
+    """The folder holding problem.yaml / problem.xml: `path` itself or its only subfolder."""
+    if (path / "problem.yaml").is_file() or (path / "problem.xml").is_file():
+        return path
+    children = [c for c in path.iterdir() if not c.name.startswith(".")] if path.is_dir() else []
+    if len(children) == 1 and children[0].is_dir():
+        return _package_root(children[0])
+    return None
+
+
+def detect(path: Path) -> Format | None:
+    """The package format at `path` (a folder or a zip), or None when it holds no package."""
+    path = Path(path)
+    if path.is_file() and path.suffix.lower() in (".zip", ".kpp"):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = archive.namelist()
+        except zipfile.BadZipFile:
+            return None
+        if any(Path(n).name == "problem.xml" and n.count("/") <= 1 for n in names):
+            return "polygon"
+        found = [n for n in names if Path(n).name == "problem.yaml" and n.count("/") <= 1]
+        if not found:
+            return None
+        with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory() as tmp:
+            target = Path(tmp) / "problem.yaml"
+            target.write_bytes(archive.read(found[0]))
+            return _yaml_format(target, Path(tmp))
+    if not path.is_dir():
+        return None
+    root = _package_root(path)
+    if root is None:
+        return None
+    if (root / "problem.xml").is_file():
+        return "polygon"
+    return _yaml_format(root / "problem.yaml", root)
+
+
+def _yaml_format(problem_yaml: Path, root: Path) -> Format:
+    config, lines = load_yaml(problem_yaml, root)
+    return format_version(config.get("problem_format_version"), "problem.yaml",
+                          lines("problem_format_version"))
+
+
+def _unpack(archive_path: Path, build_dir: Path) -> Path:
+    digest = hashlib.sha256(archive_path.read_bytes()).hexdigest()[:24]
+    final = build_dir / "unpacked" / f"{archive_path.stem}-{digest}"
+    if not final.is_dir():
+        final.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+        try:
+            with zipfile.ZipFile(archive_path) as archive:
+                for member in archive.infolist():
+                    target = (work / member.filename).resolve()
+                    if not str(target).startswith(str(work.resolve()) + os.sep) and \
+                            target != work.resolve():
+                        raise PackageError(archive_path.name, "zip-path", f"archive member "
+                                           f"{member.filename!r} points outside the package")
+                archive.extractall(work)
+            try:
+                work.rename(final)
+            except OSError:  # unpacked by another process meanwhile
+                pass
+        except zipfile.BadZipFile as error:
+            raise PackageError(archive_path.name, "zip", f"not a readable zip file: {error}") \
+                from None
+        finally:
+            if work.exists():
+                shutil.rmtree(work, ignore_errors=True)
+    root = _package_root(final)
+    if root is None:
+        raise PackageError(archive_path.name, "no-package", "the archive holds no problem.yaml "
+                           "or problem.xml at its top (or in its only folder)")
+    return root
+
+
+def load_package(path: Path, build_dir: Path | None = None,
+                 short_name: str | None = None) -> Package:
+    """Load the package at `path` (folder, .zip or .kpp) as a `Package`."""
+    path = Path(path)
+    build_dir = Path(build_dir) if build_dir is not None else default_build_dir()
+    if not path.exists():
+        raise PackageError(str(path), "missing", "no such file or folder")
+    archive_name = None
+    if path.is_file():
+        if path.suffix.lower() not in (".zip", ".kpp"):
+            raise PackageError(path.name, "not-a-package", "a package is a folder or a .zip/.kpp "
+                               "archive of one")
+        archive_name = path.stem
+        root = _unpack(path, build_dir)
+    else:
+        root = _package_root(path)
+        if root is None:
+            raise PackageError(path.name, "not-a-package", "the folder holds no problem.yaml "
+                               "(Kattis) or problem.xml (Polygon)")
+    name = short_name or archive_name or root.name
+    if (root / "problem.xml").is_file() and not (root / "problem.yaml").is_file():
+        return load_polygon(root, build_dir, name)
+    return load_kattis(root, name)
+
+
+@dataclass(frozen=True)
+class PackageReport:
+    """Everything `judge_package` found: builds, rejected inputs, results and agreements."""
+
+    package: Package
+    time_limit: TimeLimit
+    builds: PackageBuilds
+    results: dict[str, dict[str, CaseResult]]
+    agreements: tuple[Agreement, ...]
+    rejections: dict[str, ValidationResult] = field(default_factory=dict)
+
+    @property
+    def all_agree(self) -> bool:
+        return all(a.status in ("agree", "skipped") for a in self.agreements)
+
+    def agreement(self, submission: str) -> Agreement:
+        return next(a for a in self.agreements if a.submission == submission)
+
+    def table(self) -> str:
+        """submission -> expected -> got -> agree, one line each."""
+        rows = [("submission", "expected", "got", "agree")]
+        for a in self.agreements:
+            rows.append((a.submission, a.expected, a.got, a.status + (
+                " (sensitive to time limit)" if a.sensitive else "")))
+        widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+                         for row in rows)
+
+
+def judge_package(package: Package, build_dir: Path | None = None, workdir: Path | None = None,
+                  *, submissions: list[str] | None = None, probe_time_s: float = 10.0,
+                  validate: bool = True) -> PackageReport:
+    """Build everything, validate the inputs, run every submission, check expectations."""
+    build_dir = Path(build_dir) if build_dir is not None else default_build_dir()
+    workdir = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="judge-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    builds = build_package(package, build_dir, submissions=submissions)
+    rejections = {}
+    if validate and builds.input_validators:
+        for case in package.cases:
+            result = validate_case(package, builds, case, workdir=workdir)
+            if not result.valid:
+                rejections[case.name] = result
+    chosen = [p for p in package.submissions if p.name in builds.submissions]
+    results: dict[str, dict[str, CaseResult]] = {}
+    time_limit = given_time_limit(package)
+    if time_limit is None:
+        lower = [p for p in lower_bound_submissions(package) if p.name in builds.submissions]
+        for program in lower:
+            results[program.name] = judge_submission(
+                package, builds.submissions[program.name],
+                default_limits(package, probe_time_s, probe_time_s), workdir, builds)
+        time_limit = derive_time_limit(package, results)
+    for program in chosen:
+        if program.name in results:
+            continue
+        results[program.name] = judge_submission(
+            package, builds.submissions[program.name],
+            default_limits(package, time_limit.high_s, time_limit.high_s), workdir, builds)
+    agreements = tuple(check_expectations(package, program, results[program.name], time_limit)
+                       for program in chosen)
+    return PackageReport(package, time_limit, builds, results, agreements, rejections)
+

@@ -1,0 +1,333 @@
+"""Answer checking: the default output validator, custom output validators, testlib checkers.
+
+`default_validate` is problemtools' `default_validator.cc` in Python, byte for byte the same
+semantics: tokens split on C `isspace` (space, \\t, \\n, \\v, \\f, \\r); by default tokens compare
+up to ASCII case and whitespace is ignored; `case_sensitive` compares bytes exactly;
+`space_change_sensitive` requires the output's whitespace to match the answer's character by
+character (leading and trailing included); with a float tolerance every answer token that
+parses as a finite float (C `sscanf("%lf")` grammar, whole token) is compared numerically,
+accepted when within the absolute OR the relative tolerance (`float_tolerance` sets both; a
+later flag overrides an earlier one, as in problemtools); an output token that is not a float
+where one is expected is wrong. An unknown flag is a judge error, as the C++ validator's usage
+error is.
+
+Custom output validators follow the Kattis convention: `validator input answer feedback_dir/
+[args] < output`, exit 42 accepted, 43 wrong answer, anything else (including 0, a crash or a
+timeout) a judge error (JE), never the submission's fault. `judgemessage.txt` is the message;
+`score.txt` / `score_multiplier.txt` are read for scoring problems.
+
+testlib checkers: `checker input output answer`, exit 0 OK, 1 WA, 2 PE (testlib's `_pe`,
+`_dirt` and, without ENABLE_UNEXPECTED_EOF, `_unexpected_eof`; recorded as WA with the
+message), 3 FAIL (JE), 7 points (`quitp`: the score is the first number of the message after
+`points`), 8 unexpected EOF (WA); any other code is a judge error. testlib's `_pc(n)` exits
+with `n` itself (PC_BASE_EXIT_CODE is 0 outside TESTSYS), so it cannot be told from the codes
+above and is read as those codes are. The checker's message is what testlib prints on stderr.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pipeline.packages.languages import Build, run_argv
+from pipeline.packages.procs import ProcessResult, describe_failure, run_limited
+
+CheckVerdict = Literal["AC", "WA", "JE"]
+WHITESPACE = frozenset(b" \t\n\v\f\r")
+MESSAGE_KEEP = 2000
+# glibc's scanf also takes an exponent marker with no digits after it ("1e", "1e+", "0x1p")
+_DECIMAL = re.compile(rb"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?([0-9]*))?")
+_HEX = re.compile(rb"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?([0-9]*))?")
+_SPECIAL = re.compile(rb"[+-]?(inf|infinity|nan(\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What the answer check said about one output."""
+
+    verdict: CheckVerdict
+    message: str = ""
+    score: float | None = None             # score.txt, or a testlib checker's points
+    score_multiplier: float | None = None  # score_multiplier.txt
+    team_message: str = ""
+
+
+# -- the default output validator ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DefaultFlags:
+    case_sensitive: bool = False
+    space_change_sensitive: bool = False
+    float_absolute_tolerance: float = -1.0
+    float_relative_tolerance: float = -1.0
+
+    @property
+    def uses_floats(self) -> bool:
+        return self.float_absolute_tolerance >= 0 or self.float_relative_tolerance >= 0
+
+
+class FlagError(ValueError):
+    """The default validator was given arguments it does not know (its usage error)."""
+
+
+def parse_float(token: bytes) -> float | None:
+    """The token's value when the whole token is a finite C float (`sscanf("%lf")`), else None."""
+    decimal = _DECIMAL.fullmatch(token)
+    hexadecimal = None if decimal else _HEX.fullmatch(token)
+    if decimal:
+        if decimal.group(2) is not None and not decimal.group(3):
+            token = token[:decimal.start(2)]  # a dangling exponent marker counts for nothing
+        value = float(token)
+    elif hexadecimal:
+        text = token.decode("ascii")
+        if hexadecimal.group(2) is not None and not hexadecimal.group(3):
+            text = text[:hexadecimal.start(2)]
+        sign = -1.0 if text.startswith("-") else 1.0
+        body = text.lstrip("+-")
+        if "p" not in body.lower():
+            body += "p0"
+        try:
+            value = sign * float.fromhex(body)
+        except (OverflowError, ValueError):
+            return None
+    elif _SPECIAL.fullmatch(token):
+        return None  # inf and nan parse, then problemtools refuses them
+    else:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def parse_default_flags(args: tuple[str, ...] | list[str]) -> DefaultFlags:
+    flags = {"case_sensitive": False, "space_change_sensitive": False,
+             "float_absolute_tolerance": -1.0, "float_relative_tolerance": -1.0}
+    index = 0
+    args = list(args)
+    while index < len(args):
+        arg = args[index]
+        if arg in ("case_sensitive", "space_change_sensitive"):
+            flags[arg] = True
+        elif arg in ("float_absolute_tolerance", "float_relative_tolerance", "float_tolerance"):
+            value = parse_float(args[index + 1].encode()) if index + 1 < len(args) else None
+            if value is None:
+                raise FlagError(f"{arg} needs a number after it, got "
+                                f"{args[index + 1] if index + 1 < len(args) else 'nothing'!r}")
+            if arg == "float_tolerance":
+                flags["float_absolute_tolerance"] = flags["float_relative_tolerance"] = value
+            else:
+                flags[arg] = value
+            index += 1
+        else:
+            raise FlagError(f"unknown argument {arg!r} for the default output validator")
+        index += 1
+    return DefaultFlags(**flags)
+
+
+class _WrongAnswer(Exception):
+    pass
+
+
+def default_validate(answer: bytes, output: bytes,
+                     args: tuple[str, ...] | list[str] = ()) -> CheckResult:
+    """Check `output` against `answer` exactly as problemtools' default validator does."""
+    try:
+        flags = parse_default_flags(args)
+    except FlagError as error:
+        return CheckResult("JE", f"default output validator: {error}")
+    state = {"judge_line": 1, "team_line": 1}
+
+    def wrong(reason: str) -> _WrongAnswer:
+        return _WrongAnswer(f"Wrong answer on line {state['team_line']} of output "
+                            f"(corresponding to line {state['judge_line']} in answer file)\n"
+                            f"{reason}")
+
+    i = j = 0
+    n_answer, n_output = len(answer), len(output)
+    token_index = 0
+    try:
+        while True:
+            while i < n_answer and answer[i] in WHITESPACE:
+                c = answer[i]
+                i += 1
+                if flags.space_change_sensitive:
+                    d = output[j] if j < n_output else -1
+                    if c != d:
+                        raise wrong(f"Space change error: got {d} expected {c}")
+                    if d == 10:
+                        state["team_line"] += 1
+                    j += 1
+                if c == 10:
+                    state["judge_line"] += 1
+            while j < n_output and output[j] in WHITESPACE:
+                d = output[j]
+                if flags.space_change_sensitive:
+                    raise wrong(f"Space change error: judge out of space, got {d} from user")
+                if d == 10:
+                    state["team_line"] += 1
+                j += 1
+            if i >= n_answer:
+                break
+            start = i
+            while i < n_answer and answer[i] not in WHITESPACE:
+                i += 1
+            judge = answer[start:i]
+            if j >= n_output:
+                shown = judge.decode("latin-1")
+                if token_index == 0:
+                    what = "was empty" if n_output == 0 else "contained no tokens"
+                    raise wrong(f"User EOF while judge had more output; user output {what}.\n"
+                                f"(Next judge token: {shown})")
+                raise wrong(f"User EOF while judge had more output\n(Next judge token: {shown})")
+            start = j
+            while j < n_output and output[j] not in WHITESPACE:
+                j += 1
+            team = output[start:j]
+            judge_value = parse_float(judge) if flags.uses_floats else None
+            if judge_value is not None:
+                team_value = parse_float(team)
+                if team_value is None:
+                    raise wrong(f"Expected float, got: {team.decode('latin-1')}")
+                difference = abs(judge_value - team_value)
+                if not (difference <= flags.float_absolute_tolerance) and \
+                        not (difference <= flags.float_relative_tolerance * abs(judge_value)):
+                    raise wrong(
+                        f"Too large difference.\n Judge: {judge.decode('latin-1')}\n User: "
+                        f"{team.decode('latin-1')}\n Difference: {judge_value - team_value:e}\n"
+                        f" (abs tol {flags.float_absolute_tolerance:e} rel tol "
+                        f"{flags.float_relative_tolerance:e})")
+            elif flags.case_sensitive:
+                if judge != team:
+                    raise wrong(f'String tokens mismatch\nJudge: "{judge.decode("latin-1")}"\n'
+                                f'User: "{team.decode("latin-1")}"')
+            elif judge.lower() != team.lower():
+                raise wrong(f'String tokens mismatch\nJudge: "{judge.decode("latin-1")}"\n'
+                            f'User: "{team.decode("latin-1")}"')
+            token_index += 1
+        while j < n_output and output[j] in WHITESPACE:
+            j += 1
+        if j < n_output:
+            start = j
+            while j < n_output and output[j] not in WHITESPACE:
+                j += 1
+            raise wrong(f"Trailing output:\n{output[start:j].decode('latin-1')}")
+    except _WrongAnswer as verdict:
+        return CheckResult("WA", str(verdict))
+    return CheckResult("AC")
+
+
+# -- custom output validators (Kattis) ----------------------------------------------------------
+
+def _read_text(path: Path) -> str:
+    if not path.is_file():
+        return ""
+    data = path.read_bytes()[:128 * 1024]
+    return data.decode("utf-8", "replace")
+
+
+def _read_number(path: Path) -> tuple[float | None, str | None]:
+    """(value, error) of a score file holding one floating-point number."""
+    text = _read_text(path).strip()
+    value = parse_float(text.encode()) if text and len(text.split()) == 1 else None
+    if value is None:
+        return None, f"{path.name} does not hold one number: {text[:100]!r}"
+    return value, None
+
+
+def read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> CheckResult:
+    """Turn a Kattis output validator's exit and feedback files into a check result."""
+    message = _read_text(feedback_dir / "judgemessage.txt").strip()
+    team_message = _read_text(feedback_dir / "teammessage.txt").strip()
+    if process.exit_code not in (42, 43):
+        detail = message or process.output
+        return CheckResult("JE", f"{describe_failure(process, what)} (42 or 43 expected)"
+                           + (f": {detail[:MESSAGE_KEEP]}" if detail else ""))
+    score_path, multiplier_path = feedback_dir / "score.txt", feedback_dir / "score_multiplier.txt"
+    if process.exit_code == 43:
+        if score_path.exists() or multiplier_path.exists():
+            return CheckResult("JE", f"{what} rejected the output but wrote "
+                               f"{'score.txt' if score_path.exists() else 'score_multiplier.txt'}")
+        return CheckResult("WA", message[:MESSAGE_KEEP], team_message=team_message)
+    score = multiplier = None
+    if score_path.exists() and multiplier_path.exists():
+        return CheckResult("JE", f"{what} wrote both score.txt and score_multiplier.txt")
+    if score_path.exists():
+        score, error = _read_number(score_path)
+        if error or score < 0:
+            return CheckResult("JE", f"{what}: {error or 'score.txt holds a negative score'}")
+    if multiplier_path.exists():
+        multiplier, error = _read_number(multiplier_path)
+        if error or not 0 <= multiplier <= 1:
+            return CheckResult("JE", f"{what}: {error or 'score_multiplier.txt is outside [0, 1]'}")
+    return CheckResult("AC", message[:MESSAGE_KEEP], score=score, score_multiplier=multiplier,
+                       team_message=team_message)
+
+
+def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
+                         output_path: Path, args: tuple[str, ...], *, time_s: float = 60.0,
+                         memory_mb: int = 2048, workdir: Path | None = None) -> CheckResult:
+    """Run a custom Kattis output validator on one output (stdin) and read its verdict."""
+    if not validator.ok:
+        return CheckResult("JE", f"output validator {validator.program.name} did not build: "
+                           f"{validator.message[:MESSAGE_KEEP]}")
+    scratch = Path(tempfile.mkdtemp(prefix="validate-", dir=workdir))
+    try:
+        feedback = scratch / "feedback"
+        feedback.mkdir()
+        argv = [*run_argv(validator, memory_mb), str(input_path), str(answer_path),
+                str(feedback) + "/", *args]
+        done = run_limited(argv, cwd=scratch / "work", stdin=output_path, time_s=time_s,
+                           memory_mb=memory_mb if validator.memory_by_rlimit else None)
+        return read_feedback(done, feedback, f"output validator {validator.program.name}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+# -- testlib checkers ---------------------------------------------------------------------------
+
+_POINTS = re.compile(r"^\s*points\s+([-+0-9.eE]+)")
+
+
+def testlib_verdict(process: ProcessResult, what: str) -> CheckResult:
+    """Turn a testlib checker's (or interactor's) exit code and stderr into a check result."""
+    message = process.stderr.strip()[:MESSAGE_KEEP]
+    code = process.exit_code
+    if code == 0:
+        return CheckResult("AC", message)
+    if code == 1:
+        return CheckResult("WA", message)
+    if code == 2:
+        return CheckResult("WA", f"presentation error: {message}")
+    if code == 8:
+        return CheckResult("WA", f"unexpected end of file: {message}")
+    if code == 7:
+        match = _POINTS.match(message)
+        points = parse_float(match.group(1).encode()) if match else None
+        if points is None:
+            return CheckResult("JE", f"{what} exited with 7 (points) but printed no points: "
+                               f"{message!r}")
+        return CheckResult("AC", message, score=points)
+    if code == 3:
+        return CheckResult("JE", f"{what} failed (FAIL, exit code 3): {message}")
+    return CheckResult("JE", f"{describe_failure(process, what)}"
+                       + (f": {message}" if message else ""))
+
+
+def run_testlib_checker(checker: Build, input_path: Path, output_path: Path, answer_path: Path,
+                        *, time_s: float = 60.0, memory_mb: int = 2048,
+                        workdir: Path | None = None) -> CheckResult:
+    """Run `checker input output answer` and read testlib's verdict."""
+    if not checker.ok:
+        return CheckResult("JE", f"checker {checker.program.name} did not build: "
+                           f"{checker.message[:MESSAGE_KEEP]}")
+    scratch = Path(tempfile.mkdtemp(prefix="check-", dir=workdir))
+    try:
+        argv = [*run_argv(checker, memory_mb), str(input_path), str(output_path), str(answer_path)]
+        done = run_limited(argv, cwd=scratch, time_s=time_s,
+                           memory_mb=memory_mb if checker.memory_by_rlimit else None)
+        return testlib_verdict(done, f"checker {checker.program.name}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,293 @@
+"""Holding each submission's verdicts against what its folder, tag or submissions.yaml expects.
+
+Rules (see `model.Requirement`):
+- `permitted`: every case in scope must get one of these verdicts;
+- `required`: at least one case in scope must get one of these;
+- `score`: the submission's (scope '') or the scoped group's score must lie in the range;
+- `message`: the text must appear in at least one case's message (judgemessage.txt);
+- legacy `final_verdict`: the overall verdict (problemtools' grader) must be this one; problemtools
+  also accepts it when the verdict is right with the safety margin's extra time;
+  `partially_accepted` must be AC without full score;
+- DOMjudge `final_any_of`: the first rejected case's verdict (or AC, or CE) must be one of these.
+Kattis rules know only AC, WA, TLE and RTE, so MLE and OLE count as RE there (a run killed by its
+memory or output limit crashed, as problemtools sees it).
+
+A judge error anywhere is never held against the submission: the agreement is `judge-error`.
+A submission whose language has no toolchain here is `skipped` with the reason. The time limit
+is the package's own, or derived from the submissions' times (`derive_time_limit`) the way the
+format says; a submission whose agreement changes between the low and high limits around it is
+flagged "sensitive to time limit", as problemtools does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from pipeline.packages.kattis import glob_matches
+from pipeline.packages.model import CaseResult, Package, Program, Requirement
+from pipeline.packages.scoring import aggregate, first_error
+
+SHOWN_CASES = 20
+
+
+def verdict_at(result: CaseResult, time_s: float) -> str:
+    """The verdict this run gets when judged at time limit `time_s`."""
+    if result.verdict in ("CE", "JE", "SKIP") or result.untimed_verdict == "JE":
+        return result.verdict
+    if result.timed_out or result.cpu_s > time_s:
+        return "WA" if result.validator_first_wa else "TLE"
+    return result.untimed_verdict
+
+
+def kattis_class(verdict: str) -> str:
+    return "RE" if verdict in ("MLE", "OLE") else verdict
+
+
+@dataclass(frozen=True)
+class TimeLimit:
+    """The time limit a package is judged at, and how it was reached."""
+
+    time_s: float
+    low_s: float                   # judged again at these two to find sensitive submissions
+    high_s: float
+    source: Literal["given", "derived"]
+    how: str                       # a sentence: where the number comes from
+    conflict: str | None = None    # the format's bounds cannot all be met
+
+
+def margins(package: Package, time_s: float) -> tuple[float, float]:
+    limits = package.limits
+    if package.format == "legacy":
+        return time_s / limits.time_limit_to_tle, time_s * limits.time_limit_to_tle
+    if package.format == "polygon":
+        return time_s / 2, time_s * 2
+    return time_s / limits.ac_to_time_limit, time_s * limits.time_limit_to_tle
+
+
+def given_time_limit(package: Package) -> TimeLimit | None:
+    if package.limits.time_source != "given" or package.limits.time_s is None:
+        return None
+    low, high = margins(package, package.limits.time_s)
+    return TimeLimit(package.limits.time_s, low, high, "given",
+                     f"the package's time limit of {package.limits.time_s:g} s")
+
+
+def lower_bound_submissions(package: Package) -> list[Program]:
+    """Submissions whose times set the least time limit (accepted ones, as the format says)."""
+    chosen = []
+    for program in package.submissions:
+        rules = program.expectation.requirements if program.expectation else ()
+        if package.format == "legacy" or package.format == "polygon":
+            if program.expectation and program.expectation.label in ("accepted", "main"):
+                chosen.append(program)
+            continue
+        for rule in rules:
+            if rule.use_for_time_limit is False:
+                continue
+            lower = rule.use_for_time_limit == "lower" or (
+                rule.permitted is not None and "TLE" not in rule.permitted)
+            if lower:
+                chosen.append(program)
+                break
+    return chosen
+
+
+def upper_bound_submissions(package: Package) -> list[Program]:
+    if package.format in ("legacy", "polygon"):
+        return []
+    return [p for p in package.submissions if p.expectation and any(
+        r.use_for_time_limit is not False and (r.use_for_time_limit == "upper" or r.required ==
+                                               frozenset({"TLE"}))
+        for r in p.expectation.requirements)]
+
+
+def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResult]]) -> TimeLimit:
+    """The time limit from the submissions' CPU times, as the package's format says."""
+    given = given_time_limit(package)
+    if given is not None:
+        return given
+    limits = package.limits
+    lower = [p.name for p in lower_bound_submissions(package) if p.name in runs]
+    times = [(r.cpu_s, name, r.case) for name in lower for r in runs[name].values()
+             if r.verdict not in ("CE", "SKIP", "JE")]
+    if not times:
+        raise ValueError(f"package {package.short_name}: no accepted submission ran, so no time "
+                         "limit can be derived")
+    slowest, who, where = max(times)
+    if package.format == "legacy":
+        exact = slowest * limits.ac_to_time_limit
+        time_s = float(max(1, int(0.5 + exact)))
+        low = float(max(1, min(int(0.5 + exact / limits.time_limit_to_tle), int(time_s) - 1)))
+        high = float(max(int(time_s) + 1, int(0.5 + exact * limits.time_limit_to_tle)))
+        how = (f"slowest accepted run {slowest:.3f} s ({who} on {where}) x time_multiplier "
+               f"{limits.ac_to_time_limit:g}, rounded: {time_s:g} s (safety margin "
+               f"{limits.time_limit_to_tle:g}: {low:g} s to {high:g} s)")
+        return TimeLimit(time_s, low, high, "derived", how)
+    resolution = limits.time_resolution_s
+    time_s = max(resolution, math.ceil(slowest * limits.ac_to_time_limit / resolution - 1e-9)
+                 * resolution)
+    how = (f"slowest lower-bound run {slowest:.3f} s ({who} on {where}) x ac_to_time_limit "
+           f"{limits.ac_to_time_limit:g}, up to a multiple of {resolution:g} s: {time_s:g} s")
+    conflict = None
+    upper = [p.name for p in upper_bound_submissions(package) if p.name in runs]
+    tle_times = [max((max(r.cpu_s, r.wall_s) if r.timed_out else r.cpu_s)
+                     for r in runs[name].values())
+                 for name in upper if runs[name]]
+    if tle_times:
+        fastest = min(tle_times)
+        if time_s * limits.time_limit_to_tle > fastest + 1e-9:
+            conflict = (f"time limit {time_s:g} s x time_limit_to_tle "
+                        f"{limits.time_limit_to_tle:g} exceeds the fastest time_limit_exceeded "
+                        f"submission's {fastest:.3f} s")
+    low, high = margins(package, time_s)
+    return TimeLimit(time_s, low, high, "derived", how, conflict)
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """One rule a submission broke, and the cases that show it."""
+
+    rule: str
+    message: str
+    cases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """A submission held against its expectation: agree, disagree, judge-error or skipped."""
+
+    submission: str
+    expected: str
+    got: str
+    status: Literal["agree", "disagree", "judge-error", "skipped"]
+    disagreements: tuple[Disagreement, ...] = ()
+    sensitive: str | None = None     # "sensitive to time limit: ..." when it is
+    with_extra_time: bool = False    # legacy: right only with the safety margin's extra time
+
+    @property
+    def agrees(self) -> bool:
+        return self.status == "agree"
+
+
+def _fmt(verdicts: list[str]) -> str:
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v] = counts.get(v, 0) + 1
+    return ", ".join(f"{v} x{n}" for v, n in sorted(counts.items()))
+
+
+def _in_scope(scope: str, case: str) -> bool:
+    return scope == "" or glob_matches(scope, case)
+
+
+def _check_rule(package: Package, rule: Requirement, results: Mapping[str, CaseResult],
+                time_s: float, modern: bool) -> list[Disagreement]:
+    found: list[Disagreement] = []
+    scoped = [name for name in results if _in_scope(rule.scope, name)]
+    where = f" on {rule.scope}" if rule.scope else ""
+
+    def verdict(name: str) -> str:
+        v = verdict_at(results[name], time_s)
+        return kattis_class(v) if modern else v
+
+    if rule.permitted is not None:
+        bad = [n for n in scoped if verdict(n) not in rule.permitted]
+        if bad:
+            found.append(Disagreement(
+                f"permitted [{', '.join(sorted(rule.permitted))}]{where}",
+                f"{len(bad)} case(s) got a verdict not permitted: "
+                f"{_fmt([verdict(n) for n in bad])}", tuple(bad[:SHOWN_CASES])))
+    if rule.required is not None:
+        if not any(verdict(n) in rule.required for n in scoped):
+            found.append(Disagreement(
+                f"required [{', '.join(sorted(rule.required))}]{where}",
+                f"no case got any of them; got {_fmt([verdict(n) for n in scoped]) or 'no cases'}",
+                tuple(scoped[:SHOWN_CASES])))
+    if rule.message is not None:
+        if not any(rule.message in results[n].message for n in scoped):
+            found.append(Disagreement(f"message {rule.message!r}{where}",
+                                      "no case's judge message contains it"))
+    if rule.score is not None:
+        result = aggregate(package, results, lambda r: verdict_at(r, time_s))
+        score = result.score if not rule.scope else (
+            result.groups[rule.scope].score if rule.scope in result.groups else None)
+        low, high = rule.score
+        if score is None or not low - 1e-9 <= score <= high + 1e-9:
+            wanted = f"{low:g}" if low == high else f"[{low:g}, {high:g}]"
+            found.append(Disagreement(f"score {wanted}{where}", f"got score "
+                                      f"{'none' if score is None else f'{score:g}'}"))
+    if rule.final_verdict is not None:
+        result = aggregate(package, results, lambda r: verdict_at(r, time_s))
+        got = kattis_class(result.verdict)
+        if got != rule.final_verdict:
+            bad = [n for n in results if kattis_class(verdict_at(results[n], time_s)) != "AC"]
+            found.append(Disagreement(f"overall verdict {rule.final_verdict}",
+                                      f"got {got}", tuple(bad[:SHOWN_CASES])))
+        elif rule.partially and package.type.scoring:
+            groups = [g for g in package.groups if g.parent is None]
+            top = groups[0].scoring if groups else None
+            best = getattr(top, "score_range", (float("-inf"), float("inf")))[1]
+            if result.score is not None and result.score >= best:
+                found.append(Disagreement("partially accepted", f"got the full score "
+                                          f"{result.score:g}"))
+    if rule.final_any_of is not None:
+        got = first_error([verdict_at(results[n], time_s) for n in results])
+        if got not in rule.final_any_of:
+            bad = [n for n in results if verdict_at(results[n], time_s) == got]
+            found.append(Disagreement(f"@EXPECTED_RESULTS@ {', '.join(sorted(rule.final_any_of))}",
+                                      f"got {got}", tuple(bad[:SHOWN_CASES])))
+    return found
+
+
+def _summary(package: Package, results: Mapping[str, CaseResult], time_s: float) -> str:
+    result = aggregate(package, results, lambda r: verdict_at(r, time_s))
+    return result.verdict + (f" {result.score:g}" if result.score is not None else "")
+
+
+def check_expectations(package: Package, submission: Program,
+                       results: Mapping[str, CaseResult], time_limit: TimeLimit) -> Agreement:
+    """Hold one submission's case results against its expectation."""
+    expectation = submission.expectation
+    expected = expectation.label if expectation else "(none)"
+    verdicts = [r.verdict for r in results.values()]
+    if any(v == "SKIP" for v in verdicts):
+        reason = next(r.message for r in results.values() if r.verdict == "SKIP")
+        return Agreement(submission.name, expected, "SKIP", "skipped",
+                         (Disagreement("toolchain", reason),))
+    if any(v == "CE" for v in verdicts):
+        message = next(r.message for r in results.values() if r.verdict == "CE")
+        rules = expectation.requirements if expectation else ()
+        if any(r.final_any_of and "CE" in r.final_any_of for r in rules):
+            return Agreement(submission.name, expected, "CE", "agree")
+        return Agreement(submission.name, expected, "CE", "disagree",
+                         (Disagreement("compiles", message[:2000]),))
+    judge_errors = [r for r in results.values() if r.verdict == "JE"]
+    if judge_errors:
+        return Agreement(submission.name, expected, "JE", "judge-error",
+                         tuple(Disagreement("judge error", r.message[:500], (r.case,))
+                               for r in judge_errors[:SHOWN_CASES]))
+    got = _summary(package, results, time_limit.time_s)
+    if expectation is None:
+        return Agreement(submission.name, expected, got, "agree")
+    modern = package.format in ("2023-07", "2025-09")
+
+    def broken(time_s: float) -> list[Disagreement]:
+        return [d for rule in expectation.requirements
+                for d in _check_rule(package, rule, results, time_s, modern)]
+
+    at_limit = broken(time_limit.time_s)
+    at_low, at_high = broken(time_limit.low_s), broken(time_limit.high_s)
+    sensitive = None
+    if bool(at_low) != bool(at_high):
+        sensitive = (f"sensitive to time limit: limit of {time_limit.low_s:g} s -> "
+                     f"{_summary(package, results, time_limit.low_s)}, limit of "
+                     f"{time_limit.high_s:g} s -> {_summary(package, results, time_limit.high_s)}")
+    extra_time = False
+    if at_limit and package.format == "legacy" and not at_high:
+        extra_time = True  # problemtools: "OK with extra time"
+        at_limit = []
+    return Agreement(submission.name, expected, got, "disagree" if at_limit else "agree",
+                     tuple(at_limit), sensitive, extra_time)

@@ -1,0 +1,241 @@
+"""Judging one submission on one test case of a package: run it, check it, score it.
+
+A non-interactive run goes through the run layer (`pipeline.run.external.run_external`): the
+case's input on stdin, the case's `args` after the command, the package's memory and output
+limits, and a wall-clock limit `RunLimits.kill_after_s`. Its answer is then checked by the
+package's testlib checker (Polygon), custom output validator (Kattis, with `validator_flags` and
+the case's `output_validator_args`) or the default output validator with those flags.
+Interactive cases run through `interactive.run_exchange`.
+
+The verdict is judged at `RunLimits.time_s` from the run's CPU time, and every result keeps what
+it needs to be judged again at another limit (`expectations.verdict_at`).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.packages.check import (CheckResult, default_validate, read_feedback,
+                                     run_output_validator, run_testlib_checker, testlib_verdict)
+from pipeline.packages.interactive import run_exchange
+from pipeline.packages.languages import Build, build_program, run_argv
+from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
+from pipeline.packages.scoring import case_score
+from pipeline.packages.validate import ValidationResult, validate_input
+from pipeline.run.external import run_external
+from pipeline.run.jobs import Job, SolverSpec
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class PackageBuilds:
+    """The package's own programs, built: what judging a submission needs besides it."""
+
+    input_validators: tuple[Build, ...] = ()
+    output_validator: Build | None = None
+    checker: Build | None = None
+    interactor: Build | None = None
+    generators: tuple[Build, ...] = ()
+    submissions: dict[str, Build] = field(default_factory=dict)
+
+
+def build_package(package: Package, cache_dir: Path, *,
+                  submissions: list[str] | None = None) -> PackageBuilds:
+    """Build every program of the package (submissions: all, or the named ones)."""
+    limits = package.limits
+
+    def build(program: Program | None) -> Build | None:
+        if program is None:
+            return None
+        return build_program(program, cache_dir, memory_mb=limits.memory_mb,
+                             compile_time_s=limits.compilation_time_s,
+                             compile_memory_mb=max(limits.compilation_memory_mb, 4096))
+
+    chosen = [p for p in package.submissions if submissions is None or p.name in submissions]
+    return PackageBuilds(
+        input_validators=tuple(build(p) for p in package.input_validators),
+        output_validator=build(package.output_validator), checker=build(package.checker),
+        interactor=build(package.interactor),
+        generators=tuple(build(p) for p in package.generators),
+        submissions={p.name: build(p) for p in chosen})
+
+
+def default_limits(package: Package, time_s: float, kill_after_s: float | None = None) -> RunLimits:
+    return RunLimits(time_s=time_s, memory_mb=package.limits.memory_mb,
+                     output_mb=package.limits.output_mb, kill_after_s=kill_after_s)
+
+
+def validate_case(package: Package, builds: PackageBuilds, case: TestCase, *,
+                  workdir: Path | None = None) -> ValidationResult:
+    """The package's input validators on one case's input, with the case's arguments."""
+    return validate_input(builds.input_validators, case.input_path,
+                          lambda name: _validator_args(case, name) + case.args,
+                          time_s=package.limits.validation_time_s,
+                          memory_mb=package.limits.validation_memory_mb, workdir=workdir)
+
+
+def _validator_args(case: TestCase, name: str) -> tuple[str, ...]:
+    args = case.validator_args(name)
+    if not args and case.input_validator_args_by_name is not None:
+        args = case.validator_args(Path(name).stem)
+    return args
+
+
+def _skip(case: TestCase, verdict: str, message: str, limits: RunLimits) -> CaseResult:
+    return CaseResult(case=case.name, verdict=verdict, untimed_verdict=verdict, message=message,
+                      time_limit_s=limits.time_s)
+
+
+def judge_case(package: Package, submission: Build, case: TestCase, limits: RunLimits,
+               workdir: Path, builds: PackageBuilds | None = None) -> CaseResult:
+    """Run `submission` on `case` and judge it by the package's rules."""
+    builds = builds or PackageBuilds()
+    if submission.status == "SKIP":
+        return _skip(case, "SKIP", submission.message, limits)
+    if submission.status == "CE":
+        return _skip(case, "CE", submission.message, limits)
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="case-", dir=workdir))
+    try:
+        if package.type.interactive:
+            return _interactive(package, submission, case, limits, scratch, builds)
+        return _batch(package, submission, case, limits, scratch, builds)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _finish(package: Package, case: TestCase, limits: RunLimits, untimed: str,
+            check: CheckResult | None, message: str, cpu_s: float, wall_s: float, rss_kb: int,
+            timed_out: bool, validator_first_wa: bool = False) -> CaseResult:
+    verdict = untimed
+    if untimed not in ("JE",):
+        if timed_out or cpu_s > limits.time_s:
+            verdict = "WA" if validator_first_wa else "TLE"
+    score, score_error = case_score(package, case, verdict, check)
+    if score_error and verdict == "AC":
+        verdict, untimed, message = "JE", "JE", score_error
+    return CaseResult(case=case.name, verdict=verdict, untimed_verdict=untimed, score=score,
+                      message=message, cpu_s=cpu_s, wall_s=wall_s, peak_rss_kb=rss_kb,
+                      time_limit_s=limits.time_s, timed_out=timed_out,
+                      validator_first_wa=validator_first_wa,
+                      raw_score=check.score if check else None,
+                      score_multiplier=check.score_multiplier if check else None)
+
+
+def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimits,
+           scratch: Path, builds: PackageBuilds) -> CaseResult:
+    try:
+        text = case.input_path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return _skip(case, "JE", f"{case.name}.in is not UTF-8 text; the runner feeds text",
+                     limits)
+    spec = SolverSpec(name=submission.program.name, kind="external", problem=package.short_name,
+                      timeout_s=limits.wall_s,
+                      memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
+                      output_limit_bytes=limits.output_mb * MIB,
+                      argv=(*run_argv(submission, limits.memory_mb), *case.args))
+    outcome = run_external(Job(key=0, solver=spec, case_id=case.name, input=text))
+    cpu_s = (outcome.cpu_ms or 0.0) / 1000
+    wall_s = (outcome.wall_ms or 0.0) / 1000
+    rss = outcome.peak_rss_kb or 0
+    if outcome.status == "tle":
+        return _finish(package, case, limits, "TLE", None, outcome.error or "", cpu_s, wall_s,
+                       rss, timed_out=True)
+    if outcome.status in ("mle", "ole", "re"):
+        verdict = {"mle": "MLE", "ole": "OLE", "re": "RE"}[outcome.status]
+        return _finish(package, case, limits, verdict, None, outcome.error or "", cpu_s, wall_s,
+                       rss, timed_out=False)
+    output = scratch / "output"
+    output.write_text(outcome.answer or "", encoding="utf-8")
+    check = _check(package, case, output, scratch, builds)
+    return _finish(package, case, limits, check.verdict, check, check.message, cpu_s, wall_s,
+                   rss, timed_out=False)
+
+
+def _check(package: Package, case: TestCase, output: Path, scratch: Path,
+           builds: PackageBuilds) -> CheckResult:
+    answer = case.answer_path
+    time_s, memory = package.limits.validation_time_s, package.limits.validation_memory_mb
+    if package.checker is not None:
+        if builds.checker is None:
+            return CheckResult("JE", "the package's checker was not built")
+        return run_testlib_checker(builds.checker, case.input_path, output, answer,
+                                   time_s=time_s, memory_mb=memory, workdir=scratch)
+    args = (*package.output_validator_flags, *case.output_validator_args)
+    if package.output_validator is not None:
+        if builds.output_validator is None:
+            return CheckResult("JE", "the package's output validator was not built")
+        return run_output_validator(builds.output_validator, case.input_path, answer, output,
+                                    args, time_s=time_s, memory_mb=memory, workdir=scratch)
+    return default_validate(answer.read_bytes() if answer else b"", output.read_bytes(), args)
+
+
+def _interactive(package: Package, submission: Build, case: TestCase, limits: RunLimits,
+                 scratch: Path, builds: PackageBuilds) -> CaseResult:
+    polygon = package.interactor is not None
+    judge = builds.interactor if polygon else builds.output_validator
+    if judge is None or not judge.ok:
+        return _skip(case, "JE", "the interactor / output validator did not build"
+                     + (f": {judge.message[:500]}" if judge else ""), limits)
+    feedback = scratch / "feedback"
+    feedback.mkdir()
+    memory = package.limits.validation_memory_mb
+    if polygon:
+        tout = scratch / "interactor.out"
+        judge_argv = [*run_argv(judge, memory), str(case.input_path), str(tout)]
+        if case.answer_path is not None:
+            judge_argv.append(str(case.answer_path))
+    else:
+        args = (*package.output_validator_flags, *case.output_validator_args)
+        judge_argv = [*run_argv(judge, memory), str(case.input_path), str(case.answer_path),
+                      str(feedback) + "/", *args]
+    exchange = run_exchange(
+        [*run_argv(submission, limits.memory_mb), *case.args], judge_argv,
+        workdir=scratch / "run", wall_s=limits.wall_s, submission_cpu_s=limits.wall_s,
+        submission_memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
+        output_mb=limits.output_mb, validator_cpu_s=package.limits.validation_time_s,
+        validator_memory_mb=memory if judge.memory_by_rlimit else None)
+    sub, val = exchange.submission, exchange.validator
+    what = f"interactor {judge.program.name}" if polygon else \
+        f"output validator {judge.program.name}"
+    if val.timed_out:  # still waiting when time ran out: problemtools assumes WA, not first
+        check = CheckResult("WA", f"{what} was still running when time ran out")
+    else:
+        check = testlib_verdict(val, what) if polygon else read_feedback(val, feedback, what)
+    common = dict(cpu_s=sub.cpu_s, wall_s=sub.wall_s, rss_kb=sub.peak_rss_kb)
+    if check.verdict == "JE":
+        return _finish(package, case, limits, "JE", None, check.message, timed_out=False,
+                       **common)
+    if exchange.validator_first and check.verdict == "WA":
+        return _finish(package, case, limits, "WA", check, check.message,
+                       timed_out=sub.timed_out, validator_first_wa=True, **common)
+    if sub.timed_out:
+        return _finish(package, case, limits, "TLE", None, "the submission stopped answering "
+                       f"(killed after {limits.wall_s:g} s)" if sub.cpu_s < limits.time_s
+                       else f"killed after {limits.wall_s:g} s", timed_out=True, **common)
+    if sub.exit_code != 0:
+        reason = f"signal {sub.signal}" if sub.signal else f"exit code {sub.exit_code}"
+        return _finish(package, case, limits, "RE", None, f"{reason}: {sub.stderr.strip()[-500:]}",
+                       timed_out=False, **common)
+    if polygon and check.verdict == "AC" and package.checker is not None:
+        if builds.checker is None:
+            return _finish(package, case, limits, "JE", None, "the checker was not built",
+                           timed_out=False, **common)
+        check = run_testlib_checker(builds.checker, case.input_path, scratch / "interactor.out",
+                                    case.answer_path, time_s=package.limits.validation_time_s,
+                                    memory_mb=memory, workdir=scratch)
+    return _finish(package, case, limits, check.verdict, check, check.message, timed_out=False,
+                   **common)
+
+
+def judge_submission(package: Package, submission: Build, limits: RunLimits, workdir: Path,
+                     builds: PackageBuilds, cases: list[TestCase] | None = None
+                     ) -> dict[str, CaseResult]:
+    """Every case (or the given ones) for one submission, in judging order."""
+    return {case.name: judge_case(package, submission, case, limits, workdir, builds)
+            for case in (cases if cases is not None else package.cases)}

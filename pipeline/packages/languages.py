@@ -1,0 +1,325 @@
+"""Which language a program is in, and building it once the way the judges build it.
+
+Detection follows problemtools' rule: every file matching a language's extensions counts for
+it (a `.py` file with a `#!...python2` line counts for Python 2 instead of 3), the language with
+the most files wins, ties go to the language with the higher priority. A single file without a
+known extension but with a `#!` line is a script, run as it is. A folder with a `build` or `run`
+script (validators and other non-submission programs) is built by its `build` and run by `run`.
+
+Compile and run commands are problemtools' (Kattis) commands, without `-static` (static
+libraries are not always installed) and with C++17 unless the package names another standard
+(Polygon's `cpp.g++20`). Python 3 runs with the interpreter running the pipeline.
+
+A build lives in `cache_dir/builds/<hash>/`, the hash taken over the language, the commands and
+every source file's name and bytes. It is made in a temporary folder beside the final one and
+renamed into place, so a reader never sees half a build and two processes building the same
+program at once both end with the one build that won the rename. A compile error is a result
+of its own (`CE`, compiler message kept) and is cached like a success; a language whose
+toolchain is not installed is `SKIP` with the reason, never cached.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pipeline.packages.model import Program
+from pipeline.packages.procs import describe_failure, run_limited
+
+
+@dataclass(frozen=True)
+class Language:
+    """How one language is detected, compiled and run (problemtools' metavariables)."""
+
+    code: str
+    name: str
+    priority: int
+    patterns: tuple[str, ...]
+    compile: tuple[str, ...] | None       # argv template, run in the build folder
+    run: tuple[str, ...]
+    toolchain: tuple[str, ...]            # executables that must be on PATH
+    memory_by_rlimit: bool = True         # JVMs take their limit as a flag instead
+
+
+def _python3() -> str:
+    return sys.executable or shutil.which("python3") or "python3"
+
+
+LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
+    Language("c", "C", 950, ("*.c",),
+             ("gcc", "-g", "-O2", "-std=gnu17", "-o", "{binary}", "{files}", "-lm"),
+             ("{binary}",), ("gcc",)),
+    Language("cpp", "C++", 1000, ("*.cc", "*.C", "*.cpp", "*.cxx", "*.c++"),
+             ("g++", "-g", "-O2", "-std={cpp_std}", "-o", "{binary}", "{files}"),
+             ("{binary}",), ("g++",)),
+    Language("python2", "Python 2", 860, ("*.py", "*.py2"),
+             ("python2", "-m", "py_compile", "{files}"), ("python2", "{mainfile}"),
+             ("python2",)),
+    Language("python3", "Python 3", 850, ("*.py", "*.py3"),
+             ("{python3}", "-m", "py_compile", "{files}"), ("{python3}", "{mainfile}"), ()),
+    Language("java", "Java", 800, ("*.java",),
+             ("javac", "-encoding", "UTF-8", "-sourcepath", "{path}", "-d", "{path}", "{files}"),
+             ("java", "-Dfile.encoding=UTF-8", "-XX:+UseSerialGC", "-Xss64m", "-Xms{memlim}m",
+              "-Xmx{memlim}m", "-cp", "{path}", "{mainclass}"), ("javac", "java"), False),
+    Language("kotlin", "Kotlin", 250, ("*.kt",),
+             ("kotlinc", "-d", "{path}/", "--", "{files}"),
+             ("kotlin", "-Dfile.encoding=UTF-8", "-J-XX:+UseSerialGC", "-J-Xss64m",
+              "-J-Xms{memlim}m", "-J-Xmx{memlim}m", "-cp", "{path}/", "{Mainclass}Kt"),
+             ("kotlinc", "kotlin"), False),
+    Language("rust", "Rust", 575, ("*.rs",),
+             ("rustc", "-C", "opt-level=3", "--crate-type", "bin", "--edition", "2021",
+              "{mainfile}", "-o", "{binary}"), ("{binary}",), ("rustc",)),
+    Language("go", "Go", 400, ("*.go",), ("go", "build", "-o", "{binary}", "{files}"),
+             ("{binary}",), ("go",)),
+    Language("javascript", "JavaScript", 500, ("*.js",), None, ("node", "{mainfile}"),
+             ("node",)),
+    Language("ruby", "Ruby", 650, ("*.rb",), ("ruby", "-c", "{mainfile}"),
+             ("ruby", "{mainfile}"), ("ruby",)),
+    Language("bash", "Bash", 100, ("*.sh",), None, ("bash", "{mainfile}"), ("bash",)),
+)}
+SCRIPT = "script"        # a single file with a #! line and no known extension
+BUILD_RUN = "build-run"  # a folder with `build` / `run` scripts
+_PYTHON2_SHEBANG = re.compile(rb"^#!.*python2\b")
+
+
+def _first_line(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.readline(200)
+    except OSError:
+        return b""
+
+
+def detect_language(files: tuple[Path, ...] | list[Path]) -> str | None:
+    """The language code of a program made of `files`, or None when none can be told."""
+    names = [f for f in files if f.is_file()]
+    if {f.name for f in names} & {"build", "run"}:
+        return BUILD_RUN
+    counts: dict[str, int] = {}
+    for lang in LANGUAGES.values():
+        for path in names:
+            if not any(fnmatch.fnmatchcase(path.name, p) for p in lang.patterns):
+                continue
+            python2_line = bool(_PYTHON2_SHEBANG.match(_first_line(path)))
+            if lang.code == "python3" and path.suffix == ".py" and python2_line:
+                continue
+            if lang.code == "python2" and path.suffix == ".py" and not python2_line:
+                continue
+            counts[lang.code] = counts.get(lang.code, 0) + 1
+    if counts:
+        return max(counts, key=lambda code: (counts[code], LANGUAGES[code].priority))
+    if len(names) == 1 and _first_line(names[0]).startswith(b"#!"):
+        return SCRIPT
+    return None
+
+
+def polygon_language(source_type: str) -> tuple[str | None, str | None]:
+    """(language code, C++ standard) for a Polygon source type such as `cpp.g++17`."""
+    kind = source_type.lower()
+    if kind.startswith("cpp") or kind.startswith("c++"):
+        match = re.search(r"\+\+(\d\d)", kind)
+        return "cpp", f"gnu++{match.group(1)}" if match else None
+    if kind.startswith("c."):
+        return "c", None
+    if kind.startswith("python.2") or kind.startswith("python.pypy2"):
+        return "python2", None
+    if kind.startswith("python"):
+        return "python3", None
+    for prefix, code in (("java", "java"), ("kotlin", "kotlin"), ("rust", "rust"),
+                         ("go", "go"), ("ruby", "ruby"), ("js", "javascript")):
+        if kind.startswith(prefix):
+            return code, None
+    return None, None
+
+
+def main_file(program: Program, sources: list[str]) -> str:
+    """problemtools' {mainfile}: the entry point, else `main.*`, else the first source."""
+    if program.entrypoint and program.entrypoint in sources:
+        return program.entrypoint
+    if len(sources) == 1:
+        return sources[0]
+    for name in sorted(sources):
+        if re.fullmatch(r"[mM][aA][iI][nN]\..*", name):
+            return name
+    return sorted(sources)[0]
+
+
+@dataclass(frozen=True)
+class Build:
+    """A program ready to run (`status == "ok"`), or why it is not (`CE`, `SKIP`)."""
+
+    program: Program
+    status: Literal["ok", "CE", "SKIP"]
+    argv: tuple[str, ...]
+    language: str | None
+    message: str
+    directory: Path | None
+    cached: bool
+    memory_by_rlimit: bool = True
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def toolchain_missing(language: str | None) -> str | None:
+    """The reason a language cannot be built or run here, or None when it can."""
+    lang = LANGUAGES.get(language or "")
+    if lang is None:
+        return None
+    missing = [tool for tool in lang.toolchain if shutil.which(tool) is None]
+    if missing:
+        return f"toolchain missing for {lang.name}: {', '.join(missing)} not found on PATH"
+    return None
+
+
+def _relative_sources(program: Program) -> list[tuple[str, Path]]:
+    """(name inside the build folder, file) for the program's files and included files."""
+    if program.path.is_dir():
+        pairs = [(str(f.relative_to(program.path)), f) for f in program.files]
+    else:
+        pairs = [(program.path.name, program.path)]
+        pairs += [(f.name, f) for f in program.files if f != program.path]
+    names = {name for name, _ in pairs}
+    for extra in program.include_files:  # included files overwrite the program's own
+        if extra.name in names:
+            pairs = [(n, f) for n, f in pairs if n != extra.name]
+        pairs.append((extra.name, extra))
+    return pairs
+
+
+def _cpp_standard(program: Program) -> str:
+    if program.declared_type:
+        _, std = polygon_language(program.declared_type)
+        if std:
+            return std
+    return "gnu++17"
+
+
+def _hash(program: Program, language: str, pairs: list[tuple[str, Path]]) -> str:
+    digest = hashlib.sha256()
+    lang = LANGUAGES.get(language)
+    recipe = {"language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
+              "compile": lang.compile if lang else None, "run": lang.run if lang else None,
+              "python": _python3() if language == "python3" else None, "format": 2}
+    digest.update(json.dumps(recipe, sort_keys=True).encode())
+    for name, path in sorted(pairs):
+        digest.update(name.encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _expand(template: tuple[str, ...], values: dict[str, str], files: list[str]) -> list[str]:
+    argv: list[str] = []
+    for part in template:
+        if part == "{files}":
+            argv.extend(files)
+        else:
+            argv.append(part.format(**values))
+    return argv
+
+
+def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
+                  compile_time_s: float = 60.0, compile_memory_mb: int | None = 4096) -> Build:
+    """Build `program` into `cache_dir` (or find the build already there)."""
+    cache_dir = Path(cache_dir)
+    pairs = _relative_sources(program)
+    names = [name for name, _ in pairs]
+    language = program.language or detect_language([f for _, f in pairs])
+    if language is None:
+        return Build(program, "CE", (), None, f"cannot determine the language of "
+                     f"{program.name} from its files: {', '.join(names) or 'none'}", None, False)
+    missing = toolchain_missing(language)
+    if missing:
+        return Build(program, "SKIP", (), language, missing, None, False)
+    key = _hash(program, language, pairs)
+    final = cache_dir / "builds" / key[:32]
+    cached = _read_result(program, final, language)
+    if cached is not None:
+        return cached
+    final.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-", dir=final.parent))
+    try:
+        for name, path in pairs:
+            target = work / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+        result = _compile(program, language, work, names, compile_time_s, compile_memory_mb)
+        (work / "result.json").write_text(json.dumps(result), encoding="utf-8")
+        try:
+            os.rename(work, final)
+        except OSError:  # another process renamed its identical build into place first
+            shutil.rmtree(work, ignore_errors=True)
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    built = _read_result(program, final, language, cached=False)
+    assert built is not None, f"build of {program.name} vanished from {final}"
+    return built
+
+
+def _compile(program: Program, language: str, work: Path, names: list[str],
+             time_s: float, memory_mb: int | None) -> dict:
+    """Compile in `work`; the result (status, run argv with {dir}, message) as JSON data."""
+    if language == BUILD_RUN:
+        build_script = work / "build"
+        if build_script.exists():
+            build_script.chmod(0o755)
+            done = run_limited(["/bin/sh", "./build"], cwd=work, time_s=time_s,
+                               memory_mb=memory_mb)
+            if done.exit_code != 0:
+                return {"status": "CE", "run": [], "message": describe_failure(
+                    done, "build script") + "\n" + done.output}
+        run_script = work / "run"
+        if not run_script.exists():
+            return {"status": "CE", "run": [], "message": "the build script made no `run` file"}
+        run_script.chmod(0o755)
+        return {"status": "ok", "run": ["{dir}/run"], "message": ""}
+    if language == SCRIPT:
+        (work / names[0]).chmod(0o755)
+        return {"status": "ok", "run": ["{dir}/" + names[0]], "message": ""}
+    lang = LANGUAGES[language]
+    sources = [n for n in names if any(fnmatch.fnmatchcase(Path(n).name, p)
+                                       for p in lang.patterns)]
+    mainfile = main_file(program, sources)
+    mainclass = Path(mainfile).stem
+    values = {"binary": "program.bin", "path": ".", "mainfile": mainfile,
+              "mainclass": mainclass, "Mainclass": mainclass[:1].upper() + mainclass[1:],
+              "memlim": "{memlim}", "cpp_std": _cpp_standard(program), "python3": _python3()}
+    message = ""
+    if lang.compile is not None:
+        done = run_limited(_expand(lang.compile, values, sources), cwd=work, time_s=time_s,
+                           memory_mb=memory_mb if lang.memory_by_rlimit else None)
+        message = done.output
+        if done.exit_code != 0:
+            return {"status": "CE", "run": [], "message": describe_failure(
+                done, "the compiler") + ("\n" + message if message else "")}
+    run_values = dict(values, binary="{dir}/program.bin", path="{dir}",
+                      mainfile="{dir}/" + mainfile)
+    return {"status": "ok", "run": _expand(lang.run, run_values, sources), "message": message}
+
+
+def _read_result(program: Program, final: Path, language: str, *,
+                 cached: bool = True) -> Build | None:
+    try:
+        data = json.loads((final / "result.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    lang = LANGUAGES.get(language)
+    argv = tuple(part.replace("{dir}", str(final)) for part in data["run"])
+    return Build(program, data["status"], argv, language, data["message"], final, cached,
+                 memory_by_rlimit=lang.memory_by_rlimit if lang else True)
+
+
+def run_argv(build: Build, memory_mb: int) -> tuple[str, ...]:
+    """The build's command with the memory limit filled in (JVM flags)."""
+    return tuple(part.replace("{memlim}", str(memory_mb)) for part in build.argv)

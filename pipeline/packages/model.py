@@ -1,0 +1,285 @@
+"""A loaded problem package as plain frozen values: limits, test cases, groups, programs.
+
+The loaders (`kattis.py`, `polygon.py`) turn a package folder into one `Package`; everything
+after them (building, validating, judging, scoring, expectations) reads only these values. Paths
+are absolute. Names follow the package's own conventions: a test case is named by its path under
+`data/` without `.in` (`secret/group1/03-max`), a group by its folder (`secret/group1`), a
+submission by its path under `submissions/` (`accepted/sol.py`) or, for Polygon, under the
+package root (`solutions/main.cpp`).
+
+Verdicts are the pipeline's closed set of strings: AC, WA, TLE, MLE, RE, OLE, CE, JE, SKIP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Format = Literal["legacy", "2023-07", "2025-09", "polygon"]
+VERDICTS = ("AC", "WA", "TLE", "MLE", "RE", "OLE", "CE", "JE", "SKIP")
+Role = Literal["submission", "input_validator", "output_validator", "checker", "interactor",
+               "generator"]
+Convention = Literal["kattis", "testlib"]
+
+
+@dataclass(frozen=True)
+class ProblemType:
+    """The package's problem type: pass-fail or scoring, plus the ways of running."""
+
+    scoring: bool = False
+    interactive: bool = False
+    multi_pass: bool = False
+    submit_answer: bool = False
+
+    @property
+    def name(self) -> str:
+        parts = ["scoring" if self.scoring else "pass-fail"]
+        parts += [word for word, on in (("interactive", self.interactive),
+                                        ("multi-pass", self.multi_pass),
+                                        ("submit-answer", self.submit_answer)) if on]
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits on submissions and on the package's own programs.
+
+    `time_s` is the package's time limit when it gives one (`time_source == "given"`); when the
+    format derives it from the accepted submissions' times (`"derive"`), it is None until
+    `expectations.derive_time_limit` computes it. `ac_to_time_limit` and `time_limit_to_tle` are
+    the two safety factors: the 2023-07/2025-09 `time_multipliers` (defaults 2.0 and 1.5), or the
+    legacy `time_multiplier` and `time_safety_margin` (defaults 5 and 2).
+    """
+
+    time_s: float | None
+    time_source: Literal["given", "derive"]
+    ac_to_time_limit: float
+    time_limit_to_tle: float
+    time_resolution_s: float = 1.0
+    memory_mb: int = 2048
+    output_mb: int = 8
+    code_kb: int = 128
+    compilation_time_s: float = 60.0
+    compilation_memory_mb: int = 2048
+    validation_time_s: float = 60.0
+    validation_memory_mb: int = 2048
+    validation_output_mb: int = 8
+    validation_passes: int = 2
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One test case: its input and answer files and the arguments its programs get."""
+
+    name: str                               # path under data/ without .in: "secret/g1/03"
+    group: str                              # the folder it sits in: "secret/g1"
+    input_path: Path
+    answer_path: Path | None
+    sample: bool
+    args: tuple[str, ...] = ()              # command-line arguments for the submission
+    input_validator_args: tuple[str, ...] = ()
+    input_validator_args_by_name: tuple[tuple[str, tuple[str, ...]], ...] | None = None
+    output_validator_args: tuple[str, ...] = ()
+    points: float | None = None             # Polygon: the test's points
+    max_score: float | None = None          # Kattis scoring: the case's maximum (None: none,
+                                            # or unbounded when `scored`)
+    scored: bool = False                    # Kattis scoring: the case is in a sum/min group
+    interaction: Path | None = None         # .interaction sample log, when present
+    files_dir: Path | None = None           # .files folder, when present
+    generated_by: str | None = None         # Polygon: the generator command that made it
+
+    def validator_args(self, validator_name: str) -> tuple[str, ...]:
+        """The arguments the input validator `validator_name` gets on this case."""
+        if self.input_validator_args_by_name is not None:
+            for name, args in self.input_validator_args_by_name:
+                if name == validator_name:
+                    return args
+            return ()
+        return self.input_validator_args
+
+
+@dataclass(frozen=True)
+class KattisGroupScoring:
+    """2023-07 / 2025-09 scoring of a group: aggregation, maximum score, dependencies."""
+
+    aggregation: Literal["pass-fail", "sum", "min"]
+    max_score: float | None                 # None: unbounded
+    max_score_given: bool
+    require_pass: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LegacyGrading:
+    """Legacy `testdata.yaml` grading: the default grader's flags and the case scores."""
+
+    on_reject: Literal["break", "continue"] = "break"
+    grading: Literal["default", "custom"] = "default"
+    grader_flags: tuple[str, ...] = ()
+    accept_score: float = 1.0
+    reject_score: float = 0.0
+    score_range: tuple[float, float] = (float("-inf"), float("inf"))
+
+
+@dataclass(frozen=True)
+class PolygonGroupScoring:
+    """A Polygon group: its points, how they are earned, and the groups it depends on."""
+
+    points: float | None
+    points_policy: Literal["each-test", "complete-group"] = "complete-group"
+    feedback_policy: str = "complete"
+    dependencies: tuple[str, ...] = ()
+
+
+GroupScoring = KattisGroupScoring | LegacyGrading | PolygonGroupScoring
+
+
+@dataclass(frozen=True)
+class TestGroup:
+    """A test data group: a folder under data/ (or a Polygon group) and its settings."""
+
+    name: str                               # "sample", "secret", "secret/g1"; legacy root "data"
+    parent: str | None
+    cases: tuple[str, ...]                  # direct test cases, in judging order
+    subgroups: tuple[str, ...]              # direct subgroups, in judging order
+    scoring: GroupScoring | None
+    settings_file: Path | None = None       # the test_group.yaml / testdata.yaml that applied
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One rule on a submission's verdicts, as submissions.yaml states them.
+
+    `scope` is a test data glob relative to data/ ('' = every case). Verdict sets use the
+    pipeline's names (RE for the spec's RTE). `final_verdict` holds the legacy rule (the overall
+    verdict must be this one), `final_any_of` the DOMjudge `@EXPECTED_RESULTS@` rule.
+    """
+
+    scope: str = ""
+    permitted: frozenset[str] | None = None
+    required: frozenset[str] | None = None
+    score: tuple[float, float] | None = None
+    message: str | None = None
+    use_for_time_limit: bool | Literal["lower", "upper"] | None = None
+    final_verdict: str | None = None
+    final_any_of: frozenset[str] | None = None
+    partially: bool = False                 # legacy partially_accepted: AC but not full score
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What a submission is expected to get, and where that expectation was written."""
+
+    label: str                              # "accepted", "wrong_answer", Polygon tag, ...
+    source: str                             # "folder", "submissions.yaml", "tag", ...
+    requirements: tuple[Requirement, ...]
+
+
+@dataclass(frozen=True)
+class Program:
+    """A program of the package: a submission, validator, checker, interactor or generator."""
+
+    name: str
+    role: Role
+    path: Path                              # the file, or the folder of a folder program
+    files: tuple[Path, ...]                 # its source files
+    language: str | None                    # language code ("cpp", "python3", ...); None:
+                                            # build/run scripts, or not determinable
+    convention: Convention = "kattis"
+    entrypoint: str | None = None
+    expectation: Expectation | None = None
+    declared_type: str | None = None        # Polygon's source type ("cpp.g++17")
+    include_files: tuple[Path, ...] = ()    # include/<language> files copied before building
+
+
+@dataclass(frozen=True)
+class Package:
+    """Everything the pipeline knows about one problem package, in one value."""
+
+    short_name: str
+    title: str
+    format: Format
+    root: Path
+    type: ProblemType
+    limits: Limits
+    cases: tuple[TestCase, ...]
+    groups: tuple[TestGroup, ...]
+    input_validators: tuple[Program, ...]
+    output_validator: Program | None        # None: the default output validator
+    output_validator_flags: tuple[str, ...]  # legacy validator_flags (all cases)
+    checker: Program | None = None          # Polygon testlib checker
+    interactor: Program | None = None       # Polygon interactor
+    generators: tuple[Program, ...] = ()
+    submissions: tuple[Program, ...] = ()
+    custom_scoring: bool = False            # legacy "validation: custom score"
+    treat_points_as_percent: bool = False   # Polygon judging attribute
+    notes: tuple[str, ...] = field(default=())  # parts of the package read but not acted on
+
+    def case(self, name: str) -> TestCase:
+        for case in self.cases:
+            if case.name == name:
+                return case
+        raise KeyError(f"package {self.short_name} has no test case {name!r}")
+
+    def group(self, name: str) -> TestGroup:
+        for group in self.groups:
+            if group.name == name:
+                return group
+        raise KeyError(f"package {self.short_name} has no test group {name!r}")
+
+    def submission(self, name: str) -> Program:
+        for program in self.submissions:
+            if program.name == name:
+                return program
+        raise KeyError(f"package {self.short_name} has no submission {name!r}; submissions: "
+                       f"{', '.join(p.name for p in self.submissions)}")
+
+    @property
+    def programs(self) -> tuple[Program, ...]:
+        own = [*self.input_validators, *self.generators, *self.submissions]
+        own += [p for p in (self.output_validator, self.checker, self.interactor) if p]
+        return tuple(own)
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """Limits for one run of a submission on one case.
+
+    `time_s` is the limit the verdict is judged at (CPU seconds); `kill_after_s` is the
+    wall-clock time the run is stopped at, at least `time_s`, so that one run can be judged
+    again at any limit up to it (`expectations.verdict_at`).
+    """
+
+    time_s: float
+    memory_mb: int = 2048
+    output_mb: int = 8
+    kill_after_s: float | None = None
+
+    @property
+    def wall_s(self) -> float:
+        return max(self.kill_after_s or 0.0, self.time_s) + 0.5
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One submission on one case: the verdict and everything it was decided from.
+
+    `verdict` is judged at the run's `time_limit_s`. `untimed_verdict` is what the run got when
+    time is not counted (the answer check, or the crash), `timed_out` says whether it was
+    stopped at the wall-clock limit, and `validator_first_wa` whether an interactive validator
+    had already rejected it before it ran out of time (problemtools then says WA, not TLE).
+    """
+
+    case: str
+    verdict: str
+    untimed_verdict: str
+    score: float | None = None
+    message: str = ""
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    peak_rss_kb: int = 0
+    time_limit_s: float = 0.0
+    timed_out: bool = False
+    validator_first_wa: bool = False
+    raw_score: float | None = None         # score.txt / checker points as the checker gave it
+    score_multiplier: float | None = None

@@ -1,0 +1,325 @@
+"""Loading a Polygon package: problem.xml, tests/, files/, solutions/.
+
+From `problem.xml`: the problem's short name and title; the `tests` testset's time limit (ms)
+and memory limit (bytes), input and answer path patterns (`tests/%02d`, `tests/%02d.a`) and its
+tests (method manual or generated with the generator command `cmd`, `sample`, `group`,
+`points`), its groups (points, points-policy, feedback-policy, dependencies), `judging`'s
+`treat-points-from-checker-as-percent`; the testlib checker, interactor and validators
+(`assets`); the solutions with their tags; the executables (generators) and resources
+(`testlib.h`), which are copied beside every program built.
+
+A test listed as generated whose file is not in the package is generated: the generator named
+by the first word of `cmd` (the executable whose source is `files/<name>.<ext>`) is built like
+any program and run with the rest of the words as arguments, its stdout the test (Polygon's
+`gen args > $`); a missing answer file is made by running the main solution on the input, as
+Polygon does. Generated tests are stored under `build_dir/polygon-tests/<hash>/`, made in a
+temporary folder and renamed into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+import shutil
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from dataclasses import replace
+from pathlib import Path
+
+from pipeline.packages.errors import PackageError
+from pipeline.packages.languages import build_program, detect_language, polygon_language, run_argv
+from pipeline.packages.model import (Expectation, Limits, Package, PolygonGroupScoring,
+                                     ProblemType, Program, Requirement, TestCase, TestGroup)
+from pipeline.packages.procs import describe_failure, run_limited
+
+_REJECTED = frozenset({"WA", "TLE", "MLE", "RE", "OLE"})
+TAG_RULES: dict[str, tuple[Requirement, ...]] = {
+    "main": (Requirement(permitted=frozenset({"AC"})),),
+    "accepted": (Requirement(permitted=frozenset({"AC"})),),
+    "rejected": (Requirement(required=_REJECTED),),
+    "wrong-answer": (Requirement(permitted=frozenset({"AC", "WA"}), required=frozenset({"WA"})),),
+    "presentation-error": (Requirement(permitted=frozenset({"AC", "WA"}),
+                                       required=frozenset({"WA"}), message="presentation error"),),
+    "time-limit-exceeded": (Requirement(permitted=frozenset({"AC", "TLE"}),
+                                        required=frozenset({"TLE"})),),
+    "time-limit-exceeded-or-accepted": (Requirement(permitted=frozenset({"AC", "TLE"})),),
+    "time-limit-exceeded-or-memory-limit-exceeded": (
+        Requirement(permitted=frozenset({"AC", "TLE", "MLE"}), required=frozenset({"TLE", "MLE"})),),
+    "memory-limit-exceeded": (Requirement(permitted=frozenset({"AC", "MLE"}),
+                                          required=frozenset({"MLE"})),),
+    "failed": (Requirement(permitted=frozenset({"AC", "RE"}), required=frozenset({"RE"})),),
+    "do-not-run": (),
+}
+
+
+def _line(error: ElementTree.ParseError) -> int | None:
+    return error.position[0] if getattr(error, "position", None) else None
+
+
+def _parse(root: Path) -> ElementTree.Element:
+    path = root / "problem.xml"
+    if not path.is_file():
+        raise PackageError("problem.xml", "missing-problem-xml", "a Polygon package needs a "
+                           "problem.xml at its root")
+    try:
+        return ElementTree.parse(path).getroot()
+    except ElementTree.ParseError as error:
+        raise PackageError("problem.xml", "xml-syntax", f"not well-formed XML: {error}",
+                           line=_line(error)) from None
+
+
+def _int(element: ElementTree.Element | None, what: str, default: int | None = None) -> int:
+    if element is None or element.text is None:
+        if default is None:
+            raise PackageError("problem.xml", what, f"problem.xml gives no <{what}>")
+        return default
+    try:
+        return int(element.text.strip())
+    except ValueError:
+        raise PackageError("problem.xml", what, f"<{what}> must be an integer, got "
+                           f"{element.text.strip()!r}") from None
+
+
+def _source(element: ElementTree.Element, root: Path, what: str) -> tuple[Path, str | None]:
+    source = element.find("source")
+    if source is None or not source.get("path"):
+        raise PackageError("problem.xml", f"{what}-source", f"the {what} has no <source path=...>")
+    path = root / source.get("path")
+    if not path.is_file():
+        raise PackageError(source.get("path"), f"missing-{what}", f"the {what} source "
+                           f"{source.get('path')} named in problem.xml is not in the package")
+    return path, source.get("type")
+
+
+def _program(path: Path, declared: str | None, role: str, name: str, resources: tuple[Path, ...],
+             **extra) -> Program:
+    language, _ = polygon_language(declared) if declared else (None, None)
+    return Program(name=name, role=role, path=path, files=(path,),
+                   language=language or detect_language([path]), convention="testlib",
+                   declared_type=declared, include_files=resources, **extra)
+
+
+def _resources(root: Path, xml: ElementTree.Element) -> tuple[Path, ...]:
+    found: dict[str, Path] = {}
+    for item in xml.findall("./files/resources/file"):
+        path = root / (item.get("path") or "")
+        if path.is_file() and path.suffix in (".h", ".hpp", ".hh", ".py"):
+            found[path.name] = path
+    files = root / "files"
+    if files.is_dir():
+        for path in sorted(files.glob("*.h")):
+            found.setdefault(path.name, path)
+    return tuple(found.values())
+
+
+def _expand(pattern: str, index: int) -> str:
+    try:
+        return pattern % index
+    except (TypeError, ValueError):
+        raise PackageError("problem.xml", "path-pattern", f"path pattern {pattern!r} does not "
+                           "take a test number (like tests/%02d)") from None
+
+
+def load_polygon(root: Path, build_dir: Path, short_name: str | None = None) -> Package:
+    root = Path(root).resolve()
+    xml = _parse(root)
+    title = next((n.get("value") for n in xml.findall("./names/name") if n.get("value")), "")
+    testsets = xml.findall("./judging/testset")
+    if not testsets:
+        raise PackageError("problem.xml", "testset", "problem.xml has no <judging><testset>")
+    testset = next((t for t in testsets if t.get("name") == "tests"), testsets[0])
+    time_ms = _int(testset.find("time-limit"), "time-limit")
+    memory_bytes = _int(testset.find("memory-limit"), "memory-limit")
+    input_pattern = (testset.findtext("input-path-pattern") or "tests/%02d").strip()
+    answer_pattern = (testset.findtext("answer-path-pattern") or "tests/%02d.a").strip()
+    resources = _resources(root, xml)
+    judging = xml.find("judging")
+
+    generators = {}
+    for executable in xml.findall("./files/executables/executable"):
+        path, declared = _source(executable, root, "executable")
+        generators[path.stem] = _program(path, declared, "generator", path.stem, resources)
+
+    checker = None
+    node = xml.find("./assets/checker")
+    if node is not None:
+        path, declared = _source(node, root, "checker")
+        checker = _program(path, declared, "checker", path.name, resources)
+    interactor = None
+    node = xml.find("./assets/interactor")
+    if node is not None:
+        path, declared = _source(node, root, "interactor")
+        interactor = _program(path, declared, "interactor", path.name, resources)
+    validators = []
+    for node in xml.findall("./assets/validators/validator"):
+        path, declared = _source(node, root, "validator")
+        validators.append(_program(path, declared, "input_validator", path.name, resources))
+
+    submissions = []
+    for node in xml.findall("./assets/solutions/solution"):
+        tag = node.get("tag") or ""
+        if tag not in TAG_RULES:
+            raise PackageError("problem.xml", "solution-tag", f"unknown solution tag {tag!r}; "
+                               f"known: {', '.join(TAG_RULES)}")
+        path, declared = _source(node, root, "solution")
+        rules = TAG_RULES[tag]
+        submissions.append(_program(path, declared, "submission", str(path.relative_to(root)),
+                                    (), expectation=Expectation(tag, "tag", rules) if rules
+                                    else None))
+    if not any(p.expectation and p.expectation.label == "main" for p in submissions):
+        raise PackageError("problem.xml", "main-solution", "problem.xml names no solution with "
+                           "tag main")
+
+    limits = Limits(time_s=time_ms / 1000, time_source="given", ac_to_time_limit=2.0,
+                    time_limit_to_tle=2.0, memory_mb=max(1, memory_bytes // (1024 * 1024)),
+                    output_mb=64)
+    shell = Package(short_name=short_name or xml.get("short-name") or root.name,
+                    title=title or root.name, format="polygon", root=root,
+                    type=ProblemType(interactive=interactor is not None), limits=limits,
+                    cases=(), groups=(), input_validators=tuple(validators),
+                    output_validator=None, output_validator_flags=(), checker=checker,
+                    interactor=interactor, generators=tuple(generators.values()),
+                    submissions=tuple(submissions),
+                    treat_points_as_percent=(judging is not None and judging.get(
+                        "treat-points-from-checker-as-percent") == "true"))
+    tests = testset.findall("./tests/test")
+    count = _int(testset.find("test-count"), "test-count", len(tests))
+    if count != len(tests):
+        raise PackageError("problem.xml", "test-count", f"<test-count> says {count} but "
+                           f"{len(tests)} <test> elements follow")
+    cases = _tests(shell, tests, input_pattern, answer_pattern, generators, Path(build_dir))
+    groups = _groups(testset, cases)
+    return replace(shell, cases=tuple(cases), groups=tuple(groups))
+
+
+def _tests(package: Package, tests, input_pattern: str, answer_pattern: str,
+           generators: dict[str, Program], build_dir: Path) -> list[TestCase]:
+    root = package.root
+    missing = []
+    for index, test in enumerate(tests, start=1):
+        input_path = root / _expand(input_pattern, index)
+        if not input_path.is_file():
+            if test.get("method") != "generated" or not test.get("cmd"):
+                raise PackageError(_expand(input_pattern, index), "missing-test",
+                                   f"test {index} is not in the package and problem.xml gives no "
+                                   "generator command for it")
+            missing.append(index)
+        elif not (root / _expand(answer_pattern, index)).is_file():
+            missing.append(index)
+    made = _generate(package, tests, missing, input_pattern, answer_pattern, generators,
+                     build_dir) if missing else None
+    cases = []
+    for index, test in enumerate(tests, start=1):
+        base = made if made is not None and index in missing else root
+        input_path = base / _expand(input_pattern, index)
+        answer_path = base / _expand(answer_pattern, index)
+        points = test.get("points")
+        cases.append(TestCase(
+            name=f"tests/{index:02d}", group=test.get("group") or "tests",
+            input_path=input_path, answer_path=answer_path,
+            sample=test.get("sample") == "true",
+            points=float(points) if points not in (None, "") else None,
+            generated_by=test.get("cmd") if test.get("method") == "generated" else None))
+    return cases
+
+
+def _groups(testset, cases: list[TestCase]) -> list[TestGroup]:
+    declared = {g.get("name"): g for g in testset.findall("./groups/group")}
+    names = list(dict.fromkeys(case.group for case in cases))
+    groups = []
+    for name in names:
+        node = declared.get(name)
+        points = node.get("points") if node is not None else None
+        scoring = PolygonGroupScoring(
+            points=float(points) if points not in (None, "") else None,
+            points_policy=(node.get("points-policy") if node is not None else None) or (
+                "complete-group" if node is not None else "each-test"),
+            feedback_policy=(node.get("feedback-policy") if node is not None else None) or "complete",
+            dependencies=tuple(d.get("group") for d in node.findall("./dependencies/dependency"))
+            if node is not None else ())
+        groups.append(TestGroup(name, None, tuple(c.name for c in cases if c.group == name), (),
+                                scoring))
+    return groups
+
+
+def _package_hash(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _generate(package: Package, tests, missing: list[int], input_pattern: str,
+              answer_pattern: str, generators: dict[str, Program], build_dir: Path) -> Path:
+    """Generate the missing tests (and answers) into a content-addressed folder."""
+    final = build_dir / "polygon-tests" / f"{package.short_name}-{_package_hash(package.root)[:24]}"
+    if (final / ".complete").is_file():
+        return final
+    final.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+    try:
+        main = next(p for p in package.submissions if p.expectation and
+                    p.expectation.label == "main")
+        main_build = None
+        for index in missing:
+            test = tests[index - 1]
+            input_rel = _expand(input_pattern, index)
+            target = work / input_rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            existing = package.root / input_rel
+            if existing.is_file():
+                shutil.copy2(existing, target)
+            else:
+                _run_generator(test.get("cmd"), generators, target, build_dir, input_rel)
+            answer = work / _expand(answer_pattern, index)
+            if main_build is None:
+                main_build = build_program(main, build_dir)
+                if not main_build.ok:
+                    raise PackageError(main.name, "main-solution-build", "the main solution "
+                                       f"did not build, so answers cannot be made: "
+                                       f"{main_build.message[:300]}")
+            done = run_limited(run_argv(main_build, package.limits.memory_mb),
+                               cwd=work / ".run", stdin=target, stdout=answer,
+                               time_s=max(10.0, package.limits.time_s * 10),
+                               memory_mb=package.limits.memory_mb
+                               if main_build.memory_by_rlimit else None)
+            if done.exit_code != 0:
+                raise PackageError(main.name, "main-solution-run", f"the main solution failed on "
+                                   f"generated test {index}: {describe_failure(done, 'it')}")
+        shutil.rmtree(work / ".run", ignore_errors=True)
+        (work / ".complete").write_text("\n", encoding="utf-8")
+        try:
+            work.rename(final)
+        except OSError:  # another process finished the same generation first
+            pass
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    return final
+
+
+def _run_generator(cmd: str, generators: dict[str, Program], target: Path, build_dir: Path,
+                   where: str) -> None:
+    words = shlex.split(cmd)
+    if len(words) >= 2 and words[-2] == ">":  # a script line `gen 1 2 > $`
+        words = words[:-2]
+    if not words:
+        raise PackageError("problem.xml", "generator-command", f"empty generator command for "
+                           f"{where}")
+    name, args = words[0], words[1:]
+    program = generators.get(name) or generators.get(Path(name).stem)
+    if program is None:
+        raise PackageError("problem.xml", "unknown-generator", f"test {where} is generated by "
+                           f"{name!r}, which is not among the package's executables "
+                           f"({', '.join(generators) or 'none'})")
+    build = build_program(program, build_dir)
+    if not build.ok:
+        raise PackageError(str(program.path.name), "generator-build", f"generator {name} did not "
+                           f"build: {build.message[:300]}")
+    done = run_limited([*run_argv(build, 2048), *args], cwd=target.parent / ".gen",
+                       stdout=target, time_s=60.0, memory_mb=2048 if build.memory_by_rlimit else None)
+    shutil.rmtree(target.parent / ".gen", ignore_errors=True)
+    if done.exit_code != 0:
+        raise PackageError(str(program.path.name), "generator-run", f"`{cmd}` failed for "
+                           f"{where}: {describe_failure(done, 'the generator')}: {done.stderr[:300]}")

@@ -1,0 +1,99 @@
+"""Running a package's input validators on an input, and turning a rejection into a record.
+
+Kattis convention: `validator [input_validator_args] [args] < input`, exit 42 means valid and
+any other exit means the input could not be confirmed valid (43 is the usual "invalid"). testlib
+convention (Polygon validators): `validator < input`, exit 0 valid, anything else invalid;
+testlib prints the reason (with the line: "FAIL Integer 0 violates the range [1, 100] (stdin,
+line 1)") on stderr. Either way the validator's own message is kept, cut to about a hundred
+characters of the offending text, and an input is accepted only when every validator accepts it.
+
+A validator that cannot run (it did not build, or it timed out or was killed) is not a verdict on
+the input: the result says so (`judge_error`) instead of calling the input invalid.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.packages.languages import Build, run_argv
+from pipeline.packages.procs import describe_failure, run_limited
+
+MESSAGE_KEEP = 100
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """One validator's refusal of one input."""
+
+    validator: str
+    exit_code: int | None
+    message: str               # the validator's own words, cut to ~MESSAGE_KEEP characters
+    judge_error: bool = False  # the validator itself failed; the input is not judged
+
+    def __str__(self) -> str:
+        what = "could not judge the input" if self.judge_error else "rejected the input"
+        code = "" if self.exit_code is None else f" (exit code {self.exit_code})"
+        return f"input validator {self.validator} {what}{code}: {self.message}"
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    """All validators' word on one input: valid when no one rejected it."""
+
+    rejections: tuple[Rejection, ...] = ()
+
+    @property
+    def valid(self) -> bool:
+        return not self.rejections
+
+    @property
+    def message(self) -> str:
+        return "; ".join(str(r) for r in self.rejections)
+
+
+def cut(text: str, keep: int = MESSAGE_KEEP) -> str:
+    """The message squeezed to one line of about `keep` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= keep else flat[:keep - 3] + "..."
+
+
+def run_input_validator(validator: Build, input_path: Path, args: tuple[str, ...] = (), *,
+                        convention: str = "kattis", time_s: float = 60.0,
+                        memory_mb: int = 2048, workdir: Path | None = None) -> Rejection | None:
+    """None when `validator` accepts the input, else the rejection with its message."""
+    name = validator.program.name
+    if not validator.ok:
+        return Rejection(name, None, cut(f"did not build: {validator.message}"), judge_error=True)
+    scratch = Path(tempfile.mkdtemp(prefix="input-validate-", dir=workdir))
+    try:
+        if validator.program.path.is_dir():  # a program folder's files are its working directory
+            shutil.copytree(validator.program.path, scratch, dirs_exist_ok=True)
+        done = run_limited([*run_argv(validator, memory_mb), *args], cwd=scratch, stdin=input_path,
+                           time_s=time_s, memory_mb=memory_mb if validator.memory_by_rlimit else None)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if done.error or done.timed_out or done.signal is not None:
+        return Rejection(name, done.exit_code, cut(describe_failure(done, "the validator") +
+                                                   (": " + done.output if done.output else "")),
+                         judge_error=True)
+    accepted = done.exit_code == (0 if convention == "testlib" else 42)
+    if accepted:
+        return None
+    return Rejection(name, done.exit_code, cut(done.output or "no message"))
+
+
+def validate_input(validators: list[Build] | tuple[Build, ...], input_path: Path,
+                   args_for=lambda name: (), *, time_s: float = 60.0, memory_mb: int = 2048,
+                   workdir: Path | None = None) -> ValidationResult:
+    """Run every validator on the input; `args_for(name)` gives each validator's arguments."""
+    rejections = []
+    for build in validators:
+        rejection = run_input_validator(build, input_path, tuple(args_for(build.program.name)),
+                                        convention=build.program.convention, time_s=time_s,
+                                        memory_mb=memory_mb, workdir=workdir)
+        if rejection is not None:
+            rejections.append(rejection)
+    return ValidationResult(tuple(rejections))

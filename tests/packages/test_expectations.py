@@ -1,0 +1,145 @@
+"""Expected verdicts: every fixture submission agrees with its folder or tag, a misplaced one
+disagrees with the cases that show it, and time limits are derived as the formats say."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from packagekit import ALL, FIXTURES
+from pipeline.packages import judge_package, load_package
+from pipeline.packages.expectations import (TimeLimit, check_expectations, derive_time_limit,
+                                            verdict_at)
+from pipeline.packages.model import CaseResult
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_fixture_submission_agrees_with_its_folder_or_tag(report, name):
+    judged = report(name)
+    assert judged.all_agree, judged.table() + "\n" + "\n".join(
+        f"{a.submission}: {d}" for a in judged.agreements for d in a.disagreements)
+    assert not judged.rejections
+    assert len(judged.agreements) == len(judged.package.submissions)
+    got = {a.expected: a.got.split()[0] for a in judged.agreements}
+    for folder, verdict in (("accepted", "AC"), ("wrong_answer", "WA"),
+                            ("time_limit_exceeded", "TLE"), ("run_time_error", "RE")):
+        if folder in got:
+            assert got[folder] == verdict
+
+
+def test_the_table_lists_submission_expected_got_agree(report):
+    table = report("hypotenuse").table().splitlines()
+    assert table[0].split() == ["submission", "expected", "got", "agree"]
+    assert any(line.split()[:4] == ["time_limit_exceeded/spin_big.c", "time_limit_exceeded",
+                                    "TLE", "agree"] for line in table)
+
+
+def test_scores_are_held_against_submissions_yaml(report):
+    agreements = {a.submission: a for a in report("bigsum").agreements}
+    assert agreements["wrong_answer/int32.c"].got == "WA 60"
+    assert agreements["accepted/sum.cpp"].got == "AC 100"
+
+
+def test_the_legacy_time_limit_is_derived_from_the_accepted_runs(report):
+    judged = report("circlearea")
+    limit = judged.time_limit
+    assert limit.source == "derived"
+    slowest = max(r.cpu_s for name in ("accepted/area.c", "accepted/area.py")
+                  for r in judged.results[name].values())
+    assert limit.time_s == max(1, int(0.5 + slowest * 5))
+    assert limit.high_s == max(limit.time_s + 1, int(0.5 + slowest * 5 * 2))
+    assert "time_multiplier 5" in limit.how
+
+
+def test_a_wrong_answer_in_the_accepted_folder_disagrees_with_the_cases_that_show_it(
+        copy_fixture, build_dir, tmp_path):
+    root = copy_fixture("hypotenuse")
+    shutil.move(root / "submissions/wrong_answer/few_digits.py",
+                root / "submissions/accepted/few_digits.py")
+    package = load_package(root, build_dir)
+    judged = judge_package(package, build_dir, tmp_path / "work",
+                           submissions=["accepted/few_digits.py", "accepted/hypot.py"])
+    misplaced = judged.agreement("accepted/few_digits.py")
+    assert misplaced.status == "disagree" and not judged.all_agree
+    broken, = misplaced.disagreements
+    assert broken.rule == "permitted [AC]"
+    assert broken.cases == ("secret/01-unit",)  # 1.41 for 1.41421...; the rest within 1e-6
+    assert all(judged.results["accepted/few_digits.py"][c].verdict == "WA" for c in broken.cases)
+    assert judged.agreement("accepted/hypot.py").agrees
+
+
+def test_an_accepted_submission_in_the_tle_folder_disagrees(copy_fixture, build_dir, tmp_path):
+    root = copy_fixture("circlearea")
+    shutil.copy(root / "submissions/accepted/area.c", root / "submissions/time_limit_exceeded/"
+                "fast.c")
+    package = load_package(root, build_dir)
+    judged = judge_package(package, build_dir, tmp_path / "work",
+                           submissions=["accepted/area.c", "time_limit_exceeded/fast.c"])
+    agreement = judged.agreement("time_limit_exceeded/fast.c")
+    assert agreement.status == "disagree"
+    assert agreement.disagreements[0].rule == "overall verdict TLE"
+    assert agreement.got == "AC"
+
+
+def test_expected_results_in_the_source_replace_the_folder(copy_fixture, build_dir, tmp_path):
+    root = copy_fixture("hypotenuse")
+    source = root / "submissions/accepted/maybe.py"
+    source.write_text("# @EXPECTED_RESULTS@: CORRECT, WRONG-ANSWER\n" +
+                      (root / "submissions/wrong_answer/few_digits.py").read_text())
+    package = load_package(root, build_dir)
+    assert package.submission("accepted/maybe.py").expectation.source == "source"
+    judged = judge_package(package, build_dir, tmp_path / "work",
+                           submissions=["accepted/maybe.py"])
+    assert judged.agreement("accepted/maybe.py").agrees
+
+
+def run(case: str, verdict: str, cpu_s: float, timed_out: bool = False) -> CaseResult:
+    return CaseResult(case, "TLE" if timed_out else verdict, verdict, cpu_s=cpu_s,
+                      timed_out=timed_out)
+
+
+def test_verdicts_are_judged_again_at_any_time_limit():
+    result = run("a", "AC", 0.8)
+    assert (verdict_at(result, 1.0), verdict_at(result, 0.5)) == ("AC", "TLE")
+    assert verdict_at(run("a", "WA", 3.0, timed_out=True), 10.0) == "TLE"
+    assert verdict_at(CaseResult("a", "JE", "JE", cpu_s=9.0), 1.0) == "JE"
+
+
+def test_the_2025_time_limit_is_the_next_multiple_of_the_resolution(copy_fixture, build_dir):
+    root = copy_fixture("hypotenuse")
+    (root / "problem.yaml").write_text("problem_format_version: 2025-09\nname: H\nlimits:\n"
+                                       "  time_resolution: 0.5\n  time_multipliers:\n"
+                                       "    ac_to_time_limit: 3\n    time_limit_to_tle: 2\n")
+    package = load_package(root, build_dir)
+    runs = {"accepted/hypot.py": {"x": run("x", "AC", 0.4)},
+            "wrong_answer/few_digits.py": {"x": run("x", "WA", 0.55)},
+            "time_limit_exceeded/spin_big.c": {"x": run("x", "TLE", 5.0, timed_out=True)}}
+    limit = derive_time_limit(package, runs)
+    assert limit.time_s == 2.0        # 0.55 (wrong answers bound it too) x 3 -> 1.65 -> 2.0
+    assert (limit.low_s, limit.high_s) == (2.0 / 3, 4.0)
+    assert limit.conflict is None
+    runs["time_limit_exceeded/spin_big.c"] = {"x": run("x", "AC", 3.0)}
+    assert "exceeds the fastest time_limit_exceeded" in derive_time_limit(package, runs).conflict
+
+
+def test_a_submission_right_only_within_the_margin_is_sensitive_to_the_time_limit(build_dir):
+    package = load_package(FIXTURES / "hypotenuse", build_dir)
+    program = package.submission("accepted/hypot.py")
+    results = {c.name: run(c.name, "AC", 0.1) for c in package.cases}
+    results["secret/04-max"] = run("secret/04-max", "AC", 0.7)   # over the 0.5 s low limit
+    limit = TimeLimit(1.0, 0.5, 1.5, "given", "test")
+    agreement = check_expectations(package, program, results, limit)
+    assert agreement.agrees
+    assert agreement.sensitive.startswith("sensitive to time limit: limit of 0.5 s -> TLE")
+
+
+def test_judge_errors_are_never_held_against_the_submission(build_dir):
+    package = load_package(FIXTURES / "hypotenuse", build_dir)
+    program = package.submission("accepted/hypot.py")
+    results = {c.name: run(c.name, "AC", 0.1) for c in package.cases}
+    results["secret/02-triple"] = CaseResult("secret/02-triple", "JE", "JE", message="validator "
+                                             "crashed")
+    agreement = check_expectations(package, program, results, TimeLimit(1, .5, 1.5, "given", ""))
+    assert agreement.status == "judge-error"
+    assert agreement.disagreements[0].cases == ("secret/02-triple",)

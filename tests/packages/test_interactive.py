@@ -1,0 +1,98 @@
+"""Interactive judging: real submissions and a real validator connected by pipes."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from packagekit import FIXTURES
+from pipeline.packages import build_package, judge_case, load_package
+from pipeline.packages.judge import default_limits
+from pipeline.packages.languages import build_program, detect_language
+from pipeline.packages.model import Program
+
+
+@pytest.fixture(scope="module")
+def guess(build_dir):
+    package = load_package(FIXTURES / "guess", build_dir)
+    return package, build_package(package, build_dir)
+
+
+def submission(tmp_path: Path, body: str, build_dir: Path):
+    path = tmp_path / "sub.py"
+    path.write_text(body)
+    return build_program(Program(name="sub.py", role="submission", path=path, files=(path,),
+                                 language=detect_language([path])), build_dir)
+
+
+def judge(guess, build, case: str, tmp_path: Path, time_s: float = 1.0):
+    package, builds = guess
+    return judge_case(package, build, package.case(case), default_limits(package, time_s, time_s),
+                      tmp_path, builds)
+
+
+def test_a_binary_search_is_accepted_with_the_validators_message(guess, tmp_path):
+    package, builds = guess
+    for name in ("accepted/binary.cpp", "accepted/binary.py"):
+        result = judge(guess, builds.submissions[name], "secret/04-huge", tmp_path)
+        assert result.verdict == "AC", result.message
+        assert result.message.startswith("found 123456789 in")
+
+
+def test_too_many_guesses_is_wrong_answer_decided_by_the_validator(guess, tmp_path):
+    package, builds = guess
+    result = judge(guess, builds.submissions["wrong_answer/linear.py"], "secret/02-mid", tmp_path)
+    assert result.verdict == "WA" and result.message == "more than 30 guesses"
+    assert result.validator_first_wa
+
+
+def test_a_submission_that_stops_talking_is_tle(guess, tmp_path):
+    package, builds = guess
+    started = time.monotonic()
+    result = judge(guess, builds.submissions["time_limit_exceeded/stops_talking.py"],
+                   "secret/04-huge", tmp_path, time_s=0.5)
+    assert result.verdict == "TLE" and result.timed_out
+    assert result.cpu_s < 0.5   # it was waiting, not computing
+    assert time.monotonic() - started < 5
+    assert "stopped answering" in result.message
+
+
+def test_a_crashing_submission_is_a_runtime_error(guess, tmp_path):
+    package, builds = guess
+    result = judge(guess, builds.submissions["run_time_error/crash_after_first.c"],
+                   "secret/01-low", tmp_path)
+    assert result.verdict == "RE" and "signal 6" in result.message
+
+
+def test_a_submission_spinning_without_output_is_tle(guess, tmp_path, build_dir):
+    spinner = submission(tmp_path, "input()\nwhile True:\n    pass\n", build_dir)
+    result = judge(guess, spinner, "secret/01-low", tmp_path, time_s=0.5)
+    assert result.verdict == "TLE" and result.cpu_s > 0.2
+
+
+def test_a_broken_validator_is_a_judge_error_not_the_submissions_fault(copy_fixture, tmp_path,
+                                                                        build_dir):
+    root = copy_fixture("guess")
+    (root / "output_validator/interact.py").write_text("import sys\nprint(5, flush=True)\n"
+                                                       "sys.exit(0)\n")
+    package = load_package(root, build_dir)
+    builds = build_package(package, build_dir, submissions=["accepted/binary.py"])
+    result = judge_case(package, builds.submissions["accepted/binary.py"],
+                        package.case("sample/1"), default_limits(package, 1.0, 1.0), tmp_path,
+                        builds)
+    assert result.verdict == "JE"
+    assert "exited with code 0" in result.message
+
+
+def test_the_submission_gets_the_cases_args(guess, tmp_path, build_dir):
+    package, builds = guess
+    echo = submission(tmp_path, "import sys\nn = int(input())\nlo, hi = 1, n\n"
+                      "target = int(sys.argv[1])\nprint(target, flush=True)\n", build_dir)
+    case = replace(package.case("secret/01-low"), args=("1",))
+    result = judge_case(package, echo, case, default_limits(package, 1.0, 1.0), tmp_path, builds)
+    assert result.verdict == "AC", result.message
+    assert sys.executable in echo.argv

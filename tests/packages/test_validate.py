@@ -1,0 +1,93 @@
+"""Input validators: Kattis 42/43 with flags, testlib exit 0, messages kept and cut."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from packagekit import FIXTURES
+from pipeline.packages import build_package, load_package, validate_case
+from pipeline.packages.languages import build_program
+from pipeline.packages.model import Program
+from pipeline.packages.validate import MESSAGE_KEEP, validate_input
+
+
+def script(tmp_path: Path, name: str, body: str, convention: str = "kattis"):
+    path = tmp_path / name
+    path.write_text("import sys\ndata = sys.stdin.read()\nargs = sys.argv[1:]\n" + body)
+    program = Program(name=name, role="input_validator", path=path, files=(path,),
+                      language="python3", convention=convention)
+    return build_program(program, tmp_path / "cache")
+
+
+def test_kattis_validators_accept_with_42_and_reject_with_their_message(tmp_path):
+    strict = script(tmp_path, "v.py", "if data != '1\\n':\n    print('want exactly 1, got '"
+                    " + repr(data))\n    sys.exit(43)\nsys.exit(42)\n")
+    (tmp_path / "good.in").write_text("1\n")
+    (tmp_path / "bad.in").write_text("2\n")
+    assert validate_input([strict], tmp_path / "good.in").valid
+    result = validate_input([strict], tmp_path / "bad.in")
+    assert not result.valid
+    rejection, = result.rejections
+    assert (rejection.validator, rejection.exit_code, rejection.judge_error) == ("v.py", 43, False)
+    assert rejection.message == "want exactly 1, got '2\\n'"
+
+
+def test_exit_0_is_not_valid_for_kattis_but_is_for_testlib(tmp_path):
+    zero = script(tmp_path, "zero.py", "sys.exit(0)\n")
+    testlib = script(tmp_path, "t.py", "sys.exit(0 if data.strip() == '1' else 3)\n", "testlib")
+    (tmp_path / "a.in").write_text("1\n")
+    assert not validate_input([zero], tmp_path / "a.in").valid
+    assert validate_input([testlib], tmp_path / "a.in").valid
+    (tmp_path / "b.in").write_text("7\n")
+    assert validate_input([testlib], tmp_path / "b.in").rejections[0].exit_code == 3
+
+
+def test_flags_reach_the_validator_as_arguments(tmp_path):
+    bounded = script(tmp_path, "b.py", "limit = 10 if 'small' in args else 1000\n"
+                     "sys.exit(42 if int(data) <= limit else 43)\n")
+    (tmp_path / "x.in").write_text("500\n")
+    assert validate_input([bounded], tmp_path / "x.in").valid
+    assert not validate_input([bounded], tmp_path / "x.in", lambda name: ("small",)).valid
+
+
+def test_a_long_message_is_cut_to_about_a_hundred_characters(tmp_path):
+    chatty = script(tmp_path, "c.py", "print('bad ' * 500)\nsys.exit(43)\n")
+    (tmp_path / "x.in").write_text("1\n")
+    message = validate_input([chatty], tmp_path / "x.in").rejections[0].message
+    assert len(message) <= MESSAGE_KEEP and message.startswith("bad bad") and \
+        message.endswith("...")
+
+
+def test_a_crashing_validator_is_not_a_verdict_on_the_input(tmp_path):
+    crash = script(tmp_path, "crash.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    (tmp_path / "x.in").write_text("1\n")
+    rejection = validate_input([crash], tmp_path / "x.in").rejections[0]
+    assert rejection.judge_error and "signal 9" in rejection.message
+
+
+def test_every_fixture_input_passes_its_packages_validators(build_dir):
+    for name in ("circlearea", "hypotenuse", "bigsum", "polysum", "guess"):
+        package = load_package(FIXTURES / name, build_dir)
+        builds = build_package(package, build_dir, submissions=[])
+        assert builds.input_validators
+        for case in package.cases:
+            result = validate_case(package, builds, case)
+            assert result.valid, f"{name} {case.name}: {result.message}"
+
+
+def test_a_bad_input_is_rejected_by_the_fixtures_validators(copy_fixture, build_dir):
+    for name, bad in (("bigsum", "2\n1 2000\n"), ("polysum", "2\n1  2\n"),
+                      ("hypotenuse", "0 5\n")):
+        root = copy_fixture(name)
+        target = root / ("tests/01" if name == "polysum" else
+                         "data/secret/group1/1-tiny.in" if name == "bigsum" else
+                         "data/secret/01-unit.in")
+        target.write_text(bad)
+        package = load_package(root, build_dir)
+        builds = build_package(package, build_dir, submissions=[])
+        case = package.cases[0] if name == "polysum" else next(
+            c for c in package.cases if c.input_path == target)
+        result = validate_case(package, builds, case)
+        assert not result.valid, name
+        assert result.rejections[0].message
+    assert "line 2" in result.rejections[0].message or "out of" in result.rejections[0].message
