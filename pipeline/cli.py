@@ -42,7 +42,8 @@ def _options(
 ) -> None:
     from pipeline.problems import add_problem_dirs
 
-    add_problem_dirs(problems_dir or [])
+    # Packages registered in the data folder are problems too.
+    add_problem_dirs([*(problems_dir or []), data_dir / "problems"])
     ctx.obj = Settings(data_dir=data_dir)
 
 
@@ -151,8 +152,6 @@ def ingest_command(
     for root in roots:
         if not root.exists():
             _fail(f"{root} does not exist")
-    if problem_id:
-        _problem(problem_id)
     summary = ingest(ctx.obj.data_dir, roots, problem_id, progress_bar("ingest"), jobs=jobs,
                      max_file_mb=max_file_mb, wait=not no_wait)
     text = format_summary(summary)

@@ -38,9 +38,11 @@ import polars as pl
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
 from pipeline.corpus.validate import Item, validate
-from pipeline.corpus.walk import Fault, Namespace, ReadFault, SourceReader, scan
-from pipeline.errors import InputError
-from pipeline.problems import Problem, get_problem, problem_folder, problem_ids
+from pipeline.corpus.walk import (Fault, FoundPackage, Namespace, ReadFault, Source,
+                                  SourceReader, scan)
+from pipeline.errors import InputError, UnknownName
+from pipeline.problems import (Problem, add_problem_dirs, get_problem, module_problem_ids,
+                               problem_folder, problem_ids)
 from pipeline.problems.tokens import normalise_newlines
 from pipeline.tables.files import migrate, now, problem_file, read_file, write_problem_file
 from pipeline.tables.lock import data_lock
@@ -64,11 +66,21 @@ class ProblemSummary:
     skipped: Counter = field(default_factory=Counter)   # files of no case, by kind
 
 
+@dataclass(frozen=True)
+class PackageNote:
+    """What ingest did with a judge's problem package."""
+
+    problem: str
+    label: str
+    text: str           # "registered ...", "updated ...: what changed", "unchanged"
+
+
 @dataclass
 class IngestSummary:
     problems: dict[str, ProblemSummary] = field(default_factory=dict)
     unknown: list[str] = field(default_factory=list)   # files under a folder naming no problem
     unplaced: list[Fault] = field(default_factory=list)  # faults outside any problem's folder
+    packages: list[PackageNote] = field(default_factory=list)
 
     @property
     def rejected(self) -> int:
@@ -86,6 +98,9 @@ def case_id_of(text: str) -> str:
 def default_roots(data_dir: Path) -> list[Path]:
     """What `pipeline ingest` reads when given no path: `DATA/raw` and every registered
     problem's own folder (of which only the samples are read)."""
+    from pipeline.packages.registry import problems_dir
+
+    add_problem_dirs([problems_dir(data_dir)])
     raw = Path(data_dir) / "raw"
     return ([raw] if raw.exists() else []) + [problem_folder(pid) for pid in problem_ids()]
 
@@ -223,7 +238,8 @@ def _validate(problem: Problem, records: list[Record], summary: ProblemSummary,
         new_expected = record.expected is not None and record.expected != stored.get(
             record.case_id)
         if is_new or new_expected:
-            pending.append(Item(index, record.text, record.expected if new_expected else None))
+            pending.append(Item(index, record.text, record.expected if new_expected else None,
+                                record.group))
         if is_new:
             first[record.case_id] = index
     checked = validate(problem.id, pending, jobs)
@@ -328,21 +344,64 @@ def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
         b.select(key).sort(key, nulls_last=True))
 
 
+# -- problem packages ---------------------------------------------------------------------------
+
+def _package_namespace(found: FoundPackage, data_dir: Path,
+                       summary: IngestSummary) -> tuple[Namespace, list[FoundCase]] | None:
+    """Register the package (unless it is the data folder's own copy) and lay out its test
+    cases as a namespace; a package that cannot be used is a reject naming its file."""
+    from pipeline.packages import PackageError, load_package
+    from pipeline.packages.registry import build_dir, register
+
+    try:
+        if found.registered:
+            package = load_package(found.path, build_dir(data_dir), short_name=found.problem)
+        else:
+            registration = register(found.path, data_dir, found.problem)
+            package = registration.package
+            what = (f"registered {package.format} package" if registration.new else
+                    "updated package: " + "; ".join(registration.changes)
+                    if registration.changes else "package unchanged")
+            summary.packages.append(PackageNote(found.problem, found.label, what))
+    except PackageError as error:
+        summary.unplaced.append(Fault(found.label, error.rule, str(error), None))
+        return None
+    namespace = Namespace(found.problem)
+    cases = []
+    for case in package.cases:
+        paths = [case.input_path] + ([case.answer_path] if case.answer_path else [])
+        keys = []
+        for path in paths:
+            try:
+                key = path.relative_to(package.root).as_posix()
+            except ValueError:  # a test the package's generator made outside its folder
+                key = f"generated/{case.name}{path.suffix}"
+            namespace.files[key] = Source(str(path), None, path.stat().st_size)
+            namespace.labels[key] = f"{found.label}/{key}"
+            keys.append(key)
+        cases.append(FoundCase(keys[0], keys[1] if len(keys) > 1 else None, case.group))
+    return namespace, cases
+
+
 # -- the ingest ---------------------------------------------------------------------------------
 
 def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = None,
            progress: Callable[..., None] | None = None, *, jobs: int | None = None,
            max_file_mb: float = DEFAULT_MAX_FILE_MB, wait: bool = True) -> IngestSummary:
     """Ingest every case under `roots` into the tables of `data_dir`."""
-    if problem_override:
-        get_problem(problem_override)
+    from pipeline.packages.registry import problems_dir
+
+    add_problem_dirs([problems_dir(data_dir)])
     ids = frozenset(problem_ids())
+    module_ids = frozenset(module_problem_ids())
     when = now()
     summary = IngestSummary()
     work: dict[str, list[tuple[Namespace, FoundCase]]] = {}
     scanned: dict[str, set[str]] = {}
+    packages: list[FoundPackage] = []
     for root in roots:
-        found = scan(Path(root), problem_override, ids)
+        found = scan(Path(root), problem_override, ids, module_ids)
+        packages.extend(found.packages)
         for fault in found.faults:
             if fault.problem is None:
                 summary.unplaced.append(fault)
@@ -362,6 +421,21 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
             scanned.setdefault(namespace.problem, set()).update(namespace.labels.values())
             work.setdefault(namespace.problem, []).extend(
                 (namespace, case) for case in discovery.cases)
+    if problem_override and problem_override not in ids and not packages:
+        raise UnknownName(f"unknown problem {problem_override!r} (and no problem package "
+                          f"under {', '.join(str(r) for r in roots)} to register under that "
+                          f"name); known problems: {', '.join(sorted(ids))}")
+    if packages:
+        with data_lock(data_dir, wait=wait):
+            for package in packages:
+                laid_out = _package_namespace(package, data_dir, summary)
+                if laid_out is None:
+                    continue
+                namespace, cases = laid_out
+                part = summary.problems.setdefault(package.problem,
+                                                   ProblemSummary(package.problem))
+                scanned.setdefault(package.problem, set()).update(namespace.labels.values())
+                work.setdefault(package.problem, []).extend((namespace, c) for c in cases)
     total = sum(len(items) for items in work.values())
     done = [0]
     reader = SourceReader()
@@ -411,7 +485,7 @@ def _plural(n: int, word: str) -> str:
 
 def format_summary(summary: IngestSummary, show_rejects: int = 10) -> str:
     """The console summary: one line per problem, then the first rejects as file:line."""
-    lines = []
+    lines = [f"{note.problem}: {note.text} ({note.label})" for note in summary.packages]
     for p in summary.problems.values():
         skipped = sum(p.skipped.values())
         kinds = ", ".join(f"{n} {kind}" for kind, n in p.skipped.most_common())

@@ -35,6 +35,7 @@ class Item:
     index: int
     text: str
     expected: str | None = None
+    group: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def check_items(problem_id: str, items: Iterable[Item]) -> list[Checked]:
     for item in items:
         part = "input"
         try:
-            case = problem.parse(item.text)
+            case = problem.validate_input(item.text, item.group)
             size, values = problem.size(case), dict(problem.size_values(case))
             if item.expected is not None:
                 part = "expected"

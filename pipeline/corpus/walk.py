@@ -57,10 +57,29 @@ class Namespace:
     labels: dict[str, str] = field(default_factory=dict)     # path inside -> `source` text
 
 
+@dataclass(frozen=True)
+class FoundPackage:
+    """A judge's problem package (a folder with problem.yaml or problem.xml, or a zip of one)
+    found where no Python problem claims the folder: it becomes a problem of its own."""
+
+    path: Path
+    label: str              # as sources say it
+    problem: str            # the short name it is registered under
+    registered: bool        # already the data folder's own copy (`DATA/problems/<id>/`)
+
+
 @dataclass
 class Scan:
     namespaces: list[Namespace] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
+    packages: list[FoundPackage] = field(default_factory=list)
+
+
+def is_package_folder(path: Path) -> bool:
+    try:
+        return (path / "problem.yaml").is_file() or (path / "problem.xml").is_file()
+    except OSError:  # an unreadable folder is reported when it is walked
+        return False
 
 
 class ReadFault(Exception):
@@ -103,16 +122,35 @@ def _error_text(error: OSError) -> str:
     return error.strerror or type(error).__name__
 
 
-def scan(root: Path, override: str | None, ids: frozenset[str]) -> Scan:
-    """Every file under `root` (a folder, a zip, or one file), grouped into namespaces."""
+def scan(root: Path, override: str | None, ids: frozenset[str],
+         module_ids: frozenset[str] = frozenset()) -> Scan:
+    """Every file under `root` (a folder, a zip, or one file), grouped into namespaces.
+
+    A problem package found in a folder that names a Python problem (`module_ids`) is read as
+    that problem's test data; anywhere else it is a `FoundPackage`."""
     root = Path(root)
     found = Scan()
     per_problem: dict[str | None, Namespace] = {}
 
+    def package_at(path: Path, rel: PurePosixPath) -> bool:
+        """Record a package at `path` unless a Python problem claims it; True if recorded."""
+        problem, _ = problem_of(rel, root.name, override, ids) if rel.parts else (
+            override or (root.name if root.name in ids else None), "")
+        if problem in module_ids:
+            return False
+        short = override or (path.stem if path.is_file() else path.name)
+        found.packages.append(FoundPackage(path, str(rel) if rel.parts else root.name, short,
+                                           False))
+        return True
+
     def add_file(path: Path, rel: PurePosixPath, info: os.stat_result) -> None:
         problem, inner = problem_of(rel, root.name, override, ids)
         label = str(rel)
-        if path.suffix.lower() == ".zip":
+        if path.suffix.lower() in (".zip", ".kpp"):
+            from pipeline.packages import detect
+
+            if detect(path) is not None and package_at(path, rel):
+                return
             found.namespaces.append(_archive(path, label, problem, found.faults))
             return
         namespace = per_problem.setdefault(problem, Namespace(problem))
@@ -126,6 +164,10 @@ def scan(root: Path, override: str | None, ids: frozenset[str]) -> Scan:
 
     if root.is_file():
         add_file(root, PurePosixPath(root.name), root.stat())
+    elif (root / "package.json").is_file() and (root / "package").is_dir():
+        found.packages.append(FoundPackage(root / "package", root.name, root.name, True))
+    elif is_package_folder(root) and package_at(root, PurePosixPath()):
+        pass
     elif (root / "problem.toml").is_file() and root.name in ids:
         # A problem's own folder: only its samples are test data.
         samples = root / "samples"
@@ -137,12 +179,13 @@ def scan(root: Path, override: str | None, ids: frozenset[str]) -> Scan:
                 namespace.labels[inner] = inner
         found.namespaces.append(namespace)
     else:
-        _walk(root, PurePosixPath(), set(), add_file, fault)
+        _walk(root, PurePosixPath(), set(), add_file, fault, package_at)
     found.namespaces.extend(per_problem.values())
     return found
 
 
-def _walk(folder: Path, rel: PurePosixPath, seen: set[tuple[int, int]], add_file, fault) -> None:
+def _walk(folder: Path, rel: PurePosixPath, seen: set[tuple[int, int]], add_file, fault,
+          package_at) -> None:
     try:
         info = folder.stat()
         if (info.st_dev, info.st_ino) in seen:
@@ -172,7 +215,9 @@ def _walk(folder: Path, rel: PurePosixPath, seen: set[tuple[int, int]], add_file
                 fault(child, "unreadable", f"cannot look at this file: {_error_text(error)}")
             continue
         if stat.S_ISDIR(info.st_mode):
-            _walk(Path(entry.path), child, seen, add_file, fault)
+            if is_package_folder(Path(entry.path)) and package_at(Path(entry.path), child):
+                continue
+            _walk(Path(entry.path), child, seen, add_file, fault, package_at)
         elif stat.S_ISREG(info.st_mode):
             add_file(Path(entry.path), child, info)
         else:

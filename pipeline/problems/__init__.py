@@ -1,11 +1,16 @@
 """The registry of problems: it finds them by looking, there is no list to edit.
 
-A problem is a folder holding a `problem.toml` (its facts) and an `__init__.py` that defines
-`PROBLEM` (its code, see `pipeline.problems.base.define_problem`); the folder's name is the
-problem's id. The registry looks in this package's own folder (the built-in problems) and in
-every folder named by `PIPELINE_PROBLEMS_DIR` (several joined with `os.pathsep`; the command
-line's `--problems-dir` sets it), so worker processes and subprocesses a run starts see the same
-problems through their environment. A folder of a problems dir may not reuse a built-in id.
+A problem is a folder, named by the problem's id, of one of two kinds:
+- a Python problem: a `problem.toml` (its facts) and an `__init__.py` that defines `PROBLEM`
+  (its code, see `pipeline.problems.base.define_problem`);
+- a judge's problem package registered by `pipeline ingest` in a data folder's `problems/`:
+  a `package.json` and the package's copy in `package/` (see `pipeline.packages.problem`).
+
+The registry looks in this package's own folder (the built-in problems) and in every folder
+named by `PIPELINE_PROBLEMS_DIR` (several joined with `os.pathsep`; the command line's
+`--problems-dir` and the data folder's `problems/` are added to it), so worker processes and
+subprocesses a run starts see the same problems through their environment. A folder of a
+problems dir may not reuse a built-in id.
 
 Problems are imported on first use, so `pipeline solve` pays only for the problem it solves.
 """
@@ -24,12 +29,13 @@ from pipeline.problems.base import Problem, Recipe, Stage
 
 BUILTIN_DIR = Path(__file__).resolve().parent
 PROBLEMS_DIR_VARIABLE = "PIPELINE_PROBLEMS_DIR"
-MARKER = "problem.toml"
+MARKER = "problem.toml"          # a Python problem
+PACKAGE_MARKER = "package.json"  # a registered judge package
 
 __all__ = ["Problem", "Recipe", "Stage", "get_problem", "problem_ids", "all_problems",
            "problem_dirs", "problem_folder", "add_problem_dirs"]
 
-_loaded: dict[Path, Problem] = {}
+_loaded: dict[tuple[Path, int], Problem] = {}
 
 
 def problem_dirs() -> list[Path]:
@@ -64,7 +70,7 @@ def _found() -> dict[str, Path]:
         except OSError:
             continue
         for child in children:
-            if not (child / MARKER).is_file():
+            if not ((child / MARKER).is_file() or (child / PACKAGE_MARKER).is_file()):
                 continue
             if child.name in found:
                 if found[child.name].parent == BUILTIN_DIR:
@@ -80,6 +86,11 @@ def problem_ids() -> list[str]:
     return list(_found())
 
 
+def module_problem_ids() -> list[str]:
+    """The problems written in Python (not registered packages)."""
+    return [pid for pid, folder in _found().items() if (folder / MARKER).is_file()]
+
+
 def problem_folder(problem_id: str) -> Path:
     found = _found()
     try:
@@ -91,15 +102,21 @@ def problem_folder(problem_id: str) -> Path:
 
 def get_problem(problem_id: str) -> Problem:
     folder = problem_folder(problem_id)
-    problem = _loaded.get(folder)
+    marker = folder / PACKAGE_MARKER  # a package registered again is loaded again
+    key = (folder, marker.stat().st_mtime_ns if marker.is_file() else 0)
+    problem = _loaded.get(key)
     if problem is None:
-        problem = _loaded[folder] = _import(folder).PROBLEM
+        problem = _loaded[key] = _import(folder).PROBLEM
     return problem
 
 
 def _import(folder: Path):
     """The folder's Python package: `pipeline.problems.<id>` for a built-in problem, else
     loaded from its path under a module name derived from it."""
+    if (folder / PACKAGE_MARKER).is_file() and not (folder / MARKER).is_file():
+        from pipeline.packages.problem import package_problem
+
+        return _Holder(package_problem(folder))
     if folder.parent == BUILTIN_DIR:
         return importlib.import_module(f"{__name__}.{folder.name}")
     name = "pipeline_problem_" + re.sub(r"\W", "_", folder.name)
@@ -117,6 +134,13 @@ def _import(folder: Path):
         del sys.modules[name]
         raise
     return module
+
+
+class _Holder:
+    """A loaded problem that is not a Python module (a registered package)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.PROBLEM = problem
 
 
 def all_problems() -> list[Problem]:

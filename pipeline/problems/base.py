@@ -26,6 +26,10 @@ from pipeline.problems.tokens import check_tokens_equal
 Case = Any
 Answer = Any
 
+# A problem written as Python in its own folder, or a judge's problem package (Kattis/ICPC,
+# Polygon) registered in the data folder.
+Kind = Literal["module", "package"]
+
 RecipeKind = Literal["tiny", "edge", "family", "max"]
 
 # What a stage is for. `oracle`: searches the game's own states (the ground truth on small
@@ -103,16 +107,22 @@ class Growth:
 
 @dataclass(frozen=True)
 class Solution:
-    """One of our own programs for the problem, run as an external solver.
+    """A program of the problem's own, run as an external solver: one of our solutions, or a
+    submission of a judge's problem package.
 
     `build` and `run` are commands split like a shell would (never run through one), with
-    `{exe}` (the built program) and `{source}` filled in; `source` is an absolute path."""
+    `{exe}` (the built program) and `{source}` filled in; `source` is an absolute path. A
+    package submission has `submission` (its name in the package) instead: the package's own
+    rules build it, run it and judge its output, and `expected` says what its folder or tag
+    expects (`accepted`, `wrong_answer`, ...)."""
 
     name: str
-    run: str
+    run: str = ""
     build: str | None = None
     source: Path | None = None
     time_limit_s: float | None = None
+    submission: str | None = None
+    expected: str | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +150,10 @@ class Problem:
     nightly: Mapping[str, int] = field(default_factory=dict)
     growth: Growth | None = None
     solutions: tuple[Solution, ...] = ()
+    kind: Kind = "module"
+    # Validates an input found in a test group (a package's validators take the group's
+    # arguments); None: `parse` validates.
+    check_input: Callable[[str, str], Case] | None = None
 
     # -- lookups ----------------------------------------------------------------------------
     def stage(self, name: str) -> Stage:
@@ -169,6 +183,12 @@ class Problem:
         """The timeout of a built-in stage: its own from `problem.toml`, else the limit."""
         timeout = self.stage(name).timeout_s
         return float(timeout) if timeout is not None else self.time_limit_s
+
+    def validate_input(self, text: str, group: str = "") -> Case:
+        """The case of a judge input found in `group`, or `InputError` saying what is wrong."""
+        if self.check_input is not None:
+            return self.check_input(text, group)
+        return self.parse(text)
 
     # -- answers ----------------------------------------------------------------------------
     def solve_text(self, text: str, stage: str = "fast") -> str:

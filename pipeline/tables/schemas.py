@@ -81,10 +81,10 @@ RUNS: dict[str, pl.DataType] = {
 def size_columns() -> tuple[str, ...]:
     """Every registered problem's declared size columns, in registry order, without repeats."""
     from pipeline.config import read_problem_settings
-    from pipeline.problems import problem_folder, problem_ids
+    from pipeline.problems import module_problem_ids, problem_folder
 
     names: dict[str, None] = {}
-    for problem_id in problem_ids():
+    for problem_id in module_problem_ids():  # a package's cases have no size columns
         path = problem_folder(problem_id) / "problem.toml"
         for name in read_problem_settings(path).size_columns:
             if name in CASES_BASE:

@@ -1,0 +1,149 @@
+"""A registered problem package as a `Problem`: the same interface as a Python problem.
+
+What each part of the interface means for a package:
+- a case is the input text (`TextCase`); `parse` accepts any text, `check_input(text, group)`
+  runs the package's input validators with the group's arguments (an invalid input is an
+  `InputError` carrying the validator's message, so ingest stores it as a reject);
+- the size measure is the input's length in bytes;
+- there are no built-in stages: the solvers are the package's submissions (`Solution`s with
+  `submission` and `expected` set), which the run layer builds, runs and judges by the
+  package's own rules (output validator, testlib checker, interactor, scoring);
+- `compare` is the default output validator with the package's flags where it uses it, else
+  token equality (a custom validator needs the input and runs only when judging);
+- the time limit is the package's own, or the one derived from its accepted submissions and
+  recorded with the registration (`time_limit_pending` until a run derives it).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.errors import InputError
+from pipeline.packages import build_package, load_package
+from pipeline.packages.check import default_validate
+from pipeline.packages.judge import PackageBuilds, validate_case
+from pipeline.packages.model import Package, TestCase
+from pipeline.packages.registry import MARKER, build_dir, read_marker
+from pipeline.problems.base import Problem, Solution
+
+# Until a run derives a package's time limit from its accepted submissions, cases are run
+# with this much CPU time (the probe) so the accepted ones can be timed.
+PROBE_TIME_S = 10.0
+
+
+@dataclass(frozen=True)
+class TextCase:
+    """A package's test input: just its text (the package's programs read it)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class PackageProblem(Problem):
+    """A `Problem` that is a registered judge package (`kind == "package"`)."""
+
+    package_root: Path = Path()
+    time_limit_pending: bool = False
+    time_limit_how: str = ""
+
+    def load(self) -> Package:
+        return _loaded(self.folder)[0]
+
+    def builds(self) -> PackageBuilds:
+        return _builds(self.folder)
+
+    def compare(self, expected: str, got: str) -> str | None:
+        package = self.load()
+        if package.output_validator is not None or package.checker is not None:
+            return super().compare(expected, got)
+        result = default_validate(expected.encode(), got.encode(),
+                                  package.output_validator_flags)
+        return None if result.verdict == "AC" else (result.message or "outputs differ")
+
+
+_cache: dict[Path, tuple[Package, str]] = {}
+_build_cache: dict[Path, PackageBuilds] = {}
+
+
+def _loaded(folder: Path) -> tuple[Package, str]:
+    marker = read_marker(folder)
+    digest = str(sorted(marker.get("files", {}).items()))
+    cached = _cache.get(folder)
+    if cached is None or cached[1] != digest:
+        package = load_package(folder / "package", build_dir(folder.parent.parent),
+                               short_name=folder.name)
+        cached = _cache[folder] = (package, digest)
+        _build_cache.pop(folder, None)
+    return cached
+
+
+def _builds(folder: Path) -> PackageBuilds:
+    """The package's own programs built (validators, checker, interactor), once a process;
+    submissions are built by the run layer."""
+    package, _ = _loaded(folder)
+    builds = _build_cache.get(folder)
+    if builds is None:
+        builds = _build_cache[folder] = build_package(
+            package, build_dir(folder.parent.parent), submissions=[])
+    return builds
+
+
+def _case_in(package: Package, group: str, input_path: Path) -> TestCase:
+    """A test case for an input found in `group`, with the arguments that group's cases get."""
+    model = next((c for c in package.cases if c.group == group), None)
+    if model is None:
+        model = next((c for c in package.cases if not c.sample), None) or (
+            package.cases[0] if package.cases else None)
+    if model is None:
+        return TestCase(name="input", group=group, input_path=input_path, answer_path=None,
+                        sample=group == "sample")
+    return TestCase(name=model.name, group=model.group, input_path=input_path,
+                    answer_path=None, sample=model.sample, args=model.args,
+                    input_validator_args=model.input_validator_args,
+                    input_validator_args_by_name=model.input_validator_args_by_name,
+                    output_validator_args=model.output_validator_args)
+
+
+def package_problem(folder: Path) -> PackageProblem:
+    """The `Problem` of the package registered in `folder` (`DATA/problems/<id>/`)."""
+    folder = Path(folder).resolve()
+    if not (folder / MARKER).is_file():
+        raise FileNotFoundError(f"{folder}: no {MARKER}: not a registered package")
+    package, _ = _loaded(folder)
+    marker = read_marker(folder)
+    derived = marker.get("time_limit") or {}
+    time_limit = package.limits.time_s or derived.get("time_s")
+
+    def check_input(text: str, group: str) -> TextCase:
+        if not package.input_validators:
+            return TextCase(text)
+        builds = _builds(folder)
+        with tempfile.TemporaryDirectory(prefix="package-input-") as scratch:
+            path = Path(scratch) / "input"
+            path.write_text(text, encoding="utf-8")
+            result = validate_case(package, builds, _case_in(package, group, path),
+                                   workdir=Path(scratch))
+        if not result.valid:
+            judge_error = all(r.judge_error for r in result.rejections)
+            raise InputError(None, result.message,
+                             rule="validator-error" if judge_error else "validator")
+        return TextCase(text)
+
+    solutions = tuple(
+        Solution(name=program.name, submission=program.name,
+                 expected=program.expectation.label if program.expectation else None)
+        for program in package.submissions)
+    return PackageProblem(
+        id=folder.name, title=package.title, source=f"{package.format} package "
+        f"({marker.get('source', folder / 'package')})", folder=folder,
+        time_limit_s=float(time_limit or PROBE_TIME_S), memory_mb=package.limits.memory_mb,
+        parse=TextCase, render=lambda case: case.text,
+        format_answer=lambda case, answer: answer, validate_answer=lambda case, text: None,
+        size=lambda case: len(case.text.encode("utf-8")), size_values=lambda case: {},
+        size_columns=(), size_measure="input bytes", stages=(), recipes=(),
+        solutions=solutions, kind="package", check_input=check_input,
+        package_root=package.root, time_limit_pending=time_limit is None,
+        time_limit_how=("given by the package" if package.limits.time_s is not None
+                        else derived.get("how", "")))

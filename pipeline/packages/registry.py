@@ -1,0 +1,151 @@
+"""Registering a judge's problem package in the data folder, so it is a problem like any other.
+
+`register(source, data_dir, short_name)` copies the package (a folder, or a .zip/.kpp of one)
+to `DATA/problems/<short name>/package/` and writes `DATA/problems/<short name>/package.json`
+(its format, where it came from, a digest of every file). The problem registry finds it there
+(`pipeline.problems`, through the data folder's `problems/` on `PIPELINE_PROBLEMS_DIR`) and
+`pipeline.packages.problem` turns it into a `Problem`. Registering a package again replaces
+the copy and says what changed: files added, removed or changed by area, the limits, the test
+cases, the submissions. The copy is made beside the old one and swapped in by renames, so a
+crash leaves the old or the new copy. The caller holds the data folder's lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pipeline.fsutil import atomic_write_text
+from pipeline.packages import detect, load_package
+from pipeline.packages.errors import PackageError
+from pipeline.packages.model import Package
+
+MARKER = "package.json"
+
+
+@dataclass(frozen=True)
+class Registration:
+    problem_id: str
+    folder: Path
+    package: Package
+    new: bool
+    changes: tuple[str, ...]     # what changed since the last registration (empty: nothing)
+
+
+def problems_dir(data_dir: Path) -> Path:
+    return Path(data_dir) / "problems"
+
+
+def build_dir(data_dir: Path) -> Path:
+    """Where package programs are built (cached by source hash)."""
+    return Path(data_dir) / "build" / "packages"
+
+
+def _digests(root: Path) -> dict[str, str]:
+    found = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not any(part.startswith(".") for part in
+                                      path.relative_to(root).parts):
+            found[path.relative_to(root).as_posix()] = hashlib.sha256(
+                path.read_bytes()).hexdigest()[:16]
+    return found
+
+
+def _area(path: str) -> str:
+    top = path.split("/", 1)[0]
+    return {"data": "test data", "tests": "test data", "submissions": "submissions",
+            "solutions": "submissions", "input_validators": "input validators",
+            "input_format_validators": "input validators",
+            "output_validators": "output validator", "output_validator": "output validator",
+            "files": "package files"}.get(top, path if "/" not in path else top)
+
+
+def _facts(package: Package) -> dict[str, str]:
+    limits = package.limits
+    return {
+        "type": package.type.name,
+        "time limit": (f"{limits.time_s:g} s" if limits.time_s is not None else
+                       f"derived from the submissions (x{limits.ac_to_time_limit:g})"),
+        "memory limit": f"{limits.memory_mb} MB",
+        "test cases": str(len(package.cases)),
+        "submissions": str(len(package.submissions)),
+    }
+
+
+def _changes(old: dict, new_files: dict[str, str], new_facts: dict[str, str]) -> list[str]:
+    found = []
+    for key, value in new_facts.items():
+        before = old.get("facts", {}).get(key)
+        if before is not None and before != value:
+            found.append(f"{key}: {before} -> {value}")
+    before = old.get("files", {})
+    by_area: dict[str, list[str]] = {}
+    for path in sorted(set(before) | set(new_files)):
+        if path not in new_files:
+            by_area.setdefault(_area(path), []).append(f"-{path}")
+        elif path not in before:
+            by_area.setdefault(_area(path), []).append(f"+{path}")
+        elif before[path] != new_files[path]:
+            by_area.setdefault(_area(path), []).append(f"~{path}")
+    for area, items in by_area.items():
+        shown = ", ".join(items[:4]) + (f" and {len(items) - 4} more" if len(items) > 4 else "")
+        found.append(f"{area}: {shown}")
+    return found
+
+
+def read_marker(folder: Path) -> dict:
+    try:
+        return json.loads((folder / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def register(source: Path, data_dir: Path, short_name: str | None = None) -> Registration:
+    """Copy the package at `source` into the data folder (see the module docstring)."""
+    source = Path(source).resolve()
+    format_ = detect(source)
+    if format_ is None:
+        raise PackageError(str(source), "not-a-package", "no problem.yaml (Kattis) or "
+                           "problem.xml (Polygon) here")
+    builds = build_dir(data_dir)
+    package = load_package(source, builds, short_name=short_name)  # bad content fails here
+    problem_id = short_name or package.short_name
+    folder = problems_dir(data_dir) / problem_id
+    old = read_marker(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".package-", dir=folder))
+    try:
+        shutil.copytree(package.root, staging / "package", symlinks=False)
+        files = _digests(staging / "package")
+        if old.get("files") == files and (folder / "package").is_dir():
+            shutil.rmtree(staging, ignore_errors=True)
+            return Registration(problem_id, folder, load_package(
+                folder / "package", builds, short_name=problem_id), False, ())
+        previous = folder / "package"
+        retired = folder / f".retired-{staging.name}"
+        if previous.exists():
+            previous.rename(retired)
+        (staging / "package").rename(previous)
+        shutil.rmtree(retired, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    registered = load_package(folder / "package", builds, short_name=problem_id)
+    facts = _facts(registered)
+    changes = _changes(old, files, facts) if old else []
+    marker = {"format": format_, "source": str(source), "files": files, "facts": facts,
+              "registered_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "time_limit": old.get("time_limit") if not changes else None}
+    atomic_write_text(folder / MARKER, json.dumps(marker, indent=2) + "\n")
+    return Registration(problem_id, folder, registered, not old, tuple(changes))
+
+
+def record_time_limit(folder: Path, time_s: float, how: str) -> None:
+    """Keep a derived time limit with the registration (until the package changes)."""
+    marker = read_marker(folder)
+    marker["time_limit"] = {"time_s": time_s, "how": how}
+    atomic_write_text(folder / MARKER, json.dumps(marker, indent=2) + "\n")
