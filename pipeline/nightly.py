@@ -164,6 +164,15 @@ def previous_run(data_dir: Path, problem_id: str, settings: NightlySettings) -> 
     return finished["run_id"][0] if finished.height else None
 
 
+def _phase(progress: Callable[..., None] | None,
+           name: str) -> Callable[..., None] | None:
+    """`progress` with the phase's name in front of its note (one callback serves every
+    phase of the night)."""
+    if progress is None:
+        return None
+    return lambda done, total, note="": progress(done, total, f"{name} {note}".rstrip())
+
+
 def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None = None,
             log: Callable[[str], None] = print,
             progress: Callable[..., None] | None = None) -> NightlyOutcome:
@@ -174,14 +183,15 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
     settings = read_nightly_settings(config_path)
     problems = nightly_problems(settings)
     build_corpus(data_dir, settings, problems, log)
-    summary = ingest(data_dir, default_roots(data_dir), progress=progress)
+    summary = ingest(data_dir, default_roots(data_dir), progress=_phase(progress, "ingest"))
     if summary.rejected:
         log(f"ingest: {summary.rejected} files rejected (see the rejects table)")
     nights: list[ProblemNight] = []
     for problem_id in (p.id for p in problems):
         baseline = previous_run(data_dir, problem_id, settings)
         result = run(data_dir, RunRequest(problem=problem_id, jobs=jobs,
-                                          command="pipeline nightly"), progress=progress)
+                                          command="pipeline nightly"),
+                     progress=_phase(progress, f"run {problem_id}"))
         night = ProblemNight(problem_id, result, baseline)
         if result.status != "finished":
             night.failures.append(f"{problem_id}: run {result.run_id} {result.status}")
