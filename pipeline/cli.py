@@ -307,13 +307,20 @@ def compare_command(
         pairs = pairs_to_compare(data_dir, base, new, problem_id)
     except (UnknownName, ValueError) as error:
         _fail(str(error))
+    if all(pair.base is None for pair in pairs):
+        _fail("; ".join(pair.why + "".join(f"; passed over {r}" for r in pair.skipped)
+                        for pair in pairs))
     failed = False
-    for index, (base_run, new_run) in enumerate(pairs):
+    for index, pair in enumerate(pairs):
+        if pair.base is None:
+            typer.echo(("\n" if index else "") + f"compare {pair.problem}: {pair.why}"
+                       + "".join(f"\n  passed over {reason}" for reason in pair.skipped))
+            continue
         try:
-            comparison = compare_runs(data_dir, base_run, new_run, ratio, min_diff_ms)
+            comparison = compare_runs(data_dir, pair.base, pair.new, ratio, min_diff_ms)
         except (UnknownName, ValueError) as error:
             _fail(str(error))
-        typer.echo(("\n" if index else "") + format_comparison(comparison))
+        typer.echo(("\n" if index else "") + format_comparison(comparison, choice=pair))
         failed = failed or comparison.failed
     if failed:
         raise typer.Exit(1)

@@ -85,3 +85,26 @@ def test_a_known_wrong_stage_that_kills_its_process_costs_the_others_nothing(col
         outcomes = {job.key: outcome for job, outcome in executor.run(jobs)}
     assert (outcomes[2].status, outcomes[2].error) == ("re", "worker died")
     assert [outcomes[i].answer for i in (0, 1, 3, 4, 5)] == ["0\n", "2\n", "6\n", "8\n", "10\n"]
+
+
+def test_two_real_runs_compare_without_warm_up_regressions(coldstart, tmp_path):
+    """`pipeline run` twice, then `pipeline compare`: no case is slower, the verdict line
+    agrees with the body."""
+    data = tmp_path / "data"
+    folder = data / "raw" / "coldstart" / "t"
+    folder.mkdir(parents=True)
+    for n in range(40):
+        (folder / f"{n:02d}.in").write_text(f"{n}\n")
+    assert run_cli(data, "ingest").returncode == 0
+    for _ in range(2):
+        done = run_cli(data, "run", "--problem", "coldstart", "--solver", "fast",
+                       "--solver", "brute", "--solver", "off-by-one", "--jobs", "2")
+        assert done.returncode == 0, done.stderr
+    compared = run_cli(data, "compare", "--problem", "coldstart")
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+    out = compared.stdout
+    assert "0 flagged slowdowns" in out and "noted slow" not in out
+    assert out.rstrip().splitlines()[-1] == "OK: no new failures, no flagged slowdowns"
+    times = run_cli(data, "query", "SELECT max(cpu_ms) AS worst FROM results "
+                    "WHERE verdict <> 'SKIP'", "--format", "csv").stdout.splitlines()
+    assert float(times[1]) < COLD_MS / 3                       # no case paid the first call
