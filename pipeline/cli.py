@@ -270,13 +270,25 @@ def mismatches_command(
     run_ids: Annotated[Optional[list[str]], typer.Option(
         "--run", help="Run id (repeatable); default: the latest finished run of each "
         "problem.")] = None,
+    top: Annotated[Optional[int], typer.Option(
+        "--top", "-n", min=1, help="Cases shown in full per problem (default 10; with --all, "
+        "every case).")] = None,
+    show_all: Annotated[bool, typer.Option(
+        "--all", help="Also show in full every case where only known-wrong stages are off "
+        "(default: one line per such stage).")] = False,
 ) -> None:
-    """Cases where a stage's answer differs from the expected one or two stages disagree."""
+    """Cases where a stage's answer differs from the expected one or two stages disagree.
+
+    Per problem, smallest first by that problem's size: the findings (a trusted solver
+    disagrees) in full, then one line per known-wrong stage failing as documented, with how
+    many cases it gets wrong and its smallest counterexample.
+    """
     from pipeline.report.mismatches import find_mismatches, format_mismatches
 
     runs = _report_runs(ctx.obj.data_dir, run_ids, problem_id)
     if runs:
-        typer.echo(format_mismatches(find_mismatches(ctx.obj.data_dir, problem_id, runs)))
+        typer.echo(format_mismatches(find_mismatches(ctx.obj.data_dir, problem_id, runs),
+                                     top=top, show_all=show_all))
 
 
 @app.command("compare")

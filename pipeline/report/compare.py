@@ -350,7 +350,8 @@ def comparable(new_row: dict, base_row: dict) -> str | None:
     """None when `base_row`'s run is a fair baseline for `new_row`'s: the same group of cases,
     a case count within 10 %, and every solver of NEW; else what differs."""
     if new_row.get("group") != base_row.get("group"):
-        return f"{_group_words(base_row.get('group'))}, NEW ran {_group_words(new_row.get('group'))}"
+        return (f"{_group_words(base_row.get('group'))}, "
+                f"NEW ran {_group_words(new_row.get('group'))}")
     new_cases, base_cases = new_row.get("cases") or 0, base_row.get("cases") or 0
     if abs(new_cases - base_cases) > CASE_COUNT_TOLERANCE * max(new_cases, base_cases, 1):
         return (f"{base_cases} case{'s' if base_cases != 1 else ''} against NEW's {new_cases} "
@@ -464,8 +465,8 @@ def format_comparison(c: Comparison, examples: int = 5, choice: Pair | None = No
     if not c.same_host:
         lines.append("  not the same host: slowdowns are noted, not flagged")
     lines.append(f"  slowdown rule: NEW/BASE > {c.ratio_threshold:g} and NEW - BASE > "
-                 f"{c.min_diff_ms:g} ms (median CPU time over repeats; wall time where CPU was not "
-                 "measured); flagged when the solver is judged on speed, else noted")
+                 f"{c.min_diff_ms:g} ms (median CPU time over repeats; wall time where CPU was "
+                 "not measured); flagged when the solver is judged on speed, else noted")
     for s in c.solvers:
         flag = "  [known wrong]" if s.known_wrong else ""
         presence = "" if s.in_base and s.in_new else (
