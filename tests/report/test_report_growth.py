@@ -7,7 +7,7 @@ import re
 import polars as pl
 import pytest
 
-from pipeline.report.growth import Series, fit_loglog, growth_series
+from pipeline.report.growth import Series, fit_loglog, growth_series, per_size
 from pipeline.report.svg import PALETTE, format_size, format_time, loglog_chart, series_colors
 
 
@@ -31,17 +31,56 @@ def test_fit_needs_two_positive_distinct_sizes():
 
 def test_series_leave_out_skips_and_empty_sizes():
     results = pl.DataFrame({
-        "solver": ["fast"] * 4 + ["brute"] * 3,
-        "size": [0, 10, 100, 1000, 10, 100, 1000],
-        "wall_ms": [0.5, 1.0, 10.0, 100.0, 1.0, 100.0, None],
-        "verdict": ["AC", "AC", "AC", "AC", "AC", "AC", "SKIP"],
+        "solver": ["fast"] * 4 + ["brute"] * 4,
+        "size": [0, 10, 100, 1000, 10, 100, 1000, 10000],
+        "wall_ms": [0.5, 1.0, 10.0, 100.0, 1.0, 100.0, 10000.0, None],
+        "verdict": ["AC", "AC", "AC", "AC", "AC", "AC", "AC", "SKIP"],
     })
     fast, brute = growth_series(results)
     assert fast.solver == "fast" and len(fast.points) == 3
     assert fast.label == "fast: n^1.00"
-    assert brute.label == "brute: n^2.00" and len(brute.points) == 2
+    assert brute.label == "brute: n^2.00" and len(brute.points) == 3
     lonely = growth_series(results.filter(pl.col("size") == 10))
-    assert lonely[0].label == "fast: (no fit)"
+    assert lonely[0].label == "fast: (no fit)" and lonely[0].no_fit == "fewer than two sizes"
+
+
+def test_cases_of_one_size_are_summarised_by_median_and_90th_percentile():
+    points = [(100.0, float(ms)) for ms in range(1, 11)] + [(1000.0, 50.0), (1001.0, 70.0)]
+    small, big = per_size(points)
+    assert (small.size, small.median_ms, small.cases) == (100.0, 5.5, 10)
+    assert small.p90_ms == pytest.approx(9.1)
+    assert (big.size, big.median_ms, big.cases) == (1000.5, 60.0, 2)  # one twentieth of a decade
+
+
+def test_the_fit_leaves_out_sizes_where_the_fixed_cost_dominates():
+    """t(n) = 2 ms + 0.001 n^2: below n of about 100 the time is the constant; a fit over every
+    size would read n^0.3 (the issue's brute n^0.33), over the sizes above 5x the fixed cost it
+    reads the real exponent."""
+    sizes = [1, 3, 10, 30, 100, 300, 1000, 3000]
+    times = [2 + 0.001 * n ** 2 for n in sizes]
+    everything = fit_loglog(sizes, times)
+    assert everything.exponent < 1.2
+    results = pl.DataFrame({"solver": ["brute"] * len(sizes), "size": sizes,
+                            "wall_ms": times, "verdict": ["AC"] * len(sizes)})
+    [brute] = growth_series(results)
+    assert brute.fixed_ms == pytest.approx(2.001)
+    assert brute.fit.exponent == pytest.approx(2.0, abs=0.1)
+    assert (brute.fit.min_size, brute.fit.max_size) == (pytest.approx(100), pytest.approx(3000))
+    flat = growth_series(results.with_columns(pl.lit(0.05).alias("wall_ms")))[0]
+    assert flat.fit is None and flat.no_fit.startswith("fewer than two sizes take 5x")
+
+
+def test_cases_without_a_timing_are_kept_apart():
+    results = pl.DataFrame({
+        "solver": ["fast"] * 5,
+        "size": [10, 100, 1000, 5000, 7000],
+        "wall_ms": [0.1, 1.0, 10.0, 2000.0, 3.0],
+        "verdict": ["AC", "WA", "AC", "TLE", "RE"],
+    })
+    [fast] = growth_series(results)
+    assert [size for size, _ in fast.points] == [10, 100, 1000]   # WA is a real timing
+    assert fast.untimed == ((5000.0, "TLE"), (7000.0, "RE"))
+    assert fast.label == "fast: n^1.00"                         # the 2 s kill is not a time
 
 
 def test_chart_has_points_fit_lines_and_exponents_in_the_legend():
@@ -80,3 +119,27 @@ def test_solvers_keep_their_colour_unless_two_would_share_one():
     svg = loglog_chart([Series("fast", ((1, 1.0), (10, 10.0)), None)], "p", "n",
                        colors=preferred)
     assert f'data-solver="fast" fill="{PALETTE[2]}"' in svg
+
+
+def test_chart_draws_medians_percentiles_faint_raw_points_and_untimed_cases_apart():
+    sizes = [10, 10, 10, 100, 100, 100, 1000, 1000, 1000]
+    times = [0.1, 0.12, 0.5, 1.0, 1.1, 3.0, 10.0, 11.0, 30.0]
+    results = pl.DataFrame({
+        "solver": ["fast"] * 11, "size": sizes + [5000, 9000],
+        "wall_ms": times + [2000.0, None], "verdict": ["AC"] * 9 + ["TLE", "RE"]})
+    [fast] = growth_series(results)
+    svg = loglog_chart([fast], "p", "n", chart_id="c")
+    assert svg.count('class="raw"') == 9 and svg.count('fill-opacity="0.18"') == 9
+    assert svg.count('class="median"') == 3 and svg.count('class="p90"') == 3
+    assert 'class="untimed"' in svg and svg.count("l6,6 m0,-6 l-6,6") == 2
+    assert "x RE 1, TLE 1 (no timing)" in svg
+    assert "fit over n = 100..1k" in svg         # 10 is within 5x of the fixed cost
+    # no circle of a timing lies in the band of the untimed cases (above the plot's top)
+    plot_top = float(re.search(r'class="plot-area" x="\d+" y="(\d+)"', svg).group(1))
+    assert all(float(cy) >= plot_top for cy in re.findall(r'<circle[^>]* cy="([\d.]+)"', svg))
+    # the fit line spans exactly the fitted sizes: from the median of 100 to that of 1000
+    medians = [float(x) for x in re.findall(r'class="median" cx="([\d.]+)"', svg)]
+    fit = re.search(r'class="fit" d="M([\d.]+),[\d.]+ L([\d.]+),', svg)
+    assert (float(fit.group(1)), float(fit.group(2))) == (pytest.approx(medians[1], abs=0.11),
+                                                          pytest.approx(medians[2], abs=0.11))
+    assert 'width="900"' in svg
