@@ -65,27 +65,27 @@ def _bar(label: str, stream, min_interval: float,
 
 def _lines(label: str, stream, every_s: float,
            clock: Callable[[], float]) -> Callable[..., None]:
-    """One line per `every_s` seconds; a phase (calls up to done == total) that printed a line
-    also prints its last one."""
-    started = clock()
-    state = {"last": started, "phase_start": started, "printed": False}
+    """A line once `every_s` seconds have passed since the last line or since the phase began
+    (a phase: the calls from a first one up to done == total; its clock starts at its first
+    call). A phase that printed a line also prints its last one."""
+    state = {"last": 0.0, "start": 0.0, "first": 0, "open": False, "printed": False}
 
     def update(done: int, total: int, note: str = "") -> None:
         now = clock()
         finished = done >= total
-        if now - state["last"] < every_s and not (finished and state["printed"]):
-            if finished:
-                state["phase_start"] = now
-            return
-        elapsed = now - state["phase_start"]
-        share = f" ({done / total:.0%})" if total else ""
-        eta = "" if finished else f", about {_eta(elapsed, done, total):.0f} s left"
-        stream.write(f"{label}: {done}/{total}{share} after {elapsed:.0f} s{eta}"
-                     f"{'  ' + note if note else ''}{', done' if finished else ''}\n")
-        stream.flush()
-        state["last"] = now
-        state["printed"] = not finished
+        if not state["open"]:
+            state.update(last=now, start=now, first=done, open=True, printed=False)
+        if now - state["last"] >= every_s or (finished and state["printed"]):
+            elapsed = now - state["start"]
+            share = f" ({done / total:.0%})" if total else ""
+            rate = (done - state["first"]) / elapsed if elapsed > 0 else 0.0
+            eta = "" if finished or rate <= 0 else \
+                f", about {(total - done) / rate:.0f} s left"
+            stream.write(f"{label}: {done}/{total}{share} after {elapsed:.0f} s{eta}"
+                         f"{'  ' + note if note else ''}{', done' if finished else ''}\n")
+            stream.flush()
+            state["last"], state["printed"] = now, True
         if finished:
-            state["phase_start"] = now
+            state["open"] = False
 
     return update

@@ -36,8 +36,8 @@ def test_on_a_log_one_line_every_interval_and_a_closing_one():
         update(done, 1000, f"AC:{done}")
     lines = stream.getvalue().splitlines()
     assert len(lines) == 3, lines            # at 10 s, at 20 s, and the end
-    assert lines[0] == "run: 400/1000 (40%) after 10 s, about 15 s left  AC:400"
-    assert lines[1].startswith("run: 800/1000 (80%) after 20 s")
+    assert lines[0] == "run: 401/1000 (40%) after 10 s, about 15 s left  AC:401"
+    assert lines[1].startswith("run: 801/1000 (80%) after 20 s")
     assert lines[2] == "run: 1000/1000 (100%) after 25 s  AC:1000, done"
     assert "\r" not in stream.getvalue() and "\033" not in stream.getvalue()
 
@@ -53,7 +53,8 @@ def test_a_short_phase_prints_nothing_and_phases_share_the_cadence():
         clock.now += 0.125
         update(done, 120)
     lines = stream.getvalue().splitlines()
-    assert lines == ["nightly: 72/120 (60%) after 9 s, about 6 s left",
+    # the run's clock starts at its first call, not when the callback was made
+    assert lines == ["nightly: 81/120 (68%) after 10 s, about 5 s left",
                      "nightly: 120/120 (100%) after 15 s, done"]
 
 
@@ -68,12 +69,14 @@ def test_a_terminal_gets_the_bar_and_the_default_interval_is_ten_seconds(monkeyp
     monkeypatch.delenv(LOG_EVERY_ENV, raising=False)
     log, clock = io.StringIO(), Clock()
     update = progress_bar("run", log, clock=clock)
+    clock.now += 60                          # a minute of set-up before the first job
+    update(1, 5)
     clock.now += 9.9
-    update(1, 3)
+    update(2, 5)
     assert log.getvalue() == ""
     clock.now += 0.2
-    update(2, 3)
-    assert log.getvalue().startswith("run: 2/3 (67%) after 10 s")
+    update(3, 5)
+    assert log.getvalue() == "run: 3/5 (60%) after 10 s, about 10 s left\n"
 
 
 def test_a_real_run_with_stderr_to_a_file_logs_its_progress(toy, tmp_path):
