@@ -11,7 +11,10 @@ where the time is well above the solver's fixed cost (at least `FIXED_COST_FACTO
 smallest median over all sizes: start-up, parsing a line, a function call), so the exponent
 says how the work grows, not how a constant looks on a log axis. Its slope is the growth
 exponent (`fast: n^1.04`); `Fit.min_size` and `Fit.max_size` are the sizes it was computed
-over, and a chart draws it over that range only. A fit needs at least two such sizes.
+over, and a chart draws it over that range only. An exponent is only given when it means
+something: the sizes above the fixed cost span at least `MIN_SPAN`x, and the line explains
+at least `MIN_R_SQUARED` of the variance of log time (on a corpus whose times depend on more
+than the size measure, log-log is no straight line and no exponent is printed).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import polars as pl
 from pipeline.verdicts import TIMED, names
 
 FIXED_COST_FACTOR = 5.0
+MIN_SPAN = 10.0
+MIN_R_SQUARED = 0.8
 BINS_PER_DECADE = 20
 TIMED_NAMES = tuple(names(TIMED))
 
@@ -36,6 +41,7 @@ class Fit:
     points: int
     min_size: float
     max_size: float
+    r_squared: float = 1.0   # the share of the variance of log time the line explains
 
     def predict_ms(self, size: float) -> float:
         return 10 ** (self.intercept + self.exponent * math.log10(size))
@@ -78,9 +84,11 @@ def fit_loglog(sizes: Sequence[float], times: Sequence[float]) -> Fit | None:
     mean_y = sum(y for _, y in pairs) / n
     sxx = sum((x - mean_x) ** 2 for x, _ in pairs)
     sxy = sum((x - mean_x) * (y - mean_y) for x, y in pairs)
+    syy = sum((y - mean_y) ** 2 for _, y in pairs)
     slope = sxy / sxx
     return Fit(exponent=slope, intercept=mean_y - slope * mean_x, points=n,
-               min_size=10 ** min(x for x, _ in pairs), max_size=10 ** max(x for x, _ in pairs))
+               min_size=10 ** min(x for x, _ in pairs), max_size=10 ** max(x for x, _ in pairs),
+               r_squared=sxy * sxy / (sxx * syy) if syy > 0 else 1.0)
 
 
 def _quantile(ordered: Sequence[float], q: float) -> float:
@@ -111,7 +119,7 @@ def per_size(points: Sequence[tuple[float, float]]) -> tuple[SizePoint, ...]:
 def fit_above_fixed_cost(by_size: Sequence[SizePoint],
                          factor: float = FIXED_COST_FACTOR) -> tuple[Fit | None, str | None]:
     """The fit over the sizes whose median is at least `factor` times the smallest median, or
-    None and why not."""
+    None and why not (too few sizes, too short a span, or no straight line on log-log)."""
     if len(by_size) < 2:
         return None, "fewer than two sizes"
     fixed = min(p.median_ms for p in by_size)
@@ -119,7 +127,14 @@ def fit_above_fixed_cost(by_size: Sequence[SizePoint],
     if len(above) < 2:
         return None, (f"fewer than two sizes take {factor:g}x its fixed cost "
                       f"({fixed:.3g} ms)")
-    return fit_loglog([p.size for p in above], [p.median_ms for p in above]), None
+    if above[-1].size < MIN_SPAN * above[0].size:
+        return None, (f"the sizes above {factor:g}x its fixed cost span less than "
+                      f"{MIN_SPAN:g}x")
+    fit = fit_loglog([p.size for p in above], [p.median_ms for p in above])
+    if fit.r_squared < MIN_R_SQUARED:
+        return None, (f"time is no power of the size (r² {fit.r_squared:.2f} over n = "
+                      f"{above[0].size:g}..{above[-1].size:g})")
+    return fit, None
 
 
 def growth_series(results: pl.DataFrame) -> list[Series]:

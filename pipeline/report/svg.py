@@ -86,7 +86,8 @@ def format_time(ms: float) -> str:
 
 def _fit_note(s: Series) -> str:
     if s.fit is not None:
-        return f"fit over n = {format_size(s.fit.min_size)}..{format_size(s.fit.max_size)}"
+        return (f"fit over n = {format_size(s.fit.min_size)}..{format_size(s.fit.max_size)}, "
+                f"r² {s.fit.r_squared:.2f}")
     return f"no fit: {s.no_fit}" if s.no_fit else "no fit"
 
 

@@ -143,3 +143,22 @@ def test_chart_draws_medians_percentiles_faint_raw_points_and_untimed_cases_apar
     assert (float(fit.group(1)), float(fit.group(2))) == (pytest.approx(medians[1], abs=0.11),
                                                           pytest.approx(medians[2], abs=0.11))
     assert 'width="900"' in svg
+
+
+def test_no_exponent_where_log_log_is_no_straight_line_or_too_short():
+    """A corpus whose times depend on more than the size measure (the issue's bipartitebattle
+    `sg-binomial` read n^-0.74): no exponent is printed, and the legend says why."""
+    sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+    zigzag = [0.01, 5.0, 0.2, 9.0, 0.3, 2.0, 8.0, 0.1, 7.0, 0.4]
+    results = pl.DataFrame({"solver": ["sg"] * 10, "size": sizes, "wall_ms": zigzag,
+                            "verdict": ["AC"] * 10})
+    [sg] = growth_series(results)
+    assert sg.fit is None and sg.no_fit.startswith("time is no power of the size (r² 0.")
+    assert sg.label == "sg: (no fit)" and "no fit: time is no power" in loglog_chart([sg], "p", "n")
+    short = pl.DataFrame({"solver": ["q"] * 4, "size": [100, 150, 200, 300],
+                          "wall_ms": [1.0, 20.0, 40.0, 90.0], "verdict": ["AC"] * 4})
+    [q] = growth_series(short)
+    assert q.fit is None and q.no_fit == "the sizes above 5x its fixed cost span less than 10x"
+    sizes = [1, 10, 100, 1000]
+    good = fit_loglog(sizes, [0.01 * n * (1.1 if i % 2 else 0.9) for i, n in enumerate(sizes)])
+    assert 0.99 < good.r_squared < 1.0
