@@ -12,9 +12,10 @@ smallest median over all sizes: start-up, parsing a line, a function call), so t
 says how the work grows, not how a constant looks on a log axis. Its slope is the growth
 exponent (`fast: n^1.04`); `Fit.min_size` and `Fit.max_size` are the sizes it was computed
 over, and a chart draws it over that range only. An exponent is only given when it means
-something: the sizes above the fixed cost span at least `MIN_SPAN`x, and the line explains
-at least `MIN_R_SQUARED` of the variance of log time (on a corpus whose times depend on more
-than the size measure, log-log is no straight line and no exponent is printed).
+something: at least `MIN_SIZES` sizes above the fixed cost, spanning at least `MIN_SPAN`x,
+and a line that explains at least `MIN_R_SQUARED` of the variance of log time (on a corpus
+whose times depend on more than the size measure, log-log is no straight line and no exponent
+is printed).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import polars as pl
 from pipeline.verdicts import TIMED, names
 
 FIXED_COST_FACTOR = 5.0
+MIN_SIZES = 3
 MIN_SPAN = 10.0
 MIN_R_SQUARED = 0.8
 BINS_PER_DECADE = 20
@@ -119,21 +121,18 @@ def per_size(points: Sequence[tuple[float, float]]) -> tuple[SizePoint, ...]:
 def fit_above_fixed_cost(by_size: Sequence[SizePoint],
                          factor: float = FIXED_COST_FACTOR) -> tuple[Fit | None, str | None]:
     """The fit over the sizes whose median is at least `factor` times the smallest median, or
-    None and why not (too few sizes, too short a span, or no straight line on log-log)."""
+    None and why not, in a few words (too few sizes, too short a span, no straight line)."""
     if len(by_size) < 2:
-        return None, "fewer than two sizes"
+        return None, "one size only"
     fixed = min(p.median_ms for p in by_size)
     above = [p for p in by_size if p.median_ms >= factor * fixed]
-    if len(above) < 2:
-        return None, (f"fewer than two sizes take {factor:g}x its fixed cost "
-                      f"({fixed:.3g} ms)")
+    if len(above) < MIN_SIZES:
+        return None, f"{len(above)} size{'s' if len(above) != 1 else ''} above {factor:g}x fixed cost"
     if above[-1].size < MIN_SPAN * above[0].size:
-        return None, (f"the sizes above {factor:g}x its fixed cost span less than "
-                      f"{MIN_SPAN:g}x")
+        return None, f"sizes above {factor:g}x fixed cost span < {MIN_SPAN:g}x"
     fit = fit_loglog([p.size for p in above], [p.median_ms for p in above])
     if fit.r_squared < MIN_R_SQUARED:
-        return None, (f"time is no power of the size (r² {fit.r_squared:.2f} over n = "
-                      f"{above[0].size:g}..{above[-1].size:g})")
+        return None, f"no power law (r² {fit.r_squared:.2f})"
     return fit, None
 
 

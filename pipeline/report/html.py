@@ -33,7 +33,8 @@ from pipeline.fsutil import atomic_write_text
 from pipeline.problems import get_problem
 from pipeline.report import load
 from pipeline.report.compare import (Comparison, FindingKind, choose_baseline, compare_runs)
-from pipeline.report.growth import FIXED_COST_FACTOR, MIN_R_SQUARED, MIN_SPAN, growth_series
+from pipeline.report.growth import (FIXED_COST_FACTOR, MIN_R_SQUARED, MIN_SIZES, MIN_SPAN,
+                                    growth_series)
 from pipeline.report.history import HISTORY_NIGHTS, NIGHTLY_COMMAND, nightly_history
 from pipeline.report.matrix import verdict_matrix
 from pipeline.report.mismatches import (ANSWER_CHARS, Mismatch, ProblemMismatches, by_problem,
@@ -334,8 +335,8 @@ def _growth_section(runs: Sequence[str], rows: dict[str, dict], results: pl.Data
            "percentile. Each line is the least-squares fit on log-log over the sizes where the "
            f"time is at least {FIXED_COST_FACTOR:g}&times; the solver's fixed cost (its "
            "smallest median), drawn over those sizes only; its slope is the growth exponent, "
-           f"given when those sizes span at least {MIN_SPAN:g}&times; and the line explains "
-           f"at least {MIN_R_SQUARED:.0%} of the variance (r&sup2;). "
+           f"given for at least {MIN_SIZES} such sizes spanning at least {MIN_SPAN:g}&times; "
+           f"when the line explains at least {MIN_R_SQUARED:.0%} of the variance (r&sup2;). "
            "Crosses in the band above the plot: cases that ended without a timing (TLE, RE, "
            "MLE, ...).</p>"]
     for index, run_id in enumerate(runs):

@@ -26,7 +26,7 @@ PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
            "#7f7f7f", "#bcbd22", "#17becf")
 
 WIDTH, HEIGHT = 900, 480
-LEFT, RIGHT, TOP, BOTTOM = 72, 250, 52, 50
+LEFT, RIGHT, TOP, BOTTOM = 72, 260, 52, 50
 UNTIMED_BAND = 18           # the band above the plot where cases without a timing go
 PLOT_BACKGROUND = "#fbfcfe"
 BAND_BACKGROUND = "#f6f1f1"

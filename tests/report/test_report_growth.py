@@ -31,17 +31,19 @@ def test_fit_needs_two_positive_distinct_sizes():
 
 def test_series_leave_out_skips_and_empty_sizes():
     results = pl.DataFrame({
-        "solver": ["fast"] * 4 + ["brute"] * 4,
-        "size": [0, 10, 100, 1000, 10, 100, 1000, 10000],
-        "wall_ms": [0.5, 1.0, 10.0, 100.0, 1.0, 100.0, 10000.0, None],
-        "verdict": ["AC", "AC", "AC", "AC", "AC", "AC", "AC", "SKIP"],
+        "solver": ["fast"] * 5 + ["brute"] * 5,
+        "size": [0, 10, 100, 1000, 10000, 10, 100, 1000, 10000, 100000],
+        "wall_ms": [0.5, 1.0, 10.0, 100.0, 1000.0, 1.0, 100.0, 10000.0, 1e6, None],
+        "verdict": ["AC"] * 9 + ["SKIP"],
     })
     fast, brute = growth_series(results)
-    assert fast.solver == "fast" and len(fast.points) == 3
+    assert fast.solver == "fast" and len(fast.points) == 4
     assert fast.label == "fast: n^1.00"
-    assert brute.label == "brute: n^2.00" and len(brute.points) == 3
+    assert brute.label == "brute: n^2.00" and len(brute.points) == 4
     lonely = growth_series(results.filter(pl.col("size") == 10))
-    assert lonely[0].label == "fast: (no fit)" and lonely[0].no_fit == "fewer than two sizes"
+    assert lonely[0].label == "fast: (no fit)" and lonely[0].no_fit == "one size only"
+    two = growth_series(results.filter(pl.col("size") <= 1000))   # 100 and 1000 above 5x
+    assert two[0].fit is None and two[0].no_fit == "2 sizes above 5x fixed cost"
 
 
 def test_cases_of_one_size_are_summarised_by_median_and_90th_percentile():
@@ -67,18 +69,18 @@ def test_the_fit_leaves_out_sizes_where_the_fixed_cost_dominates():
     assert brute.fit.exponent == pytest.approx(2.0, abs=0.1)
     assert (brute.fit.min_size, brute.fit.max_size) == (pytest.approx(100), pytest.approx(3000))
     flat = growth_series(results.with_columns(pl.lit(0.05).alias("wall_ms")))[0]
-    assert flat.fit is None and flat.no_fit.startswith("fewer than two sizes take 5x")
+    assert flat.fit is None and flat.no_fit == "0 sizes above 5x fixed cost"
 
 
 def test_cases_without_a_timing_are_kept_apart():
     results = pl.DataFrame({
-        "solver": ["fast"] * 5,
-        "size": [10, 100, 1000, 5000, 7000],
-        "wall_ms": [0.1, 1.0, 10.0, 2000.0, 3.0],
-        "verdict": ["AC", "WA", "AC", "TLE", "RE"],
+        "solver": ["fast"] * 6,
+        "size": [10, 100, 1000, 10000, 5000, 7000],
+        "wall_ms": [0.1, 1.0, 10.0, 100.0, 2000.0, 3.0],
+        "verdict": ["AC", "WA", "AC", "AC", "TLE", "RE"],
     })
     [fast] = growth_series(results)
-    assert [size for size, _ in fast.points] == [10, 100, 1000]   # WA is a real timing
+    assert [size for size, _ in fast.points] == [10, 100, 1000, 10000]   # WA is a timing
     assert fast.untimed == ((5000.0, "TLE"), (7000.0, "RE"))
     assert fast.label == "fast: n^1.00"                         # the 2 s kill is not a time
 
@@ -122,26 +124,26 @@ def test_solvers_keep_their_colour_unless_two_would_share_one():
 
 
 def test_chart_draws_medians_percentiles_faint_raw_points_and_untimed_cases_apart():
-    sizes = [10, 10, 10, 100, 100, 100, 1000, 1000, 1000]
-    times = [0.1, 0.12, 0.5, 1.0, 1.1, 3.0, 10.0, 11.0, 30.0]
+    sizes = [10, 10, 10, 100, 100, 100, 1000, 1000, 1000, 10000, 10000, 10000]
+    times = [0.1, 0.12, 0.5, 1.0, 1.1, 3.0, 10.0, 11.0, 30.0, 100.0, 110.0, 300.0]
     results = pl.DataFrame({
-        "solver": ["fast"] * 11, "size": sizes + [5000, 9000],
-        "wall_ms": times + [2000.0, None], "verdict": ["AC"] * 9 + ["TLE", "RE"]})
+        "solver": ["fast"] * 14, "size": sizes + [5000, 9000],
+        "wall_ms": times + [2000.0, None], "verdict": ["AC"] * 12 + ["TLE", "RE"]})
     [fast] = growth_series(results)
     svg = loglog_chart([fast], "p", "n", chart_id="c")
-    assert svg.count('class="raw"') == 9 and svg.count('fill-opacity="0.18"') == 9
-    assert svg.count('class="median"') == 3 and svg.count('class="p90"') == 3
+    assert svg.count('class="raw"') == 12 and svg.count('fill-opacity="0.18"') == 12
+    assert svg.count('class="median"') == 4 and svg.count('class="p90"') == 4
     assert 'class="untimed"' in svg and svg.count("l6,6 m0,-6 l-6,6") == 2
     assert "x RE 1, TLE 1 (no timing)" in svg
-    assert "fit over n = 100..1k" in svg         # 10 is within 5x of the fixed cost
+    assert "fit over n = 100..10k, r² 1.00" in svg   # 10 is within 5x of the fixed cost
     # no circle of a timing lies in the band of the untimed cases (above the plot's top)
     plot_top = float(re.search(r'class="plot-area" x="\d+" y="(\d+)"', svg).group(1))
     assert all(float(cy) >= plot_top for cy in re.findall(r'<circle[^>]* cy="([\d.]+)"', svg))
-    # the fit line spans exactly the fitted sizes: from the median of 100 to that of 1000
+    # the fit line spans exactly the fitted sizes: from the median of 100 to that of 10k
     medians = [float(x) for x in re.findall(r'class="median" cx="([\d.]+)"', svg)]
     fit = re.search(r'class="fit" d="M([\d.]+),[\d.]+ L([\d.]+),', svg)
     assert (float(fit.group(1)), float(fit.group(2))) == (pytest.approx(medians[1], abs=0.11),
-                                                          pytest.approx(medians[2], abs=0.11))
+                                                          pytest.approx(medians[3], abs=0.11))
     assert 'width="900"' in svg
 
 
@@ -153,12 +155,12 @@ def test_no_exponent_where_log_log_is_no_straight_line_or_too_short():
     results = pl.DataFrame({"solver": ["sg"] * 10, "size": sizes, "wall_ms": zigzag,
                             "verdict": ["AC"] * 10})
     [sg] = growth_series(results)
-    assert sg.fit is None and sg.no_fit.startswith("time is no power of the size (r² 0.")
-    assert sg.label == "sg: (no fit)" and "no fit: time is no power" in loglog_chart([sg], "p", "n")
-    short = pl.DataFrame({"solver": ["q"] * 4, "size": [100, 150, 200, 300],
-                          "wall_ms": [1.0, 20.0, 40.0, 90.0], "verdict": ["AC"] * 4})
+    assert sg.fit is None and sg.no_fit.startswith("no power law (r² 0.")
+    assert sg.label == "sg: (no fit)" and "no fit: no power law" in loglog_chart([sg], "p", "n")
+    short = pl.DataFrame({"solver": ["q"] * 5, "size": [100, 150, 200, 300, 400],
+                          "wall_ms": [1.0, 20.0, 40.0, 90.0, 160.0], "verdict": ["AC"] * 5})
     [q] = growth_series(short)
-    assert q.fit is None and q.no_fit == "the sizes above 5x its fixed cost span less than 10x"
+    assert q.fit is None and q.no_fit == "sizes above 5x fixed cost span < 10x"
     sizes = [1, 10, 100, 1000]
     good = fit_loglog(sizes, [0.01 * n * (1.1 if i % 2 else 0.9) for i, n in enumerate(sizes)])
     assert 0.99 < good.r_squared < 1.0
