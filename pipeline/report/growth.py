@@ -127,9 +127,10 @@ def fit_above_fixed_cost(by_size: Sequence[SizePoint],
     fixed = min(p.median_ms for p in by_size)
     above = [p for p in by_size if p.median_ms >= factor * fixed]
     if len(above) < MIN_SIZES:
-        return None, f"{len(above)} size{'s' if len(above) != 1 else ''} above {factor:g}x fixed cost"
+        plural = "s" if len(above) != 1 else ""
+        return None, f"{len(above)} size{plural} above {factor:g}x fixed cost"
     if above[-1].size < MIN_SPAN * above[0].size:
-        return None, f"sizes above {factor:g}x fixed cost span < {MIN_SPAN:g}x"
+        return None, f"span < {MIN_SPAN:g}x above {factor:g}x fixed cost"
     fit = fit_loglog([p.size for p in above], [p.median_ms for p in above])
     if fit.r_squared < MIN_R_SQUARED:
         return None, f"no power law (r² {fit.r_squared:.2f})"

@@ -77,18 +77,19 @@ def format_size(value: float) -> str:
 
 
 def format_time(ms: float) -> str:
+    """Three significant digits at most: `2 s`, `677 ms`, `12.5 ms`, `40 µs`."""
     if ms >= 1000:
-        return f"{ms / 1000:g} s"
+        return f"{ms / 1000:.3g} s"
     if ms >= 1:
-        return f"{ms:g} ms"
-    return f"{ms * 1000:g} µs"
+        return f"{ms:.3g} ms"
+    return f"{ms * 1000:.3g} µs"
 
 
 def _fit_note(s: Series) -> str:
     if s.fit is not None:
         return (f"fit over n = {format_size(s.fit.min_size)}..{format_size(s.fit.max_size)}, "
                 f"r² {s.fit.r_squared:.2f}")
-    return f"no fit: {s.no_fit}" if s.no_fit else "no fit"
+    return s.no_fit or "no fit"
 
 
 def _untimed_note(s: Series) -> str:
