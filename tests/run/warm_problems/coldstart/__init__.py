@@ -20,7 +20,7 @@ import time
 from pipeline.problems.base import Recipe, Stage, define_problem
 from pipeline.problems.tokens import TokenReader
 
-COLD_CPU_MS = 300
+COLD_CPU_MS = 150
 BRUTE_MAX = 5
 _called: set[str] = set()
 
