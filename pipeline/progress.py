@@ -67,21 +67,19 @@ def _lines(label: str, stream, every_s: float,
            clock: Callable[[], float]) -> Callable[..., None]:
     """A line once `every_s` seconds have passed since the last line or since the phase began
     (a phase: the calls from a first one up to done == total; its clock starts at its first
-    call). A phase that printed a line also prints its last one."""
-    state = {"last": 0.0, "start": 0.0, "first": 0, "open": False, "printed": False}
+    call). A phase that printed a line also prints its last one. No time left is guessed:
+    cases come smallest first, so the last few take most of the time."""
+    state = {"last": 0.0, "start": 0.0, "open": False, "printed": False}
 
     def update(done: int, total: int, note: str = "") -> None:
         now = clock()
         finished = done >= total
         if not state["open"]:
-            state.update(last=now, start=now, first=done, open=True, printed=False)
+            state.update(last=now, start=now, open=True, printed=False)
         if now - state["last"] >= every_s or (finished and state["printed"]):
             elapsed = now - state["start"]
             share = f" ({done / total:.0%})" if total else ""
-            rate = (done - state["first"]) / elapsed if elapsed > 0 else 0.0
-            eta = "" if finished or rate <= 0 else \
-                f", about {(total - done) / rate:.0f} s left"
-            stream.write(f"{label}: {done}/{total}{share} after {elapsed:.0f} s{eta}"
+            stream.write(f"{label}: {done}/{total}{share} after {elapsed:.0f} s"
                          f"{'  ' + note if note else ''}{', done' if finished else ''}\n")
             stream.flush()
             state["last"], state["printed"] = now, True
