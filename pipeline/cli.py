@@ -3,6 +3,11 @@
 Each command parses its options, calls one function of `pipeline.problems`, `pipeline.corpus`,
 `pipeline.run` or `pipeline.report`, and prints what it returns. Heavy modules (polars,
 pyarrow) are imported inside the commands that need them, so `pipeline solve` starts fast.
+
+Help: every command shows examples (its epilog) and every default; values are shown by their
+metavar (`SQL`, `N`, `FILE`) rather than by type (`<str>`, `{sql}`). Shell completion is
+Typer's: `pipeline --install-completion` (or `--show-completion` to print the script), with
+problem ids completed for `--problem`.
 """
 
 from __future__ import annotations
@@ -14,15 +19,77 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from pipeline.errors import UnknownName
 
+
+class _Argument(TyperArgument):
+    """An argument shown by its metavar alone: `SQL`, `[PATH]...`, never `{sql}` or `<str>`."""
+
+    def display_type_rich(self, ctx):
+        return None
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+
+class _Option(TyperOption):
+    """An option shown with its metavar (`--top N`), flags with nothing, never `<bool>`."""
+
+    def display_type_rich(self, ctx):
+        if self.is_flag or self.count:
+            return None
+        return self.metavar or (self.name or "value").upper()
+
+    def _get_number_range_help_str(self):
+        return None
+
+
+def _readable(params: list) -> list:
+    for param in params:
+        if type(param) is TyperArgument:
+            param.__class__ = _Argument
+        elif type(param) is TyperOption:
+            param.__class__ = _Option
+    return params
+
+
+class _Command(TyperCommand):
+    def get_params(self, ctx):
+        return _readable(super().get_params(ctx))
+
+
+class _Group(TyperGroup):
+    def get_params(self, ctx):
+        return _readable(super().get_params(ctx))
+
+
+def _examples(*lines: str) -> str:
+    """An epilog of example command lines (Markdown: one line each, as written)."""
+    return "**Examples**\n\n" + "  \n".join(f"`{line}`" for line in lines)
+
+
 app = typer.Typer(
-    add_completion=False,
+    cls=_Group,
+    rich_markup_mode="markdown",
+    add_completion=True,
     no_args_is_help=True,
     help="gamebench: check solutions of combinatorial-game problems over test corpora.",
+    epilog=_examples("pipeline problems", "pipeline --data-dir /tmp/d ingest",
+                     "pipeline COMMAND --help", "pipeline --install-completion"),
     pretty_exceptions_enable=False,
 )
+
+
+def _complete_problem(incomplete: str) -> list[str]:
+    """Problem ids starting with what was typed (for shell completion)."""
+    from pipeline.problems import problem_ids
+
+    return [pid for pid in problem_ids() if pid.startswith(incomplete)]
+
+
 
 
 @dataclass(frozen=True)
@@ -34,11 +101,12 @@ class Settings:
 def _options(
     ctx: typer.Context,
     data_dir: Annotated[Path, typer.Option(
-        "--data-dir", envvar="PIPELINE_DATA_DIR",
-        help="Where raw corpora and tables live.")] = Path("data"),
+        "--data-dir", envvar="PIPELINE_DATA_DIR", metavar="DIR",
+        help="Where raw corpora and tables live (a relative path is from the current "
+        "folder).")] = Path("data"),
     problems_dir: Annotated[Optional[list[Path]], typer.Option(
-        "--problems-dir", help="A folder of extra problems, one folder each (repeatable; "
-        "also PIPELINE_PROBLEMS_DIR).")] = None,
+        "--problems-dir", metavar="DIR", help="A folder of extra problems, one folder each "
+        "(repeatable; also PIPELINE_PROBLEMS_DIR; default: the built-in problems only).")] = None,
 ) -> None:
     from pipeline.problems import add_problem_dirs
 
@@ -70,7 +138,7 @@ def _problem(problem_id: str):
         _fail(str(error))
 
 
-@app.command("problems")
+@app.command("problems", cls=_Command, epilog=_examples("pipeline problems"))
 def problems_command() -> None:
     """List the problems with their stages and each stage's limits."""
     from pipeline.problems import all_problems
@@ -84,7 +152,7 @@ def problems_command() -> None:
         typer.echo(f"  recipes: {', '.join(r.name for r in problem.recipes)}")
 
 
-@app.command("solve", add_help_option=False,
+@app.command("solve", cls=_Command, add_help_option=False,
              context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def solve_command(ctx: typer.Context) -> None:
     """Solve judge inputs: stdin to stdout, or each INPUT to OUT_DIR/NAME.out
@@ -99,17 +167,25 @@ def solve_command(ctx: typer.Context) -> None:
         raise typer.Exit(code)
 
 
-@app.command("generate")
+@app.command("generate", cls=_Command, epilog=_examples(
+    "pipeline generate PROBLEM --recipe RECIPE --count 200 --seed 7",
+    "pipeline generate PROBLEM --recipe RECIPE --out corpus/ --expected-from STAGE",
+    "(pipeline problems lists each problem's recipes and stages)"))
 def generate_command(
     ctx: typer.Context,
-    problem_id: Annotated[str, typer.Argument(metavar="PROBLEM")],
-    recipe: Annotated[str, typer.Option("--recipe", "-r", help="Recipe name.")],
-    count: Annotated[int, typer.Option("--count", "-n", min=1)] = 10,
-    seed: Annotated[int, typer.Option("--seed")] = 1,
+    problem_id: Annotated[str, typer.Argument(
+        metavar="PROBLEM", help="Problem id.", autocompletion=_complete_problem)],
+    recipe: Annotated[str, typer.Option("--recipe", "-r", metavar="RECIPE",
+                                        help="Recipe name.")],
+    count: Annotated[int, typer.Option("--count", "-n", min=1, metavar="N",
+                                       help="How many cases.")] = 10,
+    seed: Annotated[int, typer.Option("--seed", metavar="SEED", help="Random seed.")] = 1,
     out: Annotated[Optional[Path], typer.Option(
-        "--out", help="Folder (default DATA/raw/PROBLEM/generated/RECIPE).")] = None,
+        "--out", metavar="DIR",
+        help="Folder (default: DATA/raw/PROBLEM/generated/RECIPE).")] = None,
     expected_from: Annotated[str, typer.Option(
-        "--expected-from", help="Stage that writes NAME.out (when within its limits).")] = "brute",
+        "--expected-from", metavar="STAGE",
+        help="Stage that writes NAME.out (when within its limits).")] = "brute",
 ) -> None:
     """Write seeded cases of a recipe as NNN.in (+ NNN.out) with a manifest."""
     from pipeline.corpus.generate import default_out_dir, generate
@@ -125,14 +201,19 @@ def generate_command(
                f"{with_expected} with expected output from {expected_from}")
 
 
-@app.command("ingest")
+@app.command("ingest", cls=_Command, epilog=_examples(
+    "pipeline ingest",
+    "pipeline ingest ~/judge/PROBLEM.zip",
+    "pipeline ingest tests/ --problem PROBLEM"))
 def ingest_command(
     ctx: typer.Context,
     paths: Annotated[Optional[list[Path]], typer.Argument(
-        metavar="[PATH]...", help="Roots to ingest (default: DATA/raw and every problem's "
+        metavar="PATH", help="Roots to ingest (default: DATA/raw and every problem's "
         "samples).")] = None,
     problem_id: Annotated[Optional[str], typer.Option(
-        "--problem", "-p", help="Treat every file as this problem's.")] = None,
+        "--problem", "-p", metavar="PROBLEM", autocompletion=_complete_problem,
+        help="Treat every file as this problem's (default: the first folder under a root "
+        "names the problem).")] = None,
     allow_rejects: Annotated[bool, typer.Option(
         "--allow-rejects", help="Exit 0 even when some files were rejected.")] = False,
     max_file_mb: Annotated[float, typer.Option(
@@ -164,26 +245,34 @@ def ingest_command(
         raise typer.Exit(1)
 
 
-@app.command("query")
+@app.command("query", cls=_Command, epilog=_examples(
+    'pipeline query "SELECT solver, verdict, count(*) AS n FROM results GROUP BY 1, 2"',
+    'pipeline query "SELECT source, line, rule, message FROM rejects" --format csv',
+    'pipeline query "SELECT * FROM runs" --format parquet --out runs.parquet'))
 def query_command(
     ctx: typer.Context,
-    sql: Annotated[str, typer.Argument(metavar="SQL",
-                                       help="SQL over cases, rejects, results, runs.")],
-    fmt: Annotated[str, typer.Option("--format", "-f",
+    sql: Annotated[str, typer.Argument(
+        metavar="SQL", help="Polars SQL over the tables cases, rejects, results, runs.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
                                      help="table, csv, json (one object per line) or "
                                      "parquet.")] = "table",
-    out: Annotated[Optional[Path], typer.Option("--out", help="Write to FILE.")] = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", metavar="FILE", help="Write to FILE (default: standard output).")] = None,
 ) -> None:
-    """Run Polars SQL over the tables (streamed: any result size fits)."""
+    """Run Polars SQL over the tables (streamed: any result size fits).
+
+    When the data folder holds no tables (or does not exist), the answer comes with a note on
+    stderr naming the folder.
+    """
     import polars as pl
 
-    from pipeline.report.query import FORMATS, plan, show_table, stored_anything, write
+    from pipeline.report.query import FORMATS, plan, show_table, write
 
     if fmt not in FORMATS:
         _fail(f"unknown format {fmt!r}: use {', '.join(FORMATS)}")
-    if not stored_anything(ctx.obj.data_dir):
-        typer.echo(f"note: no tables in {ctx.obj.data_dir.resolve()} yet (--data-dir or "
-                   "PIPELINE_DATA_DIR names another data folder)", err=True)
+    note = _empty_data_note(ctx.obj.data_dir)
+    if note:  # any answer from no tables at all (a count of 0, no rows) is from nothing
+        typer.echo(f"note: {note}", err=True)
     try:
         lazy = plan(ctx.obj.data_dir, sql)
         if fmt == "table" and out is None:
@@ -198,23 +287,39 @@ def query_command(
         _fail(f"query failed: {str(error).strip().splitlines()[0]}", code=1)
 
 
-@app.command("run")
+@app.command("run", cls=_Command, epilog=_examples(
+    "pipeline run --problem PROBLEM",
+    "pipeline run --problem PROBLEM --solver fast --group GROUP --repeat 3",
+    "pipeline run --problem PROBLEM --external mine=./mine --solver mine --jobs 2",
+    "pipeline run --problem PROBLEM --resume RUN_ID"))
 def run_command(
     ctx: typer.Context,
-    problem_id: Annotated[str, typer.Option("--problem", "-p", help="Problem id.")],
+    problem_id: Annotated[str, typer.Option("--problem", "-p", metavar="PROBLEM",
+                                            autocompletion=_complete_problem,
+                                            help="Problem id.")],
     solver: Annotated[Optional[list[str]], typer.Option(
-        "--solver", "-s", help="Built-in stage (repeatable); default: all.")] = None,
+        "--solver", "-s", metavar="NAME", help="A stage or configured solver to keep "
+        "(repeatable; default: every stage and configured solver).")] = None,
     external: Annotated[Optional[list[str]], typer.Option(
-        "--external", "-e", help="NAME=COMMAND external program (repeatable).")] = None,
-    group: Annotated[Optional[str], typer.Option("--group", help="Only cases of this group.")] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
-                                                help="Worker processes (default: cores).")] = None,
+        "--external", "-e", metavar="NAME=COMMAND",
+        help="An external program (repeatable; default: none).")] = None,
+    group: Annotated[Optional[str], typer.Option(
+        "--group", metavar="GROUP", help="Only cases of this group (default: every "
+        "case).")] = None,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", "-j", min=1, metavar="N",
+        help="Worker processes (default: the number of cores).")] = None,
     timeout: Annotated[Optional[float], typer.Option(
-        "--timeout", help="Seconds per case (default: the problem's time limit).")] = None,
+        "--timeout", metavar="SEC",
+        help="Seconds per case (default: the problem's time limit).")] = None,
     memory: Annotated[Optional[int], typer.Option(
-        "--memory", help="Memory limit in MB for external programs.")] = None,
-    repeat: Annotated[int, typer.Option("--repeat", min=1, help="Runs per case.")] = 1,
-    resume: Annotated[Optional[str], typer.Option("--resume", help="Finish RUN_ID.")] = None,
+        "--memory", metavar="MB",
+        help="Memory limit in MB for external programs (default: none).")] = None,
+    repeat: Annotated[int, typer.Option("--repeat", min=1, metavar="K",
+                                        help="Runs per case.")] = 1,
+    resume: Annotated[Optional[str], typer.Option(
+        "--resume", metavar="RUN_ID", help="Finish this killed run (default: a new "
+        "run).")] = None,
     no_wait: Annotated[bool, typer.Option(
         "--no-wait", help="Fail at once if another command is writing the tables.")] = False,
 ) -> None:
@@ -249,8 +354,27 @@ def run_command(
         if executor is not None:
             executor.close()
     typer.echo(format_summary(summary))
+    if summary.cases == 0:
+        typer.echo(f"note: no stored cases of {problem.id}"
+                   f"{' in group ' + group if group else ''} in "
+                   f"{Path(ctx.obj.data_dir).resolve()}: pipeline ingest stores them", err=True)
     if summary.status != "finished":
         raise typer.Exit(130 if summary.status == "interrupted" else 1)
+
+
+def _empty_data_note(data_dir: Path) -> str | None:
+    """What to tell a user whose data folder holds no tables (None when it holds some)."""
+    from pipeline.tables.files import table_files
+    from pipeline.tables.schemas import TABLES
+
+    where = Path(data_dir).resolve()
+    if not where.is_dir():
+        return (f"the data folder {where} does not exist (--data-dir DIR or "
+                "PIPELINE_DATA_DIR names another)")
+    if not any(table_files(data_dir, table) for table in TABLES):
+        return (f"the data folder {where} holds no tables yet (pipeline ingest and pipeline "
+                "run fill them; --data-dir DIR names another folder)")
+    return None
 
 
 def _report_runs(data_dir: Path, run_ids: Optional[list[str]],
@@ -266,24 +390,32 @@ def _report_runs(data_dir: Path, run_ids: Optional[list[str]],
     except UnknownName as error:
         _fail(str(error))
     if not runs:
-        typer.echo(f"no finished runs{' of ' + problem_id if problem_id else ''} in {data_dir}: "
-                   "run `pipeline run` first")
+        typer.echo(f"no finished runs{' of ' + problem_id if problem_id else ''} in "
+                   f"{Path(data_dir).resolve()}: run 'pipeline run' first (or name another "
+                   "data folder with --data-dir)")
     return runs
 
 
-@app.command("slow")
+@app.command("slow", cls=_Command, epilog=_examples(
+    "pipeline slow",
+    "pipeline slow --problem PROBLEM --solver fast --top 10",
+    "pipeline slow --run RUN_ID"))
 def slow_command(
     ctx: typer.Context,
     problem_id: Annotated[Optional[str], typer.Option(
-        "--problem", "-p", help="Only this problem.")] = None,
+        "--problem", "-p", metavar="PROBLEM", autocompletion=_complete_problem,
+        help="Only this problem (default: every problem).")] = None,
     solver: Annotated[Optional[str], typer.Option(
-        "--solver", "-s", help="Only this solver.")] = None,
+        "--solver", "-s", metavar="NAME", help="Only this solver (default: every "
+        "solver).")] = None,
     run_ids: Annotated[Optional[list[str]], typer.Option(
-        "--run", help="Run id (repeatable); default: the latest finished run of each "
-        "problem.")] = None,
-    top: Annotated[int, typer.Option("--top", "-n", min=1, help="How many cases.")] = 20,
+        "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
+        "run of each problem).")] = None,
+    top: Annotated[int, typer.Option("--top", "-n", min=1, metavar="N",
+                                     help="How many cases.")] = 20,
 ) -> None:
-    """The slowest cases: size, median wall/CPU ms, share of the time limit, verdict, source."""
+    """The slowest cases: size, median wall/CPU ms, share of the time limit, verdict, and the
+    case's source and groups."""
     from pipeline.report.slow import format_slow, slow_cases
 
     runs = _report_runs(ctx.obj.data_dir, run_ids, problem_id)
@@ -291,41 +423,66 @@ def slow_command(
         typer.echo(format_slow(slow_cases(ctx.obj.data_dir, problem_id, solver, runs, top)))
 
 
-@app.command("mismatches")
+@app.command("mismatches", cls=_Command, epilog=_examples(
+    "pipeline mismatches",
+    "pipeline mismatches --problem PROBLEM --top 3",
+    "pipeline mismatches --all --run RUN_ID"))
 def mismatches_command(
     ctx: typer.Context,
     problem_id: Annotated[Optional[str], typer.Option(
-        "--problem", "-p", help="Only this problem.")] = None,
+        "--problem", "-p", metavar="PROBLEM", autocompletion=_complete_problem,
+        help="Only this problem (default: every problem).")] = None,
     run_ids: Annotated[Optional[list[str]], typer.Option(
-        "--run", help="Run id (repeatable); default: the latest finished run of each "
-        "problem.")] = None,
+        "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
+        "run of each problem).")] = None,
+    top: Annotated[Optional[int], typer.Option(
+        "--top", "-n", min=1, metavar="N", help="Cases shown in full per problem (default: "
+        "10; with --all, every case).")] = None,
+    show_all: Annotated[bool, typer.Option(
+        "--all", help="Also show in full every case where only known-wrong stages are off "
+        "(default: one line per such stage).")] = False,
 ) -> None:
-    """Cases where a stage's answer differs from the expected one or two stages disagree."""
+    """Cases where a stage's answer differs from the expected one or two stages disagree.
+
+    Per problem, smallest first by that problem's size: the findings (a trusted solver
+    disagrees) in full, then one line per known-wrong stage failing as documented, with how
+    many cases it gets wrong and its smallest counterexample.
+    """
     from pipeline.report.mismatches import find_mismatches, format_mismatches
 
     runs = _report_runs(ctx.obj.data_dir, run_ids, problem_id)
     if runs:
-        typer.echo(format_mismatches(find_mismatches(ctx.obj.data_dir, problem_id, runs)))
+        typer.echo(format_mismatches(find_mismatches(ctx.obj.data_dir, problem_id, runs),
+                                     top=top, show_all=show_all))
 
 
-@app.command("compare")
+@app.command("compare", cls=_Command, epilog=_examples(
+    "pipeline compare",
+    "pipeline compare --problem PROBLEM",
+    "pipeline compare BASE_RUN NEW_RUN --ratio 2 --min-diff-ms 20"))
 def compare_command(
     ctx: typer.Context,
-    base: Annotated[Optional[str], typer.Argument(metavar="BASE", help="Baseline run.")] = None,
+    base: Annotated[Optional[str], typer.Argument(
+        metavar="BASE", help="Baseline run (default: the newest earlier comparable run of "
+        "NEW's problem).")] = None,
     new: Annotated[Optional[str], typer.Argument(
-        metavar="NEW", help="Run to judge (default: the newest finished run of BASE's "
-        "problem after it).")] = None,
+        metavar="NEW", help="Run to judge (default: the newest finished run of the "
+        "problem).")] = None,
     problem_id: Annotated[Optional[str], typer.Option(
-        "--problem", "-p", help="Compare this problem's last two finished runs.")] = None,
+        "--problem", "-p", metavar="PROBLEM", autocompletion=_complete_problem,
+        help="Only this problem (default: every problem with two finished runs).")] = None,
     ratio: Annotated[float, typer.Option(
-        "--ratio", help="Flag a case slower when NEW/BASE exceeds this ...")] = 1.5,
+        "--ratio", metavar="X", help="A case is slower when NEW/BASE exceeds this ...")] = 1.5,
     min_diff_ms: Annotated[float, typer.Option(
-        "--min-diff-ms", help="... and NEW - BASE exceeds this many ms.")] = 5.0,
+        "--min-diff-ms", metavar="MS", help="... and NEW - BASE exceeds this many ms.")] = 5.0,
 ) -> None:
-    """Compare two runs: verdict transitions, changed answers, time regressions.
+    """Compare two runs: verdict transitions, changed answers, slowdowns.
 
-    Exits 1 on a new WA/RE/TLE/MLE/OLE of a trusted solver or a flagged slowdown. With no runs
-    given: the last two finished runs of --problem, or of every problem that has two.
+    A slowdown is flagged when the solver is judged on speed and both runs ran on the same
+    host, else noted. Exits 1 on a new WA/RE/TLE/MLE/OLE of a trusted solver or a flagged
+    slowdown. With no runs given: per problem, its newest finished run against the newest
+    earlier run over a comparable set of cases (the same group, a case count within 10 %,
+    every solver of NEW), saying which it picked, why, and which it passed over.
     """
     from pipeline.report.compare import compare_runs, format_comparison, pairs_to_compare
 
@@ -336,28 +493,40 @@ def compare_command(
         pairs = pairs_to_compare(data_dir, base, new, problem_id)
     except (UnknownName, ValueError) as error:
         _fail(str(error))
+    if all(pair.base is None for pair in pairs):
+        _fail("; ".join(pair.why + "".join(f"; passed over {r}" for r in pair.skipped)
+                        for pair in pairs))
     failed = False
-    for index, (base_run, new_run) in enumerate(pairs):
+    for index, pair in enumerate(pairs):
+        if pair.base is None:
+            typer.echo(("\n" if index else "") + f"compare {pair.problem}: {pair.why}"
+                       + "".join(f"\n  passed over {reason}" for reason in pair.skipped))
+            continue
         try:
-            comparison = compare_runs(data_dir, base_run, new_run, ratio, min_diff_ms)
+            comparison = compare_runs(data_dir, pair.base, pair.new, ratio, min_diff_ms)
         except (UnknownName, ValueError) as error:
             _fail(str(error))
-        typer.echo(("\n" if index else "") + format_comparison(comparison))
+        typer.echo(("\n" if index else "") + format_comparison(comparison, choice=pair))
         failed = failed or comparison.failed
     if failed:
         raise typer.Exit(1)
 
 
-@app.command("report")
+@app.command("report", cls=_Command, epilog=_examples(
+    "pipeline report",
+    "pipeline report --out report.html",
+    "pipeline report --run RUN_ID --run OTHER_RUN_ID"))
 def report_command(
     ctx: typer.Context,
     run_ids: Annotated[Optional[list[str]], typer.Option(
-        "--run", help="Run id (repeatable); default: the latest finished run of each "
-        "problem.")] = None,
+        "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
+        "run of each problem).")] = None,
     out: Annotated[Optional[Path], typer.Option(
-        "--out", help="HTML file (default DATA/reports/report-<timestamp>.html).")] = None,
+        "--out", metavar="FILE",
+        help="HTML file (default: DATA/reports/report-TIMESTAMP.html).")] = None,
 ) -> None:
-    """Write one self-contained HTML report (verdicts, comparison, growth, slow, mismatches)."""
+    """Write one self-contained HTML report (verdicts, comparison, growth, nightly history,
+    slowest cases, mismatches)."""
     from pipeline.report.html import write_report
 
     try:
@@ -367,12 +536,17 @@ def report_command(
     typer.echo(f"report: {path}")
 
 
-@app.command("nightly")
+@app.command("nightly", cls=_Command, epilog=_examples(
+    "pipeline nightly",
+    "pipeline nightly --jobs 2 --config my-nightly.toml"))
 def nightly_command(
     ctx: typer.Context,
     config: Annotated[Optional[Path], typer.Option(
-        "--config", help="Corpus recipe (default configs/nightly.toml).")] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1)] = None,
+        "--config", metavar="FILE",
+        help="The nightly's settings (default: configs/nightly.toml).")] = None,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", "-j", min=1, metavar="N",
+        help="Worker processes (default: the number of cores).")] = None,
 ) -> None:
     """The whole job: generate the default corpus if missing, ingest, run everything,
     compare with the previous run, write the report."""
@@ -386,7 +560,9 @@ def nightly_command(
         raise typer.Exit(1)
 
 
-@app.command("doctor")
+@app.command("doctor", cls=_Command, epilog=_examples(
+    "pipeline doctor",
+    "pipeline doctor --fix"))
 def doctor_command(
     ctx: typer.Context,
     fix: Annotated[bool, typer.Option(
@@ -398,8 +574,6 @@ def doctor_command(
     """Check the data folder: damaged table files, leftover temporary files, dead runs.
 
     Exits 1 when something is wrong and --fix was not given.
-
-    Example: pipeline doctor --fix
     """
     from pipeline.tables.doctor import examine, fix as fix_folder, format_examination
 

@@ -1,19 +1,45 @@
 """Atomic file writes: write a temporary file beside the target, then rename it into place.
 
 A reader (or a crash at any moment) therefore sees either the old content or the new content,
-never a half-written file. Imports nothing heavy, so the solve path can use it.
+never a half-written file. The file gets the mode any file the user writes gets: the mode of
+the file it replaces, else 0666 less the umask (0644 under the usual umask 022), not the 0600
+of a private temporary file. Imports nothing heavy, so the solve path can use it.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 
+def current_umask() -> int:
+    """The process's umask, read without changing it where Linux says it (`/proc`)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: set and restore (the only portable way to read it)
+    os.umask(mask)
+    return mask
+
+
+def new_file_mode(path: Path) -> int:
+    """The permission bits a file written at `path` gets: those of the file already there,
+    else 0666 less the umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~current_umask()
+
+
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """Call `write(tmp_path)` to produce the file, fsync it, then rename it to `path`."""
+    """Call `write(tmp_path)` to produce the file, fsync it, give it the mode of a file the
+    user writes (`new_file_mode`), then rename it to `path`."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -21,6 +47,7 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     tmp = Path(tmp_name)
     try:
         write(tmp)
+        os.chmod(tmp, new_file_mode(path))
         with open(tmp, "rb") as handle:
             os.fsync(handle.fileno())
         os.replace(tmp, path)

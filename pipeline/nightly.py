@@ -164,6 +164,15 @@ def previous_run(data_dir: Path, problem_id: str, settings: NightlySettings) -> 
     return finished["run_id"][0] if finished.height else None
 
 
+def _phase(progress: Callable[..., None] | None,
+           name: str) -> Callable[..., None] | None:
+    """`progress` with the phase's name in front of its note (one callback serves every
+    phase of the night)."""
+    if progress is None:
+        return None
+    return lambda done, total, note="": progress(done, total, f"{name} {note}".rstrip())
+
+
 def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None = None,
             log: Callable[[str], None] = print,
             progress: Callable[..., None] | None = None) -> NightlyOutcome:
@@ -174,14 +183,15 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
     settings = read_nightly_settings(config_path)
     problems = nightly_problems(settings)
     build_corpus(data_dir, settings, problems, log)
-    summary = ingest(data_dir, default_roots(data_dir), progress=progress)
+    summary = ingest(data_dir, default_roots(data_dir), progress=_phase(progress, "ingest"))
     if summary.rejected:
         log(f"ingest: {summary.rejected} files rejected (see the rejects table)")
     nights: list[ProblemNight] = []
     for problem_id in (p.id for p in problems):
         baseline = previous_run(data_dir, problem_id, settings)
         result = run(data_dir, RunRequest(problem=problem_id, jobs=jobs,
-                                          command="pipeline nightly"), progress=progress)
+                                          command="pipeline nightly"),
+                     progress=_phase(progress, f"run {problem_id}"))
         night = ProblemNight(problem_id, result, baseline)
         if result.status != "finished":
             night.failures.append(f"{problem_id}: run {result.run_id} {result.status}")
@@ -204,19 +214,40 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
     run_ids = [n.run.run_id for n in nights]
     stamp = time.strftime("%Y%m%d-%H%M%S")
     report = write_report(data_dir, run_ids, data_dir / "reports" / f"nightly-{stamp}.html",
-                          slowdown_rule(settings))
+                          slowdown_rule(settings),
+                          baselines={n.run.run_id: n.baseline for n in nights})
     return NightlyOutcome(nights, summary, report, time.monotonic() - started)
 
 
+def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int]]]:
+    """(solver, known wrong?, failing verdict -> count) of every solver of the night's run with
+    a failing verdict (WA, RE, TLE, MLE, OLE, CE): trusted solvers first, then known-wrong
+    stages, each by name."""
+    from pipeline.tables.limits import known_wrong
+
+    failing = set(names(FAILURES))
+    found = []
+    for solver, counts in night.run.verdicts.items():
+        bad = {v: n for v, n in sorted(counts.items()) if v in failing and n}
+        if bad:
+            found.append((solver, bool(known_wrong(night.problem, solver)), bad))
+    return sorted(found, key=lambda item: (item[1], item[0]))
+
+
 def format_outcome(outcome: NightlyOutcome) -> str:
+    """The nightly's summary: per problem its cases and solvers, and beside the name of each
+    solver with failing verdicts their counts (`fast WA=2`), marking the stages known to be
+    wrong (which fail as documented and never fail the night)."""
     lines = [f"nightly: {'FAILED' if outcome.failed else 'ok'} in {outcome.seconds:.0f} s"]
     for night in outcome.problems:
-        counts: dict[str, int] = {}
-        for per_solver in night.run.verdicts.values():
-            for verdict, n in per_solver.items():
-                counts[verdict] = counts.get(verdict, 0) + n
-        verdicts = " ".join(f"{k}={v}" for k, v in sorted(counts.items()))
-        lines.append(f"  {night.problem:<16} {night.run.cases:>5} cases  {verdicts}")
+        solvers = len(night.run.verdicts)
+        failing = failing_verdicts(night)
+        words = "; ".join(
+            f"{solver}{' (known wrong)' if wrong else ''} "
+            + " ".join(f"{v}={n}" for v, n in counts.items())
+            for solver, wrong, counts in failing) or "no failing verdicts"
+        lines.append(f"  {night.problem:<16} {night.run.cases:>5} cases, {solvers} solver"
+                     f"{'s' if solvers != 1 else ''}: {words}")
         for failure in night.failures:
             lines.append(f"    ! {failure}")
     if outcome.report:

@@ -1,35 +1,89 @@
-"""A small progress bar for long jobs, drawn on stderr only when it is a terminal."""
+"""Progress of long jobs (ingest, run, nightly) on stderr.
+
+On a terminal it is a bar redrawn in place. Anywhere else (a log file, a pipe, CI) it is one
+plain line every `LOG_EVERY_S` seconds (`PIPELINE_PROGRESS_EVERY_S` overrides it), plus a
+closing line for a phase that printed any, so a log of a long job is never silent for long.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable
 
+LOG_EVERY_S = 10.0
+LOG_EVERY_ENV = "PIPELINE_PROGRESS_EVERY_S"
 
-def progress_bar(label: str, stream=None,
-                 min_interval: float = 0.1) -> Callable[..., None] | None:
-    """A callback `update(done, total, note="")`, or None when `stream` is not a terminal
-    (callers then skip the work of describing progress at all)."""
+
+def log_interval() -> float:
+    """Seconds between two progress lines when the output is not a terminal."""
+    text = os.environ.get(LOG_EVERY_ENV)
+    try:
+        return float(text) if text else LOG_EVERY_S
+    except ValueError:
+        return LOG_EVERY_S
+
+
+def progress_bar(label: str, stream=None, min_interval: float = 0.1,
+                 every_s: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> Callable[..., None]:
+    """A callback `update(done, total, note="")`: a bar on a terminal, else a line every
+    `every_s` seconds (default `log_interval()`)."""
     stream = stream or sys.stderr
-    if not stream.isatty():
-        return None
-    started = time.monotonic()
+    isatty = getattr(stream, "isatty", None)
+    if isatty is not None and isatty():
+        return _bar(label, stream, min_interval, clock)
+    return _lines(label, stream, log_interval() if every_s is None else every_s, clock)
+
+
+def _eta(elapsed: float, done: int, total: int) -> float:
+    return elapsed / done * (total - done) if done else 0.0
+
+
+def _bar(label: str, stream, min_interval: float,
+         clock: Callable[[], float]) -> Callable[..., None]:
+    started = clock()
     last = [0.0]
 
     def update(done: int, total: int, note: str = "") -> None:
-        now = time.monotonic()
+        now = clock()
         if done < total and now - last[0] < min_interval:
             return
         last[0] = now
         width = 30
         filled = int(width * done / total) if total else width
-        elapsed = now - started
-        eta = elapsed / done * (total - done) if done else 0.0
+        eta = _eta(now - started, done, total)
         stream.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
                      f"ETA {eta:5.1f}s {note}\033[K")
         if done >= total:
             stream.write("\n")
         stream.flush()
+
+    return update
+
+
+def _lines(label: str, stream, every_s: float,
+           clock: Callable[[], float]) -> Callable[..., None]:
+    """A line once `every_s` seconds have passed since the last line or since the phase began
+    (a phase: the calls from a first one up to done == total; its clock starts at its first
+    call). A phase that printed a line also prints its last one. No time left is guessed:
+    cases come smallest first, so the last few take most of the time."""
+    state = {"last": 0.0, "start": 0.0, "open": False, "printed": False}
+
+    def update(done: int, total: int, note: str = "") -> None:
+        now = clock()
+        finished = done >= total
+        if not state["open"]:
+            state.update(last=now, start=now, open=True, printed=False)
+        if now - state["last"] >= every_s or (finished and state["printed"]):
+            elapsed = now - state["start"]
+            share = f" ({done / total:.0%})" if total else ""
+            stream.write(f"{label}: {done}/{total}{share} after {elapsed:.0f} s"
+                         f"{'  ' + note if note else ''}{', done' if finished else ''}\n")
+            stream.flush()
+            state["last"], state["printed"] = now, True
+        if finished:
+            state["open"] = False
 
     return update

@@ -4,6 +4,7 @@ matters): each documented example is also a test."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -190,3 +191,129 @@ def test_the_console_script_solves_without_typer_and_reports_bad_files(tmp_path)
     assert probe.returncode == 0 and probe.stdout == "1\n"
     imported = {line.split("|")[-1].strip() for line in probe.stderr.splitlines()}
     assert not {"typer", "polars", "pyarrow"} & imported
+
+
+# -- help, completion, the data folder ----------------------------------------------------------
+
+def _commands():
+    import typer
+
+    group = typer.main.get_command(app)
+    return group, {name: command for name, command in group.commands.items()}
+
+
+@pytest.mark.parametrize("name", [n for n in _commands()[1] if n != "solve"])
+def test_every_command_s_help_has_examples_defaults_and_readable_metavars(name):
+    from pipeline.problems import problem_ids
+
+    result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "120"},
+                           catch_exceptions=False)
+    assert result.exit_code == 0
+    text = result.output
+    assert "Examples" in text and f"pipeline {name}" in text.split("Examples", 1)[1]
+    for odd in ("<bool>", "<str>", "<path>", "<int", "<float", "{", "list[", "x>=1"):
+        assert odd not in text, (name, odd)
+    assert not set(problem_ids()) & set(text.replace("(", " ").replace(")", " ").split())
+    # every option and argument shows its default: Typer's [default: ...], or its help says
+    for param in _commands()[1][name].params:
+        if param.name == "help" or getattr(param, "is_flag", False) or param.required:
+            continue
+        if param.default is None:
+            assert "default" in (param.help or ""), (name, param.name)
+        else:
+            assert "[default: " in text, (name, param.name)
+            assert param.show_default is not False, (name, param.name)
+
+
+def test_the_top_level_help_lists_completion_and_names_no_type():
+    text = runner.invoke(app, ["--help"], env={"COLUMNS": "120"}).output
+    assert "--install-completion" in text and "--show-completion" in text
+    assert "DIR" in text and "<path>" not in text and "<bool>" not in text
+    assert "Examples" in text
+
+
+PIPELINE = Path(sys.executable).with_name("pipeline")
+
+
+def _bash(script: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """`script` in a real bash, with the installed `pipeline` first on PATH and HOME in
+    tmp_path (so an installed completion lands there)."""
+    env = {"PATH": f"{PIPELINE.parent}:/usr/bin:/bin", "HOME": str(tmp_path),
+           "SHELL": "/bin/bash", "PIPELINE_DATA_DIR": str(tmp_path / "data")}
+    return subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True,
+                          timeout=60)
+
+
+def _complete(words: str, tmp_path: Path) -> list[str]:
+    """What bash completion offers for the words typed so far (the last one is being
+    completed), through the script `pipeline --show-completion` prints."""
+    cword = len(words.split()) - (0 if words.endswith(" ") else 1)
+    done = _bash(f'eval "$(pipeline --show-completion)"; COMP_WORDS=({words}); '
+                 f'[ "{words[-1:]}" = " " ] && COMP_WORDS+=(""); COMP_CWORD={cword}; '
+                 '_pipeline_completion pipeline; printf "%s\\n" "${COMPREPLY[@]}"', tmp_path)
+    assert done.returncode == 0, done.stderr
+    return [line for line in done.stdout.splitlines() if line]
+
+
+def test_shell_completion_works_in_a_real_bash(tmp_path):
+    script = _bash("pipeline --show-completion", tmp_path)
+    assert script.returncode == 0, script.stderr
+    assert "complete -o default -F _pipeline_completion pipeline" in script.stdout
+    assert _complete("pipeline mis", tmp_path) == ["mismatches"]
+    assert set(_complete("pipeline s", tmp_path)) == {"solve", "slow"}
+    assert "--top" in _complete("pipeline mismatches --t", tmp_path)
+    assert _complete("pipeline run --problem arc", tmp_path) == ["arc087e"]
+    assert set(_complete("pipeline slow --problem ", tmp_path)) == {
+        p.id for p in all_problems()}
+
+
+def test_install_completion_writes_the_script_where_bash_reads_it(tmp_path):
+    done = _bash("pipeline --install-completion", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "bash completion installed in" in done.stdout
+    script = tmp_path / ".bash_completions" / "pipeline.sh"
+    assert "_pipeline_completion" in script.read_text()
+    assert str(script) in (tmp_path / ".bashrc").read_text()
+
+
+def test_query_on_a_missing_or_empty_data_folder_names_it_on_stderr(tmp_path):
+    missing = tmp_path / "nowhere"
+    done = subprocess.run([str(PIPELINE), "--data-dir", str(missing), "query",
+                           "SELECT count(*) AS n FROM cases", "--format", "csv"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout == "n\n0\n"         # answers 0, and says why
+    assert done.stderr.strip() == (f"note: the data folder {missing} does not exist "
+                                   "(--data-dir DIR or PIPELINE_DATA_DIR names another)")
+    (tmp_path / "data").mkdir()
+    relative = subprocess.run([str(PIPELINE), "query", "SELECT * FROM runs"],
+                              capture_output=True, text=True, cwd=tmp_path,
+                              env={**os.environ, "PIPELINE_DATA_DIR": "data"})
+    assert relative.returncode == 0 and relative.stdout.startswith("shape: (0,")
+    assert f"the data folder {tmp_path / 'data'} holds no tables yet" in relative.stderr
+    # a query answering no rows from real tables says nothing more
+    invoke("--data-dir", str(tmp_path / "data"), "ingest",
+           str(get_problem("arc087e").samples), "--problem", "arc087e")
+    empty = invoke("--data-dir", str(tmp_path / "data"), "query",
+                   "SELECT * FROM cases WHERE size < 0")
+    assert empty.exit_code == 0 and "note:" not in empty.output
+
+
+@pytest.mark.parametrize("command", [["slow"], ["mismatches"], ["compare"], ["report"]])
+def test_report_commands_name_the_absolute_data_folder_when_it_has_no_runs(tmp_path, command):
+    done = subprocess.run([str(PIPELINE), *command], capture_output=True, text=True,
+                          cwd=tmp_path, env={**os.environ, "PIPELINE_DATA_DIR": "data"})
+    where = str(tmp_path / "data")
+    assert where in done.stdout + done.stderr, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    if command[0] in ("slow", "mismatches"):
+        assert done.returncode == 0 and f"no finished runs in {where}" in done.stdout
+    else:
+        assert done.returncode == 2
+
+
+def test_run_with_no_stored_cases_names_the_data_folder(tmp_path):
+    data = tmp_path / "data"
+    result = invoke("--data-dir", str(data), "run", "--problem", "arc087e", "--solver", "fast",
+                    "--jobs", "1")
+    assert result.exit_code == 0
+    assert f"note: no stored cases of arc087e in {data.resolve()}" in result.output

@@ -66,6 +66,8 @@ def test_a_wrong_expected_answer_fails_the_night(tmp_path):
     assert outcome.failed
     text = format_outcome(outcome)
     assert "new failing case" in text and "WA" in text
+    line = next(line for line in text.splitlines() if line.startswith("  arc087e"))
+    assert "fast WA=1" in line and "brute WA=1" in line and "known wrong" not in line
 
 
 def test_a_flagged_slowdown_fails_only_when_re_measuring_confirms_it(toy, tmp_path,
@@ -98,3 +100,29 @@ def test_a_flagged_slowdown_fails_only_when_re_measuring_confirms_it(toy, tmp_pa
     monkeypatch.setenv("TOY_BUSY_MS", "0")  # the slowdown was noise after all
     assert confirmed_reasons(data, base.run_id, comparison, lines.append) == []
     assert "not confirmed" in lines[-1]
+
+
+def test_the_summary_names_failing_solvers_and_which_are_known_wrong(tmp_path):
+    """cf103119g's `editorial` is registered as known wrong (it gets the official sample's
+    third answer wrong): the night passes, and the summary says who has the WAs."""
+    import io
+
+    from pipeline.progress import progress_bar
+
+    data, config = tmp_path / "data", write_config(
+        tmp_path, 'seed = 4\nproblems = ["cf103119g"]\n[corpus.cf103119g]\ntiny = 20\n')
+    log = io.StringIO()
+    outcome = nightly(data, config, jobs=2, log=lambda line: None,
+                      progress=progress_bar("nightly", log, every_s=0.0))
+    assert not outcome.failed, format_outcome(outcome)
+    [night] = outcome.problems
+    wrong = night.run.verdicts["editorial"]["WA"]
+    assert wrong >= 1
+    text = format_outcome(outcome)
+    line = next(line for line in text.splitlines() if line.startswith("  cf103119g"))
+    assert line == (f"  cf103119g        {night.run.cases:>5} cases, {len(night.run.verdicts)} "
+                    f"solvers: editorial (known wrong) WA={wrong}")
+    # the progress lines name their phase (a log line per call here)
+    lines = log.getvalue().splitlines()
+    assert any(" ingest" in line for line in lines)
+    assert any(" run cf103119g AC:" in line for line in lines)

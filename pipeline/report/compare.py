@@ -11,14 +11,20 @@ The comparison fails on:
 - a new failure: a (case, solver) whose verdict is WA, RE, TLE, MLE or OLE in NEW and was not
   that same verdict in BASE (or was absent from BASE);
 - a flagged slowdown.
-Timings are only compared when both runs ran on the same host (`runs.host`); otherwise the
-comparison says so and flags nothing. Stages registered as known to be wrong never fail a
-comparison: their changes are reported as notes; so are slowdowns of stages that are not judged
-on speed (oracles, references and transcribed methods: see their roles in `problem.toml`).
+A slowdown (a case above both thresholds) is *flagged* when it counts: the solver is judged on
+speed and both runs ran on the same host (`runs.host`). Otherwise it is *noted*, with why: the
+runs ran on different (or unknown) hosts, the stage is registered as known to be wrong, or it
+is not judged on speed (oracles, references and transcribed methods: see their roles in
+`problem.toml`). The text of a comparison uses those two words and no others for them, in its
+body and in its last line. Stages known to be wrong never fail a comparison: their new failures
+are notes too.
 
 What the comparison concludes is a tuple of typed `Finding`s (new failure, changed answer,
 slowdown, note), each saying whether it fails the comparison; nightly decides from those.
-`pairs_to_compare` chooses the runs a `pipeline compare` without arguments looks at.
+`pairs_to_compare` chooses the runs a `pipeline compare` without arguments looks at: the newest
+finished run of a problem and, as its baseline, the newest earlier finished run that is
+comparable (`comparable`: the same group, a case count within 10 %, every solver of NEW), each
+choice with the sentence saying why and which newer runs were passed over.
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ import polars as pl
 from pipeline.errors import UnknownName
 from pipeline.report import load
 from pipeline.tables.limits import judged_on_speed, known_wrong
-from pipeline.tables.runs import finished_runs, latest_runs, next_run, resolve_runs, run_rows
+from pipeline.tables.runs import (finished_runs, latest_runs, next_run, resolve_runs, run_rows,
+                                  start_key)
 from pipeline.verdicts import TIMED, display_rank, is_failure, names
 
 RATIO_THRESHOLD = 1.5
@@ -99,10 +106,32 @@ class SolverComparison:
     changed_answers: tuple[AnswerChange, ...]
     timed_cases: int
     geomean_ratio: float | None
-    slowdowns: tuple[Timing, ...]                # flagged (never when the hosts differ)
+    slowdowns: tuple[Timing, ...]                # cases above both thresholds, worst first
+    slowdown_note: str | None = None             # why they are only noted; None: flagged
 
     def transition_count(self, base: str, new: str) -> int:
         return sum(n for b, v, n in self.transitions if (b, v) == (base, new))
+
+    @property
+    def flagged(self) -> tuple[Timing, ...]:
+        """The slowdowns that fail the comparison."""
+        return self.slowdowns if self.slowdown_note is None else ()
+
+    @property
+    def noted(self) -> tuple[Timing, ...]:
+        """The slowdowns that are reported but do not count (`slowdown_note` says why)."""
+        return () if self.slowdown_note is None else self.slowdowns
+
+    def slowdown_words(self) -> str:
+        """`3 flagged slowdowns`, `2 noted slowdowns (not judged on speed)` or `0 slowdowns`:
+        the words every text of a comparison uses for them."""
+        n = len(self.slowdowns)
+        plural = "s" if n != 1 else ""
+        if self.slowdown_note is None:
+            return f"{n} flagged slowdown{plural}"
+        if not n:
+            return "0 slowdowns"
+        return f"{n} noted slowdown{plural} ({self.slowdown_note})"
 
 
 @dataclass(frozen=True)
@@ -217,15 +246,29 @@ def _compare_solver(problem: str, name: str, part: pl.DataFrame, base_solvers: s
             else:
                 ratio = math.inf if new_ms > base_ms else 1.0
             timings.append(Timing(row["case_id"], row["size"], base_ms, new_ms, ratio))
-    slow = [t for t in timings if same_host and t.ratio > ratio_threshold
+    slow = [t for t in timings if t.ratio > ratio_threshold
             and t.new_ms - t.base_ms > min_diff_ms]
     slow.sort(key=lambda t: (-t.ratio, -(t.new_ms - t.base_ms), t.case_id))
+    wrong = known_wrong(problem, name)
     return SolverComparison(
-        solver=name, known_wrong=known_wrong(problem, name), in_base=name in base_solvers,
+        solver=name, known_wrong=wrong, in_base=name in base_solvers,
         in_new=name in new_solvers,
         transitions=tuple((b, a, n) for (b, a), n in sorted(transitions.items())),
         new_failures=tuple(failures), changed_answers=tuple(answers), timed_cases=len(timings),
-        geomean_ratio=math.exp(log_sum / log_n) if log_n else None, slowdowns=tuple(slow))
+        geomean_ratio=math.exp(log_sum / log_n) if log_n else None, slowdowns=tuple(slow),
+        slowdown_note=_slowdown_note(problem, name, wrong, same_host))
+
+
+def _slowdown_note(problem: str, solver: str, wrong: str | None,
+                   same_host: bool) -> str | None:
+    """Why a solver's slowdowns are only noted (None: they are flagged)."""
+    if not same_host:
+        return "timed on another host"
+    if wrong:
+        return "known wrong"
+    if not judged_on_speed(problem, solver):
+        return "not judged on speed"
+    return None
 
 
 def _timing(row: dict) -> tuple[float | None, float | None]:
@@ -248,7 +291,7 @@ def _findings(problem: str, compared: list[SolverComparison], same_host: bool,
         what = "hosts differ" if base_host and new_host else "host unknown"
         found.append(Finding(FindingKind.NOTE, None, False,
                              f"{what} ({base_host or 'unknown'} vs {new_host or 'unknown'}): "
-                             "timings are not compared"))
+                             "slowdowns are noted, not flagged"))
     for s in compared:
         tag = f"{s.solver} (known wrong)" if s.known_wrong else s.solver
         if s.new_failures:
@@ -265,14 +308,11 @@ def _findings(problem: str, compared: list[SolverComparison], same_host: bool,
                 tuple(c.case_id for c in ordered)))
         if s.slowdowns:
             worst = s.slowdowns[0]
-            fails = not s.known_wrong and judged_on_speed(problem, s.solver)
             found.append(Finding(
-                FindingKind.SLOWDOWN, s.solver, fails,
-                f"{tag}: {len(s.slowdowns)} case{'s' if len(s.slowdowns) != 1 else ''} "
-                f"slower than {ratio_threshold:g}x and +{min_diff_ms:g} ms; worst "
-                f"{worst.ratio:.2f}x ({worst.base_ms:.1f} -> {worst.new_ms:.1f} ms, "
-                f"case {worst.case_id[:12]}, size {worst.size})"
-                + ("" if fails or s.known_wrong else " (not judged on speed)"),
+                FindingKind.SLOWDOWN, s.solver, s.slowdown_note is None,
+                f"{s.solver}: {s.slowdown_words()}, slower than {ratio_threshold:g}x and "
+                f"+{min_diff_ms:g} ms; worst {worst.ratio:.2f}x ({worst.base_ms:.1f} -> "
+                f"{worst.new_ms:.1f} ms, case {worst.case_id[:12]}, size {worst.size})",
                 tuple(t.case_id for t in s.slowdowns)))
         if s.in_base and not s.in_new:
             found.append(Finding(FindingKind.NOTE, s.solver, False,
@@ -286,34 +326,116 @@ def _findings(problem: str, compared: list[SolverComparison], same_host: bool,
     return found
 
 
+CASE_COUNT_TOLERANCE = 0.10
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two runs to compare and why these: `why` says how BASE was chosen, `skipped` the newer
+    finished runs passed over, each with its reason. `base` is None when no earlier run of the
+    problem is comparable with NEW."""
+
+    problem: str
+    base: str | None
+    new: str
+    why: str
+    skipped: tuple[str, ...] = ()
+
+
+def _group_words(group: str | None) -> str:
+    return f"group {group}" if group else "all cases"
+
+
+def comparable(new_row: dict, base_row: dict) -> str | None:
+    """None when `base_row`'s run is a fair baseline for `new_row`'s: the same group of cases,
+    a case count within 10 %, and every solver of NEW; else what differs."""
+    if new_row.get("group") != base_row.get("group"):
+        return (f"{_group_words(base_row.get('group'))}, "
+                f"NEW ran {_group_words(new_row.get('group'))}")
+    new_cases, base_cases = new_row.get("cases") or 0, base_row.get("cases") or 0
+    if abs(new_cases - base_cases) > CASE_COUNT_TOLERANCE * max(new_cases, base_cases, 1):
+        return (f"{base_cases} case{'s' if base_cases != 1 else ''} against NEW's {new_cases} "
+                f"(more than {CASE_COUNT_TOLERANCE:.0%} apart)")
+    missing = [name for name in new_row.get("solvers") or []
+               if name not in set(base_row.get("solvers") or [])]
+    if missing:
+        return f"did not run {', '.join(missing)}"
+    return None
+
+
+def choose_baseline(data_dir: Path, new_run: str, skipped_shown: int = 5) -> Pair:
+    """The baseline of `new_run`: the newest finished run of its problem that started before
+    it and is `comparable`, with why, and the newer ones passed over."""
+    rows = run_rows(data_dir, [new_run])
+    if new_run not in rows:
+        raise UnknownName(f"no run {new_run!r} in {Path(data_dir).resolve()}")
+    new_row = rows[new_run]
+    here = start_key(new_row)
+    skipped: list[str] = []
+    for row in finished_runs(data_dir, new_row["problem"]).iter_rows(named=True):
+        if row["run_id"] == new_run or start_key(row) >= here:
+            continue
+        reason = comparable(new_row, row)
+        if reason is None:
+            why = (f"BASE {row['run_id']} is the newest earlier finished run of "
+                   f"{new_row['problem']} over the same cases ({_group_words(row.get('group'))}, "
+                   f"{row.get('cases')} cases against NEW's {new_row.get('cases')}) that ran "
+                   f"every solver of NEW")
+            return Pair(new_row["problem"], row["run_id"], new_run, why,
+                        _shown(skipped, skipped_shown))
+        skipped.append(f"{row['run_id']}: {reason}")
+    why = (f"no earlier finished run of {new_row['problem']} is comparable with NEW {new_run} "
+           f"(same group, case count within {CASE_COUNT_TOLERANCE:.0%}, every solver of NEW)")
+    return Pair(new_row["problem"], None, new_run, why, _shown(skipped, skipped_shown))
+
+
+def _shown(skipped: list[str], limit: int) -> tuple[str, ...]:
+    if len(skipped) <= limit:
+        return tuple(skipped)
+    rest = len(skipped) - limit
+    return (*skipped[:limit], f"... and {rest} older run{'s' if rest != 1 else ''}")
+
+
 def pairs_to_compare(data_dir: Path, base: str | None = None, new: str | None = None,
-                     problem: str | None = None) -> list[tuple[str, str]]:
-    """The (BASE, NEW) runs `pipeline compare` looks at: the two given; BASE and the newest
-    finished run of its problem after it; else the last two finished runs of `problem`, or of
-    every problem that has two. Raises `UnknownName` / `ValueError` saying what is missing."""
+                     problem: str | None = None) -> list[Pair]:
+    """The runs `pipeline compare` looks at, each `Pair` saying why: the two given; BASE and
+    the newest finished run of its problem after it; else, for `problem` or for every problem
+    with two finished runs, its newest finished run and the baseline `choose_baseline` picks
+    (`base` None when there is none). Raises `UnknownName` / `ValueError` saying what is
+    missing, naming the data folder."""
+    where = Path(data_dir).resolve()
     if base and new:
-        return [(base, new)]
+        return [Pair(run_rows(data_dir, [new]).get(new, {}).get("problem") or "?", base, new,
+                     "both runs given")]
     if base:
         row = run_rows(data_dir, [base]).get(base)
         if row is None:
-            raise UnknownName(f"no run {base!r} in {data_dir}")
+            raise UnknownName(f"no run {base!r} in {where}")
         newer = next_run(data_dir, base)
         if newer is None:
             raise ValueError(f"no finished run of {row['problem']} newer than {base} to "
-                             "compare with")
-        return [(base, newer)]
+                             f"compare with in {where}")
+        return [Pair(row["problem"], base, newer, f"BASE given; NEW {newer} is the newest "
+                     f"finished run of {row['problem']}")]
     problems = [problem] if problem else list(dict.fromkeys(
         finished_runs(data_dir)["problem"].sort().to_list()))
     pairs = []
     for pid in problems:
         runs = latest_runs(data_dir, pid, 2)
         if len(runs) == 2:
-            pairs.append((runs[1], runs[0]))
+            pairs.append(choose_baseline(data_dir, runs[0]))
     if not pairs:
-        raise ValueError(f"compare needs two finished runs of {problem} in {data_dir}"
+        raise ValueError(f"compare needs two finished runs of {problem} in {where}"
                          if problem else "compare needs two finished runs of one problem; no "
-                         f"problem has two yet in {data_dir}")
+                         f"problem has two yet in {where}")
     return pairs
+
+
+def format_choice(pair: Pair) -> str:
+    """How the pair was chosen, as lines for the console."""
+    lines = [f"baseline: {pair.why}"]
+    lines += [f"  passed over {reason}" for reason in pair.skipped]
+    return "\n".join(lines)
 
 
 def _matrix(s: SolverComparison, indent: str) -> list[str]:
@@ -332,16 +454,19 @@ def _verdict_order(verdict: str) -> tuple[int, str]:
     return (-1, verdict) if verdict == ABSENT else display_rank(verdict)
 
 
-def format_comparison(c: Comparison, examples: int = 5) -> str:
-    """The comparison as console text: one block per solver, then the outcome."""
+def format_comparison(c: Comparison, examples: int = 5, choice: Pair | None = None) -> str:
+    """The comparison as console text: how BASE was chosen (when `choice` is given), one block
+    per solver, then the outcome, which names the noted slowdowns and failures the body
+    shows, in the same words."""
     lines = [f"compare {c.problem}: BASE {c.base_run} ({c.base_host or 'unknown host'}) -> "
              f"NEW {c.new_run} ({c.new_host or 'unknown host'})"]
+    if choice is not None:
+        lines += ["  " + line for line in format_choice(choice).splitlines()]
     if not c.same_host:
-        lines.append("  not the same host: timings are shown for information only and not "
-                     "flagged")
+        lines.append("  not the same host: slowdowns are noted, not flagged")
     lines.append(f"  slowdown rule: NEW/BASE > {c.ratio_threshold:g} and NEW - BASE > "
-                 f"{c.min_diff_ms:g} ms (median CPU time over repeats; wall time where CPU was not "
-                 "measured)")
+                 f"{c.min_diff_ms:g} ms (median CPU time over repeats; wall time where CPU was "
+                 "not measured); flagged when the solver is judged on speed, else noted")
     for s in c.solvers:
         flag = "  [known wrong]" if s.known_wrong else ""
         presence = "" if s.in_base and s.in_new else (
@@ -349,26 +474,43 @@ def format_comparison(c: Comparison, examples: int = 5) -> str:
         geo = f"{s.geomean_ratio:.2f}x" if s.geomean_ratio is not None else "-"
         lines.append(f"\n  {s.solver}{flag}{presence}: {s.timed_cases} timed cases, "
                      f"geometric mean NEW/BASE {geo}, {len(s.new_failures)} new failures, "
-                     f"{len(s.changed_answers)} changed answers, {len(s.slowdowns)} slowdowns")
+                     f"{len(s.changed_answers)} changed answers, {s.slowdown_words()}")
         lines += _matrix(s, "    ")
         for change in s.changed_answers[:examples]:
             lines.append(f"    answer changed: case {change.case_id[:12]} (size {change.size}): "
                          f"{_short(change.base_answer)} -> {_short(change.new_answer)}")
         if len(s.changed_answers) > examples:
             lines.append(f"    ... {len(s.changed_answers) - examples} more changed answers")
+        word = "flagged" if s.slowdown_note is None else "noted"
         for t in s.slowdowns[:examples]:
-            lines.append(f"    slower: case {t.case_id[:12]} (size {t.size}): {t.base_ms:.1f} -> "
-                         f"{t.new_ms:.1f} ms ({t.ratio:.2f}x)")
+            lines.append(f"    {word} slower: case {t.case_id[:12]} (size {t.size}): "
+                         f"{t.base_ms:.1f} -> {t.new_ms:.1f} ms ({t.ratio:.2f}x)")
         if len(s.slowdowns) > examples:
-            lines.append(f"    ... {len(s.slowdowns) - examples} more slowdowns")
+            lines.append(f"    ... {len(s.slowdowns) - examples} more {word} slowdowns")
     for note in c.notes:
         lines.append(f"  note: {note}")
     if c.failed:
         lines.append("FAILED:")
         lines += [f"  - {reason}" for reason in c.reasons]
-    else:
-        lines.append("OK: no new failures, no flagged slowdowns")
+    noted = _noted_summary(c)
+    if not c.failed:
+        lines.append("OK: no new failures, no flagged slowdowns"
+                     + (f"; noted: {noted}" if noted else ""))
+    elif noted:
+        lines.append(f"noted: {noted}")
     return "\n".join(lines)
+
+
+def _noted_summary(c: Comparison) -> str:
+    """What the body reports that does not count, in the body's words."""
+    parts = []
+    for s in c.solvers:
+        if s.noted:
+            parts.append(f"{s.solver} {s.slowdown_words()}")
+        if s.known_wrong and s.new_failures:
+            parts.append(f"{s.solver} (known wrong) {len(s.new_failures)} new failure"
+                         f"{'s' if len(s.new_failures) != 1 else ''}")
+    return ", ".join(parts)
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -1,9 +1,21 @@
-"""How each solver's time grows with the case size: points and a least-squares fit on log-log.
+"""How each solver's time grows with the case size: points per size and a fit on log-log.
 
-For a solver, each case gives one point (size, median wall ms over its repeats). The fit is a
-straight line through log10(time) against log10(size), over the points with size > 0 and
-time > 0 and a verdict other than `SKIP`; its slope is the growth exponent (`fast: n^1.04`).
-A fit needs at least two distinct sizes.
+For a solver, each timed case gives a raw point (size, median wall ms over its repeats); the
+cases of one size (sizes within one twentieth of a decade count as one) are summarised by their
+median and 90th percentile. Only verdicts that come with a real timing take part (`AC`, `WA`,
+`NOEXP`); `SKIP` is left out, and cases that ended without an answer (`TLE`, `RE`, `MLE`, ...)
+are kept apart as `untimed` marks: the time of a killed or crashed run is not a timing.
+
+The fit is a straight line through log10(median time) against log10(size), over the sizes
+where the time is well above the solver's fixed cost (at least `FIXED_COST_FACTOR` times the
+smallest median over all sizes: start-up, parsing a line, a function call), so the exponent
+says how the work grows, not how a constant looks on a log axis. Its slope is the growth
+exponent (`fast: n^1.04`); `Fit.min_size` and `Fit.max_size` are the sizes it was computed
+over, and a chart draws it over that range only. An exponent is only given when it means
+something: at least `MIN_SIZES` sizes above the fixed cost, spanning at least `MIN_SPAN`x,
+and a line that explains at least `MIN_R_SQUARED` of the variance of log time (on a corpus
+whose times depend on more than the size measure, log-log is no straight line and no exponent
+is printed).
 """
 
 from __future__ import annotations
@@ -14,6 +26,15 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pipeline.verdicts import TIMED, names
+
+FIXED_COST_FACTOR = 5.0
+MIN_SIZES = 3
+MIN_SPAN = 10.0
+MIN_R_SQUARED = 0.8
+BINS_PER_DECADE = 20
+TIMED_NAMES = tuple(names(TIMED))
+
 
 @dataclass(frozen=True)
 class Fit:
@@ -22,16 +43,31 @@ class Fit:
     points: int
     min_size: float
     max_size: float
+    r_squared: float = 1.0   # the share of the variance of log time the line explains
 
     def predict_ms(self, size: float) -> float:
         return 10 ** (self.intercept + self.exponent * math.log10(size))
 
 
 @dataclass(frozen=True)
+class SizePoint:
+    """The timed cases of one size: their median and 90th percentile."""
+
+    size: float
+    median_ms: float
+    p90_ms: float
+    cases: int
+
+
+@dataclass(frozen=True)
 class Series:
     solver: str
-    points: tuple[tuple[float, float], ...]   # (size, wall ms), size > 0 and ms > 0
+    points: tuple[tuple[float, float], ...]   # raw (size, wall ms), size > 0 and ms > 0
     fit: Fit | None
+    by_size: tuple[SizePoint, ...] = ()       # smallest size first
+    fixed_ms: float | None = None             # the smallest median: the fixed cost
+    untimed: tuple[tuple[float, str], ...] = ()  # (size, verdict) of cases with no timing
+    no_fit: str | None = None                 # why there is no fit
 
     @property
     def label(self) -> str:
@@ -50,20 +86,74 @@ def fit_loglog(sizes: Sequence[float], times: Sequence[float]) -> Fit | None:
     mean_y = sum(y for _, y in pairs) / n
     sxx = sum((x - mean_x) ** 2 for x, _ in pairs)
     sxy = sum((x - mean_x) * (y - mean_y) for x, y in pairs)
+    syy = sum((y - mean_y) ** 2 for _, y in pairs)
     slope = sxy / sxx
     return Fit(exponent=slope, intercept=mean_y - slope * mean_x, points=n,
-               min_size=10 ** min(x for x, _ in pairs), max_size=10 ** max(x for x, _ in pairs))
+               min_size=10 ** min(x for x, _ in pairs), max_size=10 ** max(x for x, _ in pairs),
+               r_squared=sxy * sxy / (sxx * syy) if syy > 0 else 1.0)
+
+
+def _quantile(ordered: Sequence[float], q: float) -> float:
+    """Linear-interpolated quantile of sorted values."""
+    position = (len(ordered) - 1) * q
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def per_size(points: Sequence[tuple[float, float]]) -> tuple[SizePoint, ...]:
+    """Median and 90th percentile of the times of each size (a twentieth of a decade wide),
+    placed at the bin's median size."""
+    bins: dict[int, list[tuple[float, float]]] = {}
+    for size, ms in points:
+        bins.setdefault(math.floor(math.log10(size) * BINS_PER_DECADE + 1e-9), []).append(
+            (size, ms))
+    summary = []
+    for key in sorted(bins):
+        members = bins[key]
+        times = sorted(ms for _, ms in members)
+        sizes = sorted(size for size, _ in members)
+        summary.append(SizePoint(_quantile(sizes, 0.5), _quantile(times, 0.5),
+                                 _quantile(times, 0.9), len(members)))
+    return tuple(summary)
+
+
+def fit_above_fixed_cost(by_size: Sequence[SizePoint],
+                         factor: float = FIXED_COST_FACTOR) -> tuple[Fit | None, str | None]:
+    """The fit over the sizes whose median is at least `factor` times the smallest median, or
+    None and why not, in a few words (too few sizes, too short a span, no straight line)."""
+    if len(by_size) < 2:
+        return None, "one size only"
+    fixed = min(p.median_ms for p in by_size)
+    above = [p for p in by_size if p.median_ms >= factor * fixed]
+    if len(above) < MIN_SIZES:
+        plural = "s" if len(above) != 1 else ""
+        return None, f"{len(above)} size{plural} above {factor:g}x fixed cost"
+    if above[-1].size < MIN_SPAN * above[0].size:
+        return None, f"span < {MIN_SPAN:g}x above {factor:g}x fixed cost"
+    fit = fit_loglog([p.size for p in above], [p.median_ms for p in above])
+    if fit.r_squared < MIN_R_SQUARED:
+        return None, f"no power law (r² {fit.r_squared:.2f})"
+    return fit, None
 
 
 def growth_series(results: pl.DataFrame) -> list[Series]:
     """One series per solver (in order of appearance) from collapsed results of one problem
     (columns `solver`, `size`, `wall_ms`, `verdict`)."""
-    usable = results.filter((pl.col("verdict") != "SKIP") & (pl.col("size") > 0)
-                            & (pl.col("wall_ms") > 0))
+    sized = results.filter((pl.col("verdict") != "SKIP") & (pl.col("size") > 0))
+    timed = sized.filter(pl.col("verdict").is_in(TIMED_NAMES) & (pl.col("wall_ms") > 0))
+    untimed = sized.filter(~pl.col("verdict").is_in(TIMED_NAMES))
     series = []
     for solver in dict.fromkeys(results["solver"].to_list()):
-        part = usable.filter(pl.col("solver") == solver)
-        sizes = [float(s) for s in part["size"].to_list()]
-        times = part["wall_ms"].to_list()
-        series.append(Series(solver, tuple(zip(sizes, times)), fit_loglog(sizes, times)))
+        part = timed.filter(pl.col("solver") == solver)
+        points = tuple(zip((float(s) for s in part["size"].to_list()), part["wall_ms"].to_list()))
+        by_size = per_size(points)
+        fit, no_fit = fit_above_fixed_cost(by_size)
+        misses = untimed.filter(pl.col("solver") == solver).sort("size")
+        series.append(Series(
+            solver, points, fit, by_size,
+            fixed_ms=min((p.median_ms for p in by_size), default=None),
+            untimed=tuple(zip((float(s) for s in misses["size"].to_list()),
+                              misses["verdict"].to_list())),
+            no_fit=no_fit))
     return series

@@ -1,13 +1,22 @@
 """`pipeline report`: one self-contained HTML file answering the four questions of a run.
 
 The page holds, for the chosen runs (default: the latest finished run of each problem):
-the runs themselves, the verdict matrix (problem x solver), the comparison of each run with the
-previous finished run of its problem, a log-log chart of wall time against size per problem with
-each solver's fitted growth exponent, the slowest cases and the mismatching cases.
+- the runs themselves;
+- the verdict matrix: per problem, a table of its solvers' verdict counts that fits the page
+  (long solver names wrap; a table too wide for a narrow window scrolls inside its box);
+- the comparison of each run with its baseline (the one the nightly used, else the newest
+  comparable earlier run, `compare.choose_baseline`), saying which and why;
+- per problem, a log-log chart of wall time against size: raw points, per-size medians and
+  90th percentiles, each solver's growth exponent fitted above its fixed cost, and the cases
+  without a timing marked apart;
+- per problem, the history of the last nightly runs: each trusted solver's total CPU time and
+  failures per night;
+- per problem, the slowest cases and the mismatches (findings in full, known-wrong stages
+  failing as documented in one line each).
 
 It works offline: CSS is inline, charts are inline SVG drawn here, there is no script and no
 font or image to fetch, and a Content-Security-Policy forbids fetching anything. The file is
-written atomically (temporary file, then rename).
+written atomically (temporary file, then rename) with the mode of any file the user writes.
 """
 
 from __future__ import annotations
@@ -23,17 +32,21 @@ from pipeline.errors import UnknownName
 from pipeline.fsutil import atomic_write_text
 from pipeline.problems import get_problem
 from pipeline.report import load
-from pipeline.report.compare import Comparison, FindingKind, compare_runs
-from pipeline.report.growth import growth_series
+from pipeline.report.compare import (Comparison, FindingKind, choose_baseline, compare_runs)
+from pipeline.report.growth import (FIXED_COST_FACTOR, MIN_R_SQUARED, MIN_SIZES, MIN_SPAN,
+                                    growth_series)
+from pipeline.report.history import HISTORY_NIGHTS, NIGHTLY_COMMAND, nightly_history
 from pipeline.report.matrix import verdict_matrix
-from pipeline.report.mismatches import ANSWER_CHARS, Mismatch, cut, find_mismatches
+from pipeline.report.mismatches import (ANSWER_CHARS, Mismatch, ProblemMismatches, by_problem,
+                                        cut, find_mismatches, one_line, where)
 from pipeline.report.slow import SlowCase, format_fraction, format_ms, slow_cases
-from pipeline.report.svg import color, loglog_chart
+from pipeline.report.svg import color, history_chart, loglog_chart
+from pipeline.tables.limits import known_wrong
 from pipeline.tables.results import read_runs
-from pipeline.tables.runs import previous_run, resolve_runs, run_rows
+from pipeline.tables.runs import resolve_runs, run_rows
 
-SLOW_ROWS = 25
-MISMATCH_ROWS = 100
+SLOW_ROWS = 10               # per problem
+MISMATCH_ROWS = 20           # findings shown in full per problem
 EXAMPLES = 10
 
 CSS = """
@@ -48,7 +61,11 @@ table { border-collapse: collapse; margin: 6px 0 12px; }
 th, td { border: 1px solid #dde1e6; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #f3f5f8; font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.scroll { overflow-x: auto; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table.verdict-matrix { table-layout: fixed; width: 100%; }
+table.verdict-matrix th, table.verdict-matrix td { overflow-wrap: anywhere; }
+table.verdict-matrix th.problem { width: 9em; }
+.tag { font-weight: normal; font-size: 11px; color: #8f1020; }
 code, pre { font: 12px/1.35 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 pre { background: #f6f8fa; border: 1px solid #e4e7eb; padding: 6px 8px; margin: 4px 0;
       white-space: pre-wrap; word-break: break-all; max-height: 220px; overflow: auto; }
@@ -71,7 +88,11 @@ pre { background: #f6f8fa; border: 1px solid #e4e7eb; padding: 6px 8px; margin: 
 .axis { font-size: 11px; fill: #5b6475; }
 .axis-label { font-size: 12px; fill: #3b4252; }
 .legend { font-size: 12px; fill: #1d2330; }
+.legend-note { font-size: 11px; fill: #5b6475; }
+.failures-bad { font-size: 11px; fill: #8f1020; font-weight: 600; }
+.failures-none { font-size: 11px; fill: #9aa1ad; }
 figure { margin: 8px 0 20px; }
+footer { margin-top: 40px; padding-top: 8px; border-top: 1px solid #dde1e6; color: #5b6475; }
 """
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -83,38 +104,50 @@ def default_report_path(data_dir: Path, when: datetime | None = None) -> Path:
 
 
 def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
-                 out: Path | None = None, rule: dict[str, float] | None = None) -> Path:
+                 out: Path | None = None, rule: dict[str, float] | None = None,
+                 baselines: dict[str, str | None] | None = None) -> Path:
     """Write the report for `run_ids` (default: the latest finished run of each problem) to
     `out` (default `DATA/reports/report-<timestamp>.html`), atomically; returns the path.
-    `rule` overrides the slowdown thresholds of the comparisons (`compare_runs` arguments)."""
+    `rule` overrides the slowdown thresholds of the comparisons (`compare_runs` arguments);
+    `baselines` gives a run's baseline (None: none), as the nightly chose it."""
     path = Path(out) if out is not None else default_report_path(data_dir)
-    atomic_write_text(path, render_report(data_dir, run_ids, rule))
+    atomic_write_text(path, render_report(data_dir, run_ids, rule, baselines))
     return path
 
 
 def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
-                  rule: dict[str, float] | None = None) -> str:
+                  rule: dict[str, float] | None = None,
+                  baselines: dict[str, str | None] | None = None) -> str:
     """The report's HTML text."""
     runs = resolve_runs(data_dir, run_ids)
     if not runs:
-        raise ValueError(f"no finished runs in {data_dir}: run `pipeline run` first")
+        raise ValueError(f"no finished runs in {Path(data_dir).resolve()}: run "
+                         "'pipeline run' first")
     rows = run_rows(data_dir, runs)
     results = load.collapsed_results(data_dir, runs)
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-    comparisons = _comparisons(data_dir, runs, rule or {})
+    comparisons = _comparisons(data_dir, runs, rule or {}, baselines)
+    colors = solver_colors(results)
+    problems = list(dict.fromkeys(rows.get(r, {}).get("problem") for r in runs))
+    problems = sorted(p for p in problems if p)
     body = [
         f"<h1>gamebench report</h1><p class=\"meta\">generated {generated} &middot; "
         f"{len(runs)} run{'s' if len(runs) != 1 else ''} &middot; data folder "
-        f"<code>{escape(str(data_dir))}</code></p>",
+        f"<code>{escape(str(Path(data_dir).resolve()))}</code></p>",
         '<nav><a href="#runs">runs</a><a href="#verdicts">verdicts</a>'
         '<a href="#compare">comparison</a><a href="#growth">growth</a>'
-        '<a href="#slow">slowest cases</a><a href="#mismatches">mismatches</a></nav>',
+        '<a href="#history">history</a><a href="#slow">slowest cases</a>'
+        '<a href="#mismatches">mismatches</a></nav>',
         _runs_section(runs, rows),
         _verdict_section(results),
         _compare_section(comparisons, data_dir),
-        _growth_section(runs, rows, results, solver_colors(results)),
-        _slow_section(slow_cases(data_dir, run_ids=runs, top=SLOW_ROWS)),
+        _growth_section(runs, rows, results, colors),
+        _history_section(data_dir, problems, colors),
+        _slow_section(slow_cases(data_dir, run_ids=runs, top=SLOW_ROWS, per_problem=True)),
         _mismatch_section(find_mismatches(data_dir, run_ids=runs)),
+        "<footer>Written by <code>pipeline report</code>; <code>pipeline mismatches --all"
+        "</code>, <code>pipeline slow</code> and <code>pipeline compare</code> give the same "
+        "answers on the console.</footer>",
     ]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">"
@@ -123,12 +156,23 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
             f"<style>{CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def _comparisons(data_dir: Path, runs: Sequence[str],
-                 rule: dict[str, float]) -> list[tuple[str, Comparison | None]]:
+def _comparisons(data_dir: Path, runs: Sequence[str], rule: dict[str, float],
+                 baselines: dict[str, str | None] | None
+                 ) -> list[tuple[str, Comparison | None, str]]:
+    """(run, its comparison or None, how its baseline was chosen) for every run."""
     found = []
     for run_id in runs:
-        base = previous_run(data_dir, run_id)
-        found.append((run_id, compare_runs(data_dir, base, run_id, **rule) if base else None))
+        if baselines is not None and run_id in baselines:
+            base = baselines[run_id]
+            why = (f"baseline {base}: the previous nightly run" if base
+                   else "the nightly had no earlier run to compare with")
+            skipped: tuple[str, ...] = ()
+        else:
+            pair = choose_baseline(data_dir, run_id)
+            base, why, skipped = pair.base, pair.why, pair.skipped
+        why += "".join(f"; passed over {reason}" for reason in skipped)
+        found.append((run_id, compare_runs(data_dir, base, run_id, **rule) if base else None,
+                      why))
     return found
 
 
@@ -179,29 +223,39 @@ def _runs_section(runs: Sequence[str], rows: dict[str, dict]) -> str:
     return "\n".join(out)
 
 
+def _solvers_of(matrix, problem: str) -> list[str]:
+    return [s for s in matrix.solvers if matrix.cell(problem, s)]
+
+
 def _verdict_section(results: pl.DataFrame) -> str:
+    """Per problem one table (its own solvers only), laid out to the page's width."""
     matrix = verdict_matrix(results)
-    out = ['<h2 id="verdicts">Verdicts (cases per verdict, problem &times; solver)</h2>',
-           '<div class="scroll"><table class="verdict-matrix"><tr><th>problem</th>']
-    out += [f"<th>{escape(s)}</th>" for s in matrix.solvers]
-    out.append("</tr>")
+    out = ['<h2 id="verdicts">Verdicts (cases per verdict)</h2>']
     for problem in matrix.problems:
-        cells = []
-        for solver in matrix.solvers:
-            counts = matrix.cell(problem, solver)
-            cells.append("<td>" + "".join(_badge(v, n) for v, n in counts.items()) + "</td>")
-        out.append(f"<tr><th>{escape(problem)}</th>{''.join(cells)}</tr>")
-    out.append("</table></div>")
+        solvers = _solvers_of(matrix, problem)
+        heads = "".join(
+            f"<th>{escape(s)}"
+            + (' <span class="tag">known wrong</span>' if known_wrong(problem, s) else "")
+            + "</th>" for s in solvers)
+        cells = "".join(
+            "<td>" + "".join(_badge(v, n) for v, n in matrix.cell(problem, s).items()) + "</td>"
+            for s in solvers)
+        out.append(f'<div class="scroll matrix-box"><table class="verdict-matrix" '
+                   f'data-problem="{escape(problem)}"><tr><th class="problem">problem</th>'
+                   f'{heads}</tr><tr><th class="problem">{escape(problem)}</th>{cells}</tr>'
+                   "</table></div>")
     return "\n".join(out)
 
 
-def _compare_section(comparisons: list[tuple[str, Comparison | None]],
+def _compare_section(comparisons: list[tuple[str, Comparison | None, str]],
                      data_dir: Path | None = None) -> str:
-    out = ['<h2 id="compare">Comparison with the previous run</h2>']
-    for run_id, c in comparisons:
+    out = ['<h2 id="compare">Comparison with the baseline</h2>',
+           '<p class="meta">A slowdown is <b>flagged</b> (it fails) when the solver is judged '
+           "on speed and both runs ran on the same host, else <b>noted</b>.</p>"]
+    for run_id, c, why in comparisons:
         if c is None:
-            out.append(f"<p class=\"note\">run <code>{escape(run_id)}</code>: no earlier finished "
-                       "run of its problem to compare with.</p>")
+            out.append(f"<p class=\"note\">run <code>{escape(run_id)}</code>: "
+                       f"{escape(why)}.</p>")
             continue
         remeasured = _remeasure_note(data_dir, c) if data_dir is not None else None
         failed = c.failed and not (remeasured and not remeasured[0] and all(
@@ -210,6 +264,7 @@ def _compare_section(comparisons: list[tuple[str, Comparison | None]],
                   else '<span class="ok">OK</span>')
         out.append(f"<h3>{escape(c.problem)}: <code>{escape(c.base_run)}</code> &rarr; "
                    f"<code>{escape(c.new_run)}</code> {status}</h3>")
+        out.append(f'<p class="meta">{escape(why)}.</p>')
         out.append(f"<p class=\"meta\">slowdown rule: NEW/BASE &gt; {c.ratio_threshold:g} and "
                    f"NEW &minus; BASE &gt; {c.min_diff_ms:g} ms (median CPU time over repeats). "
                    f"Hosts: {escape(c.base_host or 'unknown')} &rarr; "
@@ -239,14 +294,16 @@ def _compare_section(comparisons: list[tuple[str, Comparison | None]],
                        f"unchanged)</span></td><td class=\"num\">{len(s.new_failures)}</td>"
                        f"<td class=\"num\">{len(s.changed_answers)}</td>"
                        f"<td class=\"num\">{s.timed_cases}</td><td class=\"num\">{geo}</td>"
-                       f"<td class=\"num\">{len(s.slowdowns)}</td></tr>")
+                       f"<td>{escape(s.slowdown_words())}</td></tr>")
         out.append("</table></div>")
         details = []
         for s in c.solvers:
+            word = "flagged" if s.slowdown_note is None else "noted"
             for t in s.slowdowns[:EXAMPLES]:
-                details.append(f"<li>{escape(s.solver)}: case <code>{escape(t.case_id[:12])}"
-                               f"</code> (size {t.size}) {t.base_ms:.1f} &rarr; {t.new_ms:.1f} ms"
-                               f" ({t.ratio:.2f}&times;)</li>")
+                details.append(f"<li>{escape(s.solver)}: {word} slower: case <code>"
+                               f"{escape(t.case_id[:12])}</code> (size {t.size}) "
+                               f"{t.base_ms:.1f} &rarr; {t.new_ms:.1f} ms "
+                               f"({t.ratio:.2f}&times;)</li>")
             for a in s.changed_answers[:EXAMPLES]:
                 details.append(f"<li>{escape(s.solver)}: case <code>{escape(a.case_id[:12])}"
                                f"</code> (size {a.size}) answer <code>"
@@ -263,73 +320,150 @@ def solver_colors(results: pl.DataFrame) -> dict[str, str]:
     return {name: color(i) for i, name in enumerate(verdict_matrix(results).solvers)}
 
 
+def _size_measure(problem_id: str) -> str:
+    try:
+        return get_problem(problem_id).size_measure
+    except UnknownName:
+        return "size"
+
+
 def _growth_section(runs: Sequence[str], rows: dict[str, dict], results: pl.DataFrame,
                     colors: dict[str, str]) -> str:
     out = ['<h2 id="growth">Time against size (log-log)</h2>',
-           '<p class="meta">One point per case (median wall time over repeats; SKIP left out); '
-           "each line is the least-squares fit on log-log, its slope the growth exponent.</p>"]
+           '<p class="meta">Faint dots: one per case (median wall time over repeats; SKIP left '
+           "out). Solid dots: the median of each size, with a whisker up to its 90th "
+           "percentile. Each line is the least-squares fit on log-log over the sizes where the "
+           f"time is at least {FIXED_COST_FACTOR:g}&times; the solver's fixed cost (its "
+           "smallest median), drawn over those sizes only; its slope is the growth exponent, "
+           f"given for at least {MIN_SIZES} such sizes spanning at least {MIN_SPAN:g}&times; "
+           f"when the line explains at least {MIN_R_SQUARED:.0%} of the variance (r&sup2;). "
+           "Crosses in the band above the plot: cases that ended without a timing (TLE, RE, "
+           "MLE, ...).</p>"]
     for index, run_id in enumerate(runs):
         part = results.filter(pl.col("run_id") == run_id)
         problem_id = rows.get(run_id, {}).get("problem") or (
             part["problem"][0] if part.height else "?")
-        try:
-            measure = get_problem(problem_id).size_measure
-        except UnknownName:
-            measure = "size"
         series = growth_series(part)
         title = f"{problem_id} (run {run_id})"
-        chart = loglog_chart(series, title, measure, chart_id=f"growth-{index}",
-                             colors=colors)
+        chart = loglog_chart(series, title, _size_measure(problem_id),
+                             chart_id=f"growth-{index}", colors=colors)
         fits = "".join(
             f"<tr><td>{escape(s.solver)}</td><td class=\"num\">{len(s.points)}</td>"
-            f"<td class=\"num\">{'n^%.2f' % s.fit.exponent if s.fit else '-'}</td></tr>"
+            f"<td class=\"num\">{len(s.untimed)}</td>"
+            f"<td class=\"num\">{'n^%.2f' % s.fit.exponent if s.fit else '-'}</td>"
+            f"<td>{_fit_range(s)}</td></tr>"
             for s in series)
         out.append(f'<figure class="growth" data-problem="{escape(problem_id)}">{chart}'
-                   f"<figcaption><table><tr><th>solver</th><th>points</th>"
-                   f"<th>growth</th></tr>{fits}</table></figcaption></figure>")
+                   f"<figcaption><table><tr><th>solver</th><th>timed cases</th>"
+                   f"<th>no timing</th><th>growth</th><th>fitted over</th></tr>{fits}"
+                   "</table></figcaption></figure>")
+    return "\n".join(out)
+
+
+def _fit_range(s) -> str:
+    if s.fit is not None:
+        return (f"n = {s.fit.min_size:g} .. {s.fit.max_size:g} ({s.fit.points} sizes, "
+                f"r² {s.fit.r_squared:.2f})")
+    return escape(s.no_fit or "-")
+
+
+def _history_section(data_dir: Path, problems: Sequence[str], colors: dict[str, str]) -> str:
+    out = ['<h2 id="history">Nightly history</h2>',
+           f'<p class="meta">The last {HISTORY_NIGHTS} nightly runs of each problem (runs '
+           f"whose command starts with <code>{escape(NIGHTLY_COMMAND)}</code>), oldest on the "
+           "left: each trusted solver's total CPU time over the night's cases and, under it, "
+           "its failing cases, so a slow drift shows before a single night flags it.</p>"]
+    for index, problem in enumerate(problems):
+        history = nightly_history(data_dir, problem)
+        if not history:
+            out.append(f'<p class="note">{escape(problem)}: no nightly runs yet.</p>')
+            continue
+        solvers = list(dict.fromkeys(s for night in history for s in night.cpu_ms))
+        chart = history_chart(history, solvers,
+                              f"{problem}: {len(history)} nightly run"
+                              f"{'s' if len(history) != 1 else ''}",
+                              chart_id=f"history-{index}", colors=colors)
+        out.append(f'<figure class="history" data-problem="{escape(problem)}">{chart}'
+                   "</figure>")
     return "\n".join(out)
 
 
 def _slow_section(rows: Sequence[SlowCase]) -> str:
-    out = [f'<h2 id="slow">Slowest cases (top {SLOW_ROWS})</h2>']
+    out = [f'<h2 id="slow">Slowest cases (top {SLOW_ROWS} per problem)</h2>']
     if not rows:
         return out[0] + '<p class="note">no timed results.</p>'
-    out.append('<div class="scroll"><table class="slow"><tr><th>problem</th><th>solver</th>'
-               '<th>verdict</th><th>size</th><th>wall ms</th><th>cpu ms</th>'
-               '<th>of time limit</th><th>case</th><th>source</th></tr>')
-    for r in rows:
-        fraction = format_fraction(r.fraction)
-        out.append(f"<tr><td>{escape(r.problem)}</td><td>{escape(r.solver)}</td>"
-                   f"<td>{_badge(r.verdict)}</td><td class=\"num\">{r.size}</td>"
-                   f"<td class=\"num\">{format_ms(r.wall_ms)}</td>"
-                   f"<td class=\"num\">{format_ms(r.cpu_ms)}</td>"
-                   f"<td class=\"num\">{fraction}</td><td><code>{escape(r.case_id[:12])}</code>"
-                   f"</td><td>{escape(r.source or '(not in cases)')}</td></tr>")
-    out.append("</table></div>")
+    for problem in dict.fromkeys(r.problem for r in rows):
+        out.append(f"<h3>{escape(problem)}</h3>")
+        out.append('<div class="scroll"><table class="slow" data-problem="'
+                   f'{escape(problem)}"><tr><th>solver</th><th>verdict</th><th>size</th>'
+                   '<th>wall ms</th><th>cpu ms</th><th>of time limit</th>'
+                   '<th>source (group)</th></tr>')
+        for r in (r for r in rows if r.problem == problem):
+            out.append(f"<tr><td>{escape(r.solver)}</td><td>{_badge(r.verdict)}</td>"
+                       f"<td class=\"num\">{r.size}</td>"
+                       f"<td class=\"num\">{format_ms(r.wall_ms)}</td>"
+                       f"<td class=\"num\">{format_ms(r.cpu_ms)}</td>"
+                       f"<td class=\"num\">{format_fraction(r.fraction)}</td>"
+                       f"<td>{escape(where(r.source, r.groups, r.case_id))}</td></tr>")
+        out.append("</table></div>")
     return "\n".join(out)
 
 
+def _mismatch_block(m: Mismatch) -> str:
+    wrong = set(m.known_wrong)
+    out = [f'<div class="mismatch"><b>{escape(where(m.source, m.case_groups, m.case_id))}'
+           f"</b> size {m.size} &middot; run <code>{escape(m.run_id)}</code>"
+           f"<pre>{escape(cut(m.input))}</pre>"]
+    for g in m.groups:
+        kind = "group-expected" if g.is_expected else "group-other"
+        label = (f"expected ({escape(m.expected_source or 'file')})" if g.is_expected
+                 else "answer")
+        stages = ", ".join(escape(s) + (" (known wrong)" if s in wrong else "")
+                           for s in g.stages) or "no stage"
+        diff = f' <span class="note">[{escape(g.difference)}]</span>' if g.difference else ""
+        out.append(f'<div class="{kind}">{label} &larr; {stages}{diff}'
+                   f"<pre>{escape(cut(g.answer, ANSWER_CHARS, 6))}</pre></div>")
+    out.append("</div>")
+    return "".join(out)
+
+
+def _known_table(section: ProblemMismatches) -> str:
+    rows = []
+    for k in section.known:
+        m = k.smallest
+        rows.append(f"<tr><td>{escape(k.stage)}</td><td class=\"num\">{k.cases}</td>"
+                    f"<td class=\"num\">{m.size}</td>"
+                    f"<td>{escape(where(m.source, m.case_groups, m.case_id))}</td>"
+                    f"<td><code>{escape(one_line(m.input))}</code></td>"
+                    f"<td class=\"note\">{escape(k.why)}</td></tr>")
+    return ('<div class="scroll"><table class="known"><tr><th>known-wrong stage</th>'
+            "<th>cases wrong</th><th>smallest size</th><th>smallest counterexample</th>"
+            "<th>its input</th><th>why it is wrong</th></tr>" + "".join(rows)
+            + "</table></div>")
+
+
 def _mismatch_section(items: Sequence[Mismatch]) -> str:
-    out = [f'<h2 id="mismatches">Mismatches ({len(items)}, smallest first)</h2>']
+    sections = by_problem(items)
+    findings = sum(len(s.findings) for s in sections)
+    out = [f'<h2 id="mismatches">Mismatches ({findings} finding'
+           f'{"s" if findings != 1 else ""}, {len(items) - findings} known)</h2>',
+           '<p class="meta">A finding: a trusted solver disagrees with the expected answer or '
+           "with another trusted solver. Known: only stages registered as known to be wrong "
+           "are off, failing as documented; they are folded into one line per stage with its "
+           "smallest counterexample. Per problem, smallest first by that problem's size."
+           "</p>"]
     if not items:
-        return out[0] + '<p class="ok">every answered case agrees.</p>'
-    for m in items[:MISMATCH_ROWS]:
-        wrong = set(m.known_wrong)
-        out.append(f'<div class="mismatch"><b>{escape(m.problem)}</b> case '
-                   f'<code>{escape(m.case_id[:12])}</code> size {m.size} &middot; '
-                   f'{escape(m.source or "(not in cases)")} &middot; run '
-                   f'<code>{escape(m.run_id)}</code><pre>{escape(cut(m.input))}</pre>')
-        for g in m.groups:
-            kind = "group-expected" if g.is_expected else "group-other"
-            label = (f"expected ({escape(m.expected_source or 'file')})" if g.is_expected
-                     else "answer")
-            stages = ", ".join(escape(s) + (" (known wrong)" if s in wrong else "")
-                               for s in g.stages) or "no stage"
-            diff = f' <span class="note">[{escape(g.difference)}]</span>' if g.difference else ""
-            out.append(f'<div class="{kind}">{label} &larr; {stages}{diff}'
-                       f"<pre>{escape(cut(g.answer, ANSWER_CHARS, 6))}</pre></div>")
-        out.append("</div>")
-    if len(items) > MISMATCH_ROWS:
-        out.append(f'<p class="note">{len(items) - MISMATCH_ROWS} more not shown '
-                   "(`pipeline mismatches` lists them all).</p>")
+        return "\n".join(out) + '<p class="ok">every answered case agrees.</p>'
+    for section in sections:
+        out.append(f'<h3 data-problem="{escape(section.problem)}">{escape(section.problem)} '
+                   f'<span class="meta">(size: {escape(section.size_measure)})</span>: '
+                   f"{len(section.findings)} finding{'s' if len(section.findings) != 1 else ''}"
+                   f", {len(section.known_only)} known</h3>")
+        out += [_mismatch_block(m) for m in section.findings[:MISMATCH_ROWS]]
+        if len(section.findings) > MISMATCH_ROWS:
+            out.append(f'<p class="note">{len(section.findings) - MISMATCH_ROWS} more findings '
+                       f"of {escape(section.problem)} not shown: <code>pipeline mismatches "
+                       f"--problem {escape(section.problem)} --top N</code> lists them.</p>")
+        if section.known:
+            out.append(_known_table(section))
     return "\n".join(out)

@@ -3,7 +3,7 @@
 - `collapsed_results` reads the results of some runs with the repeats of each (run, case,
   solver) folded into one row: the worst verdict, that verdict's answer, and the median wall
   and CPU times;
-- `load_cases` reads the cases those results ran on (input, expected answer, source);
+- `load_cases` reads the cases those results ran on (input, expected answer, sources, groups);
 - `answers_agree` and `difference` compare two outputs with the problem's own rule, without
   failing on a problem that is no longer registered.
 
@@ -67,8 +67,8 @@ def collapsed_results(data_dir: Path, run_ids: Iterable[str], problem: str | Non
     return collapse_repeats(results, timing)
 
 
-CASE_COLUMNS = ["problem", "case_id", "source", "sources", "group", "input", "expected",
-                "expected_source"]
+CASE_COLUMNS = ["problem", "case_id", "source", "sources", "group", "groups", "input",
+                "expected", "expected_source"]
 
 
 def load_cases(data_dir: Path, problems: Iterable[str]) -> pl.DataFrame:

@@ -1,11 +1,20 @@
-"""`pipeline mismatches`: cases whose answers disagree, smallest case first.
+"""`pipeline mismatches`: cases whose answers disagree, per problem, smallest case first.
 
-A case is listed when some stage's answer differs from the expected answer, or when two stages
-give different answers (which also catches disagreements on cases with no expected answer).
-Answers are compared token by token with the problem's own `compare`, so spacing and line
-endings never count. Only rows that carry an answer take part: `SKIP`, `TLE`, `MLE`, `RE` and
-`OLE` rows are left out (they are verdicts, not answers). Each listed case shows its answers
+A case is a mismatch when some stage's answer differs from the expected answer, or when two
+stages give different answers (which also catches disagreements on cases with no expected
+answer). Answers are compared token by token with the problem's own `compare`, so spacing and
+line endings never count. Only rows that carry an answer take part: `SKIP`, `TLE`, `MLE`, `RE`
+and `OLE` rows are left out (they are verdicts, not answers). Each case shows its answers
 grouped, with the stages that side with each one.
+
+Mismatches are of two kinds:
+- a *finding*: a trusted solver (any stage not registered as known to be wrong, any external
+  program) disagrees with the expected answer, or, without one, with another trusted solver;
+- *known*: only stages registered as known to be wrong are off, failing as documented.
+`by_problem` sorts them into one section per problem, ordered by that problem's own size
+measure (sizes of different problems are in different units and are never compared), with the
+known ones folded into one line per stage: how many cases it gets wrong and its smallest
+counterexample.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from pathlib import Path
 
 import polars as pl
 
+from pipeline.errors import UnknownName
 from pipeline.report import load
 from pipeline.tables.limits import known_wrong
 from pipeline.tables.runs import resolve_runs
@@ -45,6 +55,8 @@ class Mismatch:
     expected_source: str | None      # `file`, or the stage that produced the expected answer
     groups: tuple[AnswerGroup, ...]  # the expected answer's group first, then by support
     known_wrong: tuple[str, ...]     # stages among these registered as known to be wrong
+    case_groups: tuple[str, ...] = ()  # the case's groups (the first source's first)
+    input_chars: int | None = None   # length of the input, to order cases of equal size
 
     @property
     def has_expected(self) -> bool:
@@ -54,6 +66,32 @@ class Mismatch:
     def wrong_stages(self) -> tuple[str, ...]:
         """Stages whose answer is not the expected one (all but the majority without one)."""
         return tuple(s for g in self.groups[1:] for s in g.stages)
+
+    def _trusted(self, group: AnswerGroup) -> list[str]:
+        return [s for s in group.stages if s not in self.known_wrong]
+
+    @property
+    def is_finding(self) -> bool:
+        """A trusted solver disagrees: with the expected answer, or without one, with another
+        trusted solver."""
+        if self.has_expected:
+            return any(self._trusted(g) for g in self.groups if not g.is_expected)
+        return sum(1 for g in self.groups if self._trusted(g)) > 1
+
+    @property
+    def failing_known_wrong(self) -> tuple[str, ...]:
+        """The known-wrong stages whose answer is off: not the expected one, or without one,
+        not the trusted solvers' (every known-wrong stage outside the first group when no
+        trusted solver answered)."""
+        reference = next((g for g in self.groups if g.is_expected), None) or next(
+            (g for g in self.groups if self._trusted(g)), self.groups[0])
+        return tuple(s for g in self.groups if g is not reference for s in g.stages
+                     if s in self.known_wrong)
+
+    def size_key(self) -> tuple:
+        """Smallest first by the problem's size, then the shorter input, then the case id."""
+        return (self.size is None, self.size or 0, self.input_chars or 0, self.case_id,
+                self.run_id)
 
 
 def find_mismatches(data_dir: Path, problem: str | None = None,
@@ -74,7 +112,7 @@ def find_mismatches(data_dir: Path, problem: str | None = None,
         by_case.setdefault(key, []).append((solver, answer))
         sizes.setdefault(key, size)
     info = {(row["problem"], row["case_id"]): row for row in cases.iter_rows(named=True)}
-    found = []
+    found: list[Mismatch] = []
     for key, answers in by_case.items():
         run_id, problem_id, case_id = key
         case = info.get((problem_id, case_id), {})
@@ -86,9 +124,78 @@ def find_mismatches(data_dir: Path, problem: str | None = None,
             run_id=run_id, problem=problem_id, case_id=case_id, size=sizes[key],
             source=case.get("source"), input=case.get("input"),
             expected_source=case.get("expected_source"), groups=groups,
-            known_wrong=tuple(s for s in stages if known_wrong(problem_id, s))))
-    found.sort(key=lambda m: (m.size is None, m.size or 0, m.problem, m.case_id, m.run_id))
+            known_wrong=tuple(s for s in stages if known_wrong(problem_id, s)),
+            case_groups=case_groups(case),
+            input_chars=len(case["input"]) if case.get("input") is not None else None))
+    found.sort(key=lambda m: (m.problem, m.size_key()))
     return found
+
+
+def case_groups(case: dict) -> tuple[str, ...]:
+    """The groups of a `cases` row: its `groups` list (older tables: its `group`)."""
+    groups = case.get("groups") or ([case["group"]] if case.get("group") else [])
+    return tuple(dict.fromkeys(groups))
+
+
+def where(source: str | None, groups: Sequence[str], case_id: str) -> str:
+    """A case as a tester finds it: its first source and its groups (the case id's first 12
+    characters when it is not in the cases table)."""
+    if source is None:
+        return f"case {case_id[:12]} (not in cases)"
+    return source + (f" (group {', '.join(groups)})" if groups else "")
+
+
+@dataclass(frozen=True)
+class KnownFailure:
+    """A known-wrong stage failing as documented, folded into one line."""
+
+    stage: str
+    why: str
+    cases: int                       # mismatching cases on which the stage is off
+    smallest: Mismatch               # the smallest of them by the problem's size
+
+
+@dataclass(frozen=True)
+class ProblemMismatches:
+    """One problem's section: its findings and its known-wrong stages' failures."""
+
+    problem: str
+    size_measure: str
+    findings: tuple[Mismatch, ...]   # smallest first
+    known: tuple[KnownFailure, ...]  # one per known-wrong stage that is off somewhere
+    known_only: tuple[Mismatch, ...]  # cases where only known-wrong stages are off
+
+    @property
+    def cases(self) -> int:
+        return len(self.findings) + len(self.known_only)
+
+
+def size_measure(problem_id: str) -> str:
+    from pipeline.problems import get_problem
+
+    try:
+        return get_problem(problem_id).size_measure
+    except UnknownName:
+        return "size"
+
+
+def by_problem(items: Sequence[Mismatch]) -> list[ProblemMismatches]:
+    """The mismatches in one section per problem (by id), each ordered by its own size."""
+    sections = []
+    for problem in sorted({m.problem for m in items}):
+        mine = sorted((m for m in items if m.problem == problem), key=Mismatch.size_key)
+        failing: dict[str, list[Mismatch]] = {}
+        for m in mine:
+            for stage in m.failing_known_wrong:
+                failing.setdefault(stage, []).append(m)
+        known = tuple(KnownFailure(stage, known_wrong(problem, stage) or "known wrong",
+                                   len(cases), cases[0])
+                      for stage, cases in sorted(failing.items()))
+        sections.append(ProblemMismatches(
+            problem=problem, size_measure=size_measure(problem),
+            findings=tuple(m for m in mine if m.is_finding), known=known,
+            known_only=tuple(m for m in mine if not m.is_finding)))
+    return sections
 
 
 def group_answers(problem_id: str, answers: Sequence[tuple[str, str]],
@@ -137,28 +244,75 @@ def cut(text: str | None, max_chars: int = INPUT_CHARS, max_lines: int = INPUT_L
                                   f"{len(lines)} lines in all)")
 
 
-def format_mismatches(items: Sequence[Mismatch], limit: int | None = None) -> str:
-    """The mismatches as indented text blocks for the console."""
+DEFAULT_TOP = 10
+
+
+def one_line(text: str | None, max_chars: int = 80) -> str:
+    """`text` on one line (` / ` between lines), shortened with `...`."""
+    if text is None:
+        return "(not stored)"
+    flat = " / ".join(line.strip() for line in text.strip().splitlines())
+    return flat if len(flat) <= max_chars else flat[:max_chars - 3].rstrip() + "..."
+
+
+def format_block(m: Mismatch, indent: str = "  ") -> str:
+    """One mismatching case: where it is, its input and who sides with which answer."""
+    wrong = set(m.known_wrong)
+    lines = [f"{indent}{where(m.source, m.case_groups, m.case_id)}  size "
+             f"{m.size if m.size is not None else '-'}  run {m.run_id}", f"{indent}  input:"]
+    lines += [f"{indent}    {line}" for line in cut(m.input).splitlines()]
+    for group in m.groups:
+        label = (f"expected ({m.expected_source or 'file'})" if group.is_expected
+                 else "answer")
+        stages = ", ".join(s + (" (known wrong)" if s in wrong else "")
+                           for s in group.stages) or "no stage"
+        answer = cut(group.answer, ANSWER_CHARS, 3).rstrip("\n").replace("\n", " / ")
+        lines.append(f"{indent}  {label}: {answer}")
+        lines.append(f"{indent}    <- {stages}" + (f"  [{group.difference}]"
+                                                     if group.difference else ""))
+    return "\n".join(lines)
+
+
+def format_known(known: KnownFailure, indent: str = "    ") -> str:
+    """A known-wrong stage's failures in one line, with its smallest counterexample."""
+    m = known.smallest
+    return (f"{indent}{known.stage} (known wrong): wrong on {known.cases} case"
+            f"{'s' if known.cases != 1 else ''}; smallest: size "
+            f"{m.size if m.size is not None else '-'}, "
+            f"{where(m.source, m.case_groups, m.case_id)}, input {one_line(m.input)}")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def format_mismatches(items: Sequence[Mismatch], top: int | None = DEFAULT_TOP,
+                      show_all: bool = False) -> str:
+    """The mismatches for the console: per problem, the findings in full (at most `top`),
+    then one line per known-wrong stage failing as documented. `show_all` lists the known
+    cases in full too (and every case unless `top` is given)."""
     if not items:
         return "no mismatches: every answered case agrees"
-    shown = items if limit is None else items[:limit]
-    blocks = []
-    for m in shown:
-        wrong = set(m.known_wrong)
-        head = (f"{m.problem}  case {m.case_id[:12]}  size {m.size if m.size is not None else '-'}"
-                f"  run {m.run_id}  source {m.source or '(not in cases)'}")
-        lines = [head, "  input:"]
-        lines += ["    " + line for line in cut(m.input).splitlines()]
-        for group in m.groups:
-            label = (f"expected ({m.expected_source or 'file'})" if group.is_expected
-                     else "answer")
-            stages = ", ".join(s + (" (known wrong)" if s in wrong else "")
-                               for s in group.stages) or "no stage"
-            answer = cut(group.answer, ANSWER_CHARS, 3).rstrip("\n").replace("\n", " / ")
-            lines.append(f"  {label}: {answer}")
-            lines.append(f"    <- {stages}" + (f"  [{group.difference}]"
-                                                if group.difference else ""))
-        blocks.append("\n".join(lines))
-    tail = "" if len(shown) == len(items) else f"\n({len(items) - len(shown)} more not shown)"
-    return "\n\n".join(blocks) + f"\n\n{len(items)} mismatching case" \
-        f"{'s' if len(items) != 1 else ''}" + tail
+    limit = None if show_all and top is None else (top if top is not None else DEFAULT_TOP)
+    out = []
+    for section in by_problem(items):
+        cases = list(section.findings) + (list(section.known_only) if show_all else [])
+        cases.sort(key=Mismatch.size_key)
+        known_cases = len(section.known_only)
+        head = (f"{section.problem} (size: {section.size_measure}): "
+                f"{_plural(len(section.findings), 'finding')}"
+                + (f", {_plural(known_cases, 'case')} where known-wrong stages fail as "
+                   "documented" if known_cases else ""))
+        lines = [head]
+        shown = cases if limit is None else cases[:limit]
+        lines += [format_block(m) for m in shown]
+        if len(shown) < len(cases):
+            lines.append(f"  ({len(cases) - len(shown)} more not shown: --top N shows more)")
+        if section.known:
+            lines.append("  known wrong, failing as documented"
+                         + ("" if show_all else " (--all lists every case)") + ":")
+            lines += [format_known(k) for k in section.known]
+        out.append("\n".join(lines))
+    findings = sum(1 for m in items if m.is_finding)
+    return "\n\n".join(out) + (f"\n\n{_plural(len(items), 'mismatching case')}: "
+                                f"{_plural(findings, 'finding')}, {len(items) - findings} known")

@@ -19,7 +19,7 @@ from typing import IO, Literal
 import polars as pl
 
 from pipeline.fsutil import atomic_write
-from pipeline.tables.files import scan, table_files
+from pipeline.tables.files import scan
 from pipeline.tables.schemas import TABLES
 
 Format = Literal["table", "csv", "json", "parquet"]
@@ -32,10 +32,6 @@ def plan(data_dir: Path, sql: str) -> pl.LazyFrame:
     frames = {table: scan(data_dir, table) for table in TABLES}
     with pl.SQLContext(frames=frames) as context:
         return context.execute(sql, eager=False)
-
-
-def stored_anything(data_dir: Path) -> bool:
-    return any(table_files(data_dir, table) for table in TABLES)
 
 
 def _flat(lazy: pl.LazyFrame) -> pl.LazyFrame:

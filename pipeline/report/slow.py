@@ -14,6 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.report import load
+from pipeline.report.mismatches import case_groups, where
 from pipeline.tables.limits import time_limit_s
 from pipeline.tables.runs import resolve_runs
 
@@ -30,13 +31,16 @@ class SlowCase:
     limit_ms: float | None      # the problem's time limit
     fraction: float | None      # wall_ms / limit_ms
     verdict: str
-    source: str | None          # where the case's input was found
+    source: str | None          # where the case's input was first found
     repeats: int
+    groups: tuple[str, ...] = ()  # the case's groups (its first source's first)
 
 
 def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = None,
-               run_ids: Sequence[str] | None = None, top: int = 20) -> list[SlowCase]:
-    """The `top` slowest (case, solver) pairs by median wall time, slowest first.
+               run_ids: Sequence[str] | None = None, top: int = 20,
+               per_problem: bool = False) -> list[SlowCase]:
+    """The `top` slowest (case, solver) pairs by median wall time, slowest first (with
+    `per_problem`, the `top` slowest of each problem, problem by problem).
 
     Runs: `run_ids` when given, else the latest finished run of each problem (or of
     `problem`)."""
@@ -46,9 +50,15 @@ def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = 
     if results.is_empty():
         return []
     slowest = results.sort(["wall_ms", "size", "case_id", "solver"],
-                           descending=[True, False, False, False], nulls_last=True).head(top)
+                           descending=[True, False, False, False], nulls_last=True)
+    if per_problem:
+        slowest = slowest.group_by("problem", maintain_order=True).head(top).sort(
+            "problem", maintain_order=True)
+    else:
+        slowest = slowest.head(top)
     problems = slowest["problem"].unique().to_list()
-    cases = load.load_cases(data_dir, problems).select("problem", "case_id", "source")
+    cases = load.load_cases(data_dir, problems).select("problem", "case_id", "source", "group",
+                                                       "groups")
     slowest = slowest.join(cases, on=["problem", "case_id"], how="left", maintain_order="left")
     limits = {p: time_limit_s(p) for p in problems}
     rows = []
@@ -60,7 +70,8 @@ def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = 
             case_id=row["case_id"], size=row["size"], wall_ms=row["wall_ms"],
             cpu_ms=row["cpu_ms"], limit_ms=limit_ms,
             fraction=row["wall_ms"] / limit_ms if limit_ms else None,
-            verdict=row["verdict"], source=row["source"], repeats=row["repeats"]))
+            verdict=row["verdict"], source=row["source"], repeats=row["repeats"],
+            groups=case_groups(row)))
     return rows
 
 
@@ -91,14 +102,14 @@ def format_slow(rows: Sequence[SlowCase]) -> str:
     if not rows:
         return "no timed results in the selected runs"
     header = (f"{'problem':<16} {'solver':<14} {'verdict':<7} {'size':>10} {'wall ms':>9} "
-              f"{'cpu ms':>9} {'limit':>7}  {'case':<12}  source")
+              f"{'cpu ms':>9} {'limit':>7}  source (group)")
     lines = [header, "-" * len(header)]
     for r in rows:
         fraction = format_fraction(r.fraction)
         size = str(r.size) if r.size is not None else "-"
         lines.append(f"{r.problem:<16} {r.solver:<14} {r.verdict:<7} {size:>10} "
                      f"{format_ms(r.wall_ms):>9} {format_ms(r.cpu_ms):>9} {fraction:>7}  "
-                     f"{r.case_id[:12]:<12}  {r.source or '(not in cases)'}")
+                     f"{where(r.source, r.groups, r.case_id)}")
     runs = sorted({r.run_id for r in rows})
     lines.append(f"(median over repeats; limit = share of the problem's time limit; "
                  f"run{'s' if len(runs) > 1 else ''} {', '.join(runs)})")

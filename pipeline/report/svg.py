@@ -1,23 +1,38 @@
-"""Log-log scatter charts as inline SVG text: no scripts, no fonts, nothing to download.
+"""Charts as inline SVG text: no scripts, no fonts, nothing to download.
 
-`loglog_chart` draws each series as circles plus its fitted line, with decade grid lines and a
-legend on the right that prints each fitted growth exponent (`fast: n^1.04`). Points are placed
-on whole pixels and drawn once per pixel, so a series of thousands of cases stays small.
+- `loglog_chart`: time against size on log-log axes, per solver the raw points (faint), the
+  median and 90th percentile of each size, the fitted line over the sizes it was fitted on,
+  and the cases without a timing (TLE, RE, ...) as crosses in a band of their own above the
+  plot, never among the timings; the legend on the right prints each growth exponent
+  (`fast: n^1.04`) and the range it was fitted over.
+- `history_chart`: per trusted solver, the total CPU time of each of the last nightly runs (log
+  axis) and, under it, each night's failures.
+
+Raw points are placed on whole pixels and drawn once per pixel, so a series of thousands of
+cases stays small.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from html import escape
 
 from pipeline.report.growth import Series
+from pipeline.report.history import NightTotals, drift
 
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
 
-WIDTH, HEIGHT = 760, 420
-LEFT, RIGHT, TOP, BOTTOM = 70, 200, 30, 50
+WIDTH, HEIGHT = 900, 480
+LEFT, RIGHT, TOP, BOTTOM = 72, 260, 52, 50
+UNTIMED_BAND = 18           # the band above the plot where cases without a timing go
+PLOT_BACKGROUND = "#fbfcfe"
+BAND_BACKGROUND = "#f6f1f1"
+HISTORY_BACKGROUND = "#fcfbf6"
+HISTORY_PLOT_HEIGHT = 220
+FAILURE_ROW = 16
 
 
 def color(index: int) -> str:
@@ -57,34 +72,51 @@ def _ticks(lo: float, hi: float) -> list[float]:
 def format_size(value: float) -> str:
     for bound, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if value >= bound:
-            return f"{value / bound:g}{suffix}"
-    return f"{value:g}"
+            return f"{value / bound:.3g}{suffix}"
+    return f"{value:.3g}"
 
 
 def format_time(ms: float) -> str:
+    """Three significant digits at most: `2 s`, `677 ms`, `12.5 ms`, `40 µs`."""
     if ms >= 1000:
-        return f"{ms / 1000:g} s"
+        return f"{ms / 1000:.3g} s"
     if ms >= 1:
-        return f"{ms:g} ms"
-    return f"{ms * 1000:g} µs"
+        return f"{ms:.3g} ms"
+    return f"{ms * 1000:.3g} µs"
+
+
+def _fit_note(s: Series) -> str:
+    if s.fit is not None:
+        return (f"fit over n = {format_size(s.fit.min_size)}..{format_size(s.fit.max_size)}, "
+                f"r² {s.fit.r_squared:.2f}")
+    return s.no_fit or "no fit"
+
+
+def _untimed_note(s: Series) -> str:
+    counts = Counter(verdict for _, verdict in s.untimed)
+    return "x " + ", ".join(f"{v} {n}" for v, n in sorted(counts.items())) + " (no timing)"
 
 
 def loglog_chart(series: Sequence[Series], title: str, x_label: str,
                  y_label: str = "wall time (median over repeats)", chart_id: str = "chart",
                  colors: dict[str, str] | None = None) -> str:
-    """An `<svg>` element: every series' points and fitted line on log-log axes. `colors`
-    maps solver names to the colours they should keep across charts."""
+    """An `<svg>` element: every series' points, per-size medians and 90th percentiles and
+    fitted line on log-log axes. `colors` maps solver names to the colours they should keep
+    across charts."""
     fills = series_colors([s.solver for s in series], colors)
-    xs = [x for s in series for x, _ in s.points]
-    ys = [y for s in series for _, y in s.points]
+    xs = [x for s in series for x, _ in s.points] + [x for s in series for x, _ in s.untimed]
+    ys = [y for s in series for _, y in s.points] + [p.p90_ms for s in series for p in s.by_size]
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     out = [f'<svg class="chart" id="{escape(chart_id)}" '
            f'width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
            f'aria-label="{escape(title)}">',
            f'<text x="{LEFT}" y="18" class="chart-title">{escape(title)}</text>',
+           f'<rect class="untimed-band" x="{LEFT}" y="{TOP - UNTIMED_BAND - 4}" '
+           f'width="{plot_w}" height="{UNTIMED_BAND}" fill="{BAND_BACKGROUND}"/>',
+           f'<text class="axis" x="{LEFT - 6}" y="{TOP - 9}" text-anchor="end">no timing</text>',
            f'<rect class="plot-area" x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" '
-           f'fill="#fbfcfe" stroke="#c9ced6"/>']
-    if not xs:
+           f'fill="{PLOT_BACKGROUND}" stroke="#c9ced6"/>']
+    if not xs or not ys:
         out.append(f'<text x="{LEFT + plot_w / 2}" y="{TOP + plot_h / 2}" text-anchor="middle" '
                    f'class="axis">no timed cases with size &gt; 0</text></svg>')
         return "\n".join(out)
@@ -116,6 +148,7 @@ def loglog_chart(series: Sequence[Series], title: str, x_label: str,
     clip = f"{chart_id}-clip"
     out.append(f'<clipPath id="{escape(clip)}"><rect x="{LEFT}" y="{TOP}" width="{plot_w}" '
                f'height="{plot_h}"/></clipPath>')
+    band_y = TOP - UNTIMED_BAND / 2 - 4
     for s, fill in zip(series, fills):
         out.append(f'<g class="series" data-solver="{escape(s.solver)}" fill="{fill}" '
                    f'clip-path="url(#{escape(clip)})">')
@@ -124,18 +157,139 @@ def loglog_chart(series: Sequence[Series], title: str, x_label: str,
             key = (round(px(x)), round(py(y)))
             if key not in seen:
                 seen.add(key)
-                out.append(f'<circle cx="{key[0]}" cy="{key[1]}" r="2.6"/>')
+                out.append(f'<circle class="raw" cx="{key[0]}" cy="{key[1]}" r="1.8" '
+                           f'fill-opacity="0.18"/>')
+        for p in s.by_size:
+            x, y, top = px(p.size), py(p.median_ms), py(p.p90_ms)
+            if top < y - 0.5:
+                out.append(f'<path class="p90" d="M{x:.1f},{y:.1f} V{top:.1f} M{x - 3:.1f},'
+                           f'{top:.1f} H{x + 3:.1f}" stroke="{fill}" stroke-width="1.3" '
+                           f'fill="none"/>')
+            out.append(f'<circle class="median" cx="{x:.1f}" cy="{y:.1f}" r="3.6">'
+                       f'<title>{escape(s.solver)} n={format_size(p.size)}: median '
+                       f'{escape(format_time(p.median_ms))}, 90th percentile '
+                       f'{escape(format_time(p.p90_ms))}, {p.cases} cases</title></circle>')
         if s.fit is not None:
             x0, x1 = s.fit.min_size, s.fit.max_size
             out.append(f'<path class="fit" d="M{px(x0):.1f},{py(s.fit.predict_ms(x0)):.1f} '
                        f'L{px(x1):.1f},{py(s.fit.predict_ms(x1)):.1f}" stroke="{fill}" '
-                       f'stroke-width="2" fill="none"><title>{escape(s.label)}</title></path>')
+                       f'stroke-width="2" fill="none"><title>{escape(s.label)}, '
+                       f'{escape(_fit_note(s))}</title></path>')
         out.append("</g>")
+        if s.untimed:
+            marks = [f'<g class="untimed" data-solver="{escape(s.solver)}" stroke="{fill}" '
+                     f'stroke-width="1.6">']
+            for x, verdict in s.untimed:
+                cx = px(x)
+                marks.append(f'<path d="M{cx - 3:.1f},{band_y - 3:.1f} l6,6 m0,-6 l-6,6">'
+                             f'<title>{escape(s.solver)} {escape(verdict)} at n='
+                             f'{format_size(x)}</title></path>')
+            out.append("".join(marks) + "</g>")
     legend_x = LEFT + plot_w + 16
-    for index, (s, fill) in enumerate(zip(series, fills)):
-        y = TOP + 12 + index * 20
+    y = TOP + 4
+    for s, fill in zip(series, fills):
         out.append(f'<g class="legend-entry"><rect x="{legend_x}" y="{y - 9}" width="14" '
                    f'height="10" fill="{fill}"/><text class="legend" x="{legend_x + 20}" '
-                   f'y="{y}">{escape(s.label)}</text></g>')
+                   f'y="{y}">{escape(s.label)}</text>'
+                   f'<text class="legend-note" x="{legend_x + 20}" y="{y + 14}">'
+                   f'{escape(_fit_note(s))}</text>')
+        y += 14
+        if s.untimed:
+            out.append(f'<text class="legend-note" x="{legend_x + 20}" y="{y + 14}">'
+                       f'{escape(_untimed_note(s))}</text>')
+            y += 14
+        out.append("</g>")
+        y += 22
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _night_label(night: NightTotals) -> str:
+    return night.started_at.strftime("%m-%d %H:%M") if night.started_at else night.run_id[:11]
+
+
+def history_chart(history: Sequence[NightTotals], solvers: Sequence[str], title: str,
+                  chart_id: str = "history", colors: dict[str, str] | None = None) -> str:
+    """An `<svg>` element: per solver its total CPU time on each night (oldest left, log
+    axis), and under the plot each night's failures."""
+    fills = series_colors(list(solvers), colors)
+    plot_w = WIDTH - LEFT - RIGHT
+    top = 34
+    grid_top = top + HISTORY_PLOT_HEIGHT + 44
+    height = grid_top + FAILURE_ROW * (len(solvers) + 1) + 8
+    out = [f'<svg class="history" id="{escape(chart_id)}" width="{WIDTH}" height="{height}" '
+           f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{escape(title)}">',
+           f'<text x="{LEFT}" y="18" class="chart-title">{escape(title)}</text>',
+           f'<rect class="plot-area" x="{LEFT}" y="{top}" width="{plot_w}" '
+           f'height="{HISTORY_PLOT_HEIGHT}" fill="{HISTORY_BACKGROUND}" stroke="#c9ced6"/>']
+    values = [n.cpu_ms[s] for n in history for s in solvers if n.cpu_ms.get(s, 0) > 0]
+    if not history or not values:
+        out.append(f'<text x="{LEFT + plot_w / 2}" y="{top + HISTORY_PLOT_HEIGHT / 2}" '
+                   'text-anchor="middle" class="axis">no timed nightly runs</text></svg>')
+        return "\n".join(out)
+    y_lo, y_hi = _range(values)
+    step = plot_w / max(len(history), 1)
+
+    def px(index: int) -> float:
+        return LEFT + step * (index + 0.5)
+
+    def py(ms: float) -> float:
+        return top + HISTORY_PLOT_HEIGHT - (math.log10(ms) - y_lo) / (y_hi - y_lo) * \
+            HISTORY_PLOT_HEIGHT
+
+    for value in _ticks(y_lo, y_hi):
+        y = py(value)
+        out.append(f'<line class="grid" x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" '
+                   f'y2="{y:.1f}" stroke="#e3e6eb"/>')
+        out.append(f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" '
+                   f'text-anchor="end">{escape(format_time(value))}</text>')
+    every = max(1, math.ceil(len(history) / 10))
+    for index, night in enumerate(history):
+        if index % every == 0 or index == len(history) - 1:
+            out.append(f'<text class="axis" x="{px(index):.1f}" '
+                       f'y="{top + HISTORY_PLOT_HEIGHT + 16}" text-anchor="middle">'
+                       f'{escape(_night_label(night))}</text>')
+    out.append(f'<text class="axis-label" transform="translate(16 '
+               f'{top + HISTORY_PLOT_HEIGHT / 2}) rotate(-90)" text-anchor="middle">'
+               'total CPU time per night (log)</text>')
+    for solver, fill in zip(solvers, fills):
+        points = [(px(i), py(n.cpu_ms[solver])) for i, n in enumerate(history)
+                  if n.cpu_ms.get(solver, 0) > 0]
+        out.append(f'<g class="night-series" data-solver="{escape(solver)}" fill="{fill}">')
+        if len(points) > 1:
+            path = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y:.1f}"
+                            for i, (x, y) in enumerate(points))
+            out.append(f'<path class="trend" d="{path}" stroke="{fill}" stroke-width="2" '
+                       'fill="none"/>')
+        for (x, y), night in zip(points, [n for n in history if n.cpu_ms.get(solver, 0) > 0]):
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.4"><title>{escape(solver)} '
+                       f'{escape(_night_label(night))}: {escape(format_time(night.cpu_ms[solver]))}'
+                       f' CPU over {night.cases} cases (run {escape(night.run_id)})</title>'
+                       '</circle>')
+        out.append("</g>")
+    out.append(f'<text class="axis-label" x="{LEFT - 6}" y="{grid_top}" text-anchor="end">'
+               'failures</text>')
+    for row, (solver, fill) in enumerate(zip(solvers, fills), start=1):
+        y = grid_top + row * FAILURE_ROW
+        out.append(f'<g class="failures" data-solver="{escape(solver)}">'
+                   f'<rect x="{LEFT - 18}" y="{y - 9}" width="10" height="10" fill="{fill}"/>')
+        for index, night in enumerate(history):
+            count = night.failures.get(solver)
+            text = "-" if count is None else str(count)
+            kind = "failures-bad" if count else "failures-none"
+            out.append(f'<text class="{kind}" x="{px(index):.1f}" y="{y}" '
+                       f'text-anchor="middle">{text}</text>')
+        out.append("</g>")
+    legend_x = LEFT + plot_w + 16
+    for index, (solver, fill) in enumerate(zip(solvers, fills)):
+        y = top + 8 + index * 34
+        latest = history[-1].cpu_ms.get(solver)
+        change = drift(list(history), solver)
+        note = ("" if latest is None else f"last {format_time(latest)}") + (
+            "" if change is None else f", {change - 1:+.0%} vs earlier median")
+        out.append(f'<g class="legend-entry"><rect x="{legend_x}" y="{y - 9}" width="14" '
+                   f'height="10" fill="{fill}"/><text class="legend" x="{legend_x + 20}" '
+                   f'y="{y}">{escape(solver)}</text><text class="legend-note" '
+                   f'x="{legend_x + 20}" y="{y + 14}">{escape(note)}</text></g>')
     out.append("</svg>")
     return "\n".join(out)

@@ -36,17 +36,100 @@ def _problem(problem_id: str) -> Problem:
 
 _warm: set[tuple[str, str]] = set()
 
+# The longest a worker spends warming up one stage (less when the stage's own timeout is
+# shorter): a warm-up case is a sample or a tiny case, so this is only reached by a stage that
+# hangs, and then it must not hold up the run.
+WARM_UP_BUDGET_S = 5.0
+
+
+class _OverBudget(Exception):
+    """The warm-up case took longer than its budget."""
+
+
+def warm_up_inputs(problem: Problem) -> tuple[str, ...]:
+    """The inputs a worker may warm a stage up on, in order: the problem's first sample, then
+    the first case of its first tiny recipe (seed 0)."""
+    inputs = []
+    samples = sorted(problem.samples.glob("*.in")) if problem.samples.is_dir() else []
+    if samples:
+        inputs.append(samples[0].read_text(encoding="utf-8").replace("\r\n", "\n"))
+    tiny = next((r for r in problem.recipes if r.kind == "tiny"), None)
+    if tiny is not None:
+        inputs.append(problem.render(problem.generate(tiny.name, 0)))
+    return tuple(inputs)
+
+
+def _answer_warm_up_case(problem: Problem, stage_name: str) -> None:
+    """The stage's own warm-up (if it declares one), then parse, solve and format the first
+    warm-up input the stage accepts, as a timed case would."""
+    stage = problem.stage(stage_name)
+    if stage.warm_up is not None:
+        stage.warm_up()
+    for text in warm_up_inputs(problem):
+        case = problem.parse(text)
+        if stage.refuses(case) is None:
+            problem.format_answer(case, stage.solve(case))
+            return
+
+
+def _within(seconds: float, work) -> None:
+    """Run `work()`, raising `_OverBudget` in it once `seconds` have passed (SIGALRM)."""
+    def expire(signum, frame):
+        raise _OverBudget()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        work()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _survives_in_a_copy(work, seconds: float) -> bool:
+    """Whether `work()` returns normally within `seconds` in a forked copy of this worker.
+
+    A stage registered as known to be wrong may crash the process it runs in; tried first in
+    a copy, such a crash costs nothing. The copy is ended by the kernel when its time is up
+    (SIGALRM with the default action), even if this worker is gone by then."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the worker's clean-up
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+            work()
+            code = 0
+        except BaseException:
+            pass
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
 
 def _warm_up(problem_id: str, stage_name: str) -> None:
-    """Import the problem and pay the stage's one-off start-up cost, once per worker."""
+    """Import the problem and have the stage answer one real case (`warm_up_inputs`), once per
+    worker, so one-off costs (imports, JIT compiles, caches) are paid before any timed case.
+
+    A stage registered as known to be wrong answers it in a forked copy first and is warmed up
+    here only if the copy survived. A warm-up case that fails or overruns its budget is left
+    alone: the stage's own cases show what is wrong."""
     problem = _problem(problem_id)
     if (problem_id, stage_name) in _warm:
         return
     _warm.add((problem_id, stage_name))
     try:
         stage = problem.stage(stage_name)
-        if stage.warm_up is not None:
-            stage.warm_up()
+        budget = min(WARM_UP_BUDGET_S, problem.stage_timeout_s(stage_name))
+
+        def work() -> None:
+            _answer_warm_up_case(problem, stage_name)
+
+        if not stage.trusted and not _survives_in_a_copy(work, budget):
+            return
+        _within(budget, work)
     except Exception:  # a broken stage shows up as RE on its cases, not here
         pass
 

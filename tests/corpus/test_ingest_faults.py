@@ -10,7 +10,6 @@ import os
 import resource
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 
@@ -198,34 +197,50 @@ HOLD_LOCK = """
 import sys, time
 from pathlib import Path
 from pipeline.tables.lock import data_lock
+release = Path(sys.argv[2])
 with data_lock(Path(sys.argv[1])):
     print("held", flush=True)
-    time.sleep(float(sys.argv[2]))
+    deadline = time.monotonic() + 120
+    while not release.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
 """
 
 
 def test_a_second_writer_waits_for_the_holder_or_fails_at_once_naming_it(tmp_path):
     raw, data = tmp_path / "raw", tmp_path / "data"
     good(raw / "arc087e")
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(data), "3"], cwd=REPO,
-                              stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline() == "held\n"
-    refused = pipeline(data, "ingest", str(raw), "--no-wait")
-    assert refused.returncode == 1
-    assert f"locked by pid {holder.pid}" in refused.stderr and "Traceback" not in refused.stderr
-    started = time.monotonic()
-    waited = pipeline(data, "ingest", str(raw))
-    assert waited.returncode == 0, waited.stderr
-    assert f"waiting for the data folder {data}: locked by pid {holder.pid}" in waited.stderr
-    assert holder.wait(timeout=10) == 0 and time.monotonic() - started > 0.5
+    release = tmp_path / "release"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(data), str(release)],
+                              cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        refused = pipeline(data, "ingest", str(raw), "--no-wait")
+        assert refused.returncode == 1
+        assert f"locked by pid {holder.pid}" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        waiting = subprocess.Popen([sys.executable, "-m", "pipeline", "--data-dir", str(data),
+                                    "ingest", str(raw)], cwd=REPO, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        line = waiting.stderr.readline()  # it says whom it waits for, then waits
+        assert line.startswith(f"waiting for the data folder {data}: locked by pid "
+                               f"{holder.pid}"), line
+        assert waiting.poll() is None
+        release.touch()
+        out, err = waiting.communicate(timeout=60)
+        assert waiting.returncode == 0, err
+        assert holder.wait(timeout=10) == 0
+    finally:
+        release.touch()
+        holder.wait(timeout=10)
     assert stored_sources(data) == ["arc087e/good.in"]
 
 
 def test_a_holder_killed_with_minus_9_blocks_nobody(tmp_path):
     raw, data = tmp_path / "raw", tmp_path / "data"
     good(raw / "arc087e")
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(data), "60"], cwd=REPO,
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(data),
+                               str(tmp_path / "never")], cwd=REPO, stdout=subprocess.PIPE,
+                              text=True)
     assert holder.stdout.readline() == "held\n"
     holder.kill()
     holder.wait()

@@ -57,7 +57,8 @@ class Bench:
         return [row["case_id"] for row in rows]
 
     def add_run(self, run_id: str, problem: str, results: list[dict], *, minute: int = 0,
-                host: str | None = "bench-1", status: str = "finished", repeat: int = 1) -> str:
+                host: str | None = "bench-1", status: str = "finished", repeat: int = 1,
+                command: str = "test") -> str:
         """Store a run row and its results. Each result needs case_id, solver, verdict,
         answer, wall_ms and size; repeat defaults to 0."""
         started = EPOCH + timedelta(minutes=minute)
@@ -67,7 +68,7 @@ class Bench:
                 seconds=30), "status": status, "problem": problem, "solvers": solvers,
             "git_rev": "abc123", "host": host, "cpu_model": "Test CPU", "jobs": 2,
             "timeout_s": 2.0, "repeat": repeat, "cases": len({r["case_id"] for r in results}),
-            "command": "test"})
+            "command": command})
         rows = [{"run_id": run_id, "problem": problem, "repeat": 0,
                  "cpu_ms": r["wall_ms"] * 0.9 if r.get("wall_ms") is not None else None,
                  "host": host, "finished_at": started, **r} for r in results]
@@ -81,7 +82,8 @@ class Bench:
     def standard_run(self, run_id: str, minute: int, *, host: str | None = "bench-1",
                      slow: dict[str, float] | None = None, wrong: dict[str, int] | None = None,
                      jitter: float = 0.0, repeats: int = 1, status: str = "finished",
-                     solvers: tuple[str, ...] = ("brute", "editorial", "fast")) -> str:
+                     solvers: tuple[str, ...] = ("brute", "editorial", "fast"),
+                     command: str = "test") -> str:
         """One arc087e run over STANDARD: `slow` multiplies a solver's times, `wrong` makes
         a solver answer case number i wrongly, `jitter` perturbs times by +-jitter."""
         ids = [case_id_of(f"arc087e case {i}\nsize {size}\n")
@@ -107,4 +109,4 @@ class Bench:
                                     "verdict": "AC" if answer == expected else "WA",
                                     "answer": answer + "\n", "wall_ms": wall, "size": size})
         return self.add_run(run_id, "arc087e", results, minute=minute, host=host,
-                            status=status, repeat=repeats)
+                            status=status, repeat=repeats, command=command)

@@ -1,10 +1,14 @@
-"""The report in a real headless Chromium: the charts are in the DOM and actually drawn.
+"""The report in a real headless Chromium: the charts are in the DOM and actually drawn, and
+the verdict matrix fits the window.
 
-Two checks on a report of two problems:
-- `--dump-dom`: the DOM Chromium built holds one `<svg>` chart per run with its circles, fit
-  lines and legend (so the inline SVG parsed as SVG, nothing was dropped);
+Checks on a report of two problems:
+- `--dump-dom`: the DOM Chromium built holds one `<svg>` chart per run with its raw points,
+  per-size medians, fit lines and legend (so the inline SVG parsed as SVG, nothing was dropped);
 - `--screenshot`: in the PNG, each chart's plot area (found by its background colour) holds
-  pixels of every plotted solver's colour, so the points and lines were painted.
+  pixels of every plotted solver's colour, so the points and lines were painted; so does each
+  nightly history chart;
+- `--screenshot` of a problem with seven long-named solvers, at 1400 and 900 px: the badge
+  in the matrix's last column is painted, inside the page's box.
 
 Chromium comes from Debian (`make system` installs it). Without it the test is skipped, except
 under CI (the `CI` variable set), where a missing browser is a failure.
@@ -24,7 +28,7 @@ import numpy as np
 import pytest
 
 from pipeline.report.html import write_report
-from pipeline.report.svg import PALETTE
+from pipeline.report.svg import HISTORY_BACKGROUND, PALETTE
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -71,11 +75,11 @@ class ChartDom(HTMLParser):
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if tag == "svg" and "chart" in (attrs.get("class") or ""):
-            self.charts.append({"circles": 0, "fits": [], "legend": [], "fills": []})
+            self.charts.append({"raw": 0, "median": 0, "fits": [], "legend": [], "fills": []})
         elif self.charts and tag == "g" and attrs.get("class") == "series":
             self.charts[-1]["fills"].append(attrs["fill"])
-        elif self.charts and tag == "circle":
-            self.charts[-1]["circles"] += 1
+        elif self.charts and tag == "circle" and attrs.get("class") in ("raw", "median"):
+            self.charts[-1][attrs["class"]] += 1
         elif self.charts and tag == "path" and attrs.get("class") == "fit":
             self.charts[-1]["fits"].append(attrs.get("d", ""))
         self.in_legend = tag == "text" and attrs.get("class") == "legend"
@@ -92,8 +96,10 @@ def test_the_charts_are_in_the_dom_chromium_builds(report, tmp_path):
     parser.feed(dom)
     arc, bip = parser.charts
     assert arc["legend"] == ["brute: n^2.00", "editorial: n^1.50", "fast: n^1.00"]
-    assert arc["circles"] == 6 + 10 + 10 and len(arc["fits"]) == 3
-    assert bip["legend"] == ["fast: n^1.00"] and bip["circles"] == 5 and len(bip["fits"]) == 1
+    # one raw point and one median per case: every size has one case here
+    assert arc["raw"] == arc["median"] == 6 + 10 + 10 and len(arc["fits"]) == 3
+    assert bip["legend"] == ["fast: n^1.00"] and bip["raw"] == bip["median"] == 5
+    assert len(bip["fits"]) == 1
     assert all(d.startswith("M") and " L" in d for d in arc["fits"] + bip["fits"])
 
 
@@ -152,10 +158,10 @@ def hex_rgb(color: str) -> np.ndarray:
     return np.array([int(color[i:i + 2], 16) for i in (1, 3, 5)], dtype=np.int16)
 
 
-def plot_areas(image: np.ndarray) -> list[tuple[int, int, int, int]]:
+def plot_areas(image: np.ndarray, background=PLOT_BACKGROUND) -> list[tuple[int, int, int, int]]:
     """(top, bottom, left, right) of each block of rows painted with the plot background
     (grid lines and points break a block for a row or two, a gap between charts is wider)."""
-    mask = np.all(image == PLOT_BACKGROUND, axis=2)
+    mask = np.all(image == background, axis=2)
     rows = np.flatnonzero(mask.sum(axis=1) > 100)
     areas = []
     for block in np.split(rows, np.flatnonzero(np.diff(rows) > 20) + 1):
@@ -186,3 +192,52 @@ def test_the_charts_are_painted(report, tmp_path):
             assert close.sum() >= 40, (color, int(close.sum()))
         for color in set(PALETTE) - set(colors):     # and nothing in the other colours
             assert np.all(np.abs(area - hex_rgb(color)) <= 6, axis=2).sum() == 0, color
+
+
+def test_the_history_charts_are_painted(bench, tmp_path):
+    bench.standard_cases()
+    for night, factor in enumerate((1.0, 1.05, 1.2)):
+        bench.standard_run(f"n{night}", night * 10, slow={"fast": factor},
+                           command="pipeline nightly")
+    report = write_report(bench.data, None, tmp_path / "report.html")
+    shot = tmp_path / "history.png"
+    run_chromium(tmp_path, "--window-size=1280,5000", f"--screenshot={shot}", report.as_uri())
+    image = read_png(shot)
+    [(top, bottom, left, right)] = plot_areas(image, tuple(hex_rgb(HISTORY_BACKGROUND)))
+    area = image[top:bottom + 1, left:right + 1].astype(np.int16)
+    for color in PALETTE[:3]:                        # brute, editorial and fast
+        close = np.all(np.abs(area - hex_rgb(color)) <= 6, axis=2)
+        assert close.sum() >= 40, (color, int(close.sum()))
+
+
+OLE_BADGE = (0xFD, 0xE0, 0xF0)        # `.v-OLE` background in pipeline.report.html's CSS
+LONG_NAMES = [f"solver-with-a-rather-long-name-{i}" for i in range(1, 8)]
+
+
+@pytest.mark.parametrize("width", [1400, 900])
+def test_the_verdict_matrix_last_column_is_visible(bench, tmp_path, width):
+    """Seven solvers with long names: the last one's badge (its only verdict, OLE, which no
+    other part of this report shows) is painted inside the page's content box."""
+    ids = bench.add_cases("arc087e", [(n, "Alice") for n in (1, 2, 3, 4, 5)])
+    bench.add_run("wide", "arc087e", [
+        {"case_id": c, "solver": name, "verdict": "OLE" if name == LONG_NAMES[-1] else "AC",
+         "answer": None if name == LONG_NAMES[-1] else "Alice",
+         "wall_ms": None if name == LONG_NAMES[-1] else 1.0, "size": n}
+        for c, n in zip(ids, (1, 2, 3, 4, 5)) for name in LONG_NAMES])
+    report = write_report(bench.data, None, tmp_path / "report.html")
+    text = report.read_text()
+    matrix = text[text.index('<table class="verdict-matrix"'):]
+    matrix = matrix[:matrix.index("</table>")]
+    assert matrix.count("<th>solver-with") == 7 and matrix.rindex(LONG_NAMES[-1]) > matrix.rindex(
+        LONG_NAMES[-2])
+    shot = tmp_path / f"matrix-{width}.png"
+    run_chromium(tmp_path, f"--window-size={width},1600", f"--screenshot={shot}",
+                 report.as_uri())
+    image = read_png(shot)
+    assert image.shape[1] == width
+    badge = np.all(np.abs(image.astype(np.int16) - np.array(OLE_BADGE)) <= 2, axis=2)
+    ys, xs = np.nonzero(badge)
+    assert badge.sum() >= 300, int(badge.sum())      # the whole badge, not a sliver
+    content_right = (width + min(width - 48, 1180)) / 2 if width > 1228 else width - 24
+    assert xs.max() < content_right, (int(xs.max()), content_right)
+    assert xs.max() - xs.min() >= 30                  # as wide as a badge "OLE 5"

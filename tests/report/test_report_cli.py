@@ -92,3 +92,36 @@ def test_report_command(bench, tmp_path):
     written = list((bench.data / "reports").glob("report-*.html"))
     assert len(written) == 1 and written[0].read_text().count("<svg") == 2
     assert invoke(tmp_path / "empty", "report").exit_code == 2
+
+
+def test_mismatches_of_a_real_run_fold_a_known_wrong_stage(tmp_path):
+    """A real ingest and run of cf103119g, whose `editorial` is registered as known wrong: the
+    listing says so in one line, with the smallest counterexample by the problem's size."""
+    import polars as pl
+
+    from pipeline.problems import get_problem
+
+    data = tmp_path / "data"
+    assert invoke(data, "generate", "cf103119g", "--recipe", "tiny", "--count", "60",
+                  "--seed", "3").exit_code == 0
+    assert invoke(data, "ingest", str(data / "raw"), str(get_problem("cf103119g").samples),
+                  ).exit_code == 0
+    ran = invoke(data, "run", "--problem", "cf103119g", "--solver", "brute", "--solver",
+                 "editorial", "--solver", "fast", "--jobs", "2")
+    assert ran.exit_code == 0, ran.output
+    results = pl.read_parquet(str(data / "tables" / "results" / "*.parquet"))
+    wrong = results.filter((pl.col("solver") == "editorial") & (pl.col("verdict") == "WA"))
+    assert wrong.height >= 2                 # the official sample and some tiny cases
+    assert results.filter((pl.col("solver") != "editorial")
+                          & (pl.col("verdict") == "WA")).is_empty()
+    listing = invoke(data, "mismatches")
+    assert listing.exit_code == 0, listing.output
+    out = listing.output
+    assert out.startswith(f"cf103119g (size: n + m (initial length plus number of operations)): "
+                          f"0 findings, {wrong.height} cases where known-wrong stages fail")
+    assert f"editorial (known wrong): wrong on {wrong.height} cases; smallest: size " \
+           f"{wrong['size'].min()}, " in out
+    assert "  input:" not in out and out.count("\n") < 10
+    everything = invoke(data, "mismatches", "--all").output
+    assert everything.count("  input:") == wrong.height
+    assert invoke(data, "mismatches", "--all", "--top", "1").output.count("  input:") == 1

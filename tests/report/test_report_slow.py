@@ -76,3 +76,29 @@ def test_format_slow_prints_one_line_per_case(bench):
     assert len(lines) == 2 + 3 + 1
     assert "editorial" in lines[2] and "50%" in lines[2] and "arc087e/t/09.in" in lines[2]
     assert format_slow([]).startswith("no timed results")
+
+
+def test_per_problem_gives_each_problem_its_own_slowest_cases(bench):
+    bench.standard_cases()
+    bench.standard_run("r1", 0)                     # arc087e: up to 1000 ms
+    ids = bench.add_cases("cf103119g", [(7, "Grammy"), (8, "Alice")])
+    bench.add_run("cf", "cf103119g", [
+        {"case_id": c, "solver": "fast", "verdict": "AC", "answer": a, "wall_ms": ms, "size": n}
+        for c, n, a, ms in zip(ids, (7, 8), ("Grammy", "Alice"), (3.0, 4.0))], minute=5)
+    assert {r.problem for r in slow_cases(bench.data, top=3)} == {"arc087e"}
+    rows = slow_cases(bench.data, top=3, per_problem=True)
+    assert [(r.problem, r.size) for r in rows] == [
+        ("arc087e", 10000), ("arc087e", 4000), ("arc087e", 100), ("cf103119g", 8),
+        ("cf103119g", 7)]
+    assert [r.solver for r in rows[:3]] == ["editorial", "editorial", "brute"]
+    assert rows[3].groups == ("t",)
+
+
+def test_the_listing_shows_source_and_group_not_a_hash(bench):
+    bench.standard_cases()
+    bench.standard_run("r1", 0)
+    rows = slow_cases(bench.data, top=2)
+    text = format_slow(rows)
+    assert text.splitlines()[0].endswith("limit  source (group)")
+    assert text.splitlines()[2].endswith("arc087e/t/09.in (group t)")
+    assert rows[0].case_id[:12] not in text

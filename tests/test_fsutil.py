@@ -1,0 +1,75 @@
+"""`atomic_write`: every file it writes gets the mode any file the user writes gets (0666 less
+the umask, or the mode of the file it replaces), not the 0600 of a private temporary file."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.fsutil import atomic_write_text, current_umask
+from pipeline.tables.files import write_parquet_atomic
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@contextmanager
+def umask(mask: int):
+    old = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def test_a_new_file_gets_0666_less_the_umask(tmp_path):
+    with umask(0o022):
+        assert current_umask() == 0o022
+        atomic_write_text(tmp_path / "a.txt", "a\n")
+        write_parquet_atomic(tmp_path / "t.parquet", pl.DataFrame({"x": [1]}))
+    assert mode(tmp_path / "a.txt") == 0o644
+    assert mode(tmp_path / "t.parquet") == 0o644
+    with umask(0o077):
+        atomic_write_text(tmp_path / "private.txt", "p\n")
+    assert mode(tmp_path / "private.txt") == 0o600
+    with umask(0o002):
+        atomic_write_text(tmp_path / "group.txt", "g\n")
+    assert mode(tmp_path / "group.txt") == 0o664
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "a.txt", "group.txt", "private.txt", "t.parquet"]          # no temporary file left
+
+
+def test_rewriting_a_file_keeps_its_mode(tmp_path):
+    target = tmp_path / "shared.txt"
+    target.write_text("old\n")
+    target.chmod(0o640)
+    with umask(0o022):
+        atomic_write_text(target, "new\n")
+    assert target.read_text() == "new\n" and mode(target) == 0o640
+
+
+def test_the_html_report_of_a_real_process_is_readable_by_others(tmp_path):
+    """`pipeline report` in a real process under the usual umask writes a 0644 file."""
+    data = tmp_path / "data"
+    pipeline = Path(sys.executable).with_name("pipeline")
+    samples = Path(__file__).resolve().parents[1] / "pipeline" / "problems" / "arc087e" / "samples"
+    env = {**os.environ, "PIPELINE_DATA_DIR": str(data)}
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["sh", "-c", 'umask 022 && exec "$@"', "sh", str(pipeline), *args],
+                              env=env, capture_output=True, text=True, check=True)
+
+    run("ingest", str(samples), "--problem", "arc087e")
+    run("run", "--problem", "arc087e", "--solver", "fast", "--jobs", "1")
+    out = tmp_path / "report.html"
+    run("report", "--out", str(out))
+    assert mode(out) == 0o644
+    tables = list((data / "tables").rglob("*.parquet"))
+    assert tables and all(mode(p) == 0o644 for p in tables)
