@@ -474,7 +474,8 @@ def compare_command(
     ratio: Annotated[float, typer.Option(
         "--ratio", metavar="X", help="A case is slower when NEW/BASE exceeds this ...")] = 1.5,
     min_diff_ms: Annotated[float, typer.Option(
-        "--min-diff-ms", metavar="MS", help="... and NEW - BASE exceeds this many ms.")] = 5.0,
+        "--min-diff-ms", metavar="MS", help="... and NEW - BASE exceeds this many ms (the "
+        "measured noise floor of a process start on a shared 2-core machine).")] = 20.0,
 ) -> None:
     """Compare two runs: verdict transitions, changed answers, slowdowns.
 

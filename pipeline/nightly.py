@@ -36,6 +36,7 @@ from pipeline.tables.runs import finished_runs
 from pipeline.verdicts import FAILURES, names
 
 DEFAULT_CONFIG = CONFIG_DIR / "nightly.toml"
+NIGHTLY_COMMAND = "pipeline nightly"   # the `command` of the runs a night makes
 
 
 @dataclass
@@ -144,7 +145,7 @@ def confirmed_reasons(data_dir: Path, baseline: str, comparison,
     request = RunRequest(
         problem=problem.id, solvers=tuple(sorted({name for name, _ in flagged})), jobs=1,
         repeat=REMEASURE_REPEAT, case_ids=tuple(sorted({c for _, c in flagged})),
-        command="pipeline nightly (re-measuring flagged slowdowns)")
+        command=f"{NIGHTLY_COMMAND} (re-measuring flagged slowdowns)")
     remeasured = run(data_dir, request)
     row = read_runs(data_dir).filter(pl.col("run_id") == remeasured.run_id).row(0, named=True)
     write_run(data_dir, {**row, "status": "remeasure"})
@@ -157,10 +158,13 @@ def confirmed_reasons(data_dir: Path, baseline: str, comparison,
 
 
 def previous_run(data_dir: Path, problem_id: str, settings: NightlySettings) -> str | None:
+    """The pinned baseline, else the newest finished nightly run of the problem (a run made by
+    hand in between is not a night)."""
     pinned = settings.baseline.get(problem_id)
     if pinned:
         return pinned
-    finished = finished_runs(data_dir, problem_id)
+    finished = finished_runs(data_dir, problem_id).filter(
+        pl.col("command").fill_null("").str.starts_with(NIGHTLY_COMMAND))
     return finished["run_id"][0] if finished.height else None
 
 
@@ -190,7 +194,7 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
     for problem_id in (p.id for p in problems):
         baseline = previous_run(data_dir, problem_id, settings)
         result = run(data_dir, RunRequest(problem=problem_id, jobs=jobs,
-                                          command="pipeline nightly"),
+                                          command=NIGHTLY_COMMAND),
                      progress=_phase(progress, f"run {problem_id}"))
         night = ProblemNight(problem_id, result, baseline)
         if result.status != "finished":
