@@ -140,16 +140,13 @@ def _problem(problem_id: str):
 
 @app.command("problems", cls=_Command, epilog=_examples("pipeline problems"))
 def problems_command() -> None:
-    """List the problems with their stages and each stage's limits."""
+    """List the problems (built-in, --problems-dir, and packages registered in the data
+    folder) with their limits, stages, own programs and recipes."""
     from pipeline.problems import all_problems
+    from pipeline.problems.listing import describe
 
     for problem in all_problems():
-        typer.echo(f"{problem.id}  {problem.title}  (time limit {problem.time_limit_s:g} s; "
-                   f"size = {problem.size_measure})")
-        for stage in problem.stages:
-            flag = "  [known wrong]" if stage.known_wrong else ""
-            typer.echo(f"  {stage.name:<12} {stage.complexity:<22} limits: {stage.limits}{flag}")
-        typer.echo(f"  recipes: {', '.join(r.name for r in problem.recipes)}")
+        typer.echo(describe(problem))
 
 
 @app.command("solve", cls=_Command, add_help_option=False,
