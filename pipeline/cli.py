@@ -40,6 +40,28 @@ def _options(
     ctx.obj = Settings(data_dir=data_dir)
 
 
+# Where a command's cases run; shared by every command that runs cases (`run`, `nightly`).
+ExecutorOption = Annotated[str, typer.Option(
+    "--executor", help="Where cases run: local (a process pool on this machine) or dask "
+    "(a Dask cluster).")]
+SchedulerOption = Annotated[Optional[str], typer.Option(
+    "--scheduler", help="Dask scheduler address, tcp://HOST:PORT (default: "
+    "$PIPELINE_SCHEDULER; neither: a local Dask cluster is started for the command).")]
+
+
+def _executor(kind: str, scheduler: Optional[str], jobs: Optional[int], problem=None,
+              solvers: tuple[str, ...] = (), externals: bool = False):
+    """The executor the options ask for, started now (a clear error when it cannot be)."""
+    from pipeline.run.executors import ExecutorError, make_executor
+
+    try:
+        return make_executor(kind, scheduler, jobs, problem, solvers, externals)
+    except ValueError as error:
+        _fail(str(error))
+    except ExecutorError as error:
+        _fail(str(error), code=1)
+
+
 def _fail(message: str, code: int = 2) -> None:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
@@ -188,10 +210,12 @@ def run_command(
         "--memory", help="Memory limit in MB for external programs.")] = None,
     repeat: Annotated[int, typer.Option("--repeat", min=1, help="Runs per case.")] = 1,
     resume: Annotated[Optional[str], typer.Option("--resume", help="Finish RUN_ID.")] = None,
+    executor_kind: ExecutorOption = "local",
+    scheduler: SchedulerOption = None,
 ) -> None:
     """Run solver stages and external programs over the stored cases of a problem."""
     from pipeline.progress import progress_bar
-    from pipeline.run.executors import local_pool
+    from pipeline.run.executors import ExecutorError
     from pipeline.run.solvers import BuildError, parse_external
 
     problem = _problem(problem_id)
@@ -202,8 +226,8 @@ def run_command(
     except (UnknownName, ValueError) as error:
         _fail(str(error))
     # The workers start before Polars is imported: they warm up while the parent loads.
-    executor = local_pool(problem, () if resume else tuple(solver or ()),
-                          bool(externals) and not resume, jobs)
+    executor = _executor(executor_kind, scheduler, jobs, problem,
+                         () if resume else tuple(solver or ()), bool(externals) and not resume)
     try:
         from pipeline.run.runner import RunRequest, format_summary, run
 
@@ -213,7 +237,7 @@ def run_command(
                              command=" ".join(sys.argv))
         summary = run(ctx.obj.data_dir, request, executor=executor,
                       progress=progress_bar("run"))
-    except (BuildError, ValueError) as error:
+    except (BuildError, ExecutorError, ValueError) as error:
         _fail(str(error), code=1)
     finally:
         executor.close()
@@ -359,14 +383,30 @@ def nightly_command(
     config: Annotated[Optional[Path], typer.Option(
         "--config", help="Corpus recipe (default configs/nightly.toml).")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1)] = None,
+    executor_kind: ExecutorOption = "local",
+    scheduler: SchedulerOption = None,
 ) -> None:
     """The whole job: generate the default corpus if missing, ingest, run everything,
     compare with the previous run, write the report."""
     from pipeline.nightly import DEFAULT_CONFIG, format_outcome, nightly
     from pipeline.progress import progress_bar
+    from pipeline.run.executors import ExecutorError
+    from pipeline.run.solvers import BuildError
 
-    outcome = nightly(ctx.obj.data_dir, config or DEFAULT_CONFIG, jobs,
-                      log=lambda line: typer.echo(line), progress=progress_bar("nightly"))
+    # The local pool is started per problem by each run; a cluster is connected to once.
+    local = executor_kind.strip().lower() == "local"
+    if local and scheduler:
+        _fail("--scheduler is for --executor dask")
+    executor = None if local else _executor(executor_kind, scheduler, jobs)
+    try:
+        outcome = nightly(ctx.obj.data_dir, config or DEFAULT_CONFIG, jobs,
+                          log=lambda line: typer.echo(line), progress=progress_bar("nightly"),
+                          executor=executor)
+    except (BuildError, ExecutorError) as error:
+        _fail(str(error), code=1)
+    finally:
+        if executor is not None:
+            executor.close()
     typer.echo(format_outcome(outcome))
     if outcome.failed:
         raise typer.Exit(1)

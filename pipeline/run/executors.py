@@ -5,7 +5,10 @@ tiny case costs microseconds. It watches the job each worker is on: a job overdu
 timeout gets the worker killed and replaced, the job recorded as `TLE`, and the rest of the
 batch handed out again. The clock of a batch's first job starts when the worker says it is
 ready (started, with the batch's problems imported), so start-up is never charged to a case.
-A distributed executor (Dask) can implement the same interface later.
+
+`DaskExecutor` (`pipeline.run.dask_executor`) runs the same batches on a Dask cluster, each
+Dask worker running them through a local pool of its own. `make_executor` builds either one
+from the `--executor`, `--scheduler` and `--jobs` options of the commands that run cases.
 """
 
 from __future__ import annotations
@@ -29,6 +32,14 @@ EXTERNAL_GRACE_S = 5.0
 POLL_S = 0.05
 # How long a worker may take to start and import a batch's problems before it counts as stuck.
 STARTUP_TIMEOUT_S = 60.0
+
+EXECUTORS = ("local", "dask")
+# The Dask scheduler `--executor dask` connects to when `--scheduler` is not given.
+SCHEDULER_VARIABLE = "PIPELINE_SCHEDULER"
+
+
+class ExecutorError(RuntimeError):
+    """An executor that cannot start or cannot carry on (e.g. a cluster out of reach)."""
 
 
 class Executor(Protocol):
@@ -208,9 +219,45 @@ class LocalPoolExecutor:
         self.close()
 
 
+def warm_stages(problem, solvers: tuple[str, ...], externals: bool) -> tuple[tuple[str, str], ...]:
+    """(problem, stage) pairs a run will use: the named stages, else every stage of `problem`
+    (none when only external programs were named)."""
+    stages = solvers if (solvers or externals) else tuple(s.name for s in problem.stages)
+    return tuple((problem.id, name) for name in stages)
+
+
 def local_pool(problem, solvers: tuple[str, ...], externals: bool,
                jobs: int | None = None) -> LocalPoolExecutor:
     """A local pool whose workers start now and warm up the stages a run will use (every stage
     of `problem` unless solvers were named), while the caller imports and loads the rest."""
-    stages = solvers if (solvers or externals) else tuple(s.name for s in problem.stages)
-    return LocalPoolExecutor(jobs, preload=tuple((problem.id, name) for name in stages))
+    return LocalPoolExecutor(jobs, preload=warm_stages(problem, solvers, externals))
+
+
+def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int | None = None,
+                  problem=None, solvers: tuple[str, ...] = (),
+                  externals: bool = False) -> Executor:
+    """The executor of `--executor KIND [--scheduler ADDRESS] [--jobs N]`, started now.
+
+    - `local` (the default): a pool of `jobs` worker processes on this machine (default: one
+      per core); a scheduler is refused.
+    - `dask`: the Dask cluster whose scheduler is at `scheduler` (else `$PIPELINE_SCHEDULER`),
+      `jobs` capping how many batches run at once (default: one per worker thread); with no
+      scheduler at all, a local Dask cluster of `jobs` single-threaded workers is started for
+      the run and stopped with it.
+
+    With `problem` given, the workers start importing and warming up the stages a run of it
+    will use (see `warm_stages`). Raises ValueError for a bad choice and `ExecutorError` when
+    the cluster cannot be reached.
+    """
+    kind = kind.strip().lower()
+    if kind not in EXECUTORS:
+        raise ValueError(f"unknown executor {kind!r}: use {' or '.join(EXECUTORS)}")
+    preload = warm_stages(problem, solvers, externals) if problem is not None else ()
+    if kind == "local":
+        if scheduler:
+            raise ValueError("--scheduler is for --executor dask")
+        return LocalPoolExecutor(jobs, preload=preload)
+    from pipeline.run.dask_executor import DaskExecutor
+
+    address = scheduler or os.environ.get(SCHEDULER_VARIABLE, "").strip() or None
+    return DaskExecutor(address, jobs, preload=preload)

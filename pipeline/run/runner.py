@@ -5,6 +5,8 @@ A run reads the problem's cases from the `cases` table, makes sure each has an e
 stored back in `cases` with that stage as `expected_source`), then runs every (case, solver,
 repeat) job through an executor and grades each answer. Results are written in chunks as they
 arrive; a killed run is finished with `resume`, which runs exactly the jobs not yet stored.
+Each result records the host that ran it (a cluster's worker, else this machine); the run's
+`host` is that host when there was one, and empty when its results came from several.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from pipeline.problems import Problem, get_problem
 from pipeline.run import tables
 from pipeline.run.executors import Executor, local_pool
 from pipeline.run.jobs import Job, Outcome, SolverSpec
-from pipeline.run.solvers import (ExternalSolver, configured_externals, load_problem_config,
-                                  prepare)
+from pipeline.run.solvers import (ExternalSolver, build_recipe, configured_externals,
+                                  load_problem_config, prepare)
 from pipeline.run.verdicts import Verdict, grade
 
 # A chunk of results is written every CHUNK_SECONDS (or CHUNK_ROWS rows), so a killed run
@@ -99,7 +101,7 @@ def load_cases(data_dir: Path, problem_id: str, group: str | None) -> pl.DataFra
 
 
 def solver_specs(request: RunRequest, problem: Problem, data_dir: Path,
-                 timeout_s: float) -> list[SolverSpec]:
+                 timeout_s: float, build_on_workers: bool = False) -> list[SolverSpec]:
     # Naming any solver (--solver or --external) runs just those; naming none runs them all.
     chosen = request.solvers or request.externals
     names = request.solvers if chosen else tuple(s.name for s in problem.stages)
@@ -113,9 +115,11 @@ def solver_specs(request: RunRequest, problem: Problem, data_dir: Path,
     if not request.solvers and not request.externals:
         externals = configured_externals(problem.id)
     for external in externals:
-        argv = prepare(external, data_dir)
+        # A cluster's workers build the program themselves; a local run builds it here once.
+        recipe = build_recipe(external) if build_on_workers else None
+        argv = () if recipe is not None else prepare(external, data_dir)
         specs.append(SolverSpec(name=external.name, kind="external", problem=problem.id,
-                                argv=argv, memory_mb=request.memory_mb,
+                                argv=argv, build=recipe, memory_mb=request.memory_mb,
                                 timeout_s=request.timeout_s or external.time_limit_s or timeout_s))
     seen = Counter(spec.name for spec in specs)
     duplicated = [name for name, count in seen.items() if count > 1]
@@ -178,6 +182,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
     info = host_info()
     run_row: dict
     done: set[tuple[str, str, int]] = set()
+    hosts: set[str] = set()  # hosts of this run's results
     chunk = 0
     if request.resume:
         runs = tables.read_runs(data_dir).filter(pl.col("run_id") == request.resume)
@@ -192,6 +197,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
                                               *request.externals)})
         previous = tables.read_run_results(data_dir, request.resume)
         done = set(zip(previous["case_id"], previous["solver"], previous["repeat"]))
+        hosts.update(previous["host"].drop_nulls())
         chunk = len(tables.stored_chunks(data_dir, request.resume))
         run_id = request.resume
         solvers_wanted = set(run_row["solvers"])
@@ -216,7 +222,8 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
     summary = RunSummary(run_id, "running", cases.height)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     try:
-        specs = solver_specs(request, problem, data_dir, timeout_s)
+        specs = solver_specs(request, problem, data_dir, timeout_s,
+                             getattr(executor, "builds_on_workers", False))
         if solvers_wanted is not None:
             specs = [s for s in specs if s.name in solvers_wanted]
         if not request.resume:
@@ -243,6 +250,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
             row = _result_row(run_id, problem, job, outcome, expected.get(job.case_id),
                               expected_source.get(job.case_id), sizes.get(job.case_id), info)
             buffer.append(row)
+            hosts.add(row["host"])
             _tally(summary, row)
             finished += 1
             if progress:
@@ -267,6 +275,8 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         if summary.status == "running":
             summary.status = "failed"
         if "run_row" in locals():
+            if hosts:
+                run_row["host"] = hosts.pop() if len(hosts) == 1 else None
             tables.write_run(data_dir, {**run_row, "status": summary.status,
                                         "finished_at": store.now()})
     return summary
@@ -289,7 +299,7 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
             "answer": outcome.answer, "wall_ms": outcome.wall_ms, "cpu_ms": outcome.cpu_ms,
             "peak_rss_kb": outcome.peak_rss_kb, "exit_code": outcome.exit_code, "error": error,
             "expected_source": expected_source if expected is not None else None,
-            "size": size, "host": info["host"], "finished_at": store.now()}
+            "size": size, "host": outcome.host or info["host"], "finished_at": store.now()}
 
 
 def _tally(summary: RunSummary, row: dict) -> None:
