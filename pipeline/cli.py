@@ -60,6 +60,8 @@ def _executor(kind: str, scheduler: Optional[str], jobs: Optional[int], problem=
         _fail(str(error))
     except ExecutorError as error:
         _fail(str(error), code=1)
+    except KeyboardInterrupt:
+        _fail("interrupted while starting the executor", code=130)
 
 
 def _fail(message: str, code: int = 2) -> None:

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import logging
 import multiprocessing
 import os
 import pickle
@@ -112,6 +113,20 @@ def _children_allowed():
             config["daemon"] = daemon
 
 
+@contextlib.contextmanager
+def _interrupts_ignored():
+    """SIGINT ignored in this process (and so in the processes it starts) while the block runs;
+    a Ctrl-C in that time is lost."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class InnerPool(LocalPoolExecutor):
     """The local pool a Dask worker runs batches with: its processes die with the Dask worker."""
 
@@ -151,7 +166,14 @@ class GamebenchPlugin(_PluginBase):
     idempotent = True  # registering again (every run does) keeps the warm pools
     name = PLUGIN_NAME
 
+    def __init__(self, ignore_interrupts: bool = False) -> None:
+        """`ignore_interrupts`: the workers belong to a local cluster started by a driver,
+        which alone handles Ctrl-C (also in workers its nannies restart)."""
+        self.ignore_interrupts = ignore_interrupts
+
     def setup(self, worker) -> None:
+        if self.ignore_interrupts and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         self.worker = worker
         self._lock = threading.Lock()
         self._idle: list[InnerPool] = []
@@ -365,42 +387,51 @@ class DaskExecutor:
 
     def __init__(self, scheduler: str | None = None, jobs: int | None = None,
                  preload: tuple[tuple[str, str], ...] = ()) -> None:
-        from distributed import Client, LocalCluster
-
         self._cluster = None
         self._client = None
         self._cap = None if scheduler is None else jobs
         try:
-            if scheduler is None:
-                workers = max(1, jobs or os.cpu_count() or 1)
-                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                             processes=True, host="127.0.0.1",
-                                             dashboard_address=None)
-                scheduler = self._cluster.scheduler_address
-            self.address = scheduler
-            self._client = Client(scheduler, set_as_default=False)
-        except (OSError, TimeoutError) as error:
+            self._connect(scheduler, jobs, preload)
+        except BaseException:
             self.close()
-            raise ExecutorError(f"cannot reach the Dask scheduler at {scheduler}: "
-                                f"{error}") from None
-        try:
-            self._client.register_plugin(GamebenchPlugin(), name=PLUGIN_NAME)
-            self._client.wait_for_workers(1, timeout=WORKER_WAIT_S)
-            if preload:
-                self._client.run(_preload_worker, tuple(preload))
-        except TimeoutError:
-            self.close()
-            raise ExecutorError(f"no Dask worker joined the scheduler at {scheduler} within "
-                                f"{WORKER_WAIT_S:g} s") from None
-        except Exception as error:
-            self.close()
-            raise ExecutorError(f"the Dask workers at {scheduler} cannot run gamebench "
-                                f"(is it installed there?): {type(error).__name__}: "
-                                f"{error}") from None
+            raise
         self.size = jobs if jobs else self._threads()
         self._window_at = 0.0
         self._window_size = 0
         self._pace = _Pace({}, {})
+
+    def _connect(self, scheduler: str | None, jobs: int | None,
+                 preload: tuple[tuple[str, str], ...]) -> None:
+        from distributed import Client, LocalCluster
+
+        try:
+            if scheduler is None:
+                # The local cluster's processes leave Ctrl-C to this process (a terminal sends
+                # it to all of them): they are started with SIGINT ignored, which they inherit.
+                with _interrupts_ignored():
+                    self._cluster = LocalCluster(n_workers=max(1, jobs or os.cpu_count() or 1),
+                                                 threads_per_worker=1, processes=True,
+                                                 host="127.0.0.1", dashboard_address=None,
+                                                 silence_logs=logging.ERROR)
+                scheduler = self._cluster.scheduler_address
+            self.address = scheduler
+            self._client = Client(scheduler, set_as_default=False)
+        except (OSError, TimeoutError) as error:
+            raise ExecutorError(f"cannot reach the Dask scheduler at {scheduler}: "
+                                f"{error}") from None
+        try:
+            plugin = GamebenchPlugin(ignore_interrupts=self._cluster is not None)
+            self._client.register_plugin(plugin, name=PLUGIN_NAME)
+            self._client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+            if preload:
+                self._client.run(_preload_worker, tuple(preload))
+        except TimeoutError:
+            raise ExecutorError(f"no Dask worker joined the scheduler at {scheduler} within "
+                                f"{WORKER_WAIT_S:g} s") from None
+        except Exception as error:
+            raise ExecutorError(f"the Dask workers at {scheduler} cannot run gamebench "
+                                f"(is it installed there?): {type(error).__name__}: "
+                                f"{error}") from None
 
     @contextlib.contextmanager
     def limited(self, jobs: int) -> Iterator[DaskExecutor]:
