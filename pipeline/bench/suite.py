@@ -5,7 +5,8 @@
     python -m pipeline.bench --only growth    # one section (repeatable)
     python -m pipeline.bench --problem arc087e --only max-tests
 
-Sections, in order: `max-tests`, `growth`, `ingest`, `throughput` (see their modules). Every
+Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `dask` (see their modules,
+`pipeline/bench/dask.py` for the last). Every
 measurement becomes a row of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
 `PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under `DATA/build/`. Scratch files
 live in a temporary folder removed at the end (`--keep-work` keeps it). The exit status is 1
@@ -27,15 +28,16 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.bench import dask as dask_section
 from pipeline.bench import growth, ingest, maxtests, throughput, workspace
 from pipeline.bench.common import (BenchContext, close_launcher, fail, load_average, make_context,
                                    record, say, write_rows)
 from pipeline.problems import problem_ids
 
-SECTIONS = ("max-tests", "growth", "ingest", "throughput")
+SECTIONS = ("max-tests", "growth", "ingest", "throughput", "dask")
 ALIASES = {"max": "max-tests", "maxtests": "max-tests", "run": "throughput",
            "throughput": "throughput", "growth": "growth", "ingest": "ingest",
-           "max-tests": "max-tests"}
+           "max-tests": "max-tests", "dask": "dask", "cluster": "dask"}
 
 
 @dataclass(frozen=True)
@@ -56,18 +58,19 @@ class Settings:
     run_external_cases: int
     run_repeats: int
     run_external_repeats: int
+    dask_repeats: int
 
 
 FULL = Settings(max_repeats=5, max_warm_up=True, growth_sizes_up_to=None, growth_repeats=3,
                 growth_cap_s=1.5, ingest_small_files=10_000, ingest_small_repeats=3,
                 ingest_max_repeats=2, ingest_reingest=True, run_problem="cf103119g",
                 run_cases=20_000, run_external_cases=2_000, run_repeats=3,
-                run_external_repeats=3)
+                run_external_repeats=3, dask_repeats=3)
 QUICK = Settings(max_repeats=1, max_warm_up=False, growth_sizes_up_to=5_000, growth_repeats=3,
                  growth_cap_s=0.3, ingest_small_files=400, ingest_small_repeats=1,
                  ingest_max_repeats=1, ingest_reingest=False, run_problem="cf103119g",
                  run_cases=500, run_external_cases=100, run_repeats=1,
-                 run_external_repeats=1)
+                 run_external_repeats=1, dask_repeats=1)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -126,13 +129,23 @@ def _section_title(number: int, name: str) -> None:
     say(f"== {number}. {name} " + "=" * max(0, 70 - len(name)))
 
 
+def _run_corpus(ctx: BenchContext, settings: Settings) -> throughput.RunCorpus:
+    """The tiny-case corpus of `throughput` and `dask`, written and ingested once per run."""
+    key = ("run_corpus", settings.run_problem, settings.run_cases)
+    if key not in ctx.cache:
+        ctx.cache[key] = throughput.run_corpus(ctx, settings.run_problem, settings.run_cases,
+                                               settings.run_external_cases)
+    return ctx.cache[key]
+
+
 def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings) -> None:
     """Run the chosen sections; an exception in one is a failure line, the rest still run."""
     data_dir = args.data_dir
     titles = {"max-tests": "max tests: fast vs C++ vs the time limit (issue 6)",
               "growth": "growth of each stage's time with size (issue 6)",
               "ingest": "ingest throughput vs read + hash (issue 3)",
-              "throughput": "run throughput, end to end (issue 4)"}
+              "throughput": "run throughput, end to end (issue 4)",
+              "dask": "runs on a Dask cluster beside the local pool"}
     for number, section in enumerate(args.sections, start=1):
         _section_title(number, titles[section])
         started = time.perf_counter()
@@ -160,10 +173,15 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
             elif section == "throughput":
                 problem = settings.run_problem
                 binaries = workspace.binaries(ctx, [problem], data_dir)
-                corpus = throughput.run_corpus(ctx, problem, settings.run_cases,
-                                               settings.run_external_cases)
+                corpus = _run_corpus(ctx, settings)
                 throughput.run_throughput(ctx, corpus, binaries.get(problem),
                                           settings.run_repeats, settings.run_external_repeats)
+            elif section == "dask":
+                tests = workspace.max_tests(ctx, args.problems, ctx.quick)
+                binaries = workspace.binaries(ctx, args.problems, data_dir)
+                dask_section.run_dask(ctx, _run_corpus(ctx, settings),
+                                      dask_section.max_corpus(ctx, tests, binaries), tests,
+                                      binaries, settings.dask_repeats)
         except Exception as error:
             fail(ctx, f"section {section} crashed: {type(error).__name__}: {error}")
             traceback.print_exc(file=sys.stdout)

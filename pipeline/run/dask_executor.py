@@ -53,6 +53,7 @@ import socket
 import threading
 import time
 import uuid
+import warnings
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -75,6 +76,10 @@ KILLS_TO_GIVE_UP = 2
 # How long to wait for a first worker to join the scheduler before giving up.
 WORKER_WAIT_S = 60.0
 WINDOW_REFRESH_S = 1.0
+# Tasks shorter than this are sent ahead, one per worker thread beyond the one it runs (so a
+# worker never waits for its next task); longer ones only to free threads (so none waits behind
+# another worker's long task at the end of a run).
+PREFETCH_BELOW_S = 1.0
 
 _PR_SET_PDEATHSIG = 1
 
@@ -332,19 +337,19 @@ def _preload_worker(pairs: tuple[tuple[str, str], ...], dask_worker=None) -> int
 
 @dataclass
 class _Pace:
-    """Measured milliseconds per job of each solver, to size the next tasks."""
+    """Measured milliseconds per job of each (problem, solver), to size the next tasks."""
 
-    total_ms: dict[str, float]
-    count: dict[str, int]
+    total_ms: dict[tuple[str, str], float]
+    count: dict[tuple[str, str], int]
 
     def estimate_ms(self, job: Job) -> float | None:
-        name = job.solver.name
+        name = (job.solver.problem, job.solver.name)
         if not self.count.get(name):
             return None
         return self.total_ms[name] / self.count[name] + JOB_OVERHEAD_MS
 
     def learn(self, job: Job, outcome: Outcome) -> None:
-        name = job.solver.name
+        name = (job.solver.problem, job.solver.name)
         self.total_ms[name] = self.total_ms.get(name, 0.0) + (outcome.wall_ms or 0.0)
         self.count[name] = self.count.get(name, 0) + 1
 
@@ -397,7 +402,8 @@ class DaskExecutor:
             raise
         self.size = jobs if jobs else self._threads()
         self._window_at = 0.0
-        self._window_size = 0
+        self._threads_seen = 0
+        self._long_tasks = False
         self._pace = _Pace({}, {})
 
     def _connect(self, scheduler: str | None, jobs: int | None,
@@ -447,13 +453,14 @@ class DaskExecutor:
         return max(1, sum(self._client.nthreads().values()))
 
     def _window(self) -> int:
-        """How many tasks to keep in flight: `jobs` if given, else two per worker thread."""
+        """How many tasks to keep in flight: `jobs` if given, else one per worker thread, and
+        as many again while tasks are short (see PREFETCH_BELOW_S)."""
         if self._cap:
             return self._cap
         now = time.monotonic()
         if now - self._window_at > WINDOW_REFRESH_S:
-            self._window_size, self._window_at = 2 * self._threads(), now
-        return self._window_size
+            self._threads_seen, self._window_at = self._threads(), now
+        return self._threads_seen * (1 if self._long_tasks else 2)
 
     def run(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
         from distributed import as_completed
@@ -466,10 +473,12 @@ class DaskExecutor:
             while pending or alone or live:
                 while (pending or alone) and len(live) < self._window():
                     batch = [alone.popleft()] if alone else \
-                        next_batch(pending, self._pace, self._window() // 2)
+                        next_batch(pending, self._pace, self._cap or self._threads_seen)
                     payload = pickle.dumps(tuple(batch), protocol=pickle.HIGHEST_PROTOCOL)
-                    future = self._client.submit(run_batch, payload, pure=False,
-                                                 key=f"gamebench-batch-{uuid.uuid4().hex}")
+                    with warnings.catch_warnings():  # a big input is one task's whole payload
+                        warnings.filterwarnings("ignore", message="Sending large graph")
+                        future = self._client.submit(run_batch, payload, pure=False,
+                                                     key=f"gamebench-batch-{uuid.uuid4().hex}")
                     live[future] = batch
                     completed.add(future)
                 future = next(completed)
@@ -503,6 +512,7 @@ class DaskExecutor:
         finally:
             future.release()
         by_key = {job.key: job for job in batch}
+        self._long_tasks = sum(o.wall_ms or 0.0 for o in outcomes) > PREFETCH_BELOW_S * 1000
         for outcome in outcomes:
             job = by_key[outcome.key]
             self._pace.learn(job, outcome)

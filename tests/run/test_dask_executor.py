@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -268,6 +269,15 @@ def test_an_overdue_stage_is_killed_on_its_worker_and_the_batch_finished_as_loca
     assert 300 <= found[1].wall_ms < 2000
 
 
+def test_an_input_of_many_megabytes_reaches_its_worker_whole_and_without_a_warning(executor):
+    text = "1" + " " * (12 << 20) + "2\n3\n"  # one token too many, after 12 MB
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        [outcome] = outcomes_of(executor, [Job(0, stage("fast"), "huge", text)]).values()
+    assert outcome.status == "re"
+    assert outcome.error.startswith("input rejected: line 2")
+
+
 # -- workers that die --------------------------------------------------------------------------
 
 def test_a_worker_killed_mid_run_has_its_batch_run_again_with_no_result_lost_or_doubled(
@@ -401,7 +411,7 @@ def test_tasks_start_small_then_carry_about_a_fixed_amount_of_work_and_spread_th
     for i in range(100):
         pace.learn(Job(i, spec, "c", ""), Outcome(i, "ok", wall_ms=1.95))
     assert abs(len(next_batch(pending, pace)) - 150) <= 1  # 0.3 s at 2 ms a job
-    fast = _Pace({"fast": 0.0}, {"fast": 1})
+    fast = _Pace({("toy", "fast"): 0.0}, {("toy", "fast"): 1})
     assert len(next_batch(pending, fast)) == MAX_TASK_JOBS
     tail = deque(list(pending)[:1000])
     assert len(next_batch(tail, fast, share=4)) == 250  # the last jobs go to every worker
