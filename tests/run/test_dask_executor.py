@@ -269,6 +269,24 @@ def test_an_overdue_stage_is_killed_on_its_worker_and_the_batch_finished_as_loca
     assert 300 <= found[1].wall_ms < 2000
 
 
+def test_cases_run_in_the_environment_the_worker_was_started_with_not_its_nannys(cluster,
+                                                                                 executor):
+    """A nanny sets MALLOC_TRIM_THRESHOLD_ (which alone costs allocation-heavy solvers ~15%
+    CPU), single-threaded BLAS and a fixed hash seed in its worker process; the processes that
+    run the cases do without, like the local executor's."""
+    outcomes = outcomes_of(executor, [Job(i, stage("pid"), f"c{i}", "1 1\n") for i in range(2)])
+    for outcome in outcomes.values():
+        with open(f"/proc/{int(outcome.answer)}/environ", "rb") as handle:
+            environment = dict(item.split(b"=", 1) for item in handle.read().split(b"\0") if item)
+        assert b"PIPELINE_EXTRA_PROBLEMS" in environment  # what `dask worker` was started with
+        for name in (b"MALLOC_TRIM_THRESHOLD_", b"OMP_NUM_THREADS", b"OPENBLAS_NUM_THREADS"):
+            assert name not in environment
+        assert environment.get(b"PYTHONHASHSEED") != b"6640"
+    for pid in cluster.worker_pids().values():  # the nanny did set it in its worker process
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            assert b"MALLOC_TRIM_THRESHOLD_=65536" in handle.read()
+
+
 def test_an_input_of_many_megabytes_reaches_its_worker_whole_and_without_a_warning(executor):
     text = "1" + " " * (12 << 20) + "2\n3\n"  # one token too many, after 12 MB
     with warnings.catch_warnings():
