@@ -4,7 +4,7 @@ A real cluster is started for the section on loopback, as one would be on other 
 `dask scheduler` and two `dask worker --nthreads 1` processes (under their nannies). Then,
 alternately, as real processes (process start included), `repeats` times each after one untimed
 run of each (the cluster's workers keep their warm pools between runs, as they would between a
-setter's runs):
+setter's runs; the quick bench skips the untimed runs):
 
 - tiny: the `throughput` section's corpus of distinct tiny cases (20,000 of cf103119g),
   `pipeline run --problem P --solver fast --jobs 2` against the same with
@@ -126,21 +126,25 @@ def max_corpus(ctx: BenchContext, tests: list[MaxTest],
 
 
 def run_dask(ctx: BenchContext, tiny: RunCorpus, max_root: Path | None, tests: list[MaxTest],
-             binaries: dict[str, tuple[str, ...]], repeats: int = 3) -> dict:
-    """Time both executors on both corpora (alternating); print and record the figures."""
+             binaries: dict[str, tuple[str, ...]], repeats: int = 3,
+             warm_up: bool = True) -> dict:
+    """Time both executors on both corpora (alternating); print and record the figures.
+
+    `warm_up` runs each executor once, untimed, first (the quick bench skips it)."""
     say(f"`pipeline run` through a Dask cluster (a `dask scheduler` and {WORKERS} `dask worker "
         f"--nthreads 1` on loopback) and through the local pool (--jobs {WORKERS}); real "
-        f"processes, medians of {repeats}, alternating, after one untimed run of each")
+        f"processes, medians of {repeats}, alternating"
+        f"{', after one untimed run of each' if warm_up else ''}")
     cluster = start_cluster(ctx)
     try:
-        return _measure(ctx, cluster, tiny, max_root, tests, binaries, repeats)
+        return _measure(ctx, cluster, tiny, max_root, tests, binaries, repeats, warm_up)
     finally:
         cluster.stop()
 
 
 def _measure(ctx: BenchContext, cluster: LoopbackCluster, tiny: RunCorpus,
              max_root: Path | None, tests: list[MaxTest], binaries: dict[str, tuple[str, ...]],
-             repeats: int) -> dict:
+             repeats: int, warm_up: bool) -> dict:
     executors = {"local": ["--jobs", str(WORKERS)],
                  "dask": ["--executor", "dask", "--scheduler", cluster.address]}
     problems = sorted({t.problem for t in tests if t.problem in binaries}) if max_root else []
@@ -148,7 +152,7 @@ def _measure(ctx: BenchContext, cluster: LoopbackCluster, tiny: RunCorpus,
     samples: dict[str, list[float]] = {"tiny/local": [], "tiny/dask": [], "tiny/dask-local": [],
                                        "max/local": [], "max/dask": []}
     seen: dict[tuple[str, str, str], dict] = {}  # (corpus, problem, executor) -> verdicts
-    for rep in range(-1, repeats):  # -1: the untimed first run of each
+    for rep in range(-1 if warm_up else 0, repeats):  # -1: the untimed first run of each
         for executor, args in executors.items():
             wall, verdicts = _run(ctx, tiny.data_dir, tiny.problem, ["--solver", "fast", *args],
                                   f"dask-tiny-{executor}")

@@ -181,7 +181,8 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                 binaries = workspace.binaries(ctx, args.problems, data_dir)
                 dask_section.run_dask(ctx, _run_corpus(ctx, settings),
                                       dask_section.max_corpus(ctx, tests, binaries), tests,
-                                      binaries, settings.dask_repeats)
+                                      binaries, settings.dask_repeats,
+                                      warm_up=not ctx.quick)
         except Exception as error:
             fail(ctx, f"section {section} crashed: {type(error).__name__}: {error}")
             traceback.print_exc(file=sys.stdout)
