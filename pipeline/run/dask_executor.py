@@ -12,11 +12,13 @@ run needs on top of it:
   solving, timing, warm-up before the first timed case, timeouts (the inner worker killed and
   the rest of the batch handed to a replacement), limits and peak memory are therefore
   literally those of the local executor: the same code does them, in a process of the same
-  shape. Running batches inside the Dask worker process instead would put the cases beside
-  Dask's own threads and leave a stuck built-in stage no one could kill.
+  shape, with the environment `dask worker` was started with (not the one its nanny adds, see
+  `_drop_nanny_environment`). Running batches inside the Dask worker process instead would
+  put the cases beside Dask's own threads and leave a stuck built-in stage no one could kill.
 - Batches are cut as the run goes: small at first, then sized so that a task takes about
-  `TASK_TARGET_S` by the times measured so far (per solver), so thousands of tiny cases cost a
-  few dozen tasks while a max test travels alone. Inputs above `TASK_BYTES` travel alone too.
+  `TASK_TARGET_S` by the times measured so far (per problem and solver), so thousands of tiny
+  cases cost a few dozen tasks while a max test travels alone; inputs above `TASK_BYTES` travel
+  alone too. A task's jobs go out, and its outcomes come back, as one pickle each.
 - External programs with a build step travel as their `BuildRecipe` (command and source bytes)
   and are built on each worker machine into its own cache, once per source hash
   (`solvers.build_here`); a failed build fails the run as it would locally.
@@ -29,7 +31,8 @@ run needs on top of it:
   running the batch) runs its jobs one at a time, noting which one is starting, so that when a
   worker dies again the next attempt knows which job it was running. A job that was running
   when its worker died twice is not run again but recorded `RE` ("killed its worker twice"),
-  naming the workers. Should a scheduler give up on a batch first (`KilledWorker`, after
+  naming the workers. (The first death, in the batch's ordinary run, is pinned on no job, so a
+  case that kills every worker it runs on costs three workers.) Should a scheduler give up on a batch first (`KilledWorker`, after
   `distributed.scheduler.allowed-failures` deaths; 3 by default, enough for the above), the
   batch is split into single jobs, and a single job it gives up on is recorded `RE`.
 - No case is left running: when a task is cancelled while it runs (the driver's end of run,

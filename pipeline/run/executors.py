@@ -43,6 +43,9 @@ class ExecutorError(RuntimeError):
 
 
 class Executor(Protocol):
+    """What the runner needs of an executor. One whose workers build external programs
+    themselves from `SolverSpec.build` says so with `builds_on_workers = True`."""
+
     def run(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
         """Run every job; yield each with its outcome as soon as it is known."""
 
@@ -241,9 +244,9 @@ def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int |
     - `local` (the default): a pool of `jobs` worker processes on this machine (default: one
       per core); a scheduler is refused.
     - `dask`: the Dask cluster whose scheduler is at `scheduler` (else `$PIPELINE_SCHEDULER`),
-      `jobs` capping how many batches run at once (default: one per worker thread); with no
-      scheduler at all, a local Dask cluster of `jobs` single-threaded workers is started for
-      the run and stopped with it.
+      `jobs` capping how many batches run at once (default: one per worker thread, and one
+      more per thread while batches are short); with no scheduler at all, a local Dask
+      cluster of `jobs` single-threaded workers is started for the run and stopped with it.
 
     With `problem` given, the workers start importing and warming up the stages a run of it
     will use (see `warm_stages`). Raises ValueError for a bad choice and `ExecutorError` when
