@@ -150,12 +150,12 @@ def test_a_run_on_the_cluster_killed_with_minus_9_is_finished_by_resume(
         tmp_path, cluster, monkeypatch):  # noqa: F811
     cluster.wait_for_both_workers()
     monkeypatch.setenv("PIPELINE_SCHEDULER", cluster.address)
-    data, cases, repeat = tmp_path / "data", 250, 4
+    data, cases, repeat = tmp_path / "data", 500, 6  # 6 s of cases: killed well before the end
     corpus(data, {f"a/{i:04d}.in": (f"{i} {i % 10}\n", f"{i + i % 10}\n") for i in range(cases)})
     driver = _driver(data, "--solver", "nap", "--repeat", str(repeat), "--executor", "dask")
     try:
-        assert wait_until(lambda: len(list((data / "tables" / "results").glob("*.parquet")))
-                          >= 2, timeout=60), "no results chunk was written"
+        assert wait_until(lambda: any((data / "tables" / "results").glob("*.parquet")),
+                          timeout=60), "no results chunk was written"
         assert driver.poll() is None, "the run finished before it could be killed"
         driver.kill()
         driver.wait()

@@ -300,7 +300,7 @@ def test_an_input_of_many_megabytes_reaches_its_worker_whole_and_without_a_warni
 
 def test_a_worker_killed_mid_run_has_its_batch_run_again_with_no_result_lost_or_doubled(
         cluster, executor):
-    jobs = [Job(i, stage("nap"), f"case{i}", f"{i} 1\n") for i in range(800)]
+    jobs = [Job(i, stage("nap"), f"case{i}", f"{i} 1\n") for i in range(1500)]
     pids = cluster.worker_pids()
     victim_address, victim = sorted(pids.items())[0]
     found: dict[int, Outcome] = {}
@@ -312,8 +312,8 @@ def test_a_worker_killed_mid_run_has_its_batch_run_again_with_no_result_lost_or_
             assert wait_until(lambda: victim_address in cluster.executing(), timeout=10)
             inner = cluster.inner_workers(victim)
             os.kill(victim, signal.SIGKILL)
-    assert sorted(found) == list(range(800))
-    assert all((found[i].status, found[i].answer) == ("ok", f"{i + 1}\n") for i in range(800))
+    assert sorted(found) == list(range(1500))
+    assert all((found[i].status, found[i].answer) == ("ok", f"{i + 1}\n") for i in range(1500))
     assert inner and wait_until(lambda: not any(alive(pid) for pid in [victim, *inner]),
                                 timeout=10), "the killed worker's cases kept running"
 
