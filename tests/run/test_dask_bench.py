@@ -7,6 +7,7 @@ says it measures and leaves nothing running.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import polars as pl
@@ -24,8 +25,6 @@ PROBLEM = "bipartitebattle"  # pure Python stages and a tiny C++ program: quick 
 
 @pytest.mark.slow
 def test_the_dask_section_times_both_executors_on_both_corpora(tmp_path: Path) -> None:
-    import os
-
     ctx = make_context(tmp_path / "work", tmp_path / "data" / "bench", quick=True)
     tiny = throughput.run_corpus(ctx, PROBLEM, cases=12, external_cases=4)
     binaries = workspace.binaries(ctx, [PROBLEM], tmp_path / "data")

@@ -9,6 +9,7 @@ a worker killed mid-run costs no result and doubles none; a case that kills its 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -146,8 +147,6 @@ def cluster(tmp_path_factory):
                         "sh", *argv]
             processes.append(subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
                                               stderr=open(folder / f"worker-{name}.log", "wb")))
-        import json
-
         address = json.loads(scheduler_file.read_text())["address"]
         client = Client(address, set_as_default=False)
         found = Cluster(address, client, processes, build_dir)
