@@ -1,6 +1,6 @@
 """`make bench`: benchmarks of gamebench, measured side by side in one run.
 
-Four sections, each a module with plain functions that take a `BenchContext` (see `common`)
+Five sections, each a module with plain functions that take a `BenchContext` (see `common`)
 and record one row per measurement:
 
 - `maxtests`: `pipeline solve P --solver fast` on every max test as a real process,
@@ -11,7 +11,9 @@ and record one row per measurement:
 - `ingest`: `pipeline ingest` files/s and MB/s on 10,000 small files and on the max
   tests, against reading and hashing the same files;
 - `throughput`: `pipeline run` cases/s for the built-in `fast` stage and for an
-  external C++ program, against a plain shell loop.
+  external C++ program, against a plain shell loop;
+- `dask`: the same tiny cases and the max tests through a Dask cluster started on loopback
+  (a `dask scheduler` and two `dask worker` processes) beside the local pool.
 
 `suite.main` runs them (`python -m benchmarks [--quick] [--only SECTION]`) and writes all
 rows to `DATA/bench/<bench_id>.parquet` with `pipeline.tables.files.write_parquet_atomic`.

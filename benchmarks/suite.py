@@ -5,8 +5,8 @@
     python -m benchmarks --only growth    # one section (repeatable)
     python -m benchmarks --problem PROBLEM --only max-tests
 
-Sections, in order: `max-tests`, `growth`, `ingest`, `throughput` (see their modules). Every
-measurement becomes a row of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
+Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `dask` (see their modules).
+Every measurement becomes a row of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
 `PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under `DATA/build/`. Scratch files
 live in a temporary folder removed at the end (`--keep-work` keeps it). The exit status is 1
 when something failed outright (a wrong answer, a crash, a failed build); goals missed are
@@ -27,15 +27,16 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks import dask as dask_section
 from benchmarks import growth, ingest, maxtests, throughput, workspace
 from benchmarks.common import (BenchContext, close_launcher, fail, load_average, make_context,
                                    record, say, write_rows)
 from pipeline.problems import all_problems, get_problem, problem_ids
 
-SECTIONS = ("max-tests", "growth", "ingest", "throughput")
+SECTIONS = ("max-tests", "growth", "ingest", "throughput", "dask")
 ALIASES = {"max": "max-tests", "maxtests": "max-tests", "run": "throughput",
            "throughput": "throughput", "growth": "growth", "ingest": "ingest",
-           "max-tests": "max-tests"}
+           "max-tests": "max-tests", "dask": "dask", "cluster": "dask"}
 
 
 @dataclass(frozen=True)
@@ -55,18 +56,19 @@ class Settings:
     run_external_cases: int
     run_repeats: int
     run_external_repeats: int
+    dask_repeats: int
 
 
 FULL = Settings(max_repeats=5, max_warm_up=True, growth_sizes_up_to=None, growth_repeats=3,
                 growth_cap_s=1.5, ingest_small_files=10_000, ingest_small_repeats=3,
                 ingest_max_repeats=2, ingest_reingest=True,
                 run_cases=20_000, run_external_cases=2_000, run_repeats=3,
-                run_external_repeats=3)
+                run_external_repeats=3, dask_repeats=3)
 QUICK = Settings(max_repeats=1, max_warm_up=False, growth_sizes_up_to=5_000, growth_repeats=3,
                  growth_cap_s=0.3, ingest_small_files=400, ingest_small_repeats=1,
                  ingest_max_repeats=1, ingest_reingest=False,
                  run_cases=500, run_external_cases=100, run_repeats=1,
-                 run_external_repeats=1)
+                 run_external_repeats=1, dask_repeats=1)
 
 
 def default_run_problem() -> str:
@@ -142,13 +144,23 @@ def _section_title(number: int, name: str) -> None:
     say(f"== {number}. {name} " + "=" * max(0, 70 - len(name)))
 
 
+def _run_corpus(ctx: BenchContext, settings: Settings, problem: str) -> throughput.RunCorpus:
+    """The tiny-case corpus of `throughput` and `dask`, written and ingested once per run."""
+    key = ("run_corpus", problem, settings.run_cases)
+    if key not in ctx.cache:
+        ctx.cache[key] = throughput.run_corpus(ctx, problem, settings.run_cases,
+                                               settings.run_external_cases)
+    return ctx.cache[key]
+
+
 def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings) -> None:
     """Run the chosen sections; an exception in one is a failure line, the rest still run."""
     data_dir = args.data_dir
     titles = {"max-tests": "max tests: fast vs C++ vs the time limit",
               "growth": "growth of each stage's time with size",
               "ingest": "ingest throughput vs read + hash",
-              "throughput": "run throughput, end to end"}
+              "throughput": "run throughput, end to end",
+              "dask": "runs on a Dask cluster beside the local pool"}
     for number, section in enumerate(args.sections, start=1):
         _section_title(number, titles[section])
         started = time.perf_counter()
@@ -177,10 +189,16 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
             elif section == "throughput":
                 problem = args.run_problem
                 binaries = workspace.binaries(ctx, [problem], data_dir)
-                corpus = throughput.run_corpus(ctx, problem, settings.run_cases,
-                                               settings.run_external_cases)
+                corpus = _run_corpus(ctx, settings, problem)
                 throughput.run_throughput(ctx, corpus, binaries.get(problem),
                                           settings.run_repeats, settings.run_external_repeats)
+            elif section == "dask":
+                tests = workspace.max_tests(ctx, args.problems, ctx.quick)
+                binaries = workspace.binaries(ctx, args.problems, data_dir)
+                dask_section.run_dask(ctx, _run_corpus(ctx, settings, args.run_problem),
+                                      dask_section.max_corpus(ctx, tests, binaries), tests,
+                                      binaries, settings.dask_repeats,
+                                      warm_up=not ctx.quick)
         except Exception as error:
             fail(ctx, f"section {section} crashed: {type(error).__name__}: {error}")
             traceback.print_exc(file=sys.stdout)

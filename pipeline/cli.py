@@ -115,6 +115,30 @@ def _options(
     ctx.obj = Settings(data_dir=data_dir)
 
 
+# Where a command's cases run; shared by every command that runs cases (`run`, `nightly`).
+ExecutorOption = Annotated[str, typer.Option(
+    "--executor", help="Where cases run: local (a process pool on this machine) or dask "
+    "(a Dask cluster).")]
+SchedulerOption = Annotated[Optional[str], typer.Option(
+    "--scheduler", help="Dask scheduler address, tcp://HOST:PORT (default: "
+    "$PIPELINE_SCHEDULER; neither: a local Dask cluster is started for the command).")]
+
+
+def _executor(kind: str, scheduler: Optional[str], jobs: Optional[int], problem=None,
+              selection=None):
+    """The executor the options ask for, started now (a clear error when it cannot be)."""
+    from pipeline.run.executors import ExecutorError, make_executor
+
+    try:
+        return make_executor(kind, scheduler, jobs, problem, selection)
+    except ValueError as error:
+        _fail(str(error))
+    except ExecutorError as error:
+        _fail(str(error), code=1)
+    except KeyboardInterrupt:
+        _fail("interrupted while starting the executor", code=130)
+
+
 def _fail(message: str, code: int = 2) -> None:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
@@ -319,9 +343,12 @@ def run_command(
         "run).")] = None,
     no_wait: Annotated[bool, typer.Option(
         "--no-wait", help="Fail at once if another command is writing the tables.")] = False,
+    executor_kind: ExecutorOption = "local",
+    scheduler: SchedulerOption = None,
 ) -> None:
     """Run solver stages and external programs over the stored cases of a problem."""
     from pipeline.progress import progress_bar
+    from pipeline.run.executors import ExecutorError
     from pipeline.run.request import RunRequest, select_solvers
     from pipeline.run.solvers import BuildError, parse_external
 
@@ -336,20 +363,17 @@ def run_command(
         selection = select_solvers(problem, request) if not resume else None
     except (UnknownName, ValueError) as error:
         _fail(str(error))
-    from pipeline.run.executors import start_executor
-
     # The workers start before Polars is imported: they warm up while the parent loads.
-    executor = start_executor(problem, selection, jobs) if selection else None
+    executor = _executor(executor_kind, scheduler, jobs, problem, selection)
     try:
         from pipeline.run.runner import format_summary, run
 
         summary = run(ctx.obj.data_dir, request, executor=executor,
                       progress=progress_bar("run"))
-    except (BuildError, ValueError) as error:
+    except (BuildError, ExecutorError, ValueError) as error:
         _fail(str(error), code=1)
     finally:
-        if executor is not None:
-            executor.close()
+        executor.close()
     typer.echo(format_summary(summary))
     if summary.cases == 0:
         typer.echo(f"note: no stored cases of {problem.id}"
@@ -545,14 +569,30 @@ def nightly_command(
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", "-j", min=1, metavar="N",
         help="Worker processes (default: the number of cores).")] = None,
+    executor_kind: ExecutorOption = "local",
+    scheduler: SchedulerOption = None,
 ) -> None:
     """The whole job: generate the default corpus if missing, ingest, run everything,
     compare with the previous run, write the report."""
     from pipeline.nightly import DEFAULT_CONFIG, format_outcome, nightly
     from pipeline.progress import progress_bar
+    from pipeline.run.executors import ExecutorError
+    from pipeline.run.solvers import BuildError
 
-    outcome = nightly(ctx.obj.data_dir, config or DEFAULT_CONFIG, jobs,
-                      log=lambda line: typer.echo(line), progress=progress_bar("nightly"))
+    # The local pool is started per problem by each run; a cluster is connected to once.
+    local = executor_kind.strip().lower() == "local"
+    if local and scheduler:
+        _fail("--scheduler is for --executor dask")
+    executor = None if local else _executor(executor_kind, scheduler, jobs)
+    try:
+        outcome = nightly(ctx.obj.data_dir, config or DEFAULT_CONFIG, jobs,
+                          log=lambda line: typer.echo(line), progress=progress_bar("nightly"),
+                          executor=executor)
+    except (BuildError, ExecutorError) as error:
+        _fail(str(error), code=1)
+    finally:
+        if executor is not None:
+            executor.close()
     typer.echo(format_outcome(outcome))
     if outcome.failed:
         raise typer.Exit(1)

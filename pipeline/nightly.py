@@ -14,13 +14,17 @@ The job fails (non-zero exit) on any new WA, RE, TLE, MLE or OLE of a trusted so
 flagged slowdown that a re-measurement confirms (the flagged cases run again five times; the
 median must still be slower). Without a baseline every such verdict counts as new. Stages registered as
 known to be wrong are reported but never fail the job.
+
+Runs go through the executor the caller gives (`pipeline nightly --executor dask` connects to a
+cluster once for the whole night), else through a local pool started for each problem.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +34,7 @@ from pipeline.config import CONFIG_DIR, NightlySettings, read_nightly_settings
 from pipeline.corpus.generate import MANIFEST_NAME, generate
 from pipeline.corpus.ingest import IngestSummary, default_roots, ingest
 from pipeline.problems import Problem, all_problems, get_problem
+from pipeline.run.executors import Executor
 from pipeline.run.runner import RunRequest, RunSummary, run
 from pipeline.tables.results import read_run_results, read_runs, write_run
 from pipeline.tables.runs import finished_runs
@@ -120,9 +125,20 @@ def slowdown_rule(settings: NightlySettings) -> dict[str, float]:
     return {"ratio_threshold": settings.slowdown_ratio, "min_diff_ms": settings.slowdown_min_ms}
 
 
+@contextlib.contextmanager
+def _one_at_a_time(executor: Executor | None) -> Iterator[Executor | None]:
+    """`executor` running one batch at a time (None: the run starts a local pool of one)."""
+    limited = getattr(executor, "limited", None)
+    if limited is None:
+        yield None
+        return
+    with limited(1):
+        yield executor
+
+
 def confirmed_reasons(data_dir: Path, baseline: str, comparison,
-                      log: Callable[[str], None], rule: dict[str, float] | None = None
-                      ) -> list[str]:
+                      log: Callable[[str], None], rule: dict[str, float] | None = None,
+                      executor: Executor | None = None) -> list[str]:
     """The comparison's reasons to fail, with slowdowns kept only if a re-measurement agrees.
 
     One timing of a 2 ms case on a shared 2-core machine can be 10x off, and whole minutes run
@@ -146,7 +162,8 @@ def confirmed_reasons(data_dir: Path, baseline: str, comparison,
         problem=problem.id, solvers=tuple(sorted({name for name, _ in flagged})), jobs=1,
         repeat=REMEASURE_REPEAT, case_ids=tuple(sorted({c for _, c in flagged})),
         command=f"{NIGHTLY_COMMAND} (re-measuring flagged slowdowns)")
-    remeasured = run(data_dir, request)
+    with _one_at_a_time(executor) as single:
+        remeasured = run(data_dir, request, executor=single)
     row = read_runs(data_dir).filter(pl.col("run_id") == remeasured.run_id).row(0, named=True)
     write_run(data_dir, {**row, "status": "remeasure"})
     again = compare_runs(data_dir, baseline, remeasured.run_id, timing="min", **(rule or {}))
@@ -179,7 +196,8 @@ def _phase(progress: Callable[..., None] | None,
 
 def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None = None,
             log: Callable[[str], None] = print,
-            progress: Callable[..., None] | None = None) -> NightlyOutcome:
+            progress: Callable[..., None] | None = None,
+            executor: Executor | None = None) -> NightlyOutcome:
     from pipeline.report.compare import compare_runs, format_comparison
     from pipeline.report.html import write_report
 
@@ -194,7 +212,7 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
     for problem_id in (p.id for p in problems):
         baseline = previous_run(data_dir, problem_id, settings)
         result = run(data_dir, RunRequest(problem=problem_id, jobs=jobs,
-                                          command=NIGHTLY_COMMAND),
+                                          command=NIGHTLY_COMMAND), executor=executor,
                      progress=_phase(progress, f"run {problem_id}"))
         night = ProblemNight(problem_id, result, baseline)
         if result.status != "finished":
@@ -208,7 +226,8 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
             else:
                 night.comparison_text = format_comparison(comparison)
                 night.failures.extend(confirmed_reasons(data_dir, baseline, comparison,
-                                                        log, slowdown_rule(settings)))
+                                                        log, slowdown_rule(settings),
+                                                        executor))
         else:
             night.failures.extend(trusted_failures(data_dir, result.run_id, problem_id))
         nights.append(night)

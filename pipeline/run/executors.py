@@ -5,6 +5,10 @@ tiny case costs microseconds. It watches the job each worker is on: a job overdu
 timeout gets the worker killed and replaced, the job recorded as `TLE`, and the rest of the
 batch handed out again. The clock of a batch's first job starts when the worker says it is
 ready (started, with the batch's problems imported), so start-up is never charged to a case.
+
+`DaskExecutor` (`pipeline.run.dask_executor`) runs the same batches on a Dask cluster, each
+Dask worker running them through a local pool of its own. `make_executor` builds either one
+from the `--executor`, `--scheduler` and `--jobs` options of the commands that run cases.
 """
 
 from __future__ import annotations
@@ -29,8 +33,19 @@ POLL_S = 0.05
 # How long a worker may take to start and import a batch's problems before it counts as stuck.
 STARTUP_TIMEOUT_S = 60.0
 
+EXECUTORS = ("local", "dask")
+# The Dask scheduler `--executor dask` connects to when `--scheduler` is not given.
+SCHEDULER_VARIABLE = "PIPELINE_SCHEDULER"
+
+
+class ExecutorError(RuntimeError):
+    """An executor that cannot start or cannot carry on (e.g. a cluster out of reach)."""
+
 
 class Executor(Protocol):
+    """What the runner needs of an executor. One whose workers build external programs
+    themselves from `SolverSpec.build` says so with `builds_on_workers = True`."""
+
     def run(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
         """Run every job; yield each with its outcome as soon as it is known."""
 
@@ -207,9 +222,32 @@ class LocalPoolExecutor:
         self.close()
 
 
-def start_executor(problem, selection, jobs: int | None = None) -> LocalPoolExecutor:
-    """The executor of a run: a local pool whose workers start now and import and warm up the
-    selected stages of `problem` while the caller loads the cases (the one place a run's
-    worker pool is built)."""
-    return LocalPoolExecutor(jobs, preload=tuple((problem.id, name)
-                                                 for name in selection.stages))
+def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int | None = None,
+                  problem=None, selection=None) -> Executor:
+    """The executor of `--executor KIND [--scheduler ADDRESS] [--jobs N]`, started now (the
+    one place a run's workers are set up).
+
+    - `local` (the default): a pool of `jobs` worker processes on this machine (default: one
+      per core); a scheduler is refused.
+    - `dask`: the Dask cluster whose scheduler is at `scheduler` (else `$PIPELINE_SCHEDULER`),
+      `jobs` capping how many batches run at once (default: one per worker thread, and one
+      more per thread while batches are short); with no scheduler at all, a local Dask
+      cluster of `jobs` single-threaded workers is started for the run and stopped with it.
+
+    With `problem` and `selection` (the solvers a run uses) given, the workers start importing
+    and warming up the selected stages while the caller loads the cases. Raises ValueError for
+    a bad choice and `ExecutorError` when the cluster cannot be reached.
+    """
+    kind = kind.strip().lower()
+    if kind not in EXECUTORS:
+        raise ValueError(f"unknown executor {kind!r}: use {' or '.join(EXECUTORS)}")
+    preload = tuple((problem.id, name) for name in selection.stages) \
+        if problem is not None and selection is not None else ()
+    if kind == "local":
+        if scheduler:
+            raise ValueError("--scheduler is for --executor dask")
+        return LocalPoolExecutor(jobs, preload=preload)
+    from pipeline.run.dask_executor import DaskExecutor
+
+    address = scheduler or os.environ.get(SCHEDULER_VARIABLE, "").strip() or None
+    return DaskExecutor(address, jobs, preload=preload)

@@ -1,7 +1,10 @@
 """The unit of work of a run: one solver on one case, and what came of it.
 
 Jobs and outcomes are small frozen dataclasses that pickle cheaply, so any executor (the local
-process pool or a cluster) can carry them to a worker and back.
+process pool, a Dask cluster) can carry them to a worker and back. An external program that is
+built from source travels as its `BuildRecipe` (the build command and the source's bytes), so a
+worker on another machine builds it there; the local executor builds it once on this machine
+and sends the finished command (`argv`).
 """
 
 from __future__ import annotations
@@ -11,6 +14,23 @@ from typing import Literal
 
 SolverKind = Literal["stage", "external"]
 Status = Literal["ok", "tle", "mle", "re", "ole", "skip"]
+
+
+@dataclass(frozen=True)
+class BuildRecipe:
+    """How to build an external program from its source, anywhere.
+
+    `build` and `run` are command templates (split like a shell would, never run through one)
+    in which `{exe}` is the program to build and `{source}` the source file. `key` names the
+    build in a cache: it is a hash of the name, the build command and the source's content.
+    """
+
+    name: str
+    build: str
+    run: str
+    key: str
+    source_name: str | None = None  # the source file's name (its folder is not part of it)
+    source: bytes | None = None     # the source file's content
 
 
 @dataclass(frozen=True)
@@ -25,6 +45,7 @@ class SolverSpec:
     output_limit_bytes: int = 64 * 1024 * 1024
     argv: tuple[str, ...] = ()  # external programs only: the command, already built
     stage: str = ""             # built-in stages only: the stage's name in the problem
+    build: BuildRecipe | None = None  # external programs built where they run (argv empty)
 
 
 @dataclass(frozen=True)
@@ -48,3 +69,4 @@ class Outcome:
     peak_rss_kb: int | None = None
     exit_code: int | None = None
     error: str | None = None
+    host: str | None = None  # the machine that ran the job, when it was not this one

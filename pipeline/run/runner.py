@@ -5,7 +5,9 @@ A run reads the problem's cases from the `cases` table, makes sure each has an e
 stored back in `cases` with that stage as `expected_source`), then runs every (case, solver,
 repeat) job through an executor and grades each answer. Results are written in chunks as they
 arrive; a killed run is finished with `resume`, which rebuilds the run's solvers from the
-identities it recorded and runs exactly the jobs not yet stored.
+identities it recorded and runs exactly the jobs not yet stored. Each result records the host
+that ran it (a cluster's worker, else this machine); the run's `host` is that host when there
+was one, and empty when its results came from several.
 """
 
 from __future__ import annotations
@@ -25,12 +27,12 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.problems import Problem, get_problem
-from pipeline.run.executors import Executor, start_executor
+from pipeline.run.executors import Executor, make_executor
 from pipeline.run.identity import (SolverIdentity, changed, external_identity,
                                    stage_identity)
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
-from pipeline.run.solvers import prepare
+from pipeline.run.solvers import build_recipe, prepare
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
 from pipeline.tables.lock import data_lock
 from pipeline.tables.results import (read_run_results, read_runs, stored_chunks,
@@ -114,16 +116,19 @@ def resumed_selection(problem: Problem, run_row: dict) -> Selection:
 
 
 def solver_specs(problem: Problem, selection: Selection, request: RunRequest, data_dir: Path,
-                 timeout_s: float | None) -> list[SolverSpec]:
+                 timeout_s: float | None, build_on_workers: bool = False) -> list[SolverSpec]:
     """How to run each selected solver. Stages get their own timeout from `problem.toml`
-    (oracles and methods may take longer than the judge's limit) unless `timeout_s` is given."""
+    (oracles and methods may take longer than the judge's limit) unless `timeout_s` is given.
+    External programs are built here once, or (`build_on_workers`, a cluster) by each worker
+    from their recipe."""
     specs = [SolverSpec(name=name, kind="stage", problem=problem.id, stage=name,
                         timeout_s=timeout_s or problem.stage_timeout_s(name),
                         memory_mb=request.memory_mb) for name in selection.stages]
     for external in selection.externals:
-        argv = prepare(external, data_dir)
+        recipe = build_recipe(external) if build_on_workers else None
+        argv = () if recipe is not None else prepare(external, data_dir)
         specs.append(SolverSpec(name=external.name, kind="external", problem=problem.id,
-                                argv=argv, memory_mb=request.memory_mb,
+                                argv=argv, build=recipe, memory_mb=request.memory_mb,
                                 timeout_s=timeout_s or external.time_limit_s
                                 or problem.time_limit_s))
     return specs
@@ -188,6 +193,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
     timeout_s = request.timeout_s
     info = host_info()
     done: set[tuple[str, str, int]] = set()
+    hosts: set[str] = set()  # hosts of this run's results
     chunk = 0
     run_row: dict | None = None
     if request.resume:
@@ -200,8 +206,10 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         selection = resumed_selection(problem, run_row)
         request = replace(request, group=run_row.get("group"), repeat=run_row["repeat"] or 1)
         timeout_s = run_row["timeout_s"] if request.timeout_s is None else request.timeout_s
-        previous = read_run_results(data_dir, request.resume, ["case_id", "solver", "repeat"])
+        previous = read_run_results(data_dir, request.resume,
+                                    ["case_id", "solver", "repeat", "host"])
         done = set(zip(previous["case_id"], previous["solver"], previous["repeat"]))
+        hosts.update(previous["host"].drop_nulls())
         chunk = len(stored_chunks(data_dir, request.resume))
         run_id = request.resume
     else:
@@ -209,12 +217,13 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         run_id = new_run_id()
     own_executor = executor is None
     if executor is None:  # start the workers now: they import while the cases load
-        executor = start_executor(problem, selection, request.jobs)
+        executor = make_executor("local", None, request.jobs, problem, selection)
     summary = RunSummary(run_id, "running", 0)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     started = False          # the run's row says `running`: it must say how it ended
     try:
-        specs = solver_specs(problem, selection, request, data_dir, timeout_s)
+        specs = solver_specs(problem, selection, request, data_dir, timeout_s,
+                             getattr(executor, "builds_on_workers", False))
         cases = load_cases(data_dir, problem.id, request.group)
         if request.case_ids:
             cases = cases.filter(pl.col("case_id").is_in(list(request.case_ids)))
@@ -247,6 +256,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
             row = _result_row(run_id, problem, job, outcome, expected.get(job.case_id),
                               expected_source.get(job.case_id), sizes.get(job.case_id), info)
             buffer.append(row)
+            hosts.add(row["host"])
             _tally(summary, row)
             finished += 1
             if progress:
@@ -271,6 +281,8 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         if summary.status == "running":
             summary.status = "failed"
         if started:
+            if hosts:
+                run_row["host"] = hosts.pop() if len(hosts) == 1 else None
             write_run(data_dir, {**run_row, "status": summary.status, "finished_at": now()})
     return summary
 
@@ -292,7 +304,7 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
             "answer": outcome.answer, "wall_ms": outcome.wall_ms, "cpu_ms": outcome.cpu_ms,
             "peak_rss_kb": outcome.peak_rss_kb, "exit_code": outcome.exit_code, "error": error,
             "expected_source": expected_source if expected is not None else None,
-            "size": size, "host": info["host"], "finished_at": now()}
+            "size": size, "host": outcome.host or info["host"], "finished_at": now()}
 
 
 def _tally(summary: RunSummary, row: dict) -> None:

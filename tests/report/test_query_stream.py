@@ -9,29 +9,38 @@ import subprocess
 import sys
 from pathlib import Path
 
-import polars as pl
 import pytest
-
-from pipeline.tables.files import conform
-from pipeline.tables.schemas import RESULTS
 
 REPO = Path(__file__).resolve().parents[2]
 ROWS = 2_000_000
 CHUNK = 5000  # rows per results chunk, as runs write them
 
 
+MAKE_TABLE = """
+import sys
+from pathlib import Path
+import polars as pl
+from pipeline.tables.files import conform
+from pipeline.tables.schemas import RESULTS
+folder, rows, chunk = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+case_id = pl.int_range(rows, eager=True).cast(pl.String).str.zfill(64)
+frame = pl.DataFrame({"run_id": "r1", "problem": "p", "case_id": case_id, "solver": "fast",
+                      "repeat": 0, "verdict": "AC"}).with_columns(
+    pl.format("answer {} of many, answer {} of many", "case_id", "case_id").alias("answer"))
+frame = conform(frame, RESULTS)
+for part in range(rows // chunk):  # a table is many chunks, as runs write it
+    frame.slice(part * chunk, chunk).write_parquet(folder / f"r1-{part:06d}.parquet")
+"""
+
+
 @pytest.fixture(scope="module")
 def big_results(tmp_path_factory) -> Path:
+    """A results table of ROWS rows, written by another process (so this one stays small)."""
     data = tmp_path_factory.mktemp("stream") / "data"
     folder = data / "tables" / "results"
     folder.mkdir(parents=True)
-    case_id = pl.int_range(ROWS, eager=True).cast(pl.String).str.zfill(64)
-    frame = pl.DataFrame({"run_id": "r1", "problem": "p", "case_id": case_id, "solver": "fast",
-                          "repeat": 0, "verdict": "AC"}).with_columns(
-        pl.format("answer {} of many, answer {} of many", "case_id", "case_id").alias("answer"))
-    frame = conform(frame, RESULTS)
-    for part in range(ROWS // CHUNK):  # a table is many chunks, as runs write it
-        frame.slice(part * CHUNK, CHUNK).write_parquet(folder / f"r1-{part:06d}.parquet")
+    subprocess.run([sys.executable, "-c", MAKE_TABLE, str(folder), str(ROWS), str(CHUNK)],
+                   cwd=REPO, check=True)
     return data
 
 

@@ -1,0 +1,562 @@
+"""The Dask executor (`--executor dask`): the run's batches of jobs on a Dask cluster.
+
+The engine is Dask distributed: a scheduler and workers on any set of machines (started by hand,
+by `dask worker` under SSH, SLURM or Kubernetes through Dask's deployment projects, or a local
+cluster that this executor starts when it is given no scheduler). This module adds only what a
+run needs on top of it:
+
+- One Dask task runs one batch of jobs. On the Dask worker the batch goes through an inner
+  local pool, a `LocalPoolExecutor` with one worker process, kept warm between tasks and runs
+  by the `GamebenchPlugin` worker plugin (one inner pool per Dask worker thread; workers are
+  best started with `--nthreads 1`, so a case never shares its core with another). Parsing,
+  solving, timing, warm-up before the first timed case, timeouts (the inner worker killed and
+  the rest of the batch handed to a replacement), limits and peak memory are therefore
+  literally those of the local executor: the same code does them, in a process of the same
+  shape, with the environment `dask worker` was started with (not the one its nanny adds, see
+  `_drop_nanny_environment`). Running batches inside the Dask worker process instead would
+  put the cases beside Dask's own threads and leave a stuck built-in stage no one could kill.
+- Batches are cut as the run goes: small at first, then sized so that a task takes about
+  `TASK_TARGET_S` by the times measured so far (per problem and solver), so thousands of tiny
+  cases cost a few dozen tasks while a max test travels alone; inputs above `TASK_BYTES` travel
+  alone too. A task's jobs go out, and its outcomes come back, as one pickle each.
+- External programs with a build step travel as their `BuildRecipe` (command and source bytes)
+  and are built on each worker machine into its own cache, once per source hash
+  (`solvers.build_here`); a failed build fails the run as it would locally.
+- The driver submits tasks with `pure=False`, keeps a bounded number in flight, and yields each
+  finished task's outcomes (marked with the worker's host) as `as_completed` hands them over, so
+  the runner writes result chunks exactly as with the local pool and `--resume` works the same.
+- A task whose worker died is run again by the scheduler on another worker, and its outcomes
+  reach the driver once, from the attempt that finished. Each attempt notes itself in the
+  scheduler's metadata for the task (dropped with the task): a rerun (one worker already died
+  running the batch) runs its jobs one at a time, noting which one is starting, so that when a
+  worker dies again the next attempt knows which job it was running. A job that was running
+  when its worker died twice is not run again but recorded `RE` ("killed its worker twice"),
+  naming the workers. (The first death, in the batch's ordinary run, is pinned on no job, so a
+  case that kills every worker it runs on costs three workers.) Should a scheduler give up on a batch first (`KilledWorker`, after
+  `distributed.scheduler.allowed-failures` deaths; 3 by default, enough for the above), the
+  batch is split into single jobs, and a single job it gives up on is recorded `RE`.
+- No case is left running: when a task is cancelled while it runs (the driver's end of run,
+  Ctrl-C, a failure, or the driver's death, after which the scheduler releases its tasks), the
+  plugin kills the inner worker running it, whose SIGTERM handler kills the program it runs. The
+  inner workers ask Linux for SIGTERM when their Dask worker dies (`PR_SET_PDEATHSIG`), so a
+  Dask worker killed with SIGKILL takes its cases with it, and the plugin stops every inner
+  worker when the Dask worker closes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import multiprocessing
+import os
+import pickle
+import signal
+import socket
+import threading
+import time
+import uuid
+import warnings
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+
+from pipeline.run.executors import ExecutorError, LocalPoolExecutor, _Worker
+from pipeline.run.jobs import Job, Outcome
+from pipeline.run.solvers import BuildError, build_here
+from pipeline.run.worker import worker_main
+
+PLUGIN_NAME = "gamebench"
+# Batches: the first tasks of a solver are small; later ones aim at TASK_TARGET_S of work.
+FIRST_TASK_JOBS = 64
+FIRST_TASK_EXTERNAL_JOBS = 4
+MAX_TASK_JOBS = 4096
+TASK_TARGET_S = 0.3
+TASK_BYTES = 4 << 20
+JOB_OVERHEAD_MS = 0.05  # what the inner pool adds to a job beyond its own time
+# A job running when its worker died this many times is recorded RE, not run again.
+KILLS_TO_GIVE_UP = 2
+# How long to wait for a first worker to join the scheduler before giving up.
+WORKER_WAIT_S = 60.0
+WINDOW_REFRESH_S = 1.0
+# Tasks shorter than this are sent ahead, one per worker thread beyond the one it runs (so a
+# worker never waits for its next task); longer ones only to free threads (so none waits behind
+# another worker's long task at the end of a run).
+PREFETCH_BELOW_S = 1.0
+
+_PR_SET_PDEATHSIG = 1
+
+
+class WorkerSetupError(RuntimeError):
+    """A Dask worker that cannot run a batch (no gamebench plugin, an unknown problem)."""
+
+
+# -- the worker side ---------------------------------------------------------------------------
+
+def _guarded_worker_main(connection, preload, progress, parent_pid: int) -> None:
+    """`worker_main`, in a process that gets SIGTERM when the Dask worker process dies."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):  # not Linux: the plugin's teardown is the only guard
+        pass
+    if os.getppid() != parent_pid:  # the Dask worker died before the request took effect
+        os._exit(0)
+    worker_main(connection, preload, progress)
+
+
+@contextlib.contextmanager
+def _children_allowed():
+    """Let a daemonic process (a Dask worker under its nanny is one) start a child.
+
+    multiprocessing refuses children to daemonic processes only so that none outlives them;
+    the inner workers are tied to their Dask worker by PR_SET_PDEATHSIG and the plugin's
+    teardown instead."""
+    config = multiprocessing.current_process()._config
+    daemon = config.get("daemon")
+    config["daemon"] = False
+    try:
+        yield
+    finally:
+        if daemon is not None:
+            config["daemon"] = daemon
+
+
+# The hash seed a Dask nanny gives its worker processes when none was set.
+_NANNY_HASH_SEED = "6640"
+
+
+def _drop_nanny_environment() -> None:
+    """Give the inner workers the environment `dask worker` was started with.
+
+    A nanny sets `distributed.nanny.pre-spawn-environ` (MALLOC_TRIM_THRESHOLD_=65536, one
+    OpenMP/BLAS thread) and a fixed PYTHONHASHSEED in its worker process, which the inner
+    workers would inherit. The malloc setting alone makes allocation-heavy solvers spend about
+    15% more CPU (every big block is mapped and unmapped afresh), so cases would not be timed
+    as the local executor times them. A variable is dropped when it holds the value the nanny
+    gives it (the same value set on purpose before `dask worker` is dropped as well)."""
+    import dask
+
+    defaults = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
+    defaults.setdefault("PYTHONHASHSEED", _NANNY_HASH_SEED)
+    for name, value in defaults.items():
+        if value is not None and os.environ.get(name) == str(value):
+            del os.environ[name]
+
+
+@contextlib.contextmanager
+def _interrupts_ignored():
+    """SIGINT ignored in this process (and so in the processes it starts) while the block runs;
+    a Ctrl-C in that time is lost."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+class InnerPool(LocalPoolExecutor):
+    """The local pool a Dask worker runs batches with: its processes die with the Dask worker."""
+
+    def _start_worker(self) -> _Worker:
+        parent, child = self._context.Pipe(duplex=True)
+        progress = self._context.RawArray("d", 2)
+        process = self._context.Process(target=_guarded_worker_main,
+                                        args=(child, self._preload, progress, os.getpid()),
+                                        daemon=True)
+        with _children_allowed():
+            process.start()
+        child.close()
+        worker = _Worker(process, parent, progress)
+        self._workers.append(worker)
+        return worker
+
+    def kill(self) -> None:
+        """SIGTERM every worker process (safe from any thread; the owner closes the pool)."""
+        for worker in list(self._workers):
+            with contextlib.suppress(ProcessLookupError, TypeError):
+                os.kill(worker.process.pid, signal.SIGTERM)
+
+
+class _Aborted(Exception):
+    """The task was cancelled while it ran; its inner worker has been killed."""
+
+
+try:
+    from distributed import WorkerPlugin as _PluginBase
+except ImportError:  # distributed is a dependency; this keeps the module importable without it
+    _PluginBase = object
+
+
+class GamebenchPlugin(_PluginBase):
+    """Per Dask worker process: warm inner pools, builds, and the kill of cancelled tasks."""
+
+    idempotent = True  # registering again (every run does) keeps the warm pools
+    name = PLUGIN_NAME
+
+    def __init__(self, ignore_interrupts: bool = False) -> None:
+        """`ignore_interrupts`: the workers belong to a local cluster started by a driver,
+        which alone handles Ctrl-C (also in workers its nannies restart)."""
+        self.ignore_interrupts = ignore_interrupts
+
+    def setup(self, worker) -> None:
+        if self.ignore_interrupts and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _drop_nanny_environment()
+        self.worker = worker
+        self._lock = threading.Lock()
+        self._idle: list[InnerPool] = []
+        self._running: dict[object, InnerPool] = {}
+        self._aborted: set[object] = set()
+        self._builds: dict[str, tuple[str, ...] | BuildError] = {}
+        self._build_lock = threading.Lock()
+
+    def teardown(self, worker) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+            for key, pool in self._running.items():
+                self._aborted.add(key)
+                pool.kill()
+        for pool in idle:
+            pool.close()
+
+    def transition(self, key, start, finish, **kwargs) -> None:
+        # A task released while it executes is being cancelled: stop its case now.
+        if start in ("executing", "long-running") and finish in ("released", "cancelled",
+                                                                 "forgotten"):
+            with self._lock:
+                pool = self._running.get(key)
+                if pool is not None:
+                    self._aborted.add(key)
+                    pool.kill()
+
+    def preload(self, pairs: tuple[tuple[str, str], ...]) -> int:
+        """Start an inner pool per worker thread that imports and warms up `pairs` now."""
+        with self._lock:
+            while len(self._idle) + len(self._running) < self.worker.state.nthreads:
+                self._idle.append(InnerPool(1, preload=pairs))
+            return len(self._idle)
+
+    # -- running a batch -----------------------------------------------------------------------
+
+    def run_task(self, key, jobs: tuple[Job, ...]) -> tuple[Outcome, ...]:
+        from distributed import get_client
+
+        host = socket.gethostname()
+        self._check_problems(jobs, host)
+        jobs = self._with_builds(jobs, host)
+        client = get_client()
+        record = client.get_metadata([key], None) or {}
+        deaths = list(record.get("deaths", []))
+        if record.get("current") is not None:  # the attempt before this one never finished
+            deaths.append(record["current"])
+        me = {"worker": self.worker.address, "host": host, "job": None}
+        client.set_metadata([key], {"deaths": deaths, "current": me})
+        with self._lock:
+            pool = self._idle.pop() if self._idle else None
+            pool = pool or InnerPool(1)
+            self._running[key] = pool
+        try:
+            if deaths:
+                outcomes = self._run_carefully(key, pool, jobs, deaths, client)
+            else:
+                outcomes = self._run(key, pool, jobs)
+        finally:
+            with self._lock:
+                self._running.pop(key, None)
+                aborted = key in self._aborted
+                self._aborted.discard(key)
+                if not aborted:
+                    self._idle.append(pool)
+            if aborted:
+                pool.close()
+        return tuple(replace(outcome, host=host) for outcome in outcomes)
+
+    def _run(self, key, pool: InnerPool, jobs: tuple[Job, ...]) -> list[Outcome]:
+        found: dict[int, Outcome] = {}
+        with contextlib.closing(pool.run(jobs)) as results:
+            for job, outcome in results:
+                if key in self._aborted:
+                    raise _Aborted(key)
+                found[job.key] = outcome
+        if key in self._aborted:
+            raise _Aborted(key)
+        return [found[job.key] for job in jobs]
+
+    def _run_carefully(self, key, pool: InnerPool, jobs: tuple[Job, ...], deaths: list[dict],
+                       client) -> list[Outcome]:
+        """A rerun after a worker died: one job at a time, each noted on the scheduler first."""
+        outcomes = []
+        for index, job in enumerate(jobs):
+            killed = [d for d in deaths if d.get("job") == index]
+            if len(killed) >= KILLS_TO_GIVE_UP:
+                workers = ", ".join(f"{d['worker']} on {d['host']}" for d in killed)
+                outcomes.append(Outcome(job.key, "re", error=(
+                    f"killed its worker {'twice' if len(killed) == 2 else f'{len(killed)} times'}"
+                    f": the Dask worker running it died each time ({workers})")))
+                continue
+            client.set_metadata([key, "current", "job"], index)
+            outcomes.extend(self._run(key, pool, (job,)))
+        client.set_metadata([key, "current", "job"], None)
+        return outcomes
+
+    def _check_problems(self, jobs: tuple[Job, ...], host: str) -> None:
+        from pipeline.problems import problem_ids
+
+        known = set(problem_ids())
+        for problem in {job.solver.problem for job in jobs if job.solver.kind == "stage"}:
+            if problem not in known:
+                raise WorkerSetupError(
+                    f"the Dask worker on {host} does not know problem {problem!r} (known: "
+                    f"{', '.join(sorted(known))}); install the same gamebench there, with the "
+                    "same PIPELINE_PROBLEMS_DIR")
+
+    def _with_builds(self, jobs: tuple[Job, ...], host: str) -> tuple[Job, ...]:
+        """The jobs with every program built from a recipe replaced by its command here."""
+        built: dict[int, object] = {}
+        for job in jobs:
+            spec = job.solver
+            if spec.build is not None and id(spec) not in built:
+                built[id(spec)] = replace(spec, argv=self._build(spec.build, host), build=None)
+        if not built:
+            return jobs
+        return tuple(replace(job, solver=built[id(job.solver)]) if id(job.solver) in built
+                     else job for job in jobs)
+
+    def _build(self, recipe, host: str) -> tuple[str, ...]:
+        with self._build_lock:
+            known = self._builds.get(recipe.key)
+            if known is None:
+                try:
+                    known = build_here(recipe)
+                except BuildError as error:
+                    known = BuildError(f"on the Dask worker on {host}: {error}")
+                self._builds[recipe.key] = known
+        if isinstance(known, BuildError):
+            raise known
+        return known
+
+
+def run_batch(payload: bytes) -> bytes:
+    """The Dask task: run the pickled jobs on this worker; their outcomes, pickled, in order.
+
+    Jobs and outcomes travel as one pickle each way: Dask would otherwise walk (and serialise)
+    a tuple of thousands of small objects one by one, which costs more than running them."""
+    from distributed import get_worker
+
+    worker = get_worker()
+    plugin = worker.plugins.get(PLUGIN_NAME)
+    if plugin is None:
+        raise WorkerSetupError(f"the Dask worker {worker.address} has no {PLUGIN_NAME} plugin")
+    outcomes = plugin.run_task(worker.get_current_task(), pickle.loads(payload))
+    return pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _preload_worker(pairs: tuple[tuple[str, str], ...], dask_worker=None) -> int:
+    plugin = dask_worker.plugins.get(PLUGIN_NAME)
+    return plugin.preload(pairs) if plugin is not None else 0
+
+
+# -- the driver side ---------------------------------------------------------------------------
+
+@dataclass
+class _Pace:
+    """Measured milliseconds per job of each (problem, solver), to size the next tasks."""
+
+    total_ms: dict[tuple[str, str], float]
+    count: dict[tuple[str, str], int]
+
+    def estimate_ms(self, job: Job) -> float | None:
+        name = (job.solver.problem, job.solver.name)
+        if not self.count.get(name):
+            return None
+        return self.total_ms[name] / self.count[name] + JOB_OVERHEAD_MS
+
+    def learn(self, job: Job, outcome: Outcome) -> None:
+        name = (job.solver.problem, job.solver.name)
+        self.total_ms[name] = self.total_ms.get(name, 0.0) + (outcome.wall_ms or 0.0)
+        self.count[name] = self.count.get(name, 0) + 1
+
+
+def next_batch(pending: deque[Job], pace: _Pace, share: int = 1) -> list[Job]:
+    """Take the next task's jobs off the front of `pending`, at most 1/`share` of them (so the
+    last jobs of a run are spread over the workers rather than left to one)."""
+    most = min(MAX_TASK_JOBS, max(1, -(-len(pending) // max(1, share))))
+    batch: list[Job] = []
+    size = 0
+    planned_ms = 0.0
+    for_new = {}  # solver -> jobs taken while its pace is unknown
+    while pending:
+        job = pending[0]
+        estimate = pace.estimate_ms(job)
+        if batch:
+            if len(batch) >= most or size + len(job.input) > TASK_BYTES:
+                break
+            if estimate is None:
+                limit = FIRST_TASK_EXTERNAL_JOBS if job.solver.kind == "external" \
+                    else FIRST_TASK_JOBS
+                if for_new.get(job.solver.name, 0) >= limit:
+                    break
+            elif planned_ms + estimate > TASK_TARGET_S * 1000:
+                break
+        pending.popleft()
+        batch.append(job)
+        size += len(job.input)
+        if estimate is None:
+            for_new[job.solver.name] = for_new.get(job.solver.name, 0) + 1
+        else:
+            planned_ms += estimate
+    return batch
+
+
+class DaskExecutor:
+    """Runs jobs on a Dask cluster: the one at `scheduler`, or a local one started for it."""
+
+    builds_on_workers = True  # external programs travel as build recipes (see `solvers`)
+
+    def __init__(self, scheduler: str | None = None, jobs: int | None = None,
+                 preload: tuple[tuple[str, str], ...] = ()) -> None:
+        self._cluster = None
+        self._client = None
+        self._cap = None if scheduler is None else jobs
+        try:
+            self._connect(scheduler, jobs, preload)
+        except BaseException:
+            self.close()
+            raise
+        self.size = jobs if jobs else self._threads()
+        self._window_at = 0.0
+        self._threads_seen = 0
+        self._long_tasks = False
+        self._pace = _Pace({}, {})
+
+    def _connect(self, scheduler: str | None, jobs: int | None,
+                 preload: tuple[tuple[str, str], ...]) -> None:
+        from distributed import Client, LocalCluster
+
+        try:
+            if scheduler is None:
+                # The local cluster's processes leave Ctrl-C to this process (a terminal sends
+                # it to all of them): they are started with SIGINT ignored, which they inherit.
+                with _interrupts_ignored():
+                    self._cluster = LocalCluster(n_workers=max(1, jobs or os.cpu_count() or 1),
+                                                 threads_per_worker=1, processes=True,
+                                                 host="127.0.0.1", dashboard_address=None,
+                                                 silence_logs=logging.ERROR)
+                scheduler = self._cluster.scheduler_address
+            self.address = scheduler
+            self._client = Client(scheduler, set_as_default=False)
+        except (OSError, TimeoutError) as error:
+            raise ExecutorError(f"cannot reach the Dask scheduler at {scheduler}: "
+                                f"{error}") from None
+        try:
+            plugin = GamebenchPlugin(ignore_interrupts=self._cluster is not None)
+            self._client.register_plugin(plugin, name=PLUGIN_NAME)
+            self._client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+            if preload:
+                self._client.run(_preload_worker, tuple(preload))
+        except TimeoutError:
+            raise ExecutorError(f"no Dask worker joined the scheduler at {scheduler} within "
+                                f"{WORKER_WAIT_S:g} s") from None
+        except Exception as error:
+            raise ExecutorError(f"the Dask workers at {scheduler} cannot run gamebench "
+                                f"(is it installed there?): {type(error).__name__}: "
+                                f"{error}") from None
+
+    @contextlib.contextmanager
+    def limited(self, jobs: int) -> Iterator[DaskExecutor]:
+        """This executor running at most `jobs` batches at once while the block runs."""
+        saved = self._cap, self.size
+        self._cap = self.size = jobs
+        try:
+            yield self
+        finally:
+            self._cap, self.size = saved
+
+    def _threads(self) -> int:
+        return max(1, sum(self._client.nthreads().values()))
+
+    def _window(self) -> int:
+        """How many tasks to keep in flight: `jobs` if given, else one per worker thread, and
+        as many again while tasks are short (see PREFETCH_BELOW_S)."""
+        if self._cap:
+            return self._cap
+        now = time.monotonic()
+        if now - self._window_at > WINDOW_REFRESH_S:
+            self._threads_seen, self._window_at = self._threads(), now
+        return self._threads_seen * (1 if self._long_tasks else 2)
+
+    def run(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
+        from distributed import as_completed
+
+        pending: deque[Job] = deque(jobs)
+        alone: deque[Job] = deque()  # jobs of a batch the scheduler gave up on
+        live: dict = {}
+        completed = as_completed(loop=self._client.loop)
+        try:
+            while pending or alone or live:
+                while (pending or alone) and len(live) < self._window():
+                    batch = [alone.popleft()] if alone else \
+                        next_batch(pending, self._pace, self._cap or self._threads_seen)
+                    payload = pickle.dumps(tuple(batch), protocol=pickle.HIGHEST_PROTOCOL)
+                    with warnings.catch_warnings():  # a big input is one task's whole payload
+                        warnings.filterwarnings("ignore", message="Sending large graph")
+                        future = self._client.submit(run_batch, payload, pure=False,
+                                                     key=f"gamebench-batch-{uuid.uuid4().hex}")
+                    live[future] = batch
+                    completed.add(future)
+                future = next(completed)
+                batch = live.pop(future)
+                yield from self._finished(future, batch, alone)
+        finally:
+            if live:
+                self._client.cancel(list(live), force=True)
+
+    def _finished(self, future, batch: list[Job],
+                  alone: deque[Job]) -> Iterator[tuple[Job, Outcome]]:
+        from distributed import KilledWorker
+
+        try:
+            outcomes = pickle.loads(future.result())
+        except KilledWorker as error:
+            if len(batch) > 1:
+                alone.extend(batch)
+                return
+            yield batch[0], Outcome(batch[0].key, "re", error=(
+                f"killed its worker: the Dask scheduler gave up after "
+                f"{error.allowed_failures + 1} workers died running it"))
+            return
+        except BuildError:
+            raise
+        except WorkerSetupError as error:
+            raise ExecutorError(str(error)) from None
+        except Exception as error:  # cancelled on the cluster, a worker that cannot import us
+            raise ExecutorError(f"a batch failed on the Dask cluster at {self.address}: "
+                                f"{type(error).__name__}: {error}") from None
+        finally:
+            future.release()
+        by_key = {job.key: job for job in batch}
+        self._long_tasks = sum(o.wall_ms or 0.0 for o in outcomes) > PREFETCH_BELOW_S * 1000
+        for outcome in outcomes:
+            job = by_key[outcome.key]
+            self._pace.learn(job, outcome)
+            yield job, outcome
+
+    def close(self) -> None:
+        """Disconnect; a cluster started for this executor is stopped with its workers."""
+        client, cluster = self._client, self._cluster
+        self._client = self._cluster = None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close()
+
+    def __enter__(self) -> DaskExecutor:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

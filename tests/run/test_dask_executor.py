@@ -1,0 +1,445 @@
+"""The Dask executor on a real cluster: a `dask scheduler` and two `dask worker` processes on
+loopback, started here (one of them under its own host name where Linux allows a UTS
+namespace), and the toy problem's stages and real programs run on them.
+
+A run on the cluster gets the local executor's verdicts, answers, errors and memory verdicts;
+a worker killed mid-run costs no result and doubles none; a case that kills its worker twice is
+`RE`; a cancelled run leaves nothing running; programs are built on the workers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import warnings
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from runkit import (PROGRAMS, REPO, alive, children_of, command, corpus, graded, py, results,
+                    run_jobs, stage, verdicts, wait_until)
+
+from pipeline.tables.results import read_runs
+from pipeline.run.executors import LocalPoolExecutor
+from pipeline.run.dask_executor import (FIRST_TASK_JOBS, MAX_TASK_JOBS, TASK_BYTES, DaskExecutor,
+                                        _Pace, next_batch)
+from pipeline.run.jobs import Job, Outcome, SolverSpec
+from pipeline.run.runner import RunRequest, run
+from pipeline.run.solvers import BuildError, ExternalSolver
+
+TESTS = REPO / "tests"
+FIXTURE_PROBLEMS = TESTS / "fixtures" / "problems"
+OTHER_HOST = "gamebench-worker-b"
+
+
+def descendants(pid: int) -> list[int]:
+    """Pids of the live processes below `pid` (one pass over /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] not in ("Z", "X"):
+                children.setdefault(int(fields[1]), []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def processes_with(marker: str) -> list[int]:
+    """Live processes whose command line contains `marker`."""
+    return [int(entry) for entry in os.listdir("/proc") if entry.isdigit()
+            and marker in cmdline(int(entry)) and alive(int(entry))]
+
+
+def cluster_env(build_dir: Path) -> dict[str, str]:
+    """What the workers need: gamebench and the toy problem importable, a build cache."""
+    return {**os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), str(REPO),
+                                                        os.environ.get("PYTHONPATH")])),
+            "PIPELINE_PROBLEMS_DIR": str(FIXTURE_PROBLEMS), "PIPELINE_BUILD_DIR": str(build_dir)}
+
+
+def _uts_namespaces_work() -> bool:
+    try:
+        return subprocess.run(["unshare", "--uts", "true"], capture_output=True,
+                              timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@dataclass
+class Cluster:
+    address: str
+    client: object  # a distributed.Client for looking at the cluster
+    processes: list[subprocess.Popen]
+    build_dir: Path
+
+    def worker_pids(self) -> dict[str, int]:
+        """Dask worker address -> pid of its worker process (the nanny's child)."""
+        return self.client.run(os.getpid)
+
+    def hostnames(self) -> set[str]:
+        return set(self.client.run(socket.gethostname).values())
+
+    def inner_workers(self, worker_pid: int) -> list[int]:
+        """The local-pool processes a Dask worker process runs its cases in."""
+        return [pid for pid in children_of(worker_pid)
+                if "spawn_main" in cmdline(pid) and "resource_tracker" not in cmdline(pid)]
+
+    def executing(self) -> dict[str, list]:
+        """Dask worker address -> keys of the tasks it is executing now."""
+        return {address: list(tasks) for address, tasks in self.client.call_stack().items()
+                if tasks}
+
+    def wait_for_both_workers(self) -> None:
+        self.client.wait_for_workers(2, timeout=90)
+        assert wait_until(lambda: len(self.worker_pids()) == 2, timeout=30)
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory):
+    """A scheduler and two workers (one thread each, under nannies, as `dask worker` starts
+    them), the second one under the host name OTHER_HOST when UTS namespaces work here."""
+    from distributed import Client
+
+    folder = tmp_path_factory.mktemp("cluster")
+    build_dir = folder / "build"
+    env = cluster_env(build_dir)
+    dask = [sys.executable, "-m", "dask"]
+    scheduler_file = folder / "scheduler.json"
+    scheduler = subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                  "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+                                 env=env, stdout=subprocess.DEVNULL,
+                                 stderr=open(folder / "scheduler.log", "wb"))
+    processes = [scheduler]
+    client = None
+    try:
+        assert wait_until(scheduler_file.exists, timeout=60), "the scheduler did not start"
+        for name in ("a", "b"):
+            argv = [*dask, "worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1",
+                    "--no-dashboard", "--host", "127.0.0.1", "--name", f"worker-{name}",
+                    "--local-directory", str(folder / f"worker-{name}")]
+            if name == "b" and _uts_namespaces_work():
+                argv = ["unshare", "--uts", "sh", "-c", f'hostname {OTHER_HOST} && exec "$@"',
+                        "sh", *argv]
+            processes.append(subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
+                                              stderr=open(folder / f"worker-{name}.log", "wb")))
+        address = json.loads(scheduler_file.read_text())["address"]
+        client = Client(address, set_as_default=False)
+        found = Cluster(address, client, processes, build_dir)
+        found.wait_for_both_workers()
+        yield found
+    finally:
+        everything = [pid for process in processes for pid in descendants(process.pid)]
+        if client is not None:
+            client.close()
+        for process in processes[1:] + processes[:1]:  # workers first, then the scheduler
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        assert wait_until(lambda: not any(alive(pid) for pid in everything), timeout=20), \
+            "a process of the cluster outlived it"
+
+
+@pytest.fixture
+def executor(cluster):
+    cluster.wait_for_both_workers()  # a test before may have had a worker killed
+    with DaskExecutor(cluster.address) as connected:
+        yield connected
+
+
+def outcomes_of(executor, jobs: list[Job]) -> dict[int, Outcome]:
+    found: dict[int, Outcome] = {}
+    for job, outcome in executor.run(jobs):
+        assert outcome.key == job.key
+        assert job.key not in found, f"job {job.key} got two outcomes"
+        found[job.key] = outcome
+    assert sorted(found) == sorted(job.key for job in jobs)
+    return found
+
+
+# -- the same run as the local executor ----------------------------------------------------------
+
+CASES = {
+    "mixed/01.in": ("1 2\n", "3\n"),        # a is odd: `wrong` and `odd` are wrong here
+    "mixed/02.in": ("2 2\n", None),         # expected from brute
+    "mixed/03.in": ("4 5000\n", None),      # beyond brute: expected from fast
+    "mixed/04.in": (f"{10**12} 5000\n", None),  # beyond both: nothing to compare with
+    "mixed/05.in": ("7 1\n", "8\n"),
+}
+
+
+def test_a_run_on_the_cluster_gets_the_local_runs_verdicts_answers_errors_and_memory(
+        tmp_path, cluster, executor):
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    externals = (
+        ExternalSolver(name="sum", problem="toy", run=command(py("sum"))),
+        ExternalSolver(name="odd", problem="toy", run=command(py("wrong_on_odd"))),
+        ExternalSolver(name="exit3", problem="toy", run=command(py("exit_code"))),
+        ExternalSolver(name="sleeper", problem="toy", run=command(py("sleeper")),
+                       time_limit_s=0.3),
+        ExternalSolver(name="hog", problem="toy", run=command(py("hog"))),
+        ExternalSolver(name="resident", problem="toy", run=command(py("resident", "80"))),
+        ExternalSolver(name="built", problem="toy", source=str(PROGRAMS / "sum.cpp"),
+                       build="g++ -O1 -o {exe} {source}", run="{exe}"),
+    )
+    request = RunRequest("toy", solvers=("fast", "brute", "wrong", "crashy", "hungry", "dies"),
+                         externals=externals, jobs=2, memory_mb=256)
+    frames = {}
+    for where in ("local", "cluster"):
+        data = tmp_path / where
+        corpus(data, CASES)
+        summary = run(data, request, executor=executor if where == "cluster" else None)
+        assert summary.status == "finished" and summary.results_written == 5 * 13
+        frames[where] = graded(data, summary.run_id)
+    local, on_cluster = frames["local"], frames["cluster"]
+
+    def seen(frame: pl.DataFrame) -> dict:
+        return {(row["name"], row["solver"]): (row["verdict"], row["answer"], row["error"])
+                for row in frame.iter_rows(named=True)}
+
+    assert verdicts(on_cluster) == verdicts(local)
+    assert seen(on_cluster) == seen(local)
+    assert set(verdicts(local).values()) == {"AC", "WA", "RE", "TLE", "MLE", "SKIP", "NOEXP"}
+    # Peak memory of a program well above its worker's size agrees within measurement noise.
+    peaks = {where: frame.filter(pl.col("solver") == "resident")["peak_rss_kb"].median()
+             for where, frame in frames.items()}
+    assert 0.8 < peaks["cluster"] / peaks["local"] < 1.25
+    # The program was built on the workers into their cache, not into the driver's data.
+    assert not (tmp_path / "cluster" / "build").exists()
+    assert list(cluster.build_dir.glob("*/ok"))
+    # Every result names the host of the worker that ran it.
+    assert set(on_cluster["host"]) <= cluster.hostnames()
+    assert set(local["host"]) == {socket.gethostname()}
+
+
+def test_each_result_names_the_worker_host_and_a_run_over_two_hosts_has_no_single_host(
+        tmp_path, cluster, executor):
+    if OTHER_HOST not in cluster.hostnames():
+        pytest.skip("no UTS namespace here: both workers share this machine's host name")
+    data = tmp_path / "data"
+    corpus(data, {f"a/{i:04d}.in": (f"{i} 1\n", f"{i + 1}\n") for i in range(400)})
+    summary = run(data, RunRequest("toy", solvers=("nap",)), executor=executor)
+    assert summary.status == "finished"
+    frame = results(data, summary.run_id)
+    assert set(frame["host"]) == {socket.gethostname(), OTHER_HOST}
+    assert set(frame["verdict"]) == {"AC"}
+    [row] = read_runs(data).iter_rows(named=True)
+    assert row["host"] is None  # timings of this run are compared with no other run's
+
+
+def test_an_overdue_stage_is_killed_on_its_worker_and_the_batch_finished_as_locally(executor):
+    jobs = [Job(0, stage("fast"), "a", "1 1\n"), Job(1, stage("sleepy", timeout_s=0.3), "b",
+                                                      "1 1\n"),
+            *(Job(i, stage("fast"), f"c{i}", f"{i} 1\n") for i in range(2, 6))]
+    with LocalPoolExecutor(1) as local:
+        expected = run_jobs(local, jobs)
+    found = outcomes_of(executor, jobs)
+    assert [(found[i].status, found[i].answer, found[i].error) for i in range(6)] == \
+        [(expected[i].status, expected[i].answer, expected[i].error) for i in range(6)]
+    assert (found[1].status, found[1].error) == ("tle", "killed after 0.3 s")
+    assert 300 <= found[1].wall_ms < 2000
+
+
+def test_cases_run_in_the_environment_the_worker_was_started_with_not_its_nannys(cluster,
+                                                                                 executor):
+    """A nanny sets MALLOC_TRIM_THRESHOLD_ (which alone costs allocation-heavy solvers ~15%
+    CPU), single-threaded BLAS and a fixed hash seed in its worker process; the processes that
+    run the cases do without, like the local executor's."""
+    outcomes = outcomes_of(executor, [Job(i, stage("pid"), f"c{i}", "1 1\n") for i in range(2)])
+    for outcome in outcomes.values():
+        with open(f"/proc/{int(outcome.answer)}/environ", "rb") as handle:
+            environment = dict(item.split(b"=", 1) for item in handle.read().split(b"\0") if item)
+        assert b"PIPELINE_PROBLEMS_DIR" in environment  # what `dask worker` was started with
+        for name in (b"MALLOC_TRIM_THRESHOLD_", b"OMP_NUM_THREADS", b"OPENBLAS_NUM_THREADS"):
+            assert name not in environment
+        assert environment.get(b"PYTHONHASHSEED") != b"6640"
+    for pid in cluster.worker_pids().values():  # the nanny did set it in its worker process
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            assert b"MALLOC_TRIM_THRESHOLD_=65536" in handle.read()
+
+
+def test_an_input_of_many_megabytes_reaches_its_worker_whole_and_without_a_warning(executor):
+    text = "1" + " " * (12 << 20) + "2\n3\n"  # one token too many, after 12 MB
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        [outcome] = outcomes_of(executor, [Job(0, stage("fast"), "huge", text)]).values()
+    assert outcome.status == "re"
+    assert outcome.error.startswith("input rejected: line 2")
+
+
+# -- workers that die --------------------------------------------------------------------------
+
+def test_a_worker_killed_mid_run_has_its_batch_run_again_with_no_result_lost_or_doubled(
+        cluster, executor):
+    jobs = [Job(i, stage("nap"), f"case{i}", f"{i} 1\n") for i in range(1500)]
+    pids = cluster.worker_pids()
+    victim_address, victim = sorted(pids.items())[0]
+    found: dict[int, Outcome] = {}
+    inner: list[int] = []
+    for job, outcome in executor.run(jobs):
+        assert job.key not in found, f"job {job.key} got two outcomes"
+        found[job.key] = outcome
+        if not inner:  # after the first finished batch: kill a worker in the middle of one
+            assert wait_until(lambda: victim_address in cluster.executing(), timeout=10)
+            inner = cluster.inner_workers(victim)
+            os.kill(victim, signal.SIGKILL)
+    assert sorted(found) == list(range(1500))
+    assert all((found[i].status, found[i].answer) == ("ok", f"{i + 1}\n") for i in range(1500))
+    assert inner and wait_until(lambda: not any(alive(pid) for pid in [victim, *inner]),
+                                timeout=10), "the killed worker's cases kept running"
+
+
+KILLER = """
+import os, signal, sys, time
+
+a, b = map(int, sys.stdin.read().split())
+if a == 13:  # kill the Dask worker process this program runs under (the child of its nanny)
+    def parent(pid):
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    def command(pid):
+        with open(f"/proc/{pid}/cmdline", "rb") as line:
+            return line.read().decode()
+    pid = os.getppid()
+    while "worker" not in command(parent(pid)) or "dask" not in command(parent(pid)):
+        pid = parent(pid)
+    os.kill(pid, signal.SIGKILL)
+    time.sleep(30)
+print(a + b)
+"""
+
+
+def test_a_case_that_kills_its_worker_twice_is_a_runtime_error_and_the_rest_run(tmp_path,
+                                                                              cluster, executor):
+    script = tmp_path / "killer.py"
+    script.write_text(KILLER)
+    spec = SolverSpec(name="killer", kind="external", problem="toy", timeout_s=20,
+                      argv=(sys.executable, str(script)))
+    jobs = [Job(i, spec, f"case{i}", f"{10 + i} 1\n") for i in range(8)]  # job 3: a = 13
+    started = time.monotonic()
+    found = outcomes_of(executor, jobs)
+    assert found[3].status == "re"
+    assert found[3].error.startswith("killed its worker twice: the Dask worker running it "
+                                     "died each time (tcp://127.0.0.1:")
+    assert all((found[i].status, found[i].answer) == ("ok", f"{11 + i}\n")
+               for i in range(8) if i != 3)
+    assert time.monotonic() - started < 90
+    assert wait_until(lambda: not processes_with(str(script)), timeout=10), \
+        "a killer program outlived its worker"
+
+
+# -- nothing left running ----------------------------------------------------------------------
+
+def test_a_run_left_early_cancels_its_batches_and_stops_their_cases(cluster, executor):
+    """The runner leaves `run` early on an error or Ctrl-C (the generator is closed): the
+    batches still running are cancelled and their cases stopped on the workers."""
+    marker = f"left-early-{os.getpid()}"
+    slow = SolverSpec(name="slow", kind="external", problem="toy", timeout_s=60,
+                      argv=py("sleeper", marker))
+    jobs = [Job(0, stage("fast"), "quick", "1 1\n"), Job(1, slow, "slow", "1 1\n")]
+    running = executor.run(jobs)  # two jobs, two workers: a task each
+    job, outcome = next(running)
+    assert (job.key, outcome.answer) == (0, "2\n")
+    assert wait_until(lambda: processes_with(marker), timeout=30), "the slow case never started"
+    [(address, _)] = cluster.executing().items()
+    worker = cluster.worker_pids()[address]
+    inner = cluster.inner_workers(worker)
+    running.close()
+    assert wait_until(lambda: not processes_with(marker), timeout=15), "the program kept running"
+    assert inner and wait_until(lambda: not any(alive(pid) for pid in inner), timeout=15)
+    assert wait_until(lambda: not cluster.executing(), timeout=15)
+    assert alive(worker)  # the Dask worker itself carries on
+
+
+# -- programs built on the workers --------------------------------------------------------------
+
+def test_a_program_is_built_on_the_workers_once_per_source_and_again_when_it_changes(
+        tmp_path, cluster, executor):
+    log, source = tmp_path / "builds.log", tmp_path / "answer.py"
+    source.write_text(f"#!{sys.executable}\nimport sys\na, b = map(int, sys.stdin.read().split())"
+                      "\nprint(a + b)\n")
+    solver = ExternalSolver(name="copied", problem="toy", source=str(source), run="{exe}",
+                            build=f"{sys.executable} {PROGRAMS / 'build_copy.py'} {{source}} "
+                                  f"{{exe}} {log}")
+    data = tmp_path / "data"
+    corpus(data, {f"a/{i:02d}.in": (f"{i} 1\n", f"{i + 1}\n") for i in range(24)})
+    request = RunRequest("toy", solvers=(solver.name,), externals=(solver,))
+    first = run(data, request, executor=executor)
+    again = run(data, request, executor=executor)
+    assert results(data, first.run_id)["verdict"].to_list() == ["AC"] * 24
+    assert results(data, again.run_id)["verdict"].to_list() == ["AC"] * 24
+    builds = log.read_text().splitlines()
+    assert len(builds) == 1  # two workers share this machine's cache: one build between them
+    assert str(cluster.build_dir) in builds[0] and not (data / "build").exists()
+    source.write_text(f"#!{sys.executable}\nprint(0)\n")
+    changed = run(data, request, executor=executor)
+    assert len(log.read_text().splitlines()) == 2
+    assert set(results(data, changed.run_id)["verdict"]) == {"WA"}
+
+
+def test_a_build_that_fails_on_the_workers_fails_the_run_with_the_compilers_message(
+        tmp_path, cluster, executor):
+    solver = ExternalSolver(name="broken", problem="toy", run="{exe}",
+                            build=f"{sys.executable} -c \"import sys; sys.exit('no compiler "
+                                  f"for {tmp_path.name}')\"")
+    data = tmp_path / "data"
+    corpus(data, {"a/01.in": ("1 2\n", "3\n")})
+    with pytest.raises(BuildError, match=f"(?s)on the Dask worker on .*: building broken "
+                                         f"failed .*no compiler for {tmp_path.name}"):
+        run(data, RunRequest("toy", solvers=(solver.name,), externals=(solver,)),
+            executor=executor)
+    assert read_runs(data)["status"].to_list() == ["failed"]
+
+
+# -- how jobs are cut into tasks ------------------------------------------------------------------
+
+def test_tasks_start_small_then_carry_about_a_fixed_amount_of_work_and_spread_the_tail():
+    spec = stage("fast")
+    pending = deque(Job(i, spec, f"c{i}", "1 1\n") for i in range(100_000))
+    pace = _Pace({}, {})
+    assert len(next_batch(pending, pace)) == FIRST_TASK_JOBS  # nothing known yet
+    for i in range(100):
+        pace.learn(Job(i, spec, "c", ""), Outcome(i, "ok", wall_ms=1.95))
+    assert abs(len(next_batch(pending, pace)) - 150) <= 1  # 0.3 s at 2 ms a job
+    fast = _Pace({("toy", "fast"): 0.0}, {("toy", "fast"): 1})
+    assert len(next_batch(pending, fast)) == MAX_TASK_JOBS
+    tail = deque(list(pending)[:1000])
+    assert len(next_batch(tail, fast, share=4)) == 250  # the last jobs go to every worker
+
+
+def test_a_big_input_travels_in_a_task_of_its_own():
+    spec = stage("fast")
+    big = "1 " + "0" * TASK_BYTES + "\n"
+    pending = deque([Job(0, spec, "small", "1 1\n"), Job(1, spec, "big", big),
+                     Job(2, spec, "small2", "1 1\n")])
+    pace = _Pace({}, {})
+    assert [[job.key for job in next_batch(pending, pace)] for _ in range(3)] == [[0], [1], [2]]
