@@ -1,0 +1,431 @@
+/* The launcher of external programs: runs one program on one case, contained and measured.
+ *
+ * A pool worker execs this launcher for every case; the launcher forks the program, waits for
+ * it with wait4 and writes what it measured to a result file. Forking from this small process
+ * (about 1 MB resident) rather than from the worker is what makes the program's peak resident
+ * memory its own: Linux carries the forking process's high-water mark across exec.
+ *
+ *   launcher -o RESULT [-P PARENT] [-a AS] [-s STACK] [-f FSIZE] [-c CPU_MS] [-w WALL_MS]
+ *            [-d DIR] [-n] [-S ROOT -b PATH...] -- PROGRAM ARG...
+ *
+ *   -o  result file: one line `status=.. user_us=.. sys_us=.. rss_kb=.. wall_us=..
+ *       killed=none|cpu|wall|term containment=pidns|subreaper`, preceded by
+ *       `start_error=ERRNO STEP PATH` when the program could not be started; or a
+ *       `setup_error=TEXT` line when the launcher could not set up what was asked
+ *   -P  pid of the worker: the launcher exits at once if it is no longer its parent
+ *   -a -s -f  RLIMIT_AS, RLIMIT_STACK, RLIMIT_FSIZE of the program in bytes (0: unlimited)
+ *   -c  CPU-time limit in ms: the program is killed once it has used more (0: none)
+ *   -w  wall-clock cap in ms (0: none)
+ *   -d  the program's working directory
+ *   -n  no PID namespace: contain the program with a child subreaper
+ *   -S  sandbox: a new mount, network and IPC namespace whose root (built in the empty folder
+ *       ROOT) shows only the system folders, the working directory, an empty private /tmp,
+ *       a few devices, a /proc of the program's own processes and each -b PATH (read-only); the
+ *       program runs as nobody (65534) with no capabilities and no way to gain any
+ *
+ * Containment. By default the launcher creates a PID namespace: its child becomes the
+ * namespace's init (pid 1) and forks the program; when init exits, the kernel kills every
+ * process left in the namespace, whatever they did (setsid, double fork) and waits for them.
+ * Where a PID namespace cannot be created (no privilege) the launcher is a child subreaper
+ * instead: orphans of the program become its children, and after the program it kills and
+ * reaps every child until none is left.
+ *
+ * Parent death. The launcher asks for SIGTERM when its worker dies (PR_SET_PDEATHSIG) and then
+ * kills the program and everything it started; init and the program ask for SIGKILL when their
+ * parent dies. The launcher runs in its own session, so a kill of the pipeline's process group
+ * reaches it only through the worker's death.
+ *
+ * Limits. Address space, stack, file size and core size (0) are set in the program before
+ * exec, with RLIMIT_CPU a second above the CPU limit as a backstop. The CPU limit itself is
+ * watched on the program's CPU clock, and the wall-clock cap on the monotonic clock.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOBODY 65534
+#define MAX_BINDS 64
+#define CPU_POLL_NS 50000000LL /* at most this long between two looks at the CPU clock */
+
+static struct {
+    const char *result_path, *workdir, *root;
+    const char *binds[MAX_BINDS];
+    int nbinds;
+    pid_t parent;
+    unsigned long long as_bytes, stack_bytes, fsize_bytes;
+    long long cpu_ms, wall_ms;
+    int no_pidns;
+    char **argv;
+} opt;
+
+static int result_fd = -1;
+static sigset_t handled; /* SIGCHLD and the requests to stop, taken with sigtimedwait */
+
+static void report(const char *format, ...) {
+    char line[1024];
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    if (n > (int)sizeof line - 1) n = sizeof line - 1;
+    if (result_fd >= 0 && n > 0 && write(result_fd, line, n) < 0) _exit(3);
+}
+
+static void setup_failed(const char *what, const char *path) {
+    report("setup_error=%s %s: %s\n", what, path ? path : "", strerror(errno));
+    _exit(4);
+}
+
+static long long now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static int stop_requested(int sig) {
+    return sig == SIGTERM || sig == SIGHUP || sig == SIGINT || sig == SIGQUIT;
+}
+
+/* -- the sandbox's root file system ------------------------------------------------------- */
+
+struct attr { uint64_t set, clear, propagation, userns_fd; };
+
+static void make_read_only(const char *target) {
+    struct attr attr = {0x1 | 0x2 | 0x4, 0, 0, 0}; /* MOUNT_ATTR_RDONLY | NOSUID | NODEV */
+    if (syscall(SYS_mount_setattr, AT_FDCWD, target, AT_RECURSIVE, &attr, sizeof attr) == 0)
+        return;
+    if (mount(NULL, target, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+              NULL) != 0)
+        setup_failed("read-only", target);
+}
+
+static void make_parents(char *path) { /* mkdir -p of every folder above `path` */
+    for (char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) setup_failed("mkdir", path);
+        *slash = '/';
+    }
+}
+
+/* Shows `source` at `target_in_root` under the new root. */
+enum { READ_ONLY, WRITABLE, DEVICE };
+
+static void show(const char *source, const char *target_in_root, int access) {
+    char target[PATH_MAX];
+    struct stat st;
+    snprintf(target, sizeof target, "%s%s", opt.root, target_in_root);
+    if (stat(source, &st) != 0) setup_failed("stat", source);
+    make_parents(target);
+    if (S_ISDIR(st.st_mode)) {
+        if (mkdir(target, 0755) != 0 && errno != EEXIST) setup_failed("mkdir", target);
+    } else {
+        int fd = open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) setup_failed("create", target);
+        close(fd);
+    }
+    if (mount(source, target, NULL, MS_BIND | MS_REC, NULL) != 0) setup_failed("bind", source);
+    unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID | (access == DEVICE ? 0 : MS_NODEV);
+    if (access == READ_ONLY)
+        make_read_only(target);
+    else if (mount(NULL, target, NULL, flags, NULL) != 0)
+        setup_failed("remount", target);
+}
+
+static const char *const SYSTEM_FOLDERS[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
+                                             "/libx32", "/etc", NULL};
+static const char *const DEVICES[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                      "/dev/urandom", NULL};
+
+static void build_root(void) {
+    char path[PATH_MAX], link[PATH_MAX];
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) setup_failed("private", "/");
+    if (mkdir(opt.root, 0755) != 0 && errno != EEXIST) setup_failed("mkdir", opt.root);
+    if (mount("tmpfs", opt.root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=0755")
+        != 0)
+        setup_failed("tmpfs", opt.root);
+    for (const char *const *folder = SYSTEM_FOLDERS; *folder; folder++) {
+        struct stat st;
+        if (lstat(*folder, &st) != 0) continue;
+        snprintf(path, sizeof path, "%s%s", opt.root, *folder);
+        if (S_ISLNK(st.st_mode)) { /* /bin -> usr/bin on merged-/usr systems */
+            ssize_t n = readlink(*folder, link, sizeof link - 1);
+            if (n < 0) setup_failed("readlink", *folder);
+            link[n] = '\0';
+            if (symlink(link, path) != 0) setup_failed("symlink", path);
+        } else if (S_ISDIR(st.st_mode)) {
+            show(*folder, *folder, READ_ONLY);
+        }
+    }
+    char size[64]; /* a private /tmp, as big as a file may be */
+    snprintf(size, sizeof size, "size=%llu,nr_inodes=4096,mode=1777",
+             opt.fsize_bytes ? opt.fsize_bytes : 64ULL << 20);
+    snprintf(path, sizeof path, "%s/tmp", opt.root);
+    if (mkdir(path, 01777) != 0) setup_failed("mkdir", path);
+    if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, size) != 0) setup_failed("tmpfs", path);
+    for (const char *const *device = DEVICES; *device; device++) show(*device, *device, DEVICE);
+    const char *links[][2] = {{"/proc/self/fd", "/dev/fd"}, {"/proc/self/fd/0", "/dev/stdin"},
+                              {"/proc/self/fd/1", "/dev/stdout"},
+                              {"/proc/self/fd/2", "/dev/stderr"}};
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+        snprintf(path, sizeof path, "%s%s", opt.root, links[i][1]);
+        if (symlink(links[i][0], path) != 0) setup_failed("symlink", path);
+    }
+    snprintf(path, sizeof path, "%s/proc", opt.root);
+    if (mkdir(path, 0555) != 0) setup_failed("mkdir", path);
+    if (mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) != 0)
+        setup_failed("proc", path);
+    if (chown(opt.workdir, NOBODY, NOBODY) != 0) setup_failed("chown", opt.workdir);
+    show(opt.workdir, opt.workdir, WRITABLE);
+    for (int i = 0; i < opt.nbinds; i++) show(opt.binds[i], opt.binds[i], READ_ONLY);
+    if (chdir(opt.root) != 0) setup_failed("chdir", opt.root);
+    if (syscall(SYS_pivot_root, ".", ".") != 0) setup_failed("pivot_root", opt.root);
+    if (umount2(".", MNT_DETACH) != 0) setup_failed("umount", "old root");
+    if (chdir("/") != 0) setup_failed("chdir", "/");
+}
+
+/* -- the program -------------------------------------------------------------------------- */
+
+static void start_failed(const char *what, const char *path) {
+    report("start_error=%d %s %s\n", errno, what, path);
+    _exit(127);
+}
+
+static void set_limit(int resource, unsigned long long bytes) {
+    struct rlimit limit = {bytes ? bytes : RLIM_INFINITY, bytes ? bytes : RLIM_INFINITY};
+    setrlimit(resource, &limit);
+}
+
+static void exec_program(void) { /* in the forked child: never returns */
+    sigset_t none;
+    sigemptyset(&none);
+    for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL); /* the worker ignores SIGINT */
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    setsid();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    set_limit(RLIMIT_AS, opt.as_bytes);
+    set_limit(RLIMIT_STACK, opt.stack_bytes);
+    set_limit(RLIMIT_FSIZE, opt.fsize_bytes);
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    if (opt.cpu_ms > 0) {
+        rlim_t seconds = (rlim_t)((opt.cpu_ms + 999) / 1000) + 1;
+        struct rlimit cpu = {seconds, seconds + 1};
+        setrlimit(RLIMIT_CPU, &cpu);
+    }
+    if (opt.root) {
+        if (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
+            start_failed("setuid", "nobody");
+        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    }
+    if (opt.workdir && chdir(opt.workdir) != 0) start_failed("chdir", opt.workdir);
+    execv(opt.argv[0], opt.argv);
+    start_failed("exec", opt.argv[0]);
+}
+
+/* Forks and execs the program, enforces the CPU limit and the wall-clock cap, reaps it (and
+ * any orphan that reaches this process meanwhile) and reports. */
+static void supervise(const char *containment) {
+    long long started = now_ns();
+    pid_t program = fork();
+    if (program < 0) setup_failed("fork", "program");
+    if (program == 0) exec_program();
+    clockid_t cpu_clock;
+    int have_cpu_clock = clock_getcpuclockid(program, &cpu_clock) == 0;
+    long long wall_deadline = opt.wall_ms > 0 ? started + opt.wall_ms * 1000000LL : 0;
+    long long cpu_limit = opt.cpu_ms * 1000000LL;
+    const char *killed = "none";
+    int status = 0;
+    struct rusage usage;
+    for (;;) {
+        struct rusage ru;
+        int st;
+        pid_t pid;
+        int done = 0;
+        while ((pid = wait4(-1, &st, WNOHANG, &ru)) > 0) {
+            if (pid == program) {
+                status = st;
+                usage = ru;
+                done = 1;
+                break;
+            }
+        }
+        if (done) break;
+        long long wait_ns = 1000000000LL;
+        if (strcmp(killed, "none") == 0) {
+            long long now = now_ns();
+            if (wall_deadline && now >= wall_deadline) {
+                killed = "wall";
+            } else if (cpu_limit > 0 && have_cpu_clock) {
+                struct timespec used;
+                if (clock_gettime(cpu_clock, &used) == 0) {
+                    long long left = cpu_limit - (used.tv_sec * 1000000000LL + used.tv_nsec);
+                    if (left <= 0) killed = "cpu";
+                    else wait_ns = left < CPU_POLL_NS ? left : CPU_POLL_NS;
+                }
+            }
+            if (strcmp(killed, "none") != 0) kill(program, SIGKILL);
+            else if (wall_deadline && wall_deadline - now < wait_ns) wait_ns = wall_deadline - now;
+        }
+        if (wait_ns < 1000000) wait_ns = 1000000;
+        struct timespec timeout = {wait_ns / 1000000000LL, wait_ns % 1000000000LL};
+        int sig = sigtimedwait(&handled, NULL, &timeout);
+        if (stop_requested(sig) && strcmp(killed, "none") == 0) {
+            killed = "term";
+            kill(program, SIGKILL);
+        }
+    }
+    long long wall_us = (now_ns() - started) / 1000;
+    report("status=%d user_us=%lld sys_us=%lld rss_kb=%ld wall_us=%lld killed=%s "
+           "containment=%s\n", status,
+           (long long)usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec,
+           (long long)usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec,
+           usage.ru_maxrss, wall_us, killed, containment);
+}
+
+/* -- containment without a PID namespace -------------------------------------------------- */
+
+static int kill_children_of(pid_t parent) { /* SIGKILL every live child; how many there were */
+    DIR *proc = opendir("/proc");
+    if (!proc) return 0;
+    int found = 0;
+    struct dirent *entry;
+    while ((entry = readdir(proc))) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        char path[300], text[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", entry->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t n = read(fd, text, sizeof text - 1);
+        close(fd);
+        if (n <= 0) continue;
+        text[n] = '\0';
+        char *end = strrchr(text, ')'); /* the command name may hold spaces and parentheses */
+        char state;
+        int ppid;
+        if (end && sscanf(end + 1, " %c %d", &state, &ppid) == 2 && ppid == parent) {
+            kill(atoi(entry->d_name), SIGKILL);
+            found++;
+        }
+    }
+    closedir(proc);
+    return found;
+}
+
+/* Orphans of the program are this subreaper's children: kill and reap them until none is left
+ * (a killed child's own children become ours in turn). */
+static void kill_descendants(void) {
+    pid_t self = getpid();
+    for (;;) {
+        pid_t pid = waitpid(-1, NULL, WNOHANG);
+        if (pid > 0) continue;
+        if (pid < 0) return; /* ECHILD: nobody left */
+        if (kill_children_of(self) > 0) {
+            waitpid(-1, NULL, 0);
+        } else {
+            struct timespec pause = {0, 1000000};
+            nanosleep(&pause, NULL);
+        }
+    }
+}
+
+/* -- main --------------------------------------------------------------------------------- */
+
+static void usage_error(const char *message) {
+    fprintf(stderr, "launcher: %s\n", message);
+    exit(2);
+}
+
+static void parse(int argc, char **argv) {
+    int c;
+    while ((c = getopt(argc, argv, "+o:P:a:s:f:c:w:d:nS:b:")) != -1) {
+        switch (c) {
+        case 'o': opt.result_path = optarg; break;
+        case 'P': opt.parent = (pid_t)atol(optarg); break;
+        case 'a': opt.as_bytes = strtoull(optarg, NULL, 10); break;
+        case 's': opt.stack_bytes = strtoull(optarg, NULL, 10); break;
+        case 'f': opt.fsize_bytes = strtoull(optarg, NULL, 10); break;
+        case 'c': opt.cpu_ms = atoll(optarg); break;
+        case 'w': opt.wall_ms = atoll(optarg); break;
+        case 'd': opt.workdir = optarg; break;
+        case 'n': opt.no_pidns = 1; break;
+        case 'S': opt.root = optarg; break;
+        case 'b':
+            if (opt.nbinds == MAX_BINDS) usage_error("too many -b paths");
+            opt.binds[opt.nbinds++] = optarg;
+            break;
+        default: usage_error("unknown option");
+        }
+    }
+    if (optind >= argc) usage_error("no program given");
+    if (!opt.result_path) usage_error("-o RESULT is required");
+    if (opt.root && (!opt.workdir || opt.workdir[0] != '/'))
+        usage_error("-S needs an absolute -d working directory");
+    opt.argv = argv + optind;
+}
+
+int main(int argc, char **argv) {
+    parse(argc, argv);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (opt.parent && getppid() != opt.parent) return 1; /* the worker is already gone */
+    sigemptyset(&handled);
+    sigaddset(&handled, SIGCHLD);
+    sigaddset(&handled, SIGTERM);
+    sigaddset(&handled, SIGHUP);
+    sigaddset(&handled, SIGINT);
+    sigaddset(&handled, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &handled, NULL);
+    for (int sig = SIGHUP; sig <= SIGQUIT; sig++) signal(sig, SIG_DFL); /* ignored ones drop */
+    signal(SIGTERM, SIG_DFL);
+    result_fd = open(opt.result_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (result_fd < 0) usage_error("cannot open the result file");
+
+    if (opt.no_pidns || unshare(CLONE_NEWPID) != 0) {
+        if (opt.root) setup_failed("unshare", "pid namespace (needed by the sandbox)");
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        supervise("subreaper");
+        kill_descendants();
+        return 0;
+    }
+    pid_t init = fork();
+    if (init < 0) setup_failed("fork", "init");
+    if (init == 0) { /* pid 1 of the new namespace */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (opt.root) {
+            if (unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC) != 0)
+                setup_failed("unshare", "mount, network and IPC namespaces");
+            build_root();
+        }
+        supervise("pidns");
+        _exit(0); /* the kernel kills whatever is left in the namespace, and waits for it */
+    }
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(init, &status, WNOHANG);
+        if (pid == init) {
+            if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 4))
+                report("setup_error=the namespace's init died (wait status %d)\n", status);
+            return 0;
+        }
+        int sig = sigwaitinfo(&handled, NULL);
+        if (stop_requested(sig)) kill(init, SIGKILL);
+    }
+}
