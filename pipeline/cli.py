@@ -185,7 +185,14 @@ def run_command(
     timeout: Annotated[Optional[float], typer.Option(
         "--timeout", help="Seconds per case (default: the problem's time limit).")] = None,
     memory: Annotated[Optional[int], typer.Option(
-        "--memory", help="Memory limit in MB for external programs.")] = None,
+        "--memory", min=0, help="Memory limit in MB of external programs (default: the "
+        "problem's, 512 where it has none; 0: no limit).")] = None,
+    stack: Annotated[Optional[int], typer.Option(
+        "--stack", min=0, help="Stack limit in MB of external programs (default: the memory "
+        "limit, as judges set it; 0: unlimited).")] = None,
+    sandbox: Annotated[str, typer.Option(
+        "--sandbox", help="Run external programs in a sandbox (own mount and network "
+        "namespaces, as user nobody): auto (where it works), on (or fail), off.")] = "auto",
     repeat: Annotated[int, typer.Option("--repeat", min=1, help="Runs per case.")] = 1,
     resume: Annotated[Optional[str], typer.Option("--resume", help="Finish RUN_ID.")] = None,
 ) -> None:
@@ -195,6 +202,8 @@ def run_command(
     from pipeline.run.solvers import BuildError, parse_external
 
     problem = _problem(problem_id)
+    if sandbox not in ("auto", "on", "off"):
+        _fail(f"--sandbox must be auto, on or off, not {sandbox!r}")
     try:
         for name in solver or []:
             problem.stage(name)
@@ -209,7 +218,8 @@ def run_command(
 
         request = RunRequest(problem=problem.id, solvers=tuple(solver or ()),
                              externals=externals, group=group, jobs=jobs, timeout_s=timeout,
-                             memory_mb=memory, repeat=repeat, resume=resume,
+                             memory_mb=memory, stack_mb=stack, sandbox=sandbox,
+                             repeat=repeat, resume=resume,
                              command=" ".join(sys.argv))
         summary = run(ctx.obj.data_dir, request, executor=executor,
                       progress=progress_bar("run"))

@@ -27,8 +27,10 @@ from pipeline.problems import Problem, get_problem
 from pipeline.run import tables
 from pipeline.run.executors import Executor, local_pool
 from pipeline.run.jobs import Job, Outcome, SolverSpec
+from pipeline.run.isolation import (choose_sandbox, containment_note, sandbox_blocker,
+                                    visible_paths)
 from pipeline.run.solvers import (ExternalSolver, configured_externals, load_problem_config,
-                                  prepare)
+                                  prepare, problem_memory_mb, resolve_program)
 from pipeline.run.verdicts import Verdict, grade
 
 # A chunk of results is written every CHUNK_SECONDS (or CHUNK_ROWS rows), so a killed run
@@ -45,7 +47,9 @@ class RunRequest:
     group: str | None = None
     jobs: int | None = None
     timeout_s: float | None = None
-    memory_mb: int | None = None
+    memory_mb: int | None = None              # external programs; None: the problem's; 0: none
+    stack_mb: int | None = None               # external programs; None: the memory limit; 0: none
+    sandbox: str = "auto"                     # external programs: auto, on or off
     repeat: int = 1
     resume: str | None = None
     command: str = ""
@@ -60,6 +64,7 @@ class RunSummary:
     verdicts: dict[str, Counter] = field(default_factory=dict)
     slowest: dict[str, tuple[float, str]] = field(default_factory=dict)
     results_written: int = 0
+    notes: list[str] = field(default_factory=list)  # one line each: how programs were run
 
 
 def host_info() -> dict[str, str | None]:
@@ -112,16 +117,41 @@ def solver_specs(request: RunRequest, problem: Problem, data_dir: Path,
     externals = list(request.externals)
     if not request.solvers and not request.externals:
         externals = configured_externals(problem.id)
+    memory = request.memory_mb if request.memory_mb is not None else problem_memory_mb(problem.id)
+    sandbox = choose_sandbox(request.sandbox).enabled if externals else False
     for external in externals:
-        argv = prepare(external, data_dir)
+        argv = resolve_program(external, prepare(external, data_dir))
+        blocker = sandbox_blocker(argv) if sandbox else None
+        if blocker and request.sandbox == "on":
+            raise ValueError(f"--sandbox on: external program {external.name!r}: {blocker}")
+        sandboxed = sandbox and blocker is None
         specs.append(SolverSpec(name=external.name, kind="external", problem=problem.id,
-                                argv=argv, memory_mb=request.memory_mb,
+                                argv=argv, memory_mb=memory or None, stack_mb=request.stack_mb,
+                                sandbox=sandboxed,
+                                visible=visible_paths(argv, data_dir) if sandboxed else (),
                                 timeout_s=request.timeout_s or external.time_limit_s or timeout_s))
     seen = Counter(spec.name for spec in specs)
     duplicated = [name for name, count in seen.items() if count > 1]
     if duplicated:
         raise ValueError(f"solver names must be unique in a run: {', '.join(duplicated)}")
     return specs
+
+
+def external_notes(request: RunRequest, specs: list[SolverSpec]) -> list[str]:
+    """One line each, for the run's summary: how the external programs are run, where that is
+    less than asked for (the sandbox off under `auto`, weaker containment)."""
+    externals = [spec for spec in specs if spec.kind == "external"]
+    if not externals:
+        return []
+    notes = [note for note in (containment_note(),) if note]
+    if request.sandbox == "auto":
+        choice = choose_sandbox("auto")
+        if choice.note:
+            notes.append(choice.note)
+        else:
+            notes += [f"sandbox off for {spec.name}: {sandbox_blocker(spec.argv)}"
+                      for spec in externals if not spec.sandbox]
+    return notes
 
 
 def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame, executor: Executor,
@@ -207,18 +237,19 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         run_id = new_run_id()
         solvers_wanted = None
         request_repeat = request.repeat
+    # Every program is resolved (and built) before anything runs or is written.
+    specs = solver_specs(request, problem, data_dir, timeout_s)
+    if solvers_wanted is not None:
+        specs = [s for s in specs if s.name in solvers_wanted]
     own_executor = executor is None
     if executor is None:  # start the workers now: they import while the cases load
         executor = local_pool(problem, request.solvers, bool(request.externals), request.jobs)
     cases = load_cases(data_dir, problem.id, request.group)
     if request.case_ids:
         cases = cases.filter(pl.col("case_id").is_in(list(request.case_ids)))
-    summary = RunSummary(run_id, "running", cases.height)
+    summary = RunSummary(run_id, "running", cases.height, notes=external_notes(request, specs))
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     try:
-        specs = solver_specs(request, problem, data_dir, timeout_s)
-        if solvers_wanted is not None:
-            specs = [s for s in specs if s.name in solvers_wanted]
         if not request.resume:
             run_row = {"run_id": run_id, "started_at": store.now(), "finished_at": None,
                        "status": "running", "problem": problem.id,
@@ -310,6 +341,7 @@ def _verdict_note(summary: RunSummary) -> str:
 def format_summary(summary: RunSummary) -> str:
     lines = [f"run {summary.run_id}: {summary.status}, {summary.cases} cases, "
              f"{summary.results_written} results"]
+    lines += [f"  note: {note}" for note in summary.notes]
     for solver, counts in summary.verdicts.items():
         verdicts = " ".join(f"{k}={v}" for k, v in sorted(counts.items()))
         slow = summary.slowest.get(solver)
