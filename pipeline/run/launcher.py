@@ -11,14 +11,17 @@ renamed into place, so processes compiling at the same time never see half a fil
 Where no compiler works, `launcher_path()` is None and `launcher_problem()` says why: external
 programs then run without the launcher (see `external`).
 
-`probe(sandbox)` runs the launcher once on `true` the way a case would run, and tells how
-programs will be contained (a PID namespace or a subreaper) and whether the sandbox works here.
+`sandbox_template` builds a sandbox template (once per worker and set of visible paths) and
+keeps its namespaces as file descriptors. `probe(sandbox)` runs the launcher once on `true`
+the way a case would run, and tells how programs will be contained (a PID namespace or a
+subreaper) and whether the sandbox works here.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import select
 import shlex
 import shutil
 import subprocess
@@ -29,6 +32,7 @@ from pathlib import Path
 
 SOURCE = Path(__file__).with_name("launcher.c")
 COMPILE_TIMEOUT_S = 120
+TEMPLATE_TIMEOUT_S = 10.0
 
 
 def _compiler() -> list[str] | None:
@@ -117,9 +121,43 @@ def parse_result(text: str) -> dict[str, str]:
     return fields
 
 
+class SandboxError(RuntimeError):
+    """The launcher could not build a sandbox template."""
+
+
+def sandbox_template(launcher: Path, root: Path, shared: Path,
+                     visible: tuple[str, ...]) -> tuple[int, int]:
+    """Build a sandbox template (see launcher.c's -T) and return file descriptors of its mount
+    and network namespaces (close-on-exec; pass them to each case with -M and -N)."""
+    argv = [str(launcher), "-T", str(root), "-S", str(shared)]
+    for path in visible:
+        argv += ["-b", path]
+    holder = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        ready, _, _ = select.select([holder.stdout], [], [], TEMPLATE_TIMEOUT_S)
+        line = holder.stdout.readline().decode("utf-8", "replace").strip() if ready else ""
+        if line != "ready":
+            problem = line.partition("=")[2] if line.startswith("setup_error=") else (
+                line or f"no answer within {TEMPLATE_TIMEOUT_S:g} s")
+            raise SandboxError(problem)
+        return (os.open(f"/proc/{holder.pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC),
+                os.open(f"/proc/{holder.pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC))
+    finally:
+        holder.stdin.close()  # the holder exits; the namespaces live on in the descriptors
+        try:
+            holder.wait(timeout=TEMPLATE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            holder.kill()
+            holder.wait()
+        holder.stdout.close()
+        holder.stderr.close()
+
+
 @lru_cache(maxsize=2)
 def probe(sandbox: bool) -> Probe:
-    """Run `true` under the launcher (in the sandbox if asked) and report what worked."""
+    """Run `true` under the launcher (in a sandbox if asked) as a case runs, and report what
+    worked."""
     launcher = launcher_path()
     if launcher is None:
         return Probe("worker", launcher_problem() if sandbox else None)
@@ -127,21 +165,28 @@ def probe(sandbox: bool) -> Probe:
     if true is None:
         return Probe("worker", "no `true` program to probe the launcher with")
     with tempfile.TemporaryDirectory(prefix="gamebench-probe-") as folder:
-        work = Path(folder) / "work"
+        shared = Path(folder)
+        shared.chmod(0o711)  # as a worker's scratch folder: user nobody passes through
+        work = shared / "work"
         work.mkdir()
-        result = Path(folder) / "result"
+        result = shared / "result"
         argv = [str(launcher), "-o", str(result), "-d", str(work), "-w", "10000"]
-        if sandbox:
-            argv += ["-S", str(Path(folder) / "root")]
+        fds: tuple[int, ...] = ()
         try:
-            subprocess.run([*argv, "--", true], stdin=subprocess.DEVNULL,
-                           capture_output=True, timeout=30, start_new_session=True)
+            if sandbox:
+                fds = sandbox_template(launcher, shared / "root", shared, ())
+                argv += ["-M", str(fds[0]), "-N", str(fds[1]), "-S", str(shared)]
+            subprocess.run([*argv, "--", true], stdin=subprocess.DEVNULL, capture_output=True,
+                           timeout=30, start_new_session=True, pass_fds=fds)
             fields = parse_result(result.read_text())
+        except SandboxError as error:
+            return Probe(probe(False).containment, str(error))
         except (OSError, subprocess.SubprocessError) as error:
             return Probe("worker", f"the launcher did not run: {error}")
+        finally:
+            for fd in fds:
+                os.close(fd)
     problem = fields.get("setup_error") or fields.get("start_error")
     if problem is None and fields.get("status") != "0":
         problem = f"`true` ended with wait status {fields.get('status')}"
-    if sandbox:
-        return Probe(fields.get("containment", "worker"), problem)
-    return Probe(fields.get("containment", "worker"), None)
+    return Probe(fields.get("containment", "worker"), problem if sandbox else None)

@@ -7,6 +7,7 @@ import json
 import os
 import secrets
 import shlex
+import shutil
 
 import polars as pl
 from typer.testing import CliRunner
@@ -97,3 +98,32 @@ def test_bad_run_options_are_refused_before_anything_runs(tmp_path):
         assert result.exit_code == 2
         assert message in result.output
     assert not (data / "tables" / "runs").exists()
+
+
+def test_a_relative_program_path_is_taken_from_the_folder_pipeline_runs_in(tmp_path, cpp):
+    data, workspace = tmp_path / "data", tmp_path / "workspace"
+    (workspace / "bin").mkdir(parents=True)
+    shutil.copy(cpp["sum"], workspace / "bin" / "noy")
+    corpus(data, {"a/01.in": ("1 2\n", "3\n")})
+    done = run_cli(data, "run", "--problem", "toy", "--external", "noy=./bin/noy", "--jobs", "1",
+                   cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    [run_id] = tables.read_runs(data)["run_id"]
+    assert results(data, run_id)["verdict"].to_list() == ["AC"]
+
+
+def test_a_program_that_does_not_resolve_or_cannot_run_stops_the_run_before_it_starts(
+        tmp_path):
+    data, workspace = tmp_path / "data", tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("not a program\n")
+    corpus(data, {"a/01.in": ("1 2\n", "3\n")})
+    for program, message in (
+            ("./bin/noy", f"{workspace}/bin/noy does not exist (taken from {workspace})"),
+            ("no-such-program-anywhere", "'no-such-program-anywhere' is not on PATH"),
+            ("./notes.txt", f"{workspace}/notes.txt is not an executable file")):
+        done = run_cli(data, "run", "--problem", "toy", "--solver", "fast",
+                       "--external", f"noy={program} --flag", cwd=workspace)
+        assert done.returncode == 1
+        assert done.stderr.strip().splitlines() == [f"error: external program 'noy': {message}"]
+    assert not (data / "tables" / "runs").exists() and not (data / "tables" / "results").exists()
