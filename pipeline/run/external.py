@@ -53,7 +53,8 @@ from pathlib import Path
 
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.launcher import SandboxError, launcher_path, parse_result, sandbox_template
-from pipeline.run.processes import become_subreaper, has_children, kill_children
+from pipeline.run.processes import (NextChildNamespace, become_subreaper, has_children,
+                                    kill_children)
 
 STDERR_KEEP = 2000
 _ALLOCATION_FAILURE = ("bad_alloc", "MemoryError", "Cannot allocate memory", "out of memory")
@@ -203,7 +204,7 @@ def _environment() -> dict[str, str]:
 
 def _run_with_launcher(launcher: str, spec: SolverSpec, private: Path, streams) -> Measured:
     stack = stack_limit_mb(spec)
-    argv = [launcher, "-o", str(private / "result"), "-P", str(os.getpid()),
+    argv = [launcher, "-o", str(private / "result"), "-P", str(_own_pidfd()),
             "-d", str(private / "work"), "-a", str((spec.memory_mb or 0) * MB),
             "-s", str((stack or 0) * MB), "-f", str(spec.output_limit_bytes),
             "-c", str(max(1, round(spec.timeout_s * 1000))),
@@ -218,12 +219,15 @@ def _run_with_launcher(launcher: str, spec: SolverSpec, private: Path, streams) 
         for path in spec.visible:
             argv += ["-b", path]
     argv += ["--", *spec.argv]
+    _namespace.enter()
     try:
         process = subprocess.Popen(argv, stdin=streams[0], stdout=streams[1], stderr=streams[2],
                                    env=_environment(), start_new_session=True, close_fds=True,
-                                   pass_fds=fds)
+                                   pass_fds=(*fds, _own_pidfd()))
     except OSError as error:
         return Measured(setup_error=f"cannot start the launcher {launcher}: {error}")
+    finally:
+        _namespace.leave()
     ChildTracker.current, ChildTracker.via_launcher = process.pid, True
     if not _wait_for(process.pid, wall_cap_s(spec.timeout_s) + LAUNCHER_GRACE_S):
         os.kill(process.pid, signal.SIGTERM)  # it kills the program and all it started
@@ -253,6 +257,17 @@ def _run_with_launcher(launcher: str, spec: SolverSpec, private: Path, streams) 
 
 
 _templates: dict[tuple[str, ...], tuple[int, int]] = {}
+_namespace = NextChildNamespace()  # each launcher starts as the init of a new PID namespace
+_pidfd: int | None = None
+
+
+def _own_pidfd() -> int:
+    """A pidfd of this worker, for the launcher to see whether it died before it could ask
+    to be told."""
+    global _pidfd
+    if _pidfd is None:
+        _pidfd = os.pidfd_open(os.getpid())
+    return _pidfd
 
 
 def _template(launcher: str, visible: tuple[str, ...]) -> tuple[int, int]:
@@ -290,6 +305,8 @@ def _limits(spec: SolverSpec):
 
 
 def _run_in_worker(spec: SolverSpec, workdir: Path, streams) -> Measured:
+    if spec.sandbox:
+        return Measured(setup_error="the sandbox needs the launcher, and there is none")
     worker_kb = _resident_kb()
     started = time.perf_counter()
     try:

@@ -13,7 +13,7 @@
  *       killed=none|cpu|wall|term containment=pidns|subreaper`, preceded by
  *       `start_error=ERRNO STEP PATH` when the program could not be started; or a
  *       `setup_error=TEXT` line when the launcher could not set up what was asked
- *   -P  pid of the worker: the launcher exits at once if it is no longer its parent
+ *   -P  a pidfd of the worker (pidfd_open): the launcher exits at once if the worker is gone
  *   -a -s -f  RLIMIT_AS, RLIMIT_STACK, RLIMIT_FSIZE of the program in bytes (0: unlimited)
  *   -c  CPU-time limit in ms: the program is killed once it has used more (0: none)
  *   -w  wall-clock cap in ms (0: none)
@@ -32,12 +32,14 @@
  *       Building that once per worker, not once per case, saves about 0.5 ms a case. What
  *       lies under /tmp is kept under /.shown in the template and bound into each case's /tmp.
  *
- * Containment. By default the launcher creates a PID namespace: its child becomes the
- * namespace's init (pid 1) and forks the program; when init exits, the kernel kills every
- * process left in the namespace, whatever they did (setsid, double fork) and waits for them.
- * Where a PID namespace cannot be created (no privilege) the launcher is a child subreaper
- * instead: orphans of the program become its children, and after the program it kills and
- * reaps every child until none is left.
+ * Containment. The program runs in a PID namespace whose init (pid 1) is the launcher: when
+ * init exits, the kernel kills every process left in the namespace, whatever they did (setsid,
+ * double fork), and waits for them. A worker starts the launcher as the init of a new
+ * namespace itself (unshare(CLONE_NEWPID) before the spawn), which saves a process and a
+ * wake-up per case; started in its caller's namespace, the launcher makes one and forks its
+ * init. Where no PID namespace can be created (no privilege) the launcher is a child
+ * subreaper instead: orphans of the program become its children, and after the program it
+ * kills and reaps every child until none is left.
  *
  * Parent death. The launcher asks for SIGTERM when its worker dies (PR_SET_PDEATHSIG) and then
  * kills the program and everything it started; init and the program ask for SIGKILL when their
@@ -54,6 +56,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -79,12 +82,12 @@ static struct {
     const char *result_path, *workdir, *root, *shared;
     const char *binds[MAX_BINDS];
     int nbinds;
-    pid_t parent;
+    int parent_fd; /* -1: none given */
     unsigned long long as_bytes, stack_bytes, fsize_bytes;
     long long cpu_ms, wall_ms;
     int no_pidns, mount_fd, net_fd; /* the fds are -1 unless sandboxed */
     char **argv;
-} opt = {.mount_fd = -1, .net_fd = -1};
+} opt = {.parent_fd = -1, .mount_fd = -1, .net_fd = -1};
 
 static int result_fd = -1;
 static sigset_t handled; /* SIGCHLD and the requests to stop, taken with sigtimedwait */
@@ -119,9 +122,11 @@ static int stop_requested(int sig) {
 struct attr { uint64_t set, clear, propagation, userns_fd; };
 
 static void make_read_only(const char *target) {
+#ifdef SYS_mount_setattr /* Linux 5.12: read-only down the whole tree in one call */
     struct attr attr = {0x1 | 0x2 | 0x4, 0, 0, 0}; /* MOUNT_ATTR_RDONLY | NOSUID | NODEV */
     if (syscall(SYS_mount_setattr, AT_FDCWD, target, AT_RECURSIVE, &attr, sizeof attr) == 0)
         return;
+#endif
     if (mount(NULL, target, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
               NULL) != 0)
         setup_failed("read-only", target);
@@ -426,7 +431,7 @@ static void parse(int argc, char **argv) {
     while ((c = getopt(argc, argv, "+o:P:a:s:f:c:w:d:nM:N:T:S:b:")) != -1) {
         switch (c) {
         case 'o': opt.result_path = optarg; break;
-        case 'P': opt.parent = (pid_t)atol(optarg); break;
+        case 'P': opt.parent_fd = atoi(optarg); break;
         case 'a': opt.as_bytes = strtoull(optarg, NULL, 10); break;
         case 's': opt.stack_bytes = strtoull(optarg, NULL, 10); break;
         case 'f': opt.fsize_bytes = strtoull(optarg, NULL, 10); break;
@@ -459,7 +464,11 @@ static void parse(int argc, char **argv) {
 int main(int argc, char **argv) {
     parse(argc, argv);
     prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (opt.parent && getppid() != opt.parent) return 1; /* the worker is already gone */
+    if (opt.parent_fd >= 0) { /* did the worker die before the death signal was asked for? */
+        struct pollfd worker = {opt.parent_fd, POLLIN, 0};
+        if (poll(&worker, 1, 0) != 0) return 1;
+        close(opt.parent_fd);
+    }
     if (opt.root) {
         result_fd = 1;
         return hold_template();
@@ -476,6 +485,11 @@ int main(int argc, char **argv) {
     result_fd = open(opt.result_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (result_fd < 0) usage_error("cannot open the result file");
 
+    if (getpid() == 1) { /* the worker made this launcher the init of a new PID namespace */
+        if (opt.mount_fd >= 0) enter_sandbox();
+        supervise("pidns");
+        return 0; /* the kernel kills whatever is left in the namespace, and waits for it */
+    }
     if (opt.no_pidns || unshare(CLONE_NEWPID) != 0) {
         if (opt.mount_fd >= 0) setup_failed("unshare", "pid namespace (needed by the sandbox)");
         prctl(PR_SET_CHILD_SUBREAPER, 1);

@@ -1,8 +1,10 @@
 """Process bookkeeping of workers: dying with the parent, adopting orphans, killing children.
 
-Linux only (`prctl` through ctypes). `die_with_parent` makes a worker die when the process that
-started it dies, even by SIGKILL; `become_subreaper` makes orphaned descendants of the
-worker's programs its children rather than init's, so `kill_children` can find and end them.
+Linux only (`prctl`, `unshare`, `setns` through ctypes). `die_with_parent` makes a worker die
+when the process that started it dies, even by SIGKILL; `become_subreaper` makes orphaned
+descendants of the worker's programs its children rather than init's, so `kill_children` can
+find and end them; `NextChildNamespace` starts the worker's next child as the init of a new PID
+namespace.
 """
 
 from __future__ import annotations
@@ -77,3 +79,36 @@ def kill_children() -> None:
                 pass
         except ChildProcessError:
             return
+
+
+_CLONE_NEWPID = 0x20000000
+
+
+class NextChildNamespace:
+    """Puts the next child of this thread in a PID namespace of its own, as its init.
+
+    `enter()` before a spawn makes the spawned process pid 1 of a new namespace; `leave()`
+    right after puts later children back in this process's namespace (a namespace whose init
+    is gone takes no more processes). Without the privilege, `enter()` is False from then on.
+    """
+
+    def __init__(self) -> None:
+        self._own: int | None = None
+        self.available = True
+
+    def enter(self) -> bool:
+        if not self.available:
+            return False
+        if self._own is None:
+            self._own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        if _libc.unshare(_CLONE_NEWPID) != 0:
+            self.available = False
+            return False
+        return True
+
+    def leave(self) -> None:
+        if self._own is not None and _libc.setns(self._own, _CLONE_NEWPID) != 0:
+            errno = ctypes.get_errno()
+            raise OSError(errno, f"setns back to this process's PID namespace: "
+                          f"{os.strerror(errno)}")
+

@@ -125,3 +125,24 @@ def test_a_sandbox_setting_other_than_auto_on_off_is_refused(tmp_path):
                    "--external", f"sum={command(py('sum'))}")
     assert done.returncode == 2
     assert "--sandbox must be auto, on or off" in done.stderr
+
+
+def test_what_the_sandbox_shows_is_taken_from_the_command_line(tmp_path):
+    """The program; its installation when it lives in a bin/ folder; absolute paths on its
+    command line that exist; nothing inside a system folder (shown anyway); never a folder
+    holding the data folder; a path inside a shown folder goes with it."""
+    data = tmp_path / "work" / "data"
+    (data / "tables").mkdir(parents=True)
+    prefix = tmp_path / "opt" / "lang"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "lib").mkdir()
+    interpreter = prefix / "bin" / "lang"
+    interpreter.write_text("#!/bin/sh\n")
+    interpreter.chmod(0o755)
+    script = tmp_path / "solution.lang"
+    script.write_text("print(1)\n")
+    argv = (str(interpreter), str(script), str(prefix / "lib"), str(tmp_path / "work"),
+            str(data / "tables"), "/usr/share", str(tmp_path / "missing"), "--data=" + str(data),
+            "relative/path")
+    assert visible_paths(argv, data) == tuple(sorted(
+        [str(prefix), str(script), str(data / "tables")]))
