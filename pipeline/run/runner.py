@@ -26,9 +26,9 @@ from pipeline import store
 from pipeline.problems import Problem, get_problem
 from pipeline.run import tables
 from pipeline.run.executors import Executor, local_pool
-from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.isolation import (choose_sandbox, containment_note, sandbox_blocker,
                                     visible_paths)
+from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.solvers import (ExternalSolver, configured_externals, load_problem_config,
                                   prepare, problem_memory_mb, resolve_program)
 from pipeline.run.verdicts import Verdict, grade

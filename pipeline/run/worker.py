@@ -17,9 +17,9 @@ from multiprocessing.connection import Connection
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import Problem, get_problem
-from pipeline.run.processes import die_with_parent
 from pipeline.run.external import ChildTracker, cleanup_scratch, prepare_worker, run_external
 from pipeline.run.jobs import Job, Outcome
+from pipeline.run.processes import die_with_parent
 
 # Sent once per batch, before its first job starts: the parent's clock for that job starts
 # here, so neither the worker's start-up nor its import of a problem counts as a case's time.
