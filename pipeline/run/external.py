@@ -13,16 +13,25 @@ environment (PATH and LC_ALL=C), its own session, and these limits:
 - output: RLIMIT_FSIZE caps stdout, stderr and any file it writes (over it: `OLE`).
 
 Each case is run by the launcher (`launcher.c`, compiled once per machine by `launcher`),
-which the worker execs in its own session: the launcher forks the program from a process of
-about 1 MB, so the peak resident memory that `wait4` reports is the program's own, not the
-worker's (Linux carries the forking process's high-water mark across exec). The launcher kills
-every descendant of the program when the case ends (a PID namespace where the machine allows
-it, a child subreaper otherwise), dies with its worker and takes the program with it, and
+which the worker starts in its own session as the init of a new PID namespace: the launcher
+forks the program from a process of about 1 MB, so the peak resident memory that `wait4`
+reports is the program's own, not the worker's (Linux carries the forking process's high-water
+mark across exec). Every descendant of the program dies when the case ends (the namespace's
+init exits; a child subreaper that kills them where no namespace can be made); the launcher
+dies with its worker and takes the program with it, and
 writes the status, CPU time, peak memory and wall time it measured to a result file. With
 `sandbox` set, the program runs in its own mount, network and IPC namespace that shows it only
 the system folders, its working directory and the paths in `visible`, as user nobody; each
 worker builds that sandbox once (per set of visible paths) and every case enters it, which
 costs about 0.2 ms a case instead of 0.7 ms for building it anew.
+
+Why a PID namespace rather than a cgroup: the kernel itself kills every process of the
+namespace when its init exits, with no race against a program that keeps forking, it needs no
+writable cgroup file system (here cgroup v1, whose memory hierarchy belongs to the machine's own
+session manager, and v1 has no cgroup.kill), and entering one costs about a tenth of a
+millisecond. What a cgroup would add, a memory limit and CPU time summed over all of a program's
+processes, is not had: the address-space limit is per process (a program that forks may use it
+once per process), and CPU time is the program's own plus that of the children it waited for.
 
 Without a C compiler there is no launcher: the worker then starts the program itself (limits
 set by a `preexec_fn`, which makes the spawn a full fork, about 3 ms slower) and, being a child
