@@ -5,7 +5,9 @@ Every figure is measured here, from this process acting as a pool worker, on a t
 program (a + b) compiled into a temporary folder with g++: one spawn per case with the
 program's input, output and error files, as `external` does. The mechanisms are timed in
 interleaved rounds (so a change of load on the machine touches them all alike) and the
-median and the fastest of the rounds are printed, in ms a case:
+median and the fastest of the rounds are printed, in ms a case, with the median CPU time a
+case costs (this process plus every process it started; less sensitive to the machine's load
+than wall time):
 
 - plain: the program itself, no limits (the floor);
 - prlimit: util-linux's prlimit setting the limits, then exec (what ran before the launcher);
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -123,6 +126,14 @@ def mechanisms(program: str, shared: Path) -> dict[str, object]:
     return found
 
 
+def _cpu_s() -> float:
+    """CPU seconds (user + system) of this process and of every process it has reaped (which
+    includes what those reaped: the launcher's program)."""
+    mine, children = resource.getrusage(resource.RUSAGE_SELF), \
+        resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _check(outcome) -> None:
     if outcome.status != "ok":
         raise RuntimeError(f"run_external: {outcome.status}: {outcome.error}")
@@ -146,24 +157,29 @@ def main(argv: list[str] | None = None) -> int:
         cases.mkdir()
         found = mechanisms(program, cases)
         samples: dict[str, list[float]] = {name: [] for name in found}
+        cpu: dict[str, list[float]] = {name: [] for name in found}
         count = 0
         for _ in range(args.rounds):
             for name, one in found.items():
-                started = time.perf_counter()
+                started, used = time.perf_counter(), _cpu_s()
                 for _ in range(args.cases):
                     count += 1
                     one(cases / f"c{count}")
                 samples[name].append((time.perf_counter() - started) / args.cases * 1000)
+                cpu[name].append((_cpu_s() - used) / args.cases * 1000)
         load = os.getloadavg()[0]
-        print(f"per-case cost, median of {args.rounds} rounds of {args.cases} cases "
-              f"(load average {load:.2f}):")
+        print(f"per-case cost, {args.rounds} rounds of {args.cases} cases "
+              f"(load average {load:.2f}); CPU = this process and all it started:")
         plain = statistics.median(samples["plain"])
-        fastest_plain = min(samples["plain"])
-        print(f"  {'':<27} median (over plain)    fastest round (over plain)")
+        fastest_plain, plain_cpu = min(samples["plain"]), statistics.median(cpu["plain"])
+        print(f"  {'':<27} wall median (over plain)  fastest round (over plain)  "
+              "CPU median (over plain)")
         for name, values in samples.items():
-            value, fastest = statistics.median(values), min(values)
+            value, fastest, used = statistics.median(values), min(values), \
+                statistics.median(cpu[name])
             print(f"  {name:<27} {value:6.3f} ms ({value - plain:+6.3f})   "
-                  f"{fastest:6.3f} ms ({fastest - fastest_plain:+6.3f})")
+                  f"{fastest:6.3f} ms ({fastest - fastest_plain:+6.3f})      "
+                  f"{used:6.3f} ms ({used - plain_cpu:+6.3f})")
         ballast = bytearray(200 << 20)  # the worker grows to 200 MB, as a heavy import would
         ballast[::4096] = b"\1" * len(ballast[::4096])
         print("peak memory reported by run_external, from a 200 MB worker:")
