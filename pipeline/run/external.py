@@ -1,7 +1,8 @@
 """Running one external program on one case: contained, under limits, honestly measured.
 
 The program gets the input on stdin, a fresh empty folder as its working directory, a clean
-environment (PATH and LC_ALL=C), its own session, and these limits:
+environment (PATH and LC_ALL=C), its own process group in a session without a terminal, and
+these limits:
 
 - memory: address space (RLIMIT_AS) = `memory_mb` (the run gives the problem's limit, 512 MB
   where none is known; None here is no limit);
@@ -23,7 +24,10 @@ writes the status, CPU time, peak memory and wall time it measured to a result f
 `sandbox` set, the program runs in its own mount, network and IPC namespace that shows it only
 the system folders, its working directory and the paths in `visible`, as user nobody; each
 worker builds that sandbox once (per set of visible paths) and every case enters it, which
-costs about 0.2 ms a case instead of 0.7 ms for building it anew.
+costs about 0.2 ms a case instead of 0.7 ms for building it anew. The worker goes on as soon as
+the launcher closes the pipe it was given (every process of the case dead, the result
+written); the launcher's own exit, which tears its namespaces down, overlaps the next case, and
+it is reaped later.
 
 Why a PID namespace rather than a cgroup: the kernel itself kills every process of the
 namespace when its init exits, with no race against a program that keeps forking, it needs no
@@ -62,8 +66,7 @@ from pathlib import Path
 
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.launcher import SandboxError, launcher_path, parse_result, sandbox_template
-from pipeline.run.processes import (NextChildNamespace, become_subreaper, has_children,
-                                    kill_children)
+from pipeline.run.processes import NextChildNamespace, become_subreaper, kill_children
 
 STDERR_KEEP = 2000
 _ALLOCATION_FAILURE = ("bad_alloc", "MemoryError", "Cannot allocate memory", "out of memory")
@@ -181,6 +184,7 @@ class Measured:
     start_error: str | None = None
     setup_error: str | None = None
     floor_kb: int = 0           # peak memory below this may be the worker's (no launcher)
+    lost: bool = False          # the launcher died without cleaning up: sweep its leftovers
 
 
 def run_external(job: Job) -> Outcome:
@@ -189,6 +193,7 @@ def run_external(job: Job) -> Outcome:
     private = scratch_root() / f"case-{_cases_run}"  # a new folder per case, never reused
     workdir = private / "work"
     workdir.mkdir(parents=True)
+    measured: Measured | None = None
     try:
         (private / "input").write_text(job.input, encoding="utf-8")
         launcher = launcher_path()
@@ -202,7 +207,8 @@ def run_external(job: Job) -> Outcome:
         return _classify(job, private, measured)
     finally:
         ChildTracker.current = None
-        if has_children():  # what a launcher killed by SIGKILL left behind, if anything
+        if measured is None or measured.lost:  # a launcher killed before it could clean up
+            _exiting.clear()
             kill_children()
         shutil.rmtree(private, ignore_errors=True)
 
@@ -228,34 +234,46 @@ def _run_with_launcher(launcher: str, spec: SolverSpec, private: Path, streams) 
         for path in spec.visible:
             argv += ["-b", path]
     argv += ["--", *spec.argv]
+    _reap_exiting()
+    done_read, done_write = os.pipe2(os.O_CLOEXEC)
     _namespace.enter()
     try:
-        process = subprocess.Popen(argv, stdin=streams[0], stdout=streams[1], stderr=streams[2],
+        process = subprocess.Popen([*argv[:1], "-D", str(done_write), *argv[1:]],
+                                   stdin=streams[0], stdout=streams[1], stderr=streams[2],
                                    env=_environment(), start_new_session=True, close_fds=True,
-                                   pass_fds=(*fds, _own_pidfd()))
+                                   pass_fds=(*fds, _own_pidfd(), done_write))
     except OSError as error:
+        os.close(done_read)
         return Measured(setup_error=f"cannot start the launcher {launcher}: {error}")
     finally:
         _namespace.leave()
+        os.close(done_write)
+    process.returncode = 0  # reaped here, not by subprocess
     ChildTracker.current, ChildTracker.via_launcher = process.pid, True
-    if not _wait_for(process.pid, wall_cap_s(spec.timeout_s) + LAUNCHER_GRACE_S):
+    try:
+        # The launcher closes its end once every process of the case is dead and the result
+        # is written; its own exit (tearing down its namespaces) goes on meanwhile.
+        done = _readable(done_read, wall_cap_s(spec.timeout_s) + LAUNCHER_GRACE_S)
+    finally:
+        os.close(done_read)
+    if not done:
         os.kill(process.pid, signal.SIGTERM)  # it kills the program and all it started
         if not _wait_for(process.pid, LAUNCHER_GRACE_S):
             os.kill(process.pid, signal.SIGKILL)
         os.wait4(process.pid, 0)
-        process.returncode = -1
         return Measured(setup_error="the launcher did not finish within "
-                        f"{wall_cap_s(spec.timeout_s) + LAUNCHER_GRACE_S:g} s")
-    _, status, _ = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
+                        f"{wall_cap_s(spec.timeout_s) + LAUNCHER_GRACE_S:g} s", lost=True)
     try:
         fields = parse_result((private / "result").read_text(encoding="utf-8", errors="replace"))
     except OSError:
         fields = {}
+    if "status" not in fields and "setup_error" not in fields:
+        _, status, _ = os.wait4(process.pid, 0)  # it died without a word: what of?
+        return Measured(setup_error=f"the launcher ended with wait status {status} and no "
+                        "result", lost=True)
+    _exiting.append(process.pid)
     if "setup_error" in fields:
         return Measured(setup_error=fields["setup_error"])
-    if "status" not in fields:
-        return Measured(setup_error=f"the launcher ended with wait status {status} and no result")
     if "start_error" in fields:
         number, step, path = (fields["start_error"].split(" ", 2) + ["", ""])[:3]
         return Measured(start_error=f"{step} {path}: {os.strerror(int(number))}")
@@ -267,6 +285,17 @@ def _run_with_launcher(launcher: str, spec: SolverSpec, private: Path, streams) 
 
 _templates: dict[tuple[str, ...], tuple[int, int]] = {}
 _namespace = NextChildNamespace()  # each launcher starts as the init of a new PID namespace
+_exiting: list[int] = []  # launchers done with their case, still exiting: reaped later
+
+
+def _reap_exiting() -> None:
+    for pid in list(_exiting):
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                continue
+        except ChildProcessError:
+            pass
+        _exiting.remove(pid)
 _pidfd: int | None = None
 
 
@@ -375,6 +404,12 @@ def _resident_kb() -> int:
     """This process's resident memory now: what a fork of it starts with."""
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+
+
+def _readable(fd: int, timeout_s: float) -> bool:
+    """Block until `fd` can be read (or is at its end) or `timeout_s` passes."""
+    ready, _, _ = select.select([fd], [], [], timeout_s)
+    return bool(ready)
 
 
 def _wait_for(pid: int, timeout_s: float) -> bool:

@@ -19,6 +19,9 @@
  *   -w  wall-clock cap in ms (0: none)
  *   -d  the program's working directory
  *   -n  no PID namespace: contain the program with a child subreaper
+ *   -D  a file descriptor (the write end of the worker's pipe) closed once every process of
+ *       the case is dead and the result is written: the worker goes on at once while the
+ *       launcher's exit tears its namespaces down
  *   -M -N  sandbox: file descriptors of a template's mount and network namespaces (below),
  *       with the -S and -b the template was built with; the case gets a private copy of the
  *       template's mounts plus its own /proc (showing only its processes) and an empty /tmp,
@@ -32,18 +35,23 @@
  *       Building that once per worker, not once per case, saves about 0.5 ms a case. What
  *       lies under /tmp is kept under /.shown in the template and bound into each case's /tmp.
  *
- * Containment. The program runs in a PID namespace whose init (pid 1) is the launcher: when
- * init exits, the kernel kills every process left in the namespace, whatever they did (setsid,
- * double fork), and waits for them. A worker starts the launcher as the init of a new
- * namespace itself (unshare(CLONE_NEWPID) before the spawn), which saves a process and a
- * wake-up per case; started in its caller's namespace, the launcher makes one and forks its
- * init. Where no PID namespace can be created (no privilege) the launcher is a child
- * subreaper instead: orphans of the program become its children, and after the program it
- * kills and reaps every child until none is left.
+ * Containment. The program runs in a PID namespace whose init (pid 1) is the launcher: once
+ * the program has ended, init kills every other process of the namespace, whatever they did
+ * (setsid, double fork), and reaps them; were init itself killed, the kernel would kill them.
+ * A worker starts the launcher as the init of a new namespace itself (unshare(CLONE_NEWPID)
+ * before the spawn), which saves a process and a wake-up per case; started in its caller's
+ * namespace, the launcher makes one and forks its init. Where no PID namespace can be created
+ * (no privilege) the launcher is a child subreaper instead: orphans of the program become its
+ * children, and after the program it kills and reaps every child until none is left.
+ *
+ * Sessions. The worker starts the launcher in a session of its own (no controlling terminal);
+ * the program gets a process group of its own in that session, not a session: a new session
+ * is a new scheduling group (autogroup), and a fresh one per case made a loaded machine's
+ * wake-ups of the program markedly slower.
  *
  * Parent death. The launcher asks for SIGTERM when its worker dies (PR_SET_PDEATHSIG) and then
  * kills the program and everything it started; init and the program ask for SIGKILL when their
- * parent dies. The launcher runs in its own session, so a kill of the pipeline's process group
+ * parent dies. The launcher's session is its own, so a kill of the pipeline's process group
  * reaches it only through the worker's death.
  *
  * Limits. Address space, stack, file size and core size (0) are set in the program before
@@ -86,8 +94,9 @@ static struct {
     unsigned long long as_bytes, stack_bytes, fsize_bytes;
     long long cpu_ms, wall_ms;
     int no_pidns, mount_fd, net_fd; /* the fds are -1 unless sandboxed */
+    int done_fd;                    /* -1: none given */
     char **argv;
-} opt = {.parent_fd = -1, .mount_fd = -1, .net_fd = -1};
+} opt = {.parent_fd = -1, .mount_fd = -1, .net_fd = -1, .done_fd = -1};
 
 static int result_fd = -1;
 static sigset_t handled; /* SIGCHLD and the requests to stop, taken with sigtimedwait */
@@ -274,6 +283,8 @@ static int hold_template(void) {
     return 0;
 }
 
+static void kill_descendants(void);
+
 /* -- the program -------------------------------------------------------------------------- */
 
 static void start_failed(const char *what, const char *path) {
@@ -291,7 +302,7 @@ static void exec_program(void) { /* in the forked child: never returns */
     sigemptyset(&none);
     for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL); /* the worker ignores SIGINT */
     sigprocmask(SIG_SETMASK, &none, NULL);
-    setsid();
+    setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     set_limit(RLIMIT_AS, opt.as_bytes);
     set_limit(RLIMIT_STACK, opt.stack_bytes);
@@ -314,8 +325,9 @@ static void exec_program(void) { /* in the forked child: never returns */
 }
 
 /* Forks and execs the program, enforces the CPU limit and the wall-clock cap, reaps it (and
- * any orphan that reaches this process meanwhile) and reports. */
-static void supervise(const char *containment) {
+ * any orphan that reaches this process meanwhile), has `end_rest` kill every process left,
+ * then reports and closes the -D descriptor. */
+static void supervise(const char *containment, void (*end_rest)(void)) {
     long long started = now_ns();
     pid_t program = fork();
     if (program < 0) setup_failed("fork", "program");
@@ -366,11 +378,21 @@ static void supervise(const char *containment) {
         }
     }
     long long wall_us = (now_ns() - started) / 1000;
+    end_rest();
     report("status=%d user_us=%lld sys_us=%lld rss_kb=%ld wall_us=%lld killed=%s "
            "containment=%s\n", status,
            (long long)usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec,
            (long long)usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec,
            usage.ru_maxrss, wall_us, killed, containment);
+    if (opt.done_fd >= 0) close(opt.done_fd);
+}
+
+/* As the init of the case's PID namespace: kill every other process in it and reap them all
+ * (the kernel would do it when init exits; doing it first lets the worker go on sooner). */
+static void kill_namespace(void) {
+    kill(-1, SIGKILL);
+    while (waitpid(-1, NULL, 0) > 0 || errno == EINTR) {
+    }
 }
 
 /* -- containment without a PID namespace -------------------------------------------------- */
@@ -428,7 +450,7 @@ static void usage_error(const char *message) {
 
 static void parse(int argc, char **argv) {
     int c;
-    while ((c = getopt(argc, argv, "+o:P:a:s:f:c:w:d:nM:N:T:S:b:")) != -1) {
+    while ((c = getopt(argc, argv, "+o:P:a:s:f:c:w:d:nM:N:D:T:S:b:")) != -1) {
         switch (c) {
         case 'o': opt.result_path = optarg; break;
         case 'P': opt.parent_fd = atoi(optarg); break;
@@ -441,6 +463,7 @@ static void parse(int argc, char **argv) {
         case 'n': opt.no_pidns = 1; break;
         case 'M': opt.mount_fd = atoi(optarg); break;
         case 'N': opt.net_fd = atoi(optarg); break;
+        case 'D': opt.done_fd = atoi(optarg); break;
         case 'T': opt.root = optarg; break;
         case 'S': opt.shared = optarg; break;
         case 'b':
@@ -484,17 +507,17 @@ int main(int argc, char **argv) {
     signal(SIGTERM, SIG_DFL);
     result_fd = open(opt.result_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (result_fd < 0) usage_error("cannot open the result file");
+    if (opt.done_fd >= 0) fcntl(opt.done_fd, F_SETFD, FD_CLOEXEC); /* not the program's */
 
     if (getpid() == 1) { /* the worker made this launcher the init of a new PID namespace */
         if (opt.mount_fd >= 0) enter_sandbox();
-        supervise("pidns");
-        return 0; /* the kernel kills whatever is left in the namespace, and waits for it */
+        supervise("pidns", kill_namespace);
+        return 0;
     }
     if (opt.no_pidns || unshare(CLONE_NEWPID) != 0) {
         if (opt.mount_fd >= 0) setup_failed("unshare", "pid namespace (needed by the sandbox)");
         prctl(PR_SET_CHILD_SUBREAPER, 1);
-        supervise("subreaper");
-        kill_descendants();
+        supervise("subreaper", kill_descendants);
         return 0;
     }
     pid_t init = fork();
@@ -502,13 +525,14 @@ int main(int argc, char **argv) {
     if (init == 0) { /* pid 1 of the new namespace */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (opt.mount_fd >= 0) enter_sandbox();
-        supervise("pidns");
-        _exit(0); /* the kernel kills whatever is left in the namespace, and waits for it */
+        supervise("pidns", kill_namespace);
+        _exit(0);
     }
     if (opt.mount_fd >= 0) {
         close(opt.mount_fd);
         close(opt.net_fd);
     }
+    if (opt.done_fd >= 0) close(opt.done_fd); /* init's copy is the one that tells */
     for (;;) {
         int status;
         pid_t pid = waitpid(init, &status, WNOHANG);
