@@ -334,8 +334,15 @@ def run_command(
         "--timeout", metavar="SEC",
         help="Seconds per case (default: the problem's time limit).")] = None,
     memory: Annotated[Optional[int], typer.Option(
-        "--memory", metavar="MB",
-        help="Memory limit in MB for external programs (default: none).")] = None,
+        "--memory", min=0, metavar="MB", help="Memory limit in MB of external programs "
+        "(default: the problem's, 512 where it has none; 0: no limit).")] = None,
+    stack: Annotated[Optional[int], typer.Option(
+        "--stack", min=0, metavar="MB", help="Stack limit in MB of external programs "
+        "(default: the memory limit, as judges set it; 0: unlimited).")] = None,
+    sandbox: Annotated[str, typer.Option(
+        "--sandbox", metavar="MODE", help="Run external programs in a sandbox (own mount and "
+        "network namespaces, as user nobody): auto (where it works), on (or fail), "
+        "off.")] = "auto",
     repeat: Annotated[int, typer.Option("--repeat", min=1, metavar="K",
                                         help="Runs per case.")] = 1,
     resume: Annotated[Optional[str], typer.Option(
@@ -354,11 +361,14 @@ def run_command(
 
     problem = _problem(problem_id)
     _settle(ctx.obj.data_dir)
+    if sandbox not in ("auto", "on", "off"):
+        _fail(f"--sandbox must be auto, on or off, not {sandbox!r}")
     try:
         externals = tuple(parse_external(text, problem.id) for text in external or [])
         request = RunRequest(problem=problem.id, solvers=tuple(solver or ()),
                              externals=externals, group=group, jobs=jobs, timeout_s=timeout,
-                             memory_mb=memory, repeat=repeat, resume=resume,
+                             memory_mb=memory, stack_mb=stack, sandbox=sandbox,
+                             repeat=repeat, resume=resume,
                              command=" ".join(["pipeline", *sys.argv[1:]]), wait=not no_wait)
         selection = select_solvers(problem, request) if not resume else None
     except (UnknownName, ValueError) as error:

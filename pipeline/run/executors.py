@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Protocol
 
-from pipeline.run.external import remove_scratch_of
+from pipeline.run.external import remove_scratch_of, wall_cap_s
 from pipeline.run.jobs import Job, Outcome
 from pipeline.run.worker import READY, worker_main
 
-# Extra seconds a worker gets past a job's timeout before the parent kills it. External
-# programs are timed out by the worker itself; this only catches a stuck worker.
+# Extra seconds a worker gets past an external program's wall-clock cap (2 x its timeout
+# + 1 s, see `external.wall_cap_s`) before the parent kills it. External programs are stopped
+# by their launcher; this only catches a stuck worker.
 EXTERNAL_GRACE_S = 5.0
 POLL_S = 0.05
 # How long a worker may take to start and import a batch's problems before it counts as stuck.
@@ -177,8 +178,9 @@ class LocalPoolExecutor:
             return worker.since + STARTUP_TIMEOUT_S
         index, started = worker.running
         job = worker.batch[index]
-        grace = EXTERNAL_GRACE_S if job.solver.kind == "external" else 0.0
-        return started + job.solver.timeout_s + grace
+        if job.solver.kind == "external":
+            return started + wall_cap_s(job.solver.timeout_s) + EXTERNAL_GRACE_S
+        return started + job.solver.timeout_s
 
     def _lost(self, worker: _Worker, pending: deque[list[Job]],
               reason: str | None) -> Iterator[tuple[Job, Outcome]]:

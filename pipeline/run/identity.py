@@ -38,7 +38,7 @@ class SolverIdentity:
 
     def external(self, problem_id: str) -> ExternalSolver:
         return ExternalSolver(name=self.name, problem=problem_id, run=self.run or "",
-                              build=self.build, source=self.source)
+                              build=self.build, source=self.source, base_dir=self.cwd)
 
 
 def _files_of(external: ExternalSolver, cwd: Path) -> list[Path]:
@@ -72,7 +72,7 @@ def stage_identity(name: str) -> SolverIdentity:
 
 
 def external_identity(external: ExternalSolver, cwd: Path | None = None) -> SolverIdentity:
-    cwd = Path(cwd or os.getcwd())
+    cwd = Path(cwd or external.base_dir or os.getcwd())
     return SolverIdentity(name=external.name, kind="external", run=external.run,
                           build=external.build, source=external.source, cwd=str(cwd),
                           digest=_digest(_files_of(external, cwd)))

@@ -41,11 +41,14 @@ class SolverSpec:
     kind: SolverKind
     problem: str
     timeout_s: float
-    memory_mb: int | None = None
+    memory_mb: int | None = None  # external programs: address-space limit (None: none)
     output_limit_bytes: int = 64 * 1024 * 1024
     argv: tuple[str, ...] = ()  # external programs only: the command, already built
     stage: str = ""             # built-in stages only: the stage's name in the problem
     build: BuildRecipe | None = None  # external programs built where they run (argv empty)
+    stack_mb: int | None = None  # external programs: None = as memory_mb; 0 = unlimited
+    sandbox: bool = False       # external programs: run in the sandbox (see `external`)
+    visible: tuple[str, ...] = ()  # paths the sandbox shows the program (read-only)
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,15 @@
 Kept free of Polars so that `pipeline run` can start its workers (which import and warm up the
 selected stages) before the parent loads anything heavy.
 
-Selection: every `--external` program runs. With no `--solver`, so do every stage of the
-problem and every configured external solver (the problem's own `[[solutions]]` and the user's
-`configs/solvers.toml`); `--solver NAME` (repeatable) keeps just the named stages and
-configured solvers (naming an `--external` program is allowed and changes nothing). So
-`--external mine=./mine --solver mine` runs only your program. An `--external` name that is
-already a stage or a configured solver is an error: one name, one program.
+Selection:
+- no `--solver` and no `--external`: every stage of the problem and every configured external
+  solver (the problem's own `[[solutions]]` and the user's `configs/solvers.toml`);
+- `--external` programs, no `--solver`: those programs and every configured solver (your
+  program beside ours), no built-in stage;
+- `--solver NAME` (repeatable): just the named stages and configured solvers, plus every
+  `--external` program (naming one with `--solver` is allowed and changes nothing).
+An `--external` name that is already a stage or a configured solver is an error: one name, one
+program.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ class RunRequest:
     group: str | None = None
     jobs: int | None = None
     timeout_s: float | None = None
-    memory_mb: int | None = None
+    memory_mb: int | None = None              # external programs; None: the problem's; 0: none
+    stack_mb: int | None = None               # external programs; None: the memory limit; 0: none
+    sandbox: str = "auto"                     # external programs: auto, on or off
     repeat: int = 1
     resume: str | None = None
     command: str = ""
@@ -62,7 +67,8 @@ def select_solvers(problem: Problem, request: RunRequest) -> Selection:
             raise ValueError(f"--external {external.name!r} is given twice")
         seen.add(external.name)
     if not request.solvers:
-        return Selection(tuple(stage_names), (*configured, *request.externals))
+        stages = () if request.externals else tuple(stage_names)
+        return Selection(stages, (*configured, *request.externals))
     known = [*stage_names, *(e.name for e in configured), *(e.name for e in request.externals)]
     unknown = [name for name in request.solvers if name not in known]
     if unknown:

@@ -30,9 +30,11 @@ from pipeline.problems import Problem, get_problem
 from pipeline.run.executors import Executor, make_executor
 from pipeline.run.identity import (SolverIdentity, changed, external_identity,
                                    stage_identity)
+from pipeline.run.isolation import (choose_sandbox, containment_note, sandbox_blocker,
+                                    visible_paths)
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
-from pipeline.run.solvers import build_recipe, prepare
+from pipeline.run.solvers import build_recipe, prepare, resolve_program
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
 from pipeline.tables.lock import data_lock
 from pipeline.tables.results import (read_run_results, read_runs, stored_chunks,
@@ -56,6 +58,7 @@ class RunSummary:
     verdicts: dict[str, Counter] = field(default_factory=dict)
     slowest: dict[str, tuple[float, str]] = field(default_factory=dict)
     results_written: int = 0
+    notes: list[str] = field(default_factory=list)  # one line each: how programs were run
 
 
 def host_info() -> dict[str, str | int | None]:
@@ -119,19 +122,46 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
                  timeout_s: float | None, build_on_workers: bool = False) -> list[SolverSpec]:
     """How to run each selected solver. Stages get their own timeout from `problem.toml`
     (oracles and methods may take longer than the judge's limit) unless `timeout_s` is given.
-    External programs are built here once, or (`build_on_workers`, a cluster) by each worker
-    from their recipe."""
+    External programs get the problem's memory limit unless `--memory` says otherwise; each is
+    built here once (or, `build_on_workers`, by each worker of a cluster from its recipe) and
+    its program resolved, so a missing program stops the run before anything is written."""
     specs = [SolverSpec(name=name, kind="stage", problem=problem.id, stage=name,
                         timeout_s=timeout_s or problem.stage_timeout_s(name),
                         memory_mb=request.memory_mb) for name in selection.stages]
+    memory = request.memory_mb if request.memory_mb is not None else problem.memory_mb
+    sandbox = choose_sandbox(request.sandbox).enabled if selection.externals else False
     for external in selection.externals:
         recipe = build_recipe(external) if build_on_workers else None
-        argv = () if recipe is not None else prepare(external, data_dir)
+        argv = () if recipe is not None else resolve_program(external,
+                                                             prepare(external, data_dir))
+        blocker = sandbox_blocker(argv) if sandbox and argv else None
+        if blocker and request.sandbox == "on":
+            raise ValueError(f"--sandbox on: external program {external.name!r}: {blocker}")
+        sandboxed = sandbox and blocker is None and bool(argv)
         specs.append(SolverSpec(name=external.name, kind="external", problem=problem.id,
-                                argv=argv, build=recipe, memory_mb=request.memory_mb,
+                                argv=argv, build=recipe, memory_mb=memory or None,
+                                stack_mb=request.stack_mb, sandbox=sandboxed,
+                                visible=visible_paths(argv, data_dir) if sandboxed else (),
                                 timeout_s=timeout_s or external.time_limit_s
                                 or problem.time_limit_s))
     return specs
+
+
+def external_notes(request: RunRequest, specs: list[SolverSpec]) -> list[str]:
+    """One line each, for the run's summary: how the external programs are run, where that is
+    less than asked for (the sandbox off under `auto`, weaker containment)."""
+    externals = [spec for spec in specs if spec.kind == "external"]
+    if not externals:
+        return []
+    notes = [note for note in (containment_note(),) if note]
+    if request.sandbox == "auto":
+        choice = choose_sandbox("auto")
+        if choice.note:
+            notes.append(choice.note)
+        else:
+            notes += [f"sandbox off for {spec.name}: {sandbox_blocker(spec.argv)}"
+                      for spec in externals if not spec.sandbox and spec.argv]
+    return notes
 
 
 def identities(selection: Selection) -> list[str]:
@@ -215,15 +245,16 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
     else:
         selection = select_solvers(problem, request)
         run_id = new_run_id()
+    # Every program is resolved (and built) before anything runs or is written.
+    specs = solver_specs(problem, selection, request, data_dir, timeout_s,
+                         getattr(executor, "builds_on_workers", False))
     own_executor = executor is None
     if executor is None:  # start the workers now: they import while the cases load
         executor = make_executor("local", None, request.jobs, problem, selection)
-    summary = RunSummary(run_id, "running", 0)
+    summary = RunSummary(run_id, "running", 0, notes=external_notes(request, specs))
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     started = False          # the run's row says `running`: it must say how it ended
     try:
-        specs = solver_specs(problem, selection, request, data_dir, timeout_s,
-                             getattr(executor, "builds_on_workers", False))
         cases = load_cases(data_dir, problem.id, request.group)
         if request.case_ids:
             cases = cases.filter(pl.col("case_id").is_in(list(request.case_ids)))
@@ -325,6 +356,7 @@ def _verdict_note(summary: RunSummary) -> str:
 def format_summary(summary: RunSummary) -> str:
     lines = [f"run {summary.run_id}: {summary.status}, {summary.cases} cases, "
              f"{summary.results_written} results"]
+    lines += [f"  note: {note}" for note in summary.notes]
     for solver, counts in summary.verdicts.items():
         verdicts = " ".join(f"{k}={v}" for k, v in sorted(counts.items()))
         slow = summary.slowest.get(solver)

@@ -20,6 +20,11 @@ the source's bytes, `build_recipe`) and each worker machine builds it with `buil
 own cache (`PIPELINE_BUILD_DIR`, default `~/.cache/gamebench/build/<hash>/`), with the source
 written beside the program and the build run in that folder. Builds of one hash are serialised
 by a lock file, so worker processes sharing a machine build it once.
+
+The program of a command (its first word) is resolved before a run starts (`resolve_program`):
+a path is taken from the folder `pipeline` was started in (for `--external`) or from the
+repository (for `configs/solvers.toml`), a bare name is looked up on PATH; one that does not
+resolve to an executable file stops the run before any case runs.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import fcntl
 import hashlib
 import os
 import shlex
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +55,7 @@ class ExternalSolver:
     build: str | None = None
     source: str | None = None
     time_limit_s: float | None = None
+    base_dir: str | None = None  # where a relative program path starts (None: the repository)
 
 
 class BuildError(RuntimeError):
@@ -75,7 +82,30 @@ def parse_external(text: str, problem_id: str) -> ExternalSolver:
     name, sep, command = text.partition("=")
     if not sep or not name or not command.strip():
         raise ValueError(f"--external wants NAME=COMMAND, got {text!r}")
-    return ExternalSolver(name=name.strip(), problem=problem_id, run=command.strip())
+    return ExternalSolver(name=name.strip(), problem=problem_id, run=command.strip(),
+                          base_dir=os.getcwd())
+
+
+def resolve_program(solver: ExternalSolver, argv: tuple[str, ...]) -> tuple[str, ...]:
+    """`argv` with its program as an absolute path; ValueError (naming the solver) when the
+    program does not resolve to a file this user may execute."""
+    if not argv:
+        raise ValueError(f"external program {solver.name!r}: the command is empty")
+    program = argv[0]
+    base = Path(solver.base_dir) if solver.base_dir else REPO_ROOT
+    if "/" not in program:
+        found = shutil.which(program)
+        if found is None:
+            raise ValueError(f"external program {solver.name!r}: {program!r} is not on PATH")
+        path = os.path.abspath(found)
+    else:
+        path = os.path.abspath(base / program)
+        if not os.path.exists(path):
+            raise ValueError(f"external program {solver.name!r}: {path} does not exist"
+                             f"{' (taken from ' + str(base) + ')' if program[0] != '/' else ''}")
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        raise ValueError(f"external program {solver.name!r}: {path} is not an executable file")
+    return (path, *argv[1:])
 
 
 def build_recipe(solver: ExternalSolver, base_dir: Path = REPO_ROOT) -> BuildRecipe | None:

@@ -8,6 +8,7 @@ built-in stage's timeout itself: the parent sees that a case is overdue and kill
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import time
@@ -16,8 +17,9 @@ from multiprocessing.connection import Connection
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import Problem, get_problem
-from pipeline.run.external import ChildTracker, cleanup_scratch, run_external
+from pipeline.run.external import ChildTracker, cleanup_scratch, prepare_worker, run_external
 from pipeline.run.jobs import Job, Outcome
+from pipeline.run.processes import die_with_parent
 
 # Sent once per batch, before its first job starts: the parent's clock for that job starts
 # here, so neither the worker's start-up nor its import of a problem counts as a case's time.
@@ -181,6 +183,11 @@ def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (
     doubles) receives the index and start time of each job before it runs, so the parent
     knows which job overran even though outcomes travel in groups.
     """
+    # The worker dies with the process that started it, even if that one is killed with
+    # SIGKILL; its launcher then sees it die and kills the program it was running.
+    parent = multiprocessing.parent_process()
+    die_with_parent(parent.pid if parent is not None else None)
+    prepare_worker()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, _terminate)
     for problem_id, stage in preload:

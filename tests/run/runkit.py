@@ -171,3 +171,27 @@ def children_of(pid: int) -> list[int]:
         if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
             found.append(int(entry))
     return found
+
+
+def processes_with(token: str) -> dict[int, list[str]]:
+    """pid -> argv of every live process with `token` as one of its arguments (what a program
+    forks shares its command line; pids seen from here, whatever namespace it runs in)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                argv = [word.decode(errors="replace") for word in handle.read().split(b"\0")]
+        except OSError:
+            continue
+        if token in argv and alive(int(entry)):
+            found[int(entry)] = argv
+    return found
+
+
+def running_program(token: str, script: str) -> list[int]:
+    """Pids of the live processes of the Python test program `script` marked by `token`."""
+    return [pid for pid, argv in processes_with(token).items()
+            if len(argv) > 1 and argv[1].endswith(f"/{script}.py")]
+

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shlex
+import shutil
 
 import polars as pl
 from typer.testing import CliRunner
 
-from runkit import alive, command, corpus, graded, py, run_cli, verdicts, wait_until
+from runkit import (command, corpus, graded, processes_with, py, results, run_cli, verdicts,
+                    wait_until)
 
 from pipeline.cli import app
 from pipeline.tables.results import read_runs
@@ -20,16 +23,16 @@ def test_every_kind_of_misbehaviour_gets_its_verdict_and_the_run_finishes(tmp_pa
     data, workspace = tmp_path / "data", tmp_path / "workspace"
     workspace.mkdir()
     corpus(data, {"a/01.in": ("1 2\n", "3\n")})
-    pids, argv_record, marker = tmp_path / "pids", tmp_path / "argv.json", tmp_path / "pwned"
+    token, marker = f"forker-{secrets.token_hex(4)}", tmp_path / "pwned"
     programs = {
         "sum": command(py("sum")), "cpp": cpp["sum"],
         "odd": command(py("wrong_on_odd")),
         "sleeper": command(py("sleeper")), "spinner": cpp["spin"],
         "exit3": command(py("exit_code")), "segv": command(py("segfault")),
         "hog": cpp["hog"], "flood": command(py("flood")),
-        "forker": command(py("forker", str(pids), "2", "answer")),
+        "forker": command(py("forker", token, "3", "answer")),
         "litter": command(py("inspect_world")),
-        "literal": command(py("record_argv", str(argv_record))) + f" ; touch {marker} "
+        "literal": command(py("echo_argv")) + f" ; touch {marker} "
                    f"'$(touch {marker})' \"`touch {marker}`\" '|' '&&' '*'",
     }
     options = [f"--external={name}={cmd}" for name, cmd in programs.items()]
@@ -43,14 +46,15 @@ def test_every_kind_of_misbehaviour_gets_its_verdict_and_the_run_finishes(tmp_pa
     assert {solver: verdict for (_, solver), verdict in verdicts(frame).items()} == {
         "fast": "AC", "sleepy": "TLE", "crashy": "RE", "sum": "AC", "cpp": "AC", "odd": "WA",
         "sleeper": "TLE", "spinner": "TLE", "exit3": "RE", "segv": "RE", "hog": "MLE",
-        "flood": "OLE", "forker": "AC", "litter": "WA", "literal": "AC"}
+        "flood": "OLE", "forker": "AC", "litter": "WA", "literal": "WA"}
     # the summary: the run id, then verdict counts and the slowest case per solver
     assert done.stdout.startswith(f"run {run_row['run_id']}: finished, 1 cases, 15 results")
     assert "sleepy       TLE=1; slowest" in done.stdout
-    # forks: the children are gone
-    assert wait_until(lambda: not any(alive(int(pid)) for pid in pids.read_text().split()))
-    # no shell: every word reached the program as it was written
-    assert json.loads(argv_record.read_text()) == [
+    # forks: the children are gone, setsid and double fork or not
+    assert wait_until(lambda: not processes_with(token))
+    # no shell: every word reached the program as it was written (its answer is its argv)
+    literal = frame.filter(pl.col("solver") == "literal")["answer"][0]
+    assert json.loads(literal) == [
         ";", "touch", str(marker), f"$(touch {marker})", f"`touch {marker}`", "|", "&&", "*"]
     assert not marker.exists()
     # the program ran in its own temporary directory, not in ours nor in the data dir
@@ -61,17 +65,18 @@ def test_every_kind_of_misbehaviour_gets_its_verdict_and_the_run_finishes(tmp_pa
 
 
 def test_an_external_command_is_split_like_a_shell_would_but_never_run_by_one(tmp_path):
-    data, record = tmp_path / "data", tmp_path / "argv.json"
+    data = tmp_path / "data"
     corpus(data, {"a/01.in": ("1 2\n", "3\n")})
     words = ["two words", "$HOME", "a;b", "x'y"]
-    line = command(py("record_argv", str(record))) + " " + shlex.join(words)
+    line = command(py("echo_argv")) + " " + shlex.join(words)
     result = CliRunner().invoke(app, ["--data-dir", str(data), "run", "--problem", "toy",
                                       "--solver", "fast", "--external", f"args={line}",
                                       "--jobs", "1"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert json.loads(record.read_text()) == words
     [run_row] = read_runs(data).iter_rows(named=True)
     assert run_row["solvers"] == ["fast", "args"]
+    answers = results(data, run_row["run_id"]).filter(pl.col("solver") == "args")["answer"]
+    assert json.loads(answers[0]) == words
 
 
 def test_jobs_default_to_the_number_of_cores(tmp_path):
@@ -93,3 +98,32 @@ def test_bad_run_options_are_refused_before_anything_runs(tmp_path):
         assert result.exit_code == 2
         assert message in result.output
     assert not (data / "tables" / "runs").exists()
+
+
+def test_a_relative_program_path_is_taken_from_the_folder_pipeline_runs_in(tmp_path, cpp):
+    data, workspace = tmp_path / "data", tmp_path / "workspace"
+    (workspace / "bin").mkdir(parents=True)
+    shutil.copy(cpp["sum"], workspace / "bin" / "noy")
+    corpus(data, {"a/01.in": ("1 2\n", "3\n")})
+    done = run_cli(data, "run", "--problem", "toy", "--external", "noy=./bin/noy", "--jobs", "1",
+                   cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    [run_id] = read_runs(data)["run_id"]
+    assert results(data, run_id)["verdict"].to_list() == ["AC"]
+
+
+def test_a_program_that_does_not_resolve_or_cannot_run_stops_the_run_before_it_starts(
+        tmp_path):
+    data, workspace = tmp_path / "data", tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("not a program\n")
+    corpus(data, {"a/01.in": ("1 2\n", "3\n")})
+    for program, message in (
+            ("./bin/noy", f"{workspace}/bin/noy does not exist (taken from {workspace})"),
+            ("no-such-program-anywhere", "'no-such-program-anywhere' is not on PATH"),
+            ("./notes.txt", f"{workspace}/notes.txt is not an executable file")):
+        done = run_cli(data, "run", "--problem", "toy", "--solver", "fast",
+                       "--external", f"noy={program} --flag", cwd=workspace)
+        assert done.returncode == 1
+        assert done.stderr.strip().splitlines() == [f"error: external program 'noy': {message}"]
+    assert not (data / "tables" / "runs").exists() and not (data / "tables" / "results").exists()

@@ -1,0 +1,198 @@
+"""What running an external program costs per case, mechanism by mechanism, and how exact the
+measured peak memory is: `python -m pipeline.run.overhead [--cases N] [--rounds R]`.
+
+Every figure is measured here, from this process acting as a pool worker, on a tiny C++
+program (a + b) compiled into a temporary folder with g++: one spawn per case with the
+program's input, output and error files, as `external` does. The mechanisms are timed in
+interleaved rounds (so a change of load on the machine touches them all alike) and the
+median and the fastest of the rounds are printed, in ms a case, with the median CPU time a
+case costs (this process plus every process it started; less sensitive to the machine's load
+than wall time):
+
+- plain: the program itself, no limits (the floor);
+- prlimit: util-linux's prlimit setting the limits, then exec (what ran before the launcher);
+- launcher, subreaper: the launcher's fork, wait4 and result file, no namespace (`-n`);
+- launcher + its own init: the launcher makes a PID namespace and forks its init, which
+  forks the program (how the launcher contains a program when started on its own);
+- launcher as init: the worker starts the launcher as the init of a new PID namespace (what
+  a worker does);
+- launcher as init, sandbox: that, plus entering the worker's sandbox template;
+- run_external, no sandbox / sandbox: the whole per-case path of a worker (folders, files,
+  the launcher, reading its result, the verdict);
+- bubblewrap, when installed: a comparable sandbox built by `bwrap` for every case.
+
+Then the peak memory that `run_external` reports for programs that touch 10, 100 and 300 MB,
+from a worker that first grew to 200 MB (what the old way reported as the program's peak).
+This is a measurement tool, not a test; its figures move with the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pipeline.run import external
+from pipeline.run.jobs import Job, SolverSpec
+from pipeline.run.launcher import launcher_path, sandbox_template
+from pipeline.run.processes import NextChildNamespace
+
+SUM = "#include <cstdio>\nint main(){long a,b;if(scanf(\"%ld %ld\",&a,&b)!=2)return 1;" \
+      "printf(\"%ld\\n\",a+b);}\n"
+TOUCH = "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\nint main(int c,char**v)" \
+        "{size_t n=(size_t)atol(v[1])<<20;char*p=(char*)malloc(n);memset(p,1,n);" \
+        "printf(\"%d\\n\",p[n-1]);}\n"
+LIMITS = ["-a", str(512 << 20), "-s", str(512 << 20), "-f", str(64 << 20), "-c", "2000",
+          "-w", "5000"]
+ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
+
+
+def _compile(folder: Path, name: str, source: str) -> str:
+    (folder / f"{name}.cpp").write_text(source)
+    subprocess.run(["g++", "-O2", "-o", str(folder / name), str(folder / f"{name}.cpp")],
+                   check=True)
+    return str(folder / name)
+
+
+_namespace = NextChildNamespace()
+
+
+def _spawn(argv: list[str], case: Path, fds: tuple[int, ...] = (), as_init: bool = False
+           ) -> None:
+    (case / "work").mkdir(parents=True)
+    (case / "input").write_text("1 2\n")
+    with open(case / "input", "rb") as stdin, open(case / "stdout", "wb") as stdout, \
+            open(case / "stderr", "wb") as stderr:
+        if as_init:
+            _namespace.enter()
+        try:
+            process = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=stderr,
+                                       env=ENV, start_new_session=True, close_fds=True,
+                                       pass_fds=fds)
+        finally:
+            if as_init:
+                _namespace.leave()
+        os.wait4(process.pid, 0)
+        process.returncode = 0
+    if (case / "stdout").read_text() != "3\n":
+        raise RuntimeError(f"{argv[0]} did not answer: {(case / 'stderr').read_text()[-300:]}")
+    shutil.rmtree(case)
+
+
+def mechanisms(program: str, shared: Path) -> dict[str, object]:
+    """name -> a function running one case (given a fresh case folder)."""
+    launcher = str(launcher_path())
+    fds = sandbox_template(Path(launcher), shared / "root", shared, (program,))
+    sandbox = ["-M", str(fds[0]), "-N", str(fds[1]), "-S", str(shared), "-b", program]
+
+    def launch(extra: list[str], pass_fds: tuple[int, ...] = (), as_init: bool = False):
+        return lambda case: _spawn([launcher, "-o", str(case / "result"), "-d",
+                                    str(case / "work"), *LIMITS, *extra, "--", program],
+                                   case, pass_fds, as_init)
+
+    spec = SolverSpec(name="cpp", kind="external", problem="-", timeout_s=2.0, memory_mb=512,
+                      argv=(program,))
+    boxed = SolverSpec(**{**spec.__dict__, "sandbox": True, "visible": (program,)})
+    found = {
+        "plain": lambda case: _spawn([program], case),
+        "prlimit": lambda case: _spawn([shutil.which("prlimit") or "prlimit",
+                                        f"--as={512 << 20}", f"--fsize={64 << 20}",
+                                        "--cpu=3:4", "--core=0", "--", program], case),
+        "launcher, subreaper": launch(["-n"]),
+        "launcher + its own init": launch([]),
+        "launcher as init": launch([], as_init=True),
+        "launcher as init, sandbox": launch(sandbox, fds, as_init=True),
+        "run_external, no sandbox": lambda case: _check(external.run_external(
+            Job(0, spec, "c", "1 2\n"))),
+        "run_external, sandbox": lambda case: _check(external.run_external(
+            Job(0, boxed, "c", "1 2\n"))),
+    }
+    bwrap = shutil.which("bwrap")
+    if bwrap:
+        found["bubblewrap"] = lambda case: _spawn([
+            bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/usr",
+            "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+            "--symlink", "usr/bin", "/bin", "--ro-bind", "/etc", "/etc", "--proc", "/proc",
+            "--dev", "/dev", "--tmpfs", "/tmp", "--ro-bind", program, program,
+            "--bind", str(case / "work"), str(case / "work"), "--chdir", str(case / "work"),
+            "--", program], case)
+    return found
+
+
+def _cpu_s() -> float:
+    """CPU seconds (user + system) of this process and of every process it has reaped (which
+    includes what those reaped: the launcher's program)."""
+    mine, children = resource.getrusage(resource.RUSAGE_SELF), \
+        resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _check(outcome) -> None:
+    if outcome.status != "ok":
+        raise RuntimeError(f"run_external: {outcome.status}: {outcome.error}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pipeline.run.overhead")
+    parser.add_argument("--cases", type=int, default=50, help="cases per mechanism and round")
+    parser.add_argument("--rounds", type=int, default=20)
+    args = parser.parse_args(argv)
+    if launcher_path() is None or shutil.which("g++") is None:
+        print("needs the launcher (a C compiler) and g++", file=sys.stderr)
+        return 1
+    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None  # where workers keep cases
+    with tempfile.TemporaryDirectory(prefix="gamebench-overhead-", dir=shm) as folder:
+        root = Path(folder)
+        root.chmod(0o711)
+        program = _compile(root, "sum", SUM)
+        toucher = _compile(root, "touch", TOUCH)
+        cases = root / "cases"
+        cases.mkdir()
+        found = mechanisms(program, cases)
+        samples: dict[str, list[float]] = {name: [] for name in found}
+        cpu: dict[str, list[float]] = {name: [] for name in found}
+        count = 0
+        for _ in range(args.rounds):
+            for name, one in found.items():
+                started, used = time.perf_counter(), _cpu_s()
+                for _ in range(args.cases):
+                    count += 1
+                    one(cases / f"c{count}")
+                samples[name].append((time.perf_counter() - started) / args.cases * 1000)
+                cpu[name].append((_cpu_s() - used) / args.cases * 1000)
+        load = os.getloadavg()[0]
+        print(f"per-case cost, {args.rounds} rounds of {args.cases} cases "
+              f"(load average {load:.2f}); CPU = this process and all it started:")
+        plain = statistics.median(samples["plain"])
+        fastest_plain, plain_cpu = min(samples["plain"]), statistics.median(cpu["plain"])
+        print(f"  {'':<27} wall median (over plain)  fastest round (over plain)  "
+              "CPU median (over plain)")
+        for name, values in samples.items():
+            value, fastest, used = statistics.median(values), min(values), \
+                statistics.median(cpu[name])
+            print(f"  {name:<27} {value:6.3f} ms ({value - plain:+6.3f})   "
+                  f"{fastest:6.3f} ms ({fastest - fastest_plain:+6.3f})      "
+                  f"{used:6.3f} ms ({used - plain_cpu:+6.3f})")
+        ballast = bytearray(200 << 20)  # the worker grows to 200 MB, as a heavy import would
+        ballast[::4096] = b"\1" * len(ballast[::4096])
+        print("peak memory reported by run_external, from a 200 MB worker:")
+        for megabytes in (10, 100, 300):
+            spec = SolverSpec(name="touch", kind="external", problem="-", timeout_s=5.0,
+                              memory_mb=1024, argv=(toucher, str(megabytes)))
+            outcome = external.run_external(Job(0, spec, "c", ""))
+            print(f"  touches {megabytes:>3} MB: reported {outcome.peak_rss_kb / 1024:7.1f} MB "
+                  f"({outcome.peak_rss_kb / 1024 / megabytes - 1:+.1%})")
+        del ballast
+    external.cleanup_scratch()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""The launcher is compiled once per machine into the user's cache, named by its source's hash,
+and written whole even when several processes compile it at once; without a compiler there is
+none, and the reason is told.
+
+Each case runs `pipeline.run.launcher` in a fresh Python process (its choices are made once
+per process) with its own cache folder.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from runkit import REPO
+
+FIND = "from pipeline.run.launcher import launcher_path, launcher_problem; " \
+       "print(launcher_path(), launcher_problem(), sep='|')"
+
+
+def _find(cache, **env) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", FIND], cwd=REPO, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "XDG_CACHE_HOME": str(cache), **env})
+
+
+def _path(process: subprocess.Popen) -> tuple[str, str]:
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    path, problem = out.strip().split("|")
+    return path, problem
+
+
+def test_the_launcher_is_compiled_once_into_the_cache_named_by_its_hash(tmp_path):
+    path, problem = _path(_find(tmp_path))
+    assert problem == "None"
+    folder = tmp_path / "gamebench"
+    [built] = [p for p in folder.iterdir()]
+    assert str(built) == path and built.name.startswith("launcher-") and os.access(built, os.X_OK)
+    modified = built.stat().st_mtime_ns
+    again, _ = _path(_find(tmp_path))
+    assert again == path and built.stat().st_mtime_ns == modified  # found, not rebuilt
+
+
+def test_processes_compiling_at_once_all_get_a_whole_launcher(tmp_path):
+    finders = [_find(tmp_path) for _ in range(4)]
+    paths = {_path(finder)[0] for finder in finders}
+    assert len(paths) == 1
+    [path] = paths
+    assert list((tmp_path / "gamebench").iterdir()) == [Path(path)]
+    probe = subprocess.run([path], capture_output=True, text=True)
+    assert probe.returncode == 2 and "launcher:" in probe.stderr  # runs: a usage error
+
+
+def test_without_a_compiler_there_is_no_launcher_and_the_reason_is_given(tmp_path):
+    path, problem = _path(_find(tmp_path, CC=str(tmp_path / "no-cc")))
+    assert path == "None"
+    assert problem == f"no C compiler ($CC='{tmp_path / 'no-cc'}' not found)"
+    assert not (tmp_path / "gamebench").exists() or not list((tmp_path / "gamebench").iterdir())

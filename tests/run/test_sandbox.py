@@ -1,0 +1,148 @@
+"""The sandbox: a sandboxed program sees the system folders, its working directory, its own
+program and the paths on its command line, an empty /tmp of its own, no network and not the
+data folder, and runs as user nobody. `--sandbox auto` (the default) uses it where it works and
+says in the run's summary when it does not; `on` refuses to run without it.
+
+The sandbox needs root (this machine and CI run as root); the programs are real Python
+scripts, run by real pool workers and by `pipeline run` in a real process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import sys
+
+import pytest
+
+from runkit import PROGRAMS, REPO, command, corpus, external, py, results, run_cli, run_one
+
+from pipeline.tables.results import read_run_results, read_runs
+from pipeline.run.executors import LocalPoolExecutor
+from pipeline.run.isolation import visible_paths
+from pipeline.run.jobs import Job
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
+
+
+def _sandboxed(argv: tuple[str, ...], data) -> object:
+    return external(argv, sandbox=True, visible=visible_paths(argv, data))
+
+
+@pytest.fixture
+def listener():
+    """A TCP server on loopback that a program outside the sandbox could reach."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        yield server.getsockname()[1]
+
+
+def test_a_sandboxed_program_sees_its_world_and_not_the_data_folder(pool, tmp_path, listener):
+    data = tmp_path / "data"
+    (data / "tables").mkdir(parents=True)
+    (data / "tables" / "expected.txt").write_text("the answers\n")
+    argv = py("look_around")
+    shown = [sys.executable, str(PROGRAMS / "look_around.py"), "/usr/bin/env", "/etc/passwd"]
+    hidden = [str(data), str(data / "tables" / "expected.txt"), str(tmp_path),
+              str(REPO / "pipeline"), os.path.expanduser("~/.cache")]
+    request = json.dumps({"paths": shown + hidden, "port": listener})
+    outcome = run_one(pool, _sandboxed(argv, data), request)
+    assert outcome.status == "ok", outcome
+    seen = json.loads(outcome.answer)
+    assert seen["uid"] == 65534
+    assert {path: seen["paths"][path]["readable"] for path in shown} == dict.fromkeys(shown, True)
+    assert {path: seen["paths"][path]["exists"] for path in hidden} == dict.fromkeys(hidden, False)
+    assert seen["connect"] != "connected"
+    # the same program outside the sandbox sees all of it
+    outside = json.loads(run_one(pool, external(argv), request).answer)
+    assert all(outside["paths"][path]["exists"] for path in hidden)
+    assert outside["connect"] == "connected"
+
+
+def test_each_sandboxed_case_has_an_empty_tmp_of_its_own(tmp_path, listener):
+    """Two cases in one worker: what the first leaves in /tmp, the second does not see."""
+    spec = _sandboxed(py("look_around"), tmp_path / "data")
+    request = json.dumps({"paths": [], "port": listener, "litter": True})
+    with LocalPoolExecutor(1) as executor:
+        outcomes = [outcome for _, outcome in
+                    executor.run([Job(i, spec, f"c{i}", request) for i in range(2)])]
+    assert [json.loads(o.answer)["tmp"] for o in outcomes] == [[], []]
+    assert not os.path.exists("/tmp/left-behind")
+
+
+def test_sandboxed_programs_get_the_same_verdicts(pool, tmp_path, cpp):
+    data = tmp_path / "data"
+    for argv, text, status in (((cpp["sum"],), "1 2\n", "ok"), (py("sum"), "1 2\n", "ok"),
+                               ((cpp["hog"],), "", "mle"), (py("exit_code"), "", "re"),
+                               (py("segfault"), "", "re"), ((cpp["recurse"], "1000000"),
+                                                             "1 2\n", "ok")):
+        spec = external(argv, sandbox=True, visible=visible_paths(argv, data), memory_mb=256)
+        outcome = run_one(pool, spec, text)
+        assert outcome.status == status, (argv, outcome)
+
+
+def test_the_default_runs_programs_sandboxed_and_off_runs_them_as_they_are(tmp_path):
+    data = tmp_path / "data"
+    corpus(data, {"a/01.in": ("1 2\n", "3\n")})
+    program = command(py("where_am_i")) + f" --look={data}"
+    seen = {}
+    for mode in ("auto", "off"):
+        done = run_cli(data, "run", "--problem", "toy", "--sandbox", mode,
+                       "--external", f"look={program}", "--jobs", "1")
+        assert done.returncode == 0, done.stderr
+        assert "note:" not in done.stdout  # nothing less than asked for
+        run_id = read_runs(data).sort("started_at")["run_id"][-1]
+        seen[mode] = json.loads(results(data, run_id)["answer"][0])
+    assert seen == {"auto": {"uid": 65534, "sees": False}, "off": {"uid": os.getuid(), "sees": True}}
+
+
+def test_a_program_user_nobody_cannot_run_is_run_unsandboxed_under_auto_and_refused_under_on(
+        tmp_path):
+    data = tmp_path / "data"
+    corpus(data, {"a/01.in": ("1 2\n", "3\n")})
+    private = tmp_path / "private-sum.py"
+    private.write_text(f"#!{sys.executable}\n" + (PROGRAMS / "sum.py").read_text())
+    private.chmod(stat.S_IRWXU)  # 0700: only its owner may read or run it
+    done = run_cli(data, "run", "--problem", "toy", "--external", f"mine={private}",
+                   "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    assert f"note: sandbox off for mine: {private} (mode 0700) cannot be read and run by " \
+           "other users" in done.stdout
+    [run_id] = read_runs(data)["run_id"]
+    assert results(data, run_id)["verdict"].to_list() == ["AC"]
+    refused = run_cli(data, "run", "--problem", "toy", "--sandbox", "on",
+                      "--external", f"mine={private}")
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("error: --sandbox on: external program 'mine': ")
+    assert read_runs(data).height == 1
+
+
+def test_a_sandbox_setting_other_than_auto_on_off_is_refused(tmp_path):
+    data = tmp_path / "data"
+    corpus(data, {"a/01.in": ("1 2\n", "3\n")})
+    done = run_cli(data, "run", "--problem", "toy", "--sandbox", "maybe",
+                   "--external", f"sum={command(py('sum'))}")
+    assert done.returncode == 2
+    assert "--sandbox must be auto, on or off" in done.stderr
+
+
+def test_what_the_sandbox_shows_is_taken_from_the_command_line(tmp_path):
+    """The program; its installation when it lives in a bin/ folder; absolute paths on its
+    command line that exist; nothing inside a system folder (shown anyway); never a folder
+    holding the data folder; a path inside a shown folder goes with it."""
+    data = tmp_path / "work" / "data"
+    (data / "tables").mkdir(parents=True)
+    prefix = tmp_path / "opt" / "lang"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "lib").mkdir()
+    interpreter = prefix / "bin" / "lang"
+    interpreter.write_text("#!/bin/sh\n")
+    interpreter.chmod(0o755)
+    script = tmp_path / "solution.lang"
+    script.write_text("print(1)\n")
+    argv = (str(interpreter), str(script), str(prefix / "lib"), str(tmp_path / "work"),
+            str(data / "tables"), "/usr/share", str(tmp_path / "missing"), "--data=" + str(data),
+            "relative/path")
+    assert visible_paths(argv, data) == tuple(sorted(
+        [str(prefix), str(script), str(data / "tables")]))
