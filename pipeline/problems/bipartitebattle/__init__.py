@@ -55,6 +55,7 @@ Stages
 from __future__ import annotations
 
 from pipeline.problems.base import Stage, define_problem
+from pipeline.problems.bipartitebattle import native  # noqa: F401 (registers its native code)
 from pipeline.problems.bipartitebattle.case import (format_answer, parse, render, size,
                                                     size_values, validate_answer)
 from pipeline.problems.bipartitebattle.editorial import solve_editorial

@@ -1,4 +1,12 @@
-"""bipartitebattle judge files: the case type, parse (validating), render, answers and sizes."""
+"""bipartitebattle judge files: the case type, parse (validating), render, answers and sizes.
+
+`parse` first tries a quick path that reads every number at once and checks the count and
+the ranges in bulk: `_parse_native` with the problem's native code (native.c), or, where
+native code is unavailable, `_parse_quick` with NumPy. Both accept only canonical decimal
+integers and ordinary whitespace; on any doubt they return None and `_parse_checked` (token
+by token) runs, which names the line of the first violation, so every error message comes
+from one place.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +33,43 @@ class BattleCase:
 
 
 def parse(text: str) -> BattleCase:
+    from pipeline.problems.bipartitebattle import native
+
+    case = _parse_native(text) if native.functions() is not None else _parse_quick(text)
+    return case if case is not None else _parse_checked(text)
+
+
+def _parse_native(text: str) -> BattleCase | None:
+    """The same case as `_parse_checked` for a valid input, read by native code; None when
+    the native reader declines (anything unusual) or is unavailable."""
+    from pipeline.problems.bipartitebattle import native
+
+    values = native.read(text)
+    if values is None:
+        return None
+    return BattleCase(tuple(zip(values[1::2], values[2::2])))
+
+
+def _parse_quick(text: str) -> BattleCase | None:
+    """The same case as `_parse_checked` for a valid input, None on any doubt (NumPy: the
+    quick path where native code is unavailable)."""
+    from pipeline.native.bulk import numpy_uints
+
+    array = numpy_uints(text, 1 + 2 * MAX_N)
+    if array is None:
+        return None
+    n = int(array[0])
+    if not 1 <= n <= MAX_N or len(array) != 1 + 2 * n:
+        return None
+    sides = array[1:]
+    if sides.min() < 1 or sides.max() > MAX_SIDE:
+        return None
+    values = sides.tolist()
+    return BattleCase(tuple(zip(values[0::2], values[1::2])))
+
+
+def _parse_checked(text: str) -> BattleCase:
+    """Token by token; an error names the line of the first broken rule."""
     reader = TokenReader(text)
     n = reader.int("N", 1, MAX_N)
     try:

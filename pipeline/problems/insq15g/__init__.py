@@ -56,6 +56,7 @@ failure) it falls back to the token-by-token validating path, which names the li
 from __future__ import annotations
 
 from pipeline.problems.base import Stage, define_problem
+from pipeline.problems.insq15g import native  # noqa: F401 (registers its native code)
 from pipeline.problems.insq15g.case import (Case, format_answer, parse, render, size,
                                             size_values, validate_answer)
 from pipeline.problems.insq15g.editorial import solve_editorial, solve_independent_people

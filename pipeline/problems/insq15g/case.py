@@ -1,4 +1,11 @@
-"""insq15g judge files: the case type, parse (validating), render, answers and sizes."""
+"""insq15g judge files: the case type, parse (validating), render, answers and sizes.
+
+`parse` first tries a quick path that reads every number at once and checks the count and
+the ranges in bulk: `_parse_native` with the problem's native code (native.c), or, where
+native code is unavailable, `_parse_fast` with NumPy. On any doubt they return None and
+`_parse_slow` (token by token) runs, which names the line of the first violation, so every
+error message comes from one place.
+"""
 
 from __future__ import annotations
 
@@ -67,10 +74,24 @@ class Case:
 
 def parse(text: str) -> Case:
     """Judge input -> Case; raises InputError naming the line of the first broken rule."""
-    case = _parse_fast(text)
+    from pipeline.problems.insq15g import native
+
+    case = _parse_native(text) if native.functions() is not None else _parse_fast(text)
     if case is None:
         case = _parse_slow(text)
     return case
+
+
+def _parse_native(text: str) -> Case | None:
+    """The same result as `_parse_slow` for a valid input, read by native code; None when the
+    native reader declines (anything unusual) or is unavailable."""
+    from pipeline.problems.insq15g import native
+
+    tokens = native.read(text)
+    if tokens is None:
+        return None
+    values = np.frombuffer(tokens, dtype=np.int64)  # every value is at most 10^18 < 2^63
+    return Case(int(values[0]), int(values[1]), values[3::2], values[4::2])
 
 
 def _parse_slow(text: str) -> Case:
