@@ -2,8 +2,8 @@
 
 A quick path reads a judge file's integers in bulk and validates them in bulk; on any doubt it
 declines (returns None) and the problem's checked parser runs, so every error message comes
-from one place. With native code, the problem's library reads the bytes (`uints.h`) into a
-`uint64_buffer`; without it, `numpy_uints` reads them with NumPy and declines exactly the same
+from one place. With native code, the problem's library reads the text in place
+(`text_buffer`, `uints.h`) into a `uint64_buffer`; without it, `numpy_uints` reads them with NumPy and declines exactly the same
 texts. Nothing here imports NumPy until `numpy_uints` is called.
 
 A case read in bulk may hold its tuples as a `LazyTuple`: the same tuple, built from the
@@ -28,21 +28,49 @@ def ascii_bytes(text: str) -> bytes | None:
         return None
 
 
+def text_buffer(text: str) -> tuple[int, int] | None:
+    """(address, length) of the text's characters as ASCII bytes, without copying them (the
+    UTF-8 form CPython keeps of a pure-ASCII string is its own storage); None when the text is
+    not pure ASCII (a quick path declines). The address is valid while `text` lives."""
+    if not text.isascii():
+        return None
+    import ctypes
+
+    size = ctypes.c_ssize_t()
+    address = _as_utf8()(ctypes.py_object(text), ctypes.byref(size))
+    return address, size.value
+
+
+_AS_UTF8 = None
+
+
+def _as_utf8():
+    global _AS_UTF8
+    if _AS_UTF8 is None:
+        import ctypes
+
+        function = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
+        function.argtypes = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)]
+        function.restype = ctypes.c_void_p
+        _AS_UTF8 = function
+    return _AS_UTF8
+
+
 def uint64_buffer(count: int) -> array:
     """A zeroed array of `count` unsigned 64-bit integers (typecode 'Q')."""
-    return array("Q", bytes(8 * count))
+    return array("Q", (0,)) * count
 
 
 def int32_buffer(count: int) -> array:
-    return array("i", bytes(4 * count))
+    return array("i", (0,)) * count
 
 
 def int64_buffer(count: int) -> array:
-    return array("q", bytes(8 * count))
+    return array("q", (0,)) * count
 
 
 def uint8_buffer(count: int) -> array:
-    return array("B", bytes(count))
+    return array("B", (0,)) * count
 
 
 def address(buffer: array) -> int:
@@ -51,10 +79,10 @@ def address(buffer: array) -> int:
     return buffer.buffer_info()[0]
 
 
-def token_capacity(data: bytes, most: int) -> int:
-    """How many tokens a buffer needs: the text's upper bound, at most `most` + 1 (one more
-    than a valid input can hold, so that too many tokens are seen as such)."""
-    return max(1, min(len(data) // 2 + 1, most + 1))
+def token_capacity(length: int, most: int) -> int:
+    """How many tokens a buffer needs for a text of `length` bytes: at most `most` + 1 (one
+    more than a valid input can hold, so that too many tokens are seen as such)."""
+    return max(1, min(length // 2 + 1, most + 1))
 
 
 def numpy_uints(text: str, most: int):

@@ -43,7 +43,7 @@ def functions():
         import ctypes
 
         i64, ptr = ctypes.c_int64, ctypes.c_void_p
-        library.cf103119g_read.argtypes = [ctypes.c_char_p, i64, ptr, i64, ptr]
+        library.cf103119g_read.argtypes = [ptr, i64, ptr, i64, ptr]
         library.cf103119g_read.restype = i64
         library.cf103119g_solve.argtypes = [i64, ptr, i64, ptr, ptr]
         library.cf103119g_solve.restype = i64
@@ -57,16 +57,16 @@ def read(text: str) -> Packed | None:
     library = functions()
     if library is None:
         return None
-    from pipeline.native.bulk import (address, ascii_bytes, int64_buffer, token_capacity,
+    from pipeline.native.bulk import (address, int64_buffer, text_buffer, token_capacity,
                                       uint64_buffer)
 
-    data = ascii_bytes(text)
-    if data is None:
+    where = text_buffer(text)
+    if where is None:
         return None
-    capacity = token_capacity(data, MOST_TOKENS)
+    capacity = token_capacity(where[1], MOST_TOKENS)
     tokens = uint64_buffer(capacity)
     count = int64_buffer(1)
-    queries = library.cf103119g_read(data, len(data), address(tokens), capacity,
+    queries = library.cf103119g_read(*where, address(tokens), capacity,
                                      address(count))
     if queries < 0:
         return None

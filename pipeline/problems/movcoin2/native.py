@@ -47,7 +47,7 @@ def functions():
         import ctypes
 
         i64, ptr = ctypes.c_int64, ctypes.c_void_p
-        library.movcoin2_read.argtypes = [ctypes.c_char_p, i64, ptr, i64, ptr, ptr, ptr, ptr,
+        library.movcoin2_read.argtypes = [ptr, i64, ptr, i64, ptr, ptr, ptr, ptr,
                                           ptr, ptr]
         library.movcoin2_read.restype = i64
         library.movcoin2_solve.argtypes = [i64, ptr, ptr, ptr, ptr, ptr, i64, i64, ptr, ptr]
@@ -62,19 +62,19 @@ def read(text: str):
     library = functions()
     if library is None:
         return None
-    from pipeline.native.bulk import (address, ascii_bytes, int32_buffer, int64_buffer,
-                                      token_capacity, uint8_buffer, uint64_buffer)
+    from pipeline.native.bulk import (address, int32_buffer, int64_buffer, text_buffer,
+                                      token_capacity, uint64_buffer, uint8_buffer)
 
-    data = ascii_bytes(text)
-    if data is None:
+    where = text_buffer(text)
+    if where is None:
         return None
-    capacity = token_capacity(data, MOST_TOKENS)
+    capacity = token_capacity(where[1], MOST_TOKENS)
     tokens = uint64_buffer(capacity)
     count = int64_buffer(1)
     nodes, tests = min(capacity, MAX_SUM_N), min(capacity, MAX_T)  # nodes < tokens
     eu, ev, odd = int32_buffer(nodes), int32_buffer(nodes), uint8_buffer(nodes)
     starts, sizes = int64_buffer(tests), int64_buffer(tests)
-    tests = library.movcoin2_read(data, len(data), address(tokens), capacity, address(count),
+    tests = library.movcoin2_read(*where, address(tokens), capacity, address(count),
                                   address(eu), address(ev), address(odd), address(starts),
                                   address(sizes))
     if tests == -2:
