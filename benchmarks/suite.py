@@ -5,7 +5,8 @@
     python -m benchmarks --only growth    # one section (repeatable)
     python -m benchmarks --problem PROBLEM --only max-tests
 
-Sections, in order: `max-tests`, `growth`, `ingest`, `throughput` (see their modules). Every
+Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `nightly` (see their
+modules; the quick version skips `nightly`). Every
 measurement becomes a row of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
 `PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under `DATA/build/`. Scratch files
 live in a temporary folder removed at the end (`--keep-work` keeps it). The exit status is 1
@@ -27,15 +28,15 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import growth, ingest, maxtests, throughput, workspace
+from benchmarks import growth, ingest, maxtests, nightly, throughput, workspace
 from benchmarks.common import (BenchContext, close_launcher, fail, load_average, make_context,
                                    record, say, write_rows)
 from pipeline.problems import all_problems, get_problem, problem_ids
 
-SECTIONS = ("max-tests", "growth", "ingest", "throughput")
+SECTIONS = ("max-tests", "growth", "ingest", "throughput", "nightly")
 ALIASES = {"max": "max-tests", "maxtests": "max-tests", "run": "throughput",
            "throughput": "throughput", "growth": "growth", "ingest": "ingest",
-           "max-tests": "max-tests"}
+           "max-tests": "max-tests", "nightly": "nightly"}
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Settings:
 
     max_repeats: int
     max_warm_up: bool
+    max_breakdown_repeats: int
     growth_sizes_up_to: int | None  # None: the whole ladder
     growth_repeats: int
     growth_cap_s: float
@@ -55,18 +57,21 @@ class Settings:
     run_external_cases: int
     run_repeats: int
     run_external_repeats: int
+    nights: int
 
 
-FULL = Settings(max_repeats=5, max_warm_up=True, growth_sizes_up_to=None, growth_repeats=3,
+FULL = Settings(max_repeats=5, max_warm_up=True, max_breakdown_repeats=3,
+                growth_sizes_up_to=None, growth_repeats=3,
                 growth_cap_s=1.5, ingest_small_files=10_000, ingest_small_repeats=3,
                 ingest_max_repeats=2, ingest_reingest=True,
                 run_cases=20_000, run_external_cases=2_000, run_repeats=3,
-                run_external_repeats=3)
-QUICK = Settings(max_repeats=1, max_warm_up=False, growth_sizes_up_to=5_000, growth_repeats=3,
+                run_external_repeats=3, nights=2)
+QUICK = Settings(max_repeats=1, max_warm_up=False, max_breakdown_repeats=1,
+                 growth_sizes_up_to=5_000, growth_repeats=3,
                  growth_cap_s=0.3, ingest_small_files=400, ingest_small_repeats=1,
                  ingest_max_repeats=1, ingest_reingest=False,
                  run_cases=500, run_external_cases=100, run_repeats=1,
-                 run_external_repeats=1)
+                 run_external_repeats=1, nights=0)
 
 
 def default_run_problem() -> str:
@@ -148,7 +153,8 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
     titles = {"max-tests": "max tests: fast vs C++ vs the time limit",
               "growth": "growth of each stage's time with size",
               "ingest": "ingest throughput vs read + hash",
-              "throughput": "run throughput, end to end"}
+              "throughput": "run throughput, end to end",
+              "nightly": "the nightly job on a fresh data folder"}
     for number, section in enumerate(args.sections, start=1):
         _section_title(number, titles[section])
         started = time.perf_counter()
@@ -157,7 +163,7 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                 tests = workspace.max_tests(ctx, args.problems, ctx.quick)
                 binaries = workspace.binaries(ctx, args.problems, data_dir)
                 maxtests.run_max_tests(ctx, tests, binaries, settings.max_repeats,
-                                       settings.max_warm_up)
+                                       settings.max_warm_up, settings.max_breakdown_repeats)
             elif section == "growth":
                 sizes = None
                 if settings.growth_sizes_up_to is not None:
@@ -181,6 +187,11 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                                                settings.run_external_cases)
                 throughput.run_throughput(ctx, corpus, binaries.get(problem),
                                           settings.run_repeats, settings.run_external_repeats)
+            elif section == "nightly":
+                if settings.nights:
+                    nightly.run_nightly(ctx, settings.nights)
+                else:
+                    say("(skipped in the quick version: a night takes minutes)")
         except Exception as error:
             fail(ctx, f"section {section} crashed: {type(error).__name__}: {error}")
             traceback.print_exc(file=sys.stdout)
