@@ -34,7 +34,7 @@ test: venv browser
 nightly: venv
 	$(BIN)/pipeline nightly
 
-# Benchmarks (~10 min on 2 cores): prints the figures, writes data/bench/<timestamp>.parquet.
+# Benchmarks (~15 min on 2 cores): prints the figures, writes data/bench/<timestamp>.parquet.
 bench: venv
 	$(BIN)/python -m benchmarks
 

@@ -1,6 +1,6 @@
 """`python -m benchmarks`: run the bench sections, print the figures, write the rows.
 
-    python -m benchmarks                  # everything (`make bench`, ~10 min on 2 cores)
+    python -m benchmarks                  # everything (`make bench`, ~15 min on 2 cores)
     python -m benchmarks --quick          # a tiny smoke version (`make bench-quick`)
     python -m benchmarks --only growth    # one section (repeatable)
     python -m benchmarks --problem PROBLEM --only max-tests

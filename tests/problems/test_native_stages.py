@@ -217,18 +217,36 @@ def test_cf103119g_native_kernel_agrees_with_numba_on_max_cases(recipe):
     assert fast._fast(case) == fast.jit_fast(case)
 
 
-@pytest.mark.parametrize("problem_id, recipe", [
-    param for param in recipe_params() if param.values[0] == "insq15g"])
-def test_insq15g_native_fast_agrees_with_numpy_on_every_recipe(problem_id, recipe):
-    from pipeline.problems.insq15g import fast
+FALLBACK_FAST = {"insq15g": ("solve_fast", "solve_numpy"),
+                 "bipartitebattle": ("solve_fast", "solve_python")}
 
+
+@pytest.mark.parametrize("problem_id, recipe", [
+    param for param in recipe_params() if param.values[0] in FALLBACK_FAST])
+def test_native_fast_agrees_with_its_fallback_on_every_recipe(problem_id, recipe):
+    # insq15g and bipartitebattle solve a case read natively on its tokens, natively; any
+    # other case with NumPy or Python.
+    module = importlib.import_module(f"pipeline.problems.{problem_id}.fast")
+    native_fast, fallback = (getattr(module, name) for name in FALLBACK_FAST[problem_id])
     problem = get_problem(problem_id)
     seeds = (1,) if problem.recipe(recipe).kind == "max" else range(12)
     for seed in seeds:
         case = problem.generate(recipe, seed)
         parsed = problem.parse(problem.render(case))
-        assert parsed.packed is not None and "xs" not in vars(parsed)  # arrays not built yet
-        assert fast.solve_fast(parsed) == fast.solve_numpy(case), (recipe, seed)
+        assert parsed.packed is not None
+        assert native_fast(parsed) == fallback(case), (recipe, seed)
+
+
+def test_a_natively_read_case_builds_its_tuples_and_arrays_only_when_read():
+    from pipeline.native.bulk import LazyTuple
+
+    battle = get_problem("bipartitebattle").parse("2\n1 2\n3 4\n")
+    assert isinstance(battle.graphs, LazyTuple) and len(battle.graphs) == 2
+    assert battle.graphs == ((1, 2), (3, 4)) and battle.graphs[1] == (3, 4)
+    people = get_problem("insq15g").parse("3 3 2\n1 1\n2 3\n")
+    assert "xs" not in vars(people) and people.p == 2
+    assert people.xs.tolist() == [1, 2] and people.ys.tolist() == [1, 3]
+    assert not people.xs.flags.writeable
 
 
 def solve_in_child(problem_id: str, env: dict[str, str]) -> subprocess.CompletedProcess:

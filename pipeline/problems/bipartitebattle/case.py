@@ -5,13 +5,14 @@ the ranges in bulk: `_parse_native` with the problem's native code (native.c), o
 native code is unavailable, `_parse_quick` with NumPy. Both accept only canonical decimal
 integers and ordinary whitespace; on any doubt they return None and `_parse_checked` (token
 by token) runs, which names the line of the first violation, so every error message comes
-from one place.
+from one place. A case read natively keeps its tokens for the native `fast` stage and builds
+its tuple of pairs only when something reads it.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pipeline.errors import InputError
 from pipeline.problems.tokens import TokenReader
@@ -23,9 +24,15 @@ MAX_SIDE = 10**9
 
 @dataclass(frozen=True)
 class BattleCase:
-    """N graphs as a tuple of (a_i, b_i) pairs, in input order."""
+    """N graphs as a tuple of (a_i, b_i) pairs, in input order.
+
+    `packed` is set by the native parse only: the input's tokens (N, then a_i and b_i, an
+    array 'Q') for the native `fast` stage; it takes no part in equality, and
+    `dataclasses.replace` drops it.
+    """
 
     graphs: tuple[tuple[int, int], ...]
+    packed: object = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -41,13 +48,22 @@ def parse(text: str) -> BattleCase:
 
 def _parse_native(text: str) -> BattleCase | None:
     """The same case as `_parse_checked` for a valid input, read by native code; None when
-    the native reader declines (anything unusual) or is unavailable."""
+    the native reader declines (anything unusual) or is unavailable. The pairs are built on
+    first use (`LazyTuple`); the native `fast` stage reads the tokens."""
+    from pipeline.native.bulk import LazyTuple
     from pipeline.problems.bipartitebattle import native
 
-    values = native.read(text)
-    if values is None:
+    tokens = native.read(text)
+    if tokens is None:
         return None
-    return BattleCase(tuple(zip(values[1::2], values[2::2])))
+
+    def graphs():
+        values = tokens.tolist()
+        return zip(values[1::2], values[2::2])
+
+    case = BattleCase(LazyTuple(tokens[0], graphs))
+    object.__setattr__(case, "packed", tokens)
+    return case
 
 
 def _parse_quick(text: str) -> BattleCase | None:
