@@ -119,7 +119,8 @@ def registered() -> tuple[Native, ...]:
 
 
 def enabled() -> bool:
-    return os.environ.get(SWITCH_VARIABLE, "1").strip().lower() not in ("0", "off", "no", "false")
+    switch = os.environ.get(SWITCH_VARIABLE, "1").strip().lower()
+    return switch not in ("0", "off", "no", "false")
 
 
 # -- the cache --------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 A quick path reads a judge file's integers in bulk and validates them in bulk; on any doubt it
 declines (returns None) and the problem's checked parser runs, so every error message comes
 from one place. With native code, the problem's library reads the text in place
-(`text_buffer`, `uints.h`) into a `uint64_buffer`; without it, `numpy_uints` reads them with NumPy and declines exactly the same
-texts. Nothing here imports NumPy until `numpy_uints` is called.
+(`text_buffer`, `uints.h`) into a `uint64_buffer`; without it, `numpy_uints` reads them with
+NumPy and declines exactly the same texts. Nothing here imports NumPy until `numpy_uints` is called.
 
 A case read in bulk may hold its tuples as a `LazyTuple`: the same tuple, built from the
 packed buffers only when something looks at it. `pipeline solve` then hands the buffers to the

@@ -47,7 +47,8 @@ static int64_t gb_scan_uints(const unsigned char *text, int64_t len, uint64_t *o
         if (digits > 19 || (c == '0' && digits > 1)) return -1;
         const unsigned char *p = text + start;
         uint64_t value = 0;
-        for (; digits >= 8; digits -= 8, p += 8) value = value * 100000000u + gb_eight_digits(p);
+        for (; digits >= 8; digits -= 8, p += 8)
+            value = value * 100000000u + gb_eight_digits(p);
         for (; digits > 0; digits--, p++) value = value * 10u + (uint64_t)(*p - '0');
         if (value >= INT64_MAX) return -1;
         out[count++] = value;

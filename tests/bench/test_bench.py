@@ -104,5 +104,6 @@ def test_nightly_section_times_two_nights_on_a_fresh_folder(tmp_path: Path) -> N
     assert [r["night"] for r in results] == [1, 2]
     assert all(r["exit_code"] == 0 and r["wall_s"] > 0 for r in results)
     assert (ctx.work_dir / "nightly-data" / "reports").is_dir()
-    walls = [row for row in ctx.rows if row["section"] == "nightly" and row["metric"] == "wall_s"]
+    walls = [row for row in ctx.rows
+             if row["section"] == "nightly" and row["metric"] == "wall_s"]
     assert [row["repeat"] for row in walls] == [1, 2]

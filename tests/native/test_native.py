@@ -89,8 +89,8 @@ def test_an_included_header_is_part_of_the_key(cache, tmp_path):
 def test_the_shared_uints_header_reads_what_the_quick_paths_vouch_for(cache, tmp_path):
     source = tmp_path / "scan.c"
     source.write_text('#include "uints.h"\n'
-                      "int64_t scan(const unsigned char *t, int64_t n, uint64_t *out, int64_t cap)"
-                      " { return gb_scan_uints(t, n, out, cap); }\n")
+                      "int64_t scan(const unsigned char *t, int64_t n, uint64_t *out,"
+                      " int64_t cap) { return gb_scan_uints(t, n, out, cap); }\n")
     library = ctypes.CDLL(str(native.build(Native("scan", source))))
     library.scan.restype = ctypes.c_int64
     out = (ctypes.c_uint64 * 8)()
@@ -122,8 +122,8 @@ def test_a_program_is_built_as_an_executable(cache, tmp_path):
 
 def test_a_cpp_source_is_built_by_the_cpp_compiler(cache, tmp_path):
     source = tmp_path / "sorter.cpp"
-    source.write_text('#include <algorithm>\n#include <cstdint>\nextern "C" void sort(int64_t *a,'
-                      " int64_t n) { std::sort(a, a + n); }\n")
+    source.write_text('#include <algorithm>\n#include <cstdint>\n'
+                      'extern "C" void sort(int64_t *a, int64_t n) { std::sort(a, a + n); }\n')
     library = ctypes.CDLL(str(native.build(Native("sorter", source))))
     values = (ctypes.c_int64 * 4)(3, -1, 2, 0)
     library.sort(values, ctypes.c_int64(4))

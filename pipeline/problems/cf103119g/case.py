@@ -17,7 +17,6 @@ import gc
 import re
 from dataclasses import dataclass, field
 
-from pipeline.errors import InputError
 from pipeline.problems.tokens import TokenReader, check_words
 
 MAX_N = 200_000

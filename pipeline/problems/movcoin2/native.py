@@ -116,7 +116,8 @@ def solve(forest: Forest, bit_limit: int, with_grundy: bool = False):
     status = library.movcoin2_solve(forest.total, address(forest.eu), address(forest.ev),
                                     address(forest.odd), address(forest.starts),
                                     address(forest.sizes), len(forest.sizes), bit_limit,
-                                    address(answers), address(grundy) if grundy is not None else None)
+                                    address(answers),
+                                    address(grundy) if grundy is not None else None)
     if status == -2:
         raise MemoryError("movcoin2: native kernel ran out of memory")
     return (answers.tolist(), grundy) if with_grundy else answers.tolist()
