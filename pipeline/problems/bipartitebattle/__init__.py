@@ -102,6 +102,7 @@ STAGES = (
         description="0 if sum(a_i + b_i) is odd, else 2^((sum a_i b_i - 1) mod (p-1)) mod p "
                     "with one modular power",
         complexity="O(N) after parsing",
+        warm_up=lambda: solve_fast(parse("1\n1 1\n")),  # loads the native code
     ),
 )
 
