@@ -17,10 +17,12 @@ $(STAMP): pyproject.toml
 
 # The problems' native code (C kernels and quick parsers, see pipeline/native/__init__.py),
 # compiled with the system's cc/c++ into .venv/var/gamebench-native/ right after installing, so
-# that no timed process compiles anything or imports numba. Runs every time (a no-op, ~0.3 s,
-# when no source changed); without a compiler it says so and the numba/NumPy fallbacks run.
+# that no timed process compiles anything or imports numba; and the package byte-compiled (what
+# a first import would do). Runs every time (a no-op, ~0.5 s, when no source changed); without
+# a compiler it says so and the numba/NumPy fallbacks run.
 native: $(STAMP)
 	$(BIN)/python -m pipeline.native
+	$(BIN)/python -m compileall -q pipeline
 
 # Debian's chromium, for the test that opens the HTML report in a real headless browser.
 browser:
