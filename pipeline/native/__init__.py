@@ -11,13 +11,15 @@ built, cached and loaded, for any part of the pipeline:
     lib = native.load(KERNELS, fallback="numba's JIT")   # a ctypes.CDLL, or None
 
     LAUNCHER = native.program("launcher", Path(__file__).with_name("launcher.c"))
-    path = native.build(LAUNCHER)                         # the executable, or BuildError
+    path = native.executable(LAUNCHER, fallback="...")   # its path, or None
+    path = native.build(LAUNCHER)                         # its path, or BuildError
 
 `library` and `program` only declare (and register) a source; nothing is compiled or loaded
-at import. `load` and `build` compile on first use when the cache lacks the artifact, so an
-edited source is rebuilt by the next process that needs it; `make venv` runs
-`python -m pipeline.native`, which builds everything registered (`build_all`) right after
-installing, so that no timed process ever compiles.
+at import. `load`, `executable` and `build` compile on first use when the cache lacks the
+artifact, so an edited source is rebuilt by the next process that needs it; `make venv` runs
+`python -m pipeline.native`, which builds everything registered (`build_all`: every problem's
+`native` module, and the modules named in `DECLARING_MODULES`) right after installing, so
+that no timed process ever compiles.
 
 Why this mechanism (and not another):
 - numba's AOT compiler (`numba.pycc`) is "pending deprecation" since numba 0.57 and still so
@@ -269,6 +271,18 @@ def load(native: Native, fallback: str):
             library_ = None
     _LOADED[native.name] = library_
     return library_
+
+
+def executable(native: Native, fallback: str) -> Path | None:
+    """The program's path (built first if needed), or None when native code is off or cannot
+    be built here; then one line on stderr names the reason and `fallback`."""
+    if not enabled():
+        return None
+    try:
+        return build(native)
+    except (BuildError, OSError) as error:
+        note(native, str(error), fallback)
+        return None
 
 
 # -- building everything ----------------------------------------------------------------------

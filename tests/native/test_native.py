@@ -120,6 +120,20 @@ def test_a_program_is_built_as_an_executable(cache, tmp_path):
     assert (done.returncode, done.stdout) == (3, "hello\n")
 
 
+def test_executable_gives_the_program_or_none_with_a_note(cache, tmp_path):
+    source = tmp_path / "seven.c"
+    source.write_text("int main(void) { return 7; }\n")
+    program = Native("seven", source, kind="program")
+    assert subprocess.run([str(native.executable(program, "the slow way"))]).returncode == 7
+    script = (f"from pathlib import Path\nfrom pipeline import native\n"
+              f"p = native.Native('seven2', Path({str(source)!r}), kind='program')\n"
+              f"print(native.executable(p, 'a shell loop'))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=child_env(cache, PATH=""), timeout=60)
+    assert done.stdout.strip() == "None"
+    assert done.stderr.strip().endswith("using a shell loop")
+
+
 def test_a_cpp_source_is_built_by_the_cpp_compiler(cache, tmp_path):
     source = tmp_path / "sorter.cpp"
     source.write_text('#include <algorithm>\n#include <cstdint>\n'
