@@ -2,7 +2,9 @@
 max-tests section (`python phases.py PROBLEM STAGE REPORT.json < input > output`).
 
 It does what `pipeline solve` does, in the same order, and writes the seconds of each phase
-to REPORT.json: `import` (the registry and the problem's package), `read` (stdin as text),
+to REPORT.json: `import` (what the `pipeline` script imports before reading: the solve
+command's module with its argument parser, the registry and the problem's package), `read`
+(stdin as text),
 `parse` (the problem's validating parser, loading its native code on first use), `solve` (the
 stage), `print` (formatting the answer and writing it). The parent adds `start`: the child's
 wall time from fork to exit minus these phases (interpreter start-up and shutdown).
@@ -19,6 +21,10 @@ def main(argv: list[str]) -> int:
     problem_id, stage_name, report = argv
     clock = time.perf_counter
     marks = [clock()]
+    import argparse  # noqa: F401 (as `pipeline solve` parses its arguments)
+
+    import pipeline.entry  # noqa: F401
+    import pipeline.run.solve  # noqa: F401
     from pipeline.problems import get_problem
 
     problem = get_problem(problem_id)
