@@ -17,9 +17,9 @@ built, cached and loaded, for any part of the pipeline:
 `library` and `program` only declare (and register) a source; nothing is compiled or loaded
 at import. `load`, `executable` and `build` compile on first use when the cache lacks the
 artifact, so an edited source is rebuilt by the next process that needs it; `make venv` runs
-`python -m pipeline.native`, which builds everything registered (`build_all`: every problem's
-`native` module, and the modules named in `DECLARING_MODULES`) right after installing, so
-that no timed process ever compiles.
+`python -m pipeline.native`, which builds everything registered (`build_all`: what every
+problem's package declares on import, and the modules named in `DECLARING_MODULES`) right
+after installing, so that no timed process ever compiles.
 
 Why this mechanism (and not another):
 - numba's AOT compiler (`numba.pycc`) is "pending deprecation" since numba 0.57 and still so
@@ -32,8 +32,9 @@ Why this mechanism (and not another):
   and its C driver), loaded with ctypes (standard library), needs neither: NumPy or `array`
   buffers are passed as pointers, and the same code builds small executables too.
 
-Cache. Artifacts live in `cache_dir()` (`$PIPELINE_NATIVE_DIR`, else `<venv>/var/gamebench-
-native`, else `~/.cache/gamebench/native`) as `<name>-<key>[.so]`, where the key is a SHA-256
+Cache. Artifacts live in `cache_dir()` (`$PIPELINE_NATIVE_DIR`, else the virtual
+environment's `var/gamebench-native/`, else `~/.cache/gamebench/native/`) as
+`<name>-<key>[.so]`, where the key is a SHA-256
 of the sources (the declared headers included), the kind, the flags, the compiler named by
 `$CC`/`$CXX` and the machine type. A build compiles to a temporary file in the same folder and
 renames it into place, under an exclusive `flock` on a lock file beside it: a process killed
