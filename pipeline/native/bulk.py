@@ -161,6 +161,13 @@ class LazyTuple(Sequence):
     def __hash__(self) -> int:
         return hash(self.materialise())
 
+    def __add__(self, other):
+        return self.materialise() + (other.materialise() if isinstance(other, LazyTuple)
+                                     else other)
+
+    def __radd__(self, other):
+        return other + self.materialise()
+
     def __repr__(self) -> str:
         return repr(self.materialise())
 
