@@ -4,8 +4,9 @@ Five sections, each a module with plain functions that take a `BenchContext` (se
 and record one row per measurement:
 
 - `maxtests`: `pipeline solve P --solver fast` on every max test as a real process,
-  against our C++ solution and a Python process that only reads the input; time limits,
-  peak memory, and the fast/C++ ratio goal;
+  against our C++ solution and a C++ program that only reads the input; time limits,
+  peak memory, the fast/C++ ratio goal and how many tests meet it, and where fast's time
+  goes (`phases.py`: start, import, read, parse, solve, print);
 - `growth`: every stage's solve time over a ladder of sizes, with the fitted
   exponent beside the stage's claimed complexity;
 - `ingest`: `pipeline ingest` files/s and MB/s on 10,000 small files and on the max
@@ -13,7 +14,8 @@ and record one row per measurement:
 - `throughput`: `pipeline run` cases/s for the built-in `fast` stage and for an
   external C++ program, against a plain shell loop;
 - `dask`: the same tiny cases and the max tests through a Dask cluster started on loopback
-  (a `dask scheduler` and two `dask worker` processes) beside the local pool.
+  (a `dask scheduler` and two `dask worker` processes) beside the local pool;
+- `nightly`: the wall time of `pipeline nightly` on a fresh data folder, two nights.
 
 `suite.main` runs them (`python -m benchmarks [--quick] [--only SECTION]`) and writes all
 rows to `DATA/bench/<bench_id>.parquet` with `pipeline.tables.files.write_parquet_atomic`.

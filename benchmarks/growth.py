@@ -4,8 +4,10 @@ Per problem the ladder of sizes and the function building a case of each size co
 problem itself (`[growth]` in its `problem.toml`, `growth_case` in its code), shaped like its
 max tests.
 
-Every stage is timed on the solve alone (parsing excluded; the case is built directly),
-after one untimed warm-up call on the smallest case (numba caches), with the garbage
+Every stage is timed on the solve alone (parsing excluded: each case is rendered and parsed
+once beforehand, so that a stage gets the case as `pipeline run` hands it over, packed for
+native code where its problem's parser keeps that form), after one untimed warm-up call on
+the smallest case (native code or numba caches loaded), with the garbage
 collector off while timing. A point is the median of at least 3 runs (up to 15 while they add
 up to under 0.3 s; a single run once one takes over a second). A stage's ladder ends at the
 first size it refuses (its limits grow with size), once a point takes more than `cap_s`, or
@@ -112,7 +114,7 @@ def _grow_problem(ctx: BenchContext, problem_id: str, sizes: list[int], repeats:
     cases = []
     for n in sizes:
         case = ladder.make(n, seed)
-        cases.append((problem.size(case), case))
+        cases.append((problem.size(case), problem.parse(problem.render(case))))
     exponents: dict[str, float] = {}
     for stage in problem.stages:
         measured: list[tuple[int, float]] = []

@@ -6,20 +6,25 @@ For each max test three real processes are timed, alternately (fast, C++, floor,
 - `pipeline solve P --solver fast < max.in` (the venv's console script: interpreter start,
   imports, parse, solve and output included);
 - the problem's C++ solution on the same file;
-- the floor: a Python process that only reads its stdin (`sys.stdin.buffer.read()`).
+- the read floor: a C++ program that only reads its stdin (`read_floor.cpp`, built through
+  `pipeline.native` like the problems' own native code), the least any solution can take.
 
-Before a problem's first test, one untimed `pipeline solve` run compiles or loads the numba
-caches. The outputs of fast and C++ are compared token by token on the first repeat; a
-disagreement or a crash is a loud failure line. Wall time and peak RSS of each child come
-from `os.wait4`.
+Before a problem's first test, one untimed `pipeline solve` run loads (or, after an edit,
+builds) the native code and fills the OS's file cache. The outputs of fast and C++ are
+compared token by token on the first repeat; a disagreement or a crash is a loud failure line.
+Wall time and peak RSS of each child come from `os.wait4`.
 
-Checks per test: PASS when the fast median is within the problem's time limit
-(`configs/problems.toml`) and its peak RSS is under 512 MB; the goal is fast < 5x the C++ time
-where C++ takes >= 50 ms, else fast < 0.25 s.
+Checks per test: PASS when the fast median is within the problem's time limit (`[limits]` of
+its `problem.toml`) and its peak RSS is under 512 MB; the goal is fast < 5x the C++ time where
+C++ takes >= 50 ms, else fast < 0.25 s. The count of tests meeting the goal is printed after
+the table. Then `phases.py` is run on every test (`breakdown_repeats` times, medians) and a
+second table says where fast's time goes: start (interpreter start-up and exit), import, read,
+parse, solve and print.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -29,7 +34,10 @@ from benchmarks.workspace import MaxTest
 from pipeline.problems import get_problem
 
 SECTION = "max-tests"
-FLOOR_CODE = "import sys; sys.stdin.buffer.read()"
+FLOOR_SOURCE = Path(__file__).with_name("read_floor.cpp")
+PYTHON_FLOOR_CODE = "import sys; sys.stdin.buffer.read()"
+PHASES_SCRIPT = Path(__file__).with_name("phases.py")
+PHASES = ("start", "import", "read", "parse", "solve", "print")
 MEMORY_LIMIT_MB = 512
 RATIO_GOAL = 5.0
 CPP_SLOW_S = 0.050
@@ -65,12 +73,16 @@ def time_limit_s(problem_id: str) -> float:
 
 
 def run_max_tests(ctx: BenchContext, tests: list[MaxTest], binaries: dict[str, tuple[str, ...]],
-                  repeats: int = 5, warm_up: bool = True) -> list[dict]:
-    """Time every test; print one table line per test; return the per-test summaries.
+                  repeats: int = 5, warm_up: bool = True,
+                  breakdown_repeats: int = 3) -> list[dict]:
+    """Time every test; print one table line per test, the count meeting the goal, and the
+    breakdown table; return the per-test summaries.
 
     `warm_up` runs `pipeline solve` once, untimed, before each problem's first test (so that
-    numba compiles its caches if the source changed); the quick bench skips it."""
-    say(f"fast vs C++ vs the read-only floor: real processes, medians of {repeats}, "
+    a native library or numba's cache is built if its source changed); the quick bench skips
+    it. `breakdown_repeats` = 0 skips the breakdown."""
+    floor = floor_argv(ctx)
+    say(f"fast vs C++ vs the C++ read floor: real processes, medians of {repeats}, "
         "interleaved; goal = fast < 5x C++ where C++ >= 50 ms, else fast < 0.25 s")
     say(_line(HEADERS))
     say(_line(tuple("-" * w for w in WIDTHS)))
@@ -82,20 +94,42 @@ def run_max_tests(ctx: BenchContext, tests: list[MaxTest], binaries: dict[str, t
         if warm_up and test.problem not in warmed:
             warmed.add(test.problem)
             spawn_timed(_fast_argv(test.problem), stdin=test.path, stdout=scratch / "warm.out")
-        summaries.append(_measure(ctx, test, binaries.get(test.problem), repeats, scratch))
+        summaries.append(_measure(ctx, test, binaries.get(test.problem), floor, repeats,
+                                  scratch))
+    met = sum(1 for s in summaries if s["goal_met"])
+    record(ctx, SECTION, "tests_meeting_goal", met, "tests")
+    record(ctx, SECTION, "tests", len(summaries), "tests")
+    say(f"goal met on {met} of {len(summaries)} max tests")
+    if breakdown_repeats > 0 and summaries:
+        breakdowns(ctx, tests, summaries, breakdown_repeats, scratch)
     return summaries
+
+
+def floor_argv(ctx: BenchContext) -> list[str]:
+    """The C++ read floor's command (built once through `pipeline.native`); the Python
+    read-only process when it cannot be built (a failure line says why)."""
+    if "floor" not in ctx.cache:
+        from pipeline import native
+
+        try:
+            ctx.cache["floor"] = [str(native.build(
+                native.Native("read-floor", FLOOR_SOURCE, kind="program")))]
+        except native.BuildError as error:
+            fail(ctx, f"building the C++ read floor: {error}; the floor is a Python process")
+            ctx.cache["floor"] = [sys.executable, "-c", PYTHON_FLOOR_CODE]
+    return ctx.cache["floor"]
 
 
 def _fast_argv(problem_id: str) -> list[str]:
     return [*pipeline_argv(), "solve", problem_id, "--solver", "fast"]
 
 
-def _measure(ctx: BenchContext, test: MaxTest, cpp: tuple[str, ...] | None, repeats: int,
-             scratch: Path) -> dict:
+def _measure(ctx: BenchContext, test: MaxTest, cpp: tuple[str, ...] | None, floor: list[str],
+             repeats: int, scratch: Path) -> dict:
     keys = dict(problem=test.problem, recipe=test.recipe, size=test.size)
     runs: dict[str, list[ProcessRun]] = {"fast": [], "cpp": [], "floor": []}
     commands = {"fast": _fast_argv(test.problem), "cpp": list(cpp) if cpp else None,
-                "floor": [sys.executable, "-c", FLOOR_CODE]}
+                "floor": floor}
     outputs = {"fast": scratch / "fast.out", "cpp": scratch / "cpp.out", "floor": None}
     agree: bool | None = None
     for rep in range(repeats):
@@ -163,3 +197,50 @@ def _compare(ctx: BenchContext, test: MaxTest, fast_out: Path, cpp_out: Path) ->
         fail(ctx, f"{test.problem}/{test.recipe}: fast and C++ DISAGREE: {difference}")
         return False
     return True
+
+
+def breakdowns(ctx: BenchContext, tests: list[MaxTest], summaries: list[dict], repeats: int,
+               scratch: Path) -> list[dict]:
+    """Where fast's time goes on each test (medians of `repeats` runs of `phases.py`)."""
+    say()
+    say(f"where fast's time goes (ms; medians of {repeats} runs of benchmarks/phases.py, a "
+        "child doing what `pipeline solve` does; start = interpreter start-up and exit)")
+    widths = (15, 20, *(7,) * len(PHASES), 7, 7, 5)
+    header = ("problem", "recipe", *PHASES, "sum", "fast", "goal")
+    say(_row(header, widths))
+    say(_row(tuple("-" * w for w in widths), widths))
+    report = scratch / "phases.json"
+    results = []
+    for test, summary in zip(tests, summaries):
+        runs: dict[str, list[float]] = {name: [] for name in PHASES}
+        for rep in range(repeats):
+            run = spawn_timed([sys.executable, str(PHASES_SCRIPT), test.problem, "fast",
+                               str(report)], stdin=test.path, stdout=scratch / "phases.out")
+            if run.exit_code != 0:
+                fail(ctx, f"{test.problem}/{test.recipe}: phases.py exited with "
+                     f"{run.exit_code}: {run.stderr.strip()[-300:]}")
+                break
+            seconds = json.loads(report.read_text())
+            seconds["start"] = run.wall_s - sum(seconds.values())
+            for name in PHASES:
+                runs[name].append(seconds[name])
+                record(ctx, SECTION + "/phases", f"{name}_s", seconds[name], "s",
+                       problem=test.problem, recipe=test.recipe, size=test.size,
+                       solver="fast", repeat=rep)
+        if not runs["start"]:
+            continue
+        medians = {name: median(values) for name, values in runs.items()}
+        for name, value in medians.items():
+            record(ctx, SECTION + "/phases", f"{name}_s_median", value, "s",
+                   problem=test.problem, recipe=test.recipe, size=test.size, solver="fast")
+        cells = [f"{medians[name] * 1000:.0f}" for name in PHASES]
+        say(_row((test.problem, test.recipe, *cells, f"{sum(medians.values()) * 1000:.0f}",
+                  f"{summary['fast_s'] * 1000:.0f}", "met" if summary["goal_met"] else "MISS"),
+                 widths))
+        results.append({"problem": test.problem, "recipe": test.recipe, **medians})
+    return results
+
+
+def _row(values, widths) -> str:
+    return "  ".join(v.ljust(w) if i < 2 else v.rjust(w)
+                     for i, (v, w) in enumerate(zip(values, widths))).rstrip()

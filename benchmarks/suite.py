@@ -1,12 +1,13 @@
 """`python -m benchmarks`: run the bench sections, print the figures, write the rows.
 
-    python -m benchmarks                  # everything (`make bench`, ~10 min on 2 cores)
+    python -m benchmarks                  # everything (`make bench`, ~15 min on 2 cores)
     python -m benchmarks --quick          # a tiny smoke version (`make bench-quick`)
     python -m benchmarks --only growth    # one section (repeatable)
     python -m benchmarks --problem PROBLEM --only max-tests
 
-Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `dask` (see their modules).
-Every measurement becomes a row of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
+Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `dask`, `nightly` (see their
+modules; the quick version skips `nightly`). Every measurement becomes a row of
+`DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
 `PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under `DATA/build/`. Scratch files
 live in a temporary folder removed at the end (`--keep-work` keeps it). The exit status is 1
 when something failed outright (a wrong answer, a crash, a failed build); goals missed are
@@ -28,15 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import dask as dask_section
-from benchmarks import growth, ingest, maxtests, throughput, workspace
+from benchmarks import growth, ingest, maxtests, nightly, throughput, workspace
 from benchmarks.common import (BenchContext, close_launcher, fail, load_average, make_context,
                                    record, say, write_rows)
 from pipeline.problems import all_problems, get_problem, problem_ids
 
-SECTIONS = ("max-tests", "growth", "ingest", "throughput", "dask")
+SECTIONS = ("max-tests", "growth", "ingest", "throughput", "dask", "nightly")
 ALIASES = {"max": "max-tests", "maxtests": "max-tests", "run": "throughput",
            "throughput": "throughput", "growth": "growth", "ingest": "ingest",
-           "max-tests": "max-tests", "dask": "dask", "cluster": "dask"}
+           "max-tests": "max-tests", "dask": "dask", "cluster": "dask", "nightly": "nightly"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Settings:
 
     max_repeats: int
     max_warm_up: bool
+    max_breakdown_repeats: int
     growth_sizes_up_to: int | None  # None: the whole ladder
     growth_repeats: int
     growth_cap_s: float
@@ -57,18 +59,21 @@ class Settings:
     run_repeats: int
     run_external_repeats: int
     dask_repeats: int
+    nights: int
 
 
-FULL = Settings(max_repeats=5, max_warm_up=True, growth_sizes_up_to=None, growth_repeats=3,
+FULL = Settings(max_repeats=5, max_warm_up=True, max_breakdown_repeats=3,
+                growth_sizes_up_to=None, growth_repeats=3,
                 growth_cap_s=1.5, ingest_small_files=10_000, ingest_small_repeats=3,
                 ingest_max_repeats=2, ingest_reingest=True,
                 run_cases=20_000, run_external_cases=2_000, run_repeats=3,
-                run_external_repeats=3, dask_repeats=3)
-QUICK = Settings(max_repeats=1, max_warm_up=False, growth_sizes_up_to=5_000, growth_repeats=3,
+                run_external_repeats=3, dask_repeats=3, nights=2)
+QUICK = Settings(max_repeats=1, max_warm_up=False, max_breakdown_repeats=1,
+                 growth_sizes_up_to=5_000, growth_repeats=3,
                  growth_cap_s=0.3, ingest_small_files=400, ingest_small_repeats=1,
                  ingest_max_repeats=1, ingest_reingest=False,
                  run_cases=500, run_external_cases=100, run_repeats=1,
-                 run_external_repeats=1, dask_repeats=1)
+                 run_external_repeats=1, dask_repeats=1, nights=0)
 
 
 def default_run_problem() -> str:
@@ -153,6 +158,18 @@ def _run_corpus(ctx: BenchContext, settings: Settings, problem: str) -> throughp
     return ctx.cache[key]
 
 
+def byte_compile() -> None:
+    """Byte-compile the package (as a first import of an installed package does), so that no
+    timed process compiles Python source: with PYTHONDONTWRITEBYTECODE set, every process would
+    otherwise compile each module edited since its last .pyc was written."""
+    import compileall
+
+    import pipeline
+
+    if not compileall.compile_dir(Path(pipeline.__file__).parent, quiet=1):
+        say("(byte-compiling the package failed; timings include compiling it)")
+
+
 def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings) -> None:
     """Run the chosen sections; an exception in one is a failure line, the rest still run."""
     data_dir = args.data_dir
@@ -160,7 +177,8 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
               "growth": "growth of each stage's time with size",
               "ingest": "ingest throughput vs read + hash",
               "throughput": "run throughput, end to end",
-              "dask": "runs on a Dask cluster beside the local pool"}
+              "dask": "runs on a Dask cluster beside the local pool",
+              "nightly": "the nightly job on a fresh data folder"}
     for number, section in enumerate(args.sections, start=1):
         _section_title(number, titles[section])
         started = time.perf_counter()
@@ -169,7 +187,7 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                 tests = workspace.max_tests(ctx, args.problems, ctx.quick)
                 binaries = workspace.binaries(ctx, args.problems, data_dir)
                 maxtests.run_max_tests(ctx, tests, binaries, settings.max_repeats,
-                                       settings.max_warm_up)
+                                       settings.max_warm_up, settings.max_breakdown_repeats)
             elif section == "growth":
                 sizes = None
                 if settings.growth_sizes_up_to is not None:
@@ -199,6 +217,11 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                                       dask_section.max_corpus(ctx, tests, binaries), tests,
                                       binaries, settings.dask_repeats,
                                       warm_up=not ctx.quick)
+            elif section == "nightly":
+                if settings.nights:
+                    nightly.run_nightly(ctx, settings.nights)
+                else:
+                    say("(skipped in the quick version: a night takes minutes)")
         except Exception as error:
             fail(ctx, f"section {section} crashed: {type(error).__name__}: {error}")
             traceback.print_exc(file=sys.stdout)
@@ -214,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="gamebench-bench-"))
     ctx = make_context(work, args.data_dir / "bench", quick=args.quick)
     _header(ctx, args)
+    byte_compile()
     try:
         run_sections(ctx, args, settings)
     except KeyboardInterrupt:

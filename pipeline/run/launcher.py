@@ -1,12 +1,10 @@
 """The compiled launcher of external programs (`launcher.c`): built once per machine, then found.
 
-`launcher_path()` compiles `launcher.c` on first use with the machine's C compiler (`$CC`, else
-`cc`, else `gcc`), statically linked where the C library allows it (it then starts about
-0.2 ms sooner) and dynamically otherwise, into the user's cache folder
-(`$XDG_CACHE_HOME/gamebench/`, by default `~/.cache/gamebench/`; a folder under the system's
-temporary folder when that is not writable). The file is named by the hash of the source and
-the compiler, so an edited launcher is a new file; it is compiled under a temporary name and
-renamed into place, so processes compiling at the same time never see half a file.
+The launcher is native code like the problems' kernels (`pipeline.native`): declared here,
+compiled by `make venv` (or on first use) into the native cache, named by the hash of its
+source, its flags and the compiler, written under a temporary name and renamed into place (so
+processes building it at once never see half a file). It is linked statically where the C
+library allows it (it then starts about 0.2 ms sooner), dynamically otherwise.
 
 Where no compiler works, `launcher_path()` is None and `launcher_problem()` says why: external
 programs then run without the launcher (see `external`).
@@ -19,10 +17,8 @@ subreaper) and whether the sandbox works here.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import select
-import shlex
 import shutil
 import subprocess
 import tempfile
@@ -30,68 +26,30 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from pipeline import native
+
 SOURCE = Path(__file__).with_name("launcher.c")
-COMPILE_TIMEOUT_S = 120
+STATIC = native.program("launcher-static", SOURCE, flags=("-O2", "-static"))
+DYNAMIC = native.program("launcher", SOURCE)
 TEMPLATE_TIMEOUT_S = 10.0
-
-
-def _compiler() -> list[str] | None:
-    """The C compiler's command: `$CC` (which may carry flags) when set, else cc, else gcc."""
-    if os.environ.get("CC"):
-        words = shlex.split(os.environ["CC"])
-        found = shutil.which(words[0]) if words else None
-        return [found, *words[1:]] if found else None  # no silent substitute for a given $CC
-    found = shutil.which("cc") or shutil.which("gcc")
-    return [found] if found else None
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    folder = Path(base) / "gamebench"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if os.access(folder, os.W_OK):
-            return folder
-    except OSError:
-        pass
-    folder = Path(tempfile.gettempdir()) / f"gamebench-cache-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    return folder
-
 
 _problem: str | None = None
 
 
 @lru_cache(maxsize=1)
 def launcher_path() -> Path | None:
-    """The compiled launcher, compiling it first if this machine has none yet."""
+    """The compiled launcher (static where possible), building it first if needed."""
     global _problem
-    compiler = _compiler()
-    if compiler is None:
-        _problem = (f"no C compiler ($CC={os.environ['CC']!r} not found)" if os.environ.get("CC")
-                    else "no C compiler (cc or gcc) to build the launcher")
+    if not native.enabled():
+        _problem = "native code is switched off (PIPELINE_NATIVE=0)"
         return None
-    source = SOURCE.read_bytes()
-    digest = hashlib.sha256(source + b"\0" + "\0".join(compiler).encode()).hexdigest()[:16]
-    target = cache_dir() / f"launcher-{digest}"
-    if os.access(target, os.X_OK):
-        return target
     errors = []
-    for static in (["-static"], []):
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    for variant in (STATIC, DYNAMIC):
         try:
-            built = subprocess.run([*compiler, "-O2", *static, "-o", str(temporary), str(SOURCE)],
-                                   capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
-        except (OSError, subprocess.SubprocessError) as error:
+            return native.build(variant)
+        except (native.BuildError, OSError) as error:
             errors.append(str(error))
-            continue
-        if built.returncode == 0:
-            os.replace(temporary, target)
-            return target
-        temporary.unlink(missing_ok=True)
-        errors.append(built.stderr.strip().splitlines()[-1] if built.stderr.strip() else
-                      f"exit code {built.returncode}")
-    _problem = f"compiling the launcher with {compiler[0]} failed: {errors[-1]}"
+    _problem = f"the launcher cannot be built: {errors[-1]}"
     return None
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from benchmarks import growth, ingest, maxtests, throughput, workspace
+from benchmarks import growth, ingest, maxtests, nightly, throughput, workspace
 from benchmarks.common import (ROW_COLUMNS, close_launcher, fit_exponent, make_context,
                                    median, row_schema, spawn_timed, write_rows)
 
@@ -59,6 +59,10 @@ def test_sections_write_rows_with_the_bench_columns(tmp_path: Path) -> None:
     assert frame["measured_at"].null_count() == 0
     wall = frame.filter((pl.col("section") == "max-tests") & (pl.col("metric") == "wall_s"))
     assert set(wall["solver"]) == {"fast", "cpp", "floor"}
+    phases = frame.filter(pl.col("section") == "max-tests/phases")
+    assert {f"{name}_s_median" for name in maxtests.PHASES} <= set(phases["metric"])
+    counted = frame.filter(pl.col("metric") == "tests_meeting_goal")["value"].to_list()
+    assert counted == [float(summaries[0]["goal_met"])]
     assert set(frame.filter(pl.col("section") == "throughput")["solver"]) >= {
         "fast", "cpp", "shell-loop"}
 
@@ -87,3 +91,19 @@ def test_claim_models() -> None:
     assert growth.claim_model("O(N) after parsing")[0] == "n"
     assert growth.claim_model("O(n + m + 2048 * queries)")[0] == "n"
     assert growth.claim_model("O(N^2)")[0] == "n^2"
+
+
+@pytest.mark.slow
+def test_nightly_section_times_two_nights_on_a_fresh_folder(tmp_path: Path) -> None:
+    config = tmp_path / "nightly.toml"
+    config.write_text(f'seed = 3\nproblems = ["{PROBLEM}"]\n[corpus.{PROBLEM}]\ntiny = 6\n')
+    ctx = make_context(tmp_path / "work", tmp_path / "data" / "bench", quick=True)
+    results = nightly.run_nightly(ctx, nights=2, config=config)
+    close_launcher()
+    assert ctx.failures == []
+    assert [r["night"] for r in results] == [1, 2]
+    assert all(r["exit_code"] == 0 and r["wall_s"] > 0 for r in results)
+    assert (ctx.work_dir / "nightly-data" / "reports").is_dir()
+    walls = [row for row in ctx.rows
+             if row["section"] == "nightly" and row["metric"] == "wall_s"]
+    assert [row["repeat"] for row in walls] == [1, 2]

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from runkit import (REPO, alive, command, corpus, graded, pipeline_argv, py, results, run_cli,
                     verdicts, wait_until)
-from test_dask_executor import cluster, descendants, processes_with  # noqa: F401 (fixture)
+from test_dask_executor import cluster, cmdline, descendants, processes_with  # noqa: F401 (fixture)
 
 from pipeline.cli import app
 from pipeline.tables.results import read_runs
@@ -112,7 +112,7 @@ def test_ctrl_c_of_the_driver_stops_its_cases_on_the_cluster(tmp_path, cluster):
 
     try:
         assert wait_until(lambda: len(programs()) == 2, timeout=30), \
-            "the cases never started on both workers"
+            f"the cases never started on both workers: {[cmdline(p) for p in programs()]}"
         driver.send_signal(signal.SIGINT)
         out, _ = driver.communicate(timeout=30)
     finally:

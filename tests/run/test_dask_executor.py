@@ -76,7 +76,8 @@ def processes_with(marker: str) -> list[int]:
     the programs (they carry the program's command line after their own options)."""
     return [int(entry) for entry in os.listdir("/proc") if entry.isdigit()
             and marker in cmdline(int(entry)) and alive(int(entry))
-            and "gamebench/launcher-" not in cmdline(int(entry)).split(" ", 1)[0]]
+            and not os.path.basename(cmdline(int(entry)).split(" ", 1)[0]).startswith(
+                "launcher")]
 
 
 def cluster_env(build_dir: Path) -> dict[str, str]:

@@ -55,6 +55,7 @@ Stages
 from __future__ import annotations
 
 from pipeline.problems.base import Stage, define_problem
+from pipeline.problems.bipartitebattle import native  # noqa: F401 (registers its native code)
 from pipeline.problems.bipartitebattle.case import (format_answer, parse, render, size,
                                                     size_values, validate_answer)
 from pipeline.problems.bipartitebattle.editorial import solve_editorial
@@ -101,6 +102,7 @@ STAGES = (
         description="0 if sum(a_i + b_i) is odd, else 2^((sum a_i b_i - 1) mod (p-1)) mod p "
                     "with one modular power",
         complexity="O(N) after parsing",
+        warm_up=lambda: solve_fast(parse("1\n1 1\n")),  # loads the native code
     ),
 )
 

@@ -1,9 +1,18 @@
-"""bipartitebattle judge files: the case type, parse (validating), render, answers and sizes."""
+"""bipartitebattle judge files: the case type, parse (validating), render, answers and sizes.
+
+`parse` first tries a quick path that reads every number at once and checks the count and
+the ranges in bulk: `_parse_native` with the problem's native code (native.c), or, where
+native code is unavailable, `_parse_quick` with NumPy. Both accept only canonical decimal
+integers and ordinary whitespace; on any doubt they return None and `_parse_checked` (token
+by token) runs, which names the line of the first violation, so every error message comes
+from one place. A case read natively keeps its tokens for the native `fast` stage and builds
+its tuple of pairs only when something reads it.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pipeline.errors import InputError
 from pipeline.problems.tokens import TokenReader
@@ -15,9 +24,15 @@ MAX_SIDE = 10**9
 
 @dataclass(frozen=True)
 class BattleCase:
-    """N graphs as a tuple of (a_i, b_i) pairs, in input order."""
+    """N graphs as a tuple of (a_i, b_i) pairs, in input order.
+
+    `packed` is set by the native parse only: the input's tokens (N, then a_i and b_i, an
+    array 'Q') for the native `fast` stage; it takes no part in equality, and
+    `dataclasses.replace` drops it.
+    """
 
     graphs: tuple[tuple[int, int], ...]
+    packed: object = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -25,6 +40,52 @@ class BattleCase:
 
 
 def parse(text: str) -> BattleCase:
+    from pipeline.problems.bipartitebattle import native
+
+    case = _parse_native(text) if native.functions() is not None else _parse_quick(text)
+    return case if case is not None else _parse_checked(text)
+
+
+def _parse_native(text: str) -> BattleCase | None:
+    """The same case as `_parse_checked` for a valid input, read by native code; None when
+    the native reader declines (anything unusual) or is unavailable. The pairs are built on
+    first use (`LazyTuple`); the native `fast` stage reads the tokens."""
+    from pipeline.native.bulk import LazyTuple
+    from pipeline.problems.bipartitebattle import native
+
+    tokens = native.read(text)
+    if tokens is None:
+        return None
+
+    def graphs():
+        values = tokens.tolist()
+        return zip(values[1::2], values[2::2])
+
+    case = BattleCase(LazyTuple(tokens[0], graphs))
+    object.__setattr__(case, "packed", tokens)
+    return case
+
+
+def _parse_quick(text: str) -> BattleCase | None:
+    """The same case as `_parse_checked` for a valid input, None on any doubt (NumPy: the
+    quick path where native code is unavailable)."""
+    from pipeline.native.bulk import numpy_uints
+
+    array = numpy_uints(text, 1 + 2 * MAX_N)
+    if array is None:
+        return None
+    n = int(array[0])
+    if not 1 <= n <= MAX_N or len(array) != 1 + 2 * n:
+        return None
+    sides = array[1:]
+    if sides.min() < 1 or sides.max() > MAX_SIDE:
+        return None
+    values = sides.tolist()
+    return BattleCase(tuple(zip(values[0::2], values[1::2])))
+
+
+def _parse_checked(text: str) -> BattleCase:
+    """Token by token; an error names the line of the first broken rule."""
     reader = TokenReader(text)
     n = reader.int("N", 1, MAX_N)
     try:

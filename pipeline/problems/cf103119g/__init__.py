@@ -51,10 +51,11 @@ Stages
   9 compatible buckets winning, removing them for good.  The initial values go through the
   same append step (the seed's code skips that and calls every initial position losing).
   Wrong, see above.
-- `fast`: the lemma, run by a numba kernel over all operations: last occurrences are kept in
-  a linked list ordered by position (O(1) per append) and their states recomputed lazily, only
-  when a query asks about a last occurrence after an append (a query on an earlier occurrence
-  of its value is winning at once).  O((n + m) + 2048 * queries) worst case.
+- `fast`: the lemma, run by a compiled kernel over all operations (native.c, built at
+  installation; numba's JIT in fast.py where no compiler is available): last occurrences are
+  kept in a linked list ordered by position (O(1) per append) and their states recomputed
+  lazily, only when a query asks about a last occurrence after an append (a query on an
+  earlier occurrence of its value is winning at once).  O((n + m) + 2048 * queries) worst case.
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ STAGES = (
           counterexample=lambda: parse("3 1\n0 1 3\n2 1\n")),
     Stage("fast", _fast,
           "lemma: only last occurrences can lose; a last occurrence of v loses iff no "
-          "one-bit neighbour u with a later last occurrence loses; numba kernel, lazy "
+          "one-bit neighbour u with a later last occurrence loses; compiled kernel (C; "
+          "numba fallback), lazy "
           "recomputation over the <= 256 last occurrences",
           "O(n + m + 2048 * queries)", warm_up=lambda: _fast(parse("2 2\n1 3\n1 7\n2 1\n"))),
 )

@@ -1,17 +1,22 @@
 """cf103119g judge files: the case type, parse (validating), render, answers and sizes.
 
-`parse` first tries a bulk conversion of the tokens (the operations of a large input checked
-with numpy); on any doubt that path returns None and the token-by-token path runs, which names
-the line and the rule of the first violation.
+`parse` first tries a quick path that reads every number at once and validates in bulk:
+`_parse_native` with the problem's native code (native.c), or, where native code is
+unavailable, `_parse_quick` with NumPy. Both accept only canonical decimal integers and
+ordinary whitespace; on any doubt they return None and the token-by-token path
+(`_parse_slow`) runs, which names the line and the rule of the first violation, so every
+error message comes from one place.
+
+A case parsed natively keeps its packed tokens (`Case.packed`) for the `fast` kernel and
+builds its tuples only when something reads them.
 """
 
 from __future__ import annotations
 
 import gc
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from pipeline.errors import InputError
 from pipeline.problems.tokens import TokenReader, check_words
 
 MAX_N = 200_000
@@ -27,10 +32,15 @@ _INTEGER = re.compile(r"-?[0-9]+")
 
 @dataclass(frozen=True)
 class Case:
-    """The initial values and the operations, each `(1, value)` or `(2, position)`."""
+    """The initial values and the operations, each `(1, value)` or `(2, position)`.
+
+    `packed` is set by the native parse only: the same case as native code reads it (see
+    native.Packed); it takes no part in equality, and `dataclasses.replace` drops it.
+    """
 
     values: tuple[int, ...]
     ops: tuple[tuple[int, int], ...]
+    packed: object = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -51,10 +61,15 @@ class Case:
 
 def parse(text: str) -> Case:
     """Judge input -> Case; InputError naming the line and the rule for any violation."""
+    from pipeline.problems.cf103119g import native
+
     gc_was_enabled = gc.isenabled()
     gc.disable()  # building 2e5 small tuples otherwise triggers many useless collections
     try:
-        case = _parse_fast(text)
+        if native.functions() is not None:
+            case = _parse_native(text)
+        else:
+            case = _parse_quick(text)
         if case is not None:
             return case
         return _parse_slow(text)
@@ -63,60 +78,54 @@ def parse(text: str) -> Case:
             gc.enable()
 
 
-_VECTORISE_FROM = 20_000  # operations; below this numpy's import costs more than it saves
+def _parse_native(text: str) -> Case | None:
+    """The same case as `_parse_slow` for a valid input, read by native code; None when the
+    native reader declines (anything unusual) or is unavailable. The tuples are built on
+    first use (`LazyTuple`); the kernel reads the packed tokens."""
+    from pipeline.native.bulk import LazyTuple
+    from pipeline.problems.cf103119g import native
 
-
-def _parse_fast(text: str) -> Case | None:
-    """The happy path: bulk conversion; None on any doubt (the slow path then explains)."""
-    try:
-        reader = TokenReader(text)
-        tokens = reader.tokens
-        if len(tokens) < 2:
-            return None
-        n = _read_int(reader, "n", 1, MAX_N)
-        m = _read_int(reader, "m", 1, MAX_M)
-        if len(tokens) != 2 + n + 2 * m:
-            return None
-        values = reader.ints(n, "A_i", 0, MAX_VALUE)
-        flat = reader.ints(2 * m, "op or k")
-    except (InputError, ValueError):
+    packed = native.read(text)
+    if packed is None:
         return None
-    kinds = flat[0::2]
-    args = flat[1::2]
-    if m >= _VECTORISE_FROM:
-        if not _ops_valid_numpy(n, flat):
-            return None
-    else:
-        length = n
-        for op, k in zip(kinds, args):
-            if op == 1:
-                if not 0 <= k <= MAX_VALUE:
-                    return None
-                length += 1
-            elif op == 2:
-                if not 1 <= k <= length:
-                    return None
-            else:
-                return None
-    return Case(tuple(values), tuple(zip(kinds, args)))
+    tokens, n = packed.tokens, packed.n
+
+    def ops():
+        flat = tokens[2 + n:].tolist()
+        return zip(flat[0::2], flat[1::2])
+
+    case = Case(LazyTuple(n, lambda: tokens[2:2 + n].tolist()), LazyTuple(packed.m, ops))
+    object.__setattr__(case, "packed", packed)
+    return case
 
 
-def _ops_valid_numpy(n: int, flat: list[int]) -> bool:
-    """The same checks as the loop of `_parse_fast`, vectorised."""
+def _parse_quick(text: str) -> Case | None:
+    """The same case as `_parse_slow` for a valid input, None on any doubt (NumPy: the quick
+    path where native code is unavailable)."""
     import numpy as np
 
-    if min(flat) < 0 or max(flat) > MAX_N + MAX_M:  # also keeps the int64 conversion safe
-        return False
-    array = np.array(flat, dtype=np.int64)
-    kinds = array[0::2]
-    args = array[1::2]
+    from pipeline.native.bulk import numpy_uints
+
+    array = numpy_uints(text, 2 + MAX_N + 2 * MAX_M)
+    if array is None or len(array) < 2:
+        return None
+    n, m = int(array[0]), int(array[1])
+    if not (1 <= n <= MAX_N and 1 <= m <= MAX_M) or len(array) != 2 + n + 2 * m:
+        return None
+    values = array[2:2 + n]
+    kinds = array[2 + n::2]
+    args = array[3 + n::2]
     appends = kinds == 1
     queries = kinds == 2
-    if not (appends | queries).all() or not (args[appends] <= MAX_VALUE).all():
-        return False
+    if values.max() > MAX_VALUE or not (appends | queries).all() \
+            or not (args[appends] <= MAX_VALUE).all():
+        return None
     # A query may ask about any position up to the length at that moment.
     lengths = n + np.cumsum(appends)
-    return bool((args[queries] >= 1).all() and (args[queries] <= lengths[queries]).all())
+    if not ((args[queries] >= 1).all() and (args[queries] <= lengths[queries]).all()):
+        return None
+    flat = array[2 + n:].tolist()
+    return Case(tuple(values.tolist()), tuple(zip(flat[0::2], flat[1::2])))
 
 
 def _read_int(reader: TokenReader, name: str, low: int | None, high: int | None) -> int:
@@ -171,11 +180,14 @@ def render(case: Case) -> str:
     return "\n".join(lines) + "\n"
 
 
+_WINNER = ("Alice", "Grammy")  # indexed by "the first player wins"
+
+
 def format_answer(case: Case, answer: tuple[bool, ...]) -> str:
     """One line per query: Grammy (first player wins) or Alice; "" when there is no query."""
     if not answer:
         return ""
-    return "\n".join("Grammy" if win else "Alice" for win in answer) + "\n"
+    return "\n".join(map(_WINNER.__getitem__, answer)) + "\n"
 
 
 def validate_answer(case: Case, text: str) -> None:

@@ -1,14 +1,27 @@
-"""insq15g judge files: the case type, parse (validating), render, answers and sizes."""
+"""insq15g judge files: the case type, parse (validating), render, answers and sizes.
+
+`parse` first tries a quick path that reads every number at once and checks the count and
+the ranges in bulk: `_parse_native` with the problem's native code (native.cpp), or, where
+native code is unavailable, `_parse_fast` with NumPy. On any doubt they return None and
+`_parse_slow` (token by token) runs, which names the line of the first violation, so every
+error message comes from one place.
+
+A case read natively holds its tokens (`Case.packed`) and makes its NumPy arrays only when
+something reads them, so `pipeline solve` (whose `fast` stage then runs natively on the
+tokens) never imports NumPy. NumPy is imported by the functions that use it.
+"""
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-
-import numpy as np
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pipeline.problems.insq15g.cells import _cell_counts, _odd_mask
 from pipeline.problems.tokens import TokenReader, check_words
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_SIDE = 10**18
 MAX_PEOPLE = 10**6
@@ -19,14 +32,20 @@ class Case:
     """A grid of n rows and m columns with person i at row xs[i], column ys[i] (input order).
 
     `xs` and `ys` are read-only int64 arrays; equality and hashing compare their content.
+    A case read natively (`from_tokens`) holds the input's tokens in `packed` (N, M, P, then
+    X_i and Y_i, an array 'Q') and builds `xs` and `ys` from them on first use; `packed` takes
+    no part in equality.
     """
 
     n: int
     m: int
     xs: np.ndarray
     ys: np.ndarray
+    packed: object = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        import numpy as np
+
         object.__setattr__(self, "n", int(self.n))
         object.__setattr__(self, "m", int(self.m))
         for name in ("xs", "ys"):
@@ -39,18 +58,48 @@ class Case:
     @classmethod
     def of(cls, n: int, m: int, people) -> Case:
         """A case from a list of (X, Y) pairs."""
+        import numpy as np
+
         people = list(people)
         return cls(n, m, np.array([x for x, _ in people], dtype=np.int64),
                    np.array([y for _, y in people], dtype=np.int64))
 
+    @classmethod
+    def from_tokens(cls, tokens) -> Case:
+        """The case of a valid input's tokens (N, M, P, then X_i and Y_i); the arrays are
+        built on first use."""
+        case = object.__new__(cls)
+        object.__setattr__(case, "n", int(tokens[0]))
+        object.__setattr__(case, "m", int(tokens[1]))
+        object.__setattr__(case, "packed", tokens)
+        return case
+
+    def __getattr__(self, name: str):
+        # Reached only for `xs` and `ys` of a case made by `from_tokens`, before first use.
+        packed = self.__dict__.get("packed")
+        if name not in ("xs", "ys") or packed is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        import numpy as np
+
+        values = np.frombuffer(packed, dtype=np.int64)  # every value is at most 10^18 < 2^63
+        for column, start in (("xs", 3), ("ys", 4)):
+            array = values[start::2].copy()
+            array.setflags(write=False)
+            object.__setattr__(self, column, array)
+        return self.__dict__[name]
+
     @property
     def p(self) -> int:
+        if "xs" not in self.__dict__:
+            return int(self.packed[2])
         return int(self.xs.shape[0])
 
     def people(self) -> list[tuple[int, int]]:
         return list(zip(self.xs.tolist(), self.ys.tolist()))
 
     def __eq__(self, other: object) -> bool:
+        import numpy as np
+
         if not isinstance(other, Case):
             return NotImplemented
         return (self.n == other.n and self.m == other.m
@@ -67,10 +116,21 @@ class Case:
 
 def parse(text: str) -> Case:
     """Judge input -> Case; raises InputError naming the line of the first broken rule."""
-    case = _parse_fast(text)
+    from pipeline.problems.insq15g import native
+
+    case = _parse_native(text) if native.functions() is not None else _parse_fast(text)
     if case is None:
         case = _parse_slow(text)
     return case
+
+
+def _parse_native(text: str) -> Case | None:
+    """The same result as `_parse_slow` for a valid input, read by native code; None when the
+    native reader declines (anything unusual) or is unavailable."""
+    from pipeline.problems.insq15g import native
+
+    tokens = native.read(text)
+    return None if tokens is None else Case.from_tokens(tokens)
 
 
 def _parse_slow(text: str) -> Case:
@@ -95,7 +155,7 @@ def _parse_slow(text: str) -> Case:
         xs[i] = x
         ys[i] = y
     reader.end()
-    return Case(n, m, np.array(xs, dtype=np.int64), np.array(ys, dtype=np.int64))
+    return Case.of(n, m, zip(xs, ys))
 
 
 def _parse_fast(text: str) -> Case | None:
@@ -107,6 +167,8 @@ def _parse_fast(text: str) -> Case | None:
     value outside its range (which covers saturated values and spurious zeros, since every
     valid value is >= 1 and <= 10^18).
     """
+    import numpy as np
+
     if not isinstance(text, str) or not text.isascii() or "-" in text or "+" in text:
         return None
     try:
@@ -150,6 +212,8 @@ def size(case: Case) -> int:
 
 
 def size_values(case: Case) -> dict[str, int]:
+    import numpy as np
+
     odd = _odd_mask(case)
     return {
         "people": case.p,

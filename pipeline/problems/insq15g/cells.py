@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported by the functions (not by `pipeline solve`)
+    import numpy as np
 
-if TYPE_CHECKING:
     from pipeline.problems.insq15g.case import Case
 
-_MIX1 = np.uint64(0x9E3779B97F4A7C15)
-_MIX2 = np.uint64(0xC2B2AE3D27D4EB4F)
+_MIX1 = 0x9E3779B97F4A7C15
+_MIX2 = 0xC2B2AE3D27D4EB4F
 
 
 def _odd_mask(case: Case) -> np.ndarray:
@@ -20,6 +20,8 @@ def _odd_mask(case: Case) -> np.ndarray:
 
 
 def _run_lengths(sorted_keys: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     edges = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
     bounds = np.concatenate(([0], edges, [sorted_keys.shape[0]]))
     return np.diff(bounds)
@@ -27,6 +29,8 @@ def _run_lengths(sorted_keys: np.ndarray) -> np.ndarray:
 
 def _cell_counts(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     """Number of people on each distinct cell (in no particular order)."""
+    import numpy as np
+
     if xs.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
     x_low, y_low = int(xs.min()), int(ys.min())
@@ -36,10 +40,10 @@ def _cell_counts(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         return _run_lengths(keys)
     ux, uy = xs.view(np.uint64), ys.view(np.uint64)
     with np.errstate(over="ignore"):
-        h = ux * _MIX1
+        h = ux * np.uint64(_MIX1)
         h ^= h >> np.uint64(29)
         h += uy
-        h *= _MIX2
+        h *= np.uint64(_MIX2)
         h ^= h >> np.uint64(32)
     order = np.argsort(h)
     h, sx, sy = h[order], xs[order], ys[order]

@@ -1,15 +1,26 @@
-"""The `fast` stage of insq15g: numpy, the XOR of the head counts of the cells at odd
-distance (counted in cells.py)."""
+"""The `fast` stage of insq15g: the XOR of the head counts of the cells at odd distance.
+
+A case read natively is solved by native code on its tokens (native.cpp: keep the people at
+odd distance, sort one key per person, XOR the run lengths); any other case with NumPy
+(cells.py: the same, vectorised). The two compute the same answer.
+"""
 
 from __future__ import annotations
 
-import numpy as np
-
+from pipeline.problems.insq15g import native
 from pipeline.problems.insq15g.case import Case
 from pipeline.problems.insq15g.cells import _cell_counts, _odd_mask
 
 
 def solve_fast(case: Case) -> bool:
+    if case.packed is not None and native.functions() is not None:
+        return native.solve(case.packed)
+    return solve_numpy(case)
+
+
+def solve_numpy(case: Case) -> bool:
+    import numpy as np
+
     odd = _odd_mask(case)
     counts = _cell_counts(case.xs[odd], case.ys[odd])
     if counts.shape[0] == 0:

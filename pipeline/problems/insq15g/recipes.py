@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from pipeline.problems.base import Recipe
 from pipeline.problems.insq15g.case import MAX_PEOPLE, MAX_SIDE, Case
 from pipeline.problems.insq15g.cells import _cell_counts
+
+if TYPE_CHECKING:  # numpy is imported by the generators that use it (not by `pipeline solve`)
+    import numpy as np
 
 
 def _case(n: int, m: int, people) -> Case:
@@ -112,6 +114,8 @@ def make_clustered_medium(rng: random.Random) -> Case:
 
 
 def _np_rng(rng: random.Random) -> np.random.Generator:
+    import numpy as np
+
     return np.random.default_rng(rng.getrandbits(64))
 
 
@@ -121,6 +125,8 @@ def _huge_side(rng: random.Random) -> int:
 
 def _make_distinct(p: int):
     def make(rng: random.Random) -> Case:
+        import numpy as np
+
         gen = _np_rng(rng)
         if rng.random() < 0.5:  # a huge grid
             n, m = _huge_side(rng), _huge_side(rng)
@@ -147,6 +153,8 @@ def _make_distinct(p: int):
 
 def _make_one_cell(p: int):
     def make(rng: random.Random) -> Case:
+        import numpy as np
+
         n, m = _huge_side(rng), _huge_side(rng)
         x, y = _cell(rng, n, m)
         return Case(n, m, np.full(p, x, dtype=np.int64), np.full(p, y, dtype=np.int64))
@@ -155,6 +163,8 @@ def _make_one_cell(p: int):
 
 def make_max_random(rng: random.Random) -> Case:
     """10^6 people in a huge grid: uniform cells, or drawn from a pool of repeated cells."""
+    import numpy as np
+
     gen = _np_rng(rng)
     n, m = _huge_side(rng), _huge_side(rng)
     p = MAX_PEOPLE
@@ -201,6 +211,8 @@ RECIPES = (
 
 def growth_case(size: int, seed: int) -> Case:
     """The growth ladder's case: `size` people on uniform cells of a 10^18 x 10^18 grid."""
+    import numpy as np
+
     gen = np.random.default_rng(seed)
     side = 10**18
     return Case(side, side, gen.integers(1, side, size=size, endpoint=True, dtype=np.int64),

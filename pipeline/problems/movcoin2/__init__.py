@@ -31,13 +31,14 @@ The stages.
   lie in the "one zone" [2^x, 2^(x+1)) modulo 2^(x+1); a shift slides that zone by one residue,
   so it costs O(bits). The bit count comes from the component's depth (distances reach
   N-1 = 299,999, i.e. 19 bits), not the tester's fixed 17. O(N log^2 N).
-- `fast`: numba. Centroid decomposition again (level by level: the BFS of each branch from a
-  centroid is also the next level's component), but per component it builds the table
-  F(q) = XOR over coin nodes v of (d(v) + q) for all q with one sliding window per bit, adds
-  F(d(u)) to every node u, and cancels the same-branch pairs by running the same step on each
-  branch alone. All tests run as one forest in one kernel call. O(N log^2 N) worst case.
-  The parse of a max input takes ~0.2 s (numpy fast path), the kernel 0.05-0.5 s; process
-  start, numba's import and loading its cache make up most of the ~1.2 s total.
+- `fast`: a compiled kernel (native.c, built at installation; numba's JIT in kernels.py
+  where no compiler is available). Centroid decomposition again (level by level: the BFS of
+  each branch from a centroid is also the next level's component), but per component it
+  builds the table F(q) = XOR over coin nodes v of (d(v) + q) for all q with one sliding
+  window per bit, adds F(d(u)) to every node u, and cancels the same-branch pairs by running
+  the same step on each branch alone. All tests run as one forest in one kernel call.
+  O(N log^2 N) worst case. A max input is read and validated natively in ~20 ms and handed
+  to the kernel packed (0.02-0.4 s); the tuples of the case are never built.
 - `tester-17bit` (known wrong): `fast` with the published tester's fixed 17 bits. Every
   distance is below 2^17 while N <= 131,072, so its first failure is a path of 131,073 nodes
   with one coin at an end: g = 131,072 at the other end reads as 0.
@@ -75,7 +76,8 @@ STAGES = (
           limits=f"sum of n <= {oracles.EDITORIAL_MAX_SUM_N}",
           refuses=oracles.editorial_refuses),
     Stage("fast", fast,
-          "numba centroid decomposition with per-bit sliding-window XOR tables",
+          "compiled (C; numba fallback) centroid decomposition with per-bit sliding-window "
+          "XOR tables",
           "O(N log^2 N)", warm_up=lambda: fast(parse("1\n2\n1 2\n1 0\n"))),
     # Below 131,073 nodes every distance, hence every XOR, is < 2^17 and the cut is harmless;
     # on this path the far end has g = 2^17, which 17 bits read as 0.

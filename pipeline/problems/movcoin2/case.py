@@ -1,23 +1,28 @@
 """movcoin2 judge files: the case type, parse (validating), render, answers and sizes.
 
-A judge input holds T independent trees. `parse` has two paths that return identical cases:
+A judge input holds T independent trees. `parse` has a quick path and a checked path that
+return identical cases:
 
 - `_parse_checked` reads token by token with `TokenReader` and a union-find over the edges, so
   every broken rule is reported at the line (and column) where it happens;
-- `_parse_quick` accepts only text made of digits and ordinary whitespace, reads every number
-  at once with `np.fromstring`, checks ranges with numpy, and checks that each test's N-1
-  edges connect its N nodes with a vectorised "hook each root onto its smallest neighbouring
-  root, then pointer-jump" loop over the whole forest (O(log^2 N) numpy passes). It never
-  reports an error itself: on any doubt it returns None and the checked path runs, so error
-  messages always come from one place.
+- the quick path reads every number at once and validates in bulk: `_parse_native` with the
+  problem's native code (native.c: the digits, the ranges, the token count and, with a
+  union-find, that each test's N-1 edges connect its N nodes), or, where native code is
+  unavailable, `_parse_quick` with NumPy (`np.fromstring`, ranges checked with numpy, and
+  connectivity by a vectorised "hook each root onto its smallest neighbouring root, then
+  pointer-jump" loop over the whole forest, O(log^2 N) numpy passes). Both accept only text
+  made of canonical decimal integers and ordinary whitespace; they never report an error
+  themselves: on any doubt they return None and the checked path runs, so error messages
+  always come from one place.
+
+A case parsed natively keeps its packed forest (`Movcoin2Case.forest`), which the `fast` stage
+hands to the kernel, and builds its tuples only when something reads them.
 """
 
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
-
-import numpy as np
+from dataclasses import dataclass, field
 
 from pipeline.problems.tokens import TokenReader
 
@@ -26,8 +31,6 @@ MAX_T = 1000
 MAX_N = 300_000
 MAX_SUM_N = 300_000
 MAX_C = 16
-
-_POWERS = np.array([10 ** k for k in range(1, 19)], dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -46,17 +49,61 @@ class TreeCase:
 
 @dataclass(frozen=True)
 class Movcoin2Case:
-    """A whole judge input: the T tests in order."""
+    """A whole judge input: the T tests in order.
+
+    `forest` is set by the native parse only: the same tests packed for the kernel (see
+    native.Forest); it takes no part in equality, and `dataclasses.replace` drops it.
+    """
 
     tests: tuple[TreeCase, ...]
+    forest: object = field(default=None, init=False, compare=False, repr=False)
 
 
 # -- parse ------------------------------------------------------------------------------------
 def parse(text: str) -> Movcoin2Case:
-    case = _parse_quick(text)
+    from pipeline.problems.movcoin2 import native
+
+    case = _parse_native(text) if native.functions() is not None else _parse_quick(text)
     if case is None:
         case = _parse_checked(text)
     return case
+
+
+def _parse_native(text: str) -> Movcoin2Case | None:
+    """The same case as `_parse_checked` for a valid input, read by native code; None when
+    the native reader declines (anything unusual) or is unavailable. The tests' tuples are
+    built on first use (`LazyTuple`); the kernel reads the packed forest."""
+    from pipeline.native.bulk import LazyTuple
+    from pipeline.problems.movcoin2 import native
+
+    read = native.read(text)
+    if read is None:
+        return None
+    tokens, forest = read
+    case = Movcoin2Case(LazyTuple(len(forest.sizes), lambda: _trees(tokens, forest.sizes)))
+    object.__setattr__(case, "forest", forest)
+    return case
+
+
+def _trees(tokens, sizes) -> list[TreeCase]:
+    """The tests of a valid input from its tokens (every value) and the sizes of its tests."""
+    values = tokens.tolist()
+    enabled = gc.isenabled()
+    gc.disable()  # 300,000 small tuples: the collector would rescan them over and over
+    try:
+        tests = []
+        pos = 1
+        for n in sizes:
+            edge_start = pos + 1
+            coin_start = edge_start + 2 * (n - 1)
+            pos = coin_start + n
+            ends = values[edge_start:coin_start]
+            tests.append(TreeCase(n, tuple(zip(ends[0::2], ends[1::2])),
+                                  tuple(values[coin_start:pos])))
+    finally:
+        if enabled:
+            gc.enable()
+    return tests
 
 
 def _parse_checked(text: str) -> Movcoin2Case:
@@ -107,21 +154,14 @@ def _endpoint(reader: TokenReader, name: str, n: int) -> int:
 
 
 def _parse_quick(text: str) -> Movcoin2Case | None:
-    """The same case as `_parse_checked` for a valid input, None when anything looks off."""
-    # Only digits and ordinary whitespace: every token is a non-negative decimal integer.
-    try:
-        raw = text.encode("ascii")
-    except UnicodeEncodeError:
-        return None
-    if raw.translate(None, b"0123456789 \t\n\r"):
-        return None
-    array = np.fromstring(text, dtype=np.int64, sep=" ")
-    if len(array) == 0:
-        return None
-    # Each value read exactly and written without leading zeros iff the digits of the values
-    # add up to the digits of the text (a value read from a k-digit token has <= k digits).
-    digits = len(array) + int(np.searchsorted(_POWERS, array, side="right").sum())
-    if digits != len(raw.translate(None, b" \t\n\r")):
+    """The same case as `_parse_checked` for a valid input, None when anything looks off
+    (NumPy: the quick path where native code is unavailable)."""
+    import numpy as np
+
+    from pipeline.native.bulk import numpy_uints
+
+    array = numpy_uints(text, 1 + 3 * MAX_SUM_N)
+    if array is None:
         return None
     values = array.tolist()
     t_count = values[0]
@@ -181,7 +221,7 @@ def _parse_quick(text: str) -> Movcoin2Case | None:
     return Movcoin2Case(tuple(tests))
 
 
-def _count_components(n: int, u: np.ndarray, v: np.ndarray) -> int:
+def _count_components(n: int, u, v) -> int:
     """Connected components of the graph on 0..n-1 with edges (u[i], v[i]).
 
     Each round first pointer-jumps until every node points at its root, then hooks every root
@@ -192,6 +232,8 @@ def _count_components(n: int, u: np.ndarray, v: np.ndarray) -> int:
     write win instead of the smallest one takes n rounds on a star whose centre has the
     largest label and whose edges come in increasing order.)
     """
+    import numpy as np
+
     f = np.arange(n, dtype=np.int64)
     while True:
         while True:

@@ -1,16 +1,23 @@
-"""The numba-backed stages: `fast` and the known-wrong `tester-17bit` (kernels in kernels.py)."""
+"""The compiled stages: `fast` and the known-wrong `tester-17bit`.
+
+Both run the centroid-decomposition kernel: the native one (native.c, built at installation,
+loaded with ctypes) when it is available, else the numba one (kernels.py, compiled by numba's
+JIT on first use and cached). The two compute the same values.
+"""
 
 from __future__ import annotations
 
 from itertools import chain
 
-import numpy as np
-
+from pipeline.problems.movcoin2 import native
 from pipeline.problems.movcoin2.case import Movcoin2Case
 
 
 def forest_arrays(case: Movcoin2Case):
-    """All tests as one forest: (total, eu, ev, odd, starts, sizes), 0-based global ids."""
+    """All tests as one forest of NumPy arrays, for the numba kernel:
+    (total, eu, ev, odd, starts, sizes), 0-based global ids."""
+    import numpy as np
+
     sizes = np.array([test.n for test in case.tests], dtype=np.int64)
     starts = np.zeros(len(sizes), dtype=np.int64)
     np.cumsum(sizes[:-1], out=starts[1:])
@@ -26,8 +33,19 @@ def forest_arrays(case: Movcoin2Case):
     return total, eu, ev, odd, starts, sizes
 
 
+def _forest(case: Movcoin2Case) -> native.Forest:
+    return case.forest if case.forest is not None else native.forest_of(case.tests)
+
+
 def _solve(case: Movcoin2Case, bit_limit: int) -> list[int]:
-    from pipeline.problems.movcoin2 import kernels  # numba only when a fast stage runs
+    if native.functions() is not None:
+        return native.solve(_forest(case), bit_limit)
+    return jit_solve(case, bit_limit)
+
+
+def jit_solve(case: Movcoin2Case, bit_limit: int) -> list[int]:
+    """The answers from the numba kernel (the fallback; tests compare it with native code)."""
+    from pipeline.problems.movcoin2 import kernels  # numba only when this path runs
 
     total, eu, ev, odd, starts, sizes = forest_arrays(case)
     answers, _ = kernels.forest_answers(total, eu, ev, odd, starts, sizes, bit_limit)
@@ -35,11 +53,24 @@ def _solve(case: Movcoin2Case, bit_limit: int) -> list[int]:
 
 
 def fast_grundy(case: Movcoin2Case):
-    """Grundy values of all nodes (tests concatenated in order), for tests and debugging."""
+    """Grundy values of all nodes (tests concatenated in order) as a NumPy array, for tests
+    and debugging."""
+    import numpy as np
+
+    if native.functions() is not None:
+        _, grundy = native.solve(_forest(case), 63, with_grundy=True)
+        return np.frombuffer(grundy, dtype=np.int64).copy()
     from pipeline.problems.movcoin2 import kernels
 
     total, eu, ev, odd, starts, sizes = forest_arrays(case)
     return kernels.forest_answers(total, eu, ev, odd, starts, sizes, 63)[1]
+
+
+def warm_up() -> None:
+    """Load the kernel (native library, or numba's cached compile) before timing cases."""
+    from pipeline.problems.movcoin2.case import parse
+
+    fast(parse("1\n2\n1 2\n1 0\n"))
 
 
 def fast(case: Movcoin2Case) -> list[int]:

@@ -7,11 +7,13 @@ brute first compute the Grundy value g(R) = XOR of dist(R, v) over odd-coin node
 from __future__ import annotations
 
 from collections import deque
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from pipeline.games import GameSearch
 from pipeline.problems.movcoin2.case import Movcoin2Case, TreeCase, answer_from_grundy
+
+if TYPE_CHECKING:  # numpy is imported by the stages that use it (not by `pipeline solve`)
+    import numpy as np
 
 
 def adjacency(test: TreeCase) -> list[list[int]]:
@@ -140,6 +142,8 @@ def quadratic_grundy(test: TreeCase) -> np.ndarray:
     step closer and every other node one step further: row_v = row_p + 1, minus 2 on v's
     interval. Row 1 comes from a BFS.
     """
+    import numpy as np
+
     n = test.n
     adj = adjacency(test)
     parent = [-1] * n
@@ -191,6 +195,8 @@ def per_coin_refuses(case: Movcoin2Case) -> str | None:
 
 def per_coin_grundy(test: TreeCase) -> np.ndarray:
     """One BFS from each odd-coin node; XOR of the distance arrays."""
+    import numpy as np
+
     adj = adjacency(test)
     grundy = np.zeros(test.n, dtype=np.int64)
     for v in test.coin_nodes:

@@ -8,12 +8,14 @@ are shuffled and randomly oriented, so no recipe leaks structure through the num
 from __future__ import annotations
 
 import random
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from pipeline.problems.base import Recipe
 from pipeline.problems.movcoin2.case import MAX_N, MAX_SUM_N, Movcoin2Case, TreeCase
 from pipeline.problems.movcoin2.oracles import BRUTE_BUDGET, brute_estimate
+
+if TYPE_CHECKING:  # numpy is imported by the generators (not by `pipeline solve`)
+    import numpy as np
 
 SHAPES = ("path", "star", "caterpillar", "binary", "random")
 DENSITIES = ("all", "half", "few")
@@ -21,6 +23,8 @@ DENSITIES = ("all", "half", "few")
 
 # -- tree shapes: edge arrays on 0..n-1 -------------------------------------------------------
 def _edges(shape: str, n: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np
+
     if shape == "random":
         return _pruefer_edges(n, gen)
     parent = _parents(shape, n, gen)
@@ -29,6 +33,8 @@ def _edges(shape: str, n: int, gen: np.random.Generator) -> tuple[np.ndarray, np
 
 def _parents(shape: str, n: int, gen: np.random.Generator) -> np.ndarray:
     """parent[i] < i for i >= 1, parent[0] = -1."""
+    import numpy as np
+
     ids = np.arange(n, dtype=np.int64)
     if shape == "path":
         return ids - 1
@@ -54,6 +60,8 @@ def _parents(shape: str, n: int, gen: np.random.Generator) -> np.ndarray:
 
 def _pruefer_edges(n: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """A uniformly random labelled tree (linear-time Pruefer decoding) as two edge arrays."""
+    import numpy as np
+
     if n <= 2:
         return np.arange(1, n, dtype=np.int64), np.zeros(n - 1, dtype=np.int64)
     code = gen.integers(0, n, size=n - 2).tolist()
@@ -98,6 +106,8 @@ def _coins(n: int, density: str, gen: np.random.Generator) -> np.ndarray:
 def _tree(ends: tuple[np.ndarray, np.ndarray], coins: np.ndarray,
           gen: np.random.Generator) -> TreeCase:
     """Relabel randomly, shuffle the edges, orient each at random."""
+    import numpy as np
+
     n = len(coins)
     label = gen.permutation(n) + 1
     a = label[ends[0]]
@@ -114,6 +124,8 @@ def _tree(ends: tuple[np.ndarray, np.ndarray], coins: np.ndarray,
 
 
 def _gen(rng: random.Random) -> np.random.Generator:
+    import numpy as np
+
     return np.random.default_rng(rng.getrandbits(64))
 
 
@@ -215,6 +227,8 @@ def max_one(shape: str | None, density: str | None):
 
 
 def max_many_tests(rng: random.Random) -> Movcoin2Case:
+    import numpy as np
+
     gen = _gen(rng)
     count = 1000
     cuts = np.sort(gen.choice(np.arange(1, MAX_SUM_N), size=count - 1, replace=False))
@@ -263,5 +277,8 @@ RECIPES = _recipes()
 def growth_case(size: int, seed: int) -> Movcoin2Case:
     """The growth ladder's case: one random tree of `size` nodes, about half of them holding an
     odd number of coins."""
+    import numpy as np
+
     gen = np.random.default_rng(seed)
     return Movcoin2Case((make_tree("random", size, "half", gen),))
+

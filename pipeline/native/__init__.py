@@ -1,0 +1,344 @@
+"""Native code: C and C++ sources compiled once, ahead of time, and loaded with ctypes.
+
+What it is for. A `fast` stage must answer a max test within a few times our C++ solution,
+process start included, and a kernel compiled by numba costs every process ~0.27 s and ~90 MB
+just to import numba, plus the load of its cached machine code, before the kernel runs. A
+shared library compiled when the package is installed costs a `dlopen` (well under a
+millisecond) instead. This package is the one place that knows how such code is declared,
+built, cached and loaded, for any part of the pipeline:
+
+    KERNELS = native.library("movcoin2", Path(__file__).with_name("native.c"))
+    lib = native.load(KERNELS, fallback="numba's JIT")   # a ctypes.CDLL, or None
+
+    LAUNCHER = native.program("launcher", Path(__file__).with_name("launcher.c"))
+    path = native.executable(LAUNCHER, fallback="...")   # its path, or None
+    path = native.build(LAUNCHER)                         # its path, or BuildError
+
+`library` and `program` only declare (and register) a source; nothing is compiled or loaded
+at import. `load`, `executable` and `build` compile on first use when the cache lacks the
+artifact, so an edited source is rebuilt by the next process that needs it; `make venv` runs
+`python -m pipeline.native`, which builds everything registered (`build_all`: what every
+problem's package declares on import, and the modules named in `DECLARING_MODULES`) right
+after installing, so that no timed process ever compiles.
+
+Why this mechanism (and not another):
+- numba's AOT compiler (`numba.pycc`) is "pending deprecation" since numba 0.57 and still so
+  in 0.68 ("replacement technology is being developed"); it needs setuptools at run time and
+  would keep numba's toolchain in the build.
+- A CPython extension built by setuptools at install would need the Python headers and a
+  setup.py build step inside `pip install -e`, and every kernel would have to be wrapped in
+  the C API by hand.
+- A plain C or C++ shared library built with the compiler the README already requires (g++,
+  and its C driver), loaded with ctypes (standard library), needs neither: NumPy or `array`
+  buffers are passed as pointers, and the same code builds small executables too.
+
+Cache. Artifacts live in `cache_dir()` (`$PIPELINE_NATIVE_DIR`, else the virtual
+environment's `var/gamebench-native/`, else `~/.cache/gamebench/native/`) as
+`<name>-<key>[.so]`, where the key is a SHA-256
+of the sources (the declared headers included), the kind, the flags, the compiler named by
+`$CC`/`$CXX` and the machine type. A build compiles to a temporary file in the same folder and
+renames it into place, under an exclusive `flock` on a lock file beside it: a process killed
+mid-build leaves no artifact (and its temporary file is removed by the next build), and two
+processes building at once compile once and both load the same complete file.
+
+Fallback. Where building is impossible (no compiler on PATH, a failed compile, an unloadable
+file) `load` returns None after one line on stderr naming the reason and the fallback, and
+the caller runs its fallback (the numba JIT, or NumPy). `PIPELINE_NATIVE=0` switches native
+code off without a note (to time or test the fallbacks).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+CACHE_VARIABLE = "PIPELINE_NATIVE_DIR"
+SWITCH_VARIABLE = "PIPELINE_NATIVE"
+INCLUDE_DIR = Path(__file__).resolve().parent  # shared headers (uints.h) live here
+
+Kind = Literal["library", "program"]
+
+C_COMPILERS = ("cc", "gcc", "clang")
+CXX_COMPILERS = ("c++", "g++", "clang++")
+CXX_SUFFIXES = (".cc", ".cpp", ".cxx")
+
+
+class BuildError(RuntimeError):
+    """A native source could not be built here (no compiler, or the compiler failed)."""
+
+
+@dataclass(frozen=True)
+class Native:
+    """One native source: a shared library (`kind="library"`) or an executable (`"program"`).
+
+    `headers` are files the source includes (hashed into the cache key; their folders are on
+    the include path, as is this package's folder with the shared `uints.h`).
+    """
+
+    name: str
+    source: Path
+    kind: Kind = "library"
+    headers: tuple[Path, ...] = ()
+    flags: tuple[str, ...] = ("-O2",)
+
+    @property
+    def language(self) -> Literal["c", "c++"]:
+        return "c++" if self.source.suffix in CXX_SUFFIXES else "c"
+
+
+_REGISTERED: dict[str, Native] = {}
+_LOADED: dict[str, object] = {}
+_NOTED: set[str] = set()
+
+
+def _declare(native: Native) -> Native:
+    known = _REGISTERED.get(native.name)
+    if known is not None and known != native:
+        raise ValueError(f"native code {native.name!r} is declared twice: {known.source} and "
+                         f"{native.source}")
+    _REGISTERED[native.name] = native
+    return native
+
+
+def library(name: str, source: Path, headers: tuple[Path, ...] = (),
+            flags: tuple[str, ...] = ("-O2",)) -> Native:
+    """Declare (and register) a shared library built from `source`."""
+    return _declare(Native(name, Path(source).resolve(), "library",
+                           tuple(Path(h).resolve() for h in headers), tuple(flags)))
+
+
+def program(name: str, source: Path, headers: tuple[Path, ...] = (),
+            flags: tuple[str, ...] = ("-O2",)) -> Native:
+    """Declare (and register) an executable built from `source`."""
+    return _declare(Native(name, Path(source).resolve(), "program",
+                           tuple(Path(h).resolve() for h in headers), tuple(flags)))
+
+
+def registered() -> tuple[Native, ...]:
+    return tuple(_REGISTERED.values())
+
+
+def enabled() -> bool:
+    switch = os.environ.get(SWITCH_VARIABLE, "1").strip().lower()
+    return switch not in ("0", "off", "no", "false")
+
+
+# -- the cache --------------------------------------------------------------------------------
+def cache_dir() -> Path:
+    configured = os.environ.get(CACHE_VARIABLE, "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    if sys.prefix != sys.base_prefix:  # a virtual environment: artifacts belong to it
+        return Path(sys.prefix) / "var" / "gamebench-native"
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(base) / "gamebench" / "native"
+
+
+def _compiler_variable(native: Native) -> str:
+    return "CXX" if native.language == "c++" else "CC"
+
+
+def cache_key(native: Native) -> str:
+    """SHA-256 (hex, 16 digits) of everything the artifact depends on."""
+    from hashlib import sha256
+
+    digest = sha256()
+    parts = (native.kind, native.language, " ".join(native.flags),
+             os.environ.get(_compiler_variable(native), ""), os.uname().machine)
+    for part in parts:
+        digest.update(part.encode() + b"\0")
+    for path in (native.source, *native.headers, *_shared_headers(native)):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _shared_headers(native: Native) -> tuple[Path, ...]:
+    """This package's headers the source includes (`#include "uints.h"`)."""
+    text = native.source.read_bytes()
+    return tuple(h for h in sorted(INCLUDE_DIR.glob("*.h")) if f'"{h.name}"'.encode() in text)
+
+
+def artifact(native: Native) -> Path:
+    """Where the built artifact of `native`'s current sources lives (built or not)."""
+    suffix = ".so" if native.kind == "library" else ""
+    return cache_dir() / f"{native.name}-{cache_key(native)}{suffix}"
+
+
+# -- building ---------------------------------------------------------------------------------
+def compiler(native: Native) -> list[str]:
+    """The compiler command for `native`: `$CC`/`$CXX` if set, else the first one on PATH."""
+    import shlex
+    import shutil
+
+    variable = _compiler_variable(native)
+    configured = os.environ.get(variable, "").strip()
+    if configured:
+        command = shlex.split(configured)
+        if shutil.which(command[0]) is None:
+            raise BuildError(f"${variable} names {command[0]!r}, which is not on PATH")
+        return command
+    names = CXX_COMPILERS if native.language == "c++" else C_COMPILERS
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return [found]
+    raise BuildError(f"no {native.language.upper()} compiler on PATH (looked for "
+                     f"{', '.join(names)}; ${variable} may name one)")
+
+
+def build_command(native: Native, output: Path) -> list[str]:
+    command = compiler(native)
+    standard = "-std=c++17" if native.language == "c++" else "-std=c11"
+    shape = ["-shared", "-fPIC"] if native.kind == "library" else []
+    includes = []
+    for folder in dict.fromkeys([INCLUDE_DIR, native.source.parent,
+                                 *(h.parent for h in native.headers)]):
+        includes += ["-I", str(folder)]
+    return [*command, standard, *native.flags, *shape, *includes, "-o", str(output),
+            str(native.source)]
+
+
+def build(native: Native) -> Path:
+    """The artifact of `native`, compiled into the cache first when missing.
+
+    Raises BuildError when it cannot be built. Safe to call from several processes at once.
+    """
+    target = artifact(native)
+    if target.exists():
+        return target
+    import fcntl
+    import subprocess
+
+    build_command(native, target)  # no compiler: BuildError before anything is created
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / f".{target.name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.exists():  # another process built it while we waited
+            return target
+        for stale in target.parent.glob(f".{target.name}.*.tmp"):  # left by a killed build
+            stale.unlink(missing_ok=True)
+        temporary = target.parent / f".{target.name}.{os.getpid()}.tmp"
+        command = build_command(native, temporary)
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        except (OSError, subprocess.SubprocessError) as error:
+            temporary.unlink(missing_ok=True)
+            raise BuildError(f"{Path(command[0]).name} could not run: {error}") from None
+        if done.returncode != 0:
+            temporary.unlink(missing_ok=True)
+            first = next((line for line in done.stderr.splitlines() if "error" in line),
+                         done.stderr.strip().splitlines()[0] if done.stderr.strip() else "")
+            raise BuildError(f"{Path(command[0]).name} failed on {native.source.name} "
+                             f"(exit {done.returncode}): {first.strip()}")
+        with open(temporary, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    return target
+
+
+def note(native: Native, reason: str, fallback: str) -> None:
+    """The one stderr line saying that `native` is not used, why, and what runs instead."""
+    if native.name in _NOTED:
+        return
+    _NOTED.add(native.name)
+    sys.stderr.write(f"note: native code {native.name!r} unavailable ({reason}); "
+                     f"using {fallback}\n")
+    sys.stderr.flush()
+
+
+def load(native: Native, fallback: str):
+    """The library as a `ctypes.CDLL` (built first if needed), or None when native code is off
+    or cannot be built here; then one line on stderr names the reason and `fallback`.
+
+    Loaded once per process."""
+    if native.name in _LOADED:
+        return _LOADED[native.name]
+    library_ = None
+    if enabled():
+        import ctypes
+
+        try:
+            path = build(native)
+            try:
+                library_ = ctypes.CDLL(str(path))
+            except OSError:  # an unloadable file (e.g. damaged on disk): build it again
+                path.unlink(missing_ok=True)
+                library_ = ctypes.CDLL(str(build(native)))
+        except (BuildError, OSError) as error:
+            note(native, str(error), fallback)
+            library_ = None
+    _LOADED[native.name] = library_
+    return library_
+
+
+def executable(native: Native, fallback: str) -> Path | None:
+    """The program's path (built first if needed), or None when native code is off or cannot
+    be built here; then one line on stderr names the reason and `fallback`."""
+    if not enabled():
+        return None
+    try:
+        return build(native)
+    except (BuildError, OSError) as error:
+        note(native, str(error), fallback)
+        return None
+
+
+# -- building everything ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class BuildResult:
+    native: Native
+    path: Path | None
+    built: bool          # compiled now (False: it was in the cache already)
+    seconds: float
+    error: str | None
+
+
+def discover() -> tuple[Native, ...]:
+    """Every native source of the pipeline: importing every problem registers its own (each
+    problem's package imports its `native` module), plus the modules of `DECLARING_MODULES`."""
+    import importlib
+
+    from pipeline.problems import all_problems
+
+    all_problems()
+    for module in DECLARING_MODULES:
+        importlib.import_module(module)
+    return registered()
+
+
+# Modules outside the problems that declare native code, imported by `discover`.
+DECLARING_MODULES: tuple[str, ...] = ("pipeline.run.launcher",)
+
+
+def build_all(natives: tuple[Native, ...] | None = None) -> list[BuildResult]:
+    """Build every native source (default: `discover()`); failures are results, not raised."""
+    import time
+
+    results = []
+    for native in (discover() if natives is None else natives):
+        started = time.perf_counter()
+        try:
+            existed = artifact(native).exists()
+            path = build(native)
+            results.append(BuildResult(native, path, not existed,
+                                       time.perf_counter() - started, None))
+        except (BuildError, OSError) as error:
+            results.append(BuildResult(native, None, False, time.perf_counter() - started,
+                                       str(error)))
+            continue
+        _prune(native, path)
+    return results
+
+
+def _prune(native: Native, current: Path) -> None:
+    """Remove the artifacts (and their lock files) of earlier versions of `native`'s sources."""
+    for pattern in (f"{native.name}-*", f".{native.name}-*.lock"):
+        for old in current.parent.glob(pattern):
+            name = old.name.removeprefix(".").removesuffix(".lock")
+            stem = name[len(native.name) + 1:].removesuffix(".so")
+            if name != current.name and len(stem) == 16 \
+                    and all(c in "0123456789abcdef" for c in stem):
+                old.unlink(missing_ok=True)

@@ -1,0 +1,38 @@
+"""`python -m pipeline.native`: build every registered native source into the cache.
+
+Run by `make venv` right after installing the package. Prints one line per artifact (built
+now, or already in the cache) and, where one cannot be built, why and what runs instead. The
+exit status is 0 unless `--strict` is given and something failed: a machine without a
+compiler still gets a working installation (the fallbacks), with the reason printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from pipeline import native
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pipeline.native",
+                                     description="Build the pipeline's native code.")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 when anything cannot be built")
+    args = parser.parse_args(argv)
+    results = native.build_all()
+    print(f"native code in {native.cache_dir()}:")
+    for result in results:
+        name = f"{result.native.name} ({result.native.kind}, {result.native.source.name})"
+        if result.error is not None:
+            print(f"  {name}: NOT BUILT: {result.error}; its fallback runs instead")
+        elif result.built:
+            print(f"  {name}: built in {result.seconds:.1f} s -> {result.path.name}")
+        else:
+            print(f"  {name}: up to date -> {result.path.name}")
+    failed = [r for r in results if r.error is not None]
+    return 1 if failed and args.strict else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

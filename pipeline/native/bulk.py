@@ -1,0 +1,175 @@
+"""Helpers of the quick parse paths: buffers handed to native code, and the NumPy bulk reader.
+
+A quick path reads a judge file's integers in bulk and validates them in bulk; on any doubt it
+declines (returns None) and the problem's checked parser runs, so every error message comes
+from one place. With native code, the problem's library reads the text in place
+(`text_buffer`, `uints.h`) into a `uint64_buffer`; without it, `numpy_uints` reads them with
+NumPy and declines exactly the same texts. Nothing here imports NumPy until `numpy_uints` is called.
+
+A case read in bulk may hold its tuples as a `LazyTuple`: the same tuple, built from the
+packed buffers only when something looks at it. `pipeline solve` then hands the buffers to the
+kernel and never builds the 300,000 small Python tuples of a max input.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+
+WHITESPACE = b" \t\n\r"
+DIGITS_AND_WHITESPACE = b"0123456789" + WHITESPACE
+
+
+def ascii_bytes(text: str) -> bytes | None:
+    """The text as bytes when it is pure ASCII (else None: a quick path declines)."""
+    try:
+        return text.encode("ascii")
+    except UnicodeEncodeError:
+        return None
+
+
+def text_buffer(text: str) -> tuple[int, int] | None:
+    """(address, length) of the text's characters as ASCII bytes, without copying them (the
+    UTF-8 form CPython keeps of a pure-ASCII string is its own storage); None when the text is
+    not pure ASCII (a quick path declines). The address is valid while `text` lives."""
+    if not text.isascii():
+        return None
+    import ctypes
+
+    size = ctypes.c_ssize_t()
+    address = _as_utf8()(ctypes.py_object(text), ctypes.byref(size))
+    return address, size.value
+
+
+_AS_UTF8 = None
+
+
+def _as_utf8():
+    global _AS_UTF8
+    if _AS_UTF8 is None:
+        import ctypes
+
+        function = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
+        function.argtypes = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)]
+        function.restype = ctypes.c_void_p
+        _AS_UTF8 = function
+    return _AS_UTF8
+
+
+def uint64_buffer(count: int) -> array:
+    """A zeroed array of `count` unsigned 64-bit integers (typecode 'Q')."""
+    return array("Q", (0,)) * count
+
+
+def int32_buffer(count: int) -> array:
+    return array("i", (0,)) * count
+
+
+def int64_buffer(count: int) -> array:
+    return array("q", (0,)) * count
+
+
+def uint8_buffer(count: int) -> array:
+    return array("B", (0,)) * count
+
+
+def address(buffer: array) -> int:
+    """The address of an array's first item, to pass to native code (valid while the array
+    lives and is not resized)."""
+    return buffer.buffer_info()[0]
+
+
+def token_capacity(length: int, most: int) -> int:
+    """How many tokens a buffer needs for a text of `length` bytes: at most `most` + 1 (one
+    more than a valid input can hold, so that too many tokens are seen as such)."""
+    return max(1, min(length // 2 + 1, most + 1))
+
+
+def numpy_uints(text: str, most: int):
+    """Every token of `text` as an int64 NumPy array, or None when the text holds anything
+    but canonical non-negative decimal integers (no sign, no leading zero, below 2^63 - 1) and
+    the whitespace ' \\t\\n\\r', or more than `most` tokens."""
+    import numpy as np
+
+    data = ascii_bytes(text)
+    if data is None or data.translate(None, DIGITS_AND_WHITESPACE):
+        return None
+    values = np.fromstring(text, dtype=np.int64, sep=" ")
+    if len(values) == 0 or len(values) > most or values.max() == np.iinfo(np.int64).max:
+        return None  # (fromstring saturates a value beyond int64 at 2^63 - 1)
+    # Every value was read exactly from a token without leading zeros iff the values' digits
+    # add up to the text's digits (a k-digit token gives a value of at most k digits).
+    digits = len(values) + int(np.searchsorted(_powers(), values, side="right").sum())
+    if digits != len(data) - sum(data.count(c) for c in WHITESPACE):
+        return None
+    return values
+
+
+_POWERS = None
+
+
+def _powers():
+    global _POWERS
+    if _POWERS is None:
+        import numpy as np
+
+        _POWERS = np.array([10 ** k for k in range(1, 19)], dtype=np.int64)
+    return _POWERS
+
+
+class LazyTuple(Sequence):
+    """A tuple of `length` items that `build()` produces on first use (then kept).
+
+    It stands in for a tuple field of a case: it compares equal to, and hashes like, the tuple
+    it stands for, and pickles, copies and deep-copies as that plain tuple.
+    """
+
+    __slots__ = ("_length", "_build", "_items")
+
+    def __init__(self, length: int, build: Callable[[], Iterable]) -> None:
+        self._length = length
+        self._build = build
+        self._items: tuple | None = None
+
+    def materialise(self) -> tuple:
+        if self._items is None:
+            self._items = tuple(self._build())
+            self._build = None
+            if len(self._items) != self._length:
+                raise ValueError(f"built {len(self._items)} items, expected {self._length}")
+        return self._items
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index):
+        return self.materialise()[index]
+
+    def __iter__(self):
+        return iter(self.materialise())
+
+    def __contains__(self, value) -> bool:
+        return value in self.materialise()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyTuple):
+            other = other.materialise()
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return self.materialise() == other
+
+    def __hash__(self) -> int:
+        return hash(self.materialise())
+
+    def __add__(self, other):
+        return self.materialise() + (other.materialise() if isinstance(other, LazyTuple)
+                                     else other)
+
+    def __radd__(self, other):
+        return other + self.materialise()
+
+    def __repr__(self) -> str:
+        return repr(self.materialise())
+
+    def __reduce__(self):
+        return (tuple, (self.materialise(),))

@@ -1,0 +1,99 @@
+"""cf103119g's native code (native.c) through ctypes: the quick parse path and the kernel.
+
+`KERNEL` is declared (registered with `pipeline.native`) at import; the library is built at
+installation and loaded on first use. Where it cannot be built, `functions()` is None and the
+callers fall back to the NumPy quick parse and numba's JIT (fast.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline import native
+
+KERNEL = native.library("cf103119g", Path(__file__).with_name("native.c"))
+FALLBACK = "numba's JIT and the NumPy quick parse"
+
+MAX_N = 200_000
+MAX_M = 200_000
+MOST_TOKENS = 2 + MAX_N + 2 * MAX_M
+
+
+@dataclass(frozen=True)
+class Packed:
+    """A case as native code reads it: `tokens` (array 'Q') holds n, m, the n values, then
+    op and k of each of the m operations."""
+
+    tokens: object
+    n: int
+    m: int
+
+
+_FUNCTIONS = None
+
+
+def functions():
+    """The library's functions with their ctypes signatures, or None without native code."""
+    global _FUNCTIONS
+    if _FUNCTIONS is None:
+        library = native.load(KERNEL, FALLBACK)
+        if library is None:
+            return None
+        import ctypes
+
+        i64, ptr = ctypes.c_int64, ctypes.c_void_p
+        library.cf103119g_read.argtypes = [ptr, i64, ptr, i64, ptr]
+        library.cf103119g_read.restype = i64
+        library.cf103119g_solve.argtypes = [i64, ptr, i64, ptr, ptr]
+        library.cf103119g_solve.restype = i64
+        _FUNCTIONS = library
+    return _FUNCTIONS
+
+
+def read(text: str) -> Packed | None:
+    """The packed case of a valid input, read and validated natively; None when the quick
+    path declines (or native code is unavailable)."""
+    library = functions()
+    if library is None:
+        return None
+    from pipeline.native.bulk import (address, int64_buffer, text_buffer, token_capacity,
+                                      uint64_buffer)
+
+    where = text_buffer(text)
+    if where is None:
+        return None
+    capacity = token_capacity(where[1], MOST_TOKENS)
+    tokens = uint64_buffer(capacity)
+    count = int64_buffer(1)
+    queries = library.cf103119g_read(*where, address(tokens), capacity,
+                                     address(count))
+    if queries < 0:
+        return None
+    del tokens[count[0]:]
+    return Packed(tokens, tokens[0], tokens[1])
+
+
+def pack(values, ops) -> Packed:
+    """The packed form of a case's tuples (for cases that were not parsed natively)."""
+    from array import array
+    from itertools import chain
+
+    tokens = array("Q", (len(values), len(ops)))
+    tokens.extend(values)
+    tokens.extend(chain.from_iterable(ops))
+    return Packed(tokens, len(values), len(ops))
+
+
+def solve(packed: Packed) -> tuple[bool, ...]:
+    """Whether the position of each query wins, in order."""
+    from pipeline.native.bulk import address, uint8_buffer
+
+    library = functions()
+    out = uint8_buffer(packed.m)
+    base = address(packed.tokens)
+    queries = library.cf103119g_solve(packed.n, base + 8 * 2, packed.m,
+                                      base + 8 * (2 + packed.n), address(out))
+    if queries == -2:
+        raise MemoryError("cf103119g: native kernel ran out of memory")
+    return tuple(map(bool, out[:queries]))

@@ -1,0 +1,69 @@
+"""insq15g's native code (native.cpp) through ctypes: the quick parse path and `fast`.
+
+`KERNELS` is declared (registered with `pipeline.native`) at import; the library is built at
+installation and loaded on first use. Where it cannot be built, `functions()` is None and
+`parse` and `fast` use NumPy instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline import native
+
+KERNELS = native.library("insq15g", Path(__file__).with_name("native.cpp"))
+FALLBACK = "NumPy (quick parse and fast)"
+
+MAX_PEOPLE = 10**6
+MOST_TOKENS = 3 + 2 * MAX_PEOPLE
+
+_FUNCTIONS = None
+
+
+def functions():
+    """The library's functions with their ctypes signatures, or None without native code."""
+    global _FUNCTIONS
+    if _FUNCTIONS is None:
+        library = native.load(KERNELS, FALLBACK)
+        if library is None:
+            return None
+        import ctypes
+
+        i64, ptr = ctypes.c_int64, ctypes.c_void_p
+        library.insq15g_read.argtypes = [ptr, i64, ptr, i64, ptr]
+        library.insq15g_read.restype = i64
+        library.insq15g_solve.argtypes = [ptr]
+        library.insq15g_solve.restype = i64
+        _FUNCTIONS = library
+    return _FUNCTIONS
+
+
+def read(text: str):
+    """Every token of a valid input (N, M, P, then X_i and Y_i) as an array 'Q', read and
+    validated natively; None when the quick path declines (or native code is unavailable)."""
+    library = functions()
+    if library is None:
+        return None
+    from pipeline.native.bulk import (address, int64_buffer, text_buffer, token_capacity,
+                                      uint64_buffer)
+
+    where = text_buffer(text)
+    if where is None:
+        return None
+    capacity = token_capacity(where[1], MOST_TOKENS)
+    tokens = uint64_buffer(capacity)
+    count = int64_buffer(1)
+    if library.insq15g_read(*where, address(tokens), capacity, address(count)) < 0:
+        return None
+    del tokens[count[0]:]
+    return tokens
+
+
+def solve(tokens) -> bool:
+    """Whether the first player wins the valid input of `tokens` (from `read`)."""
+    from pipeline.native.bulk import address
+
+    result = functions().insq15g_solve(address(tokens))
+    if result == -2:
+        raise MemoryError("insq15g: native fast stage ran out of memory")
+    return result == 1
