@@ -357,6 +357,106 @@ def nightly_command(
         raise typer.Exit(1)
 
 
+def _stress_errors():
+    """The errors a stress or hunt request can meet before it runs, reported without a
+    traceback: unknown names, solvers that cannot be paired, a failed build."""
+    from pipeline.config import ConfigError
+    from pipeline.run.solvers import BuildError
+    from pipeline.stress.hunt import HuntError
+    from pipeline.stress.judge import JudgeError
+    from pipeline.stress.stress import StressError
+
+    return (UnknownName, JudgeError, StressError, HuntError, BuildError, ConfigError,
+            ValueError)
+
+
+@app.command("stress")
+def stress_command(
+    ctx: typer.Context,
+    problem_id: Annotated[str, typer.Option("--problem", "-p", help="Problem id.")],
+    solver: Annotated[str, typer.Option(
+        "--solver", "-s", help="The solver to check: a stage, a configured solver or an "
+        "--external name.")],
+    against: Annotated[Optional[str], typer.Option(
+        "--against", help="The reference (default: the problem's reference order).")] = None,
+    recipe: Annotated[Optional[list[str]], typer.Option(
+        "--recipe", "-r", help="Recipe name or shell pattern (repeatable; default: every "
+        "recipe but the max ones).")] = None,
+    budget: Annotated[str, typer.Option(
+        "--budget", help="Time for generating and judging (e.g. 60s, 5m).")] = "60s",
+    stop_after: Annotated[int, typer.Option(
+        "--stop-after", min=1, help="Stop after this many findings.")] = 1,
+    seed: Annotated[int, typer.Option("--seed")] = 1,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
+                                                help="Worker processes (default: cores).")] = None,
+    external: Annotated[Optional[list[str]], typer.Option(
+        "--external", "-e", help="NAME=COMMAND external program (repeatable).")] = None,
+    shrink_budget: Annotated[str, typer.Option(
+        "--shrink-budget", help="Time for shrinking each failure.")] = "120s",
+) -> None:
+    """Generate cases from recipes until SOLVER and the reference disagree (or SOLVER fails),
+    shrink each failure, keep it in group `found` and the findings table."""
+    from pipeline.run.solvers import parse_external
+    from pipeline.stress.durations import parse_duration
+    from pipeline.stress.stress import StressRequest, format_summary, stress
+
+    problem = _problem(problem_id)
+    try:
+        request = StressRequest(
+            problem=problem.id, solver=solver, against=against, recipes=tuple(recipe or ()),
+            budget_s=parse_duration(budget), stop_after=stop_after, seed=seed, jobs=jobs,
+            externals=tuple(parse_external(text, problem.id) for text in external or []),
+            shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv))
+        summary = stress(ctx.obj.data_dir, request)
+    except _stress_errors() as error:
+        _fail(str(error))
+    typer.echo(format_summary(summary))
+    if summary.status == "interrupted":
+        raise typer.Exit(130)
+    if summary.failures:
+        raise typer.Exit(1)
+
+
+@app.command("hunt")
+def hunt_command(
+    ctx: typer.Context,
+    problem_id: Annotated[str, typer.Option("--problem", "-p", help="Problem id.")],
+    solver: Annotated[str, typer.Option(
+        "--solver", "-s", help="The solver to slow down: a stage, a configured solver or an "
+        "--external name.")],
+    size: Annotated[Optional[int], typer.Option(
+        "--size", min=1, help="Size measure of the inputs (default: the growth ladder's "
+        "first size).")] = None,
+    budget: Annotated[str, typer.Option("--budget", help="Time to search (e.g. 120s).")] = "120s",
+    seed: Annotated[int, typer.Option("--seed")] = 1,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
+                                                help="Worker processes (default: cores).")] = None,
+    external: Annotated[Optional[list[str]], typer.Option(
+        "--external", "-e", help="NAME=COMMAND external program (repeatable).")] = None,
+    repeats: Annotated[int, typer.Option(
+        "--repeats", min=1, help="Timings per candidate that may be kept.")] = 3,
+) -> None:
+    """Search for an input of the given size on which SOLVER is slowest; keep it in group
+    `hunt` with its time and the findings table."""
+    from pipeline.run.solvers import parse_external
+    from pipeline.stress.durations import parse_duration
+    from pipeline.stress.hunt import HuntRequest, format_summary, hunt
+
+    problem = _problem(problem_id)
+    try:
+        request = HuntRequest(
+            problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),
+            seed=seed, jobs=jobs, repeats=repeats,
+            externals=tuple(parse_external(text, problem.id) for text in external or []),
+            command=" ".join(sys.argv))
+        summary = hunt(ctx.obj.data_dir, request)
+    except _stress_errors() as error:
+        _fail(str(error))
+    typer.echo(format_summary(summary))
+    if summary.status == "interrupted":
+        raise typer.Exit(130)
+
+
 def main() -> None:
     app()
 
