@@ -133,12 +133,15 @@ def copy_line(text: str, rng: random.Random) -> str | None:
 
 
 def _integer_places(lines: Lines) -> list[tuple[int, int]]:
+    """Where the integers are, the first line's left out (it usually holds the counts) unless
+    it is the only one."""
+    first = 0 if len(lines) == 1 else 1
     return [(row, col) for row, tokens in enumerate(lines) for col, token in enumerate(tokens)
-            if row > 0 and _is_int(token)]
+            if row >= first and _is_int(token)]
 
 
 def copy_number(text: str, rng: random.Random) -> str | None:
-    """One integer (not of the first line) set to the value of another one."""
+    """One integer set to the value of another one."""
     lines = read_lines(text)
     places = _integer_places(lines)
     if len(places) < 2:

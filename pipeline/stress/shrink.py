@@ -44,6 +44,7 @@ class Shrunk:
     steps: int                 # candidates accepted
     candidates: int            # candidates judged
     seconds: float
+    last_step_s: float         # when the last accepted step was made (from the start)
     locally_minimal: bool      # every pass ran to the end without a candidate failing
     stopped: str | None = None  # why it stopped early: "deadline", "interrupted", "not reproduced"
 
@@ -105,6 +106,7 @@ def shrink(problem: Problem, judge: Judge, case: Case, trial: Trial, *,
             stopped = "not reproduced"
             final_case, final = case, trial
     return Shrunk(final_case, final, state.steps, state.judged, time.monotonic() - started,
+                  state.last_step - started if state.steps else 0.0,
                   locally_minimal=stopped is None, stopped=stopped)
 
 
@@ -121,6 +123,7 @@ class _State:
         self.passed: set[int] = set()
         self.rejected: set[int] = set()
         self.steps = 0
+        self.last_step = 0.0
         self.judged = 0
         self.chunk = max(2, judge.workers)
 
@@ -171,6 +174,7 @@ class _State:
             if trial.verdict == self.target:
                 self.case, self.trial, self.key = case, trial, key
                 self.steps += 1
+                self.last_step = time.monotonic()
                 return True
             self.passed.add(hash(text))
         return False

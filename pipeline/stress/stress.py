@@ -8,7 +8,9 @@ second); an input already judged in this session is not judged again. A failure 
 which S's verdict is WA (its answer differs from R's) or RE, TLE, MLE, OLE. The failures of a
 round are taken in sequence order, each shrunk (`shrink`) and kept (`findings`) unless it
 shrinks to a case already kept; the search stops after `stop_after` kept findings, when the
-budget is spent, or on Ctrl-C (the failure being shrunk is kept as far as it got).
+budget is spent (checked between rounds and between failures: a shrink under way finishes,
+within its own `shrink_budget_s`), or on Ctrl-C (the failure being shrunk is kept as far as it
+got).
 
 Since the first failures in sequence order are the ones shrunk, and shrinking is deterministic,
 the same seed gives the same findings (for deterministic solvers), whatever the number of
@@ -33,8 +35,8 @@ from pipeline.stress.shrink import Shrunk, shrink
 from pipeline.stress.status import Status
 
 KIND_WEIGHT = {"tiny": 16, "edge": 4, "family": 1, "max": 1}
-FIRST_ROUND = 32
 MAX_ROUND = 4096
+REPEATS_PER_ROUND = 4
 ROUND_TARGET_S = 0.25
 
 
@@ -48,7 +50,7 @@ class StressRequest:
     solver: str
     against: str | None = None
     recipes: tuple[str, ...] = ()       # names or shell patterns; empty: every recipe but max
-    budget_s: float = 60.0              # for generating and judging (shrinking not counted)
+    budget_s: float = 60.0              # the session's time (a shrink under way may finish)
     stop_after: int = 1                 # kept findings
     seed: int = 1
     jobs: int | None = None
@@ -181,7 +183,7 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
     kept_texts: set[str] = set()
     label = f"stress {problem.id} {request.solver} vs {summary.reference}"
     cursor = [0]             # the next index of the case sequence
-    round_size = FIRST_ROUND
+    round_size = 2 * judge.workers  # grows while rounds are quick
     upcoming: list[tuple[int, Recipe, int, Case, str]] = []
 
     def prepare_one() -> None:
@@ -201,12 +203,17 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
         if len(upcoming) < round_size:
             prepare_one()
 
+    deadline = started + request.budget_s
     while True:
-        if searched >= request.budget_s:
+        if time.monotonic() >= deadline:
             summary.status = "budget"
             return
         round_started = time.monotonic()
-        while len(upcoming) < round_size:
+        # Small recipes repeat themselves: a round takes what a few times its size of cases
+        # gives (it may be empty once every input of the recipes has been judged).
+        for _ in range(REPEATS_PER_ROUND * round_size):
+            if len(upcoming) >= round_size:
+                break
             prepare_one()
         items, upcoming[:] = list(upcoming), []
         trials = judge.check([(case, text) for _, _, _, case, text in items],
@@ -230,6 +237,9 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
         for position, ((i, recipe, k, case, text), trial) in enumerate(zip(items, trials)):
             if not trial.failed:
                 continue
+            if time.monotonic() >= deadline:
+                summary.status = "budget"
+                return
             found_s = time.monotonic() - started
             number = len(summary.failures) + 1
             status.say(f"failure {number}: case {i} ({recipe.name} #{k}, seed {request.seed}): "
@@ -245,8 +255,8 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                             on_step=on_step)
             how = "locally minimal" if shrunk.locally_minimal else f"stopped: {shrunk.stopped}"
             status.say(f"  shrunk to size {shrunk.trial.size} ({len(shrunk.trial.text)} bytes) "
-                       f"in {shrunk.steps} steps, {shrunk.candidates} candidates, "
-                       f"{shrunk.seconds:.1f} s ({how})")
+                       f"in {shrunk.steps} steps (the last after {shrunk.last_step_s:.1f} s), "
+                       f"{shrunk.candidates} candidates, {shrunk.seconds:.1f} s ({how})")
             cases_tried = judged_before + position + 1
             with interrupts_deferred():
                 if shrunk.trial.text in kept_texts:
@@ -308,25 +318,26 @@ def format_summary(summary: StressSummary) -> str:
              f"({summary.rate:,.0f} cases/s; {summary.repeated:,} repeated inputs skipped, "
              f"{summary.unjudged:,} without a reference answer); {ending}",
              f"  {len(summary.failures)} failures, {len(summary.kept)} kept"]
-    for number, found in enumerate(summary.failures, start=1):
+    for number, found in enumerate(summary.kept, start=1):
         final = found.shrunk.trial
         how = ("locally minimal" if found.shrunk.locally_minimal
                else f"not shown minimal: {found.shrunk.stopped}")
-        lines.append(f"failure {number}: {final.verdict.value}, recipe {found.recipe} #"
+        lines.append(f"finding {number}: {final.verdict.value}, recipe {found.recipe} #"
                      f"{found.recipe_index}, found after {found.found_s:.1f} s; size "
                      f"{found.original.size} -> {final.size} in {found.shrunk.seconds:.1f} s "
-                     f"({how})")
-        lines.append(f"  {'kept as ' + str(found.kept.path) if found.kept else 'same case as an earlier failure'}")
-        if found.kept:
-            shown = final.text if len(final.text) <= 2000 else final.text[:2000] + "...\n"
-            lines.extend("    | " + line for line in shown.rstrip("\n").split("\n"))
-            expected = final.expected
-            if expected is not None:
-                lines.append(f"  expected ({final.reference_name}): {_short(expected)}")
-            if final.solver.answer is not None:
-                lines.append(f"  got ({summary.solver}): {_short(final.solver.answer)}")
-            if final.solver.error:
-                lines.append(f"  error: {_short(final.solver.error)}")
+                     f"(the last step after {found.shrunk.last_step_s:.1f} s; {how})")
+        lines.append(f"  kept as {found.kept.path}")
+        shown = final.text if len(final.text) <= 2000 else final.text[:2000] + "...\n"
+        lines.extend("    | " + line for line in shown.rstrip("\n").split("\n"))
+        if final.expected is not None:
+            lines.append(f"  expected ({final.reference_name}): {_short(final.expected)}")
+        if final.solver.answer is not None:
+            lines.append(f"  got ({summary.solver}): {_short(final.solver.answer)}")
+        if final.solver.error:
+            lines.append(f"  error: {_short(final.solver.error)}")
+    again = len(summary.failures) - len(summary.kept)
+    if again:
+        lines.append(f"{again} more failures shrank to cases already kept")
     return "\n".join(lines)
 
 
