@@ -5,7 +5,8 @@
     python -m benchmarks --only growth    # one section (repeatable)
     python -m benchmarks --problem PROBLEM --only max-tests
 
-Sections, in order: `max-tests`, `growth`, `ingest`, `throughput` (see their modules). Every
+Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `stress` (see their
+modules). Every
 measurement becomes a row of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
 `PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under `DATA/build/`. Scratch files
 live in a temporary folder removed at the end (`--keep-work` keeps it). The exit status is 1
@@ -27,15 +28,15 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import growth, ingest, maxtests, throughput, workspace
+from benchmarks import growth, ingest, maxtests, stress, throughput, workspace
 from benchmarks.common import (BenchContext, close_launcher, fail, load_average, make_context,
                                    record, say, write_rows)
 from pipeline.problems import all_problems, get_problem, problem_ids
 
-SECTIONS = ("max-tests", "growth", "ingest", "throughput")
+SECTIONS = ("max-tests", "growth", "ingest", "throughput", "stress")
 ALIASES = {"max": "max-tests", "maxtests": "max-tests", "run": "throughput",
            "throughput": "throughput", "growth": "growth", "ingest": "ingest",
-           "max-tests": "max-tests"}
+           "max-tests": "max-tests", "stress": "stress"}
 
 
 @dataclass(frozen=True)
@@ -55,18 +56,20 @@ class Settings:
     run_external_cases: int
     run_repeats: int
     run_external_repeats: int
+    stress_budget_s: float
+    stress_wrong_budget_s: float
 
 
 FULL = Settings(max_repeats=5, max_warm_up=True, growth_sizes_up_to=None, growth_repeats=3,
                 growth_cap_s=1.5, ingest_small_files=10_000, ingest_small_repeats=3,
                 ingest_max_repeats=2, ingest_reingest=True,
                 run_cases=20_000, run_external_cases=2_000, run_repeats=3,
-                run_external_repeats=3)
+                run_external_repeats=3, stress_budget_s=10.0, stress_wrong_budget_s=60.0)
 QUICK = Settings(max_repeats=1, max_warm_up=False, growth_sizes_up_to=5_000, growth_repeats=3,
                  growth_cap_s=0.3, ingest_small_files=400, ingest_small_repeats=1,
                  ingest_max_repeats=1, ingest_reingest=False,
                  run_cases=500, run_external_cases=100, run_repeats=1,
-                 run_external_repeats=1)
+                 run_external_repeats=1, stress_budget_s=2.0, stress_wrong_budget_s=5.0)
 
 
 def default_run_problem() -> str:
@@ -148,7 +151,8 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
     titles = {"max-tests": "max tests: fast vs C++ vs the time limit",
               "growth": "growth of each stage's time with size",
               "ingest": "ingest throughput vs read + hash",
-              "throughput": "run throughput, end to end"}
+              "throughput": "run throughput, end to end",
+              "stress": "stress cases/s and the known-wrong stages found"}
     for number, section in enumerate(args.sections, start=1):
         _section_title(number, titles[section])
         started = time.perf_counter()
@@ -181,6 +185,9 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                                                settings.run_external_cases)
                 throughput.run_throughput(ctx, corpus, binaries.get(problem),
                                           settings.run_repeats, settings.run_external_repeats)
+            elif section == "stress":
+                stress.run_throughput(ctx, args.problems, settings.stress_budget_s)
+                stress.run_known_wrong(ctx, args.problems, settings.stress_wrong_budget_s)
         except Exception as error:
             fail(ctx, f"section {section} crashed: {type(error).__name__}: {error}")
             traceback.print_exc(file=sys.stdout)
