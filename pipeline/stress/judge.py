@@ -170,14 +170,16 @@ class Judge:
 
 def measured_ms(outcomes: Sequence[Outcome], timeout_s: float) -> float:
     """The median time of S's runs: CPU time where measured, else wall time; a run killed for
-    time counts as the timeout."""
+    time counts as the timeout, one that crashed or was skipped as 0 (it is not slow)."""
     times = []
     for outcome in outcomes:
         if outcome.status == "tle":
             times.append(timeout_s * 1000)
-        else:
+        elif outcome.status == "ok":
             value = outcome.cpu_ms if outcome.cpu_ms is not None else outcome.wall_ms
             times.append(value or 0.0)
+        else:
+            times.append(0.0)
     return statistics.median(times) if times else 0.0
 
 

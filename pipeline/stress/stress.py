@@ -253,12 +253,14 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
             shrunk = shrink(problem, judge, case, trial,
                             deadline=time.monotonic() + request.shrink_budget_s,
                             on_step=on_step)
-            how = "locally minimal" if shrunk.locally_minimal else f"stopped: {shrunk.stopped}"
-            status.say(f"  shrunk to size {shrunk.trial.size} ({len(shrunk.trial.text)} bytes) "
-                       f"in {shrunk.steps} steps (the last after {shrunk.last_step_s:.1f} s), "
-                       f"{shrunk.candidates} candidates, {shrunk.seconds:.1f} s ({how})")
-            cases_tried = judged_before + position + 1
             with interrupts_deferred():
+                how = ("locally minimal" if shrunk.locally_minimal
+                       else f"stopped: {shrunk.stopped}")
+                status.say(f"  shrunk to size {shrunk.trial.size} ({len(shrunk.trial.text)} "
+                           f"bytes) in {shrunk.steps} steps (the last after "
+                           f"{shrunk.last_step_s:.1f} s), {shrunk.candidates} candidates, "
+                           f"{shrunk.seconds:.1f} s ({how})")
+                cases_tried = judged_before + position + 1
                 if shrunk.trial.text in kept_texts:
                     status.say("  the same case as an earlier finding: not kept again")
                     summary.failures.append(Found(i, recipe.name, k, trial, shrunk, found_s,
