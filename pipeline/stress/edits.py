@@ -24,19 +24,22 @@ def lower_int(value: int, floor: int = 0) -> Iterator[int]:
 
 
 def removals(length: int, minimum_kept: int = 0) -> Iterator[range]:
-    """Ranges of indices to remove from a list of `length` items: the first half, the second,
-    then each quarter, ..., then each single item (never leaving fewer than `minimum_kept`)."""
-    seen: set[tuple[int, int]] = set()
+    """Ranges of indices to remove from a list of `length` items, biggest first: the whole
+    list, each half, each quarter, ..., each single item, and also runs of every power of two
+    (so that any count that is a multiple of a power of two can be removed: 4 of 44 people).
+    Never leaves fewer than `minimum_kept` items."""
+    sizes = {1 << k for k in range(max(0, length.bit_length()))} | {length}
     size = length
-    while size >= 1:
+    while size > 1:
+        size = (size + 1) // 2
+        sizes.add(size)
+    seen: set[tuple[int, int]] = set()
+    for size in sorted((s for s in sizes if 0 < s <= length), reverse=True):
         for start in range(0, length, size):
             stop = min(start + size, length)
             if (start, stop) not in seen and length - (stop - start) >= minimum_kept:
                 seen.add((start, stop))
                 yield range(start, stop)
-        if size == 1:
-            break
-        size = (size + 1) // 2
 
 
 def without(items: Sequence[T], removed: range) -> tuple[T, ...]:

@@ -5,9 +5,9 @@ structured case, which is rendered; the generic passes edit the text). Every can
 parsed by the problem's own parser (a candidate it rejects is dropped), must be strictly
 simpler (`order.simplicity`), and is run through S and R: it replaces the current case when it
 fails *the same way* (the same verdict of S: still a different answer, or still RE, TLE, ...).
-Candidates are judged in chunks, in order, and the first one that fails wins, so the result
-does not depend on the chunk size, the number of workers or timing: shrinking is
-deterministic for deterministic solvers.
+Candidates are judged in chunks, in order (starting where the pass last succeeded and
+wrapping round), and the first one that fails wins, so the result does not depend on the chunk
+size, the number of workers or timing: shrinking is deterministic for deterministic solvers.
 
 The loop runs each pass again and again until it makes no progress, and all the passes again
 until none does: the result is then locally minimal (no candidate of any pass fails the same
@@ -18,7 +18,7 @@ not known to be minimal). The result is finally re-run through S and R before it
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pipeline.problems.base import Case, Problem
@@ -31,10 +31,12 @@ MAX_CHUNK = 64
 
 @dataclass(frozen=True)
 class Pass:
-    """One shrink pass: the texts of its candidates for the current (case, text)."""
+    """One shrink pass: its candidates for the current (case, text), as cases to render
+    (`structured`) or as judge texts."""
 
     name: str
-    candidates: Callable[[Case, str], Iterable[str]]
+    candidates: Callable[[Case, str], Iterable[Case | str]]
+    structured: bool = False
 
 
 @dataclass(frozen=True)
@@ -49,19 +51,11 @@ class Shrunk:
     stopped: str | None = None  # why it stopped early: "deadline", "interrupted", "not reproduced"
 
 
-def _rendered(problem: Problem, edit, case: Case) -> Iterator[str]:
-    for candidate in edit(case):
-        try:
-            yield problem.render(candidate)
-        except Exception:  # an edit that made an impossible case: not a candidate
-            continue
-
-
 def passes_for(problem: Problem) -> list[Pass]:
-    """The problem's own passes (rendered), or the generic text passes when it has none."""
+    """The problem's own passes, or the generic text passes when it has none."""
     if problem.shrinks:
         return [Pass(getattr(edit, "__name__", "pass"),
-                     lambda case, text, edit=edit: _rendered(problem, edit, case))
+                     lambda case, text, edit=edit: edit(case), structured=True)
                 for edit in problem.shrinks]
     return [Pass(name, lambda case, text, edit=edit: edit(text))
             for name, edit in generic.SHRINK_PASSES]
@@ -122,25 +116,52 @@ class _State:
         # rejects (a large case's texts would not all fit in memory).
         self.passed: set[int] = set()
         self.rejected: set[int] = set()
+        self.resume: dict[str, int] = {}  # pass name -> position of its last accepted candidate
         self.steps = 0
         self.last_step = 0.0
         self.judged = 0
         self.chunk = max(2, judge.workers)
 
     def step(self, shrink_pass: Pass) -> bool:
-        """Try the pass's candidates on the current case; True when one was accepted."""
-        chunk: list[tuple[Case, str, Simplicity]] = []
+        """Try the pass's candidates on the current case; True when one was accepted.
+
+        The candidates are judged from where the pass last succeeded to its end, then from its
+        start to there (as delta debugging keeps its granularity): every candidate is still
+        judged before the pass counts as making no progress, and the order depends only on
+        the path taken, so the result stays deterministic."""
+        start = self.resume.get(shrink_pass.name, 0)
+        if self._sweep(shrink_pass, start, None) or (start and self._sweep(shrink_pass, 0, start)):
+            return True
+        self.resume[shrink_pass.name] = 0
+        return False
+
+    def _sweep(self, shrink_pass: Pass, start: int, stop: int | None) -> bool:
+        """Judge the candidates at positions start..stop (None: to the end) of the pass."""
+        chunk: list[tuple[int, Case, str, Simplicity]] = []
         try:
             candidates = iter(shrink_pass.candidates(self.case, self.trial.text))
         except Exception:
             return False
+        position = -1
         while True:
             try:
-                text = next(candidates)
+                item = next(candidates)
             except StopIteration:
                 break
             except Exception:  # a pass that breaks on this case ends there
                 break
+            position += 1
+            if position < start:
+                continue
+            if stop is not None and position >= stop:
+                break
+            if shrink_pass.structured:
+                try:
+                    text = self.problem.render(item)
+                except Exception:  # an edit that made an impossible case: not a candidate
+                    continue
+            else:
+                text = item
             digest = hash(text)
             if digest in self.passed or digest in self.rejected:
                 continue
@@ -152,29 +173,30 @@ class _State:
             key = simplicity(self.problem, case, text)
             if not key < self.key:
                 continue
-            chunk.append((case, text, key))
+            chunk.append((position, case, text, key))
             if len(chunk) >= self.chunk:
-                if self._judge(chunk):
+                if self._judge(shrink_pass, chunk):
                     return True
                 chunk = []
-        return bool(chunk) and self._judge(chunk)
+        return bool(chunk) and self._judge(shrink_pass, chunk)
 
-    def _judge(self, chunk: list[tuple[Case, str, Simplicity]]) -> bool:
+    def _judge(self, shrink_pass: Pass, chunk: list[tuple[int, Case, str, Simplicity]]) -> bool:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise _Stop("deadline")
         started = time.monotonic()
-        trials = self.judge.check([(case, text) for case, text, _ in chunk])
+        trials = self.judge.check([(case, text) for _, case, text, _ in chunk])
         elapsed = time.monotonic() - started
         if elapsed < 0.05:
             self.chunk = min(MAX_CHUNK, self.chunk * 2)
         elif elapsed > 0.5:
             self.chunk = max(2, self.judge.workers, self.chunk // 2)
         self.judged += len(chunk)
-        for (case, text, key), trial in zip(chunk, trials):
+        for (position, case, text, key), trial in zip(chunk, trials):
             if trial.verdict == self.target:
                 self.case, self.trial, self.key = case, trial, key
                 self.steps += 1
                 self.last_step = time.monotonic()
+                self.resume[shrink_pass.name] = position
                 return True
             self.passed.add(hash(text))
         return False

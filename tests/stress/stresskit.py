@@ -81,6 +81,8 @@ def single_steps(problem: Problem, text: str, passes=None) -> list[tuple[object,
     for shrink_pass in passes if passes is not None else passes_for(problem):
         for candidate in shrink_pass.candidates(case, text):
             try:
+                if shrink_pass.structured:
+                    candidate = problem.render(candidate)
                 parsed = problem.parse(candidate)
             except Exception:
                 continue

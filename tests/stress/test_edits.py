@@ -10,6 +10,12 @@ def test_removals_go_from_halves_to_single_items():
     assert ranges == [(0, 4), (0, 2), (2, 4), (0, 1), (1, 2), (2, 3), (3, 4)]
 
 
+def test_removals_also_take_runs_of_every_power_of_two():
+    sizes = {len(r) for r in removals(44)}
+    assert sizes >= {44, 32, 22, 16, 11, 8, 6, 4, 3, 2, 1}  # (and the 12 left after 32)
+    assert range(0, 4) in list(removals(44))
+
+
 def test_removals_keep_a_minimum_and_never_repeat():
     ranges = [(r.start, r.stop) for r in removals(5, minimum_kept=1)]
     assert (0, 5) not in ranges

@@ -29,6 +29,20 @@ def drop_people(case: Case) -> Iterator[Case]:
         yield _with_people(case, case.xs[keep], case.ys[keep])
 
 
+def drop_cells(case: Case) -> Iterator[Case]:
+    """Keep only the people of one cell; then remove everybody on runs of the distinct cells
+    (halves first, ..., single cells)."""
+    cells = list(dict.fromkeys(zip(case.xs.tolist(), case.ys.tolist())))
+    if len(cells) > 1:
+        for x, y in cells:
+            on_cell = (case.xs == x) & (case.ys == y)
+            yield _with_people(case, case.xs[on_cell], case.ys[on_cell])
+    for removed in removals(len(cells), minimum_kept=1):
+        gone = set(cells[removed.start:removed.stop])
+        keep = np.array([cell not in gone for cell in zip(case.xs.tolist(), case.ys.tolist())])
+        yield _with_people(case, case.xs[keep], case.ys[keep])
+
+
 def shrink_grid(case: Case) -> Iterator[Case]:
     """Fewer rows (down to the lowest person), fewer columns left of everybody (the same
     distances) or right of everybody, and the grid reflected in its anti-diagonal."""
@@ -69,7 +83,7 @@ def move_cells(case: Case) -> Iterator[Case]:
             yield _with_people(case, case.xs, np.where(on_cell, smaller, case.ys))
 
 
-SHRINKS = (drop_people, shrink_grid, move_cells, move_people)
+SHRINKS = (drop_people, drop_cells, shrink_grid, move_cells, move_people)
 
 
 # -- hunt mutations -------------------------------------------------------------------------------
