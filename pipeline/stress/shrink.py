@@ -5,9 +5,10 @@ structured case, which is rendered; the generic passes edit the text). Every can
 parsed by the problem's own parser (a candidate it rejects is dropped), must be strictly
 simpler (`order.simplicity`), and is run through S and R: it replaces the current case when it
 fails *the same way* (the same verdict of S: still a different answer, or still RE, TLE, ...).
-Candidates are judged in chunks, in order (starting where the pass last succeeded and
-wrapping round), and the first one that fails wins, so the result does not depend on the chunk
-size, the number of workers or timing: shrinking is deterministic for deterministic solvers.
+Candidates are judged in chunks, in the pass's order (boldest first), and the first one that
+fails wins, so the result does not depend on the chunk size, the number of workers or timing:
+shrinking is deterministic for deterministic solvers. After a success the pass starts again
+from its boldest candidate.
 
 The loop runs each pass again and again until it makes no progress, and all the passes again
 until none does: the result is then locally minimal (no candidate of any pass fails the same
@@ -48,7 +49,9 @@ class Shrunk:
     seconds: float
     last_step_s: float         # when the last accepted step was made (from the start)
     locally_minimal: bool      # every pass ran to the end without a candidate failing
-    stopped: str | None = None  # why it stopped early: "deadline", "interrupted", "not reproduced"
+    # Why it is not shown minimal: "deadline", "interrupted", "not reproduced" (flaky), or a
+    # pass that raised.
+    stopped: str | None = None
 
 
 def passes_for(problem: Problem) -> list[Pass]:
@@ -92,13 +95,15 @@ def shrink(problem: Problem, judge: Judge, case: Case, trial: Trial, *,
     except KeyboardInterrupt:
         stopped = "interrupted"
     final_case, final = state.case, state.trial
-    if stopped is None:
+    if stopped is None:  # the passes ran to the end: judge the result once more
         again = judge.check([(final_case, final.text)])[0]
         if again.verdict == target:
             final = again
         else:  # flaky: keep the case the search started from
             stopped = "not reproduced"
             final_case, final = case, trial
+    if stopped is None and state.broken:
+        stopped = state.broken[0]
     return Shrunk(final_case, final, state.steps, state.judged, time.monotonic() - started,
                   state.last_step - started if state.steps else 0.0,
                   locally_minimal=stopped is None, stopped=stopped)
@@ -116,44 +121,28 @@ class _State:
         # rejects (a large case's texts would not all fit in memory).
         self.passed: set[int] = set()
         self.rejected: set[int] = set()
-        self.resume: dict[str, int] = {}  # pass name -> position of its last accepted candidate
+        self.broken: list[str] = []  # passes that raised (then the result is not shown minimal)
         self.steps = 0
         self.last_step = 0.0
         self.judged = 0
         self.chunk = max(2, judge.workers)
 
     def step(self, shrink_pass: Pass) -> bool:
-        """Try the pass's candidates on the current case; True when one was accepted.
-
-        The candidates are judged from where the pass last succeeded to its end, then from its
-        start to there (as delta debugging keeps its granularity): every candidate is still
-        judged before the pass counts as making no progress, and the order depends only on
-        the path taken, so the result stays deterministic."""
-        start = self.resume.get(shrink_pass.name, 0)
-        if self._sweep(shrink_pass, start, None) or (start and self._sweep(shrink_pass, 0, start)):
-            return True
-        self.resume[shrink_pass.name] = 0
-        return False
-
-    def _sweep(self, shrink_pass: Pass, start: int, stop: int | None) -> bool:
-        """Judge the candidates at positions start..stop (None: to the end) of the pass."""
-        chunk: list[tuple[int, Case, str, Simplicity]] = []
+        """Try the pass's candidates on the current case, boldest first; True when one was
+        accepted (the pass then starts again from its boldest candidate)."""
+        chunk: list[tuple[Case, str, Simplicity]] = []
         try:
             candidates = iter(shrink_pass.candidates(self.case, self.trial.text))
-        except Exception:
+        except Exception as error:
+            self.broken.append(f"pass {shrink_pass.name} raised {type(error).__name__}")
             return False
-        position = -1
         while True:
             try:
                 item = next(candidates)
             except StopIteration:
                 break
-            except Exception:  # a pass that breaks on this case ends there
-                break
-            position += 1
-            if position < start:
-                continue
-            if stop is not None and position >= stop:
+            except Exception as error:  # a pass that breaks on this case ends there
+                self.broken.append(f"pass {shrink_pass.name} raised {type(error).__name__}")
                 break
             if shrink_pass.structured:
                 try:
@@ -173,30 +162,29 @@ class _State:
             key = simplicity(self.problem, case, text)
             if not key < self.key:
                 continue
-            chunk.append((position, case, text, key))
+            chunk.append((case, text, key))
             if len(chunk) >= self.chunk:
-                if self._judge(shrink_pass, chunk):
+                if self._judge(chunk):
                     return True
                 chunk = []
-        return bool(chunk) and self._judge(shrink_pass, chunk)
+        return bool(chunk) and self._judge(chunk)
 
-    def _judge(self, shrink_pass: Pass, chunk: list[tuple[int, Case, str, Simplicity]]) -> bool:
+    def _judge(self, chunk: list[tuple[Case, str, Simplicity]]) -> bool:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise _Stop("deadline")
         started = time.monotonic()
-        trials = self.judge.check([(case, text) for _, case, text, _ in chunk])
+        trials = self.judge.check([(case, text) for case, text, _ in chunk])
         elapsed = time.monotonic() - started
         if elapsed < 0.05:
             self.chunk = min(MAX_CHUNK, self.chunk * 2)
         elif elapsed > 0.5:
             self.chunk = max(2, self.judge.workers, self.chunk // 2)
         self.judged += len(chunk)
-        for (position, case, text, key), trial in zip(chunk, trials):
+        for (case, text, key), trial in zip(chunk, trials):
             if trial.verdict == self.target:
                 self.case, self.trial, self.key = case, trial, key
                 self.steps += 1
                 self.last_step = time.monotonic()
-                self.resume[shrink_pass.name] = position
                 return True
             self.passed.add(hash(text))
         return False
