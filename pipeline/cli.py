@@ -383,7 +383,8 @@ def stress_command(
         "--recipe", "-r", help="Recipe name or shell pattern (repeatable; default: every "
         "recipe but the max ones).")] = None,
     budget: Annotated[str, typer.Option(
-        "--budget", help="Time for generating and judging (e.g. 60s, 5m).")] = "60s",
+        "--budget", help="The session's time (e.g. 60s, 5m); a shrink under way "
+        "finishes.")] = "60s",
     stop_after: Annotated[int, typer.Option(
         "--stop-after", min=1, help="Stop after this many findings.")] = 1,
     seed: Annotated[int, typer.Option("--seed")] = 1,

@@ -83,7 +83,8 @@ def keep_case(data_dir: Path, problem: Problem, group: str, name: str, text: str
                     expected is not None, problems)
 
 
-def _ingest_as_raw(data_dir: Path, problem_id: str, group: str, paths: list[Path]) -> tuple[str, ...]:
+def _ingest_as_raw(data_dir: Path, problem_id: str, group: str,
+                   paths: list[Path]) -> tuple[str, ...]:
     """Ingest just these files, labelled as an ingest of DATA/raw would label them: a scratch
     root holds `<problem>/<group>/NAME` links to them."""
     from pipeline.corpus.ingest import ingest

@@ -41,7 +41,7 @@ ROUND_TARGET_S = 0.25
 
 
 class StressError(ValueError):
-    """A request that cannot run (unknown recipe, a recipe that raises)."""
+    """A session that cannot go on: a recipe raised."""
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,8 @@ def stress(data_dir: Path, request: StressRequest, status: Status | None = None)
     return summary
 
 
-def _generate(problem: Problem, schedule: Schedule, seed: int, index: int) -> tuple[Recipe, int, Case, str]:
+def _generate(problem: Problem, schedule: Schedule, seed: int,
+              index: int) -> tuple[Recipe, int, Case, str]:
     recipe, k = schedule.at(index)
     try:
         case = problem.generate(recipe.name, seed, k)
@@ -231,9 +232,10 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
             round_size = min(MAX_ROUND, round_size * 2)
         elif elapsed > 4 * ROUND_TARGET_S and round_size > 1:
             round_size //= 2
-        status.show(f"{label}: {summary.judged:,} cases ({summary.judged / searched:,.0f}/s), "
+        status.show(f"{label}: {summary.judged:,} cases judged ({summary.judged / searched:,.0f}"
+                    f"/s; {summary.generated / searched:,.0f}/s tried, repeats included), "
                     f"{len(summary.failures)} failures, {len(summary.kept)} kept, "
-                    f"{searched:.0f}/{request.budget_s:g} s")
+                    f"{time.monotonic() - started:.0f}/{request.budget_s:g} s")
         for position, ((i, recipe, k, case, text), trial) in enumerate(zip(items, trials)):
             if not trial.failed:
                 continue

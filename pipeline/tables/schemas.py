@@ -105,7 +105,7 @@ FINDINGS: dict[str, pl.DataType] = {
     "seed": pl.Int64(),
     "case_index": pl.Int64(),          # index of the case in the recipe's seeded sequence
     "cases_tried": pl.Int64(),         # cases judged before this one was found
-    "time_to_find_s": pl.Float64(),
+    "time_to_find_s": pl.Float64(),    # from the session's start (earlier shrinks included)
     "time_to_shrink_s": pl.Float64(),
     "shrink_steps": pl.Int64(),
     "shrink_candidates": pl.Int64(),

@@ -60,7 +60,8 @@ def flip_character(case: Case, rng: random.Random) -> Case | None:
     i = rng.randrange(case.n)
     s = case.strings[i]
     j = rng.randrange(len(s))
-    return Case(case.L, replaced(case.strings, i, s[:j] + ("1" if s[j] == "0" else "0") + s[j + 1:]))
+    flipped = s[:j] + ("1" if s[j] == "0" else "0") + s[j + 1:]
+    return Case(case.L, replaced(case.strings, i, flipped))
 
 
 def swap_strings(case: Case, rng: random.Random) -> Case | None:

@@ -33,7 +33,8 @@ def resize_side(case: BattleCase, rng: random.Random) -> BattleCase | None:
     """One side becomes a random size: small, huge, or near the other side."""
     i = rng.randrange(case.n)
     a, b = case.graphs[i]
-    value = rng.choice((rng.randint(1, 10), rng.randint(1, MAX_SIDE), max(1, b + rng.randint(-2, 2))))
+    value = rng.choice((rng.randint(1, 10), rng.randint(1, MAX_SIDE),
+                        max(1, b + rng.randint(-2, 2))))
     return BattleCase(replaced(case.graphs, i, (min(value, MAX_SIDE), b)))
 
 
