@@ -358,16 +358,18 @@ def nightly_command(
 
 
 def _stress_errors():
-    """The errors a stress or hunt request can meet before it runs, reported without a
-    traceback: unknown names, solvers that cannot be paired, a failed build."""
+    """The errors a stress or hunt session can meet, reported without a traceback: unknown
+    names, solvers that cannot be paired, a failed build, a data folder it cannot write or a
+    damaged table."""
     from pipeline.config import ConfigError
     from pipeline.run.solvers import BuildError
     from pipeline.stress.hunt import HuntError
     from pipeline.stress.judge import JudgeError
     from pipeline.stress.stress import StressError
+    from pipeline.tables.files import DamagedTable
 
     return (UnknownName, JudgeError, StressError, HuntError, BuildError, ConfigError,
-            ValueError)
+            DamagedTable, ValueError, OSError)
 
 
 @app.command("stress")
