@@ -5,9 +5,9 @@
     python -m benchmarks --only growth    # one section (repeatable)
     python -m benchmarks --problem PROBLEM --only max-tests
 
-Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `dask`, `nightly` (see their
-modules; the quick version skips `nightly`). Every measurement becomes a row of
-`DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
+Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `stress`, `dask`,
+`nightly` (see their modules; the quick version skips `nightly`). Every measurement becomes a row
+of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
 `PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under `DATA/build/`. Scratch files
 live in a temporary folder removed at the end (`--keep-work` keeps it). The exit status is 1
 when something failed outright (a wrong answer, a crash, a failed build); goals missed are
@@ -29,15 +29,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import dask as dask_section
-from benchmarks import growth, ingest, maxtests, nightly, throughput, workspace
+from benchmarks import growth, ingest, maxtests, nightly, stress, throughput, workspace
 from benchmarks.common import (BenchContext, close_launcher, fail, load_average, make_context,
                                    record, say, write_rows)
 from pipeline.problems import all_problems, get_problem, problem_ids
 
-SECTIONS = ("max-tests", "growth", "ingest", "throughput", "dask", "nightly")
+SECTIONS = ("max-tests", "growth", "ingest", "throughput", "stress", "dask", "nightly")
 ALIASES = {"max": "max-tests", "maxtests": "max-tests", "run": "throughput",
            "throughput": "throughput", "growth": "growth", "ingest": "ingest",
-           "max-tests": "max-tests", "dask": "dask", "cluster": "dask", "nightly": "nightly"}
+           "max-tests": "max-tests", "dask": "dask", "cluster": "dask", "nightly": "nightly",
+           "stress": "stress"}
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class Settings:
     run_external_repeats: int
     dask_repeats: int
     nights: int
+    stress_budget_s: float
+    stress_wrong_budget_s: float
 
 
 FULL = Settings(max_repeats=5, max_warm_up=True, max_breakdown_repeats=3,
@@ -67,13 +70,15 @@ FULL = Settings(max_repeats=5, max_warm_up=True, max_breakdown_repeats=3,
                 growth_cap_s=1.5, ingest_small_files=10_000, ingest_small_repeats=3,
                 ingest_max_repeats=2, ingest_reingest=True,
                 run_cases=20_000, run_external_cases=2_000, run_repeats=3,
-                run_external_repeats=3, dask_repeats=3, nights=2)
+                run_external_repeats=3, dask_repeats=3, nights=2, stress_budget_s=10.0,
+                stress_wrong_budget_s=60.0)
 QUICK = Settings(max_repeats=1, max_warm_up=False, max_breakdown_repeats=1,
                  growth_sizes_up_to=5_000, growth_repeats=3,
                  growth_cap_s=0.3, ingest_small_files=400, ingest_small_repeats=1,
                  ingest_max_repeats=1, ingest_reingest=False,
                  run_cases=500, run_external_cases=100, run_repeats=1,
-                 run_external_repeats=1, dask_repeats=1, nights=0)
+                 run_external_repeats=1, dask_repeats=1, nights=0, stress_budget_s=2.0,
+                 stress_wrong_budget_s=5.0)
 
 
 def default_run_problem() -> str:
@@ -177,6 +182,7 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
               "growth": "growth of each stage's time with size",
               "ingest": "ingest throughput vs read + hash",
               "throughput": "run throughput, end to end",
+              "stress": "stress cases/s and the known-wrong stages found",
               "dask": "runs on a Dask cluster beside the local pool",
               "nightly": "the nightly job on a fresh data folder"}
     for number, section in enumerate(args.sections, start=1):
@@ -210,6 +216,9 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                 corpus = _run_corpus(ctx, settings, problem)
                 throughput.run_throughput(ctx, corpus, binaries.get(problem),
                                           settings.run_repeats, settings.run_external_repeats)
+            elif section == "stress":
+                stress.run_throughput(ctx, args.problems, settings.stress_budget_s)
+                stress.run_known_wrong(ctx, args.problems, settings.stress_wrong_budget_s)
             elif section == "dask":
                 tests = workspace.max_tests(ctx, args.problems, ctx.quick)
                 binaries = workspace.binaries(ctx, args.problems, data_dir)

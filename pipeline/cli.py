@@ -124,6 +124,18 @@ SchedulerOption = Annotated[Optional[str], typer.Option(
     "$PIPELINE_SCHEDULER; neither: a local Dask cluster is started for the command).")]
 
 
+# Options every command that runs solvers shares (`stress`, `hunt`).
+ProblemOption = Annotated[str, typer.Option("--problem", "-p", metavar="PROBLEM",
+                                            autocompletion=_complete_problem,
+                                            help="Problem id.")]
+ExternalOption = Annotated[Optional[list[str]], typer.Option(
+    "--external", "-e", metavar="NAME=COMMAND",
+    help="An external program (repeatable; default: none).")]
+JobsOption = Annotated[Optional[int], typer.Option(
+    "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores).")]
+SeedOption = Annotated[int, typer.Option("--seed", metavar="N", help="Random seed.")]
+
+
 def _executor(kind: str, scheduler: Optional[str], jobs: Optional[int], problem=None,
               selection=None):
     """The executor the options ask for, started now (a clear error when it cannot be)."""
@@ -638,6 +650,115 @@ def doctor_command(
         typer.echo(f"moved {len(found.damaged) + len(found.leftovers)} files to {target}")
     if found.dead_runs:
         typer.echo(f"marked {len(found.dead_runs)} runs interrupted")
+
+
+def _stress_errors():
+    """The errors a stress or hunt session can meet, reported without a traceback: unknown
+    names, solvers that cannot be paired, a failed build, a data folder it cannot write or a
+    damaged table."""
+    from pipeline.config import ConfigError
+    from pipeline.run.executors import ExecutorError
+    from pipeline.run.solvers import BuildError
+    from pipeline.stress.hunt import HuntError
+    from pipeline.stress.judge import JudgeError
+    from pipeline.stress.stress import StressError
+    from pipeline.tables.files import DamagedTable
+
+    return (UnknownName, JudgeError, StressError, HuntError, BuildError, ConfigError,
+            DamagedTable, ExecutorError, ValueError, OSError)
+
+
+@app.command("stress", cls=_Command, epilog=_examples(
+    "pipeline stress --problem PROBLEM --solver fast",
+    "pipeline stress --problem PROBLEM --solver mine --external mine=./mine --budget 5m",
+    "pipeline stress --problem PROBLEM --solver STAGE --against brute --recipe 'tiny*' "
+    "--stop-after 3"))
+def stress_command(
+    ctx: typer.Context,
+    problem_id: ProblemOption,
+    solver: Annotated[str, typer.Option(
+        "--solver", "-s", metavar="NAME", help="The solver to check: a stage, a configured solver or an "
+        "--external name.")],
+    against: Annotated[Optional[str], typer.Option(
+        "--against", metavar="NAME", help="The reference (default: the problem's reference order).")] = None,
+    recipe: Annotated[Optional[list[str]], typer.Option(
+        "--recipe", "-r", metavar="PATTERN", help="Recipe name or shell pattern (repeatable; default: every "
+        "recipe but the max ones).")] = None,
+    budget: Annotated[str, typer.Option(
+        "--budget", metavar="DURATION", help="The session's time (e.g. 60s, 5m); a shrink under way "
+        "finishes.")] = "60s",
+    stop_after: Annotated[int, typer.Option(
+        "--stop-after", min=1, metavar="N", help="Stop after this many findings.")] = 1,
+    seed: SeedOption = 1,
+    jobs: JobsOption = None,
+    external: ExternalOption = None,
+    shrink_budget: Annotated[str, typer.Option(
+        "--shrink-budget", metavar="DURATION", help="Time for shrinking each failure.")] = "120s",
+    executor_kind: ExecutorOption = "local",
+    scheduler: SchedulerOption = None,
+) -> None:
+    """Generate cases from recipes until SOLVER and the reference disagree (or SOLVER fails),
+    shrink each failure, keep it in group `found` and the findings table."""
+    from pipeline.run.solvers import parse_external
+    from pipeline.stress.durations import parse_duration
+    from pipeline.stress.stress import StressRequest, format_summary, stress
+
+    problem = _problem(problem_id)
+    try:
+        request = StressRequest(
+            problem=problem.id, solver=solver, against=against, recipes=tuple(recipe or ()),
+            budget_s=parse_duration(budget), stop_after=stop_after, seed=seed, jobs=jobs,
+            externals=tuple(parse_external(text, problem.id) for text in external or []),
+            shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
+            executor=executor_kind, scheduler=scheduler)
+        summary = stress(ctx.obj.data_dir, request)
+    except _stress_errors() as error:
+        _fail(str(error))
+    typer.echo(format_summary(summary))
+    if summary.status == "interrupted":
+        raise typer.Exit(130)
+    if summary.failures:
+        raise typer.Exit(1)
+
+
+@app.command("hunt", cls=_Command, epilog=_examples(
+    "pipeline hunt --problem PROBLEM --solver fast --size 20000",
+    "pipeline hunt --problem PROBLEM --solver mine --external mine=./mine --budget 10m"))
+def hunt_command(
+    ctx: typer.Context,
+    problem_id: ProblemOption,
+    solver: Annotated[str, typer.Option(
+        "--solver", "-s", metavar="NAME", help="The solver to slow down: a stage, a configured solver or an "
+        "--external name.")],
+    size: Annotated[Optional[int], typer.Option(
+        "--size", min=1, metavar="N", help="Size measure of the inputs (default: the growth ladder's "
+        "first size).")] = None,
+    budget: Annotated[str, typer.Option("--budget", metavar="DURATION", help="Time to search (e.g. 120s).")] = "120s",
+    seed: SeedOption = 1,
+    jobs: JobsOption = None,
+    external: ExternalOption = None,
+    repeats: Annotated[int, typer.Option(
+        "--repeats", min=1, metavar="N", help="Timings per candidate that may be kept.")] = 3,
+) -> None:
+    """Search for an input of the given size on which SOLVER is slowest; keep it in group
+    `hunt` with its time and the findings table."""
+    from pipeline.run.solvers import parse_external
+    from pipeline.stress.durations import parse_duration
+    from pipeline.stress.hunt import HuntRequest, format_summary, hunt
+
+    problem = _problem(problem_id)
+    try:
+        request = HuntRequest(
+            problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),
+            seed=seed, jobs=jobs, repeats=repeats,
+            externals=tuple(parse_external(text, problem.id) for text in external or []),
+            command=" ".join(sys.argv))
+        summary = hunt(ctx.obj.data_dir, request)
+    except _stress_errors() as error:
+        _fail(str(error))
+    typer.echo(format_summary(summary))
+    if summary.status == "interrupted":
+        raise typer.Exit(130)
 
 
 def main(argv: list[str] | None = None) -> None:

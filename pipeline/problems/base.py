@@ -15,7 +15,7 @@ text, so that `stress` can shrink a failing case and render it again.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -29,6 +29,12 @@ Answer = Any
 # A problem written as Python in its own folder, or a judge's problem package (Kattis/ICPC,
 # Polygon) registered in the data folder.
 Kind = Literal["module", "package"]
+# A shrink pass: the cases one small edit simpler than the given one (drop a test, a leaf, a
+# person; lower a number), for `stress` to try in order; they need not all be valid or simpler.
+ShrinkPass = Callable[[Case], Iterable[Case]]
+# A hunt mutation: a random edit of a case of about the same size (change a tree's shape, move
+# coins, cluster people), or None when it does not apply; it must depend only on `rng`.
+Mutation = Callable[[Case, random.Random], "Case | None"]
 
 RecipeKind = Literal["tiny", "edge", "family", "max"]
 
@@ -154,6 +160,8 @@ class Problem:
     # Validates an input found in a test group (a package's validators take the group's
     # arguments); None: `parse` validates.
     check_input: Callable[[str, str], Case] | None = None
+    shrinks: tuple[ShrinkPass, ...] = ()
+    mutations: tuple[Mutation, ...] = ()
 
     # -- lookups ----------------------------------------------------------------------------
     def stage(self, name: str) -> Stage:
@@ -213,12 +221,16 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
                    size: Callable[[Case], int],
                    size_values: Callable[[Case], Mapping[str, int]],
                    stages: tuple[Stage, ...], recipes: tuple[Recipe, ...],
-                   growth: Callable[[int, int], Case] | None = None) -> Problem:
+                   growth: Callable[[int, int], Case] | None = None,
+                   shrinks: tuple[ShrinkPass, ...] = (),
+                   mutations: tuple[Mutation, ...] = ()) -> Problem:
     """The problem whose code is given here and whose facts are in the `problem.toml` beside
     `module_file` (the folder's `__init__.py`); the folder's name is the problem's id.
 
     Every stage must have an entry in `problem.toml` and every entry a stage; a `known-wrong`
     stage must say why and build its counterexample. Errors name the file and the rule broken.
+    `shrinks` are the problem's own shrink passes and `mutations` its hunt mutations (both
+    optional: without them `stress` and `hunt` edit the judge text itself, token by token).
     """
     from pipeline.config import ConfigError, read_problem_settings
 
@@ -263,5 +275,5 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
         size=size, size_values=size_values, size_columns=settings.size_columns,
         size_measure=settings.size_measure, stages=merged, recipes=recipes,
         reference=settings.reference, input_mb=settings.input_mb, nightly=settings.nightly,
-        growth=ladder,
-        solutions=settings.solutions)
+        growth=ladder, solutions=settings.solutions, shrinks=tuple(shrinks),
+        mutations=tuple(mutations))

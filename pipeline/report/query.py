@@ -74,3 +74,8 @@ def write(lazy: pl.LazyFrame, fmt: Format, out: Path | None) -> None:
     sys.stdout.flush()
     _sink(lazy, fmt, sys.stdout.buffer)
     sys.stdout.buffer.flush()
+
+
+def run_query(data_dir: Path, sql: str) -> pl.DataFrame:
+    """The whole result of one SQL statement (for callers that want it in memory)."""
+    return plan(data_dir, sql).collect()

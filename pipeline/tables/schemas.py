@@ -1,4 +1,4 @@
-"""The schemas of the four tables: `cases`, `rejects`, `results` and `runs`.
+"""The schemas of the tables: `cases`, `rejects`, `results`, `runs` and `findings`.
 
 All files of a table share one schema (the one declared here), which is what makes the plain
 glob read work. The `cases` schema is the common columns plus the size columns every registered
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-TABLES = ("cases", "rejects", "results", "runs")
+TABLES = ("cases", "rejects", "results", "runs", "findings")
 
 CASES_BASE: dict[str, pl.DataType] = {
     "problem": pl.String(),
@@ -78,6 +78,48 @@ RUNS: dict[str, pl.DataType] = {
 }
 
 
+# One row per case `pipeline stress` or `pipeline hunt` kept (one file per row, written when the
+# case is kept). `kind` is `stress` (a failing case, shrunk) or `hunt` (a slow input). The case
+# itself is in `cases` (`case_id`), in group `found` or `hunt`, from the file `source`.
+FINDINGS: dict[str, pl.DataType] = {
+    "finding_id": pl.String(),
+    "kind": pl.String(),
+    "problem": pl.String(),
+    "solver": pl.String(),
+    "reference": pl.String(),          # the solver whose answer is the expected one
+    "case_id": pl.String(),
+    "source": pl.String(),
+    "verdict": pl.String(),            # S's verdict on the kept case
+    "answer": pl.String(),             # S's answer on it
+    "expected": pl.String(),           # the reference's answer on it
+    "error": pl.String(),              # S's error message, if any
+    "original_verdict": pl.String(),   # the same on the case as generated
+    "original_answer": pl.String(),
+    "original_expected": pl.String(),
+    "original_size": pl.Int64(),       # size measure of the case as generated (hunt: the start)
+    "shrunk_size": pl.Int64(),         # stress: size measure of the kept (shrunk) case
+    "hunt_size": pl.Int64(),           # hunt: size measure of the kept (slow) case
+    "original_bytes": pl.Int64(),
+    "input_bytes": pl.Int64(),
+    "recipe": pl.String(),
+    "seed": pl.Int64(),
+    "case_index": pl.Int64(),          # index of the case in the recipe's seeded sequence
+    "cases_tried": pl.Int64(),         # cases judged before this one was found
+    "time_to_find_s": pl.Float64(),    # from the session's start (earlier shrinks included)
+    "time_to_shrink_s": pl.Float64(),
+    "shrink_steps": pl.Int64(),
+    "shrink_candidates": pl.Int64(),
+    "locally_minimal": pl.Boolean(),   # no single shrink step keeps the failure
+    "shrink_stopped": pl.String(),     # why shrinking stopped early (deadline, interrupted)
+    "solver_ms": pl.Float64(),         # S's median time on the kept case (CPU where measured)
+    "baseline_ms": pl.Float64(),       # hunt: S's time on the slowest random case of the size
+    "found_at": pl.Datetime("us", "UTC"),
+    "command": pl.String(),
+    "host": pl.String(),
+    "git_rev": pl.String(),
+}
+
+
 def size_columns() -> tuple[str, ...]:
     """Every registered problem's declared size columns, in registry order, without repeats."""
     from pipeline.config import read_problem_settings
@@ -102,6 +144,7 @@ def schema_of(table: str) -> dict[str, pl.DataType]:
     if table == "cases":
         return cases_schema()
     try:
-        return {"rejects": REJECTS, "results": RESULTS, "runs": RUNS}[table]
+        return {"rejects": REJECTS, "results": RESULTS, "runs": RUNS,
+                "findings": FINDINGS}[table]
     except KeyError:
         raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}") from None

@@ -73,7 +73,8 @@ def test_without_a_memory_option_programs_get_the_problems_limit(tmp_path, cpp):
     assert row["peak_rss_kb"] <= 512 * MB
 
     done = run_cli(data, "run", "--problem", "toy", "--external",
-                   f"mid={cpp['touch_memory']} 700", "--memory", "0", "--jobs", "1")
+                   f"mid={cpp['touch_memory']} 700", "--memory", "0", "--jobs", "1",
+                   "--timeout", "20")  # touching 700 MB is kernel time; this tests memory
     assert done.returncode == 0, done.stderr
     runs = read_runs(data).sort("started_at")
     row = results(data, runs["run_id"][-1]).row(0, named=True)

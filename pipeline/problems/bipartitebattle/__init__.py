@@ -65,6 +65,7 @@ from pipeline.problems.bipartitebattle.oracles import (BINOMIAL_MAX_EDGES, BRUTE
                                                        binomial_refuses, brute_refuses,
                                                        solve_brute, solve_sg_binomial)
 from pipeline.problems.bipartitebattle.recipes import RECIPES, growth_case
+from pipeline.problems.bipartitebattle.shrink import MUTATIONS, SHRINKS
 
 STAGES = (
     Stage(
@@ -109,4 +110,4 @@ STAGES = (
 PROBLEM = define_problem(
     __file__, parse=parse, render=render, format_answer=format_answer,
     validate_answer=validate_answer, size=size, size_values=size_values, stages=STAGES,
-    recipes=RECIPES, growth=growth_case)
+    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS)

@@ -68,6 +68,7 @@ from pipeline.problems.cf103119g.fast import _fast
 from pipeline.problems.cf103119g.oracles import (BRUTE_MAX_SIZE, RECOMPUTE_MAX_WORK, _brute,
                                                  _brute_refuses, _recompute, _recompute_refuses)
 from pipeline.problems.cf103119g.recipes import RECIPES, growth_case
+from pipeline.problems.cf103119g.shrink import MUTATIONS, SHRINKS
 
 STAGES = (
     Stage("brute", _brute,
@@ -97,4 +98,4 @@ STAGES = (
 PROBLEM = define_problem(
     __file__, parse=parse, render=render, format_answer=format_answer,
     validate_answer=validate_answer, size=size, size_values=size_values, stages=STAGES,
-    recipes=RECIPES, growth=growth_case)
+    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS)

@@ -68,6 +68,7 @@ from pipeline.problems.insq15g.fast import solve_fast
 from pipeline.problems.insq15g.oracles import (BRUTE_MAX_STATES, GRID_MAX_CELLS, _brute_refuses,
                                                _grid_refuses, solve_brute, solve_grid)
 from pipeline.problems.insq15g.recipes import RECIPES, growth_case
+from pipeline.problems.insq15g.shrink import MUTATIONS, SHRINKS
 
 STAGES = (
     Stage(
@@ -118,4 +119,4 @@ STAGES = (
 PROBLEM = define_problem(
     __file__, parse=parse, render=render, format_answer=format_answer,
     validate_answer=validate_answer, size=size, size_values=size_values, stages=STAGES,
-    recipes=RECIPES, growth=growth_case)
+    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS)

@@ -52,6 +52,7 @@ from pipeline.problems.movcoin2.case import (format_answer, parse, path_case, re
                                              size_values, validate_answer)
 from pipeline.problems.movcoin2.compiled import fast, tester_17bit
 from pipeline.problems.movcoin2.recipes import RECIPES, growth_case
+from pipeline.problems.movcoin2.shrink import MUTATIONS, SHRINKS
 
 STAGES = (
     Stage("brute", oracles.brute,
@@ -90,4 +91,4 @@ STAGES = (
 PROBLEM = define_problem(
     __file__, parse=parse, render=render, format_answer=format_answer,
     validate_answer=validate_answer, size=size, size_values=size_values, stages=STAGES,
-    recipes=RECIPES, growth=growth_case)
+    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS)

@@ -1,0 +1,121 @@
+"""Keeping what `stress` and `hunt` find: judge files, ingested, and a `findings` row.
+
+A kept case is written as `DATA/raw/<problem>/<group>/NAME.in`, with `NAME.out` holding the
+reference's answer when there is one, so that an ingest of `DATA/raw` (every `nightly` does
+one) puts it in group `found` (stress) or `hunt` (hunt), like any case of that folder. It is
+ingested at once, through the ordinary ingest, as if `DATA/raw` had been ingested: every later
+`run` and `nightly` includes it. Then its row is written to `tables/findings/<id>.parquet`
+(one file per finding, written atomically once the case is stored).
+
+Ctrl-C while a case is being kept waits until the files, the ingest and the row are written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import signal
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pipeline.fsutil import atomic_write_text
+from pipeline.problems.base import Problem
+
+STRESS_GROUP = "found"
+HUNT_GROUP = "hunt"
+
+
+@dataclass(frozen=True)
+class KeptCase:
+    path: Path        # the `.in` file
+    source: str       # its `source` in the cases table (relative to DATA/raw)
+    case_id: str
+    expected: bool    # a `.out` was written
+    problems: tuple[str, ...]  # ingest problems (rejects, conflicts), empty when none
+
+
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C until the block is done, then raise it (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
+
+
+def safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "solver"
+
+
+def new_finding_id() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
+
+
+def keep_case(data_dir: Path, problem: Problem, group: str, name: str, text: str,
+              expected: str | None) -> KeptCase:
+    """Write NAME.in (+ NAME.out) under DATA/raw/<problem>/<group>/ and ingest them."""
+    from pipeline.corpus.ingest import case_id_of
+
+    folder = Path(data_dir) / "raw" / problem.id / group
+    input_path = folder / f"{name}.in"
+    output_path = folder / f"{name}.out"
+    atomic_write_text(input_path, text)
+    if expected is not None:
+        atomic_write_text(output_path, expected)
+    else:
+        output_path.unlink(missing_ok=True)
+    paths = [input_path] + ([output_path] if expected is not None else [])
+    problems = _ingest_as_raw(data_dir, problem.id, group, paths)
+    return KeptCase(input_path, f"{problem.id}/{group}/{input_path.name}", case_id_of(text),
+                    expected is not None, problems)
+
+
+def _ingest_as_raw(data_dir: Path, problem_id: str, group: str,
+                   paths: list[Path]) -> tuple[str, ...]:
+    """Ingest just these files, labelled as an ingest of DATA/raw would label them: a scratch
+    root holds `<problem>/<group>/NAME` links to them."""
+    from pipeline.corpus.ingest import ingest
+
+    with tempfile.TemporaryDirectory(prefix="gamebench-keep-") as scratch:
+        folder = Path(scratch) / problem_id / group
+        folder.mkdir(parents=True)
+        for path in paths:
+            os.symlink(path.resolve(), folder / path.name)
+        summary = ingest(Path(data_dir), [Path(scratch)])
+    found = summary.problems.get(problem_id)
+    if found is None:
+        return ("the ingest found no case",)
+    return tuple(f"{r['source']}: line {r['line']}: {r['message']} [{r['rule']}]"
+                 for r in found.rejects)
+
+
+def write_finding(data_dir: Path, row: dict) -> Path:
+    """The row as `tables/findings/<finding_id>.parquet` (atomically)."""
+    import polars as pl
+
+    from pipeline.tables.files import table_dir, write_parquet_atomic
+    from pipeline.tables.schemas import FINDINGS
+
+    path = table_dir(data_dir, "findings") / f"{row['finding_id']}.parquet"
+    write_parquet_atomic(path, pl.DataFrame([row], schema=FINDINGS, strict=False))
+    return path
+
+
+def read_findings(data_dir: Path):
+    """Every findings row (a Polars frame, oldest first)."""
+    from pipeline.tables.files import scan
+
+    return scan(data_dir, "findings").collect().sort("found_at")

@@ -1,0 +1,306 @@
+"""`pipeline hunt`: search for inputs of a given size on which S is slowest.
+
+1. Start: cases of the size from the problem's growth ladder (`growth.make(size, seed)`, shaped
+   like its max tests) and from its recipes (those of at most the size; the `max` recipes only
+   when there is no growth ladder), keeping the largest. Each is timed `repeats` times; the
+   slowest median is the *baseline* (the slowest random input) and the starting point.
+2. Climb: each round makes a few mutants of the current case (1 to 8 of the problem's random
+   mutations in a row, or the generic text mutations when it has none; only valid ones of at
+   most the size) and times them once, beside the current case. The promising ones (5% slower
+   than the current case in the same round) are timed `repeats` more times, interleaved with
+   the current case, and the slowest replaces it when its median beats the current one's by
+   5%. Times are CPU times where measured (external programs, built-in stages), which move
+   less with the load than wall times.
+3. Keep: the slowest case is written to `DATA/raw/<problem>/hunt/` (with the reference's answer
+   when one accepts it), ingested into group `hunt`, and described by a `findings` row (its
+   time, the baseline's, how long the search took to reach it).
+
+Stops at the budget, on Ctrl-C (the slowest case so far is kept) or when S runs out of time on
+a case (nothing slower can be measured). The random choices depend only on the seed; which
+mutants are kept depends on timings, so two hunts with one seed may differ.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.problems import get_problem
+from pipeline.problems.base import Case, Problem
+from pipeline.run.solvers import ExternalSolver
+from pipeline.stress import generic
+from pipeline.stress.findings import (HUNT_GROUP, KeptCase, interrupts_deferred, keep_case,
+                                      new_finding_id, safe_name, write_finding)
+from pipeline.stress.judge import Judge, Trial, measured_ms, open_judge
+from pipeline.stress.status import Status
+
+GROWTH_STARTS = 8
+RECIPE_SAMPLES = 4
+MAX_STARTS = 12
+KEEP_FRACTION = 0.9   # starting cases: those at least this fraction of the largest's size
+PROMISING = 1.05
+BETTER = 1.05
+MAX_CHAIN = 8
+
+
+class HuntError(ValueError):
+    """A hunt that cannot start (no case of the size, no mutation that applies)."""
+
+
+@dataclass(frozen=True)
+class HuntRequest:
+    problem: str
+    solver: str
+    size: int | None = None           # default: the first rung of the growth ladder
+    budget_s: float = 120.0
+    seed: int = 1
+    jobs: int | None = None
+    externals: tuple[ExternalSolver, ...] = ()
+    repeats: int = 3
+    command: str = ""
+
+
+@dataclass
+class HuntSummary:
+    problem: str
+    solver: str
+    size: int
+    status: str = "running"          # then: budget, timeout (S ran out of time), interrupted
+    starts: int = 0
+    start_recipe: str = ""
+    baseline_ms: float = 0.0          # the slowest starting case, median of `repeats`
+    best_ms: float = 0.0
+    best_text: str = ""
+    best_size: int = 0
+    rounds: int = 0
+    mutants: int = 0                  # mutants timed
+    improvements: int = 0
+    seconds: float = 0.0
+    time_to_best_s: float = 0.0
+    trial: Trial | None = None        # S and the reference on the slowest case
+    kept: KeptCase | None = None
+    finding_id: str | None = None
+
+    @property
+    def ratio(self) -> float:
+        return self.best_ms / self.baseline_ms if self.baseline_ms > 0 else float("inf")
+
+
+def default_size(problem: Problem) -> int:
+    if problem.growth is not None:
+        return problem.growth.sizes[0]
+    sizes = [problem.size(problem.generate(r.name, 1, k)) for r in problem.recipes
+             if r.kind != "max" for k in range(RECIPE_SAMPLES)]
+    return max(sizes)
+
+
+def _valid(problem: Problem, case: Case, size: int) -> tuple[Case, str] | None:
+    """(parsed case, text) when the case renders, parses and is at most `size`."""
+    try:
+        text = problem.render(case)
+        parsed = problem.parse(text)
+    except Exception:
+        return None
+    if problem.size(parsed) > size:
+        return None
+    return parsed, text
+
+
+def starting_cases(problem: Problem, size: int, seed: int) -> list[tuple[str, Case, str]]:
+    """(where from, case, text) of the starting cases (see the module)."""
+    pool: list[tuple[str, Case, str]] = []
+    if problem.growth is not None:
+        for k in range(GROWTH_STARTS):
+            found = _valid(problem, problem.growth.make(size, seed * 1000 + k), size)
+            if found:
+                pool.append(("growth", *found))
+    for recipe in problem.recipes:
+        if recipe.kind == "max" and problem.growth is not None:
+            continue
+        for k in range(1 if recipe.kind == "max" else RECIPE_SAMPLES):
+            found = _valid(problem, problem.generate(recipe.name, seed, k), size)
+            if found:
+                pool.append((recipe.name, *found))
+    if not pool:
+        raise HuntError(f"no recipe of {problem.id} makes a case of size at most {size}")
+    largest = max(problem.size(case) for _, case, _ in pool)
+    kept = [item for item in pool if problem.size(item[1]) >= KEEP_FRACTION * largest]
+    unique = list({text: (origin, case, text) for origin, case, text in kept}.values())
+    return unique[:MAX_STARTS]
+
+
+def _mutant(problem: Problem, case: Case, text: str, rng: random.Random) -> Case | str | None:
+    """1 to MAX_CHAIN random mutations in a row (a case, or a text for generic ones)."""
+    chain = 1 + min(MAX_CHAIN - 1, int(rng.expovariate(0.7)))
+    if problem.mutations:
+        current = case
+        for _ in range(chain):
+            mutation = rng.choice(problem.mutations)
+            changed = mutation(current, rng)
+            if changed is not None:
+                current = changed
+        return None if current is case else current
+    current_text = text
+    for _ in range(chain):
+        _, mutation = rng.choice(generic.MUTATIONS)
+        changed = mutation(current_text, rng)
+        if changed is not None:
+            current_text = changed
+    return None if current_text == text else current_text
+
+
+def hunt(data_dir: Path, request: HuntRequest, status: Status | None = None) -> HuntSummary:
+    problem = get_problem(request.problem)
+    size = request.size or default_size(problem)
+    status = status or Status()
+    starts = starting_cases(problem, size, request.seed)
+    judge = open_judge(problem, request.solver, None, request.externals, Path(data_dir),
+                       request.jobs, need_reference=False)
+    summary = HuntSummary(problem.id, request.solver, size, starts=len(starts))
+    try:
+        _climb(Path(data_dir), problem, request, judge, starts, summary, status)
+    except KeyboardInterrupt:
+        summary.status = "interrupted"
+    finally:
+        try:
+            if summary.best_text:
+                with interrupts_deferred():
+                    _keep(Path(data_dir), problem, request, judge, summary)
+        except KeyboardInterrupt:
+            summary.status = "interrupted"
+        finally:
+            status.close()
+            judge.close()
+    return summary
+
+
+def _climb(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
+           starts: list[tuple[str, Case, str]], summary: HuntSummary, status: Status) -> None:
+    timeout_s = judge.solver.timeout_s
+    started = time.monotonic()
+    deadline = started + request.budget_s
+    timed = judge.time([text for _, _, text in starts], request.repeats)
+    medians = [measured_ms(outcomes, timeout_s) for outcomes in timed]
+    slowest = max(range(len(starts)), key=lambda i: medians[i])
+    summary.start_recipe = starts[slowest][0]
+    summary.baseline_ms = medians[slowest]
+    best_case, best_text, best_ms = starts[slowest][1], starts[slowest][2], medians[slowest]
+    summary.best_text, summary.best_size = best_text, problem.size(best_case)
+    summary.best_ms = best_ms
+    summary.time_to_best_s = time.monotonic() - started
+    status.say(f"hunt {problem.id} {request.solver} at size {summary.size}: {len(starts)} "
+               f"starting cases, slowest {best_ms:.1f} ms ({summary.start_recipe})")
+    rng = random.Random(f"hunt/{problem.id}/{request.seed}")
+    seen = {hash(text) for _, _, text in starts}
+    width = max(2, 2 * judge.workers)
+    while time.monotonic() < deadline:
+        if any(o.status == "tle" for o in timed[slowest]) or best_ms >= timeout_s * 1000:
+            summary.status = "timeout"
+            return
+        summary.rounds += 1
+        mutants: list[tuple[Case, str]] = []
+        for _ in range(50 * width):
+            if len(mutants) >= width:
+                break
+            made = _mutant(problem, best_case, best_text, rng)
+            if made is None:
+                continue
+            if isinstance(made, str):
+                try:
+                    found = (problem.parse(made), made)
+                except Exception:
+                    continue
+                if problem.size(found[0]) > summary.size:
+                    continue
+            else:
+                found = _valid(problem, made, summary.size)
+            if found is None or hash(found[1]) in seen:
+                continue
+            seen.add(hash(found[1]))
+            mutants.append(found)
+        if not mutants:
+            if summary.rounds == 1:
+                raise HuntError(f"no mutation of {problem.id} applies to its starting case")
+            continue
+        first = judge.time([best_text] + [text for _, text in mutants], 1)
+        summary.mutants += len(mutants)
+        now_ms = measured_ms(first[0], timeout_s)
+        times = [measured_ms(outcomes, timeout_s) for outcomes in first[1:]]
+        promising = sorted((i for i, t in enumerate(times)
+                            if t > PROMISING * max(now_ms, 1e-3)), key=lambda i: -times[i])[:2]
+        if promising:
+            again = judge.time([best_text] + [mutants[i][1] for i in promising], request.repeats)
+            current = measured_ms(again[0], timeout_s)
+            confirmed = [(measured_ms(outcomes, timeout_s), i)
+                         for outcomes, i in zip(again[1:], promising)]
+            top_ms, top = max(confirmed)
+            if top_ms > BETTER * current:
+                best_case, best_text = mutants[top]
+                best_ms = top_ms
+                timed = [again[1 + promising.index(top)]]
+                slowest = 0
+                summary.improvements += 1
+                summary.best_text, summary.best_ms = best_text, best_ms
+                summary.best_size = problem.size(best_case)
+                summary.time_to_best_s = time.monotonic() - started
+        summary.seconds = time.monotonic() - started
+        status.show(f"hunt {problem.id} {request.solver} at size {summary.size}: "
+                    f"{summary.mutants} mutants, {summary.improvements} improvements, slowest "
+                    f"{best_ms:.1f} ms = {summary.ratio:.1f}x the slowest start "
+                    f"({summary.seconds:.0f}/{request.budget_s:g} s)")
+    summary.status = "budget"
+
+
+def _keep(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
+          summary: HuntSummary) -> None:
+    from pipeline.corpus.ingest import case_id_of
+    from pipeline.run.runner import host_info
+    from pipeline.tables.files import now
+
+    case = problem.parse(summary.best_text)
+    if summary.status != "interrupted":
+        summary.best_ms = measured_ms(judge.time([summary.best_text], request.repeats)[0],
+                                      judge.solver.timeout_s)
+        summary.trial = judge.check([(case, summary.best_text)])[0]
+    expected = summary.trial.expected if summary.trial is not None else None
+    name = (f"{safe_name(request.solver)}-n{summary.best_size}-"
+            f"{case_id_of(summary.best_text)[:12]}")
+    summary.kept = keep_case(data_dir, problem, HUNT_GROUP, name, summary.best_text, expected)
+    host = host_info()
+    trial = summary.trial
+    summary.finding_id = new_finding_id()
+    write_finding(data_dir, {
+        "finding_id": summary.finding_id, "kind": "hunt", "problem": problem.id,
+        "solver": request.solver,
+        "reference": trial.reference_name if trial is not None else None,
+        "case_id": summary.kept.case_id, "source": summary.kept.source,
+        "verdict": trial.verdict.value if trial is not None and trial.verdict else None,
+        "answer": trial.solver.answer if trial is not None else None,
+        "expected": expected, "error": trial.solver.error if trial is not None else None,
+        "original_size": summary.size, "hunt_size": summary.best_size,
+        "input_bytes": len(summary.best_text.encode()), "recipe": summary.start_recipe,
+        "seed": request.seed, "cases_tried": summary.mutants + summary.starts,
+        "time_to_find_s": summary.time_to_best_s, "solver_ms": summary.best_ms,
+        "baseline_ms": summary.baseline_ms, "found_at": now(), "command": request.command,
+        "host": host.get("host"), "git_rev": host.get("git_rev"),
+    })
+
+
+def format_summary(summary: HuntSummary) -> str:
+    ending = {"budget": "budget spent", "timeout": f"{summary.solver} ran out of time",
+              "interrupted": "interrupted (the slowest case so far is kept)"}.get(
+        summary.status, summary.status)
+    lines = [f"hunt {summary.problem}: {summary.solver} at size {summary.size}, "
+             f"{summary.starts} starting cases, {summary.rounds} rounds, {summary.mutants} "
+             f"mutants timed, {summary.improvements} improvements; {ending}",
+             f"  slowest start ({summary.start_recipe}): {summary.baseline_ms:.1f} ms; slowest "
+             f"found: {summary.best_ms:.1f} ms = {summary.ratio:.1f}x, size {summary.best_size}, "
+             f"reached after {summary.time_to_best_s:.1f} s"]
+    if summary.trial is not None and summary.trial.verdict is not None:
+        lines.append(f"  {summary.solver} on it: {summary.trial.verdict.value} against "
+                     f"{summary.trial.reference_name or 'no reference'}")
+    if summary.kept is not None:
+        lines.append(f"  kept as {summary.kept.path} (group {HUNT_GROUP})")
+    return "\n".join(lines)

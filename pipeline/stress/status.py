@@ -1,0 +1,51 @@
+"""The progress line of `stress` and `hunt`, on stderr.
+
+On a terminal one line is redrawn in place (at most five times a second); otherwise (a log
+file, a pipe, CI) a plain line is written about every ten seconds. Events (a failure found, a
+case kept) are always written as lines of their own.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+
+class Status:
+    def __init__(self, stream: TextIO | None = None, interval_s: float | None = None) -> None:
+        self.stream = stream or sys.stderr
+        try:
+            self.tty = self.stream.isatty()
+        except (AttributeError, ValueError):
+            self.tty = False
+        self.interval_s = interval_s if interval_s is not None else (0.2 if self.tty else 10.0)
+        self._last = time.monotonic()
+        self._drawn = False
+
+    def show(self, text: str, force: bool = False) -> None:
+        """The current state; written only when the interval has passed (or `force`)."""
+        now = time.monotonic()
+        if not force and now - self._last < self.interval_s:
+            return
+        self._last = now
+        if self.tty:
+            self.stream.write(f"\r{text}\033[K")
+            self._drawn = True
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def say(self, text: str) -> None:
+        """A line that stays (the in-place line is cleared first)."""
+        if self._drawn:
+            self.stream.write("\r\033[K")
+            self._drawn = False
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._drawn = False

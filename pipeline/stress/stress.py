@@ -1,0 +1,353 @@
+"""`pipeline stress`: generate cases from recipes, judge S against R, shrink and keep failures.
+
+Cases come from the chosen recipes in a fixed interleaving (per cycle, each `tiny` recipe gives
+16 cases, each `edge` recipe 4, each `family` and `max` recipe 1; case k of recipe r for seed s
+is `problem.generate(r, s, k)`), so the sequence of cases depends only on the seed. They are
+judged in rounds through the executor (a round grows while it takes under a quarter of a
+second); an input already judged in this session is not judged again. A failure is a case on
+which S's verdict is WA (its answer differs from R's) or RE, TLE, MLE, OLE. The failures of a
+round are taken in sequence order, each shrunk (`shrink`) and kept (`findings`) unless it
+shrinks to a case already kept; the search stops after `stop_after` kept findings, when the
+budget is spent (checked between rounds and between failures: a shrink under way finishes,
+within its own `shrink_budget_s`), or on Ctrl-C (the failure being shrunk is kept as far as it
+got).
+
+Since the first failures in sequence order are the ones shrunk, and shrinking is deterministic,
+the same seed gives the same findings (for deterministic solvers), whatever the number of
+workers or the speed of the machine, as long as the budget reaches them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.errors import UnknownName
+from pipeline.problems import get_problem
+from pipeline.problems.base import Case, Problem, Recipe
+from pipeline.run.solvers import ExternalSolver
+from pipeline.stress.findings import (STRESS_GROUP, KeptCase, interrupts_deferred, keep_case,
+                                      new_finding_id, safe_name, write_finding)
+from pipeline.stress.judge import Judge, Trial, open_judge
+from pipeline.stress.shrink import Shrunk, shrink
+from pipeline.stress.status import Status
+
+KIND_WEIGHT = {"tiny": 16, "edge": 4, "family": 1, "max": 1}
+MAX_ROUND = 4096
+REPEATS_PER_ROUND = 4
+ROUND_TARGET_S = 0.25
+
+
+class StressError(ValueError):
+    """A session that cannot go on: a recipe raised."""
+
+
+@dataclass(frozen=True)
+class StressRequest:
+    problem: str
+    solver: str
+    against: str | None = None
+    recipes: tuple[str, ...] = ()       # names or shell patterns; empty: every recipe but max
+    budget_s: float = 60.0              # the session's time (a shrink under way may finish)
+    stop_after: int = 1                 # kept findings
+    seed: int = 1
+    jobs: int | None = None
+    externals: tuple[ExternalSolver, ...] = ()
+    shrink_budget_s: float = 120.0      # per failure
+    command: str = ""
+    executor: str = "local"             # or "dask" (with `scheduler`, else a local cluster)
+    scheduler: str | None = None
+
+
+@dataclass(frozen=True)
+class Found:
+    """One failure: where it came from, what shrinking made of it, where it was kept."""
+
+    index: int           # in the session's case sequence
+    recipe: str
+    recipe_index: int    # k of `problem.generate(recipe, seed, k)`
+    original: Trial
+    shrunk: Shrunk
+    found_s: float
+    kept: KeptCase | None      # None when it shrank to a case already kept
+    finding_id: str | None
+
+
+@dataclass
+class StressSummary:
+    problem: str
+    solver: str
+    reference: str
+    recipes: tuple[str, ...]
+    status: str = "running"    # then: stopped (enough findings), budget, interrupted
+    generated: int = 0
+    judged: int = 0
+    repeated: int = 0          # inputs generated again (not judged again)
+    unjudged: int = 0          # no reference could answer
+    search_s: float = 0.0      # generating and judging, shrinking not counted
+    rounds: int = 0
+    first_round_s: float = 0.0   # includes the workers' start-up (imports, warm-up)
+    first_round_cases: int = 0
+    failures: list[Found] = field(default_factory=list)
+
+    @property
+    def kept(self) -> list[Found]:
+        return [f for f in self.failures if f.kept is not None]
+
+    @property
+    def rate(self) -> float:
+        """Cases judged per second of search."""
+        return self.judged / self.search_s if self.search_s > 0 else 0.0
+
+    @property
+    def steady_rate(self) -> float:
+        """The same after the first round (which pays for starting the workers)."""
+        seconds = self.search_s - self.first_round_s
+        return (self.judged - self.first_round_cases) / seconds if seconds > 0 else self.rate
+
+
+def choose_recipes(problem: Problem, patterns: tuple[str, ...]) -> list[Recipe]:
+    """The recipes named (shell patterns allowed), in the problem's order; by default every
+    recipe but the `max` ones."""
+    if not patterns:
+        return [r for r in problem.recipes if r.kind != "max"]
+    names = [r.name for r in problem.recipes]
+    chosen: set[str] = set()
+    for pattern in patterns:
+        matched = fnmatch.filter(names, pattern)
+        if not matched:
+            raise UnknownName(f"problem {problem.id} has no recipe {pattern!r}; recipes: "
+                              f"{', '.join(names)}")
+        chosen.update(matched)
+    return [r for r in problem.recipes if r.name in chosen]
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The session's case sequence: index -> (recipe, k)."""
+
+    recipes: tuple[Recipe, ...]
+
+    @property
+    def weights(self) -> tuple[int, ...]:
+        return tuple(KIND_WEIGHT[r.kind] for r in self.recipes)
+
+    def at(self, index: int) -> tuple[Recipe, int]:
+        weights = self.weights
+        cycle, offset = divmod(index, sum(weights))
+        for recipe, weight in zip(self.recipes, weights):
+            if offset < weight:
+                return recipe, cycle * weight + offset
+            offset -= weight
+        raise AssertionError("unreachable")
+
+
+def stress(data_dir: Path, request: StressRequest, status: Status | None = None) -> StressSummary:
+    """Run the stress session; the findings are kept as they are made (see the module)."""
+    problem = get_problem(request.problem)
+    recipes = choose_recipes(problem, request.recipes)
+    status = status or Status()
+    judge = open_judge(problem, request.solver, request.against, request.externals,
+                       Path(data_dir), request.jobs, executor_kind=request.executor,
+                       scheduler=request.scheduler)
+    summary = StressSummary(problem.id, request.solver, judge.reference_label,
+                            tuple(r.name for r in recipes))
+    try:
+        _search(Path(data_dir), problem, request, judge, Schedule(tuple(recipes)), summary,
+                status)
+    except KeyboardInterrupt:
+        summary.status = "interrupted"
+    finally:
+        status.close()
+        judge.close()
+    return summary
+
+
+def _generate(problem: Problem, schedule: Schedule, seed: int,
+              index: int) -> tuple[Recipe, int, Case, str]:
+    recipe, k = schedule.at(index)
+    try:
+        case = problem.generate(recipe.name, seed, k)
+        return recipe, k, case, problem.render(case)
+    except Exception as error:
+        raise StressError(f"recipe {recipe.name} (seed {seed}, case {k}) of {problem.id} "
+                          f"raised {type(error).__name__}: {error}") from None
+
+
+def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Judge,
+            schedule: Schedule, summary: StressSummary, status: Status) -> None:
+    from pipeline.run.runner import host_info
+
+    host = host_info()
+    started = time.monotonic()
+    searched = 0.0           # seconds spent generating and judging
+    seen: set[int] = set()   # hashes of the inputs judged
+    kept_texts: set[str] = set()
+    label = f"stress {problem.id} {request.solver} vs {summary.reference}"
+    cursor = [0]             # the next index of the case sequence
+    round_size = 2 * judge.workers  # grows while rounds are quick
+    upcoming: list[tuple[int, Recipe, int, Case, str]] = []
+
+    def prepare_one() -> None:
+        """Generate the next case of the sequence into `upcoming` (unless already judged)."""
+        i = cursor[0]
+        cursor[0] += 1
+        recipe, k, case, text = _generate(problem, schedule, request.seed, i)
+        summary.generated += 1
+        digest = hash(text)
+        if digest in seen:
+            summary.repeated += 1
+            return
+        seen.add(digest)
+        upcoming.append((i, recipe, k, case, text))
+
+    def prepare_while_judging() -> None:
+        if len(upcoming) < round_size:
+            prepare_one()
+
+    deadline = started + request.budget_s
+    while True:
+        if time.monotonic() >= deadline:
+            summary.status = "budget"
+            return
+        round_started = time.monotonic()
+        # Small recipes repeat themselves: a round takes what a few times its size of cases
+        # gives (it may be empty once every input of the recipes has been judged).
+        for _ in range(REPEATS_PER_ROUND * round_size):
+            if len(upcoming) >= round_size:
+                break
+            prepare_one()
+        items, upcoming[:] = list(upcoming), []
+        trials = judge.check([(case, text) for _, _, _, case, text in items],
+                             idle=prepare_while_judging)
+        judged_before = summary.judged
+        summary.judged += len(items)
+        summary.unjudged += sum(1 for t in trials if t.verdict is None)
+        elapsed = time.monotonic() - round_started
+        searched += elapsed
+        summary.search_s = searched
+        if summary.rounds == 0:
+            summary.first_round_s, summary.first_round_cases = elapsed, len(items)
+        summary.rounds += 1
+        if elapsed < ROUND_TARGET_S:
+            round_size = min(MAX_ROUND, round_size * 2)
+        elif elapsed > 4 * ROUND_TARGET_S and round_size > 1:
+            round_size //= 2
+        status.show(f"{label}: {summary.judged:,} cases judged ({summary.judged / searched:,.0f}"
+                    f"/s; {summary.generated / searched:,.0f}/s tried, repeats included), "
+                    f"{len(summary.failures)} failures, {len(summary.kept)} kept, "
+                    f"{time.monotonic() - started:.0f}/{request.budget_s:g} s")
+        for position, ((i, recipe, k, case, text), trial) in enumerate(zip(items, trials)):
+            if not trial.failed:
+                continue
+            if time.monotonic() >= deadline:
+                summary.status = "budget"
+                return
+            found_s = time.monotonic() - started
+            number = len(summary.failures) + 1
+            status.say(f"failure {number}: case {i} ({recipe.name} #{k}, seed {request.seed}): "
+                       f"{request.solver} {trial.verdict.value} against "
+                       f"{trial.reference_name or 'no reference'}, size {trial.size}; "
+                       "shrinking")
+
+            def on_step(before: int, after: int, number: int = number) -> None:
+                status.show(f"{label}: shrinking failure {number}: size {before} -> {after}")
+
+            shrunk = shrink(problem, judge, case, trial,
+                            deadline=time.monotonic() + request.shrink_budget_s,
+                            on_step=on_step)
+            with interrupts_deferred():
+                how = ("locally minimal" if shrunk.locally_minimal
+                       else f"stopped: {shrunk.stopped}")
+                status.say(f"  shrunk to size {shrunk.trial.size} ({len(shrunk.trial.text)} "
+                           f"bytes) in {shrunk.steps} steps (the last after "
+                           f"{shrunk.last_step_s:.1f} s), {shrunk.candidates} candidates, "
+                           f"{shrunk.seconds:.1f} s ({how})")
+                cases_tried = judged_before + position + 1
+                if shrunk.trial.text in kept_texts:
+                    status.say("  the same case as an earlier finding: not kept again")
+                    summary.failures.append(Found(i, recipe.name, k, trial, shrunk, found_s,
+                                                  None, None))
+                else:
+                    kept_texts.add(shrunk.trial.text)
+                    found = _keep(data_dir, problem, request, i, recipe.name, k, trial, shrunk,
+                                  found_s, cases_tried, host)
+                    summary.failures.append(found)
+                    status.say(f"  kept as {found.kept.path} (group {STRESS_GROUP})")
+                    for note in found.kept.problems:
+                        status.say(f"  ingest: {note}")
+            if shrunk.stopped == "interrupted":
+                raise KeyboardInterrupt
+            if len(summary.kept) >= request.stop_after:
+                summary.status = "stopped"
+                return
+
+
+def _keep(data_dir: Path, problem: Problem, request: StressRequest, index: int, recipe: str,
+          k: int, original: Trial, shrunk: Shrunk, found_s: float, cases_tried: int,
+          host: dict) -> Found:
+    from pipeline.corpus.ingest import case_id_of
+    from pipeline.tables.files import now
+
+    final = shrunk.trial
+    name = f"{safe_name(request.solver)}-{case_id_of(final.text)[:12]}"
+    kept = keep_case(data_dir, problem, STRESS_GROUP, name, final.text, final.expected)
+    finding_id = new_finding_id()
+    write_finding(data_dir, {
+        "finding_id": finding_id, "kind": "stress", "problem": problem.id,
+        "solver": request.solver, "reference": final.reference_name,
+        "case_id": kept.case_id, "source": kept.source,
+        "verdict": final.verdict.value, "answer": final.solver.answer,
+        "expected": final.expected, "error": final.solver.error,
+        "original_verdict": original.verdict.value, "original_answer": original.solver.answer,
+        "original_expected": original.expected, "original_size": original.size,
+        "shrunk_size": final.size, "hunt_size": None,
+        "original_bytes": len(original.text.encode()), "input_bytes": len(final.text.encode()),
+        "recipe": recipe, "seed": request.seed, "case_index": k, "cases_tried": cases_tried,
+        "time_to_find_s": found_s, "time_to_shrink_s": shrunk.seconds,
+        "shrink_steps": shrunk.steps, "shrink_candidates": shrunk.candidates,
+        "locally_minimal": shrunk.locally_minimal, "shrink_stopped": shrunk.stopped,
+        "solver_ms": final.solver.cpu_ms, "baseline_ms": None, "found_at": now(),
+        "command": request.command, "host": host.get("host"), "git_rev": host.get("git_rev"),
+    })
+    return Found(index, recipe, k, original, shrunk, found_s, kept, finding_id)
+
+
+def format_summary(summary: StressSummary) -> str:
+    ending = {"stopped": "stopped after enough findings", "budget": "budget spent",
+              "interrupted": "interrupted (findings so far are kept)"}.get(summary.status,
+                                                                         summary.status)
+    lines = [f"stress {summary.problem}: {summary.solver} against {summary.reference}, recipes "
+             f"{', '.join(summary.recipes)}",
+             f"  {summary.judged:,} cases judged in {summary.search_s:.1f} s "
+             f"({summary.rate:,.0f} cases/s; {summary.repeated:,} repeated inputs skipped, "
+             f"{summary.unjudged:,} without a reference answer); {ending}",
+             f"  {len(summary.failures)} failures, {len(summary.kept)} kept"]
+    for number, found in enumerate(summary.kept, start=1):
+        final = found.shrunk.trial
+        how = ("locally minimal" if found.shrunk.locally_minimal
+               else f"not shown minimal: {found.shrunk.stopped}")
+        lines.append(f"finding {number}: {final.verdict.value}, recipe {found.recipe} #"
+                     f"{found.recipe_index}, found after {found.found_s:.1f} s; size "
+                     f"{found.original.size} -> {final.size} in {found.shrunk.seconds:.1f} s "
+                     f"(the last step after {found.shrunk.last_step_s:.1f} s; {how})")
+        lines.append(f"  kept as {found.kept.path}")
+        shown = final.text if len(final.text) <= 2000 else final.text[:2000] + "...\n"
+        lines.extend("    | " + line for line in shown.rstrip("\n").split("\n"))
+        if final.expected is not None:
+            lines.append(f"  expected ({final.reference_name}): {_short(final.expected)}")
+        if final.solver.answer is not None:
+            lines.append(f"  got ({summary.solver}): {_short(final.solver.answer)}")
+        if final.solver.error:
+            lines.append(f"  error: {_short(final.solver.error)}")
+    again = len(summary.failures) - len(summary.kept)
+    if again:
+        lines.append(f"{again} more failures shrank to cases already kept")
+    return "\n".join(lines)
+
+
+def _short(text: str, limit: int = 200) -> str:
+    flat = " / ".join(text.strip().split("\n"))
+    return flat if len(flat) <= limit else flat[:limit] + "..."
