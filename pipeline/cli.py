@@ -403,6 +403,10 @@ def run_command(
                    f"{Path(ctx.obj.data_dir).resolve()}: pipeline ingest stores them", err=True)
     if summary.status != "finished":
         raise typer.Exit(130 if summary.status == "interrupted" else 1)
+    if summary.disagreements:
+        typer.echo(f"{summary.disagreements} submission(s) got what their folder does not "
+                   "expect (see above)", err=True)
+        raise typer.Exit(1)
 
 
 def _empty_data_note(data_dir: Path) -> str | None:

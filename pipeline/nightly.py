@@ -5,7 +5,8 @@
    it is missing or its manifest records another seed or count (deterministic seeds, so a
    rebuilt corpus is the same corpus);
 2. ingest `DATA/raw` and every problem's samples;
-3. run every such problem with every stage and every configured external solver;
+3. run every such problem with every stage and every configured external solver (and every
+   problem package registered in the data folder with every submission);
 4. compare each run with the previous finished run of its problem (or the baseline pinned in
    the config);
 5. write the HTML report and print a short summary with its path.
@@ -13,7 +14,8 @@
 The job fails (non-zero exit) on any new WA, RE, TLE, MLE or OLE of a trusted solver, or a
 flagged slowdown that a re-measurement confirms (the flagged cases run again five times; the
 median must still be slower). Without a baseline every such verdict counts as new. Stages registered as
-known to be wrong are reported but never fail the job.
+known to be wrong are reported but never fail the job. A problem package fails the job when a
+submission gets what its folder or tag does not expect.
 
 Runs go through the executor the caller gives (`pipeline nightly --executor dask` connects to a
 cluster once for the whole night), else through a local pool started for each problem.
@@ -67,11 +69,12 @@ class NightlyOutcome:
 
 
 def nightly_problems(settings: NightlySettings) -> list[Problem]:
-    """The problems the nightly runs: those named in its config, else every registered problem
-    with a nightly corpus."""
+    """The problems the nightly runs: those named in its config, else every problem with a
+    nightly corpus and every problem package registered in the data folder."""
     if settings.problems:
         return [get_problem(pid) for pid in settings.problems]
-    return [p for p in all_problems() if p.nightly or p.id in settings.corpus]
+    return [p for p in all_problems()
+            if p.nightly or p.id in settings.corpus or p.kind == "package"]
 
 
 def corpus_is_current(folder: Path, problem: str, recipe: str, seed: int, count: int) -> bool:
@@ -217,6 +220,8 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
         night = ProblemNight(problem_id, result, baseline)
         if result.status != "finished":
             night.failures.append(f"{problem_id}: run {result.run_id} {result.status}")
+        elif result.expectations is not None:  # a package: its submissions' folders decide
+            night.failures.extend(expectation_failures(problem_id, result))
         elif baseline:
             try:
                 comparison = compare_runs(data_dir, baseline, result.run_id,
@@ -240,6 +245,16 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
                           slowdown_rule(settings),
                           baselines={n.run.run_id: n.baseline for n in nights})
     return NightlyOutcome(nights, summary, report, time.monotonic() - started)
+
+
+def expectation_failures(problem_id: str, result: RunSummary) -> list[str]:
+    """A package's submissions that got what their folder or tag does not expect (and why its
+    expectations could not be held, when they could not)."""
+    found = result.expectations
+    if found.not_held:
+        return [f"{problem_id}: expectations not held: {found.not_held}"]
+    return [f"{problem_id}/{a.submission}: expected {a.expected}, got {a.got}"
+            for a in found.disagreements]
 
 
 def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int]]]:
@@ -269,6 +284,10 @@ def format_outcome(outcome: NightlyOutcome) -> str:
             f"{solver}{' (known wrong)' if wrong else ''} "
             + " ".join(f"{v}={n}" for v, n in counts.items())
             for solver, wrong, counts in failing) or "no failing verdicts"
+        found = night.run.expectations
+        if found is not None and not found.not_held:
+            agree = sum(a.status == "agree" for a in found.agreements)
+            words = f"{agree} of {len(found.agreements)} submissions got what they expect"
         lines.append(f"  {night.problem:<16} {night.run.cases:>5} cases, {solvers} solver"
                      f"{'s' if solvers != 1 else ''}: {words}")
         for failure in night.failures:

@@ -363,6 +363,9 @@ def _package_namespace(found: FoundPackage, data_dir: Path,
                     "updated package: " + "; ".join(registration.changes)
                     if registration.changes else "package unchanged")
             summary.packages.append(PackageNote(found.problem, found.label, what))
+            for note in package.notes:
+                summary.packages.append(PackageNote(found.problem, found.label,
+                                                    f"note: {note}"))
     except PackageError as error:
         summary.unplaced.append(Fault(found.label, error.rule, str(error), None))
         return None

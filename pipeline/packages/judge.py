@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pipeline.packages.check import (CheckResult, default_validate, read_feedback,
@@ -153,8 +153,9 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
     output = scratch / "output"
     output.write_text(outcome.answer or "", encoding="utf-8")
     check = _check(package, case, output, scratch, builds)
-    return _finish(package, case, limits, check.verdict, check, check.message, cpu_s, wall_s,
-                   rss, timed_out=False)
+    result = _finish(package, case, limits, check.verdict, check, check.message, cpu_s, wall_s,
+                     rss, timed_out=False)
+    return replace(result, answer=outcome.answer)
 
 
 def _check(package: Package, case: TestCase, output: Path, scratch: Path,

@@ -282,13 +282,24 @@ def _timelimit_file(root: Path) -> float | None:
     return value
 
 
+# What the package being loaded holds that the pipeline does not know (innermost load last):
+# an unknown key is read past with a note, as problemtools warns and goes on, so that a
+# package written for a newer or another tool still loads.
+_IGNORED: list[list[str]] = []
+
+
+def _ignore_unknown(file: str, message: str, line: int | None) -> None:
+    if _IGNORED:
+        _IGNORED[-1].append(f"{file}{f':{line}' if line else ''}: {message} (ignored)")
+
+
 def _unknown_keys(mapping: dict, known: set[str], file: str, where: str, lines: Lines,
                   prefix: tuple[str, ...] | None = None) -> None:
     path = prefix if prefix is not None else tuple(where.split("."))
     for key in mapping:
         if key not in known:
-            raise PackageError(file, "unknown-key", f"unknown key {key!r} in {where}; known: "
-                               f"{', '.join(sorted(known))}", line=lines(*path, str(key)))
+            _ignore_unknown(file, f"unknown key {key!r} in {where}; known: "
+                               f"{', '.join(sorted(known))}", lines(*path, str(key)))
 
 
 def _title(config: dict) -> str:
@@ -361,9 +372,9 @@ class _Data:
         config, lines = load_yaml(path, self.root)
         for key in config:
             if key not in LEGACY_TESTDATA_KEYS:
-                raise PackageError(file, "unknown-key", f"unknown key {key!r} in testdata.yaml; "
+                _ignore_unknown(file, f"unknown key {key!r} in testdata.yaml; "
                                    f"known: {', '.join(sorted(LEGACY_TESTDATA_KEYS))}",
-                                   line=lines(str(key)))
+                                   lines(str(key)))
         if not self.type.scoring:
             for key in ("accept_score", "reject_score", "range"):
                 if key in config:
@@ -442,9 +453,9 @@ class _Data:
         config, lines = load_yaml(path, self.root)
         for key in config:
             if key not in GROUP_KEYS:
-                raise PackageError(file, "unknown-key", f"unknown key {key!r} in "
+                _ignore_unknown(file, f"unknown key {key!r} in "
                                    f"{path.name}; known: {', '.join(sorted(GROUP_KEYS))}",
-                                   line=lines(str(key)))
+                                   lines(str(key)))
         for key in INHERITED:
             if key in config:
                 settings[key] = (config[key], file, lines(key))
@@ -606,9 +617,9 @@ class _Data:
             config, lines = load_yaml(case_yaml, self.root)
             for key in config:
                 if key not in CASE_KEYS:
-                    raise PackageError(file, "unknown-key", f"unknown key {key!r} in a test case "
+                    _ignore_unknown(file, f"unknown key {key!r} in a test case "
                                        f"file; known: {', '.join(sorted(CASE_KEYS))}",
-                                       line=lines(str(key)))
+                                       lines(str(key)))
             if "args" in config:
                 args = _words(config["args"], file, "args", lines("args"))
             if "output_validator_args" in config:
@@ -704,15 +715,16 @@ def _submissions_yaml(root: Path) -> tuple[dict, str, Lines] | None:
             if key in SUBMISSION_KEYS:
                 continue
             if not isinstance(value, dict):
-                raise PackageError(file, "unknown-key", f"unknown key {key!r} for {pattern!r}; "
+                _ignore_unknown(file, f"unknown key {key!r} for {pattern!r}; "
                                    f"known: {', '.join(sorted(SUBMISSION_KEYS))} or a test data "
-                                   "group", line=lines(str(pattern), str(key)))
+                                   "group", lines(str(pattern), str(key)))
+                continue
             for inner in value:
                 if inner not in REQUIREMENT_KEYS:
-                    raise PackageError(file, "unknown-key", f"unknown key {inner!r} under "
+                    _ignore_unknown(file, f"unknown key {inner!r} under "
                                        f"{pattern!r} / {key!r}; known: "
                                        f"{', '.join(sorted(REQUIREMENT_KEYS))}",
-                                       line=lines(str(pattern), str(key), str(inner)))
+                                       lines(str(pattern), str(key), str(inner)))
     return config, file, lines
 
 
@@ -833,7 +845,15 @@ def _submissions(root: Path, version: Format) -> list[Program]:
 
 def load_kattis(root: Path, short_name: str | None = None) -> Package:
     """Load the Kattis / ICPC package in folder `root`."""
-    root = Path(root).resolve()
+    _IGNORED.append([])
+    try:
+        package = _load_kattis(Path(root).resolve(), short_name)
+    finally:
+        ignored = _IGNORED.pop()
+    return replace(package, notes=(*package.notes, *ignored))
+
+
+def _load_kattis(root: Path, short_name: str | None) -> Package:
     config_path = root / "problem.yaml"
     if not config_path.is_file():
         raise PackageError("problem.yaml", "missing-problem-yaml", "a Kattis package needs a "
@@ -845,8 +865,8 @@ def load_kattis(root: Path, short_name: str | None = None) -> Package:
     known = LEGACY_KEYS if version == "legacy" else MODERN_KEYS
     for key in config:
         if key not in known:
-            raise PackageError(file, "unknown-key", f"unknown key {key!r} in problem.yaml; "
-                               f"known: {', '.join(sorted(known))}", line=lines(str(key)))
+            _ignore_unknown(file, f"unknown key {key!r} in problem.yaml; "
+                               f"known: {', '.join(sorted(known))}", lines(str(key)))
     if version != "legacy" and "name" not in config:
         raise PackageError(file, "name", "problem.yaml must give the problem's name")
     problem_type, custom_scoring = _problem_type(config, version, file, lines)

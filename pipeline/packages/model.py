@@ -283,3 +283,4 @@ class CaseResult:
     validator_first_wa: bool = False
     raw_score: float | None = None         # score.txt / checker points as the checker gave it
     score_multiplier: float | None = None
+    answer: str | None = None              # the submission's output (batch problems)

@@ -23,6 +23,7 @@ from pathlib import Path
 from pipeline.errors import InputError
 from pipeline.packages import build_package, load_package
 from pipeline.packages.check import default_validate
+from pipeline.packages.expectations import TimeLimit, given_time_limit, margins
 from pipeline.packages.judge import PackageBuilds, validate_case
 from pipeline.packages.model import Package, TestCase
 from pipeline.packages.registry import MARKER, build_dir, read_marker
@@ -53,6 +54,21 @@ class PackageProblem(Problem):
 
     def builds(self) -> PackageBuilds:
         return _builds(self.folder)
+
+    @property
+    def build_cache(self) -> Path:
+        """Where the package's programs are built (cached by source hash)."""
+        return build_dir(self.folder.parent.parent)
+
+    def time_limit(self) -> TimeLimit | None:
+        """The time limit submissions are judged at (the package's own, or the one a run
+        derived and recorded), with the margins around it; None until one is derived."""
+        package = self.load()
+        given = given_time_limit(package)
+        if given is not None or self.time_limit_pending:
+            return given
+        low, high = margins(package, self.time_limit_s)
+        return TimeLimit(self.time_limit_s, low, high, "derived", self.time_limit_how)
 
     def compare(self, expected: str, got: str) -> str | None:
         package = self.load()
@@ -90,7 +106,7 @@ def _builds(folder: Path) -> PackageBuilds:
     return builds
 
 
-def _case_in(package: Package, group: str, input_path: Path) -> TestCase:
+def case_in_group(package: Package, group: str, input_path: Path) -> TestCase:
     """A test case for an input found in `group`, with the arguments that group's cases get."""
     model = next((c for c in package.cases if c.group == group), None)
     if model is None:
@@ -123,7 +139,7 @@ def package_problem(folder: Path) -> PackageProblem:
         with tempfile.TemporaryDirectory(prefix="package-input-") as scratch:
             path = Path(scratch) / "input"
             path.write_text(text, encoding="utf-8")
-            result = validate_case(package, builds, _case_in(package, group, path),
+            result = validate_case(package, builds, case_in_group(package, group, path),
                                    workdir=Path(scratch))
         if not result.valid:
             judge_error = all(r.judge_error for r in result.rejections)

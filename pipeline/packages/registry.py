@@ -43,7 +43,7 @@ def problems_dir(data_dir: Path) -> Path:
 
 def build_dir(data_dir: Path) -> Path:
     """Where package programs are built (cached by source hash)."""
-    return Path(data_dir) / "build" / "packages"
+    return Path(data_dir).resolve() / "build" / "packages"
 
 
 def _digests(root: Path) -> dict[str, str]:

@@ -17,9 +17,11 @@ def describe(problem: Problem) -> str:
         flag = "  [known wrong]" if stage.known_wrong else ""
         lines.append(f"  {stage.name:<18} {stage.role:<11} {stage.complexity:<22} "
                      f"limits: {stage.limits}{flag}")
+    width = max([18, *(len(s.name) for s in problem.solutions)])
     for solution in problem.solutions:
+        role = "submission" if solution.submission is not None else "program"
         expected = f"expected {solution.expected}" if solution.expected else "our solution"
-        lines.append(f"  {solution.name:<18} {'program':<11} {expected}".rstrip())
+        lines.append(f"  {solution.name:<{width}} {role:<11} {expected}".rstrip())
     if problem.recipes:
         lines.append(f"  recipes: {', '.join(r.name for r in problem.recipes)}")
     return "\n".join(lines)

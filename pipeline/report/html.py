@@ -135,11 +135,13 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
         f"{len(runs)} run{'s' if len(runs) != 1 else ''} &middot; data folder "
         f"<code>{escape(str(Path(data_dir).resolve()))}</code></p>",
         '<nav><a href="#runs">runs</a><a href="#verdicts">verdicts</a>'
+        '<a href="#submissions">submissions</a>'
         '<a href="#compare">comparison</a><a href="#growth">growth</a>'
         '<a href="#history">history</a><a href="#slow">slowest cases</a>'
         '<a href="#mismatches">mismatches</a></nav>',
         _runs_section(runs, rows),
         _verdict_section(results),
+        _submissions_section(data_dir, runs, results),
         _compare_section(comparisons, data_dir),
         _growth_section(runs, rows, results, colors),
         _history_section(data_dir, problems, colors),
@@ -244,6 +246,40 @@ def _verdict_section(results: pl.DataFrame) -> str:
                    f'data-problem="{escape(problem)}"><tr><th class="problem">problem</th>'
                    f'{heads}</tr><tr><th class="problem">{escape(problem)}</th>{cells}</tr>'
                    "</table></div>")
+    return "\n".join(out)
+
+
+def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFrame) -> str:
+    """Per problem package of the runs: each submission, what its folder or tag expects, what
+    it got (cases per verdict, overall verdict) and whether the two agree."""
+    from pipeline.tables.results import read_expectations
+
+    held = read_expectations(data_dir).filter(pl.col("run_id").is_in(list(runs)))
+    if held.is_empty():
+        return ""
+    matrix = verdict_matrix(results)
+    out = ['<h2 id="submissions">Submissions of problem packages</h2>']
+    for problem in sorted(set(held["problem"].to_list())):
+        rows = held.filter(pl.col("problem") == problem)
+        limit = rows.row(0, named=True)
+        lines = []
+        for row in rows.iter_rows(named=True):
+            agree = {"agree": "yes", "disagree": "NO"}.get(row["status"], row["status"])
+            why = escape(row["disagreements"] or "") + (
+                f" <span class=\"tag\">{escape(row['sensitive'])}</span>"
+                if row["sensitive"] else "")
+            badges = "".join(_badge(v, n)
+                             for v, n in matrix.cell(problem, row["submission"]).items())
+            lines.append(f"<tr class=\"{escape(row['status'])}\"><td>"
+                         f"{escape(row['submission'])}</td><td>{escape(row['expected'])}</td>"
+                         f"<td>{escape(row['got'])}</td><td>{badges}</td><td>{agree}</td>"
+                         f"<td>{why}</td></tr>")
+        out.append(f"<h3>{escape(problem)}</h3><p class=\"meta\">time limit "
+                   f"{limit['time_limit_s']:g} s: {escape(limit['time_limit_how'] or '')}</p>"
+                   f'<div class="scroll"><table class="submissions" data-problem="'
+                   f'{escape(problem)}"><tr><th>submission</th><th>expected</th><th>got</th>'
+                   "<th>cases</th><th>agree</th><th>why not</th></tr>" + "".join(lines)
+                   + "</table></div>")
     return "\n".join(out)
 
 

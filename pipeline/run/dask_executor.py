@@ -395,7 +395,7 @@ def next_batch(pending: deque[Job], pace: _Pace, share: int = 1) -> list[Job]:
             if len(batch) >= most or size + len(job.input) > TASK_BYTES:
                 break
             if estimate is None:
-                limit = FIRST_TASK_EXTERNAL_JOBS if job.solver.kind == "external" \
+                limit = FIRST_TASK_EXTERNAL_JOBS if job.solver.kind != "stage" \
                     else FIRST_TASK_JOBS
                 if for_new.get(job.solver.name, 0) >= limit:
                     break

@@ -86,7 +86,7 @@ def batches(jobs: Iterable[Job], max_jobs: int = 64, max_bytes: int = 1 << 20) -
     batch: list[Job] = []
     size = 0
     for job in jobs:
-        limit = 4 if job.solver.kind == "external" else max_jobs
+        limit = 4 if job.solver.kind != "stage" else max_jobs
         if batch and (len(batch) >= limit or size + len(job.input) > max_bytes):
             yield batch
             batch, size = [], 0
@@ -178,7 +178,7 @@ class LocalPoolExecutor:
             return worker.since + STARTUP_TIMEOUT_S
         index, started = worker.running
         job = worker.batch[index]
-        if job.solver.kind == "external":
+        if job.solver.kind != "stage":  # the program has its own limits; the worker waits
             return started + wall_cap_s(job.solver.timeout_s) + EXTERNAL_GRACE_S
         return started + job.solver.timeout_s
 

@@ -3,7 +3,8 @@
 A built-in stage is named by the problem and stage. An external program is its name, its run
 and build commands, its source file, the folder the user ran `pipeline` in, and a digest of the
 files it is made of: the source (when it is built) and every word of its run command that names
-an existing file (the program itself, a script it is given). Resuming a run rebuilds each
+an existing file (the program itself, a script it is given). A problem package's submission is
+its name and a digest of its source files in the registered package. Resuming a run rebuilds each
 solver from its identity and refuses, before anything is written, when a digest has changed.
 """
 
@@ -22,7 +23,7 @@ from pipeline.run.solvers import ExternalSolver
 @dataclass(frozen=True)
 class SolverIdentity:
     name: str
-    kind: str                  # "stage" or "external"
+    kind: str                  # "stage", "external" or "submission"
     run: str | None = None
     build: str | None = None
     source: str | None = None
@@ -78,8 +79,29 @@ def external_identity(external: ExternalSolver, cwd: Path | None = None) -> Solv
                           digest=_digest(_files_of(external, cwd)))
 
 
+def _submission_digest(problem_id: str, name: str) -> str | None:
+    """A digest of the source files of submission `name` of package `problem_id` (None: the
+    package has no such submission)."""
+    from pipeline.problems import get_problem
+
+    package = get_problem(problem_id).load()
+    program = next((p for p in package.submissions if p.name == name), None)
+    return None if program is None else _digest(sorted(program.files))
+
+
+def submission_identity(problem_id: str, name: str) -> SolverIdentity:
+    return SolverIdentity(name=name, kind="submission",
+                          digest=_submission_digest(problem_id, name))
+
+
 def changed(identity: SolverIdentity, problem_id: str) -> str | None:
     """Why the program of `identity` is no longer the one the run started with, or None."""
+    if identity.kind == "submission":
+        now = _submission_digest(problem_id, identity.name)
+        if now is None:
+            return f"{identity.name}: no longer a submission of {problem_id}"
+        return None if now == identity.digest else \
+            f"{identity.name}: its source changed since the run started"
     if identity.kind != "external":
         return None
     cwd = Path(identity.cwd or os.getcwd())

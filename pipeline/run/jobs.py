@@ -4,15 +4,20 @@ Jobs and outcomes are small frozen dataclasses that pickle cheaply, so any execu
 process pool, a Dask cluster) can carry them to a worker and back. An external program that is
 built from source travels as its `BuildRecipe` (the build command and the source's bytes), so a
 worker on another machine builds it there; the local executor builds it once on this machine
-and sends the finished command (`argv`).
+and sends the finished command (`argv`). A submission of a registered problem package is
+judged by the package's own rules where it runs (`pipeline.packages.runjob`), and its outcome
+carries that judgement (`judged`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-SolverKind = Literal["stage", "external"]
+if TYPE_CHECKING:
+    from pipeline.packages.model import CaseResult
+
+SolverKind = Literal["stage", "external", "submission"]
 Status = Literal["ok", "tle", "mle", "re", "ole", "skip"]
 
 
@@ -49,6 +54,9 @@ class SolverSpec:
     stack_mb: int | None = None  # external programs: None = as memory_mb; 0 = unlimited
     sandbox: bool = False       # external programs: run in the sandbox (see `external`)
     visible: tuple[str, ...] = ()  # paths the sandbox shows the program (read-only)
+    submission: str = ""        # package submissions only: the submission's name
+    judged_time_s: float | None = None  # package submissions: the time limit judged at
+    kill_after_s: float | None = None   # package submissions: stopped after this (CPU) time
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,8 @@ class Job:
     case_id: str
     input: str
     repeat: int = 0
+    answer: str | None = None   # package submissions: the stored expected answer
+    group: str | None = None    # package submissions: the case's group
 
 
 @dataclass(frozen=True)
@@ -73,3 +83,4 @@ class Outcome:
     exit_code: int | None = None
     error: str | None = None
     host: str | None = None  # the machine that ran the job, when it was not this one
+    judged: CaseResult | None = None  # package submissions: the package's verdict and score

@@ -5,10 +5,11 @@ selected stages) before the parent loads anything heavy.
 
 Selection:
 - no `--solver` and no `--external`: every stage of the problem and every configured external
-  solver (the problem's own `[[solutions]]` and the user's `configs/solvers.toml`);
+  solver (the problem's own `[[solutions]]` and the user's `configs/solvers.toml`); for a
+  problem package, every submission of the package;
 - `--external` programs, no `--solver`: those programs and every configured solver (your
   program beside ours), no built-in stage;
-- `--solver NAME` (repeatable): just the named stages and configured solvers, plus every
+- `--solver NAME` (repeatable): just the named stages, submissions and configured solvers, plus every
   `--external` program (naming one with `--solver` is allowed and changes nothing).
 An `--external` name that is already a stage or a configured solver is an error: one name, one
 program.
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 from pipeline.errors import UnknownName
 from pipeline.problems import Problem
-from pipeline.run.solvers import ExternalSolver, configured_externals
+from pipeline.run.solvers import ExternalSolver, configured_externals, submissions
 
 
 @dataclass(frozen=True)
@@ -45,17 +46,20 @@ class RunRequest:
 class Selection:
     stages: tuple[str, ...]
     externals: tuple[ExternalSolver, ...]
+    submissions: tuple[str, ...] = ()   # a problem package's submissions
 
     @property
     def names(self) -> tuple[str, ...]:
-        return self.stages + tuple(e.name for e in self.externals)
+        return self.stages + self.submissions + tuple(e.name for e in self.externals)
 
 
 def select_solvers(problem: Problem, request: RunRequest) -> Selection:
     """The stages and external programs the request runs (see the module docstring)."""
     stage_names = [s.name for s in problem.stages]
     configured = configured_externals(problem)
+    package_submissions = submissions(problem)
     taken = {name: f"a stage of {problem.id}" for name in stage_names}
+    taken.update({name: f"a submission of {problem.id}" for name in package_submissions})
     for external in configured:
         taken.setdefault(external.name, f"a configured solver of {problem.id}")
     seen: set[str] = set()
@@ -68,12 +72,14 @@ def select_solvers(problem: Problem, request: RunRequest) -> Selection:
         seen.add(external.name)
     if not request.solvers:
         stages = () if request.externals else tuple(stage_names)
-        return Selection(stages, (*configured, *request.externals))
-    known = [*stage_names, *(e.name for e in configured), *(e.name for e in request.externals)]
+        return Selection(stages, (*configured, *request.externals), tuple(package_submissions))
+    known = [*stage_names, *package_submissions, *(e.name for e in configured),
+             *(e.name for e in request.externals)]
     unknown = [name for name in request.solvers if name not in known]
     if unknown:
         raise UnknownName(f"problem {problem.id} has no solver {unknown[0]!r}; solvers: "
                           f"{', '.join(known)}")
     wanted = set(request.solvers)
     return Selection(tuple(n for n in stage_names if n in wanted),
-                     (*(e for e in configured if e.name in wanted), *request.externals))
+                     (*(e for e in configured if e.name in wanted), *request.externals),
+                     tuple(n for n in package_submissions if n in wanted))

@@ -29,7 +29,7 @@ import polars as pl
 from pipeline.problems import Problem, get_problem
 from pipeline.run.executors import Executor, make_executor
 from pipeline.run.identity import (SolverIdentity, changed, external_identity,
-                                   stage_identity)
+                                   stage_identity, submission_identity)
 from pipeline.run.isolation import (choose_sandbox, containment_note, sandbox_blocker,
                                     visible_paths)
 from pipeline.run.jobs import Job, Outcome, SolverSpec
@@ -59,6 +59,12 @@ class RunSummary:
     slowest: dict[str, tuple[float, str]] = field(default_factory=dict)
     results_written: int = 0
     notes: list[str] = field(default_factory=list)  # one line each: how programs were run
+    expectations: object | None = None  # a package's submissions held against their folders
+
+    @property
+    def disagreements(self) -> int:
+        """How many package submissions got what their folder or tag does not expect."""
+        return len(self.expectations.disagreements) if self.expectations is not None else 0
 
 
 def host_info() -> dict[str, str | int | None]:
@@ -115,7 +121,8 @@ def resumed_selection(problem: Problem, run_row: dict) -> Selection:
     if reasons:
         raise ValueError(f"run {run_row['run_id']} cannot be resumed: {'; '.join(reasons)}")
     return Selection(tuple(i.name for i in identities if i.kind == "stage"),
-                     tuple(i.external(problem.id) for i in identities if i.kind == "external"))
+                     tuple(i.external(problem.id) for i in identities if i.kind == "external"),
+                     tuple(i.name for i in identities if i.kind == "submission"))
 
 
 def solver_specs(problem: Problem, selection: Selection, request: RunRequest, data_dir: Path,
@@ -164,8 +171,9 @@ def external_notes(request: RunRequest, specs: list[SolverSpec]) -> list[str]:
     return notes
 
 
-def identities(selection: Selection) -> list[str]:
+def identities(selection: Selection, problem_id: str) -> list[str]:
     return [*(stage_identity(n).to_json() for n in selection.stages),
+            *(submission_identity(problem_id, n).to_json() for n in selection.submissions),
             *(external_identity(e).to_json() for e in selection.externals)]
 
 
@@ -263,7 +271,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
             run_row = {"run_id": run_id, "started_at": now(), "finished_at": None,
                        "status": "running", "problem": problem.id,
                        "solvers": list(selection.names),
-                       "solver_identities": identities(selection),
+                       "solver_identities": identities(selection, problem.id),
                        "jobs": getattr(executor, "size", None), "timeout_s": timeout_s,
                        "repeat": request.repeat, "cases": cases.height, "group": request.group,
                        "command": request.command, **info}
@@ -272,6 +280,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         write_run(data_dir, run_row)
         started = True
         cases = fill_expected(data_dir, problem, cases, executor, request.wait)
+        judging = _judging(problem, selection, cases, executor, timeout_s, specs, summary)
         expected = dict(zip(cases["case_id"], cases["expected"]))
         expected_source = dict(zip(cases["case_id"], cases["expected_source"]))
         sizes = dict(zip(cases["case_id"], cases["size"]))
@@ -281,6 +290,10 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
                 for rep in range(request.repeat):
                     if (case_id, spec.name, rep) not in done:
                         jobs.append(Job(len(jobs), spec, case_id, text, rep))
+        judged: dict = {}
+        if judging is not None:
+            from pipeline.run.submissions import submission_jobs
+            jobs += submission_jobs(judging.specs, cases, request.repeat, done, len(jobs))
         last_flush = time.monotonic()
         finished = 0
         for job, outcome in executor.run(jobs):
@@ -288,6 +301,8 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
                               expected_source.get(job.case_id), sizes.get(job.case_id), info)
             buffer.append(row)
             hosts.add(row["host"])
+            if outcome.judged is not None and job.repeat == 0:
+                judged.setdefault(job.solver.name, {})[outcome.judged.case] = outcome.judged
             _tally(summary, row)
             finished += 1
             if progress:
@@ -300,6 +315,8 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
             write_results_chunk(data_dir, run_id, chunk, buffer)
             summary.results_written += len(buffer)
             chunk, buffer = chunk + 1, []
+        if judging is not None:
+            _hold(data_dir, problem, run_id, selection, judging.limit, judged, cases, summary)
         summary.status = "finished"
     except KeyboardInterrupt:
         summary.status = "interrupted"
@@ -322,9 +339,69 @@ _STATUS_VERDICT = {"tle": Verdict.TLE, "mle": Verdict.MLE, "re": Verdict.RE,
                    "ole": Verdict.OLE, "skip": Verdict.SKIP}
 
 
+@dataclass(frozen=True)
+class _Judging:
+    """How a package's submissions are judged in this run."""
+
+    limit: object          # the `TimeLimit` judged at
+    specs: list[SolverSpec]
+
+
+def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, executor: Executor,
+             timeout_s: float | None, specs: list[SolverSpec],
+             summary: RunSummary) -> _Judging | None:
+    """The time limit and specs of the package submissions in `selection` (None: there are
+    none). A limit still to be derived is derived now, recorded, and given to the external
+    programs that would have had the problem's limit."""
+    if not selection.submissions:
+        return None
+    from pipeline.run.submissions import derive_limit, judging_limit, submission_specs
+
+    limit = judging_limit(problem, timeout_s)
+    if limit is None:
+        limit = derive_limit(problem, cases, executor)
+        summary.notes.append(f"time limit derived: {limit.how} (kept with the package)")
+        for index, spec in enumerate(specs):
+            if spec.kind == "external" and spec.timeout_s == problem.time_limit_s:
+                specs[index] = replace(spec, timeout_s=limit.time_s)
+    return _Judging(limit, submission_specs(problem, selection.submissions, limit))
+
+
+def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection, limit,
+          judged: dict, cases: pl.DataFrame, summary: RunSummary) -> None:
+    """Hold each submission against its expectation (with the results a resumed run stored
+    before) and keep the outcome in the `expectations` table."""
+    from pipeline.run.submissions import (expectation_rows, hold_expectations,
+                                          judged_from_rows)
+    from pipeline.tables.results import write_expectations
+
+    earlier = read_run_results(data_dir, run_id, ["case_id", "solver", "repeat", "verdict",
+                                                  "score", "message", "cpu_ms", "wall_ms"])
+    earlier = earlier.filter(pl.col("solver").is_in(list(selection.submissions)))
+    inputs = dict(zip(cases["case_id"], cases["input"]))
+    for name, results in judged_from_rows(problem, earlier, inputs).items():
+        for case, result in results.items():
+            judged.setdefault(name, {}).setdefault(case, result)
+    found = hold_expectations(problem, judged, selection.submissions, limit)
+    summary.expectations = found
+    rows = expectation_rows(run_id, problem.id, found)
+    if rows:
+        write_expectations(data_dir, run_id, [{**row, "checked_at": now()} for row in rows])
+
+
 def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expected: str | None,
                 expected_source: str | None, size: int | None, info: dict) -> dict:
     error = outcome.error
+    if outcome.judged is not None:  # judged where it ran, by the package's own rules
+        judged = outcome.judged
+        return {"run_id": run_id, "problem": problem.id, "case_id": job.case_id,
+                "solver": job.solver.name, "repeat": job.repeat, "verdict": judged.verdict,
+                "answer": judged.answer, "score": judged.score, "message": judged.message or None,
+                "wall_ms": outcome.wall_ms, "cpu_ms": outcome.cpu_ms,
+                "peak_rss_kb": outcome.peak_rss_kb, "exit_code": outcome.exit_code,
+                "error": None if judged.verdict == "AC" else (judged.message or None),
+                "expected_source": expected_source if expected is not None else None,
+                "size": size, "host": outcome.host or info["host"], "finished_at": now()}
     if outcome.status == "ok":
         verdict, difference = grade(outcome.answer, expected, problem.compare)
         error = difference or error
@@ -362,4 +439,6 @@ def format_summary(summary: RunSummary) -> str:
         slow = summary.slowest.get(solver)
         slow_text = f"; slowest {slow[0]:.1f} ms ({slow[1][:12]})" if slow else ""
         lines.append(f"  {solver:<12} {verdicts}{slow_text}")
+    if summary.expectations is not None:
+        lines += ["  " + line for line in summary.expectations.table().splitlines()]
     return "\n".join(lines)

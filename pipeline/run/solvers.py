@@ -70,11 +70,17 @@ def _external(problem_id: str, solution: Solution) -> ExternalSolver:
 
 
 def configured_externals(problem: Problem, config_dir: Path = CONFIG_DIR) -> list[ExternalSolver]:
-    """The problem's own solutions, then the user's configured solvers of the problem."""
-    return [_external(problem.id, s) for s in problem.solutions] + [
+    """The problem's own solutions, then the user's configured solvers of the problem (a
+    package's submissions are not external programs: see `submissions`)."""
+    return [_external(problem.id, s) for s in problem.solutions if s.submission is None] + [
         _external(problem.id, entry.solution)
         for entry in read_configured_solvers(config_dir / "solvers.toml")
         if entry.problem == problem.id]
+
+
+def submissions(problem: Problem) -> list[str]:
+    """The names of a problem package's submissions (none for a built-in problem)."""
+    return [s.name for s in problem.solutions if s.submission is not None]
 
 
 def parse_external(text: str, problem_id: str) -> ExternalSolver:

@@ -2,7 +2,8 @@
 
 A worker imports each problem once and keeps it, so a tiny case costs microseconds, not a
 process start. Built-in stages run in the worker itself and are timed on their own (wall and
-CPU); external programs run as child processes (see `external`). The worker never enforces a
+CPU); external programs run as child processes (see `external`), and a problem package's
+submissions are run and judged by the package's rules (see `pipeline.packages.runjob`). The worker never enforces a
 built-in stage's timeout itself: the parent sees that a case is overdue and kills the worker.
 """
 
@@ -165,6 +166,9 @@ def run_stage(job: Job) -> Outcome:
 def execute(job: Job) -> Outcome:
     if job.solver.kind == "external":
         return run_external(job)
+    if job.solver.kind == "submission":
+        from pipeline.packages.runjob import judge_job
+        return judge_job(job)
     return run_stage(job)
 
 

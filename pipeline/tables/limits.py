@@ -20,12 +20,22 @@ def time_limit_s(problem_id: str) -> float | None:
 
 
 def known_wrong(problem_id: str, solver: str) -> str | None:
-    """What is wrong with a stage registered as known to be wrong; None for any other solver
-    (trusted stages, external programs, problems no longer registered)."""
+    """What is wrong with a stage registered as known to be wrong, or with a package's
+    submission whose folder or tag expects it to fail (`expected to be wrong_answer`); None for
+    any other solver (trusted stages, accepted submissions, external programs, problems no
+    longer registered)."""
     from pipeline.problems import get_problem
 
     try:
-        return get_problem(problem_id).stage(solver).known_wrong
+        problem = get_problem(problem_id)
+    except UnknownName:
+        return None
+    for solution in problem.solutions:
+        if solution.submission is not None and solution.name == solver:
+            accepted = solution.expected in (None, "accepted", "main")
+            return None if accepted else f"expected to be {solution.expected}"
+    try:
+        return problem.stage(solver).known_wrong
     except UnknownName:
         return None
 

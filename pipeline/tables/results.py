@@ -3,7 +3,9 @@
 Results of a run land in `tables/results/<run_id>-<chunk>.parquet` as they arrive: each chunk
 is written once, atomically, so a run killed with -9 loses at most the cases in flight, and
 `--resume` finds exactly which (case, solver, repeat) triples are already stored. The run's
-own row lives in `tables/runs/<run_id>.parquet`, rewritten when its status changes.
+own row lives in `tables/runs/<run_id>.parquet`, rewritten when its status changes. A run of a
+problem package also writes `tables/expectations/<run_id>.parquet`: each submission held
+against what it is expected to get.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.tables.files import (empty, read_file, scan, table_dir, write_parquet_atomic)
-from pipeline.tables.schemas import RESULTS, RUNS
+from pipeline.tables.schemas import EXPECTATIONS, RESULTS, RUNS
 
 
 def results_chunk_path(data_dir: Path, run_id: str, chunk: int) -> Path:
@@ -52,3 +54,12 @@ def write_run(data_dir: Path, row: dict) -> None:
 
 def read_runs(data_dir: Path) -> pl.DataFrame:
     return scan(data_dir, "runs").collect()
+
+
+def write_expectations(data_dir: Path, run_id: str, rows: list[dict]) -> None:
+    write_parquet_atomic(table_dir(data_dir, "expectations") / f"{run_id}.parquet",
+                         pl.DataFrame(rows, schema=EXPECTATIONS, strict=False))
+
+
+def read_expectations(data_dir: Path) -> pl.DataFrame:
+    return scan(data_dir, "expectations").collect()

@@ -1,4 +1,5 @@
-"""The schemas of the tables: `cases`, `rejects`, `results`, `runs` and `findings`.
+"""The schemas of the tables: `cases`, `rejects`, `results`, `runs`, `findings` and
+`expectations`.
 
 All files of a table share one schema (the one declared here), which is what makes the plain
 glob read work. The `cases` schema is the common columns plus the size columns every registered
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import polars as pl
 
-TABLES = ("cases", "rejects", "results", "runs", "findings")
+TABLES = ("cases", "rejects", "results", "runs", "findings", "expectations")
 
 CASES_BASE: dict[str, pl.DataType] = {
     "problem": pl.String(),
@@ -145,6 +146,25 @@ def schema_of(table: str) -> dict[str, pl.DataType]:
         return cases_schema()
     try:
         return {"rejects": REJECTS, "results": RESULTS, "runs": RUNS,
-                "findings": FINDINGS}[table]
+                "findings": FINDINGS, "expectations": EXPECTATIONS}[table]
     except KeyError:
         raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}") from None
+
+
+# One row per submission of a problem package per run: the submission held against what its
+# folder or tag expects (one file per run, `tables/expectations/<run_id>.parquet`).
+EXPECTATIONS: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "problem": pl.String(),
+    "submission": pl.String(),
+    "expected": pl.String(),           # what its folder, tag or submissions.yaml expects
+    "got": pl.String(),                # the overall verdict (and score) it got
+    "status": pl.String(),             # agree, disagree, judge-error or skipped
+    "sensitive": pl.String(),          # "sensitive to time limit: ..." when it is
+    "with_extra_time": pl.Boolean(),   # legacy: right only with the safety margin's extra time
+    "disagreements": pl.String(),      # each rule broken and how
+    "cases": pl.List(pl.String()),     # the package's cases that show it
+    "time_limit_s": pl.Float64(),
+    "time_limit_how": pl.String(),
+    "checked_at": pl.Datetime("us", "UTC"),
+}

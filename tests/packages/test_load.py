@@ -180,7 +180,6 @@ def test_broken_yaml_names_the_line(copy_fixture, build_dir):
 @pytest.mark.parametrize("fixture, text, rule, line", [
     ("hypotenuse", "problem_format_version: 2025-09\nname: H\nlimits:\n  memory: -5\n",
      "limits.memory", 4),
-    ("hypotenuse", "problem_format_version: 2025-09\nname: H\ncolour: blue\n", "unknown-key", 3),
     ("hypotenuse", "problem_format_version: 2025-09\nname: H\ntype: [pass-fail, scoring]\n",
      "type", 3),
     ("hypotenuse", "problem_format_version: 2031-01\nname: H\n", "problem_format_version", 1),
@@ -254,3 +253,18 @@ def test_a_manual_polygon_test_that_is_missing_is_named(copy_fixture, build_dir)
     (root / "tests/01").unlink()
     error = _error(root, build_dir)
     assert (error.file, error.rule) == ("tests/01", "missing-test")
+
+
+def test_an_unknown_key_is_read_past_with_a_note_naming_its_file_and_line(copy_fixture,
+                                                                          build_dir):
+    """As problemtools warns and goes on: a package written for a newer format or another
+    tool (a key this loader does not know) still loads, and says what it ignored."""
+    root = copy_fixture("hypotenuse")
+    yaml = root / "problem.yaml"
+    yaml.write_text(yaml.read_text() + "colour: blue\n")
+    lines = yaml.read_text().splitlines()
+    package = load_package(root, build_dir)
+    assert package.title and package.submissions
+    assert f"problem.yaml:{len(lines)}: unknown key 'colour' in problem.yaml; known: " in \
+        "\n".join(package.notes)
+    assert any(n.endswith("(ignored)") for n in package.notes)

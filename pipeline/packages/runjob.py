@@ -1,0 +1,115 @@
+"""One job of `pipeline run` on a registered package: a submission judged on one stored case.
+
+This is the worker side of a package run (`SolverSpec.kind == "submission"`). The worker loads
+the package once (`PackageProblem.load`), builds its own programs once (validators, checker,
+interactor) and each submission once (cached on disk by source hash under
+`DATA/build/packages/`), then judges the case by the package's rules (`judge.judge_case`).
+
+A stored case is matched to the package's own test case by the bytes of its input, so it gets
+that case's name, answer file, arguments and scoring; a case that is not in the package (one
+ingested from elsewhere, or found by `stress`) is judged as a case of its group with the stored
+expected answer as its answer file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from pipeline.packages.judge import build_package, judge_case
+from pipeline.packages.languages import Build
+from pipeline.packages.model import CaseResult, Package, RunLimits, TestCase
+from pipeline.packages.problem import PackageProblem, case_in_group
+from pipeline.run.jobs import Job, Outcome
+
+_submissions: dict[tuple[Path, str], Build] = {}
+_cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
+
+# The run layer's status for each judged verdict (what the pool reports besides the verdict).
+STATUS = {"TLE": "tle", "MLE": "mle", "RE": "re", "OLE": "ole", "SKIP": "skip"}
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _key(text: str) -> str:
+    """A stored input's key: its bytes as UTF-8 with line ends as ingest stores them."""
+    return _digest(text.replace("\r\n", "\n").encode("utf-8"))
+
+
+def package_case(problem: PackageProblem, text: str) -> TestCase | None:
+    """The package's own test case whose input is `text`, or None."""
+    return package_cases(problem).get(_key(text))
+
+
+def package_cases(problem: PackageProblem) -> dict[str, TestCase]:
+    """The package's test cases by the key of their input (the first of equal inputs)."""
+    package = problem.load()
+    known = _cases_by_input.get(problem.folder)
+    if known is None or known[0] is not package:
+        found: dict[str, TestCase] = {}
+        for case in package.cases:
+            try:
+                data = case.input_path.read_bytes()
+            except OSError:
+                continue
+            found.setdefault(_key(data.decode("utf-8", errors="replace")), case)
+        known = _cases_by_input[problem.folder] = (package, found)
+    return known[1]
+
+
+def submission_build(problem: PackageProblem, name: str) -> Build:
+    """The submission `name`, built (once per process; on disk once per source hash)."""
+    package = problem.load()
+    key = (problem.folder, name)
+    build = _submissions.get(key)
+    if build is None or build.program not in package.submissions:
+        builds = build_package(package, problem.build_cache, submissions=[name])
+        build = _submissions[key] = builds.submissions[name]
+    return build
+
+
+def judge_job(job: Job) -> Outcome:
+    """Judge `job` (a submission on one case) and report it as an `Outcome` with the
+    package's verdict (`judged`)."""
+    from pipeline.problems import get_problem
+
+    problem = get_problem(job.solver.problem)
+    assert isinstance(problem, PackageProblem), problem.id
+    package = problem.load()
+    build = submission_build(problem, job.solver.submission)
+    limits = RunLimits(time_s=job.solver.judged_time_s or problem.time_limit_s,
+                       memory_mb=package.limits.memory_mb, output_mb=package.limits.output_mb,
+                       kill_after_s=job.solver.kill_after_s)
+    scratch = Path(tempfile.mkdtemp(prefix="gamebench-judge-"))
+    try:
+        case = package_case(problem, job.input)
+        if case is None:
+            case = _outside_case(package, job, scratch)
+        result = judge_case(package, build, case, limits, scratch / "work", problem.builds())
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return outcome_of(job, result)
+
+
+def _outside_case(package: Package, job: Job, scratch: Path) -> TestCase:
+    """A case not in the package: its group's arguments, the stored answer as its answer."""
+    input_path = scratch / "input.in"
+    input_path.write_text(job.input, encoding="utf-8")
+    answer_path = None
+    if job.answer is not None:
+        answer_path = scratch / "input.ans"
+        answer_path.write_text(job.answer, encoding="utf-8")
+    return replace(case_in_group(package, job.group or "secret", input_path),
+                   name=f"{job.group or 'secret'}/{job.case_id[:12]}", answer_path=answer_path)
+
+
+def outcome_of(job: Job, result: CaseResult) -> Outcome:
+    return Outcome(job.key, STATUS.get(result.verdict, "ok"), answer=result.answer,
+                   wall_ms=result.wall_s * 1000, cpu_ms=result.cpu_s * 1000,
+                   peak_rss_kb=result.peak_rss_kb or None,
+                   error=result.message or None, judged=result)

@@ -1,0 +1,172 @@
+"""The part of `pipeline run` that is particular to a problem package: its submissions.
+
+A package's submissions are solvers of the run like any other (one job per case, results in
+the `results` table), judged where they run by the package's own rules
+(`pipeline.packages.runjob`). What this module adds around them:
+
+- the time limit they are judged at (`judging_limit`): the package's own; else the one a
+  previous run derived and recorded with the registration; else derived now as the format
+  says (`derive_limit`: the lower-bound submissions, usually the accepted ones, are run first
+  with a probe limit, and the limit is computed from their CPU times and recorded);
+- their specs (`submission_specs`): judged at the limit, run until the high end of the margin
+  around it so each result can be judged again there (problemtools' "sensitive to time
+  limit");
+- after the run, each submission held against what its folder or tag expects
+  (`hold_expectations`), kept in the `expectations` table and shown as a table
+  submission -> expected -> got -> agree.
+Expectations are held only when the run covered every test case of the package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import polars as pl
+
+from pipeline.packages.expectations import (Agreement, TimeLimit, check_expectations,
+                                            derive_time_limit, lower_bound_submissions,
+                                            margins)
+from pipeline.packages.model import CaseResult
+from pipeline.packages.problem import PROBE_TIME_S, PackageProblem
+from pipeline.packages.registry import record_time_limit
+from pipeline.packages.runjob import package_case, package_cases
+from pipeline.run.executors import Executor
+from pipeline.run.jobs import Job, SolverSpec
+
+# Judged results by submission, then by the package's case name.
+Judged = dict[str, dict[str, CaseResult]]
+
+
+def judging_limit(problem: PackageProblem, timeout_s: float | None) -> TimeLimit | None:
+    """The time limit to judge at: `--timeout` when given, else the package's (None: it is
+    still to be derived)."""
+    if timeout_s is not None:
+        low, high = margins(problem.load(), timeout_s)
+        return TimeLimit(timeout_s, low, high, "given", f"--timeout {timeout_s:g}")
+    return problem.time_limit()
+
+
+def submission_specs(problem: PackageProblem, names: tuple[str, ...],
+                     limit: TimeLimit) -> list[SolverSpec]:
+    package = problem.load()
+    # The worker is given time for the run to its high limit and the answer's check besides.
+    budget = limit.high_s + 0.5 + package.limits.validation_time_s
+    return [SolverSpec(name=name, kind="submission", problem=problem.id, submission=name,
+                       judged_time_s=limit.time_s, kill_after_s=limit.high_s, timeout_s=budget,
+                       memory_mb=package.limits.memory_mb) for name in names]
+
+
+def submission_jobs(specs: list[SolverSpec], cases: pl.DataFrame, repeat: int,
+                    done: set[tuple[str, str, int]], first_key: int = 0) -> list[Job]:
+    jobs = []
+    for case_id, text, expected, group in zip(cases["case_id"], cases["input"],
+                                              cases["expected"], cases["group"]):
+        for spec in specs:
+            for rep in range(repeat):
+                if (case_id, spec.name, rep) not in done:
+                    jobs.append(Job(first_key + len(jobs), spec, case_id, text, rep,
+                                    answer=expected, group=group))
+    return jobs
+
+
+def derive_limit(problem: PackageProblem, cases: pl.DataFrame,
+                 executor: Executor) -> TimeLimit:
+    """Run the lower-bound submissions on every case with the probe limit, derive the time
+    limit from their times as the package's format says, and record it."""
+    package = problem.load()
+    lower = tuple(p.name for p in lower_bound_submissions(package))
+    if not lower:
+        raise ValueError(f"package {problem.id} gives no time limit and has no accepted "
+                         "submission to derive one from; give one with --timeout SEC")
+    probe = TimeLimit(PROBE_TIME_S, PROBE_TIME_S, PROBE_TIME_S, "given", "probe")
+    judged: Judged = {}
+    for job, outcome in executor.run(submission_jobs(submission_specs(problem, lower, probe),
+                                                     cases, 1, set())):
+        if outcome.judged is not None:
+            judged.setdefault(job.solver.name, {})[outcome.judged.case] = outcome.judged
+    limit = derive_time_limit(package, judged)
+    record_time_limit(problem.folder, limit.time_s, limit.how)
+    return limit
+
+
+def judged_from_rows(problem: PackageProblem, rows: pl.DataFrame,
+                     inputs: Mapping[str, str]) -> Judged:
+    """Judged results rebuilt from stored `results` rows (a resumed run's earlier part)."""
+    judged: Judged = {}
+    for row in rows.iter_rows(named=True):
+        case = package_case(problem, inputs.get(row["case_id"], ""))
+        if case is None or row["repeat"] != 0:
+            continue
+        verdict = row["verdict"]
+        judged.setdefault(row["solver"], {})[case.name] = CaseResult(
+            case=case.name, verdict=verdict, untimed_verdict=verdict, score=row["score"],
+            message=row["message"] or "", cpu_s=(row["cpu_ms"] or 0) / 1000,
+            wall_s=(row["wall_ms"] or 0) / 1000, timed_out=verdict == "TLE")
+    return judged
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """Every submission held against its expectation, at the time limit judged at."""
+
+    limit: TimeLimit
+    agreements: tuple[Agreement, ...]
+    not_held: str | None = None    # why expectations were not held (None: they were)
+
+    @property
+    def disagreements(self) -> tuple[Agreement, ...]:
+        return tuple(a for a in self.agreements if a.status == "disagree")
+
+    def table(self) -> str:
+        """submission -> expected -> got -> agree, one line each, then what disagrees."""
+        if self.not_held:
+            return f"expectations not held: {self.not_held}"
+        rows = [("submission", "expected", "got", "agree")]
+        for a in self.agreements:
+            status = {"agree": "yes", "disagree": "NO"}.get(a.status, a.status)
+            if a.sensitive:
+                status += " (sensitive to time limit)"
+            if a.with_extra_time:
+                status += " (with the safety margin's extra time)"
+            rows.append((a.submission, a.expected, a.got, status))
+        widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        lines = [f"time limit {self.limit.time_s:g} s: {self.limit.how}"]
+        lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+                  for row in rows]
+        for a in self.agreements:
+            if a.status in ("disagree", "judge-error", "skipped"):
+                for d in a.disagreements:
+                    shown = f" (cases: {', '.join(d.cases)})" if d.cases else ""
+                    lines.append(f"  {a.submission}: {d.rule}: {d.message}{shown}")
+        return "\n".join(lines)
+
+
+def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str, ...],
+                      limit: TimeLimit) -> Expectations:
+    package = problem.load()
+    # Equal inputs are one stored case: the first of them stands for all.
+    names_in_package = {case.name for case in package_cases(problem).values()}
+    covered = set.intersection(*(set(judged.get(n, {})) for n in names)) if names else set()
+    missing = names_in_package - covered
+    if missing:
+        return Expectations(limit, (), f"the run covers {len(names_in_package - missing)} of "
+                            f"the package's {len(names_in_package)} test cases")
+    programs = {p.name: p for p in package.submissions}
+    agreements = tuple(
+        check_expectations(package, programs[name],
+                           {c: r for c, r in judged[name].items() if c in names_in_package},
+                           limit)
+        for name in names)
+    return Expectations(limit, agreements)
+
+
+def expectation_rows(run_id: str, problem_id: str, found: Expectations) -> list[dict]:
+    return [{"run_id": run_id, "problem": problem_id, "submission": a.submission,
+             "expected": a.expected, "got": a.got, "status": a.status,
+             "sensitive": a.sensitive, "with_extra_time": a.with_extra_time,
+             "disagreements": "; ".join(f"{d.rule}: {d.message}" for d in a.disagreements)
+             or None,
+             "cases": sorted({c for d in a.disagreements for c in d.cases}),
+             "time_limit_s": found.limit.time_s, "time_limit_how": found.limit.how}
+            for a in found.agreements]

@@ -1,0 +1,211 @@
+"""`pipeline run --problem P` on a registered problem package: every submission runs over the
+stored cases, is judged by the package's own rules, lands in `results` like any solver, and is
+held against what its folder or tag expects (printed, kept in `expectations`, exit 1 when one
+disagrees). Real `pipeline` processes on copies of the fixture packages, real compilers.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from packagekit import ALL, FIXTURES
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def pipeline(data: Path, *args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(data), *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def registered(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """A private copy of fixture `name`, ingested into a fresh data folder."""
+    package, data = tmp_path / name, tmp_path / "data"
+    shutil.copytree(FIXTURES / name, package)
+    done = pipeline(data, "ingest", str(package))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return package, data
+
+
+def table(data: Path, name: str) -> pl.DataFrame:
+    return pl.read_parquet(data / "tables" / name / "*.parquet")
+
+
+def submission_names(data: Path, problem: str) -> set[str]:
+    listed = pipeline(data, "problems")
+    assert listed.returncode == 0, listed.stderr
+    block = listed.stdout.split(f"\n{problem}  ", 1)[1].split("\n")[1:]
+    return {line.split()[0] for line in block
+            if line.startswith("  ") and line.split()[1:2] == ["submission"]}
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_submission_of_each_fixture_package_gets_what_its_folder_expects(tmp_path, name):
+    _, data = registered(tmp_path, name)
+    done = pipeline(data, "run", "--problem", name)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "submission" in done.stdout and "expected" in done.stdout and " NO" not in done.stdout
+    held = table(data, "expectations")
+    assert held["status"].to_list() == ["agree"] * held.height, held
+    results = table(data, "results")
+    cases = pl.read_parquet(data / "tables" / "cases" / f"{name}.parquet").height
+    assert results.group_by("solver").len()["len"].to_list() == [cases] * held.height
+    assert set(results["solver"]) == set(held["submission"])
+    # every expected verdict class is among the fixture's submissions, and each was run
+    assert held.filter(pl.col("expected").is_in(["accepted", "main"])).height >= 2
+    assert held.filter(~pl.col("expected").is_in(["accepted", "main"])).height >= 3
+
+
+def test_results_carry_the_packages_verdicts_scores_and_judge_messages(tmp_path):
+    _, data = registered(tmp_path, "bigsum")
+    assert pipeline(data, "run", "--problem", "bigsum").returncode == 0
+    results = table(data, "results")
+    accepted = results.filter(pl.col("solver") == "accepted/sum.py")
+    assert accepted["verdict"].unique().to_list() == ["AC"]
+    # group2 sums its cases' scores (60 points, 3 cases); group1 scores as a whole (min)
+    assert sorted(accepted["score"].drop_nulls().to_list()) == [20.0, 20.0, 20.0]
+    wrong = results.filter((pl.col("solver") == "wrong_answer/int32.c")
+                           & (pl.col("verdict") == "WA"))
+    assert wrong.height >= 1 and wrong["score"].to_list() == [0.0] * wrong.height
+    assert all(m for m in wrong["message"].to_list())  # the default validator says why
+    got = table(data, "expectations").filter(pl.col("submission") == "accepted/sum.py")
+    assert got["got"].to_list() == ["AC 100"]
+
+
+def test_a_submission_in_the_wrong_folder_disagrees_with_the_cases_that_show_it(tmp_path):
+    package, data = registered(tmp_path, "circlearea")
+    wrong = package / "submissions" / "wrong_answer" / "pi_is_three.py"
+    wrong.rename(package / "submissions" / "accepted" / "pi_is_three.py")
+    assert pipeline(data, "ingest", str(package)).returncode == 0
+    done = pipeline(data, "run", "--problem", "circlearea")
+    assert done.returncode == 1, done.stdout + done.stderr
+    table_rows = [line.split() for line in done.stdout.split("  submission ", 1)[1].splitlines()]
+    assert ["accepted/pi_is_three.py", "accepted", "WA", "NO"] in table_rows
+    assert "accepted/pi_is_three.py: overall verdict AC: got WA (cases: sample/1, " \
+        "secret/01-small" in done.stdout
+    assert "1 submission(s) got what their folder does not expect" in done.stderr
+    [row] = table(data, "expectations").filter(pl.col("status") == "disagree").iter_rows(
+        named=True)
+    assert row["submission"] == "accepted/pi_is_three.py" and "secret/03-large" in row["cases"]
+
+
+def test_a_time_limit_the_package_does_not_give_is_derived_once_and_recorded(tmp_path):
+    """circlearea (legacy, no limit given): the accepted submissions' slowest CPU time x
+    time_multiplier 5, rounded to whole seconds, as problemtools does."""
+    _, data = registered(tmp_path, "circlearea")
+    first = pipeline(data, "run", "--problem", "circlearea")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "note: time limit derived: slowest accepted run" in first.stdout
+    assert "x time_multiplier 5, rounded: 1 s" in first.stdout
+    marker = json.loads((data / "problems" / "circlearea" / "package.json").read_text())
+    assert marker["time_limit"]["time_s"] == 1.0
+    assert "time_multiplier 5" in marker["time_limit"]["how"]
+    second = pipeline(data, "run", "--problem", "circlearea")
+    assert second.returncode == 0 and "time limit derived" not in second.stdout
+    assert "time limit 1 s: slowest accepted run" in second.stdout
+    runs = table(data, "expectations").group_by("run_id").agg(pl.col("time_limit_s").first())
+    assert runs["time_limit_s"].to_list() == [1.0, 1.0]
+
+
+def test_a_run_over_part_of_the_package_does_not_hold_expectations(tmp_path):
+    _, data = registered(tmp_path, "circlearea")
+    done = pipeline(data, "run", "--problem", "circlearea", "--group", "secret",
+                    "--timeout", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "expectations not held: the run covers 3 of the package's 4 test cases" \
+        in done.stdout
+    assert not (data / "tables" / "expectations").exists() or \
+        table(data, "expectations").is_empty()
+
+
+def test_one_submission_can_be_run_alone_and_an_unknown_one_is_named(tmp_path):
+    _, data = registered(tmp_path, "hypotenuse")
+    done = pipeline(data, "run", "--problem", "hypotenuse", "--solver", "accepted/hypot.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(table(data, "results")["solver"]) == {"accepted/hypot.py"}
+    unknown = pipeline(data, "run", "--problem", "hypotenuse", "--solver", "accepted/nope.py")
+    assert unknown.returncode == 2
+    assert "has no solver 'accepted/nope.py'" in unknown.stderr
+    assert "wrong_answer/few_digits.py" in unknown.stderr
+
+
+def test_an_accepted_answer_written_differently_is_no_mismatch_and_the_report_lists_all(
+        tmp_path):
+    """circlearea's accepted/area.py prints 3.141592654e+00 where the answer file says
+    3.141592653589793: its custom validator accepts it, so it is no finding."""
+    _, data = registered(tmp_path, "circlearea")
+    assert pipeline(data, "run", "--problem", "circlearea").returncode == 0
+    mismatches = pipeline(data, "mismatches")
+    assert mismatches.returncode == 0, mismatches.stderr
+    assert "circlearea (size: input bytes): 0 findings" in mismatches.stdout
+    assert "wrong_answer/pi_is_three.py (known wrong)" in mismatches.stdout
+    report = pipeline(data, "report", "--out", str(tmp_path / "r.html"))
+    assert report.returncode == 0, report.stderr
+    html = (tmp_path / "r.html").read_text()
+    section = html[html.index('id="submissions"'):]
+    section = section[:section.index("</table>")]
+    for submission in submission_names(data, "circlearea"):
+        assert f"<td>{submission}</td>" in section
+    assert "<td>wrong_answer</td><td>WA</td>" in section
+
+
+def test_the_nightly_fails_when_a_registered_package_disagrees(tmp_path):
+    package, data = registered(tmp_path, "circlearea")
+    config = tmp_path / "nightly.toml"
+    config.write_text('seed = 1\nproblems = ["circlearea"]\n')
+    good = pipeline(data, "nightly", "--config", str(config))
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "5 of 5 submissions got what they expect" in good.stdout
+    (package / "submissions" / "wrong_answer" / "pi_is_three.py").rename(
+        package / "submissions" / "accepted" / "pi_is_three.py")
+    assert pipeline(data, "ingest", str(package)).returncode == 0
+    bad = pipeline(data, "nightly", "--config", str(config))
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "! circlearea/accepted/pi_is_three.py: expected accepted, got WA" in bad.stdout
+
+
+def test_a_package_runs_the_same_on_a_dask_cluster(tmp_path):
+    """`--executor dask` with no scheduler starts a real local cluster (scheduler and workers
+    on loopback); the workers judge by the package's rules as the local pool does."""
+    _, data = registered(tmp_path, "hypotenuse")
+    done = pipeline(data, "run", "--problem", "hypotenuse", "--executor", "dask", "--jobs", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    held = table(data, "expectations")
+    assert held.height == 6 and held["status"].to_list() == ["agree"] * 6
+
+
+def test_an_interrupted_package_run_resumes_and_holds_expectations_over_all_of_it(tmp_path):
+    """hypotenuse's cases take milliseconds but for one: spin_big.c spins on its last case
+    until it is stopped at the 2 s high limit. Ctrl-C then keeps the results so far; the
+    resumed run judges the rest and holds the expectations over both parts."""
+    import signal
+    import time
+
+    _, data = registered(tmp_path, "hypotenuse")
+    started = subprocess.Popen([sys.executable, "-m", "pipeline", "--data-dir", str(data), "run",
+                                "--problem", "hypotenuse", "--jobs", "1"], cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    runs = data / "tables" / "runs"
+    deadline = time.monotonic() + 120
+    while not (runs.is_dir() and any(runs.glob("*.parquet"))):
+        assert started.poll() is None and time.monotonic() < deadline, "the run never started"
+        time.sleep(0.05)
+    time.sleep(1.5)  # the quick cases are done; spin_big.c spins on the last one
+    started.send_signal(signal.SIGINT)
+    assert started.wait(timeout=60) == 130
+    [run_id] = pl.read_parquet(runs / "*.parquet")["run_id"].to_list()
+    kept = table(data, "results").height
+    assert 0 < kept < 30
+    resumed = pipeline(data, "run", "--problem", "hypotenuse", "--resume", run_id)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    results = table(data, "results")
+    assert results.height == 30 and results.unique(["case_id", "solver"]).height == 30
+    held = table(data, "expectations")
+    assert held["status"].to_list() == ["agree"] * 6, held
