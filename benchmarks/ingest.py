@@ -199,3 +199,56 @@ def run_ingest(ctx: BenchContext, corpora: list[tuple[Corpus, int, bool]]) -> li
             f"{r['ratio']:>5.1f}x  {again} {r['peak_mb']:>7.0f}  {repeats:>4}  "
             f"{r['mark']}")
     return results
+
+
+BOMB_MB = 100  # a zip of this many MB of zeros (about 100 KB compressed)
+
+
+def run_peak_memory(ctx: BenchContext, tests: list[MaxTest]) -> None:
+    """Peak memory of `pipeline ingest` against its input: each problem's largest max test
+    alone (its input only: validation is what costs memory), then a zip bomb (rejected by its
+    compression ratio before it is inflated)."""
+    import zipfile
+
+    say("peak memory of `pipeline --data-dir D ingest` (real process, empty tables) against "
+        "the input it reads")
+    header = f"{'input':<36} {'input MB':>9} {'peak MB':>8} {'peak / input':>12}  exit"
+    say(header)
+    say("-" * len(header))
+    largest: dict[str, MaxTest] = {}
+    for test in tests:
+        if test.problem not in largest or test.input_bytes > largest[test.problem].input_bytes:
+            largest[test.problem] = test
+    empty = ctx.work_dir / "ingest-peak-nothing"
+    (empty / "raw").mkdir(parents=True, exist_ok=True)
+    rows = [("(an empty folder: start and imports)", empty, 0)]
+    for test in largest.values():
+        root = ctx.work_dir / f"ingest-peak-{test.problem}"
+        folder = root / "raw" / test.problem / "max"
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{test.recipe}.in"
+        if not target.exists():
+            try:
+                os.link(test.path, target)
+            except OSError:
+                shutil.copyfile(test.path, target)
+        rows.append((f"{test.problem}/{test.recipe}.in", root, test.input_bytes))
+    bomb_root = ctx.work_dir / "ingest-peak-bomb"
+    problem = next(iter(largest), None) or all_problems()[0].id
+    bomb = bomb_root / "raw" / problem / "bomb.zip"
+    bomb.parent.mkdir(parents=True, exist_ok=True)
+    if not bomb.exists():
+        with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+            with archive.open("01.in", "w") as member:
+                chunk = b"0" * (1 << 20)
+                for _ in range(BOMB_MB):
+                    member.write(chunk)
+    rows.append((f"{problem}/bomb.zip ({BOMB_MB} MB of zeros)", bomb_root,
+                 bomb.stat().st_size))
+    for label, root, size in rows:
+        run = _ingest_once(Corpus(label, root, 0, size), True)
+        peak_mb = run.peak_rss_kb / 1024
+        record(ctx, SECTION, "peak_rss_mb", peak_mb, "MB", solver="ingest", recipe=label,
+               size=size)
+        ratio = f"{peak_mb / (size / 1e6):>11.1f}x" if size else f"{'-':>12}"
+        say(f"{label:<36} {size / 1e6:>9.2f} {peak_mb:>8.0f} {ratio}  {run.exit_code}")

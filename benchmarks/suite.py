@@ -210,6 +210,7 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                 ingest.run_ingest(ctx, [(small, settings.ingest_small_repeats,
                                          settings.ingest_reingest),
                                         (big, settings.ingest_max_repeats, False)])
+                ingest.run_peak_memory(ctx, tests)
             elif section == "throughput":
                 problem = args.run_problem
                 binaries = workspace.binaries(ctx, [problem], data_dir)
