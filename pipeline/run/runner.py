@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -42,6 +43,10 @@ from pipeline.tables.results import (read_run_results, read_runs, stored_chunks,
 from pipeline.tables.schemas import cases_schema
 from pipeline.verdicts import Verdict, grade
 
+if TYPE_CHECKING:
+    from pipeline.packages.expectations import TimeLimit
+    from pipeline.run.submissions import Expectations
+
 __all__ = ["RunRequest", "RunSummary", "run", "format_summary"]
 
 # A chunk of results is written every CHUNK_SECONDS (or CHUNK_ROWS rows), so a killed run
@@ -59,7 +64,7 @@ class RunSummary:
     slowest: dict[str, tuple[float, str]] = field(default_factory=dict)
     results_written: int = 0
     notes: list[str] = field(default_factory=list)  # one line each: how programs were run
-    expectations: object | None = None  # a package's submissions held against their folders
+    expectations: Expectations | None = None  # a package's submissions against their folders
 
     @property
     def disagreements(self) -> int:
@@ -343,7 +348,7 @@ _STATUS_VERDICT = {"tle": Verdict.TLE, "mle": Verdict.MLE, "re": Verdict.RE,
 class _Judging:
     """How a package's submissions are judged in this run."""
 
-    limit: object          # the `TimeLimit` judged at
+    limit: TimeLimit       # the time limit judged at
     specs: list[SolverSpec]
 
 
@@ -367,8 +372,8 @@ def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, execut
     return _Judging(limit, submission_specs(problem, selection.submissions, limit))
 
 
-def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection, limit,
-          judged: dict, cases: pl.DataFrame, summary: RunSummary) -> None:
+def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
+          limit: TimeLimit, judged: dict, cases: pl.DataFrame, summary: RunSummary) -> None:
     """Hold each submission against its expectation (with the results a resumed run stored
     before) and keep the outcome in the `expectations` table."""
     from pipeline.run.submissions import (expectation_rows, hold_expectations,
