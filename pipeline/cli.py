@@ -285,7 +285,8 @@ def ingest_command(
 def query_command(
     ctx: typer.Context,
     sql: Annotated[str, typer.Argument(
-        metavar="SQL", help="Polars SQL over the tables cases, rejects, results, runs.")],
+        metavar="SQL", help="Polars SQL over the tables cases, rejects, results, runs, "
+        "findings.")],
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
                                      help="table, csv, json (one object per line) or "
                                      "parquet.")] = "table",
@@ -375,6 +376,9 @@ def run_command(
     _settle(ctx.obj.data_dir)
     if sandbox not in ("auto", "on", "off"):
         _fail(f"--sandbox must be auto, on or off, not {sandbox!r}")
+    if resume and (solver or external or group):
+        _fail("--resume RUN_ID runs the solvers, programs and group the run recorded: leave "
+              "out --solver, --external and --group")
     try:
         externals = tuple(parse_external(text, problem.id) for text in external or [])
         request = RunRequest(problem=problem.id, solvers=tuple(solver or ()),

@@ -160,6 +160,14 @@ def test_query_formats(tmp_path):
     assert bad.exit_code == 1
 
 
+def test_the_query_help_names_every_table():
+    from pipeline.tables.schemas import TABLES
+
+    [sql] = [param for param in _commands()[1]["query"].params if param.name == "sql"]
+    named = sql.help.split("over the tables", 1)[1].rstrip(".").replace(",", " ").split()
+    assert named == list(TABLES)
+
+
 def test_run_on_the_samples_gets_ac_from_every_trusted_stage(tmp_path):
     data = tmp_path / "data"
     invoke("--data-dir", str(data), "ingest", str(get_problem("arc087e").samples), "--problem",

@@ -100,6 +100,26 @@ def test_bad_run_options_are_refused_before_anything_runs(tmp_path):
     assert not (data / "tables" / "runs").exists()
 
 
+def test_resume_refuses_solvers_programs_or_a_group_it_would_not_run(tmp_path):
+    """A resumed run runs what it recorded; options naming other solvers are refused, not
+    ignored, and the run is left as it was."""
+    data = tmp_path / "data"
+    corpus(data, {"a/01.in": ("1 2\n", "3\n")})
+    first = CliRunner().invoke(app, ["--data-dir", str(data), "run", "--problem", "toy",
+                                     "--solver", "fast"], catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    [run_id] = read_runs(data)["run_id"]
+    for args in (["--solver", "brute"], ["--external", f"fast={command(py('sum'))}"],
+                 ["--group", "a"]):
+        result = CliRunner().invoke(app, ["--data-dir", str(data), "run", "--problem", "toy",
+                                          "--resume", run_id, *args])
+        assert result.exit_code == 2, (args, result.output)
+        assert "--resume RUN_ID runs the solvers, programs and group the run recorded" in \
+            result.output
+    assert read_runs(data)["status"].to_list() == ["finished"]
+    assert results(data, run_id)["solver"].to_list() == ["fast"]
+
+
 def test_a_relative_program_path_is_taken_from_the_folder_pipeline_runs_in(tmp_path, cpp):
     data, workspace = tmp_path / "data", tmp_path / "workspace"
     (workspace / "bin").mkdir(parents=True)
