@@ -286,7 +286,7 @@ def query_command(
     ctx: typer.Context,
     sql: Annotated[str, typer.Argument(
         metavar="SQL", help="Polars SQL over the tables cases, rejects, results, runs, "
-        "findings.")],
+        "findings, expectations.")],
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
                                      help="table, csv, json (one object per line) or "
                                      "parquet.")] = "table",
