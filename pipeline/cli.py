@@ -117,10 +117,10 @@ def _options(
 
 # Where a command's cases run; shared by every command that runs cases (`run`, `nightly`).
 ExecutorOption = Annotated[str, typer.Option(
-    "--executor", help="Where cases run: local (a process pool on this machine) or dask "
+    "--executor", metavar="KIND", help="Where cases run: local (a process pool on this machine) or dask "
     "(a Dask cluster).")]
 SchedulerOption = Annotated[Optional[str], typer.Option(
-    "--scheduler", help="Dask scheduler address, tcp://HOST:PORT (default: "
+    "--scheduler", metavar="ADDRESS", help="Dask scheduler address, tcp://HOST:PORT (default: "
     "$PIPELINE_SCHEDULER; neither: a local Dask cluster is started for the command).")]
 
 
@@ -250,10 +250,11 @@ def ingest_command(
     allow_rejects: Annotated[bool, typer.Option(
         "--allow-rejects", help="Exit 0 even when some files were rejected.")] = False,
     max_file_mb: Annotated[float, typer.Option(
-        "--max-file-mb", min=0.001, help="Refuse files (and archive members) larger than "
+        "--max-file-mb", min=0.001, metavar="MB", help="Refuse files (and archive members) larger than "
         "this.")] = 256,
     jobs: Annotated[Optional[int], typer.Option(
-        "--jobs", "-j", min=1, help="Processes validating files (default: cores).")] = None,
+        "--jobs", "-j", min=1, metavar="N",
+        help="Processes validating files (default: the number of cores).")] = None,
     no_wait: Annotated[bool, typer.Option(
         "--no-wait", help="Fail at once if another command is writing the tables.")] = False,
 ) -> None:

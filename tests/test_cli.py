@@ -230,6 +230,12 @@ def test_every_command_s_help_has_examples_defaults_and_readable_metavars(name):
             assert "default" in (param.help or ""), (name, param.name)
         else:
             assert "[default: " in text, (name, param.name)
+    # a value's metavar says what it is (N, MB, FILE, ...), never the option's name shouted
+    for param in _commands()[1][name].params:
+        if getattr(param, "is_flag", False) or param.name == "help":
+            continue
+        if param.param_type_name == "option":
+            assert param.metavar is not None, (name, param.name)
             assert param.show_default is not False, (name, param.name)
 
 
