@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.problems.base import ROLES, Role, Solution
+from pipeline.problems.base import ROLES, Checker, Role, Solution
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DIR = REPO_ROOT / "configs"
@@ -133,6 +133,7 @@ class ProblemSettings:
     growth_sizes: tuple[int, ...] = ()
     growth_description: str = ""
     solutions: tuple[Solution, ...] = ()
+    checker: Checker | None = None
 
 
 def read_problem_settings(path: Path) -> ProblemSettings:
@@ -173,6 +174,20 @@ def read_problem_settings(path: Path) -> ProblemSettings:
                           rule="type")
     description = growth.get("description", str, "")
     growth.done()
+    checker_table = top.table_of("checker")
+    checker = None
+    if checker_table.table:
+        program = checker_table.get("program", str, required=True)
+        convention = checker_table.get("convention", str, "testlib")
+        if convention not in ("testlib", "kattis"):
+            raise ConfigError(path, _line_of(path, "convention"), f"checker.convention: "
+                              f"{convention!r} is not testlib or kattis", rule="checker")
+        if not (path.parent / program).is_file():
+            raise ConfigError(path, _line_of(path, "program"), f"checker.program: "
+                              f"{path.parent / program} is not a file", rule="checker")
+        checker = Checker(path.parent / program, convention,
+                          tuple(checker_table.strings("args")))
+    checker_table.done()
     solutions = []
     for index, entry_table in enumerate(top.get("solutions", list, [])):
         entry = _Reader(path, entry_table, f"solutions[{index}]")
@@ -188,7 +203,8 @@ def read_problem_settings(path: Path) -> ProblemSettings:
         size_columns=top.strings("size_columns"), time_limit_s=time_limit, memory_mb=memory,
         input_mb=input_mb,
         reference=top.strings("reference"), stages=stages, nightly=nightly,
-        growth_sizes=tuple(sizes), growth_description=description, solutions=tuple(solutions))
+        growth_sizes=tuple(sizes), growth_description=description, solutions=tuple(solutions),
+        checker=checker)
     top.done()
     return settings
 

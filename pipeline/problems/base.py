@@ -132,6 +132,18 @@ class Solution:
 
 
 @dataclass(frozen=True)
+class Checker:
+    """The program that judges a problem's answers, run as judges run it: a testlib checker
+    (`checker input output answer`; exit 0 OK, 1 WA, 2 PE, 3 FAIL, 7 points) or a Kattis
+    output validator (`validator input answer feedback_dir/ [args] < output`; exit 42
+    accepted, 43 wrong answer). `program` is its source (built like a package's programs)."""
+
+    program: Path
+    convention: Literal["testlib", "kattis"] = "testlib"
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Problem:
     """Everything the pipeline knows about one problem, in one value."""
 
@@ -162,6 +174,7 @@ class Problem:
     check_input: Callable[[str, str], Case] | None = None
     shrinks: tuple[ShrinkPass, ...] = ()
     mutations: tuple[Mutation, ...] = ()
+    checker: Checker | None = None      # judges answers instead of `compare` (problem.toml)
 
     # -- lookups ----------------------------------------------------------------------------
     def stage(self, name: str) -> Stage:
@@ -276,4 +289,4 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
         size_measure=settings.size_measure, stages=merged, recipes=recipes,
         reference=settings.reference, input_mb=settings.input_mb, nightly=settings.nightly,
         growth=ladder, solutions=settings.solutions, shrinks=tuple(shrinks),
-        mutations=tuple(mutations))
+        mutations=tuple(mutations), checker=settings.checker)

@@ -3,8 +3,8 @@
 A case is a mismatch when some stage's answer differs from the expected answer, or when two
 stages give different answers (which also catches disagreements on cases with no expected
 answer). Answers are compared token by token with the problem's own `compare`, so spacing and
-line endings never count; a problem package's answers were judged by its own checker, so an
-accepted one counts as the expected answer. Only rows that carry an answer take part: `SKIP`, `TLE`, `MLE`, `RE`
+line endings never count; where a checker judged the answers (a problem package's, or one a
+problem's `problem.toml` names), an accepted one counts as the expected answer. Only rows that carry an answer take part: `SKIP`, `TLE`, `MLE`, `RE`
 and `OLE` rows are left out (they are verdicts, not answers). Each case shows its answers
 grouped, with the stages that side with each one.
 
@@ -108,7 +108,7 @@ def find_mismatches(data_dir: Path, problem: str | None = None,
     by_case: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
     sizes: dict[tuple[str, str, str], int | None] = {}
     info = {(row["problem"], row["case_id"]): row for row in cases.iter_rows(named=True)}
-    judged = {p for p in results["problem"].unique().to_list() if _judged_by_package(p)}
+    judged = {p for p in results["problem"].unique().to_list() if _judged_by_checker(p)}
     for run_id, problem_id, case_id, solver, answer, size, verdict in results.select(
             "run_id", "problem", "case_id", "solver", "answer", "size", "verdict").iter_rows():
         key = (run_id, problem_id, case_id)
@@ -136,15 +136,17 @@ def find_mismatches(data_dir: Path, problem: str | None = None,
     return found
 
 
-def _judged_by_package(problem_id: str) -> bool:
-    """Whether the problem is a package, whose answers its own checker judged (so an accepted
-    answer counts as the expected one even where its text differs)."""
+def _judged_by_checker(problem_id: str) -> bool:
+    """Whether a checker judged the problem's answers (a package's own, or the one its
+    `problem.toml` names), so that an accepted answer counts as the expected one even where its
+    text differs."""
     from pipeline.problems import get_problem
 
     try:
-        return get_problem(problem_id).kind == "package"
+        problem = get_problem(problem_id)
     except UnknownName:
         return False
+    return problem.kind == "package" or problem.checker is not None
 
 
 def case_groups(case: dict) -> tuple[str, ...]:

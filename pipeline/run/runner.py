@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pipeline.problems import Problem, get_problem
+from pipeline.run.checker import check_answer
 from pipeline.run.executors import Executor, make_executor
 from pipeline.run.identity import (SolverIdentity, changed, external_identity,
                                    stage_identity, submission_identity)
@@ -41,7 +42,7 @@ from pipeline.tables.lock import data_lock
 from pipeline.tables.results import (read_run_results, read_runs, stored_chunks,
                                      write_results_chunk, write_run)
 from pipeline.tables.schemas import cases_schema
-from pipeline.verdicts import Verdict, grade
+from pipeline.verdicts import Verdict
 
 if TYPE_CHECKING:
     from pipeline.packages.expectations import TimeLimit
@@ -408,7 +409,7 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
                 "expected_source": expected_source if expected is not None else None,
                 "size": size, "host": outcome.host or info["host"], "finished_at": now()}
     if outcome.status == "ok":
-        verdict, difference = grade(outcome.answer, expected, problem.compare)
+        verdict, difference = check_answer(problem, job.input, expected, outcome.answer)
         error = difference or error
     else:
         verdict = _STATUS_VERDICT[outcome.status]

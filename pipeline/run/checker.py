@@ -1,0 +1,71 @@
+"""Judging an answer of a problem that names a checker in its `problem.toml`.
+
+    [checker]
+    program = "checker.cpp"      # in the problem's folder; built like a package's programs
+    convention = "testlib"       # or "kattis" (an output validator: 42 accepted, 43 wrong)
+    args = []                    # a Kattis validator's arguments
+
+A problem without one is judged by its own `compare` (token equality by default). The checker
+is built once per process into the worker build cache (`PIPELINE_BUILD_DIR`, else
+`~/.cache/gamebench/build`), keyed by its source's hash, and run on files written for each
+answer: the input, the expected answer and the output. Its verdict is AC, WA (with its
+message) or JE (the checker failed: never the solver's fault).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from pipeline.problems.base import Checker, Problem
+from pipeline.verdicts import Verdict, grade
+
+CHECK_TIME_S = 30.0
+CHECK_MEMORY_MB = 2048
+
+_builds: dict[Checker, object] = {}
+
+
+def _build(checker: Checker):
+    from pipeline.packages.languages import build_program
+    from pipeline.packages.model import Program
+    from pipeline.run.solvers import worker_build_dir
+
+    build = _builds.get(checker)
+    if build is None:
+        role = "checker" if checker.convention == "testlib" else "output_validator"
+        program = Program(name=checker.program.name, role=role, path=checker.program,
+                          files=(checker.program,), language=None,
+                          convention=checker.convention)
+        build = _builds[checker] = build_program(program, worker_build_dir() / "checkers")
+    return build
+
+
+def check_answer(problem: Problem, input_text: str, expected: str | None,
+                 got: str) -> tuple[Verdict, str | None]:
+    """The verdict of answer `got` on `input_text` and what is wrong with it (None: nothing)."""
+    checker = problem.checker
+    if checker is None or expected is None or got is None:
+        return grade(got, expected, problem.compare)
+    from pipeline.packages.check import run_output_validator, run_testlib_checker
+
+    build = _build(checker)
+    with tempfile.TemporaryDirectory(prefix="gamebench-check-") as scratch:
+        folder = Path(scratch)
+        paths = {}
+        for name, text in (("input", input_text), ("answer", expected), ("output", got)):
+            paths[name] = folder / name
+            paths[name].write_text(text, encoding="utf-8")
+        if checker.convention == "testlib":
+            result = run_testlib_checker(build, paths["input"], paths["output"], paths["answer"],
+                                         time_s=CHECK_TIME_S, memory_mb=CHECK_MEMORY_MB,
+                                         workdir=folder)
+        else:
+            result = run_output_validator(build, paths["input"], paths["answer"],
+                                          paths["output"], checker.args, time_s=CHECK_TIME_S,
+                                          memory_mb=CHECK_MEMORY_MB, workdir=folder)
+    if result.verdict == "AC":
+        return Verdict.AC, None
+    if result.verdict == "WA":
+        return Verdict.WA, result.message or "the checker rejected the answer"
+    return Verdict.JE, f"checker {checker.program.name}: {result.message}"
