@@ -693,8 +693,8 @@ def stress_command(
     generator: Annotated[Optional[list[str]], typer.Option(
         "--generator", "-g", metavar="COMMAND", help="A generator as a recipe: a program of the package (or "
         "a path, or a command on PATH) and its arguments, {seed} filled in per case (appended when "
-        "absent); its output is checked by the package's input validators (repeatable; the session "
-        "then uses only these unless --recipe is given).")] = None,
+        "absent); its output is checked by the package's input validators (repeatable; default: none; "
+        "given, the session uses only these unless --recipe is given).")] = None,
     group: Annotated[Optional[str], typer.Option(
         "--group", metavar="GROUP", help="A package's test group whose rules every generated case is "
         "held to: its validator arguments, its judging (default: a Polygon test's own group; for "
