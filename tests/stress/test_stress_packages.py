@@ -210,3 +210,15 @@ def test_a_kattis_package_takes_a_generator_of_its_generators_folder(tmp_path):
     assert row["source"].startswith("bigsum/found/secret/group2/")
     stored = cases(data, "bigsum").filter(pl.col("case_id") == row["case_id"])
     assert stored["group"].to_list() == ["found/secret/group2"]   # valid there: not rejected
+
+
+def test_hunt_times_a_package_submission_on_valid_inputs_only(polysum):
+    data, _ = polysum
+    done = run_cli(data, "hunt", "--problem", "polysum", "--solver", "solutions/sum.py",
+                   "--budget", "4s", "--repeats", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "solutions/sum.py on it: AC against solutions/main.cpp" in done.stdout
+    row = findings(data).filter(pl.col("kind") == "hunt").row(0, named=True)
+    assert row["recipe"].startswith("gen 100 ")          # the largest recipe starts it
+    problem = package_problem(data / "problems" / "polysum")
+    problem.check_input((data / "raw" / row["source"]).read_text(), "large")
