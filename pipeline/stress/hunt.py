@@ -95,6 +95,9 @@ def default_size(problem: Problem) -> int:
         return problem.growth.sizes[0]
     sizes = [problem.size(problem.generate(r.name, 1, k)) for r in problem.recipes
              if r.kind != "max" for k in range(RECIPE_SAMPLES)]
+    if not sizes:
+        raise HuntError(f"problem {problem.id} has neither a growth ladder nor a recipe to "
+                        "start a hunt from")
     return max(sizes)
 
 

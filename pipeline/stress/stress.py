@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import fnmatch
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pipeline.errors import InputError, UnknownName
@@ -161,8 +161,6 @@ def with_generators(problem: Problem, commands: tuple[str, ...],
     """The problem with a recipe added for each generator command (see
     `pipeline.packages.generators`), and those recipes; a command that names no program, or
     one that does not build, raises `GeneratorError` now."""
-    from dataclasses import replace
-
     from pipeline.packages.generators import generator_recipe
     from pipeline.packages.registry import build_dir
 
@@ -195,8 +193,6 @@ def session_recipes(problem: Problem, request: StressRequest,
                 if problem.kind == "package" else "")
         raise StressError(f"problem {problem.id} has no recipe to generate cases from" + hint)
     if request.group is not None:
-        from dataclasses import replace
-
         recipes = [replace(r, group=request.group) for r in recipes]
         problem = replace(problem, recipes=tuple(
             next((c for c in recipes if c.name == r.name), r) for r in problem.recipes))

@@ -197,6 +197,8 @@ def test_a_kattis_package_takes_a_generator_of_its_generators_folder(tmp_path):
     assert run_cli(data, "ingest", str(package)).returncode == 0
     bare = run_cli(data, "stress", "--problem", "bigsum", "--solver", "wrong_answer/int32.c")
     assert bare.returncode == 2 and "has no recipe" in bare.stderr and "--generator" in bare.stderr
+    hunted = run_cli(data, "hunt", "--problem", "bigsum", "--solver", "accepted/sum.py")
+    assert hunted.returncode == 2 and "nor a recipe to start a hunt from" in hunted.stderr
     done = run_cli(data, "stress", "--problem", "bigsum", "--solver", "wrong_answer/int32.c",
                    "--generator", "gen.py 4 1000000000000 {seed}", "--group", "secret/group2",
                    "--budget", "40s")
