@@ -13,6 +13,7 @@ against the sum computed here.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -224,3 +225,18 @@ def test_hunt_times_a_package_submission_on_valid_inputs_only(polysum):
     assert row["recipe"].startswith("gen 100 ")          # the largest recipe starts it
     problem = package_problem(data / "problems" / "polysum")
     problem.check_input((data / "raw" / row["source"]).read_text(), "large")
+
+
+def test_a_package_leaving_its_time_limit_to_its_submissions_gets_it_derived_first(tmp_path):
+    _, data = register(tmp_path, "circlearea")       # legacy: no time limit of its own
+    marker = data / "problems" / "circlearea" / "package.json"
+    assert json.loads(marker.read_text()).get("time_limit") is None
+    done = run_cli(data, "stress", "--problem", "circlearea", "--solver",
+                   "wrong_answer/pi_is_three.py", "--generator",
+                   f"{sys.executable} {PROGRAMS / 'one_radius.py'}", "--budget", "30s")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert json.loads(marker.read_text())["time_limit"]["time_s"] > 0   # derived, recorded
+    row = findings(data).row(0, named=True)
+    # the custom output validator judged S against R's answer (3.14 is off by more than 1e-6)
+    assert row["verdict"] == "WA" and "relative" in row["error"]
+    assert row["reference"] == "accepted/area.c" and row["locally_minimal"]
