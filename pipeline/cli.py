@@ -681,18 +681,29 @@ def _stress_errors():
     "pipeline stress --problem PROBLEM --solver fast",
     "pipeline stress --problem PROBLEM --solver mine --external mine=./mine --budget 5m",
     "pipeline stress --problem PROBLEM --solver STAGE --against brute --recipe 'tiny*' "
-    "--stop-after 3"))
+    "--stop-after 3",
+    "pipeline stress --problem PACKAGE --solver solutions/mine.cpp --generator 'gen 10 100 {seed}'"))
 def stress_command(
     ctx: typer.Context,
     problem_id: ProblemOption,
     solver: Annotated[str, typer.Option(
-        "--solver", "-s", metavar="NAME", help="The solver to check: a stage, a configured solver or an "
-        "--external name.")],
+        "--solver", "-s", metavar="NAME", help="The solver to check: a stage, a configured solver, an "
+        "--external name or a package's submission.")],
     against: Annotated[Optional[str], typer.Option(
-        "--against", metavar="NAME", help="The reference (default: the problem's reference order).")] = None,
+        "--against", metavar="NAME", help="The reference (default: the problem's reference order; for a "
+        "package, its main or first accepted submission).")] = None,
     recipe: Annotated[Optional[list[str]], typer.Option(
         "--recipe", "-r", metavar="PATTERN", help="Recipe name or shell pattern (repeatable; default: every "
-        "recipe but the max ones).")] = None,
+        "recipe but the max ones; a Polygon package's recipes are its generator commands).")] = None,
+    generator: Annotated[Optional[list[str]], typer.Option(
+        "--generator", "-g", metavar="COMMAND", help="A generator as a recipe: a program of the package (or "
+        "a path, or a command on PATH) and its arguments, {seed} filled in per case (appended when "
+        "absent); its output is checked by the package's input validators (repeatable; default: none; "
+        "given, the session uses only these unless --recipe is given).")] = None,
+    group: Annotated[Optional[str], typer.Option(
+        "--group", metavar="GROUP", help="A package's test group whose rules every generated case is "
+        "held to: its validator arguments, its judging (default: a Polygon test's own group; for "
+        "--generator, the package's first group of secret cases).")] = None,
     budget: Annotated[str, typer.Option(
         "--budget", metavar="DURATION", help="The session's time (e.g. 60s, 5m); a shrink under way "
         "finishes.")] = "60s",
@@ -719,7 +730,8 @@ def stress_command(
             budget_s=parse_duration(budget), stop_after=stop_after, seed=seed, jobs=jobs,
             externals=tuple(parse_external(text, problem.id) for text in external or []),
             shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
-            executor=executor_kind, scheduler=scheduler)
+            executor=executor_kind, scheduler=scheduler, generators=tuple(generator or ()),
+            group=group)
         summary = stress(ctx.obj.data_dir, request)
     except _stress_errors() as error:
         _fail(str(error))

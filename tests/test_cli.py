@@ -219,8 +219,9 @@ def test_every_command_s_help_has_examples_defaults_and_readable_metavars(name):
     assert result.exit_code == 0
     text = result.output
     assert "Examples" in text and f"pipeline {name}" in text.split("Examples", 1)[1]
+    plain = text.replace("{seed}", "")   # the generator commands' placeholder is no metavar
     for odd in ("<bool>", "<str>", "<path>", "<int", "<float", "{", "list[", "x>=1"):
-        assert odd not in text, (name, odd)
+        assert odd not in plain, (name, odd)
     assert not set(problem_ids()) & set(text.replace("(", " ").replace(")", " ").split())
     # every option and argument shows its default: Typer's [default: ...], or its help says
     for param in _commands()[1][name].params:

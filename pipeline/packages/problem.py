@@ -8,6 +8,9 @@ What each part of the interface means for a package:
 - there are no built-in stages: the solvers are the package's submissions (`Solution`s with
   `submission` and `expected` set), which the run layer builds, runs and judges by the
   package's own rules (output validator, testlib checker, interactor, scoring);
+- the recipes are a Polygon package's generator commands with `{seed}` filled in
+  (`pipeline.packages.generators`); a Kattis package has none of its own (`stress
+  --generator` gives one);
 - `compare` is the default output validator with the package's flags where it uses it, else
   token equality (a custom validator needs the input and runs only when judging);
 - the time limit is the package's own, or the one derived from its accepted submissions and
@@ -23,6 +26,7 @@ from pathlib import Path
 from pipeline.errors import InputError
 from pipeline.packages import build_package, load_package
 from pipeline.packages.check import default_validate
+from pipeline.packages.generators import package_recipes
 from pipeline.packages.expectations import TimeLimit, given_time_limit, margins
 from pipeline.packages.judge import PackageBuilds, validate_case
 from pipeline.packages.model import Package, TestCase
@@ -106,9 +110,20 @@ def _builds(folder: Path) -> PackageBuilds:
     return builds
 
 
+def package_group(package: Package, group: str) -> str | None:
+    """The package's group that `group` is: itself, or the group it ends with (a case kept
+    in `found/secret/group2` belongs to `secret/group2`); None when there is none."""
+    names = {c.group for c in package.cases}
+    parts = group.split("/")
+    return next(("/".join(parts[i:]) for i in range(len(parts))
+                 if "/".join(parts[i:]) in names), None)
+
+
 def case_in_group(package: Package, group: str, input_path: Path) -> TestCase:
-    """A test case for an input found in `group`, with the arguments that group's cases get."""
-    model = next((c for c in package.cases if c.group == group), None)
+    """A test case for an input found in `group` (or a folder ending in one of the package's
+    groups), with the arguments that group's cases get."""
+    own = package_group(package, group)
+    model = next((c for c in package.cases if c.group == own), None)
     if model is None:
         model = next((c for c in package.cases if not c.sample), None) or (
             package.cases[0] if package.cases else None)
@@ -158,7 +173,8 @@ def package_problem(folder: Path) -> PackageProblem:
         parse=TextCase, render=lambda case: case.text,
         format_answer=lambda case, answer: answer, validate_answer=lambda case, text: None,
         size=lambda case: len(case.text.encode("utf-8")), size_values=lambda case: {},
-        size_columns=(), size_measure="input bytes", stages=(), recipes=(),
+        size_columns=(), size_measure="input bytes", stages=(),
+        recipes=package_recipes(package, build_dir(folder.parent.parent), TextCase),
         solutions=solutions, kind="package", check_input=check_input,
         package_root=package.root, time_limit_pending=time_limit is None,
         time_limit_how=("given by the package" if package.limits.time_s is not None

@@ -93,12 +93,17 @@ class Stage:
 
 @dataclass(frozen=True)
 class Recipe:
-    """A named, seeded generator of cases: `make(rng)` must depend only on `rng`."""
+    """A named, seeded generator of cases: `make(rng)` must depend only on `rng`.
+
+    `group` is the test group whose rules its cases are held to: a problem with input
+    validators (`check_input`) checks each generated input as an input of that group, and a
+    package judges it as a case of that group; empty for a problem whose parser decides."""
 
     name: str
     kind: RecipeKind
     description: str
     make: Callable[[random.Random], Case]
+    group: str = ""
 
 
 @dataclass(frozen=True)

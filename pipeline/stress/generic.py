@@ -5,8 +5,10 @@ The text is read as lines of whitespace-separated tokens and written back with s
 The passes are delta debugging over lines and over tokens (halves first, then quarters, ...,
 then single items; each deletion also tried with an integer of the first line lowered by as
 many items, since judge inputs usually start with their counts), lowering every integer
-towards 0 and 1, and cutting every word. Which candidates are valid is the problem parser's
-call: the shrink loop drops every candidate it rejects.
+towards 0 and 1 (to 0, 1, half, then by a quarter, an eighth, ..., one: a failure that needs a
+number above some threshold gets there in a few dozen steps, not one step per unit), and
+cutting every word. Which candidates are valid is the problem's call: the shrink loop drops
+every candidate its parser or its input validators reject.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import random
 import re
 from collections.abc import Callable, Iterator
 
-from pipeline.stress.edits import lower_int, removals, without
+from pipeline.stress.edits import removals, without
 
 Lines = list[list[str]]
 _INTEGER = re.compile(r"-?[0-9]+")
@@ -76,6 +78,17 @@ def delete_tokens(text: str) -> Iterator[str]:
                     yield write_lines(variant)
 
 
+def smaller_magnitudes(value: int) -> Iterator[int]:
+    """Numbers between 0 and `value` (a natural number) to try instead of it, boldest first:
+    0, 1, half, then `value` less a quarter, an eighth, ..., less one."""
+    seen = set()
+    steps = [value >> shift for shift in range(2, value.bit_length() + 1)]
+    for candidate in (0, 1, value // 2, *(value - step for step in steps if step), value - 1):
+        if 0 <= candidate < value and candidate not in seen:
+            seen.add(candidate)
+            yield candidate
+
+
 def lower_numbers(text: str) -> Iterator[str]:
     """Every integer token lowered towards 0 and 1 (negative ones raised towards 0)."""
     lines = read_lines(text)
@@ -84,7 +97,8 @@ def lower_numbers(text: str) -> Iterator[str]:
             if not _is_int(token):
                 continue
             value = int(token)
-            smaller = lower_int(value) if value >= 0 else (-v for v in lower_int(-value))
+            smaller = (smaller_magnitudes(value) if value >= 0
+                       else (-v for v in smaller_magnitudes(-value)))
             for candidate in smaller:
                 changed = [list(t) for t in lines]
                 changed[row][col] = str(candidate)

@@ -6,7 +6,9 @@
    slowest median is the *baseline* (the slowest random input) and the starting point.
 2. Climb: each round makes a few mutants of the current case (1 to 8 of the problem's random
    mutations in a row, or the generic text mutations when it has none; only valid ones of at
-   most the size) and times them once, beside the current case. The promising ones (5% slower
+   most the size; a problem with input validators, such as a package, keeps only the
+   mutants they accept, as inputs of the starting recipe's group) and times them once,
+   beside the current case. The promising ones (5% slower
    than the current case in the same round) are timed `repeats` more times, interleaved with
    the current case, and the slowest replaces it when its median beats the current one's by
    5%. Times are CPU times where measured (external programs, built-in stages), which move
@@ -93,18 +95,35 @@ def default_size(problem: Problem) -> int:
         return problem.growth.sizes[0]
     sizes = [problem.size(problem.generate(r.name, 1, k)) for r in problem.recipes
              if r.kind != "max" for k in range(RECIPE_SAMPLES)]
+    if not sizes:
+        raise HuntError(f"problem {problem.id} has neither a growth ladder nor a recipe to "
+                        "start a hunt from")
     return max(sizes)
 
 
-def _valid(problem: Problem, case: Case, size: int) -> tuple[Case, str] | None:
-    """(parsed case, text) when the case renders, parses and is at most `size`."""
+def _valid(problem: Problem, case: Case, size: int, group: str = "") -> tuple[Case, str] | None:
+    """(parsed case, text) when the case renders, parses, is at most `size` and passes the
+    problem's input validators (as an input of `group`) when it has some."""
     try:
         text = problem.render(case)
+    except Exception:
+        return None
+    return _valid_text(problem, text, size, group)
+
+
+def _valid_text(problem: Problem, text: str, size: int,
+                group: str = "") -> tuple[Case, str] | None:
+    try:
         parsed = problem.parse(text)
     except Exception:
         return None
     if problem.size(parsed) > size:
         return None
+    if problem.check_input is not None:
+        try:
+            problem.validate_input(text, group)
+        except Exception:
+            return None
     return parsed, text
 
 
@@ -120,7 +139,7 @@ def starting_cases(problem: Problem, size: int, seed: int) -> list[tuple[str, Ca
         if recipe.kind == "max" and problem.growth is not None:
             continue
         for k in range(1 if recipe.kind == "max" else RECIPE_SAMPLES):
-            found = _valid(problem, problem.generate(recipe.name, seed, k), size)
+            found = _valid(problem, problem.generate(recipe.name, seed, k), size, recipe.group)
             if found:
                 pool.append((recipe.name, *found))
     if not pool:
@@ -192,6 +211,7 @@ def _climb(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
     summary.time_to_best_s = time.monotonic() - started
     status.say(f"hunt {problem.id} {request.solver} at size {summary.size}: {len(starts)} "
                f"starting cases, slowest {best_ms:.1f} ms ({summary.start_recipe})")
+    group = next((r.group for r in problem.recipes if r.name == summary.start_recipe), "")
     rng = random.Random(f"hunt/{problem.id}/{request.seed}")
     seen = {hash(text) for _, _, text in starts}
     width = max(2, 2 * judge.workers)
@@ -208,14 +228,9 @@ def _climb(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
             if made is None:
                 continue
             if isinstance(made, str):
-                try:
-                    found = (problem.parse(made), made)
-                except Exception:
-                    continue
-                if problem.size(found[0]) > summary.size:
-                    continue
+                found = _valid_text(problem, made, summary.size, group)
             else:
-                found = _valid(problem, made, summary.size)
+                found = _valid(problem, made, summary.size, group)
             if found is None or hash(found[1]) in seen:
                 continue
             seen.add(hash(found[1]))

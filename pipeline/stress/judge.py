@@ -1,16 +1,24 @@
 """Running a solver S and its reference R on cases, and grading S as runs grade it.
 
 S and R are names the run layer knows: a built-in stage, a configured solver (the problem's own
-`[[solutions]]`, `configs/solvers.toml`) or an `--external NAME=COMMAND` program; the run
-layer's `select_solvers` and `solver_specs` turn them into `SolverSpec`s, so any solver it can
-build is one `stress` and `hunt` can use. Without `--against`, R is the problem's reference
-order: per case, the first trusted stage of `reference` (S itself left out) whose limits accept
-the case, the next one when it still skips.
+`[[solutions]]`, `configs/solvers.toml`), an `--external NAME=COMMAND` program or a submission
+of a problem package; the run layer's `select_solvers`, `solver_specs` and `submission_specs`
+turn them into `SolverSpec`s, so any solver it can build is one `stress` and `hunt` can use.
+Without `--against`, R is the problem's reference order: per case, the first trusted stage of
+`reference` (S itself left out) whose limits accept the case, the next one when it still
+skips; for a problem package, its first `main` submission (Polygon), else its first accepted
+one (S left out).
 
 Jobs go through the same executor as runs (`make_executor`: a local pool of workers that
 import the problem once and run batches). S's verdict comes from `pipeline.verdicts.grade`
 with R's answer as the expected one; a non-`ok` status of S is its verdict (RE, TLE, MLE, OLE)
 whatever R does.
+
+A package submission S is judged by the package's own rules (its checker or output validator,
+with the case's group): R runs first, then S with R's answer as the case's answer file, and
+S's verdict is the package's (`Outcome.judged.verdict`). A judge error (JE) is no verdict of S:
+the case counts as not judged, with the checker's message as its note. A submission that did
+not build (CE) or cannot run here (SKIP) stops the session (`JudgeError`).
 """
 
 from __future__ import annotations
@@ -32,6 +40,10 @@ from pipeline.verdicts import Verdict, grade
 FAILING = frozenset({Verdict.WA, Verdict.RE, Verdict.TLE, Verdict.MLE, Verdict.OLE})
 STATUS_VERDICT = {"tle": Verdict.TLE, "mle": Verdict.MLE, "re": Verdict.RE,
                   "ole": Verdict.OLE, "skip": Verdict.SKIP}
+# A package's verdicts that say the program could not be run at all.
+NOT_RUN = frozenset({"CE", "SKIP"})
+# A package's verdicts that are S's whatever R answered.
+RUN_FAILURES = frozenset({"TLE", "MLE", "RE", "OLE"})
 
 
 @dataclass(frozen=True)
@@ -65,7 +77,16 @@ class JudgeError(ValueError):
 
 
 def reference_order(problem: Problem, solver: str) -> tuple[str, ...]:
-    """The default R: the trusted stages of the problem's reference order, S left out."""
+    """The default R: the trusted stages of the problem's reference order, S left out; for a
+    problem package, its first `main` submission, else its first accepted one."""
+    if problem.kind == "package":
+        for label in ("main", "accepted"):
+            named = [s.name for s in problem.solutions
+                     if s.submission is not None and s.expected == label and s.name != solver]
+            if named:
+                return (named[0],)
+        raise JudgeError(f"package {problem.id} has no main or accepted submission other than "
+                         f"{solver!r}; name a reference with --against")
     names = tuple(name for name in problem.reference
                   if name != solver and problem.stage(name).trusted)
     if not names:
@@ -100,23 +121,31 @@ class Judge:
 
     def __post_init__(self) -> None:
         self._stages = {s.name: s for s in self.problem.stages}
+        self._interactive = (self.problem.kind == "package"
+                             and self.problem.load().type.interactive)
 
     def check(self, items: Sequence[tuple[Case, str]],
-              idle: Callable[[], None] | None = None) -> list[Trial]:
+              idle: Callable[[], None] | None = None,
+              groups: Sequence[str | None] | None = None) -> list[Trial]:
         """Run S and R on every (case, text); one `Trial` per item, in order. `idle` is
-        called after each outcome arrives (the caller prepares its next cases meanwhile)."""
+        called after each outcome arrives (the caller prepares its next cases meanwhile).
+        `groups` (one per item) are the test groups a package judges the cases as cases of."""
+        groups = list(groups) if groups is not None else [None] * len(items)
+        after_reference = self.solver.kind == "submission"  # S is judged against R's answer
         keys = itertools.count()
         where: dict[int, tuple[int, int]] = {}   # job key -> (item, reference position or -1)
         jobs: list[Job] = []
         for index, (case, text) in enumerate(items):
-            key = next(keys)
-            where[key] = (index, -1)
-            jobs.append(Job(key, self.solver, f"case-{index}", text))
+            if not after_reference:
+                key = next(keys)
+                where[key] = (index, -1)
+                jobs.append(Job(key, self.solver, f"case-{index}", text, group=groups[index]))
             position = self._next_reference(case, 0)
             if position is not None:
                 key = next(keys)
                 where[key] = (index, position)
-                jobs.append(Job(key, self.references[position], f"case-{index}", text))
+                jobs.append(Job(key, self.references[position], f"case-{index}", text,
+                                group=groups[index]))
         solver_outcomes: dict[int, Outcome] = {}
         reference_outcomes: dict[int, tuple[str, Outcome]] = {}
         while jobs:
@@ -133,17 +162,40 @@ class Judge:
                 if following is not None:
                     key = next(keys)
                     where[key] = (index, following)
-                    again.append(Job(key, self.references[following], job.case_id, job.input))
+                    again.append(Job(key, self.references[following], job.case_id, job.input,
+                                     group=job.group))
                 else:
                     reference_outcomes[index] = (job.solver.name, outcome)
             jobs = again
+        if after_reference:
+            jobs = [Job(index, self.solver, f"case-{index}", text,
+                        answer=self._answer_file(reference_outcomes.get(index)),
+                        group=groups[index])
+                    for index, (_, text) in enumerate(items)]
+            for job, outcome in self.executor.run(jobs):
+                if idle is not None:
+                    idle()
+                solver_outcomes[job.key] = outcome
         return [self._grade(case, text, solver_outcomes[index], reference_outcomes.get(index))
                 for index, (case, text) in enumerate(items)]
+
+    def _answer_file(self, reference: tuple[str, Outcome] | None) -> str | None:
+        """What S's package judges it against: R's answer when R answered (an interactive
+        package's submissions write none: an empty answer file)."""
+        if reference is not None and reference[1].status == "ok" \
+                and reference[1].answer is not None:
+            return reference[1].answer
+        return "" if self._interactive else None
 
     def _grade(self, case: Case, text: str, solver: Outcome,
                reference: tuple[str, Outcome] | None) -> Trial:
         size = self.problem.size(case)
         name, outcome = reference if reference is not None else (None, None)
+        _refuse_unbuilt(self.solver.name, solver)
+        if outcome is not None:
+            _refuse_unbuilt(name, outcome)
+        if solver.judged is not None:
+            return self._package_verdict(text, size, solver, outcome, name)
         if solver.status != "ok":
             return Trial(text, size, STATUS_VERDICT[solver.status], solver, outcome, name)
         if outcome is None:
@@ -154,6 +206,26 @@ class Judge:
                          note=f"reference {name}: {outcome.status} {outcome.error or ''}".strip())
         verdict, _ = grade(solver.answer, outcome.answer, self.problem.compare)
         return Trial(text, size, verdict, solver, outcome, name)
+
+    def _package_verdict(self, text: str, size: int, solver: Outcome, outcome: Outcome | None,
+                         name: str | None) -> Trial:
+        """S's verdict as its package judged it against R's answer."""
+        verdict = solver.judged.verdict
+        if verdict in RUN_FAILURES:
+            return Trial(text, size, Verdict(verdict), solver, outcome, name)
+        if outcome is None and not self._interactive:
+            return Trial(text, size, None, solver, None, None,
+                         note="no reference accepts the case")
+        if outcome is not None and outcome.status != "ok":
+            return Trial(text, size, None, solver, outcome, name,
+                         note=f"reference {name}: {outcome.status} {outcome.error or ''}".strip())
+        if outcome is not None and outcome.answer is None and not self._interactive:
+            return Trial(text, size, None, solver, outcome, name,
+                         note=f"reference {name} wrote no answer")
+        if verdict == "JE":
+            return Trial(text, size, None, solver, outcome, name,
+                         note=f"judge error: {solver.judged.message or 'no message'}")
+        return Trial(text, size, Verdict(verdict), solver, outcome, name)
 
     def time(self, texts: Sequence[str], repeats: int) -> list[list[Outcome]]:
         """S alone on every text, `repeats` times each (interleaved); the outcomes per text."""
@@ -166,6 +238,13 @@ class Judge:
 
     def close(self) -> None:
         self.executor.close()
+
+
+def _refuse_unbuilt(name: str, outcome: Outcome) -> None:
+    """`JudgeError` when a package submission could not be run at all (CE, SKIP)."""
+    if outcome.judged is not None and outcome.judged.verdict in NOT_RUN:
+        raise JudgeError(f"submission {name} cannot be run ({outcome.judged.verdict}): "
+                         f"{(outcome.judged.message or '').strip()[:300]}")
 
 
 def measured_ms(outcomes: Sequence[Outcome], timeout_s: float) -> float:
@@ -209,7 +288,7 @@ def open_judge(problem: Problem, solver: str, against: str | None,
     unused = [e.name for e in full.externals if e.name not in names]
     if unused:
         raise JudgeError(f"--external {unused[0]} is neither the solver nor the reference")
-    selection = Selection(full.stages, full.externals)
+    selection = Selection(full.stages, full.externals, full.submissions)
     executor = make_executor(executor_kind, scheduler, jobs, problem, selection)
     try:
         from pipeline.run.runner import solver_specs
@@ -218,8 +297,35 @@ def open_judge(problem: Problem, solver: str, against: str | None,
         specs = {spec.name: spec for spec in solver_specs(
             problem, selection, request, data_dir, None,
             getattr(executor, "builds_on_workers", False))}
+        specs.update((spec.name, spec) for spec in _package_specs(problem, selection.submissions,
+                                                                  data_dir, executor))
     except BaseException:
         executor.close()
         raise
     return Judge(problem, specs[solver], tuple(specs[name] for name in references), executor,
                  getattr(executor, "size", 1))
+
+
+def _package_specs(problem: Problem, names: tuple[str, ...], data_dir: Path,
+                   executor: Executor) -> list[SolverSpec]:
+    """The specs of the package submissions among S and R, judged at the package's time
+    limit (derived now, as `pipeline run` does, when the package leaves it to its accepted
+    submissions and no run has yet); each is built here first, so that one that does not
+    compile stops the session before it starts."""
+    if not names:
+        return []
+    from pipeline.packages.runjob import submission_build
+    from pipeline.run.submissions import judging_limit, submission_specs
+
+    for name in names:
+        build = submission_build(problem, name)
+        if build.status in NOT_RUN:
+            raise JudgeError(f"submission {name} cannot be run ({build.status}): "
+                             f"{build.message.strip()[:300]}")
+    limit = judging_limit(problem, None)
+    if limit is None:
+        from pipeline.run.runner import load_cases
+        from pipeline.run.submissions import derive_limit
+
+        limit = derive_limit(problem, load_cases(data_dir, problem.id, None), executor)
+    return submission_specs(problem, names, limit)

@@ -3,7 +3,9 @@
 A pass turns the current case into candidate judge texts (the problem's own passes edit the
 structured case, which is rendered; the generic passes edit the text). Every candidate is
 parsed by the problem's own parser (a candidate it rejects is dropped), must be strictly
-simpler (`order.simplicity`), and is run through S and R: it replaces the current case when it
+simpler (`order.simplicity`), must pass the problem's input validators when it has some
+(`Problem.check_input`, a package's validators with the failing case's group: only valid
+inputs are shrunk to), and is run through S and R: it replaces the current case when it
 fails *the same way* (the same verdict of S: still a different answer, or still RE, TLE, ...).
 Candidates are judged in chunks, in the pass's order (boldest first), and the first one that
 fails wins, so the result does not depend on the chunk size, the number of workers or timing:
@@ -71,15 +73,16 @@ class _Stop(Exception):
 
 def shrink(problem: Problem, judge: Judge, case: Case, trial: Trial, *,
            passes: list[Pass] | None = None, deadline: float | None = None,
-           on_step: Callable[[int, int], None] | None = None) -> Shrunk:
+           on_step: Callable[[int, int], None] | None = None, group: str = "") -> Shrunk:
     """The simplest case reachable from the failing (`case`, `trial`) by single steps that
     keep the failure. `deadline` is a `time.monotonic()` value; `on_step(before, after)`
-    hears of every accepted step (sizes)."""
+    hears of every accepted step (sizes). `group` is the test group the case came from (a
+    package validates and judges the candidates as inputs of it)."""
     started = time.monotonic()
     passes = passes_for(problem) if passes is None else passes
     target = trial.verdict
     state = _State(problem, judge, case, trial, simplicity(problem, case, trial.text), target,
-                   deadline)
+                   deadline, group)
     stopped = None
     try:
         progressed = True
@@ -96,7 +99,7 @@ def shrink(problem: Problem, judge: Judge, case: Case, trial: Trial, *,
         stopped = "interrupted"
     final_case, final = state.case, state.trial
     if stopped is None:  # the passes ran to the end: judge the result once more
-        again = judge.check([(final_case, final.text)])[0]
+        again = judge.check([(final_case, final.text)], groups=[group or None])[0]
         if again.verdict == target:
             final = again
         else:  # flaky: keep the case the search started from
@@ -113,12 +116,12 @@ class _State:
     """The current case and what is known about candidates already judged."""
 
     def __init__(self, problem: Problem, judge: Judge, case: Case, trial: Trial,
-                 key: Simplicity, target, deadline: float | None) -> None:
-        self.problem, self.judge = problem, judge
+                 key: Simplicity, target, deadline: float | None, group: str = "") -> None:
+        self.problem, self.judge, self.group = problem, judge, group
         self.case, self.trial, self.key = case, trial, key
         self.target, self.deadline = target, deadline
         # Hashes of the texts judged that did not fail the same way, and of those the parser
-        # rejects (a large case's texts would not all fit in memory).
+        # or the input validators reject (a large case's texts would not all fit in memory).
         self.passed: set[int] = set()
         self.rejected: set[int] = set()
         self.broken: list[str] = []  # passes that raised (then the result is not shown minimal)
@@ -162,6 +165,12 @@ class _State:
             key = simplicity(self.problem, case, text)
             if not key < self.key:
                 continue
+            if self.problem.check_input is not None:
+                try:
+                    self.problem.validate_input(text, self.group)
+                except Exception:
+                    self.rejected.add(digest)
+                    continue
             chunk.append((case, text, key))
             if len(chunk) >= self.chunk:
                 if self._judge(chunk):
@@ -173,7 +182,8 @@ class _State:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise _Stop("deadline")
         started = time.monotonic()
-        trials = self.judge.check([(case, text) for case, text, _ in chunk])
+        trials = self.judge.check([(case, text) for case, text, _ in chunk],
+                                  groups=[self.group or None] * len(chunk))
         elapsed = time.monotonic() - started
         if elapsed < 0.05:
             self.chunk = min(MAX_CHUNK, self.chunk * 2)

@@ -2,7 +2,12 @@
 
 Cases come from the chosen recipes in a fixed interleaving (per cycle, each `tiny` recipe gives
 16 cases, each `edge` recipe 4, each `family` and `max` recipe 1; case k of recipe r for seed s
-is `problem.generate(r, s, k)`), so the sequence of cases depends only on the seed. They are
+is `problem.generate(r, s, k)`), so the sequence of cases depends only on the seed. A problem
+package's recipes are its generators (`pipeline.packages.generators`; `--generator` adds one,
+and the session then uses only the ones given unless `--recipe` says otherwise). A problem
+with input validators (`Problem.check_input`: a package's) checks every generated input with
+them, as an input of the recipe's group; a rejected input is skipped and counted, never a
+failure, and a session whose first inputs are all rejected stops saying why. They are
 judged in rounds through the executor (a round grows while it takes under a quarter of a
 second); an input already judged in this session is not judged again. A failure is a case on
 which S's verdict is WA (its answer differs from R's) or RE, TLE, MLE, OLE. The failures of a
@@ -21,10 +26,10 @@ from __future__ import annotations
 
 import fnmatch
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pipeline.errors import UnknownName
+from pipeline.errors import InputError, UnknownName
 from pipeline.problems import get_problem
 from pipeline.problems.base import Case, Problem, Recipe
 from pipeline.run.solvers import ExternalSolver
@@ -38,10 +43,12 @@ KIND_WEIGHT = {"tiny": 16, "edge": 4, "family": 1, "max": 1}
 MAX_ROUND = 4096
 REPEATS_PER_ROUND = 4
 ROUND_TARGET_S = 0.25
+INVALID_GIVE_UP = 64   # rejected inputs, none accepted yet: the recipes make no valid input
 
 
 class StressError(ValueError):
-    """A session that cannot go on: a recipe raised."""
+    """A session that cannot go on: a recipe raised, there is none, or none makes a valid
+    input."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,8 @@ class StressRequest:
     command: str = ""
     executor: str = "local"             # or "dask" (with `scheduler`, else a local cluster)
     scheduler: str | None = None
+    generators: tuple[str, ...] = ()    # generator commands made recipes ("gen 10 {seed}")
+    group: str | None = None            # a package's test group every case is held to
 
 
 @dataclass(frozen=True)
@@ -85,7 +94,10 @@ class StressSummary:
     generated: int = 0
     judged: int = 0
     repeated: int = 0          # inputs generated again (not judged again)
-    unjudged: int = 0          # no reference could answer
+    invalid: int = 0           # inputs the problem's input validators rejected (not judged)
+    invalid_example: str = ""  # the first rejection: the recipe and the validator's message
+    unjudged: int = 0          # no reference could answer, or the judge failed (JE)
+    unjudged_example: str = ""  # why the first of them was not judged
     search_s: float = 0.0      # generating and judging, shrinking not counted
     rounds: int = 0
     first_round_s: float = 0.0   # includes the workers' start-up (imports, warm-up)
@@ -144,10 +156,61 @@ class Schedule:
         raise AssertionError("unreachable")
 
 
+def with_generators(problem: Problem, commands: tuple[str, ...],
+                    data_dir: Path) -> tuple[Problem, list[Recipe]]:
+    """The problem with a recipe added for each generator command (see
+    `pipeline.packages.generators`), and those recipes; a command that names no program, or
+    one that does not build, raises `GeneratorError` now."""
+    from pipeline.packages.generators import generator_recipe
+    from pipeline.packages.registry import build_dir
+
+    package = problem.load() if problem.kind == "package" else None
+    group = next((c.group for c in package.cases if not c.sample), "") if package else ""
+    made: dict[str, Recipe] = {}
+    for command in commands:
+        recipe = generator_recipe(command, package, build_dir(data_dir), problem.parse, group)
+        made.setdefault(recipe.name, recipe)
+    known = {r.name: r for r in problem.recipes}
+    added = tuple(r for name, r in made.items() if name not in known)
+    chosen = [known.get(name, recipe) for name, recipe in made.items()]
+    return replace(problem, recipes=(*problem.recipes, *added)), chosen
+
+
+def session_recipes(problem: Problem, request: StressRequest,
+                    data_dir: Path) -> tuple[Problem, list[Recipe]]:
+    """The problem (with the `--generator` recipes) and the recipes the session uses, in
+    `request.group` when it names one."""
+    if request.group is not None:
+        _check_group(problem, request.group)
+    if request.generators:
+        problem, recipes = with_generators(problem, request.generators, data_dir)
+        if request.recipes:
+            recipes = choose_recipes(problem, request.recipes)
+    else:
+        recipes = choose_recipes(problem, request.recipes)
+    if not recipes:
+        hint = ('; give a generator with --generator "PROGRAM ARGS {seed}"'
+                if problem.kind == "package" else "")
+        raise StressError(f"problem {problem.id} has no recipe to generate cases from" + hint)
+    if request.group is not None:
+        recipes = [replace(r, group=request.group) for r in recipes]
+        problem = replace(problem, recipes=tuple(
+            next((c for c in recipes if c.name == r.name), r) for r in problem.recipes))
+    return problem, recipes
+
+
+def _check_group(problem: Problem, group: str) -> None:
+    if problem.kind != "package":
+        raise StressError(f"--group is for problem packages; {problem.id} is not one")
+    names = [g.name for g in problem.load().groups]
+    if group not in names:
+        raise StressError(f"package {problem.id} has no test group {group!r}; groups: "
+                          f"{', '.join(names)}")
+
+
 def stress(data_dir: Path, request: StressRequest, status: Status | None = None) -> StressSummary:
     """Run the stress session; the findings are kept as they are made (see the module)."""
-    problem = get_problem(request.problem)
-    recipes = choose_recipes(problem, request.recipes)
+    problem, recipes = session_recipes(get_problem(request.problem), request, Path(data_dir))
     status = status or Status()
     judge = open_judge(problem, request.solver, request.against, request.externals,
                        Path(data_dir), request.jobs, executor_kind=request.executor,
@@ -166,14 +229,30 @@ def stress(data_dir: Path, request: StressRequest, status: Status | None = None)
 
 
 def _generate(problem: Problem, schedule: Schedule, seed: int,
-              index: int) -> tuple[Recipe, int, Case, str]:
+              index: int) -> tuple[Recipe, int, Case | None, str]:
+    """Case `index` of the session: (recipe, k, case, text); the case is None when the
+    problem rejects the input (its parser or input validators), and the text then says why."""
     recipe, k = schedule.at(index)
     try:
         case = problem.generate(recipe.name, seed, k)
         return recipe, k, case, problem.render(case)
+    except InputError as error:
+        return recipe, k, None, str(error)
     except Exception as error:
         raise StressError(f"recipe {recipe.name} (seed {seed}, case {k}) of {problem.id} "
                           f"raised {type(error).__name__}: {error}") from None
+
+
+def _rejection(problem: Problem, recipe: Recipe, text: str) -> str | None:
+    """Why the problem's input validators reject a generated input (None: they accept it, or
+    the problem has none)."""
+    if problem.check_input is None:
+        return None
+    try:
+        problem.validate_input(text, recipe.group)
+    except InputError as error:
+        return str(error)
+    return None
 
 
 def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Judge,
@@ -190,17 +269,41 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
     round_size = 2 * judge.workers  # grows while rounds are quick
     upcoming: list[tuple[int, Recipe, int, Case, str]] = []
 
+    accepted = [0]           # generated inputs the problem accepted
+    rejected: set[int] = set()  # hashes of the generated inputs its validators rejected
+
+    def reject(recipe: Recipe, k: int, why: str) -> None:
+        summary.invalid += 1
+        if not summary.invalid_example:
+            summary.invalid_example = f"{recipe.name} #{k}: {why}"
+        if not accepted[0] and summary.invalid >= INVALID_GIVE_UP:
+            raise StressError(f"the first {summary.invalid} inputs generated for {problem.id} "
+                              f"were all rejected; the first: {summary.invalid_example}")
+
     def prepare_one() -> None:
-        """Generate the next case of the sequence into `upcoming` (unless already judged)."""
+        """Generate the next case of the sequence into `upcoming` (unless already judged, or
+        rejected by the problem)."""
         i = cursor[0]
         cursor[0] += 1
         recipe, k, case, text = _generate(problem, schedule, request.seed, i)
         summary.generated += 1
+        if case is None:
+            reject(recipe, k, text)
+            return
         digest = hash(text)
+        if digest in rejected:
+            reject(recipe, k, "")
+            return
         if digest in seen:
             summary.repeated += 1
             return
+        why = _rejection(problem, recipe, text)
+        if why is not None:
+            rejected.add(digest)
+            reject(recipe, k, why)
+            return
         seen.add(digest)
+        accepted[0] += 1
         upcoming.append((i, recipe, k, case, text))
 
     def prepare_while_judging() -> None:
@@ -221,10 +324,14 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
             prepare_one()
         items, upcoming[:] = list(upcoming), []
         trials = judge.check([(case, text) for _, _, _, case, text in items],
-                             idle=prepare_while_judging)
+                             idle=prepare_while_judging,
+                             groups=[recipe.group or None for _, recipe, _, _, _ in items])
         judged_before = summary.judged
         summary.judged += len(items)
-        summary.unjudged += sum(1 for t in trials if t.verdict is None)
+        for trial in trials:
+            if trial.verdict is None:
+                summary.unjudged += 1
+                summary.unjudged_example = summary.unjudged_example or trial.note or ""
         elapsed = time.monotonic() - round_started
         searched += elapsed
         summary.search_s = searched
@@ -257,7 +364,7 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
 
             shrunk = shrink(problem, judge, case, trial,
                             deadline=time.monotonic() + request.shrink_budget_s,
-                            on_step=on_step)
+                            on_step=on_step, group=recipe.group)
             with interrupts_deferred():
                 how = ("locally minimal" if shrunk.locally_minimal
                        else f"stopped: {shrunk.stopped}")
@@ -275,7 +382,8 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                     found = _keep(data_dir, problem, request, i, recipe.name, k, trial, shrunk,
                                   found_s, cases_tried, host)
                     summary.failures.append(found)
-                    status.say(f"  kept as {found.kept.path} (group {STRESS_GROUP})")
+                    status.say(f"  kept as {found.kept.path} (group "
+                               f"{kept_group(problem, recipe)})")
                     for note in found.kept.problems:
                         status.say(f"  ingest: {note}")
             if shrunk.stopped == "interrupted":
@@ -293,7 +401,8 @@ def _keep(data_dir: Path, problem: Problem, request: StressRequest, index: int, 
 
     final = shrunk.trial
     name = f"{safe_name(request.solver)}-{case_id_of(final.text)[:12]}"
-    kept = keep_case(data_dir, problem, STRESS_GROUP, name, final.text, final.expected)
+    kept = keep_case(data_dir, problem, kept_group(problem, problem.recipe(recipe)), name,
+                     final.text, final.expected)
     finding_id = new_finding_id()
     write_finding(data_dir, {
         "finding_id": finding_id, "kind": "stress", "problem": problem.id,
@@ -315,6 +424,14 @@ def _keep(data_dir: Path, problem: Problem, request: StressRequest, index: int, 
     return Found(index, recipe, k, original, shrunk, found_s, kept, finding_id)
 
 
+def kept_group(problem: Problem, recipe: Recipe) -> str:
+    """Where a finding is kept: group `found`; a package's under its recipe's group
+    (`found/secret/group2`), which its validators and judging then apply to the case."""
+    if problem.kind == "package" and recipe.group:
+        return f"{STRESS_GROUP}/{recipe.group}"
+    return STRESS_GROUP
+
+
 def format_summary(summary: StressSummary) -> str:
     ending = {"stopped": "stopped after enough findings", "budget": "budget spent",
               "interrupted": "interrupted (findings so far are kept)"}.get(summary.status,
@@ -323,8 +440,14 @@ def format_summary(summary: StressSummary) -> str:
              f"{', '.join(summary.recipes)}",
              f"  {summary.judged:,} cases judged in {summary.search_s:.1f} s "
              f"({summary.rate:,.0f} cases/s; {summary.repeated:,} repeated inputs skipped, "
-             f"{summary.unjudged:,} without a reference answer); {ending}",
-             f"  {len(summary.failures)} failures, {len(summary.kept)} kept"]
+             f"{summary.unjudged:,} not judged); {ending}"]
+    if summary.unjudged:
+        lines.append(f"  not judged (no reference answer, or a judge error): "
+                     f"{summary.unjudged:,}; the first: {_short(summary.unjudged_example)}")
+    if summary.invalid:
+        lines.append(f"  {summary.invalid:,} generated inputs rejected by the problem (not "
+                     f"judged); the first: {_short(summary.invalid_example)}")
+    lines.append(f"  {len(summary.failures)} failures, {len(summary.kept)} kept")
     for number, found in enumerate(summary.kept, start=1):
         final = found.shrunk.trial
         how = ("locally minimal" if found.shrunk.locally_minimal

@@ -53,3 +53,17 @@ def test_deleting_lines_also_lowers_the_count_that_heads_them():
 
 def test_lower_numbers_tries_zero_one_half_and_one_less():
     assert list(lower_numbers("6\n")) == ["0\n", "1\n", "3\n", "5\n"]
+
+
+def test_lower_numbers_then_takes_off_a_quarter_an_eighth_and_so_on():
+    assert list(lower_numbers("100\n")) == [f"{v}\n" for v in (0, 1, 50, 75, 88, 94, 97, 99)]
+    assert list(lower_numbers("-9\n")) == [f"{v}\n" for v in (0, -1, -4, -7, -8)]
+    # a failure that needs a number of at least 2^31 gets there from 10^12 in a few dozen
+    # steps of the boldest candidate that still fails, not one step per unit
+    value, steps = 10**12, 0
+    while True:
+        smaller = [int(c) for c in lower_numbers(f"{value}\n") if int(c) >= 2**31]
+        if not smaller:
+            break
+        value, steps = smaller[0], steps + 1
+    assert value == 2**31 and steps < 64

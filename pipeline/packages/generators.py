@@ -1,0 +1,228 @@
+"""A problem package's generators as recipes: a command with `{seed}` filled in per case.
+
+A recipe here is a generator command, words split like a shell would (never run through one):
+the program, then its arguments, one or more of which hold `{seed}`. Case k of the recipe for a
+session's seed runs the command with `{seed}` replaced by a number drawn from the recipe's
+random source (`Recipe.make(rng)`), so the same seed gives the same inputs, and the program's
+standard output is the input (Polygon's `gen ARGS > $`).
+
+Where the commands come from:
+- a Polygon package: the commands of its generated tests (`cmd` in problem.xml). testlib's
+  `registerGen` seeds the generator's random numbers from its whole command line, so a changed
+  or added argument gives another input while the others keep their meaning. The commands
+  that differ only in a last integer argument use it, by Polygon convention, to tell their
+  tests apart: that argument becomes `{seed}` (`gen 10 100 1`, `gen 10 100 2` give
+  `gen 10 100 {seed}`); any other command gets `{seed}` appended (`gen 5 1 10` gives
+  `gen 5 1 10 {seed}`, the generator ignoring the extra argument). One recipe per distinct
+  command so made, named by it, in the group of the first test it came from.
+- `pipeline stress --generator "PROGRAM ARGS..."` (any problem): PROGRAM is a program of the
+  package (a Polygon executable by name, or a file or folder of the package such as
+  `generators/gen.py`), else an external program (a path, or a command on PATH). A command
+  without `{seed}` gets it appended. Source files are built the way the package's own programs
+  are (cached by source hash); an executable file or a command on PATH runs as it is.
+
+A generator that fails (a non-zero exit, a signal, no UTF-8 output) raises `GeneratorError`
+naming the command; whether its input is valid is the caller's to check (the package's input
+validators, with the recipe's group).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.packages.languages import SCRIPT, build_program, detect_language, run_argv
+from pipeline.packages.model import Package, Program
+from pipeline.packages.procs import describe_failure, run_limited
+from pipeline.problems.base import Case, Recipe
+
+SEED = "{seed}"
+SEED_RANGE = (1, 2**31)        # the numbers `{seed}` is filled in with
+GENERATOR_TIME_S = 60.0        # as Polygon's test generation here
+GENERATOR_MEMORY_MB = 2048
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
+class GeneratorError(ValueError):
+    """A generator that cannot be found, built or run, or a command that is not one."""
+
+
+@dataclass(frozen=True)
+class GeneratorCommand:
+    """A generator command with `{seed}` in it, the group its inputs belong to, and where it
+    came from."""
+
+    words: tuple[str, ...]
+    group: str = ""
+    origin: str = ""
+
+    @property
+    def name(self) -> str:
+        return " ".join(self.words)
+
+    def filled(self, seed: int) -> tuple[str, ...]:
+        """The program's arguments for one case."""
+        return tuple(word.replace(SEED, str(seed)) for word in self.words[1:])
+
+
+def split_command(text: str, what: str) -> tuple[str, ...]:
+    """The words of a command (a Polygon script line's `> $` dropped); `GeneratorError` when
+    it is empty or badly quoted."""
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise GeneratorError(f"{what}: cannot split {text!r} into words: {error}") from None
+    if len(words) >= 2 and words[-2] == ">":
+        words = words[:-2]
+    if not words:
+        raise GeneratorError(f"{what}: the generator command is empty")
+    return tuple(words)
+
+
+def with_seed(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The command as given when it holds `{seed}`, else with `{seed}` appended."""
+    return words if any(SEED in word for word in words[1:]) else (*words, SEED)
+
+
+def polygon_commands(package: Package) -> list[GeneratorCommand]:
+    """The seeded commands of a package's generated tests (see the module), in test order."""
+    made: list[tuple[tuple[str, ...], str, str]] = []
+    for case in package.cases:
+        if not case.generated_by:
+            continue
+        try:
+            words = split_command(case.generated_by, case.name)
+        except GeneratorError:  # the loader ran the commands it needed; this one is unusable
+            continue
+        made.append((words, case.group, case.name))
+    endings: dict[tuple[str, ...], set[str]] = {}
+    for words, _, _ in made:
+        if len(words) >= 3 and _INTEGER.fullmatch(words[-1]):
+            endings.setdefault(words[:-1], set()).add(words[-1])
+    commands: dict[tuple[str, ...], GeneratorCommand] = {}
+    for words, group, test in made:
+        if len(endings.get(words[:-1], ())) >= 2:
+            seeded, how = (*words[:-1], SEED), "its last argument as the seed"
+        else:
+            seeded, how = (*words, SEED), "the seed appended"
+        commands.setdefault(seeded, GeneratorCommand(
+            seeded, group, f"test {test} (`{' '.join(words)}`), {how}"))
+    return list(commands.values())
+
+
+def _program_of(package: Package, word: str) -> Program | None:
+    """The package's program named `word`: a Polygon executable (by name or source stem), or
+    a file or folder of the package (from its root, or under `generators/`)."""
+    for program in package.generators:
+        if program.name in (word, Path(word).stem) or program.path.name == word:
+            return program
+    root = package.root.resolve()
+    for path in (root / word, root / "generators" / word):
+        resolved = path.resolve()
+        if not (resolved == root or str(resolved).startswith(str(root) + os.sep)):
+            continue
+        if resolved.is_file() or (resolved.is_dir() and resolved != root):
+            files = (tuple(sorted(p for p in resolved.rglob("*") if p.is_file()))
+                     if resolved.is_dir() else (resolved,))
+            include = next((p.include_files for p in package.programs if p.include_files), ())
+            return Program(name=word, role="generator", path=resolved, files=files,
+                           language=detect_language(list(files)),
+                           convention="testlib" if package.format == "polygon" else "kattis",
+                           include_files=include if package.format == "polygon" else ())
+    return None
+
+
+def resolve_generator(word: str, package: Package | None, build_dir: Path) -> tuple[str, ...]:
+    """The command that runs generator `word` (built first when it is a source)."""
+    program = _program_of(package, word) if package is not None else None
+    where = f"package {package.short_name}" if package is not None else ""
+    if program is None:
+        path = Path(word).expanduser()
+        if path.is_file() or path.is_dir():
+            path = path.resolve()
+            files = (tuple(sorted(p for p in path.rglob("*") if p.is_file()))
+                     if path.is_dir() else (path,))
+            language = detect_language(list(files))
+            if path.is_file() and (language is None or language == SCRIPT):
+                if not os.access(path, os.X_OK):
+                    raise GeneratorError(f"generator {word}: {path} is neither a source file "
+                                         "of a known language nor executable")
+                return (str(path),)
+            program = Program(name=path.name, role="generator", path=path, files=files,
+                              language=language)
+        elif "/" not in word and shutil.which(word):
+            return (shutil.which(word),)
+        else:
+            known = ", ".join(p.name for p in package.generators) if package else ""
+            raise GeneratorError(
+                f"generator {word!r}: not a program of {where or 'the problem'}"
+                + (f" (its generators: {known})" if known else "")
+                + ", not a file, and not a command on PATH")
+    build = build_program(program, build_dir, memory_mb=GENERATOR_MEMORY_MB)
+    if not build.ok:
+        raise GeneratorError(f"generator {word} did not build ({build.status}): "
+                             f"{build.message.strip()[:300]}")
+    return run_argv(build, GENERATOR_MEMORY_MB)
+
+
+def run_generator(argv: tuple[str, ...], command: str) -> str:
+    """The standard output of the generator run as `argv` (`command` names it in errors)."""
+    scratch = Path(tempfile.mkdtemp(prefix="gamebench-generate-"))
+    try:
+        output = scratch / "output"
+        done = run_limited(list(argv), cwd=scratch / "run", stdout=output,
+                           time_s=GENERATOR_TIME_S, memory_mb=GENERATOR_MEMORY_MB)
+        if done.error or done.timed_out or done.exit_code != 0:
+            stderr = done.stderr.strip()[-300:] if done.stderr else ""
+            raise GeneratorError(f"`{command}` failed: {describe_failure(done, 'the generator')}"
+                                 + (f": {stderr}" if stderr else ""))
+        try:
+            return output.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise GeneratorError(f"`{command}` wrote output that is not UTF-8 text") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def command_recipe(command: GeneratorCommand, resolve: Callable[[], tuple[str, ...]],
+                   parse: Callable[[str], Case], description: str) -> Recipe:
+    """The recipe running `command`: `resolve()` gives the program's command (called once,
+    on the first case), `parse` turns its output into a case."""
+    resolved: list[tuple[str, ...]] = []
+
+    def make(rng) -> Case:
+        if not resolved:
+            resolved.append(resolve())
+        seed = rng.randrange(*SEED_RANGE)
+        args = command.filled(seed)
+        text = run_generator((*resolved[0], *args),
+                             " ".join((command.words[0], *args)))
+        return parse(text)
+
+    return Recipe(command.name, "family", description, make, group=command.group)
+
+
+def package_recipes(package: Package, build_dir: Path,
+                    parse: Callable[[str], Case]) -> tuple[Recipe, ...]:
+    """A Polygon package's recipes: one per seeded command of its generated tests. Nothing is
+    built until a recipe makes its first case."""
+    return tuple(
+        command_recipe(command, lambda word=command.words[0]: resolve_generator(
+            word, package, build_dir), parse, f"generator command of {command.origin}")
+        for command in polygon_commands(package))
+
+
+def generator_recipe(text: str, package: Package | None, build_dir: Path,
+                     parse: Callable[[str], Case], group: str = "") -> Recipe:
+    """The recipe of a `--generator` command: its program found and built now, so that a
+    wrong name or a build error stops the session before it starts."""
+    words = with_seed(split_command(text, "--generator"))
+    argv = resolve_generator(words[0], package, build_dir)
+    command = GeneratorCommand(words, group, "--generator")
+    return command_recipe(command, lambda: argv, parse, f"--generator {text}")
