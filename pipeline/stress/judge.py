@@ -10,9 +10,9 @@ skips; for a problem package, its first `main` submission (Polygon), else its fi
 one (S left out).
 
 Jobs go through the same executor as runs (`make_executor`: a local pool of workers that
-import the problem once and run batches). S's verdict comes from `pipeline.verdicts.grade`
-with R's answer as the expected one; a non-`ok` status of S is its verdict (RE, TLE, MLE, OLE)
-whatever R does.
+import the problem once and run batches). S's verdict comes from `pipeline.run.checker`
+(the problem's checker, else its `compare`) with R's answer as the expected one; a non-`ok`
+status of S is its verdict (RE, TLE, MLE, OLE) whatever R does.
 
 A package submission S is judged by the package's own rules (its checker or output validator,
 with the case's group): R runs first, then S with R's answer as the case's answer file, and
@@ -31,11 +31,12 @@ from pathlib import Path
 
 from pipeline.errors import UnknownName
 from pipeline.problems.base import Case, Problem
+from pipeline.run.checker import check_answer
 from pipeline.run.executors import Executor, make_executor
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import ExternalSolver
-from pipeline.verdicts import Verdict, grade
+from pipeline.verdicts import Verdict
 
 FAILING = frozenset({Verdict.WA, Verdict.RE, Verdict.TLE, Verdict.MLE, Verdict.OLE})
 STATUS_VERDICT = {"tle": Verdict.TLE, "mle": Verdict.MLE, "re": Verdict.RE,
@@ -204,7 +205,7 @@ class Judge:
         if outcome.status != "ok":
             return Trial(text, size, None, solver, outcome, name,
                          note=f"reference {name}: {outcome.status} {outcome.error or ''}".strip())
-        verdict, _ = grade(solver.answer, outcome.answer, self.problem.compare)
+        verdict, _ = check_answer(self.problem, text, outcome.answer, solver.answer)
         return Trial(text, size, verdict, solver, outcome, name)
 
     def _package_verdict(self, text: str, size: int, solver: Outcome, outcome: Outcome | None,
