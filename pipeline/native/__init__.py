@@ -7,7 +7,7 @@ shared library compiled when the package is installed costs a `dlopen` (well und
 millisecond) instead. This package is the one place that knows how such code is declared,
 built, cached and loaded, for any part of the pipeline:
 
-    KERNELS = native.library("movcoin2", Path(__file__).with_name("native.c"))
+    KERNELS = native.library("<problem id>", Path(__file__).with_name("native.c"))
     lib = native.load(KERNELS, fallback="numba's JIT")   # a ctypes.CDLL, or None
 
     LAUNCHER = native.program("launcher", Path(__file__).with_name("launcher.c"))
