@@ -112,11 +112,7 @@ def max_corpus(ctx: BenchContext, tests: list[MaxTest],
         folder = root / "raw" / test.problem / "max"
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / f"{test.recipe}.in"
-        if not target.exists():
-            try:
-                os.link(test.path, target)
-            except OSError:
-                shutil.copyfile(test.path, target)
+        _link(test.path, target)
         out = folder / f"{test.recipe}.out"
         argv = list(binaries[test.problem]) if test.problem in binaries else \
             [*pipeline_argv(), "solve", test.problem, "--solver", "fast"]
@@ -127,6 +123,15 @@ def max_corpus(ctx: BenchContext, tests: list[MaxTest],
         files += 2
         size += test.input_bytes + out.stat().st_size
     return Corpus("max", root, files, size)
+
+
+def _link(source: Path, target: Path) -> None:
+    """`target` as a hard link to `source` (a copy across file systems), unless it exists."""
+    if not target.exists():
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copyfile(source, target)
 
 
 def _ingest_once(corpus: Corpus, fresh: bool) -> ProcessRun:
@@ -226,12 +231,7 @@ def run_peak_memory(ctx: BenchContext, tests: list[MaxTest]) -> None:
         root = ctx.work_dir / f"ingest-peak-{test.problem}"
         folder = root / "raw" / test.problem / "max"
         folder.mkdir(parents=True, exist_ok=True)
-        target = folder / f"{test.recipe}.in"
-        if not target.exists():
-            try:
-                os.link(test.path, target)
-            except OSError:
-                shutil.copyfile(test.path, target)
+        _link(test.path, folder / f"{test.recipe}.in")
         rows.append((f"{test.problem}/{test.recipe}.in", root, test.input_bytes))
     bomb_root = ctx.work_dir / "ingest-peak-bomb"
     problem = next(iter(largest), None) or all_problems()[0].id
