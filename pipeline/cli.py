@@ -752,9 +752,11 @@ def hunt_command(
         "--solver", "-s", metavar="NAME", help="The solver to slow down: a stage, a configured solver or an "
         "--external name.")],
     size: Annotated[Optional[int], typer.Option(
-        "--size", min=1, metavar="N", help="Size measure of the inputs (default: the growth ladder's "
-        "first size).")] = None,
-    budget: Annotated[str, typer.Option("--budget", metavar="DURATION", help="Time to search (e.g. 120s).")] = "120s",
+        "--size", min=1, metavar="N", help="Size measure of the inputs (default: the growth "
+        "ladder's first size).")] = None,
+    budget: Annotated[str, typer.Option(
+        "--budget", metavar="DURATION", help="Time to search from the starting cases on "
+        "(e.g. 120s; a round under way finishes).")] = "120s",
     seed: SeedOption = 1,
     jobs: JobsOption = None,
     external: ExternalOption = None,
