@@ -117,8 +117,8 @@ def _options(
 
 # Where a command's cases run; shared by every command that runs cases (`run`, `nightly`).
 ExecutorOption = Annotated[str, typer.Option(
-    "--executor", metavar="KIND", help="Where cases run: local (a process pool on this machine) or dask "
-    "(a Dask cluster).")]
+    "--executor", metavar="KIND", help="Where cases run: local (a process pool on this machine) "
+    "or dask (a Dask cluster).")]
 SchedulerOption = Annotated[Optional[str], typer.Option(
     "--scheduler", metavar="ADDRESS", help="Dask scheduler address, tcp://HOST:PORT (default: "
     "$PIPELINE_SCHEDULER; neither: a local Dask cluster is started for the command).")]
@@ -250,8 +250,8 @@ def ingest_command(
     allow_rejects: Annotated[bool, typer.Option(
         "--allow-rejects", help="Exit 0 even when some files were rejected.")] = False,
     max_file_mb: Annotated[float, typer.Option(
-        "--max-file-mb", min=0.001, metavar="MB", help="Refuse files (and archive members) larger than "
-        "this.")] = 256,
+        "--max-file-mb", min=0.001, metavar="MB", help="Refuse files (and archive members) larger "
+        "than this.")] = 256,
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", "-j", min=1, metavar="N",
         help="Processes validating files (default: the number of cores).")] = None,
@@ -682,31 +682,34 @@ def _stress_errors():
     "pipeline stress --problem PROBLEM --solver mine --external mine=./mine --budget 5m",
     "pipeline stress --problem PROBLEM --solver STAGE --against brute --recipe 'tiny*' "
     "--stop-after 3",
-    "pipeline stress --problem PACKAGE --solver solutions/mine.cpp --generator 'gen 10 100 {seed}'"))
+    "pipeline stress --problem PACKAGE --solver solutions/mine.cpp "
+    "--generator 'gen 10 100 {seed}'"))
 def stress_command(
     ctx: typer.Context,
     problem_id: ProblemOption,
     solver: Annotated[str, typer.Option(
-        "--solver", "-s", metavar="NAME", help="The solver to check: a stage, a configured solver, an "
-        "--external name or a package's submission.")],
+        "--solver", "-s", metavar="NAME", help="The solver to check: a stage, a configured "
+        "solver, an --external name or a package's submission.")],
     against: Annotated[Optional[str], typer.Option(
-        "--against", metavar="NAME", help="The reference (default: the problem's reference order; for a "
-        "package, its main or first accepted submission).")] = None,
+        "--against", metavar="NAME", help="The reference (default: the problem's reference order; "
+        "for a package, its main or first accepted submission).")] = None,
     recipe: Annotated[Optional[list[str]], typer.Option(
-        "--recipe", "-r", metavar="PATTERN", help="Recipe name or shell pattern (repeatable; default: every "
-        "recipe but the max ones; a Polygon package's recipes are its generator commands).")] = None,
+        "--recipe", "-r", metavar="PATTERN", help="Recipe name or shell pattern (repeatable; "
+        "default: every recipe but the max ones; a Polygon package's recipes are its generator "
+        "commands).")] = None,
     generator: Annotated[Optional[list[str]], typer.Option(
-        "--generator", "-g", metavar="COMMAND", help="A generator as a recipe: a program of the package (or "
-        "a path, or a command on PATH) and its arguments, {seed} filled in per case (appended when "
-        "absent); its output is checked by the package's input validators (repeatable; default: none; "
-        "given, the session uses only these unless --recipe is given).")] = None,
+        "--generator", "-g", metavar="COMMAND", help="A generator as a recipe: a program of the "
+        "package (or a path, or a command on PATH) and its arguments, {seed} filled in per case "
+        "(appended when absent); its output is checked by the package's input validators "
+        "(repeatable; default: none; given, the session uses only these unless --recipe is "
+        "given).")] = None,
     group: Annotated[Optional[str], typer.Option(
-        "--group", metavar="GROUP", help="A package's test group whose rules every generated case is "
-        "held to: its validator arguments, its judging (default: a Polygon test's own group; for "
-        "--generator, the package's first group of secret cases).")] = None,
+        "--group", metavar="GROUP", help="A package's test group whose rules every generated case "
+        "is held to: its validator arguments, its judging (default: a Polygon test's own group; "
+        "for --generator, the package's first group of secret cases).")] = None,
     budget: Annotated[str, typer.Option(
-        "--budget", metavar="DURATION", help="The session's time (e.g. 60s, 5m); a shrink under way "
-        "finishes.")] = "60s",
+        "--budget", metavar="DURATION", help="The session's time (e.g. 60s, 5m); a shrink under "
+        "way finishes.")] = "60s",
     stop_after: Annotated[int, typer.Option(
         "--stop-after", min=1, metavar="N", help="Stop after this many findings.")] = 1,
     seed: SeedOption = 1,
@@ -749,8 +752,8 @@ def hunt_command(
     ctx: typer.Context,
     problem_id: ProblemOption,
     solver: Annotated[str, typer.Option(
-        "--solver", "-s", metavar="NAME", help="The solver to slow down: a stage, a configured solver or an "
-        "--external name.")],
+        "--solver", "-s", metavar="NAME", help="The solver to slow down: a stage, a configured "
+        "solver or an --external name.")],
     size: Annotated[Optional[int], typer.Option(
         "--size", min=1, metavar="N", help="Size measure of the inputs (default: the growth "
         "ladder's first size).")] = None,
