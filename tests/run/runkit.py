@@ -16,6 +16,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from processkit import alive, children_of  # noqa: F401 (the tests import them from here)
 
 from pipeline.corpus.ingest import ingest
 from pipeline.tables.results import read_run_results
@@ -138,16 +139,6 @@ def run_cli(data_dir: Path, *args: str, cwd: Path | None = None,
                           capture_output=True, text=True, timeout=timeout)
 
 
-def alive(pid: int) -> bool:
-    """True while `pid` is a live process (a zombie waiting to be reaped counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            state = handle.read().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")
-
-
 def wait_until(condition, timeout: float = 10.0, interval: float = 0.02) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -156,21 +147,6 @@ def wait_until(condition, timeout: float = 10.0, interval: float = 0.02) -> bool
         time.sleep(interval)
     return condition()
 
-
-def children_of(pid: int) -> list[int]:
-    """Pids of the live processes whose parent is `pid`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
-            found.append(int(entry))
-    return found
 
 
 def processes_with(token: str) -> dict[int, list[str]]:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import polars as pl
+from processkit import alive, children_of  # noqa: F401 (the tests import them from here)
 
 from pipeline.problems.base import Problem
 from pipeline.stress.order import simplicity
@@ -90,28 +91,3 @@ def single_steps(problem: Problem, text: str, passes=None) -> list[tuple[object,
                 found.append((parsed, candidate))
     return found
 
-
-def alive(pid: int) -> bool:
-    """True while `pid` is a live process (a zombie counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            state = handle.read().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")
-
-
-def children_of(pid: int) -> list[int]:
-    """Pids of the live processes whose parent is `pid`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
-            found.append(int(entry))
-    return found
