@@ -23,6 +23,7 @@ from pipeline.packages.judge import build_package, judge_case
 from pipeline.packages.languages import Build
 from pipeline.packages.model import CaseResult, Package, RunLimits, TestCase
 from pipeline.packages.problem import PackageProblem, case_in_group
+from pipeline.run.external import scratch_root
 from pipeline.run.jobs import Job, Outcome
 
 _submissions: dict[tuple[Path, str], Build] = {}
@@ -85,7 +86,8 @@ def judge_job(job: Job) -> Outcome:
     limits = RunLimits(time_s=job.solver.judged_time_s or problem.time_limit_s,
                        memory_mb=package.limits.memory_mb, output_mb=package.limits.output_mb,
                        kill_after_s=job.solver.kill_after_s)
-    scratch = Path(tempfile.mkdtemp(prefix="gamebench-judge-"))
+    # In the worker's own scratch folder, which goes with the worker however it ends.
+    scratch = Path(tempfile.mkdtemp(prefix="judge-", dir=scratch_root()))
     try:
         case = package_case(problem, job.input)
         if case is None:

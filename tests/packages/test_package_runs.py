@@ -10,12 +10,16 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import polars as pl
 import pytest
 
 from packagekit import ALL, FIXTURES
+from processkit import children_of
+
+from pipeline.run.external import scratch_prefix
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -198,8 +202,13 @@ def test_an_interrupted_package_run_resumes_and_holds_expectations_over_all_of_i
         assert started.poll() is None and time.monotonic() < deadline, "the run never started"
         time.sleep(0.05)
     time.sleep(1.5)  # the quick cases are done; spin_big.c spins on the last one
+    workers = children_of(started.pid)
     started.send_signal(signal.SIGINT)
     assert started.wait(timeout=60) == 130
+    # the workers' scratch folders (the judged cases' files among them) went with them
+    left = [path for pid in workers for base in (Path("/dev/shm"), Path(tempfile.gettempdir()))
+            for path in base.glob(f"{scratch_prefix(pid)}*")]
+    assert left == []
     [run_id] = pl.read_parquet(runs / "*.parquet")["run_id"].to_list()
     kept = table(data, "results").height
     assert 0 < kept < 30
