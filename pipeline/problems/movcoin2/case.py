@@ -294,10 +294,16 @@ def path_case(n: int, coin_nodes: tuple[int, ...]) -> Movcoin2Case:
 
 # -- sizes ------------------------------------------------------------------------------------
 def size(case: Movcoin2Case) -> int:
+    if case.forest is not None:  # read natively: no tuples built
+        return case.forest.total
     return sum(test.n for test in case.tests)
 
 
 def size_values(case: Movcoin2Case) -> dict[str, int]:
+    forest = case.forest
+    if forest is not None:  # read natively: the packed forest has it all, no tuples built
+        return {"tests": len(forest.sizes), "sum_n": forest.total, "max_n": max(forest.sizes),
+                "coin_nodes": bytes(forest.odd).count(1)}
     return {
         "tests": len(case.tests),
         "sum_n": size(case),
