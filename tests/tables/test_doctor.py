@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,7 +40,11 @@ def copy_of(data: Path, tmp_path: Path) -> Path:
 
 def test_a_truncated_results_chunk_is_named_and_quarantined(two_runs, tmp_path):
     data = copy_of(two_runs, tmp_path)
-    chunk = sorted((data / "tables" / "results").glob("*.parquet"))[-1]
+    # a chunk of the latest run (by its start: two runs may start within one second, and a
+    # run id orders by the second, then by a random suffix), which every command reads
+    runs = pl.read_parquet(data / "tables" / "runs" / "*.parquet").sort("started_at")
+    latest = runs["run_id"][-1]
+    chunk = sorted((data / "tables" / "results").glob(f"{latest}-*.parquet"))[-1]
     chunk.write_bytes(chunk.read_bytes()[: chunk.stat().st_size // 2])
     for args in (["query", "SELECT count(*) FROM results"], ["slow"], ["mismatches"],
                  ["compare", "--problem", "arc087e"], ["report", "--out", str(tmp_path / "r.html")]):
