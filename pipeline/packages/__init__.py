@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.packages.errors import PackageError
-from pipeline.packages.expectations import (Agreement, TimeLimit, check_expectations,
+from pipeline.packages.expectations import (Agreement, TimeLimit, aligned, check_expectations,
                                             derive_time_limit, given_time_limit,
                                             lower_bound_submissions, verdict_at)
 from pipeline.packages.judge import (PackageBuilds, build_package, default_limits, judge_case,
@@ -177,9 +177,7 @@ class PackageReport:
         for a in self.agreements:
             rows.append((a.submission, a.expected, a.got, a.status + (
                 " (sensitive to time limit)" if a.sensitive else "")))
-        widths = [max(len(r[i]) for r in rows) for i in range(4)]
-        return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
-                         for row in rows)
+        return "\n".join(aligned(rows))
 
 
 def judge_package(package: Package, build_dir: Path | None = None, workdir: Path | None = None,

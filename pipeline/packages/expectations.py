@@ -172,6 +172,12 @@ class Agreement:
         return self.status == "agree"
 
 
+def aligned(rows: list[tuple[str, ...]]) -> list[str]:
+    """Rows of cells as lines with each column left-aligned to its widest cell."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
 def _fmt(verdicts: list[str]) -> str:
     counts: dict[str, int] = {}
     for v in verdicts:

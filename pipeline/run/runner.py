@@ -397,25 +397,20 @@ def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
 
 def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expected: str | None,
                 expected_source: str | None, size: int | None, info: dict) -> dict:
-    error = outcome.error
+    error, score, message = outcome.error, None, None
     if outcome.judged is not None:  # judged where it ran, by the package's own rules
         judged = outcome.judged
-        return {"run_id": run_id, "problem": problem.id, "case_id": job.case_id,
-                "solver": job.solver.name, "repeat": job.repeat, "verdict": judged.verdict,
-                "answer": judged.answer, "score": judged.score, "message": judged.message or None,
-                "wall_ms": outcome.wall_ms, "cpu_ms": outcome.cpu_ms,
-                "peak_rss_kb": outcome.peak_rss_kb, "exit_code": outcome.exit_code,
-                "error": None if judged.verdict == "AC" else (judged.message or None),
-                "expected_source": expected_source if expected is not None else None,
-                "size": size, "host": outcome.host or info["host"], "finished_at": now()}
-    if outcome.status == "ok":
+        verdict, score, message = Verdict(judged.verdict), judged.score, judged.message or None
+        error = None if verdict is Verdict.AC else message
+    elif outcome.status == "ok":
         verdict, difference = check_answer(problem, job.input, expected, outcome.answer)
         error = difference or error
     else:
         verdict = _STATUS_VERDICT[outcome.status]
     return {"run_id": run_id, "problem": problem.id, "case_id": job.case_id,
             "solver": job.solver.name, "repeat": job.repeat, "verdict": verdict.value,
-            "answer": outcome.answer, "wall_ms": outcome.wall_ms, "cpu_ms": outcome.cpu_ms,
+            "answer": outcome.answer, "score": score, "message": message,
+            "wall_ms": outcome.wall_ms, "cpu_ms": outcome.cpu_ms,
             "peak_rss_kb": outcome.peak_rss_kb, "exit_code": outcome.exit_code, "error": error,
             "expected_source": expected_source if expected is not None else None,
             "size": size, "host": outcome.host or info["host"], "finished_at": now()}

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pipeline.packages.expectations import (Agreement, TimeLimit, check_expectations,
+from pipeline.packages.expectations import (Agreement, TimeLimit, aligned, check_expectations,
                                             derive_time_limit, lower_bound_submissions,
                                             margins)
 from pipeline.packages.model import CaseResult
@@ -130,10 +130,8 @@ class Expectations:
             if a.with_extra_time:
                 status += " (with the safety margin's extra time)"
             rows.append((a.submission, a.expected, a.got, status))
-        widths = [max(len(r[i]) for r in rows) for i in range(4)]
         lines = [f"time limit {self.limit.time_s:g} s: {self.limit.how}"]
-        lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
-                  for row in rows]
+        lines += ["  " + line for line in aligned(rows)]
         for a in self.agreements:
             if a.status in ("disagree", "judge-error", "skipped"):
                 for d in a.disagreements:
