@@ -797,7 +797,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from pipeline import signals
     from pipeline.config import ConfigError
-    from pipeline.tables.files import DamagedTable
+    from pipeline.tables.layout import DamagedTable
     from pipeline.tables.lock import LockHeld
 
     signals.install()

@@ -28,25 +28,28 @@ from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path, PurePosixPath
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
-from pipeline.corpus.validate import Item, validate
+from pipeline.corpus.validate import Checked, Item, validate_all
 from pipeline.corpus.walk import (Fault, FoundPackage, Namespace, ReadFault, Source,
                                   SourceReader, scan)
 from pipeline.errors import InputError, UnknownName
 from pipeline.problems import (Problem, add_problem_dirs, get_problem, module_problem_ids,
                                problem_folder, problem_ids)
 from pipeline.problems.tokens import normalise_newlines
-from pipeline.tables.files import migrate, now, problem_file, read_file, write_problem_file
+from pipeline.tables.layout import now, problem_file
 from pipeline.tables.lock import data_lock
-from pipeline.tables.schemas import REJECTS, cases_schema
+
+if TYPE_CHECKING:  # Polars is imported where tables are read or written: the reading and
+    import polars as pl  # validating before that need none of it (see `validate_all`)
 
 DEFAULT_MAX_FILE_MB = 256
 MESSAGE_CHARS = 400
@@ -93,6 +96,16 @@ class IngestSummary:
 
 def case_id_of(text: str) -> str:
     return hashlib.sha256(normalise_newlines(text).encode("utf-8")).hexdigest()
+
+
+def _text_and_id(data: bytes) -> tuple[str, str, int]:
+    """The normalised text of a judge file, its case id (`case_id_of` of that text) and the
+    length of its UTF-8."""
+    if b"\r" in data:
+        text = normalise_newlines(_decode(data))
+        encoded = text.encode("utf-8")
+        return text, hashlib.sha256(encoded).hexdigest(), len(encoded)
+    return _decode(data), hashlib.sha256(data).hexdigest(), len(data)  # its UTF-8 is `data`
 
 
 def default_roots(data_dir: Path) -> list[Path]:
@@ -146,7 +159,7 @@ def _reject(problem: str, source: str, line: int | None, column: int | None, rul
 def _provenance(namespace: Namespace, expected_path: str, cache: dict[str, str],
                 reader: SourceReader) -> str:
     """`file`, or the stage named by a `pipeline generate` manifest beside the file."""
-    manifest = str(PurePosixPath(expected_path).parent / MANIFEST_NAME)
+    manifest = posixpath.join(posixpath.dirname(expected_path), MANIFEST_NAME)
     if manifest not in cache:
         source = namespace.files.get(manifest)
         try:
@@ -165,6 +178,7 @@ class Record:
     group: str
     case_id: str
     text: str                    # normalised input
+    input_bytes: int             # length of its UTF-8
     expected: str | None
     expected_label: str | None
     produced_by: str | None
@@ -173,11 +187,11 @@ class Record:
 
 
 def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
-                  summary: ProblemSummary, stored: dict[str, str | None], reader: SourceReader,
-                  limit_bytes: int, when, jobs: int | None,
+                  summary: ProblemSummary, reader: SourceReader, limit_bytes: int, when,
                   progress: Callable[..., None] | None, done: list[int],
                   total: int) -> list[Record]:
-    """Read every input of `items`, validate what is new; rejects go into `summary`."""
+    """Read every input (and expected output) of `items`; what cannot be read is a reject
+    in `summary`."""
     limit = limit_bytes
     if problem.input_mb is not None:
         limit = min(limit, int(problem.input_mb * (1 << 20)))
@@ -192,7 +206,8 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
             progress(done[0], total)
         try:
             summary.files_read += 1
-            text = normalise_newlines(_decode(reader.read(namespace.files[found.input], limit)))
+            text, case_id, input_bytes = _text_and_id(
+                reader.read(namespace.files[found.input], limit))
         except ReadFault as fault:
             message = fault.message
             if fault.rule == "too-large" and limit < limit_bytes:
@@ -221,16 +236,14 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
                 continue
         produced_by = _provenance(namespace, found.expected, provenance.setdefault(
             id(namespace), {}), reader) if expected is not None else None
-        records.append(Record(source, found.group, case_id_of(text), text, expected,
+        records.append(Record(source, found.group, case_id, text, input_bytes, expected,
                               expected_label, produced_by))
-    _validate(problem, records, summary, stored, when, jobs)
-    return [r for r in records if r.case_id]
+    return records
 
 
-def _validate(problem: Problem, records: list[Record], summary: ProblemSummary,
-              stored: dict[str, str | None], when, jobs: int | None) -> None:
-    """Parse the inputs not stored yet (each distinct one once) and check every expected
-    output that is new for its case; a record that fails gets an empty `case_id`."""
+def _pending(records: list[Record], stored: dict[str, str | None]) -> list[Item]:
+    """What to validate: each input not stored yet (each distinct one once), and every
+    expected output that is new for its case."""
     first: dict[str, int] = {}
     pending: list[Item] = []
     for index, record in enumerate(records):
@@ -242,7 +255,13 @@ def _validate(problem: Problem, records: list[Record], summary: ProblemSummary,
                                 record.group))
         if is_new:
             first[record.case_id] = index
-    checked = validate(problem.id, pending, jobs)
+    return pending
+
+
+def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Checked],
+                  summary: ProblemSummary, when) -> list[Record]:
+    """The records that passed; each failure becomes a reject (and so does the same input
+    under its other names)."""
     for index, record in enumerate(records):
         result = checked.get(index)
         if result is None:
@@ -262,6 +281,7 @@ def _validate(problem: Problem, records: list[Record], summary: ProblemSummary,
             record.case_id = ""
             continue
         record.size, record.size_values = result.size, result.size_values
+    return [r for r in records if r.case_id]
 
 
 # -- merging ------------------------------------------------------------------------------------
@@ -273,9 +293,27 @@ def _first_difference_line(expected: str, got: str) -> int:
     return min(expected.count("\n"), got.count("\n")) + 1
 
 
+def stored_answers(data_dir: Path, problem_id: str) -> dict[str, str | None]:
+    """Expected output (or None) of every stored case of a problem, by case id."""
+    path = problem_file(data_dir, "cases", problem_id)
+    if not path.exists():
+        return {}
+    from pipeline.tables.files import read_file
+    from pipeline.tables.schemas import cases_schema
+
+    stored = read_file(path, cases_schema(), ["case_id", "expected"])
+    return dict(zip(stored["case_id"], stored["expected"]))
+
+
+# The columns an ingest may change in a stored row (the rest stay as they were stored).
+MERGED_COLUMNS = ("case_id", "source", "sources", "group", "groups", "expected",
+                  "expected_source")
+
+
 def _merge(problem: Problem, rows: dict[str, dict], record: Record, summary: ProblemSummary,
-           when) -> bool:
-    """Merge one record into the stored rows; True when something changed."""
+           when) -> str | None:
+    """Merge one record into the rows (stored ones hold `MERGED_COLUMNS` only); returns the
+    case id of the row it changed, or None."""
     row = rows.get(record.case_id)
     if row is None:
         if record.size is None:  # stored when it was read, gone since: measure it now
@@ -286,11 +324,11 @@ def _merge(problem: Problem, rows: dict[str, dict], record: Record, summary: Pro
             "sources": [record.source], "group": record.group, "groups": [record.group],
             "input": record.text, "expected": record.expected,
             "expected_source": record.produced_by, "size": record.size,
-            "input_bytes": len(record.text.encode("utf-8")), "ingested_at": when,
+            "input_bytes": record.input_bytes, "ingested_at": when,
             **(record.size_values or {}),
         }
         summary.added += 1
-        return True
+        return record.case_id
     changed = False
     if record.expected is not None and row["expected"] is not None \
             and problem.compare(row["expected"], record.expected) is not None:
@@ -300,7 +338,7 @@ def _merge(problem: Problem, rows: dict[str, dict], record: Record, summary: Pro
             problem.id, record.expected_label, line, None, "conflict",
             f"expected output differs from the stored answer of the same input (from "
             f"{row['source']}): {problem.compare(row['expected'], record.expected)}", when))
-        return False
+        return None
     if record.expected is not None and row["expected"] is None:
         row["expected"], row["expected_source"] = record.expected, record.produced_by
         summary.expected_added += 1
@@ -315,21 +353,65 @@ def _merge(problem: Problem, rows: dict[str, dict], record: Record, summary: Pro
         row["sources"] = [*row["sources"], record.source]
         summary.duplicates += 1
         changed = True
-    return changed
+    return record.case_id if changed else None
+
+
+def _column(name: str, values: list, dtype: pl.DataType) -> pl.Series:
+    """One column of `_frame`; a list column of one-item lists (the usual `sources` and
+    `groups`) is built from its items, which is many times faster than list by list."""
+    import polars as pl
+
+    if isinstance(dtype, pl.List) and values and all(
+            isinstance(v, list) and len(v) == 1 for v in values):
+        return pl.Series(name, [v[0] for v in values], dtype=dtype.inner).to_frame().select(
+            pl.concat_list(name)).to_series()
+    return pl.Series(name, values, dtype=dtype, strict=False)
+
+
+def _frame(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """Rows as a frame of `schema`, built column by column."""
+    import polars as pl
+
+    return pl.DataFrame([_column(name, [row.get(name) for row in rows], dtype)
+                         for name, dtype in schema.items()])
 
 
 def _store(data_dir: Path, problem: Problem, records: list[Record], summary: ProblemSummary,
            scanned: set[str], when) -> None:
-    """Merge into the tables as they are now (call under the data folder's lock)."""
+    """Merge into the tables as they are now (call under the data folder's lock).
+
+    Stored rows are looked at by their `MERGED_COLUMNS` alone; when the ingest changes the
+    table, rows it did not touch are carried over as stored (inputs are never converted),
+    every row keeps its place and new rows come last."""
+    import polars as pl
+
+    from pipeline.tables.files import read_file, write_problem_file
+    from pipeline.tables.schemas import REJECTS, cases_schema
+
     schema = cases_schema()
     stored = read_file(problem_file(data_dir, "cases", problem.id), schema)
-    rows: dict[str, dict] = {row["case_id"]: row for row in stored.iter_rows(named=True)}
-    changed = False
+    rows: dict[str, dict] = {row["case_id"]: row
+                             for row in stored.select(MERGED_COLUMNS).iter_rows(named=True)}
+    stored_ids = set(rows)
+    touched: dict[str, None] = {}
     for record in records:
-        changed = _merge(problem, rows, record, summary, when) or changed
-    if changed:
-        frame = pl.DataFrame(list(rows.values()), schema=schema, strict=False)
-        write_problem_file(data_dir, "cases", problem.id, frame, schema)
+        case_id = _merge(problem, rows, record, summary, when)
+        if case_id is not None:
+            touched[case_id] = None
+    if touched:
+        changed = [case_id for case_id in touched if case_id in stored_ids]
+        indexed = stored.with_row_index("order")
+        kept = indexed.filter(~pl.col("case_id").is_in(changed))
+        rewritten = (indexed.filter(pl.col("case_id").is_in(changed))
+                     .drop(MERGED_COLUMNS[1:])
+                     .join(_frame([rows[case_id] for case_id in changed],
+                                  {name: schema[name] for name in MERGED_COLUMNS}),
+                           on="case_id"))
+        added = _frame([rows[case_id] for case_id in touched if case_id not in stored_ids],
+                       schema).with_row_index("order", offset=stored.height)
+        frame = pl.concat([part.select(kept.columns) for part in (kept, rewritten, added)])
+        write_problem_file(data_dir, "cases", problem.id, frame.sort("order").drop("order"),
+                           schema)
     rejects_path = problem_file(data_dir, "rejects", problem.id)
     old = read_file(rejects_path, REJECTS)
     kept = old.filter(~pl.col("source").is_in(list(scanned)))
@@ -443,19 +525,26 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     done = [0]
     reader = SourceReader()
     records: dict[str, list[Record]] = {}
+    pending: dict[str, list[Item]] = {}
     try:
         for problem_id, items in work.items():
-            problem = get_problem(problem_id)
-            stored = read_file(problem_file(data_dir, "cases", problem_id), cases_schema(),
-                               ["case_id", "expected"])
             records[problem_id] = _read_problem(
-                problem, items, summary.problems[problem_id],
-                dict(zip(stored["case_id"], stored["expected"])), reader,
-                int(max_file_mb * (1 << 20)), when, jobs, progress, done, total)
+                get_problem(problem_id), items, summary.problems[problem_id], reader,
+                int(max_file_mb * (1 << 20)), when, progress, done, total)
+            pending[problem_id] = _pending(records[problem_id],
+                                           stored_answers(data_dir, problem_id))
     finally:
         reader.close()
+    checked = validate_all(pending, jobs, meanwhile=lambda: import_module("pipeline.tables.files"))
+    for problem_id, problem_records in records.items():
+        records[problem_id] = _apply_checks(get_problem(problem_id), problem_records,
+                                            checked[problem_id], summary.problems[problem_id],
+                                            when)
     if not summary.problems:
         return summary
+    from pipeline.tables.files import migrate
+    from pipeline.tables.schemas import REJECTS, cases_schema
+
     with data_lock(data_dir, wait=wait):
         # Files written before a schema change are brought up to it, once per ingest.
         migrate(data_dir, "cases", cases_schema())

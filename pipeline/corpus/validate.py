@@ -1,9 +1,10 @@
 """Validating judge files with their problem's own parser, on every core when it pays.
 
-`validate(problem_id, items, jobs)` parses each new input (its size measures come with it) and
-checks each new expected output against its case. Small batches run in this process; when the
-new bytes add up to more than `PARALLEL_FROM_BYTES`, they are split into batches that worker
-processes (each importing the problem once) validate in parallel.
+`validate_all({problem: items}, jobs)` parses each new input (its size measures come with it)
+and checks each new expected output against its case. A little work runs in this process; when
+the new bytes add up to more than `PARALLEL_FROM_BYTES`, or the items to more than
+`PARALLEL_FROM_ITEMS`, they are split into batches that one pool of worker processes validates
+in parallel, every problem's batches together.
 
 Every outcome is a value, never an exception: an `InputError` becomes the item's error with its
 line and rule; any other failure of a parser is a `parser-error`; a worker that dies on an item
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pipeline.errors import InputError
 
 PARALLEL_FROM_BYTES = 8 << 20
+PARALLEL_FROM_ITEMS = 20_000
 BATCH_BYTES = 4 << 20
 BATCH_ITEMS = 2000
 MESSAGE_CHARS = 400
@@ -96,49 +98,107 @@ def check_items(problem_id: str, items: Iterable[Item]) -> list[Checked]:
     return out
 
 
-def _batches(items: list[Item]) -> list[list[Item]]:
-    batches: list[list[Item]] = []
-    current: list[Item] = []
-    size = 0
-    for item in items:
-        if current and (size + len(item.text) > BATCH_BYTES or len(current) >= BATCH_ITEMS):
-            batches.append(current)
-            current, size = [], 0
-        current.append(item)
-        size += len(item.text) + len(item.expected or "")
-    if current:
-        batches.append(current)
-    return batches
+@dataclass(frozen=True)
+class _Batch:
+    problem_id: str
+    start: int
+    stop: int
+    size: int     # bytes of text in the batch
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=workers,
-                               mp_context=multiprocessing.get_context("spawn"))
+def _batches(work: dict[str, list[Item]], workers: int) -> list[_Batch]:
+    """Ranges of each problem's items, about `workers * 4` in all (so the cores stay busy to
+    the end) and none over `BATCH_BYTES` or `BATCH_ITEMS`, the largest first."""
+    total_items = sum(len(items) for items in work.values())
+    most_items = max(1, min(BATCH_ITEMS, -(-total_items // (workers * 4))))
+    batches: list[_Batch] = []
+    for problem_id, items in work.items():
+        start, size = 0, 0
+        for index, item in enumerate(items):
+            if index > start and (size + len(item.text) > BATCH_BYTES
+                                  or index - start >= most_items):
+                batches.append(_Batch(problem_id, start, index, size))
+                start, size = index, 0
+            size += len(item.text) + len(item.expected or "")
+        if start < len(items):
+            batches.append(_Batch(problem_id, start, len(items), size))
+    return sorted(batches, key=lambda b: -b.size)
 
 
-def validate(problem_id: str, items: list[Item], jobs: int | None = None) -> dict[int, Checked]:
-    """Checked result of every item, by index."""
-    total = sum(len(i.text) + len(i.expected or "") for i in items)
-    workers = min(jobs or os.cpu_count() or 1, max(1, total // BATCH_BYTES))
-    if total < PARALLEL_FROM_BYTES or workers < 2:
-        return {c.index: c for c in check_items(problem_id, items)}
-    results: dict[int, Checked] = {}
-    lost: list[Item] = []
-    with _pool(workers) as pool:
-        futures = [(batch, pool.submit(check_items, problem_id, batch))
-                   for batch in _batches(items)]
-        for batch, future in futures:
-            try:
-                results.update((c.index, c) for c in future.result())
-            except BrokenProcessPool:
-                lost.extend(batch)
-    for item in lost:  # one at a time, each in a fresh worker: find the one that kills it
-        with _pool(1) as pool:
+# The items of the validation under way, inherited by forked workers (so no text is copied
+# to them); empty in a spawned worker, which gets its items as arguments.
+_INHERITED: dict[str, list[Item]] = {}
+
+
+def _check_inherited(problem_id: str, start: int, stop: int) -> list[Checked]:
+    return check_items(problem_id, _INHERITED[problem_id][start:stop])
+
+
+def _only_thread() -> bool:
+    """True when this process runs a single thread, so forking it is safe."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+def _pool(workers: int, fork: bool) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(
+        "fork" if fork else "spawn"))
+
+
+def _submit(pool: ProcessPoolExecutor, batch: _Batch, items: list[Item], fork: bool):
+    if fork:
+        return pool.submit(_check_inherited, batch.problem_id, batch.start, batch.stop)
+    return pool.submit(check_items, batch.problem_id, items[batch.start:batch.stop])
+
+
+def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
+                 meanwhile: Callable[[], object] | None = None) -> dict[str, dict[int, Checked]]:
+    """Checked result of every item of every problem, by problem and index.
+
+    One pool of workers serves every problem. Workers are forked from this process when it
+    runs a single thread (they inherit the items), else spawned (the items are sent).
+    `meanwhile` is called while workers validate (or before validating here)."""
+    total = sum(len(i.text) + len(i.expected or "") for items in work.values() for i in items)
+    count = sum(len(items) for items in work.values())
+    workers = min(jobs or os.cpu_count() or 1, max(1, total // BATCH_BYTES, count // 1000))
+    results: dict[str, dict[int, Checked]] = {problem_id: {} for problem_id in work}
+    if (total < PARALLEL_FROM_BYTES and count < PARALLEL_FROM_ITEMS) or workers < 2:
+        if meanwhile:
+            meanwhile()
+        for problem_id, items in work.items():
+            results[problem_id] = {c.index: c for c in check_items(problem_id, items)}
+        return results
+    fork = _only_thread()
+    lost: list[tuple[str, Item]] = []
+    _INHERITED.update(work)
+    try:
+        with _pool(workers, fork) as pool:
+            futures = [(batch, _submit(pool, batch, work[batch.problem_id], fork))
+                       for batch in _batches(work, workers)]
+            if meanwhile:
+                meanwhile()
+            for batch, future in futures:
+                try:
+                    results[batch.problem_id].update((c.index, c) for c in future.result())
+                except BrokenProcessPool:
+                    lost.extend((batch.problem_id, item)
+                                for item in work[batch.problem_id][batch.start:batch.stop])
+    finally:
+        _INHERITED.clear()
+    for problem_id, item in lost:  # one at a time, each in a fresh worker: find the culprit
+        with _pool(1, fork=False) as pool:
             try:
                 [checked] = pool.submit(check_items, problem_id, [item]).result()
             except BrokenProcessPool:
                 checked = Checked(item.index, error=Flaw(
                     "input", None, None, "parser-crashed",
                     "the validating process died while parsing this file"))
-        results[item.index] = checked
+        results[problem_id][item.index] = checked
     return results
+
+
+def validate(problem_id: str, items: list[Item], jobs: int | None = None) -> dict[int, Checked]:
+    """Checked result of every item of one problem, by index."""
+    return validate_all({problem_id: items}, jobs)[problem_id]

@@ -19,7 +19,7 @@ import os
 import stat
 import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 # Archive members: refused before reading when one would inflate more than this many times
 # (a 100 KB zip of 100 MB of zeros is 1000:1; real test data stays far below 100:1) ...
@@ -103,23 +103,25 @@ def _is_utf8(name: str) -> bool:
     return True
 
 
-def problem_of(rel: PurePosixPath, root_name: str, override: str | None,
+def problem_of(rel: str, root_name: str, override: str | None,
                ids: frozenset[str]) -> tuple[str | None, str]:
-    """(problem id, path inside that problem's folder) for a file at `rel` under a root."""
-    if override:
-        return override, str(rel)
-    if root_name in ids:
-        return root_name, str(rel)
-    first = rel.parts[0]
-    name = first[:-4] if first.endswith(".zip") and len(rel.parts) == 1 else first
+    """(problem id, path inside that problem's folder) for a file at `rel` (a relative path
+    with `/` between its parts) under a root."""
+    if override or root_name in ids:
+        return override or root_name, rel
+    first, slash, inner = rel.partition("/")
+    name = first[:-4] if first.endswith(".zip") and not slash else first
     if name in ids:
-        inner = str(PurePosixPath(*rel.parts[1:])) if len(rel.parts) > 1 else first
-        return name, inner
-    return None, str(rel)
+        return name, inner or first
+    return None, rel
 
 
 def _error_text(error: OSError) -> str:
     return error.strerror or type(error).__name__
+
+
+def _child(rel: str, name: str) -> str:
+    return f"{rel}/{name}" if rel else name
 
 
 def scan(root: Path, override: str | None, ids: frozenset[str],
@@ -132,41 +134,41 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
     found = Scan()
     per_problem: dict[str | None, Namespace] = {}
 
-    def package_at(path: Path, rel: PurePosixPath) -> bool:
+    def package_at(path: Path, rel: str) -> bool:
         """Record a package at `path` unless a Python problem claims it; True if recorded."""
-        problem, _ = problem_of(rel, root.name, override, ids) if rel.parts else (
+        problem, _ = problem_of(rel, root.name, override, ids) if rel else (
             override or (root.name if root.name in ids else None), "")
         if problem in module_ids:
             return False
         short = override or (path.stem if path.is_file() else path.name)
-        found.packages.append(FoundPackage(path, str(rel) if rel.parts else root.name, short,
-                                           False))
+        found.packages.append(FoundPackage(path, rel or root.name, short, False))
         return True
 
-    def add_file(path: Path, rel: PurePosixPath, info: os.stat_result) -> None:
+    def add_file(path: str, rel: str, size: int) -> None:
         problem, inner = problem_of(rel, root.name, override, ids)
-        label = str(rel)
-        if path.suffix.lower() in (".zip", ".kpp"):
+        if path[-4:].lower() in (".zip", ".kpp"):
             from pipeline.packages import detect
 
-            if detect(path) is not None and package_at(path, rel):
+            if detect(Path(path)) is not None and package_at(Path(path), rel):
                 return
-            found.namespaces.append(_archive(path, label, problem, found.faults))
+            found.namespaces.append(_archive(Path(path), rel, problem, found.faults))
             return
-        namespace = per_problem.setdefault(problem, Namespace(problem))
-        namespace.files[inner] = Source(str(path), None, info.st_size)
-        namespace.labels[inner] = label
+        namespace = per_problem.get(problem)
+        if namespace is None:
+            namespace = per_problem[problem] = Namespace(problem)
+        namespace.files[inner] = Source(path, None, size)
+        namespace.labels[inner] = rel
 
-    def fault(rel: PurePosixPath, rule: str, message: str) -> None:
-        problem, _ = problem_of(rel, root.name, override, ids) if rel.parts else (override, "")
-        found.faults.append(Fault(printable(str(rel)) or printable(root.name), rule, message,
+    def fault(rel: str, rule: str, message: str) -> None:
+        problem, _ = problem_of(rel, root.name, override, ids) if rel else (override, "")
+        found.faults.append(Fault(printable(rel) or printable(root.name), rule, message,
                                   problem))
 
     if root.is_file():
-        add_file(root, PurePosixPath(root.name), root.stat())
+        add_file(str(root), root.name, root.stat().st_size)
     elif (root / "package.json").is_file() and (root / "package").is_dir():
         found.packages.append(FoundPackage(root / "package", root.name, root.name, True))
-    elif is_package_folder(root) and package_at(root, PurePosixPath()):
+    elif is_package_folder(root) and package_at(root, ""):
         pass
     elif (root / "problem.toml").is_file() and root.name in ids:
         # A problem's own folder: only its samples are test data.
@@ -179,32 +181,34 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
                 namespace.labels[inner] = inner
         found.namespaces.append(namespace)
     else:
-        _walk(root, PurePosixPath(), set(), add_file, fault, package_at)
+        _walk(str(root), "", set(), add_file, fault, package_at)
     found.namespaces.extend(per_problem.values())
     return found
 
 
-def _walk(folder: Path, rel: PurePosixPath, seen: set[tuple[int, int]], add_file, fault,
+def _walk(folder: str, rel: str, seen: set[tuple[int, int]], add_file, fault,
           package_at) -> None:
     try:
-        info = folder.stat()
+        info = os.stat(folder)
         if (info.st_dev, info.st_ino) in seen:
             fault(rel, "broken-link", "a symbolic link loops back to a folder above it")
             return
         seen.add((info.st_dev, info.st_ino))
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
     except OSError as error:
         fault(rel, "unreadable", f"cannot read this folder: {_error_text(error)}")
         return
     for entry in entries:
-        child = rel / entry.name
-        if not _is_utf8(entry.name):
+        name = entry.name
+        child = _child(rel, name)
+        if not name.isascii() and not _is_utf8(name):
             fault(child, "encoding", "the file name is not valid UTF-8")
             continue
-        if entry.name.startswith(".") and entry.is_dir():
-            continue  # hidden folders (.git, .svn) are never test data
         try:
-            info = entry.stat(follow_symlinks=True)
+            if name.startswith(".") and entry.is_dir():
+                continue  # hidden folders (.git, .svn) are never test data
+            info = entry.stat()  # follows symbolic links
         except OSError as error:
             if entry.is_symlink():
                 target = os.readlink(entry.path) if os.path.islink(entry.path) else "?"
@@ -214,12 +218,13 @@ def _walk(folder: Path, rel: PurePosixPath, seen: set[tuple[int, int]], add_file
             else:
                 fault(child, "unreadable", f"cannot look at this file: {_error_text(error)}")
             continue
-        if stat.S_ISDIR(info.st_mode):
+        mode = info.st_mode
+        if stat.S_ISREG(mode):
+            add_file(entry.path, child, info.st_size)
+        elif stat.S_ISDIR(mode):
             if is_package_folder(Path(entry.path)) and package_at(Path(entry.path), child):
                 continue
-            _walk(Path(entry.path), child, seen, add_file, fault, package_at)
-        elif stat.S_ISREG(info.st_mode):
-            add_file(Path(entry.path), child, info)
+            _walk(entry.path, child, seen, add_file, fault, package_at)
         else:
             fault(child, "not-a-file", "not a regular file (a pipe, socket or device)")
 
@@ -266,7 +271,11 @@ class SourceReader:
         try:
             if source.member is None:
                 with open(source.path, "rb") as handle:
-                    data = handle.read(limit_bytes + 1)
+                    # The size seen by the walk, plus a byte to notice a file that grew since
+                    # (asking for the whole limit would allocate it for every small file).
+                    data = handle.read(min(source.size, limit_bytes) + 1)
+                    if len(data) > source.size:
+                        data += handle.read(limit_bytes + 1 - len(data))
             else:
                 archive = self._archives.get(source.path)
                 if archive is None:

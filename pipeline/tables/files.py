@@ -12,44 +12,14 @@ be read (truncated, not Parquet, unreadable) is a `DamagedTable` naming it, neve
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
 import polars as pl
 
 from pipeline.fsutil import atomic_write
-from pipeline.tables.schemas import TABLES, schema_of
-
-
-class DamagedTable(Exception):
-    """A table file that cannot be read: `pipeline doctor --fix` moves it to quarantine."""
-
-    def __init__(self, path: Path, reason: str) -> None:
-        self.path, self.reason = Path(path), reason
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        return (f"{self.path} cannot be read ({self.reason}); `pipeline doctor --fix` moves "
-                "damaged files to the data folder's quarantine/ so the rest keeps working")
-
-
-def now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def table_dir(data_dir: Path, table: str) -> Path:
-    if table not in TABLES:
-        raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}")
-    return Path(data_dir) / "tables" / table
-
-
-def table_files(data_dir: Path, table: str) -> list[Path]:
-    folder = table_dir(data_dir, table)
-    return sorted(folder.glob("*.parquet")) if folder.is_dir() else []
-
-
-def problem_file(data_dir: Path, table: str, problem_id: str) -> Path:
-    return table_dir(data_dir, table) / f"{problem_id}.parquet"
+from pipeline.tables.layout import (DamagedTable, now, problem_file, table_dir,  # noqa: F401
+                                    table_files)
+from pipeline.tables.schemas import schema_of
 
 
 def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -70,9 +40,21 @@ def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
 PARQUET_COMPRESSION = {"compression": "zstd", "compression_level": 1}
 
 
+# Rows per row group: as many as make about this many bytes. Judge inputs are large strings;
+# in row groups of this size they are compressed on every core and their statistics cost
+# little (one row group of 168 MB of inputs wrote in 1.1 s, groups of 16 MB in 0.26 s).
+ROW_GROUP_BYTES = 16 << 20
+MAX_ROW_GROUP_ROWS = 512 * 512  # Polars' own default
+
+
+def row_group_rows(frame: pl.DataFrame) -> int:
+    per_row = frame.estimated_size() / max(1, frame.height)
+    return max(1, min(MAX_ROW_GROUP_ROWS, int(ROW_GROUP_BYTES // max(1.0, per_row))))
+
+
 def write_parquet_atomic(path: Path, frame: pl.DataFrame) -> None:
-    atomic_write(path, lambda tmp: frame.write_parquet(tmp, statistics=True,
-                                                       **PARQUET_COMPRESSION))
+    atomic_write(path, lambda tmp: frame.write_parquet(
+        tmp, statistics=True, row_group_size=row_group_rows(frame), **PARQUET_COMPRESSION))
 
 
 def _reason(error: BaseException) -> str:

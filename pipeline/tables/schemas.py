@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import polars as pl
 
-TABLES = ("cases", "rejects", "results", "runs", "findings", "expectations")
+from pipeline.tables.layout import TABLES  # noqa: F401  (the tables, in one place)
 
 CASES_BASE: dict[str, pl.DataType] = {
     "problem": pl.String(),
@@ -121,6 +121,10 @@ FINDINGS: dict[str, pl.DataType] = {
 }
 
 
+# Size columns by problem.toml (path, modification time, size): read once per version.
+_SIZE_COLUMNS_READ: dict[tuple[str, int, int], tuple[str, ...]] = {}
+
+
 def size_columns() -> tuple[str, ...]:
     """Every registered problem's declared size columns, in registry order, without repeats."""
     from pipeline.config import read_problem_settings
@@ -129,7 +133,11 @@ def size_columns() -> tuple[str, ...]:
     names: dict[str, None] = {}
     for problem_id in module_problem_ids():  # a package's cases have no size columns
         path = problem_folder(problem_id) / "problem.toml"
-        for name in read_problem_settings(path).size_columns:
+        info = path.stat()
+        key = (str(path), info.st_mtime_ns, info.st_size)
+        if key not in _SIZE_COLUMNS_READ:
+            _SIZE_COLUMNS_READ[key] = read_problem_settings(path).size_columns
+        for name in _SIZE_COLUMNS_READ[key]:
             if name in CASES_BASE:
                 raise ValueError(f"{path}: size column {name!r} clashes with a base column")
             names.setdefault(name)

@@ -64,6 +64,8 @@ def test_every_recipe_is_deterministic_valid_and_round_trips(problem_id):
             assert problem.render(parsed) == text
             values = problem.size_values(case)
             assert tuple(values) == problem.size_columns, recipe.name
+            # the same measures for the case as read from its text (natively, where it is)
+            assert problem.size_values(problem.parse(text)) == values, recipe.name
             assert problem.size(case) >= 0
 
 

@@ -11,6 +11,8 @@ its tuple of pairs only when something reads it.
 
 from __future__ import annotations
 
+import operator
+
 import re
 from dataclasses import dataclass, field
 
@@ -143,9 +145,14 @@ def size(case: BattleCase) -> int:
 
 
 def size_values(case: BattleCase) -> dict[str, int]:
-    edges = sum(a * b for a, b in case.graphs)
+    if case.packed is not None:  # read natively: the sides are tokens[1:], a_i and b_i in turn
+        values = case.packed.tolist()
+        sides_a, sides_b = values[1::2], values[2::2]
+    else:
+        sides_a, sides_b = [a for a, _ in case.graphs], [b for _, b in case.graphs]
+    edges = sum(map(operator.mul, sides_a, sides_b))
     return {
         "graphs": case.n,
-        "max_side": max(max(a, b) for a, b in case.graphs),
+        "max_side": max(max(sides_a), max(sides_b)),
         "edge_bits": edges.bit_length(),  # sum a_i*b_i reaches 1e23: store its bit length
     }

@@ -52,10 +52,14 @@ class Case:
 
     @property
     def appends(self) -> int:
+        if self.packed is not None:  # read natively: each operation's kind is a token
+            return self.packed.tokens[2 + self.n::2].count(1)
         return sum(1 for op, _ in self.ops if op == 1)
 
     @property
     def queries(self) -> int:
+        if self.packed is not None:
+            return self.packed.tokens[2 + self.n::2].count(2)
         return sum(1 for op, _ in self.ops if op == 2)
 
 
