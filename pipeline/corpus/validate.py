@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -142,9 +143,18 @@ def _only_thread() -> bool:
         return False
 
 
+def _start_worker() -> None:
+    """A worker dies quietly of Ctrl-C, SIGTERM or SIGHUP: they are the parent's to handle
+    (a forked worker would otherwise inherit the parent's handlers). A parser that imports
+    NumPy gets one BLAS thread (it does no linear algebra; idle BLAS threads spin)."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def _pool(workers: int, fork: bool) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(
-        "fork" if fork else "spawn"))
+        "fork" if fork else "spawn"), initializer=_start_worker)
 
 
 def _submit(pool: ProcessPoolExecutor, batch: _Batch, items: list[Item], fork: bool):
@@ -163,6 +173,8 @@ def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
     total = sum(len(i.text) + len(i.expected or "") for items in work.values() for i in items)
     count = sum(len(items) for items in work.values())
     workers = min(jobs or os.cpu_count() or 1, max(1, total // BATCH_BYTES, count // 1000))
+    batches = _batches(work, workers)
+    workers = min(workers, len(batches))  # one large input is parsed here, not in a copy
     results: dict[str, dict[int, Checked]] = {problem_id: {} for problem_id in work}
     if (total < PARALLEL_FROM_BYTES and count < PARALLEL_FROM_ITEMS) or workers < 2:
         if meanwhile:
@@ -175,16 +187,22 @@ def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
     _INHERITED.update(work)
     try:
         with _pool(workers, fork) as pool:
-            futures = [(batch, _submit(pool, batch, work[batch.problem_id], fork))
-                       for batch in _batches(work, workers)]
-            if meanwhile:
-                meanwhile()
-            for batch, future in futures:
-                try:
-                    results[batch.problem_id].update((c.index, c) for c in future.result())
-                except BrokenProcessPool:
-                    lost.extend((batch.problem_id, item)
-                                for item in work[batch.problem_id][batch.start:batch.stop])
+            try:
+                futures = [(batch, _submit(pool, batch, work[batch.problem_id], fork))
+                           for batch in batches]
+                if meanwhile:
+                    meanwhile()
+                for batch, future in futures:
+                    try:
+                        results[batch.problem_id].update((c.index, c) for c in future.result())
+                    except BrokenProcessPool:
+                        lost.extend((batch.problem_id, item)
+                                    for item in work[batch.problem_id][batch.start:batch.stop])
+            except BaseException:  # interrupted: the workers stop now, not after their batch
+                for child in multiprocessing.active_children():
+                    child.kill()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     finally:
         _INHERITED.clear()
     for problem_id, item in lost:  # one at a time, each in a fresh worker: find the culprit

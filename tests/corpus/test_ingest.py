@@ -207,3 +207,26 @@ def test_a_kill_during_ingest_leaves_old_or_new_tables(tmp_path):
     assert os.listdir(data / "tables" / "cases") == ["bipartitebattle.parquet"] or all(
         not name.endswith(".parquet") or name == "bipartitebattle.parquet"
         for name in os.listdir(data / "tables" / "cases"))
+
+
+def test_an_ingest_that_adds_to_a_table_keeps_each_stored_row_whole_and_in_place(tmp_path):
+    write(tmp_path / "raw", {"arc087e/a/01.in": "1 2\n11\n", "arc087e/a/02.in": "2 2\n00\n01\n",
+                             "arc087e/a/03.in": "1 3\n101\n"})
+    ingest(tmp_path / "data", [tmp_path / "raw"])
+    before = cases(tmp_path / "data", "arc087e")
+    write(tmp_path / "later", {
+        "arc087e/b/02.in": "2 2\n00\n01\n", "arc087e/b/02.out": "Alice\n",  # answer + group
+        "arc087e/b/04.in": "1 1\n1\n",                                       # a new case
+    })
+    summary = ingest(tmp_path / "data", [tmp_path / "later"])
+    assert (summary.problems["arc087e"].added, summary.problems["arc087e"].expected_added) == (1, 1)
+    after = cases(tmp_path / "data", "arc087e")
+    assert after["case_id"].to_list()[:3] == before["case_id"].to_list()  # in place, new last
+    assert after["source"].to_list()[3] == "arc087e/b/04.in"
+    untouched = [c for c in before.columns if c not in ("sources", "groups", "expected",
+                                                        "expected_source")]
+    assert after.head(3).select(untouched).equals(before.select(untouched))
+    changed = after.row(1, named=True)
+    assert changed["expected"] == "Alice\n" and changed["groups"] == ["a", "b"]
+    assert changed["sources"] == ["arc087e/a/02.in", "arc087e/b/02.in"]
+    assert after.row(0, named=True) == before.row(0, named=True)

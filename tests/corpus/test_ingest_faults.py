@@ -7,8 +7,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -252,3 +254,113 @@ def test_a_holder_killed_with_minus_9_blocks_nobody(tmp_path):
     done = pipeline(data, "ingest", str(raw), "--no-wait")
     assert done.returncode == 0, done.stderr
     assert json.loads((data / ".lock").read_text() or "{}") == {}
+
+
+FRAGILE_TOML = """\
+title = "Fragile"
+source = "tests"
+size_measure = "a"
+size_columns = []
+reference = ["echo"]
+
+[limits]
+time_s = 1.0
+
+[stages]
+echo = { role = "oracle" }
+"""
+
+FRAGILE_CODE = '''\
+"""fragile: input `a` (then any whitespace); its parser kills its own process when a = 13
+and sleeps a minute when a = 7."""
+import os
+import signal
+import time
+from dataclasses import dataclass
+
+from pipeline.problems.base import Stage, define_problem
+
+
+@dataclass(frozen=True)
+class Case:
+    a: int
+
+
+def parse(text):
+    a = int(text.split(maxsplit=1)[0])
+    if a == 13:
+        os.kill(os.getpid(), signal.SIGKILL)
+    if a == 7:
+        time.sleep(60)
+    return Case(a)
+
+
+PROBLEM = define_problem(
+    __file__, parse=parse, render=lambda case: f"{case.a}\\n",
+    format_answer=lambda case, answer: f"{answer}\\n", validate_answer=lambda case, text: None,
+    size=lambda case: case.a, size_values=lambda case: {},
+    stages=(Stage("echo", lambda case: case.a, "the input", "O(1)"),), recipes=())
+'''
+
+
+def fragile_tree(tmp_path: Path, values: tuple[int, ...]) -> tuple[Path, Path, dict]:
+    """The fragile problem's folder, and an input of 3 MB for each value (enough in all for
+    a pool of workers to validate them); returns (raw, data, environment)."""
+    problems = tmp_path / "problems"
+    (problems / "fragile").mkdir(parents=True)
+    (problems / "fragile" / "problem.toml").write_text(FRAGILE_TOML)
+    (problems / "fragile" / "__init__.py").write_text(FRAGILE_CODE)
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    (raw / "fragile").mkdir(parents=True)
+    padding = " " * (3 << 20)
+    for a in values:
+        (raw / "fragile" / f"{a:02d}.in").write_text(f"{a}\n{padding}\n")
+    return raw, data, {**os.environ, "PIPELINE_PROBLEMS_DIR": str(problems)}
+
+
+def test_a_parser_that_kills_its_worker_costs_only_its_own_file(tmp_path):
+    """One of the files makes the problem's parser SIGKILL its worker. That file is a
+    `parser-crashed` reject, every other file of the same batch is stored."""
+    raw, data, env = fragile_tree(tmp_path, (1, 2, 13, 4))
+    done = pipeline(data, "ingest", str(raw), "--jobs", "2", env=env)
+    assert done.returncode == 1, done.stderr  # 1: some files were rejected
+    assert "fragile/13.in: the validating process died while parsing this file" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+    assert stored_sources(data, "fragile") == ["fragile/01.in", "fragile/02.in",
+                                               "fragile/04.in"]
+    rule, message = rejects(data)["fragile/13.in"]
+    assert rule == "parser-crashed" and "died" in message
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found.extend(int(child) for child in text)
+    return found
+
+
+def test_sigterm_while_workers_validate_ends_the_ingest_and_its_workers_at_once(tmp_path):
+    """A parser stuck for a minute in a worker: SIGTERM to the ingest ends it with 143 in
+    seconds, its workers gone, nothing stored and no traceback."""
+    raw, data, env = fragile_tree(tmp_path, (1, 7, 3, 4))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "--data-dir", str(data), "ingest", str(raw),
+         "--jobs", "2"], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    deadline = time.monotonic() + 30
+    while len(children_of(process.pid)) < 2:  # the pool's workers are running
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+    workers = children_of(process.pid)
+    time.sleep(0.5)  # well inside the sleeping parse
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 143, err
+    assert time.monotonic() - started < 10
+    assert "Traceback" not in out + err and "interrupted (SIGTERM)" in err
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()
+                and "zombie" not in Path(f"/proc/{pid}/status").read_text()]
+    assert not (data / "tables" / "cases").exists() or not list(
+        (data / "tables" / "cases").glob("*.parquet"))
