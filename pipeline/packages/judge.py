@@ -91,8 +91,10 @@ def _skip(case: TestCase, verdict: str, message: str, limits: RunLimits) -> Case
 
 
 def judge_case(package: Package, submission: Build, case: TestCase, limits: RunLimits,
-               workdir: Path, builds: PackageBuilds | None = None) -> CaseResult:
-    """Run `submission` on `case` and judge it by the package's rules."""
+               workdir: Path, builds: PackageBuilds | None = None,
+               isolation: SolverSpec | None = None) -> CaseResult:
+    """Run `submission` on `case` and judge it by the package's rules. `isolation` (an
+    external program's spec) gives a batch run its sandbox and stack limit."""
     builds = builds or PackageBuilds()
     if submission.status == "SKIP":
         return _skip(case, "SKIP", submission.message, limits)
@@ -104,7 +106,7 @@ def judge_case(package: Package, submission: Build, case: TestCase, limits: RunL
     try:
         if package.type.interactive:
             return _interactive(package, submission, case, limits, scratch, builds)
-        return _batch(package, submission, case, limits, scratch, builds)
+        return _batch(package, submission, case, limits, scratch, builds, isolation)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -128,7 +130,8 @@ def _finish(package: Package, case: TestCase, limits: RunLimits, untimed: str,
 
 
 def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimits,
-           scratch: Path, builds: PackageBuilds) -> CaseResult:
+           scratch: Path, builds: PackageBuilds,
+           isolation: SolverSpec | None = None) -> CaseResult:
     try:
         text = case.input_path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -139,6 +142,9 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
                       memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
                       output_limit_bytes=limits.output_mb * MIB,
                       argv=(*run_argv(submission, limits.memory_mb), *case.args))
+    if isolation is not None:
+        spec = replace(spec, stack_mb=isolation.stack_mb, sandbox=isolation.sandbox,
+                       visible=isolation.visible)
     outcome = run_external(Job(key=0, solver=spec, case_id=case.name, input=text))
     cpu_s = (outcome.cpu_ms or 0.0) / 1000
     wall_s = (outcome.wall_ms or 0.0) / 1000

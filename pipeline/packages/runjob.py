@@ -1,6 +1,8 @@
-"""One job of `pipeline run` on a registered package: a submission judged on one stored case.
+"""One job of `pipeline run` on a registered package: a submission, or an `--external`
+program, judged on one stored case.
 
-This is the worker side of a package run (`SolverSpec.kind == "submission"`). The worker loads
+This is the worker side of a package run (`SolverSpec.kind == "submission"`, or an external
+program with `judged_by_package`). The worker loads
 the package once (`PackageProblem.load`), builds its own programs once (validators, checker,
 interactor) and each submission once (cached on disk by source hash under
 `DATA/build/packages/`), then judges the case by the package's rules (`judge.judge_case`).
@@ -21,10 +23,10 @@ from pathlib import Path
 
 from pipeline.packages.judge import build_package, judge_case
 from pipeline.packages.languages import Build
-from pipeline.packages.model import CaseResult, Package, RunLimits, TestCase
+from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.problem import PackageProblem, case_in_group
 from pipeline.run.external import scratch_root
-from pipeline.run.jobs import Job, Outcome
+from pipeline.run.jobs import Job, Outcome, SolverSpec
 
 _submissions: dict[tuple[Path, str], Build] = {}
 _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
@@ -74,25 +76,51 @@ def submission_build(problem: PackageProblem, name: str) -> Build:
     return build
 
 
-def judge_job(job: Job) -> Outcome:
-    """Judge `job` (a submission on one case) and report it as an `Outcome` with the
-    package's verdict (`judged`)."""
+def _package_of(job: Job) -> tuple[PackageProblem, Package]:
     from pipeline.problems import get_problem
 
     problem = get_problem(job.solver.problem)
     assert isinstance(problem, PackageProblem), problem.id
-    package = problem.load()
+    return problem, problem.load()
+
+
+def judge_job(job: Job) -> Outcome:
+    """Judge `job` (a submission on one case) and report it as an `Outcome` with the
+    package's verdict (`judged`)."""
+    problem, package = _package_of(job)
     build = submission_build(problem, job.solver.submission)
     limits = RunLimits(time_s=job.solver.judged_time_s or problem.time_limit_s,
                        memory_mb=package.limits.memory_mb, output_mb=package.limits.output_mb,
                        kill_after_s=job.solver.kill_after_s)
+    return _judge(job, problem, package, build, limits)
+
+
+def judge_external(job: Job) -> Outcome:
+    """Judge `job` (an `--external` program on one case) as the package judges its own
+    submissions: its output validator or checker, its interactor, its test case's arguments;
+    the program's time limit and memory limit are the run's."""
+    problem, package = _package_of(job)
+    spec = job.solver
+    program = Program(name=spec.name, role="submission", path=Path(spec.argv[0]), files=(),
+                      language=None)
+    build = Build(program=program, status="ok", argv=spec.argv, language=None, message="",
+                  directory=None, cached=True, memory_by_rlimit=spec.memory_mb is not None)
+    limits = RunLimits(time_s=spec.timeout_s,
+                       memory_mb=spec.memory_mb or package.limits.memory_mb,
+                       output_mb=max(1, -(-spec.output_limit_bytes // (1 << 20))))
+    return _judge(job, problem, package, build, limits, isolation=spec)
+
+
+def _judge(job: Job, problem: PackageProblem, package: Package, build: Build,
+           limits: RunLimits, isolation: SolverSpec | None = None) -> Outcome:
     # In the worker's own scratch folder, which goes with the worker however it ends.
     scratch = Path(tempfile.mkdtemp(prefix="judge-", dir=scratch_root()))
     try:
         case = package_case(problem, job.input)
         if case is None:
             case = _outside_case(package, job, scratch)
-        result = judge_case(package, build, case, limits, scratch / "work", problem.builds())
+        result = judge_case(package, build, case, limits, scratch / "work", problem.builds(),
+                            isolation=isolation)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return outcome_of(job, result)

@@ -57,6 +57,7 @@ class SolverSpec:
     submission: str = ""        # package submissions only: the submission's name
     judged_time_s: float | None = None  # package submissions: the time limit judged at
     kill_after_s: float | None = None   # package submissions: stopped after this (CPU) time
+    judged_by_package: bool = False     # external programs on a package: judged by its rules
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,8 @@ class Job:
     case_id: str
     input: str
     repeat: int = 0
-    answer: str | None = None   # package submissions: the stored expected answer
-    group: str | None = None    # package submissions: the case's group
+    answer: str | None = None   # the stored expected answer (a package's judge reads it)
+    group: str | None = None    # the case's group (a package's judge gives it its arguments)
 
 
 @dataclass(frozen=True)

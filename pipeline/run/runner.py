@@ -156,7 +156,8 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
                                 stack_mb=request.stack_mb, sandbox=sandboxed,
                                 visible=visible_paths(argv, data_dir) if sandboxed else (),
                                 timeout_s=timeout_s or external.time_limit_s
-                                or problem.time_limit_s))
+                                or problem.time_limit_s,
+                                judged_by_package=problem.kind == "package"))
     return specs
 
 
@@ -291,11 +292,12 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         expected_source = dict(zip(cases["case_id"], cases["expected_source"]))
         sizes = dict(zip(cases["case_id"], cases["size"]))
         jobs = []
-        for case_id, text in zip(cases["case_id"], cases["input"]):
+        for case_id, text, group in zip(cases["case_id"], cases["input"], cases["group"]):
             for spec in specs:
                 for rep in range(request.repeat):
-                    if (case_id, spec.name, rep) not in done:
-                        jobs.append(Job(len(jobs), spec, case_id, text, rep))
+                    if (case_id, spec.name, rep) not in done:  # (a package judges with both)
+                        jobs.append(Job(len(jobs), spec, case_id, text, rep,
+                                        answer=expected.get(case_id), group=group))
         judged: dict = {}
         if judging is not None:
             from pipeline.run.submissions import submission_jobs
@@ -307,7 +309,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
                               expected_source.get(job.case_id), sizes.get(job.case_id), info)
             buffer.append(row)
             hosts.add(row["host"])
-            if outcome.judged is not None and job.repeat == 0:
+            if outcome.judged is not None and job.repeat == 0 and job.solver.kind == "submission":
                 judged.setdefault(job.solver.name, {})[outcome.judged.case] = outcome.judged
             _tally(summary, row)
             finished += 1

@@ -165,6 +165,9 @@ def run_stage(job: Job) -> Outcome:
 
 def execute(job: Job) -> Outcome:
     if job.solver.kind == "external":
+        if job.solver.judged_by_package:
+            from pipeline.packages.runjob import judge_external
+            return judge_external(job)
         return run_external(job)
     if job.solver.kind == "submission":
         from pipeline.packages.runjob import judge_job

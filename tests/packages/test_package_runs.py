@@ -7,6 +7,7 @@ disagrees). Real `pipeline` processes on copies of the fixture packages, real co
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -218,3 +219,46 @@ def test_an_interrupted_package_run_resumes_and_holds_expectations_over_all_of_i
     assert results.height == 30 and results.unique(["case_id", "solver"]).height == 30
     held = table(data, "expectations")
     assert held["status"].to_list() == ["agree"] * 6, held
+
+
+def program(folder: Path, name: str, code: str) -> str:
+    """An executable Python script `folder/name`; returns `name=PATH` for `--external`."""
+    path = folder / name
+    path.write_text(f"#!{sys.executable}\n{code}")
+    path.chmod(0o755)
+    return f"{path.stem}={path}"
+
+
+def test_an_external_program_is_judged_by_the_packages_own_validator(tmp_path):
+    """`--external` against a package: judged as its submissions are (here circlearea's
+    relative-error validator, so an answer printed another way is still right, and the
+    guess package's interactor, which talks to the program)."""
+    _, data = registered(tmp_path, "circlearea")
+    fixed = program(tmp_path, "fixed.py",  # e-notation, not the .ans files' text
+                    "import math\nr = int(input())\nprint(f'{math.pi * r * r:.12e}')\n")
+    three = program(tmp_path, "three.py", "r = int(input())\nprint(3 * r * r)\n")
+    done = pipeline(data, "run", "--problem", "circlearea", "--solver", "fixed",
+                    "--solver", "three", "--external", fixed, "--external", three,
+                    "--sandbox", "off")  # (the interpreter lives outside the system folders)
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    results = table(data, "results")
+    cases = pl.read_parquet(data / "tables" / "cases" / "circlearea.parquet")
+    printed = {f"{math.pi * int(text) ** 2:.12e}" for text in cases["input"]}
+    assert not printed & {a.strip() for a in cases["expected"] if a}  # never token-equal
+    got = results.filter(pl.col("solver") == "fixed")
+    assert got["verdict"].to_list() == ["AC"] * cases.height, got.select("verdict", "error")
+    wrong = results.filter(pl.col("solver") == "three")
+    assert "WA" in wrong["verdict"].to_list()
+    assert wrong.filter(pl.col("verdict") == "WA")["message"].is_not_null().all()
+
+    _, data = registered(tmp_path / "guess", "guess")
+    halving = program(tmp_path, "halving.py",
+                      "n = int(input())\nlo, hi = 1, n\nwhile True:\n    mid = (lo + hi) // 2\n"
+                      "    print(mid, flush=True)\n    reply = input()\n"
+                      "    if reply == 'correct':\n        break\n"
+                      "    lo, hi = (mid + 1, hi) if reply == 'higher' else (lo, mid - 1)\n")
+    done = pipeline(data, "run", "--problem", "guess", "--solver", "halving",
+                    "--external", halving, "--sandbox", "off")
+    assert done.returncode == 0, done.stdout + done.stderr
+    got = table(data, "results").filter(pl.col("solver") == "halving")
+    assert got.height >= 1 and got["verdict"].to_list() == ["AC"] * got.height
