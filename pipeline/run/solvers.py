@@ -111,7 +111,17 @@ def resolve_program(solver: ExternalSolver, argv: tuple[str, ...]) -> tuple[str,
                              f"{' (taken from ' + str(base) + ')' if program[0] != '/' else ''}")
     if not os.path.isfile(path) or not os.access(path, os.X_OK):
         raise ValueError(f"external program {solver.name!r}: {path} is not an executable file")
-    return (path, *argv[1:])
+    return (path, *(_file_argument(word, base) for word in argv[1:]))
+
+
+def _file_argument(word: str, base: Path) -> str:
+    """An argument that names a file beside the command (`sol.py` in `python3 sol.py`: a `/`
+    or a suffix, and the file exists; the words the run's identity digests) as an absolute
+    path, since the program runs in an empty folder of its own; any other word as it is."""
+    if word.startswith("-") or "{" in word or not ("/" in word or Path(word).suffix):
+        return word
+    path = base / word
+    return os.path.abspath(path) if path.is_file() else word
 
 
 def build_recipe(solver: ExternalSolver, base_dir: Path = REPO_ROOT) -> BuildRecipe | None:

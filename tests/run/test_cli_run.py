@@ -132,6 +132,18 @@ def test_a_relative_program_path_is_taken_from_the_folder_pipeline_runs_in(tmp_p
     assert results(data, run_id)["verdict"].to_list() == ["AC"]
 
 
+def test_a_script_given_to_an_interpreter_is_found_from_the_folder_pipeline_runs_in(tmp_path):
+    data, workspace = tmp_path / "data", tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "add.sh").write_text("read a b\necho $((a + b))\n")
+    corpus(data, {"a/01.in": ("1 2\n", "3\n"), "a/02.in": ("20 22\n", "42\n")})
+    done = run_cli(data, "run", "--problem", "toy", "--external", "add=sh add.sh",
+                   "--solver", "add", "--jobs", "1", cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    [run_id] = read_runs(data)["run_id"]
+    assert results(data, run_id)["verdict"].to_list() == ["AC", "AC"]
+
+
 def test_a_program_that_does_not_resolve_or_cannot_run_stops_the_run_before_it_starts(
         tmp_path):
     data, workspace = tmp_path / "data", tmp_path / "workspace"
