@@ -43,7 +43,7 @@ from pipeline.corpus.walk import (Fault, FoundPackage, Namespace, ReadFault, Sou
                                   SourceReader, scan)
 from pipeline.errors import InputError, UnknownName
 from pipeline.problems import (Problem, add_problem_dirs, get_problem, module_problem_ids,
-                               problem_folder, problem_ids)
+                               problem_folder, problem_ids, registered_dir)
 from pipeline.problems.tokens import normalise_newlines
 from pipeline.tables.layout import now, problem_file
 from pipeline.tables.lock import data_lock
@@ -111,9 +111,7 @@ def _text_and_id(data: bytes) -> tuple[str, str, int]:
 def default_roots(data_dir: Path) -> list[Path]:
     """What `pipeline ingest` reads when given no path: `DATA/raw` and every registered
     problem's own folder (of which only the samples are read)."""
-    from pipeline.packages.registry import problems_dir
-
-    add_problem_dirs([problems_dir(data_dir)])
+    add_problem_dirs([registered_dir(data_dir)])
     raw = Path(data_dir) / "raw"
     return ([raw] if raw.exists() else []) + [problem_folder(pid) for pid in problem_ids()]
 
@@ -474,9 +472,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
            progress: Callable[..., None] | None = None, *, jobs: int | None = None,
            max_file_mb: float = DEFAULT_MAX_FILE_MB, wait: bool = True) -> IngestSummary:
     """Ingest every case under `roots` into the tables of `data_dir`."""
-    from pipeline.packages.registry import problems_dir
-
-    add_problem_dirs([problems_dir(data_dir)])
+    add_problem_dirs([registered_dir(data_dir)])
     ids = frozenset(problem_ids())
     module_ids = frozenset(module_problem_ids())
     when = now()

@@ -14,15 +14,16 @@ gets that item alone retried in a fresh worker, and an item that kills it again 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pipeline.errors import InputError
+
+if TYPE_CHECKING:  # the pool's modules are imported when a pool is started
+    from concurrent.futures import ProcessPoolExecutor
 
 PARALLEL_FROM_BYTES = 8 << 20
 PARALLEL_FROM_ITEMS = 20_000
@@ -153,6 +154,9 @@ def _start_worker() -> None:
 
 
 def _pool(workers: int, fork: bool) -> ProcessPoolExecutor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(
         "fork" if fork else "spawn"), initializer=_start_worker)
 
@@ -182,6 +186,9 @@ def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
         for problem_id, items in work.items():
             results[problem_id] = {c.index: c for c in check_items(problem_id, items)}
         return results
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+
     fork = _only_thread()
     lost: list[tuple[str, Item]] = []
     _INHERITED.update(work)

@@ -24,6 +24,7 @@ from pipeline.fsutil import atomic_write_text
 from pipeline.packages import detect, load_package
 from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Package
+from pipeline.problems import registered_dir
 
 MARKER = "package.json"
 
@@ -38,7 +39,7 @@ class Registration:
 
 
 def problems_dir(data_dir: Path) -> Path:
-    return Path(data_dir) / "problems"
+    return registered_dir(data_dir)
 
 
 def build_dir(data_dir: Path) -> Path:

@@ -50,6 +50,11 @@ def problem_dirs() -> list[Path]:
     return dirs
 
 
+def registered_dir(data_dir: Path) -> Path:
+    """Where a data folder keeps the problem packages registered in it (`DATA/problems/`)."""
+    return Path(data_dir) / "problems"
+
+
 def add_problem_dirs(dirs: list[Path]) -> None:
     """Look for problems in `dirs` too, in this process and every process it starts."""
     entries = [e for e in os.environ.get(PROBLEMS_DIR_VARIABLE, "").split(os.pathsep) if e]
