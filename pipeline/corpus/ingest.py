@@ -378,18 +378,18 @@ def _store(data_dir: Path, problem: Problem, records: list[Record], summary: Pro
            scanned: set[str], when) -> None:
     """Merge into the tables as they are now (call under the data folder's lock).
 
-    Stored rows are looked at by their `MERGED_COLUMNS` alone; when the ingest changes the
-    table, rows it did not touch are carried over as stored (inputs are never converted),
-    every row keeps its place and new rows come last."""
+    Stored rows are read and looked at by their `MERGED_COLUMNS` alone; only when the ingest
+    changes the table is it read whole, and then rows it did not touch are carried over as
+    stored (inputs are never converted), every row keeps its place and new rows come last."""
     import polars as pl
 
     from pipeline.tables.files import read_file, write_problem_file
     from pipeline.tables.schemas import REJECTS, cases_schema
 
     schema = cases_schema()
-    stored = read_file(problem_file(data_dir, "cases", problem.id), schema)
-    rows: dict[str, dict] = {row["case_id"]: row
-                             for row in stored.select(MERGED_COLUMNS).iter_rows(named=True)}
+    path = problem_file(data_dir, "cases", problem.id)
+    rows: dict[str, dict] = {row["case_id"]: row for row in read_file(
+        path, schema, list(MERGED_COLUMNS)).iter_rows(named=True)}
     stored_ids = set(rows)
     touched: dict[str, None] = {}
     for record in records:
@@ -397,6 +397,7 @@ def _store(data_dir: Path, problem: Problem, records: list[Record], summary: Pro
         if case_id is not None:
             touched[case_id] = None
     if touched:
+        stored = read_file(path, schema)  # whole, now that it is to be rewritten
         changed = [case_id for case_id in touched if case_id in stored_ids]
         indexed = stored.with_row_index("order")
         kept = indexed.filter(~pl.col("case_id").is_in(changed))

@@ -222,8 +222,3 @@ def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
                     "the validating process died while parsing this file"))
         results[problem_id][item.index] = checked
     return results
-
-
-def validate(problem_id: str, items: list[Item], jobs: int | None = None) -> dict[int, Checked]:
-    """Checked result of every item of one problem, by index."""
-    return validate_all({problem_id: items}, jobs)[problem_id]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from processkit import alive, children_of
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD_IN, GOOD_OUT = "2 2\n00\n01\n", "Alice\n"  # arc087e
@@ -332,14 +333,6 @@ def test_a_parser_that_kills_its_worker_costs_only_its_own_file(tmp_path):
     assert rule == "parser-crashed" and "died" in message
 
 
-def children_of(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        text = (task / "children").read_text().split()
-        found.extend(int(child) for child in text)
-    return found
-
-
 def test_sigterm_while_workers_validate_ends_the_ingest_and_its_workers_at_once(tmp_path):
     """A parser stuck for a minute in a worker: SIGTERM to the ingest ends it with 143 in
     seconds, its workers gone, nothing stored and no traceback."""
@@ -360,7 +353,6 @@ def test_sigterm_while_workers_validate_ends_the_ingest_and_its_workers_at_once(
     assert process.returncode == 143, err
     assert time.monotonic() - started < 10
     assert "Traceback" not in out + err and "interrupted (SIGTERM)" in err
-    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()
-                and "zombie" not in Path(f"/proc/{pid}/status").read_text()]
+    assert not [pid for pid in workers if alive(pid)]
     assert not (data / "tables" / "cases").exists() or not list(
         (data / "tables" / "cases").glob("*.parquet"))
