@@ -292,12 +292,14 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         expected_source = dict(zip(cases["case_id"], cases["expected_source"]))
         sizes = dict(zip(cases["case_id"], cases["size"]))
         jobs = []
+        package = problem.kind == "package"  # its judge reads the answer and the group
         for case_id, text, group in zip(cases["case_id"], cases["input"], cases["group"]):
             for spec in specs:
                 for rep in range(request.repeat):
-                    if (case_id, spec.name, rep) not in done:  # (a package judges with both)
+                    if (case_id, spec.name, rep) not in done:
                         jobs.append(Job(len(jobs), spec, case_id, text, rep,
-                                        answer=expected.get(case_id), group=group))
+                                        answer=expected.get(case_id) if package else None,
+                                        group=group if package else None))
         judged: dict = {}
         if judging is not None:
             from pipeline.run.submissions import submission_jobs
@@ -309,7 +311,8 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
                               expected_source.get(job.case_id), sizes.get(job.case_id), info)
             buffer.append(row)
             hosts.add(row["host"])
-            if outcome.judged is not None and job.repeat == 0 and job.solver.kind == "submission":
+            if outcome.judged is not None and job.repeat == 0 \
+                    and job.solver.kind == "submission":  # held against their expectations
                 judged.setdefault(job.solver.name, {})[outcome.judged.case] = outcome.judged
             _tally(summary, row)
             finished += 1
