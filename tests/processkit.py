@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+from pipeline.run.processes import children_of  # noqa: F401 (the pipeline's own, one place)
+
 
 def alive(pid: int) -> bool:
     """True while `pid` is a live process (a zombie waiting to be reaped counts as gone)."""
@@ -16,19 +18,3 @@ def alive(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return False
     return state not in ("Z", "X")
-
-
-def children_of(pid: int) -> list[int]:
-    """Pids of the live processes whose parent is `pid`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
-            found.append(int(entry))
-    return found
