@@ -255,7 +255,11 @@ def _summary(package: Package, results: Mapping[str, CaseResult], time_s: float)
 
 def check_expectations(package: Package, submission: Program,
                        results: Mapping[str, CaseResult], time_limit: TimeLimit) -> Agreement:
-    """Hold one submission's case results against its expectation."""
+    """Hold one submission's case results against its expectation (cases are named in the
+    package's order, however the results arrived)."""
+    place = {case.name: index for index, case in enumerate(package.cases)}
+    results = {name: results[name] for name in sorted(
+        results, key=lambda name: (place.get(name, len(place)), name))}
     expectation = submission.expectation
     expected = expectation.label if expectation else "(none)"
     verdicts = [r.verdict for r in results.values()]
