@@ -6,7 +6,8 @@
     python -m benchmarks --problem PROBLEM --only max-tests
 
 Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `stress`, `dask`,
-`nightly` (see their modules; the quick version skips `nightly`). Every measurement becomes a row
+`nightly`, `peers` (see their modules; the quick version skips `nightly`, and `peers`
+runs only the fixture packages there). Every measurement becomes a row
 of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
 `PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under `DATA/build/`. Scratch files
 live in a temporary folder removed at the end (`--keep-work` keeps it). The exit status is 1
@@ -29,16 +30,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import dask as dask_section
-from benchmarks import growth, ingest, maxtests, nightly, stress, throughput, workspace
+from benchmarks import growth, ingest, maxtests, nightly, peers, stress, throughput, workspace
 from benchmarks.common import (BenchContext, close_launcher, fail, load_average, make_context,
                                    record, say, write_rows)
 from pipeline.problems import all_problems, get_problem, problem_ids
 
-SECTIONS = ("max-tests", "growth", "ingest", "throughput", "stress", "dask", "nightly")
+SECTIONS = ("max-tests", "growth", "ingest", "throughput", "stress", "dask", "nightly",
+            "peers")
 ALIASES = {"max": "max-tests", "maxtests": "max-tests", "run": "throughput",
            "throughput": "throughput", "growth": "growth", "ingest": "ingest",
            "max-tests": "max-tests", "dask": "dask", "cluster": "dask", "nightly": "nightly",
-           "stress": "stress"}
+           "stress": "stress", "peers": "peers", "bapctools": "peers"}
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class Settings:
     nights: int
     stress_budget_s: float
     stress_wrong_budget_s: float
+    peer_repeats: int
 
 
 FULL = Settings(max_repeats=5, max_warm_up=True, max_breakdown_repeats=3,
@@ -71,14 +74,14 @@ FULL = Settings(max_repeats=5, max_warm_up=True, max_breakdown_repeats=3,
                 ingest_max_repeats=2, ingest_reingest=True,
                 run_cases=20_000, run_external_cases=2_000, run_repeats=3,
                 run_external_repeats=3, dask_repeats=3, nights=2, stress_budget_s=10.0,
-                stress_wrong_budget_s=60.0)
+                stress_wrong_budget_s=60.0, peer_repeats=3)
 QUICK = Settings(max_repeats=1, max_warm_up=False, max_breakdown_repeats=1,
                  growth_sizes_up_to=5_000, growth_repeats=3,
                  growth_cap_s=0.3, ingest_small_files=400, ingest_small_repeats=1,
                  ingest_max_repeats=1, ingest_reingest=False,
                  run_cases=500, run_external_cases=100, run_repeats=1,
                  run_external_repeats=1, dask_repeats=1, nights=0, stress_budget_s=2.0,
-                 stress_wrong_budget_s=5.0)
+                 stress_wrong_budget_s=5.0, peer_repeats=1)
 
 
 def default_run_problem() -> str:
@@ -184,7 +187,8 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
               "throughput": "run throughput, end to end",
               "stress": "stress cases/s and the known-wrong stages found",
               "dask": "runs on a Dask cluster beside the local pool",
-              "nightly": "the nightly job on a fresh data folder"}
+              "nightly": "the nightly job on a fresh data folder",
+              "peers": "packages judged by pipeline beside BAPCtools (bt run)"}
     for number, section in enumerate(args.sections, start=1):
         _section_title(number, titles[section])
         started = time.perf_counter()
@@ -232,6 +236,8 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                     nightly.run_nightly(ctx, settings.nights)
                 else:
                     say("(skipped in the quick version: a night takes minutes)")
+            elif section == "peers":
+                peers.run_peers(ctx, settings.peer_repeats, ctx.quick)
         except Exception as error:
             fail(ctx, f"section {section} crashed: {type(error).__name__}: {error}")
             traceback.print_exc(file=sys.stdout)

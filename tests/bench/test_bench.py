@@ -107,3 +107,34 @@ def test_nightly_section_times_two_nights_on_a_fresh_folder(tmp_path: Path) -> N
     walls = [row for row in ctx.rows
              if row["section"] == "nightly" and row["metric"] == "wall_s"]
     assert [row["repeat"] for row in walls] == [1, 2]
+
+
+def test_peers_reads_each_submissions_verdict_from_a_real_package_run(tmp_path: Path) -> None:
+    """The peers section compares per-submission verdicts: the ones it reads from a real
+    `pipeline run` of a fixture package are the package's own expectation table."""
+    from benchmarks import peers
+
+    package = peers.FIXTURES / "hypotenuse"
+    ingest_run, timed = peers.run_pipeline(package, tmp_path)
+    close_launcher()
+    assert ingest_run.exit_code == 0 and timed.run.exit_code == 0
+    submissions = sorted(str(p.relative_to(package / "submissions"))
+                         for p in (package / "submissions").glob("*/*") if p.is_file())
+    assert sorted(timed.verdicts) == submissions
+    expected = {"accepted": "AC", "wrong_answer": "WA", "time_limit_exceeded": "TLE",
+                "run_time_error": "RE"}
+    for name, verdict in timed.verdicts.items():
+        folder = name.split("/")[0]
+        if folder in expected:
+            assert verdict == expected[folder], name
+
+
+def test_peers_reads_bapctools_verdict_lines() -> None:
+    from benchmarks import peers
+
+    text = ("accepted/hello.py:                 AC 0.021s @ secret/01\n"
+            "run_time_error/test-sigfpe.java:          RTE 0.101s @ sample/1\n"
+            "time_limit_exceeded/test-sleep.c:         TLE 5.009s @ sample/1\n")
+    found = {name: peers.BT_VERDICTS[word] for name, word in peers._BT_LINE.findall(text)}
+    assert found == {"accepted/hello.py": "AC", "run_time_error/test-sigfpe.java": "RE",
+                     "time_limit_exceeded/test-sleep.c": "TLE"}

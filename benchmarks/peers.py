@@ -1,0 +1,188 @@
+"""`peers`: `pipeline run` beside BAPCtools' `bt run` on the same packages, back to back.
+
+Problem setters judge packages with BAPCtools today, so this section runs both tools on each
+package, alternating which goes first, `repeats` times, and reports the medians of wall and CPU
+time (each tool's process and everything it waited for), the ratio pipeline/bt and whether the
+two agree on every submission's verdict.
+
+- BAPCtools is the `bapctools` package from PyPI, installed by this section into a virtualenv
+  of its own (`.bench/bapctools-venv`, never the project's); when it cannot be installed the
+  section says so and skips.
+- The packages: the project's fixture packages (`tests/fixtures/packages/`) and, when a git
+  snapshot of RagnarGrootKoerkamp/BAPCtools is on this machine (`PIPELINE_BAPCTOOLS_GIT`, else
+  the search tool's mirror folder), the packages of its `test/problems/`. The bench fetches
+  nothing: without the snapshot it says so and runs the fixtures only.
+- Each tool gets a fresh copy of the package and the pipeline a fresh data folder. Data made by
+  generators is made before the clock starts (`bt generate`; the pipeline's `ingest`, which is
+  timed and reported on its own: the goal is on the run, ingest excluded, and on both together).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.common import (BenchContext, ProcessRun, goal, median, pipeline_argv, record,
+                               say, spawn_timed)
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "packages"
+BT_VENV = ROOT / ".bench" / "bapctools-venv"
+DEFAULT_SNAPSHOT = Path("/work/.mirror/RagnarGrootKoerkamp+BAPCtools/repo")
+RUN_GOAL = 0.7         # pipeline run / bt run, ingest excluded
+WITH_INGEST_GOAL = 1.0  # (pipeline ingest + run) / bt run
+# bt's verdict words in our vocabulary (pipeline/verdicts.py).
+BT_VERDICTS = {"ACCEPTED": "AC", "AC": "AC", "WRONG_ANSWER": "WA", "WA": "WA",
+               "TIME_LIMIT_EXCEEDED": "TLE", "TLE": "TLE", "RUN_TIME_ERROR": "RE", "RTE": "RE",
+               "COMPILER_ERROR": "CE", "CE": "CE", "VALIDATOR_CRASH": "JE"}
+_BT_LINE = re.compile(r"^\s*((?:accepted|wrong_answer|time_limit_exceeded|run_time_error|"
+                      r"rejected|mixed|[\w.-]+)/[^\s:]+):\s+([A-Z_]+)\b", re.MULTILINE)
+_PIPELINE_LINE = re.compile(r"^\s{4}(\S+/\S+)\s+\S+\s+([A-Z]+)\s+(yes|no)\b", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Timed:
+    run: ProcessRun
+    verdicts: dict[str, str]
+
+
+def bapctools(ctx: BenchContext) -> Path | None:
+    """The `bt` command of the bench's own BAPCtools virtualenv (installed on first use)."""
+    bt = BT_VENV / "bin" / "bt"
+    if bt.exists():
+        return bt
+    say(f"installing bapctools from PyPI into {BT_VENV} (the bench's own virtualenv)")
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(BT_VENV)], check=True,
+                       capture_output=True, timeout=300)
+        subprocess.run([str(BT_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                        "bapctools"], check=True, capture_output=True, timeout=900)
+    except (OSError, subprocess.SubprocessError) as error:
+        say(f"(peers skipped: bapctools could not be installed: {error})")
+        shutil.rmtree(BT_VENV, ignore_errors=True)
+        return None
+    return bt if bt.exists() else None
+
+
+def snapshot_packages(work: Path) -> list[Path]:
+    """BAPCtools' `test/problems/` packages from a local git snapshot ([] when absent)."""
+    git_dir = Path(os.environ.get("PIPELINE_BAPCTOOLS_GIT", DEFAULT_SNAPSHOT))
+    if not git_dir.is_dir():
+        say(f"(no BAPCtools snapshot at {git_dir}: its test/problems/ packages are skipped; "
+            "set PIPELINE_BAPCTOOLS_GIT to a git directory of RagnarGrootKoerkamp/BAPCtools)")
+        return []
+    target = work / "bapctools"
+    target.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", "HEAD", "test/problems"],
+                             capture_output=True, timeout=120)
+    if archive.returncode != 0:
+        say(f"(the BAPCtools snapshot could not be read: {archive.stderr.decode()[:200]})")
+        return []
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    folder = target / "test" / "problems"
+    return sorted(p for p in folder.iterdir() if (p / "problem.yaml").is_file())
+
+
+def fixture_packages() -> list[Path]:
+    return sorted(p for p in FIXTURES.iterdir()
+                  if (p / "problem.yaml").is_file() or (p / "problem.xml").is_file())
+
+
+def _fresh_copy(package: Path, where: Path) -> Path:
+    if where.exists():
+        shutil.rmtree(where)
+    shutil.copytree(package, where, symlinks=True)
+    return where
+
+
+def _output(run_dir: Path) -> str:
+    path = run_dir / "stdout.txt"
+    return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+
+def run_bt(bt: Path, package: Path, scratch: Path) -> Timed:
+    copy = _fresh_copy(package, scratch / "bt" / package.name)
+    env = {**os.environ, "PATH": f"{bt.parent}:{os.environ.get('PATH', '')}"}
+    if (copy / "generators" / "generators.yaml").exists():
+        subprocess.run([str(bt), "generate", "--no-bar"], cwd=copy, capture_output=True,
+                       env=env, timeout=1800)
+    out = scratch / "bt-stdout.txt"
+    run = spawn_timed([str(bt), "run", "--no-bar"], stdout=out, cwd=copy, env=env)
+    text = out.read_text(encoding="utf-8", errors="replace") + run.stderr
+    verdicts = {name: BT_VERDICTS.get(word, word) for name, word in _BT_LINE.findall(text)}
+    return Timed(run, verdicts)
+
+
+def run_pipeline(package: Path, scratch: Path) -> tuple[ProcessRun, Timed]:
+    copy = _fresh_copy(package, scratch / "pipeline" / package.name)
+    data = scratch / "pipeline-data"
+    shutil.rmtree(data, ignore_errors=True)
+    command = [*pipeline_argv(), "--data-dir", str(data)]
+    ingest = spawn_timed([*command, "ingest", "--allow-rejects", str(copy)],
+                         stdout=scratch / "ingest-stdout.txt")
+    out = scratch / "pipeline-stdout.txt"
+    run = spawn_timed([*command, "run", "--problem", package.name], stdout=out)
+    text = out.read_text(encoding="utf-8", errors="replace")
+    return ingest, Timed(run, {name: got for name, got, _ in _PIPELINE_LINE.findall(text)})
+
+
+def run_peers(ctx: BenchContext, repeats: int, quick: bool) -> None:
+    bt = bapctools(ctx)
+    if bt is None:
+        return
+    packages = fixture_packages() + ([] if quick else snapshot_packages(ctx.work_dir / "peers"))
+    scratch = ctx.work_dir / "peers-scratch"
+    say(f"{len(packages)} packages, {repeats} alternating runs of each tool, medians "
+        "(wall and CPU of the whole command; pipeline's ingest reported apart)")
+    say(f"{'package':<24} {'bt wall':>8} {'run wall':>9} {'ratio':>6} {'+ingest':>8} "
+        f"{'bt cpu':>7} {'run cpu':>8}  verdicts")
+    for package in packages:
+        name = package.name
+        bt_runs: list[Timed] = []
+        ours: list[tuple[ProcessRun, Timed]] = []
+        for repeat in range(repeats):
+            order = ("bt", "pipeline") if repeat % 2 == 0 else ("pipeline", "bt")
+            for tool in order:
+                scratch.mkdir(parents=True, exist_ok=True)
+                if tool == "bt":
+                    bt_runs.append(run_bt(bt, package, scratch))
+                else:
+                    ours.append(run_pipeline(package, scratch))
+        bt_wall = median([t.run.wall_s for t in bt_runs])
+        bt_cpu = median([t.run.cpu_s for t in bt_runs])
+        run_wall = median([t.run.wall_s for _, t in ours])
+        run_cpu = median([t.run.cpu_s for _, t in ours])
+        ingest_wall = median([i.wall_s for i, _ in ours])
+        theirs, mine = bt_runs[-1].verdicts, ours[-1][1].verdicts
+        shared = sorted(set(theirs) & set(mine))
+        differ = [f"{s}: bt {theirs[s]}, pipeline {mine[s]}" for s in shared
+                  if theirs[s] != mine[s]]
+        agree = f"{len(shared) - len(differ)}/{len(shared)} agree" + (
+            f" ({len(set(theirs) ^ set(mine))} judged by one tool only)"
+            if set(theirs) ^ set(mine) else "")
+        ratio = run_wall / bt_wall if bt_wall > 0 else float("nan")
+        with_ingest = (run_wall + ingest_wall) / bt_wall if bt_wall > 0 else float("nan")
+        say(f"{name:<24} {bt_wall:>7.1f}s {run_wall:>8.1f}s {ratio:>6.2f} {with_ingest:>8.2f} "
+            f"{bt_cpu:>6.1f}s {run_cpu:>7.1f}s  {agree}")
+        for line in differ:
+            say(f"    differs: {line}")
+        for metric, value in (("bt_wall_s", bt_wall), ("bt_cpu_s", bt_cpu),
+                              ("run_wall_s", run_wall), ("run_cpu_s", run_cpu),
+                              ("ingest_wall_s", ingest_wall), ("ratio", ratio),
+                              ("ratio_with_ingest", with_ingest),
+                              ("verdicts_agree", float(not differ and bool(shared)))):
+            record(ctx, "peers", metric, value, "s" if metric.endswith("_s") else "x",
+                   problem=name)
+        goal(ctx, "peers/run", ratio <= RUN_GOAL,
+             f"{name}: pipeline run {ratio:.2f}x bt run (goal <= {RUN_GOAL}x)", problem=name)
+        goal(ctx, "peers/with-ingest", with_ingest <= WITH_INGEST_GOAL,
+             f"{name}: ingest + run {with_ingest:.2f}x bt run (goal <= {WITH_INGEST_GOAL}x)",
+             problem=name)
+        goal(ctx, "peers/verdicts", not differ and bool(shared),
+             f"{name}: verdicts differ from bt's or none compared ({agree})", problem=name)
+        shutil.rmtree(scratch, ignore_errors=True)
