@@ -287,7 +287,7 @@ def query_command(
     ctx: typer.Context,
     sql: Annotated[str, typer.Argument(
         metavar="SQL", help="Polars SQL over the tables cases, rejects, results, runs, "
-        "findings, expectations.")],
+        "findings, expectations, strength.")],
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
                                      help="table, csv, json (one object per line) or "
                                      "parquet.")] = "table",
@@ -563,6 +563,54 @@ def compare_command(
         failed = failed or comparison.failed
     if failed:
         raise typer.Exit(1)
+
+
+@app.command("strength", cls=_Command, epilog=_examples(
+    "pipeline strength --problem PROBLEM",
+    "pipeline strength --run RUN_ID --format json"))
+def strength_command(
+    ctx: typer.Context,
+    problem_id: Annotated[Optional[str], typer.Option(
+        "--problem", "-p", metavar="PROBLEM", autocompletion=_complete_problem,
+        help="Only this problem (default: every problem).")] = None,
+    run_ids: Annotated[Optional[list[str]], typer.Option(
+        "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
+        "run of each problem).")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
+                                     help="text, json (one object per run) or csv (one row "
+                                     "per case).")] = "text",
+) -> None:
+    """How strong the tests are: which case kills which wrong program (known-wrong stages,
+    submissions expected to fail), which wrong programs survive every case, and the smallest
+    set of cases that still kills every killed one (exact, or greedy with its bound), with the
+    CPU time it saves per run. Stored in the `strength` table."""
+    from pipeline.report.strength import as_json, format_strength, strength_of_runs, strength_rows
+    from pipeline.tables.results import write_strength
+
+    if fmt not in ("text", "json", "csv"):
+        _fail(f"unknown format {fmt!r}: use text, json or csv")
+    data_dir = ctx.obj.data_dir
+    runs = _report_runs(data_dir, run_ids, problem_id)
+    if not runs:
+        return
+    strengths = strength_of_runs(data_dir, runs)
+    for strength in strengths:  # one file per run, written atomically
+        write_strength(data_dir, strength.run_id, strength_rows(strength))
+    if fmt == "json":
+        sys.stdout.write(as_json(strengths))
+    elif fmt == "csv":
+        import polars as pl
+
+        from pipeline.tables.schemas import STRENGTH
+
+        rows = [row for s in strengths for row in strength_rows(s)]
+        columns = [name for name in STRENGTH if name != "measured_at"]
+        frame = pl.DataFrame(rows, schema={n: STRENGTH[n] for n in columns}, strict=False)
+        frame = frame.with_columns(pl.col(n).list.join(";") for n in columns
+                                   if isinstance(STRENGTH[n], pl.List))
+        sys.stdout.write(frame.write_csv())
+    else:
+        typer.echo("\n\n".join(format_strength(s) for s in strengths))
 
 
 @app.command("report", cls=_Command, epilog=_examples(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-TABLES = ("cases", "rejects", "results", "runs", "findings", "expectations")
+TABLES = ("cases", "rejects", "results", "runs", "findings", "expectations", "strength")
 
 
 class DamagedTable(Exception):

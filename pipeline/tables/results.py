@@ -5,7 +5,7 @@ is written once, atomically, so a run killed with -9 loses at most the cases in 
 `--resume` finds exactly which (case, solver, repeat) triples are already stored. The run's
 own row lives in `tables/runs/<run_id>.parquet`, rewritten when its status changes. A run of a
 problem package also writes `tables/expectations/<run_id>.parquet`: each submission held
-against what it is expected to get.
+against what it is expected to get; `pipeline strength` writes `tables/strength/<run_id>.parquet`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.tables.files import (empty, read_file, scan, table_dir, write_parquet_atomic)
-from pipeline.tables.schemas import EXPECTATIONS, RESULTS, RUNS
+from pipeline.tables.layout import now
+from pipeline.tables.schemas import EXPECTATIONS, RESULTS, RUNS, STRENGTH
 
 
 def results_chunk_path(data_dir: Path, run_id: str, chunk: int) -> Path:
@@ -63,3 +64,10 @@ def write_expectations(data_dir: Path, run_id: str, rows: list[dict]) -> None:
 
 def read_expectations(data_dir: Path) -> pl.DataFrame:
     return scan(data_dir, "expectations").collect()
+
+
+def write_strength(data_dir: Path, run_id: str, rows: list[dict]) -> None:
+    """The strength rows of one run (`report.strength`), replacing any written before."""
+    stamped = [{**row, "measured_at": now()} for row in rows]
+    write_parquet_atomic(table_dir(data_dir, "strength") / f"{run_id}.parquet",
+                         pl.DataFrame(stamped, schema=STRENGTH, strict=False))

@@ -1,5 +1,5 @@
-"""The schemas of the tables: `cases`, `rejects`, `results`, `runs`, `findings` and
-`expectations`.
+"""The schemas of the tables: `cases`, `rejects`, `results`, `runs`, `findings`,
+`expectations` and `strength`.
 
 All files of a table share one schema (the one declared here), which is what makes the plain
 glob read work. The `cases` schema is the common columns plus the size columns every registered
@@ -154,7 +154,8 @@ def schema_of(table: str) -> dict[str, pl.DataType]:
         return cases_schema()
     try:
         return {"rejects": REJECTS, "results": RESULTS, "runs": RUNS,
-                "findings": FINDINGS, "expectations": EXPECTATIONS}[table]
+                "findings": FINDINGS, "expectations": EXPECTATIONS,
+                "strength": STRENGTH}[table]
     except KeyError:
         raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}") from None
 
@@ -175,4 +176,22 @@ EXPECTATIONS: dict[str, pl.DataType] = {
     "time_limit_s": pl.Float64(),
     "time_limit_how": pl.String(),
     "checked_at": pl.Datetime("us", "UTC"),
+}
+
+
+# One row per case per run that `pipeline strength` measured (one file per run,
+# `tables/strength/<run_id>.parquet`): the wrong programs the case kills, those only it kills,
+# whether it is in the smallest set that kills every killed wrong program.
+STRENGTH: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "problem": pl.String(),
+    "case_id": pl.String(),
+    "source": pl.String(),
+    "kills": pl.List(pl.String()),
+    "only_kills": pl.List(pl.String()),
+    "in_smallest_set": pl.Boolean(),
+    "set_method": pl.String(),         # exact, or greedy with its bound
+    "cpu_ms": pl.Float64(),            # every solver's CPU time on the case, added up
+    "survivors": pl.List(pl.String()),  # the run's wrong programs no case kills
+    "measured_at": pl.Datetime("us", "UTC"),
 }

@@ -1,0 +1,249 @@
+"""How strong a problem's tests are: which case kills which wrong program, which cases do the
+work, and the fewest cases that still kill every wrong program the whole set kills.
+
+A *wrong program* is one the problem says must fail (`tables.limits.known_wrong`): a stage
+registered as known to be wrong, or a package submission whose folder, tag or
+`submissions.yaml` expects a failing verdict. A case *kills* it when the program got there a
+verdict its expectation names: `wrong_answer` a WA, `time_limit_exceeded` a TLE,
+`run_time_error` an RE (MLE and OLE count as RE, as Kattis counts them),
+`memory_limit_exceeded` an MLE, `output_limit_exceeded` an OLE; a known-wrong stage and any
+other expectation (`rejected`, ...) any failing verdict. A wrong program no case kills
+*survives*: the tests would let it through.
+
+The smallest killing set is a minimum set cover of the killed programs by the cases. It is
+exact (a breadth-first search over the sets of programs killed so far, so the first layer that
+kills them all is the fewest cases) while there are at most `EXACT_MAX_PROGRAMS` killed
+programs; beyond that it is the greedy cover (each step takes the case that kills the most
+programs not yet killed), which is at most H(d) = 1 + 1/2 + ... + 1/d times the fewest possible,
+d being the most programs one case kills. Either way the answer says which.
+
+The CPU time the set saves is what every solver of the run spent (median over its repeats) on
+the cases outside the set: what each run of every program costs less when only the set runs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from pipeline.tables.limits import known_wrong
+from pipeline.verdicts import FAILURES, Verdict
+
+EXACT_MAX_PROGRAMS = 16
+_KILLS_BY_EXPECTATION: dict[str, frozenset[str]] = {
+    "wrong_answer": frozenset({"WA"}),
+    "time_limit_exceeded": frozenset({"TLE"}),
+    "run_time_error": frozenset({"RE", "MLE", "OLE"}),
+    "memory_limit_exceeded": frozenset({"MLE"}),
+    "output_limit_exceeded": frozenset({"OLE"}),
+}
+_ANY_FAILURE = frozenset(v.value for v in FAILURES if v is not Verdict.CE)
+
+
+@dataclass(frozen=True)
+class WrongProgram:
+    solver: str
+    why: str                   # "expected to be wrong_answer", or the stage's known flaw
+    kill_verdicts: tuple[str, ...]
+    killed_by: tuple[str, ...]  # case ids, in the run's case order
+
+    @property
+    def survives(self) -> bool:
+        return not self.killed_by
+
+
+@dataclass(frozen=True)
+class CaseStrength:
+    case_id: str
+    source: str | None
+    kills: tuple[str, ...]       # the wrong programs this case kills
+    only_kills: tuple[str, ...]  # those no other case kills
+    cpu_ms: float                # every solver's CPU time on it, added up
+
+
+@dataclass(frozen=True)
+class Strength:
+    problem: str
+    run_id: str
+    cases: int
+    programs: tuple[WrongProgram, ...]
+    per_case: tuple[CaseStrength, ...]
+    smallest_set: tuple[str, ...]
+    method: str                  # "exact" or "greedy (at most H(d) = x times the fewest)"
+    total_cpu_ms: float
+    saved_cpu_ms: float
+
+    @property
+    def survivors(self) -> tuple[str, ...]:
+        return tuple(p.solver for p in self.programs if p.survives)
+
+
+def kill_verdicts(why: str) -> frozenset[str]:
+    """The verdicts that kill a wrong program, from what is said to be wrong with it."""
+    prefix = "expected to be "
+    if why.startswith(prefix):
+        return _KILLS_BY_EXPECTATION.get(why[len(prefix):].strip(), _ANY_FAILURE)
+    return _ANY_FAILURE
+
+
+def smallest_cover(masks: Sequence[int], universe: int) -> tuple[list[int], str]:
+    """Indexes of the fewest masks whose union is `universe` (every bit of it is in some
+    mask), and how they were found: exact when the universe is small, greedy beyond."""
+    if universe == 0:
+        return [], "exact"
+    bits = bin(universe).count("1")
+    if bits <= EXACT_MAX_PROGRAMS:
+        return _exact_cover(masks, universe), "exact"
+    chosen = _greedy_cover(masks, universe)
+    most = max(bin(m & universe).count("1") for m in masks)
+    bound = sum(1 / k for k in range(1, most + 1))
+    return chosen, f"greedy (at most H({most}) = {bound:.2f} times the fewest possible)"
+
+
+def _exact_cover(masks: Sequence[int], universe: int) -> list[int]:
+    # One case per distinct kill set (the first), and none whose kills another's include.
+    distinct: dict[int, int] = {}
+    for index, mask in enumerate(masks):
+        distinct.setdefault(mask & universe, index)
+    useful = [(m, i) for m, i in distinct.items()
+              if m and not any(o != m and o & m == m for o in distinct)]
+    came_from: dict[int, tuple[int, int]] = {0: (0, -1)}
+    frontier = [0]
+    while universe not in came_from:
+        reached = []
+        for state in frontier:
+            for mask, index in useful:
+                union = state | mask
+                if union not in came_from:
+                    came_from[union] = (state, index)
+                    reached.append(union)
+        frontier = reached
+    chosen, state = [], universe
+    while state:
+        state, index = came_from[state]
+        chosen.append(index)
+    return sorted(chosen)
+
+
+def _greedy_cover(masks: Sequence[int], universe: int) -> list[int]:
+    chosen, left = [], universe
+    while left:
+        best = max(range(len(masks)), key=lambda i: (bin(masks[i] & left).count("1"), -i))
+        chosen.append(best)
+        left &= ~masks[best]
+    return sorted(chosen)
+
+
+def measure_strength(problem: str, run_id: str, results, cases) -> Strength:
+    """The strength of the run's cases from its collapsed results (one row per case and
+    solver, `report.load.collapse_repeats`) and its cases (`load_cases`)."""
+    import polars as pl
+
+    results = results.filter((pl.col("run_id") == run_id) & (pl.col("problem") == problem))
+    order = list(dict.fromkeys(results["case_id"].to_list()))
+    sources = dict(zip(cases["case_id"].to_list(), cases["source"].to_list())) \
+        if cases.height else {}
+    cpu = results.group_by("case_id").agg(pl.col("cpu_ms").fill_null(0).sum())
+    cpu_of = dict(zip(cpu["case_id"].to_list(), cpu["cpu_ms"].to_list()))
+    programs: list[WrongProgram] = []
+    for solver in sorted(set(results["solver"].to_list())):
+        why = known_wrong(problem, solver)
+        if why is None:
+            continue
+        verdicts = kill_verdicts(why)
+        rows = results.filter(pl.col("solver") == solver)
+        killing = set(rows.filter(pl.col("verdict").is_in(list(verdicts)))["case_id"].to_list())
+        programs.append(WrongProgram(solver, why, tuple(sorted(verdicts)),
+                                     tuple(c for c in order if c in killing)))
+    kills_of: dict[str, list[str]] = {case: [] for case in order}
+    for program in programs:
+        for case in program.killed_by:
+            kills_of[case].append(program.solver)
+    bit = {p.solver: 1 << n for n, p in enumerate(programs)}
+    masks = [sum(bit[s] for s in kills_of[case]) for case in order]
+    universe = 0
+    for mask in masks:
+        universe |= mask
+    chosen, method = smallest_cover(masks, universe)
+    smallest = tuple(order[i] for i in chosen)
+    per_case = tuple(CaseStrength(
+        case, sources.get(case), tuple(kills_of[case]),
+        tuple(s for s in kills_of[case]
+              if next(p for p in programs if p.solver == s).killed_by == (case,)),
+        float(cpu_of.get(case, 0.0))) for case in order)
+    total = sum(c.cpu_ms for c in per_case)
+    kept = sum(c.cpu_ms for c in per_case if c.case_id in set(smallest))
+    return Strength(problem, run_id, len(order), tuple(programs), per_case, smallest, method,
+                    total, total - kept)
+
+
+def strength_of_runs(data_dir: Path, run_ids: Iterable[str]) -> list[Strength]:
+    """The strength of each run's cases (each run is of one problem)."""
+    from pipeline.report.load import collapsed_results, load_cases
+    from pipeline.tables.runs import run_rows
+
+    rows = run_rows(data_dir, run_ids)
+    found = []
+    for run_id in run_ids:
+        problem = rows[run_id]["problem"]
+        results = collapsed_results(data_dir, [run_id], problem=problem)
+        found.append(measure_strength(problem, run_id, results, load_cases(data_dir, [problem])))
+    return found
+
+
+def strength_rows(strength: Strength) -> list[dict]:
+    """The rows of the `strength` table for one run: one per case."""
+    chosen = set(strength.smallest_set)
+    return [{"run_id": strength.run_id, "problem": strength.problem, "case_id": c.case_id,
+             "source": c.source, "kills": list(c.kills), "only_kills": list(c.only_kills),
+             "in_smallest_set": c.case_id in chosen, "set_method": strength.method,
+             "cpu_ms": c.cpu_ms, "survivors": list(strength.survivors)}
+            for c in strength.per_case]
+
+
+def as_json(strengths: Sequence[Strength]) -> str:
+    return "\n".join(json.dumps({**asdict(s), "survivors": list(s.survivors)}, default=str)
+                     for s in strengths) + "\n"
+
+
+def format_strength(strength: Strength, top: int = 10) -> str:
+    where = {c.case_id: c.source or c.case_id[:12] for c in strength.per_case}
+    lines = [f"{strength.problem} (run {strength.run_id}): {strength.cases} cases, "
+             f"{len(strength.programs)} wrong programs"]
+    if not strength.programs:
+        lines.append("  no wrong programs in this run (known-wrong stages, or submissions "
+                     "expected to fail): nothing to measure the tests against")
+        return "\n".join(lines)
+    width = max(len(p.solver) for p in strength.programs)
+    for program in strength.programs:
+        if program.survives:
+            state = f"SURVIVES every case (killed by {'/'.join(program.kill_verdicts)})"
+        else:
+            first = ", ".join(where[c] for c in program.killed_by[:3]) + (
+                f", ... ({len(program.killed_by)} cases)" if len(program.killed_by) > 3 else "")
+            state = f"killed by {len(program.killed_by)} case{'s' if len(program.killed_by) != 1 else ''}: {first}"
+        lines.append(f"  {program.solver:<{width}}  {program.why}: {state}")
+    killed = sum(not p.survives for p in strength.programs)
+    lines.append(f"  smallest set killing all {killed} killed programs: "
+                 f"{len(strength.smallest_set)} of {strength.cases} cases ({strength.method}): "
+                 + ", ".join(where[c] for c in strength.smallest_set))
+    if strength.total_cpu_ms:
+        lines.append(f"  running only that set saves {strength.saved_cpu_ms / 1000:.2f} s of "
+                     f"{strength.total_cpu_ms / 1000:.2f} s CPU per run of every program "
+                     f"({strength.saved_cpu_ms / strength.total_cpu_ms:.0%})")
+    strongest = sorted((c for c in strength.per_case if c.kills),
+                       key=lambda c: (-len(c.only_kills), -len(c.kills)))[:top]
+    if strongest:
+        lines.append("  cases that kill most (kills / only this case kills):")
+        for case in strongest:
+            lines.append(f"    {len(case.kills):>3} / {len(case.only_kills):<3} {where[case.case_id]}"
+                         f"  ({case.case_id[:12]})")
+    idle = sum(1 for c in strength.per_case if not c.kills)
+    if idle:
+        lines.append(f"  {idle} cases kill no wrong program")
+    if strength.survivors:
+        lines.append(f"  SURVIVORS: {', '.join(strength.survivors)}: no case kills them "
+                     "(`pipeline stress` against the reference can look for one)")
+    return "\n".join(lines)
