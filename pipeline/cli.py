@@ -583,7 +583,8 @@ def strength_command(
     """How strong the tests are: which case kills which wrong program (known-wrong stages,
     submissions expected to fail), which wrong programs survive every case, and the smallest
     set of cases that still kills every killed one (exact, or greedy with its bound), with the
-    CPU time it saves per run. Stored in the `strength` table."""
+    CPU time it saves per run; and which of the input's bounds the cases reach (constraint
+    coverage). Stored in the `strength` table."""
     from pipeline.report.strength import as_json, format_strength, strength_of_runs, strength_rows
     from pipeline.tables.results import write_strength
 
@@ -596,8 +597,20 @@ def strength_command(
     strengths = strength_of_runs(data_dir, runs)
     for strength in strengths:  # one file per run, written atomically
         write_strength(data_dir, strength.run_id, strength_rows(strength))
+    from dataclasses import asdict
+
+    from pipeline.problems import get_problem
+    from pipeline.report.coverage import format_coverage, stored_coverage
+
+    covered = {}
+    for strength in strengths:
+        try:
+            covered[strength.problem] = stored_coverage(data_dir, get_problem(strength.problem))
+        except UnknownName:  # a problem no longer registered: its bounds are unknown
+            covered[strength.problem] = ()
     if fmt == "json":
-        sys.stdout.write(as_json(strengths))
+        sys.stdout.write(as_json(strengths, {p: [asdict(r) for r in rows]
+                                             for p, rows in covered.items()}))
     elif fmt == "csv":
         import polars as pl
 
@@ -610,7 +623,9 @@ def strength_command(
                                    if isinstance(STRENGTH[n], pl.List))
         sys.stdout.write(frame.write_csv())
     else:
-        typer.echo("\n\n".join(format_strength(s) for s in strengths))
+        typer.echo("\n\n".join(format_strength(s) + "\n" + format_coverage(s.problem,
+                                                                          covered[s.problem])
+                                 for s in strengths))
 
 
 @app.command("report", cls=_Command, epilog=_examples(

@@ -137,6 +137,19 @@ class Solution:
 
 
 @dataclass(frozen=True)
+class Bound:
+    """One bound of the input that the statement names and the parser enforces: `name` lies
+    in `low`..`high`. `reach(case)` is the lowest and the highest value the case takes of it
+    (over every instance: each A_i, each test's N), or None when the case has none of it.
+    Constraint coverage (`pipeline strength`) reports which bounds the cases reach."""
+
+    name: str
+    low: int
+    high: int
+    reach: Callable[[Case], tuple[int, int] | None]
+
+
+@dataclass(frozen=True)
 class Checker:
     """The program that judges a problem's answers, run as judges run it: a testlib checker
     (`checker input output answer`; exit 0 OK, 1 WA, 2 PE, 3 FAIL, 7 points) or a Kattis
@@ -180,6 +193,7 @@ class Problem:
     shrinks: tuple[ShrinkPass, ...] = ()
     mutations: tuple[Mutation, ...] = ()
     checker: Checker | None = None      # judges answers instead of `compare` (problem.toml)
+    bounds: tuple[Bound, ...] = ()      # the input's bounds, for constraint coverage
 
     # -- lookups ----------------------------------------------------------------------------
     def stage(self, name: str) -> Stage:
@@ -241,14 +255,16 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
                    stages: tuple[Stage, ...], recipes: tuple[Recipe, ...],
                    growth: Callable[[int, int], Case] | None = None,
                    shrinks: tuple[ShrinkPass, ...] = (),
-                   mutations: tuple[Mutation, ...] = ()) -> Problem:
+                   mutations: tuple[Mutation, ...] = (),
+                   bounds: tuple[Bound, ...] = ()) -> Problem:
     """The problem whose code is given here and whose facts are in the `problem.toml` beside
     `module_file` (the folder's `__init__.py`); the folder's name is the problem's id.
 
     Every stage must have an entry in `problem.toml` and every entry a stage; a `known-wrong`
     stage must say why and build its counterexample. Errors name the file and the rule broken.
     `shrinks` are the problem's own shrink passes and `mutations` its hunt mutations (both
-    optional: without them `stress` and `hunt` edit the judge text itself, token by token).
+    optional: without them `stress` and `hunt` edit the judge text itself, token by token);
+    `bounds` the input's bounds as its parser enforces them (constraint coverage).
     """
     from pipeline.config import ConfigError, read_problem_settings
 
@@ -294,4 +310,4 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
         size_measure=settings.size_measure, stages=merged, recipes=recipes,
         reference=settings.reference, input_mb=settings.input_mb, nightly=settings.nightly,
         growth=ladder, solutions=settings.solutions, shrinks=tuple(shrinks),
-        mutations=tuple(mutations), checker=settings.checker)
+        mutations=tuple(mutations), checker=settings.checker, bounds=tuple(bounds))

@@ -203,15 +203,21 @@ def strength_rows(strength: Strength) -> list[dict]:
             for c in strength.per_case]
 
 
-def as_json(strengths: Sequence[Strength]) -> str:
-    return "\n".join(json.dumps({**asdict(s), "survivors": list(s.survivors)}, default=str)
+def as_json(strengths: Sequence[Strength], coverage: dict[str, list] | None = None) -> str:
+    """One JSON object per run; `coverage` (per problem) is added as its `coverage`."""
+    return "\n".join(json.dumps({**asdict(s), "survivors": list(s.survivors),
+                                 "coverage": (coverage or {}).get(s.problem, [])}, default=str)
                      for s in strengths) + "\n"
+
+
+def _cpu(ms: float) -> str:
+    return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.1f} ms"
 
 
 def format_strength(strength: Strength, top: int = 10) -> str:
     where = {c.case_id: c.source or c.case_id[:12] for c in strength.per_case}
     lines = [f"{strength.problem} (run {strength.run_id}): {strength.cases} cases, "
-             f"{len(strength.programs)} wrong programs"]
+             f"{len(strength.programs)} wrong program{'' if len(strength.programs) == 1 else 's'}"]
     if not strength.programs:
         lines.append("  no wrong programs in this run (known-wrong stages, or submissions "
                      "expected to fail): nothing to measure the tests against")
@@ -230,8 +236,8 @@ def format_strength(strength: Strength, top: int = 10) -> str:
                  f"{len(strength.smallest_set)} of {strength.cases} cases ({strength.method}): "
                  + ", ".join(where[c] for c in strength.smallest_set))
     if strength.total_cpu_ms:
-        lines.append(f"  running only that set saves {strength.saved_cpu_ms / 1000:.2f} s of "
-                     f"{strength.total_cpu_ms / 1000:.2f} s CPU per run of every program "
+        lines.append(f"  running only that set saves {_cpu(strength.saved_cpu_ms)} of "
+                     f"{_cpu(strength.total_cpu_ms)} CPU per run of every program "
                      f"({strength.saved_cpu_ms / strength.total_cpu_ms:.0%})")
     strongest = sorted((c for c in strength.per_case if c.kills),
                        key=lambda c: (-len(c.only_kills), -len(c.kills)))[:top]

@@ -126,6 +126,8 @@ def test_a_built_in_problem_known_wrong_stage_is_killed_by_its_smallest_set(
     assert [p["solver"] for p in report["programs"]] == ["editorial"]
     assert killed(report) == {"editorial"}, "a tiny corpus of 60 cases kills the editorial"
     assert len(report["smallest_set"]) == 1
+    bounds = {row["name"]: row for row in report["coverage"]}
+    assert bounds["n"]["lowest"] >= 1 and bounds["n"]["at_high"] == 0, "tiny cases only"
 
     [case] = [c for c in report["per_case"] if c["case_id"] in report["smallest_set"]]
     only = tmp_path / "only" / "cf103119g"

@@ -70,6 +70,7 @@ from pipeline.problems.arc087e.oracles import (BRUTE_MAX_L, BRUTE_MAX_STATES, GR
                                                solve_grundy)
 from pipeline.problems.arc087e.recipes import RECIPES, growth_case
 from pipeline.problems.arc087e.shrink import MUTATIONS, SHRINKS
+from pipeline.problems.arc087e.bounds import BOUNDS
 from pipeline.problems.base import Stage, define_problem
 
 STAGES = (
@@ -98,4 +99,4 @@ STAGES = (
 PROBLEM = define_problem(
     __file__, parse=parse, render=render, format_answer=format_answer,
     validate_answer=validate_answer, size=size, size_values=size_values, stages=STAGES,
-    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS)
+    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS, bounds=BOUNDS)

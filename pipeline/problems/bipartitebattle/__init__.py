@@ -54,6 +54,7 @@ Stages
 
 from __future__ import annotations
 
+from pipeline.problems.bipartitebattle.bounds import BOUNDS
 from pipeline.problems.base import Stage, define_problem
 from pipeline.problems.bipartitebattle import native  # noqa: F401 (registers its native code)
 from pipeline.problems.bipartitebattle.case import (format_answer, parse, render, size,
@@ -110,4 +111,4 @@ STAGES = (
 PROBLEM = define_problem(
     __file__, parse=parse, render=render, format_answer=format_answer,
     validate_answer=validate_answer, size=size, size_values=size_values, stages=STAGES,
-    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS)
+    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS, bounds=BOUNDS)

@@ -60,6 +60,7 @@ Stages
 
 from __future__ import annotations
 
+from pipeline.problems.cf103119g.bounds import BOUNDS
 from pipeline.problems.base import Stage, define_problem
 from pipeline.problems.cf103119g.case import (format_answer, parse, render, size, size_values,
                                               validate_answer)
@@ -98,4 +99,4 @@ STAGES = (
 PROBLEM = define_problem(
     __file__, parse=parse, render=render, format_answer=format_answer,
     validate_answer=validate_answer, size=size, size_values=size_values, stages=STAGES,
-    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS)
+    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS, bounds=BOUNDS)

@@ -59,6 +59,7 @@ failure) it falls back to the token-by-token validating path, which names the li
 
 from __future__ import annotations
 
+from pipeline.problems.insq15g.bounds import BOUNDS
 from pipeline.problems.base import Stage, define_problem
 from pipeline.problems.insq15g import native  # noqa: F401 (registers its native code)
 from pipeline.problems.insq15g.case import (Case, format_answer, parse, render, size,
@@ -119,4 +120,4 @@ STAGES = (
 PROBLEM = define_problem(
     __file__, parse=parse, render=render, format_answer=format_answer,
     validate_answer=validate_answer, size=size, size_values=size_values, stages=STAGES,
-    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS)
+    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS, bounds=BOUNDS)

@@ -46,6 +46,7 @@ The stages.
 
 from __future__ import annotations
 
+from pipeline.problems.movcoin2.bounds import BOUNDS
 from pipeline.problems.base import Stage, define_problem
 from pipeline.problems.movcoin2 import oracles
 from pipeline.problems.movcoin2.case import (format_answer, parse, path_case, render, size,
@@ -91,4 +92,4 @@ STAGES = (
 PROBLEM = define_problem(
     __file__, parse=parse, render=render, format_answer=format_answer,
     validate_answer=validate_answer, size=size, size_values=size_values, stages=STAGES,
-    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS)
+    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS, bounds=BOUNDS)

@@ -1,0 +1,18 @@
+"""bipartitebattle's input bounds, as its parser (`case.py`) enforces them, for constraint
+coverage."""
+
+from __future__ import annotations
+
+from pipeline.problems.base import Bound
+from pipeline.problems.bipartitebattle.case import MAX_N, MAX_SIDE
+
+
+def _sides(case) -> tuple[int, int]:
+    sides = [side for graph in case.graphs for side in graph]
+    return min(sides), max(sides)
+
+
+BOUNDS = (
+    Bound("N", 1, MAX_N, lambda case: (case.n, case.n)),
+    Bound("a_i, b_i", 1, MAX_SIDE, _sides),
+)
