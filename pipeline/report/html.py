@@ -3,6 +3,8 @@
 The page holds, for the chosen runs (default: the latest finished run of each problem):
 - the runs themselves;
 - the verdict matrix: per problem, a table of its solvers' verdict counts that fits the page
+- test strength: which wrong programs the cases kill, the smallest killing set, and which input
+  bounds the cases reach (`pipeline strength`)
   (long solver names wrap; a table too wide for a narrow window scrolls inside its box);
 - the comparison of each run with its baseline (the one the nightly used, else the newest
   comparable earlier run, `compare.choose_baseline`), saying which and why;
@@ -135,12 +137,14 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
         f"{len(runs)} run{'s' if len(runs) != 1 else ''} &middot; data folder "
         f"<code>{escape(str(Path(data_dir).resolve()))}</code></p>",
         '<nav><a href="#runs">runs</a><a href="#verdicts">verdicts</a>'
+        '<a href="#strength">test strength</a>'
         '<a href="#submissions">submissions</a>'
         '<a href="#compare">comparison</a><a href="#growth">growth</a>'
         '<a href="#history">history</a><a href="#slow">slowest cases</a>'
         '<a href="#mismatches">mismatches</a></nav>',
         _runs_section(runs, rows),
         _verdict_section(results),
+        _strength_section(data_dir, runs, rows, results),
         _submissions_section(data_dir, runs, results),
         _compare_section(comparisons, data_dir),
         _growth_section(runs, rows, results, colors),
@@ -247,6 +251,53 @@ def _verdict_section(results: pl.DataFrame) -> str:
                    f'{heads}</tr><tr><th class="problem">{escape(problem)}</th>{cells}</tr>'
                    "</table></div>")
     return "\n".join(out)
+
+
+def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict],
+                      results: pl.DataFrame) -> str:
+    """Per run: which wrong programs its cases kill, the smallest set that kills them all
+    (`pipeline strength`), and which input bounds the cases reach (constraint coverage)."""
+    from pipeline.report.coverage import stored_coverage
+    from pipeline.report.strength import measure_strength
+
+    out = ['<h2 id="strength">Test strength</h2>']
+    for run_id in runs:
+        problem = rows.get(run_id, {}).get("problem")
+        if problem is None:
+            continue
+        strength = measure_strength(problem, run_id, results, load.load_cases(data_dir,
+                                                                                [problem]))
+        try:
+            bounds = stored_coverage(data_dir, get_problem(problem))
+        except UnknownName:
+            bounds = ()
+        if not strength.programs and not bounds:
+            continue
+        lines = "".join(
+            f"<tr><td>{escape(p.solver)}</td><td>{escape(p.why)}</td><td>"
+            + ('<span class="tag">survives every case</span>' if p.survives else
+               f"killed by {len(p.killed_by)} case{'s' if len(p.killed_by) != 1 else ''}")
+            + "</td></tr>" for p in strength.programs)
+        block = [f"<h3>{escape(problem)}</h3>"]
+        if strength.programs:
+            block.append(f"<p class=\"meta\">smallest set killing every killed wrong program: "
+                         f"{len(strength.smallest_set)} of {strength.cases} cases "
+                         f"({escape(strength.method)})</p>"
+                         f'<div class="scroll"><table class="strength" data-problem="'
+                         f'{escape(problem)}"><tr><th>wrong program</th><th>why wrong</th>'
+                         f"<th>killed</th></tr>{lines}</table></div>")
+        if bounds:
+            cells = "".join(
+                f"<tr><td>{escape(b.name)}</td><td>{b.low:,}..{b.high:,}</td><td>"
+                + ("-" if b.lowest is None else f"{b.lowest:,}..{b.highest:,}")
+                + f"</td><td>{b.at_low} / {b.at_high}</td><td>"
+                + (f'<span class="tag">no case at its {" or ".join(b.unreached)} end</span>'
+                   if b.unreached else "") + "</td></tr>" for b in bounds)
+            block.append('<div class="scroll"><table class="coverage"><tr><th>bound</th>'
+                         "<th>allowed</th><th>reached</th><th>cases at low / high</th>"
+                         f"<th>warning</th></tr>{cells}</table></div>")
+        out.append("".join(block))
+    return "\n".join(out) if len(out) > 1 else ""
 
 
 def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFrame) -> str:

@@ -128,6 +128,13 @@ def test_a_built_in_problem_known_wrong_stage_is_killed_by_its_smallest_set(
     assert len(report["smallest_set"]) == 1
     bounds = {row["name"]: row for row in report["coverage"]}
     assert bounds["n"]["lowest"] >= 1 and bounds["n"]["at_high"] == 0, "tiny cases only"
+    page = tmp_path / "report.html"
+    assert pipeline(data, "report", "--out", str(page)).returncode == 0
+    html = page.read_text()
+    strength = html.split('<h2 id="strength">', 1)[1].split("<h2 ", 1)[0]
+    assert 'data-problem="cf103119g"' in strength and "<td>editorial</td>" in strength
+    assert f"of {report['cases']} cases" in strength
+    assert "no case at its high end" in strength
 
     [case] = [c for c in report["per_case"] if c["case_id"] in report["smallest_set"]]
     only = tmp_path / "only" / "cf103119g"
