@@ -808,6 +808,67 @@ def stress_command(
         raise typer.Exit(1)
 
 
+@app.command("harden", cls=_Command, epilog=_examples(
+    "pipeline harden --problem PROBLEM",
+    "pipeline harden --problem PACKAGE --solver wrong_answer/int32.c "
+    "--generator 'gen 10 100 {seed}' --budget 2m"))
+def harden_command(
+    ctx: typer.Context,
+    problem_id: ProblemOption,
+    solver: Annotated[Optional[list[str]], typer.Option(
+        "--solver", "-s", metavar="NAME", help="A wrong program to kill (repeatable; default: "
+        "every wrong program no case of the latest run kills).")] = None,
+    against: Annotated[Optional[str], typer.Option(
+        "--against", metavar="NAME", help="The reference (default: the problem's reference "
+        "order; for a package, its main or first accepted submission).")] = None,
+    recipe: Annotated[Optional[list[str]], typer.Option(
+        "--recipe", "-r", metavar="PATTERN", help="Recipe name or shell pattern (repeatable; "
+        "default: as pipeline stress).")] = None,
+    generator: Annotated[Optional[list[str]], typer.Option(
+        "--generator", "-g", metavar="COMMAND", help="A generator as a recipe, as for pipeline "
+        "stress (repeatable; default: none).")] = None,
+    group: Annotated[Optional[str], typer.Option(
+        "--group", metavar="GROUP", help="A package's test group the new tests are held to "
+        "(default: as pipeline stress).")] = None,
+    budget: Annotated[str, typer.Option(
+        "--budget", metavar="DURATION", help="Search time per wrong program (e.g. 60s, 5m).")]
+        = "60s",
+    seed: SeedOption = 1,
+    jobs: JobsOption = None,
+    external: ExternalOption = None,
+    shrink_budget: Annotated[str, typer.Option(
+        "--shrink-budget", metavar="DURATION", help="Time for shrinking each case found.")]
+        = "120s",
+) -> None:
+    """For each wrong program the tests let through, search for a case that kills it (as
+    pipeline stress does), shrink it and add it to the problem's own tests: a package's data
+    (harden-NAME.in/.ans beside its test group's cases), a built-in problem's
+    DATA/raw/PROBLEM/hardened/. Exits 1 when a wrong program still survives."""
+    from pipeline.run.solvers import parse_external
+    from pipeline.stress.durations import parse_duration
+    from pipeline.stress.harden import HardenError, format_hardened, harden
+    from pipeline.stress.stress import StressRequest
+
+    problem = _problem(problem_id)
+    _settle(ctx.obj.data_dir)
+    try:
+        request = StressRequest(
+            problem=problem.id, solver="", against=against, recipes=tuple(recipe or ()),
+            budget_s=parse_duration(budget), seed=seed, jobs=jobs,
+            externals=tuple(parse_external(text, problem.id) for text in external or []),
+            shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
+            generators=tuple(generator or ()), group=group)
+        done = harden(ctx.obj.data_dir, request, tuple(solver or ()),
+                      log=lambda line: typer.echo(line, err=True))
+    except (HardenError, *_stress_errors()) as error:
+        _fail(str(error), code=1)
+    typer.echo(format_hardened(problem.id, done))
+    if any(item.status == "interrupted" for item in done):
+        raise typer.Exit(130)
+    if any(item.status != "added" for item in done):
+        raise typer.Exit(1)
+
+
 @app.command("hunt", cls=_Command, epilog=_examples(
     "pipeline hunt --problem PROBLEM --solver fast --size 20000",
     "pipeline hunt --problem PROBLEM --solver mine --external mine=./mine --budget 10m"))

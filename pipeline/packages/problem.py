@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import InputError
+from pipeline.fsutil import atomic_write_text
 from pipeline.packages import build_package, load_package
 from pipeline.packages.check import default_validate
 from pipeline.packages.generators import package_recipes
@@ -73,6 +74,25 @@ class PackageProblem(Problem):
             return given
         low, high = margins(package, self.time_limit_s)
         return TimeLimit(self.time_limit_s, low, high, "derived", self.time_limit_how)
+
+    def add_test(self, data_dir: Path, name: str, text: str, answer: str,
+                 group: str | None = None) -> Path:
+        """Write a test made by `pipeline harden` into the package's own data, beside the
+        cases of the test group it was judged in (`data/secret/NAME.in` and `.ans`, or
+        `data/secret/group2/...`), where judges and the package's other tools find it, and
+        return the package's folder: ingesting it registers the package again, validators
+        and all."""
+        source = Path(read_marker(self.folder).get("source", ""))
+        if not source.is_dir():
+            raise ValueError(f"{source}: the package was registered from a file, not a "
+                             "folder: harden writes its tests into the package's folder")
+        folder = source / "data" / (group or "secret")
+        if not folder.resolve().is_relative_to((source / "data").resolve()):
+            raise ValueError(f"test group {group!r} is not a folder of {source / 'data'}")
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(folder / f"{name}.ans", answer)
+        atomic_write_text(folder / f"{name}.in", text)
+        return source
 
     def compare(self, expected: str, got: str) -> str | None:
         package = self.load()

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pipeline.errors import BeyondLimits, UnknownName
+from pipeline.fsutil import atomic_write_text
 from pipeline.problems.tokens import check_tokens_equal
 
 Case = Any
@@ -239,6 +240,18 @@ class Problem:
     def compare(self, expected: str, got: str) -> str | None:
         """None when two outputs agree token by token, else what differs first."""
         return check_tokens_equal(expected.split(), got.split())
+
+    def add_test(self, data_dir: Path, name: str, text: str, answer: str,
+                 group: str | None = None) -> Path:
+        """Add a test that `pipeline harden` made (input `text`, expected output `answer`,
+        judged in test `group`) where the problem keeps its tests, and return the folder to
+        ingest. A built-in problem's go to `DATA/raw/<id>/hardened/NAME.in` and `.out`; a
+        package writes into its own data."""
+        folder = Path(data_dir) / "raw" / self.id / "hardened"
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(folder / f"{name}.out", answer)
+        atomic_write_text(folder / f"{name}.in", text)
+        return folder
 
     def generate(self, recipe: str, seed: int, index: int = 0) -> Case:
         """Case number `index` of `recipe` for `seed`: the same on every machine."""

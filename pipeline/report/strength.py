@@ -232,9 +232,14 @@ def format_strength(strength: Strength, top: int = 10) -> str:
             state = f"killed by {len(program.killed_by)} case{'s' if len(program.killed_by) != 1 else ''}: {first}"
         lines.append(f"  {program.solver:<{width}}  {program.why}: {state}")
     killed = sum(not p.survives for p in strength.programs)
-    lines.append(f"  smallest set killing all {killed} killed programs: "
-                 f"{len(strength.smallest_set)} of {strength.cases} cases ({strength.method}): "
-                 + ", ".join(where[c] for c in strength.smallest_set))
+    if killed:
+        lines.append(f"  smallest set killing all {killed} killed programs: "
+                     f"{len(strength.smallest_set)} of {strength.cases} cases "
+                     f"({strength.method}): "
+                     + ", ".join(where[c] for c in strength.smallest_set))
+    else:
+        lines.append(f"  no case kills any wrong program (`pipeline harden --problem "
+                     f"{strength.problem}` looks for cases that do)")
     if strength.total_cpu_ms:
         lines.append(f"  running only that set saves {_cpu(strength.saved_cpu_ms)} of "
                      f"{_cpu(strength.total_cpu_ms)} CPU per run of every program "
@@ -251,5 +256,6 @@ def format_strength(strength: Strength, top: int = 10) -> str:
         lines.append(f"  {idle} cases kill no wrong program")
     if strength.survivors:
         lines.append(f"  SURVIVORS: {', '.join(strength.survivors)}: no case kills them "
-                     "(`pipeline stress` against the reference can look for one)")
+                     f"(`pipeline harden --problem {strength.problem}` looks for one and adds it "
+                     "to the tests)")
     return "\n".join(lines)
