@@ -888,8 +888,6 @@ def _load_kattis(root: Path, short_name: str | None) -> Package:
     notes = []
     if not input_validators:
         notes.append("no input validators: inputs are not checked")
-    if problem_type.multi_pass:
-        notes.append("multi-pass judging runs one pass only")
     if any(case.files_dir for case in data.cases):
         notes.append("test case .files folders are not copied to the submission's directory")
     return Package(
