@@ -16,8 +16,8 @@ Run as a Kattis input validator, the input on stdin:
     python checktestdata.py [-w|--whitespace-ok] PROGRAM.ctd [validator arguments...] < input
 
 exit 42 when the input matches, 43 when it does not (the first line on stderr names the line and
-character of the input, the command and the `.ctd` line), 2 when the program itself is wrong (a
-syntax error at build time; an undefined variable, a type error at run time). These are
+character of the input, the reason, the `.ctd` line and its command), 2 when the program itself
+is wrong (a syntax error at build time; an undefined variable, a type error at run time). These are
 problemtools' semantics for checktestdata (its wrapper turns the tool's 0 into 42). Validator
 arguments are ignored: checktestdata has none. `--check PROGRAM.ctd` only parses the program
 (exit 0 or 2), the "compile" step. `-w` lets any run of non-newline whitespace stand for one
@@ -352,7 +352,8 @@ class Parser:
     def error(self, what: str) -> ProgramError:
         token = self.peek()
         if token is None:
-            return ProgramError(f"{what}, found the end of the program")
+            line = self.tokens[-1].line if self.tokens else 1
+            return ProgramError(f"line {line}: {what}, found the end of the program")
         return ProgramError(f"line {token.line}: {what}, found {token.text!r}")
 
     # the program
@@ -1005,8 +1006,12 @@ def _mismatch_message(state: State, failure: _At, where: str) -> str:
     line = data.count("\n", 0, pos) + 1
     column = pos - (data.rfind("\n", 0, pos) + 1) + 1
     reason = str(failure.error)
-    head = (f"line {line} character {column} of the input does not match "
-            f"{failure.command.source} ({where})" + (f": {reason}" if reason else ""))
+    if reason:  # the command's text last: a message cut short loses the least
+        head = f"line {line} character {column} of the input: {reason} ({where}: " \
+               f"{failure.command.source})"
+    else:
+        head = f"line {line} character {column} of the input does not match {where}: " \
+               f"{failure.command.source}"
     before = data[max(0, pos - CONTEXT_BEFORE):pos]
     after = data[pos:pos + CONTEXT_AFTER]
     shown_before = before[before.rfind("\n") + 1:]
