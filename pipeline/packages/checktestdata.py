@@ -171,12 +171,17 @@ def _type_name(value: Value) -> str:
         else "string"
 
 
+def brief(text: str, keep: int = 30) -> str:
+    """`text` as a message shows it: a long one cut, with its length."""
+    return text if len(text) <= keep else f"{text[:keep]}... ({len(text)} characters)"
+
+
 def show(value: Value) -> str:
     if isinstance(value, str):
-        return '"' + value + '"'
+        return '"' + brief(value) + '"'
     if isinstance(value, Decimal):
-        return format(value.normalize(FLOAT_CONTEXT), "g")
-    return str(value)
+        return brief(format(value.normalize(FLOAT_CONTEXT), "g"))
+    return brief(str(value))
 
 
 def _key(value: Value) -> tuple[int, Value]:
@@ -808,7 +813,7 @@ def _int_command(low: Expr, high: Expr, target) -> Run:
             raise _Fail("invalid minus sign (-0 not allowed)")
         value = int(text)
         if not lo <= value <= hi:
-            raise _Fail(f"value out of range: {value} not in [{lo},{hi}]")
+            raise _Fail(f"value out of range: {brief(text)} not in [{show(lo)},{show(hi)}]")
         if target is not None:
             state.set(*target(state), value)
     return run
@@ -876,7 +881,7 @@ def _float_command(low: Expr, high: Expr, decimals: tuple[Expr, Expr] | None, ta
         lo = _number(low(state), "FLOAT's minimum")
         hi = _number(high(state), "FLOAT's maximum")
         if not lo <= value <= hi:
-            raise _Fail(f"value out of range: {data[start:state.pos]} not in "
+            raise _Fail(f"value out of range: {brief(data[start:state.pos])} not in "
                         f"[{show(lo)},{show(hi)}]")
         if target is not None:
             state.set(*target(state), value)
@@ -1058,6 +1063,16 @@ def main(argv: list[str]) -> int:
     return outcome.exit_code
 
 
+def run_as_command() -> int:
+    """`main` as a process: integers of any length, one line (never a traceback) on a fault."""
+    sys.set_int_max_str_digits(0)
+    sys.setrecursionlimit(10000)
+    try:
+        return main(sys.argv[1:])
+    except Exception as error:  # a fault of this implementation, not a verdict on the input
+        print(f"checktestdata: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        return PROGRAM_ERROR
+
+
 if __name__ == "__main__":
-    sys.setrecursionlimit(20000)
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run_as_command())

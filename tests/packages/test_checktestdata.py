@@ -169,6 +169,10 @@ def test_the_command_exits_42_valid_43_invalid_2_for_a_wrong_program(tmp_path):
     assert run_cli(tmp_path, "INT(1,", "", "--check").returncode == PROGRAM_ERROR
     assert run_cli(tmp_path, "INT(1,3)", "", "--check").returncode == 0
     assert run_cli(tmp_path, "INT(1,3) SPACE INT(1,3)", "1   2", "-w").returncode == ACCEPT
+    huge = "9" * 10_000  # more digits than Python converts by default
+    assert run_cli(tmp_path, "INT(0, 10^10000)", huge).returncode == ACCEPT
+    too_big = run_cli(tmp_path, "INT(0, 10^9999)", huge)
+    assert too_big.returncode == REJECT and "value out of range" in too_big.stderr
 
 
 def ctd_validator(tmp_path: Path, text: str):
