@@ -33,6 +33,7 @@ This file is run as a script by the validator runner, so it imports nothing from
 from __future__ import annotations
 
 import decimal
+import operator
 import re
 import sys
 from dataclasses import dataclass
@@ -166,11 +167,6 @@ def _string_constant(text: str, i: int, line: int) -> tuple[str, int, int]:
 Value = int | Decimal | str
 
 
-def _type_name(value: Value) -> str:
-    return "integer" if isinstance(value, int) else "float" if isinstance(value, Decimal) \
-        else "string"
-
-
 def brief(text: str, keep: int = 30) -> str:
     """`text` as a message shows it: a long one cut, with its length."""
     return text if len(text) <= keep else f"{text[:keep]}... ({len(text)} characters)"
@@ -235,11 +231,14 @@ def _power(base: Value, exponent: Value) -> Value:
     return FLOAT_CONTEXT.power(base, exponent)
 
 
+_COMPARISONS = {"<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge,
+                "==": operator.eq, "!=": operator.ne}
+
+
 def _compare(op: str, a: Value, b: Value) -> bool:
     if isinstance(a, str) != isinstance(b, str):
         raise ProgramError(f"cannot compute {show(a)} {op} {show(b)}")
-    return {"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b, "==": a == b,
-            "!=": a != b}[op]
+    return _COMPARISONS[op](a, b)
 
 
 def _literal(token: Token) -> Value:

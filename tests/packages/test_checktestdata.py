@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from packagekit import FIXTURES, fetched
+from packagekit import fetched
 from pipeline.packages import build_package, load_package, validate_case
 from pipeline.packages.checktestdata import ACCEPT, PROGRAM_ERROR, REJECT, check, parse
 from pipeline.packages.languages import CHECKTESTDATA, build_program
