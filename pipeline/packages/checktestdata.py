@@ -16,7 +16,7 @@ Run as a Kattis input validator, the input on stdin:
     python checktestdata.py [-w|--whitespace-ok] PROGRAM.ctd [validator arguments...] < input
 
 exit 42 when the input matches, 43 when it does not (the first line on stderr names the line and
-character of the input, the reason, the `.ctd` line and its command), 2 when the program itself
+character of the input, the `.ctd` line, the reason and the command), 2 when the program itself
 is wrong (a syntax error at build time; an undefined variable, a type error at run time). These are
 problemtools' semantics for checktestdata (its wrapper turns the tool's 0 into 42). Validator
 arguments are ignored: checktestdata has none. `--check PROGRAM.ctd` only parses the program
@@ -1010,12 +1010,10 @@ def _mismatch_message(state: State, failure: _At, where: str) -> str:
     line = data.count("\n", 0, pos) + 1
     column = pos - (data.rfind("\n", 0, pos) + 1) + 1
     reason = str(failure.error)
-    if reason:  # the command's text last: a message cut short loses the least
-        head = f"line {line} character {column} of the input: {reason} ({where}: " \
-               f"{failure.command.source})"
-    else:
-        head = f"line {line} character {column} of the input does not match {where}: " \
-               f"{failure.command.source}"
+    # where first, then why, the command's text last: a message cut short loses the least
+    head = f"line {line} character {column} of the input, {where}: " + (
+        f"{reason} ({failure.command.source})" if reason
+        else f"does not match {failure.command.source}")
     before = data[max(0, pos - CONTEXT_BEFORE):pos]
     after = data[pos:pos + CONTEXT_AFTER]
     shown_before = before[before.rfind("\n") + 1:]
