@@ -268,15 +268,19 @@ def read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> Chec
 
 def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
                          output_path: Path, args: tuple[str, ...], *, time_s: float = 60.0,
-                         memory_mb: int = 2048, workdir: Path | None = None) -> CheckResult:
-    """Run a custom Kattis output validator on one output (stdin) and read its verdict."""
+                         memory_mb: int = 2048, workdir: Path | None = None,
+                         feedback_dir: Path | None = None) -> CheckResult:
+    """Run a custom Kattis output validator on one output (stdin) and read its verdict.
+
+    `feedback_dir` is a feedback folder that outlives the run (a multi-pass case's, where the
+    validator keeps its state and writes `nextpass.in`); without it the run gets a fresh one."""
     if not validator.ok:
         return CheckResult("JE", f"output validator {validator.program.name} did not build: "
                            f"{validator.message[:MESSAGE_KEEP]}")
     scratch = Path(tempfile.mkdtemp(prefix="validate-", dir=workdir))
     try:
-        feedback = scratch / "feedback"
-        feedback.mkdir()
+        feedback = feedback_dir or scratch / "feedback"
+        feedback.mkdir(exist_ok=True)
         argv = [*run_argv(validator, memory_mb), str(input_path), str(answer_path),
                 str(feedback) + "/", *args]
         done = run_limited(argv, cwd=scratch / "work", stdin=output_path, time_s=time_s,

@@ -5,7 +5,9 @@ case's input on stdin, the case's `args` after the command, the package's memory
 limits, and a wall-clock limit `RunLimits.kill_after_s`. Its answer is then checked by the
 package's testlib checker (Polygon), custom output validator (Kattis, with `validator_flags` and
 the case's `output_validator_args`) or the default output validator with those flags.
-Interactive cases run through `interactive.run_exchange`.
+Interactive cases run through `interactive.run_exchange`. A multi-pass problem's case runs the
+submission again on each `nextpass.in` its output validator writes (`_passes`), interactive or
+not.
 
 The verdict is judged at `RunLimits.time_s` from the run's CPU time, and every result keeps what
 it needs to be judged again at another limit (`expectations.verdict_at`).
@@ -129,14 +131,67 @@ def _finish(package: Package, case: TestCase, limits: RunLimits, untimed: str,
                       score_multiplier=check.score_multiplier if check else None)
 
 
+@dataclass(frozen=True)
+class _Pass:
+    """How one run of the submission ended (one pass of a multi-pass case), before timing."""
+
+    untimed: str
+    check: CheckResult | None
+    message: str
+    cpu_s: float
+    wall_s: float
+    rss_kb: int
+    timed_out: bool
+    validator_first_wa: bool = False
+    answer: str | None = None
+
+
+def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
+            run_pass) -> CaseResult:
+    """Run `run_pass(input_path, feedback_dir)` once, or for a multi-pass problem again on each
+    `nextpass.in` its output validator writes (problemtools' and BAPCtools' rules): the feedback
+    folder lasts over the passes, each pass's input is the last pass's `nextpass.in` (the
+    validator gets it as its input, with the case's answer), the case ends with the first pass
+    that is not accepted or that writes no `nextpass.in`, a rejection that writes one is JE, and
+    so is asking for a pass beyond `limits.validation_passes`. The time counted is the slowest
+    pass's: the time limit holds for each pass."""
+    multi_pass = package.type.multi_pass
+    feedback = scratch / "feedback"
+    feedback.mkdir(exist_ok=True)
+    input_path, slowest = case.input_path, None
+    allowed = package.limits.validation_passes if multi_pass else 1
+    for number in range(1, allowed + 1):
+        done = run_pass(input_path, feedback if multi_pass else None, number)
+        slowest = done if slowest is None else replace(
+            done, cpu_s=max(slowest.cpu_s, done.cpu_s), wall_s=max(slowest.wall_s, done.wall_s),
+            rss_kb=max(slowest.rss_kb, done.rss_kb))
+        if number > 1 and done.message:
+            slowest = replace(slowest, message=f"pass {number}: {done.message}")
+        nextpass = feedback / "nextpass.in"
+        if not multi_pass or not nextpass.is_file():
+            break
+        if done.untimed != "AC":
+            if done.check is not None and done.check.verdict == "WA":
+                slowest = replace(slowest, untimed="JE", check=None, message=(
+                    f"pass {number}: the output validator rejected the output but wrote "
+                    "nextpass.in"))
+            break
+        if number == allowed:
+            slowest = replace(slowest, untimed="JE", check=None, message=(
+                f"the output validator wrote nextpass.in after pass {number}, but "
+                f"limits.validation_passes is {allowed}: no verdict within {allowed} passes"))
+            break
+        input_path = scratch / f"pass-{number + 1}.in"
+        nextpass.rename(input_path)
+    result = _finish(package, case, limits, slowest.untimed, slowest.check, slowest.message,
+                     slowest.cpu_s, slowest.wall_s, slowest.rss_kb, slowest.timed_out,
+                     slowest.validator_first_wa)
+    return replace(result, answer=slowest.answer) if slowest.answer is not None else result
+
+
 def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimits,
            scratch: Path, builds: PackageBuilds,
            isolation: SolverSpec | None = None) -> CaseResult:
-    try:
-        text = case.input_path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        return _skip(case, "JE", f"{case.name}.in is not UTF-8 text; the runner feeds text",
-                     limits)
     spec = SolverSpec(name=submission.program.name, kind="external", problem=package.short_name,
                       timeout_s=limits.wall_s,
                       memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
@@ -145,40 +200,49 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
     if isolation is not None:
         spec = replace(spec, stack_mb=isolation.stack_mb, sandbox=isolation.sandbox,
                        visible=isolation.visible)
-    outcome = run_external(Job(key=0, solver=spec, case_id=case.name, input=text))
-    cpu_s = (outcome.cpu_ms or 0.0) / 1000
-    wall_s = (outcome.wall_ms or 0.0) / 1000
-    rss = outcome.peak_rss_kb or 0
-    if outcome.status == "tle":
-        return _finish(package, case, limits, "TLE", None, outcome.error or "", cpu_s, wall_s,
-                       rss, timed_out=True)
-    if outcome.status in ("mle", "ole", "re"):
-        verdict = {"mle": "MLE", "ole": "OLE", "re": "RE"}[outcome.status]
-        return _finish(package, case, limits, verdict, None, outcome.error or "", cpu_s, wall_s,
-                       rss, timed_out=False)
-    output = scratch / "output"
-    output.write_text(outcome.answer or "", encoding="utf-8")
-    check = _check(package, case, output, scratch, builds)
-    result = _finish(package, case, limits, check.verdict, check, check.message, cpu_s, wall_s,
-                     rss, timed_out=False)
-    return replace(result, answer=outcome.answer)
+
+    def run_pass(input_path: Path, feedback: Path | None, number: int) -> _Pass:
+        try:
+            text = input_path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            which = f"{case.name}.in" if number == 1 else f"pass {number}'s input (nextpass.in)"
+            return _Pass("JE", None, f"{which} is not UTF-8 text; the runner feeds text",
+                         0.0, 0.0, 0, False)
+        outcome = run_external(Job(key=0, solver=spec, case_id=case.name, input=text))
+        cpu_s = (outcome.cpu_ms or 0.0) / 1000
+        wall_s = (outcome.wall_ms or 0.0) / 1000
+        rss = outcome.peak_rss_kb or 0
+        if outcome.status in ("tle", "mle", "ole", "re"):
+            verdict = {"tle": "TLE", "mle": "MLE", "ole": "OLE", "re": "RE"}[outcome.status]
+            return _Pass(verdict, None, outcome.error or "", cpu_s, wall_s, rss,
+                         timed_out=outcome.status == "tle")
+        output = scratch / "output"
+        output.write_text(outcome.answer or "", encoding="utf-8")
+        check = _check(package, case, output, scratch, builds, input_path, feedback)
+        return _Pass(check.verdict, check, check.message, cpu_s, wall_s, rss, False,
+                     answer=outcome.answer)
+
+    return _passes(package, case, limits, scratch, run_pass)
 
 
 def _check(package: Package, case: TestCase, output: Path, scratch: Path,
-           builds: PackageBuilds) -> CheckResult:
+           builds: PackageBuilds, input_path: Path | None = None,
+           feedback: Path | None = None) -> CheckResult:
     answer = case.answer_path
+    input_path = input_path or case.input_path
     time_s, memory = package.limits.validation_time_s, package.limits.validation_memory_mb
     if package.checker is not None:
         if builds.checker is None:
             return CheckResult("JE", "the package's checker was not built")
-        return run_testlib_checker(builds.checker, case.input_path, output, answer,
+        return run_testlib_checker(builds.checker, input_path, output, answer,
                                    time_s=time_s, memory_mb=memory, workdir=scratch)
     args = (*package.output_validator_flags, *case.output_validator_args)
     if package.output_validator is not None:
         if builds.output_validator is None:
             return CheckResult("JE", "the package's output validator was not built")
-        return run_output_validator(builds.output_validator, case.input_path, answer, output,
-                                    args, time_s=time_s, memory_mb=memory, workdir=scratch)
+        return run_output_validator(builds.output_validator, input_path, answer, output,
+                                    args, time_s=time_s, memory_mb=memory, workdir=scratch,
+                                    feedback_dir=feedback)
     return default_validate(answer.read_bytes() if answer else b"", output.read_bytes(), args)
 
 
@@ -189,21 +253,34 @@ def _interactive(package: Package, submission: Build, case: TestCase, limits: Ru
     if judge is None or not judge.ok:
         return _skip(case, "JE", "the interactor / output validator did not build"
                      + (f": {judge.message[:500]}" if judge else ""), limits)
-    feedback = scratch / "feedback"
-    feedback.mkdir()
+
+    def run_pass(input_path: Path, kept_feedback: Path | None, number: int) -> _Pass:
+        return _interaction(package, submission, case, limits, scratch, builds, judge, polygon,
+                            input_path, kept_feedback, number)
+
+    return _passes(package, case, limits, scratch, run_pass)
+
+
+def _interaction(package: Package, submission: Build, case: TestCase, limits: RunLimits,
+                 scratch: Path, builds: PackageBuilds, judge: Build, polygon: bool,
+                 input_path: Path, kept_feedback: Path | None, number: int) -> _Pass:
+    """One interactive run (one pass of a multi-pass case)."""
+    feedback = kept_feedback or scratch / "feedback"
+    feedback.mkdir(exist_ok=True)
     memory = package.limits.validation_memory_mb
     if polygon:
         tout = scratch / "interactor.out"
-        judge_argv = [*run_argv(judge, memory), str(case.input_path), str(tout)]
+        judge_argv = [*run_argv(judge, memory), str(input_path), str(tout)]
         if case.answer_path is not None:
             judge_argv.append(str(case.answer_path))
     else:
         args = (*package.output_validator_flags, *case.output_validator_args)
-        judge_argv = [*run_argv(judge, memory), str(case.input_path), str(case.answer_path),
+        judge_argv = [*run_argv(judge, memory), str(input_path), str(case.answer_path),
                       str(feedback) + "/", *args]
     exchange = run_exchange(
         [*run_argv(submission, limits.memory_mb), *case.args], judge_argv,
-        workdir=scratch / "run", wall_s=limits.wall_s, submission_cpu_s=limits.wall_s,
+        workdir=scratch / ("run" if number == 1 else f"run-{number}"), wall_s=limits.wall_s,
+        submission_cpu_s=limits.wall_s,
         submission_memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
         output_mb=limits.output_mb, validator_cpu_s=package.limits.validation_time_s,
         validator_memory_mb=memory if judge.memory_by_rlimit else None)
@@ -216,28 +293,25 @@ def _interactive(package: Package, submission: Build, case: TestCase, limits: Ru
         check = testlib_verdict(val, what) if polygon else read_feedback(val, feedback, what)
     common = dict(cpu_s=sub.cpu_s, wall_s=sub.wall_s, rss_kb=sub.peak_rss_kb)
     if check.verdict == "JE":
-        return _finish(package, case, limits, "JE", None, check.message, timed_out=False,
-                       **common)
+        return _Pass("JE", None, check.message, timed_out=False, **common)
     if exchange.validator_first and check.verdict == "WA":
-        return _finish(package, case, limits, "WA", check, check.message,
-                       timed_out=sub.timed_out, validator_first_wa=True, **common)
+        return _Pass("WA", check, check.message, timed_out=sub.timed_out,
+                     validator_first_wa=True, **common)
     if sub.timed_out:
-        return _finish(package, case, limits, "TLE", None, "the submission stopped answering "
-                       f"(killed after {limits.wall_s:g} s)" if sub.cpu_s < limits.time_s
-                       else f"killed after {limits.wall_s:g} s", timed_out=True, **common)
+        return _Pass("TLE", None, "the submission stopped answering "
+                     f"(killed after {limits.wall_s:g} s)" if sub.cpu_s < limits.time_s
+                     else f"killed after {limits.wall_s:g} s", timed_out=True, **common)
     if sub.exit_code != 0:
         reason = f"signal {sub.signal}" if sub.signal else f"exit code {sub.exit_code}"
-        return _finish(package, case, limits, "RE", None, f"{reason}: {sub.stderr.strip()[-500:]}",
-                       timed_out=False, **common)
+        return _Pass("RE", None, f"{reason}: {sub.stderr.strip()[-500:]}", timed_out=False,
+                     **common)
     if polygon and check.verdict == "AC" and package.checker is not None:
         if builds.checker is None:
-            return _finish(package, case, limits, "JE", None, "the checker was not built",
-                           timed_out=False, **common)
-        check = run_testlib_checker(builds.checker, case.input_path, scratch / "interactor.out",
+            return _Pass("JE", None, "the checker was not built", timed_out=False, **common)
+        check = run_testlib_checker(builds.checker, input_path, scratch / "interactor.out",
                                     case.answer_path, time_s=package.limits.validation_time_s,
                                     memory_mb=memory, workdir=scratch)
-    return _finish(package, case, limits, check.verdict, check, check.message, timed_out=False,
-                   **common)
+    return _Pass(check.verdict, check, check.message, timed_out=False, **common)
 
 
 def judge_submission(package: Package, submission: Build, limits: RunLimits, workdir: Path,

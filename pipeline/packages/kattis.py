@@ -154,9 +154,8 @@ def _programs_in(folder: Path, role: str, root: Path) -> list[Program]:
 def _program(path: Path, role: str, name: str, root: Path, **extra) -> Program:
     files = _files_of(path)
     language = _validator_language(files) if role == "input_validator" else None
-    convention = "testlib" if language == "checktestdata" else "kattis"
     return Program(name=name, role=role, path=path, files=files,
-                   language=language or detect_language(list(files)), convention=convention,
+                   language=language or detect_language(list(files)), convention="kattis",
                    **extra)
 
 
@@ -889,8 +888,6 @@ def _load_kattis(root: Path, short_name: str | None) -> Package:
     notes = []
     if not input_validators:
         notes.append("no input validators: inputs are not checked")
-    if problem_type.multi_pass:
-        notes.append("multi-pass judging runs one pass only")
     if any(case.files_dir for case in data.cases):
         notes.append("test case .files folders are not copied to the submission's directory")
     return Package(

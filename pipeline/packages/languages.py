@@ -8,7 +8,9 @@ script (validators and other non-submission programs) is built by its `build` an
 
 Compile and run commands are problemtools' (Kattis) commands, without `-static` (static
 libraries are not always installed) and with C++17 unless the package names another standard
-(Polygon's `cpp.g++20`). Python 3 runs with the interpreter running the pipeline.
+(Polygon's `cpp.g++20`). Python 3 runs with the interpreter running the pipeline, and so do
+checktestdata (`.ctd`) programs, through `checktestdata.py` beside this module (exit 42 valid,
+43 invalid; its syntax check is their compile step).
 
 A build lives in `cache_dir/builds/<hash>/`, the hash taken over the language, the commands and
 every source file's name and bytes. It is made in a temporary folder beside the final one and
@@ -85,7 +87,11 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
     Language("ruby", "Ruby", 650, ("*.rb",), ("ruby", "-c", "{mainfile}"),
              ("ruby", "{mainfile}"), ("ruby",)),
     Language("bash", "Bash", 100, ("*.sh",), None, ("bash", "{mainfile}"), ("bash",)),
+    Language("checktestdata", "Checktestdata", 0, ("*.ctd",),
+             ("{python3}", "{checktestdata}", "--check", "{mainfile}"),
+             ("{python3}", "{checktestdata}", "{mainfile}"), ()),
 )}
+CHECKTESTDATA = Path(__file__).with_name("checktestdata.py")  # run as a script by {python3}
 SCRIPT = "script"        # a single file with a #! line and no known extension
 BUILD_RUN = "build-run"  # a folder with `build` / `run` scripts
 _PYTHON2_SHEBANG = re.compile(rb"^#!.*python2\b")
@@ -210,7 +216,11 @@ def _hash(program: Program, language: str, pairs: list[tuple[str, Path]]) -> str
     lang = LANGUAGES.get(language)
     recipe = {"language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
               "compile": lang.compile if lang else None, "run": lang.run if lang else None,
-              "python": _python3() if language == "python3" else None, "format": 2}
+              "python": _python3() if language in ("python3", "checktestdata") else None,
+              "format": 2}
+    if language == "checktestdata":
+        tool = hashlib.sha256(CHECKTESTDATA.read_bytes()).hexdigest()
+        recipe["tool"] = [str(CHECKTESTDATA), tool]  # the build runs this very file
     digest.update(json.dumps(recipe, sort_keys=True).encode())
     for name, path in sorted(pairs):
         digest.update(name.encode() + b"\0")
@@ -294,7 +304,8 @@ def _compile(program: Program, language: str, work: Path, names: list[str],
     mainclass = Path(mainfile).stem
     values = {"binary": "program.bin", "path": ".", "mainfile": mainfile,
               "mainclass": mainclass, "Mainclass": mainclass[:1].upper() + mainclass[1:],
-              "memlim": "{memlim}", "cpp_std": _cpp_standard(program), "python3": _python3()}
+              "memlim": "{memlim}", "cpp_std": _cpp_standard(program), "python3": _python3(),
+              "checktestdata": str(CHECKTESTDATA)}
     message = ""
     if lang.compile is not None:
         done = run_limited(_expand(lang.compile, values, sources), cwd=work, time_s=time_s,
