@@ -10,6 +10,9 @@ Compile and run commands are problemtools' (Kattis) commands, without `-static` 
 libraries are not always installed) and with C++17 unless the package names another standard
 (Polygon's `cpp.g++20`). Python 3 runs with the interpreter running the pipeline.
 
+A program with build and run commands of its own (a configured solver's `build` and `run`) is
+built the same way, its commands taken as a language of its own (`command_language`).
+
 A build lives in `cache_dir/builds/<hash>/`, the hash taken over the language, the commands and
 every source file's name and bytes. It is made in a temporary folder beside the final one and
 renamed into place, so a reader never sees half a build and two processes building the same
@@ -21,10 +24,12 @@ toolchain is not installed is `SKIP` with the reason, never cached.
 from __future__ import annotations
 
 import fnmatch
+import glob
 import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -86,6 +91,7 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
              ("ruby", "{mainfile}"), ("ruby",)),
     Language("bash", "Bash", 100, ("*.sh",), None, ("bash", "{mainfile}"), ("bash",)),
 )}
+COMMAND = "command"      # a program's own build and run commands (`command_language`)
 SCRIPT = "script"        # a single file with a #! line and no known extension
 BUILD_RUN = "build-run"  # a folder with `build` / `run` scripts
 _PYTHON2_SHEBANG = re.compile(rb"^#!.*python2\b")
@@ -141,8 +147,23 @@ def polygon_language(source_type: str) -> tuple[str | None, str | None]:
     return None, None
 
 
+def command_language(build: str | None, run: str, source_name: str | None) -> Language:
+    """A program's own commands as a language: `build` (None: nothing to build) and `run` are
+    split like a shell would split them (never run through one), `{exe}` the program built
+    and `{source}` the source file named `source_name` filled in after splitting."""
+    def words(command: str) -> tuple[str, ...]:
+        return tuple(word.replace("{exe}", "{binary}").replace("{source}", "{mainfile}")
+                     for word in shlex.split(command))
+
+    return Language(COMMAND, "its own build and run commands", 0,
+                    (glob.escape(source_name),) if source_name else (),
+                    words(build) if build is not None else None, words(run), ())
+
+
 def main_file(program: Program, sources: list[str]) -> str:
     """problemtools' {mainfile}: the entry point, else `main.*`, else the first source."""
+    if not sources:
+        return ""
     if program.entrypoint and program.entrypoint in sources:
         return program.entrypoint
     if len(sources) == 1:
@@ -205,9 +226,9 @@ def _cpp_standard(program: Program) -> str:
     return "gnu++17"
 
 
-def _hash(program: Program, language: str, pairs: list[tuple[str, Path]]) -> str:
+def _hash(program: Program, language: str, lang: Language | None,
+          pairs: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
-    lang = LANGUAGES.get(language)
     recipe = {"language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
               "compile": lang.compile if lang else None, "run": lang.run if lang else None,
               "python": _python3() if language == "python3" else None, "format": 2}
@@ -229,31 +250,41 @@ def _expand(template: tuple[str, ...], values: dict[str, str], files: list[str])
 
 
 def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
-                  compile_time_s: float = 60.0, compile_memory_mb: int | None = 4096) -> Build:
-    """Build `program` into `cache_dir` (or find the build already there)."""
+                  compile_time_s: float = 60.0, compile_memory_mb: int | None = 4096,
+                  language: Language | None = None) -> Build:
+    """Build `program` into `cache_dir` (or find the build already there); `language`, when
+    given, is how (`command_language`), else the program's language or the one detected."""
     cache_dir = Path(cache_dir)
     pairs = _relative_sources(program)
     names = [name for name, _ in pairs]
-    language = program.language or detect_language([f for _, f in pairs])
+    lang = language
+    if lang is None:
+        code = program.language or detect_language([f for _, f in pairs])
+        lang = LANGUAGES.get(code or "")
+    else:
+        code = lang.code
+    language = code
     if language is None:
         return Build(program, "CE", (), None, f"cannot determine the language of "
                      f"{program.name} from its files: {', '.join(names) or 'none'}", None, False)
     missing = toolchain_missing(language)
     if missing:
         return Build(program, "SKIP", (), language, missing, None, False)
-    key = _hash(program, language, pairs)
+    key = _hash(program, language, lang, pairs)
     final = cache_dir / "builds" / key[:32]
-    cached = _read_result(program, final, language)
+    cached = _read_result(program, final, language, lang)
     if cached is not None:
         return cached
     final.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-", dir=final.parent))
+    work.chmod(0o755)  # a sandboxed program runs as another user, who must read its build
     try:
         for name, path in pairs:
             target = work / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
-        result = _compile(program, language, work, names, compile_time_s, compile_memory_mb)
+        result = _compile(program, language, lang, work, names, compile_time_s,
+                          compile_memory_mb)
         (work / "result.json").write_text(json.dumps(result), encoding="utf-8")
         try:
             os.rename(work, final)
@@ -262,13 +293,13 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
-    built = _read_result(program, final, language, cached=False)
+    built = _read_result(program, final, language, lang, cached=False)
     assert built is not None, f"build of {program.name} vanished from {final}"
     return built
 
 
-def _compile(program: Program, language: str, work: Path, names: list[str],
-             time_s: float, memory_mb: int | None) -> dict:
+def _compile(program: Program, language: str, lang: Language | None, work: Path,
+             names: list[str], time_s: float, memory_mb: int | None) -> dict:
     """Compile in `work`; the result (status, run argv with {dir}, message) as JSON data."""
     if language == BUILD_RUN:
         build_script = work / "build"
@@ -287,7 +318,7 @@ def _compile(program: Program, language: str, work: Path, names: list[str],
     if language == SCRIPT:
         (work / names[0]).chmod(0o755)
         return {"status": "ok", "run": ["{dir}/" + names[0]], "message": ""}
-    lang = LANGUAGES[language]
+    assert lang is not None, f"no language {language!r}"
     sources = [n for n in names if any(fnmatch.fnmatchcase(Path(n).name, p)
                                        for p in lang.patterns)]
     mainfile = main_file(program, sources)
@@ -297,7 +328,12 @@ def _compile(program: Program, language: str, work: Path, names: list[str],
               "memlim": "{memlim}", "cpp_std": _cpp_standard(program), "python3": _python3()}
     message = ""
     if lang.compile is not None:
-        done = run_limited(_expand(lang.compile, values, sources), cwd=work, time_s=time_s,
+        try:
+            argv = _expand(lang.compile, values, sources)
+        except (KeyError, IndexError, ValueError) as error:
+            return {"status": "CE", "run": [], "message": f"the build command has a field "
+                    f"that is not {{exe}} or {{source}}: {error}"}
+        done = run_limited(argv, cwd=work, time_s=time_s,
                            memory_mb=memory_mb if lang.memory_by_rlimit else None)
         message = done.output
         if done.exit_code != 0:
@@ -305,16 +341,20 @@ def _compile(program: Program, language: str, work: Path, names: list[str],
                 done, "the compiler") + ("\n" + message if message else "")}
     run_values = dict(values, binary="{dir}/program.bin", path="{dir}",
                       mainfile="{dir}/" + mainfile)
-    return {"status": "ok", "run": _expand(lang.run, run_values, sources), "message": message}
+    try:
+        run = _expand(lang.run, run_values, sources)
+    except (KeyError, IndexError, ValueError) as error:
+        return {"status": "CE", "run": [], "message": f"the run command has a field that is "
+                f"not {{exe}} or {{source}}: {error}"}
+    return {"status": "ok", "run": run, "message": message}
 
 
-def _read_result(program: Program, final: Path, language: str, *,
+def _read_result(program: Program, final: Path, language: str, lang: Language | None, *,
                  cached: bool = True) -> Build | None:
     try:
         data = json.loads((final / "result.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    lang = LANGUAGES.get(language)
     argv = tuple(part.replace("{dir}", str(final)) for part in data["run"])
     return Build(program, data["status"], argv, language, data["message"], final, cached,
                  memory_by_rlimit=lang.memory_by_rlimit if lang else True)
