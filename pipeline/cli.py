@@ -740,6 +740,7 @@ def stress_command(
     shrink each failure, keep it in group `found` and the findings table."""
     from pipeline.run.solvers import parse_external
     from pipeline.stress.durations import parse_duration
+    from pipeline.stress.judge import StartError
     from pipeline.stress.stress import StressRequest, format_summary, stress
 
     problem = _problem(problem_id)
@@ -753,6 +754,8 @@ def stress_command(
             executor=executor_kind, scheduler=scheduler, generators=tuple(generator or ()),
             group=group, sandbox=sandbox)
         summary = stress(ctx.obj.data_dir, request)
+    except StartError as error:  # the user's program, not the command line
+        _fail(str(error), code=1)
     except _stress_errors() as error:
         _fail(str(error))
     typer.echo(format_summary(summary))
@@ -789,6 +792,7 @@ def hunt_command(
     from pipeline.run.solvers import parse_external
     from pipeline.stress.durations import parse_duration
     from pipeline.stress.hunt import HuntRequest, format_summary, hunt
+    from pipeline.stress.judge import StartError
 
     problem = _problem(problem_id)
     _check_sandbox(sandbox)
@@ -799,6 +803,8 @@ def hunt_command(
             externals=tuple(parse_external(text, problem.id) for text in external or []),
             command=" ".join(sys.argv), sandbox=sandbox)
         summary = hunt(ctx.obj.data_dir, request)
+    except StartError as error:  # the user's program, not the command line
+        _fail(str(error), code=1)
     except _stress_errors() as error:
         _fail(str(error))
     typer.echo(format_summary(summary))

@@ -7,7 +7,8 @@ known extension but with a `#!` line is a script, run as it is. A folder with a 
 script (validators and other non-submission programs) is built by its `build` and run by `run`.
 
 Compile and run commands are problemtools' (Kattis) commands, without `-static` (static
-libraries are not always installed) and with C++17 unless the package names another standard
+libraries are not always installed), JVMs with `-XX:-UsePerfData` (JVMs run side by side
+otherwise race for one file under /tmp and warn about it on stdout, a wrong answer) and with C++17 unless the package names another standard
 (Polygon's `cpp.g++20`). Python 3 runs with the interpreter running the pipeline.
 
 A program with build and run commands of its own (a configured solver's `build` and `run`) is
@@ -73,11 +74,13 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
              ("{python3}", "-m", "py_compile", "{files}"), ("{python3}", "{mainfile}"), ()),
     Language("java", "Java", 800, ("*.java",),
              ("javac", "-encoding", "UTF-8", "-sourcepath", "{path}", "-d", "{path}", "{files}"),
-             ("java", "-Dfile.encoding=UTF-8", "-XX:+UseSerialGC", "-Xss64m", "-Xms{memlim}m",
+             ("java", "-Dfile.encoding=UTF-8", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+              "-Xss64m", "-Xms{memlim}m",
               "-Xmx{memlim}m", "-cp", "{path}", "{mainclass}"), ("javac", "java"), False),
     Language("kotlin", "Kotlin", 250, ("*.kt",),
              ("kotlinc", "-d", "{path}/", "--", "{files}"),
-             ("kotlin", "-Dfile.encoding=UTF-8", "-J-XX:+UseSerialGC", "-J-Xss64m",
+             ("kotlin", "-Dfile.encoding=UTF-8", "-J-XX:+UseSerialGC", "-J-XX:-UsePerfData",
+              "-J-Xss64m",
               "-J-Xms{memlim}m", "-J-Xmx{memlim}m", "-cp", "{path}/", "{Mainclass}Kt"),
              ("kotlinc", "kotlin"), False),
     Language("rust", "Rust", 575, ("*.rs",),
@@ -328,6 +331,9 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
               "memlim": "{memlim}", "cpp_std": _cpp_standard(program), "python3": _python3()}
     message = ""
     if lang.compile is not None:
+        if language == COMMAND:  # a program's own build: `{exe}` and `{source}` as full paths
+            values = dict(values, binary=str(work / "program.bin"),
+                          mainfile=str(work / mainfile) if mainfile else "")
         try:
             argv = _expand(lang.compile, values, sources)
         except (KeyError, IndexError, ValueError) as error:

@@ -27,8 +27,8 @@ own cache (`PIPELINE_BUILD_DIR`, default `~/.cache/gamebench/build/`), the sourc
 first. Two processes building one program at once end with the one build.
 
 A program that is a JVM (`java Sol.java`) gets the memory limit as its own `-Xmx` flag, not as
-an address-space limit, under which it cannot start (`jvm_command`), as the language table runs
-Java.
+an address-space limit, under which it cannot start, and the language table's other JVM flags
+(`jvm_command`), as the language table runs Java.
 
 The program of a command (its first word) is resolved before a run starts (`resolve_program`):
 a path is taken from the folder `pipeline` was started in (for `--external`) or from the
@@ -97,6 +97,7 @@ def submissions(problem: Problem) -> list[str]:
 FILE_SUFFIXES = frozenset({p[1:] for lang in LANGUAGES.values() for p in lang.patterns}
                           | {".jar", ".class", ".pl", ".php", ".lua", ".R", ".jl", ".exe"})
 JVM_STACK = "-Xss64m"
+JVM_NO_PERF_DATA = "-XX:-UsePerfData"  # JVMs side by side race for /tmp/hsperfdata_* and warn
 DEFAULT_JVM_MEMORY_MB = 2048  # a JVM's heap where the run sets no memory limit
 
 
@@ -266,6 +267,8 @@ def jvm_command(argv: tuple[str, ...], memory_mb: int | None) -> tuple[str, ...]
         else [f"-Xmx{memory_mb}m"]
     if not any(w.startswith("-Xss") for w in argv):
         flags.append(JVM_STACK)
+    if not any("PerfData" in w for w in argv):
+        flags.append(JVM_NO_PERF_DATA)
     return (argv[0], *flags, *argv[1:])
 
 

@@ -35,12 +35,18 @@ NOT_FOUND = 127    # a shell's (and a shim's) "command not found"
 NOT_EXECUTABLE = 126
 
 
+TRACEBACK = "Traceback (most recent call last):"
+
+
 def error_line(error: str | None) -> str:
-    """The first non-empty line of an outcome's error ('' when it has none)."""
-    for line in (error or "").splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
+    """The first non-empty line of an outcome's error ('' when it has none); of a Python
+    traceback, the line that names the exception (its last) in place of `Traceback ...`."""
+    lines = [line.strip() for line in (error or "").splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if lines[0].endswith(TRACEBACK) and len(lines) > 1:
+        return lines[0][:-len(TRACEBACK)] + lines[-1]
+    return lines[0]
 
 
 def is_start_failure(verdict: str, exit_code: int | None, error: str | None) -> bool:

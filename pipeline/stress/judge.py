@@ -80,6 +80,10 @@ class JudgeError(ValueError):
     twice, an `--external` program that is neither S nor R)."""
 
 
+class StartError(JudgeError):
+    """A program of the session could not start (see `pipeline.run.startup`)."""
+
+
 def reference_order(problem: Problem, solver: str) -> tuple[str, ...]:
     """The default R: the trusted stages of the problem's reference order, S left out; for a
     problem package, its first `main` submission, else its first accepted one."""
@@ -260,7 +264,7 @@ def _refuse_unstarted(spec: SolverSpec, outcome: Outcome) -> None:
     if verdict is None or not is_start_failure(verdict.value, outcome.exit_code, outcome.error):
         return
     line = error_line(outcome.error)
-    raise JudgeError(f"{spec.name} could not start: {line} (hint: {hint(line, spec.sandbox)}); "
+    raise StartError(f"{spec.name} could not start: {line} (hint: {hint(line, spec.sandbox)}); "
                      "that is no verdict of it, so no finding is kept")
 
 

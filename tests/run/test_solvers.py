@@ -68,7 +68,7 @@ def test_build_words_are_filled_in_after_splitting_and_never_run_by_a_shell(tmp_
     solver = _copying("odd", source, log, extra=f" ; touch {marker} '$(touch {marker})'")
     argv = prepare(solver, data, base_dir=tmp_path)
     [build] = _builds(log)
-    assert build[0] == source.name  # one word, spaces and all (its copy in the build folder)
+    assert Path(build[0]).name == source.name  # one word, spaces and all (its copy, built)
     assert build[3:] == [";", "touch", str(marker), f"$(touch {marker})"]
     assert not marker.exists() and not (tmp_path / "x").exists()
     assert _output(argv) == "ok\n"
