@@ -16,14 +16,15 @@ built the same way, its commands taken as a language of its own (`command_langua
 
 A build lives in `cache_dir/builds/<hash>/`, the hash taken over the language, the commands and
 every source file's name and bytes. It is made in a temporary folder beside the final one and
-renamed into place, so a reader never sees half a build and two processes building the same
-program at once both end with the one build that won the rename. A compile error is a result
-of its own (`CE`, compiler message kept) and is cached like a success; a language whose
-toolchain is not installed is `SKIP` with the reason, never cached.
+renamed into place, so a reader never sees half a build; a lock file beside it makes a second
+process that wants the same build wait for the first one's instead of compiling it again. A
+compile error is a result of its own (`CE`, compiler message kept) and is cached like a
+success; a language whose toolchain is not installed is `SKIP` with the reason, never cached.
 """
 
 from __future__ import annotations
 
+import fcntl
 import fnmatch
 import glob
 import hashlib
@@ -260,25 +261,40 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
     cache_dir = Path(cache_dir)
     pairs = _relative_sources(program)
     names = [name for name, _ in pairs]
-    lang = language
-    if lang is None:
+    if language is not None:
+        lang, code = language, language.code
+    else:
         code = program.language or detect_language([f for _, f in pairs])
         lang = LANGUAGES.get(code or "")
-    else:
-        code = lang.code
-    language = code
-    if language is None:
+    if code is None:
         return Build(program, "CE", (), None, f"cannot determine the language of "
                      f"{program.name} from its files: {', '.join(names) or 'none'}", None, False)
-    missing = toolchain_missing(language)
+    missing = toolchain_missing(code)
     if missing:
-        return Build(program, "SKIP", (), language, missing, None, False)
-    key = _hash(program, language, lang, pairs)
+        return Build(program, "SKIP", (), code, missing, None, False)
+    key = _hash(program, code, lang, pairs)
     final = cache_dir / "builds" / key[:32]
-    cached = _read_result(program, final, language, lang)
+    cached = _read_result(program, final, code, lang)
     if cached is not None:
         return cached
     final.parent.mkdir(parents=True, exist_ok=True)
+    with open(final.parent / f".{key[:32]}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits for the first one's build
+        cached = _read_result(program, final, code, lang)
+        if cached is not None:
+            return cached
+        _build_into(program, code, lang, pairs, final, key, compile_time_s,
+                    compile_memory_mb)
+    built = _read_result(program, final, code, lang, cached=False)
+    assert built is not None, f"build of {program.name} vanished from {final}"
+    return built
+
+
+def _build_into(program: Program, language: str, lang: Language | None,
+                pairs: list[tuple[str, Path]], final: Path, key: str, compile_time_s: float,
+                compile_memory_mb: int | None) -> None:
+    """Copy the sources into a temporary folder beside `final`, compile there, and rename it
+    into place (unless another process's identical build got there first)."""
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-", dir=final.parent))
     work.chmod(0o755)  # a sandboxed program runs as another user, who must read its build
     try:
@@ -286,8 +302,8 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
             target = work / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
-        result = _compile(program, language, lang, work, names, compile_time_s,
-                          compile_memory_mb)
+        result = _compile(program, language, lang, work, [name for name, _ in pairs],
+                          compile_time_s, compile_memory_mb)
         (work / "result.json").write_text(json.dumps(result), encoding="utf-8")
         try:
             os.rename(work, final)
@@ -296,9 +312,6 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
-    built = _read_result(program, final, language, lang, cached=False)
-    assert built is not None, f"build of {program.name} vanished from {final}"
-    return built
 
 
 def _compile(program: Program, language: str, lang: Language | None, work: Path,

@@ -253,8 +253,10 @@ def build_here(recipe: BuildRecipe, cache_dir: Path | None = None) -> tuple[str,
     program = Program(name=recipe.name, role="submission", path=files[0] if files else folder,
                       files=files, language=recipe.language)
     build = build_program(program, cache, language=recipe_language(recipe))
-    if not build.ok:
-        raise BuildError(f"building {recipe.name} failed: {build.message.strip()[-2000:]}")
+    if not build.ok:  # the message: how the compiler ended, then what it said
+        how, _, said = build.message.strip().partition("\n")
+        raise BuildError(f"building {recipe.name} failed ({how})"
+                         + (f":\n{said.strip()[-2000:]}" if said.strip() else ""))
     return run_argv(build, recipe.memory_mb or DEFAULT_JVM_MEMORY_MB)
 
 

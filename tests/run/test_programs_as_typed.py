@@ -130,19 +130,23 @@ def test_a_cpp_source_file_is_built_by_its_language_once_per_content_and_gets_ac
         pytest.skip("g++ is not installed")
     shutil.copy(CPP, tmp_path / "sol.cpp")
     builds = data / "build" / "builds"
-    before = set(builds.iterdir()) if builds.exists() else set()
+
+    def built() -> set[Path]:
+        return {path for path in builds.iterdir() if path.is_dir()} if builds.exists() else set()
+
+    before = built()
     done = run_mine(data, tmp_path, "sol.cpp")  # no NAME=: the file's stem names it
     assert done.returncode == 0, done.stderr
     assert verdicts_of(data, done, "sol") == {"AC"}
-    made = set(builds.iterdir()) - before
+    made = built() - before
     assert len(made) == 1, "one build of sol.cpp"
     again = run_mine(data, tmp_path, "mine=sol.cpp")  # same content: the same build
     assert again.returncode == 0, again.stderr
-    assert verdicts_of(data, again, "mine") == {"AC"} and set(builds.iterdir()) - before == made
+    assert verdicts_of(data, again, "mine") == {"AC"} and built() - before == made
     with open(tmp_path / "sol.cpp", "a") as source:
         source.write("// changed\n")
     changed_run = run_mine(data, tmp_path, "mine=sol.cpp")
-    assert changed_run.returncode == 0 and len(set(builds.iterdir()) - before) == 2
+    assert changed_run.returncode == 0 and len(built() - before) == 2
 
 
 def test_a_source_that_does_not_compile_stops_the_run_with_the_compilers_message(
