@@ -220,9 +220,9 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
                                           command=NIGHTLY_COMMAND), executor=executor,
                      progress=_phase(progress, f"run {problem_id}"))
         night = ProblemNight(problem_id, result, baseline)
+        night.failures.extend(f"{problem_id}/{failure.text()}" for failure in result.cannot_start)
         if result.status != "finished":
             night.failures.append(f"{problem_id}: run {result.run_id} {result.status}")
-        night.failures.extend(f"{problem_id}/{failure.text()}" for failure in result.cannot_start)
         elif result.expectations is not None:  # a package: its submissions' folders decide
             night.failures.extend(expectation_failures(problem_id, result))
         elif baseline:
