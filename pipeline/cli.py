@@ -130,7 +130,11 @@ ProblemOption = Annotated[str, typer.Option("--problem", "-p", metavar="PROBLEM"
                                             help="Problem id.")]
 ExternalOption = Annotated[Optional[list[str]], typer.Option(
     "--external", "-e", metavar="NAME=COMMAND",
-    help="An external program (repeatable; default: none).")]
+    help="An external program: a command, or a source file built by its language "
+    "(NAME=sol.cpp, or sol.cpp named sol; repeatable; default: none).")]
+SandboxOption = Annotated[str, typer.Option(
+    "--sandbox", metavar="MODE", help="Run external programs in a sandbox, as `run` does: "
+    "auto (where it works), on (or fail), off.")]
 JobsOption = Annotated[Optional[int], typer.Option(
     "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores).")]
 SeedOption = Annotated[int, typer.Option("--seed", metavar="N", help="Random seed.")]
@@ -335,9 +339,7 @@ def run_command(
     solver: Annotated[Optional[list[str]], typer.Option(
         "--solver", "-s", metavar="NAME", help="A stage or configured solver to keep "
         "(repeatable; default: every stage and configured solver).")] = None,
-    external: Annotated[Optional[list[str]], typer.Option(
-        "--external", "-e", metavar="NAME=COMMAND",
-        help="An external program (repeatable; default: none).")] = None,
+    external: ExternalOption = None,
     group: Annotated[Optional[str], typer.Option(
         "--group", metavar="GROUP", help="Only cases of this group (default: every "
         "case).")] = None,
@@ -408,6 +410,10 @@ def run_command(
                    f"{Path(ctx.obj.data_dir).resolve()}: pipeline ingest stores them", err=True)
     if summary.status != "finished":
         raise typer.Exit(130 if summary.status == "interrupted" else 1)
+    if summary.cannot_start:  # no verdict of the program: it never ran
+        names = ", ".join(failure.solver for failure in summary.cannot_start)
+        typer.echo(f"{names} could not start: its results are no verdict (see above)", err=True)
+        raise typer.Exit(1)
     if summary.disagreements:
         typer.echo(f"{summary.disagreements} submission(s) got what their folder does not "
                    "expect (see above)", err=True)
@@ -724,6 +730,15 @@ def doctor_command(
         typer.echo(f"marked {len(found.dead_runs)} runs interrupted")
 
 
+def _check_sandbox(mode: str) -> None:
+    """A usage error (exit 2) for a `--sandbox` that is not auto, on or off."""
+    from pipeline.run.isolation import SANDBOX_MODES
+
+    if mode not in SANDBOX_MODES:
+        _fail(f"--sandbox must be {', '.join(SANDBOX_MODES[:-1])} or {SANDBOX_MODES[-1]}, "
+              f"not {mode!r}")
+
+
 def _stress_errors():
     """The errors a stress or hunt session can meet, reported without a traceback: unknown
     names, solvers that cannot be paired, a failed build, a data folder it cannot write or a
@@ -780,6 +795,7 @@ def stress_command(
     external: ExternalOption = None,
     shrink_budget: Annotated[str, typer.Option(
         "--shrink-budget", metavar="DURATION", help="Time for shrinking each failure.")] = "120s",
+    sandbox: SandboxOption = "auto",
     executor_kind: ExecutorOption = "local",
     scheduler: SchedulerOption = None,
 ) -> None:
@@ -787,9 +803,11 @@ def stress_command(
     shrink each failure, keep it in group `found` and the findings table."""
     from pipeline.run.solvers import parse_external
     from pipeline.stress.durations import parse_duration
+    from pipeline.stress.judge import StartError
     from pipeline.stress.stress import StressRequest, format_summary, stress
 
     problem = _problem(problem_id)
+    _check_sandbox(sandbox)
     try:
         request = StressRequest(
             problem=problem.id, solver=solver, against=against, recipes=tuple(recipe or ()),
@@ -797,8 +815,10 @@ def stress_command(
             externals=tuple(parse_external(text, problem.id) for text in external or []),
             shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
             executor=executor_kind, scheduler=scheduler, generators=tuple(generator or ()),
-            group=group)
+            group=group, sandbox=sandbox)
         summary = stress(ctx.obj.data_dir, request)
+    except StartError as error:  # the user's program, not the command line
+        _fail(str(error), code=1)
     except _stress_errors() as error:
         _fail(str(error))
     typer.echo(format_summary(summary))
@@ -839,6 +859,7 @@ def harden_command(
     shrink_budget: Annotated[str, typer.Option(
         "--shrink-budget", metavar="DURATION", help="Time for shrinking each case found.")]
         = "120s",
+    sandbox: SandboxOption = "auto",
 ) -> None:
     """For each wrong program the tests let through, search for a case that kills it (as
     pipeline stress does), shrink it and add it to the problem's own tests: a package's data
@@ -849,6 +870,7 @@ def harden_command(
     from pipeline.stress.harden import HardenError, format_hardened, harden
     from pipeline.stress.stress import StressRequest
 
+    _check_sandbox(sandbox)
     problem = _problem(problem_id)
     _settle(ctx.obj.data_dir)
     try:
@@ -857,7 +879,7 @@ def harden_command(
             budget_s=parse_duration(budget), seed=seed, jobs=jobs,
             externals=tuple(parse_external(text, problem.id) for text in external or []),
             shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
-            generators=tuple(generator or ()), group=group)
+            generators=tuple(generator or ()), group=group, sandbox=sandbox)
         done = harden(ctx.obj.data_dir, request, tuple(solver or ()),
                       log=lambda line: typer.echo(line, err=True))
     except (HardenError, *_stress_errors()) as error:
@@ -889,21 +911,26 @@ def hunt_command(
     external: ExternalOption = None,
     repeats: Annotated[int, typer.Option(
         "--repeats", min=1, metavar="N", help="Timings per candidate that may be kept.")] = 3,
+    sandbox: SandboxOption = "auto",
 ) -> None:
     """Search for an input of the given size on which SOLVER is slowest; keep it in group
     `hunt` with its time and the findings table."""
     from pipeline.run.solvers import parse_external
     from pipeline.stress.durations import parse_duration
     from pipeline.stress.hunt import HuntRequest, format_summary, hunt
+    from pipeline.stress.judge import StartError
 
     problem = _problem(problem_id)
+    _check_sandbox(sandbox)
     try:
         request = HuntRequest(
             problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),
             seed=seed, jobs=jobs, repeats=repeats,
             externals=tuple(parse_external(text, problem.id) for text in external or []),
-            command=" ".join(sys.argv))
+            command=" ".join(sys.argv), sandbox=sandbox)
         summary = hunt(ctx.obj.data_dir, request)
+    except StartError as error:  # the user's program, not the command line
+        _fail(str(error), code=1)
     except _stress_errors() as error:
         _fail(str(error))
     typer.echo(format_summary(summary))

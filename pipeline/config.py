@@ -219,6 +219,7 @@ class NightlySettings:
     baseline: dict[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()   # empty: every registered problem with a nightly corpus
     corpus: dict[str, dict[str, int]] = field(default_factory=dict)  # replaces [nightly] counts
+    sandbox: str = "auto"            # external programs: auto, on or off (as `run --sandbox`)
 
 
 def read_nightly_settings(path: Path = CONFIG_DIR / "nightly.toml") -> NightlySettings:
@@ -236,7 +237,10 @@ def read_nightly_settings(path: Path = CONFIG_DIR / "nightly.toml") -> NightlySe
     settings = NightlySettings(
         seed=top.get("seed", int, 1), slowdown_ratio=top.get("slowdown_ratio", float, 1.5),
         slowdown_min_ms=top.get("slowdown_min_ms", float, 20.0), baseline=pins,
-        problems=top.strings("problems"), corpus=corpus)
+        problems=top.strings("problems"), corpus=corpus, sandbox=top.get("sandbox", str, "auto"))
+    if settings.sandbox not in ("auto", "on", "off"):
+        raise top._fail("sandbox", f"must be auto, on or off, not {settings.sandbox!r}",
+                        rule="value")
     top.done()
     return settings
 

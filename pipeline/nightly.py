@@ -141,7 +141,7 @@ def _one_at_a_time(executor: Executor | None) -> Iterator[Executor | None]:
 
 def confirmed_reasons(data_dir: Path, baseline: str, comparison,
                       log: Callable[[str], None], rule: dict[str, float] | None = None,
-                      executor: Executor | None = None) -> list[str]:
+                      executor: Executor | None = None, sandbox: str = "auto") -> list[str]:
     """The comparison's reasons to fail, with slowdowns kept only if a re-measurement agrees.
 
     One timing of a 2 ms case on a shared 2-core machine can be 10x off, and whole minutes run
@@ -164,6 +164,7 @@ def confirmed_reasons(data_dir: Path, baseline: str, comparison,
     request = RunRequest(
         problem=problem.id, solvers=tuple(sorted({name for name, _ in flagged})), jobs=1,
         repeat=REMEASURE_REPEAT, case_ids=tuple(sorted({c for _, c in flagged})),
+        sandbox=sandbox,
         command=f"{NIGHTLY_COMMAND} (re-measuring flagged slowdowns)")
     with _one_at_a_time(executor) as single:
         remeasured = run(data_dir, request, executor=single)
@@ -215,9 +216,11 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
     for problem_id in (p.id for p in problems):
         baseline = previous_run(data_dir, problem_id, settings)
         result = run(data_dir, RunRequest(problem=problem_id, jobs=jobs,
+                                          sandbox=settings.sandbox,
                                           command=NIGHTLY_COMMAND), executor=executor,
                      progress=_phase(progress, f"run {problem_id}"))
         night = ProblemNight(problem_id, result, baseline)
+        night.failures.extend(f"{problem_id}/{failure.text()}" for failure in result.cannot_start)
         if result.status != "finished":
             night.failures.append(f"{problem_id}: run {result.run_id} {result.status}")
         elif result.expectations is not None:  # a package: its submissions' folders decide
@@ -232,7 +235,7 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
                 night.comparison_text = format_comparison(comparison)
                 night.failures.extend(confirmed_reasons(data_dir, baseline, comparison,
                                                         log, slowdown_rule(settings),
-                                                        executor))
+                                                        executor, settings.sandbox))
         else:
             night.failures.extend(trusted_failures(data_dir, result.run_id, problem_id))
         nights.append(night)

@@ -77,3 +77,14 @@ def test_nightly_settings_and_user_solvers(tmp_path):
     [entry] = read_configured_solvers(write(
         tmp_path, '[[solver]]\nname = "mine"\nproblem = "a"\nrun = "./mine"\n', "solvers.toml"))
     assert (entry.problem, entry.solution.name, entry.solution.run) == ("a", "mine", "./mine")
+
+
+def test_the_nightly_runs_external_programs_in_the_sandbox_mode_of_its_config(tmp_path):
+    assert read_nightly_settings(write(tmp_path, "seed = 1\n", "nightly.toml")).sandbox == "auto"
+    path = write(tmp_path, 'seed = 1\nsandbox = "off"\n', "nightly.toml")
+    assert read_nightly_settings(path).sandbox == "off"
+    path = write(tmp_path, 'seed = 1\nsandbox = "sometimes"\n', "nightly.toml")
+    with pytest.raises(ConfigError) as caught:
+        read_nightly_settings(path)
+    assert (caught.value.line, caught.value.rule) == (2, "value")
+    assert str(caught.value).startswith(f"{path}:2: sandbox: must be auto, on or off")

@@ -7,26 +7,34 @@ known extension but with a `#!` line is a script, run as it is. A folder with a 
 script (validators and other non-submission programs) is built by its `build` and run by `run`.
 
 Compile and run commands are problemtools' (Kattis) commands, without `-static` (static
-libraries are not always installed) and with C++17 unless the package names another standard
-(Polygon's `cpp.g++20`). Python 3 runs with the interpreter running the pipeline, and so do
-checktestdata (`.ctd`) programs, through `checktestdata.py` beside this module (exit 42 valid,
-43 invalid; its syntax check is their compile step).
+libraries are not always installed), JVMs with `-XX:-UsePerfData` (JVMs run side by side
+otherwise race for one file under /tmp and warn about it on stdout, a wrong answer) and with
+C++17 unless the package names another standard (Polygon's `cpp.g++20`). Python 3 runs with the
+interpreter running the pipeline, and so do checktestdata (`.ctd`) programs, through
+`checktestdata.py` beside this module (exit 42 valid, 43 invalid; its syntax check is their
+compile step).
+
+A program with build and run commands of its own (a configured solver's `build` and `run`) is
+built the same way, its commands taken as a language of its own (`command_language`).
 
 A build lives in `cache_dir/builds/<hash>/`, the hash taken over the language, the commands and
 every source file's name and bytes. It is made in a temporary folder beside the final one and
-renamed into place, so a reader never sees half a build and two processes building the same
-program at once both end with the one build that won the rename. A compile error is a result
-of its own (`CE`, compiler message kept) and is cached like a success; a language whose
-toolchain is not installed is `SKIP` with the reason, never cached.
+renamed into place, so a reader never sees half a build; a lock file beside it makes a second
+process that wants the same build wait for the first one's instead of compiling it again. A
+compile error is a result of its own (`CE`, compiler message kept) and is cached like a
+success; a language whose toolchain is not installed is `SKIP` with the reason, never cached.
 """
 
 from __future__ import annotations
 
+import fcntl
 import fnmatch
+import glob
 import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -70,11 +78,13 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
              ("{python3}", "-m", "py_compile", "{files}"), ("{python3}", "{mainfile}"), ()),
     Language("java", "Java", 800, ("*.java",),
              ("javac", "-encoding", "UTF-8", "-sourcepath", "{path}", "-d", "{path}", "{files}"),
-             ("java", "-Dfile.encoding=UTF-8", "-XX:+UseSerialGC", "-Xss64m", "-Xms{memlim}m",
+             ("java", "-Dfile.encoding=UTF-8", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+              "-Xss64m", "-Xms{memlim}m",
               "-Xmx{memlim}m", "-cp", "{path}", "{mainclass}"), ("javac", "java"), False),
     Language("kotlin", "Kotlin", 250, ("*.kt",),
              ("kotlinc", "-d", "{path}/", "--", "{files}"),
-             ("kotlin", "-Dfile.encoding=UTF-8", "-J-XX:+UseSerialGC", "-J-Xss64m",
+             ("kotlin", "-Dfile.encoding=UTF-8", "-J-XX:+UseSerialGC", "-J-XX:-UsePerfData",
+              "-J-Xss64m",
               "-J-Xms{memlim}m", "-J-Xmx{memlim}m", "-cp", "{path}/", "{Mainclass}Kt"),
              ("kotlinc", "kotlin"), False),
     Language("rust", "Rust", 575, ("*.rs",),
@@ -92,6 +102,7 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
              ("{python3}", "{checktestdata}", "{mainfile}"), ()),
 )}
 CHECKTESTDATA = Path(__file__).with_name("checktestdata.py")  # run as a script by {python3}
+COMMAND = "command"      # a program's own build and run commands (`command_language`)
 SCRIPT = "script"        # a single file with a #! line and no known extension
 BUILD_RUN = "build-run"  # a folder with `build` / `run` scripts
 _PYTHON2_SHEBANG = re.compile(rb"^#!.*python2\b")
@@ -147,8 +158,23 @@ def polygon_language(source_type: str) -> tuple[str | None, str | None]:
     return None, None
 
 
+def command_language(build: str | None, run: str, source_name: str | None) -> Language:
+    """A program's own commands as a language: `build` (None: nothing to build) and `run` are
+    split like a shell would split them (never run through one), `{exe}` the program built
+    and `{source}` the source file named `source_name` filled in after splitting."""
+    def words(command: str) -> tuple[str, ...]:
+        return tuple(word.replace("{exe}", "{binary}").replace("{source}", "{mainfile}")
+                     for word in shlex.split(command))
+
+    return Language(COMMAND, "its own build and run commands", 0,
+                    (glob.escape(source_name),) if source_name else (),
+                    words(build) if build is not None else None, words(run), ())
+
+
 def main_file(program: Program, sources: list[str]) -> str:
     """problemtools' {mainfile}: the entry point, else `main.*`, else the first source."""
+    if not sources:
+        return ""
     if program.entrypoint and program.entrypoint in sources:
         return program.entrypoint
     if len(sources) == 1:
@@ -211,9 +237,9 @@ def _cpp_standard(program: Program) -> str:
     return "gnu++17"
 
 
-def _hash(program: Program, language: str, pairs: list[tuple[str, Path]]) -> str:
+def _hash(program: Program, language: str, lang: Language | None,
+          pairs: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
-    lang = LANGUAGES.get(language)
     recipe = {"language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
               "compile": lang.compile if lang else None, "run": lang.run if lang else None,
               "python": _python3() if language in ("python3", "checktestdata") else None,
@@ -239,31 +265,56 @@ def _expand(template: tuple[str, ...], values: dict[str, str], files: list[str])
 
 
 def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
-                  compile_time_s: float = 60.0, compile_memory_mb: int | None = 4096) -> Build:
-    """Build `program` into `cache_dir` (or find the build already there)."""
+                  compile_time_s: float = 60.0, compile_memory_mb: int | None = 4096,
+                  language: Language | None = None) -> Build:
+    """Build `program` into `cache_dir` (or find the build already there); `language`, when
+    given, is how (`command_language`), else the program's language or the one detected."""
     cache_dir = Path(cache_dir)
     pairs = _relative_sources(program)
     names = [name for name, _ in pairs]
-    language = program.language or detect_language([f for _, f in pairs])
-    if language is None:
+    if language is not None:
+        lang, code = language, language.code
+    else:
+        code = program.language or detect_language([f for _, f in pairs])
+        lang = LANGUAGES.get(code or "")
+    if code is None:
         return Build(program, "CE", (), None, f"cannot determine the language of "
                      f"{program.name} from its files: {', '.join(names) or 'none'}", None, False)
-    missing = toolchain_missing(language)
+    missing = toolchain_missing(code)
     if missing:
-        return Build(program, "SKIP", (), language, missing, None, False)
-    key = _hash(program, language, pairs)
+        return Build(program, "SKIP", (), code, missing, None, False)
+    key = _hash(program, code, lang, pairs)
     final = cache_dir / "builds" / key[:32]
-    cached = _read_result(program, final, language)
+    cached = _read_result(program, final, code, lang)
     if cached is not None:
         return cached
     final.parent.mkdir(parents=True, exist_ok=True)
+    with open(final.parent / f".{key[:32]}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits for the first one's build
+        cached = _read_result(program, final, code, lang)
+        if cached is not None:
+            return cached
+        _build_into(program, code, lang, pairs, final, key, compile_time_s,
+                    compile_memory_mb)
+    built = _read_result(program, final, code, lang, cached=False)
+    assert built is not None, f"build of {program.name} vanished from {final}"
+    return built
+
+
+def _build_into(program: Program, language: str, lang: Language | None,
+                pairs: list[tuple[str, Path]], final: Path, key: str, compile_time_s: float,
+                compile_memory_mb: int | None) -> None:
+    """Copy the sources into a temporary folder beside `final`, compile there, and rename it
+    into place (unless another process's identical build got there first)."""
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-", dir=final.parent))
+    work.chmod(0o755)  # a sandboxed program runs as another user, who must read its build
     try:
         for name, path in pairs:
             target = work / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
-        result = _compile(program, language, work, names, compile_time_s, compile_memory_mb)
+        result = _compile(program, language, lang, work, [name for name, _ in pairs],
+                          compile_time_s, compile_memory_mb)
         (work / "result.json").write_text(json.dumps(result), encoding="utf-8")
         try:
             os.rename(work, final)
@@ -272,13 +323,10 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
-    built = _read_result(program, final, language, cached=False)
-    assert built is not None, f"build of {program.name} vanished from {final}"
-    return built
 
 
-def _compile(program: Program, language: str, work: Path, names: list[str],
-             time_s: float, memory_mb: int | None) -> dict:
+def _compile(program: Program, language: str, lang: Language | None, work: Path,
+             names: list[str], time_s: float, memory_mb: int | None) -> dict:
     """Compile in `work`; the result (status, run argv with {dir}, message) as JSON data."""
     if language == BUILD_RUN:
         build_script = work / "build"
@@ -297,7 +345,7 @@ def _compile(program: Program, language: str, work: Path, names: list[str],
     if language == SCRIPT:
         (work / names[0]).chmod(0o755)
         return {"status": "ok", "run": ["{dir}/" + names[0]], "message": ""}
-    lang = LANGUAGES[language]
+    assert lang is not None, f"no language {language!r}"
     sources = [n for n in names if any(fnmatch.fnmatchcase(Path(n).name, p)
                                        for p in lang.patterns)]
     mainfile = main_file(program, sources)
@@ -308,7 +356,15 @@ def _compile(program: Program, language: str, work: Path, names: list[str],
               "checktestdata": str(CHECKTESTDATA)}
     message = ""
     if lang.compile is not None:
-        done = run_limited(_expand(lang.compile, values, sources), cwd=work, time_s=time_s,
+        if language == COMMAND:  # a program's own build: `{exe}` and `{source}` as full paths
+            values = dict(values, binary=str(work / "program.bin"),
+                          mainfile=str(work / mainfile) if mainfile else "")
+        try:
+            argv = _expand(lang.compile, values, sources)
+        except (KeyError, IndexError, ValueError) as error:
+            return {"status": "CE", "run": [], "message": f"the build command has a field "
+                    f"that is not {{exe}} or {{source}}: {error}"}
+        done = run_limited(argv, cwd=work, time_s=time_s,
                            memory_mb=memory_mb if lang.memory_by_rlimit else None)
         message = done.output
         if done.exit_code != 0:
@@ -316,16 +372,20 @@ def _compile(program: Program, language: str, work: Path, names: list[str],
                 done, "the compiler") + ("\n" + message if message else "")}
     run_values = dict(values, binary="{dir}/program.bin", path="{dir}",
                       mainfile="{dir}/" + mainfile)
-    return {"status": "ok", "run": _expand(lang.run, run_values, sources), "message": message}
+    try:
+        run = _expand(lang.run, run_values, sources)
+    except (KeyError, IndexError, ValueError) as error:
+        return {"status": "CE", "run": [], "message": f"the run command has a field that is "
+                f"not {{exe}} or {{source}}: {error}"}
+    return {"status": "ok", "run": run, "message": message}
 
 
-def _read_result(program: Program, final: Path, language: str, *,
+def _read_result(program: Program, final: Path, language: str, lang: Language | None, *,
                  cached: bool = True) -> Build | None:
     try:
         data = json.loads((final / "result.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    lang = LANGUAGES.get(language)
     argv = tuple(part.replace("{dir}", str(final)) for part in data["run"])
     return Build(program, data["status"], argv, language, data["message"], final, cached,
                  memory_by_rlimit=lang.memory_by_rlimit if lang else True)

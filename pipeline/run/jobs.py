@@ -25,17 +25,21 @@ Status = Literal["ok", "tle", "mle", "re", "ole", "skip"]
 class BuildRecipe:
     """How to build an external program from its source, anywhere.
 
-    `build` and `run` are command templates (split like a shell would, never run through one)
-    in which `{exe}` is the program to build and `{source}` the source file. `key` names the
-    build in a cache: it is a hash of the name, the build command and the source's content.
+    `language` is the language table's code (`pipeline.packages.languages`) that builds and
+    runs the source; None: the program's own `build` and `run` command templates (split like a
+    shell would, never run through one), in which `{exe}` is the program built and `{source}`
+    the source file. `key` names the recipe: a hash of the language, the commands and the
+    source's name and content. `memory_mb` is the heap a JVM language is run with.
     """
 
     name: str
-    build: str
+    build: str | None
     run: str
     key: str
     source_name: str | None = None  # the source file's name (its folder is not part of it)
     source: bytes | None = None     # the source file's content
+    language: str | None = None
+    memory_mb: int | None = None
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ from pipeline.run.isolation import (choose_sandbox, containment_note, sandbox_bl
                                     visible_paths)
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
-from pipeline.run.solvers import build_recipe, prepare, resolve_program
+from pipeline.run.solvers import ready_program
+from pipeline.run.startup import StartFailure, error_line, is_start_failure, start_failure
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
 from pipeline.tables.lock import data_lock
 from pipeline.tables.results import (read_run_results, read_runs, stored_chunks,
@@ -65,6 +66,9 @@ class RunSummary:
     slowest: dict[str, tuple[float, str]] = field(default_factory=dict)
     results_written: int = 0
     notes: list[str] = field(default_factory=list)  # one line each: how programs were run
+    errors: dict[str, Counter] = field(default_factory=dict)  # first RE/MLE/OLE error lines
+    start_errors: dict[str, Counter] = field(default_factory=dict)  # those that never started
+    cannot_start: list[StartFailure] = field(default_factory=list)  # most cases never started
     expectations: Expectations | None = None  # a package's submissions against their folders
 
     @property
@@ -144,15 +148,14 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
     memory = request.memory_mb if request.memory_mb is not None else problem.memory_mb
     sandbox = choose_sandbox(request.sandbox).enabled if selection.externals else False
     for external in selection.externals:
-        recipe = build_recipe(external) if build_on_workers else None
-        argv = () if recipe is not None else resolve_program(external,
-                                                             prepare(external, data_dir))
+        program = ready_program(external, data_dir, memory or None, build_on_workers)
+        argv, recipe = program.argv, program.recipe
         blocker = sandbox_blocker(argv) if sandbox and argv else None
         if blocker and request.sandbox == "on":
             raise ValueError(f"--sandbox on: external program {external.name!r}: {blocker}")
         sandboxed = sandbox and blocker is None and bool(argv)
         specs.append(SolverSpec(name=external.name, kind="external", problem=problem.id,
-                                argv=argv, build=recipe, memory_mb=memory or None,
+                                argv=argv, build=recipe, memory_mb=program.memory_mb,
                                 stack_mb=request.stack_mb, sandbox=sandboxed,
                                 visible=visible_paths(argv, data_dir) if sandboxed else (),
                                 timeout_s=timeout_s or external.time_limit_s
@@ -328,6 +331,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
             chunk, buffer = chunk + 1, []
         if judging is not None:
             _hold(data_dir, problem, run_id, selection, judging.limit, judged, cases, summary)
+        summary.cannot_start = _cannot_start(summary, specs)
         summary.status = "finished"
     except KeyboardInterrupt:
         summary.status = "interrupted"
@@ -423,10 +427,24 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
 
 def _tally(summary: RunSummary, row: dict) -> None:
     summary.verdicts.setdefault(row["solver"], Counter())[row["verdict"]] += 1
+    if row["verdict"] in ("RE", "MLE", "OLE"):
+        line = error_line(row["error"])
+        summary.errors.setdefault(row["solver"], Counter())[line] += 1
+        if is_start_failure(row["verdict"], row["exit_code"], row["error"]):
+            summary.start_errors.setdefault(row["solver"], Counter())[line] += 1
     if row["wall_ms"] is not None and row["verdict"] != "SKIP":
         best = summary.slowest.get(row["solver"])
         if best is None or row["wall_ms"] > best[0]:
             summary.slowest[row["solver"]] = (row["wall_ms"], row["case_id"])
+
+
+def _cannot_start(summary: RunSummary, specs: list[SolverSpec]) -> list[StartFailure]:
+    """The programs of the run most of whose cases ended with one start-up failure."""
+    sandboxed = {spec.name: spec.sandbox for spec in specs}
+    found = (start_failure(solver, sum(summary.verdicts[solver].values()), failures,
+                           sandboxed.get(solver, False))
+             for solver, failures in summary.start_errors.items())
+    return [failure for failure in found if failure is not None]
 
 
 def _verdict_note(summary: RunSummary) -> str:
@@ -434,6 +452,10 @@ def _verdict_note(summary: RunSummary) -> str:
     for counts in summary.verdicts.values():
         total.update(counts)
     return " ".join(f"{k}:{v}" for k, v in sorted(total.items()))
+
+
+def _cut(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def format_summary(summary: RunSummary) -> str:
@@ -444,7 +466,10 @@ def format_summary(summary: RunSummary) -> str:
         verdicts = " ".join(f"{k}={v}" for k, v in sorted(counts.items()))
         slow = summary.slowest.get(solver)
         slow_text = f"; slowest {slow[0]:.1f} ms ({slow[1][:12]})" if slow else ""
-        lines.append(f"  {solver:<12} {verdicts}{slow_text}")
+        errors = summary.errors.get(solver)
+        error_text = f"; error: {_cut(errors.most_common(1)[0][0])}" if errors else ""
+        lines.append(f"  {solver:<12} {verdicts}{slow_text}{error_text}")
+    lines += [f"  {failure.text()}" for failure in summary.cannot_start]
     if summary.expectations is not None:
         lines += ["  " + line for line in summary.expectations.table().splitlines()]
     return "\n".join(lines)

@@ -62,6 +62,7 @@ class HuntRequest:
     externals: tuple[ExternalSolver, ...] = ()
     repeats: int = 3
     command: str = ""
+    sandbox: str = "auto"             # external programs: auto, on or off (as `run`)
 
 
 @dataclass
@@ -176,7 +177,7 @@ def hunt(data_dir: Path, request: HuntRequest, status: Status | None = None) -> 
     status = status or Status()
     starts = starting_cases(problem, size, request.seed)
     judge = open_judge(problem, request.solver, None, request.externals, Path(data_dir),
-                       request.jobs, need_reference=False)
+                       request.jobs, need_reference=False, sandbox=request.sandbox)
     summary = HuntSummary(problem.id, request.solver, size, starts=len(starts))
     try:
         _climb(Path(data_dir), problem, request, judge, starts, summary, status)

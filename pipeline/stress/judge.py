@@ -18,7 +18,9 @@ A package submission S is judged by the package's own rules (its checker or outp
 with the case's group): R runs first, then S with R's answer as the case's answer file, and
 S's verdict is the package's (`Outcome.judged.verdict`). A judge error (JE) is no verdict of S:
 the case counts as not judged, with the checker's message as its note. A submission that did
-not build (CE) or cannot run here (SKIP) stops the session (`JudgeError`).
+not build (CE) or cannot run here (SKIP) stops the session (`JudgeError`), and so does a
+program that could not start (`pipeline.run.startup`: a shim that finds no interpreter, a
+script that is not there): that is no verdict of it, and no finding is kept of it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from pipeline.run.executors import Executor, make_executor
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import ExternalSolver
+from pipeline.run.startup import error_line, hint, is_start_failure
 from pipeline.verdicts import Verdict
 
 FAILING = frozenset({Verdict.WA, Verdict.RE, Verdict.TLE, Verdict.MLE, Verdict.OLE})
@@ -75,6 +78,10 @@ class Trial:
 class JudgeError(ValueError):
     """The solvers asked for cannot be judged against each other (no reference, a name used
     twice, an `--external` program that is neither S nor R)."""
+
+
+class StartError(JudgeError):
+    """A program of the session could not start (see `pipeline.run.startup`)."""
 
 
 def reference_order(problem: Problem, solver: str) -> tuple[str, ...]:
@@ -193,8 +200,10 @@ class Judge:
         size = self.problem.size(case)
         name, outcome = reference if reference is not None else (None, None)
         _refuse_unbuilt(self.solver.name, solver)
+        _refuse_unstarted(self.solver, solver)
         if outcome is not None:
             _refuse_unbuilt(name, outcome)
+            _refuse_unstarted(next(s for s in self.references if s.name == name), outcome)
         if solver.judged is not None:
             return self._package_verdict(text, size, solver, outcome, name)
         if solver.status != "ok":
@@ -234,6 +243,7 @@ class Judge:
                 for r in range(repeats) for i, text in enumerate(texts)]
         found: list[list[Outcome]] = [[] for _ in texts]
         for job, outcome in self.executor.run(jobs):
+            _refuse_unstarted(self.solver, outcome)
             found[job.key % len(texts)].append(outcome)
         return found
 
@@ -246,6 +256,16 @@ def _refuse_unbuilt(name: str, outcome: Outcome) -> None:
     if outcome.judged is not None and outcome.judged.verdict in NOT_RUN:
         raise JudgeError(f"submission {name} cannot be run ({outcome.judged.verdict}): "
                          f"{(outcome.judged.message or '').strip()[:300]}")
+
+
+def _refuse_unstarted(spec: SolverSpec, outcome: Outcome) -> None:
+    """`JudgeError` when `spec`'s program could not start on a case (no verdict of it)."""
+    verdict = STATUS_VERDICT.get(outcome.status)
+    if verdict is None or not is_start_failure(verdict.value, outcome.exit_code, outcome.error):
+        return
+    line = error_line(outcome.error)
+    raise StartError(f"{spec.name} could not start: {line} (hint: {hint(line, spec.sandbox)}); "
+                     "that is no verdict of it, so no finding is kept")
 
 
 def measured_ms(outcomes: Sequence[Outcome], timeout_s: float) -> float:
@@ -266,9 +286,11 @@ def measured_ms(outcomes: Sequence[Outcome], timeout_s: float) -> float:
 def open_judge(problem: Problem, solver: str, against: str | None,
                externals: tuple[ExternalSolver, ...], data_dir: Path,
                jobs: int | None = None, need_reference: bool = True,
-               executor_kind: str = "local", scheduler: str | None = None) -> Judge:
+               executor_kind: str = "local", scheduler: str | None = None,
+               sandbox: str = "auto") -> Judge:
     """Build S's and R's specs the way a run builds its solvers (external programs built
-    once, cached under DATA/build/) and start the executor (its workers import the stages)."""
+    once, cached under DATA/build/, run in the sandbox as `sandbox` says: auto, on or off)
+    and start the executor (its workers import the stages)."""
     if against is not None:
         references: tuple[str, ...] = (against,)
     else:
@@ -294,7 +316,8 @@ def open_judge(problem: Problem, solver: str, against: str | None,
     try:
         from pipeline.run.runner import solver_specs
 
-        request = RunRequest(problem=problem.id, solvers=names, externals=externals)
+        request = RunRequest(problem=problem.id, solvers=names, externals=externals,
+                             sandbox=sandbox)
         specs = {spec.name: spec for spec in solver_specs(
             problem, selection, request, data_dir, None,
             getattr(executor, "builds_on_workers", False))}

@@ -68,6 +68,7 @@ class StressRequest:
     scheduler: str | None = None
     generators: tuple[str, ...] = ()    # generator commands made recipes ("gen 10 {seed}")
     group: str | None = None            # a package's test group every case is held to
+    sandbox: str = "auto"               # external programs: auto, on or off (as `run`)
 
 
 @dataclass(frozen=True)
@@ -214,7 +215,7 @@ def stress(data_dir: Path, request: StressRequest, status: Status | None = None)
     status = status or Status()
     judge = open_judge(problem, request.solver, request.against, request.externals,
                        Path(data_dir), request.jobs, executor_kind=request.executor,
-                       scheduler=request.scheduler)
+                       scheduler=request.scheduler, sandbox=request.sandbox)
     summary = StressSummary(problem.id, request.solver, judge.reference_label,
                             tuple(r.name for r in recipes))
     try:

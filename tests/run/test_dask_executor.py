@@ -242,7 +242,7 @@ def test_a_run_on_the_cluster_gets_the_local_runs_verdicts_answers_errors_and_me
     assert 0.8 < peaks["cluster"] / peaks["local"] < 1.25
     # The program was built on the workers into their cache, not into the driver's data.
     assert not (tmp_path / "cluster" / "build").exists()
-    assert list(cluster.build_dir.glob("*/ok"))
+    assert list(cluster.build_dir.glob("builds/*/result.json"))
     # Every result names the host of the worker that ran it.
     assert set(on_cluster["host"]) <= cluster.hostnames()
     assert set(local["host"]) == {socket.gethostname()}

@@ -68,13 +68,13 @@ def test_build_words_are_filled_in_after_splitting_and_never_run_by_a_shell(tmp_
     solver = _copying("odd", source, log, extra=f" ; touch {marker} '$(touch {marker})'")
     argv = prepare(solver, data, base_dir=tmp_path)
     [build] = _builds(log)
-    assert build[0] == str(source)  # one word, spaces and all
+    assert Path(build[0]).name == source.name  # one word, spaces and all (its copy, built)
     assert build[3:] == [";", "touch", str(marker), f"$(touch {marker})"]
     assert not marker.exists() and not (tmp_path / "x").exists()
     assert _output(argv) == "ok\n"
 
 
-def test_a_failing_build_is_reported_with_the_compilers_message_and_not_cached(tmp_path):
+def test_a_failing_build_is_reported_with_the_compilers_message_each_time(tmp_path):
     source = tmp_path / "broken.cpp"
     source.write_text("int main() { return undeclared_thing; }\n")
     solver = ExternalSolver(name="broken", problem="toy", source=source.name, run="{exe}",

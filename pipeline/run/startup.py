@@ -1,0 +1,106 @@
+"""Telling a program that could not start from a program that ran and failed.
+
+A case whose program never reached its own code is no verdict of the program:
+- the launcher could not exec it (the outcome's error starts `cannot start`);
+- a shell or a shim script (pyenv's, asdf's `python3`) found no command to run (exit 127) or
+  could not execute it (exit 126);
+- an interpreter or the JVM gave up before the program's first line: a script it cannot open,
+  a main class it cannot find, a module of the program it cannot import, a heap it cannot
+  reserve, a shared library the loader cannot find.
+
+The run counts, per program, the first line of each RE/MLE/OLE error (`error_line`), and which
+of them are start-up failures (`is_start_failure`); a program most of whose cases end with one
+start-up failure is named in one line (`StartFailure.text`) with a hint, and the run exits
+non-zero. `stress` and `hunt` refuse to keep such a failure as a finding.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+# What an interpreter or a loader says when the program never started (the first error line).
+START_MESSAGES = (
+    "can't open file",                              # python3 nosuch.py
+    "Could not find or load main class",            # java
+    "Unable to access jarfile",                     # java -jar
+    "Error occurred during initialization of VM",   # the JVM's heap or class space
+    "Could not reserve enough space",
+    "ModuleNotFoundError: No module named",         # an interpreter without its packages
+    "error while loading shared libraries",         # the dynamic loader
+    "cannot execute binary file",
+    "Exec format error",
+)
+NOT_FOUND = 127    # a shell's (and a shim's) "command not found"
+NOT_EXECUTABLE = 126
+
+
+TRACEBACK = "Traceback (most recent call last):"
+
+
+def error_line(error: str | None) -> str:
+    """The first non-empty line of an outcome's error ('' when it has none); of a Python
+    traceback, the line that names the exception (its last) in place of `Traceback ...`."""
+    lines = [line.strip() for line in (error or "").splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if lines[0].endswith(TRACEBACK) and len(lines) > 1:
+        return lines[0][:-len(TRACEBACK)] + lines[-1]
+    return lines[0]
+
+
+def is_start_failure(verdict: str, exit_code: int | None, error: str | None) -> bool:
+    """Whether a result with this verdict, exit code and error is a program that never
+    started (see the module docstring)."""
+    if verdict != "RE":
+        return False
+    text = error or ""
+    if text.startswith("cannot start "):
+        return True
+    if exit_code in (NOT_FOUND, NOT_EXECUTABLE):
+        return True
+    return any(message in text for message in START_MESSAGES)
+
+
+def hint(line: str, sandboxed: bool) -> str:
+    """What to try about a start-up failure whose first error line is `line`."""
+    missing = any(word in line for word in ("No such file", "can't open file", "not found",
+                                            "No module named", "Permission denied",
+                                            "Could not find or load"))
+    if sandboxed and missing:
+        return ("the sandbox shows the program only the system folders, the program and the "
+                "files named in its command: try --sandbox off")
+    if "initialization of VM" in line or "reserve enough space" in line:
+        return "the JVM could not reserve its memory: give it more with --memory"
+    if "can't open file" in line or "Unable to access jarfile" in line:
+        return "a file named in the command does not exist: check its path"
+    if missing:
+        return "a file or command it needs is missing: run the command by hand to see"
+    return "run the command by hand in a shell to see why"
+
+
+@dataclass(frozen=True)
+class StartFailure:
+    """A program most of whose cases ended with the same start-up failure."""
+
+    solver: str
+    cases: int     # the cases that ended with `line`
+    total: int     # every result of the program
+    line: str      # the first line of the error
+    hint: str
+
+    def text(self) -> str:
+        return (f"{self.solver} could not start ({self.cases} of {self.total} cases): "
+                f"{self.line} (hint: {self.hint})")
+
+
+def start_failure(solver: str, total: int, failures: Counter,
+                  sandboxed: bool) -> StartFailure | None:
+    """The start-up failure of `solver` when its most common one (by first error line) ended
+    at least half of its `total` results, else None."""
+    if not failures or total == 0:
+        return None
+    line, count = failures.most_common(1)[0]
+    if 2 * count < total:
+        return None
+    return StartFailure(solver, count, total, line, hint(line, sandboxed))
