@@ -150,7 +150,7 @@ def load_package(path: Path, build_dir: Path | None = None,
     name = short_name or archive_name or root.name
     if (root / "problem.xml").is_file() and not (root / "problem.yaml").is_file():
         return load_polygon(root, build_dir, name)
-    return load_kattis(root, name)
+    return load_kattis(root, name, build_dir)
 
 
 @dataclass(frozen=True)
