@@ -88,6 +88,9 @@ OLD_ROOT_FOLDERS = {"invalid_outputs": "invalid_output", "invalid_answers": "inv
 INVALID_FOLDERS = ("invalid_input", "invalid_answer", "invalid_output")
 GROUP_YAML_KEYS = ("test_group.yaml", "testdata.yaml")
 VISUALIZER_KEYS = ("visualizer",)
+# a case's keys that make nothing here: its inherited settings, and older files' notes to
+# the setter (`desc`, `hint`: the statement's business, not the data's)
+READ_PAST_KEYS = ("solution", "random_salt", "retries", "desc", "hint", "description")
 CACHE_FORMAT = 1
 
 
@@ -462,7 +465,7 @@ class _Parser:
                 self.error(line, rule.path, "not a valid test case name")
                 continue
             for other in entry:
-                if other not in (*CASE_KEYS, "solution", "random_salt", "retries"):
+                if other not in (*CASE_KEYS, *READ_PAST_KEYS):
                     self.note(_line_of(entry, other), f"{rule.path}: unknown key {other!r} "
                               "(ignored)")
             if "match" in entry and value == values[0]:

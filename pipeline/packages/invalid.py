@@ -244,10 +244,13 @@ def check_validators(package: Package, builds, build_dir: Path,
                      workdir: Path | None = None) -> tuple[Agreement, ...]:
     """The package's validators held to its invalid_* and valid_output cases, one
     `Agreement` per kind of test present (`builds`: the package's `PackageBuilds`)."""
-    tests = package.validator_tests
-    if not tests:
+    if not package.validator_tests:
         return ()
-    workdir = Path(workdir or tempfile.mkdtemp(prefix="validator-tests-"))
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="validator-tests-") as scratch:
+            return check_validators(package, builds, build_dir, Path(scratch))
+    tests = package.validator_tests
+    workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     agreements = []
     by_kind = {kind: [t for t in tests if t.kind == kind] for kind in KINDS}

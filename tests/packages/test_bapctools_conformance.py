@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.packages import load_package
+from pipeline.packages import build_package, load_package
+from pipeline.packages.invalid import check_validators
 
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOT = Path("/work/.mirror/RagnarGrootKoerkamp+BAPCtools/repo")
@@ -100,3 +101,16 @@ def test_the_package_ingests_through_the_cli(name, problems, tmp_path):
     assert " 0 rejected" in done.stdout
     if name in SAMPLES_ONLY:
         assert "only the samples are judged" in done.stdout
+
+
+def test_divsorts_invalid_cases_test_its_validators_as_bapctools_does(problems, builds, tmp_path):
+    # input_validator_args by validator name and shadowed per folder, included cases,
+    # answer_validator_args, and the default output validator with float_tolerance
+    package = load_package(problems / "divsort", builds)
+    found = {a.expected: a for a in check_validators(
+        package, build_package(package, builds, submissions=[]), builds, tmp_path)}
+    assert {expected: (a.got, a.status) for expected, a in found.items()} == {
+        "reject invalid_input": ("4 of 4 right", "agree"),
+        "reject invalid_answer": ("3 of 3 right", "agree"),
+        "reject invalid_output": ("1 of 1 right", "agree"),
+        "accept valid_output": ("1 of 1 right", "agree")}

@@ -151,3 +151,14 @@ def test_plain_invalid_folders_test_the_validators_too(tmp_path, build_dir):
     assert found["reject invalid_input"].status == "disagree"
     assert found["reject invalid_input"].disagreements[0].cases == ("invalid_input/seven",)
     assert found["reject invalid_output"].status == "agree"
+
+
+def test_a_run_holds_the_submissions_and_the_validators_to_what_they_expect(tmp_path):
+    package, data, home = setup(tmp_path)
+    pipeline(data, home, "ingest", str(package))
+    done = pipeline(data, home, "run", "--problem", "gensum")
+    assert done.returncode == 0, done.stderr
+    rows = {line.split()[0]: line.split() for line in done.stdout.splitlines()
+            if line.startswith("    ") and len(line.split()) >= 3}
+    assert rows["accepted/sum.py"][-1] == "yes" and rows["wrong_answer/difference.py"][-1] == "yes"
+    assert "input validators            reject invalid_input  2 of 2 right  yes" in done.stdout
