@@ -830,6 +830,9 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     maker = _Maker(root, build_dir, parser, problem_constants(problem_config), problem_type,
                    root / "submissions")
     rejects = list(parser.errors)
+    if problem_type.interactive or problem_type.multi_pass:
+        parser.note(None, "sample .interaction files are not made (bt generate makes them by "
+                    "running the solution against the output validator)")
     final.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
     try:
