@@ -69,6 +69,7 @@ from pipeline.packages.yamlfile import load_yaml
 YAML_FILE = "generators/generators.yaml"
 GENERATOR_TIME_S = 60.0
 GENERATOR_MEMORY_MB = 2048
+GENERATOR_FILE_MB = 256          # as ingest's --max-file-mb: a max test may be large
 SEED_REGEX = re.compile(r"\{seed(:[0-9]+)?\}")
 NAME_REGEX = re.compile(r"\{name\}")
 CONSTANT_REGEX = re.compile(r"\{\{([a-zA-Z_][a-zA-Z0-9_]*(?:\.[a-zA-Z_][a-zA-Z0-9_]*)?)\}\}")
@@ -660,6 +661,12 @@ class _Maker:
             copy_base = (self.root / "generators" / copy).resolve()
             if not str(copy_base).startswith(str(self.root) + os.sep):
                 raise self._error(rule, f"copy {copy!r} points outside the package")
+            outside = [ext for ext in DATA_EXTENSIONS if Path(str(copy_base) + ext).is_file()
+                       and not str(Path(str(copy_base) + ext).resolve()).startswith(
+                           str(self.root) + os.sep)]
+            if outside:
+                raise self._error(rule, f"copy {copy!r}: generators/{copy}{outside[0]} links "
+                                  "outside the package")
             copied = {ext: hashlib.sha256(Path(str(copy_base) + ext).read_bytes()).hexdigest()
                       for ext in DATA_EXTENSIONS if Path(str(copy_base) + ext).is_file()}
             if not copied:
@@ -760,7 +767,7 @@ class _Maker:
                 else:
                     leftover.unlink()
             done = run_limited([*argv, *args], cwd=cwd, stdout=stdout, time_s=GENERATOR_TIME_S,
-                               memory_mb=GENERATOR_MEMORY_MB)
+                               memory_mb=GENERATOR_MEMORY_MB, file_mb=GENERATOR_FILE_MB)
             if done.exit_code == 0 and not done.timed_out:
                 break
             failure = describe_failure(done, "the generator")
@@ -783,7 +790,8 @@ class _Maker:
             raise self._error(rule, f"solution {argv}")
         answer = cwd / "testcase.ans"
         done = run_limited(list(argv), cwd=work / "solve", stdin=cwd / "testcase.in",
-                           stdout=answer, time_s=GENERATOR_TIME_S, memory_mb=GENERATOR_MEMORY_MB)
+                           stdout=answer, time_s=GENERATOR_TIME_S, memory_mb=GENERATOR_MEMORY_MB,
+                           file_mb=GENERATOR_FILE_MB)
         if done.exit_code != 0 or done.timed_out:
             answer.unlink(missing_ok=True)
             first = _first_line(done.stderr)
@@ -804,7 +812,7 @@ def _first_line(text: str) -> str:
 # -- the whole tree -----------------------------------------------------------------------------
 
 def _package_digest(root: Path) -> str:
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(f"format {CACHE_FORMAT}\n".encode())
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         relative = path.relative_to(root)
         if relative.parts[0] == "data" or any(part.startswith(".") for part in relative.parts):

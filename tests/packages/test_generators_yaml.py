@@ -162,3 +162,27 @@ def test_a_run_holds_the_submissions_and_the_validators_to_what_they_expect(tmp_
             if line.startswith("    ") and len(line.split()) >= 3}
     assert rows["accepted/sum.py"][-1] == "yes" and rows["wrong_answer/difference.py"][-1] == "yes"
     assert "input validators            reject invalid_input  2 of 2 right  yes" in done.stdout
+
+
+def test_each_malformed_entry_is_a_reject_at_its_line_and_the_rest_is_made(tmp_path, monkeypatch):
+    package_dir, _, home = setup(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    yaml_file = package_dir / "generators" / "generators.yaml"
+    yaml_file.write_text(yaml_file.read_text().replace("      - broken: broken.py {seed}\n", (
+        "      - many:\n"
+        "          generate: pair.py {seed} 9\n"
+        "          count: 0\n"
+        "      - twice: pair.py {seed} {seed:2}\n"
+        "      - unknown: nosuch.py 1\n")))
+    package = load_package(package_dir, tmp_path / "build")
+    lines = yaml_file.read_text().splitlines()
+    found = {error.message.split(":")[0]: (error.file, lines[error.line - 1].strip(), error.message)
+             for error in package.rejects}
+    assert found["secret/many"][:2] == ("generators/generators.yaml", "count: 0")
+    assert "must be between 1 and 100" in found["secret/many"][2]
+    assert found["secret/7-twice"][1] == "- twice: pair.py {seed} {seed:2}"
+    assert "{seed} may appear at most once" in found["secret/7-twice"][2]
+    assert found["secret/8-unknown"][1] == "- unknown: nosuch.py 1"
+    assert "neither a name under generators: nor a file" in found["secret/8-unknown"][2]
+    assert len(package.rejects) == 3
+    assert len([c for c in package.cases if c.group == "secret"]) == 6  # the good ones
