@@ -92,7 +92,7 @@ VISUALIZER_KEYS = ("visualizer",)
 # a case's keys that make nothing here: its inherited settings, and older files' notes to
 # the setter (`desc`, `hint`: the statement's business, not the data's)
 READ_PAST_KEYS = ("solution", "random_salt", "retries", "desc", "hint", "description")
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 def has_generators_yaml(root: Path) -> bool:
@@ -593,15 +593,28 @@ class _Maker:
         return self.tools[key]
 
     def argv(self, tool: _Tool) -> tuple[str, ...] | str:
-        """The command running the tool (built once), or why it cannot run."""
-        key = tool.digest
+        """The command running the tool (built once), or why it cannot run. It runs from a
+        folder named as the program (`.../f/y.py` for generator `f`), as BAPCtools runs its
+        builds from `generators/<name>/`: a generator may read its own path."""
+        key = f"{tool.digest}:{tool.program.name}"
         if key not in self.builds:
             build = build_program(tool.program, self.build_dir, memory_mb=GENERATOR_MEMORY_MB)
             if not build.ok:
                 first = _first_line(build.message) or build.status
                 self.builds[key] = f"{tool.program.name} did not build ({build.status}): {first}"
             else:
-                self.builds[key] = run_argv(build, GENERATOR_MEMORY_MB)
+                argv = run_argv(build, GENERATOR_MEMORY_MB)
+                if build.directory is not None:
+                    named = self.build_dir / "bapctools-programs" / hashlib.sha256(
+                        key.encode()).hexdigest()[:24] / Path(tool.program.name.strip("/")).name
+                    if not named.is_symlink():
+                        named.parent.mkdir(parents=True, exist_ok=True)
+                        try:
+                            named.symlink_to(build.directory, target_is_directory=True)
+                        except FileExistsError:  # made by another process meanwhile
+                            pass
+                    argv = tuple(part.replace(str(build.directory), str(named)) for part in argv)
+                self.builds[key] = argv
         return self.builds[key]
 
     def solution_of(self, settings: Settings) -> str | None:
