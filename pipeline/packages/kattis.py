@@ -20,8 +20,9 @@ legacy; `2023-07`, `2023-07-draft`: 2023-07; `2025-09`, `2025-09-draft`, `draft`
   `output_validator/` (the legacy `output_validators/` is read too); `submissions.yaml` rules on
   top of the default folder rules.
 
-Both: `data/sample` and `data/secret` (nested groups), `.in` with its `.ans`, `.interaction`
-and `.files` noted; `input_validators/` (or `input_format_validators/`); `include/`; a
+Both: `data/sample` and `data/secret` (nested groups; made by `generators/generators.yaml`
+when the package has one, see `generators_yaml`), `.in` with its `.ans`, `.interaction`
+and `.files` noted; `data/invalid_*` and `valid_output` read as the validators' tests; `input_validators/` (or `input_format_validators/`); `include/`; a
 DOMjudge `@EXPECTED_RESULTS@:` line in a submission's source replaces its folder's rule.
 Anything wrong is a `PackageError` naming the file, the line where known, and the rule.
 """
