@@ -5,10 +5,14 @@ outputs are the same bytes (the test case .yaml files the same data); the ones t
 samples and an empty data/secret ingest with a note.
 
 The packages are read from the BAPCtools git snapshot the search tool's fetch brings to
-/work/.mirror (never committed); without it the tests skip, saying so."""
+/work/.mirror (never committed); without it the tests skip, saying so. Where BAPCtools' `bt`
+is installed (`pip install bapctools`), `bt generate` itself is run on each and its data held
+to ours file for file."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -114,3 +118,35 @@ def test_divsorts_invalid_cases_test_its_validators_as_bapctools_does(problems, 
         "reject invalid_answer": ("3 of 3 right", "agree"),
         "reject invalid_output": ("1 of 1 right", "agree"),
         "accept valid_output": ("1 of 1 right", "agree")}
+
+
+BT = shutil.which("bt") or os.environ.get("BAPCTOOLS_BT")
+BT_COMPARED = ("identity", "testseed", "generatorcount", "generatorincludes", "divsort",
+               "constants")
+
+
+@pytest.mark.skipif(not BT, reason="BAPCtools' bt is not installed (pip install bapctools, "
+                    "or BAPCTOOLS_BT=/path/to/bt)")
+@pytest.mark.parametrize("name", BT_COMPARED)
+def test_our_data_is_what_bt_generate_makes_file_for_file(name, problems, builds, tmp_path):
+    """bt generate itself on a copy with its data/ removed: every file it writes (inputs,
+    answers, outputs, test case and group yaml) is ours, and we make no other."""
+    copy = tmp_path / name
+    shutil.copytree(problems / name, copy, symlinks=True)
+    shutil.rmtree(copy / "data", ignore_errors=True)
+    subprocess.run([BT, "generate", "--no-visualizer", "--no-validators"], cwd=copy,
+                   capture_output=True, timeout=1200)
+    theirs = copy / "data"
+    ours = _generated_root(load_package(problems / name, builds))
+
+    def files(root: Path) -> set[Path]:
+        return {f.relative_to(root) for f in root.rglob("*") if f.is_file()
+                and not f.name.startswith(".") and not f.name.endswith(".interaction")}
+
+    assert files(ours) == files(theirs)
+    for relative in files(theirs):
+        if relative.suffix == ".yaml":
+            assert yaml.safe_load((ours / relative).read_text()) == yaml.safe_load(
+                (theirs / relative).read_text()), relative
+        else:
+            assert (ours / relative).read_bytes() == (theirs / relative).read_bytes(), relative
