@@ -427,10 +427,11 @@ def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
 
 # -- problem packages ---------------------------------------------------------------------------
 
-def _package_namespace(found: FoundPackage, data_dir: Path,
-                       summary: IngestSummary) -> tuple[Namespace, list[FoundCase]] | None:
+def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSummary,
+                       when) -> tuple[Namespace, list[FoundCase]] | None:
     """Register the package (unless it is the data folder's own copy) and lay out its test
-    cases as a namespace; a package that cannot be used is a reject naming its file."""
+    cases as a namespace; a package that cannot be used is a reject naming its file, and so
+    is each test case its generators.yaml could not make."""
     from pipeline.packages import PackageError, load_package
     from pipeline.packages.registry import build_dir, register
 
@@ -450,6 +451,11 @@ def _package_namespace(found: FoundPackage, data_dir: Path,
     except PackageError as error:
         summary.unplaced.append(Fault(found.label, error.rule, str(error), None))
         return None
+    if package.rejects:
+        part = summary.problems.setdefault(found.problem, ProblemSummary(found.problem))
+        part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error.line,
+                                    None, error.rule, error.message, when)
+                            for error in package.rejects)
     namespace = Namespace(found.problem)
     cases = []
     for case in package.cases:
@@ -510,13 +516,14 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     if packages:
         with data_lock(data_dir, wait=wait):
             for package in packages:
-                laid_out = _package_namespace(package, data_dir, summary)
+                laid_out = _package_namespace(package, data_dir, summary, when)
                 if laid_out is None:
                     continue
                 namespace, cases = laid_out
                 part = summary.problems.setdefault(package.problem,
                                                    ProblemSummary(package.problem))
                 scanned.setdefault(package.problem, set()).update(namespace.labels.values())
+                scanned[package.problem].update(r["source"] for r in part.rejects)
                 work.setdefault(package.problem, []).extend((namespace, c) for c in cases)
     total = sum(len(items) for items in work.values())
     done = [0]

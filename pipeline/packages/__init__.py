@@ -15,7 +15,8 @@ The entry points other code calls:
 - `judge_case(package, submission_build, case, limits, workdir, builds) -> CaseResult`;
 - `judge_package(package, build_dir, workdir) -> PackageReport`: every submission on every case,
   the time limit derived where the format says so, and each submission held against its
-  expectation (`check_expectations(package, submission, results, time_limit) -> Agreement`).
+  expectation (`check_expectations(package, submission, results, time_limit) -> Agreement`),
+  then the validators held to the invalid_* / valid_output cases (`invalid.check_validators`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pipeline.packages.errors import PackageError
 from pipeline.packages.expectations import (Agreement, TimeLimit, aligned, check_expectations,
                                             derive_time_limit, given_time_limit,
                                             lower_bound_submissions, verdict_at)
+from pipeline.packages.invalid import check_validators
 from pipeline.packages.judge import (PackageBuilds, build_package, default_limits, judge_case,
                                      judge_submission, validate_case)
 from pipeline.packages.kattis import format_version, load_kattis
@@ -150,7 +152,7 @@ def load_package(path: Path, build_dir: Path | None = None,
     name = short_name or archive_name or root.name
     if (root / "problem.xml").is_file() and not (root / "problem.yaml").is_file():
         return load_polygon(root, build_dir, name)
-    return load_kattis(root, name)
+    return load_kattis(root, name, build_dir)
 
 
 @dataclass(frozen=True)
@@ -212,5 +214,6 @@ def judge_package(package: Package, build_dir: Path | None = None, workdir: Path
             default_limits(package, time_limit.high_s, time_limit.high_s), workdir, builds)
     agreements = tuple(check_expectations(package, program, results[program.name], time_limit)
                        for program in chosen)
+    agreements += check_validators(package, builds, build_dir, workdir)
     return PackageReport(package, time_limit, builds, results, agreements, rejections)
 

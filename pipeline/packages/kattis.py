@@ -20,8 +20,9 @@ legacy; `2023-07`, `2023-07-draft`: 2023-07; `2025-09`, `2025-09-draft`, `draft`
   `output_validator/` (the legacy `output_validators/` is read too); `submissions.yaml` rules on
   top of the default folder rules.
 
-Both: `data/sample` and `data/secret` (nested groups), `.in` with its `.ans`, `.interaction`
-and `.files` noted; `input_validators/` (or `input_format_validators/`); `include/`; a
+Both: `data/sample` and `data/secret` (nested groups; made by `generators/generators.yaml`
+when the package has one, see `generators_yaml`), `.in` with its `.ans`, `.interaction`
+and `.files` noted; `data/invalid_*` and `valid_output` read as the validators' tests; `input_validators/` (or `input_format_validators/`); `include/`; a
 DOMjudge `@EXPECTED_RESULTS@:` line in a submission's source replaces its folder's rule.
 Anything wrong is a `PackageError` naming the file, the line where known, and the rule.
 """
@@ -36,6 +37,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from pipeline.packages.errors import PackageError
+from pipeline.packages.generators_yaml import generated_data
 from pipeline.packages.languages import detect_language
 from pipeline.packages.model import (Expectation, Format, KattisGroupScoring, LegacyGrading,
                                      Limits, Package, ProblemType, Program, Requirement,
@@ -314,8 +316,10 @@ class _Data:
     """Walks data/ into groups and cases, carrying inherited settings down."""
 
     def __init__(self, root: Path, version: Format, problem_type: ProblemType,
-                 problem_config: dict) -> None:
+                 problem_config: dict, data_dir: Path | None = None) -> None:
         self.root = root
+        self.data_dir = data_dir or root / "data"   # generators.yaml's data is made elsewhere
+        self.notes: list[str] = []
         self.version = version
         self.type = problem_type
         self.problem_config = problem_config
@@ -331,10 +335,10 @@ class _Data:
         return None
 
     def walk(self) -> None:
-        data = self.root / "data"
+        data = self.data_dir
         if not data.is_dir():
             raise PackageError("data", "missing-data", "the package has no data/ folder")
-        if not (data / "secret").is_dir():
+        if not (data / "secret").is_dir() and not (data / "sample").is_dir():
             raise PackageError("data/secret", "missing-secret", "the package has no "
                                "data/secret/ folder (secret test data is required)")
         for entry in sorted(data.iterdir()):
@@ -356,7 +360,10 @@ class _Data:
             for name in ("sample", "secret"):
                 if (data / name).is_dir():
                     self._modern_group(data / name, name, None, inherited)
-        if not any(case.group.startswith("secret") for case in self.cases):
+        if not any(case.group.startswith("secret") for case in self.cases) and self.cases:
+            self.notes.append("data/secret holds no test case: only the samples are judged "
+                              "(as BAPCtools' bt run does)")
+        elif not any(case.group.startswith("secret") for case in self.cases):
             raise PackageError("data/secret", "empty-secret", "data/secret holds no test case "
                                "(a .in file with its .ans)")
 
@@ -514,10 +521,9 @@ class _Data:
         settings, config, file, lines = self._modern_settings(folder, inherited, parent)
         scoring = self._modern_scoring(name, config, file, lines, parent, share)
         cases, subgroups = self._entries(folder, name)
-        if name == "secret" and cases and subgroups:
-            raise PackageError(relative(folder, self.root), "secret-cases-and-groups",
-                               "data/secret holds both test cases and test groups; it may hold "
-                               "one or the other")
+        if name == "secret" and cases and subgroups:  # BAPCtools' own packages do it
+            self.notes.append("data/secret holds both test cases and test groups (the format "
+                              "allows one or the other; read as BAPCtools reads it)")
         args = self._inherited_words(settings, "args")
         ov_args = self._inherited_words(settings, "output_validator_args")
         iv_args, iv_by_name = (), None
@@ -605,7 +611,7 @@ class _Data:
         return cases, subgroups
 
     def _name(self, path: Path) -> str:
-        return str(path.with_suffix("").relative_to(self.root / "data"))
+        return str(path.with_suffix("").relative_to(self.data_dir))
 
     def _case(self, base: Path, group: str, iv_args, iv_by_name, ov_args, args) -> TestCase:
         input_path = base.with_suffix(".in")
@@ -842,17 +848,20 @@ def _submissions(root: Path, version: Format) -> list[Program]:
 
 # -- the package --------------------------------------------------------------------------------
 
-def load_kattis(root: Path, short_name: str | None = None) -> Package:
-    """Load the Kattis / ICPC package in folder `root`."""
+def load_kattis(root: Path, short_name: str | None = None,
+                build_dir: Path | None = None) -> Package:
+    """Load the Kattis / ICPC package in folder `root` (`build_dir`: where generators.yaml's
+    data is made)."""
     _IGNORED.append([])
     try:
-        package = _load_kattis(Path(root).resolve(), short_name)
+        package = _load_kattis(Path(root).resolve(), short_name, build_dir)
     finally:
         ignored = _IGNORED.pop()
     return replace(package, notes=(*package.notes, *ignored))
 
 
-def _load_kattis(root: Path, short_name: str | None) -> Package:
+def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = None) -> Package:
+    from pipeline.packages.invalid import invalid_cases  # it reads expectations, which read us
     config_path = root / "problem.yaml"
     if not config_path.is_file():
         raise PackageError("problem.yaml", "missing-problem-yaml", "a Kattis package needs a "
@@ -876,7 +885,8 @@ def _load_kattis(root: Path, short_name: str | None) -> Package:
     validator_flags = _words(config.get("validator_flags"), file, "validator_flags",
                              lines("validator_flags")) if version == "legacy" else ()
 
-    data = _Data(root, version, problem_type, config)
+    generated = generated_data(root, build_dir, config, problem_type)
+    data = _Data(root, version, problem_type, config, generated.data_dir if generated else None)
     data.walk()
 
     validators_dir = root / "input_validators"
@@ -885,7 +895,7 @@ def _load_kattis(root: Path, short_name: str | None) -> Package:
     input_validators = tuple(_programs_in(validators_dir, "input_validator", root))
 
     output_validator = _output_validator(root, version, config, problem_type, lines)
-    notes = []
+    notes = [*(generated.notes if generated else ()), *data.notes]
     if not input_validators:
         notes.append("no input validators: inputs are not checked")
     if any(case.files_dir for case in data.cases):
@@ -896,7 +906,8 @@ def _load_kattis(root: Path, short_name: str | None) -> Package:
         groups=tuple(data.groups), input_validators=input_validators,
         output_validator=output_validator, output_validator_flags=validator_flags,
         submissions=tuple(_submissions(root, version)), custom_scoring=custom_scoring,
-        notes=tuple(notes))
+        notes=tuple(notes), rejects=generated.rejects if generated else (),
+        validator_tests=invalid_cases(data.data_dir, root))
 
 
 def _output_validator(root: Path, version: Format, config: dict, problem_type: ProblemType,

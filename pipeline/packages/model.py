@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from pipeline.packages.errors import PackageError
+
 Format = Literal["legacy", "2023-07", "2025-09", "polygon"]
 VERDICTS = ("AC", "WA", "TLE", "MLE", "RE", "OLE", "CE", "JE", "SKIP")
 Role = Literal["submission", "input_validator", "output_validator", "checker", "interactor",
@@ -97,6 +99,17 @@ class TestCase:
                     return args
             return ()
         return self.input_validator_args
+
+
+@dataclass(frozen=True)
+class ValidatorTest:
+    """A case of data/invalid_input, invalid_answer, invalid_output or valid_output: not
+    judged, but a test the package's validators must pass (`invalid.check_validators`)."""
+
+    case: TestCase
+    kind: Literal["invalid_input", "invalid_answer", "invalid_output", "valid_output"]
+    output_path: Path | None = None         # the .out of invalid_output / valid_output
+    answer_validator_args: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -214,6 +227,8 @@ class Package:
     custom_scoring: bool = False            # legacy "validation: custom score"
     treat_points_as_percent: bool = False   # Polygon judging attribute
     notes: tuple[str, ...] = field(default=())  # parts of the package read but not acted on
+    rejects: tuple[PackageError, ...] = ()  # test cases generators.yaml could not make
+    validator_tests: tuple[ValidatorTest, ...] = ()  # data/invalid_*, data/valid_output
 
     def case(self, name: str) -> TestCase:
         for case in self.cases:

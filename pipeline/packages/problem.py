@@ -144,6 +144,14 @@ def case_in_group(package: Package, group: str, input_path: Path) -> TestCase:
     groups), with the arguments that group's cases get."""
     own = package_group(package, group)
     model = next((c for c in package.cases if c.group == own), None)
+    if model is not None:  # a case of its own arguments (<name>.yaml): the one with this input
+        own_args = [c for c in package.cases if c.group == own and (
+            c.args, c.input_validator_args, c.input_validator_args_by_name) != (
+            model.args, model.input_validator_args, model.input_validator_args_by_name)]
+        if own_args:
+            text = input_path.read_bytes()
+            model = next((c for c in [model, *own_args] if c.input_path.read_bytes() == text),
+                         model)
     if model is None:
         model = next((c for c in package.cases if not c.sample), None) or (
             package.cases[0] if package.cases else None)

@@ -12,7 +12,8 @@ the `results` table), judged where they run by the package's own rules
   around it so each result can be judged again there (problemtools' "sensitive to time
   limit");
 - after the run, each submission held against what its folder or tag expects
-  (`hold_expectations`), kept in the `expectations` table and shown as a table
+  (`hold_expectations`), and the validators against the package's invalid_* / valid_output
+  cases (`invalid.check_validators`), kept in the `expectations` table and shown as a table
   submission -> expected -> got -> agree.
 Expectations are held only when the run covered every test case of the package.
 """
@@ -27,6 +28,7 @@ import polars as pl
 from pipeline.packages.expectations import (Agreement, TimeLimit, aligned, check_expectations,
                                             derive_time_limit, lower_bound_submissions,
                                             margins)
+from pipeline.packages.invalid import check_validators
 from pipeline.packages.model import CaseResult
 from pipeline.packages.problem import PROBE_TIME_S, PackageProblem
 from pipeline.packages.registry import record_time_limit
@@ -156,6 +158,8 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
                            {c: r for c, r in judged[name].items() if c in names_in_package},
                            limit)
         for name in names)
+    # the validators held to data/invalid_* and valid_output, as a submission to its folder
+    agreements += check_validators(package, problem.builds(), problem.build_cache)
     return Expectations(limit, agreements)
 
 

@@ -1,0 +1,933 @@
+"""Test data made by BAPCtools' generator framework: `generators/generators.yaml`, run at ingest.
+
+A Kattis package with `generators/generators.yaml` has its `data/` made by it, as `bt generate`
+makes it (BAPCtools' `doc/generators.md`, `doc/generators.yaml`, `bapctools/generate.py`); the
+committed `data/`, if any, is what an earlier `bt generate` wrote and is not read. What is read:
+
+- the root: `solution` (`/path/from/the/problem/root`, no arguments; empty turns answers off;
+  absent: the first accepted submission, by name, as BAPCtools picks one), `random_salt`,
+  `retries`, `generators` (a name -> the files of a generator made of them, the first its entry
+  point), `test_group.yaml` (or the older `testdata.yaml`) per folder, written as given, and
+  `data`, the tree of folders (`sample`, `secret`, `invalid_input`, `invalid_answer`,
+  `invalid_output`, `valid_output`) and test cases;
+- `data` a mapping (names as given, cases and folders in name order) or a list of one-entry
+  mappings (numbered: cases `NN-name` with one counter over the whole file, zero-padded to the
+  width of the total; folders `N-name` per folder); `include: [key, ...]` brings earlier cases
+  or folders (by their yaml key) into a folder under their own names;
+- a test case: a string (`gen args`, or the old `path.in` for a copy), or a mapping with
+  `generate`, `copy` (a path under `generators/` without extension: every `<path>.<ext>`
+  present), the file contents `in`, `ans`, `out`, `yaml`, `in.statement`, `ans.statement`,
+  `in.download`, `ans.download` (a `{link: ...}` to another of them), `interaction`, and
+  `count` (`3`, `[1, 5]`, `-2..=3`: one case per value, named `name-<value>`, `{count}` the
+  value in the command), `solution`, `random_salt`, `retries`;
+- a command: `{{CONSTANT}}` of problem.yaml's `constants` filled in, then `{count}`; its
+  words split as `shlex` splits them; `{name}` is `testcase`; `{seed}` / `{seed:N}` (at most
+  once) is `int(sha512(random_salt [+ ":" + (count - 1) when count != 1] + command.strip()),
+  16) % 2**31`, exactly BAPCtools' seed, so the inputs are the ones `bt generate` writes;
+  a retry adds 1 to it.
+
+A generator is found as BAPCtools finds it (a `generators:` name first, else the file or
+folder `generators/<word>`), built like every package program (`languages.build_program`,
+with `{{CONSTANT}}` filled into its sources as BAPCtools does) and run in an empty working
+directory under `procs.run_limited`: it writes `testcase.in` (and `testcase.ans`, or any
+`testcase.<ext>`), else its standard output is the input. An answer it does not write comes
+from the solution (`solution < testcase.in > testcase.ans`); interactive and multi-pass
+problems get an empty `.ans`; the invalid and `valid_output` folders get none made.
+
+Every test case is cached by content as BAPCtools caches it: a key over the generator's source
+files, the command with its seed, the copied and inline files and the solution's source, under
+`build_dir/bapctools-cases/<key>/`; the data tree is put together from the cache under
+`build_dir/bapctools-data/<package>-<hash of the package>/data/`, so loading the same package
+again (its registered copy, a re-ingest) runs nothing. Both are made in a temporary folder and
+renamed into place. A test case that cannot be made (its generator fails, writes nothing, or
+the entry is malformed) is a `PackageError` naming `generators/generators.yaml`, the entry's
+line and the generator's first line of complaint; the other cases are still made. What is read
+past (visualizers, `match`, unknown keys) is a note.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import re
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from pipeline.packages.errors import PackageError
+from pipeline.packages.languages import build_program, detect_language, run_argv
+from pipeline.packages.model import ProblemType, Program
+from pipeline.packages.procs import describe_failure, run_limited
+from pipeline.packages.yamlfile import load_yaml
+
+YAML_FILE = "generators/generators.yaml"
+GENERATOR_TIME_S = 60.0
+GENERATOR_MEMORY_MB = 2048
+GENERATOR_FILE_MB = 256          # as ingest's --max-file-mb: a max test may be large
+SEED_REGEX = re.compile(r"\{seed(:[0-9]+)?\}")
+NAME_REGEX = re.compile(r"\{name\}")
+CONSTANT_REGEX = re.compile(r"\{\{([a-zA-Z_][a-zA-Z0-9_]*(?:\.[a-zA-Z_][a-zA-Z0-9_]*)?)\}\}")
+FILE_NAME = re.compile(r"[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,254}")
+COUNT_RANGE = re.compile(r"^(-?\d+)\.\.=(-?\d+)$")
+# BAPCtools' config.KNOWN_TEXT_DATA_EXTENSIONS and KNOWN_VISUALIZER_EXTENSIONS
+TEXT_EXTENSIONS = (".in", ".ans", ".out", ".in.statement", ".ans.statement", ".in.download",
+                   ".ans.download", ".interaction", ".yaml")
+DATA_EXTENSIONS = (*TEXT_EXTENSIONS, ".png", ".jpg", ".svg", ".pdf")
+CASE_KEYS = ("copy", "generate", "count", "match", *(e[1:] for e in TEXT_EXTENSIONS))
+LINK_KEYS = ("in.statement", "ans.statement", "in.download", "ans.download")
+# The root folders, in the order BAPCtools makes them; the old plural names still read.
+ROOT_FOLDERS = ("sample", "secret", "invalid_output", "invalid_answer", "invalid_input",
+                "valid_output", "testing_tool_test", "fuzz")
+OLD_ROOT_FOLDERS = {"invalid_outputs": "invalid_output", "invalid_answers": "invalid_answer",
+                    "invalid_inputs": "invalid_input", "valid_outputs": "valid_output"}
+INVALID_FOLDERS = ("invalid_input", "invalid_answer", "invalid_output")
+GROUP_YAML_KEYS = ("test_group.yaml", "testdata.yaml")
+VISUALIZER_KEYS = ("visualizer",)
+# a case's keys that make nothing here: its inherited settings, and older files' notes to
+# the setter (`desc`, `hint`: the statement's business, not the data's)
+READ_PAST_KEYS = ("solution", "random_salt", "retries", "desc", "hint", "description")
+CACHE_FORMAT = 2
+
+
+def has_generators_yaml(root: Path) -> bool:
+    return (Path(root) / YAML_FILE).is_file()
+
+
+@dataclass(frozen=True)
+class GeneratedData:
+    """The data tree made from generators.yaml, and what could not be made or was read past."""
+
+    data_dir: Path                              # the generated `data/` folder
+    rejects: tuple[PackageError, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+# -- reading the yaml with the line of every mapping key ----------------------------------------
+
+class _LineDict(dict):
+    """A mapping from generators.yaml that knows the line of each of its keys."""
+
+    line: int = 0
+    lines: dict
+
+
+class _LineLoader(yaml.SafeLoader):
+    pass
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _LineDict:
+    loader.flatten_mapping(node)
+    mapping = _LineDict()
+    mapping.line = node.start_mark.line + 1
+    mapping.lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, (int, float)) and not isinstance(key, bool):
+            key = str(key)
+        mapping[key] = loader.construct_object(value_node, deep=True)
+        mapping.lines[key] = key_node.start_mark.line + 1
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _line_of(mapping: object, key: object) -> int | None:
+    if isinstance(mapping, _LineDict):
+        return mapping.lines.get(key, mapping.line)
+    return None
+
+
+# -- constants, seeds, counts -------------------------------------------------------------------
+
+def problem_constants(config: dict) -> dict[str, str]:
+    """problem.yaml's `constants` as BAPCtools reads them: `NAME` (its value) and `NAME.sub`."""
+    found: dict[str, str] = {}
+    raw = config.get("constants") or {}
+    if not isinstance(raw, dict):
+        return found
+    for key, value in raw.items():
+        if not isinstance(key, str):
+            continue
+        if not isinstance(value, dict):
+            value = {"value": value}
+        if "value" not in value:
+            continue
+        for sub, variant in value.items():
+            if sub == "value" and isinstance(variant, (int, float)) and not isinstance(variant, bool):
+                variant = str(variant)
+            if isinstance(sub, str) and isinstance(variant, str):
+                found[f"{key}.{sub}"] = variant
+                if sub == "value":
+                    found[key] = variant
+    return found
+
+
+def substitute_constants(text: str, constants: dict[str, str]) -> str:
+    return CONSTANT_REGEX.sub(lambda m: constants.get(m.group(1), m.group(0)), text)
+
+
+def bapctools_seed(random_salt: str, command: str, count_value: int = 1) -> int:
+    """The `{seed}` BAPCtools gives a command (generate.py, TestCaseRule)."""
+    value = random_salt
+    if count_value != 1:
+        value += f":{count_value - 1}"
+    value += command.strip()
+    return int(hashlib.sha512(value.encode()).hexdigest(), 16) % 2**31
+
+
+def parse_count(entry: object) -> list[int]:
+    """The values of an entry's `count` ([1] without one); ValueError when it is malformed."""
+    if not (isinstance(entry, dict) and "count" in entry):
+        return [1]
+    count = entry["count"]
+    if isinstance(count, bool):
+        raise ValueError(f"invalid count {count!r}")
+    if isinstance(count, int):
+        if not 1 <= count <= 100:
+            raise ValueError(f"invalid count {count}; must be between 1 and 100")
+        return list(range(1, count + 1))
+    if isinstance(count, list):
+        if not count or any(not isinstance(v, int) or isinstance(v, bool) for v in count):
+            raise ValueError(f"invalid count list {count!r}; expected integers")
+        if len(set(count)) != len(count):
+            raise ValueError(f"invalid count list {count!r}; duplicate element")
+        if len(count) > 100:
+            raise ValueError("count list too long (more than 100)")
+        return list(count)
+    if isinstance(count, str):
+        match = COUNT_RANGE.match(count)
+        if not match:
+            raise ValueError(f"invalid count expression {count!r}; expected format is '-4..=5'")
+        low, high = int(match[1]), int(match[2])
+        if low > high or high - low + 1 > 100:
+            raise ValueError(f"invalid count range {count!r}")
+        return list(range(low, high + 1))
+    raise ValueError(f"invalid count {count!r}")
+
+
+def is_test_case(entry: object) -> bool:
+    return entry is None or isinstance(entry, str) or (
+        isinstance(entry, dict) and any(key in entry for key in CASE_KEYS))
+
+
+def is_directory(entry: object) -> bool:
+    return isinstance(entry, dict) and not is_test_case(entry)
+
+
+# -- the rules: what generators.yaml asks for ---------------------------------------------------
+
+@dataclass(frozen=True)
+class Settings:
+    """What a folder or case inherits: the solution, the salt, the retries."""
+
+    solution: str | None = None        # "/submissions/accepted/x.py"; None: none
+    default_solution: bool = True      # no `solution` given anywhere above
+    random_salt: str = ""
+    retries: int = 1
+
+
+@dataclass
+class CaseRule:
+    """One test case to make (one value of a `count`)."""
+
+    path: str                          # under data/: "secret/group/03-name"
+    key: str                           # its yaml key
+    line: int | None
+    entry: dict
+    settings: Settings
+    count_value: int
+    has_count: bool
+
+
+@dataclass
+class FolderRule:
+    path: str
+    key: str
+    line: int | None
+    group_yaml: tuple[str, object] | None = None  # (file name, content)
+    cases: list[CaseRule] = field(default_factory=list)
+    folders: list["FolderRule"] = field(default_factory=list)
+    included: dict[str, CaseRule] = field(default_factory=dict)
+
+
+class _Parser:
+    """generators.yaml read into folder and case rules (BAPCtools' GeneratorConfig)."""
+
+    def __init__(self, document: dict) -> None:
+        self.errors: list[PackageError] = []
+        self.notes: list[str] = []
+        self.known_keys: dict[str, list[CaseRule | FolderRule]] = {}
+        self.case_counter = itertools.count(1)
+        self.total_numbered = self._count(document)
+        self.generators: dict[str, list[str]] = {}
+        raw = document.get("generators") or {}
+        if isinstance(raw, dict):
+            for name, deps in raw.items():
+                if isinstance(name, str) and isinstance(deps, list) and deps and all(
+                        isinstance(d, str) for d in deps) and FILE_NAME.fullmatch(name):
+                    self.generators[name] = deps
+                else:
+                    self.note(_line_of(raw, name), f"generators: entry {name!r} is not a name "
+                              "with a list of files (skipped)")
+        for key in VISUALIZER_KEYS:
+            if key in document:
+                self.note(_line_of(document, key), f"{key}: visualizers are not run (ignored)")
+        self.root = self._folder("", "", document, None, Settings(), root=True)
+
+    def error(self, line: int | None, path: str, message: str, rule: str = "generators-yaml") -> None:
+        where = f"{path}: " if path else ""
+        self.errors.append(PackageError(YAML_FILE, rule, where + message, line=line))
+
+    def note(self, line: int | None, message: str) -> None:
+        self.notes.append(f"{YAML_FILE}{f':{line}' if line else ''}: {message}")
+
+    def _count(self, entry: dict) -> int:
+        data = entry.get("data")
+        numbered = isinstance(data, list)
+        items = data if numbered else [data] if isinstance(data, dict) else []
+        total = 0
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            for child in item.values():
+                if is_test_case(child) and numbered:
+                    try:
+                        total += len(parse_count(child))
+                    except ValueError:
+                        total += 1
+                elif is_directory(child):
+                    total += self._count(child)
+        return total
+
+    def _settings(self, entry: dict, inherited: Settings, path: str) -> Settings:
+        settings = inherited
+        if "solution" in entry:
+            value = entry["solution"]
+            if value is None or value == "":
+                settings = Settings(None, False, settings.random_salt, settings.retries)
+            elif isinstance(value, str) and value.startswith("/") and len(shlex.split(value)) == 1:
+                settings = Settings(value, False, settings.random_salt, settings.retries)
+            else:
+                self.error(_line_of(entry, "solution"), path, f"solution must be one absolute "
+                           f"path from the problem root without arguments, got {value!r}")
+        if "random_salt" in entry:
+            salt = entry["random_salt"]
+            if not isinstance(salt, str):
+                self.error(_line_of(entry, "random_salt"), path, f"random_salt must be a "
+                           f"string, got {salt!r}")
+            else:
+                settings = Settings(settings.solution, settings.default_solution, salt,
+                                    settings.retries)
+        if "retries" in entry:
+            retries = entry["retries"]
+            if isinstance(retries, int) and not isinstance(retries, bool) and retries > 0:
+                settings = Settings(settings.solution, settings.default_solution,
+                                    settings.random_salt, retries)
+            else:
+                self.error(_line_of(entry, "retries"), path, f"retries must be an integer > 0, "
+                           f"got {retries!r}")
+        return settings
+
+    def _folder(self, key: str, path: str, entry: dict, line: int | None, inherited: Settings,
+                root: bool = False) -> FolderRule:
+        settings = self._settings(entry, inherited, path)
+        folder = FolderRule(path, key, line)
+        for name in GROUP_YAML_KEYS:
+            if name in entry and entry[name]:
+                folder.group_yaml = (name, entry[name])
+        known = {"data", "include", "solution", "random_salt", "retries", *GROUP_YAML_KEYS}
+        if root:
+            known |= {"generators", "version", *VISUALIZER_KEYS, "gitignore_generated",
+                      "parallel"}
+        for other in entry:
+            if other not in known:
+                self.note(_line_of(entry, other), f"{path or 'root'}: unknown key {other!r} "
+                          "(ignored)")
+        if not root:
+            self.known_keys.setdefault(key, []).append(folder)
+        included: list[CaseRule] = []
+        includes = entry.get("include") or []
+        if not isinstance(includes, list):
+            includes = [includes]
+        for item in includes:
+            target = self.known_keys.get(str(item)) if isinstance(item, str) else None
+            if target is None or len(target) != 1:
+                self.error(_line_of(entry, "include"), path, f"include {item!r} does not name "
+                           "exactly one earlier test case or group" if target is None or not
+                           target else f"include {item!r} is ambiguous")
+                continue
+            rule = target[0]
+            included.extend([rule] if isinstance(rule, CaseRule) else _all_cases(rule))
+        data = entry.get("data")
+        if data is None:
+            data = {}
+        numbered = isinstance(data, list)
+        if root and numbered:
+            self.error(_line_of(entry, "data"), path, "the root data must not be numbered")
+            data = []
+        if not isinstance(data, (dict, list)):
+            self.error(_line_of(entry, "data"), path, "data must be a mapping or a list")
+            data = {}
+        items = data if numbered else [data]
+        groups_total = sum(1 for item in items if isinstance(item, dict)
+                           for child in item.values() if is_directory(child))
+        group_counter = itertools.count(1)
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                self.error(_line_of(entry, "data"), path, f"data[{index}] must be a mapping")
+                continue
+            if numbered and len(item) != 1:
+                self.error(_line_of(item, next(iter(item), None)) or _line_of(entry, "data"),
+                           path, f"numbered data[{index}] must have exactly one entry")
+                continue
+            if root:
+                keys = []
+                for child_key in item:
+                    name = OLD_ROOT_FOLDERS.get(child_key, child_key)
+                    if name not in ROOT_FOLDERS:
+                        self.note(_line_of(item, child_key), f"unknown top folder "
+                                  f"{child_key!r} (ignored)")
+                    else:
+                        keys.append((ROOT_FOLDERS.index(name), child_key, name))
+                ordered = [(child_key, name) for _, child_key, name in sorted(keys)]
+            else:
+                ordered = sorted(((k, k) for k in item if k is None or isinstance(k, str)),
+                                 key=lambda pair: pair[0] or "")
+            for child_key, base in ordered:
+                child = item[child_key]
+                child_line = _line_of(item, child_key)
+                base = base or ""
+                if numbered:
+                    width = len(str(groups_total if is_directory(child) else self.total_numbered))
+                    counter = group_counter if is_directory(child) else self.case_counter
+                    names = (f"{next(counter):0{width}}" + (f"-{base}" if base else "")
+                             for _ in itertools.count())
+                else:
+                    if not base:
+                        self.error(child_line, path, "an unnumbered test case or group must "
+                                   "not have an empty key")
+                        continue
+                    names = itertools.repeat(base)
+                if is_directory(child):
+                    name = next(names)
+                    child_path = f"{path}/{name}" if path else name
+                    if not FILE_NAME.fullmatch(name):
+                        self.error(child_line, child_path, "not a valid folder name")
+                        continue
+                    folder.folders.append(self._folder(base, child_path, child, child_line,
+                                                       settings))
+                elif is_test_case(child):
+                    if root:
+                        self.error(child_line, base, "a top folder must be a group, not a "
+                                   "test case")
+                        continue
+                    folder.cases.extend(self._cases(base, names, child, child_line, path,
+                                                    settings))
+                else:
+                    self.error(child_line, path, f"{child_key!r} is neither a test case nor a "
+                               "group")
+        for case in included:
+            name = case.path.rsplit("/", 1)[-1]
+            folder.included.setdefault(name, case)
+        return folder
+
+    def _cases(self, key: str, names, entry: object, line: int | None, parent: str,
+               inherited: Settings) -> list[CaseRule]:
+        if isinstance(entry, str):
+            entry = {"copy": entry[:-3]} if entry.endswith(".in") else {"generate": entry}
+        elif entry is None:
+            self.error(line, f"{parent}/{key}", "an empty entry makes no test case (give "
+                       "generate, copy or in)")
+            next(names)
+            return []
+        try:
+            values = parse_count(entry)
+        except ValueError as error:
+            self.error(_line_of(entry, "count") or line, f"{parent}/{key}", str(error))
+            return []
+        settings = self._settings(entry, inherited, f"{parent}/{key}")
+        has_count = "count" in entry and isinstance(entry["count"], (int, list, str))
+        consecutive = max(values) - min(values) == len(values) - 1
+        padding = max(len(str(v)) for v in values) if consecutive else 0
+        rules = []
+        for value in values:
+            name = next(names)
+            if has_count:
+                name += f"-{value:0{padding}}"
+            rule = CaseRule(f"{parent}/{name}", key, line, entry, settings, value, has_count)
+            if not FILE_NAME.fullmatch(name + ".in") or name == "test_group":
+                self.error(line, rule.path, "not a valid test case name")
+                continue
+            for other in entry:
+                if other not in (*CASE_KEYS, *READ_PAST_KEYS):
+                    self.note(_line_of(entry, other), f"{rule.path}: unknown key {other!r} "
+                              "(ignored)")
+            if "match" in entry and value == values[0]:
+                self.note(_line_of(entry, "match"), f"{rule.path}: match patterns are not "
+                          "checked (ignored)")
+            rules.append(rule)
+        self.known_keys.setdefault(key, []).extend(rules)
+        return rules
+
+
+def _all_cases(folder: FolderRule) -> list[CaseRule]:
+    """Every case of a folder, its subfolders' and what they include (BAPCtools' walk)."""
+    found = list(folder.included.values()) + list(folder.cases)
+    for sub in folder.folders:
+        found.extend(_all_cases(sub))
+    return found
+
+
+# -- making one test case -----------------------------------------------------------------------
+
+def _digest_files(pairs: list[tuple[str, Path]]) -> str:
+    digest = hashlib.sha256()
+    for name, path in sorted(pairs):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class _Tool:
+    """A generator or the solution: the program and the digest of its sources."""
+
+    program: Program
+    digest: str
+
+
+class _Maker:
+    """Runs the rules of one package, each case through the content cache."""
+
+    def __init__(self, root: Path, build_dir: Path, parser: _Parser, constants: dict[str, str],
+                 problem_type: ProblemType, submissions_dir: Path) -> None:
+        self.root = root
+        self.build_dir = build_dir
+        self.parser = parser
+        self.constants = constants
+        self.type = problem_type
+        self.submissions_dir = submissions_dir
+        self.tools: dict[str, _Tool | str] = {}       # word -> tool, or why there is none
+        self.builds: dict[str, tuple[str, ...] | str] = {}
+        self.default_solution: str | None | bool = False  # False: not looked for yet
+
+    # programs
+
+    def _generator_program(self, word: str) -> Program | str:
+        generators = self.root / "generators"
+        if word in self.parser.generators:
+            files = [generators / dep for dep in self.parser.generators[word]]
+            missing = [str(f.relative_to(self.root)) for f in files if not f.is_file()]
+            if missing:
+                return f"generator {word}: {', '.join(missing)} not found"
+            return Program(name=word, role="generator", path=files[0], files=tuple(files),
+                           language=detect_language(files), entrypoint=files[0].name)
+        path = (generators / word).resolve()
+        if not str(path).startswith(str(generators.resolve()) + os.sep):
+            return f"generator {word} is not in generators/"
+        if path.is_file():
+            return Program(name=word, role="generator", path=path, files=(path,),
+                           language=detect_language([path]))
+        if path.is_dir():
+            files = tuple(sorted(p for p in path.rglob("*") if p.is_file()
+                                 and "__pycache__" not in p.parts))
+            return Program(name=word, role="generator", path=path, files=files,
+                           language=detect_language(list(files)))
+        return f"generator {word!r} is neither a name under generators: nor a file or folder " \
+               "in generators/"
+
+    def _with_constants(self, program: Program) -> Program:
+        """The program with `{{CONSTANT}}` filled into its sources (BAPCtools' generators)."""
+        if not self.constants or not any(
+                CONSTANT_REGEX.search(f.read_bytes().decode("utf-8", "replace"))
+                for f in program.files):
+            return program
+        base = program.path if program.path.is_dir() else program.path.parent
+        digest = _digest_files([(str(f), f) for f in program.files]) + json.dumps(
+            self.constants, sort_keys=True)
+        folder = self.build_dir / "bapctools-sources" / hashlib.sha256(
+            digest.encode()).hexdigest()[:32]
+        mapped = []
+        for source in program.files:
+            target = folder / source.relative_to(base)
+            if not target.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                text = source.read_bytes().decode("utf-8", "replace")
+                temporary = target.with_name(f".{target.name}.{os.getpid()}")
+                temporary.write_text(substitute_constants(text, self.constants), encoding="utf-8")
+                temporary.chmod(source.stat().st_mode & 0o777)
+                os.replace(temporary, target)
+            mapped.append(target)
+        path = folder / program.path.relative_to(base) if program.path != base else folder
+        return Program(name=program.name, role=program.role, path=path, files=tuple(mapped),
+                       language=program.language, entrypoint=program.entrypoint)
+
+    def tool(self, word: str, solution: bool = False) -> _Tool | str:
+        key = ("solution:" if solution else "generator:") + word
+        if key not in self.tools:
+            if solution:
+                path = (self.root / word.lstrip("/")).resolve()
+                if not path.exists() or not str(path).startswith(str(self.root) + os.sep):
+                    self.tools[key] = f"solution {word} is not in the package"
+                    return self.tools[key]
+                files = (path,) if path.is_file() else tuple(sorted(
+                    p for p in path.rglob("*") if p.is_file()))
+                program: Program | str = Program(name=word, role="generator", path=path,
+                                                 files=files, language=detect_language(list(files)))
+            else:
+                program = self._generator_program(word)
+                if isinstance(program, Program):
+                    program = self._with_constants(program)
+            if isinstance(program, str):
+                self.tools[key] = program
+            else:
+                pairs = [(str(f.relative_to(program.path)) if program.path.is_dir() else f.name, f)
+                         for f in program.files]
+                self.tools[key] = _Tool(program, _digest_files(pairs) + (program.language or ""))
+        return self.tools[key]
+
+    def argv(self, tool: _Tool) -> tuple[str, ...] | str:
+        """The command running the tool (built once), or why it cannot run. It runs from a
+        folder named as the program (`.../f/y.py` for generator `f`), as BAPCtools runs its
+        builds from `generators/<name>/`: a generator may read its own path."""
+        key = f"{tool.digest}:{tool.program.name}"
+        if key not in self.builds:
+            build = build_program(tool.program, self.build_dir, memory_mb=GENERATOR_MEMORY_MB)
+            if not build.ok:
+                first = _first_line(build.message) or build.status
+                self.builds[key] = f"{tool.program.name} did not build ({build.status}): {first}"
+            else:
+                argv = run_argv(build, GENERATOR_MEMORY_MB)
+                if build.directory is not None:
+                    named = self.build_dir / "bapctools-programs" / hashlib.sha256(
+                        key.encode()).hexdigest()[:24] / Path(tool.program.name.strip("/")).name
+                    if not named.is_symlink():
+                        named.parent.mkdir(parents=True, exist_ok=True)
+                        try:
+                            named.symlink_to(build.directory, target_is_directory=True)
+                        except FileExistsError:  # made by another process meanwhile
+                            pass
+                    argv = tuple(part.replace(str(build.directory), str(named)) for part in argv)
+                self.builds[key] = argv
+        return self.builds[key]
+
+    def solution_of(self, settings: Settings) -> str | None:
+        if not settings.default_solution:
+            return settings.solution
+        if self.default_solution is False:
+            accepted = self.submissions_dir / "accepted"
+            found = sorted(p for p in accepted.iterdir() if not p.name.startswith(".")
+                           and not p.name.endswith((".disabled", ".template", ".md", ".txt"))) \
+                if accepted.is_dir() else []
+            self.default_solution = f"/{found[0].relative_to(self.root)}" if found else None
+            if found:
+                self.parser.note(None, f"no solution given: answers come from "
+                                 f"{self.default_solution} (BAPCtools picks an accepted one)")
+        return self.default_solution or None
+
+    # one case
+
+    def make(self, rule: CaseRule) -> Path:
+        """The cache folder holding the case's `testcase.<ext>` files; PackageError when the
+        case cannot be made."""
+        entry = rule.entry
+        where = rule.path
+        command = None
+        seed = None
+        hashes: dict[str, object] = {"format": CACHE_FORMAT}
+        generator: _Tool | None = None
+        if "generate" in entry:
+            command = entry["generate"]
+            if not isinstance(command, str) or not command.strip():
+                raise self._error(rule, f"generate must be a non-empty string, got {command!r}")
+            command = substitute_constants(command, self.constants)
+            if "{count}" in command and rule.has_count:
+                command = command.replace("{count}", str(rule.count_value))
+            try:
+                words = shlex.split(command)
+            except ValueError as error:
+                raise self._error(rule, f"cannot split {command!r} into words: {error}") from None
+            if not words:
+                raise self._error(rule, "generate must not be empty")
+            if sum(len(SEED_REGEX.findall(w)) for w in words[1:]) > 1:
+                raise self._error(rule, "{seed} may appear at most once")
+            seed = bapctools_seed(rule.settings.random_salt, command, rule.count_value)
+            found = self.tool(words[0])
+            if isinstance(found, str):
+                raise self._error(rule, found)
+            generator = found
+            hashes["generator"] = generator.digest
+            hashes["command"] = SEED_REGEX.sub(str(seed), command)
+            hashes["retries"] = rule.settings.retries
+        copy_base = None
+        if "copy" in entry:
+            copy = entry["copy"]
+            if not isinstance(copy, str) or copy.startswith("/"):
+                raise self._error(rule, f"copy must be a path relative to generators/, got "
+                                  f"{copy!r}")
+            copy_base = (self.root / "generators" / copy).resolve()
+            if not str(copy_base).startswith(str(self.root) + os.sep):
+                raise self._error(rule, f"copy {copy!r} points outside the package")
+            outside = [ext for ext in DATA_EXTENSIONS if Path(str(copy_base) + ext).is_file()
+                       and not str(Path(str(copy_base) + ext).resolve()).startswith(
+                           str(self.root) + os.sep)]
+            if outside:
+                raise self._error(rule, f"copy {copy!r}: generators/{copy}{outside[0]} links "
+                                  "outside the package")
+            copied = {ext: hashlib.sha256(Path(str(copy_base) + ext).read_bytes()).hexdigest()
+                      for ext in DATA_EXTENSIONS if Path(str(copy_base) + ext).is_file()}
+            if not copied:
+                raise self._error(rule, f"copy {copy!r}: no generators/{copy}.<ext> file found")
+            hashes["copy"] = copied
+        inline: dict[str, str] = {}
+        links: dict[str, str] = {}
+        for ext in TEXT_EXTENSIONS:
+            value = entry.get(ext[1:])
+            if value is None:
+                continue
+            if ext == ".yaml" and isinstance(value, dict):
+                value = yaml.safe_dump(_plain(value), sort_keys=False)
+            if isinstance(value, dict) and set(value) == {"link"} and ext[1:] in LINK_KEYS:
+                links[ext] = "." + str(value["link"])
+            elif isinstance(value, str):
+                inline[ext] = value if not value or value.endswith("\n") else value + "\n"
+            else:
+                raise self._error(rule, f"{ext[1:]} must be a string, got {value!r}")
+        hashes["inline"] = inline
+        hashes["links"] = links
+        if generator is None and copy_base is None and ".in" not in inline and not (
+                rule.path.startswith("sample/") and ".in.statement" in inline):
+            raise self._error(rule, "the entry makes no input: give generate, copy or in")
+        top = rule.path.split("/", 1)[0]
+        makes_answer = top not in (*INVALID_FOLDERS, "valid_output", "testing_tool_test")
+        solution = None
+        if makes_answer and not (self.type.interactive or self.type.multi_pass):
+            solution_word = self.solution_of(rule.settings)
+            if solution_word is not None:
+                found = self.tool(solution_word, solution=True)
+                solution = found
+                hashes["solution"] = found if isinstance(found, str) else found.digest
+        hashes["empty_answer"] = makes_answer and (self.type.interactive or self.type.multi_pass)
+        key = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()
+        final = self.build_dir / "bapctools-cases" / key[:32]
+        if (final / ".complete").is_file():
+            return final
+        final.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+        try:
+            cwd = work / "case"
+            cwd.mkdir()
+            infile = cwd / "testcase.in"
+            if generator is not None:
+                self._generate(rule, generator, command, seed, cwd, work)
+            if copy_base is not None:
+                for ext in DATA_EXTENSIONS:
+                    source = Path(str(copy_base) + ext)
+                    if source.is_file():
+                        shutil.copyfile(source, infile.with_suffix(ext))
+            for ext, text in inline.items():
+                infile.with_suffix(ext).write_text(text, encoding="utf-8")
+            for ext, target in links.items():
+                source = infile.with_suffix(target)
+                if source.is_file():
+                    shutil.copyfile(source, infile.with_suffix(ext))
+            if not infile.is_file() and not infile.with_suffix(".in.statement").is_file():
+                raise self._error(rule, "no testcase.in was made")
+            answer = infile.with_suffix(".ans")
+            if makes_answer and infile.is_file() and not answer.is_file():
+                if self.type.interactive or self.type.multi_pass:
+                    answer.write_text("", encoding="utf-8")
+                elif solution is None:
+                    raise self._error(rule, "no .ans was made and no solution is given to "
+                                      "make one")
+                elif isinstance(solution, str):
+                    raise self._error(rule, solution)
+                else:
+                    self._solve(rule, solution, cwd, work)
+            (cwd / ".complete").write_text("\n", encoding="utf-8")
+            try:
+                os.rename(cwd, final)
+            except OSError:  # made by another process meanwhile
+                pass
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return final
+
+    def _error(self, rule: CaseRule, message: str) -> PackageError:
+        return PackageError(YAML_FILE, "generator-failed", f"{rule.path}: {message}",
+                            line=rule.line)
+
+    def _generate(self, rule: CaseRule, generator: _Tool, command: str, seed: int, cwd: Path,
+                  work: Path) -> None:
+        argv = self.argv(generator)
+        if isinstance(argv, str):
+            raise self._error(rule, argv)
+        words = shlex.split(command)
+        stdout = work / "stdout"
+        failure = ""
+        for retry in range(rule.settings.retries):
+            value = str((seed + retry) % 2**31)
+            args = [SEED_REGEX.sub(value, NAME_REGEX.sub("testcase", w)) for w in words[1:]]
+            for leftover in cwd.iterdir():
+                if leftover.is_dir():
+                    shutil.rmtree(leftover)
+                else:
+                    leftover.unlink()
+            done = run_limited([*argv, *args], cwd=cwd, stdout=stdout, time_s=GENERATOR_TIME_S,
+                               memory_mb=GENERATOR_MEMORY_MB, file_mb=GENERATOR_FILE_MB)
+            if done.exit_code == 0 and not done.timed_out:
+                break
+            failure = describe_failure(done, "the generator")
+            first = _first_line(done.stderr)
+            failure = f"`{command}` failed: {failure}" + (f": {first}" if first else "")
+            if done.timed_out:
+                break
+        else:
+            raise self._error(rule, failure)
+        infile = cwd / "testcase.in"
+        if stdout.stat().st_size and not infile.is_file():
+            shutil.move(stdout, infile)
+        elif not infile.is_file():
+            raise self._error(rule, f"`{command}` wrote no testcase.in and nothing on its "
+                              "standard output")
+
+    def _solve(self, rule: CaseRule, solution: _Tool, cwd: Path, work: Path) -> None:
+        argv = self.argv(solution)
+        if isinstance(argv, str):
+            raise self._error(rule, f"solution {argv}")
+        answer = cwd / "testcase.ans"
+        done = run_limited(list(argv), cwd=work / "solve", stdin=cwd / "testcase.in",
+                           stdout=answer, time_s=GENERATOR_TIME_S, memory_mb=GENERATOR_MEMORY_MB,
+                           file_mb=GENERATOR_FILE_MB)
+        if done.exit_code != 0 or done.timed_out:
+            answer.unlink(missing_ok=True)
+            first = _first_line(done.stderr)
+            raise self._error(rule, f"solution {solution.program.name} failed: "
+                              f"{describe_failure(done, 'it')}" + (f": {first}" if first else ""))
+
+
+def _first_line(text: str) -> str:
+    """The first line of a program's complaint that says something (a traceback's last)."""
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if lines[0].startswith("Traceback"):
+        return lines[-1][:200]
+    return lines[0][:200]
+
+
+# -- the whole tree -----------------------------------------------------------------------------
+
+def _package_digest(root: Path) -> str:
+    digest = hashlib.sha256(f"format {CACHE_FORMAT}\n".encode())
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        relative = path.relative_to(root)
+        if relative.parts[0] == "data" or any(part.startswith(".") for part in relative.parts):
+            continue
+        digest.update(str(relative).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def generate_data(root: Path, build_dir: Path, problem_config: dict,
+                  problem_type: ProblemType) -> GeneratedData:
+    """Make the package's data tree from its generators.yaml (cached; see the module)."""
+    root = Path(root).resolve()
+    build_dir = Path(build_dir)
+    final = build_dir / "bapctools-data" / f"{root.name}-{_package_digest(root)[:24]}"
+    report = final / "report.json"
+    if (final / ".complete").is_file():
+        return _read_report(final)
+    document, _ = load_yaml(root / YAML_FILE, root)  # syntax errors, a non-mapping: refused
+    document = yaml.load((root / YAML_FILE).read_text(encoding="utf-8"), Loader=_LineLoader) \
+        or _LineDict()
+    parser = _Parser(document)
+    maker = _Maker(root, build_dir, parser, problem_constants(problem_config), problem_type,
+                   root / "submissions")
+    rejects = list(parser.errors)
+    if problem_type.interactive or problem_type.multi_pass:
+        parser.note(None, "sample .interaction files are not made (bt generate makes them by "
+                    "running the solution against the output validator)")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+    try:
+        data = work / "data"
+        data.mkdir()
+        made: dict[int, Path] = {}
+
+        def place(rule: CaseRule, folder: str) -> None:
+            source = made.get(id(rule))
+            if source is None:
+                return
+            name = rule.path.rsplit("/", 1)[-1]
+            for ext in DATA_EXTENSIONS:
+                cached = source / f"testcase{ext}"
+                if cached.is_file():
+                    target = data / folder / f"{name}{ext}"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(cached, target)
+
+        def walk(folder: FolderRule) -> None:
+            if folder.path:
+                (data / folder.path).mkdir(parents=True, exist_ok=True)
+            if folder.group_yaml is not None:
+                file_name, content = folder.group_yaml
+                (data / folder.path / file_name).write_text(
+                    yaml.safe_dump(_plain(content), sort_keys=False), encoding="utf-8")
+            for rule in folder.cases:
+                try:
+                    made[id(rule)] = maker.make(rule)
+                except PackageError as error:
+                    rejects.append(error)
+                    continue
+                place(rule, folder.path)
+            for sub in folder.folders:
+                walk(sub)
+            for rule in folder.included.values():
+                place(rule, folder.path)
+
+        walk(parser.root)
+        result = {"rejects": [[e.file, e.rule, e.message, e.line] for e in rejects],
+                  "notes": parser.notes}
+        (work / "report.json").write_text(json.dumps(result), encoding="utf-8")
+        (work / ".complete").write_text("\n", encoding="utf-8")
+        try:
+            os.rename(work, final)
+        except OSError:  # another process made the same tree first
+            pass
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    assert report.is_file(), f"generated data vanished from {final}"
+    return _read_report(final)
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _read_report(final: Path) -> GeneratedData:
+    report = json.loads((final / "report.json").read_text(encoding="utf-8"))
+    rejects = tuple(PackageError(file, rule, message, line=line)
+                    for file, rule, message, line in report["rejects"])
+    return GeneratedData(final / "data", rejects, tuple(report["notes"]))
+
+
+def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
+                   problem_type: ProblemType) -> GeneratedData | None:
+    """The data tree of a package with generators.yaml (None: the package has none)."""
+    if not has_generators_yaml(root):
+        return None
+    if build_dir is None:
+        build_dir = Path(tempfile.gettempdir()) / f"gamebench-packages-{os.getuid()}"
+    return generate_data(root, build_dir, problem_config, problem_type)

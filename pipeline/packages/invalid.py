@@ -1,0 +1,285 @@
+"""Invalid test data as tests of the validators: `data/invalid_*` and `data/valid_output`.
+
+The 2025-09 package format (and BAPCtools) has four folders of cases that are not judged but
+test the package's validators (plain folders, or made by generators.yaml):
+
+- `invalid_input/`: each `.in` must be rejected by at least one input validator;
+- `invalid_answer/`: each `.ans` (its `.in` valid) must be rejected by at least one answer
+  validator (`answer_validators/`: `validator input [answer_validator_args] < answer`, exit
+  42 accepts, 43 rejects), or by the custom output validator reading the answer as an output
+  with `case_sensitive space_change_sensitive`, as BAPCtools runs it;
+- `invalid_output/`: each `.out` must be rejected (WA) by the output validator (the custom one
+  or the default one) with the case's `output_validator_args`;
+- `valid_output/`: each `.out` must be accepted by it.
+
+Arguments are inherited down the folders from `test_group.yaml` (or `testdata.yaml`) and a
+case's `<name>.yaml`, as for the judged cases. `check_validators` holds the validators to
+these tests and reports each kind as an `Agreement`, the way a submission is held to its
+folder: a validator that accepts an invalid case (or rejects a valid output) is a
+`disagree` naming the cases; a validator that cannot run is `judge-error`, not a verdict.
+"""
+
+from __future__ import annotations
+
+import shlex
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.packages.check import default_validate, run_output_validator
+from pipeline.packages.expectations import Agreement, Disagreement
+from pipeline.packages.languages import Build, build_program, detect_language, run_argv
+from pipeline.packages.model import Package, Program, TestCase, ValidatorTest
+from pipeline.packages.procs import describe_failure, run_limited
+from pipeline.packages.validate import Rejection, cut, validate_input
+from pipeline.packages.yamlfile import load_yaml
+
+KINDS = ("invalid_input", "invalid_answer", "invalid_output", "valid_output")
+SETTINGS_FILES = ("test_group.yaml", "testdata.yaml")
+ARG_KEYS = ("input_validator_args", "output_validator_args", "answer_validator_args")
+SHOWN_CASES = 20
+
+
+def _words(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(shlex.split(value))
+    if isinstance(value, list):
+        return tuple(str(v) for v in value)
+    return ()
+
+
+def _settings(folder: Path, root: Path, inherited: dict) -> dict:
+    settings = dict(inherited)
+    for name in SETTINGS_FILES:
+        path = folder / name
+        if path.is_file():
+            config, _ = load_yaml(path, root)
+            for key in ARG_KEYS:
+                if key in config:
+                    settings[key] = config[key]
+            break
+    return settings
+
+
+def _test(input_path: Path, data_dir: Path, kind: str, settings: dict, root: Path) -> ValidatorTest:
+    settings = dict(settings)
+    case_yaml = input_path.with_suffix(".yaml")
+    if case_yaml.is_file():
+        config, _ = load_yaml(case_yaml, root)
+        for key in ARG_KEYS:
+            if key in config:
+                settings[key] = config[key]
+    iv = settings.get("input_validator_args")
+    by_name = tuple((str(k), _words(v)) for k, v in iv.items()) if isinstance(iv, dict) else None
+    name = str(input_path.with_suffix("").relative_to(data_dir))
+    answer = input_path.with_suffix(".ans")
+    output = input_path.with_suffix(".out")
+    case = TestCase(name=name, group=str(input_path.parent.relative_to(data_dir)),
+                    input_path=input_path, answer_path=answer if answer.is_file() else None,
+                    sample=False, input_validator_args=() if by_name is not None else _words(iv),
+                    input_validator_args_by_name=by_name,
+                    output_validator_args=_words(settings.get("output_validator_args")))
+    return ValidatorTest(case, kind, output if output.is_file() else None,
+                         _words(settings.get("answer_validator_args")))
+
+
+def invalid_cases(data_dir: Path, root: Path) -> tuple[ValidatorTest, ...]:
+    """The validator tests under `data_dir` (the package's data/ or generators.yaml's)."""
+    found: list[ValidatorTest] = []
+    top = _settings(data_dir, root, {}) if data_dir.is_dir() else {}
+
+    def walk(folder: Path, kind: str, inherited: dict) -> None:
+        settings = _settings(folder, root, inherited)
+        for entry in sorted(folder.iterdir()):
+            if entry.name.startswith((".", "-")):
+                continue
+            if entry.is_dir():
+                walk(entry, kind, settings)
+            elif entry.suffix == ".in" and entry.is_file():
+                found.append(_test(entry, data_dir, kind, settings, root))
+
+    for kind in KINDS:
+        if (data_dir / kind).is_dir():
+            walk(data_dir / kind, kind, top)
+    return tuple(found)
+
+
+# -- answer validators --------------------------------------------------------------------------
+
+def answer_validator_programs(root: Path) -> tuple[Program, ...]:
+    """The programs in `answer_validators/` (each file or folder one)."""
+    folder = Path(root) / "answer_validators"
+    if not folder.is_dir():
+        return ()
+    programs = []
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith((".", "-")) or entry.suffix in (".md", ".txt"):
+            continue
+        files = (entry,) if entry.is_file() else tuple(sorted(
+            p for p in entry.rglob("*") if p.is_file() and not p.name.startswith(".")))
+        programs.append(Program(name=f"answer_validators/{entry.name}", role="input_validator",
+                                path=entry, files=files, language=detect_language(list(files))))
+    return tuple(programs)
+
+
+def run_answer_validator(validator: Build, input_path: Path, answer_path: Path,
+                         args: tuple[str, ...] = (), *, time_s: float = 60.0,
+                         memory_mb: int = 2048) -> Rejection | None:
+    """None when the answer validator accepts the answer (exit 42), else its rejection."""
+    name = validator.program.name
+    if not validator.ok:
+        return Rejection(name, None, cut(f"did not build: {validator.message}"), judge_error=True)
+    with tempfile.TemporaryDirectory(prefix="answer-validate-") as scratch:
+        done = run_limited([*run_argv(validator, memory_mb), str(input_path), *args],
+                           cwd=Path(scratch), stdin=answer_path, time_s=time_s,
+                           memory_mb=memory_mb if validator.memory_by_rlimit else None)
+    if done.error or done.timed_out or done.signal is not None or done.exit_code not in (42, 43):
+        return Rejection(name, done.exit_code, cut(describe_failure(done, "the validator") + (
+            f": {done.output}" if done.output else "") + " (42 or 43 expected)"),
+            judge_error=True)
+    return None if done.exit_code == 42 else Rejection(name, 43, cut(done.output or "no message"))
+
+
+# -- holding the validators to the tests --------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Outcome:
+    """One test: did the validators do what it asks (None: they could not run)."""
+
+    case: str
+    right: bool | None
+    message: str = ""
+
+
+def _input_outcome(package: Package, inputs: tuple[Build, ...], test: ValidatorTest,
+                   workdir: Path) -> _Outcome:
+    case = test.case
+    result = validate_input(inputs, case.input_path,
+                            lambda name: case.validator_args(name) or case.validator_args(
+                                Path(name).stem), time_s=package.limits.validation_time_s,
+                            memory_mb=package.limits.validation_memory_mb, workdir=workdir)
+    real = [r for r in result.rejections if not r.judge_error]
+    if real:
+        return _Outcome(case.name, True, real[0].message)
+    if result.rejections:
+        return _Outcome(case.name, None, result.message)
+    return _Outcome(case.name, False, "every input validator accepted it")
+
+
+def _answer_outcome(package: Package, answers: tuple[Build, ...], output: Build | None,
+                    test: ValidatorTest, workdir: Path) -> _Outcome:
+    case = test.case
+    if case.answer_path is None:
+        return _Outcome(case.name, None, f"{case.name} has no .ans")
+    errors = []
+    for build in answers:
+        rejection = run_answer_validator(build, case.input_path, case.answer_path,
+                                         test.answer_validator_args,
+                                         time_s=package.limits.validation_time_s,
+                                         memory_mb=package.limits.validation_memory_mb)
+        if rejection is not None and not rejection.judge_error:
+            return _Outcome(case.name, True, rejection.message)
+        if rejection is not None:
+            errors.append(str(rejection))
+    if output is not None and not (package.type.interactive or package.type.multi_pass):
+        check = run_output_validator(output, case.input_path, case.answer_path,
+                                     case.answer_path, ("case_sensitive",
+                                                        "space_change_sensitive",
+                                                        *case.output_validator_args),
+                                     time_s=package.limits.validation_time_s,
+                                     memory_mb=package.limits.validation_memory_mb,
+                                     workdir=workdir)
+        if check.verdict == "WA":
+            return _Outcome(case.name, True, check.message)
+        if check.verdict == "JE":
+            errors.append(check.message)
+    if errors:
+        return _Outcome(case.name, None, "; ".join(errors))
+    return _Outcome(case.name, False, "every answer validator accepted it")
+
+
+def _output_outcome(package: Package, output: Build | None, test: ValidatorTest,
+                    workdir: Path) -> _Outcome:
+    case = test.case
+    want_accept = test.kind == "valid_output"
+    if test.output_path is None or case.answer_path is None:
+        return _Outcome(case.name, None, f"{case.name} needs both a .ans and a .out")
+    args = (*package.output_validator_flags, *case.output_validator_args)
+    if output is not None:
+        check = run_output_validator(output, case.input_path, case.answer_path,
+                                     test.output_path, args,
+                                     time_s=package.limits.validation_time_s,
+                                     memory_mb=package.limits.validation_memory_mb,
+                                     workdir=workdir)
+    else:
+        check = default_validate(case.answer_path.read_bytes(), test.output_path.read_bytes(),
+                                 args)
+    if check.verdict == "JE":
+        return _Outcome(case.name, None, check.message)
+    accepted = check.verdict == "AC"
+    if accepted == want_accept:
+        return _Outcome(case.name, True, check.message)
+    return _Outcome(case.name, False, "the output validator " + (
+        "rejected it" + (f": {check.message}" if check.message else "") if want_accept
+        else "accepted it"))
+
+
+def _agreement(subject: str, kind: str, outcomes: list[_Outcome]) -> Agreement:
+    expected = "accept valid_output" if kind == "valid_output" else f"reject {kind}"
+    wrong = [o for o in outcomes if o.right is False]
+    broken = [o for o in outcomes if o.right is None]
+    got = f"{sum(o.right is True for o in outcomes)} of {len(outcomes)} right"
+    if wrong:
+        return Agreement(subject, expected, got, "disagree", (Disagreement(
+            expected, f"{len(wrong)} case(s) of {kind}: {wrong[0].message}",
+            tuple(o.case for o in wrong[:SHOWN_CASES])),))
+    if broken:
+        return Agreement(subject, expected, got, "judge-error", tuple(
+            Disagreement("judge error", cut(o.message, 500), (o.case,))
+            for o in broken[:SHOWN_CASES]))
+    return Agreement(subject, expected, got, "agree")
+
+
+def check_validators(package: Package, builds, build_dir: Path,
+                     workdir: Path | None = None) -> tuple[Agreement, ...]:
+    """The package's validators held to its invalid_* and valid_output cases, one
+    `Agreement` per kind of test present (`builds`: the package's `PackageBuilds`)."""
+    if not package.validator_tests:
+        return ()
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="validator-tests-") as scratch:
+            return check_validators(package, builds, build_dir, Path(scratch))
+    tests = package.validator_tests
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    agreements = []
+    by_kind = {kind: [t for t in tests if t.kind == kind] for kind in KINDS}
+    if by_kind["invalid_input"]:
+        inputs = tuple(builds.input_validators)
+        subject = "input validators"
+        if not inputs:
+            agreements.append(Agreement(subject, "reject invalid_input", "SKIP", "skipped", (
+                Disagreement("input validators", "the package has no input validator"),)))
+        else:
+            agreements.append(_agreement(subject, "invalid_input", [
+                _input_outcome(package, inputs, t, workdir) for t in by_kind["invalid_input"]]))
+    if by_kind["invalid_answer"]:
+        answers = tuple(build_program(p, build_dir) for p in
+                        answer_validator_programs(package.root))
+        output = builds.output_validator
+        if not answers and output is None:
+            agreements.append(Agreement("answer validators", "reject invalid_answer", "SKIP",
+                                        "skipped", (Disagreement(
+                                            "answer validators", "the package has no answer "
+                                            "validator and no custom output validator"),)))
+        else:
+            agreements.append(_agreement("answer validators", "invalid_answer", [
+                _answer_outcome(package, answers, output, t, workdir)
+                for t in by_kind["invalid_answer"]]))
+    for kind in ("invalid_output", "valid_output"):
+        if by_kind[kind] and not (package.type.interactive or package.type.multi_pass):
+            name = package.output_validator.name if package.output_validator else "default"
+            agreements.append(_agreement(f"output validator ({name})", kind, [
+                _output_outcome(package, builds.output_validator, t, workdir)
+                for t in by_kind[kind]]))
+    return tuple(agreements)

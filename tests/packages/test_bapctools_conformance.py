@@ -1,0 +1,152 @@
+"""BAPCtools' own test packages (`test/problems/` of RagnarGrootKoerkamp/BAPCtools) load and
+ingest unchanged: every one whose data is made by generators/generators.yaml has it made with
+no reject, and where BAPCtools commits what `bt generate` wrote, our inputs, answers and
+outputs are the same bytes (the test case .yaml files the same data); the ones that ship only
+samples and an empty data/secret ingest with a note.
+
+The packages are read from the BAPCtools git snapshot the search tool's fetch brings to
+/work/.mirror (never committed); without it the tests skip, saying so. Where BAPCtools' `bt`
+is installed (`pip install bapctools`), `bt generate` itself is run on each and its data held
+to ours file for file."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipeline.packages import build_package, load_package
+from pipeline.packages.invalid import check_validators
+
+REPO = Path(__file__).resolve().parents[2]
+SNAPSHOT = Path("/work/.mirror/RagnarGrootKoerkamp+BAPCtools/repo")
+GENERATED = ("alternativeencryption", "constants", "divsort", "generatorcount",
+             "generatorincludes", "identity", "interactivemultipass", "multipass", "testseed")
+SAMPLES_ONLY = ("hello", "fltcmp", "boolfind")
+# Ingest runs their validators; these ingest with nothing else missing (the others wait on
+# checktestdata and on validation.h symlinks, which other parts of the pipeline handle).
+INGESTED = ("divsort", "generatorcount", "generatorincludes", "multipass", "testseed",
+            *SAMPLES_ONLY)
+COMPARED = (".in", ".ans", ".out")  # .interaction is made by bt running the interactor
+
+pytestmark = pytest.mark.skipif(not SNAPSHOT.is_dir(), reason=f"no BAPCtools snapshot at "
+                                f"{SNAPSHOT} (fetch github:RagnarGrootKoerkamp/BAPCtools)")
+
+
+@pytest.fixture(scope="module")
+def problems(tmp_path_factory) -> Path:
+    target = tmp_path_factory.mktemp("bapctools")
+    names = [f"test/problems/{name}" for name in (*GENERATED, *SAMPLES_ONLY)]
+    archive = subprocess.run(["git", "--git-dir", str(SNAPSHOT), "archive", "HEAD", *names],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    return target / "test" / "problems"
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("bapctools-builds")
+
+
+def _generated_root(package) -> Path:
+    path = package.cases[0].input_path
+    while path.name != "data":
+        path = path.parent
+    return path
+
+
+@pytest.mark.parametrize("name", GENERATED)
+def test_generators_yaml_makes_the_data_bt_generate_makes(name, problems, builds):
+    package = load_package(problems / name, builds)
+    assert package.rejects == ()
+    assert package.cases and all(c.input_path.is_file() and c.answer_path.is_file()
+                                 for c in package.cases)
+    ours = _generated_root(package)
+    assert ours != problems / name / "data"  # made by us, not read from the commit
+    committed = problems / name / "data"
+    compared = 0
+    for theirs in sorted(committed.rglob("*")) if committed.is_dir() else []:
+        relative = theirs.relative_to(committed)
+        if not theirs.is_file() or theirs.name.startswith("."):
+            continue
+        if theirs.name.endswith(COMPARED):
+            assert (ours / relative).read_bytes() == theirs.read_bytes(), relative
+            compared += 1
+        elif theirs.suffix == ".yaml":
+            assert yaml.safe_load((ours / relative).read_text()) == yaml.safe_load(
+                theirs.read_text()), relative
+    if name in ("generatorincludes", "testseed", "identity"):
+        assert compared >= 10  # those commit their generated secret or samples
+
+
+def test_identity_numbers_counts_and_seeds_as_bapctools_does(problems, builds):
+    package = load_package(problems / "identity", builds)
+    names = {case.name for case in package.cases}
+    # one counter over the whole file (47 numbered cases: two digits), groups in name order
+    assert {"secret/json/01", "secret/json/02-1", "secret/numbered_count_group/08-primes-907",
+            "secret/numbered_group/26-dir", "secret/seeding/31",
+            "secret/zero_prefix_group/47", "secret/count_group/seed-3"} <= names
+    kinds = sorted({t.kind for t in package.validator_tests})
+    assert kinds == ["invalid_answer", "invalid_input", "invalid_output", "valid_output"]
+
+
+@pytest.mark.parametrize("name", INGESTED)
+def test_the_package_ingests_through_the_cli(name, problems, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(tmp_path / "d"),
+                           "ingest", str(problems / name)], cwd=REPO, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f"{name}: registered 2025-09 package" in done.stdout
+    assert " 0 rejected" in done.stdout
+    if name in SAMPLES_ONLY:
+        assert "only the samples are judged" in done.stdout
+
+
+def test_divsorts_invalid_cases_test_its_validators_as_bapctools_does(problems, builds, tmp_path):
+    # input_validator_args by validator name and shadowed per folder, included cases,
+    # answer_validator_args, and the default output validator with float_tolerance
+    package = load_package(problems / "divsort", builds)
+    found = {a.expected: a for a in check_validators(
+        package, build_package(package, builds, submissions=[]), builds, tmp_path)}
+    assert {expected: (a.got, a.status) for expected, a in found.items()} == {
+        "reject invalid_input": ("4 of 4 right", "agree"),
+        "reject invalid_answer": ("3 of 3 right", "agree"),
+        "reject invalid_output": ("1 of 1 right", "agree"),
+        "accept valid_output": ("1 of 1 right", "agree")}
+
+
+BT = shutil.which("bt") or os.environ.get("BAPCTOOLS_BT")
+BT_COMPARED = ("identity", "testseed", "generatorcount", "generatorincludes", "divsort",
+               "constants")
+
+
+@pytest.mark.skipif(not BT, reason="BAPCtools' bt is not installed (pip install bapctools, "
+                    "or BAPCTOOLS_BT=/path/to/bt)")
+@pytest.mark.parametrize("name", BT_COMPARED)
+def test_our_data_is_what_bt_generate_makes_file_for_file(name, problems, builds, tmp_path):
+    """bt generate itself on a copy with its data/ removed: every file it writes (inputs,
+    answers, outputs, test case and group yaml) is ours, and we make no other."""
+    copy = tmp_path / name
+    shutil.copytree(problems / name, copy, symlinks=True)
+    shutil.rmtree(copy / "data", ignore_errors=True)
+    subprocess.run([BT, "generate", "--no-visualizer", "--no-validators"], cwd=copy,
+                   capture_output=True, timeout=1200)
+    theirs = copy / "data"
+    ours = _generated_root(load_package(problems / name, builds))
+
+    def files(root: Path) -> set[Path]:
+        return {f.relative_to(root) for f in root.rglob("*") if f.is_file()
+                and not f.name.startswith(".") and not f.name.endswith(".interaction")}
+
+    assert files(ours) == files(theirs)
+    for relative in files(theirs):
+        if relative.suffix == ".yaml":
+            assert yaml.safe_load((ours / relative).read_text()) == yaml.safe_load(
+                (theirs / relative).read_text()), relative
+        else:
+            assert (ours / relative).read_bytes() == (theirs / relative).read_bytes(), relative
