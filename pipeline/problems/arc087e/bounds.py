@@ -19,6 +19,6 @@ def _total(case) -> tuple[int, int]:
 BOUNDS = (
     Bound("N", 1, MAX_N, lambda case: (case.n, case.n)),
     Bound("L", 1, MAX_L, lambda case: (case.L, case.L)),
-    Bound("|s_i|", 1, MAX_L, _lengths),
+    Bound("|s_i|", 1, MAX_TOTAL, _lengths),  # |s_i| <= L, and the total caps it at 10^5
     Bound("|s_1| + ... + |s_N|", 1, MAX_TOTAL, _total),
 )
