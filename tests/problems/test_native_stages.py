@@ -97,7 +97,7 @@ BAD_INPUTS = {
         ("3 1\n1 256 3\n2 1\n", 2, "range"), ("2 3\n1 2\n2 1\n3 1\n2 2\n", 4, "range"),
         ("2 2\n1 2\n1 256\n2 2\n", 3, "range"), ("2 2\n1 2\n2 0\n2 2\n", 3, "range"),
         ("2 2\n1 2\n2 2\n2 3\n", 4, "range"), ("2 1\n1 x\n2 1\n", 2, "not-an-integer"),
-        ("2 1\n1 2\n+2 1\n", 3, "not-an-integer"), ("2 2\n1 2\n2 1\n", 3, "count"),
+        ("2 1\n1 2\n+2 1\n", 3, "non-canonical"), ("2 2\n1 2\n2 1\n", 3, "count"),
         ("2 1\n1 2\n2 1 7\n", 3, "trailing-data"),
         ("2 1\n1 2\n2 " + "9" * 40 + "\n", 3, "range"),
     ],
@@ -112,7 +112,7 @@ BAD_INPUTS = {
         ("2 2 1000001\n", 1, "range"), ("2 2 1\n3 1\n", 2, "range"),
         ("2 2 2\n1 1\n1 0\n", 3, "range"), ("2 2 1\n1 y\n", 2, "not-an-integer"),
         ("2 2 2\n1 1\n", 2, "count"), ("2 2 1\n1 1\n1\n", 3, "trailing-data"),
-        ("2 2 1\n+1 1\n", 2, "not-an-integer"),
+        ("2 2 1\n+1 1\n", 2, "non-canonical"),
     ],
 }
 
