@@ -53,11 +53,17 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
     return line, column
 
 
+# Names of the control characters `str.split` splits on (unicodedata names none of them).
+_CONTROL_NAMES = {"\x0b": "vertical tab", "\x0c": "form feed", "\x1c": "file separator",
+                  "\x1d": "group separator", "\x1e": "record separator",
+                  "\x1f": "unit separator", "\x85": "next line"}
+
+
 def _character_name(ch: str) -> str:
     if ch == "\t":
         return "a tab"
-    name = unicodedata.name(ch, "")
-    return f"U+{ord(ch):04X}" + (f" ({name.lower()})" if name else " (a control character)")
+    name = unicodedata.name(ch, "") or _CONTROL_NAMES.get(ch, "a control character")
+    return f"U+{ord(ch):04X} ({name.lower()})"
 
 
 def check_separators(text: str, tab: bool = False) -> None:
@@ -73,9 +79,8 @@ def check_separators(text: str, tab: bool = False) -> None:
         return
     line, column = _line_col(text, match.start())
     allowed = "spaces, tabs and newlines" if tab else "spaces and newlines"
-    raise InputError(line, f"{_character_name(match.group())} separates tokens here; only "
-                     f"{allowed} may (a judge's reader would see other tokens)",
-                     rule="separator", column=column)
+    raise InputError(line, f"{_character_name(match.group())} between tokens: the format "
+                     f"separates tokens by {allowed} only", rule="separator", column=column)
 
 
 class TokenReader:

@@ -115,8 +115,8 @@ def ingest_beside_good(tmp_path: Path, bad: dict[str, Bad]) -> tuple[Path, str]:
 def test_n2_nbsp_is_not_a_separator(tmp_path):
     bad = {p: at_first_space(sample(p)[0], "\u00a0") for p in PROBLEMS}
     _, output = ingest_beside_good(tmp_path, bad)
-    assert "U+00A0 (no-break space) separates tokens here; only spaces and newlines may" \
-        in output
+    assert "U+00A0 (no-break space) between tokens: the format separates tokens by spaces " \
+        "and newlines only [separator]" in output
 
 
 def test_n2_em_space_u2003_is_not_a_separator(tmp_path):
@@ -138,7 +138,7 @@ def test_n2_next_line_u0085_is_not_a_separator(tmp_path):
 def test_n2_tab_is_not_a_separator_as_no_statement_allows_one(tmp_path):
     _, output = ingest_beside_good(tmp_path,
                                    {p: at_first_space(sample(p)[0], "\t") for p in PROBLEMS})
-    assert "a tab separates tokens here" in output
+    assert "a tab between tokens" in output
 
 
 def test_n2_crlf_and_a_lone_cr_are_newlines(tmp_path):

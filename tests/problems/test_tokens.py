@@ -15,6 +15,16 @@ def test_free_spacing_and_crlf_are_accepted():
     reader.end()
 
 
+def test_only_spaces_and_newlines_separate_unless_the_statement_allows_a_tab():
+    with pytest.raises(InputError) as caught:
+        TokenReader("2\n1\t2\n")
+    assert (caught.value.line, caught.value.column, caught.value.rule) == (2, 2, "separator")
+    assert TokenReader("2\n1\t2\n", tab=True).tokens == ["2", "1", "2"]
+    with pytest.raises(InputError) as caught:
+        TokenReader("2\n1\t2\u00a03\n", tab=True)
+    assert (caught.value.line, caught.value.column, caught.value.rule) == (2, 4, "separator")
+
+
 def test_range_errors_name_the_line_and_the_bound():
     reader = TokenReader("2\n5 0\n")
     reader.int("N")
