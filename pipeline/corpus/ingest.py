@@ -3,7 +3,8 @@
 For each problem the ingest reads every input (and expected output) it finds, validates them
 with the problem's own parser (on every core when there is much to parse; see `validate`), and
 merges the good cases into `tables/cases/<problem>.parquet` keyed by `case_id` (the SHA-256 of
-the input with line endings normalised):
+the input with line endings normalised: `pipeline.problems.identity`, the one place a case's
+identity is computed):
 
 - the same input under another name is one case whose `sources` lists both names, and whose
   `groups` lists every group it was found in;
@@ -26,7 +27,6 @@ new content.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import posixpath
 from collections import Counter
@@ -44,7 +44,7 @@ from pipeline.corpus.walk import (Fault, FoundPackage, Namespace, ReadFault, Sou
 from pipeline.errors import InputError, UnknownName
 from pipeline.problems import (Problem, add_problem_dirs, get_problem, module_problem_ids,
                                problem_folder, problem_ids, registered_dir)
-from pipeline.problems.tokens import normalise_newlines
+from pipeline.problems.identity import decode_judge_file, judge_file
 from pipeline.tables.layout import now, problem_file
 from pipeline.tables.lock import data_lock
 
@@ -94,20 +94,6 @@ class IngestSummary:
         return sum(p.found for p in self.problems.values())
 
 
-def case_id_of(text: str) -> str:
-    return hashlib.sha256(normalise_newlines(text).encode("utf-8")).hexdigest()
-
-
-def _text_and_id(data: bytes) -> tuple[str, str, int]:
-    """The normalised text of a judge file, its case id (`case_id_of` of that text) and the
-    length of its UTF-8."""
-    if b"\r" in data:
-        text = normalise_newlines(_decode(data))
-        encoded = text.encode("utf-8")
-        return text, hashlib.sha256(encoded).hexdigest(), len(encoded)
-    return _decode(data), hashlib.sha256(data).hexdigest(), len(data)  # its UTF-8 is `data`
-
-
 def default_roots(data_dir: Path) -> list[Path]:
     """What `pipeline ingest` reads when given no path: `DATA/raw` and every registered
     problem's own folder (of which only the samples are read)."""
@@ -136,15 +122,6 @@ def skipped_kind(path: str) -> str:
 
 
 # -- reading ------------------------------------------------------------------------------------
-
-def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise InputError(line, f"byte {data[error.start]:#04x} is not valid UTF-8 text",
-                         rule="encoding") from None
-
 
 def _reject(problem: str, source: str, line: int | None, column: int | None, rule: str,
             message: str, when) -> dict:
@@ -204,7 +181,7 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
             progress(done[0], total)
         try:
             summary.files_read += 1
-            text, case_id, input_bytes = _text_and_id(
+            text, case_id, input_bytes = judge_file(
                 reader.read(namespace.files[found.input], limit))
         except ReadFault as fault:
             message = fault.message
@@ -222,8 +199,8 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
         if found.expected:
             try:
                 summary.files_read += 1
-                expected = normalise_newlines(_decode(reader.read(
-                    namespace.files[found.expected], limit_bytes)))
+                expected = decode_judge_file(reader.read(namespace.files[found.expected],
+                                                         limit_bytes))
             except ReadFault as fault:
                 summary.rejects.append(_reject(problem.id, expected_label, None, None,
                                                fault.rule, fault.message, when))

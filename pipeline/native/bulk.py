@@ -16,7 +16,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 
-WHITESPACE = b" \t\n\r"
+# The separators of every problem's format (a tab declines: the checked parser decides on it).
+WHITESPACE = b" \n\r"
 DIGITS_AND_WHITESPACE = b"0123456789" + WHITESPACE
 
 
@@ -88,7 +89,7 @@ def token_capacity(length: int, most: int) -> int:
 def numpy_uints(text: str, most: int):
     """Every token of `text` as an int64 NumPy array, or None when the text holds anything
     but canonical non-negative decimal integers (no sign, no leading zero, below 2^63 - 1) and
-    the whitespace ' \\t\\n\\r', or more than `most` tokens."""
+    the whitespace ' \\n\\r', or more than `most` tokens."""
     import numpy as np
 
     data = ascii_bytes(text)

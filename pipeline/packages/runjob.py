@@ -15,7 +15,6 @@ expected answer as its answer file.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import tempfile
 from dataclasses import replace
@@ -25,6 +24,7 @@ from pipeline.packages.judge import build_package, judge_case
 from pipeline.packages.languages import Build
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.problem import PackageProblem, case_in_group
+from pipeline.problems.identity import case_id_of
 from pipeline.run.external import scratch_root
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 
@@ -35,22 +35,14 @@ _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
 STATUS = {"TLE": "tle", "MLE": "mle", "RE": "re", "OLE": "ole", "SKIP": "skip"}
 
 
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _key(text: str) -> str:
-    """A stored input's key: its bytes as UTF-8 with line ends as ingest stores them."""
-    return _digest(text.replace("\r\n", "\n").encode("utf-8"))
-
-
 def package_case(problem: PackageProblem, text: str) -> TestCase | None:
     """The package's own test case whose input is `text`, or None."""
-    return package_cases(problem).get(_key(text))
+    return package_cases(problem).get(case_id_of(text))
 
 
 def package_cases(problem: PackageProblem) -> dict[str, TestCase]:
-    """The package's test cases by the key of their input (the first of equal inputs)."""
+    """The package's test cases by the case id of their input (the first of equal inputs),
+    the id ingest stored them under."""
     package = problem.load()
     known = _cases_by_input.get(problem.folder)
     if known is None or known[0] is not package:
@@ -60,7 +52,7 @@ def package_cases(problem: PackageProblem) -> dict[str, TestCase]:
                 data = case.input_path.read_bytes()
             except OSError:
                 continue
-            found.setdefault(_key(data.decode("utf-8", errors="replace")), case)
+            found.setdefault(case_id_of(data.decode("utf-8", errors="replace")), case)
         known = _cases_by_input[problem.folder] = (package, found)
     return known[1]
 

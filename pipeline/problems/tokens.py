@@ -1,25 +1,42 @@
 """Reading judge files token by token, with errors that say where.
 
-Judge inputs are free-form whitespace: validators check counts and ranges, not spacing, and
-lines may end in `\\r\\n`. `TokenReader` therefore splits the text on any whitespace and hands
-out tokens in order; it only works out the line and column of a token when it has to report an
-error about it, so the happy path costs one `str.split`.
+Judge files are held to what a judge's reader sees: tokens are separated by spaces and
+newlines only (`\\r\\n` and a lone `\\r` are newlines, see `pipeline.problems.identity`; a tab
+only where the problem's statement allows one, `tab=True`), and an integer is written
+canonically: `0`, or digits without a leading zero, with an optional `-` (never `-0`, never
+`+`). Python's `str.split` would also split on a no-break space, U+2003, `\\x1c` to `\\x1f` or
+U+0085, where a C++ `std::cin` reads different tokens, and `int` would read `01`, `-0` or a
+number behind 5,000 zeros; `TokenReader` refuses both, naming the line, the column and the rule
+(`separator`, `non-canonical`). Inputs and expected outputs are held to the same rules.
+
+`TokenReader` splits the text once and hands out tokens in order; it only works out the line
+and column of a token when it has to report an error about it, so the happy path costs one
+`str.split` and a few scans for the refused separators.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from pipeline.errors import InputError
+from pipeline.problems.identity import normalise_newlines
 
 _TOKEN = re.compile(r"\S+")
-_INTEGER = re.compile(r"-?[0-9]+")
+# An integer as the problems' statements write one, and what merely looks like one.
+_INTEGER = re.compile(r"0|-?[1-9][0-9]*")
+_NUMERAL = re.compile(r"[+-]?[0-9]+")
 QUOTE_CHARS = 100
 # Python refuses to convert integers of more digits than this (sys.get_int_max_str_digits).
 _MAX_DIGITS = 4000
 # Below this many digits a number is converted and range-checked as usual.
 _LONG_DIGITS = 40
+# What `str.split` splits on besides space and newline, in ASCII (a carriage return is gone
+# once newlines are normalised); beyond ASCII, any other whitespace character.
+_ASCII_SEPARATORS = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f"
+_OTHER_WHITESPACE = re.compile(r"[^\S \n]")
+_OTHER_WHITESPACE_BUT_TAB = re.compile(r"[^\S \n\t]")
 
 
 def quote(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -30,19 +47,50 @@ def quote(text: str, limit: int = QUOTE_CHARS) -> str:
     return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
-def normalise_newlines(text: str) -> str:
-    """The text with `\\r\\n` and lone `\\r` turned into `\\n` (used for hashing inputs)."""
-    if "\r" not in text:  # one quick scan: most judge files have no carriage return
-        return text
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, column
+
+
+# Names of the control characters `str.split` splits on (unicodedata names none of them).
+_CONTROL_NAMES = {"\x0b": "vertical tab", "\x0c": "form feed", "\x1c": "file separator",
+                  "\x1d": "group separator", "\x1e": "record separator",
+                  "\x1f": "unit separator", "\x85": "next line"}
+
+
+def _character_name(ch: str) -> str:
+    if ch == "\t":
+        return "a tab"
+    name = unicodedata.name(ch, "") or _CONTROL_NAMES.get(ch, "a control character")
+    return f"U+{ord(ch):04X} ({name.lower()})"
+
+
+def check_separators(text: str, tab: bool = False) -> None:
+    """Fail at the first character that `str.split` takes for a separator but a judge's
+    format does not: anything but a space or a newline (or a tab, with `tab`). `text` has its
+    newlines normalised."""
+    if text.isascii():
+        refused = _ASCII_SEPARATORS.replace("\t", "") if tab else _ASCII_SEPARATORS
+        if not any(ch in text for ch in refused):  # a few fast scans: the usual case
+            return
+    match = (_OTHER_WHITESPACE_BUT_TAB if tab else _OTHER_WHITESPACE).search(text)
+    if match is None:
+        return
+    line, column = _line_col(text, match.start())
+    allowed = "spaces, tabs and newlines" if tab else "spaces and newlines"
+    raise InputError(line, f"{_character_name(match.group())} between tokens: the format "
+                     f"separates tokens by {allowed} only", rule="separator", column=column)
 
 
 class TokenReader:
-    """Sequential access to the whitespace-separated tokens of one judge file."""
+    """Sequential access to the tokens of one judge file (space- and newline-separated; with
+    `tab`, tab-separated too). Refuses any other separator at once (`check_separators`)."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.tokens: list[str] = text.split()
+    def __init__(self, text: str, *, tab: bool = False) -> None:
+        self.text = normalise_newlines(text)
+        check_separators(self.text, tab)
+        self.tokens: list[str] = self.text.split()
         self.index = 0
 
     # -- locating ---------------------------------------------------------------------------
@@ -56,9 +104,7 @@ class TokenReader:
         return self._line_col(end)
 
     def _line_col(self, offset: int) -> tuple[int, int]:
-        line = self.text.count("\n", 0, offset) + 1
-        column = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
-        return line, column
+        return _line_col(self.text, offset)
 
     def line_of(self, index: int) -> int:
         return self.locate(index)[0]
@@ -89,19 +135,28 @@ class TokenReader:
         index = self.index
         token = self.word(name)
         if not _INTEGER.fullmatch(token):
-            raise self.error(index, f"{name} should be an integer, found {quote(token)}",
-                             rule="not-an-integer", with_column=True)
+            raise self._not_an_integer(index, name, token)
         value = self._to_int(index, name, token, low, high)
         self._check_range(index, name, value, low, high)
         return value
 
+    def _not_an_integer(self, index: int, name: str, token: str) -> InputError:
+        """The error for a token that is not a canonical integer (`01`, `-0`, `+5`: rule
+        `non-canonical`; anything else: `not-an-integer`)."""
+        if _NUMERAL.fullmatch(token):
+            return self.error(index, f"{name} should be a canonical integer (no leading zero, "
+                              f"no '+', no '-0'), found {quote(token)}", rule="non-canonical",
+                              with_column=True)
+        return self.error(index, f"{name} should be an integer, found {quote(token)}",
+                          rule="not-an-integer", with_column=True)
+
     def _to_int(self, index: int, name: str, token: str, low: int | None,
                 high: int | None) -> int:
-        """The integer of a token that matched `_INTEGER`. One with more significant digits
-        than any allowed value is refused before converting it (Python will not convert more
-        than ~4,300 digits, and a bound needs far fewer)."""
+        """The integer of a token that matched `_INTEGER`. One with more digits than any
+        allowed value is refused before converting it (Python will not convert more than
+        ~4,300 digits, and a bound needs far fewer)."""
         negative = token.startswith("-")
-        digits = token[negative:].lstrip("0") or "0"
+        digits = token[negative:]
         bound = low if negative else high
         most = max(len(str(abs(bound))) if bound is not None else _MAX_DIGITS, _LONG_DIGITS)
         if len(digits) > min(most, _MAX_DIGITS):
@@ -122,15 +177,15 @@ class TokenReader:
             raise self._missing(f"{count} values of {name}, got {len(chunk)}")
         try:
             values = list(map(int, chunk))
-            joined = "".join(chunk)
-            if not joined.isascii() or "_" in joined or "+" in joined:
+            joined = " " + " ".join(chunk)
+            # (every token that begins with a 0 must be a lone 0, none may begin with -0)
+            if not joined.isascii() or "_" in joined or "+" in joined \
+                    or joined.count(" 0") != chunk.count("0") or " -0" in joined:
                 raise ValueError
         except ValueError:
             for offset, token in enumerate(chunk):
                 if not _INTEGER.fullmatch(token):
-                    raise self.error(start + offset, f"{name} should be an integer, found "
-                                     f"{quote(token)}", rule="not-an-integer",
-                                     with_column=True) from None
+                    raise self._not_an_integer(start + offset, name, token) from None
             values = [self._to_int(start + offset, name, token, low, high)
                       for offset, token in enumerate(chunk)]
         if values and ((low is not None and min(values) < low)

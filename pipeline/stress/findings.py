@@ -67,7 +67,7 @@ def new_finding_id() -> str:
 def keep_case(data_dir: Path, problem: Problem, group: str, name: str, text: str,
               expected: str | None) -> KeptCase:
     """Write NAME.in (+ NAME.out) under DATA/raw/<problem>/<group>/ and ingest them."""
-    from pipeline.corpus.ingest import case_id_of
+    from pipeline.problems.identity import case_id_of
 
     folder = Path(data_dir) / "raw" / problem.id / group
     input_path = folder / f"{name}.in"

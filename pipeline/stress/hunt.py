@@ -271,7 +271,7 @@ def _climb(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
 
 def _keep(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
           summary: HuntSummary) -> None:
-    from pipeline.corpus.ingest import case_id_of
+    from pipeline.problems.identity import case_id_of
     from pipeline.run.runner import host_info
     from pipeline.tables.files import now
 

@@ -397,7 +397,7 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
 def _keep(data_dir: Path, problem: Problem, request: StressRequest, index: int, recipe: str,
           k: int, original: Trial, shrunk: Shrunk, found_s: float, cases_tried: int,
           host: dict) -> Found:
-    from pipeline.corpus.ingest import case_id_of
+    from pipeline.problems.identity import case_id_of
     from pipeline.tables.files import now
 
     final = shrunk.trial

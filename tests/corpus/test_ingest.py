@@ -13,7 +13,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.corpus.ingest import case_id_of, ingest
+from pipeline.corpus.ingest import ingest
+from pipeline.problems.identity import case_id_of
 from pipeline.problems import get_problem
 
 GOOD = {  # a valid input and its answer for each problem

@@ -195,7 +195,7 @@ def test_size_columns():
 # -- parse: accepted formats --------------------------------------------------------------------
 
 def test_free_whitespace_and_crlf_accepted():
-    case = P.parse("  3   3\r\n0 \r\n\t10\r\n110   \r\n\r\n")
+    case = P.parse("  3   3\r\n0 \r\n 10\r\n110   \r\n\r\n")
     assert case == Case(3, ("0", "10", "110"))
     assert P.parse("3 3 0 10 110") == case
 

@@ -1,16 +1,28 @@
-"""TokenReader: free whitespace, and errors that name the line, column and rule."""
+"""TokenReader: spaces and newlines between tokens, and errors that name the line, column and
+rule."""
 
 import pytest
 
 from pipeline.errors import InputError
-from pipeline.problems.tokens import TokenReader, check_tokens_equal, normalise_newlines
+from pipeline.problems.identity import normalise_newlines
+from pipeline.problems.tokens import TokenReader, check_tokens_equal
 
 
-def test_free_whitespace_and_crlf_are_accepted():
-    reader = TokenReader("3 \r\n 1  2\t3\r\n")
+def test_free_spacing_and_crlf_are_accepted():
+    reader = TokenReader("3 \r\n 1  2 \r3\r\n")
     n = reader.int("N", 1, 10)
     assert reader.ints(n, "a_i", 0, 9) == [1, 2, 3]
     reader.end()
+
+
+def test_only_spaces_and_newlines_separate_unless_the_statement_allows_a_tab():
+    with pytest.raises(InputError) as caught:
+        TokenReader("2\n1\t2\n")
+    assert (caught.value.line, caught.value.column, caught.value.rule) == (2, 2, "separator")
+    assert TokenReader("2\n1\t2\n", tab=True).tokens == ["2", "1", "2"]
+    with pytest.raises(InputError) as caught:
+        TokenReader("2\n1\t2\u00a03\n", tab=True)
+    assert (caught.value.line, caught.value.column, caught.value.rule) == (2, 4, "separator")
 
 
 def test_range_errors_name_the_line_and_the_bound():
@@ -30,7 +42,7 @@ def test_a_non_integer_names_line_and_column():
     assert (caught.value.line, caught.value.column, caught.value.rule) == (2, 3, "not-an-integer")
 
 
-@pytest.mark.parametrize("token", ["+5", "1_0", "٣", "5.0", "0x1"])
+@pytest.mark.parametrize("token", ["+5", "1_0", "٣", "5.0", "0x1", "05", "-0", "00"])
 def test_integers_are_plain_ascii_digits(token):
     with pytest.raises(InputError):
         TokenReader(f"{token}\n").ints(1, "a_i")

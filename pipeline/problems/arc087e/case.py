@@ -2,7 +2,8 @@
 
 `parse` first checks the strings wholesale (total and largest length, alphabet, duplicates, and
 prefixes by sorting); when any check fails, the sequential path reads them again and reports
-the first broken rule in reading order.
+the first broken rule in reading order. Tokens are separated by spaces and newlines only (the
+statement allows no tab) and N and L are canonical integers (`TokenReader`).
 """
 
 from __future__ import annotations

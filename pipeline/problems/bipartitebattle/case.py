@@ -3,17 +3,15 @@
 `parse` first tries a quick path that reads every number at once and checks the count and
 the ranges in bulk: `_parse_native` with the problem's native code (native.c), or, where
 native code is unavailable, `_parse_quick` with NumPy. Both accept only canonical decimal
-integers and ordinary whitespace; on any doubt they return None and `_parse_checked` (token
-by token) runs, which names the line of the first violation, so every error message comes
-from one place. A case read natively keeps its tokens for the native `fast` stage and builds
+integers separated by spaces and newlines (the statement allows no tab); on any doubt they
+return None and `_parse_checked` (token by token) runs, which names the line of the first
+violation, so every error message comes from one place. A case read natively keeps its tokens for the native `fast` stage and builds
 its tuple of pairs only when something reads it.
 """
 
 from __future__ import annotations
 
 import operator
-
-import re
 from dataclasses import dataclass, field
 
 from pipeline.errors import InputError
@@ -122,21 +120,9 @@ def format_answer(case: BattleCase, answer: int) -> str:
     return f"{answer}\n"
 
 
-_CANONICAL_INT = re.compile(r"0|[1-9][0-9]*")
-
-
 def validate_answer(case: BattleCase, text: str) -> None:
     reader = TokenReader(text)
-    if reader.remaining() == 0:
-        raise InputError(1, "expected one integer (the count modulo 1000000007), found nothing",
-                         rule="count")
-    token = reader.tokens[0]
-    if not _CANONICAL_INT.fullmatch(token):
-        raise reader.error(0, f"answer should be a non-negative integer without sign or leading "
-                           f"zeros, found {token!r}", rule="not-an-integer", with_column=True)
-    if int(token) >= MOD:
-        raise reader.error(0, f"answer = {token} is not below {MOD}", rule="range")
-    reader.index = 1
+    reader.int("the answer (the count modulo 1000000007)", 0, MOD - 1)
     reader.end()
 
 

@@ -2,9 +2,10 @@
 
 `parse` first tries a quick path that reads every number at once and checks the count and
 the ranges in bulk: `_parse_native` with the problem's native code (native.cpp), or, where
-native code is unavailable, `_parse_fast` with NumPy. On any doubt they return None and
-`_parse_slow` (token by token) runs, which names the line of the first violation, so every
-error message comes from one place.
+native code is unavailable, `_parse_fast` with NumPy. Both accept only canonical decimal
+integers separated by spaces and newlines (the statement allows no tab); on any doubt they
+return None and `_parse_slow` (token by token) runs, which names the line of the first
+violation, so every error message comes from one place.
 
 A case read natively holds its tokens (`Case.packed`) and makes its NumPy arrays only when
 something reads them, so `pipeline solve` (whose `fast` stage then runs natively on the
@@ -13,7 +14,6 @@ tokens) never imports NumPy. NumPy is imported by the functions that use it.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -159,25 +159,14 @@ def _parse_slow(text: str) -> Case:
 
 
 def _parse_fast(text: str) -> Case | None:
-    """The same result as `_parse_slow` for a valid input, or None when in any doubt.
+    """The same result as `_parse_slow` for a valid input, or None when in any doubt (NumPy:
+    the quick path where native code is unavailable). `numpy_uints` reads only canonical
+    non-negative integers separated by spaces and newlines, and every value is then checked
+    against its range (every valid value is >= 1 and <= 10^18, below its 2^63 - 1 limit)."""
+    from pipeline.native.bulk import numpy_uints
 
-    `np.fromstring(..., sep=' ')` reads whitespace-separated integers in C. It would accept a
-    leading '+' or '-', saturates on overflow and may read a lone 0 from blank text, so: any
-    sign, any non-ASCII character or unread data sends us to the slow path, and so does any
-    value outside its range (which covers saturated values and spurious zeros, since every
-    valid value is >= 1 and <= 10^18).
-    """
-    import numpy as np
-
-    if not isinstance(text, str) or not text.isascii() or "-" in text or "+" in text:
-        return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            values = np.fromstring(text, dtype=np.int64, sep=" ")
-    except (ValueError, Warning):
-        return None
-    if values.shape[0] < 3:
+    values = numpy_uints(text, 3 + 2 * MAX_PEOPLE)
+    if values is None or values.shape[0] < 3:
         return None
     n, m, p = (int(v) for v in values[:3])
     if not (1 <= n <= MAX_SIDE and 1 <= m <= MAX_SIDE and 1 <= p <= MAX_PEOPLE):

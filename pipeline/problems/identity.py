@@ -1,0 +1,55 @@
+"""One identity for a case: the text a judge file is stored as, and the case id of that text.
+
+A judge file is UTF-8 text whose line ends are normalised: `\\r\\n` and a lone `\\r` both become
+`\\n` (`normalise_newlines`). Its case id is the SHA-256 of that normalised text (`case_id_of`).
+Ingest stores every input under it, `pipeline run` finds a package's own test case for a stored
+input by it, and stress names what it keeps by it; all of them call these functions, so one
+input has one key everywhere (an input `3\\r1 2 3\\r` is one case whichever path reads it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from pipeline.errors import InputError
+
+
+def normalise_newlines(text: str) -> str:
+    """The text with `\\r\\n` and lone `\\r` turned into `\\n`."""
+    if "\r" not in text:  # one quick scan: most judge files have no carriage return
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _digest(encoded: bytes) -> str:
+    return hashlib.sha256(encoded).hexdigest()
+
+
+def case_id_of(text: str) -> str:
+    """The case id of a judge input: the SHA-256 (hex) of its normalised text as UTF-8."""
+    return _digest(normalise_newlines(text).encode("utf-8"))
+
+
+def decode_judge_file(data: bytes) -> str:
+    """A judge file's bytes as its normalised text; InputError (rule `encoding`, naming the
+    line) when they are not UTF-8."""
+    return normalise_newlines(_decode(data))
+
+
+def judge_file(data: bytes) -> tuple[str, str, int]:
+    """A judge file's normalised text, its case id (`case_id_of` of that text) and the length
+    of the text's UTF-8. A file without `\\r` is hashed as read: its bytes are that UTF-8."""
+    if b"\r" in data:
+        text = decode_judge_file(data)
+        encoded = text.encode("utf-8")
+        return text, _digest(encoded), len(encoded)
+    return _decode(data), _digest(data), len(data)
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError(line, f"byte {data[error.start]:#04x} is not valid UTF-8 text",
+                         rule="encoding") from None
