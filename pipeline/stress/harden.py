@@ -76,7 +76,8 @@ def harden(data_dir: Path, request: StressRequest, solvers: tuple[str, ...] = ()
            log: Callable[[str], None] = print) -> list[Hardened]:
     """Harden the tests of `request.problem` against each of `solvers` (default: the
     survivors of its latest run); `request` is the stress session each one gets."""
-    from pipeline.corpus.ingest import case_id_of, ingest
+    from pipeline.corpus.ingest import ingest
+    from pipeline.problems.identity import case_id_of
 
     problem = get_problem(request.problem)
     targets = list(solvers) or survivors(data_dir, problem.id)
