@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.config import CONFIG_DIR, REPO_ROOT, read_configured_solvers
+from pipeline.errors import UserError
 from pipeline.fsutil import atomic_write, atomic_write_text
 from pipeline.problems import Problem
 from pipeline.problems.base import Solution
@@ -87,7 +88,7 @@ def parse_external(text: str, problem_id: str) -> ExternalSolver:
     """`NAME=COMMAND` from the command line."""
     name, sep, command = text.partition("=")
     if not sep or not name or not command.strip():
-        raise ValueError(f"--external wants NAME=COMMAND, got {text!r}")
+        raise UserError(f"--external wants NAME=COMMAND, got {text!r}")
     return ExternalSolver(name=name.strip(), problem=problem_id, run=command.strip(),
                           base_dir=os.getcwd())
 
@@ -96,21 +97,21 @@ def resolve_program(solver: ExternalSolver, argv: tuple[str, ...]) -> tuple[str,
     """`argv` with its program as an absolute path; ValueError (naming the solver) when the
     program does not resolve to a file this user may execute."""
     if not argv:
-        raise ValueError(f"external program {solver.name!r}: the command is empty")
+        raise UserError(f"external program {solver.name!r}: the command is empty")
     program = argv[0]
     base = Path(solver.base_dir) if solver.base_dir else REPO_ROOT
     if "/" not in program:
         found = shutil.which(program)
         if found is None:
-            raise ValueError(f"external program {solver.name!r}: {program!r} is not on PATH")
+            raise UserError(f"external program {solver.name!r}: {program!r} is not on PATH")
         path = os.path.abspath(found)
     else:
         path = os.path.abspath(base / program)
         if not os.path.exists(path):
-            raise ValueError(f"external program {solver.name!r}: {path} does not exist"
-                             f"{' (taken from ' + str(base) + ')' if program[0] != '/' else ''}")
+            raise UserError(f"external program {solver.name!r}: {path} does not exist"
+                            f"{' (taken from ' + str(base) + ')' if program[0] != '/' else ''}")
     if not os.path.isfile(path) or not os.access(path, os.X_OK):
-        raise ValueError(f"external program {solver.name!r}: {path} is not an executable file")
+        raise UserError(f"external program {solver.name!r}: {path} is not an executable file")
     return (path, *(_file_argument(word, base) for word in argv[1:]))
 
 
