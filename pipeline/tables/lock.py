@@ -50,6 +50,14 @@ def _holder(path: Path) -> str:
             f"{info.get('since')})")
 
 
+def _me() -> bytes:
+    """Who holds a lock, as its file says: this process's pid, host, command and since when."""
+    return json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                       "command": " ".join(["pipeline", *sys.argv[1:]])[:200],
+                       "since": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")}
+                      ).encode()
+
+
 @contextmanager
 def data_lock(data_dir: Path, wait: bool = True,
               say: Callable[[str], None] | None = None) -> Iterator[None]:
@@ -77,11 +85,8 @@ def data_lock(data_dir: Path, wait: bool = True,
                     break
                 except BlockingIOError:
                     time.sleep(POLL_S)
-        info = {"pid": os.getpid(), "host": socket.gethostname(),
-                "command": " ".join(["pipeline", *sys.argv[1:]])[:200],
-                "since": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")}
         os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(info).encode(), 0)
+        os.pwrite(fd, _me(), 0)
         try:
             yield
         finally:
@@ -137,10 +142,7 @@ def run_lock(data_dir: Path, run_id: str, reserve: bool = True,
                                    "it ends (a run is written by one process at a time)") \
                         from None
                 time.sleep(POLL_S)
-        info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                           "command": " ".join(["pipeline", *sys.argv[1:]])[:200],
-                           "since": datetime.now(timezone.utc).strftime(
-                               "%Y-%m-%d %H:%M:%S UTC")}).encode()
+        info = _me()
         os.ftruncate(fd, 0)
         os.pwrite(fd, info, 0)
         try:
