@@ -13,6 +13,7 @@ problem ids completed for `--problem`.
 from __future__ import annotations
 
 import io
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Annotated, Optional
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
-from pipeline.errors import UnknownName
+from pipeline.errors import UnknownName, UserError
 
 
 class _Argument(TyperArgument):
@@ -92,6 +93,33 @@ def _complete_problem(incomplete: str) -> list[str]:
 
 
 
+def _within(low: float, high: float = math.inf, *, low_included: bool = True):
+    """An option's check: a finite number from `low` (or above it) to `high`; anything else
+    (`nan`, `inf`, out of range) is a usage error naming the option."""
+    def check(value: float | None) -> float | None:
+        if value is None:
+            return value
+        above = value >= low if low_included else value > low
+        if not (math.isfinite(value) and above and value <= high):
+            bounds = f"{'at least' if low_included else 'above'} {low:g}"
+            if math.isfinite(high):
+                bounds += f" and at most {high:g}"
+            raise typer.BadParameter(f"must be a finite number {bounds}, not {value:g}")
+        return value
+    return check
+
+
+def _jobs(value: int | None) -> int | None:
+    """`--jobs` of a pool on this machine: at most a few workers per core (each is a process
+    of its own). The executors check theirs (a cluster's may be larger)."""
+    from pipeline.run.executors import check_jobs
+
+    try:
+        return check_jobs(value)
+    except UserError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path
@@ -110,6 +138,10 @@ def _options(
 ) -> None:
     from pipeline.problems import add_problem_dirs
 
+    if ctx.invoked_subcommand not in ("solve", "problems") and data_dir.exists() \
+            and not data_dir.is_dir():
+        _fail(f"the data folder {data_dir} is not a folder (--data-dir DIR or "
+              "PIPELINE_DATA_DIR names another)")
     # Packages registered in the data folder are problems too.
     add_problem_dirs([*(problems_dir or []), data_dir / "problems"])
     ctx.obj = Settings(data_dir=data_dir)
@@ -147,7 +179,7 @@ def _executor(kind: str, scheduler: Optional[str], jobs: Optional[int], problem=
 
     try:
         return make_executor(kind, scheduler, jobs, problem, selection)
-    except ValueError as error:
+    except UserError as error:
         _fail(str(error))
     except ExecutorError as error:
         _fail(str(error), code=1)
@@ -254,10 +286,10 @@ def ingest_command(
     allow_rejects: Annotated[bool, typer.Option(
         "--allow-rejects", help="Exit 0 even when some files were rejected.")] = False,
     max_file_mb: Annotated[float, typer.Option(
-        "--max-file-mb", min=0.001, metavar="MB", help="Refuse files (and archive members) larger "
-        "than this.")] = 256,
+        "--max-file-mb", metavar="MB", callback=_within(0.001),
+        help="Refuse files (and archive members) larger than this.")] = 256,
     jobs: Annotated[Optional[int], typer.Option(
-        "--jobs", "-j", min=1, metavar="N",
+        "--jobs", "-j", min=1, metavar="N", callback=_jobs,
         help="Processes validating files (default: the number of cores).")] = None,
     no_wait: Annotated[bool, typer.Option(
         "--no-wait", help="Fail at once if another command is writing the tables.")] = False,
@@ -322,7 +354,7 @@ def query_command(
             atomic_write_text(out, show_table(lazy))
         else:
             write(lazy, fmt, out)  # type: ignore[arg-type]
-    except (pl.exceptions.PolarsError, ValueError) as error:
+    except (pl.exceptions.PolarsError, UserError) as error:
         _fail(f"query failed: {str(error).strip().splitlines()[0]}", code=1)
 
 
@@ -347,19 +379,19 @@ def run_command(
         "--jobs", "-j", min=1, metavar="N",
         help="Worker processes (default: the number of cores).")] = None,
     timeout: Annotated[Optional[float], typer.Option(
-        "--timeout", metavar="SEC",
+        "--timeout", metavar="SEC", callback=_within(0, 86400, low_included=False),
         help="Seconds per case (default: the problem's time limit).")] = None,
     memory: Annotated[Optional[int], typer.Option(
-        "--memory", min=0, metavar="MB", help="Memory limit in MB of external programs "
-        "(default: the problem's, 512 where it has none; 0: no limit).")] = None,
+        "--memory", min=0, max=1 << 30, metavar="MB", help="Memory limit in MB of external "
+        "programs (default: the problem's, 512 where it has none; 0: no limit).")] = None,
     stack: Annotated[Optional[int], typer.Option(
-        "--stack", min=0, metavar="MB", help="Stack limit in MB of external programs "
-        "(default: the memory limit, as judges set it; 0: unlimited).")] = None,
+        "--stack", min=0, max=1 << 30, metavar="MB", help="Stack limit in MB of external "
+        "programs (default: the memory limit, as judges set it; 0: unlimited).")] = None,
     sandbox: Annotated[str, typer.Option(
         "--sandbox", metavar="MODE", help="Run external programs in a sandbox (own mount and "
         "network namespaces, as user nobody): auto (where it works), on (or fail), "
         "off.")] = "auto",
-    repeat: Annotated[int, typer.Option("--repeat", min=1, metavar="K",
+    repeat: Annotated[int, typer.Option("--repeat", min=1, max=1000, metavar="K",
                                         help="Runs per case.")] = 1,
     resume: Annotated[Optional[str], typer.Option(
         "--resume", metavar="RUN_ID", help="Finish this killed run (default: a new "
@@ -390,7 +422,7 @@ def run_command(
                              repeat=repeat, resume=resume,
                              command=" ".join(["pipeline", *sys.argv[1:]]), wait=not no_wait)
         selection = select_solvers(problem, request) if not resume else None
-    except (UnknownName, ValueError) as error:
+    except (UnknownName, UserError) as error:
         _fail(str(error))
     # The workers start before Polars is imported: they warm up while the parent loads.
     executor = _executor(executor_kind, scheduler, jobs, problem, selection)
@@ -399,7 +431,7 @@ def run_command(
 
         summary = run(ctx.obj.data_dir, request, executor=executor,
                       progress=progress_bar("run"))
-    except (BuildError, ExecutorError, ValueError) as error:
+    except (BuildError, ExecutorError, UserError) as error:
         _fail(str(error), code=1)
     finally:
         executor.close()
@@ -530,10 +562,12 @@ def compare_command(
         "--problem", "-p", metavar="PROBLEM", autocompletion=_complete_problem,
         help="Only this problem (default: every problem with two finished runs).")] = None,
     ratio: Annotated[float, typer.Option(
-        "--ratio", metavar="X", help="A case is slower when NEW/BASE exceeds this ...")] = 1.5,
+        "--ratio", metavar="X", callback=_within(1),
+        help="A case is slower when NEW/BASE exceeds this ...")] = 1.5,
     min_diff_ms: Annotated[float, typer.Option(
-        "--min-diff-ms", metavar="MS", help="... and NEW - BASE exceeds this many ms (the "
-        "measured noise floor of a process start on a shared 2-core machine).")] = 20.0,
+        "--min-diff-ms", metavar="MS", callback=_within(0), help="... and NEW - BASE exceeds "
+        "this many ms (the measured noise floor of a process start on a shared 2-core "
+        "machine).")] = 20.0,
 ) -> None:
     """Compare two runs: verdict transitions, changed answers, slowdowns.
 
@@ -550,7 +584,7 @@ def compare_command(
         _problem(problem_id)
     try:
         pairs = pairs_to_compare(data_dir, base, new, problem_id)
-    except (UnknownName, ValueError) as error:
+    except (UnknownName, UserError) as error:
         _fail(str(error))
     if all(pair.base is None for pair in pairs):
         _fail("; ".join(pair.why + "".join(f"; passed over {r}" for r in pair.skipped)
@@ -563,7 +597,7 @@ def compare_command(
             continue
         try:
             comparison = compare_runs(data_dir, pair.base, pair.new, ratio, min_diff_ms)
-        except (UnknownName, ValueError) as error:
+        except (UnknownName, UserError) as error:
             _fail(str(error))
         typer.echo(("\n" if index else "") + format_comparison(comparison, choice=pair))
         failed = failed or comparison.failed
@@ -653,7 +687,7 @@ def report_command(
 
     try:
         path = write_report(ctx.obj.data_dir, run_ids, out)
-    except (UnknownName, ValueError) as error:
+    except (UnknownName, UserError) as error:
         _fail(str(error))
     typer.echo(f"report: {path}")
 
@@ -683,6 +717,8 @@ def nightly_command(
     local = executor_kind.strip().lower() == "local"
     if local and scheduler:
         _fail("--scheduler is for --executor dask")
+    if local:
+        _jobs(jobs)
     executor = None if local else _executor(executor_kind, scheduler, jobs)
     try:
         outcome = nightly(ctx.obj.data_dir, config or DEFAULT_CONFIG, jobs,
@@ -752,7 +788,7 @@ def _stress_errors():
     from pipeline.tables.files import DamagedTable
 
     return (UnknownName, JudgeError, StressError, HuntError, BuildError, ConfigError,
-            DamagedTable, ExecutorError, ValueError, OSError)
+            DamagedTable, ExecutorError, UserError, OSError)
 
 
 @app.command("stress", cls=_Command, epilog=_examples(
@@ -965,7 +1001,7 @@ def main(argv: list[str] | None = None) -> None:
     except (typer.Abort, KeyboardInterrupt):
         typer.echo(f"interrupted ({signals.name()})", err=True)
         code = signals.exit_code()
-    except (LockHeld, DamagedTable, ConfigError, UnknownName, ValueError) as error:
+    except (LockHeld, DamagedTable, ConfigError, UnknownName, UserError) as error:
         typer.echo(f"error: {error}", err=True)
         code = 1
     except OSError as error:

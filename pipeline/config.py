@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline.errors import UserError
 from pipeline.problems.base import ROLES, Checker, Role, Solution
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +26,7 @@ CONFIG_DIR = REPO_ROOT / "configs"
 DEFAULT_MEMORY_MB = 512
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError):
     """A configuration file breaks its format at a known place."""
 
     def __init__(self, path: Path, line: int | None, message: str, *, rule: str = "format"):

@@ -5,12 +5,21 @@ the format or a constraint of the problem's specification. It carries the 1-base
 column where it helps), a short machine-readable rule name, and a human sentence, so the same
 error can be printed on the console (`line 4: edge 3 5 closes a cycle`) and stored as a row of
 the `rejects` table.
+
+A `UserError` is anything else the user asked for that cannot be done as asked: an option value
+out of range, a name of nothing, a run that another process holds. The command line prints it
+in one line and exits 1 (2 when it is an option's value); any other exception is a bug, shown as
+an internal error (exit 70). It is a `ValueError`, so code that catches bad values still does.
 """
 
 from __future__ import annotations
 
 
-class InputError(ValueError):
+class UserError(ValueError):
+    """What the user asked for cannot be done as asked; the message says why, in one line."""
+
+
+class InputError(UserError):
     """A judge file breaks its problem's format or constraints at a known place."""
 
     def __init__(self, line: int | None, message: str, *, rule: str = "format",

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from pipeline.errors import UserError
 from pipeline.packages.languages import Build, run_argv
 from pipeline.packages.procs import ProcessResult, describe_failure, run_limited
 
@@ -71,7 +72,7 @@ class DefaultFlags:
         return self.float_absolute_tolerance >= 0 or self.float_relative_tolerance >= 0
 
 
-class FlagError(ValueError):
+class FlagError(UserError):
     """The default validator was given arguments it does not know (its usage error)."""
 
 

@@ -9,8 +9,10 @@ a short machine-readable rule name and a sentence a problem setter understands. 
 
 from __future__ import annotations
 
+from pipeline.errors import UserError
 
-class PackageError(ValueError):
+
+class PackageError(UserError):
     """A problem package breaks a rule of its format at a known file (and line)."""
 
     def __init__(self, file: str, rule: str, message: str, *, line: int | None = None) -> None:

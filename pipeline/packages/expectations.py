@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from pipeline.errors import UserError
 from pipeline.packages.kattis import glob_matches
 from pipeline.packages.model import CaseResult, Package, Program, Requirement
 from pipeline.packages.scoring import aggregate, first_error
@@ -114,8 +115,8 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
     times = [(r.cpu_s, name, r.case) for name in lower for r in runs[name].values()
              if r.verdict not in ("CE", "SKIP", "JE")]
     if not times:
-        raise ValueError(f"package {package.short_name}: no accepted submission ran, so no time "
-                         "limit can be derived")
+        raise UserError(f"package {package.short_name}: no accepted submission ran, so no time "
+                        "limit can be derived")
     slowest, who, where = max(times)
     if package.format == "legacy":
         exact = slowest * limits.ac_to_time_limit

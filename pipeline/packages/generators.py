@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.errors import UserError
 from pipeline.packages.languages import SCRIPT, build_program, detect_language, run_argv
 from pipeline.packages.model import Package, Program
 from pipeline.packages.procs import describe_failure, run_limited
@@ -49,7 +50,7 @@ GENERATOR_MEMORY_MB = 2048
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
-class GeneratorError(ValueError):
+class GeneratorError(UserError):
     """A generator that cannot be found, built or run, or a command that is not one."""
 
 

@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, UserError
 from pipeline.fsutil import atomic_write_text
 from pipeline.packages import build_package, load_package
 from pipeline.packages.check import default_validate
@@ -84,11 +84,11 @@ class PackageProblem(Problem):
         and all."""
         source = Path(read_marker(self.folder).get("source", ""))
         if not source.is_dir():
-            raise ValueError(f"{source}: the package was registered from a file, not a "
+            raise UserError(f"{source}: the package was registered from a file, not a "
                              "folder: harden writes its tests into the package's folder")
         folder = source / "data" / (group or "secret")
         if not folder.resolve().is_relative_to((source / "data").resolve()):
-            raise ValueError(f"test group {group!r} is not a folder of {source / 'data'}")
+            raise UserError(f"test group {group!r} is not a folder of {source / 'data'}")
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write_text(folder / f"{name}.ans", answer)
         atomic_write_text(folder / f"{name}.in", text)

@@ -24,7 +24,7 @@ import re
 import sys
 from pathlib import Path
 
-from pipeline.errors import UnknownName
+from pipeline.errors import UnknownName, UserError
 from pipeline.problems.base import Problem, Recipe, Stage
 
 BUILTIN_DIR = Path(__file__).resolve().parent
@@ -79,10 +79,10 @@ def _found() -> dict[str, Path]:
                 continue
             if child.name in found:
                 if found[child.name].parent == BUILTIN_DIR:
-                    raise ValueError(f"{child}: {child.name!r} is a built-in problem; "
-                                     "choose another folder name")
-                raise ValueError(f"problem {child.name!r} is in two places: "
-                                 f"{found[child.name]} and {child}")
+                    raise UserError(f"{child}: {child.name!r} is a built-in problem; "
+                                    "choose another folder name")
+                raise UserError(f"problem {child.name!r} is in two places: "
+                                f"{found[child.name]} and {child}")
             found[child.name] = child
     return found
 

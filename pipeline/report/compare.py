@@ -37,7 +37,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.errors import UnknownName
+from pipeline.errors import UnknownName, UserError
 from pipeline.report import load
 from pipeline.tables.limits import judged_on_speed, known_wrong
 from pipeline.tables.runs import (finished_runs, latest_runs, next_run, resolve_runs, run_rows,
@@ -190,8 +190,8 @@ def compare_runs(data_dir: Path, base_run: str, new_run: str,
         new["problem"].unique())
     problems.discard(None)
     if len(problems) > 1:
-        raise ValueError(f"runs {base_run} and {new_run} are of different problems: "
-                         f"{', '.join(sorted(problems))}")
+        raise UserError(f"runs {base_run} and {new_run} are of different problems: "
+                        f"{', '.join(sorted(problems))}")
     problem = problems.pop() if problems else "?"
     base_host, new_host = _host(rows.get(base_run), base), _host(rows.get(new_run), new)
     same_host = base_host is not None and base_host == new_host
@@ -413,8 +413,8 @@ def pairs_to_compare(data_dir: Path, base: str | None = None, new: str | None = 
             raise UnknownName(f"no run {base!r} in {where}")
         newer = next_run(data_dir, base)
         if newer is None:
-            raise ValueError(f"no finished run of {row['problem']} newer than {base} to "
-                             f"compare with in {where}")
+            raise UserError(f"no finished run of {row['problem']} newer than {base} to "
+                            f"compare with in {where}")
         return [Pair(row["problem"], base, newer, f"BASE given; NEW {newer} is the newest "
                      f"finished run of {row['problem']}")]
     problems = [problem] if problem else list(dict.fromkeys(
@@ -425,9 +425,9 @@ def pairs_to_compare(data_dir: Path, base: str | None = None, new: str | None = 
         if len(runs) == 2:
             pairs.append(choose_baseline(data_dir, runs[0]))
     if not pairs:
-        raise ValueError(f"compare needs two finished runs of {problem} in {where}"
-                         if problem else "compare needs two finished runs of one problem; no "
-                         f"problem has two yet in {where}")
+        raise UserError(f"compare needs two finished runs of {problem} in {where}"
+                        if problem else "compare needs two finished runs of one problem; no "
+                        f"problem has two yet in {where}")
     return pairs
 
 

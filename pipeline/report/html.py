@@ -30,7 +30,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.errors import UnknownName
+from pipeline.errors import UnknownName, UserError
 from pipeline.fsutil import atomic_write_text
 from pipeline.problems import get_problem
 from pipeline.report import load
@@ -123,8 +123,8 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
     """The report's HTML text."""
     runs = resolve_runs(data_dir, run_ids)
     if not runs:
-        raise ValueError(f"no finished runs in {Path(data_dir).resolve()}: run "
-                         "'pipeline run' first")
+        raise UserError(f"no finished runs in {Path(data_dir).resolve()}: run "
+                        "'pipeline run' first")
     rows = run_rows(data_dir, runs)
     results = load.collapsed_results(data_dir, runs)
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")

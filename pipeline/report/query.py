@@ -18,6 +18,7 @@ from typing import IO, Literal
 
 import polars as pl
 
+from pipeline.errors import UserError
 from pipeline.fsutil import atomic_write
 from pipeline.tables.files import scan
 from pipeline.tables.schemas import TABLES
@@ -70,7 +71,7 @@ def write(lazy: pl.LazyFrame, fmt: Format, out: Path | None) -> None:
         atomic_write(out, lambda tmp: _sink(lazy, fmt, str(tmp)))
         return
     if fmt == "parquet":
-        raise ValueError("--format parquet writes binary data: give --out FILE")
+        raise UserError("--format parquet writes binary data: give --out FILE")
     sys.stdout.flush()
     _sink(lazy, fmt, sys.stdout.buffer)
     sys.stdout.buffer.flush()

@@ -61,7 +61,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
-from pipeline.run.executors import ExecutorError, LocalPoolExecutor, _Worker
+from pipeline.run.executors import ExecutorError, LocalPoolExecutor, _Worker, check_jobs
 from pipeline.run.jobs import Job, Outcome
 from pipeline.run.solvers import BuildError, build_here
 from pipeline.run.worker import worker_main
@@ -411,6 +411,22 @@ def next_batch(pending: deque[Job], pace: _Pace, share: int = 1) -> list[Job]:
     return batch
 
 
+def _check_address(address: str) -> None:
+    """Refuse a scheduler address Dask cannot parse, before a `Client` is made of it (one made
+    of a bad address fails, then blocks a minute closing itself)."""
+    from distributed.comm.addressing import parse_address
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, location = parse_address(address)
+        host, port = get_backend(scheme).get_address_host_port(location)
+        if not 0 < int(port) < 65536:
+            raise ValueError(f"port {port} is not from 1 to 65535")
+    except (ValueError, TypeError, NotImplementedError) as error:
+        raise ExecutorError(f"--scheduler {address!r} is not a Dask scheduler address "
+                            f"(tcp://HOST:PORT): {error}") from None
+
+
 class DaskExecutor:
     """Runs jobs on a Dask cluster: the one at `scheduler`, or a local one started for it."""
 
@@ -436,12 +452,15 @@ class DaskExecutor:
                  preload: tuple[tuple[str, str], ...]) -> None:
         from distributed import Client, LocalCluster
 
+        if scheduler is not None:
+            _check_address(scheduler)
         try:
             if scheduler is None:
                 # The local cluster's processes leave Ctrl-C to this process (a terminal sends
                 # it to all of them): they are started with SIGINT ignored, which they inherit.
                 with _interrupts_ignored():
-                    self._cluster = LocalCluster(n_workers=max(1, jobs or os.cpu_count() or 1),
+                    workers = check_jobs(jobs) or os.cpu_count() or 1
+                    self._cluster = LocalCluster(n_workers=max(1, workers),
                                                  threads_per_worker=1, processes=True,
                                                  host="127.0.0.1", dashboard_address=None,
                                                  silence_logs=logging.ERROR)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Protocol
 
+from pipeline.errors import UserError
 from pipeline.run.external import remove_scratch_of, wall_cap_s
 from pipeline.run.jobs import Job, Outcome
 from pipeline.run.worker import READY, worker_main
@@ -224,6 +225,21 @@ class LocalPoolExecutor:
         self.close()
 
 
+# Worker processes at most per core: more only share the cores and cost memory (each worker
+# is a Python process of its own, some 40 MB).
+MAX_JOBS_PER_CORE = 8
+
+
+def check_jobs(jobs: int | None) -> int | None:
+    """`jobs` when this machine can run that many worker processes (`MAX_JOBS_PER_CORE` per
+    core); a `UserError` saying the limit otherwise."""
+    cores = os.cpu_count() or 1
+    if jobs is not None and jobs > MAX_JOBS_PER_CORE * cores:
+        raise UserError(f"{jobs} worker processes are more than {MAX_JOBS_PER_CORE} per core: "
+                        f"at most {MAX_JOBS_PER_CORE * cores} on this machine ({cores} cores)")
+    return jobs
+
+
 def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int | None = None,
                   problem=None, selection=None) -> Executor:
     """The executor of `--executor KIND [--scheduler ADDRESS] [--jobs N]`, started now (the
@@ -242,13 +258,13 @@ def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int |
     """
     kind = kind.strip().lower()
     if kind not in EXECUTORS:
-        raise ValueError(f"unknown executor {kind!r}: use {' or '.join(EXECUTORS)}")
+        raise UserError(f"unknown executor {kind!r}: use {' or '.join(EXECUTORS)}")
     preload = tuple((problem.id, name) for name in selection.stages) \
         if problem is not None and selection is not None else ()
     if kind == "local":
         if scheduler:
-            raise ValueError("--scheduler is for --executor dask")
-        return LocalPoolExecutor(jobs, preload=preload)
+            raise UserError("--scheduler is for --executor dask")
+        return LocalPoolExecutor(check_jobs(jobs), preload=preload)
     from pipeline.run.dask_executor import DaskExecutor
 
     address = scheduler or os.environ.get(SCHEDULER_VARIABLE, "").strip() or None

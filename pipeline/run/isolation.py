@@ -14,6 +14,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.errors import UserError
 from pipeline.run.launcher import launcher_problem, probe
 
 SANDBOX_MODES = ("auto", "on", "off")
@@ -30,14 +31,14 @@ class SandboxChoice:
 def choose_sandbox(mode: str) -> SandboxChoice:
     """Whether programs run sandboxed under `mode`; ValueError for `on` where it cannot."""
     if mode not in SANDBOX_MODES:
-        raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
+        raise UserError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
     if mode == "off":
         return SandboxChoice(False, None)
     problem = probe(True).sandbox_error
     if problem is None:
         return SandboxChoice(True, None)
     if mode == "on":
-        raise ValueError(f"--sandbox on: the sandbox cannot work here: {problem}")
+        raise UserError(f"--sandbox on: the sandbox cannot work here: {problem}")
     return SandboxChoice(False, f"sandbox off: {problem}")
 
 

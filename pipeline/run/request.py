@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.errors import UnknownName
+from pipeline.errors import UnknownName, UserError
 from pipeline.problems import Problem
 from pipeline.run.solvers import ExternalSolver, configured_externals, submissions
 
@@ -65,10 +65,10 @@ def select_solvers(problem: Problem, request: RunRequest) -> Selection:
     seen: set[str] = set()
     for external in request.externals:
         if external.name in taken:
-            raise ValueError(f"--external {external.name}=...: {external.name!r} is already "
-                             f"{taken[external.name]}; give your program another name")
+            raise UserError(f"--external {external.name}=...: {external.name!r} is already "
+                            f"{taken[external.name]}; give your program another name")
         if external.name in seen:
-            raise ValueError(f"--external {external.name!r} is given twice")
+            raise UserError(f"--external {external.name!r} is given twice")
         seen.add(external.name)
     if not request.solvers:
         stages = () if request.externals else tuple(stage_names)

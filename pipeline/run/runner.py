@@ -12,6 +12,7 @@ was one, and empty when its results came from several.
 
 from __future__ import annotations
 
+import errno
 import os
 import platform
 import secrets
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from pipeline.errors import UserError
 from pipeline.problems import Problem, get_problem
 from pipeline.run.checker import check_answer
 from pipeline.run.executors import Executor, make_executor
@@ -39,8 +41,8 @@ from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import ready_program
 from pipeline.run.startup import StartFailure, error_line, is_start_failure, start_failure
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
-from pipeline.tables.lock import data_lock
-from pipeline.tables.results import (read_run_results, read_runs, stored_chunks,
+from pipeline.tables.lock import data_lock, process_start, run_lock
+from pipeline.tables.results import (next_chunk, read_run_results, read_runs,
                                      write_results_chunk, write_run)
 from pipeline.tables.schemas import cases_schema
 from pipeline.verdicts import Verdict
@@ -92,7 +94,7 @@ def host_info() -> dict[str, str | int | None]:
     except (OSError, subprocess.SubprocessError):
         rev = None
     return {"host": socket.gethostname(), "cpu_model": cpu, "git_rev": rev,
-            "pid": os.getpid()}
+            "pid": os.getpid(), "pid_started": process_start(os.getpid())}
 
 
 def new_run_id() -> str:
@@ -124,12 +126,12 @@ def resumed_selection(problem: Problem, run_row: dict) -> Selection:
         stage_names = {s.name for s in problem.stages}
         missing = [n for n in run_row["solvers"] if n not in stage_names]
         if missing:
-            raise ValueError(f"run {run_row['run_id']} recorded no program identities; it "
-                             f"cannot be resumed with {', '.join(missing)}")
+            raise UserError(f"run {run_row['run_id']} recorded no program identities; it "
+                            f"cannot be resumed with {', '.join(missing)}")
         return Selection(tuple(run_row["solvers"]), ())
     reasons = [r for r in (changed(i, problem.id) for i in identities) if r]
     if reasons:
-        raise ValueError(f"run {run_row['run_id']} cannot be resumed: {'; '.join(reasons)}")
+        raise UserError(f"run {run_row['run_id']} cannot be resumed: {'; '.join(reasons)}")
     return Selection(tuple(i.name for i in identities if i.kind == "stage"),
                      tuple(i.external(problem.id) for i in identities if i.kind == "external"),
                      tuple(i.name for i in identities if i.kind == "submission"))
@@ -152,7 +154,7 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
         argv, recipe = program.argv, program.recipe
         blocker = sandbox_blocker(argv) if sandbox and argv else None
         if blocker and request.sandbox == "on":
-            raise ValueError(f"--sandbox on: external program {external.name!r}: {blocker}")
+            raise UserError(f"--sandbox on: external program {external.name!r}: {blocker}")
         sandboxed = sandbox and blocker is None and bool(argv)
         specs.append(SolverSpec(name=external.name, kind="external", problem=problem.id,
                                 argv=argv, build=recipe, memory_mb=program.memory_mb,
@@ -236,7 +238,19 @@ def _store_expected(data_dir: Path, problem_id: str, filled: pl.DataFrame,
 
 def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         progress: Callable[..., None] | None = None) -> RunSummary:
-    """Run the request; returns a summary (the results are in the tables)."""
+    """Run the request; returns a summary (the results are in the tables). The run is held by
+    this process throughout (`run_lock`): a second resume of it refuses at once."""
+    if request.resume and read_runs(data_dir).filter(pl.col("run_id") == request.resume) \
+            .is_empty():
+        raise UserError(f"no run {request.resume!r} to resume")
+    run_id = request.resume or new_run_id()
+    with run_lock(data_dir, run_id) as give_back_reserve:
+        return _run(data_dir, request, run_id, executor, progress, give_back_reserve)
+
+
+def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | None,
+         progress: Callable[..., None] | None,
+         give_back_reserve: Callable[[], None]) -> RunSummary:
     problem = get_problem(request.problem)
     timeout_s = request.timeout_s
     info = host_info()
@@ -247,10 +261,10 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
     if request.resume:
         runs = read_runs(data_dir).filter(pl.col("run_id") == request.resume)
         if runs.is_empty():
-            raise ValueError(f"no run {request.resume!r} to resume")
+            raise UserError(f"no run {request.resume!r} to resume")
         run_row = runs.row(0, named=True)
         if run_row["problem"] != problem.id:
-            raise ValueError(f"run {request.resume} is of problem {run_row['problem']}")
+            raise UserError(f"run {request.resume} is of problem {run_row['problem']}")
         selection = resumed_selection(problem, run_row)
         request = replace(request, group=run_row.get("group"), repeat=run_row["repeat"] or 1)
         timeout_s = run_row["timeout_s"] if request.timeout_s is None else request.timeout_s
@@ -258,11 +272,9 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
                                     ["case_id", "solver", "repeat", "host"])
         done = set(zip(previous["case_id"], previous["solver"], previous["repeat"]))
         hosts.update(previous["host"].drop_nulls())
-        chunk = len(stored_chunks(data_dir, request.resume))
-        run_id = request.resume
+        chunk = next_chunk(data_dir, run_id)
     else:
         selection = select_solvers(problem, request)
-        run_id = new_run_id()
     # Every program is resolved (and built) before anything runs or is written.
     specs = solver_specs(problem, selection, request, data_dir, timeout_s,
                          getattr(executor, "builds_on_workers", False))
@@ -286,7 +298,8 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
                        "repeat": request.repeat, "cases": cases.height, "group": request.group,
                        "command": request.command, **info}
         else:
-            run_row = {**run_row, "status": "running", "pid": info["pid"], "host": info["host"]}
+            run_row = {**run_row, "status": "running", "pid": info["pid"],
+                       "pid_started": info["pid_started"], "host": info["host"]}
         write_run(data_dir, run_row)
         started = True
         cases = fill_expected(data_dir, problem, cases, executor, request.wait)
@@ -338,6 +351,14 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         if buffer:
             write_results_chunk(data_dir, run_id, chunk, buffer)
             summary.results_written += len(buffer)
+    except OSError as error:
+        if error.errno != errno.ENOSPC:
+            raise
+        folder = Path(error.filename).parent if error.filename else Path(data_dir)
+        raise UserError(f"no space left on device in {folder}: run {run_id} stopped and is "
+                        f"marked failed, its stored results kept (`pipeline run --problem "
+                        f"{problem.id} --resume {run_id}` finishes it once there is room)") \
+            from None
     finally:
         if own_executor:
             executor.close()
@@ -346,6 +367,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         if started:
             if hosts:
                 run_row["host"] = hosts.pop() if len(hosts) == 1 else None
+            give_back_reserve()  # the space kept for this last write, should the disk be full
             write_run(data_dir, {**run_row, "status": summary.status, "finished_at": now()})
     return summary
 

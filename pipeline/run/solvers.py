@@ -46,7 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.config import CONFIG_DIR, REPO_ROOT, read_configured_solvers
-from pipeline.fsutil import atomic_write
+from pipeline.errors import UserError
+from pipeline.fsutil import atomic_write, atomic_write_text
 from pipeline.packages.languages import (LANGUAGES, Language, build_program, command_language,
                                          detect_language, run_argv)
 from pipeline.packages.model import Program
@@ -126,10 +127,10 @@ def parse_external(text: str, problem_id: str) -> ExternalSolver:
         name, command = path.stem, text
         if not text.strip() or source_language(path) is None:
             missing = path.suffix in FILE_SUFFIXES and not path.exists()
-            raise ValueError(f"--external {text}: {path} does not exist" if missing
+            raise UserError(f"--external {text}: {path} does not exist" if missing
                              else f"--external wants NAME=COMMAND or a source file, got {text!r}")
     if not name.strip() or not command.strip():
-        raise ValueError(f"--external wants NAME=COMMAND, got {text!r}")
+        raise UserError(f"--external wants NAME=COMMAND, got {text!r}")
     words = shlex.split(command)
     if len(words) == 1 and source_language(cwd / words[0]) is not None:
         return ExternalSolver(name=name.strip(), problem=problem_id, run="",
@@ -143,21 +144,21 @@ def resolve_program(solver: ExternalSolver, argv: tuple[str, ...]) -> tuple[str,
     program does not resolve to a file this user may execute, or an argument that names a
     source or script file (`sol.py`) names none."""
     if not argv:
-        raise ValueError(f"external program {solver.name!r}: the command is empty")
+        raise UserError(f"external program {solver.name!r}: the command is empty")
     program = argv[0]
     base = Path(solver.base_dir) if solver.base_dir else REPO_ROOT
     if "/" not in program:
         found = shutil.which(program)
         if found is None:
-            raise ValueError(f"external program {solver.name!r}: {program!r} is not on PATH")
+            raise UserError(f"external program {solver.name!r}: {program!r} is not on PATH")
         path = os.path.abspath(found)
     else:
         path = os.path.abspath(base / program)
         if not os.path.exists(path):
-            raise ValueError(f"external program {solver.name!r}: {path} does not exist"
-                             f"{' (taken from ' + str(base) + ')' if program[0] != '/' else ''}")
+            raise UserError(f"external program {solver.name!r}: {path} does not exist"
+                            f"{' (taken from ' + str(base) + ')' if program[0] != '/' else ''}")
     if not os.path.isfile(path) or not os.access(path, os.X_OK):
-        raise ValueError(f"external program {solver.name!r}: {path} is not an executable file")
+        raise UserError(f"external program {solver.name!r}: {path} is not an executable file")
     return (path, *(_file_argument(solver, word, base) for word in argv[1:]))
 
 
@@ -172,8 +173,8 @@ def _file_argument(solver: ExternalSolver, word: str, base: Path) -> str:
     if path.is_file():
         return os.path.abspath(path)
     if Path(word).suffix in FILE_SUFFIXES and not path.exists():
-        raise ValueError(f"external program {solver.name!r}: its argument {word!r} names no "
-                         f"file: {os.path.abspath(path)} does not exist")
+        raise UserError(f"external program {solver.name!r}: its argument {word!r} names no "
+                        f"file: {os.path.abspath(path)} does not exist")
     return word
 
 

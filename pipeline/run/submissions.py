@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pipeline.errors import UserError
 from pipeline.packages.expectations import (Agreement, TimeLimit, aligned, check_expectations,
                                             derive_time_limit, lower_bound_submissions,
                                             margins)
@@ -79,8 +80,8 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame,
     package = problem.load()
     lower = tuple(p.name for p in lower_bound_submissions(package))
     if not lower:
-        raise ValueError(f"package {problem.id} gives no time limit and has no accepted "
-                         "submission to derive one from; give one with --timeout SEC")
+        raise UserError(f"package {problem.id} gives no time limit and has no accepted "
+                        "submission to derive one from; give one with --timeout SEC")
     probe = TimeLimit(PROBE_TIME_S, PROBE_TIME_S, PROBE_TIME_S, "given", "probe")
     judged: Judged = {}
     for job, outcome in executor.run(submission_jobs(submission_specs(problem, lower, probe),

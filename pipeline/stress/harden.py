@@ -20,12 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pipeline.errors import UserError
 from pipeline.problems import get_problem
 from pipeline.stress.findings import STRESS_GROUP, KeptCase, safe_name
 from pipeline.stress.stress import StressRequest, stress
 
 
-class HardenError(ValueError):
+class HardenError(UserError):
     """Nothing to harden against: no finished run, or no wrong program named or surviving."""
 
 

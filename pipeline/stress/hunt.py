@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.errors import UserError
 from pipeline.problems import get_problem
 from pipeline.problems.base import Case, Problem
 from pipeline.run.solvers import ExternalSolver
@@ -47,7 +48,7 @@ BETTER = 1.05
 MAX_CHAIN = 8
 
 
-class HuntError(ValueError):
+class HuntError(UserError):
     """A hunt that cannot start (no case of the size, no mutation that applies)."""
 
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.errors import UnknownName
+from pipeline.errors import UnknownName, UserError
 from pipeline.problems.base import Case, Problem
 from pipeline.run.checker import check_answer
 from pipeline.run.executors import Executor, make_executor
@@ -75,7 +75,7 @@ class Trial:
         return None
 
 
-class JudgeError(ValueError):
+class JudgeError(UserError):
     """The solvers asked for cannot be judged against each other (no reference, a name used
     twice, an `--external` program that is neither S nor R)."""
 

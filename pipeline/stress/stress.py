@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pipeline.errors import InputError, UnknownName
+from pipeline.errors import InputError, UnknownName, UserError
 from pipeline.problems import get_problem
 from pipeline.problems.base import Case, Problem, Recipe
 from pipeline.run.solvers import ExternalSolver
@@ -46,7 +46,7 @@ ROUND_TARGET_S = 0.25
 INVALID_GIVE_UP = 64   # rejected inputs, none accepted yet: the recipes make no valid input
 
 
-class StressError(ValueError):
+class StressError(UserError):
     """A session that cannot go on: a recipe raised, there is none, or none makes a valid
     input."""
 

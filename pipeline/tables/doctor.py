@@ -4,7 +4,8 @@ It finds
 - damaged table files: any Parquet file that does not read back whole;
 - leftover temporary files of writes that were killed (`.NAME.*.tmp` beside a table file,
   older than a minute, so a write in progress is never touched);
-- runs left `running` by a process that is gone (same host, no such pid).
+- runs left `running` by a process that is gone (same host, and no such pid, or the pid is
+  another process's now: one that started at another time).
 
 `fix` moves damaged and leftover files to `DATA/quarantine/<when>/` (never deleting anything),
 so every other file keeps working, and marks the dead runs `interrupted`. It holds the data
@@ -22,8 +23,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from pipeline.tables.files import DamagedTable, read_parquet, table_dir, table_files
-from pipeline.tables.lock import data_lock
-from pipeline.tables.results import write_run
+from pipeline.tables.lock import LockHeld, data_lock, process_start, run_lock
+from pipeline.tables.results import run_path, write_run
 from pipeline.tables.schemas import RUNS, TABLES
 
 LEFTOVER_AGE_S = 60
@@ -40,14 +41,16 @@ class Examination:
         return not (self.damaged or self.leftovers or self.dead_runs)
 
 
-def _alive(pid: int) -> bool:
+def _alive(pid: int, started: int | None) -> bool:
+    """Whether the process `pid` that started at `started` (clock ticks after boot; None: not
+    recorded) still runs."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    return started is None or process_start(pid) in (started, None)
 
 
 def dead_runs(data_dir: Path) -> list[dict]:
@@ -62,19 +65,28 @@ def dead_runs(data_dir: Path) -> list[dict]:
         for row in frame.iter_rows(named=True):
             pid = row.get("pid")
             if (row.get("status") == "running" and row.get("host") == host
-                    and pid is not None and not _alive(int(pid))):
+                    and pid is not None and not _alive(int(pid), row.get("pid_started"))):
                 found.append(row)
     return found
 
 
 def settle_dead_runs(data_dir: Path) -> list[str]:
-    """Mark the runs whose process died `interrupted`; returns their ids."""
+    """Mark the runs whose process died `interrupted`; returns their ids. Each is marked
+    holding the run's lock, and only while its row still says so (a resume may have taken it
+    over since it was read); one whose lock is held is being run, and is left alone."""
     settled = []
     for row in dead_runs(data_dir):
-        full = {name: row.get(name) for name in RUNS}
-        write_run(data_dir, {**full, "status": "interrupted",
-                             "finished_at": full.get("finished_at")
-                             or datetime.now(timezone.utc)})
+        try:
+            with run_lock(data_dir, row["run_id"], reserve=False, wait_s=0):
+                current = read_parquet(run_path(data_dir, row["run_id"])).row(0, named=True)
+                if (current.get("status"), current.get("pid")) != ("running", row.get("pid")):
+                    continue
+                full = {name: current.get(name) for name in RUNS}
+                write_run(data_dir, {**full, "status": "interrupted",
+                                     "finished_at": full.get("finished_at")
+                                     or datetime.now(timezone.utc)})
+        except (LockHeld, DamagedTable, OSError):
+            continue
         settled.append(row["run_id"])
     return settled
 

@@ -12,6 +12,8 @@ be read (truncated, not Parquet, unreadable) is a `DamagedTable` naming it, neve
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 import polars as pl
@@ -53,8 +55,19 @@ def row_group_rows(frame: pl.DataFrame) -> int:
 
 
 def write_parquet_atomic(path: Path, frame: pl.DataFrame) -> None:
-    atomic_write(path, lambda tmp: frame.write_parquet(
-        tmp, statistics=True, row_group_size=row_group_rows(frame), **PARQUET_COMPRESSION))
+    """Write `frame` to `path` atomically. A full disk is an `OSError` (ENOSPC) naming `path`
+    whichever library met it (Polars says it in a `ComputeError`)."""
+    try:
+        atomic_write(path, lambda tmp: frame.write_parquet(
+            tmp, statistics=True, row_group_size=row_group_rows(frame), **PARQUET_COMPRESSION))
+    except pl.exceptions.PolarsError as error:
+        if "No space left on device" in str(error) or "os error 28" in str(error):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from None
+        raise
+    except OSError as error:
+        if error.errno == errno.ENOSPC:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from None
+        raise
 
 
 def _reason(error: BaseException) -> str:

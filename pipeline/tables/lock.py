@@ -6,11 +6,19 @@ storing expected answers, `doctor --fix` moving files) happens while holding an 
 never blocks anyone. Whoever holds it writes who it is into the file; a second writer waits,
 saying once whom it waits for, or with `wait=False` fails at once with `LockHeld` naming the
 holder. Files that are only ever created whole under a unique name (result chunks, a run's own
-row) need no lock.
+row) need no lock from other commands; but one run is written by one process at a time: a run
+(new or resumed) holds its own lock, `DATA/.runs/RUN_ID.lock`, from start to end, so a second
+`--resume` of the same run refuses at once (`LockHeld`) instead of writing chunks of the same
+names. That file also keeps a little disk space for the run's last write (`RUN_RESERVE_BYTES`,
+given back just before it), so a run stopped by a full disk can still say it failed.
+
+A process is named by its pid and its start time (`process_start`, field 22 of
+`/proc/PID/stat`), so a pid the kernel gave to another process since is not mistaken for it.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -24,6 +32,7 @@ from pathlib import Path
 
 LOCK_NAME = ".lock"
 POLL_S = 0.05
+RUN_RESERVE_BYTES = 256 << 10  # a run's own row is some 10 KB of Parquet
 
 
 class LockHeld(Exception):
@@ -32,13 +41,21 @@ class LockHeld(Exception):
 
 def _holder(path: Path) -> str:
     try:
-        info = json.loads(path.read_text() or "{}")
+        info = json.loads(path.read_text().rstrip("\0") or "{}")
     except (OSError, ValueError):
         return "another process"
     if not info:
         return "another process"
     return (f"pid {info.get('pid')} on {info.get('host')} ({info.get('command')}, since "
             f"{info.get('since')})")
+
+
+def _me() -> bytes:
+    """Who holds a lock, as its file says: this process's pid, host, command and since when."""
+    return json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                       "command": " ".join(["pipeline", *sys.argv[1:]])[:200],
+                       "since": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")}
+                      ).encode()
 
 
 @contextmanager
@@ -68,13 +85,78 @@ def data_lock(data_dir: Path, wait: bool = True,
                     break
                 except BlockingIOError:
                     time.sleep(POLL_S)
-        info = {"pid": os.getpid(), "host": socket.gethostname(),
-                "command": " ".join(["pipeline", *sys.argv[1:]])[:200],
-                "since": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")}
         os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(info).encode(), 0)
+        os.pwrite(fd, _me(), 0)
         try:
             yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def process_start(pid: int) -> int | None:
+    """When process `pid` started, in clock ticks after boot (field 22 of `/proc/PID/stat`);
+    None when there is no such process (or no `/proc` to ask)."""
+    try:
+        stat = Path(f"/proc/{int(pid)}/stat").read_text()
+    except (OSError, ValueError):
+        return None
+    # Field 2, the command name in parentheses, may hold spaces and ')': split after its end.
+    fields = stat[stat.rfind(")") + 2:].split()
+    try:
+        return int(fields[22 - 3])
+    except (IndexError, ValueError):
+        return None
+
+
+def run_lock_path(data_dir: Path, run_id: str) -> Path:
+    return Path(data_dir) / ".runs" / f"{run_id}.lock"
+
+
+# How long a run waits for its lock before refusing: long enough to outlast a command that
+# holds it a moment to mark the run interrupted, far shorter than any run.
+RUN_LOCK_WAIT_S = 1.0
+
+
+@contextmanager
+def run_lock(data_dir: Path, run_id: str, reserve: bool = True,
+             wait_s: float = RUN_LOCK_WAIT_S) -> Iterator[Callable[[], None]]:
+    """Hold run `run_id` for this process for the `with` block, or raise `LockHeld` (after
+    `wait_s`) naming the process that holds it. With `reserve`, keeps `RUN_RESERVE_BYTES` of
+    disk and yields a function that gives them back (call it just before the run's last
+    write)."""
+    path = run_lock_path(data_dir, run_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockHeld(f"run {run_id} is being run by {_holder(path)}: wait until "
+                                   "it ends (a run is written by one process at a time)") \
+                        from None
+                time.sleep(POLL_S)
+        info = _me()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, info, 0)
+        try:
+            if reserve:
+                os.posix_fallocate(fd, len(info), RUN_RESERVE_BYTES)
+        except OSError as error:
+            if error.errno not in (errno.EOPNOTSUPP, errno.EINVAL):  # ENOSPC: say so now
+                raise OSError(error.errno, error.strerror, str(path)) from None
+
+        def give_back() -> None:
+            os.ftruncate(fd, len(info))
+
+        try:
+            yield give_back
         finally:
             os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)

@@ -34,6 +34,14 @@ def stored_chunks(data_dir: Path, run_id: str) -> list[Path]:
     return sorted(folder.glob(f"{run_id}-*.parquet")) if folder.is_dir() else []
 
 
+def next_chunk(data_dir: Path, run_id: str) -> int:
+    """The number of a run's next chunk: one past the highest stored (not their count, which
+    repeats a stored number when an earlier chunk is gone)."""
+    numbers = [int(path.stem.rpartition("-")[2]) for path in stored_chunks(data_dir, run_id)
+               if path.stem.rpartition("-")[2].isdigit()]
+    return max(numbers, default=-1) + 1
+
+
 def read_run_results(data_dir: Path, run_id: str,
                      columns: list[str] | None = None) -> pl.DataFrame:
     """Every stored result row of one run (all columns, or only `columns`)."""

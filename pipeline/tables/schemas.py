@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipeline.errors import UserError
 from pipeline.tables.layout import TABLES  # noqa: F401  (the tables, in one place)
 
 CASES_BASE: dict[str, pl.DataType] = {
@@ -69,6 +70,7 @@ RUNS: dict[str, pl.DataType] = {
     "git_rev": pl.String(),
     "host": pl.String(),
     "pid": pl.Int64(),
+    "pid_started": pl.Int64(),
     "cpu_model": pl.String(),
     "jobs": pl.Int64(),
     "timeout_s": pl.Float64(),
@@ -139,7 +141,7 @@ def size_columns() -> tuple[str, ...]:
             _SIZE_COLUMNS_READ[key] = read_problem_settings(path).size_columns
         for name in _SIZE_COLUMNS_READ[key]:
             if name in CASES_BASE:
-                raise ValueError(f"{path}: size column {name!r} clashes with a base column")
+                raise UserError(f"{path}: size column {name!r} clashes with a base column")
             names.setdefault(name)
     return tuple(names)
 

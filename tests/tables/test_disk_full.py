@@ -3,35 +3,25 @@ real tmpfs mounted for the test, where the machine allows mounting one)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
+from diskkit import fill, small_disk
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def small_disk(tmp_path):
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
+def disk(tmp_path):
+    with small_disk(tmp_path / "disk") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
-def test_disk_full_is_one_error_line_and_the_old_tables_stay(small_disk, tmp_path):
-    data = small_disk / "data"
+def test_disk_full_is_one_error_line_and_the_old_tables_stay(disk, tmp_path):
+    data = disk / "data"
     raw = tmp_path / "raw" / "bipartitebattle"
     raw.mkdir(parents=True)
     for i in range(20):
@@ -40,15 +30,7 @@ def test_disk_full_is_one_error_line_and_the_old_tables_stay(small_disk, tmp_pat
     assert subprocess.run([*argv, str(raw.parent)], cwd=REPO).returncode == 0
     cases = data / "tables" / "cases" / "bipartitebattle.parquet"
     before = pl.read_parquet(cases)
-    ballast = small_disk / "ballast"
-    fd = os.open(ballast, os.O_WRONLY | os.O_CREAT)  # fill the disk to the last block
-    try:
-        while os.write(fd, b"\0" * 4096):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    fill(disk)
     for i in range(20, 3000):
         (raw / f"{i:04d}.in").write_text(f"1\n{i + 1} 2\n")
     done = subprocess.run([*argv, str(raw.parent)], cwd=REPO, capture_output=True, text=True)
