@@ -88,6 +88,7 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
 )}
 SCRIPT = "script"        # a single file with a #! line and no known extension
 BUILD_RUN = "build-run"  # a folder with `build` / `run` scripts
+COMPILE_FILE_MB = 1024  # each file a compiler or build script writes (not a run's output limit)
 _PYTHON2_SHEBANG = re.compile(rb"^#!.*python2\b")
 
 
@@ -275,7 +276,7 @@ def _compile(program: Program, language: str, work: Path, names: list[str],
         if build_script.exists():
             build_script.chmod(0o755)
             done = run_limited(["/bin/sh", "./build"], cwd=work, time_s=time_s,
-                               memory_mb=memory_mb)
+                               memory_mb=memory_mb, file_mb=COMPILE_FILE_MB, sandbox=False)
             if done.exit_code != 0:
                 return {"status": "CE", "run": [], "message": describe_failure(
                     done, "build script") + "\n" + done.output}
@@ -298,7 +299,8 @@ def _compile(program: Program, language: str, work: Path, names: list[str],
     message = ""
     if lang.compile is not None:
         done = run_limited(_expand(lang.compile, values, sources), cwd=work, time_s=time_s,
-                           memory_mb=memory_mb if lang.memory_by_rlimit else None)
+                           memory_mb=memory_mb if lang.memory_by_rlimit else None,
+                           file_mb=COMPILE_FILE_MB, sandbox=False)
         message = done.output
         if done.exit_code != 0:
             return {"status": "CE", "run": [], "message": describe_failure(

@@ -32,8 +32,8 @@ from pipeline.run.checker import check_answer
 from pipeline.run.executors import Executor, make_executor
 from pipeline.run.identity import (SolverIdentity, changed, external_identity,
                                    stage_identity, submission_identity)
-from pipeline.run.isolation import (choose_sandbox, containment_note, sandbox_blocker,
-                                    visible_paths)
+from pipeline.run import contained
+from pipeline.run.isolation import choose_sandbox, containment_note
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import build_recipe, prepare, resolve_program
@@ -147,14 +147,11 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
         recipe = build_recipe(external) if build_on_workers else None
         argv = () if recipe is not None else resolve_program(external,
                                                              prepare(external, data_dir))
-        blocker = sandbox_blocker(argv) if sandbox and argv else None
-        if blocker and request.sandbox == "on":
-            raise ValueError(f"--sandbox on: external program {external.name!r}: {blocker}")
-        sandboxed = sandbox and blocker is None and bool(argv)
         specs.append(SolverSpec(name=external.name, kind="external", problem=problem.id,
                                 argv=argv, build=recipe, memory_mb=memory or None,
-                                stack_mb=request.stack_mb, sandbox=sandboxed,
-                                visible=visible_paths(argv, data_dir) if sandboxed else (),
+                                stack_mb=request.stack_mb, sandbox=sandbox,
+                                hidden=contained.data_folder_hidden(data_dir)
+                                if sandbox else (),
                                 timeout_s=timeout_s or external.time_limit_s
                                 or problem.time_limit_s,
                                 judged_by_package=problem.kind == "package"))
@@ -172,9 +169,6 @@ def external_notes(request: RunRequest, specs: list[SolverSpec]) -> list[str]:
         choice = choose_sandbox("auto")
         if choice.note:
             notes.append(choice.note)
-        else:
-            notes += [f"sandbox off for {spec.name}: {sandbox_blocker(spec.argv)}"
-                      for spec in externals if not spec.sandbox and spec.argv]
     return notes
 
 
@@ -260,6 +254,10 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
     else:
         selection = select_solvers(problem, request)
         run_id = new_run_id()
+    # The package's own programs (in workers started from here) follow the run's sandbox
+    # setting, and no contained program sees the data folder.
+    contained.set_default_sandbox(request.sandbox)
+    contained.hide(data_dir)
     # Every program is resolved (and built) before anything runs or is written.
     specs = solver_specs(problem, selection, request, data_dir, timeout_s,
                          getattr(executor, "builds_on_workers", False))
