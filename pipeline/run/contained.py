@@ -40,6 +40,7 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
+import re
 import resource
 import select
 import shutil
@@ -56,7 +57,7 @@ from pipeline.run.processes import NextChildNamespace, kill_children
 
 MB = 1024 * 1024
 # How long past the wall-clock cap the caller waits for the launcher before stopping it.
-LAUNCHER_GRACE_S = 2.0
+LAUNCHER_GRACE_S = 10.0  # (a fork bomb's hundreds of processes take a while to die)
 CPU_POLL_S = 0.05  # without the launcher: how often the program's CPU time is looked at
 PROCESS_CAP = 256  # processes and threads of one caller's programs at once (the pids cgroup)
 HIDE_ENV = "PIPELINE_HIDDEN_DATA"  # data folders hidden from contained programs (os.pathsep)
@@ -197,6 +198,7 @@ def _outermost(paths: list[str]) -> tuple[str, ...]:
 # -- the process cap: a pids cgroup of this process -------------------------------------------
 
 _cgroup: str | None = None
+_cgroup_base: str | None = None
 _cgroup_problem: str | None = None
 
 
@@ -228,25 +230,33 @@ def _pids_hierarchy() -> str | None:
 
 
 def process_cgroup() -> str | None:
-    """This process's pids cgroup for its programs, `PROCESS_CAP` processes at most (made on
-    first use; None where none can be made: `process_cap_note` says why)."""
-    global _cgroup, _cgroup_problem
+    """The pids cgroup this process moved itself into (on first use) so that it and every
+    program it starts count together: `PROCESS_CAP` processes and threads besides its own.
+    None where there is none (`process_cap_note` says why).
+
+    Joining once per process, not once per program, matters: a write to cgroup.procs takes a
+    lock every fork of the machine waits for."""
+    global _cgroup, _cgroup_base, _cgroup_problem
     if _cgroup is not None or _cgroup_problem is not None:
         return _cgroup
-    base = _pids_hierarchy()
-    if base is None:
+    own = _pids_hierarchy()
+    if own is None:
         _cgroup_problem = "no pids cgroup controller on this machine"
         return None
+    base = re.sub(r"(/gamebench-\d+)+$", "", own)  # a worker's goes beside its parent's
     _remove_stale_cgroups(base)
     folder = f"{base}/gamebench-{os.getpid()}"
     try:
         os.makedirs(folder, exist_ok=True)
+        threads = len(os.listdir("/proc/self/task"))
         with open(f"{folder}/pids.max", "w") as handle:
-            handle.write(f"{PROCESS_CAP}\n")
+            handle.write(f"{PROCESS_CAP + threads}\n")
+        with open(f"{folder}/cgroup.procs", "w") as handle:
+            handle.write("0\n")
     except OSError as error:
         _cgroup_problem = f"cannot make a pids cgroup under {base}: {error.strerror}"
         return None
-    _cgroup = folder
+    _cgroup, _cgroup_base = folder, base
     return folder
 
 
@@ -264,9 +274,12 @@ def _remove_stale_cgroups(base: str) -> None:
 
 
 def remove_process_cgroup() -> None:
+    """Leave this process's pids cgroup and remove it (at the process's end)."""
     global _cgroup
     if _cgroup is not None:
         try:
+            with open(f"{_cgroup_base}/cgroup.procs", "w") as handle:
+                handle.write("0\n")
             os.rmdir(_cgroup)
         except OSError:
             pass
@@ -373,9 +386,8 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
                "-f", str(limits.file_bytes or 0),
                "-c", str(max(1, round(limits.cpu_s * 1000)) if limits.cpu_s else 0),
                "-w", str(max(1, round(wall_s * 1000)))]
-    cgroup = process_cgroup() if processes_capped else None
-    if cgroup is not None:
-        command += ["-g", cgroup]
+    if processes_capped:
+        process_cgroup()
     fds: tuple[int, ...] = ()
     if sandbox:
         try:

@@ -453,10 +453,16 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
 }
 
 /* As the init of the case's PID namespace: kill every other process in it and reap them all
- * (the kernel would do it when init exits; doing it first lets the worker go on sooner). */
+ * (the kernel would do it when init exits; doing it first lets the worker go on sooner),
+ * until none is left. */
 static void kill_namespace(void) {
-    kill(-1, SIGKILL);
-    while (waitpid(-1, NULL, 0) > 0 || errno == EINTR) {
+    for (;;) { /* again and again: a process forking while kill(-1) runs may miss it */
+        kill(-1, SIGKILL);
+        pid_t pid;
+        while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
+        }
+        if (pid < 0 && errno == ECHILD) return;
+        if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD) return;
     }
 }
 
