@@ -182,7 +182,8 @@ def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
             real = os.path.realpath(part)
             if not real.startswith("/tmp/") or not os.path.exists(real):
                 continue
-            shown.append(real if os.path.isdir(real) else os.path.dirname(real))
+            folder = os.path.dirname(real)
+            shown.append(real if os.path.isdir(real) or folder == "/tmp" else folder)
     return _outermost(shown)
 
 
@@ -192,7 +193,7 @@ def _outermost(paths: list[str]) -> tuple[str, ...]:
     for path in sorted({os.path.realpath(p) for p in paths}, key=len):
         if not any(path == k or path.startswith(k + "/") for k in kept):
             kept.append(path)
-    return tuple(kept)
+    return tuple(sorted(kept))
 
 
 # -- the process cap: a pids cgroup of this process -------------------------------------------
