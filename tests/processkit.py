@@ -18,3 +18,81 @@ def alive(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return False
     return state not in ("Z", "X")
+
+
+def processes_marked(marker: str) -> list[int]:
+    """Pids of the live processes whose command line holds `marker`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read()
+        except OSError:
+            continue
+        if marker.encode() in cmdline and alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+HOSTILE = '''\
+import json, os, socket, subprocess, sys, time
+report = {{}}
+# a daemon in a session of its own, meant to outlive everything
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {marker!r}],
+                 start_new_session=True, stdin=subprocess.DEVNULL,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+for path in {outside!r}:
+    try:
+        with open(path, "w") as out:
+            out.write("escaped\\n")
+        report.setdefault("wrote", []).append(path)
+    except OSError:
+        pass
+try:
+    report["read"] = open({secret!r}).read()
+except OSError as error:
+    report["read"] = None
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=1).close()
+    report["connect"] = True
+except OSError:
+    report["connect"] = False
+forks = 0
+while forks < {forks}:  # fork without end (each child sleeps, so the machine is not spun)
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        os.execv("/bin/sleep", ["sleep", "60"])
+    forks += 1
+report["forks"] = forks
+sys.stderr.write("HOSTILE " + json.dumps(report) + "\\n")
+sys.stderr.flush()
+{then}
+'''
+
+
+def hostile_program(folder, *, outside, secret, port: int, marker: str, forks: int = 2000,
+                    then: str = "") -> list[str]:
+    """argv of a hostile Python program written into `folder`: it starts a daemon (in a new
+    session; its command line holds `marker`), tries to write each path of `outside`, to read
+    `secret`, to connect to 127.0.0.1:`port` and to fork `forks` times, reports what it could
+    as a `HOSTILE {json}` line on stderr, then runs `then` (Python: what its role does)."""
+    import sys
+    from pathlib import Path
+
+    path = Path(folder) / "hostile.py"
+    path.write_text(HOSTILE.format(marker=marker, outside=[str(p) for p in outside],
+                                   secret=str(secret), port=port, forks=forks, then=then))
+    return [sys.executable, str(path)]
+
+
+def hostile_report(stderr: str) -> dict:
+    """What a `hostile_program` reported it could do."""
+    import json
+
+    [line] = [line for line in stderr.splitlines() if "HOSTILE " in line]
+    return json.loads(line.partition("HOSTILE ")[2])

@@ -285,7 +285,8 @@ def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
         argv = [*run_argv(validator, memory_mb), str(input_path), str(answer_path),
                 str(feedback) + "/", *args]
         done = run_limited(argv, cwd=scratch / "work", stdin=output_path, time_s=time_s,
-                           memory_mb=memory_mb if validator.memory_by_rlimit else None)
+                           memory_mb=memory_mb if validator.memory_by_rlimit else None,
+                           writable=(feedback,))
         return read_feedback(done, feedback, f"output validator {validator.program.name}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

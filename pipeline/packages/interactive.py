@@ -1,14 +1,22 @@
 """Interactive judging: the submission and the validator (or interactor) talking through pipes.
 
 The validator's stdout is the submission's stdin and the submission's stdout the validator's
-stdin. Both run in their own sessions under their own limits (the submission's memory, CPU and
-output limits; the validator's validation limits), and the whole exchange under one wall-clock
-limit: a submission that stops talking leaves both sides waiting, so the clock runs out and it is
-TLE. The parent keeps each pipe's write end open until the program writing to it has been reaped
-(so "who ended first" is decided by the exits, not by an interpreter closing its stdout while it
-shuts down), and a read end of the validator-to-submission pipe open until the validator ends, so a submission that exits early does not kill the validator with SIGPIPE (problemtools'
-`interactive` does the same); a submission killed by SIGPIPE because the validator had left
-counts as a clean exit, and the validator decides.
+stdin. Each side runs under its own launcher (`pipeline.run.contained`: its own PID namespace,
+limits, and the sandbox where it works; the submission never sees the package's folder) with
+its own limits (the submission's memory, CPU and output limits; the validator's validation
+limits), and each under the exchange's wall-clock limit: a submission that stops talking
+leaves both sides waiting, so the clock runs out and it is TLE. This process keeps no write end
+of either pipe, so a submission that reads to the end gets end-of-file as soon as the
+validator has exited; it keeps a read end of the validator-to-submission pipe open until the
+validator ends, so a submission that exits early does not kill the validator with SIGPIPE
+(problemtools' `interactive` does the same); a submission killed by SIGPIPE because the
+validator had left counts as a clean exit, and the validator decides.
+
+Once the validator has exited, the submission has `GRACE_S` to end (an interpreter reading to
+its input's end and exiting takes a few tens of ms; a JVM's shutdown about 0.1 s) and is then
+killed; being killed so counts as a clean exit too, and the validator's verdict stands. The
+submission's time is its own CPU time, measured by its launcher; what it spends waiting for the
+validator is not in it.
 
 The verdict follows problemtools' `validate_interactive`: a validator that crashed or exited
 with neither 42 nor 43 is JE; a validator that exited first with 43 is WA even if the submission
@@ -23,12 +31,15 @@ from __future__ import annotations
 import os
 import select
 import signal
-import subprocess
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pipeline.packages.procs import ProcessResult, environment, kill_group, limiter
+from pipeline.packages.procs import ProcessResult, environment, result_of
+from pipeline.run import contained
+from pipeline.run.external import submission_hidden
+
+MIB = 1024 * 1024
+GRACE_S = 0.25  # the submission's time to end once the validator has exited
 
 
 @dataclass(frozen=True)
@@ -46,102 +57,75 @@ def _tail(path: Path) -> str:
     return data[-4000:].decode("utf-8", "replace")
 
 
-def _result(status: int | None, usage, wall: float, timed_out: bool, err: Path,
-            error: str | None = None) -> ProcessResult:
-    if status is None:
-        return ProcessResult(None, None, timed_out, 0.0, wall, 0, "", _tail(err), error=error)
-    code = os.waitstatus_to_exitcode(status)
-    cpu = usage.ru_utime + usage.ru_stime
-    hit_cpu = code == -signal.SIGXCPU
-    return ProcessResult(exit_code=code if code >= 0 else None, signal=-code if code < 0 else None,
-                         timed_out=timed_out or hit_cpu, cpu_s=cpu, wall_s=wall,
-                         peak_rss_kb=int(usage.ru_maxrss), stdout="", stderr=_tail(err))
-
-
 def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workdir: Path,
                  wall_s: float, submission_cpu_s: float, submission_memory_mb: int | None,
                  output_mb: int, validator_cpu_s: float,
-                 validator_memory_mb: int | None) -> Exchange:
-    """Run both programs connected by pipes until both end or `wall_s` passes."""
+                 validator_memory_mb: int | None, sandbox: bool | None = None) -> Exchange:
+    """Run both programs connected by pipes until both end or `wall_s` passes. The validator
+    may write in `workdir`'s parent (the case's scratch: its feedback folder, a Polygon
+    interactor's output file)."""
+    sandboxed = contained.default_sandbox() if sandbox is None else sandbox
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "submission").mkdir(exist_ok=True)
     (workdir / "validator").mkdir(exist_ok=True)
-    to_sub_r, to_sub_w = os.pipe()      # validator -> submission
-    to_val_r, to_val_w = os.pipe()      # submission -> validator
-    keep_open = os.dup(to_sub_r)        # no SIGPIPE for the validator if the submission leaves
+    to_sub_r, to_sub_w = os.pipe2(os.O_CLOEXEC)  # validator -> submission
+    to_val_r, to_val_w = os.pipe2(os.O_CLOEXEC)  # submission -> validator
+    keep_open = os.dup(to_sub_r)  # no SIGPIPE for the validator if the submission leaves
     sub_err, val_err = workdir / "submission.err", workdir / "validator.err"
-    started = time.perf_counter()
-    processes: dict[str, subprocess.Popen | None] = {"validator": None, "submission": None}
-    errors: dict[str, str] = {}
     try:
         with open(val_err, "wb") as verr, open(sub_err, "wb") as serr:
-            try:
-                processes["validator"] = subprocess.Popen(
-                    validator_argv, stdin=to_val_r, stdout=to_sub_w, stderr=verr,
-                    cwd=workdir / "validator", env=environment(), start_new_session=True,
-                    close_fds=True, preexec_fn=limiter(validator_memory_mb, validator_cpu_s, 64))
-            except OSError as error:
-                errors["validator"] = f"cannot start {validator_argv[0]}: {error}"
-            try:
-                processes["submission"] = subprocess.Popen(
-                    submission_argv, stdin=to_sub_r, stdout=to_val_w, stderr=serr,
-                    cwd=workdir / "submission", env=environment(), start_new_session=True,
-                    close_fds=True,
-                    preexec_fn=limiter(submission_memory_mb, submission_cpu_s, output_mb))
-            except OSError as error:
-                errors["submission"] = f"cannot start {submission_argv[0]}: {error}"
+            validator = contained.start(
+                validator_argv, stdin=to_val_r, stdout=to_sub_w, stderr=verr,
+                workdir=workdir / "validator", sandbox=sandboxed, env=environment(),
+                limits=contained.Limits(memory_mb=validator_memory_mb, file_bytes=64 * MIB,
+                                        cpu_s=validator_cpu_s, wall_s=wall_s),
+                writable=(str(workdir.parent),))
+            submission = contained.start(
+                submission_argv, stdin=to_sub_r, stdout=to_val_w, stderr=serr,
+                workdir=workdir / "submission", sandbox=sandboxed, env=environment(),
+                hidden=submission_hidden(),
+                limits=contained.Limits(memory_mb=submission_memory_mb,
+                                        file_bytes=output_mb * MIB, cpu_s=submission_cpu_s,
+                                        wall_s=wall_s, written_bytes=output_mb * MIB))
     finally:
-        # The write ends stay open here until their owner is reaped (problemtools' order), so
-        # the other side sees end-of-file only once the writer has truly ended and "who ended
-        # first" is not a race against an interpreter closing its stdout while shutting down.
-        for fd in (to_sub_r, to_val_r):
+        for fd in (to_sub_r, to_sub_w, to_val_r, to_val_w):  # the launchers hold their own
             os.close(fd)
-    holders = {"validator": to_sub_w, "submission": to_val_w}
-    statuses: dict[str, tuple[int, object, float]] = {}
-    order: list[str] = []
-    pidfds = {name: os.pidfd_open(p.pid) for name, p in processes.items() if p is not None}
-    deadline = started + wall_s
-    timed_out = False
     try:
-        while len(statuses) < len(pidfds):
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
-                timed_out = True
-                break
-            waiting = {fd: name for name, fd in pidfds.items() if name not in statuses}
-            ready, _, _ = select.select(list(waiting), [], [], remaining)
-            for fd in ready:
-                name = waiting[fd]
-                _, status, usage = os.wait4(processes[name].pid, 0)
-                statuses[name] = (status, usage, time.perf_counter() - started)
-                order.append(name)
-                kill_group(processes[name].pid)
-                os.close(holders.pop(name))
-                if name == "validator":
-                    os.close(keep_open)
-                    keep_open = -1
-        for name, process in processes.items():
-            if process is not None and name not in statuses:
-                kill_group(process.pid)
-                _, status, usage = os.wait4(process.pid, 0)
-                statuses[name] = (status, usage, time.perf_counter() - started)
+        if validator.early is not None:
+            first = "validator"
+        elif submission.early is not None:
+            first = "submission"
+        else:
+            first = _first_to_end(validator, submission)
+        if first == "validator":
+            measured_val = contained.finish(validator)
+            os.close(keep_open)
+            keep_open = -1
+            # a validator stopped by the wall clock did not end first: the exchange ran out of
+            # time, and the submission's own cap stops it at the same moment
+            grace = None if measured_val.killed == "wall" else GRACE_S
+            measured_sub = contained.finish(submission, stop_after_s=grace)
+        else:
+            measured_sub = contained.finish(submission)
+            measured_val = contained.finish(validator)
     finally:
-        for fd in (*pidfds.values(), *holders.values()):
-            os.close(fd)
         if keep_open >= 0:
             os.close(keep_open)
-    results = {}
-    for name, err in (("submission", sub_err), ("validator", val_err)):
-        if name in errors:
-            results[name] = _result(None, None, 0.0, False, err, errors[name])
-        else:
-            status, usage, wall = statuses[name]
-            still_running = timed_out and name not in order
-            results[name] = _result(status, usage, wall, still_running, err)
-    sub = results["submission"]
-    if sub.signal == signal.SIGPIPE:  # it wrote to a validator that had already left
-        sub = ProcessResult(0, None, sub.timed_out, sub.cpu_s, sub.wall_s, sub.peak_rss_kb,
-                            sub.stdout, sub.stderr)
-    return Exchange(submission=sub, validator=results["validator"],
-                    validator_first=bool(order) and order[0] == "validator",
-                    timed_out=timed_out)
+    if measured_sub.lost or measured_val.lost:
+        contained.sweep()
+    val = result_of(measured_val, validator_argv, "", _tail(val_err))
+    sub = result_of(measured_sub, submission_argv, "", _tail(sub_err))
+    validator_first = first == "validator" and measured_val.killed != "wall"
+    stopped_after_validator = validator_first and measured_sub.killed == "term"
+    if sub.signal == signal.SIGPIPE or stopped_after_validator:
+        sub = replace(sub, exit_code=0, signal=None)  # the validator had left: it decides
+    if measured_val.killed == "wall":  # time ran out with both waiting: whatever the
+        sub = replace(sub, timed_out=True)  # submission did after the validator's end
+    return Exchange(submission=sub, validator=val, validator_first=validator_first,
+                    timed_out=val.timed_out or sub.timed_out)
+
+
+def _first_to_end(validator: contained.Started, submission: contained.Started) -> str:
+    """Which side ends first (each launcher's own wall-clock cap bounds the wait)."""
+    ready, _, _ = select.select([validator, submission], [], [])
+    return "validator" if validator in ready else "submission"

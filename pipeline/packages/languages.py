@@ -105,6 +105,7 @@ CHECKTESTDATA = Path(__file__).with_name("checktestdata.py")  # run as a script 
 COMMAND = "command"      # a program's own build and run commands (`command_language`)
 SCRIPT = "script"        # a single file with a #! line and no known extension
 BUILD_RUN = "build-run"  # a folder with `build` / `run` scripts
+COMPILE_FILE_MB = 1024  # each file a compiler or build script writes (not a run's output limit)
 _PYTHON2_SHEBANG = re.compile(rb"^#!.*python2\b")
 
 
@@ -333,7 +334,7 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
         if build_script.exists():
             build_script.chmod(0o755)
             done = run_limited(["/bin/sh", "./build"], cwd=work, time_s=time_s,
-                               memory_mb=memory_mb)
+                               memory_mb=memory_mb, file_mb=COMPILE_FILE_MB, sandbox=False)
             if done.exit_code != 0:
                 return {"status": "CE", "run": [], "message": describe_failure(
                     done, "build script") + "\n" + done.output}
@@ -365,7 +366,8 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
             return {"status": "CE", "run": [], "message": f"the build command has a field "
                     f"that is not {{exe}} or {{source}}: {error}"}
         done = run_limited(argv, cwd=work, time_s=time_s,
-                           memory_mb=memory_mb if lang.memory_by_rlimit else None)
+                           memory_mb=memory_mb if lang.memory_by_rlimit else None,
+                           file_mb=COMPILE_FILE_MB, sandbox=False)
         message = done.output
         if done.exit_code != 0:
             return {"status": "CE", "run": [], "message": describe_failure(

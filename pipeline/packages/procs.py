@@ -1,24 +1,27 @@
 """Running a package's own programs (compilers, validators, checkers, generators) under limits.
 
-Submissions on a test case go through the run layer (`pipeline.run.external.run_external`);
-everything else a package brings runs here: one process in its own session (so its forks die
-with it), stdin/stdout/stderr connected to files, address space, CPU time and file size limited
-in the child before `exec`, a wall-clock timeout, and the child's own CPU time and peak memory
-taken from `wait4`. Nothing is passed through a shell.
+Every program goes through the one runner, `pipeline.run.contained` (the launcher: its own PID
+namespace, limits, the pids cgroup's cap on processes, and the sandbox where it works), with
+stdin/stdout/stderr connected to files, address space, CPU time and file size limited, a
+wall-clock timeout, and its own CPU time and peak memory from `wait4`. Nothing is passed
+through a shell. Sandboxed (`sandbox=None` follows `contained.default_sandbox`, which the
+run's `--sandbox` sets), a program writes only its working folder, a private /tmp (both on one
+tmpfs capped at `file_mb`) and the `writable` paths it is given. Compilers run unsandboxed
+(`sandbox=False`) under their own limits.
 """
 
 from __future__ import annotations
 
 import os
-import resource
-import select
 import signal
-import subprocess
-import time
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.run import contained
+
 KEEP_TEXT = 4000
+MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -41,85 +44,59 @@ class ProcessResult:
         return "\n".join(part for part in (self.stdout.strip(), self.stderr.strip()) if part)
 
 
-def limiter(memory_mb: int | None, cpu_s: float | None, file_mb: int | None):
-    """A `preexec_fn` setting the limits in the child (address space, CPU, file size)."""
-    def apply() -> None:
-        if memory_mb is not None:
-            size = memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (size, size))
-        if cpu_s is not None:
-            seconds = int(cpu_s) + 1
-            resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
-        if file_mb is not None:
-            size = file_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return apply
-
-
-def kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def wait_or_timeout(pid: int, timeout_s: float | None) -> bool:
-    """Block until `pid` exits or `timeout_s` passes; True when it timed out."""
-    fd = os.pidfd_open(pid)
-    try:
-        ready, _, _ = select.select([fd], [], [], timeout_s)
-        return not ready
-    finally:
-        os.close(fd)
-
-
 def environment() -> dict[str, str]:
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C",
-            "HOME": os.environ.get("HOME", "/tmp")}
+    return contained.environment(home=True)
 
 
 def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | None = None,
                 stdout: Path | None = None, time_s: float = 60.0,
-                memory_mb: int | None = None, file_mb: int | None = 64) -> ProcessResult:
+                memory_mb: int | None = None, file_mb: int | None = 64,
+                sandbox: bool | None = None, writable: tuple[Path, ...] = ()) -> ProcessResult:
     """Run `argv` in `cwd` with stdin from a file, under limits, and wait for it.
 
     stdout goes to `stdout` when given (and is then not returned), else it is captured.
     """
     cwd.mkdir(parents=True, exist_ok=True)
-    out_path = stdout if stdout is not None else cwd / f".stdout-{os.getpid()}-{time.monotonic_ns()}"
-    err_path = cwd / f".stderr-{os.getpid()}-{time.monotonic_ns()}"
-    started = time.perf_counter()
-    try:
+    sandboxed = contained.default_sandbox() if sandbox is None else sandbox
+    limits = contained.Limits(memory_mb=memory_mb, file_bytes=(file_mb or 0) * MIB or None,
+                              cpu_s=time_s, wall_s=time_s + 1.0,
+                              written_bytes=(file_mb or 64) * MIB)
+    with tempfile.TemporaryDirectory(prefix="gamebench-helper-") as private:
+        out_path = stdout if stdout is not None else Path(private) / "stdout"
+        err_path = Path(private) / "stderr"
         with open(stdin if stdin is not None else os.devnull, "rb") as infile, \
                 open(out_path, "wb") as outfile, open(err_path, "wb") as errfile:
-            try:
-                process = subprocess.Popen(
-                    list(argv), stdin=infile, stdout=outfile, stderr=errfile, cwd=cwd,
-                    env=environment(), start_new_session=True, close_fds=True,
-                    preexec_fn=limiter(memory_mb, time_s, file_mb))
-            except OSError as error:
-                return ProcessResult(None, None, False, 0.0, 0.0, 0, "", "",
-                                     error=f"cannot start {argv[0]}: {error}")
-            timed_out = wait_or_timeout(process.pid, time_s + 1.0)
-            if timed_out:
-                kill_group(process.pid)
-            _, status, usage = os.wait4(process.pid, 0)
-            process.returncode = os.waitstatus_to_exitcode(status)
-            kill_group(process.pid)
-        wall = time.perf_counter() - started
-        code = os.waitstatus_to_exitcode(status)
-        cpu = usage.ru_utime + usage.ru_stime
-        timed_out = timed_out or code == -signal.SIGXCPU
-        captured = "" if stdout is not None else _tail(out_path)
-        return ProcessResult(
-            exit_code=code if code >= 0 and not timed_out else None,
-            signal=-code if code < 0 else None, timed_out=timed_out, cpu_s=cpu, wall_s=wall,
-            peak_rss_kb=int(usage.ru_maxrss), stdout=captured, stderr=_tail(err_path))
-    finally:
-        err_path.unlink(missing_ok=True)
-        if stdout is None:
-            out_path.unlink(missing_ok=True)
+            measured = contained.run(
+                list(argv), stdin=infile, stdout=outfile, stderr=errfile, workdir=cwd,
+                limits=limits, sandbox=sandboxed, env=environment(),
+                writable=tuple(str(p) for p in writable))
+        if measured.lost:
+            contained.sweep()
+        return result_of(measured, argv, "" if stdout is not None else _tail(out_path),
+                         _tail(err_path))
+
+
+def result_of(measured: contained.Measured, argv, stdout: str, stderr: str) -> ProcessResult:
+    """A helper's `ProcessResult` from what the runner measured."""
+    wall = (measured.wall_ms or 0.0) / 1000
+    if measured.setup_error is not None:
+        return ProcessResult(None, None, False, 0.0, wall, 0, stdout, stderr,
+                             error=f"cannot run {argv[0]}: {measured.setup_error}")
+    if measured.start_error is not None:
+        return ProcessResult(None, None, False, 0.0, wall, 0, stdout, stderr,
+                             error=f"cannot start {argv[0]}: {measured.start_error}")
+    code = measured.exit_code
+    timed_out = measured.killed in ("cpu", "wall") or code == -signal.SIGXCPU
+    if measured.written_full:
+        return ProcessResult(code if code >= 0 else None, -code if code < 0 else None, False,
+                             (measured.cpu_ms or 0.0) / 1000, wall, measured.rss_kb or 0,
+                             stdout, stderr, error=f"{argv[0]} filled its folder and /tmp "
+                             "(what a program writes there in total is capped)")
+    return ProcessResult(
+        exit_code=code if code >= 0 and not timed_out else None,
+        signal=-code if code < 0 else None, timed_out=timed_out,
+        cpu_s=(measured.cpu_ms or 0.0) / 1000, wall_s=wall, peak_rss_kb=measured.rss_kb or 0,
+        stdout=stdout, stderr=stderr)
 
 
 def _tail(path: Path) -> str:

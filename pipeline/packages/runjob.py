@@ -25,7 +25,8 @@ from pipeline.packages.languages import Build
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.problem import PackageProblem, case_in_group
 from pipeline.problems.identity import case_id_of
-from pipeline.run.external import scratch_root
+from pipeline.run.contained import data_folder_hidden, default_sandbox
+from pipeline.run.external import hide_from_submissions, scratch_root
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 
 _submissions: dict[tuple[Path, str], Build] = {}
@@ -73,6 +74,11 @@ def _package_of(job: Job) -> tuple[PackageProblem, Package]:
 
     problem = get_problem(job.solver.problem)
     assert isinstance(problem, PackageProblem), problem.id
+    # what its submissions never see: the stored packages (their answers, validators) and
+    # the rest of the data folder but its builds
+    data_dir = problem.folder.parent.parent
+    for path in (problem.folder.parent, *data_folder_hidden(data_dir)):
+        hide_from_submissions(path)
     return problem, problem.load()
 
 
@@ -84,7 +90,8 @@ def judge_job(job: Job) -> Outcome:
     limits = RunLimits(time_s=job.solver.judged_time_s or problem.time_limit_s,
                        memory_mb=package.limits.memory_mb, output_mb=package.limits.output_mb,
                        kill_after_s=job.solver.kill_after_s)
-    return _judge(job, problem, package, build, limits)
+    isolation = replace(job.solver, sandbox=default_sandbox(), stack_mb=None, visible=())
+    return _judge(job, problem, package, build, limits, isolation=isolation)
 
 
 def judge_external(job: Job) -> Outcome:

@@ -11,68 +11,41 @@ these limits:
 - time: the CPU time the program used is what is compared with the limit (`timeout_s`), and
   a wall-clock cap of 2 x limit + 1 s stops a program that sleeps or waits; the outcome's
   `error` says which one fired;
-- output: RLIMIT_FSIZE caps stdout, stderr and any file it writes (over it: `OLE`).
+- output: RLIMIT_FSIZE caps stdout, stderr and any file it writes, and (sandboxed) what it
+  writes into its folder and /tmp in total is capped at the same size (over either: `OLE`);
+- processes: the pids cgroup of the worker (see `contained`).
 
-Each case is run by the launcher (`launcher.c`, compiled once per machine by `launcher`),
-which the worker starts in its own session as the init of a new PID namespace: the launcher
-forks the program from a process of about 1 MB, so the peak resident memory that `wait4`
-reports is the program's own, not the worker's (Linux carries the forking process's high-water
-mark across exec). Every descendant of the program dies when the case ends (the namespace's
-init exits; a child subreaper that kills them where no namespace can be made); the launcher
-dies with its worker and takes the program with it, and
-writes the status, CPU time, peak memory and wall time it measured to a result file. With
-`sandbox` set, the program runs in its own mount, network and IPC namespace that shows it only
-the system folders, its working directory and the paths in `visible`, as user nobody; each
-worker builds that sandbox once (per set of visible paths) and every case enters it, which
-costs about 0.2 ms a case instead of 0.7 ms for building it anew. The worker goes on as soon as
-the launcher closes the pipe it was given (every process of the case dead, the result
-written); the launcher's own exit, which tears its namespaces down, overlaps the next case, and
-it is reaped later.
+How it is run (the launcher, its PID namespace, the sandbox, the fallback without a compiler)
+is `contained`'s, the one runner of every program; this module adds the case's files and the
+verdict. Each case's files (input, output, the program's working directory) live in one
+scratch folder per worker, on tmpfs (`/dev/shm`) when there is one, with a new folder per
+case, removed when the case is over. Folders of workers that died without removing theirs are
+removed by the next worker to start.
 
-Why a PID namespace rather than a cgroup: the kernel itself kills every process of the
-namespace when its init exits, with no race against a program that keeps forking, it needs no
-writable cgroup file system (here cgroup v1, whose memory hierarchy belongs to the machine's own
-session manager, and v1 has no cgroup.kill), and entering one costs about a tenth of a
-millisecond. What a cgroup would add, a memory limit and CPU time summed over all of a program's
-processes, is not had: the address-space limit is per process (a program that forks may use it
-once per process), and CPU time is the program's own plus that of the children it waited for.
-
-Without a C compiler there is no launcher: the worker then starts the program itself (limits
-set by a `preexec_fn`, which makes the spawn a full fork, about 3 ms slower) and, being a child
-subreaper, kills the program's descendants after each case. Peak memory then includes the
-worker's size at the fork, so a memory verdict there trusts a peak near the limit only when it
-is above the worker's resident size; and a descendant that calls setsid outlives a worker that
-is killed with SIGKILL.
-
-Each case's files (input, output, the program's working directory) live in one scratch folder
-per worker, on tmpfs (`/dev/shm`) when there is one, with a new folder per case, removed when
-the case is over. Folders of workers that died without removing theirs are removed by the next
-worker to start.
+Why a PID namespace rather than a cgroup for the kill: the kernel itself kills every process
+of the namespace when its init exits, with no race against a program that keeps forking, and
+entering one costs about a tenth of a millisecond; the pids cgroup only caps their number.
+What a memory cgroup would add, a memory limit and CPU time summed over all of a program's
+processes, is not had: the address-space limit is per process (a program that forks may use
+it once per process), and CPU time is the program's own plus that of the children it waited
+for.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
-import resource
-import select
 import shutil
 import signal
-import subprocess
 import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.run import contained
+from pipeline.run.contained import ChildTracker, Limits, Measured  # noqa: F401 (the worker's)
 from pipeline.run.jobs import Job, Outcome, SolverSpec
-from pipeline.run.launcher import SandboxError, launcher_path, parse_result, sandbox_template
-from pipeline.run.processes import NextChildNamespace, become_subreaper, kill_children
+from pipeline.run.processes import become_subreaper
 
 STDERR_KEEP = 2000
 _ALLOCATION_FAILURE = ("bad_alloc", "MemoryError", "Cannot allocate memory", "out of memory")
-# How long past the wall-clock cap the worker waits for the launcher before stopping it.
-LAUNCHER_GRACE_S = 2.0
-CPU_POLL_S = 0.05  # without the launcher: how often the worker looks at the program's CPU time
 MB = 1024 * 1024
 
 
@@ -100,7 +73,6 @@ def scratch_root() -> Path:
         base = shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
         _remove_stale_scratch(base)
         _scratch = Path(tempfile.mkdtemp(prefix=scratch_prefix(os.getpid()), dir=base))
-        _scratch.chmod(0o711)  # a sandboxed program (user nobody) passes through to its folder
     return _scratch
 
 
@@ -130,12 +102,7 @@ def remove_scratch_of(pid: int) -> None:
 
 def cleanup_scratch() -> None:
     global _scratch
-    while _templates:  # popped first: a SIGTERM may run this again midway
-        for fd in _templates.popitem()[1]:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+    contained.close_templates()
     if _scratch is not None:
         shutil.rmtree(_scratch, ignore_errors=True)
         _scratch = None
@@ -149,42 +116,19 @@ def prepare_worker() -> None:
         pass
 
 
-class ChildTracker:
-    """The process running the current case (launcher or program), for a clean shutdown."""
-
-    current: int | None = None
-    via_launcher = True
-
-    @classmethod
-    def kill_current(cls) -> None:
-        """Stop the current case's processes. The launcher is asked (SIGTERM): it kills the
-        program and every descendant itself, even after this worker has exited."""
-        if cls.current is None:
-            return
-        try:
-            if cls.via_launcher:
-                os.kill(cls.current, signal.SIGTERM)
-            else:
-                os.killpg(cls.current, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        if not cls.via_launcher:
-            kill_children()
+_hidden_from_submissions: list[str] = []
 
 
-@dataclass(frozen=True)
-class Measured:
-    """What one run of a program came to, as the launcher (or the worker) measured it."""
+def hide_from_submissions(path: str | Path) -> None:
+    """Hide `path` (a package's folder: its answers and validators) from the programs judged
+    in this process, besides what `contained.hidden_paths` hides from every program."""
+    real = os.path.realpath(path)
+    if real not in _hidden_from_submissions:
+        _hidden_from_submissions.append(real)
 
-    status: int | None = None   # wait status; None if it never ran or was never reaped
-    cpu_ms: float | None = None
-    rss_kb: int | None = None
-    wall_ms: float | None = None
-    killed: str = "none"        # none, cpu, wall or term: who stopped it
-    start_error: str | None = None
-    setup_error: str | None = None
-    floor_kb: int = 0           # peak memory below this may be the worker's (no launcher)
-    lost: bool = False          # the launcher died without cleaning up: sweep its leftovers
+
+def submission_hidden() -> tuple[str, ...]:
+    return tuple(_hidden_from_submissions)
 
 
 def run_external(job: Job) -> Outcome:
@@ -194,232 +138,29 @@ def run_external(job: Job) -> Outcome:
     workdir = private / "work"
     workdir.mkdir(parents=True)
     measured: Measured | None = None
+    spec = job.solver
     try:
         (private / "input").write_text(job.input, encoding="utf-8")
-        launcher = launcher_path()
         with open(private / "input", "rb") as stdin, open(private / "stdout", "wb") as stdout, \
                 open(private / "stderr", "wb") as stderr:
-            streams = (stdin, stdout, stderr)
-            if launcher is not None:
-                measured = _run_with_launcher(str(launcher), job.solver, private, streams)
-            else:
-                measured = _run_in_worker(job.solver, workdir, streams)
+            measured = contained.run(
+                spec.argv, stdin=stdin, stdout=stdout, stderr=stderr, workdir=workdir,
+                limits=limits_of(spec), sandbox=spec.sandbox, shown=spec.visible,
+                hidden=submission_hidden() + spec.hidden)
         return _classify(job, private, measured)
     finally:
-        ChildTracker.current = None
         if measured is None or measured.lost:  # a launcher killed before it could clean up
-            _exiting.clear()
-            kill_children()
+            contained.sweep()
         shutil.rmtree(private, ignore_errors=True)
 
 
-def _environment() -> dict[str, str]:
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
-
-
-def _run_with_launcher(launcher: str, spec: SolverSpec, private: Path, streams) -> Measured:
+def limits_of(spec: SolverSpec) -> Limits:
+    """An external program's limits: its memory, stack and output limits, its CPU time and
+    the wall-clock cap, and its output limit again for all it writes into its folder."""
     stack = stack_limit_mb(spec)
-    argv = [launcher, "-o", str(private / "result"), "-P", str(_own_pidfd()),
-            "-d", str(private / "work"), "-a", str((spec.memory_mb or 0) * MB),
-            "-s", str((stack or 0) * MB), "-f", str(spec.output_limit_bytes),
-            "-c", str(max(1, round(spec.timeout_s * 1000))),
-            "-w", str(max(1, round(wall_cap_s(spec.timeout_s) * 1000)))]
-    fds: tuple[int, ...] = ()
-    if spec.sandbox:
-        try:
-            fds = _template(launcher, spec.visible)
-        except (SandboxError, OSError) as error:
-            return Measured(setup_error=f"cannot build the sandbox: {error}")
-        argv += ["-M", str(fds[0]), "-N", str(fds[1]), "-S", str(scratch_root())]
-        for path in spec.visible:
-            argv += ["-b", path]
-    argv += ["--", *spec.argv]
-    _reap_exiting()
-    done_read, done_write = os.pipe2(os.O_CLOEXEC)
-    _namespace.enter()
-    try:
-        process = subprocess.Popen([*argv[:1], "-D", str(done_write), *argv[1:]],
-                                   stdin=streams[0], stdout=streams[1], stderr=streams[2],
-                                   env=_environment(), start_new_session=True, close_fds=True,
-                                   pass_fds=(*fds, _own_pidfd(), done_write))
-    except OSError as error:
-        os.close(done_read)
-        return Measured(setup_error=f"cannot start the launcher {launcher}: {error}")
-    finally:
-        _namespace.leave()
-        os.close(done_write)
-    process.returncode = 0  # reaped here, not by subprocess
-    ChildTracker.current, ChildTracker.via_launcher = process.pid, True
-    try:
-        # The launcher closes its end once every process of the case is dead and the result
-        # is written; its own exit (tearing down its namespaces) goes on meanwhile.
-        done = _readable(done_read, wall_cap_s(spec.timeout_s) + LAUNCHER_GRACE_S)
-    finally:
-        os.close(done_read)
-    if not done:
-        os.kill(process.pid, signal.SIGTERM)  # it kills the program and all it started
-        if not _wait_for(process.pid, LAUNCHER_GRACE_S):
-            os.kill(process.pid, signal.SIGKILL)
-        os.wait4(process.pid, 0)
-        return Measured(setup_error="the launcher did not finish within "
-                        f"{wall_cap_s(spec.timeout_s) + LAUNCHER_GRACE_S:g} s", lost=True)
-    try:
-        fields = parse_result((private / "result").read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        fields = {}
-    if "status" not in fields and "setup_error" not in fields:
-        _, status, _ = os.wait4(process.pid, 0)  # it died without a word: what of?
-        return Measured(setup_error=f"the launcher ended with wait status {status} and no "
-                        "result", lost=True)
-    _exiting.append(process.pid)
-    if "setup_error" in fields:
-        return Measured(setup_error=fields["setup_error"])
-    if "start_error" in fields:
-        number, step, path = (fields["start_error"].split(" ", 2) + ["", ""])[:3]
-        return Measured(start_error=f"{step} {path}: {os.strerror(int(number))}")
-    return Measured(status=int(fields["status"]),
-                    cpu_ms=(int(fields["user_us"]) + int(fields["sys_us"])) / 1000,
-                    rss_kb=int(fields["rss_kb"]), wall_ms=int(fields["wall_us"]) / 1000,
-                    killed=fields.get("killed", "none"))
-
-
-_templates: dict[tuple[str, ...], tuple[int, int]] = {}
-_namespace = NextChildNamespace()  # each launcher starts as the init of a new PID namespace
-_exiting: list[int] = []  # launchers done with their case, still exiting: reaped later
-
-
-def _reap_exiting() -> None:
-    for pid in list(_exiting):
-        try:
-            if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                continue
-        except ChildProcessError:
-            pass
-        _exiting.remove(pid)
-_pidfd: int | None = None
-
-
-def _own_pidfd() -> int:
-    """A pidfd of this worker, for the launcher to see whether it died before it could ask
-    to be told."""
-    global _pidfd
-    if _pidfd is None:
-        _pidfd = os.pidfd_open(os.getpid())
-    return _pidfd
-
-
-def _template(launcher: str, visible: tuple[str, ...]) -> tuple[int, int]:
-    """This worker's sandbox template for these visible paths (built on first use): the
-    namespaces every case with them enters, so no case pays for building its own."""
-    fds = _templates.get(visible)
-    if fds is None:
-        root = scratch_root()
-        fds = sandbox_template(Path(launcher), root / f"root-{len(_templates)}", root, visible)
-        _templates[visible] = fds
-    return fds
-
-
-# -- without the launcher ------------------------------------------------------------------------
-
-_libc = ctypes.CDLL(None, use_errno=True)
-_PR_SET_PDEATHSIG = 1
-
-
-def _limits(spec: SolverSpec):
-    """The preexec_fn that puts the program under its limits (the worker is single-threaded)."""
-    memory = (spec.memory_mb or 0) * MB
-    stack = (stack_limit_mb(spec) or 0) * MB
-    cpu_seconds = int(spec.timeout_s) + 2
-    unlimited = resource.RLIM_INFINITY
-
-    def apply() -> None:
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        resource.setrlimit(resource.RLIMIT_AS, (memory or unlimited, memory or unlimited))
-        resource.setrlimit(resource.RLIMIT_STACK, (stack or unlimited, stack or unlimited))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (spec.output_limit_bytes,) * 2)
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return apply
-
-
-def _run_in_worker(spec: SolverSpec, workdir: Path, streams) -> Measured:
-    if spec.sandbox:
-        return Measured(setup_error="the sandbox needs the launcher, and there is none")
-    worker_kb = _resident_kb()
-    started = time.perf_counter()
-    try:
-        process = subprocess.Popen(
-            spec.argv, stdin=streams[0], stdout=streams[1], stderr=streams[2], cwd=workdir,
-            env=_environment(), start_new_session=True, close_fds=True,
-            preexec_fn=_limits(spec))
-    except OSError as error:
-        return Measured(start_error=f"exec {spec.argv[0] if spec.argv else ''}: "
-                        f"{error.strerror or error}")
-    ChildTracker.current, ChildTracker.via_launcher = process.pid, False
-    killed = _watch(process.pid, spec.timeout_s, started)
-    if killed != "none":
-        _kill_group(process.pid)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall_ms = (time.perf_counter() - started) * 1000
-    process.returncode = os.waitstatus_to_exitcode(status)
-    _kill_group(process.pid)
-    kill_children()  # descendants that left the group became this subreaper's children
-    return Measured(status=status, cpu_ms=(usage.ru_utime + usage.ru_stime) * 1000,
-                    rss_kb=int(usage.ru_maxrss), wall_ms=wall_ms, killed=killed,
-                    floor_kb=worker_kb)
-
-
-def _watch(pid: int, timeout_s: float, started: float) -> str:
-    """Wait for `pid` to exit; "cpu" or "wall" when a limit is reached first, else "none"."""
-    deadline = started + wall_cap_s(timeout_s)
-    tick = os.sysconf("SC_CLK_TCK")
-    fd = os.pidfd_open(pid)
-    try:
-        while True:
-            now = time.perf_counter()
-            if now >= deadline:
-                return "wall"
-            ready, _, _ = select.select([fd], [], [], min(CPU_POLL_S, deadline - now))
-            if ready:
-                return "none"
-            try:
-                with open(f"/proc/{pid}/stat", "rb") as handle:
-                    fields = handle.read().rsplit(b")", 1)[1].split()
-                if (int(fields[11]) + int(fields[12])) / tick >= timeout_s:
-                    return "cpu"
-            except (OSError, IndexError, ValueError):
-                pass
-    finally:
-        os.close(fd)
-
-
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _resident_kb() -> int:
-    """This process's resident memory now: what a fork of it starts with."""
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
-
-
-def _readable(fd: int, timeout_s: float) -> bool:
-    """Block until `fd` can be read (or is at its end) or `timeout_s` passes."""
-    ready, _, _ = select.select([fd], [], [], timeout_s)
-    return bool(ready)
-
-
-def _wait_for(pid: int, timeout_s: float) -> bool:
-    """Block until `pid` exits or `timeout_s` passes; True when it exited."""
-    fd = os.pidfd_open(pid)
-    try:
-        ready, _, _ = select.select([fd], [], [], timeout_s)
-        return bool(ready)
-    finally:
-        os.close(fd)
+    return Limits(memory_mb=spec.memory_mb or None, stack_mb=stack,
+                  file_bytes=spec.output_limit_bytes, cpu_s=spec.timeout_s,
+                  wall_s=wall_cap_s(spec.timeout_s), written_bytes=spec.output_limit_bytes)
 
 
 # -- verdicts ------------------------------------------------------------------------------------
@@ -449,7 +190,7 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
     if measured.start_error is not None:
         hint = ""
         if spec.sandbox and "Permission denied" in measured.start_error:
-            hint = " (the sandbox runs it as user nobody; --sandbox off runs it as you)"
+            hint = " (the sandbox shows it read-only; --sandbox off runs it as it is)"
         return Outcome(job.key, "re", error=f"cannot start {spec.argv[0] if spec.argv else ''!r}"
                        f": {measured.start_error}{hint}")
     code = os.waitstatus_to_exitcode(measured.status)
@@ -465,6 +206,9 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
                        f"reached (2 x limit + 1 s; {cpu_ms / 1000:.2f} s of CPU used)", **common)
     if measured.killed == "term":
         return Outcome(job.key, "re", error="stopped: the worker was told to stop", **common)
+    if measured.written_full:
+        return Outcome(job.key, "ole", error=f"wrote more than {spec.output_limit_bytes} bytes "
+                       "into its folder and /tmp", **common)
     if code == -signal.SIGXFSZ or out_size >= spec.output_limit_bytes:
         return Outcome(job.key, "ole", error=f"output exceeded {spec.output_limit_bytes} bytes",
                        **common)

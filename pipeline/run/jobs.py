@@ -57,7 +57,8 @@ class SolverSpec:
     build: BuildRecipe | None = None  # external programs built where they run (argv empty)
     stack_mb: int | None = None  # external programs: None = as memory_mb; 0 = unlimited
     sandbox: bool = False       # external programs: run in the sandbox (see `external`)
-    visible: tuple[str, ...] = ()  # paths the sandbox shows the program (read-only)
+    visible: tuple[str, ...] = ()  # paths under /tmp the sandbox shows the program (read-only)
+    hidden: tuple[str, ...] = ()   # paths the sandbox hides from it (the data folder, ...)
     submission: str = ""        # package submissions only: the submission's name
     judged_time_s: float | None = None  # package submissions: the time limit judged at
     kill_after_s: float | None = None   # package submissions: stopped after this (CPU) time

@@ -1,39 +1,62 @@
-/* The launcher of external programs: runs one program on one case, contained and measured.
+/* The launcher: runs one program (any program of the pipeline) on one case, contained and
+ * measured.
  *
- * A pool worker execs this launcher for every case; the launcher forks the program, waits for
- * it with wait4 and writes what it measured to a result file. Forking from this small process
- * (about 1 MB resident) rather than from the worker is what makes the program's peak resident
- * memory its own: Linux carries the forking process's high-water mark across exec.
+ * A caller (`pipeline/run/contained.py`) execs this launcher for every program it runs; the
+ * launcher forks the program, waits for it with wait4 and writes what it measured to a pipe
+ * the program cannot reach. Forking from this small process (about 1 MB resident) rather than
+ * from the caller is what makes the program's peak resident memory its own: Linux carries the
+ * forking process's high-water mark across exec.
  *
- *   launcher -o RESULT [-P PARENT] [-a AS] [-s STACK] [-f FSIZE] [-c CPU_MS] [-w WALL_MS]
- *            [-d DIR] [-n] [-M FD -N FD -S SHARED [-b PATH]...] -- PROGRAM ARG...
- *   launcher -T ROOT -S SHARED [-b PATH]...
+ *   launcher (-D FD | -o RESULT) [-P PARENT] [-a AS] [-s STACK] [-f FSIZE] [-c CPU_MS]
+ *            [-w WALL_MS] [-d DIR] [-n] [-g CGROUP] [-M FD -N FD [-W BYTES] [-b PATH]...
+ *            [-B PATH]...] -- PROGRAM ARG...
+ *   launcher -T [-H PATH]...
  *
- *   -o  result file: one line `status=.. user_us=.. sys_us=.. rss_kb=.. wall_us=..
- *       killed=none|cpu|wall|term containment=pidns|subreaper`, preceded by
- *       `start_error=ERRNO STEP PATH` when the program could not be started; or a
- *       `setup_error=TEXT` line when the launcher could not set up what was asked
- *   -P  a pidfd of the worker (pidfd_open): the launcher exits at once if the worker is gone
+ *   -D  the result pipe (the write end the caller passed): one line `status=.. user_us=..
+ *       sys_us=.. rss_kb=.. wall_us=.. killed=none|cpu|wall|term written=ok|full
+ *       containment=pidns|subreaper`, preceded by `start_error=ERRNO STEP PATH` when the
+ *       program could not be started; or a `setup_error=TEXT` line when the launcher could not
+ *       set up what was asked. It is written once every process of the case is dead, then
+ *       closed: the caller goes on at once while the launcher's exit tears its namespaces
+ *       down. The descriptor is close-on-exec, so the program never holds it (a result in a
+ *       file of a folder the program can write could be rewritten by it).
+ *   -o  the same result written to a file instead (for a person trying the launcher by hand)
+ *   -P  a pidfd of the caller (pidfd_open): the launcher exits at once if the caller is gone
  *   -a -s -f  RLIMIT_AS, RLIMIT_STACK, RLIMIT_FSIZE of the program in bytes (0: unlimited)
  *   -c  CPU-time limit in ms: the program is killed once it has used more (0: none)
  *   -w  wall-clock cap in ms (0: none)
  *   -d  the program's working directory
  *   -n  no PID namespace: contain the program with a child subreaper
- *   -D  a file descriptor (the write end of the worker's pipe) closed once every process of
- *       the case is dead and the result is written: the worker goes on at once while the
- *       launcher's exit tears its namespaces down
- *   -M -N  sandbox: file descriptors of a template's mount and network namespaces (below),
- *       with the -S and -b the template was built with; the case gets a private copy of the
- *       template's mounts plus its own /proc (showing only its processes) and an empty /tmp,
- *       a new IPC namespace, and runs as user nobody (65534), which has no capabilities and
- *       no way to gain any (PR_SET_NO_NEW_PRIVS)
+ *   -g  a pids cgroup folder (its pids.max is the cap on the processes of the case): the
+ *       launcher moves itself into it before it forks, so every process of the case counts
+ *   -M -N  sandbox: file descriptors of a template's mount and network namespaces (below).
+ *       The case gets a private copy of the template's mounts, its own /proc (showing only its
+ *       processes), a new IPC namespace, and one tmpfs of -W bytes (default 64 MB) that holds
+ *       both its working directory (-d; its files, if any, show through an overlay) and its
+ *       /tmp: what it writes there in total is capped (`written=full` when it filled it). Each
+ *       -b PATH under /tmp is shown read-only in the case's /tmp; each -B PATH is writable.
+ *       The program keeps the caller's uid with every capability dropped (see below).
  *   -T  build a sandbox template and hold it: new mount and network namespaces (the network
- *       has only a loopback, down) whose root, a tmpfs mounted on the empty folder ROOT, shows
- *       the system folders and a few devices read-only, the folder SHARED (which holds the
- *       cases' working directories) writable, and each -b PATH read-only; says `ready` on
- *       stdout, then waits for stdin to close while the caller opens /proc/PID/ns/{mnt,net}.
- *       Building that once per worker, not once per case, saves about 0.5 ms a case. What
- *       lies under /tmp is kept under /.shown in the template and bound into each case's /tmp.
+ *       has only a loopback, down) in which the whole file system is read-only, nosuid and
+ *       nodev (but for a few devices), and each -H PATH is covered by an empty folder or file;
+ *       says `ready` on stdout, then waits for stdin to close while the caller opens
+ *       /proc/PID/ns/{mnt,net}. Building that once per worker and hidden set, not once per
+ *       case, saves about 0.5 ms a case.
+ *
+ * Why the caller's uid with no capabilities, not user nobody. A judge's program must start
+ * where it would start for its user: a `python3` shim of pyenv under a 0700 home, a
+ * virtualenv's interpreter, `java` behind /etc/alternatives. User nobody cannot read a 0700
+ * home, so the sandbox shows the whole file system read-only and runs the program as the
+ * caller, but with every capability gone for good: the bounding and ambient sets emptied, the
+ * securebits that would give a root uid its capabilities back at exec set and locked, capset
+ * to zero, PR_SET_NO_NEW_PRIVS. A root uid without capabilities still owns root's files, so
+ * nothing it may write is left: every mount is read-only (it cannot remount: no CAP_SYS_ADMIN,
+ * and a user namespace it makes gets the mounts locked), device nodes cannot be opened (nodev)
+ * but for null, zero, full, random and urandom, /proc is its own PID namespace's, read-only.
+ * What must not be seen is covered in the template (the data folder, a package's answers,
+ * the user's keys and histories; the caller chooses), and covers cannot be lifted without
+ * CAP_SYS_ADMIN. The network namespace has no interface up; the PID namespace lets it signal
+ * only its own processes.
  *
  * Containment. The program runs in a PID namespace whose init (pid 1) is the launcher: once
  * the program has ended, init kills every other process of the namespace, whatever they did
@@ -42,21 +65,24 @@
  * before the spawn), which saves a process and a wake-up per case; started in its caller's
  * namespace, the launcher makes one and forks its init. Where no PID namespace can be created
  * (no privilege) the launcher is a child subreaper instead: orphans of the program become its
- * children, and after the program it kills and reaps every child until none is left.
+ * children, and after the program it kills and reaps every child until none is left. The
+ * number of processes is capped by the pids cgroup (-g), where the caller found one.
  *
- * Sessions. The worker starts the launcher in a session of its own (no controlling terminal);
+ * Sessions. The caller starts the launcher in a session of its own (no controlling terminal);
  * the program gets a process group of its own in that session, not a session: a new session
  * is a new scheduling group (autogroup), and a fresh one per case made a loaded machine's
  * wake-ups of the program markedly slower.
  *
- * Parent death. The launcher asks for SIGTERM when its worker dies (PR_SET_PDEATHSIG) and then
+ * Parent death. The launcher asks for SIGTERM when its caller dies (PR_SET_PDEATHSIG) and then
  * kills the program and everything it started; init and the program ask for SIGKILL when their
  * parent dies. The launcher's session is its own, so a kill of the pipeline's process group
- * reaches it only through the worker's death.
+ * reaches it only through the caller's death.
  *
  * Limits. Address space, stack, file size and core size (0) are set in the program before
  * exec, with RLIMIT_CPU a second above the CPU limit as a backstop. The CPU limit itself is
  * watched on the program's CPU clock, and the wall-clock cap on the monotonic clock.
+ *
+ * The program is looked up on PATH as execvp does (`java`, `bash` by bare name).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -64,6 +90,8 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -76,22 +104,23 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define NOBODY 65534
-#define MAX_BINDS 64
+#define MAX_PATHS 64
 #define CPU_POLL_NS 50000000LL /* at most this long between two looks at the CPU clock */
+#define STAGE "/proc"          /* where a case's tmpfs is built before /proc is mounted */
 
 static struct {
-    const char *result_path, *workdir, *root, *shared;
-    const char *binds[MAX_BINDS];
-    int nbinds;
-    int parent_fd; /* -1: none given */
-    unsigned long long as_bytes, stack_bytes, fsize_bytes;
+    const char *result_path, *workdir, *cgroup;
+    const char *hidden[MAX_PATHS], *shown[MAX_PATHS], *writable[MAX_PATHS];
+    int nhidden, nshown, nwritable;
+    int template, parent_fd; /* -1: none given */
+    unsigned long long as_bytes, stack_bytes, fsize_bytes, written_bytes;
     long long cpu_ms, wall_ms;
     int no_pidns, mount_fd, net_fd; /* the fds are -1 unless sandboxed */
     int done_fd;                    /* -1: none given */
@@ -126,19 +155,28 @@ static int stop_requested(int sig) {
     return sig == SIGTERM || sig == SIGHUP || sig == SIGINT || sig == SIGQUIT;
 }
 
-/* -- the sandbox's root file system ------------------------------------------------------- */
+/* -- the sandbox's file system ------------------------------------------------------------ */
 
 struct attr { uint64_t set, clear, propagation, userns_fd; };
+#define ATTR_RDONLY 0x1
+#define ATTR_NOSUID 0x2
+#define ATTR_NODEV 0x4
 
-static void make_read_only(const char *target) {
-#ifdef SYS_mount_setattr /* Linux 5.12: read-only down the whole tree in one call */
-    struct attr attr = {0x1 | 0x2 | 0x4, 0, 0, 0}; /* MOUNT_ATTR_RDONLY | NOSUID | NODEV */
-    if (syscall(SYS_mount_setattr, AT_FDCWD, target, AT_RECURSIVE, &attr, sizeof attr) == 0)
+/* Sets (and clears) mount attributes of `target`, down the whole tree if `recursive`. */
+static void set_attributes(const char *target, uint64_t set, uint64_t clear, int recursive) {
+#ifdef SYS_mount_setattr /* Linux 5.12 */
+    struct attr attr = {set, clear, 0, 0};
+    if (syscall(SYS_mount_setattr, AT_FDCWD, target, recursive ? AT_RECURSIVE : 0, &attr,
+                sizeof attr) == 0)
         return;
+    if (errno != ENOSYS) setup_failed("mount_setattr", target);
 #endif
-    if (mount(NULL, target, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
-              NULL) != 0)
-        setup_failed("read-only", target);
+    if (recursive) setup_failed("read-only (needs Linux 5.12)", target);
+    unsigned long flags = MS_REMOUNT | MS_BIND;
+    if (set & ATTR_RDONLY) flags |= MS_RDONLY;
+    if (set & ATTR_NOSUID) flags |= MS_NOSUID;
+    if (set & ATTR_NODEV) flags |= MS_NODEV;
+    if (mount(NULL, target, NULL, flags, NULL) != 0) setup_failed("remount", target);
 }
 
 static void make_parents(char *path) { /* mkdir -p of every folder above `path` */
@@ -149,129 +187,143 @@ static void make_parents(char *path) { /* mkdir -p of every folder above `path` 
     }
 }
 
-/* Creates an empty file or folder (as `source` is) at `target` for a mount to cover. */
-static void make_mount_point(const char *source, char *target) {
+/* Creates an empty file or folder (as `source` is) at `target` for a mount to cover, unless
+ * something is there already. */
+static void make_mount_point(const char *source, const char *target) {
     struct stat st;
+    char path[PATH_MAX];
+    if (lstat(target, &st) == 0) return; /* there already */
     if (stat(source, &st) != 0) setup_failed("stat", source);
-    make_parents(target);
+    snprintf(path, sizeof path, "%s", target);
+    make_parents(path);
     if (S_ISDIR(st.st_mode)) {
-        if (mkdir(target, 0755) != 0 && errno != EEXIST) setup_failed("mkdir", target);
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) setup_failed("mkdir", path);
     } else {
-        int fd = open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) setup_failed("create", target);
+        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) setup_failed("create", path);
         close(fd);
     }
 }
 
-enum { READ_ONLY, WRITABLE, DEVICE };
-
-/* Shows `source` at `target_in_root` under the new root. */
-static void show(const char *source, const char *target_in_root, int access) {
-    char target[PATH_MAX];
-    snprintf(target, sizeof target, "%s%s", opt.root, target_in_root);
-    make_mount_point(source, target);
+static void bind(const char *source, const char *target) {
     if (mount(source, target, NULL, MS_BIND | MS_REC, NULL) != 0) setup_failed("bind", source);
-    unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID | (access == DEVICE ? 0 : MS_NODEV);
-    if (access == READ_ONLY)
-        make_read_only(target);
-    else if (mount(NULL, target, NULL, flags, NULL) != 0)
-        setup_failed("remount", target);
 }
 
-/* Binds `source` (a mount of this namespace; the bind keeps its flags) to `target`. */
-static void place(const char *source, const char *target) {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s", target);
-    make_mount_point(source, path);
-    if (mount(source, path, NULL, MS_BIND | MS_REC, NULL) != 0) setup_failed("bind", source);
-}
-
-static const char *const SYSTEM_FOLDERS[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
-                                             "/libx32", "/etc", NULL};
 static const char *const DEVICES[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
                                       "/dev/urandom", NULL};
 
 static int under_tmp(const char *path) { return strncmp(path, "/tmp/", 5) == 0; }
 
-/* Where the template shows `path`: at its own place, or under /.shown when a case's own /tmp
- * would hide it (`buffer` holds the latter). */
-static const char *shown_at(const char *path, char *buffer) {
-    if (!under_tmp(path)) return path;
-    snprintf(buffer, PATH_MAX, "/.shown%s", path);
-    return buffer;
+/* The template: the whole file system read-only, nosuid and nodev, a few devices usable, and
+ * every -H path covered by an empty read-only folder or file (built on a small tmpfs laid on
+ * /proc for the while; /proc is the host's again afterwards, and each case mounts its own). */
+static void build_template(void) {
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) setup_failed("private", "/");
+    if (mount("tmpfs", STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "size=16k,nr_inodes=8,mode=0755")
+        != 0)
+        setup_failed("tmpfs", STAGE);
+    if (mkdir(STAGE "/folder", 0) != 0) setup_failed("mkdir", STAGE "/folder");
+    int fd = open(STAGE "/file", O_WRONLY | O_CREAT | O_CLOEXEC, 0);
+    if (fd < 0) setup_failed("create", STAGE "/file");
+    close(fd);
+    set_attributes("/", ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV, 0, 1);
+    for (int i = 0; i < opt.nhidden; i++) {
+        struct stat st;
+        if (stat(opt.hidden[i], &st) != 0) continue; /* nothing there to hide */
+        bind(S_ISDIR(st.st_mode) ? STAGE "/folder" : STAGE "/file", opt.hidden[i]);
+        set_attributes(opt.hidden[i], ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV, 0, 0);
+    }
+    for (const char *const *device = DEVICES; *device; device++) {
+        if (mount(*device, *device, NULL, MS_BIND, NULL) != 0) setup_failed("bind", *device);
+        set_attributes(*device, ATTR_RDONLY | ATTR_NOSUID, ATTR_NODEV, 0);
+    }
+    if (umount2(STAGE, MNT_DETACH) != 0) setup_failed("umount", STAGE);
 }
 
-/* The template: a root that shows the system folders, a few devices, the shared folder (-d,
- * writable) and each -b path (read-only), with empty /proc and /tmp to mount per case. */
-static void build_template(void) {
-    char path[PATH_MAX], link[PATH_MAX];
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) setup_failed("private", "/");
-    if (mkdir(opt.root, 0755) != 0 && errno != EEXIST) setup_failed("mkdir", opt.root);
-    if (mount("tmpfs", opt.root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=0755")
-        != 0)
-        setup_failed("tmpfs", opt.root);
-    for (const char *const *folder = SYSTEM_FOLDERS; *folder; folder++) {
-        struct stat st;
-        if (lstat(*folder, &st) != 0) continue;
-        snprintf(path, sizeof path, "%s%s", opt.root, *folder);
-        if (S_ISLNK(st.st_mode)) { /* /bin -> usr/bin on merged-/usr systems */
-            ssize_t n = readlink(*folder, link, sizeof link - 1);
-            if (n < 0) setup_failed("readlink", *folder);
-            link[n] = '\0';
-            if (symlink(link, path) != 0) setup_failed("symlink", path);
-        } else if (S_ISDIR(st.st_mode)) {
-            show(*folder, *folder, READ_ONLY);
-        }
-    }
-    const char *mount_points[][2] = {{"/proc", "0555"}, {"/tmp", "1777"}};
-    for (size_t i = 0; i < sizeof mount_points / sizeof mount_points[0]; i++) {
-        snprintf(path, sizeof path, "%s%s", opt.root, mount_points[i][0]);
-        if (mkdir(path, (mode_t)strtol(mount_points[i][1], NULL, 8)) != 0)
-            setup_failed("mkdir", path);
-    }
-    for (const char *const *device = DEVICES; *device; device++) show(*device, *device, DEVICE);
-    const char *links[][2] = {{"/proc/self/fd", "/dev/fd"}, {"/proc/self/fd/0", "/dev/stdin"},
-                              {"/proc/self/fd/1", "/dev/stdout"},
-                              {"/proc/self/fd/2", "/dev/stderr"}};
-    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
-        snprintf(path, sizeof path, "%s%s", opt.root, links[i][1]);
-        if (symlink(links[i][0], path) != 0) setup_failed("symlink", path);
-    }
-    show(opt.shared, shown_at(opt.shared, path), WRITABLE);
-    for (int i = 0; i < opt.nbinds; i++) show(opt.binds[i], shown_at(opt.binds[i], path), READ_ONLY);
-    if (chdir(opt.root) != 0) setup_failed("chdir", opt.root);
-    if (syscall(SYS_pivot_root, ".", ".") != 0) setup_failed("pivot_root", opt.root);
-    if (umount2(".", MNT_DETACH) != 0) setup_failed("umount", "old root");
-    if (chdir("/") != 0) setup_failed("chdir", "/");
+static int is_empty_folder(const char *path) {
+    DIR *dir = opendir(path);
+    if (!dir) return 1;
+    struct dirent *entry;
+    int empty = 1;
+    while (empty && (entry = readdir(dir)))
+        if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) empty = 0;
+    closedir(dir);
+    return empty;
 }
 
 /* In the case's init: enter the template's namespaces, take a private copy of its mounts and
- * a new IPC namespace, and mount what is the case's own: /proc (of this PID namespace), /tmp. */
+ * a new IPC namespace, and mount what is the case's own: one capped tmpfs holding its working
+ * folder and /tmp, the -b and -B paths, and /proc (of this PID namespace). The tmpfs is built
+ * on STAGE (the /proc mount point), which the case's /proc then covers. */
 static void enter_sandbox(void) {
+    char path[PATH_MAX], options[128];
     if (setns(opt.net_fd, CLONE_NEWNET) != 0) setup_failed("setns", "network namespace");
     if (setns(opt.mount_fd, CLONE_NEWNS) != 0) setup_failed("setns", "mount namespace");
     close(opt.net_fd);
     close(opt.mount_fd);
     if (unshare(CLONE_NEWNS | CLONE_NEWIPC) != 0)
         setup_failed("unshare", "mount and IPC namespaces");
+    snprintf(options, sizeof options, "size=%llu,nr_inodes=16384,mode=0755",
+             opt.written_bytes ? opt.written_bytes : 64ULL << 20);
+    if (mount("tmpfs", STAGE, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0)
+        setup_failed("tmpfs", STAGE);
+    if (mkdir(STAGE "/tmp", 01777) != 0 || chmod(STAGE "/tmp", 01777) != 0 ||
+        mkdir(STAGE "/work", 0755) != 0)
+        setup_failed("mkdir", STAGE "/tmp");
+    /* what lies under /tmp is staged before the case's own /tmp covers it */
+    for (int i = 0; i < opt.nshown + opt.nwritable; i++) {
+        const char *source = i < opt.nshown ? opt.shown[i] : opt.writable[i - opt.nshown];
+        if (!under_tmp(source) || access(source, F_OK) != 0) continue;
+        snprintf(path, sizeof path, STAGE "/s%d", i);
+        make_mount_point(source, path);
+        bind(source, path);
+    }
+    const char *work = STAGE "/work";
+    if (opt.workdir && !is_empty_folder(opt.workdir)) { /* its files show through an overlay */
+        if (mkdir(STAGE "/lower", 0755) != 0 || mkdir(STAGE "/upper", 0755) != 0 ||
+            mkdir(STAGE "/overlay", 0755) != 0)
+            setup_failed("mkdir", STAGE "/upper");
+        bind(opt.workdir, STAGE "/lower");
+        if (mount("overlay", STAGE "/work", "overlay", MS_NOSUID | MS_NODEV,
+                  "lowerdir=" STAGE "/lower,upperdir=" STAGE "/upper,workdir=" STAGE "/overlay")
+            != 0)
+            setup_failed("overlay", opt.workdir);
+    }
+    if (mount(STAGE "/tmp", "/tmp", NULL, MS_BIND, NULL) != 0) setup_failed("bind", "/tmp");
+    for (int i = 0; i < opt.nshown + opt.nwritable; i++) {
+        int writable = i >= opt.nshown;
+        const char *target = writable ? opt.writable[i - opt.nshown] : opt.shown[i];
+        if (under_tmp(target)) {
+            snprintf(path, sizeof path, STAGE "/s%d", i);
+            if (access(path, F_OK) != 0) continue;
+            make_mount_point(path, target);
+            bind(path, target);
+        } else if (writable) {
+            bind(target, target);
+        } else {
+            continue; /* shown anyway */
+        }
+        if (writable) set_attributes(target, ATTR_NOSUID | ATTR_NODEV, ATTR_RDONLY, 0);
+    }
+    if (opt.workdir) {
+        if (under_tmp(opt.workdir)) make_mount_point(work, opt.workdir);
+        bind(work, opt.workdir);
+    }
+    if (umount2(STAGE, MNT_DETACH) != 0) setup_failed("umount", STAGE);
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) != 0)
         setup_failed("mount", "/proc");
-    char size[64]; /* a private /tmp, as big as a file may be */
-    snprintf(size, sizeof size, "size=%llu,nr_inodes=4096,mode=1777",
-             opt.fsize_bytes ? opt.fsize_bytes : 64ULL << 20);
-    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, size) != 0)
-        setup_failed("mount", "/tmp");
-    char staged[PATH_MAX];
-    for (int i = -1; i < opt.nbinds; i++) {
-        const char *path = i < 0 ? opt.shared : opt.binds[i];
-        if (under_tmp(path)) place(shown_at(path, staged), path);
-    }
-    if (opt.workdir && chown(opt.workdir, NOBODY, NOBODY) != 0)
-        setup_failed("chown", opt.workdir);
+}
+
+/* Whether the case filled its capped tmpfs (its blocks or its files): what it wrote was cut. */
+static const char *written(void) {
+    struct statfs fs;
+    if (opt.mount_fd < 0) return "ok"; /* no capped tmpfs outside the sandbox */
+    if (statfs("/tmp", &fs) != 0) return "ok";
+    return fs.f_bavail == 0 || fs.f_ffree == 0 ? "full" : "ok";
 }
 
 /* -T: build the template in new mount and network namespaces, say `ready` on stdout and stay
- * until stdin closes, so the worker can open /proc/PID/ns/{mnt,net} to keep them. */
+ * until stdin closes, so the caller can open /proc/PID/ns/{mnt,net} to keep them. */
 static int hold_template(void) {
     if (unshare(CLONE_NEWNS | CLONE_NEWNET) != 0)
         setup_failed("unshare", "mount and network namespaces");
@@ -297,6 +349,22 @@ static void set_limit(int resource, unsigned long long bytes) {
     setrlimit(resource, &limit);
 }
 
+/* Every capability gone for good (see the top of this file): the uid stays. */
+static void drop_capabilities(void) {
+    if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+              SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED, 0, 0, 0) != 0)
+        start_failed("securebits", "");
+    for (int cap = 0; cap <= 63; cap++)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+            start_failed("capbset", "");
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof data);
+    if (syscall(SYS_capset, &header, data) != 0) start_failed("capset", "");
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) start_failed("no_new_privs", "");
+}
+
 static void exec_program(void) { /* in the forked child: never returns */
     sigset_t none;
     sigemptyset(&none);
@@ -314,13 +382,9 @@ static void exec_program(void) { /* in the forked child: never returns */
         struct rlimit cpu = {seconds, seconds + 1};
         setrlimit(RLIMIT_CPU, &cpu);
     }
-    if (opt.mount_fd >= 0) {
-        if (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
-            start_failed("setuid", "nobody");
-        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    }
     if (opt.workdir && chdir(opt.workdir) != 0) start_failed("chdir", opt.workdir);
-    execv(opt.argv[0], opt.argv);
+    if (opt.mount_fd >= 0) drop_capabilities();
+    execvp(opt.argv[0], opt.argv);
     start_failed("exec", opt.argv[0]);
 }
 
@@ -379,19 +443,26 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
     }
     long long wall_us = (now_ns() - started) / 1000;
     end_rest();
-    report("status=%d user_us=%lld sys_us=%lld rss_kb=%ld wall_us=%lld killed=%s "
+    report("status=%d user_us=%lld sys_us=%lld rss_kb=%ld wall_us=%lld killed=%s written=%s "
            "containment=%s\n", status,
            (long long)usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec,
            (long long)usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec,
-           usage.ru_maxrss, wall_us, killed, containment);
+           usage.ru_maxrss, wall_us, killed, written(), containment);
     if (opt.done_fd >= 0) close(opt.done_fd);
+    result_fd = -1;
 }
 
 /* As the init of the case's PID namespace: kill every other process in it and reap them all
- * (the kernel would do it when init exits; doing it first lets the worker go on sooner). */
+ * (the kernel would do it when init exits; doing it first lets the worker go on sooner),
+ * until none is left. */
 static void kill_namespace(void) {
-    kill(-1, SIGKILL);
-    while (waitpid(-1, NULL, 0) > 0 || errno == EINTR) {
+    for (;;) { /* again and again: a process forking while kill(-1) runs may miss it */
+        kill(-1, SIGKILL);
+        pid_t pid;
+        while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
+        }
+        if (pid < 0 && errno == ECHILD) return;
+        if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD) return;
     }
 }
 
@@ -448,9 +519,15 @@ static void usage_error(const char *message) {
     exit(2);
 }
 
+static void add_path(const char **paths, int *count, const char *path) {
+    if (*count == MAX_PATHS) usage_error("too many -H, -b or -B paths");
+    if (path[0] != '/') usage_error("-H, -b and -B paths must be absolute");
+    paths[(*count)++] = path;
+}
+
 static void parse(int argc, char **argv) {
     int c;
-    while ((c = getopt(argc, argv, "+o:P:a:s:f:c:w:d:nM:N:D:T:S:b:")) != -1) {
+    while ((c = getopt(argc, argv, "+o:P:a:s:f:c:w:d:ng:M:N:D:W:TH:b:B:")) != -1) {
         switch (c) {
         case 'o': opt.result_path = optarg; break;
         case 'P': opt.parent_fd = atoi(optarg); break;
@@ -461,27 +538,32 @@ static void parse(int argc, char **argv) {
         case 'w': opt.wall_ms = atoll(optarg); break;
         case 'd': opt.workdir = optarg; break;
         case 'n': opt.no_pidns = 1; break;
+        case 'g': opt.cgroup = optarg; break;
         case 'M': opt.mount_fd = atoi(optarg); break;
         case 'N': opt.net_fd = atoi(optarg); break;
         case 'D': opt.done_fd = atoi(optarg); break;
-        case 'T': opt.root = optarg; break;
-        case 'S': opt.shared = optarg; break;
-        case 'b':
-            if (opt.nbinds == MAX_BINDS) usage_error("too many -b paths");
-            opt.binds[opt.nbinds++] = optarg;
-            break;
+        case 'W': opt.written_bytes = strtoull(optarg, NULL, 10); break;
+        case 'T': opt.template = 1; break;
+        case 'H': add_path(opt.hidden, &opt.nhidden, optarg); break;
+        case 'b': add_path(opt.shown, &opt.nshown, optarg); break;
+        case 'B': add_path(opt.writable, &opt.nwritable, optarg); break;
         default: usage_error("unknown option");
         }
     }
     if ((opt.mount_fd >= 0) != (opt.net_fd >= 0)) usage_error("-M and -N go together");
-    if ((opt.root || opt.mount_fd >= 0) && (!opt.shared || opt.shared[0] != '/'))
-        usage_error("the sandbox needs an absolute -S folder");
-    for (int i = 0; i < opt.nbinds; i++)
-        if (opt.binds[i][0] != '/') usage_error("-b paths must be absolute");
-    if (opt.root) return;
+    if (opt.template) return;
     if (optind >= argc) usage_error("no program given");
-    if (!opt.result_path) usage_error("-o RESULT is required");
+    if (!opt.result_path && opt.done_fd < 0) usage_error("-D FD or -o RESULT is required");
     opt.argv = argv + optind;
+}
+
+/* -g: this process (and so every process of the case) into the pids cgroup. */
+static void join_cgroup(void) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/cgroup.procs", opt.cgroup);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "0\n", 2) != 2) setup_failed("join the pids cgroup", opt.cgroup);
+    close(fd);
 }
 
 int main(int argc, char **argv) {
@@ -492,7 +574,7 @@ int main(int argc, char **argv) {
         if (poll(&worker, 1, 0) != 0) return 1;
         close(opt.parent_fd);
     }
-    if (opt.root) {
+    if (opt.template) {
         result_fd = 1;
         return hold_template();
     }
@@ -505,9 +587,14 @@ int main(int argc, char **argv) {
     sigprocmask(SIG_BLOCK, &handled, NULL);
     for (int sig = SIGHUP; sig <= SIGQUIT; sig++) signal(sig, SIG_DFL); /* ignored ones drop */
     signal(SIGTERM, SIG_DFL);
-    result_fd = open(opt.result_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (result_fd < 0) usage_error("cannot open the result file");
-    if (opt.done_fd >= 0) fcntl(opt.done_fd, F_SETFD, FD_CLOEXEC); /* not the program's */
+    if (opt.done_fd >= 0) {
+        fcntl(opt.done_fd, F_SETFD, FD_CLOEXEC); /* never the program's */
+        result_fd = opt.done_fd;
+    } else {
+        result_fd = open(opt.result_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (result_fd < 0) usage_error("cannot open the result file");
+    }
+    if (opt.cgroup) join_cgroup();
 
     if (getpid() == 1) { /* the worker made this launcher the init of a new PID namespace */
         if (opt.mount_fd >= 0) enter_sandbox();
@@ -532,7 +619,8 @@ int main(int argc, char **argv) {
         close(opt.mount_fd);
         close(opt.net_fd);
     }
-    if (opt.done_fd >= 0) close(opt.done_fd); /* init's copy is the one that tells */
+    /* init writes the result; this copy of the pipe stays open until init is gone, in case it
+     * dies before it could say anything */
     for (;;) {
         int status;
         pid_t pid = waitpid(init, &status, WNOHANG);

@@ -1,4 +1,4 @@
-"""The compiled launcher of external programs (`launcher.c`): built once per machine, then found.
+"""The compiled launcher of every program the pipeline runs (`launcher.c`): built once per machine, then found.
 
 The launcher is native code like the problems' kernels (`pipeline.native`): declared here,
 compiled by `make venv` (or on first use) into the native cache, named by the hash of its
@@ -7,10 +7,11 @@ processes building it at once never see half a file). It is linked statically wh
 library allows it (it then starts about 0.2 ms sooner), dynamically otherwise.
 
 Where no compiler works, `launcher_path()` is None and `launcher_problem()` says why: external
-programs then run without the launcher (see `external`).
+programs then run without the launcher (see `contained`).
 
-`sandbox_template` builds a sandbox template (once per worker and set of visible paths) and
-keeps its namespaces as file descriptors. `probe(sandbox)` runs the launcher once on `true`
+`sandbox_template` builds a sandbox template (once per worker and set of hidden paths) and
+keeps its namespaces as file descriptors; `read_result` reads what a launcher wrote into its
+result pipe. `probe(sandbox)` runs the launcher once on `true`
 the way a case would run, and tells how programs will be contained (a PID namespace or a
 subreaper) and whether the sandbox works here.
 """
@@ -83,13 +84,13 @@ class SandboxError(RuntimeError):
     """The launcher could not build a sandbox template."""
 
 
-def sandbox_template(launcher: Path, root: Path, shared: Path,
-                     visible: tuple[str, ...]) -> tuple[int, int]:
-    """Build a sandbox template (see launcher.c's -T) and return file descriptors of its mount
-    and network namespaces (close-on-exec; pass them to each case with -M and -N)."""
-    argv = [str(launcher), "-T", str(root), "-S", str(shared)]
-    for path in visible:
-        argv += ["-b", path]
+def sandbox_template(launcher: Path, hidden: tuple[str, ...]) -> tuple[int, int]:
+    """Build a sandbox template (see launcher.c's -T) that covers each of `hidden`, and return
+    file descriptors of its mount and network namespaces (close-on-exec; pass them to each
+    case with -M and -N)."""
+    argv = [str(launcher), "-T"]
+    for path in hidden:
+        argv += ["-H", path]
     holder = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, start_new_session=True)
     try:
@@ -112,6 +113,14 @@ def sandbox_template(launcher: Path, root: Path, shared: Path,
         holder.stderr.close()
 
 
+def read_result(fd: int) -> str:
+    """Everything the launcher wrote into its result pipe (`fd`, the read end), to its end."""
+    chunks = []
+    while chunk := os.read(fd, 4096):
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
 @lru_cache(maxsize=2)
 def probe(sandbox: bool) -> Probe:
     """Run `true` under the launcher (in a sandbox if asked) as a case runs, and report what
@@ -123,27 +132,28 @@ def probe(sandbox: bool) -> Probe:
     if true is None:
         return Probe("worker", "no `true` program to probe the launcher with")
     with tempfile.TemporaryDirectory(prefix="gamebench-probe-") as folder:
-        shared = Path(folder)
-        shared.chmod(0o711)  # as a worker's scratch folder: user nobody passes through
-        work = shared / "work"
+        work = Path(folder) / "work"
         work.mkdir()
-        result = shared / "result"
-        argv = [str(launcher), "-o", str(result), "-d", str(work), "-w", "10000"]
+        result_read, result_write = os.pipe2(os.O_CLOEXEC)
+        argv = [str(launcher), "-D", str(result_write), "-d", str(work), "-w", "10000"]
         fds: tuple[int, ...] = ()
         try:
             if sandbox:
-                fds = sandbox_template(launcher, shared / "root", shared, ())
-                argv += ["-M", str(fds[0]), "-N", str(fds[1]), "-S", str(shared)]
+                fds = sandbox_template(launcher, ())
+                argv += ["-M", str(fds[0]), "-N", str(fds[1])]
             subprocess.run([*argv, "--", true], stdin=subprocess.DEVNULL, capture_output=True,
-                           timeout=30, start_new_session=True, pass_fds=fds)
-            fields = parse_result(result.read_text())
+                           timeout=30, start_new_session=True, pass_fds=(*fds, result_write))
+            os.close(result_write)
+            result_write = -1
+            fields = parse_result(read_result(result_read))
         except SandboxError as error:
             return Probe(probe(False).containment, str(error))
         except (OSError, subprocess.SubprocessError) as error:
             return Probe("worker", f"the launcher did not run: {error}")
         finally:
-            for fd in fds:
-                os.close(fd)
+            for fd in (*fds, result_read, result_write):
+                if fd >= 0:
+                    os.close(fd)
     problem = fields.get("setup_error") or fields.get("start_error")
     if problem is None and fields.get("status") != "0":
         problem = f"`true` ended with wait status {fields.get('status')}"

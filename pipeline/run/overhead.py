@@ -89,8 +89,9 @@ def _spawn(argv: list[str], case: Path, fds: tuple[int, ...] = (), as_init: bool
 def mechanisms(program: str, shared: Path) -> dict[str, object]:
     """name -> a function running one case (given a fresh case folder)."""
     launcher = str(launcher_path())
-    fds = sandbox_template(Path(launcher), shared / "root", shared, (program,))
-    sandbox = ["-M", str(fds[0]), "-N", str(fds[1]), "-S", str(shared), "-b", program]
+    fds = sandbox_template(Path(launcher), ())
+    sandbox = ["-M", str(fds[0]), "-N", str(fds[1]), *(["-b", program] if program.startswith(
+        "/tmp/") else [])]
 
     def launch(extra: list[str], pass_fds: tuple[int, ...] = (), as_init: bool = False):
         return lambda case: _spawn([launcher, "-o", str(case / "result"), "-d",
@@ -99,7 +100,7 @@ def mechanisms(program: str, shared: Path) -> dict[str, object]:
 
     spec = SolverSpec(name="cpp", kind="external", problem="-", timeout_s=2.0, memory_mb=512,
                       argv=(program,))
-    boxed = SolverSpec(**{**spec.__dict__, "sandbox": True, "visible": (program,)})
+    boxed = SolverSpec(**{**spec.__dict__, "sandbox": True})
     found = {
         "plain": lambda case: _spawn([program], case),
         "prlimit": lambda case: _spawn([shutil.which("prlimit") or "prlimit",

@@ -34,8 +34,8 @@ from pipeline.run.checker import check_answer
 from pipeline.run.executors import Executor, make_executor
 from pipeline.run.identity import (SolverIdentity, changed, external_identity,
                                    stage_identity, submission_identity)
-from pipeline.run.isolation import (choose_sandbox, containment_note, sandbox_blocker,
-                                    visible_paths)
+from pipeline.run import contained
+from pipeline.run.isolation import choose_sandbox, containment_note
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import ready_program
@@ -152,14 +152,11 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
     for external in selection.externals:
         program = ready_program(external, data_dir, memory or None, build_on_workers)
         argv, recipe = program.argv, program.recipe
-        blocker = sandbox_blocker(argv) if sandbox and argv else None
-        if blocker and request.sandbox == "on":
-            raise UserError(f"--sandbox on: external program {external.name!r}: {blocker}")
-        sandboxed = sandbox and blocker is None and bool(argv)
         specs.append(SolverSpec(name=external.name, kind="external", problem=problem.id,
                                 argv=argv, build=recipe, memory_mb=program.memory_mb,
-                                stack_mb=request.stack_mb, sandbox=sandboxed,
-                                visible=visible_paths(argv, data_dir) if sandboxed else (),
+                                stack_mb=request.stack_mb, sandbox=sandbox,
+                                hidden=contained.data_folder_hidden(data_dir)
+                                if sandbox else (),
                                 timeout_s=timeout_s or external.time_limit_s
                                 or problem.time_limit_s,
                                 judged_by_package=problem.kind == "package"))
@@ -177,9 +174,6 @@ def external_notes(request: RunRequest, specs: list[SolverSpec]) -> list[str]:
         choice = choose_sandbox("auto")
         if choice.note:
             notes.append(choice.note)
-        else:
-            notes += [f"sandbox off for {spec.name}: {sandbox_blocker(spec.argv)}"
-                      for spec in externals if not spec.sandbox and spec.argv]
     return notes
 
 
@@ -275,6 +269,10 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         chunk = next_chunk(data_dir, run_id)
     else:
         selection = select_solvers(problem, request)
+    # The package's own programs (in workers started from here) follow the run's sandbox
+    # setting, and no contained program sees the data folder.
+    contained.set_default_sandbox(request.sandbox)
+    contained.hide(data_dir)
     # Every program is resolved (and built) before anything runs or is written.
     specs = solver_specs(problem, selection, request, data_dir, timeout_s,
                          getattr(executor, "builds_on_workers", False))

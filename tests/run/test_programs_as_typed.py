@@ -59,7 +59,6 @@ public class Sol {
     }
 }
 """
-NEEDS_READ_ONLY_SANDBOX = "needs the read-only sandbox of the runner branch"
 
 
 def pipeline(data: Path, *args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -117,10 +116,6 @@ def shim(folder: Path, interpreter: str) -> Path:
 
 def real_python() -> str:
     return os.path.realpath(sys.executable)
-
-
-def _cannot_work_under_todays_sandbox(done: subprocess.CompletedProcess) -> bool:
-    return done.returncode != 0 and "could not start" in done.stdout
 
 
 # -- a source file is a program ----------------------------------------------------------------
@@ -211,14 +206,11 @@ def test_java_running_a_source_file_gets_ac(data, tmp_path, sandbox):
     # problem's 1 s limit on a loaded machine, which is not what this test is about
     done = run_mine(data, tmp_path, "mine=java Sol.java", "--sandbox", sandbox,
                     "--timeout", "30")
-    if sandbox == "auto" and _cannot_work_under_todays_sandbox(done):
-        pytest.skip(NEEDS_READ_ONLY_SANDBOX)
     assert done.returncode == 0, done.stdout + done.stderr
     assert verdicts_of(data, done, "mine") == {"AC"}
 
 
-@pytest.mark.parametrize("sandbox", [
-    pytest.param("auto", marks=pytest.mark.skip(reason=NEEDS_READ_ONLY_SANDBOX)), "off"])
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
 def test_python3_through_a_shim_on_path_gets_ac(data, tmp_path, sandbox):
     (tmp_path / "sol.py").write_text(SOLUTION_PY)
     python3 = shim(tmp_path, real_python())
@@ -227,8 +219,7 @@ def test_python3_through_a_shim_on_path_gets_ac(data, tmp_path, sandbox):
     assert verdicts_of(data, done, "mine") == {"AC"}
 
 
-@pytest.mark.parametrize("sandbox", [
-    pytest.param("auto", marks=pytest.mark.skip(reason=NEEDS_READ_ONLY_SANDBOX)), "off"])
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
 def test_a_virtualenvs_interpreter_importing_its_own_package_gets_ac(data, tmp_path, sandbox):
     venv = tmp_path / "venv"
     subprocess.run([real_python(), "-m", "venv", "--without-pip", str(venv)], check=True)

@@ -1,0 +1,638 @@
+"""The one runner of every program the pipeline runs: contained, under limits, measured.
+
+External programs, a package's submissions, input and output validators, testlib checkers,
+interactors, generators and the main solution that makes a Polygon package's answers all run
+through `run` (or `start` and `finish`, for the two sides of an interactive pair, which run at
+once connected by pipes): one program, its stdin/stdout/stderr (files or pipe descriptors),
+a working folder, `Limits`, sandboxed or not, into one `Measured` result.
+
+Each program is run by the launcher (`launcher.c`, compiled once per machine by `launcher`),
+which this process starts in a session of its own as the init of a new PID namespace: the
+launcher forks the program from a process of about 1 MB, so the peak resident memory that
+`wait4` reports is the program's own; every descendant of the program dies when the program
+ends (the namespace's init exits); the launcher dies with its caller and takes the program
+with it; the number of processes of a case is capped by a pids cgroup of this process (where
+the machine has one that root may write: `process_cap_note` says when not); and the result
+comes back through a pipe the program cannot reach (close-on-exec in the launcher), never a
+file it could rewrite.
+
+Sandboxed (`sandbox=True`), the program sees the whole file system read-only but for what is
+hidden (`hidden_paths`: the data folder, the user's keys and shell histories, and what the
+caller adds, such as a package's folder for its submissions), writes only its working folder
+and a private /tmp, both on one tmpfs capped at `Limits.written_bytes` in total (over it: the
+result says `written_full`), has no network, and runs as the caller's uid with every
+capability dropped (see `launcher.c` for why not user nobody). Each process builds a sandbox
+template once per set of hidden paths and every program enters it (about 0.2 ms a program
+instead of 0.7 ms for building it anew). Paths under /tmp that the program is given (its
+command's absolute paths, its working folder, `shown`, `writable`) are bound into its private
+/tmp.
+
+Without a C compiler there is no launcher: this process then starts the program itself
+(limits set by a `preexec_fn`, a full fork, about 3 ms slower), watches its CPU time and wall
+clock, and kills its process group after it; a descendant that calls setsid outlives it unless
+this process is a child subreaper (`processes.become_subreaper`, as pool workers are). Peak
+memory then includes this process's size at the fork (`Measured.floor_kb`). There is no
+sandbox then.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import re
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Union
+
+from pipeline.run.launcher import (SandboxError, launcher_path, parse_result, probe,
+                                   read_result, sandbox_template)
+from pipeline.run.processes import NextChildNamespace, kill_children
+
+MB = 1024 * 1024
+# How long past the wall-clock cap the caller waits for the launcher before stopping it.
+LAUNCHER_GRACE_S = 10.0  # (a fork bomb's hundreds of processes take a while to die)
+CPU_POLL_S = 0.05  # without the launcher: how often the program's CPU time is looked at
+PROCESS_CAP = 256  # processes and threads of one caller's programs at once (the pids cgroup)
+HIDE_ENV = "PIPELINE_HIDDEN_DATA"  # data folders hidden from contained programs (os.pathsep)
+KEPT_IN_DATA = ("build", "problems")  # what of a data folder stays in sight
+SANDBOX_ENV = "PIPELINE_SANDBOX"   # auto, on or off: the default of the package's programs
+
+# The user's private files that no contained program sees, under each home folder.
+SENSITIVE_IN_HOME = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker",
+                     ".netrc", ".git-credentials", ".pgpass", ".my.cnf", ".password-store",
+                     ".local/share/keyrings", ".bash_history", ".zsh_history", ".history",
+                     ".python_history", ".node_repl_history", ".mysql_history", ".psql_history",
+                     ".sqlite_history", ".lesshst", ".viminfo")
+SENSITIVE_ON_MACHINE = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
+                        "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh/ssh_host_rsa_key",
+                        "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
+                        "/run")  # /run: the machine's daemons' sockets
+
+Stream = Union[int, IO[bytes], None]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a program may use. None: no limit of that kind."""
+
+    memory_mb: int | None = None      # address space (RLIMIT_AS)
+    stack_mb: int | None = None       # RLIMIT_STACK
+    file_bytes: int | None = 64 * MB  # each file it writes, stdout and stderr too (RLIMIT_FSIZE)
+    cpu_s: float | None = None        # killed once it has used this much CPU time
+    wall_s: float | None = None       # killed once this much wall-clock time has passed
+    written_bytes: int | None = None  # sandbox: its folder and /tmp in total (None: file_bytes)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What one run of a program came to, as the launcher (or this process) measured it."""
+
+    status: int | None = None   # wait status; None if it never ran or was never reaped
+    cpu_ms: float | None = None
+    rss_kb: int | None = None
+    wall_ms: float | None = None
+    killed: str = "none"        # none, cpu, wall or term: who stopped it
+    start_error: str | None = None
+    setup_error: str | None = None
+    written_full: bool = False  # it filled its capped folder and /tmp (sandbox)
+    floor_kb: int = 0           # peak memory below this may be the caller's (no launcher)
+    lost: bool = False          # the launcher died without cleaning up: sweep its leftovers
+
+    @property
+    def exit_code(self) -> int | None:
+        """Its exit code, or minus the signal that ended it (None if it never ran)."""
+        return None if self.status is None else os.waitstatus_to_exitcode(self.status)
+
+
+# -- what is hidden and whether to sandbox -----------------------------------------------------
+
+def hide(data_dir: str | Path) -> None:
+    """Hide the data folder `data_dir` (see `data_folder_hidden`) from every program contained
+    from now on, here and in processes started from here (it travels in the environment)."""
+    real = os.path.realpath(data_dir)
+    known = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
+    if real not in known:
+        os.environ[HIDE_ENV] = os.pathsep.join([*known, real])
+
+
+def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
+    """What of a data folder no program sees: everything (the tables, the stored answers, the
+    raw cases, the reports) but its builds (the programs themselves) and the problems' package
+    copies (a package's validators read their answer files there; its submissions do not see
+    them: `external.hide_from_submissions`)."""
+    real = os.path.realpath(data_dir)
+    try:
+        entries = sorted(os.listdir(real))
+    except OSError:
+        return ()
+    return tuple(os.path.join(real, e) for e in entries if e not in KEPT_IN_DATA)
+
+
+def set_default_sandbox(mode: str) -> None:
+    """Whether a package's own programs run sandboxed (auto, on, off), here and in processes
+    started from here."""
+    os.environ[SANDBOX_ENV] = mode
+
+
+def default_sandbox() -> bool:
+    """Whether programs with no sandbox setting of their own run sandboxed: under `auto` (the
+    default), wherever the sandbox works."""
+    mode = os.environ.get(SANDBOX_ENV, "auto")
+    return mode != "off" and probe(True).sandbox_error is None
+
+
+def _homes() -> list[str]:
+    homes = {os.path.expanduser("~"), "/root", *glob.glob("/home/*")}
+    return sorted(h for h in homes if os.path.isdir(h))
+
+
+def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What a sandboxed program never sees: the user's private files (`SENSITIVE_IN_HOME` in
+    every home folder, `SENSITIVE_ON_MACHINE`), the data folders given to `hide`, and `extra`;
+    only those that exist, by their real path."""
+    found: list[str] = []
+    candidates = [*(os.path.join(h, name) for h in _homes() for name in SENSITIVE_IN_HOME),
+                  *SENSITIVE_ON_MACHINE,
+                  *(hidden for data in os.environ.get(HIDE_ENV, "").split(os.pathsep) if data
+                    for hidden in data_folder_hidden(data)), *extra]
+    for path in candidates:
+        real = os.path.realpath(path)
+        if os.path.lexists(real) and real not in found:
+            found.append(real)
+    return tuple(sorted(found))
+
+
+def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The paths under /tmp a program's command names (each absolute argument that exists,
+    and its folder when it is a file, where a program finds what lies beside it; the program
+    itself), which its private /tmp must show read-only."""
+    shown: list[str] = []
+    words = [shutil.which(argv[0]) or argv[0], *argv[1:]] if argv else []
+    for word in words:
+        for part in (word, word.partition("=")[2]):
+            if not part.startswith("/"):
+                continue
+            real = os.path.realpath(part)
+            if not real.startswith("/tmp/") or not os.path.exists(real):
+                continue
+            folder = os.path.dirname(real)
+            shown.append(real if os.path.isdir(real) or folder == "/tmp" else folder)
+    return _outermost(shown)
+
+
+def _outermost(paths: list[str]) -> tuple[str, ...]:
+    """`paths` without those inside another one (a bind of a folder shows what is in it)."""
+    kept: list[str] = []
+    for path in sorted({os.path.realpath(p) for p in paths}, key=len):
+        if not any(path == k or path.startswith(k + "/") for k in kept):
+            kept.append(path)
+    return tuple(sorted(kept))
+
+
+# -- the process cap: a pids cgroup of this process -------------------------------------------
+
+_cgroup: str | None = None
+_cgroup_base: str | None = None
+_cgroup_problem: str | None = None
+
+
+def _pids_hierarchy() -> str | None:
+    """Where this process's pids cgroup is (cgroup v1's pids controller, or v2 with pids)."""
+    try:
+        mounts = Path("/proc/self/mountinfo").read_text().splitlines()
+        own = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in mounts:
+        fields = line.split()
+        dash = fields.index("-")
+        kind, options, point = fields[dash + 1], fields[dash + 3], fields[4]
+        if kind == "cgroup" and "pids" in options.split(","):
+            for entry in own:
+                number, controllers, path = entry.split(":", 2)
+                if "pids" in controllers.split(","):
+                    return point + path.rstrip("/")
+        if kind == "cgroup2" and os.path.exists(f"{point}/cgroup.controllers"):
+            path = next((e.split(":", 2)[2] for e in own if e.startswith("0::")), None)
+            folder = point + (path or "/").rstrip("/")
+            try:
+                if "pids" in Path(f"{folder}/cgroup.controllers").read_text().split():
+                    return folder
+            except OSError:
+                pass
+    return None
+
+
+def process_cgroup() -> str | None:
+    """The pids cgroup this process moved itself into (on first use) so that it and every
+    program it starts count together: `PROCESS_CAP` processes and threads besides its own.
+    None where there is none (`process_cap_note` says why).
+
+    Joining once per process, not once per program, matters: a write to cgroup.procs takes a
+    lock every fork of the machine waits for."""
+    global _cgroup, _cgroup_base, _cgroup_problem
+    if _cgroup is not None or _cgroup_problem is not None:
+        return _cgroup
+    own = _pids_hierarchy()
+    if own is None:
+        _cgroup_problem = "no pids cgroup controller on this machine"
+        return None
+    base = re.sub(r"(/gamebench-\d+)+$", "", own)  # a worker's goes beside its parent's
+    _remove_stale_cgroups(base)
+    folder = f"{base}/gamebench-{os.getpid()}"
+    try:
+        os.makedirs(folder, exist_ok=True)
+        threads = len(os.listdir("/proc/self/task"))
+        with open(f"{folder}/pids.max", "w") as handle:
+            handle.write(f"{PROCESS_CAP + threads}\n")
+        with open(f"{folder}/cgroup.procs", "w") as handle:
+            handle.write("0\n")
+    except OSError as error:
+        _cgroup_problem = f"cannot make a pids cgroup under {base}: {error.strerror}"
+        return None
+    _cgroup, _cgroup_base = folder, base
+    return folder
+
+
+def _remove_stale_cgroups(base: str) -> None:
+    for folder in glob.glob(f"{base}/gamebench-*"):
+        try:
+            os.kill(int(folder.rsplit("-", 1)[1]), 0)
+        except (ValueError, PermissionError):
+            continue
+        except ProcessLookupError:
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass
+
+
+def remove_process_cgroup() -> None:
+    """Leave this process's pids cgroup and remove it (at the process's end)."""
+    global _cgroup
+    if _cgroup is not None:
+        try:
+            with open(f"{_cgroup_base}/cgroup.procs", "w") as handle:
+                handle.write("0\n")
+            os.rmdir(_cgroup)
+        except OSError:
+            pass
+        _cgroup = None
+
+
+def process_cap_note() -> str | None:
+    """One line when programs run with no cap on their number of processes."""
+    if launcher_path() is None:
+        return None  # `isolation.containment_note` says it
+    if _cgroup is not None:
+        return None
+    base = _pids_hierarchy()
+    problem = _cgroup_problem or (
+        "no pids cgroup controller on this machine" if base is None else
+        None if os.access(base, os.W_OK) else f"cannot make a pids cgroup under {base}")
+    if problem is None:
+        return None
+    return f"no cap on the number of a program's processes ({problem})"
+
+
+# -- running -----------------------------------------------------------------------------------
+
+class ChildTracker:
+    """The launchers (or programs) running now, for a clean shutdown."""
+
+    running: dict[int, bool] = {}  # pid -> started through the launcher
+
+    @classmethod
+    def kill_current(cls) -> None:
+        """Stop every program running now. A launcher is asked (SIGTERM): it kills the program
+        and every descendant itself, even after this process has exited."""
+        for pid, via_launcher in list(cls.running.items()):
+            try:
+                if via_launcher:
+                    os.kill(pid, signal.SIGTERM)
+                else:
+                    os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if not all(cls.running.values()):
+            kill_children()
+
+
+@dataclass
+class Started:
+    """A program started by `start`, until `finish`."""
+
+    pid: int | None
+    via_launcher: bool
+    wall_s: float
+    result_fd: int = -1     # the launcher's result pipe (read end)
+    started: float = 0.0
+    floor_kb: int = 0
+    early: Measured | None = None  # it could not be started: what came of it
+
+    def fileno(self) -> int:
+        """What becomes readable when the program (and all it started) has ended."""
+        return self.result_fd
+
+
+_templates: dict[tuple[str, ...], tuple[int, int]] = {}
+_namespace = NextChildNamespace()  # each launcher starts as the init of a new PID namespace
+_exiting: list[int] = []  # launchers done with their program, still exiting: reaped later
+_pidfd: int | None = None
+
+
+def environment(home: bool = False) -> dict[str, str]:
+    """A contained program's whole environment: PATH and LC_ALL=C (and HOME when asked)."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
+    if home:
+        env["HOME"] = os.environ.get("HOME", "/tmp")
+    return env
+
+
+def run(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
+        workdir: Path, limits: Limits, sandbox: bool, hidden: tuple[str, ...] = (),
+        shown: tuple[str, ...] = (), writable: tuple[str, ...] = (),
+        env: dict[str, str] | None = None, processes_capped: bool = True) -> Measured:
+    """Run `argv` contained in `workdir` (which must exist) and wait for it."""
+    return finish(start(argv, stdin=stdin, stdout=stdout, stderr=stderr, workdir=workdir,
+                        limits=limits, sandbox=sandbox, hidden=hidden, shown=shown,
+                        writable=writable, env=env, processes_capped=processes_capped))
+
+
+def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
+          workdir: Path, limits: Limits, sandbox: bool, hidden: tuple[str, ...] = (),
+          shown: tuple[str, ...] = (), writable: tuple[str, ...] = (),
+          env: dict[str, str] | None = None, processes_capped: bool = True) -> Started:
+    """Start `argv` as `run` does; `finish` waits for it. `hidden` adds to `hidden_paths()`;
+    `shown` and `writable` are paths under /tmp to show it read-only, and paths it may
+    write besides its folder."""
+    argv = list(argv)
+    env = env if env is not None else environment()
+    wall_s = limits.wall_s if limits.wall_s is not None else 24 * 3600.0
+    launcher = launcher_path()
+    if launcher is None:
+        if sandbox:
+            return Started(None, False, wall_s, early=Measured(
+                setup_error="the sandbox needs the launcher, and there is none"))
+        return _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s)
+    command = [str(launcher), "-P", str(_own_pidfd()), "-d", str(workdir),
+               "-a", str((limits.memory_mb or 0) * MB), "-s", str((limits.stack_mb or 0) * MB),
+               "-f", str(limits.file_bytes or 0),
+               "-c", str(max(1, round(limits.cpu_s * 1000)) if limits.cpu_s else 0),
+               "-w", str(max(1, round(wall_s * 1000)))]
+    if processes_capped:
+        process_cgroup()
+    fds: tuple[int, ...] = ()
+    if sandbox:
+        try:
+            fds = _template(str(launcher), hidden_paths(hidden))
+        except (SandboxError, OSError) as error:
+            return Started(None, True, wall_s, early=Measured(
+                setup_error=f"cannot build the sandbox: {error}"))
+        command += ["-M", str(fds[0]), "-N", str(fds[1]),
+                    "-W", str(limits.written_bytes or limits.file_bytes or 64 * MB)]
+        for path in _outermost([*shown, *shown_under_tmp(argv)]):
+            command += ["-b", path]
+        for path in writable:
+            command += ["-B", os.path.realpath(path)]
+    _reap_exiting()
+    result_read, result_write = os.pipe2(os.O_CLOEXEC)
+    command += ["-D", str(result_write), "--", *argv]
+    entered = _namespace.enter()
+    try:
+        process = subprocess.Popen(command, stdin=stdin, stdout=stdout, stderr=stderr, env=env,
+                                   start_new_session=True, close_fds=True,
+                                   pass_fds=(*fds, _own_pidfd(), result_write))
+    except OSError as error:
+        os.close(result_read)
+        return Started(None, True, wall_s, early=Measured(
+            setup_error=f"cannot start the launcher {launcher}: {error}"))
+    finally:
+        if entered:
+            _namespace.leave()
+        os.close(result_write)
+    process.returncode = 0  # reaped here, not by subprocess
+    ChildTracker.running[process.pid] = True
+    return Started(process.pid, True, wall_s, result_read, time.perf_counter())
+
+
+def finish(started: Started, stop_after_s: float | None = None) -> Measured:
+    """Wait for a started program to end (everything it started dead too) and what came of
+    it. `stop_after_s`: stop it once this much more time has passed (`killed` is then term)."""
+    if started.early is not None:
+        return started.early
+    if not started.via_launcher:
+        return _finish_in_process(started, stop_after_s)
+    pid = started.pid
+    try:
+        # The launcher writes its result and closes the pipe once every process of the program
+        # is dead; its own exit (tearing down its namespaces) goes on meanwhile.
+        limit = started.wall_s + LAUNCHER_GRACE_S - (time.perf_counter() - started.started)
+        if stop_after_s is not None and stop_after_s < limit:
+            if not _readable(started.result_fd, max(0.0, stop_after_s)):
+                os.kill(pid, signal.SIGTERM)  # it kills the program and all it started
+        done = _readable(started.result_fd, max(0.0, limit))
+        text = read_result(started.result_fd) if done else ""
+    finally:
+        os.close(started.result_fd)
+        ChildTracker.running.pop(pid, None)
+    if not done:
+        os.kill(pid, signal.SIGTERM)
+        if not _wait_for(pid, LAUNCHER_GRACE_S):
+            os.kill(pid, signal.SIGKILL)
+        os.wait4(pid, 0)
+        return Measured(setup_error="the launcher did not finish within "
+                        f"{started.wall_s + LAUNCHER_GRACE_S:g} s", lost=True)
+    fields = parse_result(text)
+    if "status" not in fields and "setup_error" not in fields:
+        _, status, _ = os.wait4(pid, 0)  # it died without a word: what of?
+        return Measured(setup_error=f"the launcher ended with wait status {status} and no "
+                        "result", lost=True)
+    _exiting.append(pid)
+    if "setup_error" in fields:
+        return Measured(setup_error=fields["setup_error"])
+    if "start_error" in fields:
+        number, step, path = (fields["start_error"].split(" ", 2) + ["", ""])[:3]
+        return Measured(start_error=f"{step} {path}: {os.strerror(int(number))}")
+    return Measured(status=int(fields["status"]),
+                    cpu_ms=(int(fields["user_us"]) + int(fields["sys_us"])) / 1000,
+                    rss_kb=int(fields["rss_kb"]), wall_ms=int(fields["wall_us"]) / 1000,
+                    killed=fields.get("killed", "none"),
+                    written_full=fields.get("written") == "full")
+
+
+def sweep() -> None:
+    """After a launcher died without cleaning up: kill whatever it left (this process must be
+    a child subreaper for its orphans to be found)."""
+    _exiting.clear()
+    kill_children()
+
+
+def close_templates() -> None:
+    """Forget this process's sandbox templates and its pids cgroup (at its exit)."""
+    while _templates:  # popped first: a SIGTERM may run this again midway
+        for fd in _templates.popitem()[1]:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    remove_process_cgroup()
+
+
+def _reap_exiting() -> None:
+    for pid in list(_exiting):
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                continue
+        except ChildProcessError:
+            pass
+        _exiting.remove(pid)
+
+
+def _own_pidfd() -> int:
+    """A pidfd of this process, for the launcher to see whether it died before it could ask
+    to be told."""
+    global _pidfd
+    if _pidfd is None:
+        _pidfd = os.pidfd_open(os.getpid())
+    return _pidfd
+
+
+def _template(launcher: str, hidden: tuple[str, ...]) -> tuple[int, int]:
+    """This process's sandbox template for these hidden paths (built on first use): the
+    namespaces every program with them enters, so none pays for building its own."""
+    fds = _templates.get(hidden)
+    if fds is None:
+        fds = sandbox_template(Path(launcher), hidden)
+        _templates[hidden] = fds
+    return fds
+
+
+# -- without the launcher ------------------------------------------------------------------------
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_PR_SET_PDEATHSIG = 1
+
+
+def _limits(limits: Limits):
+    """The preexec_fn that puts the program under its limits."""
+    memory = (limits.memory_mb or 0) * MB
+    stack = (limits.stack_mb or 0) * MB
+    unlimited = resource.RLIM_INFINITY
+    cpu_seconds = int(limits.cpu_s) + 2 if limits.cpu_s else None
+
+    def apply() -> None:
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        resource.setrlimit(resource.RLIMIT_AS, (memory or unlimited, memory or unlimited))
+        resource.setrlimit(resource.RLIMIT_STACK, (stack or unlimited, stack or unlimited))
+        if limits.file_bytes:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes,) * 2)
+        if cpu_seconds:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return apply
+
+
+@dataclass
+class _InProcess(Started):
+    cpu_s: float | None = None
+    pidfd: int = -1
+
+    def fileno(self) -> int:
+        return self.pidfd
+
+
+def _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s) -> Started:
+    floor = _resident_kb()
+    started = time.perf_counter()
+    try:
+        process = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=stderr, cwd=workdir,
+                                   env=env, start_new_session=True, close_fds=True,
+                                   preexec_fn=_limits(limits))
+    except OSError as error:
+        return Started(None, False, wall_s, early=Measured(
+            start_error=f"exec {argv[0] if argv else ''}: {error.strerror or error}"))
+    process.returncode = 0  # reaped here
+    ChildTracker.running[process.pid] = False
+    return _InProcess(process.pid, False, wall_s, started=started, floor_kb=floor,
+                      cpu_s=limits.cpu_s, pidfd=os.pidfd_open(process.pid))
+
+
+def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured:
+    assert isinstance(started, _InProcess)
+    pid = started.pid
+    try:
+        killed = _watch(started, stop_after_s)
+        if killed != "none":
+            _kill_group(pid)
+        _, status, usage = os.wait4(pid, 0)
+    finally:
+        os.close(started.pidfd)
+        ChildTracker.running.pop(pid, None)
+    wall_ms = (time.perf_counter() - started.started) * 1000
+    _kill_group(pid)
+    kill_children()  # descendants that left the group, where this process is a subreaper
+    return Measured(status=status, cpu_ms=(usage.ru_utime + usage.ru_stime) * 1000,
+                    rss_kb=int(usage.ru_maxrss), wall_ms=wall_ms, killed=killed,
+                    floor_kb=started.floor_kb)
+
+
+def _watch(started: _InProcess, stop_after_s: float | None) -> str:
+    """Wait for the program to exit; "cpu", "wall" or "term" when a limit comes first."""
+    deadline = started.started + started.wall_s
+    stop_at = time.perf_counter() + stop_after_s if stop_after_s is not None else None
+    tick = os.sysconf("SC_CLK_TCK")
+    while True:
+        now = time.perf_counter()
+        if now >= deadline:
+            return "wall"
+        if stop_at is not None and now >= stop_at:
+            return "term"
+        ready, _, _ = select.select([started.pidfd], [], [], min(CPU_POLL_S, deadline - now))
+        if ready:
+            return "none"
+        if started.cpu_s is None:
+            continue
+        try:
+            with open(f"/proc/{started.pid}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            if (int(fields[11]) + int(fields[12])) / tick >= started.cpu_s:
+                return "cpu"
+        except (OSError, IndexError, ValueError):
+            pass
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _resident_kb() -> int:
+    """This process's resident memory now: what a fork of it starts with."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+
+
+def _readable(fd: int, timeout_s: float) -> bool:
+    """Block until `fd` can be read (or is at its end) or `timeout_s` passes."""
+    ready, _, _ = select.select([fd], [], [], timeout_s)
+    return bool(ready)
+
+
+def _wait_for(pid: int, timeout_s: float) -> bool:
+    """Block until `pid` exits or `timeout_s` passes; True when it exited."""
+    fd = os.pidfd_open(pid)
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout_s)
+        return bool(ready)
+    finally:
+        os.close(fd)

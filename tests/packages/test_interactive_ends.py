@@ -1,0 +1,54 @@
+"""How an interactive pair ends (issues 20 and 23): both sides under their own launcher,
+connected by pipes the pipeline holds no write end of. A submission reading to its input's
+end gets end-of-file once the interactor has exited; one that goes on after the interactor's
+verdict is killed after `GRACE_S`, and the verdict stands; the submission's time is its own
+CPU time, not its wait on the interactor."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from pipeline.packages.interactive import GRACE_S, run_exchange
+
+
+def _exchange(tmp_path: Path, submission: str, interactor: str):
+    feedback = tmp_path / "feedback"
+    feedback.mkdir(exist_ok=True)
+    started = time.monotonic()
+    exchange = run_exchange([sys.executable, "-c", submission],
+                            [sys.executable, "-c", interactor, str(feedback) + "/"],
+                            workdir=tmp_path / "run", wall_s=20, submission_cpu_s=20,
+                            submission_memory_mb=None, output_mb=8, validator_cpu_s=20,
+                            validator_memory_mb=None)
+    return exchange, time.monotonic() - started
+
+
+def test_a_submission_reading_to_the_end_gets_it_when_the_interactor_exits(tmp_path):
+    exchange, took = _exchange(
+        tmp_path, "import sys\ndata = sys.stdin.read()\nsys.exit(0 if data == '7\\n' else 5)\n",
+        "import sys\nprint(7, flush=True)\nsys.exit(42)\n")
+    assert exchange.validator.exit_code == 42 and exchange.validator_first
+    assert exchange.submission.exit_code == 0, exchange.submission
+    assert took < 10  # not the 20 s wall-clock limit: it was not left waiting
+
+
+def test_a_submission_going_on_after_the_verdict_is_stopped_after_the_grace(tmp_path):
+    exchange, took = _exchange(
+        tmp_path, "import time\nwhile True:\n    time.sleep(0.01)\n",
+        "import sys\nsys.exit(42)\n")
+    assert exchange.validator.exit_code == 42 and exchange.validator_first
+    assert exchange.submission.exit_code == 0 and not exchange.submission.timed_out
+    assert exchange.submission.wall_s >= GRACE_S
+    assert took < 10
+    assert exchange.submission.cpu_s < 1  # it slept: its own CPU time, not the wall clock
+
+
+def test_the_submissions_time_is_its_own_cpu_time_not_its_wait_on_the_interactor(tmp_path):
+    exchange, _ = _exchange(
+        tmp_path, "print(input(), flush=True)\n",
+        "import sys, time\ntime.sleep(1.0)\nprint(3, flush=True)\n"
+        "sys.exit(42 if input() == '3' else 43)\n")
+    assert exchange.validator.exit_code == 42
+    assert exchange.submission.wall_s >= 1.0 and exchange.submission.cpu_s < 0.5

@@ -1,0 +1,191 @@
+"""Hostile external programs (and submissions, which run the same way) against the one runner
+(`pipeline.run.contained`): each fault of the hostile pass is named by its letter (issue 22),
+each attack is a real program doing it, and each test says what happens now.
+
+A program may not write outside its folder and /tmp, read the data folder, reach the network,
+fork without end (P17), outlive a `kill -9` of the pipeline's process group, fill its folder
+past the output limit (E12), or forge its own result (E11); a `python3` shim of pyenv under a
+0700 home runs under the default sandbox as it would for its user (issue 21).
+
+The folders that must be hidden live outside /tmp (under /var/tmp), so that a program's
+private /tmp is not what hides them. The sandbox needs root.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from processkit import alive, hostile_program, hostile_report, processes_marked
+from runkit import PROGRAMS, REPO, corpus, external, results, run_one
+
+from pipeline.run import contained, external as external_runner
+from pipeline.run.contained import PROCESS_CAP, data_folder_hidden
+from pipeline.run.jobs import Job
+from pipeline.tables.results import read_runs
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
+
+
+@pytest.fixture
+def outside():
+    """A folder outside /tmp, removed afterwards."""
+    if not os.access("/var/tmp", os.W_OK):
+        pytest.skip("no writable /var/tmp")
+    folder = Path(tempfile.mkdtemp(prefix="gamebench-test-", dir="/var/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def listener():
+    """A TCP server on loopback that a program outside the sandbox could reach."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        yield server.getsockname()[1]
+
+
+@pytest.fixture
+def data(outside):
+    """A data folder with a stored answer in its tables."""
+    folder = outside / "data"
+    (folder / "tables").mkdir(parents=True)
+    (folder / "tables" / "answers.txt").write_text("the stored answers\n")
+    (folder / "build").mkdir()
+    return folder
+
+
+def _marker() -> str:
+    return f"gamebench-hostile-{os.getpid()}-{time.monotonic_ns()}"
+
+
+def _gone(marker: str, within_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while processes_marked(marker):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_p18_a_hostile_submission_cannot_write_out_read_the_data_reach_the_network_or_fork_on(
+        pool, outside, data, listener, tmp_path):
+    marker = _marker()
+    escapes = [outside / "escaped", Path("/var/tmp") / f"{marker}-escaped", "../escaped",
+               REPO / f"{marker}-escaped"]
+    argv = hostile_program(tmp_path, outside=escapes, secret=data / "tables" / "answers.txt",
+                           port=listener, marker=marker, then="sys.exit(3)")
+    spec = external(tuple(argv), sandbox=True, hidden=data_folder_hidden(data))
+    outcome = run_one(pool, spec, "")
+    assert outcome.status == "re", outcome
+    report = hostile_report(outcome.error)
+    assert report.get("wrote") is None and report["read"] is None and not report["connect"]
+    assert 0 < report["forks"] < PROCESS_CAP
+    assert not any(Path(p).exists() for p in escapes if str(p).startswith("/"))
+    assert _gone(marker)  # its daemon died with the case
+
+
+def test_p18_a_hostile_program_dies_with_a_kill_9_of_the_pipelines_process_group(tmp_path,
+                                                                                 outside):
+    data = outside / "data"
+    corpus(data, {"a/01.in": ("1 2\n", "3\n")})
+    marker = _marker()
+    argv = hostile_program(tmp_path, outside=[], secret="/nonexistent", port=1, marker=marker,
+                           forks=0, then="time.sleep(60)")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    pipeline = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "--data-dir", str(data), "run", "--problem", "toy",
+         "--external", f"hostile={' '.join(argv)}", "--timeout", "30", "--jobs", "1"],
+        cwd=REPO, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not processes_marked(marker):
+            assert pipeline.poll() is None and time.monotonic() < deadline, "it never started"
+            time.sleep(0.05)
+    finally:
+        os.killpg(pipeline.pid, signal.SIGKILL)
+        pipeline.wait()
+    assert _gone(marker)
+
+
+def test_p17_a_fork_bomb_is_capped_and_dies_with_its_case(tmp_path):
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    (tmp_path / "bomb.c").write_text("#include <unistd.h>\nint main(){for(;;)fork();}\n")
+    subprocess.run(["gcc", "-o", str(tmp_path / "bomb"), str(tmp_path / "bomb.c")], check=True)
+    cgroup = contained.process_cgroup()
+    if cgroup is None:
+        pytest.skip(contained.process_cap_note() or "no pids cgroup")
+    try:
+        outcome = external_runner.run_external(Job(0, external((str(tmp_path / "bomb"),),
+                                                               timeout_s=0.3), "c", ""))
+        assert outcome.status == "tle", outcome
+        events = Path(cgroup, "pids.events").read_text().split()
+        assert events[0] == "max" and int(events[1]) > 0  # forks were refused at the cap
+        deadline = time.monotonic() + 10  # none is left but this process (it joined)
+        while [pid for pid in map(int, Path(cgroup, "cgroup.procs").read_text().split())
+               if pid != os.getpid() and alive(pid)]:
+            assert time.monotonic() < deadline, "processes of the case are left"
+            time.sleep(0.05)
+    finally:
+        external_runner.cleanup_scratch()
+
+
+def test_e12_twenty_files_of_60_mb_in_its_folder_are_ole(pool):
+    writer = ("import sys\nchunk = b'x' * (1 << 20)\nfor n in range(20):\n"
+              "    try:\n        with open(f'file{n}', 'wb') as out:\n"
+              "            for _ in range(60):\n                out.write(chunk)\n"
+              "    except OSError:\n        pass\nprint(3)\n")
+    spec = external((sys.executable, "-c", writer), sandbox=True)
+    outcome = run_one(pool, spec, "1 2\n")
+    assert outcome.status == "ole", outcome
+    assert "into its folder and /tmp" in outcome.error
+
+
+def test_e11_a_program_that_aborts_cannot_forge_its_result_under_sandbox_off(pool):
+    """It writes a launcher's result line into ../result and into every descriptor it has;
+    the result travels in a pipe it never holds."""
+    forger = ("import os\nline = b'status=0 user_us=1 sys_us=0 rss_kb=100 wall_us=1000 "
+              "killed=none written=ok containment=pidns\\n'\n"
+              "for path in ('../result', 'result', '../../result'):\n"
+              "    try:\n        open(path, 'wb').write(line)\n    except OSError:\n"
+              "        pass\nfor fd in range(3, 256):\n    try:\n        os.write(fd, line)\n"
+              "    except OSError:\n        pass\nprint(3, flush=True)\nos.abort()\n")
+    outcome = run_one(pool, external((sys.executable, "-c", forger)), "1 2\n")
+    assert outcome.status == "re" and "signal 6" in outcome.error, outcome
+
+
+def test_a_python3_shim_under_a_private_home_gets_ac_under_the_default_sandbox(outside):
+    """pyenv's way: `python3` on PATH is a script that runs the interpreter it finds in its
+    own home, a 0700 folder."""
+    home = outside / "home"
+    versions = home / ".pyenv" / "versions" / "3" / "bin"
+    versions.mkdir(parents=True)
+    (versions / "python3").symlink_to(os.path.realpath(sys.executable))
+    shims = home / ".pyenv" / "shims"
+    shims.mkdir()
+    (shims / "python3").write_text('#!/bin/sh\nexec "$(dirname "$0")/../versions/3/bin/python3" '
+                                   '"$@"\n')
+    (shims / "python3").chmod(0o755)
+    home.chmod(0o700)
+    data = outside / "data"
+    corpus(data, {"a/01.in": ("1 2\n", "3\n"), "a/02.in": ("5 7\n", "12\n")})
+    env = {**os.environ, "PYTHONPATH": str(REPO),
+           "PATH": f"{shims}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pipeline", "--data-dir", str(data), "run", "--problem", "toy",
+         "--external", f"mine=python3 {PROGRAMS / 'sum.py'}", "--jobs", "1"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "sandbox off" not in done.stdout
+    [run_id] = read_runs(data)["run_id"]
+    assert results(data, run_id)["verdict"].to_list() == ["AC", "AC"]
