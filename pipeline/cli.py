@@ -303,6 +303,9 @@ def ingest_command(
     for root in roots:
         if not root.exists():
             _fail(f"{root} does not exist")
+    from pipeline.run.contained import hide
+
+    hide(ctx.obj.data_dir)  # validators and generators never see the stored answers
     summary = ingest(ctx.obj.data_dir, roots, problem_id, progress_bar("ingest"), jobs=jobs,
                      max_file_mb=max_file_mb, wait=not no_wait)
     text = format_summary(summary)

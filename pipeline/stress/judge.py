@@ -290,7 +290,12 @@ def open_judge(problem: Problem, solver: str, against: str | None,
                sandbox: str = "auto") -> Judge:
     """Build S's and R's specs the way a run builds its solvers (external programs built
     once, cached under DATA/build/, run in the sandbox as `sandbox` says: auto, on or off)
-    and start the executor (its workers import the stages)."""
+    and start the executor (its workers import the stages). A package's own programs follow
+    `sandbox` too, and no contained program sees the data folder."""
+    from pipeline.run import contained
+
+    contained.set_default_sandbox(sandbox)
+    contained.hide(data_dir)
     if against is not None:
         references: tuple[str, ...] = (against,)
     else:
