@@ -427,10 +427,12 @@ def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
 
 # -- problem packages ---------------------------------------------------------------------------
 
-def _package_namespace(found: FoundPackage, data_dir: Path,
-                       summary: IngestSummary) -> tuple[Namespace, list[FoundCase]] | None:
+def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSummary,
+                       when) -> tuple[Namespace, list[FoundCase]] | None:
     """Register the package (unless it is the data folder's own copy) and lay out its test
-    cases as a namespace; a package that cannot be used is a reject naming its file."""
+    cases as a namespace; a package that cannot be used is a reject naming its file, and so
+    is each file of it that was left out unread (its label is among the namespace's labels,
+    so that a later look at the package replaces the reject)."""
     from pipeline.packages import PackageError, load_package
     from pipeline.packages.registry import build_dir, register
 
@@ -451,6 +453,12 @@ def _package_namespace(found: FoundPackage, data_dir: Path,
         summary.unplaced.append(Fault(found.label, error.rule, str(error), None))
         return None
     namespace = Namespace(found.problem)
+    part = summary.problems.setdefault(found.problem, ProblemSummary(found.problem))
+    for error in package.left_out:  # never read: a link out of the package, a pipe
+        label = f"{found.label}/{error.file}"
+        part.rejects.append(_reject(found.problem, label, error.line, None, error.rule,
+                                    error.message, when))
+        namespace.labels[error.file] = label
     cases = []
     for case in package.cases:
         paths = [case.input_path] + ([case.answer_path] if case.answer_path else [])
@@ -510,7 +518,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     if packages:
         with data_lock(data_dir, wait=wait):
             for package in packages:
-                laid_out = _package_namespace(package, data_dir, summary)
+                laid_out = _package_namespace(package, data_dir, summary, when)
                 if laid_out is None:
                     continue
                 namespace, cases = laid_out

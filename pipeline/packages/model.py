@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from pipeline.packages.errors import PackageError
+
 Format = Literal["legacy", "2023-07", "2025-09", "polygon"]
 VERDICTS = ("AC", "WA", "TLE", "MLE", "RE", "OLE", "CE", "JE", "SKIP")
 Role = Literal["submission", "input_validator", "output_validator", "checker", "interactor",
@@ -214,6 +216,9 @@ class Package:
     custom_scoring: bool = False            # legacy "validation: custom score"
     treat_points_as_percent: bool = False   # Polygon judging attribute
     notes: tuple[str, ...] = field(default=())  # parts of the package read but not acted on
+    # Files of the package never read (a link out of it, a pipe: `tree.copy_package`), each
+    # with its file and rule.
+    left_out: tuple[PackageError, ...] = field(default=())
 
     def case(self, name: str) -> TestCase:
         for case in self.cases:
