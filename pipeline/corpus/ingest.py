@@ -434,6 +434,7 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
     is each file of it that was left out unread (its label is among the namespace's labels,
     so that a later look at the package replaces the reject)."""
     from pipeline.packages import PackageError, load_package
+    from pipeline.packages.languages import toolchain_notes
     from pipeline.packages.registry import build_dir, register
 
     try:
@@ -446,7 +447,8 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
                     "updated package: " + "; ".join(registration.changes)
                     if registration.changes else "package unchanged")
             summary.packages.append(PackageNote(found.problem, found.label, what))
-            for note in package.notes:
+            for note in (*package.notes, *toolchain_notes(
+                    (*package.input_validators, *package.answer_validators))):
                 summary.packages.append(PackageNote(found.problem, found.label,
                                                     f"note: {note}"))
     except PackageError as error:
@@ -569,8 +571,10 @@ def nothing_stored_reason(summary: IngestSummary, roots: list[Path]) -> str | No
         return (f"{len(summary.unknown)} files under {where} are in folders that name no "
                 f"problem (e.g. {summary.unknown[0]}): put them under raw/<problem>/ or give "
                 f"--problem; known problems: {', '.join(problem_ids())}")
-    if summary.unplaced:
-        return None
+    if summary.unplaced:  # said above, one reject a line; even --allow-rejects fails then
+        first = summary.unplaced[0]
+        return (f"nothing could be used: {_plural(len(summary.unplaced), 'reject')} (the "
+                f"first: {first.label}, rule {first.rule})")
     skipped = sum(sum(p.skipped.values()) for p in summary.problems.values())
     return (f"no test files found under {where}" +
             (f" ({skipped} files that belong to no case)" if skipped else ""))
