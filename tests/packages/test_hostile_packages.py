@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from packagekit import TINY_KATTIS, tiny_kattis, tiny_polygon, write_tree
+from packagekit import tiny_kattis, tiny_polygon, write_tree
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "SECRET-TEXT-never-to-be-read\n"
@@ -87,30 +87,39 @@ def mapping_laughs(levels: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
+MODERN = "problem_format_version: 2023-07\nname: Bomb\n"
 BOMBS = {
     # P1: yamlfile's line table walks every key path of nested mappings.
-    "p1-mapping-bomb": ("problem.yaml", "name: Bomb\nvalidator_flags: x\n" +
-                        mapping_laughs().replace("m9: &m9", "limits: &m9"), "yaml-alias", 6),
+    "p1-mapping-bomb": ({"problem.yaml": "name: Bomb\nvalidator_flags: x\n" + mapping_laughs()
+                         .replace("m9: &m9", "limits: &m9")}, "problem.yaml", "yaml-alias", 6),
     # P2: the problem's title is `str()` of the name: a list of a billion strings.
-    "p2-name-bomb": ("problem.yaml", laughs().replace("lol9: &l9", "name: &l9"),
-                     "yaml-alias", 5),
-    "p1-itself": ("problem.yaml", "name: &n {title: *n}\n", "yaml-alias", 1),
-    "p1-deep": ("problem.yaml", "name: " + "[" * 150 + "]" * 150 + "\n", "yaml-depth", 1),
-    "p1-testdata-bomb": ("data/testdata.yaml", laughs().replace("lol9: &l9", "grader_flags: &l9"),
-                         "yaml-alias", 5),
+    "p2-name-bomb": ({"problem.yaml": laughs().replace("lol9: &l9", "name: &l9")},
+                     "problem.yaml", "yaml-alias", 5),
+    "p1-itself": ({"problem.yaml": "name: &n {title: *n}\n"}, "problem.yaml", "yaml-alias", 1),
+    "p1-deep": ({"problem.yaml": "name: " + "[" * 150 + "]" * 150 + "\n"}, "problem.yaml",
+                "yaml-depth", 1),
+    "p1-testdata-bomb": ({"data/testdata.yaml": laughs().replace("lol9: &l9",
+                                                                 "grader_flags: &l9")},
+                         "data/testdata.yaml", "yaml-alias", 5),
+    "p1-submissions-yaml-bomb": ({"problem.yaml": MODERN, "submissions/submissions.yaml":
+                                  laughs().replace("lol9: &l9", "accepted/*:\n  message: &l9")},
+                                 "submissions/submissions.yaml", "yaml-alias", 5),
+    "p1-huge-yaml": ({"problem.yaml": "name: Bomb\n" + "# padding\n" * (2 << 20)},
+                     "problem.yaml", "too-large", None),
 }
 
 
 @pytest.mark.parametrize("variant", sorted(BOMBS))
 def test_p1_p2_a_yaml_alias_bomb_is_refused_at_its_line_in_little_memory(tmp_path, variant):
-    file, text, rule, line = BOMBS[variant]
-    assert len(text.encode()) < 1500
+    files, file, rule, line = BOMBS[variant]
+    assert variant == "p1-huge-yaml" or sum(len(t.encode()) for t in files.values()) < 1500
     raw, data = tmp_path / "raw", tmp_path / "data"
     tiny_kattis(raw / "good")
-    tiny_kattis(raw / "bomb", {file: text})
+    tiny_kattis(raw / "bomb", files)
     code, peak_kb, out = ingest_measured(data, raw)
     assert code == 1
-    assert f"reject bomb: {file}:{line}: rule {rule}:" in out, out
+    where = f"{file}:{line}" if line else file
+    assert f"reject bomb: {where}: rule {rule}:" in out, out
     assert stored(data, "good") == GOOD_SOURCES
     assert not (data / "problems" / "bomb").exists()
     assert peak_kb < 300 * 1024, f"peak {peak_kb / 1024:.0f} MB"
@@ -214,6 +223,20 @@ def test_p8_a_polygon_input_path_pattern_with_dotdot_is_refused_at_its_line(tmp_
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "reject polybad: problem.xml:11: rule path-outside-package: <input-path-pattern> " \
         "'tests/../../../outside/%02d' gives test path" in done.stdout, done.stdout
+    assert stored(data, "polygood") == ["polygood/tests/01", "polygood/tests/02"]
+    assert nowhere_in(data, SECRET) == []
+
+
+def test_p5_a_polygon_test_linked_out_of_the_package_refuses_it_unread(tmp_path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    outside = write_tree(tmp_path / "outside", {"02": SECRET})
+    tiny_polygon(raw / "polygood")
+    package = tiny_polygon(raw / "polybad")
+    (package / "tests" / "02").unlink()
+    os.symlink(outside / "02", package / "tests" / "02")
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "reject polybad: tests/02: rule link-outside-package" in done.stdout, done.stdout
     assert stored(data, "polygood") == ["polygood/tests/01", "polygood/tests/02"]
     assert nowhere_in(data, SECRET) == []
 
