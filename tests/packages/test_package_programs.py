@@ -259,3 +259,19 @@ def test_allow_rejects_does_not_exit_0_when_nothing_could_be_used(tmp_path):
     done = pipeline(data, "ingest", str(good), str(package), "--allow-rejects")
     assert done.returncode == 0, done.stderr
     assert stored(data) == GOOD_SOURCES
+
+
+def test_bapctools_helloproblemtools_answer_validator_accepts_its_answer_and_rejects_another(
+        tmp_path):
+    package = bapctools_problem("helloproblemtools", tmp_path / "bt")
+    data = tmp_path / "data"
+    done = pipeline(data, "ingest", str(package))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 added" in done.stdout and "0 rejected" in done.stdout
+    (package / "data" / "secret" / "hello.ans").write_text("Hello world!\n")
+    done = pipeline(data, "ingest", str(package))
+    assert done.returncode == 1
+    rule, message = rejects(data, "helloproblemtools")[
+        "helloproblemtools/data/secret/hello.ans"]
+    assert rule == "answer-validator", message
+    assert message.startswith("answer validator validate.sh rejected the answer (exit code 43)")
