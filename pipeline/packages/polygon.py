@@ -169,7 +169,7 @@ def load_polygon(root: Path, build_dir: Path, short_name: str | None = None) -> 
     for tag, pattern in (("input-path-pattern", input_pattern),
                          ("answer-path-pattern", answer_pattern)):
         for index in range(1, max(1, len(testset.findall("./tests/test"))) + 1):
-            _inside(root, _expand(pattern, index), f"<{tag}> {pattern!r} gives test path",
+            _inside(root, _expand(pattern, index), f"<{tag}> {pattern!r}: the test path",
                     testset.find(tag))
     resources = _resources(root, xml)
     judging = xml.find("judging")

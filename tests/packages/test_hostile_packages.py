@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -222,7 +223,8 @@ def test_p8_a_polygon_input_path_pattern_with_dotdot_is_refused_at_its_line(tmp_
     done = pipeline(data, "ingest", str(raw))
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "reject polybad: problem.xml:11: rule path-outside-package: <input-path-pattern> " \
-        "'tests/../../../outside/%02d' gives test path" in done.stdout, done.stdout
+        "'tests/../../../outside/%02d': the test path 'tests/../../../outside/01' leads " \
+        "outside the package" in done.stdout, done.stdout
     assert stored(data, "polygood") == ["polygood/tests/01", "polygood/tests/02"]
     assert nowhere_in(data, SECRET) == []
 
@@ -254,3 +256,43 @@ def test_p9_a_polygon_source_path_outside_the_package_is_refused_at_its_line(tmp
     assert f"reject polybad: problem.xml:22: rule path-outside-package: the solution's " \
         f"<source path> {path!r} leads outside the package" in done.stdout, done.stdout
     assert stored(data, "polygood") == ["polygood/tests/01", "polygood/tests/02"]
+
+
+@pytest.mark.parametrize("where, line, change", [
+    ("<answer-path-pattern> '../../outside/%02d.a'", 12,
+     lambda xml: xml.replace("tests/%02d.a", "../../outside/%02d.a")),
+    ("the resource <file path> '/etc/passwd'", 19,
+     lambda xml: xml.replace("<assets>", '<files><resources><file path="/etc/passwd" '
+                             'type="h.g++"/></resources></files>\n    <assets>')),
+])
+def test_p8_p9_other_problem_xml_paths_outside_the_package_are_refused(tmp_path, where, line,
+                                                                        change):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    write_tree(tmp_path / "outside", {"01.a": SECRET, "02.a": SECRET})
+    tiny_polygon(raw / "polygood")
+    xml = tiny_polygon(raw / "polybad") / "problem.xml"
+    xml.write_text(change(xml.read_text()))
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"reject polybad: problem.xml:{line}: rule path-outside-package: {where}" \
+        in done.stdout, done.stdout
+    assert stored(data, "polygood") == ["polygood/tests/01", "polygood/tests/02"]
+    assert nowhere_in(data, SECRET) == []
+
+
+def test_p5_a_data_or_include_folder_linked_out_is_a_reject_naming_it(tmp_path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    outside = write_tree(tmp_path / "outside", {"secret/01.in": "1 1\n",
+                                                "secret/01.ans": "2\n"})
+    tiny_kattis(raw / "good")
+    os.symlink("/usr/include", raw / "good" / "include")
+    linked = tiny_kattis(raw / "linked")
+    shutil.rmtree(linked / "data")
+    os.symlink(outside, linked / "data")
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "reject linked: data: rule link-outside-package: symbolic link to " \
+        f"{outside} leads outside the package" in done.stdout, done.stdout
+    assert rejects(data)["good/include"][0] == "link-outside-package"
+    assert stored(data, "good") == GOOD_SOURCES
+    assert not (data / "problems" / "good" / "package" / "include").exists()
