@@ -31,6 +31,7 @@ import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from pipeline.corpus.walk import zip_bomb
 from pipeline.packages.errors import PackageError
 from pipeline.packages.expectations import (Agreement, TimeLimit, aligned, check_expectations,
                                             derive_time_limit, given_time_limit,
@@ -43,7 +44,7 @@ from pipeline.packages.model import CaseResult, Format, Package, RunLimits
 from pipeline.packages.polygon import load_polygon
 from pipeline.packages.tree import copy_package, leads_outside, listing_digest, needs_copy
 from pipeline.packages.validate import ValidationResult
-from pipeline.packages.yamlfile import load_yaml
+from pipeline.packages.yamlfile import MAX_YAML_BYTES, load_yaml
 
 __all__ = ["Agreement", "Build", "CaseResult", "Package", "PackageBuilds", "PackageError",
            "PackageReport", "RunLimits", "TimeLimit", "ValidationResult", "build_package",
@@ -81,8 +82,14 @@ def detect(path: Path) -> Format | None:
         if not found:
             return None
         with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory() as tmp:
+            info = archive.getinfo(found[0])
+            if info.file_size > MAX_YAML_BYTES or zip_bomb(info):
+                raise PackageError(found[0], "too-large", zip_bomb(info) or f"{info.file_size:,} "
+                                   f"bytes, more than the {MAX_YAML_BYTES:,} a YAML file of a "
+                                   "package may have")
             target = Path(tmp) / "problem.yaml"
-            target.write_bytes(archive.read(found[0]))
+            with archive.open(info) as member:
+                target.write_bytes(member.read(MAX_YAML_BYTES + 1))
             return _yaml_format(target, Path(tmp))
     if not path.is_dir():
         return None
@@ -112,6 +119,10 @@ def _unpack(archive_path: Path, build_dir: Path) -> Path:
         try:
             with zipfile.ZipFile(archive_path) as archive:
                 for member in archive.infolist():
+                    bomb = zip_bomb(member)
+                    if bomb:
+                        raise PackageError(f"{archive_path.name}!{member.filename}", "too-large",
+                                           bomb)
                     target = (work / member.filename).resolve()
                     if not str(target).startswith(str(work.resolve()) + os.sep) and \
                             target != work.resolve():

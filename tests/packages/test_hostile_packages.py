@@ -15,12 +15,13 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from packagekit import tiny_kattis, tiny_polygon, write_tree
+from packagekit import TINY_KATTIS, tiny_kattis, tiny_polygon, write_tree
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "SECRET-TEXT-never-to-be-read\n"
@@ -296,3 +297,43 @@ def test_p5_a_data_or_include_folder_linked_out_is_a_reject_naming_it(tmp_path):
     assert rejects(data)["good/include"][0] == "link-outside-package"
     assert stored(data, "good") == GOOD_SOURCES
     assert not (data / "problems" / "good" / "package" / "include").exists()
+
+
+def zipped(target: Path, files: dict[str, str], bomb: str | None = None) -> Path:
+    """`files` (under the archive's one folder) zipped into `target`; `bomb` names a member
+    of 100 MB that deflates to about 100 KB."""
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for rel, text in files.items():
+            archive.writestr(f"{target.stem}/{rel}", text)
+        if bomb is not None:
+            with archive.open(f"{target.stem}/{bomb}", "w") as member:
+                member.write(b"name: x\n")
+                for _ in range(100):
+                    member.write(b"#" * (1 << 20))
+    return target
+
+
+@pytest.mark.parametrize("variant", ["bad-yaml", "bombed-problem-yaml", "bombed-data"])
+def test_p1_a_zipped_package_that_is_bad_or_a_bomb_costs_only_itself(tmp_path, variant):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    tiny_kattis(raw / "good")
+    files = dict(TINY_KATTIS)
+    if variant == "bad-yaml":
+        files["problem.yaml"] = "name: [unclosed\n"
+        archive = zipped(raw / "zipped.zip", files)
+        expected = "reject zipped.zip: problem.yaml:2: rule yaml-syntax"
+    elif variant == "bombed-problem-yaml":
+        del files["problem.yaml"]
+        archive = zipped(raw / "zipped.zip", files, bomb="problem.yaml")
+        expected = "reject zipped.zip: zipped/problem.yaml: rule too-large: would inflate"
+    else:
+        archive = zipped(raw / "zipped.zip", files, bomb="data/secret/03.in")
+        expected = "reject zipped.zip: zipped.zip!zipped/data/secret/03.in: rule too-large: " \
+                   "would inflate"
+    assert archive.stat().st_size < 400_000
+    code, peak_kb, out = ingest_measured(data, raw)
+    assert code == 1
+    assert expected in out, out
+    assert stored(data, "good") == GOOD_SOURCES
+    assert peak_kb < 300 * 1024, f"peak {peak_kb / 1024:.0f} MB"
+    assert not list(data.rglob("03.in"))  # the bomb was never inflated
