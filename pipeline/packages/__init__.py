@@ -169,6 +169,9 @@ def load_package(path: Path, build_dir: Path | None = None,
     left_out: tuple[PackageError, ...] = ()
     if needs_copy(root):
         root, left_out = _contained(root, build_dir)
+        for error in left_out:
+            if error.file in ("problem.yaml", "problem.xml"):  # the package is its description
+                raise error
     try:
         if (root / "problem.xml").is_file() and not (root / "problem.yaml").is_file():
             package = load_polygon(root, build_dir, name)

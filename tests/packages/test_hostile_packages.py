@@ -202,16 +202,21 @@ def test_p6_a_submission_or_folder_linked_out_is_never_copied_or_run(tmp_path):
     assert rejects(data)["good/submissions/accepted/x.py"][0] == "link-outside-package"
 
 
-def test_p5_problem_yaml_linked_out_of_the_package_refuses_the_package_unread(tmp_path):
+@pytest.mark.parametrize("description", ["problem.yaml", "problem.xml"])
+def test_p5_the_package_description_linked_out_refuses_the_package_unread(tmp_path,
+                                                                          description):
     raw, data = tmp_path / "raw", tmp_path / "data"
-    outside = write_tree(tmp_path / "elsewhere", {"problem.yaml": "name: " + SECRET})
     tiny_kattis(raw / "good")
-    package = tiny_kattis(raw / "linked")
-    (package / "problem.yaml").unlink()
-    os.symlink(outside / "problem.yaml", package / "problem.yaml")
+    make = tiny_kattis if description == "problem.yaml" else tiny_polygon
+    package = make(raw / "linked")
+    outside = tmp_path / "elsewhere" / description
+    outside.parent.mkdir()
+    outside.write_text((package / description).read_text() + f"<!-- {SECRET} -->\n")
+    (package / description).unlink()
+    os.symlink(outside, package / description)
     done = pipeline(data, "ingest", str(raw))
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
-    assert "reject linked: problem.yaml: rule link-outside-package" in done.stdout, done.stdout
+    assert f"reject linked: {description}: rule link-outside-package" in done.stdout, done.stdout
     assert stored(data, "good") == GOOD_SOURCES
     assert nowhere_in(data, SECRET) == []
 
