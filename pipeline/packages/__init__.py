@@ -83,10 +83,11 @@ def detect(path: Path) -> Format | None:
             return None
         with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory() as tmp:
             info = archive.getinfo(found[0])
-            if info.file_size > MAX_YAML_BYTES or zip_bomb(info):
-                raise PackageError(found[0], "too-large", zip_bomb(info) or f"{info.file_size:,} "
-                                   f"bytes, more than the {MAX_YAML_BYTES:,} a YAML file of a "
-                                   "package may have")
+            bomb = zip_bomb(info)
+            if bomb or info.file_size > MAX_YAML_BYTES:
+                raise PackageError(found[0], "too-large", bomb or f"{info.file_size:,} bytes, "
+                                   f"more than the {MAX_YAML_BYTES:,} a YAML file of a package "
+                                   "may have")
             target = Path(tmp) / "problem.yaml"
             with archive.open(info) as member:
                 target.write_bytes(member.read(MAX_YAML_BYTES + 1))
