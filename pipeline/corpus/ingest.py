@@ -408,8 +408,11 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
                        when) -> tuple[Namespace, list[FoundCase]] | None:
     """Register the package (unless it is the data folder's own copy) and lay out its test
     cases as a namespace; a package that cannot be used is a reject naming its file, and so
-    is each test case its generators.yaml could not make."""
+    is each test case its generators.yaml could not make and each file of it that was left
+    out unread (its label is among the namespace's labels, so that a later look at the
+    package replaces the reject)."""
     from pipeline.packages import PackageError, load_package
+    from pipeline.packages.languages import toolchain_notes
     from pipeline.packages.registry import build_dir, register
 
     try:
@@ -422,7 +425,8 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
                     "updated package: " + "; ".join(registration.changes)
                     if registration.changes else "package unchanged")
             summary.packages.append(PackageNote(found.problem, found.label, what))
-            for note in package.notes:
+            for note in (*package.notes, *toolchain_notes(
+                    (*package.input_validators, *package.answer_validators))):
                 summary.packages.append(PackageNote(found.problem, found.label,
                                                     f"note: {note}"))
     except PackageError as error:
@@ -434,6 +438,12 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
                                     None, error.rule, error.message, when)
                             for error in package.rejects)
     namespace = Namespace(found.problem)
+    part = summary.problems.setdefault(found.problem, ProblemSummary(found.problem))
+    for error in package.left_out:  # never read: a link out of the package, a pipe
+        label = f"{found.label}/{error.file}"
+        part.rejects.append(_reject(found.problem, label, error.line, None, error.rule,
+                                    error.message, when))
+        namespace.labels[error.file] = label
     cases = []
     for case in package.cases:
         paths = [case.input_path] + ([case.answer_path] if case.answer_path else [])
@@ -545,8 +555,10 @@ def nothing_stored_reason(summary: IngestSummary, roots: list[Path]) -> str | No
         return (f"{len(summary.unknown)} files under {where} are in folders that name no "
                 f"problem (e.g. {summary.unknown[0]}): put them under raw/<problem>/ or give "
                 f"--problem; known problems: {', '.join(problem_ids())}")
-    if summary.unplaced:
-        return None
+    if summary.unplaced:  # said above, one reject a line; even --allow-rejects fails then
+        first = summary.unplaced[0]
+        return (f"nothing could be used: {_plural(len(summary.unplaced), 'reject')} (the "
+                f"first: {first.label}, rule {first.rule})")
     skipped = sum(sum(p.skipped.values()) for p in summary.problems.values())
     return (f"no test files found under {where}" +
             (f" ({skipped} files that belong to no case)" if skipped else ""))

@@ -147,9 +147,13 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
     def add_file(path: str, rel: str, size: int) -> None:
         problem, inner = problem_of(rel, root.name, override, ids)
         if path[-4:].lower() in (".zip", ".kpp"):
-            from pipeline.packages import detect
+            from pipeline.packages import PackageError, detect
 
-            if detect(Path(path)) is not None and package_at(Path(path), rel):
+            try:
+                is_package = detect(Path(path)) is not None
+            except PackageError:  # a package that breaks its format: registering it says how
+                is_package = True
+            if is_package and package_at(Path(path), rel):
                 return
             found.namespaces.append(_archive(Path(path), rel, problem, found.faults))
             return
@@ -229,6 +233,16 @@ def _walk(folder: str, rel: str, seen: set[tuple[int, int]], add_file, fault,
             fault(child, "not-a-file", "not a regular file (a pipe, socket or device)")
 
 
+def zip_bomb(info: zipfile.ZipInfo) -> str | None:
+    """Why an archive member is refused before it is inflated (it would inflate suspiciously
+    well), or None."""
+    ratio = info.file_size / max(1, info.compress_size)
+    if info.file_size >= RATIO_CHECKED_FROM_BYTES and ratio > MAX_COMPRESSION_RATIO:
+        return (f"would inflate {ratio:,.0f} times ({info.compress_size:,} -> "
+                f"{info.file_size:,} bytes): refused as a zip bomb")
+    return None
+
+
 def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -> Namespace:
     """The members of one zip archive (its directory read; members are read later)."""
     namespace = Namespace(problem)
@@ -245,11 +259,9 @@ def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -
         return namespace
     for info in infos:
         member_label = f"{label}!{info.filename}"
-        ratio = info.file_size / max(1, info.compress_size)
-        if info.file_size >= RATIO_CHECKED_FROM_BYTES and ratio > MAX_COMPRESSION_RATIO:
-            faults.append(Fault(member_label, "too-large",
-                                f"would inflate {ratio:,.0f} times ({info.compress_size:,} -> "
-                                f"{info.file_size:,} bytes): refused as a zip bomb", problem))
+        bomb = zip_bomb(info)
+        if bomb:
+            faults.append(Fault(member_label, "too-large", bomb, problem))
             continue
         namespace.files[info.filename] = Source(str(path), info.filename, info.file_size)
         namespace.labels[info.filename] = member_label

@@ -5,9 +5,11 @@ The entry points other code calls:
 - `detect(path) -> "legacy" | "2023-07" | "2025-09" | "polygon" | None`: which format a
   folder (or .zip / .kpp) holds, None when it is no package;
 - `load_package(path, build_dir=None, short_name=None) -> Package`: the package as frozen values
-  (`model.Package`); a zip is unpacked into `build_dir/unpacked/<hash>/`, a Polygon package's
-  generated tests are made into `build_dir/polygon-tests/`; bad content raises `PackageError`
-  naming the file, line and rule;
+  (`model.Package`); a zip is unpacked into `build_dir/unpacked/<hash>/`, a folder holding
+  symbolic links or things that are no regular file is read from a copy in
+  `build_dir/contained/` without what leads outside it (`tree.copy_package`; what was left
+  out is `Package.left_out`), a Polygon package's generated tests are made into
+  `build_dir/polygon-tests/`; bad content raises `PackageError` naming the file, line and rule;
 - `build_package(package, build_dir) -> PackageBuilds` and `build_program(program, build_dir)`:
   programs built once per source hash (`CE` with the compiler's message, `SKIP` when the
   toolchain is missing);
@@ -22,13 +24,15 @@ The entry points other code calls:
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from pipeline.corpus.walk import zip_bomb
 from pipeline.packages.errors import PackageError
 from pipeline.packages.expectations import (Agreement, TimeLimit, aligned, check_expectations,
                                             derive_time_limit, given_time_limit,
@@ -40,8 +44,9 @@ from pipeline.packages.kattis import format_version, load_kattis
 from pipeline.packages.languages import Build, build_program
 from pipeline.packages.model import CaseResult, Format, Package, RunLimits
 from pipeline.packages.polygon import load_polygon
+from pipeline.packages.tree import copy_package, leads_outside, listing_digest, needs_copy
 from pipeline.packages.validate import ValidationResult
-from pipeline.packages.yamlfile import load_yaml
+from pipeline.packages.yamlfile import MAX_YAML_BYTES, load_yaml
 
 __all__ = ["Agreement", "Build", "CaseResult", "Package", "PackageBuilds", "PackageError",
            "PackageReport", "RunLimits", "TimeLimit", "ValidationResult", "build_package",
@@ -79,8 +84,15 @@ def detect(path: Path) -> Format | None:
         if not found:
             return None
         with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory() as tmp:
+            info = archive.getinfo(found[0])
+            bomb = zip_bomb(info)
+            if bomb or info.file_size > MAX_YAML_BYTES:
+                raise PackageError(found[0], "too-large", bomb or f"{info.file_size:,} bytes, "
+                                   f"more than the {MAX_YAML_BYTES:,} a YAML file of a package "
+                                   "may have")
             target = Path(tmp) / "problem.yaml"
-            target.write_bytes(archive.read(found[0]))
+            with archive.open(info) as member:
+                target.write_bytes(member.read(MAX_YAML_BYTES + 1))
             return _yaml_format(target, Path(tmp))
     if not path.is_dir():
         return None
@@ -89,6 +101,9 @@ def detect(path: Path) -> Format | None:
         return None
     if (root / "problem.xml").is_file():
         return "polygon"
+    outside = leads_outside(root / "problem.yaml", root)
+    if outside is not None:
+        raise outside
     return _yaml_format(root / "problem.yaml", root)
 
 
@@ -107,6 +122,10 @@ def _unpack(archive_path: Path, build_dir: Path) -> Path:
         try:
             with zipfile.ZipFile(archive_path) as archive:
                 for member in archive.infolist():
+                    bomb = zip_bomb(member)
+                    if bomb:
+                        raise PackageError(f"{archive_path.name}!{member.filename}", "too-large",
+                                           bomb)
                     target = (work / member.filename).resolve()
                     if not str(target).startswith(str(work.resolve()) + os.sep) and \
                             target != work.resolve():
@@ -150,9 +169,53 @@ def load_package(path: Path, build_dir: Path | None = None,
             raise PackageError(path.name, "not-a-package", "the folder holds no problem.yaml "
                                "(Kattis) or problem.xml (Polygon)")
     name = short_name or archive_name or root.name
-    if (root / "problem.xml").is_file() and not (root / "problem.yaml").is_file():
-        return load_polygon(root, build_dir, name)
-    return load_kattis(root, name, build_dir)
+    left_out: tuple[PackageError, ...] = ()
+    if needs_copy(root):
+        root, left_out = _contained(root, build_dir)
+        for error in left_out:
+            if error.file in ("problem.yaml", "problem.xml"):  # the package is its description
+                raise error
+    try:
+        if (root / "problem.xml").is_file() and not (root / "problem.yaml").is_file():
+            package = load_polygon(root, build_dir, name)
+        else:
+            package = load_kattis(root, name, build_dir)
+    except PackageError as error:
+        raise _because_left_out(error, left_out) from None
+    return replace(package, left_out=left_out) if left_out else package
+
+
+def _contained(root: Path, build_dir: Path) -> tuple[Path, tuple[PackageError, ...]]:
+    """The package at `root` copied without what leads outside it, once per state of the
+    folder: (the copy's root, what was left out)."""
+    final = build_dir / "contained" / f"{root.name}-{listing_digest(root)[:24]}"
+    if not (final / "left-out.json").is_file():
+        final.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+        try:
+            left_out = copy_package(root, work / "package")
+            (work / "left-out.json").write_text(json.dumps(
+                [[e.file, e.rule, e.message] for e in left_out]), encoding="utf-8")
+            try:
+                work.rename(final)
+            except OSError:  # copied by another process meanwhile
+                pass
+        finally:
+            if work.exists():
+                shutil.rmtree(work, ignore_errors=True)
+    recorded = json.loads((final / "left-out.json").read_text(encoding="utf-8"))
+    return final / "package", tuple(PackageError(*item) for item in recorded)
+
+
+def _because_left_out(error: PackageError, left_out: tuple[PackageError, ...]) -> PackageError:
+    """The loader's error, told as the file left out that caused it when there is one."""
+    for cause in left_out:
+        if cause.file == error.file:
+            return cause
+        if cause.file.startswith(error.file.rstrip("/") + "/"):
+            return PackageError(error.file, error.rule, f"{error.message} ({cause.file} was "
+                                f"left out: {cause.message})", line=error.line)
+    return error
 
 
 @dataclass(frozen=True)

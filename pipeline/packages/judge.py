@@ -38,6 +38,7 @@ class PackageBuilds:
     """The package's own programs, built: what judging a submission needs besides it."""
 
     input_validators: tuple[Build, ...] = ()
+    answer_validators: tuple[Build, ...] = ()
     output_validator: Build | None = None
     checker: Build | None = None
     interactor: Build | None = None
@@ -60,6 +61,7 @@ def build_package(package: Package, cache_dir: Path, *,
     chosen = [p for p in package.submissions if submissions is None or p.name in submissions]
     return PackageBuilds(
         input_validators=tuple(build(p) for p in package.input_validators),
+        answer_validators=tuple(build(p) for p in package.answer_validators),
         output_validator=build(package.output_validator), checker=build(package.checker),
         interactor=build(package.interactor),
         generators=tuple(build(p) for p in package.generators),

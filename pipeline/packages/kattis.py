@@ -133,29 +133,60 @@ def _validator_args(value: object, file: str, key: str, line: int | None):
     return _words(value, file, key, line), None
 
 
+# BAPCtools (and DOMjudge's packages) keep a file or folder out of the package by ending its
+# name in one of these (BAPCtools' util.glob skips them wherever it lists files).
+DISABLED_SUFFIXES = (".disabled", ".template")
+
+
+def disabled(path: Path) -> bool:
+    return path.suffix in DISABLED_SUFFIXES
+
+
 def _files_of(path: Path) -> tuple[Path, ...]:
     if path.is_file():
         return (path,)
     return tuple(sorted(p for p in path.rglob("*") if p.is_file()
-                        and all(visible(part) for part in p.relative_to(path).parents
-                                if part != Path(".")) and visible(p)))
+                        and all(visible(part) and not disabled(part)
+                                for part in p.relative_to(path).parents
+                                if part != Path(".")) and visible(p) and not disabled(p)))
+
+
+# Files of the package being loaded that are no program though they sit among programs
+# (innermost load last): (path, why) for one note per package.
+_NOT_PROGRAMS: list[list[tuple[str, str]]] = []
+
+
+def _not_a_program(path: Path, root: Path, why: str) -> None:
+    if _NOT_PROGRAMS:
+        _NOT_PROGRAMS[-1].append((relative(path, root), why))
 
 
 def _programs_in(folder: Path, role: str, root: Path) -> list[Program]:
-    """Every program in a folder of programs (each file or subfolder is one)."""
+    """Every program in a folder of programs (each file or subfolder is one). As problemtools
+    and BAPCtools find them: a file or folder whose language is not told by its names (no
+    known extension, no `#!` line, no build/run script: a README.txt) is no program, and one
+    named `*.disabled` / `*.template` is skipped."""
     if not folder.is_dir():
         return []
     programs = []
     for entry in sorted(folder.iterdir()):
         if not visible(entry):
             continue
-        programs.append(_program(entry, role, entry.name, root))
+        if disabled(entry):
+            _not_a_program(entry, root, "disabled")
+            continue
+        program = _program(entry, role, entry.name, root)
+        if program.language is None:
+            _not_a_program(entry, root, "no program")
+            continue
+        programs.append(program)
     return programs
 
 
 def _program(path: Path, role: str, name: str, root: Path, **extra) -> Program:
     files = _files_of(path)
-    language = _validator_language(files) if role == "input_validator" else None
+    language = _validator_language(files) if role in ("input_validator",
+                                                      "answer_validator") else None
     return Program(name=name, role=role, path=path, files=files,
                    language=language or detect_language(list(files)), convention="kattis",
                    **extra)
@@ -822,9 +853,15 @@ def _submissions(root: Path, version: Format) -> list[Program]:
         for entry in sorted(verdict_dir.iterdir()):
             if not visible(entry):
                 continue
+            if disabled(entry):
+                _not_a_program(entry, root, "disabled")
+                continue
             name = f"{verdict_dir.name}/{entry.name}"
             files = _files_of(entry)
             settings = _submission_settings(name, rules)
+            if not settings.get("language") and detect_language(list(files)) is None:
+                _not_a_program(entry, root, "no program")
+                continue
             expectation = _expected_results(files, root)
             if expectation is None:
                 if version == "legacy":
@@ -853,11 +890,27 @@ def load_kattis(root: Path, short_name: str | None = None,
     """Load the Kattis / ICPC package in folder `root` (`build_dir`: where generators.yaml's
     data is made)."""
     _IGNORED.append([])
+    _NOT_PROGRAMS.append([])
     try:
         package = _load_kattis(Path(root).resolve(), short_name, build_dir)
     finally:
         ignored = _IGNORED.pop()
-    return replace(package, notes=(*package.notes, *ignored))
+        skipped = _NOT_PROGRAMS.pop()
+    return replace(package, notes=(*package.notes, *ignored, *_skipped_notes(skipped)))
+
+
+def _skipped_notes(skipped: list[tuple[str, str]]) -> list[str]:
+    """One note for the files that are no program, one for the disabled ones."""
+    notes = []
+    for why, text in (("no program", "not programs (no language is told by their names; "
+                       "problemtools and BAPCtools skip them too)"),
+                      ("disabled", "disabled (*.disabled / *.template, which BAPCtools skips)")):
+        names = [path for path, reason in skipped if reason == why]
+        if names:
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5
+                                            else "")
+            notes.append(f"skipped {len(names)} {text}: {shown}")
+    return notes
 
 
 def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = None) -> Package:
@@ -893,6 +946,8 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
     if not validators_dir.is_dir() and (root / "input_format_validators").is_dir():
         validators_dir = root / "input_format_validators"
     input_validators = tuple(_programs_in(validators_dir, "input_validator", root))
+    answer_validators = tuple(_programs_in(root / "answer_validators", "answer_validator",
+                                           root))
 
     output_validator = _output_validator(root, version, config, problem_type, lines)
     notes = [*(generated.notes if generated else ()), *data.notes]
@@ -900,10 +955,17 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
         notes.append("no input validators: inputs are not checked")
     if any(case.files_dir for case in data.cases):
         notes.append("test case .files folders are not copied to the submission's directory")
+    custom = [g.name for g in data.groups if isinstance(g.scoring, LegacyGrading)
+              and g.scoring.grading == "custom"]
+    if custom or (root / "graders").is_dir():
+        where = (f"the groups {', '.join(custom[:3])}{' and more' if len(custom) > 3 else ''} "
+                 "(grading: custom) are" if custom else "every group is")
+        notes.append(f"custom graders are not supported: {where} graded by the default grader")
     return Package(
         short_name=short_name or root.name, title=_title(config) or root.name, format=version,
         root=root, type=problem_type, limits=limits, cases=tuple(data.cases),
         groups=tuple(data.groups), input_validators=input_validators,
+        answer_validators=answer_validators,
         output_validator=output_validator, output_validator_flags=validator_flags,
         submissions=tuple(_submissions(root, version)), custom_scoring=custom_scoring,
         notes=tuple(notes), rejects=generated.rejects if generated else (),

@@ -22,7 +22,10 @@ every source file's name and bytes. It is made in a temporary folder beside the 
 renamed into place, so a reader never sees half a build; a lock file beside it makes a second
 process that wants the same build wait for the first one's instead of compiling it again. A
 compile error is a result of its own (`CE`, compiler message kept) and is cached like a
-success; a language whose toolchain is not installed is `SKIP` with the reason, never cached.
+success; a language whose toolchain is not installed, or is but does not run (each tool is
+asked its version once a process: a pyenv shim for a missing `python2` fails that), is `SKIP`
+with the reason, never cached. A compile runs under the package's compilation limits, not a
+run's output limit.
 """
 
 from __future__ import annotations
@@ -100,12 +103,47 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
     Language("checktestdata", "Checktestdata", 0, ("*.ctd",),
              ("{python3}", "{checktestdata}", "--check", "{mainfile}"),
              ("{python3}", "{checktestdata}", "{mainfile}"), ()),
+    # Languages of the spec (and problemtools' / BAPCtools' tables) that are told and built
+    # like the others, and are SKIP wherever their toolchain is not installed.
+    Language("csharp", "C#", 700, ("*.cs",),
+             ("mcs", "-out:{binary}.exe", "-optimize+", "-r:System.Numerics", "{files}"),
+             ("mono", "{binary}.exe"), ("mcs", "mono")),
+    Language("fsharp", "F#", 675, ("*.fs",),
+             ("fsharpc", "--out:{binary}.exe", "--optimize+", "-r:System.Numerics", "{files}"),
+             ("mono", "{binary}.exe"), ("fsharpc", "mono")),
+    Language("haskell", "Haskell", 600, ("*.hs",),
+             ("ghc", "-O2", "-ferror-spans", "-threaded", "-rtsopts", "-o", "{binary}",
+              "{files}"), ("{binary}", "+RTS", "-M{memlim}m", "-K8m", "-RTS"), ("ghc",)),
+    Language("scala", "Scala", 550, ("*.sc", "*.scala"),
+             ("scalac", "-encoding", "UTF-8", "-sourcepath", "{path}", "-d", "{path}",
+              "{files}"), ("scala", "-J-Xmx{memlim}m", "-classpath", "{path}", "{mainclass}"),
+             ("scalac", "scala"), False),
+    Language("php", "PHP", 450, ("*.php",), ("php", "-n", "-l", "{files}"),
+             ("php", "-n", "-d", "memory_limit={memlim}m", "-f", "{mainfile}"), ("php",)),
+    Language("ocaml", "OCaml", 375, ("*.ml",),
+             ("ocamlopt", "-o", "{binary}", "unix.cmxa", "str.cmxa", "{files}"), ("{binary}",),
+             ("ocamlopt",)),
+    Language("pascal", "Pascal", 350, ("*.pas",),
+             ("fpc", "-o{binary}", "-O2", "-XS", "-Xt", "{mainfile}"), ("{binary}",), ("fpc",)),
+    Language("lisp", "Common Lisp", 200, ("*.lisp", "*.cl"),
+             ("sbcl", "--noinform", "--non-interactive", "--eval",
+              '(compile-file "{mainfile}")'),
+             ("sbcl", "--noinform", "--non-interactive", "--load", "{mainfile}"), ("sbcl",)),
+    Language("prolog", "Prolog", 90, ("*.pl",),
+             ("swipl", "-O", "-q", "-g", "main", "-t", "halt", "-o", "{binary}", "-c",
+              "{files}"), ("{binary}",), ("swipl",)),
+    Language("cobol", "COBOL", 50, ("*.cob",),
+             ("cobc", "-o", "{binary}", "-O2", "-x", "-free", "{files}"), ("{binary}",),
+             ("cobc",)),
 )}
 CHECKTESTDATA = Path(__file__).with_name("checktestdata.py")  # run as a script by {python3}
 COMMAND = "command"      # a program's own build and run commands (`command_language`)
+# A compile writes files as large as its program needs (a 512 MB static array is a 512 MB
+# binary): it runs under its own limits (compilation time and memory), not a run's output
+# limit, with this bound against a compiler that writes without end.
+COMPILE_FILE_MB = 4096
 SCRIPT = "script"        # a single file with a #! line and no known extension
 BUILD_RUN = "build-run"  # a folder with `build` / `run` scripts
-COMPILE_FILE_MB = 1024  # each file a compiler or build script writes (not a run's output limit)
 _PYTHON2_SHEBANG = re.compile(rb"^#!.*python2\b")
 
 
@@ -204,15 +242,58 @@ class Build:
         return self.status == "ok"
 
 
+# How each tool is asked for its version (the rest answer `--version`).
+VERSION_ARGS = {"go": ("version",), "java": ("-version",), "javac": ("-version",),
+                "kotlin": ("-version",), "kotlinc": ("-version",), "scala": ("-version",),
+                "scalac": ("-version",), "ocamlopt": ("-version",), "fpc": ("-iV",)}
+PROBE_TIME_S = 60.0
+_probed: dict[str, str | None] = {}
+
+
+def _tool_fails(tool: str) -> str | None:
+    """Why `tool` does not really run here (it is run once a process and asked its version:
+    a shim on PATH for a missing interpreter fails that), or None when it runs."""
+    if tool not in _probed:
+        path = shutil.which(tool)
+        if path is None:
+            _probed[tool] = f"{tool} not found on PATH"
+        else:
+            with tempfile.TemporaryDirectory(prefix="toolchain-") as scratch:
+                done = run_limited([path, *VERSION_ARGS.get(tool, ("--version",))],
+                                   cwd=Path(scratch), time_s=PROBE_TIME_S)
+            _probed[tool] = None if done.exit_code == 0 else (
+                f"{tool} ({path}) does not run: `{tool} "
+                f"{' '.join(VERSION_ARGS.get(tool, ('--version',)))}` "
+                f"{describe_failure(done, 'it').removeprefix('it ')}"
+                + (f": {' '.join(done.output.split())[:200]}" if done.output else ""))
+    return _probed[tool]
+
+
 def toolchain_missing(language: str | None) -> str | None:
-    """The reason a language cannot be built or run here, or None when it can."""
+    """The reason a language cannot be built or run here, or None when it can: a tool of its
+    toolchain is not on PATH, or is but does not run (tried once a process)."""
     lang = LANGUAGES.get(language or "")
     if lang is None:
         return None
     missing = [tool for tool in lang.toolchain if shutil.which(tool) is None]
     if missing:
         return f"toolchain missing for {lang.name}: {', '.join(missing)} not found on PATH"
+    failing = [reason for reason in map(_tool_fails, lang.toolchain) if reason]
+    if failing:
+        return f"toolchain for {lang.name} does not run here: {'; '.join(failing)}"
     return None
+
+
+def toolchain_notes(programs: tuple[Program, ...] | list[Program]) -> list[str]:
+    """One note for each program whose language cannot run here: it is skipped."""
+    notes = []
+    for program in programs:
+        reason = toolchain_missing(program.language)
+        if reason:
+            what = program.role.replace("_", " ")
+            notes.append(f"{what} {program.name} cannot run here ({reason}): "
+                         f"validation by it is skipped")
+    return notes
 
 
 def _relative_sources(program: Program) -> list[tuple[str, Path]]:

@@ -20,8 +20,8 @@ from pipeline.packages.errors import PackageError
 
 Format = Literal["legacy", "2023-07", "2025-09", "polygon"]
 VERDICTS = ("AC", "WA", "TLE", "MLE", "RE", "OLE", "CE", "JE", "SKIP")
-Role = Literal["submission", "input_validator", "output_validator", "checker", "interactor",
-               "generator"]
+Role = Literal["submission", "input_validator", "answer_validator", "output_validator",
+               "checker", "interactor", "generator"]
 Convention = Literal["kattis", "testlib"]
 
 
@@ -226,9 +226,13 @@ class Package:
     submissions: tuple[Program, ...] = ()
     custom_scoring: bool = False            # legacy "validation: custom score"
     treat_points_as_percent: bool = False   # Polygon judging attribute
+    answer_validators: tuple[Program, ...] = ()  # answer_validators/: run on every .ans
     notes: tuple[str, ...] = field(default=())  # parts of the package read but not acted on
     rejects: tuple[PackageError, ...] = ()  # test cases generators.yaml could not make
     validator_tests: tuple[ValidatorTest, ...] = ()  # data/invalid_*, data/valid_output
+    # Files of the package never read (a link out of it, a pipe: `tree.copy_package`), each
+    # with its file and rule.
+    left_out: tuple[PackageError, ...] = field(default=())
 
     def case(self, name: str) -> TestCase:
         for case in self.cases:
@@ -251,7 +255,8 @@ class Package:
 
     @property
     def programs(self) -> tuple[Program, ...]:
-        own = [*self.input_validators, *self.generators, *self.submissions]
+        own = [*self.input_validators, *self.answer_validators, *self.generators,
+               *self.submissions]
         own += [p for p in (self.output_validator, self.checker, self.interactor) if p]
         return tuple(own)
 

@@ -19,10 +19,13 @@ temporary folder and renamed into place.
 from __future__ import annotations
 
 import hashlib
+import os
 import shlex
 import shutil
 import tempfile
+import weakref
 import xml.etree.ElementTree as ElementTree
+from xml.parsers import expat
 from dataclasses import replace
 from pathlib import Path
 
@@ -52,20 +55,49 @@ TAG_RULES: dict[str, tuple[Requirement, ...]] = {
 }
 
 
-def _line(error: ElementTree.ParseError) -> int | None:
-    return error.position[0] if getattr(error, "position", None) else None
+# The line of problem.xml each element starts on (for the messages naming it).
+_LINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _line_of(element: ElementTree.Element | None) -> int | None:
+    return _LINES.get(element) if element is not None else None
 
 
 def _parse(root: Path) -> ElementTree.Element:
+    """problem.xml as an element tree, the line of every element kept (`_line_of`)."""
     path = root / "problem.xml"
     if not path.is_file():
         raise PackageError("problem.xml", "missing-problem-xml", "a Polygon package needs a "
                            "problem.xml at its root")
+    builder = ElementTree.TreeBuilder()
+    parser = expat.ParserCreate()
+
+    def start(tag: str, attributes: dict[str, str]) -> None:
+        _LINES[builder.start(tag, attributes)] = parser.CurrentLineNumber
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
+    parser.buffer_text = True
     try:
-        return ElementTree.parse(path).getroot()
-    except ElementTree.ParseError as error:
-        raise PackageError("problem.xml", "xml-syntax", f"not well-formed XML: {error}",
-                           line=_line(error)) from None
+        parser.Parse(path.read_bytes(), True)
+        return builder.close()
+    except expat.ExpatError as error:
+        raise PackageError("problem.xml", "xml-syntax", f"not well-formed XML: "
+                           f"{expat.ErrorString(error.code)}", line=error.lineno) from None
+
+
+def _inside(root: Path, rel: str, what: str, element: ElementTree.Element | None) -> Path:
+    """`root / rel` when that stays inside the package, else a `PackageError` naming
+    problem.xml and the element's line."""
+    normal = os.path.normpath(rel)
+    path = root / normal
+    if os.path.isabs(rel) or normal == ".." or normal.startswith(".." + os.sep) or \
+            not (path.resolve() == root or root in path.resolve().parents):
+        raise PackageError("problem.xml", "path-outside-package", f"{what} {rel!r} leads "
+                           "outside the package; paths in problem.xml are relative to its "
+                           "folder and stay inside it", line=_line_of(element))
+    return path
 
 
 def _int(element: ElementTree.Element | None, what: str, default: int | None = None) -> int:
@@ -83,11 +115,13 @@ def _int(element: ElementTree.Element | None, what: str, default: int | None = N
 def _source(element: ElementTree.Element, root: Path, what: str) -> tuple[Path, str | None]:
     source = element.find("source")
     if source is None or not source.get("path"):
-        raise PackageError("problem.xml", f"{what}-source", f"the {what} has no <source path=...>")
-    path = root / source.get("path")
+        raise PackageError("problem.xml", f"{what}-source", f"the {what} has no <source path=...>",
+                           line=_line_of(element))
+    path = _inside(root, source.get("path"), f"the {what}'s <source path>", source)
     if not path.is_file():
         raise PackageError(source.get("path"), f"missing-{what}", f"the {what} source "
-                           f"{source.get('path')} named in problem.xml is not in the package")
+                           f"{source.get('path')} named in problem.xml (line "
+                           f"{_line_of(source)}) is not in the package")
     return path, source.get("type")
 
 
@@ -102,7 +136,7 @@ def _program(path: Path, declared: str | None, role: str, name: str, resources: 
 def _resources(root: Path, xml: ElementTree.Element) -> tuple[Path, ...]:
     found: dict[str, Path] = {}
     for item in xml.findall("./files/resources/file"):
-        path = root / (item.get("path") or "")
+        path = _inside(root, item.get("path") or "", "the resource <file path>", item)
         if path.is_file() and path.suffix in (".h", ".hpp", ".hh", ".py"):
             found[path.name] = path
     files = root / "files"
@@ -132,6 +166,11 @@ def load_polygon(root: Path, build_dir: Path, short_name: str | None = None) -> 
     memory_bytes = _int(testset.find("memory-limit"), "memory-limit")
     input_pattern = (testset.findtext("input-path-pattern") or "tests/%02d").strip()
     answer_pattern = (testset.findtext("answer-path-pattern") or "tests/%02d.a").strip()
+    for tag, pattern in (("input-path-pattern", input_pattern),
+                         ("answer-path-pattern", answer_pattern)):
+        for index in range(1, max(1, len(testset.findall("./tests/test"))) + 1):
+            _inside(root, _expand(pattern, index), f"<{tag}> {pattern!r}: the test path",
+                    testset.find(tag))
     resources = _resources(root, xml)
     judging = xml.find("judging")
 
@@ -160,7 +199,7 @@ def load_polygon(root: Path, build_dir: Path, short_name: str | None = None) -> 
         tag = node.get("tag") or ""
         if tag not in TAG_RULES:
             raise PackageError("problem.xml", "solution-tag", f"unknown solution tag {tag!r}; "
-                               f"known: {', '.join(TAG_RULES)}")
+                               f"known: {', '.join(TAG_RULES)}", line=_line_of(node))
         path, declared = _source(node, root, "solution")
         rules = TAG_RULES[tag]
         submissions.append(_program(path, declared, "submission", str(path.relative_to(root)),
@@ -186,7 +225,8 @@ def load_polygon(root: Path, build_dir: Path, short_name: str | None = None) -> 
     count = _int(testset.find("test-count"), "test-count", len(tests))
     if count != len(tests):
         raise PackageError("problem.xml", "test-count", f"<test-count> says {count} but "
-                           f"{len(tests)} <test> elements follow")
+                           f"{len(tests)} <test> elements follow",
+                           line=_line_of(testset.find("test-count")))
     cases = _tests(shell, tests, input_pattern, answer_pattern, generators, Path(build_dir))
     groups = _groups(testset, cases)
     return replace(shell, cases=tuple(cases), groups=tuple(groups))

@@ -3,7 +3,9 @@
 What each part of the interface means for a package:
 - a case is the input text (`TextCase`); `parse` accepts any text, `check_input(text, group)`
   runs the package's input validators with the group's arguments (an invalid input is an
-  `InputError` carrying the validator's message, so ingest stores it as a reject);
+  `InputError` carrying the validator's message, so ingest stores it as a reject), and
+  `validate_answer` its answer validators on an expected output (`answer_validators/`, run
+  as `validator input < answer`: a rejected answer is a reject of the .ans);
 - the size measure is the input's length in bytes;
 - there are no built-in stages: the solvers are the package's submissions (`Solution`s with
   `submission` and `expected` set), which the run layer builds, runs and judges by the
@@ -31,6 +33,7 @@ from pipeline.packages.generators import package_recipes
 from pipeline.packages.expectations import TimeLimit, given_time_limit, margins
 from pipeline.packages.judge import PackageBuilds, validate_case
 from pipeline.packages.model import Package, TestCase
+from pipeline.packages.validate import validate_answer
 from pipeline.packages.registry import MARKER, build_dir, read_marker
 from pipeline.problems.base import Problem, Solution
 
@@ -190,6 +193,23 @@ def package_problem(folder: Path) -> PackageProblem:
                              rule="validator-error" if judge_error else "validator")
         return TextCase(text)
 
+    def check_answer(case: TextCase, text: str) -> None:
+        if not package.answer_validators:
+            return
+        builds = _builds(folder)
+        with tempfile.TemporaryDirectory(prefix="package-answer-") as scratch:
+            input_path, answer_path = Path(scratch) / "input", Path(scratch) / "answer"
+            input_path.write_text(case.text, encoding="utf-8")
+            answer_path.write_text(text, encoding="utf-8")
+            result = validate_answer(builds.answer_validators, input_path, answer_path,
+                                     time_s=package.limits.validation_time_s,
+                                     memory_mb=package.limits.validation_memory_mb,
+                                     workdir=Path(scratch))
+        if not result.valid:
+            judge_error = all(r.judge_error for r in result.rejections)
+            raise InputError(None, result.message,
+                             rule="validator-error" if judge_error else "answer-validator")
+
     solutions = tuple(
         Solution(name=program.name, submission=program.name,
                  expected=program.expectation.label if program.expectation else None)
@@ -199,7 +219,7 @@ def package_problem(folder: Path) -> PackageProblem:
         f"({marker.get('source', folder / 'package')})", folder=folder,
         time_limit_s=float(time_limit or PROBE_TIME_S), memory_mb=package.limits.memory_mb,
         parse=TextCase, render=lambda case: case.text,
-        format_answer=lambda case, answer: answer, validate_answer=lambda case, text: None,
+        format_answer=lambda case, answer: answer, validate_answer=check_answer,
         size=lambda case: len(case.text.encode("utf-8")), size_values=lambda case: {},
         size_columns=(), size_measure="input bytes", stages=(),
         recipes=package_recipes(package, build_dir(folder.parent.parent), TextCase),

@@ -1,7 +1,7 @@
 """Registering a judge's problem package in the data folder, so it is a problem like any other.
 
 `register(source, data_dir, short_name)` copies the package (a folder, or a .zip/.kpp of one)
-to `DATA/problems/<short name>/package/` and writes `DATA/problems/<short name>/package.json`
+to `DATA/problems/<short name>/package/` (never what leads outside it: `tree.copy_package`) and writes `DATA/problems/<short name>/package.json`
 (its format, where it came from, a digest of every file). The problem registry finds it there
 (`pipeline.problems`, through the data folder's `problems/` on `PIPELINE_PROBLEMS_DIR`) and
 `pipeline.packages.problem` turns it into a `Problem`. Registering a package again replaces
@@ -16,7 +16,7 @@ import hashlib
 import json
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from pipeline.fsutil import atomic_write_text
 from pipeline.packages import detect, load_package
 from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Package
+from pipeline.packages.tree import copy_package
 from pipeline.problems import registered_dir
 
 MARKER = "package.json"
@@ -121,12 +122,13 @@ def register(source: Path, data_dir: Path, short_name: str | None = None) -> Reg
     folder.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".package-", dir=folder))
     try:
-        shutil.copytree(package.root, staging / "package", symlinks=False)
+        left_out = package.left_out + copy_package(package.root, staging / "package")
         files = _digests(staging / "package")
         if old.get("files") == files and (folder / "package").is_dir():
             shutil.rmtree(staging, ignore_errors=True)
-            return Registration(problem_id, folder, load_package(
-                folder / "package", builds, short_name=problem_id), False, ())
+            return Registration(problem_id, folder, replace(load_package(
+                folder / "package", builds, short_name=problem_id), left_out=left_out),
+                False, ())
         previous = folder / "package"
         retired = folder / f".retired-{staging.name}"
         if previous.exists():
@@ -135,7 +137,8 @@ def register(source: Path, data_dir: Path, short_name: str | None = None) -> Reg
         shutil.rmtree(retired, ignore_errors=True)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    registered = load_package(folder / "package", builds, short_name=problem_id)
+    registered = replace(load_package(folder / "package", builds, short_name=problem_id),
+                         left_out=left_out)
     facts = _facts(registered)
     changes = _changes(old, files, facts) if old else []
     marker = {"format": format_, "source": str(source), "files": files, "facts": facts,

@@ -8,14 +8,17 @@ line 1)") on stderr. Either way the validator's own message is kept, cut to abou
 characters of the offending text, and an input is accepted only when every validator accepts it.
 
 A validator that cannot run (it did not build, or it timed out or was killed) is not a verdict on
-the input: the result says so (`judge_error`) instead of calling the input invalid.
+the input: the result says so (`judge_error`) instead of calling the input invalid. A validator
+whose language cannot run here (`SKIP`) is left out (the package says so once, in its notes).
+Answer validators (`answer_validators/`) are run the same way on a case's answer, with the
+input's path as their argument.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pipeline.packages.languages import Build, run_argv
@@ -32,11 +35,13 @@ class Rejection:
     exit_code: int | None
     message: str               # the validator's own words, cut to ~MESSAGE_KEEP characters
     judge_error: bool = False  # the validator itself failed; the input is not judged
+    checked: str = "input"     # what it validated: the input, or the answer
 
     def __str__(self) -> str:
-        what = "could not judge the input" if self.judge_error else "rejected the input"
+        what = f"could not judge the {self.checked}" if self.judge_error else \
+            f"rejected the {self.checked}"
         code = "" if self.exit_code is None else f" (exit code {self.exit_code})"
-        return f"input validator {self.validator} {what}{code}: {self.message}"
+        return f"{self.checked} validator {self.validator} {what}{code}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -91,9 +96,30 @@ def validate_input(validators: list[Build] | tuple[Build, ...], input_path: Path
     """Run every validator on the input; `args_for(name)` gives each validator's arguments."""
     rejections = []
     for build in validators:
+        if build.status == "SKIP":  # cannot run here: the package's notes say so once
+            continue
         rejection = run_input_validator(build, input_path, tuple(args_for(build.program.name)),
                                         convention=build.program.convention, time_s=time_s,
                                         memory_mb=memory_mb, workdir=workdir)
         if rejection is not None:
             rejections.append(rejection)
+    return ValidationResult(tuple(rejections))
+
+
+def validate_answer(validators: list[Build] | tuple[Build, ...], input_path: Path,
+                    answer_path: Path, *, time_s: float = 60.0, memory_mb: int = 2048,
+                    workdir: Path | None = None) -> ValidationResult:
+    """Run every answer validator on an answer (BAPCtools: `validator input < answer`, exit
+    42 valid; a checktestdata or viva one reads the answer alone)."""
+    rejections = []
+    for build in validators:
+        if build.status == "SKIP":
+            continue
+        reads_answer_alone = build.program.language in ("checktestdata", "viva")
+        args = () if reads_answer_alone else (str(input_path),)
+        rejection = run_input_validator(build, answer_path, args,
+                                        convention=build.program.convention, time_s=time_s,
+                                        memory_mb=memory_mb, workdir=workdir)
+        if rejection is not None:
+            rejections.append(replace(rejection, checked="answer"))
     return ValidationResult(tuple(rejections))

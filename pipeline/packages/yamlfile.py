@@ -3,6 +3,12 @@
 `load_yaml(path, root)` returns the data (a mapping for the files a package uses) and a `Lines`
 lookup from a key path (`("limits", "memory")`) to its 1-based line. Syntax errors and a
 top-level value that is not a mapping become `PackageError`s naming the file and the line.
+
+A file is looked at event by event before it is loaded, so that a few bytes cannot stand for
+an unbounded document: aliases may repeat at most `MAX_ALIAS_NODES` nodes in all (a "billion
+laughs" file of 1 KB is refused at the alias that goes over), an alias may not name a node it
+is inside (a document that contains itself), collections nest at most `MAX_DEPTH` deep, and
+the file is at most `MAX_YAML_BYTES`.
 """
 
 from __future__ import annotations
@@ -17,6 +23,12 @@ try:
     _Loader = yaml.CSafeLoader
 except AttributeError:  # PyYAML built without libyaml
     _Loader = yaml.SafeLoader
+
+# Nodes that aliases may add to a document, counting each alias as the whole node it names.
+MAX_ALIAS_NODES = 10_000
+# How deep sequences and mappings may nest.
+MAX_DEPTH = 100
+MAX_YAML_BYTES = 16 << 20
 
 
 class Lines:
@@ -41,6 +53,54 @@ def _walk(node, prefix: tuple[str, ...], out: dict[tuple[str, ...], int]) -> Non
             _walk(value, name, out)
 
 
+def _check_size(text: str, name: str) -> None:
+    """Refuse a document that aliases would blow up, that contains itself, or nests too deep
+    (see the module docstring); its syntax errors are left to the loader."""
+    finished: dict[str, int] = {}        # anchor -> expanded node count of its node
+    open_anchors: list[str | None] = []  # anchors of the collections being read
+    sizes: list[int] = []                # expanded node count so far of each of them
+    added = 0
+
+    def done(anchor: str | None, size: int) -> None:
+        if anchor:
+            finished[anchor] = size
+        if sizes:
+            sizes[-1] += size
+
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            line = event.start_mark.line + 1 if event.start_mark else None
+            if isinstance(event, yaml.CollectionStartEvent):
+                if len(sizes) >= MAX_DEPTH:
+                    raise PackageError(name, "yaml-depth", f"sequences and mappings nest more "
+                                       f"than {MAX_DEPTH} deep", line=line)
+                if event.anchor:
+                    finished.pop(event.anchor, None)
+                open_anchors.append(event.anchor)
+                sizes.append(1)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                done(open_anchors.pop(), sizes.pop())
+            elif isinstance(event, yaml.ScalarEvent):
+                done(event.anchor, 1)
+            elif isinstance(event, yaml.AliasEvent):
+                size = finished.get(event.anchor)
+                if size is None:
+                    if event.anchor in open_anchors:
+                        raise PackageError(name, "yaml-alias", f"alias *{event.anchor} names a "
+                                           "node it is inside (the document would contain "
+                                           "itself)", line=line)
+                    continue  # an undefined alias: the loader says so
+                added += size
+                if added > MAX_ALIAS_NODES:
+                    raise PackageError(name, "yaml-alias", f"aliases repeat more than "
+                                       f"{MAX_ALIAS_NODES:,} nodes (*{event.anchor} alone "
+                                       f"stands for {size:,}): refused as an alias bomb",
+                                       line=line)
+                done(None, size)
+    except yaml.YAMLError:
+        return
+
+
 def relative(path: Path, root: Path) -> str:
     try:
         return str(path.relative_to(root))
@@ -50,11 +110,16 @@ def relative(path: Path, root: Path) -> str:
 
 def load_yaml(path: Path, root: Path, *, mapping: bool = True) -> tuple[object, Lines]:
     name = relative(path, root)
+    size = path.stat().st_size
+    if size > MAX_YAML_BYTES:
+        raise PackageError(name, "too-large", f"{size:,} bytes, more than the "
+                           f"{MAX_YAML_BYTES:,} a YAML file of a package may have")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise PackageError(name, "utf-8", f"the file is not UTF-8 text ({error.reason} at byte "
                            f"{error.start})") from None
+    _check_size(text, name)
     try:
         data = yaml.load(text, Loader=_Loader)
         node = yaml.compose(text, Loader=_Loader)

@@ -32,3 +32,70 @@ def fetched(repo: str, folder: str, target: Path) -> Path:
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(target, filter="data")
     return target / folder
+
+
+def write_tree(folder: Path, files: dict[str, str | bytes]) -> Path:
+    """Write `files` (path inside -> text or bytes) under `folder`; returns `folder`."""
+    for rel, content in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return folder
+
+
+# A small legacy Kattis package of one's own: a + b, two secret cases, one accepted submission.
+TINY_KATTIS = {
+    "problem.yaml": "name: Tiny Sum\n",
+    "data/sample/1.in": "1 2\n", "data/sample/1.ans": "3\n",
+    "data/secret/01.in": "2 3\n", "data/secret/01.ans": "5\n",
+    "data/secret/02.in": "10 20\n", "data/secret/02.ans": "30\n",
+    "submissions/accepted/sum.py": "print(sum(map(int, input().split())))\n",
+}
+
+
+def tiny_kattis(folder: Path, files: dict[str, str | bytes] | None = None) -> Path:
+    """The tiny Kattis package in `folder`, with `files` added or replacing its own."""
+    return write_tree(folder, {**TINY_KATTIS, **(files or {})})
+
+
+TINY_POLYGON_XML = """<?xml version="1.0" encoding="utf-8" standalone="no"?>
+<problem revision="1" short-name="{name}">
+    <names>
+        <name language="english" value="Tiny Polygon"/>
+    </names>
+    <judging>
+        <testset name="tests">
+            <time-limit>1000</time-limit>
+            <memory-limit>268435456</memory-limit>
+            <test-count>2</test-count>
+            <input-path-pattern>{input_pattern}</input-path-pattern>
+            <answer-path-pattern>tests/%02d.a</answer-path-pattern>
+            <tests>
+                <test method="manual" sample="true"/>
+                <test method="manual"/>
+            </tests>
+        </testset>
+    </judging>
+    <assets>
+        <solutions>
+            <solution tag="main">
+                <source path="{main}" type="python.3"/>
+            </solution>
+        </solutions>
+    </assets>
+</problem>
+"""
+
+
+def tiny_polygon(folder: Path, *, input_pattern: str = "tests/%02d",
+                 main: str = "solutions/main.py") -> Path:
+    """A tiny Polygon package (a + b, two manual tests) in `folder`, its problem.xml naming
+    the given input path pattern and main solution's path."""
+    return write_tree(folder, {
+        "problem.xml": TINY_POLYGON_XML.format(name=folder.name, input_pattern=input_pattern,
+                                               main=main),
+        "tests/01": "1 2\n", "tests/01.a": "3\n", "tests/02": "4 5\n", "tests/02.a": "9\n",
+        "solutions/main.py": "print(sum(map(int, input().split())))\n"})

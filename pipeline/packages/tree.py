@@ -1,0 +1,176 @@
+"""A package folder as its loaders may read it: what is inside the package, and nothing else.
+
+A package on disk may hold symbolic links and other things that are no regular file. A link
+that leads outside the package (`data/secret/04.in -> /etc/passwd`, `submissions/accepted/x.py
+-> ~/.bashrc`, `include/default -> /etc`) is never read or copied; nor is a broken link, a
+link to a folder it is inside (a loop), a named pipe, socket or device. Each of them is left
+out as a `PackageError` naming the file and the rule (`link-outside-package`, `broken-link`,
+`not-a-file`, `unreadable`); a link that stays inside the package is read as what it names.
+
+`copy_package(source, target)` copies a package that way and returns what it left out; a test
+case (`data/**/<name>.in` with its `.ans`) one of whose two files is left out is left out whole
+(rule `case-left-out`), so the rest of the package still loads. `needs_copy(root)` says whether
+a folder holds anything that must be left out or resolved (any link, anything not a regular
+file or folder); `listing_digest(root)` names a folder's state cheaply (names, types, sizes,
+modification times, link targets) for a cached copy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import stat
+from pathlib import Path
+
+from pipeline.packages.errors import PackageError
+
+CASE_SUFFIXES = (".in", ".ans")
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    with os.scandir(folder) as listing:
+        return sorted(listing, key=lambda entry: entry.name)
+
+
+def needs_copy(root: Path) -> bool:
+    """True when the tree under `root` holds a symbolic link or something that is not a
+    regular file or folder (links are not followed)."""
+    pending = [Path(root)]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = _entries(folder)
+        except OSError:
+            return True
+        for entry in entries:
+            if entry.is_symlink():
+                return True
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+            elif not entry.is_file(follow_symlinks=False):
+                return True
+    return False
+
+
+def listing_digest(root: Path) -> str:
+    """A digest of the tree's names, kinds, sizes, modification times and link targets
+    (and, for a link, of what it names), read without reading any file."""
+    digest = hashlib.sha256()
+    pending = [Path(root)]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = _entries(folder)
+        except OSError as error:
+            digest.update(f"{folder}\0unreadable {error.errno}\n".encode())
+            continue
+        for entry in entries:
+            rel = os.path.relpath(entry.path, root)
+            try:
+                own = entry.stat(follow_symlinks=False)
+                line = f"{rel}\0{own.st_mode}\0{own.st_size}\0{own.st_mtime_ns}"
+                if entry.is_symlink():
+                    named = os.stat(entry.path)
+                    line += f"\0{os.readlink(entry.path)}\0{named.st_size}\0{named.st_mtime_ns}"
+            except OSError as error:
+                line = f"{rel}\0error {error.errno}"
+            digest.update(os.fsencode(line) + b"\n")
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+    return digest.hexdigest()
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def leads_outside(path: Path, root: Path) -> PackageError | None:
+    """Why the file at `path` must not be read because it leads outside the package at
+    `root` (a symbolic link out of it), or None."""
+    try:
+        named = Path(path).resolve()
+    except (OSError, RuntimeError):
+        return None
+    if _inside(named, Path(root).resolve()):
+        return None
+    rel = os.path.relpath(path, root)
+    return PackageError(rel, "link-outside-package", f"{rel} leads outside the package (to "
+                        f"{named}); it is not read")
+
+
+def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
+    """Copy the package at `source` to `target` (which must not exist), leaving out what the
+    module docstring says; returns what was left out, in the order found."""
+    root = Path(source).resolve()
+    left_out: list[PackageError] = []
+
+    def leave_out(rel: str, rule: str, message: str) -> None:
+        left_out.append(PackageError(rel, rule, message))
+
+    def copy_folder(folder: Path, into: Path, rel: str, real_parents: tuple[Path, ...]) -> None:
+        into.mkdir(parents=True, exist_ok=True)
+        try:
+            entries = _entries(folder)
+        except OSError as error:
+            leave_out(rel or ".", "unreadable", f"cannot read this folder: "
+                      f"{error.strerror or type(error).__name__}")
+            return
+        for entry in entries:
+            child = f"{rel}/{entry.name}" if rel else entry.name
+            path = Path(entry.path)
+            if entry.is_symlink():
+                text = os.readlink(path)
+                try:
+                    named = path.resolve(strict=True)
+                except (OSError, RuntimeError):
+                    leave_out(child, "broken-link", f"symbolic link to {text} names nothing "
+                              "that exists (or loops)")
+                    continue
+                if not _inside(named, root):
+                    leave_out(child, "link-outside-package", f"symbolic link to {text} leads "
+                              "outside the package" + (f" (to {named})" if str(named) != text
+                                                       else "") + "; it is not read")
+                    continue
+                if named.is_dir() and named in (*real_parents, root):
+                    leave_out(child, "broken-link", f"symbolic link to {text} names a folder "
+                              "it is inside (a loop)")
+                    continue
+                path = named
+            try:
+                info = path.stat()
+            except OSError as error:
+                leave_out(child, "unreadable", f"cannot look at this file: "
+                          f"{error.strerror or type(error).__name__}")
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                copy_folder(path, into / entry.name, child, (*real_parents, path.resolve()))
+            elif stat.S_ISREG(info.st_mode):
+                try:
+                    shutil.copy2(path, into / entry.name)
+                except OSError as error:
+                    leave_out(child, "unreadable", f"cannot read this file: "
+                              f"{error.strerror or type(error).__name__}")
+            else:
+                leave_out(child, "not-a-file", "not a regular file (a pipe, socket or device); "
+                          "it is not read")
+
+    copy_folder(root, Path(target), "", ())
+    return tuple(left_out) + _partners(left_out, Path(target))
+
+
+def _partners(left_out: list[PackageError], target: Path) -> tuple[PackageError, ...]:
+    """The other file of each test case one of whose files was left out, removed too."""
+    removed = []
+    for error in left_out:
+        path = Path(error.file)
+        if path.parts[:1] != ("data",) or path.suffix not in CASE_SUFFIXES:
+            continue
+        for suffix in CASE_SUFFIXES:
+            other = target / path.with_suffix(suffix)
+            if suffix != path.suffix and other.is_file():
+                other.unlink()
+                removed.append(PackageError(str(path.with_suffix(suffix)), "case-left-out",
+                                            f"left out with {error.file} ({error.rule}), the "
+                                            "other file of its test case"))
+    return tuple(removed)

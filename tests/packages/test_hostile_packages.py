@@ -1,0 +1,344 @@
+"""Hostile package files at ingest: each attack is a package built here, ingested by a real
+`pipeline` process beside a good package (or good files of its own) that is still stored.
+
+- P1/P2: a YAML alias bomb ("billion laughs", 1 KB) in problem.yaml is refused at the line of
+  the alias that goes over the budget, in little memory;
+- P5/P6: symbolic links out of a package (a test input to /etc/passwd, a submission to a
+  private file, a folder to /etc) are rejects, never read or copied; links inside are fine;
+- P8/P9: paths in a Polygon problem.xml that leave the package (`../` in the input path
+  pattern, an absolute `<source path>`) are refused naming problem.xml, the line and the rule.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from packagekit import TINY_KATTIS, tiny_kattis, tiny_polygon, write_tree
+
+REPO = Path(__file__).resolve().parents[2]
+SECRET = "SECRET-TEXT-never-to-be-read\n"
+
+
+def pipeline(data: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(data), *args],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+
+
+def ingest_measured(data: Path, root: Path) -> tuple[int, int, str]:
+    """(exit code, peak memory in KB, stdout) of a real `pipeline ingest ROOT`, run as the
+    only child of a small parent that reports its children's peak memory."""
+    measure = ("import resource, subprocess, sys; "
+               "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+               "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+               "print(done.stdout); print(done.stderr, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m", "pipeline",
+                           "--data-dir", str(data), "ingest", str(root)], cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    first, _, rest = done.stdout.partition("\n")
+    code, peak_kb = map(int, first.split())
+    assert "Traceback" not in done.stderr, done.stderr
+    return code, peak_kb, rest
+
+
+def stored(data: Path, problem: str) -> list[str]:
+    path = data / "tables" / "cases" / f"{problem}.parquet"
+    return sorted(pl.read_parquet(path)["source"].to_list()) if path.exists() else []
+
+
+def rejects(data: Path) -> dict[str, tuple[str, str]]:
+    """source -> (rule, message) of every stored reject."""
+    files = list((data / "tables" / "rejects").glob("*.parquet"))
+    if not files:
+        return {}
+    frame = pl.read_parquet(files)
+    return {s: (r, m) for s, r, m in frame.select("source", "rule", "message").iter_rows()}
+
+
+def nowhere_in(folder: Path, text: str) -> list[Path]:
+    """The files under `folder` whose bytes hold `text` (there should be none)."""
+    needle = text.strip().encode()
+    return [p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()
+            and needle in p.read_bytes()]
+
+
+GOOD_SOURCES = ["good/data/sample/1.in", "good/data/secret/01.in", "good/data/secret/02.in"]
+
+
+def laughs(levels: int = 9) -> str:
+    """A billion laughs: each level a list of ten aliases of the level below."""
+    lines = ['lol0: &l0 "lol"']
+    for level in range(1, levels + 1):
+        lines.append(f"lol{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * 10) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def mapping_laughs(levels: int = 9) -> str:
+    """The same as nested mappings (whose keys the line table walks)."""
+    lines = ["m0: &m0 {" + ", ".join(f"k{i}: x" for i in range(10)) + "}"]
+    for level in range(1, levels + 1):
+        lines.append(f"m{level}: &m{level} {{" + ", ".join(
+            f"k{i}: *m{level - 1}" for i in range(10)) + "}")
+    return "\n".join(lines) + "\n"
+
+
+MODERN = "problem_format_version: 2023-07\nname: Bomb\n"
+BOMBS = {
+    # P1: yamlfile's line table walks every key path of nested mappings.
+    "p1-mapping-bomb": ({"problem.yaml": "name: Bomb\nvalidator_flags: x\n" + mapping_laughs()
+                         .replace("m9: &m9", "limits: &m9")}, "problem.yaml", "yaml-alias", 6),
+    # P2: the problem's title is `str()` of the name: a list of a billion strings.
+    "p2-name-bomb": ({"problem.yaml": laughs().replace("lol9: &l9", "name: &l9")},
+                     "problem.yaml", "yaml-alias", 5),
+    "p1-itself": ({"problem.yaml": "name: &n {title: *n}\n"}, "problem.yaml", "yaml-alias", 1),
+    "p1-deep": ({"problem.yaml": "name: " + "[" * 150 + "]" * 150 + "\n"}, "problem.yaml",
+                "yaml-depth", 1),
+    "p1-testdata-bomb": ({"data/testdata.yaml": laughs().replace("lol9: &l9",
+                                                                 "grader_flags: &l9")},
+                         "data/testdata.yaml", "yaml-alias", 5),
+    "p1-submissions-yaml-bomb": ({"problem.yaml": MODERN, "submissions/submissions.yaml":
+                                  laughs().replace("lol9: &l9", "accepted/*:\n  message: &l9")},
+                                 "submissions/submissions.yaml", "yaml-alias", 5),
+    "p1-huge-yaml": ({"problem.yaml": "name: Bomb\n" + "# padding\n" * (2 << 20)},
+                     "problem.yaml", "too-large", None),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(BOMBS))
+def test_p1_p2_a_yaml_alias_bomb_is_refused_at_its_line_in_little_memory(tmp_path, variant):
+    files, file, rule, line = BOMBS[variant]
+    assert variant == "p1-huge-yaml" or sum(len(t.encode()) for t in files.values()) < 1500
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    tiny_kattis(raw / "good")
+    tiny_kattis(raw / "bomb", files)
+    code, peak_kb, out = ingest_measured(data, raw)
+    assert code == 1
+    where = f"{file}:{line}" if line else file
+    assert f"reject bomb: {where}: rule {rule}:" in out, out
+    assert stored(data, "good") == GOOD_SOURCES
+    assert not (data / "problems" / "bomb").exists()
+    assert peak_kb < 300 * 1024, f"peak {peak_kb / 1024:.0f} MB"
+
+
+def test_p1_aliases_within_the_budget_still_load(tmp_path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    tiny_kattis(raw / "good", {"problem.yaml": "name: &n Tiny Sum\nsource: *n\n"
+                               "limits: &l {memory: 256}\n"})
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert stored(data, "good") == GOOD_SOURCES
+
+
+def linked_package(tmp_path: Path) -> tuple[Path, Path]:
+    """(ingest root, the outside file) for a package whose links lead out and in."""
+    outside = write_tree(tmp_path / "home", {".bashrc": SECRET, "etc/passwd": SECRET})
+    raw = tmp_path / "raw"
+    package = tiny_kattis(raw / "good", {"extra/three.in": "7 8\n", "extra/three.ans": "15\n"})
+    secret = package / "data" / "secret"
+    # Out of the package: a test input, a real system file, a submission, a folder.
+    os.symlink(outside / "etc" / "passwd", secret / "04.in")
+    (secret / "04.ans").write_text("0\n")
+    os.symlink("/etc/passwd", secret / "05.in")
+    (secret / "05.ans").write_text("0\n")
+    os.symlink(outside / ".bashrc", package / "submissions" / "accepted" / "x.py")
+    os.symlink("/etc", secret / "etc")
+    # Inside the package: a test whose files are links to files elsewhere in it.
+    os.symlink("../../extra/three.in", secret / "03.in")
+    os.symlink(package / "extra" / "three.ans", secret / "03.ans")
+    # A loop and a named pipe.
+    os.symlink("..", secret / "loop")
+    os.mkfifo(secret / "06.in")
+    (secret / "06.ans").write_text("0\n")
+    return raw, outside
+
+
+def test_p5_a_test_file_linked_out_of_the_package_is_a_reject_and_never_read(tmp_path):
+    raw, outside = linked_package(tmp_path)
+    data = tmp_path / "data"
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    found = rejects(data)
+    for name in ("04.in", "05.in", "etc"):
+        rule, message = found[f"good/data/secret/{name}"]
+        assert rule == "link-outside-package" and "leads outside the package" in message
+    assert found["good/data/secret/04.ans"][0] == "case-left-out"
+    assert found["good/data/secret/loop"][0] == "broken-link"
+    assert found["good/data/secret/06.in"][0] == "not-a-file"
+    assert found["good/data/secret/06.ans"][0] == "case-left-out"
+    # The good files are stored, the link inside the package among them.
+    assert stored(data, "good") == sorted([*GOOD_SOURCES, "good/data/secret/03.in"])
+    copy = data / "problems" / "good" / "package" / "data" / "secret"
+    assert sorted(p.name for p in copy.iterdir()) == ["01.ans", "01.in", "02.ans", "02.in",
+                                                      "03.ans", "03.in"]
+    # Nothing of what the links name was read into the data folder.
+    with open("/etc/passwd") as handle:
+        system_line = handle.readline()
+    assert nowhere_in(data, SECRET) == [] and nowhere_in(data, system_line) == []
+
+
+def test_p6_a_submission_or_folder_linked_out_is_never_copied_or_run(tmp_path):
+    raw, outside = linked_package(tmp_path)
+    data = tmp_path / "data"
+    done = pipeline(data, "ingest", str(raw))
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    rule, message = rejects(data)["good/submissions/accepted/x.py"]
+    assert rule == "link-outside-package" and str(outside / ".bashrc") in message
+    registered = data / "problems" / "good" / "package"
+    assert sorted(p.name for p in (registered / "submissions" / "accepted").iterdir()) == \
+        ["sum.py"]
+    assert not (registered / "data" / "secret" / "etc").exists()
+    listed = pipeline(data, "problems")
+    assert "good" in listed.stdout
+    # A second look at the same package says the same and changes nothing.
+    again = pipeline(data, "ingest", str(raw))
+    assert "package unchanged" in again.stdout
+    assert rejects(data)["good/submissions/accepted/x.py"][0] == "link-outside-package"
+
+
+@pytest.mark.parametrize("description", ["problem.yaml", "problem.xml"])
+def test_p5_the_package_description_linked_out_refuses_the_package_unread(tmp_path,
+                                                                          description):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    tiny_kattis(raw / "good")
+    make = tiny_kattis if description == "problem.yaml" else tiny_polygon
+    package = make(raw / "linked")
+    outside = tmp_path / "elsewhere" / description
+    outside.parent.mkdir()
+    outside.write_text((package / description).read_text() + f"<!-- {SECRET} -->\n")
+    (package / description).unlink()
+    os.symlink(outside, package / description)
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"reject linked: {description}: rule link-outside-package" in done.stdout, done.stdout
+    assert stored(data, "good") == GOOD_SOURCES
+    assert nowhere_in(data, SECRET) == []
+
+
+def test_p8_a_polygon_input_path_pattern_with_dotdot_is_refused_at_its_line(tmp_path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    write_tree(tmp_path / "outside", {"01": SECRET, "02": SECRET})
+    tiny_polygon(raw / "polygood")
+    tiny_polygon(raw / "polybad", input_pattern="tests/../../../outside/%02d")
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "reject polybad: problem.xml:11: rule path-outside-package: <input-path-pattern> " \
+        "'tests/../../../outside/%02d': the test path 'tests/../../../outside/01' leads " \
+        "outside the package" in done.stdout, done.stdout
+    assert stored(data, "polygood") == ["polygood/tests/01", "polygood/tests/02"]
+    assert nowhere_in(data, SECRET) == []
+
+
+def test_p5_a_polygon_test_linked_out_of_the_package_refuses_it_unread(tmp_path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    outside = write_tree(tmp_path / "outside", {"02": SECRET})
+    tiny_polygon(raw / "polygood")
+    package = tiny_polygon(raw / "polybad")
+    (package / "tests" / "02").unlink()
+    os.symlink(outside / "02", package / "tests" / "02")
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "reject polybad: tests/02: rule link-outside-package" in done.stdout, done.stdout
+    assert stored(data, "polygood") == ["polygood/tests/01", "polygood/tests/02"]
+    assert nowhere_in(data, SECRET) == []
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../../outside/main.py",
+                                  "solutions/../../../outside/main.py"])
+def test_p9_a_polygon_source_path_outside_the_package_is_refused_at_its_line(tmp_path, path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    write_tree(tmp_path / "outside", {"main.py": "print(" + repr(SECRET) + ")\n"})
+    tiny_polygon(raw / "polygood")
+    tiny_polygon(raw / "polybad", main=path)
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "ValueError" not in done.stdout + done.stderr
+    assert f"reject polybad: problem.xml:22: rule path-outside-package: the solution's " \
+        f"<source path> {path!r} leads outside the package" in done.stdout, done.stdout
+    assert stored(data, "polygood") == ["polygood/tests/01", "polygood/tests/02"]
+
+
+@pytest.mark.parametrize("where, line, change", [
+    ("<answer-path-pattern> '../../outside/%02d.a'", 12,
+     lambda xml: xml.replace("tests/%02d.a", "../../outside/%02d.a")),
+    ("the resource <file path> '/etc/passwd'", 19,
+     lambda xml: xml.replace("<assets>", '<files><resources><file path="/etc/passwd" '
+                             'type="h.g++"/></resources></files>\n    <assets>')),
+])
+def test_p8_p9_other_problem_xml_paths_outside_the_package_are_refused(tmp_path, where, line,
+                                                                        change):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    write_tree(tmp_path / "outside", {"01.a": SECRET, "02.a": SECRET})
+    tiny_polygon(raw / "polygood")
+    xml = tiny_polygon(raw / "polybad") / "problem.xml"
+    xml.write_text(change(xml.read_text()))
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"reject polybad: problem.xml:{line}: rule path-outside-package: {where}" \
+        in done.stdout, done.stdout
+    assert stored(data, "polygood") == ["polygood/tests/01", "polygood/tests/02"]
+    assert nowhere_in(data, SECRET) == []
+
+
+def test_p5_a_data_or_include_folder_linked_out_is_a_reject_naming_it(tmp_path):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    outside = write_tree(tmp_path / "outside", {"secret/01.in": "1 1\n",
+                                                "secret/01.ans": "2\n"})
+    tiny_kattis(raw / "good")
+    os.symlink("/usr/include", raw / "good" / "include")
+    linked = tiny_kattis(raw / "linked")
+    shutil.rmtree(linked / "data")
+    os.symlink(outside, linked / "data")
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "reject linked: data: rule link-outside-package: symbolic link to " \
+        f"{outside} leads outside the package" in done.stdout, done.stdout
+    assert rejects(data)["good/include"][0] == "link-outside-package"
+    assert stored(data, "good") == GOOD_SOURCES
+    assert not (data / "problems" / "good" / "package" / "include").exists()
+
+
+def zipped(target: Path, files: dict[str, str], bomb: str | None = None) -> Path:
+    """`files` (under the archive's one folder) zipped into `target`; `bomb` names a member
+    of 100 MB that deflates to about 100 KB."""
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for rel, text in files.items():
+            archive.writestr(f"{target.stem}/{rel}", text)
+        if bomb is not None:
+            with archive.open(f"{target.stem}/{bomb}", "w") as member:
+                member.write(b"name: x\n")
+                for _ in range(100):
+                    member.write(b"#" * (1 << 20))
+    return target
+
+
+@pytest.mark.parametrize("variant", ["bad-yaml", "bombed-problem-yaml", "bombed-data"])
+def test_p1_a_zipped_package_that_is_bad_or_a_bomb_costs_only_itself(tmp_path, variant):
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    tiny_kattis(raw / "good")
+    files = dict(TINY_KATTIS)
+    if variant == "bad-yaml":
+        files["problem.yaml"] = "name: [unclosed\n"
+        archive = zipped(raw / "zipped.zip", files)
+        expected = "reject zipped.zip: problem.yaml:2: rule yaml-syntax"
+    elif variant == "bombed-problem-yaml":
+        del files["problem.yaml"]
+        archive = zipped(raw / "zipped.zip", files, bomb="problem.yaml")
+        expected = "reject zipped.zip: zipped/problem.yaml: rule too-large: would inflate"
+    else:
+        archive = zipped(raw / "zipped.zip", files, bomb="data/secret/03.in")
+        expected = "reject zipped.zip: zipped.zip!zipped/data/secret/03.in: rule too-large: " \
+                   "would inflate"
+    assert archive.stat().st_size < 400_000
+    code, peak_kb, out = ingest_measured(data, raw)
+    assert code == 1
+    assert expected in out, out
+    assert stored(data, "good") == GOOD_SOURCES
+    assert peak_kb < 300 * 1024, f"peak {peak_kb / 1024:.0f} MB"
+    assert not list(data.rglob("03.in"))  # the bomb was never inflated
