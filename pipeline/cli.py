@@ -95,6 +95,7 @@ def _complete_problem(incomplete: str) -> list[str]:
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path
+    problems_dirs: tuple[Path, ...] = ()  # as given with --problems-dir
 
 
 @app.callback()
@@ -112,7 +113,7 @@ def _options(
 
     # Packages registered in the data folder are problems too.
     add_problem_dirs([*(problems_dir or []), data_dir / "problems"])
-    ctx.obj = Settings(data_dir=data_dir)
+    ctx.obj = Settings(data_dir=data_dir, problems_dirs=tuple(problems_dir or ()))
 
 
 # Where a command's cases run; shared by every command that runs cases (`run`, `nightly`).
@@ -402,6 +403,8 @@ def run_command(
     finally:
         executor.close()
     typer.echo(format_summary(summary))
+    if summary.status == "interrupted":
+        typer.echo(f"to finish it: {_resume_command(ctx.obj, problem.id, summary.run_id)}")
     if summary.cases == 0:
         typer.echo(f"note: no stored cases of {problem.id}"
                    f"{' in group ' + group if group else ''} in "
@@ -412,6 +415,19 @@ def run_command(
         typer.echo(f"{summary.disagreements} submission(s) got what their folder does not "
                    "expect (see above)", err=True)
         raise typer.Exit(1)
+
+
+def _resume_command(settings: Settings, problem_id: str, run_id: str) -> str:
+    """The command line that finishes run `run_id`, as it is to be typed (with the data folder
+    and problem folders this command was given)."""
+    import shlex
+
+    words = ["pipeline"]
+    if settings.data_dir != Path("data"):
+        words += ["--data-dir", str(settings.data_dir)]
+    for folder in settings.problems_dirs:
+        words += ["--problems-dir", str(folder)]
+    return shlex.join([*words, "run", "--problem", problem_id, "--resume", run_id])
 
 
 def _empty_data_note(data_dir: Path) -> str | None:

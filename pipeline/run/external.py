@@ -66,7 +66,8 @@ from pathlib import Path
 
 from pipeline.run.jobs import Job, Outcome, SolverSpec
 from pipeline.run.launcher import SandboxError, launcher_path, parse_result, sandbox_template
-from pipeline.run.processes import NextChildNamespace, become_subreaper, kill_children
+from pipeline.run.processes import (NextChildNamespace, become_subreaper, cpu_seconds,
+                                     kill_children)
 
 STDERR_KEEP = 2000
 _ALLOCATION_FAILURE = ("bad_alloc", "MemoryError", "Cannot allocate memory", "out of memory")
@@ -77,8 +78,19 @@ MB = 1024 * 1024
 
 
 def wall_cap_s(timeout_s: float) -> float:
-    """The wall-clock cap of an external program whose CPU-time limit is `timeout_s`."""
+    """The wall-clock cap of a program or built-in stage whose CPU-time limit is `timeout_s`."""
     return 2 * timeout_s + 1
+
+
+def cpu_over_message(timeout_s: float, cpu_ms: float | None) -> str:
+    """The error of a `TLE` for CPU time over the limit."""
+    return f"CPU time over the {timeout_s:g} s limit ({(cpu_ms or 0) / 1000:.2f} s used)"
+
+
+def wall_cap_message(timeout_s: float, cpu_ms: float | None) -> str:
+    """The error of a `TLE` for the wall-clock cap (a program or stage that sleeps or waits)."""
+    return (f"wall clock {wall_cap_s(timeout_s):g} s cap reached (2 x limit + 1 s; "
+            f"{(cpu_ms or 0) / 1000:.2f} s of CPU used)")
 
 
 def stack_limit_mb(spec: SolverSpec) -> int | None:
@@ -372,7 +384,6 @@ def _run_in_worker(spec: SolverSpec, workdir: Path, streams) -> Measured:
 def _watch(pid: int, timeout_s: float, started: float) -> str:
     """Wait for `pid` to exit; "cpu" or "wall" when a limit is reached first, else "none"."""
     deadline = started + wall_cap_s(timeout_s)
-    tick = os.sysconf("SC_CLK_TCK")
     fd = os.pidfd_open(pid)
     try:
         while True:
@@ -382,13 +393,9 @@ def _watch(pid: int, timeout_s: float, started: float) -> str:
             ready, _, _ = select.select([fd], [], [], min(CPU_POLL_S, deadline - now))
             if ready:
                 return "none"
-            try:
-                with open(f"/proc/{pid}/stat", "rb") as handle:
-                    fields = handle.read().rsplit(b")", 1)[1].split()
-                if (int(fields[11]) + int(fields[12])) / tick >= timeout_s:
-                    return "cpu"
-            except (OSError, IndexError, ValueError):
-                pass
+            used = cpu_seconds(pid)
+            if used is not None and used >= timeout_s:
+                return "cpu"
     finally:
         os.close(fd)
 
@@ -458,11 +465,9 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
     out_size = (private / "stdout").stat().st_size
     common = dict(wall_ms=measured.wall_ms, cpu_ms=cpu_ms, peak_rss_kb=rss_kb, exit_code=code)
     if measured.killed == "cpu" or code == -signal.SIGXCPU or cpu_ms > spec.timeout_s * 1000:
-        return Outcome(job.key, "tle", error=f"CPU time over the {spec.timeout_s:g} s limit "
-                       f"({cpu_ms / 1000:.2f} s used)", **common)
+        return Outcome(job.key, "tle", error=cpu_over_message(spec.timeout_s, cpu_ms), **common)
     if measured.killed == "wall":
-        return Outcome(job.key, "tle", error=f"wall clock {wall_cap_s(spec.timeout_s):g} s cap "
-                       f"reached (2 x limit + 1 s; {cpu_ms / 1000:.2f} s of CPU used)", **common)
+        return Outcome(job.key, "tle", error=wall_cap_message(spec.timeout_s, cpu_ms), **common)
     if measured.killed == "term":
         return Outcome(job.key, "re", error="stopped: the worker was told to stop", **common)
     if code == -signal.SIGXFSZ or out_size >= spec.output_limit_bytes:

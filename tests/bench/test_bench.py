@@ -107,3 +107,18 @@ def test_nightly_section_times_two_nights_on_a_fresh_folder(tmp_path: Path) -> N
     walls = [row for row in ctx.rows
              if row["section"] == "nightly" and row["metric"] == "wall_s"]
     assert [row["repeat"] for row in walls] == [1, 2]
+
+
+@pytest.mark.slow
+def test_nightly_section_passes_a_first_night_beside_two_cpu_bound_processes(
+        tmp_path: Path) -> None:
+    from processkit import alive
+
+    config = tmp_path / "nightly.toml"
+    config.write_text(f'seed = 3\nproblems = ["{PROBLEM}"]\n[corpus.{PROBLEM}]\ntiny = 6\n')
+    ctx = make_context(tmp_path / "work", tmp_path / "data" / "bench", quick=True)
+    result = nightly.run_loaded_nightly(ctx, spinners=2, config=config)
+    close_launcher()
+    assert ctx.failures == [] and result["exit_code"] == 0
+    assert len(result["spinners"]) == 2 and not any(alive(pid) for pid in result["spinners"])
+    assert (ctx.work_dir / "nightly-loaded-data" / "reports").is_dir()
