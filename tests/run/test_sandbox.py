@@ -43,6 +43,8 @@ def test_a_sandboxed_program_sees_its_world_and_not_the_data_folder(pool, tmp_pa
     (data / "tables").mkdir(parents=True)
     (data / "tables" / "expected.txt").write_text("the answers\n")
     argv = py("look_around")
+    # the user's cache folder is there whatever ran before (on a fresh machine it may not be)
+    os.makedirs(os.path.expanduser("~/.cache"), exist_ok=True)
     shown = [sys.executable, str(PROGRAMS / "look_around.py"), "/usr/bin/env", "/etc/passwd"]
     hidden = [str(data), str(data / "tables" / "expected.txt"), str(tmp_path),
               str(REPO / "pipeline"), os.path.expanduser("~/.cache")]
