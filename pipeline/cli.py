@@ -548,9 +548,10 @@ def compare_command(
     solver: Annotated[Optional[str], typer.Option(
         "--solver", "-s", metavar="A", help="With --against: compare program A with program B "
         "on the cases of one run (the one run given, else the newest finished run of "
-        "--problem, else the newest finished run).")] = None,
+        "--problem, else the newest finished run) (default: compare two runs).")] = None,
     against: Annotated[Optional[str], typer.Option(
-        "--against", metavar="B", help="The program --solver is compared with.")] = None,
+        "--against", metavar="B", help="The program --solver is compared with (default: "
+        "none; --solver needs it).")] = None,
 ) -> None:
     """Compare two runs: verdict transitions, changed answers, slowdowns.
 
