@@ -41,9 +41,9 @@ system:
 	else echo "make: not root: run 'sudo apt-get install$$missing' to enable those tests"; fi
 
 # The suite on every core (pytest-xdist; tests of a module that share a costly fixture stay on
-# one worker, see tests/conftest.py): about 14 minutes on 2 cores.
+# one worker, see tests/conftest.py). How long it takes: README, Set-up.
 test: venv system
-	@echo "make test: the suite on every core (pytest -n auto; about 14 minutes on 2 cores)"
+	@echo "make test: the suite on every core (pytest -n auto --dist loadgroup; 1127 tests, many minutes)"
 	$(BIN)/python -m pytest -n auto --dist loadgroup
 
 # The main job: generate the default corpus when missing, ingest, run every problem with every
