@@ -40,8 +40,11 @@ system:
 	  || echo "make: apt-get failed; the tests that need$$missing will be skipped"; \
 	else echo "make: not root: run 'sudo apt-get install$$missing' to enable those tests"; fi
 
+# The suite on every core (pytest-xdist; tests of a module that share a costly fixture stay on
+# one worker, see tests/conftest.py). How long it takes: README, Set-up.
 test: venv system
-	$(BIN)/python -m pytest
+	@echo "make test: the suite on every core (pytest -n auto --dist loadgroup; 1127 tests, many minutes)"
+	$(BIN)/python -m pytest -n auto --dist loadgroup
 
 # The main job: generate the default corpus when missing, ingest, run every problem with every
 # stage and external solver, compare with the previous nightly, write the HTML report.

@@ -15,7 +15,8 @@ and record one row per measurement:
   external C++ program, against a plain shell loop;
 - `dask`: the same tiny cases and the max tests through a Dask cluster started on loopback
   (a `dask scheduler` and two `dask worker` processes) beside the local pool;
-- `nightly`: the wall time of `pipeline nightly` on a fresh data folder, two nights.
+- `nightly`: the wall time of `pipeline nightly` on a fresh data folder, two nights; then a
+  first night with two CPU-bound processes beside it, which must exit 0.
 
 `suite.main` runs them (`python -m benchmarks [--quick] [--only SECTION]`) and writes all
 rows to `DATA/bench/<bench_id>.parquet` with `pipeline.tables.files.write_parquet_atomic`.

@@ -234,6 +234,7 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
             elif section == "nightly":
                 if settings.nights:
                     nightly.run_nightly(ctx, settings.nights)
+                    nightly.run_loaded_nightly(ctx)
                 else:
                     say("(skipped in the quick version: a night takes minutes)")
             elif section == "peers":

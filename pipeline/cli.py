@@ -123,6 +123,7 @@ def _jobs(value: int | None) -> int | None:
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path
+    problems_dirs: tuple[Path, ...] = ()  # as given with --problems-dir
 
 
 @app.callback()
@@ -144,7 +145,7 @@ def _options(
               "PIPELINE_DATA_DIR names another)")
     # Packages registered in the data folder are problems too.
     add_problem_dirs([*(problems_dir or []), data_dir / "problems"])
-    ctx.obj = Settings(data_dir=data_dir)
+    ctx.obj = Settings(data_dir=data_dir, problems_dirs=tuple(problems_dir or ()))
 
 
 # Where a command's cases run; shared by every command that runs cases (`run`, `nightly`).
@@ -340,7 +341,7 @@ def query_command(
     """
     import polars as pl
 
-    from pipeline.report.query import FORMATS, plan, show_table, write
+    from pipeline.report.query import FORMATS, plan, query_error, show_table, write
 
     if fmt not in FORMATS:
         _fail(f"unknown format {fmt!r}: use {', '.join(FORMATS)}")
@@ -358,7 +359,7 @@ def query_command(
         else:
             write(lazy, fmt, out)  # type: ignore[arg-type]
     except (pl.exceptions.PolarsError, UserError) as error:
-        _fail(f"query failed: {str(error).strip().splitlines()[0]}", code=1)
+        _fail("query failed: " + "\n".join(query_error(sql, error).lines(sql)), code=1)
 
 
 @app.command("run", cls=_Command, epilog=_examples(
@@ -439,6 +440,8 @@ def run_command(
     finally:
         executor.close()
     typer.echo(format_summary(summary))
+    if summary.status == "interrupted":
+        typer.echo(f"to finish it: {_resume_command(ctx.obj, problem.id, summary.run_id)}")
     if summary.cases == 0:
         typer.echo(f"note: no stored cases of {problem.id}"
                    f"{' in group ' + group if group else ''} in "
@@ -453,6 +456,19 @@ def run_command(
         typer.echo(f"{summary.disagreements} submission(s) got what their folder does not "
                    "expect (see above)", err=True)
         raise typer.Exit(1)
+
+
+def _resume_command(settings: Settings, problem_id: str, run_id: str) -> str:
+    """The command line that finishes run `run_id`, as it is to be typed (with the data folder
+    and problem folders this command was given)."""
+    import shlex
+
+    words = ["pipeline"]
+    if settings.data_dir != Path("data"):
+        words += ["--data-dir", str(settings.data_dir)]
+    for folder in settings.problems_dirs:
+        words += ["--problems-dir", str(folder)]
+    return shlex.join([*words, "run", "--problem", problem_id, "--resume", run_id])
 
 
 def _empty_data_note(data_dir: Path) -> str | None:
@@ -546,13 +562,14 @@ def mismatches_command(
     runs = _report_runs(ctx.obj.data_dir, run_ids, problem_id)
     if runs:
         typer.echo(format_mismatches(find_mismatches(ctx.obj.data_dir, problem_id, runs),
-                                     top=top, show_all=show_all))
+                                     top=top, show_all=show_all, run_ids=runs))
 
 
 @app.command("compare", cls=_Command, epilog=_examples(
     "pipeline compare",
     "pipeline compare --problem PROBLEM",
-    "pipeline compare BASE_RUN NEW_RUN --ratio 2 --min-diff-ms 20"))
+    "pipeline compare BASE_RUN NEW_RUN --ratio 2 --min-diff-ms 20",
+    "pipeline compare RUN --solver fast --against brute"))
 def compare_command(
     ctx: typer.Context,
     base: Annotated[Optional[str], typer.Argument(
@@ -571,6 +588,13 @@ def compare_command(
         "--min-diff-ms", metavar="MS", callback=_within(0), help="... and NEW - BASE exceeds "
         "this many ms (the measured noise floor of a process start on a shared 2-core "
         "machine).")] = 20.0,
+    solver: Annotated[Optional[str], typer.Option(
+        "--solver", "-s", metavar="A", help="With --against: compare program A with program B "
+        "on the cases of one run (the one run given, else the newest finished run of "
+        "--problem, else the newest finished run) (default: compare two runs).")] = None,
+    against: Annotated[Optional[str], typer.Option(
+        "--against", metavar="B", help="The program --solver is compared with (default: "
+        "none; --solver needs it).")] = None,
 ) -> None:
     """Compare two runs: verdict transitions, changed answers, slowdowns.
 
@@ -579,12 +603,18 @@ def compare_command(
     slowdown. With no runs given: per problem, its newest finished run against the newest
     earlier run over a comparable set of cases (the same group, a case count within 10 %,
     every solver of NEW), saying which it picked, why, and which it passed over.
+
+    With --solver A --against B: A and B side by side on the cases of one run (verdicts,
+    differing answers, A's time over B's).
     """
     from pipeline.report.compare import compare_runs, format_comparison, pairs_to_compare
 
     data_dir = ctx.obj.data_dir
     if problem_id:
         _problem(problem_id)
+    if solver or against:
+        _side_by_side(data_dir, solver, against, base, new, problem_id, ratio, min_diff_ms)
+        return
     try:
         pairs = pairs_to_compare(data_dir, base, new, problem_id)
     except (UnknownName, UserError) as error:
@@ -669,6 +699,31 @@ def strength_command(
         typer.echo("\n\n".join(format_strength(s) + "\n" + format_coverage(s.problem,
                                                                           covered[s.problem])
                                  for s in strengths))
+
+
+def _side_by_side(data_dir: Path, solver: str | None, against: str | None, run_id: str | None,
+                  extra: str | None, problem_id: str | None, ratio: float,
+                  min_diff_ms: float) -> None:
+    """`compare [RUN] --solver A --against B`."""
+    from pipeline.report.compare import compare_solvers, format_side_by_side
+    from pipeline.tables.runs import finished_runs
+
+    if not (solver and against):
+        _fail("--solver A and --against B go together: name both programs")
+    if extra:
+        _fail("--solver A --against B compares two programs of one run: give one RUN, not two")
+    _settle(data_dir)
+    if run_id is None:
+        runs = finished_runs(data_dir, problem_id)["run_id"]
+        if runs.is_empty():
+            _fail(f"no finished runs{' of ' + problem_id if problem_id else ''} in "
+                  f"{Path(data_dir).resolve()}: run 'pipeline run' first")
+        run_id = runs[0]
+    try:
+        typer.echo(format_side_by_side(compare_solvers(data_dir, run_id, solver, against,
+                                                       ratio, min_diff_ms)))
+    except UnknownName as error:
+        _fail(str(error))
 
 
 @app.command("report", cls=_Command, epilog=_examples(

@@ -3,6 +3,14 @@
 The `toy` fixture registers the toy problem by putting its folder on `PIPELINE_PROBLEMS_DIR`
 only for the tests that ask for it (the other suites see the built-in problems only); worker
 processes and `python -m pipeline` subprocesses inherit it with the environment.
+
+`make test` runs the suite on every core (pytest-xdist, `-n auto --dist loadgroup`). Every test
+keeps its state in its own `tmp_path` (each xdist worker has its own base folder), programs'
+scratch folders are named by their worker's pid, builds take a lock, and clusters listen on
+ports the system picks, so tests may run side by side. What is shared is only what a module's
+own fixtures of module or session scope build (a Dask cluster, the README's workspace, a
+corpus): the tests of such a module are kept on one xdist worker (`xdist_group` by module),
+so it is built once, not once per worker.
 """
 
 from __future__ import annotations
@@ -26,3 +34,20 @@ def toy(monkeypatch):
     from pipeline.problems import get_problem
 
     return get_problem("toy")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (--dist loadgroup)
+def pytest_collection_modifyitems(config, items) -> None:
+    """Keep the tests that use a fixture of module or session scope defined in a test module
+    (not a conftest's or a kit's, which are cheap) on one xdist worker, grouped by the module
+    that defines it, so that fixture is built once."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None or item.get_closest_marker("xdist_group") is not None:
+            continue
+        owners = {getattr(definition.func, "__module__", "") or ""
+                  for definitions in info.name2fixturedefs.values()
+                  for definition in definitions if definition.scope in ("module", "session")}
+        owners = sorted(owner for owner in owners if owner.rsplit(".", 1)[-1].startswith("test_"))
+        if owners:
+            item.add_marker(pytest.mark.xdist_group("+".join(owners)))

@@ -25,6 +25,10 @@ slowdown, note), each saying whether it fails the comparison; nightly decides fr
 finished run of a problem and, as its baseline, the newest earlier finished run that is
 comparable (`comparable`: the same group, a case count within 10 %, every solver of NEW), each
 choice with the sentence saying why and which newer runs were passed over.
+
+`compare_solvers` puts two programs of one run side by side by the same rules (`compare
+--solver A --against B`): B's verdicts against A's, the cases where they differ, and the cases
+where A is slower than B.
 """
 
 from __future__ import annotations
@@ -438,15 +442,15 @@ def format_choice(pair: Pair) -> str:
     return "\n".join(lines)
 
 
-def _matrix(s: SolverComparison, indent: str) -> list[str]:
+def _matrix(s: SolverComparison, indent: str, corner: str = "BASE\\NEW") -> list[str]:
     before = sorted({b for b, _, _ in s.transitions}, key=_verdict_order)
     after = sorted({a for _, a, _ in s.transitions}, key=_verdict_order)
     width = max(6, *(len(v) + 1 for v in after))
-    corner = "BASE\\NEW"
-    lines = [indent + f"{corner:<11}" + "".join(f"{v:>{width}}" for v in after)]
+    first = max(11, len(corner) + 1)
+    lines = [indent + f"{corner:<{first}}" + "".join(f"{v:>{width}}" for v in after)]
     for b in before:
         cells = "".join(f"{s.transition_count(b, a) or '.':>{width}}" for a in after)
-        lines.append(indent + f"{b:<11}" + cells)
+        lines.append(indent + f"{b:<{first}}" + cells)
     return lines
 
 
@@ -516,3 +520,108 @@ def _noted_summary(c: Comparison) -> str:
 def _short(text: str, limit: int = 60) -> str:
     flat = " / ".join(text.split("\n")).strip(" /")
     return repr(flat if len(flat) <= limit else flat[:limit] + "...")
+
+
+# -- two programs of one run side by side (`compare --solver A --against B`) --------------------
+
+@dataclass(frozen=True)
+class SideBySide:
+    """Solver A against solver B on the cases of one run: the verdict matrix (B's verdict by
+    A's), the cases where they differ (verdict or answer), and A's time over B's, by the rules
+    two runs are compared by (`comparison` has B as BASE and A as NEW)."""
+
+    problem: str
+    run_id: str
+    solver: str                   # A
+    against: str                  # B
+    comparison: SolverComparison
+    rows: tuple[dict, ...]        # per case: case_id, size, base_* (B's) and new_* (A's)
+    ratio_threshold: float
+    min_diff_ms: float
+
+    @property
+    def only_solver(self) -> int:
+        """Cases A ran and B did not."""
+        return sum(1 for r in self.rows if r["base_verdict"] is None)
+
+    @property
+    def only_against(self) -> int:
+        return sum(1 for r in self.rows if r["new_verdict"] is None)
+
+    @property
+    def differing(self) -> tuple[dict, ...]:
+        """The cases where the verdicts or the answers differ, smallest first."""
+        changed = {x.case_id for x in self.comparison.changed_answers}
+        return tuple(r for r in self.rows
+                     if r["base_verdict"] != r["new_verdict"] or r["case_id"] in changed)
+
+
+def compare_solvers(data_dir: Path, run_id: str, solver: str, against: str,
+                    ratio_threshold: float = RATIO_THRESHOLD,
+                    min_diff_ms: float = MIN_DIFF_MS) -> SideBySide:
+    """Compare `solver` (A) with `against` (B) on the cases of run `run_id`. Raises
+    `UnknownName` for a run, or a solver the run has no results of."""
+    resolve_runs(data_dir, [run_id])
+    results = load.collapsed_results(data_dir, [run_id])
+    ran = sorted(set(results["solver"].to_list()))
+    missing = [name for name in (solver, against) if name not in ran]
+    if missing:
+        raise UnknownName(f"run {run_id} has no results of {' or '.join(map(repr, missing))} "
+                          f"(it ran {', '.join(ran) or 'nothing'})")
+    problem = results["problem"][0]
+
+    def side(name: str, prefix: str) -> pl.DataFrame:
+        return results.filter(pl.col("solver") == name).select(
+            "case_id", pl.col("verdict").alias(f"{prefix}_verdict"),
+            pl.col("answer").alias(f"{prefix}_answer"), pl.col("wall_ms").alias(f"{prefix}_ms"),
+            pl.col("cpu_ms").alias(f"{prefix}_cpu"), pl.col("size").alias(f"{prefix}_size"))
+
+    joined = side(against, "base").join(side(solver, "new"), on="case_id", how="full",
+                                        coalesce=True).with_columns(
+        pl.coalesce("new_size", "base_size").alias("size")).sort(["size", "case_id"],
+                                                                 nulls_last=True)
+    comparison = _compare_solver(problem, solver, joined, {against}, {solver}, True,
+                                 ratio_threshold, min_diff_ms)
+    return SideBySide(problem, run_id, solver, against, comparison,
+                      tuple(joined.iter_rows(named=True)), ratio_threshold, min_diff_ms)
+
+
+def format_side_by_side(s: SideBySide, examples: int = 10) -> str:
+    """The side-by-side comparison as console text."""
+    c, a, b = s.comparison, s.solver, s.against
+    both = len(s.rows) - s.only_solver - s.only_against
+    geo = f"{c.geomean_ratio:.2f}x" if c.geomean_ratio is not None else "-"
+    lines = [f"compare {s.problem} run {s.run_id}: {a} against {b}, side by side",
+             f"  {both} cases run by both ({s.only_solver} only by {a}, {s.only_against} only "
+             f"by {b}); {c.timed_cases} timed by both, geometric mean {a}/{b} {geo} (median CPU "
+             "time over repeats; wall time where CPU was not measured)",
+             f"  verdicts ({b} down, {a} across):", *_matrix(c, "    ", f"{b}\\{a}")]
+    differing = s.differing
+    lines.append(f"  {len(differing)} case{'s' if len(differing) != 1 else ''} where the "
+                 "verdicts or answers differ" + (", smallest first:" if differing else ""))
+    width = max(len(a), len(b), 7)
+    if differing:
+        lines.append(f"    {'case':<12} {'size':>10}  {b:<{width}} {'ms':>9}  "
+                     f"{a:<{width}} {'ms':>9}")
+    for r in differing[:examples]:
+        base_ms, new_ms = _timing(r)
+        size = "-" if r["size"] is None else str(r["size"])
+        lines.append(f"    {r['case_id'][:12]:<12} {size:>10}  "
+                     f"{r['base_verdict'] or ABSENT:<{width}} {_ms(base_ms):>9}  "
+                     f"{r['new_verdict'] or ABSENT:<{width}} {_ms(new_ms):>9}")
+    if len(differing) > examples:
+        lines.append(f"    ... {len(differing) - examples} more")
+    slower = c.slowdowns
+    lines.append(f"  {len(slower)} case{'s' if len(slower) != 1 else ''} where {a} is slower "
+                 f"than {b} by over {s.ratio_threshold:g}x and +{s.min_diff_ms:g} ms"
+                 + (", worst first:" if slower else ""))
+    for t in slower[:examples]:
+        lines.append(f"    case {t.case_id[:12]} (size {t.size}): {b} {t.base_ms:.1f} ms, "
+                     f"{a} {t.new_ms:.1f} ms ({t.ratio:.2f}x)")
+    if len(slower) > examples:
+        lines.append(f"    ... {len(slower) - examples} more")
+    return "\n".join(lines)
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"

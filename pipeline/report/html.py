@@ -483,13 +483,13 @@ def _slow_section(rows: Sequence[SlowCase]) -> str:
         out.append(f"<h3>{escape(problem)}</h3>")
         out.append('<div class="scroll"><table class="slow" data-problem="'
                    f'{escape(problem)}"><tr><th>solver</th><th>verdict</th><th>size</th>'
-                   '<th>wall ms</th><th>cpu ms</th><th>of time limit</th>'
+                   '<th>cpu ms</th><th>wall ms</th><th>of time limit</th>'
                    '<th>source (group)</th></tr>')
         for r in (r for r in rows if r.problem == problem):
             out.append(f"<tr><td>{escape(r.solver)}</td><td>{_badge(r.verdict)}</td>"
                        f"<td class=\"num\">{r.size}</td>"
-                       f"<td class=\"num\">{format_ms(r.wall_ms)}</td>"
                        f"<td class=\"num\">{format_ms(r.cpu_ms)}</td>"
+                       f"<td class=\"num\">{format_ms(r.wall_ms)}</td>"
                        f"<td class=\"num\">{format_fraction(r.fraction)}</td>"
                        f"<td>{escape(where(r.source, r.groups, r.case_id))}</td></tr>")
         out.append("</table></div>")

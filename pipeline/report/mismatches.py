@@ -304,13 +304,20 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
+def runs_read(run_ids: Sequence[str]) -> str:
+    """`run R` or `runs R1, R2`: the runs a report read, for its first line."""
+    return f"run{'s' if len(run_ids) != 1 else ''} {', '.join(run_ids)}"
+
+
 def format_mismatches(items: Sequence[Mismatch], top: int | None = DEFAULT_TOP,
-                      show_all: bool = False) -> str:
+                      show_all: bool = False, run_ids: Sequence[str] = ()) -> str:
     """The mismatches for the console: per problem, the findings in full (at most `top`),
     then one line per known-wrong stage failing as documented. `show_all` lists the known
-    cases in full too (and every case unless `top` is given)."""
+    cases in full too (and every case unless `top` is given). `run_ids`: the runs read, named
+    on the first line."""
+    read = f" in {runs_read(run_ids)}" if run_ids else ""
     if not items:
-        return "no mismatches: every answered case agrees"
+        return f"no mismatches{read}: every answered case agrees"
     limit = None if show_all and top is None else (top if top is not None else DEFAULT_TOP)
     out = []
     for section in by_problem(items):
@@ -332,5 +339,7 @@ def format_mismatches(items: Sequence[Mismatch], top: int | None = DEFAULT_TOP,
             lines += [format_known(k) for k in section.known]
         out.append("\n".join(lines))
     findings = sum(1 for m in items if m.is_finding)
-    return "\n\n".join(out) + (f"\n\n{_plural(len(items), 'mismatching case')}: "
-                                f"{_plural(findings, 'finding')}, {len(items) - findings} known")
+    head = f"mismatches{read}\n\n" if run_ids else ""
+    return head + "\n\n".join(out) + (f"\n\n{_plural(len(items), 'mismatching case')}: "
+                                       f"{_plural(findings, 'finding')}, "
+                                       f"{len(items) - findings} known")

@@ -8,11 +8,18 @@ is an empty frame with the right columns. The query is planned lazily:
   whether there are more);
 - `csv`, `json` (one JSON object per line) and `parquet` stream the whole result, in batches,
   to stdout or to `--out FILE` (written atomically), never holding it in memory at once.
+
+A query that fails is explained by `query_error`: one line saying what is wrong in words of the
+query (the unknown table with the tables there are, the unknown column with the closest one,
+where the parser stopped), then the query with a caret under what was typed there.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
@@ -80,3 +87,75 @@ def write(lazy: pl.LazyFrame, fmt: Format, out: Path | None) -> None:
 def run_query(data_dir: Path, sql: str) -> pl.DataFrame:
     """The whole result of one SQL statement (for callers that want it in memory)."""
     return plan(data_dir, sql).collect()
+
+
+@dataclass(frozen=True)
+class QueryError:
+    """Why a query failed, and where in the text typed (`start` None: nowhere in particular)."""
+
+    message: str
+    start: int | None = None
+    length: int = 1
+
+    def lines(self, sql: str) -> list[str]:
+        """The message, then (for a one-line query) the query with a caret under the place."""
+        out = [self.message]
+        if self.start is not None and "\n" not in sql.strip():
+            text = sql.strip()
+            start = min(self.start, len(text))
+            out += [f"  {text}", "  " + " " * start + "^" * max(1, self.length)]
+        return out
+
+
+_POSITION = re.compile(r"\s*at Line: (\d+), Column: (\d+)")
+_FOUND = re.compile(r"found: (\S+)")
+
+
+def query_error(sql: str, error: Exception) -> QueryError:
+    """What went wrong with `sql`, said in words of the query (from Polars' `error`)."""
+    text = str(error).strip()
+    first = text.splitlines()[0] if text else type(error).__name__
+    typed = sql.strip()
+    offset = len(sql) - len(sql.lstrip())  # positions below are in `typed`
+    if match := re.search(r"relation '([^']+)' was not found", first):
+        name = match.group(1)
+        close = difflib.get_close_matches(name, TABLES, n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        return QueryError(f"no table {name!r} ({hint}the tables: {', '.join(TABLES)})",
+                          *_locate(typed, name))
+    if match := (re.search(r'unable to find column "([^"]+)"', first)
+                 or re.search(r"no column named '([^']+)'", first)):
+        name = match.group(1)
+        valid = re.findall(r'"([^"]+)"', first.split("valid columns:", 1)[1]) \
+            if "valid columns:" in first else []
+        close = difflib.get_close_matches(name, valid, n=1)
+        hint = (f" (did you mean {close[0]}?)" if close else
+                f" (a string is written in single quotes: '{name}')" if valid else "")
+        return QueryError(f"no column {name!r}{hint}", *_locate(typed, name))
+    if match := re.search(r"unsupported function '([^']+)'", first):
+        return QueryError(f"no SQL function {match.group(1)!r} in Polars SQL",
+                          *_locate(typed, match.group(1)))
+    if first.startswith("sql parser error: "):
+        said = _POSITION.sub("", first.removeprefix("sql parser error: "))
+        position = _POSITION.search(first)
+        found = _FOUND.search(first)
+        if found and found.group(1) == "EOF":
+            expected = said.split(", found")[0].replace("Expected: ", "expected ")
+            return QueryError(f"the query ends too soon: {expected}", len(typed), 1)
+        if position and position.group(1) == "1":
+            start = int(position.group(2)) - 1 - offset
+            return QueryError(f"cannot parse the query: {said}", max(0, start),
+                              len(found.group(1)) if found else 1)
+        if found:
+            return QueryError(f"cannot parse the query: {said}", *_locate(typed, found.group(1)))
+        return QueryError(f"cannot parse the query: {said}")
+    return QueryError(first)
+
+
+def _locate(sql: str, word: str) -> tuple[int | None, int]:
+    """(start, length) of `word` as a whole word in `sql` (case-insensitive; its last
+    occurrence, where a name is usually used after being introduced), else (None, 1)."""
+    found = list(re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", sql, re.IGNORECASE))
+    if not found:
+        found = list(re.finditer(re.escape(word), sql, re.IGNORECASE))
+    return (found[-1].start(), len(word)) if found else (None, 1)

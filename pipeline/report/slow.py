@@ -1,8 +1,10 @@
 """`pipeline slow`: the slowest cases of some runs, against the problem's time limit.
 
-Times are the median over a case's repeats. Cases a stage skipped (beyond its limits) have no
-meaningful time and are left out; every other verdict is listed, so a `TLE` shows up at the
-top with its fraction of the limit above 1.
+Cases are ranked by CPU time, as programs and built-in stages are limited by it (wall time is
+shown beside it; a result with no CPU time, from before it was measured, ranks by its wall
+time). Times are the median over a case's repeats. Cases a stage skipped (beyond its limits)
+have no meaningful time and are left out; every other verdict is listed, so a `TLE` shows up
+at the top with its fraction of the limit above 1.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ class SlowCase:
     wall_ms: float
     cpu_ms: float | None
     limit_ms: float | None      # the problem's time limit
-    fraction: float | None      # wall_ms / limit_ms
+    fraction: float | None      # cpu_ms (else wall_ms) / limit_ms
     verdict: str
     source: str | None          # where the case's input was first found
     repeats: int
@@ -39,8 +41,9 @@ class SlowCase:
 def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = None,
                run_ids: Sequence[str] | None = None, top: int = 20,
                per_problem: bool = False) -> list[SlowCase]:
-    """The `top` slowest (case, solver) pairs by median wall time, slowest first (with
-    `per_problem`, the `top` slowest of each problem, problem by problem).
+    """The `top` slowest (case, solver) pairs by median CPU time (wall time where there is no
+    CPU time), slowest first (with `per_problem`, the `top` slowest of each problem, problem by
+    problem)
 
     Runs: `run_ids` when given, else the latest finished run of each problem (or of
     `problem`)."""
@@ -49,8 +52,10 @@ def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = 
         (pl.col("verdict") != "SKIP") & pl.col("wall_ms").is_not_null())
     if results.is_empty():
         return []
-    slowest = results.sort(["wall_ms", "size", "case_id", "solver"],
-                           descending=[True, False, False, False], nulls_last=True)
+    slowest = results.with_columns(
+        pl.coalesce("cpu_ms", "wall_ms").alias("_rank_ms")).sort(
+        ["_rank_ms", "wall_ms", "size", "case_id", "solver"],
+        descending=[True, True, False, False, False], nulls_last=True).drop("_rank_ms")
     if per_problem:
         slowest = slowest.group_by("problem", maintain_order=True).head(top).sort(
             "problem", maintain_order=True)
@@ -69,10 +74,15 @@ def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = 
             run_id=row["run_id"], problem=row["problem"], solver=row["solver"],
             case_id=row["case_id"], size=row["size"], wall_ms=row["wall_ms"],
             cpu_ms=row["cpu_ms"], limit_ms=limit_ms,
-            fraction=row["wall_ms"] / limit_ms if limit_ms else None,
+            fraction=_ms(row) / limit_ms if limit_ms else None,
             verdict=row["verdict"], source=row["source"], repeats=row["repeats"],
             groups=case_groups(row)))
     return rows
+
+
+def _ms(row: dict) -> float:
+    """The time a result is ranked and held against the limit by: CPU, else wall."""
+    return row["cpu_ms"] if row["cpu_ms"] is not None else row["wall_ms"]
 
 
 def format_ms(value: float | None) -> str:
@@ -101,16 +111,17 @@ def format_slow(rows: Sequence[SlowCase]) -> str:
     """A fixed-width table of slow cases for the console."""
     if not rows:
         return "no timed results in the selected runs"
-    header = (f"{'problem':<16} {'solver':<14} {'verdict':<7} {'size':>10} {'wall ms':>9} "
-              f"{'cpu ms':>9} {'limit':>7}  source (group)")
+    header = (f"{'problem':<16} {'solver':<14} {'verdict':<7} {'size':>10} {'cpu ms':>9} "
+              f"{'wall ms':>9} {'limit':>7}  source (group)")
     lines = [header, "-" * len(header)]
     for r in rows:
         fraction = format_fraction(r.fraction)
         size = str(r.size) if r.size is not None else "-"
         lines.append(f"{r.problem:<16} {r.solver:<14} {r.verdict:<7} {size:>10} "
-                     f"{format_ms(r.wall_ms):>9} {format_ms(r.cpu_ms):>9} {fraction:>7}  "
+                     f"{format_ms(r.cpu_ms):>9} {format_ms(r.wall_ms):>9} {fraction:>7}  "
                      f"{where(r.source, r.groups, r.case_id)}")
     runs = sorted({r.run_id for r in rows})
-    lines.append(f"(median over repeats; limit = share of the problem's time limit; "
+    lines.append(f"(by CPU time, median over repeats; limit = CPU time's share of the "
+                 f"problem's time limit; "
                  f"run{'s' if len(runs) > 1 else ''} {', '.join(runs)})")
     return "\n".join(lines)

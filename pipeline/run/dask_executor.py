@@ -64,7 +64,7 @@ from dataclasses import dataclass, replace
 from pipeline.run.executors import ExecutorError, LocalPoolExecutor, _Worker, check_jobs
 from pipeline.run.jobs import Job, Outcome
 from pipeline.run.solvers import BuildError, build_here
-from pipeline.run.worker import worker_main
+from pipeline.run.worker import PROGRESS_FIELDS, worker_main
 
 PLUGIN_NAME = "gamebench"
 # Batches: the first tasks of a solver are small; later ones aim at TASK_TARGET_S of work.
@@ -162,7 +162,7 @@ class InnerPool(LocalPoolExecutor):
 
     def _start_worker(self) -> _Worker:
         parent, child = self._context.Pipe(duplex=True)
-        progress = self._context.RawArray("d", 2)
+        progress = self._context.RawArray("d", PROGRESS_FIELDS)
         process = self._context.Process(target=_guarded_worker_main,
                                         args=(child, self._preload, progress, os.getpid()),
                                         daemon=True)

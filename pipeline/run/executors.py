@@ -1,9 +1,11 @@
 """Executors: how jobs reach workers. The runner only sees the `Executor` interface.
 
 `LocalPoolExecutor` (the default) keeps N worker processes and hands them batches of jobs, so a
-tiny case costs microseconds. It watches the job each worker is on: a job overdue past its
-timeout gets the worker killed and replaced, the job recorded as `TLE`, and the rest of the
-batch handed out again. The clock of a batch's first job starts when the worker says it is
+tiny case costs microseconds. It watches the job each worker is on: a built-in stage whose case
+has used its timeout in CPU time (the worker's, read from /proc), or has run past the wall-clock
+cap of 2 x timeout + 1 s (one that sleeps or waits), gets the worker killed and replaced, the
+job recorded as `TLE` (saying which limit), and the rest of the batch handed out again; so a
+case slowed down by other processes on the machine is not failed for it. The clock of a batch's first job starts when the worker says it is
 ready (started, with the batch's problems imported), so start-up is never charged to a case.
 
 `DaskExecutor` (`pipeline.run.dask_executor`) runs the same batches on a Dask cluster, each
@@ -23,15 +25,17 @@ from multiprocessing.connection import Connection, wait
 from typing import Protocol
 
 from pipeline.errors import UserError
-from pipeline.run.external import remove_scratch_of, wall_cap_s
+from pipeline.run.external import (cpu_over_message, remove_scratch_of, wall_cap_message,
+                                   wall_cap_s)
 from pipeline.run.jobs import Job, Outcome
-from pipeline.run.worker import READY, worker_main
+from pipeline.run.processes import cpu_seconds
+from pipeline.run.worker import PROGRESS_FIELDS, READY, worker_main
 
 # Extra seconds a worker gets past an external program's wall-clock cap (2 x its timeout
 # + 1 s, see `external.wall_cap_s`) before the parent kills it. External programs are stopped
 # by their launcher; this only catches a stuck worker.
 EXTERNAL_GRACE_S = 5.0
-POLL_S = 0.05
+POLL_S = 0.05  # also how often the CPU time of a worker on a built-in stage is looked at
 # How long a worker may take to start and import a batch's problems before it counts as stuck.
 STARTUP_TIMEOUT_S = 60.0
 
@@ -59,11 +63,12 @@ class Executor(Protocol):
 class _Worker:
     process: multiprocessing.Process
     connection: Connection
-    progress: object  # shared doubles [index in batch of the job running, its start time]
+    progress: object  # shared doubles (worker.PROGRESS_FIELDS): index, start time, CPU then
     batch: list[Job] = field(default_factory=list)
     done: int = 0       # outcomes received for this batch
     ready: bool = False  # the worker has started on its batch (else: still starting up)
     since: float = 0.0  # when the batch was sent or READY came
+    cpu_looked: float = 0.0  # when its CPU time was last read
 
     @property
     def busy(self) -> bool:
@@ -80,6 +85,14 @@ class _Worker:
         if index < self.done:  # not yet written for this batch's next job
             return self.done, max(self.since, started)
         return index, started
+
+    def cpu_used_s(self) -> float | None:
+        """The CPU time the worker has spent on the job it is on (None: not known yet)."""
+        index = int(self.progress[0])
+        if index < self.done or self.process.pid is None:
+            return None
+        now = cpu_seconds(self.process.pid)
+        return None if now is None else max(0.0, now - self.progress[2])
 
 
 def batches(jobs: Iterable[Job], max_jobs: int = 64, max_bytes: int = 1 << 20) -> Iterator[list[Job]]:
@@ -114,7 +127,7 @@ class LocalPoolExecutor:
 
     def _start_worker(self) -> _Worker:
         parent, child = self._context.Pipe(duplex=True)
-        progress = self._context.RawArray("d", 2)
+        progress = self._context.RawArray("d", PROGRESS_FIELDS)
         process = self._context.Process(target=worker_main,
                                         args=(child, self._preload, progress), daemon=True)
         process.start()
@@ -173,19 +186,37 @@ class LocalPoolExecutor:
                         self._assign(worker, pending.popleft())
                 elif time.monotonic() >= self._deadline(worker):
                     yield from self._lost(worker, pending, None)
+                elif self._over_cpu(worker) is not None:
+                    yield from self._lost(worker, pending, None)
 
     def _deadline(self, worker: _Worker) -> float:
+        """When the worker's current job is over its wall-clock cap."""
         if not worker.ready:
             return worker.since + STARTUP_TIMEOUT_S
         index, started = worker.running
         job = worker.batch[index]
         if job.solver.kind != "stage":  # the program has its own limits; the worker waits
             return started + wall_cap_s(job.solver.timeout_s) + EXTERNAL_GRACE_S
-        return started + job.solver.timeout_s
+        return started + wall_cap_s(job.solver.timeout_s)
+
+    def _over_cpu(self, worker: _Worker) -> float | None:
+        """The CPU seconds the worker has spent on its built-in stage's job when that is over
+        the job's timeout, else None (read at most every POLL_S)."""
+        now = time.monotonic()
+        if not worker.ready or now - worker.cpu_looked < POLL_S:
+            return None
+        index, started = worker.running
+        job = worker.batch[index]
+        if job.solver.kind != "stage" or now - started < POLL_S:
+            return None
+        worker.cpu_looked = now
+        used = worker.cpu_used_s()
+        return used if used is not None and used >= job.solver.timeout_s else None
 
     def _lost(self, worker: _Worker, pending: deque[list[Job]],
               reason: str | None) -> Iterator[tuple[Job, Outcome]]:
-        """The worker overran (reason None: TLE) or died: record its job, replace it.
+        """The worker overran (reason None: TLE on CPU time or the wall-clock cap) or died:
+        record its job, replace it.
 
         Jobs of the batch that finished but whose outcomes had not arrived yet run again on
         the replacement, with the jobs not started yet.
@@ -193,16 +224,22 @@ class LocalPoolExecutor:
         index, started = worker.running if worker.ready else (worker.done, worker.since)
         job = worker.batch[index]
         elapsed_ms = (time.monotonic() - started) * 1000
+        used_s = worker.cpu_used_s() if worker.ready else None
+        cpu_ms = used_s * 1000 if used_s is not None else None
         rest = worker.batch[worker.done:index] + worker.batch[index + 1:]
         self._retire(worker)
+        timeout_s = job.solver.timeout_s
         if reason is None and not worker.ready:
             outcome = Outcome(job.key, "re", error=f"worker not ready after "
                               f"{STARTUP_TIMEOUT_S:g} s")
+        elif reason is None and cpu_ms is not None and cpu_ms >= timeout_s * 1000:
+            outcome = Outcome(job.key, "tle", wall_ms=elapsed_ms, cpu_ms=cpu_ms,
+                              error=cpu_over_message(timeout_s, cpu_ms))
         elif reason is None:
-            outcome = Outcome(job.key, "tle", wall_ms=elapsed_ms,
-                              error=f"killed after {job.solver.timeout_s:g} s")
+            outcome = Outcome(job.key, "tle", wall_ms=elapsed_ms, cpu_ms=cpu_ms,
+                              error=wall_cap_message(timeout_s, cpu_ms))
         else:
-            outcome = Outcome(job.key, "re", wall_ms=elapsed_ms, error=reason)
+            outcome = Outcome(job.key, "re", wall_ms=elapsed_ms, cpu_ms=cpu_ms, error=reason)
         yield job, outcome
         if rest:
             pending.appendleft(rest)

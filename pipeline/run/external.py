@@ -50,8 +50,19 @@ MB = 1024 * 1024
 
 
 def wall_cap_s(timeout_s: float) -> float:
-    """The wall-clock cap of an external program whose CPU-time limit is `timeout_s`."""
+    """The wall-clock cap of a program or built-in stage whose CPU-time limit is `timeout_s`."""
     return 2 * timeout_s + 1
+
+
+def cpu_over_message(timeout_s: float, cpu_ms: float | None) -> str:
+    """The error of a `TLE` for CPU time over the limit."""
+    return f"CPU time over the {timeout_s:g} s limit ({(cpu_ms or 0) / 1000:.2f} s used)"
+
+
+def wall_cap_message(timeout_s: float, cpu_ms: float | None) -> str:
+    """The error of a `TLE` for the wall-clock cap (a program or stage that sleeps or waits)."""
+    return (f"wall clock {wall_cap_s(timeout_s):g} s cap reached (2 x limit + 1 s; "
+            f"{(cpu_ms or 0) / 1000:.2f} s of CPU used)")
 
 
 def stack_limit_mb(spec: SolverSpec) -> int | None:
@@ -199,11 +210,9 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
     out_size = (private / "stdout").stat().st_size
     common = dict(wall_ms=measured.wall_ms, cpu_ms=cpu_ms, peak_rss_kb=rss_kb, exit_code=code)
     if measured.killed == "cpu" or code == -signal.SIGXCPU or cpu_ms > spec.timeout_s * 1000:
-        return Outcome(job.key, "tle", error=f"CPU time over the {spec.timeout_s:g} s limit "
-                       f"({cpu_ms / 1000:.2f} s used)", **common)
+        return Outcome(job.key, "tle", error=cpu_over_message(spec.timeout_s, cpu_ms), **common)
     if measured.killed == "wall":
-        return Outcome(job.key, "tle", error=f"wall clock {wall_cap_s(spec.timeout_s):g} s cap "
-                       f"reached (2 x limit + 1 s; {cpu_ms / 1000:.2f} s of CPU used)", **common)
+        return Outcome(job.key, "tle", error=wall_cap_message(spec.timeout_s, cpu_ms), **common)
     if measured.killed == "term":
         return Outcome(job.key, "re", error="stopped: the worker was told to stop", **common)
     if measured.written_full:

@@ -3,7 +3,8 @@
 Linux only (`prctl`, `unshare`, `setns` through ctypes). `die_with_parent` makes a worker die
 when the process that started it dies, even by SIGKILL; `become_subreaper` makes orphaned
 descendants of the worker's programs its children rather than init's, so `kill_children` can
-find and end them; `NextChildNamespace` starts the worker's next child as the init of a new PID
+find and end them; `cpu_seconds` reads how much CPU time a process has used (how the
+pool and the launcher-less path limit by CPU time); `NextChildNamespace` starts the worker's next child as the init of a new PID
 namespace.
 """
 
@@ -52,6 +53,20 @@ def children_of(pid: int) -> list[int]:
         if int(fields[1]) == pid and fields[0] not in (b"Z", b"X"):
             found.append(int(entry))
     return found
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user + system, all threads) process `pid` has used so far, in seconds,
+    to the kernel's clock tick (None: it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def has_children() -> bool:

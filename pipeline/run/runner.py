@@ -65,8 +65,11 @@ class RunSummary:
     status: str
     cases: int
     verdicts: dict[str, Counter] = field(default_factory=dict)
-    slowest: dict[str, tuple[float, str]] = field(default_factory=dict)
+    # solver -> (CPU ms, wall ms, case id) of its case with the most CPU time (wall time when
+    # there is no CPU time: the CPU ms is then None)
+    slowest: dict[str, tuple[float | None, float, str]] = field(default_factory=dict)
     results_written: int = 0
+    results_before: int = 0  # a resumed run: results stored before it (counted in `verdicts`)
     notes: list[str] = field(default_factory=list)  # one line each: how programs were run
     errors: dict[str, Counter] = field(default_factory=dict)  # first RE/MLE/OLE error lines
     start_errors: dict[str, Counter] = field(default_factory=dict)  # those that never started
@@ -263,7 +266,8 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         request = replace(request, group=run_row.get("group"), repeat=run_row["repeat"] or 1)
         timeout_s = run_row["timeout_s"] if request.timeout_s is None else request.timeout_s
         previous = read_run_results(data_dir, request.resume,
-                                    ["case_id", "solver", "repeat", "host"])
+                                    ["case_id", "solver", "repeat", "host", "verdict",
+                                     "wall_ms", "cpu_ms"])
         done = set(zip(previous["case_id"], previous["solver"], previous["repeat"]))
         hosts.update(previous["host"].drop_nulls())
         chunk = next_chunk(data_dir, run_id)
@@ -280,6 +284,10 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     if executor is None:  # start the workers now: they import while the cases load
         executor = make_executor("local", None, request.jobs, problem, selection)
     summary = RunSummary(run_id, "running", 0, notes=external_notes(request, specs))
+    if request.resume:  # the summary is of the whole run: this part and the one before
+        summary.results_before = previous.height
+        for row in previous.iter_rows(named=True):
+            _tally(summary, row)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     started = False          # the run's row says `running`: it must say how it ended
     try:
@@ -454,8 +462,13 @@ def _tally(summary: RunSummary, row: dict) -> None:
             summary.start_errors.setdefault(row["solver"], Counter())[line] += 1
     if row["wall_ms"] is not None and row["verdict"] != "SKIP":
         best = summary.slowest.get(row["solver"])
-        if best is None or row["wall_ms"] > best[0]:
-            summary.slowest[row["solver"]] = (row["wall_ms"], row["case_id"])
+        if best is None or _rank_ms(row["cpu_ms"], row["wall_ms"]) > _rank_ms(*best[:2]):
+            summary.slowest[row["solver"]] = (row["cpu_ms"], row["wall_ms"], row["case_id"])
+
+
+def _rank_ms(cpu_ms: float | None, wall_ms: float) -> float:
+    """What the slowest case is chosen by: CPU time (what limits a case), else wall time."""
+    return cpu_ms if cpu_ms is not None else wall_ms
 
 
 def _cannot_start(summary: RunSummary, specs: list[SolverSpec]) -> list[StartFailure]:
@@ -479,13 +492,20 @@ def _cut(text: str, limit: int = 160) -> str:
 
 
 def format_summary(summary: RunSummary) -> str:
+    total = summary.results_before + summary.results_written
+    part = (f" ({summary.results_written} now, {summary.results_before} stored before the "
+            "resume)" if summary.results_before else "")
     lines = [f"run {summary.run_id}: {summary.status}, {summary.cases} cases, "
-             f"{summary.results_written} results"]
+             f"{total} results{part}"]
     lines += [f"  note: {note}" for note in summary.notes]
     for solver, counts in summary.verdicts.items():
         verdicts = " ".join(f"{k}={v}" for k, v in sorted(counts.items()))
         slow = summary.slowest.get(solver)
-        slow_text = f"; slowest {slow[0]:.1f} ms ({slow[1][:12]})" if slow else ""
+        slow_text = ""
+        if slow is not None and slow[0] is not None:
+            slow_text = f"; slowest {slow[0]:.1f} ms CPU ({slow[1]:.0f} ms wall, {slow[2][:12]})"
+        elif slow is not None:
+            slow_text = f"; slowest {slow[1]:.1f} ms wall ({slow[2][:12]})"
         errors = summary.errors.get(solver)
         error_text = f"; error: {_cut(errors.most_common(1)[0][0])}" if errors else ""
         lines.append(f"  {solver:<12} {verdicts}{slow_text}{error_text}")

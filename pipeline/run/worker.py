@@ -3,8 +3,15 @@
 A worker imports each problem once and keeps it, so a tiny case costs microseconds, not a
 process start. Built-in stages run in the worker itself and are timed on their own (wall and
 CPU); external programs run as child processes (see `external`), and a problem package's
-submissions are run and judged by the package's rules (see `pipeline.packages.runjob`). The worker never enforces a
-built-in stage's timeout itself: the parent sees that a case is overdue and kills the worker.
+submissions are run and judged by the package's rules (see `pipeline.packages.runjob`).
+
+A built-in stage is limited as an external program is: by the CPU time the worker spends on
+the case (its `timeout_s`), with a wall-clock cap of 2 x limit + 1 s for a stage that sleeps or
+waits (`external.wall_cap_s`), so a loaded machine slows a case down without failing it. The
+worker writes which job it is on, when it started and its own CPU clock then into shared memory
+(`progress`); the parent reads the worker's CPU time from /proc and kills a worker whose case
+is over either limit. A stage that finishes over its CPU limit between two of the parent's
+looks is `TLE` all the same.
 """
 
 from __future__ import annotations
@@ -18,7 +25,8 @@ from multiprocessing.connection import Connection
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import Problem, get_problem
-from pipeline.run.external import ChildTracker, cleanup_scratch, prepare_worker, run_external
+from pipeline.run.external import (ChildTracker, cleanup_scratch, cpu_over_message,
+                                   prepare_worker, run_external, wall_cap_message, wall_cap_s)
 from pipeline.run.jobs import Job, Outcome
 from pipeline.run.processes import die_with_parent
 
@@ -26,6 +34,9 @@ from pipeline.run.processes import die_with_parent
 # here, so neither the worker's start-up nor its import of a problem counts as a case's time.
 READY = "ready"
 FLUSH_S = 0.005
+# The shared doubles a worker writes before each job: [its index in the batch, its start on the
+# monotonic clock, this process's CPU time (process_time) then].
+PROGRESS_FIELDS = 3
 
 _problems: dict[str, Problem] = {}
 
@@ -160,6 +171,13 @@ def run_stage(job: Job) -> Outcome:
         return Outcome(job.key, "re", error=f"{type(error).__name__}: {error}{where}")
     wall_ms = (time.perf_counter() - wall) * 1000
     cpu_ms = (time.process_time() - cpu) * 1000
+    timeout_s = job.solver.timeout_s
+    if cpu_ms > timeout_s * 1000:
+        return Outcome(job.key, "tle", wall_ms=wall_ms, cpu_ms=cpu_ms,
+                       error=cpu_over_message(timeout_s, cpu_ms))
+    if wall_ms > wall_cap_s(timeout_s) * 1000:
+        return Outcome(job.key, "tle", wall_ms=wall_ms, cpu_ms=cpu_ms,
+                       error=wall_cap_message(timeout_s, cpu_ms))
     return Outcome(job.key, "ok", answer=answer, wall_ms=wall_ms, cpu_ms=cpu_ms)
 
 
@@ -187,8 +205,9 @@ def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (
 
     `preload` names (problem, stage) pairs to import and warm up before the first batch, so a
     pool started early does that while the parent is still loading cases. `progress` (shared
-    doubles) receives the index and start time of each job before it runs, so the parent
-    knows which job overran even though outcomes travel in groups.
+    doubles, `PROGRESS_FIELDS` of them) receives the index, start time and this process's CPU
+    time of each job before it runs, so the parent knows which job overran, and by how much
+    CPU time, even though outcomes travel in groups.
     """
     # The worker dies with the process that started it, even if that one is killed with
     # SIGKILL; its launcher then sees it die and kills the program it was running.
@@ -222,8 +241,9 @@ def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (
             if outcomes and now - last >= FLUSH_S:
                 connection.send(outcomes)
                 outcomes, last = [], now
-            if progress is not None:
+            if progress is not None:  # the index last: it says the other two are this job's
                 progress[1] = now
+                progress[2] = time.process_time()
                 progress[0] = index
             outcomes.append(execute(job))
         connection.send(outcomes)

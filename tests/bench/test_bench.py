@@ -138,3 +138,18 @@ def test_peers_reads_bapctools_verdict_lines() -> None:
     found = {name: peers.BT_VERDICTS[word] for name, word in peers._BT_LINE.findall(text)}
     assert found == {"accepted/hello.py": "AC", "run_time_error/test-sigfpe.java": "RE",
                      "time_limit_exceeded/test-sleep.c": "TLE"}
+
+
+@pytest.mark.slow
+def test_nightly_section_passes_a_first_night_beside_two_cpu_bound_processes(
+        tmp_path: Path) -> None:
+    from processkit import alive
+
+    config = tmp_path / "nightly.toml"
+    config.write_text(f'seed = 3\nproblems = ["{PROBLEM}"]\n[corpus.{PROBLEM}]\ntiny = 6\n')
+    ctx = make_context(tmp_path / "work", tmp_path / "data" / "bench", quick=True)
+    result = nightly.run_loaded_nightly(ctx, spinners=2, config=config)
+    close_launcher()
+    assert ctx.failures == [] and result["exit_code"] == 0
+    assert len(result["spinners"]) == 2 and not any(alive(pid) for pid in result["spinners"])
+    assert (ctx.work_dir / "nightly-loaded-data" / "reports").is_dir()

@@ -38,13 +38,16 @@ def test_mismatches_command(bench):
     assert out.index("size 5 ") < out.index("size 100 ")
     assert "expected (file): Alice" in out and "<- fast" in out
     assert "2 mismatching cases" in out
+    assert out.startswith("mismatches in run r1\n")  # the run it read
     none = invoke(bench.data, "mismatches", "--problem", "insq15g")
     assert none.exit_code == 0 and "no finished runs of insq15g" in none.output
     bench.standard_run("r2", 10)
     clean = invoke(bench.data, "mismatches")
-    assert clean.exit_code == 0 and "no mismatches" in clean.output
+    assert clean.exit_code == 0
+    assert clean.output.startswith("no mismatches in run r2: every answered case agrees")
     again = invoke(bench.data, "mismatches", "--run", "r1", "--run", "r2")
     assert "2 mismatching cases" in again.output
+    assert again.output.startswith("mismatches in runs r1, r2\n")
     assert invoke(bench.data, "mismatches", "--run", "nope").exit_code == 2
 
 
@@ -116,7 +119,8 @@ def test_mismatches_of_a_real_run_fold_a_known_wrong_stage(tmp_path):
                           & (pl.col("verdict") == "WA")).is_empty()
     listing = invoke(data, "mismatches")
     assert listing.exit_code == 0, listing.output
-    out = listing.output
+    head, out = listing.output.split("\n\n", 1)
+    assert head == f"mismatches in run {results['run_id'][0]}"
     assert out.startswith(f"cf103119g (size: n + m (initial length plus number of operations)): "
                           f"0 findings, {wrong.height} cases where known-wrong stages fail")
     assert f"editorial (known wrong): wrong on {wrong.height} cases; smallest: size " \

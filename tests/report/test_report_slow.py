@@ -1,4 +1,5 @@
-"""`slow_cases`: slowest first, medians over repeats, share of the limit, source, run choice."""
+"""`slow_cases`: most CPU time first, medians over repeats, share of the limit, source, run
+choice."""
 
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ def test_slowest_first_with_limit_share_and_source(bench):
     bench.standard_cases()
     bench.standard_run("r1", 0)
     rows = slow_cases(bench.data, top=5)
-    assert [r.wall_ms for r in rows] == sorted((r.wall_ms for r in rows), reverse=True)
+    assert [r.cpu_ms for r in rows] == sorted((r.cpu_ms for r in rows), reverse=True)
     top = rows[0]
     assert (top.solver, top.size, top.verdict) == ("editorial", 10000, "AC")
     assert top.wall_ms == pytest.approx(1000.0)
     assert top.limit_ms == 2000.0           # arc087e problem.toml: [limits] time_s = 2
-    assert top.fraction == pytest.approx(0.5)
+    assert top.fraction == pytest.approx(0.45)  # its CPU time's share: the limit is on CPU
     assert top.source == "arc087e/t/09.in"
     assert top.cpu_ms == pytest.approx(900.0)
     assert len(rows) == 5
@@ -74,7 +75,7 @@ def test_format_slow_prints_one_line_per_case(bench):
     text = format_slow(slow_cases(bench.data, top=3))
     lines = text.splitlines()
     assert len(lines) == 2 + 3 + 1
-    assert "editorial" in lines[2] and "50%" in lines[2] and "arc087e/t/09.in" in lines[2]
+    assert "editorial" in lines[2] and "45%" in lines[2] and "arc087e/t/09.in" in lines[2]
     assert format_slow([]).startswith("no timed results")
 
 
@@ -102,3 +103,20 @@ def test_the_listing_shows_source_and_group_not_a_hash(bench):
     assert text.splitlines()[0].endswith("limit  source (group)")
     assert text.splitlines()[2].endswith("arc087e/t/09.in (group t)")
     assert rows[0].case_id[:12] not in text
+
+
+def test_a_case_that_waited_ranks_below_one_that_computed(bench):
+    """Ranked by CPU time, wall time beside it: a size-9 case that took 1091 ms of wall time
+    but 2.27 ms of CPU (the machine was busy) is not the slowest case."""
+    ids = bench.add_cases("arc087e", [(9, "Alice"), (10**6, "Bob")])
+    bench.add_run("r1", "arc087e", [
+        {"case_id": ids[0], "solver": "fast", "verdict": "AC", "answer": "Alice",
+         "wall_ms": 1091.0, "cpu_ms": 2.27, "size": 9},
+        {"case_id": ids[1], "solver": "fast", "verdict": "AC", "answer": "Bob",
+         "wall_ms": 400.0, "cpu_ms": 380.0, "size": 10**6}])
+    rows = slow_cases(bench.data)
+    assert [(r.size, r.cpu_ms, r.wall_ms) for r in rows] == [(10**6, 380.0, 400.0),
+                                                            (9, 2.27, 1091.0)]
+    assert rows[1].fraction == pytest.approx(2.27 / 2000)
+    header = format_slow(rows).splitlines()[0].split()
+    assert header.index("cpu") < header.index("wall")  # CPU first, wall beside it

@@ -105,8 +105,9 @@ def test_an_overdue_stage_is_killed_its_worker_replaced_and_the_batch_finished()
         elapsed = time.monotonic() - started
         [survivor] = [worker.process.pid for worker in executor._workers]
     slow = outcomes[3]
-    assert (slow.status, slow.error) == ("tle", "killed after 0.5 s")
-    assert 500 <= slow.wall_ms < 2000
+    assert slow.status == "tle"
+    assert slow.error.startswith("wall clock 2 s cap reached (2 x limit + 1 s; 0.0")
+    assert 2000 <= slow.wall_ms < 3500 and slow.cpu_ms < 100  # it slept: little CPU
     # Outcomes travel in groups, so the quick jobs before the overdue one may not have been
     # reported when it was killed: they then run again on the replacement. Either way every
     # other job gets its answer, and those after the overdue one come from a new worker.
@@ -115,7 +116,7 @@ def test_an_overdue_stage_is_killed_its_worker_replaced_and_the_batch_finished()
     assert len(after) == 1 and int(after.pop()) == survivor
     killed = {int(outcomes[i].answer) for i in range(3)} - {survivor}
     assert all(not alive(pid) for pid in killed)  # the overdue worker was killed
-    assert elapsed < 5  # not the 60 s the stage wanted
+    assert elapsed < 6  # not the 60 s the stage wanted
 
 
 def test_the_clock_starts_when_the_worker_is_ready_not_when_it_is_spawned():

@@ -3,9 +3,13 @@ case missing or duplicated. Both halves are real `python -m pipeline run` proces
 
 from __future__ import annotations
 
+import os
+import shlex
 import signal
 import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import polars as pl
 
@@ -14,6 +18,45 @@ from runkit import REPO, alive, children_of, corpus, pipeline_argv, results, run
 from pipeline.tables.results import read_runs
 
 CASES, REPEAT = 400, 5
+
+
+def test_an_interrupted_run_prints_the_command_that_resumes_it(tmp_path):
+    """Ctrl-C: the summary is followed by the exact command line that finishes the run; typed
+    as printed (the installed `pipeline` on PATH), it does, and its summary counts the whole
+    run, not only its own part."""
+    data = tmp_path / "data"
+    corpus(data, {f"a/{i:04d}.in": (f"{i} 1\n", f"{i + 1}\n") for i in range(CASES)})
+    process = subprocess.Popen(
+        pipeline_argv(data, "run", "--problem", "toy", "--solver", "nap", "--jobs", "2",
+                      "--repeat", "10"),
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_until(lambda: list((data / "tables" / "results").glob("*.parquet")),
+                          timeout=30), "no results chunk was written"
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, err
+    [run_row] = read_runs(data).iter_rows(named=True)
+    run_id = run_row["run_id"]
+    assert run_row["status"] == "interrupted"
+    [line] = [line for line in out.splitlines() if line.startswith("to finish it: ")]
+    command = line.removeprefix("to finish it: ")
+    assert command == f"pipeline --data-dir {data} run --problem toy --resume {run_id}"
+    before = results(data, run_id).height
+
+    bin_dir = Path(sys.executable).parent  # where the installed `pipeline` command is
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(shlex.split(command), cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    total = CASES * 10
+    assert done.stdout.startswith(f"run {run_id}: finished, {CASES} cases, {total} results "
+                                  f"({total - before} now, {before} stored before the resume)")
+    assert f"nap          AC={total};" in done.stdout
+    assert "to finish it" not in done.stdout
 
 
 def test_a_run_killed_with_minus_9_is_finished_by_resume(tmp_path):
@@ -42,7 +85,9 @@ def test_a_run_killed_with_minus_9_is_finished_by_resume(tmp_path):
     done = run_cli(data, "run", "--problem", "toy", "--resume", run_row["run_id"], "--jobs", "2")
     assert done.returncode == 0, done.stderr
     assert f"run {run_row['run_id']}: finished" in done.stdout
-    assert f"{CASES * REPEAT - before.height} results" in done.stdout
+    assert (f"{CASES * REPEAT} results ({CASES * REPEAT - before.height} now, {before.height} "
+            "stored before the resume)") in done.stdout
+    assert f"nap          AC={CASES * REPEAT};" in done.stdout  # the whole run's counts
     after = results(data, run_row["run_id"])
     assert after.height == CASES * REPEAT
     keys = Counter(zip(after["case_id"], after["solver"], after["repeat"]))
