@@ -779,8 +779,11 @@ class _Maker:
                     shutil.rmtree(leftover)
                 else:
                     leftover.unlink()
+            # The generator writes testcase.in (.ans, .yaml, ...) into its folder: that folder
+            # is written through to here, not a private copy of it.
             done = run_limited([*argv, *args], cwd=cwd, stdout=stdout, time_s=GENERATOR_TIME_S,
-                               memory_mb=GENERATOR_MEMORY_MB, file_mb=GENERATOR_FILE_MB)
+                               memory_mb=GENERATOR_MEMORY_MB, file_mb=GENERATOR_FILE_MB,
+                               writable=(cwd,))
             if done.exit_code == 0 and not done.timed_out:
                 break
             failure = describe_failure(done, "the generator")

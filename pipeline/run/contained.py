@@ -179,18 +179,20 @@ def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
         for part in (word, word.partition("=")[2]):
             if not part.startswith("/"):
                 continue
-            real = os.path.realpath(part)
-            if not real.startswith("/tmp/") or not os.path.exists(real):
-                continue
-            folder = os.path.dirname(real)
-            shown.append(real if os.path.isdir(real) or folder == "/tmp" else folder)
+            # Both the path as named (it may pass through a link: `.../gen/gen.py` where `gen`
+            # links to its build) and where it really is.
+            for path in dict.fromkeys((os.path.abspath(part), os.path.realpath(part))):
+                if not path.startswith("/tmp/") or not os.path.exists(path):
+                    continue
+                folder = os.path.dirname(path)
+                shown.append(path if os.path.isdir(path) or folder == "/tmp" else folder)
     return _outermost(shown)
 
 
 def _outermost(paths: list[str]) -> tuple[str, ...]:
     """`paths` without those inside another one (a bind of a folder shows what is in it)."""
     kept: list[str] = []
-    for path in sorted({os.path.realpath(p) for p in paths}, key=len):
+    for path in sorted(set(paths), key=len):
         if not any(path == k or path.startswith(k + "/") for k in kept):
             kept.append(path)
     return tuple(sorted(kept))
@@ -382,7 +384,7 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
             return Started(None, False, wall_s, early=Measured(
                 setup_error="the sandbox needs the launcher, and there is none"))
         return _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s)
-    command = [str(launcher), "-P", str(_own_pidfd()), "-d", str(workdir),
+    command = [str(launcher), "-P", str(_own_pidfd()), "-d", os.path.realpath(workdir),
                "-a", str((limits.memory_mb or 0) * MB), "-s", str((limits.stack_mb or 0) * MB),
                "-f", str(limits.file_bytes or 0),
                "-c", str(max(1, round(limits.cpu_s * 1000)) if limits.cpu_s else 0),

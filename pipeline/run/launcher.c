@@ -34,7 +34,8 @@
  *       processes), a new IPC namespace, and one tmpfs of -W bytes (default 64 MB) that holds
  *       both its working directory (-d; its files, if any, show through an overlay) and its
  *       /tmp: what it writes there in total is capped (`written=full` when it filled it). Each
- *       -b PATH under /tmp is shown read-only in the case's /tmp; each -B PATH is writable.
+ *       -b PATH under /tmp is shown read-only in the case's /tmp; each -B PATH is writable, and a
+ *       working directory that is one of them is written through (no tmpfs of its own).
  *       The program keeps the caller's uid with every capability dropped (see below).
  *   -T  build a sandbox template and hold it: new mount and network namespaces (the network
  *       has only a loopback, down) in which the whole file system is read-only, nosuid and
@@ -255,6 +256,12 @@ static int is_empty_folder(const char *path) {
  * a new IPC namespace, and mount what is the case's own: one capped tmpfs holding its working
  * folder and /tmp, the -b and -B paths, and /proc (of this PID namespace). The tmpfs is built
  * on STAGE (the /proc mount point), which the case's /proc then covers. */
+static int is_writable(const char *path) { /* one of the -B paths (both given resolved) */
+    for (int i = 0; i < opt.nwritable; i++)
+        if (strcmp(opt.writable[i], path) == 0) return 1;
+    return 0;
+}
+
 static void enter_sandbox(void) {
     char path[PATH_MAX], options[128];
     if (setns(opt.net_fd, CLONE_NEWNET) != 0) setup_failed("setns", "network namespace");
@@ -305,7 +312,7 @@ static void enter_sandbox(void) {
         }
         if (writable) set_attributes(target, ATTR_NOSUID | ATTR_NODEV, ATTR_RDONLY, 0);
     }
-    if (opt.workdir) {
+    if (opt.workdir && !is_writable(opt.workdir)) { /* a -B working folder is written through */
         if (under_tmp(opt.workdir)) make_mount_point(work, opt.workdir);
         bind(work, opt.workdir);
     }

@@ -28,7 +28,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def pipeline(data: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, HOME=str(home))
+    # The fixture's generator logs its runs into $HOME, outside its folder, which the sandbox
+    # rightly forbids: these tests count runs, so they run the package's programs unsandboxed
+    # (generators are held to the sandbox in test_hostile_package_programs.py).
+    env = dict(os.environ, HOME=str(home), PIPELINE_SANDBOX="off")
     return subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(data), *args],
                           cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
 
@@ -114,6 +117,7 @@ def test_ingesting_again_uses_the_cache_and_runs_no_generator(tmp_path):
 def test_invalid_input_cases_test_the_input_validator(tmp_path, build_dir, monkeypatch):
     package_dir, _, home = setup(tmp_path)
     monkeypatch.setenv("HOME", str(home))  # where pair.py logs its runs
+    monkeypatch.setenv("PIPELINE_SANDBOX", "off")  # (outside its folder: see `pipeline`)
     package = load_package(package_dir, tmp_path / "build")
     assert sorted(t.case.name for t in package.validator_tests) == [
         "invalid_input/three", "invalid_input/zero"]
@@ -167,6 +171,7 @@ def test_a_run_holds_the_submissions_and_the_validators_to_what_they_expect(tmp_
 def test_each_malformed_entry_is_a_reject_at_its_line_and_the_rest_is_made(tmp_path, monkeypatch):
     package_dir, _, home = setup(tmp_path)
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PIPELINE_SANDBOX", "off")  # (pair.py logs outside its folder)
     yaml_file = package_dir / "generators" / "generators.yaml"
     yaml_file.write_text(yaml_file.read_text().replace("      - broken: broken.py {seed}\n", (
         "      - many:\n"
