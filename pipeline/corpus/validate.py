@@ -144,12 +144,17 @@ def _only_thread() -> bool:
         return False
 
 
-def _start_worker() -> None:
+def _start_worker(parent: int) -> None:
     """A worker dies quietly of Ctrl-C, SIGTERM or SIGHUP: they are the parent's to handle
-    (a forked worker would otherwise inherit the parent's handlers). A parser that imports
-    NumPy gets one BLAS thread (it does no linear algebra; idle BLAS threads spin)."""
+    (a forked worker would otherwise inherit the parent's handlers); and it dies with the
+    ingest, even one killed with SIGKILL (it would live on otherwise, adopted by init). A
+    parser that imports NumPy gets one BLAS thread (it does no linear algebra; idle BLAS
+    threads spin)."""
+    from pipeline.run.processes import die_with_parent
+
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)
+    die_with_parent(parent)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
@@ -158,7 +163,7 @@ def _pool(workers: int, fork: bool) -> ProcessPoolExecutor:
     from concurrent.futures import ProcessPoolExecutor
 
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(
-        "fork" if fork else "spawn"), initializer=_start_worker)
+        "fork" if fork else "spawn"), initializer=_start_worker, initargs=(os.getpid(),))
 
 
 def _submit(pool: ProcessPoolExecutor, batch: _Batch, items: list[Item], fork: bool):

@@ -356,3 +356,27 @@ def test_sigterm_while_workers_validate_ends_the_ingest_and_its_workers_at_once(
     assert not [pid for pid in workers if alive(pid)]
     assert not (data / "tables" / "cases").exists() or not list(
         (data / "tables" / "cases").glob("*.parquet"))
+
+
+def test_k3_a_kill_9_of_the_ingest_takes_its_validating_workers_with_it(tmp_path):
+    """K3: the pool's workers, stuck in a parser, die with an ingest killed with SIGKILL (they
+    lived on before, adopted by init, 80 MB each); nothing half-written is left stored."""
+    raw, data, env = fragile_tree(tmp_path, (1, 7, 3, 4))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "--data-dir", str(data), "ingest", str(raw),
+         "--jobs", "2"], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    deadline = time.monotonic() + 30
+    while len(children_of(process.pid)) < 2:  # the pool's workers are running
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+    workers = children_of(process.pid)
+    time.sleep(0.5)  # well inside the sleeping parse
+    process.kill()
+    process.communicate(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in workers if alive(pid)], "workers outlived a kill -9 of the ingest"
+    assert not (data / "tables" / "cases").exists() or not list(
+        (data / "tables" / "cases").glob("*.parquet"))
