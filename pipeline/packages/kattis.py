@@ -645,9 +645,9 @@ class _Data:
         return str(path.with_suffix("").relative_to(self.data_dir))
 
     def _case(self, base: Path, group: str, iv_args, iv_by_name, ov_args, args) -> TestCase:
-        input_path = base.with_suffix(".in")
+        input_path = _beside(base, ".in")
         name = self._name(input_path)
-        case_yaml = base.with_suffix(".yaml")
+        case_yaml = _beside(base, ".yaml")
         if self.version != "legacy" and case_yaml.is_file():
             file = relative(case_yaml, self.root)
             config, lines = load_yaml(case_yaml, self.root)
@@ -665,10 +665,10 @@ class _Data:
                 iv_args, iv_by_name = _validator_args(config["input_validator_args"], file,
                                                       "input_validator_args",
                                                       lines("input_validator_args"))
-        interaction = base.with_suffix(".interaction")
+        interaction = _beside(base, ".interaction")
         files_dir = Path(str(base) + ".files")
         return TestCase(name=name, group=group, input_path=input_path,
-                        answer_path=base.with_suffix(".ans"), sample=group.startswith("sample"),
+                        answer_path=_beside(base, ".ans"), sample=group.startswith("sample"),
                         args=tuple(args), input_validator_args=tuple(iv_args),
                         input_validator_args_by_name=iv_by_name,
                         output_validator_args=tuple(ov_args),
@@ -881,6 +881,12 @@ def _submissions(root: Path, version: Format) -> list[Program]:
         raise PackageError("submissions/accepted", "missing-accepted", "the package needs at "
                            "least one submission in submissions/accepted/")
     return programs
+
+
+def _beside(base: Path, extension: str) -> Path:
+    """The file of test case `base` (its path without an extension) with `extension`: `a.b`
+    gives `a.b.in`, where `with_suffix` would take `.b` for an extension."""
+    return base.with_name(base.name + extension)
 
 
 # -- the package --------------------------------------------------------------------------------

@@ -268,3 +268,16 @@ def test_an_unknown_key_is_read_past_with_a_note_naming_its_file_and_line(copy_f
     assert f"problem.yaml:{len(lines)}: unknown key 'colour' in problem.yaml; known: " in \
         "\n".join(package.notes)
     assert any(n.endswith("(ignored)") for n in package.notes)
+
+
+def test_a_test_case_whose_name_holds_a_dot_keeps_its_whole_name(tmp_path):
+    """`data/secret/1.5-edge.in` is the case `secret/1.5-edge` with its own answer file (the
+    part after the dot is no extension)."""
+    from packagekit import tiny_kattis
+
+    root = tiny_kattis(tmp_path / "dotted", {"data/secret/1.5-edge.in": "7 8\n",
+                                              "data/secret/1.5-edge.ans": "15\n"})
+    package = load_package(root, tmp_path / "build")
+    [case] = [c for c in package.cases if "1.5-edge" in c.name]
+    assert case.name == "secret/1.5-edge"
+    assert case.input_path.name == "1.5-edge.in" and case.answer_path.read_text() == "15\n"
