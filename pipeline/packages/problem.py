@@ -79,12 +79,12 @@ class PackageProblem(Problem):
         return TimeLimit(self.time_limit_s, low, high, "derived", self.time_limit_how)
 
     def add_test(self, data_dir: Path, name: str, text: str, answer: str,
-                 group: str | None = None) -> Path:
+                 group: str | None = None) -> tuple[Path, str | None]:
         """Write a test made by `pipeline harden` into the package's own data, beside the
         cases of the test group it was judged in (`data/secret/NAME.in` and `.ans`, or
         `data/secret/group2/...`), where judges and the package's other tools find it, and
-        return the package's folder: ingesting it registers the package again, validators
-        and all."""
+        return the package's folder (ingesting it registers the package again, validators
+        and all) and None: the folder is a package of its own."""
         source = Path(read_marker(self.folder).get("source", ""))
         if not source.is_dir():
             raise UserError(f"{source}: the package was registered from a file, not a "
@@ -95,7 +95,7 @@ class PackageProblem(Problem):
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write_text(folder / f"{name}.ans", answer)
         atomic_write_text(folder / f"{name}.in", text)
-        return source
+        return source, None
 
     def compare(self, expected: str, got: str) -> str | None:
         package = self.load()

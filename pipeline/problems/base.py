@@ -242,16 +242,17 @@ class Problem:
         return check_tokens_equal(expected.split(), got.split())
 
     def add_test(self, data_dir: Path, name: str, text: str, answer: str,
-                 group: str | None = None) -> Path:
+                 group: str | None = None) -> tuple[Path, str | None]:
         """Add a test that `pipeline harden` made (input `text`, expected output `answer`,
         judged in test `group`) where the problem keeps its tests, and return the folder to
-        ingest. A built-in problem's go to `DATA/raw/<id>/hardened/NAME.in` and `.out`; a
-        package writes into its own data."""
+        ingest and the problem to ingest it as (None: the folder says). A built-in problem's
+        go to `DATA/raw/<id>/hardened/NAME.in` and `.out`; a package writes into its own
+        data."""
         folder = Path(data_dir) / "raw" / self.id / "hardened"
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write_text(folder / f"{name}.out", answer)
         atomic_write_text(folder / f"{name}.in", text)
-        return folder
+        return folder, self.id
 
     def generate(self, recipe: str, seed: int, index: int = 0) -> Case:
         """Case number `index` of `recipe` for `seed`: the same on every machine."""

@@ -101,12 +101,13 @@ def harden(data_dir: Path, request: StressRequest, solvers: tuple[str, ...] = ()
         trial = found.shrunk.trial
         name = f"harden-{safe_name(solver).replace('.', '_')}-{case_id_of(trial.text)[:12]}"
         group = _judged_group(data_dir, problem.id, found.kept)
-        root = problem.add_test(data_dir, name, trial.text, trial.expected, group)
-        stored = ingest(data_dir, [root], None if problem.kind == "package" else problem.id)
+        root, problem_override = problem.add_test(data_dir, name, trial.text, trial.expected,
+                                                  group)
+        stored = ingest(data_dir, [root], problem_override)
         added = next(root.rglob(f"{name}.in"))
         rejects = [r for part in stored.problems.values() for r in part.rejects]
         ours = [r for r in rejects if name in str(r.get("source", ""))]
-        if ours or (problem.kind == "package" and rejects and not _registered(problem, name)):
+        if ours or (rejects and not _stored(data_dir, problem.id, name)):
             first = (ours or rejects)[0]
             done.append(Hardened(solver, "rejected", added, trial.verdict.value,
                                  f"the new test is refused: {first.get('source')}: "
@@ -119,9 +120,13 @@ def harden(data_dir: Path, request: StressRequest, solvers: tuple[str, ...] = ()
     return done
 
 
-def _registered(problem, name: str) -> bool:
-    """Whether the package's registered copy now holds the test `name`."""
-    return any((problem.folder / "package" / "data").rglob(f"{name}.in"))
+def _stored(data_dir: Path, problem_id: str, name: str) -> bool:
+    """Whether a stored case of the problem now comes from the test file `name`."""
+    from pipeline.report.load import load_cases
+
+    cases = load_cases(data_dir, [problem_id])
+    return any(name in source for sources in cases["sources"].to_list()
+               for source in sources or ())
 
 
 def format_hardened(problem_id: str, done: list[Hardened]) -> str:
