@@ -175,6 +175,7 @@ def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     itself), which its private /tmp must show read-only."""
     shown: list[str] = []
     words = [shutil.which(argv[0]) or argv[0], *argv[1:]] if argv else []
+    words += _interpreter(words[0]) if words else []
     for word in words:
         for part in (word, word.partition("=")[2]):
             if not part.startswith("/"):
@@ -187,6 +188,20 @@ def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
                 folder = os.path.dirname(path)
                 shown.append(path if os.path.isdir(path) or folder == "/tmp" else folder)
     return _outermost(shown)
+
+
+def _interpreter(program: str) -> list[str]:
+    """The interpreter a script names on its `#!` line ([] for no script): the kernel runs it,
+    so it must show too."""
+    try:
+        with open(program, "rb") as handle:
+            first = handle.readline(256)
+    except OSError:
+        return []
+    if not first.startswith(b"#!"):
+        return []
+    words = first[2:].decode("utf-8", "replace").split()
+    return words[:1]
 
 
 def _outermost(paths: list[str]) -> tuple[str, ...]:

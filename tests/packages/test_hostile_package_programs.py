@@ -57,8 +57,9 @@ def attack(outside, tmp_path, monkeypatch):
     with socket.create_server(("127.0.0.1", 0)) as server:
         marker = f"gamebench-hostile-{os.getpid()}-{time.monotonic_ns()}"
         # (what it writes under /tmp goes to its private /tmp: not an escape)
+        # (a clone under /tmp has its folder in the program's private /tmp: no escape there)
         escapes = [outside / "escaped", Path("/var/tmp") / f"{marker}-escaped",
-                   REPO / f"{marker}-escaped"]
+                   *([] if str(REPO).startswith("/tmp/") else [REPO / f"{marker}-escaped"])]
         yield dict(outside=escapes, secret=data / "tables" / "answers.txt",
                    port=server.getsockname()[1], marker=marker)
     for path in escapes:

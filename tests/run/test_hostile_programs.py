@@ -79,8 +79,10 @@ def _gone(marker: str, within_s: float = 10.0) -> bool:
 def test_p18_a_hostile_submission_cannot_write_out_read_the_data_reach_the_network_or_fork_on(
         pool, outside, data, listener, tmp_path):
     marker = _marker()
+    # (a clone under /tmp has its folder in the program's private /tmp: writing there is no
+    # escape, so only a clone elsewhere is a place to try)
     escapes = [outside / "escaped", Path("/var/tmp") / f"{marker}-escaped", "../escaped",
-               REPO / f"{marker}-escaped"]
+               *([] if str(REPO).startswith("/tmp/") else [REPO / f"{marker}-escaped"])]
     argv = hostile_program(tmp_path, outside=escapes, secret=data / "tables" / "answers.txt",
                            port=listener, marker=marker, then="sys.exit(3)")
     spec = external(tuple(argv), sandbox=True, hidden=data_folder_hidden(data))

@@ -44,8 +44,9 @@ def test_a_sandboxed_program_sees_the_machine_and_not_the_data_folder(pool, tmp_
     (data / "tables").mkdir(parents=True)
     (data / "tables" / "expected.txt").write_text("the answers\n")
     argv = py("look_around")
+    # (a clone under /tmp is in the program's private /tmp, where only what it names shows)
     shown = [sys.executable, str(PROGRAMS / "look_around.py"), "/usr/bin/env", "/etc/passwd",
-             str(REPO / "pipeline")]
+             *([] if str(REPO).startswith("/tmp/") else [str(REPO / "pipeline")])]
     hidden = [str(data / "tables"), str(data / "tables" / "expected.txt")]
     request = json.dumps({"paths": shown + hidden, "port": listener})
     outcome = run_one(pool, _sandboxed(argv, data), request)
