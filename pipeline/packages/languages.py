@@ -259,8 +259,9 @@ def _tool_fails(tool: str) -> str | None:
             _probed[tool] = f"{tool} not found on PATH"
         else:
             with tempfile.TemporaryDirectory(prefix="toolchain-") as scratch:
+                # an installed tool asked its version, run as compiles are (not sandboxed)
                 done = run_limited([path, *VERSION_ARGS.get(tool, ("--version",))],
-                                   cwd=Path(scratch), time_s=PROBE_TIME_S)
+                                   cwd=Path(scratch), time_s=PROBE_TIME_S, sandbox=False)
             _probed[tool] = None if done.exit_code == 0 else (
                 f"{tool} ({path}) does not run: `{tool} "
                 f"{' '.join(VERSION_ARGS.get(tool, ('--version',)))}` "
