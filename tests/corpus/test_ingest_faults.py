@@ -333,9 +333,9 @@ def test_a_parser_that_kills_its_worker_costs_only_its_own_file(tmp_path):
     assert rule == "parser-crashed" and "died" in message
 
 
-def test_sigterm_while_workers_validate_ends_the_ingest_and_its_workers_at_once(tmp_path):
-    """A parser stuck for a minute in a worker: SIGTERM to the ingest ends it with 143 in
-    seconds, its workers gone, nothing stored and no traceback."""
+def ingest_with_stuck_workers(tmp_path):
+    """A real ingest whose pool's workers sit in the fragile problem's minute-long parse:
+    (the process, its workers' pids, the data folder)."""
     raw, data, env = fragile_tree(tmp_path, (1, 7, 3, 4))
     process = subprocess.Popen(
         [sys.executable, "-m", "pipeline", "--data-dir", str(data), "ingest", str(raw),
@@ -347,6 +347,13 @@ def test_sigterm_while_workers_validate_ends_the_ingest_and_its_workers_at_once(
         time.sleep(0.05)
     workers = children_of(process.pid)
     time.sleep(0.5)  # well inside the sleeping parse
+    return process, workers, data
+
+
+def test_sigterm_while_workers_validate_ends_the_ingest_and_its_workers_at_once(tmp_path):
+    """A parser stuck for a minute in a worker: SIGTERM to the ingest ends it with 143 in
+    seconds, its workers gone, nothing stored and no traceback."""
+    process, workers, data = ingest_with_stuck_workers(tmp_path)
     started = time.monotonic()
     process.send_signal(signal.SIGTERM)
     out, err = process.communicate(timeout=30)
@@ -361,17 +368,7 @@ def test_sigterm_while_workers_validate_ends_the_ingest_and_its_workers_at_once(
 def test_k3_a_kill_9_of_the_ingest_takes_its_validating_workers_with_it(tmp_path):
     """K3: the pool's workers, stuck in a parser, die with an ingest killed with SIGKILL (they
     lived on before, adopted by init, 80 MB each); nothing half-written is left stored."""
-    raw, data, env = fragile_tree(tmp_path, (1, 7, 3, 4))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pipeline", "--data-dir", str(data), "ingest", str(raw),
-         "--jobs", "2"], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
-    deadline = time.monotonic() + 30
-    while len(children_of(process.pid)) < 2:  # the pool's workers are running
-        assert time.monotonic() < deadline and process.poll() is None
-        time.sleep(0.05)
-    workers = children_of(process.pid)
-    time.sleep(0.5)  # well inside the sleeping parse
+    process, workers, data = ingest_with_stuck_workers(tmp_path)
     process.kill()
     process.communicate(timeout=30)
     deadline = time.monotonic() + 10
