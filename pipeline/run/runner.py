@@ -267,7 +267,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         timeout_s = run_row["timeout_s"] if request.timeout_s is None else request.timeout_s
         previous = read_run_results(data_dir, request.resume,
                                     ["case_id", "solver", "repeat", "host", "verdict",
-                                     "wall_ms", "cpu_ms"])
+                                     "wall_ms", "cpu_ms", "error", "exit_code"])
         done = set(zip(previous["case_id"], previous["solver"], previous["repeat"]))
         hosts.update(previous["host"].drop_nulls())
         chunk = next_chunk(data_dir, run_id)

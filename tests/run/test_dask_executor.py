@@ -211,7 +211,8 @@ def test_a_run_on_the_cluster_gets_the_local_runs_verdicts_answers_errors_and_me
         ExternalSolver(name="exit3", problem="toy", run=command(py("exit_code"))),
         ExternalSolver(name="sleeper", problem="toy", run=command(py("sleeper")),
                        time_limit_s=0.3),
-        ExternalSolver(name="hog", problem="toy", run=command(py("hog"))),
+        ExternalSolver(name="hog", problem="toy", run=command(py("hog")),
+                       time_limit_s=20.0),  # touching 256 MB is kernel time: MLE, never TLE
         ExternalSolver(name="resident", problem="toy", run=command(py("resident", "80"))),
         ExternalSolver(name="built", problem="toy", source=str(PROGRAMS / "sum.cpp"),
                        build="g++ -O1 -o {exe} {source}", run="{exe}"),

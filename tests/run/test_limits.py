@@ -65,7 +65,7 @@ def test_without_a_memory_option_programs_get_the_problems_limit(tmp_path, cpp):
     data = tmp_path / "data"
     corpus(data, {"a/01.in": ("1 2\n", "3\n")})
     done = run_cli(data, "run", "--problem", "toy", "--external", f"big={cpp['allocate_4gb']}",
-                   "--jobs", "1")
+                   "--jobs", "1", "--timeout", "20")  # touching 448 MB is kernel time, not this test's
     assert done.returncode == 0, done.stderr
     row = results(data, read_runs(data)["run_id"][0]).row(0, named=True)
     assert row["verdict"] == "MLE", row
