@@ -278,7 +278,8 @@ def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int
 def format_outcome(outcome: NightlyOutcome) -> str:
     """The nightly's summary: per problem its cases and solvers, and beside the name of each
     solver with failing verdicts their counts (`fast WA=2`), marking the stages known to be
-    wrong (which fail as documented and never fail the night)."""
+    wrong (which fail as documented and never fail the night); below a night's failures, the
+    most common RE/MLE/OLE error line of each trusted solver that had one."""
     lines = [f"nightly: {'FAILED' if outcome.failed else 'ok'} in {outcome.seconds:.0f} s"]
     for night in outcome.problems:
         solvers = len(night.run.verdicts)
@@ -295,6 +296,11 @@ def format_outcome(outcome: NightlyOutcome) -> str:
                      f"{'s' if solvers != 1 else ''}: {words}")
         for failure in night.failures:
             lines.append(f"    ! {failure}")
+        for solver, wrong, counts in failing:
+            errors = night.run.errors.get(solver)
+            if errors and not wrong:
+                line, count = errors.most_common(1)[0]
+                lines.append(f"      {solver}: {count} x {line[:200]}")
     if outcome.report:
         lines.append(f"report: {outcome.report}")
     return "\n".join(lines)

@@ -127,16 +127,23 @@ def test_p17_a_fork_bomb_is_capped_and_dies_with_its_case(tmp_path):
     cgroup = contained.process_cgroup()
     if cgroup is None:
         pytest.skip(contained.process_cap_note() or "no pids cgroup")
+    def members() -> set[int]:
+        return {pid for pid in map(int, Path(cgroup, "cgroup.procs").read_text().split())
+                if alive(pid)}
+
+    # What an earlier test of this process left in its cgroup (it joined once) is not the case's.
+    before = members()
     try:
         outcome = external_runner.run_external(Job(0, external((str(tmp_path / "bomb"),),
                                                                timeout_s=0.3), "c", ""))
         assert outcome.status == "tle", outcome
         events = Path(cgroup, "pids.events").read_text().split()
         assert events[0] == "max" and int(events[1]) > 0  # forks were refused at the cap
-        deadline = time.monotonic() + 10  # none is left but this process (it joined)
-        while [pid for pid in map(int, Path(cgroup, "cgroup.procs").read_text().split())
-               if pid != os.getpid() and alive(pid)]:
-            assert time.monotonic() < deadline, "processes of the case are left"
+        deadline = time.monotonic() + 10  # none of the case's processes is left
+        while left := members() - before:
+            assert time.monotonic() < deadline, "processes of the case are left: " + "; ".join(
+                f"{pid} {Path(f'/proc/{pid}/cmdline').read_bytes()[:80]!r}" for pid in left
+                if os.path.exists(f"/proc/{pid}"))
             time.sleep(0.05)
     finally:
         external_runner.cleanup_scratch()
