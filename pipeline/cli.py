@@ -673,14 +673,17 @@ def strength_command(
     from dataclasses import asdict
 
     from pipeline.problems import get_problem
-    from pipeline.report.coverage import format_coverage, stored_coverage
+    from pipeline.report.coverage import NO_BOUNDS, format_coverage, stored_coverage
 
-    covered = {}
-    for strength in strengths:
+    covered, why_none = {}, {}
+    for strength in strengths if fmt != "csv" else ():  # (csv prints no coverage)
         try:
-            covered[strength.problem] = stored_coverage(data_dir, get_problem(strength.problem))
+            problem = get_problem(strength.problem)
         except UnknownName:  # a problem no longer registered: its bounds are unknown
             covered[strength.problem] = ()
+            continue
+        covered[strength.problem] = stored_coverage(data_dir, problem)
+        why_none[strength.problem] = problem.why_no_coverage()
     if fmt == "json":
         sys.stdout.write(as_json(strengths, {p: [asdict(r) for r in rows]
                                              for p, rows in covered.items()}))
@@ -696,8 +699,8 @@ def strength_command(
                                    if isinstance(STRENGTH[n], pl.List))
         sys.stdout.write(frame.write_csv())
     else:
-        typer.echo("\n\n".join(format_strength(s) + "\n" + format_coverage(s.problem,
-                                                                          covered[s.problem])
+        typer.echo("\n\n".join(format_strength(s) + "\n" + format_coverage(
+            s.problem, covered[s.problem], why_none.get(s.problem, NO_BOUNDS))
                                  for s in strengths))
 
 

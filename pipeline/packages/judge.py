@@ -77,9 +77,15 @@ def validate_case(package: Package, builds: PackageBuilds, case: TestCase, *,
                   workdir: Path | None = None) -> ValidationResult:
     """The package's input validators on one case's input, with the case's arguments."""
     return validate_input(builds.input_validators, case.input_path,
-                          lambda name: _validator_args(case, name) + case.args,
+                          lambda name: validator_arguments(case, name),
                           time_s=package.limits.validation_time_s,
                           memory_mb=package.limits.validation_memory_mb, workdir=workdir)
+
+
+def validator_arguments(case: TestCase, name: str) -> tuple[str, ...]:
+    """What the input validator `name` gets after its command on a case: its arguments for
+    the case's group, then the case's own `args`."""
+    return _validator_args(case, name) + case.args
 
 
 def _validator_args(case: TestCase, name: str) -> tuple[str, ...]:

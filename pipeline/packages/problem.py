@@ -16,12 +16,16 @@ What each part of the interface means for a package:
 - `compare` is the default output validator with the package's flags where it uses it, else
   token equality (a custom validator needs the input and runs only when judging);
 - the time limit is the package's own, or the one derived from its accepted submissions and
-  recorded with the registration (`time_limit_pending` until a run derives it).
+  recorded with the registration (`time_limit_pending` until a run derives it);
+- constraint coverage (`bound_coverage`) comes from its testlib input validators'
+  test-overview logs (`pipeline.packages.overview`): per variable they read with a name, how
+  many stored inputs hit its lower and its upper end.
 """
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,9 +37,11 @@ from pipeline.packages.generators import package_recipes
 from pipeline.packages.expectations import TimeLimit, given_time_limit, margins
 from pipeline.packages.judge import PackageBuilds, validate_case
 from pipeline.packages.model import Package, TestCase
+from pipeline.packages.overview import package_coverage
 from pipeline.packages.validate import validate_answer
 from pipeline.packages.registry import MARKER, build_dir, read_marker
 from pipeline.problems.base import Problem, Solution
+from pipeline.report.coverage import BoundCoverage
 
 # Until a run derives a package's time limit from its accepted submissions, cases are run
 # with this much CPU time (the probe) so the accepted ones can be timed.
@@ -96,6 +102,19 @@ class PackageProblem(Problem):
         atomic_write_text(folder / f"{name}.ans", answer)
         atomic_write_text(folder / f"{name}.in", text)
         return source, None
+
+    def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
+        """Constraint coverage from the package's testlib input validators' test-overview
+        logs (`pipeline.packages.overview`), each input validated as a case of its group."""
+        package = self.load()
+        return package_coverage(package, self.builds(), inputs,
+                                lambda group, path: case_in_group(package, group, path))
+
+    def why_no_coverage(self) -> str:
+        return ("no testlib input validator of the package names a variable it reads (a "
+                "package's coverage comes from its testlib validators' test-overview logs, "
+                "each variable read with a name as in inf.readInt(1, 100, \"n\"); validators "
+                "that are not testlib ones are not asked)")
 
     def compare(self, expected: str, got: str) -> str | None:
         package = self.load()

@@ -12,19 +12,35 @@ the input: the result says so (`judge_error`) instead of calling the input inval
 whose language cannot run here (`SKIP`) is left out (the package says so once, in its notes).
 Answer validators (`answer_validators/`) are run the same way on a case's answer, with the
 input's path as their argument.
+
+`input_overview` runs a testlib validator (`speaks_testlib`: a source includes testlib.h) the
+same way with `--testOverviewLogFileName` naming a file of its own working folder, which is
+then written through (sandboxed, a working folder is otherwise a private copy), and reads the
+log back before the folder goes: constraint coverage (`pipeline.packages.overview`). No other
+validator is given the flag.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pipeline.packages.languages import Build, run_argv
+from pipeline.packages.model import Program
 from pipeline.packages.procs import describe_failure, run_limited
 
 MESSAGE_KEEP = 100
+OVERVIEW_FLAG = "--testOverviewLogFileName"  # testlib validators: write the test overview log
+OVERVIEW_LOG = "test-overview.log"           # ... to this file of their working folder
+OVERVIEW_KEEP = 1024 * 1024                  # a longer log is not read
+TESTLIB_SOURCES = (".cpp", ".cc", ".cxx", ".c++", ".cp", ".C", ".h", ".hpp", ".c")
+TESTLIB_SCAN = 1024 * 1024                   # how much of a source is looked at for the include
+TESTLIB_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*[<"]([^<>"\n]*/)?testlib\.h[>"]')
 
 
 @dataclass(frozen=True)
@@ -69,25 +85,110 @@ def run_input_validator(validator: Build, input_path: Path, args: tuple[str, ...
                         convention: str = "kattis", time_s: float = 60.0,
                         memory_mb: int = 2048, workdir: Path | None = None) -> Rejection | None:
     """None when `validator` accepts the input, else the rejection with its message."""
+    return _run_validator(validator, input_path, args, convention=convention, time_s=time_s,
+                          memory_mb=memory_mb, workdir=workdir).rejection
+
+
+@dataclass(frozen=True)
+class Overview:
+    """A testlib validator's word on one input with the test-overview log it wrote (None:
+    it wrote none, or not a regular file of at most `OVERVIEW_KEEP` bytes)."""
+
+    rejection: Rejection | None
+    log: str | None
+
+
+def speaks_testlib(program: Program) -> bool:
+    """Whether a validator is a testlib one, which understands `--testOverviewLogFileName`:
+    one of its source files includes testlib.h (every C++ Polygon validator does; a Kattis
+    validator may). Any other validator is never given the flag."""
+    for path in program.files:
+        if path.suffix not in TESTLIB_SOURCES:
+            continue
+        try:
+            with open(path, "rb") as source:
+                head = source.read(TESTLIB_SCAN)
+        except OSError:
+            continue
+        if TESTLIB_INCLUDE.search(head):
+            return True
+    return False
+
+
+def input_overview(validator: Build, input_path: Path, args: tuple[str, ...] = (), *,
+                   time_s: float = 60.0, memory_mb: int = 2048,
+                   workdir: Path | None = None) -> Overview:
+    """Run a testlib validator on the input as `validate_input` does, asking it for testlib's
+    test-overview log (`--testOverviewLogFileName` a file in its own working folder, after
+    its other arguments), and read the log back from there before the folder goes."""
+    done = _run_validator(validator, input_path, (*args, OVERVIEW_FLAG, OVERVIEW_LOG),
+                          convention=validator.program.convention, time_s=time_s,
+                          memory_mb=memory_mb, workdir=workdir, keep=OVERVIEW_LOG)
+    return Overview(done.rejection, done.kept)
+
+
+@dataclass(frozen=True)
+class _Ran:
+    rejection: Rejection | None
+    kept: str | None = None
+
+
+def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
+                   convention: str, time_s: float, memory_mb: int, workdir: Path | None,
+                   keep: str | None = None) -> _Ran:
+    """Run the validator in a scratch working folder of its own (under `workdir`); `keep`
+    names a file it writes there to read back (a regular file, not a link, at most
+    `OVERVIEW_KEEP` bytes) before the folder is removed."""
     name = validator.program.name
     if not validator.ok:
-        return Rejection(name, None, cut(f"did not build: {validator.message}"), judge_error=True)
+        return _Ran(Rejection(name, None, cut(f"did not build: {validator.message}"),
+                              judge_error=True))
     scratch = Path(tempfile.mkdtemp(prefix="input-validate-", dir=workdir))
+    kept = None
     try:
         if validator.program.path.is_dir():  # a program folder's files are its working directory
             shutil.copytree(validator.program.path, scratch, dirs_exist_ok=True)
+        if keep is not None:  # what the program writes, not a file of its folder's
+            _remove(scratch / keep)
+        # Sandboxed, a working folder is a private copy unless it is written through: one
+        # that keeps a file is, as a generator's folder is (`generators_yaml`).
         done = run_limited([*run_argv(validator, memory_mb), *args], cwd=scratch, stdin=input_path,
-                           time_s=time_s, memory_mb=memory_mb if validator.memory_by_rlimit else None)
+                           time_s=time_s,
+                           memory_mb=memory_mb if validator.memory_by_rlimit else None,
+                           writable=(scratch,) if keep is not None else ())
+        if keep is not None:
+            kept = _read_regular(scratch / keep, OVERVIEW_KEEP)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if done.error or done.timed_out or done.signal is not None:
-        return Rejection(name, done.exit_code, cut(describe_failure(done, "the validator") +
-                                                   (": " + done.output if done.output else "")),
-                         judge_error=True)
+        return _Ran(Rejection(name, done.exit_code, cut(describe_failure(done, "the validator") +
+                                                        (": " + done.output if done.output
+                                                         else "")), judge_error=True), kept)
     accepted = done.exit_code == (0 if convention == "testlib" else 42)
     if accepted:
+        return _Ran(None, kept)
+    return _Ran(Rejection(name, done.exit_code, cut(done.output or "no message")), kept)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _read_regular(path: Path, limit: int) -> str | None:
+    """The text of a regular file the program wrote (never through a link it made, never
+    more than `limit` bytes), or None."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
         return None
-    return Rejection(name, done.exit_code, cut(done.output or "no message"))
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return None
+        data = handle.read(limit + 1)
+    return None if len(data) > limit else data.decode("utf-8", "replace")
 
 
 def validate_input(validators: list[Build] | tuple[Build, ...], input_path: Path,

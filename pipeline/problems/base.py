@@ -18,11 +18,14 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pipeline.errors import BeyondLimits, UnknownName
 from pipeline.fsutil import atomic_write_text
 from pipeline.problems.tokens import check_tokens_equal
+
+if TYPE_CHECKING:
+    from pipeline.report.coverage import BoundCoverage
 
 Case = Any
 Answer = Any
@@ -253,6 +256,21 @@ class Problem:
         atomic_write_text(folder / f"{name}.out", answer)
         atomic_write_text(folder / f"{name}.in", text)
         return folder, self.id
+
+    def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
+        """Constraint coverage (`pipeline strength`, the report): how the stored inputs (each
+        its text and the test group it was found in) reach the input's bounds, one row per
+        bound. A built-in problem counts its declared `bounds` over the cases its parser
+        makes of the inputs; a package asks its testlib input validators."""
+        from pipeline.report.coverage import coverage
+
+        return coverage(self, (text for text, _group in inputs))
+
+    def why_no_coverage(self) -> str:
+        """What constraint coverage says when `bound_coverage` has no row."""
+        from pipeline.report.coverage import NO_BOUNDS
+
+        return NO_BOUNDS
 
     def generate(self, recipe: str, seed: int, index: int = 0) -> Case:
         """Case number `index` of `recipe` for `seed`: the same on every machine."""

@@ -1,10 +1,14 @@
 """Constraint coverage: which of a problem's input bounds its stored cases reach.
 
-A built-in problem declares its bounds once, beside the parser that enforces them
-(`pipeline/problems/<id>/bounds.py`, from the constants of its `case.py`). For each bound this
-reports the lowest and highest value the cases take, and how many cases hit each end; a bound
-whose end no case reaches is a warning, since a program that fails only there passes every
-test (an overflow at N = 10^5, a special case at N = 1).
+Each problem says it through its hook `Problem.bound_coverage(inputs)`, so nothing here asks
+what kind of problem it holds. A built-in problem declares its bounds once, beside the parser
+that enforces them (`pipeline/problems/<id>/bounds.py`, from the constants of its `case.py`),
+and `coverage` reports for each bound the lowest and highest value the cases take, and how
+many cases hit each end. A problem package asks its testlib input validators
+(`pipeline.packages.overview`): their test-overview log says only whether a case hit each end
+of a variable, so the ends and the values reached are unknown (None), printed "as the
+validator checks" and "-". A bound whose end no case reaches is a warning, since a program
+that fails only there passes every test (an overflow at N = 10^5, a special case at N = 1).
 """
 
 from __future__ import annotations
@@ -12,14 +16,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+# Why a problem shows no coverage: a built-in problem's words (a package says its own).
+NO_BOUNDS = ("the problem declares no input bounds (a built-in problem declares them in its "
+             "bounds.py)")
+UNKNOWN_BOUND = "as the validator checks"
+
 
 @dataclass(frozen=True)
 class BoundCoverage:
     name: str
-    low: int
-    high: int
-    lowest: int | None         # over every case (None: no case has this quantity)
-    highest: int | None
+    low: int | None            # the bound's ends (None: as the validator checks, unknown)
+    high: int | None
+    lowest: int | None         # over every case (None: no case has this quantity, or the
+    highest: int | None        # values are unknown)
     at_low: int                # cases that take the bound's lowest allowed value
     at_high: int               # ... and its highest
 
@@ -56,11 +65,15 @@ def coverage(problem, inputs: Iterable[str]) -> tuple[BoundCoverage, ...]:
 
 
 def stored_coverage(data_dir, problem) -> tuple[BoundCoverage, ...]:
-    """Coverage of the problem's bounds by its stored cases."""
+    """Coverage of the problem's bounds by its stored cases (each input with the test group
+    it was found in), as the problem's hook `bound_coverage` counts it."""
     from pipeline.report.load import load_cases
 
     cases = load_cases(data_dir, [problem.id])
-    return coverage(problem, cases["input"].to_list() if cases.height else [])
+    if not cases.height:
+        return problem.bound_coverage([])
+    return problem.bound_coverage([(text, group or "") for text, group in
+                                   zip(cases["input"].to_list(), cases["group"].to_list())])
 
 
 def _number(value: int | None) -> str:
@@ -69,16 +82,32 @@ def _number(value: int | None) -> str:
     return f"{value:,}" if abs(value) < 10**7 else f"{value:.3g}"
 
 
-def format_coverage(problem_id: str, rows: tuple[BoundCoverage, ...]) -> str:
+def allowed_text(row: BoundCoverage) -> str:
+    """The bound's allowed range: `1..100`, or "as the validator checks" when unknown."""
+    if row.low is None and row.high is None:
+        return UNKNOWN_BOUND
+    return f"{_number(row.low)}..{_number(row.high)}"
+
+
+def reached_text(row: BoundCoverage) -> str:
+    """The values the cases reach: `1..8`, `-..-` when no case has the quantity, or "-" when
+    the values are unknown (the bound's ends are too)."""
+    if row.low is None and row.high is None and row.lowest is None and row.highest is None:
+        return "-"
+    return f"{_number(row.lowest)}..{_number(row.highest)}"
+
+
+def format_coverage(problem_id: str, rows: tuple[BoundCoverage, ...],
+                    why_none: str = NO_BOUNDS) -> str:
+    """The coverage as text; `why_none` says why there is none (the problem's
+    `why_no_coverage()`)."""
     if not rows:
-        return (f"constraint coverage of {problem_id}: the problem declares no input bounds "
-                "(a built-in problem declares them in its bounds.py)")
+        return f"constraint coverage of {problem_id}: {why_none}"
     width = max(len(r.name) for r in rows)
     lines = [f"constraint coverage of {problem_id} (bound: allowed, reached, cases at each end)"]
     for row in rows:
         warn = (f"  WARNING: no case reaches its {' or '.join(row.unreached)} end"
                 if row.unreached else "")
-        lines.append(f"  {row.name:<{width}}  {_number(row.low)}..{_number(row.high)}  reached "
-                     f"{_number(row.lowest)}..{_number(row.highest)}  at low {row.at_low}, at "
-                     f"high {row.at_high}{warn}")
+        lines.append(f"  {row.name:<{width}}  {allowed_text(row)}  reached {reached_text(row)}"
+                     f"  at low {row.at_low}, at high {row.at_high}{warn}")
     return "\n".join(lines)

@@ -257,7 +257,7 @@ def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict]
                       results: pl.DataFrame) -> str:
     """Per run: which wrong programs its cases kill, the smallest set that kills them all
     (`pipeline strength`), and which input bounds the cases reach (constraint coverage)."""
-    from pipeline.report.coverage import stored_coverage
+    from pipeline.report.coverage import UNKNOWN_BOUND, stored_coverage
     from pipeline.report.strength import measure_strength
 
     out = ['<h2 id="strength">Test strength</h2>']
@@ -288,8 +288,10 @@ def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict]
                          f"<th>killed</th></tr>{lines}</table></div>")
         if bounds:
             cells = "".join(
-                f"<tr><td>{escape(b.name)}</td><td>{b.low:,}..{b.high:,}</td><td>"
-                + ("-" if b.lowest is None else f"{b.lowest:,}..{b.highest:,}")
+                f"<tr><td>{escape(b.name)}</td><td>"
+                + (UNKNOWN_BOUND if b.low is None and b.high is None else
+                   f"{_grouped(b.low)}..{_grouped(b.high)}") + "</td><td>"
+                + ("-" if b.lowest is None else f"{_grouped(b.lowest)}..{_grouped(b.highest)}")
                 + f"</td><td>{b.at_low} / {b.at_high}</td><td>"
                 + (f'<span class="tag">no case at its {" or ".join(b.unreached)} end</span>'
                    if b.unreached else "") + "</td></tr>" for b in bounds)
@@ -298,6 +300,11 @@ def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict]
                          f"<th>warning</th></tr>{cells}</table></div>")
         out.append("".join(block))
     return "\n".join(out) if len(out) > 1 else ""
+
+
+def _grouped(value: int | None) -> str:
+    """An integer with its thousands grouped; "-" when unknown."""
+    return "-" if value is None else f"{value:,}"
 
 
 def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFrame) -> str:
