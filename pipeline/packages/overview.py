@@ -37,7 +37,7 @@ from pathlib import Path
 from pipeline.packages.judge import PackageBuilds, validator_arguments
 from pipeline.packages.model import Package, TestCase
 from pipeline.packages.validate import input_overview, speaks_testlib
-from pipeline.report.coverage import BoundCoverage
+from pipeline.problems.coverage import BoundCoverage
 
 _VARIABLE = re.compile(r'^"(.*)":((?: [a-z-]+)*)\s*$')
 

@@ -41,7 +41,7 @@ from pipeline.packages.overview import package_coverage
 from pipeline.packages.validate import validate_answer
 from pipeline.packages.registry import MARKER, build_dir, read_marker
 from pipeline.problems.base import Problem, Solution
-from pipeline.report.coverage import BoundCoverage
+from pipeline.problems.coverage import BoundCoverage
 
 # Until a run derives a package's time limit from its accepted submissions, cases are run
 # with this much CPU time (the probe) so the accepted ones can be timed.

@@ -18,14 +18,12 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pipeline.errors import BeyondLimits, UnknownName
 from pipeline.fsutil import atomic_write_text
+from pipeline.problems.coverage import NO_BOUNDS, BoundCoverage, coverage
 from pipeline.problems.tokens import check_tokens_equal
-
-if TYPE_CHECKING:
-    from pipeline.report.coverage import BoundCoverage
 
 Case = Any
 Answer = Any
@@ -262,14 +260,10 @@ class Problem:
         its text and the test group it was found in) reach the input's bounds, one row per
         bound. A built-in problem counts its declared `bounds` over the cases its parser
         makes of the inputs; a package asks its testlib input validators."""
-        from pipeline.report.coverage import coverage
-
         return coverage(self, (text for text, _group in inputs))
 
     def why_no_coverage(self) -> str:
         """What constraint coverage says when `bound_coverage` has no row."""
-        from pipeline.report.coverage import NO_BOUNDS
-
         return NO_BOUNDS
 
     def generate(self, recipe: str, seed: int, index: int = 0) -> Case:

@@ -1,10 +1,10 @@
-"""Constraint coverage: which of a problem's input bounds its stored cases reach.
+"""Constraint coverage shown: which of a problem's input bounds its stored cases reach.
 
 Each problem says it through its hook `Problem.bound_coverage(inputs)`, so nothing here asks
 what kind of problem it holds. A built-in problem declares its bounds once, beside the parser
 that enforces them (`pipeline/problems/<id>/bounds.py`, from the constants of its `case.py`),
-and `coverage` reports for each bound the lowest and highest value the cases take, and how
-many cases hit each end. A problem package asks its testlib input validators
+and `pipeline.problems.coverage` counts for each bound the lowest and highest value the
+cases take, and how many cases hit each end. A problem package asks its testlib input validators
 (`pipeline.packages.overview`): their test-overview log says only whether a case hit each end
 of a variable, so the ends and the values reached are unknown (None), printed "as the
 validator checks" and "-". A bound whose end no case reaches is a warning, since a program
@@ -13,55 +13,9 @@ that fails only there passes every test (an overflow at N = 10^5, a special case
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from pipeline.problems.coverage import NO_BOUNDS, BoundCoverage
 
-# Why a problem shows no coverage: a built-in problem's words (a package says its own).
-NO_BOUNDS = ("the problem declares no input bounds (a built-in problem declares them in its "
-             "bounds.py)")
 UNKNOWN_BOUND = "as the validator checks"
-
-
-@dataclass(frozen=True)
-class BoundCoverage:
-    name: str
-    low: int | None            # the bound's ends (None: as the validator checks, unknown)
-    high: int | None
-    lowest: int | None         # over every case (None: no case has this quantity, or the
-    highest: int | None        # values are unknown)
-    at_low: int                # cases that take the bound's lowest allowed value
-    at_high: int               # ... and its highest
-
-    @property
-    def unreached(self) -> list[str]:
-        """The ends of the bound no case reaches ("low", "high")."""
-        return [end for end, hits in (("low", self.at_low), ("high", self.at_high)) if not hits]
-
-
-def coverage(problem, inputs: Iterable[str]) -> tuple[BoundCoverage, ...]:
-    """Coverage of `problem.bounds` by the cases of `inputs` (each parsed by the problem;
-    inputs it refuses are not cases and are left out)."""
-    bounds = problem.bounds
-    lowest: list[int | None] = [None] * len(bounds)
-    highest: list[int | None] = [None] * len(bounds)
-    at_low = [0] * len(bounds)
-    at_high = [0] * len(bounds)
-    for text in inputs:
-        try:
-            case = problem.parse(text)
-        except Exception:  # a stored input the parser now refuses is not a case of it
-            continue
-        for index, bound in enumerate(bounds):
-            reached = bound.reach(case)
-            if reached is None:
-                continue
-            low, high = int(reached[0]), int(reached[1])
-            lowest[index] = low if lowest[index] is None else min(lowest[index], low)
-            highest[index] = high if highest[index] is None else max(highest[index], high)
-            at_low[index] += low == bound.low
-            at_high[index] += high == bound.high
-    return tuple(BoundCoverage(b.name, b.low, b.high, lowest[i], highest[i], at_low[i],
-                               at_high[i]) for i, b in enumerate(bounds))
 
 
 def stored_coverage(data_dir, problem) -> tuple[BoundCoverage, ...]:

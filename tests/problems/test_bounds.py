@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pipeline.problems import get_problem, module_problem_ids
-from pipeline.report.coverage import coverage, format_coverage
+from pipeline.problems.coverage import coverage
+from pipeline.report.coverage import format_coverage
 
 
 @pytest.mark.parametrize("problem_id", module_problem_ids())
