@@ -44,7 +44,7 @@ system:
 # one worker, see tests/conftest.py). How long it takes: README, Set-up.
 test: venv system
 	@echo "make test: the suite on every core (pytest -n auto --dist loadgroup; 1127 tests, many minutes)"
-	$(BIN)/python -m pytest -n auto --dist loadgroup
+	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=30
 
 # The main job: generate the default corpus when missing, ingest, run every problem with every
 # stage and external solver, compare with the previous nightly, write the HTML report.
