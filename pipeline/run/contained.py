@@ -37,6 +37,7 @@ sandbox then.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import glob
 import os
@@ -49,6 +50,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterator
 from typing import IO, Union
 
 from pipeline.run.launcher import (SandboxError, launcher_path, parse_result, probe,
@@ -120,6 +122,22 @@ def hide(data_dir: str | Path) -> None:
     known = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
     if real not in known:
         os.environ[HIDE_ENV] = os.pathsep.join([*known, real])
+
+
+@contextlib.contextmanager
+def settings_kept() -> Iterator[None]:
+    """Within it, `hide` and `set_default_sandbox` last until it ends: the environment they
+    write is put back as it was, so a long-lived process (a test session, a library caller)
+    running one data folder after another does not hide every folder it ever ran."""
+    kept = {name: os.environ.get(name) for name in (HIDE_ENV, SANDBOX_ENV)}
+    try:
+        yield
+    finally:
+        for name, value in kept.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:

@@ -112,13 +112,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_PATHS 64
 #define CPU_POLL_NS 50000000LL /* at most this long between two looks at the CPU clock */
 #define STAGE "/proc"          /* where a case's tmpfs is built before /proc is mounted */
 
 static struct {
     const char *result_path, *workdir, *cgroup;
-    const char *hidden[MAX_PATHS], *shown[MAX_PATHS], *writable[MAX_PATHS];
+    const char **hidden, **shown, **writable; /* each as long as argv: no count overflows */
     int nhidden, nshown, nwritable;
     int template, parent_fd; /* -1: none given */
     unsigned long long as_bytes, stack_bytes, fsize_bytes, written_bytes;
@@ -527,13 +526,17 @@ static void usage_error(const char *message) {
 }
 
 static void add_path(const char **paths, int *count, const char *path) {
-    if (*count == MAX_PATHS) usage_error("too many -H, -b or -B paths");
     if (path[0] != '/') usage_error("-H, -b and -B paths must be absolute");
     paths[(*count)++] = path;
 }
 
 static void parse(int argc, char **argv) {
     int c;
+    /* A path list holds at most one path per argument: sized by argc, none can overflow. */
+    opt.hidden = calloc((size_t)argc + 1, sizeof *opt.hidden);
+    opt.shown = calloc((size_t)argc + 1, sizeof *opt.shown);
+    opt.writable = calloc((size_t)argc + 1, sizeof *opt.writable);
+    if (!opt.hidden || !opt.shown || !opt.writable) usage_error("out of memory for the paths");
     while ((c = getopt(argc, argv, "+o:P:a:s:f:c:w:d:ng:M:N:D:W:TH:b:B:")) != -1) {
         switch (c) {
         case 'o': opt.result_path = optarg; break;

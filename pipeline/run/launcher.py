@@ -97,9 +97,16 @@ def sandbox_template(launcher: Path, hidden: tuple[str, ...]) -> tuple[int, int]
         ready, _, _ = select.select([holder.stdout], [], [], TEMPLATE_TIMEOUT_S)
         line = holder.stdout.readline().decode("utf-8", "replace").strip() if ready else ""
         if line != "ready":
-            problem = line.partition("=")[2] if line.startswith("setup_error=") else (
-                line or f"no answer within {TEMPLATE_TIMEOUT_S:g} s")
-            raise SandboxError(problem)
+            if line.startswith("setup_error="):
+                raise SandboxError(line.partition("=")[2])
+            if not ready:
+                raise SandboxError(f"no answer within {TEMPLATE_TIMEOUT_S:g} s")
+            # It ended without a word on stdout: what it said on stderr, if anything.
+            holder.stdin.close()
+            complaint = holder.stderr.read(500).decode("utf-8", "replace").strip()
+            raise SandboxError(line or (complaint.splitlines() or [""])[0]
+                               or f"the launcher ended without an answer "
+                                  f"(exit status {holder.wait()})")
         return (os.open(f"/proc/{holder.pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC),
                 os.open(f"/proc/{holder.pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC))
     finally:

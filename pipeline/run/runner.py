@@ -241,7 +241,7 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
             .is_empty():
         raise UserError(f"no run {request.resume!r} to resume")
     run_id = request.resume or new_run_id()
-    with run_lock(data_dir, run_id) as give_back_reserve:
+    with run_lock(data_dir, run_id) as give_back_reserve, contained.settings_kept():
         return _run(data_dir, request, run_id, executor, progress, give_back_reserve)
 
 

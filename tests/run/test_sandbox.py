@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import stat
+import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -146,3 +150,35 @@ def test_what_the_private_tmp_shows_is_taken_from_the_command_line(tmp_path):
     argv = (str(interpreter), str(script), f"--lib={prefix}", "/usr/share",
             str(tmp_path / "missing"), "relative/path")
     assert shown_under_tmp(argv) == tuple(sorted([str(prefix), str(script.parent)]))
+
+
+def test_a_program_runs_sandboxed_with_hundreds_of_paths_hidden_and_sees_none(tmp_path):
+    """A machine with many users (each with keys and histories) or a process that ran many
+    data folders hides hundreds of paths: the sandbox is still built (the launcher took at most
+    64 once, and every program was `RE`), and none of the paths shows."""
+    from pipeline.run import contained
+
+    outside = Path(tempfile.mkdtemp(prefix="gamebench-hidden-", dir="/var/tmp"))
+    try:
+        secrets = []
+        for index in range(300):
+            secret = outside / f"secret{index:03d}"
+            secret.write_text("private\n")
+            secrets.append(str(secret))
+        reader = ("import sys\nseen = 0\nfor path in sys.argv[1:]:\n    try:\n"
+                  "        seen += open(path).read() == 'private\\n'\n    except OSError:\n"
+                  "        pass\nprint(seen)\n")
+        for hidden, expected in (((), "300"), (tuple(secrets), "0")):
+            answer = tmp_path / f"answer{len(hidden)}"
+            work = tmp_path / f"work{len(hidden)}"
+            work.mkdir()
+            with open(answer, "wb") as stdout:
+                done = contained.run([sys.executable, "-c", reader, *secrets],
+                                     stdin=subprocess.DEVNULL, stdout=stdout,
+                                     stderr=subprocess.DEVNULL, workdir=work,
+                                     limits=contained.Limits(cpu_s=10, wall_s=30),
+                                     sandbox=True, hidden=hidden)
+            assert done.setup_error is None and done.exit_code == 0, done
+            assert answer.read_text().strip() == expected
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
