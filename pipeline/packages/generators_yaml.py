@@ -523,6 +523,11 @@ class _Maker:
         generators = self.root / "generators"
         if word in self.parser.generators:
             files = [generators / dep for dep in self.parser.generators[word]]
+            inside = str(generators.resolve()) + os.sep
+            outside = [dep for dep, f in zip(self.parser.generators[word], files)
+                       if not str(f.resolve()).startswith(inside)]
+            if outside:  # a file of its list must not be read from elsewhere (`../`, `/etc`)
+                return f"generator {word}: {outside[0]!r} is not in generators/"
             missing = [str(f.relative_to(self.root)) for f in files if not f.is_file()]
             if missing:
                 return f"generator {word}: {', '.join(missing)} not found"

@@ -34,6 +34,7 @@ from pipeline.packages.languages import build_program, detect_language, polygon_
 from pipeline.packages.model import (Expectation, Limits, Package, PolygonGroupScoring,
                                      ProblemType, Program, Requirement, TestCase, TestGroup)
 from pipeline.packages.procs import describe_failure, run_limited
+from pipeline.packages.yamlfile import MAX_YAML_BYTES
 
 _REJECTED = frozenset({"WA", "TLE", "MLE", "RE", "OLE"})
 TAG_RULES: dict[str, tuple[Requirement, ...]] = {
@@ -55,6 +56,10 @@ TAG_RULES: dict[str, tuple[Requirement, ...]] = {
 }
 
 
+# The most bytes a problem.xml may have (Polygon's are a few KB; as much as a YAML file of a
+# package may have).
+MAX_XML_BYTES = MAX_YAML_BYTES
+
 # The line of problem.xml each element starts on (for the messages naming it).
 _LINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -69,6 +74,10 @@ def _parse(root: Path) -> ElementTree.Element:
     if not path.is_file():
         raise PackageError("problem.xml", "missing-problem-xml", "a Polygon package needs a "
                            "problem.xml at its root")
+    size = path.stat().st_size
+    if size > MAX_XML_BYTES:  # refused unread, as a YAML file of a package over its limit is
+        raise PackageError("problem.xml", "too-large", f"{size:,} bytes, more than the "
+                           f"{MAX_XML_BYTES:,} a problem.xml may have")
     builder = ElementTree.TreeBuilder()
     parser = expat.ParserCreate()
 
