@@ -415,8 +415,10 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
         build_script = work / "build"
         if build_script.exists():
             build_script.chmod(0o755)
+            # A build script is the package's own code, not a compiler: it runs sandboxed
+            # (when programs are), writing only its folder (written through) and a private /tmp.
             done = run_limited(["/bin/sh", "./build"], cwd=work, time_s=time_s,
-                               memory_mb=memory_mb, file_mb=COMPILE_FILE_MB, sandbox=False)
+                               memory_mb=memory_mb, file_mb=COMPILE_FILE_MB, writable=(work,))
             if done.exit_code != 0:
                 return {"status": "CE", "run": [], "message": describe_failure(
                     done, "build script") + "\n" + done.output}
