@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from pipeline.fsutil import file_sha256
 from pipeline.packages.model import Program
 from pipeline.packages.procs import describe_failure, run_limited
 
@@ -333,7 +334,7 @@ def _hash(program: Program, language: str, lang: Language | None,
     digest.update(json.dumps(recipe, sort_keys=True).encode())
     for name, path in sorted(pairs):
         digest.update(name.encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        digest.update(file_sha256(path).digest())
     return digest.hexdigest()
 
 

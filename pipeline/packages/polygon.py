@@ -29,6 +29,7 @@ from xml.parsers import expat
 from dataclasses import replace
 from pathlib import Path
 
+from pipeline.fsutil import file_sha256
 from pipeline.packages.errors import PackageError
 from pipeline.packages.languages import build_program, detect_language, polygon_language, run_argv
 from pipeline.packages.model import (Expectation, Limits, Package, PolygonGroupScoring,
@@ -295,7 +296,7 @@ def _package_hash(root: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         digest.update(str(path.relative_to(root)).encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        digest.update(file_sha256(path).digest())
     return digest.hexdigest()
 
 

@@ -434,3 +434,22 @@ def test_second_pass_a_package_file_named_with_a_newline_or_nested_deep_is_left_
     assert found["good/data/secret/x\\ny.in"][0] == "file-name"
     assert found["good/data/secret/" + "/".join(["d"] * 63)][0] == "too-deep"
     assert stored(data, "good") == GOOD_SOURCES
+
+
+def test_second_pass_a_large_file_in_a_zipped_package_is_digested_in_pieces(tmp_path):
+    """A zipped package holding a 300 MB file (stored, not a bomb) was read whole to digest
+    the archive and its files: memory grew with the file. Now it is read in pieces."""
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    raw.mkdir()
+    with zipfile.ZipFile(raw / "big.zip", "w", zipfile.ZIP_STORED) as archive:
+        for rel, text in TINY_KATTIS.items():
+            archive.writestr(f"big/{rel}", text)
+        with archive.open("big/attachments/blob.bin", "w", force_zip64=True) as member:
+            chunk = os.urandom(1 << 20)
+            for _ in range(300):
+                member.write(chunk)
+    code, peak_kb, out = ingest_measured(data, raw)
+    assert code == 0, out
+    assert stored(data, "big") == ["big.zip/data/sample/1.in", "big.zip/data/secret/01.in",
+                                   "big.zip/data/secret/02.in"]
+    assert peak_kb < 200 * 1024, f"peak {peak_kb / 1024:.0f} MB"
