@@ -8,6 +8,7 @@ of a private temporary file. Imports nothing heavy, so the solve path can use it
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import tempfile
@@ -58,3 +59,10 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
 
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
+
+
+def file_sha256(path: Path | str) -> "hashlib._Hash":
+    """The SHA-256 of a file, read in pieces (a package's 700 MB file read whole to digest it
+    cost 700 MB of memory)."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256")

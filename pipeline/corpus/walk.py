@@ -16,6 +16,7 @@ that branch (as a `broken-link` fault) instead of looping.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import zipfile
 from dataclasses import dataclass, field
@@ -91,8 +92,14 @@ class ReadFault(Exception):
 
 
 def printable(name: str) -> str:
-    """A file name as text: bytes that are not UTF-8 shown as `\\xff` escapes."""
-    return os.fsencode(name).decode("utf-8", "backslashreplace")
+    """A file name as text: bytes that are not UTF-8 shown as `\\xff` escapes, and control
+    characters (a newline) as `\\n` or `\\x1b`, so a name is one line of a message."""
+    text = os.fsencode(name).decode("utf-8", "backslashreplace")
+    return CONTROL.sub(lambda found: repr(found.group())[1:-1], text)
+
+
+# A control character in a file name (a newline would forge lines of every message naming it).
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _is_utf8(name: str) -> bool:
@@ -190,8 +197,17 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
     return found
 
 
+# Folders nested deeper than this under an ingested root are not walked (a `too-deep` reject
+# of the folder): no judge's data is, and 10,000 levels would exhaust Python's recursion.
+MAX_FOLDER_DEPTH = 64
+
+
 def _walk(folder: str, rel: str, seen: set[tuple[int, int]], add_file, fault,
-          package_at) -> None:
+          package_at, depth: int = 0) -> None:
+    if depth > MAX_FOLDER_DEPTH:
+        fault(rel, "too-deep", f"folders nested more than {MAX_FOLDER_DEPTH} deep are not "
+              "read")
+        return
     try:
         info = os.stat(folder)
         if (info.st_dev, info.st_ino) in seen:
@@ -208,6 +224,10 @@ def _walk(folder: str, rel: str, seen: set[tuple[int, int]], add_file, fault,
         child = _child(rel, name)
         if not name.isascii() and not _is_utf8(name):
             fault(child, "encoding", "the file name is not valid UTF-8")
+            continue
+        if CONTROL.search(name):
+            fault(child, "file-name", "the file name holds a control character (no judge's "
+                  "file does; a newline in it would break every line that names it)")
             continue
         try:
             if name.startswith(".") and entry.is_dir():
@@ -228,7 +248,7 @@ def _walk(folder: str, rel: str, seen: set[tuple[int, int]], add_file, fault,
         elif stat.S_ISDIR(mode):
             if is_package_folder(Path(entry.path)) and package_at(Path(entry.path), child):
                 continue
-            _walk(entry.path, child, seen, add_file, fault, package_at)
+            _walk(entry.path, child, seen, add_file, fault, package_at, depth + 1)
         else:
             fault(child, "not-a-file", "not a regular file (a pipe, socket or device)")
 
@@ -262,6 +282,10 @@ def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -
         bomb = zip_bomb(info)
         if bomb:
             faults.append(Fault(member_label, "too-large", bomb, problem))
+            continue
+        if CONTROL.search(info.filename):
+            faults.append(Fault(printable(member_label), "file-name", "the member's name holds "
+                                "a control character", problem))
             continue
         namespace.files[info.filename] = Source(str(path), info.filename, info.file_size)
         namespace.labels[info.filename] = member_label

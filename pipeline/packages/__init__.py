@@ -114,7 +114,8 @@ def _yaml_format(problem_yaml: Path, root: Path) -> Format:
 
 
 def _unpack(archive_path: Path, build_dir: Path) -> Path:
-    digest = hashlib.sha256(archive_path.read_bytes()).hexdigest()[:24]
+    with open(archive_path, "rb") as handle:  # in pieces: a zip of 700 MB cost as much memory
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()[:24]
     final = build_dir / "unpacked" / f"{archive_path.stem}-{digest}"
     if not final.is_dir():
         final.parent.mkdir(parents=True, exist_ok=True)

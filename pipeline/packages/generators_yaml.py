@@ -60,6 +60,7 @@ from pathlib import Path
 
 import yaml
 
+from pipeline.fsutil import file_sha256
 from pipeline.packages.errors import PackageError
 from pipeline.packages.languages import build_program, detect_language, run_argv
 from pipeline.packages.model import ProblemType, Program
@@ -490,7 +491,7 @@ def _all_cases(folder: FolderRule) -> list[CaseRule]:
 def _digest_files(pairs: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
     for name, path in sorted(pairs):
-        digest.update(name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        digest.update(name.encode() + b"\0" + file_sha256(path).digest())
     return digest.hexdigest()
 
 
@@ -523,6 +524,11 @@ class _Maker:
         generators = self.root / "generators"
         if word in self.parser.generators:
             files = [generators / dep for dep in self.parser.generators[word]]
+            inside = str(generators.resolve()) + os.sep
+            outside = [dep for dep, f in zip(self.parser.generators[word], files)
+                       if not str(f.resolve()).startswith(inside)]
+            if outside:  # a file of its list must not be read from elsewhere (`../`, `/etc`)
+                return f"generator {word}: {outside[0]!r} is not in generators/"
             missing = [str(f.relative_to(self.root)) for f in files if not f.is_file()]
             if missing:
                 return f"generator {word}: {', '.join(missing)} not found"
@@ -834,7 +840,7 @@ def _package_digest(root: Path) -> str:
         if relative.parts[0] == "data" or any(part.startswith(".") for part in relative.parts):
             continue
         digest.update(str(relative).encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        digest.update(file_sha256(path).digest())
     return digest.hexdigest()
 
 

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from pipeline.fsutil import file_sha256
 from pipeline.packages.model import Program
 from pipeline.packages.procs import describe_failure, run_limited
 
@@ -333,7 +334,7 @@ def _hash(program: Program, language: str, lang: Language | None,
     digest.update(json.dumps(recipe, sort_keys=True).encode())
     for name, path in sorted(pairs):
         digest.update(name.encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        digest.update(file_sha256(path).digest())
     return digest.hexdigest()
 
 
@@ -415,8 +416,10 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
         build_script = work / "build"
         if build_script.exists():
             build_script.chmod(0o755)
+            # A build script is the package's own code, not a compiler: it runs sandboxed
+            # (when programs are), writing only its folder (written through) and a private /tmp.
             done = run_limited(["/bin/sh", "./build"], cwd=work, time_s=time_s,
-                               memory_mb=memory_mb, file_mb=COMPILE_FILE_MB, sandbox=False)
+                               memory_mb=memory_mb, file_mb=COMPILE_FILE_MB, writable=(work,))
             if done.exit_code != 0:
                 return {"status": "CE", "run": [], "message": describe_failure(
                     done, "build script") + "\n" + done.output}

@@ -29,11 +29,13 @@ from xml.parsers import expat
 from dataclasses import replace
 from pathlib import Path
 
+from pipeline.fsutil import file_sha256
 from pipeline.packages.errors import PackageError
 from pipeline.packages.languages import build_program, detect_language, polygon_language, run_argv
 from pipeline.packages.model import (Expectation, Limits, Package, PolygonGroupScoring,
                                      ProblemType, Program, Requirement, TestCase, TestGroup)
 from pipeline.packages.procs import describe_failure, run_limited
+from pipeline.packages.yamlfile import MAX_YAML_BYTES
 
 _REJECTED = frozenset({"WA", "TLE", "MLE", "RE", "OLE"})
 TAG_RULES: dict[str, tuple[Requirement, ...]] = {
@@ -55,6 +57,10 @@ TAG_RULES: dict[str, tuple[Requirement, ...]] = {
 }
 
 
+# The most bytes a problem.xml may have (Polygon's are a few KB; as much as a YAML file of a
+# package may have).
+MAX_XML_BYTES = MAX_YAML_BYTES
+
 # The line of problem.xml each element starts on (for the messages naming it).
 _LINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -69,6 +75,10 @@ def _parse(root: Path) -> ElementTree.Element:
     if not path.is_file():
         raise PackageError("problem.xml", "missing-problem-xml", "a Polygon package needs a "
                            "problem.xml at its root")
+    size = path.stat().st_size
+    if size > MAX_XML_BYTES:  # refused unread, as a YAML file of a package over its limit is
+        raise PackageError("problem.xml", "too-large", f"{size:,} bytes, more than the "
+                           f"{MAX_XML_BYTES:,} a problem.xml may have")
     builder = ElementTree.TreeBuilder()
     parser = expat.ParserCreate()
 
@@ -286,7 +296,7 @@ def _package_hash(root: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         digest.update(str(path.relative_to(root)).encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        digest.update(file_sha256(path).digest())
     return digest.hexdigest()
 
 

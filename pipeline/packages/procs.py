@@ -7,7 +7,8 @@ wall-clock timeout, and its own CPU time and peak memory from `wait4`. Nothing i
 through a shell. Sandboxed (`sandbox=None` follows `contained.default_sandbox`, which the
 run's `--sandbox` sets), a program writes only its working folder, a private /tmp (both on one
 tmpfs capped at `file_mb`) and the `writable` paths it is given. Compilers run unsandboxed
-(`sandbox=False`) under their own limits.
+(`sandbox=False`) under their own limits; a package's `build` script, its own code, is sandboxed
+like its programs (its folder written through).
 """
 
 from __future__ import annotations

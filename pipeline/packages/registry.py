@@ -12,7 +12,6 @@ crash leaves the old or the new copy. The caller holds the data folder's lock.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import tempfile
@@ -20,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
+from pipeline.fsutil import file_sha256
 from pipeline.fsutil import atomic_write_text
 from pipeline.packages import detect, load_package
 from pipeline.packages.errors import PackageError
@@ -53,8 +53,7 @@ def _digests(root: Path) -> dict[str, str]:
     for path in sorted(root.rglob("*")):
         if path.is_file() and not any(part.startswith(".") for part in
                                       path.relative_to(root).parts):
-            found[path.relative_to(root).as_posix()] = hashlib.sha256(
-                path.read_bytes()).hexdigest()[:16]
+            found[path.relative_to(root).as_posix()] = file_sha256(path).hexdigest()[:16]
     return found
 
 

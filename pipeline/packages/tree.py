@@ -24,6 +24,7 @@ import stat
 from pathlib import Path
 
 from pipeline.packages.errors import PackageError
+from pipeline.corpus.walk import CONTROL, MAX_FOLDER_DEPTH, printable
 
 CASE_SUFFIXES = (".in", ".ans")
 
@@ -119,6 +120,11 @@ def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
         for entry in entries:
             child = f"{rel}/{entry.name}" if rel else entry.name
             path = Path(entry.path)
+            if CONTROL.search(entry.name):
+                leave_out(printable(child), "file-name", "the file name holds a control "
+                          "character (a newline would break every line naming it); it is not "
+                          "read")
+                continue
             if entry.is_symlink():
                 text = os.readlink(path)
                 try:
@@ -144,6 +150,10 @@ def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
                           f"{error.strerror or type(error).__name__}")
                 continue
             if stat.S_ISDIR(info.st_mode):
+                if len(real_parents) >= MAX_FOLDER_DEPTH:
+                    leave_out(child, "too-deep", f"folders nested more than {MAX_FOLDER_DEPTH} "
+                              "deep are not read")
+                    continue
                 copy_folder(path, into / entry.name, child, (*real_parents, path.resolve()))
             elif stat.S_ISREG(info.st_mode):
                 try:

@@ -91,12 +91,16 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <linux/securebits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,6 +359,58 @@ static void set_limit(int resource, unsigned long long bytes) {
     setrlimit(resource, &limit);
 }
 
+/* A seccomp filter: socket(AF_UNIX, ...) fails with EACCES. The network namespace keeps a
+ * program off the network and off abstract UNIX sockets, but a socket bound to a path (a
+ * server's, the Docker daemon's, D-Bus's) is reached through the file system, and connecting
+ * to one needs no write access to its mount: a read-only file system does not stop it.
+ * socketpair(AF_UNIX) (pipes between a program's own processes) stays allowed. 32-bit and x32
+ * calls are held to the same (socketcall, which could hide the call, is refused in 32-bit). */
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#define COMPAT_ARCH AUDIT_ARCH_I386
+#define COMPAT_SOCKETCALL 102
+#define COMPAT_SOCKET 359
+#define SYSCALL_NR_MASK (~0x40000000u) /* the x32 bit */
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#define SYSCALL_NR_MASK (~0u)
+#endif
+
+#define UNIX_FAMILY 1 /* AF_UNIX (sys/socket.h would clash with this file's `bind`) */
+
+static void deny_unix_sockets(void) {
+#ifdef NATIVE_ARCH
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 0, 5),
+        /* native (and x32): socket with AF_UNIX */
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_STMT(BPF_ALU | BPF_AND | BPF_K, SYSCALL_NR_MASK),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 9),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, UNIX_FAMILY, 6, 7),
+#ifdef COMPAT_ARCH
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_ARCH, 0, 6),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_SOCKETCALL, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_SOCKET, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, UNIX_FAMILY, 0, 1),
+#else
+        /* (the same six places: every other architecture is allowed) */
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+#endif
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog program = {(unsigned short)(sizeof filter / sizeof filter[0]), filter};
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0)
+        start_failed("seccomp", "");
+#endif
+}
+
 /* Every capability gone for good (see the top of this file): the uid stays. */
 static void drop_capabilities(void) {
     if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
@@ -369,6 +425,7 @@ static void drop_capabilities(void) {
     memset(data, 0, sizeof data);
     if (syscall(SYS_capset, &header, data) != 0) start_failed("capset", "");
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) start_failed("no_new_privs", "");
+    deny_unix_sockets();
 }
 
 static void exec_program(void) { /* in the forked child: never returns */

@@ -131,6 +131,8 @@ def parse_external(text: str, problem_id: str) -> ExternalSolver:
                              else f"--external wants NAME=COMMAND or a source file, got {text!r}")
     if not name.strip() or not command.strip():
         raise UserError(f"--external wants NAME=COMMAND, got {text!r}")
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):  # a newline forged summary lines
+        raise UserError(f"--external NAME may not hold a control character, got {name!r}")
     words = shlex.split(command)
     if len(words) == 1 and source_language(cwd / words[0]) is not None:
         return ExternalSolver(name=name.strip(), problem=problem_id, run="",

@@ -377,3 +377,39 @@ def test_k3_a_kill_9_of_the_ingest_takes_its_validating_workers_with_it(tmp_path
     assert not [pid for pid in workers if alive(pid)], "workers outlived a kill -9 of the ingest"
     assert not (data / "tables" / "cases").exists() or not list(
         (data / "tables" / "cases").glob("*.parquet"))
+
+
+def test_second_pass_deep_folders_and_names_with_a_newline_are_rejects(tmp_path):
+    """Folders nested 2,000 deep (a RecursionError, exit 70, before) and a file or zip member
+    whose name holds a newline (stored, it forged lines of every report naming it): each is a
+    one-line reject with the newline shown as `\\n`, beside a good file that is stored."""
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    problem = raw / "arc087e"
+    good(problem)
+    (problem / "new\nline.in").write_text(GOOD_IN)
+    (problem / "new\nline.out").write_text(GOOD_OUT)
+    with zipfile.ZipFile(problem / "z.zip", "w") as archive:
+        archive.writestr("a\nb.in", GOOD_IN)
+        archive.writestr("a\nb.out", GOOD_OUT)
+    fd = os.open(problem, os.O_RDONLY)  # one level at a time, relative to the last
+    for _ in range(2000):
+        os.mkdir("d", dir_fd=fd)
+        fd, above = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+        os.close(above)
+    os.close(fd)
+    try:
+        done = pipeline(data, "ingest", str(raw))
+    finally:  # (rm, not shutil.rmtree, which recurses once per level)
+        subprocess.run(["rm", "-rf", str(problem / "d")], check=True)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    assert "reject arc087e/new\\nline.in: the file name holds a control character" \
+        in done.stdout, done.stdout
+    assert "reject arc087e/z.zip!a\\nb.in: the member's name holds a control character" \
+        in done.stdout, done.stdout
+    found = rejects(data)
+    assert found["arc087e/new\\nline.in"][0] == "file-name"
+    assert found["arc087e/z.zip!a\\nb.out"][0] == "file-name"
+    [(source, (rule, _))] = [(s, v) for s, v in found.items() if v[0] == "too-deep"]
+    assert source == "arc087e" + "/d" * 64  # the folder 65 deep under the root
+    assert stored_sources(data) == ["arc087e/good.in"]

@@ -189,3 +189,21 @@ def test_p11_a_sleeping_validator_dies_with_a_kill_9_of_the_ingest(tmp_path, out
     while processes_marked(marker):
         assert time.monotonic() < deadline, "the validator's daemon outlived the pipeline"
         time.sleep(0.05)
+
+
+def test_second_pass_a_hostile_build_script_is_contained(tmp_path, attack):
+    """A program folder with a `build` script (BAPCtools' build/run) runs the package's own
+    code at build time; it ran unsandboxed, as compilers do, and wrote outside its folder and
+    listed the data folder. Now it is contained like the program it builds: it writes its
+    `run` only when every attack failed, and the build must succeed."""
+    folder = tmp_path / "evil"
+    folder.mkdir()
+    argv = hostile_program(folder, then=_role(
+        "open('run', 'w').write('#!/bin/sh\\necho 3\\n')", "sys.exit(1)"), **attack)
+    (folder / "build").write_text(f"#!/bin/sh\nexec {argv[0]} ./{Path(argv[1]).name}\n")
+    files = (folder / "build", Path(argv[1]))
+    program = Program(name="evil", role="submission", path=folder, files=files,
+                      language=detect_language(list(files)))
+    assert program.language == "build-run"
+    build = build_program(program, tmp_path / "cache")
+    assert build.ok, build.message

@@ -342,3 +342,114 @@ def test_p1_a_zipped_package_that_is_bad_or_a_bomb_costs_only_itself(tmp_path, v
     assert stored(data, "good") == GOOD_SOURCES
     assert peak_kb < 300 * 1024, f"peak {peak_kb / 1024:.0f} MB"
     assert not list(data.rglob("03.in"))  # the bomb was never inflated
+
+
+@pytest.mark.parametrize("dependency", ["../../outside/evil.py", "/OUTSIDE/evil.py"])
+def test_second_pass_a_generators_file_list_outside_generators_is_never_read_or_run(
+        tmp_path, dependency):
+    """generators.yaml's `generators:` lists a generator's files, relative to generators/;
+    one listed as `../../outside/evil.py` or by an absolute path was copied into the build and
+    run (its output, the secret, reached the data folder in a reject's message). Now the entry
+    is a reject naming the file, and nothing of it is read."""
+    outside = write_tree(tmp_path / "outside", {"evil.py": f"print({SECRET!r})\n"})
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    tiny_kattis(raw / "good")
+    package = tiny_kattis(raw / "gen", {
+        "generators/generators.yaml": (
+            "solution: /submissions/accepted/sum.py\n"
+            f"generators:\n  gen:\n    - {dependency.replace('/OUTSIDE', str(outside))}\n"
+            "data:\n  secret:\n    data:\n      - a: gen 1\n      - b:\n          in: '4 5'\n")})
+    shutil.rmtree(package / "data" / "secret")
+    done = pipeline(data, "ingest", str(raw))
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "generator gen: " in done.stdout and "is not in generators/" in done.stdout, \
+        done.stdout
+    assert stored(data, "good") == GOOD_SOURCES
+    assert nowhere_in(data, SECRET) == []
+
+
+def test_second_pass_a_problem_xml_over_16_mb_is_refused_unread(tmp_path):
+    """A problem.xml of 20 MB (a comment) was read whole and parsed: 300 MB cost 1.2 GB and
+    two minutes. Like a YAML file of a package, it is now refused by its size."""
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    tiny_polygon(raw / "polygood")
+    xml = tiny_polygon(raw / "huge") / "problem.xml"
+    xml.write_text(xml.read_text().replace("<assets>", "<!--" + "x" * (20 << 20) + "-->"
+                                           "<assets>"))
+    code, peak_kb, out = ingest_measured(data, raw)
+    assert code == 1
+    assert "reject huge: problem.xml: rule too-large: 20,972,386 bytes, more than the " \
+        "16,777,216 a problem.xml may have" in out, out
+    assert stored(data, "polygood") == ["polygood/tests/01", "polygood/tests/02"]
+    assert peak_kb < 200 * 1024, f"peak {peak_kb / 1024:.0f} MB"
+
+
+def test_second_pass_xml_entities_of_problem_xml_read_nothing_outside(tmp_path):
+    """An external entity (`<!ENTITY x SYSTEM "file:///...">`, XXE) and a parameter entity
+    in problem.xml read no file; an entity bomb stops at expat's amplification limit."""
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    secret = write_tree(tmp_path / "outside", {"secret.txt": SECRET}) / "secret.txt"
+    tiny_polygon(raw / "polygood")
+    for name, doctype, name_element in [
+            ("xxe", f'<!ENTITY x SYSTEM "file://{secret}">', '<name language="english" '
+             'value="Tiny">&x;</name>'),
+            ("param", f'<!ENTITY % p SYSTEM "file://{secret}"> %p;', None),
+            ("bomb", '<!ENTITY l0 "lollollollol">' + "".join(
+                f'<!ENTITY l{i} "' + f"&l{i - 1};" * 10 + '">' for i in range(1, 10)),
+             '<name language="english" value="&l9;"/>')]:
+        xml = tiny_polygon(raw / name) / "problem.xml"
+        text = xml.read_text().replace("<problem ", f"<!DOCTYPE problem [{doctype}]>\n<problem ",
+                                       1)
+        if name_element:
+            text = text.replace('<name language="english" value="Tiny Polygon"/>',
+                                name_element)
+        xml.write_text(text)
+    code, peak_kb, out = ingest_measured(data, raw)
+    assert "reject bomb: problem.xml:5: rule xml-syntax: not well-formed XML: limit on input " \
+        "amplification factor" in out, out
+    assert peak_kb < 300 * 1024
+    assert stored(data, "xxe") == ["xxe/tests/01", "xxe/tests/02"]
+    assert nowhere_in(data, SECRET) == []
+
+
+def test_second_pass_a_package_file_named_with_a_newline_or_nested_deep_is_left_out(
+        tmp_path):
+    """In a package, a test file whose name holds a newline, and folders 500 deep (copying
+    them was a RecursionError), are rejects; the package's other cases are stored."""
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    package = tiny_kattis(raw / "good", {"data/secret/x\ny.in": "1 1\n",
+                                         "data/secret/x\ny.ans": "2\n"})
+    fd = os.open(package / "data" / "secret", os.O_RDONLY)
+    for _ in range(500):
+        os.mkdir("d", dir_fd=fd)
+        fd, above = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+        os.close(above)
+    os.close(fd)
+    try:
+        done = pipeline(data, "ingest", str(raw))
+    finally:  # (rm, not shutil.rmtree, which recurses once per level)
+        subprocess.run(["rm", "-rf", str(package / "data" / "secret" / "d")], check=True)
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    found = rejects(data)
+    assert found["good/data/secret/x\\ny.in"][0] == "file-name"
+    assert found["good/data/secret/" + "/".join(["d"] * 63)][0] == "too-deep"
+    assert stored(data, "good") == GOOD_SOURCES
+
+
+def test_second_pass_a_large_file_in_a_zipped_package_is_digested_in_pieces(tmp_path):
+    """A zipped package holding a 300 MB file (stored, not a bomb) was read whole to digest
+    the archive and its files: memory grew with the file. Now it is read in pieces."""
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    raw.mkdir()
+    with zipfile.ZipFile(raw / "big.zip", "w", zipfile.ZIP_STORED) as archive:
+        for rel, text in TINY_KATTIS.items():
+            archive.writestr(f"big/{rel}", text)
+        with archive.open("big/attachments/blob.bin", "w", force_zip64=True) as member:
+            chunk = os.urandom(1 << 20)
+            for _ in range(300):
+                member.write(chunk)
+    code, peak_kb, out = ingest_measured(data, raw)
+    assert code == 0, out
+    assert stored(data, "big") == ["big.zip/data/sample/1.in", "big.zip/data/secret/01.in",
+                                   "big.zip/data/secret/02.in"]
+    assert peak_kb < 200 * 1024, f"peak {peak_kb / 1024:.0f} MB"

@@ -257,3 +257,18 @@ def test_issue19_a_bug_that_raises_valueerror_is_an_internal_error(tmp_path):
     user = run_cli(data, "run", "--problem", "toy", "--resume", "20990101T000000-abcdef")
     assert user.returncode == 1
     assert user.stderr.strip() == "error: no run '20990101T000000-abcdef' to resume"
+
+
+def test_second_pass_an_external_name_with_a_newline_is_refused(tmp_path):
+    """`--external $'a\\n  forged  AC=2\\nb=python3 sum.py'`: the name's newline forged lines of
+    the run's summary (and stored them as a solver's name); now it is refused before anything
+    runs, in one line."""
+    data = tmp_path / "data"
+    corpus(data, {"a/1.in": ("1 2\n", "3\n")})
+    program = REPO / "tests" / "run" / "programs" / "sum.py"
+    done = run_cli(data, "run", "--problem", "toy", "--external",
+                   f"a\n  forged       AC=2\nb=python3 {program}")
+    assert done.returncode in (1, 2), (done.stdout, done.stderr)
+    assert done.stderr.strip() == ("error: --external NAME may not hold a control character, "
+                                   "got 'a\\n  forged       AC'")
+    assert not list((data / "tables" / "runs").glob("*.parquet"))

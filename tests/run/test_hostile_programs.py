@@ -198,3 +198,26 @@ def test_a_python3_shim_under_a_private_home_gets_ac_under_the_default_sandbox(o
     assert "sandbox off" not in done.stdout
     [run_id] = read_runs(data)["run_id"]
     assert results(data, run_id)["verdict"].to_list() == ["AC", "AC"]
+
+
+def test_second_pass_a_program_cannot_reach_a_unix_socket_of_the_host(pool, outside):
+    """A server listens on a UNIX socket bound to a path outside /tmp (as the Docker daemon or
+    D-Bus do); the network namespace does not cover such a socket and a read-only mount does
+    not stop a connect, so the sandbox refuses socket(AF_UNIX): the connect fails, no byte
+    reaches the server, and the program's own socketpair still works."""
+    path = outside / "host.sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        server.listen()
+        server.settimeout(0.2)
+        prober = ("import socket, sys\n"
+                  "a, b = socket.socketpair(); a.send(b'x'); assert b.recv(1) == b'x'\n"
+                  "try:\n    s = socket.socket(socket.AF_UNIX)\n"
+                  f"    s.connect({str(path)!r}); s.send(b'escaped')\n"
+                  "    print('connected')\nexcept OSError as error:\n"
+                  "    print(sum(map(int, sys.stdin.read().split())))\n"
+                  "    sys.stderr.write(f'refused: {error}')\n")
+        outcome = run_one(pool, external((sys.executable, "-c", prober), sandbox=True), "1 2\n")
+        assert outcome.status == "ok" and (outcome.answer or "").strip() == "3", outcome
+        with pytest.raises(TimeoutError):
+            server.accept()
