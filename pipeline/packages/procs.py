@@ -6,11 +6,9 @@ stdin/stdout/stderr connected to files, address space, CPU time and file size li
 wall-clock timeout, and its own CPU time and peak memory from `wait4`. Nothing is passed
 through a shell. Sandboxed (`sandbox=None` follows `contained.default_sandbox`, which the
 run's `--sandbox` sets), a program writes only its working folder, a private /tmp (both on one
-tmpfs capped at `file_mb`) and the `writable` paths it is given. Compilers and a package's
-`build` script are sandboxed the same way under their own limits (their build folder written
-through, HOME their private /tmp), so a source that names a file outside (`#include
-"/home/me/.ssh/id_rsa"`) cannot have it quoted into a compiler's message. Only a toolchain's
-version probe runs unsandboxed.
+tmpfs capped at `file_mb`) and the `writable` paths it is given. Compilers run unsandboxed
+(`sandbox=False`) under their own limits; a package's `build` script, its own code, is sandboxed
+like its programs (its folder written through).
 """
 
 from __future__ import annotations
@@ -54,18 +52,13 @@ def environment() -> dict[str, str]:
 def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | None = None,
                 stdout: Path | None = None, time_s: float = 60.0,
                 memory_mb: int | None = None, file_mb: int | None = 64,
-                sandbox: bool | None = None, writable: tuple[Path, ...] = (),
-                private_home: bool = False) -> ProcessResult:
+                sandbox: bool | None = None, writable: tuple[Path, ...] = ()) -> ProcessResult:
     """Run `argv` in `cwd` with stdin from a file, under limits, and wait for it.
 
     stdout goes to `stdout` when given (and is then not returned), else it is captured.
-    `private_home`: sandboxed, HOME is the program's private /tmp (a compiler's caches).
     """
     cwd.mkdir(parents=True, exist_ok=True)
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
-    env = environment()
-    if sandboxed and private_home:
-        env["HOME"] = "/tmp"
     limits = contained.Limits(memory_mb=memory_mb, file_bytes=(file_mb or 0) * MIB or None,
                               cpu_s=time_s, wall_s=time_s + 1.0,
                               written_bytes=(file_mb or 64) * MIB)
@@ -76,7 +69,7 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
                 open(out_path, "wb") as outfile, open(err_path, "wb") as errfile:
             measured = contained.run(
                 list(argv), stdin=infile, stdout=outfile, stderr=errfile, workdir=cwd,
-                limits=limits, sandbox=sandboxed, env=env,
+                limits=limits, sandbox=sandboxed, env=environment(),
                 writable=tuple(str(p) for p in writable))
         if measured.lost:
             contained.sweep()
