@@ -41,3 +41,20 @@ def fill(disk: Path) -> Path:
     finally:
         os.close(fd)
     return ballast
+
+
+@contextmanager
+def nested_folders(parent: Path, depth: int) -> Iterator[Path]:
+    """`depth` folders `d/d/d/...` made under `parent`, one level at a time relative to the
+    last (no path is ever that long); removed after the block with `rm -rf` (shutil.rmtree
+    recurses once per level). Yields the outermost."""
+    fd = os.open(parent, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        fd, above = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+        os.close(above)
+    os.close(fd)
+    try:
+        yield parent / "d"
+    finally:
+        subprocess.run(["rm", "-rf", str(parent / "d")], check=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from diskkit import nested_folders
 from processkit import alive, children_of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -391,16 +392,8 @@ def test_second_pass_deep_folders_and_names_with_a_newline_are_rejects(tmp_path)
     with zipfile.ZipFile(problem / "z.zip", "w") as archive:
         archive.writestr("a\nb.in", GOOD_IN)
         archive.writestr("a\nb.out", GOOD_OUT)
-    fd = os.open(problem, os.O_RDONLY)  # one level at a time, relative to the last
-    for _ in range(2000):
-        os.mkdir("d", dir_fd=fd)
-        fd, above = os.open("d", os.O_RDONLY, dir_fd=fd), fd
-        os.close(above)
-    os.close(fd)
-    try:
+    with nested_folders(problem, 2000):
         done = pipeline(data, "ingest", str(raw))
-    finally:  # (rm, not shutil.rmtree, which recurses once per level)
-        subprocess.run(["rm", "-rf", str(problem / "d")], check=True)
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
     assert "reject arc087e/new\\nline.in: the file name holds a control character" \

@@ -21,6 +21,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from diskkit import nested_folders
 from packagekit import TINY_KATTIS, tiny_kattis, tiny_polygon, write_tree
 
 REPO = Path(__file__).resolve().parents[2]
@@ -419,16 +420,8 @@ def test_second_pass_a_package_file_named_with_a_newline_or_nested_deep_is_left_
     raw, data = tmp_path / "raw", tmp_path / "data"
     package = tiny_kattis(raw / "good", {"data/secret/x\ny.in": "1 1\n",
                                          "data/secret/x\ny.ans": "2\n"})
-    fd = os.open(package / "data" / "secret", os.O_RDONLY)
-    for _ in range(500):
-        os.mkdir("d", dir_fd=fd)
-        fd, above = os.open("d", os.O_RDONLY, dir_fd=fd), fd
-        os.close(above)
-    os.close(fd)
-    try:
+    with nested_folders(package / "data" / "secret", 500):
         done = pipeline(data, "ingest", str(raw))
-    finally:  # (rm, not shutil.rmtree, which recurses once per level)
-        subprocess.run(["rm", "-rf", str(package / "data" / "secret" / "d")], check=True)
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
     found = rejects(data)
     assert found["good/data/secret/x\\ny.in"][0] == "file-name"

@@ -11,32 +11,17 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from pipeline.packages.model import Program
 from pipeline.packages.overview import parse_overview
 from pipeline.packages.validate import speaks_testlib
 
-PIPELINE = Path(sys.executable).with_name("pipeline")
+from test_strength import pipeline, strength_of
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "packages"
 N_LOW, N_HIGH = 1, 100
 A_LOW, A_HIGH = -10**12, 10**12
-
-
-def pipeline(data: Path, *args: str) -> subprocess.CompletedProcess:
-    done = subprocess.run([str(PIPELINE), "--data-dir", str(data), *args], capture_output=True,
-                          text=True, timeout=600)
-    assert "Traceback" not in done.stderr, done.stderr
-    return done
-
-
-def strength_of(data: Path, problem: str) -> dict:
-    done = pipeline(data, "strength", "--problem", problem, "--format", "json")
-    assert done.returncode == 0, done.stderr
-    [line] = done.stdout.splitlines()
-    return json.loads(line)
 
 
 def stored_inputs(data: Path, problem: str) -> list[str]:
