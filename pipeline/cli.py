@@ -176,7 +176,8 @@ SeedOption = Annotated[int, typer.Option("--seed", metavar="N", help="Random see
 def _executor(kind: str, scheduler: Optional[str], jobs: Optional[int], problem=None,
               selection=None):
     """The executor the options ask for, started now (a clear error when it cannot be)."""
-    from pipeline.run.executors import ExecutorError, make_executor
+    from pipeline.run.choice import make_executor
+    from pipeline.run.executors import ExecutorError
 
     try:
         return make_executor(kind, scheduler, jobs, problem, selection)
@@ -304,7 +305,7 @@ def ingest_command(
     for root in roots:
         if not root.exists():
             _fail(f"{root} does not exist")
-    from pipeline.run.contained import hide
+    from pipeline.programs.contained import hide
 
     hide(ctx.obj.data_dir)  # validators and generators never see the stored answers
     summary = ingest(ctx.obj.data_dir, roots, problem_id, progress_bar("ingest"), jobs=jobs,
@@ -829,7 +830,7 @@ def doctor_command(
 
 def _check_sandbox(mode: str) -> None:
     """A usage error (exit 2) for a `--sandbox` that is not auto, on or off."""
-    from pipeline.run.isolation import SANDBOX_MODES
+    from pipeline.programs.isolation import SANDBOX_MODES
 
     if mode not in SANDBOX_MODES:
         _fail(f"--sandbox must be {', '.join(SANDBOX_MODES[:-1])} or {SANDBOX_MODES[-1]}, "

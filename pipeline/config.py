@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import UserError
-from pipeline.problems.base import ROLES, Checker, Role, Solution
+from pipeline.problems.model import ROLES, Checker, Role, Solution
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DIR = REPO_ROOT / "configs"

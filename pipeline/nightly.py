@@ -264,7 +264,7 @@ def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int
     """(solver, known wrong?, failing verdict -> count) of every solver of the night's run with
     a failing verdict (WA, RE, TLE, MLE, OLE, CE): trusted solvers first, then known-wrong
     stages, each by name."""
-    from pipeline.tables.limits import known_wrong
+    from pipeline.report.limits import known_wrong
 
     failing = set(names(FAILURES))
     found = []

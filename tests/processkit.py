@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from pipeline.run.processes import children_of  # noqa: F401 (the pipeline's own, one place)
+from pipeline.programs.processes import children_of  # noqa: F401 (the pipeline's own, one place)
 
 
 def alive(pid: int) -> bool:

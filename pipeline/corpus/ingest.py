@@ -43,9 +43,9 @@ from pipeline.corpus.walk import (Fault, FoundPackage, Namespace, ReadFault, Sou
                                   SourceReader, scan)
 from pipeline.errors import InputError, UnknownName
 from pipeline.problems import (Problem, add_problem_dirs, get_problem, module_problem_ids,
-                               problem_folder, problem_ids, registered_dir)
+                               problem_folder, problem_ids)
 from pipeline.problems.identity import decode_judge_file, judge_file
-from pipeline.tables.layout import now, problem_file
+from pipeline.tables.layout import now, problem_file, registered_dir
 from pipeline.tables.lock import data_lock
 
 if TYPE_CHECKING:  # Polars is imported where tables are read or written: the reading and
@@ -274,7 +274,7 @@ def stored_answers(data_dir: Path, problem_id: str) -> dict[str, str | None]:
     if not path.exists():
         return {}
     from pipeline.tables.files import read_file
-    from pipeline.tables.schemas import cases_schema
+    from pipeline.problems import cases_schema
 
     stored = read_file(path, cases_schema(), ["case_id", "expected"])
     return dict(zip(stored["case_id"], stored["expected"]))
@@ -361,7 +361,8 @@ def _store(data_dir: Path, problem: Problem, records: list[Record], summary: Pro
     import polars as pl
 
     from pipeline.tables.files import read_file, write_problem_file
-    from pipeline.tables.schemas import REJECTS, cases_schema
+    from pipeline.problems import cases_schema
+    from pipeline.tables.schemas import REJECTS
 
     schema = cases_schema()
     path = problem_file(data_dir, "cases", problem.id)
@@ -534,7 +535,8 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     if not summary.problems:
         return summary
     from pipeline.tables.files import migrate
-    from pipeline.tables.schemas import REJECTS, cases_schema
+    from pipeline.problems import cases_schema
+    from pipeline.tables.schemas import REJECTS
 
     with data_lock(data_dir, wait=wait):
         # Files written before a schema change are brought up to it, once per ingest.

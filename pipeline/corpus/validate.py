@@ -150,7 +150,7 @@ def _start_worker(parent: int) -> None:
     ingest, even one killed with SIGKILL (it would live on otherwise, adopted by init). A
     parser that imports NumPy gets one BLAS thread (it does no linear algebra; idle BLAS
     threads spin)."""
-    from pipeline.run.processes import die_with_parent
+    from pipeline.programs.processes import die_with_parent
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)

@@ -16,17 +16,15 @@ that branch (as a `broken-link` fault) instead of looping.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# Archive members: refused before reading when one would inflate more than this many times
-# (a 100 KB zip of 100 MB of zeros is 1000:1; real test data stays far below 100:1) ...
-MAX_COMPRESSION_RATIO = 200
-RATIO_CHECKED_FROM_BYTES = 1 << 20
-# ... or when an archive has more members than this.
+from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, printable, zip_bomb
+
+# Archive members are refused when one would inflate like a bomb (`untrusted.zip_bomb`), or
+# when an archive has more members than this.
 MAX_ARCHIVE_MEMBERS = 100_000
 
 
@@ -89,17 +87,6 @@ class ReadFault(Exception):
     def __init__(self, rule: str, message: str) -> None:
         super().__init__(message)
         self.rule, self.message = rule, message
-
-
-def printable(name: str) -> str:
-    """A file name as text: bytes that are not UTF-8 shown as `\\xff` escapes, and control
-    characters (a newline) as `\\n` or `\\x1b`, so a name is one line of a message."""
-    text = os.fsencode(name).decode("utf-8", "backslashreplace")
-    return CONTROL.sub(lambda found: repr(found.group())[1:-1], text)
-
-
-# A control character in a file name (a newline would forge lines of every message naming it).
-CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _is_utf8(name: str) -> bool:
@@ -197,11 +184,6 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
     return found
 
 
-# Folders nested deeper than this under an ingested root are not walked (a `too-deep` reject
-# of the folder): no judge's data is, and 10,000 levels would exhaust Python's recursion.
-MAX_FOLDER_DEPTH = 64
-
-
 def _walk(folder: str, rel: str, seen: set[tuple[int, int]], add_file, fault,
           package_at, depth: int = 0) -> None:
     if depth > MAX_FOLDER_DEPTH:
@@ -251,16 +233,6 @@ def _walk(folder: str, rel: str, seen: set[tuple[int, int]], add_file, fault,
             _walk(entry.path, child, seen, add_file, fault, package_at, depth + 1)
         else:
             fault(child, "not-a-file", "not a regular file (a pipe, socket or device)")
-
-
-def zip_bomb(info: zipfile.ZipInfo) -> str | None:
-    """Why an archive member is refused before it is inflated (it would inflate suspiciously
-    well), or None."""
-    ratio = info.file_size / max(1, info.compress_size)
-    if info.file_size >= RATIO_CHECKED_FROM_BYTES and ratio > MAX_COMPRESSION_RATIO:
-        return (f"would inflate {ratio:,.0f} times ({info.compress_size:,} -> "
-                f"{info.file_size:,} bytes): refused as a zip bomb")
-    return None
 
 
 def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -> Namespace:

@@ -17,8 +17,8 @@ built, cached and loaded, for any part of the pipeline:
 `library` and `program` only declare (and register) a source; nothing is compiled or loaded
 at import. `load`, `executable` and `build` compile on first use when the cache lacks the
 artifact, so an edited source is rebuilt by the next process that needs it; `make venv` runs
-`python -m pipeline.native`, which builds everything registered (`build_all`: what every
-problem's package declares on import, and the modules named in `DECLARING_MODULES`) right
+`python -m pipeline.native` (`__main__`), which imports every problem and the launcher (each
+declares its native code on import) and builds all of it (`build_all`) right
 after installing, so that no timed process ever compiles.
 
 Why this mechanism (and not another):
@@ -296,29 +296,12 @@ class BuildResult:
     error: str | None
 
 
-def discover() -> tuple[Native, ...]:
-    """Every native source of the pipeline: importing every problem registers its own (each
-    problem's package imports its `native` module), plus the modules of `DECLARING_MODULES`."""
-    import importlib
-
-    from pipeline.problems import all_problems
-
-    all_problems()
-    for module in DECLARING_MODULES:
-        importlib.import_module(module)
-    return registered()
-
-
-# Modules outside the problems that declare native code, imported by `discover`.
-DECLARING_MODULES: tuple[str, ...] = ("pipeline.run.launcher",)
-
-
-def build_all(natives: tuple[Native, ...] | None = None) -> list[BuildResult]:
-    """Build every native source (default: `discover()`); failures are results, not raised."""
+def build_all(natives: tuple[Native, ...]) -> list[BuildResult]:
+    """Build every one of `natives`; failures are results, not raised."""
     import time
 
     results = []
-    for native in (discover() if natives is None else natives):
+    for native in natives:
         started = time.perf_counter()
         try:
             existed = artifact(native).exists()

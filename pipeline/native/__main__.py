@@ -12,6 +12,15 @@ import argparse
 import sys
 
 from pipeline import native
+from pipeline.problems import all_problems
+from pipeline.programs import launcher  # noqa: F401 (declares the launcher's native code)
+
+
+def discover() -> tuple[native.Native, ...]:
+    """Every native source of the pipeline: importing every problem registers its own (each
+    problem's package imports its `native` module); the launcher declares its own on import."""
+    all_problems()
+    return native.registered()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 when anything cannot be built")
     args = parser.parse_args(argv)
-    results = native.build_all()
+    results = native.build_all(discover())
     print(f"native code in {native.cache_dir()}:")
     for result in results:
         name = f"{result.native.name} ({result.native.kind}, {result.native.source.name})"

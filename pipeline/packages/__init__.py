@@ -32,7 +32,7 @@ import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pipeline.corpus.walk import zip_bomb
+from pipeline.untrusted import zip_bomb
 from pipeline.packages.errors import PackageError
 from pipeline.packages.expectations import (Agreement, TimeLimit, aligned, check_expectations,
                                             derive_time_limit, given_time_limit,

@@ -41,7 +41,7 @@ from pipeline.errors import UserError
 from pipeline.packages.languages import SCRIPT, build_program, detect_language, run_argv
 from pipeline.packages.model import Package, Program
 from pipeline.packages.procs import describe_failure, run_limited
-from pipeline.problems.base import Case, Recipe
+from pipeline.problems.model import Case, Recipe
 
 SEED = "{seed}"
 SEED_RANGE = (1, 2**31)        # the numbers `{seed}` is filled in with

@@ -1,7 +1,7 @@
 """Interactive judging: the submission and the validator (or interactor) talking through pipes.
 
 The validator's stdout is the submission's stdin and the submission's stdout the validator's
-stdin. Each side runs under its own launcher (`pipeline.run.contained`: its own PID namespace,
+stdin. Each side runs under its own launcher (`pipeline.programs.contained`: its own PID namespace,
 limits, and the sandbox where it works; the submission never sees the package's folder) with
 its own limits (the submission's memory, CPU and output limits; the validator's validation
 limits), and each under the exchange's wall-clock limit: a submission that stops talking
@@ -35,8 +35,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pipeline.packages.procs import ProcessResult, environment, result_of
-from pipeline.run import contained
-from pipeline.run.external import submission_hidden
+from pipeline.programs import contained
+from pipeline.programs.external import submission_hidden
 
 MIB = 1024 * 1024
 GRACE_S = 0.25  # the submission's time to end once the validator has exited

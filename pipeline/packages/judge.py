@@ -1,6 +1,6 @@
 """Judging one submission on one test case of a package: run it, check it, score it.
 
-A non-interactive run goes through the run layer (`pipeline.run.external.run_external`): the
+A non-interactive run goes through the run layer (`pipeline.programs.external.run_external`): the
 case's input on stdin, the case's `args` after the command, the package's memory and output
 limits, and a wall-clock limit `RunLimits.kill_after_s`. Its answer is then checked by the
 package's testlib checker (Polygon), custom output validator (Kattis, with `validator_flags` and
@@ -27,8 +27,8 @@ from pipeline.packages.languages import Build, build_program, run_argv
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.scoring import case_score
 from pipeline.packages.validate import ValidationResult, validate_input
-from pipeline.run.external import run_external
-from pipeline.run.jobs import Job, SolverSpec
+from pipeline.programs.external import run_external
+from pipeline.programs.jobs import Job, SolverSpec
 
 MIB = 1024 * 1024
 

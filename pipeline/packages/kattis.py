@@ -42,6 +42,7 @@ from pipeline.packages.languages import detect_language
 from pipeline.packages.model import (Expectation, Format, KattisGroupScoring, LegacyGrading,
                                      Limits, Package, ProblemType, Program, Requirement,
                                      TestCase, TestGroup)
+from pipeline.packages.validator_tests import invalid_cases
 from pipeline.packages.yamlfile import Lines, load_yaml, relative
 
 KATTIS_VERDICTS = {"AC": "AC", "WA": "WA", "TLE": "TLE", "RTE": "RE"}
@@ -920,7 +921,6 @@ def _skipped_notes(skipped: list[tuple[str, str]]) -> list[str]:
 
 
 def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = None) -> Package:
-    from pipeline.packages.invalid import invalid_cases  # it reads expectations, which read us
     config_path = root / "problem.yaml"
     if not config_path.is_file():
         raise PackageError("problem.yaml", "missing-problem-yaml", "a Kattis package needs a "

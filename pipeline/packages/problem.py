@@ -34,14 +34,16 @@ from pipeline.fsutil import atomic_write_text
 from pipeline.packages import build_package, load_package
 from pipeline.packages.check import default_validate
 from pipeline.packages.generators import package_recipes
+from pipeline.packages.groups import case_in_group
 from pipeline.packages.expectations import TimeLimit, given_time_limit, margins
 from pipeline.packages.judge import PackageBuilds, validate_case
-from pipeline.packages.model import Package, TestCase
+from pipeline.packages.model import Package
 from pipeline.packages.overview import package_coverage
 from pipeline.packages.validate import validate_answer
 from pipeline.packages.registry import MARKER, build_dir, read_marker
-from pipeline.problems.base import Problem, Solution
+from pipeline.problems.model import Problem, Solution
 from pipeline.problems.coverage import BoundCoverage
+from pipeline.programs.jobs import Job, Outcome
 
 # Until a run derives a package's time limit from its accepted submissions, cases are run
 # with this much CPU time (the probe) so the accepted ones can be timed.
@@ -103,6 +105,17 @@ class PackageProblem(Problem):
         atomic_write_text(folder / f"{name}.in", text)
         return source, None
 
+    def run_job(self, job: Job) -> Outcome | None:
+        """A submission, or an external program the run has the package judge, run and
+        judged on one case by the package's own rules (`runjob`); None for the rest."""
+        from pipeline.packages.runjob import judge_external, judge_job
+
+        if job.solver.kind == "submission":
+            return judge_job(job, self)
+        if job.solver.judged_by_package:
+            return judge_external(job, self)
+        return None
+
     def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
         """Constraint coverage from the package's testlib input validators' test-overview
         logs (`pipeline.packages.overview`), each input validated as a case of its group."""
@@ -150,41 +163,6 @@ def _builds(folder: Path) -> PackageBuilds:
         builds = _build_cache[folder] = build_package(
             package, build_dir(folder.parent.parent), submissions=[])
     return builds
-
-
-def package_group(package: Package, group: str) -> str | None:
-    """The package's group that `group` is: itself, or the group it ends with (a case kept
-    in `found/secret/group2` belongs to `secret/group2`); None when there is none."""
-    names = {c.group for c in package.cases}
-    parts = group.split("/")
-    return next(("/".join(parts[i:]) for i in range(len(parts))
-                 if "/".join(parts[i:]) in names), None)
-
-
-def case_in_group(package: Package, group: str, input_path: Path) -> TestCase:
-    """A test case for an input found in `group` (or a folder ending in one of the package's
-    groups), with the arguments that group's cases get."""
-    own = package_group(package, group)
-    model = next((c for c in package.cases if c.group == own), None)
-    if model is not None:  # a case of its own arguments (<name>.yaml): the one with this input
-        own_args = [c for c in package.cases if c.group == own and (
-            c.args, c.input_validator_args, c.input_validator_args_by_name) != (
-            model.args, model.input_validator_args, model.input_validator_args_by_name)]
-        if own_args:
-            text = input_path.read_bytes()
-            model = next((c for c in [model, *own_args] if c.input_path.read_bytes() == text),
-                         model)
-    if model is None:
-        model = next((c for c in package.cases if not c.sample), None) or (
-            package.cases[0] if package.cases else None)
-    if model is None:
-        return TestCase(name="input", group=group, input_path=input_path, answer_path=None,
-                        sample=group == "sample")
-    return TestCase(name=model.name, group=model.group, input_path=input_path,
-                    answer_path=None, sample=model.sample, args=model.args,
-                    input_validator_args=model.input_validator_args,
-                    input_validator_args_by_name=model.input_validator_args_by_name,
-                    output_validator_args=model.output_validator_args)
 
 
 def package_problem(folder: Path) -> PackageProblem:

@@ -1,6 +1,6 @@
 """Running a package's own programs (compilers, validators, checkers, generators) under limits.
 
-Every program goes through the one runner, `pipeline.run.contained` (the launcher: its own PID
+Every program goes through the one runner, `pipeline.programs.contained` (the launcher: its own PID
 namespace, limits, the pids cgroup's cap on processes, and the sandbox where it works), with
 stdin/stdout/stderr connected to files, address space, CPU time and file size limited, a
 wall-clock timeout, and its own CPU time and peak memory from `wait4`. Nothing is passed
@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.run import contained
+from pipeline.programs import contained
 
 KEEP_TEXT = 4000
 MIB = 1024 * 1024

@@ -25,7 +25,7 @@ from pipeline.packages import detect, load_package
 from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Package
 from pipeline.packages.tree import copy_package
-from pipeline.problems import registered_dir
+from pipeline.tables.layout import registered_dir
 
 MARKER = "package.json"
 

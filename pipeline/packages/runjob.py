@@ -19,15 +19,19 @@ import shutil
 import tempfile
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline.packages.judge import build_package, judge_case
 from pipeline.packages.languages import Build
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
-from pipeline.packages.problem import PackageProblem, case_in_group
+from pipeline.packages.groups import case_in_group
 from pipeline.problems.identity import case_id_of
-from pipeline.run.contained import data_folder_hidden, default_sandbox
-from pipeline.run.external import hide_from_submissions, scratch_root
-from pipeline.run.jobs import Job, Outcome, SolverSpec
+from pipeline.programs.contained import data_folder_hidden, default_sandbox
+from pipeline.programs.external import hide_from_submissions, scratch_root
+from pipeline.programs.jobs import Job, Outcome, SolverSpec
+
+if TYPE_CHECKING:
+    from pipeline.packages.problem import PackageProblem
 
 _submissions: dict[tuple[Path, str], Build] = {}
 _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
@@ -69,11 +73,7 @@ def submission_build(problem: PackageProblem, name: str) -> Build:
     return build
 
 
-def _package_of(job: Job) -> tuple[PackageProblem, Package]:
-    from pipeline.problems import get_problem
-
-    problem = get_problem(job.solver.problem)
-    assert isinstance(problem, PackageProblem), problem.id
+def _package_of(problem: PackageProblem) -> tuple[PackageProblem, Package]:
     # what its submissions never see: the stored packages (their answers, validators) and
     # the rest of the data folder but its builds
     data_dir = problem.folder.parent.parent
@@ -82,10 +82,10 @@ def _package_of(job: Job) -> tuple[PackageProblem, Package]:
     return problem, problem.load()
 
 
-def judge_job(job: Job) -> Outcome:
-    """Judge `job` (a submission on one case) and report it as an `Outcome` with the
-    package's verdict (`judged`)."""
-    problem, package = _package_of(job)
+def judge_job(job: Job, problem: PackageProblem) -> Outcome:
+    """Judge `job` (a submission of `problem` on one case) and report it as an `Outcome`
+    with the package's verdict (`judged`)."""
+    problem, package = _package_of(problem)
     build = submission_build(problem, job.solver.submission)
     limits = RunLimits(time_s=job.solver.judged_time_s or problem.time_limit_s,
                        memory_mb=package.limits.memory_mb, output_mb=package.limits.output_mb,
@@ -94,11 +94,11 @@ def judge_job(job: Job) -> Outcome:
     return _judge(job, problem, package, build, limits, isolation=isolation)
 
 
-def judge_external(job: Job) -> Outcome:
-    """Judge `job` (an `--external` program on one case) as the package judges its own
-    submissions: its output validator or checker, its interactor, its test case's arguments;
-    the program's time limit and memory limit are the run's."""
-    problem, package = _package_of(job)
+def judge_external(job: Job, problem: PackageProblem) -> Outcome:
+    """Judge `job` (an `--external` program on one case of `problem`) as the package judges
+    its own submissions: its output validator or checker, its interactor, its test case's
+    arguments; the program's time limit and memory limit are the run's."""
+    problem, package = _package_of(problem)
     spec = job.solver
     program = Program(name=spec.name, role="submission", path=Path(spec.argv[0]), files=(),
                       language=None)

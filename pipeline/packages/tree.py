@@ -24,7 +24,7 @@ import stat
 from pathlib import Path
 
 from pipeline.packages.errors import PackageError
-from pipeline.corpus.walk import CONTROL, MAX_FOLDER_DEPTH, printable
+from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, printable
 
 CASE_SUFFIXES = (".in", ".ans")
 

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from pipeline.errors import UnknownName, UserError
-from pipeline.problems.base import Problem, Recipe, Stage
+from pipeline.problems.model import Problem, Recipe, Stage
 
 BUILTIN_DIR = Path(__file__).resolve().parent
 PROBLEMS_DIR_VARIABLE = "PIPELINE_PROBLEMS_DIR"
@@ -48,11 +48,6 @@ def problem_dirs() -> list[Path]:
             if path not in dirs:
                 dirs.append(path)
     return dirs
-
-
-def registered_dir(data_dir: Path) -> Path:
-    """Where a data folder keeps the problem packages registered in it (`DATA/problems/`)."""
-    return Path(data_dir) / "problems"
 
 
 def add_problem_dirs(dirs: list[Path]) -> None:
@@ -146,6 +141,38 @@ class _Holder:
 
     def __init__(self, problem: Problem) -> None:
         self.PROBLEM = problem
+
+
+# Size columns by problem.toml (path, modification time, size): read once per version.
+_SIZE_COLUMNS_READ: dict[tuple[str, int, int], tuple[str, ...]] = {}
+
+
+def size_columns() -> tuple[str, ...]:
+    """Every registered problem's declared size columns (the cases table's columns beyond
+    `CASES_BASE`), in registry order, without repeats; read from the `problem.toml` files
+    without importing the problems."""
+    from pipeline.config import read_problem_settings  # it reads the model, under this package
+    from pipeline.tables.schemas import CASES_BASE  # Polars, only when the tables are read
+
+    names: dict[str, None] = {}
+    for problem_id in module_problem_ids():  # a package's cases have no size columns
+        path = problem_folder(problem_id) / MARKER
+        info = path.stat()
+        key = (str(path), info.st_mtime_ns, info.st_size)
+        if key not in _SIZE_COLUMNS_READ:
+            _SIZE_COLUMNS_READ[key] = read_problem_settings(path).size_columns
+        for name in _SIZE_COLUMNS_READ[key]:
+            if name in CASES_BASE:
+                raise UserError(f"{path}: size column {name!r} clashes with a base column")
+            names.setdefault(name)
+    return tuple(names)
+
+
+def cases_schema() -> dict:
+    """The cases table's schema with every registered problem's size columns."""
+    from pipeline.tables.schemas import cases_schema as schema
+
+    return schema(size_columns())
 
 
 def all_problems() -> list[Problem]:

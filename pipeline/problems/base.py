@@ -1,275 +1,22 @@
-"""What a problem provides, as plain frozen dataclasses.
-
-Every later layer (generate, ingest, run, report, stress) talks to a problem only through a
-`Problem` value: parse and validate a judge input into a typed case, render a case back to
-canonical judge text, measure its size, solve it with any of its stages, and format, validate
-and compare answers. A problem lives in one folder: its code builds the functions and stages,
-and its `problem.toml` holds the facts (title, limits, each stage's role and timeout, the
-reference order, the nightly corpus, the growth ladder, our own solutions). `define_problem`
-joins the two into one `Problem`; the registry in `pipeline.problems` finds the folders.
-
-Cases are structured data (frozen dataclasses, equal when their content is equal), never only
-text, so that `stress` can shrink a failing case and render it again.
+"""How a problem's folder becomes a `Problem`: `define_problem` joins the folder's code (parse,
+render, stages, recipes, ...) with the facts in its `problem.toml`, checking each against the
+other. A problem's `__init__.py` imports what it needs from here: the model's names
+(`pipeline.problems.model`) are here too, so a problem folder imports one module.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
 
-from pipeline.errors import BeyondLimits, UnknownName
-from pipeline.fsutil import atomic_write_text
-from pipeline.problems.coverage import NO_BOUNDS, BoundCoverage, coverage
-from pipeline.problems.tokens import check_tokens_equal
+from pipeline.config import ConfigError, read_problem_settings
+from pipeline.problems.model import (ROLES, Answer, Bound, Case, Checker, Growth, Mutation,
+                                     Problem, Recipe, RecipeKind, Role, ShrinkPass, Solution,
+                                     Stage)
 
-Case = Any
-Answer = Any
-
-# A problem written as Python in its own folder, or a judge's problem package (Kattis/ICPC,
-# Polygon) registered in the data folder.
-Kind = Literal["module", "package"]
-# A shrink pass: the cases one small edit simpler than the given one (drop a test, a leaf, a
-# person; lower a number), for `stress` to try in order; they need not all be valid or simpler.
-ShrinkPass = Callable[[Case], Iterable[Case]]
-# A hunt mutation: a random edit of a case of about the same size (change a tree's shape, move
-# coins, cluster people), or None when it does not apply; it must depend only on `rng`.
-Mutation = Callable[[Case, random.Random], "Case | None"]
-
-RecipeKind = Literal["tiny", "edge", "family", "max"]
-
-# What a stage is for. `oracle`: searches the game's own states (the ground truth on small
-# cases); `reference`: a middle oracle, checked against the oracle, trusted for expected answers
-# beyond its reach; `method`: a published method transcribed as written (trusted once checked,
-# not meant to meet the time limit); `fast`: the solution judged on speed; `known-wrong`: kept
-# registered so that its counterexample keeps being checked.
-Role = Literal["oracle", "reference", "method", "fast", "known-wrong"]
-ROLES: tuple[Role, ...] = ("oracle", "reference", "method", "fast", "known-wrong")
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One way of solving a problem: a function case -> answer with declared limits.
-
-    `refuses(case)` returns None when the case is within the stage's limits, otherwise a short
-    reason; calling the stage on a refused case raises `BeyondLimits` instead of running for
-    hours. `warm_up`, when set, pays a one-off start-up cost (loading a compiled kernel) so that
-    a worker can do it before it starts timing cases. A known-wrong stage's `counterexample`
-    builds the smallest case we know it gets wrong. `role`, `timeout_s` and `known_wrong` (the
-    sentence saying what is wrong) come from the problem's `problem.toml`.
-    """
-
-    name: str
-    solve: Callable[[Case], Answer]
-    description: str
-    complexity: str
-    limits: str = "none"
-    refuses: Callable[[Case], str | None] = field(default=lambda case: None)
-    warm_up: Callable[[], object] | None = None
-    counterexample: Callable[[], Case] | None = None
-    role: Role = "method"
-    timeout_s: float | None = None
-    known_wrong: str | None = None
-
-    def __call__(self, case: Case) -> Answer:
-        reason = self.refuses(case)
-        if reason is not None:
-            raise BeyondLimits(f"{self.name}: {reason}")
-        return self.solve(case)
-
-    def accepts(self, case: Case) -> bool:
-        return self.refuses(case) is None
-
-    @property
-    def trusted(self) -> bool:
-        return self.role != "known-wrong"
-
-    @property
-    def judged_on_speed(self) -> bool:
-        """Whether a slowdown of this stage is a regression (oracles and methods are there to
-        be right, not fast)."""
-        return self.role == "fast"
-
-
-@dataclass(frozen=True)
-class Recipe:
-    """A named, seeded generator of cases: `make(rng)` must depend only on `rng`.
-
-    `group` is the test group whose rules its cases are held to: a problem with input
-    validators (`check_input`) checks each generated input as an input of that group, and a
-    package judges it as a case of that group; empty for a problem whose parser decides."""
-
-    name: str
-    kind: RecipeKind
-    description: str
-    make: Callable[[random.Random], Case]
-    group: str = ""
-
-
-@dataclass(frozen=True)
-class Growth:
-    """The size ladder bench and report use: `make(size, seed)` builds a case of about `size`
-    (in the problem's size measure), shaped like its max tests."""
-
-    sizes: tuple[int, ...]
-    description: str
-    make: Callable[[int, int], Case]
-
-
-@dataclass(frozen=True)
-class Solution:
-    """A program of the problem's own, run as an external solver: one of our solutions, or a
-    submission of a judge's problem package.
-
-    `build` and `run` are commands split like a shell would (never run through one), with
-    `{exe}` (the built program) and `{source}` filled in; `source` is an absolute path. A
-    package submission has `submission` (its name in the package) instead: the package's own
-    rules build it, run it and judge its output, and `expected` says what its folder or tag
-    expects (`accepted`, `wrong_answer`, ...)."""
-
-    name: str
-    run: str = ""
-    build: str | None = None
-    source: Path | None = None
-    time_limit_s: float | None = None
-    submission: str | None = None
-    expected: str | None = None
-
-
-@dataclass(frozen=True)
-class Bound:
-    """One bound of the input that the statement names and the parser enforces: `name` lies
-    in `low`..`high`. `reach(case)` is the lowest and the highest value the case takes of it
-    (over every instance: each A_i, each test's N), or None when the case has none of it.
-    Constraint coverage (`pipeline strength`) reports which bounds the cases reach."""
-
-    name: str
-    low: int
-    high: int
-    reach: Callable[[Case], tuple[int, int] | None]
-
-
-@dataclass(frozen=True)
-class Checker:
-    """The program that judges a problem's answers, run as judges run it: a testlib checker
-    (`checker input output answer`; exit 0 OK, 1 WA, 2 PE, 3 FAIL, 7 points) or a Kattis
-    output validator (`validator input answer feedback_dir/ [args] < output`; exit 42
-    accepted, 43 wrong answer). `program` is its source (built like a package's programs)."""
-
-    program: Path
-    convention: Literal["testlib", "kattis"] = "testlib"
-    args: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Everything the pipeline knows about one problem, in one value."""
-
-    id: str
-    title: str
-    source: str
-    folder: Path
-    time_limit_s: float
-    memory_mb: int
-    parse: Callable[[str], Case]
-    render: Callable[[Case], str]
-    format_answer: Callable[[Case, Answer], str]
-    validate_answer: Callable[[Case, str], None]
-    size: Callable[[Case], int]
-    size_values: Callable[[Case], Mapping[str, int]]
-    size_columns: tuple[str, ...]
-    size_measure: str
-    stages: tuple[Stage, ...]
-    recipes: tuple[Recipe, ...]
-    reference: tuple[str, ...] = ()
-    input_mb: float | None = None       # the largest judge input the problem allows
-    nightly: Mapping[str, int] = field(default_factory=dict)
-    growth: Growth | None = None
-    solutions: tuple[Solution, ...] = ()
-    kind: Kind = "module"
-    # Validates an input found in a test group (a package's validators take the group's
-    # arguments); None: `parse` validates.
-    check_input: Callable[[str, str], Case] | None = None
-    shrinks: tuple[ShrinkPass, ...] = ()
-    mutations: tuple[Mutation, ...] = ()
-    checker: Checker | None = None      # judges answers instead of `compare` (problem.toml)
-    bounds: tuple[Bound, ...] = ()      # the input's bounds, for constraint coverage
-
-    # -- lookups ----------------------------------------------------------------------------
-    def stage(self, name: str) -> Stage:
-        for stage in self.stages:
-            if stage.name == name:
-                return stage
-        raise UnknownName(f"problem {self.id} has no stage {name!r}; stages: "
-                          f"{', '.join(s.name for s in self.stages)}")
-
-    def recipe(self, name: str) -> Recipe:
-        for recipe in self.recipes:
-            if recipe.name == name:
-                return recipe
-        raise UnknownName(f"problem {self.id} has no recipe {name!r}; recipes: "
-                          f"{', '.join(r.name for r in self.recipes)}")
-
-    @property
-    def trusted_stages(self) -> tuple[Stage, ...]:
-        return tuple(s for s in self.stages if s.trusted)
-
-    @property
-    def samples(self) -> Path:
-        """The folder of the problem's sample tests (pairs `NAME.in` + `NAME.out`)."""
-        return self.folder / "samples"
-
-    def stage_timeout_s(self, name: str) -> float:
-        """The timeout of a built-in stage: its own from `problem.toml`, else the limit."""
-        timeout = self.stage(name).timeout_s
-        return float(timeout) if timeout is not None else self.time_limit_s
-
-    def validate_input(self, text: str, group: str = "") -> Case:
-        """The case of a judge input found in `group`, or `InputError` saying what is wrong."""
-        if self.check_input is not None:
-            return self.check_input(text, group)
-        return self.parse(text)
-
-    # -- answers ----------------------------------------------------------------------------
-    def solve_text(self, text: str, stage: str = "fast") -> str:
-        """Judge input text -> judge output text (ending in a newline) with one stage."""
-        case = self.parse(text)
-        return self.format_answer(case, self.stage(stage)(case))
-
-    def compare(self, expected: str, got: str) -> str | None:
-        """None when two outputs agree token by token, else what differs first."""
-        return check_tokens_equal(expected.split(), got.split())
-
-    def add_test(self, data_dir: Path, name: str, text: str, answer: str,
-                 group: str | None = None) -> tuple[Path, str | None]:
-        """Add a test that `pipeline harden` made (input `text`, expected output `answer`,
-        judged in test `group`) where the problem keeps its tests, and return the folder to
-        ingest and the problem to ingest it as (None: the folder says). A built-in problem's
-        go to `DATA/raw/<id>/hardened/NAME.in` and `.out`; a package writes into its own
-        data."""
-        folder = Path(data_dir) / "raw" / self.id / "hardened"
-        folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(folder / f"{name}.out", answer)
-        atomic_write_text(folder / f"{name}.in", text)
-        return folder, self.id
-
-    def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
-        """Constraint coverage (`pipeline strength`, the report): how the stored inputs (each
-        its text and the test group it was found in) reach the input's bounds, one row per
-        bound. A built-in problem counts its declared `bounds` over the cases its parser
-        makes of the inputs; a package asks its testlib input validators."""
-        return coverage(self, (text for text, _group in inputs))
-
-    def why_no_coverage(self) -> str:
-        """What constraint coverage says when `bound_coverage` has no row."""
-        return NO_BOUNDS
-
-    def generate(self, recipe: str, seed: int, index: int = 0) -> Case:
-        """Case number `index` of `recipe` for `seed`: the same on every machine."""
-        rng = random.Random(f"{self.id}/{recipe}/{seed}/{index}")
-        return self.recipe(recipe).make(rng)
+__all__ = ["ROLES", "Answer", "Bound", "Case", "Checker", "Growth", "Mutation", "Problem",
+           "Recipe", "RecipeKind", "Role", "ShrinkPass", "Solution", "Stage", "define_problem"]
 
 
 def define_problem(module_file: str, *, parse: Callable[[str], Case],
@@ -292,8 +39,6 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
     optional: without them `stress` and `hunt` edit the judge text itself, token by token);
     `bounds` the input's bounds as its parser enforces them (constraint coverage).
     """
-    from pipeline.config import ConfigError, read_problem_settings
-
     folder = Path(module_file).resolve().parent
     settings = read_problem_settings(folder / "problem.toml")
     names = [stage.name for stage in stages]

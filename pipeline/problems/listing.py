@@ -3,7 +3,7 @@ solutions (a package's submissions with the verdicts their folders expect), reci
 
 from __future__ import annotations
 
-from pipeline.problems.base import Problem
+from pipeline.problems.model import Problem
 
 
 def describe(problem: Problem) -> str:

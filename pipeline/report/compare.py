@@ -43,7 +43,7 @@ import polars as pl
 
 from pipeline.errors import UnknownName, UserError
 from pipeline.report import load
-from pipeline.tables.limits import judged_on_speed, known_wrong
+from pipeline.report.limits import judged_on_speed, known_wrong
 from pipeline.tables.runs import (finished_runs, latest_runs, next_run, resolve_runs, run_rows,
                                   start_key)
 from pipeline.verdicts import TIMED, display_rank, is_failure, names

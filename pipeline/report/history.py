@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.tables.limits import known_wrong
+from pipeline.report.limits import known_wrong
 from pipeline.tables.results import read_run_results
 from pipeline.tables.runs import finished_runs
 from pipeline.verdicts import FAILURES, SEVERITY, names

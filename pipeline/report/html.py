@@ -43,7 +43,7 @@ from pipeline.report.mismatches import (ANSWER_CHARS, Mismatch, ProblemMismatche
                                         cut, find_mismatches, one_line, where)
 from pipeline.report.slow import SlowCase, format_fraction, format_ms, slow_cases
 from pipeline.report.svg import color, history_chart, loglog_chart
-from pipeline.tables.limits import known_wrong
+from pipeline.report.limits import known_wrong
 from pipeline.tables.results import read_runs
 from pipeline.tables.runs import resolve_runs, run_rows
 

@@ -7,7 +7,7 @@
 - `answers_agree` and `difference` compare two outputs with the problem's own rule, without
   failing on a problem that is no longer registered.
 
-Choosing runs is `pipeline.tables.runs`; limits and roles are `pipeline.tables.limits`.
+Choosing runs is `pipeline.tables.runs`; limits and roles are `pipeline.report.limits`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import polars as pl
 from pipeline.errors import UnknownName
 from pipeline.tables.files import empty, problem_file, read_file
 from pipeline.tables.results import read_run_results
-from pipeline.tables.schemas import RESULTS, cases_schema
+from pipeline.problems import cases_schema
+from pipeline.tables.schemas import RESULTS
 from pipeline.verdicts import SEVERITY
 
 RUN_KEY = ["run_id", "problem", "case_id", "solver"]

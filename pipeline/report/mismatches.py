@@ -28,7 +28,7 @@ import polars as pl
 
 from pipeline.errors import UnknownName
 from pipeline.report import load
-from pipeline.tables.limits import known_wrong
+from pipeline.report.limits import known_wrong
 from pipeline.tables.runs import resolve_runs
 from pipeline.verdicts import ANSWERED, names
 

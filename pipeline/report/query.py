@@ -27,6 +27,7 @@ import polars as pl
 
 from pipeline.errors import UserError
 from pipeline.fsutil import atomic_write
+from pipeline.problems import cases_schema
 from pipeline.tables.files import scan
 from pipeline.tables.schemas import TABLES
 
@@ -37,7 +38,8 @@ TABLE_ROWS = 200
 
 def plan(data_dir: Path, sql: str) -> pl.LazyFrame:
     """The lazy plan of one SQL statement over the tables of `data_dir`."""
-    frames = {table: scan(data_dir, table) for table in TABLES}
+    frames = {table: scan(data_dir, table, cases_schema() if table == "cases" else None)
+              for table in TABLES}
     with pl.SQLContext(frames=frames) as context:
         return context.execute(sql, eager=False)
 

@@ -17,7 +17,7 @@ import polars as pl
 
 from pipeline.report import load
 from pipeline.report.mismatches import case_groups, where
-from pipeline.tables.limits import time_limit_s
+from pipeline.report.limits import time_limit_s
 from pipeline.tables.runs import resolve_runs
 
 

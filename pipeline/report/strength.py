@@ -1,7 +1,7 @@
 """How strong a problem's tests are: which case kills which wrong program, which cases do the
 work, and the fewest cases that still kill every wrong program the whole set kills.
 
-A *wrong program* is one the problem says must fail (`tables.limits.known_wrong`): a stage
+A *wrong program* is one the problem says must fail (`report.limits.known_wrong`): a stage
 registered as known to be wrong, or a package submission whose folder, tag or
 `submissions.yaml` expects a failing verdict. A case *kills* it when the program got there a
 verdict its expectation names: `wrong_answer` a WA, `time_limit_exceeded` a TLE,
@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from pipeline.tables.limits import known_wrong
+from pipeline.report.limits import known_wrong
 from pipeline.verdicts import FAILURES, Verdict
 
 EXACT_MAX_PROGRAMS = 16

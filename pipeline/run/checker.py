@@ -17,7 +17,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from pipeline.problems.base import Checker, Problem
+from pipeline.problems.model import Checker, Problem
 from pipeline.verdicts import Verdict, grade
 
 CHECK_TIME_S = 30.0

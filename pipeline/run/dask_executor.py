@@ -62,7 +62,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from pipeline.run.executors import ExecutorError, LocalPoolExecutor, _Worker, check_jobs
-from pipeline.run.jobs import Job, Outcome
+from pipeline.programs.jobs import Job, Outcome
 from pipeline.run.solvers import BuildError, build_here
 from pipeline.run.worker import PROGRESS_FIELDS, worker_main
 

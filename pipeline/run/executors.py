@@ -5,12 +5,14 @@ tiny case costs microseconds. It watches the job each worker is on: a built-in s
 has used its timeout in CPU time (the worker's, read from /proc), or has run past the wall-clock
 cap of 2 x timeout + 1 s (one that sleeps or waits), gets the worker killed and replaced, the
 job recorded as `TLE` (saying which limit), and the rest of the batch handed out again; so a
-case slowed down by other processes on the machine is not failed for it. The clock of a batch's first job starts when the worker says it is
-ready (started, with the batch's problems imported), so start-up is never charged to a case.
+case slowed down by other processes on the machine is not failed for it. The clock of a
+batch's first job starts when the worker says it is ready (started, with the batch's problems
+imported), so start-up is never charged to a case.
 
 `DaskExecutor` (`pipeline.run.dask_executor`) runs the same batches on a Dask cluster, each
-Dask worker running them through a local pool of its own. `make_executor` builds either one
-from the `--executor`, `--scheduler` and `--jobs` options of the commands that run cases.
+Dask worker running them through a local pool of its own. `choice.make_executor` builds
+either one from the `--executor`, `--scheduler` and `--jobs` options of the commands that run
+cases.
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ from multiprocessing.connection import Connection, wait
 from typing import Protocol
 
 from pipeline.errors import UserError
-from pipeline.run.external import (cpu_over_message, remove_scratch_of, wall_cap_message,
+from pipeline.programs.external import (cpu_over_message, remove_scratch_of, wall_cap_message,
                                    wall_cap_s)
-from pipeline.run.jobs import Job, Outcome
-from pipeline.run.processes import cpu_seconds
+from pipeline.programs.jobs import Job, Outcome
+from pipeline.programs.processes import cpu_seconds
 from pipeline.run.worker import PROGRESS_FIELDS, READY, worker_main
 
 # Extra seconds a worker gets past an external program's wall-clock cap (2 x its timeout
@@ -39,9 +41,6 @@ POLL_S = 0.05  # also how often the CPU time of a worker on a built-in stage is 
 # How long a worker may take to start and import a batch's problems before it counts as stuck.
 STARTUP_TIMEOUT_S = 60.0
 
-EXECUTORS = ("local", "dask")
-# The Dask scheduler `--executor dask` connects to when `--scheduler` is not given.
-SCHEDULER_VARIABLE = "PIPELINE_SCHEDULER"
 
 
 class ExecutorError(RuntimeError):
@@ -275,34 +274,3 @@ def check_jobs(jobs: int | None) -> int | None:
         raise UserError(f"{jobs} worker processes are more than {MAX_JOBS_PER_CORE} per core: "
                         f"at most {MAX_JOBS_PER_CORE * cores} on this machine ({cores} cores)")
     return jobs
-
-
-def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int | None = None,
-                  problem=None, selection=None) -> Executor:
-    """The executor of `--executor KIND [--scheduler ADDRESS] [--jobs N]`, started now (the
-    one place a run's workers are set up).
-
-    - `local` (the default): a pool of `jobs` worker processes on this machine (default: one
-      per core); a scheduler is refused.
-    - `dask`: the Dask cluster whose scheduler is at `scheduler` (else `$PIPELINE_SCHEDULER`),
-      `jobs` capping how many batches run at once (default: one per worker thread, and one
-      more per thread while batches are short); with no scheduler at all, a local Dask
-      cluster of `jobs` single-threaded workers is started for the run and stopped with it.
-
-    With `problem` and `selection` (the solvers a run uses) given, the workers start importing
-    and warming up the selected stages while the caller loads the cases. Raises ValueError for
-    a bad choice and `ExecutorError` when the cluster cannot be reached.
-    """
-    kind = kind.strip().lower()
-    if kind not in EXECUTORS:
-        raise UserError(f"unknown executor {kind!r}: use {' or '.join(EXECUTORS)}")
-    preload = tuple((problem.id, name) for name in selection.stages) \
-        if problem is not None and selection is not None else ()
-    if kind == "local":
-        if scheduler:
-            raise UserError("--scheduler is for --executor dask")
-        return LocalPoolExecutor(check_jobs(jobs), preload=preload)
-    from pipeline.run.dask_executor import DaskExecutor
-
-    address = scheduler or os.environ.get(SCHEDULER_VARIABLE, "").strip() or None
-    return DaskExecutor(address, jobs, preload=preload)

@@ -29,14 +29,15 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pipeline.errors import UserError
-from pipeline.problems import Problem, get_problem
+from pipeline.problems import Problem, cases_schema, get_problem
 from pipeline.run.checker import check_answer
-from pipeline.run.executors import Executor, make_executor
+from pipeline.run.choice import make_executor
+from pipeline.run.executors import Executor
 from pipeline.run.identity import (SolverIdentity, changed, external_identity,
                                    stage_identity, submission_identity)
-from pipeline.run import contained
-from pipeline.run.isolation import choose_sandbox, containment_note
-from pipeline.run.jobs import Job, Outcome, SolverSpec
+from pipeline.programs import contained
+from pipeline.programs.isolation import choose_sandbox, containment_note
+from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import ready_program
 from pipeline.run.startup import StartFailure, error_line, is_start_failure, start_failure
@@ -44,7 +45,6 @@ from pipeline.tables.files import now, problem_file, read_file, write_problem_fi
 from pipeline.tables.lock import data_lock, process_start, run_lock
 from pipeline.tables.results import (next_chunk, read_run_results, read_runs,
                                      write_results_chunk, write_run)
-from pipeline.tables.schemas import cases_schema
 from pipeline.verdicts import Verdict
 
 if TYPE_CHECKING:

@@ -52,8 +52,8 @@ from pipeline.packages.languages import (LANGUAGES, Language, build_program, com
                                          detect_language, run_argv)
 from pipeline.packages.model import Program
 from pipeline.problems import Problem
-from pipeline.problems.base import Solution
-from pipeline.run.jobs import BuildRecipe
+from pipeline.problems.model import Solution
+from pipeline.programs.jobs import BuildRecipe
 
 BUILD_DIR_VARIABLE = "PIPELINE_BUILD_DIR"
 

@@ -35,7 +35,7 @@ from pipeline.packages.problem import PROBE_TIME_S, PackageProblem
 from pipeline.packages.registry import record_time_limit
 from pipeline.packages.runjob import package_case, package_cases
 from pipeline.run.executors import Executor
-from pipeline.run.jobs import Job, SolverSpec
+from pipeline.programs.jobs import Job, SolverSpec
 
 # Judged results by submission, then by the package's case name.
 Judged = dict[str, dict[str, CaseResult]]

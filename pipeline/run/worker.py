@@ -2,8 +2,9 @@
 
 A worker imports each problem once and keeps it, so a tiny case costs microseconds, not a
 process start. Built-in stages run in the worker itself and are timed on their own (wall and
-CPU); external programs run as child processes (see `external`), and a problem package's
-submissions are run and judged by the package's rules (see `pipeline.packages.runjob`).
+CPU); external programs run as child processes (see `pipeline.programs.external`), and a
+problem with rules of its own runs and judges its programs itself (`Problem.run_job`: a
+package's submissions, by its validators, checker and interactor).
 
 A built-in stage is limited as an external program is: by the CPU time the worker spends on
 the case (its `timeout_s`), with a wall-clock cap of 2 x limit + 1 s for a stage that sleeps or
@@ -25,10 +26,10 @@ from multiprocessing.connection import Connection
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import Problem, get_problem
-from pipeline.run.external import (ChildTracker, cleanup_scratch, cpu_over_message,
+from pipeline.programs.external import (ChildTracker, cleanup_scratch, cpu_over_message,
                                    prepare_worker, run_external, wall_cap_message, wall_cap_s)
-from pipeline.run.jobs import Job, Outcome
-from pipeline.run.processes import die_with_parent
+from pipeline.programs.jobs import Job, Outcome
+from pipeline.programs.processes import die_with_parent
 
 # Sent once per batch, before its first job starts: the parent's clock for that job starts
 # here, so neither the worker's start-up nor its import of a problem counts as a case's time.
@@ -182,14 +183,13 @@ def run_stage(job: Job) -> Outcome:
 
 
 def execute(job: Job) -> Outcome:
-    if job.solver.kind == "external":
-        if job.solver.judged_by_package:
-            from pipeline.packages.runjob import judge_external
-            return judge_external(job)
+    """Run `job`: by its problem's own rules where the problem has them (`Problem.run_job`),
+    else the external program or the built-in stage, graded later by the runner."""
+    if job.solver.kind != "stage":
+        judged = get_problem(job.solver.problem).run_job(job)
+        if judged is not None:
+            return judged
         return run_external(job)
-    if job.solver.kind == "submission":
-        from pipeline.packages.runjob import judge_job
-        return judge_job(job)
     return run_stage(job)
 
 

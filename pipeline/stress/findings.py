@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from pipeline.fsutil import atomic_write_text
-from pipeline.problems.base import Problem
+from pipeline.problems.model import Problem
 
 STRESS_GROUP = "found"
 HUNT_GROUP = "hunt"

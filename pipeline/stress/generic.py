@@ -17,7 +17,7 @@ import random
 import re
 from collections.abc import Callable, Iterator
 
-from pipeline.stress.edits import removals, without
+from pipeline.problems.edits import removals, without
 
 Lines = list[list[str]]
 _INTEGER = re.compile(r"-?[0-9]+")

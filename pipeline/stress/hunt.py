@@ -31,7 +31,7 @@ from pathlib import Path
 
 from pipeline.errors import UserError
 from pipeline.problems import get_problem
-from pipeline.problems.base import Case, Problem
+from pipeline.problems.model import Case, Problem
 from pipeline.run.solvers import ExternalSolver
 from pipeline.stress import generic
 from pipeline.stress.findings import (HUNT_GROUP, KeptCase, interrupts_deferred, keep_case,

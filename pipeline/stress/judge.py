@@ -32,10 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import UnknownName, UserError
-from pipeline.problems.base import Case, Problem
+from pipeline.problems.model import Case, Problem
 from pipeline.run.checker import check_answer
-from pipeline.run.executors import Executor, make_executor
-from pipeline.run.jobs import Job, Outcome, SolverSpec
+from pipeline.run.choice import make_executor
+from pipeline.run.executors import Executor
+from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import ExternalSolver
 from pipeline.run.startup import error_line, hint, is_start_failure
@@ -292,7 +293,7 @@ def open_judge(problem: Problem, solver: str, against: str | None,
     once, cached under DATA/build/, run in the sandbox as `sandbox` says: auto, on or off)
     and start the executor (its workers import the stages). A package's own programs follow
     `sandbox` too, and no contained program sees the data folder."""
-    from pipeline.run import contained
+    from pipeline.programs import contained
 
     contained.set_default_sandbox(sandbox)
     contained.hide(data_dir)

@@ -5,7 +5,7 @@ ends."""
 
 from __future__ import annotations
 
-from pipeline.problems.base import Case, Problem
+from pipeline.problems.model import Case, Problem
 
 Simplicity = tuple[int, int, str]
 

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from pipeline.problems.base import Case, Problem
+from pipeline.problems.model import Case, Problem
 from pipeline.stress import generic
 from pipeline.stress.judge import Judge, Trial
 from pipeline.stress.order import Simplicity, simplicity

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from pipeline.errors import InputError, UnknownName, UserError
 from pipeline.problems import get_problem
-from pipeline.problems.base import Case, Problem, Recipe
+from pipeline.problems.model import Case, Problem, Recipe
 from pipeline.run.solvers import ExternalSolver
 from pipeline.stress.findings import (STRESS_GROUP, KeptCase, interrupts_deferred, keep_case,
                                       new_finding_id, safe_name, write_finding)

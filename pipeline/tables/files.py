@@ -117,13 +117,16 @@ def migrate(data_dir: Path, table: str, schema: dict[str, pl.DataType]) -> None:
             write_parquet_atomic(path, conform(read_parquet(path), schema))
 
 
-def scan(data_dir: Path, table: str) -> pl.LazyFrame:
-    """A lazy view of a whole table (empty with the right schema when nothing is stored).
+def scan(data_dir: Path, table: str,
+         schema: dict[str, pl.DataType] | None = None) -> pl.LazyFrame:
+    """A lazy view of a whole table (empty with the right schema when nothing is stored), in
+    `schema` (default: the table's own; the cases table's with its problems' size columns is
+    the caller's to give).
 
     Every file's footer is checked first, so a damaged file is named here rather than failing
     a query somewhere inside Polars."""
     files = table_files(data_dir, table)
-    schema = schema_of(table)
+    schema = schema or schema_of(table)
     if not files:
         return empty(schema).lazy()
     for path in files:

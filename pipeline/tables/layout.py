@@ -42,3 +42,8 @@ def table_files(data_dir: Path, table: str) -> list[Path]:
 
 def problem_file(data_dir: Path, table: str, problem_id: str) -> Path:
     return table_dir(data_dir, table) / f"{problem_id}.parquet"
+
+
+def registered_dir(data_dir: Path) -> Path:
+    """Where a data folder keeps the problem packages registered in it (`DATA/problems/`)."""
+    return Path(data_dir) / "problems"

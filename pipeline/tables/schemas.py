@@ -8,9 +8,10 @@ problem declares in its `problem.toml` (null for the other problems' cases).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import polars as pl
 
-from pipeline.errors import UserError
 from pipeline.tables.layout import TABLES  # noqa: F401  (the tables, in one place)
 
 CASES_BASE: dict[str, pl.DataType] = {
@@ -123,37 +124,15 @@ FINDINGS: dict[str, pl.DataType] = {
 }
 
 
-# Size columns by problem.toml (path, modification time, size): read once per version.
-_SIZE_COLUMNS_READ: dict[tuple[str, int, int], tuple[str, ...]] = {}
+def cases_schema(size_columns: Iterable[str] = ()) -> dict[str, pl.DataType]:
+    """The cases schema: the common columns plus the problems' size columns (the registry
+    says which: `pipeline.problems.size_columns`)."""
+    return {**CASES_BASE, **{name: pl.Int64() for name in size_columns}}
 
 
-def size_columns() -> tuple[str, ...]:
-    """Every registered problem's declared size columns, in registry order, without repeats."""
-    from pipeline.config import read_problem_settings
-    from pipeline.problems import module_problem_ids, problem_folder
-
-    names: dict[str, None] = {}
-    for problem_id in module_problem_ids():  # a package's cases have no size columns
-        path = problem_folder(problem_id) / "problem.toml"
-        info = path.stat()
-        key = (str(path), info.st_mtime_ns, info.st_size)
-        if key not in _SIZE_COLUMNS_READ:
-            _SIZE_COLUMNS_READ[key] = read_problem_settings(path).size_columns
-        for name in _SIZE_COLUMNS_READ[key]:
-            if name in CASES_BASE:
-                raise UserError(f"{path}: size column {name!r} clashes with a base column")
-            names.setdefault(name)
-    return tuple(names)
-
-
-def cases_schema() -> dict[str, pl.DataType]:
-    """The cases schema: the common columns plus every registered problem's size columns."""
-    return {**CASES_BASE, **{name: pl.Int64() for name in size_columns()}}
-
-
-def schema_of(table: str) -> dict[str, pl.DataType]:
+def schema_of(table: str, size_columns: Iterable[str] = ()) -> dict[str, pl.DataType]:
     if table == "cases":
-        return cases_schema()
+        return cases_schema(size_columns)
     try:
         return {"rejects": REJECTS, "results": RESULTS, "runs": RUNS,
                 "findings": FINDINGS, "expectations": EXPECTATIONS,

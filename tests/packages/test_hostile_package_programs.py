@@ -31,7 +31,7 @@ from pipeline.packages.interactive import run_exchange
 from pipeline.packages.languages import build_program, detect_language
 from pipeline.packages.model import Program
 from pipeline.packages.validate import validate_input
-from pipeline.run.contained import HIDE_ENV, PROCESS_CAP
+from pipeline.programs.contained import HIDE_ENV, PROCESS_CAP
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")

@@ -20,7 +20,7 @@ import pytest
 from packagekit import ALL, FIXTURES
 from processkit import children_of
 
-from pipeline.run.external import scratch_prefix
+from pipeline.programs.external import scratch_prefix
 
 REPO = Path(__file__).resolve().parents[2]
 

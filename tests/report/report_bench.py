@@ -19,7 +19,7 @@ import polars as pl
 
 from pipeline.tables.files import write_problem_file
 from pipeline.tables.results import write_results_chunk, write_run
-from pipeline.tables.schemas import cases_schema
+from pipeline.problems import cases_schema
 
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

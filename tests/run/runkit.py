@@ -21,7 +21,7 @@ from processkit import alive, children_of  # noqa: F401 (the tests import them f
 from pipeline.corpus.ingest import ingest
 from pipeline.tables.results import read_run_results
 from pipeline.run.executors import LocalPoolExecutor
-from pipeline.run.jobs import Job, Outcome, SolverSpec
+from pipeline.programs.jobs import Job, Outcome, SolverSpec
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 REPO = Path(__file__).resolve().parents[2]

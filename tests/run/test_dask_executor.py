@@ -34,7 +34,7 @@ from pipeline.tables.results import read_runs
 from pipeline.run.executors import LocalPoolExecutor
 from pipeline.run.dask_executor import (FIRST_TASK_JOBS, MAX_TASK_JOBS, TASK_BYTES, DaskExecutor,
                                         _Pace, next_batch)
-from pipeline.run.jobs import Job, Outcome, SolverSpec
+from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.run.runner import RunRequest, run
 from pipeline.run.solvers import BuildError, ExternalSolver
 

@@ -12,7 +12,7 @@ from collections import Counter
 from runkit import alive, external, jobs_of, py, run_jobs, stage
 
 from pipeline.run.executors import LocalPoolExecutor, batches
-from pipeline.run.jobs import Job
+from pipeline.programs.jobs import Job
 
 
 def _tiny(count: int, spec=None) -> list[Job]:

@@ -19,7 +19,7 @@ from runkit import (alive, external, processes_with, py, run_one, running_progra
                     wait_until)
 
 from pipeline.run.executors import LocalPoolExecutor
-from pipeline.run.jobs import Job
+from pipeline.programs.jobs import Job
 
 
 # -- the ordinary path ---------------------------------------------------------------------------
@@ -176,7 +176,7 @@ def test_a_forking_program_that_overruns_is_killed_with_all_its_children(pool):
 def test_descendants_are_killed_without_a_pid_namespace_too(tmp_path, monkeypatch):
     """Where the launcher cannot make a PID namespace it is a subreaper: orphans become its
     children, and it kills them (here forced with the launcher's -n, as without privilege)."""
-    from pipeline.run.launcher import launcher_path, parse_result
+    from pipeline.programs.launcher import launcher_path, parse_result
 
     token = f"forker-{secrets.token_hex(4)}"
     work = tmp_path / "work"

@@ -1,5 +1,5 @@
 """Hostile external programs (and submissions, which run the same way) against the one runner
-(`pipeline.run.contained`): each fault of the hostile pass is named by its letter (issue 22),
+(`pipeline.programs.contained`): each fault of the hostile pass is named by its letter (issue 22),
 each attack is a real program doing it, and each test says what happens now.
 
 A program may not write outside its folder and /tmp, read the data folder, reach the network,
@@ -28,9 +28,9 @@ import pytest
 from processkit import alive, hostile_program, hostile_report, processes_marked
 from runkit import PROGRAMS, REPO, corpus, external, results, run_one
 
-from pipeline.run import contained, external as external_runner
-from pipeline.run.contained import PROCESS_CAP, data_folder_hidden
-from pipeline.run.jobs import Job
+from pipeline.programs import contained, external as external_runner
+from pipeline.programs.contained import PROCESS_CAP, data_folder_hidden
+from pipeline.programs.jobs import Job
 from pipeline.tables.results import read_runs
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")

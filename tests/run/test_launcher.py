@@ -2,7 +2,7 @@
 and written whole even when several processes compile it at once; without a compiler there is
 none, and the reason is told.
 
-Each case runs `pipeline.run.launcher` in a fresh Python process (its choices are made once
+Each case runs `pipeline.programs.launcher` in a fresh Python process (its choices are made once
 per process) with its own cache folder.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from runkit import REPO
 
-FIND = "from pipeline.run.launcher import launcher_path, launcher_problem; " \
+FIND = "from pipeline.programs.launcher import launcher_path, launcher_problem; " \
        "print(launcher_path(), launcher_problem(), sep='|')"
 
 

@@ -26,8 +26,8 @@ from runkit import PROGRAMS, REPO, command, corpus, external, py, results, run_c
 
 from pipeline.tables.results import read_run_results, read_runs
 from pipeline.run.executors import LocalPoolExecutor
-from pipeline.run.contained import data_folder_hidden, shown_under_tmp
-from pipeline.run.jobs import Job
+from pipeline.programs.contained import data_folder_hidden, shown_under_tmp
+from pipeline.programs.jobs import Job
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
 
@@ -156,7 +156,7 @@ def test_a_program_runs_sandboxed_with_hundreds_of_paths_hidden_and_sees_none(tm
     """A machine with many users (each with keys and histories) or a process that ran many
     data folders hides hundreds of paths: the sandbox is still built (the launcher took at most
     64 once, and every program was `RE`), and none of the paths shows."""
-    from pipeline.run import contained
+    from pipeline.programs import contained
 
     outside = Path(tempfile.mkdtemp(prefix="gamebench-hidden-", dir="/var/tmp"))
     try:

@@ -21,7 +21,7 @@ import polars as pl
 from runkit import corpus, results, run_cli, run_jobs, stage
 
 from pipeline.run.executors import LocalPoolExecutor
-from pipeline.run.jobs import Job
+from pipeline.programs.jobs import Job
 from pipeline.tables.results import read_runs
 
 SPIN = "while True: pass"

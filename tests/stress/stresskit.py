@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 from processkit import alive, children_of  # noqa: F401 (the tests import them from here)
 
-from pipeline.problems.base import Problem
+from pipeline.problems.model import Problem
 from pipeline.stress.order import simplicity
 from pipeline.stress.shrink import passes_for
 

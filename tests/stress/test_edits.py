@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.stress.edits import lower_int, removals, replaced, without
+from pipeline.problems.edits import lower_int, removals, replaced, without
 
 
 def test_removals_go_from_halves_to_single_items():

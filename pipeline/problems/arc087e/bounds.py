@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pipeline.problems.arc087e.case import MAX_L, MAX_N, MAX_TOTAL
-from pipeline.problems.base import Bound
+from pipeline.problems.model import Bound
 
 
 def _lengths(case) -> tuple[int, int]:

@@ -6,7 +6,7 @@ import random
 
 from pipeline.problems.arc087e.case import MAX_L, MAX_TOTAL, Case
 from pipeline.problems.arc087e.oracles import GRUNDY_MAX_L, _brute_refuses
-from pipeline.problems.base import Recipe
+from pipeline.problems.model import Recipe
 
 
 def _random_bits(rng: random.Random, length: int) -> str:

@@ -10,7 +10,7 @@ import random
 from collections.abc import Iterator
 
 from pipeline.problems.arc087e.case import Case
-from pipeline.stress.edits import lower_int, removals, replaced
+from pipeline.problems.edits import lower_int, removals, replaced
 
 
 def drop_strings(case: Case) -> Iterator[Case]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from pipeline.problems.base import Recipe
+from pipeline.problems.model import Recipe
 from pipeline.problems.bipartitebattle.case import MAX_N, MAX_SIDE, BattleCase
 from pipeline.problems.bipartitebattle.oracles import (BRUTE_MAX_EDGES, BRUTE_MAX_N,
                                                        BRUTE_MAX_VERTICES)

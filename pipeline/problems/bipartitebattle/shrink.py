@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterator
 
 from pipeline.problems.bipartitebattle.case import MAX_SIDE, BattleCase
-from pipeline.stress.edits import lower_int, removals, replaced
+from pipeline.problems.edits import lower_int, removals, replaced
 
 
 def drop_graphs(case: BattleCase) -> Iterator[BattleCase]:

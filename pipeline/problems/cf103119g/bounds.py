@@ -3,7 +3,7 @@ coverage."""
 
 from __future__ import annotations
 
-from pipeline.problems.base import Bound
+from pipeline.problems.model import Bound
 from pipeline.problems.cf103119g.case import MAX_M, MAX_N, MAX_VALUE
 
 

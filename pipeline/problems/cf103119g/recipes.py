@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from pipeline.problems.base import Recipe
+from pipeline.problems.model import Recipe
 from pipeline.problems.cf103119g.case import MAX_M, MAX_N, Case
 
 # An induced 16-cycle of the 8-cube (a "coil"): consecutive values differ in one bit, others in

@@ -10,7 +10,7 @@ import random
 from collections.abc import Iterator
 
 from pipeline.problems.cf103119g.case import MAX_VALUE, Case
-from pipeline.stress.edits import lower_int, removals, replaced
+from pipeline.problems.edits import lower_int, removals, replaced
 
 
 def _rebuild(case: Case, dropped_values: frozenset[int] = frozenset(),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.problems.base import Bound
+from pipeline.problems.model import Bound
 from pipeline.problems.insq15g.case import MAX_PEOPLE, MAX_SIDE
 
 BOUNDS = (

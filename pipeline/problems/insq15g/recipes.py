@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from pipeline.problems.base import Recipe
+from pipeline.problems.model import Recipe
 from pipeline.problems.insq15g.case import MAX_PEOPLE, MAX_SIDE, Case
 from pipeline.problems.insq15g.cells import _cell_counts
 

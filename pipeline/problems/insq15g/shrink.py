@@ -14,7 +14,7 @@ import random
 from collections.abc import Iterator
 
 from pipeline.problems.insq15g.case import Case
-from pipeline.stress.edits import lower_int, removals
+from pipeline.problems.edits import lower_int, removals
 
 
 def _with_people(case: Case, xs, ys) -> Case:

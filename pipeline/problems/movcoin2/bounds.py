@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.problems.base import Bound
+from pipeline.problems.model import Bound
 from pipeline.problems.movcoin2.case import MAX_C, MAX_N, MAX_SUM_N, MAX_T
 
 

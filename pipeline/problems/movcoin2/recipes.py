@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from pipeline.problems.base import Recipe
+from pipeline.problems.model import Recipe
 from pipeline.problems.movcoin2.case import MAX_N, MAX_SUM_N, Movcoin2Case, TreeCase
 from pipeline.problems.movcoin2.oracles import BRUTE_BUDGET, brute_estimate
 

@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Iterator
 
 from pipeline.problems.movcoin2.case import MAX_C, Movcoin2Case, TreeCase
-from pipeline.stress.edits import lower_int, removals, replaced
+from pipeline.problems.edits import lower_int, removals, replaced
 
 CUTS_PER_LEVEL = 8
 

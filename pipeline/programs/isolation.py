@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.errors import UserError
-from pipeline.run.contained import process_cap_note
-from pipeline.run.launcher import launcher_problem, probe
+from pipeline.programs.contained import process_cap_note
+from pipeline.programs.launcher import launcher_problem, probe
 
 SANDBOX_MODES = ("auto", "on", "off")
 

@@ -1,5 +1,5 @@
 """What running an external program costs per case, mechanism by mechanism, and how exact the
-measured peak memory is: `python -m pipeline.run.overhead [--cases N] [--rounds R]`.
+measured peak memory is: `python -m pipeline.programs.overhead [--cases N] [--rounds R]`.
 
 Every figure is measured here, from this process acting as a pool worker, on a tiny C++
 program (a + b) compiled into a temporary folder with g++: one spawn per case with the
@@ -39,10 +39,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline.run import external
-from pipeline.run.jobs import Job, SolverSpec
-from pipeline.run.launcher import launcher_path, sandbox_template
-from pipeline.run.processes import NextChildNamespace
+from pipeline.programs import external
+from pipeline.programs.jobs import Job, SolverSpec
+from pipeline.programs.launcher import launcher_path, sandbox_template
+from pipeline.programs.processes import NextChildNamespace
 
 SUM = "#include <cstdio>\nint main(){long a,b;if(scanf(\"%ld %ld\",&a,&b)!=2)return 1;" \
       "printf(\"%ld\\n\",a+b);}\n"
@@ -141,7 +141,7 @@ def _check(outcome) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pipeline.run.overhead")
+    parser = argparse.ArgumentParser(prog="python -m pipeline.programs.overhead")
     parser.add_argument("--cases", type=int, default=50, help="cases per mechanism and round")
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args(argv)

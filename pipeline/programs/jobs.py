@@ -4,9 +4,9 @@ Jobs and outcomes are small frozen dataclasses that pickle cheaply, so any execu
 process pool, a Dask cluster) can carry them to a worker and back. An external program that is
 built from source travels as its `BuildRecipe` (the build command and the source's bytes), so a
 worker on another machine builds it there; the local executor builds it once on this machine
-and sends the finished command (`argv`). A submission of a registered problem package is
-judged by the package's own rules where it runs (`pipeline.packages.runjob`), and its outcome
-carries that judgement (`judged`).
+and sends the finished command (`argv`). A problem with rules of its own (a registered
+package) judges its programs where they run (`Problem.run_job`), and the outcome carries that
+judgement (`judged`).
 """
 
 from __future__ import annotations

@@ -53,9 +53,9 @@ from pathlib import Path
 from collections.abc import Iterator
 from typing import IO, Union
 
-from pipeline.run.launcher import (SandboxError, launcher_path, parse_result, probe,
+from pipeline.programs.launcher import (SandboxError, launcher_path, parse_result, probe,
                                    read_result, sandbox_template)
-from pipeline.run.processes import NextChildNamespace, kill_children
+from pipeline.programs.processes import NextChildNamespace, kill_children
 
 MB = 1024 * 1024
 # How long past the wall-clock cap the caller waits for the launcher before stopping it.

@@ -39,10 +39,10 @@ import signal
 import tempfile
 from pathlib import Path
 
-from pipeline.run import contained
-from pipeline.run.contained import ChildTracker, Limits, Measured  # noqa: F401 (the worker's)
-from pipeline.run.jobs import Job, Outcome, SolverSpec
-from pipeline.run.processes import become_subreaper
+from pipeline.programs import contained
+from pipeline.programs.contained import ChildTracker, Limits, Measured  # noqa: F401 (the worker's)
+from pipeline.programs.jobs import Job, Outcome, SolverSpec
+from pipeline.programs.processes import become_subreaper
 
 STDERR_KEEP = 2000
 _ALLOCATION_FAILURE = ("bad_alloc", "MemoryError", "Cannot allocate memory", "out of memory")

@@ -1,0 +1,46 @@
+"""Which executor a command runs on: `--executor local|dask [--scheduler ADDRESS] [--jobs N]`
+made into a started `Executor` (the local pool of `executors`, or the Dask cluster of
+`dask_executor`), the one place a run's workers are set up.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pipeline.errors import UserError
+from pipeline.run.executors import Executor, LocalPoolExecutor, check_jobs
+
+EXECUTORS = ("local", "dask")
+# The Dask scheduler `--executor dask` connects to when `--scheduler` is not given.
+SCHEDULER_VARIABLE = "PIPELINE_SCHEDULER"
+
+
+def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int | None = None,
+                  problem=None, selection=None) -> Executor:
+    """The executor of `--executor KIND [--scheduler ADDRESS] [--jobs N]`, started now (the
+    one place a run's workers are set up).
+
+    - `local` (the default): a pool of `jobs` worker processes on this machine (default: one
+      per core); a scheduler is refused.
+    - `dask`: the Dask cluster whose scheduler is at `scheduler` (else `$PIPELINE_SCHEDULER`),
+      `jobs` capping how many batches run at once (default: one per worker thread, and one
+      more per thread while batches are short); with no scheduler at all, a local Dask
+      cluster of `jobs` single-threaded workers is started for the run and stopped with it.
+
+    With `problem` and `selection` (the solvers a run uses) given, the workers start importing
+    and warming up the selected stages while the caller loads the cases. Raises ValueError for
+    a bad choice and `ExecutorError` when the cluster cannot be reached.
+    """
+    kind = kind.strip().lower()
+    if kind not in EXECUTORS:
+        raise UserError(f"unknown executor {kind!r}: use {' or '.join(EXECUTORS)}")
+    preload = tuple((problem.id, name) for name in selection.stages) \
+        if problem is not None and selection is not None else ()
+    if kind == "local":
+        if scheduler:
+            raise UserError("--scheduler is for --executor dask")
+        return LocalPoolExecutor(check_jobs(jobs), preload=preload)
+    from pipeline.run.dask_executor import DaskExecutor  # Dask is imported only for Dask
+
+    address = scheduler or os.environ.get(SCHEDULER_VARIABLE, "").strip() or None
+    return DaskExecutor(address, jobs, preload=preload)
