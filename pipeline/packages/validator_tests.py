@@ -10,7 +10,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from pipeline.packages.model import ValidatorTest
+from pipeline.packages.model import TestCase, ValidatorTest
 from pipeline.packages.yamlfile import load_yaml
 
 KINDS = ("invalid_input", "invalid_answer", "invalid_output", "valid_output")

@@ -6,7 +6,7 @@ other. A problem's `__init__.py` imports what it needs from here: the model's na
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
