@@ -74,7 +74,7 @@ def nightly_problems(settings: NightlySettings) -> list[Problem]:
     if settings.problems:
         return [get_problem(pid) for pid in settings.problems]
     return [p for p in all_problems()
-            if p.nightly or p.id in settings.corpus or p.kind == "package"]
+            if p.runs_nightly or p.id in settings.corpus]
 
 
 def corpus_is_current(folder: Path, problem: str, recipe: str, seed: int, count: int) -> bool:

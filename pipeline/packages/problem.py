@@ -105,6 +105,44 @@ class PackageProblem(Problem):
         atomic_write_text(folder / f"{name}.in", text)
         return source, None
 
+    @property
+    def judges_its_programs(self) -> bool:
+        return True
+
+    @property
+    def accepts_other_answers(self) -> bool:
+        return True  # its output validator or checker judges every answer
+
+    @property
+    def runs_nightly(self) -> bool:
+        return True  # every package registered in the data folder
+
+    @property
+    def interactive(self) -> bool:
+        return self.load().type.interactive
+
+    @property
+    def test_groups(self) -> tuple[str, ...]:
+        return tuple(group.name for group in self.load().groups)
+
+    def reference_solutions(self, leaving_out: str) -> tuple[str, ...]:
+        """Its first `main` submission, else its first accepted one."""
+        for label in ("main", "accepted"):
+            named = [s.name for s in self.solutions if s.submission is not None
+                     and s.expected == label and s.name != leaving_out]
+            if named:
+                return (named[0],)
+        return ()
+
+    def known_wrong(self, name: str) -> str | None:
+        """A submission whose folder or tag expects it to fail: `expected to be
+        wrong_answer`."""
+        for solution in self.solutions:
+            if solution.submission is not None and solution.name == name:
+                accepted = solution.expected in (None, "accepted", "main")
+                return None if accepted else f"expected to be {solution.expected}"
+        return super().known_wrong(name)
+
     def run_job(self, job: Job) -> Outcome | None:
         """A submission, or an external program the run has the package judge, run and
         judged on one case by the package's own rules (`runjob`); None for the rest."""
@@ -112,7 +150,7 @@ class PackageProblem(Problem):
 
         if job.solver.kind == "submission":
             return judge_job(job, self)
-        if job.solver.judged_by_package:
+        if job.solver.judged_by_problem:
             return judge_external(job, self)
         return None
 

@@ -2,7 +2,7 @@
 program, judged on one stored case.
 
 This is the worker side of a package run (`SolverSpec.kind == "submission"`, or an external
-program with `judged_by_package`). The worker loads
+program with `judged_by_problem`). The worker loads
 the package once (`PackageProblem.load`), builds its own programs once (validators, checker,
 interactor) and each submission once (cached on disk by source hash under
 `DATA/build/packages/`), then judges the case by the package's rules (`judge.judge_case`).

@@ -256,6 +256,47 @@ class Problem:
         atomic_write_text(folder / f"{name}.in", text)
         return folder, self.id
 
+    # -- what a problem source says about itself (a package overrides these) --------------
+    @property
+    def judges_its_programs(self) -> bool:
+        """Whether the problem runs and judges programs on its cases itself (`run_job`), its
+        judge reading each case's stored answer and test group."""
+        return False
+
+    @property
+    def accepts_other_answers(self) -> bool:
+        """Whether an answer can be right without equalling the stored one (a checker)."""
+        return self.checker is not None
+
+    @property
+    def runs_nightly(self) -> bool:
+        """Whether the nightly runs the problem when its config names none."""
+        return bool(self.nightly)
+
+    @property
+    def interactive(self) -> bool:
+        """Whether a program talks with the problem's judge while it runs."""
+        return False
+
+    @property
+    def test_groups(self) -> tuple[str, ...]:
+        """The problem's test groups (a package's `secret/group1`, ...); none: one set."""
+        return ()
+
+    def reference_solutions(self, leaving_out: str) -> tuple[str, ...]:
+        """What `stress` judges a program against by default: the trusted stages of the
+        reference order, `leaving_out` left out (empty: there is none)."""
+        return tuple(name for name in self.reference
+                     if name != leaving_out and self.stage(name).trusted)
+
+    def known_wrong(self, name: str) -> str | None:
+        """What is wrong with the program `name` when the problem says it must fail (a stage
+        registered as known to be wrong); None for any other."""
+        for stage in self.stages:
+            if stage.name == name:
+                return stage.known_wrong
+        return None
+
     def run_job(self, job: Job) -> Outcome | None:
         """Run and judge `job` (a program on one case) by the problem's own rules where the
         problem has them (a package judges its submissions with its validators, checker and

@@ -62,7 +62,7 @@ class SolverSpec:
     submission: str = ""        # package submissions only: the submission's name
     judged_time_s: float | None = None  # package submissions: the time limit judged at
     kill_after_s: float | None = None   # package submissions: stopped after this (CPU) time
-    judged_by_package: bool = False     # external programs on a package: judged by its rules
+    judged_by_problem: bool = False     # external programs: run and judged by the problem itself
 
 
 @dataclass(frozen=True)

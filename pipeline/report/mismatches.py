@@ -146,7 +146,7 @@ def _judged_by_checker(problem_id: str) -> bool:
         problem = get_problem(problem_id)
     except UnknownName:
         return False
-    return problem.kind == "package" or problem.checker is not None
+    return problem.accepts_other_answers
 
 
 def case_groups(case: dict) -> tuple[str, ...]:

@@ -162,7 +162,7 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
                                 if sandbox else (),
                                 timeout_s=timeout_s or external.time_limit_s
                                 or problem.time_limit_s,
-                                judged_by_package=problem.kind == "package"))
+                                judged_by_problem=problem.judges_its_programs))
     return specs
 
 
@@ -314,14 +314,14 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         expected_source = dict(zip(cases["case_id"], cases["expected_source"]))
         sizes = dict(zip(cases["case_id"], cases["size"]))
         jobs = []
-        package = problem.kind == "package"  # its judge reads the answer and the group
+        own_judge = problem.judges_its_programs  # its judge reads the answer and the group
         for case_id, text, group in zip(cases["case_id"], cases["input"], cases["group"]):
             for spec in specs:
                 for rep in range(request.repeat):
                     if (case_id, spec.name, rep) not in done:
                         jobs.append(Job(len(jobs), spec, case_id, text, rep,
-                                        answer=expected.get(case_id) if package else None,
-                                        group=group if package else None))
+                                        answer=expected.get(case_id) if own_judge else None,
+                                        group=group if own_judge else None))
         judged: dict = {}
         if judging is not None:
             from pipeline.run.submissions import submission_jobs

@@ -88,19 +88,12 @@ class StartError(JudgeError):
 def reference_order(problem: Problem, solver: str) -> tuple[str, ...]:
     """The default R: the trusted stages of the problem's reference order, S left out; for a
     problem package, its first `main` submission, else its first accepted one."""
-    if problem.kind == "package":
-        for label in ("main", "accepted"):
-            named = [s.name for s in problem.solutions
-                     if s.submission is not None and s.expected == label and s.name != solver]
-            if named:
-                return (named[0],)
-        raise JudgeError(f"package {problem.id} has no main or accepted submission other than "
-                         f"{solver!r}; name a reference with --against")
-    names = tuple(name for name in problem.reference
-                  if name != solver and problem.stage(name).trusted)
+    names = problem.reference_solutions(solver)
     if not names:
-        raise JudgeError(f"problem {problem.id} has no reference stage other than {solver!r}; "
-                         "name one with --against")
+        what = ("main or accepted submission" if problem.judges_its_programs
+                else "reference stage")
+        raise JudgeError(f"problem {problem.id} has no {what} other than {solver!r}; name one "
+                         "with --against")
     return names
 
 
@@ -130,8 +123,7 @@ class Judge:
 
     def __post_init__(self) -> None:
         self._stages = {s.name: s for s in self.problem.stages}
-        self._interactive = (self.problem.kind == "package"
-                             and self.problem.load().type.interactive)
+        self._interactive = self.problem.interactive
 
     def check(self, items: Sequence[tuple[Case, str]],
               idle: Callable[[], None] | None = None,

@@ -190,9 +190,8 @@ def session_recipes(problem: Problem, request: StressRequest,
     else:
         recipes = choose_recipes(problem, request.recipes)
     if not recipes:
-        hint = ('; give a generator with --generator "PROGRAM ARGS {seed}"'
-                if problem.kind == "package" else "")
-        raise StressError(f"problem {problem.id} has no recipe to generate cases from" + hint)
+        raise StressError(f"problem {problem.id} has no recipe to generate cases from; give "
+                          'a generator with --generator "PROGRAM ARGS {seed}"')
     if request.group is not None:
         recipes = [replace(r, group=request.group) for r in recipes]
         problem = replace(problem, recipes=tuple(
@@ -201,9 +200,9 @@ def session_recipes(problem: Problem, request: StressRequest,
 
 
 def _check_group(problem: Problem, group: str) -> None:
-    if problem.kind != "package":
+    names = problem.test_groups
+    if not names:
         raise StressError(f"--group is for problem packages; {problem.id} is not one")
-    names = [g.name for g in problem.load().groups]
     if group not in names:
         raise StressError(f"package {problem.id} has no test group {group!r}; groups: "
                           f"{', '.join(names)}")
@@ -428,7 +427,7 @@ def _keep(data_dir: Path, problem: Problem, request: StressRequest, index: int, 
 def kept_group(problem: Problem, recipe: Recipe) -> str:
     """Where a finding is kept: group `found`; a package's under its recipe's group
     (`found/secret/group2`), which its validators and judging then apply to the case."""
-    if problem.kind == "package" and recipe.group:
+    if problem.test_groups and recipe.group:
         return f"{STRESS_GROUP}/{recipe.group}"
     return STRESS_GROUP
 
