@@ -196,10 +196,11 @@ def test_built_in_problems_and_packages_do_not_know_each_other():
     assert not {m: t for m, t in crossing.items() if t}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19 open: the corpus walk and ingest, run's "
-                   "checker, solvers and submissions, and stress still name the package code "
-                   "(the language table and builder are to move to pipeline.programs, a "
-                   "package's time-limit derivation and expectations to Problem hooks)")
+@pytest.mark.xfail(strict=True, reason="issue 19 open: the corpus ingest reads a package's "
+                   "cases itself, run/submissions derives a package's time limit and holds its "
+                   "expectations, run/checker reads checker verdicts through the package code, "
+                   "and stress builds package submissions and generators; each is to become a "
+                   "hook of the problem source")
 def test_one_place_outside_the_packages_names_them():
     naming = sorted(m for m in MODULES if not m.startswith("pipeline.packages")
                     and any(t.startswith("pipeline.packages") for t in GRAPH[m]))

@@ -413,7 +413,7 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
     out unread (its label is among the namespace's labels, so that a later look at the
     package replaces the reject)."""
     from pipeline.packages import PackageError, load_package
-    from pipeline.packages.languages import toolchain_notes
+    from pipeline.programs.languages import toolchain_notes
     from pipeline.packages.registry import build_dir, register
 
     try:

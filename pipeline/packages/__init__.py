@@ -41,7 +41,7 @@ from pipeline.packages.invalid import check_validators
 from pipeline.packages.judge import (PackageBuilds, build_package, default_limits, judge_case,
                                      judge_submission, validate_case)
 from pipeline.packages.kattis import format_version, load_kattis
-from pipeline.packages.languages import Build, build_program
+from pipeline.programs.languages import Build, build_program
 from pipeline.packages.model import CaseResult, Format, Package, RunLimits
 from pipeline.packages.polygon import load_polygon
 from pipeline.packages.tree import copy_package, leads_outside, listing_digest, needs_copy

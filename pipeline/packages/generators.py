@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import UserError
-from pipeline.packages.languages import SCRIPT, build_program, detect_language, run_argv
+from pipeline.programs.languages import SCRIPT, build_program, detect_language, run_argv
 from pipeline.packages.model import Package, Program
-from pipeline.packages.procs import describe_failure, run_limited
+from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.problems.model import Case, Recipe
 
 SEED = "{seed}"

@@ -62,9 +62,9 @@ import yaml
 
 from pipeline.fsutil import file_sha256
 from pipeline.packages.errors import PackageError
-from pipeline.packages.languages import build_program, detect_language, run_argv
+from pipeline.programs.languages import build_program, detect_language, run_argv
 from pipeline.packages.model import ProblemType, Program
-from pipeline.packages.procs import describe_failure, run_limited
+from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.packages.yamlfile import load_yaml
 
 YAML_FILE = "generators/generators.yaml"

@@ -34,7 +34,7 @@ import signal
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pipeline.packages.procs import ProcessResult, environment, result_of
+from pipeline.programs.procs import ProcessResult, environment, result_of
 from pipeline.programs import contained
 from pipeline.programs.external import submission_hidden
 

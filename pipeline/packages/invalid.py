@@ -25,11 +25,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.packages.check import default_validate, run_output_validator
+from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.packages.expectations import Agreement, Disagreement
-from pipeline.packages.languages import Build, build_program, detect_language, run_argv
+from pipeline.programs.languages import Build, build_program, detect_language, run_argv
 from pipeline.packages.model import Package, Program, ValidatorTest
-from pipeline.packages.procs import describe_failure, run_limited
+from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.packages.validate import Rejection, cut, validate_input
 from pipeline.packages.validator_tests import KINDS
 

@@ -20,10 +20,10 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pipeline.packages.check import (CheckResult, default_validate, read_feedback,
+from pipeline.programs.checkers import (CheckResult, default_validate, read_feedback,
                                      run_output_validator, run_testlib_checker, testlib_verdict)
 from pipeline.packages.interactive import run_exchange
-from pipeline.packages.languages import Build, build_program, run_argv
+from pipeline.programs.languages import Build, build_program, run_argv
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.scoring import case_score
 from pipeline.packages.validate import ValidationResult, validate_input

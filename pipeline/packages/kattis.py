@@ -38,7 +38,7 @@ from pathlib import Path
 
 from pipeline.packages.errors import PackageError
 from pipeline.packages.generators_yaml import generated_data
-from pipeline.packages.languages import detect_language
+from pipeline.programs.languages import detect_language
 from pipeline.packages.model import (Expectation, Format, KattisGroupScoring, LegacyGrading,
                                      Limits, Package, ProblemType, Program, Requirement,
                                      TestCase, TestGroup)

@@ -17,12 +17,10 @@ from pathlib import Path
 from typing import Literal
 
 from pipeline.packages.errors import PackageError
+from pipeline.programs.program import Convention, Program, Role  # noqa: F401 (the package's)
 
 Format = Literal["legacy", "2023-07", "2025-09", "polygon"]
 VERDICTS = ("AC", "WA", "TLE", "MLE", "RE", "OLE", "CE", "JE", "SKIP")
-Role = Literal["submission", "input_validator", "answer_validator", "output_validator",
-               "checker", "interactor", "generator"]
-Convention = Literal["kattis", "testlib"]
 
 
 @dataclass(frozen=True)
@@ -186,23 +184,6 @@ class Expectation:
     label: str                              # "accepted", "wrong_answer", Polygon tag, ...
     source: str                             # "folder", "submissions.yaml", "tag", ...
     requirements: tuple[Requirement, ...]
-
-
-@dataclass(frozen=True)
-class Program:
-    """A program of the package: a submission, validator, checker, interactor or generator."""
-
-    name: str
-    role: Role
-    path: Path                              # the file, or the folder of a folder program
-    files: tuple[Path, ...]                 # its source files
-    language: str | None                    # language code ("cpp", "python3", ...); None:
-                                            # build/run scripts, or not determinable
-    convention: Convention = "kattis"
-    entrypoint: str | None = None
-    expectation: Expectation | None = None
-    declared_type: str | None = None        # Polygon's source type ("cpp.g++17")
-    include_files: tuple[Path, ...] = ()    # include/<language> files copied before building
 
 
 @dataclass(frozen=True)

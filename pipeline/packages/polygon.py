@@ -31,10 +31,10 @@ from pathlib import Path
 
 from pipeline.fsutil import file_sha256
 from pipeline.packages.errors import PackageError
-from pipeline.packages.languages import build_program, detect_language, polygon_language, run_argv
+from pipeline.programs.languages import build_program, detect_language, polygon_language, run_argv
 from pipeline.packages.model import (Expectation, Limits, Package, PolygonGroupScoring,
                                      ProblemType, Program, Requirement, TestCase, TestGroup)
-from pipeline.packages.procs import describe_failure, run_limited
+from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.packages.yamlfile import MAX_YAML_BYTES
 
 _REJECTED = frozenset({"WA", "TLE", "MLE", "RE", "OLE"})

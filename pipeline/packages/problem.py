@@ -32,7 +32,7 @@ from pathlib import Path
 from pipeline.errors import InputError, UserError
 from pipeline.fsutil import atomic_write_text
 from pipeline.packages import build_package, load_package
-from pipeline.packages.check import default_validate
+from pipeline.programs.checkers import default_validate
 from pipeline.packages.generators import package_recipes
 from pipeline.packages.groups import case_in_group
 from pipeline.packages.expectations import TimeLimit, given_time_limit, margins

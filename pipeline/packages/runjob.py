@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.packages.judge import build_package, judge_case
-from pipeline.packages.languages import Build
+from pipeline.programs.languages import Build
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.groups import case_in_group
 from pipeline.problems.identity import case_id_of

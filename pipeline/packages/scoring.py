@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from pipeline.packages.check import CheckResult
+from pipeline.programs.checkers import CheckResult
 from pipeline.packages.model import (CaseResult, KattisGroupScoring, LegacyGrading, Package,
                                      PolygonGroupScoring, TestCase, TestGroup)
 

@@ -30,9 +30,9 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pipeline.packages.languages import Build, run_argv
-from pipeline.packages.model import Program
-from pipeline.packages.procs import describe_failure, run_limited
+from pipeline.programs.languages import Build, run_argv
+from pipeline.programs.program import Program
+from pipeline.programs.procs import describe_failure, run_limited
 
 MESSAGE_KEEP = 100
 OVERVIEW_FLAG = "--testOverviewLogFileName"  # testlib validators: write the test overview log

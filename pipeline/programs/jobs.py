@@ -25,7 +25,7 @@ Status = Literal["ok", "tle", "mle", "re", "ole", "skip"]
 class BuildRecipe:
     """How to build an external program from its source, anywhere.
 
-    `language` is the language table's code (`pipeline.packages.languages`) that builds and
+    `language` is the language table's code (`pipeline.programs.languages`) that builds and
     runs the source; None: the program's own `build` and `run` command templates (split like a
     shell would, never run through one), in which `{exe}` is the program built and `{source}`
     the source file. `key` names the recipe: a hash of the language, the commands and the

@@ -27,8 +27,8 @@ _builds: dict[Checker, object] = {}
 
 
 def _build(checker: Checker):
-    from pipeline.packages.languages import build_program
-    from pipeline.packages.model import Program
+    from pipeline.programs.languages import build_program
+    from pipeline.programs.program import Program
     from pipeline.run.solvers import worker_build_dir
 
     build = _builds.get(checker)
@@ -47,7 +47,7 @@ def check_answer(problem: Problem, input_text: str, expected: str | None,
     checker = problem.checker
     if checker is None or expected is None or got is None:
         return grade(got, expected, problem.compare)
-    from pipeline.packages.check import run_output_validator, run_testlib_checker
+    from pipeline.programs.checkers import run_output_validator, run_testlib_checker
 
     build = _build(checker)
     with tempfile.TemporaryDirectory(prefix="gamebench-check-") as scratch:

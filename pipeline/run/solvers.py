@@ -14,7 +14,7 @@ External solvers come from `--external NAME=COMMAND`, from the problem's own `[[
 A source file is a program: `--external NAME=sol.cpp` (or `Sol.java`, `sol.py`, `sol.rs`, ...;
 `--external sol.cpp` is named `sol`), and a configured solver with a `source` and no `build`, is
 built and run as the language table builds a package's submissions
-(`pipeline.packages.languages`: the language told from the file's name). A solver with a
+(`pipeline.programs.languages`: the language told from the file's name). A solver with a
 `build` command of its own is built by the same builder, its commands taken as its language.
 Commands are split like a shell would split them (`shlex.split`) but never run through a shell.
 A build runs once per distinct content (language, commands, source's name and bytes) and is
@@ -48,9 +48,9 @@ from pathlib import Path
 from pipeline.config import CONFIG_DIR, REPO_ROOT, read_configured_solvers
 from pipeline.errors import UserError
 from pipeline.fsutil import atomic_write, atomic_write_text
-from pipeline.packages.languages import (LANGUAGES, Language, build_program, command_language,
+from pipeline.programs.languages import (LANGUAGES, Language, build_program, command_language,
                                          detect_language, run_argv)
-from pipeline.packages.model import Program
+from pipeline.programs.program import Program
 from pipeline.problems import Problem
 from pipeline.problems.model import Solution
 from pipeline.programs.jobs import BuildRecipe

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from packagekit import FIXTURES
-from pipeline.packages.check import (default_validate, parse_float, run_output_validator,
+from pipeline.programs.checkers import (default_validate, parse_float, run_output_validator,
                                      run_testlib_checker)
-from pipeline.packages.languages import build_program, detect_language
-from pipeline.packages.model import Program
+from pipeline.programs.languages import build_program, detect_language
+from pipeline.programs.program import Program
 
 TOL = ("float_tolerance", "1e-6")
 

@@ -17,7 +17,7 @@ from packagekit import FIXTURES
 from pipeline.packages import build_package, load_package, validate_case
 from pipeline.packages.generators import (SEED_RANGE, GeneratorError, generator_recipe,
                                           package_recipes, polygon_commands)
-from pipeline.packages.languages import build_program
+from pipeline.programs.languages import build_program
 from pipeline.packages.groups import case_in_group
 from pipeline.packages.problem import TextCase
 

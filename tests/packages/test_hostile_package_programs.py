@@ -25,11 +25,11 @@ import pytest
 
 from processkit import hostile_program, processes_marked
 
-from pipeline.packages.check import run_output_validator, run_testlib_checker
+from pipeline.programs.checkers import run_output_validator, run_testlib_checker
 from pipeline.packages.generators import GeneratorError, run_generator
 from pipeline.packages.interactive import run_exchange
-from pipeline.packages.languages import build_program, detect_language
-from pipeline.packages.model import Program
+from pipeline.programs.languages import build_program, detect_language
+from pipeline.programs.program import Program
 from pipeline.packages.validate import validate_input
 from pipeline.programs.contained import HIDE_ENV, PROCESS_CAP
 
@@ -172,7 +172,7 @@ def test_p11_a_sleeping_validator_dies_with_a_kill_9_of_the_ingest(tmp_path, out
     argv = hostile_program(tmp_path, outside=[], secret="/nonexistent", port=1, marker=marker,
                            forks=0, then="time.sleep(120)")
     driver = ("import sys\nfrom pathlib import Path\n"
-              "from pipeline.packages.procs import run_limited\n"
+              "from pipeline.programs.procs import run_limited\n"
               f"run_limited({argv!r}, cwd=Path({str(tmp_path / 'work')!r}), time_s=120)\n")
     pipeline = subprocess.Popen([sys.executable, "-c", driver], cwd=REPO,
                                 env={**os.environ, "PYTHONPATH": str(REPO)},

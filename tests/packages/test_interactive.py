@@ -12,8 +12,8 @@ import pytest
 from packagekit import FIXTURES
 from pipeline.packages import build_package, judge_case, load_package
 from pipeline.packages.judge import default_limits
-from pipeline.packages.languages import build_program, detect_language
-from pipeline.packages.model import Program
+from pipeline.programs.languages import build_program, detect_language
+from pipeline.programs.program import Program
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.packages.languages import LANGUAGES, build_program, detect_language, run_argv
-from pipeline.packages.model import Program
+from pipeline.programs.languages import LANGUAGES, build_program, detect_language, run_argv
+from pipeline.programs.program import Program
 
 
 def program(path: Path, **extra) -> Program:

@@ -29,9 +29,9 @@ import pytest
 from packagekit import tiny_kattis, write_tree
 
 from pipeline.packages import judge_package, load_package
-from pipeline.packages import languages
-from pipeline.packages.languages import LANGUAGES, build_program, detect_language
-from pipeline.packages.model import Program
+from pipeline.programs import languages
+from pipeline.programs.languages import LANGUAGES, build_program, detect_language
+from pipeline.programs.program import Program
 
 REPO = Path(__file__).resolve().parents[2]
 BAPCTOOLS = Path("/work/.mirror/RagnarGrootKoerkamp+BAPCtools/repo")

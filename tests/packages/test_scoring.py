@@ -8,7 +8,7 @@ import pytest
 
 from packagekit import FIXTURES
 from pipeline.packages import load_package
-from pipeline.packages.check import CheckResult
+from pipeline.programs.checkers import CheckResult
 from pipeline.packages.model import CaseResult, LegacyGrading
 from pipeline.packages.scoring import aggregate, case_score
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from packagekit import FIXTURES
 from pipeline.packages import build_package, load_package, validate_case
-from pipeline.packages.languages import build_program
-from pipeline.packages.model import Program
+from pipeline.programs.languages import build_program
+from pipeline.programs.program import Program
 from pipeline.packages.validate import MESSAGE_KEEP, validate_input
 
 

@@ -13,7 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
-from pipeline.packages.model import Program
+from pipeline.programs.program import Program
 from pipeline.packages.overview import parse_overview
 from pipeline.packages.validate import speaks_testlib
 

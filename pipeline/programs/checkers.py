@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Literal
 
 from pipeline.errors import UserError
-from pipeline.packages.languages import Build, run_argv
-from pipeline.packages.procs import ProcessResult, describe_failure, run_limited
+from pipeline.programs.languages import Build, run_argv
+from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
 
 CheckVerdict = Literal["AC", "WA", "JE"]
 WHITESPACE = frozenset(b" \t\n\v\f\r")

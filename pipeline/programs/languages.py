@@ -46,8 +46,8 @@ from pathlib import Path
 from typing import Literal
 
 from pipeline.fsutil import file_sha256
-from pipeline.packages.model import Program
-from pipeline.packages.procs import describe_failure, run_limited
+from pipeline.programs.program import Program
+from pipeline.programs.procs import describe_failure, run_limited
 
 
 @dataclass(frozen=True)
