@@ -196,11 +196,9 @@ def test_built_in_problems_and_packages_do_not_know_each_other():
     assert not {m: t for m, t in crossing.items() if t}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19 open: the corpus ingest reads a package's "
-                   "cases itself, run/submissions derives a package's time limit and holds its "
-                   "expectations, run/checker reads checker verdicts through the package code, "
-                   "and stress builds package submissions and generators; each is to become a "
-                   "hook of the problem source")
+@pytest.mark.xfail(strict=True, reason="issue 19 open: the corpus walk and ingest read a "
+                   "package's cases themselves, and stress builds a package's generators; each "
+                   "is to become a hook of the problem source")
 def test_one_place_outside_the_packages_names_them():
     naming = sorted(m for m in MODULES if not m.startswith("pipeline.packages")
                     and any(t.startswith("pipeline.packages") for t in GRAPH[m]))

@@ -33,6 +33,10 @@ from pipeline.packages.scoring import aggregate, first_error
 
 SHOWN_CASES = 20
 
+# Until a run derives a package's time limit from its accepted submissions, cases are run
+# with this much CPU time (the probe) so the accepted ones can be timed.
+PROBE_TIME_S = 10.0
+
 
 def verdict_at(result: CaseResult, time_s: float) -> str:
     """The verdict this run gets when judged at time limit `time_s`."""

@@ -35,7 +35,7 @@ from pipeline.packages import build_package, load_package
 from pipeline.programs.checkers import default_validate
 from pipeline.packages.generators import package_recipes
 from pipeline.packages.groups import case_in_group
-from pipeline.packages.expectations import TimeLimit, given_time_limit, margins
+from pipeline.packages.expectations import PROBE_TIME_S, TimeLimit, given_time_limit, margins
 from pipeline.packages.judge import PackageBuilds, validate_case
 from pipeline.packages.model import Package
 from pipeline.packages.overview import package_coverage
@@ -44,10 +44,6 @@ from pipeline.packages.registry import MARKER, build_dir, read_marker
 from pipeline.problems.model import Problem, Solution
 from pipeline.problems.coverage import BoundCoverage
 from pipeline.programs.jobs import Job, Outcome
-
-# Until a run derives a package's time limit from its accepted submissions, cases are run
-# with this much CPU time (the probe) so the accepted ones can be timed.
-PROBE_TIME_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -142,6 +138,22 @@ class PackageProblem(Problem):
                 accepted = solution.expected in (None, "accepted", "main")
                 return None if accepted else f"expected to be {solution.expected}"
         return super().known_wrong(name)
+
+    def submission_judging(self, names, timeout_s, cases, executor):
+        from pipeline.packages.submissions import submission_judging
+
+        return submission_judging(self, names, timeout_s, cases, executor)
+
+    def submissions_not_runnable(self, names: tuple[str, ...]) -> str | None:
+        from pipeline.packages.submissions import not_runnable
+
+        return not_runnable(self, names)
+
+    def hold_submissions(self, run_id, names, judged, earlier, inputs, limit):
+        from pipeline.packages.submissions import expectation_rows, hold_submissions
+
+        found = hold_submissions(self, names, judged, earlier, inputs, limit)
+        return found, expectation_rows(run_id, self.id, found)
 
     def run_job(self, job: Job) -> Outcome | None:
         """A submission, or an external program the run has the package judge, run and

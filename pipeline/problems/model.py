@@ -297,6 +297,26 @@ class Problem:
                 return stage.known_wrong
         return None
 
+    # -- submissions: programs the problem holds to what each is expected to get (a package's)
+    def submission_judging(self, names: tuple[str, ...], timeout_s: float | None,
+                           cases: Callable[[], Any], executor: Any) -> tuple[Any, list, str | None]:
+        """The time limit the submissions `names` are judged at, their `SolverSpec`s (run by
+        `run_job`), and a note when the limit was derived now, from `cases()` (a frame of the
+        stored cases) run on `executor`."""
+        raise UnknownName(f"problem {self.id} has no submissions")
+
+    def submissions_not_runnable(self, names: tuple[str, ...]) -> str | None:
+        """Why one of the submissions `names` cannot be run (built now), or None."""
+        raise UnknownName(f"problem {self.id} has no submissions")
+
+    def hold_submissions(self, run_id: str, names: tuple[str, ...], judged: dict,
+                         earlier: Any, inputs: Mapping[str, str],
+                         limit: Any) -> tuple[Any, list[dict]]:
+        """After a run: each submission held against its expectation, from its judged
+        results (`judged`, and `earlier`: the stored rows of a resumed run's first part), and
+        the rows of the `expectations` table that keep it."""
+        raise UnknownName(f"problem {self.id} has no submissions")
+
     def run_job(self, job: Job) -> Outcome | None:
         """Run and judge `job` (a program on one case) by the problem's own rules where the
         problem has them (a package judges its submissions with its validators, checker and

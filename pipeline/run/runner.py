@@ -49,7 +49,7 @@ from pipeline.verdicts import Verdict
 
 if TYPE_CHECKING:
     from pipeline.packages.expectations import TimeLimit
-    from pipeline.run.submissions import Expectations
+    from pipeline.packages.submissions import Expectations
 
 __all__ = ["RunRequest", "RunSummary", "run", "format_summary"]
 
@@ -324,8 +324,13 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                                         group=group if own_judge else None))
         judged: dict = {}
         if judging is not None:
-            from pipeline.run.submissions import submission_jobs
-            jobs += submission_jobs(judging.specs, cases, request.repeat, done, len(jobs))
+            for case_id, text, answer, group in zip(cases["case_id"], cases["input"],
+                                                    cases["expected"], cases["group"]):
+                for spec in judging.specs:
+                    for rep in range(request.repeat):
+                        if (case_id, spec.name, rep) not in done:
+                            jobs.append(Job(len(jobs), spec, case_id, text, rep,
+                                            answer=answer, group=group))
         last_flush = time.monotonic()
         finished = 0
         for job, outcome in executor.run(jobs):
@@ -398,36 +403,29 @@ def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, execut
     programs that would have had the problem's limit."""
     if not selection.submissions:
         return None
-    from pipeline.run.submissions import derive_limit, judging_limit, submission_specs
-
-    limit = judging_limit(problem, timeout_s)
-    if limit is None:
-        limit = derive_limit(problem, cases, executor)
-        summary.notes.append(f"time limit derived: {limit.how} (kept with the package)")
+    limit, submission_specs, derived = problem.submission_judging(
+        selection.submissions, timeout_s, lambda: cases, executor)
+    if derived is not None:
+        summary.notes.append(derived)
         for index, spec in enumerate(specs):
             if spec.kind == "external" and spec.timeout_s == problem.time_limit_s:
                 specs[index] = replace(spec, timeout_s=limit.time_s)
-    return _Judging(limit, submission_specs(problem, selection.submissions, limit))
+    return _Judging(limit, submission_specs)
 
 
 def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
           limit: TimeLimit, judged: dict, cases: pl.DataFrame, summary: RunSummary) -> None:
     """Hold each submission against its expectation (with the results a resumed run stored
     before) and keep the outcome in the `expectations` table."""
-    from pipeline.run.submissions import (expectation_rows, hold_expectations,
-                                          judged_from_rows)
     from pipeline.tables.results import write_expectations
 
     earlier = read_run_results(data_dir, run_id, ["case_id", "solver", "repeat", "verdict",
                                                   "score", "message", "cpu_ms", "wall_ms"])
     earlier = earlier.filter(pl.col("solver").is_in(list(selection.submissions)))
     inputs = dict(zip(cases["case_id"], cases["input"]))
-    for name, results in judged_from_rows(problem, earlier, inputs).items():
-        for case, result in results.items():
-            judged.setdefault(name, {}).setdefault(case, result)
-    found = hold_expectations(problem, judged, selection.submissions, limit)
+    found, rows = problem.hold_submissions(run_id, selection.submissions, judged, earlier,
+                                           inputs, limit)
     summary.expectations = found
-    rows = expectation_rows(run_id, problem.id, found)
     if rows:
         write_expectations(data_dir, run_id, [{**row, "checked_at": now()} for row in rows])
 

@@ -336,18 +336,11 @@ def _package_specs(problem: Problem, names: tuple[str, ...], data_dir: Path,
     compile stops the session before it starts."""
     if not names:
         return []
-    from pipeline.packages.runjob import submission_build
-    from pipeline.run.submissions import judging_limit, submission_specs
+    from pipeline.run.runner import load_cases
 
-    for name in names:
-        build = submission_build(problem, name)
-        if build.status in NOT_RUN:
-            raise JudgeError(f"submission {name} cannot be run ({build.status}): "
-                             f"{build.message.strip()[:300]}")
-    limit = judging_limit(problem, None)
-    if limit is None:
-        from pipeline.run.runner import load_cases
-        from pipeline.run.submissions import derive_limit
-
-        limit = derive_limit(problem, load_cases(data_dir, problem.id, None), executor)
-    return submission_specs(problem, names, limit)
+    why = problem.submissions_not_runnable(names)
+    if why is not None:
+        raise JudgeError(why)
+    _, specs, _ = problem.submission_judging(
+        names, None, lambda: load_cases(data_dir, problem.id, None), executor)
+    return specs

@@ -1,4 +1,5 @@
-"""The part of `pipeline run` that is particular to a problem package: its submissions.
+"""The part of a run that is particular to a problem package: its submissions, reached
+through `PackageProblem`'s hooks (`submission_judging`, `hold_submissions`).
 
 A package's submissions are solvers of the run like any other (one job per case, results in
 the `results` table), judged where they run by the package's own rules
@@ -20,22 +21,25 @@ Expectations are held only when the run covered every test case of the package.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from pipeline.errors import UserError
-from pipeline.packages.expectations import (Agreement, TimeLimit, aligned, check_expectations,
-                                            derive_time_limit, lower_bound_submissions,
-                                            margins)
+from pipeline.packages.expectations import (PROBE_TIME_S, Agreement, TimeLimit, aligned,
+                                            check_expectations, derive_time_limit,
+                                            lower_bound_submissions, margins)
 from pipeline.packages.invalid import check_validators
 from pipeline.packages.model import CaseResult
-from pipeline.packages.problem import PROBE_TIME_S, PackageProblem
 from pipeline.packages.registry import record_time_limit
-from pipeline.packages.runjob import package_case, package_cases
-from pipeline.run.executors import Executor
+from pipeline.packages.runjob import package_case, package_cases, submission_build
 from pipeline.programs.jobs import Job, SolverSpec
+
+if TYPE_CHECKING:
+    from pipeline.packages.problem import PackageProblem
+    from pipeline.run.executors import Executor
 
 # Judged results by submission, then by the package's case name.
 Judged = dict[str, dict[str, CaseResult]]
@@ -162,6 +166,41 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
     # the validators held to data/invalid_* and valid_output, as a submission to its folder
     agreements += check_validators(package, problem.builds(), problem.build_cache)
     return Expectations(limit, agreements)
+
+
+def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_s: float | None,
+                       cases: Callable[[], pl.DataFrame],
+                       executor: Executor) -> tuple[TimeLimit, list[SolverSpec], str | None]:
+    """The time limit the submissions `names` are judged at, their specs, and a note when the
+    limit was derived now (from `cases()`, run on `executor`, and recorded)."""
+    limit = judging_limit(problem, timeout_s)
+    note = None
+    if limit is None:
+        limit = derive_limit(problem, cases(), executor)
+        note = f"time limit derived: {limit.how} (kept with the package)"
+    return limit, submission_specs(problem, names, limit), note
+
+
+def not_runnable(problem: PackageProblem, names: tuple[str, ...]) -> str | None:
+    """Why one of the submissions `names` cannot be run (it does not build, or its language
+    has no toolchain here), each built now; None when all can."""
+    for name in names:
+        build = submission_build(problem, name)
+        if build.status in ("CE", "SKIP"):
+            return (f"submission {name} cannot be run ({build.status}): "
+                    f"{build.message.strip()[:300]}")
+    return None
+
+
+def hold_submissions(problem: PackageProblem, names: tuple[str, ...], judged: Judged,
+                     earlier: pl.DataFrame, inputs: Mapping[str, str],
+                     limit: TimeLimit) -> Expectations:
+    """Each submission held against its expectation, with the results of `judged` (this part
+    of the run) and `earlier` (`results` rows a resumed run stored before)."""
+    for name, results in judged_from_rows(problem, earlier, inputs).items():
+        for case, result in results.items():
+            judged.setdefault(name, {}).setdefault(case, result)
+    return hold_expectations(problem, judged, names, limit)
 
 
 def expectation_rows(run_id: str, problem_id: str, found: Expectations) -> list[dict]:
