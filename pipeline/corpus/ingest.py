@@ -41,7 +41,7 @@ from pipeline.corpus.layouts import FoundCase, find_cases
 from pipeline.corpus.validate import Checked, Item, validate_all
 from pipeline.corpus.walk import (Fault, FoundPackage, Namespace, ReadFault, Source,
                                   SourceReader, scan)
-from pipeline.errors import InputError, UnknownName
+from pipeline.errors import InputError, PackageError, UnknownName
 from pipeline.problems import (Problem, add_problem_dirs, get_problem, module_problem_ids,
                                problem_folder, problem_ids)
 from pipeline.problems.identity import decode_judge_file, judge_file
@@ -412,24 +412,15 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
     is each test case its generators.yaml could not make and each file of it that was left
     out unread (its label is among the namespace's labels, so that a later look at the
     package replaces the reject)."""
-    from pipeline.packages import PackageError, load_package
-    from pipeline.programs.languages import toolchain_notes
-    from pipeline.packages.registry import build_dir, register
+    from pipeline.problems import load_found_package
 
     try:
-        if found.registered:
-            package = load_package(found.path, build_dir(data_dir), short_name=found.problem)
-        else:
-            registration = register(found.path, data_dir, found.problem)
-            package = registration.package
-            what = (f"registered {package.format} package" if registration.new else
-                    "updated package: " + "; ".join(registration.changes)
-                    if registration.changes else "package unchanged")
+        package, what, notes = load_found_package(found.path, data_dir, found.problem,
+                                                  registered=found.registered)
+        if what is not None:
             summary.packages.append(PackageNote(found.problem, found.label, what))
-            for note in (*package.notes, *toolchain_notes(
-                    (*package.input_validators, *package.answer_validators))):
-                summary.packages.append(PackageNote(found.problem, found.label,
-                                                    f"note: {note}"))
+        for note in notes:
+            summary.packages.append(PackageNote(found.problem, found.label, f"note: {note}"))
     except PackageError as error:
         summary.unplaced.append(Fault(found.label, error.rule, str(error), None))
         return None

@@ -141,13 +141,9 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
     def add_file(path: str, rel: str, size: int) -> None:
         problem, inner = problem_of(rel, root.name, override, ids)
         if path[-4:].lower() in (".zip", ".kpp"):
-            from pipeline.packages import PackageError, detect
+            from pipeline.problems import holds_package
 
-            try:
-                is_package = detect(Path(path)) is not None
-            except PackageError:  # a package that breaks its format: registering it says how
-                is_package = True
-            if is_package and package_at(Path(path), rel):
+            if holds_package(Path(path)) and package_at(Path(path), rel):
                 return
             found.namespaces.append(_archive(Path(path), rel, problem, found.faults))
             return

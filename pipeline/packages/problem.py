@@ -55,7 +55,7 @@ class TextCase:
 
 @dataclass(frozen=True)
 class PackageProblem(Problem):
-    """A `Problem` that is a registered judge package (`kind == "package"`)."""
+    """A `Problem` that is a registered judge package (Kattis/ICPC or Polygon)."""
 
     package_root: Path = Path()
     time_limit_pending: bool = False
@@ -100,6 +100,10 @@ class PackageProblem(Problem):
         atomic_write_text(folder / f"{name}.ans", answer)
         atomic_write_text(folder / f"{name}.in", text)
         return source, None
+
+    @property
+    def origin(self) -> str:
+        return self.source
 
     @property
     def judges_its_programs(self) -> bool:
@@ -270,7 +274,7 @@ def package_problem(folder: Path) -> PackageProblem:
         size=lambda case: len(case.text.encode("utf-8")), size_values=lambda case: {},
         size_columns=(), size_measure="input bytes", stages=(),
         recipes=package_recipes(package, build_dir(folder.parent.parent), TextCase),
-        solutions=solutions, kind="package", check_input=check_input,
+        solutions=solutions, check_input=check_input,
         package_root=package.root, time_limit_pending=time_limit is None,
         time_limit_how=("given by the package" if package.limits.time_s is not None
                         else derived.get("how", "")))

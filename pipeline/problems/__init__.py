@@ -82,6 +82,52 @@ def _found() -> dict[str, Path]:
     return found
 
 
+def holds_package(path: Path) -> bool:
+    """Whether the file `path` (a zip) holds a problem package, a problem source of its own;
+    one that breaks its format does too (registering it says how)."""
+    from pipeline.packages import PackageError, detect
+
+    try:
+        return detect(path) is not None
+    except PackageError:
+        return True
+
+
+def load_found_package(path: Path, data_dir: Path, name: str, *, registered: bool):
+    """The problem package found at `path` among raw files, loaded (`PackageError` when it
+    breaks its format): the data folder's own copy when `registered`, else registered in the
+    data folder first; with what registering did (None for the copy) and the notes to show
+    (files skipped, validators whose toolchain is missing here)."""
+    from pipeline.packages import load_package
+    from pipeline.packages.registry import build_dir, register
+    from pipeline.programs.languages import toolchain_notes
+
+    if registered:
+        return load_package(path, build_dir(data_dir), short_name=name), None, []
+    registration = register(path, data_dir, name)
+    package = registration.package
+    what = (f"registered {package.format} package" if registration.new else
+            "updated package: " + "; ".join(registration.changes)
+            if registration.changes else "package unchanged")
+    notes = [*package.notes,
+             *toolchain_notes((*package.input_validators, *package.answer_validators))]
+    return package, what, notes
+
+
+def generator_recipe(problem: Problem, command: str, data_dir: Path) -> Recipe:
+    """A recipe that makes cases of `problem` with the generator program `command` (`PROGRAM
+    ARGS {seed}`: a package's own generator by name, or a source or command of the user's),
+    built now (`GeneratorError` when it names no program or does not build); a package's
+    cases are made in its first judged test group."""
+    from pipeline.packages.generators import generator_recipe as recipe_of
+    from pipeline.packages.problem import PackageProblem
+    from pipeline.packages.registry import build_dir
+
+    package = problem.load() if isinstance(problem, PackageProblem) else None
+    group = next((c.group for c in package.cases if not c.sample), "") if package else ""
+    return recipe_of(command, package, build_dir(data_dir), problem.parse, group)
+
+
 def problem_ids() -> list[str]:
     return list(_found())
 

@@ -7,7 +7,7 @@ from pipeline.problems.model import Problem
 
 
 def describe(problem: Problem) -> str:
-    kind = "" if problem.kind == "module" else f"; {problem.source}"
+    kind = f"; {problem.origin}" if problem.origin else ""
     limit = (f"time limit {problem.time_limit_s:g} s" if not getattr(
         problem, "time_limit_pending", False) else "time limit derived from its accepted "
         "submissions by the first run")

@@ -29,9 +29,6 @@ from pipeline.programs.jobs import Job, Outcome
 Case = Any
 Answer = Any
 
-# A problem written as Python in its own folder, or a judge's problem package (Kattis/ICPC,
-# Polygon) registered in the data folder.
-Kind = Literal["module", "package"]
 # A shrink pass: the cases one small edit simpler than the given one (drop a test, a leaf, a
 # person; lower a number), for `stress` to try in order; they need not all be valid or simpler.
 ShrinkPass = Callable[[Case], Iterable[Case]]
@@ -189,7 +186,6 @@ class Problem:
     nightly: Mapping[str, int] = field(default_factory=dict)
     growth: Growth | None = None
     solutions: tuple[Solution, ...] = ()
-    kind: Kind = "module"
     # Validates an input found in a test group (a package's validators take the group's
     # arguments); None: `parse` validates.
     check_input: Callable[[str, str], Case] | None = None
@@ -267,6 +263,12 @@ class Problem:
     def accepts_other_answers(self) -> bool:
         """Whether an answer can be right without equalling the stored one (a checker)."""
         return self.checker is not None
+
+    @property
+    def origin(self) -> str:
+        """Where the problem comes from, when that is worth saying beside its name (a
+        package's source); empty for a problem folder."""
+        return ""
 
     @property
     def runs_nightly(self) -> bool:

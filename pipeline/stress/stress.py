@@ -162,14 +162,11 @@ def with_generators(problem: Problem, commands: tuple[str, ...],
     """The problem with a recipe added for each generator command (see
     `pipeline.packages.generators`), and those recipes; a command that names no program, or
     one that does not build, raises `GeneratorError` now."""
-    from pipeline.packages.generators import generator_recipe
-    from pipeline.packages.registry import build_dir
+    from pipeline.problems import generator_recipe
 
-    package = problem.load() if problem.kind == "package" else None
-    group = next((c.group for c in package.cases if not c.sample), "") if package else ""
     made: dict[str, Recipe] = {}
     for command in commands:
-        recipe = generator_recipe(command, package, build_dir(data_dir), problem.parse, group)
+        recipe = generator_recipe(problem, command, data_dir)
         made.setdefault(recipe.name, recipe)
     known = {r.name: r for r in problem.recipes}
     added = tuple(r for name, r in made.items() if name not in known)
