@@ -274,6 +274,32 @@ def load(native: Native, fallback: str):
     return library_
 
 
+
+def functions(native: Native, fallback: str, signatures: dict[str, str]):
+    """The one ctypes loader of the problems' kernels: a function that returns `native`'s
+    library (loaded on its first call, by `load`) with each function named in `signatures`
+    given its argument types, one letter each (`p` a pointer, `i` a 64-bit integer; every
+    kernel returns a 64-bit integer); or None where native code cannot be had, so the
+    caller's fallback runs."""
+    ready: list = []
+
+    def library():
+        if not ready:
+            loaded = load(native, fallback)
+            if loaded is None:
+                return None
+            import ctypes
+
+            kinds = {"p": ctypes.c_void_p, "i": ctypes.c_int64}
+            for name, arguments in signatures.items():
+                function = getattr(loaded, name)
+                function.argtypes = [kinds[letter] for letter in arguments]
+                function.restype = ctypes.c_int64
+            ready.append(loaded)
+        return ready[0]
+
+    return library
+
 def executable(native: Native, fallback: str) -> Path | None:
     """The program's path (built first if needed), or None when native code is off or cannot
     be built here; then one line on stderr names the reason and `fallback`."""

@@ -17,25 +17,9 @@ FALLBACK = "the NumPy quick parse and Python's sums"
 MAX_N = 10**5
 MOST_TOKENS = 1 + 2 * MAX_N
 
-_FUNCTIONS = None
-
-
-def functions():
-    """The library's functions with their ctypes signatures, or None without native code."""
-    global _FUNCTIONS
-    if _FUNCTIONS is None:
-        library = native.load(KERNELS, FALLBACK)
-        if library is None:
-            return None
-        import ctypes
-
-        i64, ptr = ctypes.c_int64, ctypes.c_void_p
-        library.bipartitebattle_read.argtypes = [ptr, i64, ptr, i64, ptr]
-        library.bipartitebattle_read.restype = i64
-        library.bipartitebattle_solve.argtypes = [ptr]
-        library.bipartitebattle_solve.restype = i64
-        _FUNCTIONS = library
-    return _FUNCTIONS
+# The library's functions with their ctypes signatures (or None without native code).
+functions = native.functions(KERNELS, FALLBACK, {"bipartitebattle_read": "pipip",
+                                                  "bipartitebattle_solve": "p"})
 
 
 def read(text: str):

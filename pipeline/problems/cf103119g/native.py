@@ -30,25 +30,9 @@ class Packed:
     m: int
 
 
-_FUNCTIONS = None
-
-
-def functions():
-    """The library's functions with their ctypes signatures, or None without native code."""
-    global _FUNCTIONS
-    if _FUNCTIONS is None:
-        library = native.load(KERNEL, FALLBACK)
-        if library is None:
-            return None
-        import ctypes
-
-        i64, ptr = ctypes.c_int64, ctypes.c_void_p
-        library.cf103119g_read.argtypes = [ptr, i64, ptr, i64, ptr]
-        library.cf103119g_read.restype = i64
-        library.cf103119g_solve.argtypes = [i64, ptr, i64, ptr, ptr]
-        library.cf103119g_solve.restype = i64
-        _FUNCTIONS = library
-    return _FUNCTIONS
+# The library's functions with their ctypes signatures (or None without native code).
+functions = native.functions(KERNEL, FALLBACK, {"cf103119g_read": "pipip",
+                                                 "cf103119g_solve": "ipipp"})
 
 
 def read(text: str) -> Packed | None:

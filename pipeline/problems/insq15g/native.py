@@ -17,25 +17,9 @@ FALLBACK = "NumPy (quick parse and fast)"
 MAX_PEOPLE = 10**6
 MOST_TOKENS = 3 + 2 * MAX_PEOPLE
 
-_FUNCTIONS = None
-
-
-def functions():
-    """The library's functions with their ctypes signatures, or None without native code."""
-    global _FUNCTIONS
-    if _FUNCTIONS is None:
-        library = native.load(KERNELS, FALLBACK)
-        if library is None:
-            return None
-        import ctypes
-
-        i64, ptr = ctypes.c_int64, ctypes.c_void_p
-        library.insq15g_read.argtypes = [ptr, i64, ptr, i64, ptr]
-        library.insq15g_read.restype = i64
-        library.insq15g_solve.argtypes = [ptr]
-        library.insq15g_solve.restype = i64
-        _FUNCTIONS = library
-    return _FUNCTIONS
+# The library's functions with their ctypes signatures (or None without native code).
+functions = native.functions(KERNELS, FALLBACK, {"insq15g_read": "pipip",
+                                                  "insq15g_solve": "p"})
 
 
 def read(text: str):

@@ -34,26 +34,9 @@ class Forest:
     sizes: object
 
 
-_FUNCTIONS = None
-
-
-def functions():
-    """The library's functions with their ctypes signatures, or None without native code."""
-    global _FUNCTIONS
-    if _FUNCTIONS is None:
-        library = native.load(KERNELS, FALLBACK)
-        if library is None:
-            return None
-        import ctypes
-
-        i64, ptr = ctypes.c_int64, ctypes.c_void_p
-        library.movcoin2_read.argtypes = [ptr, i64, ptr, i64, ptr, ptr, ptr, ptr,
-                                          ptr, ptr]
-        library.movcoin2_read.restype = i64
-        library.movcoin2_solve.argtypes = [i64, ptr, ptr, ptr, ptr, ptr, i64, i64, ptr, ptr]
-        library.movcoin2_solve.restype = i64
-        _FUNCTIONS = library
-    return _FUNCTIONS
+# The library's functions with their ctypes signatures (or None without native code).
+functions = native.functions(KERNELS, FALLBACK, {"movcoin2_read": "pipipppppp",
+                                                  "movcoin2_solve": "ipppppiipp"})
 
 
 def read(text: str):
