@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -202,7 +203,12 @@ def test_an_interrupted_package_run_resumes_and_holds_expectations_over_all_of_i
     while not (runs.is_dir() and any(runs.glob("*.parquet"))):
         assert started.poll() is None and time.monotonic() < deadline, "the run never started"
         time.sleep(0.05)
-    time.sleep(1.5)  # the quick cases are done; spin_big.c spins on the last one
+    # Ctrl-C once a program of the run has spun for half a second: spin_big.c on the last case
+    # (every other program of the package is done in milliseconds), however loaded the machine
+    while not any(cpu_seconds_of(pid) > 0.5 for pid in descendants_of(started.pid)
+                  if comm_of(pid) != comm_of(started.pid)):
+        assert started.poll() is None and time.monotonic() < deadline, "nothing spun"
+        time.sleep(0.05)
     workers = children_of(started.pid)
     started.send_signal(signal.SIGINT)
     assert started.wait(timeout=60) == 130
@@ -219,6 +225,31 @@ def test_an_interrupted_package_run_resumes_and_holds_expectations_over_all_of_i
     assert results.height == 30 and results.unique(["case_id", "solver"]).height == 30
     held = table(data, "expectations")
     assert held["status"].to_list() == ["agree"] * 6, held
+
+
+def descendants_of(pid: int) -> list[int]:
+    found, frontier = [], [pid]
+    while frontier:
+        children = [c for parent in frontier for c in children_of(parent)]
+        found += children
+        frontier = children
+    return found
+
+
+def comm_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def cpu_seconds_of(pid: int) -> float:
+    """The CPU time (user and system) process `pid` has used so far; 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def program(folder: Path, name: str, code: str) -> str:
