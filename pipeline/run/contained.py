@@ -24,8 +24,8 @@ result says `written_full`), has no network, and runs as the caller's uid with e
 capability dropped (see `launcher.c` for why not user nobody). Each process builds a sandbox
 template once per set of hidden paths and every program enters it (about 0.2 ms a program
 instead of 0.7 ms for building it anew). Paths under /tmp that the program is given (its
-command's absolute paths, its working folder, `shown`, `writable`) are bound into its private
-/tmp.
+command's absolute paths, its working folder, `shown`, `writable`) and the pipeline's own
+Python (`pipeline_python`) are bound into its private /tmp.
 
 Without a C compiler there is no launcher: this process then starts the program itself
 (limits set by a `preexec_fn`, a full fork, about 3 ms slower), watches its CPU time and wall
@@ -47,6 +47,7 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,14 +191,15 @@ def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
 def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """The paths under /tmp a program's command names (each absolute argument that exists,
     and its folder when it is a file, where a program finds what lies beside it; the program
-    itself), which its private /tmp must show read-only."""
+    itself), which its private /tmp must show read-only. A path may be joined to an option
+    (`-I/tmp/inc`, `--include=/tmp/x.h`, `-Wl,-rpath,/tmp/lib`) or be one of a list
+    (`-cp /tmp/a.jar:/tmp/b`): a compiler's include folders and a JVM's class path are named
+    so."""
     shown: list[str] = []
     words = [shutil.which(argv[0]) or argv[0], *argv[1:]] if argv else []
     words += _interpreter(words[0]) if words else []
     for word in words:
-        for part in (word, word.partition("=")[2]):
-            if not part.startswith("/"):
-                continue
+        for part in _paths_named(word):
             # Both the path as named (it may pass through a link: `.../gen/gen.py` where `gen`
             # links to its build) and where it really is.
             for path in dict.fromkeys((os.path.abspath(part), os.path.realpath(part))):
@@ -206,6 +208,36 @@ def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
                 folder = os.path.dirname(path)
                 shown.append(path if os.path.isdir(path) or folder == "/tmp" else folder)
     return _outermost(shown)
+
+
+def _paths_named(word: str) -> list[str]:
+    """The absolute paths one word of a command may name: the word itself, what follows its
+    first `=`, and each piece of it between `=`, `:` and `,` (an option's letters before a
+    piece's first `/` left out: `-I/tmp/inc` names `/tmp/inc`)."""
+    paths = [word, word.partition("=")[2]]
+    for piece in re.split(r"[=:,]", word):
+        if piece.startswith("-") and "/" in piece:
+            piece = piece[piece.index("/"):]
+        paths.append(piece)
+    return [p for p in dict.fromkeys(paths) if p.startswith("/")]
+
+
+def pipeline_python() -> tuple[str, ...]:
+    """The paths under /tmp of the Python running the pipeline (its executable's folder, and
+    its virtualenv), shown to every sandboxed program: it is the Python 3 of the language table
+    (`{python3}`), which a package's build script or a user's build command may name, and
+    outside /tmp it would be in sight anyway. Nothing when it lies outside /tmp."""
+    global _pipeline_python
+    if _pipeline_python is None:
+        found = list(shown_under_tmp([sys.executable])) if sys.executable else []
+        prefix = os.path.realpath(sys.prefix)
+        if prefix.startswith("/tmp/") and os.path.isdir(prefix):
+            found.append(prefix)
+        _pipeline_python = _outermost(found)
+    return _pipeline_python
+
+
+_pipeline_python: tuple[str, ...] | None = None
 
 
 def _interpreter(program: str) -> list[str]:
@@ -433,7 +465,7 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
                 setup_error=f"cannot build the sandbox: {error}"))
         command += ["-M", str(fds[0]), "-N", str(fds[1]),
                     "-W", str(limits.written_bytes or limits.file_bytes or 64 * MB)]
-        for path in _outermost([*shown, *shown_under_tmp(argv)]):
+        for path in _outermost([*shown, *shown_under_tmp(argv), *pipeline_python()]):
             command += ["-b", path]
         for path in writable:
             command += ["-B", os.path.realpath(path)]
