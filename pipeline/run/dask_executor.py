@@ -61,7 +61,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
-from pipeline.run.executors import ExecutorError, LocalPoolExecutor, _Worker, check_jobs
+from pipeline.run.executors import (ExecutorError, LocalPoolExecutor, _Worker, check_jobs,
+                                     start_process)
 from pipeline.run.jobs import Job, Outcome
 from pipeline.run.solvers import BuildError, build_here
 from pipeline.run.worker import PROGRESS_FIELDS, worker_main
@@ -167,7 +168,7 @@ class InnerPool(LocalPoolExecutor):
                                         args=(child, self._preload, progress, os.getpid()),
                                         daemon=True)
         with _children_allowed():
-            process.start()
+            start_process(process)  # (from a thread that outlives the task's)
         child.close()
         worker = _Worker(process, parent, progress)
         self._workers.append(worker)
