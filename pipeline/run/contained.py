@@ -268,6 +268,7 @@ def _outermost(paths: list[str]) -> tuple[str, ...]:
 _cgroup: str | None = None
 _cgroup_base: str | None = None
 _cgroup_problem: str | None = None
+_cap_threads = 0  # this process's threads when pids.max was last written
 
 
 def _pids_hierarchy() -> str | None:
@@ -303,10 +304,15 @@ def process_cgroup() -> str | None:
     None where there is none (`process_cap_note` says why).
 
     Joining once per process, not once per program, matters: a write to cgroup.procs takes a
-    lock every fork of the machine waits for."""
-    global _cgroup, _cgroup_base, _cgroup_problem
-    if _cgroup is not None or _cgroup_problem is not None:
+    lock every fork of the machine waits for. The cap follows this process's own threads
+    (`_keep_cap`): set once, a process that had more threads when it joined than it has now
+    gave its programs that many processes more than the cap."""
+    global _cgroup, _cgroup_base, _cgroup_problem, _cap_threads
+    if _cgroup is not None:
+        _keep_cap()
         return _cgroup
+    if _cgroup_problem is not None:
+        return None
     own = _pids_hierarchy()
     if own is None:
         _cgroup_problem = "no pids cgroup controller on this machine"
@@ -324,8 +330,23 @@ def process_cgroup() -> str | None:
     except OSError as error:
         _cgroup_problem = f"cannot make a pids cgroup under {base}: {error.strerror}"
         return None
-    _cgroup, _cgroup_base = folder, base
+    _cgroup, _cgroup_base, _cap_threads = folder, base, threads
     return folder
+
+
+def _keep_cap() -> None:
+    """Keep pids.max at `PROCESS_CAP` besides this process's threads as they are now (a look
+    at /proc/self/task, and a write only when their number changed)."""
+    global _cap_threads
+    threads = len(os.listdir("/proc/self/task"))
+    if threads == _cap_threads:
+        return
+    try:
+        with open(f"{_cgroup}/pids.max", "w") as handle:
+            handle.write(f"{PROCESS_CAP + threads}\n")
+    except OSError:
+        return
+    _cap_threads = threads
 
 
 def _remove_stale_cgroups(base: str) -> None:
