@@ -97,7 +97,12 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
             first = "submission"
         else:
             first = _first_to_end(validator, submission)
-        if first == "validator":
+        if first == "both":  # both had ended when this process looked (a loaded machine)
+            measured_val = contained.finish(validator)
+            measured_sub = contained.finish(submission)
+            first = ("submission" if _ended_at(submission, measured_sub)
+                     < _ended_at(validator, measured_val) else "validator")
+        elif first == "validator":
             measured_val = contained.finish(validator)
             os.close(keep_open)
             keep_open = -1
@@ -126,6 +131,17 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
 
 
 def _first_to_end(validator: contained.Started, submission: contained.Started) -> str:
-    """Which side ends first (each launcher's own wall-clock cap bounds the wait)."""
+    """Which side ends first (each launcher's own wall-clock cap bounds the wait), or "both"
+    when both had ended by the time this process looked: which was first is then told by
+    their clocks (`_ended_at`). Taking the validator then, as this did, made a submission
+    that crashed (and so ended the exchange) WA on a loaded machine instead of RE."""
     ready, _, _ = select.select([validator, submission], [], [])
+    if len(ready) == 2:
+        return "both"
     return "validator" if validator in ready else "submission"
+
+
+def _ended_at(started: contained.Started, measured: contained.Measured) -> float:
+    """When a program ended on this process's clock: its launcher's start here plus the wall
+    time the launcher measured (both sides start alike, so the offsets cancel)."""
+    return started.started + (measured.wall_ms or 0.0) / 1000

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from packagekit import FIXTURES
-from pipeline.packages import build_package, judge_case, load_package
+from pipeline.packages import build_package, interactive, judge_case, load_package
 from pipeline.packages.judge import default_limits
 from pipeline.packages.languages import build_program, detect_language
 from pipeline.packages.model import Program
@@ -96,3 +96,23 @@ def test_the_submission_gets_the_cases_args(guess, tmp_path, build_dir):
     result = judge_case(package, echo, case, default_limits(package, 1.0, 1.0), tmp_path, builds)
     assert result.verdict == "AC", result.message
     assert sys.executable in echo.argv
+
+
+def test_a_crash_is_a_runtime_error_when_the_judge_looks_after_both_have_ended(
+        guess, tmp_path, monkeypatch):
+    """On a loaded machine the pipeline may look only after both sides have ended. It took
+    the validator to have ended first then, so a submission that crashed (its end made the
+    validator see end-of-file and reject) was WA, not RE; now their own clocks tell."""
+    looked = interactive._first_to_end
+
+    def late(validator, submission):
+        time.sleep(0.5)  # both have ended by now
+        return looked(validator, submission)
+
+    monkeypatch.setattr(interactive, "_first_to_end", late)
+    package, builds = guess
+    result = judge(guess, builds.submissions["run_time_error/crash_after_first.c"],
+                   "secret/01-low", tmp_path)
+    assert result.verdict == "RE" and "signal 6" in result.message, result
+    accepted = judge(guess, builds.submissions["accepted/binary.py"], "secret/02-mid", tmp_path)
+    assert accepted.verdict == "AC", accepted
