@@ -107,6 +107,7 @@ class Measured:
     written_full: bool = False  # it filled its capped folder and /tmp (sandbox)
     floor_kb: int = 0           # peak memory below this may be the caller's (no launcher)
     lost: bool = False          # the launcher died without cleaning up: sweep its leftovers
+    ended_ns: int | None = None  # time.monotonic_ns() when it was reaped (None: not known)
 
     @property
     def exit_code(self) -> int | None:
@@ -553,7 +554,8 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
                     cpu_ms=(int(fields["user_us"]) + int(fields["sys_us"])) / 1000,
                     rss_kb=int(fields["rss_kb"]), wall_ms=int(fields["wall_us"]) / 1000,
                     killed=fields.get("killed", "none"),
-                    written_full=fields.get("written") == "full")
+                    written_full=fields.get("written") == "full",
+                    ended_ns=int(fields["ended_ns"]) if "ended_ns" in fields else None)
 
 
 def sweep() -> None:
@@ -664,12 +666,13 @@ def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured
     finally:
         os.close(started.pidfd)
         ChildTracker.running.pop(pid, None)
+    ended_ns = time.monotonic_ns()
     wall_ms = (time.perf_counter() - started.started) * 1000
     _kill_group(pid)
     kill_children()  # descendants that left the group, where this process is a subreaper
     return Measured(status=status, cpu_ms=(usage.ru_utime + usage.ru_stime) * 1000,
                     rss_kb=int(usage.ru_maxrss), wall_ms=wall_ms, killed=killed,
-                    floor_kb=started.floor_kb)
+                    floor_kb=started.floor_kb, ended_ns=ended_ns)
 
 
 def _watch(started: _InProcess, stop_after_s: float | None) -> str:
