@@ -113,6 +113,7 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
             os.close(keep_open)
     if measured_sub.lost or measured_val.lost:
         contained.sweep()
+    first = _ended_first(first, measured_val, measured_sub)
     val = result_of(measured_val, validator_argv, "", _tail(val_err))
     sub = result_of(measured_sub, submission_argv, "", _tail(sub_err))
     validator_first = first == "validator" and measured_val.killed != "wall"
@@ -126,6 +127,20 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
 
 
 def _first_to_end(validator: contained.Started, submission: contained.Started) -> str:
-    """Which side ends first (each launcher's own wall-clock cap bounds the wait)."""
+    """Which side's launcher reports first (each launcher's own wall-clock cap bounds the
+    wait): the one to wait for first; `_ended_first` then says which program ended first."""
     ready, _, _ = select.select([validator, submission], [], [])
     return "validator" if validator in ready else "submission"
+
+
+def _ended_first(reported_first: str, validator: contained.Measured,
+                 submission: contained.Measured) -> str:
+    """Which program ended first: by when each launcher reaped it (one clock for both), not
+    by which launcher reported first. A launcher reports only once its case's namespace is torn
+    down, and on a loaded machine the submission's could report after the validator's though
+    the submission had ended first: a submission that crashed (its end made the validator read
+    end-of-file and reject) was WA instead of RE. A submission stopped after the validator had
+    ended (`term`) ended after it."""
+    if submission.killed == "term" or validator.ended_ns is None or submission.ended_ns is None:
+        return reported_first
+    return "submission" if submission.ended_ns < validator.ended_ns else "validator"

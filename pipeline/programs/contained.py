@@ -24,8 +24,8 @@ result says `written_full`), has no network, and runs as the caller's uid with e
 capability dropped (see `launcher.c` for why not user nobody). Each process builds a sandbox
 template once per set of hidden paths and every program enters it (about 0.2 ms a program
 instead of 0.7 ms for building it anew). Paths under /tmp that the program is given (its
-command's absolute paths, its working folder, `shown`, `writable`) are bound into its private
-/tmp.
+command's absolute paths, its working folder, `shown`, `writable`) and the pipeline's own
+Python (`pipeline_python`) are bound into its private /tmp.
 
 Without a C compiler there is no launcher: this process then starts the program itself
 (limits set by a `preexec_fn`, a full fork, about 3 ms slower), watches its CPU time and wall
@@ -47,6 +47,7 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +107,7 @@ class Measured:
     written_full: bool = False  # it filled its capped folder and /tmp (sandbox)
     floor_kb: int = 0           # peak memory below this may be the caller's (no launcher)
     lost: bool = False          # the launcher died without cleaning up: sweep its leftovers
+    ended_ns: int | None = None  # time.monotonic_ns() when it was reaped (None: not known)
 
     @property
     def exit_code(self) -> int | None:
@@ -190,14 +192,15 @@ def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
 def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """The paths under /tmp a program's command names (each absolute argument that exists,
     and its folder when it is a file, where a program finds what lies beside it; the program
-    itself), which its private /tmp must show read-only."""
+    itself), which its private /tmp must show read-only. A path may be joined to an option
+    (`-I/tmp/inc`, `--include=/tmp/x.h`, `-Wl,-rpath,/tmp/lib`) or be one of a list
+    (`-cp /tmp/a.jar:/tmp/b`): a compiler's include folders and a JVM's class path are named
+    so."""
     shown: list[str] = []
     words = [shutil.which(argv[0]) or argv[0], *argv[1:]] if argv else []
     words += _interpreter(words[0]) if words else []
     for word in words:
-        for part in (word, word.partition("=")[2]):
-            if not part.startswith("/"):
-                continue
+        for part in _paths_named(word):
             # Both the path as named (it may pass through a link: `.../gen/gen.py` where `gen`
             # links to its build) and where it really is.
             for path in dict.fromkeys((os.path.abspath(part), os.path.realpath(part))):
@@ -206,6 +209,36 @@ def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
                 folder = os.path.dirname(path)
                 shown.append(path if os.path.isdir(path) or folder == "/tmp" else folder)
     return _outermost(shown)
+
+
+def _paths_named(word: str) -> list[str]:
+    """The absolute paths one word of a command may name: the word itself, what follows its
+    first `=`, and each piece of it between `=`, `:` and `,` (an option's letters before a
+    piece's first `/` left out: `-I/tmp/inc` names `/tmp/inc`)."""
+    paths = [word, word.partition("=")[2]]
+    for piece in re.split(r"[=:,]", word):
+        if piece.startswith("-") and "/" in piece:
+            piece = piece[piece.index("/"):]
+        paths.append(piece)
+    return [p for p in dict.fromkeys(paths) if p.startswith("/")]
+
+
+def pipeline_python() -> tuple[str, ...]:
+    """The paths under /tmp of the Python running the pipeline (its executable's folder, and
+    its virtualenv), shown to every sandboxed program: it is the Python 3 of the language table
+    (`{python3}`), which a package's build script or a user's build command may name, and
+    outside /tmp it would be in sight anyway. Nothing when it lies outside /tmp."""
+    global _pipeline_python
+    if _pipeline_python is None:
+        found = list(shown_under_tmp([sys.executable])) if sys.executable else []
+        prefix = os.path.realpath(sys.prefix)
+        if prefix.startswith("/tmp/") and os.path.isdir(prefix):
+            found.append(prefix)
+        _pipeline_python = _outermost(found)
+    return _pipeline_python
+
+
+_pipeline_python: tuple[str, ...] | None = None
 
 
 def _interpreter(program: str) -> list[str]:
@@ -236,6 +269,7 @@ def _outermost(paths: list[str]) -> tuple[str, ...]:
 _cgroup: str | None = None
 _cgroup_base: str | None = None
 _cgroup_problem: str | None = None
+_cap_threads = 0  # this process's threads when pids.max was last written
 
 
 def _pids_hierarchy() -> str | None:
@@ -271,10 +305,15 @@ def process_cgroup() -> str | None:
     None where there is none (`process_cap_note` says why).
 
     Joining once per process, not once per program, matters: a write to cgroup.procs takes a
-    lock every fork of the machine waits for."""
-    global _cgroup, _cgroup_base, _cgroup_problem
-    if _cgroup is not None or _cgroup_problem is not None:
+    lock every fork of the machine waits for. The cap follows this process's own threads
+    (`_keep_cap`): set once, a process that had more threads when it joined than it has now
+    gave its programs that many processes more than the cap."""
+    global _cgroup, _cgroup_base, _cgroup_problem, _cap_threads
+    if _cgroup is not None:
+        _keep_cap()
         return _cgroup
+    if _cgroup_problem is not None:
+        return None
     own = _pids_hierarchy()
     if own is None:
         _cgroup_problem = "no pids cgroup controller on this machine"
@@ -292,8 +331,23 @@ def process_cgroup() -> str | None:
     except OSError as error:
         _cgroup_problem = f"cannot make a pids cgroup under {base}: {error.strerror}"
         return None
-    _cgroup, _cgroup_base = folder, base
+    _cgroup, _cgroup_base, _cap_threads = folder, base, threads
     return folder
+
+
+def _keep_cap() -> None:
+    """Keep pids.max at `PROCESS_CAP` besides this process's threads as they are now (a look
+    at /proc/self/task, and a write only when their number changed)."""
+    global _cap_threads
+    threads = len(os.listdir("/proc/self/task"))
+    if threads == _cap_threads:
+        return
+    try:
+        with open(f"{_cgroup}/pids.max", "w") as handle:
+            handle.write(f"{PROCESS_CAP + threads}\n")
+    except OSError:
+        return
+    _cap_threads = threads
 
 
 def _remove_stale_cgroups(base: str) -> None:
@@ -433,7 +487,7 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
                 setup_error=f"cannot build the sandbox: {error}"))
         command += ["-M", str(fds[0]), "-N", str(fds[1]),
                     "-W", str(limits.written_bytes or limits.file_bytes or 64 * MB)]
-        for path in _outermost([*shown, *shown_under_tmp(argv)]):
+        for path in _outermost([*shown, *shown_under_tmp(argv), *pipeline_python()]):
             command += ["-b", path]
         for path in writable:
             command += ["-B", os.path.realpath(path)]
@@ -500,7 +554,8 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
                     cpu_ms=(int(fields["user_us"]) + int(fields["sys_us"])) / 1000,
                     rss_kb=int(fields["rss_kb"]), wall_ms=int(fields["wall_us"]) / 1000,
                     killed=fields.get("killed", "none"),
-                    written_full=fields.get("written") == "full")
+                    written_full=fields.get("written") == "full",
+                    ended_ns=int(fields["ended_ns"]) if "ended_ns" in fields else None)
 
 
 def sweep() -> None:
@@ -611,12 +666,13 @@ def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured
     finally:
         os.close(started.pidfd)
         ChildTracker.running.pop(pid, None)
+    ended_ns = time.monotonic_ns()
     wall_ms = (time.perf_counter() - started.started) * 1000
     _kill_group(pid)
     kill_children()  # descendants that left the group, where this process is a subreaper
     return Measured(status=status, cpu_ms=(usage.ru_utime + usage.ru_stime) * 1000,
                     rss_kb=int(usage.ru_maxrss), wall_ms=wall_ms, killed=killed,
-                    floor_kb=started.floor_kb)
+                    floor_kb=started.floor_kb, ended_ns=ended_ns)
 
 
 def _watch(started: _InProcess, stop_after_s: float | None) -> str:

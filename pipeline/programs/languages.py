@@ -26,6 +26,16 @@ success; a language whose toolchain is not installed, or is but does not run (ea
 asked its version once a process: a pyenv shim for a missing `python2` fails that), is `SKIP`
 with the reason, never cached. A compile runs under the package's compilation limits, not a
 run's output limit.
+
+Every build step (a compiler, a folder program's `build` script, a toolchain's version probe)
+runs through `run_build`, contained as every program is (`pipeline.programs.contained`): under the
+launcher, and sandboxed where programs are (the run's `--sandbox`): it sees no data folder,
+none of the user's keys, and for a submission not what its run never sees (the package's
+answers); it writes only its build folder (written through) and a private /tmp, where its
+caches go (GOCACHE and the like; its HOME stays the user's, read-only); it has no network.
+What its command names under /tmp (`-I/tmp/inc`, a second source) is shown to it read-only,
+as a program's arguments are. A source that names a hidden file (`#include
+"/data/answers"`) cannot have the compiler quote it into the stored CE message.
 """
 
 from __future__ import annotations
@@ -47,7 +57,7 @@ from typing import Literal
 
 from pipeline.fsutil import file_sha256
 from pipeline.programs.program import Program
-from pipeline.programs.procs import describe_failure, run_limited
+from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
 
 
 @dataclass(frozen=True)
@@ -260,9 +270,9 @@ def _tool_fails(tool: str) -> str | None:
             _probed[tool] = f"{tool} not found on PATH"
         else:
             with tempfile.TemporaryDirectory(prefix="toolchain-") as scratch:
-                # an installed tool asked its version, run as compiles are (not sandboxed)
-                done = run_limited([path, *VERSION_ARGS.get(tool, ("--version",))],
-                                   cwd=Path(scratch), time_s=PROBE_TIME_S, sandbox=False)
+                # an installed tool asked its version, run as compiles are
+                done = run_build([path, *VERSION_ARGS.get(tool, ("--version",))],
+                                 Path(scratch), time_s=PROBE_TIME_S, memory_mb=None)
             _probed[tool] = None if done.exit_code == 0 else (
                 f"{tool} ({path}) does not run: `{tool} "
                 f"{' '.join(VERSION_ARGS.get(tool, ('--version',)))}` "
@@ -350,9 +360,11 @@ def _expand(template: tuple[str, ...], values: dict[str, str], files: list[str])
 
 def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
                   compile_time_s: float = 60.0, compile_memory_mb: int | None = 4096,
-                  language: Language | None = None) -> Build:
+                  language: Language | None = None, sandbox: bool | None = None,
+                  hidden: tuple[str, ...] = ()) -> Build:
     """Build `program` into `cache_dir` (or find the build already there); `language`, when
-    given, is how (`command_language`), else the program's language or the one detected."""
+    given, is how (`command_language`), else the program's language or the one detected.
+    `sandbox` and `hidden`: as `run_build`'s (None: the sandbox where programs have it)."""
     cache_dir = Path(cache_dir)
     pairs = _relative_sources(program)
     names = [name for name, _ in pairs]
@@ -379,7 +391,7 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
         if cached is not None:
             return cached
         _build_into(program, code, lang, pairs, final, key, compile_time_s,
-                    compile_memory_mb)
+                    compile_memory_mb, sandbox, hidden)
     built = _read_result(program, final, code, lang, cached=False)
     assert built is not None, f"build of {program.name} vanished from {final}"
     return built
@@ -387,7 +399,8 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
 
 def _build_into(program: Program, language: str, lang: Language | None,
                 pairs: list[tuple[str, Path]], final: Path, key: str, compile_time_s: float,
-                compile_memory_mb: int | None) -> None:
+                compile_memory_mb: int | None, sandbox: bool | None = None,
+                hidden: tuple[str, ...] = ()) -> None:
     """Copy the sources into a temporary folder beside `final`, compile there, and rename it
     into place (unless another process's identical build got there first)."""
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-", dir=final.parent))
@@ -397,8 +410,11 @@ def _build_into(program: Program, language: str, lang: Language | None,
             target = work / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
+        if program.role == "submission":  # its compiler sees no more than its run will
+            from pipeline.programs.external import submission_hidden
+            hidden = (*hidden, *submission_hidden())
         result = _compile(program, language, lang, work, [name for name, _ in pairs],
-                          compile_time_s, compile_memory_mb)
+                          compile_time_s, compile_memory_mb, sandbox, hidden)
         (work / "result.json").write_text(json.dumps(result), encoding="utf-8")
         try:
             os.rename(work, final)
@@ -409,17 +425,28 @@ def _build_into(program: Program, language: str, lang: Language | None,
             shutil.rmtree(work, ignore_errors=True)
 
 
+def run_build(argv: list[str], work: Path, *, time_s: float, memory_mb: int | None,
+              sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> ProcessResult:
+    """Run one build step in `work`, the one way every build runs: contained like every
+    program, sandboxed where programs are (`sandbox` None: `contained.default_sandbox`),
+    `hidden` hidden besides what every program never sees, writing only `work` (written
+    through) and its private /tmp (its caches there), under the compile's time and memory
+    and `COMPILE_FILE_MB` a file."""
+    return run_limited(argv, cwd=work, time_s=time_s, memory_mb=memory_mb,
+                       file_mb=COMPILE_FILE_MB, sandbox=sandbox, writable=(work,),
+                       hidden=hidden, build=True)
+
+
 def _compile(program: Program, language: str, lang: Language | None, work: Path,
-             names: list[str], time_s: float, memory_mb: int | None) -> dict:
+             names: list[str], time_s: float, memory_mb: int | None,
+             sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> dict:
     """Compile in `work`; the result (status, run argv with {dir}, message) as JSON data."""
     if language == BUILD_RUN:
         build_script = work / "build"
         if build_script.exists():
             build_script.chmod(0o755)
-            # A build script is the package's own code, not a compiler: it runs sandboxed
-            # (when programs are), writing only its folder (written through) and a private /tmp.
-            done = run_limited(["/bin/sh", "./build"], cwd=work, time_s=time_s,
-                               memory_mb=memory_mb, file_mb=COMPILE_FILE_MB, writable=(work,))
+            done = run_build(["/bin/sh", "./build"], work, time_s=time_s,
+                             memory_mb=memory_mb, sandbox=sandbox, hidden=hidden)
             if done.exit_code != 0:
                 return {"status": "CE", "run": [], "message": describe_failure(
                     done, "build script") + "\n" + done.output}
@@ -450,9 +477,9 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
         except (KeyError, IndexError, ValueError) as error:
             return {"status": "CE", "run": [], "message": f"the build command has a field "
                     f"that is not {{exe}} or {{source}}: {error}"}
-        done = run_limited(argv, cwd=work, time_s=time_s,
-                           memory_mb=memory_mb if lang.memory_by_rlimit else None,
-                           file_mb=COMPILE_FILE_MB, sandbox=False)
+        done = run_build(argv, work, time_s=time_s,
+                         memory_mb=memory_mb if lang.memory_by_rlimit else None,
+                         sandbox=sandbox, hidden=hidden)
         message = done.output
         if done.exit_code != 0:
             return {"status": "CE", "run": [], "message": describe_failure(

@@ -13,8 +13,10 @@
  *   launcher -T [-H PATH]...
  *
  *   -D  the result pipe (the write end the caller passed): one line `status=.. user_us=..
- *       sys_us=.. rss_kb=.. wall_us=.. killed=none|cpu|wall|term written=ok|full
- *       containment=pidns|subreaper`, preceded by `start_error=ERRNO STEP PATH` when the
+ *       sys_us=.. rss_kb=.. wall_us=.. ended_ns=.. killed=none|cpu|wall|term written=ok|full
+ *       containment=pidns|subreaper` (ended_ns: CLOCK_MONOTONIC when the program was reaped,
+ *       which the caller's clock shares, to tell which of two programs ended first however
+ *       late each launcher reports), preceded by `start_error=ERRNO STEP PATH` when the
  *       program could not be started; or a `setup_error=TEXT` line when the launcher could not
  *       set up what was asked. It is written once every process of the case is dead, then
  *       closed: the caller goes on at once while the launcher's exit tears its namespaces
@@ -504,13 +506,14 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
             kill(program, SIGKILL);
         }
     }
-    long long wall_us = (now_ns() - started) / 1000;
+    long long ended = now_ns();
+    long long wall_us = (ended - started) / 1000;
     end_rest();
-    report("status=%d user_us=%lld sys_us=%lld rss_kb=%ld wall_us=%lld killed=%s written=%s "
-           "containment=%s\n", status,
+    report("status=%d user_us=%lld sys_us=%lld rss_kb=%ld wall_us=%lld ended_ns=%lld killed=%s "
+           "written=%s containment=%s\n", status,
            (long long)usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec,
            (long long)usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec,
-           usage.ru_maxrss, wall_us, killed, written(), containment);
+           usage.ru_maxrss, wall_us, ended, killed, written(), containment);
     if (opt.done_fd >= 0) close(opt.done_fd);
     result_fd = -1;
 }

@@ -6,9 +6,10 @@ stdin/stdout/stderr connected to files, address space, CPU time and file size li
 wall-clock timeout, and its own CPU time and peak memory from `wait4`. Nothing is passed
 through a shell. Sandboxed (`sandbox=None` follows `contained.default_sandbox`, which the
 run's `--sandbox` sets), a program writes only its working folder, a private /tmp (both on one
-tmpfs capped at `file_mb`) and the `writable` paths it is given. Compilers run unsandboxed
-(`sandbox=False`) under their own limits; a package's `build` script, its own code, is sandboxed
-like its programs (its folder written through).
+tmpfs capped at `file_mb`) and the `writable` paths it is given. Builds (compilers, a
+package's `build` script, a toolchain's version probe: `languages.run_build`) run the same
+way under their own limits, their build folder written through and their caches in their
+private /tmp (`build_environment`).
 """
 
 from __future__ import annotations
@@ -49,13 +50,27 @@ def environment() -> dict[str, str]:
     return contained.environment(home=True)
 
 
+# Where a sandboxed build keeps its caches: in its private /tmp, since its HOME is read-only
+# there. HOME itself stays the user's: toolchains installed under it find themselves by it
+# (a rustup `rustc` reads ~/.rustup, and with HOME=/tmp it has no toolchain to run).
+BUILD_CACHES = {"XDG_CACHE_HOME": "/tmp/.cache", "GOCACHE": "/tmp/.cache/go-build",
+                "GOPATH": "/tmp/go"}
+
+
+def build_environment(sandboxed: bool) -> dict[str, str]:
+    """A build's whole environment: a program's, and sandboxed its caches in its /tmp."""
+    return {**environment(), **(BUILD_CACHES if sandboxed else {})}
+
+
 def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | None = None,
                 stdout: Path | None = None, time_s: float = 60.0,
                 memory_mb: int | None = None, file_mb: int | None = 64,
-                sandbox: bool | None = None, writable: tuple[Path, ...] = ()) -> ProcessResult:
+                sandbox: bool | None = None, writable: tuple[Path, ...] = (),
+                hidden: tuple[str, ...] = (), build: bool = False) -> ProcessResult:
     """Run `argv` in `cwd` with stdin from a file, under limits, and wait for it.
 
     stdout goes to `stdout` when given (and is then not returned), else it is captured.
+    `hidden` adds to what the sandbox hides; `build`: it is a build (`build_environment`).
     """
     cwd.mkdir(parents=True, exist_ok=True)
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
@@ -69,7 +84,8 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
                 open(out_path, "wb") as outfile, open(err_path, "wb") as errfile:
             measured = contained.run(
                 list(argv), stdin=infile, stdout=outfile, stderr=errfile, workdir=cwd,
-                limits=limits, sandbox=sandboxed, env=environment(),
+                limits=limits, sandbox=sandboxed, hidden=hidden,
+                env=build_environment(sandboxed) if build else environment(),
                 writable=tuple(str(p) for p in writable))
         if measured.lost:
             contained.sweep()

@@ -61,7 +61,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
-from pipeline.run.executors import ExecutorError, LocalPoolExecutor, _Worker, check_jobs
+from pipeline.run.executors import (ExecutorError, LocalPoolExecutor, _Worker, check_jobs,
+                                     start_process)
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.run.solvers import BuildError, build_here
 from pipeline.run.worker import PROGRESS_FIELDS, worker_main
@@ -167,7 +168,7 @@ class InnerPool(LocalPoolExecutor):
                                         args=(child, self._preload, progress, os.getpid()),
                                         daemon=True)
         with _children_allowed():
-            process.start()
+            start_process(process)  # (from a thread that outlives the task's)
         child.close()
         worker = _Worker(process, parent, progress)
         self._workers.append(worker)
@@ -319,18 +320,19 @@ class GamebenchPlugin(_PluginBase):
         for job in jobs:
             spec = job.solver
             if spec.build is not None and id(spec) not in built:
-                built[id(spec)] = replace(spec, argv=self._build(spec.build, host), build=None)
+                built[id(spec)] = replace(spec, argv=self._build(spec, host), build=None)
         if not built:
             return jobs
         return tuple(replace(job, solver=built[id(job.solver)]) if id(job.solver) in built
                      else job for job in jobs)
 
-    def _build(self, recipe, host: str) -> tuple[str, ...]:
+    def _build(self, spec, host: str) -> tuple[str, ...]:
+        recipe = spec.build
         with self._build_lock:
             known = self._builds.get(recipe.key)
             if known is None:
-                try:
-                    known = build_here(recipe)
+                try:  # contained as the run's programs are (its sandbox, what it hides)
+                    known = build_here(recipe, sandbox=spec.sandbox, hidden=spec.hidden)
                 except BuildError as error:
                     known = BuildError(f"on the Dask worker on {host}: {error}")
                 self._builds[recipe.key] = known

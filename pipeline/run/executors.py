@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -41,6 +43,28 @@ POLL_S = 0.05  # also how often the CPU time of a worker on a built-in stage is 
 # How long a worker may take to start and import a batch's problems before it counts as stuck.
 STARTUP_TIMEOUT_S = 60.0
 
+
+
+_spawner: ThreadPoolExecutor | None = None
+_spawner_lock = threading.Lock()
+
+
+def start_process(process: multiprocessing.Process) -> None:
+    """Start a worker process from a thread that lasts as long as this process.
+
+    A worker asks the kernel to kill it when its parent dies (PR_SET_PDEATHSIG), and Linux
+    takes the parent to be the *thread* that forked it: a pool first used from a short-lived
+    thread (a caller's ThreadPoolExecutor) had its workers killed with SIGKILL when that thread
+    ended, and the next batch sent to them failed with a broken pipe. Started from the main
+    thread or from one long-lived spawner thread, they die with this process, as meant."""
+    global _spawner
+    if threading.current_thread() is threading.main_thread():
+        process.start()
+        return
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = ThreadPoolExecutor(1, thread_name_prefix="gamebench-spawner")
+    _spawner.submit(process.start).result()
 
 
 class ExecutorError(RuntimeError):
@@ -129,7 +153,7 @@ class LocalPoolExecutor:
         progress = self._context.RawArray("d", PROGRESS_FIELDS)
         process = self._context.Process(target=worker_main,
                                         args=(child, self._preload, progress), daemon=True)
-        process.start()
+        start_process(process)
         child.close()
         worker = _Worker(process, parent, progress)
         self._workers.append(worker)

@@ -241,9 +241,12 @@ def worker_build_dir() -> Path:
     return Path(cache) / "gamebench" / "build"
 
 
-def build_here(recipe: BuildRecipe, cache_dir: Path | None = None) -> tuple[str, ...]:
+def build_here(recipe: BuildRecipe, cache_dir: Path | None = None, *,
+               sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The argv of `recipe`'s program on this machine, built into `cache_dir` (default
-    `worker_build_dir()`) by the language table's builder unless the same build is there."""
+    `worker_build_dir()`) by the language table's builder unless the same build is there;
+    the build is contained as programs are (`sandbox`, `hidden`: as the run's programs, on a
+    worker; None: this process's default, the run's `--sandbox` here)."""
     cache = (cache_dir or worker_build_dir()).resolve()
     folder = cache / "sources" / recipe.key
     folder.mkdir(parents=True, exist_ok=True)
@@ -255,7 +258,8 @@ def build_here(recipe: BuildRecipe, cache_dir: Path | None = None) -> tuple[str,
         files = (source,)
     program = Program(name=recipe.name, role="submission", path=files[0] if files else folder,
                       files=files, language=recipe.language)
-    build = build_program(program, cache, language=recipe_language(recipe))
+    build = build_program(program, cache, language=recipe_language(recipe), sandbox=sandbox,
+                          hidden=hidden)
     if not build.ok:  # the message: how the compiler ended, then what it said
         how, _, said = build.message.strip().partition("\n")
         raise BuildError(f"building {recipe.name} failed ({how})"

@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -31,6 +32,7 @@ from pipeline.packages.interactive import run_exchange
 from pipeline.programs.languages import build_program, detect_language
 from pipeline.programs.program import Program
 from pipeline.packages.validate import validate_input
+from pipeline.programs import external
 from pipeline.programs.contained import HIDE_ENV, PROCESS_CAP
 
 REPO = Path(__file__).resolve().parents[2]
@@ -207,3 +209,80 @@ def test_second_pass_a_hostile_build_script_is_contained(tmp_path, attack):
     assert program.language == "build-run"
     build = build_program(program, tmp_path / "cache")
     assert build.ok, build.message
+
+
+BUILD_WITH_OWN_PYTHON = """\
+import sys
+from pathlib import Path
+from pipeline.programs.languages import build_program, detect_language
+from pipeline.programs.program import Program
+
+folder, cache = Path(sys.argv[1]), Path(sys.argv[2])
+folder.mkdir()
+(folder / "build").write_text(f"#!/bin/sh\\nexec {sys.executable} ./make_run.py\\n")
+(folder / "make_run.py").write_text("open('run', 'w').write('#!/bin/sh\\\\necho 3\\\\n')\\n")
+files = (folder / "build", folder / "make_run.py")
+program = Program(name="own", role="submission", path=folder, files=files,
+                  language=detect_language(list(files)))
+build = build_program(program, cache)
+print(sys.executable, build.status, build.message)
+"""
+
+
+def test_second_pass_a_build_script_finds_the_pipelines_python_under_tmp(tmp_path):
+    """The pipeline run from a checkout under /tmp (its virtualenv there, as `mktemp -d` and
+    `make venv` make it): a build script that runs the pipeline's own Python (the language
+    table's Python 3) found nothing there, since every contained program has a private /tmp
+    (exit 127). That Python is shown to every sandboxed program, read-only, as it is anyway
+    when it lies outside /tmp."""
+    venv = tmp_path / "venv"
+    subprocess.run([os.path.realpath(sys.executable), "-m", "venv", "--without-pip", str(venv)],
+                   check=True)
+    paths = [str(REPO), sysconfig.get_paths()["purelib"], os.environ.get("PYTHONPATH")]
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", BUILD_WITH_OWN_PYTHON, str(tmp_path / "program"),
+         str(tmp_path / "cache")], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))})
+    assert done.returncode == 0, done.stderr
+    python, status, *message = done.stdout.split()
+    assert python.startswith("/tmp/") and status == "ok", done.stdout
+    [built] = (tmp_path / "cache" / "builds").glob("*/run")
+    assert subprocess.run([str(built)], capture_output=True, text=True).stdout == "3\n"
+
+
+@pytest.mark.parametrize("source", ["sol.cpp", "sol.c"])
+@pytest.mark.parametrize("target", ["stored answers", "package answer"])
+def test_second_pass_a_compiler_cannot_read_what_the_sandbox_hides(source, target, attack,
+                                                                    tmp_path, monkeypatch):
+    """A submission whose source `#include`s a file by its absolute path: the data folder's
+    stored answers (hidden from every contained program), or its package's own answer file
+    (hidden from its submissions). The compiler ran unsandboxed and quoted the file's first
+    lines into the stored CE message; now it runs contained like every program and cannot
+    open it, so the message names the file but never holds its text. The same source with a
+    system header builds, and runs."""
+    compiler = "g++" if source.endswith(".cpp") else "gcc"
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} is not installed")
+    if target == "stored answers":
+        secret = attack["secret"]
+    else:  # a package outside /tmp whose folder its submissions never see (as a run hides it)
+        package = attack["secret"].parent.parent.parent / "package"
+        secret = package / "data" / "secret" / "01.ans"
+        secret.parent.mkdir(parents=True)
+        secret.write_text("the stored answers of the package\n")
+        monkeypatch.setattr(external, "_hidden_from_submissions", [])
+        external.hide_from_submissions(package)
+    folder = tmp_path / "leaky"
+    folder.mkdir()
+    (folder / source).write_text(f'#include "{secret}"\nint main(void) {{ return 0; }}\n')
+    program = Program(name=source, role="submission", path=folder / source,
+                      files=(folder / source,), language=detect_language([folder / source]))
+    build = build_program(program, tmp_path / "cache")
+    assert build.status == "CE", build.message
+    assert "the stored answers" not in build.message
+    assert str(secret) in build.message  # the compiler says which include it could not open
+
+    (folder / source).write_text("#include <stdio.h>\nint main(void) { puts(\"3\"); }\n")
+    build = build_program(program, tmp_path / "cache")
+    assert build.ok, build.message
+    assert subprocess.run(build.argv, capture_output=True, text=True).stdout == "3\n"

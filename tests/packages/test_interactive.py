@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from packagekit import FIXTURES
-from pipeline.packages import build_package, judge_case, load_package
+from pipeline.packages import build_package, interactive, judge_case, load_package
 from pipeline.packages.judge import default_limits
 from pipeline.programs.languages import build_program, detect_language
 from pipeline.programs.program import Program
@@ -96,3 +96,20 @@ def test_the_submission_gets_the_cases_args(guess, tmp_path, build_dir):
     result = judge_case(package, echo, case, default_limits(package, 1.0, 1.0), tmp_path, builds)
     assert result.verdict == "AC", result.message
     assert sys.executable in echo.argv
+
+
+def test_a_crash_is_a_runtime_error_whichever_launcher_reports_first(guess, tmp_path,
+                                                                      monkeypatch):
+    """A launcher reports only once its case's namespace is torn down, so on a loaded machine
+    the validator's launcher may report before the submission's though the submission ended
+    first. Which side ended first was taken from which reported first: a submission that
+    crashed (its end made the validator read end-of-file and reject) was WA, not RE. Here the
+    validator's report always comes first; when each program was reaped decides."""
+    monkeypatch.setattr(interactive, "_first_to_end", lambda validator, submission: "validator")
+    package, builds = guess
+    result = judge(guess, builds.submissions["run_time_error/crash_after_first.c"],
+                   "secret/01-low", tmp_path)
+    assert result.verdict == "RE" and "signal 6" in result.message, result
+    for name, verdict in (("accepted/binary.py", "AC"), ("wrong_answer/linear.py", "WA")):
+        judged = judge(guess, builds.submissions[name], "secret/02-mid", tmp_path / name)
+        assert judged.verdict == verdict, judged

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.programs.languages import LANGUAGES, build_program, detect_language, run_argv
+from pipeline.programs.languages import (LANGUAGES, build_program, detect_language, run_argv,
+                                         toolchain_missing)
 from pipeline.programs.program import Program
 
 
@@ -59,6 +60,36 @@ def test_c_cpp_and_python_build_with_the_judges_flags_and_run(tmp_path):
         assert done.stdout == "42\n"
     assert LANGUAGES["c"].compile[:4] == ("gcc", "-g", "-O2", "-std=gnu17")
     assert "-std={cpp_std}" in LANGUAGES["cpp"].compile
+
+
+@pytest.mark.parametrize("name, text", [
+    ("Sum.java", "import java.util.*;\npublic class Sum { public static void main(String[] a) {"
+                 " Scanner s = new Scanner(System.in);\n"
+                 " System.out.println(s.nextLong() + s.nextLong()); } }\n"),
+    ("sum.kt", "fun main() { val (a, b) = readLine()!!.split(\" \").map { it.toLong() }\n"
+               " println(a + b) }\n"),
+    ("sum.rs", "use std::io::*;\nfn main() { let mut t = String::new();\n"
+               " stdin().read_to_string(&mut t).unwrap();\n"
+               " let s: i64 = t.split_whitespace().map(|w| w.parse::<i64>().unwrap()).sum();\n"
+               " println!(\"{}\", s); }\n"),
+    ("sum.go", "package main\nimport \"fmt\"\nfunc main() { var a, b int64\n"
+               " fmt.Scan(&a, &b)\n fmt.Println(a + b) }\n"),
+])
+def test_each_installed_toolchain_builds_contained_and_its_program_runs(tmp_path, name, text):
+    """Compilers run contained like every program (sandboxed here where programs are): HOME
+    read-only (a rustup `rustc` still finds its toolchain there), caches in the private /tmp
+    (go's build cache), the build folder written through. Each toolchain installed here builds,
+    and its program runs."""
+    source = write(tmp_path / "src" / name, text)
+    built = program(source)
+    missing = toolchain_missing(built.language)
+    if missing:
+        pytest.skip(missing)
+    build = build_program(built, tmp_path / "cache")
+    assert build.status == "ok", build.message
+    done = subprocess.run(run_argv(build, 256), input="40 2\n", capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert done.stdout == "42\n", done.stderr
 
 
 def test_a_second_build_of_the_same_sources_is_a_cache_hit(tmp_path):

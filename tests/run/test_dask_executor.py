@@ -427,12 +427,12 @@ def test_a_run_left_early_cancels_its_batches_and_stops_their_cases(cluster, exe
 
 def test_a_program_is_built_on_the_workers_once_per_source_and_again_when_it_changes(
         tmp_path, cluster, executor):
-    log, source = tmp_path / "builds.log", tmp_path / "answer.py"
+    source = tmp_path / "answer.py"
     source.write_text(f"#!{sys.executable}\nimport sys\na, b = map(int, sys.stdin.read().split())"
                       "\nprint(a + b)\n")
     solver = ExternalSolver(name="copied", problem="toy", source=str(source), run="{exe}",
                             build=f"{sys.executable} {PROGRAMS / 'build_copy.py'} {{source}} "
-                                  f"{{exe}} {log}")
+                                  "{exe}")
     data = tmp_path / "data"
     corpus(data, {f"a/{i:02d}.in": (f"{i} 1\n", f"{i + 1}\n") for i in range(24)})
     request = RunRequest("toy", solvers=(solver.name,), externals=(solver,))
@@ -440,12 +440,14 @@ def test_a_program_is_built_on_the_workers_once_per_source_and_again_when_it_cha
     again = run(data, request, executor=executor)
     assert results(data, first.run_id)["verdict"].to_list() == ["AC"] * 24
     assert results(data, again.run_id)["verdict"].to_list() == ["AC"] * 24
-    builds = log.read_text().splitlines()
+    # each build logs its argv into its own folder, the only place a build may write
+    builds = sorted(cluster.build_dir.glob("builds/*/build.log"))
     assert len(builds) == 1  # two workers share this machine's cache: one build between them
-    assert str(cluster.build_dir) in builds[0] and not (data / "build").exists()
+    assert len(builds[0].read_text().splitlines()) == 1
+    assert str(cluster.build_dir) in builds[0].read_text() and not (data / "build").exists()
     source.write_text(f"#!{sys.executable}\nprint(0)\n")
     changed = run(data, request, executor=executor)
-    assert len(log.read_text().splitlines()) == 2
+    assert len(list(cluster.build_dir.glob("builds/*/build.log"))) == 2
     assert set(results(data, changed.run_id)["verdict"]) == {"WA"}
 
 

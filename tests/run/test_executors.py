@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 from runkit import alive, external, jobs_of, py, run_jobs, stage
 
@@ -148,3 +149,19 @@ def test_closing_the_pool_stops_every_worker():
     executor.close()
     assert not any(alive(pid) for pid in workers)
     assert executor._workers == []
+
+
+def test_a_pool_first_used_from_a_thread_that_ends_keeps_its_workers():
+    """A worker asks to be killed when its parent dies (PR_SET_PDEATHSIG), which Linux ties to
+    the thread that started it: a pool first used from a short-lived thread lost its workers
+    to SIGKILL when that thread ended, and its next batch failed with a broken pipe. They are
+    started from a thread that lasts as long as the process."""
+    with LocalPoolExecutor(1) as executor:
+        with ThreadPoolExecutor(1) as thread:  # the thread ends with this block
+            first = thread.submit(run_jobs, executor, _tiny(2, external(py("sum")))).result()
+        assert [o.answer for o in first.values()] == ["1\n", "2\n"]
+        [worker] = executor._workers
+        time.sleep(0.5)  # (the kill, when it came, came at once)
+        assert alive(worker.process.pid)
+        again = run_jobs(executor, _tiny(2, external(py("sum"))))
+        assert [o.answer for o in again.values()] == ["1\n", "2\n"]

@@ -149,6 +149,46 @@ def test_p17_a_fork_bomb_is_capped_and_dies_with_its_case(tmp_path):
         external_runner.cleanup_scratch()
 
 
+FORKS_AFTER_THREADS_ENDED = """\
+import os, sys, threading
+from pathlib import Path
+from pipeline.programs import contained
+
+done = threading.Event()
+threads = [threading.Thread(target=done.wait) for _ in range(20)]
+for thread in threads:
+    thread.start()
+if contained.process_cgroup() is None:
+    print("none")
+    sys.exit(0)
+done.set()
+for thread in threads:
+    thread.join()
+forker = ("import os, time\\nn = 0\\ntry:\\n    for _ in range(2000):\\n"
+          "        if os.fork() == 0:\\n            time.sleep(5)\\n            os._exit(0)\\n"
+          "        n += 1\\nexcept OSError:\\n    pass\\nprint(n)\\n")
+work = Path(sys.argv[1])
+with open(work / "out", "wb") as out:
+    contained.run([sys.executable, "-c", forker], stdin=None, stdout=out, stderr=None,
+                  workdir=work, limits=contained.Limits(wall_s=10), sandbox=False)
+print((work / "out").read_text().strip())
+"""
+
+
+def test_p17_the_process_cap_holds_after_the_caller_lost_threads(tmp_path):
+    """The cap is `PROCESS_CAP` processes besides the caller's own threads. It was set once,
+    when the caller joined its cgroup: a caller that had 20 more threads then (a Dask client's,
+    a thread pool's) than when its program ran gave that program 20 processes more. Now the
+    cap follows the caller's threads: the program forks fewer than `PROCESS_CAP` times."""
+    done = subprocess.run([sys.executable, "-c", FORKS_AFTER_THREADS_ENDED, str(tmp_path)],
+                          cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
+    if done.stdout.strip() == "none":
+        pytest.skip(contained.process_cap_note() or "no pids cgroup")
+    assert 0 < int(done.stdout) < PROCESS_CAP, done.stdout
+
+
 def test_e12_twenty_files_of_60_mb_in_its_folder_are_ole(pool):
     writer = ("import sys\nchunk = b'x' * (1 << 20)\nfor n in range(20):\n"
               "    try:\n        with open(f'file{n}', 'wb') as out:\n"
