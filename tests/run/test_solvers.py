@@ -19,7 +19,7 @@ import pytest
 
 from runkit import PROGRAMS
 
-from pipeline.packages import languages
+from pipeline.programs import languages
 from pipeline.programs import contained
 from pipeline.run.solvers import (BuildError, ExternalSolver, configured_externals,
                                   parse_external, prepare)
