@@ -47,6 +47,7 @@ past (visualizers, `match`, unknown keys) is a note.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -172,6 +173,39 @@ def problem_constants(config: dict) -> dict[str, str]:
 
 def substitute_constants(text: str, constants: dict[str, str]) -> str:
     return CONSTANT_REGEX.sub(lambda m: constants.get(m.group(1), m.group(0)), text)
+
+
+def default_sources_dir() -> Path:
+    """Where generated data and substituted sources go when the caller gives no build folder."""
+    return Path(tempfile.gettempdir()) / f"gamebench-packages-{os.getuid()}"
+
+
+def with_constants(program: Program, constants: dict[str, str], build_dir: Path) -> Program:
+    """The program with `{{CONSTANT}}` filled into its sources, as BAPCtools fills them into its
+    generators and validators (input, answer and output; never into submissions): the
+    substituted sources live under `build_dir/bapctools-sources/<digest>/`, made once."""
+    if not constants or not any(
+            CONSTANT_REGEX.search(f.read_bytes().decode("utf-8", "replace"))
+            for f in program.files):
+        return program
+    base = program.path if program.path.is_dir() else program.path.parent
+    digest = _digest_files([(str(f), f) for f in program.files]) + json.dumps(
+        constants, sort_keys=True)
+    folder = Path(build_dir) / "bapctools-sources" / hashlib.sha256(
+        digest.encode()).hexdigest()[:32]
+    mapped = []
+    for source in program.files:
+        target = folder / source.relative_to(base)
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            text = source.read_bytes().decode("utf-8", "replace")
+            temporary = target.with_name(f".{target.name}.{os.getpid()}")
+            temporary.write_text(substitute_constants(text, constants), encoding="utf-8")
+            temporary.chmod(source.stat().st_mode & 0o777)
+            os.replace(temporary, target)
+        mapped.append(target)
+    path = folder / program.path.relative_to(base) if program.path != base else folder
+    return dataclasses.replace(program, path=path, files=tuple(mapped))
 
 
 def bapctools_seed(random_salt: str, command: str, count_value: int = 1) -> int:
@@ -549,30 +583,7 @@ class _Maker:
                "in generators/"
 
     def _with_constants(self, program: Program) -> Program:
-        """The program with `{{CONSTANT}}` filled into its sources (BAPCtools' generators)."""
-        if not self.constants or not any(
-                CONSTANT_REGEX.search(f.read_bytes().decode("utf-8", "replace"))
-                for f in program.files):
-            return program
-        base = program.path if program.path.is_dir() else program.path.parent
-        digest = _digest_files([(str(f), f) for f in program.files]) + json.dumps(
-            self.constants, sort_keys=True)
-        folder = self.build_dir / "bapctools-sources" / hashlib.sha256(
-            digest.encode()).hexdigest()[:32]
-        mapped = []
-        for source in program.files:
-            target = folder / source.relative_to(base)
-            if not target.is_file():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                text = source.read_bytes().decode("utf-8", "replace")
-                temporary = target.with_name(f".{target.name}.{os.getpid()}")
-                temporary.write_text(substitute_constants(text, self.constants), encoding="utf-8")
-                temporary.chmod(source.stat().st_mode & 0o777)
-                os.replace(temporary, target)
-            mapped.append(target)
-        path = folder / program.path.relative_to(base) if program.path != base else folder
-        return Program(name=program.name, role=program.role, path=path, files=tuple(mapped),
-                       language=program.language, entrypoint=program.entrypoint)
+        return with_constants(program, self.constants, self.build_dir)
 
     def tool(self, word: str, solution: bool = False) -> _Tool | str:
         key = ("solution:" if solution else "generator:") + word
@@ -938,5 +949,5 @@ def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
     if not has_generators_yaml(root):
         return None
     if build_dir is None:
-        build_dir = Path(tempfile.gettempdir()) / f"gamebench-packages-{os.getuid()}"
+        build_dir = default_sources_dir()
     return generate_data(root, build_dir, problem_config, problem_type)

@@ -79,7 +79,7 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
                 workdir=workdir / "validator", sandbox=sandboxed, env=environment(),
                 limits=contained.Limits(memory_mb=validator_memory_mb, file_bytes=64 * MIB,
                                         cpu_s=validator_cpu_s, wall_s=wall_s),
-                writable=(str(workdir.parent),))
+                writable=(str(workdir.parent),), release_stdio=True)
             submission = contained.start(
                 submission_argv, stdin=to_sub_r, stdout=to_val_w, stderr=serr,
                 workdir=workdir / "submission", sandbox=sandboxed, env=environment(),

@@ -2,7 +2,9 @@
 
 A non-interactive run goes through the run layer (`pipeline.programs.external.run_external`): the
 case's input on stdin, the case's `args` after the command, the package's memory and output
-limits, and a wall-clock limit `RunLimits.kill_after_s`. Its answer is then checked by the
+limits, and a wall-clock limit `RunLimits.kill_after_s`. A Kattis-format submission's output is
+cut at the output limit and the submission runs on (`contained.Limits.truncate_output`), as
+DOMjudge and BAPCtools judge it: one writing forever is TLE, one that ends over the limit OLE. Its answer is then checked by the
 package's testlib checker (Polygon), custom output validator (Kattis, with `validator_flags` and
 the case's `output_validator_args`) or the default output validator with those flags.
 Interactive cases run through `interactive.run_exchange`. A multi-pass problem's case runs the
@@ -204,7 +206,10 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
                       timeout_s=limits.wall_s,
                       memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
                       output_limit_bytes=limits.output_mb * MIB,
-                      argv=(*run_argv(submission, limits.memory_mb), *case.args))
+                      argv=(*run_argv(submission, limits.memory_mb), *case.args),
+                      # Kattis-format judges (DOMjudge, BAPCtools) cut a flood of output and
+                      # judge the program by its time: one writing forever is TLE, not OLE
+                      truncate_output=package.format != "polygon")
     if isolation is not None:
         spec = replace(spec, stack_mb=isolation.stack_mb, sandbox=isolation.sandbox,
                        visible=isolation.visible)

@@ -37,7 +37,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from pipeline.packages.errors import PackageError
-from pipeline.packages.generators_yaml import generated_data
+from pipeline.packages.generators_yaml import (default_sources_dir, generated_data,
+                                               problem_constants, with_constants)
 from pipeline.programs.languages import detect_language
 from pipeline.packages.model import (Expectation, Format, KattisGroupScoring, LegacyGrading,
                                      Limits, Package, ProblemType, Program, Requirement,
@@ -684,7 +685,9 @@ def _expand_braces(pattern: str) -> list[str]:
     if not match:
         return [pattern]
     head, tail = pattern[:match.start()], pattern[match.end():]
-    return [x for option in match.group(1).split(",") for x in _expand_braces(head + option + tail)]
+    # each alternative without the spaces around it, as BAPCtools reads `{ 4 }` (`4`)
+    return [x for option in match.group(1).split(",")
+            for x in _expand_braces(head + option.strip() + tail)]
 
 
 def glob_matches(pattern: str, path: str) -> bool:
@@ -956,6 +959,14 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
                                            root))
 
     output_validator = _output_validator(root, version, config, problem_type, lines)
+    constants = problem_constants(config) if version != "legacy" else {}
+    if constants:  # BAPCtools fills them into validators' sources (not into submissions')
+        sources = build_dir if build_dir is not None else default_sources_dir()
+        input_validators = tuple(with_constants(p, constants, sources) for p in input_validators)
+        answer_validators = tuple(with_constants(p, constants, sources)
+                                  for p in answer_validators)
+        if output_validator is not None:
+            output_validator = with_constants(output_validator, constants, sources)
     notes = [*(generated.notes if generated else ()), *data.notes]
     if not input_validators:
         notes.append("no input validators: inputs are not checked")

@@ -91,6 +91,8 @@ class Limits:
     cpu_s: float | None = None        # killed once it has used this much CPU time
     wall_s: float | None = None       # killed once this much wall-clock time has passed
     written_bytes: int | None = None  # sandbox: its folder and /tmp in total (None: file_bytes)
+    truncate_output: bool = False     # a write past file_bytes fails (SIGXFSZ ignored) rather
+                                      # than killing it: it runs on until it exits or times out
 
 
 @dataclass(frozen=True)
@@ -458,10 +460,13 @@ def run(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, std
 def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
           workdir: Path, limits: Limits, sandbox: bool, hidden: tuple[str, ...] = (),
           shown: tuple[str, ...] = (), writable: tuple[str, ...] = (),
-          env: dict[str, str] | None = None, processes_capped: bool = True) -> Started:
+          env: dict[str, str] | None = None, processes_capped: bool = True,
+          release_stdio: bool = False) -> Started:
     """Start `argv` as `run` does; `finish` waits for it. `hidden` adds to `hidden_paths()`;
     `shown` and `writable` are paths under /tmp to show it read-only, and paths it may
-    write besides its folder."""
+    write besides its folder. `release_stdio`: the launcher keeps no copy of the program's
+    stdin, stdout and stderr, so the program's closing its stdout ends the stream (else it
+    ends when the program has ended)."""
     argv = list(argv)
     env = env if env is not None else environment()
     wall_s = limits.wall_s if limits.wall_s is not None else 24 * 3600.0
@@ -473,9 +478,11 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
         return _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s)
     command = [str(launcher), "-P", str(_own_pidfd()), "-d", os.path.realpath(workdir),
                "-a", str((limits.memory_mb or 0) * MB), "-s", str((limits.stack_mb or 0) * MB),
-               "-f", str(limits.file_bytes or 0),
+               "-f", str(limits.file_bytes or 0), *(["-X"] if limits.truncate_output else []),
                "-c", str(max(1, round(limits.cpu_s * 1000)) if limits.cpu_s else 0),
                "-w", str(max(1, round(wall_s * 1000)))]
+    if release_stdio:
+        command.append("-R")
     if processes_capped:
         process_cgroup()
     fds: tuple[int, ...] = ()
@@ -624,6 +631,8 @@ def _limits(limits: Limits):
         resource.setrlimit(resource.RLIMIT_STACK, (stack or unlimited, stack or unlimited))
         if limits.file_bytes:
             resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes,) * 2)
+        if limits.truncate_output:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # kept across exec
         if cpu_seconds:
             resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -171,7 +171,8 @@ def limits_of(spec: SolverSpec) -> Limits:
     stack = stack_limit_mb(spec)
     return Limits(memory_mb=spec.memory_mb or None, stack_mb=stack,
                   file_bytes=spec.output_limit_bytes, cpu_s=spec.timeout_s,
-                  wall_s=wall_cap_s(spec.timeout_s), written_bytes=spec.output_limit_bytes)
+                  wall_s=wall_cap_s(spec.timeout_s), written_bytes=spec.output_limit_bytes,
+                  truncate_output=spec.truncate_output)
 
 
 # -- verdicts ------------------------------------------------------------------------------------

@@ -63,6 +63,8 @@ class SolverSpec:
     judged_time_s: float | None = None  # package submissions: the time limit judged at
     kill_after_s: float | None = None   # package submissions: stopped after this (CPU) time
     judged_by_problem: bool = False     # external programs: run and judged by the problem itself
+    truncate_output: bool = False       # output past the limit fails to write instead of
+                                        # killing it (a judge's truncation; see `contained`)
 
 
 @dataclass(frozen=True)

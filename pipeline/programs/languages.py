@@ -110,10 +110,14 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
              ("node",)),
     Language("ruby", "Ruby", 650, ("*.rb",), ("ruby", "-c", "{mainfile}"),
              ("ruby", "{mainfile}"), ("ruby",)),
-    Language("bash", "Bash", 100, ("*.sh",), None, ("bash", "{mainfile}"), ("bash",)),
+    Language("bash", "Bash", 100, ("*.sh", "*.bash"), None, ("bash", "{mainfile}"), ("bash",)),
     Language("checktestdata", "Checktestdata", 0, ("*.ctd",),
              ("{python3}", "{checktestdata}", "--check", "{mainfile}"),
              ("{python3}", "{checktestdata}", "{mainfile}"), ()),
+    # VIVA validators (`*.viva`, BAPCtools' input/answer validators): run by a `viva` command
+    # on PATH (`java -jar viva.jar "$@"`; viva.jar ships with BAPCtools, not here), SKIP without
+    Language("viva", "VIVA", 0, ("*.viva",), None, ("viva", "{mainfile}", "/dev/stdin"),
+             ("viva",)),
     # Languages of the spec (and problemtools' / BAPCtools' tables) that are told and built
     # like the others, and are SKIP wherever their toolchain is not installed.
     Language("csharp", "C#", 700, ("*.cs",),

@@ -7,7 +7,7 @@
  * from the caller is what makes the program's peak resident memory its own: Linux carries the
  * forking process's high-water mark across exec.
  *
- *   launcher (-D FD | -o RESULT) [-P PARENT] [-a AS] [-s STACK] [-f FSIZE] [-c CPU_MS]
+ *   launcher (-D FD | -o RESULT) [-P PARENT] [-a AS] [-s STACK] [-f FSIZE [-X]] [-R] [-c CPU_MS]
  *            [-w WALL_MS] [-d DIR] [-n] [-g CGROUP] [-M FD -N FD [-W BYTES] [-b PATH]...
  *            [-B PATH]...] -- PROGRAM ARG...
  *   launcher -T [-H PATH]...
@@ -25,9 +25,13 @@
  *   -o  the same result written to a file instead (for a person trying the launcher by hand)
  *   -P  a pidfd of the caller (pidfd_open): the launcher exits at once if the caller is gone
  *   -a -s -f  RLIMIT_AS, RLIMIT_STACK, RLIMIT_FSIZE of the program in bytes (0: unlimited)
+ *   -X  the program ignores SIGXFSZ: a write past -f fails (EFBIG) instead of killing it, so
+ *       its output is cut at the limit and it runs on until it exits or its time is up (how
+ *       DOMjudge and BAPCtools judge a program that floods its output: by its time)
  *   -c  CPU-time limit in ms: the program is killed once it has used more (0: none)
  *   -w  wall-clock cap in ms (0: none)
  *   -d  the program's working directory
+ *   -R  once the program is started, the launcher closes its own stdin, stdout and stderr
  *   -n  no PID namespace: contain the program with a child subreaper
  *   -g  a pids cgroup folder (its pids.max is the cap on the processes of the case): the
  *       launcher moves itself into it before it forks, so every process of the case counts
@@ -129,6 +133,8 @@ static struct {
     unsigned long long as_bytes, stack_bytes, fsize_bytes, written_bytes;
     long long cpu_ms, wall_ms;
     int no_pidns, mount_fd, net_fd; /* the fds are -1 unless sandboxed */
+    int ignore_xfsz;                /* -X */
+    int release_stdio;              /* -R */
     int done_fd;                    /* -1: none given */
     char **argv;
 } opt = {.parent_fd = -1, .mount_fd = -1, .net_fd = -1, .done_fd = -1};
@@ -434,6 +440,7 @@ static void exec_program(void) { /* in the forked child: never returns */
     sigset_t none;
     sigemptyset(&none);
     for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL); /* the worker ignores SIGINT */
+    if (opt.ignore_xfsz) signal(SIGXFSZ, SIG_IGN); /* kept across exec */
     sigprocmask(SIG_SETMASK, &none, NULL);
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -453,6 +460,20 @@ static void exec_program(void) { /* in the forked child: never returns */
     start_failed("exec", opt.argv[0]);
 }
 
+/* With -R: drops this process's copies of stdin, stdout and stderr (the program has its own),
+ * so that a program closing its stdout is seen to: an interactor that closes the pipe to the
+ * submission once it has said all, and the submission reads end-of-file. Without -R they are
+ * kept until the program is reaped: the submission's output pipe ends with the submission,
+ * not when it closes its stdout (as DOMjudge and BAPCtools run the pair). */
+static void release_stdio(void) {
+    if (!opt.release_stdio) return;
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd <= 2; fd++) {
+        if (null < 0 || dup2(null, fd) < 0) close(fd);
+    }
+    if (null > 2) close(null);
+}
+
 /* Forks and execs the program, enforces the CPU limit and the wall-clock cap, reaps it (and
  * any orphan that reaches this process meanwhile), has `end_rest` kill every process left,
  * then reports and closes the -D descriptor. */
@@ -461,6 +482,7 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
     pid_t program = fork();
     if (program < 0) setup_failed("fork", "program");
     if (program == 0) exec_program();
+    release_stdio();
     clockid_t cpu_clock;
     int have_cpu_clock = clock_getcpuclockid(program, &cpu_clock) == 0;
     long long wall_deadline = opt.wall_ms > 0 ? started + opt.wall_ms * 1000000LL : 0;
@@ -597,13 +619,15 @@ static void parse(int argc, char **argv) {
     opt.shown = calloc((size_t)argc + 1, sizeof *opt.shown);
     opt.writable = calloc((size_t)argc + 1, sizeof *opt.writable);
     if (!opt.hidden || !opt.shown || !opt.writable) usage_error("out of memory for the paths");
-    while ((c = getopt(argc, argv, "+o:P:a:s:f:c:w:d:ng:M:N:D:W:TH:b:B:")) != -1) {
+    while ((c = getopt(argc, argv, "+o:P:a:s:f:Xc:w:d:ng:M:N:D:W:RTH:b:B:")) != -1) {
         switch (c) {
         case 'o': opt.result_path = optarg; break;
         case 'P': opt.parent_fd = atoi(optarg); break;
         case 'a': opt.as_bytes = strtoull(optarg, NULL, 10); break;
         case 's': opt.stack_bytes = strtoull(optarg, NULL, 10); break;
         case 'f': opt.fsize_bytes = strtoull(optarg, NULL, 10); break;
+        case 'X': opt.ignore_xfsz = 1; break;
+        case 'R': opt.release_stdio = 1; break;
         case 'c': opt.cpu_ms = atoll(optarg); break;
         case 'w': opt.wall_ms = atoll(optarg); break;
         case 'd': opt.workdir = optarg; break;
@@ -685,6 +709,7 @@ int main(int argc, char **argv) {
         supervise("pidns", kill_namespace);
         _exit(0);
     }
+    release_stdio();
     if (opt.mount_fd >= 0) {
         close(opt.mount_fd);
         close(opt.net_fd);
