@@ -11,6 +11,14 @@ validator has exited; it keeps a read end of the validator-to-submission pipe op
 validator ends, so a submission that exits early does not kill the validator with SIGPIPE
 (problemtools' `interactive` does the same); a submission killed by SIGPIPE because the
 validator had left counts as a clean exit, and the validator decides.
+The validator's launcher keeps no copy of the validator's stdio (`release_stdio`), so the
+submission reads end-of-file as soon as the validator closes its output, even while the
+validator runs on (BAPCtools' `pseudointeraction`); the submission's launcher keeps its copy
+until the submission has ended, so the validator reads end-of-file when the submission ends,
+not when it closes its stdout (as DOMjudge and BAPCtools run the pair). Which side ended first
+is taken from the launchers' monotonic clocks (`Measured.ended_ns`) when both ended on their
+own: the results can arrive in either order, and a submission that exits 1 before the
+validator reads end-of-file and says WA is RE.
 
 Once the validator has exited, the submission has `GRACE_S` to end (an interpreter reading to
 its input's end and exiting takes a few tens of ms; a JVM's shutdown about 0.1 s) and is then
