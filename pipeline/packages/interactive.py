@@ -16,9 +16,13 @@ submission reads end-of-file as soon as the validator closes its output, even wh
 validator runs on (BAPCtools' `pseudointeraction`); the submission's launcher keeps its copy
 until the submission has ended, so the validator reads end-of-file when the submission ends,
 not when it closes its stdout (as DOMjudge and BAPCtools run the pair). Which side ended first
-is taken from the launchers' monotonic clocks (`Measured.ended_ns`) when both ended on their
-own: the results can arrive in either order, and a submission that exits 1 before the
-validator reads end-of-file and says WA is RE.
+(`_ended_first`) is whether the validator had stopped reading the submission's
+output by the time the submission ended (`Measured.unread`, seen by the submission's launcher
+before it lets go of that output): a validator waiting for the submission's end cannot have
+seen it yet, so a submission that exits 1 and a validator that then reads end-of-file and says
+WA is RE, and a validator that says WA and exits, so that the submission crashes on
+end-of-file, is first, however late either launcher was to reap its program on a busy machine
+(the results, and the launchers' reaping, can come in either order).
 
 Once the validator has exited, the submission has `GRACE_S` to end (an interpreter reading to
 its input's end and exiting takes a few tens of ms; a JVM's shutdown about 0.1 s) and is then
@@ -143,12 +147,18 @@ def _first_to_end(validator: contained.Started, submission: contained.Started) -
 
 def _ended_first(reported_first: str, validator: contained.Measured,
                  submission: contained.Measured) -> str:
-    """Which program ended first: by when each launcher reaped it (one clock for both), not
-    by which launcher reported first. A launcher reports only once its case's namespace is torn
-    down, and on a loaded machine the submission's could report after the validator's though
-    the submission had ended first: a submission that crashed (its end made the validator read
-    end-of-file and reject) was WA instead of RE. A submission stopped after the validator had
-    ended (`term`) ended after it."""
-    if submission.killed == "term" or validator.ended_ns is None or submission.ended_ns is None:
+    """Which program ended first: whether the validator had stopped reading the submission's
+    output when the submission was reaped (`unread`, seen by the submission's launcher while it
+    still held that output), not which launcher reported first, nor when each reaped its
+    program: on a loaded machine either launcher can be late, and a submission that crashed
+    first (its end made the validator read end-of-file and reject) was WA instead of RE, and
+    one that crashed on the end-of-file of a validator's WA was RE instead of WA. Without a
+    launcher, when each was reaped. A submission stopped after the validator had ended (`term`)
+    ended after it."""
+    if submission.killed == "term":
+        return reported_first
+    if submission.unread is not None:
+        return "validator" if submission.unread else "submission"
+    if validator.ended_ns is None or submission.ended_ns is None:
         return reported_first
     return "submission" if submission.ended_ns < validator.ended_ns else "validator"

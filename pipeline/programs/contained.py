@@ -110,6 +110,8 @@ class Measured:
     floor_kb: int = 0           # peak memory below this may be the caller's (no launcher)
     lost: bool = False          # the launcher died without cleaning up: sweep its leftovers
     ended_ns: int | None = None  # time.monotonic_ns() when it was reaped (None: not known)
+    unread: bool | None = None  # its stdout, a pipe, had no reader left when it ended: the
+                                # program at the other end had ended first (launcher only)
 
     @property
     def exit_code(self) -> int | None:
@@ -560,6 +562,7 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
     return Measured(status=int(fields["status"]),
                     cpu_ms=(int(fields["user_us"]) + int(fields["sys_us"])) / 1000,
                     rss_kb=int(fields["rss_kb"]), wall_ms=int(fields["wall_us"]) / 1000,
+                    unread=fields["unread"] == "1" if "unread" in fields else None,
                     killed=fields.get("killed", "none"),
                     written_full=fields.get("written") == "full",
                     ended_ns=int(fields["ended_ns"]) if "ended_ns" in fields else None)

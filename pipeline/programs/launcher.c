@@ -14,9 +14,9 @@
  *
  *   -D  the result pipe (the write end the caller passed): one line `status=.. user_us=..
  *       sys_us=.. rss_kb=.. wall_us=.. ended_ns=.. killed=none|cpu|wall|term written=ok|full
- *       containment=pidns|subreaper` (ended_ns: CLOCK_MONOTONIC when the program was reaped,
- *       which the caller's clock shares, to tell which of two programs ended first however
- *       late each launcher reports), preceded by `start_error=ERRNO STEP PATH` when the
+ *       unread=0|1 containment=pidns|subreaper` (ended_ns: CLOCK_MONOTONIC when the program
+ *       was reaped, which the caller's clock shares; unread: see -R), preceded by
+ *       `start_error=ERRNO STEP PATH` when the
  *       program could not be started; or a `setup_error=TEXT` line when the launcher could not
  *       set up what was asked. It is written once every process of the case is dead, then
  *       closed: the caller goes on at once while the launcher's exit tears its namespaces
@@ -32,6 +32,9 @@
  *   -w  wall-clock cap in ms (0: none)
  *   -d  the program's working directory
  *   -R  once the program is started, the launcher closes its own stdin, stdout and stderr
+ *       (else it keeps them until the program is reaped, and reports `unread=1` when the
+ *       program's stdout, a pipe, had no reader left by then: the program at its other end
+ *       had ended, or closed it, before this one ended)
  *   -n  no PID namespace: contain the program with a child subreaper
  *   -g  a pids cgroup folder (its pids.max is the cap on the processes of the case): the
  *       launcher moves itself into it before it forks, so every process of the case counts
@@ -530,12 +533,20 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
     }
     long long ended = now_ns();
     long long wall_us = (ended - started) / 1000;
+    /* Whether the reader of the program's output was gone before the program ended: this
+     * process still holds a copy of that output, so a reader waiting for its end has not seen
+     * it yet; one that is gone left on its own, before. How long this process took to be
+     * scheduled and reap the program does not change the answer (it did when the two ends'
+     * reaping times were compared: a loaded machine turned an interactor's WA, which made the
+     * submission crash on end-of-file, into the submission's RE). */
+    struct pollfd out = {.fd = STDOUT_FILENO, .events = 0, .revents = 0};
+    int unread = !opt.release_stdio && poll(&out, 1, 0) == 1 && (out.revents & POLLERR);
     end_rest();
     report("status=%d user_us=%lld sys_us=%lld rss_kb=%ld wall_us=%lld ended_ns=%lld killed=%s "
-           "written=%s containment=%s\n", status,
+           "written=%s unread=%d containment=%s\n", status,
            (long long)usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec,
            (long long)usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec,
-           usage.ru_maxrss, wall_us, ended, killed, written(), containment);
+           usage.ru_maxrss, wall_us, ended, killed, written(), unread, containment);
     if (opt.done_fd >= 0) close(opt.done_fd);
     result_fd = -1;
 }

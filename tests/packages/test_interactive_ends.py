@@ -52,3 +52,24 @@ def test_the_submissions_time_is_its_own_cpu_time_not_its_wait_on_the_interactor
         "sys.exit(42 if input() == '3' else 43)\n")
     assert exchange.validator.exit_code == 42
     assert exchange.submission.wall_s >= 1.0 and exchange.submission.cpu_s < 0.5
+
+
+def test_a_validator_that_stopped_reading_first_is_first_however_late_it_is_reaped(tmp_path):
+    # it has said WA and closed both ends, then lingers: the submission crashes on end-of-file
+    # and is reaped a second before the validator (a loaded machine's late reaping, made
+    # sure); the validator's WA stands, not the submission's crash (BAPCtools' GuessCrash.java)
+    exchange, _ = _exchange(
+        tmp_path, "import sys\nsys.stdin.read()\nsys.exit(1)\n",
+        "import os, time\nos.close(0)\nos.close(1)\ntime.sleep(1.0)\nraise SystemExit(43)\n")
+    assert exchange.validator.exit_code == 43 and exchange.submission.exit_code == 1
+    assert exchange.validator_first
+
+
+def test_a_submission_that_exits_first_is_first_though_the_validator_then_says_wa(tmp_path):
+    # the validator reads end-of-file only once the submission has ended (BAPCtools'
+    # guess_exit_1.cpp: RE, not WA)
+    exchange, _ = _exchange(
+        tmp_path, "import sys\nsys.exit(1)\n",
+        "import sys\nsys.stdin.read()\nsys.exit(43)\n")
+    assert exchange.validator.exit_code == 43 and exchange.submission.exit_code == 1
+    assert not exchange.validator_first
