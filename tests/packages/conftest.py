@@ -9,6 +9,7 @@ session and is shared by the tests that read its results.
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,41 @@ def report(build_dir, tmp_path_factory):
             made[name] = judge_package(package, build_dir, tmp_path_factory.mktemp(f"judge-{name}"))
         return made[name]
     return get
+
+
+# BAPCtools' own test packages (tests/packages/test_bapctools_conformance.py), read from the
+# snapshot the search tool's fetch brings to /work/.mirror. Session fixtures here, not in the
+# test module: a copy costs a second, so each xdist worker makes its own and the module's
+# per-package tests (minutes in all) spread over the workers instead of queueing on one.
+BAPCTOOLS_SNAPSHOT = Path("/work/.mirror/RagnarGrootKoerkamp+BAPCtools/repo")
+
+
+def _bapctools_archive(target: Path, *paths: str) -> None:
+    archive = subprocess.run(["git", "--git-dir", str(BAPCTOOLS_SNAPSHOT), "archive", "HEAD",
+                              *paths], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+
+
+@pytest.fixture(scope="session")
+def bapctools_problems(tmp_path_factory) -> Path:
+    """BAPCtools' test/problems exactly as committed (links out of a package dangle)."""
+    target = tmp_path_factory.mktemp("bapctools")
+    _bapctools_archive(target, "test/problems")
+    return target / "test" / "problems"
+
+
+@pytest.fixture(scope="session")
+def bapctools_checkout(tmp_path_factory) -> Path:
+    """test/problems as a BAPCtools checkout holds it, with what its packages link to outside
+    themselves (validation.h, a link to bapctools/resources/headers/) copied in, as a package
+    exported by `bt zip` carries it: ingest never follows a link out of a package."""
+    target = tmp_path_factory.mktemp("bapctools-checkout")
+    _bapctools_archive(target, "test/problems", "bapctools/resources/headers")
+    problems = target / "test" / "problems"
+    for package in (p for p in problems.iterdir() if p.is_dir()):
+        for link in [p for p in package.rglob("*") if p.is_symlink()]:
+            named = link.resolve()
+            if named.is_file() and package.resolve() not in named.parents:
+                link.unlink()
+                shutil.copyfile(named, link)
+    return problems
