@@ -4,8 +4,13 @@ The validator's stdout is the submission's stdin and the submission's stdout the
 stdin. Each side runs under its own launcher (`pipeline.programs.contained`: its own PID namespace,
 limits, and the sandbox where it works; the submission never sees the package's folder) with
 its own limits (the submission's memory, CPU and output limits; the validator's validation
-limits), and each under the exchange's wall-clock limit: a submission that stops talking
-leaves both sides waiting, so the clock runs out and it is TLE. This process keeps no write end
+limits), and the pair under the exchange's wall-clock limit: a submission that stops talking
+leaves both sides waiting, so the clock runs out and it is TLE. That clock is the submission's:
+what the validator spent computing (or waiting for a core), and what the submission spent
+waiting for a core, is added to the limit (`_first_to_end`), so a validator that computes for
+long on a loaded machine does not use up the submission's time (BAPCtools'
+`pseudointeraction`, whose interactor writes a million numbers); each launcher's own cap of
+2 x the limit + 1 s, plus the validator's CPU-time limit, bounds the pair whatever it does. This process keeps no write end
 of either pipe, so a submission that reads to the end gets end-of-file as soon as the
 validator has exited; it keeps a read end of the validator-to-submission pipe open until the
 validator ends, so a submission that exits early does not kill the validator with SIGPIPE
@@ -43,6 +48,7 @@ from __future__ import annotations
 import os
 import select
 import signal
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -77,6 +83,9 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
     may write in `workdir`'s parent (the case's scratch: its feedback folder, a Polygon
     interactor's output file)."""
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
+    # each launcher's own cap (`_first_to_end` stops the pair): the submission's 2 x + 1 s, and
+    # the validator's CPU time besides, which its computing may add to the submission's time
+    backstop_s = 2 * wall_s + 1 + validator_cpu_s
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "submission").mkdir(exist_ok=True)
     (workdir / "validator").mkdir(exist_ok=True)
@@ -90,7 +99,7 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
                 validator_argv, stdin=to_val_r, stdout=to_sub_w, stderr=verr,
                 workdir=workdir / "validator", sandbox=sandboxed, env=environment(),
                 limits=contained.Limits(memory_mb=validator_memory_mb, file_bytes=64 * MIB,
-                                        cpu_s=validator_cpu_s, wall_s=wall_s),
+                                        cpu_s=validator_cpu_s, wall_s=backstop_s),
                 writable=(str(workdir.parent),), release_stdio=True)
             submission = contained.start(
                 submission_argv, stdin=to_sub_r, stdout=to_val_w, stderr=serr,
@@ -98,7 +107,7 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
                 hidden=submission_hidden(),
                 limits=contained.Limits(memory_mb=submission_memory_mb,
                                         file_bytes=output_mb * MIB, cpu_s=submission_cpu_s,
-                                        wall_s=wall_s, written_bytes=output_mb * MIB))
+                                        wall_s=backstop_s, written_bytes=output_mb * MIB))
     finally:
         for fd in (to_sub_r, to_sub_w, to_val_r, to_val_w):  # the launchers hold their own
             os.close(fd)
@@ -108,8 +117,14 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
         elif submission.early is not None:
             first = "submission"
         else:
-            first = _first_to_end(validator, submission)
-        if first == "validator":
+            first = _first_to_end(validator, submission, wall_s)
+        if first == "time":  # the submission's time ran out with neither ended: stop both
+            measured_sub = contained.finish(submission, stop_after_s=0)
+            measured_val = contained.finish(validator, stop_after_s=0)
+            # stopped for time, as its launcher's wall-clock cap stops a program
+            measured_sub, measured_val = (replace(m, killed="wall") if m.killed == "term" else m
+                                          for m in (measured_sub, measured_val))
+        elif first == "validator":
             measured_val = contained.finish(validator)
             os.close(keep_open)
             keep_open = -1
@@ -125,7 +140,8 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
             os.close(keep_open)
     if measured_sub.lost or measured_val.lost:
         contained.sweep()
-    first = _ended_first(first, measured_val, measured_sub)
+    if first != "time":
+        first = _ended_first(first, measured_val, measured_sub)
     val = result_of(measured_val, validator_argv, "", _tail(val_err))
     sub = result_of(measured_sub, submission_argv, "", _tail(sub_err))
     validator_first = first == "validator" and measured_val.killed != "wall"
@@ -138,11 +154,63 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
                     timed_out=val.timed_out or sub.timed_out)
 
 
-def _first_to_end(validator: contained.Started, submission: contained.Started) -> str:
-    """Which side's launcher reports first (each launcher's own wall-clock cap bounds the
-    wait): the one to wait for first; `_ended_first` then says which program ended first."""
-    ready, _, _ = select.select([validator, submission], [], [])
-    return "validator" if validator in ready else "submission"
+def _first_to_end(validator: contained.Started, submission: contained.Started,
+                  wall_s: float) -> str:
+    """Which side ends first, or "time" once the submission's `wall_s` is up: the pair's wall
+    clock less what the validator's processes spent on a core or waiting for one, and what the
+    submission's spent waiting for one (read from /proc once the limit is reached, and again
+    at each limit so extended, until nothing more is to be added): the one to wait for first;
+    `_ended_first` then says which program ended first."""
+    started = time.monotonic()
+    credit = 0.0
+    while True:
+        left = started + wall_s + credit - time.monotonic()
+        ready, _, _ = select.select([validator, submission], [], [], max(0.0, left))
+        if ready:
+            return "validator" if validator in ready else "submission"
+        cpu, waited = _tree_times(validator.pid)
+        busy = cpu + waited + _tree_times(submission.pid)[1]
+        if busy <= credit + 0.01:
+            return "time"
+        credit = busy
+
+
+def _tree_times(root: int | None) -> tuple[float, float]:
+    """The CPU time (of its live processes, and of the children they reaped) and the time
+    waiting for a core (of its live threads) of process `root` and its descendants, in
+    seconds; (0, 0) when it is gone."""
+    if root is None:
+        return 0.0, 0.0
+    stats: dict[int, list[bytes]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    stats[int(entry)] = handle.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+    tree, todo = [], [root] if root in stats else []
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(child for child, fields in stats.items() if int(fields[1]) == pid)
+    cpu = waited = 0.0
+    for pid in tree:
+        cpu += sum(int(stats[pid][i]) for i in (11, 12, 13, 14)) / _CLOCK_TICKS
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for thread in threads:
+            try:
+                with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as handle:
+                    waited += int(handle.read().split()[1]) / 1e9
+            except (OSError, IndexError, ValueError):
+                continue
+    return cpu, waited
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _ended_first(reported_first: str, validator: contained.Measured,

@@ -13,13 +13,13 @@ from pathlib import Path
 from pipeline.packages.interactive import GRACE_S, run_exchange
 
 
-def _exchange(tmp_path: Path, submission: str, interactor: str):
+def _exchange(tmp_path: Path, submission: str, interactor: str, wall_s: float = 20):
     feedback = tmp_path / "feedback"
     feedback.mkdir(exist_ok=True)
     started = time.monotonic()
     exchange = run_exchange([sys.executable, "-c", submission],
                             [sys.executable, "-c", interactor, str(feedback) + "/"],
-                            workdir=tmp_path / "run", wall_s=20, submission_cpu_s=20,
+                            workdir=tmp_path / "run", wall_s=wall_s, submission_cpu_s=wall_s,
                             submission_memory_mb=None, output_mb=8, validator_cpu_s=20,
                             validator_memory_mb=None)
     return exchange, time.monotonic() - started
@@ -73,3 +73,24 @@ def test_a_submission_that_exits_first_is_first_though_the_validator_then_says_w
         "import sys\nsys.stdin.read()\nsys.exit(43)\n")
     assert exchange.validator.exit_code == 43 and exchange.submission.exit_code == 1
     assert not exchange.validator_first
+
+
+def test_the_validators_own_computing_is_not_the_submissions_time(tmp_path):
+    # the interactor computes for 2.5 s of CPU before it asks; the submission's 1 s is its own
+    # (BAPCtools' pseudointeraction, whose interactor writes a million numbers, was TLE on a
+    # loaded machine)
+    exchange, _ = _exchange(
+        tmp_path, "print(input(), flush=True)\n",
+        "import sys, time\nstart = time.process_time()\n"
+        "while time.process_time() - start < 2.5:\n    pass\n"
+        "print(3, flush=True)\nsys.exit(42 if input() == '3' else 43)\n", wall_s=1.0)
+    assert not exchange.timed_out, exchange
+    assert exchange.validator.exit_code == 42 and exchange.submission.exit_code == 0
+
+
+def test_a_submission_asleep_while_the_validator_waits_runs_out_of_its_time(tmp_path):
+    exchange, took = _exchange(
+        tmp_path, "import time\ntime.sleep(30)\n",
+        "import sys\nsys.exit(42 if input() == '3' else 43)\n", wall_s=2.0)
+    assert exchange.timed_out and exchange.submission.timed_out
+    assert took < 4.5  # its 2 s, not the launchers' cap of 2 x 2 + 1 s
