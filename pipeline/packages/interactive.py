@@ -27,7 +27,11 @@ before it lets go of that output): a validator waiting for the submission's end 
 seen it yet, so a submission that exits 1 and a validator that then reads end-of-file and says
 WA is RE, and a validator that says WA and exits, so that the submission crashes on
 end-of-file, is first, however late either launcher was to reap its program on a busy machine
-(the results, and the launchers' reaping, can come in either order).
+(the results, and the launchers' reaping, can come in either order). An exiting validator lets
+go of its output before its input, so a submission that failed after its input ended while the
+validator still reads gives the validator up to a second to let go as well (the launcher's
+`UNREAD_WAIT_MS`); one that closed its output on purpose and reads on does not, and the
+submission is first.
 
 Once the validator has exited, the submission has `GRACE_S` to end (an interpreter reading to
 its input's end and exiting takes a few tens of ms; a JVM's shutdown about 0.1 s) and is then

@@ -34,7 +34,7 @@
  *   -R  once the program is started, the launcher closes its own stdin, stdout and stderr
  *       (else it keeps them until the program is reaped, and reports `unread=1` when the
  *       program's stdout, a pipe, had no reader left by then: the program at its other end
- *       had ended, or closed it, before this one ended)
+ *       had ended, or closed it, before this one ended; see supervise)
  *   -n  no PID namespace: contain the program with a child subreaper
  *   -g  a pids cgroup folder (its pids.max is the cap on the processes of the case): the
  *       launcher moves itself into it before it forks, so every process of the case counts
@@ -126,6 +126,7 @@
 #include <unistd.h>
 
 #define CPU_POLL_NS 50000000LL /* at most this long between two looks at the CPU clock */
+#define UNREAD_WAIT_MS 1000    /* how long an exiting reader may take to let go (unread=) */
 #define STAGE "/proc"          /* where a case's tmpfs is built before /proc is mounted */
 
 static struct {
@@ -538,9 +539,20 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
      * it yet; one that is gone left on its own, before. How long this process took to be
      * scheduled and reap the program does not change the answer (it did when the two ends'
      * reaping times were compared: a loaded machine turned an interactor's WA, which made the
-     * submission crash on end-of-file, into the submission's RE). */
-    struct pollfd out = {.fd = STDOUT_FILENO, .events = 0, .revents = 0};
-    int unread = !opt.release_stdio && poll(&out, 1, 0) == 1 && (out.revents & POLLERR);
+     * submission crash on end-of-file, into the submission's RE). An exiting process lets go
+     * of its output before its input, and a program that crashed on the end of its input can
+     * be reaped in between: so when the program failed after its input's writer was gone (the
+     * pipe hung up) while the reader of its output is still there, the reader has a moment to
+     * let go too; one that closed its output on purpose and reads on does not. */
+    int unread = 0;
+    if (!opt.release_stdio) {
+        struct pollfd out = {.fd = STDOUT_FILENO, .events = 0, .revents = 0};
+        struct pollfd in = {.fd = STDIN_FILENO, .events = 0, .revents = 0};
+        unread = poll(&out, 1, 0) == 1 && (out.revents & POLLERR);
+        if (!unread && status != 0 && strcmp(killed, "none") == 0 &&
+            poll(&in, 1, 0) == 1 && (in.revents & POLLHUP))
+            unread = poll(&out, 1, UNREAD_WAIT_MS) == 1 && (out.revents & POLLERR);
+    }
     end_rest();
     report("status=%d user_us=%lld sys_us=%lld rss_kb=%ld wall_us=%lld ended_ns=%lld killed=%s "
            "written=%s unread=%d containment=%s\n", status,

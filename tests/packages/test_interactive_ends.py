@@ -94,3 +94,25 @@ def test_a_submission_asleep_while_the_validator_waits_runs_out_of_its_time(tmp_
         "import sys\nsys.exit(42 if input() == '3' else 43)\n", wall_s=2.0)
     assert exchange.timed_out and exchange.submission.timed_out
     assert took < 4.5  # its 2 s, not the launchers' cap of 2 x 2 + 1 s
+
+
+def test_a_validator_that_says_wa_and_exits_is_first_though_its_input_closes_last(tmp_path):
+    # an exiting process lets go of its output before its input, and the submission, crashing
+    # on end-of-file, can be reaped in between (the fixture guess's linear.py and BAPCtools'
+    # GuessCrash.java were RE, not WA, 2 times in 10): here the validator lingers 0.3 s
+    # between the two, as a loaded machine may leave it
+    exchange, _ = _exchange(
+        tmp_path, "print(1, flush=True)\ninput()\n",
+        "import os, sys, time\ninput()\nos.close(1)\ntime.sleep(0.3)\nsys.exit(43)\n")
+    assert exchange.validator.exit_code == 43 and exchange.submission.exit_code == 1
+    assert exchange.validator_first
+
+
+def test_a_submission_crashing_after_the_validator_closed_its_output_is_first(tmp_path):
+    # the validator closes its output on purpose and reads on (BAPCtools' pseudointeraction):
+    # it is still there when the submission crashes, so the crash came first (RE)
+    exchange, _ = _exchange(
+        tmp_path, "import sys\nsys.stdin.read()\nsys.exit(1)\n",
+        "import os, sys\nprint(7, flush=True)\nos.close(1)\nsys.stdin.read()\nsys.exit(43)\n")
+    assert exchange.validator.exit_code == 43 and exchange.submission.exit_code == 1
+    assert not exchange.validator_first
