@@ -141,6 +141,43 @@ def _finish(package: Package, case: TestCase, limits: RunLimits, untimed: str,
                       score_multiplier=check.score_multiplier if check else None)
 
 
+def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult:
+    """`result`, a run judged at a higher limit that ran to its end (or was stopped for good),
+    judged again at `time_s` as `judge_case` would have judged it there: the verdict (its
+    untimed verdict, or TLE when its CPU time is over `time_s` or it was stopped), the score
+    that verdict earns, the limit. How the time limit is derived in the same pass that judges
+    (problemtools judges once at the highest limit and reclassifies the same way)."""
+    if result.verdict in ("CE", "SKIP", "JE") or result.untimed_verdict == "JE":
+        return replace(result, time_limit_s=time_s)
+    try:
+        case = package.case(result.case)
+    except KeyError:  # a stored case that is no test case of the package: no score to redo
+        case = None
+    check = None
+    if result.raw_score is not None or result.score_multiplier is not None:
+        check = CheckResult(result.untimed_verdict, result.message, result.raw_score,
+                            result.score_multiplier)
+    message = result.message
+    over = not result.timed_out and result.cpu_s > time_s and result.untimed_verdict != "TLE"
+    if over and not result.validator_first_wa:
+        message = f"CPU time {result.cpu_s:.3f} s, over the {time_s:g} s limit"
+    if case is None:
+        verdict = result.untimed_verdict
+        if result.timed_out or result.cpu_s > time_s:
+            verdict = "WA" if result.validator_first_wa else "TLE"
+        score = result.score
+        if verdict != result.verdict and score is not None:
+            score = 0.0 if verdict != "AC" else None  # what it earns is not known here
+        return replace(result, verdict=verdict, score=score, message=message,
+                       time_limit_s=time_s)
+    limits = RunLimits(time_s=time_s, memory_mb=package.limits.memory_mb,
+                       output_mb=package.limits.output_mb)
+    again = _finish(package, case, limits, result.untimed_verdict, check, message, result.cpu_s,
+                    result.wall_s, result.peak_rss_kb, result.timed_out,
+                    result.validator_first_wa)
+    return replace(again, answer=result.answer)
+
+
 @dataclass(frozen=True)
 class _Pass:
     """How one run of the submission ended (one pass of a multi-pass case), before timing."""

@@ -8,7 +8,9 @@ the `results` table), judged where they run by the package's own rules
 - the time limit they are judged at (`judging_limit`): the package's own; else the one a
   previous run derived and recorded with the registration; else derived now as the format
   says (`derive_limit`: the lower-bound submissions, usually the accepted ones, are run first
-  with a probe limit, and the limit is computed from their CPU times and recorded);
+  with a probe limit, and the limit is computed from their CPU times and recorded); those
+  runs are judged again at the derived limit and stand as the run's results for them (one
+  pass judges and derives: nothing runs twice);
 - their specs (`submission_specs`): judged at the limit, run until the high end of the margin
   around it so each result can be judged again there (problemtools' "sensitive to time
   limit");
@@ -34,8 +36,9 @@ from pipeline.packages.expectations import (PROBE_TIME_S, Agreement, TimeLimit, 
 from pipeline.packages.invalid import check_validators
 from pipeline.packages.model import CaseResult
 from pipeline.packages.registry import record_time_limit
-from pipeline.packages.runjob import package_case, package_cases, submission_build
-from pipeline.programs.jobs import Job, SolverSpec
+from pipeline.packages.judge import judged_at
+from pipeline.packages.runjob import outcome_of, package_case, package_cases, submission_build
+from pipeline.programs.jobs import Job, Outcome, SolverSpec
 
 if TYPE_CHECKING:
     from pipeline.packages.problem import PackageProblem
@@ -77,10 +80,17 @@ def submission_jobs(specs: list[SolverSpec], cases: pl.DataFrame, repeat: int,
     return jobs
 
 
+# What a pass has judged already: each job with its outcome.
+Judging = list[tuple[Job, Outcome]]
+
+
 def derive_limit(problem: PackageProblem, cases: pl.DataFrame,
-                 executor: Executor) -> TimeLimit:
+                 executor: Executor) -> tuple[TimeLimit, Judging]:
     """Run the lower-bound submissions on every case with the probe limit, derive the time
-    limit from their times as the package's format says, and record it."""
+    limit from their times as the package's format says, and record it. Returns the limit
+    and each of those runs judged again at it (`judge.judged_at`: the probe is the highest
+    limit, so each run holds what judging it at the derived limit would: they are not run
+    again)."""
     package = problem.load()
     lower = tuple(p.name for p in lower_bound_submissions(package))
     if not lower:
@@ -88,13 +98,16 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame,
                         "submission to derive one from; give one with --timeout SEC")
     probe = TimeLimit(PROBE_TIME_S, PROBE_TIME_S, PROBE_TIME_S, "given", "probe")
     judged: Judged = {}
+    ran: Judging = []
     for job, outcome in executor.run(submission_jobs(submission_specs(problem, lower, probe),
                                                      cases, 1, set())):
         if outcome.judged is not None:
             judged.setdefault(job.solver.name, {})[outcome.judged.case] = outcome.judged
+            ran.append((job, outcome))
     limit = derive_time_limit(package, judged)
     record_time_limit(problem.folder, limit.time_s, limit.how)
-    return limit
+    return limit, [(job, outcome_of(job, judged_at(package, outcome.judged, limit.time_s)))
+                   for job, outcome in ran]
 
 
 def judged_from_rows(problem: PackageProblem, rows: pl.DataFrame,
@@ -169,16 +182,20 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
 
 
 def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_s: float | None,
-                       cases: Callable[[], pl.DataFrame],
-                       executor: Executor) -> tuple[TimeLimit, list[SolverSpec], str | None]:
-    """The time limit the submissions `names` are judged at, their specs, and a note when the
-    limit was derived now (from `cases()`, run on `executor`, and recorded)."""
+                       cases: Callable[[], pl.DataFrame], executor: Executor
+                       ) -> tuple[TimeLimit, list[SolverSpec], str | None, Judging]:
+    """The time limit the submissions `names` are judged at, their specs, a note when the
+    limit was derived now (from `cases()`, run on `executor`, and recorded), and the jobs of
+    `names` that deriving it judged already (repeat 0, judged at the limit: not to be run
+    again)."""
     limit = judging_limit(problem, timeout_s)
     note = None
+    done: Judging = []
     if limit is None:
-        limit = derive_limit(problem, cases(), executor)
+        limit, ran = derive_limit(problem, cases(), executor)
         note = f"time limit derived: {limit.how} (kept with the package)"
-    return limit, submission_specs(problem, names, limit), note
+        done = [(job, outcome) for job, outcome in ran if job.solver.name in names]
+    return limit, submission_specs(problem, names, limit), note, done
 
 
 def not_runnable(problem: PackageProblem, names: tuple[str, ...]) -> str | None:

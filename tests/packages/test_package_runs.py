@@ -120,6 +120,30 @@ def test_a_time_limit_the_package_does_not_give_is_derived_once_and_recorded(tmp
     assert runs["time_limit_s"].to_list() == [1.0, 1.0]
 
 
+def test_the_runs_that_derive_the_time_limit_are_the_results_and_run_once(tmp_path):
+    """The accepted submissions are run once: the runs that derive the limit (at the probe
+    limit) are judged again at the derived limit and kept as the run's results. An accepted
+    submission that notes each run of it in a file (no sandbox, so it can) runs once per
+    case, and its rows say AC at the derived limit."""
+    package, data = registered(tmp_path, "circlearea")
+    trace = tmp_path / "runs.log"
+    (package / "submissions" / "accepted" / "traced.py").write_text(
+        "import math\n"
+        f"with open({str(trace)!r}, 'a') as log:\n    log.write('run\\n')\n"
+        "r = int(input())\nprint(f'{math.pi * r * r:.9e}')\n")
+    assert pipeline(data, "ingest", str(package)).returncode == 0
+    done = pipeline(data, "run", "--problem", "circlearea", "--sandbox", "off")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "note: time limit derived: slowest accepted run" in done.stdout
+    cases = pl.read_parquet(data / "tables" / "cases" / "circlearea.parquet").height
+    assert trace.read_text().splitlines() == ["run"] * cases
+    results = table(data, "results")
+    traced = results.filter(pl.col("solver") == "accepted/traced.py")
+    assert traced.height == cases and traced["verdict"].to_list() == ["AC"] * cases
+    assert results.group_by("solver").len()["len"].to_list() == \
+        [cases] * results["solver"].n_unique()
+
+
 def test_a_run_over_part_of_the_package_does_not_hold_expectations(tmp_path):
     _, data = registered(tmp_path, "circlearea")
     done = pipeline(data, "run", "--problem", "circlearea", "--group", "secret",
