@@ -2,7 +2,9 @@
 
 A non-interactive run goes through the run layer (`pipeline.programs.external.run_external`): the
 case's input on stdin, the case's `args` after the command, the package's memory and output
-limits, and a wall-clock limit `RunLimits.kill_after_s`. A Kattis-format submission's output is
+limits, and the run stopped after `RunLimits.wall_s` (the limit it is run to, `kill_after_s`,
+and half a second) of CPU time or of its own wall-clock time, what it spent waiting for a
+core not counted (as an interactive pair's clock is counted). A Kattis-format submission's output is
 cut at the output limit and the submission runs on (`contained.Limits.truncate_output`), as
 DOMjudge and BAPCtools judge it: one writing forever is TLE, one that ends over the limit OLE. Its answer is then checked by the
 package's testlib checker (Polygon), custom output validator (Kattis, with `validator_flags` and
@@ -246,7 +248,10 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
                       argv=(*run_argv(submission, limits.memory_mb), *case.args),
                       # Kattis-format judges (DOMjudge, BAPCtools) cut a flood of output and
                       # judge the program by its time: one writing forever is TLE, not OLE
-                      truncate_output=package.format != "polygon")
+                      truncate_output=package.format != "polygon",
+                      # stopped once it has run as long as its verdict needs, on its own
+                      # clock (a wait for a core on a loaded machine is not counted)
+                      own_wall_s=limits.wall_s)
     if isolation is not None:
         spec = replace(spec, stack_mb=isolation.stack_mb, sandbox=isolation.sandbox,
                        visible=isolation.visible)
@@ -347,6 +352,11 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
     if exchange.validator_first and check.verdict == "WA":
         return _Pass("WA", check, check.message, timed_out=sub.timed_out,
                      validator_first_wa=True, **common)
+    if sub.timed_out and exchange.deadlock:
+        return _Pass("TLE", None, "the submission stopped answering: it and the validator "
+                     "were both waiting for the other to write (stopped after "
+                     f"{sub.wall_s:.2f} s: neither would ever have gone on)", timed_out=True,
+                     **common)
     if sub.timed_out:
         return _Pass("TLE", None, "the submission stopped answering "
                      f"(killed after {limits.wall_s:g} s)" if sub.cpu_s < limits.time_s

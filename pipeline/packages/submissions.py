@@ -13,7 +13,9 @@ the `results` table), judged where they run by the package's own rules
   pass judges and derives: nothing runs twice);
 - their specs (`submission_specs`): judged at the limit, run until the high end of the margin
   around it so each result can be judged again there (problemtools' "sensitive to time
-  limit");
+  limit"); a submission meant to run out of time is run to the high end on the run's largest
+  case only and stopped at the limit on its other cases (over the limit there is TLE at the
+  high end too, as judges that stop at a submission's first failing case know it);
 - after the run, each submission held against what its folder or tag expects
   (`hold_expectations`), and the validators against the package's invalid_* / valid_output
   cases (`invalid.check_validators`), kept in the `expectations` table and shown as a table
@@ -32,7 +34,8 @@ import polars as pl
 from pipeline.errors import UserError
 from pipeline.packages.expectations import (PROBE_TIME_S, Agreement, TimeLimit, aligned,
                                             check_expectations, derive_time_limit,
-                                            lower_bound_submissions, margins)
+                                            lower_bound_submissions, margins,
+                                            times_out_by_design)
 from pipeline.packages.invalid import check_validators
 from pipeline.packages.model import CaseResult
 from pipeline.packages.registry import record_time_limit
@@ -57,14 +60,31 @@ def judging_limit(problem: PackageProblem, timeout_s: float | None) -> TimeLimit
     return problem.time_limit()
 
 
-def submission_specs(problem: PackageProblem, names: tuple[str, ...],
-                     limit: TimeLimit) -> list[SolverSpec]:
+def submission_specs(problem: PackageProblem, names: tuple[str, ...], limit: TimeLimit,
+                     cases: pl.DataFrame | None = None) -> list[SolverSpec]:
+    """How each submission is run: judged at the limit, run to its high end. One meant to run
+    out of time (`times_out_by_design`) is run to the high end on the largest of `cases` only
+    and stopped at the limit on the others: over the limit there, it is TLE at the high end
+    too, as a judge that stops a submission at its first failing case knows it; its largest
+    case tells whether it still runs out of time with the margin's extra time."""
     package = problem.load()
+    programs = {p.name: p for p in package.submissions}
+    largest = ""
+    if cases is not None and cases.height:
+        largest = cases.sort(["size", "case_id"])["case_id"][-1]
     # The worker is given time for the run to its high limit and the answer's check besides.
     budget = limit.high_s + 0.5 + package.limits.validation_time_s
-    return [SolverSpec(name=name, kind="submission", problem=problem.id, submission=name,
-                       judged_time_s=limit.time_s, kill_after_s=limit.high_s, timeout_s=budget,
-                       memory_mb=package.limits.memory_mb) for name in names]
+    specs = []
+    for name in names:
+        cut = limit.high_s > limit.time_s and name in programs and \
+            times_out_by_design(programs[name])
+        specs.append(SolverSpec(name=name, kind="submission", problem=problem.id,
+                                submission=name, judged_time_s=limit.time_s,
+                                kill_after_s=limit.high_s, timeout_s=budget,
+                                cut_after_s=limit.time_s if cut else None,
+                                full_case=largest if cut else "",
+                                memory_mb=package.limits.memory_mb))
+    return specs
 
 
 def submission_jobs(specs: list[SolverSpec], cases: pl.DataFrame, repeat: int,
@@ -191,11 +211,12 @@ def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_
     limit = judging_limit(problem, timeout_s)
     note = None
     done: Judging = []
+    frame = cases()
     if limit is None:
-        limit, ran = derive_limit(problem, cases(), executor)
+        limit, ran = derive_limit(problem, frame, executor)
         note = f"time limit derived: {limit.how} (kept with the package)"
         done = [(job, outcome) for job, outcome in ran if job.solver.name in names]
-    return limit, submission_specs(problem, names, limit), note, done
+    return limit, submission_specs(problem, names, limit, frame), note, done
 
 
 def not_runnable(problem: PackageProblem, names: tuple[str, ...]) -> str | None:

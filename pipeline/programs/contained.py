@@ -51,7 +51,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Union
 
 from pipeline.programs.launcher import (SandboxError, launcher_path, parse_result, probe,
@@ -62,6 +62,7 @@ MB = 1024 * 1024
 # How long past the wall-clock cap the caller waits for the launcher before stopping it.
 LAUNCHER_GRACE_S = 10.0  # (a fork bomb's hundreds of processes take a while to die)
 CPU_POLL_S = 0.05  # without the launcher: how often the program's CPU time is looked at
+CREDIT_STEP_S = 0.05  # `first_ended`: the least time between two looks at the waits credited
 PROCESS_CAP = 256  # processes and threads of one caller's programs at once (the pids cgroup)
 HIDE_ENV = "PIPELINE_HIDDEN_DATA"  # data folders hidden from contained programs (os.pathsep)
 KEPT_IN_DATA = ("build", "problems")  # what of a data folder stays in sight
@@ -594,6 +595,96 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
                     killed=fields.get("killed", "none"),
                     written_full=fields.get("written") == "full",
                     ended_ns=int(fields["ended_ns"]) if "ended_ns" in fields else None)
+
+
+def first_ended(watched: list[Started], wall_s: float, credit: Callable[[], float],
+                stuck: Callable[[], bool] | None = None,
+                every_s: float = 0.1) -> Started | None:
+    """Wait for the first of `watched` (started, none `early`) to end, and return it (the
+    first of them in `watched`'s order when several have); None once `wall_s` has passed on
+    their own clock: the wall clock less `credit()`, the seconds they are not charged (what
+    they spent waiting for a core, or on the other side of an exchange), read each time the
+    limit so extended is reached, until their own time is up. A machine busy with other work
+    then slows a program down without stopping it sooner. (The kernel adds a wait for a core
+    to a thread's count when the thread gets the core: a count read just then may lack the
+    wait going on, at most a scheduling period, a few tens of milliseconds.) `stuck`, asked
+    every `every_s` while they run, ends the wait early (None) when it says they can never
+    end on their own."""
+    started = time.monotonic()
+    deadline = started + wall_s
+    while True:
+        now = time.monotonic()
+        wait = max(0.0, deadline - now) if stuck is None else \
+            max(0.0, min(deadline - now, every_s))
+        ready, _, _ = select.select(watched, [], [], wait)
+        if ready:
+            return next(one for one in watched if one in ready)
+        now = time.monotonic()
+        if stuck is not None and now < deadline:
+            if stuck():
+                return None
+            continue
+        own = now - started - credit()
+        if own >= wall_s:
+            return None
+        deadline = now + max(wall_s - own, CREDIT_STEP_S)
+
+
+def backstop_s(own_wall_s: float) -> float:
+    """The wall-clock cap a launcher is given when its caller stops the program on the
+    program's own clock (`first_ended`, `own_wall_s` of it): far past it, so a machine
+    busy enough to give the program a sixth of a core is not cut short; only a caller that
+    stopped watching leaves the program to it."""
+    return 4 * (2 * own_wall_s + 1)
+
+
+def proc_stats() -> dict[int, list[bytes]]:
+    """The fields of /proc/PID/stat after the command's name, of every process now."""
+    stats: dict[int, list[bytes]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    stats[int(entry)] = handle.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+    return stats
+
+
+def descendants(root: int, stats: dict[int, list[bytes]]) -> list[int]:
+    """`root` and every process below it, by the parents in `stats` (`proc_stats`)."""
+    tree, todo = [], [root] if root in stats else []
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(child for child, fields in stats.items() if int(fields[1]) == pid)
+    return tree
+
+
+def tree_times(root: int | None) -> tuple[float, float]:
+    """The CPU time (of its live processes, and of the children they reaped) and the time
+    waiting for a core (of its live threads) of process `root` and its descendants, in
+    seconds; (0, 0) when it is gone."""
+    if root is None:
+        return 0.0, 0.0
+    stats = proc_stats()
+    cpu = waited = 0.0
+    for pid in descendants(root, stats):
+        cpu += sum(int(stats[pid][i]) for i in (11, 12, 13, 14)) / _CLOCK_TICKS
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for thread in threads:
+            try:
+                with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as handle:
+                    waited += int(handle.read().split()[1]) / 1e9
+            except (OSError, IndexError, ValueError):
+                continue
+    return cpu, waited
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def sweep() -> None:
