@@ -14,7 +14,8 @@ two agree on every submission's verdict.
   the search tool's mirror folder), the packages of its `test/problems/`, with what their
   links name outside them (`validation.h`) copied in, as `bt zip` exports a package. The
   bench fetches nothing: without the snapshot it says so and runs the fixtures only.
-- Each tool gets a fresh copy of the package and the pipeline a fresh data folder. bt reads
+- Each tool gets a fresh copy of the package, the pipeline a fresh data folder and bt a fresh
+  TMPDIR (where it keeps its builds): neither finds the builds of an earlier run. bt reads
   only the 2025-09 format: a package in another is upgraded with `bt upgrade` in bt's copy
   before the clock starts (as a bt user would); a package bt still judges nothing of is
   reported and not compared. Data made by
@@ -132,7 +133,14 @@ def _output(run_dir: Path) -> str:
 
 def run_bt(bt: Path, package: Path, scratch: Path) -> Timed:
     copy = _fresh_copy(package, scratch / "bt" / package.name)
-    env = {**os.environ, "PATH": f"{bt.parent}:{os.environ.get('PATH', '')}"}
+    # bt keeps its builds in TMPDIR/bapctools_<hash of the folder>/: a fresh TMPDIR each time,
+    # shared by its generate and its run, as the pipeline gets a fresh data folder shared by
+    # its ingest and its run (else bt's builds of one repetition served the next ones)
+    temporary = scratch / "bt-tmp"
+    shutil.rmtree(temporary, ignore_errors=True)
+    temporary.mkdir(parents=True)
+    env = {**os.environ, "PATH": f"{bt.parent}:{os.environ.get('PATH', '')}",
+           "TMPDIR": str(temporary)}
     if _format_version(copy) not in (None, BT_FORMAT):  # bt reads 2025-09 only
         subprocess.run([str(bt), "upgrade", "--no-bar"], cwd=copy, capture_output=True,
                        env=env, timeout=600)

@@ -2,9 +2,9 @@
 
 A non-interactive run goes through the run layer (`pipeline.programs.external.run_external`): the
 case's input on stdin, the case's `args` after the command, the package's memory and output
-limits, and the run stopped after `RunLimits.wall_s` (the limit it is run to, `kill_after_s`,
-and half a second) of CPU time or of its own wall-clock time, what it spent waiting for a
-core not counted (as an interactive pair's clock is counted). A Kattis-format submission's output is
+limits, and the run stopped just past the limit it is run to (`kill_after_s`) in CPU time
+(`RunLimits.cpu_cap_s`) or half a second past it on its own wall clock (`RunLimits.wall_s`:
+what it spent waiting for a core not counted, as an interactive pair's clock is counted). A Kattis-format submission's output is
 cut at the output limit and the submission runs on (`contained.Limits.truncate_output`), as
 DOMjudge and BAPCtools judge it: one writing forever is TLE, one that ends over the limit OLE. Its answer is then checked by the
 package's testlib checker (Polygon), custom output validator (Kattis, with `validator_flags` and
@@ -242,7 +242,7 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
            scratch: Path, builds: PackageBuilds,
            isolation: SolverSpec | None = None) -> CaseResult:
     spec = SolverSpec(name=submission.program.name, kind="external", problem=package.short_name,
-                      timeout_s=limits.wall_s,
+                      timeout_s=limits.cpu_cap_s,
                       memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
                       output_limit_bytes=limits.output_mb * MIB,
                       argv=(*run_argv(submission, limits.memory_mb), *case.args),
@@ -335,7 +335,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
     exchange = run_exchange(
         [*run_argv(submission, limits.memory_mb), *case.args], judge_argv,
         workdir=scratch / ("run" if number == 1 else f"run-{number}"), wall_s=limits.wall_s,
-        submission_cpu_s=limits.wall_s,
+        submission_cpu_s=limits.cpu_cap_s,
         submission_memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
         output_mb=limits.output_mb, validator_cpu_s=package.limits.validation_time_s,
         validator_memory_mb=memory if judge.memory_by_rlimit else None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from pipeline.errors import UserError
-from pipeline.run.executors import Executor, LocalPoolExecutor, check_jobs
+from pipeline.run.executors import GROW_PER_CORE, Executor, LocalPoolExecutor, check_jobs
 
 EXECUTORS = ("local", "dask")
 # The Dask scheduler `--executor dask` connects to when `--scheduler` is not given.
@@ -21,7 +21,8 @@ def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int |
     one place a run's workers are set up).
 
     - `local` (the default): a pool of `jobs` worker processes on this machine (default: one
-      per core); a scheduler is refused.
+      per core, growing to `GROW_PER_CORE` per core while the cores sit idle, see
+      `LocalPoolExecutor`); a scheduler is refused.
     - `dask`: the Dask cluster whose scheduler is at `scheduler` (else `$PIPELINE_SCHEDULER`),
       `jobs` capping how many batches run at once (default: one per worker thread, and one
       more per thread while batches are short); with no scheduler at all, a local Dask
@@ -39,7 +40,9 @@ def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int |
     if kind == "local":
         if scheduler:
             raise UserError("--scheduler is for --executor dask")
-        return LocalPoolExecutor(check_jobs(jobs), preload=preload)
+        # no --jobs: one worker per core, and more batches at once while the cores sit idle
+        grow_to = None if jobs is not None else GROW_PER_CORE * (os.cpu_count() or 1)
+        return LocalPoolExecutor(check_jobs(jobs), preload=preload, grow_to=grow_to)
     from pipeline.run.dask_executor import DaskExecutor  # Dask is imported only for Dask
 
     address = scheduler or os.environ.get(SCHEDULER_VARIABLE, "").strip() or None

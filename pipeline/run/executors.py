@@ -42,6 +42,11 @@ EXTERNAL_GRACE_S = 5.0
 POLL_S = 0.05  # also how often the CPU time of a worker on a built-in stage is looked at
 # How long a worker may take to start and import a batch's problems before it counts as stuck.
 STARTUP_TIMEOUT_S = 60.0
+# A pool let grow (`grow_to`): one more batch at once each time at least IDLE_TO_GROW cores sat
+# idle over IDLE_WINDOW_S; the command line's pool grows to GROW_PER_CORE batches per core.
+IDLE_TO_GROW = 0.5
+IDLE_WINDOW_S = 0.25
+GROW_PER_CORE = 2
 
 
 
@@ -133,17 +138,56 @@ def batches(jobs: Iterable[Job], max_jobs: int = 64, max_bytes: int = 1 << 20) -
         yield batch
 
 
+def idle_cores_since(before: tuple[float, int] | None) -> tuple[float | None, tuple[float, int]]:
+    """How many of the machine's cores sat idle, on average, since the reading `before` (None:
+    no reading yet), from /proc/stat; and the reading now, for the next call."""
+    try:
+        with open("/proc/stat", "rb") as handle:
+            fields = handle.readline().split()
+        idle = int(fields[4]) + int(fields[5])  # idle and iowait, in clock ticks
+    except (OSError, IndexError, ValueError):
+        return None, (time.monotonic(), 0)
+    now = (time.monotonic(), idle)
+    if before is None or now[0] <= before[0]:
+        return None, now
+    return (idle - before[1]) / _CLOCK_TICKS / (now[0] - before[0]), now
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def may_grow(idle_cores: float | None, busy: int, workers: int, size: int, grow_to: int,
+             next_kind: str | None) -> bool:
+    """Whether a pool of `size` workers (now `workers`, `busy` of them on a batch) starts one
+    more batch beyond `size` at once: when the next batch runs programs (not a built-in stage,
+    which computes in the worker) and at least half a core sat idle over the last look (its
+    programs sleep, or wait on each other), up to `grow_to` batches at once."""
+    return (next_kind is not None and next_kind != "stage" and busy >= size
+            and busy < grow_to and idle_cores is not None and idle_cores >= IDLE_TO_GROW)
+
+
 class LocalPoolExecutor:
-    """N worker processes on this machine (spawned, so they are safe beside Polars' threads)."""
+    """N worker processes on this machine (spawned, so they are safe beside Polars' threads).
+
+    A pool may be let grow (`grow_to`): while the machine's cores sit idle because the
+    programs its workers run are sleeping or waiting (an interactive pair waiting for each
+    other's answers, a submission sleeping until its time is up), it runs more batches at
+    once than it has workers, up to `grow_to`, one more each time half a core is seen idle
+    over `IDLE_WINDOW_S`; once the cores are busy again, a worker beyond `size` that finishes
+    its batch waits. Programs are judged by their CPU time and their own clock (less their
+    waits for a core), so running beside each other changes no verdict; the command line's
+    pool grows to `GROW_PER_CORE` per core unless `--jobs` sets its size."""
 
     def __init__(self, jobs: int | None = None,
-                 preload: tuple[tuple[str, str], ...] = ()) -> None:
+                 preload: tuple[tuple[str, str], ...] = (), grow_to: int | None = None) -> None:
         """`preload`: (problem, stage) pairs; when given, the workers start at once and
         import and warm them up while the caller gets on with other work."""
         self.size = max(1, jobs or os.cpu_count() or 1)
+        self.grow_to = max(self.size, grow_to or self.size)
         self._context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._preload = tuple(preload)
+        self._idle_reading: tuple[float, int] | None = None
         if self._preload:
             for _ in range(self.size):
                 self._start_worker()
@@ -180,7 +224,7 @@ class LocalPoolExecutor:
         pending: deque[list[Job]] = deque(batches(jobs))
         while len(self._workers) < min(self.size, len(pending)):
             self._start_worker()
-        for worker in self._workers:
+        for worker in self._workers[:self.size]:  # (workers a grown pool started wait)
             if pending and not worker.busy:
                 self._assign(worker, pending.popleft())
         while any(w.busy for w in self._workers):
@@ -205,12 +249,35 @@ class LocalPoolExecutor:
                         job = worker.batch[worker.done]
                         worker.done += 1
                         yield job, outcome
-                    if not worker.busy and pending:
+                    if not worker.busy and pending and \
+                            sum(w.busy for w in self._workers) < self.size:
                         self._assign(worker, pending.popleft())
                 elif time.monotonic() >= self._deadline(worker):
                     yield from self._lost(worker, pending, None)
                 elif self._over_cpu(worker) is not None:
                     yield from self._lost(worker, pending, None)
+            self._grow(pending)
+
+    def _grow(self, pending: deque[list[Job]]) -> None:
+        """Start the next batch beside the others when the pool may grow (`may_grow`), on an
+        idle worker or a new one; every batch at once when fewer than `size` are busy."""
+        busy = sum(w.busy for w in self._workers)
+        while pending and busy < self.size:  # a batch handed back by a worker that was lost
+            self._assign(self._idle_worker(), pending.popleft())
+            busy += 1
+        if self.grow_to <= self.size or not pending:
+            return
+        if self._idle_reading is not None and \
+                time.monotonic() - self._idle_reading[0] < IDLE_WINDOW_S:
+            return
+        idle, self._idle_reading = idle_cores_since(self._idle_reading)
+        if may_grow(idle, busy, len(self._workers), self.size, self.grow_to,
+                    pending[0][0].solver.kind):
+            self._assign(self._idle_worker(), pending.popleft())
+            self._idle_reading = None  # the next look starts after this batch has begun
+
+    def _idle_worker(self) -> _Worker:
+        return next((w for w in self._workers if not w.busy), None) or self._start_worker()
 
     def _deadline(self, worker: _Worker) -> float:
         """When the worker's current job is over its wall-clock cap."""

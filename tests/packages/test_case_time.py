@@ -81,9 +81,10 @@ def test_a_loaded_machine_slows_a_batch_submission_down_without_failing_it(hypot
 
 def test_a_submission_meant_to_time_out_runs_to_the_margin_on_the_largest_case_only(tmp_path):
     """spin_all.c spins on every case. Judged at 1 s with the margin's high end at 1.5 s, its
-    run is stopped at 2 s of CPU time on the largest case (04-max: it is TLE there even with the
-    margin's time) and at 1.5 s on the others (TLE at 1 s is all they need to show); every
-    other submission runs to the high end as before, and all agree with their folders."""
+    run is stopped just past 1.5 s of CPU time on the largest case (04-max: it is TLE there
+    even with the margin's time) and just past 1 s on the others (TLE at 1 s is all they need
+    to show); every other submission runs to the high end as before, and all agree with their
+    folders."""
     package = tmp_path / "hypotenuse"
     shutil.copytree(FIXTURES / "hypotenuse", package)
     (package / "submissions" / "time_limit_exceeded" / "spin_all.c").write_text(
@@ -104,8 +105,8 @@ def test_a_submission_meant_to_time_out_runs_to_the_margin_on_the_largest_case_o
     assert spun["verdict"].to_list() == ["TLE"] * cases.height
     on_largest = spun.filter(pl.col("case_id") == largest)["cpu_ms"].to_list()
     elsewhere = spun.filter(pl.col("case_id") != largest)["cpu_ms"].to_list()
-    assert on_largest[0] >= 1900 and all(1000 < cpu <= 1700 for cpu in elsewhere), spun
+    assert on_largest[0] > 1500 and all(1000 < cpu <= 1300 for cpu in elsewhere), spun
     # spin_big.c (TLE on the largest case only) ran its largest case to the margin too
     big = results.filter((pl.col("solver") == "time_limit_exceeded/spin_big.c")
                          & (pl.col("case_id") == largest))
-    assert big["verdict"].to_list() == ["TLE"] and big["cpu_ms"][0] >= 1900
+    assert big["verdict"].to_list() == ["TLE"] and big["cpu_ms"][0] > 1500

@@ -6,6 +6,7 @@ Built-in stages run inside the workers; the parent kills a worker whose case ove
 
 from __future__ import annotations
 
+import sys
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -165,3 +166,45 @@ def test_a_pool_first_used_from_a_thread_that_ends_keeps_its_workers():
         assert alive(worker.process.pid)
         again = run_jobs(executor, _tiny(2, external(py("sum"))))
         assert [o.answer for o in again.values()] == ["1\n", "2\n"]
+
+
+# -- a pool let grow while the cores sit idle ----------------------------------------------------
+
+def test_a_pool_grows_only_for_programs_and_only_while_cores_sit_idle():
+    from pipeline.run.executors import may_grow
+
+    # one worker busy, a core and a half idle: a batch of programs starts beside it
+    assert may_grow(1.5, busy=1, workers=1, size=1, grow_to=3, next_kind="submission")
+    assert may_grow(0.6, busy=2, workers=2, size=1, grow_to=3, next_kind="external")
+    # not for built-in stages (they compute in the worker), nor past grow_to, nor on busy cores
+    assert not may_grow(1.5, busy=1, workers=1, size=1, grow_to=3, next_kind="stage")
+    assert not may_grow(1.5, busy=3, workers=3, size=1, grow_to=3, next_kind="submission")
+    assert not may_grow(0.2, busy=1, workers=1, size=1, grow_to=3, next_kind="submission")
+    assert not may_grow(None, busy=1, workers=1, size=1, grow_to=3, next_kind="submission")
+    # below its size a pool starts batches anyway (not growing)
+    assert not may_grow(1.5, busy=0, workers=1, size=1, grow_to=3, next_kind="submission")
+
+
+def test_idle_cores_are_read_from_the_machines_own_counters():
+    from pipeline.run.executors import idle_cores_since
+
+    idle, reading = idle_cores_since(None)
+    assert idle is None and reading[1] > 0
+    time.sleep(0.3)
+    idle, _ = idle_cores_since(reading)
+    import os
+    assert idle is not None and 0 <= idle <= (os.cpu_count() or 1) + 0.5
+
+
+def test_a_pool_let_grow_gives_every_job_one_outcome(tmp_path):
+    """Sleeping programs leave the cores idle: the pool may run more of their batches at once
+    than it has workers; whether it does depends on the machine's load, what it must do
+    either way is answer every job once, rightly."""
+    sleepy = external((sys.executable, "-c", "import time\ntime.sleep(0.3)\nprint('slept')"),
+                      name="sleepy")
+    summing = external(py("sum"), name="sum")
+    with LocalPoolExecutor(1, grow_to=3) as executor:
+        outcomes = run_jobs(executor, jobs_of([(sleepy, "1 2\n"), (summing, "3 4\n")] * 8))
+        assert len(executor._workers) <= 3
+    assert [outcomes[i].status for i in range(16)] == ["ok"] * 16
+    assert [outcomes[i].answer for i in range(1, 16, 2)] == ["7\n"] * 8
