@@ -246,6 +246,11 @@ def run_peers(ctx: BenchContext, repeats: int, quick: bool,
             f"{bt_cpu:>6.1f}s {run_cpu:>7.1f}s  {agree}")
         for line in differ:
             say(f"    differs: {line}")
+        for tool, own, other in (("bt", theirs, mine), ("pipeline", mine, theirs)):
+            alone = sorted(set(own) - set(other))
+            if alone:
+                say(f"    judged by {tool} only: {', '.join(alone[:8])}"
+                    f"{' ...' if len(alone) > 8 else ''}")
         for metric, value in (("bt_wall_s", bt_wall), ("bt_cpu_s", bt_cpu),
                               ("run_wall_s", run_wall), ("run_cpu_s", run_cpu),
                               ("ingest_wall_s", ingest_wall), ("ratio", ratio),

@@ -430,7 +430,12 @@ def run_command(
         selection = select_solvers(problem, request) if not resume else None
     except (UnknownName, UserError) as error:
         _fail(str(error))
-    # The workers start before Polars is imported: they warm up while the parent loads.
+    # The workers start before Polars is imported: they warm up while the parent loads, with
+    # what `run` sets for the programs they contain (the sandbox setting, the data folder
+    # hidden) already in the environment they inherit.
+    from pipeline.programs import contained
+    contained.set_default_sandbox(sandbox)
+    contained.hide(ctx.obj.data_dir)
     executor = _executor(executor_kind, scheduler, jobs, problem, selection)
     try:
         from pipeline.run.runner import format_summary, run

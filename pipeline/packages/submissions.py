@@ -89,7 +89,9 @@ def submission_specs(problem: PackageProblem, names: tuple[str, ...], limit: Tim
 
 def submission_jobs(specs: list[SolverSpec], cases: pl.DataFrame, repeat: int,
                     done: set[tuple[str, str, int]], first_key: int = 0) -> list[Job]:
+    """The jobs of `specs` on `cases`, the largest cases first (`longest_first`)."""
     jobs = []
+    cases = cases.sort(["size", "case_id"], descending=[True, False])
     for case_id, text, expected, group in zip(cases["case_id"], cases["input"],
                                               cases["expected"], cases["group"]):
         for spec in specs:
@@ -102,6 +104,18 @@ def submission_jobs(specs: list[SolverSpec], cases: pl.DataFrame, repeat: int,
 
 # What a pass has judged already: each job with its outcome.
 Judging = list[tuple[Job, Outcome]]
+
+
+def longest_first(jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
+    """Submission jobs in the order to start them: first each one that runs to the margin's
+    high end though its submission is stopped at the limit elsewhere (its case is the run's
+    largest, and it is meant to run out of time: the longest of all), then the largest cases
+    first; so the pool's last jobs are short ones and no worker is left alone with a long
+    one at the end."""
+    def key(job: Job) -> tuple[int, int]:
+        runs_long = job.solver.cut_after_s is not None and job.case_id == job.solver.full_case
+        return (0 if runs_long else 1, -(sizes.get(job.case_id) or 0))
+    return sorted(jobs, key=key)
 
 
 def derive_limit(problem: PackageProblem, cases: pl.DataFrame,

@@ -313,6 +313,11 @@ class Problem:
         """Why one of the submissions `names` cannot be run (built now), or None."""
         raise UnknownName(f"problem {self.id} has no submissions")
 
+    def job_order(self, jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
+        """The jobs of the submissions of `submission_judging` in the order to start them
+        (`sizes`: each case's size): as given, unless the problem knows better."""
+        return jobs
+
     def hold_submissions(self, run_id: str, names: tuple[str, ...], judged: dict,
                          earlier: Any, inputs: Mapping[str, str],
                          limit: Any) -> tuple[Any, list[dict]]:

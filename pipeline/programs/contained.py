@@ -667,7 +667,16 @@ def tree_times(root: int | None) -> tuple[float, float]:
     seconds; (0, 0) when it is gone."""
     if root is None:
         return 0.0, 0.0
+    return _times(root, proc_stats())
+
+
+def trees_times(roots: list[int]) -> dict[int, tuple[float, float]]:
+    """`tree_times` of each of `roots`, from one look at /proc."""
     stats = proc_stats()
+    return {root: _times(root, stats) for root in roots}
+
+
+def _times(root: int, stats: dict[int, list[bytes]]) -> tuple[float, float]:
     cpu = waited = 0.0
     for pid in descendants(root, stats):
         cpu += sum(int(stats[pid][i]) for i in (11, 12, 13, 14)) / _CLOCK_TICKS

@@ -29,14 +29,18 @@ def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int |
       cluster of `jobs` single-threaded workers is started for the run and stopped with it.
 
     With `problem` and `selection` (the solvers a run uses) given, the workers start importing
-    and warming up the selected stages while the caller loads the cases. Raises ValueError for
+    and warming up the selected stages (or, with none, loading the problem: a package and its
+    submissions) while the caller loads the cases. Raises ValueError for
     a bad choice and `ExecutorError` when the cluster cannot be reached.
     """
     kind = kind.strip().lower()
     if kind not in EXECUTORS:
         raise UserError(f"unknown executor {kind!r}: use {' or '.join(EXECUTORS)}")
-    preload = tuple((problem.id, name) for name in selection.stages) \
-        if problem is not None and selection is not None else ()
+    preload: tuple[tuple[str, str], ...] = ()
+    if problem is not None and selection is not None:
+        preload = tuple((problem.id, name) for name in selection.stages)
+        if not preload and (selection.submissions or selection.externals):
+            preload = ((problem.id, ""),)  # no stage: the workers start now, load the problem
     if kind == "local":
         if scheduler:
             raise UserError("--scheduler is for --executor dask")

@@ -29,6 +29,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Protocol
 
 from pipeline.errors import UserError
+from pipeline.programs import contained
 from pipeline.programs.external import (cpu_over_message, remove_scratch_of, wall_cap_message,
                                    wall_cap_s)
 from pipeline.programs.jobs import Job, Outcome
@@ -42,11 +43,12 @@ EXTERNAL_GRACE_S = 5.0
 POLL_S = 0.05  # also how often the CPU time of a worker on a built-in stage is looked at
 # How long a worker may take to start and import a batch's problems before it counts as stuck.
 STARTUP_TIMEOUT_S = 60.0
-# A pool let grow (`grow_to`): one more batch at once each time at least IDLE_TO_GROW cores sat
-# idle over IDLE_WINDOW_S; the command line's pool grows to GROW_PER_CORE batches per core.
-IDLE_TO_GROW = 0.5
-IDLE_WINDOW_S = 0.25
-GROW_PER_CORE = 2
+# A pool let grow (`grow_to`): one more batch at once each time its busy workers wanted at least
+# ASLEEP_TO_GROW cores less than their number over GROW_WINDOW_S; the command line's pool grows
+# to GROW_PER_CORE batches per core.
+ASLEEP_TO_GROW = 0.5
+GROW_WINDOW_S = 0.25
+GROW_PER_CORE = 4
 
 
 
@@ -124,11 +126,14 @@ class _Worker:
 
 
 def batches(jobs: Iterable[Job], max_jobs: int = 64, max_bytes: int = 1 << 20) -> Iterator[list[Job]]:
-    """Group jobs so that small ones travel together and big ones alone."""
+    """Group jobs so that small ones travel together and big ones alone: built-in stages by
+    64, external programs by 4, a package's submissions one by one (a judged run with its
+    checker or interactor takes milliseconds to seconds, and a pool that grows while its
+    programs wait spreads them one by one)."""
     batch: list[Job] = []
     size = 0
     for job in jobs:
-        limit = 4 if job.solver.kind != "stage" else max_jobs
+        limit = {"stage": max_jobs, "submission": 1}.get(job.solver.kind, 4)
         if batch and (len(batch) >= limit or size + len(job.input) > max_bytes):
             yield batch
             batch, size = [], 0
@@ -138,45 +143,45 @@ def batches(jobs: Iterable[Job], max_jobs: int = 64, max_bytes: int = 1 << 20) -
         yield batch
 
 
-def idle_cores_since(before: tuple[float, int] | None) -> tuple[float | None, tuple[float, int]]:
-    """How many of the machine's cores sat idle, on average, since the reading `before` (None:
-    no reading yet), from /proc/stat; and the reading now, for the next call."""
-    try:
-        with open("/proc/stat", "rb") as handle:
-            fields = handle.readline().split()
-        idle = int(fields[4]) + int(fields[5])  # idle and iowait, in clock ticks
-    except (OSError, IndexError, ValueError):
-        return None, (time.monotonic(), 0)
-    now = (time.monotonic(), idle)
+def demand_since(workers: list[int], before: tuple[float, dict[int, float]] | None
+                 ) -> tuple[float | None, tuple[float, dict[int, float]]]:
+    """How many cores the processes of `workers` (each worker and all below it) wanted, on
+    average, since the reading `before` (None: no reading yet): the CPU time they used and
+    the time they spent waiting for a core, over the time passed; and the reading now, for
+    the next call. A worker not in `before` counts as wanting a whole core."""
+    times = {pid: cpu + waited for pid, (cpu, waited) in contained.trees_times(workers).items()}
+    now = (time.monotonic(), times)
     if before is None or now[0] <= before[0]:
         return None, now
-    return (idle - before[1]) / _CLOCK_TICKS / (now[0] - before[0]), now
+    span = now[0] - before[0]
+    return sum((times[pid] - before[1][pid]) / span if pid in before[1] else 1.0
+               for pid in workers), now
 
 
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def may_grow(idle_cores: float | None, busy: int, workers: int, size: int, grow_to: int,
+def may_grow(demand: float | None, busy: int, size: int, grow_to: int,
              next_kind: str | None) -> bool:
-    """Whether a pool of `size` workers (now `workers`, `busy` of them on a batch) starts one
-    more batch beyond `size` at once: when the next batch runs programs (not a built-in stage,
-    which computes in the worker) and at least half a core sat idle over the last look (its
-    programs sleep, or wait on each other), up to `grow_to` batches at once."""
-    return (next_kind is not None and next_kind != "stage" and busy >= size
-            and busy < grow_to and idle_cores is not None and idle_cores >= IDLE_TO_GROW)
+    """Whether a pool of `size` workers, `busy` of them on a batch, starts one more batch
+    beyond `size` at once: when the next batch runs programs (not a built-in stage, which
+    computes in the worker), its busy workers wanted at least half a core less than there are
+    of them over the last look (their programs sleep, or wait on each other), and fewer than
+    `grow_to` batches run."""
+    return (next_kind is not None and next_kind != "stage" and size <= busy < grow_to
+            and demand is not None and busy - demand >= ASLEEP_TO_GROW)
 
 
 class LocalPoolExecutor:
     """N worker processes on this machine (spawned, so they are safe beside Polars' threads).
 
-    A pool may be let grow (`grow_to`): while the machine's cores sit idle because the
-    programs its workers run are sleeping or waiting (an interactive pair waiting for each
-    other's answers, a submission sleeping until its time is up), it runs more batches at
-    once than it has workers, up to `grow_to`, one more each time half a core is seen idle
-    over `IDLE_WINDOW_S`; once the cores are busy again, a worker beyond `size` that finishes
-    its batch waits. Programs are judged by their CPU time and their own clock (less their
-    waits for a core), so running beside each other changes no verdict; the command line's
-    pool grows to `GROW_PER_CORE` per core unless `--jobs` sets its size."""
+    A pool may be let grow (`grow_to`): while the programs its workers run sleep or wait
+    (an interactive pair waiting for each other's answers, a submission sleeping until its
+    time is up), wanting no core, it runs more batches at once than it has workers, up to
+    `grow_to`, one more each time its busy workers are seen to want half a core less than
+    their number over `GROW_WINDOW_S` (`demand_since`: their CPU time and their waits for a
+    core, so a machine busy with other work does not make computing programs look asleep);
+    a worker beyond `size` that finishes its batch then waits. Programs are judged by their
+    CPU time and their own clock (less their waits for a core), so running beside each other
+    changes no verdict; the command line's pool grows to `GROW_PER_CORE` per core unless
+    `--jobs` sets its size."""
 
     def __init__(self, jobs: int | None = None,
                  preload: tuple[tuple[str, str], ...] = (), grow_to: int | None = None) -> None:
@@ -187,7 +192,7 @@ class LocalPoolExecutor:
         self._context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._preload = tuple(preload)
-        self._idle_reading: tuple[float, int] | None = None
+        self._demand_reading: tuple[float, dict[int, float]] | None = None
         if self._preload:
             for _ in range(self.size):
                 self._start_worker()
@@ -267,14 +272,15 @@ class LocalPoolExecutor:
             busy += 1
         if self.grow_to <= self.size or not pending:
             return
-        if self._idle_reading is not None and \
-                time.monotonic() - self._idle_reading[0] < IDLE_WINDOW_S:
+        if self._demand_reading is not None and \
+                time.monotonic() - self._demand_reading[0] < GROW_WINDOW_S:
             return
-        idle, self._idle_reading = idle_cores_since(self._idle_reading)
-        if may_grow(idle, busy, len(self._workers), self.size, self.grow_to,
-                    pending[0][0].solver.kind):
+        demand, self._demand_reading = demand_since(
+            [w.process.pid for w in self._workers if w.busy and w.process.pid is not None],
+            self._demand_reading)
+        if may_grow(demand, busy, self.size, self.grow_to, pending[0][0].solver.kind):
             self._assign(self._idle_worker(), pending.popleft())
-            self._idle_reading = None  # the next look starts after this batch has begun
+            self._demand_reading = None  # the next look starts after this batch has begun
 
     def _idle_worker(self) -> _Worker:
         return next((w for w in self._workers if not w.busy), None) or self._start_worker()

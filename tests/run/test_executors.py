@@ -6,10 +6,12 @@ Built-in stages run inside the workers; the parent kills a worker whose case ove
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from runkit import alive, external, jobs_of, py, run_jobs, stage
 
@@ -28,6 +30,8 @@ def test_tiny_stage_jobs_travel_in_batches_of_64_and_external_ones_in_fours():
     assert [len(b) for b in batches(_tiny(200))] == [64, 64, 64, 8]
     programs = _tiny(10, external(py("sum")))
     assert [len(b) for b in batches(programs)] == [4, 4, 2]
+    submissions = _tiny(3, replace(external(py("sum")), kind="submission"))
+    assert [len(b) for b in batches(submissions)] == [1, 1, 1]
     assert [job.key for b in batches(_tiny(200)) for job in b] == list(range(200))
 
 
@@ -170,30 +174,42 @@ def test_a_pool_first_used_from_a_thread_that_ends_keeps_its_workers():
 
 # -- a pool let grow while the cores sit idle ----------------------------------------------------
 
-def test_a_pool_grows_only_for_programs_and_only_while_cores_sit_idle():
+def test_a_pool_grows_only_for_programs_and_only_while_its_workers_want_no_core():
     from pipeline.run.executors import may_grow
 
-    # one worker busy, a core and a half idle: a batch of programs starts beside it
-    assert may_grow(1.5, busy=1, workers=1, size=1, grow_to=3, next_kind="submission")
-    assert may_grow(0.6, busy=2, workers=2, size=1, grow_to=3, next_kind="external")
-    # not for built-in stages (they compute in the worker), nor past grow_to, nor on busy cores
-    assert not may_grow(1.5, busy=1, workers=1, size=1, grow_to=3, next_kind="stage")
-    assert not may_grow(1.5, busy=3, workers=3, size=1, grow_to=3, next_kind="submission")
-    assert not may_grow(0.2, busy=1, workers=1, size=1, grow_to=3, next_kind="submission")
-    assert not may_grow(None, busy=1, workers=1, size=1, grow_to=3, next_kind="submission")
-    # below its size a pool starts batches anyway (not growing)
-    assert not may_grow(1.5, busy=0, workers=1, size=1, grow_to=3, next_kind="submission")
+    # one worker busy wanting a tenth of a core (its program sleeps): a batch starts beside it
+    assert may_grow(0.1, busy=1, size=1, grow_to=3, next_kind="submission")
+    assert may_grow(1.4, busy=2, size=1, grow_to=3, next_kind="external")
+    # not for built-in stages (they compute in the worker), nor past grow_to, nor while the
+    # busy workers compute or wait for a core
+    assert not may_grow(0.1, busy=1, size=1, grow_to=3, next_kind="stage")
+    assert not may_grow(0.1, busy=3, size=1, grow_to=3, next_kind="submission")
+    assert not may_grow(0.8, busy=1, size=1, grow_to=3, next_kind="submission")
+    assert not may_grow(None, busy=1, size=1, grow_to=3, next_kind="submission")
+    # below its size a pool starts batches anyway (that is not growing)
+    assert not may_grow(0.0, busy=0, size=1, grow_to=3, next_kind="submission")
 
 
-def test_idle_cores_are_read_from_the_machines_own_counters():
-    from pipeline.run.executors import idle_cores_since
+def test_what_workers_want_is_their_cpu_time_and_their_waits_for_a_core():
+    """A process tree computing wants about a core; one sleeping wants none."""
+    from pipeline.run.executors import demand_since
 
-    idle, reading = idle_cores_since(None)
-    assert idle is None and reading[1] > 0
-    time.sleep(0.3)
-    idle, _ = idle_cores_since(reading)
-    import os
-    assert idle is not None and 0 <= idle <= (os.cpu_count() or 1) + 0.5
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        time.sleep(0.3)
+        first, reading = demand_since([busy.pid], None)
+        assert first is None
+        time.sleep(0.5)
+        computing, _ = demand_since([busy.pid], reading)
+        _, reading = demand_since([idle.pid], None)
+        time.sleep(0.5)
+        sleeping, _ = demand_since([idle.pid], reading)
+    finally:
+        for process in (busy, idle):
+            process.kill()
+            process.wait()
+    assert computing > 0.7 and sleeping < 0.1
 
 
 def test_a_pool_let_grow_gives_every_job_one_outcome(tmp_path):
