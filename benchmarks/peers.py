@@ -147,9 +147,11 @@ def run_bt(bt: Path, package: Path, scratch: Path) -> Timed:
     if (copy / "generators" / "generators.yaml").exists():
         subprocess.run([str(bt), "generate", "--no-bar"], cwd=copy, capture_output=True,
                        env=env, timeout=1800)
-    out = scratch / "bt-stdout.txt"
-    run = spawn_timed([str(bt), "run", "--no-bar"], stdout=out, cwd=copy, env=env)
-    text = out.read_text(encoding="utf-8", errors="replace") + run.stderr
+    out, err = scratch / "bt-stdout.txt", scratch / "bt-stderr.txt"
+    run = spawn_timed([str(bt), "run", "--no-bar"], stdout=out, cwd=copy, env=env, stderr=err)
+    # bt writes its verdict lines to stderr: all of it is read, not only its tail
+    text = out.read_text(encoding="utf-8", errors="replace") + \
+        err.read_text(encoding="utf-8", errors="replace")
     verdicts = {name: BT_VERDICTS.get(word, word) for name, word in _BT_LINE.findall(text)}
     return Timed(run, verdicts)
 

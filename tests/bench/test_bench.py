@@ -78,6 +78,17 @@ def test_spawn_timed_reports_the_child_alone(tmp_path: Path) -> None:
     assert 0 < run.peak_rss_kb < 100 * 1024  # bash, not the size of the test process
 
 
+def test_spawn_timed_keeps_all_of_stderr_in_the_file_it_is_given(tmp_path: Path) -> None:
+    """bt writes its verdict lines to stderr: all of them must be read, not a tail."""
+    err = tmp_path / "err.txt"
+    run = spawn_timed(["bash", "-c", "for i in $(seq 1000); do echo line$i >&2; done"],
+                      stderr=err)
+    close_launcher()
+    lines = err.read_text().splitlines()
+    assert lines[0] == "line1" and lines[-1] == "line1000" and len(lines) == 1000
+    assert run.stderr.endswith("line1000\n") and len(run.stderr) <= 2000
+
+
 def test_fit_and_median() -> None:
     assert median([3.0, 1.0, 2.0]) == 2.0
     assert median([4.0, 1.0]) == 2.5
