@@ -13,8 +13,8 @@ to ours file for file.
 
 And every package is ingested and run through the CLI (`pipeline ingest`, `pipeline run`):
 each submission must get what its folder and submissions.yaml expect, and the validators
-what the invalid test data expects (the `expectations` table); the two packages our rules
-refuse are refused with their rule."""
+what the invalid test data expects (the `expectations` table); the one without test data
+(testproblemconfig) registers and has nothing to run."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 SNAPSHOT = Path("/work/.mirror/RagnarGrootKoerkamp+BAPCtools/repo")
 GENERATED = ("alternativeencryption", "constants", "divsort", "generatorcount",
              "generatorincludes", "identity", "interactivemultipass", "multipass", "testseed")
-SAMPLES_ONLY = ("hello", "fltcmp", "boolfind")
+SAMPLES_ONLY = ("hello", "fltcmp", "boolfind", "hellounix")
 COMPARED = (".in", ".ans", ".out")  # .interaction is made by bt running the interactor
 
 pytestmark = pytest.mark.skipif(not SNAPSHOT.is_dir(), reason=f"no BAPCtools snapshot at "
@@ -149,14 +149,16 @@ def test_our_data_is_what_bt_generate_makes_file_for_file(name, problems, builds
 
 # -- every package, ingested and run through the CLI -----------------------------------------
 
-# Every folder of BAPCtools' test/problems. solve_stats is no package (bt's solve-stats
-# fixtures: PDFs and a .tex, no problem.yaml); two are refused by rules of ours, kept.
+# Every folder of BAPCtools' test/problems but testproblemconfig (only a problem.yaml: no test
+# data, no submissions; `test_a_package_without_test_data_has_nothing_to_run`). solve_stats is
+# no package (bt's solve-stats fixtures: PDFs and a .tex, no problem.yaml). hellounix has only
+# run_time_error/ submissions: they are judged at its limits.time_limit of 10 s.
 PACKAGES = ("alternativeencryption", "boolfind", "constants", "different", "divsort", "fltcmp",
             "generatorcount", "generatorincludes", "guess", "guessnoeofcheck", "hello",
-            "helloproblemtools", "hellowholeworld", "identity", "interactivemultipass",
-            "multipass", "pseudointeraction", "testexpectations", "testseed")
-REFUSED = {"hellounix": "missing-accepted",     # only run_time_error/ submissions
-           "testproblemconfig": "missing-data"}  # only a problem.yaml (bt's config tests)
+            "helloproblemtools", "hellounix", "hellowholeworld", "identity",
+            "interactivemultipass", "multipass", "pseudointeraction", "testexpectations",
+            "testseed")
+NO_TEST_DATA = "testproblemconfig"
 # Packages with a submission still known to disagree (strict: a fix shows up as XPASS).
 KNOWN_DISAGREEING: dict[str, str] = {}
 # Single submissions still known to disagree, judged in their package's run: each must get
@@ -231,18 +233,12 @@ def _conformance_params() -> list:
             if name in KNOWN_DISAGREEING else name for name in PACKAGES]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", _conformance_params())
-def test_every_submission_gets_its_expected_verdict(name, checkout, tmp_path):
-    """`pipeline ingest` stores the package with no reject, and `pipeline run` judges every
-    submission (and the validators on the invalid test data) as the package expects."""
-    data = str(tmp_path / "d")
+def _ingested_and_run(name: str, checkout: Path, data: str) -> tuple[
+        subprocess.CompletedProcess, subprocess.CompletedProcess, list[dict]]:
+    """`pipeline ingest` and `pipeline run` of package `name` (its SOLVERS, JOBS and
+    TIMEOUT) into data folder `data`: the two processes and the `expectations` rows."""
     ingest = _cli("--data-dir", data, "ingest", str(checkout / name))
     assert ingest.returncode == 0, ingest.stdout[-3000:] + ingest.stderr[-2000:]
-    assert " 0 rejected" in ingest.stdout, ingest.stdout[-3000:]
-    assert f"{name}: registered 2025-09 package" in ingest.stdout, ingest.stdout[-3000:]
-    if name in SAMPLES_ONLY:
-        assert "only the samples are judged" in ingest.stdout, ingest.stdout[-3000:]
     solvers = [arg for solver in SOLVERS.get(name, ()) for arg in ("--solver", solver)]
     forced = ["--timeout", TIMEOUT[name]] if name in TIMEOUT else []
     run = _cli("--data-dir", data, "run", "--problem", name, "--jobs", JOBS.get(name, "2"),
@@ -251,6 +247,19 @@ def test_every_submission_gets_its_expected_verdict(name, checkout, tmp_path):
                  "FROM expectations", "--format", "json")
     rows = [json.loads(line) for line in query.stdout.splitlines() if line.strip()]
     assert rows, run.stdout[-3000:] + run.stderr[-2000:]
+    return ingest, run, rows
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _conformance_params())
+def test_every_submission_gets_its_expected_verdict(name, checkout, tmp_path):
+    """`pipeline ingest` stores the package with no reject, and `pipeline run` judges every
+    submission (and the validators on the invalid test data) as the package expects."""
+    ingest, run, rows = _ingested_and_run(name, checkout, str(tmp_path / "d"))
+    assert " 0 rejected" in ingest.stdout, ingest.stdout[-3000:]
+    assert f"{name}: registered 2025-09 package" in ingest.stdout, ingest.stdout[-3000:]
+    if name in SAMPLES_ONLY:
+        assert "only the samples are judged" in ingest.stdout, ingest.stdout[-3000:]
     wrong = [r for r in rows if r["status"] != "agree" and not (
         r["status"] == "skipped" and r["submission"].endswith(SKIPPED_LANGUAGES))]
     meant = [r for r in rows if _meant_to_disagree(name, r["submission"])]
@@ -277,8 +286,22 @@ def test_every_submission_gets_its_expected_verdict(name, checkout, tmp_path):
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
 
 
-@pytest.mark.parametrize("name", sorted(REFUSED))
-def test_a_package_without_data_or_accepted_submissions_is_refused(name, checkout, tmp_path):
-    ingest = _cli("--data-dir", str(tmp_path / "d"), "ingest", str(checkout / name))
-    assert ingest.returncode == 1
-    assert f"rule {REFUSED[name]}" in ingest.stdout + ingest.stderr
+def test_a_package_without_test_data_has_nothing_to_run(checkout, tmp_path):
+    """testproblemconfig (BAPCtools' problem.yaml tests: no data/, no submissions/, a time
+    limit given) registers with a note saying it has no test cases, and a run of it says there
+    is nothing to run and exits 0, making no run: `bt run` warns that it found no test cases
+    and skips it (exiting 1, as it does on any warning)."""
+    data = str(tmp_path / "d")
+    ingest = _cli("--data-dir", data, "ingest", str(checkout / NO_TEST_DATA))
+    assert ingest.returncode == 0, ingest.stdout[-3000:] + ingest.stderr[-2000:]
+    assert f"{NO_TEST_DATA}: registered 2025-09 package" in ingest.stdout, ingest.stdout
+    assert f"{NO_TEST_DATA}: note: the package has no test cases (no data/ folder)" \
+        in ingest.stdout, ingest.stdout
+    listed = _cli("--data-dir", data, "problems")
+    assert f"{NO_TEST_DATA}  ABC XYZ  (time limit 3 s," in listed.stdout, listed.stdout[-3000:]
+    run = _cli("--data-dir", data, "run", "--problem", NO_TEST_DATA)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert run.stdout.splitlines() == [f"{NO_TEST_DATA}: nothing to run: the package has no "
+                                       "test cases (BAPCtools' bt run skips such a package too)"]
+    runs = _cli("--data-dir", data, "query", "SELECT count(*) AS n FROM runs", "--format", "json")
+    assert json.loads(runs.stdout.splitlines()[0]) == {"n": 0}, runs.stdout + runs.stderr
