@@ -367,7 +367,9 @@ def test_each_submission_gets_the_verdict_bt_run_gives_it(name, checkout, tmp_pa
 
     copy = shutil.copytree(checkout / name, tmp_path / "bt" / name, symlinks=True)
     chosen = [f"submissions/{submission}" for submission in SOLVERS.get(name, ())]
-    env = {**os.environ, "PATH": f"{Path(BT).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    # bt builds and runs in TMPDIR/bapctools_<hash>: the test's own folder, not /tmp
+    env = {**os.environ, "PATH": f"{Path(BT).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "TMPDIR": str(tmp_path)}
     bt = subprocess.run([BT, "run", "--no-bar", "--timeout",
                          str(_bt_timeout(copy / "problem.yaml")), *chosen],
                         cwd=copy, capture_output=True, text=True, timeout=1800, env=env)
