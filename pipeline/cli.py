@@ -429,6 +429,13 @@ def run_command(
         selection = select_solvers(problem, request) if not resume else None
     except (UnknownName, UserError) as error:
         _fail(str(error))
+    if not resume:
+        from pipeline.run.runner import nothing_to_run
+
+        reason = nothing_to_run(ctx.obj.data_dir, problem, group)
+        if reason:  # nothing failed: no run is made, as bt run skips such a package
+            typer.echo(f"{problem.id}: nothing to run: {reason}")
+            return
     # The workers start before Polars is imported: they warm up while the parent loads.
     executor = _executor(executor_kind, scheduler, jobs, problem, selection)
     try:

@@ -117,6 +117,11 @@ class PackageProblem(Problem):
     def runs_nightly(self) -> bool:
         return True  # every package registered in the data folder
 
+    def why_no_cases(self) -> str | None:
+        if self.load().cases:
+            return None
+        return "the package has no test cases (BAPCtools' bt run skips such a package too)"
+
     @property
     def interactive(self) -> bool:
         return self.load().type.interactive

@@ -275,6 +275,11 @@ class Problem:
         """Whether the nightly runs the problem when its config names none."""
         return bool(self.nightly)
 
+    def why_no_cases(self) -> str | None:
+        """Why the problem has no test cases of its own to run (a package without test data),
+        or None: it has some, or makes them."""
+        return None
+
     @property
     def interactive(self) -> bool:
         """Whether a program talks with the problem's judge while it runs."""

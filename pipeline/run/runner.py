@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from pipeline.packages.expectations import TimeLimit
     from pipeline.packages.submissions import Expectations
 
-__all__ = ["RunRequest", "RunSummary", "run", "format_summary"]
+__all__ = ["RunRequest", "RunSummary", "run", "format_summary", "nothing_to_run"]
 
 # A chunk of results is written every CHUNK_SECONDS (or CHUNK_ROWS rows), so a killed run
 # loses at most about a second of work.
@@ -118,6 +118,15 @@ def load_cases(data_dir: Path, problem_id: str, group: str | None) -> pl.DataFra
                                               | pl.element().str.starts_with(group + "/"))
                              .list.any())
     return frame.sort(["size", "case_id"])
+
+
+def nothing_to_run(data_dir: Path, problem: Problem, group: str | None = None) -> str | None:
+    """Why a run of `problem` would have nothing to do (a package without test data, and no
+    case of it stored from elsewhere), or None: it has cases to run."""
+    reason = problem.why_no_cases()
+    if reason is None or load_cases(data_dir, problem.id, group).height:
+        return None
+    return reason
 
 
 def resumed_selection(problem: Problem, run_row: dict) -> Selection:
