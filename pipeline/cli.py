@@ -410,7 +410,8 @@ def run_command(
     from pipeline.progress import progress_bar
     from pipeline.run.executors import ExecutorError
     from pipeline.run.request import RunRequest, select_solvers
-    from pipeline.run.solvers import BuildError, parse_external
+    from pipeline.programs.languages import BuildError
+    from pipeline.run.solvers import parse_external
 
     problem = _problem(problem_id)
     _settle(ctx.obj.data_dir)
@@ -420,7 +421,7 @@ def run_command(
         _fail("--resume RUN_ID runs the solvers, programs and group the run recorded: leave "
               "out --solver, --external and --group")
     try:
-        externals = tuple(parse_external(text, problem.id) for text in external or [])
+        externals = tuple(parse_external(text) for text in external or [])
         request = RunRequest(problem=problem.id, solvers=tuple(solver or ()),
                              externals=externals, group=group, jobs=jobs, timeout_s=timeout,
                              memory_mb=memory, stack_mb=stack, sandbox=sandbox,
@@ -773,7 +774,7 @@ def nightly_command(
     from pipeline.nightly import DEFAULT_CONFIG, format_outcome, nightly
     from pipeline.progress import progress_bar
     from pipeline.run.executors import ExecutorError
-    from pipeline.run.solvers import BuildError
+    from pipeline.programs.languages import BuildError
 
     # The local pool is started per problem by each run; a cluster is connected to once.
     local = executor_kind.strip().lower() == "local"
@@ -843,7 +844,7 @@ def _stress_errors():
     damaged table."""
     from pipeline.config import ConfigError
     from pipeline.run.executors import ExecutorError
-    from pipeline.run.solvers import BuildError
+    from pipeline.programs.languages import BuildError
     from pipeline.stress.hunt import HuntError
     from pipeline.stress.judge import JudgeError
     from pipeline.stress.stress import StressError
@@ -910,7 +911,7 @@ def stress_command(
         request = StressRequest(
             problem=problem.id, solver=solver, against=against, recipes=tuple(recipe or ()),
             budget_s=parse_duration(budget), stop_after=stop_after, seed=seed, jobs=jobs,
-            externals=tuple(parse_external(text, problem.id) for text in external or []),
+            externals=tuple(parse_external(text) for text in external or []),
             shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
             executor=executor_kind, scheduler=scheduler, generators=tuple(generator or ()),
             group=group, sandbox=sandbox)
@@ -975,7 +976,7 @@ def harden_command(
         request = StressRequest(
             problem=problem.id, solver="", against=against, recipes=tuple(recipe or ()),
             budget_s=parse_duration(budget), seed=seed, jobs=jobs,
-            externals=tuple(parse_external(text, problem.id) for text in external or []),
+            externals=tuple(parse_external(text) for text in external or []),
             shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
             generators=tuple(generator or ()), group=group, sandbox=sandbox)
         done = harden(ctx.obj.data_dir, request, tuple(solver or ()),
@@ -1024,7 +1025,7 @@ def hunt_command(
         request = HuntRequest(
             problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),
             seed=seed, jobs=jobs, repeats=repeats,
-            externals=tuple(parse_external(text, problem.id) for text in external or []),
+            externals=tuple(parse_external(text) for text in external or []),
             command=" ".join(sys.argv), sandbox=sandbox)
         summary = hunt(ctx.obj.data_dir, request)
     except StartError as error:  # the user's program, not the command line
