@@ -542,9 +542,9 @@ def worker_build_dir() -> Path:
 
 
 def pack(program: Program) -> Program:
-    """`program` (built, its `path` absolute) with its source's bytes and its language told
-    from its source's name unless it has a `build` of its own: what a machine needs to build
-    it (`build_here`)."""
+    """`program` (one built from source, its `path` absolute) with its source's bytes, and
+    its language told from its source's name unless it has a `build` of its own: what a
+    machine needs to build it (`build_here`)."""
     source = None
     if program.path is not None:
         try:

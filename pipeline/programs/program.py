@@ -65,7 +65,7 @@ class Program:
         return self.expectation.label if self.expectation is not None else None
 
     @property
-    def built(self) -> bool:
+    def builds_from_source(self) -> bool:
         """Whether it is built (by its language or its own `build`) before it runs, rather
         than only run as its command says."""
         return self.build is not None or (self.path is not None

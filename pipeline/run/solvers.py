@@ -167,7 +167,7 @@ def packed(program: Program) -> Program:
 def prepare(program: Program, data_dir: Path, memory_mb: int | None = None) -> tuple[str, ...]:
     """The argv to run `program`, building it first (once per content) if it is built;
     `memory_mb` is the heap a JVM language is run with."""
-    if not program.built:
+    if not program.builds_from_source:
         return tuple(shlex.split(program.run))
     return build_here(packed(program), Path(data_dir) / "build", memory_mb=memory_mb)
 
@@ -193,7 +193,7 @@ def ready(spec: SolverSpec, data_dir: Path, build_on_workers: bool = False) -> S
     (see the module), not as an address-space limit."""
     program, memory_mb = spec.program, spec.memory_mb
     assert program is not None, f"{spec.name}: an external program's spec names its program"
-    if program.built:
+    if program.builds_from_source:
         travelling = packed(program)
         limit = memory_mb if program_language(travelling).memory_by_rlimit else None
         if build_on_workers:

@@ -177,7 +177,7 @@ def test_the_run_identity_of_a_source_file_is_its_content(tmp_path, monkeypatch)
     solver = parse_external("sol.cpp")
     assert (solver.name, solver.path) == ("sol", source)
     identity = external_identity(solver)
-    assert identity.program().built and changed(identity, PROBLEM) is None
+    assert identity.program().builds_from_source and changed(identity, PROBLEM) is None
     with open(source, "a") as handle:
         handle.write("// changed\n")
     assert "changed since the run started" in changed(identity, PROBLEM)
