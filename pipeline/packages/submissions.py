@@ -59,8 +59,9 @@ def submission_specs(problem: PackageProblem, names: tuple[str, ...],
     package = problem.load()
     # The worker is given time for the run to its high limit and the answer's check besides.
     budget = limit.high_s + 0.5 + package.limits.validation_time_s
-    return [SolverSpec(name=name, kind="submission", problem=problem.id, submission=name,
-                       judged_time_s=limit.time_s, kill_after_s=limit.high_s, timeout_s=budget,
+    return [SolverSpec(name=name, kind="submission", problem=problem.id,
+                       program=package.submission(name), judged_time_s=limit.time_s,
+                       kill_after_s=limit.high_s, timeout_s=budget,
                        memory_mb=package.limits.memory_mb) for name in names]
 
 
