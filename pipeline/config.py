@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import UserError
-from pipeline.problems.model import ROLES, Checker, Role, Solution
+from pipeline.problems.model import ROLES, Checker, Role
+from pipeline.programs.program import Program
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DIR = REPO_ROOT / "configs"
@@ -133,7 +134,7 @@ class ProblemSettings:
     nightly: dict[str, int] = field(default_factory=dict)
     growth_sizes: tuple[int, ...] = ()
     growth_description: str = ""
-    solutions: tuple[Solution, ...] = ()
+    solutions: tuple[Program, ...] = ()
     checker: Checker | None = None
 
 
@@ -186,17 +187,17 @@ def read_problem_settings(path: Path) -> ProblemSettings:
         if not (path.parent / program).is_file():
             raise ConfigError(path, _line_of(path, "program"), f"checker.program: "
                               f"{path.parent / program} is not a file", rule="checker")
-        checker = Checker(path.parent / program, convention,
+        source = path.parent / program
+        checker = Checker(Program(name=source.name, role="checker" if convention == "testlib"
+                                  else "output_validator", path=source, files=(source,),
+                                  convention=convention),
                           tuple(checker_table.strings("args")))
     checker_table.done()
     solutions = []
     for index, entry_table in enumerate(top.get("solutions", list, [])):
         entry = _Reader(path, entry_table, f"solutions[{index}]")
         source = entry.get("source", str)
-        solutions.append(Solution(
-            name=entry.get("name", str, required=True), run=entry.get("run", str, required=True),
-            build=entry.get("build", str), source=(path.parent / source) if source else None,
-            time_limit_s=entry.get("time_limit_s", float)))
+        solutions.append(_solver(entry, (path.parent / source) if source else None))
         entry.done()
     settings = ProblemSettings(
         title=top.get("title", str, required=True), source=top.get("source", str, ""),
@@ -251,7 +252,15 @@ def read_nightly_settings(path: Path = CONFIG_DIR / "nightly.toml") -> NightlySe
 @dataclass(frozen=True)
 class ConfiguredSolver:
     problem: str
-    solution: Solution
+    program: Program
+
+
+def _solver(entry: _Reader, source: Path | None) -> Program:
+    """The program of a `[[solutions]]` or `[[solver]]` entry, its source at `source`."""
+    return Program(name=entry.get("name", str, required=True),
+                   run=entry.get("run", str, required=True), build=entry.get("build", str),
+                   path=source, files=(source,) if source else (),
+                   time_limit_s=entry.get("time_limit_s", float))
 
 
 def read_configured_solvers(path: Path = CONFIG_DIR / "solvers.toml") -> list[ConfiguredSolver]:
@@ -267,10 +276,8 @@ def read_configured_solvers(path: Path = CONFIG_DIR / "solvers.toml") -> list[Co
         source_path = None
         if source:
             source_path = Path(source) if Path(source).is_absolute() else REPO_ROOT / source
-        found.append(ConfiguredSolver(entry.get("problem", str, required=True), Solution(
-            name=entry.get("name", str, required=True), run=entry.get("run", str, required=True),
-            build=entry.get("build", str), source=source_path,
-            time_limit_s=entry.get("time_limit_s", float))))
+        found.append(ConfiguredSolver(entry.get("problem", str, required=True),
+                                      _solver(entry, source_path)))
         entry.done()
     top.done()
     return found

@@ -37,7 +37,7 @@ from pipeline.corpus.generate import MANIFEST_NAME, generate
 from pipeline.corpus.ingest import IngestSummary, default_roots, ingest
 from pipeline.problems import Problem, all_problems, get_problem
 from pipeline.run.executors import Executor
-from pipeline.run.runner import RunRequest, RunSummary, run
+from pipeline.run.runner import RunRequest, RunSummary, nothing_to_run, run
 from pipeline.tables.results import read_run_results, read_runs, write_run
 from pipeline.tables.runs import finished_runs
 from pipeline.verdicts import FAILURES, names
@@ -213,7 +213,12 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
     if summary.rejected:
         log(f"ingest: {summary.rejected} files rejected (see the rejects table)")
     nights: list[ProblemNight] = []
-    for problem_id in (p.id for p in problems):
+    for problem in problems:
+        problem_id = problem.id
+        idle = nothing_to_run(data_dir, problem)
+        if idle:  # no run is made (and none fails)
+            log(f"{problem_id}: nothing to run: {idle}")
+            continue
         baseline = previous_run(data_dir, problem_id, settings)
         result = run(data_dir, RunRequest(problem=problem_id, jobs=jobs,
                                           sandbox=settings.sandbox,
@@ -246,7 +251,8 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
     stamp = time.strftime("%Y%m%d-%H%M%S")
     report = write_report(data_dir, run_ids, data_dir / "reports" / f"nightly-{stamp}.html",
                           slowdown_rule(settings),
-                          baselines={n.run.run_id: n.baseline for n in nights})
+                          baselines={n.run.run_id: n.baseline for n in nights}) \
+        if run_ids else None  # every problem had nothing to run: no run to report on
     return NightlyOutcome(nights, summary, report, time.monotonic() - started)
 
 

@@ -43,7 +43,7 @@ def test_a_problem_toml_is_read_into_settings(tmp_path):
     assert settings.stages["bad"].known_wrong == "off by one"
     assert settings.nightly == {"tiny": 3} and settings.growth_sizes == (10, 100)
     [solution] = settings.solutions
-    assert solution.source == tmp_path / "solutions" / "main.cpp"  # relative to the folder
+    assert solution.path == tmp_path / "solutions" / "main.cpp"  # relative to the folder
 
 
 @pytest.mark.parametrize("change, line, rule", [
@@ -76,7 +76,7 @@ def test_nightly_settings_and_user_solvers(tmp_path):
     assert read_configured_solvers(tmp_path / "absent.toml") == []
     [entry] = read_configured_solvers(write(
         tmp_path, '[[solver]]\nname = "mine"\nproblem = "a"\nrun = "./mine"\n', "solvers.toml"))
-    assert (entry.problem, entry.solution.name, entry.solution.run) == ("a", "mine", "./mine")
+    assert (entry.problem, entry.program.name, entry.program.run) == ("a", "mine", "./mine")
 
 
 def test_the_nightly_runs_external_programs_in_the_sandbox_mode_of_its_config(tmp_path):

@@ -84,6 +84,7 @@ class IngestSummary:
     unknown: list[str] = field(default_factory=list)   # files under a folder naming no problem
     unplaced: list[Fault] = field(default_factory=list)  # faults outside any problem's folder
     packages: list[PackageNote] = field(default_factory=list)
+    caseless: list[str] = field(default_factory=list)   # packages loaded that hold no case
 
     @property
     def rejected(self) -> int:
@@ -424,6 +425,8 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
     except PackageError as error:
         summary.unplaced.append(Fault(found.label, error.rule, str(error), None))
         return None
+    if not package.cases:
+        summary.caseless.append(found.problem)
     if package.rejects:
         part = summary.problems.setdefault(found.problem, ProblemSummary(found.problem))
         part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error.line,
@@ -540,8 +543,9 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
 
 
 def nothing_stored_reason(summary: IngestSummary, roots: list[Path]) -> str | None:
-    """Why an ingest that stored nothing it could have is a failure, or None when it is not."""
-    if summary.found or any(p.rejects for p in summary.problems.values()):
+    """Why an ingest that stored nothing it could have is a failure, or None when it is not
+    (a package without test data, registered with a note saying so, is no failure)."""
+    if summary.found or any(p.rejects for p in summary.problems.values()) or summary.caseless:
         return None
     where = ", ".join(str(r) for r in roots)
     if summary.unknown:

@@ -183,6 +183,10 @@ def load_package(path: Path, build_dir: Path | None = None,
             package = load_kattis(root, name, build_dir)
     except PackageError as error:
         raise _because_left_out(error, left_out) from None
+    if not package.cases:  # no test data because it was left out: that is what to tell
+        for cause in left_out:
+            if cause.file == "data" or cause.file.startswith("data/"):
+                raise cause
     return replace(package, left_out=left_out) if left_out else package
 
 
@@ -210,10 +214,11 @@ def _contained(root: Path, build_dir: Path) -> tuple[Path, tuple[PackageError, .
 
 def _because_left_out(error: PackageError, left_out: tuple[PackageError, ...]) -> PackageError:
     """The loader's error, told as the file left out that caused it when there is one."""
+    about = "submissions" if error.rule == "missing-accepted" else error.file
     for cause in left_out:
-        if cause.file == error.file:
+        if cause.file == about:
             return cause
-        if cause.file.startswith(error.file.rstrip("/") + "/"):
+        if cause.file.startswith(about.rstrip("/") + "/"):
             return PackageError(error.file, error.rule, f"{error.message} ({cause.file} was "
                                 f"left out: {cause.message})", line=error.line)
     return error

@@ -242,7 +242,7 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
            scratch: Path, builds: PackageBuilds,
            isolation: SolverSpec | None = None) -> CaseResult:
     spec = SolverSpec(name=submission.program.name, kind="external", problem=package.short_name,
-                      timeout_s=limits.cpu_cap_s,
+                      program=submission.program, timeout_s=limits.cpu_cap_s,
                       memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
                       output_limit_bytes=limits.output_mb * MIB,
                       argv=(*run_argv(submission, limits.memory_mb), *case.args),

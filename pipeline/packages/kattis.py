@@ -24,6 +24,9 @@ Both: `data/sample` and `data/secret` (nested groups; made by `generators/genera
 when the package has one, see `generators_yaml`), `.in` with its `.ans`, `.interaction`
 and `.files` noted; `data/invalid_*` and `valid_output` read as the validators' tests; `input_validators/` (or `input_format_validators/`); `include/`; a
 DOMjudge `@EXPECTED_RESULTS@:` line in a submission's source replaces its folder's rule.
+A package needs an accepted submission only when it gives no time limit (the limit is derived
+from the accepted ones then); one without test data loads with a note saying it has none (a
+run has nothing to do), as BAPCtools' `bt run` takes both.
 Anything wrong is a `PackageError` naming the file, the line where known, and the rule.
 """
 
@@ -345,6 +348,12 @@ def _title(config: dict) -> str:
 
 # -- test data ----------------------------------------------------------------------------------
 
+# A package without test data loads (BAPCtools' own config tests are such packages): its
+# submissions have nothing to be run on, so a run has nothing to do (`bt run` skips it too).
+NO_CASES_NOTE = ("the package has no test cases ({why}): there is nothing to run, as BAPCtools' "
+                 "bt run skips it")
+
+
 class _Data:
     """Walks data/ into groups and cases, carrying inherited settings down."""
 
@@ -370,10 +379,8 @@ class _Data:
     def walk(self) -> None:
         data = self.data_dir
         if not data.is_dir():
-            raise PackageError("data", "missing-data", "the package has no data/ folder")
-        if not (data / "secret").is_dir() and not (data / "sample").is_dir():
-            raise PackageError("data/secret", "missing-secret", "the package has no "
-                               "data/secret/ folder (secret test data is required)")
+            self.notes.append(NO_CASES_NOTE.format(why="no data/ folder"))
+            return
         for entry in sorted(data.iterdir()):
             if visible(entry) and entry.is_file() and entry.suffix in (".in", ".ans"):
                 raise PackageError(relative(entry, self.root), "top-level-case",
@@ -393,12 +400,12 @@ class _Data:
             for name in ("sample", "secret"):
                 if (data / name).is_dir():
                     self._modern_group(data / name, name, None, inherited)
-        if not any(case.group.startswith("secret") for case in self.cases) and self.cases:
+        if not self.cases:
+            self.notes.append(NO_CASES_NOTE.format(
+                why="no .in file with its .ans in data/sample or data/secret"))
+        elif not any(case.group.startswith("secret") for case in self.cases):
             self.notes.append("data/secret holds no test case: only the samples are judged "
                               "(as BAPCtools' bt run does)")
-        elif not any(case.group.startswith("secret") for case in self.cases):
-            raise PackageError("data/secret", "empty-secret", "data/secret holds no test case "
-                               "(a .in file with its .ans)")
 
     # legacy
 
@@ -844,14 +851,15 @@ def _include_files(root: Path, language: str | None, version: Format) -> tuple[P
     return ()
 
 
-def _submissions(root: Path, version: Format) -> list[Program]:
+def _submissions(root: Path, version: Format, limits: Limits) -> list[Program]:
+    """The submissions, each with what it expects. A package needs an accepted one unless it
+    gives its time limit: the limit is derived from the accepted ones' times otherwise. With
+    one given, a package of no accepted submission (BAPCtools' `hellounix`: run_time_error/
+    only) or of no submissions/ at all loads, as `bt run` runs it."""
     folder = root / "submissions"
-    if not folder.is_dir():
-        raise PackageError("submissions", "missing-submissions", "the package has no "
-                           "submissions/ folder (an accepted submission is required)")
-    rules = None if version == "legacy" else _submissions_yaml(root)
+    rules = None if version == "legacy" or not folder.is_dir() else _submissions_yaml(root)
     programs = []
-    for verdict_dir in sorted(folder.iterdir()):
+    for verdict_dir in sorted(folder.iterdir()) if folder.is_dir() else ():
         if not verdict_dir.is_dir() or not visible(verdict_dir):
             continue
         for entry in sorted(verdict_dir.iterdir()):
@@ -881,9 +889,12 @@ def _submissions(root: Path, version: Format) -> list[Program]:
                 name=name, role="submission", path=entry, files=files, language=language,
                 entrypoint=settings.get("entrypoint"), expectation=expectation,
                 include_files=_include_files(root, language, version)))
-    if not any(p.name.startswith("accepted/") for p in programs):
-        raise PackageError("submissions/accepted", "missing-accepted", "the package needs at "
-                           "least one submission in submissions/accepted/")
+    if limits.time_s is None and not any(p.name.startswith("accepted/") for p in programs):
+        given = ("a legacy package gives it in a .timelimit file at its root, in seconds, as "
+                 "DOMjudge reads it" if version == "legacy" else "limits.time_limit")
+        raise PackageError("problem.yaml", "missing-accepted", "the package gives no time "
+                           "limit and submissions/accepted/ holds no submission to derive one "
+                           f"from: add an accepted submission or give the time limit ({given})")
     return programs
 
 
@@ -984,7 +995,7 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
         groups=tuple(data.groups), input_validators=input_validators,
         answer_validators=answer_validators,
         output_validator=output_validator, output_validator_flags=validator_flags,
-        submissions=tuple(_submissions(root, version)), custom_scoring=custom_scoring,
+        submissions=tuple(_submissions(root, version, limits)), custom_scoring=custom_scoring,
         notes=tuple(notes), rejects=generated.rejects if generated else (),
         validator_tests=invalid_cases(data.data_dir, root))
 

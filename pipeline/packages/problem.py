@@ -7,8 +7,8 @@ What each part of the interface means for a package:
   `validate_answer` its answer validators on an expected output (`answer_validators/`, run
   as `validator input < answer`: a rejected answer is a reject of the .ans);
 - the size measure is the input's length in bytes;
-- there are no built-in stages: the solvers are the package's submissions (`Solution`s with
-  `submission` and `expected` set), which the run layer builds, runs and judges by the
+- there are no built-in stages: the solvers are the package's submissions (its `Program`s,
+  each with what it is expected to get), which the problem builds, runs and judges by the
   package's own rules (output validator, testlib checker, interactor, scoring);
 - the recipes are a Polygon package's generator commands with `{seed}` filled in
   (`pipeline.packages.generators`); a Kattis package has none of its own (`stress
@@ -41,7 +41,7 @@ from pipeline.packages.model import Package
 from pipeline.packages.overview import package_coverage
 from pipeline.packages.validate import validate_answer
 from pipeline.packages.registry import MARKER, build_dir, read_marker
-from pipeline.problems.model import Problem, Solution
+from pipeline.problems.model import Problem
 from pipeline.problems.coverage import BoundCoverage
 from pipeline.programs.jobs import Job, Outcome
 
@@ -117,6 +117,11 @@ class PackageProblem(Problem):
     def runs_nightly(self) -> bool:
         return True  # every package registered in the data folder
 
+    def why_no_cases(self) -> str | None:
+        if self.load().cases:
+            return None
+        return "the package has no test cases (BAPCtools' bt run skips such a package too)"
+
     @property
     def interactive(self) -> bool:
         return self.load().type.interactive
@@ -128,8 +133,8 @@ class PackageProblem(Problem):
     def reference_solutions(self, leaving_out: str) -> tuple[str, ...]:
         """Its first `main` submission, else its first accepted one."""
         for label in ("main", "accepted"):
-            named = [s.name for s in self.solutions if s.submission is not None
-                     and s.expected == label and s.name != leaving_out]
+            named = [s.name for s in self.submissions
+                     if s.expected == label and s.name != leaving_out]
             if named:
                 return (named[0],)
         return ()
@@ -137,10 +142,10 @@ class PackageProblem(Problem):
     def known_wrong(self, name: str) -> str | None:
         """A submission whose folder or tag expects it to fail: `expected to be
         wrong_answer`."""
-        for solution in self.solutions:
-            if solution.submission is not None and solution.name == name:
-                accepted = solution.expected in (None, "accepted", "main")
-                return None if accepted else f"expected to be {solution.expected}"
+        for submission in self.submissions:
+            if submission.name == name:
+                accepted = submission.expected in (None, "accepted", "main")
+                return None if accepted else f"expected to be {submission.expected}"
         return super().known_wrong(name)
 
     def submission_judging(self, names, timeout_s, cases, executor):
@@ -266,10 +271,6 @@ def package_problem(folder: Path) -> PackageProblem:
             raise InputError(None, result.message,
                              rule="validator-error" if judge_error else "answer-validator")
 
-    solutions = tuple(
-        Solution(name=program.name, submission=program.name,
-                 expected=program.expectation.label if program.expectation else None)
-        for program in package.submissions)
     return PackageProblem(
         id=folder.name, title=package.title, source=f"{package.format} package "
         f"({marker.get('source', folder / 'package')})", folder=folder,
@@ -279,7 +280,7 @@ def package_problem(folder: Path) -> PackageProblem:
         size=lambda case: len(case.text.encode("utf-8")), size_values=lambda case: {},
         size_columns=(), size_measure="input bytes", stages=(),
         recipes=package_recipes(package, build_dir(folder.parent.parent), TextCase),
-        solutions=solutions, check_input=check_input,
+        submissions=package.submissions, check_input=check_input,
         package_root=package.root, time_limit_pending=time_limit is None,
         time_limit_how=("given by the package" if package.limits.time_s is not None
                         else derived.get("how", "")))

@@ -86,7 +86,7 @@ def judge_job(job: Job, problem: PackageProblem) -> Outcome:
     """Judge `job` (a submission of `problem` on one case) and report it as an `Outcome`
     with the package's verdict (`judged`)."""
     problem, package = _package_of(problem)
-    build = submission_build(problem, job.solver.submission)
+    build = submission_build(problem, job.solver.name)
     kill_after = job.solver.kill_after_s
     if job.solver.cut_after_s is not None and job.case_id != job.solver.full_case:
         kill_after = job.solver.cut_after_s  # meant to time out: the limit is all it needs
@@ -103,8 +103,7 @@ def judge_external(job: Job, problem: PackageProblem) -> Outcome:
     arguments; the program's time limit and memory limit are the run's."""
     problem, package = _package_of(problem)
     spec = job.solver
-    program = Program(name=spec.name, role="submission", path=Path(spec.argv[0]), files=(),
-                      language=None)
+    program = spec.program or Program(name=spec.name)
     build = Build(program=program, status="ok", argv=spec.argv, language=None, message="",
                   directory=None, cached=True, memory_by_rlimit=spec.memory_mb is not None)
     limits = RunLimits(time_s=spec.timeout_s,

@@ -79,7 +79,7 @@ def submission_specs(problem: PackageProblem, names: tuple[str, ...], limit: Tim
         cut = limit.high_s > limit.time_s and name in programs and \
             times_out_by_design(programs[name])
         specs.append(SolverSpec(name=name, kind="submission", problem=problem.id,
-                                submission=name, judged_time_s=limit.time_s,
+                                program=package.submission(name), judged_time_s=limit.time_s,
                                 kill_after_s=limit.high_s, timeout_s=budget,
                                 cut_after_s=limit.time_s if cut else None,
                                 full_case=largest if cut else "",
@@ -197,6 +197,8 @@ class Expectations:
 def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str, ...],
                       limit: TimeLimit) -> Expectations:
     package = problem.load()
+    if not package.cases:  # the run's cases are none of the package's: nothing to hold to
+        return Expectations(limit, (), "the package has no test cases")
     # Equal inputs are one stored case: the first of them stands for all.
     names_in_package = {case.name for case in package_cases(problem).values()}
     covered = set.intersection(*(set(judged.get(n, {})) for n in names)) if names else set()

@@ -12,11 +12,10 @@ from pathlib import Path
 
 from pipeline.config import ConfigError, read_problem_settings
 from pipeline.problems.model import (ROLES, Answer, Bound, Case, Checker, Growth, Mutation,
-                                     Problem, Recipe, RecipeKind, Role, ShrinkPass, Solution,
-                                     Stage)
+                                     Problem, Recipe, RecipeKind, Role, ShrinkPass, Stage)
 
 __all__ = ["ROLES", "Answer", "Bound", "Case", "Checker", "Growth", "Mutation", "Problem",
-           "Recipe", "RecipeKind", "Role", "ShrinkPass", "Solution", "Stage", "define_problem"]
+           "Recipe", "RecipeKind", "Role", "ShrinkPass", "Stage", "define_problem"]
 
 
 def define_problem(module_file: str, *, parse: Callable[[str], Case],

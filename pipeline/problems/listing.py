@@ -17,11 +17,11 @@ def describe(problem: Problem) -> str:
         flag = "  [known wrong]" if stage.known_wrong else ""
         lines.append(f"  {stage.name:<18} {stage.role:<11} {stage.complexity:<22} "
                      f"limits: {stage.limits}{flag}")
-    width = max([18, *(len(s.name) for s in problem.solutions)])
-    for solution in problem.solutions:
-        role = "submission" if solution.submission is not None else "program"
-        expected = f"expected {solution.expected}" if solution.expected else "our solution"
-        lines.append(f"  {solution.name:<{width}} {role:<11} {expected}".rstrip())
+    width = max([18, *(len(p.name) for p in (*problem.solutions, *problem.submissions))])
+    for role, programs in (("program", problem.solutions), ("submission", problem.submissions)):
+        for program in programs:
+            expected = f"expected {program.expected}" if program.expected else "our solution"
+            lines.append(f"  {program.name:<{width}} {role:<11} {expected}".rstrip())
     if problem.recipes:
         lines.append(f"  recipes: {', '.join(r.name for r in problem.recipes)}")
     return "\n".join(lines)

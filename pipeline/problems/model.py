@@ -25,6 +25,7 @@ from pipeline.fsutil import atomic_write_text
 from pipeline.problems.coverage import NO_BOUNDS, BoundCoverage, coverage
 from pipeline.problems.tokens import check_tokens_equal
 from pipeline.programs.jobs import Job, Outcome
+from pipeline.programs.program import Program
 
 Case = Any
 Answer = Any
@@ -117,26 +118,6 @@ class Growth:
 
 
 @dataclass(frozen=True)
-class Solution:
-    """A program of the problem's own, run as an external solver: one of our solutions, or a
-    submission of a judge's problem package.
-
-    `build` and `run` are commands split like a shell would (never run through one), with
-    `{exe}` (the built program) and `{source}` filled in; `source` is an absolute path. A
-    package submission has `submission` (its name in the package) instead: the package's own
-    rules build it, run it and judge its output, and `expected` says what its folder or tag
-    expects (`accepted`, `wrong_answer`, ...)."""
-
-    name: str
-    run: str = ""
-    build: str | None = None
-    source: Path | None = None
-    time_limit_s: float | None = None
-    submission: str | None = None
-    expected: str | None = None
-
-
-@dataclass(frozen=True)
 class Bound:
     """One bound of the input that the statement names and the parser enforces: `name` lies
     in `low`..`high`. `reach(case)` is the lowest and the highest value the case takes of it
@@ -154,11 +135,15 @@ class Checker:
     """The program that judges a problem's answers, run as judges run it: a testlib checker
     (`checker input output answer`; exit 0 OK, 1 WA, 2 PE, 3 FAIL, 7 points) or a Kattis
     output validator (`validator input answer feedback_dir/ [args] < output`; exit 42
-    accepted, 43 wrong answer). `program` is its source (built like a package's programs)."""
+    accepted, 43 wrong answer), as its `program`'s convention says (built like a package's
+    programs), with the arguments it is given."""
 
-    program: Path
-    convention: Literal["testlib", "kattis"] = "testlib"
+    program: Program
     args: tuple[str, ...] = ()
+
+    @property
+    def convention(self) -> Literal["testlib", "kattis"]:
+        return self.program.convention
 
 
 @dataclass(frozen=True)
@@ -185,7 +170,10 @@ class Problem:
     input_mb: float | None = None       # the largest judge input the problem allows
     nightly: Mapping[str, int] = field(default_factory=dict)
     growth: Growth | None = None
-    solutions: tuple[Solution, ...] = ()
+    solutions: tuple[Program, ...] = ()  # our own programs, run as external solvers
+    # Programs the problem builds, runs and judges itself, each held to what it is expected to
+    # get (a package's submissions)
+    submissions: tuple[Program, ...] = ()
     # Validates an input found in a test group (a package's validators take the group's
     # arguments); None: `parse` validates.
     check_input: Callable[[str, str], Case] | None = None
@@ -274,6 +262,11 @@ class Problem:
     def runs_nightly(self) -> bool:
         """Whether the nightly runs the problem when its config names none."""
         return bool(self.nightly)
+
+    def why_no_cases(self) -> str | None:
+        """Why the problem has no test cases of its own to run (a package without test data),
+        or None: it has some, or makes them."""
+        return None
 
     @property
     def interactive(self) -> bool:

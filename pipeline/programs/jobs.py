@@ -1,18 +1,21 @@
 """The unit of work of a run: one solver on one case, and what came of it.
 
 Jobs and outcomes are small frozen dataclasses that pickle cheaply, so any executor (the local
-process pool, a Dask cluster) can carry them to a worker and back. An external program that is
-built from source travels as its `BuildRecipe` (the build command and the source's bytes), so a
-worker on another machine builds it there; the local executor builds it once on this machine
-and sends the finished command (`argv`). A problem with rules of its own (a registered
-package) judges its programs where they run (`Problem.run_job`), and the outcome carries that
-judgement (`judged`).
+process pool, a Dask cluster) can carry them to a worker and back. A solver's spec says how to
+run it on a job (its limits, its sandbox) and carries the one `Program` it runs: the local
+executor builds an external program once on this machine and sends the finished command
+(`argv`); for a cluster it travels unbuilt, as the program with its source's bytes
+(`languages.pack`), and each worker machine builds it there (`builds_where_it_runs`). A problem
+with rules of its own (a registered package) judges its programs where they run
+(`Problem.run_job`), and the outcome carries that judgement (`judged`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+from pipeline.programs.program import Program
 
 if TYPE_CHECKING:
     from pipeline.packages.model import CaseResult
@@ -22,44 +25,26 @@ Status = Literal["ok", "tle", "mle", "re", "ole", "skip"]
 
 
 @dataclass(frozen=True)
-class BuildRecipe:
-    """How to build an external program from its source, anywhere.
-
-    `language` is the language table's code (`pipeline.programs.languages`) that builds and
-    runs the source; None: the program's own `build` and `run` command templates (split like a
-    shell would, never run through one), in which `{exe}` is the program built and `{source}`
-    the source file. `key` names the recipe: a hash of the language, the commands and the
-    source's name and content. `memory_mb` is the heap a JVM language is run with.
-    """
-
-    name: str
-    build: str | None
-    run: str
-    key: str
-    source_name: str | None = None  # the source file's name (its folder is not part of it)
-    source: bytes | None = None     # the source file's content
-    language: str | None = None
-    memory_mb: int | None = None
-
-
-@dataclass(frozen=True)
 class SolverSpec:
-    """How to run one solver: a built-in stage of a problem, or an external program."""
+    """How to run one solver on a job: a built-in stage of a problem, or a program (an
+    external program, a package's submission) under its limits and sandbox."""
 
     name: str
     kind: SolverKind
     problem: str
     timeout_s: float
-    memory_mb: int | None = None  # external programs: address-space limit (None: none)
+    memory_mb: int | None = None  # programs: address-space limit (None: none)
     output_limit_bytes: int = 64 * 1024 * 1024
-    argv: tuple[str, ...] = ()  # external programs only: the command, already built
+    argv: tuple[str, ...] = ()  # external programs: the command, already built (empty: built
+                                # where it runs, from `program`)
     stage: str = ""             # built-in stages only: the stage's name in the problem
-    build: BuildRecipe | None = None  # external programs built where they run (argv empty)
+    program: Program | None = None  # the program it runs (packed with its source's bytes
+                                    # when it is built where it runs)
+    heap_mb: int | None = None  # a JVM program built where it runs: the heap it gets
     stack_mb: int | None = None  # external programs: None = as memory_mb; 0 = unlimited
     sandbox: bool = False       # external programs: run in the sandbox (see `external`)
     visible: tuple[str, ...] = ()  # paths under /tmp the sandbox shows the program (read-only)
     hidden: tuple[str, ...] = ()   # paths the sandbox hides from it (the data folder, ...)
-    submission: str = ""        # package submissions only: the submission's name
     judged_time_s: float | None = None  # package submissions: the time limit judged at
     kill_after_s: float | None = None   # package submissions: stopped after this (CPU) time
     cut_after_s: float | None = None    # package submissions: every case but `full_case`
@@ -70,6 +55,11 @@ class SolverSpec:
     judged_by_problem: bool = False     # external programs: run and judged by the problem itself
     truncate_output: bool = False       # output past the limit fails to write instead of
                                         # killing it (a judge's truncation; see `contained`)
+
+    @property
+    def builds_where_it_runs(self) -> bool:
+        """Whether the worker builds the program first (an external program sent unbuilt)."""
+        return self.kind == "external" and not self.argv and self.program is not None
 
 
 @dataclass(frozen=True)

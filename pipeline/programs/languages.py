@@ -17,6 +17,14 @@ compile step).
 A program with build and run commands of its own (a configured solver's `build` and `run`) is
 built the same way, its commands taken as a language of its own (`command_language`).
 
+A program built where it runs (an external program of a run: here, or on each machine of a
+cluster) travels as itself with its source's bytes (`pack`); `build_here` writes the source
+into `cache_dir/sources/<key>/` (the key a hash of its language, its commands and its source's
+name and bytes) and builds it from there, into the same cache. A machine of a cluster builds
+into its own cache (`worker_build_dir`: `PIPELINE_BUILD_DIR`, default
+`~/.cache/gamebench/build/`). A program that cannot be built is a `BuildError` that says why,
+with the compiler's message.
+
 A build lives in `cache_dir/builds/<hash>/`, the hash taken over the language, the commands and
 every source file's name and bytes. It is made in a temporary folder beside the final one and
 renamed into place, so a reader never sees half a build; a lock file beside it makes a second
@@ -51,11 +59,11 @@ import shlex
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from pipeline.fsutil import file_sha256
+from pipeline.fsutil import atomic_write, file_sha256
 from pipeline.programs.program import Program
 from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
 
@@ -512,3 +520,89 @@ def _read_result(program: Program, final: Path, language: str, lang: Language | 
 def run_argv(build: Build, memory_mb: int) -> tuple[str, ...]:
     """The build's command with the memory limit filled in (JVM flags)."""
     return tuple(part.replace("{memlim}", str(memory_mb)) for part in build.argv)
+
+
+# -- a program built where it runs --------------------------------------------------------------
+BUILD_DIR_VARIABLE = "PIPELINE_BUILD_DIR"
+DEFAULT_JVM_MEMORY_MB = 2048  # a JVM's heap where the run sets no memory limit
+
+
+class BuildError(RuntimeError):
+    """A program that cannot be built: its source unreadable, its language unknown, or its
+    build failed (the message says how, then what the compiler said)."""
+
+
+def worker_build_dir() -> Path:
+    """Where `build_here` keeps builds: `PIPELINE_BUILD_DIR`, else the user's cache folder."""
+    configured = os.environ.get(BUILD_DIR_VARIABLE)
+    if configured:
+        return Path(configured)
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "gamebench" / "build"
+
+
+def pack(program: Program) -> Program:
+    """`program` (one built from source, its `path` absolute) with its source's bytes, and
+    its language told from its source's name unless it has a `build` of its own: what a
+    machine needs to build it (`build_here`)."""
+    source = None
+    if program.path is not None:
+        try:
+            source = program.path.read_bytes()
+        except OSError as error:
+            raise BuildError(f"cannot read the source of {program.name}: {program.path}: "
+                             f"{error.strerror or error}") from None
+    language = None
+    if program.build is None:
+        language = detect_language([program.path] if program.path is not None else [])
+        if language not in LANGUAGES:
+            known = ", ".join(sorted({p[1:] for lang in LANGUAGES.values()
+                                      for p in lang.patterns}))
+            raise BuildError(f"cannot tell the language of {program.name}'s source "
+                             f"{program.path} from its name (known: {known})")
+    files = (program.path,) if program.path is not None else ()
+    return replace(program, files=files, language=language, content=source)
+
+
+def source_key(program: Program) -> str:
+    """The name of a packed program's build: a hash of its language, its commands and its
+    source's name and bytes."""
+    digest = hashlib.sha256(repr((program.language, program.build, program.run,
+                                  program.path.name if program.path else None)).encode())
+    digest.update(program.content or b"")
+    return digest.hexdigest()[:16]
+
+
+def program_language(program: Program) -> Language:
+    """How a packed program is built and run: its language in the table, or its own
+    commands."""
+    if program.language is not None:
+        return LANGUAGES[program.language]
+    return command_language(program.build, program.run or "{exe}",
+                            program.path.name if program.path else None)
+
+
+def build_here(program: Program, cache_dir: Path | None = None, *, memory_mb: int | None = None,
+               sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The argv of the packed `program` on this machine, built into `cache_dir` (default
+    `worker_build_dir()`) from its source's bytes unless the same build is there; `memory_mb`
+    is the heap a JVM language is run with. The build is contained as programs are
+    (`sandbox`, `hidden`: as the run's programs, on a worker; None: this process's default,
+    the run's `--sandbox` here)."""
+    cache = (cache_dir or worker_build_dir()).resolve()
+    folder = cache / "sources" / source_key(program)
+    folder.mkdir(parents=True, exist_ok=True)
+    files: tuple[Path, ...] = ()
+    if program.path is not None:
+        source = folder / program.path.name
+        if not source.is_file() or source.read_bytes() != program.content:
+            atomic_write(source, lambda tmp: Path(tmp).write_bytes(program.content or b""))
+        files = (source,)
+    written = replace(program, path=files[0] if files else folder, files=files, content=None)
+    build = build_program(written, cache, language=program_language(program), sandbox=sandbox,
+                          hidden=hidden)
+    if not build.ok:  # the message: how the compiler ended, then what it said
+        how, _, said = build.message.strip().partition("\n")
+        raise BuildError(f"building {program.name} failed ({how})"
+                         + (f":\n{said.strip()[-2000:]}" if said.strip() else ""))
+    return run_argv(build, memory_mb or DEFAULT_JVM_MEMORY_MB)

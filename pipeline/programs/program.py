@@ -1,6 +1,17 @@
-"""What a program is: a source file (or folder) in a language, or build/run scripts, with the
-role it plays (a submission, a validator, a checker, an interactor, a generator). The language
-table builds it (`languages`) and the one contained runner runs it (`contained`).
+"""What a program is: the one model of every executable thing the pipeline runs.
+
+A program is a source file (or folder) in a language, or a command with build and run commands
+of its own, with the role it plays (a submission, a validator, a checker, an interactor, a
+generator). It is all of these alike: a problem's own solutions (`[[solutions]]` in its
+`problem.toml`), the user's configured solvers (`configs/solvers.toml`), `--external`
+programs, a built-in problem's checker, and a judge package's submissions, validators,
+checkers, interactors and generators. The language table builds it (`languages.build_program`,
+or `languages.build_here` for one that travels with its source's bytes) and the one contained
+runner runs it (`contained`).
+
+A program that is built on another machine (a Dask worker) travels as itself with its source's
+bytes in `content` (`languages.pack`): frozen, small and picklable, it is written out and built
+there, once per content.
 """
 
 from __future__ import annotations
@@ -20,16 +31,42 @@ Convention = Literal["kattis", "testlib"]
 @dataclass(frozen=True)
 class Program:
     """A program: a submission, validator, checker, interactor or generator (of a package,
-    or a problem's checker, or an `--external` source)."""
+    or a problem's own), a configured solver or an `--external` program.
+
+    What it is made of: `path` and `files` (its source file, or the folder of a folder program
+    and the files in it; none for a command), told apart by `language`, or built and run by
+    commands of its own: `build` and `run`, split like a shell would split them (never run
+    through one), `{exe}` the program built and `{source}` its source file filled in. A
+    relative path in it (its source, a file its command names) starts at `base_dir` (None:
+    the repository)."""
 
     name: str
-    role: Role
-    path: Path                              # the file, or the folder of a folder program
-    files: tuple[Path, ...]                 # its source files
-    language: str | None                    # language code ("cpp", "python3", ...); None:
-                                            # build/run scripts, or not determinable
+    role: Role = "submission"
+    path: Path | None = None                # the file, or the folder of a folder program;
+                                            # None: a command
+    files: tuple[Path, ...] = ()            # its source files
+    language: str | None = None             # language code ("cpp", "python3", ...); None:
+                                            # build/run scripts or commands, or told when built
     convention: Convention = "kattis"
     entrypoint: str | None = None
-    expectation: Expectation | None = None
+    expectation: Expectation | None = None  # what a package's submission is expected to get
     declared_type: str | None = None        # Polygon's source type ("cpp.g++17")
     include_files: tuple[Path, ...] = ()    # include/<language> files copied before building
+    run: str = ""                           # its own run command; "" or "{exe}": its language's
+    build: str | None = None                # its own build command (None: its language's)
+    base_dir: Path | None = None            # where its relative paths start (None: the repo)
+    time_limit_s: float | None = None       # the limit it is run at (a configured solver's)
+    content: bytes | None = None            # its source's bytes, when it travels to be built
+
+    @property
+    def expected(self) -> str | None:
+        """What its folder or tag expects (`accepted`, `wrong_answer`, ...; a package's
+        submission), or None."""
+        return self.expectation.label if self.expectation is not None else None
+
+    @property
+    def builds_from_source(self) -> bool:
+        """Whether it is built (by its language or its own `build`) before it runs, rather
+        than only run as its command says."""
+        return self.build is not None or (self.path is not None
+                                           and self.run.strip() in ("", "{exe}"))

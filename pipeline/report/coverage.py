@@ -30,6 +30,26 @@ def stored_coverage(data_dir, problem) -> tuple[BoundCoverage, ...]:
                                    zip(cases["input"].to_list(), cases["group"].to_list())])
 
 
+def coverage_of_problems(data_dir, problem_ids) -> tuple[dict[str, tuple[BoundCoverage, ...]],
+                                                         dict[str, str]]:
+    """Each problem's coverage by its stored cases (`stored_coverage`), and what is said where
+    it has none (`Problem.why_no_coverage`); a problem no longer registered has none, its
+    bounds unknown."""
+    from pipeline.errors import UnknownName
+    from pipeline.problems import get_problem
+
+    covered, why_none = {}, {}
+    for problem_id in dict.fromkeys(problem_ids):
+        try:
+            problem = get_problem(problem_id)
+        except UnknownName:
+            covered[problem_id] = ()
+            continue
+        covered[problem_id] = stored_coverage(data_dir, problem)
+        why_none[problem_id] = problem.why_no_coverage()
+    return covered, why_none
+
+
 def _number(value: int | None) -> str:
     if value is None:
         return "-"

@@ -210,6 +210,21 @@ def as_json(strengths: Sequence[Strength], coverage: dict[str, list] | None = No
                      for s in strengths) + "\n"
 
 
+def as_csv(strengths: Sequence[Strength]) -> str:
+    """One CSV row per case of every run: the `strength` table's columns but `measured_at`,
+    lists joined by `;`."""
+    import polars as pl
+
+    from pipeline.tables.schemas import STRENGTH
+
+    rows = [row for s in strengths for row in strength_rows(s)]
+    columns = [name for name in STRENGTH if name != "measured_at"]
+    frame = pl.DataFrame(rows, schema={n: STRENGTH[n] for n in columns}, strict=False)
+    frame = frame.with_columns(pl.col(n).list.join(";") for n in columns
+                               if isinstance(STRENGTH[n], pl.List))
+    return frame.write_csv()
+
+
 def _cpu(ms: float) -> str:
     return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.1f} ms"
 

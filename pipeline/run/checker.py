@@ -27,17 +27,11 @@ _builds: dict[Checker, object] = {}
 
 
 def _build(checker: Checker):
-    from pipeline.programs.languages import build_program
-    from pipeline.programs.program import Program
-    from pipeline.run.solvers import worker_build_dir
+    from pipeline.programs.languages import build_program, worker_build_dir
 
     build = _builds.get(checker)
     if build is None:
-        role = "checker" if checker.convention == "testlib" else "output_validator"
-        program = Program(name=checker.program.name, role=role, path=checker.program,
-                          files=(checker.program,), language=None,
-                          convention=checker.convention)
-        build = _builds[checker] = build_program(program, worker_build_dir() / "checkers")
+        build = _builds[checker] = build_program(checker.program, worker_build_dir())
     return build
 
 

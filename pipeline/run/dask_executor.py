@@ -19,9 +19,9 @@ run needs on top of it:
   `TASK_TARGET_S` by the times measured so far (per problem and solver), so thousands of tiny
   cases cost a few dozen tasks while a max test travels alone; inputs above `TASK_BYTES` travel
   alone too. A task's jobs go out, and its outcomes come back, as one pickle each.
-- External programs with a build step travel as their `BuildRecipe` (command and source bytes)
-  and are built on each worker machine into its own cache, once per source hash
-  (`solvers.build_here`); a failed build fails the run as it would locally.
+- External programs with a build step travel as their `Program` with its source's bytes
+  (`languages.pack`) and are built on each worker machine into its own cache, once per source
+  hash (`languages.build_here`); a failed build fails the run as it would locally.
 - The driver submits tasks with `pure=False`, keeps a bounded number in flight, and yields each
   finished task's outcomes (marked with the worker's host) as `as_completed` hands them over, so
   the runner writes result chunks exactly as with the local pool and `--resume` works the same.
@@ -64,7 +64,7 @@ from dataclasses import dataclass, replace
 from pipeline.run.executors import (ExecutorError, LocalPoolExecutor, _Worker, check_jobs,
                                      start_process)
 from pipeline.programs.jobs import Job, Outcome
-from pipeline.run.solvers import BuildError, build_here
+from pipeline.programs.languages import BuildError, build_here, source_key
 from pipeline.run.worker import PROGRESS_FIELDS, worker_main
 
 PLUGIN_NAME = "gamebench"
@@ -315,27 +315,29 @@ class GamebenchPlugin(_PluginBase):
                     "same PIPELINE_PROBLEMS_DIR")
 
     def _with_builds(self, jobs: tuple[Job, ...], host: str) -> tuple[Job, ...]:
-        """The jobs with every program built from a recipe replaced by its command here."""
+        """The jobs with every program sent unbuilt replaced by its command, built here."""
         built: dict[int, object] = {}
         for job in jobs:
             spec = job.solver
-            if spec.build is not None and id(spec) not in built:
-                built[id(spec)] = replace(spec, argv=self._build(spec, host), build=None)
+            if spec.builds_where_it_runs and id(spec) not in built:
+                built[id(spec)] = replace(spec, argv=self._build(spec, host),
+                                          program=replace(spec.program, content=None))
         if not built:
             return jobs
         return tuple(replace(job, solver=built[id(job.solver)]) if id(job.solver) in built
                      else job for job in jobs)
 
     def _build(self, spec, host: str) -> tuple[str, ...]:
-        recipe = spec.build
+        key = source_key(spec.program)
         with self._build_lock:
-            known = self._builds.get(recipe.key)
+            known = self._builds.get(key)
             if known is None:
                 try:  # contained as the run's programs are (its sandbox, what it hides)
-                    known = build_here(recipe, sandbox=spec.sandbox, hidden=spec.hidden)
+                    known = build_here(spec.program, memory_mb=spec.heap_mb,
+                                       sandbox=spec.sandbox, hidden=spec.hidden)
                 except BuildError as error:
                     known = BuildError(f"on the Dask worker on {host}: {error}")
-                self._builds[recipe.key] = known
+                self._builds[key] = known
         if isinstance(known, BuildError):
             raise known
         return known

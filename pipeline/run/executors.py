@@ -80,7 +80,7 @@ class ExecutorError(RuntimeError):
 
 class Executor(Protocol):
     """What the runner needs of an executor. One whose workers build external programs
-    themselves from `SolverSpec.build` says so with `builds_on_workers = True`."""
+    themselves from `SolverSpec.program` says so with `builds_on_workers = True`."""
 
     def run(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
         """Run every job; yield each with its outcome as soon as it is known."""

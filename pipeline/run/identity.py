@@ -17,7 +17,7 @@ import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from pipeline.run.solvers import ExternalSolver
+from pipeline.programs.program import Program
 
 
 @dataclass(frozen=True)
@@ -37,15 +37,18 @@ class SolverIdentity:
     def from_json(text: str) -> SolverIdentity:
         return SolverIdentity(**json.loads(text))
 
-    def external(self, problem_id: str) -> ExternalSolver:
-        return ExternalSolver(name=self.name, problem=problem_id, run=self.run or "",
-                              build=self.build, source=self.source, base_dir=self.cwd)
+    def program(self) -> Program:
+        """The external program this identity names, as the run declared it."""
+        source = Path(self.source) if self.source else None
+        return Program(name=self.name, run=self.run or "", build=self.build, path=source,
+                       files=(source,) if source else (),
+                       base_dir=Path(self.cwd) if self.cwd else None)
 
 
-def _files_of(external: ExternalSolver, cwd: Path) -> list[Path]:
-    files = [Path(external.source)] if external.source else []
+def _files_of(program: Program, cwd: Path) -> list[Path]:
+    files = [Path(program.path)] if program.path else []
     try:
-        words = shlex.split(external.run)
+        words = shlex.split(program.run)
     except ValueError:
         words = []
     for word in words:
@@ -72,11 +75,12 @@ def stage_identity(name: str) -> SolverIdentity:
     return SolverIdentity(name=name, kind="stage")
 
 
-def external_identity(external: ExternalSolver, cwd: Path | None = None) -> SolverIdentity:
-    cwd = Path(cwd or external.base_dir or os.getcwd())
-    return SolverIdentity(name=external.name, kind="external", run=external.run,
-                          build=external.build, source=external.source, cwd=str(cwd),
-                          digest=_digest(_files_of(external, cwd)))
+def external_identity(program: Program, cwd: Path | None = None) -> SolverIdentity:
+    cwd = Path(cwd or program.base_dir or os.getcwd())
+    return SolverIdentity(name=program.name, kind="external", run=program.run,
+                          build=program.build,
+                          source=str(program.path) if program.path else None, cwd=str(cwd),
+                          digest=_digest(_files_of(program, cwd)))
 
 
 def _submission_digest(problem_id: str, name: str) -> str | None:
@@ -105,7 +109,7 @@ def changed(identity: SolverIdentity, problem_id: str) -> str | None:
     if identity.kind != "external":
         return None
     cwd = Path(identity.cwd or os.getcwd())
-    files = _files_of(identity.external(problem_id), cwd)
+    files = _files_of(identity.program(), cwd)
     if _digest(files) != identity.digest:
         names = ", ".join(str(f) for f in files) or identity.run
         return f"{identity.name}: {names} changed since the run started"

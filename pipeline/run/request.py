@@ -21,14 +21,15 @@ from dataclasses import dataclass
 
 from pipeline.errors import UnknownName, UserError
 from pipeline.problems import Problem
-from pipeline.run.solvers import ExternalSolver, configured_externals, submissions
+from pipeline.programs.program import Program
+from pipeline.run.solvers import configured_externals, submissions
 
 
 @dataclass(frozen=True)
 class RunRequest:
     problem: str
     solvers: tuple[str, ...] = ()             # names to keep; empty = every solver
-    externals: tuple[ExternalSolver, ...] = ()
+    externals: tuple[Program, ...] = ()
     group: str | None = None
     jobs: int | None = None
     timeout_s: float | None = None
@@ -45,7 +46,7 @@ class RunRequest:
 @dataclass(frozen=True)
 class Selection:
     stages: tuple[str, ...]
-    externals: tuple[ExternalSolver, ...]
+    externals: tuple[Program, ...]
     submissions: tuple[str, ...] = ()   # a problem package's submissions
 
     @property

@@ -40,7 +40,7 @@ from pipeline.programs import contained
 from pipeline.programs.isolation import choose_sandbox, containment_note
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
-from pipeline.run.solvers import ready_program
+from pipeline.run.solvers import ready
 from pipeline.run.startup import StartFailure, error_line, is_start_failure, start_failure
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
 from pipeline.tables.lock import data_lock, process_start, run_lock
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from pipeline.packages.expectations import TimeLimit
     from pipeline.packages.submissions import Expectations
 
-__all__ = ["RunRequest", "RunSummary", "run", "format_summary"]
+__all__ = ["RunRequest", "RunSummary", "run", "format_summary", "nothing_to_run"]
 
 # A chunk of results is written every CHUNK_SECONDS (or CHUNK_ROWS rows), so a killed run
 # loses at most about a second of work.
@@ -121,6 +121,15 @@ def load_cases(data_dir: Path, problem_id: str, group: str | None) -> pl.DataFra
     return frame.sort(["size", "case_id"])
 
 
+def nothing_to_run(data_dir: Path, problem: Problem, group: str | None = None) -> str | None:
+    """Why a run of `problem` would have nothing to do (a package without test data, and no
+    case of it stored from elsewhere), or None: it has cases to run."""
+    reason = problem.why_no_cases()
+    if reason is None or load_cases(data_dir, problem.id, group).height:
+        return None
+    return reason
+
+
 def resumed_selection(problem: Problem, run_row: dict) -> Selection:
     """The solvers of a run being resumed, from the identities it recorded; refuses when an
     external program changed since (nothing is written then)."""
@@ -137,7 +146,7 @@ def resumed_selection(problem: Problem, run_row: dict) -> Selection:
     if reasons:
         raise UserError(f"run {run_row['run_id']} cannot be resumed: {'; '.join(reasons)}")
     return Selection(tuple(i.name for i in identities if i.kind == "stage"),
-                     tuple(i.external(problem.id) for i in identities if i.kind == "external"),
+                     tuple(i.program() for i in identities if i.kind == "external"),
                      tuple(i.name for i in identities if i.kind == "submission"))
 
 
@@ -146,24 +155,23 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
     """How to run each selected solver. Stages get their own timeout from `problem.toml`
     (oracles and methods may take longer than the judge's limit) unless `timeout_s` is given.
     External programs get the problem's memory limit unless `--memory` says otherwise; each is
-    built here once (or, `build_on_workers`, by each worker of a cluster from its recipe) and
+    built here once (or, `build_on_workers`, by each worker of a cluster from its source) and
     its program resolved, so a missing program stops the run before anything is written."""
     specs = [SolverSpec(name=name, kind="stage", problem=problem.id, stage=name,
                         timeout_s=timeout_s or problem.stage_timeout_s(name),
                         memory_mb=request.memory_mb) for name in selection.stages]
     memory = request.memory_mb if request.memory_mb is not None else problem.memory_mb
     sandbox = choose_sandbox(request.sandbox).enabled if selection.externals else False
-    for external in selection.externals:
-        program = ready_program(external, data_dir, memory or None, build_on_workers)
-        argv, recipe = program.argv, program.recipe
-        specs.append(SolverSpec(name=external.name, kind="external", problem=problem.id,
-                                argv=argv, build=recipe, memory_mb=program.memory_mb,
-                                stack_mb=request.stack_mb, sandbox=sandbox,
-                                hidden=contained.data_folder_hidden(data_dir)
-                                if sandbox else (),
-                                timeout_s=timeout_s or external.time_limit_s
-                                or problem.time_limit_s,
-                                judged_by_problem=problem.judges_its_programs))
+    for program in selection.externals:
+        specs.append(ready(SolverSpec(name=program.name, kind="external", problem=problem.id,
+                                      program=program, memory_mb=memory or None,
+                                      stack_mb=request.stack_mb, sandbox=sandbox,
+                                      hidden=contained.data_folder_hidden(data_dir)
+                                      if sandbox else (),
+                                      timeout_s=timeout_s or program.time_limit_s
+                                      or problem.time_limit_s,
+                                      judged_by_problem=problem.judges_its_programs),
+                           data_dir, build_on_workers))
     return specs
 
 

@@ -1,7 +1,8 @@
-"""External solvers of a run and their cached builds.
+"""External solvers of a run: which programs they are, and making each ready to run.
 
-External solvers come from `--external NAME=COMMAND`, from the problem's own `[[solutions]]`
-(its `problem.toml`) and from the user's `configs/solvers.toml`:
+External solvers are `Program`s (`pipeline.programs.program`) that come from `--external
+NAME=COMMAND`, from the problem's own `[[solutions]]` (its `problem.toml`) and from the user's
+`configs/solvers.toml`:
 
     [[solver]]
     name = "mine"
@@ -21,8 +22,8 @@ A build runs once per distinct content (language, commands, source's name and by
 kept under `DATA/build/builds/<hash>/`, so later runs reuse it; a source that does not compile
 stops the run with the compiler's message.
 
-A run on a cluster does not build here: the solver travels as a `BuildRecipe` (the commands and
-the source's bytes, `build_recipe`) and each worker machine builds it with `build_here` into its
+A run on a cluster does not build here: the solver travels as its program with its source's
+bytes (`languages.pack`) and each worker machine builds it with `languages.build_here` into its
 own cache (`PIPELINE_BUILD_DIR`, default `~/.cache/gamebench/build/`), the source written there
 first. Two processes building one program at once end with the one build.
 
@@ -38,60 +39,32 @@ resolve to an executable file stops the run before any case runs.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shlex
 import shutil
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 from pipeline.config import CONFIG_DIR, REPO_ROOT, read_configured_solvers
 from pipeline.errors import UserError
-from pipeline.fsutil import atomic_write, atomic_write_text
-from pipeline.programs.languages import (LANGUAGES, Language, build_program, command_language,
-                                         detect_language, run_argv)
-from pipeline.programs.program import Program
 from pipeline.problems import Problem
-from pipeline.problems.model import Solution
-from pipeline.programs.jobs import BuildRecipe
-
-BUILD_DIR_VARIABLE = "PIPELINE_BUILD_DIR"
-
-
-@dataclass(frozen=True)
-class ExternalSolver:
-    name: str
-    problem: str
-    run: str                  # the command ("" or "{exe}" for a source built by its language)
-    build: str | None = None  # its own build command (None: the language table's, or none)
-    source: str | None = None
-    time_limit_s: float | None = None
-    base_dir: str | None = None  # where a relative program path starts (None: the repository)
+from pipeline.programs.jobs import SolverSpec
+from pipeline.programs.languages import (LANGUAGES, build_here, detect_language, pack,
+                                         program_language)
+from pipeline.programs.program import Program
 
 
-class BuildError(RuntimeError):
-    pass
-
-
-def _external(problem_id: str, solution: Solution) -> ExternalSolver:
-    return ExternalSolver(name=solution.name, problem=problem_id, run=solution.run,
-                          build=solution.build,
-                          source=str(solution.source) if solution.source else None,
-                          time_limit_s=solution.time_limit_s)
-
-
-def configured_externals(problem: Problem, config_dir: Path = CONFIG_DIR) -> list[ExternalSolver]:
+def configured_externals(problem: Problem, config_dir: Path = CONFIG_DIR) -> list[Program]:
     """The problem's own solutions, then the user's configured solvers of the problem (a
     package's submissions are not external programs: see `submissions`)."""
-    return [_external(problem.id, s) for s in problem.solutions if s.submission is None] + [
-        _external(problem.id, entry.solution)
-        for entry in read_configured_solvers(config_dir / "solvers.toml")
-        if entry.problem == problem.id]
+    return [*problem.solutions, *(entry.program
+                                  for entry in read_configured_solvers(config_dir / "solvers.toml")
+                                  if entry.problem == problem.id)]
 
 
 def submissions(problem: Problem) -> list[str]:
     """The names of a problem package's submissions (none for a built-in problem)."""
-    return [s.name for s in problem.solutions if s.submission is not None]
+    return [program.name for program in problem.submissions]
 
 
 # Arguments that name a file by these suffixes must name one that exists (`python3 nosuch.py`).
@@ -99,7 +72,6 @@ FILE_SUFFIXES = frozenset({p[1:] for lang in LANGUAGES.values() for p in lang.pa
                           | {".jar", ".class", ".pl", ".php", ".lua", ".R", ".jl", ".exe"})
 JVM_STACK = "-Xss64m"
 JVM_NO_PERF_DATA = "-XX:-UsePerfData"  # JVMs side by side race for /tmp/hsperfdata_* and warn
-DEFAULT_JVM_MEMORY_MB = 2048  # a JVM's heap where the run sets no memory limit
 
 
 def source_language(path: Path) -> str | None:
@@ -118,7 +90,7 @@ def source_language(path: Path) -> str | None:
     return code
 
 
-def parse_external(text: str, problem_id: str) -> ExternalSolver:
+def parse_external(text: str) -> Program:
     """`NAME=COMMAND`, `NAME=SOURCE` or `SOURCE` (named by its stem) from the command line."""
     cwd = Path(os.getcwd())
     name, sep, command = text.partition("=")
@@ -135,36 +107,40 @@ def parse_external(text: str, problem_id: str) -> ExternalSolver:
         raise UserError(f"--external NAME may not hold a control character, got {name!r}")
     words = shlex.split(command)
     if len(words) == 1 and source_language(cwd / words[0]) is not None:
-        return ExternalSolver(name=name.strip(), problem=problem_id, run="",
-                              source=str((cwd / words[0]).resolve()), base_dir=str(cwd))
-    return ExternalSolver(name=name.strip(), problem=problem_id, run=command.strip(),
-                          base_dir=str(cwd))
+        source = (cwd / words[0]).resolve()
+        return Program(name=name.strip(), path=source, files=(source,), base_dir=cwd)
+    return Program(name=name.strip(), run=command.strip(), base_dir=cwd)
 
 
-def resolve_program(solver: ExternalSolver, argv: tuple[str, ...]) -> tuple[str, ...]:
-    """`argv` with its program as an absolute path; ValueError (naming the solver) when the
+def resolve_program(program: Program, argv: tuple[str, ...]) -> tuple[str, ...]:
+    """`argv` with its program as an absolute path; ValueError (naming the program) when the
     program does not resolve to a file this user may execute, or an argument that names a
     source or script file (`sol.py`) names none."""
     if not argv:
-        raise UserError(f"external program {solver.name!r}: the command is empty")
-    program = argv[0]
-    base = Path(solver.base_dir) if solver.base_dir else REPO_ROOT
-    if "/" not in program:
-        found = shutil.which(program)
+        raise UserError(f"external program {program.name!r}: the command is empty")
+    command = argv[0]
+    base = _base(program)
+    if "/" not in command:
+        found = shutil.which(command)
         if found is None:
-            raise UserError(f"external program {solver.name!r}: {program!r} is not on PATH")
+            raise UserError(f"external program {program.name!r}: {command!r} is not on PATH")
         path = os.path.abspath(found)
     else:
-        path = os.path.abspath(base / program)
+        path = os.path.abspath(base / command)
         if not os.path.exists(path):
-            raise UserError(f"external program {solver.name!r}: {path} does not exist"
-                            f"{' (taken from ' + str(base) + ')' if program[0] != '/' else ''}")
+            raise UserError(f"external program {program.name!r}: {path} does not exist"
+                            f"{' (taken from ' + str(base) + ')' if command[0] != '/' else ''}")
     if not os.path.isfile(path) or not os.access(path, os.X_OK):
-        raise UserError(f"external program {solver.name!r}: {path} is not an executable file")
-    return (path, *(_file_argument(solver, word, base) for word in argv[1:]))
+        raise UserError(f"external program {program.name!r}: {path} is not an executable file")
+    return (path, *(_file_argument(program, word, base) for word in argv[1:]))
 
 
-def _file_argument(solver: ExternalSolver, word: str, base: Path) -> str:
+def _base(program: Program) -> Path:
+    """Where the program's relative paths start: its `base_dir`, else the repository."""
+    return Path(program.base_dir) if program.base_dir else REPO_ROOT
+
+
+def _file_argument(program: Program, word: str, base: Path) -> str:
     """An argument that names a file beside the command (`sol.py` in `python3 sol.py`: a `/`
     or a suffix, and the file exists; the words the run's identity digests) as an absolute
     path, since the program runs in an empty folder of its own; any other word as it is. A
@@ -175,96 +151,25 @@ def _file_argument(solver: ExternalSolver, word: str, base: Path) -> str:
     if path.is_file():
         return os.path.abspath(path)
     if Path(word).suffix in FILE_SUFFIXES and not path.exists():
-        raise UserError(f"external program {solver.name!r}: its argument {word!r} names no "
+        raise UserError(f"external program {program.name!r}: its argument {word!r} names no "
                         f"file: {os.path.abspath(path)} does not exist")
     return word
 
 
-def builds_from_source(solver: ExternalSolver) -> bool:
-    """Whether `solver` is built (by the language table or its own `build`), not only run."""
-    return solver.build is not None or (solver.source is not None
-                                        and solver.run.strip() in ("", "{exe}"))
+def packed(program: Program) -> Program:
+    """The built `program` with its source (taken from its `base_dir`, else the repository)
+    read in, ready to be built here or on any machine (`languages.pack`)."""
+    if program.path is None:
+        return pack(program)
+    return pack(replace(program, path=_base(program) / program.path))
 
 
-def build_recipe(solver: ExternalSolver, base_dir: Path = REPO_ROOT,
-                 memory_mb: int | None = None) -> BuildRecipe | None:
-    """What a machine needs to build `solver` (None when it is only a command); `memory_mb`
-    is the heap a JVM language is run with."""
-    if not builds_from_source(solver):
-        return None
-    source = path = None
-    if solver.source:
-        path = base_dir / solver.source
-        try:
-            source = path.read_bytes()
-        except OSError as error:
-            raise BuildError(f"cannot read the source of {solver.name}: {path}: "
-                             f"{error.strerror or error}") from None
-    language = None
-    if solver.build is None:
-        language = detect_language([path])
-        if language not in LANGUAGES:
-            known = ", ".join(sorted(FILE_SUFFIXES & {p[1:] for lang in LANGUAGES.values()
-                                                      for p in lang.patterns}))
-            raise BuildError(f"cannot tell the language of {solver.name}'s source {path} from "
-                             f"its name (known: {known})")
-    digest = hashlib.sha256(repr((language, solver.build, solver.run,
-                                  path.name if path else None)).encode())
-    digest.update(source or b"")
-    return BuildRecipe(name=solver.name, build=solver.build, run=solver.run,
-                       key=digest.hexdigest()[:16], source_name=path.name if path else None,
-                       source=source, language=language, memory_mb=memory_mb)
-
-
-def recipe_language(recipe: BuildRecipe) -> Language:
-    """How `recipe` is built: its language in the table, or its own commands."""
-    if recipe.language is not None:
-        return LANGUAGES[recipe.language]
-    return command_language(recipe.build, recipe.run or "{exe}", recipe.source_name)
-
-
-def prepare(solver: ExternalSolver, data_dir: Path, base_dir: Path = REPO_ROOT,
-            memory_mb: int | None = None) -> tuple[str, ...]:
-    """The argv to run `solver`, building it first (once per content) if it is built."""
-    recipe = build_recipe(solver, base_dir, memory_mb)
-    if recipe is None:
-        return tuple(shlex.split(solver.run))
-    return build_here(recipe, Path(data_dir) / "build")
-
-
-def worker_build_dir() -> Path:
-    """Where `build_here` keeps builds: `PIPELINE_BUILD_DIR`, else the user's cache folder."""
-    configured = os.environ.get(BUILD_DIR_VARIABLE)
-    if configured:
-        return Path(configured)
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "gamebench" / "build"
-
-
-def build_here(recipe: BuildRecipe, cache_dir: Path | None = None, *,
-               sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The argv of `recipe`'s program on this machine, built into `cache_dir` (default
-    `worker_build_dir()`) by the language table's builder unless the same build is there;
-    the build is contained as programs are (`sandbox`, `hidden`: as the run's programs, on a
-    worker; None: this process's default, the run's `--sandbox` here)."""
-    cache = (cache_dir or worker_build_dir()).resolve()
-    folder = cache / "sources" / recipe.key
-    folder.mkdir(parents=True, exist_ok=True)
-    files: tuple[Path, ...] = ()
-    if recipe.source_name is not None:
-        source = folder / recipe.source_name
-        if not source.is_file() or source.read_bytes() != recipe.source:
-            atomic_write(source, lambda tmp: Path(tmp).write_bytes(recipe.source or b""))
-        files = (source,)
-    program = Program(name=recipe.name, role="submission", path=files[0] if files else folder,
-                      files=files, language=recipe.language)
-    build = build_program(program, cache, language=recipe_language(recipe), sandbox=sandbox,
-                          hidden=hidden)
-    if not build.ok:  # the message: how the compiler ended, then what it said
-        how, _, said = build.message.strip().partition("\n")
-        raise BuildError(f"building {recipe.name} failed ({how})"
-                         + (f":\n{said.strip()[-2000:]}" if said.strip() else ""))
-    return run_argv(build, recipe.memory_mb or DEFAULT_JVM_MEMORY_MB)
+def prepare(program: Program, data_dir: Path, memory_mb: int | None = None) -> tuple[str, ...]:
+    """The argv to run `program`, building it first (once per content) if it is built;
+    `memory_mb` is the heap a JVM language is run with."""
+    if not program.builds_from_source:
+        return tuple(shlex.split(program.run))
+    return build_here(packed(program), Path(data_dir) / "build", memory_mb=memory_mb)
 
 
 def jvm_command(argv: tuple[str, ...], memory_mb: int | None) -> tuple[str, ...] | None:
@@ -281,27 +186,20 @@ def jvm_command(argv: tuple[str, ...], memory_mb: int | None) -> tuple[str, ...]
     return (argv[0], *flags, *argv[1:])
 
 
-@dataclass(frozen=True)
-class ReadyProgram:
-    """An external program ready to be run: its argv (empty when the workers build it from
-    `recipe`) and the address-space limit it runs under."""
-
-    argv: tuple[str, ...]
-    recipe: BuildRecipe | None  # only when it is built where it runs
-    memory_mb: int | None
-
-
-def ready_program(solver: ExternalSolver, data_dir: Path, memory_mb: int | None,
-                  build_on_workers: bool = False) -> ReadyProgram:
-    """Build `solver` here (or leave it to the workers) and resolve its program; a JVM gets
-    its memory limit as its own flags (see the module)."""
-    recipe = build_recipe(solver, memory_mb=memory_mb)
-    if recipe is not None:
-        limit = memory_mb if recipe_language(recipe).memory_by_rlimit else None
+def ready(spec: SolverSpec, data_dir: Path, build_on_workers: bool = False) -> SolverSpec:
+    """`spec` of an external program (its `program` as declared, its `memory_mb` the run's
+    limit) ready to run: the program built here (or, `build_on_workers`, packed for each
+    worker to build) and its command resolved. A JVM gets its memory limit as its own flags
+    (see the module), not as an address-space limit."""
+    program, memory_mb = spec.program, spec.memory_mb
+    assert program is not None, f"{spec.name}: an external program's spec names its program"
+    if program.builds_from_source:
+        travelling = packed(program)
+        limit = memory_mb if program_language(travelling).memory_by_rlimit else None
         if build_on_workers:
-            return ReadyProgram((), recipe, limit)
-        return ReadyProgram(resolve_program(solver, build_here(recipe, Path(data_dir) / "build")),
-                            None, limit)
-    argv = resolve_program(solver, tuple(shlex.split(solver.run)))
+            return replace(spec, argv=(), program=travelling, memory_mb=limit, heap_mb=memory_mb)
+        built = build_here(travelling, Path(data_dir) / "build", memory_mb=memory_mb)
+        return replace(spec, argv=resolve_program(program, built), memory_mb=limit)
+    argv = resolve_program(program, tuple(shlex.split(program.run)))
     jvm = jvm_command(argv, memory_mb)
-    return ReadyProgram(argv, None, memory_mb) if jvm is None else ReadyProgram(jvm, None, None)
+    return replace(spec, argv=argv) if jvm is None else replace(spec, argv=jvm, memory_mb=None)

@@ -32,7 +32,7 @@ from pathlib import Path
 from pipeline.errors import UserError
 from pipeline.problems import get_problem
 from pipeline.problems.model import Case, Problem
-from pipeline.run.solvers import ExternalSolver
+from pipeline.programs.program import Program
 from pipeline.stress import generic
 from pipeline.stress.findings import (HUNT_GROUP, KeptCase, interrupts_deferred, keep_case,
                                       new_finding_id, safe_name, write_finding)
@@ -60,7 +60,7 @@ class HuntRequest:
     budget_s: float = 120.0
     seed: int = 1
     jobs: int | None = None
-    externals: tuple[ExternalSolver, ...] = ()
+    externals: tuple[Program, ...] = ()
     repeats: int = 3
     command: str = ""
     sandbox: str = "auto"             # external programs: auto, on or off (as `run`)

@@ -38,7 +38,7 @@ from pipeline.run.choice import make_executor
 from pipeline.run.executors import Executor
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
-from pipeline.run.solvers import ExternalSolver
+from pipeline.programs.program import Program
 from pipeline.run.startup import error_line, hint, is_start_failure
 from pipeline.verdicts import Verdict
 
@@ -277,7 +277,7 @@ def measured_ms(outcomes: Sequence[Outcome], timeout_s: float) -> float:
 
 
 def open_judge(problem: Problem, solver: str, against: str | None,
-               externals: tuple[ExternalSolver, ...], data_dir: Path,
+               externals: tuple[Program, ...], data_dir: Path,
                jobs: int | None = None, need_reference: bool = True,
                executor_kind: str = "local", scheduler: str | None = None,
                sandbox: str = "auto") -> Judge:

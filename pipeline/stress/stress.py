@@ -32,7 +32,7 @@ from pathlib import Path
 from pipeline.errors import InputError, UnknownName, UserError
 from pipeline.problems import get_problem
 from pipeline.problems.model import Case, Problem, Recipe
-from pipeline.run.solvers import ExternalSolver
+from pipeline.programs.program import Program
 from pipeline.stress.findings import (STRESS_GROUP, KeptCase, interrupts_deferred, keep_case,
                                       new_finding_id, safe_name, write_finding)
 from pipeline.stress.judge import Judge, Trial, open_judge
@@ -61,7 +61,7 @@ class StressRequest:
     stop_after: int = 1                 # kept findings
     seed: int = 1
     jobs: int | None = None
-    externals: tuple[ExternalSolver, ...] = ()
+    externals: tuple[Program, ...] = ()
     shrink_budget_s: float = 120.0      # per failure
     command: str = ""
     executor: str = "local"             # or "dask" (with `scheduler`, else a local cluster)

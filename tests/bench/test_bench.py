@@ -144,12 +144,19 @@ def test_peers_reads_each_submissions_verdict_from_a_real_package_run(tmp_path: 
 def test_peers_reads_bapctools_verdict_lines() -> None:
     from benchmarks import peers
 
+    # bt's own lines: a case's line before its submission's summary, a warning, and a
+    # duration of 10 s or more touching the verdict (`{verdict:>3}{duration:6.3f}s`)
     text = ("accepted/hello.py:                 AC 0.021s @ secret/01\n"
             "run_time_error/test-sigfpe.java:          RTE 0.101s @ sample/1\n"
-            "time_limit_exceeded/test-sleep.c:         TLE 5.009s @ sample/1\n")
-    found = {name: peers.BT_VERDICTS[word] for name, word in peers._BT_LINE.findall(text)}
-    assert found == {"accepted/hello.py": "AC", "run_time_error/test-sigfpe.java": "RE",
-                     "time_limit_exceeded/test-sleep.c": "TLE"}
+            "time_limit_exceeded/test-sleep.c:         TLE 5.009s @ sample/1\n"
+            "time_limit_exceeded/test-slow.c:         TLE14.026s @ sample/1\n"
+            "accepted/thore.py: TLE 2.197s @ secret/30      permitted: [AC]\n"
+            "accepted/thore.py:     required: [AC], got: [TLE]\n"
+            "accepted/thore.py: AC 0.197s @ secret/30\n")
+    assert peers.bt_verdicts(text) == {
+        "accepted/hello.py": "AC", "run_time_error/test-sigfpe.java": "RE",
+        "time_limit_exceeded/test-sleep.c": "TLE", "time_limit_exceeded/test-slow.c": "TLE",
+        "accepted/thore.py": "AC"}
 
 
 @pytest.mark.slow

@@ -13,8 +13,10 @@ to ours file for file.
 
 And every package is ingested and run through the CLI (`pipeline ingest`, `pipeline run`):
 each submission must get what its folder and submissions.yaml expect, and the validators
-what the invalid test data expects (the `expectations` table); the two packages our rules
-refuse are refused with their rule."""
+what the invalid test data expects (the `expectations` table); the one without test data
+(testproblemconfig) registers and has nothing to run. Where bt is installed, `bt run` is run
+on each package too, and every submission must get from us the verdict it gets from bt, but
+for the differences listed (`BT_DIFFERS`), each with why bt is the one off."""
 
 from __future__ import annotations
 
@@ -29,13 +31,14 @@ import pytest
 import yaml
 
 from pipeline.packages import build_package, load_package
+from pipeline.packages.expectations import kattis_class
 from pipeline.packages.invalid import check_validators
 
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOT = Path("/work/.mirror/RagnarGrootKoerkamp+BAPCtools/repo")
 GENERATED = ("alternativeencryption", "constants", "divsort", "generatorcount",
              "generatorincludes", "identity", "interactivemultipass", "multipass", "testseed")
-SAMPLES_ONLY = ("hello", "fltcmp", "boolfind")
+SAMPLES_ONLY = ("hello", "fltcmp", "boolfind", "hellounix")
 COMPARED = (".in", ".ans", ".out")  # .interaction is made by bt running the interactor
 
 pytestmark = pytest.mark.skipif(not SNAPSHOT.is_dir(), reason=f"no BAPCtools snapshot at "
@@ -149,14 +152,16 @@ def test_our_data_is_what_bt_generate_makes_file_for_file(name, problems, builds
 
 # -- every package, ingested and run through the CLI -----------------------------------------
 
-# Every folder of BAPCtools' test/problems. solve_stats is no package (bt's solve-stats
-# fixtures: PDFs and a .tex, no problem.yaml); two are refused by rules of ours, kept.
+# Every folder of BAPCtools' test/problems but testproblemconfig (only a problem.yaml: no test
+# data, no submissions; `test_a_package_without_test_data_has_nothing_to_run`). solve_stats is
+# no package (bt's solve-stats fixtures: PDFs and a .tex, no problem.yaml). hellounix has only
+# run_time_error/ submissions: they are judged at its limits.time_limit of 10 s.
 PACKAGES = ("alternativeencryption", "boolfind", "constants", "different", "divsort", "fltcmp",
             "generatorcount", "generatorincludes", "guess", "guessnoeofcheck", "hello",
-            "helloproblemtools", "hellowholeworld", "identity", "interactivemultipass",
-            "multipass", "pseudointeraction", "testexpectations", "testseed")
-REFUSED = {"hellounix": "missing-accepted",     # only run_time_error/ submissions
-           "testproblemconfig": "missing-data"}  # only a problem.yaml (bt's config tests)
+            "helloproblemtools", "hellounix", "hellowholeworld", "identity",
+            "interactivemultipass", "multipass", "pseudointeraction", "testexpectations",
+            "testseed")
+NO_TEST_DATA = "testproblemconfig"
 # Packages with a submission still known to disagree (strict: a fix shows up as XPASS).
 KNOWN_DISAGREEING: dict[str, str] = {}
 # Single submissions still known to disagree, judged in their package's run: each must get
@@ -231,18 +236,12 @@ def _conformance_params() -> list:
             if name in KNOWN_DISAGREEING else name for name in PACKAGES]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", _conformance_params())
-def test_every_submission_gets_its_expected_verdict(name, checkout, tmp_path):
-    """`pipeline ingest` stores the package with no reject, and `pipeline run` judges every
-    submission (and the validators on the invalid test data) as the package expects."""
-    data = str(tmp_path / "d")
+def _ingested_and_run(name: str, checkout: Path, data: str) -> tuple[
+        subprocess.CompletedProcess, subprocess.CompletedProcess, list[dict]]:
+    """`pipeline ingest` and `pipeline run` of package `name` (its SOLVERS, JOBS and
+    TIMEOUT) into data folder `data`: the two processes and the `expectations` rows."""
     ingest = _cli("--data-dir", data, "ingest", str(checkout / name))
     assert ingest.returncode == 0, ingest.stdout[-3000:] + ingest.stderr[-2000:]
-    assert " 0 rejected" in ingest.stdout, ingest.stdout[-3000:]
-    assert f"{name}: registered 2025-09 package" in ingest.stdout, ingest.stdout[-3000:]
-    if name in SAMPLES_ONLY:
-        assert "only the samples are judged" in ingest.stdout, ingest.stdout[-3000:]
     solvers = [arg for solver in SOLVERS.get(name, ()) for arg in ("--solver", solver)]
     forced = ["--timeout", TIMEOUT[name]] if name in TIMEOUT else []
     run = _cli("--data-dir", data, "run", "--problem", name, "--jobs", JOBS.get(name, "2"),
@@ -251,6 +250,19 @@ def test_every_submission_gets_its_expected_verdict(name, checkout, tmp_path):
                  "FROM expectations", "--format", "json")
     rows = [json.loads(line) for line in query.stdout.splitlines() if line.strip()]
     assert rows, run.stdout[-3000:] + run.stderr[-2000:]
+    return ingest, run, rows
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _conformance_params())
+def test_every_submission_gets_its_expected_verdict(name, checkout, tmp_path):
+    """`pipeline ingest` stores the package with no reject, and `pipeline run` judges every
+    submission (and the validators on the invalid test data) as the package expects."""
+    ingest, run, rows = _ingested_and_run(name, checkout, str(tmp_path / "d"))
+    assert " 0 rejected" in ingest.stdout, ingest.stdout[-3000:]
+    assert f"{name}: registered 2025-09 package" in ingest.stdout, ingest.stdout[-3000:]
+    if name in SAMPLES_ONLY:
+        assert "only the samples are judged" in ingest.stdout, ingest.stdout[-3000:]
     wrong = [r for r in rows if r["status"] != "agree" and not (
         r["status"] == "skipped" and r["submission"].endswith(SKIPPED_LANGUAGES))]
     meant = [r for r in rows if _meant_to_disagree(name, r["submission"])]
@@ -277,8 +289,104 @@ def test_every_submission_gets_its_expected_verdict(name, checkout, tmp_path):
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
 
 
-@pytest.mark.parametrize("name", sorted(REFUSED))
-def test_a_package_without_data_or_accepted_submissions_is_refused(name, checkout, tmp_path):
-    ingest = _cli("--data-dir", str(tmp_path / "d"), "ingest", str(checkout / name))
-    assert ingest.returncode == 1
-    assert f"rule {REFUSED[name]}" in ingest.stdout + ingest.stderr
+def test_a_package_without_test_data_has_nothing_to_run(checkout, tmp_path):
+    """testproblemconfig (BAPCtools' problem.yaml tests: no data/, no submissions/, a time
+    limit given) registers with a note saying it has no test cases, and a run of it says there
+    is nothing to run and exits 0, making no run: `bt run` warns that it found no test cases
+    and skips it (exiting 1, as it does on any warning)."""
+    data = str(tmp_path / "d")
+    ingest = _cli("--data-dir", data, "ingest", str(checkout / NO_TEST_DATA))
+    assert ingest.returncode == 0, ingest.stdout[-3000:] + ingest.stderr[-2000:]
+    assert f"{NO_TEST_DATA}: registered 2025-09 package" in ingest.stdout, ingest.stdout
+    assert f"{NO_TEST_DATA}: note: the package has no test cases (no data/ folder)" \
+        in ingest.stdout, ingest.stdout
+    listed = _cli("--data-dir", data, "problems")
+    assert f"{NO_TEST_DATA}  ABC XYZ  (time limit 3 s," in listed.stdout, listed.stdout[-3000:]
+    run = _cli("--data-dir", data, "run", "--problem", NO_TEST_DATA)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert run.stdout.splitlines() == [f"{NO_TEST_DATA}: nothing to run: the package has no "
+                                       "test cases (BAPCtools' bt run skips such a package too)"]
+    runs = _cli("--data-dir", data, "query", "SELECT count(*) AS n FROM runs", "--format", "json")
+    assert json.loads(runs.stdout.splitlines()[0]) == {"n": 0}, runs.stdout + runs.stderr
+
+
+# -- bt's own verdicts -------------------------------------------------------------------------
+
+# Where `bt run` (BAPCtools 2026.10) gives a submission another verdict than we do, by package
+# and submission: (ours, bt's, whether bt's depends on the machine's speed, why bt is the one
+# off the package's expectation). Every other submission both judge gets the same verdict from
+# both; one listed must get ours (the package's expectation) and, from bt, the one listed (or,
+# where bt's depends on the machine's speed, ours).
+BT_DIFFERS: dict[str, dict[str, tuple[str, str, bool, str]]] = {
+    "boolfind": {"time_limit_exceeded/boolfind-test-loop.cc": (
+        "TLE", "JE", False,
+        "it asks `READ 0` forever, past the 1 s time limit: TLE, as its folder requires; bt "
+        "stops it at its timeout, then finds the interactor not ended in time (`Validator "
+        "TIMEOUT`) and calls that a judge error")},
+    "pseudointeraction": {submission: (
+        "AC", "TLE", True,
+        "the package gives no time limit, so the format derives it from the accepted "
+        "submissions' times (x ac_to_time_limit 2): they are AC by definition; bt judges at "
+        "its default of 1 s (time_resolution), and on secret/3_big (10^6 numbers) they took "
+        "0.92 s and 0.79 s of bt's CPU time, close enough that a loaded machine makes them "
+        "TLE for bt (with its own timeout, under a load average of 16, both ran into it)")
+        for submission in ("accepted/eof.py", "accepted/read.py")},
+}
+
+
+# Submissions bt does not judge here, by package, and why.
+BT_UNJUDGED = {"testexpectations": {"ac_or_wa/metadata": (
+    "its submissions.yaml entry says `language: python3`, which in bt's languages is Python 3 "
+    "run by PyPy (CPython is its `cpython3`), and there is no pypy3 on this machine: bt finds "
+    "no language (`No language detected`) and runs nothing; we run it with CPython: AC, as "
+    "its folder permits")}}
+
+
+def _bt_timeout(problem_yaml: Path) -> int:
+    """bt's wall-clock timeout for the test's `bt run`: 3 x the time limit + 5 s, where bt's
+    own is 1.5 x + 1 s. bt kills a run at its timeout and then counts the wall time, not the
+    CPU time, against the limit, so on a loaded machine (2 cores, other workers) a 0.1 s
+    Python submission that waited 2 s for a core was TLE; with more wall time the verdict
+    is bt's CPU time against the time limit, as it is on a quiet machine. The time limit is
+    what bt takes: limits.time_limit, else time_resolution (1 s by default)."""
+    limits = (yaml.safe_load(problem_yaml.read_text()) or {}).get("limits") or {}
+    time_limit = float(limits.get("time_limit", limits.get("time_resolution", 1.0)))
+    return int(3 * time_limit + 5)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not BT, reason="BAPCtools' bt is not installed (pip install bapctools, "
+                    "or BAPCTOOLS_BT=/path/to/bt)")
+@pytest.mark.parametrize("name", (*PACKAGES, NO_TEST_DATA))
+def test_each_submission_gets_the_verdict_bt_run_gives_it(name, checkout, tmp_path):
+    """`bt run --no-bar` on a copy of the package (the submissions our run judges; a longer
+    wall-clock timeout, `_bt_timeout`), its verdict of each submission read as the `peers`
+    bench reads it, held to ours (a Kattis verdict: MLE and OLE are bt's RTE) but for the
+    differences of `BT_DIFFERS`."""
+    from benchmarks.peers import bt_verdicts
+
+    copy = shutil.copytree(checkout / name, tmp_path / "bt" / name, symlinks=True)
+    chosen = [f"submissions/{submission}" for submission in SOLVERS.get(name, ())]
+    # bt builds and runs in TMPDIR/bapctools_<hash>: the test's own folder, not /tmp
+    env = {**os.environ, "PATH": f"{Path(BT).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "TMPDIR": str(tmp_path)}
+    bt = subprocess.run([BT, "run", "--no-bar", "--timeout",
+                         str(_bt_timeout(copy / "problem.yaml")), *chosen],
+                        cwd=copy, capture_output=True, text=True, timeout=1800, env=env)
+    theirs = bt_verdicts(bt.stdout + bt.stderr)
+    if name == NO_TEST_DATA:  # bt skips it, as our run has nothing to do
+        assert theirs == {} and "Didn't find any test cases" in bt.stderr, bt.stderr[-2000:]
+        return
+    _, run, rows = _ingested_and_run(name, checkout, str(tmp_path / "d"))
+    ours = {r["submission"]: kattis_class(r["got"].split()[0]) for r in rows
+            if "validator" not in r["submission"]}
+    shown = f"bt:\n{bt.stdout[-3000:]}{bt.stderr[-3000:]}\nours:\n{run.stdout[-3000:]}"
+    # every submission is judged by both, but those of a language without a toolchain here
+    assert set(theirs) == {s for s, got in ours.items() if got != "SKIP"} - set(
+        BT_UNJUDGED.get(name, {})), shown
+    known = BT_DIFFERS.get(name, {})
+    differ = {s: (ours[s], theirs[s]) for s in theirs if ours[s] != theirs[s]}
+    assert {s: pair for s, pair in differ.items() if s not in known} == {}, shown
+    for submission, (our, bts, load_dependent, _) in known.items():
+        assert ours[submission] == our, shown
+        assert theirs[submission] in ((bts, our) if load_dependent else (bts,)), shown

@@ -305,6 +305,28 @@ def test_p5_a_data_or_include_folder_linked_out_is_a_reject_naming_it(tmp_path):
     assert not (data / "problems" / "good" / "package" / "include").exists()
 
 
+def test_a_submissions_folder_linked_out_is_the_reject_not_a_missing_accepted_one(tmp_path):
+    """A package needs an accepted submission when it gives no time limit: when its
+    submissions/ (or submissions/accepted/) is a link out, which is never followed, the
+    refusal names the link, not the accepted submission it hid."""
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    outside = write_tree(tmp_path / "outside", {"accepted/sum.py": "print(2)\n"})
+    whole = tiny_kattis(raw / "whole")
+    shutil.rmtree(whole / "submissions")
+    os.symlink(outside, whole / "submissions")
+    part = tiny_kattis(raw / "part")
+    shutil.rmtree(part / "submissions" / "accepted")
+    os.symlink(outside / "accepted", part / "submissions" / "accepted")
+    done = pipeline(data, "ingest", str(raw))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "reject whole: submissions: rule link-outside-package: symbolic link to " \
+        f"{outside} leads outside the package" in done.stdout, done.stdout
+    assert "reject part: problem.yaml: rule missing-accepted: the package gives no time limit " \
+        "and submissions/accepted/ holds no submission" in done.stdout, done.stdout
+    assert "(submissions/accepted was left out: symbolic link to " \
+        f"{outside / 'accepted'} leads outside the package" in done.stdout, done.stdout
+
+
 def zipped(target: Path, files: dict[str, str], bomb: str | None = None) -> Path:
     """`files` (under the archive's one folder) zipped into `target`; `bomb` names a member
     of 100 MB that deflates to about 100 KB."""

@@ -205,10 +205,20 @@ def test_a_bad_verdict_in_submissions_yaml_is_named(copy_fixture, build_dir):
     assert (error.file, error.rule, error.line) == ("submissions/submissions.yaml", "permitted", 2)
 
 
-def test_a_package_without_an_accepted_submission_is_refused(copy_fixture, build_dir):
+def test_a_package_without_an_accepted_submission_needs_the_time_limit_given(copy_fixture,
+                                                                            build_dir):
+    """circlearea (legacy) derives its time limit from its accepted submissions: without them
+    it is refused, saying where a limit is given; with DOMjudge's .timelimit it loads."""
     root = copy_fixture("circlearea")
     shutil.rmtree(root / "submissions/accepted")
-    assert _error(root, build_dir).rule == "missing-accepted"
+    error = _error(root, build_dir)
+    assert (error.file, error.rule) == ("problem.yaml", "missing-accepted")
+    assert "gives no time limit" in error.message and ".timelimit file" in error.message
+    (root / ".timelimit").write_text("2\n")
+    package = load_package(root, build_dir)
+    assert package.limits.time_s == 2.0
+    assert sorted(p.name.split("/")[0] for p in package.submissions) == [
+        "run_time_error", "time_limit_exceeded", "wrong_answer"]
 
 
 def test_a_scoring_key_in_a_pass_fail_package_is_refused(copy_fixture, build_dir):

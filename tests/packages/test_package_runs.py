@@ -18,7 +18,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from packagekit import ALL, FIXTURES
+from packagekit import ALL, FIXTURES, tiny_kattis, write_tree
 from processkit import children_of
 
 from pipeline.programs.external import scratch_prefix
@@ -233,6 +233,66 @@ def test_the_nightly_fails_when_a_registered_package_disagrees(tmp_path):
     bad = pipeline(data, "nightly", "--config", str(config))
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "! circlearea/accepted/pi_is_three.py: expected accepted, got WA" in bad.stdout
+
+
+def test_a_package_without_an_accepted_submission_is_judged_at_the_time_limit_it_gives(
+        tmp_path):
+    """As BAPCtools' hellounix (run_time_error/ submissions only, limits.time_limit 10): with a
+    time limit given, a package needs no accepted submission and the others are judged at it;
+    with neither (nothing to derive the limit from) it is refused, naming problem.yaml, the
+    rule and what to add."""
+    yaml_text = "problem_format_version: 2025-09\nname: No Accepted\n"
+    package = tiny_kattis(tmp_path / "noaccepted", {
+        "problem.yaml": yaml_text,
+        "submissions/wrong_answer/off.py": "print(sum(map(int, input().split())) + 1)\n",
+        "submissions/run_time_error/crash.py": "raise SystemExit(3)\n"})
+    shutil.rmtree(package / "submissions" / "accepted")
+    data = tmp_path / "data"
+    refused = pipeline(data, "ingest", str(package))
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "noaccepted: problem.yaml: rule missing-accepted: the package gives no time limit " \
+        "and submissions/accepted/ holds no submission to derive one from: add an accepted " \
+        "submission or give the time limit (limits.time_limit)" in refused.stdout, refused.stdout
+    (package / "problem.yaml").write_text(yaml_text + "limits:\n  time_limit: 2\n")
+    done = pipeline(data, "ingest", str(package))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "noaccepted: registered 2025-09 package" in done.stdout
+    run = pipeline(data, "run", "--problem", "noaccepted")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "time limit 2 s: the package's time limit of 2 s" in run.stdout, run.stdout
+    held = table(data, "expectations")
+    assert sorted(zip(held["submission"], held["got"], held["status"])) == [
+        ("run_time_error/crash.py", "RE", "agree"), ("wrong_answer/off.py", "WA", "agree")]
+
+
+@pytest.mark.parametrize("data_files", [{}, {"data/sample/.gitkeep": "", "data/secret/.gitkeep": ""}],
+                         ids=["no-data-folder", "empty-data-folders"])
+def test_a_package_without_test_data_registers_and_has_nothing_to_run(tmp_path, data_files):
+    """As BAPCtools' testproblemconfig: a package with no test case registers with a note
+    saying so, and `pipeline run` (and the nightly) says there is nothing to run, makes no run
+    and exits 0 (`bt run` skips such a package with a warning); its submissions are never held
+    to their folders on no cases."""
+    package = write_tree(tmp_path / "nodata", {
+        "problem.yaml": "problem_format_version: 2025-09\nname: No Data\n",
+        "submissions/accepted/sum.py": "print(sum(map(int, input().split())))\n",
+        "submissions/time_limit_exceeded/spin.py": "while True:\n    pass\n", **data_files})
+    data = tmp_path / "data"
+    done = pipeline(data, "ingest", str(package))
+    assert done.returncode == 0, done.stdout + done.stderr
+    why = "no data/ folder" if not data_files else \
+        "no .in file with its .ans in data/sample or data/secret"
+    assert f"nodata: note: the package has no test cases ({why}): there is nothing to run" \
+        in done.stdout, done.stdout
+    said = "nodata: nothing to run: the package has no test cases (BAPCtools' bt run skips " \
+        "such a package too)"
+    run = pipeline(data, "run", "--problem", "nodata")
+    assert (run.returncode, run.stdout.strip()) == (0, said), run.stdout + run.stderr
+    config = tmp_path / "nightly.toml"
+    config.write_text('seed = 1\nproblems = ["nodata"]\n')
+    night = pipeline(data, "nightly", "--config", str(config))
+    assert night.returncode == 0, night.stdout + night.stderr
+    assert said in night.stdout.splitlines(), night.stdout
+    assert not (data / "tables" / "runs").exists() or table(data, "runs").height == 0
 
 
 def test_a_package_runs_the_same_on_a_dask_cluster(tmp_path):

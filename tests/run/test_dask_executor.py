@@ -36,7 +36,8 @@ from pipeline.run.dask_executor import (FIRST_TASK_JOBS, MAX_TASK_JOBS, TASK_BYT
                                         _Pace, next_batch)
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.run.runner import RunRequest, run
-from pipeline.run.solvers import BuildError, ExternalSolver
+from pipeline.programs.languages import BuildError
+from pipeline.programs.program import Program
 
 TESTS = REPO / "tests"
 FIXTURE_PROBLEMS = TESTS / "fixtures" / "problems"
@@ -206,16 +207,15 @@ def test_a_run_on_the_cluster_gets_the_local_runs_verdicts_answers_errors_and_me
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed")
     externals = (
-        ExternalSolver(name="sum", problem="toy", run=command(py("sum"))),
-        ExternalSolver(name="odd", problem="toy", run=command(py("wrong_on_odd"))),
-        ExternalSolver(name="exit3", problem="toy", run=command(py("exit_code"))),
-        ExternalSolver(name="sleeper", problem="toy", run=command(py("sleeper")),
-                       time_limit_s=0.3),
-        ExternalSolver(name="hog", problem="toy", run=command(py("hog")),
-                       time_limit_s=20.0),  # touching 256 MB is kernel time: MLE, never TLE
-        ExternalSolver(name="resident", problem="toy", run=command(py("resident", "80"))),
-        ExternalSolver(name="built", problem="toy", source=str(PROGRAMS / "sum.cpp"),
-                       build="g++ -O1 -o {exe} {source}", run="{exe}"),
+        Program(name="sum", run=command(py("sum"))),
+        Program(name="odd", run=command(py("wrong_on_odd"))),
+        Program(name="exit3", run=command(py("exit_code"))),
+        Program(name="sleeper", run=command(py("sleeper")), time_limit_s=0.3),
+        Program(name="hog", run=command(py("hog")),
+                time_limit_s=20.0),  # touching 256 MB is kernel time: MLE, never TLE
+        Program(name="resident", run=command(py("resident", "80"))),
+        Program(name="built", path=PROGRAMS / "sum.cpp",
+                build="g++ -O1 -o {exe} {source}", run="{exe}"),
     )
     request = RunRequest("toy", solvers=("fast", "brute", "wrong", "crashy", "hungry", "dies"),
                          externals=externals, jobs=2, memory_mb=256)
@@ -430,9 +430,8 @@ def test_a_program_is_built_on_the_workers_once_per_source_and_again_when_it_cha
     source = tmp_path / "answer.py"
     source.write_text(f"#!{sys.executable}\nimport sys\na, b = map(int, sys.stdin.read().split())"
                       "\nprint(a + b)\n")
-    solver = ExternalSolver(name="copied", problem="toy", source=str(source), run="{exe}",
-                            build=f"{sys.executable} {PROGRAMS / 'build_copy.py'} {{source}} "
-                                  "{exe}")
+    solver = Program(name="copied", path=source, run="{exe}",
+                     build=f"{sys.executable} {PROGRAMS / 'build_copy.py'} {{source}} {{exe}}")
     data = tmp_path / "data"
     corpus(data, {f"a/{i:02d}.in": (f"{i} 1\n", f"{i + 1}\n") for i in range(24)})
     request = RunRequest("toy", solvers=(solver.name,), externals=(solver,))
@@ -453,9 +452,9 @@ def test_a_program_is_built_on_the_workers_once_per_source_and_again_when_it_cha
 
 def test_a_build_that_fails_on_the_workers_fails_the_run_with_the_compilers_message(
         tmp_path, cluster, executor):
-    solver = ExternalSolver(name="broken", problem="toy", run="{exe}",
-                            build=f"{sys.executable} -c \"import sys; sys.exit('no compiler "
-                                  f"for {tmp_path.name}')\"")
+    solver = Program(name="broken", run="{exe}",
+                     build=f"{sys.executable} -c \"import sys; sys.exit('no compiler "
+                           f"for {tmp_path.name}')\"")
     data = tmp_path / "data"
     corpus(data, {"a/01.in": ("1 2\n", "3\n")})
     with pytest.raises(BuildError, match=f"(?s)on the Dask worker on .*: building broken "

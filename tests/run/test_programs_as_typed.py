@@ -24,7 +24,8 @@ import pytest
 from runkit import REPO, pipeline_argv, results
 
 from pipeline.run.identity import changed, external_identity
-from pipeline.run.solvers import build_here, build_recipe, builds_from_source, parse_external
+from pipeline.programs.languages import build_here
+from pipeline.run.solvers import packed, parse_external
 from pipeline.tables.results import read_runs
 
 PROBLEM = "bipartitebattle"
@@ -173,23 +174,23 @@ def test_the_run_identity_of_a_source_file_is_its_content(tmp_path, monkeypatch)
     source = tmp_path / "sol.cpp"
     shutil.copy(CPP, source)
     monkeypatch.chdir(tmp_path)
-    solver = parse_external("sol.cpp", PROBLEM)
-    assert (solver.name, solver.source) == ("sol", str(source))
+    solver = parse_external("sol.cpp")
+    assert (solver.name, solver.path) == ("sol", source)
     identity = external_identity(solver)
-    assert builds_from_source(identity.external(PROBLEM)) and changed(identity, PROBLEM) is None
+    assert identity.program().builds_from_source and changed(identity, PROBLEM) is None
     with open(source, "a") as handle:
         handle.write("// changed\n")
     assert "changed since the run started" in changed(identity, PROBLEM)
 
 
-def test_a_worker_builds_a_source_from_its_recipe_alone(tmp_path, monkeypatch):
+def test_a_worker_builds_a_source_from_what_travelled_alone(tmp_path, monkeypatch):
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed")
     shutil.copy(CPP, tmp_path / "sol.cpp")
     monkeypatch.chdir(tmp_path)
-    recipe = pickle.loads(pickle.dumps(build_recipe(parse_external("mine=sol.cpp", PROBLEM))))
+    program = pickle.loads(pickle.dumps(packed(parse_external("mine=sol.cpp"))))
     (tmp_path / "sol.cpp").unlink()  # the worker has only what travelled
-    argv = build_here(recipe, tmp_path / "worker-cache")
+    argv = build_here(program, tmp_path / "worker-cache")
     assert Path(argv[0]).is_relative_to(tmp_path / "worker-cache")
     answer = subprocess.run(argv, input="3\n4 1\n2 2\n3 2\n", capture_output=True, text=True)
     assert answer.stdout == "8192\n"

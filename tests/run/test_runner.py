@@ -19,7 +19,7 @@ from runkit import PROGRAMS, command, corpus, graded, py, results, verdicts
 from pipeline.tables.results import read_runs, write_run
 from pipeline.run.executors import LocalPoolExecutor
 from pipeline.run.runner import RunRequest, format_summary, run
-from pipeline.run.solvers import ExternalSolver
+from pipeline.programs.program import Program
 
 BIG = 10**12
 
@@ -31,8 +31,8 @@ MIXED = {  # file -> (input, expected output file or None)
 }
 
 
-def externals(**programs: tuple[str, ...]) -> tuple[ExternalSolver, ...]:
-    return tuple(ExternalSolver(name=name, problem="toy", run=command(argv))
+def externals(**programs: tuple[str, ...]) -> tuple[Program, ...]:
+    return tuple(Program(name=name, run=command(argv))
                  for name, argv in programs.items())
 
 

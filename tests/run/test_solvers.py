@@ -21,8 +21,9 @@ from runkit import PROGRAMS
 
 from pipeline.programs import languages
 from pipeline.programs import contained
-from pipeline.run.solvers import (BuildError, ExternalSolver, configured_externals,
-                                  parse_external, prepare)
+from pipeline.programs.languages import BuildError
+from pipeline.programs.program import Program
+from pipeline.run.solvers import configured_externals, parse_external, prepare
 
 
 def _script(path: Path, answer: str) -> Path:
@@ -50,10 +51,10 @@ def compiles(monkeypatch) -> list[str]:
     return ran
 
 
-def _copying(name: str, source: Path, extra: str = "") -> ExternalSolver:
-    return ExternalSolver(name=name, problem="toy", source=source.name, run="{exe}",
-                          build=f"{sys.executable} {PROGRAMS / 'build_copy.py'} {{source}} "
-                                f"{{exe}}{extra}")
+def _copying(name: str, source: Path, extra: str = "") -> Program:
+    return Program(name=name, path=Path(source.name), base_dir=source.parent, run="{exe}",
+                   build=f"{sys.executable} {PROGRAMS / 'build_copy.py'} {{source}} "
+                         f"{{exe}}{extra}")
 
 
 def _output(argv: tuple[str, ...]) -> str:
@@ -64,13 +65,13 @@ def test_a_build_runs_once_per_source_and_is_reused(tmp_path, compiles):
     data = tmp_path / "data"
     source = _script(tmp_path / "prog.py", "one")
     solver = _copying("mine", source)
-    first = prepare(solver, data, base_dir=tmp_path)
-    again = prepare(solver, data, base_dir=tmp_path)
+    first = prepare(solver, data)
+    again = prepare(solver, data)
     assert first == again and len(_builds(data)) == len(compiles) == 1
     assert Path(first[0]).is_relative_to((data / "build").resolve())
     assert _output(first) == "one\n"
     _script(source, "two")  # a changed source is built again, beside the old build
-    changed = prepare(solver, data, base_dir=tmp_path)
+    changed = prepare(solver, data)
     assert changed != first and len(_builds(data)) == len(compiles) == 2
     assert (_output(changed), _output(first)) == ("two\n", "one\n")
 
@@ -79,7 +80,7 @@ def test_two_solvers_built_alike_each_get_a_program(tmp_path):
     data = tmp_path / "data"
     source = _script(tmp_path / "prog.py", "same")
     for name in ("first", "second"):
-        argv = prepare(_copying(name, source), data, base_dir=tmp_path)
+        argv = prepare(_copying(name, source), data)
         assert Path(argv[0]).exists(), f"{name}: {argv[0]} was never built"
         assert _output(argv) == "same\n"
 
@@ -88,7 +89,7 @@ def test_build_words_are_filled_in_after_splitting_and_never_run_by_a_shell(tmp_
     data, marker = tmp_path / "data", tmp_path / "pwned"
     source = _script(tmp_path / "my prog; $(touch x).py", "ok")
     solver = _copying("odd", source, extra=f" ; touch {marker} '$(touch {marker})'")
-    argv = prepare(solver, data, base_dir=tmp_path)
+    argv = prepare(solver, data)
     [build] = _builds(data)
     assert Path(build[0]).name == source.name  # one word, spaces and all (its copy, built)
     assert build[2:] == [";", "touch", str(marker), f"$(touch {marker})"]
@@ -99,11 +100,11 @@ def test_build_words_are_filled_in_after_splitting_and_never_run_by_a_shell(tmp_
 def test_a_failing_build_is_reported_with_the_compilers_message_each_time(tmp_path):
     source = tmp_path / "broken.cpp"
     source.write_text("int main() { return undeclared_thing; }\n")
-    solver = ExternalSolver(name="broken", problem="toy", source=source.name, run="{exe}",
-                            build="g++ -o {exe} {source}")
+    solver = Program(name="broken", path=Path(source.name), base_dir=tmp_path, run="{exe}",
+                     build="g++ -o {exe} {source}")
     for _ in range(2):
         with pytest.raises(BuildError, match="undeclared_thing"):
-            prepare(solver, tmp_path / "data", base_dir=tmp_path)
+            prepare(solver, tmp_path / "data")
 
 
 def test_a_build_sees_the_include_folder_and_sources_its_command_names_under_tmp(tmp_path):
@@ -125,11 +126,11 @@ def test_a_build_sees_the_include_folder_and_sources_its_command_names_under_tmp
                         '  printf("%d\\n", answer(a, b) + OFFSET); }\n'}.items():
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(text)
-    solver = ExternalSolver(
-        name="multi", problem="toy", source="main.cpp", run="{exe}",
+    solver = Program(
+        name="multi", path=Path("main.cpp"), base_dir=project, run="{exe}",
         build=f"g++ -O1 -I{project / 'include'} -include {project / 'config' / 'config.h'} "
               f"-o {{exe}} {{source}} {project / 'lib' / 'answer.cpp'}")
-    argv = prepare(solver, tmp_path / "data", base_dir=project)
+    argv = prepare(solver, tmp_path / "data")
     done = subprocess.run(argv, input="2 3\n", capture_output=True, text=True)
     assert done.stdout == "5\n", done.stderr
 
@@ -157,7 +158,7 @@ def test_a_source_that_includes_the_stored_answers_fails_to_build_without_their_
         with contained.settings_kept():
             contained.hide(data)
             with pytest.raises(BuildError) as failed:
-                prepare(parse_external("leak.cpp", "toy"), data, base_dir=tmp_path)
+                prepare(parse_external("leak.cpp"), data)
         assert str(secret) in str(failed.value)
         assert "the stored answers" not in str(failed.value)
     finally:
@@ -165,12 +166,12 @@ def test_a_source_that_includes_the_stored_answers_fails_to_build_without_their_
 
 
 def test_a_command_without_a_build_is_only_split(tmp_path):
-    solver = parse_external("mine = python3 'my file.py' --flag=1 ", "toy")
+    solver = parse_external("mine = python3 'my file.py' --flag=1 ")
     assert (solver.name, solver.run) == ("mine", "python3 'my file.py' --flag=1")
     assert prepare(solver, tmp_path) == ("python3", "my file.py", "--flag=1")
     for bad in ("no-equals", "=cmd", "name=", "name=   "):
         with pytest.raises(ValueError, match="NAME=COMMAND"):
-            parse_external(bad, "toy")
+            parse_external(bad)
 
 
 def test_configured_solvers_are_the_problems_own_then_the_users(tmp_path, toy):
@@ -178,5 +179,5 @@ def test_configured_solvers_are_the_problems_own_then_the_users(tmp_path, toy):
         '[[solver]]\nname = "mine"\nproblem = "toy"\nrun = "./a.out"\ntime_limit_s = 2.5\n\n'
         '[[solver]]\nname = "py"\nproblem = "other"\nrun = "python3 x.py"\n')
     assert configured_externals(toy, tmp_path) == [
-        ExternalSolver(name="mine", problem="toy", run="./a.out", time_limit_s=2.5)]
+        Program(name="mine", run="./a.out", time_limit_s=2.5)]
     assert configured_externals(toy, tmp_path / "missing") == []

@@ -21,7 +21,7 @@ def test_stress_finds_and_shrinks_a_bug_of_an_external_program(tmp_path):
     command = python_program("heads_mod4")
     request = StressRequest("insq15g", "mod4", seed=3, recipes=("clustered-medium",),
                             budget_s=120, jobs=2,
-                            externals=(parse_external(f"mod4={command}", "insq15g"),))
+                            externals=(parse_external(f"mod4={command}"),))
     summary = stress(tmp_path / "data", request, Status(io.StringIO()))
     assert summary.status == "stopped"
     found = summary.kept[0]

@@ -1,0 +1,86 @@
+"""The steps the commands take alike: failing with one line and an exit status, settling runs
+left by dead processes, finding the problem, starting the executor, and choosing the runs a
+report looks at (saying so when there are none)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from pipeline.errors import UnknownName, UserError
+
+
+def fail(message: str, code: int = 2) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def settle(data_dir: Path) -> None:
+    """Runs left `running` by a process that died are marked `interrupted`."""
+    from pipeline.tables.doctor import settle_dead_runs
+
+    for run_id in settle_dead_runs(data_dir):
+        typer.echo(f"note: run {run_id} was left running by a process that is gone: marked "
+                   "interrupted", err=True)
+
+
+def find_problem(problem_id: str):
+    """The problem `problem_id`, or a usage error naming the problems there are."""
+    from pipeline.problems import get_problem
+
+    try:
+        return get_problem(problem_id)
+    except UnknownName as error:
+        fail(str(error))
+
+
+def start_executor(kind: str, scheduler: Optional[str], jobs: Optional[int], problem=None,
+                   selection=None):
+    """The executor the options ask for, started now (a clear error when it cannot be)."""
+    from pipeline.run.choice import make_executor
+    from pipeline.run.executors import ExecutorError
+
+    try:
+        return make_executor(kind, scheduler, jobs, problem, selection)
+    except UserError as error:
+        fail(str(error))
+    except ExecutorError as error:
+        fail(str(error), code=1)
+    except KeyboardInterrupt:
+        fail("interrupted while starting the executor", code=130)
+
+
+def empty_data_note(data_dir: Path) -> str | None:
+    """What to tell a user whose data folder holds no tables (None when it holds some)."""
+    from pipeline.tables.files import table_files
+    from pipeline.tables.schemas import TABLES
+
+    where = Path(data_dir).resolve()
+    if not where.is_dir():
+        return (f"the data folder {where} does not exist (--data-dir DIR or "
+                "PIPELINE_DATA_DIR names another)")
+    if not any(table_files(data_dir, table) for table in TABLES):
+        return (f"the data folder {where} holds no tables yet (pipeline ingest and pipeline "
+                "run fill them; --data-dir DIR names another folder)")
+    return None
+
+
+def report_runs(data_dir: Path, run_ids: Optional[list[str]],
+                problem_id: Optional[str]) -> list[str]:
+    """The runs a report command looks at; says so when there are none."""
+    from pipeline.tables.runs import resolve_runs
+
+    settle(data_dir)
+    if problem_id:
+        find_problem(problem_id)
+    try:
+        runs = resolve_runs(data_dir, run_ids, problem_id)
+    except UnknownName as error:
+        fail(str(error))
+    if not runs:
+        typer.echo(f"no finished runs{' of ' + problem_id if problem_id else ''} in "
+                   f"{Path(data_dir).resolve()}: run 'pipeline run' first (or name another "
+                   "data folder with --data-dir)")
+    return runs

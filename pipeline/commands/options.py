@@ -1,0 +1,92 @@
+"""The options several commands share, how option values are checked, and the settings the
+top-level options give every command (`--data-dir`, `--problems-dir`).
+
+Shell completion is Typer's (`pipeline --install-completion`), with problem ids completed for
+`--problem`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from pipeline.commands.common import fail
+from pipeline.errors import UserError
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path
+    problems_dirs: tuple[Path, ...] = ()  # as given with --problems-dir
+
+
+def complete_problem(incomplete: str) -> list[str]:
+    """Problem ids starting with what was typed (for shell completion)."""
+    from pipeline.problems import problem_ids
+
+    return [pid for pid in problem_ids() if pid.startswith(incomplete)]
+
+
+def within(low: float, high: float = math.inf, *, low_included: bool = True):
+    """An option's check: a finite number from `low` (or above it) to `high`; anything else
+    (`nan`, `inf`, out of range) is a usage error naming the option."""
+    def check(value: float | None) -> float | None:
+        if value is None:
+            return value
+        above = value >= low if low_included else value > low
+        if not (math.isfinite(value) and above and value <= high):
+            bounds = f"{'at least' if low_included else 'above'} {low:g}"
+            if math.isfinite(high):
+                bounds += f" and at most {high:g}"
+            raise typer.BadParameter(f"must be a finite number {bounds}, not {value:g}")
+        return value
+    return check
+
+
+def jobs(value: int | None) -> int | None:
+    """`--jobs` of a pool on this machine: at most a few workers per core (each is a process
+    of its own). The executors check theirs (a cluster's may be larger)."""
+    from pipeline.run.executors import check_jobs
+
+    try:
+        return check_jobs(value)
+    except UserError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
+def check_sandbox(mode: str) -> None:
+    """A usage error (exit 2) for a `--sandbox` that is not auto, on or off."""
+    from pipeline.programs.isolation import SANDBOX_MODES
+
+    if mode not in SANDBOX_MODES:
+        fail(f"--sandbox must be {', '.join(SANDBOX_MODES[:-1])} or {SANDBOX_MODES[-1]}, "
+             f"not {mode!r}")
+
+
+# Where a command's cases run; shared by every command that runs cases (`run`, `nightly`).
+ExecutorOption = Annotated[str, typer.Option(
+    "--executor", metavar="KIND", help="Where cases run: local (a process pool on this machine) "
+    "or dask (a Dask cluster).")]
+SchedulerOption = Annotated[Optional[str], typer.Option(
+    "--scheduler", metavar="ADDRESS", help="Dask scheduler address, tcp://HOST:PORT (default: "
+    "$PIPELINE_SCHEDULER; neither: a local Dask cluster is started for the command).")]
+
+
+# Options every command that runs solvers shares (`stress`, `hunt`).
+ProblemOption = Annotated[str, typer.Option("--problem", "-p", metavar="PROBLEM",
+                                            autocompletion=complete_problem,
+                                            help="Problem id.")]
+ExternalOption = Annotated[Optional[list[str]], typer.Option(
+    "--external", "-e", metavar="NAME=COMMAND",
+    help="An external program: a command, or a source file built by its language "
+    "(NAME=sol.cpp, or sol.cpp named sol; repeatable; default: none).")]
+SandboxOption = Annotated[str, typer.Option(
+    "--sandbox", metavar="MODE", help="Run external programs in a sandbox, as `run` does: "
+    "auto (where it works), on (or fail), off.")]
+JobsOption = Annotated[Optional[int], typer.Option(
+    "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores).")]
+SeedOption = Annotated[int, typer.Option("--seed", metavar="N", help="Random seed.")]

@@ -1,0 +1,134 @@
+"""`pipeline query`, `compare` and `strength`: what the options ask for, printed as asked, and
+the exit status it earns (`compare` exits 1 on a new failure or a flagged slowdown)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from pipeline.commands.common import empty_data_note, fail, find_problem, report_runs, settle
+from pipeline.commands.options import Settings
+from pipeline.errors import UnknownName, UserError
+
+
+def query(settings: Settings, *, sql: str, fmt: str, out: Optional[Path]) -> None:
+    """Run Polars SQL over the tables (streamed), with a note on stderr when the data folder
+    holds no tables."""
+    import polars as pl
+
+    from pipeline.report.query import FORMATS, plan, query_error, show_table, write
+
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}: use {', '.join(FORMATS)}")
+    note = empty_data_note(settings.data_dir)
+    if note:  # any answer from no tables at all (a count of 0, no rows) is from nothing
+        typer.echo(f"note: {note}", err=True)
+    try:
+        lazy = plan(settings.data_dir, sql)
+        if fmt == "table" and out is None:
+            sys.stdout.write(show_table(lazy))
+        elif fmt == "table":
+            from pipeline.fsutil import atomic_write_text
+
+            atomic_write_text(out, show_table(lazy))
+        else:
+            write(lazy, fmt, out)  # type: ignore[arg-type]
+    except (pl.exceptions.PolarsError, UserError) as error:
+        fail("query failed: " + "\n".join(query_error(sql, error).lines(sql)), code=1)
+
+
+def compare(settings: Settings, *, base: Optional[str], new: Optional[str],
+            problem_id: Optional[str], ratio: float, min_diff_ms: float, solver: Optional[str],
+            against: Optional[str]) -> None:
+    """Two runs compared (or, per problem, its newest finished run against the newest earlier
+    comparable one); with --solver A --against B, two programs of one run side by side."""
+    from pipeline.report.compare import compare_runs, format_comparison, pairs_to_compare
+
+    data_dir = settings.data_dir
+    if problem_id:
+        find_problem(problem_id)
+    if solver or against:
+        side_by_side(data_dir, solver, against, base, new, problem_id, ratio, min_diff_ms)
+        return
+    try:
+        pairs = pairs_to_compare(data_dir, base, new, problem_id)
+    except (UnknownName, UserError) as error:
+        fail(str(error))
+    if all(pair.base is None for pair in pairs):
+        fail("; ".join(pair.why + "".join(f"; passed over {r}" for r in pair.skipped)
+                       for pair in pairs))
+    failed = False
+    for index, pair in enumerate(pairs):
+        if pair.base is None:
+            typer.echo(("\n" if index else "") + f"compare {pair.problem}: {pair.why}"
+                       + "".join(f"\n  passed over {reason}" for reason in pair.skipped))
+            continue
+        try:
+            comparison = compare_runs(data_dir, pair.base, pair.new, ratio, min_diff_ms)
+        except (UnknownName, UserError) as error:
+            fail(str(error))
+        typer.echo(("\n" if index else "") + format_comparison(comparison, choice=pair))
+        failed = failed or comparison.failed
+    if failed:
+        raise typer.Exit(1)
+
+
+def side_by_side(data_dir: Path, solver: str | None, against: str | None, run_id: str | None,
+                 extra: str | None, problem_id: str | None, ratio: float,
+                 min_diff_ms: float) -> None:
+    """`compare [RUN] --solver A --against B`."""
+    from pipeline.report.compare import compare_solvers, format_side_by_side
+    from pipeline.tables.runs import finished_runs
+
+    if not (solver and against):
+        fail("--solver A and --against B go together: name both programs")
+    if extra:
+        fail("--solver A --against B compares two programs of one run: give one RUN, not two")
+    settle(data_dir)
+    if run_id is None:
+        runs = finished_runs(data_dir, problem_id)["run_id"]
+        if runs.is_empty():
+            fail(f"no finished runs{' of ' + problem_id if problem_id else ''} in "
+                 f"{Path(data_dir).resolve()}: run 'pipeline run' first")
+        run_id = runs[0]
+    try:
+        typer.echo(format_side_by_side(compare_solvers(data_dir, run_id, solver, against,
+                                                       ratio, min_diff_ms)))
+    except UnknownName as error:
+        fail(str(error))
+
+
+def strength(settings: Settings, *, problem_id: Optional[str], run_ids: Optional[list[str]],
+             fmt: str) -> None:
+    """How strong the tests of each run are, stored in the `strength` table and printed as
+    text (with constraint coverage), JSON (one object per run) or CSV (one row per case)."""
+    from dataclasses import asdict
+
+    from pipeline.report.coverage import NO_BOUNDS, coverage_of_problems, format_coverage
+    from pipeline.report.strength import (as_csv, as_json, format_strength, strength_of_runs,
+                                          strength_rows)
+    from pipeline.tables.results import write_strength
+
+    if fmt not in ("text", "json", "csv"):
+        fail(f"unknown format {fmt!r}: use text, json or csv")
+    data_dir = settings.data_dir
+    runs = report_runs(data_dir, run_ids, problem_id)
+    if not runs:
+        return
+    strengths = strength_of_runs(data_dir, runs)
+    for found in strengths:  # one file per run, written atomically
+        write_strength(data_dir, found.run_id, strength_rows(found))
+    if fmt == "csv":  # (csv prints no coverage)
+        sys.stdout.write(as_csv(strengths))
+        return
+    covered, why_none = coverage_of_problems(data_dir, [s.problem for s in strengths])
+    if fmt == "json":
+        sys.stdout.write(as_json(strengths, {p: [asdict(r) for r in rows]
+                                             for p, rows in covered.items()}))
+    else:
+        typer.echo("\n\n".join(format_strength(s) + "\n" + format_coverage(
+            s.problem, covered[s.problem], why_none.get(s.problem, NO_BOUNDS))
+                                 for s in strengths))

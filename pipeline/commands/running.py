@@ -1,0 +1,133 @@
+"""`pipeline run` and `pipeline nightly`: the request the options make, the executor started
+before anything heavy is imported, the summary printed, and the exit status it earns.
+
+`pipeline run` exits 0 when the run finished and every program got a verdict; 1 when it
+failed, a program could not start, or a package's submission got what its folder does not
+expect; 130 when it was interrupted (with the command that finishes it).
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from pipeline.commands.common import fail, find_problem, settle, start_executor
+from pipeline.commands.options import Settings, jobs as check_jobs
+from pipeline.errors import UnknownName, UserError
+
+
+def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
+        external: Optional[list[str]], group: Optional[str], jobs: Optional[int],
+        timeout: Optional[float], memory: Optional[int], stack: Optional[int], sandbox: str,
+        repeat: int, resume: Optional[str], no_wait: bool, executor_kind: str,
+        scheduler: Optional[str]) -> None:
+    """Run solver stages and external programs over the stored cases of a problem."""
+    from pipeline.programs.languages import BuildError
+    from pipeline.progress import progress_bar
+    from pipeline.run.executors import ExecutorError
+    from pipeline.run.request import RunRequest, select_solvers
+    from pipeline.run.solvers import parse_external
+
+    problem = find_problem(problem_id)
+    settle(settings.data_dir)
+    if sandbox not in ("auto", "on", "off"):
+        fail(f"--sandbox must be auto, on or off, not {sandbox!r}")
+    if resume and (solver or external or group):
+        fail("--resume RUN_ID runs the solvers, programs and group the run recorded: leave "
+             "out --solver, --external and --group")
+    try:
+        externals = tuple(parse_external(text) for text in external or [])
+        request = RunRequest(problem=problem.id, solvers=tuple(solver or ()),
+                             externals=externals, group=group, jobs=jobs, timeout_s=timeout,
+                             memory_mb=memory, stack_mb=stack, sandbox=sandbox,
+                             repeat=repeat, resume=resume,
+                             command=" ".join(["pipeline", *sys.argv[1:]]), wait=not no_wait)
+        selection = select_solvers(problem, request) if not resume else None
+    except (UnknownName, UserError) as error:
+        fail(str(error))
+    if not resume:
+        from pipeline.run.runner import nothing_to_run
+
+        reason = nothing_to_run(settings.data_dir, problem, group)
+        if reason:  # nothing failed: no run is made, as bt run skips such a package
+            typer.echo(f"{problem.id}: nothing to run: {reason}")
+            return
+    # The workers start before Polars is imported: they warm up while the parent loads, with
+    # what `run` sets for the programs they contain (the sandbox setting, the data folder
+    # hidden) already in the environment they inherit.
+    from pipeline.programs import contained
+
+    contained.set_default_sandbox(sandbox)
+    contained.hide(settings.data_dir)
+    executor = start_executor(executor_kind, scheduler, jobs, problem, selection)
+    try:
+        from pipeline.run.runner import format_summary, run as run_request
+
+        summary = run_request(settings.data_dir, request, executor=executor,
+                              progress=progress_bar("run"))
+    except (BuildError, ExecutorError, UserError) as error:
+        fail(str(error), code=1)
+    finally:
+        executor.close()
+    typer.echo(format_summary(summary))
+    if summary.status == "interrupted":
+        typer.echo(f"to finish it: {resume_command(settings, problem.id, summary.run_id)}")
+    if summary.cases == 0:
+        typer.echo(f"note: no stored cases of {problem.id}"
+                   f"{' in group ' + group if group else ''} in "
+                   f"{Path(settings.data_dir).resolve()}: pipeline ingest stores them", err=True)
+    if summary.status != "finished":
+        raise typer.Exit(130 if summary.status == "interrupted" else 1)
+    if summary.cannot_start:  # no verdict of the program: it never ran
+        names = ", ".join(failure.solver for failure in summary.cannot_start)
+        typer.echo(f"{names} could not start: its results are no verdict (see above)", err=True)
+        raise typer.Exit(1)
+    if summary.disagreements:
+        typer.echo(f"{summary.disagreements} submission(s) got what their folder does not "
+                   "expect (see above)", err=True)
+        raise typer.Exit(1)
+
+
+def resume_command(settings: Settings, problem_id: str, run_id: str) -> str:
+    """The command line that finishes run `run_id`, as it is to be typed (with the data folder
+    and problem folders this command was given)."""
+    words = ["pipeline"]
+    if settings.data_dir != Path("data"):
+        words += ["--data-dir", str(settings.data_dir)]
+    for folder in settings.problems_dirs:
+        words += ["--problems-dir", str(folder)]
+    return shlex.join([*words, "run", "--problem", problem_id, "--resume", run_id])
+
+
+def nightly(settings: Settings, *, config: Optional[Path], jobs: Optional[int],
+            executor_kind: str, scheduler: Optional[str]) -> None:
+    """The whole job: generate the default corpus if missing, ingest, run everything,
+    compare with the previous run, write the report."""
+    from pipeline.nightly import DEFAULT_CONFIG, format_outcome, nightly as run_nightly
+    from pipeline.programs.languages import BuildError
+    from pipeline.progress import progress_bar
+    from pipeline.run.executors import ExecutorError
+
+    # The local pool is started per problem by each run; a cluster is connected to once.
+    local = executor_kind.strip().lower() == "local"
+    if local and scheduler:
+        fail("--scheduler is for --executor dask")
+    if local:
+        check_jobs(jobs)
+    executor = None if local else start_executor(executor_kind, scheduler, jobs)
+    try:
+        outcome = run_nightly(settings.data_dir, config or DEFAULT_CONFIG, jobs,
+                              log=lambda line: typer.echo(line),
+                              progress=progress_bar("nightly"), executor=executor)
+    except (BuildError, ExecutorError) as error:
+        fail(str(error), code=1)
+    finally:
+        if executor is not None:
+            executor.close()
+    typer.echo(format_outcome(outcome))
+    if outcome.failed:
+        raise typer.Exit(1)

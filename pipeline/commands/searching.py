@@ -1,0 +1,129 @@
+"""`pipeline stress`, `harden` and `hunt`: the session's request from the options, the errors
+a session can meet reported without a traceback, and the exit status its findings earn.
+
+An error in the user's program (one that cannot start) exits 1; a request that cannot be met
+(unknown names, solvers that cannot be paired, a failed build, a data folder it cannot write)
+exits 2, or 1 for `harden`; an interrupted session exits 130.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from pipeline.commands.common import fail, find_problem, settle
+from pipeline.commands.options import Settings, check_sandbox
+from pipeline.errors import UnknownName, UserError
+
+
+def stress_errors():
+    """The errors a stress or hunt session can meet, reported without a traceback: unknown
+    names, solvers that cannot be paired, a failed build, a data folder it cannot write or a
+    damaged table."""
+    from pipeline.config import ConfigError
+    from pipeline.programs.languages import BuildError
+    from pipeline.run.executors import ExecutorError
+    from pipeline.stress.hunt import HuntError
+    from pipeline.stress.judge import JudgeError
+    from pipeline.stress.stress import StressError
+    from pipeline.tables.files import DamagedTable
+
+    return (UnknownName, JudgeError, StressError, HuntError, BuildError, ConfigError,
+            DamagedTable, ExecutorError, UserError, OSError)
+
+
+def stress(settings: Settings, *, problem_id: str, solver: str, against: Optional[str],
+           recipe: Optional[list[str]], generator: Optional[list[str]], group: Optional[str],
+           budget: str, stop_after: int, seed: int, jobs: Optional[int],
+           external: Optional[list[str]], shrink_budget: str, sandbox: str, executor_kind: str,
+           scheduler: Optional[str]) -> None:
+    """Generate cases from recipes until SOLVER and the reference disagree (or SOLVER fails),
+    shrink each failure, keep it in group `found` and the findings table."""
+    from pipeline.run.solvers import parse_external
+    from pipeline.stress.durations import parse_duration
+    from pipeline.stress.judge import StartError
+    from pipeline.stress.stress import StressRequest, format_summary, stress as run_stress
+
+    problem = find_problem(problem_id)
+    check_sandbox(sandbox)
+    try:
+        request = StressRequest(
+            problem=problem.id, solver=solver, against=against, recipes=tuple(recipe or ()),
+            budget_s=parse_duration(budget), stop_after=stop_after, seed=seed, jobs=jobs,
+            externals=tuple(parse_external(text) for text in external or []),
+            shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
+            executor=executor_kind, scheduler=scheduler, generators=tuple(generator or ()),
+            group=group, sandbox=sandbox)
+        summary = run_stress(settings.data_dir, request)
+    except StartError as error:  # the user's program, not the command line
+        fail(str(error), code=1)
+    except stress_errors() as error:
+        fail(str(error))
+    typer.echo(format_summary(summary))
+    if summary.status == "interrupted":
+        raise typer.Exit(130)
+    if summary.failures:
+        raise typer.Exit(1)
+
+
+def harden(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
+           against: Optional[str], recipe: Optional[list[str]],
+           generator: Optional[list[str]], group: Optional[str], budget: str, seed: int,
+           jobs: Optional[int], external: Optional[list[str]], shrink_budget: str,
+           sandbox: str) -> None:
+    """For each wrong program the tests let through, search for a case that kills it, shrink
+    it and add it to the problem's own tests; exits 1 when a wrong program still survives."""
+    from pipeline.run.solvers import parse_external
+    from pipeline.stress.durations import parse_duration
+    from pipeline.stress.harden import HardenError, format_hardened, harden as run_harden
+    from pipeline.stress.stress import StressRequest
+
+    check_sandbox(sandbox)
+    problem = find_problem(problem_id)
+    settle(settings.data_dir)
+    try:
+        request = StressRequest(
+            problem=problem.id, solver="", against=against, recipes=tuple(recipe or ()),
+            budget_s=parse_duration(budget), seed=seed, jobs=jobs,
+            externals=tuple(parse_external(text) for text in external or []),
+            shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
+            generators=tuple(generator or ()), group=group, sandbox=sandbox)
+        done = run_harden(settings.data_dir, request, tuple(solver or ()),
+                          log=lambda line: typer.echo(line, err=True))
+    except (HardenError, *stress_errors()) as error:
+        fail(str(error), code=1)
+    typer.echo(format_hardened(problem.id, done))
+    if any(item.status == "interrupted" for item in done):
+        raise typer.Exit(130)
+    if any(item.status != "added" for item in done):
+        raise typer.Exit(1)
+
+
+def hunt(settings: Settings, *, problem_id: str, solver: str, size: Optional[int], budget: str,
+         seed: int, jobs: Optional[int], external: Optional[list[str]], repeats: int,
+         sandbox: str) -> None:
+    """Search for an input of the given size on which SOLVER is slowest; keep it in group
+    `hunt` with its time and the findings table."""
+    from pipeline.run.solvers import parse_external
+    from pipeline.stress.durations import parse_duration
+    from pipeline.stress.hunt import HuntRequest, format_summary, hunt as run_hunt
+    from pipeline.stress.judge import StartError
+
+    problem = find_problem(problem_id)
+    check_sandbox(sandbox)
+    try:
+        request = HuntRequest(
+            problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),
+            seed=seed, jobs=jobs, repeats=repeats,
+            externals=tuple(parse_external(text) for text in external or []),
+            command=" ".join(sys.argv), sandbox=sandbox)
+        summary = run_hunt(settings.data_dir, request)
+    except StartError as error:  # the user's program, not the command line
+        fail(str(error), code=1)
+    except stress_errors() as error:
+        fail(str(error))
+    typer.echo(format_summary(summary))
+    if summary.status == "interrupted":
+        raise typer.Exit(130)
