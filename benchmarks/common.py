@@ -175,17 +175,22 @@ def close_launcher() -> None:
 
 
 def spawn_timed(argv: Sequence[str], stdin: Path | None = None, stdout: Path | None = None,
-                cwd: Path | None = None, env: dict[str, str] | None = None) -> ProcessRun:
+                cwd: Path | None = None, env: dict[str, str] | None = None,
+                stderr: Path | None = None) -> ProcessRun:
     """Run `argv` with stdin/stdout from/to files (or /dev/null) and measure it.
 
     The child is started by the launcher (see `launcher.py`), which times it from just before
     `fork` to `wait4`'s return (process and interpreter start-up included) and takes its CPU
     time and peak RSS from `wait4`, so the bench's own size never leaks into the figures.
-    stderr goes to a temporary file whose tail is returned.
+    stderr goes to `stderr` when given (kept whole), else to a temporary file; its tail is
+    returned.
     """
     launcher = _launcher()
-    with tempfile.NamedTemporaryFile(prefix="bench-stderr-", delete=False) as handle:
-        err_path = Path(handle.name)
+    if stderr is not None:
+        err_path = Path(stderr)
+    else:
+        with tempfile.NamedTemporaryFile(prefix="bench-stderr-", delete=False) as handle:
+            err_path = Path(handle.name)
     try:
         request = {"argv": [str(a) for a in argv], "stdin": str(stdin) if stdin else None,
                    "stdout": str(stdout) if stdout else None, "stderr": str(err_path),
@@ -197,7 +202,8 @@ def spawn_timed(argv: Sequence[str], stdin: Path | None = None, stdout: Path | N
             raise RuntimeError(f"launcher failed on {argv[0]}: {answer.get('error', 'no answer')}")
         err = err_path.read_bytes()[-4000:].decode("utf-8", "replace")[-2000:]
     finally:
-        err_path.unlink(missing_ok=True)
+        if stderr is None:
+            err_path.unlink(missing_ok=True)
     return ProcessRun(answer["wall_s"], answer["cpu_s"], int(answer["peak_rss_kb"]),
                       answer["exit_code"], err)
 

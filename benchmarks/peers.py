@@ -5,14 +5,20 @@ package, alternating which goes first, `repeats` times, and reports the medians 
 time (each tool's process and everything it waited for), the ratio pipeline/bt and whether the
 two agree on every submission's verdict.
 
-- BAPCtools is the `bapctools` package from PyPI, installed by this section into a virtualenv
-  of its own (`.bench/bapctools-venv`, never the project's); when it cannot be installed the
-  section says so and skips.
+- BAPCtools is the `bt` command named by `BAPCTOOLS_BT`, else a `bt` on PATH, else the
+  `bapctools` package from PyPI, installed by this section into a virtualenv of its own
+  (`.bench/bapctools-venv`, never the project's); when none is found and it cannot be installed
+  the section says so and skips.
 - The packages: the project's fixture packages (`tests/fixtures/packages/`) and, when a git
   snapshot of RagnarGrootKoerkamp/BAPCtools is on this machine (`PIPELINE_BAPCTOOLS_GIT`, else
-  the search tool's mirror folder), the packages of its `test/problems/`. The bench fetches
-  nothing: without the snapshot it says so and runs the fixtures only.
-- Each tool gets a fresh copy of the package and the pipeline a fresh data folder. Data made by
+  the search tool's mirror folder), the packages of its `test/problems/`, with what their
+  links name outside them (`validation.h`) copied in, as `bt zip` exports a package. The
+  bench fetches nothing: without the snapshot it says so and runs the fixtures only.
+- Each tool gets a fresh copy of the package, the pipeline a fresh data folder and bt a fresh
+  TMPDIR (where it keeps its builds): neither finds the builds of an earlier run. bt reads
+  only the 2025-09 format: a package in another is upgraded with `bt upgrade` in bt's copy
+  before the clock starts (as a bt user would); a package bt still judges nothing of is
+  reported and not compared. Data made by
   generators is made before the clock starts (`bt generate`; the pipeline's `ingest`, which is
   timed and reported on its own: the goal is on the run, ingest excluded, and on both together).
 """
@@ -27,14 +33,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.common import (BenchContext, ProcessRun, goal, median, pipeline_argv, record,
-                               say, spawn_timed)
+from benchmarks.common import (BenchContext, ProcessRun, goal, load_average, median,
+                               pipeline_argv, record, say, spawn_timed)
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "packages"
 BT_VENV = ROOT / ".bench" / "bapctools-venv"
 DEFAULT_SNAPSHOT = Path("/work/.mirror/RagnarGrootKoerkamp+BAPCtools/repo")
 RUN_GOAL = 0.7         # pipeline run / bt run, ingest excluded
+BT_FORMAT = "2025-09"  # the one problem_format_version bt reads; others get `bt upgrade` first
 WITH_INGEST_GOAL = 1.0  # (pipeline ingest + run) / bt run
 # bt's verdict words in our vocabulary (pipeline/verdicts.py).
 BT_VERDICTS = {"ACCEPTED": "AC", "AC": "AC", "WRONG_ANSWER": "WA", "WA": "WA",
@@ -43,7 +50,10 @@ BT_VERDICTS = {"ACCEPTED": "AC", "AC": "AC", "WRONG_ANSWER": "WA", "WA": "WA",
 _BT_LINE = re.compile(r"^\s*((?:accepted|wrong_answer|time_limit_exceeded|run_time_error|"
                       r"rejected|mixed|[\w.-]+)/[^\s:]+):\s+([A-Z_]+)(?![A-Za-z_])",
                       re.MULTILINE)  # `TLE14.026s`: bt's duration column can touch the verdict
-_PIPELINE_LINE = re.compile(r"^\s{4}(\S+/\S+)\s+\S+\s+([A-Z]+)\s+(yes|no)\b", re.MULTILINE)
+# A row of the expectations table: submission, expected (words and spaces: DOMjudge's
+# `@EXPECTED_RESULTS@: CORRECT, WRONG-ANSWER`), got, and agree (yes, NO, judge-error, skipped).
+_PIPELINE_LINE = re.compile(r"^\s{4}(\S+/\S+)\s+.*?\s([A-Z]+)\s+(yes|NO|judge-error|skipped)\b",
+                            re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -53,7 +63,16 @@ class Timed:
 
 
 def bapctools(ctx: BenchContext) -> Path | None:
-    """The `bt` command of the bench's own BAPCtools virtualenv (installed on first use)."""
+    """The `bt` command: `BAPCTOOLS_BT`, else `bt` on PATH, else the bench's own BAPCtools
+    virtualenv (installed on first use)."""
+    named = os.environ.get("BAPCTOOLS_BT")
+    if named:
+        if Path(named).is_file() and os.access(named, os.X_OK):
+            return Path(named)
+        say(f"(BAPCTOOLS_BT={named} is no executable file; looking for bt elsewhere)")
+    on_path = shutil.which("bt")
+    if on_path:
+        return Path(on_path)
     bt = BT_VENV / "bin" / "bt"
     if bt.exists():
         return bt
@@ -79,14 +98,21 @@ def snapshot_packages(work: Path) -> list[Path]:
         return []
     target = work / "bapctools"
     target.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", "HEAD", "test/problems"],
-                             capture_output=True, timeout=120)
+    archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", "HEAD", "test/problems",
+                              "bapctools/resources/headers"], capture_output=True, timeout=120)
     if archive.returncode != 0:
         say(f"(the BAPCtools snapshot could not be read: {archive.stderr.decode()[:200]})")
         return []
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
     folder = target / "test" / "problems"
-    return sorted(p for p in folder.iterdir() if (p / "problem.yaml").is_file())
+    packages = sorted(p for p in folder.iterdir() if (p / "problem.yaml").is_file())
+    for package in packages:  # as `bt zip` exports them: what links lead out of, copied in
+        for link in [p for p in package.rglob("*") if p.is_symlink()]:
+            named = link.resolve()
+            if named.is_file() and package.resolve() not in named.parents:
+                link.unlink()
+                shutil.copyfile(named, link)
+    return packages
 
 
 def fixture_packages() -> list[Path]:
@@ -108,13 +134,25 @@ def _output(run_dir: Path) -> str:
 
 def run_bt(bt: Path, package: Path, scratch: Path) -> Timed:
     copy = _fresh_copy(package, scratch / "bt" / package.name)
-    env = {**os.environ, "PATH": f"{bt.parent}:{os.environ.get('PATH', '')}"}
+    # bt keeps its builds in TMPDIR/bapctools_<hash of the folder>/: a fresh TMPDIR each time,
+    # shared by its generate and its run, as the pipeline gets a fresh data folder shared by
+    # its ingest and its run (else bt's builds of one repetition served the next ones)
+    temporary = scratch / "bt-tmp"
+    shutil.rmtree(temporary, ignore_errors=True)
+    temporary.mkdir(parents=True)
+    env = {**os.environ, "PATH": f"{bt.parent}:{os.environ.get('PATH', '')}",
+           "TMPDIR": str(temporary)}
+    if _format_version(copy) not in (None, BT_FORMAT):  # bt reads 2025-09 only
+        subprocess.run([str(bt), "upgrade", "--no-bar"], cwd=copy, capture_output=True,
+                       env=env, timeout=600)
     if (copy / "generators" / "generators.yaml").exists():
         subprocess.run([str(bt), "generate", "--no-bar"], cwd=copy, capture_output=True,
                        env=env, timeout=1800)
-    out = scratch / "bt-stdout.txt"
-    run = spawn_timed([str(bt), "run", "--no-bar"], stdout=out, cwd=copy, env=env)
-    text = out.read_text(encoding="utf-8", errors="replace") + run.stderr
+    out, err = scratch / "bt-stdout.txt", scratch / "bt-stderr.txt"
+    run = spawn_timed([str(bt), "run", "--no-bar"], stdout=out, cwd=copy, env=env, stderr=err)
+    # bt writes its verdict lines to stderr: all of it is read, not only its tail
+    text = out.read_text(encoding="utf-8", errors="replace") + \
+        err.read_text(encoding="utf-8", errors="replace")
     return Timed(run, bt_verdicts(text))
 
 
@@ -122,6 +160,16 @@ def bt_verdicts(text: str) -> dict[str, str]:
     """Each submission's verdict in the output of `bt run --no-bar` (its last line naming the
     submission is its summary), in our vocabulary; the conformance test reads bt with it too."""
     return {name: BT_VERDICTS.get(word, word) for name, word in _BT_LINE.findall(text)}
+
+
+def _format_version(package: Path) -> str | None:
+    """The problem_format_version line of a package's problem.yaml (None: none)."""
+    path = package / "problem.yaml"
+    if not path.is_file():
+        return None
+    found = re.search(r"^problem_format_version:\s*['\"]?([\w.-]+)", path.read_text(
+        encoding="utf-8", errors="replace"), re.MULTILINE)
+    return found.group(1) if found else "legacy"
 
 
 def run_pipeline(package: Path, scratch: Path) -> tuple[ProcessRun, Timed]:
@@ -137,18 +185,39 @@ def run_pipeline(package: Path, scratch: Path) -> tuple[ProcessRun, Timed]:
     return ingest, Timed(run, {name: got for name, got, _ in _PIPELINE_LINE.findall(text)})
 
 
-def run_peers(ctx: BenchContext, repeats: int, quick: bool) -> None:
+def chosen_packages(packages: list[Path], names: list[str] | None) -> list[Path]:
+    """The packages named in `names` (all when None or empty), in the order given; a fixture
+    package and a BAPCtools one of the same name are both kept. `bapctools/guess` or
+    `fixtures/guess` picks one of them."""
+    if not names:
+        return packages
+    chosen = []
+    for name in names:
+        where, _, short = name.rpartition("/")
+        found = [p for p in packages if p.name == short and (
+            not where or (where == "fixtures") == (p.parent == FIXTURES))]
+        if not found:
+            say(f"(peers: no package {name!r} here; skipped)")
+        chosen += [p for p in found if p not in chosen]
+    return chosen
+
+
+def run_peers(ctx: BenchContext, repeats: int, quick: bool,
+              names: list[str] | None = None) -> None:
     bt = bapctools(ctx)
     if bt is None:
         return
-    packages = fixture_packages() + ([] if quick else snapshot_packages(ctx.work_dir / "peers"))
+    # the snapshot is read in the full bench, or when a package was named
+    snapshot = [] if quick and not names else snapshot_packages(ctx.work_dir / "peers")
+    packages = chosen_packages(fixture_packages() + snapshot, names)
     scratch = ctx.work_dir / "peers-scratch"
     say(f"{len(packages)} packages, {repeats} alternating runs of each tool, medians "
         "(wall and CPU of the whole command; pipeline's ingest reported apart)")
+    say(f"bt: {bt}; load average {load_average():.2f}")
     say(f"{'package':<24} {'bt wall':>8} {'run wall':>9} {'ratio':>6} {'+ingest':>8} "
         f"{'bt cpu':>7} {'run cpu':>8}  verdicts")
     for package in packages:
-        name = package.name
+        name = package.name if package.parent == FIXTURES else f"bapctools/{package.name}"
         bt_runs: list[Timed] = []
         ours: list[tuple[ProcessRun, Timed]] = []
         for repeat in range(repeats):
@@ -171,12 +240,25 @@ def run_peers(ctx: BenchContext, repeats: int, quick: bool) -> None:
         agree = f"{len(shared) - len(differ)}/{len(shared)} agree" + (
             f" ({len(set(theirs) ^ set(mine))} judged by one tool only)"
             if set(theirs) ^ set(mine) else "")
+        if not theirs:  # bt could not run it: nothing to hold the pipeline to
+            first = next((line for line in bt_runs[-1].run.stderr.splitlines() if line.strip()),
+                         "no output")
+            say(f"{name:<24} {bt_wall:>7.1f}s {run_wall:>8.1f}s      -        -  bt judged no "
+                f"submission (exit {bt_runs[-1].run.exit_code}: {first[:80]}); not compared")
+            record(ctx, "peers", "run_wall_s", run_wall, "s", problem=name)
+            shutil.rmtree(scratch, ignore_errors=True)
+            continue
         ratio = run_wall / bt_wall if bt_wall > 0 else float("nan")
         with_ingest = (run_wall + ingest_wall) / bt_wall if bt_wall > 0 else float("nan")
         say(f"{name:<24} {bt_wall:>7.1f}s {run_wall:>8.1f}s {ratio:>6.2f} {with_ingest:>8.2f} "
             f"{bt_cpu:>6.1f}s {run_cpu:>7.1f}s  {agree}")
         for line in differ:
             say(f"    differs: {line}")
+        for tool, own, other in (("bt", theirs, mine), ("pipeline", mine, theirs)):
+            alone = sorted(set(own) - set(other))
+            if alone:
+                say(f"    judged by {tool} only: {', '.join(alone[:8])}"
+                    f"{' ...' if len(alone) > 8 else ''}")
         for metric, value in (("bt_wall_s", bt_wall), ("bt_cpu_s", bt_cpu),
                               ("run_wall_s", run_wall), ("run_cpu_s", run_cpu),
                               ("ingest_wall_s", ingest_wall), ("ratio", ratio),

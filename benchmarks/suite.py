@@ -4,9 +4,10 @@
     python -m benchmarks --quick          # a tiny smoke version (`make bench-quick`)
     python -m benchmarks --only growth    # one section (repeatable)
     python -m benchmarks --problem PROBLEM --only max-tests
+    python -m benchmarks --only peers --package hello --package fixtures/guess
 
-Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `stress`, `dask`,
-`nightly`, `peers` (see their modules; the quick version skips `nightly`, and `peers`
+Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `overhead`, `stress`,
+`dask`, `nightly`, `peers` (see their modules; the quick version skips `nightly`, and `peers`
 runs only the fixture packages there). Every measurement becomes a row
 of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
 `PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under `DATA/build/`. Scratch files
@@ -30,17 +31,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import dask as dask_section
-from benchmarks import growth, ingest, maxtests, nightly, peers, stress, throughput, workspace
+from benchmarks import (growth, ingest, maxtests, nightly, overhead, peers, stress, throughput,
+                        workspace)
 from benchmarks.common import (BenchContext, close_launcher, fail, load_average, make_context,
                                    record, say, write_rows)
 from pipeline.problems import all_problems, get_problem, problem_ids
 
-SECTIONS = ("max-tests", "growth", "ingest", "throughput", "stress", "dask", "nightly",
-            "peers")
+SECTIONS = ("max-tests", "growth", "ingest", "throughput", "overhead", "stress", "dask",
+            "nightly", "peers")
 ALIASES = {"max": "max-tests", "maxtests": "max-tests", "run": "throughput",
            "throughput": "throughput", "growth": "growth", "ingest": "ingest",
            "max-tests": "max-tests", "dask": "dask", "cluster": "dask", "nightly": "nightly",
-           "stress": "stress", "peers": "peers", "bapctools": "peers"}
+           "stress": "stress", "peers": "peers", "bapctools": "peers", "overhead": "overhead",
+           "containment": "overhead"}
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class Settings:
     stress_budget_s: float
     stress_wrong_budget_s: float
     peer_repeats: int
+    overhead_cases: int
+    overhead_rounds: int
 
 
 FULL = Settings(max_repeats=5, max_warm_up=True, max_breakdown_repeats=3,
@@ -74,14 +79,16 @@ FULL = Settings(max_repeats=5, max_warm_up=True, max_breakdown_repeats=3,
                 ingest_max_repeats=2, ingest_reingest=True,
                 run_cases=20_000, run_external_cases=2_000, run_repeats=3,
                 run_external_repeats=3, dask_repeats=3, nights=2, stress_budget_s=10.0,
-                stress_wrong_budget_s=60.0, peer_repeats=3)
+                stress_wrong_budget_s=60.0, peer_repeats=3,
+                overhead_cases=50, overhead_rounds=20)
 QUICK = Settings(max_repeats=1, max_warm_up=False, max_breakdown_repeats=1,
                  growth_sizes_up_to=5_000, growth_repeats=3,
                  growth_cap_s=0.3, ingest_small_files=400, ingest_small_repeats=1,
                  ingest_max_repeats=1, ingest_reingest=False,
                  run_cases=500, run_external_cases=100, run_repeats=1,
                  run_external_repeats=1, dask_repeats=1, nights=0, stress_budget_s=2.0,
-                 stress_wrong_budget_s=5.0, peer_repeats=1)
+                 stress_wrong_budget_s=5.0, peer_repeats=1,
+                 overhead_cases=10, overhead_rounds=3)
 
 
 def default_run_problem() -> str:
@@ -103,6 +110,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help=f"run only this section (repeatable): {', '.join(SECTIONS)}")
     parser.add_argument("--problem", action="append", default=[], metavar="P",
                         help="only these problems in max-tests, growth and the max corpus")
+    parser.add_argument("--package", action="append", default=[], metavar="NAME",
+                        help="only these packages in peers (repeatable; a fixture's or "
+                        "BAPCtools' test/problems/ name, or fixtures/NAME, bapctools/NAME)")
     parser.add_argument("--data-dir", type=Path,
                         default=Path(os.environ.get("PIPELINE_DATA_DIR", "data")),
                         help="bench rows go to DATA/bench/, C++ builds are cached in DATA/build/")
@@ -185,6 +195,7 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
               "growth": "growth of each stage's time with size",
               "ingest": "ingest throughput vs read + hash",
               "throughput": "run throughput, end to end",
+              "overhead": "a contained program's fixed cost per case vs bare fork/exec",
               "stress": "stress cases/s and the known-wrong stages found",
               "dask": "runs on a Dask cluster beside the local pool",
               "nightly": "the nightly job on a fresh data folder",
@@ -221,6 +232,8 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                 corpus = _run_corpus(ctx, settings, problem)
                 throughput.run_throughput(ctx, corpus, binaries.get(problem),
                                           settings.run_repeats, settings.run_external_repeats)
+            elif section == "overhead":
+                overhead.run_overhead(ctx, settings.overhead_cases, settings.overhead_rounds)
             elif section == "stress":
                 stress.run_throughput(ctx, args.problems, settings.stress_budget_s)
                 stress.run_known_wrong(ctx, args.problems, settings.stress_wrong_budget_s)
@@ -238,7 +251,7 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                 else:
                     say("(skipped in the quick version: a night takes minutes)")
             elif section == "peers":
-                peers.run_peers(ctx, settings.peer_repeats, ctx.quick)
+                peers.run_peers(ctx, settings.peer_repeats, ctx.quick, args.package)
         except Exception as error:
             fail(ctx, f"section {section} crashed: {type(error).__name__}: {error}")
             traceback.print_exc(file=sys.stdout)

@@ -216,7 +216,8 @@ def run_command(
         "case).")] = None,
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", "-j", min=1, metavar="N",
-        help="Worker processes (default: the number of cores).")] = None,
+        help="Worker processes (default: the number of cores, and more at once while "
+        "the programs they run leave the cores idle).")] = None,
     timeout: Annotated[Optional[float], typer.Option(
         "--timeout", metavar="SEC", callback=within(0, 86400, low_included=False),
         help="Seconds per case (default: the problem's time limit).")] = None,
@@ -415,7 +416,8 @@ def nightly_command(
         help="The nightly's settings (default: configs/nightly.toml).")] = None,
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", "-j", min=1, metavar="N",
-        help="Worker processes (default: the number of cores).")] = None,
+        help="Worker processes (default: the number of cores, and more at once while "
+        "the programs they run leave the cores idle).")] = None,
     executor_kind: ExecutorOption = "local",
     scheduler: SchedulerOption = None,
 ) -> None:

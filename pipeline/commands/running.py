@@ -56,7 +56,13 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
         if reason:  # nothing failed: no run is made, as bt run skips such a package
             typer.echo(f"{problem.id}: nothing to run: {reason}")
             return
-    # The workers start before Polars is imported: they warm up while the parent loads.
+    # The workers start before Polars is imported: they warm up while the parent loads, with
+    # what `run` sets for the programs they contain (the sandbox setting, the data folder
+    # hidden) already in the environment they inherit.
+    from pipeline.programs import contained
+
+    contained.set_default_sandbox(sandbox)
+    contained.hide(settings.data_dir)
     executor = start_executor(executor_kind, scheduler, jobs, problem, selection)
     try:
         from pipeline.run.runner import format_summary, run as run_request

@@ -100,6 +100,17 @@ def lower_bound_submissions(package: Package) -> list[Program]:
     return chosen
 
 
+def times_out_by_design(program: Program) -> bool:
+    """Whether `program` is meant to run out of time: a rule of its expectation names TLE as
+    what it must or may get (a time_limit_exceeded folder, `@EXPECTED_RESULTS@: TIMELIMIT`),
+    and no rule forbids TLE on any of its cases."""
+    rules = program.expectation.requirements if program.expectation else ()
+    if any(r.permitted is not None and "TLE" not in r.permitted for r in rules):
+        return False
+    return any("TLE" in (r.permitted or ()) or "TLE" in (r.required or ())
+               or r.final_verdict == "TLE" or "TLE" in (r.final_any_of or ()) for r in rules)
+
+
 def upper_bound_submissions(package: Package) -> list[Program]:
     if package.format in ("legacy", "polygon"):
         return []
@@ -138,8 +149,9 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
            f"{limits.ac_to_time_limit:g}, up to a multiple of {resolution:g} s: {time_s:g} s")
     conflict = None
     upper = [p.name for p in upper_bound_submissions(package) if p.name in runs]
-    tle_times = [max((max(r.cpu_s, r.wall_s) if r.timed_out else r.cpu_s)
-                     for r in runs[name].values())
+    # a run stopped (at its wall-clock cap, at the limit, or waiting forever on the other side
+    # of an exchange) would have taken longer: as long as any limit
+    tle_times = [max((math.inf if r.timed_out else r.cpu_s) for r in runs[name].values())
                  for name in upper if runs[name]]
     if tle_times:
         fastest = min(tle_times)

@@ -9,8 +9,9 @@ leaves both sides waiting, so the clock runs out and it is TLE. That clock is th
 what the validator spent computing (or waiting for a core), and what the submission spent
 waiting for a core, is added to the limit (`_first_to_end`), so a validator that computes for
 long on a loaded machine does not use up the submission's time (BAPCtools'
-`pseudointeraction`, whose interactor writes a million numbers); each launcher's own cap of
-2 x the limit + 1 s, plus the validator's CPU-time limit, bounds the pair whatever it does. This process keeps no write end
+`pseudointeraction`, whose interactor writes a million numbers); each launcher's own cap
+(`contained.backstop_s` of the limit, plus the validator's CPU-time limit) bounds the pair
+whatever it does. This process keeps no write end
 of either pipe, so a submission that reads to the end gets end-of-file as soon as the
 validator has exited; it keeps a read end of the validator-to-submission pipe open until the
 validator ends, so a submission that exits early does not kill the validator with SIGPIPE
@@ -33,6 +34,11 @@ validator still reads gives the validator up to a second to let go as well (the 
 `UNREAD_WAIT_MS`); one that closed its output on purpose and reads on does not, and the
 submission is first.
 
+A pair whose two sides are both waiting to read from the other (a submission that forgot to
+flush, one that waits for a reply it never asked for) can never go on: it is stopped as soon
+as that is seen twice in a row (`_waiting_on_each_other`, looked at every `STUCK_POLL_S`)
+rather than when its time is up, and the submission is TLE as it would have been then.
+
 Once the validator has exited, the submission has `GRACE_S` to end (an interpreter reading to
 its input's end and exiting takes a few tens of ms; a JVM's shutdown about 0.1 s) and is then
 killed; being killed so counts as a clean exit too, and the validator's verdict stands. The
@@ -50,9 +56,7 @@ output file then goes to the checker.
 from __future__ import annotations
 
 import os
-import select
 import signal
-import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -62,6 +66,7 @@ from pipeline.programs.external import submission_hidden
 
 MIB = 1024 * 1024
 GRACE_S = 0.25  # the submission's time to end once the validator has exited
+STUCK_POLL_S = 0.1  # how often a running pair is looked at for both sides waiting to read
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,7 @@ class Exchange:
     validator: ProcessResult
     validator_first: bool
     timed_out: bool
+    deadlock: bool = False  # stopped as soon as both sides were waiting for each other
 
 
 def _tail(path: Path) -> str:
@@ -87,9 +93,10 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
     may write in `workdir`'s parent (the case's scratch: its feedback folder, a Polygon
     interactor's output file)."""
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
-    # each launcher's own cap (`_first_to_end` stops the pair): the submission's 2 x + 1 s, and
-    # the validator's CPU time besides, which its computing may add to the submission's time
-    backstop_s = 2 * wall_s + 1 + validator_cpu_s
+    # each launcher's own cap (`_first_to_end` stops the pair on the submission's own clock):
+    # far past the submission's, and the validator's CPU time besides, which its computing
+    # may add to the submission's time
+    backstop_s = contained.backstop_s(wall_s) + validator_cpu_s
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "submission").mkdir(exist_ok=True)
     (workdir / "validator").mkdir(exist_ok=True)
@@ -122,7 +129,7 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
             first = "submission"
         else:
             first = _first_to_end(validator, submission, wall_s)
-        if first == "time":  # the submission's time ran out with neither ended: stop both
+        if first in ("time", "deadlock"):  # neither ended in time, or never will: stop both
             measured_sub = contained.finish(submission, stop_after_s=0)
             measured_val = contained.finish(validator, stop_after_s=0)
             # stopped for time, as its launcher's wall-clock cap stops a program
@@ -144,7 +151,8 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
             os.close(keep_open)
     if measured_sub.lost or measured_val.lost:
         contained.sweep()
-    if first != "time":
+    deadlock = first == "deadlock"
+    if first not in ("time", "deadlock"):
         first = _ended_first(first, measured_val, measured_sub)
     val = result_of(measured_val, validator_argv, "", _tail(val_err))
     sub = result_of(measured_sub, submission_argv, "", _tail(sub_err))
@@ -155,66 +163,84 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
     if measured_val.killed == "wall":  # time ran out with both waiting: whatever the
         sub = replace(sub, timed_out=True)  # submission did after the validator's end
     return Exchange(submission=sub, validator=val, validator_first=validator_first,
-                    timed_out=val.timed_out or sub.timed_out)
+                    timed_out=val.timed_out or sub.timed_out, deadlock=deadlock)
 
 
 def _first_to_end(validator: contained.Started, submission: contained.Started,
                   wall_s: float) -> str:
-    """Which side ends first, or "time" once the submission's `wall_s` is up: the pair's wall
+    """Which side ends first, "time" once the submission's `wall_s` is up, or "deadlock" as
+    soon as the two are waiting for each other (`_waiting_on_each_other`): the pair's wall
     clock less what the validator's processes spent on a core or waiting for one, and what the
-    submission's spent waiting for one (read from /proc once the limit is reached, and again
-    at each limit so extended, until nothing more is to be added): the one to wait for first;
+    submission's spent waiting for one (`contained.first_ended`): the one to wait for first;
     `_ended_first` then says which program ended first."""
-    started = time.monotonic()
-    credit = 0.0
-    while True:
-        left = started + wall_s + credit - time.monotonic()
-        ready, _, _ = select.select([validator, submission], [], [], max(0.0, left))
-        if ready:
-            return "validator" if validator in ready else "submission"
-        cpu, waited = _tree_times(validator.pid)
-        busy = cpu + waited + _tree_times(submission.pid)[1]
-        if busy <= credit + 0.01:
-            return "time"
-        credit = busy
+    def credit() -> float:
+        cpu, waited = contained.tree_times(validator.pid)
+        return cpu + waited + contained.tree_times(submission.pid)[1]
+
+    seen: list = [None, False]  # the last look, and whether two in a row were stuck
+
+    def stuck() -> bool:
+        now = _waiting_on_each_other((validator.pid, submission.pid))
+        before, seen[0] = seen[0], now
+        seen[1] = now is not None and now == before
+        return seen[1]
+
+    first = contained.first_ended([validator, submission], wall_s, credit, stuck, STUCK_POLL_S)
+    if first is None:
+        return "deadlock" if seen[1] else "time"
+    return "validator" if first is validator else "submission"
 
 
-def _tree_times(root: int | None) -> tuple[float, float]:
-    """The CPU time (of its live processes, and of the children they reaped) and the time
-    waiting for a core (of its live threads) of process `root` and its descendants, in
-    seconds; (0, 0) when it is gone."""
-    if root is None:
-        return 0.0, 0.0
-    stats: dict[int, list[bytes]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    stats[int(entry)] = handle.read().rsplit(b")", 1)[1].split()
-            except (OSError, IndexError):
+# A thread blocked reading an empty pipe (the kernel's wait channel: anon_pipe_read since Linux
+# 6.x, pipe_read and pipe_wait before), or a process waiting for a child of its own (a shell
+# running the program).
+_BLOCKED_ON_PIPE = (b"pipe_read", b"pipe_wait")
+_WAITING_FOR_CHILD = (b"do_wait",)
+
+
+def _waiting_on_each_other(launchers: tuple[int | None, int | None]) -> tuple | None:
+    """When every thread of both programs (everything below the two launchers) is blocked
+    reading a pipe, or waits for a child of its own, or is a zombie: who they are and how
+    often each has run so far (two equal answers in a row: none ran in between). None when
+    any is doing anything else, or a side has no program left.
+
+    The only writers of either side's input are the other side's processes (this process
+    keeps no write end; the submission's launcher keeps its stdout open but never writes),
+    so once all of them wait to read, none of them will ever write: the submission would
+    wait until its time is up, and its verdict is TLE at any limit (problemtools and
+    BAPCtools wait out the clock to say so). A program that set an alarm of its own before it
+    blocked is taken as stuck all the same."""
+    if None in launchers:
+        return None
+    stats = contained.proc_stats()
+    found = []
+    for launcher in launchers:
+        programs = [pid for pid in contained.descendants(launcher, stats) if pid != launcher]
+        if not programs:
+            return None
+        for pid in programs:
+            if stats[pid][0] == b"Z":
+                found.append((pid, 0, 0))
                 continue
-    tree, todo = [], [root] if root in stats else []
-    while todo:
-        pid = todo.pop()
-        tree.append(pid)
-        todo.extend(child for child, fields in stats.items() if int(fields[1]) == pid)
-    cpu = waited = 0.0
-    for pid in tree:
-        cpu += sum(int(stats[pid][i]) for i in (11, 12, 13, 14)) / _CLOCK_TICKS
-        try:
-            threads = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for thread in threads:
             try:
-                with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as handle:
-                    waited += int(handle.read().split()[1]) / 1e9
-            except (OSError, IndexError, ValueError):
-                continue
-    return cpu, waited
-
-
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+                threads = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                return None
+            for thread in threads:
+                try:
+                    with open(f"/proc/{pid}/task/{thread}/wchan", "rb") as handle:
+                        channel = handle.read()
+                    with open(f"/proc/{pid}/task/{thread}/stat", "rb") as handle:
+                        state = handle.read().rsplit(b")", 1)[1].split()[0]
+                    with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as handle:
+                        ran = int(handle.read().split()[2])
+                except (OSError, IndexError, ValueError):
+                    return None
+                if state != b"S" or not any(c in channel for c in
+                                            _BLOCKED_ON_PIPE + _WAITING_FOR_CHILD):
+                    return None
+                found.append((pid, int(thread), ran))
+    return tuple(sorted(found))
 
 
 def _ended_first(reported_first: str, validator: contained.Measured,

@@ -2,7 +2,9 @@
 
 A non-interactive run goes through the run layer (`pipeline.programs.external.run_external`): the
 case's input on stdin, the case's `args` after the command, the package's memory and output
-limits, and a wall-clock limit `RunLimits.kill_after_s`. A Kattis-format submission's output is
+limits, and the run stopped just past the limit it is run to (`kill_after_s`) in CPU time
+(`RunLimits.cpu_cap_s`) or half a second past it on its own wall clock (`RunLimits.wall_s`:
+what it spent waiting for a core not counted, as an interactive pair's clock is counted). A Kattis-format submission's output is
 cut at the output limit and the submission runs on (`contained.Limits.truncate_output`), as
 DOMjudge and BAPCtools judge it: one writing forever is TLE, one that ends over the limit OLE. Its answer is then checked by the
 package's testlib checker (Polygon), custom output validator (Kattis, with `validator_flags` and
@@ -141,6 +143,43 @@ def _finish(package: Package, case: TestCase, limits: RunLimits, untimed: str,
                       score_multiplier=check.score_multiplier if check else None)
 
 
+def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult:
+    """`result`, a run judged at a higher limit that ran to its end (or was stopped for good),
+    judged again at `time_s` as `judge_case` would have judged it there: the verdict (its
+    untimed verdict, or TLE when its CPU time is over `time_s` or it was stopped), the score
+    that verdict earns, the limit. How the time limit is derived in the same pass that judges
+    (problemtools judges once at the highest limit and reclassifies the same way)."""
+    if result.verdict in ("CE", "SKIP", "JE") or result.untimed_verdict == "JE":
+        return replace(result, time_limit_s=time_s)
+    try:
+        case = package.case(result.case)
+    except KeyError:  # a stored case that is no test case of the package: no score to redo
+        case = None
+    check = None
+    if result.raw_score is not None or result.score_multiplier is not None:
+        check = CheckResult(result.untimed_verdict, result.message, result.raw_score,
+                            result.score_multiplier)
+    message = result.message
+    over = not result.timed_out and result.cpu_s > time_s and result.untimed_verdict != "TLE"
+    if over and not result.validator_first_wa:
+        message = f"CPU time {result.cpu_s:.3f} s, over the {time_s:g} s limit"
+    if case is None:
+        verdict = result.untimed_verdict
+        if result.timed_out or result.cpu_s > time_s:
+            verdict = "WA" if result.validator_first_wa else "TLE"
+        score = result.score
+        if verdict != result.verdict and score is not None:
+            score = 0.0 if verdict != "AC" else None  # what it earns is not known here
+        return replace(result, verdict=verdict, score=score, message=message,
+                       time_limit_s=time_s)
+    limits = RunLimits(time_s=time_s, memory_mb=package.limits.memory_mb,
+                       output_mb=package.limits.output_mb)
+    again = _finish(package, case, limits, result.untimed_verdict, check, message, result.cpu_s,
+                    result.wall_s, result.peak_rss_kb, result.timed_out,
+                    result.validator_first_wa)
+    return replace(again, answer=result.answer)
+
+
 @dataclass(frozen=True)
 class _Pass:
     """How one run of the submission ended (one pass of a multi-pass case), before timing."""
@@ -203,13 +242,16 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
            scratch: Path, builds: PackageBuilds,
            isolation: SolverSpec | None = None) -> CaseResult:
     spec = SolverSpec(name=submission.program.name, kind="external", problem=package.short_name,
-                      program=submission.program, timeout_s=limits.wall_s,
+                      program=submission.program, timeout_s=limits.cpu_cap_s,
                       memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
                       output_limit_bytes=limits.output_mb * MIB,
                       argv=(*run_argv(submission, limits.memory_mb), *case.args),
                       # Kattis-format judges (DOMjudge, BAPCtools) cut a flood of output and
                       # judge the program by its time: one writing forever is TLE, not OLE
-                      truncate_output=package.format != "polygon")
+                      truncate_output=package.format != "polygon",
+                      # stopped once it has run as long as its verdict needs, on its own
+                      # clock (a wait for a core on a loaded machine is not counted)
+                      own_wall_s=limits.wall_s)
     if isolation is not None:
         spec = replace(spec, stack_mb=isolation.stack_mb, sandbox=isolation.sandbox,
                        visible=isolation.visible)
@@ -293,7 +335,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
     exchange = run_exchange(
         [*run_argv(submission, limits.memory_mb), *case.args], judge_argv,
         workdir=scratch / ("run" if number == 1 else f"run-{number}"), wall_s=limits.wall_s,
-        submission_cpu_s=limits.wall_s,
+        submission_cpu_s=limits.cpu_cap_s,
         submission_memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
         output_mb=limits.output_mb, validator_cpu_s=package.limits.validation_time_s,
         validator_memory_mb=memory if judge.memory_by_rlimit else None)
@@ -310,6 +352,11 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
     if exchange.validator_first and check.verdict == "WA":
         return _Pass("WA", check, check.message, timed_out=sub.timed_out,
                      validator_first_wa=True, **common)
+    if sub.timed_out and exchange.deadlock:
+        return _Pass("TLE", None, "the submission stopped answering: it and the validator "
+                     "were both waiting for the other to write (stopped after "
+                     f"{sub.wall_s:.2f} s: neither would ever have gone on)", timed_out=True,
+                     **common)
     if sub.timed_out:
         return _Pass("TLE", None, "the submission stopped answering "
                      f"(killed after {limits.wall_s:g} s)" if sub.cpu_s < limits.time_s

@@ -247,8 +247,10 @@ class RunLimits:
     """Limits for one run of a submission on one case.
 
     `time_s` is the limit the verdict is judged at (CPU seconds); `kill_after_s` is the
-    wall-clock time the run is stopped at, at least `time_s`, so that one run can be judged
-    again at any limit up to it (`expectations.verdict_at`).
+    limit the run is run to, at least `time_s`, so that one run can be judged again at any
+    limit up to it (`expectations.verdict_at`): it is stopped just past it in CPU time
+    (`cpu_cap_s`: over it, it is TLE there) or half a second past it on its own wall clock
+    (`wall_s`).
     """
 
     time_s: float
@@ -259,6 +261,10 @@ class RunLimits:
     @property
     def wall_s(self) -> float:
         return max(self.kill_after_s or 0.0, self.time_s) + 0.5
+
+    @property
+    def cpu_cap_s(self) -> float:
+        return max(self.kill_after_s or 0.0, self.time_s) + 0.1
 
 
 @dataclass(frozen=True)

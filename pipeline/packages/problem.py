@@ -153,6 +153,11 @@ class PackageProblem(Problem):
 
         return submission_judging(self, names, timeout_s, cases, executor)
 
+    def job_order(self, jobs, sizes):
+        from pipeline.packages.submissions import longest_first
+
+        return longest_first(jobs, sizes)
+
     def submissions_not_runnable(self, names: tuple[str, ...]) -> str | None:
         from pipeline.packages.submissions import not_runnable
 

@@ -87,9 +87,12 @@ def judge_job(job: Job, problem: PackageProblem) -> Outcome:
     with the package's verdict (`judged`)."""
     problem, package = _package_of(problem)
     build = submission_build(problem, job.solver.name)
+    kill_after = job.solver.kill_after_s
+    if job.solver.cut_after_s is not None and job.case_id != job.solver.full_case:
+        kill_after = job.solver.cut_after_s  # meant to time out: the limit is all it needs
     limits = RunLimits(time_s=job.solver.judged_time_s or problem.time_limit_s,
                        memory_mb=package.limits.memory_mb, output_mb=package.limits.output_mb,
-                       kill_after_s=job.solver.kill_after_s)
+                       kill_after_s=kill_after)
     isolation = replace(job.solver, sandbox=default_sandbox(), stack_mb=None, visible=())
     return _judge(job, problem, package, build, limits, isolation=isolation)
 

@@ -8,10 +8,14 @@ the `results` table), judged where they run by the package's own rules
 - the time limit they are judged at (`judging_limit`): the package's own; else the one a
   previous run derived and recorded with the registration; else derived now as the format
   says (`derive_limit`: the lower-bound submissions, usually the accepted ones, are run first
-  with a probe limit, and the limit is computed from their CPU times and recorded);
+  with a probe limit, and the limit is computed from their CPU times and recorded); those
+  runs are judged again at the derived limit and stand as the run's results for them (one
+  pass judges and derives: nothing runs twice);
 - their specs (`submission_specs`): judged at the limit, run until the high end of the margin
   around it so each result can be judged again there (problemtools' "sensitive to time
-  limit");
+  limit"); a submission meant to run out of time is run to the high end on the run's largest
+  case only and stopped at the limit on its other cases (over the limit there is TLE at the
+  high end too, as judges that stop at a submission's first failing case know it);
 - after the run, each submission held against what its folder or tag expects
   (`hold_expectations`), and the validators against the package's invalid_* / valid_output
   cases (`invalid.check_validators`), kept in the `expectations` table and shown as a table
@@ -30,12 +34,14 @@ import polars as pl
 from pipeline.errors import UserError
 from pipeline.packages.expectations import (PROBE_TIME_S, Agreement, TimeLimit, aligned,
                                             check_expectations, derive_time_limit,
-                                            lower_bound_submissions, margins)
+                                            lower_bound_submissions, margins,
+                                            times_out_by_design)
 from pipeline.packages.invalid import check_validators
 from pipeline.packages.model import CaseResult
 from pipeline.packages.registry import record_time_limit
-from pipeline.packages.runjob import package_case, package_cases, submission_build
-from pipeline.programs.jobs import Job, SolverSpec
+from pipeline.packages.judge import judged_at
+from pipeline.packages.runjob import outcome_of, package_case, package_cases, submission_build
+from pipeline.programs.jobs import Job, Outcome, SolverSpec
 
 if TYPE_CHECKING:
     from pipeline.packages.problem import PackageProblem
@@ -54,20 +60,38 @@ def judging_limit(problem: PackageProblem, timeout_s: float | None) -> TimeLimit
     return problem.time_limit()
 
 
-def submission_specs(problem: PackageProblem, names: tuple[str, ...],
-                     limit: TimeLimit) -> list[SolverSpec]:
+def submission_specs(problem: PackageProblem, names: tuple[str, ...], limit: TimeLimit,
+                     cases: pl.DataFrame | None = None) -> list[SolverSpec]:
+    """How each submission is run: judged at the limit, run to its high end. One meant to run
+    out of time (`times_out_by_design`) is run to the high end on the largest of `cases` only
+    and stopped at the limit on the others: over the limit there, it is TLE at the high end
+    too, as a judge that stops a submission at its first failing case knows it; its largest
+    case tells whether it still runs out of time with the margin's extra time."""
     package = problem.load()
+    programs = {p.name: p for p in package.submissions}
+    largest = ""
+    if cases is not None and cases.height:
+        largest = cases.sort(["size", "case_id"])["case_id"][-1]
     # The worker is given time for the run to its high limit and the answer's check besides.
     budget = limit.high_s + 0.5 + package.limits.validation_time_s
-    return [SolverSpec(name=name, kind="submission", problem=problem.id,
-                       program=package.submission(name), judged_time_s=limit.time_s,
-                       kill_after_s=limit.high_s, timeout_s=budget,
-                       memory_mb=package.limits.memory_mb) for name in names]
+    specs = []
+    for name in names:
+        cut = limit.high_s > limit.time_s and name in programs and \
+            times_out_by_design(programs[name])
+        specs.append(SolverSpec(name=name, kind="submission", problem=problem.id,
+                                program=package.submission(name), judged_time_s=limit.time_s,
+                                kill_after_s=limit.high_s, timeout_s=budget,
+                                cut_after_s=limit.time_s if cut else None,
+                                full_case=largest if cut else "",
+                                memory_mb=package.limits.memory_mb))
+    return specs
 
 
 def submission_jobs(specs: list[SolverSpec], cases: pl.DataFrame, repeat: int,
                     done: set[tuple[str, str, int]], first_key: int = 0) -> list[Job]:
+    """The jobs of `specs` on `cases`, the largest cases first (`longest_first`)."""
     jobs = []
+    cases = cases.sort(["size", "case_id"], descending=[True, False])
     for case_id, text, expected, group in zip(cases["case_id"], cases["input"],
                                               cases["expected"], cases["group"]):
         for spec in specs:
@@ -78,10 +102,29 @@ def submission_jobs(specs: list[SolverSpec], cases: pl.DataFrame, repeat: int,
     return jobs
 
 
+# What a pass has judged already: each job with its outcome.
+Judging = list[tuple[Job, Outcome]]
+
+
+def longest_first(jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
+    """Submission jobs in the order to start them: first each one that runs to the margin's
+    high end though its submission is stopped at the limit elsewhere (its case is the run's
+    largest, and it is meant to run out of time: the longest of all), then the largest cases
+    first; so the pool's last jobs are short ones and no worker is left alone with a long
+    one at the end."""
+    def key(job: Job) -> tuple[int, int]:
+        runs_long = job.solver.cut_after_s is not None and job.case_id == job.solver.full_case
+        return (0 if runs_long else 1, -(sizes.get(job.case_id) or 0))
+    return sorted(jobs, key=key)
+
+
 def derive_limit(problem: PackageProblem, cases: pl.DataFrame,
-                 executor: Executor) -> TimeLimit:
+                 executor: Executor) -> tuple[TimeLimit, Judging]:
     """Run the lower-bound submissions on every case with the probe limit, derive the time
-    limit from their times as the package's format says, and record it."""
+    limit from their times as the package's format says, and record it. Returns the limit
+    and each of those runs judged again at it (`judge.judged_at`: the probe is the highest
+    limit, so each run holds what judging it at the derived limit would: they are not run
+    again)."""
     package = problem.load()
     lower = tuple(p.name for p in lower_bound_submissions(package))
     if not lower:
@@ -89,13 +132,16 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame,
                         "submission to derive one from; give one with --timeout SEC")
     probe = TimeLimit(PROBE_TIME_S, PROBE_TIME_S, PROBE_TIME_S, "given", "probe")
     judged: Judged = {}
+    ran: Judging = []
     for job, outcome in executor.run(submission_jobs(submission_specs(problem, lower, probe),
                                                      cases, 1, set())):
         if outcome.judged is not None:
             judged.setdefault(job.solver.name, {})[outcome.judged.case] = outcome.judged
+            ran.append((job, outcome))
     limit = derive_time_limit(package, judged)
     record_time_limit(problem.folder, limit.time_s, limit.how)
-    return limit
+    return limit, [(job, outcome_of(job, judged_at(package, outcome.judged, limit.time_s)))
+                   for job, outcome in ran]
 
 
 def judged_from_rows(problem: PackageProblem, rows: pl.DataFrame,
@@ -172,16 +218,21 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
 
 
 def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_s: float | None,
-                       cases: Callable[[], pl.DataFrame],
-                       executor: Executor) -> tuple[TimeLimit, list[SolverSpec], str | None]:
-    """The time limit the submissions `names` are judged at, their specs, and a note when the
-    limit was derived now (from `cases()`, run on `executor`, and recorded)."""
+                       cases: Callable[[], pl.DataFrame], executor: Executor
+                       ) -> tuple[TimeLimit, list[SolverSpec], str | None, Judging]:
+    """The time limit the submissions `names` are judged at, their specs, a note when the
+    limit was derived now (from `cases()`, run on `executor`, and recorded), and the jobs of
+    `names` that deriving it judged already (repeat 0, judged at the limit: not to be run
+    again)."""
     limit = judging_limit(problem, timeout_s)
     note = None
+    done: Judging = []
+    frame = cases()
     if limit is None:
-        limit = derive_limit(problem, cases(), executor)
+        limit, ran = derive_limit(problem, frame, executor)
         note = f"time limit derived: {limit.how} (kept with the package)"
-    return limit, submission_specs(problem, names, limit), note
+        done = [(job, outcome) for job, outcome in ran if job.solver.name in names]
+    return limit, submission_specs(problem, names, limit, frame), note, done
 
 
 def not_runnable(problem: PackageProblem, names: tuple[str, ...]) -> str | None:

@@ -294,15 +294,22 @@ class Problem:
 
     # -- submissions: programs the problem holds to what each is expected to get (a package's)
     def submission_judging(self, names: tuple[str, ...], timeout_s: float | None,
-                           cases: Callable[[], Any], executor: Any) -> tuple[Any, list, str | None]:
+                           cases: Callable[[], Any], executor: Any
+                           ) -> tuple[Any, list, str | None, list]:
         """The time limit the submissions `names` are judged at, their `SolverSpec`s (run by
-        `run_job`), and a note when the limit was derived now, from `cases()` (a frame of the
-        stored cases) run on `executor`."""
+        `run_job`), a note when the limit was derived now, from `cases()` (a frame of the
+        stored cases) run on `executor`, and the (job, outcome) pairs of `names` deriving it
+        judged already (repeat 0; not to be run again)."""
         raise UnknownName(f"problem {self.id} has no submissions")
 
     def submissions_not_runnable(self, names: tuple[str, ...]) -> str | None:
         """Why one of the submissions `names` cannot be run (built now), or None."""
         raise UnknownName(f"problem {self.id} has no submissions")
+
+    def job_order(self, jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
+        """The jobs of the submissions of `submission_judging` in the order to start them
+        (`sizes`: each case's size): as given, unless the problem knows better."""
+        return jobs
 
     def hold_submissions(self, run_id: str, names: tuple[str, ...], judged: dict,
                          earlier: Any, inputs: Mapping[str, str],

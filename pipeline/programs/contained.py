@@ -51,7 +51,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Union
 
 from pipeline.programs.launcher import (SandboxError, launcher_path, parse_result, probe,
@@ -62,6 +62,7 @@ MB = 1024 * 1024
 # How long past the wall-clock cap the caller waits for the launcher before stopping it.
 LAUNCHER_GRACE_S = 10.0  # (a fork bomb's hundreds of processes take a while to die)
 CPU_POLL_S = 0.05  # without the launcher: how often the program's CPU time is looked at
+CREDIT_STEP_S = 0.05  # `first_ended`: the least time between two looks at the waits credited
 PROCESS_CAP = 256  # processes and threads of one caller's programs at once (the pids cgroup)
 HIDE_ENV = "PIPELINE_HIDDEN_DATA"  # data folders hidden from contained programs (os.pathsep)
 KEPT_IN_DATA = ("build", "problems")  # what of a data folder stays in sight
@@ -180,17 +181,45 @@ def _homes() -> list[str]:
 def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     """What a sandboxed program never sees: the user's private files (`SENSITIVE_IN_HOME` in
     every home folder, `SENSITIVE_ON_MACHINE`), the data folders given to `hide`, and `extra`;
-    only those that exist, by their real path."""
+    only those that exist, by their real path.
+
+    Worked out once and kept (it takes about a millisecond: some sixty paths resolved), with
+    the modification times of the folders whose entries decide it (where each path and what it
+    leads to would be, the home folders, the data folders): while none of them changed, no
+    path can have appeared, gone or been made to lead elsewhere, and the answer stands."""
+    key = (os.environ.get(HIDE_ENV, ""), os.environ.get("HOME", ""), extra)
+    kept = _hidden_kept.get(key)
+    if kept is not None and all(_mtime_ns(folder) == when for folder, when in kept[1]):
+        return kept[0]
     found: list[str] = []
+    folders = {"/home"}
+    data_folders = [data for data in key[0].split(os.pathsep) if data]
+    folders.update(data_folders)
     candidates = [*(os.path.join(h, name) for h in _homes() for name in SENSITIVE_IN_HOME),
                   *SENSITIVE_ON_MACHINE,
-                  *(hidden for data in os.environ.get(HIDE_ENV, "").split(os.pathsep) if data
-                    for hidden in data_folder_hidden(data)), *extra]
+                  *(hidden for data in data_folders for hidden in data_folder_hidden(data)),
+                  *extra]
     for path in candidates:
         real = os.path.realpath(path)
+        folders.update((os.path.dirname(os.path.abspath(path)), os.path.dirname(real)))
         if os.path.lexists(real) and real not in found:
             found.append(real)
-    return tuple(sorted(found))
+    watched = tuple((folder, _mtime_ns(folder)) for folder in sorted(folders))
+    answer = tuple(sorted(found))
+    if len(_hidden_kept) > 64:
+        _hidden_kept.clear()
+    _hidden_kept[key] = (answer, watched)
+    return answer
+
+
+_hidden_kept: dict[tuple, tuple[tuple[str, ...], tuple[tuple[str, int | None], ...]]] = {}
+
+
+def _mtime_ns(folder: str) -> int | None:
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return None
 
 
 def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -566,6 +595,105 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
                     killed=fields.get("killed", "none"),
                     written_full=fields.get("written") == "full",
                     ended_ns=int(fields["ended_ns"]) if "ended_ns" in fields else None)
+
+
+def first_ended(watched: list[Started], wall_s: float, credit: Callable[[], float],
+                stuck: Callable[[], bool] | None = None,
+                every_s: float = 0.1) -> Started | None:
+    """Wait for the first of `watched` (started, none `early`) to end, and return it (the
+    first of them in `watched`'s order when several have); None once `wall_s` has passed on
+    their own clock: the wall clock less `credit()`, the seconds they are not charged (what
+    they spent waiting for a core, or on the other side of an exchange), read each time the
+    limit so extended is reached, until their own time is up. A machine busy with other work
+    then slows a program down without stopping it sooner. (The kernel adds a wait for a core
+    to a thread's count when the thread gets the core: a count read just then may lack the
+    wait going on, at most a scheduling period, a few tens of milliseconds.) `stuck`, asked
+    every `every_s` while they run, ends the wait early (None) when it says they can never
+    end on their own."""
+    started = time.monotonic()
+    deadline = started + wall_s
+    while True:
+        now = time.monotonic()
+        wait = max(0.0, deadline - now) if stuck is None else \
+            max(0.0, min(deadline - now, every_s))
+        ready, _, _ = select.select(watched, [], [], wait)
+        if ready:
+            return next(one for one in watched if one in ready)
+        now = time.monotonic()
+        if stuck is not None and now < deadline:
+            if stuck():
+                return None
+            continue
+        own = now - started - credit()
+        if own >= wall_s:
+            return None
+        deadline = now + max(wall_s - own, CREDIT_STEP_S)
+
+
+def backstop_s(own_wall_s: float) -> float:
+    """The wall-clock cap a launcher is given when its caller stops the program on the
+    program's own clock (`first_ended`, `own_wall_s` of it): far past it, so a machine
+    busy enough to give the program a sixth of a core is not cut short; only a caller that
+    stopped watching leaves the program to it."""
+    return 4 * (2 * own_wall_s + 1)
+
+
+def proc_stats() -> dict[int, list[bytes]]:
+    """The fields of /proc/PID/stat after the command's name, of every process now."""
+    stats: dict[int, list[bytes]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    stats[int(entry)] = handle.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+    return stats
+
+
+def descendants(root: int, stats: dict[int, list[bytes]]) -> list[int]:
+    """`root` and every process below it, by the parents in `stats` (`proc_stats`)."""
+    tree, todo = [], [root] if root in stats else []
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(child for child, fields in stats.items() if int(fields[1]) == pid)
+    return tree
+
+
+def tree_times(root: int | None) -> tuple[float, float]:
+    """The CPU time (of its live processes, and of the children they reaped) and the time
+    waiting for a core (of its live threads) of process `root` and its descendants, in
+    seconds; (0, 0) when it is gone."""
+    if root is None:
+        return 0.0, 0.0
+    return _times(root, proc_stats())
+
+
+def trees_times(roots: list[int]) -> dict[int, tuple[float, float]]:
+    """`tree_times` of each of `roots`, from one look at /proc."""
+    stats = proc_stats()
+    return {root: _times(root, stats) for root in roots}
+
+
+def _times(root: int, stats: dict[int, list[bytes]]) -> tuple[float, float]:
+    cpu = waited = 0.0
+    for pid in descendants(root, stats):
+        cpu += sum(int(stats[pid][i]) for i in (11, 12, 13, 14)) / _CLOCK_TICKS
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for thread in threads:
+            try:
+                with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as handle:
+                    waited += int(handle.read().split()[1]) / 1e9
+            except (OSError, IndexError, ValueError):
+                continue
+    return cpu, waited
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def sweep() -> None:

@@ -10,7 +10,10 @@ these limits:
   (deep recursion that a judge accepts runs here too);
 - time: the CPU time the program used is what is compared with the limit (`timeout_s`), and
   a wall-clock cap of 2 x limit + 1 s stops a program that sleeps or waits; the outcome's
-  `error` says which one fired;
+  `error` says which one fired. A package's submission has a cap of its own instead
+  (`own_wall_s`): so much of its own time, the wall clock less what its processes spent
+  waiting for a core (as the interactive pairs count it), so a loaded machine slows it down
+  without stopping it and one that sleeps is stopped at its limit, not at twice it;
 - output: RLIMIT_FSIZE caps stdout, stderr and any file it writes, and (sandboxed) what it
   writes into its folder and /tmp in total is capped at the same size (over either: `OLE`);
 - processes: the pids cgroup of the worker (see `contained`).
@@ -37,6 +40,7 @@ import os
 import shutil
 import signal
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from pipeline.programs import contained
@@ -154,10 +158,11 @@ def run_external(job: Job) -> Outcome:
         (private / "input").write_text(job.input, encoding="utf-8")
         with open(private / "input", "rb") as stdin, open(private / "stdout", "wb") as stdout, \
                 open(private / "stderr", "wb") as stderr:
-            measured = contained.run(
+            started = contained.start(
                 spec.argv, stdin=stdin, stdout=stdout, stderr=stderr, workdir=workdir,
                 limits=limits_of(spec), sandbox=spec.sandbox, shown=spec.visible,
                 hidden=submission_hidden() + spec.hidden)
+        measured = _finish(started, spec)
         return _classify(job, private, measured)
     finally:
         if measured is None or measured.lost:  # a launcher killed before it could clean up
@@ -165,13 +170,28 @@ def run_external(job: Job) -> Outcome:
         shutil.rmtree(private, ignore_errors=True)
 
 
+def _finish(started: contained.Started, spec: SolverSpec) -> Measured:
+    """Wait for the program; with `own_wall_s`, stop it once it has run that long on its own
+    clock (the wall clock less its processes' waits for a core: `contained.first_ended`)."""
+    if spec.own_wall_s is None or started.early is not None:
+        return contained.finish(started)
+    ended = contained.first_ended([started], spec.own_wall_s,
+                                  lambda: contained.tree_times(started.pid)[1])
+    if ended is not None:
+        return contained.finish(started)
+    measured = contained.finish(started, stop_after_s=0)
+    return replace(measured, killed="wall") if measured.killed == "term" else measured
+
+
 def limits_of(spec: SolverSpec) -> Limits:
     """An external program's limits: its memory, stack and output limits, its CPU time and
     the wall-clock cap, and its output limit again for all it writes into its folder."""
     stack = stack_limit_mb(spec)
+    wall = wall_cap_s(spec.timeout_s) if spec.own_wall_s is None else \
+        contained.backstop_s(spec.own_wall_s)  # (then stopped on its own clock: `_finish`)
     return Limits(memory_mb=spec.memory_mb or None, stack_mb=stack,
                   file_bytes=spec.output_limit_bytes, cpu_s=spec.timeout_s,
-                  wall_s=wall_cap_s(spec.timeout_s), written_bytes=spec.output_limit_bytes,
+                  wall_s=wall, written_bytes=spec.output_limit_bytes,
                   truncate_output=spec.truncate_output)
 
 
@@ -212,6 +232,10 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
     common = dict(wall_ms=measured.wall_ms, cpu_ms=cpu_ms, peak_rss_kb=rss_kb, exit_code=code)
     if measured.killed == "cpu" or code == -signal.SIGXCPU or cpu_ms > spec.timeout_s * 1000:
         return Outcome(job.key, "tle", error=cpu_over_message(spec.timeout_s, cpu_ms), **common)
+    if measured.killed == "wall" and spec.own_wall_s is not None:
+        return Outcome(job.key, "tle", error=f"wall clock {spec.own_wall_s:g} s reached (its "
+                       f"waits for a core not counted; {(cpu_ms or 0) / 1000:.2f} s of CPU used)",
+                       **common)
     if measured.killed == "wall":
         return Outcome(job.key, "tle", error=wall_cap_message(spec.timeout_s, cpu_ms), **common)
     if measured.killed == "term":

@@ -47,6 +47,11 @@ class SolverSpec:
     hidden: tuple[str, ...] = ()   # paths the sandbox hides from it (the data folder, ...)
     judged_time_s: float | None = None  # package submissions: the time limit judged at
     kill_after_s: float | None = None   # package submissions: stopped after this (CPU) time
+    cut_after_s: float | None = None    # package submissions: every case but `full_case`
+    full_case: str = ""                 # stopped after this time instead (see submissions)
+    own_wall_s: float | None = None     # external programs: the wall-clock cap on its own
+                                        # time (less its waits for a core); None: the cap of
+                                        # 2 x timeout + 1 s of the wall clock
     judged_by_problem: bool = False     # external programs: run and judged by the problem itself
     truncate_output: bool = False       # output past the limit fails to write instead of
                                         # killing it (a judge's truncation; see `contained`)

@@ -9,7 +9,9 @@ median and the fastest of the rounds are printed, in ms a case, with the median 
 case costs (this process plus every process it started; less sensitive to the machine's load
 than wall time):
 
-- plain: the program itself, no limits (the floor);
+- bare: the program itself started with `posix_spawn` (a vfork and exec) and reaped with
+  `wait4`, its stdin and stdout the case's files: the floor any runner pays;
+- plain: the same through `subprocess.Popen` (a new session, descriptors closed), no limits;
 - prlimit: util-linux's prlimit setting the limits, then exec (what ran before the launcher);
 - launcher, subreaper: the launcher's fork, wait4 and result file, no namespace (`-n`);
 - launcher + its own init: the launcher makes a PID namespace and forks its init, which
@@ -23,7 +25,9 @@ than wall time):
 
 Then the peak memory that `run_external` reports for programs that touch 10, 100 and 300 MB,
 from a worker that first grew to 200 MB (what the old way reported as the program's peak).
-This is a measurement tool, not a test; its figures move with the machine's load.
+This is a measurement tool, not a test; its figures move with the machine's load. `make bench`
+runs the same measurement (`measure`) in its `overhead` section, with the goal that the whole
+per-case path of a worker, sandboxed, cost at most 3 ms more than `bare`.
 """
 
 from __future__ import annotations
@@ -86,6 +90,27 @@ def _spawn(argv: list[str], case: Path, fds: tuple[int, ...] = (), as_init: bool
     shutil.rmtree(case)
 
 
+def _bare(program: str, case: Path) -> None:
+    """The program started with posix_spawn and reaped with wait4: the same case files as
+    `_spawn`, nothing else."""
+    (case / "work").mkdir(parents=True)
+    (case / "input").write_text("1 2\n")
+    stdin = os.open(case / "input", os.O_RDONLY | os.O_CLOEXEC)
+    stdout = os.open(case / "stdout", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    stderr = os.open(case / "stderr", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    try:
+        pid = os.posix_spawn(program, [program], ENV, file_actions=[
+            (os.POSIX_SPAWN_DUP2, stdin, 0), (os.POSIX_SPAWN_DUP2, stdout, 1),
+            (os.POSIX_SPAWN_DUP2, stderr, 2)])
+        os.wait4(pid, 0)
+    finally:
+        for fd in (stdin, stdout, stderr):
+            os.close(fd)
+    if (case / "stdout").read_text() != "3\n":
+        raise RuntimeError(f"{program} did not answer: {(case / 'stderr').read_text()[-300:]}")
+    shutil.rmtree(case)
+
+
 def mechanisms(program: str, shared: Path) -> dict[str, object]:
     """name -> a function running one case (given a fresh case folder)."""
     launcher = str(launcher_path())
@@ -102,6 +127,7 @@ def mechanisms(program: str, shared: Path) -> dict[str, object]:
                       argv=(program,))
     boxed = SolverSpec(**{**spec.__dict__, "sandbox": True})
     found = {
+        "bare": lambda case: _bare(program, case),
         "plain": lambda case: _spawn([program], case),
         "prlimit": lambda case: _spawn([shutil.which("prlimit") or "prlimit",
                                         f"--as={512 << 20}", f"--fsize={64 << 20}",
@@ -140,6 +166,41 @@ def _check(outcome) -> None:
         raise RuntimeError(f"run_external: {outcome.status}: {outcome.error}")
 
 
+def measure(root: Path, cases: int, rounds: int, names: tuple[str, ...] | None = None
+            ) -> dict[str, tuple[list[float], list[float]]]:
+    """Per-case cost of each mechanism (all, or `names`), measured in `root` (a folder of its
+    own, mode 0711) on the tiny program: {name: (wall ms a case per round, CPU ms a case per
+    round)}, the mechanisms interleaved round by round so a change of load touches all alike.
+    Needs the launcher and g++."""
+    program = _compile(root, "sum", SUM)
+    folder = root / "cases"
+    folder.mkdir()
+    found = mechanisms(program, folder)
+    if names is not None:
+        found = {name: found[name] for name in names if name in found}
+    samples: dict[str, list[float]] = {name: [] for name in found}
+    cpu: dict[str, list[float]] = {name: [] for name in found}
+    count = 0
+    for one in found.values():  # once each first: templates built, caches warm
+        count += 1
+        one(folder / f"c{count}")
+    for _ in range(rounds):
+        for name, one in found.items():
+            started, used = time.perf_counter(), _cpu_s()
+            for _ in range(cases):
+                count += 1
+                one(folder / f"c{count}")
+            samples[name].append((time.perf_counter() - started) / cases * 1000)
+            cpu[name].append((_cpu_s() - used) / cases * 1000)
+    return {name: (samples[name], cpu[name]) for name in found}
+
+
+def scratch_folder() -> tempfile.TemporaryDirectory:
+    """A folder for `measure`, where workers keep their cases (tmpfs when there is one)."""
+    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    return tempfile.TemporaryDirectory(prefix="gamebench-overhead-", dir=shm)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pipeline.programs.overhead")
     parser.add_argument("--cases", type=int, default=50, help="cases per mechanism and round")
@@ -148,33 +209,20 @@ def main(argv: list[str] | None = None) -> int:
     if launcher_path() is None or shutil.which("g++") is None:
         print("needs the launcher (a C compiler) and g++", file=sys.stderr)
         return 1
-    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None  # where workers keep cases
-    with tempfile.TemporaryDirectory(prefix="gamebench-overhead-", dir=shm) as folder:
+    with scratch_folder() as folder:
         root = Path(folder)
         root.chmod(0o711)
-        program = _compile(root, "sum", SUM)
         toucher = _compile(root, "touch", TOUCH)
-        cases = root / "cases"
-        cases.mkdir()
-        found = mechanisms(program, cases)
-        samples: dict[str, list[float]] = {name: [] for name in found}
-        cpu: dict[str, list[float]] = {name: [] for name in found}
-        count = 0
-        for _ in range(args.rounds):
-            for name, one in found.items():
-                started, used = time.perf_counter(), _cpu_s()
-                for _ in range(args.cases):
-                    count += 1
-                    one(cases / f"c{count}")
-                samples[name].append((time.perf_counter() - started) / args.cases * 1000)
-                cpu[name].append((_cpu_s() - used) / args.cases * 1000)
+        found = measure(root, args.cases, args.rounds)
+        samples = {name: wall for name, (wall, _) in found.items()}
+        cpu = {name: used for name, (_, used) in found.items()}
         load = os.getloadavg()[0]
         print(f"per-case cost, {args.rounds} rounds of {args.cases} cases "
               f"(load average {load:.2f}); CPU = this process and all it started:")
-        plain = statistics.median(samples["plain"])
-        fastest_plain, plain_cpu = min(samples["plain"]), statistics.median(cpu["plain"])
-        print(f"  {'':<27} wall median (over plain)  fastest round (over plain)  "
-              "CPU median (over plain)")
+        plain = statistics.median(samples["bare"])
+        fastest_plain, plain_cpu = min(samples["bare"]), statistics.median(cpu["bare"])
+        print(f"  {'':<27} wall median (over bare)   fastest round (over bare)   "
+              "CPU median (over bare)")
         for name, values in samples.items():
             value, fastest, used = statistics.median(values), min(values), \
                 statistics.median(cpu[name])

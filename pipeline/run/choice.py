@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from pipeline.errors import UserError
-from pipeline.run.executors import Executor, LocalPoolExecutor, check_jobs
+from pipeline.run.executors import GROW_PER_CORE, Executor, LocalPoolExecutor, check_jobs
 
 EXECUTORS = ("local", "dask")
 # The Dask scheduler `--executor dask` connects to when `--scheduler` is not given.
@@ -21,25 +21,32 @@ def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int |
     one place a run's workers are set up).
 
     - `local` (the default): a pool of `jobs` worker processes on this machine (default: one
-      per core); a scheduler is refused.
+      per core, growing to `GROW_PER_CORE` per core while the cores sit idle, see
+      `LocalPoolExecutor`); a scheduler is refused.
     - `dask`: the Dask cluster whose scheduler is at `scheduler` (else `$PIPELINE_SCHEDULER`),
       `jobs` capping how many batches run at once (default: one per worker thread, and one
       more per thread while batches are short); with no scheduler at all, a local Dask
       cluster of `jobs` single-threaded workers is started for the run and stopped with it.
 
     With `problem` and `selection` (the solvers a run uses) given, the workers start importing
-    and warming up the selected stages while the caller loads the cases. Raises ValueError for
+    and warming up the selected stages (or, with none, loading the problem: a package and its
+    submissions) while the caller loads the cases. Raises ValueError for
     a bad choice and `ExecutorError` when the cluster cannot be reached.
     """
     kind = kind.strip().lower()
     if kind not in EXECUTORS:
         raise UserError(f"unknown executor {kind!r}: use {' or '.join(EXECUTORS)}")
-    preload = tuple((problem.id, name) for name in selection.stages) \
-        if problem is not None and selection is not None else ()
+    preload: tuple[tuple[str, str], ...] = ()
+    if problem is not None and selection is not None:
+        preload = tuple((problem.id, name) for name in selection.stages)
+        if not preload and (selection.submissions or selection.externals):
+            preload = ((problem.id, ""),)  # no stage: the workers start now, load the problem
     if kind == "local":
         if scheduler:
             raise UserError("--scheduler is for --executor dask")
-        return LocalPoolExecutor(check_jobs(jobs), preload=preload)
+        # no --jobs: one worker per core, and more batches at once while the cores sit idle
+        grow_to = None if jobs is not None else GROW_PER_CORE * (os.cpu_count() or 1)
+        return LocalPoolExecutor(check_jobs(jobs), preload=preload, grow_to=grow_to)
     from pipeline.run.dask_executor import DaskExecutor  # Dask is imported only for Dask
 
     address = scheduler or os.environ.get(SCHEDULER_VARIABLE, "").strip() or None

@@ -29,6 +29,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Protocol
 
 from pipeline.errors import UserError
+from pipeline.programs import contained
 from pipeline.programs.external import (cpu_over_message, remove_scratch_of, wall_cap_message,
                                    wall_cap_s)
 from pipeline.programs.jobs import Job, Outcome
@@ -42,6 +43,12 @@ EXTERNAL_GRACE_S = 5.0
 POLL_S = 0.05  # also how often the CPU time of a worker on a built-in stage is looked at
 # How long a worker may take to start and import a batch's problems before it counts as stuck.
 STARTUP_TIMEOUT_S = 60.0
+# A pool let grow (`grow_to`): one more batch at once each time its busy workers wanted at least
+# ASLEEP_TO_GROW cores less than their number over GROW_WINDOW_S; the command line's pool grows
+# to GROW_PER_CORE batches per core.
+ASLEEP_TO_GROW = 0.5
+GROW_WINDOW_S = 0.25
+GROW_PER_CORE = 4
 
 
 
@@ -119,11 +126,14 @@ class _Worker:
 
 
 def batches(jobs: Iterable[Job], max_jobs: int = 64, max_bytes: int = 1 << 20) -> Iterator[list[Job]]:
-    """Group jobs so that small ones travel together and big ones alone."""
+    """Group jobs so that small ones travel together and big ones alone: built-in stages by
+    64, external programs by 4, a package's submissions one by one (a judged run with its
+    checker or interactor takes milliseconds to seconds, and a pool that grows while its
+    programs wait spreads them one by one)."""
     batch: list[Job] = []
     size = 0
     for job in jobs:
-        limit = 4 if job.solver.kind != "stage" else max_jobs
+        limit = {"stage": max_jobs, "submission": 1}.get(job.solver.kind, 4)
         if batch and (len(batch) >= limit or size + len(job.input) > max_bytes):
             yield batch
             batch, size = [], 0
@@ -133,17 +143,56 @@ def batches(jobs: Iterable[Job], max_jobs: int = 64, max_bytes: int = 1 << 20) -
         yield batch
 
 
+def demand_since(workers: list[int], before: tuple[float, dict[int, float]] | None
+                 ) -> tuple[float | None, tuple[float, dict[int, float]]]:
+    """How many cores the processes of `workers` (each worker and all below it) wanted, on
+    average, since the reading `before` (None: no reading yet): the CPU time they used and
+    the time they spent waiting for a core, over the time passed; and the reading now, for
+    the next call. A worker not in `before` counts as wanting a whole core."""
+    times = {pid: cpu + waited for pid, (cpu, waited) in contained.trees_times(workers).items()}
+    now = (time.monotonic(), times)
+    if before is None or now[0] <= before[0]:
+        return None, now
+    span = now[0] - before[0]
+    return sum((times[pid] - before[1][pid]) / span if pid in before[1] else 1.0
+               for pid in workers), now
+
+
+def may_grow(demand: float | None, busy: int, size: int, grow_to: int,
+             next_kind: str | None) -> bool:
+    """Whether a pool of `size` workers, `busy` of them on a batch, starts one more batch
+    beyond `size` at once: when the next batch runs programs (not a built-in stage, which
+    computes in the worker), its busy workers wanted at least half a core less than there are
+    of them over the last look (their programs sleep, or wait on each other), and fewer than
+    `grow_to` batches run."""
+    return (next_kind is not None and next_kind != "stage" and size <= busy < grow_to
+            and demand is not None and busy - demand >= ASLEEP_TO_GROW)
+
+
 class LocalPoolExecutor:
-    """N worker processes on this machine (spawned, so they are safe beside Polars' threads)."""
+    """N worker processes on this machine (spawned, so they are safe beside Polars' threads).
+
+    A pool may be let grow (`grow_to`): while the programs its workers run sleep or wait
+    (an interactive pair waiting for each other's answers, a submission sleeping until its
+    time is up), wanting no core, it runs more batches at once than it has workers, up to
+    `grow_to`, one more each time its busy workers are seen to want half a core less than
+    their number over `GROW_WINDOW_S` (`demand_since`: their CPU time and their waits for a
+    core, so a machine busy with other work does not make computing programs look asleep);
+    a worker beyond `size` that finishes its batch then waits. Programs are judged by their
+    CPU time and their own clock (less their waits for a core), so running beside each other
+    changes no verdict; the command line's pool grows to `GROW_PER_CORE` per core unless
+    `--jobs` sets its size."""
 
     def __init__(self, jobs: int | None = None,
-                 preload: tuple[tuple[str, str], ...] = ()) -> None:
+                 preload: tuple[tuple[str, str], ...] = (), grow_to: int | None = None) -> None:
         """`preload`: (problem, stage) pairs; when given, the workers start at once and
         import and warm them up while the caller gets on with other work."""
         self.size = max(1, jobs or os.cpu_count() or 1)
+        self.grow_to = max(self.size, grow_to or self.size)
         self._context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._preload = tuple(preload)
+        self._demand_reading: tuple[float, dict[int, float]] | None = None
         if self._preload:
             for _ in range(self.size):
                 self._start_worker()
@@ -180,7 +229,7 @@ class LocalPoolExecutor:
         pending: deque[list[Job]] = deque(batches(jobs))
         while len(self._workers) < min(self.size, len(pending)):
             self._start_worker()
-        for worker in self._workers:
+        for worker in self._workers[:self.size]:  # (workers a grown pool started wait)
             if pending and not worker.busy:
                 self._assign(worker, pending.popleft())
         while any(w.busy for w in self._workers):
@@ -205,12 +254,36 @@ class LocalPoolExecutor:
                         job = worker.batch[worker.done]
                         worker.done += 1
                         yield job, outcome
-                    if not worker.busy and pending:
+                    if not worker.busy and pending and \
+                            sum(w.busy for w in self._workers) < self.size:
                         self._assign(worker, pending.popleft())
                 elif time.monotonic() >= self._deadline(worker):
                     yield from self._lost(worker, pending, None)
                 elif self._over_cpu(worker) is not None:
                     yield from self._lost(worker, pending, None)
+            self._grow(pending)
+
+    def _grow(self, pending: deque[list[Job]]) -> None:
+        """Start the next batch beside the others when the pool may grow (`may_grow`), on an
+        idle worker or a new one; every batch at once when fewer than `size` are busy."""
+        busy = sum(w.busy for w in self._workers)
+        while pending and busy < self.size:  # a batch handed back by a worker that was lost
+            self._assign(self._idle_worker(), pending.popleft())
+            busy += 1
+        if self.grow_to <= self.size or not pending:
+            return
+        if self._demand_reading is not None and \
+                time.monotonic() - self._demand_reading[0] < GROW_WINDOW_S:
+            return
+        demand, self._demand_reading = demand_since(
+            [w.process.pid for w in self._workers if w.busy and w.process.pid is not None],
+            self._demand_reading)
+        if may_grow(demand, busy, self.size, self.grow_to, pending[0][0].solver.kind):
+            self._assign(self._idle_worker(), pending.popleft())
+            self._demand_reading = None  # the next look starts after this batch has begun
+
+    def _idle_worker(self) -> _Worker:
+        return next((w for w in self._workers if not w.busy), None) or self._start_worker()
 
     def _deadline(self, worker: _Worker) -> float:
         """When the worker's current job is over its wall-clock cap."""

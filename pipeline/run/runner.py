@@ -13,6 +13,7 @@ was one, and empty when its results came from several.
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import platform
 import secrets
@@ -331,17 +332,25 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                                         answer=expected.get(case_id) if own_judge else None,
                                         group=group if own_judge else None))
         judged: dict = {}
+        already: list[tuple[Job, Outcome]] = []  # judged while the time limit was derived
         if judging is not None:
+            already = [(job, outcome) for job, outcome in judging.done
+                       if (job.case_id, job.solver.name, 0) not in done]
+            done = done | {(job.case_id, job.solver.name, 0) for job, _ in already}
+            judged_jobs = []
             for case_id, text, answer, group in zip(cases["case_id"], cases["input"],
                                                     cases["expected"], cases["group"]):
                 for spec in judging.specs:
                     for rep in range(request.repeat):
                         if (case_id, spec.name, rep) not in done:
-                            jobs.append(Job(len(jobs), spec, case_id, text, rep,
-                                            answer=answer, group=group))
+                            judged_jobs.append(Job(len(jobs) + len(judged_jobs), spec,
+                                                   case_id, text, rep, answer=answer,
+                                                   group=group))
+            jobs += problem.job_order(judged_jobs, sizes)
         last_flush = time.monotonic()
         finished = 0
-        for job, outcome in executor.run(jobs):
+        total = len(already) + len(jobs)
+        for job, outcome in itertools.chain(already, executor.run(jobs)):
             row = _result_row(run_id, problem, job, outcome, expected.get(job.case_id),
                               expected_source.get(job.case_id), sizes.get(job.case_id), info)
             buffer.append(row)
@@ -352,7 +361,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             _tally(summary, row)
             finished += 1
             if progress:
-                progress(finished, len(jobs), _verdict_note(summary))
+                progress(finished, total, _verdict_note(summary))
             if len(buffer) >= CHUNK_ROWS or time.monotonic() - last_flush > CHUNK_SECONDS:
                 write_results_chunk(data_dir, run_id, chunk, buffer)
                 summary.results_written += len(buffer)
@@ -401,6 +410,7 @@ class _Judging:
 
     limit: TimeLimit       # the time limit judged at
     specs: list[SolverSpec]
+    done: list[tuple[Job, Outcome]]  # judged while the limit was derived (repeat 0)
 
 
 def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, executor: Executor,
@@ -408,17 +418,18 @@ def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, execut
              summary: RunSummary) -> _Judging | None:
     """The time limit and specs of the package submissions in `selection` (None: there are
     none). A limit still to be derived is derived now, recorded, and given to the external
-    programs that would have had the problem's limit."""
+    programs that would have had the problem's limit; the runs that derived it stand as
+    results (judged again at the limit) and are not run again."""
     if not selection.submissions:
         return None
-    limit, submission_specs, derived = problem.submission_judging(
+    limit, submission_specs, derived, done = problem.submission_judging(
         selection.submissions, timeout_s, lambda: cases, executor)
     if derived is not None:
         summary.notes.append(derived)
         for index, spec in enumerate(specs):
             if spec.kind == "external" and spec.timeout_s == problem.time_limit_s:
                 specs[index] = replace(spec, timeout_s=limit.time_s)
-    return _Judging(limit, submission_specs)
+    return _Judging(limit, submission_specs, done)
 
 
 def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,

@@ -132,7 +132,7 @@ def _warm_up(problem_id: str, stage_name: str) -> None:
     here only if the copy survived. A warm-up case that fails or overruns its budget is left
     alone: the stage's own cases show what is wrong."""
     problem = _problem(problem_id)
-    if (problem_id, stage_name) in _warm:
+    if (problem_id, stage_name) in _warm or not stage_name:  # "": the problem alone
         return
     _warm.add((problem_id, stage_name))
     try:

@@ -341,6 +341,6 @@ def _package_specs(problem: Problem, names: tuple[str, ...], data_dir: Path,
     why = problem.submissions_not_runnable(names)
     if why is not None:
         raise JudgeError(why)
-    _, specs, _ = problem.submission_judging(
+    _, specs, _, _ = problem.submission_judging(
         names, None, lambda: load_cases(data_dir, problem.id, None), executor)
     return specs

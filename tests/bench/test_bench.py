@@ -8,6 +8,7 @@ land in `<out_dir>/<bench_id>.parquet`.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import polars as pl
@@ -75,6 +76,17 @@ def test_spawn_timed_reports_the_child_alone(tmp_path: Path) -> None:
     assert out.read_text().strip() == str(tmp_path)
     assert run.stderr.strip() == "oops"
     assert 0 < run.peak_rss_kb < 100 * 1024  # bash, not the size of the test process
+
+
+def test_spawn_timed_keeps_all_of_stderr_in_the_file_it_is_given(tmp_path: Path) -> None:
+    """bt writes its verdict lines to stderr: all of them must be read, not a tail."""
+    err = tmp_path / "err.txt"
+    run = spawn_timed(["bash", "-c", "for i in $(seq 1000); do echo line$i >&2; done"],
+                      stderr=err)
+    close_launcher()
+    lines = err.read_text().splitlines()
+    assert lines[0] == "line1" and lines[-1] == "line1000" and len(lines) == 1000
+    assert run.stderr.endswith("line1000\n") and len(run.stderr) <= 2000
 
 
 def test_fit_and_median() -> None:
@@ -160,3 +172,71 @@ def test_nightly_section_passes_a_first_night_beside_two_cpu_bound_processes(
     assert ctx.failures == [] and result["exit_code"] == 0
     assert len(result["spinners"]) == 2 and not any(alive(pid) for pid in result["spinners"])
     assert (ctx.work_dir / "nightly-loaded-data" / "reports").is_dir()
+
+
+def test_peers_reads_rows_of_the_expectations_table_whatever_the_expected_column_holds() -> None:
+    """DOMjudge expectations are words with spaces, and a disagreeing row says NO: both are
+    read, so a package's every submission is compared."""
+    from benchmarks import peers
+
+    text = ("    submission                     expected                                 got  agree\n"
+            "    accepted/a.c                   accepted                                 AC   yes\n"
+            "    mixed/b.c                      @EXPECTED_RESULTS@: CORRECT, NO-OUTPUT   WA   yes\n"
+            "    wrong_answer/c.py              wrong_answer                             AC   NO\n"
+            "    time_limit_exceeded/d.c        time_limit_exceeded                      TLE  yes "
+            "(sensitive to time limit)\n")
+    found = {name: got for name, got, _ in peers._PIPELINE_LINE.findall(text)}
+    assert found == {"accepted/a.c": "AC", "mixed/b.c": "WA", "wrong_answer/c.py": "AC",
+                     "time_limit_exceeded/d.c": "TLE"}
+
+
+def test_peers_takes_bt_from_bapctools_bt_then_path(tmp_path: Path, monkeypatch) -> None:
+    """An installed bt is used as it is: the one BAPCTOOLS_BT names, else the one on PATH; the
+    section's own virtualenv is made only when there is neither."""
+    from benchmarks import peers
+
+    ctx = make_context(tmp_path / "work", tmp_path / "bench", quick=True)
+    named, on_path = tmp_path / "named" / "bt", tmp_path / "bin" / "bt"
+    for script in (named, on_path):
+        script.parent.mkdir()
+        script.write_text("#!/bin/sh\necho 'BAPCtools version 0'\n")
+        script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{on_path.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("BAPCTOOLS_BT", str(named))
+    assert peers.bapctools(ctx) == named
+    monkeypatch.delenv("BAPCTOOLS_BT")
+    assert peers.bapctools(ctx) == on_path
+
+
+def test_peers_picks_packages_by_name_and_by_where_they_come_from(tmp_path: Path) -> None:
+    from benchmarks import peers
+
+    snapshot = tmp_path / "test" / "problems"
+    for name in ("guess", "hello"):
+        (snapshot / name).mkdir(parents=True)
+    everything = peers.fixture_packages() + sorted(snapshot.iterdir())
+    assert peers.chosen_packages(everything, []) == everything
+    both = peers.chosen_packages(everything, ["guess"])
+    assert both == [peers.FIXTURES / "guess", snapshot / "guess"]
+    assert peers.chosen_packages(everything, ["bapctools/guess", "fixtures/hypotenuse",
+                                              "nosuch"]) == [snapshot / "guess",
+                                                             peers.FIXTURES / "hypotenuse"]
+
+
+def test_overhead_section_times_the_contained_path_beside_a_bare_spawn(tmp_path: Path) -> None:
+    """The overhead section measures every mechanism on a real tiny program (no timing is
+    asserted) and records each one's figures and the goal against bare fork/exec/wait4."""
+    import shutil as shell_tools
+
+    from benchmarks import overhead
+    from pipeline.programs.launcher import launcher_path
+
+    if launcher_path() is None or shell_tools.which("g++") is None:
+        pytest.skip("needs the launcher and g++")
+    ctx = make_context(tmp_path / "work", tmp_path / "bench", quick=True)
+    medians = overhead.run_overhead(ctx, cases=3, rounds=2)
+    assert set(medians) == set(overhead.SHOWN) and all(v > 0 for v in medians.values())
+    rows = [r for r in ctx.rows if r["section"] == "overhead"]
+    assert {r["solver"] for r in rows if r["metric"] == "over_bare_ms"} == set(overhead.SHOWN)
+    goals = [r for r in rows if r["metric"] == "goal_met"]
+    assert len(goals) == 1 and goals[0]["solver"] == overhead.CONTAINED

@@ -143,3 +143,28 @@ def test_judge_errors_are_never_held_against_the_submission(build_dir):
     agreement = check_expectations(package, program, results, TimeLimit(1, .5, 1.5, "given", ""))
     assert agreement.status == "judge-error"
     assert agreement.disagreements[0].cases == ("secret/02-triple",)
+
+
+def test_a_run_at_a_higher_limit_is_judged_again_as_a_run_at_the_lower_one(report):
+    """`judged_at`: a real run judged at a high limit gets, at a lower one, the verdict and the
+    score judging it there would give (the derivation pass's runs stand as the results)."""
+    from dataclasses import replace
+
+    from pipeline.packages.judge import judged_at
+
+    judged = report("bigsum")
+    package = judged.package
+    accepted = judged.results["accepted/sum.py"]
+    scored = next(r for r in accepted.values() if r.score)
+    assert scored.verdict == "AC"
+    same = judged_at(package, scored, 10.0)
+    assert (same.verdict, same.score, same.time_limit_s) == ("AC", scored.score, 10.0)
+    slow = replace(scored, cpu_s=2.5)
+    again = judged_at(package, slow, 1.0)
+    assert (again.verdict, again.untimed_verdict, again.score) == ("TLE", "AC", 0.0)
+    assert again.message == "CPU time 2.500 s, over the 1 s limit"
+    assert verdict_at(slow, 1.0) == again.verdict
+    first_wa = replace(slow, untimed_verdict="WA", verdict="WA", validator_first_wa=True)
+    assert judged_at(package, first_wa, 1.0).verdict == "WA"
+    stopped = replace(scored, timed_out=True, verdict="TLE")
+    assert judged_at(package, stopped, 10.0).verdict == "TLE"

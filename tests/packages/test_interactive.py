@@ -11,6 +11,7 @@ import pytest
 
 from packagekit import FIXTURES
 from pipeline.packages import build_package, interactive, judge_case, load_package
+from pipeline.packages.expectations import verdict_at
 from pipeline.packages.judge import default_limits
 from pipeline.programs.languages import build_program, detect_language
 from pipeline.programs.program import Program
@@ -59,6 +60,40 @@ def test_a_submission_that_stops_talking_is_tle(guess, tmp_path):
     assert result.cpu_s < 0.5   # it was waiting, not computing
     assert time.monotonic() - started < 5
     assert "stopped answering" in result.message
+
+
+def test_a_pair_waiting_for_each_other_is_stopped_long_before_its_time_is_up(guess, tmp_path):
+    """stops_talking.py waits for a reply it never asked for while the validator waits for its
+    guess: neither can ever go on, so the pair is stopped as soon as that is seen (not after
+    its 20 s), and the submission is TLE as it would have been then, at any limit."""
+    package, builds = guess
+    started = time.monotonic()
+    result = judge(guess, builds.submissions["time_limit_exceeded/stops_talking.py"],
+                   "secret/04-huge", tmp_path, time_s=20.0)
+    assert time.monotonic() - started < 10
+    assert result.verdict == "TLE" and result.timed_out and result.wall_s < 10
+    assert "both waiting for the other to write" in result.message
+    assert verdict_at(result, 100.0) == "TLE"
+
+
+def test_a_validator_that_sleeps_before_it_replies_is_not_taken_for_a_stuck_pair(
+        copy_fixture, tmp_path, build_dir):
+    """Both sides look idle while the validator sleeps before its first replies (the
+    submission waits to read, the validator sleeps, not reading): the pair goes on and the
+    binary search is accepted."""
+    root = copy_fixture("guess")
+    validator = root / "output_validator" / "interact.py"
+    validator.write_text(validator.read_text().replace(
+        '    print("higher" if guess < x else "lower", flush=True)',
+        '    if guesses <= 3:\n        __import__("time").sleep(0.4)\n'
+        '    print("higher" if guess < x else "lower", flush=True)'))
+    package = load_package(root, build_dir)
+    builds = build_package(package, build_dir, submissions=["accepted/binary.py"])
+    result = judge_case(package, builds.submissions["accepted/binary.py"],
+                        package.case("secret/04-huge"), default_limits(package, 5.0, 5.0),
+                        tmp_path, builds)
+    assert result.verdict == "AC", result.message
+    assert result.wall_s > 1.0  # it did wait for the sleeping validator
 
 
 def test_a_crashing_submission_is_a_runtime_error(guess, tmp_path):

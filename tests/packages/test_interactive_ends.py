@@ -29,7 +29,10 @@ def test_a_submission_reading_to_the_end_gets_it_when_the_interactor_exits(tmp_p
     exchange, took = _exchange(
         tmp_path, "import sys\ndata = sys.stdin.read()\nsys.exit(0 if data == '7\\n' else 5)\n",
         "import sys\nprint(7, flush=True)\nsys.exit(42)\n")
-    assert exchange.validator.exit_code == 42 and exchange.validator_first
+    # which side was reaped first is not asked: a submission that exits 0 leaves the verdict
+    # to the interactor either way (the launcher waits for a reader to let go only after a
+    # crash, where the order decides between RE and the interactor's verdict)
+    assert exchange.validator.exit_code == 42
     assert exchange.submission.exit_code == 0, exchange.submission
     assert took < 10  # not the 20 s wall-clock limit: it was not left waiting
 

@@ -120,6 +120,64 @@ def test_a_time_limit_the_package_does_not_give_is_derived_once_and_recorded(tmp
     assert runs["time_limit_s"].to_list() == [1.0, 1.0]
 
 
+def test_the_runs_that_derive_the_time_limit_are_the_results_and_run_once(tmp_path):
+    """The accepted submissions are run once: the runs that derive the limit (at the probe
+    limit) are judged again at the derived limit and kept as the run's results. An accepted
+    submission that notes each run of it in a file (no sandbox, so it can) runs once per
+    case, and its rows say AC at the derived limit."""
+    package, data = registered(tmp_path, "circlearea")
+    trace = tmp_path / "runs.log"
+    (package / "submissions" / "accepted" / "traced.py").write_text(
+        "import math\n"
+        f"with open({str(trace)!r}, 'a') as log:\n    log.write('run\\n')\n"
+        "r = int(input())\nprint(f'{math.pi * r * r:.9e}')\n")
+    assert pipeline(data, "ingest", str(package)).returncode == 0
+    done = pipeline(data, "run", "--problem", "circlearea", "--sandbox", "off")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "note: time limit derived: slowest accepted run" in done.stdout
+    cases = pl.read_parquet(data / "tables" / "cases" / "circlearea.parquet").height
+    assert trace.read_text().splitlines() == ["run"] * cases
+    results = table(data, "results")
+    traced = results.filter(pl.col("solver") == "accepted/traced.py")
+    assert traced.height == cases and traced["verdict"].to_list() == ["AC"] * cases
+    assert results.group_by("solver").len()["len"].to_list() == \
+        [cases] * results["solver"].n_unique()
+
+
+def test_the_packages_own_programs_never_see_the_data_folders_tables(tmp_path):
+    """The workers start before the run does (they load the package meanwhile): the output
+    validator they run sees the data folder hidden all the same. This one rejects every
+    output once it can read the stored cases; every submission still gets what it expects.
+    (The data folder lies outside /tmp, which a sandboxed program never sees anyway.)"""
+    outside = Path(tempfile.mkdtemp(prefix="gamebench-hidden-data-", dir="/var/tmp"))
+    try:
+        _every_output_judged_without_the_stored_cases(tmp_path, outside / "data")
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+
+
+def _every_output_judged_without_the_stored_cases(tmp_path: Path, data: Path) -> None:
+    package = tmp_path / "circlearea"
+    shutil.copytree(FIXTURES / "circlearea", package)
+    assert pipeline(data, "ingest", str(package)).returncode == 0
+    validator = package / "output_validators" / "relerror" / "validate.py"
+    cases = data / "tables" / "cases" / "circlearea.parquet"
+    assert cases.is_file()
+    validator.write_text(validator.read_text().replace(
+        'tokens = sys.stdin.read().split()\n',
+        'tokens = sys.stdin.read().split()\n'
+        f'try:\n    open({str(cases)!r}, "rb").read(1)\n    seen = True\n'
+        'except OSError:\n    seen = False\n'))
+    validator.write_text(validator.read_text().replace(
+        'judge("correct", 42)', 'judge("saw the stored cases", 43) if seen else '
+        'judge("correct", 42)'))
+    assert pipeline(data, "ingest", str(package)).returncode == 0
+    done = pipeline(data, "run", "--problem", "circlearea", "--timeout", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "saw the stored cases" not in " ".join(table(data, "results")["message"]
+                                                   .drop_nulls().to_list())
+
+
 def test_a_run_over_part_of_the_package_does_not_hold_expectations(tmp_path):
     _, data = registered(tmp_path, "circlearea")
     done = pipeline(data, "run", "--problem", "circlearea", "--group", "secret",
@@ -248,25 +306,33 @@ def test_a_package_runs_the_same_on_a_dask_cluster(tmp_path):
 
 
 def test_an_interrupted_package_run_resumes_and_holds_expectations_over_all_of_it(tmp_path):
-    """hypotenuse's cases take milliseconds but for one: spin_big.c spins on its last case
-    until it is stopped at the 2 s high limit. Ctrl-C then keeps the results so far; the
-    resumed run judges the rest and holds the expectations over both parts."""
+    """hypotenuse's cases take milliseconds but for a few: spin_big.c spins on its largest
+    case, and spin_all.c (added here) on every case, until they are stopped at the limit (on
+    the largest case at the 1.5 s high end; the runs to the high end go first). Ctrl-C once
+    results are stored and a program spins keeps the results so far; the resumed run judges
+    the rest and holds the expectations over both parts."""
     import signal
     import time
 
-    _, data = registered(tmp_path, "hypotenuse")
+    package, data = tmp_path / "hypotenuse", tmp_path / "data"
+    shutil.copytree(FIXTURES / "hypotenuse", package)
+    (package / "submissions" / "time_limit_exceeded" / "spin_all.c").write_text(
+        "int main(void) { volatile unsigned long long x = 0; for (;;) x++; }\n")
+    assert pipeline(data, "ingest", str(package)).returncode == 0
     started = subprocess.Popen([sys.executable, "-m", "pipeline", "--data-dir", str(data), "run",
                                 "--problem", "hypotenuse", "--jobs", "1"], cwd=REPO,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    runs = data / "tables" / "runs"
+    runs, stored = data / "tables" / "runs", data / "tables" / "results"
     deadline = time.monotonic() + 120
     while not (runs.is_dir() and any(runs.glob("*.parquet"))):
         assert started.poll() is None and time.monotonic() < deadline, "the run never started"
         time.sleep(0.05)
-    # Ctrl-C once a program of the run has spun for half a second: spin_big.c on the last case
-    # (every other program of the package is done in milliseconds), however loaded the machine
-    while not any(cpu_seconds_of(pid) > 0.5 for pid in descendants_of(started.pid)
-                  if comm_of(pid) != comm_of(started.pid)):
+    # Ctrl-C once results are stored and a program of the run has spun for half a second
+    # (spin_all.c on one of its cases: every program but the two spinners is done in
+    # milliseconds), however loaded the machine
+    while not (stored.is_dir() and any(stored.rglob("*.parquet")) and any(
+            cpu_seconds_of(pid) > 0.5 for pid in descendants_of(started.pid)
+            if comm_of(pid) != comm_of(started.pid))):
         assert started.poll() is None and time.monotonic() < deadline, "nothing spun"
         time.sleep(0.05)
     workers = children_of(started.pid)
@@ -278,13 +344,13 @@ def test_an_interrupted_package_run_resumes_and_holds_expectations_over_all_of_i
     assert left == []
     [run_id] = pl.read_parquet(runs / "*.parquet")["run_id"].to_list()
     kept = table(data, "results").height
-    assert 0 < kept < 30
+    assert 0 < kept < 35
     resumed = pipeline(data, "run", "--problem", "hypotenuse", "--resume", run_id)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     results = table(data, "results")
-    assert results.height == 30 and results.unique(["case_id", "solver"]).height == 30
+    assert results.height == 35 and results.unique(["case_id", "solver"]).height == 35
     held = table(data, "expectations")
-    assert held["status"].to_list() == ["agree"] * 6, held
+    assert held["status"].to_list() == ["agree"] * 7, held
 
 
 def descendants_of(pid: int) -> list[int]:

@@ -6,9 +6,12 @@ Built-in stages run inside the workers; the parent kills a worker whose case ove
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from runkit import alive, external, jobs_of, py, run_jobs, stage
 
@@ -27,6 +30,8 @@ def test_tiny_stage_jobs_travel_in_batches_of_64_and_external_ones_in_fours():
     assert [len(b) for b in batches(_tiny(200))] == [64, 64, 64, 8]
     programs = _tiny(10, external(py("sum")))
     assert [len(b) for b in batches(programs)] == [4, 4, 2]
+    submissions = _tiny(3, replace(external(py("sum")), kind="submission"))
+    assert [len(b) for b in batches(submissions)] == [1, 1, 1]
     assert [job.key for b in batches(_tiny(200)) for job in b] == list(range(200))
 
 
@@ -165,3 +170,57 @@ def test_a_pool_first_used_from_a_thread_that_ends_keeps_its_workers():
         assert alive(worker.process.pid)
         again = run_jobs(executor, _tiny(2, external(py("sum"))))
         assert [o.answer for o in again.values()] == ["1\n", "2\n"]
+
+
+# -- a pool let grow while the cores sit idle ----------------------------------------------------
+
+def test_a_pool_grows_only_for_programs_and_only_while_its_workers_want_no_core():
+    from pipeline.run.executors import may_grow
+
+    # one worker busy wanting a tenth of a core (its program sleeps): a batch starts beside it
+    assert may_grow(0.1, busy=1, size=1, grow_to=3, next_kind="submission")
+    assert may_grow(1.4, busy=2, size=1, grow_to=3, next_kind="external")
+    # not for built-in stages (they compute in the worker), nor past grow_to, nor while the
+    # busy workers compute or wait for a core
+    assert not may_grow(0.1, busy=1, size=1, grow_to=3, next_kind="stage")
+    assert not may_grow(0.1, busy=3, size=1, grow_to=3, next_kind="submission")
+    assert not may_grow(0.8, busy=1, size=1, grow_to=3, next_kind="submission")
+    assert not may_grow(None, busy=1, size=1, grow_to=3, next_kind="submission")
+    # below its size a pool starts batches anyway (that is not growing)
+    assert not may_grow(0.0, busy=0, size=1, grow_to=3, next_kind="submission")
+
+
+def test_what_workers_want_is_their_cpu_time_and_their_waits_for_a_core():
+    """A process tree computing wants about a core; one sleeping wants none."""
+    from pipeline.run.executors import demand_since
+
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        time.sleep(0.3)
+        first, reading = demand_since([busy.pid], None)
+        assert first is None
+        time.sleep(0.5)
+        computing, _ = demand_since([busy.pid], reading)
+        _, reading = demand_since([idle.pid], None)
+        time.sleep(0.5)
+        sleeping, _ = demand_since([idle.pid], reading)
+    finally:
+        for process in (busy, idle):
+            process.kill()
+            process.wait()
+    assert computing > 0.7 and sleeping < 0.1
+
+
+def test_a_pool_let_grow_gives_every_job_one_outcome(tmp_path):
+    """Sleeping programs leave the cores idle: the pool may run more of their batches at once
+    than it has workers; whether it does depends on the machine's load, what it must do
+    either way is answer every job once, rightly."""
+    sleepy = external((sys.executable, "-c", "import time\ntime.sleep(0.3)\nprint('slept')"),
+                      name="sleepy")
+    summing = external(py("sum"), name="sum")
+    with LocalPoolExecutor(1, grow_to=3) as executor:
+        outcomes = run_jobs(executor, jobs_of([(sleepy, "1 2\n"), (summing, "3 4\n")] * 8))
+        assert len(executor._workers) <= 3
+    assert [outcomes[i].status for i in range(16)] == ["ok"] * 16
+    assert [outcomes[i].answer for i in range(1, 16, 2)] == ["7\n"] * 8

@@ -182,3 +182,40 @@ def test_a_program_runs_sandboxed_with_hundreds_of_paths_hidden_and_sees_none(tm
             assert answer.read_text().strip() == expected
     finally:
         shutil.rmtree(outside, ignore_errors=True)
+
+
+def test_what_appears_in_a_hidden_data_folder_after_a_program_ran_is_hidden_from_the_next(
+        tmp_path, monkeypatch):
+    """What is hidden is worked out once and kept while the folders it depends on are as they
+    were: a table a run writes into the data folder after its first program (results/ once the
+    first chunk is written) is hidden from every program after it."""
+    from pipeline.programs import contained
+
+    data = tmp_path / "data"
+    (data / "cases").mkdir(parents=True)
+    (data / "cases" / "secret.txt").write_text("private\n")
+    monkeypatch.delenv(contained.HIDE_ENV, raising=False)
+    contained.hide(data)
+    later = data / "results" / "chunk.txt"
+    reader = ("import sys\nseen = []\nfor path in sys.argv[1:]:\n    try:\n"
+              "        seen.append(open(path).read().strip())\n    except OSError:\n"
+              "        seen.append('-')\nprint(' '.join(seen))\n")
+
+    def seen(name: str) -> str:
+        work = tmp_path / f"work-{name}"
+        work.mkdir()
+        with open(tmp_path / name, "wb") as stdout:
+            done = contained.run([sys.executable, "-c", reader, str(data / "cases" / "secret.txt"),
+                                  str(later)], stdin=subprocess.DEVNULL, stdout=stdout,
+                                 stderr=subprocess.DEVNULL, workdir=work,
+                                 limits=contained.Limits(cpu_s=10, wall_s=30), sandbox=True)
+        assert done.setup_error is None and done.exit_code == 0, done
+        return (tmp_path / name).read_text().strip()
+
+    first_hidden = contained.hidden_paths()
+    assert str(data / "cases") in first_hidden and seen("first") == "- -"
+    later.parent.mkdir()
+    later.write_text("private\n")
+    assert str(data / "results") in contained.hidden_paths()
+    assert seen("second") == "- -"
+    assert contained.hidden_paths() is contained.hidden_paths()  # kept while nothing changed
