@@ -40,7 +40,8 @@ from pipeline.packages.expectations import (Agreement, TimeLimit, aligned, check
 from pipeline.packages.invalid import check_validators
 from pipeline.packages.judge import (PackageBuilds, build_package, default_limits, judge_case,
                                      judge_submission, validate_case)
-from pipeline.packages.kattis import format_version, load_kattis
+from pipeline.packages.kattis import load_kattis
+from pipeline.packages.kattis_config import format_version
 from pipeline.programs.languages import Build, build_program
 from pipeline.packages.model import CaseResult, Format, Package, RunLimits
 from pipeline.packages.polygon import load_polygon

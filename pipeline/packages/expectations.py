@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pipeline.errors import UserError
-from pipeline.packages.kattis import glob_matches
+from pipeline.packages.kattis_submissions import glob_matches
 from pipeline.packages.model import CaseResult, Package, Program, Requirement
 from pipeline.packages.scoring import aggregate, first_error
 

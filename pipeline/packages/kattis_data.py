@@ -1,0 +1,372 @@
+"""Walking an ICPC / Kattis package's test data (`data/`, or where generators.yaml made it)
+into test groups and cases (`Data`): legacy `testdata.yaml` settings and grading inherited
+key by key from the closest ancestor; 2023-07 / 2025-09 `test_group.yaml` (the drafts'
+`testdata.yaml` when it is absent) with its args inherited and its scoring per group, and a
+case's `<name>.yaml`; a case's `.interaction` and `.files` noted. A package without test
+cases loads with a note (`NO_CASES_NOTE`). Anything wrong is a `PackageError` naming the file,
+the line where known, and the rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from pipeline.packages.errors import PackageError
+from pipeline.packages.kattis_config import checked_number, ignore_unknown, validator_args, words
+from pipeline.packages.kattis_programs import visible
+from pipeline.packages.model import (Format, KattisGroupScoring, LegacyGrading, ProblemType,
+                                     TestCase, TestGroup)
+from pipeline.packages.yamlfile import Lines, load_yaml, relative
+
+LEGACY_TESTDATA_KEYS = {"on_reject", "grading", "grader_flags", "input_validator_flags",
+                        "output_validator_flags", "accept_score", "reject_score", "range"}
+GROUP_KEYS = {"max_score", "score_aggregation", "static_validation_score", "require_pass",
+              "args", "input_validator_args", "static_validator_args", "output_validator_args",
+              "input_visualizer_args", "output_visualizer_args", "full_feedback", "scoring",
+              "static_validation", "hint", "description"}
+CASE_KEYS = {"args", "input_validator_args", "output_validator_args", "input_visualizer_args",
+             "output_visualizer_args", "full_feedback", "hint", "description"}
+INHERITED = ("args", "input_validator_args", "output_validator_args")
+
+# A package without test data loads (BAPCtools' own config tests are such packages): its
+# submissions have nothing to be run on, so a run has nothing to do (`bt run` skips it too).
+NO_CASES_NOTE = ("the package has no test cases ({why}): there is nothing to run, as BAPCtools' "
+                 "bt run skips it")
+
+
+class Data:
+    """Walks data/ into groups and cases, carrying inherited settings down."""
+
+    def __init__(self, root: Path, version: Format, problem_type: ProblemType,
+                 problem_config: dict, data_dir: Path | None = None) -> None:
+        self.root = root
+        self.data_dir = data_dir or root / "data"   # generators.yaml's data is made elsewhere
+        self.notes: list[str] = []
+        self.version = version
+        self.type = problem_type
+        self.problem_config = problem_config
+        self.cases: list[TestCase] = []
+        self.groups: list[TestGroup] = []
+
+    def settings_path(self, folder: Path) -> Path | None:
+        names = ["testdata.yaml"] if self.version == "legacy" else ["test_group.yaml",
+                                                                    "testdata.yaml"]
+        for name in names:
+            if (folder / name).is_file():
+                return folder / name
+        return None
+
+    def walk(self) -> None:
+        data = self.data_dir
+        if not data.is_dir():
+            self.notes.append(NO_CASES_NOTE.format(why="no data/ folder"))
+            return
+        for entry in sorted(data.iterdir()):
+            if visible(entry) and entry.is_file() and entry.suffix in (".in", ".ans"):
+                raise PackageError(relative(entry, self.root), "top-level-case",
+                                   "test cases must be in data/sample or data/secret, "
+                                   "not directly in data/")
+        if self.version == "legacy":
+            root_settings = self._legacy_settings(data, None)
+            names = [n for n in ("sample", "secret") if (data / n).is_dir()]
+            self.groups.append(TestGroup("data", None, (), tuple(names),
+                                         self._legacy_grading(root_settings),
+                                         self.settings_path(data)))
+            for name in names:
+                self._legacy_group(data / name, name, "data", root_settings)
+        else:
+            inherited = self._modern_settings(data, {}, None)[0] if self.settings_path(data) \
+                else {}
+            for name in ("sample", "secret"):
+                if (data / name).is_dir():
+                    self._modern_group(data / name, name, None, inherited)
+        if not self.cases:
+            self.notes.append(NO_CASES_NOTE.format(
+                why="no .in file with its .ans in data/sample or data/secret"))
+        elif not any(case.group.startswith("secret") for case in self.cases):
+            self.notes.append("data/secret holds no test case: only the samples are judged "
+                              "(as BAPCtools' bt run does)")
+
+    # legacy
+
+    def _legacy_settings(self, folder: Path, parent: dict | None) -> dict:
+        settings = dict(parent or {})
+        path = self.settings_path(folder)
+        if path is None:
+            return settings
+        file = relative(path, self.root)
+        config, lines = load_yaml(path, self.root)
+        for key in config:
+            if key not in LEGACY_TESTDATA_KEYS:
+                ignore_unknown(file, f"unknown key {key!r} in testdata.yaml; "
+                               f"known: {', '.join(sorted(LEGACY_TESTDATA_KEYS))}",
+                               lines(str(key)))
+        if not self.type.scoring:
+            for key in ("accept_score", "reject_score", "range"):
+                if key in config:
+                    raise PackageError(file, "scoring-only-key", f"{key} is only for scoring "
+                                       "problems; this one is pass-fail", line=lines(key))
+        for key, value in config.items():
+            settings[key] = (value, file, lines(str(key)))
+        return settings
+
+    def _legacy_grading(self, settings: dict) -> LegacyGrading:
+        def value(key, default):
+            return settings[key][0] if key in settings else default
+
+        def where(key):
+            return (settings[key][1], settings[key][2]) if key in settings else ("testdata.yaml", None)
+
+        grading_config = self.problem_config.get("grading") or {}
+        on_reject = value("on_reject", {"first_error": "break", "grade": "continue"}.get(
+            grading_config.get("on_reject"), "break"))
+        if on_reject not in ("break", "continue"):
+            raise PackageError(*where("on_reject")[:1], "on_reject", f"on_reject must be break "
+                               f"or continue, got {on_reject!r}", line=where("on_reject")[1])
+        grading = value("grading", "default")
+        if grading not in ("default", "custom"):
+            raise PackageError(where("grading")[0], "grading", f"grading must be default or "
+                               f"custom, got {grading!r}", line=where("grading")[1])
+        score_range = value("range", grading_config.get("range", "-inf +inf"))
+        try:
+            low, high = (float(part) for part in str(score_range).split())
+        except ValueError:
+            raise PackageError(where("range")[0], "range", f"range must be two numbers, got "
+                               f"{score_range!r}", line=where("range")[1]) from None
+        accept = value("accept_score", grading_config.get("accept_score", 1.0))
+        reject = value("reject_score", grading_config.get("reject_score", 0.0))
+        for key, number in (("accept_score", accept), ("reject_score", reject)):
+            if not isinstance(number, (int, float)) or isinstance(number, bool):
+                raise PackageError(where(key)[0], key, f"{key} must be a number, got {number!r}",
+                                   line=where(key)[1])
+        return LegacyGrading(on_reject=on_reject, grading=grading,
+                             grader_flags=tuple(str(value("grader_flags", "")).split()),
+                             accept_score=float(accept), reject_score=float(reject),
+                             score_range=(low, high))
+
+    def _legacy_group(self, folder: Path, name: str, parent: str, inherited: dict) -> None:
+        settings = self._legacy_settings(folder, inherited)
+        grading = self._legacy_grading(settings)
+        cases, subgroups = self._entries(folder, name)
+        iv_args, iv_by_name = (), None
+        if "input_validator_flags" in settings:
+            value, file, line = settings["input_validator_flags"]
+            iv_args, iv_by_name = validator_args(value, file, "input_validator_flags", line)
+        ov_args: tuple[str, ...] = ()
+        if "output_validator_flags" in settings:
+            value, file, line = settings["output_validator_flags"]
+            ov_args = words(value, file, "output_validator_flags", line)
+        case_names = []
+        for base in cases:
+            case = self._case(base, name, iv_args, iv_by_name, ov_args, ())
+            self.cases.append(case)
+            case_names.append(case.name)
+        self.groups.append(TestGroup(name, parent, tuple(case_names),
+                                     tuple(f"{name}/{s.name}" for s in subgroups), grading,
+                                     self.settings_path(folder)))
+        for sub in subgroups:
+            self._legacy_group(sub, f"{name}/{sub.name}", name, settings)
+
+    # 2023-07 / 2025-09
+
+    def _modern_settings(self, folder: Path, inherited: dict,
+                         parent_scoring: KattisGroupScoring | None) -> tuple[dict, dict, str | None, Lines]:
+        path = self.settings_path(folder)
+        settings = dict(inherited)
+        if path is None:
+            return settings, {}, None, Lines({})
+        file = relative(path, self.root)
+        config, lines = load_yaml(path, self.root)
+        for key in config:
+            if key not in GROUP_KEYS:
+                ignore_unknown(file, f"unknown key {key!r} in "
+                               f"{path.name}; known: {', '.join(sorted(GROUP_KEYS))}",
+                               lines(str(key)))
+        for key in INHERITED:
+            if key in config:
+                settings[key] = (config[key], file, lines(key))
+        return settings, config, file, lines
+
+    def _modern_scoring(self, name: str, config: dict, file: str | None, lines: Lines,
+                        parent: KattisGroupScoring | None,
+                        share: float | None) -> KattisGroupScoring | None:
+        keys = {"max_score", "score_aggregation", "require_pass", "scoring"} & set(config)
+        if not self.type.scoring:
+            if keys:
+                key = sorted(keys)[0]
+                raise PackageError(file or name, "scoring-only-key", f"{key} is only for scoring "
+                                   "problems; this one is pass-fail", line=lines(key))
+            return None
+        if name == "sample":
+            if keys:
+                key = sorted(keys)[0]
+                raise PackageError(file or name, "sample-scoring", f"{key} is not permitted in "
+                                   "data/sample", line=lines(key))
+            return None
+        draft = config.get("scoring") if isinstance(config.get("scoring"), dict) else {}
+        aggregation = config.get("score_aggregation", draft.get("aggregation",
+                                                                "sum" if name == "secret" else "pass-fail"))
+        if aggregation not in ("pass-fail", "sum", "min"):
+            raise PackageError(file or name, "score_aggregation", f"score_aggregation must be "
+                               f"pass-fail, sum or min, got {aggregation!r}",
+                               line=lines("score_aggregation") or lines("scoring"))
+        raw = config.get("max_score", draft.get("score"))
+        given = raw is not None
+        if raw == "unbounded":
+            max_score = None
+        elif given:
+            max_score = checked_number(raw, file or name, "max_score",
+                                       lines("max_score") or lines("scoring"), strict=False)
+        elif name == "secret":
+            max_score = 100.0
+        elif parent is not None and parent.max_score is None:
+            max_score = None
+        elif self.version == "2025-09" and parent is not None and parent.aggregation != "pass-fail":
+            raise PackageError(file or f"data/{name}", "max_score", f"test group {name} needs a "
+                               f"max_score: secret's maximum is bounded "
+                               f"({parent.max_score:g}), so its groups must give theirs")
+        else:
+            max_score = share
+        if aggregation == "pass-fail" and max_score is None:
+            raise PackageError(file or f"data/{name}", "unbounded-pass-fail", f"group {name} has "
+                               "pass-fail aggregation and so needs a bounded max_score")
+        require = config.get("require_pass", draft.get("require_pass", ()))
+        require_pass = (require,) if isinstance(require, str) else tuple(require or ())
+        return KattisGroupScoring(aggregation=aggregation, max_score=max_score,
+                                  max_score_given=given, require_pass=require_pass)
+
+    def _modern_group(self, folder: Path, name: str, parent: KattisGroupScoring | None,
+                      inherited: dict, share: float | None = None,
+                      parent_name: str | None = None) -> None:
+        settings, config, file, lines = self._modern_settings(folder, inherited, parent)
+        scoring = self._modern_scoring(name, config, file, lines, parent, share)
+        cases, subgroups = self._entries(folder, name)
+        if name == "secret" and cases and subgroups:  # BAPCtools' own packages do it
+            self.notes.append("data/secret holds both test cases and test groups (the format "
+                              "allows one or the other; read as BAPCtools reads it)")
+        args = self._inherited_words(settings, "args")
+        ov_args = self._inherited_words(settings, "output_validator_args")
+        iv_args, iv_by_name = (), None
+        if "input_validator_args" in settings:
+            value, where, line = settings["input_validator_args"]
+            iv_args, iv_by_name = validator_args(value, where, "input_validator_args", line)
+        child_share = None
+        if scoring is not None and scoring.max_score is not None:
+            if scoring.aggregation == "min":
+                child_share = scoring.max_score
+            else:
+                given = 0.0
+                unknown = 0
+                for sub in subgroups:
+                    sub_config = self._peek_score(sub)
+                    if sub_config is None:
+                        unknown += 1
+                    elif sub_config != "unbounded":
+                        given += sub_config
+                count = unknown + len(cases)
+                if given > scoring.max_score + 1e-9:
+                    raise PackageError(file or relative(folder, self.root), "max_score",
+                                       f"the max_scores of the groups of {name} add up to "
+                                       f"{given:g}, more than its own {scoring.max_score:g}")
+                child_share = (scoring.max_score - given) / count if count else 0.0
+        scored = scoring is not None and scoring.aggregation in ("sum", "min")
+        case_names = []
+        for base in cases:
+            case = self._case(base, name, iv_args, iv_by_name, ov_args, args)
+            if scored:
+                case = replace(case, scored=True, max_score=child_share)
+            self.cases.append(case)
+            case_names.append(case.name)
+        sub_names = tuple(f"{name}/{s.name}" for s in subgroups)
+        self.groups.append(TestGroup(name, parent_name, tuple(case_names), sub_names, scoring,
+                                     folder / Path(file).name if file else None))
+        for sub in subgroups:
+            self._modern_group(sub, f"{name}/{sub.name}", scoring, settings, child_share, name)
+
+    def _peek_score(self, folder: Path):
+        path = self.settings_path(folder)
+        if path is None:
+            return None
+        config, _ = load_yaml(path, self.root)
+        draft = config.get("scoring") if isinstance(config.get("scoring"), dict) else {}
+        raw = config.get("max_score", draft.get("score"))
+        if raw is None or raw == "unbounded":
+            return raw
+        return float(raw) if isinstance(raw, (int, float)) else None
+
+    def _inherited_words(self, settings: dict, key: str) -> tuple[str, ...]:
+        if key not in settings:
+            return ()
+        value, file, line = settings[key]
+        return words(value, file, key, line)
+
+    # shared
+
+    def _entries(self, folder: Path, group: str) -> tuple[list[Path], list[Path]]:
+        """(case base paths, subgroup folders) of a group folder, in lexicographic order."""
+        cases, subgroups = [], []
+        for entry in sorted(folder.iterdir()):
+            if not visible(entry):
+                continue
+            if entry.is_dir():
+                if entry.suffix == ".files" and (entry.with_suffix(".in")).is_file():
+                    continue
+                if entry.name.endswith(".in"):
+                    raise PackageError(relative(entry, self.root), "case-is-folder",
+                                       "a test case input must be a file, not a folder")
+                if group == "sample" and self.version != "legacy":
+                    raise PackageError(relative(entry, self.root), "sample-groups",
+                                       "data/sample must not contain test groups")
+                subgroups.append(entry)
+            elif entry.suffix == ".in":
+                if not entry.with_suffix(".ans").is_file():
+                    raise PackageError(relative(entry, self.root), "missing-answer",
+                                       f"test case {self._name(entry)} has no answer file "
+                                       f"{entry.with_suffix('.ans').name}")
+                cases.append(entry.with_suffix(""))
+            elif entry.suffix == ".ans" and not entry.with_suffix(".in").is_file():
+                raise PackageError(relative(entry, self.root), "missing-input",
+                                   f"answer file {entry.name} has no input file "
+                                   f"{entry.with_suffix('.in').name}")
+        return cases, subgroups
+
+    def _name(self, path: Path) -> str:
+        return str(path.with_suffix("").relative_to(self.data_dir))
+
+    def _case(self, base: Path, group: str, iv_args, iv_by_name, ov_args, args) -> TestCase:
+        input_path = _beside(base, ".in")
+        name = self._name(input_path)
+        case_yaml = _beside(base, ".yaml")
+        if self.version != "legacy" and case_yaml.is_file():
+            file = relative(case_yaml, self.root)
+            config, lines = load_yaml(case_yaml, self.root)
+            for key in config:
+                if key not in CASE_KEYS:
+                    ignore_unknown(file, f"unknown key {key!r} in a test case "
+                                   f"file; known: {', '.join(sorted(CASE_KEYS))}",
+                                   lines(str(key)))
+            if "args" in config:
+                args = words(config["args"], file, "args", lines("args"))
+            if "output_validator_args" in config:
+                ov_args = words(config["output_validator_args"], file, "output_validator_args",
+                                lines("output_validator_args"))
+            if "input_validator_args" in config:
+                iv_args, iv_by_name = validator_args(config["input_validator_args"], file,
+                                                     "input_validator_args",
+                                                     lines("input_validator_args"))
+        interaction = _beside(base, ".interaction")
+        files_dir = Path(str(base) + ".files")
+        return TestCase(name=name, group=group, input_path=input_path,
+                        answer_path=_beside(base, ".ans"), sample=group.startswith("sample"),
+                        args=tuple(args), input_validator_args=tuple(iv_args),
+                        input_validator_args_by_name=iv_by_name,
+                        output_validator_args=tuple(ov_args),
+                        interaction=interaction if interaction.is_file() else None,
+                        files_dir=files_dir if files_dir.is_dir() else None)
+
+
+def _beside(base: Path, extension: str) -> Path:
+    """The file of test case `base` (its path without an extension) with `extension`: `a.b`
+    gives `a.b.in`, where `with_suffix` would take `.b` for an extension."""
+    return base.with_name(base.name + extension)

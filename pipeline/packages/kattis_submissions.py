@@ -1,0 +1,254 @@
+"""The submissions of an ICPC / Kattis package, each with what it expects: a legacy folder's
+overall verdict; the 2023-07 / 2025-09 default folder rules with `submissions.yaml`'s rules on
+top (its patterns matched by `glob_matches`, also used by `expectations`); a DOMjudge
+`@EXPECTED_RESULTS@:` line in a submission's source, which replaces its folder's rule; and the
+`include/` files it is built with. A package needs an accepted submission only when it gives
+no time limit. Anything wrong is a `PackageError` naming the file, the line where known, and
+the rule.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import Path
+
+from pipeline.packages.errors import PackageError
+from pipeline.packages.kattis_config import ignore_unknown
+from pipeline.packages.kattis_programs import disabled, files_of, not_a_program, visible
+from pipeline.programs.languages import detect_language
+from pipeline.packages.model import Expectation, Format, Limits, Program, Requirement
+from pipeline.packages.yamlfile import Lines, load_yaml, relative
+
+KATTIS_VERDICTS = {"AC": "AC", "WA": "WA", "TLE": "TLE", "RTE": "RE"}
+ALL_KATTIS = frozenset({"AC", "WA", "TLE", "RE"})
+
+# 2023-07 / 2025-09 default folder rules (spec "Default directories"), in pipeline verdicts.
+DEFAULT_RULES: dict[str, dict] = {
+    "accepted": {"permitted": frozenset({"AC"})},
+    "rejected": {"required": frozenset({"RE", "TLE", "WA"})},
+    "wrong_answer": {"permitted": frozenset({"AC", "WA"}), "required": frozenset({"WA"})},
+    "time_limit_exceeded": {"permitted": frozenset({"AC", "TLE"}), "required": frozenset({"TLE"})},
+    "run_time_error": {"permitted": frozenset({"AC", "RE"}), "required": frozenset({"RE"})},
+    "brute_force": {"permitted": frozenset({"AC", "RE", "TLE"}),
+                    "required": frozenset({"RE", "TLE"}), "use_for_time_limit": False},
+}
+# Legacy folders: the overall verdict (problemtools' final verdict) they must get.
+LEGACY_FOLDERS = {"accepted": "AC", "partially_accepted": "AC", "wrong_answer": "WA",
+                  "time_limit_exceeded": "TLE", "run_time_error": "RE"}
+# DOMjudge @EXPECTED_RESULTS@ names.
+DOMJUDGE_RESULTS = {"CORRECT": "AC", "WRONG-ANSWER": "WA", "NO-OUTPUT": "WA",
+                    "TIMELIMIT": "TLE", "RUN-ERROR": "RE", "MEMORY-LIMIT": "MLE",
+                    "OUTPUT-LIMIT": "OLE", "COMPILER-ERROR": "CE"}
+_EXPECTED_RESULTS = re.compile(rb"@EXPECTED_RESULTS@\s*:\s*([A-Za-z ,_-]+)")
+
+
+def _expand_braces(pattern: str) -> list[str]:
+    match = re.search(r"\{([^{}]*)\}", pattern)
+    if not match:
+        return [pattern]
+    head, tail = pattern[:match.start()], pattern[match.end():]
+    # each alternative without the spaces around it, as BAPCtools reads `{ 4 }` (`4`)
+    return [x for option in match.group(1).split(",")
+            for x in _expand_braces(head + option.strip() + tail)]
+
+
+def glob_matches(pattern: str, path: str) -> bool:
+    """The spec's glob: `*` within one name, braces expanded; a path's parents match too."""
+    parts = path.split("/")
+    prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    for option in _expand_braces(pattern):
+        depth = option.count("/") + 1
+        for prefix in prefixes:
+            if prefix.count("/") + 1 == depth and all(
+                    fnmatch.fnmatchcase(a, b) for a, b in zip(prefix.split("/"), option.split("/"))):
+                return True
+    return False
+
+
+def _verdict_set(value, file: str, key: str, line: int | None) -> frozenset[str]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or any(v not in KATTIS_VERDICTS for v in items):
+        raise PackageError(file, key, f"{key} must be a list of AC, WA, TLE, RTE, got {value!r}",
+                           line=line)
+    return frozenset(KATTIS_VERDICTS[v] for v in items)
+
+
+def _requirement(config: dict, scope: str, file: str, lines: Lines, prefix: tuple[str, ...]) -> Requirement:
+    score = None
+    if "score" in config:
+        raw = config["score"]
+        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+            score = (float(raw), float(raw))
+        elif isinstance(raw, list) and len(raw) == 2 and all(isinstance(v, (int, float)) for v in raw):
+            score = (float(raw[0]), float(raw[1]))
+        else:
+            raise PackageError(file, "score", f"score must be a number or [low, high], got {raw!r}",
+                               line=lines(*prefix, "score"))
+    use = config.get("use_for_time_limit")
+    if use not in (None, True, False, "lower", "upper"):
+        raise PackageError(file, "use_for_time_limit", f"use_for_time_limit must be true, "
+                           f"false, lower or upper, got {use!r}",
+                           line=lines(*prefix, "use_for_time_limit"))
+    return Requirement(
+        scope=scope,
+        permitted=_verdict_set(config["permitted"], file, "permitted",
+                               lines(*prefix, "permitted")) if "permitted" in config else None,
+        required=_verdict_set(config["required"], file, "required",
+                              lines(*prefix, "required")) if "required" in config else None,
+        score=score, message=config.get("message"), use_for_time_limit=use)
+
+
+SUBMISSION_KEYS = {"language", "entrypoint", "authors", "model_solution", "permitted", "required",
+                   "score", "message", "use_for_time_limit"}
+REQUIREMENT_KEYS = {"permitted", "required", "score", "message", "use_for_time_limit"}
+
+
+def _submissions_yaml(root: Path) -> tuple[dict, str, Lines] | None:
+    path = root / "submissions" / "submissions.yaml"
+    if not path.is_file():
+        return None
+    config, lines = load_yaml(path, root)
+    file = relative(path, root)
+    for pattern, rules in config.items():
+        if not isinstance(rules, dict):
+            raise PackageError(file, "submission-rules", f"the rules for {pattern!r} must be a "
+                               "mapping", line=lines(str(pattern)))
+        for key, value in rules.items():
+            if key in SUBMISSION_KEYS:
+                continue
+            if not isinstance(value, dict):
+                ignore_unknown(file, f"unknown key {key!r} for {pattern!r}; "
+                               f"known: {', '.join(sorted(SUBMISSION_KEYS))} or a test data "
+                               "group", lines(str(pattern), str(key)))
+                continue
+            for inner in value:
+                if inner not in REQUIREMENT_KEYS:
+                    ignore_unknown(file, f"unknown key {inner!r} under "
+                                   f"{pattern!r} / {key!r}; known: "
+                                   f"{', '.join(sorted(REQUIREMENT_KEYS))}",
+                                   lines(str(pattern), str(key), str(inner)))
+    return config, file, lines
+
+
+def _expected_results(files: tuple[Path, ...], root: Path) -> Expectation | None:
+    for path in files:
+        match = _EXPECTED_RESULTS.search(path.read_bytes()[:64 * 1024])
+        if not match:
+            continue
+        names = [n.strip().upper() for n in match.group(1).decode().split(",") if n.strip()]
+        unknown = [n for n in names if n not in DOMJUDGE_RESULTS]
+        if unknown or not names:
+            raise PackageError(relative(path, root), "expected-results", f"unknown result "
+                               f"{(unknown or [''])[0]!r} in @EXPECTED_RESULTS@; known: "
+                               f"{', '.join(DOMJUDGE_RESULTS)}")
+        return Expectation(label="@EXPECTED_RESULTS@: " + ", ".join(names), source="source",
+                           requirements=(Requirement(final_any_of=frozenset(
+                               DOMJUDGE_RESULTS[n] for n in names)),))
+    return None
+
+
+def _modern_expectation(name: str, folder: str, rules: tuple[dict, str, Lines] | None) -> Expectation | None:
+    requirements: list[Requirement] = []
+    base = dict(DEFAULT_RULES.get(folder, {}))
+    sources = []
+    if rules is not None:
+        config, file, lines = rules
+        if folder in config:  # overriding the folder's default rule
+            override = _requirement(config[folder], "", file, lines, (folder,))
+            for key in ("permitted", "required", "use_for_time_limit"):
+                if getattr(override, key) is not None:
+                    base[key] = getattr(override, key)
+            sources.append("submissions.yaml")
+    if base:
+        requirements.append(Requirement(**base))
+        sources.insert(0, "folder")
+    if rules is not None:
+        config, file, lines = rules
+        for pattern, settings in config.items():
+            if str(pattern) == folder or not glob_matches(str(pattern), name):
+                continue
+            top = {k: v for k, v in settings.items() if k in REQUIREMENT_KEYS}
+            if top:
+                requirements.append(_requirement(top, "", file, lines, (str(pattern),)))
+            for key, value in settings.items():
+                if key not in SUBMISSION_KEYS and isinstance(value, dict):
+                    requirements.append(_requirement(value, str(key), file, lines,
+                                                     (str(pattern), str(key))))
+            if "submissions.yaml" not in sources:
+                sources.append("submissions.yaml")
+    if not requirements:
+        return None
+    return Expectation(label=folder, source=" + ".join(sources), requirements=tuple(requirements))
+
+
+def _submission_settings(name: str, rules) -> dict:
+    """language / entrypoint given for a submission by submissions.yaml."""
+    found: dict = {}
+    if rules is None:
+        return found
+    config, _, _ = rules
+    for pattern, settings in config.items():
+        if glob_matches(str(pattern), name):
+            for key in ("language", "entrypoint"):
+                if key in settings:
+                    found[key] = settings[key]
+    return found
+
+
+def _include_files(root: Path, language: str | None, version: Format) -> tuple[Path, ...]:
+    include = root / "include"
+    if not include.is_dir():
+        return ()
+    for folder in ([include / language] if language else []) + (
+            [include / "default"] if version != "legacy" else []):
+        if folder.is_dir():
+            return files_of(folder)
+    return ()
+
+
+def submissions(root: Path, version: Format, limits: Limits) -> list[Program]:
+    """The submissions, each with what it expects. A package needs an accepted one unless it
+    gives its time limit: the limit is derived from the accepted ones' times otherwise. With
+    one given, a package of no accepted submission (BAPCtools' `hellounix`: run_time_error/
+    only) or of no submissions/ at all loads, as `bt run` runs it."""
+    folder = root / "submissions"
+    rules = None if version == "legacy" or not folder.is_dir() else _submissions_yaml(root)
+    programs = []
+    for verdict_dir in sorted(folder.iterdir()) if folder.is_dir() else ():
+        if not verdict_dir.is_dir() or not visible(verdict_dir):
+            continue
+        for entry in sorted(verdict_dir.iterdir()):
+            if not visible(entry):
+                continue
+            if disabled(entry):
+                not_a_program(entry, root, "disabled")
+                continue
+            name = f"{verdict_dir.name}/{entry.name}"
+            files = files_of(entry)
+            settings = _submission_settings(name, rules)
+            if not settings.get("language") and detect_language(list(files)) is None:
+                not_a_program(entry, root, "no program")
+                continue
+            expectation = _expected_results(files, root)
+            if expectation is None:
+                if version == "legacy":
+                    verdict = LEGACY_FOLDERS.get(verdict_dir.name)
+                    expectation = None if verdict is None else Expectation(
+                        label=verdict_dir.name, source="folder", requirements=(Requirement(
+                            final_verdict=verdict,
+                            partially=verdict_dir.name == "partially_accepted"),))
+                else:
+                    expectation = _modern_expectation(name, verdict_dir.name, rules)
+            language = settings.get("language") or detect_language(list(files))
+            programs.append(Program(
+                name=name, role="submission", path=entry, files=files, language=language,
+                entrypoint=settings.get("entrypoint"), expectation=expectation,
+                include_files=_include_files(root, language, version)))
+    if limits.time_s is None and not any(p.name.startswith("accepted/") for p in programs):
+        given = ("a legacy package gives it in a .timelimit file at its root, in seconds, as "
+                 "DOMjudge reads it" if version == "legacy" else "limits.time_limit")
+        raise PackageError("problem.yaml", "missing-accepted", "the package gives no time "
+                           "limit and submissions/accepted/ holds no submission to derive one "
+                           f"from: add an accepted submission or give the time limit ({given})")
+    return programs
