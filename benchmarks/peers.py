@@ -132,7 +132,9 @@ def _output(run_dir: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
-def run_bt(bt: Path, package: Path, scratch: Path) -> Timed:
+def run_bt(bt: Path, package: Path, scratch: Path, every_case: bool = False) -> Timed:
+    """One `bt run` of a fresh copy of `package`; `every_case`: `bt run -aa`, every case of
+    every submission (by default bt stops a submission at its first failing case)."""
     copy = _fresh_copy(package, scratch / "bt" / package.name)
     # bt keeps its builds in TMPDIR/bapctools_<hash of the folder>/: a fresh TMPDIR each time,
     # shared by its generate and its run, as the pipeline gets a fresh data folder shared by
@@ -149,7 +151,8 @@ def run_bt(bt: Path, package: Path, scratch: Path) -> Timed:
         subprocess.run([str(bt), "generate", "--no-bar"], cwd=copy, capture_output=True,
                        env=env, timeout=1800)
     out, err = scratch / "bt-stdout.txt", scratch / "bt-stderr.txt"
-    run = spawn_timed([str(bt), "run", "--no-bar"], stdout=out, cwd=copy, env=env, stderr=err)
+    run = spawn_timed([str(bt), "run", "--no-bar", *(["-aa"] if every_case else [])],
+                      stdout=out, cwd=copy, env=env, stderr=err)
     # bt writes its verdict lines to stderr: all of it is read, not only its tail
     text = out.read_text(encoding="utf-8", errors="replace") + \
         err.read_text(encoding="utf-8", errors="replace")
@@ -203,7 +206,7 @@ def chosen_packages(packages: list[Path], names: list[str] | None) -> list[Path]
 
 
 def run_peers(ctx: BenchContext, repeats: int, quick: bool,
-              names: list[str] | None = None) -> None:
+              names: list[str] | None = None, every_case: bool = False) -> None:
     bt = bapctools(ctx)
     if bt is None:
         return
@@ -211,9 +214,11 @@ def run_peers(ctx: BenchContext, repeats: int, quick: bool,
     snapshot = [] if quick and not names else snapshot_packages(ctx.work_dir / "peers")
     packages = chosen_packages(fixture_packages() + snapshot, names)
     scratch = ctx.work_dir / "peers-scratch"
+    bt_mode = "bt run -aa" if every_case else "bt run"  # the rows' recipe column says which
     say(f"{len(packages)} packages, {repeats} alternating runs of each tool, medians "
         "(wall and CPU of the whole command; pipeline's ingest reported apart)")
-    say(f"bt: {bt}; load average {load_average():.2f}")
+    say(f"bt: {bt}{' run -aa (every case, as the pipeline)' if every_case else ' run'}; "
+        f"load average {load_average():.2f}")
     say(f"{'package':<24} {'bt wall':>8} {'run wall':>9} {'ratio':>6} {'+ingest':>8} "
         f"{'bt cpu':>7} {'run cpu':>8}  verdicts")
     for package in packages:
@@ -225,7 +230,7 @@ def run_peers(ctx: BenchContext, repeats: int, quick: bool,
             for tool in order:
                 scratch.mkdir(parents=True, exist_ok=True)
                 if tool == "bt":
-                    bt_runs.append(run_bt(bt, package, scratch))
+                    bt_runs.append(run_bt(bt, package, scratch, every_case))
                 else:
                     ours.append(run_pipeline(package, scratch))
         bt_wall = median([t.run.wall_s for t in bt_runs])
@@ -245,7 +250,7 @@ def run_peers(ctx: BenchContext, repeats: int, quick: bool,
                          "no output")
             say(f"{name:<24} {bt_wall:>7.1f}s {run_wall:>8.1f}s      -        -  bt judged no "
                 f"submission (exit {bt_runs[-1].run.exit_code}: {first[:80]}); not compared")
-            record(ctx, "peers", "run_wall_s", run_wall, "s", problem=name)
+            record(ctx, "peers", "run_wall_s", run_wall, "s", problem=name, recipe=bt_mode)
             shutil.rmtree(scratch, ignore_errors=True)
             continue
         ratio = run_wall / bt_wall if bt_wall > 0 else float("nan")
@@ -265,11 +270,11 @@ def run_peers(ctx: BenchContext, repeats: int, quick: bool,
                               ("ratio_with_ingest", with_ingest),
                               ("verdicts_agree", float(not differ and bool(shared)))):
             record(ctx, "peers", metric, value, "s" if metric.endswith("_s") else "x",
-                   problem=name)
+                   problem=name, recipe=bt_mode)
         goal(ctx, "peers/run", ratio <= RUN_GOAL,
-             f"{name}: pipeline run {ratio:.2f}x bt run (goal <= {RUN_GOAL}x)", problem=name)
+             f"{name}: pipeline run {ratio:.2f}x {bt_mode} (goal <= {RUN_GOAL}x)", problem=name)
         goal(ctx, "peers/with-ingest", with_ingest <= WITH_INGEST_GOAL,
-             f"{name}: ingest + run {with_ingest:.2f}x bt run (goal <= {WITH_INGEST_GOAL}x)",
+             f"{name}: ingest + run {with_ingest:.2f}x {bt_mode} (goal <= {WITH_INGEST_GOAL}x)",
              problem=name)
         goal(ctx, "peers/verdicts", not differ and bool(shared),
              f"{name}: verdicts differ from bt's or none compared ({agree})", problem=name)

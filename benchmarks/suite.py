@@ -113,6 +113,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--package", action="append", default=[], metavar="NAME",
                         help="only these packages in peers (repeatable; a fixture's or "
                         "BAPCtools' test/problems/ name, or fixtures/NAME, bapctools/NAME)")
+    parser.add_argument("--bt-all", action="store_true",
+                        help="peers: bt runs every case of every submission (`bt run -aa`), as "
+                        "the pipeline does, instead of stopping a submission at its first "
+                        "failing case")
     parser.add_argument("--data-dir", type=Path,
                         default=Path(os.environ.get("PIPELINE_DATA_DIR", "data")),
                         help="bench rows go to DATA/bench/, C++ builds are cached in DATA/build/")
@@ -251,7 +255,8 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                 else:
                     say("(skipped in the quick version: a night takes minutes)")
             elif section == "peers":
-                peers.run_peers(ctx, settings.peer_repeats, ctx.quick, args.package)
+                peers.run_peers(ctx, settings.peer_repeats, ctx.quick, args.package,
+                                every_case=args.bt_all)
         except Exception as error:
             fail(ctx, f"section {section} crashed: {type(error).__name__}: {error}")
             traceback.print_exc(file=sys.stdout)

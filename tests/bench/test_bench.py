@@ -141,6 +141,32 @@ def test_peers_reads_each_submissions_verdict_from_a_real_package_run(tmp_path: 
             assert verdict == expected[folder], name
 
 
+def test_peers_bt_every_case_judges_as_bt_run_does(tmp_path: Path) -> None:
+    """`--bt-all` runs `bt run -aa` (every case of every submission, the pipeline's work):
+    each submission of a fixture package gets the verdict its folder names, read from bt's
+    output as in the default mode. Skipped without BAPCtools' bt (`BAPCTOOLS_BT` or PATH)."""
+    import shutil
+
+    from benchmarks import peers
+
+    bt = os.environ.get("BAPCTOOLS_BT") or shutil.which("bt")
+    if not bt:
+        pytest.skip("BAPCtools' bt is not installed (BAPCTOOLS_BT names it)")
+    package = peers.FIXTURES / "hypotenuse"
+    every = peers.run_bt(Path(bt), package, tmp_path, every_case=True)
+    close_launcher()
+    # (bt exits 1 here for a judge message submissions.yaml asks for: its verdicts stand)
+    expected = {"accepted": "AC", "wrong_answer": "WA", "time_limit_exceeded": "TLE",
+                "run_time_error": "RE"}
+    submissions = sorted(str(p.relative_to(package / "submissions"))
+                         for p in (package / "submissions").glob("*/*") if p.is_file())
+    assert sorted(every.verdicts) == submissions
+    for name, verdict in every.verdicts.items():
+        folder = name.split("/")[0]
+        if folder in expected:
+            assert verdict == expected[folder], name
+
+
 def test_peers_reads_bapctools_verdict_lines() -> None:
     from benchmarks import peers
 
