@@ -1,6 +1,7 @@
 """`python -m benchmarks`: run the bench sections, print the figures, write the rows.
 
-    python -m benchmarks                  # everything (`make bench`, ~15 min on 2 cores)
+    python -m benchmarks                  # everything (`make bench`: ~15 min on 2 cores, and
+                                          # about an hour more for peers with BAPCtools' packages)
     python -m benchmarks --quick          # a tiny smoke version (`make bench-quick`)
     python -m benchmarks --only growth    # one section (repeatable)
     python -m benchmarks --problem PROBLEM --only max-tests

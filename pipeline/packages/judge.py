@@ -53,14 +53,8 @@ class PackageBuilds:
 def build_package(package: Package, cache_dir: Path, *,
                   submissions: list[str] | None = None) -> PackageBuilds:
     """Build every program of the package (submissions: all, or the named ones)."""
-    limits = package.limits
-
     def build(program: Program | None) -> Build | None:
-        if program is None:
-            return None
-        return build_program(program, cache_dir, memory_mb=limits.memory_mb,
-                             compile_time_s=limits.compilation_time_s,
-                             compile_memory_mb=max(limits.compilation_memory_mb, 4096))
+        return None if program is None else build_one(package, program, cache_dir)
 
     chosen = [p for p in package.submissions if submissions is None or p.name in submissions]
     return PackageBuilds(
@@ -70,6 +64,14 @@ def build_package(package: Package, cache_dir: Path, *,
         interactor=build(package.interactor),
         generators=tuple(build(p) for p in package.generators),
         submissions={p.name: build(p) for p in chosen})
+
+
+def build_one(package: Package, program: Program, cache_dir: Path) -> Build:
+    """One program of the package built, under the package's compilation limits."""
+    limits = package.limits
+    return build_program(program, cache_dir, memory_mb=limits.memory_mb,
+                         compile_time_s=limits.compilation_time_s,
+                         compile_memory_mb=max(limits.compilation_memory_mb, 4096))
 
 
 def default_limits(package: Package, time_s: float, kill_after_s: float | None = None) -> RunLimits:

@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.packages.judge import build_package, judge_case
+from pipeline.packages.judge import build_one, judge_case
 from pipeline.programs.languages import Build
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.groups import case_in_group
@@ -68,8 +68,9 @@ def submission_build(problem: PackageProblem, name: str) -> Build:
     key = (problem.folder, name)
     build = _submissions.get(key)
     if build is None or build.program not in package.submissions:
-        builds = build_package(package, problem.build_cache, submissions=[name])
-        build = _submissions[key] = builds.submissions[name]
+        # the submission alone: the package's own programs are built once a process apart
+        build = _submissions[key] = build_one(package, package.submission(name),
+                                              problem.build_cache)
     return build
 
 
