@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 
 _submissions: dict[tuple[Path, str], Build] = {}
 _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
+# Submissions that ran out of time at the margin's high end on a case in this process (the
+# package, the submission, the limit judged at): their verdict at either limit is TLE
+# whatever their other cases do, so those are stopped at the judged limit.
+_timed_out_at_high: set[tuple[Path, str, float | None]] = set()
 
 # The run layer's status for each judged verdict (what the pool reports besides the verdict).
 STATUS = {"TLE": "tle", "MLE": "mle", "RE": "re", "OLE": "ole", "SKIP": "skip"}
@@ -88,14 +92,21 @@ def judge_job(job: Job, problem: PackageProblem) -> Outcome:
     with the package's verdict (`judged`)."""
     problem, package = _package_of(problem)
     build = submission_build(problem, job.solver.name)
+    judged_s = job.solver.judged_time_s or problem.time_limit_s
     kill_after = job.solver.kill_after_s
     if job.solver.cut_after_s is not None and job.case_id != job.solver.full_case:
         kill_after = job.solver.cut_after_s  # meant to time out: the limit is all it needs
-    limits = RunLimits(time_s=job.solver.judged_time_s or problem.time_limit_s,
-                       memory_mb=package.limits.memory_mb, output_mb=package.limits.output_mb,
-                       kill_after_s=kill_after)
+    settled = (problem.folder, job.solver.name, judged_s)
+    if settled in _timed_out_at_high:  # TLE at the high end already: the limit is all it needs
+        kill_after = min(kill_after, judged_s) if kill_after is not None else judged_s
+    limits = RunLimits(time_s=judged_s, memory_mb=package.limits.memory_mb,
+                       output_mb=package.limits.output_mb, kill_after_s=kill_after)
     isolation = replace(job.solver, sandbox=default_sandbox(), stack_mb=None, visible=())
-    return _judge(job, problem, package, build, limits, isolation=isolation)
+    outcome = _judge(job, problem, package, build, limits, isolation=isolation)
+    ran_to_high = kill_after is not None and kill_after > judged_s
+    if ran_to_high and outcome.judged is not None and outcome.judged.timed_out:
+        _timed_out_at_high.add(settled)
+    return outcome
 
 
 def judge_external(job: Job, problem: PackageProblem) -> Outcome:

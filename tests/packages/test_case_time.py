@@ -4,7 +4,9 @@
   clock less its waits for a core), not at twice the limit: one that sleeps is TLE at the
   limit's end, and one slowed down by other work on the machine is not failed for it;
 - a submission meant to run out of time runs to the high end of the margin on the run's
-  largest case only; on its other cases it is stopped at the limit it is judged at.
+  largest case only; on its other cases it is stopped at the limit it is judged at;
+- any other submission that ran out of time at the high end is stopped at the limit on the
+  cases its worker runs after that.
 
 Real submissions (C and Python), real processes loading the cores, real `pipeline` runs.
 """
@@ -79,15 +81,12 @@ def test_a_loaded_machine_slows_a_batch_submission_down_without_failing_it(hypot
     assert result.cpu_s < 1.0
 
 
-def test_a_submission_meant_to_time_out_runs_to_the_margin_on_the_largest_case_only(tmp_path):
-    """spin_all.c spins on every case. Judged at 1 s with the margin's high end at 1.5 s, its
-    run is stopped just past 1.5 s of CPU time on the largest case (04-max: it is TLE there
-    even with the margin's time) and just past 1 s on the others (TLE at 1 s is all they need
-    to show); every other submission runs to the high end as before, and all agree with their
-    folders."""
+def _hypotenuse_spinning_in(tmp_path: Path, folder: str):
+    """The hypotenuse fixture with `spin_all.c`, which spins on every case, in submissions/
+    `folder`, ingested into a fresh data folder: a `pipeline` command on it, and the folder."""
     package = tmp_path / "hypotenuse"
     shutil.copytree(FIXTURES / "hypotenuse", package)
-    (package / "submissions" / "time_limit_exceeded" / "spin_all.c").write_text(
+    (package / "submissions" / folder / "spin_all.c").write_text(
         "int main(void) { volatile unsigned long long x = 0; for (;;) x++; }\n")
     data = tmp_path / "data"
 
@@ -96,6 +95,16 @@ def test_a_submission_meant_to_time_out_runs_to_the_margin_on_the_largest_case_o
                                *args], cwd=REPO, capture_output=True, text=True, timeout=600)
 
     assert pipeline("ingest", str(package)).returncode == 0
+    return pipeline, data
+
+
+def test_a_submission_meant_to_time_out_runs_to_the_margin_on_the_largest_case_only(tmp_path):
+    """spin_all.c spins on every case. Judged at 1 s with the margin's high end at 1.5 s, its
+    run is stopped just past 1.5 s of CPU time on the largest case (04-max: it is TLE there
+    even with the margin's time) and just past 1 s on the others (TLE at 1 s is all they need
+    to show); every other submission runs to the high end as before, and all agree with their
+    folders."""
+    pipeline, data = _hypotenuse_spinning_in(tmp_path, "time_limit_exceeded")
     done = pipeline("run", "--problem", "hypotenuse")
     assert done.returncode == 0, done.stdout + done.stderr
     results = pl.read_parquet(data / "tables" / "results" / "*.parquet")
@@ -110,3 +119,23 @@ def test_a_submission_meant_to_time_out_runs_to_the_margin_on_the_largest_case_o
     big = results.filter((pl.col("solver") == "time_limit_exceeded/spin_big.c")
                          & (pl.col("case_id") == largest))
     assert big["verdict"].to_list() == ["TLE"] and big["cpu_ms"][0] > 1500
+
+
+def test_once_a_submission_times_out_at_the_margin_its_later_cases_need_only_the_limit(
+        tmp_path):
+    """accepted/spin_all.c spins on every case, though its folder does not expect it to time
+    out. Its first case (the largest: cases run largest first) runs to the margin's high end
+    (1.5 s) and is TLE there too: its verdict at either limit is settled, so its later cases
+    in the same worker (`--jobs 1`) are stopped just past the 1 s limit; each is TLE and the
+    run says the submission got what its folder does not expect."""
+    pipeline, data = _hypotenuse_spinning_in(tmp_path, "accepted")
+    done = pipeline("run", "--problem", "hypotenuse", "--jobs", "1", "--timeout", "1")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "accepted/spin_all.c" in done.stdout and "NO" in done.stdout, done.stdout
+    results = pl.read_parquet(data / "tables" / "results" / "*.parquet")
+    cases = pl.read_parquet(data / "tables" / "cases" / "hypotenuse.parquet")
+    spun = results.filter(pl.col("solver") == "accepted/spin_all.c")
+    assert spun["verdict"].to_list() == ["TLE"] * cases.height
+    cpu = sorted(spun["cpu_ms"].to_list())
+    assert cpu[-1] > 1500, spun  # the first: to the margin's high end
+    assert all(1000 < ms <= 1300 for ms in cpu[:-1]), spun  # the others: the limit
