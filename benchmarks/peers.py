@@ -35,6 +35,7 @@ from pathlib import Path
 
 from benchmarks.common import (BenchContext, ProcessRun, goal, load_average, median,
                                pipeline_argv, record, say, spawn_timed)
+from pipeline.packages.expectations import kattis_class
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "packages"
@@ -47,9 +48,6 @@ WITH_INGEST_GOAL = 1.0  # (pipeline ingest + run) / bt run
 BT_VERDICTS = {"ACCEPTED": "AC", "AC": "AC", "WRONG_ANSWER": "WA", "WA": "WA",
                "TIME_LIMIT_EXCEEDED": "TLE", "TLE": "TLE", "RUN_TIME_ERROR": "RE", "RTE": "RE",
                "COMPILER_ERROR": "CE", "CE": "CE", "VALIDATOR_CRASH": "JE"}
-# Our verdicts the package format has no word for, as the format judges them (a program over
-# its memory limit is a run-time error there; the pipeline's table says MLE).
-FORMAT_VERDICT = {"MLE": "RE"}
 _BT_LINE = re.compile(r"^\s*((?:accepted|wrong_answer|time_limit_exceeded|run_time_error|"
                       r"rejected|mixed|[\w.-]+)/[^\s:]+):\s+([A-Z_]+)(?![A-Za-z_])",
                       re.MULTILINE)  # `TLE14.026s`: bt's duration column can touch the verdict
@@ -244,7 +242,7 @@ def run_peers(ctx: BenchContext, repeats: int, quick: bool,
         theirs, mine = bt_runs[-1].verdicts, ours[-1][1].verdicts
         shared = sorted(set(theirs) & set(mine))
         differ = [f"{s}: bt {theirs[s]}, pipeline {mine[s]}" for s in shared
-                  if theirs[s] != FORMAT_VERDICT.get(mine[s], mine[s])]
+                  if theirs[s] != kattis_class(mine[s])]  # our MLE and OLE are bt's RTE
         agree = f"{len(shared) - len(differ)}/{len(shared)} agree" + (
             f" ({len(set(theirs) ^ set(mine))} judged by one tool only)"
             if set(theirs) ^ set(mine) else "")

@@ -9,13 +9,15 @@ exits 2, or 1 for `harden`; an interrupted session exits 130.
 from __future__ import annotations
 
 import sys
-from typing import Optional
+from typing import Callable, Optional, TypeVar
 
 import typer
 
 from pipeline.commands.common import fail, find_problem, settle
 from pipeline.commands.options import Settings, check_sandbox
 from pipeline.errors import UnknownName, UserError
+
+T = TypeVar("T")
 
 
 def stress_errors():
@@ -34,6 +36,19 @@ def stress_errors():
             DamagedTable, ExecutorError, UserError, OSError)
 
 
+def _searched(search: Callable[[], T]) -> T:
+    """What `search()` (a stress or hunt request made and run) returns; a program of the user's
+    that cannot start exits 1 (the user's program, not the command line), a bad request 2."""
+    from pipeline.stress.judge import StartError
+
+    try:
+        return search()
+    except StartError as error:
+        fail(str(error), code=1)
+    except stress_errors() as error:
+        fail(str(error))
+
+
 def stress(settings: Settings, *, problem_id: str, solver: str, against: Optional[str],
            recipe: Optional[list[str]], generator: Optional[list[str]], group: Optional[str],
            budget: str, stop_after: int, seed: int, jobs: Optional[int],
@@ -43,24 +58,17 @@ def stress(settings: Settings, *, problem_id: str, solver: str, against: Optiona
     shrink each failure, keep it in group `found` and the findings table."""
     from pipeline.run.solvers import parse_external
     from pipeline.stress.durations import parse_duration
-    from pipeline.stress.judge import StartError
     from pipeline.stress.stress import StressRequest, format_summary, stress as run_stress
 
     problem = find_problem(problem_id)
     check_sandbox(sandbox)
-    try:
-        request = StressRequest(
-            problem=problem.id, solver=solver, against=against, recipes=tuple(recipe or ()),
-            budget_s=parse_duration(budget), stop_after=stop_after, seed=seed, jobs=jobs,
-            externals=tuple(parse_external(text) for text in external or []),
-            shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
-            executor=executor_kind, scheduler=scheduler, generators=tuple(generator or ()),
-            group=group, sandbox=sandbox)
-        summary = run_stress(settings.data_dir, request)
-    except StartError as error:  # the user's program, not the command line
-        fail(str(error), code=1)
-    except stress_errors() as error:
-        fail(str(error))
+    summary = _searched(lambda: run_stress(settings.data_dir, StressRequest(
+        problem=problem.id, solver=solver, against=against, recipes=tuple(recipe or ()),
+        budget_s=parse_duration(budget), stop_after=stop_after, seed=seed, jobs=jobs,
+        externals=tuple(parse_external(text) for text in external or []),
+        shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
+        executor=executor_kind, scheduler=scheduler, generators=tuple(generator or ()),
+        group=group, sandbox=sandbox)))
     typer.echo(format_summary(summary))
     if summary.status == "interrupted":
         raise typer.Exit(130)
@@ -109,21 +117,14 @@ def hunt(settings: Settings, *, problem_id: str, solver: str, size: Optional[int
     from pipeline.run.solvers import parse_external
     from pipeline.stress.durations import parse_duration
     from pipeline.stress.hunt import HuntRequest, format_summary, hunt as run_hunt
-    from pipeline.stress.judge import StartError
 
     problem = find_problem(problem_id)
     check_sandbox(sandbox)
-    try:
-        request = HuntRequest(
-            problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),
-            seed=seed, jobs=jobs, repeats=repeats,
-            externals=tuple(parse_external(text) for text in external or []),
-            command=" ".join(sys.argv), sandbox=sandbox)
-        summary = run_hunt(settings.data_dir, request)
-    except StartError as error:  # the user's program, not the command line
-        fail(str(error), code=1)
-    except stress_errors() as error:
-        fail(str(error))
+    summary = _searched(lambda: run_hunt(settings.data_dir, HuntRequest(
+        problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),
+        seed=seed, jobs=jobs, repeats=repeats,
+        externals=tuple(parse_external(text) for text in external or []),
+        command=" ".join(sys.argv), sandbox=sandbox)))
     typer.echo(format_summary(summary))
     if summary.status == "interrupted":
         raise typer.Exit(130)

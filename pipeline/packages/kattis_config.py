@@ -138,7 +138,7 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
         known = {"time_multiplier", "time_safety_margin", "memory", "output", "code",
                  "compilation_time", "compilation_memory", "validation_time",
                  "validation_memory", "validation_output"}
-        _unknown_keys(limits, known, file, "limits", lines)
+        unknown_keys(limits, known, file, "limits", lines)
         given = _timelimit_file(root)
         return Limits(time_s=given, time_source="given" if given is not None else "derive",
                       ac_to_time_limit=get("time_multiplier", 5.0),
@@ -146,12 +146,12 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
     known = {"time_multipliers", "time_limit", "time_resolution", "memory", "output", "code",
              "compilation_time", "compilation_memory", "validation_time", "validation_memory",
              "validation_output", "validation_passes"}
-    _unknown_keys(limits, known, file, "limits", lines)
+    unknown_keys(limits, known, file, "limits", lines)
     multipliers = limits.get("time_multipliers") or {}
     if not isinstance(multipliers, dict):
         raise PackageError(file, "limits.time_multipliers", "time_multipliers must be a mapping",
                            line=lines("limits", "time_multipliers"))
-    _unknown_keys(multipliers, {"ac_to_time_limit", "time_limit_to_tle"}, file,
+    unknown_keys(multipliers, {"ac_to_time_limit", "time_limit_to_tle"}, file,
                   "limits.time_multipliers", lines, ("limits", "time_multipliers"))
 
     def factor(key: str, default: float) -> float:
@@ -196,8 +196,11 @@ def ignore_unknown(file: str, message: str, line: int | None) -> None:
         IGNORED[-1].append(f"{file}{f':{line}' if line else ''}: {message} (ignored)")
 
 
-def _unknown_keys(mapping: dict, known: set[str], file: str, where: str, lines: Lines,
+def unknown_keys(mapping: dict, known: set[str], file: str, where: str, lines: Lines,
                   prefix: tuple[str, ...] | None = None) -> None:
+    """A note for each key of `mapping` not in `known` (read past, as problemtools warns);
+    `where` names the mapping in the message, `prefix` its path in the file (default: `where`
+    split on dots)."""
     path = prefix if prefix is not None else tuple(where.split("."))
     for key in mapping:
         if key not in known:

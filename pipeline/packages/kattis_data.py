@@ -13,7 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from pipeline.packages.errors import PackageError
-from pipeline.packages.kattis_config import checked_number, ignore_unknown, validator_args, words
+from pipeline.packages.kattis_config import (checked_number, ignore_unknown, unknown_keys,
+                                             validator_args, words)
 from pipeline.packages.kattis_programs import visible
 from pipeline.packages.model import (Format, KattisGroupScoring, LegacyGrading, ProblemType,
                                      TestCase, TestGroup)
@@ -97,11 +98,7 @@ class Data:
             return settings
         file = relative(path, self.root)
         config, lines = load_yaml(path, self.root)
-        for key in config:
-            if key not in LEGACY_TESTDATA_KEYS:
-                ignore_unknown(file, f"unknown key {key!r} in testdata.yaml; "
-                               f"known: {', '.join(sorted(LEGACY_TESTDATA_KEYS))}",
-                               lines(str(key)))
+        unknown_keys(config, LEGACY_TESTDATA_KEYS, file, "testdata.yaml", lines, prefix=())
         if not self.type.scoring:
             for key in ("accept_score", "reject_score", "range"):
                 if key in config:
@@ -178,11 +175,7 @@ class Data:
             return settings, {}, None, Lines({})
         file = relative(path, self.root)
         config, lines = load_yaml(path, self.root)
-        for key in config:
-            if key not in GROUP_KEYS:
-                ignore_unknown(file, f"unknown key {key!r} in "
-                               f"{path.name}; known: {', '.join(sorted(GROUP_KEYS))}",
-                               lines(str(key)))
+        unknown_keys(config, GROUP_KEYS, file, path.name, lines, prefix=())
         for key in INHERITED:
             if key in config:
                 settings[key] = (config[key], file, lines(key))
