@@ -197,9 +197,15 @@ def test_built_in_problems_and_packages_do_not_know_each_other():
 
 
 def test_one_place_outside_the_packages_names_them():
+    # imports that run, and also those only a type checker reads and the names in docstrings:
+    # the rest of the pipeline knows a package's types only through the hooks' protocols
     naming = sorted(m for m in MODULES if not m.startswith("pipeline.packages")
                     and any(t.startswith("pipeline.packages") for t in GRAPH[m]))
     assert naming == ["pipeline.problems"], naming
+    mentioning = sorted(m for m, path in MODULES.items() if not m.startswith("pipeline.packages")
+                        and ("pipeline.packages" in path.read_text()
+                             or "pipeline/packages" in path.read_text()))
+    assert mentioning == ["pipeline.problems"], mentioning
 
 
 def test_nothing_asks_what_kind_of_problem_it_holds():

@@ -104,7 +104,7 @@ def judge_job(job: Job, problem: PackageProblem) -> Outcome:
     isolation = replace(job.solver, sandbox=default_sandbox(), stack_mb=None, visible=())
     outcome = _judge(job, problem, package, build, limits, isolation=isolation)
     ran_to_high = kill_after is not None and kill_after > judged_s
-    if ran_to_high and outcome.judged is not None and outcome.judged.timed_out:
+    if ran_to_high and outcome.judgement is not None and outcome.judgement.timed_out:
         _timed_out_at_high.add(settled)
     return outcome
 
@@ -155,4 +155,4 @@ def outcome_of(job: Job, result: CaseResult) -> Outcome:
     return Outcome(job.key, STATUS.get(result.verdict, "ok"), answer=result.answer,
                    wall_ms=result.wall_s * 1000, cpu_ms=result.cpu_s * 1000,
                    peak_rss_kb=result.peak_rss_kb or None,
-                   error=result.message or None, judged=result)
+                   error=result.message or None, judgement=result)

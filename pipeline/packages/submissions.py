@@ -135,12 +135,12 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame,
     ran: Judging = []
     for job, outcome in executor.run(submission_jobs(submission_specs(problem, lower, probe),
                                                      cases, 1, set())):
-        if outcome.judged is not None:
-            judged.setdefault(job.solver.name, {})[outcome.judged.case] = outcome.judged
+        if outcome.judgement is not None:
+            judged.setdefault(job.solver.name, {})[outcome.judgement.case] = outcome.judgement
             ran.append((job, outcome))
     limit = derive_time_limit(package, judged)
     record_time_limit(problem.folder, limit.time_s, limit.how)
-    return limit, [(job, outcome_of(job, judged_at(package, outcome.judged, limit.time_s)))
+    return limit, [(job, outcome_of(job, judged_at(package, outcome.judgement, limit.time_s)))
                    for job, outcome in ran]
 
 

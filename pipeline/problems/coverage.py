@@ -4,7 +4,7 @@ it from the bounds it declares (`coverage`).
 
 Each problem gives it through its hook `Problem.bound_coverage(inputs)`: a built-in problem
 declares its bounds once, beside the parser that enforces them (`pipeline/problems/<id>/
-bounds.py`); a problem package asks its testlib input validators (`pipeline.packages.overview`),
+bounds.py`); a problem package asks its testlib input validators (`--testOverviewLogFileName`),
 whose test-overview log says only whether a case hit each end of a variable, so the ends and the
 values reached are unknown (None). `pipeline.report.coverage` reads the stored cases and shows it.
 """

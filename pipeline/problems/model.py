@@ -15,10 +15,10 @@ text, so that `stress` can shrink a failing case and render it again.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pipeline.errors import BeyondLimits, UnknownName
 from pipeline.fsutil import atomic_write_text
@@ -29,6 +29,22 @@ from pipeline.programs.program import Program
 
 Case = Any
 Answer = Any
+
+
+class JudgedLimit(Protocol):
+    """The time limit a problem judges its submissions at (given, or derived from them)."""
+
+    @property
+    def time_s(self) -> float: ...
+
+
+class HeldSubmissions(Protocol):
+    """A problem's submissions held against what each is expected to get, after a run."""
+
+    @property
+    def disagreements(self) -> Sequence[Any]: ...  # one per submission that got otherwise
+
+    def table(self) -> str: ...  # one line per submission, for the run's summary
 
 # A shrink pass: the cases one small edit simpler than the given one (drop a test, a leaf, a
 # person; lower a number), for `stress` to try in order; they need not all be valid or simpler.
@@ -295,7 +311,7 @@ class Problem:
     # -- submissions: programs the problem holds to what each is expected to get (a package's)
     def submission_judging(self, names: tuple[str, ...], timeout_s: float | None,
                            cases: Callable[[], Any], executor: Any
-                           ) -> tuple[Any, list, str | None, list]:
+                           ) -> tuple[JudgedLimit, list, str | None, list]:
         """The time limit the submissions `names` are judged at, their `SolverSpec`s (run by
         `run_job`), a note when the limit was derived now, from `cases()` (a frame of the
         stored cases) run on `executor`, and the (job, outcome) pairs of `names` deriving it
@@ -313,7 +329,7 @@ class Problem:
 
     def hold_submissions(self, run_id: str, names: tuple[str, ...], judged: dict,
                          earlier: Any, inputs: Mapping[str, str],
-                         limit: Any) -> tuple[Any, list[dict]]:
+                         limit: JudgedLimit) -> tuple[HeldSubmissions, list[dict]]:
         """After a run: each submission held against its expectation, from its judged
         results (`judged`, and `earlier`: the stored rows of a resumed run's first part), and
         the rows of the `expectations` table that keep it."""

@@ -7,18 +7,15 @@ executor builds an external program once on this machine and sends the finished 
 (`argv`); for a cluster it travels unbuilt, as the program with its source's bytes
 (`languages.pack`), and each worker machine builds it there (`builds_where_it_runs`). A problem
 with rules of its own (a registered package) judges its programs where they run
-(`Problem.run_job`), and the outcome carries that judgement (`judged`).
+(`Problem.run_job`), and the outcome carries that judgement (`judgement`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from pipeline.programs.program import Program
-
-if TYPE_CHECKING:
-    from pipeline.packages.model import CaseResult
 
 SolverKind = Literal["stage", "external", "submission"]
 Status = Literal["ok", "tle", "mle", "re", "ole", "skip"]
@@ -73,6 +70,25 @@ class Job:
     group: str | None = None    # the case's group (a package's judge gives it its arguments)
 
 
+class Judgement(Protocol):
+    """A problem's verdict on one run of a program, given where the program ran (by a problem
+    whose own rules judge its programs: a registered package's output validator, checker or
+    interactor). The problem may keep more in it, its own record of the run, and reads that
+    back when it holds its submissions against their expectations."""
+
+    @property
+    def case(self) -> str: ...
+
+    @property
+    def verdict(self) -> str: ...  # a `Verdict`'s value
+
+    @property
+    def score(self) -> float | None: ...
+
+    @property
+    def message(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What happened when a job ran (grading against the expected answer is the runner's)."""
@@ -86,4 +102,4 @@ class Outcome:
     exit_code: int | None = None
     error: str | None = None
     host: str | None = None  # the machine that ran the job, when it was not this one
-    judged: CaseResult | None = None  # package submissions: the package's verdict and score
+    judgement: Judgement | None = None  # the problem's verdict, when it judged the run there

@@ -18,14 +18,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from pipeline.packages.model import Expectation
+from typing import Literal, Protocol
 
 Role = Literal["submission", "input_validator", "answer_validator", "output_validator",
                "checker", "interactor", "generator"]
 Convention = Literal["kattis", "testlib"]
+
+
+class Expected(Protocol):
+    """What a submission is expected to get, as its problem source wrote it (a package's
+    submission folder, its `submissions.yaml`, a Polygon tag). A program knows only its label;
+    the source that wrote it holds the submission to its rules."""
+
+    @property
+    def label(self) -> str: ...  # "accepted", "wrong_answer", a Polygon tag, ...
 
 
 @dataclass(frozen=True)
@@ -49,7 +55,7 @@ class Program:
                                             # build/run scripts or commands, or told when built
     convention: Convention = "kattis"
     entrypoint: str | None = None
-    expectation: Expectation | None = None  # what a package's submission is expected to get
+    expectation: Expected | None = None     # what a package's submission is expected to get
     declared_type: str | None = None        # Polygon's source type ("cpp.g++17")
     include_files: tuple[Path, ...] = ()    # include/<language> files copied before building
     run: str = ""                           # its own run command; "" or "{exe}": its language's

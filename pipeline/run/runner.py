@@ -25,12 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
-
 import polars as pl
 
 from pipeline.errors import UserError
 from pipeline.problems import Problem, cases_schema, get_problem
+from pipeline.problems.model import HeldSubmissions, JudgedLimit
 from pipeline.run.checker import check_answer
 from pipeline.run.choice import make_executor
 from pipeline.run.executors import Executor
@@ -47,10 +46,6 @@ from pipeline.tables.lock import data_lock, process_start, run_lock
 from pipeline.tables.results import (next_chunk, read_run_results, read_runs,
                                      write_results_chunk, write_run)
 from pipeline.verdicts import Verdict
-
-if TYPE_CHECKING:
-    from pipeline.packages.expectations import TimeLimit
-    from pipeline.packages.submissions import Expectations
 
 __all__ = ["RunRequest", "RunSummary", "run", "format_summary", "nothing_to_run"]
 
@@ -75,11 +70,11 @@ class RunSummary:
     errors: dict[str, Counter] = field(default_factory=dict)  # first RE/MLE/OLE error lines
     start_errors: dict[str, Counter] = field(default_factory=dict)  # those that never started
     cannot_start: list[StartFailure] = field(default_factory=list)  # most cases never started
-    expectations: Expectations | None = None  # a package's submissions against their folders
+    expectations: HeldSubmissions | None = None  # submissions against their expectations
 
     @property
     def disagreements(self) -> int:
-        """How many package submissions got what their folder or tag does not expect."""
+        """How many submissions got what their folder or tag does not expect."""
         return len(self.expectations.disagreements) if self.expectations is not None else 0
 
 
@@ -355,9 +350,9 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                               expected_source.get(job.case_id), sizes.get(job.case_id), info)
             buffer.append(row)
             hosts.add(row["host"])
-            if outcome.judged is not None and job.repeat == 0 \
+            if outcome.judgement is not None and job.repeat == 0 \
                     and job.solver.kind == "submission":  # held against their expectations
-                judged.setdefault(job.solver.name, {})[outcome.judged.case] = outcome.judged
+                judged.setdefault(job.solver.name, {})[outcome.judgement.case] = outcome.judgement
             _tally(summary, row)
             finished += 1
             if progress:
@@ -408,7 +403,7 @@ _STATUS_VERDICT = {"tle": Verdict.TLE, "mle": Verdict.MLE, "re": Verdict.RE,
 class _Judging:
     """How a package's submissions are judged in this run."""
 
-    limit: TimeLimit       # the time limit judged at
+    limit: JudgedLimit     # the time limit judged at
     specs: list[SolverSpec]
     done: list[tuple[Job, Outcome]]  # judged while the limit was derived (repeat 0)
 
@@ -433,7 +428,7 @@ def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, execut
 
 
 def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
-          limit: TimeLimit, judged: dict, cases: pl.DataFrame, summary: RunSummary) -> None:
+          limit: JudgedLimit, judged: dict, cases: pl.DataFrame, summary: RunSummary) -> None:
     """Hold each submission against its expectation (with the results a resumed run stored
     before) and keep the outcome in the `expectations` table."""
     from pipeline.tables.results import write_expectations
@@ -452,8 +447,8 @@ def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
 def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expected: str | None,
                 expected_source: str | None, size: int | None, info: dict) -> dict:
     error, score, message = outcome.error, None, None
-    if outcome.judged is not None:  # judged where it ran, by the package's own rules
-        judged = outcome.judged
+    if outcome.judgement is not None:  # judged where it ran, by the problem's own rules
+        judged = outcome.judgement
         verdict, score, message = Verdict(judged.verdict), judged.score, judged.message or None
         error = None if verdict is Verdict.AC else message
     elif outcome.status == "ok":

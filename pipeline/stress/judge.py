@@ -16,7 +16,7 @@ status of S is its verdict (RE, TLE, MLE, OLE) whatever R does.
 
 A package submission S is judged by the package's own rules (its checker or output validator,
 with the case's group): R runs first, then S with R's answer as the case's answer file, and
-S's verdict is the package's (`Outcome.judged.verdict`). A judge error (JE) is no verdict of S:
+S's verdict is the package's (`Outcome.judgement.verdict`). A judge error (JE) is no verdict of S:
 the case counts as not judged, with the checker's message as its note. A submission that did
 not build (CE) or cannot run here (SKIP) stops the session (`JudgeError`), and so does a
 program that could not start (`pipeline.run.startup`: a shim that finds no interpreter, a
@@ -197,7 +197,7 @@ class Judge:
         if outcome is not None:
             _refuse_unbuilt(name, outcome)
             _refuse_unstarted(next(s for s in self.references if s.name == name), outcome)
-        if solver.judged is not None:
+        if solver.judgement is not None:
             return self._package_verdict(text, size, solver, outcome, name)
         if solver.status != "ok":
             return Trial(text, size, STATUS_VERDICT[solver.status], solver, outcome, name)
@@ -213,7 +213,7 @@ class Judge:
     def _package_verdict(self, text: str, size: int, solver: Outcome, outcome: Outcome | None,
                          name: str | None) -> Trial:
         """S's verdict as its package judged it against R's answer."""
-        verdict = solver.judged.verdict
+        verdict = solver.judgement.verdict
         if verdict in RUN_FAILURES:
             return Trial(text, size, Verdict(verdict), solver, outcome, name)
         if outcome is None and not self._interactive:
@@ -227,7 +227,7 @@ class Judge:
                          note=f"reference {name} wrote no answer")
         if verdict == "JE":
             return Trial(text, size, None, solver, outcome, name,
-                         note=f"judge error: {solver.judged.message or 'no message'}")
+                         note=f"judge error: {solver.judgement.message or 'no message'}")
         return Trial(text, size, Verdict(verdict), solver, outcome, name)
 
     def time(self, texts: Sequence[str], repeats: int) -> list[list[Outcome]]:
@@ -246,9 +246,9 @@ class Judge:
 
 def _refuse_unbuilt(name: str, outcome: Outcome) -> None:
     """`JudgeError` when a package submission could not be run at all (CE, SKIP)."""
-    if outcome.judged is not None and outcome.judged.verdict in NOT_RUN:
-        raise JudgeError(f"submission {name} cannot be run ({outcome.judged.verdict}): "
-                         f"{(outcome.judged.message or '').strip()[:300]}")
+    if outcome.judgement is not None and outcome.judgement.verdict in NOT_RUN:
+        raise JudgeError(f"submission {name} cannot be run ({outcome.judgement.verdict}): "
+                         f"{(outcome.judgement.message or '').strip()[:300]}")
 
 
 def _refuse_unstarted(spec: SolverSpec, outcome: Outcome) -> None:

@@ -3,7 +3,7 @@
 Cases come from the chosen recipes in a fixed interleaving (per cycle, each `tiny` recipe gives
 16 cases, each `edge` recipe 4, each `family` and `max` recipe 1; case k of recipe r for seed s
 is `problem.generate(r, s, k)`), so the sequence of cases depends only on the seed. A problem
-package's recipes are its generators (`pipeline.packages.generators`; `--generator` adds one,
+package's recipes are its generators (`Problem.recipes`; `--generator` adds one,
 and the session then uses only the ones given unless `--recipe` says otherwise). A problem
 with input validators (`Problem.check_input`: a package's) checks every generated input with
 them, as an input of the recipe's group; a rejected input is skipped and counted, never a
@@ -160,7 +160,7 @@ class Schedule:
 def with_generators(problem: Problem, commands: tuple[str, ...],
                     data_dir: Path) -> tuple[Problem, list[Recipe]]:
     """The problem with a recipe added for each generator command (see
-    `pipeline.packages.generators`), and those recipes; a command that names no program, or
+    `pipeline.problems.generator_recipe`), and those recipes; a command that names no program, or
     one that does not build, raises `GeneratorError` now."""
     from pipeline.problems import generator_recipe
 
