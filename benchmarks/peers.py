@@ -176,7 +176,8 @@ def _format_version(package: Path) -> str | None:
     return found.group(1) if found else "legacy"
 
 
-def run_pipeline(package: Path, scratch: Path) -> tuple[ProcessRun, Timed]:
+def run_pipeline(package: Path, scratch: Path,
+                 fail_fast: bool = False) -> tuple[ProcessRun, Timed]:
     copy = _fresh_copy(package, scratch / "pipeline" / package.name)
     data = scratch / "pipeline-data"
     shutil.rmtree(data, ignore_errors=True)
@@ -184,7 +185,8 @@ def run_pipeline(package: Path, scratch: Path) -> tuple[ProcessRun, Timed]:
     ingest = spawn_timed([*command, "ingest", "--allow-rejects", str(copy)],
                          stdout=scratch / "ingest-stdout.txt")
     out = scratch / "pipeline-stdout.txt"
-    run = spawn_timed([*command, "run", "--problem", package.name], stdout=out)
+    run = spawn_timed([*command, "run", "--problem", package.name,
+                       *(["--fail-fast"] if fail_fast else [])], stdout=out)
     text = out.read_text(encoding="utf-8", errors="replace")
     return ingest, Timed(run, {name: got for name, got, _ in _PIPELINE_LINE.findall(text)})
 
@@ -207,7 +209,8 @@ def chosen_packages(packages: list[Path], names: list[str] | None) -> list[Path]
 
 
 def run_peers(ctx: BenchContext, repeats: int, quick: bool,
-              names: list[str] | None = None, every_case: bool = False) -> None:
+              names: list[str] | None = None, every_case: bool = False,
+              fail_fast: bool = False) -> None:
     bt = bapctools(ctx)
     if bt is None:
         return
@@ -215,11 +218,14 @@ def run_peers(ctx: BenchContext, repeats: int, quick: bool,
     snapshot = [] if quick and not names else snapshot_packages(ctx.work_dir / "peers")
     packages = chosen_packages(fixture_packages() + snapshot, names)
     scratch = ctx.work_dir / "peers-scratch"
-    bt_mode = "bt run -aa" if every_case else "bt run"  # the rows' recipe column says which
+    # the rows' recipe column says which pairing ran
+    bt_mode = ("bt run -aa" if every_case else "bt run") + (
+        " / pipeline --fail-fast" if fail_fast else "")
     say(f"{len(packages)} packages, {repeats} alternating runs of each tool, medians "
         "(wall and CPU of the whole command; pipeline's ingest reported apart)")
-    say(f"bt: {bt}{' run -aa (every case, as the pipeline)' if every_case else ' run'}; "
-        f"load average {load_average():.2f}")
+    say(f"bt: {bt}{' run -aa (every case)' if every_case else ' run'}; pipeline run"
+        f"{' --fail-fast (each submission stopped at its first failure)' if fail_fast else ''}"
+        f"; load average {load_average():.2f}")
     say(f"{'package':<24} {'bt wall':>8} {'run wall':>9} {'ratio':>6} {'+ingest':>8} "
         f"{'bt cpu':>7} {'run cpu':>8}  verdicts")
     for package in packages:
@@ -233,7 +239,7 @@ def run_peers(ctx: BenchContext, repeats: int, quick: bool,
                 if tool == "bt":
                     bt_runs.append(run_bt(bt, package, scratch, every_case))
                 else:
-                    ours.append(run_pipeline(package, scratch))
+                    ours.append(run_pipeline(package, scratch, fail_fast))
         bt_wall = median([t.run.wall_s for t in bt_runs])
         bt_cpu = median([t.run.cpu_s for t in bt_runs])
         run_wall = median([t.run.wall_s for _, t in ours])

@@ -201,7 +201,8 @@ def query_command(
     "pipeline run --problem PROBLEM",
     "pipeline run --problem PROBLEM --solver fast --group GROUP --repeat 3",
     "pipeline run --problem PROBLEM --external mine=./mine --solver mine --jobs 2",
-    "pipeline run --problem PROBLEM --resume RUN_ID"))
+    "pipeline run --problem PROBLEM --resume RUN_ID",
+    "pipeline run --problem PROBLEM --fail-fast"))
 def run_command(
     ctx: typer.Context,
     problem_id: Annotated[str, typer.Option("--problem", "-p", metavar="PROBLEM",
@@ -238,6 +239,10 @@ def run_command(
         "run).")] = None,
     no_wait: Annotated[bool, typer.Option(
         "--no-wait", help="Fail at once if another command is writing the tables.")] = False,
+    fail_fast: Annotated[bool, typer.Option(
+        "--fail-fast", help="Stop each solver at its first failing case: its other cases are "
+        "stored as SKIP, and a package's submission is held to the cases it ran (as `bt "
+        "run` does by default).")] = False,
     executor_kind: ExecutorOption = "local",
     scheduler: SchedulerOption = None,
 ) -> None:
@@ -246,7 +251,8 @@ def run_command(
 
     run(ctx.obj, problem_id=problem_id, solver=solver, external=external, group=group, jobs=jobs,
         timeout=timeout, memory=memory, stack=stack, sandbox=sandbox, repeat=repeat,
-        resume=resume, no_wait=no_wait, executor_kind=executor_kind, scheduler=scheduler)
+        resume=resume, no_wait=no_wait, fail_fast=fail_fast, executor_kind=executor_kind,
+        scheduler=scheduler)
 
 
 @app.command("slow", cls=Command, epilog=examples(

@@ -24,7 +24,7 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
         external: Optional[list[str]], group: Optional[str], jobs: Optional[int],
         timeout: Optional[float], memory: Optional[int], stack: Optional[int], sandbox: str,
         repeat: int, resume: Optional[str], no_wait: bool, executor_kind: str,
-        scheduler: Optional[str]) -> None:
+        scheduler: Optional[str], fail_fast: bool = False) -> None:
     """Run solver stages and external programs over the stored cases of a problem."""
     from pipeline.programs.languages import BuildError
     from pipeline.progress import progress_bar
@@ -45,7 +45,8 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
                              externals=externals, group=group, jobs=jobs, timeout_s=timeout,
                              memory_mb=memory, stack_mb=stack, sandbox=sandbox,
                              repeat=repeat, resume=resume,
-                             command=" ".join(["pipeline", *sys.argv[1:]]), wait=not no_wait)
+                             command=" ".join(["pipeline", *sys.argv[1:]]), wait=not no_wait,
+                             fail_fast=fail_fast)
         selection = select_solvers(problem, request) if not resume else None
     except (UnknownName, UserError) as error:
         fail(str(error))

@@ -163,10 +163,11 @@ class PackageProblem(Problem):
 
         return not_runnable(self, names)
 
-    def hold_submissions(self, run_id, names, judged, earlier, inputs, limit):
+    def hold_submissions(self, run_id, names, judged, earlier, inputs, limit,
+                         cut_short=frozenset()):
         from pipeline.packages.submissions import expectation_rows, hold_submissions
 
-        found = hold_submissions(self, names, judged, earlier, inputs, limit)
+        found = hold_submissions(self, names, judged, earlier, inputs, limit, cut_short)
         return found, expectation_rows(run_id, self.id, found)
 
     def run_job(self, job: Job) -> Outcome | None:

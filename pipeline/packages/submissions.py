@@ -195,13 +195,15 @@ class Expectations:
 
 
 def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str, ...],
-                      limit: TimeLimit) -> Expectations:
+                      limit: TimeLimit, cut_short: frozenset[str] = frozenset()) -> Expectations:
     package = problem.load()
     if not package.cases:  # the run's cases are none of the package's: nothing to hold to
         return Expectations(limit, (), "the package has no test cases")
     # Equal inputs are one stored case: the first of them stands for all.
     names_in_package = {case.name for case in package_cases(problem).values()}
-    covered = set.intersection(*(set(judged.get(n, {})) for n in names)) if names else set()
+    whole = [n for n in names if n not in cut_short]  # the others ran until they failed
+    covered = set.intersection(*(set(judged.get(n, {})) for n in whole)) if whole \
+        else names_in_package
     missing = names_in_package - covered
     if missing:
         return Expectations(limit, (), f"the run covers {len(names_in_package - missing)} of "
@@ -248,13 +250,16 @@ def not_runnable(problem: PackageProblem, names: tuple[str, ...]) -> str | None:
 
 def hold_submissions(problem: PackageProblem, names: tuple[str, ...], judged: Judged,
                      earlier: pl.DataFrame, inputs: Mapping[str, str],
-                     limit: TimeLimit) -> Expectations:
+                     limit: TimeLimit, cut_short: frozenset[str] = frozenset()) -> Expectations:
     """Each submission held against its expectation, with the results of `judged` (this part
-    of the run) and `earlier` (`results` rows a resumed run stored before)."""
+    of the run) and `earlier` (`results` rows a resumed run stored before). The submissions
+    `cut_short` stopped at their first failure (`--fail-fast`): they are held to the cases
+    they ran, as BAPCtools holds a submission it stopped early."""
     for name, results in judged_from_rows(problem, earlier, inputs).items():
         for case, result in results.items():
-            judged.setdefault(name, {}).setdefault(case, result)
-    return hold_expectations(problem, judged, names, limit)
+            if not (name in cut_short and result.verdict == "SKIP"):
+                judged.setdefault(name, {}).setdefault(case, result)
+    return hold_expectations(problem, judged, names, limit, cut_short)
 
 
 def expectation_rows(run_id: str, problem_id: str, found: Expectations) -> list[dict]:

@@ -328,11 +328,13 @@ class Problem:
         return jobs
 
     def hold_submissions(self, run_id: str, names: tuple[str, ...], judged: dict,
-                         earlier: Any, inputs: Mapping[str, str],
-                         limit: JudgedLimit) -> tuple[HeldSubmissions, list[dict]]:
+                         earlier: Any, inputs: Mapping[str, str], limit: JudgedLimit,
+                         cut_short: frozenset[str] = frozenset()
+                         ) -> tuple[HeldSubmissions, list[dict]]:
         """After a run: each submission held against its expectation, from its judged
         results (`judged`, and `earlier`: the stored rows of a resumed run's first part), and
-        the rows of the `expectations` table that keep it."""
+        the rows of the `expectations` table that keep it. Submissions in `cut_short` stopped
+        at their first failure (`--fail-fast`) and are held to the cases they ran."""
         raise UnknownName(f"problem {self.id} has no submissions")
 
     def run_job(self, job: Job) -> Outcome | None:

@@ -61,8 +61,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
-from pipeline.run.executors import (ExecutorError, LocalPoolExecutor, _Worker, check_jobs,
-                                     start_process)
+from pipeline.run.executors import (ExecutorError, LocalPoolExecutor, Skip, _Worker, check_jobs,
+                                     skipped, start_process)
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.languages import BuildError, build_here, source_key
 from pipeline.run.worker import PROGRESS_FIELDS, worker_main
@@ -511,7 +511,7 @@ class DaskExecutor:
             self._threads_seen, self._window_at = self._threads(), now
         return self._threads_seen * (1 if self._long_tasks else 2)
 
-    def run(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
+    def run(self, jobs: Iterable[Job], skip: Skip | None = None) -> Iterator[tuple[Job, Outcome]]:
         from distributed import as_completed
 
         pending: deque[Job] = deque(jobs)
@@ -523,6 +523,10 @@ class DaskExecutor:
                 while (pending or alone) and len(live) < self._window():
                     batch = [alone.popleft()] if alone else \
                         next_batch(pending, self._pace, self._cap or self._threads_seen)
+                    batch, passed = skipped(batch, skip)
+                    yield from passed
+                    if not batch:
+                        continue
                     payload = pickle.dumps(tuple(batch), protocol=pickle.HIGHEST_PROTOCOL)
                     with warnings.catch_warnings():  # a big input is one task's whole payload
                         warnings.filterwarnings("ignore", message="Sending large graph")
@@ -530,6 +534,8 @@ class DaskExecutor:
                                                      key=f"gamebench-batch-{uuid.uuid4().hex}")
                     live[future] = batch
                     completed.add(future)
+                if not live:  # what was left was skipped
+                    break
                 future = next(completed)
                 batch = live.pop(future)
                 yield from self._finished(future, batch, alone)

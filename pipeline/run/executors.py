@@ -23,7 +23,7 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Protocol
@@ -82,11 +82,31 @@ class Executor(Protocol):
     """What the runner needs of an executor. One whose workers build external programs
     themselves from `SolverSpec.program` says so with `builds_on_workers = True`."""
 
-    def run(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
-        """Run every job; yield each with its outcome as soon as it is known."""
+    def run(self, jobs: Iterable[Job], skip: Skip | None = None) -> Iterator[tuple[Job, Outcome]]:
+        """Run every job; yield each with its outcome as soon as it is known. A job for
+        which `skip` (asked just before the job would be sent to a worker) gives a reason is
+        not run: it is yielded at once with status `skip` and that reason."""
 
     def close(self) -> None:
         """Stop every worker and every program they started."""
+
+
+# Why a job is not to be run after all (asked as it is about to be sent), or None: run it.
+Skip = Callable[[Job], "str | None"]
+
+
+def skipped(batch: list[Job], skip: Skip | None) -> tuple[list[Job], list[tuple[Job, Outcome]]]:
+    """The jobs of `batch` to run, and the others with their `skip` outcomes."""
+    if skip is None:
+        return batch, []
+    kept, passed = [], []
+    for job in batch:
+        reason = skip(job)
+        if reason is None:
+            kept.append(job)
+        else:
+            passed.append((job, Outcome(job.key, "skip", error=reason)))
+    return kept, passed
 
 
 @dataclass
@@ -193,6 +213,8 @@ class LocalPoolExecutor:
         self._workers: list[_Worker] = []
         self._preload = tuple(preload)
         self._demand_reading: tuple[float, dict[int, float]] | None = None
+        self._skip: Skip | None = None
+        self._passed: list[tuple[Job, Outcome]] = []  # jobs `skip` left out, to be yielded
         if self._preload:
             for _ in range(self.size):
                 self._start_worker()
@@ -225,13 +247,15 @@ class LocalPoolExecutor:
         worker.progress[0], worker.progress[1] = -1.0, 0.0
         worker.connection.send(batch)
 
-    def run(self, jobs: Iterable[Job]) -> Iterator[tuple[Job, Outcome]]:
+    def run(self, jobs: Iterable[Job], skip: Skip | None = None) -> Iterator[tuple[Job, Outcome]]:
+        self._skip, self._passed = skip, []
         pending: deque[list[Job]] = deque(batches(jobs))
         while len(self._workers) < min(self.size, len(pending)):
             self._start_worker()
         for worker in self._workers[:self.size]:  # (workers a grown pool started wait)
-            if pending and not worker.busy:
-                self._assign(worker, pending.popleft())
+            if not worker.busy and (batch := self._take(pending)):
+                self._assign(worker, batch)
+        yield from self._skipped_now()
         while any(w.busy for w in self._workers):
             busy = [w for w in self._workers if w.busy]
             now = time.monotonic()
@@ -255,21 +279,39 @@ class LocalPoolExecutor:
                         worker.done += 1
                         yield job, outcome
                     if not worker.busy and pending and \
-                            sum(w.busy for w in self._workers) < self.size:
-                        self._assign(worker, pending.popleft())
+                            sum(w.busy for w in self._workers) < self.size and \
+                            (batch := self._take(pending)):
+                        self._assign(worker, batch)
                 elif time.monotonic() >= self._deadline(worker):
                     yield from self._lost(worker, pending, None)
                 elif self._over_cpu(worker) is not None:
                     yield from self._lost(worker, pending, None)
             self._grow(pending)
+            yield from self._skipped_now()
+
+    def _take(self, pending: deque[list[Job]]) -> list[Job] | None:
+        """The next batch to send, less the jobs `skip` leaves out (kept to be yielded), or
+        None when no job of what is pending is left to run."""
+        while pending:
+            batch, passed = skipped(pending.popleft(), self._skip)
+            self._passed += passed
+            if batch:
+                return batch
+        return None
+
+    def _skipped_now(self) -> Iterator[tuple[Job, Outcome]]:
+        passed, self._passed = self._passed, []
+        yield from passed
 
     def _grow(self, pending: deque[list[Job]]) -> None:
         """Start the next batch beside the others when the pool may grow (`may_grow`), on an
         idle worker or a new one; every batch at once when fewer than `size` are busy."""
         busy = sum(w.busy for w in self._workers)
         while pending and busy < self.size:  # a batch handed back by a worker that was lost
-            self._assign(self._idle_worker(), pending.popleft())
-            busy += 1
+            batch = self._take(pending)
+            if batch:
+                self._assign(self._idle_worker(), batch)
+                busy += 1
         if self.grow_to <= self.size or not pending:
             return
         if self._demand_reading is not None and \
@@ -278,8 +320,9 @@ class LocalPoolExecutor:
         demand, self._demand_reading = demand_since(
             [w.process.pid for w in self._workers if w.busy and w.process.pid is not None],
             self._demand_reading)
-        if may_grow(demand, busy, self.size, self.grow_to, pending[0][0].solver.kind):
-            self._assign(self._idle_worker(), pending.popleft())
+        if may_grow(demand, busy, self.size, self.grow_to, pending[0][0].solver.kind) and \
+                (batch := self._take(pending)):
+            self._assign(self._idle_worker(), batch)
             self._demand_reading = None  # the next look starts after this batch has begun
 
     def _idle_worker(self) -> _Worker:
@@ -340,8 +383,8 @@ class LocalPoolExecutor:
         if rest:
             pending.appendleft(rest)
         replacement = self._start_worker()
-        if pending:
-            self._assign(replacement, pending.popleft())
+        if batch := self._take(pending):
+            self._assign(replacement, batch)
 
     def close(self) -> None:
         for worker in list(self._workers):

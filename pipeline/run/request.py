@@ -41,6 +41,8 @@ class RunRequest:
     command: str = ""
     case_ids: tuple[str, ...] = ()            # only these cases (empty = every case)
     wait: bool = True                         # wait for the data folder's lock (else fail)
+    fail_fast: bool = False                   # a solver's cases after its first failure are
+                                              # not run (SKIP): its verdict is settled
 
 
 @dataclass(frozen=True)

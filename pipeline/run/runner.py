@@ -267,7 +267,8 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         if run_row["problem"] != problem.id:
             raise UserError(f"run {request.resume} is of problem {run_row['problem']}")
         selection = resumed_selection(problem, run_row)
-        request = replace(request, group=run_row.get("group"), repeat=run_row["repeat"] or 1)
+        request = replace(request, group=run_row.get("group"), repeat=run_row["repeat"] or 1,
+                          fail_fast=bool(run_row.get("fail_fast")))
         timeout_s = run_row["timeout_s"] if request.timeout_s is None else request.timeout_s
         previous = read_run_results(data_dir, request.resume,
                                     ["case_id", "solver", "repeat", "host", "verdict",
@@ -306,7 +307,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                        "solver_identities": identities(selection, problem.id),
                        "jobs": getattr(executor, "size", None), "timeout_s": timeout_s,
                        "repeat": request.repeat, "cases": cases.height, "group": request.group,
-                       "command": request.command, **info}
+                       "command": request.command, "fail_fast": request.fail_fast, **info}
         else:
             run_row = {**run_row, "status": "running", "pid": info["pid"],
                        "pid_started": info["pid_started"], "host": info["host"]}
@@ -327,6 +328,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                                         answer=expected.get(case_id) if own_judge else None,
                                         group=group if own_judge else None))
         judged: dict = {}
+        failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
         already: list[tuple[Job, Outcome]] = []  # judged while the time limit was derived
         if judging is not None:
             already = [(job, outcome) for job, outcome in judging.done
@@ -345,10 +347,16 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         last_flush = time.monotonic()
         finished = 0
         total = len(already) + len(jobs)
-        for job, outcome in itertools.chain(already, executor.run(jobs)):
+        if request.fail_fast and request.resume:
+            for row in previous.iter_rows(named=True):
+                _first_failure(failed, row)
+        skip = (lambda job: _skip_after_failure(failed, job)) if request.fail_fast else None
+        for job, outcome in itertools.chain(already, executor.run(jobs, skip)):
             row = _result_row(run_id, problem, job, outcome, expected.get(job.case_id),
                               expected_source.get(job.case_id), sizes.get(job.case_id), info)
             buffer.append(row)
+            if request.fail_fast:
+                _first_failure(failed, row)
             hosts.add(row["host"])
             if outcome.judgement is not None and job.repeat == 0 \
                     and job.solver.kind == "submission":  # held against their expectations
@@ -366,7 +374,8 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             summary.results_written += len(buffer)
             chunk, buffer = chunk + 1, []
         if judging is not None:
-            _hold(data_dir, problem, run_id, selection, judging.limit, judged, cases, summary)
+            _hold(data_dir, problem, run_id, selection, judging.limit, judged, cases, summary,
+                  frozenset(failed))
         summary.cannot_start = _cannot_start(summary, specs)
         summary.status = "finished"
     except KeyboardInterrupt:
@@ -427,10 +436,24 @@ def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, execut
     return _Judging(limit, submission_specs, done)
 
 
+def _first_failure(failed: dict[str, str], row: dict) -> None:
+    """Note the solver of `row` as failed (for --fail-fast) when its verdict is a failure."""
+    if row["verdict"] not in (Verdict.AC.value, Verdict.SKIP.value):
+        failed.setdefault(row["solver"], row["case_id"])
+
+
+def _skip_after_failure(failed: dict[str, str], job: Job) -> str | None:
+    """Why `job` is not run under --fail-fast (its solver has failed a case), or None."""
+    case = failed.get(job.solver.name)
+    return None if case is None else f"not run (--fail-fast): failed case {case} before"
+
+
 def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
-          limit: JudgedLimit, judged: dict, cases: pl.DataFrame, summary: RunSummary) -> None:
+          limit: JudgedLimit, judged: dict, cases: pl.DataFrame, summary: RunSummary,
+          cut_short: frozenset[str] = frozenset()) -> None:
     """Hold each submission against its expectation (with the results a resumed run stored
-    before) and keep the outcome in the `expectations` table."""
+    before) and keep the outcome in the `expectations` table. The submissions `cut_short`
+    stopped at their first failure (--fail-fast): they are held to the cases they ran."""
     from pipeline.tables.results import write_expectations
 
     earlier = read_run_results(data_dir, run_id, ["case_id", "solver", "repeat", "verdict",
@@ -438,7 +461,7 @@ def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
     earlier = earlier.filter(pl.col("solver").is_in(list(selection.submissions)))
     inputs = dict(zip(cases["case_id"], cases["input"]))
     found, rows = problem.hold_submissions(run_id, selection.submissions, judged, earlier,
-                                           inputs, limit)
+                                           inputs, limit, cut_short)
     summary.expectations = found
     if rows:
         write_expectations(data_dir, run_id, [{**row, "checked_at": now()} for row in rows])

@@ -79,6 +79,7 @@ RUNS: dict[str, pl.DataType] = {
     "cases": pl.Int64(),
     "group": pl.String(),
     "command": pl.String(),
+    "fail_fast": pl.Boolean(),  # a solver's cases after its first failure were not run
 }
 
 

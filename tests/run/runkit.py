@@ -19,7 +19,7 @@ import pytest
 from processkit import alive, children_of  # noqa: F401 (the tests import them from here)
 
 from pipeline.corpus.ingest import ingest
-from pipeline.tables.results import read_run_results
+from pipeline.tables.results import read_run_results, read_runs
 from pipeline.run.executors import LocalPoolExecutor
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 
@@ -171,3 +171,27 @@ def running_program(token: str, script: str) -> list[int]:
     return [pid for pid, argv in processes_with(token).items()
             if len(argv) > 1 and argv[1].endswith(f"/{script}.py")]
 
+
+
+FAIL_FAST_CASES = {f"a/{i:04d}.in": (f"{i} 1\n", f"{i + 1}\n") for i in range(1000)}
+
+
+def check_fail_fast(data_dir: Path, run_id: str) -> pl.DataFrame:
+    """A --fail-fast run of `fast` and `wrong` over FAIL_FAST_CASES: `fast` ran every case;
+    `wrong` (WA where a is odd) failed once or more before it was stopped, and each case it
+    did not run is stored as SKIP naming the case it failed first. Returns the results."""
+    frame = results(data_dir, run_id)
+    fast = frame.filter(pl.col("solver") == "fast")
+    assert fast["verdict"].to_list() == ["AC"] * len(FAIL_FAST_CASES)
+    wrong = frame.filter(pl.col("solver") == "wrong").sort("finished_at", maintain_order=True)
+    assert wrong.height == len(FAIL_FAST_CASES)  # one row per case: run, or not run
+    counts = dict(wrong["verdict"].value_counts().iter_rows())
+    assert set(counts) <= {"AC", "WA", "SKIP"} and counts.get("WA", 0) >= 1, counts
+    assert counts.get("SKIP", 0) > len(FAIL_FAST_CASES) // 4, counts  # most were never run
+    first = wrong.filter(pl.col("verdict") == "WA")["case_id"][0]
+    skipped = wrong.filter(pl.col("verdict") == "SKIP")
+    assert set(skipped["error"]) == {f"not run (--fail-fast): failed case {first} before"}
+    assert skipped["wall_ms"].null_count() == skipped.height  # never started
+    [row] = read_runs(data_dir).filter(pl.col("run_id") == run_id).iter_rows(named=True)
+    assert row["fail_fast"] is True and row["status"] == "finished"
+    return frame

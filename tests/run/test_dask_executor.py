@@ -27,7 +27,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from runkit import (PROGRAMS, REPO, alive, children_of, command, corpus, graded, py, results,
+from runkit import (FAIL_FAST_CASES, PROGRAMS, REPO, alive, check_fail_fast, children_of, command,
+                    corpus, graded, py, results,
                     run_jobs, stage, verdicts, wait_until)
 
 from pipeline.tables.results import read_runs
@@ -247,6 +248,15 @@ def test_a_run_on_the_cluster_gets_the_local_runs_verdicts_answers_errors_and_me
     # Every result names the host of the worker that ran it.
     assert set(on_cluster["host"]) <= cluster.hostnames()
     assert set(local["host"]) == {socket.gethostname()}
+
+
+def test_fail_fast_on_the_cluster_sends_no_task_for_a_solver_that_has_failed(tmp_path,
+                                                                             executor):
+    data = tmp_path / "data"
+    corpus(data, FAIL_FAST_CASES)
+    summary = run(data, RunRequest("toy", solvers=("fast", "wrong"), fail_fast=True),
+                  executor=executor)
+    check_fail_fast(data, summary.run_id)
 
 
 def test_each_result_names_the_worker_host_and_a_run_over_two_hosts_has_no_single_host(

@@ -14,7 +14,8 @@ from collections import Counter
 import polars as pl
 import pytest
 
-from runkit import PROGRAMS, command, corpus, graded, py, results, verdicts
+from runkit import (FAIL_FAST_CASES, PROGRAMS, check_fail_fast, command, corpus, graded, py,
+                    results, verdicts)
 
 from pipeline.tables.results import read_runs, write_run
 from pipeline.run.executors import LocalPoolExecutor
@@ -109,6 +110,16 @@ def test_results_and_runs_tables_have_the_documented_columns(data):
     assert "fast" in text and "AC=1" in text and "slowest" in text
 
 
+def test_fail_fast_stops_a_solver_at_its_first_failure_and_stores_the_rest_as_skip(data):
+    corpus(data, FAIL_FAST_CASES)
+    stopped = run(data, RunRequest("toy", solvers=("fast", "wrong"), jobs=2, fail_fast=True))
+    check_fail_fast(data, stopped.run_id)
+    # by default every case of every solver runs
+    whole = results(data, run(data, RunRequest("toy", solvers=("fast", "wrong"))).run_id)
+    assert "SKIP" not in whole["verdict"].to_list()
+    assert whole.filter(pl.col("verdict") == "WA").height == len(FAIL_FAST_CASES) // 2
+
+
 def test_repeats_time_every_case_several_times(data):
     corpus(data, {"a/01.in": ("1 1\n", "2\n"), "a/02.in": ("5 5\n", "10\n")})
     summary = run(data, RunRequest("toy", solvers=("fast",), repeat=3, jobs=1))
@@ -145,8 +156,8 @@ class CtrlCAfter:
         self.after = after
         self.seen = 0
 
-    def run(self, jobs):
-        for item in self.pool.run(jobs):
+    def run(self, jobs, skip=None):
+        for item in self.pool.run(jobs, skip):
             yield item
             self.seen += 1
             if self.seen == self.after:
@@ -179,6 +190,21 @@ def test_ctrl_c_keeps_what_finished_and_resume_runs_only_the_rest(data):
     assert frame.height == 300 and set(frame["verdict"]) == {"AC"}
     _no_duplicates(frame)
     assert read_runs(data)["status"].to_list() == ["finished"]
+
+
+def test_a_resumed_fail_fast_run_stays_fail_fast_from_the_failures_stored_before(data):
+    corpus(data, FAIL_FAST_CASES)
+    interrupter = CtrlCAfter(10)  # `wrong` has failed case 1 (a = 1) by then
+    try:
+        summary = run(data, RunRequest("toy", solvers=("fast", "wrong"), fail_fast=True),
+                      executor=interrupter)
+    finally:
+        interrupter.close()
+    assert summary.status == "interrupted"
+    resumed = run(data, RunRequest("toy", resume=summary.run_id, jobs=2))
+    assert resumed.status == "finished"
+    frame = check_fail_fast(data, summary.run_id)
+    _no_duplicates(frame)
 
 
 def test_ctrl_c_while_expected_answers_are_computed_stops_cleanly(data):

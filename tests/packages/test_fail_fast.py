@@ -1,0 +1,75 @@
+"""`pipeline run --fail-fast` on a package: each submission stops at its first failing case,
+as `bt run` does by default.
+
+The cases a stopped submission did not run are stored as SKIP, naming the case it failed; a
+submission is held to its folder on the cases it ran, so a wrong answer stopped at its first
+WA agrees with `wrong_answer/`; submissions that pass every case run them all. Without the
+option every case of every submission runs. Real package, real `pipeline` processes.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+
+from packagekit import tiny_kattis
+
+REPO = Path(__file__).resolve().parents[2]
+CASES = 24
+
+
+def _package(folder: Path) -> Path:
+    files = {f"data/secret/{i:02d}.in": f"{i} {i}\n" for i in range(3, 3 + CASES)}
+    files |= {f"data/secret/{i:02d}.ans": f"{2 * i}\n" for i in range(3, 3 + CASES)}
+    files["submissions/wrong_answer/off.py"] = "print(sum(map(int, input().split())) + 1)\n"
+    # right on the samples and the first cases, then wrong: its folder expects WA somewhere
+    files["submissions/wrong_answer/late.py"] = (
+        "a, b = map(int, input().split())\nprint(a + b + (a > 20))\n")
+    return tiny_kattis(folder / "tiny", files)
+
+
+def _pipeline(data: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(data), *args],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+
+
+def test_fail_fast_stops_each_submission_at_its_first_failure_and_holds_it_to_what_ran(
+        tmp_path):
+    package = _package(tmp_path)
+    data = tmp_path / "data"
+    assert _pipeline(data, "ingest", str(package)).returncode == 0
+    done = _pipeline(data, "run", "--problem", "tiny", "--jobs", "1", "--fail-fast")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = pl.read_parquet(data / "tables" / "results" / "*.parquet")
+    total = results.filter(pl.col("solver") == "accepted/sum.py").height
+    assert total == CASES + 3  # the accepted one ran every case (2 secret + 1 sample + CASES)
+    assert set(results.filter(pl.col("solver") == "accepted/sum.py")["verdict"]) == {"AC"}
+    for name in ("wrong_answer/off.py", "wrong_answer/late.py"):
+        rows = results.filter(pl.col("solver") == name).sort("finished_at", maintain_order=True)
+        assert rows.height == total, rows  # a row per case: judged or not run
+        wrong = rows.filter(pl.col("verdict") == "WA")
+        assert wrong.height >= 1 and set(rows["verdict"]) <= {"AC", "WA", "SKIP"}, rows
+        skipped = rows.filter(pl.col("verdict") == "SKIP")
+        assert skipped.height >= total // 2, rows  # most of its cases never ran
+        assert set(skipped["error"]) == {
+            f"not run (--fail-fast): failed case {wrong['case_id'][0]} before"}
+    expectations = pl.read_parquet(data / "tables" / "expectations" / "*.parquet")
+    held = dict(zip(expectations["submission"], expectations["status"]))
+    assert held["wrong_answer/off.py"] == "agree" and held["wrong_answer/late.py"] == "agree"
+    assert held["accepted/sum.py"] == "agree"
+    assert "SKIP=" in done.stdout  # the summary counts the cases not run
+
+
+def test_without_fail_fast_every_case_of_every_submission_runs(tmp_path):
+    package = _package(tmp_path)
+    data = tmp_path / "data"
+    assert _pipeline(data, "ingest", str(package)).returncode == 0
+    done = _pipeline(data, "run", "--problem", "tiny", "--jobs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = pl.read_parquet(data / "tables" / "results" / "*.parquet")
+    assert "SKIP" not in results["verdict"].to_list()
+    off = results.filter(pl.col("solver") == "wrong_answer/off.py")
+    assert set(off["verdict"]) == {"WA"} and off.height == CASES + 3
