@@ -18,15 +18,18 @@ the `results` table), judged where they run by the package's own rules
   high end too, as judges that stop at a submission's first failing case know it);
 - after the run, each submission held against what its folder or tag expects
   (`hold_expectations`), and the validators against the package's invalid_* / valid_output
-  cases (`invalid.check_validators`), kept in the `expectations` table and shown as a table
-  submission -> expected -> got -> agree.
+  cases (`invalid.check_validators`: started when the judging starts, on a thread that waits
+  on their contained processes beside it, and collected here), kept in the `expectations`
+  table and shown as a table submission -> expected -> got -> agree.
 Expectations are held only when the run covered every test case of the package.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -194,8 +197,44 @@ class Expectations:
         return "\n".join(lines)
 
 
+# The validators held to the invalid data, started beside a run's judging (`start_validator_check`),
+# by the package's registered folder: the thread and what it found (or raised).
+_validator_checks: dict[Path, tuple[threading.Thread, dict]] = {}
+
+
+def start_validator_check(problem: PackageProblem) -> None:
+    """Start holding the package's validators to its invalid_* and valid_output cases, on a
+    thread beside the judging (it only waits on their contained processes); the run's
+    `hold_expectations` collects it."""
+    package, builds = problem.load(), problem.builds()  # built here, not on the thread
+    found: dict = {}
+
+    def check() -> None:
+        try:
+            found["agreements"] = check_validators(package, builds, problem.build_cache)
+        except BaseException as error:  # raised again where it is collected
+            found["error"] = error
+
+    thread = threading.Thread(target=check, name=f"validators of {problem.id}", daemon=True)
+    _validator_checks[problem.folder] = (thread, found)
+    thread.start()
+
+
+def _validator_agreements(problem: PackageProblem,
+                          started: tuple[threading.Thread, dict] | None) -> tuple[Agreement, ...]:
+    """The validators held to the invalid data: what the check `started` found, or now."""
+    if started is None:
+        return tuple(check_validators(problem.load(), problem.builds(), problem.build_cache))
+    thread, found = started
+    thread.join()
+    if "error" in found:
+        raise found["error"]
+    return tuple(found["agreements"])
+
+
 def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str, ...],
                       limit: TimeLimit, cut_short: frozenset[str] = frozenset()) -> Expectations:
+    started = _validator_checks.pop(problem.folder, None)
     package = problem.load()
     if not package.cases:  # the run's cases are none of the package's: nothing to hold to
         return Expectations(limit, (), "the package has no test cases")
@@ -215,7 +254,7 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
                            limit)
         for name in names)
     # the validators held to data/invalid_* and valid_output, as a submission to its folder
-    agreements += check_validators(package, problem.builds(), problem.build_cache)
+    agreements += _validator_agreements(problem, started)
     return Expectations(limit, agreements)
 
 
@@ -226,6 +265,7 @@ def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_
     limit was derived now (from `cases()`, run on `executor`, and recorded), and the jobs of
     `names` that deriving it judged already (repeat 0, judged at the limit: not to be run
     again)."""
+    start_validator_check(problem)
     limit = judging_limit(problem, timeout_s)
     note = None
     done: Judging = []
