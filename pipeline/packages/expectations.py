@@ -30,25 +30,29 @@ from pipeline.errors import UserError
 from pipeline.packages.kattis_submissions import glob_matches
 from pipeline.packages.model import CaseResult, Package, Program, Requirement
 from pipeline.packages.scoring import aggregate, first_error
+from pipeline.verdicts import Verdict
 
 SHOWN_CASES = 20
+# The verdicts that stand at every time limit: the submission did not run (CE, SKIP) or the
+# judge failed (JE).
+NOT_JUDGED = frozenset({Verdict.CE, Verdict.JE, Verdict.SKIP})
 
 # Until a run derives a package's time limit from its accepted submissions, cases are run
 # with this much CPU time (the probe) so the accepted ones can be timed.
 PROBE_TIME_S = 10.0
 
 
-def verdict_at(result: CaseResult, time_s: float) -> str:
+def verdict_at(result: CaseResult, time_s: float) -> Verdict:
     """The verdict this run gets when judged at time limit `time_s`."""
-    if result.verdict in ("CE", "JE", "SKIP") or result.untimed_verdict == "JE":
+    if result.verdict in NOT_JUDGED or result.untimed_verdict == Verdict.JE:
         return result.verdict
     if result.timed_out or result.cpu_s > time_s:
-        return "WA" if result.validator_first_wa else "TLE"
+        return Verdict.WA if result.validator_first_wa else Verdict.TLE
     return result.untimed_verdict
 
 
-def kattis_class(verdict: str) -> str:
-    return "RE" if verdict in ("MLE", "OLE") else verdict
+def kattis_class(verdict: Verdict) -> Verdict:
+    return Verdict.RE if verdict in (Verdict.MLE, Verdict.OLE) else verdict
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ def lower_bound_submissions(package: Package) -> list[Program]:
             if rule.use_for_time_limit is False:
                 continue
             lower = rule.use_for_time_limit == "lower" or (
-                rule.permitted is not None and "TLE" not in rule.permitted)
+                rule.permitted is not None and Verdict.TLE not in rule.permitted)
             if lower:
                 chosen.append(program)
                 break
@@ -105,10 +109,11 @@ def times_out_by_design(program: Program) -> bool:
     what it must or may get (a time_limit_exceeded folder, `@EXPECTED_RESULTS@: TIMELIMIT`),
     and no rule forbids TLE on any of its cases."""
     rules = program.expectation.requirements if program.expectation else ()
-    if any(r.permitted is not None and "TLE" not in r.permitted for r in rules):
+    if any(r.permitted is not None and Verdict.TLE not in r.permitted for r in rules):
         return False
-    return any("TLE" in (r.permitted or ()) or "TLE" in (r.required or ())
-               or r.final_verdict == "TLE" or "TLE" in (r.final_any_of or ()) for r in rules)
+    return any(Verdict.TLE in (r.permitted or ()) or Verdict.TLE in (r.required or ())
+               or r.final_verdict == Verdict.TLE or Verdict.TLE in (r.final_any_of or ())
+               for r in rules)
 
 
 def upper_bound_submissions(package: Package) -> list[Program]:
@@ -116,7 +121,7 @@ def upper_bound_submissions(package: Package) -> list[Program]:
         return []
     return [p for p in package.submissions if p.expectation and any(
         r.use_for_time_limit is not False and (r.use_for_time_limit == "upper" or r.required ==
-                                               frozenset({"TLE"}))
+                                               frozenset({Verdict.TLE}))
         for r in p.expectation.requirements)]
 
 
@@ -128,7 +133,7 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
     limits = package.limits
     lower = [p.name for p in lower_bound_submissions(package) if p.name in runs]
     times = [(r.cpu_s, name, r.case) for name in lower for r in runs[name].values()
-             if r.verdict not in ("CE", "SKIP", "JE")]
+             if r.verdict not in NOT_JUDGED]
     if not times:
         raise UserError(f"package {package.short_name}: no accepted submission ran, so no time "
                         "limit can be derived")
@@ -195,8 +200,8 @@ def aligned(rows: list[tuple[str, ...]]) -> list[str]:
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 
 
-def _fmt(verdicts: list[str]) -> str:
-    counts: dict[str, int] = {}
+def _fmt(verdicts: list[Verdict]) -> str:
+    counts: dict[Verdict, int] = {}
     for v in verdicts:
         counts[v] = counts.get(v, 0) + 1
     return ", ".join(f"{v} x{n}" for v, n in sorted(counts.items()))
@@ -212,7 +217,7 @@ def _check_rule(package: Package, rule: Requirement, results: Mapping[str, CaseR
     scoped = [name for name in results if _in_scope(rule.scope, name)]
     where = f" on {rule.scope}" if rule.scope else ""
 
-    def verdict(name: str) -> str:
+    def verdict(name: str) -> Verdict:
         v = verdict_at(results[name], time_s)
         return kattis_class(v) if modern else v
 
@@ -246,7 +251,8 @@ def _check_rule(package: Package, rule: Requirement, results: Mapping[str, CaseR
         result = aggregate(package, results, lambda r: verdict_at(r, time_s))
         got = kattis_class(result.verdict)
         if got != rule.final_verdict:
-            bad = [n for n in results if kattis_class(verdict_at(results[n], time_s)) != "AC"]
+            bad = [n for n in results
+                   if kattis_class(verdict_at(results[n], time_s)) != Verdict.AC]
             found.append(Disagreement(f"overall verdict {rule.final_verdict}",
                                       f"got {got}", tuple(bad[:SHOWN_CASES])))
         elif rule.partially and package.type.scoring:
@@ -280,20 +286,20 @@ def check_expectations(package: Package, submission: Program,
     expectation = submission.expectation
     expected = expectation.label if expectation else "(none)"
     verdicts = [r.verdict for r in results.values()]
-    if any(v == "SKIP" for v in verdicts):
-        reason = next(r.message for r in results.values() if r.verdict == "SKIP")
-        return Agreement(submission.name, expected, "SKIP", "skipped",
+    if any(v == Verdict.SKIP for v in verdicts):
+        reason = next(r.message for r in results.values() if r.verdict == Verdict.SKIP)
+        return Agreement(submission.name, expected, Verdict.SKIP, "skipped",
                          (Disagreement("toolchain", reason),))
-    if any(v == "CE" for v in verdicts):
-        message = next(r.message for r in results.values() if r.verdict == "CE")
+    if any(v == Verdict.CE for v in verdicts):
+        message = next(r.message for r in results.values() if r.verdict == Verdict.CE)
         rules = expectation.requirements if expectation else ()
-        if any(r.final_any_of and "CE" in r.final_any_of for r in rules):
-            return Agreement(submission.name, expected, "CE", "agree")
-        return Agreement(submission.name, expected, "CE", "disagree",
+        if any(r.final_any_of and Verdict.CE in r.final_any_of for r in rules):
+            return Agreement(submission.name, expected, Verdict.CE, "agree")
+        return Agreement(submission.name, expected, Verdict.CE, "disagree",
                          (Disagreement("compiles", message[:2000]),))
-    judge_errors = [r for r in results.values() if r.verdict == "JE"]
+    judge_errors = [r for r in results.values() if r.verdict == Verdict.JE]
     if judge_errors:
-        return Agreement(submission.name, expected, "JE", "judge-error",
+        return Agreement(submission.name, expected, Verdict.JE, "judge-error",
                          tuple(Disagreement("judge error", r.message[:500], (r.case,))
                                for r in judge_errors[:SHOWN_CASES]))
     got = _summary(package, results, time_limit.time_s)

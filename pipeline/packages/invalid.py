@@ -32,6 +32,7 @@ from pipeline.packages.model import Package, Program, ValidatorTest
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.packages.validate import Rejection, cut, validate_input
 from pipeline.packages.validator_tests import KINDS
+from pipeline.verdicts import Verdict
 
 SHOWN_CASES = 20
 
@@ -119,9 +120,9 @@ def _answer_outcome(package: Package, answers: tuple[Build, ...], output: Build 
                                      time_s=package.limits.validation_time_s,
                                      memory_mb=package.limits.validation_memory_mb,
                                      workdir=workdir)
-        if check.verdict == "WA":
+        if check.verdict == Verdict.WA:
             return _Outcome(case.name, True, check.message)
-        if check.verdict == "JE":
+        if check.verdict == Verdict.JE:
             errors.append(check.message)
     if errors:
         return _Outcome(case.name, None, "; ".join(errors))
@@ -144,9 +145,9 @@ def _output_outcome(package: Package, output: Build | None, test: ValidatorTest,
     else:
         check = default_validate(case.answer_path.read_bytes(), test.output_path.read_bytes(),
                                  args)
-    if check.verdict == "JE":
+    if check.verdict == Verdict.JE:
         return _Outcome(case.name, None, check.message)
-    accepted = check.verdict == "AC"
+    accepted = check.verdict == Verdict.AC
     if accepted == want_accept:
         return _Outcome(case.name, True, check.message)
     return _Outcome(case.name, False, "the output validator " + (
@@ -188,7 +189,7 @@ def check_validators(package: Package, builds, build_dir: Path,
         inputs = tuple(builds.input_validators)
         subject = "input validators"
         if not inputs:
-            agreements.append(Agreement(subject, "reject invalid_input", "SKIP", "skipped", (
+            agreements.append(Agreement(subject, "reject invalid_input", Verdict.SKIP, "skipped", (
                 Disagreement("input validators", "the package has no input validator"),)))
         else:
             agreements.append(_agreement(subject, "invalid_input", [
@@ -198,7 +199,7 @@ def check_validators(package: Package, builds, build_dir: Path,
                         answer_validator_programs(package.root))
         output = builds.output_validator
         if not answers and output is None:
-            agreements.append(Agreement("answer validators", "reject invalid_answer", "SKIP",
+            agreements.append(Agreement("answer validators", "reject invalid_answer", Verdict.SKIP,
                                         "skipped", (Disagreement(
                                             "answer validators", "the package has no answer "
                                             "validator and no custom output validator"),)))

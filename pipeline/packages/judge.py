@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pipeline.programs.checkers import (CheckResult, default_validate, read_feedback,
                                      run_output_validator, run_testlib_checker, testlib_verdict)
+from pipeline.packages.expectations import NOT_JUDGED
 from pipeline.packages.interactive import run_exchange
 from pipeline.programs.languages import Build, build_program, run_argv
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
@@ -33,8 +34,11 @@ from pipeline.packages.scoring import case_score
 from pipeline.packages.validate import ValidationResult, validate_input
 from pipeline.programs.external import run_external
 from pipeline.programs.jobs import Job, SolverSpec
+from pipeline.verdicts import Verdict
 
 MIB = 1024 * 1024
+# The verdict of a run that ended before its answer was checked, by the run layer's status.
+_STOPPED = {"tle": Verdict.TLE, "mle": Verdict.MLE, "ole": Verdict.OLE, "re": Verdict.RE}
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ def _validator_args(case: TestCase, name: str) -> tuple[str, ...]:
     return args
 
 
-def _skip(case: TestCase, verdict: str, message: str, limits: RunLimits) -> CaseResult:
+def _skip(case: TestCase, verdict: Verdict, message: str, limits: RunLimits) -> CaseResult:
     return CaseResult(case=case.name, verdict=verdict, untimed_verdict=verdict, message=message,
                       time_limit_s=limits.time_s)
 
@@ -113,9 +117,9 @@ def judge_case(package: Package, submission: Build, case: TestCase, limits: RunL
     external program's spec) gives a batch run its sandbox and stack limit."""
     builds = builds or PackageBuilds()
     if submission.status == "SKIP":
-        return _skip(case, "SKIP", submission.message, limits)
+        return _skip(case, Verdict.SKIP, submission.message, limits)
     if submission.status == "CE":
-        return _skip(case, "CE", submission.message, limits)
+        return _skip(case, Verdict.CE, submission.message, limits)
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="case-", dir=workdir))
@@ -127,16 +131,16 @@ def judge_case(package: Package, submission: Build, case: TestCase, limits: RunL
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _finish(package: Package, case: TestCase, limits: RunLimits, untimed: str,
+def _finish(package: Package, case: TestCase, limits: RunLimits, untimed: Verdict,
             check: CheckResult | None, message: str, cpu_s: float, wall_s: float, rss_kb: int,
             timed_out: bool, validator_first_wa: bool = False) -> CaseResult:
     verdict = untimed
-    if untimed not in ("JE",):
+    if untimed != Verdict.JE:
         if timed_out or cpu_s > limits.time_s:
-            verdict = "WA" if validator_first_wa else "TLE"
+            verdict = Verdict.WA if validator_first_wa else Verdict.TLE
     score, score_error = case_score(package, case, verdict, check)
-    if score_error and verdict == "AC":
-        verdict, untimed, message = "JE", "JE", score_error
+    if score_error and verdict == Verdict.AC:
+        verdict, untimed, message = Verdict.JE, Verdict.JE, score_error
     return CaseResult(case=case.name, verdict=verdict, untimed_verdict=untimed, score=score,
                       message=message, cpu_s=cpu_s, wall_s=wall_s, peak_rss_kb=rss_kb,
                       time_limit_s=limits.time_s, timed_out=timed_out,
@@ -151,7 +155,7 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
     untimed verdict, or TLE when its CPU time is over `time_s` or it was stopped), the score
     that verdict earns, the limit. How the time limit is derived in the same pass that judges
     (problemtools judges once at the highest limit and reclassifies the same way)."""
-    if result.verdict in ("CE", "SKIP", "JE") or result.untimed_verdict == "JE":
+    if result.verdict in NOT_JUDGED or result.untimed_verdict == Verdict.JE:
         return replace(result, time_limit_s=time_s)
     try:
         case = package.case(result.case)
@@ -162,16 +166,17 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
         check = CheckResult(result.untimed_verdict, result.message, result.raw_score,
                             result.score_multiplier)
     message = result.message
-    over = not result.timed_out and result.cpu_s > time_s and result.untimed_verdict != "TLE"
+    over = (not result.timed_out and result.cpu_s > time_s
+            and result.untimed_verdict != Verdict.TLE)
     if over and not result.validator_first_wa:
         message = f"CPU time {result.cpu_s:.3f} s, over the {time_s:g} s limit"
     if case is None:
         verdict = result.untimed_verdict
         if result.timed_out or result.cpu_s > time_s:
-            verdict = "WA" if result.validator_first_wa else "TLE"
+            verdict = Verdict.WA if result.validator_first_wa else Verdict.TLE
         score = result.score
         if verdict != result.verdict and score is not None:
-            score = 0.0 if verdict != "AC" else None  # what it earns is not known here
+            score = 0.0 if verdict != Verdict.AC else None  # what it earns is not known here
         return replace(result, verdict=verdict, score=score, message=message,
                        time_limit_s=time_s)
     limits = RunLimits(time_s=time_s, memory_mb=package.limits.memory_mb,
@@ -186,7 +191,7 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
 class _Pass:
     """How one run of the submission ended (one pass of a multi-pass case), before timing."""
 
-    untimed: str
+    untimed: Verdict
     check: CheckResult | None
     message: str
     cpu_s: float
@@ -221,14 +226,14 @@ def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
         nextpass = feedback / "nextpass.in"
         if not multi_pass or not nextpass.is_file():
             break
-        if done.untimed != "AC":
-            if done.check is not None and done.check.verdict == "WA":
-                slowest = replace(slowest, untimed="JE", check=None, message=(
+        if done.untimed != Verdict.AC:
+            if done.check is not None and done.check.verdict == Verdict.WA:
+                slowest = replace(slowest, untimed=Verdict.JE, check=None, message=(
                     f"pass {number}: the output validator rejected the output but wrote "
                     "nextpass.in"))
             break
         if number == allowed:
-            slowest = replace(slowest, untimed="JE", check=None, message=(
+            slowest = replace(slowest, untimed=Verdict.JE, check=None, message=(
                 f"the output validator wrote nextpass.in after pass {number}, but "
                 f"limits.validation_passes is {allowed}: no verdict within {allowed} passes"))
             break
@@ -263,20 +268,19 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
             text = input_path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             which = f"{case.name}.in" if number == 1 else f"pass {number}'s input (nextpass.in)"
-            return _Pass("JE", None, f"{which} is not UTF-8 text; the runner feeds text",
+            return _Pass(Verdict.JE, None, f"{which} is not UTF-8 text; the runner feeds text",
                          0.0, 0.0, 0, False)
         outcome = run_external(Job(key=0, solver=spec, case_id=case.name, input=text))
         cpu_s = (outcome.cpu_ms or 0.0) / 1000
         wall_s = (outcome.wall_ms or 0.0) / 1000
         rss = outcome.peak_rss_kb or 0
-        if outcome.status in ("tle", "mle", "ole", "re"):
-            verdict = {"tle": "TLE", "mle": "MLE", "ole": "OLE", "re": "RE"}[outcome.status]
-            return _Pass(verdict, None, outcome.error or "", cpu_s, wall_s, rss,
+        if outcome.status in _STOPPED:
+            return _Pass(_STOPPED[outcome.status], None, outcome.error or "", cpu_s, wall_s, rss,
                          timed_out=outcome.status == "tle")
         output = scratch / "output"
         output.write_text(outcome.answer or "", encoding="utf-8")
         check = _check(package, case, output, scratch, builds, input_path, feedback)
-        return _Pass(check.verdict, check, check.message, cpu_s, wall_s, rss, False,
+        return _Pass(Verdict(check.verdict), check, check.message, cpu_s, wall_s, rss, False,
                      answer=outcome.answer)
 
     return _passes(package, case, limits, scratch, run_pass)
@@ -308,7 +312,7 @@ def _interactive(package: Package, submission: Build, case: TestCase, limits: Ru
     polygon = package.interactor is not None
     judge = builds.interactor if polygon else builds.output_validator
     if judge is None or not judge.ok:
-        return _skip(case, "JE", "the interactor / output validator did not build"
+        return _skip(case, Verdict.JE, "the interactor / output validator did not build"
                      + (f": {judge.message[:500]}" if judge else ""), limits)
 
     def run_pass(input_path: Path, kept_feedback: Path | None, number: int) -> _Pass:
@@ -349,31 +353,32 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
     else:
         check = testlib_verdict(val, what) if polygon else read_feedback(val, feedback, what)
     common = dict(cpu_s=sub.cpu_s, wall_s=sub.wall_s, rss_kb=sub.peak_rss_kb)
-    if check.verdict == "JE":
-        return _Pass("JE", None, check.message, timed_out=False, **common)
-    if exchange.validator_first and check.verdict == "WA":
-        return _Pass("WA", check, check.message, timed_out=sub.timed_out,
+    if check.verdict == Verdict.JE:
+        return _Pass(Verdict.JE, None, check.message, timed_out=False, **common)
+    if exchange.validator_first and check.verdict == Verdict.WA:
+        return _Pass(Verdict.WA, check, check.message, timed_out=sub.timed_out,
                      validator_first_wa=True, **common)
     if sub.timed_out and exchange.deadlock:
-        return _Pass("TLE", None, "the submission stopped answering: it and the validator "
+        return _Pass(Verdict.TLE, None, "the submission stopped answering: it and the validator "
                      "were both waiting for the other to write (stopped after "
                      f"{sub.wall_s:.2f} s: neither would ever have gone on)", timed_out=True,
                      **common)
     if sub.timed_out:
-        return _Pass("TLE", None, "the submission stopped answering "
+        return _Pass(Verdict.TLE, None, "the submission stopped answering "
                      f"(killed after {limits.wall_s:g} s)" if sub.cpu_s < limits.time_s
                      else f"killed after {limits.wall_s:g} s", timed_out=True, **common)
     if sub.exit_code != 0:
         reason = f"signal {sub.signal}" if sub.signal else f"exit code {sub.exit_code}"
-        return _Pass("RE", None, f"{reason}: {sub.stderr.strip()[-500:]}", timed_out=False,
+        return _Pass(Verdict.RE, None, f"{reason}: {sub.stderr.strip()[-500:]}", timed_out=False,
                      **common)
-    if polygon and check.verdict == "AC" and package.checker is not None:
+    if polygon and check.verdict == Verdict.AC and package.checker is not None:
         if builds.checker is None:
-            return _Pass("JE", None, "the checker was not built", timed_out=False, **common)
+            return _Pass(Verdict.JE, None, "the checker was not built", timed_out=False,
+                         **common)
         check = run_testlib_checker(builds.checker, input_path, scratch / "interactor.out",
                                     case.answer_path, time_s=package.limits.validation_time_s,
                                     memory_mb=memory, workdir=scratch)
-    return _Pass(check.verdict, check, check.message, timed_out=False, **common)
+    return _Pass(Verdict(check.verdict), check, check.message, timed_out=False, **common)
 
 
 def judge_submission(package: Package, submission: Build, limits: RunLimits, workdir: Path,

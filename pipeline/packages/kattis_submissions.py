@@ -19,27 +19,34 @@ from pipeline.packages.kattis_programs import disabled, files_of, not_a_program,
 from pipeline.programs.languages import detect_language
 from pipeline.packages.model import Expectation, Format, Limits, Program, Requirement
 from pipeline.packages.yamlfile import Lines, load_yaml, relative
+from pipeline.verdicts import Verdict
 
-KATTIS_VERDICTS = {"AC": "AC", "WA": "WA", "TLE": "TLE", "RTE": "RE"}
-ALL_KATTIS = frozenset({"AC", "WA", "TLE", "RE"})
+# submissions.yaml's verdict names, as the pipeline's verdicts (the spec's RTE is RE).
+KATTIS_VERDICTS = {"AC": Verdict.AC, "WA": Verdict.WA, "TLE": Verdict.TLE, "RTE": Verdict.RE}
+ALL_KATTIS = frozenset({Verdict.AC, Verdict.WA, Verdict.TLE, Verdict.RE})
 
 # 2023-07 / 2025-09 default folder rules (spec "Default directories"), in pipeline verdicts.
 DEFAULT_RULES: dict[str, dict] = {
-    "accepted": {"permitted": frozenset({"AC"})},
-    "rejected": {"required": frozenset({"RE", "TLE", "WA"})},
-    "wrong_answer": {"permitted": frozenset({"AC", "WA"}), "required": frozenset({"WA"})},
-    "time_limit_exceeded": {"permitted": frozenset({"AC", "TLE"}), "required": frozenset({"TLE"})},
-    "run_time_error": {"permitted": frozenset({"AC", "RE"}), "required": frozenset({"RE"})},
-    "brute_force": {"permitted": frozenset({"AC", "RE", "TLE"}),
-                    "required": frozenset({"RE", "TLE"}), "use_for_time_limit": False},
+    "accepted": {"permitted": frozenset({Verdict.AC})},
+    "rejected": {"required": frozenset({Verdict.RE, Verdict.TLE, Verdict.WA})},
+    "wrong_answer": {"permitted": frozenset({Verdict.AC, Verdict.WA}),
+                     "required": frozenset({Verdict.WA})},
+    "time_limit_exceeded": {"permitted": frozenset({Verdict.AC, Verdict.TLE}),
+                            "required": frozenset({Verdict.TLE})},
+    "run_time_error": {"permitted": frozenset({Verdict.AC, Verdict.RE}),
+                       "required": frozenset({Verdict.RE})},
+    "brute_force": {"permitted": frozenset({Verdict.AC, Verdict.RE, Verdict.TLE}),
+                    "required": frozenset({Verdict.RE, Verdict.TLE}), "use_for_time_limit": False},
 }
 # Legacy folders: the overall verdict (problemtools' final verdict) they must get.
-LEGACY_FOLDERS = {"accepted": "AC", "partially_accepted": "AC", "wrong_answer": "WA",
-                  "time_limit_exceeded": "TLE", "run_time_error": "RE"}
-# DOMjudge @EXPECTED_RESULTS@ names.
-DOMJUDGE_RESULTS = {"CORRECT": "AC", "WRONG-ANSWER": "WA", "NO-OUTPUT": "WA",
-                    "TIMELIMIT": "TLE", "RUN-ERROR": "RE", "MEMORY-LIMIT": "MLE",
-                    "OUTPUT-LIMIT": "OLE", "COMPILER-ERROR": "CE"}
+LEGACY_FOLDERS = {"accepted": Verdict.AC, "partially_accepted": Verdict.AC,
+                  "wrong_answer": Verdict.WA, "time_limit_exceeded": Verdict.TLE,
+                  "run_time_error": Verdict.RE}
+# DOMjudge @EXPECTED_RESULTS@ names, as the pipeline's verdicts.
+DOMJUDGE_RESULTS = {"CORRECT": Verdict.AC, "WRONG-ANSWER": Verdict.WA, "NO-OUTPUT": Verdict.WA,
+                    "TIMELIMIT": Verdict.TLE, "RUN-ERROR": Verdict.RE,
+                    "MEMORY-LIMIT": Verdict.MLE, "OUTPUT-LIMIT": Verdict.OLE,
+                    "COMPILER-ERROR": Verdict.CE}
 _EXPECTED_RESULTS = re.compile(rb"@EXPECTED_RESULTS@\s*:\s*([A-Za-z ,_-]+)")
 
 
@@ -66,7 +73,7 @@ def glob_matches(pattern: str, path: str) -> bool:
     return False
 
 
-def _verdict_set(value, file: str, key: str, line: int | None) -> frozenset[str]:
+def _verdict_set(value, file: str, key: str, line: int | None) -> frozenset[Verdict]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or any(v not in KATTIS_VERDICTS for v in items):
         raise PackageError(file, key, f"{key} must be a list of AC, WA, TLE, RTE, got {value!r}",

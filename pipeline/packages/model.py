@@ -7,7 +7,8 @@ are absolute. Names follow the package's own conventions: a test case is named b
 submission by its path under `submissions/` (`accepted/sol.py`) or, for Polygon, under the
 package root (`solutions/main.cpp`).
 
-Verdicts are the pipeline's closed set of strings: AC, WA, TLE, MLE, RE, OLE, CE, JE, SKIP.
+Verdicts are `pipeline.verdicts.Verdict` members, these nine (`VERDICTS`): AC, WA, TLE, MLE, RE,
+OLE, CE, JE, SKIP.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from typing import Literal
 
 from pipeline.packages.errors import PackageError
 from pipeline.programs.program import Convention, Program, Role  # noqa: F401 (the package's)
+from pipeline.verdicts import Verdict
 
 Format = Literal["legacy", "2023-07", "2025-09", "polygon"]
-VERDICTS = ("AC", "WA", "TLE", "MLE", "RE", "OLE", "CE", "JE", "SKIP")
+VERDICTS = (Verdict.AC, Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE, Verdict.CE,
+            Verdict.JE, Verdict.SKIP)
 
 
 @dataclass(frozen=True)
@@ -161,19 +164,19 @@ class TestGroup:
 class Requirement:
     """One rule on a submission's verdicts, as submissions.yaml states them.
 
-    `scope` is a test data glob relative to data/ ('' = every case). Verdict sets use the
-    pipeline's names (RE for the spec's RTE). `final_verdict` holds the legacy rule (the overall
-    verdict must be this one), `final_any_of` the DOMjudge `@EXPECTED_RESULTS@` rule.
+    `scope` is a test data glob relative to data/ ('' = every case). Verdict sets hold the
+    pipeline's `Verdict`s (RE for the spec's RTE). `final_verdict` holds the legacy rule (the
+    overall verdict must be this one), `final_any_of` the DOMjudge `@EXPECTED_RESULTS@` rule.
     """
 
     scope: str = ""
-    permitted: frozenset[str] | None = None
-    required: frozenset[str] | None = None
+    permitted: frozenset[Verdict] | None = None
+    required: frozenset[Verdict] | None = None
     score: tuple[float, float] | None = None
     message: str | None = None
     use_for_time_limit: bool | Literal["lower", "upper"] | None = None
-    final_verdict: str | None = None
-    final_any_of: frozenset[str] | None = None
+    final_verdict: Verdict | None = None
+    final_any_of: frozenset[Verdict] | None = None
     partially: bool = False                 # legacy partially_accepted: AC but not full score
 
 
@@ -278,8 +281,8 @@ class CaseResult:
     """
 
     case: str
-    verdict: str
-    untimed_verdict: str
+    verdict: Verdict
+    untimed_verdict: Verdict
     score: float | None = None
     message: str = ""
     cpu_s: float = 0.0

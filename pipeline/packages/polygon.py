@@ -36,23 +36,30 @@ from pipeline.packages.model import (Expectation, Limits, Package, PolygonGroupS
                                      ProblemType, Program, Requirement, TestCase, TestGroup)
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.packages.yamlfile import MAX_YAML_BYTES
+from pipeline.verdicts import Verdict
 
-_REJECTED = frozenset({"WA", "TLE", "MLE", "RE", "OLE"})
+_REJECTED = frozenset({Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE})
+# Polygon's solution tags, as rules on the pipeline's verdicts.
 TAG_RULES: dict[str, tuple[Requirement, ...]] = {
-    "main": (Requirement(permitted=frozenset({"AC"})),),
-    "accepted": (Requirement(permitted=frozenset({"AC"})),),
+    "main": (Requirement(permitted=frozenset({Verdict.AC})),),
+    "accepted": (Requirement(permitted=frozenset({Verdict.AC})),),
     "rejected": (Requirement(required=_REJECTED),),
-    "wrong-answer": (Requirement(permitted=frozenset({"AC", "WA"}), required=frozenset({"WA"})),),
-    "presentation-error": (Requirement(permitted=frozenset({"AC", "WA"}),
-                                       required=frozenset({"WA"}), message="presentation error"),),
-    "time-limit-exceeded": (Requirement(permitted=frozenset({"AC", "TLE"}),
-                                        required=frozenset({"TLE"})),),
-    "time-limit-exceeded-or-accepted": (Requirement(permitted=frozenset({"AC", "TLE"})),),
+    "wrong-answer": (Requirement(permitted=frozenset({Verdict.AC, Verdict.WA}),
+                                 required=frozenset({Verdict.WA})),),
+    "presentation-error": (Requirement(permitted=frozenset({Verdict.AC, Verdict.WA}),
+                                       required=frozenset({Verdict.WA}),
+                                       message="presentation error"),),
+    "time-limit-exceeded": (Requirement(permitted=frozenset({Verdict.AC, Verdict.TLE}),
+                                        required=frozenset({Verdict.TLE})),),
+    "time-limit-exceeded-or-accepted": (
+        Requirement(permitted=frozenset({Verdict.AC, Verdict.TLE})),),
     "time-limit-exceeded-or-memory-limit-exceeded": (
-        Requirement(permitted=frozenset({"AC", "TLE", "MLE"}), required=frozenset({"TLE", "MLE"})),),
-    "memory-limit-exceeded": (Requirement(permitted=frozenset({"AC", "MLE"}),
-                                          required=frozenset({"MLE"})),),
-    "failed": (Requirement(permitted=frozenset({"AC", "RE"}), required=frozenset({"RE"})),),
+        Requirement(permitted=frozenset({Verdict.AC, Verdict.TLE, Verdict.MLE}),
+                    required=frozenset({Verdict.TLE, Verdict.MLE})),),
+    "memory-limit-exceeded": (Requirement(permitted=frozenset({Verdict.AC, Verdict.MLE}),
+                                          required=frozenset({Verdict.MLE})),),
+    "failed": (Requirement(permitted=frozenset({Verdict.AC, Verdict.RE}),
+                           required=frozenset({Verdict.RE})),),
     "do-not-run": (),
 }
 

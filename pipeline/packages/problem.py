@@ -44,6 +44,7 @@ from pipeline.packages.registry import MARKER, build_dir, read_marker
 from pipeline.problems.model import Problem
 from pipeline.problems.coverage import BoundCoverage
 from pipeline.programs.jobs import Job, Outcome
+from pipeline.verdicts import Verdict
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ class PackageProblem(Problem):
             return super().compare(expected, got)
         result = default_validate(expected.encode(), got.encode(),
                                   package.output_validator_flags)
-        return None if result.verdict == "AC" else (result.message or "outputs differ")
+        return None if result.verdict == Verdict.AC else (result.message or "outputs differ")
 
 
 _cache: dict[Path, tuple[Package, str]] = {}

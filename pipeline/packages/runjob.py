@@ -29,6 +29,7 @@ from pipeline.problems.identity import case_id_of
 from pipeline.programs.contained import data_folder_hidden, default_sandbox
 from pipeline.programs.external import hide_from_submissions, scratch_root
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
+from pipeline.verdicts import Verdict
 
 if TYPE_CHECKING:
     from pipeline.packages.problem import PackageProblem
@@ -41,7 +42,8 @@ _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
 _timed_out_at_high: set[tuple[Path, str, float | None]] = set()
 
 # The run layer's status for each judged verdict (what the pool reports besides the verdict).
-STATUS = {"TLE": "tle", "MLE": "mle", "RE": "re", "OLE": "ole", "SKIP": "skip"}
+STATUS = {Verdict.TLE: "tle", Verdict.MLE: "mle", Verdict.RE: "re", Verdict.OLE: "ole",
+          Verdict.SKIP: "skip"}
 
 
 def package_case(problem: PackageProblem, text: str) -> TestCase | None:

@@ -30,19 +30,21 @@ from dataclasses import dataclass, field
 from pipeline.programs.checkers import CheckResult
 from pipeline.packages.model import (CaseResult, KattisGroupScoring, LegacyGrading, Package,
                                      PolygonGroupScoring, TestCase, TestGroup)
+from pipeline.verdicts import Verdict
 
-WORST_FIRST = ("JE", "CE", "RE", "MLE", "TLE", "OLE", "WA", "AC")
+WORST_FIRST = (Verdict.JE, Verdict.CE, Verdict.RE, Verdict.MLE, Verdict.TLE, Verdict.OLE,
+               Verdict.WA, Verdict.AC)
 EPSILON = 1e-9
 
 
-def case_score(package: Package, case: TestCase, verdict: str,
+def case_score(package: Package, case: TestCase, verdict: Verdict,
                check: CheckResult | None) -> tuple[float | None, str | None]:
     """(the case's score, or None where cases are not scored; a judge error, or None)."""
     raw = check.score if check else None
     multiplier = check.score_multiplier if check else None
     if package.format == "polygon":
         points = case.points or 0.0
-        if verdict != "AC":
+        if verdict != Verdict.AC:
             return (0.0 if case.points is not None else None), None
         if raw is not None:
             return (points * raw / 100.0 if package.treat_points_as_percent else raw), None
@@ -54,7 +56,7 @@ def case_score(package: Package, case: TestCase, verdict: str,
     if package.format == "legacy":
         grading = package.group(case.group).scoring
         assert isinstance(grading, LegacyGrading)
-        if verdict != "AC":
+        if verdict != Verdict.AC:
             return grading.reject_score, None
         if package.custom_scoring:
             if raw is None:
@@ -70,7 +72,7 @@ def case_score(package: Package, case: TestCase, verdict: str,
             return None, f"the validator wrote a score for {case.name}, whose group has " \
                          "pass-fail aggregation"
         return None, None
-    if verdict != "AC":
+    if verdict != Verdict.AC:
         return 0.0, None
     maximum = case.max_score
     if maximum is None:
@@ -92,7 +94,7 @@ def case_score(package: Package, case: TestCase, verdict: str,
 @dataclass(frozen=True)
 class GroupResult:
     name: str
-    verdict: str
+    verdict: Verdict
     score: float | None
     message: str = ""
 
@@ -101,20 +103,21 @@ class GroupResult:
 class Aggregate:
     """A submission's overall verdict and score, with every group's."""
 
-    verdict: str
+    verdict: Verdict
     score: float | None
     groups: Mapping[str, GroupResult] = field(default_factory=dict)
     message: str = ""
 
 
-def first_error(verdicts: list[str]) -> str:
-    if "JE" in verdicts:
-        return "JE"
-    return next((v for v in verdicts if v != "AC"), "AC")
+def first_error(verdicts: list[Verdict]) -> Verdict:
+    if Verdict.JE in verdicts:
+        return Verdict.JE
+    return next((v for v in verdicts if v != Verdict.AC), Verdict.AC)
 
 
-def worst_error(verdicts: list[str]) -> str:
-    return min(verdicts + ["AC"], key=lambda v: WORST_FIRST.index(v) if v in WORST_FIRST else 0)
+def worst_error(verdicts: list[Verdict]) -> Verdict:
+    return min(verdicts + [Verdict.AC],
+               key=lambda v: WORST_FIRST.index(v) if v in WORST_FIRST else 0)
 
 
 def _ordered_children(package: Package, group: TestGroup) -> list[tuple[str, str]]:
@@ -127,7 +130,7 @@ def aggregate(package: Package, results: Mapping[str, CaseResult],
               verdict_of=lambda r: r.verdict) -> Aggregate:
     """The overall verdict and score of one submission's case results."""
     verdicts = [verdict_of(results[c.name]) for c in package.cases if c.name in results]
-    overall = first_error(verdicts) if verdicts else "AC"
+    overall = first_error(verdicts) if verdicts else Verdict.AC
     if package.format == "legacy":
         return _legacy(package, results, verdict_of)
     if package.format == "polygon":
@@ -137,13 +140,13 @@ def aggregate(package: Package, results: Mapping[str, CaseResult],
     return _kattis(package, results, verdict_of, overall)
 
 
-def _kattis(package: Package, results, verdict_of, overall: str) -> Aggregate:
+def _kattis(package: Package, results, verdict_of, overall: Verdict) -> Aggregate:
     groups: dict[str, GroupResult] = {}
 
     def all_accepted(name: str) -> bool:
         group = package.group(name)
-        return all(verdict_of(results[c]) == "AC" for c in group.cases if c in results) and \
-            all(all_accepted(g) for g in group.subgroups)
+        return all(verdict_of(results[c]) == Verdict.AC for c in group.cases if c in results) \
+            and all(all_accepted(g) for g in group.subgroups)
 
     def score(name: str) -> GroupResult:
         group = package.group(name)
@@ -156,21 +159,21 @@ def _kattis(package: Package, results, verdict_of, overall: str) -> Aggregate:
             result = GroupResult(name, verdict, None)
         elif any(not all_accepted(dep) for dep in scoring.require_pass
                  if dep in {g.name for g in package.groups}):
-            result = GroupResult(name, verdict if verdict != "AC" else "WA", 0.0,
+            result = GroupResult(name, verdict if verdict != Verdict.AC else Verdict.WA, 0.0,
                                  f"required groups {', '.join(scoring.require_pass)} not all "
                                  "accepted")
         elif scoring.aggregation == "pass-fail":
             result = GroupResult(name, verdict, (scoring.max_score or 0.0)
-                                 if verdict == "AC" else 0.0)
+                                 if verdict == Verdict.AC else 0.0)
         else:
-            parts = [r.score if verdict_of(r) == "AC" else 0.0 for r in case_results]
+            parts = [r.score if verdict_of(r) == Verdict.AC else 0.0 for r in case_results]
             parts += [g.score or 0.0 for g in sub_results]
             if any(p is None for p in parts):
-                return GroupResult(name, "JE", None, "a case's score is missing")
+                return GroupResult(name, Verdict.JE, None, "a case's score is missing")
             value = (sum(parts) if scoring.aggregation == "sum" else min(parts)) if parts else 0.0
             if scoring.max_score is not None and value > scoring.max_score + EPSILON:
-                result = GroupResult(name, "JE", value, f"score {value:g} of {name} exceeds its "
-                                     f"max_score {scoring.max_score:g}")
+                result = GroupResult(name, Verdict.JE, value, f"score {value:g} of {name} "
+                                     f"exceeds its max_score {scoring.max_score:g}")
             else:
                 result = GroupResult(name, verdict, value)
         groups[name] = result
@@ -179,7 +182,7 @@ def _kattis(package: Package, results, verdict_of, overall: str) -> Aggregate:
     if "sample" in {g.name for g in package.groups}:
         score("sample")
     secret = score("secret")
-    verdict = "JE" if any(g.verdict == "JE" for g in groups.values()) else overall
+    verdict = Verdict.JE if any(g.verdict == Verdict.JE for g in groups.values()) else overall
     return Aggregate(verdict, secret.score, groups, secret.message)
 
 
@@ -190,7 +193,7 @@ def _legacy(package: Package, results, verdict_of) -> Aggregate:
         group = package.group(name)
         grading = group.scoring
         assert isinstance(grading, LegacyGrading)
-        collected: list[tuple[str, float]] = []
+        collected: list[tuple[Verdict, float]] = []
         for kind, child in _ordered_children(package, group):
             if kind == "case":
                 if child not in results:
@@ -200,29 +203,30 @@ def _legacy(package: Package, results, verdict_of) -> Aggregate:
                 if r.score is not None and verdict == r.verdict:
                     score = r.score
                 else:  # judged again at another time limit: the default scores apply
-                    score = grading.accept_score if verdict == "AC" else grading.reject_score
+                    score = (grading.accept_score if verdict == Verdict.AC
+                             else grading.reject_score)
             else:
                 sub = grade(child)
                 verdict, score = sub.verdict, sub.score or 0.0
             collected.append((verdict, score))
-            if grading.on_reject == "break" and verdict != "AC":
+            if grading.on_reject == "break" and verdict != Verdict.AC:
                 break
         # grading: custom is graded by the default grader (custom graders are not supported;
         # the package's notes say so)
         if not collected:
-            result = GroupResult(name, "AC", 0.0)
-        elif any(v == "JE" for v, _ in collected):
-            result = GroupResult(name, "JE", None)
+            result = GroupResult(name, Verdict.AC, 0.0)
+        elif any(v == Verdict.JE for v, _ in collected):
+            result = GroupResult(name, Verdict.JE, None)
         else:
             flags = grading.grader_flags
             if "ignore_sample" in flags and group.parent is None:
                 collected = collected[-1:]
             verdicts = [v for v, _ in collected]
             scores = [s for _, s in collected]
-            if "accept_if_any_accepted" in flags and "AC" in verdicts:
-                verdict = "AC"
+            if "accept_if_any_accepted" in flags and Verdict.AC in verdicts:
+                verdict = Verdict.AC
             elif "always_accept" in flags:
-                verdict = "AC"
+                verdict = Verdict.AC
             elif "first_error" in flags:
                 verdict = first_error(verdicts)
             else:
@@ -239,14 +243,14 @@ def _legacy(package: Package, results, verdict_of) -> Aggregate:
     return Aggregate(root.verdict, score, groups, root.message)
 
 
-def _polygon(package: Package, results, verdict_of, overall: str) -> Aggregate:
+def _polygon(package: Package, results, verdict_of, overall: Verdict) -> Aggregate:
     groups: dict[str, GroupResult] = {}
     grouped = {c for g in package.groups for c in g.cases}
     total = 0.0
     any_points = any(c.points is not None for c in package.cases) or any(
         isinstance(g.scoring, PolygonGroupScoring) and g.scoring.points is not None
         for g in package.groups)
-    passed = {g.name: all(verdict_of(results[c]) == "AC" for c in g.cases if c in results)
+    passed = {g.name: all(verdict_of(results[c]) == Verdict.AC for c in g.cases if c in results)
               for g in package.groups}
     for group in package.groups:
         scoring = group.scoring
@@ -258,13 +262,13 @@ def _polygon(package: Package, results, verdict_of, overall: str) -> Aggregate:
         elif scoring.points_policy == "complete-group":
             full = scoring.points if scoring.points is not None else sum(
                 package.case(r.case).points or 0.0 for r in mine)
-            value = full if verdict == "AC" else 0.0
+            value = full if verdict == Verdict.AC else 0.0
         else:
-            value = sum((r.score or 0.0) for r in mine if verdict_of(r) == "AC")
+            value = sum((r.score or 0.0) for r in mine if verdict_of(r) == Verdict.AC)
         groups[group.name] = GroupResult(group.name, verdict, value)
         total += value
     for case in package.cases:
         if case.name not in grouped and case.name in results:
             r = results[case.name]
-            total += (r.score or 0.0) if verdict_of(r) == "AC" else 0.0
+            total += (r.score or 0.0) if verdict_of(r) == Verdict.AC else 0.0
     return Aggregate(overall, total if any_points else None, groups)

@@ -45,6 +45,7 @@ from pipeline.packages.registry import record_time_limit
 from pipeline.packages.judge import judged_at
 from pipeline.packages.runjob import outcome_of, package_case, package_cases, submission_build
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
+from pipeline.verdicts import Verdict
 
 if TYPE_CHECKING:
     from pipeline.packages.problem import PackageProblem
@@ -155,11 +156,11 @@ def judged_from_rows(problem: PackageProblem, rows: pl.DataFrame,
         case = package_case(problem, inputs.get(row["case_id"], ""))
         if case is None or row["repeat"] != 0:
             continue
-        verdict = row["verdict"]
+        verdict = Verdict(row["verdict"])
         judged.setdefault(row["solver"], {})[case.name] = CaseResult(
             case=case.name, verdict=verdict, untimed_verdict=verdict, score=row["score"],
             message=row["message"] or "", cpu_s=(row["cpu_ms"] or 0) / 1000,
-            wall_s=(row["wall_ms"] or 0) / 1000, timed_out=verdict == "TLE")
+            wall_s=(row["wall_ms"] or 0) / 1000, timed_out=verdict == Verdict.TLE)
     return judged
 
 
