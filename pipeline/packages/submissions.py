@@ -298,7 +298,7 @@ def hold_submissions(problem: PackageProblem, names: tuple[str, ...], judged: Ju
     they ran, as BAPCtools holds a submission it stopped early."""
     for name, results in judged_from_rows(problem, earlier, inputs).items():
         for case, result in results.items():
-            if not (name in cut_short and result.verdict == "SKIP"):
+            if not (name in cut_short and result.verdict is Verdict.SKIP):
                 judged.setdefault(name, {}).setdefault(case, result)
     return hold_expectations(problem, judged, names, limit, cut_short)
 
