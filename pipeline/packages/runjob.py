@@ -91,7 +91,7 @@ def _package_of(problem: PackageProblem) -> tuple[PackageProblem, Package]:
 
 def judge_job(job: Job, problem: PackageProblem) -> Outcome:
     """Judge `job` (a submission of `problem` on one case) and report it as an `Outcome`
-    with the package's verdict (`judged`)."""
+    with the package's verdict (`judgement`)."""
     problem, package = _package_of(problem)
     build = submission_build(problem, job.solver.name)
     judged_s = job.solver.judged_time_s or problem.time_limit_s
