@@ -260,13 +260,16 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
 
 
 def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_s: float | None,
-                       cases: Callable[[], pl.DataFrame], executor: Executor
+                       cases: Callable[[], pl.DataFrame], executor: Executor,
+                       holding: bool = False
                        ) -> tuple[TimeLimit, list[SolverSpec], str | None, Judging]:
     """The time limit the submissions `names` are judged at, their specs, a note when the
     limit was derived now (from `cases()`, run on `executor`, and recorded), and the jobs of
     `names` that deriving it judged already (repeat 0, judged at the limit: not to be run
-    again)."""
-    start_validator_check(problem)
+    again). `holding`: the run holds them to their expectations after, with the validators
+    held to the invalid data, which starts now beside the judging."""
+    if holding:
+        start_validator_check(problem)
     limit = judging_limit(problem, timeout_s)
     note = None
     done: Judging = []

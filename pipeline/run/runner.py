@@ -427,7 +427,7 @@ def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, execut
     if not selection.submissions:
         return None
     limit, submission_specs, derived, done = problem.submission_judging(
-        selection.submissions, timeout_s, lambda: cases, executor)
+        selection.submissions, timeout_s, lambda: cases, executor, holding=True)
     if derived is not None:
         summary.notes.append(derived)
         for index, spec in enumerate(specs):
