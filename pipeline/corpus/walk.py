@@ -21,6 +21,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pipeline.problems import holds_package, is_package_folder, registered_package
 from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, printable, zip_bomb
 
 # Archive members are refused when one would inflate like a bomb (`untrusted.zip_bomb`), or
@@ -72,13 +73,6 @@ class Scan:
     namespaces: list[Namespace] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
     packages: list[FoundPackage] = field(default_factory=list)
-
-
-def is_package_folder(path: Path) -> bool:
-    try:
-        return (path / "problem.yaml").is_file() or (path / "problem.xml").is_file()
-    except OSError:  # an unreadable folder is reported when it is walked
-        return False
 
 
 class ReadFault(Exception):
@@ -141,8 +135,6 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
     def add_file(path: str, rel: str, size: int) -> None:
         problem, inner = problem_of(rel, root.name, override, ids)
         if path[-4:].lower() in (".zip", ".kpp"):
-            from pipeline.problems import holds_package
-
             if holds_package(Path(path)) and package_at(Path(path), rel):
                 return
             found.namespaces.append(_archive(Path(path), rel, problem, found.faults))
@@ -160,8 +152,8 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
 
     if root.is_file():
         add_file(str(root), root.name, root.stat().st_size)
-    elif (root / "package.json").is_file() and (root / "package").is_dir():
-        found.packages.append(FoundPackage(root / "package", root.name, root.name, True))
+    elif (copy := registered_package(root)) is not None:
+        found.packages.append(FoundPackage(copy, root.name, root.name, True))
     elif is_package_folder(root) and package_at(root, ""):
         pass
     elif (root / "problem.toml").is_file() and root.name in ids:

@@ -27,6 +27,7 @@ Expectations are held only when the run covered every test case of the package.
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -199,8 +200,8 @@ class Expectations:
 
 
 # The validators held to the invalid data, started beside a run's judging (`start_validator_check`),
-# by the package's registered folder: the thread and what it found (or raised).
-_validator_checks: dict[Path, tuple[threading.Thread, dict]] = {}
+# by the package's registered folder: what the check finds (or raises), once it has.
+_validator_checks: dict[Path, Future[tuple[Agreement, ...]]] = {}
 
 
 def start_validator_check(problem: PackageProblem) -> None:
@@ -208,29 +209,24 @@ def start_validator_check(problem: PackageProblem) -> None:
     thread beside the judging (it only waits on their contained processes); the run's
     `hold_expectations` collects it."""
     package, builds = problem.load(), problem.builds()  # built here, not on the thread
-    found: dict = {}
+    found: Future[tuple[Agreement, ...]] = Future()
 
     def check() -> None:
         try:
-            found["agreements"] = check_validators(package, builds, problem.build_cache)
+            found.set_result(tuple(check_validators(package, builds, problem.build_cache)))
         except BaseException as error:  # raised again where it is collected
-            found["error"] = error
+            found.set_exception(error)
 
-    thread = threading.Thread(target=check, name=f"validators of {problem.id}", daemon=True)
-    _validator_checks[problem.folder] = (thread, found)
-    thread.start()
+    _validator_checks[problem.folder] = found
+    threading.Thread(target=check, name=f"validators of {problem.id}", daemon=True).start()
 
 
 def _validator_agreements(problem: PackageProblem,
-                          started: tuple[threading.Thread, dict] | None) -> tuple[Agreement, ...]:
+                          started: Future[tuple[Agreement, ...]] | None) -> tuple[Agreement, ...]:
     """The validators held to the invalid data: what the check `started` found, or now."""
     if started is None:
         return tuple(check_validators(problem.load(), problem.builds(), problem.build_cache))
-    thread, found = started
-    thread.join()
-    if "error" in found:
-        raise found["error"]
-    return tuple(found["agreements"])
+    return started.result()
 
 
 def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str, ...],

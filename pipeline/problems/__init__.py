@@ -82,6 +82,21 @@ def _found() -> dict[str, Path]:
     return found
 
 
+def is_package_folder(path: Path) -> bool:
+    """Whether the folder `path` is a judge package's (its `problem.yaml` or `problem.xml`)."""
+    try:
+        return (path / "problem.yaml").is_file() or (path / "problem.xml").is_file()
+    except OSError:  # an unreadable folder is reported when it is walked
+        return False
+
+
+def registered_package(folder: Path) -> Path | None:
+    """The package's own copy in `folder` when it is a registered package's folder (a data
+    folder's `problems/<id>/`, with its `package.json` and `package/`), else None."""
+    copy = folder / "package"
+    return copy if (folder / PACKAGE_MARKER).is_file() and copy.is_dir() else None
+
+
 def holds_package(path: Path) -> bool:
     """Whether the file `path` (a zip) holds a problem package, a problem source of its own;
     one that breaks its format does too (registering it says how)."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from pipeline.programs.program import Program
+from pipeline.verdicts import Verdict
 
 SolverKind = Literal["stage", "external", "submission"]
 Status = Literal["ok", "tle", "mle", "re", "ole", "skip"]
@@ -80,7 +81,7 @@ class Judgement(Protocol):
     def case(self) -> str: ...
 
     @property
-    def verdict(self) -> str: ...  # a `Verdict`'s value
+    def verdict(self) -> Verdict: ...
 
     @property
     def score(self) -> float | None: ...

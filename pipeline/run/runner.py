@@ -472,7 +472,7 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
     error, score, message = outcome.error, None, None
     if outcome.judgement is not None:  # judged where it ran, by the problem's own rules
         judged = outcome.judgement
-        verdict, score, message = Verdict(judged.verdict), judged.score, judged.message or None
+        verdict, score, message = judged.verdict, judged.score, judged.message or None
         error = None if verdict is Verdict.AC else message
     elif outcome.status == "ok":
         verdict, difference = check_answer(problem, job.input, expected, outcome.answer)
