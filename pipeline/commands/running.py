@@ -33,7 +33,6 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
     from pipeline.run.solvers import parse_external
 
     problem = find_problem(problem_id)
-    settle(settings.data_dir)
     if sandbox not in ("auto", "on", "off"):
         fail(f"--sandbox must be auto, on or off, not {sandbox!r}")
     if resume and (solver or external or group):
@@ -50,24 +49,22 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
         selection = select_solvers(problem, request) if not resume else None
     except (UnknownName, UserError) as error:
         fail(str(error))
-    if not resume:
-        from pipeline.run.runner import nothing_to_run
-
-        reason = nothing_to_run(settings.data_dir, problem, group)
-        if reason:  # nothing failed: no run is made, as bt run skips such a package
-            typer.echo(f"{problem.id}: nothing to run: {reason}")
-            return
-    # The workers start before Polars is imported: they warm up while the parent loads, with
-    # what `run` sets for the programs they contain (the sandbox setting, the data folder
-    # hidden) already in the environment they inherit.
+    # The workers start before Polars is imported (the tables and the runner import it):
+    # they warm up while the parent loads, with what `run` sets for the programs they contain
+    # (the sandbox setting, the data folder hidden) already in the environment they inherit.
     from pipeline.programs import contained
 
     contained.set_default_sandbox(sandbox)
     contained.hide(settings.data_dir)
     executor = start_executor(executor_kind, scheduler, jobs, problem, selection)
     try:
-        from pipeline.run.runner import format_summary, run as run_request
+        settle(settings.data_dir)
+        from pipeline.run.runner import format_summary, nothing_to_run, run as run_request
 
+        reason = None if resume else nothing_to_run(settings.data_dir, problem, group)
+        if reason:  # nothing failed: no run is made, as bt run skips such a package
+            typer.echo(f"{problem.id}: nothing to run: {reason}")
+            return
         summary = run_request(settings.data_dir, request, executor=executor,
                               progress=progress_bar("run"))
     except (BuildError, ExecutorError, UserError) as error:

@@ -21,7 +21,10 @@ folder: a validator that accepts an invalid case (or rejects a valid output) is 
 
 from __future__ import annotations
 
+import os
 import tempfile
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,6 +158,18 @@ def _output_outcome(package: Package, output: Build | None, test: ValidatorTest,
         else "accepted it"))
 
 
+def _each(outcome: Callable[[ValidatorTest], _Outcome],
+          tests: Iterable[ValidatorTest]) -> list[_Outcome]:
+    """`outcome` of each test, in order, one test per core at once: each runs contained
+    processes in a scratch folder of its own (`mkdtemp`), so the threads only wait on them."""
+    tests = list(tests)
+    if len(tests) < 2:
+        return [outcome(t) for t in tests]
+    with ThreadPoolExecutor(min(len(tests), os.cpu_count() or 1),
+                            thread_name_prefix="validator-test") as pool:
+        return list(pool.map(outcome, tests))
+
+
 def _agreement(subject: str, kind: str, outcomes: list[_Outcome]) -> Agreement:
     expected = "accept valid_output" if kind == "valid_output" else f"reject {kind}"
     wrong = [o for o in outcomes if o.right is False]
@@ -192,8 +207,8 @@ def check_validators(package: Package, builds, build_dir: Path,
             agreements.append(Agreement(subject, "reject invalid_input", Verdict.SKIP, "skipped", (
                 Disagreement("input validators", "the package has no input validator"),)))
         else:
-            agreements.append(_agreement(subject, "invalid_input", [
-                _input_outcome(package, inputs, t, workdir) for t in by_kind["invalid_input"]]))
+            agreements.append(_agreement(subject, "invalid_input", _each(
+                lambda t: _input_outcome(package, inputs, t, workdir), by_kind["invalid_input"])))
     if by_kind["invalid_answer"]:
         answers = tuple(build_program(p, build_dir) for p in
                         answer_validator_programs(package.root))
@@ -204,13 +219,13 @@ def check_validators(package: Package, builds, build_dir: Path,
                                             "answer validators", "the package has no answer "
                                             "validator and no custom output validator"),)))
         else:
-            agreements.append(_agreement("answer validators", "invalid_answer", [
-                _answer_outcome(package, answers, output, t, workdir)
-                for t in by_kind["invalid_answer"]]))
+            agreements.append(_agreement("answer validators", "invalid_answer", _each(
+                lambda t: _answer_outcome(package, answers, output, t, workdir),
+                by_kind["invalid_answer"])))
     for kind in ("invalid_output", "valid_output"):
         if by_kind[kind] and not (package.type.interactive or package.type.multi_pass):
             name = package.output_validator.name if package.output_validator else "default"
-            agreements.append(_agreement(f"output validator ({name})", kind, [
-                _output_outcome(package, builds.output_validator, t, workdir)
-                for t in by_kind[kind]]))
+            agreements.append(_agreement(f"output validator ({name})", kind, _each(
+                lambda t: _output_outcome(package, builds.output_validator, t, workdir),
+                by_kind[kind])))
     return tuple(agreements)

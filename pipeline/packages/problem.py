@@ -149,10 +149,11 @@ class PackageProblem(Problem):
                 return None if accepted else f"expected to be {submission.expected}"
         return super().known_wrong(name)
 
-    def submission_judging(self, names, timeout_s, cases, executor, holding=False):
+    def submission_judging(self, names, timeout_s, cases, executor, holding=False,
+                           fail_fast=False):
         from pipeline.packages.submissions import submission_judging
 
-        return submission_judging(self, names, timeout_s, cases, executor, holding)
+        return submission_judging(self, names, timeout_s, cases, executor, holding, fail_fast)
 
     def job_order(self, jobs, sizes):
         from pipeline.packages.submissions import longest_first

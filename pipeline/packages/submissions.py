@@ -10,7 +10,9 @@ the `results` table), judged where they run by the package's own rules
   says (`derive_limit`: the lower-bound submissions, usually the accepted ones, are run first
   with a probe limit, and the limit is computed from their CPU times and recorded); those
   runs are judged again at the derived limit and stand as the run's results for them (one
-  pass judges and derives: nothing runs twice);
+  pass judges and derives); a run's other submissions are judged in the same pass, at the
+  least limit deriving can give, and run again only where that run does not hold at the
+  derived limit (it was stopped there), so no core waits for the slowest accepted run;
 - their specs (`submission_specs`): judged at the limit, run until the high end of the margin
   around it so each result can be judged again there (problemtools' "sensitive to time
   limit"); a submission meant to run out of time is run to the high end on the run's largest
@@ -29,7 +31,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import Future
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -123,30 +125,88 @@ def longest_first(jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
     return sorted(jobs, key=key)
 
 
-def derive_limit(problem: PackageProblem, cases: pl.DataFrame,
-                 executor: Executor) -> tuple[TimeLimit, Judging]:
+def least_derived_limit(package) -> TimeLimit:
+    """The least time limit `derive_time_limit` can give this package (its resolution; a
+    legacy package's whole second), with its margins: the limit the other submissions are
+    judged at while the lower-bound ones derive the real one (`derive_limit`)."""
+    time_s = 1.0 if package.format == "legacy" else package.limits.time_resolution_s
+    low, high = margins(package, time_s)
+    return TimeLimit(time_s, low, high, "given", "the least limit deriving can give")
+
+
+def holds_at(run: CaseResult, judged: TimeLimit, limit: TimeLimit) -> bool:
+    """Whether `run`, judged at `judged`, holds what judging it at `limit` (not lower) would:
+    the same limit and high end (the same run), or a run that ended of itself before any
+    limit stopped it (its CPU time is then known, and `judged_at` judges it again)."""
+    if (judged.time_s, judged.high_s) == (limit.time_s, limit.high_s):
+        return True
+    return not run.timed_out and run.verdict not in NOT_JUDGED_AGAIN \
+        and run.untimed_verdict != Verdict.TLE
+
+
+# Verdicts a run judged at one limit cannot be judged again from (it never ran its course).
+NOT_JUDGED_AGAIN = frozenset({Verdict.SKIP, Verdict.CE})
+
+
+def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executor,
+                 others: tuple[str, ...] = (), fail_fast: bool = False
+                 ) -> tuple[TimeLimit, Judging]:
     """Run the lower-bound submissions on every case with the probe limit, derive the time
     limit from their times as the package's format says, and record it. Returns the limit
     and each of those runs judged again at it (`judge.judged_at`: the probe is the highest
     limit, so each run holds what judging it at the derived limit would: they are not run
-    again)."""
+    again).
+
+    The submissions `others` are judged in the same pass, after the lower-bound ones, at
+    the least limit deriving can give (`least_derived_limit`), so no core waits for the
+    slowest lower-bound run before they start. Each of their runs that holds at the derived
+    limit (`holds_at`: the same limit, or a run that ended of itself) is returned judged
+    at it; the others are run again at it. `fail_fast`: a submission of `others` that
+    failed a case here is not run on its other cases here (the run goes on as its failure
+    holds at the derived limit or not: a TLE here may be in time there)."""
     package = problem.load()
     lower = tuple(p.name for p in lower_bound_submissions(package))
     if not lower:
         raise UserError(f"package {problem.id} gives no time limit and has no accepted "
                         "submission to derive one from; give one with --timeout SEC")
     probe = TimeLimit(PROBE_TIME_S, PROBE_TIME_S, PROBE_TIME_S, "given", "probe")
+    others = tuple(name for name in others if name not in lower)
+    least = least_derived_limit(package)
+    jobs = submission_jobs(submission_specs(problem, lower, probe), cases, 1, set())
+    if others:
+        sizes = dict(zip(cases["case_id"], cases["size"]))
+        jobs += longest_first(submission_jobs(submission_specs(problem, others, least, cases),
+                                              cases, 1, set(), len(jobs)), sizes)
+    failed: set[str] = set()
+
+    def skip(job: Job) -> str | None:
+        if job.solver.name in failed:
+            return "not run (--fail-fast): failed a case before"
+        return None
+
     judged: Judged = {}
     ran: Judging = []
-    for job, outcome in executor.run(submission_jobs(submission_specs(problem, lower, probe),
-                                                     cases, 1, set())):
-        if outcome.judgement is not None:
-            judged.setdefault(job.solver.name, {})[outcome.judgement.case] = outcome.judgement
-            ran.append((job, outcome))
+    early: Judging = []  # the runs of `others`
+    for job, outcome in executor.run(jobs, skip if fail_fast and others else None):
+        result = outcome.judgement
+        if result is None:
+            continue
+        if job.solver.name in others:
+            if result.verdict is not Verdict.SKIP:
+                early.append((job, outcome))
+                if result.verdict not in (Verdict.AC, Verdict.SKIP):
+                    failed.add(job.solver.name)
+            continue
+        judged.setdefault(job.solver.name, {})[result.case] = result
+        ran.append((job, outcome))
     limit = derive_time_limit(package, judged)
     record_time_limit(problem.folder, limit.time_s, limit.how)
+    at_limit = {spec.name: spec for spec in submission_specs(problem, others, limit, cases)}
     return limit, [(job, outcome_of(job, judged_at(package, outcome.judgement, limit.time_s)))
-                   for job, outcome in ran]
+                   for job, outcome in ran] + [
+        (replace(job, solver=at_limit[job.solver.name]),
+         outcome_of(job, judged_at(package, outcome.judgement, limit.time_s)))
+        for job, outcome in early if holds_at(outcome.judgement, least, limit)]
 
 
 def judged_from_rows(problem: PackageProblem, rows: pl.DataFrame,
@@ -257,13 +317,15 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
 
 def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_s: float | None,
                        cases: Callable[[], pl.DataFrame], executor: Executor,
-                       holding: bool = False
+                       holding: bool = False, fail_fast: bool = False
                        ) -> tuple[TimeLimit, list[SolverSpec], str | None, Judging]:
     """The time limit the submissions `names` are judged at, their specs, a note when the
     limit was derived now (from `cases()`, run on `executor`, and recorded), and the jobs of
     `names` that deriving it judged already (repeat 0, judged at the limit: not to be run
     again). `holding`: the run holds them to their expectations after, with the validators
-    held to the invalid data, which starts now beside the judging."""
+    held to the invalid data, which starts now beside the judging; and deriving the limit
+    judges every one of `names` in the same pass (`derive_limit`'s `others`), `fail_fast`
+    stopping a submission at its first failure there as the run does."""
     if holding:
         start_validator_check(problem)
     limit = judging_limit(problem, timeout_s)
@@ -271,7 +333,8 @@ def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_
     done: Judging = []
     frame = cases()
     if limit is None:
-        limit, ran = derive_limit(problem, frame, executor)
+        limit, ran = derive_limit(problem, frame, executor, names if holding else (),
+                                  fail_fast)
         note = f"time limit derived: {limit.how} (kept with the package)"
         done = [(job, outcome) for job, outcome in ran if job.solver.name in names]
     return limit, submission_specs(problem, names, limit, frame), note, done

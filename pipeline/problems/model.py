@@ -310,13 +310,16 @@ class Problem:
 
     # -- submissions: programs the problem holds to what each is expected to get (a package's)
     def submission_judging(self, names: tuple[str, ...], timeout_s: float | None,
-                           cases: Callable[[], Any], executor: Any, holding: bool = False
+                           cases: Callable[[], Any], executor: Any, holding: bool = False,
+                           fail_fast: bool = False
                            ) -> tuple[JudgedLimit, list, str | None, list]:
         """The time limit the submissions `names` are judged at, their `SolverSpec`s (run by
         `run_job`), a note when the limit was derived now, from `cases()` (a frame of the
         stored cases) run on `executor`, and the (job, outcome) pairs of `names` deriving it
         judged already (repeat 0; not to be run again). `holding`: `hold_submissions` follows
-        once they are judged (a run), so the problem may start its own checks now."""
+        once they are judged (a run), so the problem may start its own checks now, and judge
+        them in the pass that derives the limit; `fail_fast`: the run stops each at its first
+        failure."""
         raise UnknownName(f"problem {self.id} has no submissions")
 
     def submissions_not_runnable(self, names: tuple[str, ...]) -> str | None:

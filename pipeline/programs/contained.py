@@ -48,6 +48,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -467,6 +468,9 @@ class Started:
 _templates: dict[tuple[str, ...], tuple[int, int]] = {}
 _namespace = NextChildNamespace()  # each launcher starts as the init of a new PID namespace
 _exiting: list[int] = []  # launchers done with their program, still exiting: reaped later
+# Threads of one process may start programs at once (the validators' tests): the template
+# cache and the reaping of `_exiting` are taken by one thread at a time.
+_shared = threading.Lock()
 _pidfd: int | None = None
 
 
@@ -715,13 +719,14 @@ def close_templates() -> None:
 
 
 def _reap_exiting() -> None:
-    for pid in list(_exiting):
-        try:
-            if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                continue
-        except ChildProcessError:
-            pass
-        _exiting.remove(pid)
+    with _shared:
+        for pid in list(_exiting):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                    continue
+            except ChildProcessError:
+                pass
+            _exiting.remove(pid)
 
 
 def _own_pidfd() -> int:
@@ -736,11 +741,12 @@ def _own_pidfd() -> int:
 def _template(launcher: str, hidden: tuple[str, ...]) -> tuple[int, int]:
     """This process's sandbox template for these hidden paths (built on first use): the
     namespaces every program with them enters, so none pays for building its own."""
-    fds = _templates.get(hidden)
-    if fds is None:
-        fds = sandbox_template(Path(launcher), hidden)
-        _templates[hidden] = fds
-    return fds
+    with _shared:
+        fds = _templates.get(hidden)
+        if fds is None:
+            fds = sandbox_template(Path(launcher), hidden)
+            _templates[hidden] = fds
+        return fds
 
 
 # -- without the launcher ------------------------------------------------------------------------

@@ -314,7 +314,8 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         write_run(data_dir, run_row)
         started = True
         cases = fill_expected(data_dir, problem, cases, executor, request.wait)
-        judging = _judging(problem, selection, cases, executor, timeout_s, specs, summary)
+        judging = _judging(problem, selection, cases, executor, timeout_s, specs, summary,
+                           request.fail_fast)
         expected = dict(zip(cases["case_id"], cases["expected"]))
         expected_source = dict(zip(cases["case_id"], cases["expected_source"]))
         sizes = dict(zip(cases["case_id"], cases["size"]))
@@ -419,7 +420,7 @@ class _Judging:
 
 def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, executor: Executor,
              timeout_s: float | None, specs: list[SolverSpec],
-             summary: RunSummary) -> _Judging | None:
+             summary: RunSummary, fail_fast: bool = False) -> _Judging | None:
     """The time limit and specs of the package submissions in `selection` (None: there are
     none). A limit still to be derived is derived now, recorded, and given to the external
     programs that would have had the problem's limit; the runs that derived it stand as
@@ -427,7 +428,8 @@ def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, execut
     if not selection.submissions:
         return None
     limit, submission_specs, derived, done = problem.submission_judging(
-        selection.submissions, timeout_s, lambda: cases, executor, holding=True)
+        selection.submissions, timeout_s, lambda: cases, executor, holding=True,
+        fail_fast=fail_fast)
     if derived is not None:
         summary.notes.append(derived)
         for index, spec in enumerate(specs):

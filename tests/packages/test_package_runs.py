@@ -419,3 +419,45 @@ def test_an_external_program_is_judged_by_the_packages_own_validator(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     got = table(data, "results").filter(pl.col("solver") == "halving")
     assert got.height >= 1 and got["verdict"].to_list() == ["AC"] * got.height
+
+
+def _traced(trace: Path, seconds: float, code: str) -> str:
+    """A Python submission that notes each run of it in `trace`, spends `seconds` of CPU
+    time, then runs `code`."""
+    return (f"import time\nwith open({str(trace)!r}, 'a') as log:\n    log.write('run\\n')\n"
+            f"while time.process_time() < {seconds}:\n    pass\n{code}")
+
+
+def test_every_submission_is_judged_in_the_pass_that_derives_the_limit(tmp_path):
+    """No core waits for the accepted runs that derive the limit: the other submissions are
+    judged beside them, at the least limit deriving can give (the 0.1 s resolution here).
+    A run that ended of itself there holds at the derived limit and is not run again (the
+    wrong answer: once per case); one stopped there is run again at the derived limit, and
+    its verdict is the derived limit's (AC in 0.4 s under 0.6 s, though it was stopped at
+    0.2 s first)."""
+    traces = {name: tmp_path / f"{name}.log" for name in ("accepted", "wrong", "slow")}
+    answer = "print(sum(map(int, input().split())))\n"
+    package = tiny_kattis(tmp_path / "derive", {
+        "problem.yaml": "problem_format_version: 2025-09\ntype: pass-fail\nname: Derive\n"
+                        "uuid: 8ee7605a-0000-4000-8000-000000000001\n"
+                        "limits:\n  time_resolution: 0.1\n",
+        "submissions/accepted/sum.py": _traced(traces["accepted"], 0.25, answer),
+        "submissions/wrong_answer/off.py": _traced(traces["wrong"], 0.0, "print(-1)\n"),
+        "submissions/slow/slow.py": _traced(traces["slow"], 0.4, answer),
+        "submissions/submissions.yaml": "slow:\n  permitted: [AC, TLE]\n",
+    })
+    data = tmp_path / "data"
+    assert pipeline(data, "ingest", str(package)).returncode == 0
+    done = pipeline(data, "run", "--problem", "derive", "--sandbox", "off")
+    assert done.returncode == 0, done.stdout + done.stderr
+    limit = json.loads((data / "problems" / "derive" / "package.json").read_text())
+    assert 0.4 < limit["time_limit"]["time_s"] <= 1.0, limit
+    cases = pl.read_parquet(data / "tables" / "cases" / "derive.parquet").height
+    assert traces["accepted"].read_text().splitlines() == ["run"] * cases
+    assert traces["wrong"].read_text().splitlines() == ["run"] * cases
+    assert traces["slow"].read_text().splitlines() == ["run"] * (2 * cases)
+    results = table(data, "results")
+    verdicts = dict(results.group_by("solver").agg(pl.col("verdict").unique()).iter_rows())
+    assert verdicts == {"accepted/sum.py": ["AC"], "wrong_answer/off.py": ["WA"],
+                        "slow/slow.py": ["AC"]}
+    assert results.group_by("solver").len()["len"].to_list() == [cases] * 3
