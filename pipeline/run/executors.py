@@ -49,6 +49,10 @@ STARTUP_TIMEOUT_S = 60.0
 ASLEEP_TO_GROW = 0.5
 GROW_WINDOW_S = 0.25
 GROW_PER_CORE = 4
+# A grown pool starts a new worker process (a Python start and its imports, some 0.3 s of a
+# core) only for at least this much work left per batch running: pending jobs times the
+# average job's time so far (`worth_a_new_worker`); an idle worker it already has takes any.
+NEW_WORKER_WORK_S = 1.0
 
 
 
@@ -119,6 +123,7 @@ class _Worker:
     ready: bool = False  # the worker has started on its batch (else: still starting up)
     since: float = 0.0  # when the batch was sent or READY came
     cpu_looked: float = 0.0  # when its CPU time was last read
+    counted: float = 0.0  # up to when its time on the batch is in the pool's `_busy_s`
 
     @property
     def busy(self) -> bool:
@@ -178,6 +183,16 @@ def demand_since(workers: list[int], before: tuple[float, dict[int, float]] | No
                for pid in workers), now
 
 
+def worth_a_new_worker(pending_jobs: int, done_jobs: int, busy_s: float, busy: int) -> bool:
+    """Whether the work left is worth starting one more worker process: `pending_jobs` not
+    yet sent, `done_jobs` done in `busy_s` seconds of the workers' time (a job's average
+    time), shared by the `busy` batches and the new one; without a job done yet, when at
+    least two jobs per batch running are left."""
+    if done_jobs == 0:
+        return pending_jobs >= 2 * (busy + 1)
+    return pending_jobs * busy_s / done_jobs / (busy + 1) >= NEW_WORKER_WORK_S
+
+
 def may_grow(demand: float | None, busy: int, size: int, grow_to: int,
              next_kind: str | None) -> bool:
     """Whether a pool of `size` workers, `busy` of them on a batch, starts one more batch
@@ -213,6 +228,8 @@ class LocalPoolExecutor:
         self._workers: list[_Worker] = []
         self._preload = tuple(preload)
         self._demand_reading: tuple[float, dict[int, float]] | None = None
+        self._done_jobs = 0      # jobs whose outcome came back in this `run`, and the
+        self._busy_s = 0.0       # seconds the workers' batches took so far (for the average)
         self._skip: Skip | None = None
         self._passed: list[tuple[Job, Outcome]] = []  # jobs `skip` left out, to be yielded
         if self._preload:
@@ -249,6 +266,7 @@ class LocalPoolExecutor:
 
     def run(self, jobs: Iterable[Job], skip: Skip | None = None) -> Iterator[tuple[Job, Outcome]]:
         self._skip, self._passed = skip, []
+        self._done_jobs, self._busy_s = 0, 0.0
         pending: deque[list[Job]] = deque(batches(jobs))
         while len(self._workers) < min(self.size, len(pending)):
             self._start_worker()
@@ -273,7 +291,12 @@ class LocalPoolExecutor:
                         continue
                     if message == READY:
                         worker.ready, worker.since = True, time.monotonic()
+                        worker.counted = worker.since
                         continue
+                    arrived = time.monotonic()
+                    self._done_jobs += len(message)
+                    self._busy_s += arrived - worker.counted
+                    worker.counted = arrived
                     for outcome in message:  # a group of outcomes, in batch order
                         job = worker.batch[worker.done]
                         worker.done += 1
@@ -320,9 +343,12 @@ class LocalPoolExecutor:
         demand, self._demand_reading = demand_since(
             [w.process.pid for w in self._workers if w.busy and w.process.pid is not None],
             self._demand_reading)
+        idle = next((w for w in self._workers if not w.busy), None)
         if may_grow(demand, busy, self.size, self.grow_to, pending[0][0].solver.kind) and \
+                (idle is not None or worth_a_new_worker(
+                    sum(len(b) for b in pending), self._done_jobs, self._busy_s, busy)) and \
                 (batch := self._take(pending)):
-            self._assign(self._idle_worker(), batch)
+            self._assign(idle or self._start_worker(), batch)
             self._demand_reading = None  # the next look starts after this batch has begun
 
     def _idle_worker(self) -> _Worker:

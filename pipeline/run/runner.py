@@ -79,7 +79,7 @@ class RunSummary:
 
 
 def host_info() -> dict[str, str | int | None]:
-    cpu = platform.processor() or None
+    cpu = None
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -87,13 +87,33 @@ def host_info() -> dict[str, str | int | None]:
                 break
     except OSError:
         pass
-    try:
-        rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent,
-                             capture_output=True, text=True, timeout=5).stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        rev = None
-    return {"host": socket.gethostname(), "cpu_model": cpu, "git_rev": rev,
+    return {"host": socket.gethostname(), "cpu_model": cpu or platform.processor() or None,
+            "git_rev": git_revision(Path(__file__).resolve().parents[2]),
             "pid": os.getpid(), "pid_started": process_start(os.getpid())}
+
+
+def git_revision(checkout: Path) -> str | None:
+    """The commit `checkout` (a git work tree) has checked out, read from its `.git` folder
+    (no `git` process for a run's row); `git rev-parse HEAD` where the folder is unusual
+    (a worktree's `.git` file, a ref only in packed-refs is read too)."""
+    git = checkout / ".git"
+    try:
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head or None
+        ref = head[5:]
+        if (git / ref).is_file():
+            return (git / ref).read_text().strip() or None
+        for line in (git / "packed-refs").read_text().splitlines():
+            if line.endswith(" " + ref):
+                return line.split(" ", 1)[0]
+    except OSError:
+        pass
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=checkout, capture_output=True,
+                              text=True, timeout=5).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def new_run_id() -> str:

@@ -190,6 +190,37 @@ def test_a_pool_grows_only_for_programs_and_only_while_its_workers_want_no_core(
     assert not may_grow(0.0, busy=0, size=1, grow_to=3, next_kind="submission")
 
 
+def test_a_grown_pool_starts_a_new_worker_only_for_work_worth_its_start():
+    """A new worker costs a Python start and its imports (some 0.3 s of a core): the pool
+    starts one only while the jobs left, at the average time of those done, are at least
+    NEW_WORKER_WORK_S per batch running; an idle worker it has is used regardless."""
+    from pipeline.run.executors import NEW_WORKER_WORK_S, worth_a_new_worker
+
+    # 2 jobs left of 50 ms each (the end of a small package's run): not worth it
+    assert not worth_a_new_worker(pending_jobs=2, done_jobs=10, busy_s=0.5, busy=2)
+    # 60 jobs of 0.5 s each, shared by 3 batches: 10 s each, worth it
+    assert worth_a_new_worker(pending_jobs=60, done_jobs=4, busy_s=2.0, busy=2)
+    # the bound itself: the work left per batch is exactly NEW_WORKER_WORK_S
+    assert worth_a_new_worker(pending_jobs=3, done_jobs=1, busy_s=NEW_WORKER_WORK_S, busy=2)
+    # nothing done yet: only when at least two jobs per batch running are left
+    assert not worth_a_new_worker(pending_jobs=3, done_jobs=0, busy_s=0.0, busy=1)
+    assert worth_a_new_worker(pending_jobs=4, done_jobs=0, busy_s=0.0, busy=1)
+
+
+def test_a_pool_growing_at_the_end_of_a_small_run_starts_no_worker():
+    """A pool of one worker let grow, its program sleeping (the cores idle): with only a
+    few short jobs left it starts no second process, and still answers every job."""
+    sleepy = external((sys.executable, "-c", "import time\ntime.sleep(0.4)\nprint('slept')"),
+                      name="sleepy")
+    summing = external(py("sum"), name="sum")
+    with LocalPoolExecutor(1, grow_to=3) as executor:
+        # external programs travel 4 to a batch: one batch runs, one of 2 jobs is left
+        outcomes = run_jobs(executor, jobs_of([(sleepy, "1 2\n"), (summing, "3 4\n")] * 3))
+        assert len(executor._workers) == 1
+    assert [outcomes[i].status for i in range(6)] == ["ok"] * 6
+    assert [outcomes[i].answer for i in range(1, 6, 2)] == ["7\n"] * 3
+
+
 def test_what_workers_want_is_their_cpu_time_and_their_waits_for_a_core():
     """A process tree computing wants about a core; one sleeping wants none."""
     from pipeline.run.executors import demand_since

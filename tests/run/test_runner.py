@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 from collections import Counter
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -268,3 +269,32 @@ def test_resume_refuses_an_unknown_run_or_another_problems_run(data):
                             "solvers": ["fast"]})
     with pytest.raises(ValueError, match="arc087e"):
         run(data, RunRequest("toy", resume="r-other"))
+
+
+def test_a_runs_row_names_the_commit_git_itself_names(tmp_path):
+    """The commit read from the `.git` folder is `git rev-parse HEAD`'s: on a branch, with
+    the branch's ref only in packed-refs, on a detached head, and in a linked worktree
+    (whose `.git` is a file: git itself is asked)."""
+    import subprocess as sp
+
+    from pipeline.run.runner import git_revision
+
+    def git(*args: str, cwd: Path = tmp_path / "repo") -> str:
+        return sp.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                      text=True).stdout.strip()
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git("init", "-q", "-b", "main")
+    (repo / "file").write_text("one\n")
+    git("add", "file")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    assert git_revision(repo) == git("rev-parse", "HEAD")
+    git("pack-refs", "--all")
+    assert not (repo / ".git" / "refs" / "heads" / "main").exists()
+    assert git_revision(repo) == git("rev-parse", "HEAD")
+    git("checkout", "-q", "--detach")
+    assert git_revision(repo) == git("rev-parse", "HEAD")
+    git("worktree", "add", "-q", "--detach", str(tmp_path / "linked"))
+    assert git_revision(tmp_path / "linked") == git("rev-parse", "HEAD")
+    assert git_revision(tmp_path / "not-a-repo") is None
