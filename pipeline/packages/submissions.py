@@ -150,20 +150,24 @@ NOT_JUDGED_AGAIN = frozenset({Verdict.SKIP, Verdict.CE})
 
 def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executor,
                  others: tuple[str, ...] = (), fail_fast: bool = False
-                 ) -> tuple[TimeLimit, Judging]:
+                 ) -> tuple[TimeLimit, Judging, bool]:
     """Run the lower-bound submissions on every case with the probe limit, derive the time
-    limit from their times as the package's format says, and record it. Returns the limit
-    and each of those runs judged again at it (`judge.judged_at`: the probe is the highest
+    limit from their times as the package's format says, and record it. Returns the limit,
+    each of those runs judged again at it (`judge.judged_at`: the probe is the highest
     limit, so each run holds what judging it at the derived limit would: they are not run
-    again).
+    again), and whether the limit was recorded.
 
     The submissions `others` are judged in the same pass, after the lower-bound ones, at
     the least limit deriving can give (`least_derived_limit`), so no core waits for the
     slowest lower-bound run before they start. Each of their runs that holds at the derived
     limit (`holds_at`: the same limit, or a run that ended of itself) is returned judged
-    at it; the others are run again at it. `fail_fast`: a submission of `others` that
-    failed a case here is not run on its other cases here (the run goes on as its failure
-    holds at the derived limit or not: a TLE here may be in time there)."""
+    at it; the others are run again at it.
+
+    `fail_fast`: a submission that failed a case here is not run on its other cases here,
+    as BAPCtools stops it (the run goes on as its failure holds at the derived limit or not:
+    a TLE of `others` here may be in time there). A lower-bound submission stopped so
+    derives the limit from the cases it ran, as BAPCtools' does; that limit is not
+    recorded (a run of every case derives the one kept)."""
     package = problem.load()
     lower = tuple(p.name for p in lower_bound_submissions(package))
     if not lower:
@@ -187,26 +191,31 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
     judged: Judged = {}
     ran: Judging = []
     early: Judging = []  # the runs of `others`
-    for job, outcome in executor.run(jobs, skip if fail_fast and others else None):
+    cut_short = False    # a lower-bound submission was stopped at its first failure
+    for job, outcome in executor.run(jobs, skip if fail_fast else None):
         result = outcome.judgement
-        if result is None:
+        if result is None:  # not run: skipped after a failure (or its worker was lost)
+            cut_short = cut_short or (outcome.status == "skip" and job.solver.name in lower)
             continue
+        if result.verdict not in (Verdict.AC, Verdict.SKIP):
+            failed.add(job.solver.name)
         if job.solver.name in others:
             if result.verdict is not Verdict.SKIP:
                 early.append((job, outcome))
-                if result.verdict not in (Verdict.AC, Verdict.SKIP):
-                    failed.add(job.solver.name)
             continue
         judged.setdefault(job.solver.name, {})[result.case] = result
         ran.append((job, outcome))
     limit = derive_time_limit(package, judged)
-    record_time_limit(problem.folder, limit.time_s, limit.how)
+    if cut_short:
+        limit = replace(limit, how=f"{limit.how}, from the cases each ran (--fail-fast)")
+    else:
+        record_time_limit(problem.folder, limit.time_s, limit.how)
     at_limit = {spec.name: spec for spec in submission_specs(problem, others, limit, cases)}
     return limit, [(job, outcome_of(job, judged_at(package, outcome.judgement, limit.time_s)))
                    for job, outcome in ran] + [
         (replace(job, solver=at_limit[job.solver.name]),
          outcome_of(job, judged_at(package, outcome.judgement, limit.time_s)))
-        for job, outcome in early if holds_at(outcome.judgement, least, limit)]
+        for job, outcome in early if holds_at(outcome.judgement, least, limit)], not cut_short
 
 
 def judged_from_rows(problem: PackageProblem, rows: pl.DataFrame,
@@ -333,9 +342,11 @@ def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_
     done: Judging = []
     frame = cases()
     if limit is None:
-        limit, ran = derive_limit(problem, frame, executor, names if holding else (),
-                                  fail_fast)
-        note = f"time limit derived: {limit.how} (kept with the package)"
+        limit, ran, kept = derive_limit(problem, frame, executor, names if holding else (),
+                                        fail_fast)
+        note = f"time limit derived: {limit.how} " + (
+            "(kept with the package)" if kept else
+            "(not kept: a run of every case derives the one kept with the package)")
         done = [(job, outcome) for job, outcome in ran if job.solver.name in names]
     return limit, submission_specs(problem, names, limit, frame), note, done
 

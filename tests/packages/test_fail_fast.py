@@ -9,6 +9,7 @@ option every case of every submission runs. Real package, real `pipeline` proces
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -73,3 +74,36 @@ def test_without_fail_fast_every_case_of_every_submission_runs(tmp_path):
     assert "SKIP" not in results["verdict"].to_list()
     off = results.filter(pl.col("solver") == "wrong_answer/off.py")
     assert set(off["verdict"]) == {"WA"} and off.height == CASES + 3
+
+
+def test_fail_fast_stops_a_lower_bound_submission_too_and_keeps_no_limit_derived_from_part(
+        tmp_path):
+    """A submission whose folder forbids TLE sets the least time limit (a lower bound): under
+    --fail-fast it too stops at its first failure, as BAPCtools stops it, and the limit is
+    derived from the cases each ran. That limit is used, and said to be, but not kept with
+    the package: a run of every case derives the one kept."""
+    package = _package(tmp_path)
+    (package / "problem.yaml").write_text(
+        "problem_format_version: 2025-09\ntype: pass-fail\nname: Tiny\n"
+        "uuid: 8ee7605a-0000-4000-8000-000000000002\n")
+    (package / "submissions" / "mixed").mkdir()
+    (package / "submissions" / "wrong_answer" / "late.py").rename(
+        package / "submissions" / "mixed" / "late.py")
+    (package / "submissions" / "submissions.yaml").write_text("mixed:\n  permitted: [AC, WA]\n")
+    data = tmp_path / "data"
+    assert _pipeline(data, "ingest", str(package)).returncode == 0
+    marker = data / "problems" / "tiny" / "package.json"
+    done = _pipeline(data, "run", "--problem", "tiny", "--jobs", "1", "--fail-fast")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "from the cases each ran (--fail-fast) (not kept" in done.stdout
+    assert json.loads(marker.read_text()).get("time_limit") is None
+    results = pl.read_parquet(data / "tables" / "results" / "*.parquet")
+    late = results.filter(pl.col("solver") == "mixed/late.py")
+    assert late.height == CASES + 3
+    assert late.filter(pl.col("verdict") == "SKIP").height >= CASES // 2, late
+    assert set(late["verdict"]) == {"AC", "WA", "SKIP"}
+    expectations = pl.read_parquet(data / "tables" / "expectations" / "*.parquet")
+    assert set(expectations["status"]) == {"agree"}, expectations
+    whole = _pipeline(data, "run", "--problem", "tiny", "--jobs", "1")
+    assert whole.returncode == 0 and "(kept with the package)" in whole.stdout
+    assert json.loads(marker.read_text())["time_limit"]["time_s"] == 1.0
