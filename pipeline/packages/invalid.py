@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,13 +161,37 @@ def _output_outcome(package: Package, output: Build | None, test: ValidatorTest,
 def _each(outcome: Callable[[ValidatorTest], _Outcome],
           tests: Iterable[ValidatorTest]) -> list[_Outcome]:
     """`outcome` of each test, in order, one test per core at once: each runs contained
-    processes in a scratch folder of its own (`mkdtemp`), so the threads only wait on them."""
+    processes in a scratch folder of its own (`mkdtemp`), so the threads only wait on them.
+    They are daemon threads, as the one that holds the validators beside a run is: an
+    interrupted run's exit does not wait for them (their programs die with the pipeline)."""
     tests = list(tests)
     if len(tests) < 2:
         return [outcome(t) for t in tests]
-    with ThreadPoolExecutor(min(len(tests), os.cpu_count() or 1),
-                            thread_name_prefix="validator-test") as pool:
-        return list(pool.map(outcome, tests))
+    found: list[_Outcome | BaseException | None] = [None] * len(tests)
+    left = iter(range(len(tests)))
+    lock = threading.Lock()
+
+    def work() -> None:
+        while True:
+            with lock:
+                index = next(left, None)
+            if index is None:
+                return
+            try:
+                found[index] = outcome(tests[index])
+            except BaseException as error:  # raised again below, in the caller's thread
+                found[index] = error
+
+    threads = [threading.Thread(target=work, name="validator-test", daemon=True)
+               for _ in range(min(len(tests), os.cpu_count() or 1))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for result in found:
+        if isinstance(result, BaseException):
+            raise result
+    return found  # type: ignore[return-value]
 
 
 def _agreement(subject: str, kind: str, outcomes: list[_Outcome]) -> Agreement:
