@@ -212,10 +212,14 @@ def _in_scope(scope: str, case: str) -> bool:
 
 
 def _check_rule(package: Package, rule: Requirement, results: Mapping[str, CaseResult],
-                time_s: float, modern: bool) -> list[Disagreement]:
+                time_s: float, modern: bool, not_run: frozenset[str] = frozenset()
+                ) -> list[Disagreement]:
     found: list[Disagreement] = []
     scoped = [name for name in results if _in_scope(rule.scope, name)]
     where = f" on {rule.scope}" if rule.scope else ""
+    # A case in scope the submission was stopped before could have met a rule that asks for
+    # some case to get something: the rule is not broken (as BAPCtools holds it).
+    unrun = any(_in_scope(rule.scope, name) for name in not_run)
 
     def verdict(name: str) -> Verdict:
         v = verdict_at(results[name], time_s)
@@ -228,13 +232,13 @@ def _check_rule(package: Package, rule: Requirement, results: Mapping[str, CaseR
                 f"permitted [{', '.join(sorted(rule.permitted))}]{where}",
                 f"{len(bad)} case(s) got a verdict not permitted: "
                 f"{_fmt([verdict(n) for n in bad])}", tuple(bad[:SHOWN_CASES])))
-    if rule.required is not None:
+    if rule.required is not None and not unrun:
         if not any(verdict(n) in rule.required for n in scoped):
             found.append(Disagreement(
                 f"required [{', '.join(sorted(rule.required))}]{where}",
                 f"no case got any of them; got {_fmt([verdict(n) for n in scoped]) or 'no cases'}",
                 tuple(scoped[:SHOWN_CASES])))
-    if rule.message is not None:
+    if rule.message is not None and not unrun:
         if not any(rule.message in results[n].message for n in scoped):
             found.append(Disagreement(f"message {rule.message!r}{where}",
                                       "no case's judge message contains it"))
@@ -277,9 +281,12 @@ def _summary(package: Package, results: Mapping[str, CaseResult], time_s: float)
 
 
 def check_expectations(package: Package, submission: Program,
-                       results: Mapping[str, CaseResult], time_limit: TimeLimit) -> Agreement:
+                       results: Mapping[str, CaseResult], time_limit: TimeLimit,
+                       not_run: frozenset[str] = frozenset()) -> Agreement:
     """Hold one submission's case results against its expectation (cases are named in the
-    package's order, however the results arrived)."""
+    package's order, however the results arrived). `not_run`: the cases it was stopped
+    before (`--fail-fast`); a rule that some case in scope get a verdict or a message is
+    met when one of them is among these, as BAPCtools holds a submission it stopped."""
     place = {case.name: index for index, case in enumerate(package.cases)}
     results = {name: results[name] for name in sorted(
         results, key=lambda name: (place.get(name, len(place)), name))}
@@ -309,7 +316,7 @@ def check_expectations(package: Package, submission: Program,
 
     def broken(time_s: float) -> list[Disagreement]:
         return [d for rule in expectation.requirements
-                for d in _check_rule(package, rule, results, time_s, modern)]
+                for d in _check_rule(package, rule, results, time_s, modern, not_run)]
 
     at_limit = broken(time_limit.time_s)
     at_low, at_high = broken(time_limit.low_s), broken(time_limit.high_s)

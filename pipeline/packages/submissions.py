@@ -120,9 +120,14 @@ def longest_first(jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
     first; so the pool's last jobs are short ones and no worker is left alone with a long
     one at the end."""
     def key(job: Job) -> tuple[int, int]:
-        runs_long = job.solver.cut_after_s is not None and job.case_id == job.solver.full_case
-        return (0 if runs_long else 1, -(sizes.get(job.case_id) or 0))
+        return (0 if runs_long(job) else 1, -(sizes.get(job.case_id) or 0))
     return sorted(jobs, key=key)
+
+
+def runs_long(job: Job) -> bool:
+    """Whether `job` runs to the margin's high end though its submission is stopped at the
+    limit on its other cases (meant to time out, on the run's largest case)."""
+    return job.solver.cut_after_s is not None and job.case_id == job.solver.full_case
 
 
 def least_derived_limit(package) -> TimeLimit:
@@ -178,9 +183,13 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
     least = least_derived_limit(package)
     jobs = submission_jobs(submission_specs(problem, lower, probe), cases, 1, set())
     if others:
+        # the longest of all first (one meant to time out, run to the high end on the
+        # largest case), then the lower-bound runs, then the rest largest first
         sizes = dict(zip(cases["case_id"], cases["size"]))
-        jobs += longest_first(submission_jobs(submission_specs(problem, others, least, cases),
-                                              cases, 1, set(), len(jobs)), sizes)
+        rest = longest_first(submission_jobs(submission_specs(problem, others, least, cases),
+                                             cases, 1, set(), len(jobs)), sizes)
+        longest = [job for job in rest if runs_long(job)]
+        jobs = longest + jobs + [job for job in rest if not runs_long(job)]
     failed: set[str] = set()
 
     def skip(job: Job) -> str | None:
@@ -316,8 +325,10 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
     programs = {p.name: p for p in package.submissions}
     agreements = tuple(
         check_expectations(package, programs[name],
-                           {c: r for c, r in judged[name].items() if c in names_in_package},
-                           limit)
+                           {c: r for c, r in judged.get(name, {}).items()
+                            if c in names_in_package}, limit,
+                           frozenset(names_in_package - set(judged.get(name, {})))
+                           if name in cut_short else frozenset())
         for name in names)
     # the validators held to data/invalid_* and valid_output, as a submission to its folder
     agreements += _validator_agreements(problem, started)

@@ -168,3 +168,29 @@ def test_a_run_at_a_higher_limit_is_judged_again_as_a_run_at_the_lower_one(repor
     assert judged_at(package, first_wa, 1.0).verdict == "WA"
     stopped = replace(scored, timed_out=True, verdict="TLE")
     assert judged_at(package, stopped, 10.0).verdict == "TLE"
+
+
+def test_a_submission_stopped_at_its_first_failure_is_held_to_what_it_could_still_meet(
+        copy_fixture, build_dir):
+    """--fail-fast stops a submission at its first failing case. A rule that some case in its
+    scope get a verdict (`required`) or a judge message (`message`) is met when a case in
+    scope was never run (it could have), as BAPCtools holds a submission it stopped; a case
+    that ran and broke a `permitted` rule still disagrees. Without the cases not run the same
+    results break both rules."""
+    root = copy_fixture("hypotenuse")
+    (root / "submissions" / "submissions.yaml").write_text(
+        "wrong_answer/few_digits.py:\n  message: Too large difference\n"
+        "  secret/*max:\n    required: [AC]\n  sample:\n    permitted: [AC]\n")
+    package = load_package(root, build_dir)
+    program = package.submission("wrong_answer/few_digits.py")
+    names = [case.name for case in package.cases]
+    ran = {"secret/01-unit": run("secret/01-unit", "WA", 0.1)}
+    not_run = frozenset(names) - set(ran)
+    limit = TimeLimit(1.0, 0.5, 2.0, "given", "test")
+    assert check_expectations(package, program, ran, limit, not_run).agrees
+    broken = check_expectations(package, program, ran, limit)
+    assert {d.rule for d in broken.disagreements} == {
+        "required [AC] on secret/*max", "message 'Too large difference'"}
+    wrong_sample = {**ran, "sample/1": run("sample/1", "WA", 0.1)}
+    held = check_expectations(package, program, wrong_sample, limit, not_run - {"sample/1"})
+    assert [d.rule for d in held.disagreements] == ["permitted [AC] on sample"]

@@ -81,7 +81,8 @@ def test_fail_fast_stops_a_lower_bound_submission_too_and_keeps_no_limit_derived
     """A submission whose folder forbids TLE sets the least time limit (a lower bound): under
     --fail-fast it too stops at its first failure, as BAPCtools stops it, and the limit is
     derived from the cases each ran. That limit is used, and said to be, but not kept with
-    the package: a run of every case derives the one kept."""
+    the package: a run of every case derives the one kept. The stopped submission is held
+    to what it could still meet: a rule that a case it never ran get AC is not broken."""
     package = _package(tmp_path)
     (package / "problem.yaml").write_text(
         "problem_format_version: 2025-09\ntype: pass-fail\nname: Tiny\n"
@@ -89,7 +90,9 @@ def test_fail_fast_stops_a_lower_bound_submission_too_and_keeps_no_limit_derived
     (package / "submissions" / "mixed").mkdir()
     (package / "submissions" / "wrong_answer" / "late.py").rename(
         package / "submissions" / "mixed" / "late.py")
-    (package / "submissions" / "submissions.yaml").write_text("mixed:\n  permitted: [AC, WA]\n")
+    # it gets AC on the small cases, had it run them: a rule a stopped run could still meet
+    (package / "submissions" / "submissions.yaml").write_text(
+        "mixed:\n  permitted: [AC, WA]\nmixed/late.py:\n  secret/0*:\n    required: [AC]\n")
     data = tmp_path / "data"
     assert _pipeline(data, "ingest", str(package)).returncode == 0
     marker = data / "problems" / "tiny" / "package.json"
