@@ -66,6 +66,12 @@ def is_failure(verdict: str) -> bool:
     return verdict in {v.value for v in FAILURES}
 
 
+def stops_fail_fast(verdict: str) -> bool:
+    """Whether `--fail-fast` stops a solver at a case with this verdict: any but `AC` (and
+    `SKIP`, a case not run), as `bt run` stops a submission."""
+    return verdict not in (Verdict.AC.value, Verdict.SKIP.value)
+
+
 def grade(answer: str | None, expected: str | None,
           compare: Callable[[str, str], str | None]) -> tuple[Verdict, str | None]:
     """Verdict for a program that ran to completion with output `answer`."""

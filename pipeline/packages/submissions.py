@@ -43,12 +43,12 @@ from pipeline.packages.expectations import (PROBE_TIME_S, Agreement, TimeLimit, 
                                             lower_bound_submissions, margins,
                                             times_out_by_design)
 from pipeline.packages.invalid import check_validators
-from pipeline.packages.model import CaseResult
+from pipeline.packages.model import CaseResult, Package
 from pipeline.packages.registry import record_time_limit
 from pipeline.packages.judge import judged_at
 from pipeline.packages.runjob import outcome_of, package_case, package_cases, submission_build
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
-from pipeline.verdicts import Verdict
+from pipeline.verdicts import Verdict, stops_fail_fast
 
 if TYPE_CHECKING:
     from pipeline.packages.problem import PackageProblem
@@ -130,7 +130,7 @@ def runs_long(job: Job) -> bool:
     return job.solver.cut_after_s is not None and job.case_id == job.solver.full_case
 
 
-def least_derived_limit(package) -> TimeLimit:
+def least_derived_limit(package: Package) -> TimeLimit:
     """The least time limit `derive_time_limit` can give this package (its resolution; a
     legacy package's whole second), with its margins: the limit the other submissions are
     judged at while the lower-bound ones derive the real one (`derive_limit`)."""
@@ -206,7 +206,7 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
         if result is None:  # not run: skipped after a failure (or its worker was lost)
             cut_short = cut_short or (outcome.status == "skip" and job.solver.name in lower)
             continue
-        if result.verdict not in (Verdict.AC, Verdict.SKIP):
+        if stops_fail_fast(result.verdict):
             failed.add(job.solver.name)
         if job.solver.name in others:
             if result.verdict is not Verdict.SKIP:

@@ -343,7 +343,7 @@ class LocalPoolExecutor:
         demand, self._demand_reading = demand_since(
             [w.process.pid for w in self._workers if w.busy and w.process.pid is not None],
             self._demand_reading)
-        idle = next((w for w in self._workers if not w.busy), None)
+        idle = self._idle()
         if may_grow(demand, busy, self.size, self.grow_to, pending[0][0].solver.kind) and \
                 (idle is not None or worth_a_new_worker(
                     sum(len(b) for b in pending), self._done_jobs, self._busy_s, busy)) and \
@@ -351,8 +351,11 @@ class LocalPoolExecutor:
             self._assign(idle or self._start_worker(), batch)
             self._demand_reading = None  # the next look starts after this batch has begun
 
+    def _idle(self) -> _Worker | None:
+        return next((w for w in self._workers if not w.busy), None)
+
     def _idle_worker(self) -> _Worker:
-        return next((w for w in self._workers if not w.busy), None) or self._start_worker()
+        return self._idle() or self._start_worker()
 
     def _deadline(self, worker: _Worker) -> float:
         """When the worker's current job is over its wall-clock cap."""

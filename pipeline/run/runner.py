@@ -45,7 +45,7 @@ from pipeline.tables.files import now, problem_file, read_file, write_problem_fi
 from pipeline.tables.lock import data_lock, process_start, run_lock
 from pipeline.tables.results import (next_chunk, read_run_results, read_runs,
                                      write_results_chunk, write_run)
-from pipeline.verdicts import Verdict
+from pipeline.verdicts import Verdict, stops_fail_fast
 
 __all__ = ["RunRequest", "RunSummary", "run", "format_summary", "nothing_to_run"]
 
@@ -94,8 +94,9 @@ def host_info() -> dict[str, str | int | None]:
 
 def git_revision(checkout: Path) -> str | None:
     """The commit `checkout` (a git work tree) has checked out, read from its `.git` folder
-    (no `git` process for a run's row); `git rev-parse HEAD` where the folder is unusual
-    (a worktree's `.git` file, a ref only in packed-refs is read too)."""
+    (HEAD, then the ref it names, loose or in packed-refs), so a run's row starts no `git`
+    process; `git rev-parse HEAD` where that cannot be read (a linked worktree's `.git` is a
+    file)."""
     git = checkout / ".git"
     try:
         head = (git / "HEAD").read_text().strip()
@@ -460,7 +461,7 @@ def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, execut
 
 def _first_failure(failed: dict[str, str], row: dict) -> None:
     """Note the solver of `row` as failed (for --fail-fast) when its verdict is a failure."""
-    if row["verdict"] not in (Verdict.AC.value, Verdict.SKIP.value):
+    if stops_fail_fast(row["verdict"]):
         failed.setdefault(row["solver"], row["case_id"])
 
 
