@@ -20,6 +20,17 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def descendants_of(pid: int) -> list[int]:
+    """Pids of the live processes below `pid`: its children, theirs, and so on. (A run's
+    workers are not its children: they are forked from its fork server.)"""
+    found, frontier = [], [pid]
+    while frontier:
+        children = [child for parent in frontier for child in children_of(parent)]
+        found += children
+        frontier = children
+    return found
+
+
 def processes_marked(marker: str) -> list[int]:
     """Pids of the live processes whose command line holds `marker`."""
     found = []

@@ -22,6 +22,7 @@ import importlib.util
 import os
 import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from pipeline.errors import UnknownName, UserError
@@ -169,6 +170,29 @@ def get_problem(problem_id: str) -> Problem:
     if problem is None:
         problem = _loaded[key] = _import(folder).PROBLEM
     return problem
+
+
+def problem_modules(problem_ids: Iterable[str]) -> tuple[str, ...]:
+    """The modules a process imports to load the problems `problem_ids` (those it can import
+    by name; unknown ids are left out), so a process about to serve them can import them
+    first."""
+    problem_ids = list(problem_ids)
+    if not problem_ids:
+        return ()
+    try:
+        found = _found()
+    except UserError:  # loading the problem says so
+        return ()
+    names = set()
+    for problem_id in problem_ids:
+        folder = found.get(problem_id)
+        if folder is None:
+            continue
+        if (folder / PACKAGE_MARKER).is_file() and not (folder / MARKER).is_file():
+            names.add("pipeline.packages.problem")
+        elif folder.parent == BUILTIN_DIR:
+            names.add(f"{__name__}.{folder.name}")
+    return tuple(sorted(names))
 
 
 def _import(folder: Path):

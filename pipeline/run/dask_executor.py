@@ -62,10 +62,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from pipeline.run.executors import (ExecutorError, LocalPoolExecutor, Skip, _Worker, check_jobs,
-                                     skipped, start_process)
+                                     skipped)
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.languages import BuildError, build_here, source_key
-from pipeline.run.worker import PROGRESS_FIELDS, worker_main
+from pipeline.run.worker import worker_main
 
 PLUGIN_NAME = "gamebench"
 # Batches: the first tasks of a solver are small; later ones aim at TASK_TARGET_S of work.
@@ -161,18 +161,18 @@ def _interrupts_ignored():
 class InnerPool(LocalPoolExecutor):
     """The local pool a Dask worker runs batches with: its processes die with the Dask worker."""
 
-    def _start_worker(self) -> _Worker:
-        parent, child = self._context.Pipe(duplex=True)
-        progress = self._context.RawArray("d", PROGRESS_FIELDS)
-        process = self._context.Process(target=_guarded_worker_main,
-                                        args=(child, self._preload, progress, os.getpid()),
-                                        daemon=True)
+    def _make_context(self, preload):
+        # Spawned: each inner worker is the Dask worker's own child, tied to it by
+        # PR_SET_PDEATHSIG (`_guarded_worker_main`), so it dies with it.
+        return multiprocessing.get_context("spawn")
+
+    def _process(self, connection, progress) -> multiprocessing.Process:
+        return self._context.Process(target=_guarded_worker_main, daemon=True,
+                                     args=(connection, self._preload, progress, os.getpid()))
+
+    def _start(self, worker: _Worker) -> None:
         with _children_allowed():
-            start_process(process)  # (from a thread that outlives the task's)
-        child.close()
-        worker = _Worker(process, parent, progress)
-        self._workers.append(worker)
-        return worker
+            super()._start(worker)  # (from a thread that outlives the task's)
 
     def kill(self) -> None:
         """SIGTERM every worker process (safe from any thread; the owner closes the pool)."""

@@ -34,7 +34,8 @@ from pipeline.programs.external import (cpu_over_message, remove_scratch_of, wal
                                    wall_cap_s)
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.processes import cpu_seconds
-from pipeline.run.worker import PROGRESS_FIELDS, READY, worker_main
+from pipeline.problems import problem_modules
+from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker_main
 
 # Extra seconds a worker gets past an external program's wall-clock cap (2 x its timeout
 # + 1 s, see `external.wall_cap_s`) before the parent kills it. External programs are stopped
@@ -60,9 +61,26 @@ _spawner: ThreadPoolExecutor | None = None
 _spawner_lock = threading.Lock()
 
 
+def worker_context(modules: Iterable[str] = ()) -> multiprocessing.context.BaseContext:
+    """Where worker processes come from: a fork server, one process this one starts (by exec,
+    so it is safe beside Polars' threads) with the worker's modules and `modules` imported, that
+    forks each worker from itself. A worker then starts in milliseconds and a few MB, where a
+    spawned one starts Python and imports it all again (some 0.15 s of a core, 0.5 s for 8).
+
+    The server is started by the first worker and serves every pool of this process; the
+    modules named when it starts are the ones it holds (a worker imports what else it needs).
+    A worker takes this process's environment, folder, CPUs and umask as they are when it
+    starts (`worker.process_settings`), not the server's."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["pipeline.run.worker", *modules])
+    return context
+
+
 def start_process(process: multiprocessing.Process) -> None:
     """Start a worker process from a thread that lasts as long as this process.
 
+    (What follows holds for a spawned worker, the Dask executor's inner pools': one forked
+    from the fork server has the server as its parent, whichever thread asked for it.)
     A worker asks the kernel to kill it when its parent dies (PR_SET_PDEATHSIG), and Linux
     takes the parent to be the *thread* that forked it: a pool first used from a short-lived
     thread (a caller's ThreadPoolExecutor) had its workers killed with SIGKILL when that thread
@@ -124,6 +142,7 @@ class _Worker:
     since: float = 0.0  # when the batch was sent or READY came
     cpu_looked: float = 0.0  # when its CPU time was last read
     counted: float = 0.0  # up to when its time on the batch is in the pool's `_busy_s`
+    child: Connection | None = None  # the worker's end of `connection`, until it has started
 
     @property
     def busy(self) -> bool:
@@ -205,7 +224,7 @@ def may_grow(demand: float | None, busy: int, size: int, grow_to: int,
 
 
 class LocalPoolExecutor:
-    """N worker processes on this machine (spawned, so they are safe beside Polars' threads).
+    """N worker processes on this machine (forked from a fork server, `worker_context`).
 
     A pool may be let grow (`grow_to`): while the programs its workers run sleep or wait
     (an interactive pair waiting for each other's answers, a submission sleeping until its
@@ -224,7 +243,7 @@ class LocalPoolExecutor:
         import and warm them up while the caller gets on with other work."""
         self.size = max(1, jobs or os.cpu_count() or 1)
         self.grow_to = max(self.size, grow_to or self.size)
-        self._context = multiprocessing.get_context("spawn")
+        self._context = self._make_context(tuple(preload))
         self._workers: list[_Worker] = []
         self._preload = tuple(preload)
         self._demand_reading: tuple[float, dict[int, float]] | None = None
@@ -232,23 +251,62 @@ class LocalPoolExecutor:
         self._busy_s = 0.0       # seconds the workers' batches took so far (for the average)
         self._skip: Skip | None = None
         self._passed: list[tuple[Job, Outcome]] = []  # jobs `skip` left out, to be yielded
-        if self._preload:
-            for _ in range(self.size):
-                self._start_worker()
+        self._starting: threading.Thread | None = None
+        self._start_failed: BaseException | None = None
+        if self._preload:  # started in the background: the first starts the fork server
+            first = [self._new_worker() for _ in range(self.size)]
+            self._starting = threading.Thread(target=self._start_all, args=(first,),
+                                              name="gamebench-pool-start", daemon=True)
+            self._starting.start()
 
-    def _start_worker(self) -> _Worker:
+    def _make_context(self, preload: tuple[tuple[str, str], ...]):
+        return worker_context(problem_modules(problem for problem, _ in preload))
+
+    def _process(self, connection: Connection, progress) -> multiprocessing.Process:
+        """A worker process serving `connection`, not started yet."""
+        return self._context.Process(target=worker_main, daemon=True, args=(
+            connection, self._preload, progress, process_settings()))
+
+    def _new_worker(self) -> _Worker:
+        """A worker not started yet (`_start`), in the pool."""
         parent, child = self._context.Pipe(duplex=True)
         progress = self._context.RawArray("d", PROGRESS_FIELDS)
-        process = self._context.Process(target=worker_main,
-                                        args=(child, self._preload, progress), daemon=True)
-        start_process(process)
-        child.close()
-        worker = _Worker(process, parent, progress)
+        worker = _Worker(self._process(child, progress), parent, progress, child=child)
         self._workers.append(worker)
+        return worker
+
+    def _start(self, worker: _Worker) -> None:
+        start_process(worker.process)
+        worker.child.close()
+        worker.child = None
+
+    def _start_all(self, workers: list[_Worker]) -> None:
+        try:
+            for worker in workers:
+                self._start(worker)
+        except BaseException as error:  # raised where the pool is next used
+            self._start_failed = error
+
+    def _started(self) -> None:
+        """Wait for the workers started in the background; raise what stopped them."""
+        if self._starting is not None:
+            self._starting.join()
+            self._starting = None
+        if self._start_failed is not None:
+            error, self._start_failed = self._start_failed, None
+            raise ExecutorError(f"the pool's workers could not start: {error}") from error
+
+    def _start_worker(self) -> _Worker:
+        worker = self._new_worker()
+        self._start(worker)
         return worker
 
     def _retire(self, worker: _Worker) -> None:
         self._workers.remove(worker)
+        if worker.child is not None:  # never started (the pool's start failed)
+            worker.child.close()
+            worker.connection.close()
+            return
         worker.process.terminate()  # SIGTERM: the worker kills the program it is running
         worker.process.join(timeout=2)
         if worker.process.is_alive():
@@ -265,6 +323,7 @@ class LocalPoolExecutor:
         worker.connection.send(batch)
 
     def run(self, jobs: Iterable[Job], skip: Skip | None = None) -> Iterator[tuple[Job, Outcome]]:
+        self._started()
         self._skip, self._passed = skip, []
         self._done_jobs, self._busy_s = 0, 0.0
         pending: deque[list[Job]] = deque(batches(jobs))
@@ -416,6 +475,10 @@ class LocalPoolExecutor:
             self._assign(replacement, batch)
 
     def close(self) -> None:
+        try:
+            self._started()
+        except ExecutorError:
+            pass
         for worker in list(self._workers):
             try:
                 worker.connection.send(None)

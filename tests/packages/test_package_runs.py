@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 
 from packagekit import ALL, FIXTURES, tiny_kattis, write_tree
-from processkit import children_of
+from processkit import descendants_of
 
 from pipeline.programs.external import scratch_prefix
 
@@ -335,7 +335,7 @@ def test_an_interrupted_package_run_resumes_and_holds_expectations_over_all_of_i
             if comm_of(pid) != comm_of(started.pid))):
         assert started.poll() is None and time.monotonic() < deadline, "nothing spun"
         time.sleep(0.05)
-    workers = children_of(started.pid)
+    workers = descendants_of(started.pid)
     started.send_signal(signal.SIGINT)
     assert started.wait(timeout=60) == 130
     # the workers' scratch folders (the judged cases' files among them) went with them
@@ -351,15 +351,6 @@ def test_an_interrupted_package_run_resumes_and_holds_expectations_over_all_of_i
     assert results.height == 35 and results.unique(["case_id", "solver"]).height == 35
     held = table(data, "expectations")
     assert held["status"].to_list() == ["agree"] * 7, held
-
-
-def descendants_of(pid: int) -> list[int]:
-    found, frontier = [], [pid]
-    while frontier:
-        children = [c for parent in frontier for c in children_of(parent)]
-        found += children
-        frontier = children
-    return found
 
 
 def comm_of(pid: int) -> str:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from processkit import alive, children_of  # noqa: F401 (the tests import them from here)
+# (the tests import them from here)
+from processkit import alive, children_of, descendants_of  # noqa: F401
 
 from pipeline.corpus.ingest import ingest
 from pipeline.tables.results import read_run_results, read_runs

@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 
-from runkit import (REPO, alive, children_of, command, corpus, pipeline_argv, processes_with, py,
+from runkit import (REPO, alive, command, corpus, descendants_of, pipeline_argv, processes_with, py,
                     run_cli, running_program, wait_until)
 
 from pipeline.tables.results import read_run_results, read_runs
@@ -41,7 +41,7 @@ def forking_run(tmp_path):
                           "--timeout", "30", "--jobs", "2")
     try:
         assert wait_until(lambda: len(running_program(token, "forker")) == 4, timeout=30)
-        workers = children_of(pipeline.pid)
+        workers = descendants_of(pipeline.pid)
         assert workers
         yield pipeline, workers, token
     finally:

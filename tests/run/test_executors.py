@@ -6,13 +6,19 @@ Built-in stages run inside the workers; the parent kills a worker whose case ove
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 
+import pytest
 from runkit import alive, external, jobs_of, py, run_jobs, stage
 
 from pipeline.run.executors import LocalPoolExecutor, batches
@@ -170,6 +176,40 @@ def test_a_pool_first_used_from_a_thread_that_ends_keeps_its_workers():
         assert alive(worker.process.pid)
         again = run_jobs(executor, _tiny(2, external(py("sum"))))
         assert [o.answer for o in again.values()] == ["1\n", "2\n"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
+def test_a_pools_workers_take_the_environment_of_the_process_now_not_when_the_first_started(
+        tmp_path, monkeypatch):
+    """Workers are forked from one fork server, started with this process's first pool. A data
+    folder hidden after that (a later run of a long-lived process) is hidden from the programs
+    of the next pool's workers all the same: a worker takes the environment the pool's process
+    has when it starts the worker, not the one the server was started with."""
+    from pipeline.programs import contained
+
+    if not os.access("/var/tmp", os.W_OK):
+        pytest.skip("no writable /var/tmp")
+    monkeypatch.delenv(contained.HIDE_ENV, raising=False)
+    # outside /tmp, which every program sees a private one of
+    outside = Path(tempfile.mkdtemp(prefix="gamebench-test-", dir="/var/tmp"))
+    try:
+        data = outside / "data"
+        (data / "cases").mkdir(parents=True)
+        secret = data / "cases" / "secret.txt"
+        secret.write_text("private\n")
+        request = json.dumps({"paths": [str(secret)], "port": 1}) + "\n"
+        looks = jobs_of([(external(py("look_around"), sandbox=True), request)])
+        with LocalPoolExecutor(1) as first:
+            [before] = run_jobs(first, looks).values()
+        assert json.loads(before.answer)["paths"][str(secret)]["readable"] is True
+        with contained.settings_kept():
+            contained.hide(data)
+            with LocalPoolExecutor(1) as second:
+                [after] = run_jobs(second, looks).values()
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+    assert after.status == "ok", after
+    assert json.loads(after.answer)["paths"][str(secret)] == {"exists": False, "readable": False}
 
 
 # -- a pool let grow while the cores sit idle ----------------------------------------------------

@@ -78,8 +78,13 @@ def test_cpu_time_not_wall_time_decides_a_time_limit_on_a_busy_machine(cpp):
     """The worker (so its program) and four spinners share one core: the program's wall time
     passes the 2 s limit, its CPU time (0.6 s) does not, so it is accepted. (Each spinner has
     a session of its own, as the program has: the scheduler shares a core between sessions.)"""
-    with LocalPoolExecutor(1, preload=(("toy", "fast"),)) as executor:
-        os.sched_setaffinity(executor._workers[0].process.pid, {0})
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {0})  # the worker started now takes this process's CPUs
+    try:
+        executor = LocalPoolExecutor(1, preload=(("toy", "fast"),))
+    finally:
+        os.sched_setaffinity(0, cpus)
+    with executor:
         rivals = [subprocess.Popen([cpp["spin"]], start_new_session=True) for _ in range(4)]
         try:
             for rival in rivals:

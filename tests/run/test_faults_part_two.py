@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from diskkit import fill, small_disk
-from runkit import REPO, alive, children_of, corpus, pipeline_argv, results, run_cli, wait_until
+from runkit import REPO, alive, corpus, descendants_of, pipeline_argv, results, run_cli, wait_until
 
 from pipeline.tables.lock import process_start
 from pipeline.tables.results import read_runs, run_path, write_run
@@ -38,7 +38,7 @@ def _kill_mid_run(data: Path, process: subprocess.Popen) -> dict:
     """Kill the run with -9 once it stored two chunks; its row (still `running`)."""
     try:
         assert wait_until(lambda: len(_chunks(data)) >= 2, timeout=60), "no results chunk"
-        workers = children_of(process.pid)
+        workers = descendants_of(process.pid)
         assert process.poll() is None, "the run finished before it could be killed"
         process.send_signal(signal.SIGKILL)
         process.wait()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from runkit import REPO, alive, children_of, corpus, pipeline_argv, results, run_cli, wait_until
+from runkit import REPO, alive, corpus, descendants_of, pipeline_argv, results, run_cli, wait_until
 
 from pipeline.tables.results import read_runs
 
@@ -69,7 +69,7 @@ def test_a_run_killed_with_minus_9_is_finished_by_resume(tmp_path):
     try:
         assert wait_until(lambda: len(list((data / "tables" / "results").glob("*.parquet"))) >= 2,
                           timeout=30), "no results chunk was written"
-        workers = children_of(process.pid)
+        workers = descendants_of(process.pid)
         assert process.poll() is None, "the run finished before it could be killed"
         process.send_signal(signal.SIGKILL)
         process.wait()

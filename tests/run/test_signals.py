@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from runkit import REPO, alive, children_of, corpus, pipeline_argv, run_cli, wait_until
+from runkit import REPO, alive, corpus, descendants_of, pipeline_argv, run_cli, wait_until
 
 from pipeline.tables.results import read_runs
 
@@ -23,15 +23,6 @@ def _start_run(data: Path, *solvers: str) -> subprocess.Popen:
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _descendants(pid: int) -> list[int]:
-    found, todo = [], [pid]
-    while todo:
-        for child in children_of(todo.pop()):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
 @pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_a_signal_mid_run_interrupts_it_like_ctrl_c(tmp_path, signum, code):
     data = tmp_path / "data"
@@ -39,7 +30,7 @@ def test_a_signal_mid_run_interrupts_it_like_ctrl_c(tmp_path, signum, code):
     try:
         assert wait_until(lambda: list((data / "tables" / "results").glob("*.parquet")),
                           timeout=30), "no results were written"
-        family = _descendants(process.pid)
+        family = descendants_of(process.pid)
         assert family, "the run has no workers"
         process.send_signal(signum)
         out, err = process.communicate(timeout=30)
@@ -60,7 +51,7 @@ def test_a_run_killed_with_minus_9_is_marked_interrupted_by_the_next_command(tmp
     try:
         assert wait_until(lambda: list((data / "tables" / "results").glob("*.parquet")),
                           timeout=30)
-        family = _descendants(process.pid)
+        family = descendants_of(process.pid)
         process.kill()
         process.wait()
     finally:

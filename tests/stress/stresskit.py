@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import polars as pl
-from processkit import alive, children_of  # noqa: F401 (the tests import them from here)
+# (the tests import them from here)
+from processkit import alive, children_of, descendants_of  # noqa: F401
 
 from pipeline.problems.model import Problem
 from pipeline.stress.order import simplicity

@@ -8,7 +8,7 @@ import subprocess
 import threading
 import time
 
-from stresskit import REPO, alive, cases, children_of, cli_env, findings, pipeline_argv, run_cli
+from stresskit import REPO, alive, cases, cli_env, descendants_of, findings, pipeline_argv, run_cli
 
 
 def _read_lines(stream, lines: list[str]) -> None:
@@ -33,7 +33,7 @@ def test_findings_survive_ctrl_c_and_appear_in_the_next_run(toy, tmp_path):
         assert time.monotonic() < deadline, "no failure found in time"
         time.sleep(0.05)
     time.sleep(2.0)  # some shrink steps are made
-    workers = children_of(process.pid)
+    workers = descendants_of(process.pid)
     assert workers
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=60)
