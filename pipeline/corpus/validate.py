@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -65,39 +66,57 @@ def _short(text: str) -> str:
     return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + " ..."
 
 
+# A check that spends at least this long waiting (wall time past this process's CPU time: a
+# validator run as a program of its own) has the items after it checked a core's worth at once.
+WAITING_CHECK_S = 0.002
+
+
 def check_items(problem_id: str, items: Iterable[Item]) -> list[Checked]:
-    """Validate items with the problem's parser (in this process)."""
+    """Validate items with the problem's parser (in this process). When checking the first
+    one waited on something else (the problem runs a validator program), the others are
+    checked on a thread per core."""
     from pipeline.problems import get_problem
 
     problem = get_problem(problem_id)
-    out = []
-    for item in items:
-        part = "input"
-        try:
-            case = problem.validate_input(item.text, item.group)
-            size, values = problem.size(case), dict(problem.size_values(case))
-            if item.expected is not None:
-                part = "expected"
-                problem.validate_answer(case, item.expected)
-        except InputError as error:
-            out.append(Checked(item.index, error=Flaw(part, error.line, error.column,
-                                                          error.rule, _short(error.message))))
-            continue
-        except MemoryError:
-            out.append(Checked(item.index, error=Flaw(
-                part, None, None, "too-large", "the parser ran out of memory on this file")))
-            continue
-        except RecursionError:
-            out.append(Checked(item.index, error=Flaw(
-                part, None, None, "parser-error", "the parser recursed too deeply")))
-            continue
-        except Exception as error:  # a parser bug must not sink the other files
-            out.append(Checked(item.index, error=Flaw(
-                part, None, None, "parser-error", _short(f"the problem's parser failed: "
-                                                         f"{type(error).__name__}: {error}"))))
-            continue
-        out.append(Checked(item.index, size, values))
+    items = list(items)
+    if not items:
+        return []
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = [_check(problem, items[0])]
+    waited = (time.perf_counter() - wall) - (time.process_time() - cpu)
+    cores = os.cpu_count() or 1
+    if len(items) > 1 and cores > 1 and waited >= WAITING_CHECK_S:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(min(cores, len(items) - 1)) as pool:
+            out += pool.map(lambda item: _check(problem, item), items[1:])
+    else:
+        out += [_check(problem, item) for item in items[1:]]
     return out
+
+
+def _check(problem, item: Item) -> Checked:
+    part = "input"
+    try:
+        case = problem.validate_input(item.text, item.group)
+        size, values = problem.size(case), dict(problem.size_values(case))
+        if item.expected is not None:
+            part = "expected"
+            problem.validate_answer(case, item.expected)
+    except InputError as error:
+        return Checked(item.index, error=Flaw(part, error.line, error.column, error.rule,
+                                              _short(error.message)))
+    except MemoryError:
+        return Checked(item.index, error=Flaw(
+            part, None, None, "too-large", "the parser ran out of memory on this file"))
+    except RecursionError:
+        return Checked(item.index, error=Flaw(
+            part, None, None, "parser-error", "the parser recursed too deeply"))
+    except Exception as error:  # a parser bug must not sink the other files
+        return Checked(item.index, error=Flaw(
+            part, None, None, "parser-error", _short(f"the problem's parser failed: "
+                                                     f"{type(error).__name__}: {error}")))
+    return Checked(item.index, size, values)
 
 
 @dataclass(frozen=True)

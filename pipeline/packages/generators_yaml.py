@@ -56,6 +56,9 @@ import re
 import shlex
 import shutil
 import tempfile
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -551,6 +554,9 @@ class _Maker:
         self.tools: dict[str, _Tool | str] = {}       # word -> tool, or why there is none
         self.builds: dict[str, tuple[str, ...] | str] = {}
         self.default_solution: str | None | bool = False  # False: not looked for yet
+        # Cases are made on several threads (`generate_data`); finding and building a program
+        # and looking for the default solution are done by one thread at a time.
+        self._programs_lock = threading.RLock()
 
     # programs
 
@@ -586,67 +592,76 @@ class _Maker:
         return with_constants(program, self.constants, self.build_dir)
 
     def tool(self, word: str, solution: bool = False) -> _Tool | str:
-        key = ("solution:" if solution else "generator:") + word
-        if key not in self.tools:
-            if solution:
-                path = (self.root / word.lstrip("/")).resolve()
-                if not path.exists() or not str(path).startswith(str(self.root) + os.sep):
-                    self.tools[key] = f"solution {word} is not in the package"
-                    return self.tools[key]
-                files = (path,) if path.is_file() else tuple(sorted(
-                    p for p in path.rglob("*") if p.is_file()))
-                program: Program | str = Program(name=word, role="generator", path=path,
-                                                 files=files, language=detect_language(list(files)))
-            else:
-                program = self._generator_program(word)
-                if isinstance(program, Program):
-                    program = self._with_constants(program)
-            if isinstance(program, str):
-                self.tools[key] = program
-            else:
-                pairs = [(str(f.relative_to(program.path)) if program.path.is_dir() else f.name, f)
-                         for f in program.files]
-                self.tools[key] = _Tool(program, _digest_files(pairs) + (program.language or ""))
-        return self.tools[key]
+        with self._programs_lock:
+            key = ("solution:" if solution else "generator:") + word
+            if key not in self.tools:
+                if solution:
+                    path = (self.root / word.lstrip("/")).resolve()
+                    if not path.exists() or not str(path).startswith(str(self.root) + os.sep):
+                        self.tools[key] = f"solution {word} is not in the package"
+                        return self.tools[key]
+                    files = (path,) if path.is_file() else tuple(sorted(
+                        p for p in path.rglob("*") if p.is_file()))
+                    program: Program | str = Program(
+                        name=word, role="generator", path=path, files=files,
+                        language=detect_language(list(files)))
+                else:
+                    program = self._generator_program(word)
+                    if isinstance(program, Program):
+                        program = self._with_constants(program)
+                if isinstance(program, str):
+                    self.tools[key] = program
+                else:
+                    pairs = [(str(f.relative_to(program.path)) if program.path.is_dir()
+                              else f.name, f) for f in program.files]
+                    self.tools[key] = _Tool(program,
+                                            _digest_files(pairs) + (program.language or ""))
+            return self.tools[key]
 
     def argv(self, tool: _Tool) -> tuple[str, ...] | str:
         """The command running the tool (built once), or why it cannot run. It runs from a
         folder named as the program (`.../f/y.py` for generator `f`), as BAPCtools runs its
         builds from `generators/<name>/`: a generator may read its own path."""
-        key = f"{tool.digest}:{tool.program.name}"
-        if key not in self.builds:
-            build = build_program(tool.program, self.build_dir, memory_mb=GENERATOR_MEMORY_MB)
-            if not build.ok:
-                first = _first_line(build.message) or build.status
-                self.builds[key] = f"{tool.program.name} did not build ({build.status}): {first}"
-            else:
-                argv = run_argv(build, GENERATOR_MEMORY_MB)
-                if build.directory is not None:
-                    named = self.build_dir / "bapctools-programs" / hashlib.sha256(
-                        key.encode()).hexdigest()[:24] / Path(tool.program.name.strip("/")).name
-                    if not named.is_symlink():
-                        named.parent.mkdir(parents=True, exist_ok=True)
-                        try:
-                            named.symlink_to(build.directory, target_is_directory=True)
-                        except FileExistsError:  # made by another process meanwhile
-                            pass
-                    argv = tuple(part.replace(str(build.directory), str(named)) for part in argv)
-                self.builds[key] = argv
-        return self.builds[key]
+        with self._programs_lock:
+            key = f"{tool.digest}:{tool.program.name}"
+            if key not in self.builds:
+                build = build_program(tool.program, self.build_dir,
+                                      memory_mb=GENERATOR_MEMORY_MB)
+                if not build.ok:
+                    first = _first_line(build.message) or build.status
+                    self.builds[key] = (f"{tool.program.name} did not build ({build.status}): "
+                                        f"{first}")
+                else:
+                    argv = run_argv(build, GENERATOR_MEMORY_MB)
+                    if build.directory is not None:
+                        named = (self.build_dir / "bapctools-programs"
+                                 / hashlib.sha256(key.encode()).hexdigest()[:24]
+                                 / Path(tool.program.name.strip("/")).name)
+                        if not named.is_symlink():
+                            named.parent.mkdir(parents=True, exist_ok=True)
+                            try:
+                                named.symlink_to(build.directory, target_is_directory=True)
+                            except FileExistsError:  # made by another process meanwhile
+                                pass
+                        argv = tuple(part.replace(str(build.directory), str(named))
+                                     for part in argv)
+                    self.builds[key] = argv
+            return self.builds[key]
 
     def solution_of(self, settings: Settings) -> str | None:
-        if not settings.default_solution:
-            return settings.solution
-        if self.default_solution is False:
-            accepted = self.submissions_dir / "accepted"
-            found = sorted(p for p in accepted.iterdir() if not p.name.startswith(".")
-                           and not p.name.endswith((".disabled", ".template", ".md", ".txt"))) \
-                if accepted.is_dir() else []
-            self.default_solution = f"/{found[0].relative_to(self.root)}" if found else None
-            if found:
-                self.parser.note(None, f"no solution given: answers come from "
-                                 f"{self.default_solution} (BAPCtools picks an accepted one)")
-        return self.default_solution or None
+        with self._programs_lock:
+            if not settings.default_solution:
+                return settings.solution
+            if self.default_solution is False:
+                accepted = self.submissions_dir / "accepted"
+                found = sorted(p for p in accepted.iterdir() if not p.name.startswith(".")
+                               and not p.name.endswith((".disabled", ".template", ".md", ".txt"))) \
+                    if accepted.is_dir() else []
+                self.default_solution = f"/{found[0].relative_to(self.root)}" if found else None
+                if found:
+                    self.parser.note(None, f"no solution given: answers come from "
+                                     f"{self.default_solution} (BAPCtools picks an accepted one)")
+            return self.default_solution or None
 
     # one case
 
@@ -893,6 +908,27 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copyfile(cached, target)
 
+        def rules_of(folder: FolderRule) -> Iterator[CaseRule]:
+            yield from folder.cases
+            for sub in folder.folders:
+                yield from rules_of(sub)
+
+        def make(rule: CaseRule) -> Path | PackageError:
+            try:
+                return maker.make(rule)
+            except PackageError as error:
+                return error
+
+        # Every case is made first, a case per core at once (a generator and a solution are
+        # programs that mostly wait to start); then the tree is put together in file order.
+        rules = list(rules_of(parser.root))
+        pool = ThreadPoolExecutor(max(1, min(os.cpu_count() or 1, len(rules))),
+                                  thread_name_prefix="generate")
+        try:
+            outcomes = dict(zip(map(id, rules), pool.map(make, rules)))
+        finally:  # interrupted: the cases not started are not started
+            pool.shutdown(wait=True, cancel_futures=True)
+
         def walk(folder: FolderRule) -> None:
             if folder.path:
                 (data / folder.path).mkdir(parents=True, exist_ok=True)
@@ -901,11 +937,11 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
                 (data / folder.path / file_name).write_text(
                     yaml.safe_dump(_plain(content), sort_keys=False), encoding="utf-8")
             for rule in folder.cases:
-                try:
-                    made[id(rule)] = maker.make(rule)
-                except PackageError as error:
-                    rejects.append(error)
+                outcome = outcomes[id(rule)]
+                if isinstance(outcome, PackageError):
+                    rejects.append(outcome)
                     continue
+                made[id(rule)] = outcome
                 place(rule, folder.path)
             for sub in folder.folders:
                 walk(sub)
