@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,7 +111,31 @@ def test_a_compile_error_is_its_own_result_with_the_compilers_message(tmp_path):
     assert "undefined_name" in build.message and "the compiler exited with code" in build.message
     assert build_program(program(source), tmp_path / "cache").cached  # kept like a success
     syntax = write(tmp_path / "src/broken.py", "def f(:\n")
-    assert build_program(program(syntax), tmp_path / "cache").status == "CE"
+    broken = build_program(program(syntax), tmp_path / "cache")
+    assert broken.status == "CE"
+    assert 'File "broken.py", line 1' in broken.message and "SyntaxError" in broken.message
+
+
+def test_a_python_build_is_byte_compiled_as_py_compile_does(tmp_path, monkeypatch):
+    """A Python program's build is `python3 -m py_compile` of its files by the interpreter that
+    runs it, done in the pipeline's own process (it runs none of the program's code): the
+    bytecode of every file lands beside it in the build, and the program runs from there."""
+    from pipeline.programs import languages
+
+    def no_process(argv, *args, **kwargs):
+        raise AssertionError(f"a Python build started {argv}")
+
+    monkeypatch.setattr(languages, "run_build", no_process)
+    main = write(tmp_path / "src/main.py", "import helper\nprint(helper.answer())\n")
+    write(tmp_path / "src/helper.py", "def answer():\n    return 42\n")
+    built = build_program(Program(name="main.py", role="submission", path=main,
+                                  files=(main, tmp_path / "src/helper.py"), language="python3"),
+                          tmp_path / "cache")
+    assert built.ok, built.message
+    assert sorted(p.name for p in (built.directory / "__pycache__").iterdir()) == [
+        f"helper.{sys.implementation.cache_tag}.pyc", f"main.{sys.implementation.cache_tag}.pyc"]
+    ran = subprocess.run(list(built.argv), capture_output=True, text=True, timeout=30)
+    assert ran.stdout == "42\n", ran.stderr
 
 
 def test_a_polygon_cpp20_type_compiles_with_cpp20(tmp_path):
