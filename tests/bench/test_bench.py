@@ -167,6 +167,26 @@ def test_peers_bt_every_case_judges_as_bt_run_does(tmp_path: Path) -> None:
             assert verdict == expected[folder], name
 
 
+def test_peers_times_bt_generate_for_a_package_with_generators(tmp_path: Path) -> None:
+    """The goal with ingest holds the pipeline's ingest + run to bt's generate + run: bt's
+    `generate` (which its `run` would do first) is timed for a package with generators.yaml,
+    and not run for one without. Skipped without BAPCtools' bt."""
+    import shutil
+
+    from benchmarks import peers
+
+    bt = os.environ.get("BAPCTOOLS_BT") or shutil.which("bt")
+    if not bt:
+        pytest.skip("BAPCtools' bt is not installed (BAPCTOOLS_BT names it)")
+    generated = peers.run_bt(Path(bt), peers.FIXTURES / "gensum", tmp_path / "gensum")
+    plain = peers.run_bt(Path(bt), peers.FIXTURES / "hardsum", tmp_path / "hardsum")
+    close_launcher()
+    # (bt generate exits 1 on gensum: one of its generated cases fails, on purpose)
+    assert generated.made is not None and "cases generated" in generated.made.stderr
+    assert 0 < generated.made.wall_s and generated.verdicts
+    assert plain.made is None and plain.verdicts
+
+
 def test_peers_reads_bapctools_verdict_lines() -> None:
     from benchmarks import peers
 
