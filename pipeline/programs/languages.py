@@ -60,6 +60,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -491,10 +492,10 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
             return {"status": "CE", "run": [], "message": f"the build command has a field "
                     f"that is not {{exe}} or {{source}}: {error}"}
         if argv[:3] == [sys.executable, "-m", "py_compile"]:
-            failure = _byte_compile_here(work, argv[3:])
+            failure, message = _byte_compile_here(work, argv[3:])
             if failure is not None:
                 return {"status": "CE", "run": [], "message": "the compiler exited with code "
-                        f"1\n{failure}"}
+                        f"1\n{message}{failure}"}
         else:
             done = run_build(argv, work, time_s=time_s,
                              memory_mb=memory_mb if lang.memory_by_rlimit else None,
@@ -513,19 +514,27 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
     return {"status": "ok", "run": run, "message": message}
 
 
-def _byte_compile_here(work: Path, names: list[str]) -> str | None:
+def _byte_compile_here(work: Path, names: list[str]) -> tuple[str | None, str]:
     """What `{python3} -m py_compile NAMES`, run in `work` by this very interpreter, does,
-    done in this process: each source compiled to its `__pycache__` file, or the first
-    compile error's message as py_compile prints it (None: all compiled). Compiling runs none
-    of the program's code, so it needs no containment, and saves a Python start per build."""
-    for name in names:
-        try:
-            py_compile.compile(str(work / name), doraise=True)
-        except py_compile.PyCompileError as error:
-            return error.msg.replace(str(work) + os.sep, "")
-        except (OSError, ValueError, RecursionError, MemoryError) as error:
-            return f"{name}: {type(error).__name__}: {error}"
-    return None
+    done in this process: each source compiled to its `__pycache__` file; the first compile
+    error's message as py_compile prints it (None: all compiled), and the warnings the
+    compiler printed (an invalid escape in a string, say). Compiling runs none of the
+    program's code, so it needs no containment, and saves a Python start per build."""
+    with warnings.catch_warnings(record=True) as printed:
+        warnings.simplefilter("default")  # as a fresh interpreter prints them
+        failure = None
+        for name in names:
+            try:
+                py_compile.compile(str(work / name), doraise=True)
+            except py_compile.PyCompileError as error:
+                failure = error.msg.replace(str(work) + os.sep, "")
+            except (OSError, ValueError, RecursionError, MemoryError) as error:
+                failure = f"{name}: {type(error).__name__}: {error}"
+            if failure is not None:
+                break
+    shown = "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno)
+                    for w in printed if not issubclass(w.category, DeprecationWarning))
+    return failure, shown.replace(str(work) + os.sep, "")
 
 
 def _read_result(program: Program, final: Path, language: str, lang: Language | None, *,
