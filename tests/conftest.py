@@ -36,6 +36,24 @@ def toy(monkeypatch):
     return get_problem("toy")
 
 
+@pytest.fixture
+def outside_tmp():
+    """A fresh folder outside /tmp (under /var/tmp), removed after the test: a data folder a
+    contained program must not see, which its private /tmp would hide anyway were it in /tmp.
+    Skips where /var/tmp cannot be written."""
+    import os
+    import shutil
+    import tempfile
+
+    if not os.access("/var/tmp", os.W_OK):
+        pytest.skip("no writable /var/tmp")
+    folder = Path(tempfile.mkdtemp(prefix="gamebench-test-", dir="/var/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(config, items) -> None:
     """Keep the tests that use a fixture of module or session scope defined in a test module

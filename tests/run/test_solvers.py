@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -136,7 +135,7 @@ def test_a_build_sees_the_include_folder_and_sources_its_command_names_under_tmp
 
 
 def test_a_source_that_includes_the_stored_answers_fails_to_build_without_their_text(
-        tmp_path, monkeypatch):
+        tmp_path, monkeypatch, outside_tmp):
     """`--external leak.cpp` whose source includes a file of the data folder by its absolute
     path: a run hides the data folder, then builds (`prepare`); the compiler, contained, cannot
     open the file, so the build fails and its message never holds the file's text. The data
@@ -145,24 +144,18 @@ def test_a_source_that_includes_the_stored_answers_fails_to_build_without_their_
         pytest.skip("g++ is not installed")
     if not contained.default_sandbox():
         pytest.skip("no sandbox here (it needs root)")
-    if not os.access("/var/tmp", os.W_OK):
-        pytest.skip("no writable /var/tmp")
-    outside = Path(tempfile.mkdtemp(prefix="gamebench-test-", dir="/var/tmp"))
-    try:
-        data = outside / "data"
-        (data / "tables").mkdir(parents=True)
-        secret = data / "tables" / "answers.txt"
-        secret.write_text("the stored answers\n")
-        (tmp_path / "leak.cpp").write_text(f'#include "{secret}"\nint main() {{}}\n')
-        monkeypatch.chdir(tmp_path)  # `--external leak.cpp` typed in the source's folder
-        with contained.settings_kept():
-            contained.hide(data)
-            with pytest.raises(BuildError) as failed:
-                prepare(parse_external("leak.cpp"), data)
-        assert str(secret) in str(failed.value)
-        assert "the stored answers" not in str(failed.value)
-    finally:
-        shutil.rmtree(outside, ignore_errors=True)
+    data = outside_tmp / "data"
+    (data / "tables").mkdir(parents=True)
+    secret = data / "tables" / "answers.txt"
+    secret.write_text("the stored answers\n")
+    (tmp_path / "leak.cpp").write_text(f'#include "{secret}"\nint main() {{}}\n')
+    monkeypatch.chdir(tmp_path)  # `--external leak.cpp` typed in the source's folder
+    with contained.settings_kept():
+        contained.hide(data)
+        with pytest.raises(BuildError) as failed:
+            prepare(parse_external("leak.cpp"), data)
+    assert str(secret) in str(failed.value)
+    assert "the stored answers" not in str(failed.value)
 
 
 def test_a_command_without_a_build_is_only_split(tmp_path):
