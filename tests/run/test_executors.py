@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import resource
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
-from runkit import alive, external, jobs_of, py, run_jobs, stage
+from runkit import alive, corpus, external, jobs_of, py, run_cli, run_jobs, stage
 
 from pipeline.run.executors import LocalPoolExecutor, batches
 from pipeline.programs.jobs import Job
@@ -180,36 +178,45 @@ def test_a_pool_first_used_from_a_thread_that_ends_keeps_its_workers():
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
 def test_a_pools_workers_take_the_environment_of_the_process_now_not_when_the_first_started(
-        tmp_path, monkeypatch):
+        monkeypatch, outside_tmp):
     """Workers are forked from one fork server, started with this process's first pool. A data
     folder hidden after that (a later run of a long-lived process) is hidden from the programs
     of the next pool's workers all the same: a worker takes the environment the pool's process
     has when it starts the worker, not the one the server was started with."""
     from pipeline.programs import contained
 
-    if not os.access("/var/tmp", os.W_OK):
-        pytest.skip("no writable /var/tmp")
     monkeypatch.delenv(contained.HIDE_ENV, raising=False)
-    # outside /tmp, which every program sees a private one of
-    outside = Path(tempfile.mkdtemp(prefix="gamebench-test-", dir="/var/tmp"))
-    try:
-        data = outside / "data"
-        (data / "cases").mkdir(parents=True)
-        secret = data / "cases" / "secret.txt"
-        secret.write_text("private\n")
-        request = json.dumps({"paths": [str(secret)], "port": 1}) + "\n"
-        looks = jobs_of([(external(py("look_around"), sandbox=True), request)])
-        with LocalPoolExecutor(1) as first:
-            [before] = run_jobs(first, looks).values()
-        assert json.loads(before.answer)["paths"][str(secret)]["readable"] is True
-        with contained.settings_kept():
-            contained.hide(data)
-            with LocalPoolExecutor(1) as second:
-                [after] = run_jobs(second, looks).values()
-    finally:
-        shutil.rmtree(outside, ignore_errors=True)
+    data = outside_tmp / "data"
+    (data / "cases").mkdir(parents=True)
+    secret = data / "cases" / "secret.txt"
+    secret.write_text("private\n")
+    request = json.dumps({"paths": [str(secret)], "port": 1}) + "\n"
+    looks = jobs_of([(external(py("look_around"), sandbox=True), request)])
+    with LocalPoolExecutor(1) as first:
+        [before] = run_jobs(first, looks).values()
+    assert json.loads(before.answer)["paths"][str(secret)]["readable"] is True
+    with contained.settings_kept():
+        contained.hide(data)
+        with LocalPoolExecutor(1) as second:
+            [after] = run_jobs(second, looks).values()
     assert after.status == "ok", after
     assert json.loads(after.answer)["paths"][str(secret)] == {"exists": False, "readable": False}
+
+
+def test_what_a_runs_workers_compute_counts_in_the_cpu_time_of_its_children(
+        tmp_path, toy, monkeypatch):
+    """A run's workers are forked by its fork server, not by the command itself. The command
+    waits for the server at its end, so the CPU time its workers spent counts as the command's
+    children's, as `time` and a bench's `wait4` read it."""
+    monkeypatch.setenv("TOY_BUSY_MS", "300")  # the `busy` stage burns 0.3 s of CPU a case
+    data = tmp_path / "data"
+    corpus(data, {f"a/{i}.in": (f"{i} 1\n", None) for i in range(4)})
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = run_cli(data, "run", "--problem", "toy", "--solver", "busy", "--jobs", "2")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert done.returncode == 0, done.stderr
+    used = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    assert used >= 4 * 0.3, f"{used:.2f} s of CPU counted"
 
 
 # -- a pool let grow while the cores sit idle ----------------------------------------------------
