@@ -86,10 +86,9 @@ def check_items(problem_id: str, items: Iterable[Item]) -> list[Checked]:
     waited = (time.perf_counter() - wall) - (time.process_time() - cpu)
     cores = os.cpu_count() or 1
     if len(items) > 1 and cores > 1 and waited >= WAITING_CHECK_S:
-        from concurrent.futures import ThreadPoolExecutor
+        from pipeline.programs.parallel import on_cores
 
-        with ThreadPoolExecutor(min(cores, len(items) - 1)) as pool:
-            out += pool.map(lambda item: _check(problem, item), items[1:])
+        out += on_cores(lambda item: _check(problem, item), items[1:])
     else:
         out += [_check(problem, item) for item in items[1:]]
     return out

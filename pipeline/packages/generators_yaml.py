@@ -58,7 +58,6 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,6 +67,7 @@ from pipeline.fsutil import file_sha256
 from pipeline.packages.errors import PackageError
 from pipeline.programs.languages import build_program, detect_language, run_argv
 from pipeline.packages.model import ProblemType, Program
+from pipeline.programs.parallel import on_cores
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.packages.yamlfile import load_yaml
 
@@ -922,12 +922,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
         # Every case is made first, a case per core at once (a generator and a solution are
         # programs that mostly wait to start); then the tree is put together in file order.
         rules = list(rules_of(parser.root))
-        pool = ThreadPoolExecutor(max(1, min(os.cpu_count() or 1, len(rules))),
-                                  thread_name_prefix="generate")
-        try:
-            outcomes = dict(zip(map(id, rules), pool.map(make, rules)))
-        finally:  # interrupted: the cases not started are not started
-            pool.shutdown(wait=True, cancel_futures=True)
+        outcomes = dict(zip(map(id, rules), on_cores(make, rules)))
 
         def walk(folder: FolderRule) -> None:
             if folder.path:

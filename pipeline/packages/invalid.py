@@ -21,13 +21,11 @@ folder: a validator that accepts an invalid case (or rejects a valid output) is 
 
 from __future__ import annotations
 
-import os
 import tempfile
-import threading
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.programs.parallel import on_cores
 from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.packages.expectations import Agreement, Disagreement
 from pipeline.programs.languages import Build, build_program, detect_language, run_argv
@@ -158,42 +156,6 @@ def _output_outcome(package: Package, output: Build | None, test: ValidatorTest,
         else "accepted it"))
 
 
-def _each(outcome: Callable[[ValidatorTest], _Outcome],
-          tests: Iterable[ValidatorTest]) -> list[_Outcome]:
-    """`outcome` of each test, in order, one test per core at once: each runs contained
-    processes in a scratch folder of its own (`mkdtemp`), so the threads only wait on them.
-    They are daemon threads, as the one that holds the validators beside a run is: an
-    interrupted run's exit does not wait for them (their programs die with the pipeline)."""
-    tests = list(tests)
-    if len(tests) < 2:
-        return [outcome(t) for t in tests]
-    found: list[_Outcome | BaseException | None] = [None] * len(tests)
-    left = iter(range(len(tests)))
-    lock = threading.Lock()
-
-    def work() -> None:
-        while True:
-            with lock:
-                index = next(left, None)
-            if index is None:
-                return
-            try:
-                found[index] = outcome(tests[index])
-            except BaseException as error:  # raised again below, in the caller's thread
-                found[index] = error
-
-    threads = [threading.Thread(target=work, name="validator-test", daemon=True)
-               for _ in range(min(len(tests), os.cpu_count() or 1))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    for result in found:
-        if isinstance(result, BaseException):
-            raise result
-    return found  # type: ignore[return-value]
-
-
 def _agreement(subject: str, kind: str, outcomes: list[_Outcome]) -> Agreement:
     expected = "accept valid_output" if kind == "valid_output" else f"reject {kind}"
     wrong = [o for o in outcomes if o.right is False]
@@ -231,7 +193,7 @@ def check_validators(package: Package, builds, build_dir: Path,
             agreements.append(Agreement(subject, "reject invalid_input", Verdict.SKIP, "skipped", (
                 Disagreement("input validators", "the package has no input validator"),)))
         else:
-            agreements.append(_agreement(subject, "invalid_input", _each(
+            agreements.append(_agreement(subject, "invalid_input", on_cores(
                 lambda t: _input_outcome(package, inputs, t, workdir), by_kind["invalid_input"])))
     if by_kind["invalid_answer"]:
         answers = tuple(build_program(p, build_dir) for p in
@@ -243,13 +205,13 @@ def check_validators(package: Package, builds, build_dir: Path,
                                             "answer validators", "the package has no answer "
                                             "validator and no custom output validator"),)))
         else:
-            agreements.append(_agreement("answer validators", "invalid_answer", _each(
+            agreements.append(_agreement("answer validators", "invalid_answer", on_cores(
                 lambda t: _answer_outcome(package, answers, output, t, workdir),
                 by_kind["invalid_answer"])))
     for kind in ("invalid_output", "valid_output"):
         if by_kind[kind] and not (package.type.interactive or package.type.multi_pass):
             name = package.output_validator.name if package.output_validator else "default"
-            agreements.append(_agreement(f"output validator ({name})", kind, _each(
+            agreements.append(_agreement(f"output validator ({name})", kind, on_cores(
                 lambda t: _output_outcome(package, builds.output_validator, t, workdir),
                 by_kind[kind])))
     return tuple(agreements)

@@ -29,6 +29,7 @@ from pipeline.programs.checkers import (CheckResult, default_validate, read_feed
 from pipeline.packages.expectations import NOT_JUDGED
 from pipeline.packages.interactive import run_exchange
 from pipeline.programs.languages import Build, build_program, run_argv
+from pipeline.programs.parallel import on_cores
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.scoring import case_score
 from pipeline.packages.validate import ValidationResult, validate_input
@@ -56,11 +57,18 @@ class PackageBuilds:
 
 def build_package(package: Package, cache_dir: Path, *,
                   submissions: list[str] | None = None) -> PackageBuilds:
-    """Build every program of the package (submissions: all, or the named ones)."""
-    def build(program: Program | None) -> Build | None:
-        return None if program is None else build_one(package, program, cache_dir)
-
+    """Build every program of the package (submissions: all, or the named ones), a core's
+    worth at once (a compiler is a program of its own)."""
     chosen = [p for p in package.submissions if submissions is None or p.name in submissions]
+    programs = [*package.input_validators, *package.answer_validators, package.output_validator,
+                package.checker, package.interactor, *package.generators, *chosen]
+    distinct = list({id(p): p for p in programs if p is not None}.values())
+    built = dict(zip(map(id, distinct), on_cores(
+        lambda program: build_one(package, program, cache_dir), distinct)))
+
+    def build(program: Program | None) -> Build | None:
+        return None if program is None else built[id(program)]
+
     return PackageBuilds(
         input_validators=tuple(build(p) for p in package.input_validators),
         answer_validators=tuple(build(p) for p in package.answer_validators),
