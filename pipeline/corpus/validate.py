@@ -84,14 +84,11 @@ def check_items(problem_id: str, items: Iterable[Item]) -> list[Checked]:
     wall, cpu = time.perf_counter(), time.process_time()
     out = [_check(problem, items[0])]
     waited = (time.perf_counter() - wall) - (time.process_time() - cpu)
-    cores = os.cpu_count() or 1
-    if len(items) > 1 and cores > 1 and waited >= WAITING_CHECK_S:
+    if waited >= WAITING_CHECK_S:
         from pipeline.programs.parallel import on_cores
 
-        out += on_cores(lambda item: _check(problem, item), items[1:])
-    else:
-        out += [_check(problem, item) for item in items[1:]]
-    return out
+        return out + on_cores(lambda item: _check(problem, item), items[1:])
+    return out + [_check(problem, item) for item in items[1:]]
 
 
 def _check(problem, item: Item) -> Checked:

@@ -188,17 +188,22 @@ def problem_modules(problem_ids: Iterable[str]) -> tuple[str, ...]:
         folder = found.get(problem_id)
         if folder is None:
             continue
-        if (folder / PACKAGE_MARKER).is_file() and not (folder / MARKER).is_file():
+        if _holds_a_package(folder):
             names.add("pipeline.packages.problem")
         elif folder.parent == BUILTIN_DIR:
             names.add(f"{__name__}.{folder.name}")
     return tuple(sorted(names))
 
 
+def _holds_a_package(folder: Path) -> bool:
+    """Whether the problem folder is a registered judge package (not a Python problem)."""
+    return (folder / PACKAGE_MARKER).is_file() and not (folder / MARKER).is_file()
+
+
 def _import(folder: Path):
     """The folder's Python package: `pipeline.problems.<id>` for a built-in problem, else
     loaded from its path under a module name derived from it."""
-    if (folder / PACKAGE_MARKER).is_file() and not (folder / MARKER).is_file():
+    if _holds_a_package(folder):
         from pipeline.packages.problem import package_problem
 
         return _Holder(package_problem(folder))

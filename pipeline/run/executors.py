@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import threading
 import time
@@ -72,27 +73,19 @@ def worker_context(modules: Iterable[str] = ()) -> multiprocessing.context.BaseC
     modules named when it starts are the ones it holds (a worker imports what else it needs).
     A worker takes this process's environment, folder, CPUs and umask as they are when it
     starts (`worker.process_settings`), not the server's."""
-    global _server_stopped_at_exit
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["pipeline.run.worker", *modules])
-    if not _server_stopped_at_exit:
-        atexit.register(stop_worker_server)
-        _server_stopped_at_exit = True
     return context
 
 
-_server_stopped_at_exit = False
-
-
+@atexit.register
 def stop_worker_server() -> None:
     """Stop the fork server (if this process started one) and wait for it: it exits once
     this process lets go of its lifeline, and waiting for it counts the CPU time of the
     workers it forked, which it waited for, as this process's children's (where they were
     spawned children themselves before). Called at exit; the next pool starts a new one."""
-    from multiprocessing import forkserver
-
     try:
-        forkserver._forkserver._stop()
+        multiprocessing.forkserver._forkserver._stop()
     except (OSError, TypeError):  # gone already, or never this process's
         pass
 
