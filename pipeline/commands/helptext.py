@@ -1,35 +1,34 @@
 """How `pipeline --help` and each command's help show arguments, options and examples.
 
 Values are shown by their metavar (`SQL`, `N`, `FILE`) rather than by type (`<str>`,
-`{sql}`); flags show nothing; every command's epilog is its examples, one command line each.
+`{sql}`, `[x>=1]`); flags show nothing; every command's epilog is its examples, one command
+line each. (Typer 0.28's help: what its rich panels would print of a parameter's type is
+hidden while the help is written, and nothing else about the parameters changes.)
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+
+from typer._click.types import ParamType, _NumberRangeBase
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 
 class Argument(TyperArgument):
     """An argument shown by its metavar alone: `SQL`, `[PATH]...`, never `{sql}` or `<str>`."""
 
-    def display_type_rich(self, ctx):
-        return None
-
-    def _usage_display_name(self) -> str:
-        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+    def make_metavar(self, ctx, *, usage: bool = False) -> str:
+        name = self.metavar or (self.name or "").upper()
+        if usage and not self.required:
+            name = f"[{name}]"
         return name + ("..." if self.nargs != 1 else "")
 
 
 class Option(TyperOption):
     """An option shown with its metavar (`--top N`), flags with nothing, never `<bool>`."""
-
-    def display_type_rich(self, ctx):
-        if self.is_flag or self.count:
-            return None
-        return self.metavar or (self.name or "value").upper()
-
-    def _get_number_range_help_str(self):
-        return None
 
 
 def readable(params: list) -> list:
@@ -41,14 +40,48 @@ def readable(params: list) -> list:
     return params
 
 
+@cache
+def _shown_by_metavar(kind: type[ParamType]) -> type[ParamType]:
+    """A subclass of the parameter type `kind` that help prints nothing of: no `<str>` beside
+    an argument, no `[x>=1]` range beside an option (the metavar and the help say it)."""
+    overrides = {"get_metavar": lambda self, param, ctx: ""}
+    if issubclass(kind, _NumberRangeBase):
+        overrides["_describe_range"] = lambda self: ""
+    return type(kind.__name__, (kind,), overrides)
+
+
+@contextmanager
+def types_unshown(params: list) -> Iterator[None]:
+    """While help is written: each parameter's type is a copy that help prints nothing of
+    (conversion and error messages, outside, keep the real type)."""
+    kept = [(param, param.type) for param in params if param.type is not None]
+    try:
+        for param, kind in kept:
+            shown = copy.copy(kind)
+            shown.__class__ = _shown_by_metavar(type(kind))
+            param.type = shown
+        yield
+    finally:
+        for param, kind in kept:
+            param.type = kind
+
+
 class Command(TyperCommand):
     def get_params(self, ctx):
         return readable(super().get_params(ctx))
+
+    def format_help(self, ctx, formatter) -> None:
+        with types_unshown(self.get_params(ctx)):
+            super().format_help(ctx, formatter)
 
 
 class Group(TyperGroup):
     def get_params(self, ctx):
         return readable(super().get_params(ctx))
+
+    def format_help(self, ctx, formatter) -> None:
+        with types_unshown(self.get_params(ctx)):
+            super().format_help(ctx, formatter)
 
 
 def examples(*lines: str) -> str:

@@ -1,0 +1,58 @@
+"""How the `pipeline` process ends: as Python ends a process (the command's status, its
+output flushed, the threads Python waits for waited for, the `atexit` functions run), less the
+tearing down of its modules (`entry.exit_now`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+
+def _python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_the_status_output_threads_and_atexit_functions_are_as_at_a_normal_exit():
+    done = _python("""
+        import atexit, threading, time
+        from pipeline.entry import exit_now
+        def late():
+            time.sleep(0.2)
+            print("thread done")
+        threading.Thread(target=late).start()
+        atexit.register(print, "atexit ran")
+        print("x" * 100000, end="")  # more than a buffer's worth, left unflushed
+        exit_now(3)
+    """)
+    assert done.returncode == 3
+    assert done.stdout == "x" * 100000 + "thread done\natexit ran\n"
+
+
+def test_a_text_status_is_printed_and_is_1_and_none_is_0():
+    said = _python("from pipeline.entry import exit_now\nexit_now('cannot go on')")
+    assert (said.returncode, said.stderr) == (1, "cannot go on\n")
+    assert _python("from pipeline.entry import exit_now\nexit_now(None)").returncode == 0
+
+
+def test_the_modules_are_not_torn_down():
+    code = textwrap.dedent("""
+        class Torn:
+            def __del__(self):
+                print("torn down")
+        kept = Torn()
+    """)
+    assert _python(code).stdout == "torn down\n"  # what Python's own exit does
+    ended = _python(code + "from pipeline.entry import exit_now\nexit_now(0)\n")
+    assert (ended.returncode, ended.stdout) == (0, "")
+
+
+def test_a_real_command_ends_with_its_status_and_its_whole_output(tmp_path):
+    script = [sys.executable, "-m", "pipeline", "--data-dir", str(tmp_path / "data")]
+    listed = subprocess.run([*script, "problems"], capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0 and "arc087e" in listed.stdout
+    assert listed.stdout.endswith("\n")
+    unknown = subprocess.run([*script, "run", "--problem", "nosuch"], capture_output=True,
+                             text=True, timeout=120)
+    assert unknown.returncode == 2 and "unknown problem 'nosuch'" in unknown.stderr
