@@ -22,7 +22,7 @@ def alive(pid: int) -> bool:
 
 def descendants_of(pid: int) -> list[int]:
     """Pids of the live processes below `pid`: its children, theirs, and so on. (A run's
-    workers are not its children: they are forked from its fork server.)"""
+    workers are not its children: they are forked from its worker server.)"""
     found, frontier = [], [pid]
     while frontier:
         children = [child for parent in frontier for child in children_of(parent)]

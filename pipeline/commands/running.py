@@ -32,6 +32,11 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
     from pipeline.run.request import RunRequest, select_solvers
     from pipeline.run.solvers import parse_external
 
+    if executor_kind.strip().lower() == "local":  # its workers' server imports meanwhile
+        from pipeline.problems import problem_modules
+        from pipeline.run.workerserver import start_server
+
+        start_server(problem_modules([problem_id]))
     problem = find_problem(problem_id)
     if sandbox not in ("auto", "on", "off"):
         fail(f"--sandbox must be auto, on or off, not {sandbox!r}")
@@ -57,6 +62,8 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
     contained.set_default_sandbox(sandbox)
     contained.hide(settings.data_dir)
     executor = start_executor(executor_kind, scheduler, jobs, problem, selection)
+    if selection is not None and selection.submissions:  # its checks run while Polars loads
+        problem.start_holding(selection.submissions)
     try:
         settle(settings.data_dir)
         from pipeline.run.runner import format_summary, nothing_to_run, run as run_request

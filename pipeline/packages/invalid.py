@@ -22,6 +22,9 @@ folder: a validator that accepts an invalid case (or rejects a valid output) is 
 from __future__ import annotations
 
 import tempfile
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -215,3 +218,38 @@ def check_validators(package: Package, builds, build_dir: Path,
                 lambda t: _output_outcome(package, builds.output_validator, t, workdir),
                 by_kind[kind])))
     return tuple(agreements)
+
+
+# -- beside a run -------------------------------------------------------------------------------
+# The checks started beside a run (`start_validator_check`), by the package's registered folder:
+# what each finds (or raises), once it has.
+_started: dict[Path, Future[tuple[Agreement, ...]]] = {}
+
+
+def start_validator_check(folder: Path, package: Package, builds, build_dir: Path) -> None:
+    """Start `check_validators` of the package registered at `folder` on a thread beside the
+    rest of the run (it only waits on the validators' contained processes), unless this run
+    started it already; `validator_agreements` collects it."""
+    if folder in _started:
+        return
+    found: Future[tuple[Agreement, ...]] = Future()
+
+    def check() -> None:
+        try:
+            found.set_result(tuple(check_validators(package, builds, build_dir)))
+        except BaseException as error:  # raised again where it is collected
+            found.set_exception(error)
+
+    _started[folder] = found
+    threading.Thread(target=check, name=f"validators of {folder.name}", daemon=True).start()
+
+
+def validator_agreements(folder: Path, package: Package, builds,
+                         build_dir: Path) -> Callable[[], tuple[Agreement, ...]]:
+    """The validators of the package registered at `folder` held to its invalid data, to be
+    had by calling what this returns: what the check started beside the run finds, or the
+    check done then. (Taken now: a later run starts its own.)"""
+    started = _started.pop(folder, None)
+    if started is None:
+        return lambda: tuple(check_validators(package, builds, build_dir))
+    return started.result

@@ -155,6 +155,11 @@ class PackageProblem(Problem):
 
         return submission_judging(self, names, timeout_s, cases, executor, holding, fail_fast)
 
+    def start_holding(self, names):
+        from pipeline.packages.invalid import start_validator_check
+
+        start_validator_check(self.folder, self.load(), self.builds(), self.build_cache)
+
     def job_order(self, jobs, sizes):
         from pipeline.packages.submissions import longest_first
 

@@ -28,8 +28,6 @@ Expectations are held only when the run covered every test case of the package.
 
 from __future__ import annotations
 
-import threading
-from concurrent.futures import Future
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -42,7 +40,7 @@ from pipeline.packages.expectations import (PROBE_TIME_S, Agreement, TimeLimit, 
                                             check_expectations, derive_time_limit,
                                             lower_bound_submissions, margins,
                                             times_out_by_design)
-from pipeline.packages.invalid import check_validators
+from pipeline.packages.invalid import start_validator_check, validator_agreements
 from pipeline.packages.model import CaseResult, Package
 from pipeline.packages.registry import record_time_limit
 from pipeline.packages.judge import judged_at
@@ -277,40 +275,11 @@ class Expectations:
         return "\n".join(lines)
 
 
-# The validators held to the invalid data, started beside a run's judging (`start_validator_check`),
-# by the package's registered folder: what the check finds (or raises), once it has.
-_validator_checks: dict[Path, Future[tuple[Agreement, ...]]] = {}
-
-
-def start_validator_check(problem: PackageProblem) -> None:
-    """Start holding the package's validators to its invalid_* and valid_output cases, on a
-    thread beside the judging (it only waits on their contained processes); the run's
-    `hold_expectations` collects it."""
-    package, builds = problem.load(), problem.builds()  # built here, not on the thread
-    found: Future[tuple[Agreement, ...]] = Future()
-
-    def check() -> None:
-        try:
-            found.set_result(tuple(check_validators(package, builds, problem.build_cache)))
-        except BaseException as error:  # raised again where it is collected
-            found.set_exception(error)
-
-    _validator_checks[problem.folder] = found
-    threading.Thread(target=check, name=f"validators of {problem.id}", daemon=True).start()
-
-
-def _validator_agreements(problem: PackageProblem,
-                          started: Future[tuple[Agreement, ...]] | None) -> tuple[Agreement, ...]:
-    """The validators held to the invalid data: what the check `started` found, or now."""
-    if started is None:
-        return tuple(check_validators(problem.load(), problem.builds(), problem.build_cache))
-    return started.result()
-
-
 def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str, ...],
                       limit: TimeLimit, cut_short: frozenset[str] = frozenset()) -> Expectations:
-    started = _validator_checks.pop(problem.folder, None)
     package = problem.load()
+    held_validators = validator_agreements(problem.folder, package, problem.builds(),
+                                           problem.build_cache)
     if not package.cases:  # the run's cases are none of the package's: nothing to hold to
         return Expectations(limit, (), "the package has no test cases")
     # Equal inputs are one stored case: the first of them stands for all.
@@ -331,7 +300,7 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
                            if name in cut_short else frozenset())
         for name in names)
     # the validators held to data/invalid_* and valid_output, as a submission to its folder
-    agreements += _validator_agreements(problem, started)
+    agreements += held_validators()
     return Expectations(limit, agreements)
 
 
@@ -347,7 +316,8 @@ def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_
     judges every one of `names` in the same pass (`derive_limit`'s `others`), `fail_fast`
     stopping a submission at its first failure there as the run does."""
     if holding:
-        start_validator_check(problem)
+        start_validator_check(problem.folder, problem.load(), problem.builds(),
+                              problem.build_cache)
     limit = judging_limit(problem, timeout_s)
     note = None
     done: Judging = []

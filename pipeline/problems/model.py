@@ -322,6 +322,12 @@ class Problem:
         failure."""
         raise UnknownName(f"problem {self.id} has no submissions")
 
+    def start_holding(self, names: tuple[str, ...]) -> None:
+        """A run that will hold the submissions `names` to their expectations says so as it
+        starts, before it loads its cases: the problem may start its own checks now, beside
+        the rest of the run's start (a package holds its validators to its invalid data).
+        Nothing, unless the problem has such checks."""
+
     def submissions_not_runnable(self, names: tuple[str, ...]) -> str | None:
         """Why one of the submissions `names` cannot be run (built now), or None."""
         raise UnknownName(f"problem {self.id} has no submissions")

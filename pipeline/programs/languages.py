@@ -32,7 +32,8 @@ process that wants the same build wait for the first one's instead of compiling 
 compile error is a result of its own (`CE`, compiler message kept) and is cached like a
 success; a language whose toolchain is not installed, or is but does not run (each tool is
 asked its version once a process: a pyenv shim for a missing `python2` fails that), is `SKIP`
-with the reason, never cached. A compile runs under the package's compilation limits, not a
+with the reason, never cached. A build already made asks only the tools its run starts (`java`
+for Java, none for C++: its compiler is not asked again at every run). A compile runs under the package's compilation limits, not a
 run's output limit.
 
 Every build step (a compiler, a folder program's `build` script, a toolchain's version probe)
@@ -295,16 +296,19 @@ def _tool_fails(tool: str) -> str | None:
     return _probed[tool]
 
 
-def toolchain_missing(language: str | None) -> str | None:
+def toolchain_missing(language: str | None, building: bool = True) -> str | None:
     """The reason a language cannot be built or run here, or None when it can: a tool of its
-    toolchain is not on PATH, or is but does not run (tried once a process)."""
+    toolchain is not on PATH, or is but does not run (tried once a process). A program whose
+    build is already made (`building` False) needs only the tools its run command starts (a
+    JVM, an interpreter), not its compiler: a C++ binary runs without g++."""
     lang = LANGUAGES.get(language or "")
     if lang is None:
         return None
-    missing = [tool for tool in lang.toolchain if shutil.which(tool) is None]
+    tools = lang.toolchain if building else tuple(t for t in lang.toolchain if t in lang.run)
+    missing = [tool for tool in tools if shutil.which(tool) is None]
     if missing:
         return f"toolchain missing for {lang.name}: {', '.join(missing)} not found on PATH"
-    failing = [reason for reason in map(_tool_fails, lang.toolchain) if reason]
+    failing = [reason for reason in map(_tool_fails, tools) if reason]
     if failing:
         return f"toolchain for {lang.name} does not run here: {'; '.join(failing)}"
     return None
@@ -390,12 +394,12 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
     if code is None:
         return Build(program, "CE", (), None, f"cannot determine the language of "
                      f"{program.name} from its files: {', '.join(names) or 'none'}", None, False)
-    missing = toolchain_missing(code)
-    if missing:
-        return Build(program, "SKIP", (), code, missing, None, False)
     key = _hash(program, code, lang, pairs)
     final = cache_dir / "builds" / key[:32]
     cached = _read_result(program, final, code, lang)
+    missing = toolchain_missing(code, building=cached is None)
+    if missing:
+        return Build(program, "SKIP", (), code, missing, None, False)
     if cached is not None:
         return cached
     final.parent.mkdir(parents=True, exist_ok=True)

@@ -59,13 +59,14 @@ import uuid
 import warnings
 from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from pipeline.run.executors import (ExecutorError, LocalPoolExecutor, Skip, _Worker, check_jobs,
                                      skipped)
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.languages import BuildError, build_here, source_key
-from pipeline.run.worker import worker_main
+from pipeline.run.worker import PROGRESS_FIELDS, worker_main
 
 PLUGIN_NAME = "gamebench"
 # Batches: the first tasks of a solver are small; later ones aim at TASK_TARGET_S of work.
@@ -158,6 +159,28 @@ def _interrupts_ignored():
         signal.signal(signal.SIGINT, previous)
 
 
+_spawner: ThreadPoolExecutor | None = None
+_spawner_lock = threading.Lock()
+
+
+def start_process(process: multiprocessing.Process) -> None:
+    """Start a spawned worker process from a thread that lasts as long as this process.
+
+    A worker asks the kernel to kill it when its parent dies (PR_SET_PDEATHSIG), and Linux
+    takes the parent to be the *thread* that forked it: a pool first used from a short-lived
+    thread (a task's) had its workers killed with SIGKILL when that thread ended, and the next
+    batch sent to them failed with a broken pipe. Started from the main thread or from one
+    long-lived spawner thread, they die with this process, as meant."""
+    global _spawner
+    if threading.current_thread() is threading.main_thread():
+        process.start()
+        return
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = ThreadPoolExecutor(1, thread_name_prefix="gamebench-spawner")
+    _spawner.submit(process.start).result()
+
+
 class InnerPool(LocalPoolExecutor):
     """The local pool a Dask worker runs batches with: its processes die with the Dask worker."""
 
@@ -166,13 +189,21 @@ class InnerPool(LocalPoolExecutor):
         # PR_SET_PDEATHSIG (`_guarded_worker_main`), so it dies with it.
         return multiprocessing.get_context("spawn")
 
+    def _pipe(self):
+        return self._context.Pipe(duplex=True)
+
+    def _shared_progress(self):
+        return self._context.RawArray("d", PROGRESS_FIELDS)
+
     def _process(self, connection, progress) -> multiprocessing.Process:
         return self._context.Process(target=_guarded_worker_main, daemon=True,
                                      args=(connection, self._preload, progress, os.getpid()))
 
     def _start(self, worker: _Worker) -> None:
         with _children_allowed():
-            super()._start(worker)  # (from a thread that outlives the task's)
+            start_process(worker.process)  # (from a thread that outlives the task's)
+        worker.child.close()
+        worker.child = None
 
     def kill(self) -> None:
         """SIGTERM every worker process (safe from any thread; the owner closes the pool)."""

@@ -17,14 +17,11 @@ cases.
 
 from __future__ import annotations
 
-import atexit
 import multiprocessing
-import multiprocessing.forkserver
 import os
 import threading
 import time
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -38,6 +35,7 @@ from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.processes import cpu_seconds
 from pipeline.problems import problem_modules
 from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker_main
+from pipeline.run.workerserver import ServedProcess, SharedDoubles, start_server
 
 # Extra seconds a worker gets past an external program's wall-clock cap (2 x its timeout
 # + 1 s, see `external.wall_cap_s`) before the parent kills it. External programs are stopped
@@ -57,57 +55,6 @@ GROW_PER_CORE = 4
 # average job's time so far (`worth_a_new_worker`); an idle worker it already has takes any.
 NEW_WORKER_WORK_S = 1.0
 
-
-
-_spawner: ThreadPoolExecutor | None = None
-_spawner_lock = threading.Lock()
-
-
-def worker_context(modules: Iterable[str] = ()) -> multiprocessing.context.BaseContext:
-    """Where worker processes come from: a fork server, one process this one starts (by exec,
-    so it is safe beside Polars' threads) with the worker's modules and `modules` imported, that
-    forks each worker from itself. A worker then starts in milliseconds and a few MB, where a
-    spawned one starts Python and imports it all again (some 0.15 s of a core, 0.5 s for 8).
-
-    The server is started by the first worker and serves every pool of this process; the
-    modules named when it starts are the ones it holds (a worker imports what else it needs).
-    A worker takes this process's environment, folder, CPUs and umask as they are when it
-    starts (`worker.process_settings`), not the server's."""
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["pipeline.run.worker", *modules])
-    return context
-
-
-@atexit.register
-def stop_worker_server() -> None:
-    """Stop the fork server (if this process started one) and wait for it: it exits once
-    this process lets go of its lifeline, and waiting for it counts the CPU time of the
-    workers it forked, which it waited for, as this process's children's (where they were
-    spawned children themselves before). Called at exit; the next pool starts a new one."""
-    try:
-        multiprocessing.forkserver._forkserver._stop()
-    except (OSError, TypeError):  # gone already, or never this process's
-        pass
-
-
-def start_process(process: multiprocessing.Process) -> None:
-    """Start a worker process from a thread that lasts as long as this process.
-
-    (What follows holds for a spawned worker, the Dask executor's inner pools': one forked
-    from the fork server has the server as its parent, whichever thread asked for it.)
-    A worker asks the kernel to kill it when its parent dies (PR_SET_PDEATHSIG), and Linux
-    takes the parent to be the *thread* that forked it: a pool first used from a short-lived
-    thread (a caller's ThreadPoolExecutor) had its workers killed with SIGKILL when that thread
-    ended, and the next batch sent to them failed with a broken pipe. Started from the main
-    thread or from one long-lived spawner thread, they die with this process, as meant."""
-    global _spawner
-    if threading.current_thread() is threading.main_thread():
-        process.start()
-        return
-    with _spawner_lock:
-        if _spawner is None:
-            _spawner = ThreadPoolExecutor(1, thread_name_prefix="gamebench-spawner")
-    _spawner.submit(process.start).result()
 
 
 class ExecutorError(RuntimeError):
@@ -147,7 +94,7 @@ def skipped(batch: list[Job], skip: Skip | None) -> tuple[list[Job], list[tuple[
 
 @dataclass
 class _Worker:
-    process: multiprocessing.Process
+    process: ServedProcess | multiprocessing.Process
     connection: Connection
     progress: object  # shared doubles (worker.PROGRESS_FIELDS): index, start time, CPU then
     batch: list[Job] = field(default_factory=list)
@@ -238,7 +185,7 @@ def may_grow(demand: float | None, busy: int, size: int, grow_to: int,
 
 
 class LocalPoolExecutor:
-    """N worker processes on this machine (forked from a fork server, `worker_context`).
+    """N worker processes on this machine (forked from the worker server, `workerserver`).
 
     A pool may be let grow (`grow_to`): while the programs its workers run sleep or wait
     (an interactive pair waiting for each other's answers, a submission sleeping until its
@@ -267,30 +214,40 @@ class LocalPoolExecutor:
         self._passed: list[tuple[Job, Outcome]] = []  # jobs `skip` left out, to be yielded
         self._starting: threading.Thread | None = None
         self._start_failed: BaseException | None = None
-        if self._preload:  # started in the background: the first starts the fork server
+        if self._preload:  # started in the background: each forked by the worker server
             first = [self._new_worker() for _ in range(self.size)]
             self._starting = threading.Thread(target=self._start_all, args=(first,),
                                               name="gamebench-pool-start", daemon=True)
             self._starting.start()
 
     def _make_context(self, preload: tuple[tuple[str, str], ...]):
-        return worker_context(problem_modules(problem for problem, _ in preload))
+        """Where the workers come from: this process's worker server (`workerserver`), started
+        now if it is not yet, with the problems' modules."""
+        start_server(problem_modules(problem for problem, _ in preload))
+        return None
 
-    def _process(self, connection: Connection, progress) -> multiprocessing.Process:
-        """A worker process serving `connection`, not started yet."""
-        return self._context.Process(target=worker_main, daemon=True, args=(
-            connection, self._preload, progress, process_settings()))
+    def _pipe(self) -> tuple[Connection, Connection]:
+        return multiprocessing.Pipe(duplex=True)
+
+    def _shared_progress(self):
+        return SharedDoubles(PROGRESS_FIELDS)
+
+    def _process(self, connection: Connection, progress) -> ServedProcess:
+        """A worker process serving `connection`, not started yet: forked by the server, with
+        this process's settings as they are now."""
+        return ServedProcess(worker_main, connection, progress,
+                             {"preload": self._preload, "settings": process_settings()})
 
     def _new_worker(self) -> _Worker:
         """A worker not started yet (`_start`), in the pool."""
-        parent, child = self._context.Pipe(duplex=True)
-        progress = self._context.RawArray("d", PROGRESS_FIELDS)
+        parent, child = self._pipe()
+        progress = self._shared_progress()
         worker = _Worker(self._process(child, progress), parent, progress, child=child)
         self._workers.append(worker)
         return worker
 
     def _start(self, worker: _Worker) -> None:
-        start_process(worker.process)
+        worker.process.start()
         worker.child.close()
         worker.child = None
 
@@ -320,6 +277,7 @@ class LocalPoolExecutor:
         if worker.child is not None:  # never started (the pool's start failed)
             worker.child.close()
             worker.connection.close()
+            worker.process.close()
             return
         worker.process.terminate()  # SIGTERM: the worker kills the program it is running
         worker.process.join(timeout=2)
@@ -328,6 +286,7 @@ class LocalPoolExecutor:
             worker.process.join()
         if worker.process.pid is not None:
             remove_scratch_of(worker.process.pid)
+        worker.process.close()
         worker.connection.close()
 
     def _assign(self, worker: _Worker, batch: list[Job]) -> None:

@@ -18,7 +18,6 @@ looks is `TLE` all the same.
 from __future__ import annotations
 
 import multiprocessing
-import multiprocessing.forkserver
 import os
 import signal
 import time
@@ -204,8 +203,7 @@ def _terminate(signum, frame) -> None:
 @dataclass(frozen=True)
 class ProcessSettings:
     """What a process started now by this one would inherit from it, and a worker forked from
-    the fork server (`executors.worker_context`) would not: the server holds those of its own
-    start. A run sets some of them for the programs it contains (`contained.hide` and the
+    the worker server (`workerserver`) would not: the server holds those of its own start. A run sets some of them for the programs it contains (`contained.hide` and the
     sandbox setting travel in the environment)."""
 
     environment: dict[str, str]
@@ -233,32 +231,9 @@ def _take(settings: ProcessSettings) -> None:
         pass
 
 
-def _die_with_pool(pool_pid: int) -> None:
-    """Have this worker, forked from the fork server (`executors.worker_context`), die with
-    the pool's process `pool_pid`, even one killed with SIGKILL.
-
-    The server exits once every copy of its lifeline (a pipe whose other end the pool's process
-    holds) is closed: this worker closes the copy it was forked with, and asks to be killed
-    when its parent, the server, dies."""
-    server = getattr(multiprocessing.forkserver, "_forkserver", None)
-    lifeline = getattr(server, "_forkserver_alive_fd", None)
-    if lifeline is not None:
-        try:
-            os.close(lifeline)
-        except OSError:
-            pass
-        server._forkserver_alive_fd = None
-    die_with_parent(os.getppid())
-    try:
-        os.kill(pool_pid, 0)  # the pool's process may have died before the line above
-    except ProcessLookupError:
-        os._exit(1)
-    except PermissionError:
-        pass
-
-
 def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (),
-                progress=None, settings: ProcessSettings | None = None) -> None:
+                progress=None, settings: ProcessSettings | None = None,
+                parent_pid: int | None = None) -> None:
     """Serve batches of jobs from `connection` until it sends None or closes.
 
     `preload` names (problem, stage) pairs to import and warm up before the first batch, so a
@@ -266,18 +241,19 @@ def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (
     doubles, `PROGRESS_FIELDS` of them) receives the index, start time and this process's CPU
     time of each job before it runs, so the parent knows which job overran, and by how much
     CPU time, even though outcomes travel in groups. `settings`: those of the pool's process
-    when it started this worker (None: this process's own are those).
+    when it started this worker (None: this process's own are those). `parent_pid`: the
+    process that started this one (None: multiprocessing's parent, if any).
     """
     # The worker dies with the process that started it, even if that one is killed with
     # SIGKILL; its launcher then sees it die and kills the program it was running. Forked from
-    # the fork server, its parent is the server, which exits when the pool's process is gone.
+    # the worker server, its parent is the server, which ends its workers and exits when the
+    # pool's process is gone.
     if settings is not None:
         _take(settings)
-    parent = multiprocessing.parent_process()
-    if parent is not None and os.getppid() != parent.pid:
-        _die_with_pool(parent.pid)
-    else:
-        die_with_parent(parent.pid if parent is not None else None)
+    if parent_pid is None:
+        parent = multiprocessing.parent_process()
+        parent_pid = parent.pid if parent is not None else None
+    die_with_parent(parent_pid)
     prepare_worker()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, _terminate)

@@ -160,6 +160,24 @@ def test_a_missing_toolchain_is_a_skip_with_the_reason(tmp_path):
     assert not (tmp_path / "cache" / "builds").exists()  # nothing cached for it
 
 
+def test_a_build_already_made_needs_no_compiler_to_run(tmp_path, monkeypatch):
+    """A C++ program built once is ready again with no g++ on PATH (its binary runs without
+    one), while a program still to be built is SKIP for the missing compiler."""
+    built = build_program(program(write(tmp_path / "src/hi.cpp", "#include <cstdio>\n"
+                                        "int main(){puts(\"hi\");}\n")), tmp_path / "cache")
+    assert built.ok, built.message
+    no_compiler = tmp_path / "bin"
+    no_compiler.mkdir()
+    monkeypatch.setenv("PATH", str(no_compiler))
+    again = build_program(program(tmp_path / "src/hi.cpp"), tmp_path / "cache")
+    assert (again.status, again.cached, again.directory) == ("ok", True, built.directory)
+    assert subprocess.run(run_argv(again, 64), capture_output=True, text=True).stdout == "hi\n"
+    other = build_program(program(write(tmp_path / "new/other.cpp", "int main(){}\n")),
+                          tmp_path / "cache")
+    assert other.status == "SKIP"
+    assert other.message == "toolchain missing for C++: g++ not found on PATH"
+
+
 def test_included_files_are_copied_in_and_win_over_the_programs_own(tmp_path):
     source = write(tmp_path / "src/main.cpp", "#include \"answer.h\"\n#include <cstdio>\n"
                    "int main(){std::printf(\"%d\\n\", ANSWER);}\n")

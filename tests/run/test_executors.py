@@ -179,7 +179,7 @@ def test_a_pool_first_used_from_a_thread_that_ends_keeps_its_workers():
 @pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
 def test_a_pools_workers_take_the_environment_of_the_process_now_not_when_the_first_started(
         monkeypatch, outside_tmp):
-    """Workers are forked from one fork server, started with this process's first pool. A data
+    """Workers are forked from one worker server, started with this process's first pool. A data
     folder hidden after that (a later run of a long-lived process) is hidden from the programs
     of the next pool's workers all the same: a worker takes the environment the pool's process
     has when it starts the worker, not the one the server was started with."""
@@ -205,7 +205,7 @@ def test_a_pools_workers_take_the_environment_of_the_process_now_not_when_the_fi
 
 def test_what_a_runs_workers_compute_counts_in_the_cpu_time_of_its_children(
         tmp_path, toy, monkeypatch):
-    """A run's workers are forked by its fork server, not by the command itself. The command
+    """A run's workers are forked by its worker server, not by the command itself. The command
     waits for the server at its end, so the CPU time its workers spent counts as the command's
     children's, as `time` and a bench's `wait4` read it."""
     monkeypatch.setenv("TOY_BUSY_MS", "300")  # the `busy` stage burns 0.3 s of CPU a case

@@ -1,0 +1,364 @@
+"""The worker server: the one process a command's local pools fork their workers from.
+
+A worker forked from a server that already holds the worker's and the problems' modules starts
+in a millisecond and a few MB; a spawned one starts Python and imports everything again (some
+0.15 s of a core each). The server itself is started once per command, the first time a pool
+needs it (`start_server`, which `pipeline run` calls before it loads the problem, so the
+server imports while the command does):
+
+- *forked* from the command's process while that process is single-threaded (no thread of
+  Python's or of a library's, as /proc counts them, so no lock can be held in the copy): it
+  starts with every module the command has imported and imports the rest;
+- *executed* (`python -c ...`) otherwise, importing them all.
+
+Either way it closes every inherited descriptor but its standard streams (a lock of the
+command's must not outlive the command's hold on it), ignores Ctrl-C (the command handles it),
+and serves one socket: each request carries a worker's arguments and its two descriptors (its
+end of the pool's connection, and the shared memory of its progress), and is answered with the
+worker's pid and a sentinel, a pipe's read end that reaches EOF once the worker is gone.
+
+It lives exactly as long as the command: it exits once the command's end of the socket closes
+(the command exited, was killed with SIGKILL, or let go at exit: `stop_server`), and kills and
+reaps the workers still alive first; each worker asks the kernel to kill it when the server
+dies. The command waits for the server at exit, and the server for its workers, so the CPU time
+of the workers counts as the command's children's (as `time` and `wait4` read it).
+
+A worker takes the pool's process's environment, folder, CPUs and umask as they are when it
+starts (`worker.process_settings`), not the server's.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import gc
+import mmap
+import os
+import pickle
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+
+# How long the command waits at exit for the server to end (it ends at once: it only has to
+# reap its workers) before it kills it.
+STOP_TIMEOUT_S = 5.0
+REAP_EVERY_S = 0.1  # how often the server reaps workers that ended (it also does at each request)
+_MAX_MESSAGE = 1 << 20
+
+
+def single_threaded() -> bool:
+    """Whether this process has one thread, counting those of libraries (Polars' pool)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+class SharedDoubles:
+    """`count` doubles in memory shared with a worker (a memfd the worker maps too)."""
+
+    def __init__(self, count: int, fd: int | None = None) -> None:
+        if fd is None:
+            fd = os.memfd_create("gamebench-progress", os.MFD_CLOEXEC)
+            os.ftruncate(fd, 8 * count)
+        self.fd = fd
+        self._map = mmap.mmap(fd, 8 * count)
+        self._values = (ctypes.c_double * count).from_buffer(self._map)
+
+    def __getitem__(self, index: int) -> float:
+        return self._values[index]
+
+    def __setitem__(self, index: int, value: float) -> None:
+        self._values[index] = value
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def close_fd(self) -> None:
+        """Let go of the descriptor (the mapping stays): the worker has its own."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+@dataclass
+class ServedProcess:
+    """A worker the server forked: what the pool needs of a process (start, pid, the signals,
+    join, is_alive). `target(connection, progress=progress, parent_pid=server, **arguments)`
+    is what the worker runs."""
+
+    target: object
+    connection: Connection
+    progress: SharedDoubles
+    arguments: dict = field(default_factory=dict)
+    pid: int | None = None
+    sentinel: int | None = None
+
+    def start(self) -> None:
+        self.pid, self.sentinel = _server().start_worker(
+            (self.target, self.arguments), [self.connection.fileno(), self.progress.fd])
+        self.progress.close_fd()
+
+    def _signal(self, signum: int) -> None:
+        if self.pid is not None and self.is_alive():
+            try:
+                os.kill(self.pid, signum)
+            except ProcessLookupError:
+                pass
+
+    def terminate(self) -> None:
+        self._signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self._signal(signal.SIGKILL)
+
+    def join(self, timeout: float | None = None) -> None:
+        if self.sentinel is not None:
+            select.select([self.sentinel], [], [], timeout)
+
+    def is_alive(self) -> bool:
+        if self.sentinel is None:
+            return False
+        return not select.select([self.sentinel], [], [], 0)[0]
+
+    def close(self) -> None:
+        """Let go of the sentinel and the shared memory's descriptor (the worker is gone, or
+        never started)."""
+        self.progress.close_fd()
+        if self.sentinel is not None:
+            os.close(self.sentinel)
+            self.sentinel = None
+
+
+class _Client:
+    """The command's side of the server: its socket, its process, and a lock, as pools on
+    several threads start workers."""
+
+    def __init__(self, modules: tuple[str, ...]) -> None:
+        self.modules = modules
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._lock = threading.Lock()
+        self.socket = ours
+        self.process: subprocess.Popen | None = None
+        self.pid: int
+        if single_threaded():
+            pid = os.fork()
+            if pid == 0:  # the server
+                try:
+                    ours.close()
+                    serve(theirs, modules, forked=True)
+                finally:
+                    os._exit(1)
+            self.pid = pid
+        else:
+            theirs.set_inheritable(True)
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", "from pipeline.run.workerserver import main; main()",
+                 str(theirs.fileno())], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+            self.pid = self.process.pid
+            ours.send(pickle.dumps((sys.path, modules)))
+        theirs.close()
+
+    def start_worker(self, what: tuple, fds: list[int]) -> tuple[int, int]:
+        """Have the server fork a worker running `what` with `fds`; its pid and sentinel."""
+        with self._lock:
+            socket.send_fds(self.socket, [pickle.dumps(what)], fds)
+            message, received, _, _ = socket.recv_fds(self.socket, _MAX_MESSAGE, 1)
+        if not message or len(received) != 1:
+            for fd in received:
+                os.close(fd)
+            raise OSError("the worker server ended before it started the worker")
+        return pickle.loads(message), received[0]
+
+    def stop(self) -> None:
+        """Let go of the server and wait for it (it reaps its workers and exits)."""
+        self.socket.close()
+        if self.process is not None:
+            try:
+                self.process.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            return
+        waited = _wait_for(self.pid, STOP_TIMEOUT_S)
+        if not waited:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+
+
+def _wait_for(pid: int, timeout_s: float) -> bool:
+    """Wait up to `timeout_s` for child `pid` to end and reap it; whether it did."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # reaped already (or not ours)
+            return True
+        if done:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.002)
+
+
+_client: _Client | None = None
+_client_lock = threading.Lock()
+
+
+def start_server(modules: Iterable[str] = ()) -> None:
+    """Start this process's worker server now, if it has none, with `modules` (and the worker's)
+    imported: forked while this process is single-threaded, else executed. Later pools use it;
+    the modules of a server already running stay those it holds (a worker imports the rest)."""
+    _server(tuple(modules))
+
+
+def _server(modules: tuple[str, ...] = ()) -> _Client:
+    global _client
+    with _client_lock:
+        if _client is None or not _alive(_client):
+            _client = _Client(("pipeline.run.worker", *modules))
+        return _client
+
+
+def _alive(client: _Client) -> bool:
+    if client.process is not None:
+        return client.process.poll() is None
+    try:
+        done, _ = os.waitpid(client.pid, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    return done == 0
+
+
+@atexit.register
+def stop_server() -> None:
+    """Stop this process's worker server (if it has one) and wait for it. Called at exit; the
+    next pool starts a new one."""
+    global _client
+    with _client_lock:
+        client, _client = _client, None
+    if client is not None:
+        client.stop()
+
+
+# -- the server's side ---------------------------------------------------------------------------
+
+def main() -> None:
+    """The executed server: `python -c '...main()' FD`; its first message says the sys.path
+    and the modules to import."""
+    connection = socket.socket(fileno=int(sys.argv[1]))
+    path, modules = pickle.loads(connection.recv(_MAX_MESSAGE))
+    sys.path[:] = path
+    serve(connection, modules, forked=False)
+
+
+def serve(connection: socket.socket, modules: Iterable[str], forked: bool) -> None:
+    """Serve worker requests on `connection` until it closes; never returns."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the command, which handles it
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    if forked:
+        # The command's objects stay as they are in this copy: none is freed here (a file
+        # object freed would close a descriptor number reused since), and only the socket
+        # and the standard streams stay open.
+        gc.freeze()
+        keep = connection.fileno()
+        os.closerange(3, keep)
+        os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+    for name in modules:
+        try:
+            __import__(name)
+        except Exception:  # a worker importing it says what is wrong, as it runs
+            pass
+    children: set[int] = set()
+    try:
+        while True:
+            ready, _, _ = select.select([connection], [], [], REAP_EVERY_S)
+            _reap(children)
+            if not ready:
+                continue
+            try:
+                message, fds, _, _ = socket.recv_fds(connection, _MAX_MESSAGE, 4)
+            except OSError:
+                break
+            if not message:  # the command let go, or is gone
+                break
+            try:
+                target, arguments = pickle.loads(message)
+                pid, sentinel = _fork_worker(connection, target, arguments, fds)
+            except Exception:
+                for fd in fds:
+                    os.close(fd)
+                break  # the command's start fails and says so
+            children.add(pid)
+            try:
+                socket.send_fds(connection, [pickle.dumps(pid)], [sentinel])
+            except OSError:
+                break
+            finally:
+                os.close(sentinel)
+    finally:
+        for pid in children:  # what is left ends now, and is reaped: its CPU time counts
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid in children:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        os._exit(0)
+
+
+def _reap(children: set[int]) -> None:
+    for pid in list(children):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            children.discard(pid)
+
+
+def _fork_worker(connection: socket.socket, target, arguments: dict,
+                 fds: list[int]) -> tuple[int, int]:
+    """Fork a worker running `target(Connection, progress=SharedDoubles, parent_pid=server,
+    **arguments)`;
+    its pid, and the read end of a pipe whose write end only the worker holds."""
+    from pipeline.run.worker import PROGRESS_FIELDS
+
+    connection_fd, progress_fd = fds
+    sentinel, held = os.pipe2(os.O_CLOEXEC)
+    server = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(sentinel)
+            connection.close()
+            target(Connection(connection_fd),
+                   progress=SharedDoubles(PROGRESS_FIELDS, progress_fd), parent_pid=server,
+                   **arguments)
+            code = 0
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(held)
+    for fd in fds:
+        os.close(fd)
+    return pid, sentinel

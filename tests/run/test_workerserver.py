@@ -1,0 +1,115 @@
+"""The worker server: the one process a command's pools fork their workers from, forked from
+the command while it is single-threaded (else executed), holding no descriptor of the
+command's, and gone with the command."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from runkit import alive
+
+# A command in miniature: a pool (its server started as `pipeline run` starts it) runs one
+# external job, then the script says what it sees and waits for the test.
+COMMAND = textwrap.dedent("""
+    import fcntl, json, os, sys, threading, time
+    if sys.argv[1] == "threaded":  # a thread of its own: the server cannot be forked
+        threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+    held = open(sys.argv[2], "a")
+    fcntl.flock(held, fcntl.LOCK_EX)  # a lock of the command's, taken before the server
+    from pipeline.run import workerserver
+    from pipeline.run.executors import LocalPoolExecutor
+    from pipeline.programs.jobs import Job, SolverSpec
+    workerserver.start_server()
+    pool = LocalPoolExecutor(1)
+    spec = SolverSpec(name="cat", kind="external", problem="toy", argv=("/bin/cat",),
+                      timeout_s=10)
+    [(job, outcome)] = list(pool.run([Job(0, spec, "c", "hello\\n")]))
+    held.close()  # the command lets go of its lock
+    server = workerserver._client.pid
+    print(json.dumps({"answer": outcome.answer, "server": server,
+                      "worker": pool._workers[0].process.pid,
+                      "server_fds": sorted(int(fd) for fd in os.listdir(f"/proc/{server}/fd")),
+                      "server_cmdline": open(f"/proc/{server}/cmdline").read().split("\\0")}),
+          flush=True)
+    time.sleep(600)
+""")
+
+
+def _command(tmp_path, how: str) -> tuple[subprocess.Popen, dict]:
+    process = subprocess.Popen([sys.executable, "-c", COMMAND, how, str(tmp_path / "lock")],
+                               stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline()
+    assert line, "the command said nothing"
+    return process, json.loads(line)
+
+
+def _gone(pids: list[int], within_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if not any(alive(pid) for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("how", ["single-threaded", "threaded"])
+def test_the_server_is_forked_from_a_single_threaded_command_and_executed_otherwise(
+        tmp_path, how):
+    process, seen = _command(tmp_path, how)
+    try:
+        assert seen["answer"] == "hello\n"
+        executed = "from pipeline.run.workerserver import main; main()" in seen["server_cmdline"]
+        assert executed == (how == "threaded")
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize("how", ["single-threaded", "threaded"])
+def test_the_server_holds_no_descriptor_of_the_command(tmp_path, how):
+    """Only its standard streams and its socket: the lock the command held when the server
+    started is free once the command lets go of it."""
+    process, seen = _command(tmp_path, how)
+    try:
+        assert len(seen["server_fds"]) == 4 and seen["server_fds"][:3] == [0, 1, 2]
+        with open(tmp_path / "lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if anyone still holds it
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize("how", ["single-threaded", "threaded"])
+def test_the_server_and_its_workers_die_with_a_command_killed_with_sigkill(tmp_path, how):
+    process, seen = _command(tmp_path, how)
+    assert alive(seen["server"]) and alive(seen["worker"])
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert _gone([seen["server"], seen["worker"]])
+
+
+def test_a_server_that_died_is_replaced_by_the_next_pool(tmp_path):
+    from pipeline.programs.jobs import Job, SolverSpec
+    from pipeline.run import workerserver
+    from pipeline.run.executors import LocalPoolExecutor
+
+    spec = SolverSpec(name="cat", kind="external", problem="toy", argv=("/bin/cat",),
+                      timeout_s=10)
+    with LocalPoolExecutor(1) as pool:
+        [(_, outcome)] = list(pool.run([Job(0, spec, "c", "one\n")]))
+    assert outcome.answer == "one\n"
+    first = workerserver._client.pid
+    os.kill(first, signal.SIGKILL)
+    assert _gone([first])
+    with LocalPoolExecutor(1) as pool:
+        [(_, outcome)] = list(pool.run([Job(0, spec, "c", "two\n")]))
+    assert outcome.answer == "two\n"
+    assert workerserver._client.pid != first
