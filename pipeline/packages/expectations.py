@@ -116,6 +116,21 @@ def times_out_by_design(program: Program) -> bool:
                for r in rules)
 
 
+def expected_to_pass(program: Program) -> bool:
+    """Whether the submission `program` is expected to get every case right: its folder or
+    tag is `accepted` (or `main`) and no rule of its expectation permits or requires other
+    than AC, names another final verdict or has it time the limit from above. (One with no
+    expectation at all is not.)"""
+    expectation = program.expectation
+    if expectation is None or expectation.label not in ("accepted", "main"):
+        return False
+    return all((rule.permitted is None or Verdict.AC in rule.permitted)
+               and (rule.required is None or Verdict.AC in rule.required)
+               and rule.final_verdict in (None, Verdict.AC)
+               and rule.use_for_time_limit != "upper"
+               for rule in expectation.requirements)
+
+
 def upper_bound_submissions(package: Package) -> list[Program]:
     if package.format in ("legacy", "polygon"):
         return []

@@ -35,7 +35,8 @@ from pipeline.packages import build_package, load_package
 from pipeline.programs.checkers import default_validate
 from pipeline.packages.generators import package_recipes
 from pipeline.packages.groups import case_in_group
-from pipeline.packages.expectations import PROBE_TIME_S, TimeLimit, given_time_limit, margins
+from pipeline.packages.expectations import (PROBE_TIME_S, TimeLimit, expected_to_pass,
+                                            given_time_limit, margins)
 from pipeline.packages.judge import PackageBuilds, validate_case
 from pipeline.packages.model import Package
 from pipeline.packages.overview import package_coverage
@@ -148,6 +149,14 @@ class PackageProblem(Problem):
                 accepted = submission.expected in (None, "accepted", "main")
                 return None if accepted else f"expected to be {submission.expected}"
         return super().known_wrong(name)
+
+    def expected_to_pass(self, name: str) -> bool:
+        """A submission: its folder or tag accepts it and no rule of it wants another verdict
+        (`expectations.expected_to_pass`); anything else as for any problem."""
+        for submission in self.submissions:
+            if submission.name == name:
+                return expected_to_pass(submission)
+        return super().expected_to_pass(name)
 
     def submission_judging(self, names, timeout_s, cases, executor, holding=False,
                            fail_fast=False):

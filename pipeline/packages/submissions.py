@@ -167,7 +167,8 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
     at it; the others are run again at it.
 
     `fail_fast`: a submission that failed a case here is not run on its other cases here,
-    as BAPCtools stops it (the run goes on as its failure holds at the derived limit or not:
+    as BAPCtools stops it, and one not expected to pass runs one case at a time, so that it runs
+    none past its first failure (the run goes on as its failure holds at the derived limit or not:
     a TLE of `others` here may be in time there). A lower-bound submission stopped so
     derives the limit from the cases it ran, as BAPCtools' does; that limit is not
     recorded (a run of every case derives the one kept)."""
@@ -199,7 +200,10 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
     ran: Judging = []
     early: Judging = []  # the runs of `others`
     cut_short = False    # a lower-bound submission was stopped at its first failure
-    for job, outcome in executor.run(jobs, skip if fail_fast else None):
+    # --fail-fast: one not expected to pass runs a case at a time, none past its failure
+    failing = frozenset(name for name in (*lower, *others)
+                        if not problem.expected_to_pass(name)) if fail_fast else frozenset()
+    for job, outcome in executor.run(jobs, skip if fail_fast else None, one_at_a_time=failing):
         result = outcome.judgement
         if result is None:  # not run: skipped after a failure (or its worker was lost)
             cut_short = cut_short or (outcome.status == "skip" and job.solver.name in lower)

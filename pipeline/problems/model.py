@@ -308,6 +308,13 @@ class Problem:
                 return stage.known_wrong
         return None
 
+    def expected_to_pass(self, name: str) -> bool:
+        """Whether the program `name` is expected to get every case right: a stage not known to
+        be wrong, a package's accepted submission, an external program (nothing says
+        otherwise). `--fail-fast` runs the others one case at a time, so that none runs a case
+        past its first failure."""
+        return self.known_wrong(name) is None
+
     # -- submissions: programs the problem holds to what each is expected to get (a package's)
     def submission_judging(self, names: tuple[str, ...], timeout_s: float | None,
                            cases: Callable[[], Any], executor: Any, holding: bool = False,

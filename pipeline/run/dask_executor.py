@@ -63,7 +63,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from pipeline.run.executors import (ExecutorError, LocalPoolExecutor, Skip, _Worker, check_jobs,
-                                     skipped)
+                                     held_back, skipped)
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.languages import BuildError, build_here, source_key
 from pipeline.run.worker import PROGRESS_FIELDS, worker_main
@@ -446,6 +446,19 @@ def next_batch(pending: deque[Job], pace: _Pace, share: int = 1) -> list[Job]:
     return batch
 
 
+def first_not_held_back(pending: deque[Job], one_at_a_time: frozenset[str],
+                        live: Iterable[list[Job]]) -> list[Job]:
+    """The first job of `pending` not held back by one of its solver's out on the cluster
+    (`executors.held_back`: in a batch of `live`), taken off `pending`, as a batch of its own
+    ([] when every job pending waits)."""
+    out = {job.solver.name for batch in live for job in batch}
+    for index, job in enumerate(pending):
+        if not held_back([job], one_at_a_time, out):
+            del pending[index]
+            return [job]
+    return []
+
+
 def _check_address(address: str) -> None:
     """Refuse a scheduler address Dask cannot parse, before a `Client` is made of it (one made
     of a bad address fails, then blocks a minute closing itself)."""
@@ -542,7 +555,8 @@ class DaskExecutor:
             self._threads_seen, self._window_at = self._threads(), now
         return self._threads_seen * (1 if self._long_tasks else 2)
 
-    def run(self, jobs: Iterable[Job], skip: Skip | None = None) -> Iterator[tuple[Job, Outcome]]:
+    def run(self, jobs: Iterable[Job], skip: Skip | None = None,
+            one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
         from distributed import as_completed
 
         pending: deque[Job] = deque(jobs)
@@ -552,8 +566,14 @@ class DaskExecutor:
         try:
             while pending or alone or live:
                 while (pending or alone) and len(live) < self._window():
-                    batch = [alone.popleft()] if alone else \
-                        next_batch(pending, self._pace, self._cap or self._threads_seen)
+                    if alone:
+                        batch = [alone.popleft()]
+                    elif one_at_a_time:  # a task a job: the first not held back
+                        batch = first_not_held_back(pending, one_at_a_time, live.values())
+                        if not batch:
+                            break
+                    else:
+                        batch = next_batch(pending, self._pace, self._cap or self._threads_seen)
                     batch, passed = skipped(batch, skip)
                     yield from passed
                     if not batch:

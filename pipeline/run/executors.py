@@ -65,10 +65,14 @@ class Executor(Protocol):
     """What the runner needs of an executor. One whose workers build external programs
     themselves from `SolverSpec.program` says so with `builds_on_workers = True`."""
 
-    def run(self, jobs: Iterable[Job], skip: Skip | None = None) -> Iterator[tuple[Job, Outcome]]:
+    def run(self, jobs: Iterable[Job], skip: Skip | None = None,
+            one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
         """Run every job; yield each with its outcome as soon as it is known. A job for
         which `skip` (asked just before the job would be sent to a worker) gives a reason is
-        not run: it is yielded at once with status `skip` and that reason."""
+        not run: it is yielded at once with status `skip` and that reason. The jobs of the
+        solvers named in `one_at_a_time` run one after another (each sent, in its order,
+        once the one before has come back), beside the rest: a program expected to fail,
+        stopped at its first failure (`--fail-fast`), runs no case past it."""
 
     def close(self) -> None:
         """Stop every worker and every program they started."""
@@ -76,6 +80,13 @@ class Executor(Protocol):
 
 # Why a job is not to be run after all (asked as it is about to be sent), or None: run it.
 Skip = Callable[[Job], "str | None"]
+
+
+def held_back(batch: list[Job], one_at_a_time: frozenset[str], out: set[str]) -> bool:
+    """Whether `batch` waits: it has a job of a solver run one at a time (`one_at_a_time`)
+    of which a job is out (sent, not back yet: `out`)."""
+    return bool(one_at_a_time) and any(
+        job.solver.name in one_at_a_time and job.solver.name in out for job in batch)
 
 
 def skipped(batch: list[Job], skip: Skip | None) -> tuple[list[Job], list[tuple[Job, Outcome]]]:
@@ -211,6 +222,7 @@ class LocalPoolExecutor:
         self._done_jobs = 0      # jobs whose outcome came back in this `run`, and the
         self._busy_s = 0.0       # seconds the workers' batches took so far (for the average)
         self._skip: Skip | None = None
+        self._one_at_a_time: frozenset[str] = frozenset()
         self._passed: list[tuple[Job, Outcome]] = []  # jobs `skip` left out, to be yielded
         self._starting: threading.Thread | None = None
         self._start_failed: BaseException | None = None
@@ -295,9 +307,11 @@ class LocalPoolExecutor:
         worker.progress[0], worker.progress[1] = -1.0, 0.0
         worker.connection.send(batch)
 
-    def run(self, jobs: Iterable[Job], skip: Skip | None = None) -> Iterator[tuple[Job, Outcome]]:
+    def run(self, jobs: Iterable[Job], skip: Skip | None = None,
+            one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
         self._started()
         self._skip, self._passed = skip, []
+        self._one_at_a_time = frozenset(one_at_a_time)
         self._done_jobs, self._busy_s = 0, 0.0
         pending: deque[list[Job]] = deque(batches(jobs))
         while len(self._workers) < min(self.size, len(pending)):
@@ -345,10 +359,22 @@ class LocalPoolExecutor:
             yield from self._skipped_now()
 
     def _take(self, pending: deque[list[Job]]) -> list[Job] | None:
-        """The next batch to send, less the jobs `skip` leaves out (kept to be yielded), or
-        None when no job of what is pending is left to run."""
-        while pending:
-            batch, passed = skipped(pending.popleft(), self._skip)
+        """The next batch to send (the first not held back, `held_back`; a job of a solver run
+        one at a time travels alone), less the jobs `skip` leaves out (kept to be yielded), or
+        None when no job of what is pending can be sent now."""
+        out = {job.solver.name for worker in self._workers if worker.busy
+               for job in worker.batch[worker.done:]} if self._one_at_a_time else set()
+        index = 0
+        while index < len(pending):
+            if held_back(pending[index], self._one_at_a_time, out):
+                index += 1
+                continue
+            batch = pending[index]
+            del pending[index]
+            if len(batch) > 1 and any(j.solver.name in self._one_at_a_time for j in batch):
+                pending.insert(index, batch[1:])  # such a job travels alone
+                batch = batch[:1]
+            batch, passed = skipped(batch, self._skip)
             self._passed += passed
             if batch:
                 return batch
@@ -362,11 +388,12 @@ class LocalPoolExecutor:
         """Start the next batch beside the others when the pool may grow (`may_grow`), on an
         idle worker or a new one; every batch at once when fewer than `size` are busy."""
         busy = sum(w.busy for w in self._workers)
-        while pending and busy < self.size:  # a batch handed back by a worker that was lost
+        while pending and busy < self.size:  # a batch handed back, or one held back till now
             batch = self._take(pending)
-            if batch:
-                self._assign(self._idle_worker(), batch)
-                busy += 1
+            if not batch:
+                break
+            self._assign(self._idle_worker(), batch)
+            busy += 1
         if self.grow_to <= self.size or not pending:
             return
         if self._demand_reading is not None and \

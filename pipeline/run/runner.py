@@ -373,7 +373,12 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             for row in previous.iter_rows(named=True):
                 _first_failure(failed, row)
         skip = (lambda job: _skip_after_failure(failed, job)) if request.fail_fast else None
-        for job, outcome in itertools.chain(already, executor.run(jobs, skip)):
+        # --fail-fast: one not expected to pass runs a case at a time, none past its failure
+        failing = frozenset(name for name in {job.solver.name for job in jobs}
+                            if not problem.expected_to_pass(name)) if request.fail_fast \
+            else frozenset()
+        for job, outcome in itertools.chain(already, executor.run(jobs, skip,
+                                                                  one_at_a_time=failing)):
             row = _result_row(run_id, problem, job, outcome, expected.get(job.case_id),
                               expected_source.get(job.case_id), sizes.get(job.case_id), info)
             buffer.append(row)

@@ -194,6 +194,18 @@ def execute(job: Job) -> Outcome:
     return run_stage(job)
 
 
+def prepare_server() -> None:
+    """What every worker that runs programs does before its first one, done once in the worker
+    server (`workerserver`), so each worker forked from it starts with it done: the sandbox
+    probe (a launcher started to run `true`, some 15-25 ms), a fact of this machine."""
+    from pipeline.programs.launcher import probe
+
+    try:
+        probe(True)
+    except Exception:  # a worker probing again says what is wrong
+        pass
+
+
 def _terminate(signum, frame) -> None:
     ChildTracker.kill_current()
     cleanup_scratch()

@@ -13,7 +13,8 @@ server imports while the command does):
 
 Either way it closes every inherited descriptor but its standard streams (a lock of the
 command's must not outlive the command's hold on it), ignores Ctrl-C (the command handles it),
-and serves one socket: each request carries a worker's arguments and its two descriptors (its
+runs what every worker would do first (`worker.prepare_server`: the sandbox probe), and
+serves one socket: each request carries a worker's arguments and its two descriptors (its
 end of the pool's connection, and the shared memory of its progress), and is answered with the
 worker's pid and a sentinel, a pipe's read end that reaches EOF once the worker is gone.
 
@@ -281,6 +282,9 @@ def serve(connection: socket.socket, modules: Iterable[str], forked: bool) -> No
             __import__(name)
         except Exception:  # a worker importing it says what is wrong, as it runs
             pass
+    from pipeline.run.worker import prepare_server
+
+    prepare_server()
     children: set[int] = set()
     try:
         while True:

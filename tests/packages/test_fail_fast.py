@@ -64,6 +64,26 @@ def test_fail_fast_stops_each_submission_at_its_first_failure_and_holds_it_to_wh
     assert "SKIP=" in done.stdout  # the summary counts the cases not run
 
 
+def test_fail_fast_runs_a_submission_not_expected_to_pass_one_case_at_a_time(tmp_path):
+    """With two workers, a wrong answer that fails every case still runs only its first: its
+    cases go one after another, so none runs past its failure; the accepted one, expected to
+    pass them all, runs them side by side."""
+    files = {f"data/secret/{i:02d}.in": f"{i} {i}\n" for i in range(3, 3 + CASES)}
+    files |= {f"data/secret/{i:02d}.ans": f"{2 * i}\n" for i in range(3, 3 + CASES)}
+    files["submissions/wrong_answer/off.py"] = "print(sum(map(int, input().split())) + 1)\n"
+    package = tiny_kattis(tmp_path / "tiny", files)
+    data = tmp_path / "data"
+    assert _pipeline(data, "ingest", str(package)).returncode == 0
+    done = _pipeline(data, "run", "--problem", "tiny", "--jobs", "2", "--fail-fast")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = pl.read_parquet(data / "tables" / "results" / "*.parquet")
+    off = results.filter(pl.col("solver") == "wrong_answer/off.py")
+    assert off.filter(pl.col("verdict") == "WA").height == 1, off
+    assert off.filter(pl.col("verdict") == "SKIP").height == off.height - 1
+    accepted = results.filter(pl.col("solver") == "accepted/sum.py")
+    assert set(accepted["verdict"]) == {"AC"} and accepted.height == CASES + 3
+
+
 def test_without_fail_fast_every_case_of_every_submission_runs(tmp_path):
     package = _package(tmp_path)
     data = tmp_path / "data"

@@ -12,7 +12,7 @@ import resource
 import subprocess
 import sys
 import time
-from collections import Counter
+from collections import Counter, deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -45,6 +45,39 @@ def test_batches_stop_at_a_byte_budget_so_a_big_input_travels_alone():
     bigger = Job(4, stage("fast"), "bigger", "1 " + "0" * 900_000 + "\n")
     grouped = [[job.key for job in b] for b in batches([*small, big, bigger], max_bytes=1 << 20)]
     assert grouped == [[0, 1, 2, 3], [4]]
+
+
+def test_a_job_of_a_solver_run_one_at_a_time_waits_while_another_of_it_is_out():
+    from pipeline.run.dask_executor import first_not_held_back
+    from pipeline.run.executors import held_back
+
+    serial, free = external(py("sum"), name="serial"), external(py("sum"), name="free")
+    jobs = [Job(0, serial, "a", "1\n"), Job(1, serial, "b", "1\n"), Job(2, free, "c", "1\n")]
+    assert held_back([jobs[1]], frozenset({"serial"}), out={"serial"})
+    assert not held_back([jobs[1]], frozenset({"serial"}), out={"free"})
+    assert not held_back([jobs[2]], frozenset({"serial"}), out={"serial", "free"})
+    assert not held_back([jobs[1]], frozenset(), out={"serial"})
+    pending = deque(jobs[1:])  # job 0 is out on the cluster: job 1 waits, job 2 goes
+    assert first_not_held_back(pending, frozenset({"serial"}), [[jobs[0]]]) == [jobs[2]]
+    assert first_not_held_back(pending, frozenset({"serial"}), [[jobs[0]]]) == []
+    assert first_not_held_back(pending, frozenset({"serial"}), []) == [jobs[1]]
+
+
+def test_a_pool_runs_the_jobs_of_a_solver_one_at_a_time_when_asked():
+    """Two workers, four jobs of one solver run one at a time: when each outcome comes, no
+    other job of it is out (each travels alone); the same jobs of a solver not so named are
+    out several at once (a batch of four, here)."""
+    def most_out_at_once(one_at_a_time: frozenset[str]) -> int:
+        most = 0
+        with LocalPoolExecutor(2) as executor:
+            jobs = _tiny(4, external(py("sum"), name="prog"))
+            for _ in executor.run(jobs, one_at_a_time=one_at_a_time):
+                out = sum(len(w.batch) - w.done for w in executor._workers if w.busy)
+                most = max(most, out + 1)  # the job just back was out with these
+        return most
+
+    assert most_out_at_once(frozenset({"prog"})) == 1
+    assert most_out_at_once(frozenset()) > 1
 
 
 def test_many_tiny_cases_go_through_few_workers_fast():

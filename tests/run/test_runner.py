@@ -157,8 +157,8 @@ class CtrlCAfter:
         self.after = after
         self.seen = 0
 
-    def run(self, jobs, skip=None):
-        for item in self.pool.run(jobs, skip):
+    def run(self, jobs, skip=None, **options):
+        for item in self.pool.run(jobs, skip, **options):
             yield item
             self.seen += 1
             if self.seen == self.after:
