@@ -113,3 +113,29 @@ def test_a_server_that_died_is_replaced_by_the_next_pool(tmp_path):
         [(_, outcome)] = list(pool.run([Job(0, spec, "c", "two\n")]))
     assert outcome.answer == "two\n"
     assert workerserver._client.pid != first
+
+
+def _report_probe(connection, progress=None, parent_pid=None) -> None:
+    """A worker's target: say how many sandbox probes this process has done or inherited."""
+    from pipeline.programs.launcher import probe
+
+    connection.send(probe.cache_info().currsize)
+
+
+def test_a_worker_starts_with_the_sandbox_probe_done_by_the_server():
+    """The server probes the sandbox once (`worker.prepare_server`); each worker it forks has
+    the answer without probing again."""
+    import multiprocessing
+
+    from pipeline.run import workerserver
+
+    ours, theirs = multiprocessing.Pipe(duplex=True)
+    worker = workerserver.ServedProcess(_report_probe, theirs, workerserver.SharedDoubles(3))
+    worker.start()
+    theirs.close()
+    try:
+        assert ours.poll(30)
+        assert ours.recv() >= 1  # probe(True), and probe(False) where the sandbox fails
+    finally:
+        worker.join(10)
+        worker.close()
