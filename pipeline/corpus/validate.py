@@ -87,8 +87,11 @@ def check_items(problem_id: str, items: Iterable[Item]) -> list[Checked]:
     if waited >= WAITING_CHECK_S:
         from pipeline.programs.parallel import on_cores
 
-        return out + on_cores(lambda item: _check(problem, item), items[1:])
-    return out + [_check(problem, item) for item in items[1:]]
+        out += on_cores(lambda item: _check(problem, item), items[1:])
+    else:
+        out += [_check(problem, item) for item in items[1:]]
+    problem.finish_building()  # what checking started building is there for the runs
+    return out
 
 
 def _check(problem, item: Item) -> Checked:
@@ -151,14 +154,6 @@ def _check_inherited(problem_id: str, start: int, stop: int) -> list[Checked]:
     return check_items(problem_id, _INHERITED[problem_id][start:stop])
 
 
-def _only_thread() -> bool:
-    """True when this process runs a single thread, so forking it is safe."""
-    try:
-        return len(os.listdir("/proc/self/task")) == 1
-    except OSError:
-        return False
-
-
 def _start_worker(parent: int) -> None:
     """A worker dies quietly of Ctrl-C, SIGTERM or SIGHUP: they are the parent's to handle
     (a forked worker would otherwise inherit the parent's handlers); and it dies with the
@@ -209,7 +204,9 @@ def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
     import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
 
-    fork = _only_thread()
+    from pipeline.programs.processes import single_threaded
+
+    fork = single_threaded()
     lost: list[tuple[str, Item]] = []
     _INHERITED.update(work)
     try:

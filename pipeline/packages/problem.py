@@ -25,7 +25,9 @@ What each part of the interface means for a package:
 from __future__ import annotations
 
 import tempfile
+import threading
 from collections.abc import Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +39,7 @@ from pipeline.packages.generators import package_recipes
 from pipeline.packages.groups import case_in_group
 from pipeline.packages.expectations import (PROBE_TIME_S, TimeLimit, expected_to_pass,
                                             given_time_limit, margins)
-from pipeline.packages.judge import PackageBuilds, validate_case
+from pipeline.packages.judge import PackageBuilds, build_one, validate_case
 from pipeline.packages.model import Package
 from pipeline.packages.overview import package_coverage
 from pipeline.packages.validate import validate_answer
@@ -164,6 +166,9 @@ class PackageProblem(Problem):
 
         return submission_judging(self, names, timeout_s, cases, executor, holding, fail_fast)
 
+    def finish_building(self) -> None:
+        self.builds()
+
     def start_holding(self, names):
         from pipeline.packages.invalid import start_validator_check
 
@@ -221,6 +226,12 @@ class PackageProblem(Problem):
 
 _cache: dict[Path, tuple[Package, str]] = {}
 _build_cache: dict[Path, PackageBuilds] = {}
+# The build of a package's programs under way (started by `_start_builds`), by its folder, and
+# its input validators built alone (`_input_builds`): validating inputs need not wait for the
+# rest (a C++ output validator compiles meanwhile).
+_building: dict[Path, Future[PackageBuilds]] = {}
+_input_build_cache: dict[Path, PackageBuilds] = {}
+_builds_lock = threading.Lock()
 
 
 def _loaded(folder: Path) -> tuple[Package, str]:
@@ -232,18 +243,61 @@ def _loaded(folder: Path) -> tuple[Package, str]:
                                short_name=folder.name)
         cached = _cache[folder] = (package, digest)
         _build_cache.pop(folder, None)
+        with _builds_lock:
+            _building.pop(folder, None)
+            _input_build_cache.pop(folder, None)
     return cached
 
 
 def _builds(folder: Path) -> PackageBuilds:
     """The package's own programs built (validators, checker, interactor), once a process;
     submissions are built by the run layer."""
-    package, _ = _loaded(folder)
+    _loaded(folder)  # (a package loaded again drops the builds of the one before)
     builds = _build_cache.get(folder)
     if builds is None:
-        builds = _build_cache[folder] = build_package(
-            package, build_dir(folder.parent.parent), submissions=[])
+        builds = _build_cache[folder] = _start_builds(folder).result()
+        with _builds_lock:
+            _building.pop(folder, None)
     return builds
+
+
+def _start_builds(folder: Path) -> Future[PackageBuilds]:
+    """The build of the package's own programs, started on a thread of its own unless it is
+    under way (it waits on compilers: contained processes)."""
+    package, _ = _loaded(folder)
+    with _builds_lock:
+        started = _building.get(folder)
+        if started is None:
+            started = _building[folder] = Future()
+
+            def build() -> None:
+                try:
+                    started.set_result(build_package(package, build_dir(folder.parent.parent),
+                                                     submissions=[]))
+                except BaseException as error:  # raised again where it is waited for
+                    started.set_exception(error)
+
+            threading.Thread(target=build, name=f"build {folder.name}", daemon=True).start()
+    return started
+
+
+def _input_builds(folder: Path) -> PackageBuilds:
+    """The package's input validators built (the rest of its programs building meanwhile):
+    what validating an input needs."""
+    builds = _build_cache.get(folder)
+    if builds is not None:
+        return builds
+    package, _ = _loaded(folder)
+    with _builds_lock:
+        validators = _input_build_cache.get(folder)
+    if validators is None:
+        _start_builds(folder)
+        cache = build_dir(folder.parent.parent)
+        validators = PackageBuilds(input_validators=tuple(
+            build_one(package, program, cache) for program in package.input_validators))
+        with _builds_lock:
+            _input_build_cache[folder] = validators
+    return validators
 
 
 def package_problem(folder: Path) -> PackageProblem:
@@ -259,7 +313,7 @@ def package_problem(folder: Path) -> PackageProblem:
     def check_input(text: str, group: str) -> TextCase:
         if not package.input_validators:
             return TextCase(text)
-        builds = _builds(folder)
+        builds = _input_builds(folder)
         with tempfile.TemporaryDirectory(prefix="package-input-") as scratch:
             path = Path(scratch) / "input"
             path.write_text(text, encoding="utf-8")

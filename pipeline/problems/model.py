@@ -329,6 +329,11 @@ class Problem:
         failure."""
         raise UnknownName(f"problem {self.id} has no submissions")
 
+    def finish_building(self) -> None:
+        """Wait for the problem's own programs to be built where checking its inputs started
+        building them (a package's output validator compiles while its inputs are validated
+        with its input validators). Nothing, for a problem without programs of its own."""
+
     def start_holding(self, names: tuple[str, ...]) -> None:
         """A run that will hold the submissions `names` to their expectations says so as it
         starts, before it loads its cases: the problem may start its own checks now, beside

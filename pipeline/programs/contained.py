@@ -474,6 +474,23 @@ _shared = threading.Lock()
 _pidfd: int | None = None
 
 
+def _forget_in_a_child() -> None:
+    """In a process forked from this one (a worker forked from the worker server, the copy a
+    worker tries a stage in): what belonged to the process it was forked from is not its
+    own. Its programs and launchers, its sandbox templates and its PID namespace descriptor
+    (numbers the child may not even hold), its pidfd (of that process) and its pids cgroup are
+    forgotten; the child makes its own as it needs them."""
+    global _namespace, _shared, _pidfd, _cgroup, _cgroup_base, _cap_threads
+    ChildTracker.running.clear()
+    _templates.clear()
+    _exiting.clear()
+    _namespace, _shared, _pidfd = NextChildNamespace(), threading.Lock(), None
+    _cgroup, _cgroup_base, _cap_threads = None, None, 0
+
+
+os.register_at_fork(after_in_child=_forget_in_a_child)
+
+
 def environment(home: bool = False) -> dict[str, str]:
     """A contained program's whole environment: PATH and LC_ALL=C (and HOME when asked)."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}

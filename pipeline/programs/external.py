@@ -134,6 +134,17 @@ def prepare_worker() -> None:
 _hidden_from_submissions: list[str] = []
 
 
+def _forget_in_a_child() -> None:
+    """In a process forked from this one: the scratch folder, the count of cases run and
+    what is hidden from submissions are that process's; the child has its own."""
+    global _scratch, _cases_run
+    _scratch, _cases_run = None, 0
+    _hidden_from_submissions.clear()
+
+
+os.register_at_fork(after_in_child=_forget_in_a_child)
+
+
 def hide_from_submissions(path: str | Path) -> None:
     """Hide `path` (a package's folder: its answers and validators) from the programs judged
     in this process, besides what `contained.hidden_paths` hides from every program."""

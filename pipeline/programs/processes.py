@@ -39,6 +39,15 @@ def become_subreaper() -> None:
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
 
 
+def single_threaded() -> bool:
+    """Whether this process runs a single thread, counting those of libraries (Polars' pool)
+    as /proc does: then forking it is safe (no lock can be held in the copy)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
 def children_of(pid: int) -> list[int]:
     """Pids of the live (not zombie) processes whose parent is `pid`."""
     found = []

@@ -42,23 +42,20 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
+from pipeline.programs.processes import single_threaded
+
 # How long the command waits at exit for the server to end (it ends at once: it only has to
 # reap its workers) before it kills it.
 STOP_TIMEOUT_S = 5.0
+# How long a worker whose sentinel closed may take to finish exiting (it takes microseconds).
+EXIT_WAIT_S = 1.0
 REAP_EVERY_S = 0.1  # how often the server reaps workers that ended (it also does at each request)
 _MAX_MESSAGE = 1 << 20
-
-
-def single_threaded() -> bool:
-    """Whether this process has one thread, counting those of libraries (Polars' pool)."""
-    try:
-        return len(os.listdir("/proc/self/task")) == 1
-    except OSError:
-        return False
 
 
 class SharedDoubles:
@@ -120,13 +117,22 @@ class ServedProcess:
         self._signal(signal.SIGKILL)
 
     def join(self, timeout: float | None = None) -> None:
-        if self.sentinel is not None:
-            select.select([self.sentinel], [], [], timeout)
+        """Wait until the worker has ended (up to `timeout` seconds): its sentinel closed,
+        then its exit done (a zombie or gone: the sentinel closes as it starts to exit)."""
+        if self.sentinel is None:
+            return
+        if not select.select([self.sentinel], [], [], timeout)[0]:
+            return
+        done_by = time.monotonic() + EXIT_WAIT_S  # (a pid reused since is not waited for)
+        while _exiting(self.pid) and time.monotonic() < done_by:
+            time.sleep(0.0005)
 
     def is_alive(self) -> bool:
         if self.sentinel is None:
             return False
-        return not select.select([self.sentinel], [], [], 0)[0]
+        if not select.select([self.sentinel], [], [], 0)[0]:
+            return True
+        return _exiting(self.pid)
 
     def close(self) -> None:
         """Let go of the sentinel and the shared memory's descriptor (the worker is gone, or
@@ -135,6 +141,16 @@ class ServedProcess:
         if self.sentinel is not None:
             os.close(self.sentinel)
             self.sentinel = None
+
+
+def _exiting(pid: int | None) -> bool:
+    """Whether `pid` is still a process that has not finished exiting (not yet a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            state = handle.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in (b"Z", b"X")
 
 
 class _Client:
@@ -198,8 +214,6 @@ class _Client:
 
 def _wait_for(pid: int, timeout_s: float) -> bool:
     """Wait up to `timeout_s` for child `pid` to end and reap it; whether it did."""
-    import time
-
     deadline = time.monotonic() + timeout_s
     while True:
         try:
@@ -215,6 +229,16 @@ def _wait_for(pid: int, timeout_s: float) -> bool:
 
 _client: _Client | None = None
 _client_lock = threading.Lock()
+
+
+def _forget_in_a_child() -> None:
+    """A process forked from this one (the server itself, a worker) has no server of its own:
+    this one's is this process's (and its lock may be held here as the fork happens)."""
+    global _client, _client_lock
+    _client, _client_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_in_a_child)
 
 
 def start_server(modules: Iterable[str] = ()) -> None:

@@ -4,6 +4,7 @@ package says what changed. Real `pipeline` processes on copies of the fixture pa
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -123,3 +124,21 @@ def test_every_fixture_package_ingests_whole(tmp_path, name):
     done = pipeline(data, "ingest", str(FIXTURES / name))
     assert done.returncode == 0, done.stdout + done.stderr
     assert cases(data, name).height >= 4
+
+
+def test_ingest_leaves_every_program_of_the_package_built(tmp_path):
+    """The inputs are validated as soon as the input validators are built, while the package's
+    other programs still compile; ingest ends with all of them built, so a run compiles
+    nothing of the package's own."""
+    package = copy("remember", tmp_path)
+    (package / "output_validator" / "validate.py").unlink()
+    (package / "output_validator" / "validate.c").write_text(
+        "#include <stdio.h>\nint main(void) { return 42; }\n")  # accepts every output
+    data = tmp_path / "data"
+    done = pipeline(data, "ingest", str(package))
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = [json.loads(path.read_text()) for path in
+               (data / "build" / "packages" / "builds").glob("*/result.json")]
+    assert any(r["status"] == "ok" and r["run"][0].endswith("program.bin") for r in results), \
+        results  # the output validator, compiled
+    assert cases(data, "remember").height > 0

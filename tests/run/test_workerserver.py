@@ -29,7 +29,7 @@ COMMAND = textwrap.dedent("""
     from pipeline.programs.jobs import Job, SolverSpec
     workerserver.start_server()
     pool = LocalPoolExecutor(1)
-    spec = SolverSpec(name="cat", kind="external", problem="toy", argv=("/bin/cat",),
+    spec = SolverSpec(name="cat", kind="external", problem="arc087e", argv=("/bin/cat",),
                       timeout_s=10)
     [(job, outcome)] = list(pool.run([Job(0, spec, "c", "hello\\n")]))
     held.close()  # the command lets go of its lock
@@ -101,7 +101,7 @@ def test_a_server_that_died_is_replaced_by_the_next_pool(tmp_path):
     from pipeline.run import workerserver
     from pipeline.run.executors import LocalPoolExecutor
 
-    spec = SolverSpec(name="cat", kind="external", problem="toy", argv=("/bin/cat",),
+    spec = SolverSpec(name="cat", kind="external", problem="arc087e", argv=("/bin/cat",),
                       timeout_s=10)
     with LocalPoolExecutor(1) as pool:
         [(_, outcome)] = list(pool.run([Job(0, spec, "c", "one\n")]))
@@ -139,3 +139,40 @@ def test_a_worker_starts_with_the_sandbox_probe_done_by_the_server():
     finally:
         worker.join(10)
         worker.close()
+
+
+AFTER_PROGRAMS = textwrap.dedent("""
+    import json, os
+    from pipeline.programs.external import run_external
+    from pipeline.programs.jobs import Job, SolverSpec
+    from pipeline.run import workerserver
+    from pipeline.run.executors import LocalPoolExecutor
+    spec = SolverSpec(name="cat", kind="external", problem="arc087e", argv=("/bin/cat",),
+                      timeout_s=10, sandbox=os.geteuid() == 0)
+    # Programs run in this process first: its scratch folder, sandbox templates, PID
+    # namespace descriptor, pidfd and pids cgroup exist before the server is forked.
+    here = run_external(Job(0, spec, "c", "here\\n"))
+    pool = LocalPoolExecutor(2)
+    outcomes = [outcome for _, outcome in pool.run(
+        [Job(i, spec, f"c{i}", f"{i}\\n") for i in range(6)])]
+    server = workerserver._client.pid
+    print(json.dumps({"here": here.answer, "answers": sorted(o.answer for o in outcomes),
+                      "errors": [o.error for o in outcomes if o.status != "ok"],
+                      "forked": open(f"/proc/{server}/cmdline").read()
+                      == open("/proc/self/cmdline").read()}))
+    pool.close()
+""")
+
+
+def test_workers_forked_after_the_command_ran_programs_run_theirs_as_their_own():
+    """A server forked once the command has run programs itself gives workers none of the
+    command's own: not its scratch folder, sandbox templates, PID namespace or pids cgroup
+    (a worker that used the command's PID namespace descriptor, a number the server had
+    closed, could not start a program)."""
+    done = subprocess.run([sys.executable, "-c", AFTER_PROGRAMS], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["forked"] is True
+    assert seen["here"] == "here\n"
+    assert seen["errors"] == [] and seen["answers"] == [f"{i}\n" for i in range(6)]
