@@ -44,7 +44,7 @@ HOOKS: dict[str, list[tuple[str, str]]] = {
 }
 _ENTRY = {"run() in all": "parent", "worker life": "worker"}
 
-_fd: int | None = None
+_target: str | None = None
 _role = "parent"
 _started_logged = False
 
@@ -58,9 +58,13 @@ def _process_age_s() -> float:
 
 
 def log(phase: str, seconds: float) -> None:
-    if _fd is not None:
-        os.write(_fd, f"{os.getpid()} {_role} {phase.replace(' ', '_')} {seconds:.6f}\n"
-                 .encode())
+    if _target is not None:  # opened at each line: the worker server closes what it inherits
+        fd = os.open(_target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, f"{os.getpid()} {_role} {phase.replace(' ', '_')} {seconds:.6f}\n"
+                     .encode())
+        finally:
+            os.close(fd)
 
 
 def _wrap(function, phase: str):
@@ -106,9 +110,9 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 
 def install() -> None:
-    global _fd
+    global _target
     target = os.environ.get(LOG_ENV)
-    if not target or _fd is not None:
+    if not target or _target is not None:
         return
-    _fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    _target = target
     sys.meta_path.insert(0, _Finder())
