@@ -332,3 +332,49 @@ def test_run_with_no_stored_cases_names_the_data_folder(tmp_path):
                     "--jobs", "1")
     assert result.exit_code == 0
     assert f"note: no stored cases of arc087e in {data.resolve()}" in result.output
+
+
+# -- the application a start builds: the invoked command's options only --------------------------
+
+def _commands_of(argv: list[str]) -> list[str]:
+    from pipeline.cli import app_for
+
+    chosen = app_for(argv)
+    return sorted(command.name for command in chosen.registered_commands)
+
+
+def test_a_start_builds_only_the_command_it_invokes_past_the_root_options_and_their_values():
+    every = _commands_of([])
+    assert len(every) > 10 and "run" in every and "ingest" in every
+    assert _commands_of(["run", "--problem", "x"]) == ["run"]
+    # a root option's value is no command, even when it reads like one
+    assert _commands_of(["--data-dir", "ingest", "run", "--problem", "x"]) == ["run"]
+    assert _commands_of(["--data-dir=ingest", "problems"]) == ["problems"]
+    assert _commands_of(["--problems-dir", "a", "--problems-dir", "b", "query", "SQL"]) == \
+        ["query"]
+    # the help, a word that names no command, and no word at all: every command
+    assert _commands_of(["--help"]) == every
+    assert _commands_of(["nosuch", "run"]) == every
+    assert _commands_of(["--data-dir", "d"]) == every
+
+
+def test_the_help_and_a_mistyped_command_still_name_every_command_in_a_real_process(tmp_path):
+    entry = [sys.executable, "-m", "pipeline", "--data-dir", str(tmp_path / "data")]
+    shown = subprocess.run([*entry, "--help"], capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0
+    for name in _commands_of([]):
+        assert name in shown.stdout
+    wrong = subprocess.run([*entry, "rnu", "--problem", "arc087e"], capture_output=True,
+                           text=True, timeout=60)
+    assert wrong.returncode == 2 and "No such command 'rnu'" in wrong.stderr
+    listed = subprocess.run([*entry, "problems"], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0 and "arc087e" in listed.stdout
+
+
+def test_shell_completion_offers_every_command(tmp_path):
+    env = {**os.environ, "_PIPELINE_COMPLETE": "complete_bash", "COMP_WORDS": "pipeline ",
+           "COMP_CWORD": "1"}
+    done = subprocess.run([sys.executable, "-m", "pipeline"], env=env, capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
+    offered = set(done.stdout.split())
+    assert {"run", "ingest", "query", "report"} <= offered, done.stdout + done.stderr
