@@ -62,7 +62,9 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
     contained.set_default_sandbox(sandbox)
     contained.hide(settings.data_dir)
     executor = start_executor(executor_kind, scheduler, jobs, problem, selection)
-    if selection is not None and selection.submissions:  # its checks run while Polars loads
+    if selection is not None and selection.submissions:  # these run while Polars loads
+        if executor_kind.strip().lower() == "local":  # its workers use this machine's builds
+            problem.start_building(selection.submissions)
         problem.start_holding(selection.submissions)
     try:
         settle(settings.data_dir)

@@ -174,6 +174,11 @@ class PackageProblem(Problem):
 
         start_validator_check(self.folder, self.load(), self.builds(), self.build_cache)
 
+    def start_building(self, names):
+        from pipeline.packages.runjob import start_building
+
+        start_building(self, names)
+
     def job_order(self, jobs, sizes):
         from pipeline.packages.submissions import longest_first
 

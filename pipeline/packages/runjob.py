@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.packages.judge import build_one, judge_case
 from pipeline.programs.languages import Build
+from pipeline.programs.parallel import on_cores
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.groups import case_in_group
 from pipeline.problems.identity import case_id_of
@@ -78,6 +80,25 @@ def submission_build(problem: PackageProblem, name: str) -> Build:
         build = _submissions[key] = build_one(package, package.submission(name),
                                               problem.build_cache)
     return build
+
+
+def start_building(problem: PackageProblem, names: tuple[str, ...]) -> None:
+    """Build the submissions `names` into the package's build cache on a daemon thread beside
+    the run's start, a core's worth at once: a worker finds each built, or waits for the build
+    under way (`build_program` holds a lock per build), where it used to compile one on its
+    first case of it while the command was still starting. Their compilers see what their runs
+    see (`_package_of`). What a build finds (a compile error) is kept in the cache like any
+    build's, for the worker that runs it to report; what one raises, the worker raises again
+    as it builds it itself."""
+    problem, _ = _package_of(problem)
+
+    def build_all() -> None:
+        try:
+            on_cores(lambda name: submission_build(problem, name), names)
+        except Exception:  # the worker that runs it builds it again, and says why it cannot
+            pass
+
+    threading.Thread(target=build_all, name=f"builds of {problem.id}", daemon=True).start()
 
 
 def _package_of(problem: PackageProblem) -> tuple[PackageProblem, Package]:

@@ -340,6 +340,12 @@ class Problem:
         the rest of the run's start (a package holds its validators to its invalid data).
         Nothing, unless the problem has such checks."""
 
+    def start_building(self, names: tuple[str, ...]) -> None:
+        """A run whose workers share this machine's build cache says which submissions it will
+        run as it starts: the problem may start building them now, beside the rest of the
+        run's start, so that no worker waits for a compiler on its first case of one. Nothing,
+        unless the problem has submissions to build."""
+
     def submissions_not_runnable(self, names: tuple[str, ...]) -> str | None:
         """Why one of the submissions `names` cannot be run (built now), or None."""
         raise UnknownName(f"problem {self.id} has no submissions")

@@ -452,3 +452,42 @@ def test_every_submission_is_judged_in_the_pass_that_derives_the_limit(tmp_path)
     assert verdicts == {"accepted/sum.py": ["AC"], "wrong_answer/off.py": ["WA"],
                         "slow/slow.py": ["AC"]}
     assert results.group_by("solver").len()["len"].to_list() == [cases] * 3
+
+
+_BUILD_PROBE = """
+import json, sys, threading
+from pathlib import Path
+from pipeline.problems import add_problem_dirs, get_problem
+from pipeline.packages.judge import build_one
+
+data, start = Path(sys.argv[1]), sys.argv[2] == "start"
+add_problem_dirs([data / "problems"])
+problem = get_problem("circlearea")
+package = problem.load()
+names = tuple(program.name for program in package.submissions)
+if start:
+    problem.start_building(names)
+    for thread in threading.enumerate():
+        if thread.name.startswith("builds of"):
+            thread.join(timeout=300)
+found = {name: build_one(package, package.submission(name), problem.build_cache)
+         for name in names}
+print(json.dumps({name: [build.status, build.cached] for name, build in found.items()}))
+"""
+
+
+def test_a_run_builds_the_submissions_it_will_run_beside_its_start_into_the_cache_its_workers_read(
+        tmp_path):
+    """What `pipeline run` starts as it starts (the local pool's workers share this machine's
+    build cache): every submission, C and C++ compiled, is in the cache a worker's build then
+    finds; without it the first build is the worker's own."""
+    found = {}
+    for start in ("start", "none"):
+        _, data = registered(tmp_path / start, "circlearea")
+        done = subprocess.run([sys.executable, "-c", _BUILD_PROBE, str(data), start],
+                              capture_output=True, text=True, timeout=600, cwd=REPO)
+        assert done.returncode == 0, done.stderr
+        found[start] = json.loads(done.stdout)
+    assert {"accepted/area.c", "time_limit_exceeded/slow_large.cpp"} <= set(found["start"])
+    assert all(status == "ok" and cached for status, cached in found["start"].values()), found
+    assert not any(cached for _, cached in found["none"].values()), found
