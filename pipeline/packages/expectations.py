@@ -85,23 +85,44 @@ def given_time_limit(package: Package) -> TimeLimit | None:
 
 
 def lower_bound_submissions(package: Package) -> list[Program]:
-    """Submissions whose times set the least time limit (accepted ones, as the format says)."""
-    chosen = []
-    for program in package.submissions:
-        rules = program.expectation.requirements if program.expectation else ()
-        if package.format == "legacy" or package.format == "polygon":
-            if program.expectation and program.expectation.label in ("accepted", "main"):
-                chosen.append(program)
+    """Submissions whose times set the least time limit on some of their cases (accepted ones,
+    as the format says: `bounds`)."""
+    return [program for program in package.submissions
+            if any(lower for lower, _ in _rule_bounds(package, program))]
+
+
+def bounds(package: Package, program: Program, case: str) -> tuple[bool, bool]:
+    """Whether the run of `program` on the case named `case` bounds a derived time limit from
+    below (its time x ac_to_time_limit is at most the limit) and from above (the limit x
+    time_limit_to_tle is at most its time), as its rules in scope of the case say: one that
+    permits no TLE (or says `use_for_time_limit: lower`) bounds it from below, one that
+    requires TLE only (or says `upper`) from above, one that says `use_for_time_limit: false`
+    neither (the 2023-07 and 2025-09 formats; BAPCtools reads a case's rules so). A legacy or
+    Polygon package's accepted (main) submissions bound it from below on every case."""
+    return (any(lower for lower, _ in _rule_bounds(package, program, case)),
+            any(upper for _, upper in _rule_bounds(package, program, case)))
+
+
+def _rule_bounds(package: Package, program: Program,
+                 case: str | None = None) -> list[tuple[bool, bool]]:
+    """(from below, from above) for each rule of `program` in scope of `case` (None: every
+    rule)."""
+    if package.format in ("legacy", "polygon"):
+        accepted = bool(program.expectation and program.expectation.label in ("accepted", "main"))
+        return [(accepted, False)]
+    rules = program.expectation.requirements if program.expectation else ()
+    found = []
+    for rule in rules:
+        if case is not None and not _in_scope(rule.scope, case):
             continue
-        for rule in rules:
-            if rule.use_for_time_limit is False:
-                continue
-            lower = rule.use_for_time_limit == "lower" or (
-                rule.permitted is not None and Verdict.TLE not in rule.permitted)
-            if lower:
-                chosen.append(program)
-                break
-    return chosen
+        use = rule.use_for_time_limit
+        if use is False:
+            continue
+        found.append((use == "lower" or (use != "upper" and rule.permitted is not None
+                                         and Verdict.TLE not in rule.permitted),
+                      use == "upper" or (use != "lower"
+                                         and rule.required == frozenset({Verdict.TLE}))))
+    return found
 
 
 def times_out_by_design(program: Program) -> bool:
@@ -132,12 +153,10 @@ def expected_to_pass(program: Program) -> bool:
 
 
 def upper_bound_submissions(package: Package) -> list[Program]:
-    if package.format in ("legacy", "polygon"):
-        return []
-    return [p for p in package.submissions if p.expectation and any(
-        r.use_for_time_limit is not False and (r.use_for_time_limit == "upper" or r.required ==
-                                               frozenset({Verdict.TLE}))
-        for r in p.expectation.requirements)]
+    """Submissions whose times bound the time limit from above on some of their cases
+    (`bounds`)."""
+    return [program for program in package.submissions
+            if any(upper for _, upper in _rule_bounds(package, program))]
 
 
 def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResult]]) -> TimeLimit:
@@ -146,9 +165,10 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
     if given is not None:
         return given
     limits = package.limits
-    lower = [p.name for p in lower_bound_submissions(package) if p.name in runs]
-    times = [(r.cpu_s, name, r.case) for name in lower for r in runs[name].values()
-             if r.verdict not in NOT_JUDGED]
+    lower = [p for p in lower_bound_submissions(package) if p.name in runs]
+    # each run on a case where its submission bounds the limit from below
+    times = [(r.cpu_s, p.name, r.case) for p in lower for r in runs[p.name].values()
+             if r.verdict not in NOT_JUDGED and bounds(package, p, r.case)[0]]
     if not times:
         raise UserError(f"package {package.short_name}: no accepted submission ran, so no time "
                         "limit can be derived")
@@ -168,11 +188,14 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
     how = (f"slowest lower-bound run {slowest:.3f} s ({who} on {where}) x ac_to_time_limit "
            f"{limits.ac_to_time_limit:g}, up to a multiple of {resolution:g} s: {time_s:g} s")
     conflict = None
-    upper = [p.name for p in upper_bound_submissions(package) if p.name in runs]
+    upper = [p for p in upper_bound_submissions(package) if p.name in runs]
     # a run stopped (at its wall-clock cap, at the limit, or waiting forever on the other side
-    # of an exchange) would have taken longer: as long as any limit
-    tle_times = [max((math.inf if r.timed_out else r.cpu_s) for r in runs[name].values())
-                 for name in upper if runs[name]]
+    # of an exchange) would have taken longer: as long as any limit; each submission's slowest
+    # run on a case where it bounds the limit from above
+    tle_runs = [[r for r in runs[p.name].values() if bounds(package, p, r.case)[1]]
+                for p in upper]
+    tle_times = [max((math.inf if r.timed_out else r.cpu_s) for r in found)
+                 for found in tle_runs if found]
     if tle_times:
         fastest = min(tle_times)
         if time_s * limits.time_limit_to_tle > fastest + 1e-9:

@@ -97,13 +97,20 @@ def _requirement(config: dict, scope: str, file: str, lines: Lines, prefix: tupl
         raise PackageError(file, "use_for_time_limit", f"use_for_time_limit must be true, "
                            f"false, lower or upper, got {use!r}",
                            line=lines(*prefix, "use_for_time_limit"))
-    return Requirement(
-        scope=scope,
-        permitted=_verdict_set(config["permitted"], file, "permitted",
-                               lines(*prefix, "permitted")) if "permitted" in config else None,
-        required=_verdict_set(config["required"], file, "required",
-                              lines(*prefix, "required")) if "required" in config else None,
-        score=score, message=config.get("message"), use_for_time_limit=use)
+    permitted = _verdict_set(config["permitted"], file, "permitted",
+                             lines(*prefix, "permitted")) if "permitted" in config else None
+    required = _verdict_set(config["required"], file, "required",
+                            lines(*prefix, "required")) if "required" in config else None
+    # the spec: `lower` is a `permitted: [AC, WA, RTE]` constraint, `upper` a `required: [TLE]`
+    if use == "lower" and permitted is None:
+        permitted = USE_LOWER_PERMITS
+    if use == "upper" and required is None:
+        required = frozenset({Verdict.TLE})
+    return Requirement(scope=scope, permitted=permitted, required=required, score=score,
+                       message=config.get("message"), use_for_time_limit=use)
+
+
+USE_LOWER_PERMITS = frozenset({Verdict.AC, Verdict.WA, Verdict.RE})
 
 
 SUBMISSION_KEYS = {"language", "entrypoint", "authors", "model_solution", "permitted", "required",
@@ -173,10 +180,10 @@ def _modern_expectation(name: str, folder: str, rules: tuple[dict, str, Lines] |
     if rules is not None:
         config, file, lines = rules
         for pattern, settings in config.items():
-            if str(pattern) == folder or not glob_matches(str(pattern), name):
+            if not glob_matches(str(pattern), name):
                 continue
             top = {k: v for k, v in settings.items() if k in REQUIREMENT_KEYS}
-            if top:
+            if top and str(pattern) != folder:  # the folder's own: in its rule above
                 requirements.append(_requirement(top, "", file, lines, (str(pattern),)))
             for key, value in settings.items():
                 if key not in SUBMISSION_KEYS and isinstance(value, dict):

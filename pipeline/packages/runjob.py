@@ -70,6 +70,19 @@ def package_cases(problem: PackageProblem) -> dict[str, TestCase]:
     return known[1]
 
 
+def case_name(problem: PackageProblem, case_id: str, group: str | None) -> str:
+    """The name the stored case `case_id` is judged under: its package test case's (ingest
+    stored it under the case id of its input), else its group's and its id's
+    (`_outside_case`)."""
+    case = package_cases(problem).get(case_id)
+    return case.name if case is not None else outside_name(case_id, group)
+
+
+def outside_name(case_id: str, group: str | None) -> str:
+    """The name of a stored case the package does not hold: its group's and its id's."""
+    return f"{group or 'secret'}/{case_id[:12]}"
+
+
 def submission_build(problem: PackageProblem, name: str) -> Build:
     """The submission `name`, built (once per process; on disk once per source hash)."""
     package = problem.load()
@@ -171,7 +184,7 @@ def _outside_case(package: Package, job: Job, scratch: Path) -> TestCase:
         answer_path = scratch / "input.ans"
         answer_path.write_text(job.answer, encoding="utf-8")
     return replace(case_in_group(package, job.group or "secret", input_path),
-                   name=f"{job.group or 'secret'}/{job.case_id[:12]}", answer_path=answer_path)
+                   name=outside_name(job.case_id, job.group), answer_path=answer_path)
 
 
 def outcome_of(job: Job, result: CaseResult) -> Outcome:

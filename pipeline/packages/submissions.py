@@ -37,14 +37,15 @@ import polars as pl
 
 from pipeline.errors import UserError
 from pipeline.packages.expectations import (PROBE_TIME_S, Agreement, TimeLimit, aligned,
-                                            check_expectations, derive_time_limit,
+                                            bounds, check_expectations, derive_time_limit,
                                             lower_bound_submissions, margins,
                                             times_out_by_design)
 from pipeline.packages.invalid import start_validator_check, validator_agreements
 from pipeline.packages.model import CaseResult, Package
 from pipeline.packages.registry import record_time_limit
 from pipeline.packages.judge import judged_at
-from pipeline.packages.runjob import outcome_of, package_case, package_cases, submission_build
+from pipeline.packages.runjob import (case_name, outcome_of, package_case, package_cases,
+                                     submission_build)
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.verdicts import Verdict, stops_fail_fast
 
@@ -154,13 +155,14 @@ NOT_JUDGED_AGAIN = frozenset({Verdict.SKIP, Verdict.CE})
 def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executor,
                  others: tuple[str, ...] = (), fail_fast: bool = False
                  ) -> tuple[TimeLimit, Judging, bool]:
-    """Run the lower-bound submissions on every case with the probe limit, derive the time
-    limit from their times as the package's format says, and record it. Returns the limit,
+    """Run the lower-bound submissions with the probe limit on the cases where they bound the
+    limit from below (`bounds`: their rules in scope of the case), derive the time limit from
+    their times as the package's format says, and record it. Returns the limit,
     each of those runs judged again at it (`judge.judged_at`: the probe is the highest
     limit, so each run holds what judging it at the derived limit would: they are not run
     again), and whether the limit was recorded.
 
-    The submissions `others` are judged in the same pass, after the lower-bound ones, at
+    The submissions `others` are judged in the same pass, after the lower-bound runs, at
     the least limit deriving can give (`least_derived_limit`), so no core waits for the
     slowest lower-bound run before they start. Each of their runs that holds at the derived
     limit (`holds_at`: the same limit, or a run that ended of itself) is returned judged
@@ -180,13 +182,20 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
     probe = TimeLimit(PROBE_TIME_S, PROBE_TIME_S, PROBE_TIME_S, "given", "probe")
     others = tuple(name for name in others if name not in lower)
     least = least_derived_limit(package)
-    jobs = submission_jobs(submission_specs(problem, lower, probe), cases, 1, set())
+    # at the probe: each lower-bound submission on the cases where it bounds the limit from
+    # below (`bounds`); its other cases are judged at the derived limit, after this pass
+    every = submission_jobs(submission_specs(problem, lower, probe), cases, 1, set())
+    programs = {program.name: program for program in package.submissions}
+    names = dict(zip(cases["case_id"], (case_name(problem, case_id, group) for case_id, group
+                                        in zip(cases["case_id"], cases["group"]))))
+    jobs = [job for job in every
+            if bounds(package, programs[job.solver.name], names[job.case_id])[0]]
     if others:
         # the longest of all first (one meant to time out, run to the high end on the
         # largest case), then the lower-bound runs, then the rest largest first
         sizes = dict(zip(cases["case_id"], cases["size"]))
         rest = longest_first(submission_jobs(submission_specs(problem, others, least, cases),
-                                             cases, 1, set(), len(jobs)), sizes)
+                                             cases, 1, set(), len(every)), sizes)
         longest = [job for job in rest if runs_long(job)]
         jobs = longest + jobs + [job for job in rest if not runs_long(job)]
     failed: set[str] = set()

@@ -9,7 +9,7 @@ import pytest
 
 from packagekit import ALL, FIXTURES
 from pipeline.packages import judge_package, load_package
-from pipeline.packages.expectations import (TimeLimit, check_expectations, derive_time_limit,
+from pipeline.packages.expectations import (TimeLimit, bounds, check_expectations, derive_time_limit,
                                             verdict_at)
 from pipeline.packages.model import CaseResult
 
@@ -194,3 +194,63 @@ def test_a_submission_stopped_at_its_first_failure_is_held_to_what_it_could_stil
     wrong_sample = {**ran, "sample/1": run("sample/1", "WA", 0.1)}
     held = check_expectations(package, program, wrong_sample, limit, not_run - {"sample/1"})
     assert [d.rule for d in held.disagreements] == ["permitted [AC] on sample"]
+
+
+# -- use_for_time_limit per test group, under a folder's key too -----------------------------------
+
+_TIMED_BY_GROUP = """\
+# a folder's key with rules per test group (BAPCtools' testexpectations writes it so)
+tle:
+  sample:
+    use_for_time_limit: lower
+  secret:
+    use_for_time_limit: upper
+"""
+
+
+def _package_timed_by_group(copy_fixture, build_dir, rules: str):
+    root = copy_fixture("hypotenuse")
+    (root / "problem.yaml").write_text("problem_format_version: 2025-09\nname: H\n"
+                                       "uuid: 8ee7605a-0000-4000-8000-000000000002\n")
+    (root / "submissions" / "tle").mkdir()
+    shutil.copy(root / "submissions/accepted/hypot.py", root / "submissions/tle/sleepy.py")
+    (root / "submissions" / "submissions.yaml").write_text(rules)
+    return load_package(root, build_dir)
+
+
+def test_the_rules_of_a_folders_key_hold_per_test_group(copy_fixture, build_dir):
+    """`lower` is a `permitted: [AC, WA, RTE]` rule and `upper` a `required: [TLE]` one (the
+    2025-09 format), each on its group: under a folder's own key they are kept, not dropped."""
+    package = _package_timed_by_group(copy_fixture, build_dir, _TIMED_BY_GROUP)
+    rules = package.submission("tle/sleepy.py").expectation.requirements
+    assert {(r.scope, r.use_for_time_limit, r.permitted, r.required) for r in rules} == {
+        ("sample", "lower", frozenset({"AC", "WA", "RE"}), None),
+        ("secret", "upper", None, frozenset({"TLE"}))}
+
+
+def test_a_submission_bounds_the_time_limit_only_on_the_groups_its_rules_say(
+        copy_fixture, build_dir):
+    """Its sample runs bound the derived limit from below (3 s x ac_to_time_limit 2: 6 s,
+    where the accepted one's 0.1 s gives 1 s), its secret runs from above (a secret run over
+    the probe does not raise the limit, as BAPCtools' time_limit derives it); the fastest of
+    its secret runs is the upper bound a limit x time_limit_to_tle must stay under."""
+    package = _package_timed_by_group(copy_fixture, build_dir, _TIMED_BY_GROUP)
+    sleepy = package.submission("tle/sleepy.py")
+    assert bounds(package, sleepy, "sample/1") == (True, False)
+    assert bounds(package, sleepy, "secret/03-big") == (False, True)
+    accepted = package.submission("accepted/hypot.py")
+    assert bounds(package, accepted, "secret/03-big") == (True, False)
+    runs = {"accepted/hypot.py": {"secret/03-big": run("secret/03-big", "AC", 0.1)},
+            "tle/sleepy.py": {"sample/1": run("sample/1", "AC", 3.0),
+                              "secret/03-big": run("secret/03-big", "TLE", 10.0, timed_out=True),
+                              "secret/02-small": run("secret/02-small", "AC", 8.0)}}
+    limit = derive_time_limit(package, runs)
+    assert limit.time_s == 6.0 and "tle/sleepy.py on sample/1" in limit.how
+    assert limit.conflict is None       # its slowest secret run (stopped) is over 6 x 1.5
+    runs["tle/sleepy.py"]["secret/03-big"] = run("secret/03-big", "AC", 8.5)
+    assert "exceeds the fastest time_limit_exceeded" in derive_time_limit(package, runs).conflict
+    # without the group rules it would be no bound at all; a `false` opts a group out
+    (package.root / "submissions" / "submissions.yaml").write_text(
+        "tle:\n  sample:\n    use_for_time_limit: false\n")
+    plain = load_package(package.root, build_dir)
+    assert bounds(plain, plain.submission("tle/sleepy.py"), "sample/1") == (False, False)

@@ -491,3 +491,35 @@ def test_a_run_builds_the_submissions_it_will_run_beside_its_start_into_the_cach
     assert {"accepted/area.c", "time_limit_exceeded/slow_large.cpp"} <= set(found["start"])
     assert all(status == "ok" and cached for status, cached in found["start"].values()), found
     assert not any(cached for _, cached in found["none"].values()), found
+
+
+def test_a_submission_times_the_limit_only_on_the_groups_its_rules_name(tmp_path):
+    """`tle: {sample: {use_for_time_limit: lower}, secret: {use_for_time_limit: upper}}` (a
+    folder's key, as BAPCtools' testexpectations writes it): its sample runs derive the limit
+    with the accepted one's (0.3 s x 2 -> 1 s at a 0.5 s resolution), its secret ones, which
+    never end, are not run at the probe limit (they would make it 20 s) but at the derived
+    limit, where they are the TLE its secret rule requires."""
+    trace = tmp_path / "tle.log"
+    spin = ("import sys, time\nwith open(%r, 'a') as log:\n    log.write(sys.argv[0] + '\\n')\n"
+            "a, b = map(int, input().split())\nlast = 0.3 if a == 1 else 1e9\n"
+            "while time.process_time() < last:\n    pass\nprint(a + b)\n") % str(trace)
+    package = tiny_kattis(tmp_path / "bygroup", {
+        "problem.yaml": "problem_format_version: 2025-09\ntype: pass-fail\nname: By Group\n"
+                        "uuid: 8ee7605a-0000-4000-8000-000000000003\n"
+                        "limits:\n  time_resolution: 0.5\n",
+        "submissions/tle/spin.py": spin,
+        "submissions/submissions.yaml": "tle:\n  sample:\n    use_for_time_limit: lower\n"
+                                        "  secret:\n    use_for_time_limit: upper\n",
+    })
+    data = tmp_path / "data"
+    assert pipeline(data, "ingest", str(package)).returncode == 0
+    done = pipeline(data, "run", "--problem", "bygroup", "--sandbox", "off")
+    assert done.returncode == 0, done.stdout + done.stderr
+    limit = json.loads((data / "problems" / "bygroup" / "package.json").read_text())
+    assert limit["time_limit"]["time_s"] == 1.0, limit
+    assert "tle/spin.py on sample/1" in limit["time_limit"]["how"], limit
+    verdicts = dict(table(data, "results").filter(pl.col("solver") == "tle/spin.py")
+                    .group_by("verdict").len().iter_rows())
+    assert verdicts == {"AC": 1, "TLE": 2}, verdicts
+    assert len(trace.read_text().splitlines()) == 3  # each case once: none at the probe
+    assert " NO" not in done.stdout, done.stdout
