@@ -64,6 +64,19 @@ class Timed:
     run: ProcessRun
     verdicts: dict[str, str]
     made: ProcessRun | None = None  # bt: its `bt generate` before the run (None: none ran)
+    time_limit_s: float | None = None  # the limit the tool judged at, as it printed it
+
+
+# The time limit each tool says it judges at: bt's `Run: using timelimit: 1.0s`, the
+# pipeline's summary line `  time limit 7 s: ...`.
+_BT_LIMIT = re.compile(r"using timelimit:\s*([0-9.]+)s")
+_PIPELINE_LIMIT = re.compile(r"^\s*time limit ([0-9.]+) s\b", re.MULTILINE)
+
+
+def judged_limit(pattern: re.Pattern, text: str) -> float | None:
+    """The time limit `text` (a tool's output) says it judged at (None: it says none)."""
+    found = pattern.search(text)
+    return float(found.group(1)) if found else None
 
 
 def bapctools(ctx: BenchContext) -> Path | None:
@@ -161,7 +174,7 @@ def run_bt(bt: Path, package: Path, scratch: Path, every_case: bool = False) -> 
     # bt writes its verdict lines to stderr: all of it is read, not only its tail
     text = out.read_text(encoding="utf-8", errors="replace") + \
         err.read_text(encoding="utf-8", errors="replace")
-    return Timed(run, bt_verdicts(text), made)
+    return Timed(run, bt_verdicts(text), made, judged_limit(_BT_LIMIT, text))
 
 
 def bt_verdicts(text: str) -> dict[str, str]:
@@ -192,7 +205,8 @@ def run_pipeline(package: Path, scratch: Path,
     run = spawn_timed([*command, "run", "--problem", package.name,
                        *(["--fail-fast"] if fail_fast else [])], stdout=out)
     text = out.read_text(encoding="utf-8", errors="replace")
-    return ingest, Timed(run, {name: got for name, got, _ in _PIPELINE_LINE.findall(text)})
+    return ingest, Timed(run, {name: got for name, got, _ in _PIPELINE_LINE.findall(text)},
+                         time_limit_s=judged_limit(_PIPELINE_LIMIT, text))
 
 
 def chosen_packages(packages: list[Path], names: list[str] | None) -> list[Path]:
@@ -273,6 +287,9 @@ def run_peers(ctx: BenchContext, repeats: int, quick: bool,
             f"{bt_cpu:>6.1f}s {run_cpu:>7.1f}s  {agree}")
         for line in differ:
             say(f"    differs: {line}")
+        limits = (bt_runs[-1].time_limit_s, ours[-1][1].time_limit_s)
+        if None not in limits and limits[0] != limits[1]:  # not the same work: say so
+            say(f"    judged at other time limits: bt {limits[0]:g} s, pipeline {limits[1]:g} s")
         for tool, own, other in (("bt", theirs, mine), ("pipeline", mine, theirs)):
             alone = sorted(set(own) - set(other))
             if alone:
@@ -283,7 +300,10 @@ def run_peers(ctx: BenchContext, repeats: int, quick: bool,
                               ("ingest_wall_s", ingest_wall),
                               ("bt_generate_wall_s", bt_made_wall), ("ratio", ratio),
                               ("ratio_with_ingest", with_ingest),
-                              ("verdicts_agree", float(not differ and bool(shared)))):
+                              ("verdicts_agree", float(not differ and bool(shared))),
+                              ("bt_time_limit_s", limits[0]), ("run_time_limit_s", limits[1])):
+            if value is None:
+                continue
             record(ctx, "peers", metric, value, "s" if metric.endswith("_s") else "x",
                    problem=name, recipe=bt_mode)
         goal(ctx, "peers/run", ratio <= RUN_GOAL,

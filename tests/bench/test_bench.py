@@ -7,8 +7,10 @@ land in `<out_dir>/<bench_id>.parquet`.
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import re
 from pathlib import Path
 
 import polars as pl
@@ -133,6 +135,11 @@ def test_peers_reads_each_submissions_verdict_from_a_real_package_run(tmp_path: 
     submissions = sorted(str(p.relative_to(package / "submissions"))
                          for p in (package / "submissions").glob("*/*") if p.is_file())
     assert sorted(timed.verdicts) == submissions
+    # the limit it judged at, as the summary says it: the one the package records
+    recorded = json.loads((tmp_path / "pipeline-data" / "problems" / "hypotenuse" /
+                           "package.json").read_text()).get("time_limit")
+    given = re.search(r"time_limit:\s*([0-9.]+)", (package / "problem.yaml").read_text())
+    assert timed.time_limit_s == (float(given.group(1)) if given else recorded["time_s"])
     expected = {"accepted": "AC", "wrong_answer": "WA", "time_limit_exceeded": "TLE",
                 "run_time_error": "RE"}
     for name, verdict in timed.verdicts.items():
@@ -185,6 +192,20 @@ def test_peers_times_bt_generate_for_a_package_with_generators(tmp_path: Path) -
     assert generated.made is not None and "cases generated" in generated.made.stderr
     assert 0 < generated.made.wall_s and generated.verdicts
     assert plain.made is None and plain.verdicts
+
+
+def test_peers_reads_the_time_limit_each_tool_judged_at() -> None:
+    """bt says the limit it runs at before its verdicts (its default where a package gives
+    none), the pipeline in its summary: a comparison at other limits is said to be one."""
+    from benchmarks import peers
+
+    bt_text = "PROBLEM btte\nBuild submissions: \n\nRun: using timelimit: 1.0s\n\nac.py: AC\n"
+    ours = ("run 20261204T152739-743c63: finished, 7 cases, 105 results\n"
+            "  tle/sleep.py AC=2 SKIP=4 TLE=1; slowest 10603.5 ms CPU\n"
+            "  time limit 7 s: slowest lower-bound run 3.002 s (tle/sleep.py on sample/3)\n")
+    assert peers.judged_limit(peers._BT_LIMIT, bt_text) == 1.0
+    assert peers.judged_limit(peers._PIPELINE_LIMIT, ours) == 7.0
+    assert peers.judged_limit(peers._PIPELINE_LIMIT, "run x: finished, 0 cases\n") is None
 
 
 def test_peers_reads_bapctools_verdict_lines() -> None:
