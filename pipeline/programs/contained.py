@@ -725,7 +725,11 @@ def sweep() -> None:
 
 
 def close_templates() -> None:
-    """Forget this process's sandbox templates and its pids cgroup (at its exit)."""
+    """Forget this process's sandbox templates and its pids cgroup, and wait for its launchers
+    still exiting (at its exit): a launcher left unreaped would be reaped by another process,
+    and the CPU time of its program would count in no one's children (not in `time` of the
+    command, nor in a bench's `wait4`)."""
+    _wait_exiting(LAUNCHER_GRACE_S)
     while _templates:  # popped first: a SIGTERM may run this again midway
         for fd in _templates.popitem()[1]:
             try:
@@ -744,6 +748,23 @@ def _reap_exiting() -> None:
             except ChildProcessError:
                 pass
             _exiting.remove(pid)
+
+
+def _wait_exiting(wait_s: float) -> None:
+    """At this process's exit: reap each launcher still tearing its namespaces down, after
+    waiting up to `wait_s` for it (killed then). Without `_shared`: a SIGTERM's clean-up may
+    run this while this thread holds it, and the process ends right after."""
+    for pid in list(_exiting):
+        try:
+            if not _wait_for(pid, wait_s):
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ChildProcessError, ProcessLookupError):
+            pass
+        try:
+            _exiting.remove(pid)
+        except ValueError:  # reaped by another thread meanwhile
+            pass
 
 
 def _own_pidfd() -> int:

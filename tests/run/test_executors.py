@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import pytest
-from runkit import alive, corpus, external, jobs_of, py, run_cli, run_jobs, stage
+from runkit import alive, command, corpus, external, jobs_of, py, run_cli, run_jobs, stage
 
 from pipeline.run.executors import LocalPoolExecutor, batches
 from pipeline.programs.jobs import Job
@@ -250,6 +250,22 @@ def test_what_a_runs_workers_compute_counts_in_the_cpu_time_of_its_children(
     assert done.returncode == 0, done.stderr
     used = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     assert used >= 4 * 0.3, f"{used:.2f} s of CPU counted"
+
+
+def test_what_a_runs_contained_programs_compute_counts_in_the_cpu_time_of_its_children(
+        tmp_path, toy):
+    """A worker reaps the launcher of each program it ran as it starts the next one, and at
+    its end waits for the last ones: the CPU time of every program counts as the command's
+    children's too (each worker's last program, here its only one, used to count nowhere)."""
+    data = tmp_path / "data"
+    corpus(data, {f"a/{i}.in": (f"{i} 1\n", None) for i in range(2)})
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = run_cli(data, "run", "--problem", "toy", "--jobs", "2",
+                   "--external", f"burn={command(py('busy_then_sum', '1.0'))}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert done.returncode == 0, done.stderr
+    used = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    assert used >= 2 * 1.0, f"{used:.2f} s of CPU counted"
 
 
 # -- a pool let grow while the cores sit idle ----------------------------------------------------
