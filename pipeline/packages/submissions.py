@@ -186,10 +186,13 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
     # below (`bounds`); its other cases are judged at the derived limit, after this pass
     every = submission_jobs(submission_specs(problem, lower, probe), cases, 1, set())
     programs = {program.name: program for program in package.submissions}
-    names = dict(zip(cases["case_id"], (case_name(problem, case_id, group) for case_id, group
-                                        in zip(cases["case_id"], cases["group"]))))
-    jobs = [job for job in every
-            if bounds(package, programs[job.solver.name], names[job.case_id])[0]]
+    jobs = every
+    if any(rule.scope for name in lower if programs[name].expectation
+           for rule in programs[name].expectation.requirements):  # else each bounds it on all
+        names = dict(zip(cases["case_id"], (case_name(problem, case_id, group) for case_id, group
+                                            in zip(cases["case_id"], cases["group"]))))
+        jobs = [job for job in every
+                if bounds(package, programs[job.solver.name], names[job.case_id])[0]]
     if others:
         # the longest of all first (one meant to time out, run to the high end on the
         # largest case), then the lower-bound runs, then the rest largest first
