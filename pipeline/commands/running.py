@@ -32,7 +32,8 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
     from pipeline.run.request import RunRequest, select_solvers
     from pipeline.run.solvers import parse_external
 
-    if executor_kind.strip().lower() == "local":  # its workers' server imports meanwhile
+    local = executor_kind.strip().lower() == "local"
+    if local:  # its workers' server imports meanwhile
         from pipeline.problems import problem_modules
         from pipeline.run.workerserver import start_server
 
@@ -63,7 +64,7 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
     contained.hide(settings.data_dir)
     executor = start_executor(executor_kind, scheduler, jobs, problem, selection)
     if selection is not None and selection.submissions:  # these run while Polars loads
-        if executor_kind.strip().lower() == "local":  # its workers use this machine's builds
+        if local:  # its workers use this machine's builds
             problem.start_building(selection.submissions)
         problem.start_holding(selection.submissions)
     try:

@@ -99,8 +99,8 @@ def bounds(package: Package, program: Program, case: str) -> tuple[bool, bool]:
     requires TLE only (or says `upper`) from above, one that says `use_for_time_limit: false`
     neither (the 2023-07 and 2025-09 formats; BAPCtools reads a case's rules so). A legacy or
     Polygon package's accepted (main) submissions bound it from below on every case."""
-    return (any(lower for lower, _ in _rule_bounds(package, program, case)),
-            any(upper for _, upper in _rule_bounds(package, program, case)))
+    found = _rule_bounds(package, program, case)
+    return any(lower for lower, _ in found), any(upper for _, upper in found)
 
 
 def _rule_bounds(package: Package, program: Program,
