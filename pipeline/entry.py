@@ -49,7 +49,10 @@ def exit_now(code: object) -> None:
     else:
         print(code, file=sys.stderr)
         status = 1
-    getattr(threading, "_shutdown", lambda: None)()  # as Python's exit: non-daemon threads
+    try:  # as Python's exit: the non-daemon threads, and what they registered to run then
+        getattr(threading, "_shutdown", lambda: None)()
+    except Exception:  # as Python's exit, an error there changes no status (a process pool's
+        pass           # wake-up pipe its own thread closed meanwhile: EBADF after a SIGTERM)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:

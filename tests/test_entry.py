@@ -56,3 +56,20 @@ def test_a_real_command_ends_with_its_status_and_its_whole_output(tmp_path):
     unknown = subprocess.run([*script, "run", "--problem", "nosuch"], capture_output=True,
                              text=True, timeout=120)
     assert unknown.returncode == 2 and "unknown problem 'nosuch'" in unknown.stderr
+
+
+def test_an_error_in_what_threads_registered_for_the_exit_keeps_the_status_and_no_traceback():
+    """A process pool registers its wake-up at exit on `threading`; after a SIGTERM its own
+    thread may have closed that pipe (EBADF): as at Python's exit the status stands (here the
+    143 of the SIGTERM), the `atexit` functions still run, and no traceback is printed."""
+    done = _python("""
+        import atexit, threading
+        from pipeline.entry import exit_now
+        def wake_a_closed_pipe():
+            raise OSError(9, "Bad file descriptor")
+        threading._register_atexit(wake_a_closed_pipe)
+        atexit.register(print, "atexit ran")
+        exit_now(143)
+    """)
+    assert done.returncode == 143, done.stderr
+    assert done.stdout == "atexit ran\n" and "Traceback" not in done.stderr, done.stderr
