@@ -594,6 +594,24 @@ def hunt_command(
          jobs=jobs, external=external, repeats=repeats, sandbox=sandbox)
 
 
+@app.command("serve", cls=Command, epilog=examples(
+    "pipeline serve &", "pipeline serve --idle-timeout 0"))
+def serve_command(
+    idle_timeout: Annotated[float, typer.Option(
+        "--idle-timeout", min=0, metavar="SECONDS", help="Stop after this long with no command "
+        "(0: never).")] = 1800.0,
+) -> None:
+    """Keep the pipeline's modules loaded and run every `pipeline` command of this installation
+    from them (0.3-0.4 s less per command); Ctrl-C or SIGTERM stops it."""
+    from pipeline.commands.service import ServiceError, serve
+
+    try:
+        code = serve(idle_timeout, status_of)
+    except ServiceError as error:
+        fail(str(error), code=1)
+    raise typer.Exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; every error a user can cause ends in one line, never a
     traceback (set PIPELINE_DEBUG=1 to see one), with exit status 1 (2 for usage errors,
@@ -601,6 +619,16 @@ def main(argv: list[str] | None = None) -> None:
     from pipeline.commands.exits import run_app
 
     run_app(app_for(sys.argv[1:] if argv is None else argv), argv)
+
+
+def status_of(argv: list[str]) -> object:
+    """Run the command line `argv` in this process; what it exits with (as
+    `SystemExit.code`)."""
+    try:
+        main(argv)
+    except SystemExit as exit_:
+        return exit_.code
+    return 0
 
 
 def app_for(argv: list[str]) -> typer.Typer:

@@ -2,7 +2,9 @@
 
 `pipeline solve ...` is dispatched here without importing Typer (or anything but the problem
 being solved): it is the command run once per judge file, where start-up time is most of the
-cost. Every other command goes to the Typer application in `pipeline.cli`.
+cost. Every other command goes to the Typer application in `pipeline.cli`; while `pipeline
+serve` runs, it goes to the service instead, which runs it with every module loaded
+(`pipeline.commands.service`), and this process waits for its status.
 
 Once the command has ended, the process ends as Python would end it, less the tearing down of
 its modules: the threads Python waits for are waited for, the `atexit` functions run (the fork
@@ -17,49 +19,29 @@ from __future__ import annotations
 
 import sys
 
+from pipeline.commands.ending import exit_now
+
 
 def main() -> None:
     argv = sys.argv[1:]
+    from pipeline.commands.service import run_in_service
+
+    code = run_in_service(argv)
+    exit_now(run_here(argv) if code is None else code)
+
+
+def run_here(argv: list[str]) -> object:
+    """Run the command `argv` in this process; what it exits with (as `SystemExit.code`)."""
     try:
         if argv[:1] == ["solve"]:
             from pipeline.run.solve import main as solve_main
 
-            code = solve_main(argv[1:])
-        else:
-            from pipeline.cli import main as cli_main
+            return solve_main(argv[1:])
+        from pipeline.cli import status_of
 
-            cli_main()
-            code = 0
+        return status_of(argv)
     except SystemExit as exit_:
-        code = exit_.code
-    exit_now(code)
-
-
-def exit_now(code: object) -> None:
-    """End the process with status `code` (as `sys.exit(code)` would: None is 0, a text is
-    printed to stderr and is 1) without tearing its modules down."""
-    import atexit
-    import os
-    import threading
-
-    if code is None:
-        status = 0
-    elif isinstance(code, int):
-        status = code
-    else:
-        print(code, file=sys.stderr)
-        status = 1
-    try:  # as Python's exit: the non-daemon threads, and what they registered to run then
-        getattr(threading, "_shutdown", lambda: None)()
-    except Exception:  # as Python's exit, an error there changes no status (a process pool's
-        pass           # wake-up pipe its own thread closed meanwhile: EBADF after a SIGTERM)
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe or stream: as Python's exit, say so
-            status = status or 120
-    os._exit(status & 0xFF)
+        return exit_.code
 
 
 if __name__ == "__main__":

@@ -1,0 +1,36 @@
+"""How a `pipeline` process ends once its command has: `exit_now`.
+
+Only the standard library is imported here: it is part of every command's start, `pipeline
+solve`'s too, which imports nothing it does not need.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def exit_now(code: object) -> None:
+    """End the process with status `code` (as `sys.exit(code)` would: None is 0, a text is
+    printed to stderr and is 1) without tearing its modules down."""
+    import atexit
+    import os
+    import threading
+
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    try:  # as Python's exit: the non-daemon threads, and what they registered to run then
+        getattr(threading, "_shutdown", lambda: None)()
+    except Exception:  # as Python's exit, an error there changes no status (a process pool's
+        pass           # wake-up pipe its own thread closed meanwhile: EBADF after a SIGTERM)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: as Python's exit, say so
+            status = status or 120
+    os._exit(status & 0xFF)
