@@ -606,7 +606,7 @@ def serve_command(
     from pipeline.commands.service import ServiceError, serve
 
     try:
-        code = serve(idle_timeout, status_of)
+        code = serve(idle_timeout, status_of, prepare=build_commands)
     except ServiceError as error:
         fail(str(error), code=1)
     raise typer.Exit(code)
@@ -618,7 +618,7 @@ def main(argv: list[str] | None = None) -> None:
     128 + N when interrupted by signal N)."""
     from pipeline.commands.exits import run_app
 
-    run_app(app_for(sys.argv[1:] if argv is None else argv), argv)
+    run_app(command_for(sys.argv[1:] if argv is None else argv), argv)
 
 
 def status_of(argv: list[str]) -> object:
@@ -629,6 +629,29 @@ def status_of(argv: list[str]) -> object:
     except SystemExit as exit_:
         return exit_.code
     return 0
+
+
+# The click command Typer builds of each application `app_for` gives, by the names of its
+# commands: built once per process (a service builds them all before it forks its copies).
+_built: dict[tuple[str, ...], object] = {}
+
+
+def command_for(argv: list[str]):
+    """The click command that runs `argv`: Typer's build of `app_for(argv)`."""
+    import typer.main
+
+    chosen = app_for(argv)
+    key = tuple(command.name or "" for command in chosen.registered_commands)
+    if key not in _built:
+        _built[key] = typer.main.get_command(chosen)
+    return _built[key]
+
+
+def build_commands() -> None:
+    """Build the click command of every command, and of the whole application, ahead."""
+    command_for([])
+    for command in app.registered_commands:
+        command_for([command.name])
 
 
 def app_for(argv: list[str]) -> typer.Typer:
@@ -643,9 +666,7 @@ def app_for(argv: list[str]) -> typer.Typer:
 
     bare = copy.copy(app)
     bare.registered_commands = []
-    taking_a_value = {name for param in typer.main.get_group(bare).params
-                      if not getattr(param, "is_flag", False) and not getattr(param, "count", 0)
-                      for name in (*param.opts, *param.secondary_opts)}
+    taking_a_value = _root_options_taking_a_value(bare)
     words = iter(argv)
     for word in words:
         if word == "--":
@@ -661,6 +682,21 @@ def app_for(argv: list[str]) -> typer.Typer:
         bare.registered_commands = named
         return bare
     return app
+
+
+_ROOT_OPTIONS: list[set[str]] = []
+
+
+def _root_options_taking_a_value(bare: typer.Typer) -> set[str]:
+    """The root options followed by a value (`--data-dir`), read once per process."""
+    import typer.main
+
+    if not _ROOT_OPTIONS:
+        _ROOT_OPTIONS.append({name for param in typer.main.get_group(bare).params
+                              if not getattr(param, "is_flag", False)
+                              and not getattr(param, "count", 0)
+                              for name in (*param.opts, *param.secondary_opts)})
+    return _ROOT_OPTIONS[0]
 
 
 if __name__ == "__main__":

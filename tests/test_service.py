@@ -62,8 +62,13 @@ class Service:
         return self.text().count("pipeline service: serving ")
 
     def served(self) -> list[str]:
-        """The lines the service wrote for each command it ran."""
+        """The lines the service wrote for each command it ran (once it reaped its copy, which
+        may be after the command has its status)."""
         return re.findall(r"^pipeline service: `pipeline .*$", self.text(), re.MULTILINE)
+
+    def has_served(self, count: int) -> bool:
+        return wait_until(lambda: len(self.served()) >= count, timeout=10) \
+            and len(self.served()) == count
 
     def run(self, *args: str, cwd: Path = REPO, **extra: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "pipeline", *args], cwd=cwd,
@@ -119,11 +124,12 @@ def test_a_command_runs_in_the_service_as_it_runs_itself(service, tmp_path):
     # through the command's environment (PIPELINE_PROBLEMS_DIR), not the service's
     args = ("--data-dir", "data", "run", "--problem", "toy", "--solver", "fast")
     served = service.run(*args, cwd=tmp_path)
-    assert len(service.served()) == 1 and "run --problem toy" in service.served()[0]
+    assert service.has_served(1) and "run --problem toy" in service.served()[0]
+    assert "gone" not in service.served()[0]  # the command let go once it had its status
     shutil.rmtree(data)
     copy.rename(data)
     itself = service.run(*args, cwd=tmp_path, PIPELINE_SERVICE="off")
-    assert len(service.served()) == 1  # PIPELINE_SERVICE=off: the command ran itself
+    assert service.has_served(1)  # PIPELINE_SERVICE=off: the command ran itself
     assert served.returncode == itself.returncode == 0, served.stderr
     assert _same_output(served.stdout) == _same_output(itself.stdout)
     assert "fast" in served.stdout and served.stderr == itself.stderr
@@ -135,7 +141,7 @@ def test_a_failing_command_says_the_same_and_exits_with_the_same_status(service,
                          PIPELINE_SERVICE="off")
     assert served.returncode == itself.returncode == 2
     assert served.stderr == itself.stderr and "unknown problem 'nosuch'" in served.stderr
-    assert len(service.served()) == 1 and "exit 2 in" in service.served()[0]
+    assert service.has_served(1) and "exit 2 in" in service.served()[0]
 
 
 def _long_run(service: Service, data: Path, token: str) -> subprocess.Popen:
@@ -191,7 +197,7 @@ def test_changed_code_runs_the_command_itself_and_restarts_the_service(service, 
     assert wait_until(lambda: service.servings() == 2, timeout=60), service.text()
     assert service.process.poll() is None  # the same process, its code loaded again
     again = service.run("--data-dir", str(tmp_path / "d"), "run", "--problem", "nosuch")
-    assert again.returncode == 2 and len(service.served()) == 1
+    assert again.returncode == 2 and service.has_served(1)
 
 
 def test_a_second_service_of_the_same_installation_is_refused(service):

@@ -54,8 +54,10 @@ REQUEST_TIMEOUT_S = 5.0  # how long the service waits for a connected command's 
 STOP_TIMEOUT_S = 10.0  # how long a stopping service waits for its commands to end
 _HEADER = struct.Struct(">I")
 _MAX_REQUEST = 16 << 20
-# Commands that never go through the service: itself, and `solve` (its own fast start).
-_NOT_SERVED = ("serve", "solve")
+# Commands that never go through the service: itself, `solve` (its own fast start), and shell
+# completion (which finds the user's shell among the command's parent processes).
+_NOT_SERVED = ("serve", "solve", "--install-completion", "--show-completion")
+_COMPLETION_ENV = "_PIPELINE_COMPLETE"
 
 
 # -- where ------------------------------------------------------------------------------------
@@ -90,7 +92,7 @@ def run_in_service(argv: list[str]) -> int | None:
     """Run the command `argv` in the service when one serves this installation: its exit
     status; None when there is none (or it declined), and the command runs itself."""
     if os.environ.get(SERVICE_ENV, "").lower() in ("off", "0", "no") or any(
-            word in _NOT_SERVED for word in argv):
+            word.partition("=")[0] in _NOT_SERVED for word in argv) or _COMPLETION_ENV in os.environ:
         return None
     path = socket_path()
     if not os.path.exists(path) or not _private_dir(os.path.dirname(path)):
@@ -113,28 +115,38 @@ def run_in_service(argv: list[str]) -> int | None:
         connection.close()
         _restore(handed, pending)
         return None
-    if not first.startswith(b"pid "):  # declined ("cold ..."): the command runs itself
+    if not first.startswith((b"pid ", b"exit ")):  # declined ("cold ..."): it runs itself
         connection.close()
         _restore(handed, pending)
         return None
-    pid = int(first.split()[1])
+    pid = 0
 
     def pass_on(signum: int, _frame=None) -> None:
+        if pid:
+            try:
+                os.kill(pid, signum)
+            except OSError:
+                pass
+        else:
+            pending.append(signum)
+
+    line = first
+    while line.startswith(b"pid "):
+        pid = int(line.split()[1])
+        for signum in handed:
+            signal.signal(signum, pass_on)
+        for signum in pending:
+            pass_on(signum)
         try:
-            os.kill(pid, signum)
+            line = answers.readline()
+        except OSError:
+            line = b""
+    if line.startswith(b"exit "):  # from the copy as it ends, or from the service after
+        try:  # the service is told this command let go of its socket on purpose
+            connection.sendall(b"done\n")
         except OSError:
             pass
-
-    for signum in handed:
-        signal.signal(signum, pass_on)
-    for signum in pending:
-        pass_on(signum)
-    try:
-        last = answers.readline()
-    except OSError:
-        last = b""
-    if last.startswith(b"exit "):
-        return int(last.split()[1])
+        return int(line.split()[1])
     sys.stderr.write("error: the pipeline service stopped before the command ended\n")
     return 1
 
@@ -202,20 +214,28 @@ class ServiceError(Exception):
 
 
 def serve(idle_timeout_s: float, run_command: Callable[[list[str]], object],
+          prepare: Callable[[], None] = lambda: None,
           say: Callable[[str], None] | None = None) -> int:
     """Serve this installation's socket until stopped (SIGINT, SIGTERM) or idle for
     `idle_timeout_s` seconds (0: never), running each command's argv with `run_command` (which
     returns what the command exits with, as `SystemExit.code`) in a copy of this process; the
-    exit status. `say` prints a line."""
+    exit status. `prepare` runs once the modules are loaded (what every copy should find
+    done); `say` prints a line."""
     import select
     import time
 
+    import gc
+
     say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+    if not hasattr(os, "pidfd_open"):
+        raise ServiceError("pipeline serve needs Linux 5.3 or later (pidfd_open)")
     path = socket_path()
     listener = _listen(path)
     inode = os.stat(path).st_ino
     started = time.monotonic()
     preload()
+    prepare()
+    gc.freeze()  # what is loaded stays as it is: a copy's collections never walk (or write) it
     stamp = code_stamp()
     say(f"pipeline service: serving {path} (pid {os.getpid()}, ready in "
         f"{time.monotonic() - started:.1f} s); stop it with Ctrl-C or `kill {os.getpid()}`")
@@ -233,8 +253,8 @@ def serve(idle_timeout_s: float, run_command: Callable[[list[str]], object],
             if restart and not commands:
                 break
             waiting = [c for c in commands.values() if not c.hung_up]
-            readable = [listener] if not restart else []
-            readable += [c.pidfd for c in commands.values()] + [c.connection for c in waiting]
+            readable = [listener, *(c.pidfd for c in commands.values()),
+                        *(c.connection for c in waiting)]
             timeout = None
             if idle_timeout_s > 0 and not commands:
                 timeout = max(0.0, last_active + idle_timeout_s - time.monotonic())
@@ -245,21 +265,23 @@ def serve(idle_timeout_s: float, run_command: Callable[[list[str]], object],
                 break
             for item in ready:
                 if item is listener:
-                    command = _accept(listener, stamp, [listener, *readable], run_command)
+                    command = _accept(listener, None if restart else stamp, readable,
+                                      run_command)
                     if command is _STALE:
+                        if not restart:
+                            say("pipeline service: the pipeline's code changed on disk; "
+                                "restarting with it once no command runs")
                         restart = True
-                        say("pipeline service: the pipeline's code changed on disk; "
-                            "restarting with it once no command runs")
                     elif command is not None:
                         commands[command.pidfd] = command
                     last_active = time.monotonic()
                 elif isinstance(item, int):
                     _finished(commands.pop(item), say)
                     last_active = time.monotonic()
-                else:  # the command's end of the socket: it sends nothing more, so it is gone
-                    for command in waiting:
-                        if command.connection is item:
-                            command.hang_up()
+                else:  # the command's end of the socket: `done` once it has the status
+                    for command in commands.values():  # (not one reaped just now)
+                        if command.connection is item and not command.hung_up:
+                            command.readable()
     except KeyboardInterrupt:
         say("pipeline service: stopping")
         _stop_all(commands, say)
@@ -322,11 +344,20 @@ class _Command:
         self.connection = connection
         self.argv = argv
         self.started = time.monotonic()
-        self.hung_up = False
+        self.hung_up = False  # nothing more to read from the waiting command
+        self.gone = False  # the waiting command died before its copy ended
 
-    def hang_up(self) -> None:
-        """The waiting command is gone (it died or was killed): its copy is interrupted."""
-        self.hung_up = True
+    def readable(self) -> None:
+        """The waiting command's end of the socket has something: `done` (it has its status
+        and let go), or its end (it died or was killed before: the copy is interrupted)."""
+        self.hung_up = True  # either way, nothing more to watch on it
+        try:
+            said = self.connection.recv(16, socket.MSG_DONTWAIT)
+        except OSError:
+            said = b""
+        if said.startswith(b"done"):
+            return
+        self.gone = True
         try:
             os.kill(self.pid, signal.SIGTERM)
         except OSError:
@@ -336,10 +367,11 @@ class _Command:
 _STALE = object()
 
 
-def _accept(listener: socket.socket, stamp: dict[str, int], others: list,
+def _accept(listener: socket.socket, stamp: dict[str, int] | None, others: list,
             run_command: Callable[[list[str]], object]) -> object:
     """Take one command from the socket and start it: its `_Command`, `_STALE` when the code
-    on disk changed (the command is told to run itself), or None (nothing to run)."""
+    on disk changed since `stamp` was taken or the service is to restart (None; the command
+    is told to run itself), or None (nothing to run)."""
     connection, _ = listener.accept()
     try:
         connection.settimeout(REQUEST_TIMEOUT_S)
@@ -354,13 +386,13 @@ def _accept(listener: socket.socket, stamp: dict[str, int], others: list,
         connection.close()
         return None
     try:
-        if _stale(stamp):
+        if stamp is None or _stale(stamp):
             connection.sendall(b"cold the service's code is older than the files on disk\n")
             connection.close()
             return _STALE
         pid = os.fork()
         if pid == 0:
-            _child(request, descriptors, [listener, connection, *others], run_command)
+            _child(request, descriptors, connection, [listener, *others], run_command)
         connection.sendall(f"pid {pid}\n".encode())
         connection.settimeout(None)
         return _Command(pid, connection, request["argv"])
@@ -403,9 +435,15 @@ def _read_request(connection: socket.socket) -> tuple[dict, list[int]]:
     return request, descriptors
 
 
-def _child(request: dict, descriptors: list[int], service_sockets: list,
-           run_command: Callable[[list[str]], object]) -> None:
-    """In the forked copy: become the command, run it, exit with its status. Never returns."""
+def _child(request: dict, descriptors: list[int], connection: socket.socket,
+           service_sockets: list, run_command: Callable[[list[str]], object]) -> None:
+    """In the forked copy: become the command, run it, exit with its status. Never returns.
+
+    The copy tells the waiting command its status itself, once it has done all but end (its
+    workers and programs are gone, its output flushed, its locks let go): the end of a
+    process this size (unmapping what it shares with the service) is 10-30 ms the command
+    need not wait for. The service still reaps it, and says how it ended if it died before
+    saying so."""
     status = 70
     try:
         os.setsid()
@@ -444,7 +482,16 @@ def _child(request: dict, descriptors: list[int], service_sockets: list,
             os._exit(1)
         from pipeline.commands.ending import exit_now
 
-        exit_now(run_command(sys.argv[1:]))
+        def announce(status: int) -> None:
+            # done: no signal may interrupt what is left, the process's own end
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM,
+                                                      signal.SIGHUP})
+            try:
+                connection.sendall(f"exit {status}\n".encode())
+            except OSError:
+                pass
+
+        exit_now(run_command(sys.argv[1:]), announce)
     except BaseException as error:  # a bug of the service's: said in one line, as a command's
         try:
             os.write(2, f"internal error: the pipeline service could not start the command: "
@@ -502,7 +549,7 @@ def _finished(command: _Command, say) -> None:
     command.connection.close()
     say(f"pipeline service: `pipeline {shlex.join(command.argv)}` (pid {command.pid}) "
         f"exit {status} in {time.monotonic() - command.started:.2f} s"
-        + (" (its command was gone)" if command.hung_up else ""))
+        + (" (its command was gone)" if command.gone else ""))
 
 
 def _stop_all(commands: dict[int, _Command], say) -> None:
