@@ -23,6 +23,12 @@ Reading and validating happen without a lock; the merge happens under the data f
 (`pipeline.tables.lock`), re-reading the stored table first, so two ingests at once end with
 the union of both. Each file is written atomically: a kill at any moment leaves the old or the
 new content.
+
+A problem package's validators are then held to its invalid data (`data/invalid_*`,
+`valid_output`), as `bt generate` validates it, and what they make of it is cached in the build
+area for the runs (`Problem.check_after_ingest`): last, after the cases are stored, so that it
+never costs them. A kind of invalid data the validators disagree with is a `note:` line of the
+package; a check that fails is one too, and no failure of the ingest.
 """
 
 from __future__ import annotations
@@ -495,12 +501,14 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
         raise UnknownName(f"unknown problem {problem_override!r} (and no problem package "
                           f"under {', '.join(str(r) for r in roots)} to register under that "
                           f"name); known problems: {', '.join(sorted(ids))}")
+    held: list[FoundPackage] = []  # packages laid out: asked for their checks once stored
     if packages:
         with data_lock(data_dir, wait=wait):
             for package in packages:
                 laid_out = _package_namespace(package, data_dir, summary, when)
                 if laid_out is None:
                     continue
+                held.append(package)
                 namespace, cases = laid_out
                 part = summary.problems.setdefault(package.problem,
                                                    ProblemSummary(package.problem))
@@ -539,7 +547,22 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
         for problem_id, part in summary.problems.items():
             _store(data_dir, get_problem(problem_id), records.get(problem_id, []), part,
                    scanned.get(problem_id, set()), when)
+    for package in held:
+        _check_after_ingest(package, summary)
     return summary
+
+
+def _check_after_ingest(found: FoundPackage, summary: IngestSummary) -> None:
+    """The package's own checks once its cases are stored (`Problem.check_after_ingest`: its
+    validators held to its invalid data), a note for each thing they found; a check that fails
+    is a note, not a failure."""
+    try:
+        notes = get_problem(found.problem).check_after_ingest()
+    except Exception as error:  # the cases are stored: a fault here must not fail the ingest
+        notes = [f"its checks after the ingest failed ({type(error).__name__}: "
+                 f"{str(error)[:200]}): a run makes them"]
+    summary.packages.extend(PackageNote(found.problem, found.label, f"note: {note}")
+                            for note in notes)
 
 
 def nothing_stored_reason(summary: IngestSummary, roots: list[Path]) -> str | None:

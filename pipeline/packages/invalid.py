@@ -17,10 +17,32 @@ case's `<name>.yaml`, as for the judged cases. `check_validators` holds the vali
 these tests and reports each kind as an `Agreement`, the way a submission is held to its
 folder: a validator that accepts an invalid case (or rejects a valid output) is a
 `disagree` naming the cases; a validator that cannot run is `judge-error`, not a verdict.
+
+What the validators make of these tests is a function of what they are given, so each kind's
+`Agreement` is cached by content, as a build is: under `BUILD/validator-tests/` (`BUILD` the
+package build area, `DATA/build/packages/`), one JSON file per key. The key
+(`agreement_key`) covers what the agreement depends on: each validator's build (its name,
+convention, language, status and message, and its build folder's name, the hash of its
+language, commands and sources' names and bytes), the output validator's name and the
+package's flags, the package's type (an interactive or multi-pass one has no output tests),
+the validation limits, the sandbox setting, every test of the kind (its case's name, group and
+arguments, its files' bytes), and the bytes of the code that judges (`JUDGING_CODE`). So
+`pipeline ingest` checks a package's validators once (as `bt generate` validates the invalid
+data) and the runs after it read what it found; a changed validator or case is a new key,
+checked anew. An agreement on a kind where a validator could not run on some test (a
+`judge-error`, or a `disagree` beside one: the fault may pass) is not stored, nor is a
+`skipped` one (nothing ran). The file is written atomically (a temporary file renamed into
+place), and one that cannot be read back as what this module writes (damaged, cut short, of
+another format or key) is a miss, never an error.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import hashlib
+import json
+import os
 import tempfile
 import threading
 from collections.abc import Callable
@@ -28,6 +50,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.fsutil import atomic_write_text, file_sha256
+from pipeline.programs.contained import SANDBOX_ENV
 from pipeline.programs.parallel import on_cores
 from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.packages.expectations import Agreement, Disagreement
@@ -39,6 +63,12 @@ from pipeline.packages.validator_tests import KINDS
 from pipeline.verdicts import Verdict
 
 SHOWN_CASES = 20
+# The code whose judging the cached agreements are: this module and the ones that run the
+# validators and judge an output (its bytes are part of every key).
+JUDGING_CODE = (Path(__file__), Path(__file__).with_name("validate.py"),
+                Path(__file__).parents[1] / "programs" / "checkers.py")
+CACHE_FOLDER = "validator-tests"  # under the package build area
+CACHE_FORMAT = 1                  # of the stored file (bumped when its layout changes)
 
 
 def answer_validator_programs(root: Path) -> tuple[Program, ...]:
@@ -178,7 +208,9 @@ def _agreement(subject: str, kind: str, outcomes: list[_Outcome]) -> Agreement:
 def check_validators(package: Package, builds, build_dir: Path,
                      workdir: Path | None = None) -> tuple[Agreement, ...]:
     """The package's validators held to its invalid_* and valid_output cases, one
-    `Agreement` per kind of test present (`builds`: the package's `PackageBuilds`)."""
+    `Agreement` per kind of test present (`builds`: the package's `PackageBuilds`); each kind's
+    read from the cache under `build_dir` when its key is there (no validator runs), else
+    checked and stored there."""
     if not package.validator_tests:
         return ()
     if workdir is None:
@@ -187,37 +219,169 @@ def check_validators(package: Package, builds, build_dir: Path,
     tests = package.validator_tests
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
+    by_kind = {kind: tuple(t for t in tests if t.kind == kind) for kind in KINDS}
+    inputs = tuple(builds.input_validators)
+    answers = tuple(build_program(p, build_dir) for p in
+                    answer_validator_programs(package.root)) if by_kind["invalid_answer"] else ()
+    output = builds.output_validator
+    # what every kind's key holds besides its tests (worked out once, when a kind needs it)
+    common = functools.cache(lambda: _common_identity(package, inputs, answers, output))
+
+    def held(kind: str, check: Callable[[ValidatorTest], _Outcome], subject: str) -> Agreement:
+        key = agreement_key(common(), kind, by_kind[kind])
+        path = Path(build_dir) / CACHE_FOLDER / f"{key}.json"
+        stored = read_agreement(path)
+        if stored is not None:
+            return stored
+        outcomes = on_cores(check, by_kind[kind])
+        found = _agreement(subject, kind, outcomes)
+        # stored only when every validator ran: one that could not may run another time
+        if all(o.right is not None for o in outcomes):
+            write_agreement(path, found)
+        return found
+
     agreements = []
-    by_kind = {kind: [t for t in tests if t.kind == kind] for kind in KINDS}
     if by_kind["invalid_input"]:
-        inputs = tuple(builds.input_validators)
         subject = "input validators"
         if not inputs:
             agreements.append(Agreement(subject, "reject invalid_input", Verdict.SKIP, "skipped", (
                 Disagreement("input validators", "the package has no input validator"),)))
         else:
-            agreements.append(_agreement(subject, "invalid_input", on_cores(
-                lambda t: _input_outcome(package, inputs, t, workdir), by_kind["invalid_input"])))
+            agreements.append(held("invalid_input", lambda t: _input_outcome(
+                package, inputs, t, workdir), subject))
     if by_kind["invalid_answer"]:
-        answers = tuple(build_program(p, build_dir) for p in
-                        answer_validator_programs(package.root))
-        output = builds.output_validator
         if not answers and output is None:
             agreements.append(Agreement("answer validators", "reject invalid_answer", Verdict.SKIP,
                                         "skipped", (Disagreement(
                                             "answer validators", "the package has no answer "
                                             "validator and no custom output validator"),)))
         else:
-            agreements.append(_agreement("answer validators", "invalid_answer", on_cores(
-                lambda t: _answer_outcome(package, answers, output, t, workdir),
-                by_kind["invalid_answer"])))
+            agreements.append(held("invalid_answer", lambda t: _answer_outcome(
+                package, answers, output, t, workdir), "answer validators"))
     for kind in ("invalid_output", "valid_output"):
         if by_kind[kind] and not (package.type.interactive or package.type.multi_pass):
             name = package.output_validator.name if package.output_validator else "default"
-            agreements.append(_agreement(f"output validator ({name})", kind, on_cores(
-                lambda t: _output_outcome(package, builds.output_validator, t, workdir),
-                by_kind[kind])))
+            agreements.append(held(kind, lambda t: _output_outcome(package, output, t, workdir),
+                                   f"output validator ({name})"))
     return tuple(agreements)
+
+
+# -- the agreements cached by content -----------------------------------------------------------
+
+@functools.cache
+def _judging_code() -> str:
+    """A digest of the bytes of `JUDGING_CODE` (read once a process)."""
+    digest = hashlib.sha256()
+    for path in JUDGING_CODE:
+        digest.update(path.name.encode() + b"\0" + file_sha256(path).digest())
+    return digest.hexdigest()
+
+
+def _build_identity(build: Build | None) -> dict | None:
+    """What tells one build of a validator from another: its program's name and convention,
+    what became of the build, and its build folder's name (the hash of its language, commands
+    and sources); no absolute path, so a copied build area keeps its entries."""
+    if build is None:
+        return None
+    return {"name": build.program.name, "convention": build.program.convention,
+            "status": build.status, "language": build.language, "message": build.message,
+            "build": build.directory.name if build.directory is not None else None,
+            "memory_by_rlimit": build.memory_by_rlimit}
+
+
+def _content(value: object) -> object:
+    """`value` (a test, its case, their fields) as JSON data, each path as its content's
+    digest: a file's bytes, a folder's files' names and bytes (None: nothing there)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _content(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Path):
+        if value.is_file():
+            return file_sha256(value).hexdigest()
+        if value.is_dir():
+            return sorted((str(p.relative_to(value)), file_sha256(p).hexdigest())
+                          for p in value.rglob("*") if p.is_file())
+        return None
+    if isinstance(value, (tuple, list)):
+        return [_content(v) for v in value]
+    if isinstance(value, (frozenset, set)):
+        return sorted(map(str, value))
+    return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
+
+
+def _common_identity(package: Package, inputs: tuple[Build, ...], answers: tuple[Build, ...],
+                     output: Build | None) -> dict:
+    """What every kind's agreement depends on besides its tests: the validators, the output
+    validator's name and flags, the package's type, the validation limits, the sandbox setting
+    the validators run under, and the judging code."""
+    return {"format": CACHE_FORMAT, "code": _judging_code(),
+            "inputs": [_build_identity(b) for b in inputs],
+            "answers": [_build_identity(b) for b in answers],
+            "output": _build_identity(output),
+            "output_name": package.output_validator.name if package.output_validator else None,
+            "output_flags": list(package.output_validator_flags),
+            "type": _content(package.type),
+            "limits": [package.limits.validation_time_s, package.limits.validation_memory_mb],
+            "sandbox": os.environ.get(SANDBOX_ENV, "auto")}
+
+
+def agreement_key(common: dict, kind: str, tests: tuple[ValidatorTest, ...]) -> str:
+    """The cache key of one kind's agreement: a digest of `common` (`_common_identity`), the
+    kind and its tests with their files' bytes."""
+    text = json.dumps({"common": common, "kind": kind, "tests": [_content(t) for t in tests]},
+                      sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def write_agreement(path: Path, agreement: Agreement) -> None:
+    """Store `agreement` at `path` (a temporary file renamed into place); a cache that cannot be
+    written is no failure of the check."""
+    data = {"format": CACHE_FORMAT, "key": path.stem, "agreement": dataclasses.asdict(agreement)}
+    try:
+        atomic_write_text(path, json.dumps(data, indent=1) + "\n")
+    except OSError:
+        pass
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError("not a list of strings")
+    return tuple(value)
+
+
+def read_agreement(path: Path) -> Agreement | None:
+    """The agreement stored at `path`, or None when there is none, or the file is not one this
+    module wrote for that key (damaged, cut short, of another format): a miss."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data["format"] != CACHE_FORMAT or data["key"] != path.stem:
+            return None
+        found = data["agreement"]
+        disagreements = tuple(Disagreement(d["rule"], d["message"], _strings(d["cases"]))
+                              for d in found["disagreements"])
+        agreement = Agreement(found["submission"], found["expected"], found["got"],
+                              found["status"], disagreements, found["sensitive"],
+                              found["with_extra_time"])
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    texts = (agreement.submission, agreement.expected, agreement.got, *(
+        text for d in disagreements for text in (d.rule, d.message)))
+    if (not all(isinstance(t, str) for t in texts) or agreement.status not in ("agree", "disagree")
+            or agreement.sensitive is not None or agreement.with_extra_time is not False):
+        return None
+    return agreement
+
+
+def disagreement_notes(agreements: tuple[Agreement, ...]) -> list[str]:
+    """One line for each kind of test the validators disagree with, naming its first cases."""
+    notes = []
+    for agreement in agreements:
+        if agreement.status == "disagree":
+            cases = [c for d in agreement.disagreements for c in d.cases]
+            shown = ", ".join(cases[:3]) + (f" and {len(cases) - 3} more" if len(cases) > 3
+                                            else "")
+            notes.append(f"{agreement.submission}: {agreement.expected}: {agreement.got}"
+                         + (f": wrong on {shown}" if shown else ""))
+    return notes
 
 
 # -- beside a run -------------------------------------------------------------------------------

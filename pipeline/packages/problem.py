@@ -174,6 +174,17 @@ class PackageProblem(Problem):
 
         start_validator_check(self.folder, self.load(), self.builds(), self.build_cache)
 
+    def check_after_ingest(self) -> list[str]:
+        """The validators held to the invalid data now, each kind's agreement read from the
+        build area's cache when it holds it, else checked and stored there for the runs
+        (`invalid.check_validators`); a note for each kind they disagree with."""
+        from pipeline.packages.invalid import check_validators, disagreement_notes
+
+        package = self.load()
+        if not package.validator_tests:  # nothing to build the validators for
+            return []
+        return disagreement_notes(check_validators(package, self.builds(), self.build_cache))
+
     def start_building(self, names):
         from pipeline.packages.runjob import start_building
 

@@ -340,6 +340,14 @@ class Problem:
         the rest of the run's start (a package holds its validators to its invalid data).
         Nothing, unless the problem has such checks."""
 
+    def check_after_ingest(self) -> list[str]:
+        """An ingest that laid out the problem's cases asks it, once they are stored, for the
+        checks of its own that the runs after it would otherwise make (a package holds its
+        validators to its invalid data, as `bt generate` does, and keeps what they make of it
+        for the runs): notes on what they found, one a line. None, unless it has such
+        checks."""
+        return []
+
     def start_building(self, names: tuple[str, ...]) -> None:
         """A run whose workers share this machine's build cache says which submissions it will
         run as it starts: the problem may start building them now, beside the rest of the
