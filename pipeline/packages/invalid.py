@@ -55,8 +55,8 @@ from pipeline.programs.contained import SANDBOX_ENV
 from pipeline.programs.parallel import on_cores
 from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.packages.expectations import Agreement, Disagreement
-from pipeline.programs.languages import Build, build_program, detect_language, run_argv
-from pipeline.packages.model import Package, Program, ValidatorTest
+from pipeline.programs.languages import Build, run_argv
+from pipeline.packages.model import Package, ValidatorTest
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.packages.validate import Rejection, cut, validate_input
 from pipeline.packages.validator_tests import KINDS
@@ -69,22 +69,6 @@ JUDGING_CODE = (Path(__file__), Path(__file__).with_name("validate.py"),
                 Path(__file__).parents[1] / "programs" / "checkers.py")
 CACHE_FOLDER = "validator-tests"  # under the package build area
 CACHE_FORMAT = 1                  # of the stored file (bumped when its layout changes)
-
-
-def answer_validator_programs(root: Path) -> tuple[Program, ...]:
-    """The programs in `answer_validators/` (each file or folder one)."""
-    folder = Path(root) / "answer_validators"
-    if not folder.is_dir():
-        return ()
-    programs = []
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith((".", "-")) or entry.suffix in (".md", ".txt"):
-            continue
-        files = (entry,) if entry.is_file() else tuple(sorted(
-            p for p in entry.rglob("*") if p.is_file() and not p.name.startswith(".")))
-        programs.append(Program(name=f"answer_validators/{entry.name}", role="input_validator",
-                                path=entry, files=files, language=detect_language(list(files))))
-    return tuple(programs)
 
 
 def run_answer_validator(validator: Build, input_path: Path, answer_path: Path,
@@ -221,8 +205,7 @@ def check_validators(package: Package, builds, build_dir: Path,
     workdir.mkdir(parents=True, exist_ok=True)
     by_kind = {kind: tuple(t for t in tests if t.kind == kind) for kind in KINDS}
     inputs = tuple(builds.input_validators)
-    answers = tuple(build_program(p, build_dir) for p in
-                    answer_validator_programs(package.root)) if by_kind["invalid_answer"] else ()
+    answers = tuple(builds.answer_validators)  # built as the package has them: its constants in
     output = builds.output_validator
     # what every kind's key holds besides its tests (worked out once, when a kind needs it)
     common = functools.cache(lambda: _common_identity(package, inputs, answers, output))
