@@ -119,23 +119,27 @@ def run_in_service(argv: list[str]) -> int | None:
         connection.close()
         _restore(handed, pending)
         return None
-    pid = 0
+    copy: list[int] = []  # a pidfd of the copy, once the service said its pid
 
     def pass_on(signum: int, _frame=None) -> None:
-        if pid:
+        if copy:
             try:
-                os.kill(pid, signum)
-            except OSError:
+                signal.pidfd_send_signal(copy[0], signum)
+            except OSError:  # it has ended
                 pass
         else:
             pending.append(signum)
 
     line = first
     while line.startswith(b"pid "):
-        pid = int(line.split()[1])
+        try:
+            copy.append(os.pidfd_open(int(line.split()[1])))
+        except OSError:  # it has ended already: its status follows
+            pass
         for signum in handed:
             signal.signal(signum, pass_on)
-        for signum in pending:
+        held, pending[:] = pending[:], []  # what came before the pid, passed on now
+        for signum in held:
             pass_on(signum)
         try:
             line = answers.readline()
@@ -358,9 +362,13 @@ class _Command:
         if said.startswith(b"done"):
             return
         self.gone = True
+        self.send(signal.SIGTERM)
+
+    def send(self, signum: int) -> None:
+        """Send the copy `signum` (by its pidfd: never to another process that took its pid)."""
         try:
-            os.kill(self.pid, signal.SIGTERM)
-        except OSError:
+            signal.pidfd_send_signal(self.pidfd, signum)
+        except OSError:  # it has ended
             pass
 
 
@@ -559,20 +567,14 @@ def _stop_all(commands: dict[int, _Command], say) -> None:
     import time
 
     for command in commands.values():
-        try:
-            os.kill(command.pid, signal.SIGTERM)
-        except OSError:
-            pass
+        command.send(signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT_S
     while commands:
         left = deadline - time.monotonic()
         ready, _, _ = select.select(list(commands), [], [], max(0.0, left))
         if not ready:
             for command in commands.values():
-                try:
-                    os.kill(command.pid, signal.SIGKILL)
-                except OSError:
-                    pass
+                command.send(signal.SIGKILL)
             deadline = time.monotonic() + STOP_TIMEOUT_S
             continue
         for pidfd in ready:
