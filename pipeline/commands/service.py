@@ -225,10 +225,9 @@ def serve(idle_timeout_s: float, run_command: Callable[[list[str]], object],
     returns what the command exits with, as `SystemExit.code`) in a copy of this process; the
     exit status. `prepare` runs once the modules are loaded (what every copy should find
     done); `say` prints a line."""
+    import gc
     import select
     import time
-
-    import gc
 
     say = say or (lambda line: print(line, file=sys.stderr, flush=True))
     if not hasattr(os, "pidfd_open"):
