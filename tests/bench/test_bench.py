@@ -174,6 +174,42 @@ def test_peers_bt_every_case_judges_as_bt_run_does(tmp_path: Path) -> None:
             assert verdict == expected[folder], name
 
 
+def test_peers_through_a_service_reads_the_same_verdicts_and_counts_its_copys_cpu(
+        tmp_path: Path) -> None:
+    """`--service`: the pipeline's commands run through a real `pipeline serve`; a run's
+    verdicts are read as without it, and its CPU time is the command's and its copy's in the
+    service (the command alone, which only waits, uses some 0.03 s)."""
+    from benchmarks import peers
+
+    service = peers.BenchService()
+    try:
+        package = peers.FIXTURES / "hypotenuse"
+        ingest_run, timed = peers.run_pipeline(package, tmp_path, service=service)
+        close_launcher()
+        served = service.served()
+    finally:
+        service.stop()
+    assert ingest_run.exit_code == 0 and timed.run.exit_code == 0
+    assert served == 2  # the ingest and the run, each by a copy in the service
+    assert timed.verdicts["accepted/hypot.py"] == "AC" and timed.time_limit_s is not None
+    assert timed.run.cpu_s > 0.3, timed.run
+
+
+def test_peers_runs_bt_at_the_pipelines_limit_when_asked(tmp_path: Path) -> None:
+    """A package the two tools judge at other limits is run by `bt run -t LIMIT` too: bt then
+    says it judges at that limit. Skipped without BAPCtools' bt."""
+    import shutil
+
+    from benchmarks import peers
+
+    bt = os.environ.get("BAPCTOOLS_BT") or shutil.which("bt")
+    if not bt:
+        pytest.skip("BAPCtools' bt is not installed (BAPCTOOLS_BT names it)")
+    at_three = peers.run_bt(Path(bt), peers.FIXTURES / "hardsum", tmp_path, time_limit_s=3)
+    close_launcher()
+    assert at_three.time_limit_s == 3.0 and at_three.verdicts
+
+
 def test_peers_times_bt_generate_for_a_package_with_generators(tmp_path: Path) -> None:
     """The goal with ingest holds the pipeline's ingest + run to bt's generate + run: bt's
     `generate` (which its `run` would do first) is timed for a package with generators.yaml,
