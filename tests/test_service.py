@@ -200,6 +200,26 @@ def test_changed_code_runs_the_command_itself_and_restarts_the_service(service, 
     assert again.returncode == 2 and service.has_served(1)
 
 
+def test_while_the_service_waits_to_restart_a_command_runs_itself_at_once(service, tmp_path):
+    token = f"forker-{secrets.token_hex(4)}"
+    started = _long_run(service, tmp_path / "data", token)  # keeps the service from restarting
+    module = Path(service_module.__file__)
+    before = module.stat()
+    try:
+        os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        first = service.run("--data-dir", str(tmp_path / "d"), "run", "--problem", "nosuch")
+        second = service.run("--data-dir", str(tmp_path / "d"), "run", "--problem", "nosuch")
+    finally:
+        os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
+    # both ran themselves while the long run went on in the service (none waited for it)
+    assert first.returncode == second.returncode == 2 and started.poll() is None
+    assert service.servings() == 1 and not service.served()
+    started.send_signal(signal.SIGINT)
+    started.communicate(timeout=60)
+    assert started.returncode == 130
+    assert wait_until(lambda: service.servings() == 2, timeout=60), service.text()
+
+
 def test_a_second_service_of_the_same_installation_is_refused(service):
     second = subprocess.run([sys.executable, "-m", "pipeline", "serve"], cwd=REPO,
                             env=service.env, capture_output=True, text=True, timeout=60)
