@@ -15,6 +15,7 @@ the script), with problem ids completed for `--problem`.
 
 from __future__ import annotations
 
+import functools
 import io
 import sys
 from pathlib import Path
@@ -666,7 +667,7 @@ def app_for(argv: list[str]) -> typer.Typer:
 
     bare = copy.copy(app)
     bare.registered_commands = []
-    taking_a_value = _root_options_taking_a_value(bare)
+    taking_a_value = _root_options_taking_a_value()
     words = iter(argv)
     for word in words:
         if word == "--":
@@ -684,19 +685,18 @@ def app_for(argv: list[str]) -> typer.Typer:
     return app
 
 
-_ROOT_OPTIONS: list[set[str]] = []
-
-
-def _root_options_taking_a_value(bare: typer.Typer) -> set[str]:
+@functools.cache
+def _root_options_taking_a_value() -> frozenset[str]:
     """The root options followed by a value (`--data-dir`), read once per process."""
+    import copy
+
     import typer.main
 
-    if not _ROOT_OPTIONS:
-        _ROOT_OPTIONS.append({name for param in typer.main.get_group(bare).params
-                              if not getattr(param, "is_flag", False)
-                              and not getattr(param, "count", 0)
-                              for name in (*param.opts, *param.secondary_opts)})
-    return _ROOT_OPTIONS[0]
+    root = copy.copy(app)
+    root.registered_commands = []
+    return frozenset(name for param in typer.main.get_group(root).params
+                     if not getattr(param, "is_flag", False) and not getattr(param, "count", 0)
+                     for name in (*param.opts, *param.secondary_opts))
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ import signal
 import socket
 import struct
 import sys
+import time
 import zlib
 from collections.abc import Callable
 
@@ -227,7 +228,6 @@ def serve(idle_timeout_s: float, run_command: Callable[[list[str]], object],
     done); `say` prints a line."""
     import gc
     import select
-    import time
 
     say = say or (lambda line: print(line, file=sys.stderr, flush=True))
     if not hasattr(os, "pidfd_open"):
@@ -255,9 +255,8 @@ def serve(idle_timeout_s: float, run_command: Callable[[list[str]], object],
         while True:
             if restart and not commands:
                 break
-            waiting = [c for c in commands.values() if not c.hung_up]
             readable = [listener, *(c.pidfd for c in commands.values()),
-                        *(c.connection for c in waiting)]
+                        *(c.connection for c in commands.values() if not c.hung_up)]
             timeout = None
             if idle_timeout_s > 0 and not commands:
                 timeout = max(0.0, last_active + idle_timeout_s - time.monotonic())
@@ -340,8 +339,6 @@ class _Command:
     ended), the connection to the command waiting for it, what it is."""
 
     def __init__(self, pid: int, connection: socket.socket, argv: list[str]) -> None:
-        import time
-
         self.pid = pid
         self.pidfd = os.pidfd_open(pid)
         self.connection = connection
@@ -451,7 +448,6 @@ def _child(request: dict, descriptors: list[int], connection: socket.socket,
     process this size (unmapping what it shares with the service) is 10-30 ms the command
     need not wait for. The service still reaps it, and says how it ended if it died before
     saying so."""
-    status = 70
     try:
         os.setsid()
         from pipeline.programs.processes import die_with_parent
@@ -505,7 +501,7 @@ def _child(request: dict, descriptors: list[int], connection: socket.socket,
                         f"{type(error).__name__}: {error}\n".encode())
         except OSError:
             pass
-    os._exit(status)
+    os._exit(70)
 
 
 def _standard_streams() -> None:
@@ -540,7 +536,6 @@ def _standard_streams() -> None:
 def _finished(command: _Command, say) -> None:
     """Reap a command's copy and send the waiting command its exit status."""
     import shlex
-    import time
 
     try:
         _, wait_status = os.waitpid(command.pid, 0)
@@ -563,7 +558,6 @@ def _stop_all(commands: dict[int, _Command], say) -> None:
     """Interrupt the commands still running (SIGTERM) and wait for them, killing those that
     outlast `STOP_TIMEOUT_S`."""
     import select
-    import time
 
     for command in commands.values():
         command.send(signal.SIGTERM)
