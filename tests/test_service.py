@@ -26,30 +26,31 @@ sys.path.insert(0, str(TESTS / "run"))
 
 from runkit import REPO, command, corpus, processes_with, py, running_program, wait_until  # noqa: E402
 
-import pipeline.commands.service as service_module  # noqa: E402
-
 
 @pytest.fixture(autouse=True)
 def _toy_registered(toy):
     return toy
 
 
-def _environment(runtime: Path) -> dict[str, str]:
+def _environment(runtime: Path, code: Path = REPO) -> dict[str, str]:
+    """The environment of a service and its commands: the socket folder `runtime`, and the
+    pipeline's code from `code` (the checkout's, or a copy of it)."""
     env = {name: value for name, value in os.environ.items() if name != "PIPELINE_SERVICE"}
     env.update(XDG_RUNTIME_DIR=str(runtime), PYTHONPATH=os.pathsep.join(
-        filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+        filter(None, [str(code), os.environ.get("PYTHONPATH")])))
     return env
 
 
 class Service:
     """A real `pipeline serve` and the environment of the commands that use it."""
 
-    def __init__(self, runtime: Path, idle_timeout: float = 120) -> None:
-        self.env = _environment(runtime)
+    def __init__(self, runtime: Path, idle_timeout: float = 120, code: Path = REPO) -> None:
+        self.env = _environment(runtime, code)
+        self.code = code  # the folder commands start in (`python -m` imports from it first)
         self.log = runtime / "service.log"
         self.process = subprocess.Popen(
             [sys.executable, "-m", "pipeline", "serve", "--idle-timeout", f"{idle_timeout:g}"],
-            cwd=REPO, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            cwd=code, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=self.log.open("w"), start_new_session=True)
         assert wait_until(lambda: self.servings() >= 1 or self.process.poll() is not None,
                           timeout=60), self.text()
@@ -70,13 +71,14 @@ class Service:
         return wait_until(lambda: len(self.served()) >= count, timeout=10) \
             and len(self.served()) == count
 
-    def run(self, *args: str, cwd: Path = REPO, **extra: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "pipeline", *args], cwd=cwd,
+    def run(self, *args: str, cwd: Path | None = None,
+            **extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pipeline", *args], cwd=cwd or self.code,
                               env={**self.env, **extra}, capture_output=True, text=True,
                               timeout=120)
 
     def start(self, *args: str) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-m", "pipeline", *args], cwd=REPO,
+        return subprocess.Popen([sys.executable, "-m", "pipeline", *args], cwd=self.code,
                                 env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, start_new_session=True)
 
@@ -98,6 +100,25 @@ def runtime():
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def code_copy(tmp_path) -> Path:
+    """A copy of the pipeline's code whose files a test may touch: a service of it is another
+    installation (its own socket), and the other tests' services never see the change."""
+    root = tmp_path / "code"
+    shutil.copytree(REPO / "pipeline", root / "pipeline",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+@pytest.fixture
+def copied_service(runtime, code_copy):
+    started = Service(runtime, code=code_copy)
+    try:
+        yield started
+    finally:
+        started.stop()
 
 
 @pytest.fixture
@@ -183,8 +204,10 @@ def test_where_no_service_runs_the_command_runs_itself(runtime, tmp_path):
     assert done.returncode == 2 and "unknown problem 'nosuch'" in done.stderr
 
 
-def test_changed_code_runs_the_command_itself_and_restarts_the_service(service, tmp_path):
-    module = Path(service_module.__file__)
+def test_changed_code_runs_the_command_itself_and_restarts_the_service(copied_service,
+                                                                       code_copy, tmp_path):
+    service = copied_service
+    module = code_copy / "pipeline" / "commands" / "service.py"
     before = module.stat()
     try:
         os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
@@ -200,10 +223,12 @@ def test_changed_code_runs_the_command_itself_and_restarts_the_service(service, 
     assert again.returncode == 2 and service.has_served(1)
 
 
-def test_while_the_service_waits_to_restart_a_command_runs_itself_at_once(service, tmp_path):
+def test_while_the_service_waits_to_restart_a_command_runs_itself_at_once(copied_service,
+                                                                          code_copy, tmp_path):
+    service = copied_service
     token = f"forker-{secrets.token_hex(4)}"
     started = _long_run(service, tmp_path / "data", token)  # keeps the service from restarting
-    module = Path(service_module.__file__)
+    module = code_copy / "pipeline" / "commands" / "service.py"
     before = module.stat()
     try:
         os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
