@@ -125,16 +125,29 @@ def _rule_bounds(package: Package, program: Program,
     return found
 
 
-def times_out_by_design(program: Program) -> bool:
-    """Whether `program` is meant to run out of time: a rule of its expectation names TLE as
-    what it must or may get (a time_limit_exceeded folder, `@EXPECTED_RESULTS@: TIMELIMIT`),
-    and no rule forbids TLE on any of its cases."""
+def times_out_by_design(program: Program, case: str | None = None) -> bool:
+    """Whether `program` is meant to run out of time on the case named `case` (None: on every
+    case): a rule of its expectation in scope of the case names TLE as what it must or may
+    get (a time_limit_exceeded folder, `@EXPECTED_RESULTS@: TIMELIMIT`, `use_for_time_limit:
+    upper` on a group), and none forbids TLE there."""
     rules = program.expectation.requirements if program.expectation else ()
+    if case is not None:
+        rules = tuple(rule for rule in rules if _in_scope(rule.scope, case))
     if any(r.permitted is not None and Verdict.TLE not in r.permitted for r in rules):
         return False
-    return any(Verdict.TLE in (r.permitted or ()) or Verdict.TLE in (r.required or ())
-               or r.final_verdict == Verdict.TLE or Verdict.TLE in (r.final_any_of or ())
-               for r in rules)
+    return any(_names_tle(rule) for rule in rules)
+
+
+def times_out_somewhere(program: Program) -> bool:
+    """Whether a rule of `program`'s expectation, on some cases or all, names TLE as what it
+    must or may get (`times_out_by_design` then says on which cases)."""
+    return any(_names_tle(rule) for rule in
+               (program.expectation.requirements if program.expectation else ()))
+
+
+def _names_tle(rule: Requirement) -> bool:
+    return (Verdict.TLE in (rule.permitted or ()) or Verdict.TLE in (rule.required or ())
+            or rule.final_verdict == Verdict.TLE or Verdict.TLE in (rule.final_any_of or ()))
 
 
 def expected_to_pass(program: Program) -> bool:
@@ -159,6 +172,22 @@ def upper_bound_submissions(package: Package) -> list[Program]:
             if any(upper for _, upper in _rule_bounds(package, program))]
 
 
+def limit_from_slowest(package: Package, slowest_s: float) -> tuple[float, float, float]:
+    """The time limit derived from the slowest lower-bound run's `slowest_s` of CPU time, as
+    the package's format says, with the low and high ends of its margin."""
+    limits = package.limits
+    if package.format == "legacy":
+        exact = slowest_s * limits.ac_to_time_limit
+        time_s = float(max(1, int(0.5 + exact)))
+        low = float(max(1, min(int(0.5 + exact / limits.time_limit_to_tle), int(time_s) - 1)))
+        high = float(max(int(time_s) + 1, int(0.5 + exact * limits.time_limit_to_tle)))
+        return time_s, low, high
+    resolution = limits.time_resolution_s
+    time_s = max(resolution, math.ceil(slowest_s * limits.ac_to_time_limit / resolution - 1e-9)
+                 * resolution)
+    return (time_s, *margins(package, time_s))
+
+
 def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResult]]) -> TimeLimit:
     """The time limit from the submissions' CPU times, as the package's format says."""
     given = given_time_limit(package)
@@ -173,20 +202,15 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
         raise UserError(f"package {package.short_name}: no accepted submission ran, so no time "
                         "limit can be derived")
     slowest, who, where = max(times)
+    time_s, low, high = limit_from_slowest(package, slowest)
     if package.format == "legacy":
-        exact = slowest * limits.ac_to_time_limit
-        time_s = float(max(1, int(0.5 + exact)))
-        low = float(max(1, min(int(0.5 + exact / limits.time_limit_to_tle), int(time_s) - 1)))
-        high = float(max(int(time_s) + 1, int(0.5 + exact * limits.time_limit_to_tle)))
         how = (f"slowest accepted run {slowest:.3f} s ({who} on {where}) x time_multiplier "
                f"{limits.ac_to_time_limit:g}, rounded: {time_s:g} s (safety margin "
                f"{limits.time_limit_to_tle:g}: {low:g} s to {high:g} s)")
         return TimeLimit(time_s, low, high, "derived", how)
-    resolution = limits.time_resolution_s
-    time_s = max(resolution, math.ceil(slowest * limits.ac_to_time_limit / resolution - 1e-9)
-                 * resolution)
     how = (f"slowest lower-bound run {slowest:.3f} s ({who} on {where}) x ac_to_time_limit "
-           f"{limits.ac_to_time_limit:g}, up to a multiple of {resolution:g} s: {time_s:g} s")
+           f"{limits.ac_to_time_limit:g}, up to a multiple of {limits.time_resolution_s:g} s: "
+           f"{time_s:g} s")
     conflict = None
     upper = [p for p in upper_bound_submissions(package) if p.name in runs]
     # a run stopped (at its wall-clock cap, at the limit, or waiting forever on the other side
@@ -202,7 +226,6 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
             conflict = (f"time limit {time_s:g} s x time_limit_to_tle "
                         f"{limits.time_limit_to_tle:g} exceeds the fastest time_limit_exceeded "
                         f"submission's {fastest:.3f} s")
-    low, high = margins(package, time_s)
     return TimeLimit(time_s, low, high, "derived", how, conflict)
 
 

@@ -267,9 +267,9 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
                       # stopped once it has run as long as its verdict needs, on its own
                       # clock (a wait for a core on a loaded machine is not counted)
                       own_wall_s=limits.wall_s)
-    if isolation is not None:
+    if isolation is not None:  # (and a run started before its limit was known: its caps)
         spec = replace(spec, stack_mb=isolation.stack_mb, sandbox=isolation.sandbox,
-                       visible=isolation.visible)
+                       visible=isolation.visible, caps_later=isolation.caps_later)
 
     def run_pass(input_path: Path, feedback: Path | None, number: int) -> _Pass:
         try:

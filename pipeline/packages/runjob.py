@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.packages.judge import build_one, judge_case
+from pipeline.packages.expectations import times_out_by_design
 from pipeline.programs.languages import Build
 from pipeline.programs.parallel import on_cores
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
@@ -123,6 +124,20 @@ def _package_of(problem: PackageProblem) -> tuple[PackageProblem, Package]:
     return problem, problem.load()
 
 
+def cut_here(problem: PackageProblem, package: Package, job: Job) -> bool:
+    """Whether `job` is stopped at the limit rather than at the high end: its submission is
+    meant to time out on its case (`times_out_by_design`, by its rules in scope of the case)
+    and it is not the one case where it runs to the high end (`submissions.submission_specs`:
+    `cut_after_s`, `full_case`)."""
+    spec = job.solver
+    if spec.cut_after_s is None or job.case_id == spec.full_case:
+        return False
+    program = next((p for p in package.submissions if p.name == spec.name), None)
+    case = package_case(problem, job.input)
+    return program is not None and times_out_by_design(
+        program, case.name if case is not None else outside_name(job.case_id, job.group))
+
+
 def judge_job(job: Job, problem: PackageProblem) -> Outcome:
     """Judge `job` (a submission of `problem` on one case) and report it as an `Outcome`
     with the package's verdict (`judgement`)."""
@@ -130,9 +145,10 @@ def judge_job(job: Job, problem: PackageProblem) -> Outcome:
     build = submission_build(problem, job.solver.name)
     judged_s = job.solver.judged_time_s or problem.time_limit_s
     kill_after = job.solver.kill_after_s
-    if job.solver.cut_after_s is not None and job.case_id != job.solver.full_case:
+    if cut_here(problem, package, job):
         kill_after = job.solver.cut_after_s  # meant to time out: the limit is all it needs
-    settled = (problem.folder, job.solver.name, judged_s)
+    # (a run whose caps come later is judged at another limit than it is given now)
+    settled = None if job.solver.caps_later else (problem.folder, job.solver.name, judged_s)
     if settled in _timed_out_at_high:  # TLE at the high end already: the limit is all it needs
         kill_after = min(kill_after, judged_s) if kill_after is not None else judged_s
     limits = RunLimits(time_s=judged_s, memory_mb=package.limits.memory_mb,
@@ -140,7 +156,7 @@ def judge_job(job: Job, problem: PackageProblem) -> Outcome:
     isolation = replace(job.solver, sandbox=default_sandbox(), stack_mb=None, visible=())
     outcome = _judge(job, problem, package, build, limits, isolation=isolation)
     ran_to_high = kill_after is not None and kill_after > judged_s
-    if ran_to_high and outcome.judgement is not None and outcome.judgement.timed_out:
+    if ran_to_high and settled and outcome.judgement is not None and outcome.judgement.timed_out:
         _timed_out_at_high.add(settled)
     return outcome
 

@@ -28,6 +28,7 @@ Expectations are held only when the run covered every test case of the package.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -38,14 +39,16 @@ import polars as pl
 from pipeline.errors import UserError
 from pipeline.packages.expectations import (PROBE_TIME_S, Agreement, TimeLimit, aligned,
                                             bounds, check_expectations, derive_time_limit,
-                                            lower_bound_submissions, margins,
-                                            times_out_by_design)
+                                            limit_from_slowest, lower_bound_submissions,
+                                            margins, times_out_by_design,
+                                            times_out_somewhere)
 from pipeline.packages.invalid import start_validator_check, validator_agreements
-from pipeline.packages.model import CaseResult, Package
+from pipeline.packages.model import CaseResult, Package, RunLimits
 from pipeline.packages.registry import record_time_limit
 from pipeline.packages.judge import judged_at
 from pipeline.packages.runjob import (case_name, outcome_of, package_case, package_cases,
                                      submission_build)
+from pipeline.programs.external import give_caps_later
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.verdicts import Verdict, stops_fail_fast
 
@@ -69,27 +72,34 @@ def judging_limit(problem: PackageProblem, timeout_s: float | None) -> TimeLimit
 def submission_specs(problem: PackageProblem, names: tuple[str, ...], limit: TimeLimit,
                      cases: pl.DataFrame | None = None) -> list[SolverSpec]:
     """How each submission is run: judged at the limit, run to its high end. One meant to run
-    out of time (`times_out_by_design`) is run to the high end on the largest of `cases` only
-    and stopped at the limit on the others: over the limit there, it is TLE at the high end
-    too, as a judge that stops a submission at its first failing case knows it; its largest
-    case tells whether it still runs out of time with the margin's extra time."""
+    out of time (`times_out_by_design`, on the cases where its rules in scope say so) is run
+    to the high end on the largest of those of `cases` only and stopped at the limit on the
+    others (`runjob.cut_here`): over the limit there, it is TLE at the high end too, as a judge
+    that stops a submission at its first failing case knows it; its largest case tells
+    whether it still runs out of time with the margin's extra time."""
     package = problem.load()
     programs = {p.name: p for p in package.submissions}
-    largest = ""
+    ordered: list[tuple[str, str]] = []  # (case id, case name), the largest last
     if cases is not None and cases.height:
-        largest = cases.sort(["size", "case_id"])["case_id"][-1]
+        by_size = cases.sort(["size", "case_id"])
+        ordered = [(case_id, case_name(problem, case_id, group))
+                   for case_id, group in zip(by_size["case_id"], by_size["group"])]
     # The worker is given time for the run to its high limit and the answer's check besides.
     budget = limit.high_s + 0.5 + package.limits.validation_time_s
     specs = []
     for name in names:
-        cut = limit.high_s > limit.time_s and name in programs and \
-            times_out_by_design(programs[name])
+        program = programs.get(name)
+        cut, largest = False, ""
+        if limit.high_s > limit.time_s and program is not None and \
+                times_out_somewhere(program):
+            largest = next((case_id for case_id, case in reversed(ordered)
+                            if times_out_by_design(program, case)), "")
+            cut = bool(largest) or times_out_by_design(program)
         specs.append(SolverSpec(name=name, kind="submission", problem=problem.id,
                                 program=package.submission(name), judged_time_s=limit.time_s,
                                 kill_after_s=limit.high_s, timeout_s=budget,
                                 cut_after_s=limit.time_s if cut else None,
-                                full_case=largest if cut else "",
-                                memory_mb=package.limits.memory_mb))
+                                full_case=largest, memory_mb=package.limits.memory_mb))
     return specs
 
 
@@ -168,12 +178,23 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
     limit (`holds_at`: the same limit, or a run that ended of itself) is returned judged
     at it; the others are run again at it.
 
+    The longest run of all, a submission meant to time out (`times_out_by_design`, of
+    `others` or a lower-bound one) on the largest case, where it runs to the high end of the
+    limit (`submission_specs`), starts first, before the limit is known: under the highest
+    limit deriving can give, its caps lowered to the derived limit's as soon as that is
+    known (`SolverSpec.caps_later`; `early_runs`). It then holds at the derived limit and is
+    not run again. Such runs go ahead of the lower-bound runs on all the pool's workers but
+    one, the others after them, and a worker freed by a lower-bound run takes the next of
+    them first: the limit never waits for a run that waits for it.
+
     `fail_fast`: a submission that failed a case here is not run on its other cases here,
     as BAPCtools stops it, and one not expected to pass runs one case at a time, so that it runs
     none past its first failure (the run goes on as its failure holds at the derived limit or not:
     a TLE of `others` here may be in time there). A lower-bound submission stopped so
     derives the limit from the cases it ran, as BAPCtools' does; that limit is not
-    recorded (a run of every case derives the one kept)."""
+    recorded (a run of every case derives the one kept). Its early run goes beside its
+    cases (it does not wait its turn) and its failure stops none of the cases it derives
+    from."""
     package = problem.load()
     lower = tuple(p.name for p in lower_bound_submissions(package))
     if not lower:
@@ -186,59 +207,140 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
     # below (`bounds`); its other cases are judged at the derived limit, after this pass
     every = submission_jobs(submission_specs(problem, lower, probe), cases, 1, set())
     programs = {program.name: program for program in package.submissions}
-    jobs = every
+    deriving = every
     if any(rule.scope for name in lower if programs[name].expectation
            for rule in programs[name].expectation.requirements):  # else each bounds it on all
         names = dict(zip(cases["case_id"], (case_name(problem, case_id, group) for case_id, group
                                             in zip(cases["case_id"], cases["group"]))))
-        jobs = [job for job in every
-                if bounds(package, programs[job.solver.name], names[job.case_id])[0]]
+        deriving = [job for job in every
+                    if bounds(package, programs[job.solver.name], names[job.case_id])[0]]
+    sizes = dict(zip(cases["case_id"], cases["size"]))
+    rest: list[Job] = []
     if others:
-        # the longest of all first (one meant to time out, run to the high end on the
-        # largest case), then the lower-bound runs, then the rest largest first
-        sizes = dict(zip(cases["case_id"], cases["size"]))
         rest = longest_first(submission_jobs(submission_specs(problem, others, least, cases),
                                              cases, 1, set(), len(every)), sizes)
+    with tempfile.TemporaryDirectory(prefix="gamebench-limit-") as folder:
+        caps = Path(folder) / "caps.json"
+        early = early_runs(problem, (*lower, *others), cases, deriving, executor, caps,
+                           len(every) + len(rest))
+        # the longest of all first (one meant to time out, to the high end on the largest
+        # case: started early, on all workers but one), then the lower-bound runs (each
+        # worker done with one takes the next, so none waits behind a run that waits for
+        # the limit), then the other early runs, then the rest largest first
+        started_early = {(job.solver.name, job.case_id) for job in early}
+        rest = [job for job in rest if (job.solver.name, job.case_id) not in started_early]
         longest = [job for job in rest if runs_long(job)]
-        jobs = longest + jobs + [job for job in rest if not runs_long(job)]
-    failed: set[str] = set()
+        ahead = early[:max(0, getattr(executor, "size", 1) - 1)]
+        jobs = longest + ahead + deriving + early[len(ahead):] + \
+            [job for job in rest if not runs_long(job)]
+        limit, judged, ran, beside, cut_short = _derivation_pass(
+            problem, package, jobs, {job.key for job in deriving}, lower, others, executor,
+            fail_fast, caps)
+    if cut_short:
+        limit = replace(limit, how=f"{limit.how}, from the cases each ran (--fail-fast)")
+    else:
+        record_time_limit(problem.folder, limit.time_s, limit.how)
+    at_limit = {spec.name: spec for spec in submission_specs(
+        problem, (*lower, *others), limit, cases)}
+    return limit, [(job, outcome_of(job, judged_at(package, outcome.judgement, limit.time_s)))
+                   for job, outcome in ran] + [
+        (replace(job, solver=at_limit[job.solver.name]),
+         outcome_of(job, judged_at(package, outcome.judgement, limit.time_s)))
+        for job, outcome in beside
+        if job.solver.caps_later or holds_at(outcome.judgement, least, limit)], not cut_short
+
+
+def early_runs(problem: PackageProblem, names: tuple[str, ...], cases: pl.DataFrame,
+               deriving: list[Job], executor: Executor, caps: Path, first_key: int) -> list[Job]:
+    """The runs of `names` that run to the limit's high end though their submission is
+    stopped at the limit elsewhere (`runs_long`), to start before the limit is known: under
+    the highest limit deriving can give (`highest_derived_limit`), their caps lowered to the
+    derived limit's once it is known (written to `caps`, read by the worker that runs them:
+    `external.lowered`). None where that cannot reach them: an interactive pair (its own
+    clock), or workers that may be on other machines (`builds_on_workers`); nor a run that
+    derives the limit itself."""
+    package = problem.load()
+    if package.type.interactive or getattr(executor, "builds_on_workers", False):
+        return []
+    highest = highest_derived_limit(package)
+    derives = {(job.solver.name, job.case_id) for job in deriving}
+    jobs = [replace(job, solver=replace(job.solver, caps_later=str(caps)))
+            for job in submission_jobs(submission_specs(problem, names, highest, cases),
+                                       cases, 1, set(), first_key)
+            if runs_long(job) and (job.solver.name, job.case_id) not in derives]
+    return jobs
+
+
+def highest_derived_limit(package: Package) -> TimeLimit:
+    """The highest time limit `derive_time_limit` can give this package: from a lower-bound
+    run stopped at the probe's CPU cap, with its margins."""
+    slowest = RunLimits(time_s=PROBE_TIME_S, kill_after_s=PROBE_TIME_S).cpu_cap_s
+    time_s, low, high = limit_from_slowest(package, slowest)
+    return TimeLimit(time_s, low, high, "given", "the highest limit deriving can give")
+
+
+def _derivation_pass(problem: PackageProblem, package: Package, jobs: list[Job],
+                     deriving: set[int], lower: tuple[str, ...], others: tuple[str, ...],
+                     executor: Executor, fail_fast: bool, caps: Path
+                     ) -> tuple[TimeLimit, Judged, Judging, Judging, bool]:
+    """Run `jobs` (`deriving`: the keys of the lower-bound runs that derive the limit); the
+    limit is derived as soon as those are in, and given to the runs started before it was
+    known (their `caps`). Returns the limit, the lower-bound runs (judged, and with their
+    jobs), the other runs (of `others`, and those started early), and whether a lower-bound
+    submission was stopped before all its runs (`fail_fast`)."""
+    failed: set[str] = set()      # failed a case here
+    failed_deriving: set[str] = set()  # failed a case it derives the limit from
 
     def skip(job: Job) -> str | None:
-        if job.solver.name in failed:
+        if job.solver.name in (failed_deriving if job.key in deriving else failed):
             return "not run (--fail-fast): failed a case before"
         return None
 
     judged: Judged = {}
     ran: Judging = []
-    early: Judging = []  # the runs of `others`
+    beside: Judging = []  # the runs of `others`, and those started early
     cut_short = False    # a lower-bound submission was stopped at its first failure
+    waiting = set(deriving)
+    found: list[TimeLimit | UserError] = []  # the limit once derived (or why there is none)
+
+    def settle() -> None:
+        """Derive the limit once the lower-bound runs are all in, and give its caps to the
+        runs started before it was known (the least limit's when there is none)."""
+        if waiting or found:
+            return
+        try:
+            found.append(derive_time_limit(package, judged))
+        except UserError as error:  # said once the pass is over
+            found.append(error)
+        given = found[0] if isinstance(found[0], TimeLimit) else least_derived_limit(package)
+        run_limits = RunLimits(time_s=given.time_s, kill_after_s=given.high_s)
+        give_caps_later(caps, run_limits.cpu_cap_s, run_limits.wall_s)
+
     # --fail-fast: one not expected to pass runs a case at a time, none past its failure
     failing = frozenset(name for name in (*lower, *others)
                         if not problem.expected_to_pass(name)) if fail_fast else frozenset()
+    settle()
     for job, outcome in executor.run(jobs, skip if fail_fast else None, one_at_a_time=failing):
+        waiting.discard(job.key)
         result = outcome.judgement
         if result is None:  # not run: skipped after a failure (or its worker was lost)
-            cut_short = cut_short or (outcome.status == "skip" and job.solver.name in lower)
-            continue
-        if stops_fail_fast(result.verdict):
-            failed.add(job.solver.name)
-        if job.solver.name in others:
-            if result.verdict is not Verdict.SKIP:
-                early.append((job, outcome))
-            continue
-        judged.setdefault(job.solver.name, {})[result.case] = result
-        ran.append((job, outcome))
-    limit = derive_time_limit(package, judged)
-    if cut_short:
-        limit = replace(limit, how=f"{limit.how}, from the cases each ran (--fail-fast)")
-    else:
-        record_time_limit(problem.folder, limit.time_s, limit.how)
-    at_limit = {spec.name: spec for spec in submission_specs(problem, others, limit, cases)}
-    return limit, [(job, outcome_of(job, judged_at(package, outcome.judgement, limit.time_s)))
-                   for job, outcome in ran] + [
-        (replace(job, solver=at_limit[job.solver.name]),
-         outcome_of(job, judged_at(package, outcome.judgement, limit.time_s)))
-        for job, outcome in early if holds_at(outcome.judgement, least, limit)], not cut_short
+            cut_short = cut_short or (outcome.status == "skip" and job.key in deriving)
+        else:
+            if stops_fail_fast(result.verdict):
+                failed.add(job.solver.name)
+                if job.key in deriving:
+                    failed_deriving.add(job.solver.name)
+            if job.key not in deriving:
+                if result.verdict is not Verdict.SKIP:
+                    beside.append((job, outcome))
+            else:
+                judged.setdefault(job.solver.name, {})[result.case] = result
+                ran.append((job, outcome))
+        settle()
+    settle()  # (every job has come back, the lower-bound runs with them)
+    if isinstance(found[0], UserError):
+        raise found[0]
+    return found[0], judged, ran, beside, cut_short
 
 
 def judged_from_rows(problem: PackageProblem, rows: pl.DataFrame,

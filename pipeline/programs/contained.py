@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import glob
 import os
 import re
@@ -618,8 +619,8 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
                     ended_ns=int(fields["ended_ns"]) if "ended_ns" in fields else None)
 
 
-def first_ended(watched: list[Started], wall_s: float, credit: Callable[[], float],
-                stuck: Callable[[], bool] | None = None,
+def first_ended(watched: list[Started], wall_s: float | Callable[[], float],
+                credit: Callable[[], float], stuck: Callable[[], bool] | None = None,
                 every_s: float = 0.1) -> Started | None:
     """Wait for the first of `watched` (started, none `early`) to end, and return it (the
     first of them in `watched`'s order when several have); None once `wall_s` has passed on
@@ -630,25 +631,52 @@ def first_ended(watched: list[Started], wall_s: float, credit: Callable[[], floa
     to a thread's count when the thread gets the core: a count read just then may lack the
     wait going on, at most a scheduling period, a few tens of milliseconds.) `stuck`, asked
     every `every_s` while they run, ends the wait early (None) when it says they can never
-    end on their own."""
+    end on their own. `wall_s` may be a function, asked every `every_s` too: a cap that can
+    be lowered while they run (`lower_cpu_limit`)."""
+    cap = wall_s if callable(wall_s) else (lambda: wall_s)
+    polled = stuck is not None or callable(wall_s)
     started = time.monotonic()
-    deadline = started + wall_s
+    deadline = started + cap()
     while True:
         now = time.monotonic()
-        wait = max(0.0, deadline - now) if stuck is None else \
-            max(0.0, min(deadline - now, every_s))
+        wait = max(0.0, min(deadline - now, every_s) if polled else deadline - now)
         ready, _, _ = select.select(watched, [], [], wait)
         if ready:
             return next(one for one in watched if one in ready)
         now = time.monotonic()
-        if stuck is not None and now < deadline:
-            if stuck():
+        if polled and now < deadline:
+            if stuck is not None and stuck():
                 return None
-            continue
+            deadline = min(deadline, started + cap())  # their own time is not over before
+            if now < deadline:
+                continue
         own = now - started - credit()
-        if own >= wall_s:
+        if own >= cap():
             return None
-        deadline = now + max(wall_s - own, CREDIT_STEP_S)
+        deadline = now + max(cap() - own, CREDIT_STEP_S)
+
+
+def lower_cpu_limit(started: Started, cpu_s: float) -> None:
+    """Lower the CPU-time limit of a program running now to `cpu_s` (it is stopped at once,
+    `killed` cpu, when it has used more): a run started before its time limit was known,
+    given it once it is. Through the launcher: a SIGUSR1 carrying the new limit in ms
+    (sigqueue); without it: the limit this process watches. Never raised: the RLIMIT_CPU
+    backstop of the first limit stays."""
+    if started.early is not None or started.pid is None:
+        return
+    if not started.via_launcher:
+        if isinstance(started, _InProcess) and started.cpu_s is not None:
+            started.cpu_s = min(started.cpu_s, cpu_s)
+        return
+    if started.result_fd < 0:  # finished: nothing to lower
+        return
+    milliseconds = max(1, round(cpu_s * 1000))
+    # union sigval, passed as its pointer-sized member: sival_int is its low 32 bits
+    if _libc.sigqueue(started.pid, int(signal.SIGUSR1), ctypes.c_void_p(milliseconds)) != 0:
+        error = ctypes.get_errno()
+        if error != errno.ESRCH:  # (gone already: its result is on the way)
+            raise OSError(error, f"sigqueue to the launcher {started.pid}: "
+                                 f"{os.strerror(error)}")
 
 
 def backstop_s(own_wall_s: float) -> float:

@@ -36,6 +36,7 @@ for.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -164,7 +165,7 @@ def run_external(job: Job) -> Outcome:
     workdir = private / "work"
     workdir.mkdir(parents=True)
     measured: Measured | None = None
-    spec = job.solver
+    spec = lowered(job.solver)
     try:
         (private / "input").write_text(job.input, encoding="utf-8")
         with open(private / "input", "rb") as stdin, open(private / "stdout", "wb") as stdout, \
@@ -173,25 +174,60 @@ def run_external(job: Job) -> Outcome:
                 spec.argv, stdin=stdin, stdout=stdout, stderr=stderr, workdir=workdir,
                 limits=limits_of(spec), sandbox=spec.sandbox, shown=spec.visible,
                 hidden=submission_hidden() + spec.hidden)
-        measured = _finish(started, spec)
-        return _classify(job, private, measured)
+        measured, spec = _finish(started, spec)
+        return _classify(replace(job, solver=spec), private, measured)
     finally:
         if measured is None or measured.lost:  # a launcher killed before it could clean up
             contained.sweep()
         shutil.rmtree(private, ignore_errors=True)
 
 
-def _finish(started: contained.Started, spec: SolverSpec) -> Measured:
+def _finish(started: contained.Started, spec: SolverSpec) -> tuple[Measured, SolverSpec]:
     """Wait for the program; with `own_wall_s`, stop it once it has run that long on its own
-    clock (the wall clock less its processes' waits for a core: `contained.first_ended`)."""
+    clock (the wall clock less its processes' waits for a core: `contained.first_ended`).
+    With `caps_later`, its caps are lowered once that file is written (`lowered`). Returns
+    what was measured and the spec with the caps it ended under."""
     if spec.own_wall_s is None or started.early is not None:
-        return contained.finish(started)
-    ended = contained.first_ended([started], spec.own_wall_s,
+        return contained.finish(started), spec
+    now = spec
+
+    def own_wall_s() -> float:
+        nonlocal now
+        if now.caps_later and (given := lowered(now)) is not now:
+            now = given
+            contained.lower_cpu_limit(started, now.timeout_s)
+        return now.own_wall_s
+
+    ended = contained.first_ended([started], own_wall_s if spec.caps_later else spec.own_wall_s,
                                   lambda: contained.tree_times(started.pid)[1])
     if ended is not None:
-        return contained.finish(started)
+        return contained.finish(started), now
     measured = contained.finish(started, stop_after_s=0)
-    return replace(measured, killed="wall") if measured.killed == "term" else measured
+    return (replace(measured, killed="wall") if measured.killed == "term" else measured), now
+
+
+def give_caps_later(path: str | Path, cpu_s: float, own_wall_s: float) -> None:
+    """Give the runs whose spec says `caps_later=path` their CPU-time limit and their cap on
+    their own wall clock (`lowered`): the file appears whole or not at all."""
+    path = Path(path)
+    part = path.with_name(path.name + ".part")
+    part.write_text(json.dumps({"cpu_s": cpu_s, "own_wall_s": own_wall_s}), encoding="utf-8")
+    os.replace(part, path)
+
+
+def lowered(spec: SolverSpec) -> SolverSpec:
+    """`spec` with the caps its `caps_later` file gives once it is there (never above its
+    own: a run started before its time limit was known is given it so), else `spec` itself."""
+    if not spec.caps_later:
+        return spec
+    try:
+        caps = json.loads(Path(spec.caps_later).read_text(encoding="utf-8"))
+        cpu_s, own_wall_s = float(caps["cpu_s"]), float(caps["own_wall_s"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return spec
+    return replace(spec, timeout_s=min(spec.timeout_s, cpu_s), caps_later="",
+                   own_wall_s=min(spec.own_wall_s, own_wall_s)
+                   if spec.own_wall_s is not None else None)
 
 
 def limits_of(spec: SolverSpec) -> Limits:

@@ -45,7 +45,8 @@ class SolverSpec:
     hidden: tuple[str, ...] = ()   # paths the sandbox hides from it (the data folder, ...)
     judged_time_s: float | None = None  # package submissions: the time limit judged at
     kill_after_s: float | None = None   # package submissions: stopped after this (CPU) time
-    cut_after_s: float | None = None    # package submissions: every case but `full_case`
+    cut_after_s: float | None = None    # package submissions: each case it is meant to time
+                                        # out on (`runjob.cut_here`) but `full_case` is
     full_case: str = ""                 # stopped after this time instead (see submissions)
     own_wall_s: float | None = None     # external programs: the wall-clock cap on its own
                                         # time (less its waits for a core); None: the cap of
@@ -53,6 +54,10 @@ class SolverSpec:
     judged_by_problem: bool = False     # external programs: run and judged by the problem itself
     truncate_output: bool = False       # output past the limit fails to write instead of
                                         # killing it (a judge's truncation; see `contained`)
+    caps_later: str = ""                # external programs and package submissions: a file
+                                        # that, once written, holds lower caps to stop the
+                                        # run at (`external.lowered`: a run started before
+                                        # its time limit was known)
 
     @property
     def builds_where_it_runs(self) -> bool:

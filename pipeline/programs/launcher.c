@@ -28,7 +28,11 @@
  *   -X  the program ignores SIGXFSZ: a write past -f fails (EFBIG) instead of killing it, so
  *       its output is cut at the limit and it runs on until it exits or its time is up (how
  *       DOMjudge and BAPCtools judge a program that floods its output: by its time)
- *   -c  CPU-time limit in ms: the program is killed once it has used more (0: none)
+ *   -c  CPU-time limit in ms: the program is killed once it has used more (0: none). The
+ *       caller may lower it while the program runs: SIGUSR1 sent with sigqueue carries the
+ *       new limit in ms as its value (a run started before its time limit was known, given
+ *       that limit once it is; it is killed at once when it has used more already). Above
+ *       -c, the RLIMIT_CPU backstop of -c stays.
  *   -w  wall-clock cap in ms (0: none)
  *   -d  the program's working directory
  *   -R  once the program is started, the launcher closes its own stdin, stdout and stderr
@@ -169,6 +173,12 @@ static long long now_ns(void) {
 
 static int stop_requested(int sig) {
     return sig == SIGTERM || sig == SIGHUP || sig == SIGINT || sig == SIGQUIT;
+}
+
+/* The CPU limit in ms that a SIGUSR1 from sigqueue carries (-c), or -1 for any other. */
+static long long new_cpu_limit_ms(int sig, const siginfo_t *info) {
+    if (sig != SIGUSR1 || info->si_code != SI_QUEUE || info->si_value.sival_int <= 0) return -1;
+    return info->si_value.sival_int;
 }
 
 /* -- the sandbox's file system ------------------------------------------------------------ */
@@ -526,11 +536,14 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
         }
         if (wait_ns < 1000000) wait_ns = 1000000;
         struct timespec timeout = {wait_ns / 1000000000LL, wait_ns % 1000000000LL};
-        int sig = sigtimedwait(&handled, NULL, &timeout);
+        siginfo_t info;
+        int sig = sigtimedwait(&handled, &info, &timeout);
         if (stop_requested(sig) && strcmp(killed, "none") == 0) {
             killed = "term";
             kill(program, SIGKILL);
         }
+        long long lowered = new_cpu_limit_ms(sig, &info);
+        if (lowered > 0) cpu_limit = lowered * 1000000LL;
     }
     long long ended = now_ns();
     long long wall_us = (ended - started) / 1000;
@@ -701,6 +714,7 @@ int main(int argc, char **argv) {
     sigaddset(&handled, SIGHUP);
     sigaddset(&handled, SIGINT);
     sigaddset(&handled, SIGQUIT);
+    sigaddset(&handled, SIGUSR1);
     sigprocmask(SIG_BLOCK, &handled, NULL);
     for (int sig = SIGHUP; sig <= SIGQUIT; sig++) signal(sig, SIG_DFL); /* ignored ones drop */
     signal(SIGTERM, SIG_DFL);
@@ -747,7 +761,9 @@ int main(int argc, char **argv) {
                 report("setup_error=the namespace's init died (wait status %d)\n", status);
             return 0;
         }
-        int sig = sigwaitinfo(&handled, NULL);
+        siginfo_t info;
+        int sig = sigwaitinfo(&handled, &info);
         if (stop_requested(sig)) kill(init, SIGKILL);
+        if (new_cpu_limit_ms(sig, &info) > 0) sigqueue(init, SIGUSR1, info.si_value);
     }
 }

@@ -63,7 +63,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from pipeline.run.executors import (ExecutorError, LocalPoolExecutor, Skip, _Worker, check_jobs,
-                                     held_back, skipped)
+                                     held_back, out_in_turn, skipped)
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.languages import BuildError, build_here, source_key
 from pipeline.run.worker import PROGRESS_FIELDS, worker_main
@@ -451,7 +451,7 @@ def first_not_held_back(pending: deque[Job], one_at_a_time: frozenset[str],
     """The first job of `pending` not held back by one of its solver's out on the cluster
     (`executors.held_back`: in a batch of `live`), taken off `pending`, as a batch of its own
     ([] when every job pending waits)."""
-    out = {job.solver.name for batch in live for job in batch}
+    out = out_in_turn((job for batch in live for job in batch), one_at_a_time)
     for index, job in enumerate(pending):
         if not held_back([job], one_at_a_time, out):
             del pending[index]

@@ -82,11 +82,24 @@ class Executor(Protocol):
 Skip = Callable[[Job], "str | None"]
 
 
+def in_turn(job: Job, one_at_a_time: frozenset[str]) -> bool:
+    """Whether `job` waits its turn among its solver's jobs (`one_at_a_time`). A run started
+    before its time limit was known (`SolverSpec.caps_later`: the one meant to time out, run
+    to the limit's high end while the limit is derived) goes beside them: it neither waits
+    for them nor they for it."""
+    return job.solver.name in one_at_a_time and not job.solver.caps_later
+
+
 def held_back(batch: list[Job], one_at_a_time: frozenset[str], out: set[str]) -> bool:
-    """Whether `batch` waits: it has a job of a solver run one at a time (`one_at_a_time`)
-    of which a job is out (sent, not back yet: `out`)."""
+    """Whether `batch` waits: it has a job of a solver run one at a time (`one_at_a_time`,
+    `in_turn`) of which a job is out (sent, not back yet: `out`, what `out_in_turn` gives)."""
     return bool(one_at_a_time) and any(
-        job.solver.name in one_at_a_time and job.solver.name in out for job in batch)
+        in_turn(job, one_at_a_time) and job.solver.name in out for job in batch)
+
+
+def out_in_turn(jobs: Iterable[Job], one_at_a_time: frozenset[str]) -> set[str]:
+    """The solvers of `jobs` (sent, not back yet) that hold their next job back."""
+    return {job.solver.name for job in jobs if in_turn(job, one_at_a_time)}
 
 
 def skipped(batch: list[Job], skip: Skip | None) -> tuple[list[Job], list[tuple[Job, Outcome]]]:
@@ -362,8 +375,8 @@ class LocalPoolExecutor:
         """The next batch to send (the first not held back, `held_back`; a job of a solver run
         one at a time travels alone), less the jobs `skip` leaves out (kept to be yielded), or
         None when no job of what is pending can be sent now."""
-        out = {job.solver.name for worker in self._workers if worker.busy
-               for job in worker.batch[worker.done:]} if self._one_at_a_time else set()
+        out = out_in_turn((job for worker in self._workers if worker.busy
+                           for job in worker.batch[worker.done:]), self._one_at_a_time)
         index = 0
         while index < len(pending):
             if held_back(pending[index], self._one_at_a_time, out):
@@ -371,7 +384,7 @@ class LocalPoolExecutor:
                 continue
             batch = pending[index]
             del pending[index]
-            if len(batch) > 1 and any(j.solver.name in self._one_at_a_time for j in batch):
+            if len(batch) > 1 and any(in_turn(j, self._one_at_a_time) for j in batch):
                 pending.insert(index, batch[1:])  # such a job travels alone
                 batch = batch[:1]
             batch, passed = skipped(batch, self._skip)

@@ -11,15 +11,20 @@ import os
 import secrets
 import signal
 import subprocess
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from runkit import (alive, external, processes_with, py, run_one, running_program, stage,
                     wait_until)
 
-from pipeline.run.executors import LocalPoolExecutor
+from pipeline.programs import contained
+from pipeline.programs.external import give_caps_later
 from pipeline.programs.jobs import Job
+from pipeline.programs.launcher import launcher_path
+from pipeline.run.executors import LocalPoolExecutor
 
 
 # -- the ordinary path ---------------------------------------------------------------------------
@@ -72,6 +77,76 @@ def test_a_spinning_program_is_stopped_when_its_cpu_time_reaches_the_limit(pool,
         assert outcome.error.startswith("CPU time over the 0.3 s limit (")
         assert 300 <= outcome.cpu_ms < 1000
         assert outcome.wall_ms >= outcome.cpu_ms * 0.9
+
+
+# -- caps given while it runs -------------------------------------------------------------------
+
+def _give_caps_after(path: Path, delay_s: float, cpu_s: float, own_wall_s: float) -> threading.Timer:
+    timer = threading.Timer(delay_s, give_caps_later, (path, cpu_s, own_wall_s))
+    timer.start()
+    return timer
+
+
+def test_a_run_started_before_its_limit_was_known_stops_at_the_cpu_limit_given_later(
+        pool, cpp, tmp_path):
+    """Started under 30 s, given 0.6 s of CPU time once it has run 0.3 s: it is stopped there,
+    and the verdict names the limit it was given."""
+    caps = tmp_path / "caps.json"
+    timer = _give_caps_after(caps, 0.3, 0.6, 1.5)
+    started = time.monotonic()
+    outcome = run_one(pool, external((cpp["spin"],), timeout_s=30.0, own_wall_s=30.5,
+                                     caps_later=str(caps)))
+    timer.join()
+    assert outcome.status == "tle", outcome
+    assert outcome.error.startswith("CPU time over the 0.6 s limit (")
+    assert 600 <= outcome.cpu_ms < 900
+    assert time.monotonic() - started < 10
+
+
+def test_a_sleeping_run_is_stopped_at_the_own_wall_clock_cap_given_later(pool, tmp_path):
+    caps = tmp_path / "caps.json"
+    timer = _give_caps_after(caps, 0.3, 0.6, 1.2)
+    outcome = run_one(pool, external(py("sleeper"), timeout_s=30.0, own_wall_s=30.5,
+                                     caps_later=str(caps)))
+    timer.join()
+    assert outcome.status == "tle", outcome
+    assert outcome.error.startswith("wall clock 1.2 s reached (its waits for a core not counted")
+    assert 1200 <= outcome.wall_ms < 5000 and outcome.cpu_ms < 300
+
+
+@pytest.mark.parametrize("started_with, given", [((30.0, 30.5), (0.4, 1.0)),
+                                                  ((0.4, 0.9), (30.0, 30.5))])
+def test_caps_given_before_the_run_starts_are_its_caps_from_the_start_but_never_raise_them(
+        pool, cpp, tmp_path, started_with, given):
+    caps = tmp_path / "caps.json"
+    give_caps_later(caps, *given)
+    cpu_s, own_wall_s = started_with
+    outcome = run_one(pool, external((cpp["spin"],), timeout_s=cpu_s, own_wall_s=own_wall_s,
+                                     caps_later=str(caps)))
+    assert outcome.status == "tle" and outcome.error.startswith("CPU time over the 0.4 s limit (")
+    assert 400 <= outcome.cpu_ms < 700
+
+
+def test_a_run_that_ends_before_its_caps_are_given_keeps_what_it_got(pool, tmp_path):
+    outcome = run_one(pool, external(py("sum"), timeout_s=30.0, own_wall_s=30.5,
+                                     caps_later=str(tmp_path / "never-written.json")), "2 3\n")
+    assert (outcome.status, outcome.answer) == ("ok", "5\n")
+
+
+def test_the_launcher_started_outside_a_worker_passes_a_lowered_cpu_limit_to_its_program(cpp):
+    """Started by hand in its caller's PID namespace, the launcher forks the namespace's init
+    itself: the new limit (a SIGUSR1 with its value) reaches the program through it."""
+    read, write = os.pipe2(os.O_CLOEXEC)
+    process = subprocess.Popen([launcher_path(), "-D", str(write), "-c", "30000", "-w", "60000",
+                                "--", cpp["spin"]], pass_fds=(write,), start_new_session=True)
+    os.close(write)
+    running = contained.Started(process.pid, True, 60.0, read, time.perf_counter())
+    time.sleep(0.3)
+    contained.lower_cpu_limit(running, 0.5)
+    measured = contained.finish(running)
+    process.wait(timeout=10)
+    assert measured.killed == "cpu", measured
+    assert 500 <= measured.cpu_ms < 800
 
 
 def test_cpu_time_not_wall_time_decides_a_time_limit_on_a_busy_machine(cpp):
