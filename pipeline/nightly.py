@@ -257,13 +257,16 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
 
 
 def expectation_failures(problem_id: str, result: RunSummary) -> list[str]:
-    """A package's submissions that got what their folder or tag does not expect (and why its
-    expectations could not be held, when they could not)."""
+    """A package's submissions that got what their folder or tag does not expect, and those
+    (and validators) its own programs failed judging (and why its expectations could not be
+    held, when they could not)."""
     found = result.expectations
     if found.not_held:
         return [f"{problem_id}: expectations not held: {found.not_held}"]
     return [f"{problem_id}/{a.submission}: expected {a.expected}, got {a.got}"
-            for a in found.disagreements]
+            for a in found.disagreements] + [
+        f"{problem_id}/{a.submission}: not held (judge error): expected {a.expected}, got {a.got}"
+        for a in found.judge_errors]
 
 
 def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int]]]:

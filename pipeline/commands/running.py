@@ -97,6 +97,11 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
     if summary.disagreements:
         typer.echo(f"{summary.disagreements} submission(s) got what their folder does not "
                    "expect (see above)", err=True)
+    if summary.judge_errors:
+        typer.echo(f"{summary.judge_errors} submission(s) or validator(s) could not be held to "
+                   "what they should get: the package's own programs failed judging them "
+                   "(judge-error, see above)", err=True)
+    if summary.disagreements or summary.judge_errors:
         raise typer.Exit(1)
 
 

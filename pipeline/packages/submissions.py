@@ -371,6 +371,12 @@ class Expectations:
     def disagreements(self) -> tuple[Agreement, ...]:
         return tuple(a for a in self.agreements if a.status == "disagree")
 
+    @property
+    def judge_errors(self) -> tuple[Agreement, ...]:
+        """The submissions and validators that could not be held: the package's own
+        programs failed judging them."""
+        return tuple(a for a in self.agreements if a.status == "judge-error")
+
     def table(self) -> str:
         """submission -> expected -> got -> agree, one line each, then what disagrees."""
         if self.not_held:

@@ -44,6 +44,10 @@ class HeldSubmissions(Protocol):
     @property
     def disagreements(self) -> Sequence[Any]: ...  # one per submission that got otherwise
 
+    @property
+    def judge_errors(self) -> Sequence[Any]: ...  # one per submission (or validator) whose
+                                                  # judge failed: not held either way
+
     def table(self) -> str: ...  # one line per submission, for the run's summary
 
 # A shrink pass: the cases one small edit simpler than the given one (drop a test, a leaf, a

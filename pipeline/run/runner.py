@@ -77,6 +77,11 @@ class RunSummary:
         """How many submissions got what their folder or tag does not expect."""
         return len(self.expectations.disagreements) if self.expectations is not None else 0
 
+    @property
+    def judge_errors(self) -> int:
+        """How many submissions or validators could not be held: their judge failed."""
+        return len(self.expectations.judge_errors) if self.expectations is not None else 0
+
 
 def host_info() -> dict[str, str | int | None]:
     cpu = None

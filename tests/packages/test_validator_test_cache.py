@@ -204,6 +204,9 @@ def test_an_agreement_over_a_validator_that_could_not_run_is_not_stored(tmp_path
     broken = run(data)
     assert "input validators            reject invalid_input   1 of 2 right  judge-error" in (
         validator_rows(broken.stdout)), broken.stdout
+    # not held either way: the run says so and fails, as a disagreement fails it
+    assert broken.returncode == 1 and "1 submission(s) or validator(s) could not be held" in (
+        broken.stderr), broken.stderr
     (tmp_path / "broken").unlink()  # it runs now: checked again, and stored
     before = len(validated(tmp_path))
     fixed = run(data)
