@@ -12,7 +12,9 @@ the `results` table), judged where they run by the package's own rules
   runs are judged again at the derived limit and stand as the run's results for them (one
   pass judges and derives); a run's other submissions are judged in the same pass, at the
   least limit deriving can give, and run again only where that run does not hold at the
-  derived limit (it was stopped there), so no core waits for the slowest accepted run;
+  derived limit (it was stopped there), so no core waits for the slowest accepted run; the
+  longest run of all (one meant to time out, to the high end on the largest case) starts
+  before the limit is known and is given its caps once it is (`early_runs`);
 - their specs (`submission_specs`): judged at the limit, run until the high end of the margin
   around it so each result can be judged again there (problemtools' "sensitive to time
   limit"); a submission meant to run out of time is run to the high end on the run's largest

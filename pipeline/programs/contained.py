@@ -27,6 +27,10 @@ instead of 0.7 ms for building it anew). Paths under /tmp that the program is gi
 command's absolute paths, its working folder, `shown`, `writable`) and the pipeline's own
 Python (`pipeline_python`) are bound into its private /tmp.
 
+A program's CPU-time limit can be lowered while it runs (`lower_cpu_limit`: a run started
+before its time limit was known, given it once it is), and `first_ended` takes a cap on its
+own wall clock that can be lowered likewise.
+
 Without a C compiler there is no launcher: this process then starts the program itself
 (limits set by a `preexec_fn`, a full fork, about 3 ms slower), watches its CPU time and wall
 clock, and kills its process group after it; a descendant that calls setsid outlives it unless
