@@ -264,12 +264,15 @@ def early_runs(problem: PackageProblem, names: tuple[str, ...], cases: pl.DataFr
     package = problem.load()
     if package.type.interactive or getattr(executor, "builds_on_workers", False):
         return []
-    highest = highest_derived_limit(package)
     derives = {(job.solver.name, job.case_id) for job in deriving}
-    jobs = [replace(job, solver=replace(job.solver, caps_later=str(caps)))
-            for job in submission_jobs(submission_specs(problem, names, highest, cases),
-                                       cases, 1, set(), first_key)
-            if runs_long(job) and (job.solver.name, job.case_id) not in derives]
+    jobs: list[Job] = []
+    for spec in submission_specs(problem, names, highest_derived_limit(package), cases):
+        if spec.cut_after_s is None or not spec.full_case or \
+                (spec.name, spec.full_case) in derives:
+            continue
+        jobs += submission_jobs([replace(spec, caps_later=str(caps))],
+                                cases.filter(pl.col("case_id") == spec.full_case), 1, set(),
+                                first_key + len(jobs))
     return jobs
 
 
