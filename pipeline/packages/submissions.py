@@ -182,12 +182,12 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
 
     The longest run of all, a submission meant to time out (`times_out_by_design`, of
     `others` or a lower-bound one) on the largest case, where it runs to the high end of the
-    limit (`submission_specs`), starts first, before the limit is known: under the highest
-    limit deriving can give, its caps lowered to the derived limit's as soon as that is
-    known (`SolverSpec.caps_later`; `early_runs`). It then holds at the derived limit and is
-    not run again. Such runs go ahead of the lower-bound runs on all the pool's workers but
-    one, the others after them, and a worker freed by a lower-bound run takes the next of
-    them first: the limit never waits for a run that waits for it.
+    limit (`submission_specs`), starts as soon as the lower-bound runs are all sent (a worker
+    freed by one takes the next of them first, so the limit never waits for a run that waits
+    for it), before the limit is known: under the highest limit deriving can give, its caps
+    lowered to the derived limit's as soon as that is known (`SolverSpec.caps_later`;
+    `early_runs`). It then holds at the derived limit (`holds_under`: stopped at a cap, or
+    ended within the derived limit's caps) and is not run again.
 
     `fail_fast`: a submission that failed a case here is not run on its other cases here,
     as BAPCtools stops it, and one not expected to pass runs one case at a time, so that it runs
@@ -225,16 +225,14 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
         caps = Path(folder) / "caps.json"
         early = early_runs(problem, (*lower, *others), cases, deriving, executor, caps,
                            len(every) + len(rest))
-        # the longest of all first (one meant to time out, to the high end on the largest
-        # case: started early, on all workers but one), then the lower-bound runs (each
-        # worker done with one takes the next, so none waits behind a run that waits for
-        # the limit), then the other early runs, then the rest largest first
+        # the lower-bound runs first (each worker done with one takes the next, so none waits
+        # behind a run that waits for the limit), then the runs started early (the longest
+        # of all: one meant to time out, to the high end on the largest case), then the rest
+        # largest first (without early runs, the longest of them before the lower-bound ones)
         started_early = {(job.solver.name, job.case_id) for job in early}
         rest = [job for job in rest if (job.solver.name, job.case_id) not in started_early]
         longest = [job for job in rest if runs_long(job)]
-        ahead = early[:max(0, getattr(executor, "size", 1) - 1)]
-        jobs = longest + ahead + deriving + early[len(ahead):] + \
-            [job for job in rest if not runs_long(job)]
+        jobs = longest + deriving + early + [job for job in rest if not runs_long(job)]
         limit, judged, ran, beside, cut_short = _derivation_pass(
             problem, package, jobs, {job.key for job in deriving}, lower, others, executor,
             fail_fast, caps)
@@ -249,7 +247,20 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
         (replace(job, solver=at_limit[job.solver.name]),
          outcome_of(job, judged_at(package, outcome.judgement, limit.time_s)))
         for job, outcome in beside
-        if job.solver.caps_later or holds_at(outcome.judgement, least, limit)], not cut_short
+        if (holds_under(outcome.judgement, limit) if job.solver.caps_later
+            else holds_at(outcome.judgement, least, limit))], not cut_short
+
+
+def holds_under(run: CaseResult, limit: TimeLimit) -> bool:
+    """Whether `run`, started under higher caps than `limit`'s and given those once known
+    (`early_runs`), holds what running it under `limit`'s caps would: it was stopped at a cap
+    (at least `limit`'s, so over it there too), or it ended within `limit`'s caps on the wall
+    clock (a run that sleeps or waits past them, then ends, would have been stopped there).
+    Its CPU time is judged again either way (`judge.judged_at`)."""
+    if run.verdict in NOT_JUDGED_AGAIN:
+        return False
+    return run.timed_out or run.wall_s <= RunLimits(time_s=limit.time_s,
+                                                    kill_after_s=limit.high_s).wall_s
 
 
 def early_runs(problem: PackageProblem, names: tuple[str, ...], cases: pl.DataFrame,
@@ -258,11 +269,11 @@ def early_runs(problem: PackageProblem, names: tuple[str, ...], cases: pl.DataFr
     stopped at the limit elsewhere (`runs_long`), to start before the limit is known: under
     the highest limit deriving can give (`highest_derived_limit`), their caps lowered to the
     derived limit's once it is known (written to `caps`, read by the worker that runs them:
-    `external.lowered`). None where that cannot reach them: an interactive pair (its own
-    clock), or workers that may be on other machines (`builds_on_workers`); nor a run that
-    derives the limit itself."""
+    `external.lowered`, `interactive.run_exchange`). None where that cannot reach them:
+    workers that may be on other machines (`builds_on_workers`); nor a run that derives the
+    limit itself."""
     package = problem.load()
-    if package.type.interactive or getattr(executor, "builds_on_workers", False):
+    if getattr(executor, "builds_on_workers", False):
         return []
     derives = {(job.solver.name, job.case_id) for job in deriving}
     jobs: list[Job] = []

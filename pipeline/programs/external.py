@@ -215,16 +215,23 @@ def give_caps_later(path: str | Path, cpu_s: float, own_wall_s: float) -> None:
     os.replace(part, path)
 
 
+def caps_given(path: str) -> tuple[float, float] | None:
+    """The CPU-time limit and own-wall-clock cap written to `path` (`give_caps_later`), or
+    None while there are none."""
+    try:
+        caps = json.loads(Path(path).read_text(encoding="utf-8"))
+        return float(caps["cpu_s"]), float(caps["own_wall_s"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def lowered(spec: SolverSpec) -> SolverSpec:
     """`spec` with the caps its `caps_later` file gives once it is there (never above its
     own: a run started before its time limit was known is given it so), else `spec` itself."""
-    if not spec.caps_later:
+    caps = caps_given(spec.caps_later) if spec.caps_later else None
+    if caps is None:
         return spec
-    try:
-        caps = json.loads(Path(spec.caps_later).read_text(encoding="utf-8"))
-        cpu_s, own_wall_s = float(caps["cpu_s"]), float(caps["own_wall_s"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return spec
+    cpu_s, own_wall_s = caps
     return replace(spec, timeout_s=min(spec.timeout_s, cpu_s), caps_later="",
                    own_wall_s=min(spec.own_wall_s, own_wall_s)
                    if spec.own_wall_s is not None else None)

@@ -3,8 +3,8 @@
 A package that gives no time limit has it derived from its accepted submissions' times. A
 submission meant to time out runs to the high end of that limit on the run's largest case
 (`submissions.submission_specs`), and that run cannot wait for the limit: it starts with the
-derivation, under the highest limit deriving can give, and is given the derived limit's caps
-as soon as that is known (`SolverSpec.caps_later`, read by the worker that runs it). It then
+derivation (once the runs that derive the limit are all sent), under the highest limit
+deriving can give, and is given the derived limit's caps as soon as that is known (`SolverSpec.caps_later`, read by the worker that runs it). It then
 stands at the derived limit: it runs once, to the high end, not to the highest limit.
 
 Real packages, real `pipeline` processes; the submissions note when they start and end in a
@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from packagekit import write_tree
 
@@ -63,8 +64,9 @@ def _spinning(tmp_path: Path, log: Path) -> Path:
     `time_limit_exceeded/spin.py` that never ends."""
     package = write_tree(tmp_path / "early", {
         "problem.yaml": VERSION,
-        **{f"data/secret/{i}.in": f"{i} 1\n" for i in (1, 2, 3)},
-        **{f"data/secret/{i}.ans": f"{i + 1}\n" for i in (1, 2, 3)},
+        # five runs derive the limit: on two workers, the last of them goes alone
+        **{f"data/secret/{i}.in": f"{i} 1\n" for i in (1, 2, 3, 4)},
+        **{f"data/secret/{i}.ans": f"{i + 1}\n" for i in (1, 2, 3, 4)},
         "data/secret/big.in": "1000000 1\n", "data/secret/big.ans": "1000001\n",
         # about 0.6 s of CPU time on each case: the limit derived is 2 s, its high end 3 s
         "submissions/accepted/busy.py": _logging(log, _busy("0.6")),
@@ -95,7 +97,7 @@ def test_the_run_meant_to_time_out_starts_with_the_derivation_and_stops_at_the_d
                   if (name, case, what) == ("spin.py", "1000000", "start")]
     assert len(big_starts) == 1  # it ran once: its run stands at the derived limit
     busy_ends = [at for name, _, what, at in events if (name, what) == ("busy.py", "end")]
-    assert len(busy_ends) == 4
+    assert len(busy_ends) == 5
     assert big_starts[0] < max(busy_ends)  # started before the limit was known
 
 
@@ -156,3 +158,78 @@ def test_under_fail_fast_a_lower_bound_submissions_early_run_goes_beside_its_own
     assert len(early) == 1 and len(sample_ends) == 2
     assert early[0] < max(sample_ends)
     assert not [case for _, case, _, _ in events if case in ("20", "30")]
+
+
+INTERACTOR = """import sys
+n = int(open(sys.argv[1]).read().split()[0])
+print(n, flush=True)
+line = sys.stdin.readline()
+sys.exit(42 if line.strip() == str(n + 1) else 43)
+"""
+
+
+def _answering(log: Path, body: str) -> str:
+    """An interactive submission that logs `<name> <n> start|end <time>` around `body`, then
+    answers n + 1 to the n it is told."""
+    return (f"import sys, time\nname = {str(log)!r}\nn = int(sys.stdin.readline())\n"
+            f"def note(what):\n    with open(name, 'a') as f:\n"
+            f"        f.write(f'{{sys.argv[0].rsplit(\"/\", 1)[-1]}} {{n}} {{what}} "
+            f"{{time.time()}}\\n')\n"
+            f"note('start')\n{body}\nnote('end')\nprint(n + 1, flush=True)\n")
+
+
+@pytest.mark.parametrize("body", ["while True:\n    pass", "time.sleep(100)"])
+def test_an_interactive_pairs_early_run_is_given_the_derived_limit_on_its_own_clock(
+        tmp_path, body):
+    """The same with an interactor between the submission and the judge: the submission's CPU
+    limit (one that spins) and the exchange's own clock (one that sleeps) take the caps once
+    the limit is known: 3.1 s of CPU, 3.5 s of its own time."""
+    log = tmp_path / "log"
+    package = write_tree(tmp_path / "early", {
+        "problem.yaml": VERSION.replace("pass-fail", "interactive"),
+        **{f"data/secret/{i}.in": f"{i}\n" for i in (1, 2, 3, 4, 1000000)},
+        **{f"data/secret/{i}.ans": f"{i + 1}\n" for i in (1, 2, 3, 4, 1000000)},
+        "output_validator/interact.py": INTERACTOR,
+        "submissions/accepted/busy.py": _answering(log, _busy("0.6")),
+        "submissions/time_limit_exceeded/spin.py": _answering(log, body),
+    })
+    data = tmp_path / "data"
+    assert _pipeline(data, "ingest", str(package)).returncode == 0
+    results, expectations, out = _judged(data)
+    assert "time limit derived" in out and " 2 s" in out, out
+    assert set(expectations["status"]) == {"agree"}, expectations
+    spin = results.filter(pl.col("solver") == "time_limit_exceeded/spin.py")
+    big = spin.filter(pl.col("size") == spin["size"].max())
+    assert big["verdict"].to_list() == ["TLE"], big
+    if "sleep" in body:
+        assert 3500 <= big["wall_ms"][0] < 10000, big
+        assert big["error"][0] == "the submission stopped answering (killed after 3.5 s)", big
+    else:
+        assert 3000 <= big["cpu_ms"][0] < 4000, big
+    events = _log(log)
+    [big_start] = [at for name, n, what, at in events
+                   if (name, n, what) == ("spin.py", "1000000", "start")]
+    busy_ends = [at for name, _, what, at in events if (name, what) == ("busy.py", "end")]
+    assert len(busy_ends) == 5 and big_start < max(busy_ends)
+
+
+def test_an_early_run_stands_at_the_derived_limit_only_where_its_caps_would_have_let_it_end():
+    """Run under higher caps until the limit was known, a run stands at the derived limit
+    (2 s, high end 3 s: its own wall-clock cap 3.5 s) when it was stopped at a cap, or ended
+    within the derived caps; one that waited past them and then ended (a sleeping submission
+    that answers after 10 s) would have been stopped there: it is run again."""
+    from pipeline.packages.expectations import TimeLimit
+    from pipeline.packages.model import CaseResult
+    from pipeline.packages.submissions import holds_under
+    from pipeline.verdicts import Verdict
+
+    limit = TimeLimit(2.0, 1.0, 3.0, "derived", "")
+
+    def run(verdict: Verdict, wall_s: float, timed_out: bool = False) -> CaseResult:
+        return CaseResult("secret/big", verdict, verdict, cpu_s=0.01, wall_s=wall_s,
+                          timed_out=timed_out)
+
+    assert holds_under(run(Verdict.TLE, 3.6, timed_out=True), limit)  # stopped at a cap
+    assert holds_under(run(Verdict.WA, 1.2), limit)                   # ended within them
+    assert not holds_under(run(Verdict.WA, 10.0), limit)              # waited past them
+    assert not holds_under(run(Verdict.SKIP, 0.0), limit)
