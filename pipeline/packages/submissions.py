@@ -182,12 +182,14 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
 
     The longest run of all, a submission meant to time out (`times_out_by_design`, of
     `others` or a lower-bound one) on the largest case, where it runs to the high end of the
-    limit (`submission_specs`), starts as soon as the lower-bound runs are all sent (a worker
-    freed by one takes the next of them first, so the limit never waits for a run that waits
-    for it), before the limit is known: under the highest limit deriving can give, its caps
-    lowered to the derived limit's as soon as that is known (`SolverSpec.caps_later`;
-    `early_runs`). It then holds at the derived limit (`holds_under`: stopped at a cap, or
-    ended within the derived limit's caps) and is not run again.
+    limit (`submission_specs`), starts first, before the limit is known: under the highest
+    limit deriving can give, its caps lowered to the derived limit's as soon as that is
+    known (`SolverSpec.caps_later`; `early_runs`). It then holds at the derived limit
+    (`holds_under`: stopped at a cap, or ended within the derived limit's caps) and is not
+    run again. Such runs go ahead of the lower-bound runs on all the pool's workers but one
+    (a pool that grows while its programs sleep adds workers), the others after them, and a
+    worker freed by a lower-bound run takes the next of them first: the limit never waits
+    for a run that waits for it.
 
     `fail_fast`: a submission that failed a case here is not run on its other cases here,
     as BAPCtools stops it, and one not expected to pass runs one case at a time, so that it runs
@@ -225,14 +227,17 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
         caps = Path(folder) / "caps.json"
         early = early_runs(problem, (*lower, *others), cases, deriving, executor, caps,
                            len(every) + len(rest))
-        # the lower-bound runs first (each worker done with one takes the next, so none waits
-        # behind a run that waits for the limit), then the runs started early (the longest
-        # of all: one meant to time out, to the high end on the largest case), then the rest
-        # largest first (without early runs, the longest of them before the lower-bound ones)
+        # the longest of all first (one meant to time out, to the high end on the largest
+        # case: started early, on all workers but one), then the lower-bound runs (each
+        # worker done with one takes the next, so none waits behind a run that waits for
+        # the limit), then the other early runs, then the rest largest first (without early
+        # runs, the longest of them before the lower-bound ones)
         started_early = {(job.solver.name, job.case_id) for job in early}
         rest = [job for job in rest if (job.solver.name, job.case_id) not in started_early]
         longest = [job for job in rest if runs_long(job)]
-        jobs = longest + deriving + early + [job for job in rest if not runs_long(job)]
+        ahead = early[:max(0, getattr(executor, "size", 1) - 1)]
+        jobs = longest + ahead + deriving + early[len(ahead):] + \
+            [job for job in rest if not runs_long(job)]
         limit, judged, ran, beside, cut_short = _derivation_pass(
             problem, package, jobs, {job.key for job in deriving}, lower, others, executor,
             fail_fast, caps)

@@ -3,8 +3,8 @@
 A package that gives no time limit has it derived from its accepted submissions' times. A
 submission meant to time out runs to the high end of that limit on the run's largest case
 (`submissions.submission_specs`), and that run cannot wait for the limit: it starts with the
-derivation (once the runs that derive the limit are all sent), under the highest limit
-deriving can give, and is given the derived limit's caps as soon as that is known (`SolverSpec.caps_later`, read by the worker that runs it). It then
+derivation (on all workers but one), under the highest limit deriving can give, and is
+given the derived limit's caps as soon as that is known (`SolverSpec.caps_later`, read by the worker that runs it). It then
 stands at the derived limit: it runs once, to the high end, not to the highest limit.
 
 Real packages, real `pipeline` processes; the submissions note when they start and end in a
@@ -64,7 +64,6 @@ def _spinning(tmp_path: Path, log: Path) -> Path:
     `time_limit_exceeded/spin.py` that never ends."""
     package = write_tree(tmp_path / "early", {
         "problem.yaml": VERSION,
-        # five runs derive the limit: on two workers, the last of them goes alone
         **{f"data/secret/{i}.in": f"{i} 1\n" for i in (1, 2, 3, 4)},
         **{f"data/secret/{i}.ans": f"{i + 1}\n" for i in (1, 2, 3, 4)},
         "data/secret/big.in": "1000000 1\n", "data/secret/big.ans": "1000001\n",
