@@ -57,13 +57,12 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pipeline.programs.procs import ProcessResult, environment, result_of
 from pipeline.programs import contained
-from pipeline.programs.external import caps_given, submission_hidden
+from pipeline.programs.external import submission_hidden
 
 MIB = 1024 * 1024
 GRACE_S = 0.25  # the submission's time to end once the validator has exited
@@ -79,7 +78,6 @@ class Exchange:
     validator_first: bool
     timed_out: bool
     deadlock: bool = False  # stopped as soon as both sides were waiting for each other
-    wall_s: float = 0.0     # the submission's cap on its own clock that it ended under
 
 
 def _tail(path: Path) -> str:
@@ -90,18 +88,11 @@ def _tail(path: Path) -> str:
 def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workdir: Path,
                  wall_s: float, submission_cpu_s: float, submission_memory_mb: int | None,
                  output_mb: int, validator_cpu_s: float,
-                 validator_memory_mb: int | None, sandbox: bool | None = None,
-                 caps_later: str = "") -> Exchange:
+                 validator_memory_mb: int | None, sandbox: bool | None = None) -> Exchange:
     """Run both programs connected by pipes until both end or `wall_s` passes. The validator
     may write in `workdir`'s parent (the case's scratch: its feedback folder, a Polygon
-    interactor's output file). `caps_later`: a file that, once written, lowers the
-    submission's CPU-time limit and `wall_s` (`external.give_caps_later`: a run started
-    before its time limit was known)."""
+    interactor's output file)."""
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
-    given = caps_given(caps_later) if caps_later else None
-    if given is not None:  # known before the start: its caps from the start
-        submission_cpu_s, wall_s = min(submission_cpu_s, given[0]), min(wall_s, given[1])
-        caps_later = ""
     # each launcher's own cap (`_first_to_end` stops the pair on the submission's own clock):
     # far past the submission's, and the validator's CPU time besides, which its computing
     # may add to the submission's time
@@ -137,16 +128,7 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
         elif submission.early is not None:
             first = "submission"
         else:
-            caps = [wall_s, caps_later]  # the cap now, and where a lower one may come from
-
-            def own_wall_s() -> float:
-                if caps[1] and (found := caps_given(caps[1])) is not None:
-                    contained.lower_cpu_limit(submission, min(submission_cpu_s, found[0]))
-                    caps[:] = [min(wall_s, found[1]), ""]
-                return caps[0]
-
-            first = _first_to_end(validator, submission, own_wall_s if caps_later else wall_s)
-            wall_s = caps[0]
+            first = _first_to_end(validator, submission, wall_s)
         if first in ("time", "deadlock"):  # neither ended in time, or never will: stop both
             measured_sub = contained.finish(submission, stop_after_s=0)
             measured_val = contained.finish(validator, stop_after_s=0)
@@ -181,11 +163,11 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
     if measured_val.killed == "wall":  # time ran out with both waiting: whatever the
         sub = replace(sub, timed_out=True)  # submission did after the validator's end
     return Exchange(submission=sub, validator=val, validator_first=validator_first,
-                    timed_out=val.timed_out or sub.timed_out, deadlock=deadlock, wall_s=wall_s)
+                    timed_out=val.timed_out or sub.timed_out, deadlock=deadlock)
 
 
 def _first_to_end(validator: contained.Started, submission: contained.Started,
-                  wall_s: float | Callable[[], float]) -> str:
+                  wall_s: float) -> str:
     """Which side ends first, "time" once the submission's `wall_s` is up, or "deadlock" as
     soon as the two are waiting for each other (`_waiting_on_each_other`): the pair's wall
     clock less what the validator's processes spent on a core or waiting for one, and what the

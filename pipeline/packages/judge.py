@@ -133,8 +133,7 @@ def judge_case(package: Package, submission: Build, case: TestCase, limits: RunL
     scratch = Path(tempfile.mkdtemp(prefix="case-", dir=workdir))
     try:
         if package.type.interactive:
-            return _interactive(package, submission, case, limits, scratch, builds,
-                                isolation.caps_later if isolation is not None else "")
+            return _interactive(package, submission, case, limits, scratch, builds)
         return _batch(package, submission, case, limits, scratch, builds, isolation)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -317,7 +316,7 @@ def _check(package: Package, case: TestCase, output: Path, scratch: Path,
 
 
 def _interactive(package: Package, submission: Build, case: TestCase, limits: RunLimits,
-                 scratch: Path, builds: PackageBuilds, caps_later: str = "") -> CaseResult:
+                 scratch: Path, builds: PackageBuilds) -> CaseResult:
     polygon = package.interactor is not None
     judge = builds.interactor if polygon else builds.output_validator
     if judge is None or not judge.ok:
@@ -326,17 +325,15 @@ def _interactive(package: Package, submission: Build, case: TestCase, limits: Ru
 
     def run_pass(input_path: Path, kept_feedback: Path | None, number: int) -> _Pass:
         return _interaction(package, submission, case, limits, scratch, builds, judge, polygon,
-                            input_path, kept_feedback, number, caps_later)
+                            input_path, kept_feedback, number)
 
     return _passes(package, case, limits, scratch, run_pass)
 
 
 def _interaction(package: Package, submission: Build, case: TestCase, limits: RunLimits,
                  scratch: Path, builds: PackageBuilds, judge: Build, polygon: bool,
-                 input_path: Path, kept_feedback: Path | None, number: int,
-                 caps_later: str = "") -> _Pass:
-    """One interactive run (one pass of a multi-pass case); `caps_later` as
-    `interactive.run_exchange` takes it."""
+                 input_path: Path, kept_feedback: Path | None, number: int) -> _Pass:
+    """One interactive run (one pass of a multi-pass case)."""
     feedback = kept_feedback or scratch / "feedback"
     feedback.mkdir(exist_ok=True)
     memory = package.limits.validation_memory_mb
@@ -355,7 +352,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
         submission_cpu_s=limits.cpu_cap_s,
         submission_memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
         output_mb=limits.output_mb, validator_cpu_s=package.limits.validation_time_s,
-        validator_memory_mb=memory if judge.memory_by_rlimit else None, caps_later=caps_later)
+        validator_memory_mb=memory if judge.memory_by_rlimit else None)
     sub, val = exchange.submission, exchange.validator
     what = f"interactor {judge.program.name}" if polygon else \
         f"output validator {judge.program.name}"
@@ -376,8 +373,8 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
                      **common)
     if sub.timed_out:
         return _Pass(Verdict.TLE, None, "the submission stopped answering "
-                     f"(killed after {exchange.wall_s:g} s)" if sub.cpu_s < limits.time_s
-                     else f"killed after {exchange.wall_s:g} s", timed_out=True, **common)
+                     f"(killed after {limits.wall_s:g} s)" if sub.cpu_s < limits.time_s
+                     else f"killed after {limits.wall_s:g} s", timed_out=True, **common)
     if sub.exit_code != 0:
         reason = f"signal {sub.signal}" if sub.signal else f"exit code {sub.exit_code}"
         return _Pass(Verdict.RE, None, f"{reason}: {sub.stderr.strip()[-500:]}", timed_out=False,

@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import polars as pl
-import pytest
 
 from packagekit import write_tree
 
@@ -157,59 +156,6 @@ def test_under_fail_fast_a_lower_bound_submissions_early_run_goes_beside_its_own
     assert len(early) == 1 and len(sample_ends) == 2
     assert early[0] < max(sample_ends)
     assert not [case for _, case, _, _ in events if case in ("20", "30")]
-
-
-INTERACTOR = """import sys
-n = int(open(sys.argv[1]).read().split()[0])
-print(n, flush=True)
-line = sys.stdin.readline()
-sys.exit(42 if line.strip() == str(n + 1) else 43)
-"""
-
-
-def _answering(log: Path, body: str) -> str:
-    """An interactive submission that logs `<name> <n> start|end <time>` around `body`, then
-    answers n + 1 to the n it is told."""
-    return (f"import sys, time\nname = {str(log)!r}\nn = int(sys.stdin.readline())\n"
-            f"def note(what):\n    with open(name, 'a') as f:\n"
-            f"        f.write(f'{{sys.argv[0].rsplit(\"/\", 1)[-1]}} {{n}} {{what}} "
-            f"{{time.time()}}\\n')\n"
-            f"note('start')\n{body}\nnote('end')\nprint(n + 1, flush=True)\n")
-
-
-@pytest.mark.parametrize("body", ["while True:\n    pass", "time.sleep(100)"])
-def test_an_interactive_pairs_early_run_is_given_the_derived_limit_on_its_own_clock(
-        tmp_path, body):
-    """The same with an interactor between the submission and the judge: the submission's CPU
-    limit (one that spins) and the exchange's own clock (one that sleeps) take the caps once
-    the limit is known: 3.1 s of CPU, 3.5 s of its own time."""
-    log = tmp_path / "log"
-    package = write_tree(tmp_path / "early", {
-        "problem.yaml": VERSION.replace("pass-fail", "interactive"),
-        **{f"data/secret/{i}.in": f"{i}\n" for i in (1, 2, 3, 4, 1000000)},
-        **{f"data/secret/{i}.ans": f"{i + 1}\n" for i in (1, 2, 3, 4, 1000000)},
-        "output_validator/interact.py": INTERACTOR,
-        "submissions/accepted/busy.py": _answering(log, _busy("0.6")),
-        "submissions/time_limit_exceeded/spin.py": _answering(log, body),
-    })
-    data = tmp_path / "data"
-    assert _pipeline(data, "ingest", str(package)).returncode == 0
-    results, expectations, out = _judged(data)
-    assert "time limit derived" in out and " 2 s" in out, out
-    assert set(expectations["status"]) == {"agree"}, expectations
-    spin = results.filter(pl.col("solver") == "time_limit_exceeded/spin.py")
-    big = spin.filter(pl.col("size") == spin["size"].max())
-    assert big["verdict"].to_list() == ["TLE"], big
-    if "sleep" in body:
-        assert 3500 <= big["wall_ms"][0] < 10000, big
-        assert big["error"][0] == "the submission stopped answering (killed after 3.5 s)", big
-    else:
-        assert 3000 <= big["cpu_ms"][0] < 4000, big
-    events = _log(log)
-    [big_start] = [at for name, n, what, at in events
-                   if (name, n, what) == ("spin.py", "1000000", "start")]
-    busy_ends = [at for name, _, what, at in events if (name, what) == ("busy.py", "end")]
-    assert len(busy_ends) == 5 and big_start < max(busy_ends)
 
 
 def test_an_early_run_stands_at_the_derived_limit_only_where_its_caps_would_have_let_it_end():
