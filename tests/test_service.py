@@ -131,8 +131,10 @@ def service(runtime):
 
 
 def _same_output(text: str) -> str:
-    """Output with what differs between two runs of the same command (run ids, times) out."""
+    """Output with what differs between two runs of the same command (run ids, times, and which
+    of two equally quick cases was the slowest) out."""
     text = re.sub(r"\d{8}T\d{6}-[0-9a-f]{6}", "RUN", text)
+    text = re.sub(r"(ms wall, )[0-9a-f]{12}\)", r"\1CASE)", text)
     return re.sub(r"\d+(\.\d+)? (ms|s)\b", "T", text)
 
 
