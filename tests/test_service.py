@@ -167,6 +167,25 @@ def test_a_failing_command_says_the_same_and_exits_with_the_same_status(service,
     assert service.has_served(1) and "exit 2 in" in service.served()[0]
 
 
+def test_a_command_with_native_code_off_is_not_given_the_launcher_the_service_probed(
+        service, tmp_path):
+    """The service finds and probes the launcher before it serves (its commands and their
+    workers start with the answer); a command whose environment switches native code off is
+    given the answer of its own setting, as when it runs itself."""
+    data = tmp_path / "data"
+    corpus(data, {"a/01.in": ("1 2\n", "3\n")})
+    args = ("--data-dir", str(data), "run", "--problem", "toy", "--external",
+            f"sum={command(py('sum'))}", "--sandbox", "on")
+    served = service.run(*args, PIPELINE_NATIVE="0")
+    itself = service.run(*args, PIPELINE_NATIVE="0", PIPELINE_SERVICE="off")
+    assert service.has_served(1)
+    assert served.returncode == itself.returncode == 1, served.stdout + served.stderr
+    assert "the sandbox cannot work here: native code is switched off" in served.stderr
+    assert served.stderr == itself.stderr
+    with_launcher = service.run(*args)  # the service's own answer: the launcher is there
+    assert with_launcher.returncode == 0, with_launcher.stdout + with_launcher.stderr
+
+
 def _long_run(service: Service, data: Path, token: str) -> subprocess.Popen:
     """A served `pipeline run` of forker.py (3 children sleeping) seen running."""
     corpus(data, {"a/01.in": ("1 2\n", "3\n")})

@@ -256,6 +256,12 @@ class RunLimits:
     (`wall_s`).
     """
 
+    # How far past the limit it is run to a run is stopped in CPU time: the launcher stops it
+    # once its CPU clock reads at least that (it looks again within a millisecond of when it
+    # would get there), so a stopped run's CPU time is over the limit, TLE there, and a run
+    # meant to time out costs no more than that limit and a few ms.
+    CPU_CAP_PAST_S = 0.01
+
     time_s: float
     memory_mb: int = 2048
     output_mb: int = 8
@@ -267,7 +273,7 @@ class RunLimits:
 
     @property
     def cpu_cap_s(self) -> float:
-        return max(self.kill_after_s or 0.0, self.time_s) + 0.1
+        return max(self.kill_after_s or 0.0, self.time_s) + self.CPU_CAP_PAST_S
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,10 @@ process that wants the same build wait for the first one's instead of compiling 
 compile error is a result of its own (`CE`, compiler message kept) and is cached like a
 success; a language whose toolchain is not installed, or is but does not run (each tool is
 asked its version once a process: a pyenv shim for a missing `python2` fails that), is `SKIP`
-with the reason, never cached. A build already made asks only the tools its run starts (`java`
-for Java, none for C++: its compiler is not asked again at every run). A compile runs under the package's compilation limits, not a
+with the reason, never cached. A compiler the build is about to start is asked its version only
+if the compile fails (a compiler that does not run fails its compile; asked first, it cost
+every build a contained run before its compile). A build already made asks only the tools its
+run starts (`java` for Java, none for C++: its compiler is not asked again at every run). A compile runs under the package's compilation limits, not a
 run's output limit.
 
 Every build step (a compiler, a folder program's `build` script, a toolchain's version probe)
@@ -61,6 +63,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import threading
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -274,11 +277,17 @@ VERSION_ARGS = {"go": ("version",), "java": ("-version",), "javac": ("-version",
                 "scalac": ("-version",), "ocamlopt": ("-version",), "fpc": ("-iV",)}
 PROBE_TIME_S = 60.0
 _probed: dict[str, str | None] = {}
+_probing = threading.Lock()  # two threads that want the same tool's answer run it once
 
 
 def _tool_fails(tool: str) -> str | None:
     """Why `tool` does not really run here (it is run once a process and asked its version:
     a shim on PATH for a missing interpreter fails that), or None when it runs."""
+    with _probing:
+        return _ask_tool(tool)
+
+
+def _ask_tool(tool: str) -> str | None:
     if tool not in _probed:
         path = shutil.which(tool)
         if path is None:
@@ -296,11 +305,14 @@ def _tool_fails(tool: str) -> str | None:
     return _probed[tool]
 
 
-def toolchain_missing(language: str | None, building: bool = True) -> str | None:
+def toolchain_missing(language: str | None, building: bool = True,
+                      compiling: bool = False) -> str | None:
     """The reason a language cannot be built or run here, or None when it can: a tool of its
     toolchain is not on PATH, or is but does not run (tried once a process). A program whose
     build is already made (`building` False) needs only the tools its run command starts (a
-    JVM, an interpreter), not its compiler: a C++ binary runs without g++."""
+    JVM, an interpreter), not its compiler: a C++ binary runs without g++. `compiling`: the
+    compile is about to start the language's compiler, which is then only looked for on PATH
+    (`build_program` asks it its version if the compile fails)."""
     lang = LANGUAGES.get(language or "")
     if lang is None:
         return None
@@ -308,10 +320,19 @@ def toolchain_missing(language: str | None, building: bool = True) -> str | None
     missing = [tool for tool in tools if shutil.which(tool) is None]
     if missing:
         return f"toolchain missing for {lang.name}: {', '.join(missing)} not found on PATH"
-    failing = [reason for reason in map(_tool_fails, tools) if reason]
+    compiler = _compiler(lang) if compiling else None
+    failing = [reason for reason in map(_tool_fails, (t for t in tools if t != compiler))
+               if reason]
     if failing:
         return f"toolchain for {lang.name} does not run here: {'; '.join(failing)}"
     return None
+
+
+def _compiler(lang: Language) -> str | None:
+    """The tool of `lang`'s toolchain its compile command starts (None: it starts none)."""
+    if not lang.compile or lang.compile[0] not in lang.toolchain:
+        return None
+    return lang.compile[0]
 
 
 def toolchain_notes(programs: tuple[Program, ...] | list[Program]) -> list[str]:
@@ -397,7 +418,7 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
     key = _hash(program, code, lang, pairs)
     final = cache_dir / "builds" / key[:32]
     cached = _read_result(program, final, code, lang)
-    missing = toolchain_missing(code, building=cached is None)
+    missing = toolchain_missing(code, building=cached is None, compiling=cached is None)
     if missing:
         return Build(program, "SKIP", (), code, missing, None, False)
     if cached is not None:
@@ -408,8 +429,10 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
         cached = _read_result(program, final, code, lang)
         if cached is not None:
             return cached
-        _build_into(program, code, lang, pairs, final, key, compile_time_s,
-                    compile_memory_mb, sandbox, hidden)
+        failing = _build_into(program, code, lang, pairs, final, key, compile_time_s,
+                              compile_memory_mb, sandbox, hidden)
+    if failing:
+        return Build(program, "SKIP", (), code, failing, None, False)
     built = _read_result(program, final, code, lang, cached=False)
     assert built is not None, f"build of {program.name} vanished from {final}"
     return built
@@ -418,9 +441,10 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
 def _build_into(program: Program, language: str, lang: Language | None,
                 pairs: list[tuple[str, Path]], final: Path, key: str, compile_time_s: float,
                 compile_memory_mb: int | None, sandbox: bool | None = None,
-                hidden: tuple[str, ...] = ()) -> None:
+                hidden: tuple[str, ...] = ()) -> str | None:
     """Copy the sources into a temporary folder beside `final`, compile there, and rename it
-    into place (unless another process's identical build got there first)."""
+    into place (unless another process's identical build got there first). A compile that
+    failed because its compiler does not run here is not kept: the reason is returned."""
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-", dir=final.parent))
     work.chmod(0o755)  # a sandboxed program runs as another user, who must read its build
     try:
@@ -433,6 +457,10 @@ def _build_into(program: Program, language: str, lang: Language | None,
             hidden = (*hidden, *submission_hidden())
         result = _compile(program, language, lang, work, [name for name, _ in pairs],
                           compile_time_s, compile_memory_mb, sandbox, hidden)
+        if result["status"] == "CE":
+            failing = toolchain_missing(language)  # the compiler asked its version now
+            if failing:
+                return failing
         (work / "result.json").write_text(json.dumps(result), encoding="utf-8")
         try:
             os.rename(work, final)

@@ -23,6 +23,7 @@ import select
 import shutil
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -34,30 +35,40 @@ STATIC = native.program("launcher-static", SOURCE, flags=("-O2", "-static"))
 DYNAMIC = native.program("launcher", SOURCE)
 TEMPLATE_TIMEOUT_S = 60.0  # building one takes well under a second; a loaded machine more
 
-_problem: str | None = None
+# Threads of one process that want the probe's answer run one probe (reentrant: a sandbox
+# probe that fails asks the plain one).
+_probing = threading.RLock()
 
 
-@lru_cache(maxsize=1)
+def _native_setting() -> tuple[str | None, ...]:
+    """What of the environment decides which launcher there is (the native switch and the
+    cache's place): the answers below are kept per setting, so a process that keeps them
+    (`pipeline serve`) gives a command of another setting its own."""
+    return tuple(os.environ.get(name) for name in (
+        native.SWITCH_VARIABLE, native.CACHE_VARIABLE, "XDG_CACHE_HOME", "HOME"))
+
+
 def launcher_path() -> Path | None:
     """The compiled launcher (static where possible), building it first if needed."""
-    global _problem
-    if not native.enabled():
-        _problem = "native code is switched off (PIPELINE_NATIVE=0)"
-        return None
-    errors = []
-    for variant in (STATIC, DYNAMIC):
-        try:
-            return native.build(variant)
-        except (native.BuildError, OSError) as error:
-            errors.append(str(error))
-    _problem = f"the launcher cannot be built: {errors[-1]}"
-    return None
+    return _launcher_for(_native_setting())[0]
 
 
 def launcher_problem() -> str | None:
     """Why `launcher_path()` is None (None when there is a launcher)."""
-    launcher_path()
-    return _problem
+    return _launcher_for(_native_setting())[1]
+
+
+@lru_cache(maxsize=4)
+def _launcher_for(setting: tuple[str | None, ...]) -> tuple[Path | None, str | None]:
+    if not native.enabled():
+        return None, "native code is switched off (PIPELINE_NATIVE=0)"
+    errors = []
+    for variant in (STATIC, DYNAMIC):
+        try:
+            return native.build(variant), None
+        except (native.BuildError, OSError) as error:
+            errors.append(str(error))
+    return None, f"the launcher cannot be built: {errors[-1]}"
 
 
 @dataclass(frozen=True)
@@ -128,10 +139,16 @@ def read_result(fd: int) -> str:
     return b"".join(chunks).decode("utf-8", "replace")
 
 
-@lru_cache(maxsize=2)
 def probe(sandbox: bool) -> Probe:
     """Run `true` under the launcher (in a sandbox if asked) as a case runs, and report what
-    worked."""
+    worked: once a process and native setting (`pipeline serve` runs it before it serves, so
+    its commands and their workers start with the answer)."""
+    with _probing:
+        return _probe(sandbox, _native_setting())
+
+
+@lru_cache(maxsize=8)
+def _probe(sandbox: bool, setting: tuple[str | None, ...]) -> Probe:
     launcher = launcher_path()
     if launcher is None:
         return Probe("worker", launcher_problem() if sandbox else None)

@@ -82,6 +82,13 @@ def failing_shim(folder: Path, tool: str) -> Path:
     return folder
 
 
+def kept_builds(cache: Path) -> list[str]:
+    """The builds kept in a build cache (the lock files beside them are not builds)."""
+    folder = cache / "builds"
+    return sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) \
+        if folder.exists() else []
+
+
 # -- what is a program ----------------------------------------------------------------------
 
 def test_a_readme_among_the_input_validators_is_not_a_validator(tmp_path):
@@ -145,18 +152,46 @@ def test_a_python2_validator_whose_interpreter_is_a_failing_shim_is_one_note(tmp
     assert stored(data) == GOOD_SOURCES and rejects(data) == {}
 
 
-def test_a_submission_whose_toolchain_is_a_failing_shim_is_skip_with_the_reason(
-        tmp_path, monkeypatch):
-    shims = failing_shim(tmp_path / "shims", "python2")
+@pytest.mark.parametrize("tool, language, name, text, reason", [
+    ("python2", "python2", "old.py", "#!/usr/bin/env python2\nprint 1\n",
+     "toolchain for Python 2 does not run here: python2 ("),
+    ("g++", "cpp", "hi.cpp", "int main() { return 0; }\n",
+     "toolchain for C++ does not run here: g++ ("),
+])
+def test_a_submission_whose_compiler_is_a_failing_shim_is_skip_with_the_reason(
+        tmp_path, monkeypatch, tool, language, name, text, reason):
+    """The compiler is asked its version once its compile failed: one that does not run is
+    SKIP with the reason (not CE), and no build is kept for it."""
+    shims = failing_shim(tmp_path / "shims", tool)
     monkeypatch.setenv("PATH", f"{shims}:{os.environ['PATH']}")
     monkeypatch.setattr(languages, "_probed", {})
-    source = write_tree(tmp_path / "src", {"old.py": "#!/usr/bin/env python2\nprint 1\n"})
-    program = Program(name="old.py", role="submission", path=source / "old.py",
-                      files=(source / "old.py",), language="python2")
+    source = write_tree(tmp_path / "src", {name: text})
+    program = Program(name=name, role="submission", path=source / name,
+                      files=(source / name,), language=language)
     build = build_program(program, tmp_path / "cache")
-    assert build.status == "SKIP"
-    assert "toolchain for Python 2 does not run here" in build.message
-    assert not (tmp_path / "cache" / "builds").exists()
+    assert build.status == "SKIP", build.message
+    assert reason in build.message and f"pyenv: {tool}: command not found" in build.message
+    assert kept_builds(tmp_path / "cache") == []
+
+
+def test_a_compiler_that_compiles_is_not_asked_its_version_first(tmp_path, monkeypatch):
+    """A build whose compile succeeds starts the compiler once, for the compile (its version
+    probe was a contained run of its own ahead of every compile); a compile error is still
+    CE, the compiler being asked then and found to run."""
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    monkeypatch.setattr(languages, "_probed", {})
+    source = write_tree(tmp_path / "src", {"hi.cpp": "int main() { return 0; }\n",
+                                           "bad.cpp": "int main( {\n"})
+    good = Program(name="hi.cpp", role="submission", path=source / "hi.cpp",
+                   files=(source / "hi.cpp",), language="cpp")
+    assert build_program(good, tmp_path / "cache").ok
+    assert "g++" not in languages._probed
+    bad = Program(name="bad.cpp", role="submission", path=source / "bad.cpp",
+                  files=(source / "bad.cpp",), language="cpp")
+    failed = build_program(bad, tmp_path / "cache")
+    assert failed.status == "CE" and "bad.cpp" in failed.message
+    assert languages._probed["g++"] is None  # asked after the failed compile: it runs
 
 
 def test_bapctools_disabled_sources_in_spec_languages_without_a_toolchain_are_skip(tmp_path):

@@ -117,9 +117,9 @@ def test_a_server_that_died_is_replaced_by_the_next_pool(tmp_path):
 
 def _report_probe(connection, progress=None, parent_pid=None) -> None:
     """A worker's target: say how many sandbox probes this process has done or inherited."""
-    from pipeline.programs.launcher import probe
+    from pipeline.programs.launcher import _probe
 
-    connection.send(probe.cache_info().currsize)
+    connection.send(_probe.cache_info().currsize)
 
 
 def test_a_worker_starts_with_the_sandbox_probe_done_by_the_server():
