@@ -35,8 +35,8 @@ asked its version once a process: a pyenv shim for a missing `python2` fails tha
 with the reason, never cached. A compiler the build is about to start is asked its version only
 if the compile fails (a compiler that does not run fails its compile; asked first, it cost
 every build a contained run before its compile). A build already made asks only the tools its
-run starts (`java` for Java, none for C++: its compiler is not asked again at every run). A compile runs under the package's compilation limits, not a
-run's output limit.
+run starts (`java` for Java, none for C++: its compiler is not asked again at every run). A
+compile runs under the package's compilation limits, not a run's output limit.
 
 Every build step (a compiler, a folder program's `build` script, a toolchain's version probe)
 runs through `run_build`, contained as every program is (`pipeline.programs.contained`): under the
