@@ -53,11 +53,10 @@ nightly: venv
 
 # Benchmarks (~20 min on 2 cores, about an hour more for `peers` when BAPCtools' packages are
 # here): prints the figures, writes data/bench/<timestamp>.parquet. `peers` pairs `bt run` with
-# the same work, `pipeline run --fail-fast` (both stop a submission at its first failure),
-# through a `pipeline serve` started before it, as a user who judges often runs it; without
-# the two flags it is the cold, every-case pipeline (README, Measured figures).
+# the same work, `pipeline run --fail-fast` (both stop a submission at its first failure);
+# without the flag it is the every-case pipeline (README, Measured figures).
 bench: venv
-	$(BIN)/python -m benchmarks --fail-fast --service
+	$(BIN)/python -m benchmarks --fail-fast
 
 # The same sections in a tiny smoke version (~2 min).
 bench-quick: venv

@@ -23,11 +23,6 @@ two agree on every submission's verdict.
   against `bt generate` + `bt run` (1.0x). A package's data made by its generators.yaml is made
   by `bt generate` before bt's run (`bt run` would make it itself first, as it does without
   `-G`) and by the pipeline's ingest; each is timed, and the first goal leaves both out.
-- `--service`: a `pipeline serve` is started before the first package (on a socket folder of
-  the bench's own) and the pipeline's commands run through it; its start is not timed (it
-  runs before any command, as a user's does), and a command's CPU time adds what the
-  service's copy of it used (the service's children's CPU time, read from /proc before and
-  after the command).
 """
 
 from __future__ import annotations
@@ -36,11 +31,8 @@ import os
 import re
 import shutil
 import subprocess
-import signal
 import sys
-import tempfile
-import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.common import (BenchContext, ProcessRun, goal, load_average, median,
@@ -205,70 +197,17 @@ def _format_version(package: Path) -> str | None:
     return found.group(1) if found else "legacy"
 
 
-class BenchService:
-    """A `pipeline serve` for the bench's pipeline commands, on a socket folder of its own."""
-
-    def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="gb-bench-", dir="/tmp"))
-        self.env = {**{k: v for k, v in os.environ.items() if k != "PIPELINE_SERVICE"},
-                    "XDG_RUNTIME_DIR": str(self.folder)}
-        self.log = self.folder / "service.log"
-        self.process = subprocess.Popen([*pipeline_argv(), "serve", "--idle-timeout", "0"],
-                                        env=self.env, stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=self.log.open("w"),
-                                        start_new_session=True)
-        deadline = time.monotonic() + 120
-        while "serving" not in self.log.read_text() and time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"pipeline serve ended: {self.log.read_text()[-500:]}")
-            time.sleep(0.05)
-
-    def children_cpu_s(self) -> float:
-        """The CPU time of the service's reaped children (its copies of the commands)."""
-        with open(f"/proc/{self.process.pid}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-        return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
-
-    def timed(self, argv: list[str], stdout: Path) -> ProcessRun:
-        """`argv` run through the service: its wall time, and the CPU time of the command and
-        of its copy in the service."""
-        before, served = self.children_cpu_s(), self.served()
-        run = spawn_timed(argv, stdout=stdout, env=self.env)
-        # the copy tells the command its status before it ends: its CPU time counts once the
-        # service has reaped it (and written its line)
-        deadline = time.monotonic() + 30
-        while self.served() <= served and time.monotonic() < deadline:
-            time.sleep(0.005)
-        return replace(run, cpu_s=run.cpu_s + self.children_cpu_s() - before)
-
-    def served(self) -> int:
-        """How many commands the service has reaped the copy of."""
-        return self.log.read_text().count("\npipeline service: `pipeline ")
-
-    def stop(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-
-def run_pipeline(package: Path, scratch: Path, fail_fast: bool = False,
-                 service: BenchService | None = None) -> tuple[ProcessRun, Timed]:
+def run_pipeline(package: Path, scratch: Path,
+                 fail_fast: bool = False) -> tuple[ProcessRun, Timed]:
     copy = _fresh_copy(package, scratch / "pipeline" / package.name)
     data = scratch / "pipeline-data"
     shutil.rmtree(data, ignore_errors=True)
     command = [*pipeline_argv(), "--data-dir", str(data)]
-    alone = {**os.environ, "PIPELINE_SERVICE": "off"}  # a user's own service serves no command
-    timed = service.timed if service else (
-        lambda argv, stdout: spawn_timed(argv, stdout=stdout, env=alone))
-    ingest = timed([*command, "ingest", "--allow-rejects", str(copy)],
-                   stdout=scratch / "ingest-stdout.txt")
+    ingest = spawn_timed([*command, "ingest", "--allow-rejects", str(copy)],
+                         stdout=scratch / "ingest-stdout.txt")
     out = scratch / "pipeline-stdout.txt"
-    run = timed([*command, "run", "--problem", package.name,
-                 *(["--fail-fast"] if fail_fast else [])], stdout=out)
+    run = spawn_timed([*command, "run", "--problem", package.name,
+                       *(["--fail-fast"] if fail_fast else [])], stdout=out)
     text = out.read_text(encoding="utf-8", errors="replace")
     return ingest, Timed(run, {name: got for name, got, _ in _PIPELINE_LINE.findall(text)},
                          time_limit_s=judged_limit(_PIPELINE_LIMIT, text))
@@ -293,33 +232,26 @@ def chosen_packages(packages: list[Path], names: list[str] | None) -> list[Path]
 
 def run_peers(ctx: BenchContext, repeats: int, quick: bool,
               names: list[str] | None = None, every_case: bool = False,
-              fail_fast: bool = False, service: bool = False) -> None:
+              fail_fast: bool = False) -> None:
     bt = bapctools(ctx)
     if bt is None:
         return
-    served = BenchService() if service else None
-    try:
-        _run_peers(ctx, bt, repeats, quick, names, every_case, fail_fast, served)
-    finally:
-        if served is not None:
-            served.stop()
+    _run_peers(ctx, bt, repeats, quick, names, every_case, fail_fast)
 
 
 def _run_peers(ctx: BenchContext, bt: Path, repeats: int, quick: bool, names: list[str] | None,
-               every_case: bool, fail_fast: bool, service: BenchService | None) -> None:
+               every_case: bool, fail_fast: bool) -> None:
     # the snapshot is read in the full bench, or when a package was named
     snapshot = [] if quick and not names else snapshot_packages(ctx.work_dir / "peers")
     packages = chosen_packages(fixture_packages() + snapshot, names)
     scratch = ctx.work_dir / "peers-scratch"
     # the rows' recipe column says which pairing ran
     bt_mode = ("bt run -aa" if every_case else "bt run") + (
-        " / pipeline --fail-fast" if fail_fast else "") + (
-        " / pipeline served" if service else "")
+        " / pipeline --fail-fast" if fail_fast else "")
     say(f"{len(packages)} packages, {repeats} alternating runs of each tool, medians "
         "(wall and CPU of the whole command; pipeline's ingest reported apart)")
     say(f"bt: {bt}{' run -aa (every case)' if every_case else ' run'}; pipeline run"
         f"{' --fail-fast (each submission stopped at its first failure)' if fail_fast else ''}"
-        f"{' through pipeline serve (started before, not timed)' if service else ''}"
         f"; load average {load_average():.2f}")
     say(f"{'package':<24} {'bt wall':>8} {'run wall':>9} {'ratio':>6} {'+ingest':>8} "
         f"{'bt cpu':>7} {'run cpu':>8}  verdicts")
@@ -334,7 +266,7 @@ def _run_peers(ctx: BenchContext, bt: Path, repeats: int, quick: bool, names: li
                 if tool == "bt":
                     bt_runs.append(run_bt(bt, package, scratch, every_case))
                 else:
-                    ours.append(run_pipeline(package, scratch, fail_fast, service))
+                    ours.append(run_pipeline(package, scratch, fail_fast))
         bt_wall = median([t.run.wall_s for t in bt_runs])
         bt_cpu = median([t.run.cpu_s for t in bt_runs])
         run_wall = median([t.run.wall_s for _, t in ours])

@@ -121,9 +121,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--fail-fast", action="store_true",
                         help="peers: the pipeline runs with `--fail-fast` (each submission "
                         "stopped at its first failing case, as `bt run` stops it)")
-    parser.add_argument("--service", action="store_true",
-                        help="peers: the pipeline's commands run through a `pipeline serve` "
-                        "started before the first package")
     parser.add_argument("--data-dir", type=Path,
                         default=Path(os.environ.get("PIPELINE_DATA_DIR", "data")),
                         help="bench rows go to DATA/bench/, C++ builds are cached in DATA/build/")
@@ -263,8 +260,7 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
                     say("(skipped in the quick version: a night takes minutes)")
             elif section == "peers":
                 peers.run_peers(ctx, settings.peer_repeats, ctx.quick, args.package,
-                                every_case=args.bt_all, fail_fast=args.fail_fast,
-                                service=args.service)
+                                every_case=args.bt_all, fail_fast=args.fail_fast)
         except Exception as error:
             fail(ctx, f"section {section} crashed: {type(error).__name__}: {error}")
             traceback.print_exc(file=sys.stdout)

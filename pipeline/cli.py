@@ -595,74 +595,13 @@ def hunt_command(
          jobs=jobs, external=external, repeats=repeats, sandbox=sandbox)
 
 
-@app.command("serve", cls=Command, epilog=examples(
-    "pipeline serve &", "pipeline serve --idle-timeout 0"))
-def serve_command(
-    idle_timeout: Annotated[float, typer.Option(
-        "--idle-timeout", min=0, metavar="SECONDS", help="Stop after this long with no command "
-        "(0: never).")] = 1800.0,
-) -> None:
-    """Keep the pipeline's modules loaded and run every `pipeline` command of this installation
-    from them (0.3-0.4 s less per command); Ctrl-C or SIGTERM stops it."""
-    from pipeline.commands.service import ServiceError, serve
-
-    try:
-        code = serve(idle_timeout, status_of, prepare=prepare_service)
-    except ServiceError as error:
-        fail(str(error), code=1)
-    raise typer.Exit(code)
-
-
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; every error a user can cause ends in one line, never a
     traceback (set PIPELINE_DEBUG=1 to see one), with exit status 1 (2 for usage errors,
     128 + N when interrupted by signal N)."""
     from pipeline.commands.exits import run_app
 
-    run_app(command_for(sys.argv[1:] if argv is None else argv), argv)
-
-
-def status_of(argv: list[str]) -> object:
-    """Run the command line `argv` in this process; what it exits with (as
-    `SystemExit.code`)."""
-    try:
-        main(argv)
-    except SystemExit as exit_:
-        return exit_.code
-    return 0
-
-
-# The click command Typer builds of each application `app_for` gives, by the names of its
-# commands: built once per process (a service builds them all before it forks its copies).
-_built: dict[tuple[str, ...], object] = {}
-
-
-def command_for(argv: list[str]):
-    """The click command that runs `argv`: Typer's build of `app_for(argv)`."""
-    import typer.main
-
-    chosen = app_for(argv)
-    key = tuple(command.name or "" for command in chosen.registered_commands)
-    if key not in _built:
-        _built[key] = typer.main.get_command(chosen)
-    return _built[key]
-
-
-def build_commands() -> None:
-    """Build the click command of every command, and of the whole application, ahead."""
-    command_for([])
-    for command in app.registered_commands:
-        command_for([command.name])
-
-
-def prepare_service() -> None:
-    """What every command `pipeline serve` runs finds done: its click command built, and the
-    launcher found and probed (a fact of this machine, which each command and its worker server
-    would otherwise learn again: some 30-60 ms of a core, before the first program starts)."""
-    build_commands()
-    from pipeline.programs.launcher import probe
-
-    probe(True)
+    run_app(app_for(sys.argv[1:] if argv is None else argv), argv)
 
 
 def app_for(argv: list[str]) -> typer.Typer:

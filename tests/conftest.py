@@ -15,15 +15,10 @@ so it is built once, not once per worker.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
-
-# A `pipeline serve` the developer runs must not serve the suite's commands (they run
-# themselves; tests/test_service.py starts services of its own).
-os.environ["PIPELINE_SERVICE"] = "off"
 
 TESTS_DIR = Path(__file__).resolve().parent
 FIXTURE_PROBLEMS = TESTS_DIR / "fixtures" / "problems"

@@ -275,7 +275,7 @@ def test_shell_completion_works_in_a_real_bash(tmp_path):
     assert script.returncode == 0, script.stderr
     assert "complete -o default -F _pipeline_completion pipeline" in script.stdout
     assert _complete("pipeline mis", tmp_path) == ["mismatches"]
-    assert set(_complete("pipeline s", tmp_path)) == {"serve", "solve", "slow", "strength", "stress"}
+    assert set(_complete("pipeline s", tmp_path)) == {"solve", "slow", "strength", "stress"}
     assert "--top" in _complete("pipeline mismatches --t", tmp_path)
     assert _complete("pipeline run --problem arc", tmp_path) == ["arc087e"]
     assert set(_complete("pipeline slow --problem ", tmp_path)) == {

@@ -1,6 +1,7 @@
-"""How the `pipeline` process ends: as Python ends a process (the command's status, its
-output flushed, the threads Python waits for waited for, the `atexit` functions run), less the
-tearing down of its modules (`entry.exit_now`)."""
+"""The `pipeline` process runs its command itself (no service runs it for it), and ends as
+Python ends a process (the command's status, its output flushed, the threads Python waits for
+waited for, the `atexit` functions run), less the tearing down of its modules
+(`entry.exit_now`)."""
 
 from __future__ import annotations
 
@@ -73,3 +74,17 @@ def test_an_error_in_what_threads_registered_for_the_exit_keeps_the_status_and_n
     """)
     assert done.returncode == 143, done.stderr
     assert done.stdout == "atexit ran\n" and "Traceback" not in done.stderr, done.stderr
+
+
+def test_serve_is_not_a_command_every_command_runs_in_its_own_process(tmp_path):
+    """No warm service runs commands for others: `pipeline serve` is a usage error (exit 2,
+    click's message) and the help names no such command; each command runs in the process
+    started for it."""
+    script = [sys.executable, "-m", "pipeline", "--data-dir", str(tmp_path / "data")]
+    served = subprocess.run([*script, "serve"], capture_output=True, text=True, timeout=120)
+    assert served.returncode == 2, served.stderr
+    assert served.stderr.startswith("Usage: pipeline [OPTIONS] COMMAND [ARGS]...\n")
+    assert "Error: No such command 'serve'." in served.stderr
+    helped = subprocess.run([*script, "--help"], capture_output=True, text=True, timeout=120)
+    assert helped.returncode == 0 and " solve " in helped.stdout
+    assert " serve " not in helped.stdout

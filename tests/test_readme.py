@@ -202,7 +202,7 @@ def make_workspace(root: Path) -> Workspace:
     build_problem_folder(root / "problems")  # the folder "Adding a problem" shows, file by file
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIPELINE_")}
     env.update(PATH=f"{VENV / 'bin'}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
-               PIPELINE_DATA_DIR=str(root / "data"), PIPELINE_SERVICE="off",
+               PIPELINE_DATA_DIR=str(root / "data"),
                PIPELINE_BUILD_DIR=str(root.parent / "worker-builds"))
     state = root.parent / "shell-state"
     state.write_text("")

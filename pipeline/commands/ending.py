@@ -9,10 +9,9 @@ from __future__ import annotations
 import sys
 
 
-def exit_now(code: object, announce=None) -> None:
+def exit_now(code: object) -> None:
     """End the process with status `code` (as `sys.exit(code)` would: None is 0, a text is
-    printed to stderr and is 1) without tearing its modules down. `announce(status)`, when
-    given, is called last, once everything but the process's own end is done."""
+    printed to stderr and is 1) without tearing its modules down."""
     import atexit
     import os
     import threading
@@ -34,6 +33,4 @@ def exit_now(code: object, announce=None) -> None:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe or stream: as Python's exit, say so
             status = status or 120
-    if announce is not None:
-        announce(status & 0xFF)
     os._exit(status & 0xFF)

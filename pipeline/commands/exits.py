@@ -12,9 +12,9 @@ import typer
 from pipeline.errors import UnknownName, UserError
 
 
-def run_app(app, argv: list[str] | None = None) -> None:
-    """Run `app` (a Typer application, or the click command Typer built of one) on `argv`
-    (None: the process's) and exit with the status its outcome earns."""
+def run_app(app: typer.Typer, argv: list[str] | None = None) -> None:
+    """Run the Typer application `app` on `argv` (None: the process's) and exit with the
+    status its outcome earns."""
     from typer.exceptions import TyperException
 
     from pipeline import signals

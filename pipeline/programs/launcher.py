@@ -42,8 +42,8 @@ _probing = threading.RLock()
 
 def _native_setting() -> tuple[str | None, ...]:
     """What of the environment decides which launcher there is (the native switch and the
-    cache's place): the answers below are kept per setting, so a process that keeps them
-    (`pipeline serve`) gives a command of another setting its own."""
+    cache's place): the answers below are kept per setting, so a process whose environment
+    changes (a test that switches native code off) is given the launcher of its new setting."""
     return tuple(os.environ.get(name) for name in (
         native.SWITCH_VARIABLE, native.CACHE_VARIABLE, "XDG_CACHE_HOME", "HOME"))
 
@@ -141,8 +141,8 @@ def read_result(fd: int) -> str:
 
 def probe(sandbox: bool) -> Probe:
     """Run `true` under the launcher (in a sandbox if asked) as a case runs, and report what
-    worked: once a process and native setting (`pipeline serve` runs it before it serves, so
-    its commands and their workers start with the answer)."""
+    worked: once a process and native setting (the worker server runs it before it forks the
+    workers, so they start with the answer)."""
     with _probing:
         return _probe(sandbox, _native_setting())
 

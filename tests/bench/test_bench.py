@@ -174,23 +174,17 @@ def test_peers_bt_every_case_judges_as_bt_run_does(tmp_path: Path) -> None:
             assert verdict == expected[folder], name
 
 
-def test_peers_through_a_service_reads_the_same_verdicts_and_counts_its_copys_cpu(
+def test_peers_pipeline_side_reads_the_verdicts_the_limit_and_the_cpu_of_its_children(
         tmp_path: Path) -> None:
-    """`--service`: the pipeline's commands run through a real `pipeline serve`; a run's
-    verdicts are read as without it, and its CPU time is the command's and its copy's in the
-    service (the command alone, which only waits, uses some 0.03 s)."""
+    """The pipeline's side of a peers pair: a real ingest and run of a fixture package, each
+    submission's verdict and the time limit read from the run's output, and its CPU time that
+    of the command and every process it waited for (its workers and the programs they ran)."""
     from benchmarks import peers
 
-    service = peers.BenchService()
-    try:
-        package = peers.FIXTURES / "hypotenuse"
-        ingest_run, timed = peers.run_pipeline(package, tmp_path, service=service)
-        close_launcher()
-        served = service.served()
-    finally:
-        service.stop()
+    package = peers.FIXTURES / "hypotenuse"
+    ingest_run, timed = peers.run_pipeline(package, tmp_path)
+    close_launcher()
     assert ingest_run.exit_code == 0 and timed.run.exit_code == 0
-    assert served == 2  # the ingest and the run, each by a copy in the service
     assert timed.verdicts["accepted/hypot.py"] == "AC" and timed.time_limit_s is not None
     assert timed.run.cpu_s > 0.3, timed.run
 

@@ -131,12 +131,13 @@ def pipeline_argv(data_dir: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "pipeline", "--data-dir", str(data_dir), *args]
 
 
-def run_cli(data_dir: Path, *args: str, cwd: Path | None = None,
-            timeout: float = 60) -> subprocess.CompletedProcess:
-    """`python -m pipeline --data-dir D ARGS...` in a real process."""
+def run_cli(data_dir: Path, *args: str, cwd: Path | None = None, timeout: float = 60,
+            wrapper: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """`python -m pipeline --data-dir D ARGS...` in a real process, run by the command
+    `wrapper` when one is given (`nice -n 5`)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run(pipeline_argv(data_dir, *args), cwd=cwd or REPO, env=env,
+    return subprocess.run([*wrapper, *pipeline_argv(data_dir, *args)], cwd=cwd or REPO, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
 

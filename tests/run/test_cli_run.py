@@ -10,6 +10,7 @@ import shlex
 import shutil
 
 import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 from runkit import (command, corpus, graded, processes_with, py, results, run_cli, verdicts,
@@ -159,3 +160,24 @@ def test_a_program_that_does_not_resolve_or_cannot_run_stops_the_run_before_it_s
         assert done.returncode == 1
         assert done.stderr.strip().splitlines() == [f"error: external program 'noy': {message}"]
     assert not (data / "tables" / "runs").exists() and not (data / "tables" / "results").exists()
+
+
+def test_the_nice_value_and_cpus_a_command_runs_with_reach_every_program_it_runs(tmp_path):
+    """`nice -n 5 taskset -c CPU pipeline run ...`: the command runs its programs from its own
+    process (through its worker server and workers), so each program inherits the command's
+    niceness and CPU affinity, as a user who lowers or pins a run expects."""
+    nice, taskset = shutil.which("nice"), shutil.which("taskset")
+    if nice is None or taskset is None:
+        pytest.skip("nice or taskset is not installed")
+    data = tmp_path / "data"
+    corpus(data, {"a/01.in": ("1 2\n", "3\n"), "a/02.in": ("2 2\n", "4\n")})
+    cpu = min(os.sched_getaffinity(0))
+    expected_nice = min(19, os.nice(0) + 5)
+    done = run_cli(data, "run", "--problem", "toy", "--solver", "fast", "--jobs", "2",
+                   "--external", f"sched={command(py('report_scheduling'))}",
+                   wrapper=(nice, "-n", "5", taskset, "-c", str(cpu)))
+    assert done.returncode == 0, done.stderr
+    [run_id] = read_runs(data)["run_id"]
+    answers = results(data, run_id).filter(pl.col("solver") == "sched")["answer"].to_list()
+    assert [json.loads(answer) for answer in answers] == [
+        {"nice": expected_nice, "cpus": [cpu]}] * 2
