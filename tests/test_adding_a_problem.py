@@ -1,6 +1,6 @@
-"""The docs' "Adding a problem" walk-through (docs/architecture.md), done for real: the folder is
-built from the page's own text in a temporary problems folder, and ingest, run, report, nightly and the
-contract tests all work on it without a line of code elsewhere."""
+"""The docs' "Adding a problem" walk-through (docs/architecture.md), done for real: the folder
+is built from the page's own text in a temporary problems folder, and ingest, run, report,
+nightly and the contract tests all work on it without a line of code elsewhere."""
 
 from __future__ import annotations
 
