@@ -55,7 +55,7 @@ COMMAND_TIMEOUT_S = 300
 SOURCE_SUFFIXES = (".py", ".c", ".cpp", ".h", ".toml", ".md", ".in", ".out", ".json")
 
 
-# -- reading the README -------------------------------------------------------------------------
+# -- reading the pages ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Block:
@@ -277,7 +277,7 @@ def test_the_everyday_flow_runs_first_exactly_as_written(ran):
     assert {"generate", "ingest", "run", "query"} <= set(subcommands)
 
 
-def test_every_example_exits_as_the_readme_says(ran):
+def test_every_example_exits_as_the_docs_say(ran):
     failed = [r.describe() for r in ran if r.status != r.command.expected]
     assert not failed, "\n\n".join(failed)
     crashed = [r.describe() for r in ran if "Traceback" in r.stderr]
@@ -296,7 +296,7 @@ def test_every_unmarked_sh_block_ran(ran):
     assert any(r.command.subcommand for r in ran), "no pipeline command ran"
 
 
-def test_every_query_the_readme_shows_succeeds_on_a_data_folder_with_a_finished_run(
+def test_every_query_the_docs_show_succeeds_on_a_data_folder_with_a_finished_run(
         ran, workspace):
     queries = [r for r in ran if r.command.subcommand == "query"]
     for result in queries:
