@@ -1,6 +1,6 @@
-"""The README's "Adding a problem" walk-through, done for real: the folder is built from the
-README's own text in a temporary problems folder, and ingest, run, report, nightly and the
-contract tests all work on it without a line of code elsewhere."""
+"""The docs' "Adding a problem" walk-through (docs/architecture.md), done for real: the folder
+is built from the page's own text in a temporary problems folder, and ingest, run, report,
+nightly and the contract tests all work on it without a line of code elsewhere."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from typer.testing import CliRunner
 from pipeline.cli import app
 
 REPO = Path(__file__).resolve().parents[1]
-README = (REPO / "README.md").read_text()
+PAGE = (REPO / "docs" / "architecture.md").read_text()  # where "Adding a problem" is
 FILE_BLOCK = re.compile(r"\*\*`problems/(takeaway/[\w./]+)`\*\*\n\n```\w*\n(.*?)```", re.S)
 
 
 def build_problem_folder(root: Path) -> Path:
-    section = README[README.index("## Adding a problem"):]
+    section = PAGE[PAGE.index("## Adding a problem"):]
     files = dict(FILE_BLOCK.findall(section))
     assert set(files) == {"takeaway/problem.toml", "takeaway/__init__.py"}
     for name, text in files.items():
@@ -28,7 +28,7 @@ def build_problem_folder(root: Path) -> Path:
     samples = root / "takeaway" / "samples"
     samples.mkdir()
     for name, (case, answer) in {"01": ("5 2", "First"), "02": ("6 2", "Second")}.items():
-        assert f"`{case}` and `{answer}`" in section  # the README says these are the samples
+        assert f"`{case}` and `{answer}`" in section  # the page says these are the samples
         (samples / f"{name}.in").write_text(case + "\n")
         (samples / f"{name}.out").write_text(answer + "\n")
     return root
