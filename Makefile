@@ -41,7 +41,7 @@ system:
 	else echo "make: not root: run 'sudo apt-get install$$missing' to enable those tests"; fi
 
 # The suite on every core (pytest-xdist; tests of a module that share a costly fixture stay on
-# one worker, see tests/conftest.py). How long it takes: README, Set-up.
+# one worker, see tests/conftest.py). How long it takes: docs/benchmarks.md.
 test: venv system
 	@echo "make test: the suite on every core (pytest -n auto --dist loadgroup; about 1,600 tests, 10 to 15 minutes on 2 cores)"
 	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=30
@@ -54,7 +54,7 @@ nightly: venv
 # Benchmarks (~20 min on 2 cores, about an hour more for `peers` when BAPCtools' packages are
 # here): prints the figures, writes data/bench/<timestamp>.parquet. `peers` pairs `bt run` with
 # the same work, `pipeline run --fail-fast` (both stop a submission at its first failure);
-# without the flag it is the every-case pipeline (README, Measured figures).
+# without the flag it is the every-case pipeline (docs/benchmarks.md).
 bench: venv
 	$(BIN)/python -m benchmarks --fail-fast
 

@@ -8,9 +8,8 @@ Once the command has ended, the process ends as Python would end it, less the te
 its modules: the threads Python waits for are waited for, the `atexit` functions run (the fork
 server is stopped and waited for, temporary files go), standard output and error are flushed,
 and the process exits with the command's status. Tearing down the modules Polars and the
-package code bring is 0.05-0.1 s of every command (measured in the README) and leaves nothing
-behind that the exit itself does not: everything the command stores is written and renamed
-into place before it returns.
+package code bring is skipped: it leaves nothing behind that the exit itself does not, since
+everything the command stores is written and renamed into place before it returns.
 """
 
 from __future__ import annotations

@@ -325,11 +325,6 @@ def test_the_tables_page_lists_every_table_with_every_column():
         assert not set(columns) - named, (table, sorted(set(columns) - named))
 
 
-# Commands the code still has but the docs leave out: `serve` is being removed from the code on
-# another branch; once that is merged this set is empty and can go.
-UNDOCUMENTED = frozenset({"serve"})
-
-
 def test_every_command_has_a_heading_and_a_row_in_the_readmes_table():
     import typer
 
@@ -339,7 +334,7 @@ def test_every_command_has_a_heading_and_a_row_in_the_readmes_table():
     headings = [line for text in TEXTS.values() for line in headings_of(text)]
     documented = {name for line in headings for name in re.findall(r"`pipeline (\w+)", line)}
     assert documented <= commands, sorted(documented - commands)  # no heading of a lost command
-    assert not commands - UNDOCUMENTED - documented, sorted(commands - UNDOCUMENTED - documented)
+    assert not commands - documented, sorted(commands - documented)
     table = section("Commands")
     in_table = set(re.findall(r"^\| \[`pipeline (\w+)`\]", table, re.M))
     assert in_table == documented, sorted(in_table ^ documented)
