@@ -39,9 +39,12 @@ files, the command with its seed, the copied and inline files and the solution's
 `build_dir/bapctools-cases/<key>/`; the data tree is put together from the cache under
 `build_dir/bapctools-data/<package>-<hash of the package>/data/`, so loading the same package
 again (its registered copy, a re-ingest) runs nothing. Both are made in a temporary folder and
-renamed into place. A test case that cannot be made (its generator fails, writes nothing, or
-the entry is malformed) is a `PackageError` naming `generators/generators.yaml`, the entry's
-line and the generator's first line of complaint; the other cases are still made. What is read
+renamed into place. A test case that cannot be made (its generator fails, writes nothing,
+leaves a `testcase.<ext>` or `.complete` as a symbolic link, or the entry is malformed) is a
+`PackageError` naming `generators/generators.yaml`, the entry's line and the generator's first
+line of complaint; the other cases are still made. The pipeline opens every file of the
+generator's folder without following a link (`untrusted.open_regular`): the generator is
+contained, the pipeline is not. What is read
 past (visualizers, `match`, unknown keys) is a note.
 """
 

@@ -14,7 +14,8 @@ error is.
 Custom output validators follow the Kattis convention: `validator input answer feedback_dir/
 [args] < output`, exit 42 accepted, 43 wrong answer, anything else (including 0, a crash or a
 timeout) a judge error (JE), never the submission's fault. `judgemessage.txt` is the message;
-`score.txt` / `score_multiplier.txt` are read for scoring problems.
+`score.txt` / `score_multiplier.txt` are read for scoring problems. A feedback file is read
+never through a symbolic link (`untrusted.read_regular`): one left as a link is JE naming it.
 
 testlib checkers: `checker input output answer`, exit 0 OK, 1 WA, 2 PE (testlib's `_pe`,
 `_dirt` and, without ENABLE_UNEXPECTED_EOF, `_unexpected_eof`; recorded as WA with the

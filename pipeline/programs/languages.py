@@ -30,9 +30,11 @@ every source file's name and bytes. It is made in a temporary folder beside the 
 renamed into place, so a reader never sees half a build; a lock file beside it makes a second
 process that wants the same build wait for the first one's instead of compiling it again. A
 compile error is a result of its own (`CE`, compiler message kept) and is cached like a
-success; a language whose toolchain is not installed, or is but does not run (each tool is
-asked its version once a process: a pyenv shim for a missing `python2` fails that), is `SKIP`
-with the reason, never cached. A compiler the build is about to start is asked its version only
+success, and so is a build that left its `run` or `result.json` as a symbolic link (the
+pipeline makes `run` executable and writes `result.json` never through one); a language
+whose toolchain is not installed, or is but does not run (each tool is asked its version
+once a process: a pyenv shim for a missing `python2` fails that), is `SKIP` with the reason,
+never cached. A compiler the build is about to start is asked its version only
 if the compile fails (a compiler that does not run fails its compile; asked first, it cost
 every build a contained run before its compile). A build already made asks only the tools its
 run starts (`java` for Java, none for C++: its compiler is not asked again at every run). A
