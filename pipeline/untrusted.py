@@ -1,13 +1,19 @@
 """What the pipeline refuses or escapes in file trees it did not write (judge data, zips,
 packages), shared by the corpus walk and the package copy: file names shown as one printable
-line, control characters, folder depth, and archive members that would inflate like a bomb.
+line, control characters, folder depth, and archive members that would inflate like a bomb;
+and the files it opens in a folder a program it runs may write (`open_regular`), never
+through a link the program left there.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
+import stat
 import zipfile
+from pathlib import Path
+from typing import BinaryIO
 
 # Archive members: refused before reading when one would inflate more than this many times
 # (a 100 KB zip of 100 MB of zeros is 1000:1; real test data stays far below 100:1), counted
@@ -38,3 +44,165 @@ def zip_bomb(info: zipfile.ZipInfo) -> str | None:
         return (f"would inflate {ratio:,.0f} times ({info.compress_size:,} -> "
                 f"{info.file_size:,} bytes): refused as a zip bomb")
     return None
+
+
+# -- files in a folder a program may write -------------------------------------------------------
+# A contained program writes only its own folder (a generator's, a build's, an output
+# validator's feedback folder), but a symbolic link it leaves there may name any path, and the
+# pipeline, uncontained, would follow it: read a hidden file into a case or a message, write or
+# chmod a file of the user's. So every file the pipeline opens in such a folder is opened here:
+# the folder itself not through a link, the file with O_NOFOLLOW, and checked to be a regular
+# file on the descriptor it was opened as (a FIFO never blocks the open).
+
+READ = "it is not read"
+WRITTEN = "it is not written"
+
+
+class LeftBehind(Exception):
+    """What a program left where the pipeline reads or writes a file: a symbolic link, a
+    folder, a FIFO, ... (`kind`), which the pipeline does not open (`action` says what is not
+    done with it)."""
+
+    def __init__(self, path: Path, kind: str, action: str = READ) -> None:
+        self.path = Path(path)
+        self.kind = kind
+        self.action = action
+        super().__init__(f"{printable(self.path.name)} is {kind}; {action}")
+
+    def left_by(self, program: str, under: Path | None = None) -> str:
+        """One line: `<program> left <name> as <kind>; <action>` (the name relative to
+        `under` when given, else the file's own name)."""
+        name = self.path.name
+        if under is not None and self.path != Path(under):
+            try:
+                name = str(self.path.relative_to(under))
+            except ValueError:
+                pass
+        return f"{program} left {printable(name)} as {self.kind}; {self.action}"
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+
+
+def kind_of(path: Path) -> str | None:
+    """What is at `path`, a link not followed: None (nothing), "a regular file", "a symbolic
+    link", "a folder", ..."""
+    try:
+        return _kind(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return None
+
+
+def is_regular(path: Path) -> bool:
+    """Whether a regular file is at `path` itself (a link to one is not)."""
+    return kind_of(path) == "a regular file"
+
+
+def _refused(path: Path, action: str) -> LeftBehind | None:
+    kind = kind_of(path)
+    return LeftBehind(path, kind, action) if kind not in (None, "a regular file") else None
+
+
+def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666,
+                 action: str = READ) -> int:
+    """A descriptor of the regular file at `path` (`flags` as `os.open`'s: O_CREAT makes
+    it), opened neither through a link at its name nor through one at its folder's.
+
+    Raises LeftBehind (with `action`) when either is a link, or the file is not a regular
+    one; FileNotFoundError when there is none and `flags` do not make it."""
+    path = Path(path)
+    try:
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+                         | os.O_CLOEXEC)
+    except OSError:
+        refused = _refused(path.parent, action)
+        if refused is not None:
+            raise refused from None
+        raise
+    try:
+        descriptor = os.open(path.name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                             mode, dir_fd=folder)
+    except OSError:
+        refused = _refused(path, action)
+        if refused is not None:
+            raise refused from None
+        raise
+    finally:
+        os.close(folder)
+    kind = _kind(os.fstat(descriptor).st_mode)
+    if kind != "a regular file":
+        os.close(descriptor)
+        raise LeftBehind(path, kind, action)
+    os.set_blocking(descriptor, True)  # (as any file: it may become a program's stderr)
+    return descriptor
+
+
+def read_regular(path: Path, limit: int | None = None, *, last: bool = False) -> bytes | None:
+    """The bytes of the regular file at `path` (`open_regular`), at most `limit` of them (its
+    first, or with `last` its last); None when there is no file."""
+    try:
+        descriptor = open_regular(path)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        if limit is None:
+            return handle.read()
+        if last:
+            handle.seek(max(0, os.fstat(descriptor).st_size - limit))
+        return handle.read(limit)
+
+
+def write_regular(path: Path, data: bytes, action: str = WRITTEN) -> None:
+    """Write `data` to the regular file at `path` (made, or emptied first), never through a
+    link (`open_regular`)."""
+    with open_created(path, action) as handle:
+        handle.write(data)
+
+
+def open_created(path: Path, action: str = WRITTEN) -> BinaryIO:
+    """The regular file at `path` made, or emptied, for writing, never through a link
+    (`open_regular`)."""
+    return os.fdopen(open_regular(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, action=action),
+                     "wb")
+
+
+def copy_regular(source: Path, target: Path, *, follow_source: bool = False) -> None:
+    """Copy the regular file `source` to `target`, neither opened through a link (with
+    `follow_source`, `source` is a file the pipeline trusts, opened as it is)."""
+    descriptor = os.open(source, os.O_RDONLY | os.O_CLOEXEC) if follow_source \
+        else open_regular(source)
+    with os.fdopen(descriptor, "rb") as reading, open_created(target) as writing:
+        shutil.copyfileobj(reading, writing, 1 << 20)
+
+
+def chmod_regular(path: Path, mode: int, action: str) -> None:
+    """Set the mode of the regular file at `path`, never through a link (`open_regular`)."""
+    descriptor = open_regular(path, action=action)
+    try:
+        os.fchmod(descriptor, mode)
+    finally:
+        os.close(descriptor)
+
+
+def make_folder(path: Path, action: str = "nothing is made in it") -> None:
+    """Make the folder `path` (there already: fine) and check it is one, not a link to one
+    (LeftBehind); its parents are the caller's."""
+    path = Path(path)
+    try:
+        path.mkdir()
+    except FileExistsError:
+        pass
+    kind = kind_of(path)
+    if kind != "a folder":
+        raise LeftBehind(path, kind or "nothing", action)

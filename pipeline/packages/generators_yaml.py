@@ -39,9 +39,12 @@ files, the command with its seed, the copied and inline files and the solution's
 `build_dir/bapctools-cases/<key>/`; the data tree is put together from the cache under
 `build_dir/bapctools-data/<package>-<hash of the package>/data/`, so loading the same package
 again (its registered copy, a re-ingest) runs nothing. Both are made in a temporary folder and
-renamed into place. A test case that cannot be made (its generator fails, writes nothing, or
-the entry is malformed) is a `PackageError` naming `generators/generators.yaml`, the entry's
-line and the generator's first line of complaint; the other cases are still made. What is read
+renamed into place. A test case that cannot be made (its generator fails, writes nothing,
+leaves a `testcase.<ext>` or `.complete` as a symbolic link, or the entry is malformed) is a
+`PackageError` naming `generators/generators.yaml`, the entry's line and the generator's first
+line of complaint; the other cases are still made. The pipeline opens every file of the
+generator's folder without following a link (`untrusted.open_regular`): the generator is
+contained, the pipeline is not. What is read
 past (visualizers, `match`, unknown keys) is a note.
 """
 
@@ -64,6 +67,8 @@ from pathlib import Path
 import yaml
 
 from pipeline.fsutil import file_sha256
+from pipeline.untrusted import (READ, WRITTEN, LeftBehind, copy_regular, is_regular, kind_of,
+                                write_regular)
 from pipeline.packages.errors import PackageError
 from pipeline.programs.languages import build_program, detect_language, run_argv
 from pipeline.packages.model import ProblemType, Program
@@ -755,34 +760,11 @@ class _Maker:
         try:
             cwd = work / "case"
             cwd.mkdir()
-            infile = cwd / "testcase.in"
-            if generator is not None:
-                self._generate(rule, generator, command, seed, cwd, work)
-            if copy_base is not None:
-                for ext in DATA_EXTENSIONS:
-                    source = Path(str(copy_base) + ext)
-                    if source.is_file():
-                        shutil.copyfile(source, infile.with_suffix(ext))
-            for ext, text in inline.items():
-                infile.with_suffix(ext).write_text(text, encoding="utf-8")
-            for ext, target in links.items():
-                source = infile.with_suffix(target)
-                if source.is_file():
-                    shutil.copyfile(source, infile.with_suffix(ext))
-            if not infile.is_file() and not infile.with_suffix(".in.statement").is_file():
-                raise self._error(rule, "no testcase.in was made")
-            answer = infile.with_suffix(".ans")
-            if makes_answer and infile.is_file() and not answer.is_file():
-                if self.type.interactive or self.type.multi_pass:
-                    answer.write_text("", encoding="utf-8")
-                elif solution is None:
-                    raise self._error(rule, "no .ans was made and no solution is given to "
-                                      "make one")
-                elif isinstance(solution, str):
-                    raise self._error(rule, solution)
-                else:
-                    self._solve(rule, solution, cwd, work)
-            (cwd / ".complete").write_text("\n", encoding="utf-8")
+            try:
+                self._fill(rule, cwd, work, generator, command, seed, copy_base, inline, links,
+                           makes_answer, solution)
+            except LeftBehind as error:  # the generator's folder is the only one it writes
+                raise self._error(rule, error.left_by("the generator", cwd)) from None
             try:
                 os.rename(cwd, final)
             except OSError:  # made by another process meanwhile
@@ -790,6 +772,43 @@ class _Maker:
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return final
+
+    def _fill(self, rule: CaseRule, cwd: Path, work: Path, generator: _Tool | None,
+              command: str | None, seed: int | None, copy_base: Path | None,
+              inline: dict[str, str], links: dict[str, str], makes_answer: bool,
+              solution: _Tool | str | None) -> None:
+        """Make the case's `testcase.<ext>` files and `.complete` in `cwd`, the generator's
+        folder: every file there opened without following a link the generator left
+        (LeftBehind), since the pipeline is not contained as the generator is."""
+        infile = cwd / "testcase.in"
+        if generator is not None:
+            self._generate(rule, generator, command, seed, cwd, work)
+            _refuse_left(cwd)
+        if copy_base is not None:
+            for ext in DATA_EXTENSIONS:
+                source = Path(str(copy_base) + ext)
+                if source.is_file():  # the package's own file (checked to lie inside it)
+                    copy_regular(source, infile.with_suffix(ext), follow_source=True)
+        for ext, text in inline.items():
+            write_regular(infile.with_suffix(ext), text.encode("utf-8"))
+        for ext, target in links.items():
+            source = infile.with_suffix(target)
+            if is_regular(source):
+                copy_regular(source, infile.with_suffix(ext))
+        if not is_regular(infile) and not is_regular(infile.with_suffix(".in.statement")):
+            raise self._error(rule, "no testcase.in was made")
+        answer = infile.with_suffix(".ans")
+        if makes_answer and is_regular(infile) and kind_of(answer) is None:
+            if self.type.interactive or self.type.multi_pass:
+                write_regular(answer, b"")
+            elif solution is None:
+                raise self._error(rule, "no .ans was made and no solution is given to "
+                                  "make one")
+            elif isinstance(solution, str):
+                raise self._error(rule, solution)
+            else:
+                self._solve(rule, solution, cwd, work)
+        write_regular(cwd / ".complete", b"\n")
 
     def _error(self, rule: CaseRule, message: str) -> PackageError:
         return PackageError(YAML_FILE, "generator-failed", f"{rule.path}: {message}",
@@ -807,7 +826,7 @@ class _Maker:
             value = str((seed + retry) % 2**31)
             args = [SEED_REGEX.sub(value, NAME_REGEX.sub("testcase", w)) for w in words[1:]]
             for leftover in cwd.iterdir():
-                if leftover.is_dir():
+                if leftover.is_dir() and not leftover.is_symlink():
                     shutil.rmtree(leftover)
                 else:
                     leftover.unlink()
@@ -826,9 +845,9 @@ class _Maker:
         else:
             raise self._error(rule, failure)
         infile = cwd / "testcase.in"
-        if stdout.stat().st_size and not infile.is_file():
-            shutil.move(stdout, infile)
-        elif not infile.is_file():
+        if stdout.stat().st_size and kind_of(infile) is None:
+            os.replace(stdout, infile)
+        elif kind_of(infile) is None:
             raise self._error(rule, f"`{command}` wrote no testcase.in and nothing on its "
                               "standard output")
 
@@ -836,7 +855,7 @@ class _Maker:
         argv = self.argv(solution)
         if isinstance(argv, str):
             raise self._error(rule, f"solution {argv}")
-        answer = cwd / "testcase.ans"
+        answer = work / "testcase.ans"  # written where no program writes, then moved in
         done = run_limited(list(argv), cwd=work / "solve", stdin=cwd / "testcase.in",
                            stdout=answer, time_s=GENERATOR_TIME_S, memory_mb=GENERATOR_MEMORY_MB,
                            file_mb=GENERATOR_FILE_MB)
@@ -845,6 +864,17 @@ class _Maker:
             first = _first_line(done.stderr)
             raise self._error(rule, f"solution {solution.program.name} failed: "
                               f"{describe_failure(done, 'it')}" + (f": {first}" if first else ""))
+        os.replace(answer, cwd / "testcase.ans")  # (a rename never follows a link there)
+
+
+def _refuse_left(cwd: Path) -> None:
+    """LeftBehind for the first file of the generator's folder that the pipeline reads or
+    writes (`testcase.<ext>`, `.complete`) and that is not a regular file: a link, even to a
+    regular file, is never followed."""
+    for name in (*(f"testcase{ext}" for ext in DATA_EXTENSIONS), ".complete"):
+        kind = kind_of(cwd / name)
+        if kind not in (None, "a regular file"):
+            raise LeftBehind(cwd / name, kind, WRITTEN if name == ".complete" else READ)
 
 
 def _first_line(text: str) -> str:
@@ -903,10 +933,13 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
             name = rule.path.rsplit("/", 1)[-1]
             for ext in DATA_EXTENSIONS:
                 cached = source / f"testcase{ext}"
-                if cached.is_file():
+                if kind_of(cached) is not None:
                     target = data / folder / f"{name}{ext}"
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(cached, target)
+                    try:  # (a case cached before links were refused may hold one)
+                        copy_regular(cached, target)
+                    except LeftBehind as error:
+                        rejects.append(maker._error(rule, error.left_by("the generator")))
 
         def rules_of(folder: FolderRule) -> Iterator[CaseRule]:
             yield from folder.cases

@@ -63,6 +63,7 @@ from pathlib import Path
 from pipeline.programs.procs import ProcessResult, environment, result_of
 from pipeline.programs import contained
 from pipeline.programs.external import submission_hidden
+from pipeline.untrusted import make_folder, open_created, read_regular
 
 MIB = 1024 * 1024
 GRACE_S = 0.25  # the submission's time to end once the validator has exited
@@ -81,8 +82,8 @@ class Exchange:
 
 
 def _tail(path: Path) -> str:
-    data = path.read_bytes() if path.exists() else b""
-    return data[-4000:].decode("utf-8", "replace")
+    data = read_regular(path, 4000, last=True) or b""
+    return data.decode("utf-8", "replace")
 
 
 def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workdir: Path,
@@ -91,21 +92,22 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
                  validator_memory_mb: int | None, sandbox: bool | None = None) -> Exchange:
     """Run both programs connected by pipes until both end or `wall_s` passes. The validator
     may write in `workdir`'s parent (the case's scratch: its feedback folder, a Polygon
-    interactor's output file)."""
+    interactor's output file), so `workdir` and the stderr files in it are made and read
+    never through a link an earlier validator left there (`untrusted.LeftBehind`)."""
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
     # each launcher's own cap (`_first_to_end` stops the pair on the submission's own clock):
     # far past the submission's, and the validator's CPU time besides, which its computing
     # may add to the submission's time
     backstop_s = contained.backstop_s(wall_s) + validator_cpu_s
-    workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "submission").mkdir(exist_ok=True)
-    (workdir / "validator").mkdir(exist_ok=True)
-    to_sub_r, to_sub_w = os.pipe2(os.O_CLOEXEC)  # validator -> submission
-    to_val_r, to_val_w = os.pipe2(os.O_CLOEXEC)  # submission -> validator
-    keep_open = os.dup(to_sub_r)  # no SIGPIPE for the validator if the submission leaves
+    workdir.parent.mkdir(parents=True, exist_ok=True)
+    for folder in (workdir, workdir / "submission", workdir / "validator"):
+        make_folder(folder)
     sub_err, val_err = workdir / "submission.err", workdir / "validator.err"
-    try:
-        with open(val_err, "wb") as verr, open(sub_err, "wb") as serr:
+    with open_created(val_err) as verr, open_created(sub_err) as serr:
+        to_sub_r, to_sub_w = os.pipe2(os.O_CLOEXEC)  # validator -> submission
+        to_val_r, to_val_w = os.pipe2(os.O_CLOEXEC)  # submission -> validator
+        keep_open = os.dup(to_sub_r)  # no SIGPIPE for the validator if the submission leaves
+        try:
             validator = contained.start(
                 validator_argv, stdin=to_val_r, stdout=to_sub_w, stderr=verr,
                 workdir=workdir / "validator", sandbox=sandboxed, env=environment(),
@@ -119,9 +121,9 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
                 limits=contained.Limits(memory_mb=submission_memory_mb,
                                         file_bytes=output_mb * MIB, cpu_s=submission_cpu_s,
                                         wall_s=backstop_s, written_bytes=output_mb * MIB))
-    finally:
-        for fd in (to_sub_r, to_sub_w, to_val_r, to_val_w):  # the launchers hold their own
-            os.close(fd)
+        finally:
+            for fd in (to_sub_r, to_sub_w, to_val_r, to_val_w):  # the launchers hold their own
+                os.close(fd)
     try:
         if validator.early is not None:
             first = "validator"

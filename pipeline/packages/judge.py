@@ -35,6 +35,7 @@ from pipeline.packages.scoring import case_score
 from pipeline.packages.validate import ValidationResult, validate_input
 from pipeline.programs.external import run_external
 from pipeline.programs.jobs import Job, SolverSpec
+from pipeline.untrusted import LeftBehind, copy_regular, kind_of
 from pipeline.verdicts import Verdict
 
 MIB = 1024 * 1024
@@ -217,8 +218,9 @@ def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
     folder lasts over the passes, each pass's input is the last pass's `nextpass.in` (the
     validator gets it as its input, with the case's answer), the case ends with the first pass
     that is not accepted or that writes no `nextpass.in`, a rejection that writes one is JE, and
-    so is asking for a pass beyond `limits.validation_passes`. The time counted is the slowest
-    pass's: the time limit holds for each pass."""
+    so is asking for a pass beyond `limits.validation_passes`, and a `nextpass.in` left as a
+    link (or anything but a regular file), which is never read. The time counted is the
+    slowest pass's: the time limit holds for each pass."""
     multi_pass = package.type.multi_pass
     feedback = scratch / "feedback"
     feedback.mkdir(exist_ok=True)
@@ -232,7 +234,7 @@ def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
         if number > 1 and done.message:
             slowest = replace(slowest, message=f"pass {number}: {done.message}")
         nextpass = feedback / "nextpass.in"
-        if not multi_pass or not nextpass.is_file():
+        if not multi_pass or kind_of(nextpass) is None:
             break
         if done.untimed != Verdict.AC:
             if done.check is not None and done.check.verdict == Verdict.WA:
@@ -246,7 +248,15 @@ def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
                 f"limits.validation_passes is {allowed}: no verdict within {allowed} passes"))
             break
         input_path = scratch / f"pass-{number + 1}.in"
-        nextpass.rename(input_path)
+        try:  # (copied, never read through a link the validator left)
+            copy_regular(nextpass, input_path)
+        except LeftBehind as error:
+            validator = package.output_validator.name if package.output_validator else ""
+            slowest = replace(slowest, untimed=Verdict.JE, check=None, message=(
+                f"pass {number}: " + error.left_by(f"output validator {validator}".strip(),
+                                                   feedback)))
+            break
+        nextpass.unlink()
     result = _finish(package, case, limits, slowest.untimed, slowest.check, slowest.message,
                      slowest.cpu_s, slowest.wall_s, slowest.rss_kb, slowest.timed_out,
                      slowest.validator_first_wa)
@@ -346,16 +356,20 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
         args = (*package.output_validator_flags, *case.output_validator_args)
         judge_argv = [*run_argv(judge, memory), str(input_path), str(case.answer_path),
                       str(feedback) + "/", *args]
-    exchange = run_exchange(
-        [*run_argv(submission, limits.memory_mb), *case.args], judge_argv,
-        workdir=scratch / ("run" if number == 1 else f"run-{number}"), wall_s=limits.wall_s,
-        submission_cpu_s=limits.cpu_cap_s,
-        submission_memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
-        output_mb=limits.output_mb, validator_cpu_s=package.limits.validation_time_s,
-        validator_memory_mb=memory if judge.memory_by_rlimit else None)
-    sub, val = exchange.submission, exchange.validator
     what = f"interactor {judge.program.name}" if polygon else \
         f"output validator {judge.program.name}"
+    try:
+        exchange = run_exchange(
+            [*run_argv(submission, limits.memory_mb), *case.args], judge_argv,
+            workdir=scratch / ("run" if number == 1 else f"run-{number}"), wall_s=limits.wall_s,
+            submission_cpu_s=limits.cpu_cap_s,
+            submission_memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
+            output_mb=limits.output_mb, validator_cpu_s=package.limits.validation_time_s,
+            validator_memory_mb=memory if judge.memory_by_rlimit else None)
+    except LeftBehind as error:  # the validator writes the case's scratch folder: not the
+        # pipeline's files there (a later pass's folder, its stderr files) through a link
+        return _Pass(Verdict.JE, None, error.left_by(what, scratch), 0.0, 0.0, 0, False)
+    sub, val = exchange.submission, exchange.validator
     if val.timed_out:  # still waiting when time ran out: problemtools assumes WA, not first
         check = CheckResult("WA", f"{what} was still running when time ran out")
     else:

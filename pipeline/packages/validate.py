@@ -22,10 +22,8 @@ validator is given the flag.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import stat
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -33,6 +31,7 @@ from pathlib import Path
 from pipeline.programs.languages import Build, run_argv
 from pipeline.programs.program import Program
 from pipeline.programs.procs import describe_failure, run_limited
+from pipeline.untrusted import LeftBehind, read_regular
 
 MESSAGE_KEEP = 100
 OVERVIEW_FLAG = "--testOverviewLogFileName"  # testlib validators: write the test overview log
@@ -181,14 +180,10 @@ def _read_regular(path: Path, limit: int) -> str | None:
     """The text of a regular file the program wrote (never through a link it made, never
     more than `limit` bytes), or None."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+        data = read_regular(path, limit + 1)
+    except (LeftBehind, OSError):
         return None
-    with os.fdopen(descriptor, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None
-        data = handle.read(limit + 1)
-    return None if len(data) > limit else data.decode("utf-8", "replace")
+    return None if data is None or len(data) > limit else data.decode("utf-8", "replace")
 
 
 def validate_input(validators: list[Build] | tuple[Build, ...], input_path: Path,

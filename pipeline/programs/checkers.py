@@ -14,7 +14,8 @@ error is.
 Custom output validators follow the Kattis convention: `validator input answer feedback_dir/
 [args] < output`, exit 42 accepted, 43 wrong answer, anything else (including 0, a crash or a
 timeout) a judge error (JE), never the submission's fault. `judgemessage.txt` is the message;
-`score.txt` / `score_multiplier.txt` are read for scoring problems.
+`score.txt` / `score_multiplier.txt` are read for scoring problems. A feedback file is read
+never through a symbolic link (`untrusted.read_regular`): one left as a link is JE naming it.
 
 testlib checkers: `checker input output answer`, exit 0 OK, 1 WA, 2 PE (testlib's `_pe`,
 `_dirt` and, without ENABLE_UNEXPECTED_EOF, `_unexpected_eof`; recorded as WA with the
@@ -37,6 +38,7 @@ from typing import Literal
 from pipeline.errors import UserError
 from pipeline.programs.languages import Build, run_argv
 from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
+from pipeline.untrusted import LeftBehind, kind_of, read_regular
 
 CheckVerdict = Literal["AC", "WA", "JE"]
 WHITESPACE = frozenset(b" \t\n\v\f\r")
@@ -223,10 +225,10 @@ def default_validate(answer: bytes, output: bytes,
 # -- custom output validators (Kattis) ----------------------------------------------------------
 
 def _read_text(path: Path) -> str:
-    if not path.is_file():
-        return ""
-    data = path.read_bytes()[:128 * 1024]
-    return data.decode("utf-8", "replace")
+    """A feedback file's text ("" when absent), never read through a link the validator
+    left (LeftBehind)."""
+    data = read_regular(path, 128 * 1024)
+    return "" if data is None else data.decode("utf-8", "replace")
 
 
 def _read_number(path: Path) -> tuple[float | None, str | None]:
@@ -239,7 +241,15 @@ def _read_number(path: Path) -> tuple[float | None, str | None]:
 
 
 def read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> CheckResult:
-    """Turn a Kattis output validator's exit and feedback files into a check result."""
+    """Turn a Kattis output validator's exit and feedback files into a check result: JE when
+    it left one of them as a link (or as anything but a regular file), which is not read."""
+    try:
+        return _read_feedback(process, feedback_dir, what)
+    except LeftBehind as error:
+        return CheckResult("JE", error.left_by(what, feedback_dir))
+
+
+def _read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> CheckResult:
     message = _read_text(feedback_dir / "judgemessage.txt").strip()
     team_message = _read_text(feedback_dir / "teammessage.txt").strip()
     if process.exit_code not in (42, 43):
@@ -247,19 +257,21 @@ def read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> Chec
         return CheckResult("JE", f"{describe_failure(process, what)} (42 or 43 expected)"
                            + (f": {detail[:MESSAGE_KEEP]}" if detail else ""))
     score_path, multiplier_path = feedback_dir / "score.txt", feedback_dir / "score_multiplier.txt"
+    score_exists = kind_of(score_path) is not None
+    multiplier_exists = kind_of(multiplier_path) is not None
     if process.exit_code == 43:
-        if score_path.exists() or multiplier_path.exists():
+        if score_exists or multiplier_exists:
             return CheckResult("JE", f"{what} rejected the output but wrote "
-                               f"{'score.txt' if score_path.exists() else 'score_multiplier.txt'}")
+                               f"{'score.txt' if score_exists else 'score_multiplier.txt'}")
         return CheckResult("WA", message[:MESSAGE_KEEP], team_message=team_message)
     score = multiplier = None
-    if score_path.exists() and multiplier_path.exists():
+    if score_exists and multiplier_exists:
         return CheckResult("JE", f"{what} wrote both score.txt and score_multiplier.txt")
-    if score_path.exists():
+    if score_exists:
         score, error = _read_number(score_path)
         if error or score < 0:
             return CheckResult("JE", f"{what}: {error or 'score.txt holds a negative score'}")
-    if multiplier_path.exists():
+    if multiplier_exists:
         multiplier, error = _read_number(multiplier_path)
         if error or not 0 <= multiplier <= 1:
             return CheckResult("JE", f"{what}: {error or 'score_multiplier.txt is outside [0, 1]'}")

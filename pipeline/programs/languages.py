@@ -30,9 +30,11 @@ every source file's name and bytes. It is made in a temporary folder beside the 
 renamed into place, so a reader never sees half a build; a lock file beside it makes a second
 process that wants the same build wait for the first one's instead of compiling it again. A
 compile error is a result of its own (`CE`, compiler message kept) and is cached like a
-success; a language whose toolchain is not installed, or is but does not run (each tool is
-asked its version once a process: a pyenv shim for a missing `python2` fails that), is `SKIP`
-with the reason, never cached. A compiler the build is about to start is asked its version only
+success, and so is a build that left its `run` or `result.json` as a symbolic link (the
+pipeline makes `run` executable and writes `result.json` never through one); a language
+whose toolchain is not installed, or is but does not run (each tool is asked its version
+once a process: a pyenv shim for a missing `python2` fails that), is `SKIP` with the reason,
+never cached. A compiler the build is about to start is asked its version only
 if the compile fails (a compiler that does not run fails its compile; asked first, it cost
 every build a contained run before its compile). A build already made asks only the tools its
 run starts (`java` for Java, none for C++: its compiler is not asked again at every run). A
@@ -70,6 +72,8 @@ from pathlib import Path
 from typing import Literal
 
 from pipeline.fsutil import atomic_write, file_sha256
+from pipeline.untrusted import (WRITTEN, LeftBehind, chmod_regular, kind_of, read_regular,
+                                write_regular)
 from pipeline.programs.program import Program
 from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
 
@@ -461,7 +465,16 @@ def _build_into(program: Program, language: str, lang: Language | None,
             failing = toolchain_missing(language)  # the compiler asked its version now
             if failing:
                 return failing
-        (work / "result.json").write_text(json.dumps(result), encoding="utf-8")
+        left = kind_of(work / "result.json")  # the build's own file of the pipeline's name
+        if left is not None:
+            if left != "a regular file":
+                result = {"status": "CE", "run": [], "message": LeftBehind(
+                    work / "result.json", left, WRITTEN).left_by(_builder(language))}
+            if left == "a folder":
+                shutil.rmtree(work / "result.json")
+            else:
+                os.unlink(work / "result.json")  # (a link itself, never what it names)
+        write_regular(work / "result.json", json.dumps(result).encode("utf-8"))
         try:
             os.rename(work, final)
         except OSError:  # another process renamed its identical build into place first
@@ -497,9 +510,12 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
                 return {"status": "CE", "run": [], "message": describe_failure(
                     done, "build script") + "\n" + done.output}
         run_script = work / "run"
-        if not run_script.exists():
+        if kind_of(run_script) is None:
             return {"status": "CE", "run": [], "message": "the build script made no `run` file"}
-        run_script.chmod(0o755)
+        try:  # (made executable here, outside the build's containment: never through a link)
+            chmod_regular(run_script, 0o755, "it is not run")
+        except LeftBehind as error:
+            return {"status": "CE", "run": [], "message": error.left_by(_builder(language))}
         return {"status": "ok", "run": ["{dir}/run"], "message": ""}
     if language == SCRIPT:
         (work / names[0]).chmod(0o755)
@@ -546,6 +562,12 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
     return {"status": "ok", "run": run, "message": message}
 
 
+def _builder(language: str) -> str:
+    """Who wrote a build folder, as a message names it."""
+    return {BUILD_RUN: "the build script", COMMAND: "the build command"}.get(language,
+                                                                           "the compiler")
+
+
 def _byte_compile_here(work: Path, names: list[str]) -> tuple[str | None, str]:
     """What `{python3} -m py_compile NAMES`, run in `work` by this very interpreter, does,
     done in this process: each source compiled to its `__pycache__` file; the first compile
@@ -572,7 +594,10 @@ def _byte_compile_here(work: Path, names: list[str]) -> tuple[str | None, str]:
 def _read_result(program: Program, final: Path, language: str, lang: Language | None, *,
                  cached: bool = True) -> Build | None:
     try:
-        data = json.loads((final / "result.json").read_text(encoding="utf-8"))
+        data = json.loads(read_regular(final / "result.json") or b"")
+    except LeftBehind as error:  # (a build cached before links there were refused)
+        return Build(program, "CE", (), language, f"{error}: remove {final} to build it "
+                     "again", final, cached)
     except (OSError, ValueError):
         return None
     argv = tuple(part.replace("{dir}", str(final)) for part in data["run"])
