@@ -1,9 +1,11 @@
 """What the pipeline prints, and where it cannot print: real `pipeline` processes (the installed
-console script) with standard output closed (`>&-`) or on a full device (`>/dev/full`).
+console script) with standard output closed (`>&-`) or on a full device (`>/dev/full`), real
+programs and judge files whose text holds terminal escape sequences.
 
 - A command whose standard output is lost still does its work and stores it, then says so in
   one line (`pipeline: write error: Bad file descriptor`) and exits 1; never a traceback, and
   never "the tables keep their old content" when they were written.
+- Escape sequences of a program's stderr or of a judge file are printed escaped (`\\x1b`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,11 @@ from pathlib import Path
 
 import polars as pl
 
+sys.path.insert(0, str(Path(__file__).resolve().parent / "packages"))
+from packagekit import tiny_kattis  # noqa: E402
+
 PIPELINE = str(Path(sys.executable).with_name("pipeline"))
+TITLE = "\x1b]0;PWNED-TITLE\x07"  # sets the terminal's title when printed raw
 
 
 def pipeline(data: Path, *args: str, stdout: str = "") -> subprocess.CompletedProcess:
@@ -73,3 +79,28 @@ def test_28_a_run_printing_to_a_full_device_is_stored_and_says_only_printing_fai
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     (run,) = runs(data).iter_rows(named=True)
     assert run["status"] == "finished" and run["cases"] == 6
+
+
+def test_27_escape_sequences_of_a_programs_stderr_are_printed_escaped(tmp_path):
+    data = tmp_path / "data"
+    assert pipeline(data, "ingest", str(small_corpus(tmp_path))).returncode == 0
+    program = tmp_path / "titler.sh"
+    program.write_text("#!/bin/sh\nprintf '\\033]0;PWNED-TITLE\\007oops\\n' >&2\nexit 3\n")
+    program.chmod(0o755)
+    done = pipeline(data, "run", "--problem", "bipartitebattle", "--external",
+                    f"titler={program}", "--solver", "titler")
+    shown = "\\x1b]0;PWNED-TITLE\\x07oops"
+    assert shown in done.stdout + done.stderr, done.stdout + done.stderr
+    assert "\x1b" not in done.stdout + done.stderr and "\x07" not in done.stdout + done.stderr
+    stored = pl.read_parquet(data / "tables" / "results" / "*.parquet")["error"]
+    assert all(TITLE + "oops" in error for error in stored)  # stored as the program wrote it
+
+
+def test_27_escape_sequences_of_a_judge_file_are_printed_escaped(tmp_path):
+    data = tmp_path / "data"
+    tiny_kattis(tmp_path / "raw" / "esc", {"data/secret/02.ans": TITLE + "\n"})
+    assert pipeline(data, "ingest", str(tmp_path / "raw")).returncode == 0
+    assert pipeline(data, "run", "--problem", "esc").returncode == 1  # 02 gets WA
+    done = pipeline(data, "mismatches")
+    assert "expected (file): \\x1b]0;PWNED-TITLE\\x07" in done.stdout, done.stdout
+    assert "\x1b" not in done.stdout + done.stderr and "\x07" not in done.stdout + done.stderr
