@@ -8,6 +8,7 @@ of a private temporary file. Imports nothing heavy, so the solve path can use it
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -59,6 +60,44 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
 
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
+
+
+# Folders opened to stand for a path that is not UTF-8 (`utf8_path`), by that path: opened
+# once per process (O_PATH: nothing is read through them) and kept while the process lives.
+_STAND_INS: dict[str, int] = {}
+
+
+def utf8_path(path: Path | str) -> str:
+    """`path` as text a library that takes only UTF-8 paths (Polars, which fails on a data
+    folder named with a byte that is not UTF-8) can open: the path itself when it is UTF-8,
+    else the same file reached through `/proc/self/fd/N`, N a descriptor held open on its
+    deepest folder whose name is not UTF-8. A file name that is itself not UTF-8 is an
+    `OSError` naming it (no table file is named so: their names are ids)."""
+    text = os.fspath(path)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    parts = Path(text).parts
+    bad = max(i for i, part in enumerate(parts) if not _is_utf8(part))
+    if bad == len(parts) - 1:
+        raise OSError(errno.EILSEQ, "a file name that is not UTF-8 cannot be a table's", text)
+    folder = os.path.join(*parts[:bad + 1])
+    held = _STAND_INS.get(folder)
+    if held is None or not os.path.samestat(os.fstat(held), os.stat(folder)):
+        if held is not None:  # the folder was replaced since: hold the one there now
+            os.close(held)
+        _STAND_INS[folder] = os.open(folder, os.O_PATH | os.O_DIRECTORY)
+    return os.path.join(f"/proc/self/fd/{_STAND_INS[folder]}", *parts[bad + 1:])
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def file_sha256(path: Path | str) -> "hashlib._Hash":

@@ -53,6 +53,16 @@ def shown(text: str) -> str:
                        else _escape(found), text)
 
 
+_NOT_UTF8 = re.compile(r"[\ud800-\udfff]")
+
+
+def storable(text: str) -> str:
+    """`text` as a table can hold it (Parquet's text is UTF-8): each byte that is not UTF-8
+    (a path's, as `os.fsdecode` holds it) written as its escape `\\xff`, as `printable` and
+    `shown` write it; all else kept."""
+    return _NOT_UTF8.sub(_escape, text)
+
+
 def printable(name: str) -> str:
     """A file name as text: bytes that are not UTF-8 shown as `\\xff` escapes, and control
     characters (a newline) as `\\n` or `\\x1b`, so a name is one line of a message."""

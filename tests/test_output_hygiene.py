@@ -1,15 +1,20 @@
-"""What the pipeline prints, and where it cannot print: real `pipeline` processes (the installed
-console script) with standard output closed (`>&-`) or on a full device (`>/dev/full`), real
-programs and judge files whose text holds terminal escape sequences.
+"""What the pipeline prints, where it cannot print, and the names it cannot print as they are:
+real `pipeline` processes (the installed console script) with standard output closed (`>&-`) or
+on a full device (`>/dev/full`), real programs and judge files whose text holds terminal escape
+sequences, and real folders and files named with a byte that is not UTF-8.
 
 - A command whose standard output is lost still does its work and stores it, then says so in
   one line (`pipeline: write error: Bad file descriptor`) and exits 1; never a traceback, and
   never "the tables keep their old content" when they were written.
 - Escape sequences of a program's stderr or of a judge file are printed escaped (`\\x1b`).
+- A data folder, or a package's test file, named with a byte that is not UTF-8 works: tables
+  hold (and messages show) the name with that byte as its escape, `\\xff`.
 """
 
 from __future__ import annotations
 
+import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -40,7 +45,9 @@ def small_corpus(tmp_path: Path) -> Path:
 
 
 def runs(data: Path) -> pl.DataFrame:
-    return pl.read_parquet(data / "tables" / "runs" / "*.parquet")
+    """The runs table (read from bytes: Polars opens only UTF-8 paths)."""
+    return pl.concat([pl.read_parquet(io.BytesIO(path.read_bytes()))
+                      for path in (data / "tables" / "runs").glob("*.parquet")])
 
 
 def assert_output_lost(done: subprocess.CompletedProcess, reason: str) -> None:
@@ -104,3 +111,57 @@ def test_27_escape_sequences_of_a_judge_file_are_printed_escaped(tmp_path):
     done = pipeline(data, "mismatches")
     assert "expected (file): \\x1b]0;PWNED-TITLE\\x07" in done.stdout, done.stdout
     assert "\x1b" not in done.stdout + done.stderr and "\x07" not in done.stdout + done.stderr
+
+
+def test_25_a_data_folder_whose_path_is_not_utf8_works_from_ingest_to_report(tmp_path):
+    data = tmp_path / os.fsdecode(b"data-\xff")
+    raw = small_corpus(tmp_path)
+    ingested = pipeline(data, "ingest", str(raw))
+    assert ingested.returncode == 0, ingested.stderr
+    done = pipeline(data, "run", "--problem", "bipartitebattle", "--solver", "fast")
+    assert done.returncode == 0, done.stderr
+    (run,) = runs(data).iter_rows(named=True)
+    assert run["status"] == "finished" and run["cases"] == 6
+    assert f"--data-dir {tmp_path}/data-\\xff run" in run["command"]  # the byte, escaped
+    reported = pipeline(data, "report")
+    assert reported.returncode == 0, reported.stderr
+    assert f"report: {tmp_path}/data-\\xff/reports/report-" in reported.stdout
+    assert "data-\\xff" in next((data / "reports").glob("*.html")).read_text()
+    counted = pipeline(data, "query", "SELECT count(*) AS n FROM results", "--format", "csv")
+    assert counted.stdout == "n\n6\n", counted.stderr
+    for each in (ingested, done, reported, counted):
+        assert "Traceback" not in each.stderr and "internal error" not in each.stderr
+
+
+def test_26_a_package_test_file_named_with_a_byte_not_utf8_is_stored_under_its_escaped_name(
+        tmp_path):
+    data, raw = tmp_path / "data", tmp_path / "raw"
+    package = tiny_kattis(raw / "odd")
+    (package / "data" / "secret" / os.fsdecode(b"\xff.in")).write_text("4 5\n")
+    (package / "data" / "secret" / os.fsdecode(b"\xff.ans")).write_text("9\n")
+    ingested = pipeline(data, "ingest", str(raw))
+    assert ingested.returncode == 0, ingested.stdout + ingested.stderr
+    sources = pl.read_parquet(data / "tables" / "cases" / "odd.parquet")["source"].to_list()
+    assert "odd/data/secret/\\xff.in" in sources and len(sources) == 4
+    done = pipeline(data, "run", "--problem", "odd")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = pl.read_parquet(data / "tables" / "results" / "*.parquet")
+    assert results.height == 4 and set(results["verdict"]) == {"AC"}
+
+
+def test_26_escaped_names_that_collide_with_other_files_are_left_out_and_the_rest_ingests(
+        tmp_path):
+    """`\\xff.in` typed out is a name of its own: beside it, the file whose name is the byte
+    0xff (escaped: the same text) and its answer are left out, the others stored."""
+    data, raw = tmp_path / "data", tmp_path / "raw"
+    package = tiny_kattis(raw / "odd", {"data/secret/\\xff.in": "6 7\n",
+                                        "data/secret/\\xff.ans": "13\n"})
+    (package / "data" / "secret" / os.fsdecode(b"\xff.in")).write_text("4 5\n")
+    (package / "data" / "secret" / os.fsdecode(b"\xff.ans")).write_text("9\n")
+    ingested = pipeline(data, "ingest", str(raw))
+    assert "Traceback" not in ingested.stderr and "internal error" not in ingested.stderr
+    stored = pl.read_parquet(data / "tables" / "cases" / "odd.parquet")
+    assert sorted(stored["input"].to_list()) == ["1 2\n", "10 20\n", "2 3\n", "6 7\n"]
+    rejects = pl.read_parquet(data / "tables" / "rejects" / "*.parquet")
+    assert set(zip(rejects["source"], rejects["rule"])) == {
+        ("odd/data/secret/\\xff.in", "file-name"), ("odd/data/secret/\\xff.ans", "file-name")}

@@ -26,7 +26,7 @@ from typing import IO, Literal
 import polars as pl
 
 from pipeline.errors import UserError
-from pipeline.fsutil import atomic_write
+from pipeline.fsutil import atomic_write, utf8_path
 from pipeline.problems import cases_schema
 from pipeline.tables.files import scan
 from pipeline.tables.schemas import TABLES
@@ -77,7 +77,7 @@ def _sink(lazy: pl.LazyFrame, fmt: Format, target: str | IO[bytes]) -> None:
 def write(lazy: pl.LazyFrame, fmt: Format, out: Path | None) -> None:
     """Stream the whole result to `out` (atomically) or, for text formats, to stdout."""
     if out is not None:
-        atomic_write(out, lambda tmp: _sink(lazy, fmt, str(tmp)))
+        atomic_write(out, lambda tmp: _sink(lazy, fmt, utf8_path(tmp)))
         return
     if fmt == "parquet":
         raise UserError("--format parquet writes binary data: give --out FILE")
