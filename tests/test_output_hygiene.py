@@ -88,6 +88,19 @@ def test_28_a_run_printing_to_a_full_device_is_stored_and_says_only_printing_fai
     assert run["status"] == "finished" and run["cases"] == 6
 
 
+def test_24_a_reader_that_closed_the_pipe_gets_no_message_and_the_status_of_sigpipe(tmp_path):
+    """`pipeline query | head`: the reader left on purpose, which is no error to report; the
+    status is the 141 a tool killed by SIGPIPE ends with."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before anything is written
+    try:
+        done = subprocess.run([PIPELINE, "--data-dir", str(tmp_path / "data"), "problems"],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=600)
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
 def test_27_escape_sequences_of_a_programs_stderr_are_printed_escaped(tmp_path):
     data = tmp_path / "data"
     assert pipeline(data, "ingest", str(small_corpus(tmp_path))).returncode == 0

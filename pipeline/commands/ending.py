@@ -15,7 +15,7 @@ def exit_now(code: object) -> None:
     """End the process with status `code` (as `sys.exit(code)` would: None is 0, a text is
     printed to stderr and is 1) without tearing its modules down. When standard output lost
     what the command printed (`streams.lost_output`), one line says so and a status 0
-    becomes 1."""
+    becomes 1 (a pipe its reader closed: 141, with no line)."""
     import atexit
     import os
     import threading
@@ -41,5 +41,6 @@ def exit_now(code: object) -> None:
     lost = lost_output(status)
     if lost is not None:  # what the command printed was lost: one line, and the status
         line, status = lost
-        print(line, file=sys.stderr, flush=True)
+        if line:
+            print(line, file=sys.stderr, flush=True)
     os._exit(status & 0xFF)

@@ -8,15 +8,18 @@ said at its end when its output could not be written (`lost_output`).
 2. Standard output and error write through `_Lossy`: a failed write (EBADF, a full device,
    a closed pipe) is remembered, not raised, so the command still does all its work and
    stores what it stores; at the end `lost_output` says which error lost the output and
-   the status becomes 1 (as coreutils: `pipeline: write error: Bad file descriptor`).
+   the status becomes 1 (as coreutils: `pipeline: write error: Bad file descriptor`); a
+   reader that closed the pipe early (`| head`) gets no message, and status 141 (SIGPIPE's).
 
 Only the standard library is imported: this runs at every command's start, `solve`'s too.
 """
 
 from __future__ import annotations
 
+import errno
 import io
 import os
+import signal
 import sys
 
 
@@ -96,11 +99,15 @@ def guard() -> None:
 
 def lost_output(status: int) -> tuple[str, int] | None:
     """When standard output lost what the command printed: the line saying so (for standard
-    error) and the status the process ends with (1 for a command that succeeded, else its
-    own); None when nothing was lost. Call after the last flush."""
+    error; empty for a reader that closed the pipe, `pipeline query | head`, which is no
+    error to report, as a tool killed by SIGPIPE says nothing) and the status the process
+    ends with (1, or 141 as of SIGPIPE, for a command that succeeded; else its own); None
+    when nothing was lost. Call after the last flush."""
     raw = _STREAMS.get("stdout")
     if raw is None or raw.error is None:
         return None
+    if raw.error.errno == errno.EPIPE:
+        return "", status or 128 + signal.SIGPIPE
     reason = raw.error.strerror or str(raw.error)
     if status == 0:
         return (f"pipeline: write error: {reason}: standard output lost what the command "
