@@ -178,3 +178,33 @@ def test_26_escaped_names_that_collide_with_other_files_are_left_out_and_the_res
     rejects = pl.read_parquet(data / "tables" / "rejects" / "*.parquet")
     assert set(zip(rejects["source"], rejects["rule"])) == {
         ("odd/data/secret/\\xff.in", "file-name"), ("odd/data/secret/\\xff.ans", "file-name")}
+
+
+def test_28_a_full_disk_midway_through_an_ingest_says_what_was_kept_not_that_nothing_changed(
+        tmp_path):
+    """Of two problems ingested, the first is stored before the disk fills under the second:
+    the message must not say the tables keep their old content (one of them changed), only
+    that the file being written does."""
+    from diskkit import fill, small_disk
+
+    with small_disk(tmp_path / "disk") as disk:
+        data, raw = disk / "data", tmp_path / "raw"
+        (raw / "arc087e").mkdir(parents=True)
+        (raw / "arc087e" / "one.in").write_text("2 2\n00\n01\n")
+        (raw / "bipartitebattle").mkdir()
+        for i in range(3000):
+            (raw / "bipartitebattle" / f"{i:04d}.in").write_text(f"1\n{i + 1} 2\n")
+        data.mkdir()
+        ballast = fill(disk)
+        os.truncate(ballast, os.path.getsize(ballast) - (64 << 10))  # 64 KB of room left
+        done = pipeline(data, "ingest", str(raw))
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+        (line,) = done.stderr.strip().splitlines()
+        assert line.startswith("error: No space left on device"), line
+        assert "the file being written keeps its old content" in line
+        assert "the tables keep their old content" not in line
+        stored = pl.read_parquet(data / "tables" / "cases" / "arc087e.parquet")
+        assert stored["source"].to_list() == ["arc087e/one.in"]  # the first problem's, kept
+        assert not (data / "tables" / "cases" / "bipartitebattle.parquet").exists()
+        assert not list((data / "tables").rglob("*.tmp"))

@@ -42,7 +42,10 @@ def run_app(app: typer.Typer, argv: list[str] | None = None) -> None:
         code = 1
     except OSError as error:
         where = f" ({error.filename})" if error.filename else ""
-        extra = ("; the tables keep their old content" if error.errno == 28 else "")
+        # Each table file is written whole or not at all (`fsutil.atomic_write`): the one being
+        # written keeps its old content; files a command wrote before it keep their new one.
+        extra = ("; the file being written keeps its old content (nothing is stored "
+                 "half-written)" if error.errno == 28 else "")
         say(f"error: {error.strerror or error}{where}{extra}", err=True)
         code = 1
     except Exception as error:  # a bug: say so in one line, keep the traceback for debugging
