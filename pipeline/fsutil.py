@@ -16,6 +16,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from pipeline.untrusted import is_utf8, storable
+
 
 def current_umask() -> int:
     """The process's umask, read without changing it where Linux says it (`/proc`)."""
@@ -44,7 +46,8 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     user writes (`new_file_mode`), then rename it to `path`."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{storable(path.name)}.", suffix=".tmp",
+                                    dir=path.parent)  # a UTF-8 name: see `utf8_path`
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -72,17 +75,15 @@ def utf8_path(path: Path | str) -> str:
     folder named with a byte that is not UTF-8) can open: the path itself when it is UTF-8,
     else the same file reached through `/proc/self/fd/N`, N a descriptor held open on its
     deepest folder whose name is not UTF-8. A file name that is itself not UTF-8 is an
-    `OSError` naming it (no table file is named so: their names are ids)."""
+    `OSError` naming it (no table file is named so, their names are ids; nor is the
+    temporary file of `atomic_write`)."""
     text = os.fspath(path)
-    try:
-        text.encode("utf-8")
+    if is_utf8(text):
         return text
-    except UnicodeEncodeError:
-        pass
     parts = Path(text).parts
-    bad = max(i for i, part in enumerate(parts) if not _is_utf8(part))
+    bad = max(i for i, part in enumerate(parts) if not is_utf8(part))
     if bad == len(parts) - 1:
-        raise OSError(errno.EILSEQ, "a file name that is not UTF-8 cannot be a table's", text)
+        raise OSError(errno.EILSEQ, "Polars opens only files whose name is UTF-8", text)
     folder = os.path.join(*parts[:bad + 1])
     held = _STAND_INS.get(folder)
     if held is None or not os.path.samestat(os.fstat(held), os.stat(folder)):
@@ -90,14 +91,6 @@ def utf8_path(path: Path | str) -> str:
             os.close(held)
         _STAND_INS[folder] = os.open(folder, os.O_PATH | os.O_DIRECTORY)
     return os.path.join(f"/proc/self/fd/{_STAND_INS[folder]}", *parts[bad + 1:])
-
-
-def _is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-        return True
-    except UnicodeEncodeError:
-        return False
 
 
 def file_sha256(path: Path | str) -> "hashlib._Hash":

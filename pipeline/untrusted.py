@@ -11,9 +11,11 @@ import os
 import re
 import shutil
 import stat
-import zipfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:  # only named in a type: importing it costs every start (fsutil uses this)
+    import zipfile
 
 # Archive members: refused before reading when one would inflate more than this many times
 # (a 100 KB zip of 100 MB of zeros is 1000:1; real test data stays far below 100:1), counted
@@ -54,6 +56,11 @@ def shown(text: str) -> str:
 
 
 _NOT_UTF8 = re.compile(r"[\ud800-\udfff]")
+
+
+def is_utf8(text: str) -> bool:
+    """True when `text` holds no byte that is not UTF-8 (no lone surrogate)."""
+    return text.isascii() or _NOT_UTF8.search(text) is None
 
 
 def storable(text: str) -> str:

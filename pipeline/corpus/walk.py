@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.problems import holds_package, is_package_folder, registered_package
-from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, printable, zip_bomb
+from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, is_utf8, printable, zip_bomb
 
 # Archive members are refused when one would inflate like a bomb (`untrusted.zip_bomb`), or
 # when an archive has more members than this.
@@ -81,14 +81,6 @@ class ReadFault(Exception):
     def __init__(self, rule: str, message: str) -> None:
         super().__init__(message)
         self.rule, self.message = rule, message
-
-
-def _is_utf8(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def problem_of(rel: str, root_name: str, override: str | None,
@@ -192,7 +184,7 @@ def _walk(folder: str, rel: str, seen: set[tuple[int, int]], add_file, fault,
     for entry in entries:
         name = entry.name
         child = _child(rel, name)
-        if not name.isascii() and not _is_utf8(name):
+        if not is_utf8(name):
             fault(child, "encoding", "the file name is not valid UTF-8")
             continue
         if CONTROL.search(name):
