@@ -88,6 +88,17 @@ def test_28_a_run_printing_to_a_full_device_is_stored_and_says_only_printing_fai
     assert run["status"] == "finished" and run["cases"] == 6
 
 
+def test_24_a_command_that_prints_nothing_with_stdout_closed_loses_nothing_and_exits_0(
+        tmp_path):
+    """As coreutils: output is lost only when there was some (`query --out FILE` prints
+    nothing); the file is written whole."""
+    data, out = tmp_path / "data", tmp_path / "answer.csv"
+    done = pipeline(data, "query", "SELECT 41 + 1 AS n", "--format", "csv", "--out", str(out),
+                    stdout=">&-")
+    assert (done.returncode, out.read_text()) == (0, "n\n42\n"), done.stderr
+    assert "write error" not in done.stderr and "Traceback" not in done.stderr
+
+
 def test_24_a_reader_that_closed_the_pipe_gets_no_message_and_the_status_of_sigpipe(tmp_path):
     """`pipeline query | head`: the reader left on purpose, which is no error to report; the
     status is the 141 a tool killed by SIGPIPE ends with."""

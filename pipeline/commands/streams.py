@@ -2,9 +2,10 @@
 said at its end when its output could not be written (`lost_output`).
 
 1. A standard stream the process was started without (`pipeline run >&-`) is held by
-   /dev/null opened read-only: no file the pipeline opens later takes its number (a table
-   file would otherwise receive what is printed, or a program's output), and a write to it
-   fails with EBADF as a write to the closed descriptor would.
+   /dev/null: no file the pipeline opens later takes its number (a table file would
+   otherwise receive what is printed, or a program's output), and a process it starts
+   finds its writes there dropped, as Python drops them on a closed descriptor. The
+   pipeline's own writes there are lost as on the closed descriptor: EBADF.
 2. Standard output and error write through `_Lossy`: a failed write (EBADF, a full device,
    a closed pipe) is remembered, not raised, so the command still does all its work and
    stores what it stores; at the end `lost_output` says which error lost the output and
@@ -27,10 +28,11 @@ class _Lossy(io.RawIOBase):
     """A file descriptor's writes, a failure remembered in `error` instead of raised (what
     could not be written is dropped: the reader is gone or the device is full)."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, closed: bool = False) -> None:
         super().__init__()
         self.fd = fd
         self.error: OSError | None = None
+        self.closed_at_start = closed  # held by /dev/null: a write is lost, EBADF
 
     def writable(self) -> bool:
         return True
@@ -43,6 +45,8 @@ class _Lossy(io.RawIOBase):
 
     def write(self, data) -> int:
         size = len(memoryview(data).cast("B"))
+        if self.closed_at_start and self.error is None:
+            self.error = OSError(errno.EBADF, os.strerror(errno.EBADF))
         if self.error is not None:
             return size
         view, done = memoryview(data).cast("B"), 0
@@ -61,14 +65,13 @@ _STREAMS: dict[str, _Lossy] = {}
 
 
 def _hold(fd: int) -> bool:
-    """Hold `fd` by /dev/null (read-only) when the process was started without it; True when
-    it was."""
+    """Hold `fd` by /dev/null when the process was started without it; True when it was."""
     try:
         os.fstat(fd)
         return False
     except OSError:
         pass
-    held = os.open(os.devnull, os.O_RDONLY)
+    held = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
     if held != fd:
         os.dup2(held, fd)  # inheritable: a program the pipeline starts finds it held too
         os.close(held)
@@ -80,13 +83,12 @@ def _hold(fd: int) -> bool:
 def guard() -> None:
     """Hold the standard descriptors the process lacks, and make standard output and error
     remember their write errors instead of raising them (see the module's docstring)."""
-    for fd in (0, 1, 2):
-        _hold(fd)
+    closed = {fd: _hold(fd) for fd in (0, 1, 2)}
     if sys.stdin is None:
         sys.stdin = open(0, encoding="utf-8", errors="surrogateescape", closefd=False)
     for name, fd in (("stdout", 1), ("stderr", 2)):
         old = getattr(sys, name)
-        raw = _Lossy(fd)
+        raw = _Lossy(fd, closed[fd])
         stream = io.TextIOWrapper(
             io.BufferedWriter(raw),
             encoding=getattr(old, "encoding", None) or "utf-8",
