@@ -219,3 +219,19 @@ def test_28_a_full_disk_midway_through_an_ingest_says_what_was_kept_not_that_not
         assert stored["source"].to_list() == ["arc087e/one.in"]  # the first problem's, kept
         assert not (data / "tables" / "cases" / "bipartitebattle.parquet").exists()
         assert not list((data / "tables").rglob("*.tmp"))
+
+
+def test_26_a_package_folder_named_with_a_byte_not_utf8_given_as_the_root(tmp_path):
+    """Its name would name the problem: refused naming it and the rule, unless --problem
+    names the problem; then it ingests, its sources under the escaped name."""
+    data = tmp_path / "data"
+    package = tiny_kattis(tmp_path / "raw" / os.fsdecode(b"p\xff"))
+    refused = pipeline(data, "ingest", str(package))
+    assert refused.returncode == 1 and "internal error" not in refused.stderr, refused.stderr
+    assert "reject p\\xff: the package's name is not valid UTF-8" in refused.stdout
+    assert "[encoding]" in refused.stdout
+    named = pipeline(data, "ingest", str(package), "--problem", "okname")
+    assert named.returncode == 0, named.stdout + named.stderr
+    sources = pl.read_parquet(data / "tables" / "cases" / "okname.parquet")["source"]
+    assert sorted(sources) == ["p\\xff/data/sample/1.in", "p\\xff/data/secret/01.in",
+                               "p\\xff/data/secret/02.in"]

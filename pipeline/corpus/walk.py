@@ -121,10 +121,17 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
         if problem in module_ids:
             return False
         short = override or (path.stem if path.is_file() else path.name)
-        found.packages.append(FoundPackage(path, rel or root.name, short, False))
+        if not is_utf8(short):  # a root given by its own name: nothing above rejected it
+            fault(rel, "encoding", "the package's name is not valid UTF-8, and it names the "
+                  "problem (--problem NAME gives it another)")
+            return True
+        found.packages.append(FoundPackage(path, printable(rel or root.name), short, False))
         return True
 
     def add_file(path: str, rel: str, size: int) -> None:
+        if not is_utf8(rel):  # a root given by its own name: nothing above rejected it
+            fault(rel, "encoding", "the file name is not valid UTF-8")
+            return
         problem, inner = problem_of(rel, root.name, override, ids)
         if path[-4:].lower() in (".zip", ".kpp"):
             if holds_package(Path(path)) and package_at(Path(path), rel):
