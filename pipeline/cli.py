@@ -122,7 +122,7 @@ def generate_command(
         fail(str(error))
     with_expected = sum(case.expected for case in manifest.cases)
     say(f"wrote {count} cases of {problem.id}/{recipe} (seed {seed}) to {target}; "
-               f"{with_expected} with expected output from {expected_from}")
+        f"{with_expected} with expected output from {expected_from}")
 
 
 @app.command("ingest", cls=Command, epilog=examples(
@@ -313,7 +313,7 @@ def mismatches_command(
     runs = report_runs(ctx.obj.data_dir, run_ids, problem_id)
     if runs:
         say(format_mismatches(find_mismatches(ctx.obj.data_dir, problem_id, runs),
-                                     top=top, show_all=show_all, run_ids=runs))
+                              top=top, show_all=show_all, run_ids=runs))
 
 
 @app.command("compare", cls=Command, epilog=examples(

@@ -31,7 +31,7 @@ def settle(data_dir: Path) -> None:
 
     for run_id in settle_dead_runs(data_dir):
         say(f"note: run {run_id} was left running by a process that is gone: marked "
-                   "interrupted", err=True)
+            "interrupted", err=True)
 
 
 def find_problem(problem_id: str):
@@ -89,6 +89,6 @@ def report_runs(data_dir: Path, run_ids: Optional[list[str]],
         fail(str(error))
     if not runs:
         say(f"no finished runs{' of ' + problem_id if problem_id else ''} in "
-                   f"{Path(data_dir).resolve()}: run 'pipeline run' first (or name another "
-                   "data folder with --data-dir)")
+            f"{Path(data_dir).resolve()}: run 'pipeline run' first (or name another "
+            "data folder with --data-dir)")
     return runs

@@ -66,7 +66,7 @@ def compare(settings: Settings, *, base: Optional[str], new: Optional[str],
     for index, pair in enumerate(pairs):
         if pair.base is None:
             say(("\n" if index else "") + f"compare {pair.problem}: {pair.why}"
-                       + "".join(f"\n  passed over {reason}" for reason in pair.skipped))
+                + "".join(f"\n  passed over {reason}" for reason in pair.skipped))
             continue
         try:
             comparison = compare_runs(data_dir, pair.base, pair.new, ratio, min_diff_ms)
@@ -98,7 +98,7 @@ def side_by_side(data_dir: Path, solver: str | None, against: str | None, run_id
         run_id = runs[0]
     try:
         say(format_side_by_side(compare_solvers(data_dir, run_id, solver, against,
-                                                       ratio, min_diff_ms)))
+                                                ratio, min_diff_ms)))
     except UnknownName as error:
         fail(str(error))
 
@@ -133,4 +133,4 @@ def strength(settings: Settings, *, problem_id: Optional[str], run_ids: Optional
     else:
         say("\n\n".join(format_strength(s) + "\n" + format_coverage(
             s.problem, covered[s.problem], why_none.get(s.problem, NO_BOUNDS))
-                                 for s in strengths))
+                          for s in strengths))

@@ -86,8 +86,8 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
         say(f"to finish it: {resume_command(settings, problem.id, summary.run_id)}")
     if summary.cases == 0:
         say(f"note: no stored cases of {problem.id}"
-                   f"{' in group ' + group if group else ''} in "
-                   f"{Path(settings.data_dir).resolve()}: pipeline ingest stores them", err=True)
+            f"{' in group ' + group if group else ''} in "
+            f"{Path(settings.data_dir).resolve()}: pipeline ingest stores them", err=True)
     if summary.status != "finished":
         raise typer.Exit(130 if summary.status == "interrupted" else 1)
     if summary.cannot_start:  # no verdict of the program: it never ran
@@ -96,11 +96,11 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
         raise typer.Exit(1)
     if summary.disagreements:
         say(f"{summary.disagreements} submission(s) got what their folder does not "
-                   "expect (see above)", err=True)
+            "expect (see above)", err=True)
     if summary.judge_errors:
         say(f"{summary.judge_errors} submission(s) or validator(s) could not be held to "
-                   "what they should get: the package's own programs failed judging them "
-                   "(judge-error, see above)", err=True)
+            "what they should get: the package's own programs failed judging them "
+            "(judge-error, see above)", err=True)
     if summary.disagreements or summary.judge_errors:
         raise typer.Exit(1)
 
