@@ -88,6 +88,17 @@ def test_28_a_run_printing_to_a_full_device_is_stored_and_says_only_printing_fai
     assert run["status"] == "finished" and run["cases"] == 6
 
 
+def test_24_28_a_query_streamed_to_a_lost_stdout_says_so_as_every_command_does(tmp_path):
+    """Polars streams a csv or json answer itself: given the stream's descriptor it wrote past
+    the stream (to the closed descriptor's stand-in, silently; to a full device, in its own
+    words)."""
+    data = tmp_path / "data"
+    for stdout, reason in ((">&-", "Bad file descriptor"), (">/dev/full", "No space left")):
+        for fmt in ("csv", "json"):
+            done = pipeline(data, "query", "SELECT 42 AS n", "--format", fmt, stdout=stdout)
+            assert_output_lost(done, reason)
+
+
 def test_24_a_command_that_prints_nothing_with_stdout_closed_loses_nothing_and_exits_0(
         tmp_path):
     """As coreutils: output is lost only when there was some (`query --out FILE` prints

@@ -82,8 +82,23 @@ def write(lazy: pl.LazyFrame, fmt: Format, out: Path | None) -> None:
     if fmt == "parquet":
         raise UserError("--format parquet writes binary data: give --out FILE")
     sys.stdout.flush()
-    _sink(lazy, fmt, sys.stdout.buffer)
+    _sink(lazy, fmt, _Writes(sys.stdout.buffer))
     sys.stdout.buffer.flush()
+
+
+class _Writes:
+    """A binary stream as Polars is to write to it: by its `write` alone. Given the stream
+    itself, Polars writes to its descriptor (`fileno`), past the stream, whose own way with a
+    write that fails (the pipeline's standard output: `commands.streams`) it would bypass."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+
+    def write(self, data: bytes) -> int:
+        return self.stream.write(data)
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 def run_query(data_dir: Path, sql: str) -> pl.DataFrame:
