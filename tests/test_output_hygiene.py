@@ -5,7 +5,8 @@ sequences, and real folders and files named with a byte that is not UTF-8.
 
 - A command whose standard output is lost still does its work and stores it, then says so in
   one line (`pipeline: write error: Bad file descriptor`) and exits 1; never a traceback, and
-  never "the tables keep their old content" when they were written.
+  never "the tables keep their old content" when they were written. A reader that closed the
+  pipe gets no line and status 141; a full disk says the file being written kept its content.
 - Escape sequences of a program's stderr or of a judge file are printed escaped (`\\x1b`).
 - A data folder, or a package's test file, named with a byte that is not UTF-8 works: tables
   hold (and messages show) the name with that byte as its escape, `\\xff`.
@@ -20,6 +21,7 @@ import sys
 from pathlib import Path
 
 import polars as pl
+from diskkit import fill, small_disk
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "packages"))
 from packagekit import tiny_kattis  # noqa: E402
@@ -207,8 +209,6 @@ def test_28_a_full_disk_midway_through_an_ingest_says_what_was_kept_not_that_not
     """Of two problems ingested, the first is stored before the disk fills under the second:
     the message must not say the tables keep their old content (one of them changed), only
     that the file being written does."""
-    from diskkit import fill, small_disk
-
     with small_disk(tmp_path / "disk") as disk:
         data, raw = disk / "data", tmp_path / "raw"
         (raw / "arc087e").mkdir(parents=True)
