@@ -23,7 +23,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from pipeline.commands.common import fail, find_problem, report_runs
+from pipeline.commands.common import fail, find_problem, report_runs, say
 from pipeline.commands.helptext import Command, Group, examples
 from pipeline.commands.options import (ExecutorOption, ExternalOption, JobsOption, ProblemOption,
                                        SandboxOption, SchedulerOption, SeedOption, Settings,
@@ -73,7 +73,7 @@ def problems_command() -> None:
     from pipeline.problems.listing import describe
 
     for problem in all_problems():
-        typer.echo(describe(problem))
+        say(describe(problem))
 
 
 @app.command("solve", cls=Command, add_help_option=False,
@@ -121,8 +121,8 @@ def generate_command(
     except UnknownName as error:
         fail(str(error))
     with_expected = sum(case.expected for case in manifest.cases)
-    typer.echo(f"wrote {count} cases of {problem.id}/{recipe} (seed {seed}) to {target}; "
-               f"{with_expected} with expected output from {expected_from}")
+    say(f"wrote {count} cases of {problem.id}/{recipe} (seed {seed}) to {target}; "
+        f"{with_expected} with expected output from {expected_from}")
 
 
 @app.command("ingest", cls=Command, epilog=examples(
@@ -165,7 +165,7 @@ def ingest_command(
                      max_file_mb=max_file_mb, wait=not no_wait)
     text = format_summary(summary)
     if text:
-        typer.echo(text)
+        say(text)
     reason = nothing_stored_reason(summary, roots)
     if reason:
         fail(f"nothing ingested: {reason}", code=1)
@@ -280,7 +280,7 @@ def slow_command(
 
     runs = report_runs(ctx.obj.data_dir, run_ids, problem_id)
     if runs:
-        typer.echo(format_slow(slow_cases(ctx.obj.data_dir, problem_id, solver, runs, top)))
+        say(format_slow(slow_cases(ctx.obj.data_dir, problem_id, solver, runs, top)))
 
 
 @app.command("mismatches", cls=Command, epilog=examples(
@@ -312,8 +312,8 @@ def mismatches_command(
 
     runs = report_runs(ctx.obj.data_dir, run_ids, problem_id)
     if runs:
-        typer.echo(format_mismatches(find_mismatches(ctx.obj.data_dir, problem_id, runs),
-                                     top=top, show_all=show_all, run_ids=runs))
+        say(format_mismatches(find_mismatches(ctx.obj.data_dir, problem_id, runs),
+                              top=top, show_all=show_all, run_ids=runs))
 
 
 @app.command("compare", cls=Command, epilog=examples(
@@ -410,7 +410,7 @@ def report_command(
         path = write_report(ctx.obj.data_dir, run_ids, out)
     except (UnknownName, UserError) as error:
         fail(str(error))
-    typer.echo(f"report: {path}")
+    say(f"report: {path}")
 
 
 @app.command("nightly", cls=Command, epilog=examples(
@@ -454,17 +454,17 @@ def doctor_command(
 
     data_dir = ctx.obj.data_dir
     found = examine(data_dir)
-    typer.echo(format_examination(found, data_dir))
+    say(format_examination(found, data_dir))
     if found.healthy:
         return
     if not fix:
-        typer.echo("run `pipeline doctor --fix` to set it right", err=True)
+        say("run `pipeline doctor --fix` to set it right", err=True)
         raise typer.Exit(1)
     target = fix_folder(data_dir, found, wait=not no_wait)
     if target is not None:
-        typer.echo(f"moved {len(found.damaged) + len(found.leftovers)} files to {target}")
+        say(f"moved {len(found.damaged) + len(found.leftovers)} files to {target}")
     if found.dead_runs:
-        typer.echo(f"marked {len(found.dead_runs)} runs interrupted")
+        say(f"marked {len(found.dead_runs)} runs interrupted")
 
 
 @app.command("stress", cls=Command, epilog=examples(

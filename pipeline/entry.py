@@ -20,6 +20,9 @@ from pipeline.commands.ending import exit_now
 
 
 def main() -> None:
+    from pipeline.commands.streams import guard
+
+    guard()  # before anything opens a file or prints: see `streams`
     argv = sys.argv[1:]
     try:
         if argv[:1] == ["solve"]:

@@ -8,12 +8,15 @@ of a private temporary file. Imports nothing heavy, so the solve path can use it
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+from pipeline.untrusted import is_utf8, storable
 
 
 def current_umask() -> int:
@@ -43,7 +46,8 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     user writes (`new_file_mode`), then rename it to `path`."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{storable(path.name)}.", suffix=".tmp",
+                                    dir=path.parent)  # a UTF-8 name: see `utf8_path`
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -59,6 +63,34 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
 
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
+
+
+# Folders opened to stand for a path that is not UTF-8 (`utf8_path`), by that path: opened
+# once per process (O_PATH: nothing is read through them) and kept while the process lives.
+_STAND_INS: dict[str, int] = {}
+
+
+def utf8_path(path: Path | str) -> str:
+    """`path` as text a library that takes only UTF-8 paths (Polars, which fails on a data
+    folder named with a byte that is not UTF-8) can open: the path itself when it is UTF-8,
+    else the same file reached through `/proc/self/fd/N`, N a descriptor held open on its
+    deepest folder whose name is not UTF-8. A file name that is itself not UTF-8 is an
+    `OSError` naming it (no table file is named so, their names are ids; nor is the
+    temporary file of `atomic_write`)."""
+    text = os.fspath(path)
+    if is_utf8(text):
+        return text
+    parts = Path(text).parts
+    bad = max(i for i, part in enumerate(parts) if not is_utf8(part))
+    if bad == len(parts) - 1:
+        raise OSError(errno.EILSEQ, "Polars opens only files whose name is UTF-8", text)
+    folder = os.path.join(*parts[:bad + 1])
+    held = _STAND_INS.get(folder)
+    if held is None or not os.path.samestat(os.fstat(held), os.stat(folder)):
+        if held is not None:  # the folder was replaced since: hold the one there now
+            os.close(held)
+        _STAND_INS[folder] = os.open(folder, os.O_PATH | os.O_DIRECTORY)
+    return os.path.join(f"/proc/self/fd/{_STAND_INS[folder]}", *parts[bad + 1:])
 
 
 def file_sha256(path: Path | str) -> "hashlib._Hash":

@@ -11,9 +11,11 @@ import os
 import re
 import shutil
 import stat
-import zipfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:  # only named in a type: importing it costs every start (fsutil uses this)
+    import zipfile
 
 # Archive members: refused before reading when one would inflate more than this many times
 # (a 100 KB zip of 100 MB of zeros is 1000:1; real test data stays far below 100:1), counted
@@ -28,12 +30,50 @@ MAX_FOLDER_DEPTH = 64
 # A control character in a file name (a newline would forge lines of every message naming it).
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
+# What a terminal would act on rather than show: C0 and C1 control characters (ESC starts the
+# sequences that set a terminal's title or move its cursor; U+009B is CSI on some), DEL, and
+# the lone surrogates that stand for bytes that are not UTF-8 (`os.fsdecode`'s
+# surrogateescape). `_LINE_BREAKS` are kept where a text may span lines.
+_HIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_LINE_BREAKS = "\n\t"
+
+
+def _escape(found: re.Match) -> str:
+    code = ord(found.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as surrogateescape holds it
+        return f"\\x{code - 0xDC00:02x}"
+    return repr(found.group())[1:-1] if code < 0xD800 else f"\\u{code:04x}"
+
+
+def shown(text: str) -> str:
+    """`text` (a program's output, a judge file's content, a message quoting either) as it
+    is safe to print on a terminal: every control character but newline and tab, and every
+    byte that is not UTF-8, written as its escape (`\\x1b`, `\\r`, `\\xff`), so nothing in
+    it sets the terminal's title, moves its cursor or rewrites a line already printed. A
+    backslash of the text itself is left as it is."""
+    return _HIDDEN.sub(lambda found: found.group() if found.group() in _LINE_BREAKS
+                       else _escape(found), text)
+
+
+_NOT_UTF8 = re.compile(r"[\ud800-\udfff]")
+
+
+def is_utf8(text: str) -> bool:
+    """True when `text` holds no byte that is not UTF-8 (no lone surrogate)."""
+    return text.isascii() or _NOT_UTF8.search(text) is None
+
+
+def storable(text: str) -> str:
+    """`text` as a table can hold it (Parquet's text is UTF-8): each byte that is not UTF-8
+    (a path's, as `os.fsdecode` holds it) written as its escape `\\xff`, as `printable` and
+    `shown` write it; all else kept."""
+    return _NOT_UTF8.sub(_escape, text)
+
 
 def printable(name: str) -> str:
     """A file name as text: bytes that are not UTF-8 shown as `\\xff` escapes, and control
     characters (a newline) as `\\n` or `\\x1b`, so a name is one line of a message."""
-    text = os.fsencode(name).decode("utf-8", "backslashreplace")
-    return CONTROL.sub(lambda found: repr(found.group())[1:-1], text)
+    return _HIDDEN.sub(_escape, name)
 
 
 def zip_bomb(info: zipfile.ZipInfo) -> str | None:

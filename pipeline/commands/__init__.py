@@ -13,6 +13,8 @@ call into this package (or into the layers below) that does the work. Here:
   status;
 - `reporting`: `pipeline query`, `compare` and `strength`;
 - `searching`: `pipeline stress`, `harden` and `hunt`;
+- `streams`: the standard streams held and kept from failing a command (a closed or full
+  standard output is said once, at the end);
 - `exits`: the command line's one way of ending: every error a user can cause as one line and
   exit status 1 (2 for usage errors, 128 + N for signal N), a bug as `internal error` (70).
 """

@@ -10,10 +10,18 @@ from typing import NoReturn, Optional
 import typer
 
 from pipeline.errors import UnknownName, UserError
+from pipeline.untrusted import shown
+
+
+def say(text: str, err: bool = False, nl: bool = True) -> None:
+    """Print `text` for the user (stdout, or stderr when `err`): every message of the
+    commands goes through here, since it may carry a program's output or a judge file's
+    text, whose escape sequences are shown escaped, never sent to the terminal (`shown`)."""
+    typer.echo(shown(text), err=err, nl=nl)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
+    say(f"error: {message}", err=True)
     raise typer.Exit(code)
 
 
@@ -22,8 +30,8 @@ def settle(data_dir: Path) -> None:
     from pipeline.tables.doctor import settle_dead_runs
 
     for run_id in settle_dead_runs(data_dir):
-        typer.echo(f"note: run {run_id} was left running by a process that is gone: marked "
-                   "interrupted", err=True)
+        say(f"note: run {run_id} was left running by a process that is gone: marked "
+            "interrupted", err=True)
 
 
 def find_problem(problem_id: str):
@@ -80,7 +88,7 @@ def report_runs(data_dir: Path, run_ids: Optional[list[str]],
     except UnknownName as error:
         fail(str(error))
     if not runs:
-        typer.echo(f"no finished runs{' of ' + problem_id if problem_id else ''} in "
-                   f"{Path(data_dir).resolve()}: run 'pipeline run' first (or name another "
-                   "data folder with --data-dir)")
+        say(f"no finished runs{' of ' + problem_id if problem_id else ''} in "
+            f"{Path(data_dir).resolve()}: run 'pipeline run' first (or name another "
+            "data folder with --data-dir)")
     return runs

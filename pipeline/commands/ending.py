@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import sys
 
+from pipeline.commands.streams import lost_output
+
 
 def exit_now(code: object) -> None:
     """End the process with status `code` (as `sys.exit(code)` would: None is 0, a text is
-    printed to stderr and is 1) without tearing its modules down."""
+    printed to stderr and is 1) without tearing its modules down. When standard output lost
+    what the command printed (`streams.lost_output`), one line says so and a status 0
+    becomes 1 (a pipe its reader closed: 141, with no line)."""
     import atexit
     import os
     import threading
@@ -30,7 +34,13 @@ def exit_now(code: object) -> None:
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
+            if stream is not None:  # None: the process was started without it
+                stream.flush()
         except (OSError, ValueError):  # a closed pipe or stream: as Python's exit, say so
             status = status or 120
+    lost = lost_output(status)
+    if lost is not None:  # what the command printed was lost: one line, and the status
+        line, status = lost
+        if line:
+            print(line, file=sys.stderr, flush=True)
     os._exit(status & 0xFF)

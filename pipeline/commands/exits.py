@@ -9,6 +9,7 @@ import sys
 
 import typer
 
+from pipeline.commands.common import say
 from pipeline.errors import UnknownName, UserError
 
 
@@ -26,28 +27,31 @@ def run_app(app: typer.Typer, argv: list[str] | None = None) -> None:
     try:
         code = app(args=argv, standalone_mode=False, prog_name="pipeline")
         if signals.received is not None:  # a command that stopped on a signal by itself
-            typer.echo(f"interrupted ({signals.name()})", err=True)
+            say(f"interrupted ({signals.name()})", err=True)
             code = signals.exit_code()
     except typer.Exit as exit_:
         code = exit_.exit_code
     except TyperException as error:  # usage errors: Typer says what is wrong
-        getattr(error, "show", lambda: typer.echo(f"error: {error}", err=True))()
+        getattr(error, "show", lambda: say(f"error: {error}", err=True))()
         code = getattr(error, "exit_code", 2)
     except (typer.Abort, KeyboardInterrupt):
-        typer.echo(f"interrupted ({signals.name()})", err=True)
+        say(f"interrupted ({signals.name()})", err=True)
         code = signals.exit_code()
     except (LockHeld, DamagedTable, ConfigError, UnknownName, UserError) as error:
-        typer.echo(f"error: {error}", err=True)
+        say(f"error: {error}", err=True)
         code = 1
     except OSError as error:
         where = f" ({error.filename})" if error.filename else ""
-        extra = ("; the tables keep their old content" if error.errno == 28 else "")
-        typer.echo(f"error: {error.strerror or error}{where}{extra}", err=True)
+        # Each table file is written whole or not at all (`fsutil.atomic_write`): the one being
+        # written keeps its old content; files a command wrote before it keep their new one.
+        extra = ("; the file being written keeps its old content (nothing is stored "
+                 "half-written)" if error.errno == 28 else "")
+        say(f"error: {error.strerror or error}{where}{extra}", err=True)
         code = 1
     except Exception as error:  # a bug: say so in one line, keep the traceback for debugging
         if os.environ.get("PIPELINE_DEBUG"):
             raise
-        typer.echo(f"internal error: {type(error).__name__}: {error} (set PIPELINE_DEBUG=1 "
-                   "for the traceback)", err=True)
+        say(f"internal error: {type(error).__name__}: {error} (set PIPELINE_DEBUG=1 "
+            "for the traceback)", err=True)
         code = 70
     sys.exit(code if isinstance(code, int) else 0)

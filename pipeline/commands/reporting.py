@@ -9,9 +9,11 @@ from typing import Optional
 
 import typer
 
-from pipeline.commands.common import empty_data_note, fail, find_problem, report_runs, settle
+from pipeline.commands.common import (empty_data_note, fail, find_problem, report_runs, say,
+                                     settle)
 from pipeline.commands.options import Settings
 from pipeline.errors import UnknownName, UserError
+from pipeline.untrusted import shown
 
 
 def query(settings: Settings, *, sql: str, fmt: str, out: Optional[Path]) -> None:
@@ -25,11 +27,11 @@ def query(settings: Settings, *, sql: str, fmt: str, out: Optional[Path]) -> Non
         fail(f"unknown format {fmt!r}: use {', '.join(FORMATS)}")
     note = empty_data_note(settings.data_dir)
     if note:  # any answer from no tables at all (a count of 0, no rows) is from nothing
-        typer.echo(f"note: {note}", err=True)
+        say(f"note: {note}", err=True)
     try:
         lazy = plan(settings.data_dir, sql)
         if fmt == "table" and out is None:
-            sys.stdout.write(show_table(lazy))
+            sys.stdout.write(shown(show_table(lazy)))  # for a reader: shown as `say` shows
         elif fmt == "table":
             from pipeline.fsutil import atomic_write_text
 
@@ -63,14 +65,14 @@ def compare(settings: Settings, *, base: Optional[str], new: Optional[str],
     failed = False
     for index, pair in enumerate(pairs):
         if pair.base is None:
-            typer.echo(("\n" if index else "") + f"compare {pair.problem}: {pair.why}"
-                       + "".join(f"\n  passed over {reason}" for reason in pair.skipped))
+            say(("\n" if index else "") + f"compare {pair.problem}: {pair.why}"
+                + "".join(f"\n  passed over {reason}" for reason in pair.skipped))
             continue
         try:
             comparison = compare_runs(data_dir, pair.base, pair.new, ratio, min_diff_ms)
         except (UnknownName, UserError) as error:
             fail(str(error))
-        typer.echo(("\n" if index else "") + format_comparison(comparison, choice=pair))
+        say(("\n" if index else "") + format_comparison(comparison, choice=pair))
         failed = failed or comparison.failed
     if failed:
         raise typer.Exit(1)
@@ -95,8 +97,8 @@ def side_by_side(data_dir: Path, solver: str | None, against: str | None, run_id
                  f"{Path(data_dir).resolve()}: run 'pipeline run' first")
         run_id = runs[0]
     try:
-        typer.echo(format_side_by_side(compare_solvers(data_dir, run_id, solver, against,
-                                                       ratio, min_diff_ms)))
+        say(format_side_by_side(compare_solvers(data_dir, run_id, solver, against,
+                                                ratio, min_diff_ms)))
     except UnknownName as error:
         fail(str(error))
 
@@ -129,6 +131,6 @@ def strength(settings: Settings, *, problem_id: Optional[str], run_ids: Optional
         sys.stdout.write(as_json(strengths, {p: [asdict(r) for r in rows]
                                              for p, rows in covered.items()}))
     else:
-        typer.echo("\n\n".join(format_strength(s) + "\n" + format_coverage(
+        say("\n\n".join(format_strength(s) + "\n" + format_coverage(
             s.problem, covered[s.problem], why_none.get(s.problem, NO_BOUNDS))
-                                 for s in strengths))
+                          for s in strengths))

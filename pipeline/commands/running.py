@@ -15,7 +15,7 @@ from typing import Optional
 
 import typer
 
-from pipeline.commands.common import fail, find_problem, settle, start_executor
+from pipeline.commands.common import fail, find_problem, say, settle, start_executor
 from pipeline.commands.options import Settings, jobs as check_jobs
 from pipeline.errors import UnknownName, UserError
 
@@ -73,7 +73,7 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
 
         reason = None if resume else nothing_to_run(settings.data_dir, problem, group)
         if reason:  # nothing failed: no run is made, as bt run skips such a package
-            typer.echo(f"{problem.id}: nothing to run: {reason}")
+            say(f"{problem.id}: nothing to run: {reason}")
             return
         summary = run_request(settings.data_dir, request, executor=executor,
                               progress=progress_bar("run"))
@@ -81,26 +81,26 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
         fail(str(error), code=1)
     finally:
         executor.close()
-    typer.echo(format_summary(summary))
+    say(format_summary(summary))
     if summary.status == "interrupted":
-        typer.echo(f"to finish it: {resume_command(settings, problem.id, summary.run_id)}")
+        say(f"to finish it: {resume_command(settings, problem.id, summary.run_id)}")
     if summary.cases == 0:
-        typer.echo(f"note: no stored cases of {problem.id}"
-                   f"{' in group ' + group if group else ''} in "
-                   f"{Path(settings.data_dir).resolve()}: pipeline ingest stores them", err=True)
+        say(f"note: no stored cases of {problem.id}"
+            f"{' in group ' + group if group else ''} in "
+            f"{Path(settings.data_dir).resolve()}: pipeline ingest stores them", err=True)
     if summary.status != "finished":
         raise typer.Exit(130 if summary.status == "interrupted" else 1)
     if summary.cannot_start:  # no verdict of the program: it never ran
         names = ", ".join(failure.solver for failure in summary.cannot_start)
-        typer.echo(f"{names} could not start: its results are no verdict (see above)", err=True)
+        say(f"{names} could not start: its results are no verdict (see above)", err=True)
         raise typer.Exit(1)
     if summary.disagreements:
-        typer.echo(f"{summary.disagreements} submission(s) got what their folder does not "
-                   "expect (see above)", err=True)
+        say(f"{summary.disagreements} submission(s) got what their folder does not "
+            "expect (see above)", err=True)
     if summary.judge_errors:
-        typer.echo(f"{summary.judge_errors} submission(s) or validator(s) could not be held to "
-                   "what they should get: the package's own programs failed judging them "
-                   "(judge-error, see above)", err=True)
+        say(f"{summary.judge_errors} submission(s) or validator(s) could not be held to "
+            "what they should get: the package's own programs failed judging them "
+            "(judge-error, see above)", err=True)
     if summary.disagreements or summary.judge_errors:
         raise typer.Exit(1)
 
@@ -134,13 +134,13 @@ def nightly(settings: Settings, *, config: Optional[Path], jobs: Optional[int],
     executor = None if local else start_executor(executor_kind, scheduler, jobs)
     try:
         outcome = run_nightly(settings.data_dir, config or DEFAULT_CONFIG, jobs,
-                              log=lambda line: typer.echo(line),
+                              log=lambda line: say(line),
                               progress=progress_bar("nightly"), executor=executor)
     except (BuildError, ExecutorError) as error:
         fail(str(error), code=1)
     finally:
         if executor is not None:
             executor.close()
-    typer.echo(format_outcome(outcome))
+    say(format_outcome(outcome))
     if outcome.failed:
         raise typer.Exit(1)

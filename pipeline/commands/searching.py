@@ -13,7 +13,7 @@ from typing import Callable, Optional, TypeVar
 
 import typer
 
-from pipeline.commands.common import fail, find_problem, settle
+from pipeline.commands.common import fail, find_problem, say, settle
 from pipeline.commands.options import Settings, check_sandbox
 from pipeline.errors import UnknownName, UserError
 
@@ -69,7 +69,7 @@ def stress(settings: Settings, *, problem_id: str, solver: str, against: Optiona
         shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
         executor=executor_kind, scheduler=scheduler, generators=tuple(generator or ()),
         group=group, sandbox=sandbox)))
-    typer.echo(format_summary(summary))
+    say(format_summary(summary))
     if summary.status == "interrupted":
         raise typer.Exit(130)
     if summary.failures:
@@ -99,10 +99,10 @@ def harden(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
             shrink_budget_s=parse_duration(shrink_budget), command=" ".join(sys.argv),
             generators=tuple(generator or ()), group=group, sandbox=sandbox)
         done = run_harden(settings.data_dir, request, tuple(solver or ()),
-                          log=lambda line: typer.echo(line, err=True))
+                          log=lambda line: say(line, err=True))
     except (HardenError, *stress_errors()) as error:
         fail(str(error), code=1)
-    typer.echo(format_hardened(problem.id, done))
+    say(format_hardened(problem.id, done))
     if any(item.status == "interrupted" for item in done):
         raise typer.Exit(130)
     if any(item.status != "added" for item in done):
@@ -125,6 +125,6 @@ def hunt(settings: Settings, *, problem_id: str, solver: str, size: Optional[int
         seed=seed, jobs=jobs, repeats=repeats,
         externals=tuple(parse_external(text) for text in external or []),
         command=" ".join(sys.argv), sandbox=sandbox)))
-    typer.echo(format_summary(summary))
+    say(format_summary(summary))
     if summary.status == "interrupted":
         raise typer.Exit(130)

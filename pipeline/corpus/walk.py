@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.problems import holds_package, is_package_folder, registered_package
-from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, printable, zip_bomb
+from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, is_utf8, printable, zip_bomb
 
 # Archive members are refused when one would inflate like a bomb (`untrusted.zip_bomb`), or
 # when an archive has more members than this.
@@ -83,14 +83,6 @@ class ReadFault(Exception):
         self.rule, self.message = rule, message
 
 
-def _is_utf8(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def problem_of(rel: str, root_name: str, override: str | None,
                ids: frozenset[str]) -> tuple[str | None, str]:
     """(problem id, path inside that problem's folder) for a file at `rel` (a relative path
@@ -129,10 +121,17 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
         if problem in module_ids:
             return False
         short = override or (path.stem if path.is_file() else path.name)
-        found.packages.append(FoundPackage(path, rel or root.name, short, False))
+        if not is_utf8(short):  # a root given by its own name: nothing above rejected it
+            fault(rel, "encoding", "the package's name is not valid UTF-8, and it names the "
+                  "problem (--problem NAME gives it another)")
+            return True
+        found.packages.append(FoundPackage(path, printable(rel or root.name), short, False))
         return True
 
     def add_file(path: str, rel: str, size: int) -> None:
+        if not is_utf8(rel):  # a root given by its own name: nothing above rejected it
+            fault(rel, "encoding", "the file name is not valid UTF-8")
+            return
         problem, inner = problem_of(rel, root.name, override, ids)
         if path[-4:].lower() in (".zip", ".kpp"):
             if holds_package(Path(path)) and package_at(Path(path), rel):
@@ -192,7 +191,7 @@ def _walk(folder: str, rel: str, seen: set[tuple[int, int]], add_file, fault,
     for entry in entries:
         name = entry.name
         child = _child(rel, name)
-        if not name.isascii() and not _is_utf8(name):
+        if not is_utf8(name):
             fault(child, "encoding", "the file name is not valid UTF-8")
             continue
         if CONTROL.search(name):

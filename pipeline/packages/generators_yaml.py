@@ -895,7 +895,7 @@ def _package_digest(root: Path) -> str:
         relative = path.relative_to(root)
         if relative.parts[0] == "data" or any(part.startswith(".") for part in relative.parts):
             continue
-        digest.update(str(relative).encode() + b"\0")
+        digest.update(os.fsencode(relative) + b"\0")
         digest.update(file_sha256(path).digest())
     return digest.hexdigest()
 

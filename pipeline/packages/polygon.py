@@ -302,7 +302,7 @@ def _groups(testset, cases: list[TestCase]) -> list[TestGroup]:
 def _package_hash(root: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        digest.update(os.fsencode(path.relative_to(root)) + b"\0")
         digest.update(file_sha256(path).digest())
     return digest.hexdigest()
 

@@ -7,6 +7,13 @@ link to a folder it is inside (a loop), a named pipe, socket or device. Each of 
 out as a `PackageError` naming the file and the rule (`link-outside-package`, `broken-link`,
 `not-a-file`, `unreadable`); a link that stays inside the package is read as what it names.
 
+A file or folder whose name is not UTF-8 (Linux allows any bytes; a table's text is UTF-8) is
+copied under its name with each such byte written as its escape: `data/secret/\\xff.in`
+(`untrusted.printable`), which is also how every message and table names it; the bytes are
+recoverable from it (a name that holds a backslash of its own, `\\xff` typed out, is the one
+ambiguity). In a folder where such an escaped name is another file's name, every file of
+the folder whose name needed escapes is left out (rule `file-name`), the others kept.
+
 `copy_package(source, target)` copies a package that way and returns what it left out; a test
 case (`data/**/<name>.in` with its `.ans`) one of whose two files is left out is left out whole
 (rule `case-left-out`), so the rest of the package still loads. `needs_copy(root)` says whether
@@ -35,8 +42,9 @@ def _entries(folder: Path) -> list[os.DirEntry]:
 
 
 def needs_copy(root: Path) -> bool:
-    """True when the tree under `root` holds a symbolic link or something that is not a
-    regular file or folder (links are not followed)."""
+    """True when the tree under `root` holds a symbolic link, something that is not a
+    regular file or folder (links are not followed), or a name that is not UTF-8 or holds a
+    control character."""
     pending = [Path(root)]
     while pending:
         folder = pending.pop()
@@ -45,7 +53,7 @@ def needs_copy(root: Path) -> bool:
         except OSError:
             return True
         for entry in entries:
-            if entry.is_symlink():
+            if entry.is_symlink() or printable(entry.name) != entry.name:
                 return True
             if entry.is_dir(follow_symlinks=False):
                 pending.append(Path(entry.path))
@@ -105,6 +113,8 @@ def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
     module docstring says; returns what was left out, in the order found."""
     root = Path(source).resolve()
     left_out: list[PackageError] = []
+    escaped_clash: list[PackageError] = []  # not for `_partners`: their partners' names are
+                                            # other files', which are kept
 
     def leave_out(rel: str, rule: str, message: str) -> None:
         left_out.append(PackageError(rel, rule, message))
@@ -117,11 +127,20 @@ def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
             leave_out(rel or ".", "unreadable", f"cannot read this folder: "
                       f"{error.strerror or type(error).__name__}")
             return
+        names = {entry.name for entry in entries}
+        clash = any(printable(name) != name and printable(name) in names for name in names)
         for entry in entries:
-            child = f"{rel}/{entry.name}" if rel else entry.name
+            name = printable(entry.name)  # as copied: a byte that is not UTF-8 escaped
+            child = f"{rel}/{name}" if rel else name
             path = Path(entry.path)
+            if name != entry.name and clash:  # every such name here: no case pairs across
+                escaped_clash.append(PackageError(
+                    child, "file-name", "the file name is not UTF-8 and, its bytes written "
+                    "as escapes, names of this folder collide with names of other files; it "
+                    "is not read"))
+                continue
             if CONTROL.search(entry.name):
-                leave_out(printable(child), "file-name", "the file name holds a control "
+                leave_out(child, "file-name", "the file name holds a control "
                           "character (a newline would break every line naming it); it is not "
                           "read")
                 continue
@@ -154,10 +173,10 @@ def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
                     leave_out(child, "too-deep", f"folders nested more than {MAX_FOLDER_DEPTH} "
                               "deep are not read")
                     continue
-                copy_folder(path, into / entry.name, child, (*real_parents, path.resolve()))
+                copy_folder(path, into / name, child, (*real_parents, path.resolve()))
             elif stat.S_ISREG(info.st_mode):
                 try:
-                    shutil.copy2(path, into / entry.name)
+                    shutil.copy2(path, into / name)
                 except OSError as error:
                     leave_out(child, "unreadable", f"cannot read this file: "
                               f"{error.strerror or type(error).__name__}")
@@ -166,7 +185,7 @@ def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
                           "it is not read")
 
     copy_folder(root, Path(target), "", ())
-    return tuple(left_out) + _partners(left_out, Path(target))
+    return tuple(left_out) + _partners(left_out, Path(target)) + tuple(escaped_clash)
 
 
 def _partners(left_out: list[PackageError], target: Path) -> tuple[PackageError, ...]:

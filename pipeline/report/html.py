@@ -46,6 +46,7 @@ from pipeline.report.svg import color, history_chart, loglog_chart
 from pipeline.report.limits import known_wrong
 from pipeline.tables.results import read_runs
 from pipeline.tables.runs import resolve_runs, run_rows
+from pipeline.untrusted import printable
 
 SLOW_ROWS = 10               # per problem
 MISMATCH_ROWS = 20           # findings shown in full per problem
@@ -135,7 +136,7 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
     body = [
         f"<h1>gamebench report</h1><p class=\"meta\">generated {generated} &middot; "
         f"{len(runs)} run{'s' if len(runs) != 1 else ''} &middot; data folder "
-        f"<code>{escape(str(Path(data_dir).resolve()))}</code></p>",
+        f"<code>{escape(printable(str(Path(data_dir).resolve())))}</code></p>",
         '<nav><a href="#runs">runs</a><a href="#verdicts">verdicts</a>'
         '<a href="#strength">test strength</a>'
         '<a href="#submissions">submissions</a>'

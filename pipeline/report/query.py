@@ -26,7 +26,7 @@ from typing import IO, Literal
 import polars as pl
 
 from pipeline.errors import UserError
-from pipeline.fsutil import atomic_write
+from pipeline.fsutil import atomic_write, utf8_path
 from pipeline.problems import cases_schema
 from pipeline.tables.files import scan
 from pipeline.tables.schemas import TABLES
@@ -77,13 +77,28 @@ def _sink(lazy: pl.LazyFrame, fmt: Format, target: str | IO[bytes]) -> None:
 def write(lazy: pl.LazyFrame, fmt: Format, out: Path | None) -> None:
     """Stream the whole result to `out` (atomically) or, for text formats, to stdout."""
     if out is not None:
-        atomic_write(out, lambda tmp: _sink(lazy, fmt, str(tmp)))
+        atomic_write(out, lambda tmp: _sink(lazy, fmt, utf8_path(tmp)))
         return
     if fmt == "parquet":
         raise UserError("--format parquet writes binary data: give --out FILE")
     sys.stdout.flush()
-    _sink(lazy, fmt, sys.stdout.buffer)
+    _sink(lazy, fmt, _Writes(sys.stdout.buffer))
     sys.stdout.buffer.flush()
+
+
+class _Writes:
+    """A binary stream as Polars is to write to it: by its `write` alone. Given the stream
+    itself, Polars writes to its descriptor (`fileno`), past the stream, whose own way with a
+    write that fails (the pipeline's standard output: `commands.streams`) it would bypass."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+
+    def write(self, data: bytes) -> int:
+        return self.stream.write(data)
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 def run_query(data_dir: Path, sql: str) -> pl.DataFrame:

@@ -63,7 +63,7 @@ def _files_of(program: Program, cwd: Path) -> list[Path]:
 def _digest(files: list[Path]) -> str:
     digest = hashlib.sha256()
     for path in files:
-        digest.update(str(path).encode() + b"\0")
+        digest.update(os.fsencode(path) + b"\0")  # a path is bytes (any, on Linux)
         try:
             digest.update(path.read_bytes())
         except OSError:

@@ -104,13 +104,11 @@ def _ingest_as_raw(data_dir: Path, problem_id: str, group: str,
 
 def write_finding(data_dir: Path, row: dict) -> Path:
     """The row as `tables/findings/<finding_id>.parquet` (atomically)."""
-    import polars as pl
-
-    from pipeline.tables.files import table_dir, write_parquet_atomic
+    from pipeline.tables.files import frame_of, table_dir, write_parquet_atomic
     from pipeline.tables.schemas import FINDINGS
 
     path = table_dir(data_dir, "findings") / f"{row['finding_id']}.parquet"
-    write_parquet_atomic(path, pl.DataFrame([row], schema=FINDINGS, strict=False))
+    write_parquet_atomic(path, frame_of([row], FINDINGS))
     return path
 
 

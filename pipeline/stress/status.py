@@ -11,6 +11,8 @@ import sys
 import time
 from typing import TextIO
 
+from pipeline.untrusted import shown
+
 
 class Status:
     def __init__(self, stream: TextIO | None = None, interval_s: float | None = None) -> None:
@@ -24,7 +26,9 @@ class Status:
         self._drawn = False
 
     def show(self, text: str, force: bool = False) -> None:
-        """The current state; written only when the interval has passed (or `force`)."""
+        """The current state; written only when the interval has passed (or `force`). Its
+        text is `shown` (it may quote a program's output)."""
+        text = shown(text)
         now = time.monotonic()
         if not force and now - self._last < self.interval_s:
             return
@@ -37,7 +41,8 @@ class Status:
         self.stream.flush()
 
     def say(self, text: str) -> None:
-        """A line that stays (the in-place line is cleared first)."""
+        """A line that stays (the in-place line is cleared first), `shown` as `show`'s."""
+        text = shown(text)
         if self._drawn:
             self.stream.write("\r\033[K")
             self._drawn = False

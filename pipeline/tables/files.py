@@ -18,10 +18,11 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.fsutil import atomic_write
+from pipeline.fsutil import atomic_write, utf8_path
 from pipeline.tables.layout import (DamagedTable, now, problem_file, table_dir,  # noqa: F401
                                     table_files)
 from pipeline.tables.schemas import schema_of
+from pipeline.untrusted import storable
 
 
 def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -31,6 +32,27 @@ def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame
         for name, dtype in schema.items()
     ]
     return frame.select(columns)
+
+
+def frame_of(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """`rows` as a frame of `schema`. A text holding a byte that is not UTF-8 (a path or a
+    command line, which Linux lets be any bytes; Polars takes UTF-8 only) is stored with that
+    byte as its escape `\\xff` (`untrusted.storable`)."""
+    try:
+        return pl.DataFrame(rows, schema=schema, strict=False)
+    except UnicodeEncodeError:
+        return pl.DataFrame([{key: _storable(value) for key, value in row.items()}
+                             for row in rows], schema=schema, strict=False)
+
+
+def _storable(value):
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, (list, tuple)):
+        return [_storable(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _storable(item) for key, item in value.items()}
+    return value
 
 
 def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -59,7 +81,8 @@ def write_parquet_atomic(path: Path, frame: pl.DataFrame) -> None:
     whichever library met it (Polars says it in a `ComputeError`)."""
     try:
         atomic_write(path, lambda tmp: frame.write_parquet(
-            tmp, statistics=True, row_group_size=row_group_rows(frame), **PARQUET_COMPRESSION))
+            utf8_path(tmp), statistics=True, row_group_size=row_group_rows(frame),
+            **PARQUET_COMPRESSION))
     except pl.exceptions.PolarsError as error:
         if "No space left on device" in str(error) or "os error 28" in str(error):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from None
@@ -78,7 +101,7 @@ def _reason(error: BaseException) -> str:
 def file_schema(path: Path) -> dict[str, pl.DataType]:
     """The schema in a Parquet file's footer (cheap: the data is not read)."""
     try:
-        return dict(pl.read_parquet_schema(path))
+        return dict(pl.read_parquet_schema(utf8_path(path)))
     except (pl.exceptions.PolarsError, OSError, ValueError) as error:
         raise DamagedTable(path, _reason(error)) from None
 
@@ -86,7 +109,7 @@ def file_schema(path: Path) -> dict[str, pl.DataType]:
 def read_parquet(path: Path, columns: list[str] | None = None) -> pl.DataFrame:
     """One Parquet file, or `DamagedTable` naming it."""
     try:
-        return pl.read_parquet(path, columns=columns)
+        return pl.read_parquet(utf8_path(path), columns=columns)
     except (pl.exceptions.PolarsError, OSError, ValueError) as error:
         raise DamagedTable(path, _reason(error)) from None
 
@@ -131,5 +154,5 @@ def scan(data_dir: Path, table: str,
         return empty(schema).lazy()
     for path in files:
         file_schema(path)
-    return pl.scan_parquet(files, schema=schema, missing_columns="insert",
-                           extra_columns="ignore")
+    return pl.scan_parquet([utf8_path(path) for path in files], schema=schema,
+                           missing_columns="insert", extra_columns="ignore")

@@ -30,6 +30,8 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+from pipeline.untrusted import shown
+
 LOCK_NAME = ".lock"
 POLL_S = 0.05
 RUN_RESERVE_BYTES = 256 << 10  # a run's own row is some 10 KB of Parquet
@@ -77,7 +79,7 @@ def data_lock(data_dir: Path, wait: bool = True,
             if not wait:
                 raise LockHeld(f"the data folder {data_dir} is locked by {holder}; try again "
                                "when it is done (or leave out --no-wait to wait)") from None
-            (say or (lambda line: print(line, file=sys.stderr, flush=True)))(
+            (say or (lambda line: print(shown(line), file=sys.stderr, flush=True)))(
                 f"waiting for the data folder {data_dir}: locked by {holder}")
             while True:
                 try:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.tables.files import (empty, read_file, scan, table_dir, write_parquet_atomic)
+from pipeline.tables.files import (empty, frame_of, read_file, scan, table_dir,
+                                   write_parquet_atomic)
 from pipeline.tables.layout import now
 from pipeline.tables.schemas import EXPECTATIONS, RESULTS, RUNS, STRENGTH
 
@@ -25,7 +26,7 @@ def results_chunk_path(data_dir: Path, run_id: str, chunk: int) -> Path:
 
 def write_results_chunk(data_dir: Path, run_id: str, chunk: int, rows: list[dict]) -> Path:
     path = results_chunk_path(data_dir, run_id, chunk)
-    write_parquet_atomic(path, pl.DataFrame(rows, schema=RESULTS, strict=False))
+    write_parquet_atomic(path, frame_of(rows, RESULTS))
     return path
 
 
@@ -58,7 +59,7 @@ def run_path(data_dir: Path, run_id: str) -> Path:
 
 def write_run(data_dir: Path, row: dict) -> None:
     write_parquet_atomic(run_path(data_dir, row["run_id"]),
-                         pl.DataFrame([row], schema=RUNS, strict=False))
+                         frame_of([row], RUNS))
 
 
 def read_runs(data_dir: Path) -> pl.DataFrame:
@@ -67,7 +68,7 @@ def read_runs(data_dir: Path) -> pl.DataFrame:
 
 def write_expectations(data_dir: Path, run_id: str, rows: list[dict]) -> None:
     write_parquet_atomic(table_dir(data_dir, "expectations") / f"{run_id}.parquet",
-                         pl.DataFrame(rows, schema=EXPECTATIONS, strict=False))
+                         frame_of(rows, EXPECTATIONS))
 
 
 def read_expectations(data_dir: Path) -> pl.DataFrame:
@@ -78,4 +79,4 @@ def write_strength(data_dir: Path, run_id: str, rows: list[dict]) -> None:
     """The strength rows of one run (`report.strength`), replacing any written before."""
     stamped = [{**row, "measured_at": now()} for row in rows]
     write_parquet_atomic(table_dir(data_dir, "strength") / f"{run_id}.parquet",
-                         pl.DataFrame(stamped, schema=STRENGTH, strict=False))
+                         frame_of(stamped, STRENGTH))

@@ -1,0 +1,118 @@
+"""The process's standard streams, made safe before a command starts (`guard`), and what is
+said at its end when its output could not be written (`lost_output`).
+
+1. A standard stream the process was started without (`pipeline run >&-`) is held by
+   /dev/null: no file the pipeline opens later takes its number (a table file would
+   otherwise receive what is printed, or a program's output), and a process it starts
+   finds its writes there dropped, as Python drops them on a closed descriptor. The
+   pipeline's own writes there are lost as on the closed descriptor: EBADF.
+2. Standard output and error write through `_Lossy`: a failed write (EBADF, a full device,
+   a closed pipe) is remembered, not raised, so the command still does all its work and
+   stores what it stores; at the end `lost_output` says which error lost the output and
+   the status becomes 1 (as coreutils: `pipeline: write error: Bad file descriptor`); a
+   reader that closed the pipe early (`| head`) gets no message, and status 141 (SIGPIPE's).
+
+Only the standard library is imported: this runs at every command's start, `solve`'s too.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import signal
+import sys
+
+
+class _Lossy(io.RawIOBase):
+    """A file descriptor's writes, a failure remembered in `error` instead of raised (what
+    could not be written is dropped: the reader is gone or the device is full)."""
+
+    def __init__(self, fd: int, closed: bool = False) -> None:
+        super().__init__()
+        self.fd = fd
+        self.error: OSError | None = None
+        self.closed_at_start = closed  # held by /dev/null: a write is lost, EBADF
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self.fd)
+
+    def write(self, data) -> int:
+        size = len(memoryview(data).cast("B"))
+        if self.closed_at_start and self.error is None:
+            self.error = OSError(errno.EBADF, os.strerror(errno.EBADF))
+        if self.error is not None:
+            return size
+        view, done = memoryview(data).cast("B"), 0
+        while done < size:
+            try:
+                done += os.write(self.fd, view[done:])
+            except InterruptedError:
+                continue
+            except OSError as error:
+                self.error = error
+                return size
+        return size
+
+
+_STREAMS: dict[str, _Lossy] = {}
+
+
+def _hold(fd: int) -> bool:
+    """Hold `fd` by /dev/null when the process was started without it; True when it was."""
+    try:
+        os.fstat(fd)
+        return False
+    except OSError:
+        pass
+    held = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+    if held != fd:
+        os.dup2(held, fd)  # inheritable: a program the pipeline starts finds it held too
+        os.close(held)
+    else:
+        os.set_inheritable(fd, True)
+    return True
+
+
+def guard() -> None:
+    """Hold the standard descriptors the process lacks, and make standard output and error
+    remember their write errors instead of raising them (see the module's docstring)."""
+    closed = {fd: _hold(fd) for fd in (0, 1, 2)}
+    if sys.stdin is None:
+        sys.stdin = open(0, encoding="utf-8", errors="surrogateescape", closefd=False)
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        old = getattr(sys, name)
+        raw = _Lossy(fd, closed[fd])
+        stream = io.TextIOWrapper(
+            io.BufferedWriter(raw),
+            encoding=getattr(old, "encoding", None) or "utf-8",
+            errors=getattr(old, "errors", None) or ("backslashreplace" if fd == 2
+                                                    else "surrogateescape"),
+            line_buffering=fd == 2 or raw.isatty(), write_through=fd == 2)
+        _STREAMS[name] = raw
+        setattr(sys, name, stream)
+
+
+def lost_output(status: int) -> tuple[str, int] | None:
+    """When standard output lost what the command printed: the line saying so (for standard
+    error; empty for a reader that closed the pipe, `pipeline query | head`, which is no
+    error to report, as a tool killed by SIGPIPE says nothing) and the status the process
+    ends with (1, or 141 as of SIGPIPE, for a command that succeeded; else its own); None
+    when nothing was lost. Call after the last flush."""
+    raw = _STREAMS.get("stdout")
+    if raw is None or raw.error is None:
+        return None
+    if raw.error.errno == errno.EPIPE:
+        return "", status or 128 + signal.SIGPIPE
+    reason = raw.error.strerror or str(raw.error)
+    if status == 0:
+        return (f"pipeline: write error: {reason}: standard output lost what the command "
+                "printed (the command itself succeeded: what it stores is stored)", 1)
+    return f"pipeline: write error: {reason}: standard output lost what the command printed", \
+        status
