@@ -1,4 +1,4 @@
-"""A full disk ends a write in one error line, and the tables keep their old content (on a
+"""A full disk ends a write in one error line, and the file being written keeps its old content (on a
 real tmpfs mounted for the test, where the machine allows mounting one)."""
 
 from __future__ import annotations
