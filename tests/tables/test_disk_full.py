@@ -1,5 +1,5 @@
-"""A full disk ends a write in one error line, and the file being written keeps its old content (on a
-real tmpfs mounted for the test, where the machine allows mounting one)."""
+"""A full disk ends a write in one error line, and the file being written keeps its old content
+(on a real tmpfs mounted for the test, where the machine allows mounting one)."""
 
 from __future__ import annotations
 
