@@ -49,11 +49,12 @@ from typing import Any, Callable
 from checktestdata import lib
 from checktestdata.parser import Operator, Parser, ParserException
 from checktestdata.parser import parse as parse_tokens
-from checktestdata.tokenizer import EOFException, TokenStream, UnexpectedTokenException, \
-    UnknownTokenException, tokenize
+from checktestdata.tokenizer import EOFException, Token, TokenStream, TokenType, \
+    UnexpectedTokenException, UnknownTokenException, tokenize
 
 ACCEPT, REJECT, PROGRAM_ERROR = 42, 43, 2
 GENERATED = "<checktestdata program>"  # the file name of the generated code in tracebacks
+NEWLINE = b"\n"
 BLANKS = re.compile(rb"[ \t\r\v\f]*")  # what --whitespace-ok skips (never a newline)
 NUMBER_AT_END = re.compile(rb"[-+.eE0-9]*")  # a FLOAT's text that may run to the end of input
 POSIX_CLASSES = {b"alpha": b"a-zA-Z", b"digit": b"0-9", b"alnum": b"a-zA-Z0-9",
@@ -97,15 +98,31 @@ def parse(text: str | bytes) -> Compiled:
     except (UnexpectedTokenException, UnknownTokenException) as error:
         raise ProgramError(f"line {error.token.line}: {error}") from None
     except EOFException:
-        line = raw.count(b"\n", 0, len(raw.rstrip())) + 1
-        raise ProgramError(f"line {line}: the program ends inside a command or a block "
-                           "(a missing ')' or END)") from None
+        raise ProgramError(_unclosed(raw)) from None
     except (RecursionError, SyntaxError):  # Python's bounds: on recursion, on nested blocks
         line = parser.debug_info[-1][1][0].line if parser and parser.debug_info else \
             _last_line(tokens)
         raise ProgramError(f"line {line}: the program is nested too deeply") from None
     except (TypeError, ValueError) as error:  # found while folding constants
         raise ProgramError(f"line {_last_line(tokens)}: {error}") from None
+
+
+def _unclosed(raw: bytes) -> str:
+    """What a program that ends too early leaves open: its innermost '(' or block, with the
+    line it opens on."""
+    opened: list[Token] = []
+    stream = tokenize(raw)  # holds its first token apart
+    for token in ([stream.next] if stream.next else []) + list(stream.generator):
+        if token.type in (TokenType.OPENPAR, TokenType.CONTROLFLOW):
+            opened.append(token)
+        elif token.type in (TokenType.CLOSEPAR, TokenType.END) and opened:
+            opened.pop()
+    if not opened:
+        return f"line {raw.count(NEWLINE) + 1}: the program ends inside a command"
+    token = opened[-1]
+    if token.type == TokenType.OPENPAR:
+        return f"line {token.line}: '(' at character {token.column} is not closed by a ')'"
+    return f"line {token.line}: {token} is not closed by an END"
 
 
 def _last_line(tokens: TokenStream | None) -> int:

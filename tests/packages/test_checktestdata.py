@@ -130,8 +130,8 @@ def test_a_mismatch_names_the_line_and_character_of_the_input_and_the_programs_l
 
 
 @pytest.mark.parametrize("program, words", [
-    ("INT(1,", "the program ends inside a command or a block (a missing ')' or END)"),
-    ("REP(3) SPACE", "the program ends inside a command or a block (a missing ')' or END)"),
+    ("INT(1,", "'(' at character 4 is not closed by a ')'"),
+    ("REP(3) SPACE", "REP is not closed by an END"),
     ("SPACE END", "Unmatched 'END'"),
     ("IF(1 == 1) ELSE ELSE END", "unexpected token at 1:17 'ELSE'"),
     ('STRING("\\777")', "Bad escape sequence"),
@@ -242,8 +242,8 @@ def test_a_program_that_fills_memory_stops_at_the_memory_limit(tmp_path):
 
 def test_a_ctd_program_with_a_syntax_error_does_not_build_and_judges_no_input(tmp_path):
     build = ctd_validator(tmp_path, "REP(3)\n  SPACE\n")
-    assert build.status == "CE" and "check.ctd: syntax error: line 2: the program ends inside " \
-        "a command or a block (a missing ')' or END)" in build.message
+    assert build.status == "CE" and "check.ctd: syntax error: line 1: REP is not closed by an " \
+        "END" in build.message
     (tmp_path / "x.in").write_text("   ")
     rejection, = validate_input([build], tmp_path / "x.in").rejections
     assert rejection.judge_error and "did not build" in rejection.message
