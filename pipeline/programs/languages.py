@@ -11,8 +11,9 @@ libraries are not always installed), JVMs with `-XX:-UsePerfData` (JVMs run side
 otherwise race for one file under /tmp and warn about it on stdout, a wrong answer) and with
 C++17 unless the package names another standard (Polygon's `cpp.g++20`). Python 3 runs with the
 interpreter running the pipeline, and so do checktestdata (`.ctd`) programs, through
-`checktestdata.py` beside this module (exit 42 valid, 43 invalid; its syntax check is their
-compile step).
+`checktestdata.py` beside this module, which runs them with the `checktestdata` package (exit
+42 valid, 43 invalid; its syntax check is their compile step; `-P`: the script's own folder
+would otherwise shadow the package of its name).
 
 A program with build and run commands of its own (a configured solver's `build` and `run`) is
 built the same way, its commands taken as a language of its own (`command_language`).
@@ -57,6 +58,7 @@ import fcntl
 import fnmatch
 import glob
 import hashlib
+import importlib.metadata
 import json
 import os
 import py_compile
@@ -130,8 +132,8 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
              ("ruby", "{mainfile}"), ("ruby",)),
     Language("bash", "Bash", 100, ("*.sh", "*.bash"), None, ("bash", "{mainfile}"), ("bash",)),
     Language("checktestdata", "Checktestdata", 0, ("*.ctd",),
-             ("{python3}", "{checktestdata}", "--check", "{mainfile}"),
-             ("{python3}", "{checktestdata}", "{mainfile}"), ()),
+             ("{python3}", "-P", "{checktestdata}", "--check", "{mainfile}"),
+             ("{python3}", "-P", "{checktestdata}", "{mainfile}"), ()),
     # VIVA validators (`*.viva`, BAPCtools' input/answer validators): run by a `viva` command
     # on PATH (`java -jar viva.jar "$@"`; viva.jar ships with BAPCtools, not here), SKIP without
     Language("viva", "VIVA", 0, ("*.viva",), None, ("viva", "{mainfile}", "/dev/stdin"),
@@ -381,14 +383,22 @@ def _hash(program: Program, language: str, lang: Language | None,
               "compile": lang.compile if lang else None, "run": lang.run if lang else None,
               "python": _python3() if language in ("python3", "checktestdata") else None,
               "format": 2}
-    if language == "checktestdata":
+    if language == "checktestdata":  # the build runs this very file with the package
         tool = hashlib.sha256(CHECKTESTDATA.read_bytes()).hexdigest()
-        recipe["tool"] = [str(CHECKTESTDATA), tool]  # the build runs this very file
+        recipe["tool"] = [str(CHECKTESTDATA), tool, _checktestdata_version()]
     digest.update(json.dumps(recipe, sort_keys=True).encode())
     for name, path in sorted(pairs):
         digest.update(name.encode() + b"\0")
         digest.update(file_sha256(path).digest())
     return digest.hexdigest()
+
+
+def _checktestdata_version() -> str:
+    """The installed `checktestdata` package's version ("absent" when it is not installed)."""
+    try:
+        return importlib.metadata.version("checktestdata")
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
 
 
 def _expand(template: tuple[str, ...], values: dict[str, str], files: list[str]) -> list[str]:

@@ -1,6 +1,7 @@
-"""checktestdata (`.ctd`) input validators: the language as DOMjudge's checktestdata defines it,
+"""checktestdata (`.ctd`) input validators: the language as DOMjudge's checktestdata defines it
+(its grammar and its libchecktestdata.cc decide where the `checktestdata` package differs),
 judged with problemtools' semantics (42 valid, 43 invalid, a message naming the line and
-character of the input and the line of the program), run like every other validator.
+character of the input and the line of the program), run contained like every other validator.
 
 The language's own test suite and examples (DOMjudge/checktestdata), problemtools' and
 BAPCtools' `different` packages are read from their fetched repositories when present.
@@ -62,6 +63,12 @@ def failure(program: str, data: str) -> str:
     ("INT(1,9,a) SPACE INT(1,9,b) ASSERT(a < b && (a + b) % 2 == 0 || a == 9)",
      ["1 3", "9 1"], ["1 2", "3 1"]),
     ("INT(1,9,a) ASSERT(!a == 1 || a == 2)", ["3"], ["1", "2"]),  # ! takes all that follows
+    ("INT(0,1,a) ASSERT(a == 1 || a == 0 && a == 0)", ["0"], ["1"]),  # && and || bind alike
+    ("INT(0,1,a) ASSERT(a == 0 && a == 0 || a == 1)", ["0", "1"], []),
+    ("FLOAT(0,1) SPACE FLOATP(0,1,1,1)", ["1 0.5", "0.5 1.0"], ["1 1", "0.5 1e0"]),  # at EOF
+    ("FLOAT(-1,1,x) SPACE FLOATP(0,1,1,1,y) ASSERT(x == 0 && y == 0)", ["-0.0 -0.0", "-0 0.0"],
+     ["-0.0 -0", "-1e-9 -0.0", "1e99999999999999999999 0.0"]),
+    ('REGEX("[^[:space:][:punct:]]+")', ["abc", "x9"], ["a-b", "a b", "[x]"]),
     ("REPI(i,3,SPACE) INT(0,9,x[i]) END ASSERT(UNIQUE(x))", ["1 2 3"], ["1 2 1"]),
     ("REPI(i,2,NEWLINE) INT(0,9,x[i]) SPACE INT(0,9,y[i]) END ASSERT(UNIQUE(x, y))",
      ["1 2\n1 3"], ["1 2\n1 2"]),
@@ -84,12 +91,23 @@ def test_each_command_reads_exactly_what_checktestdata_reads(program, good, bad)
         assert not accepts(program, data), (program, data)
 
 
-def test_an_integer_never_equals_a_float_in_arrays():
-    """checktestdata keeps an integer and a float apart in INARRAY and UNIQUE, as its value
-    type does; comparisons still mix them."""
-    program = "SET(x[0] = 1, x[1] = 1.0) ASSERT(UNIQUE(x) && INARRAY(1, x) && 1 == 1.0)"
-    assert accepts(program, "")
-    assert not accepts("SET(x[0] = 1) ASSERT(INARRAY(1.0, x))", "")
+def test_an_integer_equals_a_float_of_its_value_in_arrays():
+    """checktestdata's arrays are keyed by its own comparison of values, which compares an
+    integer and a float by value: 1 and 1.0 are one value to INARRAY and UNIQUE."""
+    assert accepts("SET(x[0] = 1) ASSERT(INARRAY(1.0, x) && 1 == 1.0)", "")
+    assert failure("SET(x[0] = 1, x[1] = 1.0) ASSERT(UNIQUE(x))", "") == (
+        "line 1 character 1 of the input, p.ctd line 1: non-unique tuple (1.0) found at index "
+        "[1] (ASSERT(UNIQUE(x)))")
+
+
+def test_a_failing_unique_rejects_the_input_wherever_it_is_tested():
+    """UNIQUE does not return false in checktestdata: a repeated tuple rejects the input, even
+    under `!` or in an IF, naming the tuple and its index."""
+    program = "REPI(i,3,SPACE) INT(0,9,x[i]) END\nIF(!UNIQUE(x)) SPACE END"
+    assert accepts(program, "1 2 3")
+    assert failure(program, "1 2 1") == (
+        "line 1 character 6 of the input, p.ctd line 2: non-unique tuple (1) found at index "
+        "[2] (IF(!UNIQUE(x)))")
 
 
 def test_whitespace_ok_lets_any_blanks_stand_for_one_space_and_around_newlines():
@@ -102,23 +120,26 @@ def test_whitespace_ok_lets_any_blanks_stand_for_one_space_and_around_newlines()
 def test_a_mismatch_names_the_line_and_character_of_the_input_and_the_programs_line():
     program = "INT(1,100,n) NEWLINE\nREP(n)\n  INT(1,5) NEWLINE\nEND\n"
     assert failure(program, "2\n3\n7\n") == (
-        "line 3 character 2 of the input, p.ctd line 3: value out of range: 7 not in [1,5] "
+        "line 3 character 1 of the input, p.ctd line 3: integer 7 outside of range [1, 5] "
         "(INT(1,5))")
     assert failure(program, "2\n3\n4\n5\n") == (
-        "line 4 character 1 of the input, p.ctd line 4: does not match "
-        "EOF (implicit, at the end)")
-    assert failure("SPACE", "") == ("line 1 character 1 of the input, p.ctd line 1: end of "
-                                    "file (SPACE)")
+        "line 4 character 1 of the input, p.ctd line 4: got: `5`, but expected <EOF> "
+        "(EOF (implicit, at the end))")
+    assert failure("SPACE", "") == ("line 1 character 1 of the input, p.ctd line 1: got: <EOF>, "
+                                    "but expected <SPACE> (SPACE)")
 
 
 @pytest.mark.parametrize("program, words", [
-    ("INT(1,", "end of the program"),
-    ("REP(3) SPACE", "not closed by an END"),
-    ("SPACE END", "END without a block"),
-    ("IF(1 == 1) ELSE ELSE END", "ELSE without its IF"),
-    ('STRING("\\777")', "bad escape sequence"),
-    ("FOO(1)", "unknown command"),
-    ("INT(1, 2) ) ", "a command expected"),
+    ("INT(1,", "'(' at character 4 is not closed by a ')'"),
+    ("REP(3) SPACE", "REP is not closed by an END"),
+    ("SPACE END", "Unmatched 'END'"),
+    ("IF(1 == 1) ELSE ELSE END", "unexpected token at 1:17 'ELSE'"),
+    ('STRING("\\777")', "Bad escape sequence"),
+    ("FOO(1)", "unknown token at 1:1 'FOO'"),
+    ("INT(1, 2) ) ", "expected command, but got ')'"),
+    ("SET(a = 1.5 % 2)", "can only perform modulo on integers"),  # constants: found at once
+    ("REP(1) " * 21 + "END " * 21, "nested too deeply"),  # Python's bound on nested blocks
+    ("SET(a = " + "(" * 100_000 + "1" + ")" * 100_000 + ")", "nested too deeply"),
 ])
 def test_a_wrong_program_is_a_syntax_error_with_its_line(program, words):
     outcome = check(program, b"", program_name="p.ctd")
@@ -128,12 +149,14 @@ def test_a_wrong_program_is_a_syntax_error_with_its_line(program, words):
 
 
 @pytest.mark.parametrize("program, words", [
-    ("INT(0, n)", "variable n undefined"),
-    ('SET(a = "x" + 1)', 'cannot compute "x" + 1'),
-    ("SET(a = 1.5 % 2)", "can only use modulo on integers"),
-    ("SET(a = 2 ^ 0.5)", "only integer exponents"),
-    ("SET(a = 1 / 0)", "division by zero"),
+    ("INT(0, n)", "n is not assigned"),
+    ('SET(a = "x" + 1)', "cannot combine Number and String"),
+    ("SET(f = 1.5) SET(a = f % 2)", "can only perform modulo on integers"),
+    ("SET(f = 0.5) SET(a = 2 ^ f)", "exponent must be an unsigned long"),
+    ("SET(z = 0) SET(a = 1 / z)", "by zero"),
     ("ASSERT(UNIQUE(nothing))", "variable nothing undefined"),
+    ("SET(x[1] = 1) UNSET(x) ASSERT(INARRAY(1, x))", "variable x undefined"),
+    ('REGEX("a{2,1}")', "invalid regex"),
 ])
 def test_a_program_error_at_run_time_names_the_command_and_its_line(program, words):
     outcome = check(program, b"", program_name="p.ctd")
@@ -154,7 +177,8 @@ def test_a_long_input_is_checked_in_about_a_second(tmp_path):
 def run_cli(tmp_path: Path, program: str, data: str, *options: str):
     path = tmp_path / "v.ctd"
     path.write_text(program)
-    return subprocess.run([sys.executable, str(CHECKTESTDATA), *options, str(path), "ignored"],
+    return subprocess.run([sys.executable, "-P", str(CHECKTESTDATA), *options, str(path),
+                           "ignored"],
                           input=data, capture_output=True, text=True, timeout=60)
 
 
@@ -163,8 +187,8 @@ def test_the_command_exits_42_valid_43_invalid_2_for_a_wrong_program(tmp_path):
     assert (good.returncode, good.stdout.strip()) == (ACCEPT, "testdata ok!")
     bad = run_cli(tmp_path, "INT(1,3) NEWLINE", "4\n")
     assert bad.returncode == REJECT
-    assert bad.stderr.splitlines()[0] == ("line 1 character 2 of the input, v.ctd line 1: value "
-                                          "out of range: 4 not in [1,3] (INT(1,3))")
+    assert bad.stderr.splitlines() == ["line 1 character 1 of the input, v.ctd line 1: integer "
+                                       "4 outside of range [1, 3] (INT(1,3))", "4↩", "^"]
     assert run_cli(tmp_path, "INT(1,", "4\n").returncode == PROGRAM_ERROR
     assert run_cli(tmp_path, "INT(1,", "", "--check").returncode == PROGRAM_ERROR
     assert run_cli(tmp_path, "INT(1,3)", "", "--check").returncode == 0
@@ -172,7 +196,7 @@ def test_the_command_exits_42_valid_43_invalid_2_for_a_wrong_program(tmp_path):
     huge = "9" * 10_000  # more digits than Python converts by default
     assert run_cli(tmp_path, "INT(0, 10^10000)", huge).returncode == ACCEPT
     too_big = run_cli(tmp_path, "INT(0, 10^9999)", huge)
-    assert too_big.returncode == REJECT and "value out of range" in too_big.stderr
+    assert too_big.returncode == REJECT and "outside of range" in too_big.stderr
 
 
 def ctd_validator(tmp_path: Path, text: str):
@@ -191,13 +215,35 @@ def test_a_ctd_validator_builds_and_runs_like_any_validator(tmp_path):
     assert validate_input([build], tmp_path / "good.in").valid
     rejection, = validate_input([build], tmp_path / "bad.in", lambda name: ("--flag",)).rejections
     assert (rejection.exit_code, rejection.judge_error) == (REJECT, False)
-    assert rejection.message.startswith("line 1 character 3 of the input, check.ctd line 1: "
-                                        "value out of range: 70 not in [1,10]")
+    assert rejection.message.startswith("line 1 character 1 of the input, check.ctd line 1: "
+                                        "integer 70 outside of range [1, 10]")
+
+
+@pytest.mark.parametrize("program, data", [
+    ('REGEX("(a|aa)*b")', "a" * 60),  # backtracks without end
+    ("WHILE(1 == 1) END", ""),         # loops without end
+])
+def test_a_bomb_times_out_in_its_own_contained_run(tmp_path, program, data):
+    build = ctd_validator(tmp_path, program)
+    assert build.ok, build.message
+    (tmp_path / "x.in").write_text(data)
+    rejection, = validate_input([build], tmp_path / "x.in", time_s=1).rejections
+    assert rejection.judge_error and "the validator timed out" in rejection.message
+
+
+def test_a_program_that_fills_memory_stops_at_the_memory_limit(tmp_path):
+    build = ctd_validator(tmp_path, "REPI(i, 10^9) SET(x[i] = i * 10^10000) END")
+    (tmp_path / "x.in").write_text("")
+    rejection, = validate_input([build], tmp_path / "x.in", memory_mb=256).rejections
+    assert (rejection.exit_code, rejection.message) == (
+        PROGRAM_ERROR, "checktestdata: the program ran out of memory (the validator's memory "
+                       "limit)")
 
 
 def test_a_ctd_program_with_a_syntax_error_does_not_build_and_judges_no_input(tmp_path):
     build = ctd_validator(tmp_path, "REP(3)\n  SPACE\n")
-    assert build.status == "CE" and "line 1: REP(3) is not closed by an END" in build.message
+    assert build.status == "CE" and "check.ctd: syntax error: line 1: REP is not closed by an " \
+        "END" in build.message
     (tmp_path / "x.in").write_text("   ")
     rejection, = validate_input([build], tmp_path / "x.in").rejections
     assert rejection.judge_error and "did not build" in rejection.message
@@ -219,9 +265,10 @@ def test_the_checktestdata_fixture_accepts_its_inputs_and_rejects_a_bad_one(copy
     messages = {case.name: validate_case(package, builds, case).message
                 for case in package.cases if case.name.endswith("-bad")}
     assert "roomarea.ctd rejected the input (exit code 43): line 4 character 1 of the input, " \
-        'roomarea.ctd line 7: non-unique tuple ("hall")' in messages["secret/05-bad"]
-    assert "roomarea.ctd rejected the input (exit code 43): line 2 character 15 of the input, " \
-        "roomarea.ctd line 5: number of decimals" in messages["secret/06-bad"]
+        'roomarea.ctd line 7: non-unique tuple ("hall") found at index [1' in \
+        messages["secret/05-bad"]
+    assert "roomarea.ctd rejected the input (exit code 43): line 2 character 10 of the input, " \
+        "roomarea.ctd line 5: float decimals outside of range [1, 2]" in messages["secret/06-bad"]
 
 
 # -- the language's own tests and the packages that use it ---------------------------------------
