@@ -16,8 +16,9 @@ cases before the ingest's records are merged:
    row that is the package's alone takes the package's groups.
 
 Cases found elsewhere (`DATA/raw/<problem>/`, stress findings) keep their rows: a row that also
-has such a source stays, and its answer is never replaced by the package's (that difference is
-a conflict, as between any two files). The rows are changed in memory; the caller writes the
+has such a source stays (with the groups it had: which group came from which source is not
+stored), and its answer is never replaced by the package's (that difference is a conflict, as
+between any two files). The rows are changed in memory; the caller writes the
 problem's table once, atomically (`ingest._store`).
 """
 
@@ -67,6 +68,8 @@ def replace_package_cases(rows: dict[str, dict], records: list, package_labels: 
             if not row["sources"] and case_id not in found:
                 done.removed.add(case_id)
                 continue
+            if row["sources"] and row["source"] not in row["sources"]:
+                row["source"] = row["sources"][0]
         record = answers.get(case_id)
         own = set(old) | current
         if record is not None and row["expected"] is not None \

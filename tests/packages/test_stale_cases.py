@@ -180,3 +180,23 @@ def test_a_resume_whose_cases_are_gone_refuses_and_names_them(tmp_path):
     assert results(data).equals(before)
     [row] = pl.read_parquet(data / "tables" / "runs" / "*.parquet").iter_rows(named=True)
     assert row["status"] == "interrupted"
+
+
+def test_cases_found_outside_the_package_stay_when_the_package_drops_them(tmp_path):
+    """Only what the package gave is replaced: a case also stored from `DATA/raw` (a stress
+    finding, say) keeps its row, now named by that file, when the package drops its copy;
+    one stored only from there is untouched."""
+    package, data = tiny_kattis(tmp_path / "tiny", FOUR), tmp_path / "data"
+    ingested(data, package)
+    raw = write_tree(tmp_path / "raw", {"found/x.in": "4 4\n", "found/x.out": "8\n",
+                                        "found/y.in": "9 9\n", "found/y.out": "18\n"})
+    done = pipeline(data, "ingest", "--problem", "tiny", str(raw))
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name in ("03.in", "03.ans", "04.in", "04.ans"):
+        (package / "data" / "secret" / name).unlink()
+    assert "1 removed (no longer in its package)" in ingested(data, package)
+    cases = pl.read_parquet(data / "tables" / "cases" / "tiny.parquet")
+    assert set(cases["case_id"]) == ids("1 2", "2 3", "10 20", "4 4", "9 9")
+    kept = cases.filter(pl.col("case_id") == case_id_of("4 4\n")).row(0, named=True)
+    assert kept["sources"] == [kept["source"]] and kept["source"].endswith("found/x.in")
+    assert kept["expected"] == "8\n"
