@@ -8,9 +8,9 @@ arrive; a killed run is finished with `resume`, which rebuilds the run's solvers
 identities it recorded and runs exactly the jobs not yet stored, over exactly the cases the run
 recorded before its first result (each with the identity of its expected output): a case a
 later ingest removed or gave another answer makes the resume refuse, naming it, rather than
-judge something else. Each result records the host
-that ran it (a cluster's worker, else this machine); the run's `host` is that host when there
-was one, and empty when its results came from several.
+judge something else. Each result records the host that ran it (a cluster's worker, else this
+machine); the run's `host` is that host when there was one, and empty when its results came
+from several.
 """
 
 from __future__ import annotations
@@ -174,9 +174,9 @@ def the_run_cases(stored: pl.DataFrame, recorded: pl.DataFrame, run_id: str,
         if changed:
             parts.append(f"{len(changed)} of its cases have another expected answer now (e.g. "
                          f"case {changed[0][:12]})")
-        raise UserError(f"run {run_id} cannot be resumed: {' and '.join(parts)}, since an "
-                        "ingest after it started; what it judged is gone from storage, so "
-                        "resuming would judge other cases. Start a new run (pipeline run "
+        raise UserError(f"run {run_id} cannot be resumed: {' and '.join(parts)} after a "
+                        "later ingest; the cases it judged are gone from storage, and "
+                        "resuming would judge others. Start a new run (pipeline run "
                         f"--problem {problem_id})")
     return found.sort("_order").drop("_order", "_now", "answer_id")
 
