@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
+from pipeline.corpus.packagecases import mark_package_sources, replace_package_cases
 from pipeline.corpus.validate import Checked, Item, validate_all
 from pipeline.corpus.walk import (Fault, FoundPackage, Namespace, ReadFault, Source,
                                   SourceReader, scan)
@@ -71,6 +72,8 @@ class ProblemSummary:
     duplicates: int = 0          # inputs already stored (or seen) under another name
     expected_added: int = 0      # stored cases that got an expected output
     conflicts: int = 0
+    removed: int = 0             # stored cases its package no longer has
+    answers_replaced: int = 0    # stored answers its package now gives otherwise
     rejects: list[dict] = field(default_factory=list)
     skipped: Counter = field(default_factory=Counter)   # files of no case, by kind
 
@@ -289,7 +292,7 @@ def stored_answers(data_dir: Path, problem_id: str) -> dict[str, str | None]:
 
 # The columns an ingest may change in a stored row (the rest stay as they were stored).
 MERGED_COLUMNS = ("case_id", "source", "sources", "group", "groups", "expected",
-                  "expected_source")
+                  "expected_source", "package_sources")
 
 
 def _merge(problem: Problem, rows: dict[str, dict], record: Record, summary: ProblemSummary,
@@ -359,12 +362,15 @@ def _frame(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
 
 
 def _store(data_dir: Path, problem: Problem, records: list[Record], summary: ProblemSummary,
-           scanned: set[str], when) -> None:
+           scanned: set[str], when, package_labels: set[str] | None = None) -> None:
     """Merge into the tables as they are now (call under the data folder's lock).
 
     Stored rows are read and looked at by their `MERGED_COLUMNS` alone; only when the ingest
     changes the table is it read whole, and then rows it did not touch are carried over as
-    stored (inputs are never converted), every row keeps its place and new rows come last."""
+    stored (inputs are never converted), every row keeps its place and new rows come last.
+    When the problem's package was ingested (`package_labels`: its sources), the stored rows
+    are first brought to the package's current cases (`packagecases`): rows it no longer has
+    are dropped in the same write."""
     import polars as pl
 
     from pipeline.tables.files import read_file, write_problem_file
@@ -377,15 +383,25 @@ def _store(data_dir: Path, problem: Problem, records: list[Record], summary: Pro
         path, schema, list(MERGED_COLUMNS)).iter_rows(named=True)}
     stored_ids = set(rows)
     touched: dict[str, None] = {}
+    removed: set[str] = set()
+    if package_labels is not None:
+        package = replace_package_cases(
+            rows, records, package_labels,
+            lambda a, b: problem.compare(a, b) is not None)
+        touched.update(dict.fromkeys(package.touched - package.removed))
+        removed = package.removed
+        summary.removed, summary.answers_replaced = len(removed), package.answers_replaced
     for record in records:
         case_id = _merge(problem, rows, record, summary, when)
         if case_id is not None:
             touched[case_id] = None
-    if touched:
+    if package_labels is not None:
+        touched.update(dict.fromkeys(mark_package_sources(rows, records, package_labels)))
+    if touched or removed:
         stored = read_file(path, schema)  # whole, now that it is to be rewritten
         changed = [case_id for case_id in touched if case_id in stored_ids]
         indexed = stored.with_row_index("order")
-        kept = indexed.filter(~pl.col("case_id").is_in(changed))
+        kept = indexed.filter(~pl.col("case_id").is_in(changed + list(removed)))
         rewritten = (indexed.filter(pl.col("case_id").is_in(changed))
                      .drop(MERGED_COLUMNS[1:])
                      .join(_frame([rows[case_id] for case_id in changed],
@@ -475,6 +491,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     work: dict[str, list[tuple[Namespace, FoundCase]]] = {}
     scanned: dict[str, set[str]] = {}
     packages: list[FoundPackage] = []
+    package_labels: dict[str, set[str]] = {}  # problem -> every source its package has now
     for root in roots:
         found = scan(Path(root), problem_override, ids, module_ids)
         packages.extend(found.packages)
@@ -513,6 +530,8 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                 part = summary.problems.setdefault(package.problem,
                                                    ProblemSummary(package.problem))
                 scanned.setdefault(package.problem, set()).update(namespace.labels.values())
+                package_labels.setdefault(package.problem, set()).update(
+                    namespace.labels.values())
                 scanned[package.problem].update(r["source"] for r in part.rejects)
                 work.setdefault(package.problem, []).extend((namespace, c) for c in cases)
     total = sum(len(items) for items in work.values())
@@ -546,7 +565,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
         migrate(data_dir, "rejects", REJECTS)
         for problem_id, part in summary.problems.items():
             _store(data_dir, get_problem(problem_id), records.get(problem_id, []), part,
-                   scanned.get(problem_id, set()), when)
+                   scanned.get(problem_id, set()), when, package_labels.get(problem_id))
     for package in held:
         _check_after_ingest(package, summary)
     return summary
@@ -600,6 +619,9 @@ def format_summary(summary: IngestSummary, show_rejects: int = 10) -> str:
             f"duplicate{'' if p.duplicates == 1 else 's'} (same input, another name), "
             f"{p.expected_added:,} expected answers added, {len(p.rejects):,} rejected "
             f"({p.conflicts:,} conflicts)"
+            + (f"; {p.removed:,} removed (no longer in its package)" if p.removed else "")
+            + (f"; {p.answers_replaced:,} expected answers replaced by its package's"
+               if p.answers_replaced else "")
             + (f"; skipped {_plural(skipped, 'file')} ({kinds})" if skipped else ""))
     if summary.unknown:
         lines.append(f"{_plural(len(summary.unknown), 'file')} under folders that name no "

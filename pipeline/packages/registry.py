@@ -1,13 +1,15 @@
 """Registering a judge's problem package in the data folder, so it is a problem like any other.
 
 `register(source, data_dir, short_name)` copies the package (a folder, or a .zip/.kpp of one)
-to `DATA/problems/<short name>/package/` (never what leads outside it: `tree.copy_package`) and writes `DATA/problems/<short name>/package.json`
-(its format, where it came from, a digest of every file). The problem registry finds it there
-(`pipeline.problems`, through the data folder's `problems/` on `PIPELINE_PROBLEMS_DIR`) and
-`pipeline.packages.problem` turns it into a `Problem`. Registering a package again replaces
-the copy and says what changed: files added, removed or changed by area, the limits, the test
-cases, the submissions. The copy is made beside the old one and swapped in by renames, so a
-crash leaves the old or the new copy. The caller holds the data folder's lock.
+to `DATA/problems/<short name>/package/` (never what leads outside it: `tree.copy_package`)
+and writes `DATA/problems/<short name>/package.json` (its format, where it came from, a digest
+of every file). The problem registry finds it there (`pipeline.problems`, through the data
+folder's `problems/` on `PIPELINE_PROBLEMS_DIR`) and `pipeline.packages.problem` turns it into
+a `Problem`. Registering a package again replaces the copy and says what changed: files added,
+removed or changed by area, the limits, the test cases, the submissions; first, when it comes
+from another folder than the registered one (two packages of one folder name), that it
+replaces the package registered from there. The copy is made beside the old one and swapped in
+by renames, so a crash leaves the old or the new copy. The caller holds the data folder's lock.
 """
 
 from __future__ import annotations
@@ -140,6 +142,9 @@ def register(source: Path, data_dir: Path, short_name: str | None = None) -> Reg
                          left_out=left_out)
     facts = _facts(registered)
     changes = _changes(old, files, facts) if old else []
+    if old.get("source") not in (None, str(source)):  # same name, another package's folder
+        changes.insert(0, f"replaces the package registered from {old['source']} (its test "
+                          "cases are replaced by this one's)")
     marker = {"format": format_, "source": str(source), "files": files, "facts": facts,
               "registered_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "time_limit": old.get("time_limit") if not changes else None}

@@ -5,6 +5,7 @@ A judge file is UTF-8 text whose line ends are normalised: `\\r\\n` and a lone `
 Ingest stores every input under it, `pipeline run` finds a package's own test case for a stored
 input by it, and stress names what it keeps by it; all of them call these functions, so one
 input has one key everywhere (an input `3\\r1 2 3\\r` is one case whichever path reads it).
+The expected output has an identity of its own, computed the same way (`answer_id`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,14 @@ def _digest(encoded: bytes) -> str:
 def case_id_of(text: str) -> str:
     """The case id of a judge input: the SHA-256 (hex) of its normalised text as UTF-8."""
     return _digest(normalise_newlines(text).encode("utf-8"))
+
+
+def answer_id(expected: str | None) -> str | None:
+    """The identity of a case's expected output (None: it has none): the SHA-256 (hex) of its
+    normalised text. A case as a run judged it is its case id and this: a run records both
+    (`pipeline.run.runner`), so that resuming it judges against the answers it started with
+    or refuses."""
+    return None if expected is None else case_id_of(expected)
 
 
 def decode_judge_file(data: bytes) -> str:

@@ -5,9 +5,12 @@ A run reads the problem's cases from the `cases` table, makes sure each has an e
 stored back in `cases` with that stage as `expected_source`), then runs every (case, solver,
 repeat) job through an executor and grades each answer. Results are written in chunks as they
 arrive; a killed run is finished with `resume`, which rebuilds the run's solvers from the
-identities it recorded and runs exactly the jobs not yet stored. Each result records the host
-that ran it (a cluster's worker, else this machine); the run's `host` is that host when there
-was one, and empty when its results came from several.
+identities it recorded and runs exactly the jobs not yet stored, over exactly the cases the run
+recorded before its first result (each with the identity of its expected output): a case a
+later ingest removed or gave another answer makes the resume refuse, naming it, rather than
+judge something else. Each result records the host that ran it (a cluster's worker, else this
+machine); the run's `host` is that host when there was one, and empty when its results came
+from several.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import polars as pl
 
 from pipeline.errors import UserError
 from pipeline.problems import Problem, cases_schema, get_problem
+from pipeline.problems.identity import answer_id
 from pipeline.problems.model import HeldSubmissions, JudgedLimit
 from pipeline.run.checker import check_answer
 from pipeline.run.choice import make_executor
@@ -43,8 +47,8 @@ from pipeline.run.solvers import ready
 from pipeline.run.startup import StartFailure, error_line, is_start_failure, start_failure
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
 from pipeline.tables.lock import data_lock, process_start, run_lock
-from pipeline.tables.results import (next_chunk, read_run_results, read_runs,
-                                     write_results_chunk, write_run)
+from pipeline.tables.results import (next_chunk, read_run_cases, read_run_results, read_runs,
+                                     write_results_chunk, write_run, write_run_cases)
 from pipeline.verdicts import Verdict, stops_fail_fast
 
 __all__ = ["RunRequest", "RunSummary", "run", "format_summary", "nothing_to_run"]
@@ -149,6 +153,32 @@ def nothing_to_run(data_dir: Path, problem: Problem, group: str | None = None) -
     if reason is None or load_cases(data_dir, problem.id, group).height:
         return None
     return reason
+
+
+def the_run_cases(stored: pl.DataFrame, recorded: pl.DataFrame, run_id: str,
+                  problem_id: str) -> pl.DataFrame:
+    """The cases a run recorded, in its order, from the `stored` ones; refuses (naming them)
+    when some are no longer stored or now have another expected answer: what the run had
+    is gone, and judging what is stored now would finish another run."""
+    found = recorded.with_row_index("_order").join(stored, on="case_id", how="left")
+    found = found.with_columns(pl.Series("_now", [
+        answer_id(e) for e in found["expected"]], dtype=pl.String))
+    missing = found.filter(pl.col("input").is_null())["case_id"].to_list()
+    changed = found.filter(pl.col("input").is_not_null() & pl.col("_now").ne_missing(
+        pl.col("answer_id")))["case_id"].to_list()
+    if missing or changed:
+        parts = []
+        if missing:
+            parts.append(f"{len(missing)} of its {recorded.height} cases are no longer stored "
+                         f"(e.g. case {missing[0][:12]})")
+        if changed:
+            parts.append(f"{len(changed)} of its cases have another expected answer now (e.g. "
+                         f"case {changed[0][:12]})")
+        raise UserError(f"run {run_id} cannot be resumed: {' and '.join(parts)} after a "
+                        "later ingest; the cases it judged are gone from storage, and "
+                        "resuming would judge others. Start a new run (pipeline run "
+                        f"--problem {problem_id})")
+    return found.sort("_order").drop("_order", "_now", "answer_id")
 
 
 def resumed_selection(problem: Problem, run_row: dict) -> Selection:
@@ -285,6 +315,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     hosts: set[str] = set()  # hosts of this run's results
     chunk = 0
     run_row: dict | None = None
+    recorded: pl.DataFrame | None = None  # a resumed run's own cases, as it chose them
     if request.resume:
         runs = read_runs(data_dir).filter(pl.col("run_id") == request.resume)
         if runs.is_empty():
@@ -300,6 +331,11 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                                     ["case_id", "solver", "repeat", "host", "verdict",
                                      "wall_ms", "cpu_ms", "error", "exit_code"])
         done = set(zip(previous["case_id"], previous["solver"], previous["repeat"]))
+        recorded = read_run_cases(data_dir, run_id)
+        if recorded is None and done:
+            raise UserError(f"run {run_id} cannot be resumed: it kept no list of its cases "
+                            "(started by an older pipeline), so which cases it had is not "
+                            f"known; start a new run (pipeline run --problem {problem.id})")
         hosts.update(previous["host"].drop_nulls())
         chunk = next_chunk(data_dir, run_id)
     else:
@@ -322,9 +358,13 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     started = False          # the run's row says `running`: it must say how it ended
     try:
-        cases = load_cases(data_dir, problem.id, request.group)
-        if request.case_ids:
-            cases = cases.filter(pl.col("case_id").is_in(list(request.case_ids)))
+        if recorded is not None:
+            cases = the_run_cases(load_cases(data_dir, problem.id, None), recorded, run_id,
+                                  problem.id)
+        else:
+            cases = load_cases(data_dir, problem.id, request.group)
+            if request.case_ids:
+                cases = cases.filter(pl.col("case_id").is_in(list(request.case_ids)))
         summary.cases = cases.height
         if run_row is None:
             run_row = {"run_id": run_id, "started_at": now(), "finished_at": None,
@@ -340,6 +380,9 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         write_run(data_dir, run_row)
         started = True
         cases = fill_expected(data_dir, problem, cases, executor, request.wait)
+        if recorded is None:  # what a resume finishes: these cases, with these answers
+            write_run_cases(data_dir, run_id, cases["case_id"].to_list(),
+                            [answer_id(e) for e in cases["expected"]])
         judging = _judging(problem, selection, cases, executor, timeout_s, specs, summary,
                            request.fail_fast)
         expected = dict(zip(cases["case_id"], cases["expected"]))

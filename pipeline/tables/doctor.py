@@ -1,7 +1,8 @@
 """`pipeline doctor`: what is wrong with a data folder, and (with `--fix`) setting it right.
 
 It finds
-- damaged table files: any Parquet file that does not read back whole;
+- damaged table files: any Parquet file that does not read back whole (each run's list of
+  cases in `runs/cases/` too);
 - leftover temporary files of writes that were killed (`.NAME.*.tmp` beside a table file,
   older than a minute, so a write in progress is never touched);
 - runs left `running` by a process that is gone (same host, and no such pid, or the pid is
@@ -98,7 +99,9 @@ def examine(data_dir: Path) -> Examination:
         folder = table_dir(data_dir, table)
         if not folder.is_dir():
             continue
-        for path in sorted(folder.iterdir()):
+        for path in sorted(folder.rglob("*")):  # with `runs/cases/`: each run's cases
+            if path.is_dir():
+                continue
             if path.name.startswith(".") and path.name.endswith(".tmp"):
                 if now - path.stat().st_mtime > LEFTOVER_AGE_S:
                     found.leftovers.append(path)

@@ -3,7 +3,8 @@
 Results of a run land in `tables/results/<run_id>-<chunk>.parquet` as they arrive: each chunk
 is written once, atomically, so a run killed with -9 loses at most the cases in flight, and
 `--resume` finds exactly which (case, solver, repeat) triples are already stored. The run's
-own row lives in `tables/runs/<run_id>.parquet`, rewritten when its status changes. A run of a
+own row lives in `tables/runs/<run_id>.parquet`, rewritten when its status changes, and the
+list of the cases it judges in `tables/runs/cases/<run_id>.parquet`, written once. A run of a
 problem package also writes `tables/expectations/<run_id>.parquet`: each submission held
 against what it is expected to get; `pipeline strength` writes `tables/strength/<run_id>.parquet`.
 """
@@ -17,7 +18,7 @@ import polars as pl
 from pipeline.tables.files import (empty, frame_of, read_file, scan, table_dir,
                                    write_parquet_atomic)
 from pipeline.tables.layout import now
-from pipeline.tables.schemas import EXPECTATIONS, RESULTS, RUNS, STRENGTH
+from pipeline.tables.schemas import EXPECTATIONS, RESULTS, RUN_CASES, RUNS, STRENGTH
 
 
 def results_chunk_path(data_dir: Path, run_id: str, chunk: int) -> Path:
@@ -60,6 +61,24 @@ def run_path(data_dir: Path, run_id: str) -> Path:
 def write_run(data_dir: Path, row: dict) -> None:
     write_parquet_atomic(run_path(data_dir, row["run_id"]),
                          frame_of([row], RUNS))
+
+
+def run_cases_path(data_dir: Path, run_id: str) -> Path:
+    return table_dir(data_dir, "runs") / "cases" / f"{run_id}.parquet"
+
+
+def write_run_cases(data_dir: Path, run_id: str, case_ids: list[str],
+                    answer_ids: list[str | None]) -> None:
+    """The cases a run judges (and the identity of each one's expected output), in order."""
+    write_parquet_atomic(run_cases_path(data_dir, run_id), pl.DataFrame(
+        {"case_id": case_ids, "answer_id": answer_ids}, schema=RUN_CASES))
+
+
+def read_run_cases(data_dir: Path, run_id: str) -> pl.DataFrame | None:
+    """What `write_run_cases` stored for a run, or None: it stored nothing (the run stopped
+    before it chose its cases, or was started by a pipeline that kept no such list)."""
+    path = run_cases_path(data_dir, run_id)
+    return read_file(path, RUN_CASES) if path.exists() else None
 
 
 def read_runs(data_dir: Path) -> pl.DataFrame:

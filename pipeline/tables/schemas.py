@@ -27,6 +27,9 @@ CASES_BASE: dict[str, pl.DataType] = {
     "size": pl.Int64(),
     "input_bytes": pl.Int64(),
     "ingested_at": pl.Datetime("us", "UTC"),
+    # which of `sources` the problem's package gave at its last ingest: an ingest of the
+    # package again drops the rest of its old ones (`pipeline.corpus.packagecases`)
+    "package_sources": pl.List(pl.String()),
 }
 
 REJECTS: dict[str, pl.DataType] = {
@@ -140,6 +143,15 @@ def schema_of(table: str, size_columns: Iterable[str] = ()) -> dict[str, pl.Data
                 "strength": STRENGTH}[table]
     except KeyError:
         raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}") from None
+
+
+# The cases one run judges, in its order, with the identity of the expected output each had
+# (`tables/runs/cases/<run_id>.parquet`, written once before its first result): what
+# `--resume` finishes. Part of the `runs` table's folder, not a table of its own.
+RUN_CASES: dict[str, pl.DataType] = {
+    "case_id": pl.String(),
+    "answer_id": pl.String(),
+}
 
 
 # One row per submission of a problem package per run: the submission held against what its

@@ -1,0 +1,114 @@
+"""A problem package's cases as the package has them now: what an ingest of it replaces.
+
+A package is the authority on its own test cases. Each stored case row keeps, in
+`package_sources`, which of its `sources` the problem's package supplied at its last ingest;
+when the package is ingested again (the same folder changed, or another package registered
+under the same name), `replace_package_cases` brings the stored rows to the package's current
+cases before the ingest's records are merged:
+
+1. a source the package no longer has (a test removed, renamed, or refused by its validators
+   now) leaves the row's `sources` and `package_sources`;
+2. a row left with no source at all, and found again by no record of this ingest, is removed:
+   a run no longer judges it;
+3. a case whose every source is the package's takes the package's expected output when it
+   differs from the stored one (a setter's corrected `.ans`), rather than being a conflict;
+4. after the merge, `mark_package_sources` records the package's sources of each row, and a
+   row that is the package's alone takes the package's groups.
+
+Cases found elsewhere (`DATA/raw/<problem>/`, stress findings) keep their rows: a row that also
+has such a source stays (with the groups it had: which group came from which source is not
+stored), and its answer is never replaced by the package's (that difference is a conflict, as
+between any two files). The rows are changed in memory; the caller writes the
+problem's table once, atomically (`ingest._store`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass
+class PackagePass:
+    """What `replace_package_cases` changed: rows to rewrite, rows to drop, and how many."""
+
+    touched: set[str] = field(default_factory=set)
+    removed: set[str] = field(default_factory=set)
+    answers_replaced: int = 0
+
+
+def replace_package_cases(rows: dict[str, dict], records: list, package_labels: set[str],
+                          differs: Callable[[str, str], bool]) -> PackagePass:
+    """Bring `rows` (case id -> stored row, with `sources`, `package_sources`, `expected`,
+    `expected_source`) to the package's cases among `records` (those whose `source` is in
+    `package_labels`: every label the package's ingest read).
+
+    Args:
+        rows: the problem's stored rows, changed in place.
+        records: every record of this ingest for the problem (the package's and others).
+        package_labels: the source labels of the package as ingested now.
+        differs: whether two expected outputs differ by the problem's own comparison.
+    Returns:
+        the rows changed and removed, and how many answers the package replaced.
+    """
+    done = PackagePass()
+    current = {r.source for r in records if r.source in package_labels}
+    answers: dict[str, object] = {}
+    for record in records:
+        if record.source in current and record.expected is not None:
+            answers.setdefault(record.case_id, record)
+    found = {r.case_id for r in records}
+    for case_id, row in rows.items():
+        old = row.get("package_sources") or []
+        stale = [s for s in old if s not in current]
+        if stale:
+            row["sources"] = [s for s in row["sources"] if s not in stale]
+            row["package_sources"] = [s for s in old if s not in stale]
+            done.touched.add(case_id)
+            if not row["sources"] and case_id not in found:
+                done.removed.add(case_id)
+                continue
+            if row["sources"] and row["source"] not in row["sources"]:
+                row["source"] = row["sources"][0]
+        record = answers.get(case_id)
+        own = set(old) | current
+        if record is not None and row["expected"] is not None \
+                and all(s in own for s in row["sources"]) \
+                and differs(row["expected"], record.expected):
+            row["expected"], row["expected_source"] = record.expected, record.produced_by
+            done.answers_replaced += 1
+            done.touched.add(case_id)
+    return done
+
+
+def mark_package_sources(rows: dict[str, dict], records: list,
+                         package_labels: set[str]) -> set[str]:
+    """After the merge: record in each row which of its sources are the package's (a source
+    refused as a conflict is in no row), and give a row whose every source is the package's
+    the package's groups and first source (not those of a file it no longer has); returns the
+    case ids of the rows changed."""
+    touched: set[str] = set()
+    groups: dict[str, list[str]] = {}
+    for record in records:
+        row = rows.get(record.case_id)
+        if row is None or record.source not in package_labels \
+                or record.source not in row["sources"]:
+            continue
+        found = groups.setdefault(record.case_id, [])
+        if record.group not in found:
+            found.append(record.group)
+        marked = row.get("package_sources") or []
+        if record.source not in marked:
+            row["package_sources"] = [*marked, record.source]
+            touched.add(record.case_id)
+    for case_id, found in groups.items():
+        row = rows[case_id]
+        if row["source"] not in row["sources"]:
+            row["source"] = row["sources"][0]
+            touched.add(case_id)
+        if all(s in row["package_sources"] for s in row["sources"]) \
+                and (row.get("groups") != found or row["group"] not in found):
+            row["groups"] = found
+            row["group"] = row["group"] if row["group"] in found else found[0]
+            touched.add(case_id)
+    return touched
