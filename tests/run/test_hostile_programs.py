@@ -13,6 +13,7 @@ private /tmp is not what hides them. The sandbox needs root.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -261,3 +262,66 @@ def test_second_pass_a_program_cannot_reach_a_unix_socket_of_the_host(pool, outs
         assert outcome.status == "ok" and (outcome.answer or "").strip() == "3", outcome
         with pytest.raises(TimeoutError):
             server.accept()
+
+
+@pytest.fixture(scope="module")
+def io_uring_prober(tmp_path_factory) -> str:
+    """`programs/io_uring_escape.c` compiled with the system's C compiler."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler (cc) is installed")
+    binary = tmp_path_factory.mktemp("io-uring") / "io_uring_escape"
+    subprocess.run([compiler, "-O1", "-o", str(binary), str(PROGRAMS / "io_uring_escape.c")],
+                   check=True)
+    return str(binary)
+
+
+def _lines(text: str | None) -> dict[str, str]:
+    """The prober's `key=value` lines as a dict."""
+    return dict(line.split("=", 1) for line in (text or "").splitlines() if "=" in line)
+
+
+def test_second_pass_a_program_cannot_make_a_unix_socket_through_io_uring(pool, outside,
+                                                                          io_uring_prober):
+    """io_uring makes sockets without the socket call (IORING_OP_SOCKET): a program made an
+    AF_UNIX socket that way and connected to a host server's socket. The sandbox refuses every
+    io_uring call, native, x32 and 32-bit, with ENOSYS (a kernel without io_uring): the escape
+    fails at its first step and no byte reaches the server. Outside the sandbox the same program
+    gets through, so the attack is real on this kernel."""
+    path = outside / "host.sock"
+    enosys = str(errno.ENOSYS)
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        server.listen()
+        server.settimeout(0.2)
+        free = subprocess.run([io_uring_prober, str(path)], input="1 2\n", capture_output=True,
+                              text=True, timeout=60)
+        host = _lines(free.stdout)
+        if host.get("setup") != "0":
+            pytest.skip(f"this kernel refuses io_uring to every program: {free.stdout!r}")
+        assert host["escape"] == "connected", free.stdout
+        server.settimeout(10)
+        server.accept()[0].close()
+        server.settimeout(0.2)
+
+        outcome = run_one(pool, external((io_uring_prober, str(path)), sandbox=True), "1 2\n")
+        assert outcome.status == "ok", outcome
+        inside = _lines(outcome.answer)
+        assert inside["escape"] == f"setup:{enosys}", outcome.answer
+        with pytest.raises(TimeoutError):
+            server.accept()
+    assert inside["setup"] == inside["enter"] == inside["register"] == enosys, outcome.answer
+    for call in ("x32_setup", "i386_setup"):  # where this kernel has the entry at all
+        if host.get(call) not in (None, enosys, "crash"):
+            assert inside[call] == enosys, (call, outcome.answer)
+
+
+def test_second_pass_a_compiled_program_under_the_filter_still_does_ordinary_work(
+        pool, io_uring_prober):
+    """The filter refuses io_uring and AF_UNIX sockets only: the same compiled program reads
+    its input, answers, talks to itself over a socketpair and forks a child."""
+    outcome = run_one(pool, external((io_uring_prober,), sandbox=True), "20 22\n")
+    assert outcome.status == "ok", outcome
+    assert (outcome.answer or "").splitlines()[0] == "42", outcome.answer
+    report = _lines(outcome.answer)
+    assert report["pair"] == "ok" and report["fork"] == "ok", outcome.answer
