@@ -381,14 +381,17 @@ static void set_limit(int resource, unsigned long long bytes) {
     setrlimit(resource, &limit);
 }
 
-/* A seccomp filter: socket(AF_UNIX, ...) fails with EACCES, and io_uring is refused (ENOSYS,
- * as a kernel without it would answer). The network namespace keeps a program off the network
- * and off abstract UNIX sockets, but a socket bound to a path (a server's, the Docker daemon's,
- * D-Bus's) is reached through the file system, and connecting to one needs no write access to
- * its mount: a read-only file system does not stop it. socketpair(AF_UNIX) (pipes between a
- * program's own processes) stays allowed. io_uring does what system calls do without making
- * them (IORING_OP_SOCKET made an AF_UNIX socket past the check on socket), so none of its three
- * calls is allowed, as in container runtimes' default profiles.
+/* A seccomp filter: socket(AF_UNIX, ...) fails with EACCES; io_uring and the kernel's key
+ * store are refused (ENOSYS, as a kernel without them would answer). The network namespace
+ * keeps a program off the network and off abstract UNIX sockets, but a socket bound to a path
+ * (a server's, the Docker daemon's, D-Bus's) is reached through the file system, and connecting
+ * to one needs no write access to its mount: a read-only file system does not stop it.
+ * socketpair(AF_UNIX) (pipes between a program's own processes) stays allowed. io_uring does
+ * what system calls do without making them (IORING_OP_SOCKET made an AF_UNIX socket past the
+ * check on socket), so none of its three calls is allowed. The key store (add_key,
+ * request_key, keyctl) is one per uid for the whole machine, no namespace of the sandbox
+ * covers it: the program would share its user's keyrings with the host. Container runtimes'
+ * default profiles refuse both.
  *
  * Every way into the kernel is held to the same: the native calls, x32 calls (the native
  * architecture with bit 30 set in the number, masked off before the numbers are compared) and
@@ -404,12 +407,18 @@ static void set_limit(int resource, unsigned long long bytes) {
 #define COMPAT_ARCH AUDIT_ARCH_I386
 #define COMPAT_SOCKETCALL 102
 #define COMPAT_SOCKET 359
+#define COMPAT_ADD_KEY 286
+#define COMPAT_REQUEST_KEY 287
+#define COMPAT_KEYCTL 288
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 #define SYSCALL_NR_MASK (~0u)
 #define COMPAT_ARCH AUDIT_ARCH_ARM
 #define COMPAT_SOCKETCALL 102 /* OABI only: not a call of arm64's compat (EABI) */
 #define COMPAT_SOCKET 281
+#define COMPAT_ADD_KEY 309
+#define COMPAT_REQUEST_KEY 310
+#define COMPAT_KEYCTL 311
 #endif
 #ifndef SECCOMP_RET_KILL_PROCESS
 #define SECCOMP_RET_KILL_PROCESS 0x80000000u
@@ -426,29 +435,35 @@ static void install_syscall_filter(void) {
     struct sock_filter filter[] = {
         /*  0 */ LOAD(arch),
         /*  1 */ IF(NATIVE_ARCH, 2, 0),                 /* to 4 */
-        /*  2 */ IF(COMPAT_ARCH, 9, 0),                 /* to 12 */
+        /*  2 */ IF(COMPAT_ARCH, 12, 0),                /* to 15 */
         /*  3 */ RETURN(SECCOMP_RET_KILL_PROCESS),
         /* native and x32 */
         /*  4 */ LOAD(nr),
         /*  5 */ BPF_STMT(BPF_ALU | BPF_AND | BPF_K, SYSCALL_NR_MASK),
-        /*  6 */ IF(IO_URING_SETUP, 15, 0),             /* to 22 */
-        /*  7 */ IF(IO_URING_ENTER, 14, 0),             /* to 22 */
-        /*  8 */ IF(IO_URING_REGISTER, 13, 0),          /* to 22 */
-        /*  9 */ IF(__NR_socket, 0, 10),                /* to 10, else 20 */
-        /* 10 */ LOAD(args[0]),
-        /* 11 */ IF(UNIX_FAMILY, 9, 8),                 /* to 21, else 20 */
+        /*  6 */ IF(IO_URING_SETUP, 21, 0),             /* to 28 */
+        /*  7 */ IF(IO_URING_ENTER, 20, 0),             /* to 28 */
+        /*  8 */ IF(IO_URING_REGISTER, 19, 0),          /* to 28 */
+        /*  9 */ IF(__NR_add_key, 18, 0),               /* to 28 */
+        /* 10 */ IF(__NR_request_key, 17, 0),           /* to 28 */
+        /* 11 */ IF(__NR_keyctl, 16, 0),                /* to 28 */
+        /* 12 */ IF(__NR_socket, 0, 13),                /* to 13, else 26 */
+        /* 13 */ LOAD(args[0]),
+        /* 14 */ IF(UNIX_FAMILY, 12, 11),               /* to 27, else 26 */
         /* 32-bit */
-        /* 12 */ LOAD(nr),
-        /* 13 */ IF(COMPAT_SOCKETCALL, 7, 0),           /* to 21 */
-        /* 14 */ IF(IO_URING_SETUP, 7, 0),              /* to 22 */
-        /* 15 */ IF(IO_URING_ENTER, 6, 0),              /* to 22 */
-        /* 16 */ IF(IO_URING_REGISTER, 5, 0),           /* to 22 */
-        /* 17 */ IF(COMPAT_SOCKET, 0, 2),               /* to 18, else 20 */
-        /* 18 */ LOAD(args[0]),
-        /* 19 */ IF(UNIX_FAMILY, 1, 0),                 /* to 21, else 20 */
-        /* 20 */ RETURN(SECCOMP_RET_ALLOW),
-        /* 21 */ RETURN(SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
-        /* 22 */ RETURN(SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+        /* 15 */ LOAD(nr),
+        /* 16 */ IF(COMPAT_SOCKETCALL, 10, 0),          /* to 27 */
+        /* 17 */ IF(IO_URING_SETUP, 10, 0),             /* to 28 */
+        /* 18 */ IF(IO_URING_ENTER, 9, 0),              /* to 28 */
+        /* 19 */ IF(IO_URING_REGISTER, 8, 0),           /* to 28 */
+        /* 20 */ IF(COMPAT_ADD_KEY, 7, 0),              /* to 28 */
+        /* 21 */ IF(COMPAT_REQUEST_KEY, 6, 0),          /* to 28 */
+        /* 22 */ IF(COMPAT_KEYCTL, 5, 0),               /* to 28 */
+        /* 23 */ IF(COMPAT_SOCKET, 0, 2),               /* to 24, else 26 */
+        /* 24 */ LOAD(args[0]),
+        /* 25 */ IF(UNIX_FAMILY, 1, 0),                 /* to 27, else 26 */
+        /* 26 */ RETURN(SECCOMP_RET_ALLOW),
+        /* 27 */ RETURN(SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
+        /* 28 */ RETURN(SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
     };
 #undef LOAD
 #undef IF

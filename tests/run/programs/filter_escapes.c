@@ -1,17 +1,18 @@
 /* A hostile program for the sandbox's system-call filter (tests/run/test_hostile_programs.py).
  *
- *   io_uring_escape SOCKET_PATH < "A B"
+ *   filter_escapes SOCKET_PATH < "A B"
  *
  * 1. Ordinary work first: reads two integers, prints their sum, and checks that a socketpair
  *    and a forked child still work (`pair=ok`, `fork=ok`).
  * 2. The escape: makes an AF_UNIX socket with io_uring (IORING_OP_SOCKET, no socket() call),
  *    connects it to SOCKET_PATH and sends `escaped` (`escape=connected`, else the step that
  *    failed and its errno).
- * 3. Every way into io_uring, each as `NAME=0` (it worked) or `NAME=ERRNO`: io_uring_setup,
- *    io_uring_enter and io_uring_register as native calls (the last two with bad arguments:
- *    an error other than ENOSYS where the call is allowed), and on x86_64 io_uring_setup as an
- *    x32 call and as a 32-bit call through int 0x80 in a child (`crash` where the kernel has
- *    no 32-bit entry; ENOSYS (38) from a kernel without x32).
+ * 3. Every way into what the sandbox refuses, each as `NAME=0` (it worked) or `NAME=ERRNO`:
+ *    io_uring_setup, io_uring_enter and io_uring_register as native calls (the last two with
+ *    bad arguments: an error other than ENOSYS where the call is allowed), keyctl (the user's
+ *    keyring), and on x86_64 the x32 calls (ENOSYS (38) from a kernel without x32) and the
+ *    32-bit calls through int 0x80 in a child (`crash` where the kernel has no 32-bit entry):
+ *    io_uring_setup, socket(AF_UNIX), socketcall and keyctl.
  * Everything goes to stdout, one `key=value` a line after the sum.
  */
 #define _GNU_SOURCE
@@ -101,21 +102,21 @@ static void escape(const char *path) {
 }
 
 #if defined(__x86_64__)
-/* io_uring_setup(0, NULL) as a 32-bit call: EINVAL (22) or EFAULT (14) where it is allowed. */
-static void probe_int80(void) {
+/* A 32-bit call through int 0x80, in a child (a kernel without the 32-bit entry kills it). */
+static void probe_int80(const char *name, long number, long b, long c, long d) {
     fflush(stdout);
     pid_t child = fork();
     if (child == 0) {
         long ret;
-        __asm__ volatile("int $0x80" : "=a"(ret) : "a"(IO_URING_SETUP), "b"(0), "c"(0)
+        __asm__ volatile("int $0x80" : "=a"(ret) : "a"(number), "b"(b), "c"(c), "d"(d)
                          : "memory");
-        printf("i386_setup=%ld\n", ret < 0 ? -ret : 0);
+        printf("%s=%ld\n", name, ret < 0 && ret > -4096 ? -ret : 0);
         fflush(stdout);
         _exit(0);
     }
     int status;
     waitpid(child, &status, 0);
-    if (!WIFEXITED(status)) printf("i386_setup=crash\n");
+    if (!WIFEXITED(status)) printf("%s=crash\n", name);
 }
 #endif
 
@@ -140,10 +141,16 @@ int main(int argc, char **argv) {
     probe("setup", syscall(IO_URING_SETUP, 4, &params));
     probe("enter", syscall(IO_URING_ENTER, -1, 0, 0, 0, NULL, 0));
     probe("register", syscall(IO_URING_REGISTER, -1, 0, NULL, 0));
+    /* KEYCTL_GET_KEYRING_ID (0) of KEY_SPEC_USER_KEYRING (-4): the user's keyring */
+    probe("keyctl", syscall(SYS_keyctl, 0, -4, 0));
 #if defined(__x86_64__)
     memset(&params, 0, sizeof params);
     probe("x32_setup", syscall(IO_URING_SETUP | 0x40000000, 4, &params));
-    probe_int80();
+    probe("x32_socket", syscall(SYS_socket | 0x40000000, AF_UNIX, SOCK_STREAM, 0));
+    probe_int80("i386_setup", 425, 0, 0, 0);    /* io_uring_setup(0, NULL) */
+    probe_int80("i386_socket", 359, AF_UNIX, SOCK_STREAM, 0);
+    probe_int80("i386_socketcall", 102, 1, 0, 0); /* SYS_SOCKET, its arguments at NULL */
+    probe_int80("i386_keyctl", 288, 0, -4, 0);
 #endif
     return 0;
 }
