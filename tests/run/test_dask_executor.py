@@ -547,7 +547,7 @@ def test_a_local_cluster_refuses_every_other_user_of_the_machine_and_runs_the_pi
         who, *lines = attempts.stdout.splitlines() or [""]
         assert who == f"as uid {OTHER_UID} euid {OTHER_UID} with 0000000000000000", \
             attempts.stdout + attempts.stderr
-        assert attempts.returncode == 0 and len(lines) >= 3 + len(peers), \
+        assert attempts.returncode == 0 and len(lines) == 3 + 2 * len(peers), \
             attempts.stdout + attempts.stderr
         assert all(" refused: " in line for line in lines), attempts.stdout
 
