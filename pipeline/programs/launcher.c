@@ -381,52 +381,93 @@ static void set_limit(int resource, unsigned long long bytes) {
     setrlimit(resource, &limit);
 }
 
-/* A seccomp filter: socket(AF_UNIX, ...) fails with EACCES. The network namespace keeps a
- * program off the network and off abstract UNIX sockets, but a socket bound to a path (a
- * server's, the Docker daemon's, D-Bus's) is reached through the file system, and connecting
+/* A seccomp filter: socket(AF_UNIX, ...) fails with EACCES; io_uring and the kernel's key
+ * store are refused (ENOSYS, as a kernel without them would answer). The network namespace
+ * keeps a program off the network and off abstract UNIX sockets, but a socket bound to a path
+ * (a server's, the Docker daemon's, D-Bus's) is reached through the file system, and connecting
  * to one needs no write access to its mount: a read-only file system does not stop it.
- * socketpair(AF_UNIX) (pipes between a program's own processes) stays allowed. 32-bit and x32
- * calls are held to the same (socketcall, which could hide the call, is refused in 32-bit). */
+ * socketpair(AF_UNIX) (pipes between a program's own processes) stays allowed. io_uring does
+ * what system calls do without making them (IORING_OP_SOCKET made an AF_UNIX socket past the
+ * check on socket), so none of its three calls is allowed. The key store (add_key,
+ * request_key, keyctl) is one per uid for the whole machine, no namespace of the sandbox
+ * covers it: the program would share its user's keyrings with the host. Container runtimes'
+ * default profiles refuse both.
+ *
+ * Every way into the kernel is held to the same: the native calls, x32 calls (the native
+ * architecture with bit 30 set in the number, masked off before the numbers are compared) and
+ * the 32-bit compatibility calls (socketcall, which could hide the call, is refused there). A
+ * call of any other architecture kills the program: there is none on these kernels, and a
+ * filter that allowed one would be a filter that checks nothing. */
+#define IO_URING_SETUP 425 /* the same numbers on every architecture */
+#define IO_URING_ENTER 426
+#define IO_URING_REGISTER 427
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
+#define SYSCALL_NR_MASK (~0x40000000u) /* the x32 bit */
 #define COMPAT_ARCH AUDIT_ARCH_I386
 #define COMPAT_SOCKETCALL 102
 #define COMPAT_SOCKET 359
-#define SYSCALL_NR_MASK (~0x40000000u) /* the x32 bit */
+#define COMPAT_ADD_KEY 286
+#define COMPAT_REQUEST_KEY 287
+#define COMPAT_KEYCTL 288
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 #define SYSCALL_NR_MASK (~0u)
+#define COMPAT_ARCH AUDIT_ARCH_ARM
+#define COMPAT_SOCKETCALL 102 /* OABI only: not a call of arm64's compat (EABI) */
+#define COMPAT_SOCKET 281
+#define COMPAT_ADD_KEY 309
+#define COMPAT_REQUEST_KEY 310
+#define COMPAT_KEYCTL 311
+#endif
+#ifndef SECCOMP_RET_KILL_PROCESS
+#define SECCOMP_RET_KILL_PROCESS 0x80000000u
 #endif
 
 #define UNIX_FAMILY 1 /* AF_UNIX (sys/socket.h would clash with this file's `bind`) */
 
-static void deny_unix_sockets(void) {
+static void install_syscall_filter(void) {
 #ifdef NATIVE_ARCH
+#define LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
+#define IF(value, yes, no) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (value), (yes), (no))
+#define RETURN(action) BPF_STMT(BPF_RET | BPF_K, (action))
+    /* Jumps are relative: to the instruction numbered N from the one numbered I is N - I - 1. */
     struct sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 0, 5),
-        /* native (and x32): socket with AF_UNIX */
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_STMT(BPF_ALU | BPF_AND | BPF_K, SYSCALL_NR_MASK),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 9),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, UNIX_FAMILY, 6, 7),
-#ifdef COMPAT_ARCH
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_ARCH, 0, 6),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_SOCKETCALL, 3, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_SOCKET, 0, 3),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, UNIX_FAMILY, 0, 1),
-#else
-        /* (the same six places: every other architecture is allowed) */
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-#endif
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        /*  0 */ LOAD(arch),
+        /*  1 */ IF(NATIVE_ARCH, 2, 0),                 /* to 4 */
+        /*  2 */ IF(COMPAT_ARCH, 12, 0),                /* to 15 */
+        /*  3 */ RETURN(SECCOMP_RET_KILL_PROCESS),
+        /* native and x32 */
+        /*  4 */ LOAD(nr),
+        /*  5 */ BPF_STMT(BPF_ALU | BPF_AND | BPF_K, SYSCALL_NR_MASK),
+        /*  6 */ IF(IO_URING_SETUP, 21, 0),             /* to 28 */
+        /*  7 */ IF(IO_URING_ENTER, 20, 0),             /* to 28 */
+        /*  8 */ IF(IO_URING_REGISTER, 19, 0),          /* to 28 */
+        /*  9 */ IF(__NR_add_key, 18, 0),               /* to 28 */
+        /* 10 */ IF(__NR_request_key, 17, 0),           /* to 28 */
+        /* 11 */ IF(__NR_keyctl, 16, 0),                /* to 28 */
+        /* 12 */ IF(__NR_socket, 0, 13),                /* to 13, else 26 */
+        /* 13 */ LOAD(args[0]),
+        /* 14 */ IF(UNIX_FAMILY, 12, 11),               /* to 27, else 26 */
+        /* 32-bit */
+        /* 15 */ LOAD(nr),
+        /* 16 */ IF(COMPAT_SOCKETCALL, 10, 0),          /* to 27 */
+        /* 17 */ IF(IO_URING_SETUP, 10, 0),             /* to 28 */
+        /* 18 */ IF(IO_URING_ENTER, 9, 0),              /* to 28 */
+        /* 19 */ IF(IO_URING_REGISTER, 8, 0),           /* to 28 */
+        /* 20 */ IF(COMPAT_ADD_KEY, 7, 0),              /* to 28 */
+        /* 21 */ IF(COMPAT_REQUEST_KEY, 6, 0),          /* to 28 */
+        /* 22 */ IF(COMPAT_KEYCTL, 5, 0),               /* to 28 */
+        /* 23 */ IF(COMPAT_SOCKET, 0, 2),               /* to 24, else 26 */
+        /* 24 */ LOAD(args[0]),
+        /* 25 */ IF(UNIX_FAMILY, 1, 0),                 /* to 27, else 26 */
+        /* 26 */ RETURN(SECCOMP_RET_ALLOW),
+        /* 27 */ RETURN(SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
+        /* 28 */ RETURN(SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
     };
+#undef LOAD
+#undef IF
+#undef RETURN
     struct sock_fprog program = {(unsigned short)(sizeof filter / sizeof filter[0]), filter};
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0)
         start_failed("seccomp", "");
@@ -447,7 +488,7 @@ static void drop_capabilities(void) {
     memset(data, 0, sizeof data);
     if (syscall(SYS_capset, &header, data) != 0) start_failed("capset", "");
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) start_failed("no_new_privs", "");
-    deny_unix_sockets();
+    install_syscall_filter();
 }
 
 static void exec_program(void) { /* in the forked child: never returns */

@@ -41,6 +41,11 @@ run needs on top of it:
   inner workers ask Linux for SIGTERM when their Dask worker dies (`PR_SET_PDEATHSIG`), so a
   Dask worker killed with SIGKILL takes its cases with it, and the plugin stops every inner
   worker when the Dask worker closes.
+- A local cluster started here takes no other user's client: a Dask scheduler or worker runs
+  any function a client sends it, as its own user, so its listeners on loopback speak TLS
+  both ways with a key made for the cluster and held in memory (`local_cluster_security`). A
+  given scheduler is reached with Dask's own security settings (its config files and
+  `DASK_DISTRIBUTED__COMM__*` variables), as any Dask client reaches it.
 """
 
 from __future__ import annotations
@@ -475,6 +480,52 @@ def _check_address(address: str) -> None:
                             f"(tcp://HOST:PORT): {error}") from None
 
 
+def local_cluster_security():
+    """The security of a local cluster this executor starts: TLS both ways with a certificate
+    made for the cluster, held in memory.
+
+    1. Why: a Dask scheduler, nanny or worker runs any function a client sends it, as its own
+       user, and a plain `tcp://` listener on loopback takes any local user's client. With
+       this, every listener of the cluster accepts only a peer that holds the cluster's key,
+       which only this process and the cluster's own processes have.
+    2. How: what `distributed.security.Security.temporary()` makes (one self-signed
+       certificate for every role, encryption required), with an elliptic-curve key instead
+       of its 2048-bit RSA one, which is far quicker to make at each start and to sign every
+       TLS handshake between the cluster's processes with.
+
+    Raises:
+        ExecutorError: the `cryptography` package (a dependency) is missing.
+    """
+    import datetime
+
+    from distributed.security import Security
+
+    try:
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+    except ImportError as error:
+        raise ExecutorError(f"cannot secure a local Dask cluster: {error}") from None
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "dask-internal")])
+    now = datetime.datetime.now(tz=datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("dask-internal")]),
+                           critical=False)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=365))
+            .sign(key, hashes.SHA256()))
+    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    cert_pem = cert.public_bytes(serialization.Encoding.PEM).decode()
+    return Security(require_encryption=True, tls_ca_file=cert_pem,
+                    tls_client_key=key_pem, tls_client_cert=cert_pem,
+                    tls_scheduler_key=key_pem, tls_scheduler_cert=cert_pem,
+                    tls_worker_key=key_pem, tls_worker_cert=cert_pem)
+
+
 class DaskExecutor:
     """Runs jobs on a Dask cluster: the one at `scheduler`, or a local one started for it."""
 
@@ -511,10 +562,13 @@ class DaskExecutor:
                     self._cluster = LocalCluster(n_workers=max(1, workers),
                                                  threads_per_worker=1, processes=True,
                                                  host="127.0.0.1", dashboard_address=None,
-                                                 silence_logs=logging.ERROR)
+                                                 silence_logs=logging.ERROR,
+                                                 security=local_cluster_security())
                 scheduler = self._cluster.scheduler_address
             self.address = scheduler
-            self._client = Client(scheduler, set_as_default=False)
+            # A given scheduler: Dask's own security settings (config, environment) apply.
+            self._client = Client(scheduler if self._cluster is None else self._cluster,
+                                  set_as_default=False)
         except (OSError, TimeoutError) as error:
             raise ExecutorError(f"cannot reach the Dask scheduler at {scheduler}: "
                                 f"{error}") from None

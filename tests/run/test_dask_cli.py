@@ -5,9 +5,11 @@ leaves no case running on the workers, and `--resume` finishes a killed run."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections import Counter
 
@@ -15,7 +17,8 @@ from typer.testing import CliRunner
 
 from runkit import (REPO, alive, command, corpus, graded, pipeline_argv, py, results, run_cli,
                     verdicts, wait_until)
-from test_dask_executor import cluster, cmdline, descendants, processes_with  # noqa: F401 (fixture)
+from test_dask_executor import (cluster, cluster_env, cmdline, descendants,  # noqa: F401 (fixture)
+                                processes_with)
 
 from pipeline.cli import app
 from pipeline.tables.results import read_runs
@@ -178,6 +181,62 @@ def test_a_run_on_the_cluster_killed_with_minus_9_is_finished_by_resume(
     assert set(after["verdict"]) == {"AC"}
     assert before.join(after, on=["case_id", "solver", "repeat"], how="anti").is_empty()
     assert set(after["host"]) <= cluster.hostnames()
+
+
+def test_a_users_own_tls_cluster_given_with_scheduler_is_reached_with_dasks_security_settings(
+        tmp_path):
+    """A user's own cluster secured by Dask's usual settings (certificates named in
+    `DASK_DISTRIBUTED__COMM__TLS__*`, encryption required): `--scheduler tls://...` reaches it
+    with those settings, as every Dask client does, and the run gets its verdicts there. (The
+    local cluster a run starts has a key of its own; a given scheduler keeps Dask's way.)"""
+    from distributed.security import Security
+
+    made = Security.temporary()
+    files = {}
+    for name, text in (("ca", made.tls_ca_file), ("cert", made.tls_client_cert),
+                       ("key", made.tls_client_key)):
+        files[name] = tmp_path / f"{name}.pem"
+        files[name].write_text(text)
+        files[name].chmod(0o600)
+    tls = {"DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True",
+           "DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(files["ca"])}
+    for role in ("SCHEDULER", "WORKER", "CLIENT"):
+        tls[f"DASK_DISTRIBUTED__COMM__TLS__{role}__CERT"] = str(files["cert"])
+        tls[f"DASK_DISTRIBUTED__COMM__TLS__{role}__KEY"] = str(files["key"])
+    env = {**cluster_env(tmp_path / "build"), **tls}
+    scheduler_file = tmp_path / "scheduler.json"
+    dask = [sys.executable, "-m", "dask"]
+    processes = [subprocess.Popen([*dask, "scheduler", "--protocol", "tls", "--host",
+                                   "127.0.0.1", "--port", "0", "--no-dashboard",
+                                   "--scheduler-file", str(scheduler_file)],
+                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        assert wait_until(scheduler_file.exists, timeout=60), "the scheduler did not start"
+        processes.append(subprocess.Popen(
+            [*dask, "worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1",
+             "--protocol", "tls", "--host", "127.0.0.1", "--no-dashboard",
+             "--local-directory", str(tmp_path / "worker")],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        address = json.loads(scheduler_file.read_text())["address"]
+        assert address.startswith("tls://127.0.0.1:"), address
+        data = tmp_path / "data"
+        corpus(data, CASES)
+        done = subprocess.run(pipeline_argv(data, "run", "--problem", "toy", "--solver", "fast",
+                                            "--executor", "dask", "--scheduler", address),
+                              cwd=REPO, env={**env, "PYTHONPATH": f"{REPO}{os.pathsep}"
+                                                                  f"{env['PYTHONPATH']}"},
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        [run_id] = read_runs(data)["run_id"]
+        assert set(verdicts(graded(data, run_id)).values()) == {"AC"}
+    finally:
+        for process in reversed(processes):  # the worker first, then the scheduler
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def test_bad_executor_options_are_refused_with_a_clear_message(tmp_path, monkeypatch):

@@ -474,6 +474,87 @@ def test_a_build_that_fails_on_the_workers_fails_the_run_with_the_compilers_mess
     assert read_runs(data)["status"].to_list() == ["failed"]
 
 
+# -- a local cluster started by the executor ------------------------------------------------------
+
+# Another user of the machine: started as root (this interpreter lives under root's private
+# home), it imports what it needs, becomes user OTHER_UID for good (no capability left) and says
+# so, then tries every way a Dask client or peer reaches the local cluster's scheduler, nanny
+# and worker listeners, each printed as `ran`/`answered` or `refused`.
+OTHER_UID = 65534  # nobody
+OTHER_USERS_ATTEMPTS = """\
+import asyncio, os, sys
+from distributed import Client
+from distributed.core import rpc
+from distributed.security import Security
+Security.temporary()  # (imports what it needs)
+
+os.setgroups([])
+os.setgid(int(sys.argv[1]))
+os.setuid(int(sys.argv[1]))
+capabilities = [line for line in open("/proc/self/status") if line.startswith("CapEff")]
+print("as uid", os.getuid(), "euid", os.geteuid(), "with", capabilities[0].split()[1])
+scheduler, peers = sys.argv[2], sys.argv[3:]
+plain = lambda address: "tcp://" + address.split("://", 1)[1]
+for name, connect in (
+        ("client", lambda: Client(scheduler, timeout="5s", set_as_default=False)),
+        ("tcp client", lambda: Client(plain(scheduler), timeout="5s", set_as_default=False)),
+        ("client with a certificate of its own",
+         lambda: Client(scheduler, security=Security.temporary(), timeout="5s",
+                        set_as_default=False))):
+    try:
+        with connect() as client:
+            print(name, "ran as uid", client.submit(os.getuid, pure=False).result(timeout=30))
+    except Exception as error:
+        print(name, "refused:", type(error).__name__)
+
+async def identity(address):
+    async with rpc(address, timeout=5) as peer:
+        return await peer.identity()
+
+for address in peers:
+    for candidate in sorted({address, plain(address)}):
+        try:
+            asyncio.run(asyncio.wait_for(identity(candidate), 15))
+            print("peer", candidate, "answered")
+        except Exception as error:
+            print("peer", candidate, "refused:", type(error).__name__)
+"""
+
+
+def test_a_local_cluster_refuses_every_other_user_of_the_machine_and_runs_the_pipelines_jobs(
+        tmp_path):
+    """A Dask scheduler or worker runs any function a client sends it, as its own user. The
+    local cluster that `--executor dask` starts without `--scheduler` listened on loopback with
+    plain TCP: another local user connected a `distributed.Client` and ran code as the
+    pipeline's user. Now that user's client, plain or with a certificate of its own, and a
+    connection to any nanny or worker, is refused; the pipeline's own jobs still run there."""
+    if os.geteuid() != 0:
+        pytest.skip("running a client as another user needs root")
+    home = tmp_path / "home"
+    home.mkdir()
+    os.chown(home, OTHER_UID, OTHER_UID)
+    with DaskExecutor(jobs=1) as executor:  # the local cluster, started as a run starts it
+        info = executor._client.scheduler_info()
+        peers = [address for worker, about in info["workers"].items()
+                 for address in (worker, about.get("nanny")) if address]
+        assert peers, info
+        attempts = subprocess.run(
+            [sys.executable, "-c", OTHER_USERS_ATTEMPTS, str(OTHER_UID), executor.address,
+             *peers],
+            cwd=home, capture_output=True, text=True, timeout=300,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+                 "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "5s"})
+        who, *lines = attempts.stdout.splitlines() or [""]
+        assert who == f"as uid {OTHER_UID} euid {OTHER_UID} with 0000000000000000", \
+            attempts.stdout + attempts.stderr
+        assert attempts.returncode == 0 and len(lines) == 3 + 2 * len(peers), \
+            attempts.stdout + attempts.stderr
+        assert all(" refused: " in line for line in lines), attempts.stdout
+
+        [(job, outcome)] = list(executor.run([Job(0, stage("fast"), "case", "1 2\n")]))
+        assert outcome.status == "ok" and outcome.answer.strip() == "3", outcome
+
+
 # -- how jobs are cut into tasks ------------------------------------------------------------------
 
 def test_tasks_start_small_then_carry_about_a_fixed_amount_of_work_and_spread_the_tail():
