@@ -35,16 +35,25 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import signal
+import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchmarks.common import (BenchContext, ProcessRun, goal, load_average, median,
-                               pipeline_argv, record, say, spawn_timed)
+from benchmarks.common import (
+    BenchContext,
+    ProcessRun,
+    goal,
+    load_average,
+    median,
+    pipeline_argv,
+    record,
+    say,
+    spawn_timed,
+)
 from pipeline.packages.expectations import kattis_class
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -61,7 +61,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
 
 
-def file_sha256(path: Path | str) -> "hashlib._Hash":
+def file_sha256(path: Path | str) -> hashlib._Hash:
     """The SHA-256 of a file, read in pieces (a package's 700 MB file read whole to digest it
     cost 700 MB of memory)."""
     with open(path, "rb") as handle:

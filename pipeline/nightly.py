@@ -13,8 +13,8 @@
 
 The job fails (non-zero exit) on any new WA, RE, TLE, MLE or OLE of a trusted solver, or a
 flagged slowdown that a re-measurement confirms (the flagged cases run again five times; the
-median must still be slower). Without a baseline every such verdict counts as new. Stages registered as
-known to be wrong are reported but never fail the job. A problem package fails the job when a
+median must still be slower). Without a baseline every such verdict counts as new. Stages registered
+as known to be wrong are reported but never fail the job. A problem package fails the job when a
 submission gets what its folder or tag does not expect.
 
 Runs go through the executor the caller gives (`pipeline nightly --executor dask` connects to a
@@ -305,7 +305,7 @@ def format_outcome(outcome: NightlyOutcome) -> str:
                      f"{'s' if solvers != 1 else ''}: {words}")
         for failure in night.failures:
             lines.append(f"    ! {failure}")
-        for solver, wrong, counts in failing:
+        for solver, wrong, _counts in failing:
             errors = night.run.errors.get(solver)
             if errors and not wrong:
                 line, count = errors.most_common(1)[0]

@@ -17,7 +17,6 @@ from pipeline.cli import app
 from pipeline.errors import BeyondLimits
 from pipeline.problems import all_problems, get_problem
 
-
 runner = CliRunner()
 
 
@@ -275,7 +274,8 @@ def test_shell_completion_works_in_a_real_bash(tmp_path):
     assert script.returncode == 0, script.stderr
     assert "complete -o default -F _pipeline_completion pipeline" in script.stdout
     assert _complete("pipeline mis", tmp_path) == ["mismatches"]
-    assert set(_complete("pipeline s", tmp_path)) == {"serve", "solve", "slow", "strength", "stress"}
+    assert set(_complete("pipeline s", tmp_path)) == {
+        "serve", "solve", "slow", "strength", "stress"}
     assert "--top" in _complete("pipeline mismatches --t", tmp_path)
     assert _complete("pipeline run --problem arc", tmp_path) == ["arc087e"]
     assert set(_complete("pipeline slow --problem ", tmp_path)) == {

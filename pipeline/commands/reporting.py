@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -14,7 +13,7 @@ from pipeline.commands.options import Settings
 from pipeline.errors import UnknownName, UserError
 
 
-def query(settings: Settings, *, sql: str, fmt: str, out: Optional[Path]) -> None:
+def query(settings: Settings, *, sql: str, fmt: str, out: Path | None) -> None:
     """Run Polars SQL over the tables (streamed), with a note on stderr when the data folder
     holds no tables."""
     import polars as pl
@@ -40,9 +39,9 @@ def query(settings: Settings, *, sql: str, fmt: str, out: Optional[Path]) -> Non
         fail("query failed: " + "\n".join(query_error(sql, error).lines(sql)), code=1)
 
 
-def compare(settings: Settings, *, base: Optional[str], new: Optional[str],
-            problem_id: Optional[str], ratio: float, min_diff_ms: float, solver: Optional[str],
-            against: Optional[str]) -> None:
+def compare(settings: Settings, *, base: str | None, new: str | None,
+            problem_id: str | None, ratio: float, min_diff_ms: float, solver: str | None,
+            against: str | None) -> None:
     """Two runs compared (or, per problem, its newest finished run against the newest earlier
     comparable one); with --solver A --against B, two programs of one run side by side."""
     from pipeline.report.compare import compare_runs, format_comparison, pairs_to_compare
@@ -101,15 +100,20 @@ def side_by_side(data_dir: Path, solver: str | None, against: str | None, run_id
         fail(str(error))
 
 
-def strength(settings: Settings, *, problem_id: Optional[str], run_ids: Optional[list[str]],
+def strength(settings: Settings, *, problem_id: str | None, run_ids: list[str] | None,
              fmt: str) -> None:
     """How strong the tests of each run are, stored in the `strength` table and printed as
     text (with constraint coverage), JSON (one object per run) or CSV (one row per case)."""
     from dataclasses import asdict
 
     from pipeline.report.coverage import NO_BOUNDS, coverage_of_problems, format_coverage
-    from pipeline.report.strength import (as_csv, as_json, format_strength, strength_of_runs,
-                                          strength_rows)
+    from pipeline.report.strength import (
+        as_csv,
+        as_json,
+        format_strength,
+        strength_of_runs,
+        strength_rows,
+    )
     from pipeline.tables.results import write_strength
 
     if fmt not in ("text", "json", "csv"):

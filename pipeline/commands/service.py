@@ -93,7 +93,8 @@ def run_in_service(argv: list[str]) -> int | None:
     """Run the command `argv` in the service when one serves this installation: its exit
     status; None when there is none (or it declined), and the command runs itself."""
     if os.environ.get(SERVICE_ENV, "").lower() in ("off", "0", "no") or any(
-            word.partition("=")[0] in _NOT_SERVED for word in argv) or _COMPLETION_ENV in os.environ:
+            word.partition("=")[0] in _NOT_SERVED for word in argv) or (
+            _COMPLETION_ENV in os.environ):
         return None
     path = socket_path()
     if not os.path.exists(path) or not _private_dir(os.path.dirname(path)):
@@ -303,7 +304,8 @@ def _listen(path: str) -> socket.socket:
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
     except OSError as error:
-        raise ServiceError(f"cannot make the service's folder {folder}: {error.strerror}")
+        raise ServiceError(
+            f"cannot make the service's folder {folder}: {error.strerror}") from error
     if not _private_dir(folder):
         raise ServiceError(f"the service's folder {folder} is not a folder of this user's that "
                            "only this user may enter")
@@ -520,7 +522,7 @@ def _standard_streams() -> None:
             terminal = False
         line_buffered = mode == "w" and (terminal or name == "stderr")
         try:
-            binary = io.open(descriptor, mode + "b", closefd=False,
+            binary = open(descriptor, mode + "b", closefd=False,
                              buffering=0 if unbuffered and mode == "w" else -1)
             stream = io.TextIOWrapper(
                 binary, encoding=encoding or getattr(old, "encoding", None) or "utf-8",

@@ -45,11 +45,24 @@ from typing import TYPE_CHECKING
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
 from pipeline.corpus.validate import Checked, Item, validate_all
-from pipeline.corpus.walk import (Fault, FoundPackage, Namespace, ReadFault, Source,
-                                  SourceReader, scan)
+from pipeline.corpus.walk import (
+    Fault,
+    FoundPackage,
+    Namespace,
+    ReadFault,
+    Source,
+    SourceReader,
+    scan,
+)
 from pipeline.errors import InputError, PackageError, UnknownName
-from pipeline.problems import (Problem, add_problem_dirs, get_problem, module_problem_ids,
-                               problem_folder, problem_ids)
+from pipeline.problems import (
+    Problem,
+    add_problem_dirs,
+    get_problem,
+    module_problem_ids,
+    problem_folder,
+    problem_ids,
+)
 from pipeline.problems.identity import decode_judge_file, judge_file
 from pipeline.tables.layout import now, problem_file, registered_dir
 from pipeline.tables.lock import data_lock
@@ -280,8 +293,8 @@ def stored_answers(data_dir: Path, problem_id: str) -> dict[str, str | None]:
     path = problem_file(data_dir, "cases", problem_id)
     if not path.exists():
         return {}
-    from pipeline.tables.files import read_file
     from pipeline.problems import cases_schema
+    from pipeline.tables.files import read_file
 
     stored = read_file(path, cases_schema(), ["case_id", "expected"])
     return dict(zip(stored["case_id"], stored["expected"]))
@@ -367,8 +380,8 @@ def _store(data_dir: Path, problem: Problem, records: list[Record], summary: Pro
     stored (inputs are never converted), every row keeps its place and new rows come last."""
     import polars as pl
 
-    from pipeline.tables.files import read_file, write_problem_file
     from pipeline.problems import cases_schema
+    from pipeline.tables.files import read_file, write_problem_file
     from pipeline.tables.schemas import REJECTS
 
     schema = cases_schema()
@@ -536,8 +549,8 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                                             when)
     if not summary.problems:
         return summary
-    from pipeline.tables.files import migrate
     from pipeline.problems import cases_schema
+    from pipeline.tables.files import migrate
     from pipeline.tables.schemas import REJECTS
 
     with data_lock(data_dir, wait=wait):

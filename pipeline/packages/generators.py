@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import UserError
-from pipeline.programs.languages import SCRIPT, build_program, detect_language, run_argv
 from pipeline.packages.model import Package, Program
-from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.problems.model import Case, Recipe
+from pipeline.programs.languages import SCRIPT, build_program, detect_language, run_argv
+from pipeline.programs.procs import describe_failure, run_limited
 
 SEED = "{seed}"
 SEED_RANGE = (1, 2**31)        # the numbers `{seed}` is filled in with

@@ -65,11 +65,11 @@ import yaml
 
 from pipeline.fsutil import file_sha256
 from pipeline.packages.errors import PackageError
-from pipeline.programs.languages import build_program, detect_language, run_argv
 from pipeline.packages.model import ProblemType, Program
+from pipeline.packages.yamlfile import load_yaml
+from pipeline.programs.languages import build_program, detect_language, run_argv
 from pipeline.programs.parallel import on_cores
 from pipeline.programs.procs import describe_failure, run_limited
-from pipeline.packages.yamlfile import load_yaml
 
 YAML_FILE = "generators/generators.yaml"
 GENERATOR_TIME_S = 60.0
@@ -165,7 +165,8 @@ def problem_constants(config: dict) -> dict[str, str]:
         if "value" not in value:
             continue
         for sub, variant in value.items():
-            if sub == "value" and isinstance(variant, (int, float)) and not isinstance(variant, bool):
+            if (sub == "value" and isinstance(variant, (int, float))
+                    and not isinstance(variant, bool)):
                 variant = str(variant)
             if isinstance(sub, str) and isinstance(variant, str):
                 found[f"{key}.{sub}"] = variant
@@ -291,7 +292,7 @@ class FolderRule:
     line: int | None
     group_yaml: tuple[str, object] | None = None  # (file name, content)
     cases: list[CaseRule] = field(default_factory=list)
-    folders: list["FolderRule"] = field(default_factory=list)
+    folders: list[FolderRule] = field(default_factory=list)
     included: dict[str, CaseRule] = field(default_factory=dict)
 
 
@@ -319,7 +320,8 @@ class _Parser:
                 self.note(_line_of(document, key), f"{key}: visualizers are not run (ignored)")
         self.root = self._folder("", "", document, None, Settings(), root=True)
 
-    def error(self, line: int | None, path: str, message: str, rule: str = "generators-yaml") -> None:
+    def error(self, line: int | None, path: str, message: str,
+              rule: str = "generators-yaml") -> None:
         where = f"{path}: " if path else ""
         self.errors.append(PackageError(YAML_FILE, rule, where + message, line=line))
 
@@ -669,7 +671,6 @@ class _Maker:
         """The cache folder holding the case's `testcase.<ext>` files; PackageError when the
         case cannot be made."""
         entry = rule.entry
-        where = rule.path
         command = None
         seed = None
         hashes: dict[str, object] = {"format": CACHE_FORMAT}

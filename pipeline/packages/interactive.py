@@ -60,9 +60,9 @@ import signal
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pipeline.programs.procs import ProcessResult, environment, result_of
 from pipeline.programs import contained
 from pipeline.programs.external import submission_hidden
+from pipeline.programs.procs import ProcessResult, environment, result_of
 
 MIB = 1024 * 1024
 GRACE_S = 0.25  # the submission's time to end once the validator has exited

@@ -51,15 +51,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.fsutil import atomic_write_text, file_sha256
-from pipeline.programs.contained import SANDBOX_ENV
-from pipeline.programs.parallel import on_cores
-from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.packages.expectations import Agreement, Disagreement
-from pipeline.programs.languages import Build, run_argv
 from pipeline.packages.model import Package, ValidatorTest
-from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.packages.validate import Rejection, cut, validate_input
 from pipeline.packages.validator_tests import KINDS
+from pipeline.programs.checkers import default_validate, run_output_validator
+from pipeline.programs.contained import SANDBOX_ENV
+from pipeline.programs.languages import Build, run_argv
+from pipeline.programs.parallel import on_cores
+from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.verdicts import Verdict
 
 SHOWN_CASES = 20

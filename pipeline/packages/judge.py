@@ -4,14 +4,14 @@ A non-interactive run goes through the run layer (`pipeline.programs.external.ru
 case's input on stdin, the case's `args` after the command, the package's memory and output
 limits, and the run stopped just past the limit it is run to (`kill_after_s`) in CPU time
 (`RunLimits.cpu_cap_s`) or half a second past it on its own wall clock (`RunLimits.wall_s`:
-what it spent waiting for a core not counted, as an interactive pair's clock is counted). A Kattis-format submission's output is
-cut at the output limit and the submission runs on (`contained.Limits.truncate_output`), as
-DOMjudge and BAPCtools judge it: one writing forever is TLE, one that ends over the limit OLE. Its answer is then checked by the
-package's testlib checker (Polygon), custom output validator (Kattis, with `validator_flags` and
-the case's `output_validator_args`) or the default output validator with those flags.
-Interactive cases run through `interactive.run_exchange`. A multi-pass problem's case runs the
-submission again on each `nextpass.in` its output validator writes (`_passes`), interactive or
-not.
+what it spent waiting for a core not counted, as an interactive pair's clock is counted). A
+Kattis-format submission's output is cut at the output limit and the submission runs on
+(`contained.Limits.truncate_output`), as DOMjudge and BAPCtools judge it: one writing forever is
+TLE, one that ends over the limit OLE. Its answer is then checked by the package's testlib checker
+(Polygon), custom output validator (Kattis, with `validator_flags` and the case's
+`output_validator_args`) or the default output validator with those flags. Interactive cases run
+through `interactive.run_exchange`. A multi-pass problem's case runs the submission again on each
+`nextpass.in` its output validator writes (`_passes`), interactive or not.
 
 The verdict is judged at `RunLimits.time_s` from the run's CPU time, and every result keeps what
 it needs to be judged again at another limit (`expectations.verdict_at`).
@@ -24,17 +24,23 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pipeline.programs.checkers import (CheckResult, default_validate, read_feedback,
-                                     run_output_validator, run_testlib_checker, testlib_verdict)
 from pipeline.packages.expectations import NOT_JUDGED
 from pipeline.packages.interactive import run_exchange
-from pipeline.programs.languages import Build, build_program, run_argv
-from pipeline.programs.parallel import on_cores
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.scoring import case_score
 from pipeline.packages.validate import ValidationResult, validate_input
+from pipeline.programs.checkers import (
+    CheckResult,
+    default_validate,
+    read_feedback,
+    run_output_validator,
+    run_testlib_checker,
+    testlib_verdict,
+)
 from pipeline.programs.external import run_external
 from pipeline.programs.jobs import Job, SolverSpec
+from pipeline.programs.languages import Build, build_program, run_argv
+from pipeline.programs.parallel import on_cores
 from pipeline.verdicts import Verdict
 
 MIB = 1024 * 1024

@@ -13,11 +13,22 @@ from dataclasses import replace
 from pathlib import Path
 
 from pipeline.packages.errors import PackageError
-from pipeline.packages.kattis_config import (checked_number, ignore_unknown, unknown_keys,
-                                             validator_args, words)
+from pipeline.packages.kattis_config import (
+    checked_number,
+    ignore_unknown,
+    unknown_keys,
+    validator_args,
+    words,
+)
 from pipeline.packages.kattis_programs import visible
-from pipeline.packages.model import (Format, KattisGroupScoring, LegacyGrading, ProblemType,
-                                     TestCase, TestGroup)
+from pipeline.packages.model import (
+    Format,
+    KattisGroupScoring,
+    LegacyGrading,
+    ProblemType,
+    TestCase,
+    TestGroup,
+)
 from pipeline.packages.yamlfile import Lines, load_yaml, relative
 
 LEGACY_TESTDATA_KEYS = {"on_reject", "grading", "grader_flags", "input_validator_flags",
@@ -113,7 +124,9 @@ class Data:
             return settings[key][0] if key in settings else default
 
         def where(key):
-            return (settings[key][1], settings[key][2]) if key in settings else ("testdata.yaml", None)
+            if key in settings:
+                return (settings[key][1], settings[key][2])
+            return ("testdata.yaml", None)
 
         grading_config = self.problem_config.get("grading") or {}
         on_reject = value("on_reject", {"first_error": "break", "grade": "continue"}.get(
@@ -167,8 +180,9 @@ class Data:
 
     # 2023-07 / 2025-09
 
-    def _modern_settings(self, folder: Path, inherited: dict,
-                         parent_scoring: KattisGroupScoring | None) -> tuple[dict, dict, str | None, Lines]:
+    def _modern_settings(
+            self, folder: Path, inherited: dict, parent_scoring: KattisGroupScoring | None,
+    ) -> tuple[dict, dict, str | None, Lines]:
         path = self.settings_path(folder)
         settings = dict(inherited)
         if path is None:
@@ -198,8 +212,8 @@ class Data:
                                    "data/sample", line=lines(key))
             return None
         draft = config.get("scoring") if isinstance(config.get("scoring"), dict) else {}
-        aggregation = config.get("score_aggregation", draft.get("aggregation",
-                                                                "sum" if name == "secret" else "pass-fail"))
+        aggregation = config.get("score_aggregation", draft.get(
+            "aggregation", "sum" if name == "secret" else "pass-fail"))
         if aggregation not in ("pass-fail", "sum", "min"):
             raise PackageError(file or name, "score_aggregation", f"score_aggregation must be "
                                f"pass-fail, sum or min, got {aggregation!r}",

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.programs.languages import detect_language
 from pipeline.packages.model import Program
 from pipeline.packages.yamlfile import relative
+from pipeline.programs.languages import detect_language
 
 
 def visible(path: Path) -> bool:

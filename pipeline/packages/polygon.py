@@ -25,17 +25,26 @@ import shutil
 import tempfile
 import weakref
 import xml.etree.ElementTree as ElementTree
-from xml.parsers import expat
 from dataclasses import replace
 from pathlib import Path
+from xml.parsers import expat
 
 from pipeline.fsutil import file_sha256
 from pipeline.packages.errors import PackageError
-from pipeline.programs.languages import build_program, detect_language, polygon_language, run_argv
-from pipeline.packages.model import (Expectation, Limits, Package, PolygonGroupScoring,
-                                     ProblemType, Program, Requirement, TestCase, TestGroup)
-from pipeline.programs.procs import describe_failure, run_limited
+from pipeline.packages.model import (
+    Expectation,
+    Limits,
+    Package,
+    PolygonGroupScoring,
+    ProblemType,
+    Program,
+    Requirement,
+    TestCase,
+    TestGroup,
+)
 from pipeline.packages.yamlfile import MAX_YAML_BYTES
+from pipeline.programs.languages import build_program, detect_language, polygon_language, run_argv
+from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.verdicts import Verdict
 
 _REJECTED = frozenset({Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE})
@@ -291,7 +300,8 @@ def _groups(testset, cases: list[TestCase]) -> list[TestGroup]:
             points=float(points) if points not in (None, "") else None,
             points_policy=(node.get("points-policy") if node is not None else None) or (
                 "complete-group" if node is not None else "each-test"),
-            feedback_policy=(node.get("feedback-policy") if node is not None else None) or "complete",
+            feedback_policy=((node.get("feedback-policy") if node is not None else None)
+                             or "complete"),
             dependencies=tuple(d.get("group") for d in node.findall("./dependencies/dependency"))
             if node is not None else ())
         groups.append(TestGroup(name, None, tuple(c.name for c in cases if c.group == name), (),
@@ -375,8 +385,10 @@ def _run_generator(cmd: str, generators: dict[str, Program], target: Path, build
         raise PackageError(str(program.path.name), "generator-build", f"generator {name} did not "
                            f"build: {build.message[:300]}")
     done = run_limited([*run_argv(build, 2048), *args], cwd=target.parent / ".gen",
-                       stdout=target, time_s=60.0, memory_mb=2048 if build.memory_by_rlimit else None)
+                       stdout=target, time_s=60.0,
+                       memory_mb=2048 if build.memory_by_rlimit else None)
     shutil.rmtree(target.parent / ".gen", ignore_errors=True)
     if done.exit_code != 0:
         raise PackageError(str(program.path.name), "generator-run", f"`{cmd}` failed for "
-                           f"{where}: {describe_failure(done, 'the generator')}: {done.stderr[:300]}")
+                           f"{where}: {describe_failure(done, 'the generator')}: "
+                           f"{done.stderr[:300]}")

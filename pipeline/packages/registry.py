@@ -1,13 +1,14 @@
 """Registering a judge's problem package in the data folder, so it is a problem like any other.
 
 `register(source, data_dir, short_name)` copies the package (a folder, or a .zip/.kpp of one)
-to `DATA/problems/<short name>/package/` (never what leads outside it: `tree.copy_package`) and writes `DATA/problems/<short name>/package.json`
-(its format, where it came from, a digest of every file). The problem registry finds it there
-(`pipeline.problems`, through the data folder's `problems/` on `PIPELINE_PROBLEMS_DIR`) and
-`pipeline.packages.problem` turns it into a `Problem`. Registering a package again replaces
-the copy and says what changed: files added, removed or changed by area, the limits, the test
-cases, the submissions. The copy is made beside the old one and swapped in by renames, so a
-crash leaves the old or the new copy. The caller holds the data folder's lock.
+to `DATA/problems/<short name>/package/` (never what leads outside it: `tree.copy_package`) and
+writes `DATA/problems/<short name>/package.json` (its format, where it came from, a digest of every
+file). The problem registry finds it there (`pipeline.problems`, through the data folder's
+`problems/` on `PIPELINE_PROBLEMS_DIR`) and `pipeline.packages.problem` turns it into a `Problem`.
+Registering a package again replaces the copy and says what changed: files added, removed or changed
+by area, the limits, the test cases, the submissions. The copy is made beside the old one and
+swapped in by renames, so a crash leaves the old or the new copy. The caller holds the data folder's
+lock.
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ import json
 import shutil
 import tempfile
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from pipeline.fsutil import file_sha256
-from pipeline.fsutil import atomic_write_text
+from pipeline.fsutil import atomic_write_text, file_sha256
 from pipeline.packages import detect, load_package
 from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Package
@@ -141,7 +141,7 @@ def register(source: Path, data_dir: Path, short_name: str | None = None) -> Reg
     facts = _facts(registered)
     changes = _changes(old, files, facts) if old else []
     marker = {"format": format_, "source": str(source), "files": files, "facts": facts,
-              "registered_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "registered_at": datetime.now(UTC).isoformat(timespec="seconds"),
               "time_limit": old.get("time_limit") if not changes else None}
     atomic_write_text(folder / MARKER, json.dumps(marker, indent=2) + "\n")
     return Registration(problem_id, folder, registered, not old, tuple(changes))

@@ -22,16 +22,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.packages.judge import build_one, judge_case
 from pipeline.packages.expectations import times_out_by_design
-from pipeline.programs.languages import Build
-from pipeline.programs.parallel import on_cores
-from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.groups import case_in_group
+from pipeline.packages.judge import build_one, judge_case
+from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.problems.identity import case_id_of
 from pipeline.programs.contained import data_folder_hidden, default_sandbox
 from pipeline.programs.external import hide_from_submissions, scratch_root
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
+from pipeline.programs.languages import Build
+from pipeline.programs.parallel import on_cores
 from pipeline.verdicts import Verdict
 
 if TYPE_CHECKING:

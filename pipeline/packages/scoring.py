@@ -27,9 +27,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from pipeline.packages.model import (
+    CaseResult,
+    KattisGroupScoring,
+    LegacyGrading,
+    Package,
+    PolygonGroupScoring,
+    TestCase,
+    TestGroup,
+)
 from pipeline.programs.checkers import CheckResult
-from pipeline.packages.model import (CaseResult, KattisGroupScoring, LegacyGrading, Package,
-                                     PolygonGroupScoring, TestCase, TestGroup)
 from pipeline.verdicts import Verdict
 
 WORST_FIRST = (Verdict.JE, Verdict.CE, Verdict.RE, Verdict.MLE, Verdict.TLE, Verdict.OLE,

@@ -39,17 +39,31 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pipeline.errors import UserError
-from pipeline.packages.expectations import (PROBE_TIME_S, Agreement, TimeLimit, aligned,
-                                            bounds, check_expectations, derive_time_limit,
-                                            limit_from_slowest, lower_bound_submissions,
-                                            margins, times_out_by_design,
-                                            times_out_somewhere)
+from pipeline.packages.expectations import (
+    PROBE_TIME_S,
+    Agreement,
+    TimeLimit,
+    aligned,
+    bounds,
+    check_expectations,
+    derive_time_limit,
+    limit_from_slowest,
+    lower_bound_submissions,
+    margins,
+    times_out_by_design,
+    times_out_somewhere,
+)
 from pipeline.packages.invalid import start_validator_check, validator_agreements
+from pipeline.packages.judge import judged_at
 from pipeline.packages.model import CaseResult, Package, RunLimits
 from pipeline.packages.registry import record_time_limit
-from pipeline.packages.judge import judged_at
-from pipeline.packages.runjob import (case_name, outcome_of, package_case, package_cases,
-                                     submission_build)
+from pipeline.packages.runjob import (
+    case_name,
+    outcome_of,
+    package_case,
+    package_cases,
+    submission_build,
+)
 from pipeline.programs.external import give_caps_later
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.verdicts import Verdict, stops_fail_fast

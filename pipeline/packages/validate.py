@@ -31,8 +31,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pipeline.programs.languages import Build, run_argv
-from pipeline.programs.program import Program
 from pipeline.programs.procs import describe_failure, run_limited
+from pipeline.programs.program import Program
 
 MESSAGE_KEEP = 100
 OVERVIEW_FLAG = "--testOverviewLogFileName"  # testlib validators: write the test overview log

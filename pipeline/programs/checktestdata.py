@@ -36,9 +36,9 @@ import decimal
 import operator
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Callable
 
 ACCEPT, REJECT, PROGRAM_ERROR = 42, 43, 2
 KEYWORDS = ("ISEOF", "MATCH", "UNIQUE", "INARRAY", "STRLEN", "SPACE", "NEWLINE", "EOF", "INT",

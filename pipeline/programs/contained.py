@@ -55,13 +55,19 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable, Iterator
-from typing import IO, Union
+from typing import IO
 
-from pipeline.programs.launcher import (SandboxError, launcher_path, parse_result, probe,
-                                   read_result, sandbox_template)
+from pipeline.programs.launcher import (
+    SandboxError,
+    launcher_path,
+    parse_result,
+    probe,
+    read_result,
+    sandbox_template,
+)
 from pipeline.programs.processes import NextChildNamespace, kill_children
 
 MB = 1024 * 1024
@@ -85,7 +91,7 @@ SENSITIVE_ON_MACHINE = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gsh
                         "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
                         "/run")  # /run: the machine's daemons' sockets
 
-Stream = Union[int, IO[bytes], None]
+Stream = int | IO[bytes] | None
 
 
 @dataclass(frozen=True)

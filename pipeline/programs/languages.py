@@ -70,8 +70,8 @@ from pathlib import Path
 from typing import Literal
 
 from pipeline.fsutil import atomic_write, file_sha256
-from pipeline.programs.program import Program
 from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
+from pipeline.programs.program import Program
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The compiled launcher of every program the pipeline runs (`launcher.c`): built once per machine, then found.
+"""The launcher of every program the pipeline runs (compiled `launcher.c`): built once per machine,
+then found.
 
 The launcher is native code like the problems' kernels (`pipeline.native`): declared here,
 compiled by `make venv` (or on first use) into the native cache, named by the hash of its

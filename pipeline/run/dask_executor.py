@@ -32,9 +32,10 @@ run needs on top of it:
   worker dies again the next attempt knows which job it was running. A job that was running
   when its worker died twice is not run again but recorded `RE` ("killed its worker twice"),
   naming the workers. (The first death, in the batch's ordinary run, is pinned on no job, so a
-  case that kills every worker it runs on costs three workers.) Should a scheduler give up on a batch first (`KilledWorker`, after
-  `distributed.scheduler.allowed-failures` deaths; 3 by default, enough for the above), the
-  batch is split into single jobs, and a single job it gives up on is recorded `RE`.
+  case that kills every worker it runs on costs three workers.) Should a scheduler give up on a
+  batch first (`KilledWorker`, after `distributed.scheduler.allowed-failures` deaths; 3 by default,
+  enough for the above), the batch is split into single jobs, and a single job it gives up on is
+  recorded `RE`.
 - No case is left running: when a task is cancelled while it runs (the driver's end of run,
   Ctrl-C, a failure, or the driver's death, after which the scheduler releases its tasks), the
   plugin kills the inner worker running it, whose SIGTERM handler kills the program it runs. The
@@ -62,10 +63,18 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
-from pipeline.run.executors import (ExecutorError, LocalPoolExecutor, Skip, _Worker, check_jobs,
-                                     held_back, out_in_turn, skipped)
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.languages import BuildError, build_here, source_key
+from pipeline.run.executors import (
+    ExecutorError,
+    LocalPoolExecutor,
+    Skip,
+    _Worker,
+    check_jobs,
+    held_back,
+    out_in_turn,
+    skipped,
+)
 from pipeline.run.worker import PROGRESS_FIELDS, worker_main
 
 PLUGIN_NAME = "gamebench"

@@ -28,12 +28,16 @@ from multiprocessing.connection import Connection, wait
 from typing import Protocol
 
 from pipeline.errors import UserError
+from pipeline.problems import problem_modules
 from pipeline.programs import contained
-from pipeline.programs.external import (cpu_over_message, remove_scratch_of, wall_cap_message,
-                                   wall_cap_s)
+from pipeline.programs.external import (
+    cpu_over_message,
+    remove_scratch_of,
+    wall_cap_message,
+    wall_cap_s,
+)
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.processes import cpu_seconds
-from pipeline.problems import problem_modules
 from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker_main
 from pipeline.run.workerserver import ServedProcess, SharedDoubles, start_server
 
@@ -154,7 +158,8 @@ class _Worker:
         return None if now is None else max(0.0, now - self.progress[2])
 
 
-def batches(jobs: Iterable[Job], max_jobs: int = 64, max_bytes: int = 1 << 20) -> Iterator[list[Job]]:
+def batches(jobs: Iterable[Job], max_jobs: int = 64,
+            max_bytes: int = 1 << 20) -> Iterator[list[Job]]:
     """Group jobs so that small ones travel together and big ones alone: built-in stages by
     64, external programs by 4, a package's submissions one by one (a judged run with its
     checker or interactor takes milliseconds to seconds, and a pool that grows while its

@@ -23,28 +23,39 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+
 import polars as pl
 
 from pipeline.errors import UserError
 from pipeline.problems import Problem, cases_schema, get_problem
 from pipeline.problems.model import HeldSubmissions, JudgedLimit
-from pipeline.run.checker import check_answer
-from pipeline.run.choice import make_executor
-from pipeline.run.executors import Executor
-from pipeline.run.identity import (SolverIdentity, changed, external_identity,
-                                   stage_identity, submission_identity)
 from pipeline.programs import contained
 from pipeline.programs.isolation import choose_sandbox, containment_note
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
+from pipeline.run.checker import check_answer
+from pipeline.run.choice import make_executor
+from pipeline.run.executors import Executor
+from pipeline.run.identity import (
+    SolverIdentity,
+    changed,
+    external_identity,
+    stage_identity,
+    submission_identity,
+)
 from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import ready
 from pipeline.run.startup import StartFailure, error_line, is_start_failure, start_failure
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
 from pipeline.tables.lock import data_lock, process_start, run_lock
-from pipeline.tables.results import (next_chunk, read_run_results, read_runs,
-                                     write_results_chunk, write_run)
+from pipeline.tables.results import (
+    next_chunk,
+    read_run_results,
+    read_runs,
+    write_results_chunk,
+    write_run,
+)
 from pipeline.verdicts import Verdict, stops_fail_fast
 
 __all__ = ["RunRequest", "RunSummary", "run", "format_summary", "nothing_to_run"]
@@ -123,7 +134,7 @@ def git_revision(checkout: Path) -> str | None:
 
 
 def new_run_id() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
 
 
 RUN_COLUMNS = ["case_id", "group", "groups", "input", "expected", "expected_source", "size"]

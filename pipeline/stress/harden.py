@@ -9,9 +9,9 @@ stress keeps every finding. The shrunk case then becomes a test of the problem i
 through the problem's own hook (`Problem.add_test`): a package writes it into its own data
 (`harden-NAME.in` and `.ans` beside the cases of the test group it was judged in, the answer
 the reference's), so the package stays a valid package for every other tool, and is registered
-again, which runs its validators on the new test; a built-in problem keeps it in `DATA/raw/<id>/hardened/`. The names are the
-program's and the case's id, so the same seed adds the same files. Ctrl-C ends the session
-under way; the tests already added stay.
+again, which runs its validators on the new test; a built-in problem keeps it in
+`DATA/raw/<id>/hardened/`. The names are the program's and the case's id, so the same seed adds the
+same files. Ctrl-C ends the session under way; the tests already added stay.
 """
 
 from __future__ import annotations

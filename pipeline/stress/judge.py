@@ -33,12 +33,12 @@ from pathlib import Path
 
 from pipeline.errors import UnknownName, UserError
 from pipeline.problems.model import Case, Problem
+from pipeline.programs.jobs import Job, Outcome, SolverSpec
+from pipeline.programs.program import Program
 from pipeline.run.checker import check_answer
 from pipeline.run.choice import make_executor
 from pipeline.run.executors import Executor
-from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
-from pipeline.programs.program import Program
 from pipeline.run.startup import error_line, hint, is_start_failure
 from pipeline.verdicts import Verdict
 

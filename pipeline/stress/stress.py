@@ -33,8 +33,15 @@ from pipeline.errors import InputError, UnknownName, UserError
 from pipeline.problems import get_problem
 from pipeline.problems.model import Case, Problem, Recipe
 from pipeline.programs.program import Program
-from pipeline.stress.findings import (STRESS_GROUP, KeptCase, interrupts_deferred, keep_case,
-                                      new_finding_id, safe_name, write_finding)
+from pipeline.stress.findings import (
+    STRESS_GROUP,
+    KeptCase,
+    interrupts_deferred,
+    keep_case,
+    new_finding_id,
+    safe_name,
+    write_finding,
+)
 from pipeline.stress.judge import Judge, Trial, open_judge
 from pipeline.stress.shrink import Shrunk, shrink
 from pipeline.stress.status import Status
@@ -343,7 +350,7 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                     f"/s; {summary.generated / searched:,.0f}/s tried, repeats included), "
                     f"{len(summary.failures)} failures, {len(summary.kept)} kept, "
                     f"{time.monotonic() - started:.0f}/{request.budget_s:g} s")
-        for position, ((i, recipe, k, case, text), trial) in enumerate(zip(items, trials)):
+        for position, ((i, recipe, k, case, _text), trial) in enumerate(zip(items, trials)):
             if not trial.failed:
                 continue
             if time.monotonic() >= deadline:

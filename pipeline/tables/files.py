@@ -19,8 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.fsutil import atomic_write
-from pipeline.tables.layout import (DamagedTable, now, problem_file, table_dir,  # noqa: F401
-                                    table_files)
+from pipeline.tables.layout import DamagedTable, now, problem_file, table_dir, table_files  # noqa: F401
 from pipeline.tables.schemas import schema_of
 
 

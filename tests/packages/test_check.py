@@ -11,10 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from packagekit import FIXTURES
-from pipeline.programs.checkers import (default_validate, parse_float, run_output_validator,
-                                     run_testlib_checker)
+
+from pipeline.programs.checkers import (
+    default_validate,
+    parse_float,
+    run_output_validator,
+    run_testlib_checker,
+)
 from pipeline.programs.languages import build_program, detect_language
 from pipeline.programs.program import Program
 

@@ -11,11 +11,21 @@ import subprocess
 import time
 from collections import Counter
 
-from typer.testing import CliRunner
-
-from runkit import (REPO, alive, command, corpus, graded, pipeline_argv, py, results, run_cli,
-                    verdicts, wait_until)
+from runkit import (
+    REPO,
+    alive,
+    command,
+    corpus,
+    graded,
+    pipeline_argv,
+    py,
+    results,
+    run_cli,
+    verdicts,
+    wait_until,
+)
 from test_dask_executor import cluster, cmdline, descendants, processes_with  # noqa: F401 (fixture)
+from typer.testing import CliRunner
 
 from pipeline.cli import app
 from pipeline.tables.results import read_runs

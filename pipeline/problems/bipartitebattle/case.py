@@ -5,8 +5,8 @@ the ranges in bulk: `_parse_native` with the problem's native code (native.c), o
 native code is unavailable, `_parse_quick` with NumPy. Both accept only canonical decimal
 integers separated by spaces and newlines (the statement allows no tab); on any doubt they
 return None and `_parse_checked` (token by token) runs, which names the line of the first
-violation, so every error message comes from one place. A case read natively keeps its tokens for the native `fast` stage and builds
-its tuple of pairs only when something reads it.
+violation, so every error message comes from one place. A case read natively keeps its tokens for
+the native `fast` stage and builds its tuple of pairs only when something reads it.
 """
 
 from __future__ import annotations

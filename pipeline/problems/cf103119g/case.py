@@ -4,8 +4,8 @@
 `_parse_native` with the problem's native code (native.c), or, where native code is
 unavailable, `_parse_quick` with NumPy. Both accept only canonical decimal integers
 separated by spaces and newlines (the statement allows no tab); on any doubt they return None
-and the token-by-token path (`_parse_slow`) runs, which names the line and the rule of the first violation, so every
-error message comes from one place.
+and the token-by-token path (`_parse_slow`) runs, which names the line and the rule of the first
+violation, so every error message comes from one place.
 
 A case parsed natively keeps its packed tokens (`Case.packed`) for the `fast` kernel and
 builds its tuples only when something reads them.

@@ -12,8 +12,8 @@ return identical cases:
   connectivity by a vectorised "hook each root onto its smallest neighbouring root, then
   pointer-jump" loop over the whole forest, O(log^2 N) numpy passes). Both accept only text
   made of canonical decimal integers, spaces and newlines (the statement allows no tab); they
-  never report an error themselves: on any doubt they return None and the checked path runs, so error messages
-  always come from one place.
+  never report an error themselves: on any doubt they return None and the checked path runs, so
+  error messages always come from one place.
 
 A case parsed natively keeps its packed forest (`Movcoin2Case.forest`), which the `fast` stage
 hands to the kernel, and builds its tuples only when something reads them.

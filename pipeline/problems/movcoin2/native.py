@@ -45,8 +45,15 @@ def read(text: str):
     library = functions()
     if library is None:
         return None
-    from pipeline.native.bulk import (address, int32_buffer, int64_buffer, text_buffer,
-                                      token_capacity, uint64_buffer, uint8_buffer)
+    from pipeline.native.bulk import (
+        address,
+        int32_buffer,
+        int64_buffer,
+        text_buffer,
+        token_capacity,
+        uint8_buffer,
+        uint64_buffer,
+    )
 
     where = text_buffer(text)
     if where is None:

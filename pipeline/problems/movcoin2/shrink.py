@@ -13,8 +13,8 @@ import random
 from collections import deque
 from collections.abc import Iterator
 
-from pipeline.problems.movcoin2.case import MAX_C, Movcoin2Case, TreeCase
 from pipeline.problems.edits import lower_int, removals, replaced
+from pipeline.problems.movcoin2.case import MAX_C, Movcoin2Case, TreeCase
 
 CUTS_PER_LEVEL = 8
 
