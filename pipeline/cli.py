@@ -661,7 +661,7 @@ def build_commands() -> None:
     """Build the click command of every command, and of the whole application, ahead."""
     command_for([])
     for command in app.registered_commands:
-        command_for([command.name])
+        command_for([_command_name(command)])
 
 
 def prepare_service() -> None:
@@ -674,6 +674,15 @@ def prepare_service() -> None:
     probe(True)
 
 
+def _command_name(command: typer.models.CommandInfo) -> str:
+    """A registered command's name: the one given, else Typer's of its function."""
+    import typer.main
+
+    if command.name:
+        return command.name
+    return typer.main.get_command_name(getattr(command.callback, "__name__", ""))
+
+
 def app_for(argv: list[str]) -> typer.Typer:
     """The application with only the command that `argv` invokes, when a word of it names one:
     at each start Typer reads the options of every command it holds (20 ms for all 16, 4 ms
@@ -682,7 +691,6 @@ def app_for(argv: list[str]) -> typer.Typer:
     environment), and a word that names none (its error lists the commands)."""
     import copy
 
-    import typer.main
 
     bare = copy.copy(app)
     bare.registered_commands = []
@@ -695,8 +703,8 @@ def app_for(argv: list[str]) -> typer.Typer:
             if word in taking_a_value:  # `--data-dir DIR`: the next word is its value
                 next(words, None)
             continue
-        named = [command for command in app.registered_commands if word == (
-            command.name or typer.main.get_command_name(command.callback.__name__))]
+        named = [command for command in app.registered_commands
+                 if word == _command_name(command)]
         if not named:
             return app
         bare.registered_commands = named

@@ -38,7 +38,7 @@ def new_file_mode(path: Path) -> int:
         return 0o666 & ~current_umask()
 
 
-def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+def atomic_write(path: Path, write: Callable[[Path], object]) -> None:
     """Call `write(tmp_path)` to produce the file, fsync it, give it the mode of a file the
     user writes (`new_file_mode`), then rename it to `path`."""
     path = Path(path)

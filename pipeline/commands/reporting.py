@@ -29,7 +29,7 @@ def query(settings: Settings, *, sql: str, fmt: str, out: Path | None) -> None:
         lazy = plan(settings.data_dir, sql)
         if fmt == "table" and out is None:
             sys.stdout.write(show_table(lazy))
-        elif fmt == "table":
+        elif fmt == "table" and out is not None:
             from pipeline.fsutil import atomic_write_text
 
             atomic_write_text(out, show_table(lazy))

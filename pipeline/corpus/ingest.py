@@ -217,20 +217,21 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
             continue
         expected = None
         if found.expected:
+            label = namespace.labels[found.expected]
             try:
                 summary.files_read += 1
                 expected = decode_judge_file(reader.read(namespace.files[found.expected],
                                                          limit_bytes))
             except ReadFault as fault:
-                summary.rejects.append(_reject(problem.id, expected_label, None, None,
+                summary.rejects.append(_reject(problem.id, label, None, None,
                                                fault.rule, fault.message, when))
                 continue
             except InputError as error:
-                summary.rejects.append(_reject(problem.id, expected_label, error.line,
+                summary.rejects.append(_reject(problem.id, label, error.line,
                                                error.column, error.rule, error.message, when))
                 continue
         produced_by = _provenance(namespace, found.expected, provenance.setdefault(
-            id(namespace), {}), reader) if expected is not None else None
+            id(namespace), {}), reader) if expected is not None and found.expected else None
         records.append(Record(source, found.group, case_id, text, input_bytes, expected,
                               expected_label, produced_by))
     return records
@@ -263,6 +264,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
             continue
         if result.error is not None:
             where = record.source if result.error.part == "input" else record.expected_label
+            assert where is not None  # an expected output that was read has its label
             summary.rejects.append(_reject(problem.id, where, result.error.line,
                                            result.error.column, result.error.rule,
                                            result.error.message, when))
@@ -328,6 +330,7 @@ def _merge(problem: Problem, rows: dict[str, dict], record: Record, summary: Pro
     if record.expected is not None and row["expected"] is not None \
             and problem.compare(row["expected"], record.expected) is not None:
         line = _first_difference_line(row["expected"], record.expected)
+        assert record.expected_label is not None  # an expected output that was read has one
         summary.conflicts += 1
         summary.rejects.append(_reject(
             problem.id, record.expected_label, line, None, "conflict",
@@ -453,11 +456,11 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
                             for error in package.rejects)
     namespace = Namespace(found.problem)
     part = summary.problems.setdefault(found.problem, ProblemSummary(found.problem))
-    for error in package.left_out:  # never read: a link out of the package, a pipe
-        label = f"{found.label}/{error.file}"
-        part.rejects.append(_reject(found.problem, label, error.line, None, error.rule,
-                                    error.message, when))
-        namespace.labels[error.file] = label
+    for left in package.left_out:  # never read: a link out of the package, a pipe
+        label = f"{found.label}/{left.file}"
+        part.rejects.append(_reject(found.problem, label, left.line, None, left.rule,
+                                    left.message, when))
+        namespace.labels[left.file] = label
     cases = []
     for case in package.cases:
         paths = [case.input_path] + ([case.answer_path] if case.answer_path else [])

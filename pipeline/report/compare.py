@@ -38,6 +38,7 @@ from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import TypedDict
 
 import polars as pl
 
@@ -56,6 +57,13 @@ from pipeline.verdicts import TIMED, display_rank, is_failure, names
 
 RATIO_THRESHOLD = 1.5
 MIN_DIFF_MS = 5.0
+
+
+class SlowdownRule(TypedDict, total=False):
+    """Thresholds that override `compare_runs`'s defaults (the nightly's config)."""
+
+    ratio_threshold: float
+    min_diff_ms: float
 TIMED_NAMES = tuple(names(TIMED))
 ABSENT = "-"
 

@@ -38,7 +38,8 @@ def coverage_of_problems(data_dir, problem_ids) -> tuple[dict[str, tuple[BoundCo
     from pipeline.errors import UnknownName
     from pipeline.problems import get_problem
 
-    covered, why_none = {}, {}
+    covered: dict[str, tuple[BoundCoverage, ...]] = {}
+    why_none: dict[str, str] = {}
     for problem_id in dict.fromkeys(problem_ids):
         try:
             problem = get_problem(problem_id)

@@ -34,7 +34,13 @@ from pipeline.errors import UnknownName, UserError
 from pipeline.fsutil import atomic_write_text
 from pipeline.problems import get_problem
 from pipeline.report import load
-from pipeline.report.compare import Comparison, FindingKind, choose_baseline, compare_runs
+from pipeline.report.compare import (
+    Comparison,
+    FindingKind,
+    SlowdownRule,
+    choose_baseline,
+    compare_runs,
+)
 from pipeline.report.growth import (
     FIXED_COST_FACTOR,
     MIN_R_SQUARED,
@@ -119,7 +125,7 @@ def default_report_path(data_dir: Path, when: datetime | None = None) -> Path:
 
 
 def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
-                 out: Path | None = None, rule: dict[str, float] | None = None,
+                 out: Path | None = None, rule: SlowdownRule | None = None,
                  baselines: dict[str, str | None] | None = None) -> Path:
     """Write the report for `run_ids` (default: the latest finished run of each problem) to
     `out` (default `DATA/reports/report-<timestamp>.html`), atomically; returns the path.
@@ -131,7 +137,7 @@ def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
 
 
 def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
-                  rule: dict[str, float] | None = None,
+                  rule: SlowdownRule | None = None,
                   baselines: dict[str, str | None] | None = None) -> str:
     """The report's HTML text."""
     runs = resolve_runs(data_dir, run_ids)
@@ -175,7 +181,7 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
             f"<style>{CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def _comparisons(data_dir: Path, runs: Sequence[str], rule: dict[str, float],
+def _comparisons(data_dir: Path, runs: Sequence[str], rule: SlowdownRule,
                  baselines: dict[str, str | None] | None
                  ) -> list[tuple[str, Comparison | None, str]]:
     """(run, its comparison or None, how its baseline was chosen) for every run."""

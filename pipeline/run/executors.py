@@ -124,7 +124,7 @@ def skipped(batch: list[Job], skip: Skip | None) -> tuple[list[Job], list[tuple[
 class _Worker:
     process: ServedProcess | multiprocessing.Process
     connection: Connection
-    progress: object  # shared doubles (worker.PROGRESS_FIELDS): index, start time, CPU then
+    progress: SharedDoubles  # shared doubles (worker.PROGRESS_FIELDS): index, start time, CPU then
     batch: list[Job] = field(default_factory=list)
     done: int = 0       # outcomes received for this batch
     ready: bool = False  # the worker has started on its batch (else: still starting up)
@@ -278,7 +278,8 @@ class LocalPoolExecutor:
 
     def _start(self, worker: _Worker) -> None:
         worker.process.start()
-        worker.child.close()
+        if worker.child is not None:
+            worker.child.close()
         worker.child = None
 
     def _start_all(self, workers: list[_Worker]) -> None:

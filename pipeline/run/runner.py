@@ -244,7 +244,7 @@ def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame,
                           timeout_s=problem.stage_timeout_s(name) * 10)
         jobs = [Job(i, spec, case_id, text) for i, (case_id, text) in enumerate(todo.items())]
         for job, outcome in executor.run(jobs):
-            if outcome.status == "ok":
+            if outcome.status == "ok" and outcome.answer is not None:  # (ok: it has one)
                 answers[job.case_id] = (outcome.answer, name)
                 todo.pop(job.case_id)
     if not answers:
@@ -307,7 +307,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         request = replace(request, group=run_row.get("group"), repeat=run_row["repeat"] or 1,
                           fail_fast=bool(run_row.get("fail_fast")))
         timeout_s = run_row["timeout_s"] if request.timeout_s is None else request.timeout_s
-        previous = read_run_results(data_dir, request.resume,
+        previous = read_run_results(data_dir, run_row["run_id"],
                                     ["case_id", "solver", "repeat", "host", "verdict",
                                      "wall_ms", "cpu_ms", "error", "exit_code"])
         done = set(zip(previous["case_id"], previous["solver"], previous["repeat"]))
@@ -356,7 +356,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         expected = dict(zip(cases["case_id"], cases["expected"]))
         expected_source = dict(zip(cases["case_id"], cases["expected_source"]))
         sizes = dict(zip(cases["case_id"], cases["size"]))
-        jobs = []
+        jobs: list[Job] = []
         own_judge = problem.judges_its_programs  # its judge reads the answer and the group
         for case_id, text, group in zip(cases["case_id"], cases["input"], cases["group"]):
             for spec in specs:
@@ -372,7 +372,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             already = [(job, outcome) for job, outcome in judging.done
                        if (job.case_id, job.solver.name, 0) not in done]
             done = done | {(job.case_id, job.solver.name, 0) for job, _ in already}
-            judged_jobs = []
+            judged_jobs: list[Job] = []
             for case_id, text, answer, group in zip(cases["case_id"], cases["input"],
                                                     cases["expected"], cases["group"]):
                 for spec in judging.specs:
@@ -440,6 +440,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         if summary.status == "running":
             summary.status = "failed"
         if started:
+            assert run_row is not None  # written before `started`
             if hosts:
                 run_row["host"] = hosts.pop() if len(hosts) == 1 else None
             give_back_reserve()  # the space kept for this last write, should the disk be full
@@ -519,6 +520,7 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
         verdict, score, message = judged.verdict, judged.score, judged.message or None
         error = None if verdict is Verdict.AC else message
     elif outcome.status == "ok":
+        assert outcome.answer is not None  # an "ok" outcome carries its answer
         verdict, difference = check_answer(problem, job.input, expected, outcome.answer)
         error = difference or error
     else:

@@ -99,10 +99,13 @@ def harden(data_dir: Path, request: StressRequest, solvers: tuple[str, ...] = ()
             continue
         found = summary.failures[0]
         trial = found.shrunk.trial
+        assert trial.verdict is not None  # a failure found has its verdict
         name = f"harden-{safe_name(solver).replace('.', '_')}-{case_id_of(trial.text)[:12]}"
         group = _judged_group(data_dir, problem.id, found.kept)
-        root, problem_override = problem.add_test(data_dir, name, trial.text, trial.expected,
-                                                  group)
+        # an interactive case has no reference answer: its answer file is empty (the
+        # interactor judges)
+        root, problem_override = problem.add_test(data_dir, name, trial.text,
+                                                  trial.expected or "", group)
         stored = ingest(data_dir, [root], problem_override)
         added = next(root.rglob(f"{name}.in"))
         rejects = [r for part in stored.problems.values() for r in part.rejects]

@@ -7,6 +7,7 @@ callers fall back to the NumPy quick parse and numba's JIT (fast.py).
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +26,7 @@ class Packed:
     """A case as native code reads it: `tokens` (array 'Q') holds n, m, the n values, then
     op and k of each of the m operations."""
 
-    tokens: object
+    tokens: array[int]
     n: int
     m: int
 

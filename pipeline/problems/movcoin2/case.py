@@ -23,8 +23,12 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pipeline.problems.tokens import TokenReader
+
+if TYPE_CHECKING:
+    from pipeline.problems.movcoin2.native import Forest
 
 MOD = 1_000_000_007
 MAX_T = 1000
@@ -56,7 +60,7 @@ class Movcoin2Case:
     """
 
     tests: tuple[TreeCase, ...]
-    forest: object = field(default=None, init=False, compare=False, repr=False)
+    forest: Forest | None = field(default=None, init=False, compare=False, repr=False)
 
 
 # -- parse ------------------------------------------------------------------------------------
@@ -80,7 +84,9 @@ def _parse_native(text: str) -> Movcoin2Case | None:
     if read is None:
         return None
     tokens, forest = read
-    case = Movcoin2Case(LazyTuple(len(forest.sizes), lambda: _trees(tokens, forest.sizes)))
+    # a LazyTuple stands in for the tuple it builds (equal, same hash): not a tuple subclass
+    case = Movcoin2Case(LazyTuple(len(forest.sizes),  # type: ignore[arg-type]
+                                  lambda: _trees(tokens, forest.sizes)))
     object.__setattr__(case, "forest", forest)
     return case
 
