@@ -48,6 +48,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable
+from typing import Any
 
 SERVICE_ENV = "PIPELINE_SERVICE"  # "off": never hand a command to a service
 DEFAULT_IDLE_TIMEOUT_S = 1800.0
@@ -141,8 +142,8 @@ def run_in_service(argv: list[str]) -> int | None:
         for signum in handed:
             signal.signal(signum, pass_on)
         held, pending[:] = pending[:], []  # what came before the pid, passed on now
-        for signum in held:
-            pass_on(signum)
+        for early in held:
+            pass_on(early)
         try:
             line = answers.readline()
         except OSError:
@@ -256,7 +257,7 @@ def serve(idle_timeout_s: float, run_command: Callable[[list[str]], object],
         while True:
             if restart and not commands:
                 break
-            readable = [listener, *(c.pidfd for c in commands.values()),
+            readable: list[Any] = [listener, *(c.pidfd for c in commands.values()),
                         *(c.connection for c in commands.values() if not c.hung_up)]
             timeout = None
             if idle_timeout_s > 0 and not commands:
@@ -275,7 +276,7 @@ def serve(idle_timeout_s: float, run_command: Callable[[list[str]], object],
                             say("pipeline service: the pipeline's code changed on disk; "
                                 "restarting with it once no command runs")
                         restart = True
-                    elif command is not None:
+                    elif isinstance(command, _Command):
                         commands[command.pidfd] = command
                     last_active = time.monotonic()
                 elif isinstance(item, int):

@@ -179,10 +179,11 @@ def load_package(path: Path, build_dir: Path | None = None,
         archive_name = path.stem
         root = _unpack(path, build_dir)
     else:
-        root = _package_root(path)
-        if root is None:
+        found = _package_root(path)
+        if found is None:
             raise PackageError(path.name, "not-a-package", "the folder holds no problem.yaml "
                                "(Kattis) or problem.xml (Polygon)")
+        root = found
     name = short_name or archive_name or root.name
     left_out: tuple[PackageError, ...] = ()
     if needs_copy(root):

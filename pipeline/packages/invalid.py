@@ -203,7 +203,8 @@ def check_validators(package: Package, builds, build_dir: Path,
     tests = package.validator_tests
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    by_kind = {kind: tuple(t for t in tests if t.kind == kind) for kind in KINDS}
+    by_kind: dict[str, tuple[ValidatorTest, ...]] = {
+        kind: tuple(t for t in tests if t.kind == kind) for kind in KINDS}
     inputs = tuple(builds.input_validators)
     answers = tuple(builds.answer_validators)  # built as the package has them: its constants in
     output = builds.output_validator

@@ -19,10 +19,12 @@ it needs to be judged again at another limit (`expectations.verdict_at`).
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from pipeline.packages.expectations import NOT_JUDGED
 from pipeline.packages.interactive import run_exchange
@@ -72,14 +74,17 @@ def build_package(package: Package, cache_dir: Path, *,
     built = dict(zip(map(id, distinct), on_cores(
         lambda program: build_one(package, program, cache_dir), distinct)))
 
-    def build(program: Program | None) -> Build | None:
-        return None if program is None else built[id(program)]
+    def build(program: Program) -> Build:
+        return built[id(program)]
+
+    def build_any(program: Program | None) -> Build | None:
+        return None if program is None else build(program)
 
     return PackageBuilds(
         input_validators=tuple(build(p) for p in package.input_validators),
         answer_validators=tuple(build(p) for p in package.answer_validators),
-        output_validator=build(package.output_validator), checker=build(package.checker),
-        interactor=build(package.interactor),
+        output_validator=build_any(package.output_validator),
+        checker=build_any(package.checker), interactor=build_any(package.interactor),
         generators=tuple(build(p) for p in package.generators),
         submissions={p.name: build(p) for p in chosen})
 
@@ -177,7 +182,9 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
         case = None
     check = None
     if result.raw_score is not None or result.score_multiplier is not None:
-        check = CheckResult(result.untimed_verdict, result.message, result.raw_score,
+        # a checked run's untimed verdict is AC, WA or JE (a Verdict: a str equal to its name)
+        check = CheckResult(result.untimed_verdict,  # type: ignore[arg-type]
+                            result.message, result.raw_score,
                             result.score_multiplier)
     message = result.message
     over = (not result.timed_out and result.cpu_s > time_s
@@ -253,6 +260,7 @@ def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
             break
         input_path = scratch / f"pass-{number + 1}.in"
         nextpass.rename(input_path)
+    assert slowest is not None  # a case has at least one pass
     result = _finish(package, case, limits, slowest.untimed, slowest.check, slowest.message,
                      slowest.cpu_s, slowest.wall_s, slowest.rss_kb, slowest.timed_out,
                      slowest.validator_first_wa)
@@ -304,18 +312,21 @@ def _check(package: Package, case: TestCase, output: Path, scratch: Path,
            builds: PackageBuilds, input_path: Path | None = None,
            feedback: Path | None = None) -> CheckResult:
     answer = case.answer_path
+    # a case without an answer (one not in the package, stored without one) is checked against
+    # an empty one, as the default output validator does
+    given = answer if answer is not None else Path(os.devnull)
     input_path = input_path or case.input_path
     time_s, memory = package.limits.validation_time_s, package.limits.validation_memory_mb
     if package.checker is not None:
         if builds.checker is None:
             return CheckResult("JE", "the package's checker was not built")
-        return run_testlib_checker(builds.checker, input_path, output, answer,
+        return run_testlib_checker(builds.checker, input_path, output, given,
                                    time_s=time_s, memory_mb=memory, workdir=scratch)
     args = (*package.output_validator_flags, *case.output_validator_args)
     if package.output_validator is not None:
         if builds.output_validator is None:
             return CheckResult("JE", "the package's output validator was not built")
-        return run_output_validator(builds.output_validator, input_path, answer, output,
+        return run_output_validator(builds.output_validator, input_path, given, output,
                                     args, time_s=time_s, memory_mb=memory, workdir=scratch,
                                     feedback_dir=feedback)
     return default_validate(answer.read_bytes() if answer else b"", output.read_bytes(), args)
@@ -366,7 +377,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
         check = CheckResult("WA", f"{what} was still running when time ran out")
     else:
         check = testlib_verdict(val, what) if polygon else read_feedback(val, feedback, what)
-    common = dict(cpu_s=sub.cpu_s, wall_s=sub.wall_s, rss_kb=sub.peak_rss_kb)
+    common: dict[str, Any] = dict(cpu_s=sub.cpu_s, wall_s=sub.wall_s, rss_kb=sub.peak_rss_kb)
     if check.verdict == Verdict.JE:
         return _Pass(Verdict.JE, None, check.message, timed_out=False, **common)
     if exchange.validator_first and check.verdict == Verdict.WA:
@@ -390,7 +401,8 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
             return _Pass(Verdict.JE, None, "the checker was not built", timed_out=False,
                          **common)
         check = run_testlib_checker(builds.checker, input_path, scratch / "interactor.out",
-                                    case.answer_path, time_s=package.limits.validation_time_s,
+                                    case.answer_path or Path(os.devnull),
+                                    time_s=package.limits.validation_time_s,
                                     memory_mb=memory, workdir=scratch)
     return _Pass(Verdict(check.verdict), check, check.message, timed_out=False, **common)
 

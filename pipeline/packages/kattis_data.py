@@ -129,10 +129,10 @@ class Data:
             return ("testdata.yaml", None)
 
         grading_config = self.problem_config.get("grading") or {}
-        on_reject = value("on_reject", {"first_error": "break", "grade": "continue"}.get(
-            grading_config.get("on_reject"), "break"))
+        legacy: dict[object, str] = {"first_error": "break", "grade": "continue"}
+        on_reject = value("on_reject", legacy.get(grading_config.get("on_reject"), "break"))
         if on_reject not in ("break", "continue"):
-            raise PackageError(*where("on_reject")[:1], "on_reject", f"on_reject must be break "
+            raise PackageError(where("on_reject")[0], "on_reject", f"on_reject must be break "
                                f"or continue, got {on_reject!r}", line=where("on_reject")[1])
         grading = value("grading", "default")
         if grading not in ("default", "custom"):
@@ -211,7 +211,8 @@ class Data:
                 raise PackageError(file or name, "sample-scoring", f"{key} is not permitted in "
                                    "data/sample", line=lines(key))
             return None
-        draft = config.get("scoring") if isinstance(config.get("scoring"), dict) else {}
+        scoring = config.get("scoring")
+        draft = scoring if isinstance(scoring, dict) else {}
         aggregation = config.get("score_aggregation", draft.get(
             "aggregation", "sum" if name == "secret" else "pass-fail"))
         if aggregation not in ("pass-fail", "sum", "min"):
@@ -296,7 +297,8 @@ class Data:
         if path is None:
             return None
         config, _ = load_yaml(path, self.root)
-        draft = config.get("scoring") if isinstance(config.get("scoring"), dict) else {}
+        scoring = config.get("scoring")
+        draft = scoring if isinstance(scoring, dict) else {}
         raw = config.get("max_score", draft.get("score"))
         if raw is None or raw == "unbounded":
             return raw

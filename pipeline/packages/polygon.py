@@ -39,6 +39,7 @@ from pipeline.packages.model import (
     ProblemType,
     Program,
     Requirement,
+    Role,
     TestCase,
     TestGroup,
 )
@@ -140,18 +141,20 @@ def _int(element: ElementTree.Element | None, what: str, default: int | None = N
 
 def _source(element: ElementTree.Element, root: Path, what: str) -> tuple[Path, str | None]:
     source = element.find("source")
-    if source is None or not source.get("path"):
+    named = source.get("path") if source is not None else None
+    if source is None or not named:
         raise PackageError("problem.xml", f"{what}-source", f"the {what} has no <source path=...>",
                            line=_line_of(element))
-    path = _inside(root, source.get("path"), f"the {what}'s <source path>", source)
+    path = _inside(root, named, f"the {what}'s <source path>", source)
     if not path.is_file():
-        raise PackageError(source.get("path"), f"missing-{what}", f"the {what} source "
-                           f"{source.get('path')} named in problem.xml (line "
+        raise PackageError(named, f"missing-{what}", f"the {what} source "
+                           f"{named} named in problem.xml (line "
                            f"{_line_of(source)}) is not in the package")
     return path, source.get("type")
 
 
-def _program(path: Path, declared: str | None, role: str, name: str, resources: tuple[Path, ...],
+def _program(path: Path, declared: str | None, role: Role, name: str,
+             resources: tuple[Path, ...],
              **extra) -> Program:
     language, _ = polygon_language(declared) if declared else (None, None)
     return Program(name=name, role=role, path=path, files=(path,),
@@ -348,7 +351,7 @@ def _generate(package: Package, tests, missing: list[int], input_pattern: str,
                                        f"{main_build.message[:300]}")
             done = run_limited(run_argv(main_build, package.limits.memory_mb),
                                cwd=work / ".run", stdin=target, stdout=answer,
-                               time_s=max(10.0, package.limits.time_s * 10),
+                               time_s=max(10.0, (package.limits.time_s or 0.0) * 10),
                                memory_mb=package.limits.memory_mb
                                if main_build.memory_by_rlimit else None)
             if done.exit_code != 0:
@@ -381,14 +384,16 @@ def _run_generator(cmd: str, generators: dict[str, Program], target: Path, build
                            f"{name!r}, which is not among the package's executables "
                            f"({', '.join(generators) or 'none'})")
     build = build_program(program, build_dir)
+    source = program.path
+    assert source is not None  # a package's generator is a file of it
     if not build.ok:
-        raise PackageError(str(program.path.name), "generator-build", f"generator {name} did not "
+        raise PackageError(str(source.name), "generator-build", f"generator {name} did not "
                            f"build: {build.message[:300]}")
     done = run_limited([*run_argv(build, 2048), *args], cwd=target.parent / ".gen",
                        stdout=target, time_s=60.0,
                        memory_mb=2048 if build.memory_by_rlimit else None)
     shutil.rmtree(target.parent / ".gen", ignore_errors=True)
     if done.exit_code != 0:
-        raise PackageError(str(program.path.name), "generator-run", f"`{cmd}` failed for "
+        raise PackageError(str(source.name), "generator-run", f"`{cmd}` failed for "
                            f"{where}: {describe_failure(done, 'the generator')}: "
                            f"{done.stderr[:300]}")

@@ -24,7 +24,7 @@ order (AC when there is none); a judge error anywhere makes it JE.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from pipeline.packages.model import (
@@ -239,8 +239,9 @@ def _legacy(package: Package, results, verdict_of) -> Aggregate:
             else:
                 verdict = worst_error(verdicts)
             how = next((f for f in flags if f in ("sum", "avg", "max", "min")), "sum")
-            value = {"sum": sum, "max": max, "min": min,
-                     "avg": lambda xs: sum(xs) / len(xs)}[how](scores)
+            combine: dict[str, Callable[[list[float]], float]] = {
+                "sum": sum, "max": max, "min": min, "avg": lambda xs: sum(xs) / len(xs)}
+            value = combine[how](scores)
             result = GroupResult(name, verdict, value)
         groups[name] = result
         return result

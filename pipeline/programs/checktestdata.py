@@ -100,8 +100,10 @@ def tokenize(text: str) -> list[Token]:
         if "A" <= c <= "Z":
             word = max((k for k in KEYWORDS if text.startswith(k, i)), key=len, default=None)
             if word is None:
+                unknown = re.match(r'[A-Z0-9_]+', text[i:])
+                assert unknown is not None  # text[i] is a capital letter
                 raise ProgramError(f"line {line}: unknown command or keyword "
-                                   f"{re.match(r'[A-Z0-9_]+', text[i:]).group()!r}")
+                                   f"{unknown.group()!r}")
             tokens.append(Token(word, word, line, i, i + len(word)))
             i += len(word)
             continue
@@ -306,13 +308,14 @@ class State:
 Expr = Callable[[State], Value]
 Test = Callable[[State], bool]
 Run = Callable[[State], None]
+Target = Callable[[State], tuple[str, tuple[int, ...]]]  # a variable's name and index
 
 
 @dataclass(frozen=True)
 class Command:
     """One compiled command: what it does, and how to name it in a message."""
 
-    run: Run
+    run: Run | None  # None: END and ELSE, which only close a block
     source: str
     line: int
 
@@ -521,10 +524,12 @@ class Parser:
         token = self.peek()
         kind = self.kind()
         if kind in ("INTEGER", "FLOAT"):
+            assert token is not None  # a kind is a token's
             self.i += 1
             constant = _literal(token)
             return lambda state: constant
         if kind == "STRING":
+            assert token is not None  # a kind is a token's
             self.i += 1
             text = token.text
             return lambda state: text
@@ -570,8 +575,7 @@ class Parser:
         left = self.primary()
         while self.accept("^"):
             if self.accept("-"):
-                operand = self.fact()
-                right: Expr = lambda state, operand=operand: _arith("-", 0, operand(state))
+                right = _negated(self.fact())
             else:
                 right = self.primary()
             left = _binary("^", left, right)
@@ -698,7 +702,12 @@ def _nest(flat: list[tuple]) -> list:
     return top
 
 
+def _negated(operand: Expr) -> Expr:
+    return lambda state: _arith("-", 0, operand(state))
+
+
 def _block(kind: str, extra, source: str, line: int, body: list, else_body: list | None):
+    counter: Target | None
     counter, head, separator = extra
 
     def run_body(state: State) -> None:
@@ -716,7 +725,8 @@ def _block(kind: str, extra, source: str, line: int, body: list, else_body: list
     def loop(state: State) -> None:
         done = 0
         if counter is not None:
-            state.set(*counter(state), 0)
+            name, index = counter(state)
+            state.set(name, index, 0)
         if kind in ("REP", "REPI"):
             times = head(state)
             if not isinstance(times, int) or not 0 <= times <= ULONG_MAX:
@@ -730,7 +740,8 @@ def _block(kind: str, extra, source: str, line: int, body: list, else_body: list
             run_body(state)
             done += 1
             if counter is not None:
-                state.set(*counter(state), done)
+                name, index = counter(state)
+                state.set(name, index, done)
     return Command(loop, source, line)
 
 
@@ -744,6 +755,7 @@ class _At(Exception):
 
 
 def _execute(command: Command, state: State) -> None:
+    assert command.run is not None  # END and ELSE close blocks and are never run
     try:
         command.run(state)
     except _At:
@@ -797,9 +809,17 @@ def _as_int(value: Value, what: str) -> int:
     return value
 
 
-def _int_command(low: Expr, high: Expr, target) -> Run:
+def _digits_end(data: str, pos: int) -> int:
+    """Where the run of digits at `pos` ends (`pos` itself when there is none)."""
+    match = _DIGITS.match(data, pos)
+    assert match is not None  # the pattern matches the empty text too
+    return match.end()
+
+
+def _int_command(low: Expr, high: Expr, target: Target | None) -> Run:
     def run(state: State) -> None:
         match = _INT_TEXT.match(state.data, state.pos)
+        assert match is not None  # the pattern matches the empty text too
         text = match.group()
         state.pos = match.end()
         lo, hi = _as_int(low(state), "INT's minimum"), _as_int(high(state), "INT's maximum")
@@ -818,7 +838,8 @@ def _int_command(low: Expr, high: Expr, target) -> Run:
     return run
 
 
-def _float_command(low: Expr, high: Expr, decimals: tuple[Expr, Expr] | None, target,
+def _float_command(low: Expr, high: Expr, decimals: tuple[Expr, Expr] | None,
+                   target: Target | None,
                    option: str | None) -> Run:
     def run(state: State) -> None:
         data = state.data
@@ -842,12 +863,12 @@ def _float_command(low: Expr, high: Expr, decimals: tuple[Expr, Expr] | None, ta
             raise _Fail("digit expected")
         digit_pos = state.pos
         first = data[digit_pos]
-        state.pos = _DIGITS.match(data, state.pos).end()
+        state.pos = _digits_end(data, state.pos)
         leading = state.pos - digit_pos
         dot_pos = None
         if state.peek() == ".":
             dot_pos = state.pos
-            state.pos = _DIGITS.match(data, state.pos + 1).end()
+            state.pos = _digits_end(data, state.pos + 1)
         if first == "0" and leading > 1:
             raise _Fail("prefix zero(s)")
         if data[state.pos - 1] not in _DIGIT_CHARS:
@@ -864,7 +885,7 @@ def _float_command(low: Expr, high: Expr, decimals: tuple[Expr, Expr] | None, ta
             if state.peek() in ("-", "+"):
                 state.pos += 1
             exp_start = state.pos
-            state.pos = _DIGITS.match(data, state.pos).end()
+            state.pos = _digits_end(data, state.pos)
             if state.pos == exp_start:
                 raise _Fail("digit expected")
             if data[exp_start] == "0" and state.pos - exp_start > 1:
@@ -923,7 +944,7 @@ def compile_regex(pattern: str) -> re.Pattern:
     return compiled
 
 
-def _regex_command(pattern: Expr, target) -> Run:
+def _regex_command(pattern: Expr, target: Target | None) -> Run:
     def run(state: State) -> None:
         text = pattern(state)
         if not isinstance(text, str):

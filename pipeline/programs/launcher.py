@@ -105,6 +105,7 @@ def sandbox_template(launcher: Path, hidden: tuple[str, ...]) -> tuple[int, int]
         argv += ["-H", path]
     holder = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, start_new_session=True)
+    assert holder.stdin and holder.stdout and holder.stderr  # all three are pipes
     try:
         ready, _, _ = select.select([holder.stdout], [], [], TEMPLATE_TIMEOUT_S)
         line = holder.stdout.readline().decode("utf-8", "replace").strip() if ready else ""

@@ -62,8 +62,10 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING, cast
 
-from pipeline.programs.jobs import Job, Outcome
+from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.programs.languages import BuildError, build_here, source_key
 from pipeline.run.executors import (
     ExecutorError,
@@ -76,6 +78,10 @@ from pipeline.run.executors import (
     skipped,
 )
 from pipeline.run.worker import PROGRESS_FIELDS, worker_main
+from pipeline.run.workerserver import ServedProcess
+
+if TYPE_CHECKING:
+    from distributed import Client, LocalCluster
 
 PLUGIN_NAME = "gamebench"
 # Batches: the first tasks of a solver are small; later ones aim at TASK_TARGET_S of work.
@@ -122,7 +128,8 @@ def _children_allowed():
     multiprocessing refuses children to daemonic processes only so that none outlives them;
     the inner workers are tied to their Dask worker by PR_SET_PDEATHSIG and the plugin's
     teardown instead."""
-    config = multiprocessing.current_process()._config
+    # multiprocessing's own per-process settings (no public way to lift `daemon`)
+    config = multiprocessing.current_process()._config  # type: ignore[attr-defined]
     daemon = config.get("daemon")
     config["daemon"] = False
     try:
@@ -172,7 +179,7 @@ _spawner: ThreadPoolExecutor | None = None
 _spawner_lock = threading.Lock()
 
 
-def start_process(process: multiprocessing.Process) -> None:
+def start_process(process: BaseProcess) -> None:
     """Start a spawned worker process from a thread that lasts as long as this process.
 
     A worker asks the kernel to kill it when its parent dies (PR_SET_PDEATHSIG), and Linux
@@ -209,16 +216,21 @@ class InnerPool(LocalPoolExecutor):
                                      args=(connection, self._preload, progress, os.getpid()))
 
     def _start(self, worker: _Worker) -> None:
+        process = worker.process
+        assert not isinstance(process, ServedProcess)  # this pool's own `_process`
         with _children_allowed():
-            start_process(worker.process)  # (from a thread that outlives the task's)
-        worker.child.close()
+            start_process(process)  # (from a thread that outlives the task's)
+        if worker.child is not None:
+            worker.child.close()
         worker.child = None
 
     def kill(self) -> None:
         """SIGTERM every worker process (safe from any thread; the owner closes the pool)."""
         for worker in list(self._workers):
-            with contextlib.suppress(ProcessLookupError, TypeError):
-                os.kill(worker.process.pid, signal.SIGTERM)
+            pid = worker.process.pid
+            with contextlib.suppress(ProcessLookupError):
+                if pid is not None:  # (None: not started)
+                    os.kill(pid, signal.SIGTERM)
 
 
 class _Aborted(Exception):
@@ -228,7 +240,7 @@ class _Aborted(Exception):
 try:
     from distributed import WorkerPlugin as _PluginBase
 except ImportError:  # distributed is a dependency; this keeps the module importable without it
-    _PluginBase = object
+    _PluginBase = object  # type: ignore[misc, assignment]  # (a base class chosen at import)
 
 
 class GamebenchPlugin(_PluginBase):
@@ -356,10 +368,11 @@ class GamebenchPlugin(_PluginBase):
 
     def _with_builds(self, jobs: tuple[Job, ...], host: str) -> tuple[Job, ...]:
         """The jobs with every program sent unbuilt replaced by its command, built here."""
-        built: dict[int, object] = {}
+        built: dict[int, SolverSpec] = {}
         for job in jobs:
             spec = job.solver
             if spec.builds_where_it_runs and id(spec) not in built:
+                assert spec.program is not None  # (`builds_where_it_runs`: it has one)
                 built[id(spec)] = replace(spec, argv=self._build(spec, host),
                                           program=replace(spec.program, content=None))
         if not built:
@@ -394,7 +407,8 @@ def run_batch(payload: bytes) -> bytes:
     plugin = worker.plugins.get(PLUGIN_NAME)
     if plugin is None:
         raise WorkerSetupError(f"the Dask worker {worker.address} has no {PLUGIN_NAME} plugin")
-    outcomes = plugin.run_task(worker.get_current_task(), pickle.loads(payload))
+    outcomes = cast(GamebenchPlugin, plugin).run_task(worker.get_current_task(),
+                                                      pickle.loads(payload))
     return pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -431,7 +445,7 @@ def next_batch(pending: deque[Job], pace: _Pace, share: int = 1) -> list[Job]:
     batch: list[Job] = []
     size = 0
     planned_ms = 0.0
-    for_new = {}  # solver -> jobs taken while its pace is unknown
+    for_new: dict[str, int] = {}  # solver -> jobs taken while its pace is unknown
     while pending:
         job = pending[0]
         estimate = pace.estimate_ms(job)
@@ -491,8 +505,8 @@ class DaskExecutor:
 
     def __init__(self, scheduler: str | None = None, jobs: int | None = None,
                  preload: tuple[tuple[str, str], ...] = ()) -> None:
-        self._cluster = None
-        self._client = None
+        self._cluster: LocalCluster | None = None
+        self._client: Client | None = None
         self._cap = None if scheduler is None else jobs
         try:
             self._connect(scheduler, jobs, preload)
@@ -517,22 +531,22 @@ class DaskExecutor:
                 # it to all of them): they are started with SIGINT ignored, which they inherit.
                 with _interrupts_ignored():
                     workers = check_jobs(jobs) or os.cpu_count() or 1
-                    self._cluster = LocalCluster(n_workers=max(1, workers),
-                                                 threads_per_worker=1, processes=True,
-                                                 host="127.0.0.1", dashboard_address=None,
-                                                 silence_logs=logging.ERROR)
-                scheduler = self._cluster.scheduler_address
+                    cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1,
+                                           processes=True, host="127.0.0.1",
+                                           dashboard_address=None, silence_logs=logging.ERROR)
+                    self._cluster = cluster
+                scheduler = cluster.scheduler_address
             self.address = scheduler
-            self._client = Client(scheduler, set_as_default=False)
+            client = self._client = Client(scheduler, set_as_default=False)
         except (OSError, TimeoutError) as error:
             raise ExecutorError(f"cannot reach the Dask scheduler at {scheduler}: "
                                 f"{error}") from None
         try:
             plugin = GamebenchPlugin(ignore_interrupts=self._cluster is not None)
-            self._client.register_plugin(plugin, name=PLUGIN_NAME)
-            self._client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+            client.register_plugin(plugin, name=PLUGIN_NAME)
+            client.wait_for_workers(1, timeout=WORKER_WAIT_S)
             if preload:
-                self._client.run(_preload_worker, tuple(preload))
+                client.run(_preload_worker, tuple(preload))
         except TimeoutError:
             raise ExecutorError(f"no Dask worker joined the scheduler at {scheduler} within "
                                 f"{WORKER_WAIT_S:g} s") from None
@@ -551,8 +565,14 @@ class DaskExecutor:
         finally:
             self._cap, self.size = saved
 
+    def _connected(self) -> Client:
+        """The client of the cluster (ExecutorError once the executor is closed)."""
+        if self._client is None:
+            raise ExecutorError("the Dask executor is closed")
+        return self._client
+
     def _threads(self) -> int:
-        return max(1, sum(self._client.nthreads().values()))
+        return max(1, sum(self._connected().nthreads().values()))
 
     def _window(self) -> int:
         """How many tasks to keep in flight: `jobs` if given, else one per worker thread, and
@@ -571,7 +591,8 @@ class DaskExecutor:
         pending: deque[Job] = deque(jobs)
         alone: deque[Job] = deque()  # jobs of a batch the scheduler gave up on
         live: dict = {}
-        completed = as_completed(loop=self._client.loop)
+        client = self._connected()
+        completed = as_completed(loop=client.loop)
         try:
             while pending or alone or live:
                 while (pending or alone) and len(live) < self._window():
@@ -590,7 +611,7 @@ class DaskExecutor:
                     payload = pickle.dumps(tuple(batch), protocol=pickle.HIGHEST_PROTOCOL)
                     with warnings.catch_warnings():  # a big input is one task's whole payload
                         warnings.filterwarnings("ignore", message="Sending large graph")
-                        future = self._client.submit(run_batch, payload, pure=False,
+                        future = client.submit(run_batch, payload, pure=False,
                                                      key=f"gamebench-batch-{uuid.uuid4().hex}")
                     live[future] = batch
                     completed.add(future)
@@ -601,7 +622,7 @@ class DaskExecutor:
                 yield from self._finished(future, batch, alone)
         finally:
             if live:
-                self._client.cancel(list(live), force=True)
+                client.cancel(list(live), force=True)
 
     def _finished(self, future, batch: list[Job],
                   alone: deque[Job]) -> Iterator[tuple[Job, Outcome]]:

@@ -22,10 +22,11 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from typing import Protocol
+from multiprocessing.process import BaseProcess
+from typing import Any, Protocol
 
 from pipeline.errors import UserError
 from pipeline.problems import problem_modules
@@ -122,9 +123,10 @@ def skipped(batch: list[Job], skip: Skip | None) -> tuple[list[Job], list[tuple[
 
 @dataclass
 class _Worker:
-    process: ServedProcess | multiprocessing.Process
+    process: ServedProcess | BaseProcess
     connection: Connection
-    progress: SharedDoubles  # shared doubles (worker.PROGRESS_FIELDS): index, start time, CPU then
+    # SharedDoubles, or the Dask pool's multiprocessing RawArray
+    progress: Any  # shared doubles (worker.PROGRESS_FIELDS): index, start time, CPU then
     batch: list[Job] = field(default_factory=list)
     done: int = 0       # outcomes received for this batch
     ready: bool = False  # the worker has started on its batch (else: still starting up)
@@ -262,7 +264,7 @@ class LocalPoolExecutor:
     def _shared_progress(self):
         return SharedDoubles(PROGRESS_FIELDS)
 
-    def _process(self, connection: Connection, progress) -> ServedProcess:
+    def _process(self, connection: Connection, progress) -> ServedProcess | BaseProcess:
         """A worker process serving `connection`, not started yet: forked by the server, with
         this process's settings as they are now."""
         return ServedProcess(worker_main, connection, progress,
@@ -327,7 +329,8 @@ class LocalPoolExecutor:
         worker.connection.send(batch)
 
     def run(self, jobs: Iterable[Job], skip: Skip | None = None,
-            one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
+            one_at_a_time: frozenset[str] = frozenset(),
+            ) -> Generator[tuple[Job, Outcome], None, None]:
         self._started()
         self._skip, self._passed = skip, []
         self._one_at_a_time = frozenset(one_at_a_time)
