@@ -19,7 +19,6 @@ it needs to be judged again at another limit (`expectations.verdict_at`).
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -308,25 +307,35 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
     return _passes(package, case, limits, scratch, run_pass)
 
 
+def _answer_file(case: TestCase, scratch: Path) -> Path:
+    """The case's answer file; for a case stored without one (found outside the package), an
+    empty file in `scratch`: checkers and output validators are given an empty answer, as the
+    default output validator compares with one."""
+    if case.answer_path is not None:
+        return case.answer_path
+    empty = scratch / "no-answer.ans"
+    empty.touch()
+    return empty
+
+
 def _check(package: Package, case: TestCase, output: Path, scratch: Path,
            builds: PackageBuilds, input_path: Path | None = None,
            feedback: Path | None = None) -> CheckResult:
     answer = case.answer_path
-    # a case without an answer (one not in the package, stored without one) is checked against
-    # an empty one, as the default output validator does
-    given = answer if answer is not None else Path(os.devnull)
     input_path = input_path or case.input_path
     time_s, memory = package.limits.validation_time_s, package.limits.validation_memory_mb
     if package.checker is not None:
         if builds.checker is None:
             return CheckResult("JE", "the package's checker was not built")
-        return run_testlib_checker(builds.checker, input_path, output, given,
+        return run_testlib_checker(builds.checker, input_path, output,
+                                   _answer_file(case, scratch),
                                    time_s=time_s, memory_mb=memory, workdir=scratch)
     args = (*package.output_validator_flags, *case.output_validator_args)
     if package.output_validator is not None:
         if builds.output_validator is None:
             return CheckResult("JE", "the package's output validator was not built")
-        return run_output_validator(builds.output_validator, input_path, given, output,
+        return run_output_validator(builds.output_validator, input_path,
+                                    _answer_file(case, scratch), output,
                                     args, time_s=time_s, memory_mb=memory, workdir=scratch,
                                     feedback_dir=feedback)
     return default_validate(answer.read_bytes() if answer else b"", output.read_bytes(), args)
@@ -361,8 +370,8 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
             judge_argv.append(str(case.answer_path))
     else:
         args = (*package.output_validator_flags, *case.output_validator_args)
-        judge_argv = [*run_argv(judge, memory), str(input_path), str(case.answer_path),
-                      str(feedback) + "/", *args]
+        judge_argv = [*run_argv(judge, memory), str(input_path),
+                      str(_answer_file(case, scratch)), str(feedback) + "/", *args]
     exchange = run_exchange(
         [*run_argv(submission, limits.memory_mb), *case.args], judge_argv,
         workdir=scratch / ("run" if number == 1 else f"run-{number}"), wall_s=limits.wall_s,
@@ -401,7 +410,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
             return _Pass(Verdict.JE, None, "the checker was not built", timed_out=False,
                          **common)
         check = run_testlib_checker(builds.checker, input_path, scratch / "interactor.out",
-                                    case.answer_path or Path(os.devnull),
+                                    _answer_file(case, scratch),
                                     time_s=package.limits.validation_time_s,
                                     memory_mb=memory, workdir=scratch)
     return _Pass(Verdict(check.verdict), check, check.message, timed_out=False, **common)
