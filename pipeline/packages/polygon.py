@@ -351,6 +351,7 @@ def _generate(package: Package, tests, missing: list[int], input_pattern: str,
                                        f"{main_build.message[:300]}")
             done = run_limited(run_argv(main_build, package.limits.memory_mb),
                                cwd=work / ".run", stdin=target, stdout=answer,
+                               # (Polygon's problem.xml always gives a time limit)
                                time_s=max(10.0, (package.limits.time_s or 0.0) * 10),
                                memory_mb=package.limits.memory_mb
                                if main_build.memory_by_rlimit else None)
