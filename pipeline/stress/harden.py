@@ -33,7 +33,8 @@ class HardenError(UserError):
 @dataclass(frozen=True)
 class Hardened:
     solver: str
-    status: str                 # "added", "not found" (the budget passed), "interrupted"
+    status: str                 # "added", "not found" (the budget passed), "interrupted",
+                                # "rejected" (by ingest), "not added" (no answer to store)
     test: Path | None = None    # the input file added
     verdict: str | None = None  # the program's verdict on it
     detail: str = ""
@@ -102,10 +103,13 @@ def harden(data_dir: Path, request: StressRequest, solvers: tuple[str, ...] = ()
         assert trial.verdict is not None  # a failure found has its verdict
         name = f"harden-{safe_name(solver).replace('.', '_')}-{case_id_of(trial.text)[:12]}"
         group = _judged_group(data_dir, problem.id, found.kept)
-        # an interactive case has no reference answer: its answer file is empty (the
-        # interactor judges)
-        root, problem_override = problem.add_test(data_dir, name, trial.text,
-                                                  trial.expected or "", group)
+        if trial.expected is None:  # the reference wrote no answer (an interactive problem)
+            done.append(Hardened(solver, "not added", None, trial.verdict.value,
+                                 "a case kills it, but there is no answer to store with it "
+                                 "(the reference wrote none); add it to the tests by hand"))
+            continue
+        root, problem_override = problem.add_test(data_dir, name, trial.text, trial.expected,
+                                                  group)
         stored = ingest(data_dir, [root], problem_override)
         added = next(root.rglob(f"{name}.in"))
         rejects = [r for part in stored.problems.values() for r in part.rejects]
