@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv native system test nightly bench bench-quick clean
+.PHONY: venv native system lint test nightly bench bench-quick clean
 
 venv: $(STAMP) native
 
@@ -40,9 +40,16 @@ system:
 	  || echo "make: apt-get failed; the tests that need$$missing will be skipped"; \
 	else echo "make: not root: run 'sudo apt-get install$$missing' to enable those tests"; fi
 
+# Lint and type check ([tool.ruff] and [tool.mypy] in pyproject.toml): any finding fails, before
+# the suite runs. `ruff check --fix pipeline tests benchmarks` makes the safe fixes (import order,
+# newer syntax).
+lint: venv
+	$(BIN)/ruff check pipeline tests benchmarks
+	$(BIN)/mypy pipeline
+
 # The suite on every core (pytest-xdist; tests of a module that share a costly fixture stay on
 # one worker, see tests/conftest.py). How long it takes: docs/benchmarks.md.
-test: venv system
+test: venv system lint
 	@echo "make test: the suite on every core (pytest -n auto --dist loadgroup; about 1,600 tests, 10 to 15 minutes on 2 cores)"
 	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=30
 
@@ -63,4 +70,4 @@ bench-quick: venv
 	$(BIN)/python -m benchmarks --quick
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

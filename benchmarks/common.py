@@ -23,7 +23,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROW_COLUMNS: tuple[str, ...] = (
@@ -61,7 +61,7 @@ class BenchContext:
 
 
 def new_bench_id() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
 def make_context(work_dir: Path, out_dir: Path, quick: bool = False) -> BenchContext:
@@ -80,7 +80,7 @@ def record(ctx: BenchContext, section: str, metric: str, value: float | None, un
         "repeat": repeat, "metric": metric,
         "value": None if value is None else float(value), "unit": unit,
         "host": ctx.host.get("host"), "cpu_model": ctx.host.get("cpu_model"),
-        "git_rev": ctx.host.get("git_rev"), "measured_at": datetime.now(timezone.utc),
+        "git_rev": ctx.host.get("git_rev"), "measured_at": datetime.now(UTC),
     })
 
 

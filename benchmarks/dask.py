@@ -31,9 +31,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.common import (BenchContext, fail, goal, median, pipeline_argv, record, say,
-                                   spawn_timed)
-from benchmarks.throughput import RunCorpus, _verdicts as verdict_counts
+from benchmarks.common import (
+    BenchContext,
+    fail,
+    goal,
+    median,
+    pipeline_argv,
+    record,
+    say,
+    spawn_timed,
+)
+from benchmarks.throughput import RunCorpus
+from benchmarks.throughput import _verdicts as verdict_counts
 from benchmarks.workspace import MaxTest
 
 SECTION = "dask"

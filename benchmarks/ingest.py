@@ -21,8 +21,17 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.common import (BenchContext, ProcessRun, fail, goal, median, pipeline_argv,
-                                   record, say, spawn_timed)
+from benchmarks.common import (
+    BenchContext,
+    ProcessRun,
+    fail,
+    goal,
+    median,
+    pipeline_argv,
+    record,
+    say,
+    spawn_timed,
+)
 from benchmarks.workspace import MaxTest
 from pipeline.problems import all_problems, get_problem
 

@@ -28,8 +28,17 @@ import json
 import sys
 from pathlib import Path
 
-from benchmarks.common import (BenchContext, ProcessRun, fail, goal, median, pipeline_argv,
-                                   record, say, spawn_timed)
+from benchmarks.common import (
+    BenchContext,
+    ProcessRun,
+    fail,
+    goal,
+    median,
+    pipeline_argv,
+    record,
+    say,
+    spawn_timed,
+)
 from benchmarks.workspace import MaxTest
 from pipeline.problems import get_problem
 
@@ -166,9 +175,9 @@ def _measure(ctx: BenchContext, test: MaxTest, cpp: tuple[str, ...] | None, floo
     passed = not crashed and agree is not False and fast_s <= limit \
         and peak_mb < MEMORY_LIMIT_MB
     where = f"{test.problem}/{test.recipe}"
-    check = goal(ctx, SECTION + "/limit", passed,
-                 f"{where}: fast {fast_s:.3f} s (limit {limit:g} s), peak {peak_mb:.0f} MB",
-                 solver="fast", **keys)
+    goal(ctx, SECTION + "/limit", passed,
+         f"{where}: fast {fast_s:.3f} s (limit {limit:g} s), peak {peak_mb:.0f} MB",
+         solver="fast", **keys)
     if cpp_s is not None and cpp_s >= CPP_SLOW_S:
         met = ratio is not None and ratio < RATIO_GOAL
         goal_text = f"{'<' if met else '>='} 5x C++"

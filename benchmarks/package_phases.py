@@ -34,7 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # Loads phase_hooks by its path: importing the `benchmarks` package would import much of the
 # pipeline before the hooks are in place (and slow every process's start).
 SITECUSTOMIZE = f"""import importlib.util as _util
-_spec = _util.spec_from_file_location("_phase_hooks", {str(Path(__file__).with_name("phase_hooks.py"))!r})
+_spec = _util.spec_from_file_location(
+    "_phase_hooks", {str(Path(__file__).with_name("phase_hooks.py"))!r})
 _hooks = _util.module_from_spec(_spec)
 _spec.loader.exec_module(_hooks)
 _hooks.install()

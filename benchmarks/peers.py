@@ -35,8 +35,17 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.common import (BenchContext, ProcessRun, goal, load_average, median,
-                               pipeline_argv, record, say, spawn_timed)
+from benchmarks.common import (
+    BenchContext,
+    ProcessRun,
+    goal,
+    load_average,
+    median,
+    pipeline_argv,
+    record,
+    say,
+    spawn_timed,
+)
 from pipeline.packages.expectations import kattis_class
 
 ROOT = Path(__file__).resolve().parents[1]

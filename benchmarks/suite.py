@@ -32,10 +32,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import dask as dask_section
-from benchmarks import (growth, ingest, maxtests, nightly, overhead, peers, stress, throughput,
-                        workspace)
-from benchmarks.common import (BenchContext, close_launcher, fail, load_average, make_context,
-                                   record, say, write_rows)
+from benchmarks import (
+    growth,
+    ingest,
+    maxtests,
+    nightly,
+    overhead,
+    peers,
+    stress,
+    throughput,
+    workspace,
+)
+from benchmarks.common import (
+    BenchContext,
+    close_launcher,
+    fail,
+    load_average,
+    make_context,
+    record,
+    say,
+    write_rows,
+)
 from pipeline.problems import all_problems, get_problem, problem_ids
 
 SECTIONS = ("max-tests", "growth", "ingest", "throughput", "overhead", "stress", "dask",

@@ -1,9 +1,9 @@
 """Section `throughput`: `pipeline run` cases per second, end to end.
 
-A corpus of distinct tiny cases of one problem (`--run-problem`) is laid out as `raw/P/ext/` (the first `external_cases`) and
-`raw/P/rest/`, with expected outputs from the problem's first trusted reference stage other
-than `fast`, and ingested once (untimed). Then, alternately, as real processes (process start
-included), `repeats` times each (the long run with the external program fewer times):
+A corpus of distinct tiny cases of one problem (`--run-problem`) is laid out as `raw/P/ext/` (the
+first `external_cases`) and `raw/P/rest/`, with expected outputs from the problem's first trusted
+reference stage other than `fast`, and ingested once (untimed). Then, alternately, as real processes
+(process start included), `repeats` times each (the long run with the external program fewer times):
 
 - built-in: `pipeline --data-dir D run --problem P --solver fast` over every case;
 - external: `pipeline --data-dir D run --problem P --group ext --external ours=BIN
@@ -23,9 +23,18 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.common import (BenchContext, ProcessRun, fail, goal, median, pipeline_argv,
-                                   record, say, spawn_timed)
-from benchmarks.ingest import write_pairs, distinct_cases
+from benchmarks.common import (
+    BenchContext,
+    ProcessRun,
+    fail,
+    goal,
+    median,
+    pipeline_argv,
+    record,
+    say,
+    spawn_timed,
+)
+from benchmarks.ingest import distinct_cases, write_pairs
 from pipeline.problems import get_problem
 
 SECTION = "throughput"

@@ -19,15 +19,24 @@ import functools
 import io
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from pipeline.commands.common import fail, find_problem, report_runs, say
 from pipeline.commands.helptext import Command, Group, examples
-from pipeline.commands.options import (ExecutorOption, ExternalOption, JobsOption, ProblemOption,
-                                       SandboxOption, SchedulerOption, SeedOption, Settings,
-                                       complete_problem, within)
+from pipeline.commands.options import (
+    ExecutorOption,
+    ExternalOption,
+    JobsOption,
+    ProblemOption,
+    SandboxOption,
+    SchedulerOption,
+    SeedOption,
+    Settings,
+    complete_problem,
+    within,
+)
 from pipeline.commands.options import jobs as check_jobs
 from pipeline.errors import UnknownName, UserError
 
@@ -50,7 +59,7 @@ def _options(
         "--data-dir", envvar="PIPELINE_DATA_DIR", metavar="DIR",
         help="Where raw corpora and tables live (a relative path is from the current "
         "folder).")] = Path("data"),
-    problems_dir: Annotated[Optional[list[Path]], typer.Option(
+    problems_dir: Annotated[list[Path] | None, typer.Option(
         "--problems-dir", metavar="DIR", help="A folder of extra problems, one folder each "
         "(repeatable; also PIPELINE_PROBLEMS_DIR; default: the built-in problems only).")] = None,
 ) -> None:
@@ -104,7 +113,7 @@ def generate_command(
     count: Annotated[int, typer.Option("--count", "-n", min=1, metavar="N",
                                        help="How many cases.")] = 10,
     seed: Annotated[int, typer.Option("--seed", metavar="SEED", help="Random seed.")] = 1,
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         "--out", metavar="DIR",
         help="Folder (default: DATA/raw/PROBLEM/generated/RECIPE).")] = None,
     expected_from: Annotated[str, typer.Option(
@@ -131,10 +140,10 @@ def generate_command(
     "pipeline ingest tests/ --problem PROBLEM"))
 def ingest_command(
     ctx: typer.Context,
-    paths: Annotated[Optional[list[Path]], typer.Argument(
+    paths: Annotated[list[Path] | None, typer.Argument(
         metavar="PATH", help="Roots to ingest (default: DATA/raw and every problem's "
         "samples).")] = None,
-    problem_id: Annotated[Optional[str], typer.Option(
+    problem_id: Annotated[str | None, typer.Option(
         "--problem", "-p", metavar="PROBLEM", autocompletion=complete_problem,
         help="Treat every file as this problem's (default: the first folder under a root "
         "names the problem).")] = None,
@@ -143,15 +152,14 @@ def ingest_command(
     max_file_mb: Annotated[float, typer.Option(
         "--max-file-mb", metavar="MB", callback=within(0.001),
         help="Refuse files (and archive members) larger than this.")] = 256,
-    jobs: Annotated[Optional[int], typer.Option(
+    jobs: Annotated[int | None, typer.Option(
         "--jobs", "-j", min=1, metavar="N", callback=check_jobs,
         help="Processes validating files (default: the number of cores).")] = None,
     no_wait: Annotated[bool, typer.Option(
         "--no-wait", help="Fail at once if another command is writing the tables.")] = False,
 ) -> None:
     """Find, validate and store every test case under PATH in the cases table."""
-    from pipeline.corpus.ingest import (default_roots, format_summary, ingest,
-                                        nothing_stored_reason)
+    from pipeline.corpus.ingest import default_roots, format_summary, ingest, nothing_stored_reason
     from pipeline.progress import progress_bar
 
     roots = paths or default_roots(ctx.obj.data_dir)
@@ -185,7 +193,7 @@ def query_command(
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
                                      help="table, csv, json (one object per line) or "
                                      "parquet.")] = "table",
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         "--out", metavar="FILE", help="Write to FILE (default: standard output).")] = None,
 ) -> None:
     """Run Polars SQL over the tables (streamed: any result size fits).
@@ -209,24 +217,24 @@ def run_command(
     problem_id: Annotated[str, typer.Option("--problem", "-p", metavar="PROBLEM",
                                             autocompletion=complete_problem,
                                             help="Problem id.")],
-    solver: Annotated[Optional[list[str]], typer.Option(
+    solver: Annotated[list[str] | None, typer.Option(
         "--solver", "-s", metavar="NAME", help="A stage or configured solver to keep "
         "(repeatable; default: every stage and configured solver).")] = None,
     external: ExternalOption = None,
-    group: Annotated[Optional[str], typer.Option(
+    group: Annotated[str | None, typer.Option(
         "--group", metavar="GROUP", help="Only cases of this group (default: every "
         "case).")] = None,
-    jobs: Annotated[Optional[int], typer.Option(
+    jobs: Annotated[int | None, typer.Option(
         "--jobs", "-j", min=1, metavar="N",
         help="Worker processes (default: the number of cores, and more at once while "
         "the programs they run leave the cores idle).")] = None,
-    timeout: Annotated[Optional[float], typer.Option(
+    timeout: Annotated[float | None, typer.Option(
         "--timeout", metavar="SEC", callback=within(0, 86400, low_included=False),
         help="Seconds per case (default: the problem's time limit).")] = None,
-    memory: Annotated[Optional[int], typer.Option(
+    memory: Annotated[int | None, typer.Option(
         "--memory", min=0, max=1 << 30, metavar="MB", help="Memory limit in MB of external "
         "programs (default: the problem's, 512 where it has none; 0: no limit).")] = None,
-    stack: Annotated[Optional[int], typer.Option(
+    stack: Annotated[int | None, typer.Option(
         "--stack", min=0, max=1 << 30, metavar="MB", help="Stack limit in MB of external "
         "programs (default: the memory limit, as judges set it; 0: unlimited).")] = None,
     sandbox: Annotated[str, typer.Option(
@@ -235,7 +243,7 @@ def run_command(
         "off.")] = "auto",
     repeat: Annotated[int, typer.Option("--repeat", min=1, max=1000, metavar="K",
                                         help="Runs per case.")] = 1,
-    resume: Annotated[Optional[str], typer.Option(
+    resume: Annotated[str | None, typer.Option(
         "--resume", metavar="RUN_ID", help="Finish this killed run (default: a new "
         "run).")] = None,
     no_wait: Annotated[bool, typer.Option(
@@ -262,13 +270,13 @@ def run_command(
     "pipeline slow --run RUN_ID"))
 def slow_command(
     ctx: typer.Context,
-    problem_id: Annotated[Optional[str], typer.Option(
+    problem_id: Annotated[str | None, typer.Option(
         "--problem", "-p", metavar="PROBLEM", autocompletion=complete_problem,
         help="Only this problem (default: every problem).")] = None,
-    solver: Annotated[Optional[str], typer.Option(
+    solver: Annotated[str | None, typer.Option(
         "--solver", "-s", metavar="NAME", help="Only this solver (default: every "
         "solver).")] = None,
-    run_ids: Annotated[Optional[list[str]], typer.Option(
+    run_ids: Annotated[list[str] | None, typer.Option(
         "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
         "run of each problem).")] = None,
     top: Annotated[int, typer.Option("--top", "-n", min=1, metavar="N",
@@ -289,13 +297,13 @@ def slow_command(
     "pipeline mismatches --all --run RUN_ID"))
 def mismatches_command(
     ctx: typer.Context,
-    problem_id: Annotated[Optional[str], typer.Option(
+    problem_id: Annotated[str | None, typer.Option(
         "--problem", "-p", metavar="PROBLEM", autocompletion=complete_problem,
         help="Only this problem (default: every problem).")] = None,
-    run_ids: Annotated[Optional[list[str]], typer.Option(
+    run_ids: Annotated[list[str] | None, typer.Option(
         "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
         "run of each problem).")] = None,
-    top: Annotated[Optional[int], typer.Option(
+    top: Annotated[int | None, typer.Option(
         "--top", "-n", min=1, metavar="N", help="Cases shown in full per problem (default: "
         "10; with --all, every case).")] = None,
     show_all: Annotated[bool, typer.Option(
@@ -323,13 +331,13 @@ def mismatches_command(
     "pipeline compare RUN --solver fast --against brute"))
 def compare_command(
     ctx: typer.Context,
-    base: Annotated[Optional[str], typer.Argument(
+    base: Annotated[str | None, typer.Argument(
         metavar="BASE", help="Baseline run (default: the newest earlier comparable run of "
         "NEW's problem).")] = None,
-    new: Annotated[Optional[str], typer.Argument(
+    new: Annotated[str | None, typer.Argument(
         metavar="NEW", help="Run to judge (default: the newest finished run of the "
         "problem).")] = None,
-    problem_id: Annotated[Optional[str], typer.Option(
+    problem_id: Annotated[str | None, typer.Option(
         "--problem", "-p", metavar="PROBLEM", autocompletion=complete_problem,
         help="Only this problem (default: every problem with two finished runs).")] = None,
     ratio: Annotated[float, typer.Option(
@@ -339,11 +347,11 @@ def compare_command(
         "--min-diff-ms", metavar="MS", callback=within(0), help="... and NEW - BASE exceeds "
         "this many ms (the measured noise floor of a process start on a shared 2-core "
         "machine).")] = 20.0,
-    solver: Annotated[Optional[str], typer.Option(
+    solver: Annotated[str | None, typer.Option(
         "--solver", "-s", metavar="A", help="With --against: compare program A with program B "
         "on the cases of one run (the one run given, else the newest finished run of "
         "--problem, else the newest finished run) (default: compare two runs).")] = None,
-    against: Annotated[Optional[str], typer.Option(
+    against: Annotated[str | None, typer.Option(
         "--against", metavar="B", help="The program --solver is compared with (default: "
         "none; --solver needs it).")] = None,
 ) -> None:
@@ -369,10 +377,10 @@ def compare_command(
     "pipeline strength --run RUN_ID --format json"))
 def strength_command(
     ctx: typer.Context,
-    problem_id: Annotated[Optional[str], typer.Option(
+    problem_id: Annotated[str | None, typer.Option(
         "--problem", "-p", metavar="PROBLEM", autocompletion=complete_problem,
         help="Only this problem (default: every problem).")] = None,
-    run_ids: Annotated[Optional[list[str]], typer.Option(
+    run_ids: Annotated[list[str] | None, typer.Option(
         "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
         "run of each problem).")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
@@ -395,10 +403,10 @@ def strength_command(
     "pipeline report --run RUN_ID --run OTHER_RUN_ID"))
 def report_command(
     ctx: typer.Context,
-    run_ids: Annotated[Optional[list[str]], typer.Option(
+    run_ids: Annotated[list[str] | None, typer.Option(
         "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
         "run of each problem).")] = None,
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         "--out", metavar="FILE",
         help="HTML file (default: DATA/reports/report-TIMESTAMP.html).")] = None,
 ) -> None:
@@ -418,10 +426,10 @@ def report_command(
     "pipeline nightly --jobs 2 --config my-nightly.toml"))
 def nightly_command(
     ctx: typer.Context,
-    config: Annotated[Optional[Path], typer.Option(
+    config: Annotated[Path | None, typer.Option(
         "--config", metavar="FILE",
         help="The nightly's settings (default: configs/nightly.toml).")] = None,
-    jobs: Annotated[Optional[int], typer.Option(
+    jobs: Annotated[int | None, typer.Option(
         "--jobs", "-j", min=1, metavar="N",
         help="Worker processes (default: the number of cores, and more at once while "
         "the programs they run leave the cores idle).")] = None,
@@ -450,7 +458,8 @@ def doctor_command(
 
     Exits 1 when something is wrong and --fix was not given.
     """
-    from pipeline.tables.doctor import examine, fix as fix_folder, format_examination
+    from pipeline.tables.doctor import examine, format_examination
+    from pipeline.tables.doctor import fix as fix_folder
 
     data_dir = ctx.obj.data_dir
     found = examine(data_dir)
@@ -480,20 +489,20 @@ def stress_command(
     solver: Annotated[str, typer.Option(
         "--solver", "-s", metavar="NAME", help="The solver to check: a stage, a configured "
         "solver, an --external name or a package's submission.")],
-    against: Annotated[Optional[str], typer.Option(
+    against: Annotated[str | None, typer.Option(
         "--against", metavar="NAME", help="The reference (default: the problem's reference order; "
         "for a package, its main or first accepted submission).")] = None,
-    recipe: Annotated[Optional[list[str]], typer.Option(
+    recipe: Annotated[list[str] | None, typer.Option(
         "--recipe", "-r", metavar="PATTERN", help="Recipe name or shell pattern (repeatable; "
         "default: every recipe but the max ones; a Polygon package's recipes are its generator "
         "commands).")] = None,
-    generator: Annotated[Optional[list[str]], typer.Option(
+    generator: Annotated[list[str] | None, typer.Option(
         "--generator", "-g", metavar="COMMAND", help="A generator as a recipe: a program of the "
         "package (or a path, or a command on PATH) and its arguments, {seed} filled in per case "
         "(appended when absent); its output is checked by the package's input validators "
         "(repeatable; default: none; given, the session uses only these unless --recipe is "
         "given).")] = None,
-    group: Annotated[Optional[str], typer.Option(
+    group: Annotated[str | None, typer.Option(
         "--group", metavar="GROUP", help="A package's test group whose rules every generated case "
         "is held to: its validator arguments, its judging (default: a Polygon test's own group; "
         "for --generator, the package's first group of secret cases).")] = None,
@@ -528,19 +537,19 @@ def stress_command(
 def harden_command(
     ctx: typer.Context,
     problem_id: ProblemOption,
-    solver: Annotated[Optional[list[str]], typer.Option(
+    solver: Annotated[list[str] | None, typer.Option(
         "--solver", "-s", metavar="NAME", help="A wrong program to kill (repeatable; default: "
         "every wrong program no case of the latest run kills).")] = None,
-    against: Annotated[Optional[str], typer.Option(
+    against: Annotated[str | None, typer.Option(
         "--against", metavar="NAME", help="The reference (default: the problem's reference "
         "order; for a package, its main or first accepted submission).")] = None,
-    recipe: Annotated[Optional[list[str]], typer.Option(
+    recipe: Annotated[list[str] | None, typer.Option(
         "--recipe", "-r", metavar="PATTERN", help="Recipe name or shell pattern (repeatable; "
         "default: as pipeline stress).")] = None,
-    generator: Annotated[Optional[list[str]], typer.Option(
+    generator: Annotated[list[str] | None, typer.Option(
         "--generator", "-g", metavar="COMMAND", help="A generator as a recipe, as for pipeline "
         "stress (repeatable; default: none).")] = None,
-    group: Annotated[Optional[str], typer.Option(
+    group: Annotated[str | None, typer.Option(
         "--group", metavar="GROUP", help="A package's test group the new tests are held to "
         "(default: as pipeline stress).")] = None,
     budget: Annotated[str, typer.Option(
@@ -574,7 +583,7 @@ def hunt_command(
     solver: Annotated[str, typer.Option(
         "--solver", "-s", metavar="NAME", help="The solver to slow down: a stage, a configured "
         "solver or an --external name.")],
-    size: Annotated[Optional[int], typer.Option(
+    size: Annotated[int | None, typer.Option(
         "--size", min=1, metavar="N", help="Size measure of the inputs (default: the growth "
         "ladder's first size).")] = None,
     budget: Annotated[str, typer.Option(
@@ -604,6 +613,15 @@ def main(argv: list[str] | None = None) -> None:
     run_app(app_for(sys.argv[1:] if argv is None else argv), argv)
 
 
+def _command_name(command: typer.models.CommandInfo) -> str:
+    """A registered command's name: the one given, else Typer's of its function."""
+    import typer.main
+
+    if command.name:
+        return command.name
+    return typer.main.get_command_name(getattr(command.callback, "__name__", ""))
+
+
 def app_for(argv: list[str]) -> typer.Typer:
     """The application with only the command that `argv` invokes, when a word of it names one:
     at each start Typer reads the options of every command it holds (20 ms for all 16, 4 ms
@@ -612,7 +630,6 @@ def app_for(argv: list[str]) -> typer.Typer:
     environment), and a word that names none (its error lists the commands)."""
     import copy
 
-    import typer.main
 
     bare = copy.copy(app)
     bare.registered_commands = []
@@ -625,8 +642,8 @@ def app_for(argv: list[str]) -> typer.Typer:
             if word in taking_a_value:  # `--data-dir DIR`: the next word is its value
                 next(words, None)
             continue
-        named = [command for command in app.registered_commands if word == (
-            command.name or typer.main.get_command_name(command.callback.__name__))]
+        named = [command for command in app.registered_commands
+                 if word == _command_name(command)]
         if not named:
             return app
         bare.registered_commands = named

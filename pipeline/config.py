@@ -71,7 +71,8 @@ class _Reader:
     """Typed access to one table of a TOML file, remembering which keys were used."""
 
     def __init__(self, path: Path, table: dict[str, Any], where: str = "") -> None:
-        self.path, self.table, self.where, self.used = Path(path), table, where, set()
+        self.path, self.table, self.where = Path(path), table, where
+        self.used: set[str] = set()
 
     def _fail(self, key: str, message: str, rule: str = "type") -> ConfigError:
         name = f"{self.where}.{key}" if self.where else key
@@ -139,7 +140,8 @@ class ProblemSettings:
 
 
 def read_problem_settings(path: Path) -> ProblemSettings:
-    """The facts of one problem from its `problem.toml` (see docs/architecture.md, "Adding a problem")."""
+    """The facts of one problem from its `problem.toml` (docs/architecture.md, "Adding a
+    problem")."""
     path = Path(path)
     top = _Reader(path, read_toml(path))
     limits = top.table_of("limits")

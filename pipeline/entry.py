@@ -24,6 +24,7 @@ def main() -> None:
 
     guard()  # before anything opens a file or prints: see `streams`
     argv = sys.argv[1:]
+    code: object
     try:
         if argv[:1] == ["solve"]:
             from pipeline.run.solve import main as solve_main

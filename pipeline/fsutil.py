@@ -41,7 +41,7 @@ def new_file_mode(path: Path) -> int:
         return 0o666 & ~current_umask()
 
 
-def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+def atomic_write(path: Path, write: Callable[[Path], object]) -> None:
     """Call `write(tmp_path)` to produce the file, fsync it, give it the mode of a file the
     user writes (`new_file_mode`), then rename it to `path`."""
     path = Path(path)
@@ -93,7 +93,7 @@ def utf8_path(path: Path | str) -> str:
     return os.path.join(f"/proc/self/fd/{_STAND_INS[folder]}", *parts[bad + 1:])
 
 
-def file_sha256(path: Path | str) -> "hashlib._Hash":
+def file_sha256(path: Path | str) -> hashlib._Hash:
     """The SHA-256 of a file, read in pieces (a package's 700 MB file read whole to digest it
     cost 700 MB of memory)."""
     with open(path, "rb") as handle:

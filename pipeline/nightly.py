@@ -13,8 +13,8 @@
 
 The job fails (non-zero exit) on any new WA, RE, TLE, MLE or OLE of a trusted solver, or a
 flagged slowdown that a re-measurement confirms (the flagged cases run again five times; the
-median must still be slower). Without a baseline every such verdict counts as new. Stages registered as
-known to be wrong are reported but never fail the job. A problem package fails the job when a
+median must still be slower). Without a baseline every such verdict counts as new. Stages registered
+as known to be wrong are reported but never fail the job. A problem package fails the job when a
 submission gets what its folder or tag does not expect.
 
 Runs go through the executor the caller gives (`pipeline nightly --executor dask` connects to a
@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -41,6 +42,9 @@ from pipeline.run.runner import RunRequest, RunSummary, nothing_to_run, run
 from pipeline.tables.results import read_run_results, read_runs, write_run
 from pipeline.tables.runs import finished_runs
 from pipeline.verdicts import FAILURES, names
+
+if TYPE_CHECKING:
+    from pipeline.report.compare import SlowdownRule
 
 DEFAULT_CONFIG = CONFIG_DIR / "nightly.toml"
 NIGHTLY_COMMAND = "pipeline nightly"   # the `command` of the runs a night makes
@@ -123,7 +127,7 @@ def trusted_failures(data_dir: Path, run_id: str, problem_id: str) -> list[str]:
 REMEASURE_REPEAT = 5
 
 
-def slowdown_rule(settings: NightlySettings) -> dict[str, float]:
+def slowdown_rule(settings: NightlySettings) -> SlowdownRule:
     """The nightly's slowdown thresholds (`slowdown_ratio`, `slowdown_min_ms` in its config)."""
     return {"ratio_threshold": settings.slowdown_ratio, "min_diff_ms": settings.slowdown_min_ms}
 
@@ -140,7 +144,7 @@ def _one_at_a_time(executor: Executor | None) -> Iterator[Executor | None]:
 
 
 def confirmed_reasons(data_dir: Path, baseline: str, comparison,
-                      log: Callable[[str], None], rule: dict[str, float] | None = None,
+                      log: Callable[[str], None], rule: SlowdownRule | None = None,
                       executor: Executor | None = None, sandbox: str = "auto") -> list[str]:
     """The comparison's reasons to fail, with slowdowns kept only if a re-measurement agrees.
 
@@ -261,6 +265,8 @@ def expectation_failures(problem_id: str, result: RunSummary) -> list[str]:
     (and validators) its own programs failed judging (and why its expectations could not be
     held, when they could not)."""
     found = result.expectations
+    if found is None:  # not a package: no submissions held
+        return []
     if found.not_held:
         return [f"{problem_id}: expectations not held: {found.not_held}"]
     return [f"{problem_id}/{a.submission}: expected {a.expected}, got {a.got}"
@@ -305,7 +311,7 @@ def format_outcome(outcome: NightlyOutcome) -> str:
                      f"{'s' if solvers != 1 else ''}: {words}")
         for failure in night.failures:
             lines.append(f"    ! {failure}")
-        for solver, wrong, counts in failing:
+        for solver, wrong, _counts in failing:
             errors = night.run.errors.get(solver)
             if errors and not wrong:
                 line, count = errors.most_common(1)[0]

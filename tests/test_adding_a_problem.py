@@ -62,7 +62,8 @@ def test_a_new_problem_folder_works_everywhere(tmp_path, monkeypatch):
 def test_the_contract_tests_cover_a_new_problem_without_a_test_of_its_own(tmp_path):
     problems = build_problem_folder(tmp_path / "problems")
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "no:cacheprovider", "-k", "takeaway",
+        [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "no:cacheprovider",
+         "-k", "takeaway",
          str(REPO / "tests" / "problems" / "test_contract.py")],
         cwd=REPO, capture_output=True, text=True,
         env={"PATH": "/usr/bin:/bin", "PIPELINE_PROBLEMS_DIR": str(problems)})

@@ -17,7 +17,6 @@ from pipeline.cli import app
 from pipeline.errors import BeyondLimits
 from pipeline.problems import all_problems, get_problem
 
-
 runner = CliRunner()
 
 

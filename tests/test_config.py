@@ -6,8 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import (ConfigError, read_configured_solvers, read_nightly_settings,
-                             read_problem_settings)
+from pipeline.config import (
+    ConfigError,
+    read_configured_solvers,
+    read_nightly_settings,
+    read_problem_settings,
+)
 
 GOOD = """
 title = "T"

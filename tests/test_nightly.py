@@ -74,8 +74,8 @@ def test_a_flagged_slowdown_fails_only_when_re_measuring_confirms_it(toy, tmp_pa
                                                                        monkeypatch):
     from pipeline.nightly import confirmed_reasons
     from pipeline.report.compare import compare_runs
-    from pipeline.tables.results import read_runs
     from pipeline.run.runner import RunRequest, run
+    from pipeline.tables.results import read_runs
 
     data = tmp_path / "data"
     folder = data / "raw" / "toy" / "t"

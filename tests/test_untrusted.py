@@ -12,8 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.untrusted import (LeftBehind, chmod_regular, copy_regular, is_regular,
-                                make_folder, open_created, read_regular, write_regular)
+from pipeline.untrusted import (
+    LeftBehind,
+    chmod_regular,
+    copy_regular,
+    is_regular,
+    make_folder,
+    open_created,
+    read_regular,
+    write_regular,
+)
 
 PRIVATE = b"private bytes\n"
 

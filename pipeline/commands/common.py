@@ -5,7 +5,7 @@ report looks at (saying so when there are none)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NoReturn, Optional
+from typing import NoReturn
 
 import typer
 
@@ -44,7 +44,7 @@ def find_problem(problem_id: str):
         fail(str(error))
 
 
-def start_executor(kind: str, scheduler: Optional[str], jobs: Optional[int], problem=None,
+def start_executor(kind: str, scheduler: str | None, jobs: int | None, problem=None,
                    selection=None):
     """The executor the options ask for, started now (a clear error when it cannot be)."""
     from pipeline.run.choice import make_executor
@@ -75,8 +75,8 @@ def empty_data_note(data_dir: Path) -> str | None:
     return None
 
 
-def report_runs(data_dir: Path, run_ids: Optional[list[str]],
-                problem_id: Optional[str]) -> list[str]:
+def report_runs(data_dir: Path, run_ids: list[str] | None,
+                problem_id: str | None) -> list[str]:
     """The runs a report command looks at; says so when there are none."""
     from pipeline.tables.runs import resolve_runs
 

@@ -32,7 +32,11 @@ def run_app(app: typer.Typer, argv: list[str] | None = None) -> None:
     except typer.Exit as exit_:
         code = exit_.exit_code
     except TyperException as error:  # usage errors: Typer says what is wrong
-        getattr(error, "show", lambda: say(f"error: {error}", err=True))()
+        show = getattr(error, "show", None)
+        if show is not None:
+            show()
+        else:
+            say(f"error: {error}", err=True)
         code = getattr(error, "exit_code", 2)
     except (typer.Abort, KeyboardInterrupt):
         say(f"interrupted ({signals.name()})", err=True)

@@ -9,7 +9,7 @@ hidden while the help is written, and nothing else about the parameters changes.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 
@@ -44,7 +44,7 @@ def readable(params: list) -> list:
 def _shown_by_metavar(kind: type[ParamType]) -> type[ParamType]:
     """A subclass of the parameter type `kind` that help prints nothing of: no `<str>` beside
     an argument, no `[x>=1]` range beside an option (the metavar and the help say it)."""
-    overrides = {"get_metavar": lambda self, param, ctx: ""}
+    overrides: dict[str, Callable[..., str]] = {"get_metavar": lambda self, param, ctx: ""}
     if issubclass(kind, _NumberRangeBase):
         overrides["_describe_range"] = lambda self: ""
     return type(kind.__name__, (kind,), overrides)
@@ -58,7 +58,8 @@ def types_unshown(params: list) -> Iterator[None]:
     try:
         for param, kind in kept:
             shown = copy.copy(kind)
-            shown.__class__ = _shown_by_metavar(type(kind))
+            # a class is hashable; mypy reads the instances' `__hash__ = None` of ParamType
+            shown.__class__ = _shown_by_metavar(type(kind))  # type: ignore[arg-type]
             param.type = shown
         yield
     finally:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -71,7 +71,7 @@ def check_sandbox(mode: str) -> None:
 ExecutorOption = Annotated[str, typer.Option(
     "--executor", metavar="KIND", help="Where cases run: local (a process pool on this machine) "
     "or dask (a Dask cluster).")]
-SchedulerOption = Annotated[Optional[str], typer.Option(
+SchedulerOption = Annotated[str | None, typer.Option(
     "--scheduler", metavar="ADDRESS", help="Dask scheduler address, tcp://HOST:PORT (default: "
     "$PIPELINE_SCHEDULER; neither: a local Dask cluster is started for the command).")]
 
@@ -80,13 +80,13 @@ SchedulerOption = Annotated[Optional[str], typer.Option(
 ProblemOption = Annotated[str, typer.Option("--problem", "-p", metavar="PROBLEM",
                                             autocompletion=complete_problem,
                                             help="Problem id.")]
-ExternalOption = Annotated[Optional[list[str]], typer.Option(
+ExternalOption = Annotated[list[str] | None, typer.Option(
     "--external", "-e", metavar="NAME=COMMAND",
     help="An external program: a command, or a source file built by its language "
     "(NAME=sol.cpp, or sol.cpp named sol; repeatable; default: none).")]
 SandboxOption = Annotated[str, typer.Option(
     "--sandbox", metavar="MODE", help="Run external programs in a sandbox, as `run` does: "
     "auto (where it works), on (or fail), off.")]
-JobsOption = Annotated[Optional[int], typer.Option(
+JobsOption = Annotated[int | None, typer.Option(
     "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores).")]
 SeedOption = Annotated[int, typer.Option("--seed", metavar="N", help="Random seed.")]

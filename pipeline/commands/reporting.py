@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from pipeline.commands.common import (empty_data_note, fail, find_problem, report_runs, say,
-                                     settle)
+from pipeline.commands.common import empty_data_note, fail, find_problem, report_runs, say, settle
 from pipeline.commands.options import Settings
 from pipeline.errors import UnknownName, UserError
 from pipeline.untrusted import shown
 
 
-def query(settings: Settings, *, sql: str, fmt: str, out: Optional[Path]) -> None:
+def query(settings: Settings, *, sql: str, fmt: str, out: Path | None) -> None:
     """Run Polars SQL over the tables (streamed), with a note on stderr when the data folder
     holds no tables."""
     import polars as pl
@@ -32,7 +30,7 @@ def query(settings: Settings, *, sql: str, fmt: str, out: Optional[Path]) -> Non
         lazy = plan(settings.data_dir, sql)
         if fmt == "table" and out is None:
             sys.stdout.write(shown(show_table(lazy)))  # for a reader: shown as `say` shows
-        elif fmt == "table":
+        elif fmt == "table" and out is not None:
             from pipeline.fsutil import atomic_write_text
 
             atomic_write_text(out, show_table(lazy))
@@ -42,9 +40,9 @@ def query(settings: Settings, *, sql: str, fmt: str, out: Optional[Path]) -> Non
         fail("query failed: " + "\n".join(query_error(sql, error).lines(sql)), code=1)
 
 
-def compare(settings: Settings, *, base: Optional[str], new: Optional[str],
-            problem_id: Optional[str], ratio: float, min_diff_ms: float, solver: Optional[str],
-            against: Optional[str]) -> None:
+def compare(settings: Settings, *, base: str | None, new: str | None,
+            problem_id: str | None, ratio: float, min_diff_ms: float, solver: str | None,
+            against: str | None) -> None:
     """Two runs compared (or, per problem, its newest finished run against the newest earlier
     comparable one); with --solver A --against B, two programs of one run side by side."""
     from pipeline.report.compare import compare_runs, format_comparison, pairs_to_compare
@@ -103,15 +101,20 @@ def side_by_side(data_dir: Path, solver: str | None, against: str | None, run_id
         fail(str(error))
 
 
-def strength(settings: Settings, *, problem_id: Optional[str], run_ids: Optional[list[str]],
+def strength(settings: Settings, *, problem_id: str | None, run_ids: list[str] | None,
              fmt: str) -> None:
     """How strong the tests of each run are, stored in the `strength` table and printed as
     text (with constraint coverage), JSON (one object per run) or CSV (one row per case)."""
     from dataclasses import asdict
 
     from pipeline.report.coverage import NO_BOUNDS, coverage_of_problems, format_coverage
-    from pipeline.report.strength import (as_csv, as_json, format_strength, strength_of_runs,
-                                          strength_rows)
+    from pipeline.report.strength import (
+        as_csv,
+        as_json,
+        format_strength,
+        strength_of_runs,
+        strength_rows,
+    )
     from pipeline.tables.results import write_strength
 
     if fmt not in ("text", "json", "csv"):

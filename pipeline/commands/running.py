@@ -11,20 +11,20 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from pipeline.commands.common import fail, find_problem, say, settle, start_executor
-from pipeline.commands.options import Settings, jobs as check_jobs
+from pipeline.commands.options import Settings
+from pipeline.commands.options import jobs as check_jobs
 from pipeline.errors import UnknownName, UserError
 
 
-def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
-        external: Optional[list[str]], group: Optional[str], jobs: Optional[int],
-        timeout: Optional[float], memory: Optional[int], stack: Optional[int], sandbox: str,
-        repeat: int, resume: Optional[str], no_wait: bool, executor_kind: str,
-        scheduler: Optional[str], fail_fast: bool = False) -> None:
+def run(settings: Settings, *, problem_id: str, solver: list[str] | None,
+        external: list[str] | None, group: str | None, jobs: int | None,
+        timeout: float | None, memory: int | None, stack: int | None, sandbox: str,
+        repeat: int, resume: str | None, no_wait: bool, executor_kind: str,
+        scheduler: str | None, fail_fast: bool = False) -> None:
     """Run solver stages and external programs over the stored cases of a problem."""
     from pipeline.programs.languages import BuildError
     from pipeline.progress import progress_bar
@@ -69,7 +69,8 @@ def run(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
         problem.start_holding(selection.submissions)
     try:
         settle(settings.data_dir)
-        from pipeline.run.runner import format_summary, nothing_to_run, run as run_request
+        from pipeline.run.runner import format_summary, nothing_to_run
+        from pipeline.run.runner import run as run_request
 
         reason = None if resume else nothing_to_run(settings.data_dir, problem, group)
         if reason:  # nothing failed: no run is made, as bt run skips such a package
@@ -116,11 +117,12 @@ def resume_command(settings: Settings, problem_id: str, run_id: str) -> str:
     return shlex.join([*words, "run", "--problem", problem_id, "--resume", run_id])
 
 
-def nightly(settings: Settings, *, config: Optional[Path], jobs: Optional[int],
-            executor_kind: str, scheduler: Optional[str]) -> None:
+def nightly(settings: Settings, *, config: Path | None, jobs: int | None,
+            executor_kind: str, scheduler: str | None) -> None:
     """The whole job: generate the default corpus if missing, ingest, run everything,
     compare with the previous run, write the report."""
-    from pipeline.nightly import DEFAULT_CONFIG, format_outcome, nightly as run_nightly
+    from pipeline.nightly import DEFAULT_CONFIG, format_outcome
+    from pipeline.nightly import nightly as run_nightly
     from pipeline.programs.languages import BuildError
     from pipeline.progress import progress_bar
     from pipeline.run.executors import ExecutorError

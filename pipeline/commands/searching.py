@@ -9,7 +9,8 @@ exits 2, or 1 for `harden`; an interrupted session exits 130.
 from __future__ import annotations
 
 import sys
-from typing import Callable, Optional, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 import typer
 
@@ -49,16 +50,17 @@ def _searched(search: Callable[[], T]) -> T:
         fail(str(error))
 
 
-def stress(settings: Settings, *, problem_id: str, solver: str, against: Optional[str],
-           recipe: Optional[list[str]], generator: Optional[list[str]], group: Optional[str],
-           budget: str, stop_after: int, seed: int, jobs: Optional[int],
-           external: Optional[list[str]], shrink_budget: str, sandbox: str, executor_kind: str,
-           scheduler: Optional[str]) -> None:
+def stress(settings: Settings, *, problem_id: str, solver: str, against: str | None,
+           recipe: list[str] | None, generator: list[str] | None, group: str | None,
+           budget: str, stop_after: int, seed: int, jobs: int | None,
+           external: list[str] | None, shrink_budget: str, sandbox: str, executor_kind: str,
+           scheduler: str | None) -> None:
     """Generate cases from recipes until SOLVER and the reference disagree (or SOLVER fails),
     shrink each failure, keep it in group `found` and the findings table."""
     from pipeline.run.solvers import parse_external
     from pipeline.stress.durations import parse_duration
-    from pipeline.stress.stress import StressRequest, format_summary, stress as run_stress
+    from pipeline.stress.stress import StressRequest, format_summary
+    from pipeline.stress.stress import stress as run_stress
 
     problem = find_problem(problem_id)
     check_sandbox(sandbox)
@@ -76,16 +78,17 @@ def stress(settings: Settings, *, problem_id: str, solver: str, against: Optiona
         raise typer.Exit(1)
 
 
-def harden(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
-           against: Optional[str], recipe: Optional[list[str]],
-           generator: Optional[list[str]], group: Optional[str], budget: str, seed: int,
-           jobs: Optional[int], external: Optional[list[str]], shrink_budget: str,
+def harden(settings: Settings, *, problem_id: str, solver: list[str] | None,
+           against: str | None, recipe: list[str] | None,
+           generator: list[str] | None, group: str | None, budget: str, seed: int,
+           jobs: int | None, external: list[str] | None, shrink_budget: str,
            sandbox: str) -> None:
     """For each wrong program the tests let through, search for a case that kills it, shrink
     it and add it to the problem's own tests; exits 1 when a wrong program still survives."""
     from pipeline.run.solvers import parse_external
     from pipeline.stress.durations import parse_duration
-    from pipeline.stress.harden import HardenError, format_hardened, harden as run_harden
+    from pipeline.stress.harden import HardenError, format_hardened
+    from pipeline.stress.harden import harden as run_harden
     from pipeline.stress.stress import StressRequest
 
     check_sandbox(sandbox)
@@ -109,14 +112,15 @@ def harden(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
         raise typer.Exit(1)
 
 
-def hunt(settings: Settings, *, problem_id: str, solver: str, size: Optional[int], budget: str,
-         seed: int, jobs: Optional[int], external: Optional[list[str]], repeats: int,
+def hunt(settings: Settings, *, problem_id: str, solver: str, size: int | None, budget: str,
+         seed: int, jobs: int | None, external: list[str] | None, repeats: int,
          sandbox: str) -> None:
     """Search for an input of the given size on which SOLVER is slowest; keep it in group
     `hunt` with its time and the findings table."""
     from pipeline.run.solvers import parse_external
     from pipeline.stress.durations import parse_duration
-    from pipeline.stress.hunt import HuntRequest, format_summary, hunt as run_hunt
+    from pipeline.stress.hunt import HuntRequest, format_summary
+    from pipeline.stress.hunt import hunt as run_hunt
 
     problem = find_problem(problem_id)
     check_sandbox(sandbox)

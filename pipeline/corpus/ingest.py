@@ -46,11 +46,24 @@ from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
 from pipeline.corpus.packagecases import mark_package_sources, replace_package_cases
 from pipeline.corpus.validate import Checked, Item, validate_all
-from pipeline.corpus.walk import (Fault, FoundPackage, Namespace, ReadFault, Source,
-                                  SourceReader, scan)
+from pipeline.corpus.walk import (
+    Fault,
+    FoundPackage,
+    Namespace,
+    ReadFault,
+    Source,
+    SourceReader,
+    scan,
+)
 from pipeline.errors import InputError, PackageError, UnknownName
-from pipeline.problems import (Problem, add_problem_dirs, get_problem, module_problem_ids,
-                               problem_folder, problem_ids)
+from pipeline.problems import (
+    Problem,
+    add_problem_dirs,
+    get_problem,
+    module_problem_ids,
+    problem_folder,
+    problem_ids,
+)
 from pipeline.problems.identity import decode_judge_file, judge_file
 from pipeline.tables.layout import now, problem_file, registered_dir
 from pipeline.tables.lock import data_lock
@@ -207,20 +220,21 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
             continue
         expected = None
         if found.expected:
+            label = namespace.labels[found.expected]
             try:
                 summary.files_read += 1
                 expected = decode_judge_file(reader.read(namespace.files[found.expected],
                                                          limit_bytes))
             except ReadFault as fault:
-                summary.rejects.append(_reject(problem.id, expected_label, None, None,
+                summary.rejects.append(_reject(problem.id, label, None, None,
                                                fault.rule, fault.message, when))
                 continue
             except InputError as error:
-                summary.rejects.append(_reject(problem.id, expected_label, error.line,
+                summary.rejects.append(_reject(problem.id, label, error.line,
                                                error.column, error.rule, error.message, when))
                 continue
         produced_by = _provenance(namespace, found.expected, provenance.setdefault(
-            id(namespace), {}), reader) if expected is not None else None
+            id(namespace), {}), reader) if expected is not None and found.expected else None
         records.append(Record(source, found.group, case_id, text, input_bytes, expected,
                               expected_label, produced_by))
     return records
@@ -253,6 +267,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
             continue
         if result.error is not None:
             where = record.source if result.error.part == "input" else record.expected_label
+            assert where is not None  # an expected output that was read has its label
             summary.rejects.append(_reject(problem.id, where, result.error.line,
                                            result.error.column, result.error.rule,
                                            result.error.message, when))
@@ -283,8 +298,8 @@ def stored_answers(data_dir: Path, problem_id: str) -> dict[str, str | None]:
     path = problem_file(data_dir, "cases", problem_id)
     if not path.exists():
         return {}
-    from pipeline.tables.files import read_file
     from pipeline.problems import cases_schema
+    from pipeline.tables.files import read_file
 
     stored = read_file(path, cases_schema(), ["case_id", "expected"])
     return dict(zip(stored["case_id"], stored["expected"]))
@@ -318,6 +333,7 @@ def _merge(problem: Problem, rows: dict[str, dict], record: Record, summary: Pro
     if record.expected is not None and row["expected"] is not None \
             and problem.compare(row["expected"], record.expected) is not None:
         line = _first_difference_line(row["expected"], record.expected)
+        assert record.expected_label is not None  # an expected output that was read has one
         summary.conflicts += 1
         summary.rejects.append(_reject(
             problem.id, record.expected_label, line, None, "conflict",
@@ -373,8 +389,8 @@ def _store(data_dir: Path, problem: Problem, records: list[Record], summary: Pro
     are dropped in the same write."""
     import polars as pl
 
-    from pipeline.tables.files import read_file, write_problem_file
     from pipeline.problems import cases_schema
+    from pipeline.tables.files import read_file, write_problem_file
     from pipeline.tables.schemas import REJECTS
 
     schema = cases_schema()
@@ -456,11 +472,11 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
                             for error in package.rejects)
     namespace = Namespace(found.problem)
     part = summary.problems.setdefault(found.problem, ProblemSummary(found.problem))
-    for error in package.left_out:  # never read: a link out of the package, a pipe
-        label = f"{found.label}/{error.file}"
-        part.rejects.append(_reject(found.problem, label, error.line, None, error.rule,
-                                    error.message, when))
-        namespace.labels[error.file] = label
+    for left in package.left_out:  # never read: a link out of the package, a pipe
+        label = f"{found.label}/{left.file}"
+        part.rejects.append(_reject(found.problem, label, left.line, None, left.rule,
+                                    left.message, when))
+        namespace.labels[left.file] = label
     cases = []
     for case in package.cases:
         paths = [case.input_path] + ([case.answer_path] if case.answer_path else [])
@@ -555,8 +571,8 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                                             when)
     if not summary.problems:
         return summary
-    from pipeline.tables.files import migrate
     from pipeline.problems import cases_schema
+    from pipeline.tables.files import migrate
     from pipeline.tables.schemas import REJECTS
 
     with data_lock(data_dir, wait=wait):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -53,7 +54,7 @@ def replace_package_cases(rows: dict[str, dict], records: list, package_labels: 
     """
     done = PackagePass()
     current = {r.source for r in records if r.source in package_labels}
-    answers: dict[str, object] = {}
+    answers: dict[str, Any] = {}  # an ingest record: `expected`, `produced_by`
     for record in records:
         if record.source in current and record.expected is not None:
             answers.setdefault(record.case_id, record)

@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"native code in {native.cache_dir()}:")
     for result in results:
         name = f"{result.native.name} ({result.native.kind}, {result.native.source.name})"
-        if result.error is not None:
+        if result.error is not None or result.path is None:  # (no path: an error)
             print(f"  {name}: NOT BUILT: {result.error}; its fallback runs instead")
         elif result.built:
             print(f"  {name}: built in {result.seconds:.1f} s -> {result.path.name}")

@@ -129,11 +129,12 @@ class LazyTuple(Sequence):
 
     def __init__(self, length: int, build: Callable[[], Iterable]) -> None:
         self._length = length
-        self._build = build
+        self._build: Callable[[], Iterable] | None = build
         self._items: tuple | None = None
 
     def materialise(self) -> tuple:
         if self._items is None:
+            assert self._build is not None  # dropped only once the items are built
             self._items = tuple(self._build())
             self._build = None
             if len(self._items) != self._length:

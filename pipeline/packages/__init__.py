@@ -32,22 +32,35 @@ import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pipeline.untrusted import zip_bomb
 from pipeline.packages.errors import PackageError
-from pipeline.packages.expectations import (Agreement, TimeLimit, aligned, check_expectations,
-                                            derive_time_limit, given_time_limit,
-                                            lower_bound_submissions, verdict_at)
+from pipeline.packages.expectations import (
+    Agreement,
+    TimeLimit,
+    aligned,
+    check_expectations,
+    derive_time_limit,
+    given_time_limit,
+    lower_bound_submissions,
+    verdict_at,
+)
 from pipeline.packages.invalid import check_validators
-from pipeline.packages.judge import (PackageBuilds, build_package, default_limits, judge_case,
-                                     judge_submission, validate_case)
+from pipeline.packages.judge import (
+    PackageBuilds,
+    build_package,
+    default_limits,
+    judge_case,
+    judge_submission,
+    validate_case,
+)
 from pipeline.packages.kattis import load_kattis
 from pipeline.packages.kattis_config import format_version
-from pipeline.programs.languages import Build, build_program
 from pipeline.packages.model import CaseResult, Format, Package, RunLimits
 from pipeline.packages.polygon import load_polygon
 from pipeline.packages.tree import copy_package, leads_outside, listing_digest, needs_copy
 from pipeline.packages.validate import ValidationResult
 from pipeline.packages.yamlfile import MAX_YAML_BYTES, load_yaml
+from pipeline.programs.languages import Build, build_program
+from pipeline.untrusted import zip_bomb
 
 __all__ = ["Agreement", "Build", "CaseResult", "Package", "PackageBuilds", "PackageError",
            "PackageReport", "RunLimits", "TimeLimit", "ValidationResult", "build_package",
@@ -166,10 +179,11 @@ def load_package(path: Path, build_dir: Path | None = None,
         archive_name = path.stem
         root = _unpack(path, build_dir)
     else:
-        root = _package_root(path)
-        if root is None:
+        found = _package_root(path)
+        if found is None:
             raise PackageError(path.name, "not-a-package", "the folder holds no problem.yaml "
                                "(Kattis) or problem.xml (Polygon)")
+        root = found
     name = short_name or archive_name or root.name
     left_out: tuple[PackageError, ...] = ()
     if needs_copy(root):

@@ -22,13 +22,19 @@ flagged "sensitive to time limit", as problemtools does.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pipeline.errors import UserError
 from pipeline.packages.kattis_submissions import glob_matches
-from pipeline.packages.model import CaseResult, Package, Program, Requirement
+from pipeline.packages.model import (
+    CaseResult,
+    Package,
+    Program,
+    Requirement,
+    requirements_of,
+)
 from pipeline.packages.scoring import aggregate, first_error
 from pipeline.verdicts import Verdict
 
@@ -110,7 +116,7 @@ def _rule_bounds(package: Package, program: Program,
     if package.format in ("legacy", "polygon"):
         accepted = bool(program.expectation and program.expectation.label in ("accepted", "main"))
         return [(accepted, False)]
-    rules = program.expectation.requirements if program.expectation else ()
+    rules = requirements_of(program)
     found = []
     for rule in rules:
         if case is not None and not _in_scope(rule.scope, case):
@@ -130,7 +136,7 @@ def times_out_by_design(program: Program, case: str | None = None) -> bool:
     case): a rule of its expectation in scope of the case names TLE as what it must or may
     get (a time_limit_exceeded folder, `@EXPECTED_RESULTS@: TIMELIMIT`, `use_for_time_limit:
     upper` on a group), and none forbids TLE there."""
-    rules = program.expectation.requirements if program.expectation else ()
+    rules = requirements_of(program)
     if case is not None:
         rules = tuple(rule for rule in rules if _in_scope(rule.scope, case))
     if any(r.permitted is not None and Verdict.TLE not in r.permitted for r in rules):
@@ -142,7 +148,7 @@ def times_out_somewhere(program: Program) -> bool:
     """Whether a rule of `program`'s expectation, on some cases or all, names TLE as what it
     must or may get (`times_out_by_design` then says on which cases)."""
     return any(_names_tle(rule) for rule in
-               (program.expectation.requirements if program.expectation else ()))
+               requirements_of(program))
 
 
 def _names_tle(rule: Requirement) -> bool:
@@ -162,7 +168,7 @@ def expected_to_pass(program: Program) -> bool:
                and (rule.required is None or Verdict.AC in rule.required)
                and rule.final_verdict in (None, Verdict.AC)
                and rule.use_for_time_limit != "upper"
-               for rule in expectation.requirements)
+               for rule in requirements_of(program))
 
 
 def upper_bound_submissions(package: Package) -> list[Program]:
@@ -255,7 +261,7 @@ class Agreement:
         return self.status == "agree"
 
 
-def aligned(rows: list[tuple[str, ...]]) -> list[str]:
+def aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
     """Rows of cells as lines with each column left-aligned to its widest cell."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
@@ -360,7 +366,7 @@ def check_expectations(package: Package, submission: Program,
                          (Disagreement("toolchain", reason),))
     if any(v == Verdict.CE for v in verdicts):
         message = next(r.message for r in results.values() if r.verdict == Verdict.CE)
-        rules = expectation.requirements if expectation else ()
+        rules = requirements_of(submission)
         if any(r.final_any_of and Verdict.CE in r.final_any_of for r in rules):
             return Agreement(submission.name, expected, Verdict.CE, "agree")
         return Agreement(submission.name, expected, Verdict.CE, "disagree",
@@ -376,7 +382,7 @@ def check_expectations(package: Package, submission: Program,
     modern = package.format in ("2023-07", "2025-09")
 
     def broken(time_s: float) -> list[Disagreement]:
-        return [d for rule in expectation.requirements
+        return [d for rule in requirements_of(submission)
                 for d in _check_rule(package, rule, results, time_s, modern, not_run)]
 
     at_limit = broken(time_limit.time_s)

@@ -35,13 +35,14 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from pipeline.errors import UserError
-from pipeline.programs.languages import SCRIPT, build_program, detect_language, run_argv
 from pipeline.packages.model import Package, Program
-from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.problems.model import Case, Recipe
+from pipeline.programs.languages import SCRIPT, build_program, detect_language, run_argv
+from pipeline.programs.procs import describe_failure, run_limited
 
 SEED = "{seed}"
 SEED_RANGE = (1, 2**31)        # the numbers `{seed}` is filled in with
@@ -121,7 +122,8 @@ def _program_of(package: Package, word: str) -> Program | None:
     """The package's program named `word`: a Polygon executable (by name or source stem), or
     a file or folder of the package (from its root, or under `generators/`)."""
     for program in package.generators:
-        if program.name in (word, Path(word).stem) or program.path.name == word:
+        if program.name in (word, Path(word).stem) or (
+                program.path is not None and program.path.name == word):
             return program
     root = package.root.resolve()
     for path in (root / word, root / "generators" / word):
@@ -157,8 +159,8 @@ def resolve_generator(word: str, package: Package | None, build_dir: Path) -> tu
                 return (str(path),)
             program = Program(name=path.name, role="generator", path=path, files=files,
                               language=language)
-        elif "/" not in word and shutil.which(word):
-            return (shutil.which(word),)
+        elif "/" not in word and (on_path := shutil.which(word)):
+            return (on_path,)
         else:
             known = ", ".join(p.name for p in package.generators) if package else ""
             raise GeneratorError(
@@ -214,8 +216,8 @@ def package_recipes(package: Package, build_dir: Path,
     """A Polygon package's recipes: one per seeded command of its generated tests. Nothing is
     built until a recipe makes its first case."""
     return tuple(
-        command_recipe(command, lambda word=command.words[0]: resolve_generator(
-            word, package, build_dir), parse, f"generator command of {command.origin}")
+        command_recipe(command, partial(resolve_generator, command.words[0], package, build_dir),
+                       parse, f"generator command of {command.origin}")
         for command in polygon_commands(package))
 
 

@@ -63,18 +63,26 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import yaml
 
 from pipeline.fsutil import file_sha256
-from pipeline.untrusted import (READ, WRITTEN, LeftBehind, copy_regular, is_regular, kind_of,
-                                write_regular)
 from pipeline.packages.errors import PackageError
-from pipeline.programs.languages import build_program, detect_language, run_argv
 from pipeline.packages.model import ProblemType, Program
+from pipeline.packages.yamlfile import load_yaml
+from pipeline.programs.languages import build_program, detect_language, run_argv
 from pipeline.programs.parallel import on_cores
 from pipeline.programs.procs import describe_failure, run_limited
-from pipeline.packages.yamlfile import load_yaml
+from pipeline.untrusted import (
+    READ,
+    WRITTEN,
+    LeftBehind,
+    copy_regular,
+    is_regular,
+    kind_of,
+    write_regular,
+)
 
 YAML_FILE = "generators/generators.yaml"
 GENERATOR_TIME_S = 60.0
@@ -170,7 +178,8 @@ def problem_constants(config: dict) -> dict[str, str]:
         if "value" not in value:
             continue
         for sub, variant in value.items():
-            if sub == "value" and isinstance(variant, (int, float)) and not isinstance(variant, bool):
+            if (sub == "value" and isinstance(variant, (int, float))
+                    and not isinstance(variant, bool)):
                 variant = str(variant)
             if isinstance(sub, str) and isinstance(variant, str):
                 found[f"{key}.{sub}"] = variant
@@ -196,7 +205,9 @@ def with_constants(program: Program, constants: dict[str, str], build_dir: Path)
             CONSTANT_REGEX.search(f.read_bytes().decode("utf-8", "replace"))
             for f in program.files):
         return program
-    base = program.path if program.path.is_dir() else program.path.parent
+    own = program.path
+    assert own is not None  # a program of files
+    base = own if own.is_dir() else own.parent
     digest = _digest_files([(str(f), f) for f in program.files]) + json.dumps(
         constants, sort_keys=True)
     folder = Path(build_dir) / "bapctools-sources" / hashlib.sha256(
@@ -212,7 +223,7 @@ def with_constants(program: Program, constants: dict[str, str], build_dir: Path)
             temporary.chmod(source.stat().st_mode & 0o777)
             os.replace(temporary, target)
         mapped.append(target)
-    path = folder / program.path.relative_to(base) if program.path != base else folder
+    path = folder / own.relative_to(base) if own != base else folder
     return dataclasses.replace(program, path=path, files=tuple(mapped))
 
 
@@ -296,7 +307,7 @@ class FolderRule:
     line: int | None
     group_yaml: tuple[str, object] | None = None  # (file name, content)
     cases: list[CaseRule] = field(default_factory=list)
-    folders: list["FolderRule"] = field(default_factory=list)
+    folders: list[FolderRule] = field(default_factory=list)
     included: dict[str, CaseRule] = field(default_factory=dict)
 
 
@@ -324,7 +335,8 @@ class _Parser:
                 self.note(_line_of(document, key), f"{key}: visualizers are not run (ignored)")
         self.root = self._folder("", "", document, None, Settings(), root=True)
 
-    def error(self, line: int | None, path: str, message: str, rule: str = "generators-yaml") -> None:
+    def error(self, line: int | None, path: str, message: str,
+              rule: str = "generators-yaml") -> None:
         where = f"{path}: " if path else ""
         self.errors.append(PackageError(YAML_FILE, rule, where + message, line=line))
 
@@ -334,7 +346,7 @@ class _Parser:
     def _count(self, entry: dict) -> int:
         data = entry.get("data")
         numbered = isinstance(data, list)
-        items = data if numbered else [data] if isinstance(data, dict) else []
+        items = data if isinstance(data, list) else [data] if isinstance(data, dict) else []
         total = 0
         for item in items:
             if not isinstance(item, dict):
@@ -433,13 +445,14 @@ class _Parser:
             if root:
                 keys = []
                 for child_key in item:
-                    name = OLD_ROOT_FOLDERS.get(child_key, child_key)
-                    if name not in ROOT_FOLDERS:
+                    top = OLD_ROOT_FOLDERS.get(child_key, child_key)
+                    if top not in ROOT_FOLDERS:
                         self.note(_line_of(item, child_key), f"unknown top folder "
                                   f"{child_key!r} (ignored)")
                     else:
-                        keys.append((ROOT_FOLDERS.index(name), child_key, name))
-                ordered = [(child_key, name) for _, child_key, name in sorted(keys)]
+                        keys.append((ROOT_FOLDERS.index(top), child_key, top))
+                ordered: list[tuple[str | None, str | None]] = [
+                    (child_key, name) for _, child_key, name in sorted(keys)]
             else:
                 ordered = sorted(((k, k) for k in item if k is None or isinstance(k, str)),
                                  key=lambda pair: pair[0] or "")
@@ -450,8 +463,9 @@ class _Parser:
                 if numbered:
                     width = len(str(groups_total if is_directory(child) else self.total_numbered))
                     counter = group_counter if is_directory(child) else self.case_counter
-                    names = (f"{next(counter):0{width}}" + (f"-{base}" if base else "")
-                             for _ in itertools.count())
+                    names: Iterator[str] = (f"{next(counter):0{width}}"
+                                            + (f"-{base}" if base else "")
+                                            for _ in itertools.count())
                 else:
                     if not base:
                         self.error(child_line, path, "an unnumbered test case or group must "
@@ -490,6 +504,7 @@ class _Parser:
                        "generate, copy or in)")
             next(names)
             return []
+        assert isinstance(entry, dict)  # a test case (`is_test_case`): a mapping by now
         try:
             values = parse_count(entry)
         except ValueError as error:
@@ -558,7 +573,7 @@ class _Maker:
         self.submissions_dir = submissions_dir
         self.tools: dict[str, _Tool | str] = {}       # word -> tool, or why there is none
         self.builds: dict[str, tuple[str, ...] | str] = {}
-        self.default_solution: str | None | bool = False  # False: not looked for yet
+        self.default_solution: str | None | Literal[False] = False  # False: not looked for yet
         # Cases are made on several threads (`generate_data`); finding and building a program
         # and looking for the default solution are done by one thread at a time.
         self._programs_lock = threading.RLock()
@@ -586,10 +601,10 @@ class _Maker:
             return Program(name=word, role="generator", path=path, files=(path,),
                            language=detect_language([path]))
         if path.is_dir():
-            files = tuple(sorted(p for p in path.rglob("*") if p.is_file()
-                                 and "__pycache__" not in p.parts))
-            return Program(name=word, role="generator", path=path, files=files,
-                           language=detect_language(list(files)))
+            inside_files = tuple(sorted(p for p in path.rglob("*") if p.is_file()
+                                        and "__pycache__" not in p.parts))
+            return Program(name=word, role="generator", path=path, files=inside_files,
+                           language=detect_language(list(inside_files)))
         return f"generator {word!r} is neither a name under generators: nor a file or folder " \
                "in generators/"
 
@@ -617,7 +632,8 @@ class _Maker:
                 if isinstance(program, str):
                     self.tools[key] = program
                 else:
-                    pairs = [(str(f.relative_to(program.path)) if program.path.is_dir()
+                    own = program.path
+                    pairs = [(str(f.relative_to(own)) if own is not None and own.is_dir()
                               else f.name, f) for f in program.files]
                     self.tools[key] = _Tool(program,
                                             _digest_files(pairs) + (program.language or ""))
@@ -674,7 +690,6 @@ class _Maker:
         """The cache folder holding the case's `testcase.<ext>` files; PackageError when the
         case cannot be made."""
         entry = rule.entry
-        where = rule.path
         command = None
         seed = None
         hashes: dict[str, object] = {"format": CACHE_FORMAT}
@@ -782,6 +797,7 @@ class _Maker:
         (LeftBehind), since the pipeline is not contained as the generator is."""
         infile = cwd / "testcase.in"
         if generator is not None:
+            assert command is not None and seed is not None  # set with the generator
             self._generate(rule, generator, command, seed, cwd, work)
             _refuse_left(cwd)
         if copy_base is not None:

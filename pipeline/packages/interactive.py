@@ -60,9 +60,9 @@ import signal
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pipeline.programs.procs import ProcessResult, environment, result_of
 from pipeline.programs import contained
 from pipeline.programs.external import submission_hidden
+from pipeline.programs.procs import ProcessResult, environment, result_of
 from pipeline.untrusted import make_folder, open_created, read_regular
 
 MIB = 1024 * 1024
@@ -212,11 +212,12 @@ def _waiting_on_each_other(launchers: tuple[int | None, int | None]) -> tuple | 
     wait until its time is up, and its verdict is TLE at any limit (problemtools and
     BAPCtools wait out the clock to say so). A program that set an alarm of its own before it
     blocked is taken as stuck all the same."""
-    if None in launchers:
+    started = [pid for pid in launchers if pid is not None]
+    if len(started) < len(launchers):
         return None
     stats = contained.proc_stats()
     found = []
-    for launcher in launchers:
+    for launcher in started:
         programs = [pid for pid in contained.descendants(launcher, stats) if pid != launcher]
         if not programs:
             return None

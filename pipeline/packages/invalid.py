@@ -51,15 +51,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.fsutil import atomic_write_text, file_sha256
-from pipeline.programs.contained import SANDBOX_ENV
-from pipeline.programs.parallel import on_cores
-from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.packages.expectations import Agreement, Disagreement
-from pipeline.programs.languages import Build, run_argv
 from pipeline.packages.model import Package, ValidatorTest
-from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.packages.validate import Rejection, cut, validate_input
 from pipeline.packages.validator_tests import KINDS
+from pipeline.programs.checkers import default_validate, run_output_validator
+from pipeline.programs.contained import SANDBOX_ENV
+from pipeline.programs.languages import Build, run_argv
+from pipeline.programs.parallel import on_cores
+from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.verdicts import Verdict
 
 SHOWN_CASES = 20
@@ -203,7 +203,8 @@ def check_validators(package: Package, builds, build_dir: Path,
     tests = package.validator_tests
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    by_kind = {kind: tuple(t for t in tests if t.kind == kind) for kind in KINDS}
+    by_kind: dict[str, tuple[ValidatorTest, ...]] = {
+        kind: tuple(t for t in tests if t.kind == kind) for kind in KINDS}
     inputs = tuple(builds.input_validators)
     answers = tuple(builds.answer_validators)  # built as the package has them: its constants in
     output = builds.output_validator

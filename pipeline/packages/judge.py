@@ -4,14 +4,14 @@ A non-interactive run goes through the run layer (`pipeline.programs.external.ru
 case's input on stdin, the case's `args` after the command, the package's memory and output
 limits, and the run stopped just past the limit it is run to (`kill_after_s`) in CPU time
 (`RunLimits.cpu_cap_s`) or half a second past it on its own wall clock (`RunLimits.wall_s`:
-what it spent waiting for a core not counted, as an interactive pair's clock is counted). A Kattis-format submission's output is
-cut at the output limit and the submission runs on (`contained.Limits.truncate_output`), as
-DOMjudge and BAPCtools judge it: one writing forever is TLE, one that ends over the limit OLE. Its answer is then checked by the
-package's testlib checker (Polygon), custom output validator (Kattis, with `validator_flags` and
-the case's `output_validator_args`) or the default output validator with those flags.
-Interactive cases run through `interactive.run_exchange`. A multi-pass problem's case runs the
-submission again on each `nextpass.in` its output validator writes (`_passes`), interactive or
-not.
+what it spent waiting for a core not counted, as an interactive pair's clock is counted). A
+Kattis-format submission's output is cut at the output limit and the submission runs on
+(`contained.Limits.truncate_output`), as DOMjudge and BAPCtools judge it: one writing forever is
+TLE, one that ends over the limit OLE. Its answer is then checked by the package's testlib checker
+(Polygon), custom output validator (Kattis, with `validator_flags` and the case's
+`output_validator_args`) or the default output validator with those flags. Interactive cases run
+through `interactive.run_exchange`. A multi-pass problem's case runs the submission again on each
+`nextpass.in` its output validator writes (`_passes`), interactive or not.
 
 The verdict is judged at `RunLimits.time_s` from the run's CPU time, and every result keeps what
 it needs to be judged again at another limit (`expectations.verdict_at`).
@@ -23,18 +23,25 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
-from pipeline.programs.checkers import (CheckResult, default_validate, read_feedback,
-                                     run_output_validator, run_testlib_checker, testlib_verdict)
 from pipeline.packages.expectations import NOT_JUDGED
 from pipeline.packages.interactive import run_exchange
-from pipeline.programs.languages import Build, build_program, run_argv
-from pipeline.programs.parallel import on_cores
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.scoring import case_score
 from pipeline.packages.validate import ValidationResult, validate_input
+from pipeline.programs.checkers import (
+    CheckResult,
+    default_validate,
+    read_feedback,
+    run_output_validator,
+    run_testlib_checker,
+    testlib_verdict,
+)
 from pipeline.programs.external import run_external
 from pipeline.programs.jobs import Job, SolverSpec
+from pipeline.programs.languages import Build, build_program, run_argv
+from pipeline.programs.parallel import on_cores
 from pipeline.untrusted import LeftBehind, copy_regular, kind_of
 from pipeline.verdicts import Verdict
 
@@ -67,14 +74,17 @@ def build_package(package: Package, cache_dir: Path, *,
     built = dict(zip(map(id, distinct), on_cores(
         lambda program: build_one(package, program, cache_dir), distinct)))
 
-    def build(program: Program | None) -> Build | None:
-        return None if program is None else built[id(program)]
+    def build(program: Program) -> Build:
+        return built[id(program)]
+
+    def build_any(program: Program | None) -> Build | None:
+        return None if program is None else build(program)
 
     return PackageBuilds(
         input_validators=tuple(build(p) for p in package.input_validators),
         answer_validators=tuple(build(p) for p in package.answer_validators),
-        output_validator=build(package.output_validator), checker=build(package.checker),
-        interactor=build(package.interactor),
+        output_validator=build_any(package.output_validator),
+        checker=build_any(package.checker), interactor=build_any(package.interactor),
         generators=tuple(build(p) for p in package.generators),
         submissions={p.name: build(p) for p in chosen})
 
@@ -172,7 +182,9 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
         case = None
     check = None
     if result.raw_score is not None or result.score_multiplier is not None:
-        check = CheckResult(result.untimed_verdict, result.message, result.raw_score,
+        # a checked run's untimed verdict is AC, WA or JE (a Verdict: a str equal to its name)
+        check = CheckResult(result.untimed_verdict,  # type: ignore[arg-type]
+                            result.message, result.raw_score,
                             result.score_multiplier)
     message = result.message
     over = (not result.timed_out and result.cpu_s > time_s
@@ -257,6 +269,7 @@ def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
                                                    feedback)))
             break
         nextpass.unlink()
+    assert slowest is not None  # a case has at least one pass
     result = _finish(package, case, limits, slowest.untimed, slowest.check, slowest.message,
                      slowest.cpu_s, slowest.wall_s, slowest.rss_kb, slowest.timed_out,
                      slowest.validator_first_wa)
@@ -304,6 +317,17 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
     return _passes(package, case, limits, scratch, run_pass)
 
 
+def _answer_file(case: TestCase, scratch: Path) -> Path:
+    """The case's answer file; for a case stored without one (found outside the package), an
+    empty file in `scratch`: checkers and output validators are given an empty answer, as the
+    default output validator compares with one."""
+    if case.answer_path is not None:
+        return case.answer_path
+    empty = scratch / "no-answer.ans"
+    empty.touch()
+    return empty
+
+
 def _check(package: Package, case: TestCase, output: Path, scratch: Path,
            builds: PackageBuilds, input_path: Path | None = None,
            feedback: Path | None = None) -> CheckResult:
@@ -313,13 +337,15 @@ def _check(package: Package, case: TestCase, output: Path, scratch: Path,
     if package.checker is not None:
         if builds.checker is None:
             return CheckResult("JE", "the package's checker was not built")
-        return run_testlib_checker(builds.checker, input_path, output, answer,
+        return run_testlib_checker(builds.checker, input_path, output,
+                                   _answer_file(case, scratch),
                                    time_s=time_s, memory_mb=memory, workdir=scratch)
     args = (*package.output_validator_flags, *case.output_validator_args)
     if package.output_validator is not None:
         if builds.output_validator is None:
             return CheckResult("JE", "the package's output validator was not built")
-        return run_output_validator(builds.output_validator, input_path, answer, output,
+        return run_output_validator(builds.output_validator, input_path,
+                                    _answer_file(case, scratch), output,
                                     args, time_s=time_s, memory_mb=memory, workdir=scratch,
                                     feedback_dir=feedback)
     return default_validate(answer.read_bytes() if answer else b"", output.read_bytes(), args)
@@ -354,8 +380,8 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
             judge_argv.append(str(case.answer_path))
     else:
         args = (*package.output_validator_flags, *case.output_validator_args)
-        judge_argv = [*run_argv(judge, memory), str(input_path), str(case.answer_path),
-                      str(feedback) + "/", *args]
+        judge_argv = [*run_argv(judge, memory), str(input_path),
+                      str(_answer_file(case, scratch)), str(feedback) + "/", *args]
     what = f"interactor {judge.program.name}" if polygon else \
         f"output validator {judge.program.name}"
     try:
@@ -374,7 +400,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
         check = CheckResult("WA", f"{what} was still running when time ran out")
     else:
         check = testlib_verdict(val, what) if polygon else read_feedback(val, feedback, what)
-    common = dict(cpu_s=sub.cpu_s, wall_s=sub.wall_s, rss_kb=sub.peak_rss_kb)
+    common: dict[str, Any] = dict(cpu_s=sub.cpu_s, wall_s=sub.wall_s, rss_kb=sub.peak_rss_kb)
     if check.verdict == Verdict.JE:
         return _Pass(Verdict.JE, None, check.message, timed_out=False, **common)
     if exchange.validator_first and check.verdict == Verdict.WA:
@@ -398,7 +424,8 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
             return _Pass(Verdict.JE, None, "the checker was not built", timed_out=False,
                          **common)
         check = run_testlib_checker(builds.checker, input_path, scratch / "interactor.out",
-                                    case.answer_path, time_s=package.limits.validation_time_s,
+                                    _answer_file(case, scratch),
+                                    time_s=package.limits.validation_time_s,
                                     memory_mb=memory, workdir=scratch)
     return _Pass(Verdict(check.verdict), check, check.message, timed_out=False, **common)
 

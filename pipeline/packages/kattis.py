@@ -22,12 +22,12 @@ legacy; `2023-07`, `2023-07-draft`: 2023-07; `2025-09`, `2025-09-draft`, `draft`
 
 Both: `data/sample` and `data/secret` (nested groups; made by `generators/generators.yaml`
 when the package has one, see `generators_yaml`), `.in` with its `.ans`, `.interaction`
-and `.files` noted; `data/invalid_*` and `valid_output` read as the validators' tests; `input_validators/` (or `input_format_validators/`); `include/`; a
-DOMjudge `@EXPECTED_RESULTS@:` line in a submission's source replaces its folder's rule.
-A package needs an accepted submission only when it gives no time limit (the limit is derived
-from the accepted ones then); one without test data loads with a note saying it has none (a
-run has nothing to do), as BAPCtools' `bt run` takes both.
-Anything wrong is a `PackageError` naming the file, the line where known, and the rule.
+and `.files` noted; `data/invalid_*` and `valid_output` read as the validators' tests;
+`input_validators/` (or `input_format_validators/`); `include/`; a DOMjudge `@EXPECTED_RESULTS@:`
+line in a submission's source replaces its folder's rule. A package needs an accepted submission
+only when it gives no time limit (the limit is derived from the accepted ones then); one without
+test data loads with a note saying it has none (a run has nothing to do), as BAPCtools' `bt run`
+takes both. Anything wrong is a `PackageError` naming the file, the line where known, and the rule.
 
 The loader is here; the parts it reads by concern are `kattis_config` (problem.yaml),
 `kattis_programs` (finding programs), `kattis_data` (test data) and `kattis_submissions`
@@ -40,11 +40,23 @@ from dataclasses import replace
 from pathlib import Path
 
 from pipeline.packages.errors import PackageError
-from pipeline.packages.generators_yaml import (default_sources_dir, generated_data,
-                                               problem_constants, with_constants)
-from pipeline.packages.kattis_config import (IGNORED, LEGACY_KEYS, MODERN_KEYS, format_version,
-                                             ignore_unknown, read_limits, read_problem_type,
-                                             title, words)
+from pipeline.packages.generators_yaml import (
+    default_sources_dir,
+    generated_data,
+    problem_constants,
+    with_constants,
+)
+from pipeline.packages.kattis_config import (
+    IGNORED,
+    LEGACY_KEYS,
+    MODERN_KEYS,
+    format_version,
+    ignore_unknown,
+    read_limits,
+    read_problem_type,
+    title,
+    words,
+)
 from pipeline.packages.kattis_data import Data
 from pipeline.packages.kattis_programs import NOT_PROGRAMS, program_at, programs_in, visible
 from pipeline.packages.kattis_submissions import submissions

@@ -41,12 +41,10 @@ def format_version(value: object, file: str, line: int | None) -> Format:
 
 def checked_number(value: object, file: str, key: str, line: int | None, *,
                    minimum: float = 0.0, strict: bool = True, integer: bool = False) -> float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if ok:
-        ok = value > minimum if strict else value >= minimum
-    if ok and integer:
-        ok = float(value).is_integer()
-    if not ok:
+    if (not isinstance(value, (int, float)) or isinstance(value, bool)
+            or not math.isfinite(value)
+            or not (value > minimum if strict else value >= minimum)
+            or (integer and not float(value).is_integer())):
         kind = "an integer" if integer else "a number"
         bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
         raise PackageError(file, key, f"{key} must be {kind} {bound}, got {value!r}", line=line)

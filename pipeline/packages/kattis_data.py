@@ -13,11 +13,22 @@ from dataclasses import replace
 from pathlib import Path
 
 from pipeline.packages.errors import PackageError
-from pipeline.packages.kattis_config import (checked_number, ignore_unknown, unknown_keys,
-                                             validator_args, words)
+from pipeline.packages.kattis_config import (
+    checked_number,
+    ignore_unknown,
+    unknown_keys,
+    validator_args,
+    words,
+)
 from pipeline.packages.kattis_programs import visible
-from pipeline.packages.model import (Format, KattisGroupScoring, LegacyGrading, ProblemType,
-                                     TestCase, TestGroup)
+from pipeline.packages.model import (
+    Format,
+    KattisGroupScoring,
+    LegacyGrading,
+    ProblemType,
+    TestCase,
+    TestGroup,
+)
 from pipeline.packages.yamlfile import Lines, load_yaml, relative
 
 LEGACY_TESTDATA_KEYS = {"on_reject", "grading", "grader_flags", "input_validator_flags",
@@ -113,13 +124,15 @@ class Data:
             return settings[key][0] if key in settings else default
 
         def where(key):
-            return (settings[key][1], settings[key][2]) if key in settings else ("testdata.yaml", None)
+            if key in settings:
+                return (settings[key][1], settings[key][2])
+            return ("testdata.yaml", None)
 
         grading_config = self.problem_config.get("grading") or {}
-        on_reject = value("on_reject", {"first_error": "break", "grade": "continue"}.get(
-            grading_config.get("on_reject"), "break"))
+        legacy: dict[object, str] = {"first_error": "break", "grade": "continue"}
+        on_reject = value("on_reject", legacy.get(grading_config.get("on_reject"), "break"))
         if on_reject not in ("break", "continue"):
-            raise PackageError(*where("on_reject")[:1], "on_reject", f"on_reject must be break "
+            raise PackageError(where("on_reject")[0], "on_reject", f"on_reject must be break "
                                f"or continue, got {on_reject!r}", line=where("on_reject")[1])
         grading = value("grading", "default")
         if grading not in ("default", "custom"):
@@ -167,8 +180,9 @@ class Data:
 
     # 2023-07 / 2025-09
 
-    def _modern_settings(self, folder: Path, inherited: dict,
-                         parent_scoring: KattisGroupScoring | None) -> tuple[dict, dict, str | None, Lines]:
+    def _modern_settings(
+            self, folder: Path, inherited: dict, parent_scoring: KattisGroupScoring | None,
+    ) -> tuple[dict, dict, str | None, Lines]:
         path = self.settings_path(folder)
         settings = dict(inherited)
         if path is None:
@@ -197,9 +211,10 @@ class Data:
                 raise PackageError(file or name, "sample-scoring", f"{key} is not permitted in "
                                    "data/sample", line=lines(key))
             return None
-        draft = config.get("scoring") if isinstance(config.get("scoring"), dict) else {}
-        aggregation = config.get("score_aggregation", draft.get("aggregation",
-                                                                "sum" if name == "secret" else "pass-fail"))
+        scoring = config.get("scoring")
+        draft = scoring if isinstance(scoring, dict) else {}
+        aggregation = config.get("score_aggregation", draft.get(
+            "aggregation", "sum" if name == "secret" else "pass-fail"))
         if aggregation not in ("pass-fail", "sum", "min"):
             raise PackageError(file or name, "score_aggregation", f"score_aggregation must be "
                                f"pass-fail, sum or min, got {aggregation!r}",
@@ -282,7 +297,8 @@ class Data:
         if path is None:
             return None
         config, _ = load_yaml(path, self.root)
-        draft = config.get("scoring") if isinstance(config.get("scoring"), dict) else {}
+        scoring = config.get("scoring")
+        draft = scoring if isinstance(scoring, dict) else {}
         raw = config.get("max_score", draft.get("score"))
         if raw is None or raw == "unbounded":
             return raw

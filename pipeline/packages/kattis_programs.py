@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.programs.languages import detect_language
-from pipeline.packages.model import Program
+from pipeline.packages.model import Program, Role
 from pipeline.packages.yamlfile import relative
+from pipeline.programs.languages import detect_language
 
 
 def visible(path: Path) -> bool:
@@ -47,7 +47,7 @@ def not_a_program(path: Path, root: Path, why: str) -> None:
         NOT_PROGRAMS[-1].append((relative(path, root), why))
 
 
-def programs_in(folder: Path, role: str, root: Path) -> list[Program]:
+def programs_in(folder: Path, role: Role, root: Path) -> list[Program]:
     """Every program in a folder of programs (each file or subfolder is one). As problemtools
     and BAPCtools find them: a file or folder whose language is not told by its names (no
     known extension, no `#!` line, no build/run script: a README.txt) is no program, and one
@@ -69,7 +69,7 @@ def programs_in(folder: Path, role: str, root: Path) -> list[Program]:
     return programs
 
 
-def program_at(path: Path, role: str, name: str, root: Path, **extra) -> Program:
+def program_at(path: Path, role: Role, name: str, root: Path, **extra) -> Program:
     files = files_of(path)
     language = _validator_language(files) if role in ("input_validator",
                                                       "answer_validator") else None

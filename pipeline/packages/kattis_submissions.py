@@ -16,9 +16,9 @@ from pathlib import Path
 from pipeline.packages.errors import PackageError
 from pipeline.packages.kattis_config import ignore_unknown
 from pipeline.packages.kattis_programs import disabled, files_of, not_a_program, visible
-from pipeline.programs.languages import detect_language
 from pipeline.packages.model import Expectation, Format, Limits, Program, Requirement
 from pipeline.packages.yamlfile import Lines, load_yaml, relative
+from pipeline.programs.languages import detect_language
 from pipeline.verdicts import Verdict
 
 # submissions.yaml's verdict names, as the pipeline's verdicts (the spec's RTE is RE).
@@ -68,7 +68,8 @@ def glob_matches(pattern: str, path: str) -> bool:
         depth = option.count("/") + 1
         for prefix in prefixes:
             if prefix.count("/") + 1 == depth and all(
-                    fnmatch.fnmatchcase(a, b) for a, b in zip(prefix.split("/"), option.split("/"))):
+                    fnmatch.fnmatchcase(a, b)
+                    for a, b in zip(prefix.split("/"), option.split("/"))):
                 return True
     return False
 
@@ -81,13 +82,15 @@ def _verdict_set(value, file: str, key: str, line: int | None) -> frozenset[Verd
     return frozenset(KATTIS_VERDICTS[v] for v in items)
 
 
-def _requirement(config: dict, scope: str, file: str, lines: Lines, prefix: tuple[str, ...]) -> Requirement:
+def _requirement(config: dict, scope: str, file: str, lines: Lines,
+                 prefix: tuple[str, ...]) -> Requirement:
     score = None
     if "score" in config:
         raw = config["score"]
         if isinstance(raw, (int, float)) and not isinstance(raw, bool):
             score = (float(raw), float(raw))
-        elif isinstance(raw, list) and len(raw) == 2 and all(isinstance(v, (int, float)) for v in raw):
+        elif (isinstance(raw, list) and len(raw) == 2
+              and all(isinstance(v, (int, float)) for v in raw)):
             score = (float(raw[0]), float(raw[1]))
         else:
             raise PackageError(file, "score", f"score must be a number or [low, high], got {raw!r}",
@@ -162,7 +165,8 @@ def _expected_results(files: tuple[Path, ...], root: Path) -> Expectation | None
     return None
 
 
-def _modern_expectation(name: str, folder: str, rules: tuple[dict, str, Lines] | None) -> Expectation | None:
+def _modern_expectation(name: str, folder: str,
+                        rules: tuple[dict, str, Lines] | None) -> Expectation | None:
     requirements: list[Requirement] = []
     base = dict(DEFAULT_RULES.get(folder, {}))
     sources = []

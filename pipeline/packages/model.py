@@ -189,6 +189,13 @@ class Expectation:
     requirements: tuple[Requirement, ...]
 
 
+def requirements_of(program: Program) -> tuple[Requirement, ...]:
+    """The rules of a submission's expectation (none without one): a package's programs carry
+    its `Expectation`s, which `Program` knows only as `Expected` (their label)."""
+    expectation = program.expectation
+    return expectation.requirements if isinstance(expectation, Expectation) else ()
+
+
 @dataclass(frozen=True)
 class Package:
     """Everything the pipeline knows about one problem package, in one value."""
@@ -300,3 +307,10 @@ class CaseResult:
     raw_score: float | None = None         # score.txt / checker points as the checker gave it
     score_multiplier: float | None = None
     answer: str | None = None              # the submission's output (batch problems)
+
+
+def case_result(judgement: object) -> CaseResult:
+    """A run a package judged, as its judge recorded it: the `Outcome.judgement` of such a run
+    is its `CaseResult`, which `Outcome` knows only as a `Judgement`."""
+    assert isinstance(judgement, CaseResult)
+    return judgement

@@ -25,17 +25,27 @@ import shutil
 import tempfile
 import weakref
 import xml.etree.ElementTree as ElementTree
-from xml.parsers import expat
 from dataclasses import replace
 from pathlib import Path
+from xml.parsers import expat
 
 from pipeline.fsutil import file_sha256
 from pipeline.packages.errors import PackageError
-from pipeline.programs.languages import build_program, detect_language, polygon_language, run_argv
-from pipeline.packages.model import (Expectation, Limits, Package, PolygonGroupScoring,
-                                     ProblemType, Program, Requirement, TestCase, TestGroup)
-from pipeline.programs.procs import describe_failure, run_limited
+from pipeline.packages.model import (
+    Expectation,
+    Limits,
+    Package,
+    PolygonGroupScoring,
+    ProblemType,
+    Program,
+    Requirement,
+    Role,
+    TestCase,
+    TestGroup,
+)
 from pipeline.packages.yamlfile import MAX_YAML_BYTES
+from pipeline.programs.languages import build_program, detect_language, polygon_language, run_argv
+from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.verdicts import Verdict
 
 _REJECTED = frozenset({Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE})
@@ -131,18 +141,20 @@ def _int(element: ElementTree.Element | None, what: str, default: int | None = N
 
 def _source(element: ElementTree.Element, root: Path, what: str) -> tuple[Path, str | None]:
     source = element.find("source")
-    if source is None or not source.get("path"):
+    named = source.get("path") if source is not None else None
+    if source is None or not named:
         raise PackageError("problem.xml", f"{what}-source", f"the {what} has no <source path=...>",
                            line=_line_of(element))
-    path = _inside(root, source.get("path"), f"the {what}'s <source path>", source)
+    path = _inside(root, named, f"the {what}'s <source path>", source)
     if not path.is_file():
-        raise PackageError(source.get("path"), f"missing-{what}", f"the {what} source "
-                           f"{source.get('path')} named in problem.xml (line "
+        raise PackageError(named, f"missing-{what}", f"the {what} source "
+                           f"{named} named in problem.xml (line "
                            f"{_line_of(source)}) is not in the package")
     return path, source.get("type")
 
 
-def _program(path: Path, declared: str | None, role: str, name: str, resources: tuple[Path, ...],
+def _program(path: Path, declared: str | None, role: Role, name: str,
+             resources: tuple[Path, ...],
              **extra) -> Program:
     language, _ = polygon_language(declared) if declared else (None, None)
     return Program(name=name, role=role, path=path, files=(path,),
@@ -291,7 +303,8 @@ def _groups(testset, cases: list[TestCase]) -> list[TestGroup]:
             points=float(points) if points not in (None, "") else None,
             points_policy=(node.get("points-policy") if node is not None else None) or (
                 "complete-group" if node is not None else "each-test"),
-            feedback_policy=(node.get("feedback-policy") if node is not None else None) or "complete",
+            feedback_policy=((node.get("feedback-policy") if node is not None else None)
+                             or "complete"),
             dependencies=tuple(d.get("group") for d in node.findall("./dependencies/dependency"))
             if node is not None else ())
         groups.append(TestGroup(name, None, tuple(c.name for c in cases if c.group == name), (),
@@ -338,7 +351,8 @@ def _generate(package: Package, tests, missing: list[int], input_pattern: str,
                                        f"{main_build.message[:300]}")
             done = run_limited(run_argv(main_build, package.limits.memory_mb),
                                cwd=work / ".run", stdin=target, stdout=answer,
-                               time_s=max(10.0, package.limits.time_s * 10),
+                               # (Polygon's problem.xml always gives a time limit)
+                               time_s=max(10.0, (package.limits.time_s or 0.0) * 10),
                                memory_mb=package.limits.memory_mb
                                if main_build.memory_by_rlimit else None)
             if done.exit_code != 0:
@@ -371,12 +385,16 @@ def _run_generator(cmd: str, generators: dict[str, Program], target: Path, build
                            f"{name!r}, which is not among the package's executables "
                            f"({', '.join(generators) or 'none'})")
     build = build_program(program, build_dir)
+    source = program.path
+    assert source is not None  # a package's generator is a file of it
     if not build.ok:
-        raise PackageError(str(program.path.name), "generator-build", f"generator {name} did not "
+        raise PackageError(str(source.name), "generator-build", f"generator {name} did not "
                            f"build: {build.message[:300]}")
     done = run_limited([*run_argv(build, 2048), *args], cwd=target.parent / ".gen",
-                       stdout=target, time_s=60.0, memory_mb=2048 if build.memory_by_rlimit else None)
+                       stdout=target, time_s=60.0,
+                       memory_mb=2048 if build.memory_by_rlimit else None)
     shutil.rmtree(target.parent / ".gen", ignore_errors=True)
     if done.exit_code != 0:
-        raise PackageError(str(program.path.name), "generator-run", f"`{cmd}` failed for "
-                           f"{where}: {describe_failure(done, 'the generator')}: {done.stderr[:300]}")
+        raise PackageError(str(source.name), "generator-run", f"`{cmd}` failed for "
+                           f"{where}: {describe_failure(done, 'the generator')}: "
+                           f"{done.stderr[:300]}")

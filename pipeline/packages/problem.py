@@ -34,18 +34,23 @@ from pathlib import Path
 from pipeline.errors import InputError, UserError
 from pipeline.fsutil import atomic_write_text
 from pipeline.packages import build_package, load_package
-from pipeline.programs.checkers import default_validate
+from pipeline.packages.expectations import (
+    PROBE_TIME_S,
+    TimeLimit,
+    expected_to_pass,
+    given_time_limit,
+    margins,
+)
 from pipeline.packages.generators import package_recipes
 from pipeline.packages.groups import case_in_group
-from pipeline.packages.expectations import (PROBE_TIME_S, TimeLimit, expected_to_pass,
-                                            given_time_limit, margins)
 from pipeline.packages.judge import PackageBuilds, build_one, validate_case
 from pipeline.packages.model import Package
 from pipeline.packages.overview import package_coverage
-from pipeline.packages.validate import validate_answer
 from pipeline.packages.registry import MARKER, build_dir, read_marker
-from pipeline.problems.model import Problem
+from pipeline.packages.validate import validate_answer
 from pipeline.problems.coverage import BoundCoverage
+from pipeline.problems.model import Problem
+from pipeline.programs.checkers import default_validate
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.verdicts import Verdict
 

@@ -18,11 +18,10 @@ import json
 import shutil
 import tempfile
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from pipeline.fsutil import file_sha256
-from pipeline.fsutil import atomic_write_text
+from pipeline.fsutil import atomic_write_text, file_sha256
 from pipeline.packages import detect, load_package
 from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Package
@@ -146,7 +145,7 @@ def register(source: Path, data_dir: Path, short_name: str | None = None) -> Reg
         changes.insert(0, f"replaces the package registered from {old['source']} (its test "
                           "cases are replaced by this one's)")
     marker = {"format": format_, "source": str(source), "files": files, "facts": facts,
-              "registered_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "registered_at": datetime.now(UTC).isoformat(timespec="seconds"),
               "time_limit": old.get("time_limit") if not changes else None}
     atomic_write_text(folder / MARKER, json.dumps(marker, indent=2) + "\n")
     return Registration(problem_id, folder, registered, not old, tuple(changes))

@@ -22,16 +22,23 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.packages.judge import build_one, judge_case
 from pipeline.packages.expectations import times_out_by_design
-from pipeline.programs.languages import Build
-from pipeline.programs.parallel import on_cores
-from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.groups import case_in_group
+from pipeline.packages.judge import build_one, judge_case
+from pipeline.packages.model import (
+    CaseResult,
+    Package,
+    Program,
+    RunLimits,
+    TestCase,
+    case_result,
+)
 from pipeline.problems.identity import case_id_of
 from pipeline.programs.contained import data_folder_hidden, default_sandbox
 from pipeline.programs.external import hide_from_submissions, scratch_root
-from pipeline.programs.jobs import Job, Outcome, SolverSpec
+from pipeline.programs.jobs import Job, Outcome, SolverSpec, Status
+from pipeline.programs.languages import Build
+from pipeline.programs.parallel import on_cores
 from pipeline.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -45,8 +52,8 @@ _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
 _timed_out_at_high: set[tuple[Path, str, float | None]] = set()
 
 # The run layer's status for each judged verdict (what the pool reports besides the verdict).
-STATUS = {Verdict.TLE: "tle", Verdict.MLE: "mle", Verdict.RE: "re", Verdict.OLE: "ole",
-          Verdict.SKIP: "skip"}
+STATUS: dict[Verdict, Status] = {Verdict.TLE: "tle", Verdict.MLE: "mle", Verdict.RE: "re",
+                                  Verdict.OLE: "ole", Verdict.SKIP: "skip"}
 
 
 def package_case(problem: PackageProblem, text: str) -> TestCase | None:
@@ -119,7 +126,8 @@ def _package_of(problem: PackageProblem) -> tuple[PackageProblem, Package]:
     # what its submissions never see: the stored packages (their answers, validators) and
     # the rest of the data folder but its builds
     data_dir = problem.folder.parent.parent
-    for path in (problem.folder.parent, *data_folder_hidden(data_dir)):
+    hidden: tuple[str | Path, ...] = (problem.folder.parent, *data_folder_hidden(data_dir))
+    for path in hidden:
         hide_from_submissions(path)
     return problem, problem.load()
 
@@ -156,7 +164,8 @@ def judge_job(job: Job, problem: PackageProblem) -> Outcome:
     isolation = replace(job.solver, sandbox=default_sandbox(), stack_mb=None, visible=())
     outcome = _judge(job, problem, package, build, limits, isolation=isolation)
     ran_to_high = kill_after is not None and kill_after > judged_s
-    if ran_to_high and settled and outcome.judgement is not None and outcome.judgement.timed_out:
+    if (ran_to_high and settled and outcome.judgement is not None
+            and case_result(outcome.judgement).timed_out):
         _timed_out_at_high.add(settled)
     return outcome
 

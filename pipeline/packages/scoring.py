@@ -24,12 +24,19 @@ order (AC when there is none); a judge error anywhere makes it JE.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from pipeline.packages.model import (
+    CaseResult,
+    KattisGroupScoring,
+    LegacyGrading,
+    Package,
+    PolygonGroupScoring,
+    TestCase,
+    TestGroup,
+)
 from pipeline.programs.checkers import CheckResult
-from pipeline.packages.model import (CaseResult, KattisGroupScoring, LegacyGrading, Package,
-                                     PolygonGroupScoring, TestCase, TestGroup)
 from pipeline.verdicts import Verdict
 
 WORST_FIRST = (Verdict.JE, Verdict.CE, Verdict.RE, Verdict.MLE, Verdict.TLE, Verdict.OLE,
@@ -232,8 +239,9 @@ def _legacy(package: Package, results, verdict_of) -> Aggregate:
             else:
                 verdict = worst_error(verdicts)
             how = next((f for f in flags if f in ("sum", "avg", "max", "min")), "sum")
-            value = {"sum": sum, "max": max, "min": min,
-                     "avg": lambda xs: sum(xs) / len(xs)}[how](scores)
+            combine: dict[str, Callable[[list[float]], float]] = {
+                "sum": sum, "max": max, "min": min, "avg": lambda xs: sum(xs) / len(xs)}
+            value = combine[how](scores)
             result = GroupResult(name, verdict, value)
         groups[name] = result
         return result

@@ -39,17 +39,37 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pipeline.errors import UserError
-from pipeline.packages.expectations import (PROBE_TIME_S, Agreement, TimeLimit, aligned,
-                                            bounds, check_expectations, derive_time_limit,
-                                            limit_from_slowest, lower_bound_submissions,
-                                            margins, times_out_by_design,
-                                            times_out_somewhere)
+from pipeline.packages.expectations import (
+    PROBE_TIME_S,
+    Agreement,
+    TimeLimit,
+    aligned,
+    bounds,
+    check_expectations,
+    derive_time_limit,
+    limit_from_slowest,
+    lower_bound_submissions,
+    margins,
+    times_out_by_design,
+    times_out_somewhere,
+)
 from pipeline.packages.invalid import start_validator_check, validator_agreements
-from pipeline.packages.model import CaseResult, Package, RunLimits
-from pipeline.packages.registry import record_time_limit
 from pipeline.packages.judge import judged_at
-from pipeline.packages.runjob import (case_name, outcome_of, package_case, package_cases,
-                                     submission_build)
+from pipeline.packages.model import (
+    CaseResult,
+    Package,
+    RunLimits,
+    case_result,
+    requirements_of,
+)
+from pipeline.packages.registry import record_time_limit
+from pipeline.packages.runjob import (
+    case_name,
+    outcome_of,
+    package_case,
+    package_cases,
+    submission_build,
+)
 from pipeline.programs.external import give_caps_later
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.verdicts import Verdict, stops_fail_fast
@@ -108,7 +128,7 @@ def submission_specs(problem: PackageProblem, names: tuple[str, ...], limit: Tim
 def submission_jobs(specs: list[SolverSpec], cases: pl.DataFrame, repeat: int,
                     done: set[tuple[str, str, int]], first_key: int = 0) -> list[Job]:
     """The jobs of `specs` on `cases`, the largest cases first (`longest_first`)."""
-    jobs = []
+    jobs: list[Job] = []
     cases = cases.sort(["size", "case_id"], descending=[True, False])
     for case_id, text, expected, group in zip(cases["case_id"], cases["input"],
                                               cases["expected"], cases["group"]):
@@ -213,7 +233,7 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
     programs = {program.name: program for program in package.submissions}
     deriving = every
     if any(rule.scope for name in lower if programs[name].expectation
-           for rule in programs[name].expectation.requirements):  # else each bounds it on all
+           for rule in requirements_of(programs[name])):  # else each bounds it on all
         names = dict(zip(cases["case_id"], (case_name(problem, case_id, group) for case_id, group
                                             in zip(cases["case_id"], cases["group"]))))
         deriving = [job for job in every
@@ -247,13 +267,14 @@ def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executo
         record_time_limit(problem.folder, limit.time_s, limit.how)
     at_limit = {spec.name: spec for spec in submission_specs(
         problem, (*lower, *others), limit, cases)}
-    return limit, [(job, outcome_of(job, judged_at(package, outcome.judgement, limit.time_s)))
+    return limit, [(job, outcome_of(job, judged_at(package, case_result(outcome.judgement),
+                                                   limit.time_s)))
                    for job, outcome in ran] + [
         (replace(job, solver=at_limit[job.solver.name]),
-         outcome_of(job, judged_at(package, outcome.judgement, limit.time_s)))
+         outcome_of(job, judged_at(package, case_result(outcome.judgement), limit.time_s)))
         for job, outcome in beside
-        if (holds_under(outcome.judgement, limit) if job.solver.caps_later
-            else holds_at(outcome.judgement, least, limit))], not cut_short
+        if (holds_under(case_result(outcome.judgement), limit) if job.solver.caps_later
+            else holds_at(case_result(outcome.judgement), least, limit))], not cut_short
 
 
 def holds_under(run: CaseResult, limit: TimeLimit) -> bool:
@@ -359,7 +380,7 @@ def _derivation_pass(problem: PackageProblem, package: Package, jobs: list[Job],
                 if result.verdict is not Verdict.SKIP:
                     beside.append((job, outcome))
             else:
-                judged.setdefault(job.solver.name, {})[result.case] = result
+                judged.setdefault(job.solver.name, {})[result.case] = case_result(result)
                 ran.append((job, outcome))
         settle()
     settle()  # (every job has come back, the lower-bound runs with them)

@@ -29,8 +29,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pipeline.programs.languages import Build, run_argv
-from pipeline.programs.program import Program
 from pipeline.programs.procs import describe_failure, run_limited
+from pipeline.programs.program import Program
 from pipeline.untrusted import LeftBehind, read_regular
 
 MESSAGE_KEEP = 100
@@ -145,8 +145,9 @@ def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
     scratch = Path(tempfile.mkdtemp(prefix="input-validate-", dir=workdir))
     kept = None
     try:
-        if validator.program.path.is_dir():  # a program folder's files are its working directory
-            shutil.copytree(validator.program.path, scratch, dirs_exist_ok=True)
+        own = validator.program.path
+        if own is not None and own.is_dir():  # a program folder's files are its working directory
+            shutil.copytree(own, scratch, dirs_exist_ok=True)
         if keep is not None:  # what the program writes, not a file of its folder's
             _remove(scratch / keep)
         # Sandboxed, a working folder is a private copy unless it is written through: one

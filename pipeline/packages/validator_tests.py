@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Literal
 
 from pipeline.packages.model import TestCase, ValidatorTest
 from pipeline.packages.yamlfile import load_yaml
 
-KINDS = ("invalid_input", "invalid_answer", "invalid_output", "valid_output")
+Kind = Literal["invalid_input", "invalid_answer", "invalid_output", "valid_output"]
+KINDS: tuple[Kind, ...] = ("invalid_input", "invalid_answer", "invalid_output", "valid_output")
 SETTINGS_FILES = ("test_group.yaml", "testdata.yaml")
 ARG_KEYS = ("input_validator_args", "output_validator_args", "answer_validator_args")
 
@@ -39,7 +41,8 @@ def _settings(folder: Path, root: Path, inherited: dict) -> dict:
     return settings
 
 
-def _test(input_path: Path, data_dir: Path, kind: str, settings: dict, root: Path) -> ValidatorTest:
+def _test(input_path: Path, data_dir: Path, kind: Kind, settings: dict,
+          root: Path) -> ValidatorTest:
     settings = dict(settings)
     case_yaml = input_path.with_suffix(".yaml")
     if case_yaml.is_file():
@@ -66,7 +69,7 @@ def invalid_cases(data_dir: Path, root: Path) -> tuple[ValidatorTest, ...]:
     found: list[ValidatorTest] = []
     top = _settings(data_dir, root, {}) if data_dir.is_dir() else {}
 
-    def walk(folder: Path, kind: str, inherited: dict) -> None:
+    def walk(folder: Path, kind: Kind, inherited: dict) -> None:
         settings = _settings(folder, root, inherited)
         for entry in sorted(folder.iterdir()):
             if entry.name.startswith((".", "-")):

@@ -14,11 +14,13 @@ the file is at most `MAX_YAML_BYTES`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from pipeline.packages.errors import PackageError
 
+_Loader: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
 try:
     _Loader = yaml.CSafeLoader
 except AttributeError:  # PyYAML built without libyaml
@@ -83,7 +85,7 @@ def _check_size(text: str, name: str) -> None:
             elif isinstance(event, yaml.ScalarEvent):
                 done(event.anchor, 1)
             elif isinstance(event, yaml.AliasEvent):
-                size = finished.get(event.anchor)
+                size = finished.get(event.anchor or "")  # (an alias names its anchor)
                 if size is None:
                     if event.anchor in open_anchors:
                         raise PackageError(name, "yaml-alias", f"alias *{event.anchor} names a "
@@ -108,7 +110,8 @@ def relative(path: Path, root: Path) -> str:
         return str(path)
 
 
-def load_yaml(path: Path, root: Path, *, mapping: bool = True) -> tuple[object, Lines]:
+def load_yaml(path: Path, root: Path, *, mapping: bool = True) -> tuple[Any, Lines]:
+    """The YAML document in `path` (a dict when `mapping`) and the line of each key."""
     name = relative(path, root)
     size = path.stat().st_size
     if size > MAX_YAML_BYTES:

@@ -210,7 +210,8 @@ def _import(folder: Path):
     if folder.parent == BUILTIN_DIR:
         return importlib.import_module(f"{__name__}.{folder.name}")
     name = "pipeline_problem_" + re.sub(r"\W", "_", folder.name)
-    if name in sys.modules and Path(sys.modules[name].__file__).parent == folder:
+    loaded = sys.modules.get(name)
+    if loaded is not None and Path(loaded.__file__ or "").parent == folder:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
                                                   submodule_search_locations=[str(folder)])

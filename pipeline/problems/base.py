@@ -11,8 +11,21 @@ from dataclasses import replace
 from pathlib import Path
 
 from pipeline.config import ConfigError, read_problem_settings
-from pipeline.problems.model import (ROLES, Answer, Bound, Case, Checker, Growth, Mutation,
-                                     Problem, Recipe, RecipeKind, Role, ShrinkPass, Stage)
+from pipeline.problems.model import (
+    ROLES,
+    Answer,
+    Bound,
+    Case,
+    Checker,
+    Growth,
+    Mutation,
+    Problem,
+    Recipe,
+    RecipeKind,
+    Role,
+    ShrinkPass,
+    Stage,
+)
 
 __all__ = ["ROLES", "Answer", "Bound", "Case", "Checker", "Growth", "Mutation", "Problem",
            "Recipe", "RecipeKind", "Role", "ShrinkPass", "Stage", "define_problem"]

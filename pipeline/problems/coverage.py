@@ -53,8 +53,9 @@ def coverage(problem, inputs: Iterable[str]) -> tuple[BoundCoverage, ...]:
             if reached is None:
                 continue
             low, high = int(reached[0]), int(reached[1])
-            lowest[index] = low if lowest[index] is None else min(lowest[index], low)
-            highest[index] = high if highest[index] is None else max(highest[index], high)
+            lowest_so_far, highest_so_far = lowest[index], highest[index]
+            lowest[index] = low if lowest_so_far is None else min(lowest_so_far, low)
+            highest[index] = high if highest_so_far is None else max(highest_so_far, high)
             at_low[index] += low == bound.low
             at_high[index] += high == bound.high
     return tuple(BoundCoverage(b.name, b.low, b.high, lowest[i], highest[i], at_low[i],

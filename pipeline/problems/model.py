@@ -42,6 +42,12 @@ class HeldSubmissions(Protocol):
     """A problem's submissions held against what each is expected to get, after a run."""
 
     @property
+    def agreements(self) -> Sequence[Any]: ...  # one per submission (and validator) held
+
+    @property
+    def not_held(self) -> str | None: ...  # why they could not be held (None: they were)
+
+    @property
     def disagreements(self) -> Sequence[Any]: ...  # one per submission that got otherwise
 
     @property

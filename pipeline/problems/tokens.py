@@ -83,6 +83,11 @@ def check_separators(text: str, tab: bool = False) -> None:
                      f"separates tokens by {allowed} only", rule="separator", column=column)
 
 
+# In TokenReader's body below its method `int`, the name `int` is that method: annotations there
+# say Int.
+Int = int
+
+
 class TokenReader:
     """Sequential access to the tokens of one judge file (space- and newline-separated; with
     `tab`, tab-separated too). Refuses any other separator at once (`check_separators`)."""
@@ -140,7 +145,7 @@ class TokenReader:
         self._check_range(index, name, value, low, high)
         return value
 
-    def _not_an_integer(self, index: int, name: str, token: str) -> InputError:
+    def _not_an_integer(self, index: Int, name: str, token: str) -> InputError:
         """The error for a token that is not a canonical integer (`01`, `-0`, `+5`: rule
         `non-canonical`; anything else: `not-an-integer`)."""
         if _NUMERAL.fullmatch(token):
@@ -150,8 +155,8 @@ class TokenReader:
         return self.error(index, f"{name} should be an integer, found {quote(token)}",
                           rule="not-an-integer", with_column=True)
 
-    def _to_int(self, index: int, name: str, token: str, low: int | None,
-                high: int | None) -> int:
+    def _to_int(self, index: Int, name: str, token: str, low: Int | None,
+                high: Int | None) -> Int:
         """The integer of a token that matched `_INTEGER`. One with more digits than any
         allowed value is refused before converting it (Python will not convert more than
         ~4,300 digits, and a bound needs far fewer)."""
@@ -167,8 +172,8 @@ class TokenReader:
                              f"{side}", rule="range")
         return -int(digits) if negative else int(digits)
 
-    def ints(self, count: int, name: str, low: int | None = None,
-             high: int | None = None) -> list[int]:
+    def ints(self, count: Int, name: str, low: Int | None = None,
+             high: Int | None = None) -> list[Int]:
         """Read `count` integers named `name` (e.g. "c_i") with one range for all of them."""
         start = self.index
         chunk = self.tokens[start:start + count]
@@ -195,8 +200,8 @@ class TokenReader:
         self.index = start + count
         return values
 
-    def _check_range(self, index: int, name: str, value: int, low: int | None,
-                     high: int | None) -> None:
+    def _check_range(self, index: Int, name: str, value: Int, low: Int | None,
+                     high: Int | None) -> None:
         if low is not None and value < low:
             raise self.error(index, f"{name} = {value} is below {low}", rule="range")
         if high is not None and value > high:

@@ -33,7 +33,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pipeline.errors import UserError
 from pipeline.programs.languages import Build, run_argv
@@ -106,8 +106,8 @@ def parse_float(token: bytes) -> float | None:
 
 
 def parse_default_flags(args: tuple[str, ...] | list[str]) -> DefaultFlags:
-    flags = {"case_sensitive": False, "space_change_sensitive": False,
-             "float_absolute_tolerance": -1.0, "float_relative_tolerance": -1.0}
+    flags: dict[str, Any] = {"case_sensitive": False, "space_change_sensitive": False,
+                             "float_absolute_tolerance": -1.0, "float_relative_tolerance": -1.0}
     index = 0
     args = list(args)
     while index < len(args):
@@ -269,11 +269,11 @@ def _read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> Che
         return CheckResult("JE", f"{what} wrote both score.txt and score_multiplier.txt")
     if score_exists:
         score, error = _read_number(score_path)
-        if error or score < 0:
+        if score is None or score < 0:  # (None: `error` says why)
             return CheckResult("JE", f"{what}: {error or 'score.txt holds a negative score'}")
     if multiplier_exists:
         multiplier, error = _read_number(multiplier_path)
-        if error or not 0 <= multiplier <= 1:
+        if multiplier is None or not 0 <= multiplier <= 1:  # (None: `error` says why)
             return CheckResult("JE", f"{what}: {error or 'score_multiplier.txt is outside [0, 1]'}")
     return CheckResult("AC", message[:MESSAGE_KEEP], score=score, score_multiplier=multiplier,
                        team_message=team_message)

@@ -42,15 +42,23 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from checktestdata import lib
 from checktestdata.parser import Operator, Parser, ParserException
 from checktestdata.parser import parse as parse_tokens
-from checktestdata.tokenizer import EOFException, Token, TokenStream, TokenType, \
-    UnexpectedTokenException, UnknownTokenException, tokenize
+from checktestdata.tokenizer import (
+    EOFException,
+    Token,
+    TokenStream,
+    TokenType,
+    UnexpectedTokenException,
+    UnknownTokenException,
+    tokenize,
+)
 
 ACCEPT, REJECT, PROGRAM_ERROR = 42, 43, 2
 GENERATED = "<checktestdata program>"  # the file name of the generated code in tracebacks
@@ -135,7 +143,9 @@ def _last_line(tokens: TokenStream | None) -> int:
 
 def _skip_blanks() -> None:
     reader = lib._reader
-    reader.pos = BLANKS.match(reader.raw, reader.pos).end()
+    blanks = BLANKS.match(reader.raw, reader.pos)
+    assert blanks is not None  # BLANKS matches the empty string too
+    reader.pos = blanks.end()
 
 
 def _space_whitespace_ok() -> None:

@@ -55,13 +55,19 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable, Iterator
-from typing import IO, Union
+from typing import IO
 
-from pipeline.programs.launcher import (SandboxError, launcher_path, parse_result, probe,
-                                   read_result, sandbox_template)
+from pipeline.programs.launcher import (
+    SandboxError,
+    launcher_path,
+    parse_result,
+    probe,
+    read_result,
+    sandbox_template,
+)
 from pipeline.programs.processes import NextChildNamespace, kill_children
 
 MB = 1024 * 1024
@@ -85,7 +91,7 @@ SENSITIVE_ON_MACHINE = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gsh
                         "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
                         "/run")  # /run: the machine's daemons' sockets
 
-Stream = Union[int, IO[bytes], None]
+Stream = int | IO[bytes] | None
 
 
 @dataclass(frozen=True)
@@ -328,8 +334,8 @@ def _pids_hierarchy() -> str | None:
                 if "pids" in controllers.split(","):
                     return point + path.rstrip("/")
         if kind == "cgroup2" and os.path.exists(f"{point}/cgroup.controllers"):
-            path = next((e.split(":", 2)[2] for e in own if e.startswith("0::")), None)
-            folder = point + (path or "/").rstrip("/")
+            unified = next((e.split(":", 2)[2] for e in own if e.startswith("0::")), None)
+            folder = point + (unified or "/").rstrip("/")
             try:
                 if "pids" in Path(f"{folder}/cgroup.controllers").read_text().split():
                     return folder
@@ -584,6 +590,7 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
     if not started.via_launcher:
         return _finish_in_process(started, stop_after_s)
     pid = started.pid
+    assert pid is not None  # only a program that never started (`early`) has none
     try:
         # The launcher writes its result and closes the pipe once every process of the program
         # is dead; its own exit (tearing down its namespaces) goes on meanwhile.
@@ -874,6 +881,7 @@ def _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s)
 def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured:
     assert isinstance(started, _InProcess)
     pid = started.pid
+    assert pid is not None  # only a program that never started (`early`) has none
     try:
         killed = _watch(started, stop_after_s)
         if killed != "none":

@@ -43,6 +43,7 @@ import signal
 import tempfile
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from pipeline.programs import contained
 from pipeline.programs.contained import ChildTracker, Limits, Measured  # noqa: F401 (the worker's)
@@ -196,6 +197,7 @@ def _finish(started: contained.Started, spec: SolverSpec) -> tuple[Measured, Sol
         if now.caps_later and (given := lowered(now)) is not now:
             now = given
             contained.lower_cpu_limit(started, now.timeout_s)
+        assert now.own_wall_s is not None  # lowering keeps the own wall clock
         return now.own_wall_s
 
     ended = contained.first_ended([started], own_wall_s if spec.caps_later else spec.own_wall_s,
@@ -279,11 +281,15 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
             hint = " (the sandbox shows it read-only; --sandbox off runs it as it is)"
         return Outcome(job.key, "re", error=f"cannot start {spec.argv[0] if spec.argv else ''!r}"
                        f": {measured.start_error}{hint}")
+    # it ran and was reaped (else a setup error): its status and figures are known
+    assert measured.status is not None and measured.cpu_ms is not None
+    assert measured.rss_kb is not None
     code = os.waitstatus_to_exitcode(measured.status)
     cpu_ms, rss_kb = measured.cpu_ms, measured.rss_kb
     stderr = (private / "stderr").read_bytes()[-STDERR_KEEP:].decode("utf-8", "replace")
     out_size = (private / "stdout").stat().st_size
-    common = dict(wall_ms=measured.wall_ms, cpu_ms=cpu_ms, peak_rss_kb=rss_kb, exit_code=code)
+    common: dict[str, Any] = dict(wall_ms=measured.wall_ms, cpu_ms=cpu_ms, peak_rss_kb=rss_kb,
+                                  exit_code=code)
     if measured.killed == "cpu" or code == -signal.SIGXCPU or cpu_ms > spec.timeout_s * 1000:
         return Outcome(job.key, "tle", error=cpu_over_message(spec.timeout_s, cpu_ms), **common)
     if measured.killed == "wall" and spec.own_wall_s is not None:

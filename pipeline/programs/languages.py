@@ -71,13 +71,19 @@ import threading
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pipeline.fsutil import atomic_write, file_sha256
-from pipeline.untrusted import (WRITTEN, LeftBehind, chmod_regular, kind_of, read_regular,
-                                write_regular)
-from pipeline.programs.program import Program
 from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
+from pipeline.programs.program import Program
+from pipeline.untrusted import (
+    WRITTEN,
+    LeftBehind,
+    chmod_regular,
+    kind_of,
+    read_regular,
+    write_regular,
+)
 
 
 @dataclass(frozen=True)
@@ -355,11 +361,13 @@ def toolchain_notes(programs: tuple[Program, ...] | list[Program]) -> list[str]:
 
 def _relative_sources(program: Program) -> list[tuple[str, Path]]:
     """(name inside the build folder, file) for the program's files and included files."""
-    if program.path.is_dir():
-        pairs = [(str(f.relative_to(program.path)), f) for f in program.files]
+    path = program.path
+    assert path is not None  # a program built from files
+    if path.is_dir():
+        pairs = [(str(f.relative_to(path)), f) for f in program.files]
     else:
-        pairs = [(program.path.name, program.path)]
-        pairs += [(f.name, f) for f in program.files if f != program.path]
+        pairs = [(path.name, path)]
+        pairs += [(f.name, f) for f in program.files if f != path]
     names = {name for name, _ in pairs}
     for extra in program.include_files:  # included files overwrite the program's own
         if extra.name in names:
@@ -379,6 +387,7 @@ def _cpp_standard(program: Program) -> str:
 def _hash(program: Program, language: str, lang: Language | None,
           pairs: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
+    recipe: dict[str, Any]
     recipe = {"language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
               "compile": lang.compile if lang else None, "run": lang.run if lang else None,
               "python": _python3() if language in ("python3", "checktestdata") else None,
@@ -421,6 +430,8 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
     cache_dir = Path(cache_dir)
     pairs = _relative_sources(program)
     names = [name for name, _ in pairs]
+    lang: Language | None
+    code: str | None
     if language is not None:
         lang, code = language, language.code
     else:
@@ -492,6 +503,7 @@ def _build_into(program: Program, language: str, lang: Language | None,
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
+    return None
 
 
 def run_build(argv: list[str], work: Path, *, time_s: float, memory_mb: int | None,

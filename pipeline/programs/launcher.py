@@ -1,4 +1,5 @@
-"""The compiled launcher of every program the pipeline runs (`launcher.c`): built once per machine, then found.
+"""The launcher of every program the pipeline runs (compiled `launcher.c`): built once per machine,
+then found.
 
 The launcher is native code like the problems' kernels (`pipeline.native`): declared here,
 compiled by `make venv` (or on first use) into the native cache, named by the hash of its
@@ -104,6 +105,7 @@ def sandbox_template(launcher: Path, hidden: tuple[str, ...]) -> tuple[int, int]
         argv += ["-H", path]
     holder = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, start_new_session=True)
+    assert holder.stdin and holder.stdout and holder.stderr  # all three are pipes
     try:
         ready, _, _ = select.select([holder.stdout], [], [], TEMPLATE_TIMEOUT_S)
         line = holder.stdout.readline().decode("utf-8", "replace").strip() if ready else ""

@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pipeline.programs import external
@@ -111,7 +112,7 @@ def _bare(program: str, case: Path) -> None:
     shutil.rmtree(case)
 
 
-def mechanisms(program: str, shared: Path) -> dict[str, object]:
+def mechanisms(program: str, shared: Path) -> dict[str, Callable[[Path], object]]:
     """name -> a function running one case (given a fresh case folder)."""
     launcher = str(launcher_path())
     fds = sandbox_template(Path(launcher), ())
@@ -236,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
             spec = SolverSpec(name="touch", kind="external", problem="-", timeout_s=5.0,
                               memory_mb=1024, argv=(toucher, str(megabytes)))
             outcome = external.run_external(Job(0, spec, "c", ""))
+            assert outcome.peak_rss_kb is not None  # it ran
             print(f"  touches {megabytes:>3} MB: reported {outcome.peak_rss_kb / 1024:7.1f} MB "
                   f"({outcome.peak_rss_kb / 1024 / megabytes - 1:+.1%})")
         del ballast

@@ -4,8 +4,8 @@ Linux only (`prctl`, `unshare`, `setns` through ctypes). `die_with_parent` makes
 when the process that started it dies, even by SIGKILL; `become_subreaper` makes orphaned
 descendants of the worker's programs its children rather than init's, so `kill_children` can
 find and end them; `cpu_seconds` reads how much CPU time a process has used (how the
-pool and the launcher-less path limit by CPU time); `NextChildNamespace` starts the worker's next child as the init of a new PID
-namespace.
+pool and the launcher-less path limit by CPU time); `NextChildNamespace` starts the worker's next
+child as the init of a new PID namespace.
 """
 
 from __future__ import annotations

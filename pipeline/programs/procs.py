@@ -103,6 +103,7 @@ def result_of(measured: contained.Measured, argv, stdout: str, stderr: str) -> P
         return ProcessResult(None, None, False, 0.0, wall, 0, stdout, stderr,
                              error=f"cannot start {argv[0]}: {measured.start_error}")
     code = measured.exit_code
+    assert code is not None  # it ran: neither a setup nor a start error
     timed_out = measured.killed in ("cpu", "wall") or code == -signal.SIGXCPU
     if measured.written_full:
         return ProcessResult(code if code >= 0 else None, -code if code < 0 else None, False,

@@ -3,9 +3,9 @@
 Per solver it gives the verdict transition matrix (AC->WA ...), the cases whose answer changed,
 and the time regressions: for each case timed in both runs, the ratio NEW/BASE of the median
 CPU time over the repeats (wall time where no CPU time was measured: CPU time is far less
-disturbed by other load on the machine). A case is flagged slower when the ratio exceeds `ratio_threshold`
-AND the difference exceeds `min_diff_ms` (so a 0.2 ms case that takes 0.6 ms is noise, not a
-regression). The geometric mean of the ratios summarises each solver.
+disturbed by other load on the machine). A case is flagged slower when the ratio exceeds
+`ratio_threshold` AND the difference exceeds `min_diff_ms` (so a 0.2 ms case that takes 0.6 ms is
+noise, not a regression). The geometric mean of the ratios summarises each solver.
 
 The comparison fails on:
 - a new failure: a (case, solver) whose verdict is WA, RE, TLE, MLE or OLE in NEW and was not
@@ -38,18 +38,32 @@ from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import TypedDict
 
 import polars as pl
 
 from pipeline.errors import UnknownName, UserError
 from pipeline.report import load
 from pipeline.report.limits import judged_on_speed, known_wrong
-from pipeline.tables.runs import (finished_runs, latest_runs, next_run, resolve_runs, run_rows,
-                                  start_key)
+from pipeline.tables.runs import (
+    finished_runs,
+    latest_runs,
+    next_run,
+    resolve_runs,
+    run_rows,
+    start_key,
+)
 from pipeline.verdicts import TIMED, display_rank, is_failure, names
 
 RATIO_THRESHOLD = 1.5
 MIN_DIFF_MS = 5.0
+
+
+class SlowdownRule(TypedDict, total=False):
+    """Thresholds that override `compare_runs`'s defaults (the nightly's config)."""
+
+    ratio_threshold: float
+    min_diff_ms: float
 TIMED_NAMES = tuple(names(TIMED))
 ABSENT = "-"
 
@@ -242,7 +256,8 @@ def _compare_solver(problem: str, name: str, part: pl.DataFrame, base_solvers: s
             answers.append(AnswerChange(row["case_id"], row["size"], a, b,
                                         load.difference(problem, a, b)))
         base_ms, new_ms = _timing(row)
-        if before in TIMED_NAMES and after in TIMED_NAMES and base_ms is not None and new_ms is not None:
+        if (before in TIMED_NAMES and after in TIMED_NAMES
+                and base_ms is not None and new_ms is not None):
             if base_ms > 0 and new_ms > 0:
                 ratio = new_ms / base_ms
                 log_sum += math.log(ratio)

@@ -5,8 +5,8 @@ what kind of problem it holds. A built-in problem declares its bounds once, besi
 that enforces them (`pipeline/problems/<id>/bounds.py`, from the constants of its `case.py`),
 and `pipeline.problems.coverage` counts for each bound the lowest and highest value the
 cases take, and how many cases hit each end. A problem package asks its testlib input validators
-(with testlib's `--testOverviewLogFileName`): their test-overview log says only whether a case hit each end
-of a variable, so the ends and the values reached are unknown (None), printed "as the
+(with testlib's `--testOverviewLogFileName`): their test-overview log says only whether a case hit
+each end of a variable, so the ends and the values reached are unknown (None), printed "as the
 validator checks" and "-". A bound whose end no case reaches is a warning, since a program
 that fails only there passes every test (an overflow at N = 10^5, a special case at N = 1).
 """
@@ -38,7 +38,8 @@ def coverage_of_problems(data_dir, problem_ids) -> tuple[dict[str, tuple[BoundCo
     from pipeline.errors import UnknownName
     from pipeline.problems import get_problem
 
-    covered, why_none = {}, {}
+    covered: dict[str, tuple[BoundCoverage, ...]] = {}
+    why_none: dict[str, str] = {}
     for problem_id in dict.fromkeys(problem_ids):
         try:
             problem = get_problem(problem_id)

@@ -132,6 +132,8 @@ def fit_above_fixed_cost(by_size: Sequence[SizePoint],
     if above[-1].size < MIN_SPAN * above[0].size:
         return None, f"span < {MIN_SPAN:g}x above {factor:g}x fixed cost"
     fit = fit_loglog([p.size for p in above], [p.median_ms for p in above])
+    if fit is None:
+        return None, "fewer than 2 positive sizes"
     if fit.r_squared < MIN_R_SQUARED:
         return None, f"no power law (r² {fit.r_squared:.2f})"
     return fit, None

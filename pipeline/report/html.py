@@ -24,7 +24,7 @@ written atomically (temporary file, then rename) with the mode of any file the u
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 
@@ -34,16 +34,35 @@ from pipeline.errors import UnknownName, UserError
 from pipeline.fsutil import atomic_write_text
 from pipeline.problems import get_problem
 from pipeline.report import load
-from pipeline.report.compare import (Comparison, FindingKind, choose_baseline, compare_runs)
-from pipeline.report.growth import (FIXED_COST_FACTOR, MIN_R_SQUARED, MIN_SIZES, MIN_SPAN,
-                                    growth_series)
+from pipeline.report.compare import (
+    Comparison,
+    FindingKind,
+    SlowdownRule,
+    choose_baseline,
+    compare_runs,
+)
+from pipeline.report.growth import (
+    FIXED_COST_FACTOR,
+    MIN_R_SQUARED,
+    MIN_SIZES,
+    MIN_SPAN,
+    growth_series,
+)
 from pipeline.report.history import HISTORY_NIGHTS, NIGHTLY_COMMAND, nightly_history
+from pipeline.report.limits import known_wrong
 from pipeline.report.matrix import verdict_matrix
-from pipeline.report.mismatches import (ANSWER_CHARS, Mismatch, ProblemMismatches, by_problem,
-                                        cut, find_mismatches, one_line, where)
+from pipeline.report.mismatches import (
+    ANSWER_CHARS,
+    Mismatch,
+    ProblemMismatches,
+    by_problem,
+    cut,
+    find_mismatches,
+    one_line,
+    where,
+)
 from pipeline.report.slow import SlowCase, format_fraction, format_ms, slow_cases
 from pipeline.report.svg import color, history_chart, loglog_chart
-from pipeline.report.limits import known_wrong
 from pipeline.tables.results import read_runs
 from pipeline.tables.runs import resolve_runs, run_rows
 from pipeline.untrusted import printable
@@ -102,12 +121,12 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
 def default_report_path(data_dir: Path, when: datetime | None = None) -> Path:
-    stamp = (when or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    stamp = (when or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
     return Path(data_dir) / "reports" / f"report-{stamp}.html"
 
 
 def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
-                 out: Path | None = None, rule: dict[str, float] | None = None,
+                 out: Path | None = None, rule: SlowdownRule | None = None,
                  baselines: dict[str, str | None] | None = None) -> Path:
     """Write the report for `run_ids` (default: the latest finished run of each problem) to
     `out` (default `DATA/reports/report-<timestamp>.html`), atomically; returns the path.
@@ -119,7 +138,7 @@ def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
 
 
 def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
-                  rule: dict[str, float] | None = None,
+                  rule: SlowdownRule | None = None,
                   baselines: dict[str, str | None] | None = None) -> str:
     """The report's HTML text."""
     runs = resolve_runs(data_dir, run_ids)
@@ -128,7 +147,7 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                         "'pipeline run' first")
     rows = run_rows(data_dir, runs)
     results = load.collapsed_results(data_dir, runs)
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     comparisons = _comparisons(data_dir, runs, rule or {}, baselines)
     colors = solver_colors(results)
     problems = list(dict.fromkeys(rows.get(r, {}).get("problem") for r in runs))
@@ -163,7 +182,7 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
             f"<style>{CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def _comparisons(data_dir: Path, runs: Sequence[str], rule: dict[str, float],
+def _comparisons(data_dir: Path, runs: Sequence[str], rule: SlowdownRule,
                  baselines: dict[str, str | None] | None
                  ) -> list[tuple[str, Comparison | None, str]]:
     """(run, its comparison or None, how its baseline was chosen) for every run."""
@@ -445,7 +464,7 @@ def _growth_section(runs: Sequence[str], rows: dict[str, dict], results: pl.Data
         fits = "".join(
             f"<tr><td>{escape(s.solver)}</td><td class=\"num\">{len(s.points)}</td>"
             f"<td class=\"num\">{len(s.untimed)}</td>"
-            f"<td class=\"num\">{'n^%.2f' % s.fit.exponent if s.fit else '-'}</td>"
+            f"<td class=\"num\">{f'n^{s.fit.exponent:.2f}' if s.fit else '-'}</td>"
             f"<td>{_fit_range(s)}</td></tr>"
             for s in series)
         out.append(f'<figure class="growth" data-problem="{escape(problem_id)}">{chart}'

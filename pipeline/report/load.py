@@ -18,9 +18,9 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.errors import UnknownName
+from pipeline.problems import cases_schema
 from pipeline.tables.files import empty, problem_file, read_file
 from pipeline.tables.results import read_run_results
-from pipeline.problems import cases_schema
 from pipeline.tables.schemas import RESULTS
 from pipeline.verdicts import SEVERITY
 

@@ -4,9 +4,9 @@ A case is a mismatch when some stage's answer differs from the expected answer, 
 stages give different answers (which also catches disagreements on cases with no expected
 answer). Answers are compared token by token with the problem's own `compare`, so spacing and
 line endings never count; where a checker judged the answers (a problem package's, or one a
-problem's `problem.toml` names), an accepted one counts as the expected answer. Only rows that carry an answer take part: `SKIP`, `TLE`, `MLE`, `RE`
-and `OLE` rows are left out (they are verdicts, not answers). Each case shows its answers
-grouped, with the stages that side with each one.
+problem's `problem.toml` names), an accepted one counts as the expected answer. Only rows that carry
+an answer take part: `SKIP`, `TLE`, `MLE`, `RE` and `OLE` rows are left out (they are verdicts, not
+answers). Each case shows its answers grouped, with the stages that side with each one.
 
 Mismatches are of two kinds:
 - a *finding*: a trusted solver (any stage not registered as known to be wrong, any external

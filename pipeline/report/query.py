@@ -21,7 +21,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Literal, cast
 
 import polars as pl
 
@@ -82,7 +82,7 @@ def write(lazy: pl.LazyFrame, fmt: Format, out: Path | None) -> None:
     if fmt == "parquet":
         raise UserError("--format parquet writes binary data: give --out FILE")
     sys.stdout.flush()
-    _sink(lazy, fmt, _Writes(sys.stdout.buffer))
+    _sink(lazy, fmt, cast(IO[bytes], _Writes(sys.stdout.buffer)))  # writes are all it needs
     sys.stdout.buffer.flush()
 
 

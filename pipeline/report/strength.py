@@ -244,7 +244,8 @@ def format_strength(strength: Strength, top: int = 10) -> str:
         else:
             first = ", ".join(where[c] for c in program.killed_by[:3]) + (
                 f", ... ({len(program.killed_by)} cases)" if len(program.killed_by) > 3 else "")
-            state = f"killed by {len(program.killed_by)} case{'s' if len(program.killed_by) != 1 else ''}: {first}"
+            count = len(program.killed_by)
+            state = f"killed by {count} case{'s' if count != 1 else ''}: {first}"
         lines.append(f"  {program.solver:<{width}}  {program.why}: {state}")
     killed = sum(not p.survives for p in strength.programs)
     if killed:
@@ -264,8 +265,8 @@ def format_strength(strength: Strength, top: int = 10) -> str:
     if strongest:
         lines.append("  cases that kill most (kills / only this case kills):")
         for case in strongest:
-            lines.append(f"    {len(case.kills):>3} / {len(case.only_kills):<3} {where[case.case_id]}"
-                         f"  ({case.case_id[:12]})")
+            lines.append(f"    {len(case.kills):>3} / {len(case.only_kills):<3} "
+                         f"{where[case.case_id]}  ({case.case_id[:12]})")
     idle = sum(1 for c in strength.per_case if not c.kills)
     if idle:
         lines.append(f"  {idle} cases kill no wrong program")

@@ -32,9 +32,10 @@ run needs on top of it:
   worker dies again the next attempt knows which job it was running. A job that was running
   when its worker died twice is not run again but recorded `RE` ("killed its worker twice"),
   naming the workers. (The first death, in the batch's ordinary run, is pinned on no job, so a
-  case that kills every worker it runs on costs three workers.) Should a scheduler give up on a batch first (`KilledWorker`, after
-  `distributed.scheduler.allowed-failures` deaths; 3 by default, enough for the above), the
-  batch is split into single jobs, and a single job it gives up on is recorded `RE`.
+  case that kills every worker it runs on costs three workers.) Should a scheduler give up on a
+  batch first (`KilledWorker`, after `distributed.scheduler.allowed-failures` deaths; 3 by default,
+  enough for the above), the batch is split into single jobs, and a single job it gives up on is
+  recorded `RE`.
 - No case is left running: when a task is cancelled while it runs (the driver's end of run,
   Ctrl-C, a failure, or the driver's death, after which the scheduler releases its tasks), the
   plugin kills the inner worker running it, whose SIGTERM handler kills the program it runs. The
@@ -66,12 +67,26 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING, cast
 
-from pipeline.run.executors import (ExecutorError, LocalPoolExecutor, Skip, _Worker, check_jobs,
-                                     held_back, out_in_turn, skipped)
-from pipeline.programs.jobs import Job, Outcome
+from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.programs.languages import BuildError, build_here, source_key
+from pipeline.run.executors import (
+    ExecutorError,
+    LocalPoolExecutor,
+    Skip,
+    _Worker,
+    check_jobs,
+    held_back,
+    out_in_turn,
+    skipped,
+)
 from pipeline.run.worker import PROGRESS_FIELDS, worker_main
+from pipeline.run.workerserver import ServedProcess
+
+if TYPE_CHECKING:
+    from distributed import Client, LocalCluster
 
 PLUGIN_NAME = "gamebench"
 # Batches: the first tasks of a solver are small; later ones aim at TASK_TARGET_S of work.
@@ -118,7 +133,8 @@ def _children_allowed():
     multiprocessing refuses children to daemonic processes only so that none outlives them;
     the inner workers are tied to their Dask worker by PR_SET_PDEATHSIG and the plugin's
     teardown instead."""
-    config = multiprocessing.current_process()._config
+    # multiprocessing's own per-process settings (no public way to lift `daemon`)
+    config = multiprocessing.current_process()._config  # type: ignore[attr-defined]
     daemon = config.get("daemon")
     config["daemon"] = False
     try:
@@ -168,7 +184,7 @@ _spawner: ThreadPoolExecutor | None = None
 _spawner_lock = threading.Lock()
 
 
-def start_process(process: multiprocessing.Process) -> None:
+def start_process(process: BaseProcess) -> None:
     """Start a spawned worker process from a thread that lasts as long as this process.
 
     A worker asks the kernel to kill it when its parent dies (PR_SET_PDEATHSIG), and Linux
@@ -205,16 +221,21 @@ class InnerPool(LocalPoolExecutor):
                                      args=(connection, self._preload, progress, os.getpid()))
 
     def _start(self, worker: _Worker) -> None:
+        process = worker.process
+        assert not isinstance(process, ServedProcess)  # this pool's own `_process`
         with _children_allowed():
-            start_process(worker.process)  # (from a thread that outlives the task's)
-        worker.child.close()
+            start_process(process)  # (from a thread that outlives the task's)
+        if worker.child is not None:
+            worker.child.close()
         worker.child = None
 
     def kill(self) -> None:
         """SIGTERM every worker process (safe from any thread; the owner closes the pool)."""
         for worker in list(self._workers):
-            with contextlib.suppress(ProcessLookupError, TypeError):
-                os.kill(worker.process.pid, signal.SIGTERM)
+            pid = worker.process.pid
+            with contextlib.suppress(ProcessLookupError):
+                if pid is not None:  # (None: not started)
+                    os.kill(pid, signal.SIGTERM)
 
 
 class _Aborted(Exception):
@@ -224,7 +245,7 @@ class _Aborted(Exception):
 try:
     from distributed import WorkerPlugin as _PluginBase
 except ImportError:  # distributed is a dependency; this keeps the module importable without it
-    _PluginBase = object
+    _PluginBase = object  # type: ignore[misc, assignment]  # (a base class chosen at import)
 
 
 class GamebenchPlugin(_PluginBase):
@@ -352,10 +373,11 @@ class GamebenchPlugin(_PluginBase):
 
     def _with_builds(self, jobs: tuple[Job, ...], host: str) -> tuple[Job, ...]:
         """The jobs with every program sent unbuilt replaced by its command, built here."""
-        built: dict[int, object] = {}
+        built: dict[int, SolverSpec] = {}
         for job in jobs:
             spec = job.solver
             if spec.builds_where_it_runs and id(spec) not in built:
+                assert spec.program is not None  # (`builds_where_it_runs`: it has one)
                 built[id(spec)] = replace(spec, argv=self._build(spec, host),
                                           program=replace(spec.program, content=None))
         if not built:
@@ -390,7 +412,8 @@ def run_batch(payload: bytes) -> bytes:
     plugin = worker.plugins.get(PLUGIN_NAME)
     if plugin is None:
         raise WorkerSetupError(f"the Dask worker {worker.address} has no {PLUGIN_NAME} plugin")
-    outcomes = plugin.run_task(worker.get_current_task(), pickle.loads(payload))
+    outcomes = cast(GamebenchPlugin, plugin).run_task(worker.get_current_task(),
+                                                      pickle.loads(payload))
     return pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -427,7 +450,7 @@ def next_batch(pending: deque[Job], pace: _Pace, share: int = 1) -> list[Job]:
     batch: list[Job] = []
     size = 0
     planned_ms = 0.0
-    for_new = {}  # solver -> jobs taken while its pace is unknown
+    for_new: dict[str, int] = {}  # solver -> jobs taken while its pace is unknown
     while pending:
         job = pending[0]
         estimate = pace.estimate_ms(job)
@@ -509,7 +532,7 @@ def local_cluster_security():
         raise ExecutorError(f"cannot secure a local Dask cluster: {error}") from None
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "dask-internal")])
-    now = datetime.datetime.now(tz=datetime.timezone.utc)
+    now = datetime.datetime.now(tz=datetime.UTC)
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
             .add_extension(x509.SubjectAlternativeName([x509.DNSName("dask-internal")]),
                            critical=False)
@@ -533,8 +556,8 @@ class DaskExecutor:
 
     def __init__(self, scheduler: str | None = None, jobs: int | None = None,
                  preload: tuple[tuple[str, str], ...] = ()) -> None:
-        self._cluster = None
-        self._client = None
+        self._cluster: LocalCluster | None = None
+        self._client: Client | None = None
         self._cap = None if scheduler is None else jobs
         try:
             self._connect(scheduler, jobs, preload)
@@ -567,17 +590,17 @@ class DaskExecutor:
                 scheduler = self._cluster.scheduler_address
             self.address = scheduler
             # A given scheduler: Dask's own security settings (config, environment) apply.
-            self._client = Client(scheduler if self._cluster is None else self._cluster,
-                                  set_as_default=False)
+            client = self._client = Client(
+                scheduler if self._cluster is None else self._cluster, set_as_default=False)
         except (OSError, TimeoutError) as error:
             raise ExecutorError(f"cannot reach the Dask scheduler at {scheduler}: "
                                 f"{error}") from None
         try:
             plugin = GamebenchPlugin(ignore_interrupts=self._cluster is not None)
-            self._client.register_plugin(plugin, name=PLUGIN_NAME)
-            self._client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+            client.register_plugin(plugin, name=PLUGIN_NAME)
+            client.wait_for_workers(1, timeout=WORKER_WAIT_S)
             if preload:
-                self._client.run(_preload_worker, tuple(preload))
+                client.run(_preload_worker, tuple(preload))
         except TimeoutError:
             raise ExecutorError(f"no Dask worker joined the scheduler at {scheduler} within "
                                 f"{WORKER_WAIT_S:g} s") from None
@@ -596,8 +619,14 @@ class DaskExecutor:
         finally:
             self._cap, self.size = saved
 
+    def _connected(self) -> Client:
+        """The client of the cluster (ExecutorError once the executor is closed)."""
+        if self._client is None:
+            raise ExecutorError("the Dask executor is closed")
+        return self._client
+
     def _threads(self) -> int:
-        return max(1, sum(self._client.nthreads().values()))
+        return max(1, sum(self._connected().nthreads().values()))
 
     def _window(self) -> int:
         """How many tasks to keep in flight: `jobs` if given, else one per worker thread, and
@@ -616,7 +645,8 @@ class DaskExecutor:
         pending: deque[Job] = deque(jobs)
         alone: deque[Job] = deque()  # jobs of a batch the scheduler gave up on
         live: dict = {}
-        completed = as_completed(loop=self._client.loop)
+        client = self._connected()
+        completed = as_completed(loop=client.loop)
         try:
             while pending or alone or live:
                 while (pending or alone) and len(live) < self._window():
@@ -635,7 +665,7 @@ class DaskExecutor:
                     payload = pickle.dumps(tuple(batch), protocol=pickle.HIGHEST_PROTOCOL)
                     with warnings.catch_warnings():  # a big input is one task's whole payload
                         warnings.filterwarnings("ignore", message="Sending large graph")
-                        future = self._client.submit(run_batch, payload, pure=False,
+                        future = client.submit(run_batch, payload, pure=False,
                                                      key=f"gamebench-batch-{uuid.uuid4().hex}")
                     live[future] = batch
                     completed.add(future)
@@ -646,7 +676,7 @@ class DaskExecutor:
                 yield from self._finished(future, batch, alone)
         finally:
             if live:
-                self._client.cancel(list(live), force=True)
+                client.cancel(list(live), force=True)
 
     def _finished(self, future, batch: list[Job],
                   alone: deque[Job]) -> Iterator[tuple[Job, Outcome]]:

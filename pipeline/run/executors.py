@@ -22,18 +22,23 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from typing import Protocol
+from multiprocessing.process import BaseProcess
+from typing import Any, Protocol
 
 from pipeline.errors import UserError
+from pipeline.problems import problem_modules
 from pipeline.programs import contained
-from pipeline.programs.external import (cpu_over_message, remove_scratch_of, wall_cap_message,
-                                   wall_cap_s)
+from pipeline.programs.external import (
+    cpu_over_message,
+    remove_scratch_of,
+    wall_cap_message,
+    wall_cap_s,
+)
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.processes import cpu_seconds
-from pipeline.problems import problem_modules
 from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker_main
 from pipeline.run.workerserver import ServedProcess, SharedDoubles, start_server
 
@@ -118,9 +123,10 @@ def skipped(batch: list[Job], skip: Skip | None) -> tuple[list[Job], list[tuple[
 
 @dataclass
 class _Worker:
-    process: ServedProcess | multiprocessing.Process
+    process: ServedProcess | BaseProcess
     connection: Connection
-    progress: object  # shared doubles (worker.PROGRESS_FIELDS): index, start time, CPU then
+    # SharedDoubles, or the Dask pool's multiprocessing RawArray
+    progress: Any  # shared doubles (worker.PROGRESS_FIELDS): index, start time, CPU then
     batch: list[Job] = field(default_factory=list)
     done: int = 0       # outcomes received for this batch
     ready: bool = False  # the worker has started on its batch (else: still starting up)
@@ -154,7 +160,8 @@ class _Worker:
         return None if now is None else max(0.0, now - self.progress[2])
 
 
-def batches(jobs: Iterable[Job], max_jobs: int = 64, max_bytes: int = 1 << 20) -> Iterator[list[Job]]:
+def batches(jobs: Iterable[Job], max_jobs: int = 64,
+            max_bytes: int = 1 << 20) -> Iterator[list[Job]]:
     """Group jobs so that small ones travel together and big ones alone: built-in stages by
     64, external programs by 4, a package's submissions one by one (a judged run with its
     checker or interactor takes milliseconds to seconds, and a pool that grows while its
@@ -257,7 +264,7 @@ class LocalPoolExecutor:
     def _shared_progress(self):
         return SharedDoubles(PROGRESS_FIELDS)
 
-    def _process(self, connection: Connection, progress) -> ServedProcess:
+    def _process(self, connection: Connection, progress) -> ServedProcess | BaseProcess:
         """A worker process serving `connection`, not started yet: forked by the server, with
         this process's settings as they are now."""
         return ServedProcess(worker_main, connection, progress,
@@ -273,7 +280,8 @@ class LocalPoolExecutor:
 
     def _start(self, worker: _Worker) -> None:
         worker.process.start()
-        worker.child.close()
+        if worker.child is not None:
+            worker.child.close()
         worker.child = None
 
     def _start_all(self, workers: list[_Worker]) -> None:
@@ -321,7 +329,8 @@ class LocalPoolExecutor:
         worker.connection.send(batch)
 
     def run(self, jobs: Iterable[Job], skip: Skip | None = None,
-            one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
+            one_at_a_time: frozenset[str] = frozenset(),
+            ) -> Generator[tuple[Job, Outcome], None, None]:
         self._started()
         self._skip, self._passed = skip, []
         self._one_at_a_time = frozenset(one_at_a_time)

@@ -88,7 +88,9 @@ def _submission_digest(problem_id: str, name: str) -> str | None:
     package has no such submission)."""
     from pipeline.problems import get_problem
 
-    package = get_problem(problem_id).load()
+    # only a package's problem has submissions and load(); run/ does not name the packages'
+    # types (tests/test_layers.py)
+    package = get_problem(problem_id).load()  # type: ignore[attr-defined]
     program = next((p for p in package.submissions if p.name == name), None)
     return None if program is None else _digest(sorted(program.files))
 

@@ -9,8 +9,8 @@ Selection:
   problem package, every submission of the package;
 - `--external` programs, no `--solver`: those programs and every configured solver (your
   program beside ours), no built-in stage;
-- `--solver NAME` (repeatable): just the named stages, submissions and configured solvers, plus every
-  `--external` program (naming one with `--solver` is allowed and changes nothing).
+- `--solver NAME` (repeatable): just the named stages, submissions and configured solvers, plus
+  every `--external` program (naming one with `--solver` is allowed and changes nothing).
 An `--external` name that is already a stage or a configured solver is an error: one name, one
 program.
 """

@@ -26,29 +26,42 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+
 import polars as pl
 
 from pipeline.errors import UserError
 from pipeline.problems import Problem, cases_schema, get_problem
 from pipeline.problems.identity import answer_id
 from pipeline.problems.model import HeldSubmissions, JudgedLimit
-from pipeline.run.checker import check_answer
-from pipeline.run.choice import make_executor
-from pipeline.run.executors import Executor
-from pipeline.run.identity import (SolverIdentity, changed, external_identity,
-                                   stage_identity, submission_identity)
 from pipeline.programs import contained
 from pipeline.programs.isolation import choose_sandbox, containment_note
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
+from pipeline.run.checker import check_answer
+from pipeline.run.choice import make_executor
+from pipeline.run.executors import Executor
+from pipeline.run.identity import (
+    SolverIdentity,
+    changed,
+    external_identity,
+    stage_identity,
+    submission_identity,
+)
 from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import ready
 from pipeline.run.startup import StartFailure, error_line, is_start_failure, start_failure
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
 from pipeline.tables.lock import data_lock, process_start, run_lock
-from pipeline.tables.results import (next_chunk, read_run_cases, read_run_results, read_runs,
-                                     write_results_chunk, write_run, write_run_cases)
+from pipeline.tables.results import (
+    next_chunk,
+    read_run_cases,
+    read_run_results,
+    read_runs,
+    write_results_chunk,
+    write_run,
+    write_run_cases,
+)
 from pipeline.verdicts import Verdict, stops_fail_fast
 
 __all__ = ["RunRequest", "RunSummary", "run", "format_summary", "nothing_to_run"]
@@ -127,7 +140,7 @@ def git_revision(checkout: Path) -> str | None:
 
 
 def new_run_id() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
 
 
 RUN_COLUMNS = ["case_id", "group", "groups", "input", "expected", "expected_source", "size"]
@@ -263,7 +276,7 @@ def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame,
                           timeout_s=problem.stage_timeout_s(name) * 10)
         jobs = [Job(i, spec, case_id, text) for i, (case_id, text) in enumerate(todo.items())]
         for job, outcome in executor.run(jobs):
-            if outcome.status == "ok":
+            if outcome.status == "ok" and outcome.answer is not None:  # (ok: it has one)
                 answers[job.case_id] = (outcome.answer, name)
                 todo.pop(job.case_id)
     if not answers:
@@ -327,7 +340,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         request = replace(request, group=run_row.get("group"), repeat=run_row["repeat"] or 1,
                           fail_fast=bool(run_row.get("fail_fast")))
         timeout_s = run_row["timeout_s"] if request.timeout_s is None else request.timeout_s
-        previous = read_run_results(data_dir, request.resume,
+        previous = read_run_results(data_dir, run_row["run_id"],
                                     ["case_id", "solver", "repeat", "host", "verdict",
                                      "wall_ms", "cpu_ms", "error", "exit_code"])
         done = set(zip(previous["case_id"], previous["solver"], previous["repeat"]))
@@ -388,7 +401,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         expected = dict(zip(cases["case_id"], cases["expected"]))
         expected_source = dict(zip(cases["case_id"], cases["expected_source"]))
         sizes = dict(zip(cases["case_id"], cases["size"]))
-        jobs = []
+        jobs: list[Job] = []
         own_judge = problem.judges_its_programs  # its judge reads the answer and the group
         for case_id, text, group in zip(cases["case_id"], cases["input"], cases["group"]):
             for spec in specs:
@@ -404,7 +417,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             already = [(job, outcome) for job, outcome in judging.done
                        if (job.case_id, job.solver.name, 0) not in done]
             done = done | {(job.case_id, job.solver.name, 0) for job, _ in already}
-            judged_jobs = []
+            judged_jobs: list[Job] = []
             for case_id, text, answer, group in zip(cases["case_id"], cases["input"],
                                                     cases["expected"], cases["group"]):
                 for spec in judging.specs:
@@ -472,6 +485,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         if summary.status == "running":
             summary.status = "failed"
         if started:
+            assert run_row is not None  # written before `started`
             if hosts:
                 run_row["host"] = hosts.pop() if len(hosts) == 1 else None
             give_back_reserve()  # the space kept for this last write, should the disk be full
@@ -551,6 +565,7 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
         verdict, score, message = judged.verdict, judged.score, judged.message or None
         error = None if verdict is Verdict.AC else message
     elif outcome.status == "ok":
+        assert outcome.answer is not None  # an "ok" outcome carries its answer
         verdict, difference = check_answer(problem, job.input, expected, outcome.answer)
         error = difference or error
     else:

@@ -5,8 +5,8 @@ Imports only the problem module (never polars or pyarrow), so solving one file s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 

@@ -49,8 +49,13 @@ from pipeline.config import CONFIG_DIR, REPO_ROOT, read_configured_solvers
 from pipeline.errors import UserError
 from pipeline.problems import Problem
 from pipeline.programs.jobs import SolverSpec
-from pipeline.programs.languages import (LANGUAGES, build_here, detect_language, pack,
-                                         program_language)
+from pipeline.programs.languages import (
+    LANGUAGES,
+    build_here,
+    detect_language,
+    pack,
+    program_language,
+)
 from pipeline.programs.program import Program
 
 

@@ -27,8 +27,15 @@ from multiprocessing.connection import Connection
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import Problem, get_problem
-from pipeline.programs.external import (ChildTracker, cleanup_scratch, cpu_over_message,
-                                   prepare_worker, run_external, wall_cap_message, wall_cap_s)
+from pipeline.programs.external import (
+    ChildTracker,
+    cleanup_scratch,
+    cpu_over_message,
+    prepare_worker,
+    run_external,
+    wall_cap_message,
+    wall_cap_s,
+)
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.processes import die_with_parent
 
@@ -215,8 +222,9 @@ def _terminate(signum, frame) -> None:
 @dataclass(frozen=True)
 class ProcessSettings:
     """What a process started now by this one would inherit from it, and a worker forked from
-    the worker server (`workerserver`) would not: the server holds those of its own start. A run sets some of them for the programs it contains (`contained.hide` and the
-    sandbox setting travel in the environment)."""
+    the worker server (`workerserver`) would not: the server holds those of its own start. A run
+    sets some of them for the programs it contains (`contained.hide` and the sandbox setting travel
+    in the environment)."""
 
     environment: dict[str, str]
     cwd: str

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pipeline.fsutil import atomic_write_text
@@ -61,7 +61,7 @@ def safe_name(text: str) -> str:
 
 
 def new_finding_id() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
 
 
 def keep_case(data_dir: Path, problem: Problem, group: str, name: str, text: str,

@@ -9,9 +9,9 @@ stress keeps every finding. The shrunk case then becomes a test of the problem i
 through the problem's own hook (`Problem.add_test`): a package writes it into its own data
 (`harden-NAME.in` and `.ans` beside the cases of the test group it was judged in, the answer
 the reference's), so the package stays a valid package for every other tool, and is registered
-again, which runs its validators on the new test; a built-in problem keeps it in `DATA/raw/<id>/hardened/`. The names are the
-program's and the case's id, so the same seed adds the same files. Ctrl-C ends the session
-under way; the tests already added stay.
+again, which runs its validators on the new test; a built-in problem keeps it in
+`DATA/raw/<id>/hardened/`. The names are the program's and the case's id, so the same seed adds the
+same files. Ctrl-C ends the session under way; the tests already added stay.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ class HardenError(UserError):
 @dataclass(frozen=True)
 class Hardened:
     solver: str
-    status: str                 # "added", "not found" (the budget passed), "interrupted"
+    status: str                 # "added", "not found" (the budget passed), "interrupted",
+                                # "rejected" (by ingest), "not added" (no answer to store)
     test: Path | None = None    # the input file added
     verdict: str | None = None  # the program's verdict on it
     detail: str = ""
@@ -99,8 +100,14 @@ def harden(data_dir: Path, request: StressRequest, solvers: tuple[str, ...] = ()
             continue
         found = summary.failures[0]
         trial = found.shrunk.trial
+        assert trial.verdict is not None  # a failure found has its verdict
         name = f"harden-{safe_name(solver).replace('.', '_')}-{case_id_of(trial.text)[:12]}"
         group = _judged_group(data_dir, problem.id, found.kept)
+        if trial.expected is None:  # the reference wrote no answer (an interactive problem)
+            done.append(Hardened(solver, "not added", None, trial.verdict.value,
+                                 "a case kills it, but there is no answer to store with it "
+                                 "(the reference wrote none); add it to the tests by hand"))
+            continue
         root, problem_override = problem.add_test(data_dir, name, trial.text, trial.expected,
                                                   group)
         stored = ingest(data_dir, [root], problem_override)

@@ -34,8 +34,15 @@ from pipeline.problems import get_problem
 from pipeline.problems.model import Case, Problem
 from pipeline.programs.program import Program
 from pipeline.stress import generic
-from pipeline.stress.findings import (HUNT_GROUP, KeptCase, interrupts_deferred, keep_case,
-                                      new_finding_id, safe_name, write_finding)
+from pipeline.stress.findings import (
+    HUNT_GROUP,
+    KeptCase,
+    interrupts_deferred,
+    keep_case,
+    new_finding_id,
+    safe_name,
+    write_finding,
+)
 from pipeline.stress.judge import Judge, Trial, measured_ms, open_judge
 from pipeline.stress.status import Status
 

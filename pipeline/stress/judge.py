@@ -33,12 +33,12 @@ from pathlib import Path
 
 from pipeline.errors import UnknownName, UserError
 from pipeline.problems.model import Case, Problem
+from pipeline.programs.jobs import Job, Outcome, SolverSpec
+from pipeline.programs.program import Program
 from pipeline.run.checker import check_answer
 from pipeline.run.choice import make_executor
 from pipeline.run.executors import Executor
-from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.run.request import RunRequest, Selection, select_solvers
-from pipeline.programs.program import Program
 from pipeline.run.startup import error_line, hint, is_start_failure
 from pipeline.verdicts import Verdict
 
@@ -194,9 +194,10 @@ class Judge:
         name, outcome = reference if reference is not None else (None, None)
         _refuse_unbuilt(self.solver.name, solver)
         _refuse_unstarted(self.solver, solver)
-        if outcome is not None:
-            _refuse_unbuilt(name, outcome)
-            _refuse_unstarted(next(s for s in self.references if s.name == name), outcome)
+        if reference is not None:
+            _refuse_unbuilt(*reference)
+            _refuse_unstarted(next(s for s in self.references if s.name == reference[0]),
+                              reference[1])
         if solver.judgement is not None:
             return self._package_verdict(text, size, solver, outcome, name)
         if solver.status != "ok":
@@ -207,13 +208,16 @@ class Judge:
         if outcome.status != "ok":
             return Trial(text, size, None, solver, outcome, name,
                          note=f"reference {name}: {outcome.status} {outcome.error or ''}".strip())
+        assert solver.answer is not None  # an "ok" outcome carries its answer
         verdict, _ = check_answer(self.problem, text, outcome.answer, solver.answer)
         return Trial(text, size, verdict, solver, outcome, name)
 
     def _package_verdict(self, text: str, size: int, solver: Outcome, outcome: Outcome | None,
                          name: str | None) -> Trial:
         """S's verdict as its package judged it against R's answer."""
-        verdict = solver.judgement.verdict
+        judgement = solver.judgement
+        assert judgement is not None  # the caller's condition
+        verdict = judgement.verdict
         if verdict in RUN_FAILURES:
             return Trial(text, size, Verdict(verdict), solver, outcome, name)
         if outcome is None and not self._interactive:
@@ -227,7 +231,7 @@ class Judge:
                          note=f"reference {name} wrote no answer")
         if verdict == "JE":
             return Trial(text, size, None, solver, outcome, name,
-                         note=f"judge error: {solver.judgement.message or 'no message'}")
+                         note=f"judge error: {judgement.message or 'no message'}")
         return Trial(text, size, Verdict(verdict), solver, outcome, name)
 
     def time(self, texts: Sequence[str], repeats: int) -> list[list[Outcome]]:

@@ -59,11 +59,19 @@ class Shrunk:
 def passes_for(problem: Problem) -> list[Pass]:
     """The problem's own passes, or the generic text passes when it has none."""
     if problem.shrinks:
-        return [Pass(getattr(edit, "__name__", "pass"),
-                     lambda case, text, edit=edit: edit(case), structured=True)
+        return [Pass(getattr(edit, "__name__", "pass"), _of_case(edit), structured=True)
                 for edit in problem.shrinks]
-    return [Pass(name, lambda case, text, edit=edit: edit(text))
-            for name, edit in generic.SHRINK_PASSES]
+    return [Pass(name, _of_text(edit)) for name, edit in generic.SHRINK_PASSES]
+
+
+def _of_case(edit: Callable[[Case], Iterable[Case]]) -> Callable[[Case, str], Iterable[Case]]:
+    """A problem's shrink pass as a pass's candidates: it edits the case."""
+    return lambda case, text: edit(case)
+
+
+def _of_text(edit: Callable[[str], Iterable[str]]) -> Callable[[Case, str], Iterable[str]]:
+    """A generic shrink pass as a pass's candidates: it edits the judge text."""
+    return lambda case, text: edit(text)
 
 
 class _Stop(Exception):

@@ -33,8 +33,15 @@ from pipeline.errors import InputError, UnknownName, UserError
 from pipeline.problems import get_problem
 from pipeline.problems.model import Case, Problem, Recipe
 from pipeline.programs.program import Program
-from pipeline.stress.findings import (STRESS_GROUP, KeptCase, interrupts_deferred, keep_case,
-                                      new_finding_id, safe_name, write_finding)
+from pipeline.stress.findings import (
+    STRESS_GROUP,
+    KeptCase,
+    interrupts_deferred,
+    keep_case,
+    new_finding_id,
+    safe_name,
+    write_finding,
+)
 from pipeline.stress.judge import Judge, Trial, open_judge
 from pipeline.stress.shrink import Shrunk, shrink
 from pipeline.stress.status import Status
@@ -343,7 +350,7 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                     f"/s; {summary.generated / searched:,.0f}/s tried, repeats included), "
                     f"{len(summary.failures)} failures, {len(summary.kept)} kept, "
                     f"{time.monotonic() - started:.0f}/{request.budget_s:g} s")
-        for position, ((i, recipe, k, case, text), trial) in enumerate(zip(items, trials)):
+        for position, ((i, recipe, k, case, _text), trial) in enumerate(zip(items, trials)):
             if not trial.failed:
                 continue
             if time.monotonic() >= deadline:
@@ -351,6 +358,7 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                 return
             found_s = time.monotonic() - started
             number = len(summary.failures) + 1
+            assert trial.verdict is not None  # a failed trial has its verdict
             status.say(f"failure {number}: case {i} ({recipe.name} #{k}, seed {request.seed}): "
                        f"{request.solver} {trial.verdict.value} against "
                        f"{trial.reference_name or 'no reference'}, size {trial.size}; "
@@ -379,6 +387,7 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                     found = _keep(data_dir, problem, request, i, recipe.name, k, trial, shrunk,
                                   found_s, cases_tried, host)
                     summary.failures.append(found)
+                    assert found.kept is not None  # _keep keeps it
                     status.say(f"  kept as {found.kept.path} (group "
                                f"{kept_group(problem, recipe)})")
                     for note in found.kept.problems:
@@ -401,6 +410,7 @@ def _keep(data_dir: Path, problem: Problem, request: StressRequest, index: int, 
     kept = keep_case(data_dir, problem, kept_group(problem, problem.recipe(recipe)), name,
                      final.text, final.expected)
     finding_id = new_finding_id()
+    assert final.verdict is not None and original.verdict is not None  # both failed
     write_finding(data_dir, {
         "finding_id": finding_id, "kind": "stress", "problem": problem.id,
         "solver": request.solver, "reference": final.reference_name,
@@ -447,6 +457,7 @@ def format_summary(summary: StressSummary) -> str:
     lines.append(f"  {len(summary.failures)} failures, {len(summary.kept)} kept")
     for number, found in enumerate(summary.kept, start=1):
         final = found.shrunk.trial
+        assert final.verdict is not None and found.kept is not None  # a kept failure
         how = ("locally minimal" if found.shrunk.locally_minimal
                else f"not shown minimal: {found.shrunk.stopped}")
         lines.append(f"finding {number}: {final.verdict.value}, recipe {found.recipe} #"

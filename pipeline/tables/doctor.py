@@ -20,7 +20,7 @@ import shutil
 import socket
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pipeline.tables.files import DamagedTable, read_parquet, table_dir, table_files
@@ -85,7 +85,7 @@ def settle_dead_runs(data_dir: Path) -> list[str]:
                 full = {name: current.get(name) for name in RUNS}
                 write_run(data_dir, {**full, "status": "interrupted",
                                      "finished_at": full.get("finished_at")
-                                     or datetime.now(timezone.utc)})
+                                     or datetime.now(UTC)})
         except (LockHeld, DamagedTable, OSError):
             continue
         settled.append(row["run_id"])
@@ -123,7 +123,7 @@ def fix(data_dir: Path, found: Examination, wait: bool = True) -> Path | None:
     with data_lock(data_dir, wait=wait):
         moving = [p for p, _ in found.damaged] + found.leftovers
         if moving:
-            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
             target = data_dir / "quarantine" / stamp
             for path in moving:
                 if not path.exists():

@@ -7,7 +7,7 @@ its validating workers) before paying for that import.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 TABLES = ("cases", "rejects", "results", "runs", "findings", "expectations", "strength")
@@ -26,7 +26,7 @@ class DamagedTable(Exception):
 
 
 def now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def table_dir(data_dir: Path, table: str) -> Path:

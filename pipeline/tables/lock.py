@@ -27,7 +27,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pipeline.untrusted import shown
@@ -56,7 +56,7 @@ def _me() -> bytes:
     """Who holds a lock, as its file says: this process's pid, host, command and since when."""
     return json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
                        "command": " ".join(["pipeline", *sys.argv[1:]])[:200],
-                       "since": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")}
+                       "since": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")}
                       ).encode()
 
 

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.tables.files import (empty, frame_of, read_file, scan, table_dir,
-                                   write_parquet_atomic)
+from pipeline.tables.files import empty, frame_of, read_file, scan, table_dir, write_parquet_atomic
 from pipeline.tables.layout import now
 from pipeline.tables.schemas import EXPECTATIONS, RESULTS, RUN_CASES, RUNS, STRENGTH
 

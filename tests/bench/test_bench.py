@@ -17,8 +17,16 @@ import polars as pl
 import pytest
 
 from benchmarks import growth, ingest, maxtests, nightly, throughput, workspace
-from benchmarks.common import (ROW_COLUMNS, close_launcher, fit_exponent, make_context,
-                                   median, row_schema, spawn_timed, write_rows)
+from benchmarks.common import (
+    ROW_COLUMNS,
+    close_launcher,
+    fit_exponent,
+    make_context,
+    median,
+    row_schema,
+    spawn_timed,
+    write_rows,
+)
 
 PROBLEM = "bipartitebattle"  # pure Python stages and a tiny C++ program: quick to run
 
@@ -276,7 +284,8 @@ def test_peers_reads_rows_of_the_expectations_table_whatever_the_expected_column
     read, so a package's every submission is compared."""
     from benchmarks import peers
 
-    text = ("    submission                     expected                                 got  agree\n"
+    # the table as `pipeline run` prints it, one row a line
+    text = ("    submission                     expected                                 got  agree\n"  # noqa: E501
             "    accepted/a.c                   accepted                                 AC   yes\n"
             "    mixed/b.c                      @EXPECTED_RESULTS@: CORRECT, NO-OUTPUT   WA   yes\n"
             "    wrong_answer/c.py              wrong_answer                             AC   NO\n"

@@ -14,8 +14,8 @@ import polars as pl
 import pytest
 
 from pipeline.corpus.ingest import ingest
-from pipeline.problems.identity import case_id_of
 from pipeline.problems import get_problem
+from pipeline.problems.identity import case_id_of
 
 GOOD = {  # a valid input and its answer for each problem
     "bipartitebattle": ("1\n1 1\n", "1\n"),

@@ -15,7 +15,6 @@ import zipfile
 from pathlib import Path
 
 import polars as pl
-import pytest
 from diskkit import nested_folders
 from processkit import alive, children_of
 
@@ -96,7 +95,7 @@ def test_every_kind_of_bad_file_is_a_reject_beside_a_stored_good_file(tmp_path):
     assert rules["arc087e/bad-crc.zip!tests/01"] == "corrupt-archive"
     assert "5,000 digits" in found["arc087e/huge-number.in"][1]
     assert "does not exist" in found["arc087e/broken.in"][1]
-    for source, (rule, message) in found.items():
+    for source, (_rule, message) in found.items():
         assert f"reject {source}" in done.stdout or len(found) > 10  # the console names each
         assert len(message) < 500
 

@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from packagekit import FIXTURES
 
 from pipeline.packages import judge_package, load_package

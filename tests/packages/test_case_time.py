@@ -21,8 +21,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from packagekit import FIXTURES
+
 from pipeline.packages import build_package, judge_case, load_package
 from pipeline.packages.judge import default_limits
 from pipeline.packages.model import RunLimits

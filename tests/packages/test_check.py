@@ -11,10 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from packagekit import FIXTURES
-from pipeline.programs.checkers import (default_validate, parse_float, run_output_validator,
-                                     run_testlib_checker)
+
+from pipeline.programs.checkers import (
+    default_validate,
+    parse_float,
+    run_output_validator,
+    run_testlib_checker,
+)
 from pipeline.programs.languages import build_program, detect_language
 from pipeline.programs.program import Program
 
@@ -210,3 +214,33 @@ def test_a_checker_that_dies_is_a_judge_error(tmp_path):
                                  workdir=tmp_path)
     assert result.verdict == "JE" and "signal 6" in result.message
     assert sys.executable  # the checker ran under this interpreter
+
+
+def test_a_case_stored_without_an_answer_gives_the_validator_an_empty_answer_file(tmp_path,
+                                                                                  build_dir):
+    """A case judged by a package but stored without an answer (one found outside it): its
+    output validator is given an empty answer file, as the default validator compares with an
+    empty answer, and never a path naming no file."""
+    from dataclasses import replace
+
+    from packagekit import tiny_kattis
+
+    from pipeline.packages import build_package, judge_case, load_package
+    from pipeline.packages.judge import default_limits
+
+    folder = tiny_kattis(tmp_path / "tiny", {
+        "problem.yaml": "name: Tiny Sum\nvalidation: custom\n",
+        "output_validators/given/validate.py": (
+            "import sys\nfrom pathlib import Path\n"
+            "answer, feedback = Path(sys.argv[2]), Path(sys.argv[3])\n"
+            "said = repr(answer.read_text()) if answer.exists() else f'no file {answer}'\n"
+            "(feedback / 'judgemessage.txt').write_text(f'answer: {said}')\n"
+            "sys.exit(42 if answer.exists() else 43)\n"),
+    })
+    package = load_package(folder, build_dir)
+    builds = build_package(package, build_dir)
+    [submission] = builds.submissions.values()
+    case = replace(package.case("secret/01"), answer_path=None)
+    result = judge_case(package, submission, case, default_limits(package, 5.0),
+                        tmp_path / "work", builds)
+    assert (result.verdict, result.message) == ("AC", "answer: ''"), result

@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from packagekit import fetched
+
 from pipeline.packages import build_package, load_package, validate_case
+from pipeline.packages.validate import validate_input
 from pipeline.programs.checktestdata import ACCEPT, PROGRAM_ERROR, REJECT, check, parse
 from pipeline.programs.languages import CHECKTESTDATA, build_program
 from pipeline.programs.program import Program
-from pipeline.packages.validate import validate_input
 
 
 def accepts(program: str, data: str, **options) -> bool:

@@ -4,8 +4,9 @@ A package that gives no time limit has it derived from its accepted submissions'
 submission meant to time out runs to the high end of that limit on the run's largest case
 (`submissions.submission_specs`), and that run cannot wait for the limit: it starts with the
 derivation (on all workers but one), under the highest limit deriving can give, and is
-given the derived limit's caps as soon as that is known (`SolverSpec.caps_later`, read by the worker that runs it). It then
-stands at the derived limit: it runs once, to the high end, not to the highest limit.
+given the derived limit's caps as soon as that is known (`SolverSpec.caps_later`, read by the worker
+that runs it). It then stands at the derived limit: it runs once, to the high end, not to the
+highest limit.
 
 Real packages, real `pipeline` processes; the submissions note when they start and end in a
 log outside their folder (so the sandbox is off), which is how the order is seen.
@@ -18,7 +19,6 @@ import sys
 from pathlib import Path
 
 import polars as pl
-
 from packagekit import write_tree
 
 REPO = Path(__file__).resolve().parents[2]

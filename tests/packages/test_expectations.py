@@ -6,11 +6,16 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from packagekit import ALL, FIXTURES
+
 from pipeline.packages import judge_package, load_package
-from pipeline.packages.expectations import (TimeLimit, bounds, check_expectations, derive_time_limit,
-                                            verdict_at)
+from pipeline.packages.expectations import (
+    TimeLimit,
+    bounds,
+    check_expectations,
+    derive_time_limit,
+    verdict_at,
+)
 from pipeline.packages.model import CaseResult
 
 

@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import polars as pl
-
 from packagekit import tiny_kattis
 
 REPO = Path(__file__).resolve().parents[2]

@@ -12,14 +12,19 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from packagekit import FIXTURES
+
 from pipeline.packages import build_package, load_package, validate_case
-from pipeline.packages.generators import (SEED_RANGE, GeneratorError, generator_recipe,
-                                          package_recipes, polygon_commands)
-from pipeline.programs.languages import build_program
+from pipeline.packages.generators import (
+    SEED_RANGE,
+    GeneratorError,
+    generator_recipe,
+    package_recipes,
+    polygon_commands,
+)
 from pipeline.packages.groups import case_in_group
 from pipeline.packages.problem import TextCase
+from pipeline.programs.languages import build_program
 
 STRESS_PROGRAMS = Path(__file__).resolve().parents[1] / "stress" / "programs"
 

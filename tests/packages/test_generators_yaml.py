@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import polars as pl
-
 from packagekit import FIXTURES
 
 from pipeline.packages import build_package, load_package
@@ -62,7 +61,8 @@ def stored(data: Path) -> dict[str, tuple[str, str]]:
             for source, text, expected in zip(table["source"], table["input"], table["expected"])}
 
 
-def test_generated_cases_are_stored_with_bapctools_seeds_and_the_failing_entry_is_a_reject(tmp_path):
+def test_generated_cases_are_stored_with_bapctools_seeds_and_the_failing_entry_is_a_reject(
+        tmp_path):
     package, data, home = setup(tmp_path)
     done = pipeline(data, home, "ingest", str(package))
     assert done.returncode == 1, done.stderr  # one entry was rejected

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from packagekit import tiny_kattis, write_tree
 
 REPO = Path(__file__).resolve().parents[2]

@@ -23,17 +23,16 @@ import time
 from pathlib import Path
 
 import pytest
-
 from processkit import hostile_program, processes_marked
 
-from pipeline.programs.checkers import run_output_validator, run_testlib_checker
 from pipeline.packages.generators import GeneratorError, run_generator
 from pipeline.packages.interactive import run_exchange
-from pipeline.programs.languages import build_program, detect_language
-from pipeline.programs.program import Program
 from pipeline.packages.validate import validate_input
 from pipeline.programs import external
+from pipeline.programs.checkers import run_output_validator, run_testlib_checker
 from pipeline.programs.contained import HIDE_ENV, PROCESS_CAP
+from pipeline.programs.languages import build_program, detect_language
+from pipeline.programs.program import Program
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")

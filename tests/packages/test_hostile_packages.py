@@ -20,7 +20,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from diskkit import nested_folders
 from packagekit import TINY_KATTIS, tiny_kattis, tiny_polygon, write_tree
 

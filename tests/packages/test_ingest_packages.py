@@ -13,7 +13,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from packagekit import FIXTURES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,7 +75,7 @@ def test_ingesting_a_changed_package_says_what_changed(tmp_path):
     yaml.write_text(yaml.read_text().replace("memory: 512", "memory: 256"))
     done = pipeline(data, "ingest", str(package))
     assert done.returncode == 0, done.stderr
-    line = next(l for l in done.stdout.splitlines() if "updated package" in l)
+    line = next(row for row in done.stdout.splitlines() if "updated package" in row)
     assert "memory limit: 512 MB -> 256 MB" in line
     assert "test cases: 4 -> 5" in line and "+data/secret/05-new.in" in line
     assert "-submissions/wrong_answer/pi_is_three.py" in line

@@ -8,8 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from packagekit import FIXTURES
+
 from pipeline.packages import build_package, interactive, judge_case, load_package
 from pipeline.packages.expectations import verdict_at
 from pipeline.packages.judge import default_limits

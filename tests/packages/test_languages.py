@@ -10,8 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.programs.languages import (LANGUAGES, build_program, detect_language, run_argv,
-                                         toolchain_missing)
+from pipeline.programs.languages import (
+    LANGUAGES,
+    build_program,
+    detect_language,
+    run_argv,
+    toolchain_missing,
+)
 from pipeline.programs.program import Program
 
 
@@ -179,8 +184,8 @@ def test_a_build_already_made_needs_no_compiler_to_run(tmp_path, monkeypatch):
 
 
 def test_included_files_are_copied_in_and_win_over_the_programs_own(tmp_path):
-    source = write(tmp_path / "src/main.cpp", "#include \"answer.h\"\n#include <cstdio>\n"
-                   "int main(){std::printf(\"%d\\n\", ANSWER);}\n")
+    write(tmp_path / "src/main.cpp", "#include \"answer.h\"\n#include <cstdio>\n"
+          "int main(){std::printf(\"%d\\n\", ANSWER);}\n")
     write(tmp_path / "src/answer.h", "#define ANSWER 1\n")
     include = write(tmp_path / "include/answer.h", "#define ANSWER 42\n")
     folder = program(tmp_path / "src", include_files=(include,))

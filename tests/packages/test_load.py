@@ -11,11 +11,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from packagekit import FIXTURES
+
 from pipeline.packages import PackageError, detect, load_package
 from pipeline.packages.model import KattisGroupScoring, LegacyGrading, PolygonGroupScoring
-
 
 # -- the fixtures as loaded ----------------------------------------------------------------------
 

@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from packagekit import fetched
+
 from pipeline.packages import build_package, judge_case, judge_package, load_package
 from pipeline.packages.judge import default_limits
 

@@ -25,7 +25,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from packagekit import tiny_kattis, write_tree
 
 from pipeline.packages import judge_package, load_package

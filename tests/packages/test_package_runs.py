@@ -17,7 +17,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from packagekit import ALL, FIXTURES, tiny_kattis, write_tree
 from processkit import descendants_of
 
@@ -265,7 +264,8 @@ def test_a_package_without_an_accepted_submission_is_judged_at_the_time_limit_it
         ("run_time_error/crash.py", "RE", "agree"), ("wrong_answer/off.py", "WA", "agree")]
 
 
-@pytest.mark.parametrize("data_files", [{}, {"data/sample/.gitkeep": "", "data/secret/.gitkeep": ""}],
+@pytest.mark.parametrize("data_files",
+                         [{}, {"data/sample/.gitkeep": "", "data/secret/.gitkeep": ""}],
                          ids=["no-data-folder", "empty-data-folders"])
 def test_a_package_without_test_data_registers_and_has_nothing_to_run(tmp_path, data_files):
     """As BAPCtools' testproblemconfig: a package with no test case registers with a note
@@ -502,9 +502,10 @@ def test_a_submission_times_the_limit_only_on_the_groups_its_rules_name(tmp_path
     never end, are not run at the probe limit (they would make it 20 s) but at the derived
     limit, where they are the TLE its secret rule requires."""
     trace = tmp_path / "tle.log"
-    spin = ("import sys, time\nwith open(%r, 'a') as log:\n    log.write(sys.argv[0] + '\\n')\n"
+    spin = (f"import sys, time\nwith open({str(trace)!r}, 'a') as log:\n"
+            "    log.write(sys.argv[0] + '\\n')\n"
             "a, b = map(int, input().split())\nlast = 0.3 if a == 1 else 1e9\n"
-            "while time.process_time() < last:\n    pass\nprint(a + b)\n") % str(trace)
+            "while time.process_time() < last:\n    pass\nprint(a + b)\n")
     package = tiny_kattis(tmp_path / "bygroup", {
         "problem.yaml": "problem_format_version: 2025-09\ntype: pass-fail\nname: By Group\n"
                         "uuid: 8ee7605a-0000-4000-8000-000000000003\n"

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
 from packagekit import FIXTURES
+
 from pipeline.packages import load_package
-from pipeline.programs.checkers import CheckResult
 from pipeline.packages.model import CaseResult, LegacyGrading
 from pipeline.packages.scoring import aggregate, case_score
+from pipeline.programs.checkers import CheckResult
 
 
 def results(package, verdicts: dict[str, str], scores: dict[str, float] | None = None):

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import polars as pl
-
 from packagekit import tiny_kattis, write_tree
 
 from pipeline.problems.identity import case_id_of

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from packagekit import FIXTURES
+
 from pipeline.packages import build_package, load_package, validate_case
+from pipeline.packages.validate import MESSAGE_KEEP, validate_input
 from pipeline.programs.languages import build_program
 from pipeline.programs.program import Program
-from pipeline.packages.validate import MESSAGE_KEEP, validate_input
 
 
 def script(tmp_path: Path, name: str, body: str, convention: str = "kattis"):
@@ -59,7 +60,8 @@ def test_a_long_message_is_cut_to_about_a_hundred_characters(tmp_path):
 
 
 def test_a_crashing_validator_is_not_a_verdict_on_the_input(tmp_path):
-    crash = script(tmp_path, "crash.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    crash = script(tmp_path, "crash.py",
+                   "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
     (tmp_path / "x.in").write_text("1\n")
     rejection = validate_input([crash], tmp_path / "x.in").rejections[0]
     assert rejection.judge_error and "signal 9" in rejection.message

@@ -8,7 +8,6 @@ and must agree with it, and with each other beyond brute's reach.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,9 +15,14 @@ import pytest
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import get_problem
 from pipeline.problems.movcoin2 import oracles
-from pipeline.problems.movcoin2.case import (MOD, Movcoin2Case, TreeCase, _parse_checked,
-                                             path_case,
-                                             _parse_quick)
+from pipeline.problems.movcoin2.case import (
+    MOD,
+    Movcoin2Case,
+    TreeCase,
+    _parse_checked,
+    _parse_quick,
+    path_case,
+)
 from pipeline.problems.movcoin2.compiled import fast_grundy
 from pipeline.problems.movcoin2.recipes import make_tree
 

@@ -18,6 +18,7 @@ import pickle
 import random
 import subprocess
 import sys
+
 import pytest
 
 from pipeline.errors import InputError

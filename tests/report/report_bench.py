@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import polars as pl
 
+from pipeline.problems import cases_schema
 from pipeline.tables.files import write_problem_file
 from pipeline.tables.results import write_results_chunk, write_run
-from pipeline.problems import cases_schema
 
-EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
 # (size, expected answer) of the standard arc087e cases, in the order they are stored.
 STANDARD = [(1, "Alice"), (2, "Bob"), (5, "Alice"), (10, "Bob"), (40, "Alice"), (100, "Bob"),

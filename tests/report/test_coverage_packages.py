@@ -13,11 +13,11 @@ import json
 import shutil
 from pathlib import Path
 
-from pipeline.programs.program import Program
+from test_strength import pipeline, strength_of
+
 from pipeline.packages.overview import parse_overview
 from pipeline.packages.validate import speaks_testlib
-
-from test_strength import pipeline, strength_of
+from pipeline.programs.program import Program
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "packages"
 N_LOW, N_HIGH = 1, 100

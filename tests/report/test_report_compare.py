@@ -6,8 +6,12 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipeline.report.compare import (choose_baseline, compare_runs, format_comparison,
-                                     pairs_to_compare)
+from pipeline.report.compare import (
+    choose_baseline,
+    compare_runs,
+    format_comparison,
+    pairs_to_compare,
+)
 from pipeline.tables.runs import latest_runs
 
 

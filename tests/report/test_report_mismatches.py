@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from report_bench import STANDARD
 
-from pipeline.report.mismatches import (by_problem, cut, find_mismatches, format_block,
-                                        format_mismatches, group_answers)
+from pipeline.report.mismatches import (
+    by_problem,
+    cut,
+    find_mismatches,
+    format_block,
+    format_mismatches,
+    group_answers,
+)
 
 
 def test_a_wrong_answer_is_listed_with_who_sides_with_what(bench):

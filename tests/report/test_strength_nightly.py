@@ -13,12 +13,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_strength import killed, pipeline, strength_of
 
 from pipeline.config import read_nightly_settings
 from pipeline.nightly import build_corpus
 from pipeline.problems import get_problem, module_problem_ids
-
-from test_strength import killed, pipeline, strength_of
 
 
 def _known_wrong(problem_id: str) -> list[str]:

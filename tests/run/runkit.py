@@ -16,13 +16,14 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+
 # (the tests import them from here)
 from processkit import alive, children_of, descendants_of  # noqa: F401
 
 from pipeline.corpus.ingest import ingest
-from pipeline.tables.results import read_run_results, read_runs
-from pipeline.run.executors import LocalPoolExecutor
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
+from pipeline.run.executors import LocalPoolExecutor
+from pipeline.tables.results import read_run_results, read_runs
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 REPO = Path(__file__).resolve().parents[2]

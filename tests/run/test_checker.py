@@ -15,8 +15,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
-from runkit import corpus, results, run_cli
+from runkit import results, run_cli
 
 from pipeline.tables.results import read_runs
 

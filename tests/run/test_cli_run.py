@@ -11,10 +11,18 @@ import shutil
 
 import polars as pl
 import pytest
+from runkit import (
+    command,
+    corpus,
+    graded,
+    processes_with,
+    py,
+    results,
+    run_cli,
+    verdicts,
+    wait_until,
+)
 from typer.testing import CliRunner
-
-from runkit import (command, corpus, graded, processes_with, py, results, run_cli, verdicts,
-                    wait_until)
 
 from pipeline.cli import app
 from pipeline.tables.results import read_runs

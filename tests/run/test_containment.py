@@ -15,9 +15,19 @@ import signal
 import subprocess
 
 import pytest
-
-from runkit import (REPO, alive, command, corpus, descendants_of, pipeline_argv, processes_with, py,
-                    run_cli, running_program, wait_until)
+from runkit import (
+    REPO,
+    alive,
+    command,
+    corpus,
+    descendants_of,
+    pipeline_argv,
+    processes_with,
+    py,
+    run_cli,
+    running_program,
+    wait_until,
+)
 
 from pipeline.tables.results import read_run_results, read_runs
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from runkit import alive, wait_until
 from test_dask_executor import descendants
 

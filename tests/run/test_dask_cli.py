@@ -13,12 +13,21 @@ import sys
 import time
 from collections import Counter
 
+from runkit import (
+    REPO,
+    alive,
+    command,
+    corpus,
+    graded,
+    pipeline_argv,
+    py,
+    results,
+    run_cli,
+    verdicts,
+    wait_until,
+)
+from test_dask_executor import cluster, cluster_env, cmdline, descendants, processes_with  # noqa: F401 (fixture)
 from typer.testing import CliRunner
-
-from runkit import (REPO, alive, command, corpus, graded, pipeline_argv, py, results, run_cli,
-                    verdicts, wait_until)
-from test_dask_executor import (cluster, cluster_env, cmdline, descendants,  # noqa: F401 (fixture)
-                                processes_with)
 
 from pipeline.cli import app
 from pipeline.tables.results import read_runs

@@ -10,8 +10,8 @@ a worker killed mid-run costs no result and doubles none; a case that kills its 
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import signal
 import socket
@@ -26,19 +26,38 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from runkit import (
+    FAIL_FAST_CASES,
+    PROGRAMS,
+    REPO,
+    alive,
+    check_fail_fast,
+    children_of,
+    command,
+    corpus,
+    graded,
+    py,
+    results,
+    run_jobs,
+    stage,
+    verdicts,
+    wait_until,
+)
 
-from runkit import (FAIL_FAST_CASES, PROGRAMS, REPO, alive, check_fail_fast, children_of, command,
-                    corpus, graded, py, results,
-                    run_jobs, stage, verdicts, wait_until)
-
-from pipeline.tables.results import read_runs
-from pipeline.run.executors import LocalPoolExecutor
-from pipeline.run.dask_executor import (FIRST_TASK_JOBS, MAX_TASK_JOBS, TASK_BYTES, DaskExecutor,
-                                        _Pace, next_batch)
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
-from pipeline.run.runner import RunRequest, run
 from pipeline.programs.languages import BuildError
 from pipeline.programs.program import Program
+from pipeline.run.dask_executor import (
+    FIRST_TASK_JOBS,
+    MAX_TASK_JOBS,
+    TASK_BYTES,
+    DaskExecutor,
+    _Pace,
+    next_batch,
+)
+from pipeline.run.executors import LocalPoolExecutor
+from pipeline.run.runner import RunRequest, run
+from pipeline.tables.results import read_runs
 
 TESTS = REPO / "tests"
 FIXTURE_PROBLEMS = TESTS / "fixtures" / "problems"

@@ -19,8 +19,8 @@ from dataclasses import replace
 import pytest
 from runkit import alive, command, corpus, external, jobs_of, py, run_cli, run_jobs, stage
 
-from pipeline.run.executors import LocalPoolExecutor, batches
 from pipeline.programs.jobs import Job
+from pipeline.run.executors import LocalPoolExecutor, batches
 
 
 def _tiny(count: int, spec=None) -> list[Job]:

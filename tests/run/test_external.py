@@ -17,15 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from runkit import (alive, external, processes_with, py, run_one, running_program, stage,
-                    wait_until)
+from runkit import alive, external, processes_with, py, run_one, running_program, stage, wait_until
 
 from pipeline.programs import contained
 from pipeline.programs.external import give_caps_later
 from pipeline.programs.jobs import Job
 from pipeline.programs.launcher import launcher_path
 from pipeline.run.executors import LocalPoolExecutor
-
 
 # -- the ordinary path ---------------------------------------------------------------------------
 
@@ -81,7 +79,8 @@ def test_a_spinning_program_is_stopped_when_its_cpu_time_reaches_the_limit(pool,
 
 # -- caps given while it runs -------------------------------------------------------------------
 
-def _give_caps_after(path: Path, delay_s: float, cpu_s: float, own_wall_s: float) -> threading.Timer:
+def _give_caps_after(path: Path, delay_s: float, cpu_s: float,
+                     own_wall_s: float) -> threading.Timer:
     timer = threading.Timer(delay_s, give_caps_later, (path, cpu_s, own_wall_s))
     timer.start()
     return timer

@@ -17,7 +17,7 @@ from diskkit import fill, small_disk
 from runkit import REPO, alive, corpus, descendants_of, pipeline_argv, results, run_cli, wait_until
 
 from pipeline.tables.lock import process_start
-from pipeline.tables.results import read_runs, run_path, write_run
+from pipeline.tables.results import read_runs, write_run
 from pipeline.tables.schemas import RUNS
 
 FIXTURE_TOY = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "toy"

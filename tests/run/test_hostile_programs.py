@@ -25,11 +25,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from processkit import alive, hostile_program, hostile_report, processes_marked
 from runkit import PROGRAMS, REPO, corpus, external, results, run_one
 
-from pipeline.programs import contained, external as external_runner
+from pipeline.programs import contained
+from pipeline.programs import external as external_runner
 from pipeline.programs.contained import PROCESS_CAP, data_folder_hidden
 from pipeline.programs.jobs import Job
 from pipeline.tables.results import read_runs

@@ -13,16 +13,15 @@ import time
 from pathlib import Path
 
 import polars as pl
-
 from runkit import command, corpus, external, py, results, run_cli, run_one, stage
 
-FIXTURE_PROBLEMS = Path(__file__).resolve().parents[1] / "fixtures" / "problems"
-
-from pipeline.run import executors
-from pipeline.tables.results import read_runs
-from pipeline.run.executors import LocalPoolExecutor
 from pipeline.config import DEFAULT_MEMORY_MB
 from pipeline.problems import get_problem
+from pipeline.run import executors
+from pipeline.run.executors import LocalPoolExecutor
+from pipeline.tables.results import read_runs
+
+FIXTURE_PROBLEMS = Path(__file__).resolve().parents[1] / "fixtures" / "problems"
 
 MB = 1024
 
@@ -64,8 +63,9 @@ def test_without_a_memory_option_programs_get_the_problems_limit(tmp_path, cpp):
     outside; with `--memory 0` there is no limit and the same program answers."""
     data = tmp_path / "data"
     corpus(data, {"a/01.in": ("1 2\n", "3\n")})
+    # touching 448 MB is kernel time, not this test's
     done = run_cli(data, "run", "--problem", "toy", "--external", f"big={cpp['allocate_4gb']}",
-                   "--jobs", "1", "--timeout", "20")  # touching 448 MB is kernel time, not this test's
+                   "--jobs", "1", "--timeout", "20")
     assert done.returncode == 0, done.stderr
     row = results(data, read_runs(data)["run_id"][0]).row(0, named=True)
     assert row["verdict"] == "MLE", row
@@ -100,7 +100,7 @@ def test_the_stack_option_of_pipeline_run_sets_the_stack_limit(tmp_path, cpp):
     data = tmp_path / "data"
     corpus(data, {"a/01.in": ("1 2\n", "3\n")})
     program = f"deep={cpp['recurse']} 1000000"
-    for extra, verdict in ((["--stack", "8"], "RE"), ([], "AC")):
+    for extra, _verdict in ((["--stack", "8"], "RE"), ([], "AC")):
         done = run_cli(data, "run", "--problem", "toy", "--external", program, "--jobs", "1",
                        *extra)
         assert done.returncode == 0, done.stderr

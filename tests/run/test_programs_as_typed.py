@@ -20,11 +20,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from runkit import REPO, pipeline_argv, results
 
-from pipeline.run.identity import changed, external_identity
 from pipeline.programs.languages import build_here
+from pipeline.run.identity import changed, external_identity
 from pipeline.run.solvers import packed, parse_external
 from pipeline.tables.results import read_runs
 
@@ -62,7 +61,8 @@ public class Sol {
 """
 
 
-def pipeline(data: Path, *args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+def pipeline(data: Path, *args: str, cwd: Path,
+             timeout: float = 300) -> subprocess.CompletedProcess:
     """`python -m pipeline --data-dir DATA ARGS...` in a real process started in `cwd`."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}

@@ -12,7 +12,6 @@ from collections import Counter
 from pathlib import Path
 
 import polars as pl
-
 from runkit import REPO, alive, corpus, descendants_of, pipeline_argv, results, run_cli, wait_until
 
 from pipeline.tables.results import read_runs

@@ -14,14 +14,22 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from runkit import (
+    FAIL_FAST_CASES,
+    PROGRAMS,
+    check_fail_fast,
+    command,
+    corpus,
+    graded,
+    py,
+    results,
+    verdicts,
+)
 
-from runkit import (FAIL_FAST_CASES, PROGRAMS, check_fail_fast, command, corpus, graded, py,
-                    results, verdicts)
-
-from pipeline.tables.results import read_runs, write_run
+from pipeline.programs.program import Program
 from pipeline.run.executors import LocalPoolExecutor
 from pipeline.run.runner import RunRequest, format_summary, run
-from pipeline.programs.program import Program
+from pipeline.tables.results import read_runs, write_run
 
 BIG = 10**12
 

@@ -21,13 +21,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from runkit import PROGRAMS, REPO, command, corpus, external, py, results, run_cli, run_one
 
-from pipeline.tables.results import read_run_results, read_runs
-from pipeline.run.executors import LocalPoolExecutor
 from pipeline.programs.contained import data_folder_hidden, shown_under_tmp
 from pipeline.programs.jobs import Job
+from pipeline.run.executors import LocalPoolExecutor
+from pipeline.tables.results import read_runs
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
 

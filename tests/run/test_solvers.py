@@ -8,18 +8,15 @@ and g++ where a compiler's own failure matters.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
 from runkit import PROGRAMS
 
-from pipeline.programs import languages
-from pipeline.programs import contained
+from pipeline.programs import contained, languages
 from pipeline.programs.languages import BuildError
 from pipeline.programs.program import Program
 from pipeline.run.solvers import configured_externals, parse_external, prepare

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 import polars as pl
 from runkit import corpus, results, run_cli, run_jobs, stage
 
-from pipeline.run.executors import LocalPoolExecutor
 from pipeline.programs.jobs import Job
+from pipeline.run.executors import LocalPoolExecutor
 from pipeline.tables.results import read_runs
 
 SPIN = "while True: pass"

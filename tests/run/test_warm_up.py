@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.problems import get_problem
-from pipeline.run.executors import LocalPoolExecutor
 from pipeline.programs.jobs import Job, SolverSpec
+from pipeline.run.executors import LocalPoolExecutor
 from pipeline.run.worker import warm_up_inputs
 
 WARM_PROBLEMS = Path(__file__).resolve().parent / "warm_problems"

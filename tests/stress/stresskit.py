@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import polars as pl
+
 # (the tests import them from here)
 from processkit import alive, children_of, descendants_of  # noqa: F401
 

@@ -8,13 +8,12 @@ import signal
 import time
 
 import pytest
+from stresskit import cases
 
 from pipeline.corpus.ingest import ingest
 from pipeline.problems import get_problem
 from pipeline.report.query import run_query
-from pipeline.stress.findings import (interrupts_deferred, keep_case, read_findings,
-                                      write_finding)
-from stresskit import cases
+from pipeline.stress.findings import interrupts_deferred, keep_case, read_findings, write_finding
 
 
 def test_a_kept_case_is_labelled_as_a_full_ingest_labels_it(tmp_path):

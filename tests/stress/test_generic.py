@@ -4,11 +4,12 @@ which candidates are valid. Here cf103119g's `editorial` is shrunk with them alo
 
 from __future__ import annotations
 
+from stresskit import single_steps, stage_fails
+
 from pipeline.problems import get_problem
 from pipeline.stress.generic import delete_lines, delete_tokens, lower_numbers
 from pipeline.stress.judge import open_judge
 from pipeline.stress.shrink import Pass, shrink
-from stresskit import single_steps, stage_fails
 
 GENERIC = [Pass(name, lambda case, text, edit=edit: edit(text)) for name, edit in (
     ("delete-lines", delete_lines), ("delete-tokens", delete_tokens),

@@ -15,9 +15,9 @@ import statistics
 import subprocess
 
 import pytest
+from stresskit import PROGRAMS, cases, findings, run_cli
 
 from pipeline.problems import get_problem
-from stresskit import PROGRAMS, cases, findings, run_cli
 
 SIZE = 20_000
 

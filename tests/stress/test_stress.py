@@ -9,10 +9,10 @@ from __future__ import annotations
 import io
 
 import pytest
+from stresskit import cases, findings, single_steps, stage_fails
 
 from pipeline.stress.status import Status
 from pipeline.stress.stress import Schedule, StressRequest, choose_recipes, stress
-from stresskit import cases, findings, single_steps, stage_fails
 
 
 def run_stress(data_dir, **fields):

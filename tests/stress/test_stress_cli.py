@@ -5,7 +5,6 @@ own (the toy problem: the generic text mutations)."""
 from __future__ import annotations
 
 import pytest
-
 from stresskit import findings, run_cli
 
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import io
 
+from stresskit import findings, program_fails, python_program, single_steps
+
 from pipeline.problems import get_problem
 from pipeline.run.solvers import parse_external
 from pipeline.stress.status import Status
 from pipeline.stress.stress import StressRequest, stress
-from stresskit import findings, program_fails, python_program, single_steps
 
 SMALLEST = "1 2 4\n1 1\n1 1\n1 1\n1 1\n"
 

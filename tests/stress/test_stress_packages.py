@@ -6,9 +6,9 @@ candidates the validators accept.
 
 Real `pipeline` processes on a copy of the Polygon fixture `polysum` with a planted bug
 (`programs/planted_sum.c`: given more than six numbers, one too many when a number repeats
-the one before it; and it reads numbers to the end of the input). Minimality is checked again here independently: the planted
-program, compiled here, run directly on every valid single shrink step of the kept case,
-against the sum computed here.
+the one before it; and it reads numbers to the end of the input). Minimality is checked again here
+independently: the planted program, compiled here, run directly on every valid single shrink step of
+the kept case, against the sum computed here.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from stresskit import PROGRAMS, cases, findings, run_cli, single_steps
 
 from pipeline.packages.problem import package_problem
-from stresskit import PROGRAMS, cases, findings, run_cli, single_steps
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "packages"
 PLANTED = "solutions/planted.c"

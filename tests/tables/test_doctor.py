@@ -51,7 +51,8 @@ def test_a_truncated_results_chunk_is_named_and_quarantined(two_runs, tmp_path):
                  - pl.read_parquet(chunk).height)
     chunk.write_bytes(chunk.read_bytes()[: chunk.stat().st_size // 2])
     for args in (["query", "SELECT count(*) FROM results"], ["slow"], ["mismatches"],
-                 ["compare", "--problem", "arc087e"], ["report", "--out", str(tmp_path / "r.html")]):
+                 ["compare", "--problem", "arc087e"],
+                 ["report", "--out", str(tmp_path / "r.html")]):
         done = pipeline(data, *args)
         assert done.returncode == 1, (args, done.stdout, done.stderr)
         assert str(chunk) in done.stderr and "pipeline doctor --fix" in done.stderr, args

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.tables.results import (read_run_results, read_runs, stored_chunks,
-                                     write_results_chunk, write_run)
+from pipeline.tables.results import (
+    read_run_results,
+    read_runs,
+    stored_chunks,
+    write_results_chunk,
+    write_run,
+)
 from pipeline.tables.schemas import RESULTS
 
 

@@ -61,16 +61,28 @@ Stages
 
 from __future__ import annotations
 
-from pipeline.problems.arc087e.case import (format_answer, parse, render, size, size_values,
-                                            validate_answer)
+from pipeline.problems.arc087e.bounds import BOUNDS
+from pipeline.problems.arc087e.case import (
+                                            format_answer,
+                                            parse,
+                                            render,
+                                            size,
+                                            size_values,
+                                            validate_answer,
+)
 from pipeline.problems.arc087e.editorial import solve_editorial
 from pipeline.problems.arc087e.fast import solve_fast
-from pipeline.problems.arc087e.oracles import (BRUTE_MAX_L, BRUTE_MAX_STATES, GRUNDY_MAX_L,
-                                               _brute_refuses, _grundy_refuses, solve_brute,
-                                               solve_grundy)
+from pipeline.problems.arc087e.oracles import (
+                                            BRUTE_MAX_L,
+                                            BRUTE_MAX_STATES,
+                                            GRUNDY_MAX_L,
+                                            _brute_refuses,
+                                            _grundy_refuses,
+                                            solve_brute,
+                                            solve_grundy,
+)
 from pipeline.problems.arc087e.recipes import RECIPES, growth_case
 from pipeline.problems.arc087e.shrink import MUTATIONS, SHRINKS
-from pipeline.problems.arc087e.bounds import BOUNDS
 from pipeline.problems.base import Stage, define_problem
 
 STAGES = (

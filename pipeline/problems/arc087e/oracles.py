@@ -4,13 +4,12 @@ subtrees' values by the mex recursion over heights)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from pipeline.errors import BeyondLimits
 from pipeline.games import GameSearch
 from pipeline.problems.arc087e.case import Case
 from pipeline.problems.arc087e.trie import free_subtree_heights
-
 
 # -- brute: search over sets of strings -------------------------------------------------------
 BRUTE_MAX_L = 8
@@ -41,9 +40,9 @@ def _brute_refuses(case: Case) -> str | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _all_strings(big_l: int) -> tuple[str, ...]:
-    out = []
+    out: list[str] = []
     for length in range(1, big_l + 1):
         out.extend(format(x, f"0{length}b") for x in range(2 ** length))
     return tuple(out)

@@ -22,8 +22,9 @@ value is n mod 2. With m > 0 an edge deletion flips the "2" bit, a vertex deleti
 side of a bipartite graph decides which kinds of vertices exist: if m is odd some vertex has odd
 degree (the degrees on one side sum to m); if n is odd some vertex has even degree (were all
 degrees odd, each side's size would have the parity of m, making n even). Checking the four
-parity cases, the options always contain every value below sg(n, m) and never sg(n, m) itself. (The seed's write-up skips showing that 0 is
-reachable when n is odd and m even; the even-degree argument fills that gap.)
+parity cases, the options always contain every value below sg(n, m) and never sg(n, m) itself. (The
+seed's write-up skips showing that 0 is reachable when n is odd and m even; the even-degree argument
+fills that gap.)
 
 So the XOR of all graphs is 0 iff the total vertex count and the total edge count are both even.
 The vertex count is fixed by the input. Toggling one fixed edge is a bijection between drawings
@@ -54,17 +55,29 @@ Stages
 
 from __future__ import annotations
 
-from pipeline.problems.bipartitebattle.bounds import BOUNDS
 from pipeline.problems.base import Stage, define_problem
 from pipeline.problems.bipartitebattle import native  # noqa: F401 (registers its native code)
-from pipeline.problems.bipartitebattle.case import (format_answer, parse, render, size,
-                                                    size_values, validate_answer)
+from pipeline.problems.bipartitebattle.bounds import BOUNDS
+from pipeline.problems.bipartitebattle.case import (
+                                                    format_answer,
+                                                    parse,
+                                                    render,
+                                                    size,
+                                                    size_values,
+                                                    validate_answer,
+)
 from pipeline.problems.bipartitebattle.editorial import solve_editorial
 from pipeline.problems.bipartitebattle.fast import solve_fast
-from pipeline.problems.bipartitebattle.oracles import (BINOMIAL_MAX_EDGES, BRUTE_MAX_EDGES,
-                                                       BRUTE_MAX_N, BRUTE_MAX_VERTICES,
-                                                       binomial_refuses, brute_refuses,
-                                                       solve_brute, solve_sg_binomial)
+from pipeline.problems.bipartitebattle.oracles import (
+                                                    BINOMIAL_MAX_EDGES,
+                                                    BRUTE_MAX_EDGES,
+                                                    BRUTE_MAX_N,
+                                                    BRUTE_MAX_VERTICES,
+                                                    binomial_refuses,
+                                                    brute_refuses,
+                                                    solve_brute,
+                                                    solve_sg_binomial,
+)
 from pipeline.problems.bipartitebattle.recipes import RECIPES, growth_case
 from pipeline.problems.bipartitebattle.shrink import MUTATIONS, SHRINKS
 

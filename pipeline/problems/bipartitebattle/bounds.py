@@ -3,8 +3,8 @@ coverage."""
 
 from __future__ import annotations
 
-from pipeline.problems.model import Bound
 from pipeline.problems.bipartitebattle.case import MAX_N, MAX_SIDE
+from pipeline.problems.model import Bound
 
 
 def _sides(case) -> tuple[int, int]:

@@ -5,13 +5,14 @@ the ranges in bulk: `_parse_native` with the problem's native code (native.c), o
 native code is unavailable, `_parse_quick` with NumPy. Both accept only canonical decimal
 integers separated by spaces and newlines (the statement allows no tab); on any doubt they
 return None and `_parse_checked` (token by token) runs, which names the line of the first
-violation, so every error message comes from one place. A case read natively keeps its tokens for the native `fast` stage and builds
-its tuple of pairs only when something reads it.
+violation, so every error message comes from one place. A case read natively keeps its tokens for
+the native `fast` stage and builds its tuple of pairs only when something reads it.
 """
 
 from __future__ import annotations
 
 import operator
+from array import array
 from dataclasses import dataclass, field
 
 from pipeline.errors import InputError
@@ -32,7 +33,7 @@ class BattleCase:
     """
 
     graphs: tuple[tuple[int, int], ...]
-    packed: object = field(default=None, init=False, compare=False, repr=False)
+    packed: array[int] | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -61,7 +62,8 @@ def _parse_native(text: str) -> BattleCase | None:
         values = tokens.tolist()
         return zip(values[1::2], values[2::2])
 
-    case = BattleCase(LazyTuple(tokens[0], graphs))
+    # a LazyTuple stands in for the tuple it builds (equal, same hash): not a tuple subclass
+    case = BattleCase(LazyTuple(tokens[0], graphs))  # type: ignore[arg-type]
     object.__setattr__(case, "packed", tokens)
     return case
 

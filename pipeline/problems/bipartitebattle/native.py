@@ -28,8 +28,13 @@ def read(text: str):
     library = functions()
     if library is None:
         return None
-    from pipeline.native.bulk import (address, int64_buffer, text_buffer, token_capacity,
-                                      uint64_buffer)
+    from pipeline.native.bulk import (
+        address,
+        int64_buffer,
+        text_buffer,
+        token_capacity,
+        uint64_buffer,
+    )
 
     where = text_buffer(text)
     if where is None:

@@ -3,7 +3,7 @@ and `sg-binomial` (sg(n, m) per drawing, the drawings counted by binomial sums).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from pipeline.games import GameSearch
 from pipeline.problems.bipartitebattle.case import MOD, BattleCase
@@ -49,7 +49,7 @@ def shape_search(a: int, b: int) -> GameSearch:
     return GameSearch(moves, max_states=BRUTE_MAX_STATES)
 
 
-@lru_cache(maxsize=None)
+@cache
 def drawing_grundy_values(a: int, b: int) -> tuple[int, ...]:
     """Grundy value of every drawing of K_{a,b}, indexed by edge mask (edge (i, j) = bit i*b+j)."""
     search = shape_search(a, b)
@@ -57,7 +57,7 @@ def drawing_grundy_values(a: int, b: int) -> tuple[int, ...]:
     return tuple(search.grundy((full, emask)) for emask in range(1 << (a * b)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _brute_distribution(a: int, b: int) -> tuple[tuple[int, int], ...]:
     counts: dict[int, int] = {}
     for value in drawing_grundy_values(a, b):

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import random
 
-from pipeline.problems.model import Recipe
 from pipeline.problems.bipartitebattle.case import MAX_N, MAX_SIDE, BattleCase
-from pipeline.problems.bipartitebattle.oracles import (BRUTE_MAX_EDGES, BRUTE_MAX_N,
-                                                       BRUTE_MAX_VERTICES)
+from pipeline.problems.bipartitebattle.oracles import (
+    BRUTE_MAX_EDGES,
+    BRUTE_MAX_N,
+    BRUTE_MAX_VERTICES,
+)
+from pipeline.problems.model import Recipe
 
-BRUTE_SHAPES = tuple((a, b) for a in range(1, BRUTE_MAX_VERTICES) for b in range(1, BRUTE_MAX_VERTICES)
+BRUTE_SHAPES = tuple((a, b) for a in range(1, BRUTE_MAX_VERTICES)
+                     for b in range(1, BRUTE_MAX_VERTICES)
                      if a * b <= BRUTE_MAX_EDGES and a + b <= BRUTE_MAX_VERTICES)
 
 

@@ -60,14 +60,26 @@ Stages
 
 from __future__ import annotations
 
-from pipeline.problems.cf103119g.bounds import BOUNDS
 from pipeline.problems.base import Stage, define_problem
-from pipeline.problems.cf103119g.case import (format_answer, parse, render, size, size_values,
-                                              validate_answer)
+from pipeline.problems.cf103119g.bounds import BOUNDS
+from pipeline.problems.cf103119g.case import (
+                                              format_answer,
+                                              parse,
+                                              render,
+                                              size,
+                                              size_values,
+                                              validate_answer,
+)
 from pipeline.problems.cf103119g.editorial import _editorial
 from pipeline.problems.cf103119g.fast import _fast
-from pipeline.problems.cf103119g.oracles import (BRUTE_MAX_SIZE, RECOMPUTE_MAX_WORK, _brute,
-                                                 _brute_refuses, _recompute, _recompute_refuses)
+from pipeline.problems.cf103119g.oracles import (
+                                              BRUTE_MAX_SIZE,
+                                              RECOMPUTE_MAX_WORK,
+                                              _brute,
+                                              _brute_refuses,
+                                              _recompute,
+                                              _recompute_refuses,
+)
 from pipeline.problems.cf103119g.recipes import RECIPES, growth_case
 from pipeline.problems.cf103119g.shrink import MUTATIONS, SHRINKS
 

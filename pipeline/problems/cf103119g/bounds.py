@@ -3,8 +3,8 @@ coverage."""
 
 from __future__ import annotations
 
-from pipeline.problems.model import Bound
 from pipeline.problems.cf103119g.case import MAX_M, MAX_N, MAX_VALUE
+from pipeline.problems.model import Bound
 
 
 def _values(case) -> tuple[int, int]:

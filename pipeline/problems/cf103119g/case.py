@@ -4,8 +4,8 @@
 `_parse_native` with the problem's native code (native.c), or, where native code is
 unavailable, `_parse_quick` with NumPy. Both accept only canonical decimal integers
 separated by spaces and newlines (the statement allows no tab); on any doubt they return None
-and the token-by-token path (`_parse_slow`) runs, which names the line and the rule of the first violation, so every
-error message comes from one place.
+and the token-by-token path (`_parse_slow`) runs, which names the line and the rule of the first
+violation, so every error message comes from one place.
 
 A case parsed natively keeps its packed tokens (`Case.packed`) for the `fast` kernel and
 builds its tuples only when something reads them.
@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pipeline.problems.tokens import TokenReader, check_words
+
+if TYPE_CHECKING:
+    from pipeline.problems.cf103119g.native import Packed
 
 MAX_N = 200_000
 MAX_M = 200_000
@@ -36,7 +40,7 @@ class Case:
 
     values: tuple[int, ...]
     ops: tuple[tuple[int, int], ...]
-    packed: object = field(default=None, init=False, compare=False, repr=False)
+    packed: Packed | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -94,7 +98,9 @@ def _parse_native(text: str) -> Case | None:
         flat = tokens[2 + n:].tolist()
         return zip(flat[0::2], flat[1::2])
 
-    case = Case(LazyTuple(n, lambda: tokens[2:2 + n].tolist()), LazyTuple(packed.m, ops))
+    # a LazyTuple stands in for the tuple it builds (equal, same hash): not a tuple subclass
+    case = Case(LazyTuple(n, lambda: tokens[2:2 + n].tolist()),  # type: ignore[arg-type]
+                LazyTuple(packed.m, ops))  # type: ignore[arg-type]
     object.__setattr__(case, "packed", packed)
     return case
 

@@ -11,7 +11,6 @@ import itertools
 from pipeline.problems.cf103119g import native
 from pipeline.problems.cf103119g.case import Case
 
-
 _KERNEL = None
 
 

@@ -7,6 +7,7 @@ callers fall back to the NumPy quick parse and numba's JIT (fast.py).
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +26,7 @@ class Packed:
     """A case as native code reads it: `tokens` (array 'Q') holds n, m, the n values, then
     op and k of each of the m operations."""
 
-    tokens: object
+    tokens: array[int]
     n: int
     m: int
 
@@ -41,8 +42,13 @@ def read(text: str) -> Packed | None:
     library = functions()
     if library is None:
         return None
-    from pipeline.native.bulk import (address, int64_buffer, text_buffer, token_capacity,
-                                      uint64_buffer)
+    from pipeline.native.bulk import (
+        address,
+        int64_buffer,
+        text_buffer,
+        token_capacity,
+        uint64_buffer,
+    )
 
     where = text_buffer(text)
     if where is None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pipeline.games import GameSearch
 from pipeline.problems.cf103119g.case import _COMPATIBLE, Case
 
-
 BRUTE_MAX_SIZE = 60
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from pipeline.problems.model import Recipe
 from pipeline.problems.cf103119g.case import MAX_M, MAX_N, Case
+from pipeline.problems.model import Recipe
 
 # An induced 16-cycle of the 8-cube (a "coil"): consecutive values differ in one bit, others in
 # at least two.  Walking it, each append flips the state of every last occurrence on it.

@@ -17,7 +17,7 @@ def _rebuild(case: Case, dropped_values: frozenset[int] = frozenset(),
              dropped_ops: frozenset[int] = frozenset()) -> Case:
     """`case` without some initial values and some operations, queries renumbered."""
     new_position: dict[int, int] = {}
-    values = []
+    values: list[int] = []
     for i, value in enumerate(case.values):
         if i not in dropped_values:
             new_position[i] = len(values)

@@ -59,15 +59,28 @@ failure) it falls back to the token-by-token validating path, which names the li
 
 from __future__ import annotations
 
-from pipeline.problems.insq15g.bounds import BOUNDS
 from pipeline.problems.base import Stage, define_problem
 from pipeline.problems.insq15g import native  # noqa: F401 (registers its native code)
-from pipeline.problems.insq15g.case import (Case, format_answer, parse, render, size,
-                                            size_values, validate_answer)
+from pipeline.problems.insq15g.bounds import BOUNDS
+from pipeline.problems.insq15g.case import (
+                                            Case,
+                                            format_answer,
+                                            parse,
+                                            render,
+                                            size,
+                                            size_values,
+                                            validate_answer,
+)
 from pipeline.problems.insq15g.editorial import solve_editorial, solve_independent_people
 from pipeline.problems.insq15g.fast import solve_fast
-from pipeline.problems.insq15g.oracles import (BRUTE_MAX_STATES, GRID_MAX_CELLS, _brute_refuses,
-                                               _grid_refuses, solve_brute, solve_grid)
+from pipeline.problems.insq15g.oracles import (
+                                            BRUTE_MAX_STATES,
+                                            GRID_MAX_CELLS,
+                                            _brute_refuses,
+                                            _grid_refuses,
+                                            solve_brute,
+                                            solve_grid,
+)
 from pipeline.problems.insq15g.recipes import RECIPES, growth_case
 from pipeline.problems.insq15g.shrink import MUTATIONS, SHRINKS
 

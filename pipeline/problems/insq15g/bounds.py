@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pipeline.problems.model import Bound
 from pipeline.problems.insq15g.case import MAX_PEOPLE, MAX_SIDE
+from pipeline.problems.model import Bound
 
 BOUNDS = (
     Bound("N", 1, MAX_SIDE, lambda case: (case.n, case.n)),

@@ -14,6 +14,7 @@ tokens) never imports NumPy. NumPy is imported by the functions that use it.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -41,7 +42,7 @@ class Case:
     m: int
     xs: np.ndarray
     ys: np.ndarray
-    packed: object = field(default=None, init=False, repr=False)
+    packed: array[int] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         import numpy as np
@@ -90,8 +91,9 @@ class Case:
 
     @property
     def p(self) -> int:
-        if "xs" not in self.__dict__:
-            return int(self.packed[2])
+        packed = self.packed
+        if "xs" not in self.__dict__ and packed is not None:
+            return int(packed[2])
         return int(self.xs.shape[0])
 
     def people(self) -> list[tuple[int, int]]:

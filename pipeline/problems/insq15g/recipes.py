@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from pipeline.problems.model import Recipe
 from pipeline.problems.insq15g.case import MAX_PEOPLE, MAX_SIDE, Case
 from pipeline.problems.insq15g.cells import _cell_counts
+from pipeline.problems.model import Recipe
 
 if TYPE_CHECKING:  # numpy is imported by the generators that use it (not by `pipeline solve`)
     import numpy as np

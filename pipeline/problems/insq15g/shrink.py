@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from pipeline.problems.insq15g.case import Case
 from pipeline.problems.edits import lower_int, removals
+from pipeline.problems.insq15g.case import Case
 
 
 def _with_people(case: Case, xs, ys) -> Case:

@@ -46,11 +46,18 @@ The stages.
 
 from __future__ import annotations
 
-from pipeline.problems.movcoin2.bounds import BOUNDS
 from pipeline.problems.base import Stage, define_problem
 from pipeline.problems.movcoin2 import oracles
-from pipeline.problems.movcoin2.case import (format_answer, parse, path_case, render, size,
-                                             size_values, validate_answer)
+from pipeline.problems.movcoin2.bounds import BOUNDS
+from pipeline.problems.movcoin2.case import (
+                                             format_answer,
+                                             parse,
+                                             path_case,
+                                             render,
+                                             size,
+                                             size_values,
+                                             validate_answer,
+)
 from pipeline.problems.movcoin2.compiled import fast, tester_17bit
 from pipeline.problems.movcoin2.recipes import RECIPES, growth_case
 from pipeline.problems.movcoin2.shrink import MUTATIONS, SHRINKS

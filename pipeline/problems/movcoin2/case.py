@@ -12,8 +12,8 @@ return identical cases:
   connectivity by a vectorised "hook each root onto its smallest neighbouring root, then
   pointer-jump" loop over the whole forest, O(log^2 N) numpy passes). Both accept only text
   made of canonical decimal integers, spaces and newlines (the statement allows no tab); they
-  never report an error themselves: on any doubt they return None and the checked path runs, so error messages
-  always come from one place.
+  never report an error themselves: on any doubt they return None and the checked path runs, so
+  error messages always come from one place.
 
 A case parsed natively keeps its packed forest (`Movcoin2Case.forest`), which the `fast` stage
 hands to the kernel, and builds its tuples only when something reads them.
@@ -23,8 +23,12 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pipeline.problems.tokens import TokenReader
+
+if TYPE_CHECKING:
+    from pipeline.problems.movcoin2.native import Forest
 
 MOD = 1_000_000_007
 MAX_T = 1000
@@ -56,7 +60,7 @@ class Movcoin2Case:
     """
 
     tests: tuple[TreeCase, ...]
-    forest: object = field(default=None, init=False, compare=False, repr=False)
+    forest: Forest | None = field(default=None, init=False, compare=False, repr=False)
 
 
 # -- parse ------------------------------------------------------------------------------------
@@ -80,7 +84,9 @@ def _parse_native(text: str) -> Movcoin2Case | None:
     if read is None:
         return None
     tokens, forest = read
-    case = Movcoin2Case(LazyTuple(len(forest.sizes), lambda: _trees(tokens, forest.sizes)))
+    # a LazyTuple stands in for the tuple it builds (equal, same hash): not a tuple subclass
+    case = Movcoin2Case(LazyTuple(len(forest.sizes),  # type: ignore[arg-type]
+                                  lambda: _trees(tokens, forest.sizes)))
     object.__setattr__(case, "forest", forest)
     return case
 

@@ -7,6 +7,7 @@ callers fall back to the NumPy quick parse and numba's JIT (kernels.py).
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,11 +28,11 @@ class Forest:
     odd[v] is the parity of node v's coins. `array` typecodes: i, i, B, q, q."""
 
     total: int
-    eu: object
-    ev: object
-    odd: object
-    starts: object
-    sizes: object
+    eu: array[int]
+    ev: array[int]
+    odd: array[int]
+    starts: array[int]
+    sizes: array[int]
 
 
 # The library's functions with their ctypes signatures (or None without native code).
@@ -45,8 +46,15 @@ def read(text: str):
     library = functions()
     if library is None:
         return None
-    from pipeline.native.bulk import (address, int32_buffer, int64_buffer, text_buffer,
-                                      token_capacity, uint64_buffer, uint8_buffer)
+    from pipeline.native.bulk import (
+        address,
+        int32_buffer,
+        int64_buffer,
+        text_buffer,
+        token_capacity,
+        uint8_buffer,
+        uint64_buffer,
+    )
 
     where = text_buffer(text)
     if where is None:

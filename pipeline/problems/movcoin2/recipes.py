@@ -160,7 +160,8 @@ def tiny(rng: random.Random) -> Movcoin2Case:
         for _ in range(rng.randint(1, 3)):
             n = rng.randint(1, 8)
             weights = rng.choice(((6, 3, 1, 0), (3, 3, 2, 1), (8, 2, 0, 0)))
-            tests.append(_small_tree(rng, n, lambda i: rng.choices((0, 1, 2, 3), weights)[0]))
+            # _small_tree calls the lambda before the loop moves on
+            tests.append(_small_tree(rng, n, lambda i: rng.choices((0, 1, 2, 3), weights)[0]))  # noqa: B023
         return Movcoin2Case(tuple(tests))
     return _within_brute(make, rng, BRUTE_BUDGET // 4)
 
@@ -182,7 +183,8 @@ def coins_one_node(rng: random.Random) -> Movcoin2Case:
             n = rng.randint(1, 7)
             where = rng.randrange(n)
             amount = rng.randint(1, 16)
-            tests.append(_small_tree(rng, n, lambda i: amount if i == where else 0))
+            # _small_tree calls the lambda before the loop moves on
+            tests.append(_small_tree(rng, n, lambda i: amount if i == where else 0))  # noqa: B023
         return Movcoin2Case(tuple(tests))
     return _within_brute(make, rng)
 

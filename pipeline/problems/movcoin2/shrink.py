@@ -13,8 +13,8 @@ import random
 from collections import deque
 from collections.abc import Iterator
 
-from pipeline.problems.movcoin2.case import MAX_C, Movcoin2Case, TreeCase
 from pipeline.problems.edits import lower_int, removals, replaced
+from pipeline.problems.movcoin2.case import MAX_C, Movcoin2Case, TreeCase
 
 CUTS_PER_LEVEL = 8
 
@@ -247,6 +247,8 @@ def reshape_subtree(case: Movcoin2Case, rng: random.Random) -> Movcoin2Case | No
 def move_coin(case: Movcoin2Case, rng: random.Random) -> Movcoin2Case | None:
     """One coin moves to another node (or a coin appears or goes when there is none)."""
     index = _pick_test(case, rng)
+    if index is None:  # a case without tests: no coin to move
+        return None
     test = case.tests[index]
     coins = list(test.coins)
     holders = [i for i, c in enumerate(coins) if c]
