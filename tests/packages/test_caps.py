@@ -36,3 +36,63 @@ def test_a_timelimit_file_above_the_cap_is_lowered_too(tmp_path):
     assert package.limits.time_s == MAX_TIME_SETTING_S
     assert any(note.startswith(".timelimit:1: the time limit 100000 s is above")
                for note in package.notes)
+
+
+# -- generators.yaml: how many cases, how many bytes ---------------------------------------------
+
+GENERATED = {"problem.yaml": "problem_format_version: 2023-07\nname: Fan\nlimits:\n  time_limit: 1\n",
+             "submissions/accepted/sum.py": "print(sum(map(int, input().split())))\n"}
+
+
+def _data_files(build: Path) -> list[Path]:
+    return [p for p in (build / "bapctools-data").glob("*/data/**/*") if p.is_file()]
+
+
+def test_an_include_fan_out_stops_at_the_case_cap_with_a_reject_at_its_line(tmp_path):
+    """A 24 KB generators.yaml of includes asked for 100,000 cases and filled the disk: the
+    tree holds at most `MAX_CASES`, and the include that would pass it is a reject naming
+    generators.yaml and its line."""
+    from pipeline.packages.generators_yaml import MAX_CASES
+
+    folders = "".join(f"      f{i:03}:\n        include: [base]\n" for i in range(150))
+    text = ("solution: /submissions/accepted/sum.py\ndata:\n  secret:\n    data:\n"
+            "      base:\n        data:\n          c:\n            in: \"1 2\"\n"
+            "            ans: \"3\"\n            count: 100\n" + folders)
+    root = tiny_kattis(tmp_path / "fan", {**GENERATED, "generators/generators.yaml": text})
+    assert len(text) > 4000  # (150 x 100 + 100 = 15,100 cases asked for)
+    package = load_package(root, tmp_path / "build")
+    inputs = [p for p in _data_files(tmp_path / "build") if p.suffix == ".in"]
+    assert len(inputs) == MAX_CASES == len(package.cases)
+    lines = text.splitlines()
+    over = [e for e in package.rejects if e.rule == "too-large"]
+    assert len(over) == 150 - (MAX_CASES - 100) // 100
+    first = over[0]
+    assert first.file == "generators/generators.yaml"
+    assert lines[first.line - 1].strip() == "include: [base]"
+    assert lines[first.line - 2].strip() == f"f{(MAX_CASES - 100) // 100:03}:"
+    assert f"asks for more than {MAX_CASES:,} test cases" in first.message
+
+
+def test_generated_bytes_stop_at_the_cap_with_rejects_naming_the_entries(tmp_path,
+                                                                         monkeypatch):
+    """A generator run per case (a real program, contained) writing 1 MB each: once the cases
+    made hold more than `MAX_GENERATED_BYTES`, the rest are not made and each is a reject at
+    its entry's line."""
+    from pipeline.packages import generators_yaml
+
+    monkeypatch.setattr(generators_yaml, "MAX_GENERATED_BYTES", 3 << 20)
+    text = ("solution: /submissions/accepted/sum.py\ndata:\n  secret:\n    data:\n"
+            "      big:\n        generate: mb.py {seed}\n        count: 12\n")
+    root = tiny_kattis(tmp_path / "heavy", {
+        **GENERATED, "generators/generators.yaml": text,
+        "generators/mb.py": ("import sys\nsys.stdout.write(('1 2' + ' ' * 1000 + '\\n') * 1040"
+                             " + sys.argv[1] + ' 0\\n')\n")})
+    package = load_package(root, tmp_path / "build")
+    made = sum(p.stat().st_size for p in (tmp_path / "build" / "bapctools-cases").glob("*/*")
+               if p.is_file())
+    assert 3 << 20 < made <= (3 << 20) + 3 * (1 << 20)  # (cases being made when it was passed)
+    over = [e for e in package.rejects if e.rule == "too-large"]
+    assert over and len(over) + len(package.cases) == 12  # (the committed data/ is not read)
+    assert {(e.file, text.splitlines()[e.line - 1].strip()) for e in over} == {
+        ("generators/generators.yaml", "big:")}
+    assert "more than the 3,145,728 one generators/generators.yaml may make" in over[0].message
