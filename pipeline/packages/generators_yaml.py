@@ -838,11 +838,11 @@ class _Maker:
                 else:
                     leftover.unlink()
             # The generator writes testcase.in (.ans, .yaml, ...) into its folder: that folder
-            # is written through to here, not a private copy of it.
+            # is kept (copied back here when it ends), within the cap on all it writes.
             done = run_limited([*argv, *args], cwd=cwd, stdout=stdout, time_s=GENERATOR_TIME_S,
                                memory_mb=GENERATOR_MEMORY_MB, file_mb=GENERATOR_FILE_MB,
-                               writable=(cwd,))
-            if done.exit_code == 0 and not done.timed_out:
+                               kept=(cwd,))
+            if done.exit_code == 0 and not done.timed_out and not done.error:
                 break
             failure = describe_failure(done, "the generator")
             first = _first_line(done.stderr)

@@ -225,7 +225,8 @@ def default_validate(answer: bytes, output: bytes,
 def _read_text(path: Path) -> str:
     if not path.is_file():
         return ""
-    data = path.read_bytes()[:128 * 1024]
+    with open(path, "rb") as handle:  # (a validator may have written much more)
+        data = handle.read(128 * 1024)
     return data.decode("utf-8", "replace")
 
 
@@ -242,7 +243,7 @@ def read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> Chec
     """Turn a Kattis output validator's exit and feedback files into a check result."""
     message = _read_text(feedback_dir / "judgemessage.txt").strip()
     team_message = _read_text(feedback_dir / "teammessage.txt").strip()
-    if process.exit_code not in (42, 43):
+    if process.exit_code not in (42, 43) or process.error:  # error: it filled its folders
         detail = message or process.output
         return CheckResult("JE", f"{describe_failure(process, what)} (42 or 43 expected)"
                            + (f": {detail[:MESSAGE_KEEP]}" if detail else ""))
@@ -286,7 +287,7 @@ def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
                 str(feedback) + "/", *args]
         done = run_limited(argv, cwd=scratch / "work", stdin=output_path, time_s=time_s,
                            memory_mb=memory_mb if validator.memory_by_rlimit else None,
-                           writable=(feedback,))
+                           kept=(feedback,))
         return read_feedback(done, feedback, f"output validator {validator.program.name}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

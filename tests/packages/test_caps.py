@@ -4,7 +4,10 @@ programs run contained) and looks at what is on disk afterwards and what the mes
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from packagekit import tiny_kattis
 
@@ -96,3 +99,73 @@ def test_generated_bytes_stop_at_the_cap_with_rejects_naming_the_entries(tmp_pat
     assert {(e.file, text.splitlines()[e.line - 1].strip()) for e in over} == {
         ("generators/generators.yaml", "big:")}
     assert "more than the 3,145,728 one generators/generators.yaml may make" in over[0].message
+
+
+# -- what a program writes in the folders it keeps ----------------------------------------------
+
+needs_sandbox = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
+
+# Writes 3 x 100 MB in its working folder (sparse where it can: the cap counts blocks).
+FILLER = ("import os, sys\n"
+          "def fill(folder):\n"
+          "    for i in range(3):\n"
+          "        with open(os.path.join(folder, f'big{i}'), 'wb') as out:\n"
+          "            for _ in range(100):\n"
+          "                out.write(b'x' * (1 << 20))\n")
+
+
+def _bytes_under(folder: Path) -> int:
+    return sum(p.stat().st_blocks * 512 for p in folder.rglob("*") if p.is_file())
+
+
+@needs_sandbox
+def test_a_generator_writing_300_mb_in_its_folder_stops_at_the_cap(tmp_path, monkeypatch):
+    """A generator wrote 5 x 200 MB into its folder, which was written through uncapped: its
+    folder is now capped like every program's (`GENERATOR_FILE_MB` in all), the case is a
+    reject at its line saying so, and nothing of it is left in the build folder."""
+    from pipeline.packages.generators_yaml import GENERATOR_FILE_MB
+
+    monkeypatch.setenv("PIPELINE_SANDBOX", "on")
+    text = ("solution: /submissions/accepted/sum.py\ndata:\n  secret:\n    data:\n"
+            "      fine:\n        in: \"1 2\"\n"
+            "      heavy: filler.py {seed}\n")
+    root = tiny_kattis(tmp_path / "filler", {
+        **GENERATED, "generators/generators.yaml": text,
+        "generators/filler.py": FILLER + ("fill('.')\nopen('testcase.in', 'w').write('1 2\\n')\n")})
+    package = load_package(root, tmp_path / "build")
+    [reject] = package.rejects
+    assert (reject.file, text.splitlines()[reject.line - 1].strip()) == (
+        "generators/generators.yaml", "heavy: filler.py {seed}")
+    assert "filled its folder and /tmp" in reject.message
+    assert [case.name for case in package.cases] == ["secret/fine"]
+    assert _bytes_under(tmp_path / "build") < (GENERATOR_FILE_MB + 8) << 20
+    assert not list((tmp_path / "build").rglob("big*"))
+
+
+@needs_sandbox
+def test_an_output_validator_writing_300_mb_of_feedback_is_capped_and_a_judge_error(
+        tmp_path, monkeypatch):
+    """An output validator wrote 480 MB a case into its feedback folder (in /dev/shm, memory):
+    the folder is capped like its working folder (64 MB), and a validator that filled it is
+    the judge's error, not an accepted answer."""
+    from pipeline.programs.checkers import run_output_validator
+    from pipeline.programs.languages import build_program, detect_language
+    from pipeline.programs.program import Program
+
+    monkeypatch.setenv("PIPELINE_SANDBOX", "on")
+    source = tmp_path / "fat.py"
+    source.write_text(FILLER + "try:\n    fill(sys.argv[3])\nexcept OSError:\n    pass\n"
+                      "sys.exit(42)\n")
+    build = build_program(Program(name="fat", role="validator", path=source, files=(source,),
+                                  language=detect_language([source])), tmp_path / "cache")
+    assert build.ok, build.message
+    paths = [tmp_path / name for name in ("case.in", "case.ans", "team.out")]
+    for path in paths:
+        path.write_text("3\n")
+    feedback = tmp_path / "feedback"
+    feedback.mkdir()
+    result = run_output_validator(build, *paths, (), time_s=20, workdir=tmp_path,
+                                  feedback_dir=feedback)
+    assert result.verdict == "JE"
+    assert "filled its folder" in result.message
+    assert _bytes_under(feedback) <= 64 << 20
