@@ -33,10 +33,16 @@ package; a check that fails is one too, and no failure of the ingest.
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 import json
+import pickle
 import posixpath
+import shutil
+import tempfile
 from collections import Counter
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path, PurePosixPath
@@ -44,7 +50,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
-from pipeline.corpus.validate import Checked, Item, validate_all
+from pipeline.corpus.validate import Checked, Flaw, Item, validate_all
 from pipeline.corpus.walk import (Fault, FoundPackage, Namespace, ReadFault, Source,
                                   SourceReader, scan)
 from pipeline.errors import InputError, PackageError, UnknownName
@@ -58,6 +64,10 @@ if TYPE_CHECKING:  # Polars is imported where tables are read or written: the re
     import polars as pl  # validating before that need none of it (see `validate_all`)
 
 DEFAULT_MAX_FILE_MB = 256
+# Inputs are read, validated and put aside about this many bytes at a time, and tables are read
+# and written a row group at a time, so an ingest's memory does not grow with the corpus.
+CHUNK_BYTES = 32 << 20
+SPILL_GROUP_BYTES = 8 << 20   # a row group of the records put aside (`_Spill`)
 MESSAGE_CHARS = 400
 
 
@@ -223,27 +233,51 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
     return records
 
 
-def _pending(records: list[Record], stored: dict[str, str | None]) -> list[Item]:
-    """What to validate: each input not stored yet (each distinct one once), and every
-    expected output that is new for its case."""
-    first: dict[str, int] = {}
+def _chunks(items: list[tuple[Namespace, FoundCase]]) -> Iterator[list[tuple[Namespace,
+                                                                             FoundCase]]]:
+    """`items` in runs whose files hold about `CHUNK_BYTES` (by the sizes the walk saw; one
+    file larger than that is a run of its own)."""
+    chunk: list[tuple[Namespace, FoundCase]] = []
+    size = 0
+    for namespace, found in items:
+        files = (found.input,) + ((found.expected,) if found.expected else ())
+        bytes_ = sum(namespace.files[name].size for name in files)
+        if chunk and size + bytes_ > CHUNK_BYTES:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append((namespace, found))
+        size += bytes_
+    if chunk:
+        yield chunk
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def _pending(records: list[Record], stored: dict[str, bytes | None],
+             seen: set[str]) -> list[Item]:
+    """What to validate: each input not stored yet (each distinct one once, in this chunk or
+    an earlier one: `seen`), and every expected output that is new for its case (`stored`:
+    the digest of each stored case's expected output)."""
     pending: list[Item] = []
     for index, record in enumerate(records):
-        is_new = record.case_id not in stored and record.case_id not in first
-        new_expected = record.expected is not None and record.expected != stored.get(
+        is_new = record.case_id not in stored and record.case_id not in seen
+        new_expected = record.expected is not None and _digest(record.expected) != stored.get(
             record.case_id)
         if is_new or new_expected:
             pending.append(Item(index, record.text, record.expected if new_expected else None,
                                 record.group))
         if is_new:
-            first[record.case_id] = index
+            seen.add(record.case_id)
     return pending
 
 
 def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Checked],
-                  summary: ProblemSummary, when) -> list[Record]:
-    """The records that passed; each failure becomes a reject (and so does the same input
-    under its other names)."""
+                  summary: ProblemSummary, when, bad: dict[str, Flaw]) -> list[Record]:
+    """The records that passed; each failure becomes a reject, and so does the same input
+    under its other names (`bad`: the inputs found broken so far, by case id, which a later
+    chunk's copies of them are rejected by too)."""
     for index, record in enumerate(records):
         result = checked.get(index)
         if result is None:
@@ -254,16 +288,74 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
                                            result.error.column, result.error.rule,
                                            result.error.message, when))
             if result.error.part == "input":
-                for other in records:  # the same input under other names is just as bad
-                    if other.case_id == record.case_id and other is not record:
-                        summary.rejects.append(_reject(
-                            problem.id, other.source, result.error.line, result.error.column,
-                            result.error.rule, result.error.message, when))
-                        other.case_id = ""
+                bad[record.case_id] = result.error
             record.case_id = ""
             continue
         record.size, record.size_values = result.size, result.size_values
+    for record in records:  # the same input under other names is just as bad
+        flaw = bad.get(record.case_id) if record.case_id else None
+        if flaw is not None:
+            summary.rejects.append(_reject(problem.id, record.source, flaw.line, flaw.column,
+                                           flaw.rule, flaw.message, when))
+            record.case_id = ""
     return [r for r in records if r.case_id]
+
+
+# -- putting aside ------------------------------------------------------------------------------
+
+class _Spill:
+    """The records of one problem that passed, put aside in a file of the data folder's (in
+    compressed groups of about `SPILL_GROUP_BYTES`) until they are merged under the lock, so
+    that an ingest holds one chunk of inputs in memory, not the corpus. Rows are numbered in
+    order. Plain pickles: no library with threads of its own is loaded before the validating
+    workers are forked."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.rows = path, 0
+        self.starts: list[int] = []    # the first row number of each group
+        self.offsets: list[int] = []   # where each group starts in the file
+        self._file = open(path, "wb")
+
+    def write(self, records: list[Record]) -> None:
+        """Put `records` aside, in groups of about `SPILL_GROUP_BYTES`."""
+        start, size = 0, 0
+        for index, record in enumerate(records):
+            size += len(record.text) + len(record.expected or "")
+            if size >= SPILL_GROUP_BYTES or index == len(records) - 1:
+                self._write_group(records[start:index + 1])
+                start, size = index + 1, 0
+
+    def _write_group(self, records: list[Record]) -> None:
+        rows = [{"source": r.source, "group": r.group, "case_id": r.case_id, "text": r.text,
+                 "input_bytes": r.input_bytes, "expected": r.expected,
+                 "expected_label": r.expected_label, "produced_by": r.produced_by,
+                 "size": r.size, "size_values": r.size_values} for r in records]
+        data = zlib.compress(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), 1)
+        self.starts.append(self.rows)
+        self.offsets.append(self._file.tell())
+        self._file.write(len(data).to_bytes(8, "little"))
+        self._file.write(data)
+        self.rows += len(records)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def _group(self, index: int) -> list[dict]:
+        with open(self.path, "rb") as handle:
+            handle.seek(self.offsets[index])
+            length = int.from_bytes(handle.read(8), "little")
+            return pickle.loads(zlib.decompress(handle.read(length)))
+
+    def read(self) -> Iterator[tuple[int, dict]]:
+        """(row number, row) of every row put aside, a group in memory at a time."""
+        for index, start in enumerate(self.starts):
+            for offset, row in enumerate(self._group(index)):
+                yield start + offset, row
+
+    def expected(self, number: int) -> str:
+        """The expected output of row `number`."""
+        index = bisect.bisect_right(self.starts, number) - 1
+        return self._group(index)[number - self.starts[index]]["expected"]
 
 
 # -- merging ------------------------------------------------------------------------------------
@@ -275,16 +367,20 @@ def _first_difference_line(expected: str, got: str) -> int:
     return min(expected.count("\n"), got.count("\n")) + 1
 
 
-def stored_answers(data_dir: Path, problem_id: str) -> dict[str, str | None]:
-    """Expected output (or None) of every stored case of a problem, by case id."""
+def stored_digests(data_dir: Path, problem_id: str) -> dict[str, bytes | None]:
+    """The digest of every stored case's expected output (None: it has none), by case id;
+    read a row group at a time, so the stored answers are never in memory together."""
     path = problem_file(data_dir, "cases", problem_id)
-    if not path.exists():
+    if not path.exists():  # (Polars and Arrow not loaded: the validating workers are forked)
         return {}
-    from pipeline.tables.files import read_file
+    from pipeline.tables.files import read_batches
     from pipeline.problems import cases_schema
 
-    stored = read_file(path, cases_schema(), ["case_id", "expected"])
-    return dict(zip(stored["case_id"], stored["expected"]))
+    found: dict[str, bytes | None] = {}
+    for batch in read_batches(path, cases_schema(), ["case_id", "expected"]):
+        for case_id, expected in zip(batch["case_id"], batch["expected"]):
+            found[case_id] = None if expected is None else _digest(expected)
+    return found
 
 
 # The columns an ingest may change in a stored row (the rest stay as they were stored).
@@ -292,50 +388,80 @@ MERGED_COLUMNS = ("case_id", "source", "sources", "group", "groups", "expected",
                   "expected_source")
 
 
-def _merge(problem: Problem, rows: dict[str, dict], record: Record, summary: ProblemSummary,
-           when) -> str | None:
-    """Merge one record into the rows (stored ones hold `MERGED_COLUMNS` only); returns the
-    case id of the row it changed, or None."""
-    row = rows.get(record.case_id)
+@dataclass
+class _Merged:
+    """What merging the records put aside did to a problem's table: each row's merged columns
+    (its expected output as a digest, and where to read it: `expected_at`), the rows changed,
+    the records that start a new row (by row number), and the expected outputs given now to
+    rows that had none."""
+
+    rows: dict[str, dict]
+    stored_ids: set[str]
+    touched: dict[str, None] = field(default_factory=dict)
+    creators: set[int] = field(default_factory=set)
+    given: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+
+
+def _expected_of(row: dict, stored_path: Path, spill: _Spill, merged: _Merged) -> str:
+    """A row's expected output, read where it is (only a conflict needs it whole)."""
+    import polars as pl
+
+    kind, key = row["expected_at"]
+    if kind == "given":
+        return merged.given[key][0]
+    if kind == "spill":
+        return spill.expected(key)
+    return pl.scan_parquet(stored_path).filter(pl.col("case_id") == key).select(
+        "expected").collect()["expected"][0]
+
+
+def _merge(problem: Problem, merged: _Merged, number: int, record: dict, stored_path: Path,
+           spill: _Spill, summary: ProblemSummary) -> None:
+    """Merge record `number` put aside into `merged`."""
+    case_id = record["case_id"]
+    row = merged.rows.get(case_id)
+    expected = record["expected"]
     if row is None:
-        if record.size is None:  # stored when it was read, gone since: measure it now
-            case = problem.parse(record.text)
-            record.size, record.size_values = problem.size(case), dict(problem.size_values(case))
-        rows[record.case_id] = {
-            "problem": problem.id, "case_id": record.case_id, "source": record.source,
-            "sources": [record.source], "group": record.group, "groups": [record.group],
-            "input": record.text, "expected": record.expected,
-            "expected_source": record.produced_by, "size": record.size,
-            "input_bytes": record.input_bytes, "ingested_at": when,
-            **(record.size_values or {}),
-        }
+        merged.rows[case_id] = {
+            "case_id": case_id, "source": record["source"], "sources": [record["source"]],
+            "group": record["group"], "groups": [record["group"]],
+            "digest": None if expected is None else _digest(expected),
+            "expected_at": None if expected is None else ("spill", number),
+            "expected_source": record["produced_by"]}
+        merged.creators.add(number)
+        merged.touched[case_id] = None
         summary.added += 1
-        return record.case_id
+        return
     changed = False
-    if record.expected is not None and row["expected"] is not None \
-            and problem.compare(row["expected"], record.expected) is not None:
-        line = _first_difference_line(row["expected"], record.expected)
-        summary.conflicts += 1
-        summary.rejects.append(_reject(
-            problem.id, record.expected_label, line, None, "conflict",
-            f"expected output differs from the stored answer of the same input (from "
-            f"{row['source']}): {problem.compare(row['expected'], record.expected)}", when))
-        return None
-    if record.expected is not None and row["expected"] is None:
-        row["expected"], row["expected_source"] = record.expected, record.produced_by
+    if expected is not None and row["digest"] is not None and row["digest"] != _digest(
+            expected):
+        stored = _expected_of(row, stored_path, spill, merged)
+        difference = problem.compare(stored, expected)
+        if difference is not None:
+            summary.conflicts += 1
+            summary.rejects.append(_reject(
+                problem.id, record["expected_label"], _first_difference_line(stored, expected),
+                None, "conflict", f"expected output differs from the stored answer of the "
+                f"same input (from {row['source']}): {difference}", record["ingested_at"]))
+            return
+    if expected is not None and row["digest"] is None:
+        merged.given[case_id] = (expected, record["produced_by"])
+        row["digest"], row["expected_at"] = _digest(expected), ("given", case_id)
+        row["expected_source"] = record["produced_by"]
         summary.expected_added += 1
         changed = True
     groups = row.get("groups") or [row["group"]]
-    if record.group not in groups:
-        row["groups"] = [*groups, record.group]
+    if record["group"] not in groups:
+        row["groups"] = [*groups, record["group"]]
         changed = True
-    if record.source in row["sources"]:
+    if record["source"] in row["sources"]:
         summary.unchanged += 1
     else:
-        row["sources"] = [*row["sources"], record.source]
+        row["sources"] = [*row["sources"], record["source"]]
         summary.duplicates += 1
         changed = True
-    return record.case_id if changed else None
+    if changed:
+        merged.touched[case_id] = None
 
 
 def _column(name: str, values: list, dtype: pl.DataType) -> pl.Series:
@@ -358,50 +484,102 @@ def _frame(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
                          for name, dtype in schema.items()])
 
 
-def _store(data_dir: Path, problem: Problem, records: list[Record], summary: ProblemSummary,
+def _rewritten(batch: pl.DataFrame, merged: _Merged, schema: dict) -> pl.DataFrame:
+    """A row group of the stored table with the merged columns of its changed rows replaced
+    (the other columns, inputs among them, as stored)."""
+    ids = batch["case_id"].to_list()
+    if not any(case_id in merged.touched for case_id in ids):
+        return batch
+    columns = {}
+    for name in ("sources", "groups", "expected_source"):
+        old = batch[name].to_list()
+        columns[name] = [merged.rows[c][name] if c in merged.touched else o
+                         for c, o in zip(ids, old)]
+    old = batch["expected"].to_list()
+    columns["expected"] = [merged.given[c][0] if c in merged.given else o
+                           for c, o in zip(ids, old)]
+    return batch.with_columns([_column(name, values, schema[name])
+                               for name, values in columns.items()])
+
+
+def _added(problem: Problem, spill: _Spill, merged: _Merged, schema: dict,
+           when) -> Iterator[pl.DataFrame]:
+    """The new rows, in the order their records were found, a batch of about
+    `ROW_GROUP_BYTES` at a time."""
+    from pipeline.tables.files import ROW_GROUP_BYTES
+
+    rows: list[dict] = []
+    size = 0
+    for number, record in spill.read():
+        if number not in merged.creators:
+            continue
+        row = merged.rows[record["case_id"]]
+        if record["size"] is None:  # stored when it was read, gone since: measure it now
+            case = problem.parse(record["text"])
+            record["size"], record["size_values"] = problem.size(case), dict(
+                problem.size_values(case))
+        expected = record["expected"]
+        if expected is None and record["case_id"] in merged.given:
+            expected = merged.given[record["case_id"]][0]
+        rows.append({
+            "problem": problem.id, "case_id": record["case_id"], "source": record["source"],
+            "sources": row["sources"], "group": record["group"], "groups": row["groups"],
+            "input": record["text"], "expected": expected,
+            "expected_source": row["expected_source"], "size": record["size"],
+            "input_bytes": record["input_bytes"], "ingested_at": when,
+            **(record["size_values"] or {})})
+        size += len(record["text"]) + len(expected or "")
+        if size >= ROW_GROUP_BYTES:
+            yield _frame(rows, schema)
+            rows, size = [], 0
+    if rows:
+        yield _frame(rows, schema)
+
+
+def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: ProblemSummary,
            scanned: set[str], when) -> None:
     """Merge into the tables as they are now (call under the data folder's lock).
 
-    Stored rows are read and looked at by their `MERGED_COLUMNS` alone; only when the ingest
-    changes the table is it read whole, and then rows it did not touch are carried over as
-    stored (inputs are never converted), every row keeps its place and new rows come last."""
+    Stored rows are read, a row group at a time, by their `MERGED_COLUMNS` alone (their
+    expected outputs kept as digests); only when the ingest changes the table is it
+    rewritten, a row group at a time: rows it did not touch are carried over as stored
+    (inputs are never converted), every row keeps its place and new rows come last."""
     import polars as pl
 
-    from pipeline.tables.files import read_file, write_problem_file
+    from pipeline.tables.files import (read_batches, read_file, write_batches_atomic,
+                                       write_problem_file)
     from pipeline.problems import cases_schema
     from pipeline.tables.schemas import REJECTS
 
     schema = cases_schema()
     path = problem_file(data_dir, "cases", problem.id)
-    rows: dict[str, dict] = {row["case_id"]: row for row in read_file(
-        path, schema, list(MERGED_COLUMNS)).iter_rows(named=True)}
-    stored_ids = set(rows)
-    touched: dict[str, None] = {}
-    for record in records:
-        case_id = _merge(problem, rows, record, summary, when)
-        if case_id is not None:
-            touched[case_id] = None
-    if touched:
-        stored = read_file(path, schema)  # whole, now that it is to be rewritten
-        changed = [case_id for case_id in touched if case_id in stored_ids]
-        indexed = stored.with_row_index("order")
-        kept = indexed.filter(~pl.col("case_id").is_in(changed))
-        rewritten = (indexed.filter(pl.col("case_id").is_in(changed))
-                     .drop(MERGED_COLUMNS[1:])
-                     .join(_frame([rows[case_id] for case_id in changed],
-                                  {name: schema[name] for name in MERGED_COLUMNS}),
-                           on="case_id"))
-        added = _frame([rows[case_id] for case_id in touched if case_id not in stored_ids],
-                       schema).with_row_index("order", offset=stored.height)
-        frame = pl.concat([part.select(kept.columns) for part in (kept, rewritten, added)])
-        write_problem_file(data_dir, "cases", problem.id, frame.sort("order").drop("order"),
-                           schema)
+    rows: dict[str, dict] = {}
+    for batch in read_batches(path, schema, list(MERGED_COLUMNS)):
+        for row in batch.iter_rows(named=True):
+            expected = row.pop("expected")
+            row["digest"] = None if expected is None else _digest(expected)
+            row["expected_at"] = None if expected is None else ("stored", row["case_id"])
+            rows[row["case_id"]] = row
+    merged = _Merged(rows, set(rows))
+    if spill is not None:
+        for number, record in spill.read():
+            record["ingested_at"] = when
+            _merge(problem, merged, number, record, path, spill, summary)
+    if merged.touched:
+        def batches() -> Iterator[pl.DataFrame]:
+            for batch in read_batches(path, schema):
+                yield _rewritten(batch, merged, schema)
+            if spill is not None:
+                yield from _added(problem, spill, merged, schema, when)
+
+        write_batches_atomic(path, batches(), schema)
     rejects_path = problem_file(data_dir, "rejects", problem.id)
     old = read_file(rejects_path, REJECTS)
     kept = old.filter(~pl.col("source").is_in(list(scanned)))
-    merged = pl.concat([kept, pl.DataFrame(summary.rejects, schema=REJECTS, strict=False)])
-    if merged.height != old.height or not _same_rejects(merged, old):
-        write_problem_file(data_dir, "rejects", problem.id, merged, REJECTS)
+    merged_rejects = pl.concat([kept, pl.DataFrame(summary.rejects, schema=REJECTS,
+                                                   strict=False)])
+    if merged_rejects.height != old.height or not _same_rejects(merged_rejects, old):
+        write_problem_file(data_dir, "rejects", problem.id, merged_rejects, REJECTS)
 
 
 def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
@@ -515,41 +693,90 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                 scanned.setdefault(package.problem, set()).update(namespace.labels.values())
                 scanned[package.problem].update(r["source"] for r in part.rejects)
                 work.setdefault(package.problem, []).extend((namespace, c) for c in cases)
-    total = sum(len(items) for items in work.values())
-    done = [0]
-    reader = SourceReader()
-    records: dict[str, list[Record]] = {}
-    pending: dict[str, list[Item]] = {}
-    try:
-        for problem_id, items in work.items():
-            records[problem_id] = _read_problem(
-                get_problem(problem_id), items, summary.problems[problem_id], reader,
-                int(max_file_mb * (1 << 20)), when, progress, done, total)
-            pending[problem_id] = _pending(records[problem_id],
-                                           stored_answers(data_dir, problem_id))
-    finally:
-        reader.close()
-    checked = validate_all(pending, jobs, meanwhile=lambda: import_module("pipeline.tables.files"))
-    for problem_id, problem_records in records.items():
-        records[problem_id] = _apply_checks(get_problem(problem_id), problem_records,
-                                            checked[problem_id], summary.problems[problem_id],
-                                            when)
     if not summary.problems:
         return summary
-    from pipeline.tables.files import migrate
-    from pipeline.problems import cases_schema
-    from pipeline.tables.schemas import REJECTS
+    spill_dir = Path(data_dir) / "tables"
+    spill_dir.mkdir(parents=True, exist_ok=True)
+    spill_dir = Path(tempfile.mkdtemp(prefix=".ingest-", dir=spill_dir))
+    try:
+        spills = _read_and_validate(data_dir, work, summary, spill_dir, progress, jobs,
+                                    int(max_file_mb * (1 << 20)), when)
+        from pipeline.tables.files import migrate
+        from pipeline.problems import cases_schema
+        from pipeline.tables.schemas import REJECTS
 
-    with data_lock(data_dir, wait=wait):
-        # Files written before a schema change are brought up to it, once per ingest.
-        migrate(data_dir, "cases", cases_schema())
-        migrate(data_dir, "rejects", REJECTS)
-        for problem_id, part in summary.problems.items():
-            _store(data_dir, get_problem(problem_id), records.get(problem_id, []), part,
-                   scanned.get(problem_id, set()), when)
+        _return_freed_memory(arrow=True)
+
+        with data_lock(data_dir, wait=wait):
+            # Files written before a schema change are brought up to it, once per ingest.
+            migrate(data_dir, "cases", cases_schema())
+            migrate(data_dir, "rejects", REJECTS)
+            for problem_id, part in summary.problems.items():
+                _store(data_dir, get_problem(problem_id), spills.get(problem_id), part,
+                       scanned.get(problem_id, set()), when)
+    finally:
+        shutil.rmtree(spill_dir, ignore_errors=True)
     for package in held:
         _check_after_ingest(package, summary)
     return summary
+
+
+def _return_freed_memory(arrow: bool) -> None:
+    """Have what an ingest frees go back to the system: the C library serves every
+    allocation of 128 KiB or more (a judge file's text, its bytes, a batch of them) from
+    pages of its own, unmapped when freed, rather than from a heap that does not shrink; and
+    (`arrow`) Arrow allocates with the C library (its own allocator keeps freed memory for
+    reuse). Without this, each chunk's and each row group's transient buffers raised the
+    resident size a little more every time."""
+    import ctypes
+    import ctypes.util
+
+    if arrow:
+        import pyarrow as pa
+
+        pa.set_memory_pool(pa.system_memory_pool())
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD (glibc; elsewhere this is a no-op)
+    except (OSError, AttributeError):
+        pass
+
+
+def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, FoundCase]]],
+                       summary: IngestSummary, spill_dir: Path,
+                       progress: Callable[..., None] | None, jobs: int | None,
+                       limit_bytes: int, when) -> dict[str, _Spill]:
+    """Read and validate every problem's items a chunk (`CHUNK_BYTES`) at a time, putting
+    aside what passed in a `_Spill` per problem; what failed is a reject in `summary`."""
+    _return_freed_memory(arrow=False)
+    total = sum(len(items) for items in work.values())
+    done = [0]
+    reader = SourceReader()
+    spills: dict[str, _Spill] = {}
+    try:
+        for problem_id, items in work.items():
+            problem = get_problem(problem_id)
+            part = summary.problems[problem_id]
+            stored = stored_digests(data_dir, problem_id)
+            seen: set[str] = set()
+            bad: dict[str, Flaw] = {}
+            spill = spills[problem_id] = _Spill(spill_dir / f"{problem_id}.parquet")
+            try:
+                for chunk in _chunks(items):
+                    records = _read_problem(problem, chunk, part, reader, limit_bytes, when,
+                                            progress, done, total)
+                    checked = validate_all({problem_id: _pending(records, stored, seen)}, jobs,
+                                           meanwhile=lambda: import_module(
+                                               "pipeline.tables.files"))
+                    spill.write(_apply_checks(problem, records, checked[problem_id], part,
+                                              when, bad))
+                    del records, checked
+            finally:
+                spill.close()
+    finally:
+        reader.close()
+    return spills
 
 
 def _check_after_ingest(found: FoundPackage, summary: IngestSummary) -> None:

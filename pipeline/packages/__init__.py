@@ -32,7 +32,7 @@ import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pipeline.untrusted import zip_bomb
+from pipeline.untrusted import archive_bomb, zip_bomb
 from pipeline.packages.errors import PackageError
 from pipeline.packages.expectations import (Agreement, TimeLimit, aligned, check_expectations,
                                             derive_time_limit, given_time_limit,
@@ -123,6 +123,9 @@ def _unpack(archive_path: Path, build_dir: Path) -> Path:
         work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
         try:
             with zipfile.ZipFile(archive_path) as archive:
+                bomb = archive_bomb(archive.infolist(), archive_path.stat().st_size)
+                if bomb:
+                    raise PackageError(archive_path.name, "too-large", bomb)
                 for member in archive.infolist():
                     bomb = zip_bomb(member)
                     if bomb:
