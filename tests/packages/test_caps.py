@@ -169,3 +169,26 @@ def test_an_output_validator_writing_300_mb_of_feedback_is_capped_and_a_judge_er
     assert result.verdict == "JE"
     assert "filled its folder" in result.message
     assert _bytes_under(feedback) <= 64 << 20
+
+
+@needs_sandbox
+def test_an_interactor_writing_300_mb_of_feedback_is_capped(tmp_path, monkeypatch):
+    """The output validator of an interactive problem (run beside the submission) keeps its
+    feedback folder within the same cap, and its run says it filled it."""
+    import sys
+
+    from pipeline.packages.interactive import run_exchange
+
+    monkeypatch.setenv("PIPELINE_SANDBOX", "on")
+    feedback = tmp_path / "scratch" / "feedback"
+    feedback.mkdir(parents=True)
+    interactor = (FILLER + "print(5, flush=True)\ninput()\ntry:\n    fill(sys.argv[1])\n"
+                  "except OSError:\n    pass\nsys.exit(42)\n")
+    exchange = run_exchange(
+        [sys.executable, "-c", "print(2 * int(input()), flush=True)"],
+        [sys.executable, "-c", interactor, str(feedback) + "/"],
+        workdir=tmp_path / "scratch" / "run", wall_s=20, submission_cpu_s=5,
+        submission_memory_mb=None, output_mb=8, validator_cpu_s=20, validator_memory_mb=None,
+        kept=(feedback,))
+    assert "filled its folder" in (exchange.validator.error or "")
+    assert _bytes_under(tmp_path / "scratch") <= 64 << 20
