@@ -19,10 +19,13 @@ file, line, column and rule: a broken input or expected output, a file over the 
 a name that is not UTF-8, a corrupt or suspicious archive. Rejects of a source are replaced
 whenever that source is looked at again, so the table describes the latest look at each file.
 
-Reading and validating happen without a lock; the merge happens under the data folder's lock
-(`pipeline.tables.lock`), re-reading the stored table first, so two ingests at once end with
-the union of both. Each file is written atomically: a kill at any moment leaves the old or the
-new content.
+Reading and validating happen without a lock, a chunk of about `CHUNK_BYTES` at a time, what
+passed put aside in a file of the data folder (`_Spill`); the merge happens under the data
+folder's lock (`pipeline.tables.lock`), re-reading the stored table first, so two ingests at
+once end with the union of both. Stored answers are compared by digest, and the table is read
+and rewritten a row group at a time, so an ingest's memory does not grow with the corpus or
+the table. Each file is written atomically: a kill at any moment leaves the old or the new
+content.
 
 A problem package's validators are then held to its invalid data (`data/invalid_*`,
 `valid_output`), as `bt generate` validates it, and what they make of it is cached in the build
