@@ -123,14 +123,15 @@ def _unpack(archive_path: Path, build_dir: Path) -> Path:
         work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
         try:
             with zipfile.ZipFile(archive_path) as archive:
-                bomb = archive_bomb(archive.infolist(), archive_path.stat().st_size)
-                if bomb:
-                    raise PackageError(archive_path.name, "too-large", bomb)
-                for member in archive.infolist():
+                for member in archive.infolist():  # each member, then all of them together
                     bomb = zip_bomb(member)
                     if bomb:
                         raise PackageError(f"{archive_path.name}!{member.filename}", "too-large",
                                            bomb)
+                bomb = archive_bomb(archive.infolist(), archive_path.stat().st_size)
+                if bomb:
+                    raise PackageError(archive_path.name, "too-large", bomb)
+                for member in archive.infolist():
                     target = (work / member.filename).resolve()
                     if not str(target).startswith(str(work.resolve()) + os.sep) and \
                             target != work.resolve():

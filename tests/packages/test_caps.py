@@ -192,3 +192,22 @@ def test_an_interactor_writing_300_mb_of_feedback_is_capped(tmp_path, monkeypatc
         kept=(feedback,))
     assert "filled its folder" in (exchange.validator.error or "")
     assert _bytes_under(tmp_path / "scratch") <= 64 << 20
+
+
+def test_a_zipped_package_whose_members_together_inflate_like_a_bomb_is_refused(tmp_path):
+    """Members just under 1 MB each escape the check of one member's ratio; together, 150 MB
+    from a zip of a few hundred KB, the package is refused before anything is inflated."""
+    import zipfile
+
+    from pipeline.packages import PackageError
+
+    archive_path = tmp_path / "zipped.zip"
+    with zipfile.ZipFile(archive_path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("zipped/problem.yaml", "name: Zipped\n")
+        for k in range(150):
+            archive.writestr(f"zipped/data/secret/{k:03}.in", "1 2\n" * 262_000)
+    with pytest.raises(PackageError) as raised:
+        load_package(archive_path, tmp_path / "build")
+    assert raised.value.rule == "too-large" and raised.value.file == "zipped.zip"
+    assert "151 members would inflate" in raised.value.message  # (and problem.yaml)
+    assert not list((tmp_path / "build").rglob("*.in"))
