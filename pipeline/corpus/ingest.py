@@ -44,7 +44,6 @@ import posixpath
 import shutil
 import tempfile
 from collections import Counter
-import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -308,7 +307,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
 
 class _Spill:
     """The records of one problem that passed, put aside in a file of the data folder's (in
-    compressed groups of about `SPILL_GROUP_BYTES`) until they are merged under the lock, so
+    groups of about `SPILL_GROUP_BYTES`) until they are merged under the lock, so
     that an ingest holds one chunk of inputs in memory, not the corpus. Rows are numbered in
     order. Plain pickles: no library with threads of its own is loaded before the validating
     workers are forked."""
@@ -329,36 +328,44 @@ class _Spill:
                 start, size = index + 1, 0
 
     def _write_group(self, records: list[Record]) -> None:
-        rows = [{"source": r.source, "group": r.group, "case_id": r.case_id, "text": r.text,
+        """One group: its rows without their inputs, then their inputs (the merge reads the
+        first part alone)."""
+        rows = [{"source": r.source, "group": r.group, "case_id": r.case_id,
                  "input_bytes": r.input_bytes, "expected": r.expected,
                  "expected_label": r.expected_label, "produced_by": r.produced_by,
                  "size": r.size, "size_values": r.size_values} for r in records]
-        data = zlib.compress(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), 1)
         self.starts.append(self.rows)
         self.offsets.append(self._file.tell())
-        self._file.write(len(data).to_bytes(8, "little"))
-        self._file.write(data)
+        for part in (rows, [r.text for r in records]):
+            data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+            self._file.write(len(data).to_bytes(8, "little"))
+            self._file.write(data)
         self.rows += len(records)
 
     def close(self) -> None:
         self._file.close()
 
-    def _group(self, index: int) -> list[dict]:
+    def _group(self, index: int, texts: bool) -> list[dict]:
         with open(self.path, "rb") as handle:
             handle.seek(self.offsets[index])
-            length = int.from_bytes(handle.read(8), "little")
-            return pickle.loads(zlib.decompress(handle.read(length)))
+            rows = pickle.loads(handle.read(int.from_bytes(handle.read(8), "little")))
+            if texts:
+                found = pickle.loads(handle.read(int.from_bytes(handle.read(8), "little")))
+                for row, text in zip(rows, found):
+                    row["text"] = text
+            return rows
 
-    def read(self) -> Iterator[tuple[int, dict]]:
-        """(row number, row) of every row put aside, a group in memory at a time."""
+    def read(self, texts: bool) -> Iterator[tuple[int, dict]]:
+        """(row number, row) of every row put aside (with its input under "text" when
+        `texts`), a group in memory at a time."""
         for index, start in enumerate(self.starts):
-            for offset, row in enumerate(self._group(index)):
+            for offset, row in enumerate(self._group(index, texts)):
                 yield start + offset, row
 
     def expected(self, number: int) -> str:
         """The expected output of row `number`."""
         index = bisect.bisect_right(self.starts, number) - 1
-        return self._group(index)[number - self.starts[index]]["expected"]
+        return self._group(index, False)[number - self.starts[index]]["expected"]
 
 
 # -- merging ------------------------------------------------------------------------------------
@@ -513,7 +520,7 @@ def _added(problem: Problem, spill: _Spill, merged: _Merged, schema: dict,
 
     rows: list[dict] = []
     size = 0
-    for number, record in spill.read():
+    for number, record in spill.read(texts=True):
         if number not in merged.creators:
             continue
         row = merged.rows[record["case_id"]]
@@ -565,7 +572,7 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
             rows[row["case_id"]] = row
     merged = _Merged(rows, set(rows))
     if spill is not None:
-        for number, record in spill.read():
+        for number, record in spill.read(texts=False):
             record["ingested_at"] = when
             _merge(problem, merged, number, record, path, spill, summary)
     if merged.touched:
