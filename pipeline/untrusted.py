@@ -246,3 +246,13 @@ def make_folder(path: Path, action: str = "nothing is made in it") -> None:
     kind = kind_of(path)
     if kind != "a folder":
         raise LeftBehind(path, kind or "nothing", action)
+def archive_bomb(infos: list[zipfile.ZipInfo], archive_bytes: int) -> str | None:
+    """Why a whole archive is refused before any member is inflated (its members together
+    would inflate suspiciously well: members each just under `RATIO_CHECKED_FROM_BYTES`
+    escape `zip_bomb`, and 21.6 MB of them inflated to 20 GB), or None."""
+    total = sum(info.file_size for info in infos)
+    ratio = total / max(1, archive_bytes)
+    if total >= RATIO_CHECKED_FROM_BYTES and ratio > MAX_COMPRESSION_RATIO:
+        return (f"its {len(infos):,} members would inflate {ratio:,.0f} times in all "
+                f"({archive_bytes:,} -> {total:,} bytes): refused as a zip bomb")
+    return None

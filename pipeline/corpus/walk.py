@@ -4,7 +4,8 @@
 together: one problem's folder on disk, or one zip archive) plus a `Fault` for everything it
 could not use: an unreadable folder or file, a broken symbolic link or a link loop, a name that
 is not UTF-8, something that is not a regular file, a corrupt archive, an archive member that
-is too large or compressed suspiciously well (a zip bomb), or too many members. Nothing is read
+is too large or compressed suspiciously well (a zip bomb; an archive whose members would
+together, `untrusted.archive_bomb`), or too many members. Nothing is read
 here but zip directories: a `Source` says where a file's bytes are, and `read_source` reads
 them (with the size limit enforced while reading, so an archive that lies about a member's
 size cannot make us read more).
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.problems import holds_package, is_package_folder, registered_package
-from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, is_utf8, printable, zip_bomb
+from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, archive_bomb, is_utf8, printable, zip_bomb
 
 # Archive members are refused when one would inflate like a bomb (`untrusted.zip_bomb`), or
 # when an archive has more members than this.
@@ -248,6 +249,11 @@ def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -
             continue
         namespace.files[info.filename] = Source(str(path), info.filename, info.file_size)
         namespace.labels[info.filename] = member_label
+    bomb = archive_bomb([i for i in infos if i.filename in namespace.files],
+                        path.stat().st_size)
+    if bomb:  # the members left would together inflate like one
+        faults.append(Fault(label, "too-large", bomb, problem))
+        return Namespace(problem)
     return namespace
 
 

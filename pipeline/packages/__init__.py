@@ -60,7 +60,7 @@ from pipeline.packages.tree import copy_package, leads_outside, listing_digest, 
 from pipeline.packages.validate import ValidationResult
 from pipeline.packages.yamlfile import MAX_YAML_BYTES, load_yaml
 from pipeline.programs.languages import Build, build_program
-from pipeline.untrusted import zip_bomb
+from pipeline.untrusted import archive_bomb, zip_bomb
 
 __all__ = ["Agreement", "Build", "CaseResult", "Package", "PackageBuilds", "PackageError",
            "PackageReport", "RunLimits", "TimeLimit", "ValidationResult", "build_package",
@@ -136,11 +136,15 @@ def _unpack(archive_path: Path, build_dir: Path) -> Path:
         work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
         try:
             with zipfile.ZipFile(archive_path) as archive:
-                for member in archive.infolist():
+                for member in archive.infolist():  # each member, then all of them together
                     bomb = zip_bomb(member)
                     if bomb:
                         raise PackageError(f"{archive_path.name}!{member.filename}", "too-large",
                                            bomb)
+                bomb = archive_bomb(archive.infolist(), archive_path.stat().st_size)
+                if bomb:
+                    raise PackageError(archive_path.name, "too-large", bomb)
+                for member in archive.infolist():
                     target = (work / member.filename).resolve()
                     if not str(target).startswith(str(work.resolve()) + os.sep) and \
                             target != work.resolve():

@@ -46,6 +46,12 @@ line of complaint; the other cases are still made. The pipeline opens every file
 generator's folder without following a link (`untrusted.open_regular`): the generator is
 contained, the pipeline is not. What is read
 past (visualizers, `match`, unknown keys) is a note.
+
+What one generators.yaml may ask for is capped: `MAX_CASES` test cases placed in the tree (each
+`count` value and each case an `include` brings into a folder is one; BAPCtools caps `count` at
+100 and nothing else, so a small file of includes could ask for 100,000), and
+`MAX_GENERATED_BYTES` made and placed in all. A case or include past a cap is a `too-large`
+reject naming generators.yaml and its line, and is not made; the cases before it are.
 """
 
 from __future__ import annotations
@@ -111,6 +117,8 @@ VISUALIZER_KEYS = ("visualizer",)
 # the setter (`desc`, `hint`: the statement's business, not the data's)
 READ_PAST_KEYS = ("solution", "random_salt", "retries", "desc", "hint", "description")
 CACHE_FORMAT = 2
+MAX_CASES = 10_000               # test cases one generators.yaml may place in its data tree
+MAX_GENERATED_BYTES = 4 << 30    # bytes it may make, and place, in all
 
 
 def has_generators_yaml(root: Path) -> bool:
@@ -320,6 +328,7 @@ class _Parser:
         self.known_keys: dict[str, list[CaseRule | FolderRule]] = {}
         self.case_counter = itertools.count(1)
         self.total_numbered = self._count(document)
+        self.placed = 0  # test cases placed in the tree so far (`MAX_CASES`)
         self.generators: dict[str, list[str]] = {}
         raw = document.get("generators") or {}
         if isinstance(raw, dict):
@@ -339,6 +348,17 @@ class _Parser:
               rule: str = "generators-yaml") -> None:
         where = f"{path}: " if path else ""
         self.errors.append(PackageError(YAML_FILE, rule, where + message, line=line))
+
+    def over_cap(self, line: int | None, path: str, adding: int) -> bool:
+        """Whether placing `adding` more cases would pass `MAX_CASES` (then an error at
+        `line`); else they are counted."""
+        if self.placed + adding > MAX_CASES:
+            self.error(line, path, f"{YAML_FILE} asks for more than {MAX_CASES:,} test cases "
+                       f"({self.placed:,} before this entry, which adds {adding:,}): this "
+                       "entry is not made", rule="too-large")
+            return True
+        self.placed += adding
+        return False
 
     def note(self, line: int | None, message: str) -> None:
         self.notes.append(f"{YAML_FILE}{f':{line}' if line else ''}: {message}")
@@ -490,9 +510,13 @@ class _Parser:
                 else:
                     self.error(child_line, path, f"{child_key!r} is neither a test case nor a "
                                "group")
+        new: dict[str, CaseRule] = {}
         for case in included:
             name = case.path.rsplit("/", 1)[-1]
-            folder.included.setdefault(name, case)
+            if name not in folder.included and name not in new:
+                new[name] = case
+        if new and not self.over_cap(_line_of(entry, "include"), path or "root", len(new)):
+            folder.included.update(new)
         return folder
 
     def _cases(self, key: str, names, entry: object, line: int | None, parent: str,
@@ -509,6 +533,8 @@ class _Parser:
             values = parse_count(entry)
         except ValueError as error:
             self.error(_line_of(entry, "count") or line, f"{parent}/{key}", str(error))
+            return []
+        if self.over_cap(_line_of(entry, "count") or line, f"{parent}/{key}", len(values)):
             return []
         settings = self._settings(entry, inherited, f"{parent}/{key}")
         has_count = "count" in entry and isinstance(entry["count"], (int, list, str))
@@ -847,11 +873,11 @@ class _Maker:
                 else:
                     leftover.unlink()
             # The generator writes testcase.in (.ans, .yaml, ...) into its folder: that folder
-            # is written through to here, not a private copy of it.
+            # is kept (copied back here when it ends), within the cap on all it writes.
             done = run_limited([*argv, *args], cwd=cwd, stdout=stdout, time_s=GENERATOR_TIME_S,
                                memory_mb=GENERATOR_MEMORY_MB, file_mb=GENERATOR_FILE_MB,
-                               writable=(cwd,))
-            if done.exit_code == 0 and not done.timed_out:
+                               kept=(cwd,))
+            if done.exit_code == 0 and not done.timed_out and not done.error:
                 break
             failure = describe_failure(done, "the generator")
             first = _first_line(done.stderr)
@@ -941,10 +967,24 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
         data = work / "data"
         data.mkdir()
         made: dict[int, Path] = {}
+        made_bytes, placed_bytes = [0], [0]   # `MAX_GENERATED_BYTES` of each
+        budget = threading.Lock()
+
+        def over_bytes(rule: CaseRule, total: list[int], what: str) -> PackageError | None:
+            if total[0] <= MAX_GENERATED_BYTES:
+                return None
+            return PackageError(YAML_FILE, "too-large", f"{rule.path}: not {what}: the test "
+                                f"cases {what} before it hold {total[0]:,} bytes, more than "
+                                f"the {MAX_GENERATED_BYTES:,} one {YAML_FILE} may make",
+                                line=rule.line)
 
         def place(rule: CaseRule, folder: str) -> None:
             source = made.get(id(rule))
             if source is None:
+                return
+            over = over_bytes(rule, placed_bytes, "placed")
+            if over is not None:
+                rejects.append(over)
                 return
             name = rule.path.rsplit("/", 1)[-1]
             for ext in DATA_EXTENSIONS:
@@ -956,6 +996,8 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
                         copy_regular(cached, target)
                     except LeftBehind as error:
                         rejects.append(maker._error(rule, error.left_by("the generator")))
+                        continue
+                    placed_bytes[0] += target.stat().st_size
 
         def rules_of(folder: FolderRule) -> Iterator[CaseRule]:
             yield from folder.cases
@@ -963,10 +1005,17 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
                 yield from rules_of(sub)
 
         def make(rule: CaseRule) -> Path | PackageError:
+            with budget:
+                over = over_bytes(rule, made_bytes, "made")
+            if over is not None:
+                return over
             try:
-                return maker.make(rule)
+                folder = maker.make(rule)
             except PackageError as error:
                 return error
+            with budget:
+                made_bytes[0] += sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+            return folder
 
         # Every case is made first, a case per core at once (a generator and a solution are
         # programs that mostly wait to start); then the tree is put together in file order.

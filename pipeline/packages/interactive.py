@@ -89,11 +89,13 @@ def _tail(path: Path) -> str:
 def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workdir: Path,
                  wall_s: float, submission_cpu_s: float, submission_memory_mb: int | None,
                  output_mb: int, validator_cpu_s: float,
-                 validator_memory_mb: int | None, sandbox: bool | None = None) -> Exchange:
+                 validator_memory_mb: int | None, sandbox: bool | None = None,
+                 kept: tuple[Path, ...] = ()) -> Exchange:
     """Run both programs connected by pipes until both end or `wall_s` passes. The validator
-    may write in `workdir`'s parent (the case's scratch: its feedback folder, a Polygon
-    interactor's output file), so `workdir` and the stderr files in it are made and read
-    never through a link an earlier validator left there (`untrusted.LeftBehind`)."""
+    may write in `workdir`'s parent (the case's scratch) and the `kept` folders (its feedback
+    folder, a Polygon interactor's output file's), within the cap on all it writes
+    (`contained.start`); `workdir` and the stderr files in it are made and read never through
+    a link an earlier validator left there (`untrusted.LeftBehind`)."""
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
     # each launcher's own cap (`_first_to_end` stops the pair on the submission's own clock):
     # far past the submission's, and the validator's CPU time besides, which its computing
@@ -113,7 +115,7 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
                 workdir=workdir / "validator", sandbox=sandboxed, env=environment(),
                 limits=contained.Limits(memory_mb=validator_memory_mb, file_bytes=64 * MIB,
                                         cpu_s=validator_cpu_s, wall_s=backstop_s),
-                writable=(str(workdir.parent),), release_stdio=True)
+                kept=tuple(str(path) for path in kept), release_stdio=True)
             submission = contained.start(
                 submission_argv, stdin=to_sub_r, stdout=to_val_w, stderr=serr,
                 workdir=workdir / "submission", sandbox=sandboxed, env=environment(),

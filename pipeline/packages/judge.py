@@ -374,11 +374,14 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
     feedback.mkdir(exist_ok=True)
     memory = package.limits.validation_memory_mb
     if polygon:
-        tout = scratch / "interactor.out"
+        written = scratch / "interactor"
+        written.mkdir(exist_ok=True)
+        tout = written / "interactor.out"
         judge_argv = [*run_argv(judge, memory), str(input_path), str(tout)]
         if case.answer_path is not None:
             judge_argv.append(str(case.answer_path))
     else:
+        written = feedback
         args = (*package.output_validator_flags, *case.output_validator_args)
         judge_argv = [*run_argv(judge, memory), str(input_path),
                       str(_answer_file(case, scratch)), str(feedback) + "/", *args]
@@ -391,7 +394,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
             submission_cpu_s=limits.cpu_cap_s,
             submission_memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
             output_mb=limits.output_mb, validator_cpu_s=package.limits.validation_time_s,
-            validator_memory_mb=memory if judge.memory_by_rlimit else None)
+            validator_memory_mb=memory if judge.memory_by_rlimit else None, kept=(written,))
     except LeftBehind as error:  # the validator writes the case's scratch folder: not the
         # pipeline's files there (a later pass's folder, its stderr files) through a link
         return _Pass(Verdict.JE, None, error.left_by(what, scratch), 0.0, 0.0, 0, False)
@@ -423,7 +426,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
         if builds.checker is None:
             return _Pass(Verdict.JE, None, "the checker was not built", timed_out=False,
                          **common)
-        check = run_testlib_checker(builds.checker, input_path, scratch / "interactor.out",
+        check = run_testlib_checker(builds.checker, input_path, written / "interactor.out",
                                     _answer_file(case, scratch),
                                     time_s=package.limits.validation_time_s,
                                     memory_mb=memory, workdir=scratch)

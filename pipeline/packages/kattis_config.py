@@ -5,8 +5,10 @@ package's other settings files (`testdata.yaml`, `test_group.yaml`, a case's `<n
 hold too.
 
 An unknown key is read past with a note, kept for the package being loaded in `IGNORED`
-(`kattis.load_kattis` opens and collects it). Anything wrong is a `PackageError` naming the
-file, the line where known, and the rule.
+(`kattis.load_kattis` opens and collects it); so is a time setting (`time_limit`,
+`compilation_time`, `validation_time`, `.timelimit`) above `MAX_TIME_SETTING_S`, which is
+lowered to it. Anything wrong is a `PackageError` naming the file, the line where known, and
+the rule.
 """
 
 from __future__ import annotations
@@ -121,7 +123,11 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
     def get(key: str, default, **rules):
         if key not in limits:
             return default
-        return checked_number(limits[key], file, f"limits.{key}", lines("limits", key), **rules)
+        value = checked_number(limits[key], file, f"limits.{key}", lines("limits", key),
+                               **rules)
+        if key in TIME_SETTINGS:
+            value = capped_time(value, file, f"limits.{key}", lines("limits", key))
+        return value
 
     common = dict(
         memory_mb=int(get("memory", 2048, integer=True)),
@@ -167,6 +173,26 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
                                             integer=True)), **common)
 
 
+# Settings that are a time some program may run for, and the most any of them is taken to say:
+# a package's `validation_time: 100000000` would hold the ingest on one sleeping validator for
+# three years. Neither problemtools nor BAPCtools checks these; Kattis' largest time limits are
+# tens of seconds and both tools' default for compiling and validating is 60 s.
+TIME_SETTINGS = ("time_limit", "compilation_time", "validation_time")
+MAX_TIME_SETTING_S = 120.0
+
+
+def capped_time(value: float, file: str, key: str, line: int | None) -> float:
+    """`value` (seconds) lowered to `MAX_TIME_SETTING_S`, with a note naming the file, line
+    and key when it was above it."""
+    if value <= MAX_TIME_SETTING_S:
+        return value
+    if IGNORED:
+        IGNORED[-1].append(f"{file}{f':{line}' if line else ''}: {key} {value:g} s is above "
+                           f"the {MAX_TIME_SETTING_S:g} s the pipeline allows any program; "
+                           f"{MAX_TIME_SETTING_S:g} s is used")
+    return MAX_TIME_SETTING_S
+
+
 def _timelimit_file(root: Path) -> float | None:
     """DOMjudge's `.timelimit` file (seconds), which legacy packages from BAPCtools carry."""
     path = root / ".timelimit"
@@ -180,7 +206,7 @@ def _timelimit_file(root: Path) -> float | None:
                            f"{text[:40]!r}", line=1) from None
     if not value > 0:
         raise PackageError(".timelimit", "timelimit", f"must be > 0, got {value:g}", line=1)
-    return value
+    return capped_time(value, ".timelimit", "the time limit", 1)
 
 
 # What the package being loaded holds that the pipeline does not know (innermost load last):

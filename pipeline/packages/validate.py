@@ -150,12 +150,12 @@ def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
             shutil.copytree(own, scratch, dirs_exist_ok=True)
         if keep is not None:  # what the program writes, not a file of its folder's
             _remove(scratch / keep)
-        # Sandboxed, a working folder is a private copy unless it is written through: one
-        # that keeps a file is, as a generator's folder is (`generators_yaml`).
+        # Sandboxed, a working folder is a private copy unless it is kept: one that keeps a
+        # file is, as a generator's folder is (`generators_yaml`), within the same cap.
         done = run_limited([*run_argv(validator, memory_mb), *args], cwd=scratch, stdin=input_path,
                            time_s=time_s,
                            memory_mb=memory_mb if validator.memory_by_rlimit else None,
-                           writable=(scratch,) if keep is not None else ())
+                           kept=(scratch,) if keep is not None else ())
         if keep is not None:
             kept = _read_regular(scratch / keep, OVERVIEW_KEEP)
     finally:

@@ -252,7 +252,7 @@ def read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> Chec
 def _read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> CheckResult:
     message = _read_text(feedback_dir / "judgemessage.txt").strip()
     team_message = _read_text(feedback_dir / "teammessage.txt").strip()
-    if process.exit_code not in (42, 43):
+    if process.exit_code not in (42, 43) or process.error:  # error: it filled its folders
         detail = message or process.output
         return CheckResult("JE", f"{describe_failure(process, what)} (42 or 43 expected)"
                            + (f": {detail[:MESSAGE_KEEP]}" if detail else ""))
@@ -298,7 +298,7 @@ def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
                 str(feedback) + "/", *args]
         done = run_limited(argv, cwd=scratch / "work", stdin=output_path, time_s=time_s,
                            memory_mb=memory_mb if validator.memory_by_rlimit else None,
-                           writable=(feedback,))
+                           kept=(feedback,))
         return read_feedback(done, feedback, f"output validator {validator.program.name}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -513,23 +513,28 @@ def environment(home: bool = False) -> dict[str, str]:
 def run(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
         workdir: Path, limits: Limits, sandbox: bool, hidden: tuple[str, ...] = (),
         shown: tuple[str, ...] = (), writable: tuple[str, ...] = (),
-        env: dict[str, str] | None = None, processes_capped: bool = True) -> Measured:
+        kept: tuple[str, ...] = (), env: dict[str, str] | None = None,
+        processes_capped: bool = True) -> Measured:
     """Run `argv` contained in `workdir` (which must exist) and wait for it."""
     return finish(start(argv, stdin=stdin, stdout=stdout, stderr=stderr, workdir=workdir,
                         limits=limits, sandbox=sandbox, hidden=hidden, shown=shown,
-                        writable=writable, env=env, processes_capped=processes_capped))
+                        writable=writable, kept=kept, env=env,
+                        processes_capped=processes_capped))
 
 
 def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
           workdir: Path, limits: Limits, sandbox: bool, hidden: tuple[str, ...] = (),
           shown: tuple[str, ...] = (), writable: tuple[str, ...] = (),
-          env: dict[str, str] | None = None, processes_capped: bool = True,
-          release_stdio: bool = False) -> Started:
+          kept: tuple[str, ...] = (), env: dict[str, str] | None = None,
+          processes_capped: bool = True, release_stdio: bool = False) -> Started:
     """Start `argv` as `run` does; `finish` waits for it. `hidden` adds to `hidden_paths()`;
     `shown` and `writable` are paths under /tmp to show it read-only, and paths it may
-    write besides its folder. `release_stdio`: the launcher keeps no copy of the program's
-    stdin, stdout and stderr, so the program's closing its stdout ends the stream (else it
-    ends when the program has ended)."""
+    write besides its folder (written through, uncapped: a build's folder). `kept` are
+    folders it may write whose content outlives it (a generator's, a feedback folder):
+    sandboxed, it writes copies of them within `Limits.written_bytes`, copied back once it
+    has ended (launcher.c's -K); unsandboxed, it writes them directly. `release_stdio`: the
+    launcher keeps no copy of the program's stdin, stdout and stderr, so the program's closing
+    its stdout ends the stream (else it ends when the program has ended)."""
     argv = list(argv)
     env = env if env is not None else environment()
     wall_s = limits.wall_s if limits.wall_s is not None else 24 * 3600.0
@@ -561,6 +566,8 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
             command += ["-b", path]
         for path in writable:
             command += ["-B", os.path.realpath(path)]
+        for path in kept:
+            command += ["-K", os.path.realpath(path)]
     _reap_exiting()
     result_read, result_write = os.pipe2(os.O_CLOEXEC)
     command += ["-D", str(result_write), "--", *argv]

@@ -9,7 +9,7 @@
  *
  *   launcher (-D FD | -o RESULT) [-P PARENT] [-a AS] [-s STACK] [-f FSIZE [-X]] [-R] [-c CPU_MS]
  *            [-w WALL_MS] [-d DIR] [-n] [-g CGROUP] [-M FD -N FD [-W BYTES] [-b PATH]...
- *            [-B PATH]...] -- PROGRAM ARG...
+ *            [-B PATH]... [-K PATH]...] -- PROGRAM ARG...
  *   launcher -T [-H PATH]...
  *
  *   -D  the result pipe (the write end the caller passed): one line `status=.. user_us=..
@@ -49,6 +49,11 @@
  *       /tmp: what it writes there in total is capped (`written=full` when it filled it). Each
  *       -b PATH under /tmp is shown read-only in the case's /tmp; each -B PATH is writable, and a
  *       working directory that is one of them is written through (no tmpfs of its own).
+ *       Each -K PATH is a folder kept within that cap: the program writes a copy of it on the
+ *       case's tmpfs (what PATH held is copied in first), and once every process of the case
+ *       is dead PATH is made to hold what that copy holds (regular files and folders; links
+ *       and the like are dropped), so a folder whose content outlives the program (a
+ *       generator's, a feedback folder) is capped like its working folder and /tmp.
  *       The program keeps the caller's uid with every capability dropped (see below).
  *   -T  build a sandbox template and hold it: new mount and network namespaces (the network
  *       has only a loopback, down) in which the whole file system is read-only, nosuid and
@@ -135,8 +140,9 @@
 
 static struct {
     const char *result_path, *workdir, *cgroup;
-    const char **hidden, **shown, **writable; /* each as long as argv: no count overflows */
-    int nhidden, nshown, nwritable;
+    const char **hidden, **shown, **writable, **kept; /* each as long as argv: none overflows */
+    int nhidden, nshown, nwritable, nkept;
+    int *kept_real, *kept_copy; /* -K: descriptors of each folder and of its copy (sandbox) */
     int template, parent_fd; /* -1: none given */
     unsigned long long as_bytes, stack_bytes, fsize_bytes, written_bytes;
     long long cpu_ms, wall_ms;
@@ -281,6 +287,86 @@ static int is_empty_folder(const char *path) {
  * a new IPC namespace, and mount what is the case's own: one capped tmpfs holding its working
  * folder and /tmp, the -b and -B paths, and /proc (of this PID namespace). The tmpfs is built
  * on STAGE (the /proc mount point), which the case's /proc then covers. */
+/* -K: copying a folder's content, which is a program's: no link is followed or made. */
+static int copy_file(int from_dir, int to_dir, const char *name, mode_t mode) {
+    int in = openat(from_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int out = in < 0 ? -1 : openat(to_dir, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+                                   O_CLOEXEC, mode & 0777);
+    int ok = in >= 0 && out >= 0;
+    char buffer[1 << 16];
+    ssize_t got;
+    while (ok && (got = read(in, buffer, sizeof buffer)) != 0) {
+        if (got < 0) { ok = errno == EINTR; continue; }
+        for (ssize_t done = 0; ok && done < got;) {
+            ssize_t put = write(out, buffer + done, (size_t)(got - done));
+            if (put < 0) ok = errno == EINTR;
+            else done += put;
+        }
+    }
+    if (in >= 0) close(in);
+    if (out >= 0) close(out);
+    return ok ? 0 : -1;
+}
+
+static int copy_tree(int from_dir, int to_dir) { /* what `from_dir` holds, into `to_dir` */
+    int fd = dup(from_dir), failed = 0;
+    DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+    if (!dir) return -1;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        const char *name = entry->d_name;
+        struct stat st;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
+        if (fstatat(from_dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0) { failed = 1; continue; }
+        if (S_ISREG(st.st_mode)) {
+            failed |= copy_file(from_dir, to_dir, name, st.st_mode) != 0;
+        } else if (S_ISDIR(st.st_mode)) {
+            if (mkdirat(to_dir, name, st.st_mode & 0777) != 0 && errno != EEXIST) {
+                failed = 1;
+                continue;
+            }
+            int from = openat(from_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            int to = openat(to_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            failed |= from < 0 || to < 0 || copy_tree(from, to) != 0;
+            if (from >= 0) close(from);
+            if (to >= 0) close(to);
+        }
+    }
+    closedir(dir);
+    return failed ? -1 : 0;
+}
+
+static void empty_tree(int at) { /* removes everything under `at`, following no link */
+    int fd = dup(at);
+    DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+    if (!dir) return;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        const char *name = entry->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
+        if (unlinkat(at, name, 0) == 0 || (errno != EISDIR && errno != EPERM)) continue;
+        int sub = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub >= 0) {
+            empty_tree(sub);
+            close(sub);
+        }
+        unlinkat(at, name, AT_REMOVEDIR);
+    }
+    closedir(dir);
+}
+
+/* -K, once every process of the case is dead: each kept folder made to hold its copy's
+ * content (in the case's mount namespace, where the descriptors were opened). */
+static int copy_back_kept(void) {
+    int failed = 0;
+    for (int i = 0; i < opt.nkept; i++) {
+        if (opt.kept_real[i] < 0) continue;
+        empty_tree(opt.kept_real[i]);
+        failed |= copy_tree(opt.kept_copy[i], opt.kept_real[i]) != 0;
+    }
+    return failed;
+}
+
 static int is_writable(const char *path) { /* one of the -B paths (both given resolved) */
     for (int i = 0; i < opt.nwritable; i++)
         if (strcmp(opt.writable[i], path) == 0) return 1;
@@ -340,6 +426,17 @@ static void enter_sandbox(void) {
     if (opt.workdir && !is_writable(opt.workdir)) { /* a -B working folder is written through */
         if (under_tmp(opt.workdir)) make_mount_point(work, opt.workdir);
         bind(work, opt.workdir);
+    }
+    for (int i = 0; i < opt.nkept; i++) { /* each -K folder covered by its copy on the tmpfs */
+        snprintf(path, sizeof path, STAGE "/k%d", i);
+        if (mkdir(path, 0755) != 0) setup_failed("mkdir", path);
+        opt.kept_real[i] = open(opt.kept[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        opt.kept_copy[i] = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (opt.kept_real[i] < 0 || opt.kept_copy[i] < 0) setup_failed("open", opt.kept[i]);
+        if (copy_tree(opt.kept_real[i], opt.kept_copy[i]) != 0)
+            setup_failed("copy (more than the case may write?)", opt.kept[i]);
+        bind(path, opt.kept[i]);
+        set_attributes(opt.kept[i], ATTR_NOSUID | ATTR_NODEV, ATTR_RDONLY, 0);
     }
     if (umount2(STAGE, MNT_DETACH) != 0) setup_failed("umount", STAGE);
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) != 0)
@@ -608,6 +705,7 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
             unread = poll(&out, 1, UNREAD_WAIT_MS) == 1 && (out.revents & POLLERR);
     }
     end_rest();
+    if (opt.mount_fd >= 0) copy_back_kept(); /* a file it could not copy is missing there */
     report("status=%d user_us=%lld sys_us=%lld rss_kb=%ld wall_us=%lld ended_ns=%lld killed=%s "
            "written=%s unread=%d containment=%s\n", status,
            (long long)usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec,
@@ -685,7 +783,7 @@ static void usage_error(const char *message) {
 }
 
 static void add_path(const char **paths, int *count, const char *path) {
-    if (path[0] != '/') usage_error("-H, -b and -B paths must be absolute");
+    if (path[0] != '/') usage_error("-H, -b, -B and -K paths must be absolute");
     paths[(*count)++] = path;
 }
 
@@ -695,8 +793,13 @@ static void parse(int argc, char **argv) {
     opt.hidden = calloc((size_t)argc + 1, sizeof *opt.hidden);
     opt.shown = calloc((size_t)argc + 1, sizeof *opt.shown);
     opt.writable = calloc((size_t)argc + 1, sizeof *opt.writable);
-    if (!opt.hidden || !opt.shown || !opt.writable) usage_error("out of memory for the paths");
-    while ((c = getopt(argc, argv, "+o:P:a:s:f:Xc:w:d:ng:M:N:D:W:RTH:b:B:")) != -1) {
+    opt.kept = calloc((size_t)argc + 1, sizeof *opt.kept);
+    opt.kept_real = calloc((size_t)argc + 1, sizeof *opt.kept_real);
+    opt.kept_copy = calloc((size_t)argc + 1, sizeof *opt.kept_copy);
+    if (!opt.hidden || !opt.shown || !opt.writable || !opt.kept || !opt.kept_real ||
+        !opt.kept_copy)
+        usage_error("out of memory for the paths");
+    while ((c = getopt(argc, argv, "+o:P:a:s:f:Xc:w:d:ng:M:N:D:W:RTH:b:B:K:")) != -1) {
         switch (c) {
         case 'o': opt.result_path = optarg; break;
         case 'P': opt.parent_fd = atoi(optarg); break;
@@ -718,6 +821,11 @@ static void parse(int argc, char **argv) {
         case 'H': add_path(opt.hidden, &opt.nhidden, optarg); break;
         case 'b': add_path(opt.shown, &opt.nshown, optarg); break;
         case 'B': add_path(opt.writable, &opt.nwritable, optarg); break;
+        case 'K': /* a writable folder too: bound in place, then covered by its copy */
+            add_path(opt.writable, &opt.nwritable, optarg);
+            opt.kept_real[opt.nkept] = -1;
+            add_path(opt.kept, &opt.nkept, optarg);
+            break;
         default: usage_error("unknown option");
         }
     }

@@ -5,8 +5,10 @@ namespace, limits, the pids cgroup's cap on processes, and the sandbox where it 
 stdin/stdout/stderr connected to files, address space, CPU time and file size limited, a
 wall-clock timeout, and its own CPU time and peak memory from `wait4`. Nothing is passed
 through a shell. Sandboxed (`sandbox=None` follows `contained.default_sandbox`, which the
-run's `--sandbox` sets), a program writes only its working folder, a private /tmp (both on one
-tmpfs capped at `file_mb`) and the `writable` paths it is given. Builds (compilers, a
+run's `--sandbox` sets), a program writes only its working folder, a private /tmp and the
+`kept` folders it is given (all on one tmpfs capped at `file_mb`, the kept ones copied back
+when it ends: a generator's folder, a feedback folder), and the `writable` paths (a build's
+folder, written through). Builds (compilers, a
 package's `build` script, a toolchain's version probe: `languages.run_build`) run the same
 way under their own limits, their build folder written through and their caches in their
 private /tmp (`build_environment`).
@@ -66,11 +68,14 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
                 stdout: Path | None = None, time_s: float = 60.0,
                 memory_mb: int | None = None, file_mb: int | None = 64,
                 sandbox: bool | None = None, writable: tuple[Path, ...] = (),
-                hidden: tuple[str, ...] = (), build: bool = False) -> ProcessResult:
+                kept: tuple[Path, ...] = (), hidden: tuple[str, ...] = (),
+                build: bool = False) -> ProcessResult:
     """Run `argv` in `cwd` with stdin from a file, under limits, and wait for it.
 
     stdout goes to `stdout` when given (and is then not returned), else it is captured.
-    `hidden` adds to what the sandbox hides; `build`: it is a build (`build_environment`).
+    `writable` folders are written through; `kept` ones within the cap on what it writes
+    (`contained.start`). `hidden` adds to what the sandbox hides; `build`: it is a build
+    (`build_environment`).
     """
     cwd.mkdir(parents=True, exist_ok=True)
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
@@ -86,7 +91,7 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
                 list(argv), stdin=infile, stdout=outfile, stderr=errfile, workdir=cwd,
                 limits=limits, sandbox=sandboxed, hidden=hidden,
                 env=build_environment(sandboxed) if build else environment(),
-                writable=tuple(str(p) for p in writable))
+                writable=tuple(str(p) for p in writable), kept=tuple(str(p) for p in kept))
         if measured.lost:
             contained.sweep()
         return result_of(measured, argv, "" if stdout is not None else _tail(out_path),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,10 +80,41 @@ def row_group_rows(frame: pl.DataFrame) -> int:
 def write_parquet_atomic(path: Path, frame: pl.DataFrame) -> None:
     """Write `frame` to `path` atomically. A full disk is an `OSError` (ENOSPC) naming `path`
     whichever library met it (Polars says it in a `ComputeError`)."""
+    _atomic_naming_full_disk(path, lambda tmp: frame.write_parquet(
+        utf8_path(tmp), statistics=True, row_group_size=row_group_rows(frame),
+        **PARQUET_COMPRESSION))
+
+
+def write_batches_atomic(path: Path, batches: Iterable[pl.DataFrame],
+                         schema: dict[str, pl.DataType]) -> None:
+    """Write the frames of `batches`, each conformed to `schema`, one after another into one
+    file, atomically (as `write_parquet_atomic`): a table larger than memory is written with
+    one batch in memory at a time."""
+    import pyarrow.parquet as pq
+
+    def write(tmp: Path) -> None:
+        writer = None
+        try:
+            for frame in batches:
+                table = conform(frame, schema).to_arrow()
+                if writer is None:
+                    writer = pq.ParquetWriter(utf8_path(tmp), table.schema, compression="zstd",
+                                              compression_level=1, use_dictionary=False)
+                else:
+                    table = table.cast(writer.schema)
+                writer.write_table(table, row_group_size=row_group_rows(frame))
+        finally:
+            if writer is not None:
+                writer.close()
+        if writer is None:
+            empty(schema).write_parquet(utf8_path(tmp), **PARQUET_COMPRESSION)
+
+    _atomic_naming_full_disk(path, write)
+
+
+def _atomic_naming_full_disk(path: Path, write: Callable[[Path], None]) -> None:
     try:
-        atomic_write(path, lambda tmp: frame.write_parquet(
-            utf8_path(tmp), statistics=True, row_group_size=row_group_rows(frame),
-            **PARQUET_COMPRESSION))
+        atomic_write(path, write)
     except pl.exceptions.PolarsError as error:
         if "No space left on device" in str(error) or "os error 28" in str(error):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from None
@@ -112,6 +144,33 @@ def read_parquet(path: Path, columns: list[str] | None = None) -> pl.DataFrame:
         return pl.read_parquet(utf8_path(path), columns=columns)
     except (pl.exceptions.PolarsError, OSError, ValueError) as error:
         raise DamagedTable(path, _reason(error)) from None
+
+
+def read_batches(path: Path, schema: dict[str, pl.DataType],
+                 columns: list[str] | None = None) -> Iterator[pl.DataFrame]:
+    """A table file's rows a row group at a time, each conformed to `schema` (nothing when
+    the file does not exist): what is in memory is one row group, not the file."""
+    wanted = schema if columns is None else {name: schema[name] for name in columns}
+    if not Path(path).exists():
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    present = set(file_schema(path))
+    names = [c for c in wanted if c in present]
+    try:
+        parquet = pq.ParquetFile(path)
+        groups = parquet.num_row_groups
+    except (pa.ArrowException, OSError, ValueError) as error:
+        raise DamagedTable(path, _reason(error)) from None
+    for index in range(groups):
+        try:
+            table = parquet.read_row_group(index, columns=names)
+        except (pa.ArrowException, OSError, ValueError) as error:
+            raise DamagedTable(path, _reason(error)) from None
+        frame = pl.from_arrow(table) if names else pl.DataFrame(height=table.num_rows)
+        assert isinstance(frame, pl.DataFrame)  # a table (not an array) is read
+        yield conform(frame, wanted)
 
 
 def read_file(path: Path, schema: dict[str, pl.DataType],

@@ -1,0 +1,153 @@
+"""An ingest's memory does not grow with the corpus (issue 41, faults 9 and 10): a folder of
+1 MB inputs, and a zip of members just under 1 MB each, ingested by a real `pipeline ingest`
+process at two sizes, whose peak resident memory (its `ru_maxrss`, and that of every process
+it started) is the same within a margin far below what the extra data would add; and a zip
+whose members would together inflate like a bomb is refused before any is read."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PEOPLE = 120_000  # an insq15g input of about 0.9 MB: "N M P" then P lines "x y"
+
+
+def _body() -> str:
+    """One input's people, random (so a zip compresses them as test data compresses)."""
+    rng = random.Random(41)
+    return "".join(f"{rng.randint(1, 999)} {rng.randint(1, 999)}\n" for _ in range(PEOPLE))
+
+
+def _inputs(megabytes: int) -> list[tuple[str, str]]:
+    """(name, text) of `megabytes` distinct valid insq15g inputs of just under 1 MB each."""
+    body = _body()
+    return [(f"{k:04}.in", f"{1000 + k} 1000 {PEOPLE}\n{body}") for k in range(megabytes)]
+
+
+def _peak_mb(script: str) -> float:
+    """Peak resident memory of `pipeline ingest` run by a fresh Python process that does
+    only that (so RUSAGE_CHILDREN is the ingest's and its workers')."""
+    measure = (
+        "import resource, subprocess, sys\n"
+        f"done = subprocess.run({script}, capture_output=True, text=True)\n"
+        "assert done.returncode == 0, done.stdout + done.stderr\n"
+        "print(done.stdout, file=sys.stderr)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    done = subprocess.run([sys.executable, "-c", measure], cwd=REPO, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.split()[-1]) / 1024
+
+
+def _ingest_peak(tmp_path: Path, name: str, megabytes: int, layout: str) -> float:
+    raw, data = tmp_path / name / "raw", tmp_path / name / "data"
+    problem = raw / "insq15g"
+    problem.mkdir(parents=True)
+    if layout == "folder":
+        for file_name, text in _inputs(megabytes):
+            (problem / file_name).write_text(text)
+    else:
+        with zipfile.ZipFile(problem / "tests.zip", "w", zipfile.ZIP_DEFLATED,
+                             compresslevel=1) as archive:
+            for file_name, text in _inputs(megabytes):
+                archive.writestr(file_name, text)
+    argv = [sys.executable, "-m", "pipeline", "--data-dir", str(data), "ingest", str(raw)]
+    peak = _peak_mb(repr(argv))
+    stored = pl.read_parquet(data / "tables" / "cases" / "insq15g.parquet",
+                             columns=["source", "input_bytes"])
+    assert stored.height == megabytes  # every input stored, whole
+    assert stored["input_bytes"].min() > 900_000
+    return peak
+
+
+@pytest.mark.parametrize("layout", ["folder", "zip"])
+def test_ingest_memory_does_not_grow_with_the_corpus(tmp_path, layout):
+    """50 MB and 150 MB of inputs: before, the peak grew by twice the extra data (166 ->
+    549 MB for 400 MB more; a 21.6 MB zip took 19.6 GB); now the extra 100 MB may add at
+    most a third of itself (what is held is a chunk of inputs and a row group of the table,
+    whatever the corpus)."""
+    small = _ingest_peak(tmp_path, "small", 50, layout)
+    large = _ingest_peak(tmp_path, "large", 150, layout)
+    assert large - small < 100 / 3, (small, large)
+
+
+def test_a_zip_whose_members_together_inflate_like_a_bomb_is_refused_unread(tmp_path):
+    """Members just under 1 MB each escape the check of one member's ratio: 300 of them,
+    300 MB of one repeated line in a zip of a few hundred KB, are refused as a whole (a reject
+    naming the archive), before any is inflated; the good file beside it is stored."""
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    problem = raw / "insq15g"
+    problem.mkdir(parents=True)
+    (problem / "good.in").write_text("2 2 1\n2 1\n")
+    member = "1000 1000 120000\n" + "1 1\n" * 262_000  # 1,048,017 bytes: just under 1 MiB
+    assert len(member) < 1 << 20
+    with zipfile.ZipFile(problem / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        for k in range(300):
+            archive.writestr(f"{k:03}.in", member)
+    assert (problem / "bomb.zip").stat().st_size < 2 << 20
+    argv = [sys.executable, "-m", "pipeline", "--data-dir", str(data), "ingest", str(raw),
+            "--allow-rejects"]
+    peak = _peak_mb(repr(argv))
+    assert peak < 300, peak  # (the 300 MB it would inflate to never were in memory)
+    stored = pl.read_parquet(data / "tables" / "cases" / "insq15g.parquet")
+    assert stored["source"].to_list() == ["insq15g/good.in"]
+    rejects = pl.read_parquet(data / "tables" / "rejects" / "insq15g.parquet")
+    [row] = rejects.filter(pl.col("source") == "insq15g/bomb.zip").to_dicts()
+    assert row["rule"] == "too-large"
+    assert "300 members would inflate" in row["message"] and "zip bomb" in row["message"]
+
+
+def test_what_one_chunk_finds_holds_for_the_next_as_for_the_same(tmp_path, monkeypatch):
+    """With every file a chunk of its own, an ingest stores what it stores in one: the same
+    input under another name in a later chunk is one case with both sources, its answer found
+    later is added, a different answer later is a conflict, a broken input is rejected under
+    every name, and a second ingest, of answers to stored cases, rewrites the stored rows in
+    place with their inputs kept and adds the new rows last."""
+    from pipeline.corpus import ingest as ingesting
+
+    monkeypatch.setattr(ingesting, "CHUNK_BYTES", 1)
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    folder = raw / "arc087e"
+    folder.mkdir(parents=True)
+    (folder / "a1.in").write_text("2 2\n00\n01\n")                 # no answer here ...
+    (folder / "a2.in").write_text("2 2\n00\n01\n")                 # ... the same input
+    (folder / "a2.out").write_text("Alice\n")                      # ... its answer, later
+    (folder / "a3.in").write_text("2 2\n00\n01\n")
+    (folder / "a3.out").write_text("Bob\n")                         # a conflicting answer
+    (folder / "b1.in").write_text("2 3\n0\n01\n")                   # broken (line 3) ...
+    (folder / "b2.in").write_text("2 3\n0\n01\n")                   # ... under two names
+    (folder / "c1.in").write_text("2 2\n00\n11\n")
+    summary = ingesting.ingest(data, [raw]).problems["arc087e"]
+    assert (summary.added, summary.duplicates, summary.expected_added, summary.conflicts) == (
+        2, 1, 1, 1)  # (a conflicting copy is no duplicate)
+    table = pl.read_parquet(data / "tables" / "cases" / "arc087e.parquet")
+    assert table["sources"].to_list() == [["arc087e/a1.in", "arc087e/a2.in"],
+                                          ["arc087e/c1.in"]]
+    assert table["expected"].to_list() == ["Alice\n", None]
+    assert table["input"].to_list() == ["2 2\n00\n01\n", "2 2\n00\n11\n"]
+    found = {r["source"]: (r["rule"], r["line"]) for r in summary.rejects}
+    assert found == {"arc087e/a3.out": ("conflict", 1), "arc087e/b1.in": (found[
+        "arc087e/b1.in"][0], 3), "arc087e/b2.in": (found["arc087e/b1.in"][0], 3)}
+
+    more = tmp_path / "more" / "arc087e"
+    more.mkdir(parents=True)
+    (more / "c1.in").write_text("2 2\n00\n11\n")
+    (more / "c1.out").write_text("Bob\n")
+    (more / "d1.in").write_text("2 1\n0\n1\n")
+    summary = ingesting.ingest(data, [tmp_path / "more"]).problems["arc087e"]
+    assert (summary.added, summary.expected_added) == (1, 1)
+    table = pl.read_parquet(data / "tables" / "cases" / "arc087e.parquet")
+    assert table["input"].to_list() == ["2 2\n00\n01\n", "2 2\n00\n11\n", "2 1\n0\n1\n"]
+    assert table["expected"].to_list() == ["Alice\n", "Bob\n", None]
+    assert table["sources"].to_list()[1] == ["arc087e/c1.in"]  # (the same name: unchanged)
+    before = (data / "tables" / "cases" / "arc087e.parquet").read_bytes()
+    summary = ingesting.ingest(data, [tmp_path / "more"]).problems["arc087e"]
+    assert (summary.added, summary.unchanged) == (0, 2)
+    assert (data / "tables" / "cases" / "arc087e.parquet").read_bytes() == before
