@@ -165,10 +165,10 @@ def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666,
     try:
         folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
                          | os.O_CLOEXEC)
-    except OSError:
-        refused = _refused(path.parent, action)
-        if refused is not None:
-            raise refused from None
+    except OSError:  # a folder there now was not one when opened (made meanwhile): not refused
+        kind = kind_of(path.parent)
+        if kind not in (None, "a folder"):
+            raise LeftBehind(path.parent, kind, action) from None
         raise
     try:
         descriptor = os.open(path.name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
