@@ -45,7 +45,8 @@ from pipeline.packages.kattis_config import format_version
 from pipeline.programs.languages import Build, build_program
 from pipeline.packages.model import CaseResult, Format, Package, RunLimits
 from pipeline.packages.polygon import load_polygon
-from pipeline.packages.tree import copy_package, leads_outside, listing_digest, needs_copy
+from pipeline.packages.tree import (boundary, copy_package, leads_outside, listing_digest,
+                                    needs_copy)
 from pipeline.packages.validate import ValidationResult
 from pipeline.packages.yamlfile import MAX_YAML_BYTES, load_yaml
 
@@ -194,7 +195,8 @@ def load_package(path: Path, build_dir: Path | None = None,
 def _contained(root: Path, build_dir: Path) -> tuple[Path, tuple[PackageError, ...]]:
     """The package at `root` copied without what leads outside it, once per state of the
     folder: (the copy's root, what was left out)."""
-    final = build_dir / "contained" / f"{root.name}-{listing_digest(root)[:24]}"
+    state = hashlib.sha256(f"{listing_digest(root)}\0{boundary(root)}".encode()).hexdigest()
+    final = build_dir / "contained" / f"{root.name}-{state[:24]}"
     if not (final / "left-out.json").is_file():
         final.parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
