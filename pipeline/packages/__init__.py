@@ -246,12 +246,17 @@ class PackageReport:
         return next(a for a in self.agreements if a.submission == submission)
 
     def table(self) -> str:
-        """submission -> expected -> got -> agree, one line each."""
+        """submission -> expected -> got -> agree, one line each; first, the test cases the
+        package holds that were not judged (the agreements are on the others only)."""
+        unjudged = self.package.unjudged_cases
         rows = [("submission", "expected", "got", "agree")]
         for a in self.agreements:
             rows.append((a.submission, a.expected, a.got, a.status + (
+                ", on the judged cases only" if unjudged and a.status == "agree" else "") + (
                 " (sensitive to time limit)" if a.sensitive else "")))
-        return "\n".join(aligned(rows))
+        head = [f"not judged: {len(unjudged)} test case(s) the package holds: "
+                + "; ".join(f"{e.file}: rule {e.rule}" for e in unjudged)] if unjudged else []
+        return "\n".join(head + aligned(rows))
 
 
 def judge_package(package: Package, build_dir: Path | None = None, workdir: Path | None = None,

@@ -137,14 +137,15 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
         where = (f"the groups {', '.join(custom[:3])}{' and more' if len(custom) > 3 else ''} "
                  "(grading: custom) are" if custom else "every group is")
         notes.append(f"custom graders are not supported: {where} graded by the default grader")
+    programs, unjudged = submissions(root, version, limits)
     return Package(
         short_name=short_name or root.name, title=title(config) or root.name, format=version,
         root=root, type=problem_type, limits=limits, cases=tuple(data.cases),
         groups=tuple(data.groups), input_validators=input_validators,
         answer_validators=answer_validators,
         output_validator=output_validator, output_validator_flags=validator_flags,
-        submissions=tuple(submissions(root, version, limits)), custom_scoring=custom_scoring,
-        notes=tuple(notes), rejects=generated.rejects if generated else (),
+        submissions=tuple(programs), custom_scoring=custom_scoring, notes=tuple(notes),
+        rejects=(*(generated.rejects if generated else ()), *data.rejects, *unjudged),
         validator_tests=invalid_cases(data.data_dir, root))
 
 

@@ -161,11 +161,17 @@ def test_an_input_without_its_answer_is_named(copy_fixture, build_dir):
     assert "secret/02-triple" in str(error)
 
 
-def test_an_answer_without_its_input_is_named(copy_fixture, build_dir):
+def test_an_answer_without_its_input_is_that_case_alone_not_judged(copy_fixture, build_dir):
+    """`bt run` judges the cases it has; the answer without its input is a reject of its own
+    case, named as a case the package holds but that is not judged."""
     root = copy_fixture("circlearea")
     (root / "data/secret/04-orphan.ans").write_text("1\n")
-    error = _error(root, build_dir)
+    package = load_package(root, build_dir)
+    [error] = package.rejects
     assert (error.file, error.rule) == ("data/secret/04-orphan.ans", "missing-input")
+    assert package.unjudged_cases == (error,)
+    assert [c.name for c in package.cases] == ["sample/1", "secret/01-small", "secret/02-mid",
+                                               "secret/03-large"]
 
 
 def test_broken_yaml_names_the_line(copy_fixture, build_dir):
