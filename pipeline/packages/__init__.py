@@ -56,7 +56,7 @@ from pipeline.packages.kattis import load_kattis
 from pipeline.packages.kattis_config import format_version
 from pipeline.packages.model import CaseResult, Format, Package, RunLimits
 from pipeline.packages.polygon import load_polygon
-from pipeline.packages.tree import copy_package, leads_outside, listing_digest, needs_copy
+from pipeline.packages.tree import boundary, copy_package, leads_outside, listing_digest, needs_copy
 from pipeline.packages.validate import ValidationResult
 from pipeline.packages.yamlfile import MAX_YAML_BYTES, load_yaml
 from pipeline.programs.languages import Build, build_program
@@ -212,7 +212,8 @@ def load_package(path: Path, build_dir: Path | None = None,
 def _contained(root: Path, build_dir: Path) -> tuple[Path, tuple[PackageError, ...]]:
     """The package at `root` copied without what leads outside it, once per state of the
     folder: (the copy's root, what was left out)."""
-    final = build_dir / "contained" / f"{root.name}-{listing_digest(root)[:24]}"
+    state = hashlib.sha256(f"{listing_digest(root)}\0{boundary(root)}".encode()).hexdigest()
+    final = build_dir / "contained" / f"{root.name}-{state[:24]}"
     if not (final / "left-out.json").is_file():
         final.parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
@@ -262,12 +263,17 @@ class PackageReport:
         return next(a for a in self.agreements if a.submission == submission)
 
     def table(self) -> str:
-        """submission -> expected -> got -> agree, one line each."""
+        """submission -> expected -> got -> agree, one line each; first, the test cases the
+        package holds that were not judged (the agreements are on the others only)."""
+        unjudged = self.package.unjudged_cases
         rows = [("submission", "expected", "got", "agree")]
         for a in self.agreements:
             rows.append((a.submission, a.expected, a.got, a.status + (
+                ", on the judged cases only" if unjudged and a.status == "agree" else "") + (
                 " (sensitive to time limit)" if a.sensitive else "")))
-        return "\n".join(aligned(rows))
+        head = [f"not judged: {len(unjudged)} test case(s) the package holds: "
+                + "; ".join(f"{e.file}: rule {e.rule}" for e in unjudged)] if unjudged else []
+        return "\n".join(head + aligned(rows))
 
 
 def judge_package(package: Package, build_dir: Path | None = None, workdir: Path | None = None,

@@ -9,7 +9,8 @@ legacy; `2023-07`, `2023-07-draft`: 2023-07; `2025-09`, `2025-09-draft`, `draft`
   a DOMjudge `.timelimit` file at the root gives it instead. `data/**/testdata.yaml` settings
   (on_reject, grading, grader_flags, input/output_validator_flags, accept_score, reject_score,
   range) are inherited key by key from the closest ancestor. `output_validators/` holds the
-  custom validator; submissions are judged by their folder (accepted, partially_accepted,
+  custom validator (with `validation: default` it is noted and not used, as problemtools
+  judges); submissions are judged by their folder (accepted, partially_accepted,
   wrong_answer, time_limit_exceeded, run_time_error).
 - 2023-07 / 2025-09 (spec/2025-09.md): `type` a string or a list (pass-fail, scoring,
   interactive, multi-pass, submit-answer), `limits.time_limit` or `limits.time_multipliers`
@@ -148,14 +149,15 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
         where = (f"the groups {', '.join(custom[:3])}{' and more' if len(custom) > 3 else ''} "
                  "(grading: custom) are" if custom else "every group is")
         notes.append(f"custom graders are not supported: {where} graded by the default grader")
+    programs, unjudged = submissions(root, version, limits)
     return Package(
         short_name=short_name or root.name, title=title(config) or root.name, format=version,
         root=root, type=problem_type, limits=limits, cases=tuple(data.cases),
         groups=tuple(data.groups), input_validators=input_validators,
         answer_validators=answer_validators,
         output_validator=output_validator, output_validator_flags=validator_flags,
-        submissions=tuple(submissions(root, version, limits)), custom_scoring=custom_scoring,
-        notes=tuple(notes), rejects=generated.rejects if generated else (),
+        submissions=tuple(programs), custom_scoring=custom_scoring, notes=tuple(notes),
+        rejects=(*(generated.rejects if generated else ()), *data.rejects, *unjudged),
         validator_tests=invalid_cases(data.data_dir, root))
 
 
@@ -164,8 +166,10 @@ def _output_validator(root: Path, version: Format, config: dict, problem_type: P
     single = root / "output_validator"
     many = root / "output_validators"
     programs: list[Program] = []
+    folder = many
     if single.is_dir() and any(visible(p) for p in single.iterdir()):
         programs = [program_at(single, "output_validator", "output_validator", root)]
+        folder = single
     elif many.is_dir():
         programs = programs_in(many, "output_validator", root)
     if version == "legacy":
@@ -174,10 +178,11 @@ def _output_validator(root: Path, version: Format, config: dict, problem_type: P
             raise PackageError("problem.yaml", "missing-output-validator", "validation is custom "
                                "but output_validators/ holds no validator",
                                line=lines("validation"))
-        if not custom and programs:
-            raise PackageError("problem.yaml", "unused-output-validator", "validation is default "
-                               "but output_validators/ holds a validator; say validation: custom",
-                               line=lines("validation"))
+        if not custom and programs:  # problemtools reports it and judges by the default
+            ignore_unknown("problem.yaml", "rule unused-output-validator: validation is "
+                           f"default, so {relative(folder, root)}/ is not used: the default "
+                           "output validator judges, as problemtools does", lines("validation"))
+            return None
     if problem_type.interactive and not programs:
         raise PackageError("output_validator", "missing-output-validator", "an interactive "
                            "problem needs a custom output validator")

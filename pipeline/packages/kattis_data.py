@@ -55,6 +55,7 @@ class Data:
         self.root = root
         self.data_dir = data_dir or root / "data"   # generators.yaml's data is made elsewhere
         self.notes: list[str] = []
+        self.rejects: list[PackageError] = []  # test cases the package holds but cannot judge
         self.version = version
         self.type = problem_type
         self.problem_config = problem_config
@@ -335,9 +336,11 @@ class Data:
                                        f"{entry.with_suffix('.ans').name}")
                 cases.append(entry.with_suffix(""))
             elif entry.suffix == ".ans" and not entry.with_suffix(".in").is_file():
-                raise PackageError(relative(entry, self.root), "missing-input",
-                                   f"answer file {entry.name} has no input file "
-                                   f"{entry.with_suffix('.in').name}")
+                # that one case is not judged, the rest are (as `bt run` judges what it has)
+                self.rejects.append(PackageError(
+                    relative(entry, self.root), "missing-input", f"answer file {entry.name} "
+                    f"has no input file {entry.with_suffix('.in').name}: test case "
+                    f"{self._name(entry)} is not judged"))
         return cases, subgroups
 
     def _name(self, path: Path) -> str:

@@ -42,11 +42,14 @@ DEFAULT_RULES: dict[str, dict] = {
 LEGACY_FOLDERS = {"accepted": Verdict.AC, "partially_accepted": Verdict.AC,
                   "wrong_answer": Verdict.WA, "time_limit_exceeded": Verdict.TLE,
                   "run_time_error": Verdict.RE}
-# DOMjudge @EXPECTED_RESULTS@ names, as the pipeline's verdicts.
+# DOMjudge @EXPECTED_RESULTS@ names, as the pipeline's verdicts; then the spellings BAPCtools
+# also reads there (`verdicts.from_string_domjudge`: ACCEPTED, WRONG_ANSWER, ...).
 DOMJUDGE_RESULTS = {"CORRECT": Verdict.AC, "WRONG-ANSWER": Verdict.WA, "NO-OUTPUT": Verdict.WA,
                     "TIMELIMIT": Verdict.TLE, "RUN-ERROR": Verdict.RE,
                     "MEMORY-LIMIT": Verdict.MLE, "OUTPUT-LIMIT": Verdict.OLE,
                     "COMPILER-ERROR": Verdict.CE}
+EXPECTED_RESULTS = {**DOMJUDGE_RESULTS, "ACCEPTED": Verdict.AC, "WRONG_ANSWER": Verdict.WA,
+                    "TIME_LIMIT_EXCEEDED": Verdict.TLE, "RUN_TIME_ERROR": Verdict.RE}
 _EXPECTED_RESULTS = re.compile(rb"@EXPECTED_RESULTS@\s*:\s*([A-Za-z ,_-]+)")
 
 
@@ -149,19 +152,24 @@ def _submissions_yaml(root: Path) -> tuple[dict, str, Lines] | None:
 
 
 def _expected_results(files: tuple[Path, ...], root: Path) -> Expectation | None:
+    """The rule of the first `@EXPECTED_RESULTS@:` line in the submission's files, or None.
+    Raises PackageError (file, line, rule `expected-results`) for a word neither DOMjudge
+    nor BAPCtools reads there: that submission is not judged, the others are."""
     for path in files:
-        match = _EXPECTED_RESULTS.search(path.read_bytes()[:64 * 1024])
+        text = path.read_bytes()[:64 * 1024]
+        match = _EXPECTED_RESULTS.search(text)
         if not match:
             continue
         names = [n.strip().upper() for n in match.group(1).decode().split(",") if n.strip()]
-        unknown = [n for n in names if n not in DOMJUDGE_RESULTS]
+        unknown = [n for n in names if n not in EXPECTED_RESULTS]
         if unknown or not names:
             raise PackageError(relative(path, root), "expected-results", f"unknown result "
                                f"{(unknown or [''])[0]!r} in @EXPECTED_RESULTS@; known: "
-                               f"{', '.join(DOMJUDGE_RESULTS)}")
+                               f"{', '.join(EXPECTED_RESULTS)}; this submission is not judged",
+                               line=text.count(b"\n", 0, match.start()) + 1)
         return Expectation(label="@EXPECTED_RESULTS@: " + ", ".join(names), source="source",
                            requirements=(Requirement(final_any_of=frozenset(
-                               DOMJUDGE_RESULTS[n] for n in names)),))
+                               EXPECTED_RESULTS[n] for n in names)),))
     return None
 
 
@@ -225,14 +233,17 @@ def _include_files(root: Path, language: str | None, version: Format) -> tuple[P
     return ()
 
 
-def submissions(root: Path, version: Format, limits: Limits) -> list[Program]:
-    """The submissions, each with what it expects. A package needs an accepted one unless it
+def submissions(root: Path, version: Format,
+                limits: Limits) -> tuple[list[Program], list[PackageError]]:
+    """The submissions, each with what it expects, and the ones not judged (an unknown
+    `@EXPECTED_RESULTS@` word), each as its error. A package needs an accepted one unless it
     gives its time limit: the limit is derived from the accepted ones' times otherwise. With
     one given, a package of no accepted submission (BAPCtools' `hellounix`: run_time_error/
     only) or of no submissions/ at all loads, as `bt run` runs it."""
     folder = root / "submissions"
     rules = None if version == "legacy" or not folder.is_dir() else _submissions_yaml(root)
     programs = []
+    rejected: list[PackageError] = []
     for verdict_dir in sorted(folder.iterdir()) if folder.is_dir() else ():
         if not verdict_dir.is_dir() or not visible(verdict_dir):
             continue
@@ -248,7 +259,11 @@ def submissions(root: Path, version: Format, limits: Limits) -> list[Program]:
             if not settings.get("language") and detect_language(list(files)) is None:
                 not_a_program(entry, root, "no program")
                 continue
-            expectation = _expected_results(files, root)
+            try:
+                expectation = _expected_results(files, root)
+            except PackageError as error:
+                rejected.append(error)
+                continue
             if expectation is None:
                 if version == "legacy":
                     verdict = LEGACY_FOLDERS.get(verdict_dir.name)
@@ -269,4 +284,4 @@ def submissions(root: Path, version: Format, limits: Limits) -> list[Program]:
         raise PackageError("problem.yaml", "missing-accepted", "the package gives no time "
                            "limit and submissions/accepted/ holds no submission to derive one "
                            f"from: add an accepted submission or give the time limit ({given})")
-    return programs
+    return programs, rejected

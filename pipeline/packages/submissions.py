@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pipeline.errors import UserError
+from pipeline.packages.errors import PackageError
 from pipeline.packages.expectations import (
     PROBE_TIME_S,
     Agreement,
@@ -412,6 +413,9 @@ class Expectations:
     limit: TimeLimit
     agreements: tuple[Agreement, ...]
     not_held: str | None = None    # why expectations were not held (None: they were)
+    # test cases the package holds but that were not judged (`Package.unjudged_cases`): the
+    # agreements are on the other cases only, and the summary says so
+    unjudged: tuple[PackageError, ...] = ()
 
     @property
     def disagreements(self) -> tuple[Agreement, ...]:
@@ -428,14 +432,18 @@ class Expectations:
         if self.not_held:
             return f"expectations not held: {self.not_held}"
         rows = [("submission", "expected", "got", "agree")]
+        partial = ", on the judged cases only" if self.unjudged else ""
         for a in self.agreements:
-            status = {"agree": "yes", "disagree": "NO"}.get(a.status, a.status)
+            status = {"agree": "yes" + partial, "disagree": "NO"}.get(a.status, a.status)
             if a.sensitive:
                 status += " (sensitive to time limit)"
             if a.with_extra_time:
                 status += " (with the safety margin's extra time)"
             rows.append((a.submission, a.expected, a.got, status))
         lines = [f"time limit {self.limit.time_s:g} s: {self.limit.how}"]
+        if self.unjudged:
+            lines.append(f"  not judged: {len(self.unjudged)} test case(s) the package holds: "
+                         + "; ".join(f"{e.file}: rule {e.rule}" for e in self.unjudged))
         lines += ["  " + line for line in aligned(rows)]
         for a in self.agreements:
             if a.status in ("disagree", "judge-error", "skipped"):
@@ -471,7 +479,7 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
         for name in names)
     # the validators held to data/invalid_* and valid_output, as a submission to its folder
     agreements += held_validators()
-    return Expectations(limit, agreements)
+    return Expectations(limit, agreements, unjudged=package.unjudged_cases)
 
 
 def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_s: float | None,

@@ -6,6 +6,11 @@ that leads outside the package (`data/secret/04.in -> /etc/passwd`, `submissions
 link to a folder it is inside (a loop), a named pipe, socket or device. Each of them is left
 out as a `PackageError` naming the file and the rule (`link-outside-package`, `broken-link`,
 `not-a-file`, `unreadable`); a link that stays inside the package is read as what it names.
+A package inside a contest folder (BAPCtools' layout: the package's parent, or an ancestor up
+to `CONTEST_LEVELS` above it, holds `contest.yaml` or `problems.yaml`) reaches as far as that
+folder, as `bt` reads it: its validators' `validation.h -> ../../../validator/validation.h`
+is the package's own file; a link out of the contest is left out. A link is only ever read
+from; the copy is written into a fresh folder (`boundary(root)` says how far a package reaches).
 
 A file or folder whose name is not UTF-8 (Linux allows any bytes; a table's text is UTF-8) is
 copied under its name with each such byte written as its escape: `data/secret/\\xff.in`
@@ -34,6 +39,20 @@ from pipeline.packages.errors import PackageError
 from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, printable
 
 CASE_SUFFIXES = (".in", ".ans")
+CONTEST_FILES = ("contest.yaml", "problems.yaml")
+CONTEST_LEVELS = 3  # the package's parent, its parent's parent and one more
+
+
+def boundary(root: Path) -> Path:
+    """How far the package at `root` reaches, resolved: the nearest contest folder holding it
+    (its parent or an ancestor up to `CONTEST_LEVELS` above, holding `contest.yaml` or
+    `problems.yaml` as a regular file, as BAPCtools finds its contest), else `root` itself."""
+    root = Path(root).resolve()
+    for folder in list(root.parents)[:CONTEST_LEVELS]:
+        if any((folder / name).is_file() and not (folder / name).is_symlink()
+               for name in CONTEST_FILES):
+            return folder
+    return root
 
 
 def _entries(folder: Path) -> list[os.DirEntry]:
@@ -96,12 +115,12 @@ def _inside(path: Path, root: Path) -> bool:
 
 def leads_outside(path: Path, root: Path) -> PackageError | None:
     """Why the file at `path` must not be read because it leads outside the package at
-    `root` (a symbolic link out of it), or None."""
+    `root` (a symbolic link out of it, or out of its contest: `boundary`), or None."""
     try:
         named = Path(path).resolve()
     except (OSError, RuntimeError):
         return None
-    if _inside(named, Path(root).resolve()):
+    if _inside(named, boundary(root)):
         return None
     rel = os.path.relpath(path, root)
     return PackageError(rel, "link-outside-package", f"{rel} leads outside the package (to "
@@ -112,6 +131,7 @@ def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
     """Copy the package at `source` to `target` (which must not exist), leaving out what the
     module docstring says; returns what was left out, in the order found."""
     root = Path(source).resolve()
+    reach = boundary(root)
     left_out: list[PackageError] = []
     escaped_clash: list[PackageError] = []  # not for `_partners`: their partners' names are
                                             # other files', which are kept
@@ -152,12 +172,14 @@ def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
                     leave_out(child, "broken-link", f"symbolic link to {text} names nothing "
                               "that exists (or loops)")
                     continue
-                if not _inside(named, root):
+                if not _inside(named, reach):
                     leave_out(child, "link-outside-package", f"symbolic link to {text} leads "
-                              "outside the package" + (f" (to {named})" if str(named) != text
-                                                       else "") + "; it is not read")
+                              "outside the " + ("package" if reach == root else
+                                                f"contest folder {reach}")
+                              + (f" (to {named})" if str(named) != text else "")
+                              + "; it is not read")
                     continue
-                if named.is_dir() and named in (*real_parents, root):
+                if named.is_dir() and (named in real_parents or _inside(root, named)):
                     leave_out(child, "broken-link", f"symbolic link to {text} names a folder "
                               "it is inside (a loop)")
                     continue

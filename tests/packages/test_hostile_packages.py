@@ -4,7 +4,8 @@
 - P1/P2: a YAML alias bomb ("billion laughs", 1 KB) in problem.yaml is refused at the line of
   the alias that goes over the budget, in little memory;
 - P5/P6: symbolic links out of a package (a test input to /etc/passwd, a submission to a
-  private file, a folder to /etc) are rejects, never read or copied; links inside are fine;
+  private file, a folder to /etc) are rejects, never read or copied; links inside are fine,
+  and so, in a contest folder (contest.yaml or problems.yaml), are links inside the contest;
 - P8/P9: paths in a Polygon problem.xml that leave the package (`../` in the input path
   pattern, an absolute `<source path>`) are refused naming problem.xml, the line and the rule.
 """
@@ -467,3 +468,86 @@ def test_second_pass_a_large_file_in_a_zipped_package_is_digested_in_pieces(tmp_
     assert stored(data, "big") == ["big.zip/data/sample/1.in", "big.zip/data/secret/01.in",
                                    "big.zip/data/secret/02.in"]
     assert peak_kb < 200 * 1024, f"peak {peak_kb / 1024:.0f} MB"
+
+
+# A contest's shared validator header, as BAPCtools contests keep it at the contest's root.
+CONTEST_HEADER = r"""#include <cstdio>
+// Checks one line of two integers in 1..1000; says what is wrong on stdout.
+inline bool valid_sum_input() {
+    long a, b; char end;
+    if (std::scanf("%ld %ld%c", &a, &b, &end) != 3 || end != '\n') {
+        std::puts("contest header: expected two integers and a newline");
+        return false;
+    }
+    if (a < 1 || b < 1 || a > 1000 || b > 1000) {
+        std::printf("contest header: %ld %ld out of 1..1000\n", a, b);
+        return false;
+    }
+    return true;
+}
+"""
+CONTEST_VALIDATOR = ('#include "validation.h"\n'
+                     "int main() { return valid_sum_input() ? 42 : 43; }\n")
+
+
+def contest_with_linked_header(tmp_path: Path, contest_file: str | None) -> Path:
+    """A contest folder (holding `contest_file` when given) with the header at
+    validator/validation.h and one problem `good` whose validator links to it the BAPCtools
+    way (input_validators/v/validation.h -> ../../../validator/validation.h); one of its
+    secret inputs is out of range. Returns the problem folder."""
+    contest = tmp_path / "contest"
+    write_tree(contest, {"validator/validation.h": CONTEST_HEADER})
+    if contest_file:
+        write_tree(contest, {contest_file: "name: A contest\n" if contest_file == "contest.yaml"
+                             else "- id: good\n  label: A\n"})
+    package = tiny_kattis(contest / "good", {
+        "input_validators/v/validate.cpp": CONTEST_VALIDATOR,
+        "data/secret/03.in": "0 5\n", "data/secret/03.ans": "5\n"})
+    os.symlink("../../../validator/validation.h",
+               package / "input_validators" / "v" / "validation.h")
+    return package
+
+
+@pytest.mark.parametrize("contest_file", ["contest.yaml", "problems.yaml"])
+def test_p5_a_link_that_stays_inside_the_contest_folder_is_the_packages_own_file(
+        tmp_path, contest_file):
+    package = contest_with_linked_header(tmp_path, contest_file)
+    data = tmp_path / "data"
+    done = pipeline(data, "ingest", str(package))
+    assert "Traceback" not in done.stderr, done.stderr
+    found = rejects(data)
+    assert "good/input_validators/v/validation.h" not in found, found
+    # The validator was built with the contest's header: its own message rejects 03.in.
+    rule, message = found["good/data/secret/03.in"]
+    assert rule == "validator" and "contest header: 0 5 out of 1..1000" in message, message
+    assert stored(data, "good") == GOOD_SOURCES
+    copied = data / "problems" / "good" / "package" / "input_validators" / "v" / "validation.h"
+    assert not copied.is_symlink() and copied.read_text() == CONTEST_HEADER
+    # The header itself is unchanged: a link is read, never written through.
+    assert (tmp_path / "contest" / "validator" / "validation.h").read_text() == CONTEST_HEADER
+
+
+def test_p5_without_a_contest_yaml_the_same_link_leads_outside_the_package(tmp_path):
+    package = contest_with_linked_header(tmp_path, None)
+    data = tmp_path / "data"
+    done = pipeline(data, "ingest", str(package))
+    assert "Traceback" not in done.stderr, done.stderr
+    rule, message = rejects(data)["good/input_validators/v/validation.h"]
+    assert rule == "link-outside-package" and "leads outside the package" in message
+
+
+def test_p5_a_link_out_of_the_contest_folder_stays_refused_and_unread(tmp_path):
+    package = contest_with_linked_header(tmp_path, "contest.yaml")
+    write_tree(tmp_path / "private", {"notes.txt": SECRET})
+    os.symlink(tmp_path / "private" / "notes.txt", package / "data" / "secret" / "04.in")
+    (package / "data" / "secret" / "04.ans").write_text("0\n")
+    os.symlink("../..", package / "data" / "secret" / "contest")  # the contest: a loop
+    data = tmp_path / "data"
+    done = pipeline(data, "ingest", str(package))
+    assert "Traceback" not in done.stderr, done.stderr
+    found = rejects(data)
+    rule, message = found["good/data/secret/04.in"]
+    assert rule == "link-outside-package", message
+    assert f"leads outside the contest folder {tmp_path / 'contest'}" in message
+    assert found["good/data/secret/contest"][0] == "broken-link"
+    assert nowhere_in(data, SECRET) == []

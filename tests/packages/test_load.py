@@ -160,11 +160,17 @@ def test_an_input_without_its_answer_is_named(copy_fixture, build_dir):
     assert "secret/02-triple" in str(error)
 
 
-def test_an_answer_without_its_input_is_named(copy_fixture, build_dir):
+def test_an_answer_without_its_input_is_that_case_alone_not_judged(copy_fixture, build_dir):
+    """`bt run` judges the cases it has; the answer without its input is a reject of its own
+    case, named as a case the package holds but that is not judged."""
     root = copy_fixture("circlearea")
     (root / "data/secret/04-orphan.ans").write_text("1\n")
-    error = _error(root, build_dir)
+    package = load_package(root, build_dir)
+    [error] = package.rejects
     assert (error.file, error.rule) == ("data/secret/04-orphan.ans", "missing-input")
+    assert package.unjudged_cases == (error,)
+    assert [c.name for c in package.cases] == ["sample/1", "secret/01-small", "secret/02-mid",
+                                               "secret/03-large"]
 
 
 def test_broken_yaml_names_the_line(copy_fixture, build_dir):
@@ -184,7 +190,6 @@ def test_broken_yaml_names_the_line(copy_fixture, build_dir):
     ("hypotenuse", "problem_format_version: 2031-01\nname: H\n", "problem_format_version", 1),
     ("hypotenuse", "problem_format_version: 2025-09\nname: H\nlimits:\n  time_multipliers:\n"
      "    ac_to_time_limit: 0.5\n", "limits.time_multipliers.ac_to_time_limit", 5),
-    ("circlearea", "name: C\nvalidation: default\n", "unused-output-validator", 2),
     ("circlearea", "name: C\nvalidation: custom sometimes\n", "validation", 2),
     ("circlearea", "name: C\ntype: ranked\n", "type", 2),
 ])
@@ -194,6 +199,21 @@ def test_bad_problem_yaml_names_the_rule_and_line(copy_fixture, build_dir, fixtu
     (root / "problem.yaml").write_text(text)
     error = _error(root, build_dir)
     assert (error.file, error.rule, error.line) == ("problem.yaml", rule, line)
+
+
+def test_a_validator_beside_validation_default_is_noted_and_the_default_judges(copy_fixture,
+                                                                               build_dir):
+    """problemtools reports `validation: default` with output_validators/ holding a validator
+    and judges with its default validator; so does the pipeline, in one note at the line."""
+    root = copy_fixture("circlearea")
+    (root / "problem.yaml").write_text("name: C\nlimits:\n  memory: 512\nvalidation: default\n")
+    package = load_package(root, build_dir)
+    assert package.output_validator is None and len(package.cases) == 4
+    [note] = [n for n in package.notes if "unused-output-validator" in n]
+    assert note.startswith("problem.yaml:4: rule unused-output-validator: validation is "
+                           "default, so output_validators/ is not used: the default output "
+                           "validator judges"), note
+    assert "validation: custom" not in note and "\n" not in note
 
 
 def test_a_bad_verdict_in_submissions_yaml_is_named(copy_fixture, build_dir):
