@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer._click.core import ParameterSource
 
-from pipeline.commands.common import fail, find_problem, report_runs, say
+from pipeline.commands.common import (fail, find_problem, make_data_dir, need_data,
+                                     report_runs, say)
 from pipeline.commands.helptext import Command, Group, examples
 from pipeline.commands.options import (ExecutorOption, ExternalOption, JobsOption, ProblemOption,
                                        SandboxOption, SchedulerOption, SeedOption, Settings,
@@ -62,16 +64,20 @@ def _options(
              "PIPELINE_DATA_DIR names another)")
     # Packages registered in the data folder are problems too.
     add_problem_dirs([*(problems_dir or []), data_dir / "problems"])
-    ctx.obj = Settings(data_dir=data_dir, problems_dirs=tuple(problems_dir or ()))
+    named = ctx.get_parameter_source("data_dir") not in (None, ParameterSource.DEFAULT)
+    ctx.obj = Settings(data_dir=data_dir, problems_dirs=tuple(problems_dir or ()),
+                       data_dir_named=named)
 
 
 @app.command("problems", cls=Command, epilog=examples("pipeline problems"))
-def problems_command() -> None:
+def problems_command(ctx: typer.Context) -> None:
     """List the problems (built-in, --problems-dir, and packages registered in the data
     folder) with their limits, stages, own programs and recipes."""
     from pipeline.problems import all_problems
     from pipeline.problems.listing import describe
 
+    if ctx.obj.data_dir_named:  # the default folder need not exist: its packages are extra
+        need_data(ctx.obj.data_dir)
     for problem in all_problems():
         say(describe(problem))
 
@@ -117,6 +123,9 @@ def generate_command(
     problem = find_problem(problem_id)
     target = out or default_out_dir(ctx.obj.data_dir, problem.id, recipe)
     try:
+        if out is None:
+            problem.recipe(recipe)  # an unknown recipe makes no data folder either
+            make_data_dir(ctx.obj.data_dir)
         manifest = generate(problem, recipe, count, seed, target, expected_from)
     except UnknownName as error:
         fail(str(error))
@@ -158,6 +167,7 @@ def ingest_command(
     for root in roots:
         if not root.exists():
             fail(f"{root} does not exist")
+    make_data_dir(ctx.obj.data_dir)
     from pipeline.programs.contained import hide
 
     hide(ctx.obj.data_dir)  # validators and generators never see the stored answers
@@ -406,6 +416,7 @@ def report_command(
     slowest cases, mismatches)."""
     from pipeline.report.html import write_report
 
+    need_data(ctx.obj.data_dir)
     try:
         path = write_report(ctx.obj.data_dir, run_ids, out)
     except (UnknownName, UserError) as error:
@@ -453,6 +464,7 @@ def doctor_command(
     from pipeline.tables.doctor import examine, fix as fix_folder, format_examination
 
     data_dir = ctx.obj.data_dir
+    need_data(data_dir)
     found = examine(data_dir)
     say(format_examination(found, data_dir))
     if found.healthy:

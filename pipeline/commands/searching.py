@@ -13,7 +13,7 @@ from typing import Callable, Optional, TypeVar
 
 import typer
 
-from pipeline.commands.common import fail, find_problem, say, settle
+from pipeline.commands.common import fail, find_problem, make_data_dir, say, settle
 from pipeline.commands.options import Settings, check_sandbox
 from pipeline.errors import UnknownName, UserError
 
@@ -62,6 +62,7 @@ def stress(settings: Settings, *, problem_id: str, solver: str, against: Optiona
 
     problem = find_problem(problem_id)
     check_sandbox(sandbox)
+    make_data_dir(settings.data_dir)
     summary = _searched(lambda: run_stress(settings.data_dir, StressRequest(
         problem=problem.id, solver=solver, against=against, recipes=tuple(recipe or ()),
         budget_s=parse_duration(budget), stop_after=stop_after, seed=seed, jobs=jobs,
@@ -90,6 +91,7 @@ def harden(settings: Settings, *, problem_id: str, solver: Optional[list[str]],
 
     check_sandbox(sandbox)
     problem = find_problem(problem_id)
+    make_data_dir(settings.data_dir)
     settle(settings.data_dir)
     try:
         request = StressRequest(
@@ -120,6 +122,7 @@ def hunt(settings: Settings, *, problem_id: str, solver: str, size: Optional[int
 
     problem = find_problem(problem_id)
     check_sandbox(sandbox)
+    make_data_dir(settings.data_dir)
     summary = _searched(lambda: run_hunt(settings.data_dir, HuntRequest(
         problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),
         seed=seed, jobs=jobs, repeats=repeats,

@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 import polars as pl
 
-from pipeline.errors import UserError
+from pipeline.errors import UserError, closest_name
 from pipeline.problems import Problem, cases_schema, get_problem
 from pipeline.problems.model import HeldSubmissions, JudgedLimit
 from pipeline.run.checker import check_answer
@@ -42,6 +42,7 @@ from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import ready
 from pipeline.run.startup import StartFailure, error_line, is_start_failure, start_failure
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
+from pipeline.tables.layout import no_data_folder
 from pipeline.tables.lock import data_lock, process_start, run_lock
 from pipeline.tables.results import (next_chunk, read_run_results, read_runs,
                                      write_results_chunk, write_run)
@@ -135,11 +136,19 @@ def load_cases(data_dir: Path, problem_id: str, group: str | None) -> pl.DataFra
     path = problem_file(data_dir, "cases", problem_id)
     frame = read_file(path, cases_schema(), RUN_COLUMNS)
     if group is not None:
-        groups = pl.col("groups").fill_null(pl.concat_list(pl.col("group")))
-        frame = frame.filter(groups.list.eval((pl.element() == group)
-                                              | pl.element().str.starts_with(group + "/"))
-                             .list.any())
+        frame = frame.filter(_in_group(group))
     return frame.sort(["size", "case_id"])
+
+
+def _groups() -> pl.Expr:
+    """Every group path of a case (`groups`; `group` alone in rows stored before it was)."""
+    return pl.col("groups").fill_null(pl.concat_list(pl.col("group")))
+
+
+def _in_group(group: str) -> pl.Expr:
+    """Whether a case is in `group` (or a group below it) under any of its paths."""
+    return _groups().list.eval((pl.element() == group)
+                               | pl.element().str.starts_with(group + "/")).list.any()
 
 
 def nothing_to_run(data_dir: Path, problem: Problem, group: str | None = None) -> str | None:
@@ -149,6 +158,30 @@ def nothing_to_run(data_dir: Path, problem: Problem, group: str | None = None) -
     if reason is None or load_cases(data_dir, problem.id, group).height:
         return None
     return reason
+
+
+def no_case_selected(data_dir: Path, problem: Problem, group: str | None = None) -> str | None:
+    """Why a run of `problem`'s stored cases (those of `group`) would select no case, or None.
+
+    A run of no case is refused rather than stored: it would become the latest run that
+    `slow`, `compare` and `report` read. The reason names the folder, or the groups the
+    stored cases are in with the one closest to a mistyped `group`."""
+    where = Path(data_dir).resolve()
+    if missing := no_data_folder(data_dir):
+        return missing
+    every = read_file(problem_file(data_dir, "cases", problem.id), cases_schema(),
+                      ["group", "groups"])
+    if every.is_empty():
+        return f"no stored cases of {problem.id} in {where}: `pipeline ingest` stores them"
+    if group is None or not every.filter(_in_group(group)).is_empty():
+        return None
+    paths = every.select(_groups()).to_series().explode().drop_nulls()
+    names = sorted({"/".join(parts[:end]) for path in paths
+                    for parts in [path.split("/")] for end in range(1, len(parts) + 1)})
+    close = closest_name(group, names)
+    return (f"no case of {problem.id} is in group {group!r}"
+            f"{f' (did you mean {close!r}?)' if close else ''}; its groups: "
+            f"{', '.join(names)}")
 
 
 def resumed_selection(problem: Problem, run_row: dict) -> Selection:
@@ -270,6 +303,10 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
     if request.resume and read_runs(data_dir).filter(pl.col("run_id") == request.resume) \
             .is_empty():
         raise UserError(f"no run {request.resume!r} to resume")
+    if not request.resume and not request.case_ids:
+        why = no_case_selected(data_dir, get_problem(request.problem), request.group)
+        if why:  # nothing is stored: an empty run would be the latest one reports read
+            raise UserError(why)
     run_id = request.resume or new_run_id()
     with run_lock(data_dir, run_id) as give_back_reserve, contained.settings_kept():
         return _run(data_dir, request, run_id, executor, progress, give_back_reserve)
