@@ -32,6 +32,7 @@ from pipeline.commands.options import (ExecutorOption, ExternalOption, JobsOptio
                                        complete_problem, within)
 from pipeline.commands.options import jobs as check_jobs
 from pipeline.errors import UnknownName, UserError
+from pipeline.verdicts import SLOWDOWN_MIN_MS, SLOWDOWN_RATIO
 
 app = typer.Typer(
     cls=Group,
@@ -344,11 +345,11 @@ def compare_command(
         help="Only this problem (default: every problem with two finished runs).")] = None,
     ratio: Annotated[float, typer.Option(
         "--ratio", metavar="X", callback=within(1),
-        help="A case is slower when NEW/BASE exceeds this ...")] = 1.5,
+        help="A case is slower when NEW/BASE exceeds this ...")] = SLOWDOWN_RATIO,
     min_diff_ms: Annotated[float, typer.Option(
         "--min-diff-ms", metavar="MS", callback=within(0), help="... and NEW - BASE exceeds "
         "this many ms (the measured noise floor of a process start on a shared 2-core "
-        "machine).")] = 20.0,
+        "machine).")] = SLOWDOWN_MIN_MS,
     solver: Annotated[Optional[str], typer.Option(
         "--solver", "-s", metavar="A", help="With --against: compare program A with program B "
         "on the cases of one run (the one run given, else the newest finished run of "

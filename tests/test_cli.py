@@ -413,6 +413,7 @@ def test_a_start_builds_only_the_command_it_invokes_past_the_root_options_and_th
 
 
 def test_the_help_and_a_mistyped_command_still_name_every_command_in_a_real_process(tmp_path):
+    (tmp_path / "data").mkdir()  # a named data folder that is missing is refused
     entry = [sys.executable, "-m", "pipeline", "--data-dir", str(tmp_path / "data")]
     shown = subprocess.run([*entry, "--help"], capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import UserError
+from pipeline.untrusted import excerpt
 from pipeline.programs.languages import SCRIPT, build_program, detect_language, run_argv
 from pipeline.packages.model import Package, Program
 from pipeline.programs.procs import describe_failure, run_limited
@@ -180,7 +181,7 @@ def run_generator(argv: tuple[str, ...], command: str) -> str:
         done = run_limited(list(argv), cwd=scratch / "run", stdout=output,
                            time_s=GENERATOR_TIME_S, memory_mb=GENERATOR_MEMORY_MB)
         if done.error or done.timed_out or done.exit_code != 0:
-            stderr = done.stderr.strip()[-300:] if done.stderr else ""
+            stderr = excerpt(done.stderr or "", 300)
             raise GeneratorError(f"`{command}` failed: {describe_failure(done, 'the generator')}"
                                  + (f": {stderr}" if stderr else ""))
         try:

@@ -30,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from pipeline.fsutil import file_sha256
+from pipeline.untrusted import excerpt
 from pipeline.packages.errors import PackageError
 from pipeline.programs.languages import build_program, detect_language, polygon_language, run_argv
 from pipeline.packages.model import (Expectation, Limits, Package, PolygonGroupScoring,
@@ -379,4 +380,4 @@ def _run_generator(cmd: str, generators: dict[str, Program], target: Path, build
     shutil.rmtree(target.parent / ".gen", ignore_errors=True)
     if done.exit_code != 0:
         raise PackageError(str(program.path.name), "generator-run", f"`{cmd}` failed for "
-                           f"{where}: {describe_failure(done, 'the generator')}: {done.stderr[:300]}")
+                           f"{where}: {describe_failure(done, 'the generator')}: {excerpt(done.stderr, 300)}")

@@ -43,6 +43,7 @@ from pipeline.run.solvers import ready
 from pipeline.run.startup import StartFailure, error_line, is_start_failure, start_failure
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
 from pipeline.tables.layout import no_data_folder
+from pipeline.untrusted import excerpt
 from pipeline.tables.lock import data_lock, process_start, run_lock
 from pipeline.tables.results import (next_chunk, read_run_results, read_runs,
                                      write_results_chunk, write_run)
@@ -65,6 +66,7 @@ class RunSummary:
     # solver -> (CPU ms, wall ms, case id) of its case with the most CPU time (wall time when
     # there is no CPU time: the CPU ms is then None)
     slowest: dict[str, tuple[float | None, float, str]] = field(default_factory=dict)
+    case_names: dict[str, str] = field(default_factory=dict)  # case id -> its stored source
     results_written: int = 0
     results_before: int = 0  # a resumed run: results stored before it (counted in `verdicts`)
     notes: list[str] = field(default_factory=list)  # one line each: how programs were run
@@ -127,7 +129,8 @@ def new_run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
 
 
-RUN_COLUMNS = ["case_id", "group", "groups", "input", "expected", "expected_source", "size"]
+RUN_COLUMNS = ["case_id", "source", "group", "groups", "input", "expected", "expected_source",
+               "size"]
 
 
 def load_cases(data_dir: Path, problem_id: str, group: str | None) -> pl.DataFrame:
@@ -363,6 +366,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         if request.case_ids:
             cases = cases.filter(pl.col("case_id").is_in(list(request.case_ids)))
         summary.cases = cases.height
+        summary.case_names = dict(zip(cases["case_id"], cases["source"]))
         if run_row is None:
             run_row = {"run_id": run_id, "started_at": now(), "finished_at": None,
                        "status": "running", "problem": problem.id,
@@ -592,10 +596,6 @@ def _verdict_note(summary: RunSummary) -> str:
     return " ".join(f"{k}:{v}" for k, v in sorted(total.items()))
 
 
-def _cut(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 def format_summary(summary: RunSummary) -> str:
     total = summary.results_before + summary.results_written
     part = (f" ({summary.results_written} now, {summary.results_before} stored before the "
@@ -607,12 +607,12 @@ def format_summary(summary: RunSummary) -> str:
         verdicts = " ".join(f"{k}={v}" for k, v in sorted(counts.items()))
         slow = summary.slowest.get(solver)
         slow_text = ""
-        if slow is not None and slow[0] is not None:
-            slow_text = f"; slowest {slow[0]:.1f} ms CPU ({slow[1]:.0f} ms wall, {slow[2][:12]})"
-        elif slow is not None:
-            slow_text = f"; slowest {slow[1]:.1f} ms wall ({slow[2][:12]})"
+        if slow is not None:  # the case named by its file (its id where none was stored)
+            name = summary.case_names.get(slow[2]) or slow[2][:12]
+            slow_text = (f"; slowest {slow[0]:.1f} ms CPU ({slow[1]:.0f} ms wall, {name})"
+                         if slow[0] is not None else f"; slowest {slow[1]:.1f} ms wall ({name})")
         errors = summary.errors.get(solver)
-        error_text = f"; error: {_cut(errors.most_common(1)[0][0])}" if errors else ""
+        error_text = f"; error: {excerpt(errors.most_common(1)[0][0], 160)}" if errors else ""
         lines.append(f"  {solver:<12} {verdicts}{slow_text}{error_text}")
     lines += [f"  {failure.text()}" for failure in summary.cannot_start]
     if summary.expectations is not None:
