@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from typer._click.core import ParameterSource
 
 from pipeline.commands.common import (fail, find_problem, make_data_dir, need_data,
                                      report_runs, say)
@@ -65,7 +64,8 @@ def _options(
              "PIPELINE_DATA_DIR names another)")
     # Packages registered in the data folder are problems too.
     add_problem_dirs([*(problems_dir or []), data_dir / "problems"])
-    named = ctx.get_parameter_source("data_dir") not in (None, ParameterSource.DEFAULT)
+    source = ctx.get_parameter_source("data_dir")  # given, or from the environment
+    named = source is not None and source.name != "DEFAULT"
     ctx.obj = Settings(data_dir=data_dir, problems_dirs=tuple(problems_dir or ()),
                        data_dir_named=named)
 
@@ -76,9 +76,12 @@ def problems_command(ctx: typer.Context) -> None:
     folder) with their limits, stages, own programs and recipes."""
     from pipeline.problems import all_problems
     from pipeline.problems.listing import describe
+    from pipeline.tables.layout import no_data_folder
 
-    if ctx.obj.data_dir_named:  # the default folder need not exist: its packages are extra
-        need_data(ctx.obj.data_dir)
+    if ctx.obj.data_dir_named:  # listing needs no data folder: a missing one named is noted
+        missing = no_data_folder(ctx.obj.data_dir)
+        if missing:
+            say(f"note: {missing}; no package registered in it is listed", err=True)
     for problem in all_problems():
         say(describe(problem))
 

@@ -64,8 +64,8 @@ def test_24_each_command_with_stdout_closed_does_its_work_then_says_the_output_w
         tmp_path):
     data = tmp_path / "data"
     raw = small_corpus(tmp_path)
-    assert_output_lost(pipeline(data, "ingest", str(raw), stdout=">&-"), "Bad file descriptor")
     assert_output_lost(pipeline(data, "problems", stdout=">&-"), "Bad file descriptor")
+    assert_output_lost(pipeline(data, "ingest", str(raw), stdout=">&-"), "Bad file descriptor")
     assert pl.read_parquet(data / "tables" / "cases" / "bipartitebattle.parquet").height == 6
     done = pipeline(data, "run", "--problem", "bipartitebattle", "--solver", "fast",
                     stdout=">&-")
