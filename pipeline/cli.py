@@ -23,7 +23,7 @@ from typing import Annotated
 
 import typer
 
-from pipeline.commands.common import fail, find_problem, report_runs, say
+from pipeline.commands.common import fail, find_problem, make_data_dir, need_data, report_runs, say
 from pipeline.commands.helptext import Command, Group, examples
 from pipeline.commands.options import (
     ExecutorOption,
@@ -39,6 +39,7 @@ from pipeline.commands.options import (
 )
 from pipeline.commands.options import jobs as check_jobs
 from pipeline.errors import UnknownName, UserError
+from pipeline.verdicts import SLOWDOWN_MIN_MS, SLOWDOWN_RATIO
 
 app = typer.Typer(
     cls=Group,
@@ -71,16 +72,24 @@ def _options(
              "PIPELINE_DATA_DIR names another)")
     # Packages registered in the data folder are problems too.
     add_problem_dirs([*(problems_dir or []), data_dir / "problems"])
-    ctx.obj = Settings(data_dir=data_dir, problems_dirs=tuple(problems_dir or ()))
+    source = ctx.get_parameter_source("data_dir")  # given, or from the environment
+    named = source is not None and source.name != "DEFAULT"
+    ctx.obj = Settings(data_dir=data_dir, problems_dirs=tuple(problems_dir or ()),
+                       data_dir_named=named)
 
 
 @app.command("problems", cls=Command, epilog=examples("pipeline problems"))
-def problems_command() -> None:
+def problems_command(ctx: typer.Context) -> None:
     """List the problems (built-in, --problems-dir, and packages registered in the data
     folder) with their limits, stages, own programs and recipes."""
     from pipeline.problems import all_problems
     from pipeline.problems.listing import describe
+    from pipeline.tables.layout import no_data_folder
 
+    if ctx.obj.data_dir_named:  # listing needs no data folder: a missing one named is noted
+        missing = no_data_folder(ctx.obj.data_dir)
+        if missing:
+            say(f"note: {missing}; no package registered in it is listed", err=True)
     for problem in all_problems():
         say(describe(problem))
 
@@ -126,6 +135,9 @@ def generate_command(
     problem = find_problem(problem_id)
     target = out or default_out_dir(ctx.obj.data_dir, problem.id, recipe)
     try:
+        if out is None:
+            problem.recipe(recipe)  # an unknown recipe makes no data folder either
+            make_data_dir(ctx.obj.data_dir)
         manifest = generate(problem, recipe, count, seed, target, expected_from)
     except UnknownName as error:
         fail(str(error))
@@ -166,6 +178,7 @@ def ingest_command(
     for root in roots:
         if not root.exists():
             fail(f"{root} does not exist")
+    make_data_dir(ctx.obj.data_dir)
     from pipeline.programs.contained import hide
 
     hide(ctx.obj.data_dir)  # validators and generators never see the stored answers
@@ -342,11 +355,11 @@ def compare_command(
         help="Only this problem (default: every problem with two finished runs).")] = None,
     ratio: Annotated[float, typer.Option(
         "--ratio", metavar="X", callback=within(1),
-        help="A case is slower when NEW/BASE exceeds this ...")] = 1.5,
+        help="A case is slower when NEW/BASE exceeds this ...")] = SLOWDOWN_RATIO,
     min_diff_ms: Annotated[float, typer.Option(
         "--min-diff-ms", metavar="MS", callback=within(0), help="... and NEW - BASE exceeds "
         "this many ms (the measured noise floor of a process start on a shared 2-core "
-        "machine).")] = 20.0,
+        "machine).")] = SLOWDOWN_MIN_MS,
     solver: Annotated[str | None, typer.Option(
         "--solver", "-s", metavar="A", help="With --against: compare program A with program B "
         "on the cases of one run (the one run given, else the newest finished run of "
@@ -414,6 +427,7 @@ def report_command(
     slowest cases, mismatches)."""
     from pipeline.report.html import write_report
 
+    need_data(ctx.obj.data_dir)
     try:
         path = write_report(ctx.obj.data_dir, run_ids, out)
     except (UnknownName, UserError) as error:
@@ -462,6 +476,7 @@ def doctor_command(
     from pipeline.tables.doctor import fix as fix_folder
 
     data_dir = ctx.obj.data_dir
+    need_data(data_dir)
     found = examine(data_dir)
     say(format_examination(found, data_dir))
     if found.healthy:

@@ -21,6 +21,7 @@ from typing import Any
 from pipeline.errors import UserError
 from pipeline.problems.model import ROLES, Checker, Role
 from pipeline.programs.program import Program
+from pipeline.verdicts import SLOWDOWN_MIN_MS, SLOWDOWN_RATIO
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DIR = REPO_ROOT / "configs"
@@ -218,8 +219,8 @@ def read_problem_settings(path: Path) -> ProblemSettings:
 @dataclass(frozen=True)
 class NightlySettings:
     seed: int = 1
-    slowdown_ratio: float = 1.5
-    slowdown_min_ms: float = 20.0
+    slowdown_ratio: float = SLOWDOWN_RATIO
+    slowdown_min_ms: float = SLOWDOWN_MIN_MS
     baseline: dict[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()   # empty: every registered problem with a nightly corpus
     corpus: dict[str, dict[str, int]] = field(default_factory=dict)  # replaces [nightly] counts
@@ -239,8 +240,9 @@ def read_nightly_settings(path: Path = CONFIG_DIR / "nightly.toml") -> NightlySe
         counts.done()
     corpus_table.done()
     settings = NightlySettings(
-        seed=top.get("seed", int, 1), slowdown_ratio=top.get("slowdown_ratio", float, 1.5),
-        slowdown_min_ms=top.get("slowdown_min_ms", float, 20.0), baseline=pins,
+        seed=top.get("seed", int, 1),
+        slowdown_ratio=top.get("slowdown_ratio", float, SLOWDOWN_RATIO),
+        slowdown_min_ms=top.get("slowdown_min_ms", float, SLOWDOWN_MIN_MS), baseline=pins,
         problems=top.strings("problems"), corpus=corpus, sandbox=top.get("sandbox", str, "auto"))
     if settings.sandbox not in ("auto", "on", "off"):
         raise top._fail("sandbox", f"must be auto, on or off, not {settings.sandbox!r}",

@@ -14,6 +14,8 @@ an internal error (exit 70). It is a `ValueError`, so code that catches bad valu
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class UserError(ValueError):
     """What the user asked for cannot be done as asked; the message says why, in one line."""
@@ -84,3 +86,13 @@ class PackageError(UserError):
 
 def _rebuild(file: str, rule: str, message: str, line: int | None) -> PackageError:
     return PackageError(file, rule, message, line=line)
+
+
+def closest_name(name: str, names: Iterable[str]) -> str | None:
+    """The one of `names` closest to the mistyped `name` (None when none is close): the
+    `did you mean` of an error naming what does not exist, found as the command line finds a
+    mistyped option's (`difflib.get_close_matches`)."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(names), n=1)
+    return close[0] if close else None

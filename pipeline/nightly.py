@@ -38,7 +38,7 @@ from pipeline.corpus.generate import MANIFEST_NAME, generate
 from pipeline.corpus.ingest import IngestSummary, default_roots, ingest
 from pipeline.problems import Problem, all_problems, get_problem
 from pipeline.run.executors import Executor
-from pipeline.run.runner import RunRequest, RunSummary, nothing_to_run, run
+from pipeline.run.runner import RunRequest, RunSummary, no_case_selected, nothing_to_run, run
 from pipeline.tables.results import read_run_results, read_runs, write_run
 from pipeline.tables.runs import finished_runs
 from pipeline.verdicts import FAILURES, names
@@ -222,6 +222,10 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
         idle = nothing_to_run(data_dir, problem)
         if idle:  # no run is made (and none fails)
             log(f"{problem_id}: nothing to run: {idle}")
+            continue
+        empty = no_case_selected(data_dir, problem)
+        if empty:  # no empty run is stored (it would be the baseline of the next night)
+            log(f"{problem_id}: not run: {empty}")
             continue
         baseline = previous_run(data_dir, problem_id, settings)
         result = run(data_dir, RunRequest(problem=problem_id, jobs=jobs,

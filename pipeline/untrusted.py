@@ -38,6 +38,99 @@ _HIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _LINE_BREAKS = "\n\t"
 
 
+# What a message keeps of what a program said on stderr: about this many characters, its
+# first line(s) and its last lines with `SKIPPED` between (`excerpt`).
+MESSAGE_CHARS = 500
+SKIPPED = " ... "
+
+# A line saying why a program died, kept wherever it falls: a failed assert() (glibc's
+# `prog: a.c:3: main: Assertion `n > 0' failed.`, musl's `Assertion failed: n > 0 (a.c: ...)`),
+# an uncaught C++ exception and its what(), a Rust panic, an uncaught Java exception.
+_FATAL = re.compile(r"Assertion .*failed|Assertion failed|terminate called|^\s*what\(\):|"
+                    r"panicked at|Exception in thread")
+_TRACEBACK = "Traceback (most recent call last):"
+_FRAME = re.compile(r'^\s*File ".*", line \d+')  # a Python traceback's frame line
+
+
+def fatal_line(text: str) -> str | None:
+    """The line of a program's stderr `text` that says why it died, or None: after a Python
+    traceback (its header, or a frame where an excerpt left the header out), its last line
+    (the exception); else the last assertion, abort or panic line."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) > 1 and not lines[-1][:1].isspace() and any(
+            line.endswith(_TRACEBACK) or _FRAME.match(line) for line in lines[:-1]):
+        return lines[-1].strip()
+    lines = [line.strip() for line in lines]
+    return next((line for line in reversed(lines) if _FATAL.search(line)), None)
+
+
+def _ends(line: str, limit: int) -> str:
+    """One line cut to about `limit` characters: its start and its end, `SKIPPED` between."""
+    if len(line) <= limit:
+        return line
+    half = max(1, (limit - len(SKIPPED)) // 2)
+    return line[:half] + SKIPPED + line[-half:]
+
+
+def excerpt(text: str, limit: int = MESSAGE_CHARS) -> str:
+    """What a program said (its stderr), shortened for a message to about `limit` characters:
+    1. its first line(s), up to a third of `limit`;
+    2. its last lines, in what is left;
+    3. between them `SKIPPED`, and the line saying why it died (`fatal_line`: a Python
+       traceback's exception, an assertion's line) wherever it falls, never left out.
+    A single line too long keeps its start and its end."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    lines = text.splitlines()
+    if len(lines) == 1:
+        return _ends(text, limit)
+    fatal = fatal_line(text)
+    head: list[str] = []
+    room = limit // 3
+    for line in lines[:-1]:
+        if head and len(line) + 1 > room:
+            break
+        head.append(_ends(line, room))
+        room -= len(head[-1]) + 1
+    rest = lines[len(head):]
+    fatal_kept = fatal if fatal and fatal not in (line.strip() for line in head) else None
+    room = limit - sum(len(line) + 1 for line in head) - (len(fatal_kept) + len(SKIPPED)
+                                                          if fatal_kept else 0)
+    tail: list[str] = []
+    for line in reversed(rest):
+        if tail and len(line) + 1 > room:
+            break
+        tail.insert(0, _ends(line, max(room, 40)))
+        room -= len(tail[0]) + 1
+    if fatal_kept and any(line.strip() == fatal_kept for line in tail):
+        fatal_kept = None
+    middle = [] if len(head) + len(tail) == len(lines) else [SKIPPED.strip()]
+    if fatal_kept:
+        middle = [SKIPPED.strip(), _ends(fatal_kept, limit // 2), SKIPPED.strip()]
+    return "\n".join([*head, *middle, *tail])
+
+
+def read_ends(path: Path, limit: int) -> str:
+    """The text of a file a program wrote (its stderr, say): all of it when it holds at most
+    2 * `limit` bytes, else its first and its last `limit` bytes with `SKIPPED` between, for
+    `excerpt` to shorten (the start says what went wrong first, the end why it stopped);
+    '' when there is no file. Read as `read_regular` reads (never through a link)."""
+    try:
+        descriptor = open_regular(path)
+    except FileNotFoundError:
+        return ""
+    with os.fdopen(descriptor, "rb") as handle:
+        size = os.fstat(descriptor).st_size
+        if size <= 2 * limit:
+            data = handle.read()
+        else:
+            first = handle.read(limit)
+            handle.seek(size - limit)
+            data = first + f"\n{SKIPPED.strip()}\n".encode() + handle.read(limit)
+    return data.decode("utf-8", "replace")
+
+
 def _escape(found: re.Match) -> str:
     code = ord(found.group())
     if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as surrogateescape holds it

@@ -290,14 +290,7 @@ def test_install_completion_writes_the_script_where_bash_reads_it(tmp_path):
     assert str(script) in (tmp_path / ".bashrc").read_text()
 
 
-def test_query_on_a_missing_or_empty_data_folder_names_it_on_stderr(tmp_path):
-    missing = tmp_path / "nowhere"
-    done = subprocess.run([str(PIPELINE), "--data-dir", str(missing), "query",
-                           "SELECT count(*) AS n FROM cases", "--format", "csv"],
-                          capture_output=True, text=True, cwd=tmp_path)
-    assert done.returncode == 0 and done.stdout == "n\n0\n"         # answers 0, and says why
-    assert done.stderr.strip() == (f"note: the data folder {missing} does not exist "
-                                   "(--data-dir DIR or PIPELINE_DATA_DIR names another)")
+def test_query_on_an_empty_data_folder_names_it_on_stderr(tmp_path):
     (tmp_path / "data").mkdir()
     relative = subprocess.run([str(PIPELINE), "query", "SELECT * FROM runs"],
                               capture_output=True, text=True, cwd=tmp_path,
@@ -312,25 +305,91 @@ def test_query_on_a_missing_or_empty_data_folder_names_it_on_stderr(tmp_path):
     assert empty.exit_code == 0 and "note:" not in empty.output
 
 
-@pytest.mark.parametrize("command", [["slow"], ["mismatches"], ["compare"], ["report"]])
-def test_report_commands_name_the_absolute_data_folder_when_it_has_no_runs(tmp_path, command):
+READING = [["slow"], ["mismatches"], ["compare"], ["report"], ["strength"], ["doctor"],
+           ["query", "SELECT count(*) FROM runs"], ["run", "--problem", "arc087e"]]
+
+
+@pytest.mark.parametrize("command", READING, ids=lambda command: command[0])
+def test_a_command_reading_a_missing_data_folder_says_so_and_makes_none(tmp_path, command):
+    """A command started in a folder with no `data` (the default), or given a --data-dir that
+    does not exist, exits 2 naming the folder and how one is made; it makes no folder."""
     done = subprocess.run([str(PIPELINE), *command], capture_output=True, text=True,
-                          cwd=tmp_path, env={**os.environ, "PIPELINE_DATA_DIR": "data"})
-    where = str(tmp_path / "data")
-    assert where in done.stdout + done.stderr, (done.stdout, done.stderr)
-    assert "Traceback" not in done.stderr
-    if command[0] in ("slow", "mismatches"):
-        assert done.returncode == 0 and f"no finished runs in {where}" in done.stdout
-    else:
-        assert done.returncode == 2
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr == (f"error: no data folder at {tmp_path / 'data'}: `pipeline ingest` "
+                           "makes one (--data-dir DIR or PIPELINE_DATA_DIR names another)\n")
+    missing = tmp_path / "nowhere"
+    named = subprocess.run([str(PIPELINE), "--data-dir", str(missing), *command],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert named.returncode == 2 and f"no data folder at {missing}:" in named.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
-def test_run_with_no_stored_cases_names_the_data_folder(tmp_path):
+def test_problems_lists_without_a_data_folder_and_notes_a_missing_one_named(tmp_path):
+    """Listing the problems needs no data folder (it is the README's first step): a missing
+    one named with --data-dir is noted, since its registered packages cannot be listed, and
+    none is made."""
+    listed = subprocess.run([str(PIPELINE), "problems"], capture_output=True, text=True,
+                            cwd=tmp_path)
+    assert listed.returncode == 0 and "arc087e" in listed.stdout and listed.stderr == ""
+    named = subprocess.run([str(PIPELINE), "--data-dir", "nowhere", "problems"],
+                           capture_output=True, text=True, cwd=tmp_path)
+    assert named.returncode == 0 and "arc087e" in named.stdout
+    assert named.stderr == (f"note: no data folder at {tmp_path / 'nowhere'}: `pipeline "
+                            "ingest` makes one (--data-dir DIR or PIPELINE_DATA_DIR names "
+                            "another); no package registered in it is listed\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ingest_makes_a_missing_data_folder_and_says_where(tmp_path):
+    data = tmp_path / "deep" / "data"
+    done = subprocess.run([str(PIPELINE), "--data-dir", str(data), "ingest",
+                           str(get_problem("arc087e").samples), "--problem", "arc087e"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[0] == f"note: made the data folder {data}"
+    again = subprocess.run([str(PIPELINE), "--data-dir", str(data), "ingest",
+                            str(get_problem("arc087e").samples), "--problem", "arc087e"],
+                           capture_output=True, text=True, cwd=tmp_path)
+    assert again.returncode == 0 and "made the data folder" not in again.stderr
+
+
+def _runs(data: Path) -> int:
+    folder = data / "tables" / "runs"
+    return len(list(folder.glob("*.parquet"))) if folder.is_dir() else 0
+
+
+def test_a_run_of_a_group_with_no_case_is_refused_naming_the_groups(tmp_path):
+    """`--group sample` where the group is `samples`: exit 2 with a did-you-mean and the groups
+    there are, before anything is stored (no run row: `slow` and `compare` would read it)."""
     data = tmp_path / "data"
+    invoke("--data-dir", str(data), "ingest")  # every problem's samples, in group samples
+    done = subprocess.run([str(PIPELINE), "--data-dir", str(data), "run", "--problem",
+                           "arc087e", "--solver", "fast", "--group", "sample", "--jobs", "1"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr == ("error: no case of arc087e is in group 'sample' (did you mean "
+                           "'samples'?); its groups: samples\n")
+    assert done.stdout == "" and _runs(data) == 0
+    far = subprocess.run([str(PIPELINE), "--data-dir", str(data), "run", "--problem",
+                          "arc087e", "--solver", "fast", "--group", "zzz", "--jobs", "1"],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert far.returncode == 2 and "did you mean" not in far.stderr
+    assert "its groups: samples" in far.stderr and _runs(data) == 0
+    right = invoke("--data-dir", str(data), "run", "--problem", "arc087e", "--solver", "fast",
+                   "--group", "samples", "--jobs", "1")
+    assert right.exit_code == 0 and _runs(data) == 1
+
+
+def test_run_with_no_stored_cases_names_the_data_folder_and_stores_no_run(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
     result = invoke("--data-dir", str(data), "run", "--problem", "arc087e", "--solver", "fast",
                     "--jobs", "1")
-    assert result.exit_code == 0
-    assert f"note: no stored cases of arc087e in {data.resolve()}" in result.output
+    assert result.exit_code == 2
+    assert (f"no stored cases of arc087e in {data.resolve()}: `pipeline ingest` stores them"
+            in result.output)
+    assert _runs(data) == 0
 
 
 # -- the application a start builds: the invoked command's options only --------------------------

@@ -95,6 +95,7 @@ def test_24_28_a_query_streamed_to_a_lost_stdout_says_so_as_every_command_does(t
     the stream (to the closed descriptor's stand-in, silently; to a full device, in its own
     words)."""
     data = tmp_path / "data"
+    data.mkdir()  # (a missing one is refused)
     for stdout, reason in ((">&-", "Bad file descriptor"), (">/dev/full", "No space left")):
         for fmt in ("csv", "json"):
             done = pipeline(data, "query", "SELECT 42 AS n", "--format", fmt, stdout=stdout)
@@ -106,6 +107,7 @@ def test_24_a_command_that_prints_nothing_with_stdout_closed_loses_nothing_and_e
     """As coreutils: output is lost only when there was some (`query --out FILE` prints
     nothing); the file is written whole."""
     data, out = tmp_path / "data", tmp_path / "answer.csv"
+    data.mkdir()
     done = pipeline(data, "query", "SELECT 41 + 1 AS n", "--format", "csv", "--out", str(out),
                     stdout=">&-")
     assert (done.returncode, out.read_text()) == (0, "n\n42\n"), done.stderr
@@ -118,7 +120,7 @@ def test_24_a_reader_that_closed_the_pipe_gets_no_message_and_the_status_of_sigp
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before anything is written
     try:
-        done = subprocess.run([PIPELINE, "--data-dir", str(tmp_path / "data"), "problems"],
+        done = subprocess.run([PIPELINE, "--data-dir", str(tmp_path), "problems"],
                               stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=600)
     finally:
         os.close(write_end)

@@ -60,15 +60,32 @@ def start_executor(kind: str, scheduler: str | None, jobs: int | None, problem=N
         fail("interrupted while starting the executor", code=130)
 
 
+def need_data(data_dir: Path) -> None:
+    """A command that reads the data folder refuses one that does not exist (a usage error,
+    exit 2) and never makes it: an empty folder made in the wrong place would hold nothing to
+    read, and the next command there would read that nothing."""
+    from pipeline.tables.layout import no_data_folder
+
+    missing = no_data_folder(data_dir)
+    if missing:
+        fail(missing)
+
+
+def make_data_dir(data_dir: Path) -> None:
+    """A command that stores what it makes (`ingest`, `generate`, `stress`, ...) makes a
+    missing data folder, saying where in one line (on stderr, beside its own output)."""
+    where = Path(data_dir).resolve()
+    if not where.is_dir():
+        where.mkdir(parents=True, exist_ok=True)
+        say(f"note: made the data folder {where}", err=True)
+
+
 def empty_data_note(data_dir: Path) -> str | None:
     """What to tell a user whose data folder holds no tables (None when it holds some)."""
     from pipeline.tables.files import table_files
     from pipeline.tables.schemas import TABLES
 
     where = Path(data_dir).resolve()
-    if not where.is_dir():
-        return (f"the data folder {where} does not exist (--data-dir DIR or "
-                "PIPELINE_DATA_DIR names another)")
     if not any(table_files(data_dir, table) for table in TABLES):
         return (f"the data folder {where} holds no tables yet (pipeline ingest and pipeline "
                 "run fill them; --data-dir DIR names another folder)")
@@ -80,6 +97,7 @@ def report_runs(data_dir: Path, run_ids: list[str] | None,
     """The runs a report command looks at; says so when there are none."""
     from pipeline.tables.runs import resolve_runs
 
+    need_data(data_dir)
     settle(data_dir)
     if problem_id:
         find_problem(problem_id)

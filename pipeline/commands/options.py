@@ -22,6 +22,7 @@ from pipeline.errors import UserError
 class Settings:
     data_dir: Path
     problems_dirs: tuple[Path, ...] = ()  # as given with --problems-dir
+    data_dir_named: bool = False  # by --data-dir or PIPELINE_DATA_DIR (not the default)
 
 
 def complete_problem(incomplete: str) -> list[str]:

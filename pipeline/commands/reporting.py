@@ -8,7 +8,15 @@ from pathlib import Path
 
 import typer
 
-from pipeline.commands.common import empty_data_note, fail, find_problem, report_runs, say, settle
+from pipeline.commands.common import (
+    empty_data_note,
+    fail,
+    find_problem,
+    need_data,
+    report_runs,
+    say,
+    settle,
+)
 from pipeline.commands.options import Settings
 from pipeline.errors import UnknownName, UserError
 from pipeline.untrusted import shown
@@ -23,6 +31,7 @@ def query(settings: Settings, *, sql: str, fmt: str, out: Path | None) -> None:
 
     if fmt not in FORMATS:
         fail(f"unknown format {fmt!r}: use {', '.join(FORMATS)}")
+    need_data(settings.data_dir)
     note = empty_data_note(settings.data_dir)
     if note:  # any answer from no tables at all (a count of 0, no rows) is from nothing
         say(f"note: {note}", err=True)
@@ -48,6 +57,7 @@ def compare(settings: Settings, *, base: str | None, new: str | None,
     from pipeline.report.compare import compare_runs, format_comparison, pairs_to_compare
 
     data_dir = settings.data_dir
+    need_data(data_dir)
     if problem_id:
         find_problem(problem_id)
     if solver or against:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from pipeline.commands.common import fail, find_problem, say, settle, start_executor
+from pipeline.commands.common import fail, find_problem, make_data_dir, say, settle, start_executor
 from pipeline.commands.options import Settings
 from pipeline.commands.options import jobs as check_jobs
 from pipeline.errors import UnknownName, UserError
@@ -69,13 +69,16 @@ def run(settings: Settings, *, problem_id: str, solver: list[str] | None,
         problem.start_holding(selection.submissions)
     try:
         settle(settings.data_dir)
-        from pipeline.run.runner import format_summary, nothing_to_run
+        from pipeline.run.runner import format_summary, no_case_selected, nothing_to_run
         from pipeline.run.runner import run as run_request
 
         reason = None if resume else nothing_to_run(settings.data_dir, problem, group)
         if reason:  # nothing failed: no run is made, as bt run skips such a package
             say(f"{problem.id}: nothing to run: {reason}")
             return
+        why = None if resume else no_case_selected(settings.data_dir, problem, group)
+        if why:  # a usage error: nothing is stored
+            fail(why)
         summary = run_request(settings.data_dir, request, executor=executor,
                               progress=progress_bar("run"))
     except (BuildError, ExecutorError, UserError) as error:
@@ -85,10 +88,6 @@ def run(settings: Settings, *, problem_id: str, solver: list[str] | None,
     say(format_summary(summary))
     if summary.status == "interrupted":
         say(f"to finish it: {resume_command(settings, problem.id, summary.run_id)}")
-    if summary.cases == 0:
-        say(f"note: no stored cases of {problem.id}"
-            f"{' in group ' + group if group else ''} in "
-            f"{Path(settings.data_dir).resolve()}: pipeline ingest stores them", err=True)
     if summary.status != "finished":
         raise typer.Exit(130 if summary.status == "interrupted" else 1)
     if summary.cannot_start:  # no verdict of the program: it never ran
@@ -133,6 +132,7 @@ def nightly(settings: Settings, *, config: Path | None, jobs: int | None,
         fail("--scheduler is for --executor dask")
     if local:
         check_jobs(jobs)
+    make_data_dir(settings.data_dir)
     executor = None if local else start_executor(executor_kind, scheduler, jobs)
     try:
         outcome = run_nightly(settings.data_dir, config or DEFAULT_CONFIG, jobs,

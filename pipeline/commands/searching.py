@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import typer
 
-from pipeline.commands.common import fail, find_problem, say, settle
+from pipeline.commands.common import fail, find_problem, make_data_dir, say, settle
 from pipeline.commands.options import Settings, check_sandbox
 from pipeline.errors import UnknownName, UserError
 
@@ -64,6 +64,7 @@ def stress(settings: Settings, *, problem_id: str, solver: str, against: str | N
 
     problem = find_problem(problem_id)
     check_sandbox(sandbox)
+    make_data_dir(settings.data_dir)
     summary = _searched(lambda: run_stress(settings.data_dir, StressRequest(
         problem=problem.id, solver=solver, against=against, recipes=tuple(recipe or ()),
         budget_s=parse_duration(budget), stop_after=stop_after, seed=seed, jobs=jobs,
@@ -93,6 +94,7 @@ def harden(settings: Settings, *, problem_id: str, solver: list[str] | None,
 
     check_sandbox(sandbox)
     problem = find_problem(problem_id)
+    make_data_dir(settings.data_dir)
     settle(settings.data_dir)
     try:
         request = StressRequest(
@@ -124,6 +126,7 @@ def hunt(settings: Settings, *, problem_id: str, solver: str, size: int | None, 
 
     problem = find_problem(problem_id)
     check_sandbox(sandbox)
+    make_data_dir(settings.data_dir)
     summary = _searched(lambda: run_hunt(settings.data_dir, HuntRequest(
         problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),
         seed=seed, jobs=jobs, repeats=repeats,

@@ -43,6 +43,7 @@ from pipeline.packages.model import Package, Program
 from pipeline.problems.model import Case, Recipe
 from pipeline.programs.languages import SCRIPT, build_program, detect_language, run_argv
 from pipeline.programs.procs import describe_failure, run_limited
+from pipeline.untrusted import excerpt
 
 SEED = "{seed}"
 SEED_RANGE = (1, 2**31)        # the numbers `{seed}` is filled in with
@@ -182,7 +183,7 @@ def run_generator(argv: tuple[str, ...], command: str) -> str:
         done = run_limited(list(argv), cwd=scratch / "run", stdout=output,
                            time_s=GENERATOR_TIME_S, memory_mb=GENERATOR_MEMORY_MB)
         if done.error or done.timed_out or done.exit_code != 0:
-            stderr = done.stderr.strip()[-300:] if done.stderr else ""
+            stderr = excerpt(done.stderr or "", 300)
             raise GeneratorError(f"`{command}` failed: {describe_failure(done, 'the generator')}"
                                  + (f": {stderr}" if stderr else ""))
         try:

@@ -63,7 +63,7 @@ from pathlib import Path
 from pipeline.programs import contained
 from pipeline.programs.external import submission_hidden
 from pipeline.programs.procs import ProcessResult, environment, result_of
-from pipeline.untrusted import make_folder, open_created, read_regular
+from pipeline.untrusted import make_folder, open_created, read_ends
 
 MIB = 1024 * 1024
 GRACE_S = 0.25  # the submission's time to end once the validator has exited
@@ -82,8 +82,7 @@ class Exchange:
 
 
 def _tail(path: Path) -> str:
-    data = read_regular(path, 4000, last=True) or b""
-    return data.decode("utf-8", "replace")
+    return read_ends(path, 2000)
 
 
 def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workdir: Path,

@@ -42,7 +42,7 @@ from pipeline.programs.external import run_external
 from pipeline.programs.jobs import Job, SolverSpec
 from pipeline.programs.languages import Build, build_program, run_argv
 from pipeline.programs.parallel import on_cores
-from pipeline.untrusted import LeftBehind, copy_regular, kind_of
+from pipeline.untrusted import LeftBehind, copy_regular, excerpt, kind_of
 from pipeline.verdicts import Verdict
 
 MIB = 1024 * 1024
@@ -420,7 +420,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
                      else f"killed after {limits.wall_s:g} s", timed_out=True, **common)
     if sub.exit_code != 0:
         reason = f"signal {sub.signal}" if sub.signal else f"exit code {sub.exit_code}"
-        return _Pass(Verdict.RE, None, f"{reason}: {sub.stderr.strip()[-500:]}", timed_out=False,
+        return _Pass(Verdict.RE, None, f"{reason}: {excerpt(sub.stderr)}", timed_out=False,
                      **common)
     if polygon and check.verdict == Verdict.AC and package.checker is not None:
         if builds.checker is None:

@@ -46,6 +46,7 @@ from pipeline.packages.model import (
 from pipeline.packages.yamlfile import MAX_YAML_BYTES
 from pipeline.programs.languages import build_program, detect_language, polygon_language, run_argv
 from pipeline.programs.procs import describe_failure, run_limited
+from pipeline.untrusted import excerpt
 from pipeline.verdicts import Verdict
 
 _REJECTED = frozenset({Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE})
@@ -397,4 +398,4 @@ def _run_generator(cmd: str, generators: dict[str, Program], target: Path, build
     if done.exit_code != 0:
         raise PackageError(str(source.name), "generator-run", f"`{cmd}` failed for "
                            f"{where}: {describe_failure(done, 'the generator')}: "
-                           f"{done.stderr[:300]}")
+                           f"{excerpt(done.stderr, 300)}")

@@ -38,7 +38,7 @@ from typing import Any, Literal
 from pipeline.errors import UserError
 from pipeline.programs.languages import Build, run_argv
 from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
-from pipeline.untrusted import LeftBehind, kind_of, read_regular
+from pipeline.untrusted import LeftBehind, excerpt, kind_of, read_regular
 
 CheckVerdict = Literal["AC", "WA", "JE"]
 WHITESPACE = frozenset(b" \t\n\v\f\r")
@@ -255,7 +255,7 @@ def _read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> Che
     if process.exit_code not in (42, 43) or process.error:  # error: it filled its folders
         detail = message or process.output
         return CheckResult("JE", f"{describe_failure(process, what)} (42 or 43 expected)"
-                           + (f": {detail[:MESSAGE_KEEP]}" if detail else ""))
+                           + (f": {excerpt(detail, MESSAGE_KEEP)}" if detail else ""))
     score_path, multiplier_path = feedback_dir / "score.txt", feedback_dir / "score_multiplier.txt"
     score_exists = kind_of(score_path) is not None
     multiplier_exists = kind_of(multiplier_path) is not None

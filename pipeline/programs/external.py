@@ -49,8 +49,9 @@ from pipeline.programs import contained
 from pipeline.programs.contained import ChildTracker, Limits, Measured  # noqa: F401 (the worker's)
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.programs.processes import become_subreaper
+from pipeline.untrusted import excerpt, read_ends
 
-STDERR_KEEP = 2000
+STDERR_KEEP = 2000  # bytes read of each end of a program's stderr (`read_ends`)
 _ALLOCATION_FAILURE = ("bad_alloc", "MemoryError", "Cannot allocate memory", "out of memory")
 MB = 1024 * 1024
 
@@ -286,7 +287,7 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
     assert measured.rss_kb is not None
     code = os.waitstatus_to_exitcode(measured.status)
     cpu_ms, rss_kb = measured.cpu_ms, measured.rss_kb
-    stderr = (private / "stderr").read_bytes()[-STDERR_KEEP:].decode("utf-8", "replace")
+    stderr = read_ends(private / "stderr", STDERR_KEEP)
     out_size = (private / "stdout").stat().st_size
     common: dict[str, Any] = dict(wall_ms=measured.wall_ms, cpu_ms=cpu_ms, peak_rss_kb=rss_kb,
                                   exit_code=code)
@@ -312,8 +313,8 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
         near_limit = memory is not None and own_peak and rss_kb * 1024 >= 0.9 * memory
         if memory is not None and (near_limit or any(s in stderr for s in _ALLOCATION_FAILURE)):
             return Outcome(job.key, "mle", error=f"memory limit {spec.memory_mb} MB: "
-                           f"{stderr.strip()[-200:]}", **common)
+                           f"{excerpt(stderr, 200)}", **common)
         reason = _signal_reason(-code, spec) if code < 0 else f"exit code {code}"
-        return Outcome(job.key, "re", error=f"{reason}: {stderr.strip()[-500:]}", **common)
+        return Outcome(job.key, "re", error=f"{reason}: {excerpt(stderr)}", **common)
     answer = (private / "stdout").read_bytes().decode("utf-8", "replace")
     return Outcome(job.key, "ok", answer=answer, **common)

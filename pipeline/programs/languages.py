@@ -80,6 +80,7 @@ from pipeline.untrusted import (
     WRITTEN,
     LeftBehind,
     chmod_regular,
+    excerpt,
     kind_of,
     read_regular,
     write_regular,
@@ -714,5 +715,5 @@ def build_here(program: Program, cache_dir: Path | None = None, *, memory_mb: in
     if not build.ok:  # the message: how the compiler ended, then what it said
         how, _, said = build.message.strip().partition("\n")
         raise BuildError(f"building {program.name} failed ({how})"
-                         + (f":\n{said.strip()[-2000:]}" if said.strip() else ""))
+                         + (f":\n{excerpt(said, 2000)}" if said.strip() else ""))
     return run_argv(build, memory_mb or DEFAULT_JVM_MEMORY_MB)

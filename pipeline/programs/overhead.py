@@ -48,6 +48,7 @@ from pipeline.programs import external
 from pipeline.programs.jobs import Job, SolverSpec
 from pipeline.programs.launcher import launcher_path, sandbox_template
 from pipeline.programs.processes import NextChildNamespace
+from pipeline.untrusted import excerpt
 
 SUM = "#include <cstdio>\nint main(){long a,b;if(scanf(\"%ld %ld\",&a,&b)!=2)return 1;" \
       "printf(\"%ld\\n\",a+b);}\n"
@@ -87,7 +88,8 @@ def _spawn(argv: list[str], case: Path, fds: tuple[int, ...] = (), as_init: bool
         os.wait4(process.pid, 0)
         process.returncode = 0
     if (case / "stdout").read_text() != "3\n":
-        raise RuntimeError(f"{argv[0]} did not answer: {(case / 'stderr').read_text()[-300:]}")
+        raise RuntimeError(f"{argv[0]} did not answer: "
+                           f"{excerpt((case / 'stderr').read_text(), 300)}")
     shutil.rmtree(case)
 
 
@@ -108,7 +110,8 @@ def _bare(program: str, case: Path) -> None:
         for fd in (stdin, stdout, stderr):
             os.close(fd)
     if (case / "stdout").read_text() != "3\n":
-        raise RuntimeError(f"{program} did not answer: {(case / 'stderr').read_text()[-300:]}")
+        raise RuntimeError(f"{program} did not answer: "
+                           f"{excerpt((case / 'stderr').read_text(), 300)}")
     shutil.rmtree(case)
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.programs import contained
+from pipeline.untrusted import read_ends
 
 KEEP_TEXT = 4000
 MIB = 1024 * 1024
@@ -123,10 +124,7 @@ def result_of(measured: contained.Measured, argv, stdout: str, stderr: str) -> P
 
 
 def _tail(path: Path) -> str:
-    data = path.read_bytes()
-    if len(data) > KEEP_TEXT:
-        data = data[:KEEP_TEXT // 2] + b"\n[...]\n" + data[-KEEP_TEXT // 2:]
-    return data.decode("utf-8", "replace")
+    return read_ends(path, KEEP_TEXT // 2)
 
 
 def describe_failure(result: ProcessResult, what: str) -> str:

@@ -53,10 +53,14 @@ from pipeline.tables.runs import (
     run_rows,
     start_key,
 )
-from pipeline.verdicts import TIMED, display_rank, is_failure, names
-
-RATIO_THRESHOLD = 1.5
-MIN_DIFF_MS = 5.0
+from pipeline.verdicts import (
+    SLOWDOWN_MIN_MS,
+    SLOWDOWN_RATIO,
+    TIMED,
+    display_rank,
+    is_failure,
+    names,
+)
 
 
 class SlowdownRule(TypedDict, total=False):
@@ -194,8 +198,8 @@ def _host(row: dict | None, results: pl.DataFrame) -> str | None:
 
 
 def compare_runs(data_dir: Path, base_run: str, new_run: str,
-                 ratio_threshold: float = RATIO_THRESHOLD,
-                 min_diff_ms: float = MIN_DIFF_MS, timing: str = "median") -> Comparison:
+                 ratio_threshold: float = SLOWDOWN_RATIO,
+                 min_diff_ms: float = SLOWDOWN_MIN_MS, timing: str = "median") -> Comparison:
     """Compare run `new_run` against `base_run` (both of the same problem).
 
     `timing` folds the repeats of a case: "median", or "min" (the least-disturbed run, for a
@@ -572,8 +576,8 @@ class SideBySide:
 
 
 def compare_solvers(data_dir: Path, run_id: str, solver: str, against: str,
-                    ratio_threshold: float = RATIO_THRESHOLD,
-                    min_diff_ms: float = MIN_DIFF_MS) -> SideBySide:
+                    ratio_threshold: float = SLOWDOWN_RATIO,
+                    min_diff_ms: float = SLOWDOWN_MIN_MS) -> SideBySide:
     """Compare `solver` (A) with `against` (B) on the cases of run `run_id`. Raises
     `UnknownName` for a run, or a solver the run has no results of."""
     resolve_runs(data_dir, [run_id])

@@ -16,7 +16,6 @@ where the parser stopped), then the query with a caret under what was typed ther
 
 from __future__ import annotations
 
-import difflib
 import re
 import sys
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from typing import IO, Literal, cast
 
 import polars as pl
 
-from pipeline.errors import UserError
+from pipeline.errors import UserError, closest_name
 from pipeline.fsutil import atomic_write, utf8_path
 from pipeline.problems import cases_schema
 from pipeline.tables.files import scan
@@ -136,8 +135,8 @@ def query_error(sql: str, error: Exception) -> QueryError:
     offset = len(sql) - len(sql.lstrip())  # positions below are in `typed`
     if match := re.search(r"relation '([^']+)' was not found", first):
         name = match.group(1)
-        close = difflib.get_close_matches(name, TABLES, n=1)
-        hint = f"did you mean {close[0]}? " if close else ""
+        close = closest_name(name, TABLES)
+        hint = f"did you mean {close}? " if close else ""
         return QueryError(f"no table {name!r} ({hint}the tables: {', '.join(TABLES)})",
                           *_locate(typed, name))
     if match := (re.search(r'unable to find column "([^"]+)"', first)
@@ -145,8 +144,8 @@ def query_error(sql: str, error: Exception) -> QueryError:
         name = match.group(1)
         valid = re.findall(r'"([^"]+)"', first.split("valid columns:", 1)[1]) \
             if "valid columns:" in first else []
-        close = difflib.get_close_matches(name, valid, n=1)
-        hint = (f" (did you mean {close[0]}?)" if close else
+        close = closest_name(name, valid)
+        hint = (f" (did you mean {close}?)" if close else
                 f" (a string is written in single quotes: '{name}')" if valid else "")
         return QueryError(f"no column {name!r}{hint}", *_locate(typed, name))
     if match := re.search(r"unsupported function '([^']+)'", first):

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.errors import UserError
+from pipeline.errors import UserError, closest_name
 from pipeline.problems import Problem, cases_schema, get_problem
 from pipeline.problems.identity import answer_id
 from pipeline.problems.model import HeldSubmissions, JudgedLimit
@@ -52,6 +52,7 @@ from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import ready
 from pipeline.run.startup import StartFailure, error_line, is_start_failure, start_failure
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
+from pipeline.tables.layout import no_data_folder
 from pipeline.tables.lock import data_lock, process_start, run_lock
 from pipeline.tables.results import (
     next_chunk,
@@ -62,6 +63,7 @@ from pipeline.tables.results import (
     write_run,
     write_run_cases,
 )
+from pipeline.untrusted import excerpt
 from pipeline.verdicts import Verdict, stops_fail_fast
 
 __all__ = ["RunRequest", "RunSummary", "run", "format_summary", "nothing_to_run"]
@@ -81,6 +83,7 @@ class RunSummary:
     # solver -> (CPU ms, wall ms, case id) of its case with the most CPU time (wall time when
     # there is no CPU time: the CPU ms is then None)
     slowest: dict[str, tuple[float | None, float, str]] = field(default_factory=dict)
+    case_names: dict[str, str] = field(default_factory=dict)  # case id -> its stored source
     results_written: int = 0
     results_before: int = 0  # a resumed run: results stored before it (counted in `verdicts`)
     notes: list[str] = field(default_factory=list)  # one line each: how programs were run
@@ -143,7 +146,8 @@ def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
 
 
-RUN_COLUMNS = ["case_id", "group", "groups", "input", "expected", "expected_source", "size"]
+RUN_COLUMNS = ["case_id", "source", "group", "groups", "input", "expected", "expected_source",
+               "size"]
 
 
 def load_cases(data_dir: Path, problem_id: str, group: str | None) -> pl.DataFrame:
@@ -152,11 +156,19 @@ def load_cases(data_dir: Path, problem_id: str, group: str | None) -> pl.DataFra
     path = problem_file(data_dir, "cases", problem_id)
     frame = read_file(path, cases_schema(), RUN_COLUMNS)
     if group is not None:
-        groups = pl.col("groups").fill_null(pl.concat_list(pl.col("group")))
-        frame = frame.filter(groups.list.eval((pl.element() == group)
-                                              | pl.element().str.starts_with(group + "/"))
-                             .list.any())
+        frame = frame.filter(_in_group(group))
     return frame.sort(["size", "case_id"])
+
+
+def _groups() -> pl.Expr:
+    """Every group path of a case (`groups`; `group` alone in rows stored before it was)."""
+    return pl.col("groups").fill_null(pl.concat_list(pl.col("group")))
+
+
+def _in_group(group: str) -> pl.Expr:
+    """Whether a case is in `group` (or a group below it) under any of its paths."""
+    return _groups().list.eval((pl.element() == group)
+                               | pl.element().str.starts_with(group + "/")).list.any()
 
 
 def nothing_to_run(data_dir: Path, problem: Problem, group: str | None = None) -> str | None:
@@ -192,6 +204,28 @@ def the_run_cases(stored: pl.DataFrame, recorded: pl.DataFrame, run_id: str,
                         "resuming would judge others. Start a new run (pipeline run "
                         f"--problem {problem_id})")
     return found.sort("_order").drop("_order", "_now", "answer_id")
+def no_case_selected(data_dir: Path, problem: Problem, group: str | None = None) -> str | None:
+    """Why a run of `problem`'s stored cases (those of `group`) would select no case, or None.
+
+    A run of no case is refused rather than stored: it would become the latest run that
+    `slow`, `compare` and `report` read. The reason names the folder, or the groups the
+    stored cases are in with the one closest to a mistyped `group`."""
+    where = Path(data_dir).resolve()
+    if missing := no_data_folder(data_dir):
+        return missing
+    every = read_file(problem_file(data_dir, "cases", problem.id), cases_schema(),
+                      ["group", "groups"])
+    if every.is_empty():
+        return f"no stored cases of {problem.id} in {where}: `pipeline ingest` stores them"
+    if group is None or not every.filter(_in_group(group)).is_empty():
+        return None
+    paths = every.select(_groups()).to_series().explode().drop_nulls()
+    names = sorted({"/".join(parts[:end]) for path in paths
+                    for parts in [path.split("/")] for end in range(1, len(parts) + 1)})
+    close = closest_name(group, names)
+    return (f"no case of {problem.id} is in group {group!r}"
+            f"{f' (did you mean {close!r}?)' if close else ''}; its groups: "
+            f"{', '.join(names)}")
 
 
 def resumed_selection(problem: Problem, run_row: dict) -> Selection:
@@ -313,6 +347,10 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
     if request.resume and read_runs(data_dir).filter(pl.col("run_id") == request.resume) \
             .is_empty():
         raise UserError(f"no run {request.resume!r} to resume")
+    if not request.resume and not request.case_ids:
+        why = no_case_selected(data_dir, get_problem(request.problem), request.group)
+        if why:  # nothing is stored: an empty run would be the latest one reports read
+            raise UserError(why)
     run_id = request.resume or new_run_id()
     with run_lock(data_dir, run_id) as give_back_reserve, contained.settings_kept():
         return _run(data_dir, request, run_id, executor, progress, give_back_reserve)
@@ -379,6 +417,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             if request.case_ids:
                 cases = cases.filter(pl.col("case_id").is_in(list(request.case_ids)))
         summary.cases = cases.height
+        summary.case_names = dict(zip(cases["case_id"], cases["source"]))
         if run_row is None:
             run_row = {"run_id": run_id, "started_at": now(), "finished_at": None,
                        "status": "running", "problem": problem.id,
@@ -613,10 +652,6 @@ def _verdict_note(summary: RunSummary) -> str:
     return " ".join(f"{k}:{v}" for k, v in sorted(total.items()))
 
 
-def _cut(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 def format_summary(summary: RunSummary) -> str:
     total = summary.results_before + summary.results_written
     part = (f" ({summary.results_written} now, {summary.results_before} stored before the "
@@ -628,12 +663,12 @@ def format_summary(summary: RunSummary) -> str:
         verdicts = " ".join(f"{k}={v}" for k, v in sorted(counts.items()))
         slow = summary.slowest.get(solver)
         slow_text = ""
-        if slow is not None and slow[0] is not None:
-            slow_text = f"; slowest {slow[0]:.1f} ms CPU ({slow[1]:.0f} ms wall, {slow[2][:12]})"
-        elif slow is not None:
-            slow_text = f"; slowest {slow[1]:.1f} ms wall ({slow[2][:12]})"
+        if slow is not None:  # the case named by its file (its id where none was stored)
+            name = summary.case_names.get(slow[2]) or slow[2][:12]
+            slow_text = (f"; slowest {slow[0]:.1f} ms CPU ({slow[1]:.0f} ms wall, {name})"
+                         if slow[0] is not None else f"; slowest {slow[1]:.1f} ms wall ({name})")
         errors = summary.errors.get(solver)
-        error_text = f"; error: {_cut(errors.most_common(1)[0][0])}" if errors else ""
+        error_text = f"; error: {excerpt(errors.most_common(1)[0][0], 160)}" if errors else ""
         lines.append(f"  {solver:<12} {verdicts}{slow_text}{error_text}")
     lines += [f"  {failure.text()}" for failure in summary.cannot_start]
     if summary.expectations is not None:

@@ -16,8 +16,11 @@ non-zero. `stress` and `hunt` refuse to keep such a failure as a finding.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
+
+from pipeline.untrusted import fatal_line
 
 # What an interpreter or a loader says when the program never started (the first error line).
 START_MESSAGES = (
@@ -38,15 +41,26 @@ NOT_EXECUTABLE = 126
 TRACEBACK = "Traceback (most recent call last):"
 
 
+# How an outcome's error starts: why the program ended, then what it said (`external`).
+_REASON = re.compile(r"^(?:exit code -?\d+|signal \d+(?: \(\w+\))?|memory limit \d+ MB): ")
+
+
 def error_line(error: str | None) -> str:
-    """The first non-empty line of an outcome's error ('' when it has none); of a Python
-    traceback, the line that names the exception (its last) in place of `Traceback ...`."""
+    """The first non-empty line of an outcome's error ('' when it has none); where a later line
+    says why the program died (`fatal_line`: a Python traceback's exception, a failed
+    assertion), why it ended (`exit code 1: `) and that line, in place of the first."""
     lines = [line.strip() for line in (error or "").splitlines() if line.strip()]
     if not lines:
         return ""
-    if lines[0].endswith(TRACEBACK) and len(lines) > 1:
-        return lines[0][:-len(TRACEBACK)] + lines[-1]
-    return lines[0]
+    fatal = fatal_line(error or "")
+    if fatal is None or fatal == lines[0]:
+        return lines[0]
+    reason = _REASON.match(lines[0])
+    if reason:
+        return reason.group(0) + fatal
+    if lines[0].endswith(TRACEBACK):
+        return lines[0][:-len(TRACEBACK)] + fatal
+    return fatal
 
 
 def is_start_failure(verdict: str, exit_code: int | None, error: str | None) -> bool:

@@ -44,6 +44,16 @@ def problem_file(data_dir: Path, table: str, problem_id: str) -> Path:
     return table_dir(data_dir, table) / f"{problem_id}.parquet"
 
 
+def no_data_folder(data_dir: Path) -> str | None:
+    """What to tell a user whose data folder does not exist (None when it does): a command
+    that reads it never makes it (it would hold nothing to read), and says how one is made."""
+    where = Path(data_dir).resolve()
+    if where.is_dir():
+        return None
+    return (f"no data folder at {where}: `pipeline ingest` makes one (--data-dir DIR or "
+            "PIPELINE_DATA_DIR names another)")
+
+
 def registered_dir(data_dir: Path) -> Path:
     """Where a data folder keeps the problem packages registered in it (`DATA/problems/`)."""
     return Path(data_dir) / "problems"
