@@ -51,8 +51,8 @@
  *       working directory that is one of them is written through (no tmpfs of its own).
  *       Each -K PATH is a folder kept within that cap: the program writes a copy of it on the
  *       case's tmpfs (what PATH held is copied in first), and once every process of the case
- *       is dead PATH is made to hold what that copy holds (regular files and folders; links
- *       and the like are dropped), so a folder whose content outlives the program (a
+ *       is dead PATH is made to hold what that copy holds (regular files, folders, and links
+ *       and named pipes made again as what they are, never opened), so a folder whose content outlives the program (a
  *       generator's, a feedback folder) is capped like its working folder and /tmp.
  *       The program keeps the caller's uid with every capability dropped (see below).
  *   -T  build a sandbox template and hold it: new mount and network namespaces (the network
@@ -287,7 +287,9 @@ static int is_empty_folder(const char *path) {
  * a new IPC namespace, and mount what is the case's own: one capped tmpfs holding its working
  * folder and /tmp, the -b and -B paths, and /proc (of this PID namespace). The tmpfs is built
  * on STAGE (the /proc mount point), which the case's /proc then covers. */
-/* -K: copying a folder's content, which is a program's: no link is followed or made. */
+/* -K: copying a folder's content, which is a program's: no link is followed. A link or a
+ * named pipe the program left is made again as what it is (never opened), so the pipeline,
+ * which opens nothing there through a link, names it to the user as what the program left. */
 static int copy_file(int from_dir, int to_dir, const char *name, mode_t mode) {
     int in = openat(from_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     int out = in < 0 ? -1 : openat(to_dir, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
@@ -330,6 +332,14 @@ static int copy_tree(int from_dir, int to_dir) { /* what `from_dir` holds, into 
             failed |= from < 0 || to < 0 || copy_tree(from, to) != 0;
             if (from >= 0) close(from);
             if (to >= 0) close(to);
+        } else if (S_ISLNK(st.st_mode)) {
+            char target[PATH_MAX];
+            ssize_t length = readlinkat(from_dir, name, target, sizeof target - 1);
+            if (length < 0) { failed = 1; continue; }
+            target[length] = '\0';
+            failed |= symlinkat(target, to_dir, name) != 0;
+        } else if (S_ISFIFO(st.st_mode)) {
+            failed |= mkfifoat(to_dir, name, st.st_mode & 0777) != 0;
         }
     }
     closedir(dir);
