@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
 from pipeline.corpus.packagecases import mark_package_sources, replace_package_cases
-from pipeline.corpus.validate import Checked, Flaw, Item, validate_all
+from pipeline.corpus.validate import Checked, Flaw, Item, Pools, validate_all
 from pipeline.corpus.walk import (
     Fault,
     FoundPackage,
@@ -869,25 +869,27 @@ def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, Fou
     reader = SourceReader()
     spills: dict[str, _Spill] = {}
     try:
-        for problem_id, items in work.items():
-            problem = get_problem(problem_id)
-            part = summary.problems[problem_id]
-            stored = stored_digests(data_dir, problem_id)
-            seen: set[str] = set()
-            bad: dict[str, Flaw] = {}
-            spill = spills[problem_id] = _Spill(spill_dir / f"{problem_id}.parquet")
-            try:
-                for chunk in _chunks(items):
-                    records = _read_problem(problem, chunk, part, reader, limit_bytes, when,
-                                            progress, done, total)
-                    checked = validate_all({problem_id: _pending(records, stored, seen)}, jobs,
-                                           meanwhile=lambda: import_module(
-                                               "pipeline.tables.files"))
-                    spill.write(_apply_checks(problem, records, checked[problem_id], part,
-                                              when, bad))
-                    del records, checked
-            finally:
-                spill.close()
+        with Pools() as pools:  # one pool of validating workers for every chunk
+            for problem_id, items in work.items():
+                problem = get_problem(problem_id)
+                part = summary.problems[problem_id]
+                stored = stored_digests(data_dir, problem_id)
+                seen: set[str] = set()
+                bad: dict[str, Flaw] = {}
+                spill = spills[problem_id] = _Spill(spill_dir / f"{problem_id}.parquet")
+                try:
+                    for chunk in _chunks(items):
+                        records = _read_problem(problem, chunk, part, reader, limit_bytes, when,
+                                                progress, done, total)
+                        checked = validate_all(
+                            {problem_id: _pending(records, stored, seen)}, jobs,
+                            meanwhile=lambda: import_module("pipeline.tables.files"),
+                            pools=pools)
+                        spill.write(_apply_checks(problem, records, checked[problem_id], part,
+                                                  when, bad))
+                        del records, checked
+                finally:
+                    spill.close()
     finally:
         reader.close()
     return spills

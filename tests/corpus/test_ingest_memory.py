@@ -193,3 +193,29 @@ def test_what_one_chunk_finds_holds_for_the_next_as_for_the_same(tmp_path, monke
     summary = ingesting.ingest(data, [tmp_path / "more"]).problems["arc087e"]
     assert (summary.added, summary.unchanged) == (0, 2)
     assert (data / "tables" / "cases" / "arc087e.parquet").read_bytes() == before
+
+
+def test_one_pool_of_workers_validates_every_chunk(tmp_path):
+    """110 MB of 1 MB inputs are validated 32 MB at a time by the same two workers, not by a
+    pool started for each chunk (which, once the ingest had loaded Polars, were spawned fresh
+    interpreters each importing the pipeline again)."""
+    from pipeline.corpus.ingest import CHUNK_BYTES
+    from pipeline.programs.processes import children_of
+
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    problem = raw / "insq15g"
+    problem.mkdir(parents=True)
+    for file_name, text in _inputs(120):
+        (problem / file_name).write_text(text)
+    assert 120 * len(_inputs(1)[0][1]) > 3 * CHUNK_BYTES  # (four chunks)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "--data-dir", str(data), "ingest", str(raw),
+         "--jobs", "2"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    workers: set[int] = set()
+    while process.poll() is None:
+        workers.update(children_of(process.pid))
+    out, err = process.communicate(timeout=600)
+    assert process.returncode == 0, out + err
+    assert 1 <= len(workers) <= 2, workers
+    stored = pl.read_parquet(data / "tables" / "cases" / "insq15g.parquet", columns=["source"])
+    assert stored.height == 120
