@@ -659,12 +659,13 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
             rows[row["case_id"]] = row
     merged = _Merged(rows)
     records = _SpillRecords(spill)
-    if package_labels is not None and spill is not None:
-        the_spill = spill
-        package = replace_package_cases(
-            rows, records, package_labels, lambda row, record: problem.compare(
-                _expected_of(row, path, the_spill), the_spill.expected(record.number) or "")
-            is not None)
+    if package_labels is not None:  # (a package left with no case has no spill)
+        def differs(row: dict, record: _Aside) -> bool:
+            assert spill is not None  # a record to compare with was put aside
+            return problem.compare(_expected_of(row, path, spill),
+                                   spill.expected(record.number) or "") is not None
+
+        package = replace_package_cases(rows, records, package_labels, differs)
         merged.touched.update(dict.fromkeys(package.touched - package.removed))
         merged.removed = package.removed
         for case_id, record in package.answers.items():
@@ -876,7 +877,7 @@ def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, Fou
                 stored = stored_digests(data_dir, problem_id)
                 seen: set[str] = set()
                 bad: dict[str, Flaw] = {}
-                spill = spills[problem_id] = _Spill(spill_dir / f"{problem_id}.parquet")
+                spill = spills[problem_id] = _Spill(spill_dir / f"{problem_id}.records")
                 try:
                     for chunk in _chunks(items):
                         records = _read_problem(problem, chunk, part, reader, limit_bytes, when,

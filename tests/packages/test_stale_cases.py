@@ -245,3 +245,16 @@ def test_what_a_package_replaces_a_file_at_a_time_it_replaces_as_in_one(tmp_path
         row = by_input[text]
         assert row["sources"] == row["package_sources"] == [row["source"]]
         assert row["source"].endswith(f"data/secret/{name}")
+
+
+def test_a_package_left_with_no_test_data_leaves_no_case_of_its_own(tmp_path):
+    """Every test removed from the package (it registers with a note, nothing to run): the
+    cases it gave are removed with it, in the same ingest."""
+    package, data = tiny_kattis(tmp_path / "tiny", FOUR), tmp_path / "data"
+    ingested(data, package)
+    for path in (package / "data").rglob("*.*"):
+        path.unlink()
+    out = ingested(data, package)
+    assert "5 removed (no longer in its package)" in out
+    cases = pl.read_parquet(data / "tables" / "cases" / "tiny.parquet")
+    assert cases.height == 0
