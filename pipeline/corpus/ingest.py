@@ -19,10 +19,13 @@ file, line, column and rule: a broken input or expected output, a file over the 
 a name that is not UTF-8, a corrupt or suspicious archive. Rejects of a source are replaced
 whenever that source is looked at again, so the table describes the latest look at each file.
 
-Reading and validating happen without a lock; the merge happens under the data folder's lock
-(`pipeline.tables.lock`), re-reading the stored table first, so two ingests at once end with
-the union of both. Each file is written atomically: a kill at any moment leaves the old or the
-new content.
+Reading and validating happen without a lock, a chunk of about `CHUNK_BYTES` at a time, what
+passed put aside in a file of the data folder (`_Spill`); the merge happens under the data
+folder's lock (`pipeline.tables.lock`), re-reading the stored table first, so two ingests at
+once end with the union of both. Stored answers are compared by digest, and the table is read
+and rewritten a row group at a time, so an ingest's memory does not grow with the corpus or
+the table. Each file is written atomically: a kill at any moment leaves the old or the new
+content.
 
 A problem package's validators are then held to its invalid data (`data/invalid_*`,
 `valid_output`), as `bt generate` validates it, and what they make of it is cached in the build
@@ -33,10 +36,15 @@ package; a check that fails is one too, and no failure of the ingest.
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 import json
+import pickle
 import posixpath
+import shutil
+import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path, PurePosixPath
@@ -45,7 +53,7 @@ from typing import TYPE_CHECKING
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
 from pipeline.corpus.packagecases import mark_package_sources, replace_package_cases
-from pipeline.corpus.validate import Checked, Item, validate_all
+from pipeline.corpus.validate import Checked, Flaw, Item, Pools, validate_all
 from pipeline.corpus.walk import (
     Fault,
     FoundPackage,
@@ -72,6 +80,10 @@ if TYPE_CHECKING:  # Polars is imported where tables are read or written: the re
     import polars as pl  # validating before that need none of it (see `validate_all`)
 
 DEFAULT_MAX_FILE_MB = 256
+# Inputs are read, validated and put aside about this many bytes at a time, and tables are read
+# and written a row group at a time, so an ingest's memory does not grow with the corpus.
+CHUNK_BYTES = 32 << 20
+SPILL_GROUP_BYTES = 8 << 20   # a row group of the records put aside (`_Spill`)
 MESSAGE_CHARS = 400
 
 
@@ -240,27 +252,51 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
     return records
 
 
-def _pending(records: list[Record], stored: dict[str, str | None]) -> list[Item]:
-    """What to validate: each input not stored yet (each distinct one once), and every
-    expected output that is new for its case."""
-    first: dict[str, int] = {}
+def _chunks(items: list[tuple[Namespace, FoundCase]]) -> Iterator[list[tuple[Namespace,
+                                                                             FoundCase]]]:
+    """`items` in runs whose files hold about `CHUNK_BYTES` (by the sizes the walk saw; one
+    file larger than that is a run of its own)."""
+    chunk: list[tuple[Namespace, FoundCase]] = []
+    size = 0
+    for namespace, found in items:
+        files = (found.input,) + ((found.expected,) if found.expected else ())
+        bytes_ = sum(namespace.files[name].size for name in files)
+        if chunk and size + bytes_ > CHUNK_BYTES:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append((namespace, found))
+        size += bytes_
+    if chunk:
+        yield chunk
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def _pending(records: list[Record], stored: dict[str, bytes | None],
+             seen: set[str]) -> list[Item]:
+    """What to validate: each input not stored yet (each distinct one once, in this chunk or
+    an earlier one: `seen`), and every expected output that is new for its case (`stored`:
+    the digest of each stored case's expected output)."""
     pending: list[Item] = []
     for index, record in enumerate(records):
-        is_new = record.case_id not in stored and record.case_id not in first
-        new_expected = record.expected is not None and record.expected != stored.get(
+        is_new = record.case_id not in stored and record.case_id not in seen
+        new_expected = record.expected is not None and _digest(record.expected) != stored.get(
             record.case_id)
         if is_new or new_expected:
             pending.append(Item(index, record.text, record.expected if new_expected else None,
                                 record.group))
         if is_new:
-            first[record.case_id] = index
+            seen.add(record.case_id)
     return pending
 
 
 def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Checked],
-                  summary: ProblemSummary, when) -> list[Record]:
-    """The records that passed; each failure becomes a reject (and so does the same input
-    under its other names)."""
+                  summary: ProblemSummary, when, bad: dict[str, Flaw]) -> list[Record]:
+    """The records that passed; each failure becomes a reject, and so does the same input
+    under its other names (`bad`: the inputs found broken so far, by case id, which a later
+    chunk's copies of them are rejected by too)."""
     for index, record in enumerate(records):
         result = checked.get(index)
         if result is None:
@@ -272,16 +308,124 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
                                            result.error.column, result.error.rule,
                                            result.error.message, when))
             if result.error.part == "input":
-                for other in records:  # the same input under other names is just as bad
-                    if other.case_id == record.case_id and other is not record:
-                        summary.rejects.append(_reject(
-                            problem.id, other.source, result.error.line, result.error.column,
-                            result.error.rule, result.error.message, when))
-                        other.case_id = ""
+                bad[record.case_id] = result.error
             record.case_id = ""
             continue
         record.size, record.size_values = result.size, result.size_values
+    for record in records:  # the same input under other names is just as bad
+        flaw = bad.get(record.case_id) if record.case_id else None
+        if flaw is not None:
+            summary.rejects.append(_reject(problem.id, record.source, flaw.line, flaw.column,
+                                           flaw.rule, flaw.message, when))
+            record.case_id = ""
     return [r for r in records if r.case_id]
+
+
+# -- putting aside ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Aside:
+    """A record put aside, as the merge sees it: where it was found, its case, and its expected
+    output as a digest (None: it has none); the output itself stays in the `_Spill`, at row
+    `number`."""
+
+    number: int
+    source: str
+    group: str
+    case_id: str
+    digest: bytes | None
+    expected_label: str | None
+    produced_by: str | None
+
+
+class _Spill:
+    """The records of one problem that passed, put aside in a file of the data folder's (in
+    groups of about `SPILL_GROUP_BYTES`) until they are merged under the lock, so that an
+    ingest holds one chunk of inputs in memory, not the corpus. Rows are numbered in order.
+    Each group is three plain pickles: its rows without inputs or expected outputs, their
+    inputs, their expected outputs (the merge reads the first alone, as often as it needs).
+    Plain pickles: no library with threads of its own is loaded before the validating workers
+    are forked."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.rows = path, 0
+        self.starts: list[int] = []    # the first row number of each group
+        self.offsets: list[int] = []   # where each group starts in the file
+        self._file = open(path, "wb")
+        self._expected: tuple[int, list[str | None]] | None = None  # the last group read
+
+    def write(self, records: list[Record]) -> None:
+        """Put `records` aside, in groups of about `SPILL_GROUP_BYTES`."""
+        start, size = 0, 0
+        for index, record in enumerate(records):
+            size += len(record.text) + len(record.expected or "")
+            if size >= SPILL_GROUP_BYTES or index == len(records) - 1:
+                self._write_group(records[start:index + 1])
+                start, size = index + 1, 0
+
+    def _write_group(self, records: list[Record]) -> None:
+        rows = [{"source": r.source, "group": r.group, "case_id": r.case_id,
+                 "input_bytes": r.input_bytes,
+                 "digest": None if r.expected is None else _digest(r.expected),
+                 "expected_label": r.expected_label, "produced_by": r.produced_by,
+                 "size": r.size, "size_values": r.size_values} for r in records]
+        self.starts.append(self.rows)
+        self.offsets.append(self._file.tell())
+        for part in (rows, [r.text for r in records], [r.expected for r in records]):
+            data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+            self._file.write(len(data).to_bytes(8, "little"))
+            self._file.write(data)
+        self.rows += len(records)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def _parts(self, index: int, count: int) -> list[list]:
+        """The first `count` parts of group `index` (rows, inputs, expected outputs)."""
+        with open(self.path, "rb") as handle:
+            handle.seek(self.offsets[index])
+            return [pickle.loads(handle.read(int.from_bytes(handle.read(8), "little")))
+                    for _ in range(count)]
+
+    def read(self) -> Iterator[_Aside]:
+        """Every record put aside, as the merge sees it, a group's rows in memory at a time."""
+        for index, start in enumerate(self.starts):
+            [rows] = self._parts(index, 1)
+            for offset, row in enumerate(rows):
+                yield _Aside(start + offset, row["source"], row["group"], row["case_id"],
+                             row["digest"], row["expected_label"], row["produced_by"])
+
+    def read_whole(self) -> Iterator[tuple[int, dict]]:
+        """(row number, row) of every record put aside, with its input ("text") and expected
+        output ("expected"), a group in memory at a time."""
+        for index, start in enumerate(self.starts):
+            rows, texts, expected = self._parts(index, 3)
+            for offset, (row, text, answer) in enumerate(zip(rows, texts, expected)):
+                yield start + offset, {**row, "text": text, "expected": answer}
+
+    def expected(self, number: int) -> str | None:
+        """The expected output of row `number` (its group's are kept until another's are
+        asked for: rows are mostly asked for in order)."""
+        index = bisect.bisect_right(self.starts, number) - 1
+        if self._expected is None or self._expected[0] != index:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offsets[index])
+                for _ in range(2):  # past the rows and the inputs
+                    handle.seek(int.from_bytes(handle.read(8), "little"), 1)
+                self._expected = index, pickle.loads(
+                    handle.read(int.from_bytes(handle.read(8), "little")))
+        return self._expected[1][number - self.starts[index]]
+
+
+class _SpillRecords:
+    """The records of a `_Spill` as an iterable that may be read more than once (the package's
+    cases are looked at before and after the merge: `packagecases`)."""
+
+    def __init__(self, spill: _Spill | None) -> None:
+        self.spill = spill
+
+    def __iter__(self) -> Iterator[_Aside]:
+        return self.spill.read() if self.spill is not None else iter(())
 
 
 # -- merging ------------------------------------------------------------------------------------
@@ -293,16 +437,20 @@ def _first_difference_line(expected: str, got: str) -> int:
     return min(expected.count("\n"), got.count("\n")) + 1
 
 
-def stored_answers(data_dir: Path, problem_id: str) -> dict[str, str | None]:
-    """Expected output (or None) of every stored case of a problem, by case id."""
+def stored_digests(data_dir: Path, problem_id: str) -> dict[str, bytes | None]:
+    """The digest of every stored case's expected output (None: it has none), by case id;
+    read a row group at a time, so the stored answers are never in memory together."""
     path = problem_file(data_dir, "cases", problem_id)
-    if not path.exists():
+    if not path.exists():  # (Polars and Arrow not loaded: the validating workers are forked)
         return {}
     from pipeline.problems import cases_schema
-    from pipeline.tables.files import read_file
+    from pipeline.tables.files import read_batches
 
-    stored = read_file(path, cases_schema(), ["case_id", "expected"])
-    return dict(zip(stored["case_id"], stored["expected"]))
+    found: dict[str, bytes | None] = {}
+    for batch in read_batches(path, cases_schema(), ["case_id", "expected"]):
+        for case_id, expected in zip(batch["case_id"], batch["expected"]):
+            found[case_id] = None if expected is None else _digest(expected)
+    return found
 
 
 # The columns an ingest may change in a stored row (the rest stay as they were stored).
@@ -310,38 +458,73 @@ MERGED_COLUMNS = ("case_id", "source", "sources", "group", "groups", "expected",
                   "expected_source", "package_sources")
 
 
-def _merge(problem: Problem, rows: dict[str, dict], record: Record, summary: ProblemSummary,
-           when) -> str | None:
-    """Merge one record into the rows (stored ones hold `MERGED_COLUMNS` only); returns the
-    case id of the row it changed, or None."""
-    row = rows.get(record.case_id)
+@dataclass
+class _Merged:
+    """What merging the records put aside did to a problem's table: each row's merged columns
+    (its expected output as a digest, and where to read it: `expected_at`, ("stored", case id)
+    or ("spill", row number)), the rows changed, the rows removed, the records that start a
+    new row (by row number), and the rows whose expected output is now a record's (given to a
+    row that had none, or replaced by its package's; case id -> the record's row number)."""
+
+    rows: dict[str, dict]
+    touched: dict[str, None] = field(default_factory=dict)
+    removed: set[str] = field(default_factory=set)
+    creators: set[int] = field(default_factory=set)
+    given: dict[str, int] = field(default_factory=dict)
+
+    def give(self, case_id: str, record: _Aside) -> None:
+        """Row `case_id` takes the expected output of `record` (its digest is the row's)."""
+        row = self.rows[case_id]
+        row["digest"], row["expected_source"] = record.digest, record.produced_by
+        row["expected_at"] = ("spill", record.number)
+        self.given[case_id] = record.number
+        self.touched[case_id] = None
+
+
+def _expected_of(row: dict, stored_path: Path, spill: _Spill) -> str:
+    """A row's expected output, read where it is (only a difference of digests needs it)."""
+    import polars as pl
+
+    kind, key = row["expected_at"]
+    if kind == "spill":
+        found = spill.expected(key)
+        assert found is not None  # a row's answer is put aside with the record it came from
+        return found
+    return pl.scan_parquet(stored_path).filter(pl.col("case_id") == key).select(
+        "expected").collect()["expected"][0]
+
+
+def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
+           spill: _Spill, summary: ProblemSummary, when) -> None:
+    """Merge one record put aside into `merged`."""
+    case_id = record.case_id
+    row = merged.rows.get(case_id)
     if row is None:
-        if record.size is None:  # stored when it was read, gone since: measure it now
-            case = problem.parse(record.text)
-            record.size, record.size_values = problem.size(case), dict(problem.size_values(case))
-        rows[record.case_id] = {
-            "problem": problem.id, "case_id": record.case_id, "source": record.source,
-            "sources": [record.source], "group": record.group, "groups": [record.group],
-            "input": record.text, "expected": record.expected,
-            "expected_source": record.produced_by, "size": record.size,
-            "input_bytes": record.input_bytes, "ingested_at": when,
-            **(record.size_values or {}),
-        }
+        merged.rows[case_id] = {
+            "case_id": case_id, "source": record.source, "sources": [record.source],
+            "group": record.group, "groups": [record.group], "digest": record.digest,
+            "expected_at": None if record.digest is None else ("spill", record.number),
+            "expected_source": record.produced_by, "package_sources": None}
+        merged.creators.add(record.number)
+        merged.touched[case_id] = None
         summary.added += 1
-        return record.case_id
+        return
     changed = False
-    if record.expected is not None and row["expected"] is not None \
-            and problem.compare(row["expected"], record.expected) is not None:
-        line = _first_difference_line(row["expected"], record.expected)
-        assert record.expected_label is not None  # an expected output that was read has one
-        summary.conflicts += 1
-        summary.rejects.append(_reject(
-            problem.id, record.expected_label, line, None, "conflict",
-            f"expected output differs from the stored answer of the same input (from "
-            f"{row['source']}): {problem.compare(row['expected'], record.expected)}", when))
-        return None
-    if record.expected is not None and row["expected"] is None:
-        row["expected"], row["expected_source"] = record.expected, record.produced_by
+    if record.digest is not None and row["digest"] is not None \
+            and row["digest"] != record.digest:
+        stored = _expected_of(row, stored_path, spill)
+        expected = spill.expected(record.number)
+        assert expected is not None and record.expected_label is not None  # (it has a digest)
+        difference = problem.compare(stored, expected)
+        if difference is not None:
+            summary.conflicts += 1
+            summary.rejects.append(_reject(
+                problem.id, record.expected_label, _first_difference_line(stored, expected),
+                None, "conflict", f"expected output differs from the stored answer of the "
+                f"same input (from {row['source']}): {difference}", when))
+            return
+    if record.digest is not None and row["digest"] is None:
+        merged.give(case_id, record)
         summary.expected_added += 1
         changed = True
     groups = row.get("groups") or [row["group"]]
@@ -354,7 +537,8 @@ def _merge(problem: Problem, rows: dict[str, dict], record: Record, summary: Pro
         row["sources"] = [*row["sources"], record.source]
         summary.duplicates += 1
         changed = True
-    return record.case_id if changed else None
+    if changed:
+        merged.touched[case_id] = None
 
 
 def _column(name: str, values: list, dtype: pl.DataType) -> pl.Series:
@@ -377,63 +561,137 @@ def _frame(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
                          for name, dtype in schema.items()])
 
 
-def _store(data_dir: Path, problem: Problem, records: list[Record], summary: ProblemSummary,
+def _rewritten(batch: pl.DataFrame, merged: _Merged, spill: _Spill | None,
+               schema: dict) -> pl.DataFrame:
+    """A row group of the stored table with its removed rows dropped and the merged columns
+    of its changed rows replaced (the other columns, inputs among them, as stored)."""
+    import polars as pl
+
+    ids = batch["case_id"].to_list()
+    if not any(c in merged.touched or c in merged.removed for c in ids):
+        return batch
+    columns = {}
+    for name in ("source", "sources", "group", "groups", "expected_source",
+                 "package_sources"):
+        old = batch[name].to_list()
+        columns[name] = [merged.rows[c].get(name) if c in merged.touched else o
+                         for c, o in zip(ids, old)]
+    given = {}
+    if spill is not None:  # in the order they were put aside: a group of them read once
+        given = {n: spill.expected(n) for n in sorted(merged.given[c] for c in ids
+                                                     if c in merged.given)}
+    old = batch["expected"].to_list()
+    columns["expected"] = [given[merged.given[c]] if c in merged.given else o
+                           for c, o in zip(ids, old)]
+    batch = batch.with_columns([_column(name, values, schema[name])
+                                for name, values in columns.items()])
+    if merged.removed:
+        batch = batch.filter(~pl.col("case_id").is_in(list(merged.removed)))
+    return batch
+
+
+def _added(problem: Problem, spill: _Spill, merged: _Merged, schema: dict,
+           when) -> Iterator[pl.DataFrame]:
+    """The new rows, in the order their records were found, a batch of about
+    `ROW_GROUP_BYTES` at a time."""
+    from pipeline.tables.files import ROW_GROUP_BYTES
+
+    rows: list[dict] = []
+    size = 0
+    for number, record in spill.read_whole():
+        if number not in merged.creators:
+            continue
+        row = merged.rows[record["case_id"]]
+        if record["size"] is None:  # stored when it was read, gone since: measure it now
+            case = problem.parse(record["text"])
+            record["size"], record["size_values"] = problem.size(case), dict(
+                problem.size_values(case))
+        expected = record["expected"]
+        if record["case_id"] in merged.given:
+            expected = spill.expected(merged.given[record["case_id"]])
+        rows.append({
+            "problem": problem.id, "case_id": record["case_id"], "source": row["source"],
+            "sources": row["sources"], "group": row["group"], "groups": row["groups"],
+            "input": record["text"], "expected": expected,
+            "expected_source": row["expected_source"], "size": record["size"],
+            "input_bytes": record["input_bytes"], "ingested_at": when,
+            "package_sources": row.get("package_sources"), **(record["size_values"] or {})})
+        size += len(record["text"]) + len(expected or "")
+        if size >= ROW_GROUP_BYTES:
+            yield _frame(rows, schema)
+            rows, size = [], 0
+    if rows:
+        yield _frame(rows, schema)
+
+
+def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: ProblemSummary,
            scanned: set[str], when, package_labels: set[str] | None = None) -> None:
     """Merge into the tables as they are now (call under the data folder's lock).
 
-    Stored rows are read and looked at by their `MERGED_COLUMNS` alone; only when the ingest
-    changes the table is it read whole, and then rows it did not touch are carried over as
-    stored (inputs are never converted), every row keeps its place and new rows come last.
-    When the problem's package was ingested (`package_labels`: its sources), the stored rows
-    are first brought to the package's current cases (`packagecases`): rows it no longer has
-    are dropped in the same write."""
+    1. Stored rows are read, a row group at a time, by their `MERGED_COLUMNS` alone (their
+       expected outputs kept as digests).
+    2. When the problem's package was ingested (`package_labels`: its sources), they are
+       brought to the package's current cases (`packagecases`): rows it no longer has are
+       removed, answers it corrected replaced.
+    3. The records put aside are merged, and the package's sources of each row marked.
+    4. Only when this changed the table is it rewritten, once, a row group at a time: rows it
+       did not touch are carried over as stored (inputs are never converted), removed rows
+       left out, every other row keeps its place and new rows come last."""
     import polars as pl
 
     from pipeline.problems import cases_schema
-    from pipeline.tables.files import read_file, write_problem_file
+    from pipeline.tables.files import (
+        read_batches,
+        read_file,
+        write_batches_atomic,
+        write_problem_file,
+    )
     from pipeline.tables.schemas import REJECTS
 
     schema = cases_schema()
     path = problem_file(data_dir, "cases", problem.id)
-    rows: dict[str, dict] = {row["case_id"]: row for row in read_file(
-        path, schema, list(MERGED_COLUMNS)).iter_rows(named=True)}
-    stored_ids = set(rows)
-    touched: dict[str, None] = {}
-    removed: set[str] = set()
+    rows: dict[str, dict] = {}
+    for batch in read_batches(path, schema, list(MERGED_COLUMNS)):
+        for row in batch.iter_rows(named=True):
+            expected = row.pop("expected")
+            row["digest"] = None if expected is None else _digest(expected)
+            row["expected_at"] = None if expected is None else ("stored", row["case_id"])
+            rows[row["case_id"]] = row
+    merged = _Merged(rows)
+    records = _SpillRecords(spill)
+    if package_labels is not None:  # (a package left with no case has no spill)
+        def differs(row: dict, record: _Aside) -> bool:
+            assert spill is not None  # a record to compare with was put aside
+            return problem.compare(_expected_of(row, path, spill),
+                                   spill.expected(record.number) or "") is not None
+
+        package = replace_package_cases(rows, records, package_labels, differs)
+        merged.touched.update(dict.fromkeys(package.touched - package.removed))
+        merged.removed = package.removed
+        for case_id, record in package.answers.items():
+            merged.give(case_id, record)
+        summary.removed, summary.answers_replaced = len(package.removed), len(package.answers)
+    if spill is not None:
+        for record in records:
+            _merge(problem, merged, record, path, spill, summary, when)
     if package_labels is not None:
-        package = replace_package_cases(
-            rows, records, package_labels,
-            lambda a, b: problem.compare(a, b) is not None)
-        touched.update(dict.fromkeys(package.touched - package.removed))
-        removed = package.removed
-        summary.removed, summary.answers_replaced = len(removed), package.answers_replaced
-    for record in records:
-        case_id = _merge(problem, rows, record, summary, when)
-        if case_id is not None:
-            touched[case_id] = None
-    if package_labels is not None:
-        touched.update(dict.fromkeys(mark_package_sources(rows, records, package_labels)))
-    if touched or removed:
-        stored = read_file(path, schema)  # whole, now that it is to be rewritten
-        changed = [case_id for case_id in touched if case_id in stored_ids]
-        indexed = stored.with_row_index("order")
-        kept = indexed.filter(~pl.col("case_id").is_in(changed + list(removed)))
-        rewritten = (indexed.filter(pl.col("case_id").is_in(changed))
-                     .drop(MERGED_COLUMNS[1:])
-                     .join(_frame([rows[case_id] for case_id in changed],
-                                  {name: schema[name] for name in MERGED_COLUMNS}),
-                           on="case_id"))
-        added = _frame([rows[case_id] for case_id in touched if case_id not in stored_ids],
-                       schema).with_row_index("order", offset=stored.height)
-        frame = pl.concat([part.select(kept.columns) for part in (kept, rewritten, added)])
-        write_problem_file(data_dir, "cases", problem.id, frame.sort("order").drop("order"),
-                           schema)
+        merged.touched.update(dict.fromkeys(mark_package_sources(rows, records,
+                                                                 package_labels)))
+    if merged.touched or merged.removed:
+        def batches() -> Iterator[pl.DataFrame]:
+            for batch in read_batches(path, schema):
+                yield _rewritten(batch, merged, spill, schema)
+            if spill is not None:
+                yield from _added(problem, spill, merged, schema, when)
+
+        write_batches_atomic(path, batches(), schema)
     rejects_path = problem_file(data_dir, "rejects", problem.id)
     old = read_file(rejects_path, REJECTS)
     kept = old.filter(~pl.col("source").is_in(list(scanned)))
-    merged = pl.concat([kept, pl.DataFrame(summary.rejects, schema=REJECTS, strict=False)])
-    if merged.height != old.height or not _same_rejects(merged, old):
-        write_problem_file(data_dir, "rejects", problem.id, merged, REJECTS)
+    merged_rejects = pl.concat([kept, pl.DataFrame(summary.rejects, schema=REJECTS,
+                                                   strict=False)])
+    if merged_rejects.height != old.height or not _same_rejects(merged_rejects, old):
+        write_problem_file(data_dir, "rejects", problem.id, merged_rejects, REJECTS)
 
 
 def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
@@ -550,41 +808,92 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                     namespace.labels.values())
                 scanned[package.problem].update(r["source"] for r in part.rejects)
                 work.setdefault(package.problem, []).extend((namespace, c) for c in cases)
-    total = sum(len(items) for items in work.values())
-    done = [0]
-    reader = SourceReader()
-    records: dict[str, list[Record]] = {}
-    pending: dict[str, list[Item]] = {}
-    try:
-        for problem_id, items in work.items():
-            records[problem_id] = _read_problem(
-                get_problem(problem_id), items, summary.problems[problem_id], reader,
-                int(max_file_mb * (1 << 20)), when, progress, done, total)
-            pending[problem_id] = _pending(records[problem_id],
-                                           stored_answers(data_dir, problem_id))
-    finally:
-        reader.close()
-    checked = validate_all(pending, jobs, meanwhile=lambda: import_module("pipeline.tables.files"))
-    for problem_id, problem_records in records.items():
-        records[problem_id] = _apply_checks(get_problem(problem_id), problem_records,
-                                            checked[problem_id], summary.problems[problem_id],
-                                            when)
     if not summary.problems:
         return summary
-    from pipeline.problems import cases_schema
-    from pipeline.tables.files import migrate
-    from pipeline.tables.schemas import REJECTS
+    spill_dir = Path(data_dir) / "tables"
+    spill_dir.mkdir(parents=True, exist_ok=True)
+    spill_dir = Path(tempfile.mkdtemp(prefix=".ingest-", dir=spill_dir))
+    try:
+        spills = _read_and_validate(data_dir, work, summary, spill_dir, progress, jobs,
+                                    int(max_file_mb * (1 << 20)), when)
+        from pipeline.problems import cases_schema
+        from pipeline.tables.files import migrate
+        from pipeline.tables.schemas import REJECTS
 
-    with data_lock(data_dir, wait=wait):
-        # Files written before a schema change are brought up to it, once per ingest.
-        migrate(data_dir, "cases", cases_schema())
-        migrate(data_dir, "rejects", REJECTS)
-        for problem_id, part in summary.problems.items():
-            _store(data_dir, get_problem(problem_id), records.get(problem_id, []), part,
-                   scanned.get(problem_id, set()), when, package_labels.get(problem_id))
+        _return_freed_memory(arrow=True)
+
+        with data_lock(data_dir, wait=wait):
+            # Files written before a schema change are brought up to it, once per ingest.
+            migrate(data_dir, "cases", cases_schema())
+            migrate(data_dir, "rejects", REJECTS)
+            for problem_id, part in summary.problems.items():
+                _store(data_dir, get_problem(problem_id), spills.get(problem_id), part,
+                       scanned.get(problem_id, set()), when, package_labels.get(problem_id))
+    finally:
+        shutil.rmtree(spill_dir, ignore_errors=True)
     for package in held:
         _check_after_ingest(package, summary)
     return summary
+
+
+def _return_freed_memory(arrow: bool) -> None:
+    """Have what an ingest frees go back to the system: the C library serves every
+    allocation of 128 KiB or more (a judge file's text, its bytes, a batch of them) from
+    pages of its own, unmapped when freed, rather than from a heap that does not shrink; and
+    (`arrow`) Arrow allocates with the C library (its own allocator keeps freed memory for
+    reuse). Without this, each chunk's and each row group's transient buffers raised the
+    resident size a little more every time."""
+    import ctypes
+    import ctypes.util
+
+    if arrow:
+        import pyarrow as pa
+
+        pa.set_memory_pool(pa.system_memory_pool())
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD (glibc; elsewhere this is a no-op)
+    except (OSError, AttributeError):
+        pass
+
+
+def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, FoundCase]]],
+                       summary: IngestSummary, spill_dir: Path,
+                       progress: Callable[..., None] | None, jobs: int | None,
+                       limit_bytes: int, when) -> dict[str, _Spill]:
+    """Read and validate every problem's items a chunk (`CHUNK_BYTES`) at a time, putting
+    aside what passed in a `_Spill` per problem; what failed is a reject in `summary`."""
+    _return_freed_memory(arrow=False)
+    total = sum(len(items) for items in work.values())
+    done = [0]
+    reader = SourceReader()
+    spills: dict[str, _Spill] = {}
+    try:
+        with Pools() as pools:  # one pool of validating workers for every chunk
+            for problem_id, items in work.items():
+                problem = get_problem(problem_id)
+                part = summary.problems[problem_id]
+                stored = stored_digests(data_dir, problem_id)
+                seen: set[str] = set()
+                bad: dict[str, Flaw] = {}
+                spill = spills[problem_id] = _Spill(spill_dir / f"{problem_id}.records")
+                try:
+                    for chunk in _chunks(items):
+                        records = _read_problem(problem, chunk, part, reader, limit_bytes, when,
+                                                progress, done, total)
+                        checked = validate_all(
+                            {problem_id: _pending(records, stored, seen)}, jobs,
+                            meanwhile=lambda: import_module("pipeline.tables.files"),
+                            pools=pools)
+                        spill.write(_apply_checks(problem, records, checked[problem_id], part,
+                                                  when, bad))
+                        del records, checked
+                finally:
+                    spill.close()
+    finally:
+        reader.close()
+    return spills
 
 
 def _check_after_ingest(found: FoundPackage, summary: IngestSummary) -> None:

@@ -18,47 +18,58 @@ cases before the ingest's records are merged:
 Cases found elsewhere (`DATA/raw/<problem>/`, stress findings) keep their rows: a row that also
 has such a source stays (with the groups it had: which group came from which source is not
 stored), and its answer is never replaced by the package's (that difference is a conflict, as
-between any two files). The rows are changed in memory; the caller writes the
-problem's table once, atomically (`ingest._store`).
+between any two files).
+
+Rows and records hold expected outputs as digests (`digest`, None when there is none), so that
+neither the stored answers nor the ingest's are in memory together; `records` may be read more
+than once (the ingest's are read back from where they were put aside). The rows are changed in
+memory; the caller writes the problem's table once, atomically, with the answers the package
+replaced (`ingest._store`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 
 @dataclass
 class PackagePass:
-    """What `replace_package_cases` changed: rows to rewrite, rows to drop, and how many."""
+    """What `replace_package_cases` changed: rows to rewrite, rows to drop, and the package's
+    record whose answer each replaced row takes (by case id)."""
 
     touched: set[str] = field(default_factory=set)
     removed: set[str] = field(default_factory=set)
-    answers_replaced: int = 0
+    answers: dict[str, Any] = field(default_factory=dict)
 
 
-def replace_package_cases(rows: dict[str, dict], records: list, package_labels: set[str],
-                          differs: Callable[[str, str], bool]) -> PackagePass:
-    """Bring `rows` (case id -> stored row, with `sources`, `package_sources`, `expected`,
-    `expected_source`) to the package's cases among `records` (those whose `source` is in
-    `package_labels`: every label the package's ingest read).
+def replace_package_cases(rows: dict[str, dict], records: Iterable, package_labels: set[str],
+                          differs: Callable[[dict, Any], bool]) -> PackagePass:
+    """Bring `rows` (case id -> stored row, with `source`, `sources`, `package_sources`,
+    `digest`, `expected_source`) to the package's cases among `records` (those whose `source`
+    is in `package_labels`: every label the package's ingest read).
 
     Args:
         rows: the problem's stored rows, changed in place.
-        records: every record of this ingest for the problem (the package's and others).
+        records: every record of this ingest for the problem (the package's and others), each
+            with `source`, `case_id`, `digest` and `produced_by`; read once.
         package_labels: the source labels of the package as ingested now.
-        differs: whether two expected outputs differ by the problem's own comparison.
+        differs: whether a row's stored answer and a record's (their digests differ) differ by
+            the problem's own comparison.
     Returns:
-        the rows changed and removed, and how many answers the package replaced.
+        the rows changed and removed, and the records whose answers replaced stored ones.
     """
     done = PackagePass()
-    current = {r.source for r in records if r.source in package_labels}
-    answers: dict[str, Any] = {}  # an ingest record: `expected`, `produced_by`
+    current: set[str] = set()
+    answers: dict[str, Any] = {}  # the package's first record with an answer, by case
+    found: set[str] = set()
     for record in records:
-        if record.source in current and record.expected is not None:
-            answers.setdefault(record.case_id, record)
-    found = {r.case_id for r in records}
+        found.add(record.case_id)
+        if record.source in package_labels:
+            current.add(record.source)
+            if record.digest is not None:
+                answers.setdefault(record.case_id, record)
     for case_id, row in rows.items():
         old = row.get("package_sources") or []
         stale = [s for s in old if s not in current]
@@ -73,21 +84,21 @@ def replace_package_cases(rows: dict[str, dict], records: list, package_labels: 
                 row["source"] = row["sources"][0]
         record = answers.get(case_id)
         own = set(old) | current
-        if record is not None and row["expected"] is not None \
-                and all(s in own for s in row["sources"]) \
-                and differs(row["expected"], record.expected):
-            row["expected"], row["expected_source"] = record.expected, record.produced_by
-            done.answers_replaced += 1
+        if record is not None and row["digest"] is not None \
+                and record.digest != row["digest"] \
+                and all(s in own for s in row["sources"]) and differs(row, record):
+            row["digest"], row["expected_source"] = record.digest, record.produced_by
+            done.answers[case_id] = record
             done.touched.add(case_id)
     return done
 
 
-def mark_package_sources(rows: dict[str, dict], records: list,
+def mark_package_sources(rows: dict[str, dict], records: Iterable,
                          package_labels: set[str]) -> set[str]:
     """After the merge: record in each row which of its sources are the package's (a source
     refused as a conflict is in no row), and give a row whose every source is the package's
     the package's groups and first source (not those of a file it no longer has); returns the
-    case ids of the rows changed."""
+    case ids of the rows changed. `records` (with `source`, `case_id`, `group`) is read once."""
     touched: set[str] = set()
     groups: dict[str, list[str]] = {}
     for record in records:

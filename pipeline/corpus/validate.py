@@ -176,19 +176,65 @@ def _pool(workers: int, fork: bool) -> ProcessPoolExecutor:
         "fork" if fork else "spawn"), initializer=_start_worker, initargs=(os.getpid(),))
 
 
-def _submit(pool: ProcessPoolExecutor, batch: _Batch, items: list[Item], fork: bool):
-    if fork:
+class Pools:
+    """The pool of validating workers `validate_all` uses, kept from one call to the next (an
+    ingest validates its corpus a chunk at a time: one pool, not one a chunk). A context: on
+    leaving it the pool is shut down, its workers killed at once when leaving on an error
+    (an interrupt must not wait for a parse); each worker dies with this process anyway."""
+
+    def __init__(self) -> None:
+        self.pool: ProcessPoolExecutor | None = None
+        self.workers = 0
+
+    def __enter__(self) -> Pools:
+        return self
+
+    def __exit__(self, kind, error, trace) -> None:
+        self.close(kill=kind is not None)
+
+    def get(self, workers: int) -> tuple[ProcessPoolExecutor, bool]:
+        """A pool of at least `workers` workers, and whether it was started now, forked (its
+        workers then inherit `_INHERITED` as it is when the first item is submitted)."""
+        from pipeline.programs.processes import single_threaded
+
+        if self.pool is not None and self.workers >= workers:
+            return self.pool, False
+        self.close()
+        fork = single_threaded()
+        self.pool, self.workers = _pool(workers, fork), workers
+        return self.pool, fork
+
+    def close(self, kill: bool = False) -> None:
+        """Shut the pool down (`kill`: its workers now, not after their batch)."""
+        import multiprocessing
+
+        pool, self.pool = self.pool, None
+        if pool is None:
+            return
+        if kill:
+            for child in multiprocessing.active_children():
+                child.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+        else:
+            pool.shutdown()
+
+
+def _submit(pool: ProcessPoolExecutor, batch: _Batch, items: list[Item], inherit: bool):
+    if inherit:
         return pool.submit(_check_inherited, batch.problem_id, batch.start, batch.stop)
     return pool.submit(check_items, batch.problem_id, items[batch.start:batch.stop])
 
 
 def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
-                 meanwhile: Callable[[], object] | None = None) -> dict[str, dict[int, Checked]]:
+                 meanwhile: Callable[[], object] | None = None,
+                 pools: Pools | None = None) -> dict[str, dict[int, Checked]]:
     """Checked result of every item of every problem, by problem and index.
 
-    One pool of workers serves every problem. Workers are forked from this process when it
-    runs a single thread (they inherit the items), else spawned (the items are sent).
-    `meanwhile` is called while workers validate (or before validating here)."""
+    One pool of workers serves every problem: that of `pools` when given (kept for the next
+    call), else one of this call's own. Workers are forked from this process when it runs a
+    single thread as the pool starts (they inherit the items of that call; a later call's are
+    sent), else spawned (the items are sent). `meanwhile` is called while workers validate
+    (or before validating here)."""
     total = sum(len(i.text) + len(i.expected or "") for items in work.values() for i in items)
     count = sum(len(items) for items in work.values())
     workers = min(jobs or os.cpu_count() or 1, max(1, total // BATCH_BYTES, count // 1000))
@@ -201,34 +247,34 @@ def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
         for problem_id, items in work.items():
             results[problem_id] = {c.index: c for c in check_items(problem_id, items)}
         return results
-    import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
 
-    from pipeline.programs.processes import single_threaded
-
-    fork = single_threaded()
+    if pools is None:
+        with Pools() as own:
+            return validate_all(work, jobs, meanwhile, own)
+    pool, inherit = pools.get(workers)
     lost: list[tuple[str, Item]] = []
-    _INHERITED.update(work)
+    if inherit:
+        _INHERITED.update(work)
     try:
-        with _pool(workers, fork) as pool:
-            try:
-                futures = [(batch, _submit(pool, batch, work[batch.problem_id], fork))
-                           for batch in batches]
-                if meanwhile:
-                    meanwhile()
-                for batch, future in futures:
-                    try:
-                        results[batch.problem_id].update((c.index, c) for c in future.result())
-                    except BrokenProcessPool:
-                        lost.extend((batch.problem_id, item)
-                                    for item in work[batch.problem_id][batch.start:batch.stop])
-            except BaseException:  # interrupted: the workers stop now, not after their batch
-                for child in multiprocessing.active_children():
-                    child.kill()
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+        try:
+            futures = [(batch, _submit(pool, batch, work[batch.problem_id], inherit))
+                       for batch in batches]
+            if meanwhile:
+                meanwhile()
+            for batch, future in futures:
+                try:
+                    results[batch.problem_id].update((c.index, c) for c in future.result())
+                except BrokenProcessPool:
+                    lost.extend((batch.problem_id, item)
+                                for item in work[batch.problem_id][batch.start:batch.stop])
+        except BaseException:  # interrupted: the workers stop now, not after their batch
+            pools.close(kill=True)
+            raise
     finally:
         _INHERITED.clear()
+    if lost:  # a broken pool serves no more
+        pools.close(kill=True)
     for problem_id, item in lost:  # one at a time, each in a fresh worker: find the culprit
         with _pool(1, fork=False) as pool:
             try:

@@ -15,6 +15,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "packages"))  # packagekit
+
 REPO = Path(__file__).resolve().parents[2]
 PEOPLE = 120_000  # an insq15g input of about 0.9 MB: "N M P" then P lines "x y"
 
@@ -75,6 +77,46 @@ def test_ingest_memory_does_not_grow_with_the_corpus(tmp_path, layout):
     whatever the corpus)."""
     small = _ingest_peak(tmp_path, "small", 50, layout)
     large = _ingest_peak(tmp_path, "large", 150, layout)
+    assert large - small < 100 / 3, (small, large)
+
+
+def _package_reingest_peak(tmp_path: Path, name: str, megabytes: int) -> float:
+    """Peak of the second ingest of a Kattis package of `megabytes` 1 MB tests, after its
+    setter corrected every answer but a fifth of the tests, which they removed."""
+    from packagekit import tiny_kattis
+
+    body = _body()
+    package = tiny_kattis(tmp_path / name / "tiny", {
+        **{f"data/secret/{k:04}.in": f"{k} {k}\n{body}" for k in range(megabytes)},
+        **{f"data/secret/{k:04}.ans": f"{2 * k}\n" for k in range(megabytes)}})
+    data = tmp_path / name / "data"
+    argv = [sys.executable, "-m", "pipeline", "--data-dir", str(data), "ingest", str(package)]
+    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for k in range(megabytes):
+        if k % 5 == 0:
+            (package / "data" / "secret" / f"{k:04}.in").unlink()
+            (package / "data" / "secret" / f"{k:04}.ans").unlink()
+        else:
+            (package / "data" / "secret" / f"{k:04}.ans").write_text(f"{2 * k + 1}\n")
+    peak = _peak_mb(repr(argv))
+    stored = pl.read_parquet(data / "tables" / "cases" / "tiny.parquet",
+                             columns=["expected", "input_bytes", "package_sources"])
+    kept = [k for k in range(megabytes) if k % 5]
+    assert sorted(stored["expected"]) == sorted(["3\n", "5\n", "30\n"] + [
+        f"{2 * k + 1}\n" for k in kept])  # (the tiny package's own three, and these)
+    assert stored["input_bytes"].min() > 0 and stored["input_bytes"].sum() > len(body) * len(kept)
+    assert all(len(sources) == 1 for sources in stored["package_sources"])
+    return peak
+
+
+def test_a_package_reingest_that_replaces_its_cases_does_not_grow_with_the_table(tmp_path):
+    """The package's cases replaced (issue 41, faults 20-22) in a table of 40 and 120 MB of
+    inputs: the stored rows it drops and the answers it corrects are one rewrite of the table
+    a row group at a time, its inputs never in memory together; before, the table was read
+    whole and every input held, so the peak grew with both."""
+    small = _package_reingest_peak(tmp_path, "small", 50)
+    large = _package_reingest_peak(tmp_path, "large", 150)
     assert large - small < 100 / 3, (small, large)
 
 
@@ -151,3 +193,29 @@ def test_what_one_chunk_finds_holds_for_the_next_as_for_the_same(tmp_path, monke
     summary = ingesting.ingest(data, [tmp_path / "more"]).problems["arc087e"]
     assert (summary.added, summary.unchanged) == (0, 2)
     assert (data / "tables" / "cases" / "arc087e.parquet").read_bytes() == before
+
+
+def test_one_pool_of_workers_validates_every_chunk(tmp_path):
+    """110 MB of 1 MB inputs are validated 32 MB at a time by the same two workers, not by a
+    pool started for each chunk (which, once the ingest had loaded Polars, were spawned fresh
+    interpreters each importing the pipeline again)."""
+    from pipeline.corpus.ingest import CHUNK_BYTES
+    from pipeline.programs.processes import children_of
+
+    raw, data = tmp_path / "raw", tmp_path / "data"
+    problem = raw / "insq15g"
+    problem.mkdir(parents=True)
+    for file_name, text in _inputs(120):
+        (problem / file_name).write_text(text)
+    assert 120 * len(_inputs(1)[0][1]) > 3 * CHUNK_BYTES  # (four chunks)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "--data-dir", str(data), "ingest", str(raw),
+         "--jobs", "2"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    workers: set[int] = set()
+    while process.poll() is None:
+        workers.update(children_of(process.pid))
+    out, err = process.communicate(timeout=600)
+    assert process.returncode == 0, out + err
+    assert 1 <= len(workers) <= 2, workers
+    stored = pl.read_parquet(data / "tables" / "cases" / "insq15g.parquet", columns=["source"])
+    assert stored.height == 120

@@ -199,3 +199,62 @@ def test_cases_found_outside_the_package_stay_when_the_package_drops_them(tmp_pa
     kept = cases.filter(pl.col("case_id") == case_id_of("4 4\n")).row(0, named=True)
     assert kept["sources"] == [kept["source"]] and kept["source"].endswith("found/x.in")
     assert kept["expected"] == "8\n"
+
+
+def ingested_a_file_at_a_time(data: Path, *args: str) -> str:
+    """`pipeline ingest ARGS` with every file read and validated as a chunk of its own and
+    every record put aside as a group of its own (`ingest.CHUNK_BYTES`, `SPILL_GROUP_BYTES`)."""
+    code = ("import sys\nimport pipeline.corpus.ingest as ingest\n"
+            "ingest.CHUNK_BYTES = ingest.SPILL_GROUP_BYTES = 1\n"
+            "from pipeline.entry import main\n"
+            f"sys.argv = ['pipeline', '--data-dir', {str(data)!r}, 'ingest', *{list(args)!r}]\n"
+            "main()\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_what_a_package_replaces_a_file_at_a_time_it_replaces_as_in_one(tmp_path):
+    """Read a file at a time and put aside a record at a time, a package ingested again still
+    drops the test it removed, takes the answer it corrected (not one that differs only in
+    spaces), keeps a case also found elsewhere under that file's name, adds its new test last,
+    and marks its own sources: the stored rows keep their places and inputs."""
+    package, data = tiny_kattis(tmp_path / "tiny", FOUR), tmp_path / "data"
+    ingested_a_file_at_a_time(data, str(package))
+    raw = write_tree(tmp_path / "raw", {"found/x.in": "4 4\n", "found/x.out": "8\n"})
+    ingested_a_file_at_a_time(data, "--problem", "tiny", str(raw))
+    secret = package / "data" / "secret"
+    for name in ("03.in", "03.ans", "04.in", "04.ans"):
+        (secret / name).unlink()
+    (secret / "02.ans").write_text("31\n")
+    (secret / "01.ans").write_text("5 \n")
+    write_tree(secret, {"05.in": "6 6\n", "05.ans": "12\n"})
+    out = ingested_a_file_at_a_time(data, str(package))
+    assert "1 removed (no longer in its package)" in out
+    assert "1 expected answers replaced by its package's" in out
+    assert "(0 conflicts)" in out
+    cases = pl.read_parquet(data / "tables" / "cases" / "tiny.parquet")
+    assert cases["input"].to_list() == ["1 2\n", "2 3\n", "10 20\n", "4 4\n", "6 6\n"]
+    assert cases["expected"].to_list() == ["3\n", "5\n", "31\n", "8\n", "12\n"]
+    by_input = {row["input"]: row for row in cases.iter_rows(named=True)}
+    kept = by_input["4 4\n"]
+    assert kept["sources"] == [kept["source"]] and kept["source"].endswith("found/x.in")
+    assert not kept["package_sources"]
+    for text, name in (("2 3\n", "01.in"), ("10 20\n", "02.in"), ("6 6\n", "05.in")):
+        row = by_input[text]
+        assert row["sources"] == row["package_sources"] == [row["source"]]
+        assert row["source"].endswith(f"data/secret/{name}")
+
+
+def test_a_package_left_with_no_test_data_leaves_no_case_of_its_own(tmp_path):
+    """Every test removed from the package (it registers with a note, nothing to run): the
+    cases it gave are removed with it, in the same ingest."""
+    package, data = tiny_kattis(tmp_path / "tiny", FOUR), tmp_path / "data"
+    ingested(data, package)
+    for path in (package / "data").rglob("*.*"):
+        path.unlink()
+    out = ingested(data, package)
+    assert "5 removed (no longer in its package)" in out
+    cases = pl.read_parquet(data / "tables" / "cases" / "tiny.parquet")
+    assert cases.height == 0
