@@ -50,7 +50,7 @@ lint: venv
 # The suite on every core (pytest-xdist; tests of a module that share a costly fixture stay on
 # one worker, see tests/conftest.py). How long it takes: docs/benchmarks.md.
 test: venv system lint
-	@echo "make test: the suite on every core (pytest -n auto --dist loadgroup; about 1,600 tests, 10 to 15 minutes on 2 cores)"
+	@echo "make test: the suite on every core (pytest -n auto --dist loadgroup; about 1,800 tests, 15 to 20 minutes on 2 cores)"
 	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=30
 
 # The main job: generate the default corpus when missing, ingest, run every problem with every
