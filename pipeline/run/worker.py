@@ -28,7 +28,7 @@ from multiprocessing.connection import Connection
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import Problem, get_problem
-from pipeline.programs.contained import backstop_s, waited_s
+from pipeline.programs.contained import waited_s
 from pipeline.programs.external import (
     ChildTracker,
     cleanup_scratch,
@@ -62,10 +62,10 @@ def _problem(problem_id: str) -> Problem:
 
 _warm: set[tuple[str, str]] = set()
 
-# The most CPU time a worker spends warming up one stage (less when the stage's own timeout is
-# shorter), and `contained.backstop_s` of it on the wall clock for a stage that sleeps: a
-# warm-up case is a sample or a tiny case, so this is only reached by a stage that hangs, and
-# then it must not hold up the run. CPU time, so a busy machine does not cut a warm-up short.
+# The longest a worker spends warming up one stage on its own clock (less when the stage's own
+# timeout is shorter): a warm-up case is a sample or a tiny case, so this is only reached by a
+# stage that hangs, and then it must not hold up the run. Its own clock (`_within`), so a busy
+# machine does not cut a warm-up short.
 WARM_UP_BUDGET_S = 5.0
 
 
@@ -100,45 +100,43 @@ def _answer_warm_up_case(problem: Problem, stage_name: str) -> None:
 
 
 def _within(seconds: float, work) -> None:
-    """Run `work()`, raising `_OverBudget` in it once it has used `seconds` of this process's
-    CPU time (SIGPROF), or `contained.backstop_s(seconds)` have passed (SIGALRM)."""
+    """Run `work()`, raising `_OverBudget` in it once `seconds` have passed on this process's
+    own clock (SIGALRM; the wall clock less its waits for a core, so a busy machine does not
+    cut it short)."""
+    start, waited = time.monotonic(), waited_s(os.getpid())
+
     def expire(signum, frame):
+        own = time.monotonic() - start - (waited_s(os.getpid()) - waited)
+        if own < seconds:  # it waited for a core: not charged
+            signal.setitimer(signal.ITIMER_REAL, max(seconds - own, 0.01))
+            return
         raise _OverBudget()
 
-    previous = {number: signal.signal(number, expire)
-                for number in (signal.SIGPROF, signal.SIGALRM)}
-    _set_budget(seconds)
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         work()
     finally:
-        _set_budget(0)
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-
-
-def _set_budget(seconds: float) -> None:
-    """Arm (0: disarm) the timers of a warm-up budget of `seconds` of CPU time: SIGPROF then,
-    SIGALRM at `contained.backstop_s` of it on the wall clock."""
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    signal.setitimer(signal.ITIMER_REAL, backstop_s(seconds) if seconds else 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _survives_in_a_copy(work, seconds: float) -> bool:
-    """Whether `work()` returns normally within `seconds` in a forked copy of this worker.
+    """Whether `work()` returns normally within `seconds` (`_within`) in a forked copy of this
+    worker.
 
     A stage registered as known to be wrong may crash the process it runs in; tried first in
-    a copy, such a crash costs nothing. The copy is ended by the kernel when its time is up
-    (SIGPROF or SIGALRM with the default action, `_set_budget`), even if this worker is gone
-    by then."""
+    a copy, such a crash costs nothing. The copy is also ended by the kernel once it has used
+    `seconds` of CPU time (SIGPROF with the default action), even if this worker is gone by
+    then."""
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the worker's clean-up
-            signal.signal(signal.SIGALRM, signal.SIG_DFL)
             signal.signal(signal.SIGPROF, signal.SIG_DFL)
-            _set_budget(seconds)
-            work()
+            signal.setitimer(signal.ITIMER_PROF, seconds)
+            _within(seconds, work)
             code = 0
         except BaseException:
             pass
