@@ -48,10 +48,15 @@ lint: venv
 	$(BIN)/mypy pipeline
 
 # The suite on every core (pytest-xdist; tests of a module that share a costly fixture stay on
-# one worker, see tests/conftest.py). How long it takes: docs/benchmarks.md.
+# one worker, see tests/conftest.py). How long it takes: docs/benchmarks.md; the last line says
+# how long this run took (pytest's own summary line above it too).
 test: venv system lint
 	@echo "make test: the suite on every core (pytest -n auto --dist loadgroup; about 1,800 tests, 15 to 20 minutes on 2 cores)"
-	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=30
+	@start=$$(date +%s); \
+	echo "$(BIN)/python -m pytest -n auto --dist loadgroup --durations=30"; \
+	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=30; status=$$?; \
+	echo "make test: the suite took $$(( $$(date +%s) - start )) s (exit status $$status)"; \
+	exit $$status
 
 # The main job: generate the default corpus when missing, ingest, run every problem with every
 # stage and external solver, compare with the previous nightly, write the HTML report.

@@ -747,17 +747,26 @@ def _times(root: int, stats: dict[int, list[bytes]]) -> tuple[float, float]:
     cpu = waited = 0.0
     for pid in descendants(root, stats):
         cpu += sum(int(stats[pid][i]) for i in (11, 12, 13, 14)) / _CLOCK_TICKS
-        try:
-            threads = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for thread in threads:
-            try:
-                with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as handle:
-                    waited += int(handle.read().split()[1]) / 1e9
-            except (OSError, IndexError, ValueError):
-                continue
+        waited += waited_s(pid)
     return cpu, waited
+
+
+def waited_s(pid: int) -> float:
+    """The seconds the live threads of process `pid` (not its children) have spent waiting
+    for a core (0 when it is gone): what a wall-clock cap on a process's own clock does not
+    charge it."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    waited = 0.0
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as handle:
+                waited += int(handle.read().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            continue
+    return waited
 
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")

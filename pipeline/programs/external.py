@@ -10,10 +10,10 @@ these limits:
   (deep recursion that a judge accepts runs here too);
 - time: the CPU time the program used is what is compared with the limit (`timeout_s`), and
   a wall-clock cap of 2 x limit + 1 s stops a program that sleeps or waits; the outcome's
-  `error` says which one fired. A package's submission has a cap of its own instead
-  (`own_wall_s`): so much of its own time, the wall clock less what its processes spent
-  waiting for a core (as the interactive pairs count it), so a loaded machine slows it down
-  without stopping it and one that sleeps is stopped at its limit, not at twice it;
+  `error` says which one fired. The cap counts the program's own time, the wall clock less
+  what its processes spent waiting for a core (as the interactive pairs count it), so a
+  loaded machine slows it down without stopping it. A package's submission has a cap of its
+  own instead (`own_wall_s`), so one that sleeps is stopped at its limit, not at twice it;
 - output: RLIMIT_FSIZE caps stdout, stderr and any file it writes, and (sandboxed) what it
   writes into its folder and /tmp in total is capped at the same size (over either: `OLE`);
 - processes: the pids cgroup of the worker (see `contained`).
@@ -59,6 +59,13 @@ MB = 1024 * 1024
 def wall_cap_s(timeout_s: float) -> float:
     """The wall-clock cap of a program or built-in stage whose CPU-time limit is `timeout_s`."""
     return 2 * timeout_s + 1
+
+
+def own_wall_cap_s(spec: SolverSpec) -> float:
+    """The wall-clock cap of an external program, counted on its own clock (the wall clock
+    less its waits for a core, so a machine busy with other work slows it down without
+    stopping it): its `own_wall_s`, else `wall_cap_s` of its limit."""
+    return spec.own_wall_s if spec.own_wall_s is not None else wall_cap_s(spec.timeout_s)
 
 
 def cpu_over_message(timeout_s: float, cpu_ms: float | None) -> str:
@@ -185,11 +192,12 @@ def run_external(job: Job) -> Outcome:
 
 
 def _finish(started: contained.Started, spec: SolverSpec) -> tuple[Measured, SolverSpec]:
-    """Wait for the program; with `own_wall_s`, stop it once it has run that long on its own
-    clock (the wall clock less its processes' waits for a core: `contained.first_ended`).
-    With `caps_later`, its caps are lowered once that file is written (`lowered`). Returns
-    what was measured and the spec with the caps it ended under."""
-    if spec.own_wall_s is None or started.early is not None:
+    """Wait for the program; stop it once it has run its wall-clock cap (`own_wall_cap_s`)
+    on its own clock (the wall clock less its processes' waits for a core:
+    `contained.first_ended`). With `caps_later` and `own_wall_s`, its caps are lowered once
+    that file is written (`lowered`). Returns what was measured and the spec with the caps it
+    ended under."""
+    if started.early is not None:
         return contained.finish(started), spec
     now = spec
 
@@ -201,7 +209,8 @@ def _finish(started: contained.Started, spec: SolverSpec) -> tuple[Measured, Sol
         assert now.own_wall_s is not None  # lowering keeps the own wall clock
         return now.own_wall_s
 
-    ended = contained.first_ended([started], own_wall_s if spec.caps_later else spec.own_wall_s,
+    ended = contained.first_ended([started], own_wall_s if spec.caps_later and
+                                  spec.own_wall_s is not None else own_wall_cap_s(spec),
                                   lambda: contained.tree_times(started.pid)[1])
     if ended is not None:
         return contained.finish(started), now
@@ -244,8 +253,7 @@ def limits_of(spec: SolverSpec) -> Limits:
     """An external program's limits: its memory, stack and output limits, its CPU time and
     the wall-clock cap, and its output limit again for all it writes into its folder."""
     stack = stack_limit_mb(spec)
-    wall = wall_cap_s(spec.timeout_s) if spec.own_wall_s is None else \
-        contained.backstop_s(spec.own_wall_s)  # (then stopped on its own clock: `_finish`)
+    wall = contained.backstop_s(own_wall_cap_s(spec))  # (stopped on its own clock: `_finish`)
     return Limits(memory_mb=spec.memory_mb or None, stack_mb=stack,
                   file_bytes=spec.output_limit_bytes, cpu_s=spec.timeout_s,
                   wall_s=wall, written_bytes=spec.output_limit_bytes,

@@ -33,6 +33,7 @@ from pipeline.problems import problem_modules
 from pipeline.programs import contained
 from pipeline.programs.external import (
     cpu_over_message,
+    own_wall_cap_s,
     remove_scratch_of,
     wall_cap_message,
     wall_cap_s,
@@ -42,8 +43,8 @@ from pipeline.programs.processes import cpu_seconds
 from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker_main
 from pipeline.run.workerserver import ServedProcess, SharedDoubles, start_server
 
-# Extra seconds a worker gets past an external program's wall-clock cap (2 x its timeout
-# + 1 s, see `external.wall_cap_s`) before the parent kills it. External programs are stopped
+# Extra seconds a worker gets past an external program's wall-clock backstop (that of the
+# launcher, `contained.backstop_s`) before the parent kills it. External programs are stopped
 # by their launcher; this only catches a stuck worker.
 EXTERNAL_GRACE_S = 5.0
 POLL_S = 0.05  # also how often the CPU time of a worker on a built-in stage is looked at
@@ -150,6 +151,13 @@ class _Worker:
         if index < self.done:  # not yet written for this batch's next job
             return self.done, max(self.since, started)
         return index, started
+
+    def waited_s(self) -> float:
+        """The seconds the worker has waited for a core since the job it is on started."""
+        index = int(self.progress[0])
+        if index < self.done or self.process.pid is None:
+            return 0.0
+        return max(0.0, contained.waited_s(self.process.pid) - self.progress[3])
 
     def cpu_used_s(self) -> float | None:
         """The CPU time the worker has spent on the job it is on (None: not known yet)."""
@@ -439,14 +447,19 @@ class LocalPoolExecutor:
         return self._idle() or self._start_worker()
 
     def _deadline(self, worker: _Worker) -> float:
-        """When the worker's current job is over its wall-clock cap."""
+        """When the worker's current job is over its wall-clock cap: for a built-in stage,
+        on the worker's own clock (its waits for a core since the job started not charged,
+        read once the cap has passed on the wall clock)."""
         if not worker.ready:
             return worker.since + STARTUP_TIMEOUT_S
         index, started = worker.running
         job = worker.batch[index]
         if job.solver.kind != "stage":  # the program has its own limits; the worker waits
-            return started + wall_cap_s(job.solver.timeout_s) + EXTERNAL_GRACE_S
-        return started + wall_cap_s(job.solver.timeout_s)
+            return started + contained.backstop_s(own_wall_cap_s(job.solver)) + EXTERNAL_GRACE_S
+        deadline = started + wall_cap_s(job.solver.timeout_s)
+        if time.monotonic() < deadline:
+            return deadline
+        return deadline + worker.waited_s()
 
     def _over_cpu(self, worker: _Worker) -> float | None:
         """The CPU seconds the worker has spent on its built-in stage's job when that is over

@@ -8,11 +8,12 @@ package's submissions, by its validators, checker and interactor).
 
 A built-in stage is limited as an external program is: by the CPU time the worker spends on
 the case (its `timeout_s`), with a wall-clock cap of 2 x limit + 1 s for a stage that sleeps or
-waits (`external.wall_cap_s`), so a loaded machine slows a case down without failing it. The
-worker writes which job it is on, when it started and its own CPU clock then into shared memory
-(`progress`); the parent reads the worker's CPU time from /proc and kills a worker whose case
-is over either limit. A stage that finishes over its CPU limit between two of the parent's
-looks is `TLE` all the same.
+waits (`external.wall_cap_s`), counted on the worker's own clock (the wall clock less its waits
+for a core), so a loaded machine slows a case down without failing it. The worker writes which
+job it is on, when it started, its own CPU clock and its waits for a core then into shared
+memory (`progress`); the parent reads the worker's CPU time and waits from /proc and kills a
+worker whose case is over either limit. A stage that finishes over its CPU limit between two
+of the parent's looks is `TLE` all the same.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from multiprocessing.connection import Connection
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import Problem, get_problem
+from pipeline.programs.contained import waited_s
 from pipeline.programs.external import (
     ChildTracker,
     cleanup_scratch,
@@ -44,8 +46,9 @@ from pipeline.programs.processes import die_with_parent
 READY = "ready"
 FLUSH_S = 0.005
 # The shared doubles a worker writes before each job: [its index in the batch, its start on the
-# monotonic clock, this process's CPU time (process_time) then].
-PROGRESS_FIELDS = 3
+# monotonic clock, this process's CPU time (process_time) then, its seconds spent waiting for a
+# core then (`contained.waited_s`)].
+PROGRESS_FIELDS = 4
 
 _problems: dict[str, Problem] = {}
 
@@ -59,9 +62,10 @@ def _problem(problem_id: str) -> Problem:
 
 _warm: set[tuple[str, str]] = set()
 
-# The longest a worker spends warming up one stage (less when the stage's own timeout is
-# shorter): a warm-up case is a sample or a tiny case, so this is only reached by a stage that
-# hangs, and then it must not hold up the run.
+# The longest a worker spends warming up one stage on its own clock (less when the stage's own
+# timeout is shorter): a warm-up case is a sample or a tiny case, so this is only reached by a
+# stage that hangs, and then it must not hold up the run. Its own clock (`_within`), so a busy
+# machine does not cut a warm-up short.
 WARM_UP_BUDGET_S = 5.0
 
 
@@ -96,8 +100,16 @@ def _answer_warm_up_case(problem: Problem, stage_name: str) -> None:
 
 
 def _within(seconds: float, work) -> None:
-    """Run `work()`, raising `_OverBudget` in it once `seconds` have passed (SIGALRM)."""
+    """Run `work()`, raising `_OverBudget` in it once `seconds` have passed on this process's
+    own clock (SIGALRM; the wall clock less its waits for a core, so a busy machine does not
+    cut it short)."""
+    start, waited = time.monotonic(), waited_s(os.getpid())
+
     def expire(signum, frame):
+        own = time.monotonic() - start - (waited_s(os.getpid()) - waited)
+        if own < seconds:  # it waited for a core: not charged
+            signal.setitimer(signal.ITIMER_REAL, max(seconds - own, 0.01))
+            return
         raise _OverBudget()
 
     previous = signal.signal(signal.SIGALRM, expire)
@@ -110,19 +122,21 @@ def _within(seconds: float, work) -> None:
 
 
 def _survives_in_a_copy(work, seconds: float) -> bool:
-    """Whether `work()` returns normally within `seconds` in a forked copy of this worker.
+    """Whether `work()` returns normally within `seconds` (`_within`) in a forked copy of this
+    worker.
 
     A stage registered as known to be wrong may crash the process it runs in; tried first in
-    a copy, such a crash costs nothing. The copy is ended by the kernel when its time is up
-    (SIGALRM with the default action), even if this worker is gone by then."""
+    a copy, such a crash costs nothing. The copy is also ended by the kernel once it has used
+    `seconds` of CPU time (SIGPROF with the default action), even if this worker is gone by
+    then."""
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the worker's clean-up
-            signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            signal.setitimer(signal.ITIMER_REAL, seconds)
-            work()
+            signal.signal(signal.SIGPROF, signal.SIG_DFL)
+            signal.setitimer(signal.ITIMER_PROF, seconds)
+            _within(seconds, work)
             code = 0
         except BaseException:
             pass
@@ -161,7 +175,7 @@ def run_stage(job: Job) -> Outcome:
     """Parse, solve and format one case with a built-in stage, timing all three."""
     problem = _problem(job.solver.problem)
     stage = problem.stage(job.solver.stage)
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu, waited = time.perf_counter(), time.process_time(), waited_s(os.getpid())
     try:
         case = problem.parse(job.input)
         refusal = stage.refuses(case)
@@ -184,7 +198,8 @@ def run_stage(job: Job) -> Outcome:
     if cpu_ms > timeout_s * 1000:
         return Outcome(job.key, "tle", wall_ms=wall_ms, cpu_ms=cpu_ms,
                        error=cpu_over_message(timeout_s, cpu_ms))
-    if wall_ms > wall_cap_s(timeout_s) * 1000:
+    # the cap is on the worker's own clock: its waits for a core are not charged
+    if wall_ms - (waited_s(os.getpid()) - waited) * 1000 > wall_cap_s(timeout_s) * 1000:
         return Outcome(job.key, "tle", wall_ms=wall_ms, cpu_ms=cpu_ms,
                        error=wall_cap_message(timeout_s, cpu_ms))
     return Outcome(job.key, "ok", answer=answer, wall_ms=wall_ms, cpu_ms=cpu_ms)
@@ -258,10 +273,11 @@ def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (
 
     `preload` names (problem, stage) pairs to import and warm up before the first batch, so a
     pool started early does that while the parent is still loading cases. `progress` (shared
-    doubles, `PROGRESS_FIELDS` of them) receives the index, start time and this process's CPU
-    time of each job before it runs, so the parent knows which job overran, and by how much
-    CPU time, even though outcomes travel in groups. `settings`: those of the pool's process
-    when it started this worker (None: this process's own are those). `parent_pid`: the
+    doubles, `PROGRESS_FIELDS` of them) receives the index, start time, this process's CPU
+    time and its waits for a core of each job before it runs, so the parent knows which job
+    overran, and by how much CPU time, even though outcomes travel in groups. `settings`:
+    those of the pool's process when it started this worker (None: this process's own are
+    those). `parent_pid`: the
     process that started this one (None: multiprocessing's parent, if any).
     """
     # The worker dies with the process that started it, even if that one is killed with
@@ -302,9 +318,10 @@ def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (
             if outcomes and now - last >= FLUSH_S:
                 connection.send(outcomes)
                 outcomes, last = [], now
-            if progress is not None:  # the index last: it says the other two are this job's
+            if progress is not None:  # the index last: it says the others are this job's
                 progress[1] = now
                 progress[2] = time.process_time()
+                progress[3] = waited_s(os.getpid())
                 progress[0] = index
             outcomes.append(execute(job))
         connection.send(outcomes)
