@@ -251,11 +251,13 @@ PIPELINE = Path(sys.executable).with_name("pipeline")
 
 def _bash(script: str, tmp_path: Path) -> subprocess.CompletedProcess:
     """`script` in a real bash, with the installed `pipeline` first on PATH and HOME in
-    tmp_path (so an installed completion lands there)."""
+    tmp_path (so an installed completion lands there). The script is followed by an `exit`, so
+    bash runs `pipeline` as its child (a lone command it would exec in its own place): the
+    shell Typer finds among `pipeline`'s parents is this bash, whatever runs the tests."""
     env = {"PATH": f"{PIPELINE.parent}:/usr/bin:/bin", "HOME": str(tmp_path),
            "SHELL": "/bin/bash", "PIPELINE_DATA_DIR": str(tmp_path / "data")}
-    return subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(["bash", "-c", f"{script}\nexit $?"], env=env, capture_output=True,
+                          text=True, timeout=60)
 
 
 def _complete(words: str, tmp_path: Path) -> list[str]:

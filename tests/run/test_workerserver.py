@@ -128,9 +128,11 @@ def test_a_worker_starts_with_the_sandbox_probe_done_by_the_server():
     import multiprocessing
 
     from pipeline.run import workerserver
+    from pipeline.run.worker import PROGRESS_FIELDS
 
     ours, theirs = multiprocessing.Pipe(duplex=True)
-    worker = workerserver.ServedProcess(_report_probe, theirs, workerserver.SharedDoubles(3))
+    worker = workerserver.ServedProcess(_report_probe, theirs,
+                                        workerserver.SharedDoubles(PROGRESS_FIELDS))
     worker.start()
     theirs.close()
     try:
