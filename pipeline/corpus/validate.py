@@ -193,13 +193,14 @@ class Pools:
         self.close(kill=kind is not None)
 
     def get(self, workers: int) -> tuple[ProcessPoolExecutor, bool]:
-        """A pool of at least `workers` workers, and whether it was started now, forked (its
-        workers then inherit `_INHERITED` as it is when the first item is submitted)."""
+        """The pool, started now with `workers` workers when there is none yet, and whether it
+        was started now, forked (its workers then inherit `_INHERITED` as it is when the first
+        item is submitted). Once started it serves every later call as it is: a pool started
+        anew after Polars is loaded would be spawned, each worker importing the pipeline."""
         from pipeline.programs.processes import single_threaded
 
-        if self.pool is not None and self.workers >= workers:
+        if self.pool is not None:
             return self.pool, False
-        self.close()
         fork = single_threaded()
         self.pool, self.workers = _pool(workers, fork), workers
         return self.pool, fork
