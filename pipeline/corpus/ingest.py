@@ -844,7 +844,6 @@ def _return_freed_memory(arrow: bool) -> None:
     reuse). Without this, each chunk's and each row group's transient buffers raised the
     resident size a little more every time."""
     import ctypes
-    import ctypes.util
 
     if arrow:
         import pyarrow as pa
@@ -852,7 +851,7 @@ def _return_freed_memory(arrow: bool) -> None:
         pa.set_memory_pool(pa.system_memory_pool())
         return
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = ctypes.CDLL(None)  # this process's own symbols: finding libc by name runs ldconfig
         libc.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD (glibc; elsewhere this is a no-op)
     except (OSError, AttributeError):
         pass
