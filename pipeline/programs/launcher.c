@@ -23,7 +23,8 @@
  *       down. The descriptor is close-on-exec, so the program never holds it (a result in a
  *       file of a folder the program can write could be rewritten by it).
  *   -o  the same result written to a file instead (for a person trying the launcher by hand)
- *   -P  a pidfd of the caller (pidfd_open): the launcher exits at once if the caller is gone
+ *   -P  a pidfd of the caller (pidfd_open): the launcher exits at once if the caller is gone,
+ *       and ends the program as on SIGTERM should the caller die later
  *   -a -s -f  RLIMIT_AS, RLIMIT_STACK, RLIMIT_FSIZE of the program in bytes (0: unlimited)
  *   -X  the program ignores SIGXFSZ: a write past -f fails (EFBIG) instead of killing it, so
  *       its output is cut at the limit and it runs on until it exits or its time is up (how
@@ -92,9 +93,9 @@
  * is a new scheduling group (autogroup), and a fresh one per case made a loaded machine's
  * wake-ups of the program markedly slower.
  *
- * Parent death. The launcher asks for SIGTERM when its caller dies (PR_SET_PDEATHSIG) and then
- * kills the program and everything it started; init and the program ask for SIGKILL when their
- * parent dies. The launcher's session is its own, so a kill of the pipeline's process group
+ * Parent death. The launcher asks for SIGTERM when its caller dies (PR_SET_PDEATHSIG), and
+ * watches the caller's pidfd (-P) as well; either way it then kills the program and everything
+ * it started. Init and the program ask for SIGKILL when their parent dies. The launcher's session is its own, so a kill of the pipeline's process group
  * reaches it only through the caller's death.
  *
  * Limits. Address space, stack, file size and core size (0) are set in the program before
@@ -179,6 +180,15 @@ static long long now_ns(void) {
 
 static int stop_requested(int sig) {
     return sig == SIGTERM || sig == SIGHUP || sig == SIGINT || sig == SIGQUIT;
+}
+
+/* Whether the worker (-P: a pidfd of it) has died. Its death also sends SIGTERM (the death
+ * signal); this second look ends the case within a wait of the loop should that signal be
+ * missed. */
+static int parent_gone(void) {
+    if (opt.parent_fd < 0) return 0;
+    struct pollfd worker = {opt.parent_fd, POLLIN, 0};
+    return poll(&worker, 1, 0) != 0;
 }
 
 /* The CPU limit in ms that a SIGUSR1 from sigqueue carries (-c), or -1 for any other. */
@@ -686,7 +696,7 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
         struct timespec timeout = {wait_ns / 1000000000LL, wait_ns % 1000000000LL};
         siginfo_t info;
         int sig = sigtimedwait(&handled, &info, &timeout);
-        if (stop_requested(sig) && strcmp(killed, "none") == 0) {
+        if ((stop_requested(sig) || parent_gone()) && strcmp(killed, "none") == 0) {
             killed = "term";
             kill(program, SIGKILL);
         }
@@ -857,16 +867,6 @@ static void join_cgroup(void) {
 
 int main(int argc, char **argv) {
     parse(argc, argv);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (opt.parent_fd >= 0) { /* did the worker die before the death signal was asked for? */
-        struct pollfd worker = {opt.parent_fd, POLLIN, 0};
-        if (poll(&worker, 1, 0) != 0) return 1;
-        close(opt.parent_fd);
-    }
-    if (opt.template) {
-        result_fd = 1;
-        return hold_template();
-    }
     sigemptyset(&handled);
     sigaddset(&handled, SIGCHLD);
     sigaddset(&handled, SIGTERM);
@@ -874,7 +874,19 @@ int main(int argc, char **argv) {
     sigaddset(&handled, SIGINT);
     sigaddset(&handled, SIGQUIT);
     sigaddset(&handled, SIGUSR1);
-    sigprocmask(SIG_BLOCK, &handled, NULL);
+    /* blocked before the death signal is asked for: the init of a PID namespace (this process,
+     * when the worker made it one) drops a signal it neither blocks nor handles */
+    if (!opt.template) sigprocmask(SIG_BLOCK, &handled, NULL);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (opt.parent_fd >= 0) { /* did the worker die before the death signal was asked for? */
+        if (parent_gone()) return 1;
+        fcntl(opt.parent_fd, F_SETFD, FD_CLOEXEC); /* kept, and watched as well; not the program's */
+    }
+    if (opt.template) {
+        if (opt.parent_fd >= 0) close(opt.parent_fd);
+        result_fd = 1;
+        return hold_template();
+    }
     for (int sig = SIGHUP; sig <= SIGQUIT; sig++) signal(sig, SIG_DFL); /* ignored ones drop */
     signal(SIGTERM, SIG_DFL);
     if (opt.done_fd >= 0) {

@@ -314,3 +314,26 @@ def test_closing_the_pool_kills_a_program_in_flight():
     executor.close()
     assert wait_until(lambda: not processes_with(token) and not any(map(alive, workers)),
                       timeout=5)
+
+
+def test_the_launcher_ends_its_program_when_the_caller_named_by_its_pidfd_dies(cpp, tmp_path):
+    """The caller's pidfd (-P) is watched as well as the death signal, which only the parent's
+    death sends: here the pidfd is of a process that is not the launcher's parent, so only
+    the watch can end the case, and it does once that process is killed."""
+    caller = subprocess.Popen(["sleep", "60"])
+    pidfd = os.pidfd_open(caller.pid)
+    read, write = os.pipe2(os.O_CLOEXEC)
+    process = subprocess.Popen([launcher_path(), "-P", str(pidfd), "-D", str(write),
+                                "-c", "60000", "-w", "60000", "--", cpp["spin"]],
+                               pass_fds=(write, pidfd), start_new_session=True)
+    os.close(write)
+    os.close(pidfd)
+    running = contained.Started(process.pid, True, 60.0, read, time.perf_counter())
+    time.sleep(0.3)
+    assert process.poll() is None  # the caller lives: the program runs on
+    caller.kill()
+    caller.wait()
+    measured = contained.finish(running)
+    process.wait(timeout=10)
+    assert measured.killed == "term", measured
+    assert measured.cpu_ms < 30000
