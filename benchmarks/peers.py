@@ -11,9 +11,9 @@ two agree on every submission's verdict.
   the section says so and skips.
 - The packages: the project's fixture packages (`tests/fixtures/packages/`) and, when a git
   snapshot of RagnarGrootKoerkamp/BAPCtools is on this machine (`PIPELINE_BAPCTOOLS_GIT`, else
-  the search tool's mirror folder), the packages of its `test/problems/`, with what their
-  links name outside them (`validation.h`) copied in, as `bt zip` exports a package. The
-  bench fetches nothing: without the snapshot it says so and runs the fixtures only.
+  under the folder `GAMEBENCH_SNAPSHOTS` names), the packages of its `test/problems/`, with
+  what their links name outside them (`validation.h`) copied in, as `bt zip` exports a
+  package. The bench fetches nothing: without the snapshot it says so and runs the fixtures only.
 - Each tool gets a fresh copy of the package, the pipeline a fresh data folder and bt a fresh
   TMPDIR (where it keeps its builds): neither finds the builds of an earlier run. bt reads
   only the 2025-09 format: a package in another is upgraded with `bt upgrade` in bt's copy
@@ -51,7 +51,8 @@ from pipeline.packages.expectations import kattis_class
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "packages"
 BT_VENV = ROOT / ".bench" / "bapctools-venv"
-DEFAULT_SNAPSHOT = Path("/work/.mirror/RagnarGrootKoerkamp+BAPCtools/repo")
+DEFAULT_SNAPSHOT = (Path(os.environ.get("GAMEBENCH_SNAPSHOTS") or "/nonexistent")
+                    / "RagnarGrootKoerkamp+BAPCtools" / "repo")
 RUN_GOAL = 0.7         # pipeline run / bt run, ingest excluded
 BT_FORMAT = "2025-09"  # the one problem_format_version bt reads; others get `bt upgrade` first
 WITH_INGEST_GOAL = 1.0  # (pipeline ingest + run) / bt run

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from packagekit import FIXTURES
+from packagekit import FIXTURES, snapshot
 
 from pipeline.packages import judge_package, load_package
 
@@ -47,10 +47,10 @@ def report(build_dir, tmp_path_factory):
 
 
 # BAPCtools' own test packages (tests/packages/test_bapctools_conformance.py), read from the
-# snapshot the search tool's fetch brings to /work/.mirror. Session fixtures here, not in the
+# snapshot the search tool's fetch brings (`packagekit.snapshot`). Session fixtures here, not in the
 # test module: a copy costs a second, so each xdist worker makes its own and the module's
 # per-package tests (minutes in all) spread over the workers instead of queueing on one.
-BAPCTOOLS_SNAPSHOT = Path("/work/.mirror/RagnarGrootKoerkamp+BAPCtools/repo")
+BAPCTOOLS_SNAPSHOT = snapshot("RagnarGrootKoerkamp/BAPCtools")
 
 
 def _bapctools_archive(target: Path, *paths: str) -> None:

@@ -7,6 +7,7 @@ files of other public repositories that the search tool's fetch brought onto thi
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import tarfile
 from pathlib import Path
@@ -16,15 +17,23 @@ import pytest
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "packages"
 KATTIS = ("circlearea", "hypotenuse", "guess", "bigsum", "roomarea", "remember")
 ALL = (*KATTIS, "polysum")
-MIRRORS = Path("/work/.mirror")
+
+
+def snapshot(repo: str) -> Path:
+    """The git folder of the fetched snapshot of `repo` ("owner/name"), under the folder
+    `GAMEBENCH_SNAPSHOTS` names (`make test` gives the folder this workplace's `fetch` fills);
+    a path that does not exist when the variable is unset."""
+    base = os.environ.get("GAMEBENCH_SNAPSHOTS")
+    return Path(base or "/nonexistent") / repo.replace("/", "+") / "repo"
 
 
 def fetched(repo: str, folder: str, target: Path) -> Path:
     """`folder` of the fetched repository `repo` ("owner/name"), as files under `target`; the
     test is skipped, with a line saying so, when that repository was never fetched here."""
-    git_dir = MIRRORS / repo.replace("/", "+") / "repo"
+    git_dir = snapshot(repo)
     if not git_dir.is_dir():
-        pytest.skip(f"{repo} is not fetched here ({git_dir} is absent)")
+        pytest.skip(f"{repo} is not fetched here ({git_dir} is absent; GAMEBENCH_SNAPSHOTS "
+                    "names the folder of fetched snapshots)")
     archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "HEAD", folder],
                              capture_output=True, check=False)
     if archive.returncode != 0:

@@ -4,12 +4,12 @@ no reject, and where BAPCtools commits what `bt generate` wrote, our inputs, ans
 outputs are the same bytes (the test case .yaml files the same data); the ones that ship only
 samples and an empty data/secret ingest with a note.
 
-The packages are read from the BAPCtools git snapshot the search tool's fetch brings to
-/work/.mirror (never committed; the `bapctools_problems` and `bapctools_checkout` fixtures of
-tests/packages/conftest.py, made once per xdist worker so the per-package tests spread over the
-workers); without it the tests skip, saying so. Where BAPCtools' `bt`
-is installed (`pip install bapctools`), `bt generate` itself is run on each and its data held
-to ours file for file.
+The packages are read from the BAPCtools git snapshot the search tool's fetch brings, in the
+folder `GAMEBENCH_SNAPSHOTS` names (never committed; the `bapctools_problems` and
+`bapctools_checkout` fixtures of tests/packages/conftest.py, made once per xdist worker so the
+per-package tests spread over the workers); without it the tests skip, saying so. Where
+BAPCtools' `bt` is installed (`pip install bapctools`), `bt generate` itself is run on each
+and its data held to ours file for file.
 
 And every package is ingested and run through the CLI (`pipeline ingest`, `pipeline run`):
 each submission must get what its folder and submissions.yaml expect, and the validators
@@ -29,13 +29,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from packagekit import snapshot
 
 from pipeline.packages import build_package, load_package
 from pipeline.packages.expectations import kattis_class
 from pipeline.packages.invalid import check_validators
 
 REPO = Path(__file__).resolve().parents[2]
-SNAPSHOT = Path("/work/.mirror/RagnarGrootKoerkamp+BAPCtools/repo")
+SNAPSHOT = snapshot("RagnarGrootKoerkamp/BAPCtools")
 GENERATED = ("alternativeencryption", "constants", "divsort", "generatorcount",
              "generatorincludes", "identity", "interactivemultipass", "multipass", "testseed")
 SAMPLES_ONLY = ("hello", "fltcmp", "boolfind", "hellounix")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from packagekit import tiny_kattis, write_tree
+from packagekit import snapshot, tiny_kattis, write_tree
 
 from pipeline.packages import judge_package, load_package
 from pipeline.programs import languages
@@ -33,7 +33,7 @@ from pipeline.programs.languages import LANGUAGES, build_program, detect_languag
 from pipeline.programs.program import Program
 
 REPO = Path(__file__).resolve().parents[2]
-BAPCTOOLS = Path("/work/.mirror/RagnarGrootKoerkamp+BAPCtools/repo")
+BAPCTOOLS = snapshot("RagnarGrootKoerkamp/BAPCtools")
 GOOD_SOURCES = ["good/data/sample/1.in", "good/data/secret/01.in", "good/data/secret/02.in"]
 TWO_INTEGERS = ("import re, sys\n"
                 "sys.exit(42 if re.fullmatch(r'\\d+ \\d+\\n', sys.stdin.read()) else 43)\n")
