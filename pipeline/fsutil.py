@@ -94,7 +94,7 @@ def utf8_path(path: Path | str) -> str:
 
 
 def file_sha256(path: Path | str) -> hashlib._Hash:
-    """The SHA-256 of a file, read in pieces (a package's 700 MB file read whole to digest it
-    cost 700 MB of memory)."""
+    """The SHA-256 of a file, read in pieces (a file read whole to digest it would cost its
+    whole size in memory)."""
     with open(path, "rb") as handle:
         return hashlib.file_digest(handle, "sha256")

@@ -1,10 +1,10 @@
 """Native code: C and C++ sources compiled once, ahead of time, and loaded with ctypes.
 
 What it is for. A `fast` stage must answer a max test within a few times our C++ solution,
-process start included, and a kernel compiled by numba costs every process ~0.27 s and ~90 MB
-just to import numba, plus the load of its cached machine code, before the kernel runs. A
-shared library compiled when the package is installed costs a `dlopen` (well under a
-millisecond) instead. This package is the one place that knows how such code is declared,
+process start included, and a kernel compiled by numba costs every process the import of numba
+(a good part of a second and tens of MB), plus the load of its cached machine code, before the
+kernel runs. A shared library compiled when the package is installed costs a `dlopen`
+instead. This package is the one place that knows how such code is declared,
 built, cached and loaded, for any part of the pipeline:
 
     KERNELS = native.library("<problem id>", Path(__file__).with_name("native.c"))

@@ -1,5 +1,5 @@
 """numba kernels of the movcoin2 `fast` stage, the fallback where native.c cannot be built
-(imported lazily: importing numba costs ~0.3 s).
+(imported lazily: importing numba is slow).
 
 `forest_answers` takes every test of a case at once as one forest (test k's nodes are
 offset_k .. offset_k + n_k - 1) and returns the per-test answers. Everything is iterative.
