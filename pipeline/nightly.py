@@ -265,9 +265,9 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
 
 
 def expectation_failures(problem_id: str, result: RunSummary) -> list[str]:
-    """A package's submissions that got what their folder or tag does not expect, and those
-    (and validators) its own programs failed judging (and why its expectations could not be
-    held, when they could not)."""
+    """A package's submissions that got what their folder or tag does not expect, those (and
+    validators) its own programs failed judging, those that agree only on part of the
+    package's cases (and why its expectations could not be held, when they could not)."""
     found = result.expectations
     if found is None:  # not a package: no submissions held
         return []
@@ -276,7 +276,9 @@ def expectation_failures(problem_id: str, result: RunSummary) -> list[str]:
     return [f"{problem_id}/{a.submission}: expected {a.expected}, got {a.got}"
             for a in found.disagreements] + [
         f"{problem_id}/{a.submission}: not held (judge error): expected {a.expected}, got {a.got}"
-        for a in found.judge_errors]
+        for a in found.judge_errors] + [
+        f"{problem_id}/{a.submission}: expected {a.expected}, got {a.got} on the cases judged "
+        f"only: the package holds test cases that were not judged" for a in found.partial]
 
 
 def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int]]]:
