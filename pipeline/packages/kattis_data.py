@@ -332,9 +332,12 @@ class Data:
                 subgroups.append(entry)
             elif entry.suffix == ".in":
                 if not entry.with_suffix(".ans").is_file():
-                    raise PackageError(relative(entry, self.root), "missing-answer",
-                                       f"test case {self._name(entry)} has no answer file "
-                                       f"{entry.with_suffix('.ans').name}")
+                    # that one case is not judged, the rest are (`bt run` warns and skips it)
+                    self.rejects.append(PackageError(
+                        relative(entry, self.root), "missing-answer", f"test case "
+                        f"{self._name(entry)} has no answer file "
+                        f"{entry.with_suffix('.ans').name}: it is not judged"))
+                    continue
                 cases.append(entry.with_suffix(""))
             elif entry.suffix == ".ans" and not entry.with_suffix(".in").is_file():
                 # that one case is not judged, the rest are (as `bt run` judges what it has)
