@@ -9,12 +9,15 @@ processes on a copy of tests/fixtures/packages/gensum, whose generators.yaml mak
 - A case whose generator fails but that the package commits (`data/secret/<name>.in` and
   `.ans`, as an earlier `bt generate` wrote them) is judged from the committed files, with a
   note naming the generator, the case and the error; the run then agrees as usual.
+- A folder that includes a case that could not be made lacks it too: that is a case not
+  judged as well, named where it was to be placed.
 - A package none of whose cases can be made has nothing to judge: the run says why and exits 1.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -22,6 +25,8 @@ from pathlib import Path
 
 import polars as pl
 from packagekit import FIXTURES
+
+from pipeline.packages import load_package
 
 REPO = Path(__file__).resolve().parents[2]
 BROKEN = "secret/7-broken"  # the fixture's failing entry (generators.yaml, `broken.py {seed}`)
@@ -88,6 +93,11 @@ def test_a_failing_generator_without_a_committed_case_is_no_agreement(tmp_path):
     rows = held(data)
     assert rows["accepted/sum.py"] == ("partial", 7, 8)
     assert rows["wrong_answer/difference.py"] == ("partial", 7, 8)
+    # the report shows the stored rows as they are: never `yes`
+    report = pipeline(data, home, "report", "--out", str(tmp_path / "report.html"))
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("<td>not judged on 1 of 8 case(s)</td>") == 2, page
 
 
 def test_a_failing_generator_whose_case_is_committed_judges_the_committed_case(tmp_path):
@@ -136,6 +146,27 @@ def test_a_crashing_generator_that_writes_nothing_costs_its_cases_and_the_agreem
            "output" in note, note
     assert agreement_column(run.stdout)["accepted/sum.py"] == "not judged on 6 case(s)"
     assert held(data)["accepted/sum.py"] == ("partial", 2, 8)  # sample/1 and secret/1-max
+
+
+def test_an_include_of_a_case_that_was_not_made_is_a_case_not_judged(tmp_path, monkeypatch):
+    package_dir, _, home = setup(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PIPELINE_SANDBOX", "off")  # (pair.py logs outside its folder)
+    yaml_file = package_dir / "generators" / "generators.yaml"
+    yaml_file.write_text(yaml_file.read_text().replace(
+        "      - broken: broken.py {seed}\n",
+        "      - broken: broken.py {seed}\n      - again:\n          include:\n"
+        "            - broken\n"))
+    package = load_package(package_dir, tmp_path / "build")
+    unjudged = {e.case: e for e in package.unjudged_cases}
+    assert sorted(unjudged) == ["secret/1-again/7-broken", BROKEN]
+    message = unjudged["secret/1-again/7-broken"].message
+    assert message.startswith(f"secret/1-again/7-broken: included from {BROKEN}: "
+                              "`broken.py {seed}` failed: the generator exited with code 3")
+    # the case a reject costs survives the trip to a worker process
+    copied = pickle.loads(pickle.dumps(unjudged[BROKEN]))
+    assert (copied.case, copied.line, str(copied)) == (BROKEN, unjudged[BROKEN].line,
+                                                        str(unjudged[BROKEN]))
 
 
 def test_a_package_none_of_whose_cases_can_be_made_is_not_judged(tmp_path):
