@@ -98,6 +98,13 @@ def test_a_failing_generator_without_a_committed_case_is_no_agreement(tmp_path):
     assert report.returncode == 0, report.stderr
     page = (tmp_path / "report.html").read_text()
     assert page.count("<td>not judged on 1 of 8 case(s)</td>") == 2, page
+    # and the nightly fails on it, naming each submission
+    config = tmp_path / "nightly.toml"
+    config.write_text('seed = 1\nproblems = ["gensum"]\n')
+    night = pipeline(data, home, "nightly", "--config", str(config))
+    assert night.returncode == 1, night.stdout + night.stderr
+    assert ("! gensum/accepted/sum.py: expected accepted, got AC on the cases judged only: the "
+            "package holds test cases that were not judged") in night.stdout, night.stdout
 
 
 def test_a_failing_generator_whose_case_is_committed_judges_the_committed_case(tmp_path):
@@ -183,3 +190,11 @@ def test_a_package_none_of_whose_cases_can_be_made_is_not_judged(tmp_path):
             "case(s) the package holds: generators/generators.yaml:7: rule generator-failed: "
             "secret/1-broken: `broken.py {seed}` failed") in run.stderr, run.stderr
     assert "nothing to run" not in run.stdout
+    # the nightly says so too, fails, and goes on with its other problems
+    config = tmp_path / "nightly.toml"
+    config.write_text('seed = 1\nproblems = ["gensum"]\n')
+    night = pipeline(data, home, "nightly", "--config", str(config))
+    assert night.returncode == 1, night.stdout + night.stderr
+    assert "Traceback" not in night.stderr, night.stderr
+    assert "! not judged: gensum: package gensum holds test cases but none can be judged" \
+        in night.stdout, night.stdout
