@@ -67,13 +67,17 @@ class UnknownName(KeyError):
 # line, which rule. Its `str` reads `data/secret/a.in: rule missing-answer: test case secret/a
 # has no answer file secret/a.ans`.
 class PackageError(UserError):
-    """A problem package breaks a rule of its format at a known file (and line)."""
+    """A problem package breaks a rule of its format at a known file (and line). `case`: the
+    test case under data/ it costs when that is not `file` itself (`secret/03`, for a case
+    generators.yaml could not make)."""
 
-    def __init__(self, file: str, rule: str, message: str, *, line: int | None = None) -> None:
+    def __init__(self, file: str, rule: str, message: str, *, line: int | None = None,
+                 case: str | None = None) -> None:
         self.file = file
         self.rule = rule
         self.message = message
         self.line = line
+        self.case = case
         super().__init__(str(self))
 
     def __str__(self) -> str:
@@ -81,11 +85,12 @@ class PackageError(UserError):
         return f"{where}: rule {self.rule}: {self.message}"
 
     def __reduce__(self):  # keep every field when pickled across worker processes
-        return (_rebuild, (self.file, self.rule, self.message, self.line))
+        return (_rebuild, (self.file, self.rule, self.message, self.line, self.case))
 
 
-def _rebuild(file: str, rule: str, message: str, line: int | None) -> PackageError:
-    return PackageError(file, rule, message, line=line)
+def _rebuild(file: str, rule: str, message: str, line: int | None,
+             case: str | None = None) -> PackageError:
+    return PackageError(file, rule, message, line=line, case=case)
 
 
 def closest_name(name: str, names: Iterable[str]) -> str | None:

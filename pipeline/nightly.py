@@ -36,6 +36,7 @@ import polars as pl
 from pipeline.config import CONFIG_DIR, NightlySettings, read_nightly_settings
 from pipeline.corpus.generate import MANIFEST_NAME, generate
 from pipeline.corpus.ingest import IngestSummary, default_roots, ingest
+from pipeline.errors import UserError
 from pipeline.problems import Problem, all_problems, get_problem
 from pipeline.run.executors import Executor
 from pipeline.run.runner import RunRequest, RunSummary, no_case_selected, nothing_to_run, run
@@ -65,10 +66,11 @@ class NightlyOutcome:
     ingest: IngestSummary | None
     report: Path | None
     seconds: float
+    not_judged: list[str] = field(default_factory=list)  # problems no run could judge, why
 
     @property
     def failed(self) -> bool:
-        return any(p.failures for p in self.problems) or any(
+        return bool(self.not_judged) or any(p.failures for p in self.problems) or any(
             p.run.status != "finished" for p in self.problems)
 
 
@@ -217,9 +219,15 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
     if summary.rejected:
         log(f"ingest: {summary.rejected} files rejected (see the rejects table)")
     nights: list[ProblemNight] = []
+    not_judged: list[str] = []
     for problem in problems:
         problem_id = problem.id
-        idle = nothing_to_run(data_dir, problem)
+        try:
+            idle = nothing_to_run(data_dir, problem)
+        except UserError as error:  # a package holding cases none of which can be judged
+            log(f"{problem_id}: not judged: {error}")
+            not_judged.append(f"{problem_id}: {error}")
+            continue
         if idle:  # no run is made (and none fails)
             log(f"{problem_id}: nothing to run: {idle}")
             continue
@@ -261,13 +269,13 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
                           slowdown_rule(settings),
                           baselines={n.run.run_id: n.baseline for n in nights}) \
         if run_ids else None  # every problem had nothing to run: no run to report on
-    return NightlyOutcome(nights, summary, report, time.monotonic() - started)
+    return NightlyOutcome(nights, summary, report, time.monotonic() - started, not_judged)
 
 
 def expectation_failures(problem_id: str, result: RunSummary) -> list[str]:
-    """A package's submissions that got what their folder or tag does not expect, and those
-    (and validators) its own programs failed judging (and why its expectations could not be
-    held, when they could not)."""
+    """A package's submissions that got what their folder or tag does not expect, those (and
+    validators) its own programs failed judging, those that agree only on part of the
+    package's cases (and why its expectations could not be held, when they could not)."""
     found = result.expectations
     if found is None:  # not a package: no submissions held
         return []
@@ -276,7 +284,9 @@ def expectation_failures(problem_id: str, result: RunSummary) -> list[str]:
     return [f"{problem_id}/{a.submission}: expected {a.expected}, got {a.got}"
             for a in found.disagreements] + [
         f"{problem_id}/{a.submission}: not held (judge error): expected {a.expected}, got {a.got}"
-        for a in found.judge_errors]
+        for a in found.judge_errors] + [
+        f"{problem_id}/{a.submission}: expected {a.expected}, got {a.got} on the cases judged "
+        f"only: the package holds test cases that were not judged" for a in found.partial]
 
 
 def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int]]]:
@@ -300,6 +310,7 @@ def format_outcome(outcome: NightlyOutcome) -> str:
     wrong (which fail as documented and never fail the night); below a night's failures, the
     most common RE/MLE/OLE error line of each trusted solver that had one."""
     lines = [f"nightly: {'FAILED' if outcome.failed else 'ok'} in {outcome.seconds:.0f} s"]
+    lines += [f"  ! not judged: {why}" for why in outcome.not_judged]
     for night in outcome.problems:
         solvers = len(night.run.verdicts)
         failing = failing_verdicts(night)

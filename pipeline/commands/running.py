@@ -101,7 +101,11 @@ def run(settings: Settings, *, problem_id: str, solver: list[str] | None,
         say(f"{summary.judge_errors} submission(s) or validator(s) could not be held to "
             "what they should get: the package's own programs failed judging them "
             "(judge-error, see above)", err=True)
-    if summary.disagreements or summary.judge_errors:
+    if summary.partial:
+        say(f"{summary.partial} submission(s) got what they expect only on the test cases "
+            "judged: the package holds test cases that were not judged (see `not judged` "
+            "above), so no agreement is reported", err=True)
+    if summary.disagreements or summary.judge_errors or summary.partial:
         raise typer.Exit(1)
 
 

@@ -41,6 +41,9 @@ from pipeline.packages.expectations import (
     derive_time_limit,
     given_time_limit,
     lower_bound_submissions,
+    on_part,
+    partial_status,
+    unjudged_note,
     verdict_at,
 )
 from pipeline.packages.invalid import check_validators
@@ -268,11 +271,10 @@ class PackageReport:
         unjudged = self.package.unjudged_cases
         rows = [("submission", "expected", "got", "agree")]
         for a in self.agreements:
-            rows.append((a.submission, a.expected, a.got, a.status + (
-                ", on the judged cases only" if unjudged and a.status == "agree" else "") + (
+            rows.append((a.submission, a.expected, a.got, (
+                partial_status(unjudged) if a.status == "partial" else a.status) + (
                 " (sensitive to time limit)" if a.sensitive else "")))
-        head = [f"not judged: {len(unjudged)} test case(s) the package holds: "
-                + "; ".join(f"{e.file}: rule {e.rule}" for e in unjudged)] if unjudged else []
+        head = [unjudged_note(unjudged)] if unjudged else []
         return "\n".join(head + aligned(rows))
 
 
@@ -306,8 +308,9 @@ def judge_package(package: Package, build_dir: Path | None = None, workdir: Path
         results[program.name] = judge_submission(
             package, builds.submissions[program.name],
             default_limits(package, time_limit.high_s, time_limit.high_s), workdir, builds)
-    agreements = tuple(check_expectations(package, program, results[program.name], time_limit)
-                       for program in chosen)
+    agreements = on_part([check_expectations(package, program, results[program.name],
+                                             time_limit) for program in chosen],
+                         package.unjudged_cases)
     agreements += check_validators(package, builds, build_dir, workdir)
     return PackageReport(package, time_limit, builds, results, agreements, rejections)
 

@@ -13,6 +13,8 @@ Kattis rules know only AC, WA, TLE and RTE, so MLE and OLE count as RE there (a 
 memory or output limit crashed, as problemtools sees it).
 
 A judge error anywhere is never held against the submission: the agreement is `judge-error`.
+A submission that gets what it expects on the cases judged, while the package holds cases that
+could not be judged (`Package.unjudged_cases`), is `partial`, never `agree` (`on_part`).
 A submission whose language has no toolchain here is `skipped` with the reason. The time limit
 is the package's own, or derived from the submissions' times (`derive_time_limit`) the way the
 format says; a submission whose agreement changes between the low and high limits around it is
@@ -23,10 +25,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from pipeline.errors import UserError
+from pipeline.errors import PackageError, UserError
 from pipeline.packages.kattis_submissions import glob_matches
 from pipeline.packages.model import (
     CaseResult,
@@ -246,12 +248,13 @@ class Disagreement:
 
 @dataclass(frozen=True)
 class Agreement:
-    """A submission held against its expectation: agree, disagree, judge-error or skipped."""
+    """A submission held against its expectation: agree, disagree, judge-error, skipped, or
+    partial (it agrees on the cases judged, but the package holds cases not judged)."""
 
     submission: str
     expected: str
     got: str
-    status: Literal["agree", "disagree", "judge-error", "skipped"]
+    status: Literal["agree", "disagree", "judge-error", "skipped", "partial"]
     disagreements: tuple[Disagreement, ...] = ()
     sensitive: str | None = None     # "sensitive to time limit: ..." when it is
     with_extra_time: bool = False    # legacy: right only with the safety margin's extra time
@@ -259,6 +262,31 @@ class Agreement:
     @property
     def agrees(self) -> bool:
         return self.status == "agree"
+
+
+def on_part(agreements: Sequence[Agreement], unjudged: Sequence[PackageError]
+            ) -> tuple[Agreement, ...]:
+    """The submissions' `agreements` when the package's `unjudged` cases were not judged:
+    each `agree` is `partial` (an agreement judged on less data than the package holds is
+    none); the others are as they are."""
+    if not unjudged:
+        return tuple(agreements)
+    return tuple(replace(a, status="partial") if a.status == "agree" else a
+                 for a in agreements)
+
+
+def unjudged_note(unjudged: Sequence[PackageError]) -> str:
+    """One line naming the test cases the package holds that were not judged, and why: the
+    file and rule of each, and for a case generators.yaml could not make, its error (the
+    entry's line, the command, the first line the generator wrote on stderr)."""
+    return (f"not judged: {len(unjudged)} test case(s) the package holds: "
+            + "; ".join(f"{e.file}{f':{e.line}' if e.line else ''}: rule {e.rule}"
+                        + (f": {e.message}" if e.case else "") for e in unjudged))
+
+
+def partial_status(unjudged: Sequence[PackageError]) -> str:
+    """How a `partial` agreement reads in a summary."""
+    return f"not judged on {len(unjudged)} case(s)"
 
 
 def aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:

@@ -2,7 +2,8 @@
 
 A Kattis package with `generators/generators.yaml` has its `data/` made by it, as `bt generate`
 makes it (BAPCtools' `doc/generators.md`, `doc/generators.yaml`, `bapctools/generate.py`); the
-committed `data/`, if any, is what an earlier `bt generate` wrote and is not read. What is read:
+committed `data/`, if any, is what an earlier `bt generate` wrote and is not read, but for the
+cases that cannot be made (below). What is read:
 
 - the root: `solution` (`/path/from/the/problem/root`, no arguments; empty turns answers off;
   absent: the first accepted submission, by name, as BAPCtools picks one), `random_salt`,
@@ -42,7 +43,11 @@ again (its registered copy, a re-ingest) runs nothing. Both are made in a tempor
 renamed into place. A test case that cannot be made (its generator fails, writes nothing,
 leaves a `testcase.<ext>` or `.complete` as a symbolic link, or the entry is malformed) is a
 `PackageError` naming `generators/generators.yaml`, the entry's line and the generator's first
-line of complaint; the other cases are still made. The pipeline opens every file of the
+line of complaint, with the case it costs (`case`, for a case of `sample` or `secret`, and for
+each folder that includes it); the other cases are still made. Such a case that the package
+commits (`data/<folder>/<name>.in`) is taken from the committed files instead, with a note
+naming the entry and the error (`with_committed`); one it does not commit is not judged, and
+the package's judging says so (`Package.unjudged_cases`). The pipeline opens every file of the
 generator's folder without following a link (`untrusted.open_regular`): the generator is
 contained, the pipeline is not. What is read
 past (visualizers, `match`, unknown keys) is a note.
@@ -111,12 +116,14 @@ ROOT_FOLDERS = ("sample", "secret", "invalid_output", "invalid_answer", "invalid
 OLD_ROOT_FOLDERS = {"invalid_outputs": "invalid_output", "invalid_answers": "invalid_answer",
                     "invalid_inputs": "invalid_input", "valid_outputs": "valid_output"}
 INVALID_FOLDERS = ("invalid_input", "invalid_answer", "invalid_output")
+JUDGED_FOLDERS = ("sample", "secret")  # the folders whose cases submissions are judged on
 GROUP_YAML_KEYS = ("test_group.yaml", "testdata.yaml")
 VISUALIZER_KEYS = ("visualizer",)
 # a case's keys that make nothing here: its inherited settings, and older files' notes to
 # the setter (`desc`, `hint`: the statement's business, not the data's)
 READ_PAST_KEYS = ("solution", "random_salt", "retries", "desc", "hint", "description")
 CACHE_FORMAT = 2
+TREE_FORMAT = 2                  # of a made tree's report.json (each reject's case)
 MAX_CASES = 10_000               # test cases one generators.yaml may place in its data tree
 MAX_GENERATED_BYTES = 4 << 30    # bytes it may make, and place, in all
 
@@ -274,6 +281,13 @@ def parse_count(entry: object) -> list[int]:
     raise ValueError(f"invalid count {count!r}")
 
 
+def case_of(path: str) -> str | None:
+    """`path` (under data/: `secret/03-max`) when it names a test case of a judged folder
+    (`JUDGED_FOLDERS`), else None: what a reject about it costs the package's judging."""
+    top, _, rest = path.partition("/")
+    return path if top in JUDGED_FOLDERS and rest else None
+
+
 def is_test_case(entry: object) -> bool:
     return entry is None or isinstance(entry, str) or (
         isinstance(entry, dict) and any(key in entry for key in CASE_KEYS))
@@ -345,17 +359,21 @@ class _Parser:
         self.root = self._folder("", "", document, None, Settings(), root=True)
 
     def error(self, line: int | None, path: str, message: str,
-              rule: str = "generators-yaml") -> None:
+              rule: str = "generators-yaml", costs_case: bool = False) -> None:
+        """An error at `line` about `path`; `costs_case`: the entry at `path` is a test case
+        that is not made (a judged one of the package's: `case_of`)."""
         where = f"{path}: " if path else ""
-        self.errors.append(PackageError(YAML_FILE, rule, where + message, line=line))
+        self.errors.append(PackageError(YAML_FILE, rule, where + message, line=line,
+                                        case=case_of(path) if costs_case else None))
 
-    def over_cap(self, line: int | None, path: str, adding: int) -> bool:
+    def over_cap(self, line: int | None, path: str, adding: int,
+                 costs_case: bool = False) -> bool:
         """Whether placing `adding` more cases would pass `MAX_CASES` (then an error at
         `line`); else they are counted."""
         if self.placed + adding > MAX_CASES:
             self.error(line, path, f"{YAML_FILE} asks for more than {MAX_CASES:,} test cases "
                        f"({self.placed:,} before this entry, which adds {adding:,}): this "
-                       "entry is not made", rule="too-large")
+                       "entry is not made", rule="too-large", costs_case=costs_case)
             return True
         self.placed += adding
         return False
@@ -525,16 +543,18 @@ class _Parser:
             entry = {"copy": entry[:-3]} if entry.endswith(".in") else {"generate": entry}
         elif entry is None:
             self.error(line, f"{parent}/{key}", "an empty entry makes no test case (give "
-                       "generate, copy or in)")
+                       "generate, copy or in)", costs_case=True)
             next(names)
             return []
         assert isinstance(entry, dict)  # a test case (`is_test_case`): a mapping by now
         try:
             values = parse_count(entry)
         except ValueError as error:
-            self.error(_line_of(entry, "count") or line, f"{parent}/{key}", str(error))
+            self.error(_line_of(entry, "count") or line, f"{parent}/{key}", str(error),
+                       costs_case=True)
             return []
-        if self.over_cap(_line_of(entry, "count") or line, f"{parent}/{key}", len(values)):
+        if self.over_cap(_line_of(entry, "count") or line, f"{parent}/{key}", len(values),
+                         costs_case=True):
             return []
         settings = self._settings(entry, inherited, f"{parent}/{key}")
         has_count = "count" in entry and isinstance(entry["count"], (int, list, str))
@@ -547,7 +567,7 @@ class _Parser:
                 name += f"-{value:0{padding}}"
             rule = CaseRule(f"{parent}/{name}", key, line, entry, settings, value, has_count)
             if not FILE_NAME.fullmatch(name + ".in") or name == "test_group":
-                self.error(line, rule.path, "not a valid test case name")
+                self.error(line, rule.path, "not a valid test case name", costs_case=True)
                 continue
             for other in entry:
                 if other not in (*CASE_KEYS, *READ_PAST_KEYS):
@@ -854,7 +874,7 @@ class _Maker:
 
     def _error(self, rule: CaseRule, message: str) -> PackageError:
         return PackageError(YAML_FILE, "generator-failed", f"{rule.path}: {message}",
-                            line=rule.line)
+                            line=rule.line, case=case_of(rule.path))
 
     def _generate(self, rule: CaseRule, generator: _Tool, command: str, seed: int, cwd: Path,
                   work: Path) -> None:
@@ -932,7 +952,7 @@ def _first_line(text: str) -> str:
 # -- the whole tree -----------------------------------------------------------------------------
 
 def _package_digest(root: Path) -> str:
-    digest = hashlib.sha256(f"format {CACHE_FORMAT}\n".encode())
+    digest = hashlib.sha256(f"format {CACHE_FORMAT} {TREE_FORMAT}\n".encode())
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         relative = path.relative_to(root)
         if relative.parts[0] == "data" or any(part.startswith(".") for part in relative.parts):
@@ -970,23 +990,31 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
         made_bytes, placed_bytes = [0], [0]   # `MAX_GENERATED_BYTES` of each
         budget = threading.Lock()
 
-        def over_bytes(rule: CaseRule, total: list[int], what: str) -> PackageError | None:
+        def over_bytes(rule: CaseRule, total: list[int], what: str,
+                       placement: str) -> PackageError | None:
             if total[0] <= MAX_GENERATED_BYTES:
                 return None
-            return PackageError(YAML_FILE, "too-large", f"{rule.path}: not {what}: the test "
+            return PackageError(YAML_FILE, "too-large", f"{placement}: not {what}: the test "
                                 f"cases {what} before it hold {total[0]:,} bytes, more than "
                                 f"the {MAX_GENERATED_BYTES:,} one {YAML_FILE} may make",
-                                line=rule.line)
+                                line=rule.line, case=case_of(placement))
 
         def place(rule: CaseRule, folder: str) -> None:
+            name = rule.path.rsplit("/", 1)[-1]
+            placement = f"{folder}/{name}"
             source = made.get(id(rule))
             if source is None:
+                outcome = outcomes.get(id(rule))
+                if isinstance(outcome, PackageError) and placement != rule.path:
+                    # an include of a case that was not made: not placed here either
+                    rejects.append(PackageError(
+                        YAML_FILE, outcome.rule, f"{placement}: included from {outcome.message}",
+                        line=outcome.line, case=case_of(placement)))
                 return
-            over = over_bytes(rule, placed_bytes, "placed")
+            over = over_bytes(rule, placed_bytes, "placed", placement)
             if over is not None:
                 rejects.append(over)
                 return
-            name = rule.path.rsplit("/", 1)[-1]
             for ext in DATA_EXTENSIONS:
                 cached = source / f"testcase{ext}"
                 if kind_of(cached) is not None:
@@ -995,7 +1023,10 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
                     try:  # (a case cached before links were refused may hold one)
                         copy_regular(cached, target)
                     except LeftBehind as error:
-                        rejects.append(maker._error(rule, error.left_by("the generator")))
+                        rejects.append(PackageError(
+                            YAML_FILE, "generator-failed",
+                            f"{placement}: {error.left_by('the generator')}", line=rule.line,
+                            case=case_of(placement)))
                         continue
                     placed_bytes[0] += target.stat().st_size
 
@@ -1006,7 +1037,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
 
         def make(rule: CaseRule) -> Path | PackageError:
             with budget:
-                over = over_bytes(rule, made_bytes, "made")
+                over = over_bytes(rule, made_bytes, "made", rule.path)
             if over is not None:
                 return over
             try:
@@ -1042,7 +1073,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
                 place(rule, folder.path)
 
         walk(parser.root)
-        result = {"rejects": [[e.file, e.rule, e.message, e.line] for e in rejects],
+        result = {"rejects": [[e.file, e.rule, e.message, e.line, e.case] for e in rejects],
                   "notes": parser.notes}
         (work / "report.json").write_text(json.dumps(result), encoding="utf-8")
         (work / ".complete").write_text("\n", encoding="utf-8")
@@ -1067,16 +1098,82 @@ def _plain(value: object) -> object:
 
 def _read_report(final: Path) -> GeneratedData:
     report = json.loads((final / "report.json").read_text(encoding="utf-8"))
-    rejects = tuple(PackageError(file, rule, message, line=line)
-                    for file, rule, message, line in report["rejects"])
+    rejects = tuple(PackageError(file, rule, message, line=line, case=case)
+                    for file, rule, message, line, case in report["rejects"])
     return GeneratedData(final / "data", rejects, tuple(report["notes"]))
 
 
 def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
                    problem_type: ProblemType) -> GeneratedData | None:
-    """The data tree of a package with generators.yaml (None: the package has none)."""
+    """The data tree of a package with generators.yaml (None: the package has none), with
+    the committed copy of each judged case that could not be made (`with_committed`)."""
     if not has_generators_yaml(root):
         return None
     if build_dir is None:
         build_dir = default_sources_dir()
-    return generate_data(root, build_dir, problem_config, problem_type)
+    return with_committed(Path(root).resolve(),
+                          generate_data(root, build_dir, problem_config, problem_type))
+
+
+def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
+    """(extension, file) of the package's committed `data/<case>.<ext>` files, when its
+    `.in` is one: each a regular file, or a link that stays inside the package (`boundary`)."""
+    from pipeline.packages.tree import leads_outside
+
+    base = root / "data" / case
+    found = []
+    for ext in DATA_EXTENSIONS:
+        path = base.with_name(base.name + ext)
+        if path.is_file() and leads_outside(path, root) is None:
+            found.append((ext, path))
+    return found if found and found[0][0] == ".in" else []
+
+
+def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
+    """`generated` with each judged test case generators.yaml could not make (a reject with
+    its `case`) taken from the package's committed `data/` when that holds its `.in`: that
+    case is judged, and a note names the generator's failure; a case with no committed copy
+    stays a reject (not judged). The tree so completed is made once, beside the generated
+    one, named by the committed files' content."""
+    committed = {e.case: _committed_files(root, e.case) for e in generated.rejects if e.case}
+    committed = {case: files for case, files in committed.items() if files}
+    if not committed:
+        return generated
+    digest = hashlib.sha256(str(generated.data_dir).encode())
+    for case, files in sorted(committed.items()):
+        for ext, path in files:
+            digest.update(f"\0{case}{ext}\0".encode() + file_sha256(path).digest())
+    made = generated.data_dir.parent
+    final = made.with_name(f"{made.name}-committed-{digest.hexdigest()[:16]}")
+    if not (final / ".complete").is_file():
+        work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+        try:
+            shutil.copytree(generated.data_dir, work / "data", copy_function=_link_or_copy)
+            for case, files in committed.items():
+                for ext, path in files:
+                    target = work / "data" / f"{case}{ext}"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    copy_regular(path, target, follow_source=True)  # the package's own file
+            (work / ".complete").write_text("\n", encoding="utf-8")
+            try:
+                os.rename(work, final)
+            except OSError:  # another process made the same tree first
+                pass
+        finally:
+            if work.exists():
+                shutil.rmtree(work, ignore_errors=True)
+    notes = tuple(
+        f"{YAML_FILE}{f':{e.line}' if e.line else ''}: {e.message}; the committed "
+        f"data/{e.case}.in is judged instead" for e in generated.rejects if e.case in committed)
+    return GeneratedData(final / "data",
+                         tuple(e for e in generated.rejects if e.case not in committed),
+                         (*generated.notes, *notes))
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A file of a made tree into another: a hard link (the cache's files are never written
+    again), a copy where the two folders cannot share it."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)

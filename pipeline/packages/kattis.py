@@ -58,7 +58,7 @@ from pipeline.packages.kattis_config import (
     title,
     words,
 )
-from pipeline.packages.kattis_data import Data
+from pipeline.packages.kattis_data import NO_SECRET_NOTE, Data
 from pipeline.packages.kattis_programs import NOT_PROGRAMS, program_at, programs_in, visible
 from pipeline.packages.kattis_submissions import submissions
 from pipeline.packages.model import Format, LegacyGrading, Package, ProblemType, Program
@@ -150,6 +150,10 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
                  "(grading: custom) are" if custom else "every group is")
         notes.append(f"custom graders are not supported: {where} graded by the default grader")
     programs, unjudged = submissions(root, version, limits)
+    rejects = (*(generated.rejects if generated else ()), *data.rejects, *unjudged)
+    if any((e.case or e.file.removeprefix("data/")).startswith("secret/") for e in rejects):
+        # secret cases the package holds were not judged: not a package of samples only
+        notes = [n for n in notes if not n.startswith(NO_SECRET_NOTE)]
     return Package(
         short_name=short_name or root.name, title=title(config) or root.name, format=version,
         root=root, type=problem_type, limits=limits, cases=tuple(data.cases),
@@ -157,8 +161,7 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
         answer_validators=answer_validators,
         output_validator=output_validator, output_validator_flags=validator_flags,
         submissions=tuple(programs), custom_scoring=custom_scoring, notes=tuple(notes),
-        rejects=(*(generated.rejects if generated else ()), *data.rejects, *unjudged),
-        validator_tests=invalid_cases(data.data_dir, root))
+        rejects=rejects, validator_tests=invalid_cases(data.data_dir, root))
 
 
 def _output_validator(root: Path, version: Format, config: dict, problem_type: ProblemType,

@@ -41,6 +41,7 @@ CASE_KEYS = {"args", "input_validator_args", "output_validator_args", "input_vis
              "output_visualizer_args", "full_feedback", "hint", "description"}
 INHERITED = ("args", "input_validator_args", "output_validator_args")
 
+NO_SECRET_NOTE = "data/secret holds no test case"
 # A package without test data loads (BAPCtools' own config tests are such packages): its
 # submissions have nothing to be run on, so a run has nothing to do (`bt run` skips it too).
 NO_CASES_NOTE = ("the package has no test cases ({why}): there is nothing to run, as BAPCtools' "
@@ -98,8 +99,8 @@ class Data:
             self.notes.append(NO_CASES_NOTE.format(
                 why="no .in file with its .ans in data/sample or data/secret"))
         elif not any(case.group.startswith("secret") for case in self.cases):
-            self.notes.append("data/secret holds no test case: only the samples are judged "
-                              "(as BAPCtools' bt run does)")
+            self.notes.append(f"{NO_SECRET_NOTE}: only the samples are judged (as "
+                              "BAPCtools' bt run does)")
 
     # legacy
 
@@ -331,9 +332,12 @@ class Data:
                 subgroups.append(entry)
             elif entry.suffix == ".in":
                 if not entry.with_suffix(".ans").is_file():
-                    raise PackageError(relative(entry, self.root), "missing-answer",
-                                       f"test case {self._name(entry)} has no answer file "
-                                       f"{entry.with_suffix('.ans').name}")
+                    # that one case is not judged, the rest are (`bt run` warns and skips it)
+                    self.rejects.append(PackageError(
+                        relative(entry, self.root), "missing-answer", f"test case "
+                        f"{self._name(entry)} has no answer file "
+                        f"{entry.with_suffix('.ans').name}: it is not judged"))
+                    continue
                 cases.append(entry.with_suffix(""))
             elif entry.suffix == ".ans" and not entry.with_suffix(".in").is_file():
                 # that one case is not judged, the rest are (as `bt run` judges what it has)

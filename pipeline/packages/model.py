@@ -220,8 +220,9 @@ class Package:
     answer_validators: tuple[Program, ...] = ()  # answer_validators/: run on every .ans
     notes: tuple[str, ...] = field(default=())  # parts of the package read but not acted on
     # Parts the package holds that are not judged, each with its file, line and rule: test
-    # cases generators.yaml could not make, an answer without its input (`missing-input`), a
-    # submission whose @EXPECTED_RESULTS@ word is unknown (`expected-results`).
+    # cases generators.yaml could not make, an input without its answer (`missing-answer`) or
+    # an answer without its input (`missing-input`), a submission whose @EXPECTED_RESULTS@
+    # word is unknown (`expected-results`).
     rejects: tuple[PackageError, ...] = ()
     validator_tests: tuple[ValidatorTest, ...] = ()  # data/invalid_*, data/valid_output
     # Files of the package never read (a link out of it, a pipe: `tree.copy_package`), each
@@ -230,13 +231,16 @@ class Package:
 
     @property
     def unjudged_cases(self) -> tuple[PackageError, ...]:
-        """The test cases under data/ the package holds but that are not judged, one error
-        (file, rule) each: an answer without its input, a case file left out unread (a link
-        out of the package); a run's agreement is on the other cases only."""
+        """The test cases the package holds but that are not judged, one error (file, rule)
+        each: an input without its answer or an answer without its input, a case file left
+        out unread (a link out of the package), a case generators.yaml could not make and the
+        package does not commit (its `case`); a run's agreement is on the other cases only."""
         found: dict[str, PackageError] = {}
         for error in (*self.rejects, *self.left_out):
             path = Path(error.file)
-            if path.parts[:1] == ("data",) and path.suffix in (".in", ".ans") \
+            if error.case:
+                found.setdefault(f"data/{error.case}", error)
+            elif path.parts[:1] == ("data",) and path.suffix in (".in", ".ans") \
                     and error.rule != "case-left-out":
                 found.setdefault(str(path.with_suffix("")), error)
         return tuple(found.values())

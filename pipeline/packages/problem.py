@@ -40,6 +40,7 @@ from pipeline.packages.expectations import (
     expected_to_pass,
     given_time_limit,
     margins,
+    unjudged_note,
 )
 from pipeline.packages.generators import package_recipes
 from pipeline.packages.groups import case_in_group
@@ -127,8 +128,14 @@ class PackageProblem(Problem):
         return True  # every package registered in the data folder
 
     def why_no_cases(self) -> str | None:
-        if self.load().cases:
+        """Why the package has nothing to run; a `UserError` when it holds test cases but
+        none could be judged (no run, and no agreement, can come of it)."""
+        package = self.load()
+        if package.cases:
             return None
+        if package.unjudged_cases:
+            raise UserError(f"package {package.short_name} holds test cases but none can be "
+                            f"judged: {unjudged_note(package.unjudged_cases)}")
         return "the package has no test cases (BAPCtools' bt run skips such a package too)"
 
     @property

@@ -51,8 +51,11 @@ from pipeline.packages.expectations import (
     limit_from_slowest,
     lower_bound_submissions,
     margins,
+    on_part,
+    partial_status,
     times_out_by_design,
     times_out_somewhere,
+    unjudged_note,
 )
 from pipeline.packages.invalid import start_validator_check, validator_agreements
 from pipeline.packages.judge import judged_at
@@ -414,8 +417,15 @@ class Expectations:
     agreements: tuple[Agreement, ...]
     not_held: str | None = None    # why expectations were not held (None: they were)
     # test cases the package holds but that were not judged (`Package.unjudged_cases`): the
-    # agreements are on the other cases only, and the summary says so
+    # agreements are on the other cases only (`partial`, never `agree`), and the summary says so
     unjudged: tuple[PackageError, ...] = ()
+    judged_cases: int | None = None  # the package's test cases the run judged (all loaded)
+
+    @property
+    def partial(self) -> tuple[Agreement, ...]:
+        """The submissions that got what they expect on the cases judged, while the package
+        holds cases that were not judged: no agreement."""
+        return tuple(a for a in self.agreements if a.status == "partial")
 
     @property
     def disagreements(self) -> tuple[Agreement, ...]:
@@ -432,9 +442,9 @@ class Expectations:
         if self.not_held:
             return f"expectations not held: {self.not_held}"
         rows = [("submission", "expected", "got", "agree")]
-        partial = ", on the judged cases only" if self.unjudged else ""
         for a in self.agreements:
-            status = {"agree": "yes" + partial, "disagree": "NO"}.get(a.status, a.status)
+            status = {"agree": "yes", "disagree": "NO", "partial": partial_status(
+                self.unjudged)}.get(a.status, a.status)
             if a.sensitive:
                 status += " (sensitive to time limit)"
             if a.with_extra_time:
@@ -442,8 +452,7 @@ class Expectations:
             rows.append((a.submission, a.expected, a.got, status))
         lines = [f"time limit {self.limit.time_s:g} s: {self.limit.how}"]
         if self.unjudged:
-            lines.append(f"  not judged: {len(self.unjudged)} test case(s) the package holds: "
-                         + "; ".join(f"{e.file}: rule {e.rule}" for e in self.unjudged))
+            lines.append(f"  {unjudged_note(self.unjudged)}")
         lines += ["  " + line for line in aligned(rows)]
         for a in self.agreements:
             if a.status in ("disagree", "judge-error", "skipped"):
@@ -470,16 +479,17 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
         return Expectations(limit, (), f"the run covers {len(names_in_package - missing)} of "
                             f"the package's {len(names_in_package)} test cases")
     programs = {p.name: p for p in package.submissions}
-    agreements = tuple(
+    agreements = on_part([
         check_expectations(package, programs[name],
                            {c: r for c, r in judged.get(name, {}).items()
                             if c in names_in_package}, limit,
                            frozenset(names_in_package - set(judged.get(name, {})))
                            if name in cut_short else frozenset())
-        for name in names)
+        for name in names], package.unjudged_cases)
     # the validators held to data/invalid_* and valid_output, as a submission to its folder
     agreements += held_validators()
-    return Expectations(limit, agreements, unjudged=package.unjudged_cases)
+    return Expectations(limit, agreements, unjudged=package.unjudged_cases,
+                        judged_cases=len(package.cases))
 
 
 def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_s: float | None,
@@ -542,5 +552,8 @@ def expectation_rows(run_id: str, problem_id: str, found: Expectations) -> list[
              "disagreements": "; ".join(f"{d.rule}: {d.message}" for d in a.disagreements)
              or None,
              "cases": sorted({c for d in a.disagreements for c in d.cases}),
-             "time_limit_s": found.limit.time_s, "time_limit_how": found.limit.how}
+             "time_limit_s": found.limit.time_s, "time_limit_how": found.limit.how,
+             "cases_judged": found.judged_cases,
+             "cases_held": None if found.judged_cases is None
+             else found.judged_cases + len(found.unjudged)}
             for a in found.agreements]

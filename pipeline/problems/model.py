@@ -54,6 +54,10 @@ class HeldSubmissions(Protocol):
     def judge_errors(self) -> Sequence[Any]: ...  # one per submission (or validator) whose
                                                   # judge failed: not held either way
 
+    @property
+    def partial(self) -> Sequence[Any]: ...  # one per submission that agrees on the cases
+                                             # judged, the package holding cases not judged
+
     def table(self) -> str: ...  # one line per submission, for the run's summary
 
 # A shrink pass: the cases one small edit simpler than the given one (drop a test, a leaf, a

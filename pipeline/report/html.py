@@ -343,6 +343,9 @@ def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFr
         lines = []
         for row in rows.iter_rows(named=True):
             agree = {"agree": "yes", "disagree": "NO"}.get(row["status"], row["status"])
+            if row["status"] == "partial" and row["cases_held"] is not None:
+                agree = (f"not judged on {row['cases_held'] - (row['cases_judged'] or 0)} of "
+                         f"{row['cases_held']} case(s)")
             why = escape(row["disagreements"] or "") + (
                 f" <span class=\"tag\">{escape(row['sensitive'])}</span>"
                 if row["sensitive"] else "")

@@ -102,6 +102,12 @@ class RunSummary:
         """How many submissions or validators could not be held: their judge failed."""
         return len(self.expectations.judge_errors) if self.expectations is not None else 0
 
+    @property
+    def partial(self) -> int:
+        """How many submissions agree only on part of the package's test cases: the package
+        holds cases that could not be judged."""
+        return len(self.expectations.partial) if self.expectations is not None else 0
+
 
 def host_info() -> dict[str, str | int | None]:
     cpu = None

@@ -162,7 +162,7 @@ EXPECTATIONS: dict[str, pl.DataType] = {
     "submission": pl.String(),
     "expected": pl.String(),           # what its folder, tag or submissions.yaml expects
     "got": pl.String(),                # the overall verdict (and score) it got
-    "status": pl.String(),             # agree, disagree, judge-error or skipped
+    "status": pl.String(),             # agree, disagree, judge-error, skipped or partial
     "sensitive": pl.String(),          # "sensitive to time limit: ..." when it is
     "with_extra_time": pl.Boolean(),   # legacy: right only with the safety margin's extra time
     "disagreements": pl.String(),      # each rule broken and how
@@ -170,6 +170,10 @@ EXPECTATIONS: dict[str, pl.DataType] = {
     "time_limit_s": pl.Float64(),
     "time_limit_how": pl.String(),
     "checked_at": pl.Datetime("us", "UTC"),
+    # the package's test cases the run judged, and all it holds (more when some could not be
+    # judged: the status is then `partial`, never `agree`); null in rows stored before
+    "cases_judged": pl.Int64(),
+    "cases_held": pl.Int64(),
 }
 
 

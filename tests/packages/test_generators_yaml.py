@@ -159,6 +159,10 @@ def test_plain_invalid_folders_test_the_validators_too(tmp_path, build_dir):
 
 def test_a_run_holds_the_submissions_and_the_validators_to_what_they_expect(tmp_path):
     package, data, home = setup(tmp_path)
+    # the broken entry's case, as an earlier `bt generate` committed it: judged in its stead
+    (package / "data" / "secret").mkdir(parents=True)
+    (package / "data" / "secret" / "7-broken.in").write_text("5 6\n")
+    (package / "data" / "secret" / "7-broken.ans").write_text("11\n")
     pipeline(data, home, "ingest", str(package))
     done = pipeline(data, home, "run", "--problem", "gensum")
     assert done.returncode == 0, done.stderr

@@ -152,12 +152,19 @@ def _error(path: Path, build_dir: Path) -> PackageError:
     return caught.value
 
 
-def test_an_input_without_its_answer_is_named(copy_fixture, build_dir):
+def test_an_input_without_its_answer_is_that_case_alone_not_judged(copy_fixture, build_dir):
+    """`bt run` warns "Found input file ... without a .ans file. Skipping." and judges the
+    rest (problemtools reports it and judges on): a reject of that case, named as a case the
+    package holds but that is not judged."""
     root = copy_fixture("hypotenuse")
     (root / "data/secret/02-triple.ans").unlink()
-    error = _error(root, build_dir)
+    package = load_package(root, build_dir)
+    [error] = package.rejects
     assert (error.file, error.rule) == ("data/secret/02-triple.in", "missing-answer")
-    assert "secret/02-triple" in str(error)
+    assert "secret/02-triple" in str(error) and "not judged" in str(error)
+    assert package.unjudged_cases == (error,)
+    names = [c.name for c in package.cases]
+    assert "secret/02-triple" not in names and any(n.startswith("secret/") for n in names)
 
 
 def test_an_answer_without_its_input_is_that_case_alone_not_judged(copy_fixture, build_dir):

@@ -1,9 +1,12 @@
 """Packages the reference tools judge are judged here too, the faulty part alone left out:
 a real package, real `pipeline ingest` and `pipeline run` processes.
 
-- an answer file without its input (`data/secret/03.ans` alone) is a reject of that one test
-  case (rule `missing-input`), the other cases are stored and judged, and the run's summary
-  names the case the package holds but that was not judged: its agreement is on the others;
+- an answer file without its input (`data/secret/03.ans` alone), or an input without its
+  answer (`data/secret/03.in` alone, which `bt run` skips with a warning), is a reject of that
+  one test case (rule `missing-input`, `missing-answer`), the other cases are stored and
+  judged, and the run's summary names the case the package holds but that was not judged:
+  no submission is said to agree on less than the package holds (`not judged on 1 case(s)`,
+  exit status 1);
 - an `@EXPECTED_RESULTS@` word neither DOMjudge nor BAPCtools reads is a reject of that one
   submission (file, line, rule `expected-results`); BAPCtools' own spellings (WRONG_ANSWER
   beside DOMjudge's WRONG-ANSWER, as its `verdicts.from_string_domjudge` reads them) are read.
@@ -48,11 +51,33 @@ def test_an_answer_without_its_input_leaves_out_that_case_and_the_summary_names_
     assert stored(data, "tiny") == ["tiny/data/sample/1.in", "tiny/data/secret/01.in",
                                     "tiny/data/secret/02.in"]
     run = pipeline(data, "run", "--problem", "tiny", "--jobs", "1")
-    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.returncode == 1, run.stdout + run.stderr
     assert ("not judged: 1 test case(s) the package holds: data/secret/03.ans: rule "
             "missing-input") in run.stdout, run.stdout
     [line] = [x for x in run.stdout.splitlines() if "accepted/sum.py  accepted" in x]
-    assert line.rstrip().endswith("yes, on the judged cases only"), run.stdout
+    assert line.rstrip().endswith("not judged on 1 case(s)"), run.stdout
+    assert "only on the test cases judged" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr, run.stderr
+
+
+def test_an_input_without_its_answer_leaves_out_that_case_and_no_agreement_is_said(tmp_path):
+    package = tiny_kattis(tmp_path / "tiny", {"data/secret/03.in": "3 4\n"})
+    data = tmp_path / "data"
+    done = pipeline(data, "ingest", str(package))
+    assert "Traceback" not in done.stderr, done.stderr
+    rule, _, message = rejects(data)["tiny/data/secret/03.in"]
+    assert rule == "missing-answer" and "has no answer file 03.ans" in message, message
+    assert stored(data, "tiny") == ["tiny/data/sample/1.in", "tiny/data/secret/01.in",
+                                    "tiny/data/secret/02.in"]
+    run = pipeline(data, "run", "--problem", "tiny", "--jobs", "1")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert ("not judged: 1 test case(s) the package holds: data/secret/03.in: rule "
+            "missing-answer") in run.stdout, run.stdout
+    [line] = [x for x in run.stdout.splitlines() if "accepted/sum.py  accepted" in x]
+    assert line.rstrip().endswith("not judged on 1 case(s)"), run.stdout
+    rows = pl.read_parquet(list((data / "tables" / "expectations").glob("*.parquet")))
+    [row] = rows.filter(pl.col("submission") == "accepted/sum.py").iter_rows(named=True)
+    assert (row["status"], row["cases_judged"], row["cases_held"]) == ("partial", 3, 4)
 
 
 def test_a_whole_package_is_held_without_a_partial_note(tmp_path):
@@ -64,6 +89,9 @@ def test_a_whole_package_is_held_without_a_partial_note(tmp_path):
     assert "not judged" not in run.stdout and "on the judged cases only" not in run.stdout
     [line] = [x for x in run.stdout.splitlines() if "accepted/sum.py  accepted" in x]
     assert line.rstrip().endswith("yes"), run.stdout
+    rows = pl.read_parquet(list((data / "tables" / "expectations").glob("*.parquet")))
+    [row] = rows.filter(pl.col("submission") == "accepted/sum.py").iter_rows(named=True)
+    assert (row["status"], row["cases_judged"], row["cases_held"]) == ("agree", 3, 3)
 
 
 def test_an_unknown_expected_results_word_rejects_that_submission_alone(tmp_path):
