@@ -287,6 +287,14 @@ def external_notes(request: RunRequest, specs: list[SolverSpec]) -> list[str]:
     return notes
 
 
+def package_digest(problem: Problem) -> str | None:
+    """Which content of a registered package a run judges (`registry.content_digest`), None
+    for a built-in problem: runs of different content are told apart in `runs`."""
+    from pipeline.packages.registry import content_digest
+
+    return content_digest(problem.folder)
+
+
 def identities(selection: Selection, problem_id: str) -> list[str]:
     return [*(stage_identity(n).to_json() for n in selection.stages),
             *(submission_identity(problem_id, n).to_json() for n in selection.submissions),
@@ -375,6 +383,12 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         if run_row["problem"] != problem.id:
             raise UserError(f"run {request.resume} is of problem {run_row['problem']}")
         selection = resumed_selection(problem, run_row)
+        judged_content = package_digest(problem)
+        if run_row.get("package_digest") not in (None, judged_content):
+            raise UserError(f"run {run_id} cannot be resumed: it judged other content of the "
+                            f"package {problem.id} (digest {run_row['package_digest']}, now "
+                            f"{judged_content}); start a new run (pipeline run --problem "
+                            f"{problem.id})")
         request = replace(request, group=run_row.get("group"), repeat=run_row["repeat"] or 1,
                           fail_fast=bool(run_row.get("fail_fast")))
         timeout_s = run_row["timeout_s"] if request.timeout_s is None else request.timeout_s
@@ -423,6 +437,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                        "status": "running", "problem": problem.id,
                        "solvers": list(selection.names),
                        "solver_identities": identities(selection, problem.id),
+                       "package_digest": package_digest(problem),
                        "jobs": getattr(executor, "size", None), "timeout_s": timeout_s,
                        "repeat": request.repeat, "cases": cases.height, "group": request.group,
                        "command": request.command, "fail_fast": request.fail_fast, **info}
