@@ -121,37 +121,40 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
 def locate(settings: Settings, problem_id: str | None,
            paths: list[Path]) -> tuple[Settings, str, Path | None]:
     """The settings, the problem and (when the package is not registered yet) the package
-    folder a run judges: the problem named; else the package holding the first of `paths`, or
-    the current folder, in the data folder named, else in `./data` when it is a data folder,
-    else in the nearest data folder above (said in one line); a usage error when there is no
-    package or no data folder. A data folder is never made here."""
+    folder a run judges: the problem named, else the package holding the first of `paths`, or
+    the current folder; in the data folder named, else in `./data` when it is a data folder,
+    else (in a package) in the nearest data folder above, said in one line. A usage error when
+    there is no package or no data folder: a data folder is never made here."""
     from pipeline.corpus.live import data_folder_near, is_data_folder, package_root, registered_as
     from pipeline.problems import add_problem_dirs, problem_ids
     from pipeline.tables.layout import no_data_folder, registered_dir
 
-    if problem_id is not None:
-        return settings, problem_id, None
     start = paths[0] if paths else Path.cwd()
     root = package_root(start)
-    if root is None:
+    if root is None and problem_id is None:
         where = f"{start}" if paths else "this folder"
         fail(f"no --problem given, and {where} is in no problem package (no problem.yaml or "
              "problem.xml here or above): give --problem PROBLEM (pipeline problems lists "
              "them)")
+    if root is not None and not settings.data_dir_named \
+            and not is_data_folder(settings.data_dir):  # in a package, ./data is its tests
+        found = data_folder_near([Path.cwd(), root])
+        if found is not None:
+            settings = replace(settings, data_dir=found)
+            add_problem_dirs([registered_dir(found)])
+            say(f"note: data folder {found} (the nearest above; --data-dir DIR names "
+                "another)", err=True)
+        elif problem_id is None:
+            fail(f"no data folder for the package at {root}: none named, and no data/ data "
+                 "folder here or above: name one with --data-dir DIR or PIPELINE_DATA_DIR (a "
+                 "run never makes one; `pipeline --data-dir DIR ingest PACKAGE` does)")
+    if problem_id is not None:
+        return settings, problem_id, None
+    assert root is not None
     for path in paths[1:]:
         if package_root(path) != root:
             fail(f"{path} is not in the package at {root}: judge one package's submissions "
                  "at a time")
-    if not settings.data_dir_named and not is_data_folder(settings.data_dir):
-        found = data_folder_near([Path.cwd(), root])
-        if found is None:
-            fail(f"no data folder for the package at {root}: none named, and no data/ data "
-                 "folder here or above: name one with --data-dir DIR or PIPELINE_DATA_DIR "
-                 "(a run never makes one; `pipeline --data-dir DIR ingest PACKAGE` does)")
-        settings = replace(settings, data_dir=found)
-        add_problem_dirs([registered_dir(found)])
-        say(f"note: data folder {found} (the nearest above; --data-dir DIR names another)",
-            err=True)
     if missing := no_data_folder(settings.data_dir):
         fail(missing)
     registered = registered_as(settings.data_dir, root)
