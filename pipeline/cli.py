@@ -230,7 +230,7 @@ def query_command(
 def run_command(
     ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Argument(
-        metavar="[SUBMISSION]...", show_default=False,
+        metavar="SUBMISSION", show_default=False,
         help="Judge just these submissions of a package, named by their paths (default: "
         "every solver).")] = None,
     problem_id: Annotated[str | None, typer.Option(

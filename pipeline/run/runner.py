@@ -383,12 +383,6 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         if run_row["problem"] != problem.id:
             raise UserError(f"run {request.resume} is of problem {run_row['problem']}")
         selection = resumed_selection(problem, run_row)
-        judged_content = package_digest(problem)
-        if run_row.get("package_digest") not in (None, judged_content):
-            raise UserError(f"run {run_id} cannot be resumed: it judged other content of the "
-                            f"package {problem.id} (digest {run_row['package_digest']}, now "
-                            f"{judged_content}); start a new run (pipeline run --problem "
-                            f"{problem.id})")
         request = replace(request, group=run_row.get("group"), repeat=run_row["repeat"] or 1,
                           fail_fast=bool(run_row.get("fail_fast")))
         timeout_s = run_row["timeout_s"] if request.timeout_s is None else request.timeout_s
