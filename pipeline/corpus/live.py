@@ -97,6 +97,9 @@ def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
     summary = ingest(data_dir, [source], problem_id, wait=wait)
     if summary.unplaced:
         fault = summary.unplaced[0]
+        if first is not None:
+            raise UserError(f"{problem_id}: the package at {source} does not load: "
+                            f"{fault.message} [{fault.rule}]")
         raise UserError(f"{problem_id}: the package at {source} no longer loads: "
                         f"{fault.message} [{fault.rule}] (fix it and run again; the copy "
                         "registered before is not judged in its place)")

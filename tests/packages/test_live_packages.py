@@ -200,3 +200,20 @@ def test_a_fixture_packages_compiled_submission_is_rebuilt_only_when_it_changed(
     assert "accepted/sum.cpp AC=6" in second.stdout
     now = {p.name for p in builds.rglob("*") if p.is_file()}
     assert made < now  # the edited source built anew beside the builds kept
+
+
+def test_inside_a_package_problem_may_still_be_named_and_a_namesake_is_not_taken_for_it(
+        tmp_path):
+    root, package, data = project(tmp_path)
+    named = pipeline("run", "--problem", "tiny", "--solver", "submissions/accepted/sum.py",
+                     cwd=package)
+    assert named.returncode == 0, named.stdout + named.stderr
+    assert f"note: data folder {data}" in named.stderr
+    assert solvers_of(data, runs(data)["run_id"][-1]) == {"accepted/sum.py"}
+    namesake = tiny_kattis(root / "other" / "tiny")  # another package of the same name
+    done = pipeline("run", cwd=namesake)
+    assert done.returncode == 2
+    assert f"the package at {namesake} is not registered in {data}" in done.stderr
+    assert "--problem NAME" in done.stderr
+    assert json.loads((data / "problems" / "tiny" / "package.json").read_text())["source"] \
+        == str(package)  # the registered one is left as it was
