@@ -196,14 +196,14 @@ def submission_names(problem, texts: list[str]) -> list[str]:
     """Each of `texts` as a solver name: a submission may be named by its path as a shell
     completes it, from the current folder or from the package's (`pipeline.corpus.live`)."""
     from pipeline.corpus.live import submission_name
-    from pipeline.packages.registry import read_marker
+    from pipeline.problems import package_marker
     from pipeline.run.solvers import submissions
 
     names = submissions(problem)
     if not names:
         return texts
     roots = [problem.folder / "package"]
-    source = read_marker(problem.folder).get("source")
+    source = package_marker(problem.folder).get("source")
     if source and Path(source).is_dir():
         roots.insert(0, Path(source))
     return [submission_name(text, names, roots) for text in texts]

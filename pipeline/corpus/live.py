@@ -8,10 +8,10 @@ is registered in, and registering it again first when its source changed.
    package's own `data/` of test cases.
 3. `registered_as(data_dir, root)` names the problem the package at `root` is registered as.
 4. `refresh(data_dir, problem_id)` ingests the package's source again when its listing changed
-   since it was registered (`registry.changed_source`): the ingest registers it again (only a
-   changed package is copied again), stores its new cases (a stored input is not validated
-   again) and builds only what changed (builds are cached by content). It returns the one
-   line to show, or None when nothing changed.
+   since it was registered (`pipeline.problems.package_source_changed`): the ingest registers
+   it again (only a changed package is copied again), stores its new cases (a stored input is
+   not validated again) and builds only what changed (builds are cached by content). It
+   returns the one line to show, or None when nothing changed.
 """
 
 from __future__ import annotations
@@ -20,7 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import UserError
-from pipeline.problems import PACKAGE_MARKER, is_package_folder
+from pipeline.problems import (
+    PACKAGE_MARKER,
+    is_package_folder,
+    package_marker,
+    package_source_changed,
+)
 from pipeline.tables.layout import registered_dir
 
 DATA_FOLDER_PARTS = ("problems", "tables", "raw")
@@ -55,8 +60,6 @@ def data_folder_near(starts: list[Path]) -> Path | None:
 
 def registered_as(data_dir: Path, root: Path) -> str | None:
     """The id of the package registered in `data_dir` from the folder `root`, or None."""
-    from pipeline.packages.registry import read_marker
-
     where = registered_dir(data_dir)
     try:
         folders = sorted(where.iterdir())
@@ -64,7 +67,7 @@ def registered_as(data_dir: Path, root: Path) -> str | None:
         return None
     for folder in folders:
         if (folder / PACKAGE_MARKER).is_file() and \
-                read_marker(folder).get("source") == str(Path(root).resolve()):
+                package_marker(folder).get("source") == str(Path(root).resolve()):
             return folder.name
     return None
 
@@ -82,14 +85,13 @@ def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
     A source that no longer loads is a `UserError` naming the file and rule (the copy
     registered before is not judged in its place)."""
     from pipeline.corpus.ingest import ingest
-    from pipeline.packages.registry import changed_source, read_marker
 
     if first is None:
-        source, changed = changed_source(folder)
+        source, changed = package_source_changed(folder)
         if source is None or not changed:
             return Refresh(None)
         if not source.exists():
-            when = read_marker(folder).get("registered_at", "?")
+            when = package_marker(folder).get("registered_at", "?")
             return Refresh(f"note: {problem_id}: its source {source} is gone: judging the "
                            f"copy registered at {when}")
     else:

@@ -288,11 +288,11 @@ def external_notes(request: RunRequest, specs: list[SolverSpec]) -> list[str]:
 
 
 def package_digest(problem: Problem) -> str | None:
-    """Which content of a registered package a run judges (`registry.content_digest`), None
-    for a built-in problem: runs of different content are told apart in `runs`."""
-    from pipeline.packages.registry import content_digest
+    """Which content of a registered package a run judges (a digest of every file's digest by
+    path), None for a built-in problem: runs of different content are told apart in `runs`."""
+    from pipeline.problems import package_content
 
-    return content_digest(problem.folder)
+    return package_content(problem.folder)
 
 
 def identities(selection: Selection, problem_id: str) -> list[str]:
