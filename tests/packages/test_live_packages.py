@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import polars as pl
@@ -217,3 +218,29 @@ def test_inside_a_package_problem_may_still_be_named_and_a_namesake_is_not_taken
     assert "--problem NAME" in done.stderr
     assert json.loads((data / "problems" / "tiny" / "package.json").read_text())["source"] \
         == str(package)  # the registered one is left as it was
+
+
+def test_a_package_registered_again_by_a_run_validates_without_seeing_the_data_folder(tmp_path):
+    """The input validator rejects every input once it can read the stored cases: a test case
+    added on disk is still stored by the run's registration (the data folder is hidden from
+    the package's programs, as `pipeline ingest` hides it). The data folder lies outside
+    /tmp, which a sandboxed program never sees anyway."""
+    outside = Path(tempfile.mkdtemp(prefix="gamebench-live-data-", dir="/var/tmp"))
+    try:
+        data = outside / "data"
+        package = tiny_kattis(tmp_path / "tiny")
+        cases = data / "tables" / "cases" / "tiny.parquet"
+        write_tree(package, {"input_validators/peek.py": (
+            "import sys\nsys.stdin.read()\n"
+            f"try:\n    open({str(cases)!r}, 'rb').read(1)\nexcept OSError:\n"
+            "    sys.exit(42)\nprint('saw the stored cases')\nsys.exit(43)\n")})
+        done = pipeline("--data-dir", str(data), "ingest", str(package), cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert cases.is_file()
+        write_tree(package, {"data/secret/03.in": "4 5\n", "data/secret/03.ans": "9\n"})
+        done = pipeline("--data-dir", str(data), "run", cwd=package)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "registered again" in done.stderr and "rejected" not in done.stderr
+        assert runs(data)["cases"][-1] == 4
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
