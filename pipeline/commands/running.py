@@ -184,9 +184,6 @@ def refresh_package(settings: Settings, problem_id: str, first: Path | None, *,
             return
     else:
         folder = Path()
-    from pipeline.programs.contained import hide
-
-    hide(settings.data_dir)  # the package's validators never see the stored answers
     try:
         done = refresh(settings.data_dir, problem_id, folder, wait=wait, first=first)
     except (UnknownName, UserError) as error:

@@ -85,6 +85,7 @@ def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
     A source that no longer loads is a `UserError` naming the file and rule (the copy
     registered before is not judged in its place)."""
     from pipeline.corpus.ingest import ingest
+    from pipeline.programs.contained import hide
 
     if first is None:
         source, changed = package_source_changed(folder)
@@ -96,6 +97,7 @@ def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
                            f"copy registered at {when}")
     else:
         source = first
+    hide(data_dir)  # the package's validators never see the stored answers, as on ingest
     summary = ingest(data_dir, [source], problem_id, wait=wait)
     if summary.unplaced:
         fault = summary.unplaced[0]
@@ -146,3 +148,26 @@ def submission_name(text: str, names: list[str], roots: list[Path]) -> str:
                 if name in known:
                     return name
     return text
+
+
+def refresh_registered(data_dir: Path) -> tuple[list[str], dict[str, str]]:
+    """`refresh` every package registered in `data_dir` (for the nightly): the lines to show,
+    and, by problem, why a package could not be registered again (it no longer loads)."""
+    lines: list[str] = []
+    broken: dict[str, str] = {}
+    try:
+        folders = sorted(registered_dir(data_dir).iterdir())
+    except OSError:
+        return lines, broken
+    for folder in folders:
+        if not (folder / PACKAGE_MARKER).is_file():
+            continue
+        try:
+            done = refresh(data_dir, folder.name, folder)
+        except UserError as error:
+            broken[folder.name] = str(error)
+            lines.append(f"error: {error}")
+            continue
+        if done.note:
+            lines.append(done.note)
+    return lines, broken

@@ -244,3 +244,21 @@ def test_a_package_registered_again_by_a_run_validates_without_seeing_the_data_f
         assert runs(data)["cases"][-1] == 4
     finally:
         shutil.rmtree(outside, ignore_errors=True)
+
+
+def test_the_nightly_judges_a_registered_package_as_it_is_on_disk(tmp_path):
+    root, package, data = project(tmp_path)
+    config = tmp_path / "nightly.toml"
+    config.write_text('seed = 1\nproblems = ["tiny"]\n')
+    good = pipeline("--data-dir", "data", "nightly", "--config", str(config), cwd=root)
+    assert good.returncode == 0, good.stdout + good.stderr
+    write_tree(package, {"submissions/accepted/wrong.py": WRONG})  # no ingest in between
+    bad = pipeline("--data-dir", "data", "nightly", "--config", str(config), cwd=root)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "+submissions/accepted/wrong.py): registered again" in bad.stdout
+    assert "tiny/accepted/wrong.py: expected accepted, got WA" in bad.stdout
+    (package / "problem.yaml").write_text("name: [unclosed\n")
+    broken = pipeline("--data-dir", "data", "nightly", "--config", str(config), cwd=root)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "no longer loads" in broken.stdout and "problem.yaml" in broken.stdout
+    assert "its copy registered before was judged" in broken.stdout
