@@ -110,7 +110,7 @@ def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
     rejected = sum(len(part.rejects) for part in summary.problems.values())
     what = next((note.text for note in summary.packages if note.problem == problem_id
                  and not note.text.startswith("note:")), "")
-    if what == "package unchanged" and not rejected:
+    if what == "package unchanged":  # touched, not changed: nothing to say
         return Refresh(None)
     tail = (f"; {rejected} file(s) rejected (pipeline query \"SELECT * FROM rejects WHERE "
             f"problem = '{problem_id}'\")" if rejected else "")
