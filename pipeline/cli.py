@@ -224,15 +224,23 @@ def query_command(
     "pipeline run --problem PROBLEM --solver fast --group GROUP --repeat 3",
     "pipeline run --problem PROBLEM --external mine=./mine --solver mine --jobs 2",
     "pipeline run --problem PROBLEM --resume RUN_ID",
-    "pipeline run --problem PROBLEM --fail-fast"))
+    "pipeline run --problem PROBLEM --fail-fast",
+    "cd PACKAGE && pipeline run",
+    "pipeline run submissions/accepted/sol.py --fail-fast"))
 def run_command(
     ctx: typer.Context,
-    problem_id: Annotated[str, typer.Option("--problem", "-p", metavar="PROBLEM",
-                                            autocompletion=complete_problem,
-                                            help="Problem id.")],
+    paths: Annotated[list[Path] | None, typer.Argument(
+        metavar="SUBMISSION", show_default=False,
+        help="Judge just these submissions of a package, named by their paths (default: "
+        "every solver).")] = None,
+    problem_id: Annotated[str | None, typer.Option(
+        "--problem", "-p", metavar="PROBLEM", autocompletion=complete_problem,
+        help="Problem id (default: the package holding the current folder, or the "
+        "SUBMISSIONs).")] = None,
     solver: Annotated[list[str] | None, typer.Option(
-        "--solver", "-s", metavar="NAME", help="A stage or configured solver to keep "
-        "(repeatable; default: every stage and configured solver).")] = None,
+        "--solver", "-s", metavar="NAME", help="A stage, configured solver or submission to "
+        "keep, a submission also by its path (submissions/accepted/sol.py) (repeatable; "
+        "default: every stage and configured solver).")] = None,
     external: ExternalOption = None,
     group: Annotated[str | None, typer.Option(
         "--group", metavar="GROUP", help="Only cases of this group (default: every "
@@ -268,13 +276,18 @@ def run_command(
     executor_kind: ExecutorOption = "local",
     scheduler: SchedulerOption = None,
 ) -> None:
-    """Run solver stages and external programs over the stored cases of a problem."""
+    """Run solver stages and external programs over the stored cases of a problem.
+
+    A package is judged as it is on disk: one whose folder changed since it was registered is
+    registered again first, saying so in one line. Inside a package's folder, --problem may be
+    left out (the data folder is then the nearest data/ above unless named).
+    """
     from pipeline.commands.running import run
 
     run(ctx.obj, problem_id=problem_id, solver=solver, external=external, group=group, jobs=jobs,
         timeout=timeout, memory=memory, stack=stack, sandbox=sandbox, repeat=repeat,
         resume=resume, no_wait=no_wait, fail_fast=fail_fast, executor_kind=executor_kind,
-        scheduler=scheduler)
+        scheduler=scheduler, paths=paths)
 
 
 @app.command("slow", cls=Command, epilog=examples(

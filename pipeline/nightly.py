@@ -4,7 +4,9 @@
    with the seed of `configs/nightly.toml`) under `DATA/raw/<problem>/nightly/<recipe>/` when
    it is missing or its manifest records another seed or count (deterministic seeds, so a
    rebuilt corpus is the same corpus);
-2. ingest `DATA/raw` and every problem's samples;
+2. register again every registered package whose folder changed since it was registered
+   (`corpus.live.refresh_registered`: each is judged as it is on disk; one that no longer
+   loads fails the night), then ingest `DATA/raw` and every problem's samples;
 3. run every such problem with every stage and every configured external solver (and every
    problem package registered in the data folder with every submission);
 4. compare each run with the previous finished run of its problem (or the baseline pinned in
@@ -208,11 +210,15 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
             log: Callable[[str], None] = print,
             progress: Callable[..., None] | None = None,
             executor: Executor | None = None) -> NightlyOutcome:
+    from pipeline.corpus.live import refresh_registered
     from pipeline.report.compare import compare_runs, format_comparison
     from pipeline.report.html import write_report
 
     started = time.monotonic()
     settings = read_nightly_settings(config_path)
+    refreshed, broken = refresh_registered(data_dir)
+    for line in refreshed:
+        log(line)
     problems = nightly_problems(settings)
     build_corpus(data_dir, settings, problems, log)
     summary = ingest(data_dir, default_roots(data_dir), progress=_phase(progress, "ingest"))
@@ -241,6 +247,9 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
                                           command=NIGHTLY_COMMAND), executor=executor,
                      progress=_phase(progress, f"run {problem_id}"))
         night = ProblemNight(problem_id, result, baseline)
+        if problem_id in broken:  # its copy registered before was judged: not what is on disk
+            night.failures.append(f"{broken[problem_id]}; its copy registered before was "
+                                  "judged")
         night.failures.extend(f"{problem_id}/{failure.text()}" for failure in result.cannot_start)
         if result.status != "finished":
             night.failures.append(f"{problem_id}: run {result.run_id} {result.status}")

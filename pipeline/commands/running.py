@@ -1,6 +1,11 @@
 """`pipeline run` and `pipeline nightly`: the request the options make, the executor started
 before anything heavy is imported, the summary printed, and the exit status it earns.
 
+Inside a package's folder `pipeline run` needs no `--problem`: the package holding the current
+folder (or the submissions named by path) is judged, in the nearest data folder above when
+none is named. A registered package whose source changed since it was registered is
+registered again first (`pipeline.corpus.live`), saying so in one line.
+
 `pipeline run` exits 0 when the run finished and every program got a verdict; 1 when it
 failed, a program could not start, or a package's submission got what its folder does not
 expect; 130 when it was interrupted (with the command that finishes it).
@@ -10,6 +15,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import typer
@@ -20,25 +26,32 @@ from pipeline.commands.options import jobs as check_jobs
 from pipeline.errors import UnknownName, UserError
 
 
-def run(settings: Settings, *, problem_id: str, solver: list[str] | None,
+def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
         external: list[str] | None, group: str | None, jobs: int | None,
         timeout: float | None, memory: int | None, stack: int | None, sandbox: str,
         repeat: int, resume: str | None, no_wait: bool, executor_kind: str,
-        scheduler: str | None, fail_fast: bool = False) -> None:
-    """Run solver stages and external programs over the stored cases of a problem."""
+        scheduler: str | None, fail_fast: bool = False,
+        paths: list[Path] | None = None) -> None:
+    """Run solver stages and external programs over the stored cases of a problem (the
+    package holding the current folder or `paths` when no `problem_id` is given; `paths` are
+    submissions to judge alone)."""
     from pipeline.programs.languages import BuildError
     from pipeline.progress import progress_bar
     from pipeline.run.executors import ExecutorError
     from pipeline.run.request import RunRequest, select_solvers
     from pipeline.run.solvers import parse_external
 
+    settings, problem_id, first = locate(settings, problem_id, paths or [])
     local = executor_kind.strip().lower() == "local"
     if local:  # its workers' server imports meanwhile
         from pipeline.problems import problem_modules
         from pipeline.run.workerserver import start_server
 
         start_server(problem_modules([problem_id]))
+    refresh_package(settings, problem_id, first, wait=not no_wait)
     problem = find_problem(problem_id)
+    if paths or solver:
+        solver = submission_names(problem, [*(solver or []), *map(str, paths or [])])
     if sandbox not in ("auto", "on", "off"):
         fail(f"--sandbox must be auto, on or off, not {sandbox!r}")
     if resume and (solver or external or group):
@@ -107,6 +120,97 @@ def run(settings: Settings, *, problem_id: str, solver: list[str] | None,
             "above), so no agreement is reported", err=True)
     if summary.disagreements or summary.judge_errors or summary.partial:
         raise typer.Exit(1)
+
+
+def locate(settings: Settings, problem_id: str | None,
+           paths: list[Path]) -> tuple[Settings, str, Path | None]:
+    """The settings, the problem and (when the package is not registered yet) the package
+    folder a run judges: the problem named, else the package holding the first of `paths`, or
+    the current folder; in the data folder named, else in `./data` when it is a data folder,
+    else (in a package) in the nearest data folder above, said in one line. A usage error when
+    there is no package or no data folder: a data folder is never made here."""
+    from pipeline.corpus.live import data_folder_near, is_data_folder, package_root, registered_as
+    from pipeline.problems import add_problem_dirs, problem_ids
+    from pipeline.tables.layout import no_data_folder, registered_dir
+
+    start = paths[0] if paths else Path.cwd()
+    root = package_root(start)
+    if root is None and problem_id is None:
+        where = f"{start}" if paths else "this folder"
+        fail(f"no --problem given, and {where} is in no problem package (no problem.yaml or "
+             "problem.xml here or above): give --problem PROBLEM (pipeline problems lists "
+             "them)")
+    if root is not None and not settings.data_dir_named \
+            and not is_data_folder(settings.data_dir):  # in a package, ./data is its tests
+        found = data_folder_near([Path.cwd(), root])
+        if found is not None:
+            settings = replace(settings, data_dir=found)
+            add_problem_dirs([registered_dir(found)])
+            say(f"note: data folder {found} (the nearest above; --data-dir DIR names "
+                "another)", err=True)
+        elif problem_id is None:
+            fail(f"no data folder for the package at {root}: none named, and no data/ data "
+                 "folder here or above: name one with --data-dir DIR or PIPELINE_DATA_DIR (a "
+                 "run never makes one; `pipeline --data-dir DIR ingest PACKAGE` does)")
+    if problem_id is not None:
+        return settings, problem_id, None
+    assert root is not None
+    for path in paths[1:]:
+        if package_root(path) != root:
+            fail(f"{path} is not in the package at {root}: judge one package's submissions "
+                 "at a time")
+    if missing := no_data_folder(settings.data_dir):
+        fail(missing)
+    registered = registered_as(settings.data_dir, root)
+    if registered is not None:
+        return settings, registered, None
+    if root.name in problem_ids():
+        fail(f"the package at {root} is not registered in {settings.data_dir.resolve()}, "
+             f"whose problem {root.name!r} is another: `pipeline ingest {root} --problem "
+             "NAME` registers it under another name")
+    return settings, root.name, root
+
+
+def refresh_package(settings: Settings, problem_id: str, first: Path | None, *,
+                    wait: bool) -> None:
+    """Register the package `problem_id` again when its source changed since it was
+    registered (or, `first`, register the package folder for the first time), saying so in
+    one line; a built-in problem is left as it is."""
+    from pipeline.corpus.live import refresh
+    from pipeline.problems import PACKAGE_MARKER, problem_folder
+
+    if first is None:
+        try:
+            folder = problem_folder(problem_id)
+        except (UnknownName, UserError):
+            return  # find_problem says so
+        if not (folder / PACKAGE_MARKER).is_file():
+            return
+    else:
+        folder = Path()
+    try:
+        done = refresh(settings.data_dir, problem_id, folder, wait=wait, first=first)
+    except (UnknownName, UserError) as error:
+        fail(str(error), code=1)
+    if done.note:
+        say(done.note, err=True)
+
+
+def submission_names(problem, texts: list[str]) -> list[str]:
+    """Each of `texts` as a solver name: a submission may be named by its path as a shell
+    completes it, from the current folder or from the package's (`pipeline.corpus.live`)."""
+    from pipeline.corpus.live import submission_name
+    from pipeline.problems import package_marker
+    from pipeline.run.solvers import submissions
+
+    names = submissions(problem)
+    if not names:
+        return texts
+    roots = [problem.folder / "package"]
+    source = package_marker(problem.folder).get("source")
+    if source and Path(source).is_dir():
+        roots.insert(0, Path(source))
+    return [submission_name(text, names, roots) for text in texts]
 
 
 def resume_command(settings: Settings, problem_id: str, run_id: str) -> str:

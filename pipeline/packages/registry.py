@@ -3,17 +3,23 @@
 `register(source, data_dir, short_name)` copies the package (a folder, or a .zip/.kpp of one)
 to `DATA/problems/<short name>/package/` (never what leads outside it: `tree.copy_package`)
 and writes `DATA/problems/<short name>/package.json` (its format, where it came from, a digest
-of every file). The problem registry finds it there (`pipeline.problems`, through the data
+of every file, and a cheap stamp of the source's listing: `source_stamp`). The problem
+registry finds it there (`pipeline.problems`, through the data
 folder's `problems/` on `PIPELINE_PROBLEMS_DIR`) and `pipeline.packages.problem` turns it into
 a `Problem`. Registering a package again replaces the copy and says what changed: files added,
 removed or changed by area, the limits, the test cases, the submissions; first, when it comes
 from another folder than the registered one (two packages of one folder name), that it
 replaces the package registered from there. The copy is made beside the old one and swapped in
 by renames, so a crash leaves the old or the new copy. The caller holds the data folder's lock.
+
+`changed_source(folder)` says whether the source a package was registered from changed since
+(its stamp differs; a run registers it again first), and `content_digest(folder)` names the
+registered content, which a run records with its results.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import tempfile
@@ -25,7 +31,7 @@ from pipeline.fsutil import atomic_write_text, file_sha256
 from pipeline.packages import detect, load_package
 from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Package
-from pipeline.packages.tree import copy_package
+from pipeline.packages.tree import copy_package, listing_digest
 from pipeline.tables.layout import registered_dir
 
 MARKER = "package.json"
@@ -100,6 +106,42 @@ def _changes(old: dict, new_files: dict[str, str], new_facts: dict[str, str]) ->
     return found
 
 
+def source_stamp(source: Path) -> str | None:
+    """A cheap stamp of a package's source (a folder's listing: names, sizes, modification
+    times, link targets; an archive's size and modification time), read without reading any
+    file, or None when the source is gone."""
+    try:
+        if source.is_dir():
+            return listing_digest(source)
+        info = source.stat()
+    except OSError:
+        return None
+    return f"file {info.st_size} {info.st_mtime_ns}"
+
+
+def changed_source(folder: Path) -> tuple[Path | None, bool]:
+    """(the source the package registered at `folder` came from, or None when the marker names
+    none; whether that source changed since it was registered or is gone: its stamp differs,
+    or none was recorded)."""
+    marker = read_marker(folder)
+    if not marker.get("source"):
+        return None, False
+    source = Path(marker["source"])
+    stamp = source_stamp(source)
+    return source, stamp is None or stamp != marker.get("listing")
+
+
+def content_digest(folder: Path) -> str | None:
+    """A digest of the package content registered at `folder` (every file's digest, by path),
+    the same whenever the same content is registered; None when no package is registered
+    there (a built-in problem)."""
+    files = read_marker(folder).get("files")
+    if files is None:
+        return None
+    text = "".join(f"{path}\0{digest}\n" for path, digest in sorted(files.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def read_marker(folder: Path) -> dict:
     try:
         return json.loads((folder / MARKER).read_text(encoding="utf-8"))
@@ -115,6 +157,7 @@ def register(source: Path, data_dir: Path, short_name: str | None = None) -> Reg
         raise PackageError(str(source), "not-a-package", "no problem.yaml (Kattis) or "
                            "problem.xml (Polygon) here")
     builds = build_dir(data_dir)
+    stamp = source_stamp(source)  # before reading: a change while reading shows next time
     package = load_package(source, builds, short_name=short_name)  # bad content fails here
     problem_id = short_name or package.short_name
     folder = problems_dir(data_dir) / problem_id
@@ -126,6 +169,9 @@ def register(source: Path, data_dir: Path, short_name: str | None = None) -> Reg
         files = _digests(staging / "package")
         if old.get("files") == files and (folder / "package").is_dir():
             shutil.rmtree(staging, ignore_errors=True)
+            if old.get("listing") != stamp or old.get("source") != str(source):
+                atomic_write_text(folder / MARKER, json.dumps(
+                    {**old, "source": str(source), "listing": stamp}, indent=2) + "\n")
             return Registration(problem_id, folder, replace(load_package(
                 folder / "package", builds, short_name=problem_id), left_out=left_out),
                 False, ())
@@ -144,7 +190,8 @@ def register(source: Path, data_dir: Path, short_name: str | None = None) -> Reg
     if old.get("source") not in (None, str(source)):  # same name, another package's folder
         changes.insert(0, f"replaces the package registered from {old['source']} (its test "
                           "cases are replaced by this one's)")
-    marker = {"format": format_, "source": str(source), "files": files, "facts": facts,
+    marker = {"format": format_, "source": str(source), "listing": stamp, "files": files,
+              "facts": facts,
               "registered_at": datetime.now(UTC).isoformat(timespec="seconds"),
               "time_limit": old.get("time_limit") if not changes else None}
     atomic_write_text(folder / MARKER, json.dumps(marker, indent=2) + "\n")

@@ -109,6 +109,29 @@ def holds_package(path: Path) -> bool:
         return True
 
 
+def package_marker(folder: Path) -> dict:
+    """What the package registered at `folder` records (where it came from, when, a digest
+    of every file); empty when none is registered there."""
+    from pipeline.packages.registry import read_marker
+
+    return read_marker(folder)
+
+
+def package_source_changed(folder: Path) -> tuple[Path | None, bool]:
+    """(the source the package registered at `folder` came from, or None; whether it changed
+    since it was registered or is gone), read from its listing, not its files."""
+    from pipeline.packages.registry import changed_source
+
+    return changed_source(folder)
+
+
+def package_content(folder: Path) -> str | None:
+    """A digest of the package content registered at `folder` (None: no package there)."""
+    from pipeline.packages.registry import content_digest
+
+    return content_digest(folder)
+
+
 def load_found_package(path: Path, data_dir: Path, name: str, *, registered: bool):
     """The problem package found at `path` among raw files, loaded (`PackageError` when it
     breaks its format): the data folder's own copy when `registered`, else registered in the

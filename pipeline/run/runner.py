@@ -293,6 +293,14 @@ def external_notes(request: RunRequest, specs: list[SolverSpec]) -> list[str]:
     return notes
 
 
+def package_digest(problem: Problem) -> str | None:
+    """Which content of a registered package a run judges (a digest of every file's digest by
+    path), None for a built-in problem: runs of different content are told apart in `runs`."""
+    from pipeline.problems import package_content
+
+    return package_content(problem.folder)
+
+
 def identities(selection: Selection, problem_id: str) -> list[str]:
     return [*(stage_identity(n).to_json() for n in selection.stages),
             *(submission_identity(problem_id, n).to_json() for n in selection.submissions),
@@ -429,6 +437,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                        "status": "running", "problem": problem.id,
                        "solvers": list(selection.names),
                        "solver_identities": identities(selection, problem.id),
+                       "package_digest": package_digest(problem),
                        "jobs": getattr(executor, "size", None), "timeout_s": timeout_s,
                        "repeat": request.repeat, "cases": cases.height, "group": request.group,
                        "command": request.command, "fail_fast": request.fail_fast, **info}

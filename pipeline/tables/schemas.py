@@ -83,6 +83,9 @@ RUNS: dict[str, pl.DataType] = {
     "group": pl.String(),
     "command": pl.String(),
     "fail_fast": pl.Boolean(),  # a solver's cases after its first failure were not run
+    # the registered package content the run judged (a digest of every file's digest by
+    # path); null for a built-in problem
+    "package_digest": pl.String(),
 }
 
 

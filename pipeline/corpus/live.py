@@ -1,0 +1,173 @@
+"""A run judges a package as it is on disk: the package found from a folder, the data folder it
+is registered in, and registering it again first when its source changed.
+
+1. `package_root(start)` walks up from a folder (or a file in one) to the package holding it:
+   the first folder with a `problem.yaml` or `problem.xml`, as the ingest recognises a package.
+2. `data_folder_near(starts)` finds the data folder a run there uses when none is named: the
+   nearest `data/` above that is a data folder (holds `problems/`, `tables/` or `raw/`), never a
+   package's own `data/` of test cases.
+3. `registered_as(data_dir, root)` names the problem the package at `root` is registered as.
+4. `refresh(data_dir, problem_id)` ingests the package's source again when its listing changed
+   since it was registered (`pipeline.problems.package_source_changed`): the ingest registers
+   it again (only a changed package is copied again), stores its new cases (a stored input is
+   not validated again) and builds only what changed (builds are cached by content). It
+   returns the one line to show, or None when nothing changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.errors import UserError
+from pipeline.problems import (
+    PACKAGE_MARKER,
+    is_package_folder,
+    package_marker,
+    package_source_changed,
+)
+from pipeline.tables.layout import registered_dir
+
+DATA_FOLDER_PARTS = ("problems", "tables", "raw")
+
+
+def package_root(start: Path) -> Path | None:
+    """The package folder holding `start` (itself, or the nearest folder above it with a
+    `problem.yaml` or `problem.xml`), resolved, or None."""
+    here = Path(start).resolve()
+    if not here.is_dir():
+        here = here.parent
+    for folder in (here, *here.parents):
+        if is_package_folder(folder):
+            return folder
+    return None
+
+
+def is_data_folder(folder: Path) -> bool:
+    """Whether `folder` is a data folder of ours (not, say, a package's `data/` of tests)."""
+    return any((folder / part).is_dir() for part in DATA_FOLDER_PARTS)
+
+
+def data_folder_near(starts: list[Path]) -> Path | None:
+    """The nearest `data/` data folder at or above each of `starts` in turn, or None."""
+    for start in starts:
+        here = Path(start).resolve()
+        for folder in (here, *here.parents):
+            if is_data_folder(folder / "data"):
+                return folder / "data"
+    return None
+
+
+def registered_as(data_dir: Path, root: Path) -> str | None:
+    """The id of the package registered in `data_dir` from the folder `root`, or None."""
+    where = registered_dir(data_dir)
+    try:
+        folders = sorted(where.iterdir())
+    except OSError:
+        return None
+    for folder in folders:
+        if (folder / PACKAGE_MARKER).is_file() and \
+                package_marker(folder).get("source") == str(Path(root).resolve()):
+            return folder.name
+    return None
+
+
+@dataclass(frozen=True)
+class Refresh:
+    note: str | None        # the one line to show (None: the package is as registered)
+    rejected: int = 0       # files of it the ingest rejected
+
+
+def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
+            first: Path | None = None) -> Refresh:
+    """Register the package `problem_id` (registered at `folder`, or, `first`, not yet: the
+    package folder `first`) again when its source changed since; see the module docstring.
+    A source that no longer loads is a `UserError` naming the file and rule (the copy
+    registered before is not judged in its place)."""
+    from pipeline.corpus.ingest import ingest
+    from pipeline.programs.contained import hide
+
+    if first is None:
+        source, changed = package_source_changed(folder)
+        if source is None or not changed:
+            return Refresh(None)
+        if not source.exists():
+            when = package_marker(folder).get("registered_at", "?")
+            return Refresh(f"note: {problem_id}: its source {source} is gone: judging the "
+                           f"copy registered at {when}")
+    else:
+        source = first
+    hide(data_dir)  # the package's validators never see the stored answers, as on ingest
+    summary = ingest(data_dir, [source], problem_id, wait=wait)
+    if summary.unplaced:
+        fault = summary.unplaced[0]
+        if first is not None:
+            raise UserError(f"{problem_id}: the package at {source} does not load: "
+                            f"{fault.message} [{fault.rule}]")
+        raise UserError(f"{problem_id}: the package at {source} no longer loads: "
+                        f"{fault.message} [{fault.rule}] (fix it and run again; the copy "
+                        "registered before is not judged in its place)")
+    rejected = sum(len(part.rejects) for part in summary.problems.values())
+    what = next((note.text for note in summary.packages if note.problem == problem_id
+                 and not note.text.startswith("note:")), "")
+    if what == "package unchanged":  # touched, not changed: nothing to say
+        return Refresh(None)
+    tail = (f"; {rejected} file(s) rejected (pipeline query \"SELECT * FROM rejects WHERE "
+            f"problem = '{problem_id}'\")" if rejected else "")
+    if first is not None:
+        return Refresh(f"note: registered the package at {source} as {problem_id} in "
+                       f"{Path(data_dir).resolve()}{tail}", rejected)
+    changes = what.removeprefix("updated package: ")
+    return Refresh(f"note: {problem_id}: the package at {source} changed since it was "
+                   f"registered ({changes}): registered again{tail}", rejected)
+
+
+def submission_name(text: str, names: list[str], roots: list[Path]) -> str:
+    """The submission `text` names: a name as it is (`accepted/th.py`), or a path to it as a
+    shell completes it, from the current folder or from the package's (`submissions/accepted/
+    th.py`, `../accepted/th.py`, an absolute path), a file inside a submission that is a
+    folder naming that submission; `text` itself when it names none (the run then says which
+    there are)."""
+    if text in names:
+        return text
+    known = set(names)
+    path = Path(text).expanduser()
+    tried = []
+    if (Path.cwd() / path).exists():
+        here = (Path.cwd() / path).resolve()
+        for root in roots:
+            if here.is_relative_to(root.resolve()):
+                tried.append(here.relative_to(root.resolve()).as_posix())
+    if not path.is_absolute():
+        tried.append(path.as_posix())
+    for rel in tried:
+        parts = [part for part in rel.split("/") if part not in ("", ".")]
+        for start in (1, 0) if parts[:1] == ["submissions"] else (0,):
+            for end in range(len(parts), start, -1):
+                name = "/".join(parts[start:end])
+                if name in known:
+                    return name
+    return text
+
+
+def refresh_registered(data_dir: Path) -> tuple[list[str], dict[str, str]]:
+    """`refresh` every package registered in `data_dir` (for the nightly): the lines to show,
+    and, by problem, why a package could not be registered again (it no longer loads)."""
+    lines: list[str] = []
+    broken: dict[str, str] = {}
+    try:
+        folders = sorted(registered_dir(data_dir).iterdir())
+    except OSError:
+        return lines, broken
+    for folder in folders:
+        if not (folder / PACKAGE_MARKER).is_file():
+            continue
+        try:
+            done = refresh(data_dir, folder.name, folder)
+        except UserError as error:
+            broken[folder.name] = str(error)
+            lines.append(f"error: {error}")
+            continue
+        if done.note:
+            lines.append(done.note)
+    return lines, broken
