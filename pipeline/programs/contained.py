@@ -84,7 +84,6 @@ CREDIT_STEP_S = 0.05  # `first_ended`: the least time between two looks at the w
 PROCESS_CAP = 256  # processes and threads of one caller's programs at once (the pids cgroup)
 HIDE_ENV = "PIPELINE_HIDDEN_DATA"  # data folders hidden from contained programs (os.pathsep)
 KEPT_IN_DATA = ("build", "problems")  # what of a data folder stays in sight
-SANDBOX_ENV = "PIPELINE_SANDBOX"   # auto, on or off: the default of the package's programs
 
 # The user's private files that no contained program sees, under each home folder.
 SENSITIVE_IN_HOME = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker",
@@ -151,18 +150,19 @@ def hide(data_dir: str | Path) -> None:
 
 @contextlib.contextmanager
 def settings_kept() -> Iterator[None]:
-    """Within it, `hide` and `set_default_sandbox` last until it ends: the environment they
-    write is put back as it was, so a long-lived process (a test session, a library caller)
-    running one data folder after another does not hide every folder it ever ran."""
-    kept = {name: os.environ.get(name) for name in (HIDE_ENV, SANDBOX_ENV)}
+    """Within it, `hide` and `use_sandbox` last until it ends: what they set is put back as it
+    was, so a long-lived process (a test session, a library caller) running one data folder
+    after another does not hide every folder it ever ran."""
+    global _sandbox
+    hidden, sandbox = os.environ.get(HIDE_ENV), _sandbox
     try:
         yield
     finally:
-        for name, value in kept.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        if hidden is None:
+            os.environ.pop(HIDE_ENV, None)
+        else:
+            os.environ[HIDE_ENV] = hidden
+        _sandbox = sandbox
 
 
 def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
@@ -178,17 +178,30 @@ def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
     return tuple(os.path.join(real, e) for e in entries if e not in KEPT_IN_DATA)
 
 
-def set_default_sandbox(mode: str) -> None:
-    """Whether a package's own programs run sandboxed (auto, on, off), here and in processes
-    started from here."""
-    os.environ[SANDBOX_ENV] = mode
+def use_sandbox(enabled: bool | None) -> None:
+    """Set this process's sandbox switch: whether the programs it runs with no setting of
+    their own (a package's builds, validators, checkers, interactors, generators and
+    submissions) run sandboxed. A command decides it once from its `--sandbox`
+    (`isolation.set_sandbox`); each job carries it (`SolverSpec.sandbox`) to the worker that
+    runs it, which runs the job's programs under it. None: not decided (`default_sandbox`)."""
+    global _sandbox
+    _sandbox = enabled
+
+
+def sandbox_switch() -> bool | None:
+    """This process's sandbox switch as set (`use_sandbox`); None: not decided."""
+    return _sandbox
 
 
 def default_sandbox() -> bool:
-    """Whether programs with no sandbox setting of their own run sandboxed: under `auto` (the
-    default), wherever the sandbox works."""
-    mode = os.environ.get(SANDBOX_ENV, "auto")
-    return mode != "off" and probe(True).sandbox_error is None
+    """This process's sandbox switch (`use_sandbox`); not decided, as `--sandbox auto`:
+    wherever the sandbox works."""
+    if _sandbox is not None:
+        return _sandbox
+    return probe(True).sandbox_error is None
+
+
+_sandbox: bool | None = None
 
 
 def _homes() -> list[str]:
