@@ -259,7 +259,7 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
                         timeout_s=timeout_s or problem.stage_timeout_s(name),
                         memory_mb=request.memory_mb) for name in selection.stages]
     memory = request.memory_mb if request.memory_mb is not None else problem.memory_mb
-    sandbox = contained.default_sandbox()  # the run's (`set_sandbox`)
+    sandbox = contained.default_sandbox() if selection.externals else False  # the run's
     for program in selection.externals:
         specs.append(ready(SolverSpec(name=program.name, kind="external", problem=problem.id,
                                       program=program, memory_mb=memory or None,
