@@ -35,6 +35,7 @@ from pipeline.commands.options import (
     SeedOption,
     Settings,
     complete_problem,
+    decide_sandbox,
     within,
 )
 from pipeline.commands.options import jobs as check_jobs
@@ -169,6 +170,7 @@ def ingest_command(
         help="Processes validating files (default: the number of cores).")] = None,
     no_wait: Annotated[bool, typer.Option(
         "--no-wait", help="Fail at once if another command is writing the tables.")] = False,
+    sandbox: SandboxOption = "auto",
 ) -> None:
     """Find, validate and store every test case under PATH in the cases table."""
     from pipeline.corpus.ingest import default_roots, format_summary, ingest, nothing_stored_reason
@@ -178,9 +180,10 @@ def ingest_command(
     for root in roots:
         if not root.exists():
             fail(f"{root} does not exist")
-    make_data_dir(ctx.obj.data_dir)
     from pipeline.programs.contained import hide
 
+    decide_sandbox(sandbox)  # a package's builds, validators and generators
+    make_data_dir(ctx.obj.data_dir)
     hide(ctx.obj.data_dir)  # validators and generators never see the stored answers
     summary = ingest(ctx.obj.data_dir, roots, problem_id, progress_bar("ingest"), jobs=jobs,
                      max_file_mb=max_file_mb, wait=not no_wait)
@@ -258,10 +261,7 @@ def run_command(
     stack: Annotated[int | None, typer.Option(
         "--stack", min=0, max=1 << 30, metavar="MB", help="Stack limit in MB of external "
         "programs (default: the memory limit, as judges set it; 0: unlimited).")] = None,
-    sandbox: Annotated[str, typer.Option(
-        "--sandbox", metavar="MODE", help="Run external programs in a sandbox (own mount and "
-        "network namespaces, as user nobody): auto (where it works), on (or fail), "
-        "off.")] = "auto",
+    sandbox: SandboxOption = "auto",
     repeat: Annotated[int, typer.Option("--repeat", min=1, max=1000, metavar="K",
                                         help="Runs per case.")] = 1,
     resume: Annotated[str | None, typer.Option(

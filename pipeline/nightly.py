@@ -40,6 +40,8 @@ from pipeline.corpus.generate import MANIFEST_NAME, generate
 from pipeline.corpus.ingest import IngestSummary, default_roots, ingest
 from pipeline.errors import UserError
 from pipeline.problems import Problem, all_problems, get_problem
+from pipeline.programs.contained import settings_kept
+from pipeline.programs.isolation import set_sandbox
 from pipeline.run.executors import Executor
 from pipeline.run.runner import RunRequest, RunSummary, no_case_selected, nothing_to_run, run
 from pipeline.tables.results import read_run_results, read_runs, write_run
@@ -210,12 +212,22 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
             log: Callable[[str], None] = print,
             progress: Callable[..., None] | None = None,
             executor: Executor | None = None) -> NightlyOutcome:
+    """The night: its ingest, runs and report, every program sandboxed as its config's
+    `sandbox` says (`on` where the sandbox cannot work: refused before anything runs)."""
+    settings = read_nightly_settings(config_path)
+    with settings_kept():
+        set_sandbox(settings.sandbox)
+        return _night(data_dir, settings, jobs, log, progress, executor)
+
+
+def _night(data_dir: Path, settings: NightlySettings, jobs: int | None,
+           log: Callable[[str], None], progress: Callable[..., None] | None,
+           executor: Executor | None) -> NightlyOutcome:
     from pipeline.corpus.live import refresh_registered
     from pipeline.report.compare import compare_runs, format_comparison
     from pipeline.report.html import write_report
 
     started = time.monotonic()
-    settings = read_nightly_settings(config_path)
     refreshed, broken = refresh_registered(data_dir)
     for line in refreshed:
         log(line)

@@ -68,6 +68,19 @@ def check_sandbox(mode: str) -> None:
              f"not {mode!r}")
 
 
+def decide_sandbox(mode: str) -> None:
+    """Check `--sandbox` (`check_sandbox`) and decide it for every program the command runs
+    (`isolation.set_sandbox`): `on` where the sandbox cannot work is refused in one line,
+    exit 1, before anything runs or is written."""
+    from pipeline.programs.isolation import set_sandbox
+
+    check_sandbox(mode)
+    try:
+        set_sandbox(mode)
+    except UserError as error:
+        fail(str(error), code=1)
+
+
 # Where a command's cases run; shared by every command that runs cases (`run`, `nightly`).
 ExecutorOption = Annotated[str, typer.Option(
     "--executor", metavar="KIND", help="Where cases run: local (a process pool on this machine) "
@@ -76,6 +89,9 @@ SchedulerOption = Annotated[str | None, typer.Option(
     "--scheduler", metavar="ADDRESS", help="Dask scheduler address, tcp://HOST:PORT (default: "
     "$PIPELINE_SCHEDULER; neither: a local Dask cluster is started for the command).")]
 
+
+# The one place the sandbox setting is read from the environment: the default of --sandbox.
+SANDBOX_VARIABLE = "PIPELINE_SANDBOX"
 
 # Options every command that runs solvers shares (`stress`, `hunt`).
 ProblemOption = Annotated[str, typer.Option("--problem", "-p", metavar="PROBLEM",
@@ -86,8 +102,11 @@ ExternalOption = Annotated[list[str] | None, typer.Option(
     help="An external program: a command, or a source file built by its language "
     "(NAME=sol.cpp, or sol.cpp named sol; repeatable; default: none).")]
 SandboxOption = Annotated[str, typer.Option(
-    "--sandbox", metavar="MODE", help="Run external programs in a sandbox, as `run` does: "
-    "auto (where it works), on (or fail), off.")]
+    "--sandbox", metavar="MODE", envvar=SANDBOX_VARIABLE, show_envvar=True,
+    help="Run every program (external programs, a package's submissions, builds, "
+    "validators, checkers, interactors, generators) in a sandbox (its own mount and network "
+    "namespaces, the file system read-only): auto (where it works, else without it, saying "
+    "so), on (refuse to run where it cannot work), off.")]
 JobsOption = Annotated[int | None, typer.Option(
     "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores).")]
 SeedOption = Annotated[int, typer.Option("--seed", metavar="N", help="Random seed.")]

@@ -21,7 +21,7 @@ from pathlib import Path
 import typer
 
 from pipeline.commands.common import fail, find_problem, make_data_dir, say, settle, start_executor
-from pipeline.commands.options import Settings
+from pipeline.commands.options import Settings, decide_sandbox
 from pipeline.commands.options import jobs as check_jobs
 from pipeline.errors import UnknownName, UserError
 
@@ -42,6 +42,7 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
     from pipeline.run.solvers import parse_external
 
     settings, problem_id, first = locate(settings, problem_id, paths or [])
+    decide_sandbox(sandbox)  # every program of the run: external, submission, judge, build
     local = executor_kind.strip().lower() == "local"
     if local:  # its workers' server imports meanwhile
         from pipeline.problems import problem_modules
@@ -52,8 +53,6 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
     problem = find_problem(problem_id)
     if paths or solver:
         solver = submission_names(problem, [*(solver or []), *map(str, paths or [])])
-    if sandbox not in ("auto", "on", "off"):
-        fail(f"--sandbox must be auto, on or off, not {sandbox!r}")
     if resume and (solver or external or group):
         fail("--resume RUN_ID runs the solvers, programs and group the run recorded: leave "
              "out --solver, --external and --group")
@@ -69,11 +68,10 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
     except (UnknownName, UserError) as error:
         fail(str(error))
     # The workers start before Polars is imported (the tables and the runner import it):
-    # they warm up while the parent loads, with what `run` sets for the programs they contain
-    # (the sandbox setting, the data folder hidden) already in the environment they inherit.
+    # they warm up while the parent loads, with the data folder hidden from the programs they
+    # contain already in the environment they inherit.
     from pipeline.programs import contained
 
-    contained.set_default_sandbox(sandbox)
     contained.hide(settings.data_dir)
     executor = start_executor(executor_kind, scheduler, jobs, problem, selection)
     if selection is not None and selection.submissions:  # these run while Polars loads

@@ -15,7 +15,7 @@ from typing import TypeVar
 import typer
 
 from pipeline.commands.common import fail, find_problem, make_data_dir, say, settle
-from pipeline.commands.options import Settings, check_sandbox
+from pipeline.commands.options import Settings, decide_sandbox
 from pipeline.errors import UnknownName, UserError
 
 T = TypeVar("T")
@@ -63,7 +63,7 @@ def stress(settings: Settings, *, problem_id: str, solver: str, against: str | N
     from pipeline.stress.stress import stress as run_stress
 
     problem = find_problem(problem_id)
-    check_sandbox(sandbox)
+    decide_sandbox(sandbox)
     make_data_dir(settings.data_dir)
     summary = _searched(lambda: run_stress(settings.data_dir, StressRequest(
         problem=problem.id, solver=solver, against=against, recipes=tuple(recipe or ()),
@@ -92,7 +92,7 @@ def harden(settings: Settings, *, problem_id: str, solver: list[str] | None,
     from pipeline.stress.harden import harden as run_harden
     from pipeline.stress.stress import StressRequest
 
-    check_sandbox(sandbox)
+    decide_sandbox(sandbox)
     problem = find_problem(problem_id)
     make_data_dir(settings.data_dir)
     settle(settings.data_dir)
@@ -125,7 +125,7 @@ def hunt(settings: Settings, *, problem_id: str, solver: str, size: int | None, 
     from pipeline.stress.hunt import hunt as run_hunt
 
     problem = find_problem(problem_id)
-    check_sandbox(sandbox)
+    decide_sandbox(sandbox)
     make_data_dir(settings.data_dir)
     summary = _searched(lambda: run_hunt(settings.data_dir, HuntRequest(
         problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),

@@ -154,14 +154,17 @@ def _check_inherited(problem_id: str, start: int, stop: int) -> list[Checked]:
     return check_items(problem_id, _INHERITED[problem_id][start:stop])
 
 
-def _start_worker(parent: int) -> None:
+def _start_worker(parent: int, sandbox: bool | None) -> None:
     """A worker dies quietly of Ctrl-C, SIGTERM or SIGHUP: they are the parent's to handle
     (a forked worker would otherwise inherit the parent's handlers); and it dies with the
     ingest, even one killed with SIGKILL (it would live on otherwise, adopted by init). A
     parser that imports NumPy gets one BLAS thread (it does no linear algebra; idle BLAS
-    threads spin)."""
+    threads spin). The validator programs it runs are sandboxed as the ingest's are
+    (`sandbox`: its switch, which a spawned worker would not inherit)."""
+    from pipeline.programs.contained import use_sandbox
     from pipeline.programs.processes import die_with_parent
 
+    use_sandbox(sandbox)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)
     die_with_parent(parent)
@@ -172,8 +175,11 @@ def _pool(workers: int, fork: bool) -> ProcessPoolExecutor:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    from pipeline.programs.contained import sandbox_switch
+
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(
-        "fork" if fork else "spawn"), initializer=_start_worker, initargs=(os.getpid(),))
+        "fork" if fork else "spawn"), initializer=_start_worker,
+        initargs=(os.getpid(), sandbox_switch()))
 
 
 class Pools:

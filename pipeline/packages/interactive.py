@@ -152,8 +152,6 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
     finally:
         if keep_open >= 0:
             os.close(keep_open)
-    if measured_sub.lost or measured_val.lost:
-        contained.sweep()
     deadlock = first == "deadlock"
     if first not in ("time", "deadlock"):
         first = _ended_first(first, measured_val, measured_sub)

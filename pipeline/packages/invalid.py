@@ -42,7 +42,6 @@ import dataclasses
 import functools
 import hashlib
 import json
-import os
 import tempfile
 import threading
 from collections.abc import Callable
@@ -56,7 +55,7 @@ from pipeline.packages.model import Package, ValidatorTest
 from pipeline.packages.validate import Rejection, cut, validate_input
 from pipeline.packages.validator_tests import KINDS
 from pipeline.programs.checkers import default_validate, run_output_validator
-from pipeline.programs.contained import SANDBOX_ENV
+from pipeline.programs.contained import default_sandbox
 from pipeline.programs.languages import Build, run_argv
 from pipeline.programs.parallel import on_cores
 from pipeline.programs.procs import describe_failure, run_limited
@@ -305,7 +304,7 @@ def _common_identity(package: Package, inputs: tuple[Build, ...], answers: tuple
             "output_flags": list(package.output_validator_flags),
             "type": _content(package.type),
             "limits": [package.limits.validation_time_s, package.limits.validation_memory_mb],
-            "sandbox": os.environ.get(SANDBOX_ENV, "auto")}
+            "sandbox": default_sandbox()}
 
 
 def agreement_key(common: dict, kind: str, tests: tuple[ValidatorTest, ...]) -> str:

@@ -38,6 +38,7 @@ from pipeline.programs.checkers import (
     run_testlib_checker,
     testlib_verdict,
 )
+from pipeline.programs.contained import default_sandbox
 from pipeline.programs.external import run_external
 from pipeline.programs.jobs import Job, SolverSpec
 from pipeline.programs.languages import Build, build_program, run_argv
@@ -132,8 +133,10 @@ def _skip(case: TestCase, verdict: Verdict, message: str, limits: RunLimits) -> 
 def judge_case(package: Package, submission: Build, case: TestCase, limits: RunLimits,
                workdir: Path, builds: PackageBuilds | None = None,
                isolation: SolverSpec | None = None) -> CaseResult:
-    """Run `submission` on `case` and judge it by the package's rules. `isolation` (an
-    external program's spec) gives a batch run its sandbox and stack limit."""
+    """Run `submission` on `case` and judge it by the package's rules, every program
+    sandboxed as this process's switch says (`contained.use_sandbox`). `isolation` (the job's
+    spec: an external program's, a submission's) gives a batch run its sandbox and stack
+    limit instead."""
     builds = builds or PackageBuilds()
     if submission.status == "SKIP":
         return _skip(case, Verdict.SKIP, submission.message, limits)
@@ -289,7 +292,7 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
                       truncate_output=package.format != "polygon",
                       # stopped once it has run as long as its verdict needs, on its own
                       # clock (a wait for a core on a loaded machine is not counted)
-                      own_wall_s=limits.wall_s)
+                      own_wall_s=limits.wall_s, sandbox=default_sandbox())
     if isolation is not None:  # (and a run started before its limit was known: its caps)
         spec = replace(spec, stack_mb=isolation.stack_mb, sandbox=isolation.sandbox,
                        visible=isolation.visible, caps_later=isolation.caps_later)

@@ -34,7 +34,7 @@ from pipeline.packages.model import (
     case_result,
 )
 from pipeline.problems.identity import case_id_of
-from pipeline.programs.contained import data_folder_hidden, default_sandbox
+from pipeline.programs.contained import data_folder_hidden
 from pipeline.programs.external import hide_from_submissions, scratch_root
 from pipeline.programs.jobs import Job, Outcome, SolverSpec, Status
 from pipeline.programs.languages import Build
@@ -161,7 +161,7 @@ def judge_job(job: Job, problem: PackageProblem) -> Outcome:
         kill_after = min(kill_after, judged_s) if kill_after is not None else judged_s
     limits = RunLimits(time_s=judged_s, memory_mb=package.limits.memory_mb,
                        output_mb=package.limits.output_mb, kill_after_s=kill_after)
-    isolation = replace(job.solver, sandbox=default_sandbox(), stack_mb=None, visible=())
+    isolation = replace(job.solver, stack_mb=None, visible=())  # sandboxed as the job says
     outcome = _judge(job, problem, package, build, limits, isolation=isolation)
     ran_to_high = kill_after is not None and kill_after > judged_s
     if (ran_to_high and settled and outcome.judgement is not None

@@ -74,6 +74,7 @@ from pipeline.packages.runjob import (
     package_cases,
     submission_build,
 )
+from pipeline.programs.contained import default_sandbox
 from pipeline.programs.external import give_caps_later
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.verdicts import Verdict, stops_fail_fast
@@ -102,7 +103,8 @@ def submission_specs(problem: PackageProblem, names: tuple[str, ...], limit: Tim
     to the high end on the largest of those of `cases` only and stopped at the limit on the
     others (`runjob.cut_here`): over the limit there, it is TLE at the high end too, as a judge
     that stops a submission at its first failing case knows it; its largest case tells
-    whether it still runs out of time with the margin's extra time."""
+    whether it still runs out of time with the margin's extra time. Each runs sandboxed as
+    this process's switch says (`contained.use_sandbox`), and so do its job's programs."""
     package = problem.load()
     programs = {p.name: p for p in package.submissions}
     ordered: list[tuple[str, str]] = []  # (case id, case name), the largest last
@@ -125,7 +127,8 @@ def submission_specs(problem: PackageProblem, names: tuple[str, ...], limit: Tim
                                 program=package.submission(name), judged_time_s=limit.time_s,
                                 kill_after_s=limit.high_s, timeout_s=budget,
                                 cut_after_s=limit.time_s if cut else None,
-                                full_case=largest, memory_mb=package.limits.memory_mb))
+                                full_case=largest, memory_mb=package.limits.memory_mb,
+                                sandbox=default_sandbox()))
     return specs
 
 

@@ -31,12 +31,17 @@ A program's CPU-time limit can be lowered while it runs (`lower_cpu_limit`: a ru
 before its time limit was known, given it once it is), and `first_ended` takes a cap on its
 own wall clock that can be lowered likewise.
 
-Without a C compiler there is no launcher: this process then starts the program itself
-(limits set by a `preexec_fn`, a full fork, about 3 ms slower), watches its CPU time and wall
-clock, and kills its process group after it; a descendant that calls setsid outlives it unless
-this process is a child subreaper (`processes.become_subreaper`, as pool workers are). Peak
-memory then includes this process's size at the fork (`Measured.floor_kb`). There is no
-sandbox then.
+Without a C compiler there is no launcher: this process then starts the program itself, in a
+session of its own (limits set by a `preexec_fn`, a full fork, about 3 ms slower), watches its
+CPU time and wall clock, and, after it, kills what is left of its session, of the sessions its
+descendants made (setsid) while it ran, as seen at each look (every `CPU_POLL_S`), and, where
+this process is a child subreaper (`processes.become_subreaper`, as pool workers are), of the
+orphans it adopted that carry the program's mark (`_mark`, inherited by all it starts): those
+processes only, never another program's or another thread's (`processes.end_sessions`).
+Elsewhere a descendant that makes a session of its own between two looks and is orphaned
+outlives the program. Peak memory then includes this process's size at the fork
+(`Measured.floor_kb`). There is no sandbox then: a program asked to run sandboxed is not run
+(`setup_error`).
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ import contextlib
 import ctypes
 import errno
 import glob
+import itertools
 import os
 import re
 import resource
@@ -56,7 +62,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -68,7 +74,7 @@ from pipeline.programs.launcher import (
     read_result,
     sandbox_template,
 )
-from pipeline.programs.processes import NextChildNamespace, kill_children
+from pipeline.programs.processes import NextChildNamespace, end_sessions
 
 MB = 1024 * 1024
 # How long past the wall-clock cap the caller waits for the launcher before stopping it.
@@ -78,7 +84,6 @@ CREDIT_STEP_S = 0.05  # `first_ended`: the least time between two looks at the w
 PROCESS_CAP = 256  # processes and threads of one caller's programs at once (the pids cgroup)
 HIDE_ENV = "PIPELINE_HIDDEN_DATA"  # data folders hidden from contained programs (os.pathsep)
 KEPT_IN_DATA = ("build", "problems")  # what of a data folder stays in sight
-SANDBOX_ENV = "PIPELINE_SANDBOX"   # auto, on or off: the default of the package's programs
 
 # The user's private files that no contained program sees, under each home folder.
 SENSITIVE_IN_HOME = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker",
@@ -121,7 +126,7 @@ class Measured:
     setup_error: str | None = None
     written_full: bool = False  # it filled its capped folder and /tmp (sandbox)
     floor_kb: int = 0           # peak memory below this may be the caller's (no launcher)
-    lost: bool = False          # the launcher died without cleaning up: sweep its leftovers
+    lost: bool = False          # the launcher died without cleaning up (what it left is ended)
     ended_ns: int | None = None  # time.monotonic_ns() when it was reaped (None: not known)
     unread: bool | None = None  # its stdout, a pipe, had no reader left when it ended: the
                                 # program at the other end had ended first (launcher only)
@@ -145,18 +150,19 @@ def hide(data_dir: str | Path) -> None:
 
 @contextlib.contextmanager
 def settings_kept() -> Iterator[None]:
-    """Within it, `hide` and `set_default_sandbox` last until it ends: the environment they
-    write is put back as it was, so a long-lived process (a test session, a library caller)
-    running one data folder after another does not hide every folder it ever ran."""
-    kept = {name: os.environ.get(name) for name in (HIDE_ENV, SANDBOX_ENV)}
+    """Within it, `hide` and `use_sandbox` last until it ends: what they set is put back as it
+    was, so a long-lived process (a test session, a library caller) running one data folder
+    after another does not hide every folder it ever ran."""
+    global _sandbox
+    hidden, sandbox = os.environ.get(HIDE_ENV), _sandbox
     try:
         yield
     finally:
-        for name, value in kept.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        if hidden is None:
+            os.environ.pop(HIDE_ENV, None)
+        else:
+            os.environ[HIDE_ENV] = hidden
+        _sandbox = sandbox
 
 
 def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
@@ -172,17 +178,30 @@ def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
     return tuple(os.path.join(real, e) for e in entries if e not in KEPT_IN_DATA)
 
 
-def set_default_sandbox(mode: str) -> None:
-    """Whether a package's own programs run sandboxed (auto, on, off), here and in processes
-    started from here."""
-    os.environ[SANDBOX_ENV] = mode
+def use_sandbox(enabled: bool | None) -> None:
+    """Set this process's sandbox switch: whether the programs it runs with no setting of
+    their own (a package's builds, validators, checkers, interactors, generators and
+    submissions) run sandboxed. A command decides it once from its `--sandbox`
+    (`isolation.set_sandbox`); each job carries it (`SolverSpec.sandbox`) to the worker that
+    runs it, which runs the job's programs under it. None: not decided (`default_sandbox`)."""
+    global _sandbox
+    _sandbox = enabled
+
+
+def sandbox_switch() -> bool | None:
+    """This process's sandbox switch as set (`use_sandbox`); None: not decided."""
+    return _sandbox
 
 
 def default_sandbox() -> bool:
-    """Whether programs with no sandbox setting of their own run sandboxed: under `auto` (the
-    default), wherever the sandbox works."""
-    mode = os.environ.get(SANDBOX_ENV, "auto")
-    return mode != "off" and probe(True).sandbox_error is None
+    """This process's sandbox switch (`use_sandbox`); not decided, as `--sandbox auto`:
+    wherever the sandbox works."""
+    if _sandbox is not None:
+        return _sandbox
+    return probe(True).sandbox_error is None
+
+
+_sandbox: bool | None = None
 
 
 def _homes() -> list[str]:
@@ -443,20 +462,21 @@ class ChildTracker:
 
     running: dict[int, bool] = {}  # pid -> started through the launcher
 
+    sessions: dict[int, set[int]] = {}  # a program run without the launcher -> its sessions
+
     @classmethod
     def kill_current(cls) -> None:
         """Stop every program running now. A launcher is asked (SIGTERM): it kills the program
-        and every descendant itself, even after this process has exited."""
+        and every descendant itself, even after this process has exited. A program run without
+        it is killed with the sessions it made."""
         for pid, via_launcher in list(cls.running.items()):
-            try:
-                if via_launcher:
+            if via_launcher:
+                try:
                     os.kill(pid, signal.SIGTERM)
-                else:
-                    os.killpg(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        if not all(cls.running.values()):
-            kill_children()
+                except (ProcessLookupError, PermissionError):
+                    pass
+        for sessions in list(cls.sessions.values()):
+            end_sessions(sessions, reap=False)
 
 
 @dataclass
@@ -493,6 +513,7 @@ def _forget_in_a_child() -> None:
     forgotten; the child makes its own as it needs them."""
     global _namespace, _shared, _pidfd, _cgroup, _cgroup_base, _cap_threads
     ChildTracker.running.clear()
+    ChildTracker.sessions.clear()
     _templates.clear()
     _exiting.clear()
     _namespace, _shared, _pidfd = NextChildNamespace(), threading.Lock(), None
@@ -615,11 +636,13 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
         if not _wait_for(pid, LAUNCHER_GRACE_S):
             os.kill(pid, signal.SIGKILL)
         os.wait4(pid, 0)
+        end_sessions({pid})  # what it left (in its session: the caller started it in its own)
         return Measured(setup_error="the launcher did not finish within "
                         f"{started.wall_s + LAUNCHER_GRACE_S:g} s", lost=True)
     fields = parse_result(text)
     if "status" not in fields and "setup_error" not in fields:
         _, status, _ = os.wait4(pid, 0)  # it died without a word: what of?
+        end_sessions({pid})
         return Measured(setup_error=f"the launcher ended with wait status {status} and no "
                         "result", lost=True)
     _exiting.append(pid)
@@ -772,11 +795,27 @@ def waited_s(pid: int) -> float:
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def sweep() -> None:
-    """After a launcher died without cleaning up: kill whatever it left (this process must be
-    a child subreaper for its orphans to be found)."""
-    _exiting.clear()
-    kill_children()
+def stop(started: Started) -> None:
+    """Kill a started program that will not be finished (its caller failed midway), and all it
+    started, and reap it."""
+    pid = started.pid
+    if started.early is not None or pid is None or pid not in ChildTracker.running:
+        return  # never started, or finished (`finish` forgets it as it closes its descriptors)
+    if isinstance(started, _InProcess):
+        end_sessions(started.sessions, reap=False)
+        with contextlib.suppress(ChildProcessError):
+            os.wait4(pid, 0)
+        _end_left(started)
+        os.close(started.pidfd)
+        ChildTracker.sessions.pop(pid, None)
+    else:
+        try:
+            os.kill(pid, signal.SIGKILL)  # its namespace dies with it; else its session ends
+        except ProcessLookupError:
+            pass
+        os.close(started.result_fd)
+        end_sessions({pid})
+    ChildTracker.running.pop(pid, None)
 
 
 def close_templates() -> None:
@@ -848,8 +887,8 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
 
 
-def _limits(limits: Limits):
-    """The preexec_fn that puts the program under its limits."""
+def _limits(limits: Limits, mark: int | None):
+    """The preexec_fn that puts the program under its limits, and its `mark` on it."""
     memory = (limits.memory_mb or 0) * MB
     stack = (limits.stack_mb or 0) * MB
     unlimited = resource.RLIM_INFINITY
@@ -866,13 +905,64 @@ def _limits(limits: Limits):
         if cpu_seconds:
             resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if mark is not None:
+            resource.setrlimit(resource.RLIMIT_MSGQUEUE,
+                               (mark, resource.getrlimit(resource.RLIMIT_MSGQUEUE)[1]))
     return apply
+
+
+MARK_SPAN = 1 << 16  # programs run at once by one process without the launcher, at most
+_marks = itertools.count()
+
+
+def _mark() -> int | None:
+    """A mark for the next program run without the launcher: the soft limit on the bytes of
+    its POSIX message queues (RLIMIT_MSGQUEUE, which no judged program needs), set just below
+    the hard one. Everything it starts inherits the mark, whatever session it makes, so the
+    orphans it leaves to this process (a subreaper) are told from this process's other
+    children. None where the hard limit leaves no room."""
+    hard = resource.getrlimit(resource.RLIMIT_MSGQUEUE)[1]
+    top = 1 << 30 if hard == resource.RLIM_INFINITY else hard
+    return top - 1 - next(_marks) % MARK_SPAN if top > MARK_SPAN else None
+
+
+def _marked_sessions(mark: int | None) -> set[int]:
+    """The sessions of this process's children that carry `mark` (`_mark`)."""
+    if mark is None:
+        return set()
+    me = os.getpid()
+    return {int(fields[3]) for pid, fields in proc_stats().items()
+            if int(fields[1]) == me and _mark_of(pid) == mark}
+
+
+def _mark_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/limits") as handle:
+            for line in handle:
+                if line.startswith("Max msgqueue size"):
+                    return int(line.split()[3])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _end_left(started: _InProcess) -> None:
+    """End what a program run without the launcher left: the processes of its sessions, and
+    the orphans carrying its mark this process adopted, with theirs."""
+    while True:
+        end_sessions(started.sessions)
+        more = _marked_sessions(started.mark) - started.sessions
+        if not more:
+            return
+        started.sessions.update(more)
 
 
 @dataclass
 class _InProcess(Started):
     cpu_s: float | None = None
     pidfd: int = -1
+    sessions: set[int] = field(default_factory=set)  # its own, and those its descendants made
+    mark: int | None = None  # what it and all it starts carry (`_mark`)
 
     def fileno(self) -> int:
         return self.pidfd
@@ -880,18 +970,22 @@ class _InProcess(Started):
 
 def _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s) -> Started:
     floor = _resident_kb()
+    mark = _mark()
     started = time.perf_counter()
     try:
         process = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=stderr, cwd=workdir,
                                    env=env, start_new_session=True, close_fds=True,
-                                   preexec_fn=_limits(limits))
+                                   preexec_fn=_limits(limits, mark))
     except OSError as error:
         return Started(None, False, wall_s, early=Measured(
             start_error=f"exec {argv[0] if argv else ''}: {error.strerror or error}"))
     process.returncode = 0  # reaped here
+    sessions = {process.pid}  # (start_new_session: its session is its pid)
     ChildTracker.running[process.pid] = False
+    ChildTracker.sessions[process.pid] = sessions
     return _InProcess(process.pid, False, wall_s, started=started, floor_kb=floor,
-                      cpu_s=limits.cpu_s, pidfd=os.pidfd_open(process.pid))
+                      cpu_s=limits.cpu_s, pidfd=os.pidfd_open(process.pid), sessions=sessions,
+                      mark=mark)
 
 
 def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured:
@@ -901,25 +995,25 @@ def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured
     try:
         killed = _watch(started, stop_after_s)
         if killed != "none":
-            _kill_group(pid)
+            end_sessions(started.sessions, reap=False)  # (the program is reaped below)
         _, status, usage = os.wait4(pid, 0)
     finally:
         os.close(started.pidfd)
         ChildTracker.running.pop(pid, None)
     ended_ns = time.monotonic_ns()
     wall_ms = (time.perf_counter() - started.started) * 1000
-    _kill_group(pid)
-    kill_children()  # descendants that left the group, where this process is a subreaper
+    _end_left(started)  # what it started, of its session, those they made, its orphans
+    ChildTracker.sessions.pop(pid, None)
     return Measured(status=status, cpu_ms=(usage.ru_utime + usage.ru_stime) * 1000,
                     rss_kb=int(usage.ru_maxrss), wall_ms=wall_ms, killed=killed,
                     floor_kb=started.floor_kb, ended_ns=ended_ns)
 
 
 def _watch(started: _InProcess, stop_after_s: float | None) -> str:
-    """Wait for the program to exit; "cpu", "wall" or "term" when a limit comes first."""
+    """Wait for the program to exit; "cpu", "wall" or "term" when a limit comes first. At each
+    look, the sessions its descendants made are added to `started.sessions`."""
     deadline = started.started + started.wall_s
     stop_at = time.perf_counter() + stop_after_s if stop_after_s is not None else None
-    tick = os.sysconf("SC_CLK_TCK")
     while True:
         now = time.perf_counter()
         if now >= deadline:
@@ -929,22 +1023,30 @@ def _watch(started: _InProcess, stop_after_s: float | None) -> str:
         ready, _, _ = select.select([started.pidfd], [], [], min(CPU_POLL_S, deadline - now))
         if ready:
             return "none"
-        if started.cpu_s is None:
-            continue
-        try:
-            with open(f"/proc/{started.pid}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-            if (int(fields[11]) + int(fields[12])) / tick >= started.cpu_s:
-                return "cpu"
-        except (OSError, IndexError, ValueError):
-            pass
+        stats = proc_stats()
+        started.sessions.update(sessions_below(started.sessions, stats))
+        fields = stats.get(started.pid or 0)
+        if started.cpu_s is not None and fields is not None and \
+                (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS >= started.cpu_s:
+            return "cpu"
 
 
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+def sessions_below(sessions: set[int], stats: dict[int, list[bytes]]) -> set[int]:
+    """The sessions of every process below a process of `sessions` (by the parents in
+    `stats`, `proc_stats`): a descendant that made a session of its own (setsid), and what it
+    started."""
+    children: dict[int, list[int]] = {}
+    for pid, fields in stats.items():
+        children.setdefault(int(fields[1]), []).append(pid)
+    todo = [pid for pid, fields in stats.items() if int(fields[3]) in sessions]
+    seen, found = set(todo), set(sessions)
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in seen:
+                seen.add(child)
+                found.add(int(stats[child][3]))
+                todo.append(child)
+    return found - sessions
 
 
 def _resident_kb() -> int:

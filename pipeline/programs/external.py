@@ -134,7 +134,7 @@ def cleanup_scratch() -> None:
 
 
 def prepare_worker() -> None:
-    """Make this worker the reaper of its programs' orphans (see `kill_children`)."""
+    """Make this worker the reaper of its programs' orphans (see `processes.end_sessions`)."""
     try:
         become_subreaper()
     except OSError:
@@ -174,6 +174,7 @@ def run_external(job: Job) -> Outcome:
     workdir = private / "work"
     workdir.mkdir(parents=True)
     measured: Measured | None = None
+    started: contained.Started | None = None
     spec = lowered(job.solver)
     try:
         (private / "input").write_text(job.input, encoding="utf-8")
@@ -186,8 +187,8 @@ def run_external(job: Job) -> Outcome:
         measured, spec = _finish(started, spec)
         return _classify(replace(job, solver=spec), private, measured)
     finally:
-        if measured is None or measured.lost:  # a launcher killed before it could clean up
-            contained.sweep()
+        if measured is None and started is not None:  # it failed midway: end the program
+            contained.stop(started)
         shutil.rmtree(private, ignore_errors=True)
 
 

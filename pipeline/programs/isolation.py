@@ -5,6 +5,12 @@
 with no capabilities; see `launcher.c` and `contained`) and otherwise without it, saying why
 in one line of the run's summary; `on` refuses to run where it cannot work; `off` never uses
 it. The sandbox never shows the data folder or what `contained.hidden_paths` hides.
+
+A command decides once (`set_sandbox`), before it runs any program, for every kind of program
+it runs: external programs, a package's submissions, builds, validators, checkers,
+interactors and generators. The decision is this process's switch (`contained.use_sandbox`)
+and travels with each job (`SolverSpec.sandbox`) to the worker that runs it; a program asked
+to run sandboxed where the sandbox cannot work is not run at all (`contained.start`).
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.errors import UserError
-from pipeline.programs.contained import process_cap_note
+from pipeline.programs.contained import process_cap_note, use_sandbox
 from pipeline.programs.launcher import launcher_problem, probe
 
 SANDBOX_MODES = ("auto", "on", "off")
@@ -25,7 +31,7 @@ class SandboxChoice:
 
 
 def choose_sandbox(mode: str) -> SandboxChoice:
-    """Whether programs run sandboxed under `mode`; ValueError for `on` where it cannot."""
+    """Whether programs run sandboxed under `mode`; a UserError for `on` where it cannot."""
     if mode not in SANDBOX_MODES:
         raise UserError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
     if mode == "off":
@@ -38,11 +44,21 @@ def choose_sandbox(mode: str) -> SandboxChoice:
     return SandboxChoice(False, f"sandbox off: {problem}")
 
 
+def set_sandbox(mode: str) -> None:
+    """Set under `mode` whether this process's programs, and the jobs it sends to workers, run
+    sandboxed (`contained.use_sandbox`): `on` where the sandbox cannot work is a UserError
+    (`choose_sandbox`), before anything runs; `auto` is decided where it is first needed
+    (`contained.default_sandbox`), so a command that runs no program never probes for it."""
+    if mode not in SANDBOX_MODES:
+        raise UserError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
+    use_sandbox(None if mode == "auto" else choose_sandbox(mode).enabled)
+
+
 def containment_note() -> str | None:
     """One line for the run's summary when programs are less contained than they should be."""
     found = probe(False).containment
     if found == "worker":
-        return (f"external programs run without the launcher ({launcher_problem()}): their "
+        return (f"programs run without the launcher ({launcher_problem()}): their "
                 "peak memory includes the worker's size, and a descendant that calls setsid "
                 "outlives a worker killed with SIGKILL")
     if found == "subreaper":

@@ -1,11 +1,12 @@
-"""Process bookkeeping of workers: dying with the parent, adopting orphans, killing children.
+"""Process bookkeeping of workers: dying with the parent, adopting orphans, ending programs.
 
 Linux only (`prctl`, `unshare`, `setns` through ctypes). `die_with_parent` makes a worker die
 when the process that started it dies, even by SIGKILL; `become_subreaper` makes orphaned
-descendants of the worker's programs its children rather than init's, so `kill_children` can
-find and end them; `cpu_seconds` reads how much CPU time a process has used (how the
-pool and the launcher-less path limit by CPU time); `NextChildNamespace` starts the worker's next
-child as the init of a new PID namespace.
+descendants of the worker's programs its children rather than init's, so `end_sessions` can
+reap them once it has ended the sessions of the programs this process started (never every
+child of the process: another thread's build is one); `cpu_seconds` reads how much CPU time
+a process has used (how the pool and the launcher-less path limit by CPU time);
+`NextChildNamespace` starts the worker's next child as the init of a new PID namespace.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import ctypes
 import os
 import signal
 import time
+from collections.abc import Collection
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
+END_WAIT_S = 5.0  # `end_sessions`: the longest it waits for what it killed to die
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -78,31 +81,52 @@ def cpu_seconds(pid: int) -> float | None:
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def has_children() -> bool:
-    """True while this process has a child, live or not yet reaped (one system call)."""
-    try:
-        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return False
-    return True
+def session_members(sessions: Collection[int]) -> list[tuple[int, int, bool]]:
+    """(pid, parent pid, alive) of every process now in one of `sessions`, zombies too
+    (alive False): a zombie stays in its session until it is reaped."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) in sessions:
+            found.append((int(entry), int(fields[1]), fields[0] not in (b"Z", b"X")))
+    return found
 
 
-def kill_children() -> None:
-    """SIGKILL and reap every child of this process, and the children each leaves behind
-    (this process must be a subreaper for those to become its own), until none is left."""
+def end_sessions(sessions: Collection[int], reap: bool = True,
+                 wait_s: float = END_WAIT_S) -> None:
+    """SIGKILL every process of `sessions` and (`reap`) reap those that are this process's
+    children, until none is left alive (or `wait_s` has passed).
+
+    The sessions are those of programs this process started each in a session of its own (a
+    launcher, a program run without one) and of what they started (all of it stays in the
+    session but for a descendant that calls setsid: its caller tracks that one's session). The
+    orphans a subreaper adopted from them are among its children here. Nothing of another
+    session is touched: another thread's build, a pool's workers, this process itself."""
     me = os.getpid()
-    while has_children():
-        for pid in children_of(me):
+    deadline = time.monotonic() + wait_s
+    while True:
+        members = session_members(sessions)
+        alive = [pid for pid, _, live in members if live and pid != me]
+        ours = [pid for pid, parent, _ in members if parent == me] if reap else []
+        for pid in alive:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        time.sleep(0.001)  # a killed child's orphans reach us before it can be reaped
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+        for pid in ours:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # reaped meanwhile by the thread that started it
                 pass
-        except ChildProcessError:
+        if not alive and not ours or time.monotonic() > deadline:
             return
+        time.sleep(0.001)  # a killed process's orphans reach their new parent before it dies
 
 
 _CLONE_NEWPID = 0x20000000

@@ -93,8 +93,6 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
                 limits=limits, sandbox=sandboxed, hidden=hidden,
                 env=build_environment(sandboxed) if build else environment(),
                 writable=tuple(str(p) for p in writable), kept=tuple(str(p) for p in kept))
-        if measured.lost:
-            contained.sweep()
         return result_of(measured, argv, "" if stdout is not None else _tail(out_path),
                          _tail(err_path))
 

@@ -36,7 +36,7 @@ from pipeline.problems import Problem, cases_schema, get_problem
 from pipeline.problems.identity import answer_id
 from pipeline.problems.model import HeldSubmissions, JudgedLimit
 from pipeline.programs import contained
-from pipeline.programs.isolation import choose_sandbox, containment_note
+from pipeline.programs.isolation import choose_sandbox, containment_note, set_sandbox
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.run.checker import check_answer
 from pipeline.run.choice import make_executor
@@ -265,7 +265,7 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
                         timeout_s=timeout_s or problem.stage_timeout_s(name),
                         memory_mb=request.memory_mb) for name in selection.stages]
     memory = request.memory_mb if request.memory_mb is not None else problem.memory_mb
-    sandbox = choose_sandbox(request.sandbox).enabled if selection.externals else False
+    sandbox = contained.default_sandbox() if selection.externals else False  # the run's
     for program in selection.externals:
         specs.append(ready(SolverSpec(name=program.name, kind="external", problem=problem.id,
                                       program=program, memory_mb=memory or None,
@@ -279,11 +279,12 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
     return specs
 
 
-def external_notes(request: RunRequest, specs: list[SolverSpec]) -> list[str]:
-    """One line each, for the run's summary: how the external programs are run, where that is
-    less than asked for (the sandbox off under `auto`, weaker containment)."""
-    externals = [spec for spec in specs if spec.kind == "external"]
-    if not externals:
+def external_notes(request: RunRequest, specs: list[SolverSpec],
+                   submissions: tuple[str, ...] = ()) -> list[str]:
+    """One line each, for the run's summary: how its programs (external programs, a package's
+    `submissions`) are run, where that is less than asked for (the sandbox off under `auto`,
+    weaker containment)."""
+    if not submissions and all(spec.kind == "stage" for spec in specs):
         return []
     notes = [note for note in (containment_note(),) if note]
     if request.sandbox == "auto":
@@ -405,9 +406,9 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         chunk = next_chunk(data_dir, run_id)
     else:
         selection = select_solvers(problem, request)
-    # The package's own programs (in workers started from here) follow the run's sandbox
-    # setting, and no contained program sees the data folder.
-    contained.set_default_sandbox(request.sandbox)
+    # Every program of the run follows its sandbox setting (`on` where the sandbox cannot
+    # work is refused here, before anything is written), and none sees the data folder.
+    set_sandbox(request.sandbox)
     contained.hide(data_dir)
     # Every program is resolved (and built) before anything runs or is written.
     specs = solver_specs(problem, selection, request, data_dir, timeout_s,
@@ -415,7 +416,8 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     own_executor = executor is None
     if executor is None:  # start the workers now: they import while the cases load
         executor = make_executor("local", None, request.jobs, problem, selection)
-    summary = RunSummary(run_id, "running", 0, notes=external_notes(request, specs))
+    summary = RunSummary(run_id, "running", 0, notes=external_notes(request, specs,
+                                                                  selection.submissions))
     if request.resume:  # the summary is of the whole run: this part and the one before
         summary.results_before = previous.height
         for row in previous.iter_rows(named=True):

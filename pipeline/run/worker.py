@@ -28,7 +28,7 @@ from multiprocessing.connection import Connection
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import Problem, get_problem
-from pipeline.programs.contained import waited_s
+from pipeline.programs.contained import use_sandbox, waited_s
 from pipeline.programs.external import (
     ChildTracker,
     cleanup_scratch,
@@ -207,8 +207,11 @@ def run_stage(job: Job) -> Outcome:
 
 def execute(job: Job) -> Outcome:
     """Run `job`: by its problem's own rules where the problem has them (`Problem.run_job`),
-    else the external program or the built-in stage, graded later by the runner."""
+    else the external program or the built-in stage, graded later by the runner. Every
+    program the job runs (its builds, a package's validators, checker and interactor too)
+    is sandboxed as the job says (`SolverSpec.sandbox`)."""
     if job.solver.kind != "stage":
+        use_sandbox(job.solver.sandbox)
         judged = get_problem(job.solver.problem).run_job(job)
         if judged is not None:
             return judged
@@ -238,8 +241,8 @@ def _terminate(signum, frame) -> None:
 class ProcessSettings:
     """What a process started now by this one would inherit from it, and a worker forked from
     the worker server (`workerserver`) would not: the server holds those of its own start. A run
-    sets some of them for the programs it contains (`contained.hide` and the sandbox setting travel
-    in the environment)."""
+    sets some of them for the programs it contains (`contained.hide` travels in the
+    environment; the sandbox switch travels with each job)."""
 
     environment: dict[str, str]
     cwd: str

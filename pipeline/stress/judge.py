@@ -290,8 +290,9 @@ def open_judge(problem: Problem, solver: str, against: str | None,
     and start the executor (its workers import the stages). A package's own programs follow
     `sandbox` too, and no contained program sees the data folder."""
     from pipeline.programs import contained
+    from pipeline.programs.isolation import set_sandbox
 
-    contained.set_default_sandbox(sandbox)
+    set_sandbox(sandbox)  # (`on` where the sandbox cannot work: refused before anything runs)
     contained.hide(data_dir)
     if against is not None:
         references: tuple[str, ...] = (against,)

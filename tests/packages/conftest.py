@@ -16,6 +16,23 @@ import pytest
 from packagekit import FIXTURES, snapshot
 
 from pipeline.packages import judge_package, load_package
+from pipeline.programs import contained
+
+
+@pytest.fixture
+def sandbox_on():
+    """This process's programs sandboxed for the test, as `--sandbox on` sets it."""
+    with contained.settings_kept():
+        contained.use_sandbox(True)
+        yield
+
+
+@pytest.fixture
+def sandbox_off():
+    """This process's programs unsandboxed for the test, as `--sandbox off` sets it."""
+    with contained.settings_kept():
+        contained.use_sandbox(False)
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -119,13 +119,12 @@ def _bytes_under(folder: Path) -> int:
 
 
 @needs_sandbox
-def test_a_generator_writing_300_mb_in_its_folder_stops_at_the_cap(tmp_path, monkeypatch):
+def test_a_generator_writing_300_mb_in_its_folder_stops_at_the_cap(tmp_path, sandbox_on):
     """A generator wrote 5 x 200 MB into its folder, which was written through uncapped: its
     folder is now capped like every program's (`GENERATOR_FILE_MB` in all), the case is a
     reject at its line saying so, and nothing of it is left in the build folder."""
     from pipeline.packages.generators_yaml import GENERATOR_FILE_MB
 
-    monkeypatch.setenv("PIPELINE_SANDBOX", "on")
     text = ("solution: /submissions/accepted/sum.py\ndata:\n  secret:\n    data:\n"
             "      fine:\n        in: \"1 2\"\n"
             "      heavy: filler.py {seed}\n")
@@ -144,7 +143,7 @@ def test_a_generator_writing_300_mb_in_its_folder_stops_at_the_cap(tmp_path, mon
 
 @needs_sandbox
 def test_an_output_validator_writing_300_mb_of_feedback_is_capped_and_a_judge_error(
-        tmp_path, monkeypatch):
+        tmp_path, sandbox_on):
     """An output validator wrote 480 MB a case into its feedback folder (in /dev/shm, memory):
     the folder is capped like its working folder (64 MB), and a validator that filled it is
     the judge's error, not an accepted answer."""
@@ -152,7 +151,6 @@ def test_an_output_validator_writing_300_mb_of_feedback_is_capped_and_a_judge_er
     from pipeline.programs.languages import build_program, detect_language
     from pipeline.programs.program import Program
 
-    monkeypatch.setenv("PIPELINE_SANDBOX", "on")
     source = tmp_path / "fat.py"
     source.write_text(FILLER + "try:\n    fill(sys.argv[3])\nexcept OSError:\n    pass\n"
                       "sys.exit(42)\n")
@@ -172,14 +170,13 @@ def test_an_output_validator_writing_300_mb_of_feedback_is_capped_and_a_judge_er
 
 
 @needs_sandbox
-def test_an_interactor_writing_300_mb_of_feedback_is_capped(tmp_path, monkeypatch):
+def test_an_interactor_writing_300_mb_of_feedback_is_capped(tmp_path, sandbox_on):
     """The output validator of an interactive problem (run beside the submission) keeps its
     feedback folder within the same cap, and its run says it filled it."""
     import sys
 
     from pipeline.packages.interactive import run_exchange
 
-    monkeypatch.setenv("PIPELINE_SANDBOX", "on")
     feedback = tmp_path / "scratch" / "feedback"
     feedback.mkdir(parents=True)
     interactor = (FILLER + "print(5, flush=True)\ninput()\ntry:\n    fill(sys.argv[1])\n"

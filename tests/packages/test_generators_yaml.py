@@ -114,10 +114,10 @@ def test_ingesting_again_uses_the_cache_and_runs_no_generator(tmp_path):
         f"{bapctools_seed('gensum', 'pair.py {seed:2} 9')} 9"]
 
 
-def test_invalid_input_cases_test_the_input_validator(tmp_path, build_dir, monkeypatch):
+def test_invalid_input_cases_test_the_input_validator(tmp_path, build_dir, monkeypatch,
+                                                      sandbox_off):  # (pair.py logs outside)
     package_dir, _, home = setup(tmp_path)
     monkeypatch.setenv("HOME", str(home))  # where pair.py logs its runs
-    monkeypatch.setenv("PIPELINE_SANDBOX", "off")  # (outside its folder: see `pipeline`)
     package = load_package(package_dir, tmp_path / "build")
     assert sorted(t.case.name for t in package.validator_tests) == [
         "invalid_input/three", "invalid_input/zero"]
@@ -172,10 +172,10 @@ def test_a_run_holds_the_submissions_and_the_validators_to_what_they_expect(tmp_
     assert "input validators            reject invalid_input  2 of 2 right  yes" in done.stdout
 
 
-def test_each_malformed_entry_is_a_reject_at_its_line_and_the_rest_is_made(tmp_path, monkeypatch):
+def test_each_malformed_entry_is_a_reject_at_its_line_and_the_rest_is_made(
+        tmp_path, monkeypatch, sandbox_off):  # (pair.py logs outside its folder)
     package_dir, _, home = setup(tmp_path)
     monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("PIPELINE_SANDBOX", "off")  # (pair.py logs outside its folder)
     yaml_file = package_dir / "generators" / "generators.yaml"
     yaml_file.write_text(yaml_file.read_text().replace("      - broken: broken.py {seed}\n", (
         "      - many:\n"

@@ -102,7 +102,7 @@ def test_without_a_c_compiler_programs_still_run_and_their_children_are_killed(
                       "--external", f"sum={command(py('sum'))}")
     assert done.returncode == 0, done.stderr
     missing = f"$CC names '{tmp_path / 'no-compiler'}', which is not on PATH"
-    assert ("note: external programs run without the launcher (the launcher cannot be built: "
+    assert ("note: programs run without the launcher (the launcher cannot be built: "
             + missing) in done.stdout
     assert "note: sandbox off: the launcher cannot be built: " + missing in done.stdout
     frame = read_run_results(data, read_runs(data)["run_id"][0])
