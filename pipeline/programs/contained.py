@@ -57,6 +57,7 @@ import resource
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -129,7 +130,7 @@ class Measured:
     lost: bool = False          # the launcher died without cleaning up (what it left is ended)
     ended_ns: int | None = None  # time.monotonic_ns() when it was reaped (None: not known)
     unread: bool | None = None  # its stdout, a pipe, had no reader left when it ended: the
-                                # program at the other end had ended first (launcher only)
+                                # program at the other end had ended first
 
     @property
     def exit_code(self) -> int | None:
@@ -564,7 +565,8 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
         if sandbox:
             return Started(None, False, wall_s, early=Measured(
                 setup_error="the sandbox needs the launcher, and there is none"))
-        return _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s)
+        return _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s,
+                                 release_stdio)
     command = [str(launcher), "-P", str(_own_pidfd()), "-d", os.path.realpath(workdir),
                "-a", str((limits.memory_mb or 0) * MB), "-s", str((limits.stack_mb or 0) * MB),
                "-f", str(limits.file_bytes or 0), *(["-X"] if limits.truncate_output else []),
@@ -807,6 +809,8 @@ def stop(started: Started) -> None:
             os.wait4(pid, 0)
         _end_left(started)
         os.close(started.pidfd)
+        for fd in started.held or ():
+            os.close(fd)
         ChildTracker.sessions.pop(pid, None)
     else:
         try:
@@ -963,12 +967,19 @@ class _InProcess(Started):
     pidfd: int = -1
     sessions: set[int] = field(default_factory=set)  # its own, and those its descendants made
     mark: int | None = None  # what it and all it starts carry (`_mark`)
+    held: tuple[int, int] | None = None  # copies of its stdin and stdout pipes (`_unread`)
 
     def fileno(self) -> int:
         return self.pidfd
 
 
-def _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s) -> Started:
+# How long an exiting reader may take to let go of a program's output (launcher.c's
+# UNREAD_WAIT_MS), told without the launcher as with it.
+UNREAD_WAIT_S = 1.0
+
+
+def _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s,
+                      release_stdio: bool = False) -> Started:
     floor = _resident_kb()
     mark = _mark()
     started = time.perf_counter()
@@ -980,12 +991,13 @@ def _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s)
         return Started(None, False, wall_s, early=Measured(
             start_error=f"exec {argv[0] if argv else ''}: {error.strerror or error}"))
     process.returncode = 0  # reaped here
+    held = None if release_stdio else _held_pipes(stdin, stdout)
     sessions = {process.pid}  # (start_new_session: its session is its pid)
     ChildTracker.running[process.pid] = False
     ChildTracker.sessions[process.pid] = sessions
     return _InProcess(process.pid, False, wall_s, started=started, floor_kb=floor,
                       cpu_s=limits.cpu_s, pidfd=os.pidfd_open(process.pid), sessions=sessions,
-                      mark=mark)
+                      mark=mark, held=held)
 
 
 def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured:
@@ -1002,11 +1014,46 @@ def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured
         ChildTracker.running.pop(pid, None)
     ended_ns = time.monotonic_ns()
     wall_ms = (time.perf_counter() - started.started) * 1000
+    unread = _unread(started.held, status, killed)
     _end_left(started)  # what it started, of its session, those they made, its orphans
     ChildTracker.sessions.pop(pid, None)
     return Measured(status=status, cpu_ms=(usage.ru_utime + usage.ru_stime) * 1000,
                     rss_kb=int(usage.ru_maxrss), wall_ms=wall_ms, killed=killed,
-                    floor_kb=started.floor_kb, ended_ns=ended_ns)
+                    floor_kb=started.floor_kb, ended_ns=ended_ns, unread=unread)
+
+
+def _held_pipes(stdin: Stream, stdout: Stream) -> tuple[int, int] | None:
+    """Copies of the program's stdin and stdout when both are pipes given as descriptors (an
+    interactive pair's), kept until it is reaped as the launcher keeps its own; else None."""
+    fds = [stream if isinstance(stream, int) else getattr(stream, "fileno", lambda: -1)()
+           for stream in (stdin, stdout)]
+    if any(fd < 0 or not stat.S_ISFIFO(os.fstat(fd).st_mode) for fd in fds):
+        return None
+    return os.dup(fds[0]), os.dup(fds[1])
+
+
+def _unread(held: tuple[int, int] | None, status: int, killed: str) -> bool | None:
+    """Whether the reader of the program's output was gone when it was reaped, told as the
+    launcher tells it (launcher.c's `unread`: the copy of the output held here shows an error
+    once no reader is left; a program that failed after its input's writer hung up gives an
+    exiting reader `UNREAD_WAIT_S` to let go too); None without held pipes. Closes them."""
+    if held is None:
+        return None
+    stdin_fd, stdout_fd = held
+    try:
+        out = select.poll()
+        out.register(stdout_fd, 0)
+        unread = any(event & select.POLLERR for _, event in out.poll(0))
+        if not unread and status != 0 and killed == "none":
+            hung = select.poll()
+            hung.register(stdin_fd, 0)
+            if any(event & select.POLLHUP for _, event in hung.poll(0)):
+                unread = any(event & select.POLLERR
+                             for _, event in out.poll(int(UNREAD_WAIT_S * 1000)))
+        return unread
+    finally:
+        os.close(stdin_fd)
+        os.close(stdout_fd)
 
 
 def _watch(started: _InProcess, stop_after_s: float | None) -> str:

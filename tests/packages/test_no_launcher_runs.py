@@ -39,13 +39,13 @@ def registered(tmp_path: Path, name: str) -> Path:
     return data
 
 
-# A batch package's compiled (C, C++) and interpreted submissions, and an interactive one's.
-# (Not guess's run_time_error/crash_after_first.c: without the launcher, which side of an
-# interactive pair ended first is told by when each was reaped, and on a loaded machine a
-# submission that crashed first can be WA, its interactor's verdict on the end of its output.)
+# A batch package's compiled (C, C++) and interpreted submissions, and an interactive one's,
+# among them one that crashes first (RE, not its interactor's WA on the end of its output) and
+# one whose interactor rejects it first (WA, though it then crashes on the end of its input).
 @pytest.mark.parametrize("name, submissions", [
     ("bigsum", ("accepted/sum.cpp", "wrong_answer/int32.c", "run_time_error/crash_negative.py")),
-    ("guess", ("accepted/binary.py", "wrong_answer/linear.py")),
+    ("guess", ("accepted/binary.py", "wrong_answer/linear.py",
+               "run_time_error/crash_after_first.c")),
 ])
 def test_without_the_launcher_each_submission_gets_what_its_folder_expects(
         tmp_path, name, submissions):
