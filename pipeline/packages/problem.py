@@ -236,10 +236,12 @@ class Judge:
             return judge_external(job, self.problem)
         return None
 
-    def job_order(self, jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
-        from pipeline.packages.submissions import longest_first
+    def jobs(self, judging: SubmissionJudging, cases: pl.DataFrame, repeat: int,
+             done: set[tuple[str, str, int]], first_key: int) -> list[Job]:
+        from pipeline.packages.submissions import longest_first, submission_jobs
 
-        return longest_first(jobs, sizes)
+        return longest_first(submission_jobs(judging.specs, cases, repeat, done, first_key),
+                             dict(zip(cases["case_id"], cases["size"])))
 
     def not_runnable(self, names: tuple[str, ...]) -> str | None:
         from pipeline.packages.submissions import not_runnable

@@ -105,8 +105,11 @@ class PackageJudge(Protocol):
         judge) on one case; None for a job that is neither."""
         ...
 
-    def job_order(self, jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
-        """The jobs of `judging`'s specs in the order to start them (`sizes`: by case id)."""
+    def jobs(self, judging: SubmissionJudging, cases: pl.DataFrame, repeat: int,
+             done: set[tuple[str, str, int]], first_key: int) -> list[Job]:
+        """The jobs of `judging`'s specs on `cases` (a frame of the stored cases), `repeat`
+        times each, but those `done` (case id, name, repeat), keyed from `first_key`, in the
+        order to start them."""
         ...
 
     def not_runnable(self, names: tuple[str, ...]) -> str | None:

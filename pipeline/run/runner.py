@@ -458,16 +458,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             already = [(job, outcome) for job, outcome in judging.done
                        if (job.case_id, job.solver.name, 0) not in done]
             done = done | {(job.case_id, job.solver.name, 0) for job, _ in already}
-            judged_jobs: list[Job] = []
-            for case_id, text, answer, group in zip(cases["case_id"], cases["input"],
-                                                    cases["expected"], cases["group"]):
-                for spec in judging.specs:
-                    for rep in range(request.repeat):
-                        if (case_id, spec.name, rep) not in done:
-                            judged_jobs.append(Job(len(jobs) + len(judged_jobs), spec,
-                                                   case_id, text, rep, answer=answer,
-                                                   group=group))
-            jobs += judge.job_order(judged_jobs, sizes)
+            jobs += judge.jobs(judging, cases, request.repeat, done, len(jobs))
         last_flush = time.monotonic()
         finished = 0
         total = len(already) + len(jobs)
