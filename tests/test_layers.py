@@ -209,8 +209,8 @@ def test_one_place_outside_the_packages_names_them():
 
 
 def test_nothing_asks_what_kind_of_problem_it_holds():
-    # a problem source answers through its hooks (`Problem.run_job`, `judges_its_programs`,
-    # `submission_judging`, ...); no code outside the package source tests for one
+    # a problem source answers through its hooks and its one optional capability
+    # (`Problem.package_judge`); no code outside the package source tests for one
     asking = []
     for module, path in MODULES.items():
         if module.startswith("pipeline.packages") or module == "pipeline.problems":

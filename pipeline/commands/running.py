@@ -74,10 +74,11 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
 
     contained.hide(settings.data_dir)
     executor = start_executor(executor_kind, scheduler, jobs, problem, selection)
-    if selection is not None and selection.submissions:  # these run while Polars loads
-        if local:  # its workers use this machine's builds
-            problem.start_building(selection.submissions)
-        problem.start_holding(selection.submissions)
+    judge = problem.package_judge
+    if selection is not None and selection.submissions and judge is not None:
+        if local:  # its workers use this machine's builds (these run while Polars loads)
+            judge.start_building(selection.submissions)
+        judge.start_holding(selection.submissions)
     try:
         settle(settings.data_dir)
         from pipeline.run.runner import format_summary, no_case_selected, nothing_to_run

@@ -29,8 +29,8 @@ content.
 
 A problem package's validators are then held to its invalid data (`data/invalid_*`,
 `valid_output`), as `bt generate` validates it, and what they make of it is cached in the build
-area for the runs (`Problem.check_after_ingest`): last, after the cases are stored, so that it
-never costs them. A kind of invalid data the validators disagree with is a `note:` line of the
+area for the runs (its judge's `check_after_ingest`): last, after the cases are stored, so that
+it never costs them. A kind of invalid data the validators disagree with is a `note:` line of the
 package; a check that fails is one too, and no failure of the ingest.
 """
 
@@ -896,11 +896,12 @@ def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, Fou
 
 
 def _check_after_ingest(found: FoundPackage, summary: IngestSummary) -> None:
-    """The package's own checks once its cases are stored (`Problem.check_after_ingest`: its
-    validators held to its invalid data), a note for each thing they found; a check that fails
-    is a note, not a failure."""
+    """The package's own checks once its cases are stored (its judge's `check_after_ingest`:
+    its validators held to its invalid data), a note for each thing they found; a check that
+    fails is a note, not a failure."""
     try:
-        notes = get_problem(found.problem).check_after_ingest()
+        judge = get_problem(found.problem).package_judge
+        notes = judge.check_after_ingest() if judge is not None else []
     except Exception as error:  # the cases are stored: a fault here must not fail the ingest
         notes = [f"its checks after the ingest failed ({type(error).__name__}: "
                  f"{str(error)[:200]}): a run makes them"]

@@ -14,11 +14,9 @@ The entry points other code calls:
   programs built once per source hash (`CE` with the compiler's message, `SKIP` when the
   toolchain is missing);
 - `validate_case(package, builds, case) -> ValidationResult`: the input validators on one input;
-- `judge_case(package, submission_build, case, limits, workdir, builds) -> CaseResult`;
-- `judge_package(package, build_dir, workdir) -> PackageReport`: every submission on every case,
-  the time limit derived where the format says so, and each submission held against its
-  expectation (`check_expectations(package, submission, results, time_limit) -> Agreement`),
-  then the validators held to the invalid_* / valid_output cases (`invalid.check_validators`).
+- `judge_case(package, submission_build, case, limits, workdir, builds) -> CaseResult`: one
+  submission on one case. A package's submissions are judged as a whole (the time limit
+  derived, each held against its expectation) by `pipeline run`: `packages.submissions`.
 """
 
 from __future__ import annotations
@@ -29,47 +27,23 @@ import os
 import shutil
 import tempfile
 import zipfile
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from pipeline.packages.errors import PackageError
-from pipeline.packages.expectations import (
-    Agreement,
-    TimeLimit,
-    aligned,
-    check_expectations,
-    derive_time_limit,
-    given_time_limit,
-    lower_bound_submissions,
-    on_part,
-    partial_status,
-    unjudged_note,
-    verdict_at,
-)
-from pipeline.packages.invalid import check_validators
-from pipeline.packages.judge import (
-    PackageBuilds,
-    build_package,
-    default_limits,
-    judge_case,
-    judge_submission,
-    validate_case,
-)
+from pipeline.packages.judge import PackageBuilds, build_package, judge_case, validate_case
 from pipeline.packages.kattis import load_kattis
 from pipeline.packages.kattis_config import format_version
-from pipeline.packages.model import CaseResult, Format, Package, RunLimits
+from pipeline.packages.model import Format, Package
 from pipeline.packages.polygon import load_polygon
 from pipeline.packages.tree import boundary, copy_package, leads_outside, listing_digest, needs_copy
-from pipeline.packages.validate import ValidationResult
 from pipeline.packages.yamlfile import MAX_YAML_BYTES, load_yaml
 from pipeline.programs.languages import Build, build_program
 from pipeline.untrusted import archive_bomb, zip_bomb
 
-__all__ = ["Agreement", "Build", "CaseResult", "Package", "PackageBuilds", "PackageError",
-           "PackageReport", "RunLimits", "TimeLimit", "ValidationResult", "build_package",
-           "build_program", "check_expectations", "default_build_dir", "derive_time_limit",
-           "detect", "judge_case", "judge_package", "load_package", "validate_case",
-           "verdict_at"]
+__all__ = ["Build", "Package", "PackageBuilds", "PackageError", "build_package",
+           "build_program", "default_build_dir", "detect", "judge_case", "load_package",
+           "validate_case"]
 
 
 def default_build_dir() -> Path:
@@ -245,72 +219,3 @@ def _because_left_out(error: PackageError, left_out: tuple[PackageError, ...]) -
             return PackageError(error.file, error.rule, f"{error.message} ({cause.file} was "
                                 f"left out: {cause.message})", line=error.line)
     return error
-
-
-@dataclass(frozen=True)
-class PackageReport:
-    """Everything `judge_package` found: builds, rejected inputs, results and agreements."""
-
-    package: Package
-    time_limit: TimeLimit
-    builds: PackageBuilds
-    results: dict[str, dict[str, CaseResult]]
-    agreements: tuple[Agreement, ...]
-    rejections: dict[str, ValidationResult] = field(default_factory=dict)
-
-    @property
-    def all_agree(self) -> bool:
-        return all(a.status in ("agree", "skipped") for a in self.agreements)
-
-    def agreement(self, submission: str) -> Agreement:
-        return next(a for a in self.agreements if a.submission == submission)
-
-    def table(self) -> str:
-        """submission -> expected -> got -> agree, one line each; first, the test cases the
-        package holds that were not judged (the agreements are on the others only)."""
-        unjudged = self.package.unjudged_cases
-        rows = [("submission", "expected", "got", "agree")]
-        for a in self.agreements:
-            rows.append((a.submission, a.expected, a.got, (
-                partial_status(unjudged) if a.status == "partial" else a.status) + (
-                " (sensitive to time limit)" if a.sensitive else "")))
-        head = [unjudged_note(unjudged)] if unjudged else []
-        return "\n".join(head + aligned(rows))
-
-
-def judge_package(package: Package, build_dir: Path | None = None, workdir: Path | None = None,
-                  *, submissions: list[str] | None = None, probe_time_s: float = 10.0,
-                  validate: bool = True) -> PackageReport:
-    """Build everything, validate the inputs, run every submission, check expectations."""
-    build_dir = Path(build_dir) if build_dir is not None else default_build_dir()
-    workdir = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="judge-"))
-    workdir.mkdir(parents=True, exist_ok=True)
-    builds = build_package(package, build_dir, submissions=submissions)
-    rejections = {}
-    if validate and builds.input_validators:
-        for case in package.cases:
-            result = validate_case(package, builds, case, workdir=workdir)
-            if not result.valid:
-                rejections[case.name] = result
-    chosen = [p for p in package.submissions if p.name in builds.submissions]
-    results: dict[str, dict[str, CaseResult]] = {}
-    time_limit = given_time_limit(package)
-    if time_limit is None:
-        lower = [p for p in lower_bound_submissions(package) if p.name in builds.submissions]
-        for program in lower:
-            results[program.name] = judge_submission(
-                package, builds.submissions[program.name],
-                default_limits(package, probe_time_s, probe_time_s), workdir, builds)
-        time_limit = derive_time_limit(package, results)
-    for program in chosen:
-        if program.name in results:
-            continue
-        results[program.name] = judge_submission(
-            package, builds.submissions[program.name],
-            default_limits(package, time_limit.high_s, time_limit.high_s), workdir, builds)
-    agreements = on_part([check_expectations(package, program, results[program.name],
-                                             time_limit) for program in chosen],
-                         package.unjudged_cases)
-    agreements += check_validators(package, builds, build_dir, workdir)
-    return PackageReport(package, time_limit, builds, results, agreements, rejections)
-

@@ -434,11 +434,3 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
                                     time_s=package.limits.validation_time_s,
                                     memory_mb=memory, workdir=scratch)
     return _Pass(Verdict(check.verdict), check, check.message, timed_out=False, **common)
-
-
-def judge_submission(package: Package, submission: Build, limits: RunLimits, workdir: Path,
-                     builds: PackageBuilds, cases: list[TestCase] | None = None
-                     ) -> dict[str, CaseResult]:
-    """Every case (or the given ones) for one submission, in judging order."""
-    return {case.name: judge_case(package, submission, case, limits, workdir, builds)
-            for case in (cases if cases is not None else package.cases)}

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline.errors import InputError, UserError
 from pipeline.fsutil import atomic_write_text
@@ -45,15 +46,20 @@ from pipeline.packages.expectations import (
 from pipeline.packages.generators import package_recipes
 from pipeline.packages.groups import case_in_group
 from pipeline.packages.judge import PackageBuilds, build_one, validate_case
-from pipeline.packages.model import Package
+from pipeline.packages.model import Package, case_result
 from pipeline.packages.overview import package_coverage
 from pipeline.packages.registry import MARKER, build_dir, read_marker
 from pipeline.packages.validate import validate_answer
 from pipeline.problems.coverage import BoundCoverage
-from pipeline.problems.model import Problem
+from pipeline.problems.model import JudgedLimit, Problem, SubmissionJudging
 from pipeline.programs.checkers import default_validate
-from pipeline.programs.jobs import Job, Outcome
+from pipeline.programs.jobs import Job, JobMap, Judgement, Outcome
 from pipeline.verdicts import Verdict
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from pipeline.packages.submissions import Expectations
 
 
 @dataclass(frozen=True)
@@ -116,8 +122,8 @@ class PackageProblem(Problem):
         return self.source
 
     @property
-    def judges_its_programs(self) -> bool:
-        return True
+    def package_judge(self) -> Judge:
+        return Judge(self)
 
     @property
     def accepts_other_answers(self) -> bool:
@@ -172,64 +178,6 @@ class PackageProblem(Problem):
                 return expected_to_pass(submission)
         return super().expected_to_pass(name)
 
-    def submission_judging(self, names, timeout_s, cases, executor, holding=False,
-                           fail_fast=False):
-        from pipeline.packages.submissions import submission_judging
-
-        return submission_judging(self, names, timeout_s, cases, executor, holding, fail_fast)
-
-    def finish_building(self) -> None:
-        self.builds()
-
-    def start_holding(self, names):
-        from pipeline.packages.invalid import start_validator_check
-
-        start_validator_check(self.folder, self.load(), self.builds(), self.build_cache)
-
-    def check_after_ingest(self) -> list[str]:
-        """The validators held to the invalid data now, each kind's agreement read from the
-        build area's cache when it holds it, else checked and stored there for the runs
-        (`invalid.check_validators`); a note for each kind they disagree with."""
-        from pipeline.packages.invalid import check_validators, disagreement_notes
-
-        package = self.load()
-        if not package.validator_tests:  # nothing to build the validators for
-            return []
-        return disagreement_notes(check_validators(package, self.builds(), self.build_cache))
-
-    def start_building(self, names):
-        from pipeline.packages.runjob import start_building
-
-        start_building(self, names)
-
-    def job_order(self, jobs, sizes):
-        from pipeline.packages.submissions import longest_first
-
-        return longest_first(jobs, sizes)
-
-    def submissions_not_runnable(self, names: tuple[str, ...]) -> str | None:
-        from pipeline.packages.submissions import not_runnable
-
-        return not_runnable(self, names)
-
-    def hold_submissions(self, run_id, names, judged, earlier, inputs, limit,
-                         cut_short=frozenset()):
-        from pipeline.packages.submissions import expectation_rows, hold_submissions
-
-        found = hold_submissions(self, names, judged, earlier, inputs, limit, cut_short)
-        return found, expectation_rows(run_id, self.id, found)
-
-    def run_job(self, job: Job) -> Outcome | None:
-        """A submission, or an external program the run has the package judge, run and
-        judged on one case by the package's own rules (`runjob`); None for the rest."""
-        from pipeline.packages.runjob import judge_external, judge_job
-
-        if job.solver.kind == "submission":
-            return judge_job(job, self)
-        if job.solver.judged_by_problem:
-            return judge_external(job, self)
-        return None
-
     def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
         """Constraint coverage from the package's testlib input validators' test-overview
         logs (`pipeline.packages.overview`), each input validated as a case of its group."""
@@ -250,6 +198,90 @@ class PackageProblem(Problem):
         result = default_validate(expected.encode(), got.encode(),
                                   package.output_validator_flags)
         return None if result.verdict == Verdict.AC else (result.message or "outputs differ")
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The package's judge (`PackageJudge`): it builds the submissions, runs and judges each
+    on a case by the package's own rules (`runjob`), derives the time limit from the
+    lower-bound submissions where the package gives none and holds each submission to its
+    expectation (`submissions`), and holds the validators to the invalid data (`invalid`).
+    The run-side parts are imported where they are used: a worker that only runs jobs needs
+    `runjob` alone (no Polars)."""
+
+    problem: PackageProblem
+
+    def judging(self, names: tuple[str, ...], timeout_s: float | None,
+                cases: Callable[[], pl.DataFrame], jobs: JobMap, holding: bool = False,
+                fail_fast: bool = False) -> SubmissionJudging:
+        from pipeline.packages.submissions import submission_judging
+
+        return submission_judging(self.problem, names, timeout_s, cases, jobs, holding,
+                                  fail_fast)
+
+    def hold(self, run_id: str, names: tuple[str, ...],
+             judged: Mapping[str, Mapping[str, Judgement]], earlier: pl.DataFrame,
+             inputs: Mapping[str, str], limit: JudgedLimit,
+             cut_short: frozenset[str] = frozenset()) -> tuple[Expectations, list[dict]]:
+        from pipeline.packages.submissions import expectation_rows, hold_submissions
+
+        assert isinstance(limit, TimeLimit)  # the limit of `judging`
+        results = {name: {case: case_result(result) for case, result in by_case.items()}
+                   for name, by_case in judged.items()}
+        found = hold_submissions(self.problem, names, results, earlier, inputs, limit,
+                                 cut_short)
+        return found, expectation_rows(run_id, self.problem.id, found)
+
+    def run_job(self, job: Job) -> Outcome | None:
+        """A submission, or an external program the run has the package judge, run and
+        judged on one case by the package's own rules (`runjob`); None for the rest."""
+        from pipeline.packages.runjob import judge_external, judge_job
+
+        if job.solver.kind == "submission":
+            return judge_job(job, self.problem)
+        if job.solver.judged_by_problem:
+            return judge_external(job, self.problem)
+        return None
+
+    def jobs(self, judging: SubmissionJudging, cases: pl.DataFrame, repeat: int,
+             done: set[tuple[str, str, int]], first_key: int) -> list[Job]:
+        from pipeline.packages.submissions import longest_first, submission_jobs
+
+        return longest_first(submission_jobs(judging.specs, cases, repeat, done, first_key),
+                             dict(zip(cases["case_id"], cases["size"])))
+
+    def not_runnable(self, names: tuple[str, ...]) -> str | None:
+        from pipeline.packages.submissions import not_runnable
+
+        return not_runnable(self.problem, names)
+
+    def start_building(self, names: tuple[str, ...]) -> None:
+        from pipeline.packages.runjob import start_building
+
+        start_building(self.problem, names)
+
+    def start_holding(self, names: tuple[str, ...]) -> None:
+        from pipeline.packages.invalid import start_validator_check
+
+        problem = self.problem
+        start_validator_check(problem.folder, problem.load(), problem.builds(),
+                              problem.build_cache)
+
+    def finish_building(self) -> None:
+        self.problem.builds()
+
+    def check_after_ingest(self) -> list[str]:
+        """The validators held to the invalid data now, each kind's agreement read from the
+        build area's cache when it holds it, else checked and stored there for the runs
+        (`invalid.check_validators`); a note for each kind they disagree with."""
+        from pipeline.packages.invalid import check_validators, disagreement_notes
+
+        problem = self.problem
+        package = problem.load()
+        if not package.validator_tests:  # nothing to build the validators for
+            return []
+        return disagreement_notes(check_validators(package, problem.builds(),
+                                                   problem.build_cache))
 
 
 _cache: dict[Path, tuple[Package, str]] = {}

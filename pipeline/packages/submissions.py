@@ -1,5 +1,5 @@
-"""The part of a run that is particular to a problem package: its submissions, reached
-through `PackageProblem`'s hooks (`submission_judging`, `hold_submissions`).
+"""The part of a run that is particular to a problem package, its submissions, behind the
+package's judge (`problem.Judge`, the `PackageJudge` a `PackageProblem` offers).
 
 A package's submissions are solvers of the run like any other (one job per case, results in
 the `results` table), judged where they run by the package's own rules
@@ -74,14 +74,14 @@ from pipeline.packages.runjob import (
     package_cases,
     submission_build,
 )
+from pipeline.problems.model import SubmissionJudging
 from pipeline.programs.contained import default_sandbox
 from pipeline.programs.external import give_caps_later
-from pipeline.programs.jobs import Job, Outcome, SolverSpec
+from pipeline.programs.jobs import Job, JobMap, Outcome, SolverSpec
 from pipeline.verdicts import Verdict, stops_fail_fast
 
 if TYPE_CHECKING:
     from pipeline.packages.problem import PackageProblem
-    from pipeline.run.executors import Executor
 
 # Judged results by submission, then by the package's case name.
 Judged = dict[str, dict[str, CaseResult]]
@@ -191,7 +191,7 @@ def holds_at(run: CaseResult, judged: TimeLimit, limit: TimeLimit) -> bool:
 NOT_JUDGED_AGAIN = frozenset({Verdict.SKIP, Verdict.CE})
 
 
-def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: Executor,
+def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: JobMap,
                  others: tuple[str, ...] = (), fail_fast: bool = False
                  ) -> tuple[TimeLimit, Judging, bool]:
     """Run the lower-bound submissions with the probe limit on the cases where they bound the
@@ -297,7 +297,7 @@ def holds_under(run: CaseResult, limit: TimeLimit) -> bool:
 
 
 def early_runs(problem: PackageProblem, names: tuple[str, ...], cases: pl.DataFrame,
-               deriving: list[Job], executor: Executor, caps: Path, first_key: int) -> list[Job]:
+               deriving: list[Job], executor: JobMap, caps: Path, first_key: int) -> list[Job]:
     """The runs of `names` that run to the limit's high end though their submission is
     stopped at the limit elsewhere (`runs_long`), to start before the limit is known: under
     the highest limit deriving can give (`highest_derived_limit`), their caps lowered to the
@@ -334,7 +334,7 @@ def highest_derived_limit(package: Package) -> TimeLimit:
 
 def _derivation_pass(problem: PackageProblem, package: Package, jobs: list[Job],
                      deriving: set[int], lower: tuple[str, ...], others: tuple[str, ...],
-                     executor: Executor, fail_fast: bool, caps: Path
+                     executor: JobMap, fail_fast: bool, caps: Path
                      ) -> tuple[TimeLimit, Judged, Judging, Judging, bool]:
     """Run `jobs` (`deriving`: the keys of the lower-bound runs that derive the limit); the
     limit is derived as soon as those are in, and given to the runs started before it was
@@ -496,9 +496,8 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
 
 
 def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_s: float | None,
-                       cases: Callable[[], pl.DataFrame], executor: Executor,
-                       holding: bool = False, fail_fast: bool = False
-                       ) -> tuple[TimeLimit, list[SolverSpec], str | None, Judging]:
+                       cases: Callable[[], pl.DataFrame], executor: JobMap,
+                       holding: bool = False, fail_fast: bool = False) -> SubmissionJudging:
     """The time limit the submissions `names` are judged at, their specs, a note when the
     limit was derived now (from `cases()`, run on `executor`, and recorded), and the jobs of
     `names` that deriving it judged already (repeat 0, judged at the limit: not to be run
@@ -520,7 +519,7 @@ def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_
             "(kept with the package)" if kept else
             "(not kept: a run of every case derives the one kept with the package)")
         done = [(job, outcome) for job, outcome in ran if job.solver.name in names]
-    return limit, submission_specs(problem, names, limit, frame), note, done
+    return SubmissionJudging(limit, submission_specs(problem, names, limit, frame), note, done)
 
 
 def not_runnable(problem: PackageProblem, names: tuple[str, ...]) -> str | None:

@@ -18,14 +18,17 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pipeline.errors import BeyondLimits, UnknownName
 from pipeline.fsutil import atomic_write_text
 from pipeline.problems.coverage import NO_BOUNDS, BoundCoverage, coverage
 from pipeline.problems.tokens import check_tokens_equal
-from pipeline.programs.jobs import Job, Outcome
+from pipeline.programs.jobs import Job, JobMap, Judgement, Outcome, SolverSpec
 from pipeline.programs.program import Program
+
+if TYPE_CHECKING:
+    import polars as pl
 
 Case = Any
 Answer = Any
@@ -59,6 +62,82 @@ class HeldSubmissions(Protocol):
                                              # judged, the package holding cases not judged
 
     def table(self) -> str: ...  # one line per submission, for the run's summary
+
+
+@dataclass(frozen=True)
+class SubmissionJudging:
+    """How a run judges a problem's submissions: the time limit, each one's `SolverSpec`, a
+    note when the limit was derived now, and the (job, outcome) pairs deriving it judged
+    already (repeat 0, judged at the limit: not to be run again)."""
+
+    limit: JudgedLimit
+    specs: list[SolverSpec]
+    note: str | None
+    done: list[tuple[Job, Outcome]]
+
+
+class PackageJudge(Protocol):
+    """The judge of the programs a problem holds to what each is expected to get (a package's
+    submissions), which builds them, runs and judges them on its cases by its own rules
+    (validators, checker, interactor), derives the time limit from them where it is not
+    given, and holds each to its expectation. A problem offers one as
+    `Problem.package_judge`; a run hands it its executor as a map over jobs (`JobMap`)."""
+
+    def judging(self, names: tuple[str, ...], timeout_s: float | None,
+                cases: Callable[[], pl.DataFrame], jobs: JobMap, holding: bool = False,
+                fail_fast: bool = False) -> SubmissionJudging:
+        """How the submissions `names` are judged: the limit (`timeout_s` when given), derived
+        now when it is still to be, from `cases()` (a frame of the stored cases) run on
+        `jobs`. `holding`: `hold` follows once they are judged (a run), so the judge may
+        start its own checks now and judge them in the pass that derives the limit;
+        `fail_fast`: the run stops each at its first failure."""
+        ...
+
+    def hold(self, run_id: str, names: tuple[str, ...],
+             judged: Mapping[str, Mapping[str, Judgement]], earlier: pl.DataFrame,
+             inputs: Mapping[str, str], limit: JudgedLimit,
+             cut_short: frozenset[str] = frozenset()) -> tuple[HeldSubmissions, list[dict]]:
+        """After a run: each submission held against its expectation, from its judged
+        results (`judged`: by name, then case; and `earlier`: the stored rows of a resumed
+        run's first part, `inputs` their inputs by case id), and the rows of the
+        `expectations` table that keep it. Submissions in `cut_short` stopped at their first
+        failure (`--fail-fast`) and are held to the cases they ran."""
+        ...
+
+    def run_job(self, job: Job) -> Outcome | None:
+        """Run and judge `job` (a submission, or an external program the run has the judge
+        judge) on one case; None for a job that is neither."""
+        ...
+
+    def jobs(self, judging: SubmissionJudging, cases: pl.DataFrame, repeat: int,
+             done: set[tuple[str, str, int]], first_key: int) -> list[Job]:
+        """The jobs of `judging`'s specs on `cases` (a frame of the stored cases), `repeat`
+        times each, but those `done` (case id, name, repeat), keyed from `first_key`, in the
+        order to start them."""
+        ...
+
+    def not_runnable(self, names: tuple[str, ...]) -> str | None:
+        """Why one of the submissions `names` cannot be run (built now), or None."""
+        ...
+
+    def start_building(self, names: tuple[str, ...]) -> None:
+        """Start building the submissions `names` (a run whose workers share this machine's
+        build cache says so as it starts), so no worker waits for a compiler."""
+        ...
+
+    def start_holding(self, names: tuple[str, ...]) -> None:
+        """A run that will hold `names` says so as it starts: the judge starts its own checks
+        (the validators held to the invalid data) beside the rest of the run's start."""
+        ...
+
+    def finish_building(self) -> None:
+        """Wait for the judge's own programs, whose build checking the inputs started."""
+        ...
+
+    def check_after_ingest(self) -> list[str]:
+        """Once an ingest stored the problem's cases: the checks the runs would otherwise
+        make (the validators held to the invalid data, kept for the runs), a note each."""
+        ...
 
 # A shrink pass: the cases one small edit simpler than the given one (drop a test, a leaf, a
 # person; lower a number), for `stress` to try in order; they need not all be valid or simpler.
@@ -272,10 +351,12 @@ class Problem:
 
     # -- what a problem source says about itself (a package overrides these) --------------
     @property
-    def judges_its_programs(self) -> bool:
-        """Whether the problem runs and judges programs on its cases itself (`run_job`), its
-        judge reading each case's stored answer and test group."""
-        return False
+    def package_judge(self) -> PackageJudge | None:
+        """The judge of the programs the problem holds to what each is expected to get (a
+        package's submissions), which runs and judges them on its cases by its own rules,
+        reading each case's stored answer and test group; None: the run's workers run its
+        solvers and the runner grades their answers."""
+        return None
 
     @property
     def accepts_other_answers(self) -> bool:
@@ -328,70 +409,6 @@ class Problem:
         otherwise). `--fail-fast` runs the others one case at a time, so that none runs a case
         past its first failure."""
         return self.known_wrong(name) is None
-
-    # -- submissions: programs the problem holds to what each is expected to get (a package's)
-    def submission_judging(self, names: tuple[str, ...], timeout_s: float | None,
-                           cases: Callable[[], Any], executor: Any, holding: bool = False,
-                           fail_fast: bool = False
-                           ) -> tuple[JudgedLimit, list, str | None, list]:
-        """The time limit the submissions `names` are judged at, their `SolverSpec`s (run by
-        `run_job`), a note when the limit was derived now, from `cases()` (a frame of the
-        stored cases) run on `executor`, and the (job, outcome) pairs of `names` deriving it
-        judged already (repeat 0; not to be run again). `holding`: `hold_submissions` follows
-        once they are judged (a run), so the problem may start its own checks now, and judge
-        them in the pass that derives the limit; `fail_fast`: the run stops each at its first
-        failure."""
-        raise UnknownName(f"problem {self.id} has no submissions")
-
-    def finish_building(self) -> None:
-        """Wait for the problem's own programs to be built where checking its inputs started
-        building them (a package's output validator compiles while its inputs are validated
-        with its input validators). Nothing, for a problem without programs of its own."""
-
-    def start_holding(self, names: tuple[str, ...]) -> None:
-        """A run that will hold the submissions `names` to their expectations says so as it
-        starts, before it loads its cases: the problem may start its own checks now, beside
-        the rest of the run's start (a package holds its validators to its invalid data).
-        Nothing, unless the problem has such checks."""
-
-    def check_after_ingest(self) -> list[str]:
-        """An ingest that laid out the problem's cases asks it, once they are stored, for the
-        checks of its own that the runs after it would otherwise make (a package holds its
-        validators to its invalid data, as `bt generate` does, and keeps what they make of it
-        for the runs): notes on what they found, one a line. None, unless it has such
-        checks."""
-        return []
-
-    def start_building(self, names: tuple[str, ...]) -> None:
-        """A run whose workers share this machine's build cache says which submissions it will
-        run as it starts: the problem may start building them now, beside the rest of the
-        run's start, so that no worker waits for a compiler on its first case of one. Nothing,
-        unless the problem has submissions to build."""
-
-    def submissions_not_runnable(self, names: tuple[str, ...]) -> str | None:
-        """Why one of the submissions `names` cannot be run (built now), or None."""
-        raise UnknownName(f"problem {self.id} has no submissions")
-
-    def job_order(self, jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
-        """The jobs of the submissions of `submission_judging` in the order to start them
-        (`sizes`: each case's size): as given, unless the problem knows better."""
-        return jobs
-
-    def hold_submissions(self, run_id: str, names: tuple[str, ...], judged: dict,
-                         earlier: Any, inputs: Mapping[str, str], limit: JudgedLimit,
-                         cut_short: frozenset[str] = frozenset()
-                         ) -> tuple[HeldSubmissions, list[dict]]:
-        """After a run: each submission held against its expectation, from its judged
-        results (`judged`, and `earlier`: the stored rows of a resumed run's first part), and
-        the rows of the `expectations` table that keep it. Submissions in `cut_short` stopped
-        at their first failure (`--fail-fast`) and are held to the cases they ran."""
-        raise UnknownName(f"problem {self.id} has no submissions")
-
-    def run_job(self, job: Job) -> Outcome | None:
-        """Run and judge `job` (a program on one case) by the problem's own rules where the
-        problem has them (a package judges its submissions with its validators, checker and
-        interactor), or None: the worker runs the program and the runner grades its answer."""
-        return None
 
     def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
         """Constraint coverage (`pipeline strength`, the report): how the stored inputs (each

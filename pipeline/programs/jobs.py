@@ -7,11 +7,12 @@ executor builds an external program once on this machine and sends the finished 
 (`argv`); for a cluster it travels unbuilt, as the program with its source's bytes
 (`languages.pack`), and each worker machine builds it there (`builds_where_it_runs`). A problem
 with rules of its own (a registered package) judges its programs where they run
-(`Problem.run_job`), and the outcome carries that judgement (`judgement`).
+(`PackageJudge.run_job`), and the outcome carries that judgement (`judgement`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -109,3 +110,17 @@ class Outcome:
     error: str | None = None
     host: str | None = None  # the machine that ran the job, when it was not this one
     judgement: Judgement | None = None  # the problem's verdict, when it judged the run there
+
+
+# Why a job is not to be run after all (asked as it is about to be sent), or None: run it.
+Skip = Callable[[Job], "str | None"]
+
+
+class JobMap(Protocol):
+    """What runs jobs: the run's executor (`run.executors.Executor`) as the judge of a
+    problem's own submissions sees it, a map from jobs to their outcomes."""
+
+    def run(self, jobs: Iterable[Job], skip: Skip | None = None,
+            one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
+        """Every job with its outcome, each as soon as it is known (a job `skip` gives a
+        reason for is not run; the solvers `one_at_a_time` run one job after another)."""

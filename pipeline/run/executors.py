@@ -22,7 +22,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -38,7 +38,7 @@ from pipeline.programs.external import (
     wall_cap_message,
     wall_cap_s,
 )
-from pipeline.programs.jobs import Job, Outcome
+from pipeline.programs.jobs import Job, JobMap, Outcome, Skip
 from pipeline.programs.processes import cpu_seconds
 from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker_main
 from pipeline.run.workerserver import ServedProcess, SharedDoubles, start_server
@@ -67,7 +67,7 @@ class ExecutorError(RuntimeError):
     """An executor that cannot start or cannot carry on (e.g. a cluster out of reach)."""
 
 
-class Executor(Protocol):
+class Executor(JobMap, Protocol):
     """What the runner needs of an executor. One whose workers build external programs
     themselves from `SolverSpec.program` says so with `builds_on_workers = True`."""
 
@@ -82,10 +82,6 @@ class Executor(Protocol):
 
     def close(self) -> None:
         """Stop every worker and every program they started."""
-
-
-# Why a job is not to be run after all (asked as it is about to be sent), or None: run it.
-Skip = Callable[[Job], "str | None"]
 
 
 def in_turn(job: Job, one_at_a_time: frozenset[str]) -> bool:

@@ -34,7 +34,7 @@ import polars as pl
 from pipeline.errors import UserError, closest_name
 from pipeline.problems import Problem, cases_schema, get_problem
 from pipeline.problems.identity import answer_id
-from pipeline.problems.model import HeldSubmissions, JudgedLimit
+from pipeline.problems.model import HeldSubmissions, JudgedLimit, PackageJudge, SubmissionJudging
 from pipeline.programs import contained
 from pipeline.programs.isolation import choose_sandbox, containment_note, set_sandbox
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
@@ -274,7 +274,7 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
                                       if sandbox else (),
                                       timeout_s=timeout_s or program.time_limit_s
                                       or problem.time_limit_s,
-                                      judged_by_problem=problem.judges_its_programs),
+                                      judged_by_problem=problem.package_judge is not None),
                            data_dir, build_on_workers))
     return specs
 
@@ -458,7 +458,8 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         expected_source = dict(zip(cases["case_id"], cases["expected_source"]))
         sizes = dict(zip(cases["case_id"], cases["size"]))
         jobs: list[Job] = []
-        own_judge = problem.judges_its_programs  # its judge reads the answer and the group
+        judge = problem.package_judge
+        own_judge = judge is not None  # its judge reads the answer and the group
         for case_id, text, group in zip(cases["case_id"], cases["input"], cases["group"]):
             for spec in specs:
                 for rep in range(request.repeat):
@@ -470,19 +471,11 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
         already: list[tuple[Job, Outcome]] = []  # judged while the time limit was derived
         if judging is not None:
+            assert judge is not None  # (`_judging` found it)
             already = [(job, outcome) for job, outcome in judging.done
                        if (job.case_id, job.solver.name, 0) not in done]
             done = done | {(job.case_id, job.solver.name, 0) for job, _ in already}
-            judged_jobs: list[Job] = []
-            for case_id, text, answer, group in zip(cases["case_id"], cases["input"],
-                                                    cases["expected"], cases["group"]):
-                for spec in judging.specs:
-                    for rep in range(request.repeat):
-                        if (case_id, spec.name, rep) not in done:
-                            judged_jobs.append(Job(len(jobs) + len(judged_jobs), spec,
-                                                   case_id, text, rep, answer=answer,
-                                                   group=group))
-            jobs += problem.job_order(judged_jobs, sizes)
+            jobs += judge.jobs(judging, cases, request.repeat, done, len(jobs))
         last_flush = time.monotonic()
         finished = 0
         total = len(already) + len(jobs)
@@ -553,33 +546,31 @@ _STATUS_VERDICT = {"tle": Verdict.TLE, "mle": Verdict.MLE, "re": Verdict.RE,
                    "ole": Verdict.OLE, "skip": Verdict.SKIP}
 
 
-@dataclass(frozen=True)
-class _Judging:
-    """How a package's submissions are judged in this run."""
-
-    limit: JudgedLimit     # the time limit judged at
-    specs: list[SolverSpec]
-    done: list[tuple[Job, Outcome]]  # judged while the limit was derived (repeat 0)
-
-
 def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, executor: Executor,
              timeout_s: float | None, specs: list[SolverSpec],
-             summary: RunSummary, fail_fast: bool = False) -> _Judging | None:
+             summary: RunSummary, fail_fast: bool = False) -> SubmissionJudging | None:
     """The time limit and specs of the package submissions in `selection` (None: there are
     none). A limit still to be derived is derived now, recorded, and given to the external
     programs that would have had the problem's limit; the runs that derived it stand as
     results (judged again at the limit) and are not run again."""
     if not selection.submissions:
         return None
-    limit, submission_specs, derived, done = problem.submission_judging(
-        selection.submissions, timeout_s, lambda: cases, executor, holding=True,
-        fail_fast=fail_fast)
-    if derived is not None:
-        summary.notes.append(derived)
+    judging = _judge_of(problem).judging(selection.submissions, timeout_s, lambda: cases,
+                                         executor, holding=True, fail_fast=fail_fast)
+    if judging.note is not None:
+        summary.notes.append(judging.note)
         for index, spec in enumerate(specs):
             if spec.kind == "external" and spec.timeout_s == problem.time_limit_s:
-                specs[index] = replace(spec, timeout_s=limit.time_s)
-    return _Judging(limit, submission_specs, done)
+                specs[index] = replace(spec, timeout_s=judging.limit.time_s)
+    return judging
+
+
+def _judge_of(problem: Problem) -> PackageJudge:
+    """The judge of `problem`'s submissions (a run that selected some: it has one)."""
+    judge = problem.package_judge
+    if judge is None:
+        raise UserError(f"problem {problem.id} has no submissions")
+    return judge
 
 
 def _first_failure(failed: dict[str, str], row: dict) -> None:
@@ -606,8 +597,8 @@ def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
                                                   "score", "message", "cpu_ms", "wall_ms"])
     earlier = earlier.filter(pl.col("solver").is_in(list(selection.submissions)))
     inputs = dict(zip(cases["case_id"], cases["input"]))
-    found, rows = problem.hold_submissions(run_id, selection.submissions, judged, earlier,
-                                           inputs, limit, cut_short)
+    found, rows = _judge_of(problem).hold(run_id, selection.submissions, judged, earlier,
+                                          inputs, limit, cut_short)
     summary.expectations = found
     if rows:
         write_expectations(data_dir, run_id, [{**row, "checked_at": now()} for row in rows])

@@ -3,8 +3,8 @@
 A worker imports each problem once and keeps it, so a tiny case costs microseconds, not a
 process start. Built-in stages run in the worker itself and are timed on their own (wall and
 CPU); external programs run as child processes (see `pipeline.programs.external`), and a
-problem with rules of its own runs and judges its programs itself (`Problem.run_job`: a
-package's submissions, by its validators, checker and interactor).
+problem with rules of its own runs and judges its programs itself (its `package_judge`'s
+`run_job`: a package's submissions, by its validators, checker and interactor).
 
 A built-in stage is limited as an external program is: by the CPU time the worker spends on
 the case (its `timeout_s`), with a wall-clock cap of 2 x limit + 1 s for a stage that sleeps or
@@ -206,13 +206,14 @@ def run_stage(job: Job) -> Outcome:
 
 
 def execute(job: Job) -> Outcome:
-    """Run `job`: by its problem's own rules where the problem has them (`Problem.run_job`),
-    else the external program or the built-in stage, graded later by the runner. Every
-    program the job runs (its builds, a package's validators, checker and interactor too)
-    is sandboxed as the job says (`SolverSpec.sandbox`)."""
+    """Run `job`: by its problem's own rules where the problem has them (its
+    `package_judge`'s `run_job`), else the external program or the built-in stage, graded
+    later by the runner. Every program the job runs (its builds, a package's validators,
+    checker and interactor too) is sandboxed as the job says (`SolverSpec.sandbox`)."""
     if job.solver.kind != "stage":
         use_sandbox(job.solver.sandbox)
-        judged = get_problem(job.solver.problem).run_job(job)
+        judge = get_problem(job.solver.problem).package_judge
+        judged = judge.run_job(job) if judge is not None else None
         if judged is not None:
             return judged
         return run_external(job)

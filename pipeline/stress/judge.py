@@ -90,7 +90,7 @@ def reference_order(problem: Problem, solver: str) -> tuple[str, ...]:
     problem package, its first `main` submission, else its first accepted one."""
     names = problem.reference_solutions(solver)
     if not names:
-        what = ("main or accepted submission" if problem.judges_its_programs
+        what = ("main or accepted submission" if problem.package_judge is not None
                 else "reference stage")
         raise JudgeError(f"problem {problem.id} has no {what} other than {solver!r}; name one "
                          "with --against")
@@ -343,9 +343,11 @@ def _package_specs(problem: Problem, names: tuple[str, ...], data_dir: Path,
         return []
     from pipeline.run.runner import load_cases
 
-    why = problem.submissions_not_runnable(names)
+    judge = problem.package_judge
+    if judge is None:
+        raise JudgeError(f"problem {problem.id} has no submissions")
+    why = judge.not_runnable(names)
     if why is not None:
         raise JudgeError(why)
-    _, specs, _, _ = problem.submission_judging(
-        names, None, lambda: load_cases(data_dir, problem.id, None), executor)
-    return specs
+    return judge.judging(names, None, lambda: load_cases(data_dir, problem.id, None),
+                         executor).specs

@@ -3,7 +3,7 @@
 Every fixture package under tests/fixtures/packages is real: real sources compiled with gcc/g++,
 Python run with this interpreter, testlib.h vendored in the Polygon package. Builds go to one
 session cache (so each program compiles once); `report(name)` judges a whole fixture once per
-session and is shared by the tests that read its results.
+session, as `pipeline run` judges it, and is shared by the tests that read its results.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from packagekit import FIXTURES, snapshot
+from packagekit import FIXTURES, judged_by_run, snapshot
 
-from pipeline.packages import judge_package, load_package
 from pipeline.programs import contained
 
 
@@ -51,14 +50,17 @@ def copy_fixture(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def report(build_dir, tmp_path_factory):
-    """report(name) -> the PackageReport of judging the fixture package, made once."""
+def report(tmp_path_factory):
+    """report(name) -> the fixture package ingested and judged by `pipeline run`
+    (`packagekit.RunJudged`), made once; every fixture in one data folder, which builds each
+    program once."""
     made = {}
+    folder = tmp_path_factory.mktemp("judged")
 
     def get(name: str):
         if name not in made:
-            package = load_package(FIXTURES / name, build_dir)
-            made[name] = judge_package(package, build_dir, tmp_path_factory.mktemp(f"judge-{name}"))
+            shutil.copytree(FIXTURES / name, folder / name)
+            made[name] = judged_by_run(folder / name, folder / "data")
         return made[name]
     return get
 

@@ -10,9 +10,20 @@ import io
 import os
 import subprocess
 import tarfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from pipeline.corpus.ingest import ingest
+from pipeline.packages.expectations import Agreement, TimeLimit
+from pipeline.packages.model import CaseResult, Package
+from pipeline.packages.submissions import Expectations, Judged, judged_from_rows
+from pipeline.problems import PROBLEMS_DIR_VARIABLE, get_problem
+from pipeline.run.runner import RunRequest, RunSummary, load_cases, run
+from pipeline.tables.results import read_run_results
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "packages"
 KATTIS = ("circlearea", "hypotenuse", "guess", "bigsum", "roomarea", "remember")
@@ -108,3 +119,74 @@ def tiny_polygon(folder: Path, *, input_pattern: str = "tests/%02d",
                                                main=main),
         "tests/01": "1 2\n", "tests/01.a": "3\n", "tests/02": "4 5\n", "tests/02.a": "9\n",
         "solutions/main.py": "print(sum(map(int, input().split())))\n"})
+
+
+@dataclass(frozen=True)
+class RunJudged:
+    """What `pipeline run` made of a package's submissions: the expectations it held (its
+    summary's table), each submission's results as the `results` table keeps them (by case
+    name), and the package's inputs its validators rejected when it was ingested."""
+
+    package: Package
+    summary: RunSummary
+    expectations: Expectations
+    results: Judged
+    rejections: tuple[dict, ...]
+
+    @property
+    def time_limit(self) -> TimeLimit:
+        return self.expectations.limit
+
+    @property
+    def agreements(self) -> tuple[Agreement, ...]:
+        return self.expectations.agreements
+
+    @property
+    def all_agree(self) -> bool:
+        return all(a.status in ("agree", "skipped") for a in self.agreements)
+
+    def agreement(self, submission: str) -> Agreement:
+        return next(a for a in self.agreements if a.submission == submission)
+
+    def table(self) -> str:
+        return self.expectations.table()
+
+
+@contextmanager
+def problems_of(data: Path) -> Iterator[None]:
+    """The registry sees the problems registered in `data` (and no other data folder's, so
+    the same package may be registered in several), as `pipeline --data-dir DATA` sees them;
+    the worker processes a run starts meanwhile take it with the environment."""
+    before = os.environ.get(PROBLEMS_DIR_VARIABLE)
+    os.environ[PROBLEMS_DIR_VARIABLE] = str(Path(data).resolve() / "problems")
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(PROBLEMS_DIR_VARIABLE, None)
+        else:
+            os.environ[PROBLEMS_DIR_VARIABLE] = before
+
+
+def judged_by_run(root: Path, data: Path, solvers: tuple[str, ...] = (),
+                  jobs: int = 2) -> RunJudged:
+    """The package at `root` ingested into the data folder `data` and its submissions (all,
+    or `solvers`) judged by `pipeline run` in this process: the path the command takes."""
+    with problems_of(data):
+        ingested = ingest(data, [root])
+        [problem_id] = {note.problem for note in ingested.packages}
+        problem = get_problem(problem_id)
+        summary = run(data, RunRequest(problem_id, solvers=solvers, jobs=jobs))
+        assert summary.status == "finished", summary
+        held = summary.expectations
+        assert isinstance(held, Expectations), summary
+        assert held.not_held is None, held.table()
+        cases = load_cases(data, problem_id, None)
+        rows = read_run_results(data, summary.run_id, ["case_id", "solver", "repeat",
+                                                       "verdict", "score", "message",
+                                                       "cpu_ms", "wall_ms"])
+        results: dict[str, dict[str, CaseResult]] = judged_from_rows(
+            problem, rows, dict(zip(cases["case_id"], cases["input"])))
+        part = ingested.problems.get(problem_id)
+        return RunJudged(problem.load(), summary, held, results,
+                         tuple(part.rejects) if part is not None else ())

@@ -6,9 +6,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from packagekit import ALL, FIXTURES
+from packagekit import ALL, FIXTURES, judged_by_run
 
-from pipeline.packages import judge_package, load_package
+from pipeline.packages import load_package
 from pipeline.packages.expectations import (
     TimeLimit,
     bounds,
@@ -35,9 +35,10 @@ def test_every_fixture_submission_agrees_with_its_folder_or_tag(report, name):
 
 def test_the_table_lists_submission_expected_got_agree(report):
     table = report("hypotenuse").table().splitlines()
-    assert table[0].split() == ["submission", "expected", "got", "agree"]
+    assert table[0].startswith("time limit 1 s: ")
+    assert table[1].split() == ["submission", "expected", "got", "agree"]
     assert any(line.split()[:4] == ["time_limit_exceeded/spin_big.c", "time_limit_exceeded",
-                                    "TLE", "agree"] for line in table)
+                                    "TLE", "yes"] for line in table)
 
 
 def test_scores_are_held_against_submissions_yaml(report):
@@ -58,13 +59,12 @@ def test_the_legacy_time_limit_is_derived_from_the_accepted_runs(report):
 
 
 def test_a_wrong_answer_in_the_accepted_folder_disagrees_with_the_cases_that_show_it(
-        copy_fixture, build_dir, tmp_path):
+        copy_fixture, tmp_path):
     root = copy_fixture("hypotenuse")
     shutil.move(root / "submissions/wrong_answer/few_digits.py",
                 root / "submissions/accepted/few_digits.py")
-    package = load_package(root, build_dir)
-    judged = judge_package(package, build_dir, tmp_path / "work",
-                           submissions=["accepted/few_digits.py", "accepted/hypot.py"])
+    judged = judged_by_run(root, tmp_path / "data",
+                           solvers=("accepted/few_digits.py", "accepted/hypot.py"))
     misplaced = judged.agreement("accepted/few_digits.py")
     assert misplaced.status == "disagree" and not judged.all_agree
     broken, = misplaced.disagreements
@@ -74,13 +74,12 @@ def test_a_wrong_answer_in_the_accepted_folder_disagrees_with_the_cases_that_sho
     assert judged.agreement("accepted/hypot.py").agrees
 
 
-def test_an_accepted_submission_in_the_tle_folder_disagrees(copy_fixture, build_dir, tmp_path):
+def test_an_accepted_submission_in_the_tle_folder_disagrees(copy_fixture, tmp_path):
     root = copy_fixture("circlearea")
     shutil.copy(root / "submissions/accepted/area.c", root / "submissions/time_limit_exceeded/"
                 "fast.c")
-    package = load_package(root, build_dir)
-    judged = judge_package(package, build_dir, tmp_path / "work",
-                           submissions=["accepted/area.c", "time_limit_exceeded/fast.c"])
+    judged = judged_by_run(root, tmp_path / "data",
+                           solvers=("accepted/area.c", "time_limit_exceeded/fast.c"))
     agreement = judged.agreement("time_limit_exceeded/fast.c")
     assert agreement.status == "disagree"
     assert agreement.disagreements[0].rule == "overall verdict TLE"
@@ -94,8 +93,7 @@ def test_expected_results_in_the_source_replace_the_folder(copy_fixture, build_d
                       (root / "submissions/wrong_answer/few_digits.py").read_text())
     package = load_package(root, build_dir)
     assert package.submission("accepted/maybe.py").expectation.source == "source"
-    judged = judge_package(package, build_dir, tmp_path / "work",
-                           submissions=["accepted/maybe.py"])
+    judged = judged_by_run(root, tmp_path / "data", solvers=("accepted/maybe.py",))
     assert judged.agreement("accepted/maybe.py").agrees
 
 

@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from packagekit import fetched
+from packagekit import fetched, judged_by_run
 
-from pipeline.packages import build_package, judge_case, judge_package, load_package
+from pipeline.packages import build_package, judge_case, load_package
 from pipeline.packages.judge import default_limits
 
 # A validator that asks for `passes` passes in all, keeping count in its feedback folder, and
@@ -115,7 +115,7 @@ def test_a_rejection_that_writes_nextpass_in_is_a_judge_error(copy_fixture, buil
 
 
 @pytest.mark.parametrize("name", ["multipass", "interactivemultipass"])
-def test_bapctools_multi_pass_packages_agree(tmp_path, build_dir, name):
+def test_bapctools_multi_pass_packages_agree(tmp_path, name):
     """BAPCtools' test/problems/{multipass,interactivemultipass}: every submission gets what
     its folder expects (before, negative_second_pass.py and rand.py got a false AC). Their
     secret data is made by generators.yaml and is empty; the samples stand in for it here."""
@@ -125,8 +125,7 @@ def test_bapctools_multi_pass_packages_agree(tmp_path, build_dir, name):
     for sample in (root / "data" / "sample").iterdir():
         if sample.suffix in (".in", ".ans"):
             shutil.copy(sample, secret / sample.name)
-    package = load_package(root, build_dir)
-    judged_package = judge_package(package, build_dir, tmp_path / "work")
+    judged_package = judged_by_run(root, tmp_path / "data")
     assert judged_package.all_agree, judged_package.table()
     wrong = judged_package.results["wrong_answer/negative_second_pass.py"]
     assert {r.verdict for r in wrong.values()} == {"WA"}

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from packagekit import snapshot, tiny_kattis, write_tree
+from packagekit import judged_by_run, snapshot, tiny_kattis, write_tree
 
-from pipeline.packages import judge_package, load_package
+from pipeline.packages import load_package
 from pipeline.programs import languages
 from pipeline.programs.languages import LANGUAGES, build_program, detect_language
 from pipeline.programs.program import Program
@@ -275,7 +275,7 @@ def test_a_legacy_custom_grader_is_one_note_and_groups_are_graded_by_default(tmp
     [note] = [n for n in loaded.notes if "grader" in n]
     assert note == ("custom graders are not supported: the groups secret (grading: custom) "
                     "are graded by the default grader")
-    report = judge_package(loaded, tmp_path / "build", tmp_path / "work")
+    report = judged_by_run(package, tmp_path / "data")
     assert report.agreement("accepted/sum.py").status == "agree", report.table()
     results = report.results["accepted/sum.py"]
     assert {r.verdict for r in results.values()} == {"AC"}

@@ -468,7 +468,7 @@ problem = get_problem("circlearea")
 package = problem.load()
 names = tuple(program.name for program in package.submissions)
 if start:
-    problem.start_building(names)
+    problem.package_judge.start_building(names)
     for thread in threading.enumerate():
         if thread.name.startswith("builds of"):
             thread.join(timeout=300)
