@@ -155,10 +155,11 @@ def test_a_crashing_generator_that_writes_nothing_costs_its_cases_and_the_agreem
     assert held(data)["accepted/sum.py"] == ("partial", 2, 8)  # sample/1 and secret/1-max
 
 
-def test_an_include_of_a_case_that_was_not_made_is_a_case_not_judged(tmp_path, monkeypatch):
+def test_an_include_of_a_case_that_was_not_made_is_a_case_not_judged(tmp_path, monkeypatch,
+                                                                    sandbox_off):
+    # (sandbox off: pair.py logs outside its folder)
     package_dir, _, home = setup(tmp_path)
     monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("PIPELINE_SANDBOX", "off")  # (pair.py logs outside its folder)
     yaml_file = package_dir / "generators" / "generators.yaml"
     yaml_file.write_text(yaml_file.read_text().replace(
         "      - broken: broken.py {seed}\n",
