@@ -46,8 +46,6 @@ from pipeline.untrusted import LeftBehind, copy_regular, excerpt, kind_of
 from pipeline.verdicts import Verdict
 
 MIB = 1024 * 1024
-# The verdict of a run that ended before its answer was checked, by the run layer's status.
-_STOPPED = {"tle": Verdict.TLE, "mle": Verdict.MLE, "ole": Verdict.OLE, "re": Verdict.RE}
 
 
 @dataclass(frozen=True)
@@ -305,9 +303,9 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
         cpu_s = (outcome.cpu_ms or 0.0) / 1000
         wall_s = (outcome.wall_ms or 0.0) / 1000
         rss = outcome.peak_rss_kb or 0
-        if outcome.status in _STOPPED:
-            return _Pass(_STOPPED[outcome.status], None, outcome.error or "", cpu_s, wall_s, rss,
-                         timed_out=outcome.status == "tle")
+        if outcome.verdict is not None:  # ended before its answer was checked (TLE, ...)
+            return _Pass(outcome.verdict, None, outcome.error or "", cpu_s, wall_s, rss,
+                         timed_out=outcome.verdict is Verdict.TLE)
         output = scratch / "output"
         output.write_text(outcome.answer or "", encoding="utf-8")
         check = _check(package, case, output, scratch, builds, input_path, feedback)

@@ -371,7 +371,7 @@ def _derivation_pass(problem: PackageProblem, package: Package, jobs: list[Job],
         waiting.discard(job.key)
         result = outcome.judgement
         if result is None:  # not run: skipped after a failure (or its worker was lost)
-            cut_short = cut_short or (outcome.status == "skip" and job.key in deriving)
+            cut_short = cut_short or (outcome.verdict is Verdict.SKIP and job.key in deriving)
         else:
             if stops_fail_fast(result.verdict):
                 failed.add(job.solver.name)

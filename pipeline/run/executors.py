@@ -42,6 +42,7 @@ from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.processes import cpu_seconds
 from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker_main
 from pipeline.run.workerserver import ServedProcess, SharedDoubles, start_server
+from pipeline.verdicts import Verdict
 
 # Extra seconds a worker gets past an external program's wall-clock backstop (that of the
 # launcher, `contained.backstop_s`) before the parent kills it. External programs are stopped
@@ -118,7 +119,7 @@ def skipped(batch: list[Job], skip: Skip | None) -> tuple[list[Job], list[tuple[
         if reason is None:
             kept.append(job)
         else:
-            passed.append((job, Outcome(job.key, "skip", error=reason)))
+            passed.append((job, Outcome(job.key, Verdict.SKIP, error=reason)))
     return kept, passed
 
 
@@ -492,16 +493,16 @@ class LocalPoolExecutor:
         self._retire(worker)
         timeout_s = job.solver.timeout_s
         if reason is None and not worker.ready:
-            outcome = Outcome(job.key, "re", error=f"worker not ready after "
+            outcome = Outcome(job.key, Verdict.RE, error=f"worker not ready after "
                               f"{STARTUP_TIMEOUT_S:g} s")
         elif reason is None and cpu_ms is not None and cpu_ms >= timeout_s * 1000:
-            outcome = Outcome(job.key, "tle", wall_ms=elapsed_ms, cpu_ms=cpu_ms,
+            outcome = Outcome(job.key, Verdict.TLE, wall_ms=elapsed_ms, cpu_ms=cpu_ms,
                               error=cpu_over_message(timeout_s, cpu_ms))
         elif reason is None:
-            outcome = Outcome(job.key, "tle", wall_ms=elapsed_ms, cpu_ms=cpu_ms,
+            outcome = Outcome(job.key, Verdict.TLE, wall_ms=elapsed_ms, cpu_ms=cpu_ms,
                               error=wall_cap_message(timeout_s, cpu_ms))
         else:
-            outcome = Outcome(job.key, "re", wall_ms=elapsed_ms, cpu_ms=cpu_ms, error=reason)
+            outcome = Outcome(job.key, Verdict.RE, wall_ms=elapsed_ms, cpu_ms=cpu_ms, error=reason)
         yield job, outcome
         if rest:
             pending.appendleft(rest)

@@ -310,7 +310,7 @@ def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame,
                           timeout_s=problem.stage_timeout_s(name) * 10)
         jobs = [Job(i, spec, case_id, text) for i, (case_id, text) in enumerate(todo.items())]
         for job, outcome in executor.run(jobs):
-            if outcome.status == "ok" and outcome.answer is not None:  # (ok: it has one)
+            if outcome.verdict is None and outcome.answer is not None:  # (ran: it has one)
                 answers[job.case_id] = (outcome.answer, name)
                 todo.pop(job.case_id)
     if not answers:
@@ -532,10 +532,6 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     return summary
 
 
-_STATUS_VERDICT = {"tle": Verdict.TLE, "mle": Verdict.MLE, "re": Verdict.RE,
-                   "ole": Verdict.OLE, "skip": Verdict.SKIP}
-
-
 @dataclass(frozen=True)
 class _Judging:
     """How a package's submissions are judged in this run."""
@@ -603,12 +599,12 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
         judged = outcome.judgement
         verdict, score, message = judged.verdict, judged.score, judged.message or None
         error = None if verdict is Verdict.AC else message
-    elif outcome.status == "ok":
-        assert outcome.answer is not None  # an "ok" outcome carries its answer
+    elif outcome.verdict is None:
+        assert outcome.answer is not None  # an outcome that ran to its end carries its answer
         verdict, difference = check_answer(problem, job.input, expected, outcome.answer)
         error = difference or error
     else:
-        verdict = _STATUS_VERDICT[outcome.status]
+        verdict = outcome.verdict
     return {"run_id": run_id, "problem": problem.id, "case_id": job.case_id,
             "solver": job.solver.name, "repeat": job.repeat, "verdict": verdict.value,
             "answer": outcome.answer, "score": score, "message": message,
