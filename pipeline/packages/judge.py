@@ -133,10 +133,8 @@ def judge_case(package: Package, submission: Build, case: TestCase, limits: RunL
     """Run `submission` on `case` and judge it by the package's rules. `isolation` (an
     external program's spec) gives a batch run its sandbox and stack limit."""
     builds = builds or PackageBuilds()
-    if submission.status == "SKIP":
-        return _skip(case, Verdict.SKIP, submission.message, limits)
-    if submission.status == "CE":
-        return _skip(case, Verdict.CE, submission.message, limits)
+    if submission.verdict is not None:  # CE, SKIP
+        return _skip(case, submission.verdict, submission.message, limits)
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="case-", dir=workdir))
@@ -180,9 +178,8 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
         case = None
     check = None
     if result.raw_score is not None or result.score_multiplier is not None:
-        # a checked run's untimed verdict is AC, WA or JE (a Verdict: a str equal to its name)
-        check = CheckResult(result.untimed_verdict,  # type: ignore[arg-type]
-                            result.message, result.raw_score,
+        # a checked run's untimed verdict is AC, WA or JE
+        check = CheckResult(result.untimed_verdict, result.message, result.raw_score,
                             result.score_multiplier)
     message = result.message
     over = (not result.timed_out and result.cpu_s > time_s
@@ -309,7 +306,7 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
         output = scratch / "output"
         output.write_text(outcome.answer or "", encoding="utf-8")
         check = _check(package, case, output, scratch, builds, input_path, feedback)
-        return _Pass(Verdict(check.verdict), check, check.message, cpu_s, wall_s, rss, False,
+        return _Pass(check.verdict, check, check.message, cpu_s, wall_s, rss, False,
                      answer=outcome.answer)
 
     return _passes(package, case, limits, scratch, run_pass)
@@ -334,14 +331,14 @@ def _check(package: Package, case: TestCase, output: Path, scratch: Path,
     time_s, memory = package.limits.validation_time_s, package.limits.validation_memory_mb
     if package.checker is not None:
         if builds.checker is None:
-            return CheckResult("JE", "the package's checker was not built")
+            return CheckResult(Verdict.JE, "the package's checker was not built")
         return run_testlib_checker(builds.checker, input_path, output,
                                    _answer_file(case, scratch),
                                    time_s=time_s, memory_mb=memory, workdir=scratch)
     args = (*package.output_validator_flags, *case.output_validator_args)
     if package.output_validator is not None:
         if builds.output_validator is None:
-            return CheckResult("JE", "the package's output validator was not built")
+            return CheckResult(Verdict.JE, "the package's output validator was not built")
         return run_output_validator(builds.output_validator, input_path,
                                     _answer_file(case, scratch), output,
                                     args, time_s=time_s, memory_mb=memory, workdir=scratch,
@@ -398,7 +395,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
         return _Pass(Verdict.JE, None, error.left_by(what, scratch), 0.0, 0.0, 0, False)
     sub, val = exchange.submission, exchange.validator
     if val.timed_out:  # still waiting when time ran out: problemtools assumes WA, not first
-        check = CheckResult("WA", f"{what} was still running when time ran out")
+        check = CheckResult(Verdict.WA, f"{what} was still running when time ran out")
     else:
         check = testlib_verdict(val, what) if polygon else read_feedback(val, feedback, what)
     common: dict[str, Any] = dict(cpu_s=sub.cpu_s, wall_s=sub.wall_s, rss_kb=sub.peak_rss_kb)
@@ -428,7 +425,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
                                     _answer_file(case, scratch),
                                     time_s=package.limits.validation_time_s,
                                     memory_mb=memory, workdir=scratch)
-    return _Pass(Verdict(check.verdict), check, check.message, timed_out=False, **common)
+    return _Pass(check.verdict, check, check.message, timed_out=False, **common)
 
 
 def judge_submission(package: Package, submission: Build, limits: RunLimits, workdir: Path,

@@ -172,7 +172,7 @@ def judge_external(job: Job, problem: PackageProblem) -> Outcome:
     problem, package = _package_of(problem)
     spec = job.solver
     program = spec.program or Program(name=spec.name)
-    build = Build(program=program, status="ok", argv=spec.argv, language=None, message="",
+    build = Build(program=program, verdict=None, argv=spec.argv, language=None, message="",
                   directory=None, cached=True, memory_by_rlimit=spec.memory_mb is not None)
     limits = RunLimits(time_s=spec.timeout_s,
                        memory_mb=spec.memory_mb or package.limits.memory_mb,

@@ -515,8 +515,8 @@ def not_runnable(problem: PackageProblem, names: tuple[str, ...]) -> str | None:
     has no toolchain here), each built now; None when all can."""
     for name in names:
         build = submission_build(problem, name)
-        if build.status in ("CE", "SKIP"):
-            return (f"submission {name} cannot be run ({build.status}): "
+        if not build.ok:  # CE or SKIP
+            return (f"submission {name} cannot be run ({build.verdict}): "
                     f"{build.message.strip()[:300]}")
     return None
 
