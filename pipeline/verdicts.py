@@ -5,7 +5,8 @@ first (the verdict a case gets when its repeats disagree); `DISPLAY_ORDER` is th
 show them in; `FAILURES` are the verdicts that count against a solver; `ANSWERED` carry an
 answer that was graded (or could be); `TIMED` are the ones whose time means something.
 `SPELLINGS` is the one table of how others write them (folders, `submissions.yaml`, DOMjudge,
-...), read by `Verdict.from_string`: no other module spells a verdict as a string.
+...), read by `Verdict.from_string`; `FOLDER_RULES` and `POLYGON_TAGS` say what a submission's
+folder or Polygon tag expects of its verdicts. No other module spells a verdict as a string.
 """
 
 from __future__ import annotations
@@ -85,6 +86,47 @@ SPELLINGS: dict[Dialect, dict[str, Verdict]] = {
     "expected folder": {"wrong_answer": Verdict.WA, "time_limit_exceeded": Verdict.TLE,
                         "run_time_error": Verdict.RE, "memory_limit_exceeded": Verdict.MLE,
                         "output_limit_exceeded": Verdict.OLE},
+}
+
+# What a submission's folder expects of it in the 2023-07 / 2025-09 formats (the spec's
+# "Default directories"): a rule on its verdicts, as `packages.model.Requirement`'s fields
+# (submissions.yaml may override them).
+FOLDER_RULES: dict[str, dict] = {
+    "accepted": {"permitted": frozenset({Verdict.AC})},
+    "rejected": {"required": frozenset({Verdict.RE, Verdict.TLE, Verdict.WA})},
+    "wrong_answer": {"permitted": frozenset({Verdict.AC, Verdict.WA}),
+                     "required": frozenset({Verdict.WA})},
+    "time_limit_exceeded": {"permitted": frozenset({Verdict.AC, Verdict.TLE}),
+                            "required": frozenset({Verdict.TLE})},
+    "run_time_error": {"permitted": frozenset({Verdict.AC, Verdict.RE}),
+                       "required": frozenset({Verdict.RE})},
+    "brute_force": {"permitted": frozenset({Verdict.AC, Verdict.RE, Verdict.TLE}),
+                    "required": frozenset({Verdict.RE, Verdict.TLE}), "use_for_time_limit": False},
+}
+
+_REJECTED = frozenset({Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE})
+# What a Polygon solution tag expects of it: its rules on verdicts, as `Requirement`'s fields
+# (none: `do-not-run`, a solution not judged). Order is kept: messages list the tags.
+POLYGON_TAGS: dict[str, tuple[dict, ...]] = {
+    "main": ({"permitted": frozenset({Verdict.AC})},),
+    "accepted": ({"permitted": frozenset({Verdict.AC})},),
+    "rejected": ({"required": _REJECTED},),
+    "wrong-answer": ({"permitted": frozenset({Verdict.AC, Verdict.WA}),
+                      "required": frozenset({Verdict.WA})},),
+    "presentation-error": ({"permitted": frozenset({Verdict.AC, Verdict.WA}),
+                            "required": frozenset({Verdict.WA}),
+                            "message": "presentation error"},),
+    "time-limit-exceeded": ({"permitted": frozenset({Verdict.AC, Verdict.TLE}),
+                             "required": frozenset({Verdict.TLE})},),
+    "time-limit-exceeded-or-accepted": ({"permitted": frozenset({Verdict.AC, Verdict.TLE})},),
+    "time-limit-exceeded-or-memory-limit-exceeded": (
+        {"permitted": frozenset({Verdict.AC, Verdict.TLE, Verdict.MLE}),
+         "required": frozenset({Verdict.TLE, Verdict.MLE})},),
+    "memory-limit-exceeded": ({"permitted": frozenset({Verdict.AC, Verdict.MLE}),
+                               "required": frozenset({Verdict.MLE})},),
+    "failed": ({"permitted": frozenset({Verdict.AC, Verdict.RE}),
+                "required": frozenset({Verdict.RE})},),
+    "do-not-run": (),
 }
 
 

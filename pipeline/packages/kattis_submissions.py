@@ -19,23 +19,10 @@ from pipeline.packages.kattis_programs import disabled, files_of, not_a_program,
 from pipeline.packages.model import Expectation, Format, Limits, Program, Requirement
 from pipeline.packages.yamlfile import Lines, load_yaml, relative
 from pipeline.programs.languages import detect_language
-from pipeline.verdicts import SPELLINGS, Verdict
+from pipeline.verdicts import FOLDER_RULES, SPELLINGS, Verdict
 
 ALL_KATTIS = frozenset({Verdict.AC, Verdict.WA, Verdict.TLE, Verdict.RE})
 
-# 2023-07 / 2025-09 default folder rules (spec "Default directories"), in pipeline verdicts.
-DEFAULT_RULES: dict[str, dict] = {
-    "accepted": {"permitted": frozenset({Verdict.AC})},
-    "rejected": {"required": frozenset({Verdict.RE, Verdict.TLE, Verdict.WA})},
-    "wrong_answer": {"permitted": frozenset({Verdict.AC, Verdict.WA}),
-                     "required": frozenset({Verdict.WA})},
-    "time_limit_exceeded": {"permitted": frozenset({Verdict.AC, Verdict.TLE}),
-                            "required": frozenset({Verdict.TLE})},
-    "run_time_error": {"permitted": frozenset({Verdict.AC, Verdict.RE}),
-                       "required": frozenset({Verdict.RE})},
-    "brute_force": {"permitted": frozenset({Verdict.AC, Verdict.RE, Verdict.TLE}),
-                    "required": frozenset({Verdict.RE, Verdict.TLE}), "use_for_time_limit": False},
-}
 _EXPECTED_RESULTS = re.compile(rb"@EXPECTED_RESULTS@\s*:\s*([A-Za-z ,_-]+)")
 
 
@@ -164,7 +151,7 @@ def _expected_results(files: tuple[Path, ...], root: Path) -> Expectation | None
 def _modern_expectation(name: str, folder: str,
                         rules: tuple[dict, str, Lines] | None) -> Expectation | None:
     requirements: list[Requirement] = []
-    base = dict(DEFAULT_RULES.get(folder, {}))
+    base = dict(FOLDER_RULES.get(folder, {}))
     sources = []
     if rules is not None:
         config, file, lines = rules

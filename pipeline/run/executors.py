@@ -76,7 +76,7 @@ class Executor(Protocol):
             one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
         """Run every job; yield each with its outcome as soon as it is known. A job for
         which `skip` (asked just before the job would be sent to a worker) gives a reason is
-        not run: it is yielded at once with status `skip` and that reason. The jobs of the
+        not run: it is yielded at once with verdict SKIP and that reason. The jobs of the
         solvers named in `one_at_a_time` run one after another (each sent, in its order,
         once the one before has come back), beside the rest: a program expected to fail,
         stopped at its first failure (`--fail-fast`), runs no case past it."""

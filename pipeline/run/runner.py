@@ -616,12 +616,12 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
 
 def _tally(summary: RunSummary, row: dict) -> None:
     summary.verdicts.setdefault(row["solver"], Counter())[row["verdict"]] += 1
-    if row["verdict"] in ("RE", "MLE", "OLE"):
+    if row["verdict"] in (Verdict.RE, Verdict.MLE, Verdict.OLE):  # (a str equals its verdict)
         line = error_line(row["error"])
         summary.errors.setdefault(row["solver"], Counter())[line] += 1
         if is_start_failure(row["verdict"], row["exit_code"], row["error"]):
             summary.start_errors.setdefault(row["solver"], Counter())[line] += 1
-    if row["wall_ms"] is not None and row["verdict"] != "SKIP":
+    if row["wall_ms"] is not None and row["verdict"] != Verdict.SKIP.value:
         best = summary.slowest.get(row["solver"])
         if best is None or _rank_ms(row["cpu_ms"], row["wall_ms"]) > _rank_ms(*best[:2]):
             summary.slowest[row["solver"]] = (row["cpu_ms"], row["wall_ms"], row["case_id"])
