@@ -4,12 +4,16 @@ Run, report and nightly all speak it: a verdict is a `Verdict`; `SEVERITY` ranks
 first (the verdict a case gets when its repeats disagree); `DISPLAY_ORDER` is the order tables
 show them in; `FAILURES` are the verdicts that count against a solver; `ANSWERED` carry an
 answer that was graded (or could be); `TIMED` are the ones whose time means something.
+`SPELLINGS` is the one table of how others write them (folders, `submissions.yaml`, DOMjudge,
+...), read by `Verdict.from_string`; `FOLDER_RULES` and `POLYGON_TAGS` say what a submission's
+folder or Polygon tag expects of its verdicts. No other module spells a verdict as a string.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from enum import Enum
+from typing import Literal
 
 # The slowdown rule, one for `compare`, the report and the nightly (whose config may set its
 # own): a case of a TIMED verdict is slower when NEW/BASE > SLOWDOWN_RATIO and NEW - BASE >
@@ -17,6 +21,11 @@ from enum import Enum
 # same 2,000-node tree case took 9 ms of CPU in one run and 17 ms minutes later, unchanged.
 SLOWDOWN_RATIO = 1.5
 SLOWDOWN_MIN_MS = 20.0
+
+
+# Where a verdict is written: the dialects of `SPELLINGS`.
+Dialect = Literal["pipeline", "submissions.yaml", "folder", "domjudge", "@EXPECTED_RESULTS@",
+                  "expected folder"]
 
 
 class Verdict(str, Enum):
@@ -33,6 +42,92 @@ class Verdict(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+    @classmethod
+    def from_string(cls, text: str, dialect: Dialect = "pipeline") -> Verdict:
+        """The verdict `text` names where it is written (`dialect`, a key of `SPELLINGS`).
+
+        Raises:
+            ValueError: `text` is no verdict in that dialect (the message lists the known
+                spellings).
+        """
+        known = SPELLINGS[dialect]
+        if text not in known:
+            raise ValueError(f"unknown verdict {text!r} in {dialect}; known: "
+                             f"{', '.join(known)}")
+        return known[text]
+
+
+# DOMjudge's result names (its `@EXPECTED_RESULTS@` words).
+_DOMJUDGE = {"CORRECT": Verdict.AC, "WRONG-ANSWER": Verdict.WA, "NO-OUTPUT": Verdict.WA,
+             "TIMELIMIT": Verdict.TLE, "RUN-ERROR": Verdict.RE, "MEMORY-LIMIT": Verdict.MLE,
+             "OUTPUT-LIMIT": Verdict.OLE, "COMPILER-ERROR": Verdict.CE}
+
+# Every spelling of a verdict, by where it is written (each dialect keeps its own strictness:
+# a spelling one reads is not read by another). Order is kept: messages list the spellings.
+SPELLINGS: dict[Dialect, dict[str, Verdict]] = {
+    # the pipeline's own: the `verdict` column of the tables, a build's cached result
+    "pipeline": {v.value: v for v in Verdict},
+    # submissions.yaml's `permitted` / `required` lists (the spec's RTE is RE)
+    "submissions.yaml": {"AC": Verdict.AC, "WA": Verdict.WA, "TLE": Verdict.TLE,
+                         "RTE": Verdict.RE},
+    # a legacy package's submission folders: the overall verdict (problemtools' final verdict)
+    # each must get
+    "folder": {"accepted": Verdict.AC, "partially_accepted": Verdict.AC,
+               "wrong_answer": Verdict.WA, "time_limit_exceeded": Verdict.TLE,
+               "run_time_error": Verdict.RE},
+    "domjudge": _DOMJUDGE,
+    # a submission's `@EXPECTED_RESULTS@:` words: DOMjudge's, then the spellings BAPCtools also
+    # reads there (`verdicts.from_string_domjudge`)
+    "@EXPECTED_RESULTS@": {**_DOMJUDGE, "ACCEPTED": Verdict.AC, "WRONG_ANSWER": Verdict.WA,
+                           "TIME_LIMIT_EXCEEDED": Verdict.TLE, "RUN_TIME_ERROR": Verdict.RE},
+    # what the strength report reads from `expected to be <folder>`: the verdict that kills
+    # the program (`report.strength.kill_verdicts`; any other folder or tag: any failure)
+    "expected folder": {"wrong_answer": Verdict.WA, "time_limit_exceeded": Verdict.TLE,
+                        "run_time_error": Verdict.RE, "memory_limit_exceeded": Verdict.MLE,
+                        "output_limit_exceeded": Verdict.OLE},
+}
+
+# What a submission's folder expects of it in the 2023-07 / 2025-09 formats (the spec's
+# "Default directories"): a rule on its verdicts, as `packages.model.Requirement`'s fields
+# (submissions.yaml may override them).
+FOLDER_RULES: dict[str, dict] = {
+    "accepted": {"permitted": frozenset({Verdict.AC})},
+    "rejected": {"required": frozenset({Verdict.RE, Verdict.TLE, Verdict.WA})},
+    "wrong_answer": {"permitted": frozenset({Verdict.AC, Verdict.WA}),
+                     "required": frozenset({Verdict.WA})},
+    "time_limit_exceeded": {"permitted": frozenset({Verdict.AC, Verdict.TLE}),
+                            "required": frozenset({Verdict.TLE})},
+    "run_time_error": {"permitted": frozenset({Verdict.AC, Verdict.RE}),
+                       "required": frozenset({Verdict.RE})},
+    "brute_force": {"permitted": frozenset({Verdict.AC, Verdict.RE, Verdict.TLE}),
+                    "required": frozenset({Verdict.RE, Verdict.TLE}), "use_for_time_limit": False},
+}
+
+_REJECTED = frozenset({Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE})
+# What a Polygon solution tag expects of it: its rules on verdicts, as `Requirement`'s fields
+# (none: `do-not-run`, a solution not judged). Order is kept: messages list the tags.
+POLYGON_TAGS: dict[str, tuple[dict, ...]] = {
+    "main": ({"permitted": frozenset({Verdict.AC})},),
+    "accepted": ({"permitted": frozenset({Verdict.AC})},),
+    "rejected": ({"required": _REJECTED},),
+    "wrong-answer": ({"permitted": frozenset({Verdict.AC, Verdict.WA}),
+                      "required": frozenset({Verdict.WA})},),
+    "presentation-error": ({"permitted": frozenset({Verdict.AC, Verdict.WA}),
+                            "required": frozenset({Verdict.WA}),
+                            "message": "presentation error"},),
+    "time-limit-exceeded": ({"permitted": frozenset({Verdict.AC, Verdict.TLE}),
+                             "required": frozenset({Verdict.TLE})},),
+    "time-limit-exceeded-or-accepted": ({"permitted": frozenset({Verdict.AC, Verdict.TLE})},),
+    "time-limit-exceeded-or-memory-limit-exceeded": (
+        {"permitted": frozenset({Verdict.AC, Verdict.TLE, Verdict.MLE}),
+         "required": frozenset({Verdict.TLE, Verdict.MLE})},),
+    "memory-limit-exceeded": ({"permitted": frozenset({Verdict.AC, Verdict.MLE}),
+                               "required": frozenset({Verdict.MLE})},),
+    "failed": ({"permitted": frozenset({Verdict.AC, Verdict.RE}),
+                "required": frozenset({Verdict.RE})},),
+    "do-not-run": (),
+}
 
 
 # Worst first.

@@ -170,7 +170,7 @@ def resolve_generator(word: str, package: Package | None, build_dir: Path) -> tu
                 + ", not a file, and not a command on PATH")
     build = build_program(program, build_dir, memory_mb=GENERATOR_MEMORY_MB)
     if not build.ok:
-        raise GeneratorError(f"generator {word} did not build ({build.status}): "
+        raise GeneratorError(f"generator {word} did not build ({build.verdict}): "
                              f"{build.message.strip()[:300]}")
     return run_argv(build, GENERATOR_MEMORY_MB)
 

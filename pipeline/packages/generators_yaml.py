@@ -695,8 +695,8 @@ class _Maker:
                 build = build_program(tool.program, self.build_dir,
                                       memory_mb=GENERATOR_MEMORY_MB)
                 if not build.ok:
-                    first = _first_line(build.message) or build.status
-                    self.builds[key] = (f"{tool.program.name} did not build ({build.status}): "
+                    first = _first_line(build.message) or str(build.verdict)
+                    self.builds[key] = (f"{tool.program.name} did not build ({build.verdict}): "
                                         f"{first}")
                 else:
                     argv = run_argv(build, GENERATOR_MEMORY_MB)

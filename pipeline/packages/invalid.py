@@ -56,7 +56,7 @@ from pipeline.packages.validate import Rejection, cut, validate_input
 from pipeline.packages.validator_tests import KINDS
 from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.programs.contained import default_sandbox
-from pipeline.programs.languages import Build, run_argv
+from pipeline.programs.languages import Build, build_status, run_argv
 from pipeline.programs.parallel import on_cores
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.verdicts import Verdict
@@ -267,7 +267,8 @@ def _build_identity(build: Build | None) -> dict | None:
     if build is None:
         return None
     return {"name": build.program.name, "convention": build.program.convention,
-            "status": build.status, "language": build.language, "message": build.message,
+            "status": build_status(build.verdict), "language": build.language,
+            "message": build.message,
             "build": build.directory.name if build.directory is not None else None,
             "memory_by_rlimit": build.memory_by_rlimit}
 

@@ -47,8 +47,6 @@ from pipeline.untrusted import LeftBehind, copy_regular, excerpt, kind_of
 from pipeline.verdicts import Verdict
 
 MIB = 1024 * 1024
-# The verdict of a run that ended before its answer was checked, by the run layer's status.
-_STOPPED = {"tle": Verdict.TLE, "mle": Verdict.MLE, "ole": Verdict.OLE, "re": Verdict.RE}
 
 
 @dataclass(frozen=True)
@@ -138,10 +136,8 @@ def judge_case(package: Package, submission: Build, case: TestCase, limits: RunL
     spec: an external program's, a submission's) gives a batch run its sandbox and stack
     limit instead."""
     builds = builds or PackageBuilds()
-    if submission.status == "SKIP":
-        return _skip(case, Verdict.SKIP, submission.message, limits)
-    if submission.status == "CE":
-        return _skip(case, Verdict.CE, submission.message, limits)
+    if submission.verdict is not None:  # CE, SKIP
+        return _skip(case, submission.verdict, submission.message, limits)
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="case-", dir=workdir))
@@ -185,9 +181,8 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
         case = None
     check = None
     if result.raw_score is not None or result.score_multiplier is not None:
-        # a checked run's untimed verdict is AC, WA or JE (a Verdict: a str equal to its name)
-        check = CheckResult(result.untimed_verdict,  # type: ignore[arg-type]
-                            result.message, result.raw_score,
+        # a checked run's untimed verdict is AC, WA or JE
+        check = CheckResult(result.untimed_verdict, result.message, result.raw_score,
                             result.score_multiplier)
     message = result.message
     over = (not result.timed_out and result.cpu_s > time_s
@@ -308,13 +303,13 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
         cpu_s = (outcome.cpu_ms or 0.0) / 1000
         wall_s = (outcome.wall_ms or 0.0) / 1000
         rss = outcome.peak_rss_kb or 0
-        if outcome.status in _STOPPED:
-            return _Pass(_STOPPED[outcome.status], None, outcome.error or "", cpu_s, wall_s, rss,
-                         timed_out=outcome.status == "tle")
+        if outcome.verdict is not None:  # ended before its answer was checked (TLE, ...)
+            return _Pass(outcome.verdict, None, outcome.error or "", cpu_s, wall_s, rss,
+                         timed_out=outcome.verdict is Verdict.TLE)
         output = scratch / "output"
         output.write_text(outcome.answer or "", encoding="utf-8")
         check = _check(package, case, output, scratch, builds, input_path, feedback)
-        return _Pass(Verdict(check.verdict), check, check.message, cpu_s, wall_s, rss, False,
+        return _Pass(check.verdict, check, check.message, cpu_s, wall_s, rss, False,
                      answer=outcome.answer)
 
     return _passes(package, case, limits, scratch, run_pass)
@@ -339,14 +334,14 @@ def _check(package: Package, case: TestCase, output: Path, scratch: Path,
     time_s, memory = package.limits.validation_time_s, package.limits.validation_memory_mb
     if package.checker is not None:
         if builds.checker is None:
-            return CheckResult("JE", "the package's checker was not built")
+            return CheckResult(Verdict.JE, "the package's checker was not built")
         return run_testlib_checker(builds.checker, input_path, output,
                                    _answer_file(case, scratch),
                                    time_s=time_s, memory_mb=memory, workdir=scratch)
     args = (*package.output_validator_flags, *case.output_validator_args)
     if package.output_validator is not None:
         if builds.output_validator is None:
-            return CheckResult("JE", "the package's output validator was not built")
+            return CheckResult(Verdict.JE, "the package's output validator was not built")
         return run_output_validator(builds.output_validator, input_path,
                                     _answer_file(case, scratch), output,
                                     args, time_s=time_s, memory_mb=memory, workdir=scratch,
@@ -403,7 +398,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
         return _Pass(Verdict.JE, None, error.left_by(what, scratch), 0.0, 0.0, 0, False)
     sub, val = exchange.submission, exchange.validator
     if val.timed_out:  # still waiting when time ran out: problemtools assumes WA, not first
-        check = CheckResult("WA", f"{what} was still running when time ran out")
+        check = CheckResult(Verdict.WA, f"{what} was still running when time ran out")
     else:
         check = testlib_verdict(val, what) if polygon else read_feedback(val, feedback, what)
     common: dict[str, Any] = dict(cpu_s=sub.cpu_s, wall_s=sub.wall_s, rss_kb=sub.peak_rss_kb)
@@ -433,4 +428,4 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
                                     _answer_file(case, scratch),
                                     time_s=package.limits.validation_time_s,
                                     memory_mb=memory, workdir=scratch)
-    return _Pass(Verdict(check.verdict), check, check.message, timed_out=False, **common)
+    return _Pass(check.verdict, check, check.message, timed_out=False, **common)

@@ -19,37 +19,10 @@ from pipeline.packages.kattis_programs import disabled, files_of, not_a_program,
 from pipeline.packages.model import Expectation, Format, Limits, Program, Requirement
 from pipeline.packages.yamlfile import Lines, load_yaml, relative
 from pipeline.programs.languages import detect_language
-from pipeline.verdicts import Verdict
+from pipeline.verdicts import FOLDER_RULES, SPELLINGS, Verdict
 
-# submissions.yaml's verdict names, as the pipeline's verdicts (the spec's RTE is RE).
-KATTIS_VERDICTS = {"AC": Verdict.AC, "WA": Verdict.WA, "TLE": Verdict.TLE, "RTE": Verdict.RE}
 ALL_KATTIS = frozenset({Verdict.AC, Verdict.WA, Verdict.TLE, Verdict.RE})
 
-# 2023-07 / 2025-09 default folder rules (spec "Default directories"), in pipeline verdicts.
-DEFAULT_RULES: dict[str, dict] = {
-    "accepted": {"permitted": frozenset({Verdict.AC})},
-    "rejected": {"required": frozenset({Verdict.RE, Verdict.TLE, Verdict.WA})},
-    "wrong_answer": {"permitted": frozenset({Verdict.AC, Verdict.WA}),
-                     "required": frozenset({Verdict.WA})},
-    "time_limit_exceeded": {"permitted": frozenset({Verdict.AC, Verdict.TLE}),
-                            "required": frozenset({Verdict.TLE})},
-    "run_time_error": {"permitted": frozenset({Verdict.AC, Verdict.RE}),
-                       "required": frozenset({Verdict.RE})},
-    "brute_force": {"permitted": frozenset({Verdict.AC, Verdict.RE, Verdict.TLE}),
-                    "required": frozenset({Verdict.RE, Verdict.TLE}), "use_for_time_limit": False},
-}
-# Legacy folders: the overall verdict (problemtools' final verdict) they must get.
-LEGACY_FOLDERS = {"accepted": Verdict.AC, "partially_accepted": Verdict.AC,
-                  "wrong_answer": Verdict.WA, "time_limit_exceeded": Verdict.TLE,
-                  "run_time_error": Verdict.RE}
-# DOMjudge @EXPECTED_RESULTS@ names, as the pipeline's verdicts; then the spellings BAPCtools
-# also reads there (`verdicts.from_string_domjudge`: ACCEPTED, WRONG_ANSWER, ...).
-DOMJUDGE_RESULTS = {"CORRECT": Verdict.AC, "WRONG-ANSWER": Verdict.WA, "NO-OUTPUT": Verdict.WA,
-                    "TIMELIMIT": Verdict.TLE, "RUN-ERROR": Verdict.RE,
-                    "MEMORY-LIMIT": Verdict.MLE, "OUTPUT-LIMIT": Verdict.OLE,
-                    "COMPILER-ERROR": Verdict.CE}
-EXPECTED_RESULTS = {**DOMJUDGE_RESULTS, "ACCEPTED": Verdict.AC, "WRONG_ANSWER": Verdict.WA,
-                    "TIME_LIMIT_EXCEEDED": Verdict.TLE, "RUN_TIME_ERROR": Verdict.RE}
 _EXPECTED_RESULTS = re.compile(rb"@EXPECTED_RESULTS@\s*:\s*([A-Za-z ,_-]+)")
 
 
@@ -79,10 +52,11 @@ def glob_matches(pattern: str, path: str) -> bool:
 
 def _verdict_set(value, file: str, key: str, line: int | None) -> frozenset[Verdict]:
     items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list) or any(v not in KATTIS_VERDICTS for v in items):
-        raise PackageError(file, key, f"{key} must be a list of AC, WA, TLE, RTE, got {value!r}",
-                           line=line)
-    return frozenset(KATTIS_VERDICTS[v] for v in items)
+    known = SPELLINGS["submissions.yaml"]
+    if not isinstance(items, list) or any(v not in known for v in items):
+        raise PackageError(file, key, f"{key} must be a list of {', '.join(known)}, got "
+                           f"{value!r}", line=line)
+    return frozenset(Verdict.from_string(v, "submissions.yaml") for v in items)
 
 
 def _requirement(config: dict, scope: str, file: str, lines: Lines,
@@ -161,22 +135,23 @@ def _expected_results(files: tuple[Path, ...], root: Path) -> Expectation | None
         if not match:
             continue
         names = [n.strip().upper() for n in match.group(1).decode().split(",") if n.strip()]
-        unknown = [n for n in names if n not in EXPECTED_RESULTS]
+        known = SPELLINGS["@EXPECTED_RESULTS@"]
+        unknown = [n for n in names if n not in known]
         if unknown or not names:
             raise PackageError(relative(path, root), "expected-results", f"unknown result "
                                f"{(unknown or [''])[0]!r} in @EXPECTED_RESULTS@; known: "
-                               f"{', '.join(EXPECTED_RESULTS)}; this submission is not judged",
+                               f"{', '.join(known)}; this submission is not judged",
                                line=text.count(b"\n", 0, match.start()) + 1)
         return Expectation(label="@EXPECTED_RESULTS@: " + ", ".join(names), source="source",
                            requirements=(Requirement(final_any_of=frozenset(
-                               EXPECTED_RESULTS[n] for n in names)),))
+                               Verdict.from_string(n, "@EXPECTED_RESULTS@") for n in names)),))
     return None
 
 
 def _modern_expectation(name: str, folder: str,
                         rules: tuple[dict, str, Lines] | None) -> Expectation | None:
     requirements: list[Requirement] = []
-    base = dict(DEFAULT_RULES.get(folder, {}))
+    base = dict(FOLDER_RULES.get(folder, {}))
     sources = []
     if rules is not None:
         config, file, lines = rules
@@ -266,7 +241,7 @@ def submissions(root: Path, version: Format,
                 continue
             if expectation is None:
                 if version == "legacy":
-                    verdict = LEGACY_FOLDERS.get(verdict_dir.name)
+                    verdict = SPELLINGS["folder"].get(verdict_dir.name)
                     expectation = None if verdict is None else Expectation(
                         label=verdict_dir.name, source="folder", requirements=(Requirement(
                             final_verdict=verdict,

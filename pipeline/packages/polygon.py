@@ -47,33 +47,7 @@ from pipeline.packages.yamlfile import MAX_YAML_BYTES
 from pipeline.programs.languages import build_program, detect_language, polygon_language, run_argv
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.untrusted import excerpt
-from pipeline.verdicts import Verdict
-
-_REJECTED = frozenset({Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE})
-# Polygon's solution tags, as rules on the pipeline's verdicts.
-TAG_RULES: dict[str, tuple[Requirement, ...]] = {
-    "main": (Requirement(permitted=frozenset({Verdict.AC})),),
-    "accepted": (Requirement(permitted=frozenset({Verdict.AC})),),
-    "rejected": (Requirement(required=_REJECTED),),
-    "wrong-answer": (Requirement(permitted=frozenset({Verdict.AC, Verdict.WA}),
-                                 required=frozenset({Verdict.WA})),),
-    "presentation-error": (Requirement(permitted=frozenset({Verdict.AC, Verdict.WA}),
-                                       required=frozenset({Verdict.WA}),
-                                       message="presentation error"),),
-    "time-limit-exceeded": (Requirement(permitted=frozenset({Verdict.AC, Verdict.TLE}),
-                                        required=frozenset({Verdict.TLE})),),
-    "time-limit-exceeded-or-accepted": (
-        Requirement(permitted=frozenset({Verdict.AC, Verdict.TLE})),),
-    "time-limit-exceeded-or-memory-limit-exceeded": (
-        Requirement(permitted=frozenset({Verdict.AC, Verdict.TLE, Verdict.MLE}),
-                    required=frozenset({Verdict.TLE, Verdict.MLE})),),
-    "memory-limit-exceeded": (Requirement(permitted=frozenset({Verdict.AC, Verdict.MLE}),
-                                          required=frozenset({Verdict.MLE})),),
-    "failed": (Requirement(permitted=frozenset({Verdict.AC, Verdict.RE}),
-                           required=frozenset({Verdict.RE})),),
-    "do-not-run": (),
-}
-
+from pipeline.verdicts import POLYGON_TAGS
 
 # The most bytes a problem.xml may have (Polygon's are a few KB; as much as a YAML file of a
 # package may have).
@@ -227,11 +201,11 @@ def load_polygon(root: Path, build_dir: Path, short_name: str | None = None) -> 
     submissions = []
     for node in xml.findall("./assets/solutions/solution"):
         tag = node.get("tag") or ""
-        if tag not in TAG_RULES:
+        if tag not in POLYGON_TAGS:
             raise PackageError("problem.xml", "solution-tag", f"unknown solution tag {tag!r}; "
-                               f"known: {', '.join(TAG_RULES)}", line=_line_of(node))
+                               f"known: {', '.join(POLYGON_TAGS)}", line=_line_of(node))
         path, declared = _source(node, root, "solution")
-        rules = TAG_RULES[tag]
+        rules = tuple(Requirement(**rule) for rule in POLYGON_TAGS[tag])
         submissions.append(_program(path, declared, "submission", str(path.relative_to(root)),
                                     (), expectation=Expectation(tag, "tag", rules) if rules
                                     else None))

@@ -36,10 +36,9 @@ from pipeline.packages.model import (
 from pipeline.problems.identity import case_id_of
 from pipeline.programs.contained import data_folder_hidden
 from pipeline.programs.external import hide_from_submissions, scratch_root
-from pipeline.programs.jobs import Job, Outcome, SolverSpec, Status
+from pipeline.programs.jobs import STOPPED, Job, Outcome, SolverSpec
 from pipeline.programs.languages import Build
 from pipeline.programs.parallel import on_cores
-from pipeline.verdicts import Verdict
 
 if TYPE_CHECKING:
     from pipeline.packages.problem import PackageProblem
@@ -50,10 +49,6 @@ _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
 # package, the submission, the limit judged at): their verdict at either limit is TLE
 # whatever their other cases do, so those are stopped at the judged limit.
 _timed_out_at_high: set[tuple[Path, str, float | None]] = set()
-
-# The run layer's status for each judged verdict (what the pool reports besides the verdict).
-STATUS: dict[Verdict, Status] = {Verdict.TLE: "tle", Verdict.MLE: "mle", Verdict.RE: "re",
-                                  Verdict.OLE: "ole", Verdict.SKIP: "skip"}
 
 
 def package_case(problem: PackageProblem, text: str) -> TestCase | None:
@@ -177,7 +172,7 @@ def judge_external(job: Job, problem: PackageProblem) -> Outcome:
     problem, package = _package_of(problem)
     spec = job.solver
     program = spec.program or Program(name=spec.name)
-    build = Build(program=program, status="ok", argv=spec.argv, language=None, message="",
+    build = Build(program=program, verdict=None, argv=spec.argv, language=None, message="",
                   directory=None, cached=True, memory_by_rlimit=spec.memory_mb is not None)
     limits = RunLimits(time_s=spec.timeout_s,
                        memory_mb=spec.memory_mb or package.limits.memory_mb,
@@ -213,7 +208,10 @@ def _outside_case(package: Package, job: Job, scratch: Path) -> TestCase:
 
 
 def outcome_of(job: Job, result: CaseResult) -> Outcome:
-    return Outcome(job.key, STATUS.get(result.verdict, "ok"), answer=result.answer,
+    """The outcome of a judged run: its verdict when it did not end by itself (`STOPPED`),
+    the judgement (AC, WA, ...) always."""
+    verdict = result.verdict if result.verdict in STOPPED else None
+    return Outcome(job.key, verdict, answer=result.answer,
                    wall_ms=result.wall_s * 1000, cpu_ms=result.cpu_s * 1000,
                    peak_rss_kb=result.peak_rss_kb or None,
                    error=result.message or None, judgement=result)

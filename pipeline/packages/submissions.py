@@ -377,7 +377,7 @@ def _derivation_pass(problem: PackageProblem, package: Package, jobs: list[Job],
         waiting.discard(job.key)
         result = outcome.judgement
         if result is None:  # not run: skipped after a failure (or its worker was lost)
-            cut_short = cut_short or (outcome.status == "skip" and job.key in deriving)
+            cut_short = cut_short or (outcome.verdict is Verdict.SKIP and job.key in deriving)
         else:
             if stops_fail_fast(result.verdict):
                 failed.add(job.solver.name)
@@ -527,8 +527,8 @@ def not_runnable(problem: PackageProblem, names: tuple[str, ...]) -> str | None:
     has no toolchain here), each built now; None when all can."""
     for name in names:
         build = submission_build(problem, name)
-        if build.status in ("CE", "SKIP"):
-            return (f"submission {name} cannot be run ({build.status}): "
+        if not build.ok:  # CE or SKIP
+            return (f"submission {name} cannot be run ({build.verdict}): "
                     f"{build.message.strip()[:300]}")
     return None
 

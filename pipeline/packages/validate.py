@@ -32,6 +32,7 @@ from pipeline.programs.languages import Build, run_argv
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.programs.program import Program
 from pipeline.untrusted import LeftBehind, read_regular
+from pipeline.verdicts import Verdict
 
 MESSAGE_KEEP = 100
 OVERVIEW_FLAG = "--testOverviewLogFileName"  # testlib validators: write the test overview log
@@ -193,7 +194,7 @@ def validate_input(validators: list[Build] | tuple[Build, ...], input_path: Path
     """Run every validator on the input; `args_for(name)` gives each validator's arguments."""
     rejections = []
     for build in validators:
-        if build.status == "SKIP":  # cannot run here: the package's notes say so once
+        if build.verdict is Verdict.SKIP:  # cannot run here: the package's notes say so once
             continue
         rejection = run_input_validator(build, input_path, tuple(args_for(build.program.name)),
                                         convention=build.program.convention, time_s=time_s,
@@ -210,7 +211,7 @@ def validate_answer(validators: list[Build] | tuple[Build, ...], input_path: Pat
     42 valid; a checktestdata or viva one reads the answer alone)."""
     rejections = []
     for build in validators:
-        if build.status == "SKIP":
+        if build.verdict is Verdict.SKIP:
             continue
         reads_answer_alone = build.program.language in ("checktestdata", "viva")
         args = () if reads_answer_alone else (str(input_path),)

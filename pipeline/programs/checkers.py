@@ -33,14 +33,14 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pipeline.errors import UserError
 from pipeline.programs.languages import Build, run_argv
 from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
 from pipeline.untrusted import LeftBehind, excerpt, kind_of, read_regular
+from pipeline.verdicts import Verdict
 
-CheckVerdict = Literal["AC", "WA", "JE"]
 WHITESPACE = frozenset(b" \t\n\v\f\r")
 MESSAGE_KEEP = 2000
 # glibc's scanf also takes an exponent marker with no digits after it ("1e", "1e+", "0x1p")
@@ -53,7 +53,7 @@ _SPECIAL = re.compile(rb"[+-]?(inf|infinity|nan(\([0-9A-Za-z_]*\))?)", re.IGNORE
 class CheckResult:
     """What the answer check said about one output."""
 
-    verdict: CheckVerdict
+    verdict: Verdict  # AC, WA or JE
     message: str = ""
     score: float | None = None             # score.txt, or a testlib checker's points
     score_multiplier: float | None = None  # score_multiplier.txt
@@ -140,7 +140,7 @@ def default_validate(answer: bytes, output: bytes,
     try:
         flags = parse_default_flags(args)
     except FlagError as error:
-        return CheckResult("JE", f"default output validator: {error}")
+        return CheckResult(Verdict.JE, f"default output validator: {error}")
     state = {"judge_line": 1, "team_line": 1}
 
     def wrong(reason: str) -> _WrongAnswer:
@@ -218,8 +218,8 @@ def default_validate(answer: bytes, output: bytes,
                 j += 1
             raise wrong(f"Trailing output:\n{output[start:j].decode('latin-1')}")
     except _WrongAnswer as verdict:
-        return CheckResult("WA", str(verdict))
-    return CheckResult("AC")
+        return CheckResult(Verdict.WA, str(verdict))
+    return CheckResult(Verdict.AC)
 
 
 # -- custom output validators (Kattis) ----------------------------------------------------------
@@ -246,7 +246,7 @@ def read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> Chec
     try:
         return _read_feedback(process, feedback_dir, what)
     except LeftBehind as error:
-        return CheckResult("JE", error.left_by(what, feedback_dir))
+        return CheckResult(Verdict.JE, error.left_by(what, feedback_dir))
 
 
 def _read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> CheckResult:
@@ -254,28 +254,29 @@ def _read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> Che
     team_message = _read_text(feedback_dir / "teammessage.txt").strip()
     if process.exit_code not in (42, 43) or process.error:  # error: it filled its folders
         detail = message or process.output
-        return CheckResult("JE", f"{describe_failure(process, what)} (42 or 43 expected)"
+        return CheckResult(Verdict.JE, f"{describe_failure(process, what)} (42 or 43 expected)"
                            + (f": {excerpt(detail, MESSAGE_KEEP)}" if detail else ""))
     score_path, multiplier_path = feedback_dir / "score.txt", feedback_dir / "score_multiplier.txt"
     score_exists = kind_of(score_path) is not None
     multiplier_exists = kind_of(multiplier_path) is not None
     if process.exit_code == 43:
         if score_exists or multiplier_exists:
-            return CheckResult("JE", f"{what} rejected the output but wrote "
+            return CheckResult(Verdict.JE, f"{what} rejected the output but wrote "
                                f"{'score.txt' if score_exists else 'score_multiplier.txt'}")
-        return CheckResult("WA", message[:MESSAGE_KEEP], team_message=team_message)
+        return CheckResult(Verdict.WA, message[:MESSAGE_KEEP], team_message=team_message)
     score = multiplier = None
     if score_exists and multiplier_exists:
-        return CheckResult("JE", f"{what} wrote both score.txt and score_multiplier.txt")
+        return CheckResult(Verdict.JE, f"{what} wrote both score.txt and score_multiplier.txt")
     if score_exists:
         score, error = _read_number(score_path)
         if score is None or score < 0:  # (None: `error` says why)
-            return CheckResult("JE", f"{what}: {error or 'score.txt holds a negative score'}")
+            return CheckResult(Verdict.JE, f"{what}: {error or 'score.txt holds a negative score'}")
     if multiplier_exists:
         multiplier, error = _read_number(multiplier_path)
         if multiplier is None or not 0 <= multiplier <= 1:  # (None: `error` says why)
-            return CheckResult("JE", f"{what}: {error or 'score_multiplier.txt is outside [0, 1]'}")
-    return CheckResult("AC", message[:MESSAGE_KEEP], score=score, score_multiplier=multiplier,
+            return CheckResult(Verdict.JE,
+                               f"{what}: {error or 'score_multiplier.txt is outside [0, 1]'}")
+    return CheckResult(Verdict.AC, message[:MESSAGE_KEEP], score=score, score_multiplier=multiplier,
                        team_message=team_message)
 
 
@@ -288,7 +289,7 @@ def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
     `feedback_dir` is a feedback folder that outlives the run (a multi-pass case's, where the
     validator keeps its state and writes `nextpass.in`); without it the run gets a fresh one."""
     if not validator.ok:
-        return CheckResult("JE", f"output validator {validator.program.name} did not build: "
+        return CheckResult(Verdict.JE, f"output validator {validator.program.name} did not build: "
                            f"{validator.message[:MESSAGE_KEEP]}")
     scratch = Path(tempfile.mkdtemp(prefix="validate-", dir=workdir))
     try:
@@ -314,23 +315,23 @@ def testlib_verdict(process: ProcessResult, what: str) -> CheckResult:
     message = process.stderr.strip()[:MESSAGE_KEEP]
     code = process.exit_code
     if code == 0:
-        return CheckResult("AC", message)
+        return CheckResult(Verdict.AC, message)
     if code == 1:
-        return CheckResult("WA", message)
+        return CheckResult(Verdict.WA, message)
     if code == 2:
-        return CheckResult("WA", f"presentation error: {message}")
+        return CheckResult(Verdict.WA, f"presentation error: {message}")
     if code == 8:
-        return CheckResult("WA", f"unexpected end of file: {message}")
+        return CheckResult(Verdict.WA, f"unexpected end of file: {message}")
     if code == 7:
         match = _POINTS.match(message)
         points = parse_float(match.group(1).encode()) if match else None
         if points is None:
-            return CheckResult("JE", f"{what} exited with 7 (points) but printed no points: "
+            return CheckResult(Verdict.JE, f"{what} exited with 7 (points) but printed no points: "
                                f"{message!r}")
-        return CheckResult("AC", message, score=points)
+        return CheckResult(Verdict.AC, message, score=points)
     if code == 3:
-        return CheckResult("JE", f"{what} failed (FAIL, exit code 3): {message}")
-    return CheckResult("JE", f"{describe_failure(process, what)}"
+        return CheckResult(Verdict.JE, f"{what} failed (FAIL, exit code 3): {message}")
+    return CheckResult(Verdict.JE, f"{describe_failure(process, what)}"
                        + (f": {message}" if message else ""))
 
 
@@ -339,7 +340,7 @@ def run_testlib_checker(checker: Build, input_path: Path, output_path: Path, ans
                         workdir: Path | None = None) -> CheckResult:
     """Run `checker input output answer` and read testlib's verdict."""
     if not checker.ok:
-        return CheckResult("JE", f"checker {checker.program.name} did not build: "
+        return CheckResult(Verdict.JE, f"checker {checker.program.name} did not build: "
                            f"{checker.message[:MESSAGE_KEEP]}")
     scratch = Path(tempfile.mkdtemp(prefix="check-", dir=workdir))
     try:

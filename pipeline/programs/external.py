@@ -50,6 +50,7 @@ from pipeline.programs.contained import ChildTracker, Limits, Measured  # noqa: 
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.programs.processes import become_subreaper
 from pipeline.untrusted import excerpt, read_ends
+from pipeline.verdicts import Verdict
 
 STDERR_KEEP = 2000  # bytes read of each end of a program's stderr (`read_ends`)
 _ALLOCATION_FAILURE = ("bad_alloc", "MemoryError", "Cannot allocate memory", "out of memory")
@@ -283,14 +284,14 @@ def _signal_reason(number: int, spec: SolverSpec) -> str:
 def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
     spec = job.solver
     if measured.setup_error is not None:
-        return Outcome(job.key, "re", error=f"the launcher could not run the case: "
+        return Outcome(job.key, Verdict.RE, error=f"the launcher could not run the case: "
                        f"{measured.setup_error}")
     if measured.start_error is not None:
         hint = ""
         if spec.sandbox and "Permission denied" in measured.start_error:
             hint = " (the sandbox shows it read-only; --sandbox off runs it as it is)"
-        return Outcome(job.key, "re", error=f"cannot start {spec.argv[0] if spec.argv else ''!r}"
-                       f": {measured.start_error}{hint}")
+        return Outcome(job.key, Verdict.RE, error="cannot start "
+                       f"{spec.argv[0] if spec.argv else ''!r}: {measured.start_error}{hint}")
     # it ran and was reaped (else a setup error): its status and figures are known
     assert measured.status is not None and measured.cpu_ms is not None
     assert measured.rss_kb is not None
@@ -301,29 +302,31 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
     common: dict[str, Any] = dict(wall_ms=measured.wall_ms, cpu_ms=cpu_ms, peak_rss_kb=rss_kb,
                                   exit_code=code)
     if measured.killed == "cpu" or code == -signal.SIGXCPU or cpu_ms > spec.timeout_s * 1000:
-        return Outcome(job.key, "tle", error=cpu_over_message(spec.timeout_s, cpu_ms), **common)
+        return Outcome(job.key, Verdict.TLE, error=cpu_over_message(spec.timeout_s, cpu_ms),
+                       **common)
     if measured.killed == "wall" and spec.own_wall_s is not None:
-        return Outcome(job.key, "tle", error=f"wall clock {spec.own_wall_s:g} s reached (its "
-                       f"waits for a core not counted; {(cpu_ms or 0) / 1000:.2f} s of CPU used)",
-                       **common)
+        return Outcome(job.key, Verdict.TLE, error=f"wall clock {spec.own_wall_s:g} s reached "
+                       f"(its waits for a core not counted; {(cpu_ms or 0) / 1000:.2f} s of CPU "
+                       "used)", **common)
     if measured.killed == "wall":
-        return Outcome(job.key, "tle", error=wall_cap_message(spec.timeout_s, cpu_ms), **common)
-    if measured.killed == "term":
-        return Outcome(job.key, "re", error="stopped: the worker was told to stop", **common)
-    if measured.written_full:
-        return Outcome(job.key, "ole", error=f"wrote more than {spec.output_limit_bytes} bytes "
-                       "into its folder and /tmp", **common)
-    if code == -signal.SIGXFSZ or out_size >= spec.output_limit_bytes:
-        return Outcome(job.key, "ole", error=f"output exceeded {spec.output_limit_bytes} bytes",
+        return Outcome(job.key, Verdict.TLE, error=wall_cap_message(spec.timeout_s, cpu_ms),
                        **common)
+    if measured.killed == "term":
+        return Outcome(job.key, Verdict.RE, error="stopped: the worker was told to stop", **common)
+    if measured.written_full:
+        return Outcome(job.key, Verdict.OLE, error=f"wrote more than "
+                       f"{spec.output_limit_bytes} bytes into its folder and /tmp", **common)
+    if code == -signal.SIGXFSZ or out_size >= spec.output_limit_bytes:
+        return Outcome(job.key, Verdict.OLE,
+                       error=f"output exceeded {spec.output_limit_bytes} bytes", **common)
     if code != 0:
         memory = spec.memory_mb * MB if spec.memory_mb else None
         own_peak = rss_kb > measured.floor_kb  # else it may be the worker's image at the fork
         near_limit = memory is not None and own_peak and rss_kb * 1024 >= 0.9 * memory
         if memory is not None and (near_limit or any(s in stderr for s in _ALLOCATION_FAILURE)):
-            return Outcome(job.key, "mle", error=f"memory limit {spec.memory_mb} MB: "
+            return Outcome(job.key, Verdict.MLE, error=f"memory limit {spec.memory_mb} MB: "
                            f"{excerpt(stderr, 200)}", **common)
         reason = _signal_reason(-code, spec) if code < 0 else f"exit code {code}"
-        return Outcome(job.key, "re", error=f"{reason}: {excerpt(stderr)}", **common)
+        return Outcome(job.key, Verdict.RE, error=f"{reason}: {excerpt(stderr)}", **common)
     answer = (private / "stdout").read_bytes().decode("utf-8", "replace")
-    return Outcome(job.key, "ok", answer=answer, **common)
+    return Outcome(job.key, answer=answer, **common)

@@ -20,7 +20,8 @@ from pipeline.programs.program import Program
 from pipeline.verdicts import Verdict
 
 SolverKind = Literal["stage", "external", "submission"]
-Status = Literal["ok", "tle", "mle", "re", "ole", "skip"]
+# The verdicts an outcome carries itself: a run stopped before its end, or not run at all.
+STOPPED = frozenset({Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE, Verdict.SKIP})
 
 
 @dataclass(frozen=True)
@@ -98,10 +99,12 @@ class Judgement(Protocol):
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened when a job ran (grading against the expected answer is the runner's)."""
+    """What happened when a job ran (grading against the expected answer is the runner's):
+    `verdict` is one of `STOPPED` when the run did not end by itself or did not run; None
+    when it ran to its end, its answer still to be graded (or judged there: `judgement`)."""
 
     key: int
-    status: Status
+    verdict: Verdict | None = None
     answer: str | None = None
     wall_ms: float | None = None
     cpu_ms: float | None = None

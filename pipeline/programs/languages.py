@@ -71,7 +71,7 @@ import threading
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pipeline.fsutil import atomic_write, file_sha256
 from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
@@ -85,6 +85,7 @@ from pipeline.untrusted import (
     read_regular,
     write_regular,
 )
+from pipeline.verdicts import Verdict
 
 
 @dataclass(frozen=True)
@@ -268,10 +269,10 @@ def main_file(program: Program, sources: list[str]) -> str:
 
 @dataclass(frozen=True)
 class Build:
-    """A program ready to run (`status == "ok"`), or why it is not (`CE`, `SKIP`)."""
+    """A program ready to run (`verdict` None), or why it is not (`CE`, `SKIP`)."""
 
     program: Program
-    status: Literal["ok", "CE", "SKIP"]
+    verdict: Verdict | None
     argv: tuple[str, ...]
     language: str | None
     message: str
@@ -281,7 +282,25 @@ class Build:
 
     @property
     def ok(self) -> bool:
-        return self.status == "ok"
+        return self.verdict is None
+
+
+# A build's `status` in its cached result.json (and a validator test's identity): BUILT, or
+# its verdict (CE).
+BUILT = "ok"
+
+
+def built_verdict(status: str) -> Verdict | None:
+    """The verdict a cached build's `status` says (None: built)."""
+    return None if status == BUILT else Verdict.from_string(status)
+
+
+def build_status(verdict: Verdict | None) -> str:
+    """A build's `status` as its cached result.json says it (`built_verdict` reads it)."""
+    return BUILT if verdict is None else verdict.value
+
+
+_CE = build_status(Verdict.CE)
 
 
 # How each tool is asked for its version (the rest answer `--version`).
@@ -439,14 +458,14 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
         code = program.language or detect_language([f for _, f in pairs])
         lang = LANGUAGES.get(code or "")
     if code is None:
-        return Build(program, "CE", (), None, f"cannot determine the language of "
+        return Build(program, Verdict.CE, (), None, f"cannot determine the language of "
                      f"{program.name} from its files: {', '.join(names) or 'none'}", None, False)
     key = _hash(program, code, lang, pairs)
     final = cache_dir / "builds" / key[:32]
     cached = _read_result(program, final, code, lang)
     missing = toolchain_missing(code, building=cached is None, compiling=cached is None)
     if missing:
-        return Build(program, "SKIP", (), code, missing, None, False)
+        return Build(program, Verdict.SKIP, (), code, missing, None, False)
     if cached is not None:
         return cached
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -458,7 +477,7 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
         failing = _build_into(program, code, lang, pairs, final, key, compile_time_s,
                               compile_memory_mb, sandbox, hidden)
     if failing:
-        return Build(program, "SKIP", (), code, failing, None, False)
+        return Build(program, Verdict.SKIP, (), code, failing, None, False)
     built = _read_result(program, final, code, lang, cached=False)
     assert built is not None, f"build of {program.name} vanished from {final}"
     return built
@@ -483,14 +502,14 @@ def _build_into(program: Program, language: str, lang: Language | None,
             hidden = (*hidden, *submission_hidden())
         result = _compile(program, language, lang, work, [name for name, _ in pairs],
                           compile_time_s, compile_memory_mb, sandbox, hidden)
-        if result["status"] == "CE":
+        if result["status"] == _CE:
             failing = toolchain_missing(language)  # the compiler asked its version now
             if failing:
                 return failing
         left = kind_of(work / "result.json")  # the build's own file of the pipeline's name
         if left is not None:
             if left != "a regular file":
-                result = {"status": "CE", "run": [], "message": LeftBehind(
+                result = {"status": _CE, "run": [], "message": LeftBehind(
                     work / "result.json", left, WRITTEN).left_by(_builder(language))}
             if left == "a folder":
                 shutil.rmtree(work / "result.json")
@@ -530,19 +549,19 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
             done = run_build(["/bin/sh", "./build"], work, time_s=time_s,
                              memory_mb=memory_mb, sandbox=sandbox, hidden=hidden)
             if done.exit_code != 0:
-                return {"status": "CE", "run": [], "message": describe_failure(
+                return {"status": _CE, "run": [], "message": describe_failure(
                     done, "build script") + "\n" + done.output}
         run_script = work / "run"
         if kind_of(run_script) is None:
-            return {"status": "CE", "run": [], "message": "the build script made no `run` file"}
+            return {"status": _CE, "run": [], "message": "the build script made no `run` file"}
         try:  # (made executable here, outside the build's containment: never through a link)
             chmod_regular(run_script, 0o755, "it is not run")
         except LeftBehind as error:
-            return {"status": "CE", "run": [], "message": error.left_by(_builder(language))}
-        return {"status": "ok", "run": ["{dir}/run"], "message": ""}
+            return {"status": _CE, "run": [], "message": error.left_by(_builder(language))}
+        return {"status": BUILT, "run": ["{dir}/run"], "message": ""}
     if language == SCRIPT:
         (work / names[0]).chmod(0o755)
-        return {"status": "ok", "run": ["{dir}/" + names[0]], "message": ""}
+        return {"status": BUILT, "run": ["{dir}/" + names[0]], "message": ""}
     assert lang is not None, f"no language {language!r}"
     sources = [n for n in names if any(fnmatch.fnmatchcase(Path(n).name, p)
                                        for p in lang.patterns)]
@@ -560,12 +579,12 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
         try:
             argv = _expand(lang.compile, values, sources)
         except (KeyError, IndexError, ValueError) as error:
-            return {"status": "CE", "run": [], "message": f"the build command has a field "
+            return {"status": _CE, "run": [], "message": f"the build command has a field "
                     f"that is not {{exe}} or {{source}}: {error}"}
         if argv[:3] == [sys.executable, "-m", "py_compile"]:
             failure, message = _byte_compile_here(work, argv[3:])
             if failure is not None:
-                return {"status": "CE", "run": [], "message": "the compiler exited with code "
+                return {"status": _CE, "run": [], "message": "the compiler exited with code "
                         f"1\n{message}{failure}"}
         else:
             done = run_build(argv, work, time_s=time_s,
@@ -573,16 +592,16 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
                              sandbox=sandbox, hidden=hidden)
             message = done.output
             if done.exit_code != 0:
-                return {"status": "CE", "run": [], "message": describe_failure(
+                return {"status": _CE, "run": [], "message": describe_failure(
                     done, "the compiler") + ("\n" + message if message else "")}
     run_values = dict(values, binary="{dir}/program.bin", path="{dir}",
                       mainfile="{dir}/" + mainfile)
     try:
         run = _expand(lang.run, run_values, sources)
     except (KeyError, IndexError, ValueError) as error:
-        return {"status": "CE", "run": [], "message": f"the run command has a field that is "
+        return {"status": _CE, "run": [], "message": f"the run command has a field that is "
                 f"not {{exe}} or {{source}}: {error}"}
-    return {"status": "ok", "run": run, "message": message}
+    return {"status": BUILT, "run": run, "message": message}
 
 
 def _builder(language: str) -> str:
@@ -619,13 +638,13 @@ def _read_result(program: Program, final: Path, language: str, lang: Language | 
     try:
         data = json.loads(read_regular(final / "result.json") or b"")
     except LeftBehind as error:  # (a build cached before links there were refused)
-        return Build(program, "CE", (), language, f"{error}: remove {final} to build it "
+        return Build(program, Verdict.CE, (), language, f"{error}: remove {final} to build it "
                      "again", final, cached)
     except (OSError, ValueError):
         return None
     argv = tuple(part.replace("{dir}", str(final)) for part in data["run"])
-    return Build(program, data["status"], argv, language, data["message"], final, cached,
-                 memory_by_rlimit=lang.memory_by_rlimit if lang else True)
+    return Build(program, built_verdict(data["status"]), argv, language, data["message"], final,
+                 cached, memory_by_rlimit=lang.memory_by_rlimit if lang else True)
 
 
 def run_argv(build: Build, memory_mb: int) -> tuple[str, ...]:

@@ -166,8 +166,8 @@ def _cpu_s() -> float:
 
 
 def _check(outcome) -> None:
-    if outcome.status != "ok":
-        raise RuntimeError(f"run_external: {outcome.status}: {outcome.error}")
+    if outcome.verdict is not None:
+        raise RuntimeError(f"run_external: {outcome.verdict}: {outcome.error}")
 
 
 def measure(root: Path, cases: int, rounds: int, names: tuple[str, ...] | None = None

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pipeline.verdicts import TIMED, names
+from pipeline.verdicts import TIMED, Verdict, names
 
 FIXED_COST_FACTOR = 5.0
 MIN_SIZES = 3
@@ -142,7 +142,7 @@ def fit_above_fixed_cost(by_size: Sequence[SizePoint],
 def growth_series(results: pl.DataFrame) -> list[Series]:
     """One series per solver (in order of appearance) from collapsed results of one problem
     (columns `solver`, `size`, `wall_ms`, `verdict`)."""
-    sized = results.filter((pl.col("verdict") != "SKIP") & (pl.col("size") > 0))
+    sized = results.filter((pl.col("verdict") != Verdict.SKIP.value) & (pl.col("size") > 0))
     timed = sized.filter(pl.col("verdict").is_in(TIMED_NAMES) & (pl.col("wall_ms") > 0))
     untimed = sized.filter(~pl.col("verdict").is_in(TIMED_NAMES))
     series = []

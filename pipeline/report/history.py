@@ -20,7 +20,7 @@ import polars as pl
 from pipeline.report.limits import known_wrong
 from pipeline.tables.results import read_run_results
 from pipeline.tables.runs import finished_runs
-from pipeline.verdicts import FAILURES, SEVERITY, names
+from pipeline.verdicts import FAILURES, SEVERITY, Verdict, names
 
 NIGHTLY_COMMAND = "pipeline nightly"
 HISTORY_NIGHTS = 20
@@ -58,7 +58,7 @@ def night_totals(data_dir: Path, run: dict) -> NightTotals:
         pl.col("verdict").sort_by(severity).first(),
         pl.coalesce(pl.col("cpu_ms").median(), pl.col("wall_ms").median()).alias("ms"))
     totals = per_case.group_by("solver").agg(
-        pl.col("ms").filter(pl.col("verdict") != "SKIP").sum().alias("cpu_ms"),
+        pl.col("ms").filter(pl.col("verdict") != Verdict.SKIP.value).sum().alias("cpu_ms"),
         pl.col("verdict").is_in(names(FAILURES)).sum().alias("failures"))
     return NightTotals(
         run_id=run["run_id"], started_at=run.get("started_at"), cases=run.get("cases") or 0,

@@ -30,7 +30,7 @@ from pipeline.errors import UnknownName
 from pipeline.report import load
 from pipeline.report.limits import known_wrong
 from pipeline.tables.runs import resolve_runs
-from pipeline.verdicts import ANSWERED, names
+from pipeline.verdicts import ANSWERED, Verdict, names
 
 INPUT_CHARS = 400
 INPUT_LINES = 12
@@ -113,7 +113,7 @@ def find_mismatches(data_dir: Path, problem: str | None = None,
             "run_id", "problem", "case_id", "solver", "answer", "size", "verdict").iter_rows():
         key = (run_id, problem_id, case_id)
         expected = info.get((problem_id, case_id), {}).get("expected")
-        if problem_id in judged and verdict == "AC" and expected is not None:
+        if problem_id in judged and verdict == Verdict.AC.value and expected is not None:
             answer = expected  # the package's checker accepted it: it is the expected answer
         by_case.setdefault(key, []).append((solver, answer))
         sizes.setdefault(key, size)

@@ -19,6 +19,7 @@ from pipeline.report import load
 from pipeline.report.limits import time_limit_s
 from pipeline.report.mismatches import case_groups, where
 from pipeline.tables.runs import resolve_runs
+from pipeline.verdicts import Verdict
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = 
     `problem`)."""
     runs = resolve_runs(data_dir, run_ids, problem)
     results = load.collapsed_results(data_dir, runs, problem, solver).filter(
-        (pl.col("verdict") != "SKIP") & pl.col("wall_ms").is_not_null())
+        (pl.col("verdict") != Verdict.SKIP.value) & pl.col("wall_ms").is_not_null())
     if results.is_empty():
         return []
     slowest = results.with_columns(

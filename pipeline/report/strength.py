@@ -29,16 +29,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from pipeline.report.limits import known_wrong
-from pipeline.verdicts import FAILURES, Verdict
+from pipeline.verdicts import FAILURES, SPELLINGS, Verdict
 
 EXACT_MAX_PROGRAMS = 16
-_KILLS_BY_EXPECTATION: dict[str, frozenset[str]] = {
-    "wrong_answer": frozenset({"WA"}),
-    "time_limit_exceeded": frozenset({"TLE"}),
-    "run_time_error": frozenset({"RE", "MLE", "OLE"}),
-    "memory_limit_exceeded": frozenset({"MLE"}),
-    "output_limit_exceeded": frozenset({"OLE"}),
-}
 _ANY_FAILURE = frozenset(v.value for v in FAILURES if v is not Verdict.CE)
 
 
@@ -84,7 +77,10 @@ def kill_verdicts(why: str) -> frozenset[str]:
     """The verdicts that kill a wrong program, from what is said to be wrong with it."""
     prefix = "expected to be "
     if why.startswith(prefix):
-        return _KILLS_BY_EXPECTATION.get(why[len(prefix):].strip(), _ANY_FAILURE)
+        expected = SPELLINGS["expected folder"].get(why[len(prefix):].strip())
+        if expected is not None:  # MLE and OLE count as RE, as Kattis counts them
+            also = (Verdict.MLE, Verdict.OLE) if expected is Verdict.RE else ()
+            return frozenset(v.value for v in (expected, *also))
     return _ANY_FAILURE
 
 

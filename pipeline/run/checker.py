@@ -58,8 +58,8 @@ def check_answer(problem: Problem, input_text: str, expected: str | None,
             result = run_output_validator(build, paths["input"], paths["answer"],
                                           paths["output"], checker.args, time_s=CHECK_TIME_S,
                                           memory_mb=CHECK_MEMORY_MB, workdir=folder)
-    if result.verdict == "AC":
+    if result.verdict is Verdict.AC:
         return Verdict.AC, None
-    if result.verdict == "WA":
+    if result.verdict is Verdict.WA:
         return Verdict.WA, result.message or "the checker rejected the answer"
     return Verdict.JE, f"checker {checker.program.name}: {result.message}"

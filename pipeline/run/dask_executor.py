@@ -84,6 +84,7 @@ from pipeline.run.executors import (
 )
 from pipeline.run.worker import PROGRESS_FIELDS, worker_main
 from pipeline.run.workerserver import ServedProcess
+from pipeline.verdicts import Verdict
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster
@@ -351,7 +352,7 @@ class GamebenchPlugin(_PluginBase):
             killed = [d for d in deaths if d.get("job") == index]
             if len(killed) >= KILLS_TO_GIVE_UP:
                 workers = ", ".join(f"{d['worker']} on {d['host']}" for d in killed)
-                outcomes.append(Outcome(job.key, "re", error=(
+                outcomes.append(Outcome(job.key, Verdict.RE, error=(
                     f"killed its worker {'twice' if len(killed) == 2 else f'{len(killed)} times'}"
                     f": the Dask worker running it died each time ({workers})")))
                 continue
@@ -688,7 +689,7 @@ class DaskExecutor:
             if len(batch) > 1:
                 alone.extend(batch)
                 return
-            yield batch[0], Outcome(batch[0].key, "re", error=(
+            yield batch[0], Outcome(batch[0].key, Verdict.RE, error=(
                 f"killed its worker: the Dask scheduler gave up after "
                 f"{error.allowed_failures + 1} workers died running it"))
             return

@@ -42,6 +42,7 @@ from pipeline.programs.jobs import Job, JobMap, Outcome, Skip
 from pipeline.programs.processes import cpu_seconds
 from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker_main
 from pipeline.run.workerserver import ServedProcess, SharedDoubles, start_server
+from pipeline.verdicts import Verdict
 
 # Extra seconds a worker gets past an external program's wall-clock backstop (that of the
 # launcher, `contained.backstop_s`) before the parent kills it. External programs are stopped
@@ -75,7 +76,7 @@ class Executor(JobMap, Protocol):
             one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
         """Run every job; yield each with its outcome as soon as it is known. A job for
         which `skip` (asked just before the job would be sent to a worker) gives a reason is
-        not run: it is yielded at once with status `skip` and that reason. The jobs of the
+        not run: it is yielded at once with verdict SKIP and that reason. The jobs of the
         solvers named in `one_at_a_time` run one after another (each sent, in its order,
         once the one before has come back), beside the rest: a program expected to fail,
         stopped at its first failure (`--fail-fast`), runs no case past it."""
@@ -114,7 +115,7 @@ def skipped(batch: list[Job], skip: Skip | None) -> tuple[list[Job], list[tuple[
         if reason is None:
             kept.append(job)
         else:
-            passed.append((job, Outcome(job.key, "skip", error=reason)))
+            passed.append((job, Outcome(job.key, Verdict.SKIP, error=reason)))
     return kept, passed
 
 
@@ -488,16 +489,16 @@ class LocalPoolExecutor:
         self._retire(worker)
         timeout_s = job.solver.timeout_s
         if reason is None and not worker.ready:
-            outcome = Outcome(job.key, "re", error=f"worker not ready after "
+            outcome = Outcome(job.key, Verdict.RE, error=f"worker not ready after "
                               f"{STARTUP_TIMEOUT_S:g} s")
         elif reason is None and cpu_ms is not None and cpu_ms >= timeout_s * 1000:
-            outcome = Outcome(job.key, "tle", wall_ms=elapsed_ms, cpu_ms=cpu_ms,
+            outcome = Outcome(job.key, Verdict.TLE, wall_ms=elapsed_ms, cpu_ms=cpu_ms,
                               error=cpu_over_message(timeout_s, cpu_ms))
         elif reason is None:
-            outcome = Outcome(job.key, "tle", wall_ms=elapsed_ms, cpu_ms=cpu_ms,
+            outcome = Outcome(job.key, Verdict.TLE, wall_ms=elapsed_ms, cpu_ms=cpu_ms,
                               error=wall_cap_message(timeout_s, cpu_ms))
         else:
-            outcome = Outcome(job.key, "re", wall_ms=elapsed_ms, cpu_ms=cpu_ms, error=reason)
+            outcome = Outcome(job.key, Verdict.RE, wall_ms=elapsed_ms, cpu_ms=cpu_ms, error=reason)
         yield job, outcome
         if rest:
             pending.appendleft(rest)

@@ -325,7 +325,7 @@ def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame,
                           timeout_s=problem.stage_timeout_s(name) * 10)
         jobs = [Job(i, spec, case_id, text) for i, (case_id, text) in enumerate(todo.items())]
         for job, outcome in executor.run(jobs):
-            if outcome.status == "ok" and outcome.answer is not None:  # (ok: it has one)
+            if outcome.verdict is None and outcome.answer is not None:  # (ran: it has one)
                 answers[job.case_id] = (outcome.answer, name)
                 todo.pop(job.case_id)
     if not answers:
@@ -542,8 +542,6 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     return summary
 
 
-_STATUS_VERDICT = {"tle": Verdict.TLE, "mle": Verdict.MLE, "re": Verdict.RE,
-                   "ole": Verdict.OLE, "skip": Verdict.SKIP}
 
 
 def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, executor: Executor,
@@ -611,12 +609,12 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
         judged = outcome.judgement
         verdict, score, message = judged.verdict, judged.score, judged.message or None
         error = None if verdict is Verdict.AC else message
-    elif outcome.status == "ok":
-        assert outcome.answer is not None  # an "ok" outcome carries its answer
+    elif outcome.verdict is None:
+        assert outcome.answer is not None  # an outcome that ran to its end carries its answer
         verdict, difference = check_answer(problem, job.input, expected, outcome.answer)
         error = difference or error
     else:
-        verdict = _STATUS_VERDICT[outcome.status]
+        verdict = outcome.verdict
     return {"run_id": run_id, "problem": problem.id, "case_id": job.case_id,
             "solver": job.solver.name, "repeat": job.repeat, "verdict": verdict.value,
             "answer": outcome.answer, "score": score, "message": message,
@@ -628,12 +626,12 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
 
 def _tally(summary: RunSummary, row: dict) -> None:
     summary.verdicts.setdefault(row["solver"], Counter())[row["verdict"]] += 1
-    if row["verdict"] in ("RE", "MLE", "OLE"):
+    if row["verdict"] in (Verdict.RE, Verdict.MLE, Verdict.OLE):  # (a str equals its verdict)
         line = error_line(row["error"])
         summary.errors.setdefault(row["solver"], Counter())[line] += 1
         if is_start_failure(row["verdict"], row["exit_code"], row["error"]):
             summary.start_errors.setdefault(row["solver"], Counter())[line] += 1
-    if row["wall_ms"] is not None and row["verdict"] != "SKIP":
+    if row["wall_ms"] is not None and row["verdict"] != Verdict.SKIP.value:
         best = summary.slowest.get(row["solver"])
         if best is None or _rank_ms(row["cpu_ms"], row["wall_ms"]) > _rank_ms(*best[:2]):
             summary.slowest[row["solver"]] = (row["cpu_ms"], row["wall_ms"], row["case_id"])

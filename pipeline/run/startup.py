@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from pipeline.untrusted import fatal_line
+from pipeline.verdicts import Verdict
 
 # What an interpreter or a loader says when the program never started (the first error line).
 START_MESSAGES = (
@@ -66,7 +67,7 @@ def error_line(error: str | None) -> str:
 def is_start_failure(verdict: str, exit_code: int | None, error: str | None) -> bool:
     """Whether a result with this verdict, exit code and error is a program that never
     started (see the module docstring)."""
-    if verdict != "RE":
+    if verdict != Verdict.RE.value:
         return False
     text = error or ""
     if text.startswith("cannot start "):

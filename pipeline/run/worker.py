@@ -40,6 +40,7 @@ from pipeline.programs.external import (
 )
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.processes import die_with_parent
+from pipeline.verdicts import Verdict
 
 # Sent once per batch, before its first job starts: the parent's clock for that job starts
 # here, so neither the worker's start-up nor its import of a problem counts as a case's time.
@@ -180,29 +181,29 @@ def run_stage(job: Job) -> Outcome:
         case = problem.parse(job.input)
         refusal = stage.refuses(case)
         if refusal is not None:
-            return Outcome(job.key, "skip", error=refusal)
+            return Outcome(job.key, Verdict.SKIP, error=refusal)
         answer = problem.format_answer(case, stage.solve(case))
     except BeyondLimits as error:
-        return Outcome(job.key, "skip", error=str(error))
+        return Outcome(job.key, Verdict.SKIP, error=str(error))
     except InputError as error:
-        return Outcome(job.key, "re", error=f"input rejected: {error}")
+        return Outcome(job.key, Verdict.RE, error=f"input rejected: {error}")
     except MemoryError:
-        return Outcome(job.key, "mle", error="MemoryError")
+        return Outcome(job.key, Verdict.MLE, error="MemoryError")
     except Exception as error:  # a crashing stage is a verdict, not a crashed run
         frames = traceback.extract_tb(error.__traceback__)
         where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-        return Outcome(job.key, "re", error=f"{type(error).__name__}: {error}{where}")
+        return Outcome(job.key, Verdict.RE, error=f"{type(error).__name__}: {error}{where}")
     wall_ms = (time.perf_counter() - wall) * 1000
     cpu_ms = (time.process_time() - cpu) * 1000
     timeout_s = job.solver.timeout_s
     if cpu_ms > timeout_s * 1000:
-        return Outcome(job.key, "tle", wall_ms=wall_ms, cpu_ms=cpu_ms,
+        return Outcome(job.key, Verdict.TLE, wall_ms=wall_ms, cpu_ms=cpu_ms,
                        error=cpu_over_message(timeout_s, cpu_ms))
     # the cap is on the worker's own clock: its waits for a core are not charged
     if wall_ms - (waited_s(os.getpid()) - waited) * 1000 > wall_cap_s(timeout_s) * 1000:
-        return Outcome(job.key, "tle", wall_ms=wall_ms, cpu_ms=cpu_ms,
+        return Outcome(job.key, Verdict.TLE, wall_ms=wall_ms, cpu_ms=cpu_ms,
                        error=wall_cap_message(timeout_s, cpu_ms))
-    return Outcome(job.key, "ok", answer=answer, wall_ms=wall_ms, cpu_ms=cpu_ms)
+    return Outcome(job.key, answer=answer, wall_ms=wall_ms, cpu_ms=cpu_ms)
 
 
 def execute(job: Job) -> Outcome:

@@ -24,6 +24,7 @@ from pipeline.errors import UserError
 from pipeline.problems import get_problem
 from pipeline.stress.findings import STRESS_GROUP, KeptCase, safe_name
 from pipeline.stress.stress import StressRequest, stress
+from pipeline.verdicts import Verdict
 
 
 class HardenError(UserError):
@@ -120,7 +121,7 @@ def harden(data_dir: Path, request: StressRequest, solvers: tuple[str, ...] = ()
                                  f"the new test is refused: {first.get('source')}: "
                                  f"{first.get('message')} [{first.get('rule')}]"))
             continue
-        why = ("its answer differs from the reference's" if trial.verdict.value == "WA"
+        why = ("its answer differs from the reference's" if trial.verdict is Verdict.WA
                else trial.solver.error or "")
         done.append(Hardened(solver, "added", added, trial.verdict.value,
                              f"{trial.verdict.value} on it: {why}"))

@@ -45,6 +45,7 @@ from pipeline.stress.findings import (
 )
 from pipeline.stress.judge import Judge, Trial, measured_ms, open_judge
 from pipeline.stress.status import Status
+from pipeline.verdicts import Verdict
 
 GROWTH_STARTS = 8
 RECIPE_SAMPLES = 4
@@ -225,7 +226,7 @@ def _climb(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
     seen = {hash(text) for _, _, text in starts}
     width = max(2, 2 * judge.workers)
     while time.monotonic() < deadline:
-        if any(o.status == "tle" for o in timed[slowest]) or best_ms >= timeout_s * 1000:
+        if any(o.verdict is Verdict.TLE for o in timed[slowest]) or best_ms >= timeout_s * 1000:
             summary.status = "timeout"
             return
         summary.rounds += 1

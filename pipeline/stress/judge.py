@@ -11,8 +11,8 @@ one (S left out).
 
 Jobs go through the same executor as runs (`make_executor`: a local pool of workers that
 import the problem once and run batches). S's verdict comes from `pipeline.run.checker`
-(the problem's checker, else its `compare`) with R's answer as the expected one; a non-`ok`
-status of S is its verdict (RE, TLE, MLE, OLE) whatever R does.
+(the problem's checker, else its `compare`) with R's answer as the expected one; a run of S
+that did not end by itself has its own verdict (RE, TLE, MLE, OLE) whatever R does.
 
 A package submission S is judged by the package's own rules (its checker or output validator,
 with the case's group): R runs first, then S with R's answer as the case's answer file, and
@@ -43,12 +43,10 @@ from pipeline.run.startup import error_line, hint, is_start_failure
 from pipeline.verdicts import Verdict
 
 FAILING = frozenset({Verdict.WA, Verdict.RE, Verdict.TLE, Verdict.MLE, Verdict.OLE})
-STATUS_VERDICT = {"tle": Verdict.TLE, "mle": Verdict.MLE, "re": Verdict.RE,
-                  "ole": Verdict.OLE, "skip": Verdict.SKIP}
 # A package's verdicts that say the program could not be run at all.
-NOT_RUN = frozenset({"CE", "SKIP"})
+NOT_RUN = frozenset({Verdict.CE, Verdict.SKIP})
 # A package's verdicts that are S's whatever R answered.
-RUN_FAILURES = frozenset({"TLE", "MLE", "RE", "OLE"})
+RUN_FAILURES = frozenset({Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE})
 
 
 @dataclass(frozen=True)
@@ -71,7 +69,7 @@ class Trial:
     @property
     def expected(self) -> str | None:
         """R's answer (the expected one), when R answered."""
-        if self.reference is not None and self.reference.status == "ok":
+        if self.reference is not None and self.reference.verdict is None:
             return self.reference.answer
         return None
 
@@ -159,7 +157,7 @@ class Judge:
                     solver_outcomes[index] = outcome
                     continue
                 following = (self._next_reference(items[index][0], position + 1)
-                             if outcome.status == "skip" else None)
+                             if outcome.verdict is Verdict.SKIP else None)
                 if following is not None:
                     key = next(keys)
                     where[key] = (index, following)
@@ -183,7 +181,7 @@ class Judge:
     def _answer_file(self, reference: tuple[str, Outcome] | None) -> str | None:
         """What S's package judges it against: R's answer when R answered (an interactive
         package's submissions write none: an empty answer file)."""
-        if reference is not None and reference[1].status == "ok" \
+        if reference is not None and reference[1].verdict is None \
                 and reference[1].answer is not None:
             return reference[1].answer
         return "" if self._interactive else None
@@ -200,15 +198,15 @@ class Judge:
                               reference[1])
         if solver.judgement is not None:
             return self._package_verdict(text, size, solver, outcome, name)
-        if solver.status != "ok":
-            return Trial(text, size, STATUS_VERDICT[solver.status], solver, outcome, name)
+        if solver.verdict is not None:
+            return Trial(text, size, solver.verdict, solver, outcome, name)
         if outcome is None:
             return Trial(text, size, None, solver, None, None,
                          note="no reference accepts the case")
-        if outcome.status != "ok":
+        if outcome.verdict is not None:
             return Trial(text, size, None, solver, outcome, name,
-                         note=f"reference {name}: {outcome.status} {outcome.error or ''}".strip())
-        assert solver.answer is not None  # an "ok" outcome carries its answer
+                         note=f"reference {name}: {outcome.verdict} {outcome.error or ''}".strip())
+        assert solver.answer is not None  # an outcome that ran to its end carries its answer
         verdict, _ = check_answer(self.problem, text, outcome.answer, solver.answer)
         return Trial(text, size, verdict, solver, outcome, name)
 
@@ -219,20 +217,20 @@ class Judge:
         assert judgement is not None  # the caller's condition
         verdict = judgement.verdict
         if verdict in RUN_FAILURES:
-            return Trial(text, size, Verdict(verdict), solver, outcome, name)
+            return Trial(text, size, verdict, solver, outcome, name)
         if outcome is None and not self._interactive:
             return Trial(text, size, None, solver, None, None,
                          note="no reference accepts the case")
-        if outcome is not None and outcome.status != "ok":
+        if outcome is not None and outcome.verdict is not None:
             return Trial(text, size, None, solver, outcome, name,
-                         note=f"reference {name}: {outcome.status} {outcome.error or ''}".strip())
+                         note=f"reference {name}: {outcome.verdict} {outcome.error or ''}".strip())
         if outcome is not None and outcome.answer is None and not self._interactive:
             return Trial(text, size, None, solver, outcome, name,
                          note=f"reference {name} wrote no answer")
-        if verdict == "JE":
+        if verdict is Verdict.JE:
             return Trial(text, size, None, solver, outcome, name,
                          note=f"judge error: {judgement.message or 'no message'}")
-        return Trial(text, size, Verdict(verdict), solver, outcome, name)
+        return Trial(text, size, verdict, solver, outcome, name)
 
     def time(self, texts: Sequence[str], repeats: int) -> list[list[Outcome]]:
         """S alone on every text, `repeats` times each (interleaved); the outcomes per text."""
@@ -257,7 +255,7 @@ def _refuse_unbuilt(name: str, outcome: Outcome) -> None:
 
 def _refuse_unstarted(spec: SolverSpec, outcome: Outcome) -> None:
     """`JudgeError` when `spec`'s program could not start on a case (no verdict of it)."""
-    verdict = STATUS_VERDICT.get(outcome.status)
+    verdict = outcome.verdict
     if verdict is None or not is_start_failure(verdict.value, outcome.exit_code, outcome.error):
         return
     line = error_line(outcome.error)
@@ -270,9 +268,9 @@ def measured_ms(outcomes: Sequence[Outcome], timeout_s: float) -> float:
     time counts as the timeout, one that crashed or was skipped as 0 (it is not slow)."""
     times = []
     for outcome in outcomes:
-        if outcome.status == "tle":
+        if outcome.verdict is Verdict.TLE:
             times.append(timeout_s * 1000)
-        elif outcome.status == "ok":
+        elif outcome.verdict is None:
             value = outcome.cpu_ms if outcome.cpu_ms is not None else outcome.wall_ms
             times.append(value or 0.0)
         else:

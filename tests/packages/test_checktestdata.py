@@ -21,6 +21,7 @@ from pipeline.packages.validate import validate_input
 from pipeline.programs.checktestdata import ACCEPT, PROGRAM_ERROR, REJECT, check, parse
 from pipeline.programs.languages import CHECKTESTDATA, build_program
 from pipeline.programs.program import Program
+from pipeline.verdicts import Verdict
 
 
 def accepts(program: str, data: str, **options) -> bool:
@@ -242,8 +243,8 @@ def test_a_program_that_fills_memory_stops_at_the_memory_limit(tmp_path):
 
 def test_a_ctd_program_with_a_syntax_error_does_not_build_and_judges_no_input(tmp_path):
     build = ctd_validator(tmp_path, "REP(3)\n  SPACE\n")
-    assert build.status == "CE" and "check.ctd: syntax error: line 1: REP is not closed by an " \
-        "END" in build.message
+    assert build.verdict is Verdict.CE
+    assert "check.ctd: syntax error: line 1: REP is not closed by an END" in build.message
     (tmp_path / "x.in").write_text("   ")
     rejection, = validate_input([build], tmp_path / "x.in").rejections
     assert rejection.judge_error and "did not build" in rejection.message

@@ -33,6 +33,7 @@ from pipeline.programs.checkers import run_output_validator, run_testlib_checker
 from pipeline.programs.contained import HIDE_ENV, PROCESS_CAP
 from pipeline.programs.languages import build_program, detect_language
 from pipeline.programs.program import Program
+from pipeline.verdicts import Verdict
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
@@ -224,7 +225,7 @@ files = (folder / "build", folder / "make_run.py")
 program = Program(name="own", role="submission", path=folder, files=files,
                   language=detect_language(list(files)))
 build = build_program(program, cache)
-print(sys.executable, build.status, build.message)
+print(sys.executable, build.ok, build.message)
 """
 
 
@@ -243,8 +244,8 @@ def test_second_pass_a_build_script_finds_the_pipelines_python_under_tmp(tmp_pat
          str(tmp_path / "cache")], capture_output=True, text=True, timeout=120,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))})
     assert done.returncode == 0, done.stderr
-    python, status, *message = done.stdout.split()
-    assert python.startswith("/tmp/") and status == "ok", done.stdout
+    python, built_ok, *message = done.stdout.split()
+    assert python.startswith("/tmp/") and built_ok == "True", done.stdout
     [built] = (tmp_path / "cache" / "builds").glob("*/run")
     assert subprocess.run([str(built)], capture_output=True, text=True).stdout == "3\n"
 
@@ -277,7 +278,7 @@ def test_second_pass_a_compiler_cannot_read_what_the_sandbox_hides(source, targe
     program = Program(name=source, role="submission", path=folder / source,
                       files=(folder / source,), language=detect_language([folder / source]))
     build = build_program(program, tmp_path / "cache")
-    assert build.status == "CE", build.message
+    assert build.verdict is Verdict.CE, build.message
     assert "the stored answers" not in build.message
     assert str(secret) in build.message  # the compiler says which include it could not open
 

@@ -18,6 +18,7 @@ from pipeline.programs.languages import (
     toolchain_missing,
 )
 from pipeline.programs.program import Program
+from pipeline.verdicts import Verdict
 
 
 def program(path: Path, **extra) -> Program:
@@ -60,7 +61,7 @@ def test_c_cpp_and_python_build_with_the_judges_flags_and_run(tmp_path):
     }
     for name, text in sources.items():
         build = build_program(program(write(tmp_path / "src" / name, text)), tmp_path / "cache")
-        assert build.status == "ok", build.message
+        assert build.verdict is None, build.message
         done = subprocess.run(run_argv(build, 256), input="40 2\n", capture_output=True,
                               text=True, cwd=tmp_path)
         assert done.stdout == "42\n"
@@ -92,7 +93,7 @@ def test_each_installed_toolchain_builds_contained_and_its_program_runs(tmp_path
     if missing:
         pytest.skip(missing)
     build = build_program(built, tmp_path / "cache")
-    assert build.status == "ok", build.message
+    assert build.verdict is None, build.message
     done = subprocess.run(run_argv(build, 256), input="40 2\n", capture_output=True,
                           text=True, cwd=tmp_path)
     assert done.stdout == "42\n", done.stderr
@@ -112,12 +113,12 @@ def test_a_second_build_of_the_same_sources_is_a_cache_hit(tmp_path):
 def test_a_compile_error_is_its_own_result_with_the_compilers_message(tmp_path):
     source = write(tmp_path / "src/broken.cpp", "int main() { return undefined_name; }\n")
     build = build_program(program(source), tmp_path / "cache")
-    assert build.status == "CE" and not build.ok
+    assert build.verdict is Verdict.CE and not build.ok
     assert "undefined_name" in build.message and "the compiler exited with code" in build.message
     assert build_program(program(source), tmp_path / "cache").cached  # kept like a success
     syntax = write(tmp_path / "src/broken.py", "def f(:\n")
     broken = build_program(program(syntax), tmp_path / "cache")
-    assert broken.status == "CE"
+    assert broken.verdict is Verdict.CE
     assert 'File "broken.py", line 1' in broken.message and "SyntaxError" in broken.message
 
 
@@ -146,9 +147,10 @@ def test_a_python_build_is_byte_compiled_as_py_compile_does(tmp_path, monkeypatc
 def test_a_polygon_cpp20_type_compiles_with_cpp20(tmp_path):
     source = write(tmp_path / "src/span.cpp", "#include <span>\n#include <cstdio>\nint main()"
                    "{int a[2]={1,2};std::span<int> s(a);std::printf(\"%zu\\n\",s.size());}\n")
-    assert build_program(program(source), tmp_path / "a").status == "CE"  # gnu++17 by default
+    # gnu++17 by default
+    assert build_program(program(source), tmp_path / "a").verdict is Verdict.CE
     typed = program(source, declared_type="cpp.g++20")
-    assert build_program(typed, tmp_path / "b").status == "ok"
+    assert build_program(typed, tmp_path / "b").verdict is None
 
 
 def test_a_missing_toolchain_is_a_skip_with_the_reason(tmp_path):
@@ -160,7 +162,7 @@ def test_a_missing_toolchain_is_a_skip_with_the_reason(tmp_path):
     extension = LANGUAGES[code].patterns[0][1:]
     source = write(tmp_path / f"src/prog{extension}", "x\n")
     build = build_program(program(source, language=code), tmp_path / "cache")
-    assert build.status == "SKIP"
+    assert build.verdict is Verdict.SKIP
     assert build.message.startswith(f"toolchain missing for {LANGUAGES[code].name}")
     assert not (tmp_path / "cache" / "builds").exists()  # nothing cached for it
 
@@ -175,11 +177,11 @@ def test_a_build_already_made_needs_no_compiler_to_run(tmp_path, monkeypatch):
     no_compiler.mkdir()
     monkeypatch.setenv("PATH", str(no_compiler))
     again = build_program(program(tmp_path / "src/hi.cpp"), tmp_path / "cache")
-    assert (again.status, again.cached, again.directory) == ("ok", True, built.directory)
+    assert (again.verdict, again.cached, again.directory) == (None, True, built.directory)
     assert subprocess.run(run_argv(again, 64), capture_output=True, text=True).stdout == "hi\n"
     other = build_program(program(write(tmp_path / "new/other.cpp", "int main(){}\n")),
                           tmp_path / "cache")
-    assert other.status == "SKIP"
+    assert other.verdict is Verdict.SKIP
     assert other.message == "toolchain missing for C++: g++ not found on PATH"
 
 
@@ -194,17 +196,17 @@ def test_included_files_are_copied_in_and_win_over_the_programs_own(tmp_path):
     assert subprocess.run(run_argv(build, 64), capture_output=True, text=True).stdout == "42\n"
 
 
-def _build_in_a_process(args) -> tuple[str, str]:
+def _build_in_a_process(args) -> tuple[Verdict | None, str]:
     source, cache = args
     build = build_program(program(Path(source)), Path(cache))
-    return build.status, str(build.directory)
+    return build.verdict, str(build.directory)
 
 
 def test_two_processes_building_the_same_program_end_with_one_build(tmp_path):
     source = write(tmp_path / "src/race.cpp", "#include <cstdio>\nint main(){puts(\"race\");}\n")
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         results = pool.map(_build_in_a_process, [(str(source), str(tmp_path / "cache"))] * 2)
-    assert [status for status, _ in results] == ["ok", "ok"]
+    assert [verdict for verdict, _ in results] == [None, None]
     assert results[0][1] == results[1][1]
     builds = [p for p in (tmp_path / "cache" / "builds").iterdir() if p.is_dir()]
     assert len(builds) == 1 and not builds[0].name.startswith(".tmp")  # and its lock file

@@ -31,6 +31,7 @@ from pipeline.packages import load_package
 from pipeline.programs import languages
 from pipeline.programs.languages import LANGUAGES, build_program, detect_language
 from pipeline.programs.program import Program
+from pipeline.verdicts import Verdict
 
 REPO = Path(__file__).resolve().parents[2]
 BAPCTOOLS = snapshot("RagnarGrootKoerkamp/BAPCtools")
@@ -168,7 +169,7 @@ def test_a_submission_whose_compiler_is_a_failing_shim_is_skip_with_the_reason(
     program = Program(name=name, role="submission", path=source / name,
                       files=(source / name,), language=language)
     build = build_program(program, tmp_path / "cache")
-    assert build.status == "SKIP", build.message
+    assert build.verdict is Verdict.SKIP, build.message
     assert reason in build.message and f"pyenv: {tool}: command not found" in build.message
     assert kept_builds(tmp_path / "cache") == []
 
@@ -189,7 +190,7 @@ def test_a_compiler_that_compiles_is_not_asked_its_version_first(tmp_path, monke
     bad = Program(name="bad.cpp", role="submission", path=source / "bad.cpp",
                   files=(source / "bad.cpp",), language="cpp")
     failed = build_program(bad, tmp_path / "cache")
-    assert failed.status == "CE" and "bad.cpp" in failed.message
+    assert failed.verdict is Verdict.CE and "bad.cpp" in failed.message
     assert languages._probed["g++"] is None  # asked after the failed compile: it runs
 
 
@@ -213,7 +214,7 @@ def test_bapctools_disabled_sources_in_spec_languages_without_a_toolchain_are_sk
         assert detect_language([target]) == code
         build = build_program(Program(name=name, role="submission", path=target,
                                       files=(target,), language=code), tmp_path / "cache")
-        assert build.status == "SKIP", (name, build.message)
+        assert build.verdict is Verdict.SKIP, (name, build.message)
         assert build.message.startswith(f"toolchain missing for {LANGUAGES[code].name}")
         tried += 1
     assert tried or pytest.skip("every spec language's toolchain is installed here")
@@ -227,7 +228,7 @@ def test_a_compile_writing_a_binary_larger_than_a_runs_file_limit_builds(tmp_pat
     build = build_program(Program(name="big.cpp", role="submission", path=source / "big.cpp",
                                   files=(source / "big.cpp",), language="cpp"),
                           tmp_path / "cache")
-    assert build.status == "ok", build.message
+    assert build.verdict is None, build.message
     assert (build.directory / "program.bin").stat().st_size > 96 << 20
 
 
@@ -236,7 +237,7 @@ def test_bapctools_test_memstatic_compiles(tmp_path):
     source = package / "submissions" / "mixed" / "test-memstatic.cc"
     build = build_program(Program(name="test-memstatic.cc", role="submission", path=source,
                                   files=(source,), language="cpp"), tmp_path / "cache")
-    assert build.status == "ok", build.message
+    assert build.verdict is None, build.message
     assert "File size limit exceeded" not in build.message
 
 

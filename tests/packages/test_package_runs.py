@@ -474,7 +474,7 @@ if start:
             thread.join(timeout=300)
 found = {name: build_one(package, package.submission(name), problem.build_cache)
          for name in names}
-print(json.dumps({name: [build.status, build.cached] for name, build in found.items()}))
+print(json.dumps({name: [build.ok, build.cached] for name, build in found.items()}))
 """
 
 
@@ -491,7 +491,7 @@ def test_a_run_builds_the_submissions_it_will_run_beside_its_start_into_the_cach
         assert done.returncode == 0, done.stderr
         found[start] = json.loads(done.stdout)
     assert {"accepted/area.c", "time_limit_exceeded/slow_large.cpp"} <= set(found["start"])
-    assert all(status == "ok" and cached for status, cached in found["start"].values()), found
+    assert all(built and cached for built, cached in found["start"].values()), found
     assert not any(cached for _, cached in found["none"].values()), found
 
 

@@ -11,6 +11,7 @@ from pipeline.packages import load_package
 from pipeline.packages.model import CaseResult, LegacyGrading
 from pipeline.packages.scoring import aggregate, case_score
 from pipeline.programs.checkers import CheckResult
+from pipeline.verdicts import Verdict
 
 
 def results(package, verdicts: dict[str, str], scores: dict[str, float] | None = None):
@@ -19,7 +20,7 @@ def results(package, verdicts: dict[str, str], scores: dict[str, float] | None =
     for case in package.cases:
         verdict = verdicts.get(case.name, "AC")
         score, _ = case_score(package, case, verdict, CheckResult(
-            "AC" if verdict == "AC" else "WA", score=(scores or {}).get(case.name)))
+            Verdict.AC if verdict == "AC" else Verdict.WA, score=(scores or {}).get(case.name)))
         made[case.name] = CaseResult(case.name, verdict, verdict, score=score)
     return made
 
@@ -52,14 +53,16 @@ def test_a_group_whose_required_group_failed_scores_nothing(bigsum):
 
 def test_a_validators_score_replaces_the_cases_maximum(bigsum):
     case = bigsum.case("secret/group2/1-carry")
-    assert case_score(bigsum, case, "AC", CheckResult("AC", score=12.5)) == (12.5, None)
-    assert case_score(bigsum, case, "AC", CheckResult("AC", score_multiplier=0.5)) == (10.0, None)
-    assert case_score(bigsum, case, "AC", CheckResult("AC")) == (20.0, None)
-    assert case_score(bigsum, case, "WA", CheckResult("WA")) == (0.0, None)
-    over, error = case_score(bigsum, case, "AC", CheckResult("AC", score=25.0))
+    assert case_score(bigsum, case, "AC", CheckResult(Verdict.AC, score=12.5)) == (12.5, None)
+    assert case_score(bigsum, case, "AC",
+                      CheckResult(Verdict.AC, score_multiplier=0.5)) == (10.0, None)
+    assert case_score(bigsum, case, "AC", CheckResult(Verdict.AC)) == (20.0, None)
+    assert case_score(bigsum, case, "WA", CheckResult(Verdict.WA)) == (0.0, None)
+    over, error = case_score(bigsum, case, "AC", CheckResult(Verdict.AC, score=25.0))
     assert over is None and "more than the case's maximum 20" in error
     pass_fail_case = bigsum.case("secret/group1/1-tiny")
-    assert "pass-fail" in case_score(bigsum, pass_fail_case, "AC", CheckResult("AC", score=1))[1]
+    assert "pass-fail" in case_score(bigsum, pass_fail_case, "AC",
+                                     CheckResult(Verdict.AC, score=1))[1]
 
 
 def test_a_min_group_scores_its_weakest_case(copy_fixture, build_dir):
@@ -105,5 +108,5 @@ def test_polygon_points_by_test_and_by_complete_group(build_dir):
     assert large_wrong.score == 40.0
     percent = replace(package, treat_points_as_percent=True)
     case = package.case("tests/02")
-    assert case_score(percent, case, "AC", CheckResult("AC", score=50.0)) == (10.0, None)
-    assert case_score(package, case, "AC", CheckResult("AC", score=7.0)) == (7.0, None)
+    assert case_score(percent, case, "AC", CheckResult(Verdict.AC, score=50.0)) == (10.0, None)
+    assert case_score(package, case, "AC", CheckResult(Verdict.AC, score=7.0)) == (7.0, None)

@@ -58,6 +58,7 @@ from pipeline.run.dask_executor import (
 from pipeline.run.executors import LocalPoolExecutor
 from pipeline.run.runner import RunRequest, run
 from pipeline.tables.results import read_runs
+from pipeline.verdicts import Verdict
 
 TESTS = REPO / "tests"
 FIXTURE_PROBLEMS = TESTS / "fixtures" / "problems"
@@ -300,9 +301,9 @@ def test_an_overdue_stage_is_killed_on_its_worker_and_the_batch_finished_as_loca
     with LocalPoolExecutor(1) as local:
         expected = run_jobs(local, jobs)
     found = outcomes_of(executor, jobs)
-    assert [(found[i].status, found[i].answer, found[i].error) for i in range(6)] == \
-        [(expected[i].status, expected[i].answer, expected[i].error) for i in range(6)]
-    assert found[1].status == "tle"
+    assert [(found[i].verdict, found[i].answer, found[i].error) for i in range(6)] == \
+        [(expected[i].verdict, expected[i].answer, expected[i].error) for i in range(6)]
+    assert found[1].verdict == Verdict.TLE
     assert found[1].error.startswith("wall clock 1.6 s cap reached (2 x limit + 1 s;")
     assert 1600 <= found[1].wall_ms < 3000
 
@@ -330,7 +331,7 @@ def test_an_input_of_many_megabytes_reaches_its_worker_whole_and_without_a_warni
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         [outcome] = outcomes_of(executor, [Job(0, stage("fast"), "huge", text)]).values()
-    assert outcome.status == "re"
+    assert outcome.verdict == Verdict.RE
     assert outcome.error.startswith("input rejected: line 2")
 
 
@@ -351,7 +352,7 @@ def test_a_worker_killed_mid_run_has_its_batch_run_again_with_no_result_lost_or_
             inner = cluster.inner_workers(victim)
             os.kill(victim, signal.SIGKILL)
     assert sorted(found) == list(range(1500))
-    assert all((found[i].status, found[i].answer) == ("ok", f"{i + 1}\n") for i in range(1500))
+    assert all((found[i].verdict, found[i].answer) == (None, f"{i + 1}\n") for i in range(1500))
     assert inner and wait_until(lambda: not any(alive(pid) for pid in [victim, *inner]),
                                 timeout=10), "the killed worker's cases kept running"
 
@@ -419,10 +420,10 @@ def test_a_case_that_kills_its_worker_twice_is_a_runtime_error_and_the_rest_run(
     finally:
         stop.set()
         watcher.join(timeout=5)
-    assert found[3].status == "re"
+    assert found[3].verdict == Verdict.RE
     assert found[3].error.startswith("killed its worker twice: the Dask worker running it "
                                      "died each time (tcp://127.0.0.1:")
-    assert all((found[i].status, found[i].answer) == ("ok", f"{11 + i}\n")
+    assert all((found[i].verdict, found[i].answer) == (None, f"{11 + i}\n")
                for i in range(8) if i != 3)
     assert time.monotonic() - started < 90
     assert wait_until(lambda: not processes_with(str(script)), timeout=10), \
@@ -571,7 +572,7 @@ def test_a_local_cluster_refuses_every_other_user_of_the_machine_and_runs_the_pi
         assert all(" refused: " in line for line in lines), attempts.stdout
 
         [(job, outcome)] = list(executor.run([Job(0, stage("fast"), "case", "1 2\n")]))
-        assert outcome.status == "ok" and outcome.answer.strip() == "3", outcome
+        assert outcome.verdict is None and outcome.answer.strip() == "3", outcome
 
 
 # -- how jobs are cut into tasks ------------------------------------------------------------------
@@ -582,7 +583,7 @@ def test_tasks_start_small_then_carry_about_a_fixed_amount_of_work_and_spread_th
     pace = _Pace({}, {})
     assert len(next_batch(pending, pace)) == FIRST_TASK_JOBS  # nothing known yet
     for i in range(100):
-        pace.learn(Job(i, spec, "c", ""), Outcome(i, "ok", wall_ms=1.95))
+        pace.learn(Job(i, spec, "c", ""), Outcome(i, wall_ms=1.95))
     assert abs(len(next_batch(pending, pace)) - 150) <= 1  # 0.3 s at 2 ms a job
     fast = _Pace({("toy", "fast"): 0.0}, {("toy", "fast"): 1})
     assert len(next_batch(pending, fast)) == MAX_TASK_JOBS

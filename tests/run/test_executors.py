@@ -21,6 +21,7 @@ from runkit import alive, command, corpus, external, jobs_of, py, run_cli, run_j
 
 from pipeline.programs.jobs import Job
 from pipeline.run.executors import LocalPoolExecutor, batches
+from pipeline.verdicts import Verdict
 
 
 def _tiny(count: int, spec=None) -> list[Job]:
@@ -112,7 +113,7 @@ def test_many_tiny_cases_go_through_few_workers_fast():
         outcomes = run_jobs(executor, _tiny(3000, stage("pid")))
         elapsed = time.monotonic() - started
     served = Counter(outcome.answer for outcome in outcomes.values())
-    assert all(outcome.status == "ok" for outcome in outcomes.values())
+    assert all(outcome.verdict is None for outcome in outcomes.values())
     assert len(served) == 2  # the two worker processes answered all 3000 cases between them
     assert elapsed < 5  # far below 3000 process starts
     walls = sorted(outcome.wall_ms for outcome in outcomes.values())
@@ -130,7 +131,7 @@ def test_every_job_gets_exactly_one_outcome_in_any_order(pool):
 
 def test_a_stage_is_timed_on_its_own_with_no_process_measurements(pool):
     [outcome] = run_jobs(pool, jobs_of([(stage("nap"), "1 2\n")])).values()
-    assert (outcome.status, outcome.answer) == ("ok", "3\n")
+    assert (outcome.verdict, outcome.answer) == (None, "3\n")
     assert 2 <= outcome.wall_ms < 100
     assert outcome.cpu_ms < outcome.wall_ms  # it slept
     assert outcome.peak_rss_kb is None and outcome.exit_code is None
@@ -138,27 +139,27 @@ def test_a_stage_is_timed_on_its_own_with_no_process_measurements(pool):
 
 def test_a_raising_stage_is_a_runtime_error_naming_the_exception_and_place(pool):
     [outcome] = run_jobs(pool, jobs_of([(stage("crashy"), "4 5\n")])).values()
-    assert outcome.status == "re"
+    assert outcome.verdict == Verdict.RE
     assert outcome.error.startswith("RuntimeError: crashy gives up on 4 5 at ")
     assert "toy/__init__.py:" in outcome.error
 
 
 def test_a_memory_error_in_a_stage_is_a_memory_verdict(pool):
     [outcome] = run_jobs(pool, jobs_of([(stage("hungry"), "1 1\n")])).values()
-    assert (outcome.status, outcome.error) == ("mle", "MemoryError")
+    assert (outcome.verdict, outcome.error) == (Verdict.MLE, "MemoryError")
 
 
 def test_a_case_beyond_a_stages_limits_is_skipped_with_the_reason(pool):
     outcomes = run_jobs(pool, jobs_of([(stage("brute"), "1 1000\n"), (stage("brute"), "1 1001\n"),
                                        (stage("fast"), f"{10**12} 1\n")]))
-    assert (outcomes[0].status, outcomes[0].answer) == ("ok", "1001\n")
-    assert (outcomes[1].status, outcomes[1].error) == ("skip", "b = 1001 is above 1000")
-    assert (outcomes[2].status, outcomes[2].error) == ("skip", "a or b is above 1000000000")
+    assert (outcomes[0].verdict, outcomes[0].answer) == (None, "1001\n")
+    assert (outcomes[1].verdict, outcomes[1].error) == (Verdict.SKIP, "b = 1001 is above 1000")
+    assert (outcomes[2].verdict, outcomes[2].error) == (Verdict.SKIP, "a or b is above 1000000000")
 
 
 def test_an_input_the_parser_rejects_is_a_runtime_error(pool):
     [outcome] = run_jobs(pool, jobs_of([(stage("fast"), "1 two\n")])).values()
-    assert outcome.status == "re"
+    assert outcome.verdict == Verdict.RE
     assert outcome.error.startswith("input rejected: line 1")
 
 
@@ -174,14 +175,14 @@ def test_an_overdue_stage_is_killed_its_worker_replaced_and_the_batch_finished()
         elapsed = time.monotonic() - started
         [survivor] = [worker.process.pid for worker in executor._workers]
     slow = outcomes[3]
-    assert slow.status == "tle"
+    assert slow.verdict == Verdict.TLE
     assert slow.error.startswith("wall clock 2 s cap reached (2 x limit + 1 s; 0.0")
     assert 2000 <= slow.wall_ms < 3500 and slow.cpu_ms < 100  # it slept: little CPU
     # Outcomes travel in groups, so the quick jobs before the overdue one may not have been
     # reported when it was killed: they then run again on the replacement. Either way every
     # other job gets its answer, and those after the overdue one come from a new worker.
     after = {outcomes[i].answer for i in range(4, 8)}
-    assert all(outcomes[i].status == "ok" for i in (0, 1, 2, 4, 5, 6, 7))
+    assert all(outcomes[i].verdict is None for i in (0, 1, 2, 4, 5, 6, 7))
     assert len(after) == 1 and int(after.pop()) == survivor
     killed = {int(outcomes[i].answer) for i in range(3)} - {survivor}
     assert all(not alive(pid) for pid in killed)  # the overdue worker was killed
@@ -197,15 +198,15 @@ def test_the_clock_starts_when_the_worker_is_ready_not_when_it_is_spawned():
                 Job(5, stage("sleepy", timeout_s=0.05), "slow", "1 1\n"),
                 *(Job(i, stage("fast", timeout_s=0.05), f"case{i}", "1 1\n") for i in range(6, 10))]
         outcomes = run_jobs(executor, jobs)
-    statuses = [outcomes[i].status for i in range(10)]
-    assert statuses == ["ok"] * 5 + ["tle"] + ["ok"] * 4
+    verdicts = [outcomes[i].verdict for i in range(10)]
+    assert verdicts == [None] * 5 + [Verdict.TLE] + [None] * 4
 
 
 def test_a_stage_that_kills_its_worker_is_a_runtime_error_and_the_rest_still_run(pool):
     jobs = [*_tiny(2), Job(2, stage("dies"), "dies", "1 1\n"), *(
         Job(i, stage("fast"), f"case{i}", f"{i} 1\n") for i in range(3, 6))]
     outcomes = run_jobs(pool, jobs)
-    assert (outcomes[2].status, outcomes[2].error) == ("re", "worker died")
+    assert (outcomes[2].verdict, outcomes[2].error) == (Verdict.RE, "worker died")
     assert [outcomes[i].answer for i in (0, 1, 3, 4, 5)] == ["1\n", "2\n", "4\n", "5\n", "6\n"]
 
 
@@ -258,7 +259,7 @@ def test_a_pools_workers_take_the_environment_of_the_process_now_not_when_the_fi
         contained.hide(data)
         with LocalPoolExecutor(1) as second:
             [after] = run_jobs(second, looks).values()
-    assert after.status == "ok", after
+    assert after.verdict is None, after
     assert json.loads(after.answer)["paths"][str(secret)] == {"exists": False, "readable": False}
 
 
@@ -339,7 +340,7 @@ def test_a_pool_growing_at_the_end_of_a_small_run_starts_no_worker():
         # external programs travel 4 to a batch: one batch runs, one of 2 jobs is left
         outcomes = run_jobs(executor, jobs_of([(sleepy, "1 2\n"), (summing, "3 4\n")] * 3))
         assert len(executor._workers) == 1
-    assert [outcomes[i].status for i in range(6)] == ["ok"] * 6
+    assert [outcomes[i].verdict for i in range(6)] == [None] * 6
     assert [outcomes[i].answer for i in range(1, 6, 2)] == ["7\n"] * 3
 
 
@@ -375,5 +376,5 @@ def test_a_pool_let_grow_gives_every_job_one_outcome(tmp_path):
     with LocalPoolExecutor(1, grow_to=3) as executor:
         outcomes = run_jobs(executor, jobs_of([(sleepy, "1 2\n"), (summing, "3 4\n")] * 8))
         assert len(executor._workers) <= 3
-    assert [outcomes[i].status for i in range(16)] == ["ok"] * 16
+    assert [outcomes[i].verdict for i in range(16)] == [None] * 16
     assert [outcomes[i].answer for i in range(1, 16, 2)] == ["7\n"] * 8

@@ -24,20 +24,21 @@ from pipeline.programs.external import give_caps_later
 from pipeline.programs.jobs import Job
 from pipeline.programs.launcher import launcher_path
 from pipeline.run.executors import LocalPoolExecutor
+from pipeline.verdicts import Verdict
 
 # -- the ordinary path ---------------------------------------------------------------------------
 
 def test_the_input_arrives_on_stdin_and_the_answer_is_stdout(pool, cpp):
     for argv in (py("sum"), (cpp["sum"],)):
         outcome = run_one(pool, external(argv), "40 2\n")
-        assert (outcome.status, outcome.answer, outcome.exit_code) == ("ok", "42\n", 0)
+        assert (outcome.verdict, outcome.answer, outcome.exit_code) == (None, "42\n", 0)
         assert outcome.error is None
         assert outcome.wall_ms > 0 and outcome.cpu_ms >= 0 and outcome.peak_rss_kb > 0
 
 
 def test_cpu_time_is_each_programs_own(pool):
     busy = run_one(pool, external(py("busy_then_sum", "0.4")), "1 1\n")
-    assert busy.status == "ok" and busy.answer == "2\n"
+    assert busy.verdict is None and busy.answer == "2\n"
     assert busy.cpu_ms >= 400
     assert busy.wall_ms >= busy.cpu_ms * 0.9
     quick = run_one(pool, external(py("sum")), "1 1\n")  # not the sum of all children so far
@@ -46,13 +47,13 @@ def test_cpu_time_is_each_programs_own(pool):
 
 def test_peak_memory_is_the_programs_resident_peak(pool):
     outcome = run_one(pool, external(py("resident", "150")), "1 1\n")
-    assert outcome.status == "ok"
+    assert outcome.verdict is None
     assert outcome.peak_rss_kb >= 150 * 1024
 
 
 def test_a_program_that_cannot_start_is_a_runtime_error(pool, tmp_path):
     outcome = run_one(pool, external((str(tmp_path / "no-such-program"),)))
-    assert outcome.status == "re"
+    assert outcome.verdict == Verdict.RE
     assert "cannot start" in outcome.error
 
 
@@ -61,7 +62,7 @@ def test_a_program_that_cannot_start_is_a_runtime_error(pool, tmp_path):
 def test_a_sleeping_program_is_stopped_by_the_wall_clock_cap_of_twice_the_limit_plus_1_s(pool):
     started = time.monotonic()
     outcome = run_one(pool, external(py("sleeper"), timeout_s=0.5))
-    assert outcome.status == "tle"
+    assert outcome.verdict == Verdict.TLE
     assert outcome.error.startswith("wall clock 2 s cap reached (2 x limit + 1 s; ")
     assert 2000 <= outcome.wall_ms < 4000
     assert outcome.cpu_ms < 300  # it slept: the CPU time says so
@@ -71,7 +72,7 @@ def test_a_sleeping_program_is_stopped_by_the_wall_clock_cap_of_twice_the_limit_
 def test_a_spinning_program_is_stopped_when_its_cpu_time_reaches_the_limit(pool, cpp):
     for argv in (py("spinner"), (cpp["spin"],)):
         outcome = run_one(pool, external(argv, timeout_s=0.3))
-        assert outcome.status == "tle"
+        assert outcome.verdict == Verdict.TLE
         assert outcome.error.startswith("CPU time over the 0.3 s limit (")
         assert 300 <= outcome.cpu_ms < 1000
         assert outcome.wall_ms >= outcome.cpu_ms * 0.9
@@ -96,7 +97,7 @@ def test_a_run_started_before_its_limit_was_known_stops_at_the_cpu_limit_given_l
     outcome = run_one(pool, external((cpp["spin"],), timeout_s=30.0, own_wall_s=30.5,
                                      caps_later=str(caps)))
     timer.join()
-    assert outcome.status == "tle", outcome
+    assert outcome.verdict == Verdict.TLE, outcome
     assert outcome.error.startswith("CPU time over the 0.6 s limit (")
     assert 600 <= outcome.cpu_ms < 900
     assert time.monotonic() - started < 10
@@ -108,7 +109,7 @@ def test_a_sleeping_run_is_stopped_at_the_own_wall_clock_cap_given_later(pool, t
     outcome = run_one(pool, external(py("sleeper"), timeout_s=30.0, own_wall_s=30.5,
                                      caps_later=str(caps)))
     timer.join()
-    assert outcome.status == "tle", outcome
+    assert outcome.verdict == Verdict.TLE, outcome
     assert outcome.error.startswith("wall clock 1.2 s reached (its waits for a core not counted")
     assert 1200 <= outcome.wall_ms < 5000 and outcome.cpu_ms < 300
 
@@ -122,14 +123,15 @@ def test_caps_given_before_the_run_starts_are_its_caps_from_the_start_but_never_
     cpu_s, own_wall_s = started_with
     outcome = run_one(pool, external((cpp["spin"],), timeout_s=cpu_s, own_wall_s=own_wall_s,
                                      caps_later=str(caps)))
-    assert outcome.status == "tle" and outcome.error.startswith("CPU time over the 0.4 s limit (")
+    assert outcome.verdict == Verdict.TLE
+    assert outcome.error.startswith("CPU time over the 0.4 s limit (")
     assert 400 <= outcome.cpu_ms < 700
 
 
 def test_a_run_that_ends_before_its_caps_are_given_keeps_what_it_got(pool, tmp_path):
     outcome = run_one(pool, external(py("sum"), timeout_s=30.0, own_wall_s=30.5,
                                      caps_later=str(tmp_path / "never-written.json")), "2 3\n")
-    assert (outcome.status, outcome.answer) == ("ok", "5\n")
+    assert (outcome.verdict, outcome.answer) == (None, "5\n")
 
 
 def test_the_launcher_started_outside_a_worker_passes_a_lowered_cpu_limit_to_its_program(cpp):
@@ -169,21 +171,21 @@ def test_cpu_time_not_wall_time_decides_a_time_limit_on_a_busy_machine(cpp):
             for rival in rivals:
                 rival.kill()
                 rival.wait()
-    assert (outcome.status, outcome.answer) == ("ok", "2\n"), outcome
+    assert (outcome.verdict, outcome.answer) == (None, "2\n"), outcome
     assert 600 <= outcome.cpu_ms < 2000
     assert outcome.wall_ms > 2000  # over the limit by the wall clock, yet not a TLE
 
 
 def test_a_non_zero_exit_is_a_runtime_error_with_its_stderr(pool):
     outcome = run_one(pool, external(py("exit_code")))
-    assert (outcome.status, outcome.exit_code) == ("re", 3)
+    assert (outcome.verdict, outcome.exit_code) == (Verdict.RE, 3)
     assert outcome.error.startswith("exit code 3")
     assert "giving up: no idea" in outcome.error
 
 
 def test_death_by_a_signal_is_a_runtime_error(pool):
     outcome = run_one(pool, external(py("segfault")))
-    assert (outcome.status, outcome.exit_code) == ("re", -signal.SIGSEGV)
+    assert (outcome.verdict, outcome.exit_code) == (Verdict.RE, -signal.SIGSEGV)
     assert outcome.error.startswith(f"signal {int(signal.SIGSEGV)}")
 
 
@@ -191,7 +193,7 @@ def test_a_memory_hog_is_stopped_by_the_memory_limit(pool, cpp):
     for argv in (py("hog"), (cpp["hog"],), (cpp["hog_silent"],)):
         started = time.monotonic()
         outcome = run_one(pool, external(argv, memory_mb=256))
-        assert outcome.status == "mle", outcome
+        assert outcome.verdict == Verdict.MLE, outcome
         assert outcome.error.startswith("memory limit 256 MB")
         assert outcome.peak_rss_kb <= 256 * 1024
         assert time.monotonic() - started < 5
@@ -202,28 +204,28 @@ def test_a_big_worker_does_not_turn_another_programs_crash_into_a_memory_verdict
     it across exec): after a stage grew the worker to 200 MB, a program that fails on its own
     under a 160 MB limit is still a runtime error."""
     with LocalPoolExecutor(1) as executor:
-        assert run_one(executor, stage("ballast")).status == "ok"
+        assert run_one(executor, stage("ballast")).verdict is None
         outcome = run_one(executor, external(py("exit_code"), memory_mb=160))
-    assert (outcome.status, outcome.exit_code) == ("re", 3)
+    assert (outcome.verdict, outcome.exit_code) == (Verdict.RE, 3)
 
 
 def test_a_program_within_the_memory_limit_is_not_stopped(pool):
     outcome = run_one(pool, external(py("resident", "50"), memory_mb=256), "1 1\n")
-    assert (outcome.status, outcome.answer) == ("ok", "2\n")
+    assert (outcome.verdict, outcome.answer) == (None, "2\n")
 
 
 def test_an_output_flood_is_cut_at_the_output_limit(pool, cpp):
     limit = 1 << 20
     for argv in (py("flood"), (cpp["flood"],)):
         outcome = run_one(pool, external(argv, output_limit_bytes=limit))
-        assert outcome.status == "ole", outcome
+        assert outcome.verdict == Verdict.OLE, outcome
         assert outcome.error == f"output exceeded {limit} bytes"
         assert outcome.answer is None  # the flood is never read back
 
 
 def test_the_default_output_limit_stops_a_flood(pool):
     outcome = run_one(pool, external(py("flood"), timeout_s=20))
-    assert outcome.status == "ole"
+    assert outcome.verdict == Verdict.OLE
     assert outcome.wall_ms < 15000
 
 
@@ -235,7 +237,7 @@ def test_children_left_behind_by_a_finished_program_are_killed(pool):
     token = f"forker-{secrets.token_hex(4)}"
     started = time.monotonic()
     outcome = run_one(pool, external(py("forker", token, "3", "answer")), "2 2\n")
-    assert (outcome.status, outcome.answer) == ("ok", "4\n")
+    assert (outcome.verdict, outcome.answer) == (None, "4\n")
     assert time.monotonic() - started < 5  # nobody waited for the sleeping children
     assert wait_until(lambda: not processes_with(token), timeout=5)
 
@@ -248,7 +250,7 @@ def test_a_forking_program_that_overruns_is_killed_with_all_its_children(pool):
         # the program and its three children (the double fork's middle process is gone)
         assert wait_until(lambda: len(running_program(token, "forker")) == 4, timeout=10)
         outcome = running.result()
-    assert outcome.status == "tle"
+    assert outcome.verdict == Verdict.TLE
     assert wait_until(lambda: not processes_with(token), timeout=5)
 
 
@@ -294,7 +296,7 @@ def test_arguments_are_passed_literally_never_through_a_shell(pool, tmp_path):
     tricky = (";", "touch", str(marker), "$(touch " + str(marker) + ")", "`id`", "|", "*",
               "&&", "$HOME", "a b")
     outcome = run_one(pool, external(py("record_argv", str(record), *tricky)), "1 1\n")
-    assert (outcome.status, outcome.answer) == ("ok", "2\n")
+    assert (outcome.verdict, outcome.answer) == (None, "2\n")
     assert json.loads(record.read_text()) == list(tricky)
     assert not marker.exists()
 

@@ -33,6 +33,7 @@ from pipeline.programs import external as external_runner
 from pipeline.programs.contained import PROCESS_CAP, data_folder_hidden
 from pipeline.programs.jobs import Job
 from pipeline.tables.results import read_runs
+from pipeline.verdicts import Verdict
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
 
@@ -88,7 +89,7 @@ def test_p18_a_hostile_submission_cannot_write_out_read_the_data_reach_the_netwo
                            port=listener, marker=marker, then="sys.exit(3)")
     spec = external(tuple(argv), sandbox=True, hidden=data_folder_hidden(data))
     outcome = run_one(pool, spec, "")
-    assert outcome.status == "re", outcome
+    assert outcome.verdict == Verdict.RE, outcome
     report = hostile_report(outcome.error)
     assert report.get("wrote") is None and report["read"] is None and not report["connect"]
     assert 0 < report["forks"] < PROCESS_CAP
@@ -137,7 +138,7 @@ def test_p17_a_fork_bomb_is_capped_and_dies_with_its_case(tmp_path):
     try:
         outcome = external_runner.run_external(Job(0, external((str(tmp_path / "bomb"),),
                                                                timeout_s=0.3), "c", ""))
-        assert outcome.status == "tle", outcome
+        assert outcome.verdict == Verdict.TLE, outcome
         events = Path(cgroup, "pids.events").read_text().split()
         assert events[0] == "max" and int(events[1]) > 0  # forks were refused at the cap
         deadline = time.monotonic() + 10  # none of the case's processes is left
@@ -197,7 +198,7 @@ def test_e12_twenty_files_of_60_mb_in_its_folder_are_ole(pool):
               "    except OSError:\n        pass\nprint(3)\n")
     spec = external((sys.executable, "-c", writer), sandbox=True)
     outcome = run_one(pool, spec, "1 2\n")
-    assert outcome.status == "ole", outcome
+    assert outcome.verdict == Verdict.OLE, outcome
     assert "into its folder and /tmp" in outcome.error
 
 
@@ -211,7 +212,7 @@ def test_e11_a_program_that_aborts_cannot_forge_its_result_under_sandbox_off(poo
               "        pass\nfor fd in range(3, 256):\n    try:\n        os.write(fd, line)\n"
               "    except OSError:\n        pass\nprint(3, flush=True)\nos.abort()\n")
     outcome = run_one(pool, external((sys.executable, "-c", forger)), "1 2\n")
-    assert outcome.status == "re" and "signal 6" in outcome.error, outcome
+    assert outcome.verdict == Verdict.RE and "signal 6" in outcome.error, outcome
 
 
 def test_a_python3_shim_under_a_private_home_gets_ac_under_the_default_sandbox(outside):
@@ -259,7 +260,7 @@ def test_second_pass_a_program_cannot_reach_a_unix_socket_of_the_host(pool, outs
                   "    print(sum(map(int, sys.stdin.read().split())))\n"
                   "    sys.stderr.write(f'refused: {error}')\n")
         outcome = run_one(pool, external((sys.executable, "-c", prober), sandbox=True), "1 2\n")
-        assert outcome.status == "ok" and (outcome.answer or "").strip() == "3", outcome
+        assert outcome.verdict is None and (outcome.answer or "").strip() == "3", outcome
         with pytest.raises(TimeoutError):
             server.accept()
 
@@ -304,7 +305,7 @@ def test_second_pass_a_program_cannot_make_a_unix_socket_through_io_uring(pool, 
 
         server.settimeout(0.2)
         outcome = run_one(pool, external((prober, str(path)), sandbox=True), "1 2\n")
-        assert outcome.status == "ok", outcome
+        assert outcome.verdict is None, outcome
         inside = _lines(outcome.answer)
         assert inside["escape"] == f"setup:{enosys}", outcome.answer
         with pytest.raises(TimeoutError):
@@ -329,7 +330,7 @@ def test_second_pass_x32_and_32_bit_calls_and_the_key_store_are_refused_as_nativ
     if not reached:
         pytest.skip(f"none of these calls works on this kernel: {free.stdout!r}")
     outcome = run_one(pool, external((prober,), sandbox=True), "1 2\n")
-    assert outcome.status == "ok", outcome
+    assert outcome.verdict is None, outcome
     inside = _lines(outcome.answer)
     assert {call: inside.get(call) for call in reached} == {
         call: refused[call] for call in reached}, (free.stdout, outcome.answer)
@@ -340,7 +341,7 @@ def test_second_pass_a_compiled_program_under_the_filter_still_does_ordinary_wor
     """The filter refuses only what it names: the same compiled program reads its input,
     answers, talks to itself over a socketpair and forks a child."""
     outcome = run_one(pool, external((prober,), sandbox=True), "20 22\n")
-    assert outcome.status == "ok", outcome
+    assert outcome.verdict is None, outcome
     assert (outcome.answer or "").splitlines()[0] == "42", outcome.answer
     report = _lines(outcome.answer)
     assert report["pair"] == "ok" and report["fork"] == "ok", outcome.answer

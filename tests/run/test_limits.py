@@ -20,6 +20,7 @@ from pipeline.problems import get_problem
 from pipeline.run import executors
 from pipeline.run.executors import LocalPoolExecutor
 from pipeline.tables.results import read_runs
+from pipeline.verdicts import Verdict
 
 FIXTURE_PROBLEMS = Path(__file__).resolve().parents[1] / "fixtures" / "problems"
 
@@ -31,7 +32,7 @@ MB = 1024
 def test_peak_memory_is_the_programs_own_within_ten_percent(pool, cpp):
     for megabytes in (100, 300):
         outcome = run_one(pool, external((cpp["touch_memory"], str(megabytes))), "1 2\n")
-        assert (outcome.status, outcome.answer) == ("ok", "3\n"), outcome
+        assert (outcome.verdict, outcome.answer) == (None, "3\n"), outcome
         assert 0.9 * megabytes * MB <= outcome.peak_rss_kb <= 1.1 * megabytes * MB
 
 
@@ -39,10 +40,10 @@ def test_a_big_worker_does_not_show_in_its_programs_peak_memory(cpp):
     """The worker grows to 200 MB (as a heavy import would); the programs it starts still
     report their own peaks (a few MB; 100 MB), not the worker's size."""
     with LocalPoolExecutor(1) as executor:
-        assert run_one(executor, stage("ballast")).status == "ok"
+        assert run_one(executor, stage("ballast")).verdict is None
         small = run_one(executor, external((cpp["sum"],)), "1 2\n")
         hundred = run_one(executor, external((cpp["touch_memory"], "100")), "1 2\n")
-    assert (small.status, small.answer, hundred.status) == ("ok", "3\n", "ok")
+    assert (small.verdict, small.answer, hundred.verdict) == (None, "3\n", None)
     assert small.peak_rss_kb < 20 * MB
     assert 90 * MB <= hundred.peak_rss_kb <= 110 * MB
 
@@ -85,14 +86,14 @@ def test_without_a_memory_option_programs_get_the_problems_limit(tmp_path, cpp):
 
 def test_deep_recursion_runs_with_the_default_stack_as_large_as_the_memory_limit(pool, cpp):
     outcome = run_one(pool, external((cpp["recurse"], "1000000"), memory_mb=512), "1 2\n")
-    assert (outcome.status, outcome.answer) == ("ok", "3\n"), outcome
+    assert (outcome.verdict, outcome.answer) == (None, "3\n"), outcome
     assert outcome.peak_rss_kb > 40 * MB  # a million frames did live on the stack
 
 
 def test_a_stack_overflow_says_so_and_names_the_stack_limit(pool, cpp):
     outcome = run_one(pool, external((cpp["recurse"], "1000000"), memory_mb=512, stack_mb=8),
                       "1 2\n")
-    assert outcome.status == "re"
+    assert outcome.verdict == Verdict.RE
     assert outcome.error.startswith("signal 11 (SIGSEGV; stack limit 8 MB, memory limit 512 MB)")
 
 
@@ -119,7 +120,7 @@ def test_the_pools_watchdog_leaves_an_external_program_to_its_wall_clock_cap(mon
     started = time.monotonic()
     with LocalPoolExecutor(1) as executor:
         outcome = run_one(executor, external(py("sleeper"), timeout_s=1.0))
-    assert outcome.status == "tle"
+    assert outcome.verdict == Verdict.TLE
     assert outcome.error.startswith("wall clock 3 s cap reached (2 x limit + 1 s; ")
     assert 3000 <= outcome.wall_ms < 4500
     assert time.monotonic() - started < 10

@@ -27,6 +27,7 @@ from pipeline.programs.contained import data_folder_hidden, shown_under_tmp
 from pipeline.programs.jobs import Job
 from pipeline.run.executors import LocalPoolExecutor
 from pipeline.tables.results import read_runs
+from pipeline.verdicts import Verdict
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
 
@@ -53,7 +54,7 @@ def test_a_sandboxed_program_sees_the_machine_and_not_the_data_folder(pool, tmp_
     hidden = [str(data / "tables"), str(data / "tables" / "expected.txt")]
     request = json.dumps({"paths": shown + hidden, "port": listener})
     outcome = run_one(pool, _sandboxed(argv, data), request)
-    assert outcome.status == "ok", outcome
+    assert outcome.verdict is None, outcome
     seen = json.loads(outcome.answer)
     assert seen["uid"] == os.getuid()
     assert {path: seen["paths"][path]["readable"] for path in shown} == dict.fromkeys(shown, True)
@@ -83,13 +84,13 @@ def test_each_sandboxed_case_has_an_empty_tmp_of_its_own(tmp_path, listener):
 
 def test_sandboxed_programs_get_the_same_verdicts(pool, tmp_path, cpp):
     data = tmp_path / "data"
-    for argv, text, status in (((cpp["sum"],), "1 2\n", "ok"), (py("sum"), "1 2\n", "ok"),
-                               ((cpp["hog"],), "", "mle"), (py("exit_code"), "", "re"),
-                               (py("segfault"), "", "re"), ((cpp["recurse"], "1000000"),
-                                                             "1 2\n", "ok")):
+    for argv, text, verdict in (((cpp["sum"],), "1 2\n", None), (py("sum"), "1 2\n", None),
+                                ((cpp["hog"],), "", Verdict.MLE), (py("exit_code"), "", Verdict.RE),
+                                (py("segfault"), "", Verdict.RE), ((cpp["recurse"], "1000000"),
+                                                                   "1 2\n", None)):
         spec = external(argv, sandbox=True, hidden=data_folder_hidden(data), memory_mb=256)
         outcome = run_one(pool, spec, text)
-        assert outcome.status == status, (argv, outcome)
+        assert outcome.verdict == verdict, (argv, outcome)
 
 
 def test_the_default_runs_programs_sandboxed_and_off_runs_them_as_they_are(tmp_path):

@@ -23,6 +23,7 @@ from runkit import corpus, results, run_cli, run_jobs, stage
 from pipeline.programs.jobs import Job
 from pipeline.run.executors import LocalPoolExecutor
 from pipeline.tables.results import read_runs
+from pipeline.verdicts import Verdict
 
 SPIN = "while True: pass"
 
@@ -48,7 +49,7 @@ def test_a_stage_slowed_past_its_limit_by_other_processes_is_not_tle_while_its_c
     monkeypatch.setenv("TOY_BUSY_MS", "25")  # the `busy` stage burns 25 ms of CPU a case
     with one_core_shared_with_two_spinners(), LocalPoolExecutor(1) as executor:
         outcome = run_jobs(executor, [Job(0, stage("busy", timeout_s=0.05), "case", "2 3\n")])[0]
-    assert (outcome.status, outcome.answer) == ("ok", "5\n"), outcome.error
+    assert (outcome.verdict, outcome.answer) == (None, "5\n"), outcome.error
     assert outcome.wall_ms > 50  # over the limit on the wall clock: a wall limit would kill it
     assert 25 <= outcome.cpu_ms < 50
 
@@ -57,7 +58,7 @@ def test_a_stage_over_its_cpu_time_is_tle_before_the_wall_cap(monkeypatch):
     monkeypatch.setenv("TOY_BUSY_MS", "60000")
     with LocalPoolExecutor(1) as executor:
         outcome = run_jobs(executor, [Job(0, stage("busy", timeout_s=0.05), "case", "2 3\n")])[0]
-    assert outcome.status == "tle"
+    assert outcome.verdict == Verdict.TLE
     assert outcome.error.startswith("CPU time over the 0.05 s limit (0.")
     assert 50 <= outcome.cpu_ms < 1000
     assert outcome.wall_ms < 1100  # the wall cap (2 x 0.05 + 1 s) never came into it
@@ -66,7 +67,7 @@ def test_a_stage_over_its_cpu_time_is_tle_before_the_wall_cap(monkeypatch):
 def test_a_stage_that_sleeps_past_the_wall_cap_is_tle_with_little_cpu_used():
     with LocalPoolExecutor(1) as executor:
         outcome = run_jobs(executor, [Job(0, stage("sleepy", timeout_s=0.2), "case", "2 3\n")])[0]
-    assert outcome.status == "tle"
+    assert outcome.verdict == Verdict.TLE
     assert outcome.error.startswith("wall clock 1.4 s cap reached (2 x limit + 1 s; 0.0")
     assert 1400 <= outcome.wall_ms < 3000 and outcome.cpu_ms < 100
 

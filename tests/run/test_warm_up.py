@@ -19,6 +19,7 @@ from pipeline.problems import get_problem
 from pipeline.programs.jobs import Job, SolverSpec
 from pipeline.run.executors import LocalPoolExecutor
 from pipeline.run.worker import warm_up_inputs
+from pipeline.verdicts import Verdict
 
 WARM_PROBLEMS = Path(__file__).resolve().parent / "warm_problems"
 COLD_MS = 150
@@ -60,7 +61,7 @@ def test_no_timed_case_pays_the_first_call_cost(coldstart):
                                             for name in ("fast", "brute", "off-by-one")])]
     with LocalPoolExecutor(2) as executor:
         outcomes = {job.key: outcome for job, outcome in executor.run(jobs)}
-    assert all(o.status == "ok" for o in outcomes.values())
+    assert all(o.verdict is None for o in outcomes.values())
     # a generous bound: without the warm-up the first case of each stage on each worker
     # takes the whole 150 ms
     assert max(o.cpu_ms for o in outcomes.values()) < COLD_MS / 3
@@ -82,7 +83,7 @@ def test_a_known_wrong_stage_that_kills_its_process_costs_the_others_nothing(col
     jobs = [Job(i, spec("doomed" if i == 2 else "fast"), f"c{i}", f"{i}\n") for i in range(6)]
     with LocalPoolExecutor(1) as executor:
         outcomes = {job.key: outcome for job, outcome in executor.run(jobs)}
-    assert (outcomes[2].status, outcomes[2].error) == ("re", "worker died")
+    assert (outcomes[2].verdict, outcomes[2].error) == (Verdict.RE, "worker died")
     assert [outcomes[i].answer for i in (0, 1, 3, 4, 5)] == ["0\n", "2\n", "6\n", "8\n", "10\n"]
 
 

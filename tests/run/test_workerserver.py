@@ -159,7 +159,7 @@ AFTER_PROGRAMS = textwrap.dedent("""
         [Job(i, spec, f"c{i}", f"{i}\\n") for i in range(6)])]
     server = workerserver._client.pid
     print(json.dumps({"here": here.answer, "answers": sorted(o.answer for o in outcomes),
-                      "errors": [o.error for o in outcomes if o.status != "ok"],
+                      "errors": [o.error for o in outcomes if o.verdict is not None],
                       "forked": open(f"/proc/{server}/cmdline").read()
                       == open("/proc/self/cmdline").read()}))
     pool.close()

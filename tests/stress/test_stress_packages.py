@@ -172,7 +172,7 @@ def test_a_failing_reference_is_no_finding(polysum):
                    "--against", "solutions/crash.py", "--budget", "4s")   # R gives up on n > 5
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 failures" in done.stdout
-    assert "reference solutions/crash.py: re" in done.stdout
+    assert "reference solutions/crash.py: RE" in done.stdout
 
 
 @pytest.mark.parametrize("args, message", [
