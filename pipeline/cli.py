@@ -81,17 +81,16 @@ def _options(
 @app.command("problems", cls=Command, epilog=examples("pipeline problems"))
 def problems_command(ctx: typer.Context) -> None:
     """List the problems (built-in, --problems-dir, and packages registered in the data
-    folder) with their limits, stages, own programs and recipes."""
-    from pipeline.problems import all_problems
-    from pipeline.problems.listing import describe
+    folder) with their limits, stages, own programs and recipes; a contest's problems under
+    its name."""
+    from pipeline.commands.contest import list_problems
     from pipeline.tables.layout import no_data_folder
 
     if ctx.obj.data_dir_named:  # listing needs no data folder: a missing one named is noted
         missing = no_data_folder(ctx.obj.data_dir)
         if missing:
             say(f"note: {missing}; no package registered in it is listed", err=True)
-    for problem in all_problems():
-        say(describe(problem))
+    list_problems(ctx.obj)
 
 
 @app.command("solve", cls=Command, add_help_option=False,
@@ -178,6 +177,11 @@ def ingest_command(
     for root in roots:
         if not root.exists():
             fail(f"{root} does not exist")
+    contests: list = []
+    if paths and problem_id is None:  # a contest is read as its problems' package folders
+        from pipeline.commands.contest import contest_roots
+
+        roots, contests = contest_roots(roots)
     make_data_dir(ctx.obj.data_dir)
     from pipeline.programs.contained import hide
 
@@ -187,6 +191,10 @@ def ingest_command(
     text = format_summary(summary)
     if text:
         say(text)
+    if contests:
+        from pipeline.commands.contest import record_ingested
+
+        say("\n".join(record_ingested(ctx.obj, contests, summary, wait=not no_wait)))
     reason = nothing_stored_reason(summary, roots)
     if reason:
         fail(f"nothing ingested: {reason}", code=1)
@@ -224,12 +232,14 @@ def query_command(
     "pipeline run --problem PROBLEM --solver fast --group GROUP --repeat 3",
     "pipeline run --problem PROBLEM --external mine=./mine --solver mine --jobs 2",
     "pipeline run --problem PROBLEM --resume RUN_ID",
-    "pipeline run --problem PROBLEM --fail-fast"))
+    "pipeline run --problem PROBLEM --fail-fast",
+    "pipeline run --contest CONTEST"))
 def run_command(
     ctx: typer.Context,
-    problem_id: Annotated[str, typer.Option("--problem", "-p", metavar="PROBLEM",
-                                            autocompletion=complete_problem,
-                                            help="Problem id.")],
+    problem_id: Annotated[str | None, typer.Option("--problem", "-p", metavar="PROBLEM",
+                                                   autocompletion=complete_problem,
+                                                   help="Problem id (default: none; "
+                                                   "--contest runs a contest's).")] = None,
     solver: Annotated[list[str] | None, typer.Option(
         "--solver", "-s", metavar="NAME", help="A stage or configured solver to keep "
         "(repeatable; default: every stage and configured solver).")] = None,
@@ -267,10 +277,26 @@ def run_command(
         "run` does by default).")] = False,
     executor_kind: ExecutorOption = "local",
     scheduler: SchedulerOption = None,
+    contest: Annotated[str | None, typer.Option(
+        "--contest", metavar="CONTEST", help="Judge every problem of this contest (as `pipeline "
+        "ingest CONTEST_DIR` recorded it) and print one summary (default: none: --problem's "
+        "only).")] = None,
 ) -> None:
-    """Run solver stages and external programs over the stored cases of a problem."""
+    """Run solver stages and external programs over the stored cases of a problem (or of
+    every problem of a contest)."""
     from pipeline.commands.running import run
 
+    if contest is not None:
+        from pipeline.commands.contest import run_contest_command
+
+        run_contest_command(ctx.obj, contest, problem_id=problem_id, solver=solver,
+                            external=external, group=group, timeout=timeout, resume=resume,
+                            jobs=jobs, memory=memory, stack=stack, sandbox=sandbox,
+                            repeat=repeat, no_wait=no_wait, fail_fast=fail_fast,
+                            executor_kind=executor_kind, scheduler=scheduler)
+        return
+    if problem_id is None:
+        fail("give --problem PROBLEM (or --contest CONTEST)")
     run(ctx.obj, problem_id=problem_id, solver=solver, external=external, group=group, jobs=jobs,
         timeout=timeout, memory=memory, stack=stack, sandbox=sandbox, repeat=repeat,
         resume=resume, no_wait=no_wait, fail_fast=fail_fast, executor_kind=executor_kind,
