@@ -88,11 +88,24 @@ def record_ingested(settings: Settings, contests: list, summary, wait: bool) -> 
             else:
                 lines.append(f"  {label}{problem.id}: NOT registered: {problem.why}")
         lines += [f"  note: {note}" for note in contest.notes]
+        if recorded.python:
+            lines.append(f"  note: {python_note(recorded.python)}")
         if contest.unlisted:
             lines.append(f"  note: {', '.join(contest.unlisted)}: package folder(s) that "
                          "problems.yaml does not list: ingested, not part of the contest "
                          "(bt run at the contest root skips them too)")
     return lines
+
+
+def python_note(runner: str) -> str:
+    """What the contest's languages.yaml runs a Python submission by, beside what the pipeline
+    runs it by."""
+    import platform
+
+    return (f"the contest's languages.yaml runs a Python submission (x.py, no #! line) by "
+            f"{runner}; the pipeline runs it by CPython {platform.python_version()} (its own "
+            "interpreter; PyPy is not used), so a submission timed for PyPy may run out of "
+            "time here")
 
 
 def _not_registered(folder: Path, problem_id: str, summary) -> str | None:
@@ -167,10 +180,8 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
 
     contained.set_default_sandbox(sandbox)
     contained.hide(settings.data_dir)
-    outcomes = []
-    for entry in contest.problems:
-        outcome = ProblemOutcome(entry.id, entry.label)
-        outcomes.append(outcome)
+    outcomes = [ProblemOutcome(entry.id, entry.label) for entry in contest.problems]
+    for entry, outcome in zip(contest.problems, outcomes):
         if not entry.registered:
             outcome.failed, outcome.status = f"not registered: {entry.why}", 1
             continue
@@ -207,6 +218,8 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
             say(f"to finish it: {resume_command(settings, entry.id, result.run_id)}")
             break
     say(format_contest(contest, outcomes))
+    if contest.python:
+        say(f"note: {python_note(contest.python)}")
     codes = [o.status for o in outcomes]
     code = 130 if 130 in codes else max(codes, default=0)
     if code:

@@ -6,7 +6,8 @@ folder whose every subfolder is a problem package. `read_contest(folder)` reads 
 - its name is `contest.yaml`'s `id`, else its `name`, else the folder's name; its title is
   `contest.yaml`'s `name`, else its name;
 - its problems are those `problems.yaml` lists (`- id: NAME`, with `label`, `name`,
-  `time_limit`), in that order, as `bt` at the contest root judges them; an entry without an
+  `time_limit`), in that order, as `bt` at the contest root judges them (and what its
+  `languages.yaml` runs a Python submission by: `python_runner`); an entry without an
   `id`, with a repeated label, or whose folder is missing is skipped with a note naming its
   line (bt says so and skips it too); a `time_limit` that is not a number > 0 is left out with
   a note. Without `problems.yaml`, the problems are the package folders, sorted by name (bt's
@@ -67,6 +68,7 @@ class Contest:
     problems: tuple[ContestProblem, ...]
     unlisted: tuple[str, ...] = ()   # package folders problems.yaml does not list
     notes: tuple[str, ...] = ()      # entries skipped or values left out, and why
+    python: str | None = None        # what languages.yaml runs x.py by: "pypy3 (languages.yaml:12)"
 
 
 @dataclass
@@ -89,6 +91,7 @@ class RecordedContest:
     problems: list[RecordedProblem] = field(default_factory=list)
     unlisted: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    python: str | None = None
     recorded_at: str = ""
 
 
@@ -155,11 +158,13 @@ def read_contest(folder: Path) -> Contest:
     subfolders = _subfolders(folder)
     packages = [p.name for p in subfolders if _is_package(p)]
     if not _contest_file(folder, "problems.yaml"):
-        return Contest(name, title, folder, tuple(ContestProblem(p) for p in packages))
+        return Contest(name, title, folder, tuple(ContestProblem(p) for p in packages),
+                       python=python_runner(folder))
     problems, notes = _problems_yaml(folder, {p.name for p in subfolders})
     listed = {p.id for p in problems}
     return Contest(name, title, folder, tuple(problems),
-                   tuple(p for p in packages if p not in listed), tuple(notes))
+                   tuple(p for p in packages if p not in listed), tuple(notes),
+                   python_runner(folder))
 
 
 def _problems_yaml(folder: Path, folders: set[str]) -> tuple[list[ContestProblem], list[str]]:
@@ -215,6 +220,44 @@ def _problems_yaml(folder: Path, folders: set[str]) -> tuple[list[ContestProblem
             printable(name) if isinstance(name, str) else None,
             float(limit) if limit is not None else None, line))
     return problems, notes
+
+
+def python_runner(folder: Path) -> str | None:
+    """What the contest's `languages.yaml` runs a Python submission (`x.py`, no `#!` line)
+    by, as BAPCtools and problemtools pick its language: the highest `priority` among the
+    languages whose `files` match it and that ask for no `shebang`; the first word of its
+    `run`, with the file and line ("pypy3 (languages.yaml:201)"). None without the file, or
+    when it names no such language or cannot be read."""
+    import fnmatch
+
+    if not _contest_file(folder, "languages.yaml"):
+        return None
+    try:
+        data, lines = _yaml_lines(folder / "languages.yaml", folder)
+    except (PackageError, OSError, UnicodeDecodeError):
+        return None
+    best: tuple[float, str, str] | None = None
+    for key, language in data.items():
+        if not isinstance(language, dict) or "shebang" in language:
+            continue
+        files, run, priority = language.get("files"), language.get("run"), language.get(
+            "priority", 0)
+        if not isinstance(files, str) or not isinstance(run, str) or not run.split() \
+                or isinstance(priority, bool) or not isinstance(priority, int | float):
+            continue
+        if any(fnmatch.fnmatchcase("x.py", glob) for glob in files.split()) and \
+                (best is None or priority > best[0]):
+            best = (priority, run.split()[0], str(key))
+    if best is None:
+        return None
+    line = lines(best[2], "run")
+    return f"{printable(best[1])} (languages.yaml{f':{line}' if line else ''})"
+
+
+def _yaml_lines(path: Path, folder: Path):
+    from pipeline.packages.yamlfile import load_yaml
+
+    return load_yaml(path, folder, mapping=True)
 
 
 def contest_time_limit(root: Path) -> ContestLimit | None:
@@ -298,7 +341,7 @@ def record_contest(data_dir: Path, contest: Contest,
                                               registered=why.get(p.id) is None,
                                               why=why.get(p.id))
                               for p in contest.problems],
-                             list(contest.unlisted), list(contest.notes))
+                             list(contest.unlisted), list(contest.notes), contest.python)
     _record(data_dir, record)
     return record
 

@@ -103,17 +103,41 @@ def test_a_contest_is_ingested_in_one_command_and_judged_with_one_summary(tmp_pa
         f"{len(found)} agree, 0 disagree")
 
 
+# problemtools' format: a .py file without a #! line is run by the highest-priority language
+# whose files match it and that asks for no shebang
+LANGUAGES = """\
+python3b:
+    priority: 902
+    files: '*.py'
+    shebang: '^#!.*python3'
+    run: 'python3 {mainfile}'
+python3:
+    priority: 901
+    files: '*.py3 *.py'
+    run: 'pypy3 {mainfile}'
+cpython3:
+    priority: 801
+    files: '*.py'
+    run: 'python3 {mainfile}'
+"""
+
+
 def test_a_folder_of_packages_is_a_contest_named_after_it_and_a_disagreement_fails_it(tmp_path):
     folder, data = tmp_path / "practice", tmp_path / "data"
     tiny_kattis(folder / "sum")
     # a "wrong answer" that is right: it disagrees with its folder
     tiny_kattis(folder / "wrongsum", {
         "submissions/wrong_answer/right.py": "print(sum(map(int, input().split())))\n"})
+    write_tree(folder, {"languages.yaml": LANGUAGES})
     ingested = pipeline(data, "ingest", str(folder))
     assert ingested.returncode == 0, ingested.stdout + ingested.stderr
     assert "contest practice (practice): 2 of 2 problems registered" in ingested.stdout
+    pypy = ("note: the contest's languages.yaml runs a Python submission (x.py, no #! line) "
+            "by pypy3 (languages.yaml:9); the pipeline runs it by CPython ")
+    assert pypy in ingested.stdout
     done = pipeline(data, "run", "--contest", "practice")
     assert done.returncode == 1
+    assert pypy in done.stdout
     found = rows(done.stdout, "practice")
     assert [(r[0], r[1], r[2], r[3], r[5]) for r in found] == [
         ("sum", "accepted/sum.py", "accepted", "AC", "yes"),
