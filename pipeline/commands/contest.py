@@ -237,6 +237,10 @@ def _rows(summary) -> list[tuple[str, ...]]:
         time = ("-" if slow is None else f"{slow[0] / 1000:.3f} s" if slow[0] is not None
                 else f"{slow[1] / 1000:.3f} s wall")
         status = {"agree": "yes", "disagree": "NO"}.get(a.status, a.status)
+        if a.sensitive:
+            status += " (sensitive to time limit)"
+        if a.with_extra_time:
+            status += " (with the safety margin's extra time)"
         rows.append((a.submission, a.expected, a.got, time, status))
     return rows
 
@@ -265,8 +269,8 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
             notes.append(f"{name}: run {o.summary.status}")  # type: ignore[attr-defined]
         rows += [(name, *row) for row in o.rows]
     submissions = [row for row in rows[1:]]
-    agree = sum(row[5] == "yes" for row in submissions)
-    disagree = sum(row[5] == "NO" for row in submissions)
+    agree = sum(row[5].startswith("yes") for row in submissions)
+    disagree = sum(row[5].startswith("NO") for row in submissions)
     other = len(submissions) - agree - disagree
     judged = sum(1 for o in outcomes if o.summary is not None)
     not_judged = sum(1 for o in outcomes if o.failed or (o.summary is None and not o.idle))

@@ -96,7 +96,7 @@ def test_a_contest_is_ingested_in_one_command_and_judged_with_one_summary(tmp_pa
     assert {row[1] for row in found} == submissions
     assert {row[0] for row in found} == {"A circlearea", "C hypotenuse"}
     for problem, submission, expected, got, _, agree in found:
-        assert agree == "yes", (problem, submission, expected, got)
+        assert agree.startswith("yes"), (problem, submission, expected, got)
     assert "  B broken: not registered: problem.yaml:3: rule yaml-syntax" in done.stdout
     assert done.stdout.rstrip().endswith(
         f"total: 3 problems (2 judged, 1 not judged); {len(found)} submissions: "
@@ -215,6 +215,6 @@ def test_a_real_contest_fetched_here_is_ingested_and_judged_as_one(tmp_path):
                    for p in contest.glob("*/submissions/*/*")
                    if p.is_file() and not p.name.startswith(".")}
     assert {(row[0], row[1]) for row in found} == submissions
-    agree = sum(row[5] == "yes" for row in found)
+    agree = sum(row[5].startswith("yes") for row in found)
     assert f"{len(found)} submissions: {agree} agree" in done.stdout
     assert done.returncode == (0 if agree == len(found) else 1), done.stdout + done.stderr
