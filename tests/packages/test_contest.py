@@ -55,9 +55,11 @@ MINI_PROBLEMS = """\
 
 def mini_contest(folder: Path) -> Path:
     """circlearea (legacy, no time limit of its own: problems.yaml gives 1.0 s), a package
-    whose problem.yaml is not YAML, hypotenuse, and an entry without a folder."""
+    whose problem.yaml is not YAML, hypotenuse, an entry without a folder, and a package the
+    contest does not list."""
     for name in ("circlearea", "hypotenuse"):
         shutil.copytree(FIXTURES / name, folder / name)
+    tiny_kattis(folder / "extra")  # a package problems.yaml does not list
     return write_tree(folder, {"contest.yaml": "id: mini\nname: Mini Contest\n",
                                "problems.yaml": MINI_PROBLEMS,
                                "broken/problem.yaml": "name: Broken\nlimits: [1\n",
@@ -76,6 +78,8 @@ def test_a_contest_is_ingested_in_one_command_and_judged_with_one_summary(tmp_pa
     assert "  C hypotenuse: registered: 5 inputs found, 0 rejects" in out
     assert "  note: problems.yaml:11: the contest has no folder ghost: the entry is skipped" in out
     assert "README.md" not in out  # the contest's own files are no test data
+    assert "  note: extra: package folder(s) that problems.yaml does not list: ingested, not " \
+        "part of the contest" in out and "extra: registered legacy package" in out
     recorded = json.loads((data / "contests.json").read_text())["mini"]
     assert [(p["id"], p["label"], p["registered"]) for p in recorded["problems"]] == [
         ("circlearea", "A", True), ("broken", "B", False), ("hypotenuse", "C", True)]
@@ -85,6 +89,7 @@ def test_a_contest_is_ingested_in_one_command_and_judged_with_one_summary(tmp_pa
     assert re.search(r"^  A circlearea  Circle Area  \(time limit 1 s,", listed, re.M)
     assert re.search(r"^  B broken  NOT registered: problem.yaml:3", listed, re.M)
     assert re.search(r"^arc087e ", listed, re.M)  # the rest are listed as before
+    assert re.search(r"^extra  Tiny Sum ", listed, re.M)
 
     done = pipeline(data, "run", "--contest", "mini")
     assert done.returncode == 1, done.stderr  # broken was not judged
