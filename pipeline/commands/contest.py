@@ -232,11 +232,12 @@ def _rows(summary) -> list[tuple[str, ...]]:
     if held is None or held.not_held:
         return []
     rows: list[tuple[str, ...]] = []
+    partial = ", on the judged cases only" if getattr(held, "unjudged", ()) else ""
     for a in held.agreements:
         slow = summary.slowest.get(a.submission)
         time = ("-" if slow is None else f"{slow[0] / 1000:.3f} s" if slow[0] is not None
                 else f"{slow[1] / 1000:.3f} s wall")
-        status = {"agree": "yes", "disagree": "NO"}.get(a.status, a.status)
+        status = {"agree": "yes" + partial, "disagree": "NO"}.get(a.status, a.status)
         if a.sensitive:
             status += " (sensitive to time limit)"
         if a.with_extra_time:
@@ -265,6 +266,11 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
         held = o.summary.expectations  # type: ignore[attr-defined]
         if held is not None and held.not_held:
             notes.append(f"{name}: expectations not held: {held.not_held}")
+        unjudged = getattr(held, "unjudged", ())
+        if unjudged:
+            rules = sorted({error.rule for error in unjudged})
+            notes.append(f"{name}: {len(unjudged)} test case(s) the package holds were not "
+                         f"judged (rule {', '.join(rules)}; see its run above)")
         if o.summary.status != "finished":  # type: ignore[attr-defined]
             notes.append(f"{name}: run {o.summary.status}")  # type: ignore[attr-defined]
         rows += [(name, *row) for row in o.rows]

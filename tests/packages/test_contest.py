@@ -223,3 +223,17 @@ def test_a_real_contest_fetched_here_is_ingested_and_judged_as_one(tmp_path):
     agree = sum(row[5].startswith("yes") for row in found)
     assert f"{len(found)} submissions: {agree} agree" in done.stdout
     assert done.returncode == (0 if agree == len(found) else 1), done.stdout + done.stderr
+
+
+def test_a_problem_judged_without_some_of_its_cases_says_so_in_the_contest_summary(tmp_path):
+    # a checkout that lacks an .in (its .ans is there): the rest is judged, and said to be
+    folder, data = tmp_path / "gaps", tmp_path / "data"
+    tiny_kattis(folder / "sum", {"data/secret/03.ans": "7\n"})
+    ingested = pipeline(data, "ingest", str(folder))
+    assert ingested.returncode == 1 and "[missing-input]" in ingested.stdout
+    done = pipeline(data, "run", "--contest", "gaps")
+    assert done.returncode == 0, done.stdout + done.stderr
+    [row] = rows(done.stdout, "gaps")
+    assert row[1] == "accepted/sum.py" and row[5] == "yes, on the judged cases only"
+    assert "  sum: 1 test case(s) the package holds were not judged (rule missing-input; " \
+        "see its run above)" in done.stdout
