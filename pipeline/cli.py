@@ -82,17 +82,16 @@ def _options(
 @app.command("problems", cls=Command, epilog=examples("pipeline problems"))
 def problems_command(ctx: typer.Context) -> None:
     """List the problems (built-in, --problems-dir, and packages registered in the data
-    folder) with their limits, stages, own programs and recipes."""
-    from pipeline.problems import all_problems
-    from pipeline.problems.listing import describe
+    folder) with their limits, stages, own programs and recipes; a contest's problems under
+    its name."""
+    from pipeline.commands.contest import list_problems
     from pipeline.tables.layout import no_data_folder
 
     if ctx.obj.data_dir_named:  # listing needs no data folder: a missing one named is noted
         missing = no_data_folder(ctx.obj.data_dir)
         if missing:
             say(f"note: {missing}; no package registered in it is listed", err=True)
-    for problem in all_problems():
-        say(describe(problem))
+    list_problems(ctx.obj)
 
 
 @app.command("solve", cls=Command, add_help_option=False,
@@ -180,6 +179,11 @@ def ingest_command(
     for root in roots:
         if not root.exists():
             fail(f"{root} does not exist")
+    contests: list = []
+    if paths and problem_id is None:  # a contest is read as its problems' package folders
+        from pipeline.commands.contest import contest_roots
+
+        roots, contests = contest_roots(roots)
     from pipeline.programs.contained import hide
 
     decide_sandbox(sandbox)  # a package's builds, validators and generators
@@ -190,6 +194,10 @@ def ingest_command(
     text = format_summary(summary)
     if text:
         say(text)
+    if contests:
+        from pipeline.commands.contest import record_ingested
+
+        say("\n".join(record_ingested(ctx.obj, contests, summary, wait=not no_wait)))
     reason = nothing_stored_reason(summary, roots)
     if reason:
         fail(f"nothing ingested: {reason}", code=1)
@@ -229,7 +237,8 @@ def query_command(
     "pipeline run --problem PROBLEM --resume RUN_ID",
     "pipeline run --problem PROBLEM --fail-fast",
     "cd PACKAGE && pipeline run",
-    "pipeline run submissions/accepted/sol.py --fail-fast"))
+    "pipeline run submissions/accepted/sol.py --fail-fast",
+    "pipeline run --contest CONTEST"))
 def run_command(
     ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Argument(
@@ -239,7 +248,7 @@ def run_command(
     problem_id: Annotated[str | None, typer.Option(
         "--problem", "-p", metavar="PROBLEM", autocompletion=complete_problem,
         help="Problem id (default: the package holding the current folder, or the "
-        "SUBMISSIONs).")] = None,
+        "SUBMISSIONs; --contest runs a contest's).")] = None,
     solver: Annotated[list[str] | None, typer.Option(
         "--solver", "-s", metavar="NAME", help="A stage, configured solver or submission to "
         "keep, a submission also by its path (submissions/accepted/sol.py) (repeatable; "
@@ -275,8 +284,13 @@ def run_command(
         "run` does by default).")] = False,
     executor_kind: ExecutorOption = "local",
     scheduler: SchedulerOption = None,
+    contest: Annotated[str | None, typer.Option(
+        "--contest", metavar="CONTEST", help="Judge every problem of this contest (as `pipeline "
+        "ingest CONTEST_DIR` recorded it) and print one summary (default: none: --problem's "
+        "only).")] = None,
 ) -> None:
-    """Run solver stages and external programs over the stored cases of a problem.
+    """Run solver stages and external programs over the stored cases of a problem (or of
+    every problem of a contest).
 
     A package is judged as it is on disk: one whose folder changed since it was registered is
     registered again first, saying so in one line. Inside a package's folder, --problem may be
@@ -284,6 +298,17 @@ def run_command(
     """
     from pipeline.commands.running import run
 
+    if contest is not None:
+        from pipeline.commands.contest import run_contest_command
+
+        run_contest_command(ctx.obj, contest, problem_id=problem_id, solver=solver,
+                            external=external, group=group, timeout=timeout, resume=resume,
+                            jobs=jobs, memory=memory, stack=stack, sandbox=sandbox,
+                            repeat=repeat, no_wait=no_wait, fail_fast=fail_fast,
+                            executor_kind=executor_kind, scheduler=scheduler)
+        return
+    if problem_id is None:
+        fail("give --problem PROBLEM (or --contest CONTEST)")
     run(ctx.obj, problem_id=problem_id, solver=solver, external=external, group=group, jobs=jobs,
         timeout=timeout, memory=memory, stack=stack, sandbox=sandbox, repeat=repeat,
         resume=resume, no_wait=no_wait, fail_fast=fail_fast, executor_kind=executor_kind,

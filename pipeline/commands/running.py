@@ -36,7 +36,6 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
     package holding the current folder or `paths` when no `problem_id` is given; `paths` are
     submissions to judge alone)."""
     from pipeline.programs.languages import BuildError
-    from pipeline.progress import progress_bar
     from pipeline.run.executors import ExecutorError
     from pipeline.run.request import RunRequest, select_solvers
     from pipeline.run.solvers import parse_external
@@ -73,52 +72,89 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
     from pipeline.programs import contained
 
     contained.hide(settings.data_dir)
+    try:
+        outcome = judge_problem(settings, problem, request, selection,
+                                executor_kind=executor_kind, scheduler=scheduler, jobs=jobs)
+    except NoCaseSelected as error:  # a usage error: nothing is stored
+        fail(str(error))
+    except (BuildError, ExecutorError, UserError) as error:
+        fail(str(error), code=1)
+    if isinstance(outcome, str):  # nothing failed: no run is made, as bt run skips such a package
+        say(f"{problem.id}: nothing to run: {outcome}")
+        return
+    summary = outcome
+    from pipeline.run.runner import format_summary
+
+    say(format_summary(summary))
+    if summary.status == "interrupted":
+        say(f"to finish it: {resume_command(settings, problem.id, summary.run_id)}")
+    code = exit_status(summary)
+    if code:
+        raise typer.Exit(code)
+
+
+class NoCaseSelected(UserError):
+    """A run that would select no stored case: refused (a usage error), nothing stored."""
+
+
+def judge_problem(settings: Settings, problem, request, selection, *, executor_kind: str,
+                  scheduler: str | None, jobs: int | None):
+    """The run `request` asks for, of `problem` (`selection`: its solvers, None when resuming),
+    the way every `pipeline run` makes it: the executor started, the package's submissions
+    built and held meanwhile, runs left by dead processes settled. Returns the run's summary,
+    or why there was nothing to run (a package without test data, as bt run skips it).
+    Raises `NoCaseSelected`, and `BuildError`, `ExecutorError` or `UserError` when the run
+    cannot be made."""
+    from pipeline.progress import progress_bar
+
     executor = start_executor(executor_kind, scheduler, jobs, problem, selection)
     judge = problem.package_judge
     if selection is not None and selection.submissions and judge is not None:
-        if local:  # its workers use this machine's builds (these run while Polars loads)
+        # its workers use this machine's builds (these run while Polars loads)
+        if executor_kind.strip().lower() == "local":
             judge.start_building(selection.submissions)
         judge.start_holding(selection.submissions)
     try:
         settle(settings.data_dir)
-        from pipeline.run.runner import format_summary, no_case_selected, nothing_to_run
+        from pipeline.run.runner import no_case_selected, nothing_to_run
         from pipeline.run.runner import run as run_request
 
-        reason = None if resume else nothing_to_run(settings.data_dir, problem, group)
-        if reason:  # nothing failed: no run is made, as bt run skips such a package
-            say(f"{problem.id}: nothing to run: {reason}")
-            return
-        why = None if resume else no_case_selected(settings.data_dir, problem, group)
-        if why:  # a usage error: nothing is stored
-            fail(why)
-        summary = run_request(settings.data_dir, request, executor=executor,
-                              progress=progress_bar("run"))
-    except (BuildError, ExecutorError, UserError) as error:
-        fail(str(error), code=1)
+        reason = None if request.resume else nothing_to_run(settings.data_dir, problem,
+                                                            request.group)
+        if reason:
+            return reason
+        why = None if request.resume else no_case_selected(settings.data_dir, problem,
+                                                           request.group)
+        if why:
+            raise NoCaseSelected(why)
+        return run_request(settings.data_dir, request, executor=executor,
+                           progress=progress_bar("run"))
     finally:
         executor.close()
-    say(format_summary(summary))
-    if summary.status == "interrupted":
-        say(f"to finish it: {resume_command(settings, problem.id, summary.run_id)}")
+
+
+def exit_status(summary, err=True) -> int:
+    """The exit status a finished (or stopped) run earns, saying why on stderr: 130 when it
+    was interrupted, 1 when it failed, a program could not start, or a package's submission
+    got what its folder does not expect (or could not be held to it); else 0."""
     if summary.status != "finished":
-        raise typer.Exit(130 if summary.status == "interrupted" else 1)
+        return 130 if summary.status == "interrupted" else 1
     if summary.cannot_start:  # no verdict of the program: it never ran
         names = ", ".join(failure.solver for failure in summary.cannot_start)
-        say(f"{names} could not start: its results are no verdict (see above)", err=True)
-        raise typer.Exit(1)
+        say(f"{names} could not start: its results are no verdict (see above)", err=err)
+        return 1
     if summary.disagreements:
         say(f"{summary.disagreements} submission(s) got what their folder does not "
-            "expect (see above)", err=True)
+            "expect (see above)", err=err)
     if summary.judge_errors:
         say(f"{summary.judge_errors} submission(s) or validator(s) could not be held to "
             "what they should get: the package's own programs failed judging them "
-            "(judge-error, see above)", err=True)
+            "(judge-error, see above)", err=err)
     if summary.partial:
         say(f"{summary.partial} submission(s) got what they expect only on the test cases "
             "judged: the package holds test cases that were not judged (see `not judged` "
-            "above), so no agreement is reported", err=True)
-    if summary.disagreements or summary.judge_errors or summary.partial:
-        raise typer.Exit(1)
+            "above), so no agreement is reported", err=err)
+    return 1 if summary.disagreements or summary.judge_errors or summary.partial else 0
 
 
 def locate(settings: Settings, problem_id: str | None,

@@ -33,7 +33,7 @@ from pathlib import Path
 from pipeline.packages.errors import PackageError
 from pipeline.packages.judge import PackageBuilds, build_package, judge_case, validate_case
 from pipeline.packages.kattis import load_kattis
-from pipeline.packages.kattis_config import format_version
+from pipeline.packages.kattis_config import contest_time_limit, format_version
 from pipeline.packages.model import Format, Package
 from pipeline.packages.polygon import load_polygon
 from pipeline.packages.tree import boundary, copy_package, leads_outside, listing_digest, needs_copy
@@ -166,6 +166,7 @@ def load_package(path: Path, build_dir: Path | None = None,
                                "(Kattis) or problem.xml (Polygon)")
         root = found
     name = short_name or archive_name or root.name
+    contest = contest_time_limit(root)  # read where the package is, before any copy of it
     left_out: tuple[PackageError, ...] = ()
     if needs_copy(root):
         root, left_out = _contained(root, build_dir)
@@ -176,7 +177,7 @@ def load_package(path: Path, build_dir: Path | None = None,
         if (root / "problem.xml").is_file() and not (root / "problem.yaml").is_file():
             package = load_polygon(root, build_dir, name)
         else:
-            package = load_kattis(root, name, build_dir)
+            package = load_kattis(root, name, build_dir, contest)
     except PackageError as error:
         raise _because_left_out(error, left_out) from None
     if not package.cases:  # no test data because it was left out: that is what to tell

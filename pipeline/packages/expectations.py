@@ -88,6 +88,10 @@ def given_time_limit(package: Package) -> TimeLimit | None:
     if package.limits.time_source != "given" or package.limits.time_s is None:
         return None
     low, high = margins(package, package.limits.time_s)
+    if package.limits.time_from:
+        return TimeLimit(package.limits.time_s, low, high, "given",
+                         f"the contest's time limit of {package.limits.time_s:g} s "
+                         f"({package.limits.time_from}; the package gives none)")
     return TimeLimit(package.limits.time_s, low, high, "given",
                      f"the package's time limit of {package.limits.time_s:g} s")
 

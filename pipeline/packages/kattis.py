@@ -40,6 +40,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from pipeline.packages.contest import ContestLimit
 from pipeline.packages.errors import PackageError
 from pipeline.packages.generators_yaml import (
     default_sources_dir,
@@ -67,13 +68,14 @@ from pipeline.packages.yamlfile import Lines, load_yaml, relative
 
 
 def load_kattis(root: Path, short_name: str | None = None,
-                build_dir: Path | None = None) -> Package:
+                build_dir: Path | None = None, contest: ContestLimit | None = None) -> Package:
     """Load the Kattis / ICPC package in folder `root` (`build_dir`: where generators.yaml's
-    data is made)."""
+    data is made; `contest`: the time limit its contest's problems.yaml gives it, taken when
+    it gives none of its own)."""
     IGNORED.append([])
     NOT_PROGRAMS.append([])
     try:
-        package = _load_kattis(Path(root).resolve(), short_name, build_dir)
+        package = _load_kattis(Path(root).resolve(), short_name, build_dir, contest)
     finally:
         ignored = IGNORED.pop()
         skipped = NOT_PROGRAMS.pop()
@@ -94,7 +96,8 @@ def _skipped_notes(skipped: list[tuple[str, str]]) -> list[str]:
     return notes
 
 
-def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = None) -> Package:
+def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = None,
+                 contest: ContestLimit | None = None) -> Package:
     config_path = root / "problem.yaml"
     if not config_path.is_file():
         raise PackageError("problem.yaml", "missing-problem-yaml", "a Kattis package needs a "
@@ -114,7 +117,7 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
     if problem_type.submit_answer:
         raise PackageError(file, "type", "submit-answer problems are not supported",
                            line=lines("type"))
-    limits = read_limits(config, version, root, file, lines)
+    limits = read_limits(config, version, root, file, lines, contest)
     validator_flags = words(config.get("validator_flags"), file, "validator_flags",
                             lines("validator_flags")) if version == "legacy" else ()
 

@@ -1,6 +1,7 @@
 """Reading an ICPC / Kattis package's `problem.yaml`: its `problem_format_version`, `type`
 (and legacy `validation`), `limits` (a legacy package's DOMjudge `.timelimit` file gives its time
-limit) and name; and the checked values (numbers, word lists, validator arguments) that the
+limit; a package in a contest folder that gives none takes the contest's `problems.yaml`
+`time_limit`) and name; and the checked values (numbers, word lists, validator arguments) that the
 package's other settings files (`testdata.yaml`, `test_group.yaml`, a case's `<name>.yaml`)
 hold too.
 
@@ -17,6 +18,8 @@ import math
 import shlex
 from pathlib import Path
 
+from pipeline.packages.contest import ContestLimit
+from pipeline.packages.contest import contest_time_limit as _contest_limit
 from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Format, Limits, ProblemType
 from pipeline.packages.yamlfile import Lines
@@ -115,7 +118,10 @@ def read_problem_type(config: dict, version: Format, file: str,
     return problem_type, problem_type.scoring
 
 
-def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lines) -> Limits:
+def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lines,
+                contest: ContestLimit | None = None) -> Limits:
+    """The package's limits; `contest` (the time limit its contest's problems.yaml gives) is
+    its time limit when it gives none (`limits.time_limit`, a legacy `.timelimit`)."""
     limits = config.get("limits") or {}
     if not isinstance(limits, dict):
         raise PackageError(file, "limits", "limits must be a mapping", line=lines("limits"))
@@ -144,9 +150,12 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
                  "validation_memory", "validation_output"}
         unknown_keys(limits, known, file, "limits", lines)
         given = _timelimit_file(root)
-        return Limits(time_s=given, time_source="given" if given is not None else "derive",
+        contest = contest if given is None else None
+        return Limits(time_s=contest.time_s if contest else given,
+                      time_source="given" if given is not None or contest else "derive",
                       ac_to_time_limit=get("time_multiplier", 5.0),
-                      time_limit_to_tle=get("time_safety_margin", 2.0), **common)
+                      time_limit_to_tle=get("time_safety_margin", 2.0),
+                      time_from=contest.where if contest else "", **common)
     known = {"time_multipliers", "time_limit", "time_resolution", "memory", "output", "code",
              "compilation_time", "compilation_memory", "validation_time", "validation_memory",
              "validation_output", "validation_passes"}
@@ -165,12 +174,25 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
                               lines("limits", "time_multipliers", key), minimum=1.0, strict=False)
 
     time_limit = get("time_limit", None)
+    contest = contest if time_limit is None else None
+    if contest is not None:
+        time_limit = contest.time_s
     return Limits(time_s=time_limit, time_source="given" if time_limit is not None else "derive",
+                  time_from=contest.where if contest else "",
                   ac_to_time_limit=factor("ac_to_time_limit", 2.0),
                   time_limit_to_tle=factor("time_limit_to_tle", 1.5),
                   time_resolution_s=get("time_resolution", 1.0),
                   validation_passes=int(get("validation_passes", 2, minimum=2, strict=False,
                                             integer=True)), **common)
+
+
+def contest_time_limit(root: Path) -> ContestLimit | None:
+    """The time limit the contest's `problems.yaml` gives the package at `root`
+    (`contest.contest_time_limit`), capped as the package's own would be."""
+    found = _contest_limit(root)
+    if found is None:
+        return None
+    return ContestLimit(capped_time(found.time_s, found.where, "time_limit", None), found.where)
 
 
 # Settings that are a time some program may run for, and the most any of them is taken to say:

@@ -52,7 +52,8 @@ class Limits:
     format derives it from the accepted submissions' times (`"derive"`), it is None until
     `expectations.derive_time_limit` computes it. `ac_to_time_limit` and `time_limit_to_tle` are
     the two safety factors: the 2023-07/2025-09 `time_multipliers` (defaults 2.0 and 1.5), or the
-    legacy `time_multiplier` and `time_safety_margin` (defaults 5 and 2).
+    legacy `time_multiplier` and `time_safety_margin` (defaults 5 and 2). `time_from` names the
+    contest's `problems.yaml` entry when the time limit is the contest's (the package gives none).
     """
 
     time_s: float | None
@@ -69,6 +70,7 @@ class Limits:
     validation_memory_mb: int = 2048
     validation_output_mb: int = 8
     validation_passes: int = 2
+    time_from: str = ""    # where a time limit not in the package comes from: "problems.yaml:12"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 `register(source, data_dir, short_name)` copies the package (a folder, or a .zip/.kpp of one)
 to `DATA/problems/<short name>/package/` (never what leads outside it: `tree.copy_package`)
 and writes `DATA/problems/<short name>/package.json` (its format, where it came from, a digest
-of every file, and a cheap stamp of the source's listing: `source_stamp`). The problem
+of every file, and a cheap stamp of the source's listing: `source_stamp`), and beside it the
+time limit a contest's `problems.yaml` gives the package (`contest.record_entry`). The problem
 registry finds it there (`pipeline.problems`, through the data
 folder's `problems/` on `PIPELINE_PROBLEMS_DIR`) and `pipeline.packages.problem` turns it into
 a `Problem`. Registering a package again replaces the copy and says what changed: files added,
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from pipeline.fsutil import atomic_write_text, file_sha256
 from pipeline.packages import detect, load_package
+from pipeline.packages.contest import record_entry
 from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Package
 from pipeline.packages.tree import copy_package, listing_digest
@@ -163,11 +165,14 @@ def register(source: Path, data_dir: Path, short_name: str | None = None) -> Reg
     folder = problems_dir(data_dir) / problem_id
     old = read_marker(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    # the time limit its contest gives it, kept beside the copy (which the contest is not)
+    contest_changed = record_entry(source, folder)
     staging = Path(tempfile.mkdtemp(prefix=".package-", dir=folder))
     try:
         left_out = package.left_out + copy_package(package.root, staging / "package")
         files = _digests(staging / "package")
-        if old.get("files") == files and (folder / "package").is_dir():
+        if old.get("files") == files and (folder / "package").is_dir() \
+                and not contest_changed:
             shutil.rmtree(staging, ignore_errors=True)
             if old.get("listing") != stamp or old.get("source") != str(source):
                 atomic_write_text(folder / MARKER, json.dumps(

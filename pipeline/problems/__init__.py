@@ -153,6 +153,29 @@ def load_found_package(path: Path, data_dir: Path, name: str, *, registered: boo
     return package, what, notes
 
 
+def contest_at(folder: Path):
+    """The contest in `folder` (`pipeline.packages.contest.Contest`: a folder of packages in
+    BAPCtools' layout, or of package folders only), or None when it is none; a
+    `PackageError` naming the file and line when its contest files cannot be read."""
+    from pipeline.packages.contest import is_contest, read_contest
+
+    return read_contest(folder) if is_contest(folder) else None
+
+
+def record_contest(data_dir: Path, contest, why: dict[str, str | None]):
+    """Record the contest ingested in the data folder (`contest.record_contest`)."""
+    from pipeline.packages.contest import record_contest as record
+
+    return record(data_dir, contest, why)
+
+
+def recorded_contests(data_dir: Path) -> dict:
+    """The contests the data folder records, by name (`contest.recorded_contests`)."""
+    from pipeline.packages.contest import recorded_contests as recorded
+
+    return recorded(data_dir)
+
+
 def generator_recipe(problem: Problem, command: str, data_dir: Path) -> Recipe:
     """A recipe that makes cases of `problem` with the generator program `command` (`PROGRAM
     ARGS {seed}`: a package's own generator by name, or a source or command of the user's),

@@ -190,3 +190,43 @@ def judged_by_run(root: Path, data: Path, solvers: tuple[str, ...] = (),
         part = ingested.problems.get(problem_id)
         return RunJudged(problem.load(), summary, held, results,
                          tuple(part.rejects) if part is not None else ())
+
+
+def fetched_present(repo: str, folders: list[str], target: Path) -> Path:
+    """The files of `folders` of the fetched repository `repo` ("owner/name") that its snapshot
+    holds, written under `target` (returned): a snapshot may lack some large blobs, as a
+    checkout may lack some files, and those are left out (links are written as links). The
+    test is skipped, with a line saying so, when that repository was never fetched here."""
+    git_dir = snapshot(repo)
+    if not git_dir.is_dir():
+        pytest.skip(f"{repo} is not fetched here ({git_dir} is absent; GAMEBENCH_SNAPSHOTS "
+                    "names the folder of fetched snapshots)")
+    listing = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", "HEAD",
+                              "--", *folders], capture_output=True, check=True).stdout
+    entries = []
+    for entry in filter(None, listing.split(b"\0")):
+        meta, path = entry.split(b"\t", 1)
+        mode, kind, sha = meta.split()
+        if kind == b"blob":
+            entries.append((mode, sha, path.decode()))
+    if not entries:
+        pytest.skip(f"{repo} has none of {', '.join(folders)}")
+    batch = subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+                           input=b"".join(sha + b"\n" for _, sha, _ in entries),
+                           capture_output=True, check=True).stdout
+    stream = io.BytesIO(batch)
+    for mode, _, path in entries:
+        header = stream.readline().split()
+        if header[1] == b"missing":
+            continue
+        content = stream.read(int(header[2]))
+        stream.read(1)  # the newline after each object
+        file = target / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        if mode == b"120000":
+            file.symlink_to(content.decode())
+        else:
+            file.write_bytes(content)
+            if mode == b"100755":
+                file.chmod(0o755)
+    return target

@@ -1,0 +1,344 @@
+"""A contest as one unit: `pipeline ingest CONTEST_DIR` registers and records it,
+`pipeline run --contest NAME` judges every problem of it and prints one summary, and
+`pipeline problems` lists its problems under its name.
+
+Ingest: a root that is a contest (`problems.contest_at`: BAPCtools' layout with
+`contest.yaml` / `problems.yaml`, or a folder of package folders) is ingested as its package
+folders (those `problems.yaml` lists, in its order, then any other package folder of it); the
+contest's own files (statements, logos, shared headers) are no test data. A problem that fails
+to register never stops the others; the contest is recorded with each problem's outcome
+(`DATA/contests.json`) and the summary names each one that failed, and why.
+
+Run: each registered problem is run as `pipeline run --problem P` runs it
+(`running.judge_problem`), one after another; then one summary: per problem, each submission
+with its expected and its actual verdict, its time (its slowest case's CPU time) and whether
+they agree, then the totals. The exit status is `pipeline run`'s, over the whole contest: 130
+when a run was interrupted (the rest are not run), 1 when a problem could not be registered or
+run, or a run earns 1 (a disagreement, a program that could not start, a judge error), else 0.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import typer
+
+from pipeline.commands.common import fail, say
+from pipeline.commands.options import Settings, decide_sandbox
+from pipeline.errors import PackageError, UnknownName, UserError
+
+# -- ingest -------------------------------------------------------------------------------------
+
+
+def contest_roots(roots: list[Path]) -> tuple[list[Path], list]:
+    """The roots an ingest reads, each contest among `roots` replaced by its package folders,
+    and the contests read; a contest file that cannot be read fails the command, naming
+    it."""
+    from pipeline.problems import contest_at
+
+    found: list[Path] = []
+    contests = []
+    for root in roots:
+        try:
+            contest = contest_at(root)
+        except PackageError as error:
+            fail(f"{root}: {error}", code=1)
+        if contest is None:
+            found.append(root)
+            continue
+        contests.append(contest)
+        listed = [root / p.id for p in contest.problems]
+        found += [p for p in listed if _is_package(p)]
+        found += [root / name for name in contest.unlisted]
+    return found, contests
+
+
+def _is_package(folder: Path) -> bool:
+    from pipeline.problems import is_package_folder
+
+    return is_package_folder(folder)
+
+
+def record_ingested(settings: Settings, contests: list, summary, wait: bool) -> list[str]:
+    """Record each contest ingested with what became of each of its problems, and the lines
+    that say so: one per problem (registered, with its cases; or why not), then the notes."""
+    from pipeline.problems import record_contest
+    from pipeline.tables.lock import data_lock
+
+    lines = []
+    for contest in contests:
+        why = {p.id: _not_registered(contest.folder, p.id, summary) for p in contest.problems}
+        with data_lock(settings.data_dir, wait=wait):
+            recorded = record_contest(settings.data_dir, contest, why)
+        refused = [p for p in recorded.problems if not p.registered]
+        lines.append(f"contest {contest.name} ({contest.title}): "
+                     f"{len(recorded.problems) - len(refused)} of {len(recorded.problems)} "
+                     "problems registered" + (f"; NOT registered: "
+                                              f"{', '.join(p.id for p in refused)}"
+                                              if refused else ""))
+        for problem in recorded.problems:
+            label = f"{problem.label} " if problem.label else ""
+            if problem.registered:
+                part = summary.problems.get(problem.id)
+                cases = (f": {part.found:,} inputs found, {len(part.rejects):,} rejects"
+                         if part is not None else "")
+                lines.append(f"  {label}{problem.id}: registered{cases}")
+            else:
+                lines.append(f"  {label}{problem.id}: NOT registered: {problem.why}")
+        lines += [f"  note: {note}" for note in contest.notes]
+        if recorded.python:
+            lines.append(f"  note: {python_note(recorded.python)}")
+        if contest.unlisted:
+            lines.append(f"  note: {', '.join(contest.unlisted)}: package folder(s) that "
+                         "problems.yaml does not list: ingested, not part of the contest "
+                         "(bt run at the contest root skips them too)")
+    return lines
+
+
+def python_note(runner: str) -> str:
+    """What the contest's languages.yaml runs a Python submission by, beside what the pipeline
+    runs it by."""
+    import platform
+
+    return (f"the contest's languages.yaml runs a Python submission (x.py, no #! line) by "
+            f"{runner}; the pipeline runs it by CPython {platform.python_version()} (its own "
+            "interpreter; PyPy is not used), so a submission timed for PyPy may run out of "
+            "time here")
+
+
+def _not_registered(folder: Path, problem_id: str, summary) -> str | None:
+    """Why the contest's problem `problem_id` did not register in this ingest (None: it
+    did)."""
+    if any(note.problem == problem_id and not note.text.startswith("note:")
+           for note in summary.packages):
+        return None
+    for fault in summary.unplaced:
+        if fault.label == problem_id or fault.label.startswith(f"{problem_id}/"):
+            rule = "" if f"rule {fault.rule}" in fault.message else f" [{fault.rule}]"
+            return f"{fault.message}{rule}"
+    if not _is_package(Path(folder) / problem_id):
+        return (f"{Path(folder) / problem_id} holds no problem.yaml (Kattis) or problem.xml "
+                "(Polygon): not a problem package")
+    return "not registered by this ingest (see the lines above)"
+
+
+# -- run ----------------------------------------------------------------------------------------
+
+@dataclass
+class ProblemOutcome:
+    """What running one problem of a contest came to."""
+
+    id: str
+    label: str | None
+    summary: object | None = None     # the run's `RunSummary`
+    failed: str | None = None         # why it was not judged (not registered, no run made)
+    idle: str | None = None           # why there was nothing to run (no test data)
+    status: int = 0                   # the exit status its run earns
+    rows: list[tuple[str, ...]] = field(default_factory=list)
+
+
+def find_contest(settings: Settings, name: str):
+    """The contest recorded under `name` (a usage error naming the recorded ones when there
+    is none)."""
+    from pipeline.problems import recorded_contests
+
+    contests = recorded_contests(settings.data_dir)
+    if name in contests:
+        return contests[name]
+    titled = [c for c in contests.values() if c.title == name]
+    if len(titled) == 1:
+        return titled[0]
+    known = ", ".join(f"{c.name} ({c.title})" for c in contests.values()) or "none"
+    fail(f"unknown contest {name!r}; contests recorded in {Path(settings.data_dir).resolve()}: "
+         f"{known} (`pipeline ingest CONTEST_DIR` records one)")
+
+
+def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int | None,
+                stack: int | None, sandbox: str, repeat: int, no_wait: bool, fail_fast: bool,
+                executor_kind: str, scheduler: str | None) -> None:
+    """Judge every problem of the contest `name`, one after another, as `pipeline run
+    --problem P` judges it, then print one summary and exit with the status it earns (see
+    the module docstring)."""
+    from pipeline.commands.running import NoCaseSelected, exit_status, judge_problem
+    from pipeline.programs.languages import BuildError
+    from pipeline.run.executors import ExecutorError
+    from pipeline.run.request import RunRequest, select_solvers
+
+    contest = find_contest(settings, name)
+    decide_sandbox(sandbox)  # every program of every problem's run
+    local = executor_kind.strip().lower() == "local"
+    registered = [p.id for p in contest.problems if p.registered]
+    if local:
+        from pipeline.problems import problem_modules
+        from pipeline.run.workerserver import start_server
+
+        start_server(problem_modules(registered))
+    from pipeline.programs import contained
+
+    contained.hide(settings.data_dir)
+    outcomes = [ProblemOutcome(entry.id, entry.label) for entry in contest.problems]
+    for entry, outcome in zip(contest.problems, outcomes):
+        if not entry.registered:
+            outcome.failed, outcome.status = f"not registered: {entry.why}", 1
+            continue
+        say(f"== {entry.label + ' ' if entry.label else ''}{entry.id}")
+        try:
+            from pipeline.problems import get_problem
+
+            problem = get_problem(entry.id)
+            request = RunRequest(problem=problem.id, solvers=(), externals=(), group=None,
+                                 jobs=jobs, timeout_s=None, memory_mb=memory, stack_mb=stack,
+                                 sandbox=sandbox, repeat=repeat, resume=None,
+                                 command=" ".join(["pipeline", *sys.argv[1:]]),
+                                 wait=not no_wait, fail_fast=fail_fast)
+            selection = select_solvers(problem, request)
+            result = judge_problem(settings, problem, request, selection,
+                                   executor_kind=executor_kind, scheduler=scheduler, jobs=jobs)
+        except (NoCaseSelected, BuildError, ExecutorError, UnknownName, UserError) as error:
+            outcome.failed, outcome.status = f"not run: {error}", 1
+            say(f"{entry.id}: not run: {error}", err=True)
+            continue
+        if isinstance(result, str):
+            outcome.idle = result
+            say(f"{entry.id}: nothing to run: {result}")
+            continue
+        from pipeline.run.runner import format_summary
+
+        outcome.summary = result
+        say(format_summary(result))
+        outcome.status = exit_status(result)
+        outcome.rows = _rows(result)
+        if result.status == "interrupted":
+            from pipeline.commands.running import resume_command
+
+            say(f"to finish it: {resume_command(settings, entry.id, result.run_id)}")
+            break
+    say(format_contest(contest, outcomes))
+    if contest.python:
+        say(f"note: {python_note(contest.python)}")
+    codes = [o.status for o in outcomes]
+    code = 130 if 130 in codes else max(codes, default=0)
+    if code:
+        raise typer.Exit(code)
+
+
+def _rows(summary) -> list[tuple[str, ...]]:
+    """submission, expected, got, time, agree: one row per submission held."""
+    held = summary.expectations
+    if held is None or held.not_held:
+        return []
+    rows: list[tuple[str, ...]] = []
+    partial = ", on the judged cases only" if getattr(held, "unjudged", ()) else ""
+    for a in held.agreements:
+        slow = summary.slowest.get(a.submission)
+        time = ("-" if slow is None else f"{slow[0] / 1000:.3f} s" if slow[0] is not None
+                else f"{slow[1] / 1000:.3f} s wall")
+        status = {"agree": "yes" + partial, "disagree": "NO"}.get(a.status, a.status)
+        if a.sensitive:
+            status += " (sensitive to time limit)"
+        if a.with_extra_time:
+            status += " (with the safety margin's extra time)"
+        rows.append((a.submission, a.expected, a.got, time, status))
+    return rows
+
+
+def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
+    """The contest's summary: per problem its submissions (expected, got, time, agree), or
+    why it was not judged; then the totals."""
+    header = ("problem", "submission", "expected", "got", "time", "agree")
+    rows: list[tuple[str, ...]] = [header]
+    notes = []
+    for o in outcomes:
+        name = f"{o.label} {o.id}" if o.label else o.id
+        if o.failed:
+            notes.append(f"{name}: {o.failed}")
+            continue
+        if o.idle:
+            notes.append(f"{name}: nothing to run: {o.idle}")
+            continue
+        if o.summary is None:
+            notes.append(f"{name}: not run (the contest's run was interrupted before it)")
+            continue
+        held = o.summary.expectations  # type: ignore[attr-defined]
+        if held is not None and held.not_held:
+            notes.append(f"{name}: expectations not held: {held.not_held}")
+        unjudged = getattr(held, "unjudged", ())
+        if unjudged:
+            rules = sorted({error.rule for error in unjudged})
+            notes.append(f"{name}: {len(unjudged)} test case(s) the package holds were not "
+                         f"judged (rule {', '.join(rules)}; see its run above)")
+        if o.summary.status != "finished":  # type: ignore[attr-defined]
+            notes.append(f"{name}: run {o.summary.status}")  # type: ignore[attr-defined]
+        rows += [(name, *row) for row in o.rows]
+    submissions = [row for row in rows[1:]]
+    agree = sum(row[5].startswith("yes") for row in submissions)
+    disagree = sum(row[5].startswith("NO") for row in submissions)
+    other = len(submissions) - agree - disagree
+    judged = sum(1 for o in outcomes if o.summary is not None)
+    not_judged = sum(1 for o in outcomes if o.failed or (o.summary is None and not o.idle))
+    lines = [f"contest {contest.name} ({contest.title}): {len(outcomes)} problems"]
+    if len(rows) > 1:
+        lines += ["  " + line for line in aligned(rows)]
+    lines += [f"  {note}" for note in notes]
+    idle = len(outcomes) - judged - not_judged
+    lines.append(f"total: {len(outcomes)} problems ({judged} judged, {not_judged} not judged"
+                 + (f", {idle} with nothing to run" if idle else "") + "); "
+                 f"{len(submissions)} submissions: {agree} agree, {disagree} disagree"
+                 + (f", {other} neither (judge error or skipped)" if other else ""))
+    return "\n".join(lines)
+
+
+def aligned(rows: list[tuple[str, ...]]) -> list[str]:
+    """Rows of cells as lines, each column left-aligned to its widest cell."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+# -- problems -----------------------------------------------------------------------------------
+
+def list_problems(settings: Settings) -> None:
+    """Every problem (`pipeline problems`), those of a recorded contest under its name, in
+    its order, each with its label; the rest first, as before."""
+    from pipeline.problems import all_problems, recorded_contests
+    from pipeline.problems.listing import describe
+
+    try:
+        contests = recorded_contests(settings.data_dir) if Path(settings.data_dir).is_dir() \
+            else {}
+    except UserError as error:
+        say(f"note: {error}", err=True)
+        contests = {}
+    problems = {problem.id: problem for problem in all_problems()}
+    in_contest = {p.id for c in contests.values() for p in c.problems if p.id in problems}
+    for problem in problems.values():
+        if problem.id not in in_contest:
+            say(describe(problem))
+    for contest in contests.values():
+        say(f"contest {contest.name}  {contest.title}  ({len(contest.problems)} problems; "
+            f"{contest.source})")
+        for entry in contest.problems:
+            label = f"{entry.label} " if entry.label else ""
+            if entry.id in problems and entry.registered:
+                text = describe(problems[entry.id])
+                say("\n".join(f"  {label}{line}" if i == 0 else f"  {line}"
+                              for i, line in enumerate(text.splitlines())))
+            else:
+                say(f"  {label}{entry.id}  NOT registered: {entry.why or 'not in the data folder'}")
+
+
+def run_contest_command(settings: Settings, name: str, *, problem_id: str | None,
+                        solver: list[str] | None, external: list[str] | None,
+                        group: str | None, timeout: float | None, resume: str | None,
+                        **options) -> None:
+    """`pipeline run --contest NAME`: the options that name one problem's solvers, cases or
+    run are refused with it (each problem is run whole, at its own time limit)."""
+    given = [option for option, value in (("--problem", problem_id), ("--solver", solver),
+                                          ("--external", external), ("--group", group),
+                                          ("--timeout", timeout), ("--resume", resume))
+             if value]
+    if given:
+        fail(f"--contest runs every problem whole, at its own time limit: leave out "
+             f"{', '.join(given)} (or run one problem with --problem)")
+    run_contest(settings, name=name, **options)

@@ -1,0 +1,355 @@
+"""A contest: a folder of problem packages judged as one, as BAPCtools lays it out.
+
+A contest folder holds `contest.yaml` or `problems.yaml` (BAPCtools' layout), or is a plain
+folder whose every subfolder is a problem package. `read_contest(folder)` reads it:
+
+- its name is `contest.yaml`'s `id`, else its `name`, else the folder's name; its title is
+  `contest.yaml`'s `name`, else its name;
+- its problems are those `problems.yaml` lists (`- id: NAME`, with `label`, `name`,
+  `time_limit`), in that order, as `bt` at the contest root judges them (and what its
+  `languages.yaml` runs a Python submission by: `python_runner`); an entry without an
+  `id`, with a repeated label, or whose folder is missing is skipped with a note naming its
+  line (bt says so and skips it too); a `time_limit` that is not a number > 0 is left out with
+  a note. Without `problems.yaml`, the problems are the package folders, sorted by name (bt's
+  fallback). A package folder `problems.yaml` does not list is `unlisted`: not part of the
+  contest (bt skips it).
+
+`contest_time_limit(root)` is the time limit `problems.yaml` gives the package at `root` (the
+contest folder being its parent, as bt finds it), or, for a registered copy
+(`DATA/problems/<id>/package`), the one recorded beside it at registration
+(`CONTEST_ENTRY`); the Kattis loader takes it when the package gives none of its own.
+
+The data folder keeps each contest ingested (`DATA/contests.json`: its title, source folder
+and problems, each with whether it registered and why not), for `pipeline run --contest` and
+`pipeline problems`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pipeline.fsutil import atomic_write_text
+from pipeline.packages.errors import PackageError
+from pipeline.packages.tree import CONTEST_FILES
+from pipeline.untrusted import printable
+
+CONTESTS_FILE = "contests.json"
+CONTEST_ENTRY = "contest.json"   # beside a registered copy: its problems.yaml entry
+
+
+@dataclass(frozen=True)
+class ContestProblem:
+    """One problem of a contest, as `problems.yaml` lists it (or a package folder)."""
+
+    id: str                         # the problem's folder, and the id it is registered under
+    label: str | None = None        # A, B, ...
+    name: str | None = None
+    time_limit_s: float | None = None
+    line: int | None = None         # its entry's line in problems.yaml
+
+
+@dataclass(frozen=True)
+class ContestLimit:
+    """A time limit a contest's `problems.yaml` gives one of its problems."""
+
+    time_s: float
+    where: str                      # "problems.yaml:12"
+
+
+@dataclass(frozen=True)
+class Contest:
+    name: str
+    title: str
+    folder: Path
+    problems: tuple[ContestProblem, ...]
+    unlisted: tuple[str, ...] = ()   # package folders problems.yaml does not list
+    notes: tuple[str, ...] = ()      # entries skipped or values left out, and why
+    python: str | None = None        # what languages.yaml runs x.py by: "pypy3 (languages.yaml:12)"
+
+
+@dataclass
+class RecordedProblem:
+    """A contest's problem as the data folder records it after an ingest."""
+
+    id: str
+    label: str | None = None
+    name: str | None = None
+    time_limit_s: float | None = None
+    registered: bool = False
+    why: str | None = None           # why it is not registered
+
+
+@dataclass
+class RecordedContest:
+    name: str
+    title: str
+    source: str
+    problems: list[RecordedProblem] = field(default_factory=list)
+    unlisted: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    python: str | None = None
+    recorded_at: str = ""
+
+
+def _is_package(folder: Path) -> bool:
+    try:
+        return (folder / "problem.yaml").is_file() or (folder / "problem.xml").is_file()
+    except OSError:
+        return False
+
+
+def _contest_file(folder: Path, name: str) -> Path | None:
+    path = folder / name
+    return path if path.is_file() and not path.is_symlink() else None
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir()
+                      if p.is_dir() and not p.name.startswith("."))
+    except OSError:
+        return []
+
+
+def is_contest(folder: Path) -> bool:
+    """Whether `folder` is a contest: not a package itself, and holding `contest.yaml` or
+    `problems.yaml`, or only package folders (at least one) and no archive."""
+    folder = Path(folder)
+    if not folder.is_dir() or _is_package(folder):
+        return False
+    if any(_contest_file(folder, name) for name in CONTEST_FILES):
+        return True
+    subfolders = _subfolders(folder)
+    try:
+        archives = [p for p in folder.iterdir() if p.suffix.lower() in (".zip", ".kpp")]
+    except OSError:
+        return False
+    return bool(subfolders) and not archives and all(_is_package(p) for p in subfolders)
+
+
+def _yaml(path: Path, folder: Path, mapping: bool) -> tuple[Any, Any]:
+    """The document in `path` and the node tree it was composed from (for entry lines)."""
+    import yaml
+
+    from pipeline.packages.yamlfile import _Loader, load_yaml
+
+    data, _ = load_yaml(path, folder, mapping=mapping)
+    return data, yaml.compose(path.read_text(encoding="utf-8"), Loader=_Loader)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def read_contest(folder: Path) -> Contest:
+    """The contest in `folder` (see the module docstring); `PackageError` naming the file and
+    line when `contest.yaml` or `problems.yaml` cannot be read as BAPCtools reads it."""
+    folder = Path(folder)
+    config: dict = {}
+    if _contest_file(folder, "contest.yaml"):
+        config, _ = _yaml(folder / "contest.yaml", folder, mapping=True)
+    name = (_text(config.get("id")) or _text(config.get("name")) or printable(folder.name))
+    name = printable(name.strip())
+    title = printable((_text(config.get("name")) or name).strip())
+    subfolders = _subfolders(folder)
+    packages = [p.name for p in subfolders if _is_package(p)]
+    if not _contest_file(folder, "problems.yaml"):
+        return Contest(name, title, folder, tuple(ContestProblem(p) for p in packages),
+                       python=python_runner(folder))
+    problems, notes = _problems_yaml(folder, {p.name for p in subfolders})
+    listed = {p.id for p in problems}
+    return Contest(name, title, folder, tuple(problems),
+                   tuple(p for p in packages if p not in listed), tuple(notes),
+                   python_runner(folder))
+
+
+def _problems_yaml(folder: Path, folders: set[str]) -> tuple[list[ContestProblem], list[str]]:
+    """The entries of `problems.yaml`, each checked as bt checks it (`folders`: the contest's
+    subfolders), and a note for each entry skipped or value left out."""
+    import yaml
+
+    data, node = _yaml(folder / "problems.yaml", folder, mapping=False)
+    if data is None:
+        return [], []
+    if not isinstance(data, list):
+        raise PackageError("problems.yaml", "problems-yaml", "problems.yaml must hold a list "
+                           "of problems (- id: NAME, label: A, ...), as BAPCtools reads it",
+                           line=1)
+    items = node.value if isinstance(node, yaml.SequenceNode) else []
+    problems: list[ContestProblem] = []
+    notes: list[str] = []
+    labels: dict[str, str] = {}
+    for index, entry in enumerate(data):
+        line = items[index].start_mark.line + 1 if index < len(items) else None
+        where = f"problems.yaml:{line}" if line else "problems.yaml"
+        if not isinstance(entry, dict):
+            notes.append(f"{where}: an entry that is not a mapping is skipped")
+            continue
+        problem_id, label = entry.get("id"), entry.get("label")
+        if not isinstance(problem_id, str) or not problem_id:
+            notes.append(f"{where}: an entry without an id is skipped")
+            continue
+        shown = printable(problem_id)
+        if label is not None and not isinstance(label, str):
+            label = str(label)
+        if label is not None and label in labels:
+            notes.append(f"{where}: label {printable(label)} of {shown} is {labels[label]}'s "
+                         "already: the entry is skipped")
+            continue
+        if problem_id not in folders:
+            notes.append(f"{where}: the contest has no folder {shown}: the entry is skipped")
+            continue
+        if label is not None:
+            labels[label] = shown
+        limit = entry.get("time_limit")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int | float)
+                                  or not limit > 0):
+            notes.append(f"{where}: time_limit of {shown} must be a number > 0, not "
+                         f"{printable(str(limit))[:40]!r}: left out")
+            limit = None
+        name = entry.get("name")
+        if isinstance(name, dict):  # 2023-07 and later: a name per language
+            name = name.get("en") or next((v for v in name.values() if isinstance(v, str)),
+                                          None)
+        problems.append(ContestProblem(
+            problem_id, printable(label) if label is not None else None,
+            printable(name) if isinstance(name, str) else None,
+            float(limit) if limit is not None else None, line))
+    return problems, notes
+
+
+def python_runner(folder: Path) -> str | None:
+    """What the contest's `languages.yaml` runs a Python submission (`x.py`, no `#!` line)
+    by, as BAPCtools and problemtools pick its language: the highest `priority` among the
+    languages whose `files` match it and that ask for no `shebang`; the first word of its
+    `run`, with the file and line ("pypy3 (languages.yaml:201)"). None without the file, or
+    when it names no such language or cannot be read."""
+    import fnmatch
+
+    if not _contest_file(folder, "languages.yaml"):
+        return None
+    try:
+        data, lines = _yaml_lines(folder / "languages.yaml", folder)
+    except (PackageError, OSError, UnicodeDecodeError):
+        return None
+    best: tuple[float, str, str] | None = None
+    for key, language in data.items():
+        if not isinstance(language, dict) or "shebang" in language:
+            continue
+        files, run, priority = language.get("files"), language.get("run"), language.get(
+            "priority", 0)
+        if not isinstance(files, str) or not isinstance(run, str) or not run.split() \
+                or isinstance(priority, bool) or not isinstance(priority, int | float):
+            continue
+        if any(fnmatch.fnmatchcase("x.py", glob) for glob in files.split()) and \
+                (best is None or priority > best[0]):
+            best = (priority, run.split()[0], str(key))
+    if best is None:
+        return None
+    line = lines(best[2], "run")
+    return f"{printable(best[1])} (languages.yaml{f':{line}' if line else ''})"
+
+
+def _yaml_lines(path: Path, folder: Path):
+    from pipeline.packages.yamlfile import load_yaml
+
+    return load_yaml(path, folder, mapping=True)
+
+
+def contest_time_limit(root: Path) -> ContestLimit | None:
+    """The time limit the contest holding the package at `root` gives it in `problems.yaml`
+    (None when there is none); for a registered copy, the one recorded beside it. A contest
+    file that cannot be read gives none (ingesting the contest says why)."""
+    root = Path(root)
+    recorded = root.parent / CONTEST_ENTRY
+    if root.name == "package" and recorded.is_file():
+        try:
+            entry = json.loads(recorded.read_text(encoding="utf-8"))
+            return ContestLimit(float(entry["time_limit_s"]), str(entry["where"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+    entry = problems_yaml_entry(root)
+    if entry is None or entry.time_limit_s is None:
+        return None
+    return ContestLimit(entry.time_limit_s, f"{root.parent / 'problems.yaml'}:{entry.line}")
+
+
+def problems_yaml_entry(root: Path) -> ContestProblem | None:
+    """The entry of the package at `root` in its parent's `problems.yaml`, or None."""
+    root = Path(root)
+    if not _contest_file(root.parent, "problems.yaml"):
+        return None
+    try:
+        problems, _ = _problems_yaml(root.parent, {root.name})
+    except (PackageError, OSError, UnicodeDecodeError):
+        return None
+    return next((p for p in problems if p.id == root.name), None)
+
+
+def record_entry(source: Path, target: Path) -> bool:
+    """Record beside the registered copy in `target` (`DATA/problems/<id>/`) the time limit
+    the contest of the package at `source` gives it (or remove what was recorded when it gives
+    none); True when that changed what was recorded."""
+    limit = contest_time_limit(Path(source))
+    path = Path(target) / CONTEST_ENTRY
+    old = path.read_text(encoding="utf-8") if path.is_file() else None
+    if limit is None:
+        if old is not None:
+            path.unlink()
+        return old is not None
+    text = json.dumps({"time_limit_s": limit.time_s, "where": limit.where}, indent=2) + "\n"
+    if text != old:
+        atomic_write_text(path, text)
+    return text != old
+
+
+# -- the contests the data folder records --------------------------------------------------------
+
+def _contests_path(data_dir: Path) -> Path:
+    return Path(data_dir) / CONTESTS_FILE
+
+
+def recorded_contests(data_dir: Path) -> dict[str, RecordedContest]:
+    """Every contest the data folder records, by name (none when it records none; a file
+    that cannot be read is an error naming it)."""
+    from pipeline.errors import UserError
+
+    path = _contests_path(data_dir)
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {name: RecordedContest(**{**value, "problems": [
+            RecordedProblem(**p) for p in value.get("problems", [])]})
+            for name, value in data.items()}
+    except (OSError, ValueError, TypeError, AttributeError) as error:
+        raise UserError(f"{path} cannot be read ({error}): ingest the contests again "
+                        "(pipeline ingest CONTEST_DIR) after moving it away") from None
+
+
+def record_contest(data_dir: Path, contest: Contest,
+                   why: dict[str, str | None]) -> RecordedContest:
+    """Record `contest` in the data folder, each problem with why it did not register (`why`:
+    None when it did), replacing what was recorded under its name (the caller holds the data
+    folder's lock); returns the record."""
+    record = RecordedContest(contest.name, contest.title, str(Path(contest.folder).resolve()),
+                             [RecordedProblem(p.id, p.label, p.name, p.time_limit_s,
+                                              registered=why.get(p.id) is None,
+                                              why=why.get(p.id))
+                              for p in contest.problems],
+                             list(contest.unlisted), list(contest.notes), contest.python)
+    _record(data_dir, record)
+    return record
+
+
+def _record(data_dir: Path, contest: RecordedContest) -> None:
+    contests = recorded_contests(data_dir)
+    contest.recorded_at = datetime.now(UTC).isoformat(timespec="seconds")
+    contests[contest.name] = contest
+    atomic_write_text(_contests_path(data_dir), json.dumps(
+        {name: asdict(value) for name, value in sorted(contests.items())}, indent=2,
+        ensure_ascii=False) + "\n")

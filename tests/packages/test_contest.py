@@ -1,0 +1,239 @@
+"""A contest as one unit: `pipeline ingest CONTEST_DIR` registers every problem of a folder of
+packages (BAPCtools' layout with contest.yaml / problems.yaml, or a plain folder of packages)
+and records the contest; `pipeline run --contest NAME` judges every problem and prints one
+summary; a problem that fails to register never stops the others. Real `pipeline` processes on
+contests built from the fixture packages, and on a real contest fetched here."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from packagekit import FIXTURES, fetched_present, tiny_kattis, write_tree
+
+from pipeline.packages import load_package
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def pipeline(data: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(data), *args],
+                          cwd=REPO, capture_output=True, text=True, timeout=900)
+
+
+def rows(stdout: str, contest: str) -> list[list[str]]:
+    """The submission rows of the contest summary: problem, submission, expected, got, time,
+    agree."""
+    summary = stdout[stdout.index(f"contest {contest} ("):]
+    found = []
+    for line in summary.splitlines()[2:]:
+        cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) == 6 and cells[4].endswith(" s"):
+            found.append(cells)
+    return found
+
+
+MINI_PROBLEMS = """\
+- id: circlearea
+  label: A
+  name: Circle Area
+  time_limit: 1.0
+- id: broken
+  label: B
+  name: Broken
+- id: hypotenuse
+  label: C
+  name: Hypotenuse
+- id: ghost
+  label: D
+"""
+
+
+def mini_contest(folder: Path) -> Path:
+    """circlearea (legacy, no time limit of its own: problems.yaml gives 1.0 s), a package
+    whose problem.yaml is not YAML, hypotenuse, an entry without a folder, and a package the
+    contest does not list."""
+    for name in ("circlearea", "hypotenuse"):
+        shutil.copytree(FIXTURES / name, folder / name)
+    tiny_kattis(folder / "extra")  # a package problems.yaml does not list
+    return write_tree(folder, {"contest.yaml": "id: mini\nname: Mini Contest\n",
+                               "problems.yaml": MINI_PROBLEMS,
+                               "broken/problem.yaml": "name: Broken\nlimits: [1\n",
+                               "README.md": "the contest's own file\n"})
+
+
+def test_a_contest_is_ingested_in_one_command_and_judged_with_one_summary(tmp_path):
+    contest, data = mini_contest(tmp_path / "mini"), tmp_path / "data"
+    ingested = pipeline(data, "ingest", str(contest))
+    assert ingested.returncode == 1, ingested.stderr  # a problem was refused
+    out = ingested.stdout
+    assert "contest mini (Mini Contest): 2 of 3 problems registered; NOT registered: broken" \
+        in out
+    assert "  A circlearea: registered: 4 inputs found, 0 rejects" in out
+    assert "  B broken: NOT registered: problem.yaml:3: rule yaml-syntax" in out
+    assert "  C hypotenuse: registered: 5 inputs found, 0 rejects" in out
+    assert "  note: problems.yaml:11: the contest has no folder ghost: the entry is skipped" in out
+    assert "README.md" not in out  # the contest's own files are no test data
+    assert "  note: extra: package folder(s) that problems.yaml does not list: ingested, not " \
+        "part of the contest" in out and "extra: registered legacy package" in out
+    recorded = json.loads((data / "contests.json").read_text())["mini"]
+    assert [(p["id"], p["label"], p["registered"]) for p in recorded["problems"]] == [
+        ("circlearea", "A", True), ("broken", "B", False), ("hypotenuse", "C", True)]
+
+    listed = pipeline(data, "problems").stdout
+    assert "contest mini  Mini Contest  (3 problems;" in listed
+    assert re.search(r"^  A circlearea  Circle Area  \(time limit 1 s,", listed, re.M)
+    assert re.search(r"^  B broken  NOT registered: problem.yaml:3", listed, re.M)
+    assert re.search(r"^arc087e ", listed, re.M)  # the rest are listed as before
+    assert re.search(r"^extra  Tiny Sum ", listed, re.M)
+
+    done = pipeline(data, "run", "--contest", "mini")
+    assert done.returncode == 1, done.stderr  # broken was not judged
+    assert "the contest's time limit of 1 s" in done.stdout  # circlearea: problems.yaml's
+    found = rows(done.stdout, "mini")
+    submissions = {f"{p.parent.name}/{p.name}" for name in ("circlearea", "hypotenuse")
+                   for p in (FIXTURES / name / "submissions").glob("*/*")
+                   if p.parent.is_dir() and p.suffix in (".c", ".cpp", ".py")}
+    assert {row[1] for row in found} == submissions
+    assert {row[0] for row in found} == {"A circlearea", "C hypotenuse"}
+    for problem, submission, expected, got, _, agree in found:
+        assert agree.startswith("yes"), (problem, submission, expected, got)
+    assert "  B broken: not registered: problem.yaml:3: rule yaml-syntax" in done.stdout
+    assert done.stdout.rstrip().endswith(
+        f"total: 3 problems (2 judged, 1 not judged); {len(found)} submissions: "
+        f"{len(found)} agree, 0 disagree")
+
+
+# problemtools' format: a .py file without a #! line is run by the highest-priority language
+# whose files match it and that asks for no shebang
+LANGUAGES = """\
+python3b:
+    priority: 902
+    files: '*.py'
+    shebang: '^#!.*python3'
+    run: 'python3 {mainfile}'
+python3:
+    priority: 901
+    files: '*.py3 *.py'
+    run: 'pypy3 {mainfile}'
+cpython3:
+    priority: 801
+    files: '*.py'
+    run: 'python3 {mainfile}'
+"""
+
+
+def test_a_folder_of_packages_is_a_contest_named_after_it_and_a_disagreement_fails_it(tmp_path):
+    folder, data = tmp_path / "practice", tmp_path / "data"
+    tiny_kattis(folder / "sum")
+    # a "wrong answer" that is right: it disagrees with its folder
+    tiny_kattis(folder / "wrongsum", {
+        "submissions/wrong_answer/right.py": "print(sum(map(int, input().split())))\n"})
+    write_tree(folder, {"languages.yaml": LANGUAGES})
+    ingested = pipeline(data, "ingest", str(folder))
+    assert ingested.returncode == 0, ingested.stdout + ingested.stderr
+    assert "contest practice (practice): 2 of 2 problems registered" in ingested.stdout
+    pypy = ("note: the contest's languages.yaml runs a Python submission (x.py, no #! line) "
+            "by pypy3 (languages.yaml:9); the pipeline runs it by CPython ")
+    assert pypy in ingested.stdout
+    done = pipeline(data, "run", "--contest", "practice")
+    assert done.returncode == 1
+    assert pypy in done.stdout
+    found = rows(done.stdout, "practice")
+    assert [(r[0], r[1], r[2], r[3], r[5]) for r in found] == [
+        ("sum", "accepted/sum.py", "accepted", "AC", "yes"),
+        ("wrongsum", "accepted/sum.py", "accepted", "AC", "yes"),
+        ("wrongsum", "wrong_answer/right.py", "wrong_answer", "AC", "NO")]
+    assert "3 submissions: 2 agree, 1 disagree" in done.stdout
+
+    shutil.rmtree(folder / "wrongsum" / "submissions" / "wrong_answer")
+    assert pipeline(data, "ingest", str(folder)).returncode == 0
+    again = pipeline(data, "run", "--contest", "practice")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "2 submissions: 2 agree, 0 disagree" in again.stdout
+
+
+def test_run_contest_refuses_an_unknown_contest_and_options_of_one_problem(tmp_path):
+    data = tmp_path / "data"
+    tiny_kattis(tmp_path / "c" / "sum")
+    assert pipeline(data, "ingest", str(tmp_path / "c")).returncode == 0
+    unknown = pipeline(data, "run", "--contest", "nope")
+    assert unknown.returncode == 2
+    assert "unknown contest 'nope'" in unknown.stderr and "c (c)" in unknown.stderr
+    both = pipeline(data, "run", "--contest", "c", "--problem", "sum")
+    assert both.returncode == 2 and "leave out --problem" in both.stderr
+    neither = pipeline(data, "run")
+    assert neither.returncode == 2 and "--problem PROBLEM (or --contest CONTEST)" in neither.stderr
+
+
+def test_problems_yaml_gives_the_time_limit_only_where_the_package_gives_none(tmp_path):
+    contest = write_tree(tmp_path / "c", {"problems.yaml": (
+        "- id: none\n  label: A\n  time_limit: 2.5\n"
+        "- id: own\n  label: B\n  time_limit: 2.5\n"
+        "- id: bad\n  label: C\n  time_limit: -1\n")})
+    tiny_kattis(contest / "none")
+    tiny_kattis(contest / "own", {".timelimit": "3\n"})
+    tiny_kattis(contest / "bad")
+    none, own, bad = (load_package(contest / name).limits for name in ("none", "own", "bad"))
+    assert (none.time_s, none.time_source) == (2.5, "given")
+    assert none.time_from == f"{contest / 'problems.yaml'}:1"
+    assert (own.time_s, own.time_from) == (3.0, "")
+    assert (bad.time_s, bad.time_source) == (None, "derive")
+    alone = tiny_kattis(tmp_path / "alone" / "none")  # no contest around it
+    assert load_package(alone).limits.time_s is None
+
+    data = tmp_path / "data"
+    done = pipeline(data, "ingest", str(contest))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "note: problems.yaml:7: time_limit of bad must be a number > 0, not '-1': left " \
+        "out" in done.stdout
+    # the registered copy keeps the contest's time limit, though the contest is not copied
+    listed = pipeline(data, "problems").stdout
+    assert re.search(r"^  A none  Tiny Sum  \(time limit 2.5 s,", listed, re.M)
+    assert re.search(r"^  B own  Tiny Sum  \(time limit 3 s,", listed, re.M)
+    (contest / "problems.yaml").write_text("- id: none\n  label: A\n  time_limit: 1.5\n")
+    again = pipeline(data, "ingest", str(contest / "none"))
+    assert "time limit: 2.5 s -> 1.5 s" in again.stdout
+
+
+def test_a_real_contest_fetched_here_is_ingested_and_judged_as_one(tmp_path):
+    # Two small problems of a real BAPCtools contest (legacy packages), with its contest.yaml
+    # and problems.yaml: horizoncomplexe has no .timelimit, so problems.yaml's 1.0 s is its.
+    contest = fetched_present("karwa-org/karwa2023", [
+        "contest.yaml", "problems.yaml", "horizoncomplexe", "impossible"], tmp_path / "karwa")
+    data = tmp_path / "data"
+    ingested = pipeline(data, "ingest", str(contest))
+    out = ingested.stdout
+    assert "contest karwa2023 (KARWa 2023): 2 of 2 problems registered" in out, \
+        out + ingested.stderr
+    assert out.count("the contest has no folder") == 13  # the problems not extracted
+    listed = pipeline(data, "problems").stdout
+    assert re.search(r"^  H horizoncomplexe  .*\(time limit 1 s,", listed, re.M)
+    done = pipeline(data, "run", "--contest", "karwa2023")
+    found = rows(done.stdout, "karwa2023")
+    labels = {"horizoncomplexe": "H", "impossible": "I"}
+    submissions = {(f"{labels[p.parts[-4]]} {p.parts[-4]}", f"{p.parent.name}/{p.name}")
+                   for p in contest.glob("*/submissions/*/*")
+                   if p.is_file() and not p.name.startswith(".")}
+    assert {(row[0], row[1]) for row in found} == submissions
+    agree = sum(row[5].startswith("yes") for row in found)
+    assert f"{len(found)} submissions: {agree} agree" in done.stdout
+    assert done.returncode == (0 if agree == len(found) else 1), done.stdout + done.stderr
+
+
+def test_a_problem_judged_without_some_of_its_cases_says_so_in_the_contest_summary(tmp_path):
+    # a checkout that lacks an .in (its .ans is there): the rest is judged, and said to be
+    folder, data = tmp_path / "gaps", tmp_path / "data"
+    tiny_kattis(folder / "sum", {"data/secret/03.ans": "7\n"})
+    ingested = pipeline(data, "ingest", str(folder))
+    assert ingested.returncode == 1 and "[missing-input]" in ingested.stdout
+    done = pipeline(data, "run", "--contest", "gaps")
+    assert done.returncode == 0, done.stdout + done.stderr
+    [row] = rows(done.stdout, "gaps")
+    assert row[1] == "accepted/sum.py" and row[5] == "yes, on the judged cases only"
+    assert "  sum: 1 test case(s) the package holds were not judged (rule missing-input; " \
+        "see its run above)" in done.stdout
