@@ -307,8 +307,6 @@ def run_command(
                             repeat=repeat, no_wait=no_wait, fail_fast=fail_fast,
                             executor_kind=executor_kind, scheduler=scheduler)
         return
-    if problem_id is None:
-        fail("give --problem PROBLEM (or --contest CONTEST)")
     run(ctx.obj, problem_id=problem_id, solver=solver, external=external, group=group, jobs=jobs,
         timeout=timeout, memory=memory, stack=stack, sandbox=sandbox, repeat=repeat,
         resume=resume, no_wait=no_wait, fail_fast=fail_fast, executor_kind=executor_kind,
