@@ -173,8 +173,8 @@ def locate(settings: Settings, problem_id: str | None,
     if root is None and problem_id is None:
         where = f"{start}" if paths else "this folder"
         fail(f"no --problem given, and {where} is in no problem package (no problem.yaml or "
-             "problem.xml here or above): give --problem PROBLEM (pipeline problems lists "
-             "them)")
+             "problem.xml here or above): give --problem PROBLEM or --contest CONTEST (pipeline "
+             "problems lists them)")
     if root is not None and not settings.data_dir_named \
             and not is_data_folder(settings.data_dir):  # in a package, ./data is its tests
         found = data_folder_near([Path.cwd(), root])
