@@ -427,7 +427,12 @@ def test_every_submission_is_judged_in_the_pass_that_derives_the_limit(tmp_path)
     its verdict is the derived limit's (AC in 0.4 s under 0.6 s, though it was stopped at
     0.2 s first). But its run on the largest case, which runs to the high end (it may time
     out), started under the highest limit deriving can give and was given the derived
-    limit's caps once known: it holds there and runs once (`test_early_runs`)."""
+    limit's caps once known: it holds there and runs once (`test_early_runs`).
+
+    How many times a run is repeated is not asserted exactly: a run that waited long for a
+    core on a loaded machine is run again rather than held (its wall time is over the
+    derived limit's cap), which costs time but never a verdict; the runs that must happen
+    (each submission on each case; the stopped ones again) are."""
     traces = {name: tmp_path / f"{name}.log" for name in ("accepted", "wrong", "slow")}
     answer = "print(sum(map(int, input().split())))\n"
     package = tiny_kattis(tmp_path / "derive", {
@@ -446,9 +451,10 @@ def test_every_submission_is_judged_in_the_pass_that_derives_the_limit(tmp_path)
     limit = json.loads((data / "problems" / "derive" / "package.json").read_text())
     assert 0.4 < limit["time_limit"]["time_s"] <= 1.0, limit
     cases = pl.read_parquet(data / "tables" / "cases" / "derive.parquet").height
-    assert traces["accepted"].read_text().splitlines() == ["run"] * cases
-    assert traces["wrong"].read_text().splitlines() == ["run"] * cases
-    assert traces["slow"].read_text().splitlines() == ["run"] * (2 * cases - 1)
+    runs = {name: trace.read_text().splitlines() for name, trace in traces.items()}
+    assert runs["accepted"] == ["run"] * cases  # the derivation's runs are never repeated
+    assert set(runs["wrong"]) == {"run"} and cases <= len(runs["wrong"]) <= 2 * cases
+    assert set(runs["slow"]) == {"run"} and 2 * cases - 1 <= len(runs["slow"]) <= 2 * cases
     results = table(data, "results")
     verdicts = dict(results.group_by("solver").agg(pl.col("verdict").unique()).iter_rows())
     assert verdicts == {"accepted/sum.py": ["AC"], "wrong_answer/off.py": ["WA"],
