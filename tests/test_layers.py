@@ -1,10 +1,10 @@
 """The layer contract of `pipeline/`: raw files -> cases -> results -> reports, each layer
 importing only itself and the layers below it, and no module importing itself back.
 
-Imports are read from the source (`ast`), everywhere in a module: at the top and inside
-functions alike, since an import inside a function is still a dependency; only imports under
-`if TYPE_CHECKING:` (read by type checkers, never run) are left out. The layers, top first,
-are `LAYERS`; a module belongs to the layer of its longest listed prefix.
+Imports are read from the source (`ast`), everywhere in a module: at the top, inside
+functions and under `if TYPE_CHECKING:` alike, since an import inside a function is still a
+dependency and one read only by type checkers still ties the two modules together. The
+layers, top first, are `LAYERS`; a module belongs to the layer of its longest listed prefix.
 """
 
 from __future__ import annotations
@@ -64,24 +64,12 @@ def _owner(name: str) -> str | None:
     return name or None
 
 
-def _type_checking_only(tree: ast.AST) -> set[int]:
-    skipped: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for child in node.body:
-                skipped.update(id(n) for n in ast.walk(child))
-    return skipped
-
-
 def _imports(module: str, path: Path) -> set[str]:
     """The modules of `pipeline` that `module` imports anywhere in its code."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     tree = ast.parse(path.read_text(), str(path))
-    skipped = _type_checking_only(tree)
     found: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -162,7 +150,7 @@ def test_the_contract_reads_the_real_imports():
 
 def test_no_module_imports_itself_back():
     cycles = _cycles()
-    assert not cycles, "import cycles (imports inside functions count):\n" + "\n".join(
+    assert not cycles, "import cycles (imports inside functions and TYPE_CHECKING count):\n" + "\n".join(
         " <-> ".join(c) for c in cycles)
 
 

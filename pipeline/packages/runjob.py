@@ -3,7 +3,7 @@ program, judged on one stored case.
 
 This is the worker side of a package run (`SolverSpec.kind == "submission"`, or an external
 program with `judged_by_problem`). The worker loads
-the package once (`PackageProblem.load`), builds its own programs once (validators, checker,
+the package once (`LoadedPackage.load`), builds its own programs once (validators, checker,
 interactor) and each submission once (cached on disk by source hash under
 `DATA/build/packages/`), then judges the case by the package's rules (`judge.judge_case`).
 
@@ -20,11 +20,11 @@ import tempfile
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pipeline.packages.expectations import times_out_by_design
 from pipeline.packages.groups import case_in_group
 from pipeline.packages.judge import build_one, judge_case
+from pipeline.packages.loaded import LoadedPackage
 from pipeline.packages.model import (
     CaseResult,
     Package,
@@ -40,9 +40,6 @@ from pipeline.programs.jobs import STOPPED, Job, Outcome, SolverSpec
 from pipeline.programs.languages import Build
 from pipeline.programs.parallel import on_cores
 
-if TYPE_CHECKING:
-    from pipeline.packages.problem import PackageProblem
-
 _submissions: dict[tuple[Path, str], Build] = {}
 _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
 # Submissions that ran out of time at the margin's high end on a case in this process (the
@@ -51,12 +48,12 @@ _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
 _timed_out_at_high: set[tuple[Path, str, float | None]] = set()
 
 
-def package_case(problem: PackageProblem, text: str) -> TestCase | None:
+def package_case(problem: LoadedPackage, text: str) -> TestCase | None:
     """The package's own test case whose input is `text`, or None."""
     return package_cases(problem).get(case_id_of(text))
 
 
-def package_cases(problem: PackageProblem) -> dict[str, TestCase]:
+def package_cases(problem: LoadedPackage) -> dict[str, TestCase]:
     """The package's test cases by the case id of their input (the first of equal inputs),
     the id ingest stored them under."""
     package = problem.load()
@@ -73,7 +70,7 @@ def package_cases(problem: PackageProblem) -> dict[str, TestCase]:
     return known[1]
 
 
-def case_name(problem: PackageProblem, case_id: str, group: str | None) -> str:
+def case_name(problem: LoadedPackage, case_id: str, group: str | None) -> str:
     """The name the stored case `case_id` is judged under: its package test case's (ingest
     stored it under the case id of its input), else its group's and its id's
     (`_outside_case`)."""
@@ -86,7 +83,7 @@ def outside_name(case_id: str, group: str | None) -> str:
     return f"{group or 'secret'}/{case_id[:12]}"
 
 
-def submission_build(problem: PackageProblem, name: str) -> Build:
+def submission_build(problem: LoadedPackage, name: str) -> Build:
     """The submission `name`, built (once per process; on disk once per source hash)."""
     package = problem.load()
     key = (problem.folder, name)
@@ -98,7 +95,7 @@ def submission_build(problem: PackageProblem, name: str) -> Build:
     return build
 
 
-def start_building(problem: PackageProblem, names: tuple[str, ...]) -> None:
+def start_building(problem: LoadedPackage, names: tuple[str, ...]) -> None:
     """Build the submissions `names` into the package's build cache on a daemon thread beside
     the run's start, a core's worth at once: a worker finds each built, or waits for the build
     under way (`build_program` holds a lock per build), where it used to compile one on its
@@ -117,7 +114,7 @@ def start_building(problem: PackageProblem, names: tuple[str, ...]) -> None:
     threading.Thread(target=build_all, name=f"builds of {problem.id}", daemon=True).start()
 
 
-def _package_of(problem: PackageProblem) -> tuple[PackageProblem, Package]:
+def _package_of(problem: LoadedPackage) -> tuple[LoadedPackage, Package]:
     # what its submissions never see: the stored packages (their answers, validators) and
     # the rest of the data folder but its builds
     data_dir = problem.folder.parent.parent
@@ -127,7 +124,7 @@ def _package_of(problem: PackageProblem) -> tuple[PackageProblem, Package]:
     return problem, problem.load()
 
 
-def cut_here(problem: PackageProblem, package: Package, job: Job) -> bool:
+def cut_here(problem: LoadedPackage, package: Package, job: Job) -> bool:
     """Whether `job` is stopped at the limit rather than at the high end: its submission is
     meant to time out on its case (`times_out_by_design`, by its rules in scope of the case)
     and it is not the one case where it runs to the high end (`submissions.submission_specs`:
@@ -141,7 +138,7 @@ def cut_here(problem: PackageProblem, package: Package, job: Job) -> bool:
         program, case.name if case is not None else outside_name(job.case_id, job.group))
 
 
-def judge_job(job: Job, problem: PackageProblem) -> Outcome:
+def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
     """Judge `job` (a submission of `problem` on one case) and report it as an `Outcome`
     with the package's verdict (`judgement`)."""
     problem, package = _package_of(problem)
@@ -165,7 +162,7 @@ def judge_job(job: Job, problem: PackageProblem) -> Outcome:
     return outcome
 
 
-def judge_external(job: Job, problem: PackageProblem) -> Outcome:
+def judge_external(job: Job, problem: LoadedPackage) -> Outcome:
     """Judge `job` (an `--external` program on one case of `problem`) as the package judges
     its own submissions: its output validator or checker, its interactor, its test case's
     arguments; the program's time limit and memory limit are the run's."""
@@ -180,7 +177,7 @@ def judge_external(job: Job, problem: PackageProblem) -> Outcome:
     return _judge(job, problem, package, build, limits, isolation=spec)
 
 
-def _judge(job: Job, problem: PackageProblem, package: Package, build: Build,
+def _judge(job: Job, problem: LoadedPackage, package: Package, build: Build,
            limits: RunLimits, isolation: SolverSpec | None = None) -> Outcome:
     # In the worker's own scratch folder, which goes with the worker however it ends.
     scratch = Path(tempfile.mkdtemp(prefix="judge-", dir=scratch_root()))

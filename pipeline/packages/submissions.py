@@ -1,5 +1,5 @@
 """The part of a run that is particular to a problem package, its submissions, behind the
-package's judge (`problem.Judge`, the `PackageJudge` a `PackageProblem` offers).
+package's judge (`problem.Judge`, the `PackageJudge` a `LoadedPackage` offers).
 
 A package's submissions are solvers of the run like any other (one job per case, results in
 the `results` table), judged where they run by the package's own rules
@@ -34,7 +34,6 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -59,6 +58,7 @@ from pipeline.packages.expectations import (
 )
 from pipeline.packages.invalid import start_validator_check, validator_agreements
 from pipeline.packages.judge import judged_at
+from pipeline.packages.loaded import LoadedPackage
 from pipeline.packages.model import (
     CaseResult,
     Package,
@@ -80,14 +80,11 @@ from pipeline.programs.external import give_caps_later
 from pipeline.programs.jobs import Job, JobMap, Outcome, SolverSpec
 from pipeline.verdicts import Verdict, stops_fail_fast
 
-if TYPE_CHECKING:
-    from pipeline.packages.problem import PackageProblem
-
 # Judged results by submission, then by the package's case name.
 Judged = dict[str, dict[str, CaseResult]]
 
 
-def judging_limit(problem: PackageProblem, timeout_s: float | None) -> TimeLimit | None:
+def judging_limit(problem: LoadedPackage, timeout_s: float | None) -> TimeLimit | None:
     """The time limit to judge at: `--timeout` when given, else the package's (None: it is
     still to be derived)."""
     if timeout_s is not None:
@@ -96,7 +93,7 @@ def judging_limit(problem: PackageProblem, timeout_s: float | None) -> TimeLimit
     return problem.time_limit()
 
 
-def submission_specs(problem: PackageProblem, names: tuple[str, ...], limit: TimeLimit,
+def submission_specs(problem: LoadedPackage, names: tuple[str, ...], limit: TimeLimit,
                      cases: pl.DataFrame | None = None) -> list[SolverSpec]:
     """How each submission is run: judged at the limit, run to its high end. One meant to run
     out of time (`times_out_by_design`, on the cases where its rules in scope say so) is run
@@ -191,7 +188,7 @@ def holds_at(run: CaseResult, judged: TimeLimit, limit: TimeLimit) -> bool:
 NOT_JUDGED_AGAIN = frozenset({Verdict.SKIP, Verdict.CE})
 
 
-def derive_limit(problem: PackageProblem, cases: pl.DataFrame, executor: JobMap,
+def derive_limit(problem: LoadedPackage, cases: pl.DataFrame, executor: JobMap,
                  others: tuple[str, ...] = (), fail_fast: bool = False
                  ) -> tuple[TimeLimit, Judging, bool]:
     """Run the lower-bound submissions with the probe limit on the cases where they bound the
@@ -296,7 +293,7 @@ def holds_under(run: CaseResult, limit: TimeLimit) -> bool:
                                                     kill_after_s=limit.high_s).wall_s
 
 
-def early_runs(problem: PackageProblem, names: tuple[str, ...], cases: pl.DataFrame,
+def early_runs(problem: LoadedPackage, names: tuple[str, ...], cases: pl.DataFrame,
                deriving: list[Job], executor: JobMap, caps: Path, first_key: int) -> list[Job]:
     """The runs of `names` that run to the limit's high end though their submission is
     stopped at the limit elsewhere (`runs_long`), to start before the limit is known: under
@@ -332,7 +329,7 @@ def highest_derived_limit(package: Package) -> TimeLimit:
     return TimeLimit(time_s, low, high, "given", "the highest limit deriving can give")
 
 
-def _derivation_pass(problem: PackageProblem, package: Package, jobs: list[Job],
+def _derivation_pass(problem: LoadedPackage, package: Package, jobs: list[Job],
                      deriving: set[int], lower: tuple[str, ...], others: tuple[str, ...],
                      executor: JobMap, fail_fast: bool, caps: Path
                      ) -> tuple[TimeLimit, Judged, Judging, Judging, bool]:
@@ -396,7 +393,7 @@ def _derivation_pass(problem: PackageProblem, package: Package, jobs: list[Job],
     return found[0], judged, ran, beside, cut_short
 
 
-def judged_from_rows(problem: PackageProblem, rows: pl.DataFrame,
+def judged_from_rows(problem: LoadedPackage, rows: pl.DataFrame,
                      inputs: Mapping[str, str]) -> Judged:
     """Judged results rebuilt from stored `results` rows (a resumed run's earlier part)."""
     judged: Judged = {}
@@ -465,7 +462,7 @@ class Expectations:
         return "\n".join(lines)
 
 
-def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str, ...],
+def hold_expectations(problem: LoadedPackage, judged: Judged, names: tuple[str, ...],
                       limit: TimeLimit, cut_short: frozenset[str] = frozenset()) -> Expectations:
     package = problem.load()
     held_validators = validator_agreements(problem.folder, package, problem.builds(),
@@ -495,7 +492,7 @@ def hold_expectations(problem: PackageProblem, judged: Judged, names: tuple[str,
                         judged_cases=len(package.cases))
 
 
-def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_s: float | None,
+def submission_judging(problem: LoadedPackage, names: tuple[str, ...], timeout_s: float | None,
                        cases: Callable[[], pl.DataFrame], executor: JobMap,
                        holding: bool = False, fail_fast: bool = False) -> SubmissionJudging:
     """The time limit the submissions `names` are judged at, their specs, a note when the
@@ -522,7 +519,7 @@ def submission_judging(problem: PackageProblem, names: tuple[str, ...], timeout_
     return SubmissionJudging(limit, submission_specs(problem, names, limit, frame), note, done)
 
 
-def not_runnable(problem: PackageProblem, names: tuple[str, ...]) -> str | None:
+def not_runnable(problem: LoadedPackage, names: tuple[str, ...]) -> str | None:
     """Why one of the submissions `names` cannot be run (it does not build, or its language
     has no toolchain here), each built now; None when all can."""
     for name in names:
@@ -533,7 +530,7 @@ def not_runnable(problem: PackageProblem, names: tuple[str, ...]) -> str | None:
     return None
 
 
-def hold_submissions(problem: PackageProblem, names: tuple[str, ...], judged: Judged,
+def hold_submissions(problem: LoadedPackage, names: tuple[str, ...], judged: Judged,
                      earlier: pl.DataFrame, inputs: Mapping[str, str],
                      limit: TimeLimit, cut_short: frozenset[str] = frozenset()) -> Expectations:
     """Each submission held against its expectation, with the results of `judged` (this part

@@ -205,7 +205,7 @@ def size(case: Case) -> int:
 def size_values(case: Case) -> dict[str, int]:
     import numpy as np
 
-    odd = _odd_mask(case)
+    odd = _odd_mask(case.xs, case.ys, case.m)
     return {
         "people": case.p,
         "distinct_cells": int(_cell_counts(case.xs, case.ys).shape[0]),

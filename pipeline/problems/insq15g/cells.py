@@ -8,15 +8,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # numpy is imported by the functions (not by `pipeline solve`)
     import numpy as np
 
-    from pipeline.problems.insq15g.case import Case
-
 _MIX1 = 0x9E3779B97F4A7C15
 _MIX2 = 0xC2B2AE3D27D4EB4F
 
 
-def _odd_mask(case: Case) -> np.ndarray:
-    """People at odd distance (X - 1) + (M - Y) from the corner."""
-    return ((case.xs ^ case.ys) & 1) != ((case.m + 1) & 1)
+def _odd_mask(xs: np.ndarray, ys: np.ndarray, m: int) -> np.ndarray:
+    """People (at `xs`, `ys` of a case of size `m`) at odd distance (X - 1) + (M - Y) from
+    the corner."""
+    return ((xs ^ ys) & 1) != ((m + 1) & 1)
 
 
 def _run_lengths(sorted_keys: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ def solve_fast(case: Case) -> bool:
 def solve_numpy(case: Case) -> bool:
     import numpy as np
 
-    odd = _odd_mask(case)
+    odd = _odd_mask(case.xs, case.ys, case.m)
     counts = _cell_counts(case.xs[odd], case.ys[odd])
     if counts.shape[0] == 0:
         return False
