@@ -150,8 +150,8 @@ def test_the_contract_reads_the_real_imports():
 
 def test_no_module_imports_itself_back():
     cycles = _cycles()
-    assert not cycles, "import cycles (imports inside functions and TYPE_CHECKING count):\n" + "\n".join(
-        " <-> ".join(c) for c in cycles)
+    assert not cycles, ("import cycles (imports inside functions and TYPE_CHECKING count):\n"
+                        + "\n".join(" <-> ".join(c) for c in cycles))
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
