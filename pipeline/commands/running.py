@@ -136,12 +136,21 @@ def judge_problem(settings: Settings, problem, request, selection, *, executor_k
 def exit_status(summary, err=True) -> int:
     """The exit status a finished (or stopped) run earns, saying why on stderr: 130 when it
     was interrupted, 1 when it failed, a program could not start, or a package's submission
-    got what its folder does not expect (or could not be held to it); else 0."""
+    got what its folder does not expect (or could not be held to it); else 0. A package's
+    submission that could not start but got what its folder permits (a convention the format
+    leaves open, as DOMjudge's `class Main` for Java) is a note, not a failure."""
     if summary.status != "finished":
         return 130 if summary.status == "interrupted" else 1
-    if summary.cannot_start:  # no verdict of the program: it never ran
-        names = ", ".join(failure.solver for failure in summary.cannot_start)
-        say(f"{names} could not start: its results are no verdict (see above)", err=err)
+    agreeing = {a.submission for a in getattr(summary.expectations, "agreements", ())
+                if a.status == "agree"}
+    failed = [f.solver for f in summary.cannot_start if f.solver not in agreeing]
+    permitted = [f.solver for f in summary.cannot_start if f.solver in agreeing]
+    if permitted:
+        say(f"note: {', '.join(permitted)} could not start, which its folder permits: "
+            "no failure (see above)", err=err)
+    if failed:  # no verdict of the program: it never ran
+        say(f"{', '.join(failed)} could not start: its results are no verdict (see above)",
+            err=err)
         return 1
     if summary.disagreements:
         say(f"{summary.disagreements} submission(s) got what their folder does not "

@@ -532,3 +532,27 @@ def test_a_submission_times_the_limit_only_on_the_groups_its_rules_name(tmp_path
     assert verdicts == {"AC": 1, "TLE": 2}, verdicts
     assert len(trace.read_text().splitlines()) == 3  # each case once: none at the probe
     assert " NO" not in done.stdout, done.stdout
+
+
+def test_a_submission_that_cannot_start_as_its_folder_permits_is_a_note_not_a_failure(tmp_path):
+    """A submission whose every case ends before its first line (an interpreter that cannot
+    import what it names) but whose folder permits that verdict agrees: the run says so in a
+    note and exits 0; one whose folder does not is a failure, exit 1."""
+    answer = "print(sum(map(int, input().split())))\n"
+    package = tiny_kattis(tmp_path / "nostart", {
+        "submissions/accepted/sum.py": answer,
+        "submissions/run_time_error/missing.py": "import gamebench_no_such_module\n",
+    })
+    data = tmp_path / "data"
+    assert pipeline(data, "ingest", str(package)).returncode == 0
+    done = pipeline(data, "run", "--problem", "nostart", "--sandbox", "off")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "run_time_error/missing.py could not start" in done.stdout
+    assert ("note: run_time_error/missing.py could not start, which its folder permits"
+            in done.stderr)
+    (package / "submissions" / "accepted" / "missing.py").write_text(
+        "import gamebench_no_such_module\n")
+    assert pipeline(data, "ingest", str(package)).returncode == 0
+    failed = pipeline(data, "run", "--problem", "nostart", "--sandbox", "off")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "accepted/missing.py could not start: its results are no verdict" in failed.stderr
