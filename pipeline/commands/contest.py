@@ -275,7 +275,8 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
     submissions = [row for row in rows[1:]]
     agree = sum(row[5].startswith("yes") for row in submissions)
     disagree = sum(row[5].startswith("NO") for row in submissions)
-    other = len(submissions) - agree - disagree
+    partial = sum(row[5] == "partial" for row in submissions)
+    other = len(submissions) - agree - disagree - partial
     judged = sum(1 for o in outcomes if o.summary is not None)
     not_judged = sum(1 for o in outcomes if o.failed or (o.summary is None and not o.idle))
     lines = [f"contest {contest.name} ({contest.title}): {len(outcomes)} problems"]
@@ -286,6 +287,7 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
     lines.append(f"total: {len(outcomes)} problems ({judged} judged, {not_judged} not judged"
                  + (f", {idle} with nothing to run" if idle else "") + "); "
                  f"{len(submissions)} submissions: {agree} agree, {disagree} disagree"
+                 + (f", {partial} partial (not judged on every case)" if partial else "")
                  + (f", {other} neither (judge error or skipped)" if other else ""))
     return "\n".join(lines)
 

@@ -167,7 +167,8 @@ def test_run_contest_refuses_an_unknown_contest_and_options_of_one_problem(tmp_p
     both = pipeline(data, "run", "--contest", "c", "--problem", "sum")
     assert both.returncode == 2 and "leave out --problem" in both.stderr
     neither = pipeline(data, "run")
-    assert neither.returncode == 2 and "--problem PROBLEM (or --contest CONTEST)" in neither.stderr
+    assert neither.returncode == 2
+    assert "give --problem PROBLEM or --contest CONTEST" in neither.stderr
 
 
 def test_problems_yaml_gives_the_time_limit_only_where_the_package_gives_none(tmp_path):
@@ -226,14 +227,17 @@ def test_a_real_contest_fetched_here_is_ingested_and_judged_as_one(tmp_path):
 
 
 def test_a_problem_judged_without_some_of_its_cases_says_so_in_the_contest_summary(tmp_path):
-    # a checkout that lacks an .in (its .ans is there): the rest is judged, and said to be
+    # a checkout that lacks an .in (its .ans is there): the rest is judged, and said to be;
+    # a submission that agrees on those only is no agreement (partial), so the run exits 1
     folder, data = tmp_path / "gaps", tmp_path / "data"
     tiny_kattis(folder / "sum", {"data/secret/03.ans": "7\n"})
     ingested = pipeline(data, "ingest", str(folder))
     assert ingested.returncode == 1 and "[missing-input]" in ingested.stdout
     done = pipeline(data, "run", "--contest", "gaps")
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
     [row] = rows(done.stdout, "gaps")
-    assert row[1] == "accepted/sum.py" and row[5] == "yes, on the judged cases only"
+    assert row[1] == "accepted/sum.py" and row[5] == "partial"
+    assert "1 submissions: 0 agree, 0 disagree, 1 partial (not judged on every case)" \
+        in done.stdout
     assert "  sum: 1 test case(s) the package holds were not judged (rule missing-input; " \
         "see its run above)" in done.stdout
