@@ -7,8 +7,9 @@ none is named. A registered package whose source changed since it was registered
 registered again first (`pipeline.corpus.live`), saying so in one line.
 
 `pipeline run` exits 0 when the run finished and every program got a verdict; 1 when it
-failed, a program could not start, or a package's submission got what its folder does not
-expect; 130 when it was interrupted (with the command that finishes it).
+failed, a program could not start, a case got a judge error (no verdict: `--resume` judges it
+again), or a package's submission got what its folder does not expect; 130 when it was
+interrupted (with the command that finishes it).
 """
 
 from __future__ import annotations
@@ -89,6 +90,9 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
     if summary.status == "interrupted":
         say(f"to finish it: {resume_command(settings, problem.id, summary.run_id)}")
     code = exit_status(summary)
+    if summary.status == "finished" and summary.judge_failed:
+        say(f"to judge them again: {resume_command(settings, problem.id, summary.run_id)}",
+            err=True)
     if code:
         raise typer.Exit(code)
 
@@ -135,10 +139,11 @@ def judge_problem(settings: Settings, problem, request, selection, *, executor_k
 
 def exit_status(summary, err=True) -> int:
     """The exit status a finished (or stopped) run earns, saying why on stderr: 130 when it
-    was interrupted, 1 when it failed, a program could not start, or a package's submission
-    got what its folder does not expect (or could not be held to it); else 0. A package's
-    submission that could not start but got what its folder permits (a convention the format
-    leaves open, as DOMjudge's `class Main` for Java) is a note, not a failure."""
+    was interrupted, 1 when it failed, a program could not start, a case got a judge error
+    (no verdict of the program), or a package's submission got what its folder does not
+    expect (or could not be held to it); else 0. A package's submission that could not start
+    but got what its folder permits (a convention the format leaves open, as DOMjudge's
+    `class Main` for Java) is a note, not a failure."""
     if summary.status != "finished":
         return 130 if summary.status == "interrupted" else 1
     agreeing = {a.submission for a in getattr(summary.expectations, "agreements", ())
@@ -152,6 +157,10 @@ def exit_status(summary, err=True) -> int:
         say(f"{', '.join(failed)} could not start: its results are no verdict (see above)",
             err=err)
         return 1
+    if summary.judge_failed:
+        say(f"{summary.judge_failed} result(s) are judge errors (JE): the judge failed on "
+            "them (a checker failed, or the workers running the case died), so they are no "
+            "verdict of the program (see above); --resume judges them again", err=err)
     if summary.disagreements:
         say(f"{summary.disagreements} submission(s) got what their folder does not "
             "expect (see above)", err=err)
@@ -163,7 +172,8 @@ def exit_status(summary, err=True) -> int:
         say(f"{summary.partial} submission(s) got what they expect only on the test cases "
             "judged: the package holds test cases that were not judged (see `not judged` "
             "above), so no agreement is reported", err=err)
-    return 1 if summary.disagreements or summary.judge_errors or summary.partial else 0
+    return 1 if summary.disagreements or summary.judge_errors or summary.partial or \
+        summary.judge_failed else 0
 
 
 def locate(settings: Settings, problem_id: str | None,

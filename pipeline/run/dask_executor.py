@@ -30,12 +30,13 @@ run needs on top of it:
   scheduler's metadata for the task (dropped with the task): a rerun (one worker already died
   running the batch) runs its jobs one at a time, noting which one is starting, so that when a
   worker dies again the next attempt knows which job it was running. A job that was running
-  when its worker died twice is not run again but recorded `RE` ("killed its worker twice"),
-  naming the workers. (The first death, in the batch's ordinary run, is pinned on no job, so a
-  case that kills every worker it runs on costs three workers.) Should a scheduler give up on a
-  batch first (`KilledWorker`, after `distributed.scheduler.allowed-failures` deaths; 3 by default,
-  enough for the above), the batch is split into single jobs, and a single job it gives up on is
-  recorded `RE`.
+  when its worker died twice is not run again but recorded a judge error (`JE`, "its worker died
+  twice", no verdict of the program: `--resume` runs it again), naming the
+  workers, as the local pool records a job whose inner worker died twice. (The first death,
+  in the batch's ordinary run, is pinned on no job, so a case that kills every worker it runs
+  on costs three workers.) Should a scheduler give up on a batch first (`KilledWorker`, after
+  `distributed.scheduler.allowed-failures` deaths; 3 by default, enough for the above), the
+  batch is split into single jobs, and a single job it gives up on is recorded `JE` too.
 - No case is left running: when a task is cancelled while it runs (the driver's end of run,
   Ctrl-C, a failure, or the driver's death, after which the scheduler releases its tasks), the
   plugin kills the inner worker running it, whose SIGTERM handler kills the program it runs. The
@@ -97,7 +98,7 @@ MAX_TASK_JOBS = 4096
 TASK_TARGET_S = 0.3
 TASK_BYTES = 4 << 20
 JOB_OVERHEAD_MS = 0.05  # what the inner pool adds to a job beyond its own time
-# A job running when its worker died this many times is recorded RE, not run again.
+# A job running when its worker died this many times is recorded JE, not run again.
 KILLS_TO_GIVE_UP = 2
 # How long to wait for a first worker to join the scheduler before giving up.
 WORKER_WAIT_S = 60.0
@@ -230,13 +231,25 @@ class InnerPool(LocalPoolExecutor):
             worker.child.close()
         worker.child = None
 
+    _killed = False  # `kill` was called: the task is cancelled
+
     def kill(self) -> None:
         """SIGTERM every worker process (safe from any thread; the owner closes the pool)."""
+        self._killed = True
         for worker in list(self._workers):
             pid = worker.process.pid
             with contextlib.suppress(ProcessLookupError):
                 if pid is not None:  # (None: not started)
                     os.kill(pid, signal.SIGTERM)
+
+
+    def _died(self, job: Job, death: str) -> Outcome | None:
+        """A worker killed by `kill` died on purpose: its job is not run again (its task is
+        cancelled; the outcome is dropped)."""
+        if self._killed:
+            return Outcome(job.key, Verdict.JE, error=f"cancelled: its worker was stopped "
+                                                     f"({death})")
+        return super()._died(job, death)
 
 
 class _Aborted(Exception):
@@ -352,9 +365,10 @@ class GamebenchPlugin(_PluginBase):
             killed = [d for d in deaths if d.get("job") == index]
             if len(killed) >= KILLS_TO_GIVE_UP:
                 workers = ", ".join(f"{d['worker']} on {d['host']}" for d in killed)
-                outcomes.append(Outcome(job.key, Verdict.RE, error=(
-                    f"killed its worker {'twice' if len(killed) == 2 else f'{len(killed)} times'}"
-                    f": the Dask worker running it died each time ({workers})")))
+                times = "twice" if len(killed) == 2 else f"{len(killed)} times"
+                outcomes.append(Outcome(job.key, Verdict.JE, error=(
+                    f"judge error: its worker died {times}: the Dask worker running it died "
+                    f"each time ({workers}); --resume runs it again")))
                 continue
             client.set_metadata([key, "current", "job"], index)
             outcomes.extend(self._run(key, pool, (job,)))
@@ -689,9 +703,10 @@ class DaskExecutor:
             if len(batch) > 1:
                 alone.extend(batch)
                 return
-            yield batch[0], Outcome(batch[0].key, Verdict.RE, error=(
-                f"killed its worker: the Dask scheduler gave up after "
-                f"{error.allowed_failures + 1} workers died running it"))
+            yield batch[0], Outcome(batch[0].key, Verdict.JE, error=(
+                f"judge error: its worker died: the Dask scheduler gave up after "
+                f"{error.allowed_failures + 1} workers died running it; --resume runs it "
+                "again"))
             return
         except BuildError:
             raise

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections import deque
@@ -61,6 +62,8 @@ GROW_PER_CORE = 4
 # core) only for at least this much work left per batch running: pending jobs times the
 # average job's time so far (`worth_a_new_worker`); an idle worker it already has takes any.
 NEW_WORKER_WORK_S = 1.0
+# The start of a judge error's message: the workers that ran a job died, once each.
+DIED_TWICE = "judge error: its worker died twice"
 
 
 
@@ -165,6 +168,21 @@ class _Worker:
         return None if now is None else max(0.0, now - self.progress[2])
 
 
+def how_it_ended(process: ServedProcess | BaseProcess) -> str:
+    """How a worker process that died ended, as far as it can be known: killed by a signal
+    (named), its exit status, or "exit status unknown" (it was reaped before it was read)."""
+    process.join(timeout=1)
+    code = process.exitcode
+    if code is None:
+        return "exit status unknown"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
 def batches(jobs: Iterable[Job], max_jobs: int = 64,
             max_bytes: int = 1 << 20) -> Iterator[list[Job]]:
     """Group jobs so that small ones travel together and big ones alone: built-in stages by
@@ -249,6 +267,7 @@ class LocalPoolExecutor:
         self._skip: Skip | None = None
         self._one_at_a_time: frozenset[str] = frozenset()
         self._passed: list[tuple[Job, Outcome]] = []  # jobs `skip` left out, to be yielded
+        self._deaths: dict[int, str] = {}  # job key -> how the worker it was on died (this run)
         self._starting: threading.Thread | None = None
         self._start_failed: BaseException | None = None
         if self._preload:  # started in the background: each forked by the worker server
@@ -340,6 +359,7 @@ class LocalPoolExecutor:
         self._skip, self._passed = skip, []
         self._one_at_a_time = frozenset(one_at_a_time)
         self._done_jobs, self._busy_s = 0, 0.0
+        self._deaths = {}
         pending: deque[list[Job]] = deque(batches(jobs))
         while len(self._workers) < min(self.size, len(pending)):
             self._start_worker()
@@ -477,8 +497,9 @@ class LocalPoolExecutor:
         """The worker overran (reason None: TLE on CPU time or the wall-clock cap) or died:
         record its job, replace it.
 
-        Jobs of the batch that finished but whose outcomes had not arrived yet run again on
-        the replacement, with the jobs not started yet.
+        A job whose worker died is no verdict of its program: it runs again, alone, on the
+        replacement (`_died`). Jobs of the batch that finished but whose outcomes had not
+        arrived yet run again on the replacement, with the jobs not started yet.
         """
         index, started = worker.running if worker.ready else (worker.done, worker.since)
         job = worker.batch[index]
@@ -486,8 +507,10 @@ class LocalPoolExecutor:
         used_s = worker.cpu_used_s() if worker.ready else None
         cpu_ms = used_s * 1000 if used_s is not None else None
         rest = worker.batch[worker.done:index] + worker.batch[index + 1:]
+        death = how_it_ended(worker.process) if reason is not None else None
         self._retire(worker)
         timeout_s = job.solver.timeout_s
+        outcome: Outcome | None
         if reason is None and not worker.ready:
             outcome = Outcome(job.key, Verdict.RE, error=f"worker not ready after "
                               f"{STARTUP_TIMEOUT_S:g} s")
@@ -498,13 +521,27 @@ class LocalPoolExecutor:
             outcome = Outcome(job.key, Verdict.TLE, wall_ms=elapsed_ms, cpu_ms=cpu_ms,
                               error=wall_cap_message(timeout_s, cpu_ms))
         else:
-            outcome = Outcome(job.key, Verdict.RE, wall_ms=elapsed_ms, cpu_ms=cpu_ms, error=reason)
-        yield job, outcome
+            outcome = self._died(job, death or "exit status unknown")
         if rest:
             pending.appendleft(rest)
+        if outcome is None:  # run again first, alone: should it die again, it is that job
+            pending.appendleft([job])
+        else:
+            yield job, outcome
         replacement = self._start_worker()
         if batch := self._take(pending):
             self._assign(replacement, batch)
+
+    def _died(self, job: Job, death: str) -> Outcome | None:
+        """The outcome of `job`, whose worker died (`death`: how): None the first time (it is
+        run again), a judge error the second, naming both deaths (with no time: how long a
+        worker took to die is no time of the program)."""
+        first = self._deaths.pop(job.key, None)
+        if first is None:
+            self._deaths[job.key] = death
+            return None
+        return Outcome(job.key, Verdict.JE,
+                       error=f"{DIED_TWICE} ({first}, then {death}); --resume runs it again")
 
     def close(self) -> None:
         try:

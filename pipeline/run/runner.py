@@ -8,9 +8,10 @@ arrive; a killed run is finished with `resume`, which rebuilds the run's solvers
 identities it recorded and runs exactly the jobs not yet stored, over exactly the cases the run
 recorded before its first result (each with the identity of its expected output): a case a
 later ingest removed or gave another answer makes the resume refuse, naming it, rather than
-judge something else. Each result records the host that ran it (a cluster's worker, else this
-machine); the run's `host` is that host when there was one, and empty when its results came
-from several.
+judge something else. A stored judge error (`JE`: no verdict of the program, e.g. a case whose
+worker died twice) counts as not yet run: the resume removes it and judges the case again.
+Each result records the host that ran it (a cluster's worker, else this machine); the run's
+`host` is that host when there was one, and empty when its results came from several.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from pipeline.tables.files import now, problem_file, read_file, write_problem_fi
 from pipeline.tables.layout import no_data_folder
 from pipeline.tables.lock import data_lock, process_start, run_lock
 from pipeline.tables.results import (
+    drop_results,
     next_chunk,
     read_run_cases,
     read_run_results,
@@ -91,6 +93,12 @@ class RunSummary:
     start_errors: dict[str, Counter] = field(default_factory=dict)  # those that never started
     cannot_start: list[StartFailure] = field(default_factory=list)  # most cases never started
     expectations: HeldSubmissions | None = None  # submissions against their expectations
+
+    @property
+    def judge_failed(self) -> int:
+        """How many results are judge errors (`JE`): the judge failed (a checker, or the
+        workers running the case died), so they are no verdict of the program."""
+        return sum(counts[Verdict.JE.value] for counts in self.verdicts.values())
 
     @property
     def disagreements(self) -> int:
@@ -378,6 +386,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     timeout_s = request.timeout_s
     info = host_info()
     done: set[tuple[str, str, int]] = set()
+    again = 0  # a resumed run: its judge errors stored before, judged again
     hosts: set[str] = set()  # hosts of this run's results
     chunk = 0
     run_row: dict | None = None
@@ -396,6 +405,9 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         previous = read_run_results(data_dir, run_row["run_id"],
                                     ["case_id", "solver", "repeat", "host", "verdict",
                                      "wall_ms", "cpu_ms", "error", "exit_code"])
+        # a judge error is no verdict: its case runs again
+        again = previous.filter(pl.col("verdict") == Verdict.JE.value).height
+        previous = previous.filter(pl.col("verdict").ne_missing(Verdict.JE.value))
         done = set(zip(previous["case_id"], previous["solver"], previous["repeat"]))
         recorded = read_run_cases(data_dir, run_id)
         if recorded is None and done:
@@ -449,6 +461,9 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         write_run(data_dir, run_row)
         started = True
         cases = fill_expected(data_dir, problem, cases, executor, request.wait)
+        if request.resume and again:  # checked and started: its judge errors are run again
+            drop_results(data_dir, run_id, Verdict.JE.value)
+            summary.notes.append(f"{again} judge error(s) stored before are judged again")
         if recorded is None:  # what a resume finishes: these cases, with these answers
             write_run_cases(data_dir, run_id, cases["case_id"].to_list(),
                             [answer_id(e) for e in cases["expected"]])
@@ -626,7 +641,7 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
 
 def _tally(summary: RunSummary, row: dict) -> None:
     summary.verdicts.setdefault(row["solver"], Counter())[row["verdict"]] += 1
-    if row["verdict"] in (Verdict.RE, Verdict.MLE, Verdict.OLE):  # (a str equals its verdict)
+    if row["verdict"] in (Verdict.RE, Verdict.MLE, Verdict.OLE, Verdict.JE):  # (str == verdict)
         line = error_line(row["error"])
         summary.errors.setdefault(row["solver"], Counter())[line] += 1
         if is_start_failure(row["verdict"], row["exit_code"], row["error"]):

@@ -134,6 +134,21 @@ class ServedProcess:
             return True
         return _exiting(self.pid)
 
+    @property
+    def exitcode(self) -> int | None:
+        """How the worker ended, as `multiprocessing.Process.exitcode` says it (-N: killed by
+        signal N): read from its /proc entry while it waits to be reaped by the server; None
+        while it runs, or once the server has reaped it (not known here then)."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            return None
+        if len(fields) < 50 or fields[0] not in (b"Z", b"X"):
+            return None
+        status = int(fields[49])  # `exit_code`: the wait status, as waitpid(2) gives it
+        return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
     def close(self) -> None:
         """Let go of the sentinel and the shared memory's descriptor (the worker is gone, or
         never started)."""

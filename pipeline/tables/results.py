@@ -2,7 +2,9 @@
 
 Results of a run land in `tables/results/<run_id>-<chunk>.parquet` as they arrive: each chunk
 is written once, atomically, so a run killed with -9 loses at most the cases in flight, and
-`--resume` finds exactly which (case, solver, repeat) triples are already stored. The run's
+`--resume` finds exactly which (case, solver, repeat) triples are already stored. A resume that
+judges again the results that are no verdict (judge errors) first rewrites the chunks holding
+them without them (`drop_results`, atomically each), so a triple is never stored twice. The run's
 own row lives in `tables/runs/<run_id>.parquet`, rewritten when its status changes, and the
 list of the cases it judges in `tables/runs/cases/<run_id>.parquet`, written once. A run of a
 problem package also writes `tables/expectations/<run_id>.parquet`: each submission held
@@ -51,6 +53,23 @@ def read_run_results(data_dir: Path, run_id: str,
     if not chunks:
         return empty({name: RESULTS[name] for name in wanted})
     return pl.concat([read_file(c, RESULTS, wanted) for c in chunks])
+
+
+def drop_results(data_dir: Path, run_id: str, verdict: str) -> int:
+    """Remove a run's stored results of `verdict`: each chunk holding some is rewritten
+    without them (atomically; removed when none is left). Returns how many were removed."""
+    removed = 0
+    for chunk in stored_chunks(data_dir, run_id):
+        rows = read_file(chunk, RESULTS)
+        kept = rows.filter(pl.col("verdict").ne_missing(verdict))
+        if kept.height == rows.height:
+            continue
+        removed += rows.height - kept.height
+        if kept.is_empty():
+            chunk.unlink()
+        else:
+            write_parquet_atomic(chunk, kept)
+    return removed
 
 
 def run_path(data_dir: Path, run_id: str) -> Path:

@@ -91,9 +91,10 @@ def test_a_checker_that_fails_is_a_judge_error_not_a_wrong_answer(tmp_path, chec
     data = tmp_path / "data"
     _ingest(data)
     done = run_cli(data, "run", "--problem", "toycheck", "--solver", "fast", "--jobs", "1")
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr  # no verdict of the program
     assert _verdicts(data)["fast"] == ["JE"] * 3
     assert "JE=3" in done.stdout
+    assert "3 result(s) are judge errors (JE)" in done.stderr
 
 
 def test_a_checker_that_is_not_there_is_refused_naming_the_file(tmp_path, checked_problem):

@@ -4,7 +4,8 @@ namespace), and the toy problem's stages and real programs run on them.
 
 A run on the cluster gets the local executor's verdicts, answers, errors and memory verdicts;
 a worker killed mid-run costs no result and doubles none; a case that kills its worker twice is
-`RE`; a cancelled run leaves nothing running; programs are built on the workers.
+a judge error (`JE`), never `RE`; a cancelled run leaves nothing running; programs are built on
+the workers.
 """
 
 from __future__ import annotations
@@ -252,12 +253,14 @@ def test_a_run_on_the_cluster_gets_the_local_runs_verdicts_answers_errors_and_me
     def seen(frame: pl.DataFrame) -> dict:
         """(case, solver) -> verdict, answer, error (measured seconds in errors left out)."""
         return {(row["name"], row["solver"]): (row["verdict"], row["answer"], re.sub(
-            r"\d+\.\d+ s of CPU", "N s of CPU", row["error"] or ""))
+            r"worker died twice \([^)]*\)", "worker died twice (how)",  # (may be unknown)
+            re.sub(r"\d+\.\d+ s of CPU", "N s of CPU", row["error"] or "")))
                 for row in frame.iter_rows(named=True)}
 
     assert verdicts(on_cluster) == verdicts(local)
     assert seen(on_cluster) == seen(local)
-    assert set(verdicts(local).values()) == {"AC", "WA", "RE", "TLE", "MLE", "SKIP", "NOEXP"}
+    assert set(verdicts(local).values()) == {"AC", "WA", "RE", "TLE", "MLE", "SKIP", "NOEXP",
+                                             "JE"}  # (`dies` kills every worker it runs on)
     # Peak memory of a program well above its worker's size agrees within measurement noise.
     peaks = {where: frame.filter(pl.col("solver") == "resident")["peak_rss_kb"].median()
              for where, frame in frames.items()}
@@ -401,8 +404,8 @@ def _kill_dask_workers_under(marker_dir: Path, stop) -> None:
         time.sleep(0.02)
 
 
-def test_a_case_that_kills_its_worker_twice_is_a_runtime_error_and_the_rest_run(tmp_path,
-                                                                              cluster, executor):
+def test_a_case_that_kills_its_worker_twice_is_a_judge_error_and_the_rest_run(tmp_path, cluster,
+                                                                            executor):
     script = tmp_path / "killer.py"
     script.write_text(KILLER)
     markers = tmp_path / "markers"
@@ -420,9 +423,9 @@ def test_a_case_that_kills_its_worker_twice_is_a_runtime_error_and_the_rest_run(
     finally:
         stop.set()
         watcher.join(timeout=5)
-    assert found[3].verdict == Verdict.RE
-    assert found[3].error.startswith("killed its worker twice: the Dask worker running it "
-                                     "died each time (tcp://127.0.0.1:")
+    assert found[3].verdict == Verdict.JE
+    assert found[3].error.startswith("judge error: its worker died twice: the Dask worker "
+                                     "running it died each time (tcp://127.0.0.1:")
     assert all((found[i].verdict, found[i].answer) == (None, f"{11 + i}\n")
                for i in range(8) if i != 3)
     assert time.monotonic() - started < 90

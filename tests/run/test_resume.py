@@ -96,3 +96,41 @@ def test_a_run_killed_with_minus_9_is_finished_by_resume(tmp_path):
     assert kept.is_empty()  # what was stored before the kill is still there
     assert read_runs(data)["status"].to_list() == ["finished"]
     assert pl.read_parquet(str(data / "tables" / "results" / "*.parquet")).height == after.height
+
+
+def test_cases_whose_workers_died_are_judge_errors_that_resume_judges_again(tmp_path,
+                                                                            monkeypatch):
+    """`dies` kills every worker it runs on: each of its cases is run again on a fresh worker,
+    then is a judge error (JE, never RE); the run exits 1 saying so, with the command that
+    judges them again. That resume (the stage now kills its worker the first time only,
+    `TOY_DIES_ONCE`) judges exactly those cases again: each gets the verdict of its answer,
+    stored once, and the results that were verdicts stay as they were."""
+    data = tmp_path / "data"
+    corpus(data, {f"a/{i}.in": (f"{i} 1\n", f"{i + 1}\n") for i in range(3)})
+    done = run_cli(data, "run", "--problem", "toy", "--solver", "dies", "--solver", "fast",
+                   "--jobs", "2", timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    [run_id] = read_runs(data)["run_id"].to_list()
+    first = results(data, run_id)
+    by_solver = {solver: sorted(rows["verdict"]) for (solver,), rows
+                 in first.group_by("solver")}
+    assert by_solver == {"dies": ["JE"] * 3, "fast": ["AC"] * 3}
+    assert all(error.startswith("judge error: its worker died twice (")
+               for error in first.filter(pl.col("solver") == "dies")["error"])
+    assert "dies         JE=3" in done.stdout
+    assert "3 result(s) are judge errors (JE)" in done.stderr
+    assert f"to judge them again: pipeline --data-dir {data} run --problem toy --resume " \
+           f"{run_id}" in done.stderr
+
+    monkeypatch.setenv("TOY_DIES_ONCE", str(tmp_path / "died"))  # the workers inherit it
+    again = run_cli(data, "run", "--problem", "toy", "--resume", run_id, timeout=120)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert (tmp_path / "died").exists()  # a worker did die once in the resume
+    assert "note: 3 judge error(s) stored before are judged again" in again.stdout
+    after = results(data, run_id)
+    assert after.height == 6
+    assert after.select("case_id", "solver", "repeat").is_unique().all()
+    assert sorted(after.filter(pl.col("solver") == "dies")["verdict"]) == ["AC"] * 3
+    kept = ["case_id", "verdict", "finished_at"]
+    assert after.filter(pl.col("solver") == "fast").select(kept).sort("case_id").equals(
+        first.filter(pl.col("solver") == "fast").select(kept).sort("case_id"))
