@@ -100,6 +100,7 @@ class Language:
     run: tuple[str, ...]
     toolchain: tuple[str, ...]            # executables that must be on PATH
     memory_by_rlimit: bool = True         # JVMs take their limit as a flag instead
+    stack_by_rlimit: bool = True          # node sizes its threads' stacks by RLIMIT_STACK
 
 
 def _python3() -> str:
@@ -135,7 +136,7 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
     Language("go", "Go", 400, ("*.go",), ("go", "build", "-o", "{binary}", "{files}"),
              ("{binary}",), ("go",)),
     Language("javascript", "JavaScript", 500, ("*.js",), None, ("node", "{mainfile}"),
-             ("node",)),
+             ("node",), stack_by_rlimit=False),
     Language("ruby", "Ruby", 650, ("*.rb",), ("ruby", "-c", "{mainfile}"),
              ("ruby", "{mainfile}"), ("ruby",)),
     Language("bash", "Bash", 100, ("*.sh", "*.bash"), None, ("bash", "{mainfile}"), ("bash",)),
@@ -650,6 +651,32 @@ def _read_result(program: Program, final: Path, language: str, lang: Language | 
 def run_argv(build: Build, memory_mb: int) -> tuple[str, ...]:
     """The build's command with the memory limit filled in (JVM flags)."""
     return tuple(part.replace("{memlim}", str(memory_mb)) for part in build.argv)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a program runs under a memory limit: its command and the limits the kernel sets."""
+
+    argv: tuple[str, ...]
+    memory_mb: int | None  # address space (RLIMIT_AS); None: none (a JVM's heap is -Xmx)
+    stack_mb: int | None   # RLIMIT_STACK; None: the runner's default; 0: unlimited
+
+
+def launch(build: Build, memory_mb: int) -> Launch:
+    """The one place a program's limits are set from its language, whatever its role
+    (submission, generator, validator, checker, interactor), as BAPCtools sets them:
+
+    1. its command with `{memlim}` filled in (a JVM's heap by `-Xmx`);
+    2. the address-space limit `memory_mb`, except for a JVM (java, kotlin, scala), which
+       reserves more address space than its heap and cannot start under one;
+    3. the stack limit: the runner's default, except unlimited for node, whose threads each
+       take RLIMIT_STACK as their stack size: a stack limit as large as the memory limit
+       leaves them no room in the address space and node aborts (`uv_thread_create`).
+    """
+    lang = LANGUAGES.get(build.language or "")
+    stack = 0 if lang is not None and not lang.stack_by_rlimit else None
+    return Launch(run_argv(build, memory_mb), memory_mb if build.memory_by_rlimit else None,
+                  stack)
 
 
 # -- a program built where it runs --------------------------------------------------------------
