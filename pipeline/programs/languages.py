@@ -103,7 +103,11 @@ class Language:
     stack_by_rlimit: bool = True          # node sizes its threads' stacks by RLIMIT_STACK
 
 
-def _python3() -> str:
+def _python3(program: Program | None = None) -> str:
+    """What runs a Python 3 program: its own `interpreter` (PyPy, as a contest's
+    languages.yaml may say), else this very interpreter."""
+    if program is not None and program.interpreter:
+        return program.interpreter
     return sys.executable or shutil.which("python3") or "python3"
 
 
@@ -411,7 +415,7 @@ def _hash(program: Program, language: str, lang: Language | None,
     recipe: dict[str, Any]
     recipe = {"language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
               "compile": lang.compile if lang else None, "run": lang.run if lang else None,
-              "python": _python3() if language in ("python3", "checktestdata") else None,
+              "python": _python3(program) if language in ("python3", "checktestdata") else None,
               "format": 2}
     if language == "checktestdata":  # the build runs this very file with the package
         tool = hashlib.sha256(CHECKTESTDATA.read_bytes()).hexdigest()
@@ -570,7 +574,8 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
     mainclass = Path(mainfile).stem
     values = {"binary": "program.bin", "path": ".", "mainfile": mainfile,
               "mainclass": mainclass, "Mainclass": mainclass[:1].upper() + mainclass[1:],
-              "memlim": "{memlim}", "cpp_std": _cpp_standard(program), "python3": _python3(),
+              "memlim": "{memlim}", "cpp_std": _cpp_standard(program),
+              "python3": _python3(program),
               "checktestdata": str(CHECKTESTDATA)}
     message = ""
     if lang.compile is not None:
@@ -725,7 +730,8 @@ def source_key(program: Program) -> str:
     """The name of a packed program's build: a hash of its language, its commands and its
     source's name and bytes."""
     digest = hashlib.sha256(repr((program.language, program.build, program.run,
-                                  program.path.name if program.path else None)).encode())
+                                  program.path.name if program.path else None,
+                                  program.interpreter)).encode())
     digest.update(program.content or b"")
     return digest.hexdigest()[:16]
 
