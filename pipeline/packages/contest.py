@@ -10,9 +10,9 @@ folder whose every subfolder is a problem package. `read_contest(folder)` reads 
   `languages.yaml` runs a Python submission by: `python_runner`, by PyPy where installed:
   `python_choice`); an entry without an `id`, with a repeated label, or whose folder is
   missing is skipped with a note naming its line (bt says so and skips it too); a
-  `time_limit` that is not a number > 0 is left out with a note. Without `problems.yaml`, the problems are the package folders, sorted by name (bt's
-  fallback). A package folder `problems.yaml` does not list is `unlisted`: not part of the
-  contest (bt skips it).
+  `time_limit` that is not a number > 0 is left out with a note. Without `problems.yaml`,
+  the problems are the package folders, sorted by name (bt's fallback). A package folder
+  `problems.yaml` does not list is `unlisted`: not part of the contest (bt skips it).
 
 `contest_time_limit(root)` is the time limit `problems.yaml` gives the package at `root` (the
 contest folder being its parent, as bt finds it), or, for a registered copy
@@ -284,24 +284,27 @@ class PythonChoice:
 
 
 def python_choice(runner: str) -> PythonChoice | None:
-    """What runs Python submissions of a contest whose languages.yaml runs them by `runner`
-    ("pypy3 (languages.yaml:201)"), as `bt` runs them: PyPy where it is installed, else this
-    interpreter, and a line saying which. None when it names no PyPy (CPython: this one)."""
+    """What runs Python 3 submissions of a contest whose languages.yaml runs a `.py` by
+    `runner` ("pypy3 (languages.yaml:201)"), as `bt` runs them: PyPy where it is installed
+    (pypy3; a languages.yaml naming PyPy 2, `pypy`, for a `.py` that is Python 3 code: pypy3
+    too), else this interpreter, and a line saying which. None when it names no PyPy."""
     import platform
     import shutil
 
     name = runner.split()[0] if runner.split() else ""
-    if not Path(name).name.startswith("pypy3"):
+    if not Path(name).name.startswith("pypy"):
         return None
-    found = shutil.which(name)
+    wanted = name if Path(name).name.startswith("pypy3") else "pypy3"
+    found = shutil.which(wanted)
+    where = runner.partition(" ")[2].strip("()") or "languages.yaml"
     if found:
-        return PythonChoice(found, f"Python submissions run by {name} ({found}), as the "
-                            f"contest's {runner.partition(' ')[2].strip('()') or 'languages.yaml'}"
-                            " says")
+        said = f"as the contest's {where} says" if wanted == name else \
+            f"the contest's {where} runs a .py by {name}"
+        return PythonChoice(found, f"Python submissions run by {wanted} ({found}), {said}")
     return PythonChoice(None, f"the contest's languages.yaml runs Python submissions by "
-                        f"{runner}; {name} is not installed here (`make system` installs it), "
-                        f"so they run by CPython {platform.python_version()} instead, and one "
-                        "timed for PyPy may run out of time")
+                        f"{runner}; {wanted} is not installed here (`make system` installs "
+                        f"it), so they run by CPython {platform.python_version()} instead, and "
+                        "one timed for PyPy may run out of time")
 
 
 def contest_time_limit(root: Path) -> ContestLimit | None:

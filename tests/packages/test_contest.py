@@ -279,3 +279,19 @@ def test_without_the_pypy_languages_yaml_names_python_runs_by_cpython_and_says_s
     judged = judged_by_run(root, tmp_path / "data")
     assert {case.verdict for case in judged.results["wrong_answer/pypy.py"].values()} == {
         Verdict.WA}
+
+
+@pytest.mark.skipif(not shutil.which("pypy3"), reason="pypy3 is not installed (`make system`)")
+def test_a_languages_yaml_naming_pypy_2_for_a_py_runs_python_3_submissions_by_pypy3(tmp_path):
+    """KARWA 2025's languages.yaml runs a `.py` without a #! line by `pypy` (PyPy 2) although
+    its submissions are Python 3 code: they run by pypy3, and the note says both."""
+    folder = tmp_path / "pypy2"
+    write_tree(folder, {"languages.yaml": LANGUAGES.replace("pypy3 {", "pypy {")})
+    root = tiny_kattis(folder / "sum", {"submissions/accepted/pypy.py": PYPY_ONLY})
+    package = load_package(root, tmp_path / "build")
+    found = shutil.which("pypy3")
+    assert f"Python submissions run by pypy3 ({found}), the contest's languages.yaml:9 runs a " \
+        ".py by pypy" in package.notes
+    assert {s.interpreter for s in package.submissions} == {found}
+    judged = judged_by_run(root, tmp_path / "data")
+    assert {case.verdict for case in judged.results["accepted/pypy.py"].values()} == {Verdict.AC}
