@@ -28,13 +28,16 @@ native: $(STAMP)
 # Debian packages that tests use for real components, installed only when missing (as root;
 # otherwise make says what to install and the tests that need them are skipped with the reason):
 #   chromium    opens the HTML report in a real headless browser (the report's layout test)
-DEBIAN_PACKAGES := chromium
+#   pypy3       runs a contest's Python submissions when its languages.yaml says PyPy, as bt
+#               runs them (BAPCtools' default too); without it they run by CPython, and
+#               the run says so
+DEBIAN_PACKAGES := chromium pypy3
 system:
 	@missing=""; for package in $(DEBIAN_PACKAGES); do \
 	  dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
-	echo "make: installing Debian packages:$$missing (for the report's test in a real" \
-	     "headless browser)"; \
+	echo "make: installing Debian packages:$$missing (the report's test in a real headless" \
+	     "browser; PyPy for contests whose languages.yaml says it)"; \
 	if [ "$$(id -u)" = 0 ]; then \
 	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends$$missing) \
 	  || echo "make: apt-get failed; the tests that need$$missing will be skipped"; \

@@ -98,14 +98,17 @@ def record_ingested(settings: Settings, contests: list, summary, wait: bool) -> 
 
 
 def python_note(runner: str) -> str:
-    """What the contest's languages.yaml runs a Python submission by, beside what the pipeline
-    runs it by."""
+    """What the contest's languages.yaml runs a Python submission by, and what the pipeline
+    runs it by (`python_choice`: PyPy where installed)."""
     import platform
 
+    from pipeline.packages.contest import python_choice
+
+    choice = python_choice(runner)
+    if choice is not None:
+        return choice.note
     return (f"the contest's languages.yaml runs a Python submission (x.py, no #! line) by "
-            f"{runner}; the pipeline runs it by CPython {platform.python_version()} (its own "
-            "interpreter; PyPy is not used), so a submission timed for PyPy may run out of "
-            "time here")
+            f"{runner}; the pipeline runs it by CPython {platform.python_version()}")
 
 
 def _not_registered(folder: Path, problem_id: str, summary) -> str | None:

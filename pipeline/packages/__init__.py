@@ -30,6 +30,7 @@ import zipfile
 from dataclasses import replace
 from pathlib import Path
 
+from pipeline.packages.contest import PythonChoice, contest_python, python_choice
 from pipeline.packages.errors import PackageError
 from pipeline.packages.judge import PackageBuilds, build_package, judge_case, validate_case
 from pipeline.packages.kattis import load_kattis
@@ -167,6 +168,7 @@ def load_package(path: Path, build_dir: Path | None = None,
         root = found
     name = short_name or archive_name or root.name
     contest = contest_time_limit(root)  # read where the package is, before any copy of it
+    python = contest_python(root)
     left_out: tuple[PackageError, ...] = ()
     if needs_copy(root):
         root, left_out = _contained(root, build_dir)
@@ -184,7 +186,21 @@ def load_package(path: Path, build_dir: Path | None = None,
         for cause in left_out:
             if cause.file == "data" or cause.file.startswith("data/"):
                 raise cause
+    choice = python_choice(python) if python and package.format != "polygon" else None
+    if choice is not None:
+        package = _python_by(package, choice)
     return replace(package, left_out=left_out) if left_out else package
+
+
+def _python_by(package: Package, choice: PythonChoice) -> Package:
+    """The package with its Python 3 submissions run as its contest's languages.yaml says
+    (`python_choice`: by PyPy where installed), and a note saying by what."""
+    if not any(s.language == "python3" for s in package.submissions):
+        return package
+    submissions = tuple(replace(s, interpreter=choice.interpreter)
+                        if s.language == "python3" and choice.interpreter else s
+                        for s in package.submissions)
+    return replace(package, submissions=submissions, notes=(*package.notes, choice.note))
 
 
 def _contained(root: Path, build_dir: Path) -> tuple[Path, tuple[PackageError, ...]]:

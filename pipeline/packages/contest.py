@@ -7,12 +7,12 @@ folder whose every subfolder is a problem package. `read_contest(folder)` reads 
   `contest.yaml`'s `name`, else its name;
 - its problems are those `problems.yaml` lists (`- id: NAME`, with `label`, `name`,
   `time_limit`), in that order, as `bt` at the contest root judges them (and what its
-  `languages.yaml` runs a Python submission by: `python_runner`); an entry without an
-  `id`, with a repeated label, or whose folder is missing is skipped with a note naming its
-  line (bt says so and skips it too); a `time_limit` that is not a number > 0 is left out with
-  a note. Without `problems.yaml`, the problems are the package folders, sorted by name (bt's
-  fallback). A package folder `problems.yaml` does not list is `unlisted`: not part of the
-  contest (bt skips it).
+  `languages.yaml` runs a Python submission by: `python_runner`, by PyPy where installed:
+  `python_choice`); an entry without an `id`, with a repeated label, or whose folder is
+  missing is skipped with a note naming its line (bt says so and skips it too); a
+  `time_limit` that is not a number > 0 is left out with a note. Without `problems.yaml`,
+  the problems are the package folders, sorted by name (bt's fallback). A package folder
+  `problems.yaml` does not list is `unlisted`: not part of the contest (bt skips it).
 
 `contest_time_limit(root)` is the time limit `problems.yaml` gives the package at `root` (the
 contest folder being its parent, as bt finds it), or, for a registered copy
@@ -260,6 +260,53 @@ def _yaml_lines(path: Path, folder: Path):
     return load_yaml(path, folder, mapping=True)
 
 
+def contest_python(root: Path) -> str | None:
+    """What the languages.yaml of the contest holding the package at `root` runs a Python
+    submission by (`python_runner`: "pypy3 (languages.yaml:201)"); for a registered copy,
+    what was recorded beside it. None without one."""
+    root = Path(root)
+    recorded = root.parent / CONTEST_ENTRY
+    if root.name == "package" and recorded.is_file():
+        try:
+            python = json.loads(recorded.read_text(encoding="utf-8")).get("python")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return python if isinstance(python, str) else None
+    return python_runner(root.parent)
+
+
+@dataclass(frozen=True)
+class PythonChoice:
+    """What runs a contest's Python submissions here, and the line that says so."""
+
+    interpreter: str | None   # the interpreter's path; None: the pipeline's own (CPython)
+    note: str
+
+
+def python_choice(runner: str) -> PythonChoice | None:
+    """What runs Python 3 submissions of a contest whose languages.yaml runs a `.py` by
+    `runner` ("pypy3 (languages.yaml:201)"), as `bt` runs them: PyPy where it is installed
+    (pypy3; a languages.yaml naming PyPy 2, `pypy`, for a `.py` that is Python 3 code: pypy3
+    too), else this interpreter, and a line saying which. None when it names no PyPy."""
+    import platform
+    import shutil
+
+    name = runner.split()[0] if runner.split() else ""
+    if not Path(name).name.startswith("pypy"):
+        return None
+    wanted = name if Path(name).name.startswith("pypy3") else "pypy3"
+    found = shutil.which(wanted)
+    where = runner.partition(" ")[2].strip("()") or "languages.yaml"
+    if found:
+        said = f"as the contest's {where} says" if wanted == name else \
+            f"the contest's {where} runs a .py by {name}"
+        return PythonChoice(found, f"Python submissions run by {wanted} ({found}), {said}")
+    return PythonChoice(None, f"the contest's languages.yaml runs Python submissions by "
+                        f"{runner}; {wanted} is not installed here (`make system` installs "
+                        f"it), so they run by CPython {platform.python_version()} instead, and "
+                        "one timed for PyPy may run out of time")
+
+
 def contest_time_limit(root: Path) -> ContestLimit | None:
     """The time limit the contest holding the package at `root` gives it in `problems.yaml`
     (None when there is none); for a registered copy, the one recorded beside it. A contest
@@ -269,6 +316,8 @@ def contest_time_limit(root: Path) -> ContestLimit | None:
     if root.name == "package" and recorded.is_file():
         try:
             entry = json.loads(recorded.read_text(encoding="utf-8"))
+            if entry.get("time_limit_s") is None:
+                return None
             return ContestLimit(float(entry["time_limit_s"]), str(entry["where"]))
         except (OSError, ValueError, KeyError, TypeError):
             return None
@@ -292,16 +341,23 @@ def problems_yaml_entry(root: Path) -> ContestProblem | None:
 
 def record_entry(source: Path, target: Path) -> bool:
     """Record beside the registered copy in `target` (`DATA/problems/<id>/`) the time limit
-    the contest of the package at `source` gives it (or remove what was recorded when it gives
-    none); True when that changed what was recorded."""
+    the contest of the package at `source` gives it and what its languages.yaml runs Python
+    by (or remove what was recorded when it gives neither); True when that changed what was
+    recorded."""
     limit = contest_time_limit(Path(source))
+    python = contest_python(Path(source))
     path = Path(target) / CONTEST_ENTRY
     old = path.read_text(encoding="utf-8") if path.is_file() else None
-    if limit is None:
+    if limit is None and python is None:
         if old is not None:
             path.unlink()
         return old is not None
-    text = json.dumps({"time_limit_s": limit.time_s, "where": limit.where}, indent=2) + "\n"
+    entry: dict[str, object] = {}
+    if limit is not None:
+        entry.update(time_limit_s=limit.time_s, where=limit.where)
+    if python is not None:
+        entry["python"] = python
+    text = json.dumps(entry, indent=2) + "\n"
     if text != old:
         atomic_write_text(path, text)
     return text != old

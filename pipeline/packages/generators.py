@@ -41,7 +41,7 @@ from pathlib import Path
 from pipeline.errors import UserError
 from pipeline.packages.model import Package, Program
 from pipeline.problems.model import Case, Recipe
-from pipeline.programs.languages import SCRIPT, build_program, detect_language, run_argv
+from pipeline.programs.languages import SCRIPT, Launch, build_program, detect_language, launch
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.untrusted import excerpt
 
@@ -142,8 +142,8 @@ def _program_of(package: Package, word: str) -> Program | None:
     return None
 
 
-def resolve_generator(word: str, package: Package | None, build_dir: Path) -> tuple[str, ...]:
-    """The command that runs generator `word` (built first when it is a source)."""
+def resolve_generator(word: str, package: Package | None, build_dir: Path) -> Launch:
+    """How generator `word` runs (built first when it is a source): its command and limits."""
     program = _program_of(package, word) if package is not None else None
     where = f"package {package.short_name}" if package is not None else ""
     if program is None:
@@ -157,11 +157,11 @@ def resolve_generator(word: str, package: Package | None, build_dir: Path) -> tu
                 if not os.access(path, os.X_OK):
                     raise GeneratorError(f"generator {word}: {path} is neither a source file "
                                          "of a known language nor executable")
-                return (str(path),)
+                return Launch((str(path),), GENERATOR_MEMORY_MB, None)
             program = Program(name=path.name, role="generator", path=path, files=files,
                               language=language)
         elif "/" not in word and (on_path := shutil.which(word)):
-            return (on_path,)
+            return Launch((on_path,), GENERATOR_MEMORY_MB, None)
         else:
             known = ", ".join(p.name for p in package.generators) if package else ""
             raise GeneratorError(
@@ -172,16 +172,18 @@ def resolve_generator(word: str, package: Package | None, build_dir: Path) -> tu
     if not build.ok:
         raise GeneratorError(f"generator {word} did not build ({build.verdict}): "
                              f"{build.message.strip()[:300]}")
-    return run_argv(build, GENERATOR_MEMORY_MB)
+    return launch(build, GENERATOR_MEMORY_MB)
 
 
-def run_generator(argv: tuple[str, ...], command: str) -> str:
-    """The standard output of the generator run as `argv` (`command` names it in errors)."""
+def run_generator(argv: tuple[str, ...], command: str,
+                  memory_mb: int | None = GENERATOR_MEMORY_MB) -> str:
+    """The standard output of the generator run as `argv` under an address-space limit of
+    `memory_mb` (None: none, a JVM's; `launch`); `command` names it in errors."""
     scratch = Path(tempfile.mkdtemp(prefix="gamebench-generate-"))
     try:
         output = scratch / "output"
         done = run_limited(list(argv), cwd=scratch / "run", stdout=output,
-                           time_s=GENERATOR_TIME_S, memory_mb=GENERATOR_MEMORY_MB)
+                           time_s=GENERATOR_TIME_S, memory_mb=memory_mb)
         if done.error or done.timed_out or done.exit_code != 0:
             stderr = excerpt(done.stderr or "", 300)
             raise GeneratorError(f"`{command}` failed: {describe_failure(done, 'the generator')}"
@@ -194,19 +196,19 @@ def run_generator(argv: tuple[str, ...], command: str) -> str:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def command_recipe(command: GeneratorCommand, resolve: Callable[[], tuple[str, ...]],
+def command_recipe(command: GeneratorCommand, resolve: Callable[[], Launch],
                    parse: Callable[[str], Case], description: str) -> Recipe:
     """The recipe running `command`: `resolve()` gives the program's command (called once,
     on the first case), `parse` turns its output into a case."""
-    resolved: list[tuple[str, ...]] = []
+    resolved: list[Launch] = []
 
     def make(rng) -> Case:
         if not resolved:
             resolved.append(resolve())
         seed = rng.randrange(*SEED_RANGE)
         args = command.filled(seed)
-        text = run_generator((*resolved[0], *args),
-                             " ".join((command.words[0], *args)))
+        text = run_generator((*resolved[0].argv, *args), " ".join((command.words[0], *args)),
+                             resolved[0].memory_mb)
         return parse(text)
 
     return Recipe(command.name, "family", description, make, group=command.group)
@@ -227,6 +229,6 @@ def generator_recipe(text: str, package: Package | None, build_dir: Path,
     """The recipe of a `--generator` command: its program found and built now, so that a
     wrong name or a build error stops the session before it starts."""
     words = with_seed(split_command(text, "--generator"))
-    argv = resolve_generator(words[0], package, build_dir)
+    run = resolve_generator(words[0], package, build_dir)
     command = GeneratorCommand(words, group, "--generator")
-    return command_recipe(command, lambda: argv, parse, f"--generator {text}")
+    return command_recipe(command, lambda: run, parse, f"--generator {text}")

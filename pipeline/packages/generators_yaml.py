@@ -72,7 +72,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -82,7 +82,7 @@ from pipeline.fsutil import file_sha256
 from pipeline.packages.errors import PackageError
 from pipeline.packages.model import ProblemType, Program
 from pipeline.packages.yamlfile import load_yaml
-from pipeline.programs.languages import build_program, detect_language, run_argv
+from pipeline.programs.languages import Launch, build_program, detect_language, launch
 from pipeline.programs.parallel import on_cores
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.untrusted import (
@@ -618,7 +618,7 @@ class _Maker:
         self.type = problem_type
         self.submissions_dir = submissions_dir
         self.tools: dict[str, _Tool | str] = {}       # word -> tool, or why there is none
-        self.builds: dict[str, tuple[str, ...] | str] = {}
+        self.builds: dict[str, Launch | str] = {}
         self.default_solution: str | None | Literal[False] = False  # False: not looked for yet
         # Cases are made on several threads (`generate_data`); finding and building a program
         # and looking for the default solution are done by one thread at a time.
@@ -685,8 +685,8 @@ class _Maker:
                                             _digest_files(pairs) + (program.language or ""))
             return self.tools[key]
 
-    def argv(self, tool: _Tool) -> tuple[str, ...] | str:
-        """The command running the tool (built once), or why it cannot run. It runs from a
+    def argv(self, tool: _Tool) -> Launch | str:
+        """How the tool runs (built once; `launch`), or why it cannot run. It runs from a
         folder named as the program (`.../f/y.py` for generator `f`), as BAPCtools runs its
         builds from `generators/<name>/`: a generator may read its own path."""
         with self._programs_lock:
@@ -699,7 +699,7 @@ class _Maker:
                     self.builds[key] = (f"{tool.program.name} did not build ({build.verdict}): "
                                         f"{first}")
                 else:
-                    argv = run_argv(build, GENERATOR_MEMORY_MB)
+                    run = launch(build, GENERATOR_MEMORY_MB)
                     if build.directory is not None:
                         named = (self.build_dir / "bapctools-programs"
                                  / hashlib.sha256(key.encode()).hexdigest()[:24]
@@ -710,9 +710,9 @@ class _Maker:
                                 named.symlink_to(build.directory, target_is_directory=True)
                             except FileExistsError:  # made by another process meanwhile
                                 pass
-                        argv = tuple(part.replace(str(build.directory), str(named))
-                                     for part in argv)
-                    self.builds[key] = argv
+                        run = replace(run, argv=tuple(
+                            part.replace(str(build.directory), str(named)) for part in run.argv))
+                    self.builds[key] = run
             return self.builds[key]
 
     def solution_of(self, settings: Settings) -> str | None:
@@ -878,9 +878,9 @@ class _Maker:
 
     def _generate(self, rule: CaseRule, generator: _Tool, command: str, seed: int, cwd: Path,
                   work: Path) -> None:
-        argv = self.argv(generator)
-        if isinstance(argv, str):
-            raise self._error(rule, argv)
+        run = self.argv(generator)
+        if isinstance(run, str):
+            raise self._error(rule, run)
         words = shlex.split(command)
         stdout = work / "stdout"
         failure = ""
@@ -894,8 +894,9 @@ class _Maker:
                     leftover.unlink()
             # The generator writes testcase.in (.ans, .yaml, ...) into its folder: that folder
             # is kept (copied back here when it ends), within the cap on all it writes.
-            done = run_limited([*argv, *args], cwd=cwd, stdout=stdout, time_s=GENERATOR_TIME_S,
-                               memory_mb=GENERATOR_MEMORY_MB, file_mb=GENERATOR_FILE_MB,
+            done = run_limited([*run.argv, *args], cwd=cwd, stdout=stdout,
+                               time_s=GENERATOR_TIME_S, memory_mb=run.memory_mb,
+                               file_mb=GENERATOR_FILE_MB,
                                kept=(cwd,))
             if done.exit_code == 0 and not done.timed_out and not done.error:
                 break
@@ -914,12 +915,12 @@ class _Maker:
                               "standard output")
 
     def _solve(self, rule: CaseRule, solution: _Tool, cwd: Path, work: Path) -> None:
-        argv = self.argv(solution)
-        if isinstance(argv, str):
-            raise self._error(rule, f"solution {argv}")
+        run = self.argv(solution)
+        if isinstance(run, str):
+            raise self._error(rule, f"solution {run}")
         answer = work / "testcase.ans"  # written where no program writes, then moved in
-        done = run_limited(list(argv), cwd=work / "solve", stdin=cwd / "testcase.in",
-                           stdout=answer, time_s=GENERATOR_TIME_S, memory_mb=GENERATOR_MEMORY_MB,
+        done = run_limited(list(run.argv), cwd=work / "solve", stdin=cwd / "testcase.in",
+                           stdout=answer, time_s=GENERATOR_TIME_S, memory_mb=run.memory_mb,
                            file_mb=GENERATOR_FILE_MB)
         if done.exit_code != 0 or done.timed_out:
             answer.unlink(missing_ok=True)

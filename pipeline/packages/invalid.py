@@ -56,7 +56,7 @@ from pipeline.packages.validate import Rejection, cut, validate_input
 from pipeline.packages.validator_tests import KINDS
 from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.programs.contained import default_sandbox
-from pipeline.programs.languages import Build, build_status, run_argv
+from pipeline.programs.languages import Build, build_status, launch
 from pipeline.programs.parallel import on_cores
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.verdicts import Verdict
@@ -78,9 +78,9 @@ def run_answer_validator(validator: Build, input_path: Path, answer_path: Path,
     if not validator.ok:
         return Rejection(name, None, cut(f"did not build: {validator.message}"), judge_error=True)
     with tempfile.TemporaryDirectory(prefix="answer-validate-") as scratch:
-        done = run_limited([*run_argv(validator, memory_mb), str(input_path), *args],
-                           cwd=Path(scratch), stdin=answer_path, time_s=time_s,
-                           memory_mb=memory_mb if validator.memory_by_rlimit else None)
+        run = launch(validator, memory_mb)
+        done = run_limited([*run.argv, str(input_path), *args], cwd=Path(scratch),
+                           stdin=answer_path, time_s=time_s, memory_mb=run.memory_mb)
     if done.error or done.timed_out or done.signal is not None or done.exit_code not in (42, 43):
         return Rejection(name, done.exit_code, cut(describe_failure(done, "the validator") + (
             f": {done.output}" if done.output else "") + " (42 or 43 expected)"),

@@ -41,7 +41,7 @@ from pipeline.programs.checkers import (
 from pipeline.programs.contained import default_sandbox
 from pipeline.programs.external import run_external
 from pipeline.programs.jobs import Job, SolverSpec
-from pipeline.programs.languages import Build, build_program, run_argv
+from pipeline.programs.languages import Build, build_program, launch
 from pipeline.programs.parallel import on_cores
 from pipeline.untrusted import LeftBehind, copy_regular, excerpt, kind_of
 from pipeline.verdicts import Verdict
@@ -277,11 +277,12 @@ def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
 def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimits,
            scratch: Path, builds: PackageBuilds,
            isolation: SolverSpec | None = None) -> CaseResult:
+    run = launch(submission, limits.memory_mb)
     spec = SolverSpec(name=submission.program.name, kind="external", problem=package.short_name,
                       program=submission.program, timeout_s=limits.cpu_cap_s,
-                      memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
+                      memory_mb=run.memory_mb, stack_mb=run.stack_mb,
                       output_limit_bytes=limits.output_mb * MIB,
-                      argv=(*run_argv(submission, limits.memory_mb), *case.args),
+                      argv=(*run.argv, *case.args),
                       # Kattis-format judges (DOMjudge, BAPCtools) cut a flood of output and
                       # judge the program by its time: one writing forever is TLE, not OLE
                       truncate_output=package.format != "polygon",
@@ -289,7 +290,8 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
                       # clock (a wait for a core on a loaded machine is not counted)
                       own_wall_s=limits.wall_s, sandbox=default_sandbox())
     if isolation is not None:  # (and a run started before its limit was known: its caps)
-        spec = replace(spec, stack_mb=isolation.stack_mb, sandbox=isolation.sandbox,
+        spec = replace(spec, stack_mb=run.stack_mb if run.stack_mb is not None
+                       else isolation.stack_mb, sandbox=isolation.sandbox,
                        visible=isolation.visible, caps_later=isolation.caps_later)
 
     def run_pass(input_path: Path, feedback: Path | None, number: int) -> _Pass:
@@ -375,24 +377,24 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
         written = scratch / "interactor"
         written.mkdir(exist_ok=True)
         tout = written / "interactor.out"
-        judge_argv = [*run_argv(judge, memory), str(input_path), str(tout)]
+        judge_argv = [*launch(judge, memory).argv, str(input_path), str(tout)]
         if case.answer_path is not None:
             judge_argv.append(str(case.answer_path))
     else:
         written = feedback
         args = (*package.output_validator_flags, *case.output_validator_args)
-        judge_argv = [*run_argv(judge, memory), str(input_path),
+        judge_argv = [*launch(judge, memory).argv, str(input_path),
                       str(_answer_file(case, scratch)), str(feedback) + "/", *args]
     what = f"interactor {judge.program.name}" if polygon else \
         f"output validator {judge.program.name}"
     try:
         exchange = run_exchange(
-            [*run_argv(submission, limits.memory_mb), *case.args], judge_argv,
+            [*launch(submission, limits.memory_mb).argv, *case.args], judge_argv,
             workdir=scratch / ("run" if number == 1 else f"run-{number}"), wall_s=limits.wall_s,
             submission_cpu_s=limits.cpu_cap_s,
-            submission_memory_mb=limits.memory_mb if submission.memory_by_rlimit else None,
+            submission_memory_mb=launch(submission, limits.memory_mb).memory_mb,
             output_mb=limits.output_mb, validator_cpu_s=package.limits.validation_time_s,
-            validator_memory_mb=memory if judge.memory_by_rlimit else None, kept=(written,))
+            validator_memory_mb=launch(judge, memory).memory_mb, kept=(written,))
     except LeftBehind as error:  # the validator writes the case's scratch folder: not the
         # pipeline's files there (a later pass's folder, its stderr files) through a link
         return _Pass(Verdict.JE, None, error.left_by(what, scratch), 0.0, 0.0, 0, False)

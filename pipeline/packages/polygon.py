@@ -44,7 +44,7 @@ from pipeline.packages.model import (
     TestGroup,
 )
 from pipeline.packages.yamlfile import MAX_YAML_BYTES
-from pipeline.programs.languages import build_program, detect_language, polygon_language, run_argv
+from pipeline.programs.languages import build_program, detect_language, launch, polygon_language
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.untrusted import excerpt
 from pipeline.verdicts import POLYGON_TAGS
@@ -324,12 +324,11 @@ def _generate(package: Package, tests, missing: list[int], input_pattern: str,
                     raise PackageError(main.name, "main-solution-build", "the main solution "
                                        f"did not build, so answers cannot be made: "
                                        f"{main_build.message[:300]}")
-            done = run_limited(run_argv(main_build, package.limits.memory_mb),
-                               cwd=work / ".run", stdin=target, stdout=answer,
+            run = launch(main_build, package.limits.memory_mb)
+            done = run_limited(run.argv, cwd=work / ".run", stdin=target, stdout=answer,
                                # (Polygon's problem.xml always gives a time limit)
                                time_s=max(10.0, (package.limits.time_s or 0.0) * 10),
-                               memory_mb=package.limits.memory_mb
-                               if main_build.memory_by_rlimit else None)
+                               memory_mb=run.memory_mb)
             if done.exit_code != 0:
                 raise PackageError(main.name, "main-solution-run", f"the main solution failed on "
                                    f"generated test {index}: {describe_failure(done, 'it')}")
@@ -365,9 +364,9 @@ def _run_generator(cmd: str, generators: dict[str, Program], target: Path, build
     if not build.ok:
         raise PackageError(str(source.name), "generator-build", f"generator {name} did not "
                            f"build: {build.message[:300]}")
-    done = run_limited([*run_argv(build, 2048), *args], cwd=target.parent / ".gen",
-                       stdout=target, time_s=60.0,
-                       memory_mb=2048 if build.memory_by_rlimit else None)
+    run = launch(build, 2048)
+    done = run_limited([*run.argv, *args], cwd=target.parent / ".gen", stdout=target,
+                       time_s=60.0, memory_mb=run.memory_mb)
     shutil.rmtree(target.parent / ".gen", ignore_errors=True)
     if done.exit_code != 0:
         raise PackageError(str(source.name), "generator-run", f"`{cmd}` failed for "

@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pipeline.programs.languages import Build, run_argv
+from pipeline.programs.languages import Build, launch
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.programs.program import Program
 from pipeline.untrusted import LeftBehind, read_regular
@@ -153,9 +153,9 @@ def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
             _remove(scratch / keep)
         # Sandboxed, a working folder is a private copy unless it is kept: one that keeps a
         # file is, as a generator's folder is (`generators_yaml`), within the same cap.
-        done = run_limited([*run_argv(validator, memory_mb), *args], cwd=scratch, stdin=input_path,
-                           time_s=time_s,
-                           memory_mb=memory_mb if validator.memory_by_rlimit else None,
+        run = launch(validator, memory_mb)
+        done = run_limited([*run.argv, *args], cwd=scratch, stdin=input_path, time_s=time_s,
+                           memory_mb=run.memory_mb,
                            kept=(scratch,) if keep is not None else ())
         if keep is not None:
             kept = _read_regular(scratch / keep, OVERVIEW_KEEP)

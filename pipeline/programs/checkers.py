@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import UserError
-from pipeline.programs.languages import Build, run_argv
+from pipeline.programs.languages import Build, launch
 from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
 from pipeline.untrusted import LeftBehind, excerpt, kind_of, read_regular
 from pipeline.verdicts import Verdict
@@ -295,10 +295,10 @@ def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
     try:
         feedback = feedback_dir or scratch / "feedback"
         feedback.mkdir(exist_ok=True)
-        argv = [*run_argv(validator, memory_mb), str(input_path), str(answer_path),
-                str(feedback) + "/", *args]
+        run = launch(validator, memory_mb)
+        argv = [*run.argv, str(input_path), str(answer_path), str(feedback) + "/", *args]
         done = run_limited(argv, cwd=scratch / "work", stdin=output_path, time_s=time_s,
-                           memory_mb=memory_mb if validator.memory_by_rlimit else None,
+                           memory_mb=run.memory_mb,
                            kept=(feedback,))
         return read_feedback(done, feedback, f"output validator {validator.program.name}")
     finally:
@@ -344,9 +344,9 @@ def run_testlib_checker(checker: Build, input_path: Path, output_path: Path, ans
                            f"{checker.message[:MESSAGE_KEEP]}")
     scratch = Path(tempfile.mkdtemp(prefix="check-", dir=workdir))
     try:
-        argv = [*run_argv(checker, memory_mb), str(input_path), str(output_path), str(answer_path)]
-        done = run_limited(argv, cwd=scratch, time_s=time_s,
-                           memory_mb=memory_mb if checker.memory_by_rlimit else None)
+        run = launch(checker, memory_mb)
+        argv = [*run.argv, str(input_path), str(output_path), str(answer_path)]
+        done = run_limited(argv, cwd=scratch, time_s=time_s, memory_mb=run.memory_mb)
         return testlib_verdict(done, f"checker {checker.program.name}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -7,7 +7,8 @@ these limits:
 - memory: address space (RLIMIT_AS) = `memory_mb` (the run gives the problem's limit, 512 MB
   where none is known; None here is no limit);
 - stack: RLIMIT_STACK = `stack_mb`, by default as large as the memory limit, as judges set it
-  (deep recursion that a judge accepts runs here too);
+  (deep recursion that a judge accepts runs here too); a language may ask for none
+  (`languages.launch`: node);
 - time: the CPU time the program used is what is compared with the limit (`timeout_s`), and
   a wall-clock cap of 2 x limit + 1 s stops a program that sleeps or waits; the outcome's
   `error` says which one fired. The cap counts the program's own time, the wall clock less

@@ -100,9 +100,14 @@ class Language:
     run: tuple[str, ...]
     toolchain: tuple[str, ...]            # executables that must be on PATH
     memory_by_rlimit: bool = True         # JVMs take their limit as a flag instead
+    stack_by_rlimit: bool = True          # node sizes its threads' stacks by RLIMIT_STACK
 
 
-def _python3() -> str:
+def _python3(program: Program | None = None) -> str:
+    """What runs a Python 3 program: its own `interpreter` (PyPy, as a contest's
+    languages.yaml may say), else this very interpreter."""
+    if program is not None and program.interpreter:
+        return program.interpreter
     return sys.executable or shutil.which("python3") or "python3"
 
 
@@ -135,7 +140,7 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
     Language("go", "Go", 400, ("*.go",), ("go", "build", "-o", "{binary}", "{files}"),
              ("{binary}",), ("go",)),
     Language("javascript", "JavaScript", 500, ("*.js",), None, ("node", "{mainfile}"),
-             ("node",)),
+             ("node",), stack_by_rlimit=False),
     Language("ruby", "Ruby", 650, ("*.rb",), ("ruby", "-c", "{mainfile}"),
              ("ruby", "{mainfile}"), ("ruby",)),
     Language("bash", "Bash", 100, ("*.sh", "*.bash"), None, ("bash", "{mainfile}"), ("bash",)),
@@ -410,7 +415,7 @@ def _hash(program: Program, language: str, lang: Language | None,
     recipe: dict[str, Any]
     recipe = {"language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
               "compile": lang.compile if lang else None, "run": lang.run if lang else None,
-              "python": _python3() if language in ("python3", "checktestdata") else None,
+              "python": _python3(program) if language in ("python3", "checktestdata") else None,
               "format": 2}
     if language == "checktestdata":  # the build runs this very file with the package
         tool = hashlib.sha256(CHECKTESTDATA.read_bytes()).hexdigest()
@@ -569,7 +574,8 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
     mainclass = Path(mainfile).stem
     values = {"binary": "program.bin", "path": ".", "mainfile": mainfile,
               "mainclass": mainclass, "Mainclass": mainclass[:1].upper() + mainclass[1:],
-              "memlim": "{memlim}", "cpp_std": _cpp_standard(program), "python3": _python3(),
+              "memlim": "{memlim}", "cpp_std": _cpp_standard(program),
+              "python3": _python3(program),
               "checktestdata": str(CHECKTESTDATA)}
     message = ""
     if lang.compile is not None:
@@ -652,6 +658,32 @@ def run_argv(build: Build, memory_mb: int) -> tuple[str, ...]:
     return tuple(part.replace("{memlim}", str(memory_mb)) for part in build.argv)
 
 
+@dataclass(frozen=True)
+class Launch:
+    """How a program runs under a memory limit: its command and the limits the kernel sets."""
+
+    argv: tuple[str, ...]
+    memory_mb: int | None  # address space (RLIMIT_AS); None: none (a JVM's heap is -Xmx)
+    stack_mb: int | None   # RLIMIT_STACK; None: the runner's default; 0: unlimited
+
+
+def launch(build: Build, memory_mb: int) -> Launch:
+    """The one place a program's limits are set from its language, whatever its role
+    (submission, generator, validator, checker, interactor), as BAPCtools sets them:
+
+    1. its command with `{memlim}` filled in (a JVM's heap by `-Xmx`);
+    2. the address-space limit `memory_mb`, except for a JVM (java, kotlin, scala), which
+       reserves more address space than its heap and cannot start under one;
+    3. the stack limit: the runner's default, except unlimited for node, whose threads each
+       take RLIMIT_STACK as their stack size: a stack limit as large as the memory limit
+       leaves them no room in the address space and node aborts (`uv_thread_create`).
+    """
+    lang = LANGUAGES.get(build.language or "")
+    stack = 0 if lang is not None and not lang.stack_by_rlimit else None
+    return Launch(run_argv(build, memory_mb), memory_mb if build.memory_by_rlimit else None,
+                  stack)
+
+
 # -- a program built where it runs --------------------------------------------------------------
 BUILD_DIR_VARIABLE = "PIPELINE_BUILD_DIR"
 DEFAULT_JVM_MEMORY_MB = 2048  # a JVM's heap where the run sets no memory limit
@@ -698,7 +730,8 @@ def source_key(program: Program) -> str:
     """The name of a packed program's build: a hash of its language, its commands and its
     source's name and bytes."""
     digest = hashlib.sha256(repr((program.language, program.build, program.run,
-                                  program.path.name if program.path else None)).encode())
+                                  program.path.name if program.path else None,
+                                  program.interpreter)).encode())
     digest.update(program.content or b"")
     return digest.hexdigest()[:16]
 

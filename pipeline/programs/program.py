@@ -63,6 +63,8 @@ class Program:
     base_dir: Path | None = None            # where its relative paths start (None: the repo)
     time_limit_s: float | None = None       # the limit it is run at (a configured solver's)
     content: bytes | None = None            # its source's bytes, when it travels to be built
+    interpreter: str | None = None          # what runs it when it is Python 3 (a contest's
+                                            # languages.yaml: pypy3); None: this interpreter
 
     @property
     def expected(self) -> str | None:

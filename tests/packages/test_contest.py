@@ -13,9 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from packagekit import FIXTURES, fetched_present, tiny_kattis, write_tree
+import pytest
+from packagekit import FIXTURES, fetched_present, judged_by_run, tiny_kattis, write_tree
 
 from pipeline.packages import load_package
+from pipeline.verdicts import Verdict
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -137,8 +139,12 @@ def test_a_folder_of_packages_is_a_contest_named_after_it_and_a_disagreement_fai
     ingested = pipeline(data, "ingest", str(folder))
     assert ingested.returncode == 0, ingested.stdout + ingested.stderr
     assert "contest practice (practice): 2 of 2 problems registered" in ingested.stdout
-    pypy = ("note: the contest's languages.yaml runs a Python submission (x.py, no #! line) "
-            "by pypy3 (languages.yaml:9); the pipeline runs it by CPython ")
+    installed = shutil.which("pypy3")
+    pypy = (f"note: Python submissions run by pypy3 ({installed}), as the contest's "
+            "languages.yaml:9 says" if installed else
+            "note: the contest's languages.yaml runs Python submissions by pypy3 "
+            "(languages.yaml:9); pypy3 is not installed here (`make system` installs it), so "
+            "they run by CPython ")
     assert pypy in ingested.stdout
     done = pipeline(data, "run", "--contest", "practice")
     assert done.returncode == 1
@@ -241,3 +247,55 @@ def test_a_problem_judged_without_some_of_its_cases_says_so_in_the_contest_summa
         in done.stdout
     assert "  sum: 1 test case(s) the package holds were not judged (rule missing-input; " \
         "see its run above)" in done.stdout
+
+
+PYPY_ONLY = ("import platform\n"
+             "a, b = map(int, input().split())\n"
+             "print(a + b + (0 if platform.python_implementation() == 'PyPy' else 1))\n")
+
+
+@pytest.mark.skipif(not shutil.which("pypy3"), reason="pypy3 is not installed (`make system`)")
+def test_a_contest_whose_languages_yaml_says_pypy_runs_python_submissions_by_pypy(tmp_path):
+    """As `bt run` does: a Python submission of a contest whose languages.yaml runs Python by
+    pypy3 runs by pypy3 (the submission is right only under PyPy), also from the registered
+    copy, which its contest folder is not beside."""
+    folder = tmp_path / "pypycontest"
+    write_tree(folder, {"languages.yaml": LANGUAGES})
+    root = tiny_kattis(folder / "sum", {"submissions/accepted/pypy.py": PYPY_ONLY})
+    judged = judged_by_run(root, tmp_path / "data")
+    assert {case.verdict for case in judged.results["accepted/pypy.py"].values()} == {Verdict.AC}
+    assert f"Python submissions run by pypy3 ({shutil.which('pypy3')}), as the contest's " \
+        "languages.yaml:9 says" in judged.package.notes
+
+
+def test_without_the_pypy_languages_yaml_names_python_runs_by_cpython_and_says_so(tmp_path):
+    """A languages.yaml naming a PyPy that is not installed: the submission runs by this
+    interpreter (CPython), and one line says so and how to install it."""
+    folder = tmp_path / "nopypy"
+    write_tree(folder, {"languages.yaml": LANGUAGES.replace("pypy3 {", "pypy3-absent {")})
+    root = tiny_kattis(folder / "sum", {"submissions/wrong_answer/pypy.py": PYPY_ONLY})
+    package = load_package(root, tmp_path / "build")
+    [note] = [n for n in package.notes if "languages.yaml" in n]
+    assert note.startswith("the contest's languages.yaml runs Python submissions by "
+                           "pypy3-absent (languages.yaml:9); pypy3-absent is not installed here "
+                           "(`make system` installs it), so they run by CPython ")
+    assert {s.interpreter for s in package.submissions} == {None}
+    judged = judged_by_run(root, tmp_path / "data")
+    assert {case.verdict for case in judged.results["wrong_answer/pypy.py"].values()} == {
+        Verdict.WA}
+
+
+@pytest.mark.skipif(not shutil.which("pypy3"), reason="pypy3 is not installed (`make system`)")
+def test_a_languages_yaml_naming_pypy_2_for_a_py_runs_python_3_submissions_by_pypy3(tmp_path):
+    """KARWA 2025's languages.yaml runs a `.py` without a #! line by `pypy` (PyPy 2) although
+    its submissions are Python 3 code: they run by pypy3, and the note says both."""
+    folder = tmp_path / "pypy2"
+    write_tree(folder, {"languages.yaml": LANGUAGES.replace("pypy3 {", "pypy {")})
+    root = tiny_kattis(folder / "sum", {"submissions/accepted/pypy.py": PYPY_ONLY})
+    package = load_package(root, tmp_path / "build")
+    found = shutil.which("pypy3")
+    assert f"Python submissions run by pypy3 ({found}), the contest's languages.yaml:9 runs a " \
+        ".py by pypy" in package.notes
+    assert {s.interpreter for s in package.submissions} == {found}
+    judged = judged_by_run(root, tmp_path / "data")
+    assert {case.verdict for case in judged.results["accepted/pypy.py"].values()} == {Verdict.AC}

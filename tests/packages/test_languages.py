@@ -9,11 +9,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from packagekit import judged_by_run, tiny_kattis
 
+from pipeline.packages import load_package
 from pipeline.programs.languages import (
     LANGUAGES,
+    Build,
     build_program,
     detect_language,
+    launch,
     run_argv,
     toolchain_missing,
 )
@@ -212,3 +216,101 @@ def test_two_processes_building_the_same_program_end_with_one_build(tmp_path):
     assert len(builds) == 1 and not builds[0].name.startswith(".tmp")  # and its lock file
     out = subprocess.run([str(builds[0] / "program.bin")], capture_output=True, text=True)
     assert out.stdout == "race\n"
+
+
+# -- every role, every language: one place sets the limits (`launch`) --------------------------
+JAVA_GEN = """public class Gen {
+    public static void main(String[] args) {
+        System.out.println(args[0] + " " + args[1]);
+    }
+}
+"""
+JAVA_INPUT_VALIDATOR = """import java.util.Scanner;
+public class Val {
+    public static void main(String[] args) {
+        Scanner in = new Scanner(System.in);
+        long a = in.nextLong(), b = in.nextLong();
+        System.exit(a >= 0 && b >= 0 && !in.hasNext() ? 42 : 43);
+    }
+}
+"""
+JAVA_OUTPUT_VALIDATOR = """import java.nio.file.*;
+import java.util.Scanner;
+public class Check {
+    public static void main(String[] args) throws Exception {
+        String expected = new String(Files.readAllBytes(Paths.get(args[1]))).trim();
+        Scanner in = new Scanner(System.in);
+        String got = in.hasNext() ? in.next() : "";
+        System.exit(got.equals(expected) && !in.hasNext() ? 42 : 43);
+    }
+}
+"""
+JAVA_SUM = """import java.util.Scanner;
+public class Sum {
+    public static void main(String[] args) {
+        Scanner in = new Scanner(System.in);
+        System.out.println(in.nextLong() + in.nextLong());
+    }
+}
+"""
+NODE_SUM = ("const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/)"
+            ".map(Number);\nconsole.log(a + b);\n")
+
+
+@pytest.mark.skipif(not (shutil.which("javac") and shutil.which("java") and shutil.which("node")),
+                    reason="needs Java (javac, java) and node on PATH")
+def test_java_and_node_programs_run_in_every_role_under_the_formats_memory_limit(tmp_path):
+    """A Java generator, input validator and output validator and Java and JavaScript
+    submissions, under the default 2048 MiB: the JVMs by -Xmx with no address-space limit
+    (under one they cannot start: "Could not allocate compressed class space"), node with no
+    stack limit as large as the memory limit (with one it aborts in `uv_thread_create`)."""
+    root = tiny_kattis(tmp_path / "javaroles", {
+        "problem.yaml": "name: Java Roles\nvalidation: custom\n",
+        "generators/Gen.java": JAVA_GEN,
+        "generators/generators.yaml": ("solution: /submissions/accepted/sum.py\n"
+                                       "data:\n  secret:\n    data:\n"
+                                       "      - made: Gen.java 7 8\n"),
+        "input_validators/Val.java": JAVA_INPUT_VALIDATOR,
+        "output_validators/Check.java": JAVA_OUTPUT_VALIDATOR,
+        "submissions/accepted/Sum.java": JAVA_SUM,
+        "submissions/accepted/sum.js": NODE_SUM,
+        "submissions/wrong_answer/Off.java": JAVA_SUM.replace("class Sum", "class Off")
+        .replace("in.nextLong())", "in.nextLong() + 1)"),
+    })
+    judged = judged_by_run(root, tmp_path / "data")
+    assert judged.rejections == () and judged.package.rejects == ()
+    assert judged.package.limits.memory_mb == 2048
+    assert any(case.name.endswith("made") for case in judged.package.cases)
+    verdicts = {solver: {result.verdict for result in cases.values()}
+                for solver, cases in judged.results.items()}
+    assert verdicts == {"accepted/sum.py": {Verdict.AC}, "accepted/Sum.java": {Verdict.AC},
+                        "accepted/sum.js": {Verdict.AC}, "wrong_answer/Off.java": {Verdict.WA}}
+
+
+def test_launch_sets_each_languages_limits_in_one_place(tmp_path):
+    """`launch`: a JVM's heap by -Xmx and no address-space limit; node's stack unlimited;
+    any other program the memory limit as its address space and the runner's stack."""
+    def built(language: str, argv: tuple[str, ...], by_rlimit: bool = True) -> Build:
+        return Build(Program(name="p"), None, argv, language, "", tmp_path, True,
+                     memory_by_rlimit=by_rlimit)
+    java = launch(built("java", LANGUAGES["java"].run, False), 1024)
+    assert "-Xmx1024m" in java.argv and java.memory_mb is None and java.stack_mb is None
+    kotlin = launch(built("kotlin", LANGUAGES["kotlin"].run, False), 512)
+    assert "-J-Xmx512m" in kotlin.argv and kotlin.memory_mb is None
+    node = launch(built("javascript", LANGUAGES["javascript"].run), 2048)
+    assert (node.memory_mb, node.stack_mb) == (2048, 0)
+    cpp = launch(built("cpp", ("./a.out",)), 2048)
+    assert (cpp.argv, cpp.memory_mb, cpp.stack_mb) == (("./a.out",), 2048, None)
+
+
+@pytest.mark.parametrize("head", ["name: Legacy\n", "problem_format_version: 2023-07\nname: New\n"])
+def test_a_package_without_a_memory_limit_gets_2048_mib_as_bapctools_gives(tmp_path, head):
+    """BAPCtools' default memory (also compilation and validation memory) is 2048 MiB in both
+    format versions; problemtools takes its installation's, and the format leaves it to the
+    system: a package's own limit wins."""
+    plain = load_package(tiny_kattis(tmp_path / "plain", {"problem.yaml": head}), tmp_path / "b1")
+    assert (plain.limits.memory_mb, plain.limits.compilation_memory_mb,
+            plain.limits.validation_memory_mb) == (2048, 2048, 2048)
+    own = load_package(tiny_kattis(tmp_path / "own", {
+        "problem.yaml": head + "limits:\n  memory: 300\n"}), tmp_path / "b2")
+    assert own.limits.memory_mb == 300 and own.rejects == ()
