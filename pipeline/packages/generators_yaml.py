@@ -1077,11 +1077,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
         result = {"rejects": [[e.file, e.rule, e.message, e.line, e.case] for e in rejects],
                   "notes": parser.notes}
         (work / "report.json").write_text(json.dumps(result), encoding="utf-8")
-        (work / ".complete").write_text("\n", encoding="utf-8")
-        try:
-            os.rename(work, final)
-        except OSError:  # another process made the same tree first
-            pass
+        _publish(work, final)
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
@@ -1096,6 +1092,16 @@ def _plain(value: object) -> object:
         return [_plain(v) for v in value]
     return value
 
+
+
+def _publish(work: Path, final: Path) -> None:
+    """Mark the tree built in `work` complete and rename it to `final`, unless another
+    process made the same tree first (the caller removes what is left of `work`)."""
+    (work / ".complete").write_text("\n", encoding="utf-8")
+    try:
+        os.rename(work, final)
+    except OSError:  # another process made the same tree first
+        pass
 
 def _read_report(final: Path) -> GeneratedData:
     report = json.loads((final / "report.json").read_text(encoding="utf-8"))
@@ -1155,11 +1161,7 @@ def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
                     target = work / "data" / f"{case}{ext}"
                     target.parent.mkdir(parents=True, exist_ok=True)
                     copy_regular(path, target, follow_source=True)  # the package's own file
-            (work / ".complete").write_text("\n", encoding="utf-8")
-            try:
-                os.rename(work, final)
-            except OSError:  # another process made the same tree first
-                pass
+            _publish(work, final)
         finally:
             if work.exists():
                 shutil.rmtree(work, ignore_errors=True)

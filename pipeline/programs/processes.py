@@ -15,7 +15,7 @@ import ctypes
 import os
 import signal
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -51,20 +51,23 @@ def single_threaded() -> bool:
         return False
 
 
-def children_of(pid: int) -> list[int]:
-    """Pids of the live (not zombie) processes whose parent is `pid`."""
-    found = []
+def _stat_fields() -> Iterator[tuple[int, list[bytes]]]:
+    """(pid, the fields of /proc/PID/stat after the command's name: state, parent, group,
+    session, ...) of every process there is now (those gone meanwhile are left out)."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
+                yield int(entry), handle.read().rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if int(fields[1]) == pid and fields[0] not in (b"Z", b"X"):
-            found.append(int(entry))
-    return found
+
+
+def children_of(pid: int) -> list[int]:
+    """Pids of the live (not zombie) processes whose parent is `pid`."""
+    return [child for child, fields in _stat_fields()
+            if int(fields[1]) == pid and fields[0] not in (b"Z", b"X")]
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -84,18 +87,8 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 def session_members(sessions: Collection[int]) -> list[tuple[int, int, bool]]:
     """(pid, parent pid, alive) of every process now in one of `sessions`, zombies too
     (alive False): a zombie stays in its session until it is reaped."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[3]) in sessions:
-            found.append((int(entry), int(fields[1]), fields[0] not in (b"Z", b"X")))
-    return found
+    return [(pid, int(fields[1]), fields[0] not in (b"Z", b"X"))
+            for pid, fields in _stat_fields() if int(fields[3]) in sessions]
 
 
 def end_sessions(sessions: Collection[int], reap: bool = True,
