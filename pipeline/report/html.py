@@ -1,6 +1,8 @@
 """`pipeline report`: one self-contained HTML file answering the four questions of a run.
 
-The page holds, for the chosen runs (default: the latest finished run of each problem):
+The page holds, for the chosen runs (default: per problem, each solver's newest result, from
+the newest finished run holding it; the comparison, slowest cases and mismatches read the
+latest run of each problem):
 - the runs themselves;
 - the verdict matrix: per problem, a table of its solvers' verdict counts that fits the page
 - test strength: which wrong programs the cases kill, the smallest killing set, and which input
@@ -64,7 +66,7 @@ from pipeline.report.mismatches import (
 from pipeline.report.slow import SlowCase, format_fraction, format_ms, slow_cases
 from pipeline.report.svg import color, history_chart, loglog_chart
 from pipeline.tables.results import read_runs
-from pipeline.tables.runs import resolve_runs, run_rows
+from pipeline.tables.runs import latest_run_per_solver, resolve_runs, run_rows
 from pipeline.untrusted import printable
 
 SLOW_ROWS = 10               # per problem
@@ -128,7 +130,7 @@ def default_report_path(data_dir: Path, when: datetime | None = None) -> Path:
 def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                  out: Path | None = None, rule: SlowdownRule | None = None,
                  baselines: dict[str, str | None] | None = None) -> Path:
-    """Write the report for `run_ids` (default: the latest finished run of each problem) to
+    """Write the report for `run_ids` (default: each solver's newest run per problem) to
     `out` (default `DATA/reports/report-<timestamp>.html`), atomically; returns the path.
     `rule` overrides the slowdown thresholds of the comparisons (`compare_runs` arguments);
     `baselines` gives a run's baseline (None: none), as the nightly chose it."""
@@ -141,14 +143,22 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                   rule: SlowdownRule | None = None,
                   baselines: dict[str, str | None] | None = None) -> str:
     """The report's HTML text."""
-    runs = resolve_runs(data_dir, run_ids)
-    if not runs:
+    latest = resolve_runs(data_dir, run_ids)
+    if not latest:
         raise UserError(f"no finished runs in {Path(data_dir).resolve()}: run "
                         "'pipeline run' first")
+    shown = None if run_ids else dict(latest_run_per_solver(data_dir))
+    runs = list(shown) if shown is not None else latest
     rows = run_rows(data_dir, runs)
     results = load.collapsed_results(data_dir, runs)
+    if shown is not None:
+        pairs = pl.DataFrame([(r, s) for r, solvers in shown.items() for s in solvers],
+                             schema={"run_id": pl.String(), "solver": pl.String()},
+                             orient="row")
+        results = results.join(pairs, on=["run_id", "solver"], how="semi",
+                               maintain_order="left")
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    comparisons = _comparisons(data_dir, runs, rule or {}, baselines)
+    comparisons = _comparisons(data_dir, latest, rule or {}, baselines)
     colors = solver_colors(results)
     problems = list(dict.fromkeys(rows.get(r, {}).get("problem") for r in runs))
     problems = sorted(p for p in problems if p)
@@ -162,15 +172,15 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
         '<a href="#compare">comparison</a><a href="#growth">growth</a>'
         '<a href="#history">history</a><a href="#slow">slowest cases</a>'
         '<a href="#mismatches">mismatches</a></nav>',
-        _runs_section(runs, rows),
+        _runs_section(runs, rows, shown),
         _verdict_section(results),
         _strength_section(data_dir, runs, rows, results),
-        _submissions_section(data_dir, runs, results),
+        _submissions_section(data_dir, runs, results, newest_first=shown is not None),
         _compare_section(comparisons, data_dir),
         _growth_section(runs, rows, results, colors),
         _history_section(data_dir, problems, colors),
-        _slow_section(slow_cases(data_dir, run_ids=runs, top=SLOW_ROWS, per_problem=True)),
-        _mismatch_section(find_mismatches(data_dir, run_ids=runs)),
+        _slow_section(slow_cases(data_dir, run_ids=latest, top=SLOW_ROWS, per_problem=True)),
+        _mismatch_section(find_mismatches(data_dir, run_ids=latest)),
         "<footer>Written by <code>pipeline report</code>; <code>pipeline mismatches --all"
         "</code>, <code>pipeline slow</code> and <code>pipeline compare</code> give the same "
         "answers on the console.</footer>",
@@ -229,8 +239,14 @@ def _badge(verdict: str, count: int | None = None) -> str:
     return f'<span class="v v-{escape(verdict)}">{escape(text)}</span>'
 
 
-def _runs_section(runs: Sequence[str], rows: dict[str, dict]) -> str:
-    out = ['<h2 id="runs">Runs</h2><div class="scroll"><table><tr><th>run</th><th>problem</th>'
+def _runs_section(runs: Sequence[str], rows: dict[str, dict],
+                  shown: dict[str, tuple[str, ...]] | None = None) -> str:
+    """The runs read; with `shown` (run -> its solvers whose newest result it holds), the
+    solvers each run's results are shown for."""
+    out = ['<h2 id="runs">Runs</h2>'
+           + ('<p class="meta">Each solver\'s newest result per problem: a run is read for the '
+              "solvers no newer run of its problem holds.</p>" if shown is not None else "")
+           + '<div class="scroll"><table class="runs"><tr><th>run</th><th>problem</th>'
            '<th>status</th><th>started (UTC)</th><th>host</th><th>CPU</th><th>git</th>'
            '<th>cases</th><th>repeat</th><th>solvers</th></tr>']
     for run_id in runs:
@@ -244,9 +260,19 @@ def _runs_section(runs: Sequence[str], rows: dict[str, dict]) -> str:
             f"</td><td><code>{escape((row.get('git_rev') or '-')[:10])}</code></td>"
             f"<td class=\"num\">{row.get('cases') if row.get('cases') is not None else '-'}</td>"
             f"<td class=\"num\">{row.get('repeat') or 1}</td>"
-            f"<td>{escape(', '.join(row.get('solvers') or []))}</td></tr>")
+            f"<td>{_solver_list(row.get('solvers') or [], shown, run_id)}</td></tr>")
     out.append("</table></div>")
     return "\n".join(out)
+
+
+def _solver_list(solvers: Sequence[str], shown: dict[str, tuple[str, ...]] | None,
+                 run_id: str) -> str:
+    """The run's solvers; those whose results are read from a newer run are struck out."""
+    if shown is None:
+        return escape(", ".join(solvers))
+    here = set(shown.get(run_id, ()))
+    return ", ".join(escape(s) if s in here else f'<s title="a newer run holds it">{escape(s)}'
+                     "</s>" for s in solvers)
 
 
 def _solvers_of(matrix, problem: str) -> list[str]:
@@ -327,12 +353,20 @@ def _grouped(value: int | None) -> str:
     return "-" if value is None else f"{value:,}"
 
 
-def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFrame) -> str:
+def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFrame,
+                         newest_first: bool = False) -> str:
     """Per problem package of the runs: each submission, what its folder or tag expects, what
-    it got (cases per verdict, overall verdict) and whether the two agree."""
+    it got (cases per verdict, overall verdict) and whether the two agree. `newest_first`:
+    the runs are newest first within a problem, and each submission is shown once, from the
+    first run that holds it."""
     from pipeline.tables.results import read_expectations
 
     held = read_expectations(data_dir).filter(pl.col("run_id").is_in(list(runs)))
+    if newest_first:  # each submission as held in the newest run that holds it
+        order = {run_id: index for index, run_id in enumerate(runs)}
+        held = held.sort(pl.col("run_id").replace_strict(order, return_dtype=pl.Int64()),
+                         maintain_order=True).unique(["problem", "submission"], keep="first",
+                                                     maintain_order=True)
     if held.is_empty():
         return ""
     matrix = verdict_matrix(results)
