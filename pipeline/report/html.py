@@ -51,7 +51,7 @@ from pipeline.report.growth import (
     growth_series,
 )
 from pipeline.report.history import HISTORY_NIGHTS, NIGHTLY_COMMAND, nightly_history
-from pipeline.report.limits import known_wrong
+from pipeline.report.limits import known_wrong, must_fail
 from pipeline.report.matrix import verdict_matrix
 from pipeline.report.mismatches import (
     ANSWER_CHARS,
@@ -279,6 +279,16 @@ def _solvers_of(matrix, problem: str) -> list[str]:
     return [s for s in matrix.solvers if matrix.cell(problem, s)]
 
 
+def _role_tag(problem: str, solver: str) -> str:
+    """"known wrong" for a solver that must fail somewhere; "may fail" (not a flaw) for a
+    submission whose folder permits failing but also passing (`mixed/*`)."""
+    if must_fail(problem, solver):
+        return ' <span class="tag">known wrong</span>'
+    if known_wrong(problem, solver):
+        return ' <span class="note may-fail">may fail</span>'
+    return ""
+
+
 def _verdict_section(results: pl.DataFrame) -> str:
     """Per problem one table (its own solvers only), laid out to the page's width."""
     matrix = verdict_matrix(results)
@@ -287,7 +297,7 @@ def _verdict_section(results: pl.DataFrame) -> str:
         solvers = _solvers_of(matrix, problem)
         heads = "".join(
             f"<th>{escape(s)}"
-            + (' <span class="tag">known wrong</span>' if known_wrong(problem, s) else "")
+            + _role_tag(problem, s)
             + "</th>" for s in solvers)
         cells = "".join(
             "<td>" + "".join(_badge(v, n) for v, n in matrix.cell(problem, s).items()) + "</td>"

@@ -54,3 +54,48 @@ def test_a_run_of_one_solver_leaves_the_others_newest_results_in_the_report(tmp_
     # naming the runs shows just those runs, as before
     only = report_of(data, tmp_path, "--run", rows[0][0])
     assert matrix_heads(only, "cf103119g") == ["fast"]
+
+
+MIXSUM = {
+    "problem.yaml": "problem_format_version: 2025-09\ntype: pass-fail\nname: Mixed Sum\n"
+                    "uuid: 7d1c2b3a-1111-4222-8333-944455566677\nlimits:\n  time_limit: 1\n",
+    "data/sample/1.in": "1 2\n", "data/sample/1.ans": "3\n",
+    "data/secret/01.in": "2 3\n", "data/secret/01.ans": "5\n",
+    "data/secret/02.in": "10 -20\n", "data/secret/02.ans": "-10\n",
+    "submissions/accepted/sum.py": "print(sum(map(int, input().split())))\n",
+    "submissions/wrong_answer/minus.py": "a, b = map(int, input().split())\nprint(a - b)\n",
+    # permitted to fail, not required to: one fails a case, one passes them all
+    "submissions/mixed/abs.py": "a, b = map(int, input().split())\nprint(abs(a + b))\n",
+    "submissions/mixed/also_right.py": "print(sum(map(int, input().split())))\n",
+    "submissions/submissions.yaml": "mixed/*:\n  permitted: [AC, WA]\n",
+}
+
+
+def mixsum(tmp_path: Path) -> Path:
+    """MIXSUM ingested and all its submissions run; returns the data folder."""
+    root = tmp_path / "mixsum"
+    for rel, text in MIXSUM.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    data = tmp_path / "data"
+    assert pipeline(data, "ingest", str(root)).returncode == 0
+    ran = pipeline(data, "run", "--problem", "mixsum")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return data
+
+
+def test_a_submission_is_drawn_by_what_its_folder_permits(tmp_path):
+    text = report_of(mixsum(tmp_path), tmp_path)
+    table = re.search(r'<table class="verdict-matrix" data-problem="mixsum">(.*?)</table>',
+                      text, re.S).group(1)
+    heads = dict(re.findall(r"<th>([\w/.]+)(.*?)</th>", table))
+    assert heads["wrong_answer/minus.py"] == ' <span class="tag">known wrong</span>'
+    assert heads["mixed/abs.py"] == heads["mixed/also_right.py"] == \
+        ' <span class="note may-fail">may fail</span>'
+    assert heads["accepted/sum.py"] == ""
+    # the tests are measured against the one program that must fail, which they kill
+    strength = re.search(r'<table class="strength" data-problem="mixsum">(.*?)</table>', text,
+                         re.S).group(1)
+    assert re.findall(r"<tr><td>([\w/.]+)</td>", strength) == ["wrong_answer/minus.py"]
+    assert "survives every case" not in text
+    assert "killed by 3 cases" in strength
