@@ -25,10 +25,12 @@ written atomically (temporary file, then rename) with the mode of any file the u
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
+from urllib.parse import quote
 
 import polars as pl
 
@@ -68,6 +70,7 @@ from pipeline.report.svg import color, history_chart, loglog_chart
 from pipeline.tables.results import read_runs
 from pipeline.tables.runs import latest_run_per_solver, resolve_runs, run_rows
 from pipeline.untrusted import printable
+from pipeline.verdicts import FAILURES, names
 
 SLOW_ROWS = 10               # per problem
 MISMATCH_ROWS = 20           # findings shown in full per problem
@@ -135,14 +138,16 @@ def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
     `rule` overrides the slowdown thresholds of the comparisons (`compare_runs` arguments);
     `baselines` gives a run's baseline (None: none), as the nightly chose it."""
     path = Path(out) if out is not None else default_report_path(data_dir)
-    atomic_write_text(path, render_report(data_dir, run_ids, rule, baselines))
+    atomic_write_text(path, render_report(data_dir, run_ids, rule, baselines, path.parent))
     return path
 
 
 def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                   rule: SlowdownRule | None = None,
-                  baselines: dict[str, str | None] | None = None) -> str:
-    """The report's HTML text."""
+                  baselines: dict[str, str | None] | None = None,
+                  report_dir: Path | None = None) -> str:
+    """The report's HTML text; `report_dir` is the folder it is written to (default
+    `DATA/reports`): links to case inputs are relative to it."""
     latest = resolve_runs(data_dir, run_ids)
     if not latest:
         raise UserError(f"no finished runs in {Path(data_dir).resolve()}: run "
@@ -175,7 +180,8 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
         _runs_section(runs, rows, shown),
         _verdict_section(results),
         _strength_section(data_dir, runs, rows, results),
-        _submissions_section(data_dir, runs, results, newest_first=shown is not None),
+        _submissions_section(data_dir, runs, results, newest_first=shown is not None,
+                             report_dir=report_dir),
         _compare_section(comparisons, data_dir),
         _growth_section(runs, rows, results, colors),
         _history_section(data_dir, problems, colors),
@@ -364,13 +370,14 @@ def _grouped(value: int | None) -> str:
 
 
 def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFrame,
-                         newest_first: bool = False) -> str:
+                         newest_first: bool = False, report_dir: Path | None = None) -> str:
     """Per problem package of the runs: each submission, what its folder or tag expects, what
     it got (cases per verdict, overall verdict) and whether the two agree. `newest_first`:
     the runs are newest first within a problem, and each submission is shown once, from the
     first run that holds it."""
     from pipeline.tables.results import read_expectations
 
+    report_dir = Path(report_dir or Path(data_dir) / "reports").resolve()
     held = read_expectations(data_dir).filter(pl.col("run_id").is_in(list(runs)))
     if newest_first:  # each submission as held in the newest run that holds it
         order = {run_id: index for index, run_id in enumerate(runs)}
@@ -380,12 +387,22 @@ def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFr
     if held.is_empty():
         return ""
     matrix = verdict_matrix(results)
-    out = ['<h2 id="submissions">Submissions of problem packages</h2>']
+    out = ['<h2 id="submissions">Submissions of problem packages</h2>',
+           '<p class="meta">max CPU: the most CPU time one case took (median over repeats) as '
+           "a share of the time limit; first failing case: the first by file path whose "
+           "verdict is a failure, with the judge's message, linked to its input.</p>"]
     for problem in sorted(set(held["problem"].to_list())):
         rows = held.filter(pl.col("problem") == problem)
         limit = rows.row(0, named=True)
+        cases = load.load_cases(data_dir, [problem]).select("case_id", "source")
+        mine = results.filter(pl.col("problem") == problem).join(
+            cases, on="case_id", how="left").sort("source", nulls_last=True)
         lines = []
         for row in rows.iter_rows(named=True):
+            runs_of = mine.filter((pl.col("run_id") == row["run_id"])
+                                  & (pl.col("solver") == row["submission"]))
+            cpu = _max_cpu(runs_of, row["time_limit_s"])
+            first = _first_failure(data_dir, problem, runs_of, report_dir)
             agree = {"agree": "yes", "disagree": "NO"}.get(row["status"], row["status"])
             if row["status"] == "partial" and row["cases_held"] is not None:
                 agree = (f"not judged on {row['cases_held'] - (row['cases_judged'] or 0)} of "
@@ -397,15 +414,64 @@ def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFr
                              for v, n in matrix.cell(problem, row["submission"]).items())
             lines.append(f"<tr class=\"{escape(row['status'])}\"><td>"
                          f"{escape(row['submission'])}</td><td>{escape(row['expected'])}</td>"
-                         f"<td>{escape(row['got'])}</td><td>{badges}</td><td>{agree}</td>"
+                         f"<td>{escape(row['got'])}</td><td>{badges}</td>"
+                         f"<td class=\"num max-cpu\">{cpu}</td>"
+                         f"<td class=\"first-failure\">{first}</td><td>{agree}</td>"
                          f"<td>{why}</td></tr>")
         out.append(f"<h3>{escape(problem)}</h3><p class=\"meta\">time limit "
                    f"{limit['time_limit_s']:g} s: {escape(limit['time_limit_how'] or '')}</p>"
                    f'<div class="scroll"><table class="submissions" data-problem="'
                    f'{escape(problem)}"><tr><th>submission</th><th>expected</th><th>got</th>'
-                   "<th>cases</th><th>agree</th><th>why not</th></tr>" + "".join(lines)
+                   "<th>cases</th><th>max CPU</th><th>first failing case</th><th>agree</th>"
+                   "<th>why not</th></tr>" + "".join(lines)
                    + "</table></div>")
     return "\n".join(out)
+
+
+def _max_cpu(results: pl.DataFrame, limit_s: float | None) -> str:
+    """The most CPU time one case took, as a share of the time limit (and in ms)."""
+    cpu = results["cpu_ms"].drop_nulls()
+    if cpu.is_empty():
+        return "-"
+    most = float(cpu.max())  # type: ignore[arg-type]
+    if not limit_s:
+        return escape(format_ms(most))
+    return (f'<span title="{escape(format_ms(most))} ms of {limit_s:g} s">'
+            f"{escape(format_fraction(most / (limit_s * 1000.0)))}</span>")
+
+
+def _first_failure(data_dir: Path, problem: str, results: pl.DataFrame,
+                   report_dir: Path) -> str:
+    """The first failing case (by file path): its verdict, its input's path linked to the
+    file where the data folder keeps it, and the judge's message (or the error)."""
+    failing = results.filter(pl.col("verdict").is_in(names(FAILURES)))
+    if failing.is_empty():
+        return ""
+    row = failing.row(0, named=True)
+    source = row["source"] or row["case_id"][:12]
+    shown = escape(printable(source))
+    found = _input_file(data_dir, problem, row["source"])
+    if found is not None:
+        href = quote(os.path.relpath(found, report_dir))
+        shown = f'<a class="input" href="{escape(href)}">{shown}</a>'
+    message = "\n".join(printable(line) for line in
+                        cut(row["message"] or row["error"] or "", 400, 6).split("\n"))
+    return (f"{_badge(row['verdict'])} {shown}"
+            + (f'<pre class="message">{escape(message)}</pre>' if message.strip() else ""))
+
+
+def _input_file(data_dir: Path, problem: str, source: str | None) -> Path | None:
+    """The input file of a case in the data folder: in the copy of its package (a package's
+    source is the package folder's path, then the path inside it), else under raw/."""
+    if not source or "!" in source:
+        return None
+    parts = Path(source).parts
+    package = Path(data_dir) / "problems" / problem / "package"
+    for found in [package / Path(*parts[skip:]) for skip in range(1, len(parts))] + [
+            Path(data_dir) / "raw" / source]:
+        if found.is_file():
+            return found.resolve()
+    return None
 
 
 def _compare_section(comparisons: list[tuple[str, Comparison | None, str]],

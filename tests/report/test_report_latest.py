@@ -8,9 +8,11 @@ and on a small package of 2025-09 format written here), and so is the report
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+import pytest
 from test_strength import pipeline
 
 
@@ -65,7 +67,8 @@ MIXSUM = {
     "submissions/accepted/sum.py": "print(sum(map(int, input().split())))\n",
     "submissions/wrong_answer/minus.py": "a, b = map(int, input().split())\nprint(a - b)\n",
     # permitted to fail, not required to: one fails a case, one passes them all
-    "submissions/mixed/abs.py": "a, b = map(int, input().split())\nprint(abs(a + b))\n",
+    "submissions/mixed/abs.py": "a, b = map(int, input().split())\n"
+                                "print(a + b if a + b >= 0 else '<b>&amp;')\n",
     "submissions/mixed/also_right.py": "print(sum(map(int, input().split())))\n",
     "submissions/submissions.yaml": "mixed/*:\n  permitted: [AC, WA]\n",
 }
@@ -85,7 +88,8 @@ def mixsum(tmp_path: Path) -> Path:
 
 
 def test_a_submission_is_drawn_by_what_its_folder_permits(tmp_path):
-    text = report_of(mixsum(tmp_path), tmp_path)
+    data = mixsum(tmp_path)
+    text = report_of(data, tmp_path)
     table = re.search(r'<table class="verdict-matrix" data-problem="mixsum">(.*?)</table>',
                       text, re.S).group(1)
     heads = dict(re.findall(r"<th>([\w/.]+)(.*?)</th>", table))
@@ -99,3 +103,29 @@ def test_a_submission_is_drawn_by_what_its_folder_permits(tmp_path):
     assert re.findall(r"<tr><td>([\w/.]+)</td>", strength) == ["wrong_answer/minus.py"]
     assert "survives every case" not in text
     assert "killed by 3 cases" in strength
+
+    # per submission: its most CPU time on a case as a share of the limit (1 s), and its first
+    # failing case by file path, linked to its input, with the judge's message escaped
+    rows = {sub: cells for sub, cells in re.findall(
+        r'<tr class="agree"><td>([\w/.]+)</td>(.*?)</tr>', text, re.S)}
+    assert set(rows) == {"accepted/sum.py", "mixed/abs.py", "mixed/also_right.py",
+                         "wrong_answer/minus.py"}
+    done = pipeline(data, "query", "SELECT solver, max(cpu_ms) AS most FROM results "
+                    "GROUP BY solver", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    for line in done.stdout.splitlines():
+        most = json.loads(line)
+        share = re.search(r'class="num max-cpu"><span title="[^"]*">([\d.]+)%<',
+                          rows[most["solver"]]).group(1)
+        assert float(share) == pytest.approx(most["most"] / 10, abs=0.051)
+    assert 'class="first-failure"></td>' in rows["accepted/sum.py"]
+    assert 'class="first-failure"></td>' in rows["mixed/also_right.py"]
+    first = re.search(r'class="first-failure">(.*?)</td>', rows["mixed/abs.py"], re.S).group(1)
+    href = re.search(r'<a class="input" href="([^"]+)">mixsum/data/secret/02.in</a>',
+                     first).group(1)
+    assert (tmp_path / href).read_text() == MIXSUM["data/secret/02.in"]
+    assert first.startswith('<span class="v v-WA">WA</span>')
+    assert "&lt;b&gt;&amp;amp;" in first and "<b>" not in first
+    wrong = re.search(r'class="first-failure">(.*?)</td>', rows["wrong_answer/minus.py"],
+                      re.S).group(1)
+    assert ">mixsum/data/sample/1.in</a>" in wrong          # the first by path: the sample
