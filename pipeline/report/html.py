@@ -5,6 +5,8 @@ the newest finished run holding it; the comparison, slowest cases and mismatches
 latest run of each problem):
 - the runs themselves;
 - the verdict matrix: per problem, a table of its solvers' verdict counts that fits the page
+  (a column per solver, or past `WIDE_SOLVERS` a row per solver grouped by expected verdict,
+  each group led by a summary row)
 - test strength: which wrong programs the cases kill, the smallest killing set, and which input
   bounds the cases reach (`pipeline strength`)
   (long solver names wrap; a table too wide for a narrow window scrolls inside its box);
@@ -70,11 +72,12 @@ from pipeline.report.svg import color, history_chart, loglog_chart
 from pipeline.tables.results import read_runs
 from pipeline.tables.runs import latest_run_per_solver, resolve_runs, run_rows
 from pipeline.untrusted import printable
-from pipeline.verdicts import FAILURES, names
+from pipeline.verdicts import FAILURES, display_rank, names
 
 SLOW_ROWS = 10               # per problem
 MISMATCH_ROWS = 20           # findings shown in full per problem
 EXAMPLES = 10
+WIDE_SOLVERS = 8            # a problem's verdict table has a column per solver up to this
 
 CSS = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d2330;
@@ -92,6 +95,9 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.verdict-matrix { table-layout: fixed; width: 100%; }
 table.verdict-matrix th, table.verdict-matrix td { overflow-wrap: anywhere; }
 table.verdict-matrix th.problem { width: 9em; }
+table.verdict-list { table-layout: auto; }
+table.verdict-list td.solver { width: 40%; }
+table.verdict-list tr.summary th, table.submissions tr.summary th { background: #e8ecf2; }
 .tag { font-weight: normal; font-size: 11px; color: #8f1020; }
 code, pre { font: 12px/1.35 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 pre { background: #f6f8fa; border: 1px solid #e4e7eb; padding: 6px 8px; margin: 4px 0;
@@ -178,7 +184,10 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
         '<a href="#history">history</a><a href="#slow">slowest cases</a>'
         '<a href="#mismatches">mismatches</a></nav>',
         _runs_section(runs, rows, shown),
-        _verdict_section(results),
+        _verdict_section(results, {(r["problem"], r["submission"]): r["expected"]
+                                   for r in held_expectations(
+                                       data_dir, runs, shown is not None).iter_rows(
+                                           named=True)}),
         _strength_section(data_dir, runs, rows, results),
         _submissions_section(data_dir, runs, results, newest_first=shown is not None,
                              report_dir=report_dir),
@@ -295,12 +304,20 @@ def _role_tag(problem: str, solver: str) -> str:
     return ""
 
 
-def _verdict_section(results: pl.DataFrame) -> str:
-    """Per problem one table (its own solvers only), laid out to the page's width."""
+def _verdict_section(results: pl.DataFrame,
+                     expected: dict[tuple[str, str], str] | None = None) -> str:
+    """Per problem one table (its own solvers only), laid out to the page's width: a row of
+    columns for a few solvers; beyond `WIDE_SOLVERS`, one row per solver (so 100 submissions
+    never squeeze a name into one letter per line), grouped by what each is expected to get
+    (`expected`: (problem, solver) -> a package submission's expected verdict), each group led
+    by a summary row of its cases per verdict."""
     matrix = verdict_matrix(results)
     out = ['<h2 id="verdicts">Verdicts (cases per verdict)</h2>']
     for problem in matrix.problems:
         solvers = _solvers_of(matrix, problem)
+        if len(solvers) > WIDE_SOLVERS:
+            out.append(_verdict_list(matrix, problem, solvers, expected or {}))
+            continue
         heads = "".join(
             f"<th>{escape(s)}"
             + _role_tag(problem, s)
@@ -313,6 +330,32 @@ def _verdict_section(results: pl.DataFrame) -> str:
                    f'{heads}</tr><tr><th class="problem">{escape(problem)}</th>{cells}</tr>'
                    "</table></div>")
     return "\n".join(out)
+
+
+def _verdict_list(matrix, problem: str, solvers: Sequence[str],
+                  expected: dict[tuple[str, str], str]) -> str:
+    """One row per solver, grouped by expected verdict, a summary row heading each group."""
+    groups: dict[str, list[str]] = {}
+    for solver in solvers:
+        groups.setdefault(expected.get((problem, solver), "-"), []).append(solver)
+    rows = []
+    for label in sorted(groups, key=lambda g: (g not in ("accepted", "main"), g == "-", g)):
+        members = groups[label]
+        total: dict[str, int] = {}
+        for solver in members:
+            for verdict, count in matrix.cell(problem, solver).items():
+                total[verdict] = total.get(verdict, 0) + count
+        badges = "".join(_badge(v, total[v]) for v in sorted(total, key=display_rank))
+        name = "no expectation" if label == "-" else f"expected {label}"
+        rows.append(f'<tr class="summary" data-expected="{escape(label)}"><th>{escape(name)}: '
+                    f"{len(members)} solver{'s' if len(members) != 1 else ''}</th>"
+                    f"<th>{badges}</th></tr>")
+        rows += [f'<tr><td class="solver">{escape(s)}{_role_tag(problem, s)}</td><td>'
+                 + "".join(_badge(v, n) for v, n in matrix.cell(problem, s).items())
+                 + "</td></tr>" for s in members]
+    return (f'<div class="scroll matrix-box"><table class="verdict-matrix verdict-list" '
+            f'data-problem="{escape(problem)}"><tr><th class="problem">{escape(problem)}</th>'
+            "<th>cases per verdict</th></tr>" + "".join(rows) + "</table></div>")
 
 
 def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict],
@@ -369,21 +412,29 @@ def _grouped(value: int | None) -> str:
     return "-" if value is None else f"{value:,}"
 
 
+def held_expectations(data_dir: Path, runs: Sequence[str],
+                      newest_first: bool = False) -> pl.DataFrame:
+    """The `expectations` rows of the runs; with `newest_first` (the runs newest first within
+    a problem) one per submission, from the first run that holds it."""
+    from pipeline.tables.results import read_expectations
+
+    held = read_expectations(data_dir).filter(pl.col("run_id").is_in(list(runs)))
+    if newest_first:
+        order = {run_id: index for index, run_id in enumerate(runs)}
+        held = held.sort(pl.col("run_id").replace_strict(order, return_dtype=pl.Int64()),
+                         maintain_order=True).unique(["problem", "submission"], keep="first",
+                                                     maintain_order=True)
+    return held
+
+
 def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFrame,
                          newest_first: bool = False, report_dir: Path | None = None) -> str:
     """Per problem package of the runs: each submission, what its folder or tag expects, what
     it got (cases per verdict, overall verdict) and whether the two agree. `newest_first`:
     the runs are newest first within a problem, and each submission is shown once, from the
     first run that holds it."""
-    from pipeline.tables.results import read_expectations
-
     report_dir = Path(report_dir or Path(data_dir) / "reports").resolve()
-    held = read_expectations(data_dir).filter(pl.col("run_id").is_in(list(runs)))
-    if newest_first:  # each submission as held in the newest run that holds it
-        order = {run_id: index for index, run_id in enumerate(runs)}
-        held = held.sort(pl.col("run_id").replace_strict(order, return_dtype=pl.Int64()),
-                         maintain_order=True).unique(["problem", "submission"], keep="first",
-                                                     maintain_order=True)
+    held = held_expectations(data_dir, runs, newest_first)
     if held.is_empty():
         return ""
     matrix = verdict_matrix(results)
@@ -398,7 +449,14 @@ def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFr
         mine = results.filter(pl.col("problem") == problem).join(
             cases, on="case_id", how="left").sort("source", nulls_last=True)
         lines = []
+        rows = rows.sort(pl.col("expected").is_in(["accepted", "main"]).not_(), "expected",
+                         maintain_order=True)
+        previous = None
         for row in rows.iter_rows(named=True):
+            if row["expected"] != previous:  # each expected verdict led by its summary
+                previous = row["expected"]
+                lines.append(_expected_summary(matrix, problem, rows.filter(
+                    pl.col("expected") == previous), mine))
             runs_of = mine.filter((pl.col("run_id") == row["run_id"])
                                   & (pl.col("solver") == row["submission"]))
             cpu = _max_cpu(runs_of, row["time_limit_s"])
@@ -426,6 +484,25 @@ def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFr
                    "<th>why not</th></tr>" + "".join(lines)
                    + "</table></div>")
     return "\n".join(out)
+
+
+def _expected_summary(matrix, problem: str, rows: pl.DataFrame, results: pl.DataFrame) -> str:
+    """The summary row of the submissions expected to get one verdict: how many, how many
+    agree, their cases per verdict and the most CPU time any took on a case."""
+    label = rows["expected"][0]
+    total: dict[str, int] = {}
+    for submission in rows["submission"].to_list():
+        for verdict, count in matrix.cell(problem, submission).items():
+            total[verdict] = total.get(verdict, 0) + count
+    badges = "".join(_badge(v, total[v]) for v in sorted(total, key=display_rank))
+    mine = results.join(rows.select("run_id", pl.col("submission").alias("solver")),
+                        on=["run_id", "solver"], how="semi")
+    agree = rows.filter(pl.col("status") == "agree").height
+    count = rows.height
+    return (f'<tr class="summary" data-expected="{escape(label)}"><th>{count} submission'
+            f"{'s' if count != 1 else ''}</th><th>{escape(label)}</th><th></th>"
+            f"<th>{badges}</th><th class=\"num\">{_max_cpu(mine, rows['time_limit_s'][0])}"
+            f"</th><th></th><th>{agree} of {count} agree</th><th></th></tr>")
 
 
 def _max_cpu(results: pl.DataFrame, limit_s: float | None) -> str:

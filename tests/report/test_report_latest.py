@@ -74,15 +74,16 @@ MIXSUM = {
 }
 
 
-def mixsum(tmp_path: Path) -> Path:
-    """MIXSUM ingested and all its submissions run; returns the data folder."""
+def mixsum(tmp_path: Path, files: dict[str, str] = MIXSUM) -> Path:
+    """The package of `files` ingested and all its submissions run; returns the data
+    folder."""
     root = tmp_path / "mixsum"
-    for rel, text in MIXSUM.items():
+    for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
     data = tmp_path / "data"
     assert pipeline(data, "ingest", str(root)).returncode == 0
-    ran = pipeline(data, "run", "--problem", "mixsum")
+    ran = pipeline(data, "run", "--problem", "mixsum", "--jobs", "2")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     return data
 
@@ -129,3 +130,43 @@ def test_a_submission_is_drawn_by_what_its_folder_permits(tmp_path):
     wrong = re.search(r'class="first-failure">(.*?)</td>', rows["wrong_answer/minus.py"],
                       re.S).group(1)
     assert ">mixsum/data/sample/1.in</a>" in wrong          # the first by path: the sample
+
+
+def test_forty_one_submissions_get_a_row_each_grouped_by_expected_verdict(tmp_path):
+    """Past WIDE_SOLVERS the verdict table has one row per submission (no column per
+    submission to squeeze its name into one letter per line), and both it and the
+    submissions table lead each expected verdict with a summary row of its cases."""
+    from pipeline.report.html import WIDE_SOLVERS
+
+    package = dict(MIXSUM)
+    right = MIXSUM["submissions/accepted/sum.py"]
+    package.update({f"submissions/accepted/sum_number_{i:02d}_with_a_long_name.py": right
+                    for i in range(36)})
+    package["submissions/wrong_answer/minus_again.py"] = \
+        MIXSUM["submissions/wrong_answer/minus.py"]
+    data = mixsum(tmp_path, package)
+    text = report_of(data, tmp_path)
+    table = re.search(r'<table class="verdict-matrix verdict-list" data-problem="mixsum">'
+                      r"(.*?)</table>", text, re.S).group(1)
+    solvers = re.findall(r'<td class="solver">([\w/.]+)', table)
+    assert len(solvers) == 41 > WIDE_SOLVERS and len(set(solvers)) == 41
+    assert table.count("<th") == 2 + 2 * 3           # its head and three summary rows only
+    summaries = re.findall(r'<tr class="summary" data-expected="(\w+)"><th>[^<]*: (\d+) '
+                           r"solvers?</th><th>(.*?)</th></tr>", table)
+    assert [(label, int(n)) for label, n, _ in summaries] == [
+        ("accepted", 37), ("mixed", 2), ("wrong_answer", 2)]
+    assert summaries[0][2] == '<span class="v v-AC">AC 111</span>'      # 37 x 3 cases
+    assert summaries[1][2] == ('<span class="v v-AC">AC 5</span>'
+                               '<span class="v v-WA">WA 1</span>')
+    assert summaries[2][2] == '<span class="v v-WA">WA 6</span>'
+    # each summary row heads the rows of its group
+    order = re.findall(r'<tr class="summary" data-expected="(\w+)"|<td class="solver">(\w+)/',
+                       table)
+    groups = [label or f"{folder}" for label, folder in order]
+    assert groups == ["accepted"] * 38 + ["mixed"] * 3 + ["wrong_answer"] * 3
+    held = re.search(r'<table class="submissions" data-problem="mixsum">(.*?)</table>', text,
+                     re.S).group(1)
+    assert re.findall(r'<tr class="summary" data-expected="(\w+)"><th>(\d+) submissions?</th>'
+                      r".*?<th>(\d+) of (\d+) agree</th>", held) == [
+        ("accepted", "37", "37", "37"), ("mixed", "2", "2", "2"),
+        ("wrong_answer", "2", "2", "2")]
