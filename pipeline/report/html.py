@@ -282,12 +282,17 @@ def _runs_section(runs: Sequence[str], rows: dict[str, dict],
 
 def _solver_list(solvers: Sequence[str], shown: dict[str, tuple[str, ...]] | None,
                  run_id: str) -> str:
-    """The run's solvers; those whose results are read from a newer run are struck out."""
+    """The run's solvers; those whose results are read from a newer run are struck out. More
+    than `WIDE_SOLVERS` fold into a count that opens to the list."""
     if shown is None:
-        return escape(", ".join(solvers))
-    here = set(shown.get(run_id, ()))
-    return ", ".join(escape(s) if s in here else f'<s title="a newer run holds it">{escape(s)}'
-                     "</s>" for s in solvers)
+        listed = escape(", ".join(solvers))
+    else:
+        here = set(shown.get(run_id, ()))
+        listed = ", ".join(escape(s) if s in here else
+                           f'<s title="a newer run holds it">{escape(s)}</s>' for s in solvers)
+    if len(solvers) <= WIDE_SOLVERS:
+        return listed
+    return f"<details><summary>{len(solvers)} solvers</summary>{listed}</details>"
 
 
 def _solvers_of(matrix, problem: str) -> list[str]:

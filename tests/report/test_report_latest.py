@@ -164,6 +164,8 @@ def test_forty_one_submissions_get_a_row_each_grouped_by_expected_verdict(tmp_pa
                        table)
     groups = [label or f"{folder}" for label, folder in order]
     assert groups == ["accepted"] * 38 + ["mixed"] * 3 + ["wrong_answer"] * 3
+    runs = re.search(r'<table class="runs">(.*?)</table>', text, re.S).group(1)
+    assert "<details><summary>41 solvers</summary>accepted/sum.py, " in runs
     held = re.search(r'<table class="submissions" data-problem="mixsum">(.*?)</table>', text,
                      re.S).group(1)
     assert re.findall(r'<tr class="summary" data-expected="(\w+)"><th>(\d+) submissions?</th>'
