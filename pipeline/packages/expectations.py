@@ -177,6 +177,18 @@ def expected_to_pass(program: Program) -> bool:
                for rule in requirements_of(program))
 
 
+def may_pass(program: Program) -> bool:
+    """Whether the submission `program` is allowed to get every case right: each rule of its
+    expectation permits AC (or permits anything), requires nothing that excludes AC and names
+    no other final verdict. `accepted/` may; `wrong_answer/` (WA required) may not; `mixed/*`
+    with only `permitted: [AC, WA]` may."""
+    return all((rule.permitted is None or Verdict.AC in rule.permitted)
+               and (rule.required is None or Verdict.AC in rule.required)
+               and rule.final_verdict in (None, Verdict.AC)
+               and (rule.final_any_of is None or Verdict.AC in rule.final_any_of)
+               for rule in requirements_of(program))
+
+
 def upper_bound_submissions(package: Package) -> list[Program]:
     """Submissions whose times bound the time limit from above on some of their cases
     (`bounds`)."""

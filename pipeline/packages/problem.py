@@ -41,6 +41,7 @@ from pipeline.packages.expectations import (
     expected_to_pass,
     given_time_limit,
     margins,
+    may_pass,
     unjudged_note,
 )
 from pipeline.packages.generators import package_recipes
@@ -177,6 +178,14 @@ class PackageProblem(Problem):
             if submission.name == name:
                 return expected_to_pass(submission)
         return super().expected_to_pass(name)
+
+    def may_pass(self, name: str) -> bool:
+        """A submission: no rule of its expectation requires a failure
+        (`expectations.may_pass`); anything else as for any problem."""
+        for submission in self.submissions:
+            if submission.name == name:
+                return may_pass(submission)
+        return super().may_pass(name)
 
     def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
         """Constraint coverage from the package's testlib input validators' test-overview

@@ -410,6 +410,12 @@ class Problem:
         past its first failure."""
         return self.known_wrong(name) is None
 
+    def may_pass(self, name: str) -> bool:
+        """Whether the program `name` is allowed to get every case right: any but a stage
+        known to be wrong, or a package's submission some rule requires to fail somewhere (one
+        only permitted to fail, as `mixed/*` with `permitted: [AC, WA]`, may pass)."""
+        return self.known_wrong(name) is None
+
     def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
         """Constraint coverage (`pipeline strength`, the report): how the stored inputs (each
         its text and the test group it was found in) reach the input's bounds, one row per

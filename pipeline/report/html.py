@@ -1,8 +1,12 @@
 """`pipeline report`: one self-contained HTML file answering the four questions of a run.
 
-The page holds, for the chosen runs (default: the latest finished run of each problem):
+The page holds, for the chosen runs (default: per problem, each solver's newest result, from
+the newest finished run holding it; the comparison, slowest cases and mismatches read the
+latest run of each problem):
 - the runs themselves;
 - the verdict matrix: per problem, a table of its solvers' verdict counts that fits the page
+  (a column per solver, or past `WIDE_SOLVERS` a row per solver grouped by expected verdict,
+  each group led by a summary row)
 - test strength: which wrong programs the cases kill, the smallest killing set, and which input
   bounds the cases reach (`pipeline strength`)
   (long solver names wrap; a table too wide for a narrow window scrolls inside its box);
@@ -23,10 +27,12 @@ written atomically (temporary file, then rename) with the mode of any file the u
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
+from urllib.parse import quote
 
 import polars as pl
 
@@ -49,7 +55,7 @@ from pipeline.report.growth import (
     growth_series,
 )
 from pipeline.report.history import HISTORY_NIGHTS, NIGHTLY_COMMAND, nightly_history
-from pipeline.report.limits import known_wrong
+from pipeline.report.limits import known_wrong, must_fail
 from pipeline.report.matrix import verdict_matrix
 from pipeline.report.mismatches import (
     ANSWER_CHARS,
@@ -64,12 +70,14 @@ from pipeline.report.mismatches import (
 from pipeline.report.slow import SlowCase, format_fraction, format_ms, slow_cases
 from pipeline.report.svg import color, history_chart, loglog_chart
 from pipeline.tables.results import read_runs
-from pipeline.tables.runs import resolve_runs, run_rows
+from pipeline.tables.runs import latest_run_per_solver, resolve_runs, run_rows
 from pipeline.untrusted import printable
+from pipeline.verdicts import FAILURES, display_rank, names
 
 SLOW_ROWS = 10               # per problem
 MISMATCH_ROWS = 20           # findings shown in full per problem
 EXAMPLES = 10
+WIDE_SOLVERS = 8            # a problem's verdict table has a column per solver up to this
 
 CSS = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d2330;
@@ -87,6 +95,9 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.verdict-matrix { table-layout: fixed; width: 100%; }
 table.verdict-matrix th, table.verdict-matrix td { overflow-wrap: anywhere; }
 table.verdict-matrix th.problem { width: 9em; }
+table.verdict-list { table-layout: auto; }
+table.verdict-list td.solver { width: 40%; }
+table.verdict-list tr.summary th, table.submissions tr.summary th { background: #e8ecf2; }
 .tag { font-weight: normal; font-size: 11px; color: #8f1020; }
 code, pre { font: 12px/1.35 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 pre { background: #f6f8fa; border: 1px solid #e4e7eb; padding: 6px 8px; margin: 4px 0;
@@ -128,27 +139,37 @@ def default_report_path(data_dir: Path, when: datetime | None = None) -> Path:
 def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                  out: Path | None = None, rule: SlowdownRule | None = None,
                  baselines: dict[str, str | None] | None = None) -> Path:
-    """Write the report for `run_ids` (default: the latest finished run of each problem) to
+    """Write the report for `run_ids` (default: each solver's newest run per problem) to
     `out` (default `DATA/reports/report-<timestamp>.html`), atomically; returns the path.
     `rule` overrides the slowdown thresholds of the comparisons (`compare_runs` arguments);
     `baselines` gives a run's baseline (None: none), as the nightly chose it."""
     path = Path(out) if out is not None else default_report_path(data_dir)
-    atomic_write_text(path, render_report(data_dir, run_ids, rule, baselines))
+    atomic_write_text(path, render_report(data_dir, run_ids, rule, baselines, path.parent))
     return path
 
 
 def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                   rule: SlowdownRule | None = None,
-                  baselines: dict[str, str | None] | None = None) -> str:
-    """The report's HTML text."""
-    runs = resolve_runs(data_dir, run_ids)
-    if not runs:
+                  baselines: dict[str, str | None] | None = None,
+                  report_dir: Path | None = None) -> str:
+    """The report's HTML text; `report_dir` is the folder it is written to (default
+    `DATA/reports`): links to case inputs are relative to it."""
+    latest = resolve_runs(data_dir, run_ids)
+    if not latest:
         raise UserError(f"no finished runs in {Path(data_dir).resolve()}: run "
                         "'pipeline run' first")
+    shown = None if run_ids else dict(latest_run_per_solver(data_dir))
+    runs = list(shown) if shown is not None else latest
     rows = run_rows(data_dir, runs)
     results = load.collapsed_results(data_dir, runs)
+    if shown is not None:
+        pairs = pl.DataFrame([(r, s) for r, solvers in shown.items() for s in solvers],
+                             schema={"run_id": pl.String(), "solver": pl.String()},
+                             orient="row")
+        results = results.join(pairs, on=["run_id", "solver"], how="semi",
+                               maintain_order="left")
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    comparisons = _comparisons(data_dir, runs, rule or {}, baselines)
+    comparisons = _comparisons(data_dir, latest, rule or {}, baselines)
     colors = solver_colors(results)
     problems = list(dict.fromkeys(rows.get(r, {}).get("problem") for r in runs))
     problems = sorted(p for p in problems if p)
@@ -162,15 +183,19 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
         '<a href="#compare">comparison</a><a href="#growth">growth</a>'
         '<a href="#history">history</a><a href="#slow">slowest cases</a>'
         '<a href="#mismatches">mismatches</a></nav>',
-        _runs_section(runs, rows),
-        _verdict_section(results),
+        _runs_section(runs, rows, shown),
+        _verdict_section(results, {(r["problem"], r["submission"]): r["expected"]
+                                   for r in held_expectations(
+                                       data_dir, runs, shown is not None).iter_rows(
+                                           named=True)}),
         _strength_section(data_dir, runs, rows, results),
-        _submissions_section(data_dir, runs, results),
+        _submissions_section(data_dir, runs, results, newest_first=shown is not None,
+                             report_dir=report_dir),
         _compare_section(comparisons, data_dir),
         _growth_section(runs, rows, results, colors),
         _history_section(data_dir, problems, colors),
-        _slow_section(slow_cases(data_dir, run_ids=runs, top=SLOW_ROWS, per_problem=True)),
-        _mismatch_section(find_mismatches(data_dir, run_ids=runs)),
+        _slow_section(slow_cases(data_dir, run_ids=latest, top=SLOW_ROWS, per_problem=True)),
+        _mismatch_section(find_mismatches(data_dir, run_ids=latest)),
         "<footer>Written by <code>pipeline report</code>; <code>pipeline mismatches --all"
         "</code>, <code>pipeline slow</code> and <code>pipeline compare</code> give the same "
         "answers on the console.</footer>",
@@ -229,8 +254,14 @@ def _badge(verdict: str, count: int | None = None) -> str:
     return f'<span class="v v-{escape(verdict)}">{escape(text)}</span>'
 
 
-def _runs_section(runs: Sequence[str], rows: dict[str, dict]) -> str:
-    out = ['<h2 id="runs">Runs</h2><div class="scroll"><table><tr><th>run</th><th>problem</th>'
+def _runs_section(runs: Sequence[str], rows: dict[str, dict],
+                  shown: dict[str, tuple[str, ...]] | None = None) -> str:
+    """The runs read; with `shown` (run -> its solvers whose newest result it holds), the
+    solvers each run's results are shown for."""
+    out = ['<h2 id="runs">Runs</h2>'
+           + ('<p class="meta">Each solver\'s newest result per problem: a run is read for the '
+              "solvers no newer run of its problem holds.</p>" if shown is not None else "")
+           + '<div class="scroll"><table class="runs"><tr><th>run</th><th>problem</th>'
            '<th>status</th><th>started (UTC)</th><th>host</th><th>CPU</th><th>git</th>'
            '<th>cases</th><th>repeat</th><th>solvers</th></tr>']
     for run_id in runs:
@@ -244,24 +275,57 @@ def _runs_section(runs: Sequence[str], rows: dict[str, dict]) -> str:
             f"</td><td><code>{escape((row.get('git_rev') or '-')[:10])}</code></td>"
             f"<td class=\"num\">{row.get('cases') if row.get('cases') is not None else '-'}</td>"
             f"<td class=\"num\">{row.get('repeat') or 1}</td>"
-            f"<td>{escape(', '.join(row.get('solvers') or []))}</td></tr>")
+            f"<td>{_solver_list(row.get('solvers') or [], shown, run_id)}</td></tr>")
     out.append("</table></div>")
     return "\n".join(out)
+
+
+def _solver_list(solvers: Sequence[str], shown: dict[str, tuple[str, ...]] | None,
+                 run_id: str) -> str:
+    """The run's solvers; those whose results are read from a newer run are struck out. More
+    than `WIDE_SOLVERS` fold into a count that opens to the list."""
+    if shown is None:
+        listed = escape(", ".join(solvers))
+    else:
+        here = set(shown.get(run_id, ()))
+        listed = ", ".join(escape(s) if s in here else
+                           f'<s title="a newer run holds it">{escape(s)}</s>' for s in solvers)
+    if len(solvers) <= WIDE_SOLVERS:
+        return listed
+    return f"<details><summary>{len(solvers)} solvers</summary>{listed}</details>"
 
 
 def _solvers_of(matrix, problem: str) -> list[str]:
     return [s for s in matrix.solvers if matrix.cell(problem, s)]
 
 
-def _verdict_section(results: pl.DataFrame) -> str:
-    """Per problem one table (its own solvers only), laid out to the page's width."""
+def _role_tag(problem: str, solver: str) -> str:
+    """"known wrong" for a solver that must fail somewhere; "may fail" (not a flaw) for a
+    submission whose folder permits failing but also passing (`mixed/*`)."""
+    if must_fail(problem, solver):
+        return ' <span class="tag">known wrong</span>'
+    if known_wrong(problem, solver):
+        return ' <span class="note may-fail">may fail</span>'
+    return ""
+
+
+def _verdict_section(results: pl.DataFrame,
+                     expected: dict[tuple[str, str], str] | None = None) -> str:
+    """Per problem one table (its own solvers only), laid out to the page's width: a row of
+    columns for a few solvers; beyond `WIDE_SOLVERS`, one row per solver (so 100 submissions
+    never squeeze a name into one letter per line), grouped by what each is expected to get
+    (`expected`: (problem, solver) -> a package submission's expected verdict), each group led
+    by a summary row of its cases per verdict."""
     matrix = verdict_matrix(results)
     out = ['<h2 id="verdicts">Verdicts (cases per verdict)</h2>']
     for problem in matrix.problems:
         solvers = _solvers_of(matrix, problem)
+        if len(solvers) > WIDE_SOLVERS:
+            out.append(_verdict_list(matrix, problem, solvers, expected or {}))
+            continue
         heads = "".join(
             f"<th>{escape(s)}"
-            + (' <span class="tag">known wrong</span>' if known_wrong(problem, s) else "")
+            + _role_tag(problem, s)
             + "</th>" for s in solvers)
         cells = "".join(
             "<td>" + "".join(_badge(v, n) for v, n in matrix.cell(problem, s).items()) + "</td>"
@@ -271,6 +335,32 @@ def _verdict_section(results: pl.DataFrame) -> str:
                    f'{heads}</tr><tr><th class="problem">{escape(problem)}</th>{cells}</tr>'
                    "</table></div>")
     return "\n".join(out)
+
+
+def _verdict_list(matrix, problem: str, solvers: Sequence[str],
+                  expected: dict[tuple[str, str], str]) -> str:
+    """One row per solver, grouped by expected verdict, a summary row heading each group."""
+    groups: dict[str, list[str]] = {}
+    for solver in solvers:
+        groups.setdefault(expected.get((problem, solver), "-"), []).append(solver)
+    rows = []
+    for label in sorted(groups, key=lambda g: (g not in ("accepted", "main"), g == "-", g)):
+        members = groups[label]
+        total: dict[str, int] = {}
+        for solver in members:
+            for verdict, count in matrix.cell(problem, solver).items():
+                total[verdict] = total.get(verdict, 0) + count
+        badges = "".join(_badge(v, total[v]) for v in sorted(total, key=display_rank))
+        name = "no expectation" if label == "-" else f"expected {label}"
+        rows.append(f'<tr class="summary" data-expected="{escape(label)}"><th>{escape(name)}: '
+                    f"{len(members)} solver{'s' if len(members) != 1 else ''}</th>"
+                    f"<th>{badges}</th></tr>")
+        rows += [f'<tr><td class="solver">{escape(s)}{_role_tag(problem, s)}</td><td>'
+                 + "".join(_badge(v, n) for v, n in matrix.cell(problem, s).items())
+                 + "</td></tr>" for s in members]
+    return (f'<div class="scroll matrix-box"><table class="verdict-matrix verdict-list" '
+            f'data-problem="{escape(problem)}"><tr><th class="problem">{escape(problem)}</th>'
+            "<th>cases per verdict</th></tr>" + "".join(rows) + "</table></div>")
 
 
 def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict],
@@ -327,21 +417,55 @@ def _grouped(value: int | None) -> str:
     return "-" if value is None else f"{value:,}"
 
 
-def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFrame) -> str:
-    """Per problem package of the runs: each submission, what its folder or tag expects, what
-    it got (cases per verdict, overall verdict) and whether the two agree."""
+def held_expectations(data_dir: Path, runs: Sequence[str],
+                      newest_first: bool = False) -> pl.DataFrame:
+    """The `expectations` rows of the runs; with `newest_first` (the runs newest first within
+    a problem) one per submission, from the first run that holds it."""
     from pipeline.tables.results import read_expectations
 
     held = read_expectations(data_dir).filter(pl.col("run_id").is_in(list(runs)))
+    if newest_first:
+        order = {run_id: index for index, run_id in enumerate(runs)}
+        held = held.sort(pl.col("run_id").replace_strict(order, return_dtype=pl.Int64()),
+                         maintain_order=True).unique(["problem", "submission"], keep="first",
+                                                     maintain_order=True)
+    return held
+
+
+def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFrame,
+                         newest_first: bool = False, report_dir: Path | None = None) -> str:
+    """Per problem package of the runs: each submission, what its folder or tag expects, what
+    it got (cases per verdict, overall verdict) and whether the two agree. `newest_first`:
+    the runs are newest first within a problem, and each submission is shown once, from the
+    first run that holds it."""
+    report_dir = Path(report_dir or Path(data_dir) / "reports").resolve()
+    held = held_expectations(data_dir, runs, newest_first)
     if held.is_empty():
         return ""
     matrix = verdict_matrix(results)
-    out = ['<h2 id="submissions">Submissions of problem packages</h2>']
+    out = ['<h2 id="submissions">Submissions of problem packages</h2>',
+           '<p class="meta">max CPU: the most CPU time one case took (median over repeats) as '
+           "a share of the time limit; first failing case: the first by file path whose "
+           "verdict is a failure, with the judge's message, linked to its input.</p>"]
     for problem in sorted(set(held["problem"].to_list())):
         rows = held.filter(pl.col("problem") == problem)
         limit = rows.row(0, named=True)
+        cases = load.load_cases(data_dir, [problem]).select("case_id", "source")
+        mine = results.filter(pl.col("problem") == problem).join(
+            cases, on="case_id", how="left").sort("source", nulls_last=True)
         lines = []
+        rows = rows.sort(pl.col("expected").is_in(["accepted", "main"]).not_(), "expected",
+                         maintain_order=True)
+        previous = None
         for row in rows.iter_rows(named=True):
+            if row["expected"] != previous:  # each expected verdict led by its summary
+                previous = row["expected"]
+                lines.append(_expected_summary(matrix, problem, rows.filter(
+                    pl.col("expected") == previous), mine))
+            runs_of = mine.filter((pl.col("run_id") == row["run_id"])
+                                  & (pl.col("solver") == row["submission"]))
+            cpu = _max_cpu(runs_of, row["time_limit_s"])
+            first = _first_failure(data_dir, problem, runs_of, report_dir)
             agree = {"agree": "yes", "disagree": "NO"}.get(row["status"], row["status"])
             if row["status"] == "partial" and row["cases_held"] is not None:
                 agree = (f"not judged on {row['cases_held'] - (row['cases_judged'] or 0)} of "
@@ -353,15 +477,83 @@ def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFr
                              for v, n in matrix.cell(problem, row["submission"]).items())
             lines.append(f"<tr class=\"{escape(row['status'])}\"><td>"
                          f"{escape(row['submission'])}</td><td>{escape(row['expected'])}</td>"
-                         f"<td>{escape(row['got'])}</td><td>{badges}</td><td>{agree}</td>"
+                         f"<td>{escape(row['got'])}</td><td>{badges}</td>"
+                         f"<td class=\"num max-cpu\">{cpu}</td>"
+                         f"<td class=\"first-failure\">{first}</td><td>{agree}</td>"
                          f"<td>{why}</td></tr>")
         out.append(f"<h3>{escape(problem)}</h3><p class=\"meta\">time limit "
                    f"{limit['time_limit_s']:g} s: {escape(limit['time_limit_how'] or '')}</p>"
                    f'<div class="scroll"><table class="submissions" data-problem="'
                    f'{escape(problem)}"><tr><th>submission</th><th>expected</th><th>got</th>'
-                   "<th>cases</th><th>agree</th><th>why not</th></tr>" + "".join(lines)
+                   "<th>cases</th><th>max CPU</th><th>first failing case</th><th>agree</th>"
+                   "<th>why not</th></tr>" + "".join(lines)
                    + "</table></div>")
     return "\n".join(out)
+
+
+def _expected_summary(matrix, problem: str, rows: pl.DataFrame, results: pl.DataFrame) -> str:
+    """The summary row of the submissions expected to get one verdict: how many, how many
+    agree, their cases per verdict and the most CPU time any took on a case."""
+    label = rows["expected"][0]
+    total: dict[str, int] = {}
+    for submission in rows["submission"].to_list():
+        for verdict, count in matrix.cell(problem, submission).items():
+            total[verdict] = total.get(verdict, 0) + count
+    badges = "".join(_badge(v, total[v]) for v in sorted(total, key=display_rank))
+    mine = results.join(rows.select("run_id", pl.col("submission").alias("solver")),
+                        on=["run_id", "solver"], how="semi")
+    agree = rows.filter(pl.col("status") == "agree").height
+    count = rows.height
+    return (f'<tr class="summary" data-expected="{escape(label)}"><th>{count} submission'
+            f"{'s' if count != 1 else ''}</th><th>{escape(label)}</th><th></th>"
+            f"<th>{badges}</th><th class=\"num\">{_max_cpu(mine, rows['time_limit_s'][0])}"
+            f"</th><th></th><th>{agree} of {count} agree</th><th></th></tr>")
+
+
+def _max_cpu(results: pl.DataFrame, limit_s: float | None) -> str:
+    """The most CPU time one case took, as a share of the time limit (and in ms)."""
+    cpu = results["cpu_ms"].drop_nulls()
+    if cpu.is_empty():
+        return "-"
+    most = float(cpu.max())  # type: ignore[arg-type]
+    if not limit_s:
+        return escape(format_ms(most))
+    return (f'<span title="{escape(format_ms(most))} ms of {limit_s:g} s">'
+            f"{escape(format_fraction(most / (limit_s * 1000.0)))}</span>")
+
+
+def _first_failure(data_dir: Path, problem: str, results: pl.DataFrame,
+                   report_dir: Path) -> str:
+    """The first failing case (by file path): its verdict, its input's path linked to the
+    file where the data folder keeps it, and the judge's message (or the error)."""
+    failing = results.filter(pl.col("verdict").is_in(names(FAILURES)))
+    if failing.is_empty():
+        return ""
+    row = failing.row(0, named=True)
+    source = row["source"] or row["case_id"][:12]
+    shown = escape(printable(source))
+    found = _input_file(data_dir, problem, row["source"])
+    if found is not None:
+        href = quote(os.path.relpath(found, report_dir))
+        shown = f'<a class="input" href="{escape(href)}">{shown}</a>'
+    message = "\n".join(printable(line) for line in
+                        cut(row["message"] or row["error"] or "", 400, 6).split("\n"))
+    return (f"{_badge(row['verdict'])} {shown}"
+            + (f'<pre class="message">{escape(message)}</pre>' if message.strip() else ""))
+
+
+def _input_file(data_dir: Path, problem: str, source: str | None) -> Path | None:
+    """The input file of a case in the data folder: in the copy of its package (a package's
+    source is the package folder's path, then the path inside it), else under raw/."""
+    if not source or "!" in source:
+        return None
+    parts = Path(source).parts
+    package = Path(data_dir) / "problems" / problem / "package"
+    for found in [package / Path(*parts[skip:]) for skip in range(1, len(parts))] + [
+            Path(data_dir) / "raw" / source]:
+        if found.is_file():
+            return found.resolve()
+    return None
 
 
 def _compare_section(comparisons: list[tuple[str, Comparison | None, str]],

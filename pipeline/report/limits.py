@@ -33,6 +33,19 @@ def known_wrong(problem_id: str, solver: str) -> str | None:
     return problem.known_wrong(solver)
 
 
+def must_fail(problem_id: str, solver: str) -> str | None:
+    """What is wrong with a solver the problem requires to fail somewhere (`known_wrong`),
+    None for one allowed to pass every case: a package submission whose folder or
+    submissions.yaml only permits failures (`mixed/*` with `permitted: [AC, WA]`) may pass,
+    and its passing is no flaw of the tests."""
+    why = known_wrong(problem_id, solver)
+    if why is None:
+        return None
+    from pipeline.problems import get_problem
+
+    return None if get_problem(problem_id).may_pass(solver) else why
+
+
 def judged_on_speed(problem_id: str, solver: str) -> bool:
     """Whether a slowdown of `solver` is a regression: `fast` stages and external programs
     are; oracles, references and transcribed methods are there to be right, not fast."""

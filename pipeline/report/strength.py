@@ -1,14 +1,15 @@
 """How strong a problem's tests are: which case kills which wrong program, which cases do the
 work, and the fewest cases that still kill every wrong program the whole set kills.
 
-A *wrong program* is one the problem says must fail (`report.limits.known_wrong`): a stage
+A *wrong program* is one the problem says must fail (`report.limits.must_fail`): a stage
 registered as known to be wrong, or a package submission whose folder, tag or
-`submissions.yaml` expects a failing verdict. A case *kills* it when the program got there a
-verdict its expectation names: `wrong_answer` a WA, `time_limit_exceeded` a TLE,
-`run_time_error` an RE (MLE and OLE count as RE, as Kattis counts them),
-`memory_limit_exceeded` an MLE, `output_limit_exceeded` an OLE; a known-wrong stage and any
-other expectation (`rejected`, ...) any failing verdict. A wrong program no case kills
-*survives*: the tests would let it through.
+`submissions.yaml` requires a failing verdict somewhere (one only permitted to fail, as
+`mixed/*` with `permitted: [AC, WA]`, may pass every case and is no wrong program). A
+case *kills* it when the program got there a verdict its expectation names: `wrong_answer` a
+WA, `time_limit_exceeded` a TLE, `run_time_error` an RE (MLE and OLE count as RE, as Kattis
+counts them), `memory_limit_exceeded` an MLE, `output_limit_exceeded` an OLE; a known-wrong
+stage and any other expectation (`rejected`, ...) any failing verdict. A wrong program no case
+kills *survives*: the tests would let it through.
 
 The smallest killing set is a minimum set cover of the killed programs by the cases. It is
 exact (a breadth-first search over the sets of programs killed so far, so the first layer that
@@ -28,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from pipeline.report.limits import known_wrong
+from pipeline.report.limits import must_fail
 from pipeline.verdicts import FAILURES, SPELLINGS, Verdict
 
 EXACT_MAX_PROGRAMS = 16
@@ -145,7 +146,7 @@ def measure_strength(problem: str, run_id: str, results, cases) -> Strength:
     cpu_of = dict(zip(cpu["case_id"].to_list(), cpu["cpu_ms"].to_list()))
     programs: list[WrongProgram] = []
     for solver in sorted(set(results["solver"].to_list())):
-        why = known_wrong(problem, solver)
+        why = must_fail(problem, solver)
         if why is None:
             continue
         verdicts = kill_verdicts(why)

@@ -2,6 +2,7 @@
 
 - `finished_runs` / `latest_runs` / `latest_run_per_problem`: by status and problem;
 - `previous_run` / `next_run`: the neighbours of one run among its problem's finished runs;
+- `latest_run_per_solver`: for each problem and solver, the newest finished run holding it;
 - `run_rows`: the rows of some runs by id;
 - `resolve_runs`: the runs a report command looks at (`--run` given, else the latest of each
   problem).
@@ -37,6 +38,22 @@ def latest_run_per_problem(data_dir: Path, problem: str | None = None) -> list[s
     runs = finished_runs(data_dir, problem)
     newest = runs.group_by("problem", maintain_order=True).first().sort("problem")
     return newest["run_id"].to_list()
+
+
+def latest_run_per_solver(data_dir: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """Per problem, the finished runs that hold the newest result of some solver, each with
+    those solvers (the ones no newer run of the problem holds), ordered by problem, newest run
+    first: after a run of one solver, the others are still read from the run before."""
+    picked: list[tuple[str, str, tuple[str, ...]]] = []
+    seen: dict[str, set[str]] = {}
+    for row in finished_runs(data_dir).iter_rows(named=True):
+        done = seen.setdefault(row["problem"], set())
+        fresh = tuple(s for s in dict.fromkeys(row["solvers"] or []) if s not in done)
+        if fresh:
+            done.update(fresh)
+            picked.append((row["problem"], row["run_id"], fresh))
+    picked.sort(key=lambda p: p[0])          # stable: newest first within a problem
+    return [(run_id, solvers) for _, run_id, solvers in picked]
 
 
 def run_rows(data_dir: Path, run_ids: Iterable[str] | None = None) -> dict[str, dict]:
