@@ -102,7 +102,7 @@ def python_note(runner: str) -> str:
     runs it by (`python_choice`: PyPy where installed)."""
     import platform
 
-    from pipeline.packages.contest import python_choice
+    from pipeline.problems import python_choice
 
     choice = python_choice(runner)
     if choice is not None:

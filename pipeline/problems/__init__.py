@@ -162,6 +162,14 @@ def contest_at(folder: Path):
     return read_contest(folder) if is_contest(folder) else None
 
 
+def python_choice(runner: str):
+    """What runs a contest's Python submissions whose languages.yaml names `runner`
+    (`contest.python_choice`: PyPy where installed), or None."""
+    from pipeline.packages.contest import python_choice as choice
+
+    return choice(runner)
+
+
 def record_contest(data_dir: Path, contest, why: dict[str, str | None]):
     """Record the contest ingested in the data folder (`contest.record_contest`)."""
     from pipeline.packages.contest import record_contest as record
