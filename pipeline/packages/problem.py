@@ -55,6 +55,7 @@ from pipeline.problems.coverage import BoundCoverage
 from pipeline.problems.model import JudgedLimit, Problem, SubmissionJudging
 from pipeline.programs.checkers import default_validate
 from pipeline.programs.jobs import Job, JobMap, Judgement, Outcome
+from pipeline.programs.program import Program
 from pipeline.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -162,30 +163,31 @@ class PackageProblem(Problem):
                 return (named[0],)
         return ()
 
+    def _submission(self, name: str) -> Program | None:
+        """The package's submission `name`, or None (a stage or an external program)."""
+        return next((s for s in self.submissions if s.name == name), None)
+
     def known_wrong(self, name: str) -> str | None:
         """A submission whose folder or tag expects it to fail: `expected to be
         wrong_answer`."""
-        for submission in self.submissions:
-            if submission.name == name:
-                accepted = submission.expected in (None, "accepted", "main")
-                return None if accepted else f"expected to be {submission.expected}"
-        return super().known_wrong(name)
+        submission = self._submission(name)
+        if submission is None:
+            return super().known_wrong(name)
+        accepted = submission.expected in (None, "accepted", "main")
+        return None if accepted else f"expected to be {submission.expected}"
 
     def expected_to_pass(self, name: str) -> bool:
         """A submission: its folder or tag accepts it and no rule of it wants another verdict
         (`expectations.expected_to_pass`); anything else as for any problem."""
-        for submission in self.submissions:
-            if submission.name == name:
-                return expected_to_pass(submission)
-        return super().expected_to_pass(name)
+        submission = self._submission(name)
+        return super().expected_to_pass(name) if submission is None else \
+            expected_to_pass(submission)
 
     def may_pass(self, name: str) -> bool:
         """A submission: no rule of its expectation requires a failure
         (`expectations.may_pass`); anything else as for any problem."""
-        for submission in self.submissions:
-            if submission.name == name:
-                return may_pass(submission)
-        return super().may_pass(name)
+        submission = self._submission(name)
+        return super().may_pass(name) if submission is None else may_pass(submission)
 
     def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
         """Constraint coverage from the package's testlib input validators' test-overview
