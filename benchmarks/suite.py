@@ -8,9 +8,9 @@
     python -m benchmarks --only peers --package hello --package fixtures/guess
 
 Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `overhead`, `stress`,
-`dask`, `nightly`, `peers` (see their modules; the quick version skips `nightly`, and `peers`
-runs only the fixture packages there). Every measurement becomes a row
-of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
+`dask`, `nightly`, `peers`, `contests` (see their modules; the quick version skips `nightly`,
+`peers` runs only the fixture packages there and `contests` four problems of one contest).
+Every measurement becomes a row of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
 `PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under `DATA/build/`. Scratch files
 live in a temporary folder removed at the end (`--keep-work` keeps it). The exit status is 1
 when something failed outright (a wrong answer, a crash, a failed build); goals missed are
@@ -31,8 +31,8 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import dask as dask_section
 from benchmarks import (
+    contests,
     growth,
     ingest,
     maxtests,
@@ -43,6 +43,7 @@ from benchmarks import (
     throughput,
     workspace,
 )
+from benchmarks import dask as dask_section
 from benchmarks.common import (
     BenchContext,
     close_launcher,
@@ -56,12 +57,12 @@ from benchmarks.common import (
 from pipeline.problems import all_problems, get_problem, problem_ids
 
 SECTIONS = ("max-tests", "growth", "ingest", "throughput", "overhead", "stress", "dask",
-            "nightly", "peers")
+            "nightly", "peers", "contests")
 ALIASES = {"max": "max-tests", "maxtests": "max-tests", "run": "throughput",
            "throughput": "throughput", "growth": "growth", "ingest": "ingest",
            "max-tests": "max-tests", "dask": "dask", "cluster": "dask", "nightly": "nightly",
            "stress": "stress", "peers": "peers", "bapctools": "peers", "overhead": "overhead",
-           "containment": "overhead"}
+           "containment": "overhead", "contests": "contests", "contest": "contests"}
 
 
 @dataclass(frozen=True)
@@ -224,7 +225,8 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
               "stress": "stress cases/s and the known-wrong stages found",
               "dask": "runs on a Dask cluster beside the local pool",
               "nightly": "the nightly job on a fresh data folder",
-              "peers": "packages judged by pipeline beside BAPCtools (bt run)"}
+              "peers": "packages judged by pipeline beside BAPCtools (bt run)",
+              "contests": "whole contests: pipeline run --contest vs its floor and bt run"}
     for number, section in enumerate(args.sections, start=1):
         _section_title(number, titles[section])
         started = time.perf_counter()
@@ -278,6 +280,8 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
             elif section == "peers":
                 peers.run_peers(ctx, settings.peer_repeats, ctx.quick, args.package,
                                 every_case=args.bt_all, fail_fast=args.fail_fast)
+            elif section == "contests":
+                contests.run_contests(ctx, ctx.quick)
         except Exception as error:
             fail(ctx, f"section {section} crashed: {type(error).__name__}: {error}")
             traceback.print_exc(file=sys.stdout)

@@ -299,3 +299,42 @@ def test_a_languages_yaml_naming_pypy_2_for_a_py_runs_python_3_submissions_by_py
     assert {s.interpreter for s in package.submissions} == {found}
     judged = judged_by_run(root, tmp_path / "data")
     assert {case.verdict for case in judged.results["accepted/pypy.py"].values()} == {Verdict.AC}
+
+
+# The first problem's accepted submission answers its case "2 3" only once the second
+# problem's submission has run (it waits for the mark that one leaves, at most WAIT_S): one
+# after another, the first waits in vain and answers wrong; on one queue, the second runs on
+# another worker (or, on one core, on the worker the pool adds while the first sleeps).
+WAIT_S = 20
+WAITS = """import os, sys, time
+line = sys.stdin.readline()
+mark = {mark!r}
+if line.split() == ["2", "3"]:
+    end = time.monotonic() + {wait}
+    while not os.path.exists(mark) and time.monotonic() < end:
+        time.sleep(0.02)
+a, b = map(int, line.split())
+print(a + b if line.split() != ["2", "3"] or os.path.exists(mark) else 0)
+"""
+MARKS = """import sys
+open({mark!r}, "a").close()
+print(sum(map(int, sys.stdin.readline().split())))
+"""
+
+
+def test_a_contest_runs_its_problems_on_one_queue_at_once(tmp_path):
+    mark = str(tmp_path / "mark")
+    contest = write_tree(tmp_path / "pair", {"problems.yaml": (
+        "- id: waits\n  label: A\n  time_limit: 10\n"
+        "- id: marks\n  label: B\n  time_limit: 1\n")})
+    tiny_kattis(contest / "waits", {
+        "submissions/accepted/sum.py": WAITS.format(mark=mark, wait=WAIT_S)})
+    tiny_kattis(contest / "marks", {"submissions/accepted/sum.py": MARKS.format(mark=mark)})
+    data = tmp_path / "data"
+    assert pipeline(data, "ingest", str(contest)).returncode == 0
+    done = pipeline(data, "run", "--contest", "pair", "--sandbox", "off")  # (it writes /tmp)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = {(row[0], row[1]): row[5] for row in rows(done.stdout, "pair")}
+    assert found == {("A waits", "accepted/sum.py"): "yes", ("B marks", "accepted/sum.py"): "yes"}
+    # each problem's report, in the contest's order, after its header
+    assert done.stdout.index("== A waits") < done.stdout.index("== B marks")
