@@ -145,6 +145,8 @@ class ContestQueue:
         return self._read
 
     def take(self) -> list[list[Job]] | None:
+        if self._interrupted:  # out of the pool's loop: `close` stops what it runs
+            raise KeyboardInterrupt
         try:
             while os.read(self._read, 4096):
                 pass
@@ -199,7 +201,8 @@ class ContestQueue:
 
     def interrupt(self) -> None:
         """The contest's run was interrupted (Ctrl-C): every lane's run is told so
-        (KeyboardInterrupt, where it takes its next outcome), nothing more is sent."""
+        (KeyboardInterrupt, where it takes its next outcome), nothing more is sent, and the
+        pool's loop ends (`close` then stops the programs its workers run)."""
         self._interrupted = True
         for lane in list(self._lanes.values()):
             lane.outcomes.put(None)
@@ -210,7 +213,7 @@ class ContestQueue:
         with self._lock:
             self._closed = True
         self._wake()
-        self._thread.join()  # (interrupted: what runs still ends, nothing more is sent)
+        self._thread.join()
         self.pool.close()
         os.close(self._read)
         os.close(self._write)

@@ -338,3 +338,52 @@ def test_a_contest_runs_its_problems_on_one_queue_at_once(tmp_path):
     assert found == {("A waits", "accepted/sum.py"): "yes", ("B marks", "accepted/sum.py"): "yes"}
     # each problem's report, in the contest's order, after its header
     assert done.stdout.index("== A waits") < done.stdout.index("== B marks")
+
+
+# The first case it runs leaves its mark and sleeps; once the mark is there, it adds.
+STARTS_AND_SLEEPS = """import os, sys, time
+mark = os.path.join({marks!r}, {name!r})
+if not os.path.exists(mark):
+    open(mark, "a").close()
+    time.sleep(120)
+print(sum(map(int, sys.stdin.readline().split())))
+"""
+
+
+def test_ctrl_c_stops_every_problem_of_a_contest_under_way_each_to_be_resumed(tmp_path):
+    import signal
+    import time
+
+    import polars as pl
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    contest = write_tree(tmp_path / "both", {"problems.yaml": (
+        "- id: one\n  label: A\n  time_limit: 20\n"
+        "- id: two\n  label: B\n  time_limit: 20\n")})
+    for name in ("one", "two"):
+        tiny_kattis(contest / name, {"submissions/accepted/sum.py":
+                                     STARTS_AND_SLEEPS.format(marks=str(marks), name=name)})
+    data = tmp_path / "data"
+    assert pipeline(data, "ingest", str(contest)).returncode == 0
+    started = subprocess.Popen([sys.executable, "-m", "pipeline", "--data-dir", str(data), "run",
+                                "--contest", "both", "--sandbox", "off"], cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C once a submission of each problem is running (each left its mark): both at once
+    deadline = time.monotonic() + 120
+    while {p.name for p in marks.iterdir()} != {"one", "two"}:
+        assert started.poll() is None and time.monotonic() < deadline, started.communicate()
+        time.sleep(0.05)
+    started.send_signal(signal.SIGINT)
+    out, err = started.communicate(timeout=60)
+    assert started.returncode == 130, out + err
+    runs = pl.read_parquet(data / "tables" / "runs" / "*.parquet")
+    assert sorted(zip(runs["problem"], runs["status"])) == [("one", "interrupted"),
+                                                           ("two", "interrupted")]
+    assert out.count("to finish it: ") == 2, out
+    for run_id in runs["run_id"]:
+        assert f"--resume {run_id}" in out, out
+    resumed = pipeline(data, "run", "--problem", "one", "--sandbox", "off", "--resume",
+                       runs.filter(pl.col("problem") == "one")["run_id"][0])
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert re.search(r"accepted/sum\.py\s+accepted\s+AC\s+yes", resumed.stdout), resumed.stdout
