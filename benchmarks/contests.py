@@ -133,6 +133,7 @@ class Floor:
     chain_s: float = 0.0      # the longest chain of work that must follow one another
     cpu_s: float = 0.0        # the CPU time of every program that ran
     runs: int = 0
+    span_s: float = 0.0       # a package's run, from its start to its end (in the contest's)
     per_problem: dict[str, Floor] = field(default_factory=dict)
 
     def floor_s(self, cores: int) -> float:
@@ -157,14 +158,21 @@ def measured_floor(data: Path, since: float) -> Floor:
             built = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        for source in built.get("sources", [])[:1]:
-            parts = Path(source).parts
+        for source in built.get("sources", [])[:1]:  # DATA/problems/<id>/.../submissions/
+            try:
+                parts = Path(source).resolve().relative_to((data / "problems").resolve()).parts
+            except ValueError:
+                continue
             if "submissions" in parts and "cpu_s" in built:
-                problem = parts[parts.index("submissions") - 1]
-                builds[problem].append((built["cpu_s"], built["wall_s"]))
+                builds[parts[0]].append((built["cpu_s"], built["wall_s"]))
+    spans: dict[str, float] = {}
+    for path in sorted((data / "tables" / "runs").glob("*.parquet")):
+        for row in pl.read_parquet(path).iter_rows(named=True):
+            if row.get("started_at") and row.get("finished_at"):
+                spans[row["problem"]] = (row["finished_at"] - row["started_at"]).total_seconds()
     contest = Floor()
     for (problem,), rows in results.group_by(["problem"]):
-        own = Floor(runs=rows.height)
+        own = Floor(runs=rows.height, span_s=spans.get(str(problem), 0.0))
         own.cpu_s = float(rows["cpu_ms"].fill_null(0).sum()) / 1000 + \
             sum(cpu for cpu, _ in builds.get(problem, []))
         longest = 0.0
@@ -275,11 +283,14 @@ def run_contests(ctx: BenchContext, quick: bool) -> None:
             f"--contest --fail-fast {run.wall_s:.1f} s wall (exit {run.exit_code}); floor "
             f"{floor_s:.1f} s (longest chain {floor.chain_s:.1f} s, CPU {floor.cpu_s:.1f} s / "
             f"{cores} cores = {floor.cpu_s / cores:.1f} s); cores busy {busy:.0%}")
-        say(f"  {'package':<22} {'chain':>7} {'cpu':>7} {'floor':>7} {'runs':>6}")
+        say(f"  {'package':<22} {'chain':>7} {'cpu':>7} {'floor':>7} {'its run':>8} "
+            f"{'runs':>6}  (its run: from its start to its end, beside the others)")
         for problem, own in sorted(floor.per_problem.items(),
                                    key=lambda item: -item[1].floor_s(cores)):
             say(f"  {problem:<22} {own.chain_s:>6.1f}s {own.cpu_s:>6.1f}s "
-                f"{own.floor_s(cores):>6.1f}s {own.runs:>6}")
+                f"{own.floor_s(cores):>6.1f}s {own.span_s:>7.1f}s {own.runs:>6}")
+            record(ctx, "contests", "package_run_s", own.span_s, "s", problem=problem,
+                   recipe=name)
             record(ctx, "contests", "package_floor_s", own.floor_s(cores), "s", problem=problem,
                    recipe=name)
             record(ctx, "contests", "package_chain_s", own.chain_s, "s", problem=problem,
