@@ -46,7 +46,7 @@ from benchmarks.common import (
     say,
     spawn_timed,
 )
-from benchmarks.peers import BT_FORMAT, bapctools, bt_verdicts
+from benchmarks.peers import _fresh_copy, bapctools, bt_copy, bt_verdicts
 from pipeline.packages.expectations import kattis_class
 
 CONTESTS = ("karwa-org/karwa2023", "karwa-org/karwa2024", "karwa-org/karwa2025")
@@ -210,19 +210,7 @@ def bt_contest_verdicts(text: str) -> dict[tuple[str, str], str]:
 def run_bt_contest(bt: Path, source: Path, scratch: Path) -> tuple[ProcessRun, dict]:
     """`bt run --no-bar` at the root of a fresh copy of the contest `source` (its packages
     upgraded to bt's format first, untimed), with a fresh TMPDIR; its run and verdicts."""
-    copy = scratch / "bt" / source.name
-    if copy.exists():
-        shutil.rmtree(copy)
-    shutil.copytree(source, copy, symlinks=True)
-    temporary = scratch / "bt-tmp"
-    shutil.rmtree(temporary, ignore_errors=True)
-    temporary.mkdir(parents=True)
-    env = {**os.environ, "PATH": f"{bt.parent}:{os.environ.get('PATH', '')}",
-           "TMPDIR": str(temporary)}
-    if any(BT_FORMAT not in p.read_text(encoding="utf-8", errors="replace")
-           for p in copy.glob("*/problem.yaml")):
-        subprocess.run([str(bt), "upgrade", "--no-bar"], cwd=copy, capture_output=True,
-                       env=env, timeout=1800)
+    copy, env = bt_copy(bt, source, scratch)
     out, err = scratch / "bt-stdout.txt", scratch / "bt-stderr.txt"
     run = spawn_timed([str(bt), "run", "--no-bar"], stdout=out, cwd=copy, env=env, stderr=err)
     text = out.read_text(encoding="utf-8", errors="replace") + \
@@ -236,10 +224,7 @@ def run_pipeline_contest(source: Path, name: str, scratch: Path
     copy and data folder; its run, verdicts and floor."""
     import time
 
-    copy = scratch / "pipeline" / source.name
-    if copy.exists():
-        shutil.rmtree(copy)
-    shutil.copytree(source, copy, symlinks=True)
+    copy = _fresh_copy(source, scratch / "pipeline" / source.name)
     data = scratch / "pipeline-data"
     shutil.rmtree(data, ignore_errors=True)
     command = [*pipeline_argv(), "--data-dir", str(data)]
