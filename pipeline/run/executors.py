@@ -7,7 +7,9 @@ cap of 2 x timeout + 1 s (one that sleeps or waits), gets the worker killed and 
 job recorded as `TLE` (saying which limit), and the rest of the batch handed out again; so a
 case slowed down by other processes on the machine is not failed for it. The clock of a
 batch's first job starts when the worker says it is ready (started, with the batch's problems
-imported), so start-up is never charged to a case.
+imported), so start-up is never charged to a case. `LocalPoolExecutor.serve` runs the jobs of
+several callers at once as one queue (a contest's problems, `run.queue`), each batch placed by
+its rank and held to its own caller's rules.
 
 `DaskExecutor` (`pipeline.run.dask_executor`) runs the same batches on a Dask cluster, each
 Dask worker running them through a local pool of its own. `choice.make_executor` builds
