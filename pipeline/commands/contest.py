@@ -293,20 +293,22 @@ def work_ranks(settings: Settings, problem_ids: list[str]) -> dict[str, int]:
     return {problem_id: rank for rank, problem_id in enumerate(order)}
 
 
-# Problems of a contest whose runs are under way at once, per core: enough that the cores have
-# work while some wait on their limit's derivation or run a failing submission one case at a
-# time, few enough that their builds (each run builds its submissions a core's worth at once)
-# do not crowd the machine.
+# Problems of a contest whose runs are under way at once: per core, and at most: enough that
+# the cores have work while some wait on their limit's derivation or run a failing submission
+# one case at a time, few enough that their builds (each run builds its submissions a core's
+# worth at once) do not crowd the machine.
 PROBLEMS_PER_CORE = 2
+MOST_PROBLEMS_AT_ONCE = 8
 
 
 def one_queue(settings: Settings, todo: list, judge, jobs: int | None) -> None:
     """Judge the problems `todo` ((entry, outcome) pairs), each on a thread of its own
     (`judge(entry, outcome, shared)`, the lines it gives), their jobs all on one local pool
     (`run.queue.ContestQueue`), the problems with the most work first (`work_ranks`), at
-    most `PROBLEMS_PER_CORE` per core under way at once; each problem's lines are printed as
-    it ends, in the contest's order. Ctrl-C stops every run under way (each marked
-    interrupted, with the command that finishes it) and starts no other."""
+    most `PROBLEMS_PER_CORE` per core (and `MOST_PROBLEMS_AT_ONCE`) under way at once; each
+    problem's lines are printed as it ends, in the contest's order. Ctrl-C stops every run
+    under way (each marked interrupted, with the command that finishes it) and starts no
+    other."""
     import os
     import threading
 
@@ -320,7 +322,8 @@ def one_queue(settings: Settings, todo: list, judge, jobs: int | None) -> None:
     shared = ContestQueue(pool, ranks)
     said: dict[str, list[tuple[str, bool]]] = {}
     ended = threading.Condition()
-    room = threading.BoundedSemaphore(max(2, PROBLEMS_PER_CORE * (os.cpu_count() or 1)))
+    room = threading.BoundedSemaphore(max(2, min(PROBLEMS_PER_CORE * (os.cpu_count() or 1),
+                                                 MOST_PROBLEMS_AT_ONCE)))
     stop = threading.Event()
     threads: list[threading.Thread] = []
 
