@@ -120,10 +120,14 @@ def contest_copy(repo: str, where: Path, only: tuple[str, ...] = ()) -> Path | N
     if only and listed.is_file():
         blocks = re.split(r"(?m)^(?=- )", listed.read_text(encoding="utf-8"))
         listed.write_text("".join(b for b in blocks if not b.startswith("- ") or
-                                  re.match(r"- id:\s*(\S+)", b) and
-                                  re.match(r"- id:\s*(\S+)", b).group(1) in only),  # type: ignore[union-attr]
-                          encoding="utf-8")
+                                  _listed_id(b) in only), encoding="utf-8")
     return where
+
+
+def _listed_id(block: str) -> str | None:
+    """The id of a problems.yaml entry (`- id: NAME ...`)."""
+    found = re.match(r"- id:\s*['\"]?([\w.-]+)", block)
+    return found.group(1) if found else None
 
 
 @dataclass
@@ -134,6 +138,7 @@ class Floor:
     cpu_s: float = 0.0        # the CPU time of every program that ran
     runs: int = 0
     span_s: float = 0.0       # a package's run, from its start to its end (in the contest's)
+    jobs_s: dict[int, float] = field(default_factory=dict)  # jobs running -> seconds so
     per_problem: dict[str, Floor] = field(default_factory=dict)
 
     def floor_s(self, cores: int) -> float:
@@ -149,7 +154,7 @@ def measured_floor(data: Path, since: float) -> Floor:
     if not files:
         return Floor()
     results = pl.read_parquet(files, columns=["problem", "solver", "verdict", "cpu_ms",
-                                              "wall_ms"])
+                                              "wall_ms", "finished_at"])
     builds: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for path in (data / "build").glob("**/builds/*/result.json"):
         if path.stat().st_mtime < since:
@@ -186,7 +191,28 @@ def measured_floor(data: Path, since: float) -> Floor:
         contest.cpu_s += own.cpu_s
         contest.runs += own.runs
         contest.chain_s = max(contest.chain_s, own.chain_s)
+    contest.jobs_s = jobs_running(results.filter(pl.col("verdict") != "SKIP"))
     return contest
+
+
+def jobs_running(results) -> dict[int, float]:
+    """How many seconds each number of jobs was running at once, from the first job's start
+    to the last one's end (each job from its end, `finished_at`, back by its wall time): a
+    measure of how full the queue kept the cores that the machine's other work does not
+    change."""
+    events = []
+    for finished, wall_ms in zip(results["finished_at"], results["wall_ms"]):
+        if finished is None:
+            continue
+        end = finished.timestamp()
+        events += [(end - (wall_ms or 0.0) / 1000, 1), (end, -1)]
+    events.sort()
+    seconds: dict[int, float] = defaultdict(float)
+    running, last = 0, events[0][0] if events else 0.0
+    for moment, change in events:
+        seconds[running] += moment - last
+        running, last = running + change, moment
+    return dict(seconds)
 
 
 def pipeline_verdicts(text: str) -> dict[tuple[str, str], str]:
@@ -287,6 +313,12 @@ def run_contests(ctx: BenchContext, quick: bool) -> None:
                               ("busy_share", busy)):
             record(ctx, "contests", metric, value, "share" if metric == "busy_share" else "s",
                    problem=name)
+        span = sum(floor.jobs_s.values())
+        full = sum(t for n, t in floor.jobs_s.items() if n >= cores) / span if span else 0.0
+        idle = floor.jobs_s.get(0, 0.0)
+        record(ctx, "contests", "all_cores_running_share", full, "share", problem=name)
+        say(f"  from the first job's start to the last one's end ({span:.1f} s): a job on "
+            f"every core {full:.0%} of it, none for {idle:.1f} s")
         ratio = run.wall_s / floor_s if floor_s else float("inf")
         say(f"  pipeline / floor {ratio:.2f}x: "
             f"{goal(ctx, 'contests/floor', ratio <= FLOOR_GOAL, f'{label}: pipeline {ratio:.2f}x its floor (goal {FLOOR_GOAL}x)', problem=name)}; "  # noqa: E501
