@@ -10,14 +10,15 @@ to register never stops the others; the contest is recorded with each problem's 
 (`DATA/contests.json`) and the summary names each one that failed, and why.
 
 Run: each registered problem is run as `pipeline run --problem P` runs it
-(`running.judge_problem`), all at once on one queue of jobs (`one_queue`: one local pool for
-the contest, the problems with the most work first; with `--executor dask`, one after
-another), each problem's report printed once it is over, in the contest's order; then one
-summary: per problem, each submission
-with its expected and its actual verdict, its time (its slowest case's CPU time) and whether
-they agree, then the totals. The exit status is `pipeline run`'s, over the whole contest: 130
-when a run was interrupted (the rest are not run), 1 when a problem could not be registered or
-run, or a run earns 1 (a disagreement, a program that could not start, a judge error), else 0.
+(`running.judge_problem`), all at once on one queue of jobs (`one_queue`: one local pool for the
+contest, the jobs of chains first, then those of the problems with the most work; with
+`--executor dask`, one after another), each problem's report printed once it is over, in the
+contest's order; then one summary: per problem, each submission with its expected and its actual
+verdict, its time (its slowest case's CPU time) and whether they agree, then the totals. The
+exit status is `pipeline run`'s, over the whole contest: 130 when a run was interrupted (those
+under way are marked interrupted, the rest are not run), 1 when a problem could not be
+registered or run, or a run earns 1 (a disagreement, a program that could not start, a judge
+error), else 0.
 """
 
 from __future__ import annotations
