@@ -1,14 +1,9 @@
 """cf103119g judge files: the case type, parse (validating), render, answers and sizes.
 
-`parse` first tries a quick path that reads every number at once and validates in bulk:
-`_parse_native` with the problem's native code (native.c), or, where native code is
-unavailable, `_parse_quick` with NumPy. Both accept only canonical decimal integers
-separated by spaces and newlines (the statement allows no tab); on any doubt they return None
-and the token-by-token path (`_parse_slow`) runs, which names the line and the rule of the first
-violation, so every error message comes from one place.
-
-A case parsed natively keeps its packed tokens (`Case.packed`) for the `fast` kernel and
-builds its tuples only when something reads them.
+`parse` tries the quick path first (`_parse_native`, or `_parse_quick` with NumPy); on any
+doubt it declines and `_parse_slow` reads token by token, so every error names its line and
+rule from one place (see `pipeline.native.bulk`). A case parsed natively keeps its packed
+tokens for the `fast` kernel.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """insq15g judge files: the case type, parse (validating), render, answers and sizes.
 
-`parse` first tries a quick path that reads every number at once and checks the count and
-the ranges in bulk: `_parse_native` with the problem's native code (native.cpp), or, where
-native code is unavailable, `_parse_fast` with NumPy. Both accept only canonical decimal
-integers separated by spaces and newlines (the statement allows no tab); on any doubt they
-return None and `_parse_slow` (token by token) runs, which names the line of the first
-violation, so every error message comes from one place.
-
-A case read natively holds its tokens (`Case.packed`) and makes its NumPy arrays only when
-something reads them, so `pipeline solve` (whose `fast` stage then runs natively on the
-tokens) never imports NumPy. NumPy is imported by the functions that use it.
+`parse` tries the quick path first (`_parse_native`, or `_parse_fast` with NumPy); on any
+doubt it declines and `_parse_slow` reads token by token, so every error names its line from
+one place (see `pipeline.native.bulk`). A case read natively holds its tokens and makes its
+NumPy arrays only when something reads them.
 """
 
 from __future__ import annotations

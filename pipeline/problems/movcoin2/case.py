@@ -1,22 +1,10 @@
 """movcoin2 judge files: the case type, parse (validating), render, answers and sizes.
 
-A judge input holds T independent trees. `parse` has a quick path and a checked path that
-return identical cases:
-
-- `_parse_checked` reads token by token with `TokenReader` and a union-find over the edges, so
-  every broken rule is reported at the line (and column) where it happens;
-- the quick path reads every number at once and validates in bulk: `_parse_native` with the
-  problem's native code (native.c: the digits, the ranges, the token count and, with a
-  union-find, that each test's N-1 edges connect its N nodes), or, where native code is
-  unavailable, `_parse_quick` with NumPy (`np.fromstring`, ranges checked with numpy, and
-  connectivity by a vectorised "hook each root onto its smallest neighbouring root, then
-  pointer-jump" loop over the whole forest, O(log^2 N) numpy passes). Both accept only text
-  made of canonical decimal integers, spaces and newlines (the statement allows no tab); they
-  never report an error themselves: on any doubt they return None and the checked path runs, so
-  error messages always come from one place.
-
-A case parsed natively keeps its packed forest (`Movcoin2Case.forest`), which the `fast` stage
-hands to the kernel, and builds its tuples only when something reads them.
+A judge input holds T independent trees. `parse` tries the quick path first (native.c, or
+NumPy where native code is unavailable: digits, ranges, counts and, by union-find or
+pointer-jumping, that each test's edges connect its nodes); on any doubt it declines and
+`_parse_checked` reads token by token, so every error names its line from one place (see
+`pipeline.native.bulk`). A case parsed natively keeps its packed forest for the kernel.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Shrink passes and hunt mutations of movcoin2 (structured edits of a `Movcoin2Case`).
 
-Trees are edited as rooted at node 1: a shrink cuts an edge and keeps one side (relabelled
-1..k in the old order, edges in their old order), a mutation moves a subtree under another
-node. A large tree has many edges, so cuts are tried by levels, as in delta debugging: cuts
-removing about half of the tree first, then about a quarter, ...; each level offers at most
-`CUTS_PER_LEVEL` cuts spread over it, except the last one (single leaves), which offers all.
+Trees are rooted at node 1: a shrink cuts an edge and keeps one side (relabelled in the old
+order), a mutation moves a subtree under another node. Cuts are tried by levels, as in delta
+debugging (about half the tree first, then a quarter, ...), at most `CUTS_PER_LEVEL` a level
+except the last (single leaves).
 """
 
 from __future__ import annotations
