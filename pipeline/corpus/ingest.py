@@ -1,37 +1,15 @@
 """`pipeline ingest`: find every case under some roots, validate it, store it in tables.
 
-For each problem the ingest reads every input (and expected output) it finds, validates them
-with the problem's own parser (on every core when there is much to parse; see `validate`), and
-merges the good cases into `tables/cases/<problem>.parquet` keyed by `case_id` (the SHA-256 of
-the input with line endings normalised: `pipeline.problems.identity`, the one place a case's
-identity is computed):
+Good cases merge into `tables/cases/<problem>.parquet` keyed by `case_id`
+(`pipeline.problems.identity`): the same input under another name adds to its `sources` and
+`groups`; the same input with another answer is a `conflict` reject, never written over; a
+stored input is not parsed again. Everything unusable is a row of `tables/rejects/` naming
+file, line, column and rule; a source's rejects are replaced when it is looked at again.
 
-- the same input under another name is one case whose `sources` lists both names, and whose
-  `groups` lists every group it was found in;
-- the same input with a different expected output is a *conflict*: reported, stored as a
-  reject row (rule `conflict`), never written over the stored answer;
-- an input that is stored already is not parsed again (it was validated when it was stored);
-- re-ingesting the same tree changes nothing.
-
-Everything that cannot be used becomes a row of `tables/rejects/<problem>.parquet` naming the
-file, line, column and rule: a broken input or expected output, a file over the size limit
-(`--max-file-mb`, or the problem's own `input_mb`), an unreadable file or folder, a broken link,
-a name that is not UTF-8, a corrupt or suspicious archive. Rejects of a source are replaced
-whenever that source is looked at again, so the table describes the latest look at each file.
-
-Reading and validating happen without a lock, a chunk of about `CHUNK_BYTES` at a time, what
-passed put aside in a file of the data folder (`_Spill`); the merge happens under the data
-folder's lock (`pipeline.tables.lock`), re-reading the stored table first, so two ingests at
-once end with the union of both. Stored answers are compared by digest, and the table is read
-and rewritten a row group at a time, so an ingest's memory does not grow with the corpus or
-the table. Each file is written atomically: a kill at any moment leaves the old or the new
-content.
-
-A problem package's validators are then held to its invalid data (`data/invalid_*`,
-`valid_output`), as `bt generate` validates it, and what they make of it is cached in the build
-area for the runs (its judge's `check_after_ingest`): last, after the cases are stored, so that
-it never costs them. A kind of invalid data the validators disagree with is a `note:` line of the
-package; a check that fails is one too, and no failure of the ingest.
+Reading and validating run without a lock, a chunk (`CHUNK_BYTES`) at a time, put aside in a
+`_Spill`; the merge runs under the data folder's lock, re-reading the stored table, a row group
+at a time, and each file is written atomically. Last, a package's validators are held to its
+invalid data (`check_after_ingest`), whose failures are notes, never a failed ingest.
 """
 
 from __future__ import annotations

@@ -1,62 +1,13 @@
 """Test data made by BAPCtools' generator framework: `generators/generators.yaml`, run at ingest.
 
-A Kattis package with `generators/generators.yaml` has its `data/` made by it, as `bt generate`
-makes it (BAPCtools' `doc/generators.md`, `doc/generators.yaml`, `bapctools/generate.py`); the
-committed `data/`, if any, is what an earlier `bt generate` wrote and is not read, but for the
-cases that cannot be made (below). What is read:
-
-- the root: `solution` (`/path/from/the/problem/root`, no arguments; empty turns answers off;
-  absent: the first accepted submission, by name, as BAPCtools picks one), `random_salt`,
-  `retries`, `generators` (a name -> the files of a generator made of them, the first its entry
-  point), `test_group.yaml` (or the older `testdata.yaml`) per folder, written as given, and
-  `data`, the tree of folders (`sample`, `secret`, `invalid_input`, `invalid_answer`,
-  `invalid_output`, `valid_output`) and test cases;
-- `data` a mapping (names as given, cases and folders in name order) or a list of one-entry
-  mappings (numbered: cases `NN-name` with one counter over the whole file, zero-padded to the
-  width of the total; folders `N-name` per folder); `include: [key, ...]` brings earlier cases
-  or folders (by their yaml key) into a folder under their own names;
-- a test case: a string (`gen args`, or the old `path.in` for a copy), or a mapping with
-  `generate`, `copy` (a path under `generators/` without extension: every `<path>.<ext>`
-  present), the file contents `in`, `ans`, `out`, `yaml`, `in.statement`, `ans.statement`,
-  `in.download`, `ans.download` (a `{link: ...}` to another of them), `interaction`, and
-  `count` (`3`, `[1, 5]`, `-2..=3`: one case per value, named `name-<value>`, `{count}` the
-  value in the command), `solution`, `random_salt`, `retries`;
-- a command: `{{CONSTANT}}` of problem.yaml's `constants` filled in, then `{count}`; its
-  words split as `shlex` splits them; `{name}` is `testcase`; `{seed}` / `{seed:N}` (at most
-  once) is `int(sha512(random_salt [+ ":" + (count - 1) when count != 1] + command.strip()),
-  16) % 2**31`, exactly BAPCtools' seed, so the inputs are the ones `bt generate` writes;
-  a retry adds 1 to it.
-
-A generator is found as BAPCtools finds it (a `generators:` name first, else the file or
-folder `generators/<word>`), built like every package program (`languages.build_program`,
-with `{{CONSTANT}}` filled into its sources as BAPCtools does) and run in an empty working
-directory under `procs.run_limited`: it writes `testcase.in` (and `testcase.ans`, or any
-`testcase.<ext>`), else its standard output is the input. An answer it does not write comes
-from the solution (`solution < testcase.in > testcase.ans`); interactive and multi-pass
-problems get an empty `.ans`; the invalid and `valid_output` folders get none made.
-
-Every test case is cached by content as BAPCtools caches it: a key over the generator's source
-files, the command with its seed, the copied and inline files and the solution's source, under
-`build_dir/bapctools-cases/<key>/`; the data tree is put together from the cache under
-`build_dir/bapctools-data/<package>-<hash of the package>/data/`, so loading the same package
-again (its registered copy, a re-ingest) runs nothing. Both are made in a temporary folder and
-renamed into place. A test case that cannot be made (its generator fails, writes nothing,
-leaves a `testcase.<ext>` or `.complete` as a symbolic link, or the entry is malformed) is a
-`PackageError` naming `generators/generators.yaml`, the entry's line and the generator's first
-line of complaint, with the case it costs (`case`, for a case of `sample` or `secret`, and for
-each folder that includes it); the other cases are still made. Such a case that the package
-commits (`data/<folder>/<name>.in`) is taken from the committed files instead, with a note
-naming the entry and the error (`with_committed`); one it does not commit is not judged, and
-the package's judging says so (`Package.unjudged_cases`). The pipeline opens every file of the
-generator's folder without following a link (`untrusted.open_regular`): the generator is
-contained, the pipeline is not. What is read
-past (visualizers, `match`, unknown keys) is a note.
-
-What one generators.yaml may ask for is capped: `MAX_CASES` test cases placed in the tree (each
-`count` value and each case an `include` brings into a folder is one; BAPCtools caps `count` at
-100 and nothing else, so a small file of includes could ask for 100,000), and
-`MAX_GENERATED_BYTES` made and placed in all. A case or include past a cap is a `too-large`
-reject naming generators.yaml and its line, and is not made; the cases before it are.
+A package with `generators/generators.yaml` has its `data/` made as `bt generate` makes it (the
+same seeds, numbering, `count`, `include`, `copy`, inline files and constants; what is read:
+docs/packages.md). Each case is cached by content and the tree assembled from the cache, so
+loading the package again runs nothing. A case that cannot be made is a `PackageError` naming
+generators.yaml and the entry's line; a committed copy of it is judged instead
+(`with_committed`). Generator files are opened without following links
+(`untrusted.open_regular`); what one file may ask for is capped (`MAX_CASES`,
+`MAX_GENERATED_BYTES`).
 """
 
 from __future__ import annotations
