@@ -1,15 +1,10 @@
 """Validating judge files with their problem's own parser, on every core when it pays.
 
-`validate_all({problem: items}, jobs)` parses each new input (its size measures come with it)
-and checks each new expected output against its case. A little work runs in this process; when
-the new bytes add up to more than `PARALLEL_FROM_BYTES`, or the items to more than
-`PARALLEL_FROM_ITEMS`, they are split into batches that one pool of worker processes validates
-in parallel, every problem's batches together.
-
-Every outcome is a value, never an exception: an `InputError` becomes the item's error with its
-line and rule; any other failure of a parser is a `parser-error`; a worker that dies on an item
-gets that item alone retried in a fresh worker, and an item that kills it again is a
-`parser-crashed` error. So one bad file never costs the good ones.
+`validate_all` parses each new input and checks each new expected output against its case, in
+this process for little work, else in batches on one pool of workers (`PARALLEL_FROM_BYTES`,
+`PARALLEL_FROM_ITEMS`). Every outcome is a value: an `InputError` is the item's error, another
+parser failure `parser-error`, and an item that kills a fresh worker twice `parser-crashed`, so
+one bad file never costs the good ones.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
-"""Reading an ICPC / Kattis package's `problem.yaml`: its `problem_format_version`, `type`
-(and legacy `validation`), `limits` (a legacy package's DOMjudge `.timelimit` file gives its time
-limit; a package in a contest folder that gives none takes the contest's `problems.yaml`
-`time_limit`) and name; and the checked values (numbers, word lists, validator arguments) that the
-package's other settings files (`testdata.yaml`, `test_group.yaml`, a case's `<name>.yaml`)
-hold too.
+"""Reading a Kattis package's `problem.yaml` (format version, type, limits, name) and the checked
+values (numbers, word lists, validator arguments) its other settings files hold too.
 
-An unknown key is read past with a note, kept for the package being loaded in `IGNORED`
-(`kattis.load_kattis` opens and collects it); so is a time setting (`time_limit`,
-`compilation_time`, `validation_time`, `.timelimit`) above `MAX_TIME_SETTING_S`, which is
-lowered to it. Anything wrong is a `PackageError` naming the file, the line where known, and
-the rule.
+An unknown key is read past with a note, kept in `IGNORED`; so is a time setting above
+`MAX_TIME_SETTING_S`, which is lowered to it. Anything wrong is a `PackageError` naming the
+file, the line where known, and the rule.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """How each solver's time grows with the case size: points per size and a fit on log-log.
 
-For a solver, each timed case gives a raw point (size, median wall ms over its repeats); the
-cases of one size (sizes within one twentieth of a decade count as one) are summarised by their
-median and 90th percentile. Only verdicts that come with a real timing take part (`AC`, `WA`,
-`NOEXP`); `SKIP` is left out, and cases that ended without an answer (`TLE`, `RE`, `MLE`, ...)
-are kept apart as `untimed` marks: the time of a killed or crashed run is not a timing.
-
-The fit is a straight line through log10(median time) against log10(size), over the sizes
-where the time is well above the solver's fixed cost (at least `FIXED_COST_FACTOR` times the
-smallest median over all sizes: start-up, parsing a line, a function call), so the exponent
-says how the work grows, not how a constant looks on a log axis. Its slope is the growth
-exponent (`fast: n^1.04`); `Fit.min_size` and `Fit.max_size` are the sizes it was computed
-over, and a chart draws it over that range only. An exponent is only given when it means
-something: at least `MIN_SIZES` sizes above the fixed cost, spanning at least `MIN_SPAN`x,
-and a line that explains at least `MIN_R_SQUARED` of the variance of log time (on a corpus
-whose times depend on more than the size measure, log-log is no straight line and no exponent
-is printed).
+Each timed case (AC, WA, NOEXP) is a raw point; cases of one size (within a twentieth of a
+decade) are summarised by median and 90th percentile; cases that ended without an answer are
+`untimed` marks. The fit is a line through log time against log size over the sizes well above
+the fixed cost (`FIXED_COST_FACTOR`), so its slope says how the work grows; it is given only
+with at least `MIN_SIZES` sizes spanning `MIN_SPAN`x and an R^2 of at least `MIN_R_SQUARED`.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """Where the tables' files live, how they are written (atomically) and read (naming damage).
 
-- `cases` and `rejects`: one file per problem (`<problem>.parquet`), rewritten whole when an
-  ingest changes that problem;
-- `results` and `runs`: new files (chunks), never rewritten (a run's own row is rewritten when
-  its status changes).
-
-Each file is written to a temporary name and renamed into place, so a crash at any moment
-leaves every file with either its old or its new content, never half of one. A file that cannot
-be read (truncated, not Parquet, unreadable) is a `DamagedTable` naming it, never a traceback.
+`cases` and `rejects` are one file per problem, rewritten whole; `results` and `runs` are new
+files (a run's row is rewritten when its status changes). Every write goes to a temporary name
+and is renamed into place; a file that cannot be read is a `DamagedTable` naming it.
 """
 
 from __future__ import annotations
