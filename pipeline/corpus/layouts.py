@@ -44,7 +44,7 @@ def find_cases(paths: Iterable[str]) -> Discovery:
         expected: str | None = None
         if basename(folder) == "in":  # AtCoder: in/NAME + out/NAME (or out/STEM.out)
             out_dir = join(dirname(folder), "out")
-            stem = name[: -len(".in")] if name.endswith(".in") else name
+            stem = name.removesuffix(".in")
             candidates = [join(out_dir, name)] + [join(out_dir, stem + s) for s in ANSWER_SUFFIXES]
             expected = next((c for c in candidates if c in present), None)
         elif name.endswith(".in"):

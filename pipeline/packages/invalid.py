@@ -12,6 +12,7 @@ is not stored, and a file that does not read back is a miss.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -294,10 +295,8 @@ def write_agreement(path: Path, agreement: Agreement) -> None:
     """Store `agreement` at `path` (a temporary file renamed into place); a cache that cannot be
     written is no failure of the check."""
     data = {"format": CACHE_FORMAT, "key": path.stem, "agreement": dataclasses.asdict(agreement)}
-    try:
+    with contextlib.suppress(OSError):
         atomic_write_text(path, json.dumps(data, indent=1) + "\n")
-    except OSError:
-        pass
 
 
 def _strings(value: object) -> tuple[str, ...]:

@@ -200,13 +200,13 @@ class Data:
         keys = {"max_score", "score_aggregation", "require_pass", "scoring"} & set(config)
         if not self.type.scoring:
             if keys:
-                key = sorted(keys)[0]
+                key = min(keys)
                 raise PackageError(file or name, "scoring-only-key", f"{key} is only for scoring "
                                    "problems; this one is pass-fail", line=lines(key))
             return None
         if name == "sample":
             if keys:
-                key = sorted(keys)[0]
+                key = min(keys)
                 raise PackageError(file or name, "sample-scoring", f"{key} is not permitted in "
                                    "data/sample", line=lines(key))
             return None

@@ -273,12 +273,8 @@ def _slowdown_note(problem: str, solver: str, wrong: str | None,
 
 
 def _timing(row: dict) -> tuple[float | None, float | None]:
-    """CPU time when both runs measured it, else wall time.
-
-    CPU time is what a slower algorithm costs; wall time on a shared 2-core machine also
-    carries the scheduler's noise (an unchanged 4 ms C++ case was seen at 24 ms wall), which a
-    1.5x rule would flag as a regression.
-    """
+    """CPU time when both runs measured it (what a slower algorithm costs, without the
+    scheduler's noise that wall time carries), else wall time."""
     if row["base_cpu"] is not None and row["new_cpu"] is not None:
         return row["base_cpu"], row["new_cpu"]
     return row["base_ms"], row["new_ms"]

@@ -76,11 +76,11 @@ def smallest_cover(masks: Sequence[int], universe: int) -> tuple[list[int], str]
     mask), and how they were found: exact when the universe is small, greedy beyond."""
     if universe == 0:
         return [], "exact"
-    bits = bin(universe).count("1")
+    bits = universe.bit_count()
     if bits <= EXACT_MAX_PROGRAMS:
         return _exact_cover(masks, universe), "exact"
     chosen = _greedy_cover(masks, universe)
-    most = max(bin(m & universe).count("1") for m in masks)
+    most = max((m & universe).bit_count() for m in masks)
     bound = sum(1 / k for k in range(1, most + 1))
     return chosen, f"greedy (at most H({most}) = {bound:.2f} times the fewest possible)"
 
@@ -113,7 +113,7 @@ def _exact_cover(masks: Sequence[int], universe: int) -> list[int]:
 def _greedy_cover(masks: Sequence[int], universe: int) -> list[int]:
     chosen, left = [], universe
     while left:
-        best = max(range(len(masks)), key=lambda i: (bin(masks[i] & left).count("1"), -i))
+        best = max(range(len(masks)), key=lambda i: ((masks[i] & left).bit_count(), -i))
         chosen.append(best)
         left &= ~masks[best]
     return sorted(chosen)

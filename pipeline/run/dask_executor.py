@@ -516,7 +516,7 @@ class DaskExecutor:
         except BaseException:
             self.close()
             raise
-        self.size = jobs if jobs else self._threads()
+        self.size = jobs or self._threads()
         self._window_at = 0.0
         self._threads_seen = 0
         self._long_tasks = False

@@ -15,6 +15,7 @@ takes the pool process's environment, folder, CPUs and umask (`worker.process_se
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import gc
 import mmap
@@ -89,10 +90,8 @@ class ServedProcess:
 
     def _signal(self, signum: int) -> None:
         if self.pid is not None and self.is_alive():
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signum)
-            except ProcessLookupError:
-                pass
 
     def terminate(self) -> None:
         self._signal(signal.SIGTERM)
@@ -337,15 +336,11 @@ def serve(connection: socket.socket, modules: Iterable[str], forked: bool) -> No
                 os.close(sentinel)
     finally:
         for pid in children:  # what is left ends now, and is reaped: its CPU time counts
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         for pid in children:
-            try:
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
         os._exit(0)
 
 

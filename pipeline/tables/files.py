@@ -55,14 +55,12 @@ def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
 
-# zstd at level 1: judge inputs are written several times faster than at the default level 3,
-# and the files are no larger (`make bench`'s ingest section measures it).
+# zstd at level 1: judge inputs are written faster than at the default level, no larger.
 PARQUET_COMPRESSION: dict[str, Any] = {"compression": "zstd", "compression_level": 1}
 
 
-# Rows per row group: as many as make about this many bytes. Judge inputs are large strings;
-# in row groups of this size they are compressed on every core and their statistics cost
-# little (one row group of 168 MB of inputs wrote in 1.1 s, groups of 16 MB in 0.26 s).
+# Rows per row group: as many as make about this many bytes, so that row groups of large
+# judge inputs are compressed on every core.
 ROW_GROUP_BYTES = 16 << 20
 MAX_ROW_GROUP_ROWS = 512 * 512  # Polars' own default
 

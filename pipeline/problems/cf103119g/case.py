@@ -65,10 +65,7 @@ def parse(text: str) -> Case:
     gc_was_enabled = gc.isenabled()
     gc.disable()  # building 2e5 small tuples otherwise triggers many useless collections
     try:
-        if native.functions() is not None:
-            case = _parse_native(text)
-        else:
-            case = _parse_quick(text)
+        case = _parse_native(text) if native.functions() is not None else _parse_quick(text)
         if case is not None:
             return case
         return _parse_slow(text)
