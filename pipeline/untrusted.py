@@ -139,11 +139,9 @@ def _escape(found: re.Match) -> str:
 
 
 def shown(text: str) -> str:
-    """`text` (a program's output, a judge file's content, a message quoting either) as it
-    is safe to print on a terminal: every control character but newline and tab, and every
-    byte that is not UTF-8, written as its escape (`\\x1b`, `\\r`, `\\xff`), so nothing in
-    it sets the terminal's title, moves its cursor or rewrites a line already printed. A
-    backslash of the text itself is left as it is."""
+    """`text` as it is safe to print on a terminal: every control character but newline and tab,
+    and every byte that is not UTF-8, written as its escape (`\\x1b`, `\\xff`); a backslash of the
+    text itself is left as it is."""
     return _HIDDEN.sub(lambda found: found.group() if found.group() in _LINE_BREAKS
                        else _escape(found), text)
 

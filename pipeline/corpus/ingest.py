@@ -317,13 +317,10 @@ class _Aside:
 
 
 class _Spill:
-    """The records of one problem that passed, put aside in a file of the data folder's (in
-    groups of about `SPILL_GROUP_BYTES`) until they are merged under the lock, so that an
-    ingest holds one chunk of inputs in memory, not the corpus. Rows are numbered in order.
-    Each group is three plain pickles: its rows without inputs or expected outputs, their
-    inputs, their expected outputs (the merge reads the first alone, as often as it needs).
-    Plain pickles: no library with threads of its own is loaded before the validating workers
-    are forked."""
+    """The records of one problem that passed, put aside in a file of the data folder (groups of
+    about `SPILL_GROUP_BYTES`) until the merge, so that an ingest holds one chunk in memory. Each
+    group is three plain pickles (rows without texts, inputs, expected outputs): no library with
+    threads of its own is loaded before the validating workers are forked."""
 
     def __init__(self, path: Path) -> None:
         self.path, self.rows = path, 0
@@ -438,11 +435,9 @@ MERGED_COLUMNS = ("case_id", "source", "sources", "group", "groups", "expected",
 
 @dataclass
 class _Merged:
-    """What merging the records put aside did to a problem's table: each row's merged columns
-    (its expected output as a digest, and where to read it: `expected_at`, ("stored", case id)
-    or ("spill", row number)), the rows changed, the rows removed, the records that start a
-    new row (by row number), and the rows whose expected output is now a record's (given to a
-    row that had none, or replaced by its package's; case id -> the record's row number)."""
+    """What merging the records put aside did to a problem's table: each row's merged columns (its
+    answer as a digest and where to read it, `expected_at`), the rows changed and removed, the
+    records that start new rows, and the rows whose answer is now a record's."""
 
     rows: dict[str, dict]
     touched: dict[str, None] = field(default_factory=dict)
@@ -815,12 +810,9 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
 
 
 def _return_freed_memory(arrow: bool) -> None:
-    """Have what an ingest frees go back to the system: the C library serves every
-    allocation of 128 KiB or more (a judge file's text, its bytes, a batch of them) from
-    pages of its own, unmapped when freed, rather than from a heap that does not shrink; and
-    (`arrow`) Arrow allocates with the C library (its own allocator keeps freed memory for
-    reuse). Without this, each chunk's and each row group's transient buffers raised the
-    resident size a little more every time."""
+    """Have what an ingest frees go back to the system: the C library serves allocations of 128 KiB
+    or more from pages unmapped when freed, and Arrow allocates with the C library, so transient
+    buffers do not raise the resident size chunk after chunk."""
     import ctypes
 
     if arrow:

@@ -28,20 +28,10 @@ class PackagePass:
 
 def replace_package_cases(rows: dict[str, dict], records: Iterable, package_labels: set[str],
                           differs: Callable[[dict, Any], bool]) -> PackagePass:
-    """Bring `rows` (case id -> stored row, with `source`, `sources`, `package_sources`,
-    `digest`, `expected_source`) to the package's cases among `records` (those whose `source`
-    is in `package_labels`: every label the package's ingest read).
-
-    Args:
-        rows: the problem's stored rows, changed in place.
-        records: every record of this ingest for the problem (the package's and others), each
-            with `source`, `case_id`, `digest` and `produced_by`; read once.
-        package_labels: the source labels of the package as ingested now.
-        differs: whether a row's stored answer and a record's (their digests differ) differ by
-            the problem's own comparison.
-    Returns:
-        the rows changed and removed, and the records whose answers replaced stored ones.
-    """
+    """Bring `rows` (case id -> stored row, changed in place) to the package's cases among
+    `records` (those whose `source` is in `package_labels`), which is read once; `differs` tells
+    whether two answers with different digests differ by the problem's comparison. Returns the
+    rows changed and removed, and the records whose answers replaced stored ones."""
     done = PackagePass()
     current: set[str] = set()
     answers: dict[str, Any] = {}  # the package's first record with an answer, by case

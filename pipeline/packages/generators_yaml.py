@@ -12,6 +12,7 @@ generators.yaml and the entry's line; a committed copy of it is judged instead
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import itertools
@@ -933,9 +934,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     if problem_type.interactive or problem_type.multi_pass:
         parser.note(None, "sample .interaction files are not made (bt generate makes them by "
                     "running the solution against the output validator)")
-    final.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
-    try:
+    with building(final) as work:
         data = work / "data"
         data.mkdir()
         made: dict[int, Path] = {}
@@ -1028,10 +1027,6 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
         result = {"rejects": [[e.file, e.rule, e.message, e.line, e.case] for e in rejects],
                   "notes": parser.notes}
         (work / "report.json").write_text(json.dumps(result), encoding="utf-8")
-        _publish(work, final)
-    finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
     assert report.is_file(), f"generated data vanished from {final}"
     return _read_report(final)
 
@@ -1043,16 +1038,21 @@ def _plain(value: object) -> object:
         return [_plain(v) for v in value]
     return value
 
-
-
-def _publish(work: Path, final: Path) -> None:
-    """Mark the tree built in `work` complete and rename it to `final`, unless another
-    process made the same tree first (the caller removes what is left of `work`)."""
-    (work / ".complete").write_text("\n", encoding="utf-8")
+@contextlib.contextmanager
+def building(final: Path) -> Iterator[Path]:
+    """A temporary folder beside `final` to build a tree in: when the block ends without an
+    error the tree is marked `.complete` and renamed to `final` (unless another process made
+    the same tree first); what is left of the folder is removed in any case."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
     try:
-        os.rename(work, final)
-    except OSError:  # another process made the same tree first
-        pass
+        yield work
+        (work / ".complete").write_text("\n", encoding="utf-8")
+        with contextlib.suppress(OSError):  # another process made the same tree first
+            os.rename(work, final)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
 
 def _read_report(final: Path) -> GeneratedData:
     report = json.loads((final / "report.json").read_text(encoding="utf-8"))
@@ -1088,11 +1088,9 @@ def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
 
 
 def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
-    """`generated` with each judged test case generators.yaml could not make (a reject with
-    its `case`) taken from the package's committed `data/` when that holds its `.in`: that
-    case is judged, and a note names the generator's failure; a case with no committed copy
-    stays a reject (not judged). The tree so completed is made once, beside the generated
-    one, named by the committed files' content."""
+    """`generated` with each judged case generators.yaml could not make taken from the package's
+    committed `data/` when that holds its `.in` (judged, with a note naming the failure); the
+    completed tree is made once, beside the generated one, named by the committed files' content."""
     committed = {e.case: _committed_files(root, e.case) for e in generated.rejects if e.case}
     committed = {case: files for case, files in committed.items() if files}
     if not committed:
@@ -1104,18 +1102,13 @@ def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
     made = generated.data_dir.parent
     final = made.with_name(f"{made.name}-committed-{digest.hexdigest()[:16]}")
     if not (final / ".complete").is_file():
-        work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
-        try:
+        with building(final) as work:
             shutil.copytree(generated.data_dir, work / "data", copy_function=_link_or_copy)
             for case, files in committed.items():
                 for ext, path in files:
                     target = work / "data" / f"{case}{ext}"
                     target.parent.mkdir(parents=True, exist_ok=True)
                     copy_regular(path, target, follow_source=True)  # the package's own file
-            _publish(work, final)
-        finally:
-            if work.exists():
-                shutil.rmtree(work, ignore_errors=True)
     notes = tuple(
         f"{YAML_FILE}{f':{e.line}' if e.line else ''}: {e.message}; the committed "
         f"data/{e.case}.in is judged instead" for e in generated.rejects if e.case in committed)

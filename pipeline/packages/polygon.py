@@ -12,7 +12,6 @@ import hashlib
 import os
 import shlex
 import shutil
-import tempfile
 import weakref
 import xml.etree.ElementTree as ElementTree
 from dataclasses import replace
@@ -21,6 +20,7 @@ from xml.parsers import expat
 
 from pipeline.fsutil import file_sha256
 from pipeline.packages.errors import PackageError
+from pipeline.packages.generators_yaml import building
 from pipeline.packages.model import (
     Expectation,
     Limits,
@@ -291,9 +291,7 @@ def _generate(package: Package, tests, missing: list[int], input_pattern: str,
     final = build_dir / "polygon-tests" / f"{package.short_name}-{_package_hash(package.root)[:24]}"
     if (final / ".complete").is_file():
         return final
-    final.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
-    try:
+    with building(final) as work:
         main = next(p for p in package.submissions if p.expectation and
                     p.expectation.label == "main")
         main_build = None
@@ -323,14 +321,6 @@ def _generate(package: Package, tests, missing: list[int], input_pattern: str,
                 raise PackageError(main.name, "main-solution-run", f"the main solution failed on "
                                    f"generated test {index}: {describe_failure(done, 'it')}")
         shutil.rmtree(work / ".run", ignore_errors=True)
-        (work / ".complete").write_text("\n", encoding="utf-8")
-        try:
-            work.rename(final)
-        except OSError:  # another process finished the same generation first
-            pass
-    finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
     return final
 
 

@@ -361,10 +361,8 @@ class GamebenchPlugin(_PluginBase):
 
 
 def run_batch(payload: bytes) -> bytes:
-    """The Dask task: run the pickled jobs on this worker; their outcomes, pickled, in order.
-
-    Jobs and outcomes travel as one pickle each way: Dask would otherwise walk (and serialise)
-    a tuple of thousands of small objects one by one, which costs more than running them."""
+    """The Dask task: run the pickled jobs on this worker; their outcomes, pickled, in order (one
+    pickle each way: Dask would otherwise serialise thousands of small objects one by one)."""
     from distributed import get_worker
 
     worker = get_worker()

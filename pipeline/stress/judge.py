@@ -319,9 +319,8 @@ def open_judge(problem: Problem, solver: str, against: str | None,
 
 def _package_specs(problem: Problem, names: tuple[str, ...], data_dir: Path,
                    executor: Executor) -> list[SolverSpec]:
-    """The specs of the package submissions among S and R, judged at the package's time
-    limit (derived now, as `pipeline run` does, when the package leaves it to its accepted
-    submissions and no run has yet); each is built here first, so that one that does not
+    """The specs of the package submissions among S and R, at the package's time limit (derived
+    now when needed, as `pipeline run` does); each is built here first, so that one that does not
     compile stops the session before it starts."""
     if not names:
         return []

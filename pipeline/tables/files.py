@@ -194,12 +194,8 @@ def migrate(data_dir: Path, table: str, schema: dict[str, pl.DataType]) -> None:
 
 def scan(data_dir: Path, table: str,
          schema: dict[str, pl.DataType] | None = None) -> pl.LazyFrame:
-    """A lazy view of a whole table (empty with the right schema when nothing is stored), in
-    `schema` (default: the table's own; the cases table's with its problems' size columns is
-    the caller's to give).
-
-    Every file's footer is checked first, so a damaged file is named here rather than failing
-    a query somewhere inside Polars."""
+    """A lazy view of a whole table in `schema` (default: the table's own), empty when nothing is
+    stored; every file's footer is checked first, so a damaged file is named here."""
     files = table_files(data_dir, table)
     schema = schema or schema_of(table)
     if not files:

@@ -55,10 +55,8 @@ def _me() -> bytes:
 @contextmanager
 def data_lock(data_dir: Path, wait: bool = True,
               say: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold the data folder's lock for the `with` block.
-
-    When another process holds it: wait (telling `say`, default stderr, whom we wait for), or
-    raise `LockHeld` at once when `wait` is False."""
+    """Hold the data folder's lock for the `with` block; when another process holds it, wait
+    (telling `say` whom for), or raise `LockHeld` at once when `wait` is False."""
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     path = data_dir / LOCK_NAME

@@ -26,11 +26,8 @@ MAX_PEOPLE = 10**6
 class Case:
     """A grid of n rows and m columns with person i at row xs[i], column ys[i] (input order).
 
-    `xs` and `ys` are read-only int64 arrays; equality and hashing compare their content.
-    A case read natively (`from_tokens`) holds the input's tokens in `packed` (N, M, P, then
-    X_i and Y_i, an array 'Q') and builds `xs` and `ys` from them on first use; `packed` takes
-    no part in equality.
-    """
+    `xs` and `ys` are read-only int64 arrays compared by content. A case read natively holds the
+    input's tokens in `packed` (no part in equality) and builds `xs` and `ys` on first use."""
 
     n: int
     m: int

@@ -218,14 +218,9 @@ def _parse_quick(text: str) -> Movcoin2Case | None:
 def _count_components(n: int, u, v) -> int:
     """Connected components of the graph on 0..n-1 with edges (u[i], v[i]).
 
-    Each round first pointer-jumps until every node points at its root, then hooks every root
-    onto the smallest root it shares an edge with, when that one is smaller (pointers only
-    decrease, so no cycle forms). A root that does not hook has only larger neighbours, which
-    all hook somewhere, so by the next round it has a smaller neighbour root and hooks itself:
-    every component merges within two rounds, O(log n) rounds in all. (Letting an arbitrary
-    write win instead of the smallest one takes n rounds on a star whose centre has the
-    largest label and whose edges come in increasing order.)
-    """
+    Each round pointer-jumps until every node points at its root, then hooks every root onto the
+    smallest root it shares an edge with, when smaller (so no cycle forms); every component
+    merges within two rounds, O(log n) rounds in all."""
     import numpy as np
 
     f = np.arange(n, dtype=np.int64)

@@ -44,13 +44,9 @@ BRUTE_BUDGET = 200_000
 
 
 def brute_estimate(test: TreeCase, cap: int = BRUTE_BUDGET) -> int:
-    """n roots times an upper bound on the coin configurations of one game (at most cap + 1).
-
-    The coins on R never move again, so a configuration is how many of the C coins sit on
-    each of the other n-1 nodes (at most C in total): comb(n - 1 + C, C) of them. The product
-    is built factor by factor and stops once it passes `cap`, so a 300,000-node case costs
-    nothing to refuse.
-    """
+    """n roots times an upper bound on the coin configurations of one game (at most cap + 1):
+    comb(n - 1 + C, C) ways for the C coins off the root, built factor by factor and stopped once
+    past `cap`, so a huge case costs nothing to refuse."""
     coins = sum(test.coins)
     k = min(coins, test.n - 1)
     estimate = test.n
