@@ -144,6 +144,13 @@ def _reject(problem: str, source: str, line: int | None, column: int | None, rul
             "rule": rule, "message": message, "ingested_at": when}
 
 
+def _rejected(problem: str, source: str | None, error: ReadFault | InputError, when) -> dict:
+    """The reject of a file that could not be read or broke its format."""
+    assert source is not None  # (a file that was read has its label)
+    return _reject(problem, source, getattr(error, "line", None), getattr(error, "column", None),
+                   error.rule, error.message, when)
+
+
 def _provenance(namespace: Namespace, expected_path: str, cache: dict[str, str],
                 reader: SourceReader) -> str:
     """`file`, or the stage named by a `pipeline generate` manifest beside the file."""
@@ -196,32 +203,20 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
             summary.files_read += 1
             text, case_id, input_bytes = judge_file(
                 reader.read(namespace.files[found.input], limit))
-        except ReadFault as fault:
-            message = fault.message
-            if fault.rule == "too-large" and limit < limit_bytes:
-                message += f" ({problem.id}'s inputs are at most {problem.input_mb:g} MB: " \
-                           "input_mb in its problem.toml)"
-            summary.rejects.append(_reject(problem.id, source, None, None, fault.rule,
-                                           message, when))
-            continue
-        except InputError as error:
-            summary.rejects.append(_reject(problem.id, source, error.line, error.column,
-                                           error.rule, error.message, when))
+        except (ReadFault, InputError) as error:
+            if error.rule == "too-large" and limit < limit_bytes:
+                error.message += f" ({problem.id}'s inputs are at most {problem.input_mb:g} " \
+                                 "MB: input_mb in its problem.toml)"
+            summary.rejects.append(_rejected(problem.id, source, error, when))
             continue
         expected = None
         if found.expected:
-            label = namespace.labels[found.expected]
             try:
                 summary.files_read += 1
                 expected = decode_judge_file(reader.read(namespace.files[found.expected],
                                                          limit_bytes))
-            except ReadFault as fault:
-                summary.rejects.append(_reject(problem.id, label, None, None,
-                                               fault.rule, fault.message, when))
-                continue
-            except InputError as error:
-                summary.rejects.append(_reject(problem.id, label, error.line,
-                                               error.column, error.rule, error.message, when))
+            except (ReadFault, InputError) as error:
+                summary.rejects.append(_rejected(problem.id, expected_label, error, when))
                 continue
         produced_by = _provenance(namespace, found.expected, provenance.setdefault(
             id(namespace), {}), reader) if expected is not None and found.expected else None

@@ -355,10 +355,9 @@ class _Parser:
         settings = inherited
         if "solution" in entry:
             value = entry["solution"]
-            if value is None or value == "":
-                settings = Settings(None, False, settings.random_salt, settings.retries)
-            elif isinstance(value, str) and value.startswith("/") and len(shlex.split(value)) == 1:
-                settings = Settings(value, False, settings.random_salt, settings.retries)
+            if value is None or value == "" or (isinstance(value, str) and value.startswith("/")
+                                                and len(shlex.split(value)) == 1):
+                settings = replace(settings, solution=value or None, default_solution=False)
             else:
                 self.error(_line_of(entry, "solution"), path, f"solution must be one absolute "
                            f"path from the problem root without arguments, got {value!r}")
@@ -368,13 +367,11 @@ class _Parser:
                 self.error(_line_of(entry, "random_salt"), path, f"random_salt must be a "
                            f"string, got {salt!r}")
             else:
-                settings = Settings(settings.solution, settings.default_solution, salt,
-                                    settings.retries)
+                settings = replace(settings, random_salt=salt)
         if "retries" in entry:
             retries = entry["retries"]
             if isinstance(retries, int) and not isinstance(retries, bool) and retries > 0:
-                settings = Settings(settings.solution, settings.default_solution,
-                                    settings.random_salt, retries)
+                settings = replace(settings, retries=retries)
             else:
                 self.error(_line_of(entry, "retries"), path, f"retries must be an integer > 0, "
                            f"got {retries!r}")
