@@ -71,12 +71,7 @@ def data_lock(data_dir: Path, wait: bool = True,
                                "when it is done (or leave out --no-wait to wait)") from None
             (say or (lambda line: print(shown(line), file=sys.stderr, flush=True)))(
                 f"waiting for the data folder {data_dir}: locked by {holder}")
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    time.sleep(POLL_S)
+            fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
         os.pwrite(fd, _me(), 0)
         try:
