@@ -39,6 +39,24 @@ def bfs_distances(adj: list[list[int]], source: int) -> list[int]:
     return dist
 
 
+def bfs_tree(adj: list[list[int]], root: int) -> tuple[list[int], list[int]]:
+    """(the nodes in BFS order from `root`, the parent of each node; the root's is -1)."""
+    parent = [-1] * len(adj)
+    seen = [False] * len(adj)
+    seen[root] = True
+    order = [root]
+    queue = deque([root])
+    while queue:
+        u = queue.popleft()
+        for w in adj[u]:
+            if not seen[w]:
+                seen[w] = True
+                parent[w] = u
+                order.append(w)
+                queue.append(w)
+    return order, parent
+
+
 # -- brute ------------------------------------------------------------------------------------
 BRUTE_BUDGET = 200_000
 
@@ -74,17 +92,7 @@ def brute_test(test: TreeCase) -> int:
     bob_wins = []
     for root in range(n):
         # toward[v]: the nodes after v on the path v .. root (root included).
-        parent = [-1] * n
-        seen = [False] * n
-        seen[root] = True
-        queue = deque([root])
-        while queue:
-            u = queue.popleft()
-            for w in adj[u]:
-                if not seen[w]:
-                    seen[w] = True
-                    parent[w] = u
-                    queue.append(w)
+        _, parent = bfs_tree(adj, root)
         toward = []
         for v in range(n):
             path = []
