@@ -1,6 +1,6 @@
 """arc087e: Prefix-free Game (AtCoder ARC087 E, task arc087_c).
 
-The game, the Grundy theory (G(h) = lowbit(h)) and what each stage computes: docs/problems.md.
+The game, the Grundy theory (G(h) = lowbit(h)) and what each stage computes: docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Bipartite Battle (Kattis `bipartitebattle`, ICPC Hanoi 2018 problem B).
 
 The game, the theory (sg(n, m) = n mod 2 + 2 (m mod 2)) and what each stage computes:
-docs/problems.md.
+docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """cf103119g: Game on Sequence (Codeforces Gym 103119 G, ICPC Macau 2020).
 
 The game, why the seed's monotonicity argument fails, the lemma behind `fast` and what each
-stage computes: docs/problems.md.
+stage computes: docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """insq15g: people pushed towards the top-right corner of a grid (CodeChef INSQ15_G).
 
 The game, its Staircase Nim theory, what each stage computes and how `parse` reads:
-docs/problems.md.
+docs/architecture.md.
 """
 
 from __future__ import annotations

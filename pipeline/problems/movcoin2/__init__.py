@@ -1,7 +1,7 @@
 """movcoin2: Move the Coins 2 (CodeChef MOVCOIN2).
 
 The game, its Nim theory (g(R) = XOR of coin distances) and what each stage computes:
-docs/problems.md.
+docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 
 `forest_answers` takes every test of a case as one forest and returns the per-test answers:
 centroid decomposition with a per-component table F(q) = XOR of (d(v) + q) over coin nodes,
-built bit by bit with sliding windows (the algorithm: docs/problems.md, "The fast kernel").
+built bit by bit with sliding windows (the algorithm: docs/architecture.md, "The fast kernel").
 `bit_limit` caps the bits examined: 63 for the trusted stage, 17 for the published tester's.
 """
 
