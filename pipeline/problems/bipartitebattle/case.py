@@ -21,12 +21,8 @@ MAX_SIDE = 10**9
 
 @dataclass(frozen=True)
 class BattleCase:
-    """N graphs as a tuple of (a_i, b_i) pairs, in input order.
-
-    `packed` is set by the native parse only: the input's tokens (N, then a_i and b_i, an
-    array 'Q') for the native `fast` stage; it takes no part in equality, and
-    `dataclasses.replace` drops it.
-    """
+    """N graphs as a tuple of (a_i, b_i) pairs, in input order. `packed` (set by the native parse
+    only: the input's tokens for `fast`) takes no part in equality; `replace` drops it."""
 
     graphs: tuple[tuple[int, int], ...]
     packed: array[int] | None = field(default=None, init=False, compare=False, repr=False)

@@ -27,11 +27,8 @@ _COMPATIBLE: tuple[tuple[int, ...], ...] = tuple(
 
 @dataclass(frozen=True)
 class Case:
-    """The initial values and the operations, each `(1, value)` or `(2, position)`.
-
-    `packed` is set by the native parse only: the same case as native code reads it (see
-    native.Packed); it takes no part in equality, and `dataclasses.replace` drops it.
-    """
+    """The initial values and the operations, each `(1, value)` or `(2, position)`. `packed` (set by
+    the native parse only: see native.Packed) takes no part in equality; `replace` drops it."""
 
     values: tuple[int, ...]
     ops: tuple[tuple[int, int], ...]

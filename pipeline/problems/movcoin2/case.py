@@ -41,11 +41,8 @@ class TreeCase:
 
 @dataclass(frozen=True)
 class Movcoin2Case:
-    """A whole judge input: the T tests in order.
-
-    `forest` is set by the native parse only: the same tests packed for the kernel (see
-    native.Forest); it takes no part in equality, and `dataclasses.replace` drops it.
-    """
+    """A whole judge input: the T tests in order. `forest` (set by the native parse only: see
+    native.Forest) takes no part in equality; `replace` drops it."""
 
     tests: tuple[TreeCase, ...]
     forest: Forest | None = field(default=None, init=False, compare=False, repr=False)

@@ -21,8 +21,7 @@ def _apply(nodes, pd, po, a, e, center, center_odd, grundy, hist, table, low, re
     """g[u] ^= F(pd[i]) for u = nodes[i], i in a..e-1 (and g[center] ^= F(0) if center >= 0),
 
     where F(q) = XOR over the coins of (their distance + q); the coins are the positions j in
-    a..e-1 with po[j] = 1 at distance pd[j], plus one at distance 0 if center_odd.
-    """
+    a..e-1 with po[j] = 1 at distance pd[j], plus one at distance 0 if center_odd."""
     deepest = 0
     deepest_coin = 0 if center_odd else -1
     for i in range(a, e):
@@ -95,8 +94,7 @@ def _bfs_relabel(total, eu, ev, starts):
     """CSR adjacency with nodes renumbered in BFS order, test by test (ranges are kept).
 
     Returns (offs, adj, perm, parent): perm maps a new id to the old one, parent is the BFS
-    parent in new ids (-1 at each test's first node).
-    """
+    parent in new ids (-1 at each test's first node)."""
     m = eu.shape[0]
     offs = np.zeros(total + 1, np.int32)
     for i in range(m):
@@ -225,8 +223,7 @@ def forest_answers(total, eu, ev, odd_old, starts, sizes, bit_limit):
     segment of node ids in BFS order from its first node, with parent positions, so its
     subtree sizes and centroid need no new search; the BFS of each branch from the centroid
     (which gives the distances) is at the same time the next level's segment for that branch.
-    Two sets of level arrays (A and B) alternate as current and next.
-    """
+    Two sets of level arrays (A and B) alternate as current and next."""
     offs, adj, perm, first_parent = _bfs_relabel(total, eu, ev, starts)
     odd = np.empty(total, np.uint8)
     for x in range(total):

@@ -144,8 +144,7 @@ def quadratic_grundy(test: TreeCase) -> np.ndarray:
     Columns are the nodes in preorder from node 1, so a subtree is a column interval
     [tin, tin + size). Moving the root from p to a child v brings every node of v's subtree one
     step closer and every other node one step further: row_v = row_p + 1, minus 2 on v's
-    interval. Row 1 comes from a BFS.
-    """
+    interval. Row 1 comes from a BFS."""
     import numpy as np
 
     n = test.n
@@ -230,8 +229,7 @@ class DistTracker:
     "one zone" [2^x, M). A distance inserted while the common shift is `shift` is stored by
     its residue (d - shift) mod M; shifting everything by +1 is the same as sliding the one
     zone one step down over those stored residues, so only the residues entering and leaving
-    the zone change the count of set bits: O(bits) per shift, O(bits) per insert, O(1) XOR.
-    """
+    the zone change the count of set bits: O(bits) per shift, O(bits) per insert, O(1) XOR."""
 
     def __init__(self, num_bits: int) -> None:
         self.num_bits = num_bits
