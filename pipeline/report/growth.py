@@ -10,6 +10,7 @@ with at least `MIN_SIZES` sizes spanning `MIN_SPAN`x and an R^2 of at least `MIN
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -68,18 +69,13 @@ def fit_loglog(sizes: Sequence[float], times: Sequence[float]) -> Fit | None:
     """Least squares of log10(time) on log10(size) over the positive pairs."""
     pairs = [(math.log10(s), math.log10(t)) for s, t in zip(sizes, times)
              if s is not None and t is not None and s > 0 and t > 0]
-    if len({x for x, _ in pairs}) < 2:
+    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
+    if len(set(xs)) < 2:
         return None
-    n = len(pairs)
-    mean_x = sum(x for x, _ in pairs) / n
-    mean_y = sum(y for _, y in pairs) / n
-    sxx = sum((x - mean_x) ** 2 for x, _ in pairs)
-    sxy = sum((x - mean_x) * (y - mean_y) for x, y in pairs)
-    syy = sum((y - mean_y) ** 2 for _, y in pairs)
-    slope = sxy / sxx
-    return Fit(exponent=slope, intercept=mean_y - slope * mean_x, points=n,
-               min_size=10 ** min(x for x, _ in pairs), max_size=10 ** max(x for x, _ in pairs),
-               r_squared=sxy * sxy / (sxx * syy) if syy > 0 else 1.0)
+    slope, intercept = statistics.linear_regression(xs, ys)
+    return Fit(exponent=slope, intercept=intercept, points=len(pairs), min_size=10 ** min(xs),
+               max_size=10 ** max(xs),
+               r_squared=statistics.correlation(xs, ys) ** 2 if len(set(ys)) > 1 else 1.0)
 
 
 def _quantile(ordered: Sequence[float], q: float) -> float:
