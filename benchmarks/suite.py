@@ -7,12 +7,13 @@
     python -m benchmarks --problem PROBLEM --only max-tests
     python -m benchmarks --only peers --package hello --package fixtures/guess
 
-Sections, in order: `max-tests`, `growth`, `ingest`, `throughput`, `overhead`, `stress`,
-`dask`, `nightly`, `peers`, `contests` (see their modules; the quick version skips `nightly`,
-`peers` runs only the fixture packages there and `contests` four problems of one contest).
-Every measurement becomes a row of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
-`PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under `DATA/build/`. Scratch files
-live in a temporary folder removed at the end (`--keep-work` keeps it). The exit status is 1
+Sections, in order: `startup`, `max-tests`, `growth`, `ingest`, `throughput`, `overhead`,
+`stress`, `dask`, `nightly`, `peers`, `contests` (see their modules; the quick version skips
+`nightly`, `peers` runs only the fixture packages there and `contests` four problems of one
+contest). Every measurement becomes a row of `DATA/bench/<bench_id>.parquet` (DATA from
+`--data-dir`, else `PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under
+`DATA/build/`. Scratch files live in a temporary folder removed at the end (`--keep-work`
+keeps it). The exit status is 1
 when something failed outright (a wrong answer, a crash, a failed build); goals missed are
 listed at the end but do not fail the run.
 """
@@ -39,6 +40,7 @@ from benchmarks import (
     nightly,
     overhead,
     peers,
+    startup,
     stress,
     throughput,
     workspace,
@@ -56,13 +58,14 @@ from benchmarks.common import (
 )
 from pipeline.problems import all_problems, get_problem, problem_ids
 
-SECTIONS = ("max-tests", "growth", "ingest", "throughput", "overhead", "stress", "dask",
-            "nightly", "peers", "contests")
+SECTIONS = ("startup", "max-tests", "growth", "ingest", "throughput", "overhead", "stress",
+            "dask", "nightly", "peers", "contests")
 ALIASES = {"max": "max-tests", "maxtests": "max-tests", "run": "throughput",
            "throughput": "throughput", "growth": "growth", "ingest": "ingest",
            "max-tests": "max-tests", "dask": "dask", "cluster": "dask", "nightly": "nightly",
            "stress": "stress", "peers": "peers", "bapctools": "peers", "overhead": "overhead",
-           "containment": "overhead", "contests": "contests", "contest": "contests"}
+           "containment": "overhead", "startup": "startup", "start": "startup",
+           "contests": "contests", "contest": "contests"}
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ class Settings:
     peer_repeats: int
     overhead_cases: int
     overhead_rounds: int
+    startup_rounds: int
 
 
 FULL = Settings(max_repeats=5, max_warm_up=True, max_breakdown_repeats=3,
@@ -99,7 +103,7 @@ FULL = Settings(max_repeats=5, max_warm_up=True, max_breakdown_repeats=3,
                 run_cases=20_000, run_external_cases=2_000, run_repeats=3,
                 run_external_repeats=3, dask_repeats=3, nights=2, stress_budget_s=10.0,
                 stress_wrong_budget_s=60.0, peer_repeats=3,
-                overhead_cases=50, overhead_rounds=20)
+                overhead_cases=50, overhead_rounds=20, startup_rounds=9)
 QUICK = Settings(max_repeats=1, max_warm_up=False, max_breakdown_repeats=1,
                  growth_sizes_up_to=5_000, growth_repeats=3,
                  growth_cap_s=0.3, ingest_small_files=400, ingest_small_repeats=1,
@@ -107,7 +111,7 @@ QUICK = Settings(max_repeats=1, max_warm_up=False, max_breakdown_repeats=1,
                  run_cases=500, run_external_cases=100, run_repeats=1,
                  run_external_repeats=1, dask_repeats=1, nights=0, stress_budget_s=2.0,
                  stress_wrong_budget_s=5.0, peer_repeats=1,
-                 overhead_cases=10, overhead_rounds=3)
+                 overhead_cases=10, overhead_rounds=3, startup_rounds=2)
 
 
 def default_run_problem() -> str:
@@ -217,7 +221,8 @@ def byte_compile() -> None:
 def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings) -> None:
     """Run the chosen sections; an exception in one is a failure line, the rest still run."""
     data_dir = args.data_dir
-    titles = {"max-tests": "max tests: fast vs C++ vs the time limit",
+    titles = {"startup": "each command's start, with no resident process",
+              "max-tests": "max tests: fast vs C++ vs the time limit",
               "growth": "growth of each stage's time with size",
               "ingest": "ingest throughput vs read + hash",
               "throughput": "run throughput, end to end",
@@ -231,7 +236,9 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
         _section_title(number, titles[section])
         started = time.perf_counter()
         try:
-            if section == "max-tests":
+            if section == "startup":
+                startup.run_startup(ctx, settings.startup_rounds)
+            elif section == "max-tests":
                 tests = workspace.max_tests(ctx, args.problems, ctx.quick)
                 binaries = workspace.binaries(ctx, args.problems, data_dir)
                 maxtests.run_max_tests(ctx, tests, binaries, settings.max_repeats,

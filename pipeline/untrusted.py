@@ -7,6 +7,7 @@ through a link the program left there.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -17,9 +18,8 @@ from typing import TYPE_CHECKING, BinaryIO
 if TYPE_CHECKING:  # only named in a type: importing it costs every start (fsutil uses this)
     import zipfile
 
-# Archive members: refused before reading when one would inflate more than this many times
-# (a 100 KB zip of 100 MB of zeros is 1000:1; real test data stays far below 100:1), counted
-# only for members this large.
+# Archive members: refused before reading when one this large would inflate more than this
+# many times (real test data stays far below it).
 MAX_COMPRESSION_RATIO = 200
 RATIO_CHECKED_FROM_BYTES = 1 << 20
 
@@ -139,11 +139,9 @@ def _escape(found: re.Match) -> str:
 
 
 def shown(text: str) -> str:
-    """`text` (a program's output, a judge file's content, a message quoting either) as it
-    is safe to print on a terminal: every control character but newline and tab, and every
-    byte that is not UTF-8, written as its escape (`\\x1b`, `\\r`, `\\xff`), so nothing in
-    it sets the terminal's title, moves its cursor or rewrites a line already printed. A
-    backslash of the text itself is left as it is."""
+    """`text` as it is safe to print on a terminal: every control character but newline and tab,
+    and every byte that is not UTF-8, written as its escape (`\\x1b`, `\\xff`); a backslash of the
+    text itself is left as it is."""
     return _HIDDEN.sub(lambda found: found.group() if found.group() in _LINE_BREAKS
                        else _escape(found), text)
 
@@ -207,10 +205,8 @@ class LeftBehind(Exception):
         `under` when given, else the file's own name)."""
         name = self.path.name
         if under is not None and self.path != Path(under):
-            try:
+            with contextlib.suppress(ValueError):
                 name = str(self.path.relative_to(under))
-            except ValueError:
-                pass
         return f"{program} left {printable(name)} as {self.kind}; {self.action}"
 
 
@@ -332,17 +328,14 @@ def make_folder(path: Path, action: str = "nothing is made in it") -> None:
     """Make the folder `path` (there already: fine) and check it is one, not a link to one
     (LeftBehind); its parents are the caller's."""
     path = Path(path)
-    try:
+    with contextlib.suppress(FileExistsError):
         path.mkdir()
-    except FileExistsError:
-        pass
     kind = kind_of(path)
     if kind != "a folder":
         raise LeftBehind(path, kind or "nothing", action)
 def archive_bomb(infos: list[zipfile.ZipInfo], archive_bytes: int) -> str | None:
-    """Why a whole archive is refused before any member is inflated (its members together
-    would inflate suspiciously well: members each just under `RATIO_CHECKED_FROM_BYTES`
-    escape `zip_bomb`, and 21.6 MB of them inflated to 20 GB), or None."""
+    """Why a whole archive is refused before any member is inflated (its members together would
+    inflate suspiciously well, though each is under `RATIO_CHECKED_FROM_BYTES`), or None."""
     total = sum(info.file_size for info in infos)
     ratio = total / max(1, archive_bytes)
     if total >= RATIO_CHECKED_FROM_BYTES and ratio > MAX_COMPRESSION_RATIO:

@@ -66,6 +66,32 @@ def test_solve_from_stdin_in_a_real_process_does_not_import_polars():
     assert "polars" not in imported and "pyarrow" not in imported
 
 
+HEAVY = frozenset({"polars", "pyarrow", "numpy", "pandas", "dask", "distributed", "yaml"})
+
+
+@pytest.mark.parametrize(("argv", "status", "allowed"), [
+    (["--help"], 0, {"rich"}),                # help is drawn by Typer's rich panels
+    (["run", "--help"], 0, {"rich"}),
+    (["problems"], 0, set()),
+    (["run", "--problem", "nosuch"], 2, set()),  # the run's start, to its first check
+])
+def test_a_commands_start_imports_only_what_it_needs(tmp_path, argv, status, allowed):
+    """What a command imports before its real work, in a real process started where no data
+    folder is: none of the heavy modules (Polars, Arrow, Dask, YAML), and no rich but for
+    help, so its start stays short without any resident process (`make bench`'s `startup`
+    section times it)."""
+    code = (f"import sys; from pipeline.entry import main; sys.argv = {['pipeline', *argv]!r}; "
+            "main()")
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == status, done.stderr[-2000:]
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "pipeline.cli" in imported  # (the command went through the Typer application)
+    top = {name.partition(".")[0] for name in imported}
+    assert not (HEAVY | {"rich"} - allowed) & top, sorted((HEAVY | {"rich"}) & top)
+
+
 def test_solve_out_dir_writes_good_files_and_reports_every_bad_one(tmp_path):
     good = tmp_path / "01.in"
     good.write_text("1 2\n11\n")

@@ -19,7 +19,6 @@ def run_app(app: typer.Typer, argv: list[str] | None = None) -> None:
     from typer.exceptions import TyperException
 
     from pipeline import signals
-    from pipeline.config import ConfigError
     from pipeline.tables.layout import DamagedTable
     from pipeline.tables.lock import LockHeld
 
@@ -41,7 +40,7 @@ def run_app(app: typer.Typer, argv: list[str] | None = None) -> None:
     except (typer.Abort, KeyboardInterrupt):
         say(f"interrupted ({signals.name()})", err=True)
         code = signals.exit_code()
-    except (LockHeld, DamagedTable, ConfigError, UnknownName, UserError) as error:
+    except (LockHeld, DamagedTable, UnknownName, UserError) as error:  # (a ConfigError too)
         say(f"error: {error}", err=True)
         code = 1
     except OSError as error:

@@ -1,37 +1,15 @@
 """`pipeline ingest`: find every case under some roots, validate it, store it in tables.
 
-For each problem the ingest reads every input (and expected output) it finds, validates them
-with the problem's own parser (on every core when there is much to parse; see `validate`), and
-merges the good cases into `tables/cases/<problem>.parquet` keyed by `case_id` (the SHA-256 of
-the input with line endings normalised: `pipeline.problems.identity`, the one place a case's
-identity is computed):
+Good cases merge into `tables/cases/<problem>.parquet` keyed by `case_id`
+(`pipeline.problems.identity`): the same input under another name adds to its `sources` and
+`groups`; the same input with another answer is a `conflict` reject, never written over; a
+stored input is not parsed again. Everything unusable is a row of `tables/rejects/` naming
+file, line, column and rule; a source's rejects are replaced when it is looked at again.
 
-- the same input under another name is one case whose `sources` lists both names, and whose
-  `groups` lists every group it was found in;
-- the same input with a different expected output is a *conflict*: reported, stored as a
-  reject row (rule `conflict`), never written over the stored answer;
-- an input that is stored already is not parsed again (it was validated when it was stored);
-- re-ingesting the same tree changes nothing.
-
-Everything that cannot be used becomes a row of `tables/rejects/<problem>.parquet` naming the
-file, line, column and rule: a broken input or expected output, a file over the size limit
-(`--max-file-mb`, or the problem's own `input_mb`), an unreadable file or folder, a broken link,
-a name that is not UTF-8, a corrupt or suspicious archive. Rejects of a source are replaced
-whenever that source is looked at again, so the table describes the latest look at each file.
-
-Reading and validating happen without a lock, a chunk of about `CHUNK_BYTES` at a time, what
-passed put aside in a file of the data folder (`_Spill`); the merge happens under the data
-folder's lock (`pipeline.tables.lock`), re-reading the stored table first, so two ingests at
-once end with the union of both. Stored answers are compared by digest, and the table is read
-and rewritten a row group at a time, so an ingest's memory does not grow with the corpus or
-the table. Each file is written atomically: a kill at any moment leaves the old or the new
-content.
-
-A problem package's validators are then held to its invalid data (`data/invalid_*`,
-`valid_output`), as `bt generate` validates it, and what they make of it is cached in the build
-area for the runs (its judge's `check_after_ingest`): last, after the cases are stored, so that
-it never costs them. A kind of invalid data the validators disagree with is a `note:` line of the
-package; a check that fails is one too, and no failure of the ingest.
+Reading and validating run without a lock, a chunk (`CHUNK_BYTES`) at a time, put aside in a
+`_Spill`; the merge runs under the data folder's lock, re-reading the stored table, a row group
+at a time, and each file is written atomically. Last, a package's validators are held to its
+invalid data (`check_after_ingest`), whose failures are notes, never a failed ingest.
 """
 
 from __future__ import annotations
@@ -166,6 +144,13 @@ def _reject(problem: str, source: str, line: int | None, column: int | None, rul
             "rule": rule, "message": message, "ingested_at": when}
 
 
+def _rejected(problem: str, source: str | None, error: ReadFault | InputError, when) -> dict:
+    """The reject of a file that could not be read or broke its format."""
+    assert source is not None  # (a file that was read has its label)
+    return _reject(problem, source, getattr(error, "line", None), getattr(error, "column", None),
+                   error.rule, error.message, when)
+
+
 def _provenance(namespace: Namespace, expected_path: str, cache: dict[str, str],
                 reader: SourceReader) -> str:
     """`file`, or the stage named by a `pipeline generate` manifest beside the file."""
@@ -218,32 +203,20 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
             summary.files_read += 1
             text, case_id, input_bytes = judge_file(
                 reader.read(namespace.files[found.input], limit))
-        except ReadFault as fault:
-            message = fault.message
-            if fault.rule == "too-large" and limit < limit_bytes:
-                message += f" ({problem.id}'s inputs are at most {problem.input_mb:g} MB: " \
-                           "input_mb in its problem.toml)"
-            summary.rejects.append(_reject(problem.id, source, None, None, fault.rule,
-                                           message, when))
-            continue
-        except InputError as error:
-            summary.rejects.append(_reject(problem.id, source, error.line, error.column,
-                                           error.rule, error.message, when))
+        except (ReadFault, InputError) as error:
+            if error.rule == "too-large" and limit < limit_bytes:
+                error.message += f" ({problem.id}'s inputs are at most {problem.input_mb:g} " \
+                                 "MB: input_mb in its problem.toml)"
+            summary.rejects.append(_rejected(problem.id, source, error, when))
             continue
         expected = None
         if found.expected:
-            label = namespace.labels[found.expected]
             try:
                 summary.files_read += 1
                 expected = decode_judge_file(reader.read(namespace.files[found.expected],
                                                          limit_bytes))
-            except ReadFault as fault:
-                summary.rejects.append(_reject(problem.id, label, None, None,
-                                               fault.rule, fault.message, when))
-                continue
-            except InputError as error:
-                summary.rejects.append(_reject(problem.id, label, error.line,
-                                               error.column, error.rule, error.message, when))
+            except (ReadFault, InputError) as error:
+                summary.rejects.append(_rejected(problem.id, expected_label, error, when))
                 continue
         produced_by = _provenance(namespace, found.expected, provenance.setdefault(
             id(namespace), {}), reader) if expected is not None and found.expected else None
@@ -339,13 +312,10 @@ class _Aside:
 
 
 class _Spill:
-    """The records of one problem that passed, put aside in a file of the data folder's (in
-    groups of about `SPILL_GROUP_BYTES`) until they are merged under the lock, so that an
-    ingest holds one chunk of inputs in memory, not the corpus. Rows are numbered in order.
-    Each group is three plain pickles: its rows without inputs or expected outputs, their
-    inputs, their expected outputs (the merge reads the first alone, as often as it needs).
-    Plain pickles: no library with threads of its own is loaded before the validating workers
-    are forked."""
+    """The records of one problem that passed, put aside in a file of the data folder (groups of
+    about `SPILL_GROUP_BYTES`) until the merge, so that an ingest holds one chunk in memory. Each
+    group is three plain pickles (rows without texts, inputs, expected outputs): no library with
+    threads of its own is loaded before the validating workers are forked."""
 
     def __init__(self, path: Path) -> None:
         self.path, self.rows = path, 0
@@ -460,11 +430,9 @@ MERGED_COLUMNS = ("case_id", "source", "sources", "group", "groups", "expected",
 
 @dataclass
 class _Merged:
-    """What merging the records put aside did to a problem's table: each row's merged columns
-    (its expected output as a digest, and where to read it: `expected_at`, ("stored", case id)
-    or ("spill", row number)), the rows changed, the rows removed, the records that start a
-    new row (by row number), and the rows whose expected output is now a record's (given to a
-    row that had none, or replaced by its package's; case id -> the record's row number)."""
+    """What merging the records put aside did to a problem's table: each row's merged columns (its
+    answer as a digest and where to read it, `expected_at`), the rows changed and removed, the
+    records that start new rows, and the rows whose answer is now a record's."""
 
     rows: dict[str, dict]
     touched: dict[str, None] = field(default_factory=dict)
@@ -837,12 +805,9 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
 
 
 def _return_freed_memory(arrow: bool) -> None:
-    """Have what an ingest frees go back to the system: the C library serves every
-    allocation of 128 KiB or more (a judge file's text, its bytes, a batch of them) from
-    pages of its own, unmapped when freed, rather than from a heap that does not shrink; and
-    (`arrow`) Arrow allocates with the C library (its own allocator keeps freed memory for
-    reuse). Without this, each chunk's and each row group's transient buffers raised the
-    resident size a little more every time."""
+    """Have what an ingest frees go back to the system: the C library serves allocations of 128 KiB
+    or more from pages unmapped when freed, and Arrow allocates with the C library, so transient
+    buffers do not raise the resident size chunk after chunk."""
     import ctypes
 
     if arrow:

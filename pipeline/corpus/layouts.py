@@ -1,16 +1,9 @@
 """Recognising test cases in the folder layouts judges use.
 
-`find_cases(paths)` looks only at relative paths (`/`-separated, as inside a zip) and decides
-which files are inputs, which file holds each input's expected output, which group a case
-belongs to, and which files belong to no case. It reads no file, so it is cheap to test on
-made-up trees. Layouts understood, at any depth and mixed freely:
-
-- pairs `NAME.in` + `NAME.out` | `NAME.ans` | `NAME.a`, or `NAME.in` alone;
-- Kattis / ICPC packages `data/sample/*.in|.ans`, `data/secret/**/*.in|.ans`
-  (group `sample` or `secret/<subfolder>`);
-- Polygon `tests/01` + `tests/01.a`;
-- AtCoder `in/NAME` + `out/NAME` (any extension or none);
-- IOI / TPS `tests/<subtask>-<nn>.in|.out` (group = the subtask).
+`find_cases(paths)` decides from relative paths alone (it reads no file) which files are
+inputs, each input's expected output and group, and which belong to no case. Layouts, at any
+depth: `NAME.in` with `.out`/`.ans`/`.a` or alone; Kattis `data/sample|secret/**`; Polygon
+`tests/01` + `tests/01.a`; AtCoder `in/NAME` + `out/NAME`; IOI/TPS `tests/<subtask>-<nn>.in`.
 """
 
 from __future__ import annotations
@@ -51,7 +44,7 @@ def find_cases(paths: Iterable[str]) -> Discovery:
         expected: str | None = None
         if basename(folder) == "in":  # AtCoder: in/NAME + out/NAME (or out/STEM.out)
             out_dir = join(dirname(folder), "out")
-            stem = name[: -len(".in")] if name.endswith(".in") else name
+            stem = name.removesuffix(".in")
             candidates = [join(out_dir, name)] + [join(out_dir, stem + s) for s in ANSWER_SUFFIXES]
             expected = next((c for c in candidates if c in present), None)
         elif name.endswith(".in"):

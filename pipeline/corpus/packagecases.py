@@ -1,30 +1,12 @@
 """A problem package's cases as the package has them now: what an ingest of it replaces.
 
-A package is the authority on its own test cases. Each stored case row keeps, in
-`package_sources`, which of its `sources` the problem's package supplied at its last ingest;
-when the package is ingested again (the same folder changed, or another package registered
-under the same name), `replace_package_cases` brings the stored rows to the package's current
-cases before the ingest's records are merged:
-
-1. a source the package no longer has (a test removed, renamed, or refused by its validators
-   now) leaves the row's `sources` and `package_sources`;
-2. a row left with no source at all, and found again by no record of this ingest, is removed:
-   a run no longer judges it;
-3. a case whose every source is the package's takes the package's expected output when it
-   differs from the stored one (a setter's corrected `.ans`), rather than being a conflict;
-4. after the merge, `mark_package_sources` records the package's sources of each row, and a
-   row that is the package's alone takes the package's groups.
-
-Cases found elsewhere (`DATA/raw/<problem>/`, stress findings) keep their rows: a row that also
-has such a source stays (with the groups it had: which group came from which source is not
-stored), and its answer is never replaced by the package's (that difference is a conflict, as
-between any two files).
-
-Rows and records hold expected outputs as digests (`digest`, None when there is none), so that
-neither the stored answers nor the ingest's are in memory together; `records` may be read more
-than once (the ingest's are read back from where they were put aside). The rows are changed in
-memory; the caller writes the problem's table once, atomically, with the answers the package
-replaced (`ingest._store`).
+A package is the authority on its own cases. `package_sources` keeps which of a row's `sources`
+the package supplied at its last ingest; `replace_package_cases` then (1) drops sources the
+package no longer has, (2) removes rows left with no source and not found again, (3) gives a
+row whose every source is the package's the package's answer (a corrected `.ans` is no
+conflict), and after the merge (4) `mark_package_sources` records the package's sources.
+Rows also found elsewhere (raw files, findings) stay, and keep their answer. Answers are held
+as digests, so stored and ingested answers are never in memory together.
 """
 
 from __future__ import annotations
@@ -46,20 +28,10 @@ class PackagePass:
 
 def replace_package_cases(rows: dict[str, dict], records: Iterable, package_labels: set[str],
                           differs: Callable[[dict, Any], bool]) -> PackagePass:
-    """Bring `rows` (case id -> stored row, with `source`, `sources`, `package_sources`,
-    `digest`, `expected_source`) to the package's cases among `records` (those whose `source`
-    is in `package_labels`: every label the package's ingest read).
-
-    Args:
-        rows: the problem's stored rows, changed in place.
-        records: every record of this ingest for the problem (the package's and others), each
-            with `source`, `case_id`, `digest` and `produced_by`; read once.
-        package_labels: the source labels of the package as ingested now.
-        differs: whether a row's stored answer and a record's (their digests differ) differ by
-            the problem's own comparison.
-    Returns:
-        the rows changed and removed, and the records whose answers replaced stored ones.
-    """
+    """Bring `rows` (case id -> stored row, changed in place) to the package's cases among
+    `records` (those whose `source` is in `package_labels`), which is read once; `differs` tells
+    whether two answers with different digests differ by the problem's comparison. Returns the
+    rows changed and removed, and the records whose answers replaced stored ones."""
     done = PackagePass()
     current: set[str] = set()
     answers: dict[str, Any] = {}  # the package's first record with an answer, by case

@@ -1,15 +1,10 @@
 """Validating judge files with their problem's own parser, on every core when it pays.
 
-`validate_all({problem: items}, jobs)` parses each new input (its size measures come with it)
-and checks each new expected output against its case. A little work runs in this process; when
-the new bytes add up to more than `PARALLEL_FROM_BYTES`, or the items to more than
-`PARALLEL_FROM_ITEMS`, they are split into batches that one pool of worker processes validates
-in parallel, every problem's batches together.
-
-Every outcome is a value, never an exception: an `InputError` becomes the item's error with its
-line and rule; any other failure of a parser is a `parser-error`; a worker that dies on an item
-gets that item alone retried in a fresh worker, and an item that kills it again is a
-`parser-crashed` error. So one bad file never costs the good ones.
+`validate_all` parses each new input and checks each new expected output against its case, in
+this process for little work, else in batches on one pool of workers (`PARALLEL_FROM_BYTES`,
+`PARALLEL_FROM_ITEMS`). Every outcome is a value: an `InputError` is the item's error, another
+parser failure `parser-error`, and an item that kills a fresh worker twice `parser-crashed`, so
+one bad file never costs the good ones.
 """
 
 from __future__ import annotations
@@ -157,12 +152,9 @@ def _check_inherited(problem_id: str, start: int, stop: int) -> list[Checked]:
 
 
 def _start_worker(parent: int, sandbox: bool | None) -> None:
-    """A worker dies quietly of Ctrl-C, SIGTERM or SIGHUP: they are the parent's to handle
-    (a forked worker would otherwise inherit the parent's handlers); and it dies with the
-    ingest, even one killed with SIGKILL (it would live on otherwise, adopted by init). A
-    parser that imports NumPy gets one BLAS thread (it does no linear algebra; idle BLAS
-    threads spin). The validator programs it runs are sandboxed as the ingest's are
-    (`sandbox`: its switch, which a spawned worker would not inherit)."""
+    """A worker leaves Ctrl-C, SIGTERM and SIGHUP to the parent, dies with the ingest (even one
+    killed with SIGKILL), gives NumPy one BLAS thread, and sandboxes the validators it runs as the
+    ingest does (`sandbox`, which a spawned worker would not inherit)."""
     from pipeline.programs.contained import use_sandbox
     from pipeline.programs.processes import die_with_parent
 
@@ -201,10 +193,8 @@ class Pools:
         self.close(kill=kind is not None)
 
     def get(self, workers: int) -> tuple[ProcessPoolExecutor, bool]:
-        """The pool, started now with `workers` workers when there is none yet, and whether it
-        was started now, forked (its workers then inherit `_INHERITED` as it is when the first
-        item is submitted). Once started it serves every later call as it is: a pool started
-        anew after Polars is loaded would be spawned, each worker importing the pipeline."""
+        """The pool, started now with `workers` workers when there is none yet (forked when this
+        process is single-threaded, its workers inheriting `_INHERITED`), and whether it was."""
         from pipeline.programs.processes import single_threaded
 
         if self.pool is not None:
@@ -237,13 +227,9 @@ def _submit(pool: ProcessPoolExecutor, batch: _Batch, items: list[Item], inherit
 def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
                  meanwhile: Callable[[], object] | None = None,
                  pools: Pools | None = None) -> dict[str, dict[int, Checked]]:
-    """Checked result of every item of every problem, by problem and index.
-
-    One pool of workers serves every problem: that of `pools` when given (kept for the next
-    call), else one of this call's own. Workers are forked from this process when it runs a
-    single thread as the pool starts (they inherit the items of that call; a later call's are
-    sent), else spawned (the items are sent). `meanwhile` is called while workers validate
-    (or before validating here)."""
+    """Checked result of every item of every problem, by problem and index, on the pool of `pools`
+    (kept for the next call) or one of this call's own; `meanwhile` is called while workers
+    validate (or before validating here)."""
     total = sum(len(i.text) + len(i.expected or "") for items in work.values() for i in items)
     count = sum(len(items) for items in work.values())
     workers = min(jobs or os.cpu_count() or 1, max(1, total // BATCH_BYTES, count // 1000))

@@ -1,17 +1,9 @@
 """Finding the files of an ingest: folders on disk and zip archives, every fault a reject.
 
-`scan(root, ...)` walks one root and returns its `Namespace`s (files that are laid out
-together: one problem's folder on disk, or one zip archive) plus a `Fault` for everything it
-could not use: an unreadable folder or file, a broken symbolic link or a link loop, a name that
-is not UTF-8, something that is not a regular file, a corrupt archive, an archive member that
-is too large or compressed suspiciously well (a zip bomb; an archive whose members would
-together, `untrusted.archive_bomb`), or too many members. Nothing is read
-here but zip directories: a `Source` says where a file's bytes are, and `read_source` reads
-them (with the size limit enforced while reading, so an archive that lies about a member's
-size cannot make us read more).
-
-Symbolic links to folders are followed, each real folder once, so a link loop ends the walk of
-that branch (as a `broken-link` fault) instead of looping.
+`scan` walks one root into `Namespace`s (a folder or a zip archive) and a `Fault` for whatever
+it cannot use (unreadable, broken link or loop, non-UTF-8 name, not a regular file, corrupt or
+bomb-like archive). Only zip directories are read here; `read_source` reads a file's bytes,
+enforcing the size limit while reading. Links to folders are followed, each real folder once.
 """
 
 from __future__ import annotations

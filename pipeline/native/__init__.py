@@ -1,50 +1,19 @@
 """Native code: C and C++ sources compiled once, ahead of time, and loaded with ctypes.
 
-What it is for. A `fast` stage must answer a max test within a few times our C++ solution,
-process start included, and a kernel compiled by numba costs every process the import of numba
-(a good part of a second and tens of MB), plus the load of its cached machine code, before the
-kernel runs. A shared library compiled when the package is installed costs a `dlopen`
-instead. This package is the one place that knows how such code is declared,
-built, cached and loaded, for any part of the pipeline:
+The one place that knows how such code is declared, built, cached and loaded (why native code
+and not numba's AOT or a CPython extension: docs/architecture.md):
 
     KERNELS = native.library("<problem id>", Path(__file__).with_name("native.c"))
     lib = native.load(KERNELS, fallback="numba's JIT")   # a ctypes.CDLL, or None
-
     LAUNCHER = native.program("launcher", Path(__file__).with_name("launcher.c"))
     path = native.executable(LAUNCHER, fallback="...")   # its path, or None
-    path = native.build(LAUNCHER)                         # its path, or BuildError
 
-`library` and `program` only declare (and register) a source; nothing is compiled or loaded
-at import. `load`, `executable` and `build` compile on first use when the cache lacks the
-artifact, so an edited source is rebuilt by the next process that needs it; `make venv` runs
-`python -m pipeline.native` (`__main__`), which imports every problem and the launcher (each
-declares its native code on import) and builds all of it (`build_all`) right
-after installing, so that no timed process ever compiles.
-
-Why this mechanism (and not another):
-- numba's AOT compiler (`numba.pycc`) is "pending deprecation" since numba 0.57 and still so
-  in 0.68 ("replacement technology is being developed"); it needs setuptools at run time and
-  would keep numba's toolchain in the build.
-- A CPython extension built by setuptools at install would need the Python headers and a
-  setup.py build step inside `pip install -e`, and every kernel would have to be wrapped in
-  the C API by hand.
-- A plain C or C++ shared library built with the compiler the README already requires (g++,
-  and its C driver), loaded with ctypes (standard library), needs neither: NumPy or `array`
-  buffers are passed as pointers, and the same code builds small executables too.
-
-Cache. Artifacts live in `cache_dir()` (`$PIPELINE_NATIVE_DIR`, else the virtual
-environment's `var/gamebench-native/`, else `~/.cache/gamebench/native/`) as
-`<name>-<key>[.so]`, where the key is a SHA-256
-of the sources (the declared headers included), the kind, the flags, the compiler named by
-`$CC`/`$CXX` and the machine type. A build compiles to a temporary file in the same folder and
-renames it into place, under an exclusive `flock` on a lock file beside it: a process killed
-mid-build leaves no artifact (and its temporary file is removed by the next build), and two
-processes building at once compile once and both load the same complete file.
-
-Fallback. Where building is impossible (no compiler on PATH, a failed compile, an unloadable
-file) `load` returns None after one line on stderr naming the reason and the fallback, and
-the caller runs its fallback (the numba JIT, or NumPy). `PIPELINE_NATIVE=0` switches native
-code off without a note (to time or test the fallbacks).
+Declaring compiles nothing; `load`, `executable` and `build` compile on first use when the cache
+lacks the artifact, and `make venv` builds all of it (`python -m pipeline.native`). Artifacts are
+`<name>-<key>[.so]` in `cache_dir()`, the key a hash of sources, flags, compiler and machine;
+a build renames a temporary file into place under an `flock`, so a killed build leaves nothing.
+Where building fails, `load` returns None after one stderr line naming the fallback;
+`PIPELINE_NATIVE=0` switches native code off without a note.
 """
 
 from __future__ import annotations
@@ -72,11 +41,8 @@ class BuildError(RuntimeError):
 
 @dataclass(frozen=True)
 class Native:
-    """One native source: a shared library (`kind="library"`) or an executable (`"program"`).
-
-    `headers` are files the source includes (hashed into the cache key; their folders are on
-    the include path, as is this package's folder with the shared `uints.h`).
-    """
+    """One native source: a shared library or an executable; `headers` are files it includes
+    (hashed into the cache key; their folders, and this package's, are on the include path)."""
 
     name: str
     source: Path
@@ -202,10 +168,8 @@ def build_command(native: Native, output: Path) -> list[str]:
 
 
 def build(native: Native) -> Path:
-    """The artifact of `native`, compiled into the cache first when missing.
-
-    Raises BuildError when it cannot be built. Safe to call from several processes at once.
-    """
+    """The artifact of `native`, compiled into the cache first when missing (BuildError when it
+    cannot be); safe to call from several processes at once."""
     target = artifact(native)
     if target.exists():
         return target
@@ -250,10 +214,8 @@ def note(native: Native, reason: str, fallback: str) -> None:
 
 
 def load(native: Native, fallback: str):
-    """The library as a `ctypes.CDLL` (built first if needed), or None when native code is off
-    or cannot be built here; then one line on stderr names the reason and `fallback`.
-
-    Loaded once per process."""
+    """The library as a `ctypes.CDLL` (built first if needed, loaded once per process), or None
+    when native code is off or cannot be built here (then one stderr line names `fallback`)."""
     if native.name in _LOADED:
         return _LOADED[native.name]
     library_ = None
@@ -276,11 +238,9 @@ def load(native: Native, fallback: str):
 
 
 def functions(native: Native, fallback: str, signatures: dict[str, str]):
-    """The one ctypes loader of the problems' kernels: a function that returns `native`'s
-    library (loaded on its first call, by `load`) with each function named in `signatures`
-    given its argument types, one letter each (`p` a pointer, `i` a 64-bit integer; every
-    kernel returns a 64-bit integer); or None where native code cannot be had, so the
-    caller's fallback runs."""
+    """A function returning `native`'s library (loaded on first call) with each function in
+    `signatures` typed, one letter an argument (`p` pointer, `i` int64; every kernel returns
+    int64); it returns None where native code cannot be had, so the caller's fallback runs."""
     ready: list = []
 
     def library():
@@ -299,6 +259,30 @@ def functions(native: Native, fallback: str, signatures: dict[str, str]):
         return ready[0]
 
     return library
+
+
+def read_tokens(read, text: str, most: int):
+    """Every token of `text` as an array 'Q', read and validated by the kernel function `read`
+    (text, length, tokens, capacity, count); None when the quick path declines."""
+    from pipeline.native.bulk import (
+        address,
+        int64_buffer,
+        text_buffer,
+        token_capacity,
+        uint64_buffer,
+    )
+
+    where = text_buffer(text)
+    if where is None:
+        return None
+    capacity = token_capacity(where[1], most)
+    tokens = uint64_buffer(capacity)
+    count = int64_buffer(1)
+    if read(*where, address(tokens), capacity, address(count)) < 0:
+        return None
+    del tokens[count[0]:]
+    return tokens
+
 
 def executable(native: Native, fallback: str) -> Path | None:
     """The program's path (built first if needed), or None when native code is off or cannot

@@ -1,66 +1,18 @@
 """Test data made by BAPCtools' generator framework: `generators/generators.yaml`, run at ingest.
 
-A Kattis package with `generators/generators.yaml` has its `data/` made by it, as `bt generate`
-makes it (BAPCtools' `doc/generators.md`, `doc/generators.yaml`, `bapctools/generate.py`); the
-committed `data/`, if any, is what an earlier `bt generate` wrote and is not read, but for the
-cases that cannot be made (below). What is read:
-
-- the root: `solution` (`/path/from/the/problem/root`, no arguments; empty turns answers off;
-  absent: the first accepted submission, by name, as BAPCtools picks one), `random_salt`,
-  `retries`, `generators` (a name -> the files of a generator made of them, the first its entry
-  point), `test_group.yaml` (or the older `testdata.yaml`) per folder, written as given, and
-  `data`, the tree of folders (`sample`, `secret`, `invalid_input`, `invalid_answer`,
-  `invalid_output`, `valid_output`) and test cases;
-- `data` a mapping (names as given, cases and folders in name order) or a list of one-entry
-  mappings (numbered: cases `NN-name` with one counter over the whole file, zero-padded to the
-  width of the total; folders `N-name` per folder); `include: [key, ...]` brings earlier cases
-  or folders (by their yaml key) into a folder under their own names;
-- a test case: a string (`gen args`, or the old `path.in` for a copy), or a mapping with
-  `generate`, `copy` (a path under `generators/` without extension: every `<path>.<ext>`
-  present), the file contents `in`, `ans`, `out`, `yaml`, `in.statement`, `ans.statement`,
-  `in.download`, `ans.download` (a `{link: ...}` to another of them), `interaction`, and
-  `count` (`3`, `[1, 5]`, `-2..=3`: one case per value, named `name-<value>`, `{count}` the
-  value in the command), `solution`, `random_salt`, `retries`;
-- a command: `{{CONSTANT}}` of problem.yaml's `constants` filled in, then `{count}`; its
-  words split as `shlex` splits them; `{name}` is `testcase`; `{seed}` / `{seed:N}` (at most
-  once) is `int(sha512(random_salt [+ ":" + (count - 1) when count != 1] + command.strip()),
-  16) % 2**31`, exactly BAPCtools' seed, so the inputs are the ones `bt generate` writes;
-  a retry adds 1 to it.
-
-A generator is found as BAPCtools finds it (a `generators:` name first, else the file or
-folder `generators/<word>`), built like every package program (`languages.build_program`,
-with `{{CONSTANT}}` filled into its sources as BAPCtools does) and run in an empty working
-directory under `procs.run_limited`: it writes `testcase.in` (and `testcase.ans`, or any
-`testcase.<ext>`), else its standard output is the input. An answer it does not write comes
-from the solution (`solution < testcase.in > testcase.ans`); interactive and multi-pass
-problems get an empty `.ans`; the invalid and `valid_output` folders get none made.
-
-Every test case is cached by content as BAPCtools caches it: a key over the generator's source
-files, the command with its seed, the copied and inline files and the solution's source, under
-`build_dir/bapctools-cases/<key>/`; the data tree is put together from the cache under
-`build_dir/bapctools-data/<package>-<hash of the package>/data/`, so loading the same package
-again (its registered copy, a re-ingest) runs nothing. Both are made in a temporary folder and
-renamed into place. A test case that cannot be made (its generator fails, writes nothing,
-leaves a `testcase.<ext>` or `.complete` as a symbolic link, or the entry is malformed) is a
-`PackageError` naming `generators/generators.yaml`, the entry's line and the generator's first
-line of complaint, with the case it costs (`case`, for a case of `sample` or `secret`, and for
-each folder that includes it); the other cases are still made. Such a case that the package
-commits (`data/<folder>/<name>.in`) is taken from the committed files instead, with a note
-naming the entry and the error (`with_committed`); one it does not commit is not judged, and
-the package's judging says so (`Package.unjudged_cases`). The pipeline opens every file of the
-generator's folder without following a link (`untrusted.open_regular`): the generator is
-contained, the pipeline is not. What is read
-past (visualizers, `match`, unknown keys) is a note.
-
-What one generators.yaml may ask for is capped: `MAX_CASES` test cases placed in the tree (each
-`count` value and each case an `include` brings into a folder is one; BAPCtools caps `count` at
-100 and nothing else, so a small file of includes could ask for 100,000), and
-`MAX_GENERATED_BYTES` made and placed in all. A case or include past a cap is a `too-large`
-reject naming generators.yaml and its line, and is not made; the cases before it are.
+A package with `generators/generators.yaml` has its `data/` made as `bt generate` makes it (the
+same seeds, numbering, `count`, `include`, `copy`, inline files and constants; what is read:
+docs/packages.md). Each case is cached by content and the tree assembled from the cache, so
+loading the package again runs nothing. A case that cannot be made is a `PackageError` naming
+generators.yaml and the entry's line; a committed copy of it is judged instead
+(`with_committed`). Generator files are opened without following links
+(`untrusted.open_regular`); what one file may ask for is capped (`MAX_CASES`,
+`MAX_GENERATED_BYTES`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import itertools
@@ -403,10 +355,9 @@ class _Parser:
         settings = inherited
         if "solution" in entry:
             value = entry["solution"]
-            if value is None or value == "":
-                settings = Settings(None, False, settings.random_salt, settings.retries)
-            elif isinstance(value, str) and value.startswith("/") and len(shlex.split(value)) == 1:
-                settings = Settings(value, False, settings.random_salt, settings.retries)
+            if value is None or value == "" or (isinstance(value, str) and value.startswith("/")
+                                                and len(shlex.split(value)) == 1):
+                settings = replace(settings, solution=value or None, default_solution=False)
             else:
                 self.error(_line_of(entry, "solution"), path, f"solution must be one absolute "
                            f"path from the problem root without arguments, got {value!r}")
@@ -416,13 +367,11 @@ class _Parser:
                 self.error(_line_of(entry, "random_salt"), path, f"random_salt must be a "
                            f"string, got {salt!r}")
             else:
-                settings = Settings(settings.solution, settings.default_solution, salt,
-                                    settings.retries)
+                settings = replace(settings, random_salt=salt)
         if "retries" in entry:
             retries = entry["retries"]
             if isinstance(retries, int) and not isinstance(retries, bool) and retries > 0:
-                settings = Settings(settings.solution, settings.default_solution,
-                                    settings.random_salt, retries)
+                settings = replace(settings, retries=retries)
             else:
                 self.error(_line_of(entry, "retries"), path, f"retries must be an integer > 0, "
                            f"got {retries!r}")
@@ -982,9 +931,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     if problem_type.interactive or problem_type.multi_pass:
         parser.note(None, "sample .interaction files are not made (bt generate makes them by "
                     "running the solution against the output validator)")
-    final.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
-    try:
+    with building(final) as work:
         data = work / "data"
         data.mkdir()
         made: dict[int, Path] = {}
@@ -1077,10 +1024,6 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
         result = {"rejects": [[e.file, e.rule, e.message, e.line, e.case] for e in rejects],
                   "notes": parser.notes}
         (work / "report.json").write_text(json.dumps(result), encoding="utf-8")
-        _publish(work, final)
-    finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
     assert report.is_file(), f"generated data vanished from {final}"
     return _read_report(final)
 
@@ -1092,16 +1035,21 @@ def _plain(value: object) -> object:
         return [_plain(v) for v in value]
     return value
 
-
-
-def _publish(work: Path, final: Path) -> None:
-    """Mark the tree built in `work` complete and rename it to `final`, unless another
-    process made the same tree first (the caller removes what is left of `work`)."""
-    (work / ".complete").write_text("\n", encoding="utf-8")
+@contextlib.contextmanager
+def building(final: Path) -> Iterator[Path]:
+    """A temporary folder beside `final` to build a tree in: when the block ends without an
+    error the tree is marked `.complete` and renamed to `final` (unless another process made
+    the same tree first); what is left of the folder is removed in any case."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
     try:
-        os.rename(work, final)
-    except OSError:  # another process made the same tree first
-        pass
+        yield work
+        (work / ".complete").write_text("\n", encoding="utf-8")
+        with contextlib.suppress(OSError):  # another process made the same tree first
+            os.rename(work, final)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
 
 def _read_report(final: Path) -> GeneratedData:
     report = json.loads((final / "report.json").read_text(encoding="utf-8"))
@@ -1137,11 +1085,9 @@ def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
 
 
 def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
-    """`generated` with each judged test case generators.yaml could not make (a reject with
-    its `case`) taken from the package's committed `data/` when that holds its `.in`: that
-    case is judged, and a note names the generator's failure; a case with no committed copy
-    stays a reject (not judged). The tree so completed is made once, beside the generated
-    one, named by the committed files' content."""
+    """`generated` with each judged case generators.yaml could not make taken from the package's
+    committed `data/` when that holds its `.in` (judged, with a note naming the failure); the
+    completed tree is made once, beside the generated one, named by the committed files' content."""
     committed = {e.case: _committed_files(root, e.case) for e in generated.rejects if e.case}
     committed = {case: files for case, files in committed.items() if files}
     if not committed:
@@ -1153,18 +1099,13 @@ def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
     made = generated.data_dir.parent
     final = made.with_name(f"{made.name}-committed-{digest.hexdigest()[:16]}")
     if not (final / ".complete").is_file():
-        work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
-        try:
+        with building(final) as work:
             shutil.copytree(generated.data_dir, work / "data", copy_function=_link_or_copy)
             for case, files in committed.items():
                 for ext, path in files:
                     target = work / "data" / f"{case}{ext}"
                     target.parent.mkdir(parents=True, exist_ok=True)
                     copy_regular(path, target, follow_source=True)  # the package's own file
-            _publish(work, final)
-        finally:
-            if work.exists():
-                shutil.rmtree(work, ignore_errors=True)
     notes = tuple(
         f"{YAML_FILE}{f':{e.line}' if e.line else ''}: {e.message}; the committed "
         f"data/{e.case}.in is judged instead" for e in generated.rejects if e.case in committed)

@@ -1,43 +1,18 @@
 """Invalid test data as tests of the validators: `data/invalid_*` and `data/valid_output`.
 
-The 2025-09 package format (and BAPCtools) has four folders of cases that are not judged but
-test the package's validators (plain folders, or made by generators.yaml):
-
-- `invalid_input/`: each `.in` must be rejected by at least one input validator;
-- `invalid_answer/`: each `.ans` (its `.in` valid) must be rejected by at least one answer
-  validator (`answer_validators/`: `validator input [answer_validator_args] < answer`, exit
-  42 accepts, 43 rejects), or by the custom output validator reading the answer as an output
-  with `case_sensitive space_change_sensitive`, as BAPCtools runs it;
-- `invalid_output/`: each `.out` must be rejected (WA) by the output validator (the custom one
-  or the default one) with the case's `output_validator_args`;
-- `valid_output/`: each `.out` must be accepted by it.
-
-Arguments are inherited down the folders from `test_group.yaml` (or `testdata.yaml`) and a
-case's `<name>.yaml`, as for the judged cases. `check_validators` holds the validators to
-these tests and reports each kind as an `Agreement`, the way a submission is held to its
-folder: a validator that accepts an invalid case (or rejects a valid output) is a
-`disagree` naming the cases; a validator that cannot run is `judge-error`, not a verdict.
-
-What the validators make of these tests is a function of what they are given, so each kind's
-`Agreement` is cached by content, as a build is: under `BUILD/validator-tests/` (`BUILD` the
-package build area, `DATA/build/packages/`), one JSON file per key. The key
-(`agreement_key`) covers what the agreement depends on: each validator's build (its name,
-convention, language, status and message, and its build folder's name, the hash of its
-language, commands and sources' names and bytes), the output validator's name and the
-package's flags, the package's type (an interactive or multi-pass one has no output tests),
-the validation limits, the sandbox setting, every test of the kind (its case's name, group and
-arguments, its files' bytes), and the bytes of the code that judges (`JUDGING_CODE`). So
-`pipeline ingest` checks a package's validators once (as `bt generate` validates the invalid
-data) and the runs after it read what it found; a changed validator or case is a new key,
-checked anew. An agreement on a kind where a validator could not run on some test (a
-`judge-error`, or a `disagree` beside one: the fault may pass) is not stored, nor is a
-`skipped` one (nothing ran). The file is written atomically (a temporary file renamed into
-place), and one that cannot be read back as what this module writes (damaged, cut short, of
-another format or key) is a miss, never an error.
+Each `invalid_input` case must be rejected by an input validator, each `invalid_answer` case by
+an answer validator (or the output validator reading it as an output), each `invalid_output`
+case by the output validator, and each `valid_output` case accepted by it, with arguments
+inherited as for judged cases. `check_validators` reports each kind as an `Agreement`, as a
+submission is held to its folder. Agreements are cached by content under
+`BUILD/validator-tests/` (`agreement_key`: every validator's build, the tests' bytes and
+arguments, the limits, the sandbox and `JUDGING_CODE`); one on which a validator could not run
+is not stored, and a file that does not read back is a miss.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -320,10 +295,8 @@ def write_agreement(path: Path, agreement: Agreement) -> None:
     """Store `agreement` at `path` (a temporary file renamed into place); a cache that cannot be
     written is no failure of the check."""
     data = {"format": CACHE_FORMAT, "key": path.stem, "agreement": dataclasses.asdict(agreement)}
-    try:
+    with contextlib.suppress(OSError):
         atomic_write_text(path, json.dumps(data, indent=1) + "\n")
-    except OSError:
-        pass
 
 
 def _strings(value: object) -> tuple[str, ...]:

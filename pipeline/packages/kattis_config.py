@@ -1,15 +1,9 @@
-"""Reading an ICPC / Kattis package's `problem.yaml`: its `problem_format_version`, `type`
-(and legacy `validation`), `limits` (a legacy package's DOMjudge `.timelimit` file gives its time
-limit; a package in a contest folder that gives none takes the contest's `problems.yaml`
-`time_limit`) and name; and the checked values (numbers, word lists, validator arguments) that the
-package's other settings files (`testdata.yaml`, `test_group.yaml`, a case's `<name>.yaml`)
-hold too.
+"""Reading a Kattis package's `problem.yaml` (format version, type, limits, name) and the checked
+values (numbers, word lists, validator arguments) its other settings files hold too.
 
-An unknown key is read past with a note, kept for the package being loaded in `IGNORED`
-(`kattis.load_kattis` opens and collects it); so is a time setting (`time_limit`,
-`compilation_time`, `validation_time`, `.timelimit`) above `MAX_TIME_SETTING_S`, which is
-lowered to it. Anything wrong is a `PackageError` naming the file, the line where known, and
-the rule.
+An unknown key is read past with a note, kept in `IGNORED`; so is a time setting above
+`MAX_TIME_SETTING_S`, which is lowered to it. Anything wrong is a `PackageError` naming the
+file, the line where known, and the rule.
 """
 
 from __future__ import annotations
@@ -135,15 +129,15 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
             value = capped_time(value, file, f"limits.{key}", lines("limits", key))
         return value
 
-    common = dict(
-        memory_mb=int(get("memory", 2048, integer=True)),
-        output_mb=int(get("output", 8, integer=True)),
-        code_kb=int(get("code", 128, integer=True)),
-        compilation_time_s=get("compilation_time", 60.0),
-        compilation_memory_mb=int(get("compilation_memory", 2048, integer=True)),
-        validation_time_s=get("validation_time", 60.0),
-        validation_memory_mb=int(get("validation_memory", 2048, integer=True)),
-        validation_output_mb=int(get("validation_output", 8, integer=True)))
+    common = {
+        "memory_mb": int(get("memory", 2048, integer=True)),
+        "output_mb": int(get("output", 8, integer=True)),
+        "code_kb": int(get("code", 128, integer=True)),
+        "compilation_time_s": get("compilation_time", 60.0),
+        "compilation_memory_mb": int(get("compilation_memory", 2048, integer=True)),
+        "validation_time_s": get("validation_time", 60.0),
+        "validation_memory_mb": int(get("validation_memory", 2048, integer=True)),
+        "validation_output_mb": int(get("validation_output", 8, integer=True))}
     if version == "legacy":
         known = {"time_multiplier", "time_safety_margin", "memory", "output", "code",
                  "compilation_time", "compilation_memory", "validation_time",
@@ -195,10 +189,8 @@ def contest_time_limit(root: Path) -> ContestLimit | None:
     return ContestLimit(capped_time(found.time_s, found.where, "time_limit", None), found.where)
 
 
-# Settings that are a time some program may run for, and the most any of them is taken to say:
-# a package's `validation_time: 100000000` would hold the ingest on one sleeping validator for
-# three years. Neither problemtools nor BAPCtools checks these; Kattis' largest time limits are
-# tens of seconds and both tools' default for compiling and validating is 60 s.
+# Settings that are a time some program may run for, and the most any of them is taken to say
+# (so a huge `validation_time` cannot hold the ingest on one sleeping validator).
 TIME_SETTINGS = ("time_limit", "compilation_time", "validation_time")
 MAX_TIME_SETTING_S = 120.0
 

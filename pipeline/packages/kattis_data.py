@@ -1,10 +1,7 @@
-"""Walking an ICPC / Kattis package's test data (`data/`, or where generators.yaml made it)
-into test groups and cases (`Data`): legacy `testdata.yaml` settings and grading inherited
-key by key from the closest ancestor; 2023-07 / 2025-09 `test_group.yaml` (the drafts'
-`testdata.yaml` when it is absent) with its args inherited and its scoring per group, and a
-case's `<name>.yaml`; a case's `.interaction` and `.files` noted. A package without test
-cases loads with a note (`NO_CASES_NOTE`). Anything wrong is a `PackageError` naming the file,
-the line where known, and the rule.
+"""Walking a Kattis package's test data into test groups and cases (`Data`): legacy
+`testdata.yaml` inherited key by key, `test_group.yaml` with its arguments inherited and scoring
+per group, a case's `<name>.yaml`, `.interaction` and `.files`. Anything wrong is a
+`PackageError` naming the file, the line where known, and the rule.
 """
 
 from __future__ import annotations
@@ -203,13 +200,13 @@ class Data:
         keys = {"max_score", "score_aggregation", "require_pass", "scoring"} & set(config)
         if not self.type.scoring:
             if keys:
-                key = sorted(keys)[0]
+                key = min(keys)
                 raise PackageError(file or name, "scoring-only-key", f"{key} is only for scoring "
                                    "problems; this one is pass-fail", line=lines(key))
             return None
         if name == "sample":
             if keys:
-                key = sorted(keys)[0]
+                key = min(keys)
                 raise PackageError(file or name, "sample-scoring", f"{key} is not permitted in "
                                    "data/sample", line=lines(key))
             return None

@@ -1,19 +1,9 @@
 """Loading a Polygon package: problem.xml, tests/, files/, solutions/.
 
-From `problem.xml`: the problem's short name and title; the `tests` testset's time limit (ms)
-and memory limit (bytes), input and answer path patterns (`tests/%02d`, `tests/%02d.a`) and its
-tests (method manual or generated with the generator command `cmd`, `sample`, `group`,
-`points`), its groups (points, points-policy, feedback-policy, dependencies), `judging`'s
-`treat-points-from-checker-as-percent`; the testlib checker, interactor and validators
-(`assets`); the solutions with their tags; the executables (generators) and resources
-(`testlib.h`), which are copied beside every program built.
-
-A test listed as generated whose file is not in the package is generated: the generator named
-by the first word of `cmd` (the executable whose source is `files/<name>.<ext>`) is built like
-any program and run with the rest of the words as arguments, its stdout the test (Polygon's
-`gen args > $`); a missing answer file is made by running the main solution on the input, as
-Polygon does. Generated tests are stored under `build_dir/polygon-tests/<hash>/`, made in a
-temporary folder and renamed into place.
+From `problem.xml`: names, the `tests` testset (limits, path patterns, tests and groups), the
+checker, interactor and validators, the tagged solutions, generators and resources. A test
+listed as generated whose file is missing is made as Polygon makes it (`gen args > $`, the
+answer by the main solution), under `build_dir/polygon-tests/<hash>/`, renamed into place.
 """
 
 from __future__ import annotations
@@ -22,7 +12,6 @@ import hashlib
 import os
 import shlex
 import shutil
-import tempfile
 import weakref
 import xml.etree.ElementTree as ElementTree
 from dataclasses import replace
@@ -31,6 +20,7 @@ from xml.parsers import expat
 
 from pipeline.fsutil import file_sha256
 from pipeline.packages.errors import PackageError
+from pipeline.packages.generators_yaml import building
 from pipeline.packages.model import (
     Expectation,
     Limits,
@@ -301,9 +291,7 @@ def _generate(package: Package, tests, missing: list[int], input_pattern: str,
     final = build_dir / "polygon-tests" / f"{package.short_name}-{_package_hash(package.root)[:24]}"
     if (final / ".complete").is_file():
         return final
-    final.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
-    try:
+    with building(final) as work:
         main = next(p for p in package.submissions if p.expectation and
                     p.expectation.label == "main")
         main_build = None
@@ -333,14 +321,6 @@ def _generate(package: Package, tests, missing: list[int], input_pattern: str,
                 raise PackageError(main.name, "main-solution-run", f"the main solution failed on "
                                    f"generated test {index}: {describe_failure(done, 'it')}")
         shutil.rmtree(work / ".run", ignore_errors=True)
-        (work / ".complete").write_text("\n", encoding="utf-8")
-        try:
-            work.rename(final)
-        except OSError:  # another process finished the same generation first
-            pass
-    finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
     return final
 
 

@@ -1,28 +1,12 @@
 """Answer checking: the default output validator, custom output validators, testlib checkers.
 
-`default_validate` is problemtools' `default_validator.cc` in Python, byte for byte the same
-semantics: tokens split on C `isspace` (space, \\t, \\n, \\v, \\f, \\r); by default tokens compare
-up to ASCII case and whitespace is ignored; `case_sensitive` compares bytes exactly;
-`space_change_sensitive` requires the output's whitespace to match the answer's character by
-character (leading and trailing included); with a float tolerance every answer token that
-parses as a finite float (C `sscanf("%lf")` grammar, whole token) is compared numerically,
-accepted when within the absolute OR the relative tolerance (`float_tolerance` sets both; a
-later flag overrides an earlier one, as in problemtools); an output token that is not a float
-where one is expected is wrong. An unknown flag is a judge error, as the C++ validator's usage
-error is.
-
-Custom output validators follow the Kattis convention: `validator input answer feedback_dir/
-[args] < output`, exit 42 accepted, 43 wrong answer, anything else (including 0, a crash or a
-timeout) a judge error (JE), never the submission's fault. `judgemessage.txt` is the message;
-`score.txt` / `score_multiplier.txt` are read for scoring problems. A feedback file is read
-never through a symbolic link (`untrusted.read_regular`): one left as a link is JE naming it.
-
-testlib checkers: `checker input output answer`, exit 0 OK, 1 WA, 2 PE (testlib's `_pe`,
-`_dirt` and, without ENABLE_UNEXPECTED_EOF, `_unexpected_eof`; recorded as WA with the
-message), 3 FAIL (JE), 7 points (`quitp`: the score is the first number of the message after
-`points`), 8 unexpected EOF (WA); any other code is a judge error. testlib's `_pc(n)` exits
-with `n` itself (PC_BASE_EXIT_CODE is 0 outside TESTSYS), so it cannot be told from the codes
-above and is read as those codes are. The checker's message is what testlib prints on stderr.
+`default_validate` is problemtools' `default_validator.cc` in Python with the same semantics
+(C `isspace` tokens; `case_sensitive`, `space_change_sensitive`, absolute or relative float
+tolerance, a later flag overriding an earlier one; an unknown flag is a judge error).
+Custom output validators follow the Kattis convention (`validator input answer feedback_dir/
+[args] < output`: 42 accepted, 43 wrong answer, anything else JE); feedback files are read
+never through a link. testlib checkers (`checker input output answer`): 0 OK, 1 WA, 2 PE (as
+WA), 3 FAIL (JE), 7 points, 8 unexpected EOF (WA), anything else JE.
 """
 
 from __future__ import annotations

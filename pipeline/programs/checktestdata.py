@@ -1,41 +1,14 @@
 """checktestdata (`.ctd`) input validators, run by the `checktestdata` package from PyPI.
 
-The package (pyctd, MIT) implements DOMjudge's checktestdata language: it parses a program into
-Python code and runs it on the input. This file is what the validator runner starts, as a
-script under the same containment as every program (a contained process with the run's time and
-memory limits: a program is untrusted input, and a bomb, a huge loop or a regex that backtracks
-without end, only ever takes its own process down):
+The validator runner starts this file as a contained script (it imports nothing from the
+pipeline):
 
-    python -P checktestdata.py [-w|--whitespace-ok] PROGRAM.ctd [validator arguments...] < input
+    python -P checktestdata.py [-w|--whitespace-ok] PROGRAM.ctd [arguments...] < input
 
-(`-P`: the script's own folder first on the path would shadow the package of the same name),
-exit 42 when the input matches, 43 when it does not, 2 when the program itself is wrong (a
-syntax error, a type error or an undefined variable at run time, a fault of the package);
-`--check PROGRAM.ctd` only parses the program (exit 0 or 2), the "compile" step. Validator
-arguments are ignored: checktestdata has none. Every message names the `.ctd` line, and a
-rejection the line and character of the input with that input line shown.
-
-What is kept here because the package lacks it, or differs from the original there (its
-grammar `checktestdata.y` and `libchecktestdata.cc` decide):
-1. `--whitespace-ok` (`-w`): any run of blanks stands for one `SPACE` and is allowed around
-   newlines and at the start, as the original's option does; here `SPACE` and `NEWLINE` are
-   replaced in the program's namespace.
-2. `&&` and `||` bind equally, left to right, and `!` takes all of the test that follows (the
-   grammar gives `!` no precedence); the package binds `&&` tighter and `!` tight. Its
-   operator table is set to the original's when this module is imported.
-3. POSIX classes in `REGEX` (`[[:digit:]]`, the original's regexes are POSIX extended ones):
-   translated to ranges before the package sees the expression.
-4. `FLOAT`/`FLOATP`: a number that ends the input (the package reads end-of-file as the start
-   of an exponent and rejects it: such a number is read with a newline after it), and `-0.0`,
-   which the original reads as zero and the package rejects ("should have no sign").
-5. `UNIQUE` and `INARRAY` of a variable never set (or `UNSET`) are a program error, as in the
-   original (the package takes it as an empty array: a misspelt name would check nothing), and
-   a failing `UNIQUE` rejects the input naming the repeated tuple and its index, as the
-   original's does (the package returns false: "ASSERT failed!").
-6. problemtools' exit codes (42/43/2, the package exits 0/1/2) and messages that put the file
-   and line first, `--check`, and one line, never a traceback, for any fault.
-
-This file is run as a script by the validator runner, so it imports nothing from the pipeline.
+(`-P`: the script's folder would shadow the package). Exit 42 accepts, 43 rejects, 2 is a
+fault of the program; `--check PROGRAM.ctd` only parses it. Every message names the `.ctd`
+line, and a rejection the input's line and character. What is patched here, because the package
+differs from the original checktestdata: docs/packages.md, "checktestdata".
 """
 
 from __future__ import annotations

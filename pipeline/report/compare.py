@@ -1,34 +1,12 @@
 """`pipeline compare`: what changed between two runs of a problem, and whether that is bad.
 
-Per solver it gives the verdict transition matrix (AC->WA ...), the cases whose answer changed,
-and the time regressions: for each case timed in both runs, the ratio NEW/BASE of the median
-CPU time over the repeats (wall time where no CPU time was measured: CPU time is far less
-disturbed by other load on the machine). A case is flagged slower when the ratio exceeds
-`ratio_threshold` AND the difference exceeds `min_diff_ms` (so a 0.2 ms case that takes 0.6 ms is
-noise, not a regression). The geometric mean of the ratios summarises each solver.
-
-The comparison fails on:
-- a new failure: a (case, solver) whose verdict is WA, RE, TLE, MLE or OLE in NEW and was not
-  that same verdict in BASE (or was absent from BASE);
-- a flagged slowdown.
-A slowdown (a case above both thresholds) is *flagged* when it counts: the solver is judged on
-speed and both runs ran on the same host (`runs.host`). Otherwise it is *noted*, with why: the
-runs ran on different (or unknown) hosts, the stage is registered as known to be wrong, or it
-is not judged on speed (oracles, references and transcribed methods: see their roles in
-`problem.toml`). The text of a comparison uses those two words and no others for them, in its
-body and in its last line. Stages known to be wrong never fail a comparison: their new failures
-are notes too.
-
-What the comparison concludes is a tuple of typed `Finding`s (new failure, changed answer,
-slowdown, note), each saying whether it fails the comparison; nightly decides from those.
-`pairs_to_compare` chooses the runs a `pipeline compare` without arguments looks at: the newest
-finished run of a problem and, as its baseline, the newest earlier finished run that is
-comparable (`comparable`: the same group, a case count within 10 %, every solver of NEW), each
-choice with the sentence saying why and which newer runs were passed over.
-
-`compare_solvers` puts two programs of one run side by side by the same rules (`compare
---solver A --against B`): B's verdicts against A's, the cases where they differ, and the cases
-where A is slower than B.
+Per solver: the verdict transition matrix, changed answers, and slowdowns (median CPU time
+NEW/BASE above `ratio_threshold` and the difference above `min_diff_ms`), summarised by the
+geometric mean. A new WA, RE, TLE, MLE or OLE fails the comparison; a slowdown fails it only
+when *flagged* (the solver is judged on speed and both runs ran on one host), else it is
+*noted* with why; stages known to be wrong never fail it. The result is a tuple of `Finding`s.
+`pairs_to_compare` picks the runs a bare `pipeline compare` looks at (`comparable`), and
+`compare_solvers` puts two programs of one run side by side. Rules: docs/commands.md.
 """
 
 from __future__ import annotations
@@ -295,12 +273,8 @@ def _slowdown_note(problem: str, solver: str, wrong: str | None,
 
 
 def _timing(row: dict) -> tuple[float | None, float | None]:
-    """CPU time when both runs measured it, else wall time.
-
-    CPU time is what a slower algorithm costs; wall time on a shared 2-core machine also
-    carries the scheduler's noise (an unchanged 4 ms C++ case was seen at 24 ms wall), which a
-    1.5x rule would flag as a regression.
-    """
+    """CPU time when both runs measured it (what a slower algorithm costs, without the
+    scheduler's noise that wall time carries), else wall time."""
     if row["base_cpu"] is not None and row["new_cpu"] is not None:
         return row["base_cpu"], row["new_cpu"]
     return row["base_ms"], row["new_ms"]

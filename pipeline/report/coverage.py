@@ -1,14 +1,9 @@
 """Constraint coverage shown: which of a problem's input bounds its stored cases reach.
 
-Each problem says it through its hook `Problem.bound_coverage(inputs)`, so nothing here asks
-what kind of problem it holds. A built-in problem declares its bounds once, beside the parser
-that enforces them (`pipeline/problems/<id>/bounds.py`, from the constants of its `case.py`),
-and `pipeline.problems.coverage` counts for each bound the lowest and highest value the
-cases take, and how many cases hit each end. A problem package asks its testlib input validators
-(with testlib's `--testOverviewLogFileName`): their test-overview log says only whether a case hit
-each end of a variable, so the ends and the values reached are unknown (None), printed "as the
-validator checks" and "-". A bound whose end no case reaches is a warning, since a program
-that fails only there passes every test (an overflow at N = 10^5, a special case at N = 1).
+Each problem answers through `Problem.bound_coverage(inputs)`: a built-in problem from the
+bounds declared beside its parser (`bounds.py`), a package from its testlib validators' test
+overview log (which tells only whether an end was hit, so the values are None). A bound whose
+end no case reaches is a warning: a program failing only there passes every test.
 """
 
 from __future__ import annotations

@@ -1,26 +1,16 @@
 """How each solver's time grows with the case size: points per size and a fit on log-log.
 
-For a solver, each timed case gives a raw point (size, median wall ms over its repeats); the
-cases of one size (sizes within one twentieth of a decade count as one) are summarised by their
-median and 90th percentile. Only verdicts that come with a real timing take part (`AC`, `WA`,
-`NOEXP`); `SKIP` is left out, and cases that ended without an answer (`TLE`, `RE`, `MLE`, ...)
-are kept apart as `untimed` marks: the time of a killed or crashed run is not a timing.
-
-The fit is a straight line through log10(median time) against log10(size), over the sizes
-where the time is well above the solver's fixed cost (at least `FIXED_COST_FACTOR` times the
-smallest median over all sizes: start-up, parsing a line, a function call), so the exponent
-says how the work grows, not how a constant looks on a log axis. Its slope is the growth
-exponent (`fast: n^1.04`); `Fit.min_size` and `Fit.max_size` are the sizes it was computed
-over, and a chart draws it over that range only. An exponent is only given when it means
-something: at least `MIN_SIZES` sizes above the fixed cost, spanning at least `MIN_SPAN`x,
-and a line that explains at least `MIN_R_SQUARED` of the variance of log time (on a corpus
-whose times depend on more than the size measure, log-log is no straight line and no exponent
-is printed).
+Each timed case (AC, WA, NOEXP) is a raw point; cases of one size (within a twentieth of a
+decade) are summarised by median and 90th percentile; cases that ended without an answer are
+`untimed` marks. The fit is a line through log time against log size over the sizes well above
+the fixed cost (`FIXED_COST_FACTOR`), so its slope says how the work grows; it is given only
+with at least `MIN_SIZES` sizes spanning `MIN_SPAN`x and an R^2 of at least `MIN_R_SQUARED`.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -79,18 +69,13 @@ def fit_loglog(sizes: Sequence[float], times: Sequence[float]) -> Fit | None:
     """Least squares of log10(time) on log10(size) over the positive pairs."""
     pairs = [(math.log10(s), math.log10(t)) for s, t in zip(sizes, times)
              if s is not None and t is not None and s > 0 and t > 0]
-    if len({x for x, _ in pairs}) < 2:
+    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
+    if len(set(xs)) < 2:
         return None
-    n = len(pairs)
-    mean_x = sum(x for x, _ in pairs) / n
-    mean_y = sum(y for _, y in pairs) / n
-    sxx = sum((x - mean_x) ** 2 for x, _ in pairs)
-    sxy = sum((x - mean_x) * (y - mean_y) for x, y in pairs)
-    syy = sum((y - mean_y) ** 2 for _, y in pairs)
-    slope = sxy / sxx
-    return Fit(exponent=slope, intercept=mean_y - slope * mean_x, points=n,
-               min_size=10 ** min(x for x, _ in pairs), max_size=10 ** max(x for x, _ in pairs),
-               r_squared=sxy * sxy / (sxx * syy) if syy > 0 else 1.0)
+    slope, intercept = statistics.linear_regression(xs, ys)
+    return Fit(exponent=slope, intercept=intercept, points=len(pairs), min_size=10 ** min(xs),
+               max_size=10 ** max(xs),
+               r_squared=statistics.correlation(xs, ys) ** 2 if len(set(ys)) > 1 else 1.0)
 
 
 def _quantile(ordered: Sequence[float], q: float) -> float:

@@ -1,12 +1,9 @@
 """The nightly history of a problem: each trusted solver's total CPU time and failures over the
 last nightly runs, so a slow drift shows before any single night flags it.
 
-A nightly run is a finished run whose `command` starts with `pipeline nightly` (the nightly's
-re-measurements have their own status and are left out). Per run and solver: the total over
-its cases of the median CPU time over repeats (wall time where no CPU time was measured;
-skipped cases count nothing), and the number of cases whose worst verdict is a failure (WA,
-RE, TLE, MLE, OLE, CE). Stages registered as known to be wrong are left out: they fail by
-design.
+A nightly run is a finished run whose `command` starts with `pipeline nightly`. Per run and
+solver: the total median CPU time of its cases (wall time where no CPU time was measured) and
+the cases whose worst verdict is a failure; known-wrong stages are left out.
 """
 
 from __future__ import annotations

@@ -1,28 +1,10 @@
 """`pipeline report`: one self-contained HTML file answering the four questions of a run.
 
-The page holds, for the chosen runs (default: per problem, each solver's newest result, from
-the newest finished run holding it; the comparison, slowest cases and mismatches read the
-latest run of each problem):
-- the runs themselves;
-- the verdict matrix: per problem, a table of its solvers' verdict counts that fits the page
-  (a column per solver, or past `WIDE_SOLVERS` a row per solver grouped by expected verdict,
-  each group led by a summary row)
-- test strength: which wrong programs the cases kill, the smallest killing set, and which input
-  bounds the cases reach (`pipeline strength`)
-  (long solver names wrap; a table too wide for a narrow window scrolls inside its box);
-- the comparison of each run with its baseline (the one the nightly used, else the newest
-  comparable earlier run, `compare.choose_baseline`), saying which and why;
-- per problem, a log-log chart of wall time against size: raw points, per-size medians and
-  90th percentiles, each solver's growth exponent fitted above its fixed cost, and the cases
-  without a timing marked apart;
-- per problem, the history of the last nightly runs: each trusted solver's total CPU time and
-  failures per night;
-- per problem, the slowest cases and the mismatches (findings in full, known-wrong stages
-  failing as documented in one line each).
-
-It works offline: CSS is inline, charts are inline SVG drawn here, there is no script and no
-font or image to fetch, and a Content-Security-Policy forbids fetching anything. The file is
-written atomically (temporary file, then rename) with the mode of any file the user writes.
+For the chosen runs (default: each solver's newest result per problem) the page shows the
+runs, the verdict matrix, test strength, each run's comparison with its baseline, a log-log
+chart of time against size with fitted growth, the nightly history, the slowest cases and the
+mismatches. It works offline (inline CSS and SVG, no script, a Content-Security-Policy that
+fetches nothing) and is written atomically.
 """
 
 from __future__ import annotations

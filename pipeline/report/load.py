@@ -1,13 +1,8 @@
 """What every report reads: the results of some runs and the cases they ran on.
 
-- `collapsed_results` reads the results of some runs with the repeats of each (run, case,
-  solver) folded into one row: the worst verdict, that verdict's answer, and the median wall
-  and CPU times;
-- `load_cases` reads the cases those results ran on (input, expected answer, sources, groups);
-- `answers_agree` and `difference` compare two outputs with the problem's own rule, without
-  failing on a problem that is no longer registered.
-
-Choosing runs is `pipeline.tables.runs`; limits and roles are `pipeline.report.limits`.
+`collapsed_results` folds each (run, case, solver)'s repeats into one row (worst verdict, its
+answer, median times); `load_cases` reads the cases; `answers_agree` and `difference` compare
+outputs by the problem's own rule, also for a problem no longer registered.
 """
 
 from __future__ import annotations

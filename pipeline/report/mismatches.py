@@ -1,21 +1,10 @@
 """`pipeline mismatches`: cases whose answers disagree, per problem, smallest case first.
 
-A case is a mismatch when some stage's answer differs from the expected answer, or when two
-stages give different answers (which also catches disagreements on cases with no expected
-answer). Answers are compared token by token with the problem's own `compare`, so spacing and
-line endings never count; where a checker judged the answers (a problem package's, or one a
-problem's `problem.toml` names), an accepted one counts as the expected answer. Only rows that carry
-an answer take part: `SKIP`, `TLE`, `MLE`, `RE` and `OLE` rows are left out (they are verdicts, not
-answers). Each case shows its answers grouped, with the stages that side with each one.
-
-Mismatches are of two kinds:
-- a *finding*: a trusted solver (any stage not registered as known to be wrong, any external
-  program) disagrees with the expected answer, or, without one, with another trusted solver;
-- *known*: only stages registered as known to be wrong are off, failing as documented.
-`by_problem` sorts them into one section per problem, ordered by that problem's own size
-measure (sizes of different problems are in different units and are never compared), with the
-known ones folded into one line per stage: how many cases it gets wrong and its smallest
-counterexample.
+A case is a mismatch when a stage's answer differs from the expected answer or from another
+stage's, compared with the problem's own `compare` (an answer a checker accepted counts as the
+expected one); rows without an answer (SKIP, TLE, MLE, RE, OLE) take no part. A *finding* is a
+trusted solver off; *known* is only known-wrong stages off, folded into one line per stage.
+`by_problem` sorts per problem by its own size measure.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """`pipeline query`: Polars SQL over every table, streamed so any result size fits.
 
-Each table (`cases`, `rejects`, `results`, `runs`, and any other in the schemas) is a lazy scan
-of its Parquet files (a damaged file is named before the query runs); a table with no files yet
-is an empty frame with the right columns. The query is planned lazily:
-
-- `table` (the console view) computes only the rows it shows (`TABLE_ROWS`, plus one to know
-  whether there are more);
-- `csv`, `json` (one JSON object per line) and `parquet` stream the whole result, in batches,
-  to stdout or to `--out FILE` (written atomically), never holding it in memory at once.
-
-A query that fails is explained by `query_error`: one line saying what is wrong in words of the
-query (the unknown table with the tables there are, the unknown column with the closest one,
-where the parser stopped), then the query with a caret under what was typed there.
+Each table is a lazy scan of its Parquet files (an empty frame with the right columns when it
+has none). `table` output computes only the rows it shows; `csv`, `json` and `parquet` stream
+the result in batches. `query_error` explains a failed query in one line in the query's words,
+then shows the query with a caret.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """`pipeline slow`: the slowest cases of some runs, against the problem's time limit.
 
-Cases are ranked by CPU time, as programs and built-in stages are limited by it (wall time is
-shown beside it; a result with no CPU time, from before it was measured, ranks by its wall
-time). Times are the median over a case's repeats. Cases a stage skipped (beyond its limits)
-have no meaningful time and are left out; every other verdict is listed, so a `TLE` shows up
-at the top with its fraction of the limit above 1.
+Cases rank by median CPU time (the limit is on CPU time; wall time where none was measured);
+skipped cases are left out, so a TLE shows at the top above the limit.
 """
 
 from __future__ import annotations

@@ -1,25 +1,11 @@
 """How strong a problem's tests are: which case kills which wrong program, which cases do the
 work, and the fewest cases that still kill every wrong program the whole set kills.
 
-A *wrong program* is one the problem says must fail (`report.limits.must_fail`): a stage
-registered as known to be wrong, or a package submission whose folder, tag or
-`submissions.yaml` requires a failing verdict somewhere (one only permitted to fail, as
-`mixed/*` with `permitted: [AC, WA]`, may pass every case and is no wrong program). A
-case *kills* it when the program got there a verdict its expectation names: `wrong_answer` a
-WA, `time_limit_exceeded` a TLE, `run_time_error` an RE (MLE and OLE count as RE, as Kattis
-counts them), `memory_limit_exceeded` an MLE, `output_limit_exceeded` an OLE; a known-wrong
-stage and any other expectation (`rejected`, ...) any failing verdict. A wrong program no case
-kills *survives*: the tests would let it through.
-
-The smallest killing set is a minimum set cover of the killed programs by the cases. It is
-exact (a breadth-first search over the sets of programs killed so far, so the first layer that
-kills them all is the fewest cases) while there are at most `EXACT_MAX_PROGRAMS` killed
-programs; beyond that it is the greedy cover (each step takes the case that kills the most
-programs not yet killed), which is at most H(d) = 1 + 1/2 + ... + 1/d times the fewest possible,
-d being the most programs one case kills. Either way the answer says which.
-
-The CPU time the set saves is what every solver of the run spent (median over its repeats) on
-the cases outside the set: what each run of every program costs less when only the set runs.
+A wrong program is one that must fail (`report.limits.must_fail`); a case kills it when the
+program got a verdict its expectation names there (a known-wrong stage: any failing verdict).
+The smallest killing set is an exact minimum set cover (breadth-first) up to
+`EXACT_MAX_PROGRAMS` killed programs, else the greedy cover (within H(d) of the fewest); the
+answer says which. The CPU time saved is what every solver spent on the cases outside the set.
 """
 
 from __future__ import annotations
@@ -90,11 +76,11 @@ def smallest_cover(masks: Sequence[int], universe: int) -> tuple[list[int], str]
     mask), and how they were found: exact when the universe is small, greedy beyond."""
     if universe == 0:
         return [], "exact"
-    bits = bin(universe).count("1")
+    bits = universe.bit_count()
     if bits <= EXACT_MAX_PROGRAMS:
         return _exact_cover(masks, universe), "exact"
     chosen = _greedy_cover(masks, universe)
-    most = max(bin(m & universe).count("1") for m in masks)
+    most = max((m & universe).bit_count() for m in masks)
     bound = sum(1 / k for k in range(1, most + 1))
     return chosen, f"greedy (at most H({most}) = {bound:.2f} times the fewest possible)"
 
@@ -127,7 +113,7 @@ def _exact_cover(masks: Sequence[int], universe: int) -> list[int]:
 def _greedy_cover(masks: Sequence[int], universe: int) -> list[int]:
     chosen, left = [], universe
     while left:
-        best = max(range(len(masks)), key=lambda i: (bin(masks[i] & left).count("1"), -i))
+        best = max(range(len(masks)), key=lambda i: ((masks[i] & left).bit_count(), -i))
         chosen.append(best)
         left &= ~masks[best]
     return sorted(chosen)

@@ -1,15 +1,9 @@
 """Charts as inline SVG text: no scripts, no fonts, nothing to download.
 
-- `loglog_chart`: time against size on log-log axes, per solver the raw points (faint), the
-  median and 90th percentile of each size, the fitted line over the sizes it was fitted on,
-  and the cases without a timing (TLE, RE, ...) as crosses in a band of their own above the
-  plot, never among the timings; the legend on the right prints each growth exponent
-  (`fast: n^1.04`) and the range it was fitted over.
-- `history_chart`: per trusted solver, the total CPU time of each of the last nightly runs (log
-  axis) and, under it, each night's failures.
-
-Raw points are placed on whole pixels and drawn once per pixel, so a series of thousands of
-cases stays small.
+`loglog_chart` draws time against size per solver (raw points, per-size median and 90th
+percentile, the fitted line over its range, untimed cases as crosses in a band of their own,
+each growth exponent in the legend); `history_chart` the nightly CPU time and failures per
+trusted solver. Raw points are drawn once per pixel, so thousands of cases stay small.
 """
 
 from __future__ import annotations

@@ -1,53 +1,9 @@
 """The Dask executor (`--executor dask`): the run's batches of jobs on a Dask cluster.
 
-The engine is Dask distributed: a scheduler and workers on any set of machines (started by hand,
-by `dask worker` under SSH, SLURM or Kubernetes through Dask's deployment projects, or a local
-cluster that this executor starts when it is given no scheduler). This module adds only what a
-run needs on top of it:
-
-- One Dask task runs one batch of jobs. On the Dask worker the batch goes through an inner
-  local pool, a `LocalPoolExecutor` with one worker process, kept warm between tasks and runs
-  by the `GamebenchPlugin` worker plugin (one inner pool per Dask worker thread; workers are
-  best started with `--nthreads 1`, so a case never shares its core with another). Parsing,
-  solving, timing, warm-up before the first timed case, timeouts (the inner worker killed and
-  the rest of the batch handed to a replacement), limits and peak memory are therefore
-  literally those of the local executor: the same code does them, in a process of the same
-  shape, with the environment `dask worker` was started with (not the one its nanny adds, see
-  `_drop_nanny_environment`). Running batches inside the Dask worker process instead would
-  put the cases beside Dask's own threads and leave a stuck built-in stage no one could kill.
-- Batches are cut as the run goes: small at first, then sized so that a task takes about
-  `TASK_TARGET_S` by the times measured so far (per problem and solver), so thousands of tiny
-  cases cost a few dozen tasks while a max test travels alone; inputs above `TASK_BYTES` travel
-  alone too. A task's jobs go out, and its outcomes come back, as one pickle each.
-- External programs with a build step travel as their `Program` with its source's bytes
-  (`languages.pack`) and are built on each worker machine into its own cache, once per source
-  hash (`languages.build_here`); a failed build fails the run as it would locally.
-- The driver submits tasks with `pure=False`, keeps a bounded number in flight, and yields each
-  finished task's outcomes (marked with the worker's host) as `as_completed` hands them over, so
-  the runner writes result chunks exactly as with the local pool and `--resume` works the same.
-- A task whose worker died is run again by the scheduler on another worker, and its outcomes
-  reach the driver once, from the attempt that finished. Each attempt notes itself in the
-  scheduler's metadata for the task (dropped with the task): a rerun (one worker already died
-  running the batch) runs its jobs one at a time, noting which one is starting, so that when a
-  worker dies again the next attempt knows which job it was running. A job that was running
-  when its worker died twice is not run again but recorded a judge error (`JE`, "its worker died
-  twice", no verdict of the program: `--resume` runs it again), naming the
-  workers, as the local pool records a job whose inner worker died twice. (The first death,
-  in the batch's ordinary run, is pinned on no job, so a case that kills every worker it runs
-  on costs three workers.) Should a scheduler give up on a batch first (`KilledWorker`, after
-  `distributed.scheduler.allowed-failures` deaths; 3 by default, enough for the above), the
-  batch is split into single jobs, and a single job it gives up on is recorded `JE` too.
-- No case is left running: when a task is cancelled while it runs (the driver's end of run,
-  Ctrl-C, a failure, or the driver's death, after which the scheduler releases its tasks), the
-  plugin kills the inner worker running it, whose SIGTERM handler kills the program it runs. The
-  inner workers ask Linux for SIGTERM when their Dask worker dies (`PR_SET_PDEATHSIG`), so a
-  Dask worker killed with SIGKILL takes its cases with it, and the plugin stops every inner
-  worker when the Dask worker closes.
-- A local cluster started here takes no other user's client: a Dask scheduler or worker runs
-  any function a client sends it, as its own user, so its listeners on loopback speak TLS
-  both ways with a key made for the cluster and held in memory (`local_cluster_security`). A
-  given scheduler is reached with Dask's own security settings (its config files and
-  `DASK_DISTRIBUTED__COMM__*` variables), as any Dask client reaches it.
+Dask distributed does the scheduling; this module adds what a run needs on top of it: on each
+Dask worker a plugin with warm inner local pools (so cases are run and timed as locally), batches
+sized by measured times, programs built on each worker, a job whose worker died twice recorded
+`JE`, cancelled tasks' cases killed, and TLS for a local cluster. How and why: docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -130,11 +86,8 @@ def _guarded_worker_main(connection, preload, progress, parent_pid: int) -> None
 
 @contextlib.contextmanager
 def _children_allowed():
-    """Let a daemonic process (a Dask worker under its nanny is one) start a child.
-
-    multiprocessing refuses children to daemonic processes only so that none outlives them;
-    the inner workers are tied to their Dask worker by PR_SET_PDEATHSIG and the plugin's
-    teardown instead."""
+    """Let a daemonic process (a Dask worker under its nanny) start a child: the inner workers are
+    tied to it by PR_SET_PDEATHSIG and the plugin's teardown instead."""
     # multiprocessing's own per-process settings (no public way to lift `daemon`)
     config = multiprocessing.current_process()._config  # type: ignore[attr-defined]
     daemon = config.get("daemon")
@@ -151,14 +104,9 @@ _NANNY_HASH_SEED = "6640"
 
 
 def _drop_nanny_environment() -> None:
-    """Give the inner workers the environment `dask worker` was started with.
-
-    A nanny sets `distributed.nanny.pre-spawn-environ` (MALLOC_TRIM_THRESHOLD_=65536, one
-    OpenMP/BLAS thread) and a fixed PYTHONHASHSEED in its worker process, which the inner
-    workers would inherit. The malloc setting alone makes allocation-heavy solvers spend about
-    15% more CPU (every big block is mapped and unmapped afresh), so cases would not be timed
-    as the local executor times them. A variable is dropped when it holds the value the nanny
-    gives it (the same value set on purpose before `dask worker` is dropped as well)."""
+    """Give the inner workers the environment `dask worker` was started with: drop each variable
+    the nanny sets (`distributed.nanny.pre-spawn-environ`, PYTHONHASHSEED) that holds the nanny's
+    value, since its malloc setting changes how allocation-heavy solvers are timed."""
     import dask
 
     defaults = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
@@ -187,13 +135,9 @@ _spawner_lock = threading.Lock()
 
 
 def start_process(process: BaseProcess) -> None:
-    """Start a spawned worker process from a thread that lasts as long as this process.
-
-    A worker asks the kernel to kill it when its parent dies (PR_SET_PDEATHSIG), and Linux
-    takes the parent to be the *thread* that forked it: a pool first used from a short-lived
-    thread (a task's) had its workers killed with SIGKILL when that thread ended, and the next
-    batch sent to them failed with a broken pipe. Started from the main thread or from one
-    long-lived spawner thread, they die with this process, as meant."""
+    """Start a spawned worker process from the main thread or one long-lived spawner thread: Linux
+    ties PR_SET_PDEATHSIG to the forking *thread*, so a worker forked by a task's short-lived
+    thread would be killed when that thread ends."""
     global _spawner
     if threading.current_thread() is threading.main_thread():
         process.start()
@@ -417,10 +361,8 @@ class GamebenchPlugin(_PluginBase):
 
 
 def run_batch(payload: bytes) -> bytes:
-    """The Dask task: run the pickled jobs on this worker; their outcomes, pickled, in order.
-
-    Jobs and outcomes travel as one pickle each way: Dask would otherwise walk (and serialise)
-    a tuple of thousands of small objects one by one, which costs more than running them."""
+    """The Dask task: run the pickled jobs on this worker; their outcomes, pickled, in order (one
+    pickle each way: Dask would otherwise serialise thousands of small objects one by one)."""
     from distributed import get_worker
 
     worker = get_worker()
@@ -519,21 +461,14 @@ def _check_address(address: str) -> None:
 
 
 def local_cluster_security():
-    """The security of a local cluster this executor starts: TLS both ways with a certificate
-    made for the cluster, held in memory.
+    """TLS both ways for a local cluster this executor starts, with a certificate held in memory.
 
-    1. Why: a Dask scheduler, nanny or worker runs any function a client sends it, as its own
-       user, and a plain `tcp://` listener on loopback takes any local user's client. With
-       this, every listener of the cluster accepts only a peer that holds the cluster's key,
-       which only this process and the cluster's own processes have.
-    2. How: what `distributed.security.Security.temporary()` makes (one self-signed
-       certificate for every role, encryption required), with an elliptic-curve key instead
-       of its 2048-bit RSA one, which is far quicker to make at each start and to sign every
-       TLS handshake between the cluster's processes with.
+    A Dask scheduler or worker runs any function a client sends it, so a plain loopback listener
+    would take any local user's client. This is `Security.temporary()` with an elliptic-curve key
+    in place of its RSA one, which is quicker to make and to handshake with.
 
     Raises:
-        ExecutorError: the `cryptography` package (a dependency) is missing.
-    """
+        ExecutorError: the `cryptography` package (a dependency) is missing."""
     import datetime
 
     from distributed.security import Security
@@ -579,7 +514,7 @@ class DaskExecutor:
         except BaseException:
             self.close()
             raise
-        self.size = jobs if jobs else self._threads()
+        self.size = jobs or self._threads()
         self._window_at = 0.0
         self._threads_seen = 0
         self._long_tasks = False

@@ -263,12 +263,14 @@ def resumed_selection(problem: Problem, run_row: dict) -> Selection:
 
 
 def solver_specs(problem: Problem, selection: Selection, request: RunRequest, data_dir: Path,
-                 timeout_s: float | None, build_on_workers: bool = False) -> list[SolverSpec]:
+                 timeout_s: float | None, build_on_workers: bool = False,
+                 notes: list[str] | None = None) -> list[SolverSpec]:
     """How to run each selected solver. Stages get their own timeout from `problem.toml`
     (oracles and methods may take longer than the judge's limit) unless `timeout_s` is given.
     External programs get the problem's memory limit unless `--memory` says otherwise; each is
     built here once (or, `build_on_workers`, by each worker of a cluster from its source) and
-    its program resolved, so a missing program stops the run before anything is written."""
+    its program resolved, so a missing program stops the run before anything is written; a
+    line for `notes` says how a command as typed was built (`solvers.built_once`)."""
     specs = [SolverSpec(name=name, kind="stage", problem=problem.id, stage=name,
                         timeout_s=timeout_s or problem.stage_timeout_s(name),
                         memory_mb=request.memory_mb) for name in selection.stages]
@@ -283,7 +285,7 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
                                       timeout_s=timeout_s or program.time_limit_s
                                       or problem.time_limit_s,
                                       judged_by_problem=problem.package_judge is not None),
-                           data_dir, build_on_workers))
+                           data_dir, build_on_workers, notes))
     return specs
 
 
@@ -423,13 +425,14 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     set_sandbox(request.sandbox)
     contained.hide(data_dir)
     # Every program is resolved (and built) before anything runs or is written.
+    built_notes: list[str] = []
     specs = solver_specs(problem, selection, request, data_dir, timeout_s,
-                         getattr(executor, "builds_on_workers", False))
+                         getattr(executor, "builds_on_workers", False), built_notes)
     own_executor = executor is None
     if executor is None:  # start the workers now: they import while the cases load
         executor = make_executor("local", None, request.jobs, problem, selection)
-    summary = RunSummary(run_id, "running", 0, notes=external_notes(request, specs,
-                                                                  selection.submissions))
+    summary = RunSummary(run_id, "running", 0, notes=[
+        *built_notes, *external_notes(request, specs, selection.submissions)])
     if request.resume:  # the summary is of the whole run: this part and the one before
         summary.results_before = previous.height
         for row in previous.iter_rows(named=True):

@@ -31,6 +31,15 @@ A program that is a JVM (`java Sol.java`) gets the memory limit as its own `-Xmx
 an address-space limit, under which it cannot start, and the language table's other JVM flags
 (`jvm_command`), as the language table runs Java.
 
+A command as typed that starts java's source launcher on one source file (`java [options]
+Sol.java [args]`) would compile the source at every start, a second of CPU per case. It is
+built once per content instead (`built_once`): the `javac` beside that `java` compiles it into
+the build cache, and the same `java` runs class `Sol` from there with the same options (which
+must be ones that only set the JVM: `-X...`, `-D...`, assertions) and arguments. A command this
+cannot build (another option, no `javac` there, a source `javac` alone does not compile into
+class `Sol`: a `package` line, a public class of another name) runs as typed. The run's
+summary says which it was, in one line. Other interpreters (`python3 sol.py`) run as typed.
+
 The program of a command (its first word) is resolved before a run starts (`resolve_program`):
 a path is taken from the folder `pipeline` was started in (for `--external`) or from the
 repository (for `configs/solvers.toml`), a bare name is looked up on PATH; one that does not
@@ -40,6 +49,7 @@ resolve to an executable file stops the run before any case runs.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 from dataclasses import replace
@@ -51,6 +61,7 @@ from pipeline.problems import Problem
 from pipeline.programs.jobs import SolverSpec
 from pipeline.programs.languages import (
     LANGUAGES,
+    BuildError,
     build_here,
     detect_language,
     pack,
@@ -191,11 +202,55 @@ def jvm_command(argv: tuple[str, ...], memory_mb: int | None) -> tuple[str, ...]
     return (argv[0], *flags, *argv[1:])
 
 
-def ready(spec: SolverSpec, data_dir: Path, build_on_workers: bool = False) -> SolverSpec:
+# Options of java that only set the JVM (memory, stack, properties, assertions), with which
+# java's source launcher runs a source as the JVM runs its class built by javac.
+JVM_ONLY_OPTION = re.compile(r"-(X\S+|D\S+|(ea|da|enableassertions|disableassertions)(:\S*)?"
+                             r"|esa|dsa|enablesystemassertions|disablesystemassertions)")
+JAVAC = ("-encoding", "UTF-8", "-proc:none", "-d", "{path}", "{source}")
+
+
+def built_once(program: Program, argv: tuple[str, ...],
+               data_dir: Path) -> tuple[Program | None, str | None]:
+    """`program`, whose resolved command `argv` (JVM flags added) runs java's source launcher
+    on one source file (`java [options] Sol.java [args]`), as a program built once by the
+    `javac` beside that `java` and run as class `Sol` with the same options and arguments
+    (built here into the build cache, to prove it builds), and the one line that says so;
+    (None, why it runs as typed) when it cannot be (see the module); (None, None) when the
+    command is no such launcher."""
+    index = next((i for i, word in enumerate(argv[1:], 1) if not word.startswith("-")), None)
+    if index is None or not argv[index].endswith(".java") or not os.path.isfile(argv[index]):
+        return None, None
+    source = Path(argv[index])
+    typed = f"external {program.name}: `{program.run.strip()}`"
+    as_typed = f"{typed} runs as typed, compiling {source.name} at every start:"
+    other = next((w for w in argv[1:index] if not JVM_ONLY_OPTION.fullmatch(w)), None)
+    if other is not None:
+        return None, f"{as_typed} its option {other} is not one it is built once with"
+    if any("{" in word or "}" in word for word in argv):
+        return None, f"{as_typed} a word of it holds a brace"
+    javac = Path(os.path.realpath(argv[0])).with_name("javac")
+    if not os.access(javac, os.X_OK):
+        return None, f"{as_typed} there is no javac beside {os.path.realpath(argv[0])}"
+    built = replace(program, path=source, files=(source,),
+                    build=shlex.join((str(javac), *JAVAC)),
+                    run=shlex.join((*argv[:index], "-cp", "{path}", "{mainclass}",
+                                    *argv[index + 1:])))
+    try:
+        run = build_here(packed(built), Path(data_dir) / "build")
+    except BuildError:
+        return None, f"{as_typed} {javac} does not compile it alone"
+    if not Path(run[index + 1], f"{source.stem}.class").is_file():
+        return None, f"{as_typed} javac makes no class {source.stem} of it"
+    return built, f"{typed} built once as Java ({source.name})"
+
+
+def ready(spec: SolverSpec, data_dir: Path, build_on_workers: bool = False,
+          notes: list[str] | None = None) -> SolverSpec:
     """`spec` of an external program (its `program` as declared, its `memory_mb` the run's
     limit) ready to run: the program built here (or, `build_on_workers`, packed for each
     worker to build) and its command resolved. A JVM gets its memory limit as its own flags
-    (see the module), not as an address-space limit."""
+    (see the module), not as an address-space limit; java's source launcher on one source is
+    built once (`built_once`), which a line added to `notes` says."""
     program, memory_mb = spec.program, spec.memory_mb
     assert program is not None, f"{spec.name}: an external program's spec names its program"
     if program.builds_from_source:
@@ -207,4 +262,14 @@ def ready(spec: SolverSpec, data_dir: Path, build_on_workers: bool = False) -> S
         return replace(spec, argv=resolve_program(program, built), memory_mb=limit)
     argv = resolve_program(program, tuple(shlex.split(program.run)))
     jvm = jvm_command(argv, memory_mb)
-    return replace(spec, argv=argv) if jvm is None else replace(spec, argv=jvm, memory_mb=None)
+    if jvm is None:
+        return replace(spec, argv=argv)
+    once, note = built_once(program, jvm, data_dir)
+    if note is not None and notes is not None:
+        notes.append(note)
+    if once is None:
+        return replace(spec, argv=jvm, memory_mb=None)
+    if build_on_workers:
+        return replace(spec, argv=(), program=packed(once), memory_mb=None)
+    return replace(spec, argv=build_here(packed(once), Path(data_dir) / "build"),
+                   memory_mb=None)

@@ -1,36 +1,21 @@
 """The worker server: the one process a command's local pools fork their workers from.
 
-A worker forked from a server that already holds the worker's and the problems' modules starts
-in a millisecond and a few MB; a spawned one starts Python and imports everything again (some
-0.15 s of a core each). The server itself is started once per command, the first time a pool
-needs it (`start_server`, which `pipeline run` calls before it loads the problem, so the
-server imports while the command does):
+A worker forked from a server that already holds the modules starts far quicker than a spawned
+one. `start_server` starts it once per command: forked while the command is single-threaded
+(so no lock is held in the copy), else executed (`python -c ...`). It closes inherited
+descriptors but its standard streams, ignores Ctrl-C, runs `worker.prepare_server`, and serves
+one socket: a request carries a worker's arguments and descriptors and is answered with the
+worker's pid and a sentinel pipe that reaches EOF once the worker is gone.
 
-- *forked* from the command's process while that process is single-threaded (no thread of
-  Python's or of a library's, as /proc counts them, so no lock can be held in the copy): it
-  starts with every module the command has imported and imports the rest;
-- *executed* (`python -c ...`) otherwise, importing them all.
-
-Either way it closes every inherited descriptor but its standard streams (a lock of the
-command's must not outlive the command's hold on it), ignores Ctrl-C (the command handles it),
-runs what every worker would do first (`worker.prepare_server`: the sandbox probe), and
-serves one socket: each request carries a worker's arguments and its two descriptors (its
-end of the pool's connection, and the shared memory of its progress), and is answered with the
-worker's pid and a sentinel, a pipe's read end that reaches EOF once the worker is gone.
-
-It lives exactly as long as the command: it exits once the command's end of the socket closes
-(the command exited, was killed with SIGKILL, or let go at exit: `stop_server`), and kills and
-reaps the workers still alive first; each worker asks the kernel to kill it when the server
-dies. The command waits for the server at exit, and the server for its workers, so the CPU time
-of the workers counts as the command's children's (as `time` and `wait4` read it).
-
-A worker takes the pool's process's environment, folder, CPUs and umask as they are when it
-starts (`worker.process_settings`), not the server's.
+It exits (killing and reaping its workers first) when the command's end of the socket closes,
+and the command waits for it, so workers' CPU time counts as the command's children's. A worker
+takes the pool process's environment, folder, CPUs and umask (`worker.process_settings`).
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import gc
 import mmap
@@ -105,10 +90,8 @@ class ServedProcess:
 
     def _signal(self, signum: int) -> None:
         if self.pid is not None and self.is_alive():
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signum)
-            except ProcessLookupError:
-                pass
 
     def terminate(self) -> None:
         self._signal(signal.SIGTERM)
@@ -353,15 +336,11 @@ def serve(connection: socket.socket, modules: Iterable[str], forked: bool) -> No
                 os.close(sentinel)
     finally:
         for pid in children:  # what is left ends now, and is reaped: its CPU time counts
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         for pid in children:
-            try:
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
         os._exit(0)
 
 

@@ -1,13 +1,9 @@
 """Keeping what `stress` and `hunt` find: judge files, ingested, and a `findings` row.
 
-A kept case is written as `DATA/raw/<problem>/<group>/NAME.in`, with `NAME.out` holding the
-reference's answer when there is one, so that an ingest of `DATA/raw` (every `nightly` does
-one) puts it in group `found` (stress) or `hunt` (hunt), like any case of that folder. It is
-ingested at once, through the ordinary ingest, as if `DATA/raw` had been ingested: every later
-`run` and `nightly` includes it. Then its row is written to `tables/findings/<id>.parquet`
-(one file per finding, written atomically once the case is stored).
-
-Ctrl-C while a case is being kept waits until the files, the ingest and the row are written.
+A kept case is written as `DATA/raw/<problem>/<group>/NAME.in` (and `NAME.out`, the reference's
+answer), ingested at once into group `found` or `hunt` as an ingest of `DATA/raw` would, then
+described by `tables/findings/<id>.parquet`. Ctrl-C while a case is kept waits until all three
+are written.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Shrink passes and hunt mutations over the judge text alone, for a problem that brings no
-passes of its own (a problem known only by its package: an input validator and solutions).
+passes of its own (a problem known only by its package).
 
-The text is read as lines of whitespace-separated tokens and written back with single spaces.
-The passes are delta debugging over lines and over tokens (halves first, then quarters, ...,
-then single items; each deletion also tried with an integer of the first line lowered by as
-many items, since judge inputs usually start with their counts), lowering every integer
-towards 0 and 1 (to 0, 1, half, then by a quarter, an eighth, ..., one: a failure that needs a
-number above some threshold gets there in a few dozen steps, not one step per unit), and
-cutting every word. Which candidates are valid is the problem's call: the shrink loop drops
-every candidate its parser or its input validators reject.
+The text is lines of whitespace-separated tokens. Passes: delta debugging over lines and tokens
+(halves first, each deletion also tried with the first line's integer lowered to match),
+lowering integers towards 0 and 1 in shrinking steps, and cutting words. The shrink loop drops
+candidates the problem's parser or validators reject.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """`pipeline harden`: for each wrong program the tests let through, find a test that kills it
 and add it to the problem's own tests.
 
-The wrong programs are the survivors of the latest finished run (`report.strength`: a wrong
-program no case kills), or the ones named. For each, a stress session (`stress.stress`, one
-finding, the session's seed) searches the problem's recipes (a package's generators, or
-`--generator`) for a case on which it fails against the reference, shrinks it, and keeps it as
-stress keeps every finding. The shrunk case then becomes a test of the problem itself,
-through the problem's own hook (`Problem.add_test`): a package writes it into its own data
-(`harden-NAME.in` and `.ans` beside the cases of the test group it was judged in, the answer
-the reference's), so the package stays a valid package for every other tool, and is registered
-again, which runs its validators on the new test; a built-in problem keeps it in
-`DATA/raw/<id>/hardened/`. The names are the program's and the case's id, so the same seed adds the
-same files. Ctrl-C ends the session under way; the tests already added stay.
+The wrong programs are the survivors of the latest finished run (`report.strength`), or the ones
+named. For each, a one-finding stress session finds and shrinks a case it fails on, and
+`Problem.add_test` adds it (a package writes `harden-NAME.in` and `.ans` into its data and is
+registered again; a built-in problem keeps it in `DATA/raw/<id>/hardened/`). Names come from
+the program and the case, so one seed adds the same files.
 """
 
 from __future__ import annotations

@@ -1,25 +1,14 @@
 """`pipeline hunt`: search for inputs of a given size on which S is slowest.
 
-1. Start: cases of the size from the problem's growth ladder (`growth.make(size, seed)`, shaped
-   like its max tests) and from its recipes (those of at most the size; the `max` recipes only
-   when there is no growth ladder), keeping the largest. Each is timed `repeats` times; the
-   slowest median is the *baseline* (the slowest random input) and the starting point.
-2. Climb: each round makes a few mutants of the current case (1 to 8 of the problem's random
-   mutations in a row, or the generic text mutations when it has none; only valid ones of at
-   most the size; a problem with input validators, such as a package, keeps only the
-   mutants they accept, as inputs of the starting recipe's group) and times them once,
-   beside the current case. The promising ones (5% slower
-   than the current case in the same round) are timed `repeats` more times, interleaved with
-   the current case, and the slowest replaces it when its median beats the current one's by
-   5%. Times are CPU times where measured (external programs, built-in stages), which move
-   less with the load than wall times.
-3. Keep: the slowest case is written to `DATA/raw/<problem>/hunt/` (with the reference's answer
-   when one accepts it), ingested into group `hunt`, and described by a `findings` row (its
-   time, the baseline's, how long the search took to reach it).
+1. Start: cases of the size from the growth ladder and the recipes, each timed `repeats`
+   times; the slowest median is the baseline and the starting point.
+2. Climb: each round times a few valid mutants of the current case once; the promising ones
+   are timed `repeats` more times, interleaved with it, and one whose median beats it by 5%
+   replaces it. CPU times are used where measured: they move less with the load.
+3. Keep: the slowest case is written to `DATA/raw/<problem>/hunt/`, ingested into group `hunt`,
+   and described by a `findings` row.
 
-Stops at the budget, on Ctrl-C (the slowest case so far is kept) or when S runs out of time on
-a case (nothing slower can be measured). The random choices depend only on the seed; which
-mutants are kept depends on timings, so two hunts with one seed may differ.
+Stops at the budget, on Ctrl-C, or when S runs out of time on a case.
 """
 
 from __future__ import annotations

@@ -1,26 +1,12 @@
 """Running a solver S and its reference R on cases, and grading S as runs grade it.
 
-S and R are names the run layer knows: a built-in stage, a configured solver (the problem's own
-`[[solutions]]`, `configs/solvers.toml`), an `--external NAME=COMMAND` program or a submission
-of a problem package; the run layer's `select_solvers`, `solver_specs` and `submission_specs`
-turn them into `SolverSpec`s, so any solver it can build is one `stress` and `hunt` can use.
-Without `--against`, R is the problem's reference order: per case, the first trusted stage of
-`reference` (S itself left out) whose limits accept the case, the next one when it still
-skips; for a problem package, its first `main` submission (Polygon), else its first accepted
-one (S left out).
-
-Jobs go through the same executor as runs (`make_executor`: a local pool of workers that
-import the problem once and run batches). S's verdict comes from `pipeline.run.checker`
-(the problem's checker, else its `compare`) with R's answer as the expected one; a run of S
-that did not end by itself has its own verdict (RE, TLE, MLE, OLE) whatever R does.
-
-A package submission S is judged by the package's own rules (its checker or output validator,
-with the case's group): R runs first, then S with R's answer as the case's answer file, and
-S's verdict is the package's (`Outcome.judgement.verdict`). A judge error (JE) is no verdict of S:
-the case counts as not judged, with the checker's message as its note. A submission that did
-not build (CE) or cannot run here (SKIP) stops the session (`JudgeError`), and so does a
-program that could not start (`pipeline.run.startup`: a shim that finds no interpreter, a
-script that is not there): that is no verdict of it, and no finding is kept of it.
+S and R are any solver the run layer can build (`select_solvers`, `solver_specs`,
+`submission_specs`). Without `--against`, R is per case the first trusted `reference` stage
+whose limits accept it (S left out), or a package's first `main`, else accepted, submission.
+Jobs go through the runs' executor; S's verdict comes from `pipeline.run.checker` with R's
+answer as the expected one (a package submission by the package's own rules). A JE is no
+verdict of S (the case is not judged); a submission that did not build, cannot run here, or
+could not start stops the session (`JudgeError`).
 """
 
 from __future__ import annotations
@@ -333,9 +319,8 @@ def open_judge(problem: Problem, solver: str, against: str | None,
 
 def _package_specs(problem: Problem, names: tuple[str, ...], data_dir: Path,
                    executor: Executor) -> list[SolverSpec]:
-    """The specs of the package submissions among S and R, judged at the package's time
-    limit (derived now, as `pipeline run` does, when the package leaves it to its accepted
-    submissions and no run has yet); each is built here first, so that one that does not
+    """The specs of the package submissions among S and R, at the package's time limit (derived
+    now when needed, as `pipeline run` does); each is built here first, so that one that does not
     compile stops the session before it starts."""
     if not names:
         return []

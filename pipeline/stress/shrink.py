@@ -1,21 +1,11 @@
 """Shrinking a failing case until no single step keeps the failure.
 
-A pass turns the current case into candidate judge texts (the problem's own passes edit the
-structured case, which is rendered; the generic passes edit the text). Every candidate is
-parsed by the problem's own parser (a candidate it rejects is dropped), must be strictly
-simpler (`order.simplicity`), must pass the problem's input validators when it has some
-(`Problem.check_input`, a package's validators with the failing case's group: only valid
-inputs are shrunk to), and is run through S and R: it replaces the current case when it
-fails *the same way* (the same verdict of S: still a different answer, or still RE, TLE, ...).
-Candidates are judged in chunks, in the pass's order (boldest first), and the first one that
-fails wins, so the result does not depend on the chunk size, the number of workers or timing:
-shrinking is deterministic for deterministic solvers. After a success the pass starts again
-from its boldest candidate.
-
-The loop runs each pass again and again until it makes no progress, and all the passes again
-until none does: the result is then locally minimal (no candidate of any pass fails the same
-way). A deadline or Ctrl-C stops it early with the simplest failing case found so far (then
-not known to be minimal). The result is finally re-run through S and R before it is kept.
+A pass turns the case into candidate judge texts; a candidate counts when the problem parses
+it, it is strictly simpler (`order.simplicity`), the problem's input validators accept it, and
+S fails on it *the same way* against R. Candidates are judged in chunks in the pass's order
+(boldest first) and the first failing one wins, so the result does not depend on chunking,
+workers or timing. Passes repeat until none makes progress (locally minimal); a deadline or
+Ctrl-C stops early with the simplest failure so far, which is re-run before it is kept.
 """
 
 from __future__ import annotations

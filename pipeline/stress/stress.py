@@ -1,25 +1,11 @@
 """`pipeline stress`: generate cases from recipes, judge S against R, shrink and keep failures.
 
-Cases come from the chosen recipes in a fixed interleaving (per cycle, each `tiny` recipe gives
-16 cases, each `edge` recipe 4, each `family` and `max` recipe 1; case k of recipe r for seed s
-is `problem.generate(r, s, k)`), so the sequence of cases depends only on the seed. A problem
-package's recipes are its generators (`Problem.recipes`; `--generator` adds one,
-and the session then uses only the ones given unless `--recipe` says otherwise). A problem
-with input validators (`Problem.check_input`: a package's) checks every generated input with
-them, as an input of the recipe's group; a rejected input is skipped and counted, never a
-failure, and a session whose first inputs are all rejected stops saying why. They are
-judged in rounds through the executor (a round grows while it takes under a quarter of a
-second); an input already judged in this session is not judged again. A failure is a case on
-which S's verdict is WA (its answer differs from R's) or RE, TLE, MLE, OLE. The failures of a
-round are taken in sequence order, each shrunk (`shrink`) and kept (`findings`) unless it
-shrinks to a case already kept; the search stops after `stop_after` kept findings, when the
-budget is spent (checked between rounds and between failures: a shrink under way finishes,
-within its own `shrink_budget_s`), or on Ctrl-C (the failure being shrunk is kept as far as it
-got).
-
-Since the first failures in sequence order are the ones shrunk, and shrinking is deterministic,
-the same seed gives the same findings (for deterministic solvers), whatever the number of
-workers or the speed of the machine, as long as the budget reaches them.
+Cases come from the chosen recipes in a fixed interleaving (`problem.generate(r, s, k)`), so
+the sequence depends only on the seed; inputs the problem's validators reject are skipped and
+counted. Rounds are judged through the executor; a failure (WA against R, or RE, TLE, MLE,
+OLE) is shrunk and kept unless it shrinks to a finding already kept. The session stops after
+`stop_after` findings, at the budget, or on Ctrl-C. Failures are shrunk in sequence order and
+shrinking is deterministic, so one seed gives the same findings whatever the workers.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """`pipeline doctor`: what is wrong with a data folder, and (with `--fix`) setting it right.
 
-It finds
-- damaged table files: any Parquet file that does not read back whole (each run's list of
-  cases in `runs/cases/` too);
-- leftover temporary files of writes that were killed (`.NAME.*.tmp` beside a table file,
-  older than a minute, so a write in progress is never touched);
-- runs left `running` by a process that is gone (same host, and no such pid, or the pid is
-  another process's now: one that started at another time).
-
-`fix` moves damaged and leftover files to `DATA/quarantine/<when>/` (never deleting anything),
-so every other file keeps working, and marks the dead runs `interrupted`. It holds the data
-folder's lock while it moves files.
+It finds damaged Parquet files, temporary files left by killed writes (older than a minute),
+and runs left `running` by a process that is gone. `fix` moves files to
+`DATA/quarantine/<when>/` under the data folder's lock (never deleting) and marks dead runs
+`interrupted`.
 """
 
 from __future__ import annotations

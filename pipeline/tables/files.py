@@ -1,13 +1,8 @@
 """Where the tables' files live, how they are written (atomically) and read (naming damage).
 
-- `cases` and `rejects`: one file per problem (`<problem>.parquet`), rewritten whole when an
-  ingest changes that problem;
-- `results` and `runs`: new files (chunks), never rewritten (a run's own row is rewritten when
-  its status changes).
-
-Each file is written to a temporary name and renamed into place, so a crash at any moment
-leaves every file with either its old or its new content, never half of one. A file that cannot
-be read (truncated, not Parquet, unreadable) is a `DamagedTable` naming it, never a traceback.
+`cases` and `rejects` are one file per problem, rewritten whole; `results` and `runs` are new
+files (a run's row is rewritten when its status changes). Every write goes to a temporary name
+and is renamed into place; a file that cannot be read is a `DamagedTable` naming it.
 """
 
 from __future__ import annotations
@@ -60,14 +55,12 @@ def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
 
-# zstd at level 1: judge inputs are written several times faster than at the default level 3,
-# and the files are no larger (`make bench`'s ingest section measures it).
+# zstd at level 1: judge inputs are written faster than at the default level, no larger.
 PARQUET_COMPRESSION: dict[str, Any] = {"compression": "zstd", "compression_level": 1}
 
 
-# Rows per row group: as many as make about this many bytes. Judge inputs are large strings;
-# in row groups of this size they are compressed on every core and their statistics cost
-# little (one row group of 168 MB of inputs wrote in 1.1 s, groups of 16 MB in 0.26 s).
+# Rows per row group: as many as make about this many bytes, so that row groups of large
+# judge inputs are compressed on every core.
 ROW_GROUP_BYTES = 16 << 20
 MAX_ROW_GROUP_ROWS = 512 * 512  # Polars' own default
 
@@ -201,12 +194,8 @@ def migrate(data_dir: Path, table: str, schema: dict[str, pl.DataType]) -> None:
 
 def scan(data_dir: Path, table: str,
          schema: dict[str, pl.DataType] | None = None) -> pl.LazyFrame:
-    """A lazy view of a whole table (empty with the right schema when nothing is stored), in
-    `schema` (default: the table's own; the cases table's with its problems' size columns is
-    the caller's to give).
-
-    Every file's footer is checked first, so a damaged file is named here rather than failing
-    a query somewhere inside Polars."""
+    """A lazy view of a whole table in `schema` (default: the table's own), empty when nothing is
+    stored; every file's footer is checked first, so a damaged file is named here."""
     files = table_files(data_dir, table)
     schema = schema or schema_of(table)
     if not files:

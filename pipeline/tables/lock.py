@@ -1,19 +1,11 @@
 """One writer at a time: the data folder's lock.
 
-Every read-modify-write of a table file (ingest merging into `cases` and `rejects`, a run
-storing expected answers, `doctor --fix` moving files) happens while holding an OS file lock
-(`flock`) on `DATA/.lock`. The kernel releases it when the holder dies, so a killed process
-never blocks anyone. Whoever holds it writes who it is into the file; a second writer waits,
-saying once whom it waits for, or with `wait=False` fails at once with `LockHeld` naming the
-holder. Files that are only ever created whole under a unique name (result chunks, a run's own
-row) need no lock from other commands; but one run is written by one process at a time: a run
-(new or resumed) holds its own lock, `DATA/.runs/RUN_ID.lock`, from start to end, so a second
-`--resume` of the same run refuses at once (`LockHeld`) instead of writing chunks of the same
-names. That file also keeps a little disk space for the run's last write (`RUN_RESERVE_BYTES`,
-given back just before it), so a run stopped by a full disk can still say it failed.
-
-A process is named by its pid and its start time (`process_start`, field 22 of
-`/proc/PID/stat`), so a pid the kernel gave to another process since is not mistaken for it.
+Every read-modify-write of a table file holds an `flock` on `DATA/.lock` (released by the
+kernel when the holder dies); the holder writes who it is into the file, and a second writer
+waits, saying whom for, or with `wait=False` fails with `LockHeld`. A run (new or resumed) holds
+`DATA/.runs/RUN_ID.lock` from start to end, so a second `--resume` refuses, and that file keeps
+`RUN_RESERVE_BYTES` of disk for the run's last write. A process is named by its pid and start
+time, so a reused pid is not mistaken for it.
 """
 
 from __future__ import annotations
@@ -63,10 +55,8 @@ def _me() -> bytes:
 @contextmanager
 def data_lock(data_dir: Path, wait: bool = True,
               say: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold the data folder's lock for the `with` block.
-
-    When another process holds it: wait (telling `say`, default stderr, whom we wait for), or
-    raise `LockHeld` at once when `wait` is False."""
+    """Hold the data folder's lock for the `with` block; when another process holds it, wait
+    (telling `say` whom for), or raise `LockHeld` at once when `wait` is False."""
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     path = data_dir / LOCK_NAME
@@ -81,12 +71,7 @@ def data_lock(data_dir: Path, wait: bool = True,
                                "when it is done (or leave out --no-wait to wait)") from None
             (say or (lambda line: print(shown(line), file=sys.stderr, flush=True)))(
                 f"waiting for the data folder {data_dir}: locked by {holder}")
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    time.sleep(POLL_S)
+            fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
         os.pwrite(fd, _me(), 0)
         try:

@@ -1,14 +1,10 @@
 """The results of runs, written in chunks, and each run's own row.
 
-Results of a run land in `tables/results/<run_id>-<chunk>.parquet` as they arrive: each chunk
-is written once, atomically, so a run killed with -9 loses at most the cases in flight, and
-`--resume` finds exactly which (case, solver, repeat) triples are already stored. A resume that
-judges again the results that are no verdict (judge errors) first rewrites the chunks holding
-them without them (`drop_results`, atomically each), so a triple is never stored twice. The run's
-own row lives in `tables/runs/<run_id>.parquet`, rewritten when its status changes, and the
-list of the cases it judges in `tables/runs/cases/<run_id>.parquet`, written once. A run of a
-problem package also writes `tables/expectations/<run_id>.parquet`: each submission held
-against what it is expected to get; `pipeline strength` writes `tables/strength/<run_id>.parquet`.
+Results land in `tables/results/<run_id>-<chunk>.parquet`, each chunk written once and
+atomically, so a killed run loses at most the cases in flight and `--resume` finds what is
+stored; a resume that judges judge errors again first rewrites their chunks without them
+(`drop_results`). A run's row (`tables/runs/<run_id>.parquet`) is rewritten when its status
+changes; its case list and a package run's expectations are written once.
 """
 
 from __future__ import annotations

@@ -1,12 +1,4 @@
-"""Choosing runs from the `runs` table: newest first by `started_at`, then `run_id`.
-
-- `finished_runs` / `latest_runs` / `latest_run_per_problem`: by status and problem;
-- `previous_run` / `next_run`: the neighbours of one run among its problem's finished runs;
-- `latest_run_per_solver`: for each problem and solver, the newest finished run holding it;
-- `run_rows`: the rows of some runs by id;
-- `resolve_runs`: the runs a report command looks at (`--run` given, else the latest of each
-  problem).
-"""
+"""Choosing runs from the `runs` table: newest first by `started_at`, then `run_id`."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The schemas of the tables: `cases`, `rejects`, `results`, `runs`, `findings`,
-`expectations` and `strength`.
-
-All files of a table share one schema (the one declared here), which is what makes the plain
-glob read work. The `cases` schema is the common columns plus the size columns every registered
-problem declares in its `problem.toml` (null for the other problems' cases).
+"""The schemas of the tables. All files of a table share the one declared here, which is what
+makes a glob read work; `cases` adds the size columns every registered problem declares.
 """
 
 from __future__ import annotations

@@ -393,3 +393,17 @@ def test_contests_reads_bt_verdicts_problem_by_problem() -> None:
     assert contests.bt_contest_verdicts(text) == {
         ("one", "accepted/a.py"): "AC", ("one", "wrong_answer/b.py"): "WA",
         ("two", "accepted/a.py"): "TLE"}
+
+
+def test_startup_section_times_each_commands_start_beside_pythons(tmp_path: Path) -> None:
+    """The startup section starts each command as a real process (no timing is asserted) and
+    records its figures and the goal; the probe of `pipeline run` reaches the run's body."""
+    from benchmarks import startup
+
+    ctx = make_context(tmp_path / "work", tmp_path / "bench", quick=True)
+    medians = startup.run_startup(ctx, rounds=1)
+    assert set(medians) == set(startup.commands()) and all(v > 0 for v in medians.values())
+    rows = [r for r in ctx.rows if r["section"] == "startup"]
+    assert {r["solver"] for r in rows if r["metric"] == "cpu_over_python_s"} == set(medians)
+    goals = [r for r in rows if r["metric"] == "goal_met"]
+    assert len(goals) == 1 and goals[0]["solver"] in medians

@@ -1,6 +1,6 @@
-"""Programs as a user types them: a source file (`--external sol.cpp`), `java Sol.java`,
-`python3 sol.py` through a shim on PATH, a virtualenv's interpreter importing its own package,
-and programs that cannot start.
+"""Programs as a user types them: a source file (`--external sol.cpp`), `java Sol.java` (built
+once per content, its options and arguments kept), `python3 sol.py` through a shim on PATH, a
+virtualenv's interpreter importing its own package, and programs that cannot start.
 
 Every run is a real `pipeline` process over real cases of the built-in problem
 bipartitebattle, generated and ingested by the pipeline's own commands. The solutions are
@@ -22,9 +22,10 @@ import polars as pl
 import pytest
 from runkit import REPO, pipeline_argv, results
 
+from pipeline.programs.jobs import SolverSpec
 from pipeline.programs.languages import build_here
 from pipeline.run.identity import changed, external_identity
-from pipeline.run.solvers import packed, parse_external
+from pipeline.run.solvers import packed, parse_external, ready
 from pipeline.tables.results import read_runs
 
 PROBLEM = "bipartitebattle"
@@ -203,12 +204,111 @@ def test_java_running_a_source_file_gets_ac(data, tmp_path, sandbox):
     if shutil.which("java") is None:
         pytest.skip("java is not installed")
     (tmp_path / "Sol.java").write_text(SOLUTION_JAVA)
-    # `java Sol.java` compiles the source on every case: about a second of CPU, over the
-    # problem's 1 s limit on a loaded machine, which is not what this test is about
+    # a JVM starts slowly on a loaded machine, which is not what this test is about
     done = run_mine(data, tmp_path, "mine=java Sol.java", "--sandbox", sandbox,
                     "--timeout", "30")
     assert done.returncode == 0, done.stdout + done.stderr
     assert verdicts_of(data, done, "mine") == {"AC"}
+
+
+def builds_of(data: Path) -> set[Path]:
+    """The build folders in the data folder's build cache."""
+    builds = data / "build" / "builds"
+    return {path for path in builds.iterdir() if path.is_dir()} if builds.exists() else set()
+
+
+def test_java_running_a_source_file_is_built_once_per_content_and_says_so(data, tmp_path):
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        pytest.skip("javac or java is not installed")
+    (tmp_path / "Sol.java").write_text(SOLUTION_JAVA + "// built once\n")  # a build of its own
+    before = builds_of(data)
+    first = run_mine(data, tmp_path, "mine=java Sol.java", "--timeout", "30")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert verdicts_of(data, first, "mine") == {"AC"}
+    [made] = builds_of(data) - before  # one build, holding the class the JVM runs
+    assert (made / "Sol.class").is_file()
+    assert "  note: external mine: `java Sol.java` built once as Java (Sol.java)" in \
+        first.stdout.splitlines()
+    again = run_mine(data, tmp_path, "mine=java Sol.java", "--timeout", "30")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert verdicts_of(data, again, "mine") == {"AC"}
+    assert builds_of(data) - before == {made}  # the same content: the same build
+
+
+ARGS_JAVA = """\
+import java.lang.management.ManagementFactory;
+
+public class Args {
+    public static void main(String[] args) {
+        System.out.println(String.join(" ",
+            ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        System.out.println(String.join(" ", args));
+    }
+}
+"""
+
+
+def ready_external(text: str, data: Path, on_workers: bool = False) -> tuple[SolverSpec,
+                                                                            list[str]]:
+    """The spec of `--external TEXT` (started in the current folder) ready to run, and the
+    lines it adds to the run's notes."""
+    notes: list[str] = []
+    spec = SolverSpec(name="mine", kind="external", problem=PROBLEM, timeout_s=10,
+                      program=parse_external(text), memory_mb=512)
+    return ready(spec, data, on_workers, notes), notes
+
+
+def test_java_built_once_keeps_the_options_and_arguments_typed(tmp_path, monkeypatch):
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        pytest.skip("javac or java is not installed")
+    (tmp_path / "Args.java").write_text(ARGS_JAVA)
+    monkeypatch.chdir(tmp_path)
+    spec, notes = ready_external("mine=java -Xss200m -Dwho=me Args.java one two", tmp_path)
+    assert notes == ["external mine: `java -Xss200m -Dwho=me Args.java one two` built once "
+                     "as Java (Args.java)"]
+    assert "Args.java" not in " ".join(spec.argv) and spec.memory_mb is None  # a JVM's heap
+    said = subprocess.run(spec.argv, capture_output=True, text=True, check=True).stdout
+    flags, arguments = said.splitlines()
+    assert {"-Xss200m", "-Dwho=me", "-Xmx512m"} <= set(flags.split())
+    assert "-Xss64m" not in flags and arguments == "one two"
+    # a cluster's worker builds it from what travelled alone, and runs it the same way
+    travelled, _ = ready_external("mine=java -Xss200m -Dwho=me Args.java one two", tmp_path,
+                                  on_workers=True)
+    assert travelled.argv == () and travelled.program is not None
+    program = pickle.loads(pickle.dumps(travelled.program))
+    (tmp_path / "Args.java").unlink()
+    argv = build_here(program, tmp_path / "worker-cache")
+    assert subprocess.run(argv, capture_output=True, text=True, check=True).stdout == said
+
+
+def test_java_a_source_javac_does_not_build_alone_runs_as_typed_and_says_why(tmp_path,
+                                                                             monkeypatch):
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        pytest.skip("javac or java is not installed")
+    # java's source launcher runs a public class of any name; javac wants it in Main.java
+    (tmp_path / "sol.java").write_text(SOLUTION_JAVA.replace("class Sol", "class Main"))
+    monkeypatch.chdir(tmp_path)
+    spec, notes = ready_external("mine=java sol.java", tmp_path / "data")
+    assert len(notes) == 1 and notes[0].startswith(
+        "external mine: `java sol.java` runs as typed, compiling sol.java at every start: ")
+    assert "does not compile it alone" in notes[0]
+    assert spec.argv[-1] == str(tmp_path / "sol.java")  # the command as typed
+    answer = subprocess.run(spec.argv, input="3\n4 1\n2 2\n3 2\n", capture_output=True,
+                            text=True, timeout=60)
+    assert answer.stdout == "8192\n", answer.stderr
+    spec, notes = ready_external("mine=java -showversion sol.java", tmp_path / "data")
+    assert notes == ["external mine: `java -showversion sol.java` runs as typed, compiling "
+                     "sol.java at every start: its option -showversion is not one it is "
+                     "built once with"]
+
+
+def test_python_running_a_source_file_runs_as_typed(tmp_path, monkeypatch):
+    (tmp_path / "sol.py").write_text(SOLUTION_PY)
+    monkeypatch.chdir(tmp_path)
+    python = real_python()
+    spec, notes = ready_external(f"mine={python} sol.py", tmp_path / "data")
+    assert spec.argv == (python, str(tmp_path / "sol.py")) and notes == []
+    assert not (tmp_path / "data").exists()  # nothing built
 
 
 @pytest.mark.parametrize("sandbox", ["auto", "off"])

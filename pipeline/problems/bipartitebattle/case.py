@@ -1,12 +1,8 @@
 """bipartitebattle judge files: the case type, parse (validating), render, answers and sizes.
 
-`parse` first tries a quick path that reads every number at once and checks the count and
-the ranges in bulk: `_parse_native` with the problem's native code (native.c), or, where
-native code is unavailable, `_parse_quick` with NumPy. Both accept only canonical decimal
-integers separated by spaces and newlines (the statement allows no tab); on any doubt they
-return None and `_parse_checked` (token by token) runs, which names the line of the first
-violation, so every error message comes from one place. A case read natively keeps its tokens for
-the native `fast` stage and builds its tuple of pairs only when something reads it.
+`parse` tries the quick path first (`_parse_native`, or `_parse_quick` with NumPy); on any
+doubt it declines and `_parse_checked` reads token by token, so every error names its line
+from one place (see `pipeline.native.bulk`). A case read natively keeps its tokens for `fast`.
 """
 
 from __future__ import annotations
@@ -25,12 +21,8 @@ MAX_SIDE = 10**9
 
 @dataclass(frozen=True)
 class BattleCase:
-    """N graphs as a tuple of (a_i, b_i) pairs, in input order.
-
-    `packed` is set by the native parse only: the input's tokens (N, then a_i and b_i, an
-    array 'Q') for the native `fast` stage; it takes no part in equality, and
-    `dataclasses.replace` drops it.
-    """
+    """N graphs as a tuple of (a_i, b_i) pairs, in input order. `packed` (set by the native parse
+    only: the input's tokens for `fast`) takes no part in equality; `replace` drops it."""
 
     graphs: tuple[tuple[int, int], ...]
     packed: array[int] | None = field(default=None, init=False, compare=False, repr=False)

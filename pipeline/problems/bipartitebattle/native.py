@@ -1,8 +1,7 @@
-"""bipartitebattle's native code (native.c) through ctypes: the quick parse path and `fast`.
+"""bipartitebattle's native code through ctypes: the quick parse path and the kernel.
 
-`KERNELS` is declared (registered with `pipeline.native`) at import; the library is built at
-installation and loaded on first use. Where it cannot be built, `functions()` is None:
-`parse` uses the NumPy quick path and `fast` its Python sums instead.
+The library is declared at import, built at installation and loaded on first use; where it
+cannot be built, `functions()` is None and the callers use their fallback (`FALLBACK`).
 """
 
 from __future__ import annotations
@@ -28,24 +27,7 @@ def read(text: str):
     library = functions()
     if library is None:
         return None
-    from pipeline.native.bulk import (
-        address,
-        int64_buffer,
-        text_buffer,
-        token_capacity,
-        uint64_buffer,
-    )
-
-    where = text_buffer(text)
-    if where is None:
-        return None
-    capacity = token_capacity(where[1], MOST_TOKENS)
-    tokens = uint64_buffer(capacity)
-    count = int64_buffer(1)
-    if library.bipartitebattle_read(*where, address(tokens), capacity, address(count)) < 0:
-        return None
-    del tokens[count[0]:]
-    return tokens
+    return native.read_tokens(library.bipartitebattle_read, text, MOST_TOKENS)
 
 
 def solve(tokens) -> int:

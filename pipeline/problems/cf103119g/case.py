@@ -1,14 +1,9 @@
 """cf103119g judge files: the case type, parse (validating), render, answers and sizes.
 
-`parse` first tries a quick path that reads every number at once and validates in bulk:
-`_parse_native` with the problem's native code (native.c), or, where native code is
-unavailable, `_parse_quick` with NumPy. Both accept only canonical decimal integers
-separated by spaces and newlines (the statement allows no tab); on any doubt they return None
-and the token-by-token path (`_parse_slow`) runs, which names the line and the rule of the first
-violation, so every error message comes from one place.
-
-A case parsed natively keeps its packed tokens (`Case.packed`) for the `fast` kernel and
-builds its tuples only when something reads them.
+`parse` tries the quick path first (`_parse_native`, or `_parse_quick` with NumPy); on any
+doubt it declines and `_parse_slow` reads token by token, so every error names its line and
+rule from one place (see `pipeline.native.bulk`). A case parsed natively keeps its packed
+tokens for the `fast` kernel.
 """
 
 from __future__ import annotations
@@ -32,11 +27,8 @@ _COMPATIBLE: tuple[tuple[int, ...], ...] = tuple(
 
 @dataclass(frozen=True)
 class Case:
-    """The initial values and the operations, each `(1, value)` or `(2, position)`.
-
-    `packed` is set by the native parse only: the same case as native code reads it (see
-    native.Packed); it takes no part in equality, and `dataclasses.replace` drops it.
-    """
+    """The initial values and the operations, each `(1, value)` or `(2, position)`. `packed` (set by
+    the native parse only: see native.Packed) takes no part in equality; `replace` drops it."""
 
     values: tuple[int, ...]
     ops: tuple[tuple[int, int], ...]
@@ -70,10 +62,7 @@ def parse(text: str) -> Case:
     gc_was_enabled = gc.isenabled()
     gc.disable()  # building 2e5 small tuples otherwise triggers many useless collections
     try:
-        if native.functions() is not None:
-            case = _parse_native(text)
-        else:
-            case = _parse_quick(text)
+        case = _parse_native(text) if native.functions() is not None else _parse_quick(text)
         if case is not None:
             return case
         return _parse_slow(text)

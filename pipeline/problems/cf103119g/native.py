@@ -1,8 +1,7 @@
-"""cf103119g's native code (native.c) through ctypes: the quick parse path and the kernel.
+"""cf103119g's native code through ctypes: the quick parse path and the kernel.
 
-`KERNEL` is declared (registered with `pipeline.native`) at import; the library is built at
-installation and loaded on first use. Where it cannot be built, `functions()` is None and the
-callers fall back to the NumPy quick parse and numba's JIT (fast.py).
+The library is declared at import, built at installation and loaded on first use; where it
+cannot be built, `functions()` is None and the callers use their fallback (`FALLBACK`).
 """
 
 from __future__ import annotations
@@ -40,27 +39,10 @@ def read(text: str) -> Packed | None:
     """The packed case of a valid input, read and validated natively; None when the quick
     path declines (or native code is unavailable)."""
     library = functions()
-    if library is None:
+    tokens = None if library is None else native.read_tokens(library.cf103119g_read, text,
+                                                             MOST_TOKENS)
+    if tokens is None:
         return None
-    from pipeline.native.bulk import (
-        address,
-        int64_buffer,
-        text_buffer,
-        token_capacity,
-        uint64_buffer,
-    )
-
-    where = text_buffer(text)
-    if where is None:
-        return None
-    capacity = token_capacity(where[1], MOST_TOKENS)
-    tokens = uint64_buffer(capacity)
-    count = int64_buffer(1)
-    queries = library.cf103119g_read(*where, address(tokens), capacity,
-                                     address(count))
-    if queries < 0:
-        return None
-    del tokens[count[0]:]
     return Packed(tokens, tokens[0], tokens[1])
 
 

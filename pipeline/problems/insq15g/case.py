@@ -1,15 +1,9 @@
 """insq15g judge files: the case type, parse (validating), render, answers and sizes.
 
-`parse` first tries a quick path that reads every number at once and checks the count and
-the ranges in bulk: `_parse_native` with the problem's native code (native.cpp), or, where
-native code is unavailable, `_parse_fast` with NumPy. Both accept only canonical decimal
-integers separated by spaces and newlines (the statement allows no tab); on any doubt they
-return None and `_parse_slow` (token by token) runs, which names the line of the first
-violation, so every error message comes from one place.
-
-A case read natively holds its tokens (`Case.packed`) and makes its NumPy arrays only when
-something reads them, so `pipeline solve` (whose `fast` stage then runs natively on the
-tokens) never imports NumPy. NumPy is imported by the functions that use it.
+`parse` tries the quick path first (`_parse_native`, or `_parse_fast` with NumPy); on any
+doubt it declines and `_parse_slow` reads token by token, so every error names its line from
+one place (see `pipeline.native.bulk`). A case read natively holds its tokens and makes its
+NumPy arrays only when something reads them.
 """
 
 from __future__ import annotations
@@ -32,11 +26,8 @@ MAX_PEOPLE = 10**6
 class Case:
     """A grid of n rows and m columns with person i at row xs[i], column ys[i] (input order).
 
-    `xs` and `ys` are read-only int64 arrays; equality and hashing compare their content.
-    A case read natively (`from_tokens`) holds the input's tokens in `packed` (N, M, P, then
-    X_i and Y_i, an array 'Q') and builds `xs` and `ys` from them on first use; `packed` takes
-    no part in equality.
-    """
+    `xs` and `ys` are read-only int64 arrays compared by content. A case read natively holds the
+    input's tokens in `packed` (no part in equality) and builds `xs` and `ys` on first use."""
 
     n: int
     m: int

@@ -1,10 +1,7 @@
 """Shrink passes and hunt mutations of insq15g (structured edits of a `Case`).
 
-Only a person's distance to the corner (1, M) matters, so two edits keep the game as it is
-and only make the input simpler: dropping columns left of everybody (M and every Y lowered
-alike), and reflecting the grid in its anti-diagonal ((X, Y) on N x M -> (M - Y + 1,
-N - X + 1) on M x N).
-
+Only a person's distance to the corner matters, so dropping columns left of everybody and
+reflecting the grid in its anti-diagonal keep the game and simplify the input.
 NumPy is imported inside the passes: registering the problem must not load it.
 """
 

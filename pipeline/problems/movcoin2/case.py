@@ -1,22 +1,10 @@
 """movcoin2 judge files: the case type, parse (validating), render, answers and sizes.
 
-A judge input holds T independent trees. `parse` has a quick path and a checked path that
-return identical cases:
-
-- `_parse_checked` reads token by token with `TokenReader` and a union-find over the edges, so
-  every broken rule is reported at the line (and column) where it happens;
-- the quick path reads every number at once and validates in bulk: `_parse_native` with the
-  problem's native code (native.c: the digits, the ranges, the token count and, with a
-  union-find, that each test's N-1 edges connect its N nodes), or, where native code is
-  unavailable, `_parse_quick` with NumPy (`np.fromstring`, ranges checked with numpy, and
-  connectivity by a vectorised "hook each root onto its smallest neighbouring root, then
-  pointer-jump" loop over the whole forest, O(log^2 N) numpy passes). Both accept only text
-  made of canonical decimal integers, spaces and newlines (the statement allows no tab); they
-  never report an error themselves: on any doubt they return None and the checked path runs, so
-  error messages always come from one place.
-
-A case parsed natively keeps its packed forest (`Movcoin2Case.forest`), which the `fast` stage
-hands to the kernel, and builds its tuples only when something reads them.
+A judge input holds T independent trees. `parse` tries the quick path first (native.c, or
+NumPy where native code is unavailable: digits, ranges, counts and, by union-find or
+pointer-jumping, that each test's edges connect its nodes); on any doubt it declines and
+`_parse_checked` reads token by token, so every error names its line from one place (see
+`pipeline.native.bulk`). A case parsed natively keeps its packed forest for the kernel.
 """
 
 from __future__ import annotations
@@ -53,11 +41,8 @@ class TreeCase:
 
 @dataclass(frozen=True)
 class Movcoin2Case:
-    """A whole judge input: the T tests in order.
-
-    `forest` is set by the native parse only: the same tests packed for the kernel (see
-    native.Forest); it takes no part in equality, and `dataclasses.replace` drops it.
-    """
+    """A whole judge input: the T tests in order. `forest` (set by the native parse only: see
+    native.Forest) takes no part in equality; `replace` drops it."""
 
     tests: tuple[TreeCase, ...]
     forest: Forest | None = field(default=None, init=False, compare=False, repr=False)
@@ -230,14 +215,9 @@ def _parse_quick(text: str) -> Movcoin2Case | None:
 def _count_components(n: int, u, v) -> int:
     """Connected components of the graph on 0..n-1 with edges (u[i], v[i]).
 
-    Each round first pointer-jumps until every node points at its root, then hooks every root
-    onto the smallest root it shares an edge with, when that one is smaller (pointers only
-    decrease, so no cycle forms). A root that does not hook has only larger neighbours, which
-    all hook somewhere, so by the next round it has a smaller neighbour root and hooks itself:
-    every component merges within two rounds, O(log n) rounds in all. (Letting an arbitrary
-    write win instead of the smallest one takes n rounds on a star whose centre has the
-    largest label and whose edges come in increasing order.)
-    """
+    Each round pointer-jumps until every node points at its root, then hooks every root onto the
+    smallest root it shares an edge with, when smaller (so no cycle forms); every component
+    merges within two rounds, O(log n) rounds in all."""
     import numpy as np
 
     f = np.arange(n, dtype=np.int64)

@@ -1,30 +1,10 @@
 """numba kernels of the movcoin2 `fast` stage, the fallback where native.c cannot be built
 (imported lazily: importing numba is slow).
 
-`forest_answers` takes every test of a case at once as one forest (test k's nodes are
-offset_k .. offset_k + n_k - 1) and returns the per-test answers. Everything is iterative.
-
-Centroid decomposition: for a component with centroid c and distances d(.) from c,
-
-    F(q) = XOR over coin nodes v of the component of (d(v) + q)
-
-is computed for every q up to the component's depth, and node u gets g[u] ^= F(d(u)). This
-adds d(u) + d(v) for every pair; it is the true distance when the path u..v passes through c,
-and for u, v in the same branch it is wrong, but the same step run on that branch alone (with
-the distances still measured from c) adds the same wrong value again, and x ^ x = 0.
-
-F bit by bit: bit b of d + q is set iff (d + q) mod 2^(b+1) >= 2^b. With cm[r] the parity of
-the coin distances congruent to r mod 2^(b+1), bit b of F(q) is the parity of cm over the
-window of residues [2^b - q, 2^(b+1) - q) (mod 2^(b+1)), which slides by one residue in, one
-out as q grows. Bits run from high to low so that cm for 2^(b+1) is folded from cm for
-2^(b+2) (the coin histogram is read once), and the low bits, whose pattern in q repeats with
-a period far below the depth, are computed on one period and then looked up. Per component:
-O(depth * (number of high bits) + size), only for bits with 2^b <= max d + max q.
-`bit_limit` caps the bits examined; the trusted stage passes 63 (no cap), while 17 reproduces
-the published tester's fixed bit count.
-
-Nodes are first renumbered in BFS order and all index arrays are int32, for cache locality
-(a randomly labelled 300,000-node path is otherwise a chain of cache misses).
+`forest_answers` takes every test of a case as one forest and returns the per-test answers:
+centroid decomposition with a per-component table F(q) = XOR of (d(v) + q) over coin nodes,
+built bit by bit with sliding windows (the algorithm: docs/architecture.md, "The fast kernel").
+`bit_limit` caps the bits examined: 63 for the trusted stage, 17 for the published tester's.
 """
 
 from __future__ import annotations
@@ -41,8 +21,7 @@ def _apply(nodes, pd, po, a, e, center, center_odd, grundy, hist, table, low, re
     """g[u] ^= F(pd[i]) for u = nodes[i], i in a..e-1 (and g[center] ^= F(0) if center >= 0),
 
     where F(q) = XOR over the coins of (their distance + q); the coins are the positions j in
-    a..e-1 with po[j] = 1 at distance pd[j], plus one at distance 0 if center_odd.
-    """
+    a..e-1 with po[j] = 1 at distance pd[j], plus one at distance 0 if center_odd."""
     deepest = 0
     deepest_coin = 0 if center_odd else -1
     for i in range(a, e):
@@ -115,8 +94,7 @@ def _bfs_relabel(total, eu, ev, starts):
     """CSR adjacency with nodes renumbered in BFS order, test by test (ranges are kept).
 
     Returns (offs, adj, perm, parent): perm maps a new id to the old one, parent is the BFS
-    parent in new ids (-1 at each test's first node).
-    """
+    parent in new ids (-1 at each test's first node)."""
     m = eu.shape[0]
     offs = np.zeros(total + 1, np.int32)
     for i in range(m):
@@ -245,8 +223,7 @@ def forest_answers(total, eu, ev, odd_old, starts, sizes, bit_limit):
     segment of node ids in BFS order from its first node, with parent positions, so its
     subtree sizes and centroid need no new search; the BFS of each branch from the centroid
     (which gives the distances) is at the same time the next level's segment for that branch.
-    Two sets of level arrays (A and B) alternate as current and next.
-    """
+    Two sets of level arrays (A and B) alternate as current and next."""
     offs, adj, perm, first_parent = _bfs_relabel(total, eu, ev, starts)
     odd = np.empty(total, np.uint8)
     for x in range(total):

@@ -1,8 +1,7 @@
-"""movcoin2's native code (native.c) through ctypes: the quick parse path and the kernel.
+"""movcoin2's native code through ctypes: the quick parse path and the kernel.
 
-`KERNELS` is declared (registered with `pipeline.native`) at import; the library is built at
-installation and loaded on first use. Where it cannot be built, `functions()` is None and the
-callers fall back to the NumPy quick parse and numba's JIT (kernels.py).
+The library is declared at import, built at installation and loaded on first use; where it
+cannot be built, `functions()` is None and the callers use their fallback (`FALLBACK`).
 """
 
 from __future__ import annotations

@@ -39,18 +39,32 @@ def bfs_distances(adj: list[list[int]], source: int) -> list[int]:
     return dist
 
 
+def bfs_tree(adj: list[list[int]], root: int) -> tuple[list[int], list[int]]:
+    """(the nodes in BFS order from `root`, the parent of each node; the root's is -1)."""
+    parent = [-1] * len(adj)
+    seen = [False] * len(adj)
+    seen[root] = True
+    order = [root]
+    queue = deque([root])
+    while queue:
+        u = queue.popleft()
+        for w in adj[u]:
+            if not seen[w]:
+                seen[w] = True
+                parent[w] = u
+                order.append(w)
+                queue.append(w)
+    return order, parent
+
+
 # -- brute ------------------------------------------------------------------------------------
 BRUTE_BUDGET = 200_000
 
 
 def brute_estimate(test: TreeCase, cap: int = BRUTE_BUDGET) -> int:
-    """n roots times an upper bound on the coin configurations of one game (at most cap + 1).
-
-    The coins on R never move again, so a configuration is how many of the C coins sit on
-    each of the other n-1 nodes (at most C in total): comb(n - 1 + C, C) of them. The product
-    is built factor by factor and stops once it passes `cap`, so a 300,000-node case costs
-    nothing to refuse.
-    """
+    """n roots times an upper bound on the coin configurations of one game (at most cap + 1):
+    comb(n - 1 + C, C) ways for the C coins off the root, built factor by factor and stopped once
+    past `cap`, so a huge case costs nothing to refuse."""
     coins = sum(test.coins)
     k = min(coins, test.n - 1)
     estimate = test.n
@@ -78,17 +92,7 @@ def brute_test(test: TreeCase) -> int:
     bob_wins = []
     for root in range(n):
         # toward[v]: the nodes after v on the path v .. root (root included).
-        parent = [-1] * n
-        seen = [False] * n
-        seen[root] = True
-        queue = deque([root])
-        while queue:
-            u = queue.popleft()
-            for w in adj[u]:
-                if not seen[w]:
-                    seen[w] = True
-                    parent[w] = u
-                    queue.append(w)
+        _, parent = bfs_tree(adj, root)
         toward = []
         for v in range(n):
             path = []
@@ -140,8 +144,7 @@ def quadratic_grundy(test: TreeCase) -> np.ndarray:
     Columns are the nodes in preorder from node 1, so a subtree is a column interval
     [tin, tin + size). Moving the root from p to a child v brings every node of v's subtree one
     step closer and every other node one step further: row_v = row_p + 1, minus 2 on v's
-    interval. Row 1 comes from a BFS.
-    """
+    interval. Row 1 comes from a BFS."""
     import numpy as np
 
     n = test.n
@@ -226,8 +229,7 @@ class DistTracker:
     "one zone" [2^x, M). A distance inserted while the common shift is `shift` is stored by
     its residue (d - shift) mod M; shifting everything by +1 is the same as sliding the one
     zone one step down over those stored residues, so only the residues entering and leaving
-    the zone change the count of set bits: O(bits) per shift, O(bits) per insert, O(1) XOR.
-    """
+    the zone change the count of set bits: O(bits) per shift, O(bits) per insert, O(1) XOR."""
 
     def __init__(self, num_bits: int) -> None:
         self.num_bits = num_bits

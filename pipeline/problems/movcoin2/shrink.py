@@ -1,20 +1,19 @@
 """Shrink passes and hunt mutations of movcoin2 (structured edits of a `Movcoin2Case`).
 
-Trees are edited as rooted at node 1: a shrink cuts an edge and keeps one side (relabelled
-1..k in the old order, edges in their old order), a mutation moves a subtree under another
-node. A large tree has many edges, so cuts are tried by levels, as in delta debugging: cuts
-removing about half of the tree first, then about a quarter, ...; each level offers at most
-`CUTS_PER_LEVEL` cuts spread over it, except the last one (single leaves), which offers all.
+Trees are rooted at node 1: a shrink cuts an edge and keeps one side (relabelled in the old
+order), a mutation moves a subtree under another node. Cuts are tried by levels, as in delta
+debugging (about half the tree first, then a quarter, ...), at most `CUTS_PER_LEVEL` a level
+except the last (single leaves).
 """
 
 from __future__ import annotations
 
 import random
-from collections import deque
 from collections.abc import Iterator
 
 from pipeline.problems.edits import lower_int, removals, replaced
 from pipeline.problems.movcoin2.case import MAX_C, Movcoin2Case, TreeCase
+from pipeline.problems.movcoin2.oracles import adjacency, bfs_tree
 
 CUTS_PER_LEVEL = 8
 
@@ -25,24 +24,7 @@ def _with_test(case: Movcoin2Case, index: int, test: TreeCase) -> Movcoin2Case:
 
 def _rooted(test: TreeCase) -> tuple[list[int], list[int]]:
     """(BFS order from node 1, parent of each node; 0-based, the root's parent -1)."""
-    adj: list[list[int]] = [[] for _ in range(test.n)]
-    for u, v in test.edges:
-        adj[u - 1].append(v - 1)
-        adj[v - 1].append(u - 1)
-    parent = [-1] * test.n
-    seen = [False] * test.n
-    seen[0] = True
-    order = [0]
-    queue = deque([0])
-    while queue:
-        u = queue.popleft()
-        for w in adj[u]:
-            if not seen[w]:
-                seen[w] = True
-                parent[w] = u
-                order.append(w)
-                queue.append(w)
-    return order, parent
+    return bfs_tree(adjacency(test), 0)
 
 
 def _subtree_sizes(order: list[int], parent: list[int]) -> list[int]:
