@@ -72,9 +72,11 @@ nightly: venv
 	$(BIN)/pipeline nightly
 
 # Benchmarks (~20 min on 2 cores, about an hour more for `peers` when BAPCtools' packages are
-# here): prints the figures, writes data/bench/<timestamp>.parquet. `peers` pairs `bt run` with
-# the same work, `pipeline run --fail-fast` (both stop a submission at its first failure);
-# without the flag it is the every-case pipeline (docs/benchmarks.md).
+# here, and more for `contests` when the karwa contests are): prints the figures, writes
+# data/bench/<timestamp>.parquet. `peers` pairs `bt run` with the same work, `pipeline run
+# --fail-fast` (both stop a submission at its first failure); without the flag it is the
+# every-case pipeline; `contests` judges whole contests with `pipeline run --contest
+# --fail-fast` against their floor and `bt run` (docs/benchmarks.md).
 bench: venv
 	$(BIN)/python -m benchmarks --fail-fast
 

@@ -159,13 +159,11 @@ def _output(run_dir: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
-def run_bt(bt: Path, package: Path, scratch: Path, every_case: bool = False,
-           time_limit_s: float | None = None) -> Timed:
-    """One `bt run` of a fresh copy of `package`; `every_case`: `bt run -aa`, every case of
-    every submission (by default bt stops a submission at its first failing case);
-    `time_limit_s`: `bt run -t`, judged at that limit rather than the package's own or bt's
-    default."""
-    copy = _fresh_copy(package, scratch / "bt" / package.name)
+def bt_copy(bt: Path, source: Path, scratch: Path) -> tuple[Path, dict[str, str]]:
+    """A fresh copy of `source` (a package, or a contest of them) for bt, upgraded to the
+    format bt reads (`bt upgrade`, where a package is in another), and the environment bt runs
+    in: `bt` on PATH, a fresh TMPDIR."""
+    copy = _fresh_copy(source, scratch / "bt" / source.name)
     # bt keeps its builds in TMPDIR/bapctools_<hash of the folder>/: a fresh TMPDIR each time,
     # shared by its generate and its run, as the pipeline gets a fresh data folder shared by
     # its ingest and its run (else bt's builds of one repetition served the next ones)
@@ -174,9 +172,21 @@ def run_bt(bt: Path, package: Path, scratch: Path, every_case: bool = False,
     temporary.mkdir(parents=True)
     env = {**os.environ, "PATH": f"{bt.parent}:{os.environ.get('PATH', '')}",
            "TMPDIR": str(temporary)}
-    if _format_version(copy) not in (None, BT_FORMAT):  # bt reads 2025-09 only
+    packages = [copy] if (copy / "problem.yaml").is_file() else \
+        [p for p in copy.iterdir() if (p / "problem.yaml").is_file()]
+    if any(_format_version(p) not in (None, BT_FORMAT) for p in packages):  # bt reads 2025-09
         subprocess.run([str(bt), "upgrade", "--no-bar"], cwd=copy, capture_output=True,
-                       env=env, timeout=600)
+                       env=env, timeout=1800)
+    return copy, env
+
+
+def run_bt(bt: Path, package: Path, scratch: Path, every_case: bool = False,
+           time_limit_s: float | None = None) -> Timed:
+    """One `bt run` of a fresh copy of `package`; `every_case`: `bt run -aa`, every case of
+    every submission (by default bt stops a submission at its first failing case);
+    `time_limit_s`: `bt run -t`, judged at that limit rather than the package's own or bt's
+    default."""
+    copy, env = bt_copy(bt, package, scratch)
     made = None
     if (copy / "generators" / "generators.yaml").exists():
         made = spawn_timed([str(bt), "generate", "--no-bar"], stdout=scratch / "bt-generate.txt",

@@ -8,11 +8,12 @@
     python -m benchmarks --only peers --package hello --package fixtures/guess
 
 Sections, in order: `startup`, `max-tests`, `growth`, `ingest`, `throughput`, `overhead`,
-`stress`, `dask`, `nightly`, `peers` (see their modules; the quick version skips `nightly`, and
-`peers` runs only the fixture packages there). Every measurement becomes a row
-of `DATA/bench/<bench_id>.parquet` (DATA from `--data-dir`, else
-`PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under `DATA/build/`. Scratch files
-live in a temporary folder removed at the end (`--keep-work` keeps it). The exit status is 1
+`stress`, `dask`, `nightly`, `peers`, `contests` (see their modules; the quick version skips
+`nightly`, `peers` runs only the fixture packages there and `contests` four problems of one
+contest). Every measurement becomes a row of `DATA/bench/<bench_id>.parquet` (DATA from
+`--data-dir`, else `PIPELINE_DATA_DIR`, else `data`); C++ builds are cached under
+`DATA/build/`. Scratch files live in a temporary folder removed at the end (`--keep-work`
+keeps it). The exit status is 1
 when something failed outright (a wrong answer, a crash, a failed build); goals missed are
 listed at the end but do not fail the run.
 """
@@ -31,8 +32,8 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import dask as dask_section
 from benchmarks import (
+    contests,
     growth,
     ingest,
     maxtests,
@@ -44,6 +45,7 @@ from benchmarks import (
     throughput,
     workspace,
 )
+from benchmarks import dask as dask_section
 from benchmarks.common import (
     BenchContext,
     close_launcher,
@@ -57,12 +59,13 @@ from benchmarks.common import (
 from pipeline.problems import all_problems, get_problem, problem_ids
 
 SECTIONS = ("startup", "max-tests", "growth", "ingest", "throughput", "overhead", "stress",
-            "dask", "nightly", "peers")
+            "dask", "nightly", "peers", "contests")
 ALIASES = {"max": "max-tests", "maxtests": "max-tests", "run": "throughput",
            "throughput": "throughput", "growth": "growth", "ingest": "ingest",
            "max-tests": "max-tests", "dask": "dask", "cluster": "dask", "nightly": "nightly",
            "stress": "stress", "peers": "peers", "bapctools": "peers", "overhead": "overhead",
-           "containment": "overhead", "startup": "startup", "start": "startup"}
+           "containment": "overhead", "startup": "startup", "start": "startup",
+           "contests": "contests", "contest": "contests"}
 
 
 @dataclass(frozen=True)
@@ -227,7 +230,8 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
               "stress": "stress cases/s and the known-wrong stages found",
               "dask": "runs on a Dask cluster beside the local pool",
               "nightly": "the nightly job on a fresh data folder",
-              "peers": "packages judged by pipeline beside BAPCtools (bt run)"}
+              "peers": "packages judged by pipeline beside BAPCtools (bt run)",
+              "contests": "whole contests: pipeline run --contest vs its floor and bt run"}
     for number, section in enumerate(args.sections, start=1):
         _section_title(number, titles[section])
         started = time.perf_counter()
@@ -283,6 +287,8 @@ def run_sections(ctx: BenchContext, args: argparse.Namespace, settings: Settings
             elif section == "peers":
                 peers.run_peers(ctx, settings.peer_repeats, ctx.quick, args.package,
                                 every_case=args.bt_all, fail_fast=args.fail_fast)
+            elif section == "contests":
+                contests.run_contests(ctx, ctx.quick)
         except Exception as error:
             fail(ctx, f"section {section} crashed: {type(error).__name__}: {error}")
             traceback.print_exc(file=sys.stdout)

@@ -10,11 +10,15 @@ to register never stops the others; the contest is recorded with each problem's 
 (`DATA/contests.json`) and the summary names each one that failed, and why.
 
 Run: each registered problem is run as `pipeline run --problem P` runs it
-(`running.judge_problem`), one after another; then one summary: per problem, each submission
-with its expected and its actual verdict, its time (its slowest case's CPU time) and whether
-they agree, then the totals. The exit status is `pipeline run`'s, over the whole contest: 130
-when a run was interrupted (the rest are not run), 1 when a problem could not be registered or
-run, or a run earns 1 (a disagreement, a program that could not start, a judge error), else 0.
+(`running.judge_problem`), all at once on one queue of jobs (`one_queue`: one local pool for the
+contest, the jobs of chains first, then those of the problems with the most work; with
+`--executor dask`, one after another), each problem's report printed once it is over, in the
+contest's order; then one summary: per problem, each submission with its expected and its actual
+verdict, its time (its slowest case's CPU time) and whether they agree, then the totals. The
+exit status is `pipeline run`'s, over the whole contest: 130 when a run was interrupted (those
+under way are marked interrupted, the rest are not run), 1 when a problem could not be
+registered or run, or a run earns 1 (a disagreement, a program that could not start, a judge
+error), else 0.
 """
 
 from __future__ import annotations
@@ -161,13 +165,11 @@ def find_contest(settings: Settings, name: str):
 def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int | None,
                 stack: int | None, sandbox: str, repeat: int, no_wait: bool, fail_fast: bool,
                 executor_kind: str, scheduler: str | None) -> None:
-    """Judge every problem of the contest `name`, one after another, as `pipeline run
-    --problem P` judges it, then print one summary and exit with the status it earns (see
-    the module docstring)."""
-    from pipeline.commands.running import NoCaseSelected, exit_status, judge_problem
-    from pipeline.programs.languages import BuildError
-    from pipeline.run.executors import ExecutorError
-    from pipeline.run.request import RunRequest, select_solvers
+    """Judge every problem of the contest `name` as `pipeline run --problem P` judges it, all
+    on one queue (`one_queue`; on Dask, one after another), then print one summary and exit
+    with the status it earns (see the module docstring)."""
+    from pipeline.commands.common import settle
+    from pipeline.run.request import RunRequest
 
     contest = find_contest(settings, name)
     decide_sandbox(sandbox)  # every program of every problem's run
@@ -181,43 +183,32 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
     from pipeline.programs import contained
 
     contained.hide(settings.data_dir)
+    settle(settings.data_dir)
     outcomes = [ProblemOutcome(entry.id, entry.label) for entry in contest.problems]
     for entry, outcome in zip(contest.problems, outcomes):
         if not entry.registered:
             outcome.failed, outcome.status = f"not registered: {entry.why}", 1
-            continue
-        say(f"== {entry.label + ' ' if entry.label else ''}{entry.id}")
-        try:
-            from pipeline.problems import get_problem
 
-            problem = get_problem(entry.id)
-            request = RunRequest(problem=problem.id, solvers=(), externals=(), group=None,
-                                 jobs=jobs, timeout_s=None, memory_mb=memory, stack_mb=stack,
-                                 sandbox=sandbox, repeat=repeat, resume=None,
-                                 command=" ".join(["pipeline", *sys.argv[1:]]),
-                                 wait=not no_wait, fail_fast=fail_fast)
-            selection = select_solvers(problem, request)
-            result = judge_problem(settings, problem, request, selection,
-                                   executor_kind=executor_kind, scheduler=scheduler, jobs=jobs)
-        except (NoCaseSelected, BuildError, ExecutorError, UnknownName, UserError) as error:
-            outcome.failed, outcome.status = f"not run: {error}", 1
-            say(f"{entry.id}: not run: {error}", err=True)
-            continue
-        if isinstance(result, str):
-            outcome.idle = result
-            say(f"{entry.id}: nothing to run: {result}")
-            continue
-        from pipeline.run.runner import format_summary
+    def judge(entry, outcome: ProblemOutcome, shared) -> list[tuple[str, bool]]:
+        request = RunRequest(problem=entry.id, solvers=(), externals=(), group=None,
+                             jobs=jobs, timeout_s=None, memory_mb=memory, stack_mb=stack,
+                             sandbox=sandbox, repeat=repeat, resume=None,
+                             command=" ".join(["pipeline", *sys.argv[1:]]),
+                             wait=not no_wait, fail_fast=fail_fast)
+        return judge_entry(settings, entry, outcome, request, executor_kind=executor_kind,
+                           scheduler=scheduler, jobs=jobs, shared=shared)
 
-        outcome.summary = result
-        say(format_summary(result))
-        outcome.status = exit_status(result)
-        outcome.rows = _rows(result)
-        if result.status == "interrupted":
-            from pipeline.commands.running import resume_command
-
-            say(f"to finish it: {resume_command(settings, entry.id, result.run_id)}")
-            break
+    todo = [(entry, outcome) for entry, outcome in zip(contest.problems, outcomes)
+            if entry.registered]
+    if local and len(todo) > 1:
+        one_queue(settings, todo, judge, jobs)
+    else:
+        for entry, outcome in todo:
+            say(problem_header(entry))
+            problem_ended(settings, entry, outcome, judge(entry, outcome, None), header=False)
+            if outcome.summary is not None and \
+                    outcome.summary.status == "interrupted":  # type: ignore[attr-defined]
+                break
     say(format_contest(contest, outcomes))
     if contest.python:
         say(f"note: {python_note(contest.python)}")
@@ -225,6 +216,163 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
     code = 130 if 130 in codes else max(codes, default=0)
     if code:
         raise typer.Exit(code)
+
+
+def problem_header(entry) -> str:
+    return f"== {entry.label + ' ' if entry.label else ''}{entry.id}"
+
+
+def judge_entry(settings: Settings, entry, outcome: ProblemOutcome, request, *,
+                executor_kind: str, scheduler: str | None, jobs: int | None,
+                shared) -> list[tuple[str, bool]]:
+    """Judge the contest's problem `entry` as `pipeline run --problem P` judges it (on
+    `shared`, the contest's queue, when given), its outcome into `outcome`; returns the lines
+    that say how it went (each with whether it goes to stderr), for the caller to print."""
+    from pipeline.commands.running import NoCaseSelected, judge_problem
+    from pipeline.problems import get_problem
+    from pipeline.programs.languages import BuildError
+    from pipeline.run.executors import ExecutorError
+    from pipeline.run.request import select_solvers
+    from pipeline.run.runner import format_summary
+
+    try:
+        problem = get_problem(entry.id)
+        selection = select_solvers(problem, request)
+        result = judge_problem(settings, problem, request, selection,
+                               executor_kind=executor_kind, scheduler=scheduler, jobs=jobs,
+                               shared=None if shared is None else shared.lane(problem.id))
+    except (NoCaseSelected, BuildError, ExecutorError, UnknownName, UserError) as error:
+        outcome.failed, outcome.status = f"not run: {error}", 1
+        return [(f"{entry.id}: not run: {error}", True)]
+    if isinstance(result, str):
+        outcome.idle = result
+        return [(f"{entry.id}: nothing to run: {result}", False)]
+    outcome.summary = result
+    outcome.rows = _rows(result)
+    return [(format_summary(result), False)]
+
+
+def problem_ended(settings: Settings, entry, outcome: ProblemOutcome,
+                  lines: list[tuple[str, bool]], header: bool = True) -> None:
+    """Print how the contest's problem `entry` went (`lines`, from `judge_entry`; after its
+    name, unless `header` is False: printed before its run), with what its exit status says,
+    and how to finish its run when it was interrupted."""
+    from pipeline.commands.running import exit_status, resume_command
+
+    if header:
+        say(problem_header(entry))
+    for line, err in lines:
+        say(line, err=err)
+    result = outcome.summary
+    if result is None:
+        return
+    outcome.status = exit_status(result)
+    if result.status == "interrupted":  # type: ignore[attr-defined]
+        say(f"to finish it: {resume_command(settings, entry.id, result.run_id)}")  # type: ignore[attr-defined]
+
+
+def work_ranks(settings: Settings, problem_ids: list[str]) -> dict[str, int]:
+    """Each problem's place in the contest's queue: the most work first, its test cases
+    times its submissions times its time limit (1 s when it is to be derived) - the problem
+    whose runs take longest starts first, the others fill the cores around it."""
+    from pipeline.problems import get_problem
+    from pipeline.run.runner import load_cases
+
+    work: dict[str, float] = {}
+    for problem_id in problem_ids:
+        try:
+            problem = get_problem(problem_id)
+            cases = load_cases(settings.data_dir, problem_id, None).height
+            judge = problem.package_judge
+            package = judge.problem.load() if judge is not None else None  # type: ignore
+            submissions = len(package.submissions) if package is not None else 1
+            limit = (package.limits.time_s if package is not None else None) or 1.0
+        except (UnknownName, UserError, PackageError, OSError, AttributeError):
+            cases, submissions, limit = 0, 0, 0.0  # its run says what is wrong
+        work[problem_id] = cases * submissions * limit
+    order = sorted(problem_ids, key=lambda p: -work[p])
+    return {problem_id: rank for rank, problem_id in enumerate(order)}
+
+
+# Problems of a contest whose runs are under way at once: per core, and at most: enough that
+# the cores have work while some wait on their limit's derivation or run a failing submission
+# one case at a time, few enough that their builds (each run builds its submissions a core's
+# worth at once) do not crowd the machine.
+PROBLEMS_PER_CORE = 2
+MOST_PROBLEMS_AT_ONCE = 8
+
+
+def one_queue(settings: Settings, todo: list, judge, jobs: int | None) -> None:
+    """Judge the problems `todo` ((entry, outcome) pairs), each on a thread of its own
+    (`judge(entry, outcome, shared)`, the lines it gives), their jobs all on one local pool
+    (`run.queue.ContestQueue`), the problems with the most work first (`work_ranks`), at
+    most `PROBLEMS_PER_CORE` per core (and `MOST_PROBLEMS_AT_ONCE`) under way at once; each
+    problem's lines are printed as it ends, in the contest's order. Ctrl-C stops every run
+    under way (each marked interrupted, with the command that finishes it) and starts no
+    other."""
+    import os
+    import threading
+
+    from pipeline.run.choice import make_executor
+    from pipeline.run.executors import LocalPoolExecutor
+    from pipeline.run.queue import ContestQueue
+
+    ranks = work_ranks(settings, [entry.id for entry, _ in todo])
+    pool = make_executor("local", None, jobs)
+    assert isinstance(pool, LocalPoolExecutor)
+    shared = ContestQueue(pool, ranks)
+    said: dict[str, list[tuple[str, bool]]] = {}
+    ended = threading.Condition()
+    room = threading.BoundedSemaphore(max(2, min(PROBLEMS_PER_CORE * (os.cpu_count() or 1),
+                                                 MOST_PROBLEMS_AT_ONCE)))
+    stop = threading.Event()
+    threads: list[threading.Thread] = []
+
+    def work(entry, outcome) -> None:
+        lines: list[tuple[str, bool]] = []
+        try:
+            lines = judge(entry, outcome, shared)
+        except BaseException as error:  # said, never lost on a thread
+            outcome.failed, outcome.status = f"not run: {error!r}", 1
+            lines = [(f"{entry.id}: not run: {error!r}", True)]
+        finally:
+            room.release()
+            with ended:
+                said[entry.id] = lines
+                ended.notify_all()
+
+    def start_all() -> None:
+        for entry, outcome in sorted(todo, key=lambda pair: ranks[pair[0].id]):
+            room.acquire()
+            if stop.is_set():
+                room.release()
+                return
+            thread = threading.Thread(target=work, args=(entry, outcome), daemon=True,
+                                      name=f"gamebench-contest-{entry.id}")
+            threads.append(thread)
+            thread.start()
+
+    starter = threading.Thread(target=start_all, daemon=True, name="gamebench-contest")
+    printed = 0
+    try:
+        starter.start()
+        for entry, outcome in todo:
+            with ended:
+                while entry.id not in said:
+                    ended.wait(timeout=0.5)
+            problem_ended(settings, entry, outcome, said[entry.id])
+            printed += 1
+    except KeyboardInterrupt:  # every run under way stops (interrupted), no other starts
+        stop.set()
+        shared.interrupt()
+        starter.join()
+        for thread in list(threads):
+            thread.join()
+        for entry, outcome in todo[printed:]:
+            if entry.id in said:
+                problem_ended(settings, entry, outcome, said[entry.id])
+    finally:
+        shared.close()
 
 
 def _rows(summary) -> list[tuple[str, ...]]:

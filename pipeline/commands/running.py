@@ -102,16 +102,18 @@ class NoCaseSelected(UserError):
 
 
 def judge_problem(settings: Settings, problem, request, selection, *, executor_kind: str,
-                  scheduler: str | None, jobs: int | None):
+                  scheduler: str | None, jobs: int | None, shared=None):
     """The run `request` asks for, of `problem` (`selection`: its solvers, None when resuming),
     the way every `pipeline run` makes it: the executor started, the package's submissions
     built and held meanwhile, runs left by dead processes settled. Returns the run's summary,
     or why there was nothing to run (a package without test data, as bt run skips it).
+    `shared`: an executor the caller started and closes (a contest's queue, whose problems
+    run at once: no progress bar, dead processes' runs settled by the caller).
     Raises `NoCaseSelected`, and `BuildError`, `ExecutorError` or `UserError` when the run
     cannot be made."""
     from pipeline.progress import progress_bar
 
-    executor = start_executor(executor_kind, scheduler, jobs, problem, selection)
+    executor = shared or start_executor(executor_kind, scheduler, jobs, problem, selection)
     judge = problem.package_judge
     if selection is not None and selection.submissions and judge is not None:
         # its workers use this machine's builds (these run while Polars loads)
@@ -119,7 +121,8 @@ def judge_problem(settings: Settings, problem, request, selection, *, executor_k
             judge.start_building(selection.submissions)
         judge.start_holding(selection.submissions)
     try:
-        settle(settings.data_dir)
+        if shared is None:
+            settle(settings.data_dir)
         from pipeline.run.runner import no_case_selected, nothing_to_run
         from pipeline.run.runner import run as run_request
 
@@ -132,9 +135,10 @@ def judge_problem(settings: Settings, problem, request, selection, *, executor_k
         if why:
             raise NoCaseSelected(why)
         return run_request(settings.data_dir, request, executor=executor,
-                           progress=progress_bar("run"))
+                           progress=None if shared else progress_bar("run"))
     finally:
-        executor.close()
+        if shared is None:
+            executor.close()
 
 
 def exit_status(summary, err=True) -> int:

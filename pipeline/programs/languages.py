@@ -507,6 +507,8 @@ def _build_into(program: Program, language: str, lang: Language | None,
             hidden = (*hidden, *submission_hidden())
         result = _compile(program, language, lang, work, [name for name, _ in pairs],
                           compile_time_s, compile_memory_mb, sandbox, hidden)
+        result["sources"] = [str(path) for _, path in pairs]  # what was built (`make bench`
+                                                               # reads it with its time)
         if result["status"] == _CE:
             failing = toolchain_missing(language)  # the compiler asked its version now
             if failing:
@@ -546,7 +548,9 @@ def run_build(argv: list[str], work: Path, *, time_s: float, memory_mb: int | No
 def _compile(program: Program, language: str, lang: Language | None, work: Path,
              names: list[str], time_s: float, memory_mb: int | None,
              sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> dict:
-    """Compile in `work`; the result (status, run argv with {dir}, message) as JSON data."""
+    """Compile in `work`; the result (status, run argv with {dir}, message, and the CPU and
+    wall seconds its compiler or build script took, when one ran) as JSON data."""
+    spent: dict[str, float] = {}
     if language == BUILD_RUN:
         build_script = work / "build"
         if build_script.exists():
@@ -556,6 +560,7 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
             if done.exit_code != 0:
                 return {"status": _CE, "run": [], "message": describe_failure(
                     done, "build script") + "\n" + done.output}
+            spent = {"cpu_s": done.cpu_s, "wall_s": done.wall_s}
         run_script = work / "run"
         if kind_of(run_script) is None:
             return {"status": _CE, "run": [], "message": "the build script made no `run` file"}
@@ -563,7 +568,7 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
             chmod_regular(run_script, 0o755, "it is not run")
         except LeftBehind as error:
             return {"status": _CE, "run": [], "message": error.left_by(_builder(language))}
-        return {"status": BUILT, "run": ["{dir}/run"], "message": ""}
+        return {"status": BUILT, "run": ["{dir}/run"], "message": "", **spent}
     if language == SCRIPT:
         (work / names[0]).chmod(0o755)
         return {"status": BUILT, "run": ["{dir}/" + names[0]], "message": ""}
@@ -600,6 +605,7 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
             if done.exit_code != 0:
                 return {"status": _CE, "run": [], "message": describe_failure(
                     done, "the compiler") + ("\n" + message if message else "")}
+            spent = {"cpu_s": done.cpu_s, "wall_s": done.wall_s}
     run_values = dict(values, binary="{dir}/program.bin", path="{dir}",
                       mainfile="{dir}/" + mainfile)
     try:
@@ -607,7 +613,7 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
     except (KeyError, IndexError, ValueError) as error:
         return {"status": _CE, "run": [], "message": f"the run command has a field that is "
                 f"not {{exe}} or {{source}}: {error}"}
-    return {"status": BUILT, "run": run, "message": message}
+    return {"status": BUILT, "run": run, "message": message, **spent}
 
 
 def _builder(language: str) -> str:

@@ -7,7 +7,9 @@ cap of 2 x timeout + 1 s (one that sleeps or waits), gets the worker killed and 
 job recorded as `TLE` (saying which limit), and the rest of the batch handed out again; so a
 case slowed down by other processes on the machine is not failed for it. The clock of a
 batch's first job starts when the worker says it is ready (started, with the batch's problems
-imported), so start-up is never charged to a case.
+imported), so start-up is never charged to a case. `LocalPoolExecutor.serve` runs the jobs of
+several callers at once as one queue (a contest's problems, `run.queue`), each batch placed by
+its rank and held to its own caller's rules.
 
 `DaskExecutor` (`pipeline.run.dask_executor`) runs the same batches on a Dask cluster, each
 Dask worker running them through a local pool of its own. `choice.make_executor` builds
@@ -23,7 +25,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -106,6 +108,31 @@ def held_back(batch: list[Job], one_at_a_time: frozenset[str], out: set[str]) ->
 def out_in_turn(jobs: Iterable[Job], one_at_a_time: frozenset[str]) -> set[str]:
     """The solvers of `jobs` (sent, not back yet) that hold their next job back."""
     return {job.solver.name for job in jobs if in_turn(job, one_at_a_time)}
+
+
+class Arrivals(Protocol):
+    """Jobs that reach a running pool from several callers (`LocalPoolExecutor.serve`; one
+    contest's problems, `run.queue`), each job's problem saying whose it is."""
+
+    def fileno(self) -> int:
+        """A descriptor that is readable when jobs have arrived or the arrivals are over."""
+
+    def take(self) -> list[list[Job]] | None:
+        """The batches arrived since the last call, each placed by `rank`; None once no more
+        will come."""
+
+    def rank(self, job: Job) -> int:
+        """Where `job`'s batch goes among the pending ones: a lower rank first."""
+
+    def skip(self, job: Job) -> str | None:
+        """Why `job` is not to be run after all (its caller's `skip`), or None."""
+
+    def one_at_a_time(self, problem: str) -> frozenset[str]:
+        """The solvers of `problem` whose jobs run one after another now."""
+
+    def waiting(self, problem: str) -> bool:
+        """Whether no job of `problem` is to be sent now (its caller is still taking in
+        outcomes of it: its `skip` has not seen them yet)."""
 
 
 def skipped(batch: list[Job], skip: Skip | None) -> tuple[list[Job], list[tuple[Job, Outcome]]]:
@@ -265,7 +292,9 @@ class LocalPoolExecutor:
         self._done_jobs = 0      # jobs whose outcome came back in this `run`, and the
         self._busy_s = 0.0       # seconds the workers' batches took so far (for the average)
         self._skip: Skip | None = None
-        self._one_at_a_time: frozenset[str] = frozenset()
+        # problem -> its solvers run one at a time (a plain run's are the same for all)
+        self._turns: Callable[[str], frozenset[str]] = lambda problem: frozenset()
+        self._arrivals: Arrivals | None = None
         self._passed: list[tuple[Job, Outcome]] = []  # jobs `skip` left out, to be yielded
         self._deaths: dict[int, str] = {}  # job key -> how the worker it was on died (this run)
         self._starting: threading.Thread | None = None
@@ -355,26 +384,60 @@ class LocalPoolExecutor:
     def run(self, jobs: Iterable[Job], skip: Skip | None = None,
             one_at_a_time: frozenset[str] = frozenset(),
             ) -> Generator[tuple[Job, Outcome], None, None]:
+        turns = frozenset(one_at_a_time)
+        yield from self._loop(deque(batches(jobs)), skip, lambda problem: turns, None)
+
+    def serve(self, arrivals: Arrivals) -> Generator[tuple[Job, Outcome], None, None]:
+        """Run jobs as they arrive from several callers (`arrivals`), all on this pool's
+        workers as one queue, each batch placed by its rank (`Arrivals.rank`), each job
+        skipped or held to its turn by its caller's rules; yield each with its outcome,
+        until no more arrive and every one has come back."""
+        self._arrivals = arrivals
+        try:
+            yield from self._loop(deque(), arrivals.skip, arrivals.one_at_a_time, arrivals)
+        finally:
+            self._arrivals = None
+
+    def _arrive(self, pending: deque[list[Job]], arrivals: Arrivals) -> bool:
+        """Place the batches arrived since the last look among `pending`, each after the
+        last of a rank not above its own; False once no more will come."""
+        arrived = arrivals.take()
+        if arrived is None:
+            return False
+        for batch in arrived:
+            rank = arrivals.rank(batch[0])
+            index = len(pending)
+            while index > 0 and arrivals.rank(pending[index - 1][0]) > rank:
+                index -= 1
+            pending.insert(index, batch)
+        return True
+
+    def _loop(self, pending: deque[list[Job]], skip: Skip | None,
+              turns: Callable[[str], frozenset[str]], arrivals: Arrivals | None
+              ) -> Generator[tuple[Job, Outcome], None, None]:
         self._started()
         self._skip, self._passed = skip, []
-        self._one_at_a_time = frozenset(one_at_a_time)
+        self._turns = turns
         self._done_jobs, self._busy_s = 0, 0.0
         self._deaths = {}
-        pending: deque[list[Job]] = deque(batches(jobs))
+        open_ = arrivals is not None and self._arrive(pending, arrivals)
         while len(self._workers) < min(self.size, len(pending)):
             self._start_worker()
         for worker in self._workers[:self.size]:  # (workers a grown pool started wait)
             if not worker.busy and (batch := self._take(pending)):
                 self._assign(worker, batch)
         yield from self._skipped_now()
-        while any(w.busy for w in self._workers):
+        while open_ or any(w.busy for w in self._workers):
             busy = [w for w in self._workers if w.busy]
             now = time.monotonic()
-            deadline = min(self._deadline(w) for w in busy)
+            deadline = min((self._deadline(w) for w in busy), default=now + POLL_S)
             # Wake up at least every POLL_S: which job a worker is on (and so its deadline)
             # changes through shared memory, without a message.
-            ready = wait([w.connection for w in busy],
+            watched: list[Any] = [w.connection for w in busy]
+            ready = wait(watched + [arrivals] if open_ else watched,
                          timeout=min(POLL_S, max(0.0, deadline - now)))
+            if arrivals is not None and open_ and arrivals in ready:
+                open_ = self._arrive(pending, arrivals)
             for worker in busy:
                 if worker.connection in ready:
                     try:
@@ -409,16 +472,19 @@ class LocalPoolExecutor:
         """The next batch to send (the first not held back, `held_back`; a job of a solver run
         one at a time travels alone), less the jobs `skip` leaves out (kept to be yielded), or
         None when no job of what is pending can be sent now."""
-        out = out_in_turn((job for worker in self._workers if worker.busy
-                           for job in worker.batch[worker.done:]), self._one_at_a_time)
+        out = {(job.solver.problem, job.solver.name) for worker in self._workers
+               if worker.busy for job in worker.batch[worker.done:] if self._in_turn(job)}
         index = 0
         while index < len(pending):
-            if held_back(pending[index], self._one_at_a_time, out):
+            if any(self._in_turn(job) and (job.solver.problem, job.solver.name) in out
+                   for job in pending[index]) or (  # (`held_back`, by problem)
+                    self._arrivals is not None and
+                    self._arrivals.waiting(pending[index][0].solver.problem)):
                 index += 1
                 continue
             batch = pending[index]
             del pending[index]
-            if len(batch) > 1 and any(in_turn(j, self._one_at_a_time) for j in batch):
+            if len(batch) > 1 and any(self._in_turn(j) for j in batch):
                 pending.insert(index, batch[1:])  # such a job travels alone
                 batch = batch[:1]
             batch, passed = skipped(batch, self._skip)
@@ -426,6 +492,9 @@ class LocalPoolExecutor:
             if batch:
                 return batch
         return None
+
+    def _in_turn(self, job: Job) -> bool:
+        return in_turn(job, self._turns(job.solver.problem))
 
     def _skipped_now(self) -> Iterator[tuple[Job, Outcome]]:
         passed, self._passed = self._passed, []

@@ -348,6 +348,53 @@ def test_overhead_section_times_the_contained_path_beside_a_bare_spawn(tmp_path:
     assert len(goals) == 1 and goals[0]["solver"] == overhead.CONTAINED
 
 
+def test_contests_section_reads_a_real_contest_runs_verdicts_and_its_floor(
+        tmp_path: Path) -> None:
+    """The contests section's pipeline side on a real two-package contest (fixtures with a C
+    submission, so a build is part of the floor): the verdicts it reads are the contest
+    summary's, the floor's CPU is every stored run's plus the submissions' builds, and each
+    package's chain is at least its longest run."""
+    import shutil
+
+    from benchmarks import contests, peers
+
+    source = tmp_path / "source"
+    for name in ("hypotenuse", "hardsum"):
+        shutil.copytree(peers.FIXTURES / name, source / name, symlinks=True)
+    (source / "contest.yaml").write_text("id: pair\nname: Pair\n")
+    run, verdicts, floor = contests.run_pipeline_contest(source, "pair", tmp_path / "work")
+    close_launcher()
+    assert run.exit_code in (0, 1), run.stderr  # (1: hardsum's int32.c gets AC on its data)
+    submissions = {(name, str(p.relative_to(source / name / "submissions")))
+                   for name in ("hypotenuse", "hardsum")
+                   for p in (source / name / "submissions").glob("*/*") if p.is_file()}
+    assert set(verdicts) == submissions
+    results = pl.read_parquet(tmp_path / "work" / "pipeline-data" / "tables" / "results" /
+                              "*.parquet")
+    assert floor.runs == results.height
+    built = [json.loads(p.read_text()) for p in (tmp_path / "work" / "pipeline-data" /
+                                                 "build").glob("**/builds/*/result.json")]
+    compiled = [b for b in built if "cpu_s" in b and "/submissions/" in b["sources"][0]]
+    assert compiled, built  # hypotenuse's C and C++ submissions
+    assert math.isclose(floor.cpu_s, results["cpu_ms"].fill_null(0).sum() / 1000 +
+                        sum(b["cpu_s"] for b in compiled), rel_tol=1e-6)
+    for name, own in floor.per_problem.items():
+        longest = results.filter(pl.col("problem") == name)["wall_ms"].max() / 1000
+        assert own.chain_s >= longest and own.span_s > 0
+    assert floor.floor_s(2) == max(floor.chain_s, floor.cpu_s / 2)
+
+
+def test_contests_reads_bt_verdicts_problem_by_problem() -> None:
+    from benchmarks import contests
+
+    text = ("PROBLEM one\nRun: using timelimit: 1.0s\n\naccepted/a.py:   AC 0.017s @ "
+            "secret/1\nwrong_answer/b.py:  WA 0.01s @ sample/1\n\nPROBLEM two\n"
+            "accepted/a.py:   TLE 2.1s @ secret/5\n")
+    assert contests.bt_contest_verdicts(text) == {
+        ("one", "accepted/a.py"): "AC", ("one", "wrong_answer/b.py"): "WA",
+        ("two", "accepted/a.py"): "TLE"}
+
+
 def test_startup_section_times_each_commands_start_beside_pythons(tmp_path: Path) -> None:
     """The startup section starts each command as a real process (no timing is asserted) and
     records its figures and the goal; the probe of `pipeline run` reaches the run's body."""

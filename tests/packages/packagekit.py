@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.contests import extract_present
 from pipeline.corpus.ingest import ingest
 from pipeline.packages.expectations import Agreement, TimeLimit
 from pipeline.packages.model import CaseResult, Package
@@ -201,32 +202,7 @@ def fetched_present(repo: str, folders: list[str], target: Path) -> Path:
     if not git_dir.is_dir():
         pytest.skip(f"{repo} is not fetched here ({git_dir} is absent; GAMEBENCH_SNAPSHOTS "
                     "names the folder of fetched snapshots)")
-    listing = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", "HEAD",
-                              "--", *folders], capture_output=True, check=True).stdout
-    entries = []
-    for entry in filter(None, listing.split(b"\0")):
-        meta, path = entry.split(b"\t", 1)
-        mode, kind, sha = meta.split()
-        if kind == b"blob":
-            entries.append((mode, sha, path.decode()))
-    if not entries:
+    extract_present(git_dir, folders, target)
+    if not target.exists():  # nothing written
         pytest.skip(f"{repo} has none of {', '.join(folders)}")
-    batch = subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
-                           input=b"".join(sha + b"\n" for _, sha, _ in entries),
-                           capture_output=True, check=True).stdout
-    stream = io.BytesIO(batch)
-    for mode, _, path in entries:
-        header = stream.readline().split()
-        if header[1] == b"missing":
-            continue
-        content = stream.read(int(header[2]))
-        stream.read(1)  # the newline after each object
-        file = target / path
-        file.parent.mkdir(parents=True, exist_ok=True)
-        if mode == b"120000":
-            file.symlink_to(content.decode())
-        else:
-            file.write_bytes(content)
-            if mode == b"100755":
-                file.chmod(0o755)
     return target

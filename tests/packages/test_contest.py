@@ -299,3 +299,91 @@ def test_a_languages_yaml_naming_pypy_2_for_a_py_runs_python_3_submissions_by_py
     assert {s.interpreter for s in package.submissions} == {found}
     judged = judged_by_run(root, tmp_path / "data")
     assert {case.verdict for case in judged.results["accepted/pypy.py"].values()} == {Verdict.AC}
+
+
+# The first problem's accepted submission answers its case "2 3" only once the second
+# problem's submission has run (it waits for the mark that one leaves, at most WAIT_S): one
+# after another, the first waits in vain and answers wrong; on one queue, the second runs on
+# another worker (or, on one core, on the worker the pool adds while the first sleeps).
+WAIT_S = 20
+WAITS = """import os, sys, time
+line = sys.stdin.readline()
+mark = {mark!r}
+if line.split() == ["2", "3"]:
+    end = time.monotonic() + {wait}
+    while not os.path.exists(mark) and time.monotonic() < end:
+        time.sleep(0.02)
+a, b = map(int, line.split())
+print(a + b if line.split() != ["2", "3"] or os.path.exists(mark) else 0)
+"""
+MARKS = """import sys
+open({mark!r}, "a").close()
+print(sum(map(int, sys.stdin.readline().split())))
+"""
+
+
+def test_a_contest_runs_its_problems_on_one_queue_at_once(tmp_path):
+    mark = str(tmp_path / "mark")
+    contest = write_tree(tmp_path / "pair", {"problems.yaml": (
+        "- id: waits\n  label: A\n  time_limit: 10\n"
+        "- id: marks\n  label: B\n  time_limit: 1\n")})
+    tiny_kattis(contest / "waits", {
+        "submissions/accepted/sum.py": WAITS.format(mark=mark, wait=WAIT_S)})
+    tiny_kattis(contest / "marks", {"submissions/accepted/sum.py": MARKS.format(mark=mark)})
+    data = tmp_path / "data"
+    assert pipeline(data, "ingest", str(contest)).returncode == 0
+    done = pipeline(data, "run", "--contest", "pair", "--sandbox", "off")  # (it writes /tmp)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = {(row[0], row[1]): row[5] for row in rows(done.stdout, "pair")}
+    assert found == {("A waits", "accepted/sum.py"): "yes", ("B marks", "accepted/sum.py"): "yes"}
+    # each problem's report, in the contest's order, after its header
+    assert done.stdout.index("== A waits") < done.stdout.index("== B marks")
+
+
+# The first case it runs leaves its mark and sleeps; once the mark is there, it adds.
+STARTS_AND_SLEEPS = """import os, sys, time
+mark = os.path.join({marks!r}, {name!r})
+if not os.path.exists(mark):
+    open(mark, "a").close()
+    time.sleep(120)
+print(sum(map(int, sys.stdin.readline().split())))
+"""
+
+
+def test_ctrl_c_stops_every_problem_of_a_contest_under_way_each_to_be_resumed(tmp_path):
+    import signal
+    import time
+
+    import polars as pl
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    contest = write_tree(tmp_path / "both", {"problems.yaml": (
+        "- id: one\n  label: A\n  time_limit: 20\n"
+        "- id: two\n  label: B\n  time_limit: 20\n")})
+    for name in ("one", "two"):
+        tiny_kattis(contest / name, {"submissions/accepted/sum.py":
+                                     STARTS_AND_SLEEPS.format(marks=str(marks), name=name)})
+    data = tmp_path / "data"
+    assert pipeline(data, "ingest", str(contest)).returncode == 0
+    started = subprocess.Popen([sys.executable, "-m", "pipeline", "--data-dir", str(data), "run",
+                                "--contest", "both", "--sandbox", "off"], cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C once a submission of each problem is running (each left its mark): both at once
+    deadline = time.monotonic() + 120
+    while {p.name for p in marks.iterdir()} != {"one", "two"}:
+        assert started.poll() is None and time.monotonic() < deadline, started.communicate()
+        time.sleep(0.05)
+    started.send_signal(signal.SIGINT)
+    out, err = started.communicate(timeout=60)
+    assert started.returncode == 130, out + err
+    runs = pl.read_parquet(data / "tables" / "runs" / "*.parquet")
+    assert sorted(zip(runs["problem"], runs["status"])) == [("one", "interrupted"),
+                                                           ("two", "interrupted")]
+    assert out.count("to finish it: ") == 2, out
+    for run_id in runs["run_id"]:
+        assert f"--resume {run_id}" in out, out
+    resumed = pipeline(data, "run", "--problem", "one", "--sandbox", "off", "--resume",
+                       runs.filter(pl.col("problem") == "one")["run_id"][0])
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert re.search(r"accepted/sum\.py\s+accepted\s+AC\s+yes", resumed.stdout), resumed.stdout

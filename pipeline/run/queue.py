@@ -1,0 +1,229 @@
+"""One queue for a contest's problems: every problem's jobs on one local pool at once.
+
+A contest's problems are judged each as `pipeline run --problem P` judges it (its limit
+derived from its accepted submissions before its others are held to it, its own results and
+summary), each on a thread of its own; what each hands its executor goes to its lane
+(`ContestQueue.lane`), an `Executor` as its run sees one, and every lane's jobs go to the one
+pool (`LocalPoolExecutor.serve`), ranked (`ContestQueue.rank`): the jobs of chains first (a
+submission run one case at a time, a run to the limit's high end started before the limit is
+known), then those of the problem whose work is longest, those of the others filling the cores
+its own order leaves idle (while it derives its limit or builds). A problem's rules hold as in a
+run of its own: its `skip` decides each of its jobs just before it is sent, its solvers run one at a
+time are, and none of its jobs is sent while an outcome of it is still being taken in (as
+when its run has the pool to itself, its `skip` has seen every outcome before the next job
+goes).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Iterable, Iterator
+
+from pipeline.programs.jobs import Job, Outcome, Skip
+from pipeline.run.executors import ExecutorError, LocalPoolExecutor, batches
+
+# Why a job of a lane whose run stopped (its caller left before the end) is not run.
+STOPPED = "not run: its problem's run stopped"
+
+
+class _Lane:
+    """One problem's executor: its jobs run on the contest's pool (see the module's
+    docstring). Its runs come one after another, from the problem's thread."""
+
+    builds_on_workers = False
+
+    def __init__(self, contest: ContestQueue, problem: str) -> None:
+        self._contest = contest
+        self.problem = problem
+        self.size = contest.size
+        self.skip: Skip | None = None
+        self.turns: frozenset[str] = frozenset()
+        self.unread = 0   # outcomes handed to this lane and not yet taken in by its run
+        self._current: dict[int, Job] = {}  # id -> job, of the run under way
+        self.outcomes: queue.SimpleQueue[tuple[Job, Outcome] | None] = queue.SimpleQueue()
+
+    def run(self, jobs: Iterable[Job], skip: Skip | None = None,
+            one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
+        listed = list(jobs)
+        if not listed:
+            return
+        self.skip, self.turns = skip, frozenset(one_at_a_time)
+        self._current = {id(job): job for job in listed}
+        left = len(listed)
+        self._contest.submit(list(batches(listed)))
+        try:
+            while left:
+                item = self.outcomes.get()
+                if item is None:
+                    self._contest.raise_failure()
+                    continue
+                self._contest.taken_in(self)
+                job, outcome = item
+                if self._current.pop(id(job), None) is None:
+                    continue  # of a run of it that stopped before its end
+                left -= 1
+                yield job, outcome
+        finally:  # a caller that stopped early: what of its run is pending is not run
+            self._current = {}
+
+    def skip_job(self, job: Job) -> str | None:
+        if id(job) not in self._current:
+            return STOPPED
+        return self.skip(job) if self.skip is not None else None
+
+    def close(self) -> None:
+        """(The contest's pool is closed with the contest: `ContestQueue.close`.)"""
+
+
+class ContestQueue:
+    """A local pool that a contest's problems share (see the module's docstring): `lane(P)`
+    is problem P's executor; `close()` stops the pool once every problem's run is over.
+    `ranks`: problem -> its place in the queue (lower first; a problem not named goes
+    last)."""
+
+    def __init__(self, pool: LocalPoolExecutor, ranks: dict[str, int]) -> None:
+        self.pool = pool
+        self.size = pool.size
+        self._ranks = ranks
+        self._lock = threading.Lock()
+        self._arrived: list[list[Job]] = []
+        self._closed = False
+        self._interrupted = False
+        self._failure: BaseException | None = None
+        self._lanes: dict[str, _Lane] = {}
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)
+        self._thread = threading.Thread(target=self._dispatch, name="gamebench-contest-queue",
+                                        daemon=True)
+        self._thread.start()
+
+    def lane(self, problem: str) -> _Lane:
+        """Problem `problem`'s executor on this queue."""
+        with self._lock:
+            lane = self._lanes.get(problem)
+            if lane is None:
+                lane = self._lanes[problem] = _Lane(self, problem)
+            return lane
+
+    # -- what the lanes call ------------------------------------------------------------------
+
+    def submit(self, arrived: list[list[Job]]) -> None:
+        with self._lock:
+            if self._failure is not None or self._interrupted or self._closed:
+                failed = True
+            else:
+                failed = False
+                self._arrived += arrived
+        if failed:
+            self.raise_failure()
+        self._wake()
+
+    def taken_in(self, lane: _Lane) -> None:
+        """One outcome of `lane` was taken in by its run (the pool may send its next job once
+        all are: `waiting`)."""
+        with self._lock:
+            lane.unread -= 1
+            last = lane.unread == 0
+        if last:
+            self._wake()
+
+    def raise_failure(self) -> None:
+        """Raise what stopped the queue: KeyboardInterrupt when the contest's run was
+        interrupted, else the pool's failure as an `ExecutorError`."""
+        if self._interrupted:
+            raise KeyboardInterrupt
+        failure = self._failure
+        if isinstance(failure, ExecutorError):
+            raise failure
+        raise ExecutorError(f"the contest's pool stopped: {failure or 'closed'}")
+
+    # -- what the pool calls (`executors.Arrivals`) ---------------------------------------------
+
+    def fileno(self) -> int:
+        return self._read
+
+    def take(self) -> list[list[Job]] | None:
+        if self._interrupted:  # out of the pool's loop: `close` stops what it runs
+            raise KeyboardInterrupt
+        try:
+            while os.read(self._read, 4096):
+                pass
+        except BlockingIOError:
+            pass
+        with self._lock:
+            arrived, self._arrived = self._arrived, []
+            if self._closed and not arrived:
+                return None
+        return arrived
+
+    def rank(self, job: Job) -> int:
+        """A job of a chain first, that of the problem with the most work first: a job that
+        waits its turn (its solver runs one case at a time: each job of it follows the one
+        before) or runs to the limit's high end before the limit is known (`caps_later`); then
+        the rest, by problem. A chain cannot be shortened by more cores, the rest can fill
+        them beside it."""
+        problem = self._ranks.get(job.solver.problem, len(self._ranks))
+        lane = self._lanes.get(job.solver.problem)
+        chained = bool(job.solver.caps_later) or (lane is not None and
+                                                  job.solver.name in lane.turns)
+        return problem if chained else problem + len(self._ranks) + 1
+
+    def skip(self, job: Job) -> str | None:
+        if self._interrupted:
+            return STOPPED
+        return self._lanes[job.solver.problem].skip_job(job)
+
+    def one_at_a_time(self, problem: str) -> frozenset[str]:
+        lane = self._lanes.get(problem)
+        return lane.turns if lane is not None else frozenset()
+
+    def waiting(self, problem: str) -> bool:
+        lane = self._lanes.get(problem)
+        return lane is not None and lane.unread > 0
+
+    # -- the queue's own thread ------------------------------------------------------------------
+
+    def _wake(self) -> None:
+        try:
+            os.write(self._write, b"x")
+        except BlockingIOError:  # the pipe is full: the pool will look anyway
+            pass
+
+    def _dispatch(self) -> None:
+        try:
+            for job, outcome in self.pool.serve(self):
+                lane = self._lanes[job.solver.problem]
+                with self._lock:
+                    lane.unread += 1
+                lane.outcomes.put((job, outcome))
+        except BaseException as error:  # given to every lane's run, which raises it
+            self._failure = error
+        finally:
+            with self._lock:
+                self._closed = True
+                if self._failure is None and not self._interrupted:
+                    self._failure = ExecutorError("the contest's pool stopped")
+            for lane in list(self._lanes.values()):
+                lane.outcomes.put(None)
+
+    def interrupt(self) -> None:
+        """The contest's run was interrupted (Ctrl-C): every lane's run is told so
+        (KeyboardInterrupt, where it takes its next outcome), nothing more is sent, and the
+        pool's loop ends (`close` then stops the programs its workers run)."""
+        self._interrupted = True
+        for lane in list(self._lanes.values()):
+            lane.outcomes.put(None)
+        self._wake()
+
+    def close(self) -> None:
+        """Stop taking jobs, let the pool finish what it has, stop its workers."""
+        with self._lock:
+            self._closed = True
+        self._wake()
+        self._thread.join()
+        self.pool.close()
+        os.close(self._read)
+        os.close(self._write)
