@@ -10,7 +10,7 @@ what the validator spent computing (or waiting for a core), and what the submiss
 waiting for a core, is added to the limit (`_first_to_end`), so a validator that computes for
 long on a loaded machine does not use up the submission's time (BAPCtools'
 `pseudointeraction`, whose interactor writes a million numbers); each launcher's own cap
-(`contained.backstop_s` of the limit, plus the validator's CPU-time limit) bounds the pair
+(`contained.busy_s` of the limit, plus the validator's CPU-time limit) bounds the pair
 whatever it does. This process keeps no write end
 of either pipe, so a submission that reads to the end gets end-of-file as soon as the
 validator has exited; it keeps a read end of the validator-to-submission pipe open until the
@@ -79,6 +79,7 @@ class Exchange:
     validator_first: bool
     timed_out: bool
     deadlock: bool = False  # stopped as soon as both sides were waiting for each other
+    busy: bool = False  # a launcher's cap (`contained.busy_s`) stopped it first: not judged
 
 
 def _tail(path: Path) -> str:
@@ -86,20 +87,21 @@ def _tail(path: Path) -> str:
 
 
 def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workdir: Path,
-                 wall_s: float, submission_cpu_s: float, submission_memory_mb: int | None,
+                 submission_cpu_s: float, submission_memory_mb: int | None,
                  output_mb: int, validator_cpu_s: float,
                  validator_memory_mb: int | None, sandbox: bool | None = None,
                  kept: tuple[Path, ...] = ()) -> Exchange:
-    """Run both programs connected by pipes until both end or `wall_s` passes. The validator
+    """Run both programs connected by pipes until both end or the submission's wall-clock
+    cap (`contained.wall_cap_s` of its CPU-time limit) passes on its own clock. The validator
     may write in `workdir`'s parent (the case's scratch) and the `kept` folders (its feedback
     folder, a Polygon interactor's output file's), within the cap on all it writes
     (`contained.start`); `workdir` and the stderr files in it are made and read never through
     a link an earlier validator left there (`untrusted.LeftBehind`)."""
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
-    # each launcher's own cap (`_first_to_end` stops the pair on the submission's own clock):
-    # far past the submission's, and the validator's CPU time besides, which its computing
-    # may add to the submission's time
-    backstop_s = contained.backstop_s(wall_s) + validator_cpu_s
+    # the pair is stopped on the submission's own clock (`_first_to_end`); each launcher's cap
+    # is far past it, and the validator's CPU time besides, which its computing may add
+    wall_s = contained.wall_cap_s(submission_cpu_s)
+    backstop_s = contained.busy_s(submission_cpu_s) + validator_cpu_s
     workdir.parent.mkdir(parents=True, exist_ok=True)
     for folder in (workdir, workdir / "submission", workdir / "validator"):
         make_folder(folder)
@@ -153,6 +155,8 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
         if keep_open >= 0:
             os.close(keep_open)
     deadlock = first == "deadlock"
+    busy = first not in ("time", "deadlock") and "wall" in (measured_sub.killed,
+                                                         measured_val.killed)
     if first not in ("time", "deadlock"):
         first = _ended_first(first, measured_val, measured_sub)
     val = result_of(measured_val, validator_argv, "", _tail(val_err))
@@ -164,7 +168,7 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
     if measured_val.killed == "wall":  # time ran out with both waiting: whatever the
         sub = replace(sub, timed_out=True)  # submission did after the validator's end
     return Exchange(submission=sub, validator=val, validator_first=validator_first,
-                    timed_out=val.timed_out or sub.timed_out, deadlock=deadlock)
+                    timed_out=val.timed_out or sub.timed_out, deadlock=deadlock, busy=busy)
 
 
 def _first_to_end(validator: contained.Started, submission: contained.Started,
@@ -186,7 +190,8 @@ def _first_to_end(validator: contained.Started, submission: contained.Started,
         seen[1] = now is not None and now == before
         return seen[1]
 
-    first = contained.first_ended([validator, submission], wall_s, credit, stuck, STUCK_POLL_S)
+    first = contained.first_ended([validator, submission], wall_s, credit, stuck, STUCK_POLL_S,
+                                  lambda: contained.tree_runnable(submission.pid))
     if first is None:
         return "deadlock" if seen[1] else "time"
     return "validator" if first is validator else "submission"

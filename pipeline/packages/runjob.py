@@ -147,8 +147,7 @@ def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
     kill_after = job.solver.kill_after_s
     if cut_here(problem, package, job):
         kill_after = job.solver.cut_after_s  # meant to time out: the limit is all it needs
-    # (a run whose caps come later is judged at another limit than it is given now)
-    settled = None if job.solver.caps_later else (problem.folder, job.solver.name, judged_s)
+    settled = (problem.folder, job.solver.name, judged_s)
     if settled in _timed_out_at_high:  # TLE at the high end already: the limit is all it needs
         kill_after = min(kill_after, judged_s) if kill_after is not None else judged_s
     limits = RunLimits(time_s=judged_s, memory_mb=package.limits.memory_mb,
@@ -156,7 +155,7 @@ def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
     isolation = replace(job.solver, stack_mb=None, visible=())  # sandboxed as the job says
     outcome = _judge(job, problem, package, build, limits, isolation=isolation)
     ran_to_high = kill_after is not None and kill_after > judged_s
-    if (ran_to_high and settled and outcome.judgement is not None
+    if (ran_to_high and outcome.judgement is not None
             and case_result(outcome.judgement).timed_out):
         _timed_out_at_high.add(settled)
     return outcome

@@ -50,16 +50,9 @@ class SolverSpec:
     cut_after_s: float | None = None    # package submissions: each case it is meant to time
                                         # out on (`runjob.cut_here`) but `full_case` is
     full_case: str = ""                 # stopped after this time instead (see submissions)
-    own_wall_s: float | None = None     # external programs: the wall-clock cap on its own
-                                        # time (less its waits for a core); None: the cap of
-                                        # 2 x timeout + 1 s of the wall clock
     judged_by_problem: bool = False     # external programs: run and judged by the problem itself
     truncate_output: bool = False       # output past the limit fails to write instead of
                                         # killing it (a judge's truncation; see `contained`)
-    caps_later: str = ""                # external programs and package submissions: a file
-                                        # that, once written, holds lower caps to stop the
-                                        # run at (`external.lowered`: a run started before
-                                        # its time limit was known)
 
     @property
     def builds_where_it_runs(self) -> bool:
@@ -100,7 +93,8 @@ class Judgement(Protocol):
 @dataclass(frozen=True)
 class Outcome:
     """What happened when a job ran (grading against the expected answer is the runner's):
-    `verdict` is one of `STOPPED` when the run did not end by itself or did not run; None
+    `verdict` is one of `STOPPED` when the run did not end by itself or did not run (or `JE`:
+    the machine was too busy to judge it, `external.busy_message`); None
     when it ran to its end, its answer still to be graded (or judged there: `judgement`)."""
 
     key: int
