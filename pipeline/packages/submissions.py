@@ -70,7 +70,7 @@ from pipeline.packages.runjob import (
 )
 from pipeline.problems.model import SubmissionJudging
 from pipeline.programs.contained import default_sandbox
-from pipeline.programs.jobs import Job, JobMap, Outcome, SolverSpec
+from pipeline.programs.jobs import Job, JobMap, Outcome, SolverSpec, SubmissionTime
 from pipeline.verdicts import Verdict, stops_fail_fast
 
 # Judged results by submission, then by the package's case name.
@@ -114,10 +114,11 @@ def submission_specs(problem: LoadedPackage, names: tuple[str, ...], limit: Time
                             if times_out_by_design(program, case)), "")
             cut = bool(largest) or times_out_by_design(program)
         specs.append(SolverSpec(name=name, kind="submission", problem=problem.id,
-                                program=package.submission(name), judged_time_s=limit.time_s,
-                                kill_after_s=limit.high_s, timeout_s=budget,
-                                cut_after_s=limit.time_s if cut else None,
-                                full_case=largest, memory_mb=package.limits.memory_mb,
+                                program=package.submission(name), timeout_s=budget,
+                                submission=SubmissionTime(limit.time_s, limit.high_s,
+                                                          limit.time_s if cut else None,
+                                                          largest),
+                                memory_mb=package.limits.memory_mb,
                                 sandbox=default_sandbox()))
     return specs
 
@@ -155,7 +156,8 @@ def longest_first(jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
 def runs_long(job: Job) -> bool:
     """Whether `job` runs to the margin's high end though its submission is stopped at the
     limit on its other cases (meant to time out, on the run's largest case)."""
-    return job.solver.cut_after_s is not None and job.case_id == job.solver.full_case
+    time = job.solver.submission
+    return time is not None and time.cut_s is not None and job.case_id == time.full_case
 
 
 def least_derived_limit(package: Package) -> TimeLimit:
