@@ -69,7 +69,7 @@ from pipeline.packages.runjob import (
     submission_build,
 )
 from pipeline.problems.model import SubmissionJudging
-from pipeline.programs.contained import default_sandbox
+from pipeline.programs.contained import default_sandbox, wall_cap_s
 from pipeline.programs.jobs import Job, JobMap, Outcome, SolverSpec, SubmissionTime
 from pipeline.verdicts import Verdict, stops_fail_fast
 
@@ -103,7 +103,7 @@ def submission_specs(problem: LoadedPackage, names: tuple[str, ...], limit: Time
         ordered = [(case_id, case_name(problem, case_id, group))
                    for case_id, group in zip(by_size["case_id"], by_size["group"])]
     # The worker is given time for the run to its high limit and the answer's check besides.
-    budget = limit.high_s + 0.5 + package.limits.validation_time_s
+    budget = wall_cap_s(limit.high_s) + package.limits.validation_time_s
     specs = []
     for name in names:
         program = programs.get(name)

@@ -771,36 +771,32 @@ def tree_runnable(root: int | None) -> bool:
 
 def runnable(pid: int) -> bool:
     """Whether a thread of process `pid` is on a core or waiting for one (state R)."""
-    try:
-        threads = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return False
-    for thread in threads:
-        try:
-            with open(f"/proc/{pid}/task/{thread}/stat", "rb") as handle:
-                if handle.read().rsplit(b")", 1)[1].split()[0] == b"R":
-                    return True
-        except (OSError, IndexError):
-            continue
-    return False
+    return any(stat.rsplit(b")", 1)[-1].split()[:1] == [b"R"] for stat in _threads(pid, "stat"))
 
 
 def waited_s(pid: int) -> float:
     """The seconds the live threads of process `pid` (not its children) have spent waiting
     for a core (0 when it is gone): what a wall-clock cap on a process's own clock does not
     charge it."""
+    waited = 0.0
+    for line in _threads(pid, "schedstat"):
+        with contextlib.suppress(IndexError, ValueError):
+            waited += int(line.split()[1]) / 1e9
+    return waited
+
+
+def _threads(pid: int, name: str) -> Iterator[bytes]:
+    """The file `name` of each live thread of process `pid` (none when it is gone)."""
     try:
         threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return 0.0
-    waited = 0.0
+        return
     for thread in threads:
         try:
-            with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as handle:
-                waited += int(handle.read().split()[1]) / 1e9
-        except (OSError, IndexError, ValueError):
+            with open(f"/proc/{pid}/task/{thread}/{name}", "rb") as handle:
+                yield handle.read()
+        except OSError:
             continue
-    return waited
 
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
