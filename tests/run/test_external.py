@@ -11,11 +11,11 @@ import os
 import secrets
 import signal
 import subprocess
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from processkit import starved
 from runkit import alive, external, processes_with, py, run_one, running_program, stage, wait_until
 
 from pipeline.programs import contained
@@ -105,42 +105,15 @@ def test_cpu_time_not_wall_time_decides_a_time_limit_on_a_busy_machine(cpp):
     assert outcome.wall_ms > 2000  # over the limit by the wall clock, yet not a TLE
 
 
-def _starve(token: str, script: str, done: threading.Event) -> None:
-    """Give the running test program `script` marked by `token` the least share of a core
-    there is: its session's autogroup set to nice 19 (the scheduler shares a core between
-    sessions first)."""
-    while not done.is_set():
-        found = running_program(token, script)
-        for pid in found:
-            Path(f"/proc/{pid}/autogroup").write_text("19")
-        if found:
-            return
-        time.sleep(0.005)
-
-
-def test_a_program_starved_of_a_core_is_not_judged_rather_than_tle(cpp):
+def test_a_program_starved_of_a_core_is_not_judged_rather_than_tle():
     """A program that needs 0.4 s of CPU under a 0.5 s limit shares one core with a spinner at
     a far higher priority: it gets a few ms a second, its wall clock passes every cap while its
     own clock (less its waits for a core) and its CPU time stay under them. It is stopped at
     `contained.busy_s` and not judged (JE: the machine too busy), never TLE."""
-    cpus = os.sched_getaffinity(0)
-    core = min(cpus)
-    rival = subprocess.Popen([cpp["spin"]], start_new_session=True)
-    done = threading.Event()
-    try:
-        os.sched_setaffinity(rival.pid, {core})
-        os.sched_setaffinity(0, {core})  # the launcher and its program take this process's CPUs
-        token = secrets.token_hex(8)
-        starver = threading.Thread(target=_starve, args=(token, "busy_then_sum", done),
-                                   daemon=True)
-        starver.start()
+    token = secrets.token_hex(8)
+    with starved(token):
         spec = external(py("busy_then_sum", "0.4", token), timeout_s=0.5)
         outcome = run_external(Job(0, spec, "case0", "1 1\n"))
-    finally:
-        done.set()
-        os.sched_setaffinity(0, cpus)
-        rival.kill()
-        rival.wait()
     assert outcome.verdict == Verdict.JE, outcome
     assert outcome.error.startswith("not judged: machine too busy (its 1 s on its own clock "
                                     "not reached in 8 s of wall clock"), outcome
