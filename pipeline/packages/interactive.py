@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -133,7 +134,7 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
         elif submission.early is not None:
             first = "submission"
         else:
-            first = _first_to_end(validator, submission, wall_s)
+            first = _first_to_end(validator, submission, wall_s, submission_cpu_s)
         if first in ("time", "deadlock"):  # neither ended in time, or never will: stop both
             measured_sub = contained.finish(submission, stop_after_s=0)
             measured_val = contained.finish(validator, stop_after_s=0)
@@ -172,15 +173,18 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
 
 
 def _first_to_end(validator: contained.Started, submission: contained.Started,
-                  wall_s: float) -> str:
+                  wall_s: float, cpu_s: float) -> str:
     """Which side ends first, "time" once the submission's `wall_s` is up, or "deadlock" as
     soon as the two are waiting for each other (`_waiting_on_each_other`): the pair's wall
     clock less what the validator's processes spent on a core or waiting for one, and what the
-    submission's spent waiting for one (`contained.first_ended`): the one to wait for first;
-    `_ended_first` then says which program ended first."""
+    submission's spent waiting for one (`contained.first_ended`; not while the submission
+    computes within its CPU-time limit `cpu_s`): the one to wait for first; `_ended_first`
+    then says which program ended first."""
+    since = time.monotonic()
+
     def credit() -> float:
         cpu, waited = contained.tree_times(validator.pid)
-        return cpu + waited + contained.tree_times(submission.pid)[1]
+        return cpu + waited + contained.waits_credited(submission.pid, since)
 
     seen: list = [None, False]  # the last look, and whether two in a row were stuck
 
@@ -191,7 +195,7 @@ def _first_to_end(validator: contained.Started, submission: contained.Started,
         return seen[1]
 
     first = contained.first_ended([validator, submission], wall_s, credit, stuck, STUCK_POLL_S,
-                                  lambda: contained.tree_runnable(submission.pid))
+                                  lambda: contained.computing(submission.pid, cpu_s))
     if first is None:
         return "deadlock" if seen[1] else "time"
     return "validator" if first is validator else "submission"

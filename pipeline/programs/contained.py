@@ -664,7 +664,7 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
 
 def first_ended(watched: list[Started], wall_s: float, credit: Callable[[], float],
                 stuck: Callable[[], bool] | None = None, every_s: float = 0.1,
-                runnable: Callable[[], bool] | None = None) -> Started | None:
+                computing: Callable[[], bool] | None = None) -> Started | None:
     """Wait for the first of `watched` (started, none `early`) to end, and return it (the
     first of them in `watched`'s order when several have); None once `wall_s` has passed on
     their own clock: the wall clock less `credit()`, the seconds they are not charged (what
@@ -672,9 +672,9 @@ def first_ended(watched: list[Started], wall_s: float, credit: Callable[[], floa
     limit so extended is reached, until their own time is up. A machine busy with other work
     then slows a program down without stopping it sooner. (The kernel adds a wait for a core
     to a thread's count when the thread gets the core: a count read meanwhile lacks the wait
-    going on, which on a machine short of cores lasts seconds; so while `runnable()` says one
-    of them is on a core or waiting for one, computing rather than sleeping, their time is
-    not up: the CPU-time limit stops them, or the launcher's `busy_s`.) `stuck`, asked every
+    going on, which on a machine short of cores lasts seconds; so while `computing()` says
+    they compute within their CPU-time limit rather than sleep, their time is not up: that
+    limit stops them, or the launcher's `busy_s`.) `stuck`, asked every
     `every_s` while they run, ends the wait early (None) when it says they can never end on
     their own."""
     started = time.monotonic()
@@ -691,7 +691,7 @@ def first_ended(watched: list[Started], wall_s: float, credit: Callable[[], floa
                 return None
             continue
         own = now - started - credit()
-        if own >= wall_s and (runnable is None or not runnable()):
+        if own >= wall_s and (computing is None or not computing()):
             return None
         deadline = now + max(wall_s - own, CREDIT_STEP_S)
 
@@ -763,10 +763,25 @@ def _times(root: int, stats: dict[int, list[bytes]]) -> tuple[float, float]:
     return cpu, waited
 
 
-def tree_runnable(root: int | None) -> bool:
-    """Whether a thread of a descendant of process `root` (a launcher: its program) is on a
-    core or waiting for one (state R): computing, not sleeping or waiting on anything else."""
-    return root is not None and any(runnable(pid) for pid in descendants(root, proc_stats())[1:])
+def waits_credited(root: int | None, since: float) -> float:
+    """The seconds of wall clock since `since` (`time.monotonic`) that the program of launcher
+    `root` is not charged on its own clock: its processes' waits for a core, but never so
+    many that its own clock reads less than the CPU time they used (the waits of processes
+    that run side by side add up past the wall clock: a fork bomb's)."""
+    cpu, waited = tree_times(root)
+    return min(waited, time.monotonic() - since - cpu)
+
+
+def computing(root: int | None, cpu_s: float) -> bool:
+    """Whether the program of launcher `root` computes within its CPU-time limit `cpu_s`: a
+    thread of it is on a core or waiting for one (state R), not sleeping or waiting on
+    anything else, and its processes have used less CPU time than that in all (so a fork bomb,
+    whose unreaped children's time its own does not count, is not)."""
+    if root is None:
+        return False
+    stats = proc_stats()
+    tree = descendants(root, stats)
+    return any(runnable(pid) for pid in tree[1:]) and _times(root, stats)[0] < cpu_s
 
 
 def runnable(pid: int) -> bool:

@@ -42,6 +42,7 @@ import os
 import shutil
 import signal
 import tempfile
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -197,9 +198,11 @@ def _finish(started: contained.Started, spec: SolverSpec) -> Measured:
     busy."""
     if started.early is not None:
         return contained.finish(started)
+    since = time.monotonic()
     ended = contained.first_ended([started], contained.wall_cap_s(spec.timeout_s),
-                                  lambda: contained.tree_times(started.pid)[1],
-                                  runnable=lambda: contained.tree_runnable(started.pid))
+                                  lambda: contained.waits_credited(started.pid, since),
+                                  computing=lambda: contained.computing(started.pid,
+                                                                        spec.timeout_s))
     if ended is not None:
         measured = contained.finish(started)
         return replace(measured, killed="busy") if measured.killed == "wall" else measured

@@ -162,7 +162,7 @@ def test_a_crash_is_a_runtime_error_whichever_launcher_reports_first(guess, tmp_
     crashed (its end made the validator read end-of-file and reject) was WA, not RE. Here the
     validator's report always comes first; `_ended_first` decides."""
     monkeypatch.setattr(interactive, "_first_to_end",
-                        lambda validator, submission, wall_s: "validator")
+                        lambda validator, submission, wall_s, cpu_s: "validator")
     package, builds = guess
     result = judge(guess, builds.submissions["run_time_error/crash_after_first.c"],
                    "secret/01-low", tmp_path)
