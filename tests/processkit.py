@@ -5,7 +5,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
 
 from pipeline.programs.processes import children_of  # noqa: F401 (the pipeline's own, one place)
 
@@ -45,6 +52,41 @@ def processes_marked(marker: str) -> list[int]:
         if marker.encode() in cmdline and alive(int(entry)):
             found.append(int(entry))
     return found
+
+
+@contextlib.contextmanager
+def starved(marker: str) -> Iterator[None]:
+    """While in it, what this process starts runs on one core beside a spinner, and each
+    process whose command line holds `marker` gets the least share of that core there is:
+    its session's autogroup set to nice 19 as soon as it is seen (the scheduler shares a core
+    between sessions first), so it gets a few ms a second and waits for the core the rest.
+    Python programs only: not the launcher that runs one, which stops it in time."""
+    cpus = os.sched_getaffinity(0)
+    core = min(cpus)
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                               start_new_session=True)
+    done = threading.Event()
+
+    def starve() -> None:
+        while not done.is_set():
+            for pid in processes_marked(marker):
+                with contextlib.suppress(OSError):
+                    if Path(f"/proc/{pid}/comm").read_text().startswith("python"):
+                        Path(f"/proc/{pid}/autogroup").write_text("19")
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=starve, daemon=True)
+    try:
+        os.sched_setaffinity(spinner.pid, {core})
+        os.sched_setaffinity(0, {core})
+        watcher.start()
+        yield
+    finally:
+        done.set()
+        os.sched_setaffinity(0, cpus)
+        spinner.kill()
+        spinner.wait()
+        watcher.join()
 
 
 HOSTILE = '''\

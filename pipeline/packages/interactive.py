@@ -10,7 +10,7 @@ what the validator spent computing (or waiting for a core), and what the submiss
 waiting for a core, is added to the limit (`_first_to_end`), so a validator that computes for
 long on a loaded machine does not use up the submission's time (BAPCtools'
 `pseudointeraction`, whose interactor writes a million numbers); each launcher's own cap
-(`contained.backstop_s` of the limit, plus the validator's CPU-time limit) bounds the pair
+(`contained.busy_s` of the limit, plus the validator's CPU-time limit) bounds the pair
 whatever it does. This process keeps no write end
 of either pipe, so a submission that reads to the end gets end-of-file as soon as the
 validator has exited; it keeps a read end of the validator-to-submission pipe open until the
@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -79,6 +80,7 @@ class Exchange:
     validator_first: bool
     timed_out: bool
     deadlock: bool = False  # stopped as soon as both sides were waiting for each other
+    busy: bool = False  # a launcher's cap (`contained.busy_s`) stopped it first: not judged
 
 
 def _tail(path: Path) -> str:
@@ -86,20 +88,21 @@ def _tail(path: Path) -> str:
 
 
 def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workdir: Path,
-                 wall_s: float, submission_cpu_s: float, submission_memory_mb: int | None,
+                 submission_cpu_s: float, submission_memory_mb: int | None,
                  output_mb: int, validator_cpu_s: float,
                  validator_memory_mb: int | None, sandbox: bool | None = None,
                  kept: tuple[Path, ...] = ()) -> Exchange:
-    """Run both programs connected by pipes until both end or `wall_s` passes. The validator
+    """Run both programs connected by pipes until both end or the submission's wall-clock
+    cap (`contained.wall_cap_s` of its CPU-time limit) passes on its own clock. The validator
     may write in `workdir`'s parent (the case's scratch) and the `kept` folders (its feedback
     folder, a Polygon interactor's output file's), within the cap on all it writes
     (`contained.start`); `workdir` and the stderr files in it are made and read never through
     a link an earlier validator left there (`untrusted.LeftBehind`)."""
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
-    # each launcher's own cap (`_first_to_end` stops the pair on the submission's own clock):
-    # far past the submission's, and the validator's CPU time besides, which its computing
-    # may add to the submission's time
-    backstop_s = contained.backstop_s(wall_s) + validator_cpu_s
+    # the pair is stopped on the submission's own clock (`_first_to_end`); each launcher's cap
+    # is far past it, and the validator's CPU time besides, which its computing may add
+    wall_s = contained.wall_cap_s(submission_cpu_s)
+    backstop_s = contained.busy_s(submission_cpu_s) + validator_cpu_s
     workdir.parent.mkdir(parents=True, exist_ok=True)
     for folder in (workdir, workdir / "submission", workdir / "validator"):
         make_folder(folder)
@@ -131,7 +134,7 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
         elif submission.early is not None:
             first = "submission"
         else:
-            first = _first_to_end(validator, submission, wall_s)
+            first = _first_to_end(validator, submission, wall_s, submission_cpu_s)
         if first in ("time", "deadlock"):  # neither ended in time, or never will: stop both
             measured_sub = contained.finish(submission, stop_after_s=0)
             measured_val = contained.finish(validator, stop_after_s=0)
@@ -153,6 +156,8 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
         if keep_open >= 0:
             os.close(keep_open)
     deadlock = first == "deadlock"
+    busy = first not in ("time", "deadlock") and "wall" in (measured_sub.killed,
+                                                         measured_val.killed)
     if first not in ("time", "deadlock"):
         first = _ended_first(first, measured_val, measured_sub)
     val = result_of(measured_val, validator_argv, "", _tail(val_err))
@@ -164,19 +169,22 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
     if measured_val.killed == "wall":  # time ran out with both waiting: whatever the
         sub = replace(sub, timed_out=True)  # submission did after the validator's end
     return Exchange(submission=sub, validator=val, validator_first=validator_first,
-                    timed_out=val.timed_out or sub.timed_out, deadlock=deadlock)
+                    timed_out=val.timed_out or sub.timed_out, deadlock=deadlock, busy=busy)
 
 
 def _first_to_end(validator: contained.Started, submission: contained.Started,
-                  wall_s: float) -> str:
+                  wall_s: float, cpu_s: float) -> str:
     """Which side ends first, "time" once the submission's `wall_s` is up, or "deadlock" as
     soon as the two are waiting for each other (`_waiting_on_each_other`): the pair's wall
     clock less what the validator's processes spent on a core or waiting for one, and what the
-    submission's spent waiting for one (`contained.first_ended`): the one to wait for first;
-    `_ended_first` then says which program ended first."""
+    submission's spent waiting for one (`contained.first_ended`; not while the submission
+    computes within its CPU-time limit `cpu_s`): the one to wait for first; `_ended_first`
+    then says which program ended first."""
+    since = time.monotonic()
+
     def credit() -> float:
         cpu, waited = contained.tree_times(validator.pid)
-        return cpu + waited + contained.tree_times(submission.pid)[1]
+        return cpu + waited + contained.waits_credited(submission.pid, since)
 
     seen: list = [None, False]  # the last look, and whether two in a row were stuck
 
@@ -186,7 +194,8 @@ def _first_to_end(validator: contained.Started, submission: contained.Started,
         seen[1] = now is not None and now == before
         return seen[1]
 
-    first = contained.first_ended([validator, submission], wall_s, credit, stuck, STUCK_POLL_S)
+    first = contained.first_ended([validator, submission], wall_s, credit, stuck, STUCK_POLL_S,
+                                  lambda: contained.computing(submission.pid, cpu_s))
     if first is None:
         return "deadlock" if seen[1] else "time"
     return "validator" if first is validator else "submission"

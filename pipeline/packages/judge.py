@@ -3,8 +3,8 @@
 A non-interactive run goes through the run layer (`pipeline.programs.external.run_external`): the
 case's input on stdin, the case's `args` after the command, the package's memory and output
 limits, and the run stopped just past the limit it is run to (`kill_after_s`) in CPU time
-(`RunLimits.cpu_cap_s`) or half a second past it on its own wall clock (`RunLimits.wall_s`:
-what it spent waiting for a core not counted, as an interactive pair's clock is counted). A
+(`RunLimits.cpu_cap_s`) or at the wall-clock cap of that (`contained.wall_cap_s`, on its own
+clock: what it spent waiting for a core not counted, as an interactive pair's clock is). A
 Kattis-format submission's output is cut at the output limit and the submission runs on
 (`contained.Limits.truncate_output`), as DOMjudge and BAPCtools judge it: one writing forever is
 TLE, one that ends over the limit OLE. Its answer is then checked by the package's testlib checker
@@ -39,7 +39,7 @@ from pipeline.programs.checkers import (
     testlib_verdict,
 )
 from pipeline.programs.contained import default_sandbox
-from pipeline.programs.external import run_external
+from pipeline.programs.external import busy_message, run_external
 from pipeline.programs.jobs import Job, SolverSpec
 from pipeline.programs.languages import Build, build_program, launch
 from pipeline.programs.parallel import on_cores
@@ -285,14 +285,11 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
                       argv=(*run.argv, *case.args),
                       # Kattis-format judges (DOMjudge, BAPCtools) cut a flood of output and
                       # judge the program by its time: one writing forever is TLE, not OLE
-                      truncate_output=package.format != "polygon",
-                      # stopped once it has run as long as its verdict needs, on its own
-                      # clock (a wait for a core on a loaded machine is not counted)
-                      own_wall_s=limits.wall_s, sandbox=default_sandbox())
-    if isolation is not None:  # (and a run started before its limit was known: its caps)
+                      truncate_output=package.format != "polygon", sandbox=default_sandbox())
+    if isolation is not None:
         spec = replace(spec, stack_mb=run.stack_mb if run.stack_mb is not None
                        else isolation.stack_mb, sandbox=isolation.sandbox,
-                       visible=isolation.visible, caps_later=isolation.caps_later)
+                       visible=isolation.visible)
 
     def run_pass(input_path: Path, feedback: Path | None, number: int) -> _Pass:
         try:
@@ -390,7 +387,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
     try:
         exchange = run_exchange(
             [*launch(submission, limits.memory_mb).argv, *case.args], judge_argv,
-            workdir=scratch / ("run" if number == 1 else f"run-{number}"), wall_s=limits.wall_s,
+            workdir=scratch / ("run" if number == 1 else f"run-{number}"),
             submission_cpu_s=limits.cpu_cap_s,
             submission_memory_mb=launch(submission, limits.memory_mb).memory_mb,
             output_mb=limits.output_mb, validator_cpu_s=package.limits.validation_time_s,
@@ -399,6 +396,9 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
         # pipeline's files there (a later pass's folder, its stderr files) through a link
         return _Pass(Verdict.JE, None, error.left_by(what, scratch), 0.0, 0.0, 0, False)
     sub, val = exchange.submission, exchange.validator
+    if exchange.busy:
+        return _Pass(Verdict.JE, None, busy_message(limits.cpu_cap_s, sub.cpu_s * 1000),
+                     sub.cpu_s, sub.wall_s, sub.peak_rss_kb, False)
     if val.timed_out:  # still waiting when time ran out: problemtools assumes WA, not first
         check = CheckResult(Verdict.WA, f"{what} was still running when time ran out")
     else:

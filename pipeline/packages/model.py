@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from pipeline.packages.errors import PackageError
+from pipeline.programs.contained import wall_cap_s
 from pipeline.programs.program import Convention, Program, Role  # noqa: F401 (the package's)
 from pipeline.verdicts import Verdict
 
@@ -281,8 +282,8 @@ class RunLimits:
     `time_s` is the limit the verdict is judged at (CPU seconds); `kill_after_s` is the
     limit the run is run to, at least `time_s`, so that one run can be judged again at any
     limit up to it (`expectations.verdict_at`): it is stopped just past it in CPU time
-    (`cpu_cap_s`: over it, it is TLE there) or half a second past it on its own wall clock
-    (`wall_s`).
+    (`cpu_cap_s`: over it, it is TLE there) or at the wall-clock cap of that on its own
+    clock (`wall_s`, `contained.wall_cap_s`: the one rule of every program's time).
     """
 
     # How far past the limit it is run to a run is stopped in CPU time: the launcher stops it
@@ -298,7 +299,7 @@ class RunLimits:
 
     @property
     def wall_s(self) -> float:
-        return max(self.kill_after_s or 0.0, self.time_s) + 0.5
+        return wall_cap_s(self.cpu_cap_s)
 
     @property
     def cpu_cap_s(self) -> float:

@@ -128,9 +128,9 @@ def cut_here(problem: LoadedPackage, package: Package, job: Job) -> bool:
     """Whether `job` is stopped at the limit rather than at the high end: its submission is
     meant to time out on its case (`times_out_by_design`, by its rules in scope of the case)
     and it is not the one case where it runs to the high end (`submissions.submission_specs`:
-    `cut_after_s`, `full_case`)."""
-    spec = job.solver
-    if spec.cut_after_s is None or job.case_id == spec.full_case:
+    `SubmissionTime.cut_s`, `full_case`)."""
+    spec, time = job.solver, job.solver.submission
+    if time is None or time.cut_s is None or job.case_id == time.full_case:
         return False
     program = next((p for p in package.submissions if p.name == spec.name), None)
     case = package_case(problem, job.input)
@@ -143,12 +143,12 @@ def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
     with the package's verdict (`judgement`)."""
     problem, package = _package_of(problem)
     build = submission_build(problem, job.solver.name)
-    judged_s = job.solver.judged_time_s or problem.time_limit_s
-    kill_after = job.solver.kill_after_s
-    if cut_here(problem, package, job):
-        kill_after = job.solver.cut_after_s  # meant to time out: the limit is all it needs
-    # (a run whose caps come later is judged at another limit than it is given now)
-    settled = None if job.solver.caps_later else (problem.folder, job.solver.name, judged_s)
+    time = job.solver.submission
+    judged_s = time.judged_s if time is not None else problem.time_limit_s
+    kill_after = time.run_to_s if time is not None else None
+    if time is not None and cut_here(problem, package, job):
+        kill_after = time.cut_s  # meant to time out: the limit is all it needs
+    settled = (problem.folder, job.solver.name, judged_s)
     if settled in _timed_out_at_high:  # TLE at the high end already: the limit is all it needs
         kill_after = min(kill_after, judged_s) if kill_after is not None else judged_s
     limits = RunLimits(time_s=judged_s, memory_mb=package.limits.memory_mb,
@@ -156,7 +156,7 @@ def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
     isolation = replace(job.solver, stack_mb=None, visible=())  # sandboxed as the job says
     outcome = _judge(job, problem, package, build, limits, isolation=isolation)
     ran_to_high = kill_after is not None and kill_after > judged_s
-    if (ran_to_high and settled and outcome.judgement is not None
+    if (ran_to_high and outcome.judgement is not None
             and case_result(outcome.judgement).timed_out):
         _timed_out_at_high.add(settled)
     return outcome

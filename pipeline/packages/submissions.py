@@ -12,9 +12,7 @@ the `results` table), judged where they run by the package's own rules
   runs are judged again at the derived limit and stand as the run's results for them (one
   pass judges and derives); a run's other submissions are judged in the same pass, at the
   least limit deriving can give, and run again only where that run does not hold at the
-  derived limit (it was stopped there), so no core waits for the slowest accepted run; the
-  longest run of all (one meant to time out, to the high end on the largest case) starts
-  before the limit is known and is given its caps once it is (`early_runs`);
+  derived limit (it was stopped there), so no core waits for the slowest accepted run;
 - their specs (`submission_specs`): judged at the limit, run until the high end of the margin
   around it so each result can be judged again there (problemtools' "sensitive to time
   limit"); a submission meant to run out of time is run to the high end on the run's largest
@@ -30,10 +28,8 @@ Expectations are held only when the run covered every test case of the package.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import polars as pl
 
@@ -47,7 +43,6 @@ from pipeline.packages.expectations import (
     bounds,
     check_expectations,
     derive_time_limit,
-    limit_from_slowest,
     lower_bound_submissions,
     margins,
     on_part,
@@ -62,7 +57,6 @@ from pipeline.packages.loaded import LoadedPackage
 from pipeline.packages.model import (
     CaseResult,
     Package,
-    RunLimits,
     case_result,
     requirements_of,
 )
@@ -75,9 +69,8 @@ from pipeline.packages.runjob import (
     submission_build,
 )
 from pipeline.problems.model import SubmissionJudging
-from pipeline.programs.contained import default_sandbox
-from pipeline.programs.external import give_caps_later
-from pipeline.programs.jobs import Job, JobMap, Outcome, SolverSpec
+from pipeline.programs.contained import default_sandbox, wall_cap_s
+from pipeline.programs.jobs import Job, JobMap, Outcome, SolverSpec, SubmissionTime
 from pipeline.verdicts import Verdict, stops_fail_fast
 
 # Judged results by submission, then by the package's case name.
@@ -110,7 +103,7 @@ def submission_specs(problem: LoadedPackage, names: tuple[str, ...], limit: Time
         ordered = [(case_id, case_name(problem, case_id, group))
                    for case_id, group in zip(by_size["case_id"], by_size["group"])]
     # The worker is given time for the run to its high limit and the answer's check besides.
-    budget = limit.high_s + 0.5 + package.limits.validation_time_s
+    budget = wall_cap_s(limit.high_s) + package.limits.validation_time_s
     specs = []
     for name in names:
         program = programs.get(name)
@@ -121,10 +114,11 @@ def submission_specs(problem: LoadedPackage, names: tuple[str, ...], limit: Time
                             if times_out_by_design(program, case)), "")
             cut = bool(largest) or times_out_by_design(program)
         specs.append(SolverSpec(name=name, kind="submission", problem=problem.id,
-                                program=package.submission(name), judged_time_s=limit.time_s,
-                                kill_after_s=limit.high_s, timeout_s=budget,
-                                cut_after_s=limit.time_s if cut else None,
-                                full_case=largest, memory_mb=package.limits.memory_mb,
+                                program=package.submission(name), timeout_s=budget,
+                                submission=SubmissionTime(limit.time_s, limit.high_s,
+                                                          limit.time_s if cut else None,
+                                                          largest),
+                                memory_mb=package.limits.memory_mb,
                                 sandbox=default_sandbox()))
     return specs
 
@@ -162,7 +156,8 @@ def longest_first(jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
 def runs_long(job: Job) -> bool:
     """Whether `job` runs to the margin's high end though its submission is stopped at the
     limit on its other cases (meant to time out, on the run's largest case)."""
-    return job.solver.cut_after_s is not None and job.case_id == job.solver.full_case
+    time = job.solver.submission
+    return time is not None and time.cut_s is not None and job.case_id == time.full_case
 
 
 def least_derived_limit(package: Package) -> TimeLimit:
@@ -204,25 +199,15 @@ def derive_limit(problem: LoadedPackage, cases: pl.DataFrame, executor: JobMap,
     limit (`holds_at`: the same limit, or a run that ended of itself) is returned judged
     at it; the others are run again at it.
 
-    The longest run of all, a submission meant to time out (`times_out_by_design`, of
-    `others` or a lower-bound one) on the largest case, where it runs to the high end of the
-    limit (`submission_specs`), starts first, before the limit is known: under the highest
-    limit deriving can give, its caps lowered to the derived limit's as soon as that is
-    known (`SolverSpec.caps_later`; `early_runs`). It then holds at the derived limit
-    (`holds_under`: stopped at a cap, or ended within the derived limit's caps) and is not
-    run again. Such runs go ahead of the lower-bound runs on all the pool's workers but one
-    (a pool that grows while its programs sleep adds workers), the others after them, and a
-    worker freed by a lower-bound run takes the next of them first: the limit never waits
-    for a run that waits for it.
+    The longest runs of `others` (`runs_long`: meant to time out, to the high end on the
+    largest case) go first, then the lower-bound runs, then the rest, largest case first.
 
     `fail_fast`: a submission that failed a case here is not run on its other cases here,
     as BAPCtools stops it, and one not expected to pass runs one case at a time, so that it runs
     none past its first failure (the run goes on as its failure holds at the derived limit or not:
     a TLE of `others` here may be in time there). A lower-bound submission stopped so
     derives the limit from the cases it ran, as BAPCtools' does; that limit is not
-    recorded (a run of every case derives the one kept). Its early run goes beside its
-    cases (it does not wait its turn) and its failure stops none of the cases it derives
-    from."""
+    recorded (a run of every case derives the one kept)."""
     package = problem.load()
     lower = tuple(p.name for p in lower_bound_submissions(package))
     if not lower:
@@ -247,24 +232,11 @@ def derive_limit(problem: LoadedPackage, cases: pl.DataFrame, executor: JobMap,
     if others:
         rest = longest_first(submission_jobs(submission_specs(problem, others, least, cases),
                                              cases, 1, set(), len(every)), sizes)
-    with tempfile.TemporaryDirectory(prefix="gamebench-limit-") as folder:
-        caps = Path(folder) / "caps.json"
-        early = early_runs(problem, (*lower, *others), cases, deriving, executor, caps,
-                           len(every) + len(rest))
-        # the longest of all first (one meant to time out, to the high end on the largest
-        # case: started early, on all workers but one), then the lower-bound runs (each
-        # worker done with one takes the next, so none waits behind a run that waits for
-        # the limit), then the other early runs, then the rest largest first (without early
-        # runs, the longest of them before the lower-bound ones)
-        started_early = {(job.solver.name, job.case_id) for job in early}
-        rest = [job for job in rest if (job.solver.name, job.case_id) not in started_early]
-        longest = [job for job in rest if runs_long(job)]
-        ahead = early[:max(0, getattr(executor, "size", 1) - 1)]
-        jobs = longest + ahead + deriving + early[len(ahead):] + \
-            [job for job in rest if not runs_long(job)]
-        limit, judged, ran, beside, cut_short = _derivation_pass(
-            problem, package, jobs, {job.key for job in deriving}, lower, others, executor,
-            fail_fast, caps)
+    jobs = [job for job in rest if runs_long(job)] + deriving + \
+        [job for job in rest if not runs_long(job)]
+    limit, judged, ran, beside, cut_short = _derivation_pass(
+        problem, package, jobs, {job.key for job in deriving}, lower, others, executor,
+        fail_fast)
     if cut_short:
         limit = replace(limit, how=f"{limit.how}, from the cases each ran (--fail-fast)")
     else:
@@ -277,67 +249,17 @@ def derive_limit(problem: LoadedPackage, cases: pl.DataFrame, executor: JobMap,
         (replace(job, solver=at_limit[job.solver.name]),
          outcome_of(job, judged_at(package, case_result(outcome.judgement), limit.time_s)))
         for job, outcome in beside
-        if (holds_under(case_result(outcome.judgement), limit) if job.solver.caps_later
-            else holds_at(case_result(outcome.judgement), least, limit))], not cut_short
-
-
-def holds_under(run: CaseResult, limit: TimeLimit) -> bool:
-    """Whether `run`, started under higher caps than `limit`'s and given those once known
-    (`early_runs`), holds what running it under `limit`'s caps would: it was stopped at a cap
-    (at least `limit`'s, so over it there too), or it ended within `limit`'s caps on the wall
-    clock (a run that sleeps or waits past them, then ends, would have been stopped there).
-    Its CPU time is judged again either way (`judge.judged_at`)."""
-    if run.verdict in NOT_JUDGED_AGAIN:
-        return False
-    return run.timed_out or run.wall_s <= RunLimits(time_s=limit.time_s,
-                                                    kill_after_s=limit.high_s).wall_s
-
-
-def early_runs(problem: LoadedPackage, names: tuple[str, ...], cases: pl.DataFrame,
-               deriving: list[Job], executor: JobMap, caps: Path, first_key: int) -> list[Job]:
-    """The runs of `names` that run to the limit's high end though their submission is
-    stopped at the limit elsewhere (`runs_long`), to start before the limit is known: under
-    the highest limit deriving can give (`highest_derived_limit`), their caps lowered to the
-    derived limit's once it is known (written to `caps`, read by the worker that runs them:
-    `external.lowered`). None where that cannot reach them: workers that may be on other
-    machines (`builds_on_workers`); nor a run that derives the limit itself. Nor for an
-    interactive pair: its runs meant to time out mostly wait rather than compute, and on
-    BAPCtools' guess (170 lower-bound runs, a least limit that is the derived one) starting
-    them early under higher caps took 7.4-9.7 s against 6.0 s: such a run goes first at the
-    least limit deriving can give instead, and is run again only when the limit came out
-    higher."""
-    package = problem.load()
-    if package.type.interactive or getattr(executor, "builds_on_workers", False):
-        return []
-    derives = {(job.solver.name, job.case_id) for job in deriving}
-    jobs: list[Job] = []
-    for spec in submission_specs(problem, names, highest_derived_limit(package), cases):
-        if spec.cut_after_s is None or not spec.full_case or \
-                (spec.name, spec.full_case) in derives:
-            continue
-        jobs += submission_jobs([replace(spec, caps_later=str(caps))],
-                                cases.filter(pl.col("case_id") == spec.full_case), 1, set(),
-                                first_key + len(jobs))
-    return jobs
-
-
-def highest_derived_limit(package: Package) -> TimeLimit:
-    """The highest time limit `derive_time_limit` can give this package: from a lower-bound
-    run stopped at the probe's CPU cap, with its margins."""
-    slowest = RunLimits(time_s=PROBE_TIME_S, kill_after_s=PROBE_TIME_S).cpu_cap_s
-    time_s, low, high = limit_from_slowest(package, slowest)
-    return TimeLimit(time_s, low, high, "given", "the highest limit deriving can give")
+        if holds_at(case_result(outcome.judgement), least, limit)], not cut_short
 
 
 def _derivation_pass(problem: LoadedPackage, package: Package, jobs: list[Job],
                      deriving: set[int], lower: tuple[str, ...], others: tuple[str, ...],
-                     executor: JobMap, fail_fast: bool, caps: Path
+                     executor: JobMap, fail_fast: bool
                      ) -> tuple[TimeLimit, Judged, Judging, Judging, bool]:
-    """Run `jobs` (`deriving`: the keys of the lower-bound runs that derive the limit); the
-    limit is derived as soon as those are in, and given to the runs started before it was
-    known (their `caps`). Returns the limit, the lower-bound runs (judged, and with their
-    jobs), the other runs (of `others`, and those started early), and whether a lower-bound
-    submission was stopped before all its runs (`fail_fast`)."""
+    """Run `jobs` (`deriving`: the keys of the lower-bound runs that derive the limit) and
+    derive the limit from those. Returns the limit, the lower-bound runs (judged, and with
+    their jobs), the other runs (of `others`), and whether a lower-bound submission was
+    stopped before all its runs (`fail_fast`)."""
     failed: set[str] = set()      # failed a case here
     failed_deriving: set[str] = set()  # failed a case it derives the limit from
 
@@ -348,30 +270,12 @@ def _derivation_pass(problem: LoadedPackage, package: Package, jobs: list[Job],
 
     judged: Judged = {}
     ran: Judging = []
-    beside: Judging = []  # the runs of `others`, and those started early
+    beside: Judging = []  # the runs of `others`
     cut_short = False    # a lower-bound submission was stopped at its first failure
-    waiting = set(deriving)
-    found: list[TimeLimit | UserError] = []  # the limit once derived (or why there is none)
-
-    def settle() -> None:
-        """Derive the limit once the lower-bound runs are all in, and give its caps to the
-        runs started before it was known (the least limit's when there is none)."""
-        if waiting or found:
-            return
-        try:
-            found.append(derive_time_limit(package, judged))
-        except UserError as error:  # said once the pass is over
-            found.append(error)
-        given = found[0] if isinstance(found[0], TimeLimit) else least_derived_limit(package)
-        run_limits = RunLimits(time_s=given.time_s, kill_after_s=given.high_s)
-        give_caps_later(caps, run_limits.cpu_cap_s, run_limits.wall_s)
-
     # --fail-fast: one not expected to pass runs a case at a time, none past its failure
     failing = frozenset(name for name in (*lower, *others)
                         if not problem.expected_to_pass(name)) if fail_fast else frozenset()
-    settle()
     for job, outcome in executor.run(jobs, skip if fail_fast else None, one_at_a_time=failing):
-        waiting.discard(job.key)
         result = outcome.judgement
         if result is None:  # not run: skipped after a failure (or its worker was lost)
             cut_short = cut_short or (outcome.verdict is Verdict.SKIP and job.key in deriving)
@@ -386,11 +290,7 @@ def _derivation_pass(problem: LoadedPackage, package: Package, jobs: list[Job],
             else:
                 judged.setdefault(job.solver.name, {})[result.case] = case_result(result)
                 ran.append((job, outcome))
-        settle()
-    settle()  # (every job has come back, the lower-bound runs with them)
-    if isinstance(found[0], UserError):
-        raise found[0]
-    return found[0], judged, ran, beside, cut_short
+    return derive_time_limit(package, judged), judged, ran, beside, cut_short
 
 
 def judged_from_rows(problem: LoadedPackage, rows: pl.DataFrame,

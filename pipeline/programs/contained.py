@@ -27,9 +27,10 @@ instead of 0.7 ms for building it anew). Paths under /tmp that the program is gi
 command's absolute paths, its working folder, `shown`, `writable`) and the pipeline's own
 Python (`pipeline_python`) are bound into its private /tmp.
 
-A program's CPU-time limit can be lowered while it runs (`lower_cpu_limit`: a run started
-before its time limit was known, given it once it is), and `first_ended` takes a cap on its
-own wall clock that can be lowered likewise.
+A program's time has one rule (`wall_cap_s`, `busy_s`): its CPU time is held to its limit,
+and its wall clock to that limit and half a second, counted on its own clock (the wall clock
+less its waits for a core: `first_ended`); past many times that on the wall clock, the
+machine is too busy to judge it (`Measured.killed` busy), which is no verdict on it.
 
 Without a C compiler there is no launcher: this process then starts the program itself, in a
 session of its own (limits set by a `preexec_fn`, a full fork, about 3 ms slower), watches its
@@ -48,7 +49,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import errno
 import glob
 import itertools
 import os
@@ -122,7 +122,7 @@ class Measured:
     cpu_ms: float | None = None
     rss_kb: int | None = None
     wall_ms: float | None = None
-    killed: str = "none"        # none, cpu, wall or term: who stopped it
+    killed: str = "none"        # none, cpu, wall or term: who stopped it (busy: see `busy_s`)
     start_error: str | None = None
     setup_error: str | None = None
     written_full: bool = False  # it filled its capped folder and /tmp (sandbox)
@@ -662,72 +662,59 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
                     ended_ns=int(fields["ended_ns"]) if "ended_ns" in fields else None)
 
 
-def first_ended(watched: list[Started], wall_s: float | Callable[[], float],
-                credit: Callable[[], float], stuck: Callable[[], bool] | None = None,
-                every_s: float = 0.1) -> Started | None:
+def first_ended(watched: list[Started], wall_s: float, credit: Callable[[], float],
+                stuck: Callable[[], bool] | None = None, every_s: float = 0.1,
+                computing: Callable[[], bool] | None = None) -> Started | None:
     """Wait for the first of `watched` (started, none `early`) to end, and return it (the
     first of them in `watched`'s order when several have); None once `wall_s` has passed on
     their own clock: the wall clock less `credit()`, the seconds they are not charged (what
     they spent waiting for a core, or on the other side of an exchange), read each time the
     limit so extended is reached, until their own time is up. A machine busy with other work
     then slows a program down without stopping it sooner. (The kernel adds a wait for a core
-    to a thread's count when the thread gets the core: a count read just then may lack the
-    wait going on, at most a scheduling period, a few tens of milliseconds.) `stuck`, asked
-    every `every_s` while they run, ends the wait early (None) when it says they can never
-    end on their own. `wall_s` may be a function, asked every `every_s` too: a cap that can
-    be lowered while they run (`lower_cpu_limit`)."""
-    cap = wall_s if callable(wall_s) else (lambda: wall_s)
-    polled = stuck is not None or callable(wall_s)
+    to a thread's count when the thread gets the core: a count read meanwhile lacks the wait
+    going on, which on a machine short of cores lasts seconds; so while `computing()` says
+    they compute within their CPU-time limit rather than sleep, their time is not up: that
+    limit stops them, or the launcher's `busy_s`.) `stuck`, asked every
+    `every_s` while they run, ends the wait early (None) when it says they can never end on
+    their own."""
     started = time.monotonic()
-    deadline = started + cap()
+    deadline = started + wall_s
     while True:
         now = time.monotonic()
-        wait = max(0.0, min(deadline - now, every_s) if polled else deadline - now)
+        wait = max(0.0, min(deadline - now, every_s) if stuck is not None else deadline - now)
         ready, _, _ = select.select(watched, [], [], wait)
         if ready:
             return next(one for one in watched if one in ready)
         now = time.monotonic()
-        if polled and now < deadline:
+        if now < deadline:
             if stuck is not None and stuck():
                 return None
-            deadline = min(deadline, started + cap())  # their own time is not over before
-            if now < deadline:
-                continue
+            continue
         own = now - started - credit()
-        if own >= cap():
+        if own >= wall_s and (computing is None or not computing()):
             return None
-        deadline = now + max(cap() - own, CREDIT_STEP_S)
+        deadline = now + max(wall_s - own, CREDIT_STEP_S)
 
 
-def lower_cpu_limit(started: Started, cpu_s: float) -> None:
-    """Lower the CPU-time limit of a program running now to `cpu_s` (it is stopped at once,
-    `killed` cpu, when it has used more): a run started before its time limit was known,
-    given it once it is. Through the launcher: a SIGUSR1 carrying the new limit in ms
-    (sigqueue); without it: the limit this process watches. Never raised: the RLIMIT_CPU
-    backstop of the first limit stays."""
-    if started.early is not None or started.pid is None:
-        return
-    if not started.via_launcher:
-        if isinstance(started, _InProcess) and started.cpu_s is not None:
-            started.cpu_s = min(started.cpu_s, cpu_s)
-        return
-    if started.result_fd < 0:  # finished: nothing to lower
-        return
-    milliseconds = max(1, round(cpu_s * 1000))
-    # union sigval, passed as its pointer-sized member: sival_int is its low 32 bits
-    if _libc.sigqueue(started.pid, int(signal.SIGUSR1), ctypes.c_void_p(milliseconds)) != 0:
-        error = ctypes.get_errno()
-        if error != errno.ESRCH:  # (gone already: its result is on the way)
-            raise OSError(error, f"sigqueue to the launcher {started.pid}: "
-                                 f"{os.strerror(error)}")
+# The one rule of a program's time. Its wall clock is held to its CPU-time limit and this
+# much more, on its own clock (a program that sleeps or waits is stopped there: TLE)...
+WALL_PAST_S = 0.5
+# ... and a program still short of that after this many times it on the wall clock has had
+# less than a core's share of as much: the machine is too busy to judge it.
+BUSY_FACTOR = 8
 
 
-def backstop_s(own_wall_s: float) -> float:
-    """The wall-clock cap a launcher is given when its caller stops the program on the
-    program's own clock (`first_ended`, `own_wall_s` of it): far past it, so a machine
-    busy enough to give the program a sixth of a core is not cut short; only a caller that
-    stopped watching leaves the program to it."""
-    return 4 * (2 * own_wall_s + 1)
+def wall_cap_s(cpu_s: float) -> float:
+    """The wall-clock cap of a program whose CPU-time limit is `cpu_s`, on its own clock
+    (the wall clock less its waits for a core: `first_ended`)."""
+    return cpu_s + WALL_PAST_S
+
+
+def busy_s(cpu_s: float) -> float:
+    """The wall-clock time past which a program whose CPU-time limit is `cpu_s`, its own
+    clock still short of `wall_cap_s`, is stopped as not judged (the machine too busy): the
+    launcher's cap, `killed` busy, when its caller stops it on its own clock."""
+    return BUSY_FACTOR * wall_cap_s(cpu_s)
 
 
 def proc_stats() -> dict[int, list[bytes]]:
@@ -776,22 +763,55 @@ def _times(root: int, stats: dict[int, list[bytes]]) -> tuple[float, float]:
     return cpu, waited
 
 
+def waits_credited(root: int | None, since: float) -> float:
+    """The seconds of wall clock since `since` (`time.monotonic`) that the program of launcher
+    `root` is not charged on its own clock: its processes' waits for a core, but never so
+    many that its own clock reads less than the CPU time they used (the waits of processes
+    that run side by side add up past the wall clock: a fork bomb's)."""
+    cpu, waited = tree_times(root)
+    return min(waited, time.monotonic() - since - cpu)
+
+
+def computing(root: int | None, cpu_s: float) -> bool:
+    """Whether the program of launcher `root` computes within its CPU-time limit `cpu_s`: a
+    thread of it is on a core or waiting for one (state R), not sleeping or waiting on
+    anything else, and its processes have used less CPU time than that in all (so a fork bomb,
+    whose unreaped children's time its own does not count, is not)."""
+    if root is None:
+        return False
+    stats = proc_stats()
+    tree = descendants(root, stats)
+    return any(runnable(pid) for pid in tree[1:]) and _times(root, stats)[0] < cpu_s
+
+
+def runnable(pid: int) -> bool:
+    """Whether a thread of process `pid` is on a core or waiting for one (state R)."""
+    return any(stat.rsplit(b")", 1)[-1].split()[:1] == [b"R"] for stat in _threads(pid, "stat"))
+
+
 def waited_s(pid: int) -> float:
     """The seconds the live threads of process `pid` (not its children) have spent waiting
     for a core (0 when it is gone): what a wall-clock cap on a process's own clock does not
     charge it."""
+    waited = 0.0
+    for line in _threads(pid, "schedstat"):
+        with contextlib.suppress(IndexError, ValueError):
+            waited += int(line.split()[1]) / 1e9
+    return waited
+
+
+def _threads(pid: int, name: str) -> Iterator[bytes]:
+    """The file `name` of each live thread of process `pid` (none when it is gone)."""
     try:
         threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return 0.0
-    waited = 0.0
+        return
     for thread in threads:
         try:
-            with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as handle:
-                waited += int(handle.read().split()[1]) / 1e9
-        except (OSError, IndexError, ValueError):
+            with open(f"/proc/{pid}/task/{thread}/{name}", "rb") as handle:
+                yield handle.read()
+        except OSError:
             continue
-    return waited
 
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")

@@ -10,11 +10,12 @@ these limits:
   (deep recursion that a judge accepts runs here too); a language may ask for none
   (`languages.launch`: node);
 - time: the CPU time the program used is what is compared with the limit (`timeout_s`), and
-  a wall-clock cap of 2 x limit + 1 s stops a program that sleeps or waits; the outcome's
-  `error` says which one fired. The cap counts the program's own time, the wall clock less
-  what its processes spent waiting for a core (as the interactive pairs count it), so a
-  loaded machine slows it down without stopping it. A package's submission has a cap of its
-  own instead (`own_wall_s`), so one that sleeps is stopped at its limit, not at twice it;
+  a wall-clock cap of the limit + 0.5 s stops a program that sleeps or waits
+  (`contained.wall_cap_s`); the outcome's `error` says which one fired. The cap counts the
+  program's own time, the wall clock less what its processes spent waiting for a core (as
+  the interactive pairs count it), so a loaded machine slows it down without stopping it. One
+  still short of its cap at `contained.busy_s` on the wall clock is stopped and not judged
+  (`JE`, "machine too busy": `--resume` runs it again), never a `TLE` it may not deserve;
 - output: RLIMIT_FSIZE caps stdout, stderr and any file it writes, and (sandboxed) what it
   writes into its folder and /tmp in total is capped at the same size (over either: `OLE`);
 - processes: the pids cgroup of the worker (see `contained`).
@@ -37,11 +38,11 @@ for.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
 import tempfile
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -58,18 +59,6 @@ _ALLOCATION_FAILURE = ("bad_alloc", "MemoryError", "Cannot allocate memory", "ou
 MB = 1024 * 1024
 
 
-def wall_cap_s(timeout_s: float) -> float:
-    """The wall-clock cap of a program or built-in stage whose CPU-time limit is `timeout_s`."""
-    return 2 * timeout_s + 1
-
-
-def own_wall_cap_s(spec: SolverSpec) -> float:
-    """The wall-clock cap of an external program, counted on its own clock (the wall clock
-    less its waits for a core, so a machine busy with other work slows it down without
-    stopping it): its `own_wall_s`, else `wall_cap_s` of its limit."""
-    return spec.own_wall_s if spec.own_wall_s is not None else wall_cap_s(spec.timeout_s)
-
-
 def cpu_over_message(timeout_s: float, cpu_ms: float | None) -> str:
     """The error of a `TLE` for CPU time over the limit."""
     return f"CPU time over the {timeout_s:g} s limit ({(cpu_ms or 0) / 1000:.2f} s used)"
@@ -77,8 +66,16 @@ def cpu_over_message(timeout_s: float, cpu_ms: float | None) -> str:
 
 def wall_cap_message(timeout_s: float, cpu_ms: float | None) -> str:
     """The error of a `TLE` for the wall-clock cap (a program or stage that sleeps or waits)."""
-    return (f"wall clock {wall_cap_s(timeout_s):g} s cap reached (2 x limit + 1 s; "
+    return (f"wall clock {contained.wall_cap_s(timeout_s):g} s cap reached (limit + "
+            f"{contained.WALL_PAST_S:g} s, its waits for a core not counted; "
             f"{(cpu_ms or 0) / 1000:.2f} s of CPU used)")
+
+
+def busy_message(timeout_s: float, cpu_ms: float | None) -> str:
+    """The error of a run stopped as not judged: the machine too busy to give it its time."""
+    return (f"not judged: machine too busy (its {contained.wall_cap_s(timeout_s):g} s on its "
+            f"own clock not reached in {contained.busy_s(timeout_s):g} s of wall clock, "
+            f"{(cpu_ms or 0) / 1000:.2f} s of CPU used; --resume runs it again)")
 
 
 def stack_limit_mb(spec: SolverSpec) -> int | None:
@@ -177,7 +174,7 @@ def run_external(job: Job) -> Outcome:
     workdir.mkdir(parents=True)
     measured: Measured | None = None
     started: contained.Started | None = None
-    spec = lowered(job.solver)
+    spec = job.solver
     try:
         (private / "input").write_text(job.input, encoding="utf-8")
         with open(private / "input", "rb") as stdin, open(private / "stdout", "wb") as stdout, \
@@ -186,81 +183,41 @@ def run_external(job: Job) -> Outcome:
                 spec.argv, stdin=stdin, stdout=stdout, stderr=stderr, workdir=workdir,
                 limits=limits_of(spec), sandbox=spec.sandbox, shown=spec.visible,
                 hidden=submission_hidden() + spec.hidden)
-        measured, spec = _finish(started, spec)
-        return _classify(replace(job, solver=spec), private, measured)
+        measured = _finish(started, spec)
+        return _classify(job, private, measured)
     finally:
         if measured is None and started is not None:  # it failed midway: end the program
             contained.stop(started)
         shutil.rmtree(private, ignore_errors=True)
 
 
-def _finish(started: contained.Started, spec: SolverSpec) -> tuple[Measured, SolverSpec]:
-    """Wait for the program; stop it once it has run its wall-clock cap (`own_wall_cap_s`)
-    on its own clock (the wall clock less its processes' waits for a core:
-    `contained.first_ended`). With `caps_later` and `own_wall_s`, its caps are lowered once
-    that file is written (`lowered`). Returns what was measured and the spec with the caps it
-    ended under."""
+def _finish(started: contained.Started, spec: SolverSpec) -> Measured:
+    """Wait for the program; stop it once it has run its wall-clock cap on its own clock (the
+    wall clock less its processes' waits for a core: `contained.first_ended`) while it is not
+    computing, `killed` wall; one the launcher stopped at `contained.busy_s` first is `killed`
+    busy."""
     if started.early is not None:
-        return contained.finish(started), spec
-    now = spec
-
-    def own_wall_s() -> float:
-        nonlocal now
-        if now.caps_later and (given := lowered(now)) is not now:
-            now = given
-            contained.lower_cpu_limit(started, now.timeout_s)
-        assert now.own_wall_s is not None  # lowering keeps the own wall clock
-        return now.own_wall_s
-
-    ended = contained.first_ended([started], own_wall_s if spec.caps_later and
-                                  spec.own_wall_s is not None else own_wall_cap_s(spec),
-                                  lambda: contained.tree_times(started.pid)[1])
+        return contained.finish(started)
+    since = time.monotonic()
+    ended = contained.first_ended([started], contained.wall_cap_s(spec.timeout_s),
+                                  lambda: contained.waits_credited(started.pid, since),
+                                  computing=lambda: contained.computing(started.pid,
+                                                                        spec.timeout_s))
     if ended is not None:
-        return contained.finish(started), now
+        measured = contained.finish(started)
+        return replace(measured, killed="busy") if measured.killed == "wall" else measured
     measured = contained.finish(started, stop_after_s=0)
-    return (replace(measured, killed="wall") if measured.killed == "term" else measured), now
-
-
-def give_caps_later(path: str | Path, cpu_s: float, own_wall_s: float) -> None:
-    """Give the runs whose spec says `caps_later=path` their CPU-time limit and their cap on
-    their own wall clock (`lowered`): the file appears whole or not at all."""
-    path = Path(path)
-    part = path.with_name(path.name + ".part")
-    part.write_text(json.dumps({"cpu_s": cpu_s, "own_wall_s": own_wall_s}), encoding="utf-8")
-    os.replace(part, path)
-
-
-def caps_given(path: str) -> tuple[float, float] | None:
-    """The CPU-time limit and own-wall-clock cap written to `path` (`give_caps_later`), or
-    None while there are none."""
-    try:
-        caps = json.loads(Path(path).read_text(encoding="utf-8"))
-        return float(caps["cpu_s"]), float(caps["own_wall_s"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def lowered(spec: SolverSpec) -> SolverSpec:
-    """`spec` with the caps its `caps_later` file gives once it is there (never above its
-    own: a run started before its time limit was known is given it so), else `spec` itself."""
-    caps = caps_given(spec.caps_later) if spec.caps_later else None
-    if caps is None:
-        return spec
-    cpu_s, own_wall_s = caps
-    return replace(spec, timeout_s=min(spec.timeout_s, cpu_s), caps_later="",
-                   own_wall_s=min(spec.own_wall_s, own_wall_s)
-                   if spec.own_wall_s is not None else None)
+    return replace(measured, killed="wall") if measured.killed == "term" else measured
 
 
 def limits_of(spec: SolverSpec) -> Limits:
     """An external program's limits: its memory, stack and output limits, its CPU time and
-    the wall-clock cap, and its output limit again for all it writes into its folder."""
-    stack = stack_limit_mb(spec)
-    wall = contained.backstop_s(own_wall_cap_s(spec))  # (stopped on its own clock: `_finish`)
-    return Limits(memory_mb=spec.memory_mb or None, stack_mb=stack,
+    the wall clock past which it is not judged (`_finish` stops it on its own clock), and its
+    output limit again for all it writes into its folder."""
+    return Limits(memory_mb=spec.memory_mb or None, stack_mb=stack_limit_mb(spec),
                   file_bytes=spec.output_limit_bytes, cpu_s=spec.timeout_s,
-                  wall_s=wall, written_bytes=spec.output_limit_bytes,
-                  truncate_output=spec.truncate_output)
+                  wall_s=contained.busy_s(spec.timeout_s),
+                  written_bytes=spec.output_limit_bytes, truncate_output=spec.truncate_output)
 
 
 # -- verdicts ------------------------------------------------------------------------------------
@@ -305,10 +262,8 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
     if measured.killed == "cpu" or code == -signal.SIGXCPU or cpu_ms > spec.timeout_s * 1000:
         return Outcome(job.key, Verdict.TLE, error=cpu_over_message(spec.timeout_s, cpu_ms),
                        **common)
-    if measured.killed == "wall" and spec.own_wall_s is not None:
-        return Outcome(job.key, Verdict.TLE, error=f"wall clock {spec.own_wall_s:g} s reached "
-                       f"(its waits for a core not counted; {(cpu_ms or 0) / 1000:.2f} s of CPU "
-                       "used)", **common)
+    if measured.killed == "busy":
+        return Outcome(job.key, Verdict.JE, error=busy_message(spec.timeout_s, cpu_ms), **common)
     if measured.killed == "wall":
         return Outcome(job.key, Verdict.TLE, error=wall_cap_message(spec.timeout_s, cpu_ms),
                        **common)

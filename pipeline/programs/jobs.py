@@ -25,6 +25,19 @@ STOPPED = frozenset({Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE, Verdict.
 
 
 @dataclass(frozen=True)
+class SubmissionTime:
+    """A package's submission's time: the limit it is judged at (CPU seconds), the CPU time it
+    is run to (the margin's high end, so each result can be judged again up to it), and the
+    time it is stopped at instead on each case it is meant to time out on but `full_case`
+    (`runjob.cut_here`; None: it runs to `run_to_s` everywhere)."""
+
+    judged_s: float
+    run_to_s: float
+    cut_s: float | None = None
+    full_case: str = ""
+
+
+@dataclass(frozen=True)
 class SolverSpec:
     """How to run one solver on a job: a built-in stage of a problem, or a program (an
     external program, a package's submission) under its limits and sandbox."""
@@ -45,21 +58,10 @@ class SolverSpec:
     sandbox: bool = False       # external programs: run in the sandbox (see `external`)
     visible: tuple[str, ...] = ()  # paths under /tmp the sandbox shows the program (read-only)
     hidden: tuple[str, ...] = ()   # paths the sandbox hides from it (the data folder, ...)
-    judged_time_s: float | None = None  # package submissions: the time limit judged at
-    kill_after_s: float | None = None   # package submissions: stopped after this (CPU) time
-    cut_after_s: float | None = None    # package submissions: each case it is meant to time
-                                        # out on (`runjob.cut_here`) but `full_case` is
-    full_case: str = ""                 # stopped after this time instead (see submissions)
-    own_wall_s: float | None = None     # external programs: the wall-clock cap on its own
-                                        # time (less its waits for a core); None: the cap of
-                                        # 2 x timeout + 1 s of the wall clock
+    submission: SubmissionTime | None = None  # a package's submission: its time
     judged_by_problem: bool = False     # external programs: run and judged by the problem itself
     truncate_output: bool = False       # output past the limit fails to write instead of
                                         # killing it (a judge's truncation; see `contained`)
-    caps_later: str = ""                # external programs and package submissions: a file
-                                        # that, once written, holds lower caps to stop the
-                                        # run at (`external.lowered`: a run started before
-                                        # its time limit was known)
 
     @property
     def builds_where_it_runs(self) -> bool:
@@ -100,7 +102,8 @@ class Judgement(Protocol):
 @dataclass(frozen=True)
 class Outcome:
     """What happened when a job ran (grading against the expected answer is the runner's):
-    `verdict` is one of `STOPPED` when the run did not end by itself or did not run; None
+    `verdict` is one of `STOPPED` when the run did not end by itself or did not run (or `JE`:
+    the machine was too busy to judge it, `external.busy_message`); None
     when it ran to its end, its answer still to be graded (or judged there: `judgement`)."""
 
     key: int

@@ -29,11 +29,7 @@
  *   -X  the program ignores SIGXFSZ: a write past -f fails (EFBIG) instead of killing it, so
  *       its output is cut at the limit and it runs on until it exits or its time is up (how
  *       DOMjudge and BAPCtools judge a program that floods its output: by its time)
- *   -c  CPU-time limit in ms: the program is killed once it has used more (0: none). The
- *       caller may lower it while the program runs: SIGUSR1 sent with sigqueue carries the
- *       new limit in ms as its value (a run started before its time limit was known, given
- *       that limit once it is; it is killed at once when it has used more already). Above
- *       -c, the RLIMIT_CPU backstop of -c stays.
+ *   -c  CPU-time limit in ms: the program is killed once it has used more (0: none)
  *   -w  wall-clock cap in ms (0: none)
  *   -d  the program's working directory
  *   -R  once the program is started, the launcher closes its own stdin, stdout and stderr
@@ -189,12 +185,6 @@ static int parent_gone(void) {
     if (opt.parent_fd < 0) return 0;
     struct pollfd worker = {opt.parent_fd, POLLIN, 0};
     return poll(&worker, 1, 0) != 0;
-}
-
-/* The CPU limit in ms that a SIGUSR1 from sigqueue carries (-c), or -1 for any other. */
-static long long new_cpu_limit_ms(int sig, const siginfo_t *info) {
-    if (sig != SIGUSR1 || info->si_code != SI_QUEUE || info->si_value.sival_int <= 0) return -1;
-    return info->si_value.sival_int;
 }
 
 /* -- the sandbox's file system ------------------------------------------------------------ */
@@ -658,7 +648,7 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
     clockid_t cpu_clock;
     int have_cpu_clock = clock_getcpuclockid(program, &cpu_clock) == 0;
     long long wall_deadline = opt.wall_ms > 0 ? started + opt.wall_ms * 1000000LL : 0;
-    long long cpu_limit = opt.cpu_ms * 1000000LL;
+    const long long cpu_limit = opt.cpu_ms * 1000000LL;
     const char *killed = "none";
     int status = 0;
     struct rusage usage;
@@ -700,8 +690,6 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
             killed = "term";
             kill(program, SIGKILL);
         }
-        long long lowered = new_cpu_limit_ms(sig, &info);
-        if (lowered > 0) cpu_limit = lowered * 1000000LL;
     }
     long long ended = now_ns();
     long long wall_us = (ended - started) / 1000;
@@ -873,7 +861,6 @@ int main(int argc, char **argv) {
     sigaddset(&handled, SIGHUP);
     sigaddset(&handled, SIGINT);
     sigaddset(&handled, SIGQUIT);
-    sigaddset(&handled, SIGUSR1);
     /* blocked before the death signal is asked for: the init of a PID namespace (this process,
      * when the worker made it one) drops a signal it neither blocks nor handles */
     if (!opt.template) sigprocmask(SIG_BLOCK, &handled, NULL);
@@ -935,6 +922,5 @@ int main(int argc, char **argv) {
         siginfo_t info;
         int sig = sigwaitinfo(&handled, &info);
         if (stop_requested(sig)) kill(init, SIGKILL);
-        if (new_cpu_limit_ms(sig, &info) > 0) sigqueue(init, SIGUSR1, info.si_value);
     }
 }

@@ -81,7 +81,7 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
     cwd.mkdir(parents=True, exist_ok=True)
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
     limits = contained.Limits(memory_mb=memory_mb, file_bytes=(file_mb or 0) * MIB or None,
-                              cpu_s=time_s, wall_s=time_s + 1.0,
+                              cpu_s=time_s, wall_s=contained.wall_cap_s(time_s),
                               written_bytes=(file_mb or 64) * MIB)
     with tempfile.TemporaryDirectory(prefix="gamebench-helper-") as private:
         out_path = stdout if stdout is not None else Path(private) / "stdout"

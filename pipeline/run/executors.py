@@ -3,7 +3,7 @@
 `LocalPoolExecutor` (the default) keeps N worker processes and hands them batches of jobs, so a
 tiny case costs microseconds. It watches the job each worker is on: a built-in stage whose case
 has used its timeout in CPU time (the worker's, read from /proc), or has run past the wall-clock
-cap of 2 x timeout + 1 s (one that sleeps or waits), gets the worker killed and replaced, the
+cap (`contained.wall_cap_s`: one that sleeps or waits), gets the worker killed and replaced, the
 job recorded as `TLE` (saying which limit), and the rest of the batch handed out again; so a
 case slowed down by other processes on the machine is not failed for it. The clock of a
 batch's first job starts when the worker says it is ready (started, with the batch's problems
@@ -34,13 +34,7 @@ from typing import Any, Protocol
 from pipeline.errors import UserError
 from pipeline.problems import problem_modules
 from pipeline.programs import contained
-from pipeline.programs.external import (
-    cpu_over_message,
-    own_wall_cap_s,
-    remove_scratch_of,
-    wall_cap_message,
-    wall_cap_s,
-)
+from pipeline.programs.external import cpu_over_message, remove_scratch_of, wall_cap_message
 from pipeline.programs.jobs import Job, JobMap, Outcome, Skip
 from pipeline.programs.processes import cpu_seconds
 from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker_main
@@ -48,7 +42,7 @@ from pipeline.run.workerserver import ServedProcess, SharedDoubles, start_server
 from pipeline.verdicts import Verdict
 
 # Extra seconds a worker gets past an external program's wall-clock backstop (that of the
-# launcher, `contained.backstop_s`) before the parent kills it. External programs are stopped
+# launcher, `contained.busy_s`) before the parent kills it. External programs are stopped
 # by their launcher; this only catches a stuck worker.
 EXTERNAL_GRACE_S = 5.0
 POLL_S = 0.05  # also how often the CPU time of a worker on a built-in stage is looked at
@@ -91,11 +85,8 @@ class Executor(JobMap, Protocol):
 
 
 def in_turn(job: Job, one_at_a_time: frozenset[str]) -> bool:
-    """Whether `job` waits its turn among its solver's jobs (`one_at_a_time`). A run started
-    before its time limit was known (`SolverSpec.caps_later`: the one meant to time out, run
-    to the limit's high end while the limit is derived) goes beside them: it neither waits
-    for them nor they for it."""
-    return job.solver.name in one_at_a_time and not job.solver.caps_later
+    """Whether `job` waits its turn among its solver's jobs (`one_at_a_time`)."""
+    return job.solver.name in one_at_a_time
 
 
 def held_back(batch: list[Job], one_at_a_time: frozenset[str], out: set[str]) -> bool:
@@ -541,10 +532,13 @@ class LocalPoolExecutor:
         index, started = worker.running
         job = worker.batch[index]
         if job.solver.kind != "stage":  # the program has its own limits; the worker waits
-            return started + contained.backstop_s(own_wall_cap_s(job.solver)) + EXTERNAL_GRACE_S
-        deadline = started + wall_cap_s(job.solver.timeout_s)
+            return started + contained.busy_s(job.solver.timeout_s) + EXTERNAL_GRACE_S
+        deadline = started + contained.wall_cap_s(job.solver.timeout_s)
         if time.monotonic() < deadline:
             return deadline
+        pid = worker.process.pid
+        if pid is not None and contained.runnable(pid):  # computing: its CPU time limits it
+            return time.monotonic() + POLL_S  # (its waits for a core may not be counted yet)
         return deadline + worker.waited_s()
 
     def _over_cpu(self, worker: _Worker) -> float | None:

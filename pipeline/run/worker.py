@@ -7,8 +7,8 @@ problem with rules of its own runs and judges its programs itself (its `package_
 `run_job`: a package's submissions, by its validators, checker and interactor).
 
 A built-in stage is limited as an external program is: by the CPU time the worker spends on
-the case (its `timeout_s`), with a wall-clock cap of 2 x limit + 1 s for a stage that sleeps or
-waits (`external.wall_cap_s`), counted on the worker's own clock (the wall clock less its waits
+the case (its `timeout_s`), with the wall-clock cap of every program (`contained.wall_cap_s`)
+for a stage that sleeps or waits, counted on the worker's own clock (the wall clock less its waits
 for a core), so a loaded machine slows a case down without failing it. The worker writes which
 job it is on, when it started, its own CPU clock and its waits for a core then into shared
 memory (`progress`); the parent reads the worker's CPU time and waits from /proc and kills a
@@ -28,7 +28,7 @@ from multiprocessing.connection import Connection
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import Problem, get_problem
-from pipeline.programs.contained import use_sandbox, waited_s
+from pipeline.programs.contained import use_sandbox, waited_s, wall_cap_s
 from pipeline.programs.external import (
     ChildTracker,
     cleanup_scratch,
@@ -36,7 +36,6 @@ from pipeline.programs.external import (
     prepare_worker,
     run_external,
     wall_cap_message,
-    wall_cap_s,
 )
 from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.processes import die_with_parent

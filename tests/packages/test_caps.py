@@ -184,7 +184,7 @@ def test_an_interactor_writing_300_mb_of_feedback_is_capped(tmp_path, sandbox_on
     exchange = run_exchange(
         [sys.executable, "-c", "print(2 * int(input()), flush=True)"],
         [sys.executable, "-c", interactor, str(feedback) + "/"],
-        workdir=tmp_path / "scratch" / "run", wall_s=20, submission_cpu_s=5,
+        workdir=tmp_path / "scratch" / "run", submission_cpu_s=5,
         submission_memory_mb=None, output_mb=8, validator_cpu_s=20, validator_memory_mb=None,
         kept=(feedback,))
     assert "filled its folder" in (exchange.validator.error or "")

@@ -13,6 +13,7 @@ Real submissions (C and Python), real processes loading the cores, real `pipelin
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from packagekit import FIXTURES
+from processkit import starved
 
 from pipeline.packages import build_package, judge_case, load_package
 from pipeline.packages.judge import default_limits
@@ -54,8 +56,8 @@ def test_a_batch_submission_that_sleeps_is_stopped_when_its_limit_is_up(hypotenu
                         default_limits(package, 1.0, 1.0), tmp_path / "work", builds)
     elapsed = time.monotonic() - started
     assert result.verdict == "TLE" and result.timed_out, result
-    assert "wall clock 1.5 s reached" in result.message
-    assert result.cpu_s < 0.5 and 1.4 < result.wall_s < 3.5  # not the old 2 x 1.5 + 1 s
+    assert "wall clock 1.51 s cap reached" in result.message
+    assert result.cpu_s < 0.5 and 1.4 < result.wall_s < 3.5  # not twice its limit
     assert elapsed < 3.5
 
 
@@ -80,6 +82,25 @@ def test_a_loaded_machine_slows_a_batch_submission_down_without_failing_it(hypot
             spinner.wait()
     assert result.verdict == "AC", result
     assert result.cpu_s < 1.0
+
+
+def test_a_batch_submission_starved_of_a_core_is_not_judged_never_tle(hypotenuse, tmp_path,
+                                                                      build_dir):
+    """The submission (0.4 s of CPU under a 0.5 s limit, then the right answer) gets a few ms
+    of a core a second: its wall clock passes every cap, its own clock and CPU time do not.
+    It is not judged (JE, machine too busy: `--resume` runs it again), never TLE."""
+    package, builds = hypotenuse
+    name = f"starved_{secrets.token_hex(8)}.py"
+    busy = _submission(tmp_path, name,
+                       "import math, time\na, b = map(float, input().split())\n"
+                       "end = time.process_time() + 0.4\nwhile time.process_time() < end:\n"
+                       "    pass\nprint(f'{math.hypot(a, b):.10f}')\n", build_dir)
+    with starved(name):
+        result = judge_case(package, busy, package.case("secret/02-triple"),
+                            default_limits(package, 0.5, 0.5), tmp_path / "work", builds)
+    assert (result.verdict, result.timed_out) == ("JE", False), result
+    assert result.message.startswith("not judged: machine too busy"), result
+    assert result.cpu_s < 0.5
 
 
 def _hypotenuse_spinning_in(tmp_path: Path, folder: str):

@@ -128,7 +128,7 @@ def test_p18_a_hostile_interactor_is_contained(tmp_path, attack):
     exchange = run_exchange(
         [sys.executable, "-c", "print(2 * int(input()), flush=True)"],
         [*interactor.argv, str(case), str(answer), str(feedback) + "/"],
-        workdir=tmp_path / "scratch" / "run", wall_s=20, submission_cpu_s=5,
+        workdir=tmp_path / "scratch" / "run", submission_cpu_s=5,
         submission_memory_mb=None, output_mb=8, validator_cpu_s=20, validator_memory_mb=None)
     assert exchange.validator.exit_code == 42, exchange.validator
     assert exchange.submission.exit_code == 0, exchange.submission

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import sys
 import time
 from dataclasses import replace
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from packagekit import FIXTURES
+from processkit import starved
 
 from pipeline.packages import build_package, interactive, judge_case, load_package
 from pipeline.packages.expectations import verdict_at
@@ -49,6 +51,25 @@ def test_too_many_guesses_is_wrong_answer_decided_by_the_validator(guess, tmp_pa
     result = judge(guess, builds.submissions["wrong_answer/linear.py"], "secret/02-mid", tmp_path)
     assert result.verdict == "WA" and result.message == "more than 30 guesses"
     assert result.validator_first_wa
+
+
+def test_a_submission_starved_of_a_core_is_not_judged_never_tle(guess, tmp_path, build_dir):
+    """A binary search that first spends 0.4 s of CPU under a 0.5 s limit, given a few ms of
+    a core a second: the pair's wall clock passes every cap while the submission computes,
+    its CPU time under the limit. It is not judged (JE, machine too busy), never TLE."""
+    name = f"starved_{secrets.token_hex(8)}.py"
+    path = tmp_path / name
+    path.write_text("import time\nend = time.process_time() + 0.4\n"
+                    "while time.process_time() < end:\n    pass\n" + (
+                        FIXTURES / "guess" / "submissions" / "accepted" / "binary.py"
+                    ).read_text())
+    build = build_program(Program(name=name, role="submission", path=path, files=(path,),
+                                  language=detect_language([path])), build_dir)
+    with starved(name):
+        result = judge(guess, build, "secret/04-huge", tmp_path / "work", time_s=0.5)
+    assert (result.verdict, result.timed_out) == ("JE", False), result
+    assert result.message.startswith("not judged: machine too busy"), result
+    assert result.cpu_s < 0.5
 
 
 def test_a_submission_that_stops_talking_is_tle(guess, tmp_path):
@@ -141,7 +162,7 @@ def test_a_crash_is_a_runtime_error_whichever_launcher_reports_first(guess, tmp_
     crashed (its end made the validator read end-of-file and reject) was WA, not RE. Here the
     validator's report always comes first; `_ended_first` decides."""
     monkeypatch.setattr(interactive, "_first_to_end",
-                        lambda validator, submission, wall_s: "validator")
+                        lambda validator, submission, wall_s, cpu_s: "validator")
     package, builds = guess
     result = judge(guess, builds.submissions["run_time_error/crash_after_first.c"],
                    "secret/01-low", tmp_path)

@@ -14,12 +14,14 @@ from pipeline.packages.interactive import GRACE_S, run_exchange
 
 
 def _exchange(tmp_path: Path, submission: str, interactor: str, wall_s: float = 20):
+    """The pair run with a submission whose wall-clock cap is `wall_s` (its CPU-time limit
+    half a second less: `contained.wall_cap_s`)."""
     feedback = tmp_path / "feedback"
     feedback.mkdir(exist_ok=True)
     started = time.monotonic()
     exchange = run_exchange([sys.executable, "-c", submission],
                             [sys.executable, "-c", interactor, str(feedback) + "/"],
-                            workdir=tmp_path / "run", wall_s=wall_s, submission_cpu_s=wall_s,
+                            workdir=tmp_path / "run", submission_cpu_s=wall_s - 0.5,
                             submission_memory_mb=None, output_mb=8, validator_cpu_s=20,
                             validator_memory_mb=None)
     return exchange, time.monotonic() - started
@@ -96,7 +98,7 @@ def test_a_submission_asleep_while_the_validator_waits_runs_out_of_its_time(tmp_
         tmp_path, "import time\ntime.sleep(30)\n",
         "import sys\nsys.exit(42 if input() == '3' else 43)\n", wall_s=2.0)
     assert exchange.timed_out and exchange.submission.timed_out
-    assert took < 4.5  # its 2 s, not the launchers' cap of 2 x 2 + 1 s
+    assert took < 4.5  # its 2 s, not the launchers' cap of 8 x 2 s
 
 
 def test_a_validator_that_says_wa_and_exits_is_first_though_its_input_closes_last(tmp_path):
