@@ -2,16 +2,14 @@
 
 A contest's problems are judged each as `pipeline run --problem P` judges it (its limit
 derived from its accepted submissions before its others are held to it, its own results and
-summary), each on a thread of its own; what each hands its executor goes to its lane
-(`ContestQueue.lane`), an `Executor` as its run sees one, and every lane's jobs go to the one
+summary), each on a thread of its own. What each hands its executor goes to its lane
+(`ContestQueue.lane`, an `Executor` as its run sees one), and every lane's jobs go to the one
 pool (`LocalPoolExecutor.serve`), ranked (`ContestQueue.rank`): the jobs of chains first (a
-submission run one case at a time, a run to the limit's high end started before the limit is
-known), then those of the problem whose work is longest, those of the others filling the cores
-its own order leaves idle (while it derives its limit or builds). A problem's rules hold as in a
-run of its own: its `skip` decides each of its jobs just before it is sent, its solvers run one at a
-time are, and none of its jobs is sent while an outcome of it is still being taken in (as
-when its run has the pool to itself, its `skip` has seen every outcome before the next job
-goes).
+submission run one case at a time), then those of the problem whose work is longest, the
+others' filling the cores its order leaves idle (while it derives its limit or builds).
+A problem's rules hold as in a run of its own: its `skip` decides each of its jobs just before
+it is sent, its solvers run one at a time are, and none of its jobs is sent while an outcome of
+it is still being taken in.
 """
 
 from __future__ import annotations
@@ -162,13 +160,11 @@ class ContestQueue:
     def rank(self, job: Job) -> int:
         """A job of a chain first, that of the problem with the most work first: a job that
         waits its turn (its solver runs one case at a time: each job of it follows the one
-        before) or runs to the limit's high end before the limit is known (`caps_later`); then
-        the rest, by problem. A chain cannot be shortened by more cores, the rest can fill
-        them beside it."""
+        before); then the rest, by problem. A chain cannot be shortened by more cores, the
+        rest can fill them beside it."""
         problem = self._ranks.get(job.solver.problem, len(self._ranks))
         lane = self._lanes.get(job.solver.problem)
-        chained = bool(job.solver.caps_later) or (lane is not None and
-                                                  job.solver.name in lane.turns)
+        chained = lane is not None and job.solver.name in lane.turns
         return problem if chained else problem + len(self._ranks) + 1
 
     def skip(self, job: Job) -> str | None:
