@@ -213,7 +213,7 @@ def query_command(
     ctx: typer.Context,
     sql: Annotated[str, typer.Argument(
         metavar="SQL", help="Polars SQL over the tables cases, rejects, results, runs, "
-        "findings, expectations, strength.")],
+        "findings, expectations, strength, package_bugs.")],
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
                                      help="table, csv, json (one object per line) or "
                                      "parquet.")] = "table",

@@ -15,6 +15,9 @@ with its expected and its actual verdict, its time (its slowest case's CPU time)
 they agree, then the totals. The exit status is `pipeline run`'s, over the whole contest: 130
 when a run was interrupted (the rest are not run), 1 when a problem could not be registered or
 run, or a run earns 1 (a disagreement, a program that could not start, a judge error), else 0.
+The summary's `package bugs` section lists, per problem, the package's own bugs its run showed
+(`packages.bugs`: a time_limit_exceeded submission within the limit, an accepted one failing a
+test, an empty .ans, ...), one line each; they are warnings, as bt's, not a failure.
 """
 
 from __future__ import annotations
@@ -140,6 +143,7 @@ class ProblemOutcome:
     idle: str | None = None           # why there was nothing to run (no test data)
     status: int = 0                   # the exit status its run earns
     rows: list[tuple[str, ...]] = field(default_factory=list)
+    bugs: list[str] = field(default_factory=list)  # the package's own bugs, a line each
 
 
 def find_contest(settings: Settings, name: str):
@@ -213,6 +217,7 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
         say(format_summary(result))
         outcome.status = exit_status(result)
         outcome.rows = _rows(result)
+        outcome.bugs = [bug.line() for bug in getattr(result.expectations, "bugs", ())]
         if result.status == "interrupted":
             from pipeline.commands.running import resume_command
 
@@ -286,12 +291,17 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
     if len(rows) > 1:
         lines += ["  " + line for line in aligned(rows)]
     lines += [f"  {note}" for note in notes]
+    bugs = [(o, line) for o in outcomes for line in o.bugs]
+    if bugs:
+        lines.append(f"  package bugs ({len(bugs)}):")
+        lines += [f"    {f'{o.label} {o.id}' if o.label else o.id}: {line}" for o, line in bugs]
     idle = len(outcomes) - judged - not_judged
     lines.append(f"total: {len(outcomes)} problems ({judged} judged, {not_judged} not judged"
                  + (f", {idle} with nothing to run" if idle else "") + "); "
                  f"{len(submissions)} submissions: {agree} agree, {disagree} disagree"
                  + (f", {partial} partial (not judged on every case)" if partial else "")
-                 + (f", {other} neither (judge error or skipped)" if other else ""))
+                 + (f", {other} neither (judge error or skipped)" if other else "")
+                 + (f"; {len(bugs)} package bug(s)" if bugs else ""))
     return "\n".join(lines)
 
 

@@ -8,7 +8,8 @@ them without them (`drop_results`, atomically each), so a triple is never stored
 own row lives in `tables/runs/<run_id>.parquet`, rewritten when its status changes, and the
 list of the cases it judges in `tables/runs/cases/<run_id>.parquet`, written once. A run of a
 problem package also writes `tables/expectations/<run_id>.parquet`: each submission held
-against what it is expected to get; `pipeline strength` writes `tables/strength/<run_id>.parquet`.
+against what it is expected to get, and `tables/package_bugs/<run_id>.parquet`: the package's
+own bugs it showed; `pipeline strength` writes `tables/strength/<run_id>.parquet`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ import polars as pl
 
 from pipeline.tables.files import empty, frame_of, read_file, scan, table_dir, write_parquet_atomic
 from pipeline.tables.layout import now
-from pipeline.tables.schemas import EXPECTATIONS, RESULTS, RUN_CASES, RUNS, STRENGTH
+from pipeline.tables.schemas import (
+    EXPECTATIONS,
+    PACKAGE_BUGS,
+    RESULTS,
+    RUN_CASES,
+    RUNS,
+    STRENGTH,
+)
 
 
 def results_chunk_path(data_dir: Path, run_id: str, chunk: int) -> Path:
@@ -110,6 +118,17 @@ def write_expectations(data_dir: Path, run_id: str, rows: list[dict]) -> None:
 
 def read_expectations(data_dir: Path) -> pl.DataFrame:
     return scan(data_dir, "expectations").collect()
+
+
+def write_package_bugs(data_dir: Path, run_id: str, rows: list[dict]) -> None:
+    """The package bugs one run found (`packages.bugs`), replacing any written before."""
+    stamped = [{**row, "run_id": run_id, "found_at": now()} for row in rows]
+    write_parquet_atomic(table_dir(data_dir, "package_bugs") / f"{run_id}.parquet",
+                         frame_of(stamped, PACKAGE_BUGS))
+
+
+def read_package_bugs(data_dir: Path) -> pl.DataFrame:
+    return scan(data_dir, "package_bugs").collect()
 
 
 def write_strength(data_dir: Path, run_id: str, rows: list[dict]) -> None:

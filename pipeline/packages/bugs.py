@@ -1,0 +1,170 @@
+"""The package's own bugs, told to the setter beside the verdicts: what BAPCtools warns of
+(`bt run`: "TLE submission runs within time limit"; `bt validate`: "Answer is empty but was
+accepted!") and a little beyond, one line each (`PackageBug`), found after a run held the
+submissions to their expectations (`find_bugs`):
+
+- `tle-within-limit`: a time_limit_exceeded submission none of whose cases runs out of time
+  at the limit: its slowest case, and how far under the limit it ran;
+- `accepted-fails`: an accepted submission that fails a test: the first one (in the
+  package's order), its verdict, and how many more;
+- `wrong-passes`: a wrong_answer submission that passes every test: no test catches it
+  (`pipeline harden` searches for one that does);
+- `empty-answer` / `missing-answer`: a test case whose `.ans` is empty (an interactive or
+  multi-pass problem's may be, as BAPCtools allows) or missing;
+- `validator-accepts-all`: the input validators accept three inputs that are invalid by
+  construction from the package's first test case: the empty file, the case with an extra
+  token after it, and the case without its last token. A validator that accepts those checks
+  nothing of the input's shape. Skipped when the package has `data/invalid_input` (those test
+  the validators better, and their agreement says so) or no input validator.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.packages.expectations import (
+    NOT_JUDGED,
+    TimeLimit,
+    expected_to_pass,
+    kattis_class,
+    upper_bound_submissions,
+    verdict_at,
+)
+from pipeline.packages.judge import PackageBuilds, validator_arguments
+from pipeline.packages.model import CaseResult, Package, Program
+from pipeline.packages.validate import validate_input
+from pipeline.verdicts import Verdict
+
+
+@dataclass(frozen=True)
+class PackageBug:
+    """One fault of the package itself (not of a submission): what kind, what it is in (a
+    submission, a test case, the input validators) and a line saying it."""
+
+    kind: str
+    subject: str
+    message: str
+
+    def line(self) -> str:
+        return f"{self.subject}: {self.message}"
+
+
+def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
+              limit: TimeLimit, problem_id: str,
+              builds: PackageBuilds | None = None) -> tuple[PackageBug, ...]:
+    """The package's bugs a run of its submissions `judged` (by name, then case) at `limit`
+    shows, and those of its test data and (given `builds`) its input validators."""
+    order = {case.name: index for index, case in enumerate(package.cases)}
+    found: list[PackageBug] = []
+    upper = {p.name for p in upper_bound_submissions(package)}
+    for program in package.submissions:
+        results = judged.get(program.name)
+        if not results or any(r.verdict in NOT_JUDGED for r in results.values()):
+            continue
+        ranked = sorted(results.values(), key=lambda r: (order.get(r.case, len(order)), r.case))
+        verdicts = [(r, kattis_class(verdict_at(r, limit.time_s))) for r in ranked]
+        label = program.expectation.label if program.expectation else None
+        if label == "time_limit_exceeded" or program.name in upper:
+            found += _tle_within(program, verdicts, limit)
+        if expected_to_pass(program):
+            failing = [(r, v) for r, v in verdicts if v is not Verdict.AC]
+            if failing:
+                first, verdict = failing[0]
+                more = f" (and {len(failing) - 1} more)" if len(failing) > 1 else ""
+                found.append(PackageBug(
+                    "accepted-fails", program.name, f"an accepted submission fails test "
+                    f"{first.case} ({verdict}){more}"))
+        if label == "wrong_answer" and all(v is Verdict.AC for _, v in verdicts):
+            found.append(PackageBug(
+                "wrong-passes", program.name, f"a wrong_answer submission passes every test "
+                f"({len(verdicts)} cases): no test catches it (`pipeline harden --problem "
+                f"{problem_id} --solver {program.name}` searches for one that does)"))
+    found += answer_bugs(package)
+    if builds is not None:
+        found += validator_bugs(package, builds)
+    return tuple(found)
+
+
+def _tle_within(program: Program, verdicts: list[tuple[CaseResult, Verdict]],
+                limit: TimeLimit) -> list[PackageBug]:
+    """`tle-within-limit` when no case of `program` runs out of time at the limit."""
+    if any(v is Verdict.TLE or r.timed_out for r, v in verdicts):
+        return []
+    slowest = max((r for r, _ in verdicts), key=lambda r: r.cpu_s)
+    return [PackageBug("tle-within-limit", program.name, (
+        f"a time_limit_exceeded submission runs within the time limit: its slowest case "
+        f"{slowest.case} takes {slowest.cpu_s:.3f} s of CPU time, "
+        f"{limit.time_s - slowest.cpu_s:.3f} s under the {limit.time_s:g} s limit"))]
+
+
+def answer_bugs(package: Package) -> list[PackageBug]:
+    """A test case whose `.ans` is empty (not an interactive or multi-pass problem, whose
+    answers may be empty) or missing."""
+    found = []
+    empty_allowed = package.type.interactive or package.type.multi_pass
+    for case in package.cases:
+        path = case.answer_path
+        if path is not None and not empty_allowed and _size(path) == 0:
+            found.append(PackageBug("empty-answer", f"data/{case.name}.ans",
+                                    "the answer file is empty"))
+    for error in package.unjudged_cases:
+        if error.rule == "missing-answer":
+            found.append(PackageBug("missing-answer", error.file,
+                                    f"{error.message} [rule {error.rule}]"))
+    return found
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def broken_inputs(text: str) -> list[tuple[str, str]]:
+    """Inputs derived from a valid input `text` that no correct input validator accepts
+    (what each is, and its text): the empty file, the input with an extra token on a line of
+    its own, and the input without its last token."""
+    body = text if text.endswith("\n") else text + "\n"
+    tokens = text.split()
+    found = [("the empty file", ""), ("the case with an extra token after it", body + "0\n")]
+    if tokens:
+        cut = text.rstrip()
+        cut = cut[:len(cut) - len(tokens[-1])].rstrip()
+        found.append(("the case without its last token", cut + "\n" if cut else ""))
+    return found
+
+
+def validator_bugs(package: Package, builds: PackageBuilds) -> list[PackageBug]:
+    """`validator-accepts-all` when every input validator accepts every one of
+    `broken_inputs` of the package's first non-empty test case (see the module docstring)."""
+    if any(test.kind == "invalid_input" for test in package.validator_tests):
+        return []
+    validators = [b for b in builds.input_validators if b.ok]
+    case = next((c for c in package.cases if _size(c.input_path)), None)
+    if not validators or case is None:
+        return []
+    try:
+        text = case.input_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    accepted = []
+    with tempfile.TemporaryDirectory(prefix="package-bugs-") as scratch:
+        path = Path(scratch) / "broken.in"
+        for what, broken in broken_inputs(text):
+            path.write_text(broken, encoding="utf-8")
+            result = validate_input(validators, path,
+                                    lambda name: validator_arguments(case, name),
+                                    time_s=package.limits.validation_time_s,
+                                    memory_mb=package.limits.validation_memory_mb,
+                                    workdir=Path(scratch))
+            if not result.valid:
+                return []
+            accepted.append(what)
+    names = ", ".join(b.program.name for b in validators)
+    return [PackageBug("validator-accepts-all", f"input validator(s) {names}",
+                       f"accept every invalid input derived from test {case.name}: "
+                       f"{', '.join(accepted)}; they check nothing of the input's shape")]
