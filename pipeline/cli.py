@@ -449,7 +449,8 @@ def strength_command(
 @app.command("report", cls=Command, epilog=examples(
     "pipeline report",
     "pipeline report --out report.html",
-    "pipeline report --run RUN_ID --run OTHER_RUN_ID"))
+    "pipeline report --run RUN_ID --run OTHER_RUN_ID",
+    "pipeline report --contest CONTEST"))
 def report_command(
     ctx: typer.Context,
     run_ids: Annotated[list[str] | None, typer.Option(
@@ -458,12 +459,21 @@ def report_command(
     out: Annotated[Path | None, typer.Option(
         "--out", metavar="FILE",
         help="HTML file (default: DATA/reports/report-TIMESTAMP.html).")] = None,
+    contest: Annotated[str | None, typer.Option(
+        "--contest", metavar="CONTEST", help="A contest `pipeline ingest` recorded: the "
+        "latest finished run of each of its problems (default: none; every problem).")] = None,
 ) -> None:
     """Write one self-contained HTML report (verdicts, comparison, growth, nightly history,
     slowest cases, mismatches)."""
     from pipeline.report.html import write_report
 
     need_data(ctx.obj.data_dir)
+    if contest is not None:
+        from pipeline.commands.contest import contest_runs
+
+        if run_ids:
+            fail("--contest reports the latest run of each of its problems: leave out --run")
+        run_ids = contest_runs(ctx.obj, contest)
     try:
         path = write_report(ctx.obj.data_dir, run_ids, out)
     except (UnknownName, UserError) as error:
@@ -473,7 +483,8 @@ def report_command(
 
 @app.command("nightly", cls=Command, epilog=examples(
     "pipeline nightly",
-    "pipeline nightly --jobs 2 --config my-nightly.toml"))
+    "pipeline nightly --jobs 2 --config my-nightly.toml",
+    "pipeline nightly --contest CONTEST"))
 def nightly_command(
     ctx: typer.Context,
     config: Annotated[Path | None, typer.Option(
@@ -485,12 +496,17 @@ def nightly_command(
         "the programs they run leave the cores idle).")] = None,
     executor_kind: ExecutorOption = "local",
     scheduler: SchedulerOption = None,
+    contest: Annotated[str | None, typer.Option(
+        "--contest", metavar="CONTEST", help="Run every problem of this contest (recorded by "
+        "`pipeline ingest`) instead of the config's problems and contests (default: "
+        "those of the config).")] = None,
 ) -> None:
     """The whole job: generate the default corpus if missing, ingest, run everything,
     compare with the previous run, write the report."""
     from pipeline.commands.running import nightly
 
-    nightly(ctx.obj, config=config, jobs=jobs, executor_kind=executor_kind, scheduler=scheduler)
+    nightly(ctx.obj, config=config, jobs=jobs, executor_kind=executor_kind, scheduler=scheduler,
+            contest=contest)
 
 
 @app.command("doctor", cls=Command, epilog=examples(

@@ -162,6 +162,31 @@ def find_contest(settings: Settings, name: str):
          f"{known} (`pipeline ingest CONTEST_DIR` records one)")
 
 
+def contest_runs(settings: Settings, name: str) -> list[str]:
+    """The newest finished run of each registered problem of the contest `name` (what
+    `pipeline report --contest` reports), saying on stderr which problems have none; a usage
+    error when none has one."""
+    from pipeline.tables.runs import latest_run_per_problem
+
+    contest = find_contest(settings, name)
+    runs = []
+    for entry in contest.problems:
+        label = f"{entry.label} " if entry.label else ""
+        if not entry.registered:
+            say(f"note: {label}{entry.id}: not registered: {entry.why}", err=True)
+            continue
+        newest = latest_run_per_problem(settings.data_dir, entry.id)
+        if newest:
+            runs += newest
+        else:
+            say(f"note: {label}{entry.id}: no finished run (`pipeline run --contest "
+                f"{contest.name}` makes one)", err=True)
+    if not runs:
+        fail(f"contest {contest.name}: none of its problems has a finished run: run "
+             f"`pipeline run --contest {contest.name}` first")
+    return runs
+
+
 def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int | None,
                 stack: int | None, sandbox: str, repeat: int, no_wait: bool, fail_fast: bool,
                 executor_kind: str, scheduler: str | None) -> None:

@@ -279,9 +279,10 @@ def resume_command(settings: Settings, problem_id: str, run_id: str) -> str:
 
 
 def nightly(settings: Settings, *, config: Path | None, jobs: int | None,
-            executor_kind: str, scheduler: str | None) -> None:
-    """The whole job: generate the default corpus if missing, ingest, run everything,
-    compare with the previous run, write the report."""
+            executor_kind: str, scheduler: str | None, contest: str | None = None) -> None:
+    """The whole job: generate the default corpus if missing, ingest, run everything (or,
+    `contest`, every problem of that contest), compare with the previous run, write the
+    report."""
     from pipeline.nightly import DEFAULT_CONFIG, format_outcome
     from pipeline.nightly import nightly as run_nightly
     from pipeline.programs.languages import BuildError
@@ -299,9 +300,12 @@ def nightly(settings: Settings, *, config: Path | None, jobs: int | None,
     try:
         outcome = run_nightly(settings.data_dir, config or DEFAULT_CONFIG, jobs,
                               log=lambda line: say(line),
-                              progress=progress_bar("nightly"), executor=executor)
+                              progress=progress_bar("nightly"), executor=executor,
+                              contest=contest)
     except (BuildError, ExecutorError) as error:
         fail(str(error), code=1)
+    except (UnknownName, UserError) as error:
+        fail(str(error))
     finally:
         if executor is not None:
             executor.close()
