@@ -132,7 +132,7 @@ def generate_command(
     """Write seeded cases of a recipe as NNN.in (+ NNN.out) with a manifest."""
     from pipeline.corpus.generate import default_out_dir, generate
 
-    problem = find_problem(problem_id)
+    problem = find_problem(problem_id, ctx.obj.data_dir)
     target = out or default_out_dir(ctx.obj.data_dir, problem.id, recipe)
     try:
         if out is None:

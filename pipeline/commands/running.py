@@ -50,7 +50,7 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
 
         start_server(problem_modules([problem_id]))
     refresh_package(settings, problem_id, first, wait=not no_wait)
-    problem = find_problem(problem_id)
+    problem = find_problem(problem_id, settings.data_dir)
     if paths or solver:
         solver = submission_names(problem, [*(solver or []), *map(str, paths or [])])
     if resume and (solver or external or group):

@@ -62,7 +62,7 @@ def stress(settings: Settings, *, problem_id: str, solver: str, against: str | N
     from pipeline.stress.stress import StressRequest, format_summary
     from pipeline.stress.stress import stress as run_stress
 
-    problem = find_problem(problem_id)
+    problem = find_problem(problem_id, settings.data_dir)
     decide_sandbox(sandbox)
     make_data_dir(settings.data_dir)
     summary = _searched(lambda: run_stress(settings.data_dir, StressRequest(
@@ -93,7 +93,7 @@ def harden(settings: Settings, *, problem_id: str, solver: list[str] | None,
     from pipeline.stress.stress import StressRequest
 
     decide_sandbox(sandbox)
-    problem = find_problem(problem_id)
+    problem = find_problem(problem_id, settings.data_dir)
     make_data_dir(settings.data_dir)
     settle(settings.data_dir)
     try:
@@ -124,7 +124,7 @@ def hunt(settings: Settings, *, problem_id: str, solver: str, size: int | None, 
     from pipeline.stress.hunt import HuntRequest, format_summary
     from pipeline.stress.hunt import hunt as run_hunt
 
-    problem = find_problem(problem_id)
+    problem = find_problem(problem_id, settings.data_dir)
     decide_sandbox(sandbox)
     make_data_dir(settings.data_dir)
     summary = _searched(lambda: run_hunt(settings.data_dir, HuntRequest(

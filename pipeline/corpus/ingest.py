@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
 from pipeline.corpus.packagecases import mark_package_sources, replace_package_cases
+from pipeline.corpus.refused import record_refused
 from pipeline.corpus.validate import Checked, Flaw, Item, Pools, validate_all
 from pipeline.corpus.walk import (
     Fault,
@@ -795,9 +796,14 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     held: list[FoundPackage] = []  # packages laid out: asked for their checks once stored
     if packages:
         with data_lock(data_dir, wait=wait):
+            refused: dict[str, tuple[str, str]] = {}
             for package in packages:
+                before = len(summary.unplaced)
                 laid_out = _package_namespace(package, data_dir, summary, when)
                 if laid_out is None:
+                    if not package.registered and len(summary.unplaced) > before:
+                        refused[package.problem] = (str(Path(package.path).resolve()),
+                                                    summary.unplaced[-1].message)
                     continue
                 held.append(package)
                 namespace, cases = laid_out
@@ -808,6 +814,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                     namespace.labels.values())
                 scanned[package.problem].update(r["source"] for r in part.rejects)
                 work.setdefault(package.problem, []).extend((namespace, c) for c in cases)
+            record_refused(data_dir, refused, {p.problem for p in held})
     if not summary.problems:
         return summary
     spill_dir = Path(data_dir) / "tables"

@@ -66,8 +66,8 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
             continue
         ranked = sorted(results.values(), key=lambda r: (order.get(r.case, len(order)), r.case))
         verdicts = [(r, kattis_class(verdict_at(r, limit.time_s))) for r in ranked]
-        label = program.expectation.label if program.expectation else None
-        if label == "time_limit_exceeded" or program.name in upper:
+        folder = _folder_verdict(program)
+        if folder is Verdict.TLE or program.name in upper:
             found += _tle_within(program, verdicts, limit)
         if expected_to_pass(program):
             failing = [(r, v) for r, v in verdicts if v is not Verdict.AC]
@@ -77,7 +77,7 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
                 found.append(PackageBug(
                     "accepted-fails", program.name, f"an accepted submission fails test "
                     f"{first.case} ({verdict}){more}"))
-        if label == "wrong_answer" and all(v is Verdict.AC for _, v in verdicts):
+        if folder is Verdict.WA and all(v is Verdict.AC for _, v in verdicts):
             found.append(PackageBug(
                 "wrong-passes", program.name, f"a wrong_answer submission passes every test "
                 f"({len(verdicts)} cases): no test catches it (`pipeline harden --problem "
@@ -86,6 +86,16 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
     if builds is not None:
         found += validator_bugs(package, builds)
     return tuple(found)
+
+
+def _folder_verdict(program: Program) -> Verdict | None:
+    """The verdict the submission's folder (wrong_answer/, time_limit_exceeded/, ...) is
+    named for, or None."""
+    label = program.expectation.label if program.expectation else None
+    try:
+        return Verdict.from_string(label, "expected folder") if label else None
+    except ValueError:
+        return None
 
 
 def _tle_within(program: Program, verdicts: list[tuple[CaseResult, Verdict]],
