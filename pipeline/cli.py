@@ -180,24 +180,26 @@ def ingest_command(
         if not root.exists():
             fail(f"{root} does not exist")
     contests: list = []
+    names: dict[Path, str] = {}  # a contest's package folder -> the problem it registers as
     if paths and problem_id is None:  # a contest is read as its problems' package folders
         from pipeline.commands.contest import contest_roots
 
-        roots, contests = contest_roots(roots)
+        roots, contests, names = contest_roots(roots, ctx.obj.data_dir)
     from pipeline.programs.contained import hide
 
     decide_sandbox(sandbox)  # a package's builds, validators and generators
     make_data_dir(ctx.obj.data_dir)
     hide(ctx.obj.data_dir)  # validators and generators never see the stored answers
     summary = ingest(ctx.obj.data_dir, roots, problem_id, progress_bar("ingest"), jobs=jobs,
-                     max_file_mb=max_file_mb, wait=not no_wait)
+                     max_file_mb=max_file_mb, wait=not no_wait, names=names)
     text = format_summary(summary)
     if text:
         say(text)
     if contests:
         from pipeline.commands.contest import record_ingested
 
-        say("\n".join(record_ingested(ctx.obj, contests, summary, wait=not no_wait)))
+        say("\n".join(record_ingested(ctx.obj, contests, summary, wait=not no_wait,
+                                       names=names)))
     reason = nothing_stored_reason(summary, roots)
     if reason:
         fail(f"nothing ingested: {reason}", code=1)

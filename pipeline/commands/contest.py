@@ -35,14 +35,17 @@ from pipeline.errors import PackageError, UnknownName, UserError
 # -- ingest -------------------------------------------------------------------------------------
 
 
-def contest_roots(roots: list[Path]) -> tuple[list[Path], list]:
+def contest_roots(roots: list[Path], data_dir: Path | None = None
+                  ) -> tuple[list[Path], list, dict[Path, str]]:
     """The roots an ingest reads, each contest among `roots` replaced by its package folders,
-    and the contests read; a contest file that cannot be read fails the command, naming
-    it."""
+    the contests read, and the name each package folder of a contest registers as where that
+    is not its folder's name (`registered_name`); a contest file that cannot be read fails
+    the command, naming it."""
     from pipeline.problems import contest_at
 
     found: list[Path] = []
     contests = []
+    names: dict[Path, str] = {}
     for root in roots:
         try:
             contest = contest_at(root)
@@ -55,7 +58,36 @@ def contest_roots(roots: list[Path]) -> tuple[list[Path], list]:
         listed = [root / p.id for p in contest.problems]
         found += [p for p in listed if _is_package(p)]
         found += [root / name for name in contest.unlisted]
-    return found, contests
+        if data_dir is not None:
+            for folder in [p for p in listed if _is_package(p)]:
+                name = registered_name(data_dir, contest.name, folder)
+                if name != folder.name:
+                    names[folder] = name
+    return found, contests, names
+
+
+def registered_name(data_dir: Path, contest: str, folder: Path) -> str:
+    """The problem the package folder `folder` of contest `contest` registers as: the one it
+    is registered as already; else its folder's name, unless a problem of another contest
+    recorded in `data_dir` holds that name (registered from another folder): then
+    `<contest>-<folder>`, so two contests with a problem folder of the same name are both
+    kept, neither replacing the other."""
+    from pipeline.corpus.live import registered_as
+    from pipeline.problems import recorded_contests
+
+    already = registered_as(data_dir, folder)
+    if already is not None:
+        return already
+    try:
+        others = {p.id for c in recorded_contests(data_dir).values() if c.name != contest
+                  for p in c.problems if p.registered}
+    except UserError:
+        return folder.name
+    name, number = folder.name, 1
+    while name in others:
+        number += 1
+        name = f"{contest}-{folder.name}" + (f"-{number}" if number > 2 else "")
+    return name
 
 
 def _is_package(folder: Path) -> bool:
@@ -64,17 +96,22 @@ def _is_package(folder: Path) -> bool:
     return is_package_folder(folder)
 
 
-def record_ingested(settings: Settings, contests: list, summary, wait: bool) -> list[str]:
+def record_ingested(settings: Settings, contests: list, summary, wait: bool,
+                    names: dict[Path, str] | None = None) -> list[str]:
     """Record each contest ingested with what became of each of its problems, and the lines
-    that say so: one per problem (registered, with its cases; or why not), then the notes."""
+    that say so: one per problem (registered, with its cases; or why not), then the notes.
+    `names`: the problem a package folder registered as, where not its folder's name."""
     from pipeline.problems import record_contest
     from pipeline.tables.lock import data_lock
 
     lines = []
     for contest in contests:
-        why = {p.id: _not_registered(contest.folder, p.id, summary) for p in contest.problems}
+        renamed = {p.id: (names or {})[Path(contest.folder) / p.id] for p in contest.problems
+                   if Path(contest.folder) / p.id in (names or {})}
+        why = {p.id: _not_registered(contest.folder, p.id, summary, renamed.get(p.id))
+               for p in contest.problems}
         with data_lock(settings.data_dir, wait=wait):
-            recorded = record_contest(settings.data_dir, contest, why)
+            recorded = record_contest(settings.data_dir, contest, why, renamed)
         refused = [p for p in recorded.problems if not p.registered]
         lines.append(f"contest {contest.name} ({contest.title}): "
                      f"{len(recorded.problems) - len(refused)} of {len(recorded.problems)} "
@@ -87,7 +124,10 @@ def record_ingested(settings: Settings, contests: list, summary, wait: bool) -> 
                 part = summary.problems.get(problem.id)
                 cases = (f": {part.found:,} inputs found, {len(part.rejects):,} rejects"
                          if part is not None else "")
-                lines.append(f"  {label}{problem.id}: registered{cases}")
+                named = (f" as {problem.id} (a problem of another contest is {problem.folder})"
+                         if problem.folder else "")
+                lines.append(f"  {label}{problem.folder or problem.id}: registered{named}"
+                             f"{cases}")
             else:
                 lines.append(f"  {label}{problem.id}: NOT registered: {problem.why}")
         lines += [f"  note: {note}" for note in contest.notes]
@@ -114,10 +154,11 @@ def python_note(runner: str) -> str:
             f"{runner}; the pipeline runs it by CPython {platform.python_version()}")
 
 
-def _not_registered(folder: Path, problem_id: str, summary) -> str | None:
-    """Why the contest's problem `problem_id` did not register in this ingest (None: it
-    did)."""
-    if any(note.problem == problem_id and not note.text.startswith("note:")
+def _not_registered(folder: Path, problem_id: str, summary,
+                    name: str | None = None) -> str | None:
+    """Why the contest's problem `problem_id` (registering as `name`, when not as its folder
+    is named) did not register in this ingest (None: it did)."""
+    if any(note.problem == (name or problem_id) and not note.text.startswith("note:")
            for note in summary.packages):
         return None
     for fault in summary.unplaced:

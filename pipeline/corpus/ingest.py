@@ -44,7 +44,7 @@ import posixpath
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path, PurePosixPath
@@ -756,8 +756,10 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
 
 def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = None,
            progress: Callable[..., None] | None = None, *, jobs: int | None = None,
-           max_file_mb: float = DEFAULT_MAX_FILE_MB, wait: bool = True) -> IngestSummary:
-    """Ingest every case under `roots` into the tables of `data_dir`."""
+           max_file_mb: float = DEFAULT_MAX_FILE_MB, wait: bool = True,
+           names: Mapping[Path, str] | None = None) -> IngestSummary:
+    """Ingest every case under `roots` into the tables of `data_dir` (`names`: the problem a
+    package root registers as, where not as it is named, or as `problem_override` says)."""
     add_problem_dirs([registered_dir(data_dir)])
     ids = frozenset(problem_ids())
     module_ids = frozenset(module_problem_ids())
@@ -768,7 +770,8 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     packages: list[FoundPackage] = []
     package_labels: dict[str, set[str]] = {}  # problem -> every source its package has now
     for root in roots:
-        found = scan(Path(root), problem_override, ids, module_ids)
+        found = scan(Path(root), (names or {}).get(Path(root)) or problem_override, ids,
+                     module_ids)
         packages.extend(found.packages)
         for fault in found.faults:
             if fault.problem is None:
