@@ -9,8 +9,10 @@ submissions to their expectations (`find_bugs`):
   package's order), its verdict, and how many more;
 - `wrong-passes`: a wrong_answer submission that passes every test: no test catches it
   (`pipeline harden` searches for one that does);
-- `empty-answer` / `missing-answer`: a test case whose `.ans` is empty (an interactive or
-  multi-pass problem's may be, as BAPCtools allows) or missing;
+- `empty-answer` / `missing-answer` / `missing-input`: a test case whose `.ans` is empty (an
+  interactive or multi-pass problem's may be, as BAPCtools allows) or missing, an `.ans`
+  without its `.in` (more than three files of one kind: one line naming the first three);
+- `no-input-validator`: the package has no input validator (bt validate warns so);
 - `validator-accepts-all`: the input validators accept three inputs that are invalid by
   construction from the package's first test case: the empty file, the case with an extra
   token after it, and the case without its last token. A validator that accepts those checks
@@ -110,20 +112,39 @@ def _tle_within(program: Program, verdicts: list[tuple[CaseResult, Verdict]],
         f"{limit.time_s - slowest.cpu_s:.3f} s under the {limit.time_s:g} s limit"))]
 
 
+# Past this many files with the same fault, they are one line naming the first few.
+FILES_ONE_LINE_EACH = 3
+
+
 def answer_bugs(package: Package) -> list[PackageBug]:
     """A test case whose `.ans` is empty (not an interactive or multi-pass problem, whose
-    answers may be empty) or missing."""
-    found = []
+    answers may be empty) or missing, and an `.ans` without its `.in` (bt: "Found X.ans but
+    no X.in. IGNORED."): a line each, or one line for each kind of more than
+    `FILES_ONE_LINE_EACH` files."""
     empty_allowed = package.type.interactive or package.type.multi_pass
+    kinds: dict[str, list[PackageBug]] = {"empty-answer": [], "missing-answer": [],
+                                          "missing-input": []}
     for case in package.cases:
         path = case.answer_path
         if path is not None and not empty_allowed and _size(path) == 0:
-            found.append(PackageBug("empty-answer", f"data/{case.name}.ans",
-                                    "the answer file is empty"))
+            kinds["empty-answer"].append(PackageBug("empty-answer", f"data/{case.name}.ans",
+                                                    "the answer file is empty"))
     for error in package.unjudged_cases:
-        if error.rule == "missing-answer":
-            found.append(PackageBug("missing-answer", error.file,
-                                    f"{error.message} [rule {error.rule}]"))
+        if error.rule in ("missing-answer", "missing-input"):
+            kinds[error.rule].append(PackageBug(error.rule, error.file,
+                                                f"{error.message} [rule {error.rule}]"))
+    said = {"empty-answer": "answer files are empty",
+            "missing-answer": "test inputs have no answer file: they are not judged",
+            "missing-input": "answer files have no input file: they are not judged"}
+    found: list[PackageBug] = []
+    for kind, bugs in kinds.items():
+        if len(bugs) <= FILES_ONE_LINE_EACH:
+            found += bugs
+            continue
+        shown = ", ".join(bug.subject for bug in bugs[:FILES_ONE_LINE_EACH])
+        rule = "" if kind == "empty-answer" else f" [rule {kind}]"
+        found.append(PackageBug(kind, f"{len(bugs)} files", f"{said[kind]}: {shown} and "
+                                f"{len(bugs) - FILES_ONE_LINE_EACH} more{rule}"))
     return found
 
 
@@ -149,8 +170,13 @@ def broken_inputs(text: str) -> list[tuple[str, str]]:
 
 
 def validator_bugs(package: Package, builds: PackageBuilds) -> list[PackageBug]:
-    """`validator-accepts-all` when every input validator accepts every one of
+    """`no-input-validator` when the package has none (bt validate: "No input validators
+    found"); `validator-accepts-all` when every input validator accepts every one of
     `broken_inputs` of the package's first non-empty test case (see the module docstring)."""
+    if not package.input_validators:
+        return [PackageBug("no-input-validator", "input validators",
+                           "the package has none: nothing checks its inputs (bt validate: "
+                           "No input validators found)")]
     if any(test.kind == "invalid_input" for test in package.validator_tests):
         return []
     validators = [b for b in builds.input_validators if b.ok]

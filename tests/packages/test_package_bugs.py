@@ -119,3 +119,24 @@ def test_a_missing_answer_is_a_bug_and_the_contest_summary_lists_bugs_per_proble
                             "data/secret/09.in</b>: test case secret/09 has no answer file "
                             "09.ans: it is not judged [rule missing-answer]</li></ul>")
     assert html.count('<ul class="package-bugs"') == 2
+
+
+def test_many_files_of_one_fault_are_one_line_and_no_input_validator_is_a_bug(tmp_path):
+    from pipeline.packages import load_package
+    from pipeline.packages.bugs import answer_bugs, validator_bugs
+    from pipeline.packages.judge import PackageBuilds
+
+    root = tiny_kattis(tmp_path / "p", {f"data/secret/x{i}.ans": f"{i}\n" for i in range(5)}
+                       | {"data/secret/y.ans": "1\n"})
+    package = load_package(root, tmp_path / "build")
+    [line] = [bug.line() for bug in answer_bugs(package)]
+    assert line == ("6 files: answer files have no input file: they are not judged: "
+                    "data/secret/x0.ans, data/secret/x1.ans, data/secret/x2.ans and 3 more "
+                    "[rule missing-input]")
+    assert [bug.line() for bug in validator_bugs(package, PackageBuilds())] == [
+        "input validators: the package has none: nothing checks its inputs (bt validate: No "
+        "input validators found)"]
+    few = load_package(tiny_kattis(tmp_path / "q", {"data/secret/y.ans": "1\n"}),
+                       tmp_path / "build")
+    assert [(b.kind, b.subject) for b in answer_bugs(few)] == [("missing-input",
+                                                                "data/secret/y.ans")]
