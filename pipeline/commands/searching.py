@@ -72,8 +72,8 @@ def stress(settings: Settings, *, problem_id: str, solver: str, against: str | N
     from pipeline.stress.stress import StressRequest, format_summary
     from pipeline.stress.stress import stress as run_stress
 
+    decide_sandbox(sandbox)  # and of the validators registering a changed package again
     problem = _current(settings, problem_id)
-    decide_sandbox(sandbox)
     make_data_dir(settings.data_dir)
     summary = _searched(lambda: run_stress(settings.data_dir, StressRequest(
         problem=problem.id, solver=solver, against=against, recipes=tuple(recipe or ()),
@@ -134,8 +134,8 @@ def hunt(settings: Settings, *, problem_id: str, solver: str, size: int | None, 
     from pipeline.stress.hunt import HuntRequest, format_summary
     from pipeline.stress.hunt import hunt as run_hunt
 
+    decide_sandbox(sandbox)  # and of the validators registering a changed package again
     problem = _current(settings, problem_id)
-    decide_sandbox(sandbox)
     make_data_dir(settings.data_dir)
     summary = _searched(lambda: run_hunt(settings.data_dir, HuntRequest(
         problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),

@@ -44,6 +44,9 @@ def test_the_nightly_runs_a_contest_named_in_its_config_or_on_the_command_line(t
            if line.startswith("  ") and " cases, " in line]
     assert ran == ["sum", "add"]  # problems.yaml's order, and nothing else
     assert "sum: run " in night.stdout and "add: run " in night.stdout
+    # the tiny packages have no input validator: a package bug each, not a failure
+    assert night.stdout.count("    package bug: input validators: the package has none: "
+                              "nothing checks its inputs") == 2
 
     config.write_text('seed = 1\nproblems = ["sum"]\n')
     again = pipeline(data, "nightly", "--config", str(config), "--jobs", "1", "--contest", "cup")
