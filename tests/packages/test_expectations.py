@@ -26,7 +26,7 @@ def test_every_fixture_submission_agrees_with_its_folder_or_tag(report, name):
         f"{a.submission}: {d}" for a in judged.agreements for d in a.disagreements)
     assert not judged.rejections
     assert len(judged.agreements) == len(judged.package.submissions)
-    got = {a.expected: a.got.split()[0] for a in judged.agreements}
+    got = {a.expected: a.got.split(",")[0] for a in judged.agreements}
     for folder, verdict in (("accepted", "AC"), ("wrong_answer", "WA"),
                             ("time_limit_exceeded", "TLE"), ("run_time_error", "RE")):
         if folder in got:
