@@ -55,21 +55,26 @@ class PackageBug:
 
 
 def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
-              limit: TimeLimit, problem_id: str,
-              builds: PackageBuilds | None = None) -> tuple[PackageBug, ...]:
+              limit: TimeLimit, problem_id: str, builds: PackageBuilds | None = None,
+              cut_short: frozenset[str] = frozenset()) -> tuple[PackageBug, ...]:
     """The package's bugs a run of its submissions `judged` (by name, then case) at `limit`
-    shows, and those of its test data and (given `builds`) its input validators."""
+    shows, and those of its test data and (given `builds`) its input validators. A
+    submission `cut_short` (stopped at its first failure, `--fail-fast`) shows only whether
+    an accepted one fails a test."""
     order = {case.name: index for index, case in enumerate(package.cases)}
     found: list[PackageBug] = []
     upper = {p.name for p in upper_bound_submissions(package)}
     for program in package.submissions:
-        results = judged.get(program.name)
+        results = dict(judged.get(program.name, {}))
+        short = program.name in cut_short
+        if short:  # the cases it was stopped before are no verdict of it
+            results = {c: r for c, r in results.items() if r.verdict is not Verdict.SKIP}
         if not results or any(r.verdict in NOT_JUDGED for r in results.values()):
             continue
         ranked = sorted(results.values(), key=lambda r: (order.get(r.case, len(order)), r.case))
         verdicts = [(r, kattis_class(verdict_at(r, limit.time_s))) for r in ranked]
-        folder = _folder_verdict(program)
-        if folder is Verdict.TLE or program.name in upper:
+        folder = None if short else _folder_verdict(program)
+        if not short and (folder is Verdict.TLE or program.name in upper):
             found += _tle_within(program, verdicts, limit)
         if expected_to_pass(program):
             failing = [(r, v) for r, v in verdicts if v is not Verdict.AC]

@@ -494,8 +494,8 @@ def hold_expectations(problem: LoadedPackage, judged: Judged, names: tuple[str, 
     # the validators held to data/invalid_* and valid_output, as a submission to its folder
     agreements += held_validators()
     bugs = find_bugs(package, {n: {c: r for c, r in judged.get(n, {}).items()
-                                   if c in names_in_package} for n in whole},
-                     limit, problem.id, problem.builds())
+                                   if c in names_in_package} for n in names},
+                     limit, problem.id, problem.builds(), cut_short)
     return Expectations(limit, agreements, unjudged=package.unjudged_cases,
                         judged_cases=len(package.cases), bugs=bugs)
 

@@ -111,6 +111,9 @@ def test_a_missing_answer_is_a_bug_and_the_contest_summary_lists_bugs_per_proble
     assert [line.split(":")[0].strip() for line in section] == ["A buggy"] * 5 + ["B lost"]
     assert "    B lost: data/secret/09.in: test case secret/09 has no answer" in summary
     assert summary.rstrip().splitlines()[-1].endswith("; 6 package bug(s)")
+    # --fail-fast stops the accepted submission at its failure: still told
+    fast = pipeline(data, "run", "--problem", "buggy", "--fail-fast")
+    assert "accepted/sum.py: an accepted submission fails test secret/03 (WA)" in fast.stdout
     report = pipeline(data, "report", "--out", str(tmp_path / "r.html"))
     assert report.returncode == 0, report.stderr
     html = (tmp_path / "r.html").read_text()
