@@ -3,6 +3,8 @@
 accepted!") and a little beyond, one line each (`PackageBug`), found after a run held the
 submissions to their expectations (`find_bugs`):
 
+- `compile-error`: a submission that does not compile (its first error line), unless its
+  expectation permits it;
 - `tle-within-limit`: a time_limit_exceeded submission none of whose cases runs out of time
   at the limit: its slowest case, and how far under the limit it ran;
 - `accepted-fails`: an accepted submission that fails a test: the first one (in the
@@ -36,7 +38,7 @@ from pipeline.packages.expectations import (
     verdict_at,
 )
 from pipeline.packages.judge import PackageBuilds, validator_arguments
-from pipeline.packages.model import CaseResult, Package, Program
+from pipeline.packages.model import CaseResult, Package, Program, requirements_of
 from pipeline.packages.validate import validate_input
 from pipeline.verdicts import Verdict
 
@@ -69,6 +71,10 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
         short = program.name in cut_short
         if short:  # the cases it was stopped before are no verdict of it
             results = {c: r for c, r in results.items() if r.verdict is not Verdict.SKIP}
+        compiled = next((r for r in results.values() if r.verdict is Verdict.CE), None)
+        if compiled is not None and not _may_not_compile(program):
+            found.append(PackageBug("compile-error", program.name, "the submission does not "
+                                    f"compile: {_compiler_says(compiled.message)}"))
         if not results or any(r.verdict in NOT_JUDGED for r in results.values()):
             continue
         ranked = sorted(results.values(), key=lambda r: (order.get(r.case, len(order)), r.case))
@@ -93,6 +99,21 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
     if builds is not None:
         found += validator_bugs(package, builds)
     return tuple(found)
+
+
+def _may_not_compile(program: Program) -> bool:
+    """Whether the submission's expectation permits a compile error (DOMjudge's
+    `@EXPECTED_RESULTS@: COMPILER-ERROR`)."""
+    return any(rule.final_any_of and Verdict.CE in rule.final_any_of
+               for rule in requirements_of(program))
+
+
+def _compiler_says(message: str) -> str:
+    """The compiler's first error line (else the message's first line), cut to a line."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    first = next((line for line in lines if "error" in line.lower()
+                  and not line.startswith("the compiler exited")), lines[0] if lines else "")
+    return first if len(first) <= 200 else first[:197] + "..."
 
 
 def _folder_verdict(program: Program) -> Verdict | None:

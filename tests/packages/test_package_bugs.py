@@ -143,3 +143,14 @@ def test_many_files_of_one_fault_are_one_line_and_no_input_validator_is_a_bug(tm
                        tmp_path / "build")
     assert [(b.kind, b.subject) for b in answer_bugs(few)] == [("missing-input",
                                                                 "data/secret/y.ans")]
+
+
+def test_a_submission_that_does_not_compile_is_a_bug_naming_the_compiler_s_error(tmp_path):
+    root = tiny_kattis(tmp_path / "p", {"input_format_validators/strict.py": STRICT,
+                                        "submissions/accepted/broken.c":
+                                            "int main(void) { return undeclared; }\n"})
+    judged = judged_by_run(root, tmp_path / "data")
+    [bug] = judged.expectations.bugs
+    assert bug.kind == "compile-error" and bug.subject == "accepted/broken.c"
+    assert bug.message.startswith("the submission does not compile: broken.c:1:")
+    assert "error: 'undeclared' undeclared" in bug.message
