@@ -87,9 +87,13 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
             if failing:
                 first, verdict = failing[0]
                 more = f" (and {len(failing) - 1} more)" if len(failing) > 1 else ""
+                margin = all(v is Verdict.TLE and kattis_class(
+                    verdict_at(r, limit.high_s)) is Verdict.AC for r, v in failing)
                 found.append(PackageBug(
                     "accepted-fails", program.name, f"an accepted submission fails test "
-                    f"{first.case} ({verdict}){more}"))
+                    f"{first.case} ({verdict}){more}" + (
+                        f"; it passes them within the safety margin ({limit.high_s:g} s)"
+                        if margin else "")))
         if folder is Verdict.WA and all(v is Verdict.AC for _, v in verdicts):
             found.append(PackageBug(
                 "wrong-passes", program.name, f"a wrong_answer submission passes every test "

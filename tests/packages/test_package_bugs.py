@@ -154,3 +154,19 @@ def test_a_submission_that_does_not_compile_is_a_bug_naming_the_compiler_s_error
     assert bug.kind == "compile-error" and bug.subject == "accepted/broken.c"
     assert bug.message.startswith("the submission does not compile: broken.c:1:")
     assert "error: 'undeclared' undeclared" in bug.message
+
+
+SPIN = ("import time\nstart = time.process_time()\nwhile time.process_time() - start < 1.25:\n"
+        "    pass\nprint(sum(map(int, input().split())))\n")
+
+
+def test_an_accepted_submission_within_the_safety_margin_only_is_told_so(tmp_path):
+    """1.25 s of CPU time a case, at a time limit of 1 s whose safety margin reaches 1.5 s
+    (time_limit_to_tle): it fails at the limit and passes within the margin."""
+    root = tiny_kattis(tmp_path / "p", {
+        "problem.yaml": "problem_format_version: 2023-07\nname: Spin\nlimits:\n  time_limit: 1\n",
+        "input_validators/strict.py": STRICT, "submissions/accepted/spin.py": SPIN})
+    judged = judged_by_run(root, tmp_path / "data", solvers=("accepted/spin.py",))
+    [bug] = judged.expectations.bugs
+    assert bug.line() == ("accepted/spin.py: an accepted submission fails test sample/1 (TLE) "
+                          "(and 2 more); it passes them within the safety margin (1.5 s)")
