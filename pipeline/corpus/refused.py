@@ -42,7 +42,8 @@ def record_refused(data_dir: Path, refused: dict[str, tuple[str, str]],
         data.pop(name, None)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     for name, (source, why) in refused.items():
-        data[name] = {"source": source, "why": why, "at": when}
+        if name not in registered:  # another package of the ingest registered under it
+            data[name] = {"source": source, "why": why, "at": when}
     _write(data_dir, data)
 
 
