@@ -132,7 +132,7 @@ def generate_command(
     """Write seeded cases of a recipe as NNN.in (+ NNN.out) with a manifest."""
     from pipeline.corpus.generate import default_out_dir, generate
 
-    problem = find_problem(problem_id)
+    problem = find_problem(problem_id, ctx.obj.data_dir)
     target = out or default_out_dir(ctx.obj.data_dir, problem.id, recipe)
     try:
         if out is None:
@@ -180,24 +180,26 @@ def ingest_command(
         if not root.exists():
             fail(f"{root} does not exist")
     contests: list = []
+    names: dict[Path, str] = {}  # a contest's package folder -> the problem it registers as
     if paths and problem_id is None:  # a contest is read as its problems' package folders
         from pipeline.commands.contest import contest_roots
 
-        roots, contests = contest_roots(roots)
+        roots, contests, names = contest_roots(roots, ctx.obj.data_dir)
     from pipeline.programs.contained import hide
 
     decide_sandbox(sandbox)  # a package's builds, validators and generators
     make_data_dir(ctx.obj.data_dir)
     hide(ctx.obj.data_dir)  # validators and generators never see the stored answers
     summary = ingest(ctx.obj.data_dir, roots, problem_id, progress_bar("ingest"), jobs=jobs,
-                     max_file_mb=max_file_mb, wait=not no_wait)
+                     max_file_mb=max_file_mb, wait=not no_wait, names=names)
     text = format_summary(summary)
     if text:
         say(text)
     if contests:
         from pipeline.commands.contest import record_ingested
 
-        say("\n".join(record_ingested(ctx.obj, contests, summary, wait=not no_wait)))
+        say("\n".join(record_ingested(ctx.obj, contests, summary, wait=not no_wait,
+                                       names=names)))
     reason = nothing_stored_reason(summary, roots)
     if reason:
         fail(f"nothing ingested: {reason}", code=1)
@@ -213,7 +215,7 @@ def query_command(
     ctx: typer.Context,
     sql: Annotated[str, typer.Argument(
         metavar="SQL", help="Polars SQL over the tables cases, rejects, results, runs, "
-        "findings, expectations, strength.")],
+        "findings, expectations, strength, package_bugs.")],
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
                                      help="table, csv, json (one object per line) or "
                                      "parquet.")] = "table",
@@ -449,7 +451,8 @@ def strength_command(
 @app.command("report", cls=Command, epilog=examples(
     "pipeline report",
     "pipeline report --out report.html",
-    "pipeline report --run RUN_ID --run OTHER_RUN_ID"))
+    "pipeline report --run RUN_ID --run OTHER_RUN_ID",
+    "pipeline report --contest CONTEST"))
 def report_command(
     ctx: typer.Context,
     run_ids: Annotated[list[str] | None, typer.Option(
@@ -458,12 +461,21 @@ def report_command(
     out: Annotated[Path | None, typer.Option(
         "--out", metavar="FILE",
         help="HTML file (default: DATA/reports/report-TIMESTAMP.html).")] = None,
+    contest: Annotated[str | None, typer.Option(
+        "--contest", metavar="CONTEST", help="A contest `pipeline ingest` recorded: the "
+        "latest finished run of each of its problems (default: none; every problem).")] = None,
 ) -> None:
     """Write one self-contained HTML report (verdicts, comparison, growth, nightly history,
     slowest cases, mismatches)."""
     from pipeline.report.html import write_report
 
     need_data(ctx.obj.data_dir)
+    if contest is not None:
+        from pipeline.commands.contest import contest_runs
+
+        if run_ids:
+            fail("--contest reports the latest run of each of its problems: leave out --run")
+        run_ids = contest_runs(ctx.obj, contest)
     try:
         path = write_report(ctx.obj.data_dir, run_ids, out)
     except (UnknownName, UserError) as error:
@@ -473,7 +485,8 @@ def report_command(
 
 @app.command("nightly", cls=Command, epilog=examples(
     "pipeline nightly",
-    "pipeline nightly --jobs 2 --config my-nightly.toml"))
+    "pipeline nightly --jobs 2 --config my-nightly.toml",
+    "pipeline nightly --contest CONTEST"))
 def nightly_command(
     ctx: typer.Context,
     config: Annotated[Path | None, typer.Option(
@@ -485,12 +498,17 @@ def nightly_command(
         "the programs they run leave the cores idle).")] = None,
     executor_kind: ExecutorOption = "local",
     scheduler: SchedulerOption = None,
+    contest: Annotated[str | None, typer.Option(
+        "--contest", metavar="CONTEST", help="Run every problem of this contest (recorded by "
+        "`pipeline ingest`) instead of the config's problems and contests (default: "
+        "those of the config).")] = None,
 ) -> None:
     """The whole job: generate the default corpus if missing, ingest, run everything,
     compare with the previous run, write the report."""
     from pipeline.commands.running import nightly
 
-    nightly(ctx.obj, config=config, jobs=jobs, executor_kind=executor_kind, scheduler=scheduler)
+    nightly(ctx.obj, config=config, jobs=jobs, executor_kind=executor_kind, scheduler=scheduler,
+            contest=contest)
 
 
 @app.command("doctor", cls=Command, epilog=examples(

@@ -223,6 +223,7 @@ class NightlySettings:
     slowdown_min_ms: float = SLOWDOWN_MIN_MS
     baseline: dict[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()   # empty: every registered problem with a nightly corpus
+    contests: tuple[str, ...] = ()   # contests recorded by `pipeline ingest`: all their problems
     corpus: dict[str, dict[str, int]] = field(default_factory=dict)  # replaces [nightly] counts
     sandbox: str = "auto"            # external programs: auto, on or off (as `run --sandbox`)
 
@@ -243,7 +244,8 @@ def read_nightly_settings(path: Path = CONFIG_DIR / "nightly.toml") -> NightlySe
         seed=top.get("seed", int, 1),
         slowdown_ratio=top.get("slowdown_ratio", float, SLOWDOWN_RATIO),
         slowdown_min_ms=top.get("slowdown_min_ms", float, SLOWDOWN_MIN_MS), baseline=pins,
-        problems=top.strings("problems"), corpus=corpus, sandbox=top.get("sandbox", str, "auto"))
+        problems=top.strings("problems"), contests=top.strings("contests"), corpus=corpus,
+        sandbox=top.get("sandbox", str, "auto"))
     if settings.sandbox not in ("auto", "on", "off"):
         raise top._fail("sandbox", f"must be auto, on or off, not {settings.sandbox!r}",
                         rule="value")

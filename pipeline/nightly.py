@@ -17,7 +17,10 @@ The job fails (non-zero exit) on any new WA, RE, TLE, MLE or OLE of a trusted so
 flagged slowdown that a re-measurement confirms (the flagged cases run again five times; the
 median must still be slower). Without a baseline every such verdict counts as new. Stages registered
 as known to be wrong are reported but never fail the job. A problem package fails the job when a
-submission gets what its folder or tag does not expect.
+submission gets what its folder or tag does not expect. A judge error (JE: the judge failed, no
+verdict of the program) fails the night too. `contests` in the config (or `pipeline nightly
+--contest NAME`) runs every problem of contests `pipeline ingest` recorded; a problem of theirs
+that is not registered fails the night, named with why.
 
 Runs go through the executor the caller gives (`pipeline nightly --executor dask` connects to a
 cluster once for the whole night), else through a local pool started for each problem.
@@ -29,7 +32,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,12 +82,41 @@ class NightlyOutcome:
 
 
 def nightly_problems(settings: NightlySettings) -> list[Problem]:
-    """The problems the nightly runs: those named in its config, else every problem with a
-    nightly corpus and every problem package registered in the data folder."""
-    if settings.problems:
+    """The problems the nightly runs: those named in its config (and, with `contests`, none
+    but those: `contest_problems` adds theirs), else every problem with a nightly corpus and
+    every problem package registered in the data folder."""
+    if settings.problems or settings.contests:
         return [get_problem(pid) for pid in settings.problems]
     return [p for p in all_problems()
             if p.runs_nightly or p.id in settings.corpus]
+
+
+def contest_problems(data_dir: Path, names: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The registered problems of the contests `names` (each its name or title, as `pipeline
+    ingest` recorded it), in their problems.yaml order, and a line for each problem of theirs
+    that is not registered (the night fails on it, as `run --contest` does). A name no contest
+    has is a `UserError` naming those recorded."""
+    from pipeline.problems import recorded_contests
+
+    recorded = recorded_contests(data_dir)
+    found: list[str] = []
+    refused: list[str] = []
+    for name in names:
+        contest = recorded.get(name) or next(
+            (c for c in recorded.values() if c.title == name), None)
+        if contest is None:
+            known = ", ".join(f"{c.name} ({c.title})" for c in recorded.values()) or "none"
+            raise UserError(f"unknown contest {name!r}; contests recorded in "
+                            f"{Path(data_dir).resolve()}: {known} (`pipeline ingest "
+                            "CONTEST_DIR` records one)")
+        for entry in contest.problems:
+            label = f"{entry.label} " if entry.label else ""
+            if entry.registered:
+                found.append(entry.id)
+            else:
+                refused.append(f"contest {contest.name}: {label}{entry.id}: not registered: "
+                               f"{entry.why}")
+    return list(dict.fromkeys(found)), refused
 
 
 def corpus_is_current(folder: Path, problem: str, recipe: str, seed: int, count: int) -> bool:
@@ -211,10 +243,15 @@ def _phase(progress: Callable[..., None] | None,
 def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None = None,
             log: Callable[[str], None] = print,
             progress: Callable[..., None] | None = None,
-            executor: Executor | None = None) -> NightlyOutcome:
+            executor: Executor | None = None, contest: str | None = None) -> NightlyOutcome:
     """The night: its ingest, runs and report, every program sandboxed as its config's
-    `sandbox` says (`on` where the sandbox cannot work: refused before anything runs)."""
+    `sandbox` says (`on` where the sandbox cannot work: refused before anything runs);
+    `contest`: the problems of that contest, in place of the config's problems and
+    contests."""
     settings = read_nightly_settings(config_path)
+    if contest is not None:
+        settings = replace(settings, problems=(), contests=(contest,))
+        contest_problems(data_dir, settings.contests)  # an unknown name: before anything runs
     with settings_kept():
         set_sandbox(settings.sandbox)
         return _night(data_dir, settings, jobs, log, progress, executor)
@@ -232,12 +269,17 @@ def _night(data_dir: Path, settings: NightlySettings, jobs: int | None,
     for line in refreshed:
         log(line)
     problems = nightly_problems(settings)
+    in_contests, refused = contest_problems(data_dir, settings.contests)
+    problems += [get_problem(pid) for pid in in_contests
+                 if pid not in {p.id for p in problems}]
     build_corpus(data_dir, settings, problems, log)
     summary = ingest(data_dir, default_roots(data_dir), progress=_phase(progress, "ingest"))
     if summary.rejected:
         log(f"ingest: {summary.rejected} files rejected (see the rejects table)")
     nights: list[ProblemNight] = []
-    not_judged: list[str] = []
+    not_judged: list[str] = list(refused)
+    for line in refused:
+        log(line)
     for problem in problems:
         problem_id = problem.id
         try:
@@ -265,6 +307,11 @@ def _night(data_dir: Path, settings: NightlySettings, jobs: int | None,
         night.failures.extend(f"{problem_id}/{failure.text()}" for failure in result.cannot_start)
         if result.status != "finished":
             night.failures.append(f"{problem_id}: run {result.run_id} {result.status}")
+        if result.judge_failed:  # no verdict of the program: never a pass
+            night.failures.append(
+                f"{problem_id}: {result.judge_failed} judge error(s) (JE) in run "
+                f"{result.run_id}: the judge failed, so they are no verdict (`pipeline run "
+                f"--problem {problem_id} --resume {result.run_id}` judges them again)")
         elif result.expectations is not None:  # a package: its submissions' folders decide
             night.failures.extend(expectation_failures(problem_id, result))
         elif baseline:
@@ -347,6 +394,7 @@ def format_outcome(outcome: NightlyOutcome) -> str:
                      f"{'s' if solvers != 1 else ''}: {words}")
         for failure in night.failures:
             lines.append(f"    ! {failure}")
+        lines += [f"    package bug: {bug.line()}" for bug in getattr(found, "bugs", ())]
         for solver, wrong, _counts in failing:
             errors = night.run.errors.get(solver)
             if errors and not wrong:

@@ -126,3 +126,19 @@ def test_the_summary_names_failing_solvers_and_which_are_known_wrong(tmp_path):
     lines = log.getvalue().splitlines()
     assert any(" ingest" in line for line in lines)
     assert any(" run cf103119g AC:" in line for line in lines)
+
+
+def test_a_judge_error_fails_the_night_even_in_a_stage_known_to_be_wrong(toy, tmp_path):
+    """toy's `dies` kills every worker it runs on: its cases are judge errors (JE), no verdict
+    of the program, so the night cannot pass, though `dies` is known to be wrong."""
+    data, config = tmp_path / "data", write_config(
+        tmp_path, 'seed = 3\nproblems = ["toy"]\n[corpus.toy]\ntiny = 2\n')
+    outcome = nightly(data, config, jobs=2, log=lambda line: None)
+    assert outcome.failed
+    [night] = outcome.problems
+    assert night.run.verdicts["dies"]["JE"] == 2
+    assert night.failures == [
+        f"toy: 2 judge error(s) (JE) in run {night.run.run_id}: the judge failed, so they are "
+        f"no verdict (`pipeline run --problem toy --resume {night.run.run_id}` judges them "
+        "again)"]
+    assert f"    ! {night.failures[0]}" in format_outcome(outcome)

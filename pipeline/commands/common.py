@@ -34,13 +34,21 @@ def settle(data_dir: Path) -> None:
             "interrupted", err=True)
 
 
-def find_problem(problem_id: str):
-    """The problem `problem_id`, or a usage error naming the problems there are."""
+def find_problem(problem_id: str, data_dir: Path | None = None):
+    """The problem `problem_id`, or a usage error naming the problems there are, or (when
+    an ingest into `data_dir` refused a package under that name) saying it was refused and
+    why."""
     from pipeline.problems import get_problem
 
     try:
         return get_problem(problem_id)
     except UnknownName as error:
+        if data_dir is not None:
+            from pipeline.corpus.refused import refused_note
+
+            note = refused_note(data_dir, problem_id)
+            if note is not None:
+                fail(note)
         fail(str(error))
 
 
@@ -100,7 +108,7 @@ def report_runs(data_dir: Path, run_ids: list[str] | None,
     need_data(data_dir)
     settle(data_dir)
     if problem_id:
-        find_problem(problem_id)
+        find_problem(problem_id, data_dir)
     try:
         runs = resolve_runs(data_dir, run_ids, problem_id)
     except UnknownName as error:

@@ -19,6 +19,9 @@ exit status is `pipeline run`'s, over the whole contest: 130 when a run was inte
 under way are marked interrupted, the rest are not run), 1 when a problem could not be
 registered or run, or a run earns 1 (a disagreement, a program that could not start, a judge
 error), else 0.
+The summary's `package bugs` section lists, per problem, the package's own bugs its run showed
+(`packages.bugs`: a time_limit_exceeded submission within the limit, an accepted one failing a
+test, an empty .ans, ...), one line each; they are warnings, as bt's, not a failure.
 """
 
 from __future__ import annotations
@@ -36,14 +39,17 @@ from pipeline.errors import PackageError, UnknownName, UserError
 # -- ingest -------------------------------------------------------------------------------------
 
 
-def contest_roots(roots: list[Path]) -> tuple[list[Path], list]:
+def contest_roots(roots: list[Path], data_dir: Path | None = None
+                  ) -> tuple[list[Path], list, dict[Path, str]]:
     """The roots an ingest reads, each contest among `roots` replaced by its package folders,
-    and the contests read; a contest file that cannot be read fails the command, naming
-    it."""
+    the contests read, and the name each package folder of a contest registers as where that
+    is not its folder's name (`registered_name`); a contest file that cannot be read fails
+    the command, naming it."""
     from pipeline.problems import contest_at
 
     found: list[Path] = []
     contests = []
+    names: dict[Path, str] = {}
     for root in roots:
         try:
             contest = contest_at(root)
@@ -56,7 +62,36 @@ def contest_roots(roots: list[Path]) -> tuple[list[Path], list]:
         listed = [root / p.id for p in contest.problems]
         found += [p for p in listed if _is_package(p)]
         found += [root / name for name in contest.unlisted]
-    return found, contests
+        if data_dir is not None:
+            for folder in [p for p in listed if _is_package(p)]:
+                name = registered_name(data_dir, contest.name, folder)
+                if name != folder.name:
+                    names[folder] = name
+    return found, contests, names
+
+
+def registered_name(data_dir: Path, contest: str, folder: Path) -> str:
+    """The problem the package folder `folder` of contest `contest` registers as: the one it
+    is registered as already; else its folder's name, unless a problem of another contest
+    recorded in `data_dir` holds that name (registered from another folder): then
+    `<contest>-<folder>`, so two contests with a problem folder of the same name are both
+    kept, neither replacing the other."""
+    from pipeline.corpus.live import registered_as
+    from pipeline.problems import recorded_contests
+
+    already = registered_as(data_dir, folder)
+    if already is not None:
+        return already
+    try:
+        others = {p.id for c in recorded_contests(data_dir).values() if c.name != contest
+                  for p in c.problems if p.registered}
+    except UserError:
+        return folder.name
+    name, number = folder.name, 1
+    while name in others:
+        number += 1
+        name = f"{contest}-{folder.name}" + (f"-{number}" if number > 2 else "")
+    return name
 
 
 def _is_package(folder: Path) -> bool:
@@ -65,17 +100,22 @@ def _is_package(folder: Path) -> bool:
     return is_package_folder(folder)
 
 
-def record_ingested(settings: Settings, contests: list, summary, wait: bool) -> list[str]:
+def record_ingested(settings: Settings, contests: list, summary, wait: bool,
+                    names: dict[Path, str] | None = None) -> list[str]:
     """Record each contest ingested with what became of each of its problems, and the lines
-    that say so: one per problem (registered, with its cases; or why not), then the notes."""
+    that say so: one per problem (registered, with its cases; or why not), then the notes.
+    `names`: the problem a package folder registered as, where not its folder's name."""
     from pipeline.problems import record_contest
     from pipeline.tables.lock import data_lock
 
     lines = []
     for contest in contests:
-        why = {p.id: _not_registered(contest.folder, p.id, summary) for p in contest.problems}
+        renamed = {p.id: (names or {})[Path(contest.folder) / p.id] for p in contest.problems
+                   if Path(contest.folder) / p.id in (names or {})}
+        why = {p.id: _not_registered(contest.folder, p.id, summary, renamed.get(p.id))
+               for p in contest.problems}
         with data_lock(settings.data_dir, wait=wait):
-            recorded = record_contest(settings.data_dir, contest, why)
+            recorded = record_contest(settings.data_dir, contest, why, renamed)
         refused = [p for p in recorded.problems if not p.registered]
         lines.append(f"contest {contest.name} ({contest.title}): "
                      f"{len(recorded.problems) - len(refused)} of {len(recorded.problems)} "
@@ -88,7 +128,10 @@ def record_ingested(settings: Settings, contests: list, summary, wait: bool) -> 
                 part = summary.problems.get(problem.id)
                 cases = (f": {part.found:,} inputs found, {len(part.rejects):,} rejects"
                          if part is not None else "")
-                lines.append(f"  {label}{problem.id}: registered{cases}")
+                named = (f" as {problem.id} (a problem of another contest is {problem.folder})"
+                         if problem.folder else "")
+                lines.append(f"  {label}{problem.folder or problem.id}: registered{named}"
+                             f"{cases}")
             else:
                 lines.append(f"  {label}{problem.id}: NOT registered: {problem.why}")
         lines += [f"  note: {note}" for note in contest.notes]
@@ -115,10 +158,11 @@ def python_note(runner: str) -> str:
             f"{runner}; the pipeline runs it by CPython {platform.python_version()}")
 
 
-def _not_registered(folder: Path, problem_id: str, summary) -> str | None:
-    """Why the contest's problem `problem_id` did not register in this ingest (None: it
-    did)."""
-    if any(note.problem == problem_id and not note.text.startswith("note:")
+def _not_registered(folder: Path, problem_id: str, summary,
+                    name: str | None = None) -> str | None:
+    """Why the contest's problem `problem_id` (registering as `name`, when not as its folder
+    is named) did not register in this ingest (None: it did)."""
+    if any(note.problem == (name or problem_id) and not note.text.startswith("note:")
            for note in summary.packages):
         return None
     for fault in summary.unplaced:
@@ -144,6 +188,7 @@ class ProblemOutcome:
     idle: str | None = None           # why there was nothing to run (no test data)
     status: int = 0                   # the exit status its run earns
     rows: list[tuple[str, ...]] = field(default_factory=list)
+    bugs: list[str] = field(default_factory=list)  # the package's own bugs, a line each
 
 
 def find_contest(settings: Settings, name: str):
@@ -160,6 +205,31 @@ def find_contest(settings: Settings, name: str):
     known = ", ".join(f"{c.name} ({c.title})" for c in contests.values()) or "none"
     fail(f"unknown contest {name!r}; contests recorded in {Path(settings.data_dir).resolve()}: "
          f"{known} (`pipeline ingest CONTEST_DIR` records one)")
+
+
+def contest_runs(settings: Settings, name: str) -> list[str]:
+    """The newest finished run of each registered problem of the contest `name` (what
+    `pipeline report --contest` reports), saying on stderr which problems have none; a usage
+    error when none has one."""
+    from pipeline.tables.runs import latest_run_per_problem
+
+    contest = find_contest(settings, name)
+    runs = []
+    for entry in contest.problems:
+        label = f"{entry.label} " if entry.label else ""
+        if not entry.registered:
+            say(f"note: {label}{entry.id}: not registered: {entry.why}", err=True)
+            continue
+        newest = latest_run_per_problem(settings.data_dir, entry.id)
+        if newest:
+            runs += newest
+        else:
+            say(f"note: {label}{entry.id}: no finished run (`pipeline run --contest "
+                f"{contest.name}` makes one)", err=True)
+    if not runs:
+        fail(f"contest {contest.name}: none of its problems has a finished run: run "
+             f"`pipeline run --contest {contest.name}` first")
+    return runs
 
 
 def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int | None,
@@ -249,6 +319,7 @@ def judge_entry(settings: Settings, entry, outcome: ProblemOutcome, request, *,
         return [(f"{entry.id}: nothing to run: {result}", False)]
     outcome.summary = result
     outcome.rows = _rows(result)
+    outcome.bugs = [bug.line() for bug in getattr(result.expectations, "bugs", ())]
     return [(format_summary(result), False)]
 
 
@@ -434,12 +505,17 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
     if len(rows) > 1:
         lines += ["  " + line for line in aligned(rows)]
     lines += [f"  {note}" for note in notes]
+    bugs = [(o, line) for o in outcomes for line in o.bugs]
+    if bugs:
+        lines.append(f"  package bugs ({len(bugs)}):")
+        lines += [f"    {f'{o.label} {o.id}' if o.label else o.id}: {line}" for o, line in bugs]
     idle = len(outcomes) - judged - not_judged
     lines.append(f"total: {len(outcomes)} problems ({judged} judged, {not_judged} not judged"
                  + (f", {idle} with nothing to run" if idle else "") + "); "
                  f"{len(submissions)} submissions: {agree} agree, {disagree} disagree"
                  + (f", {partial} partial (not judged on every case)" if partial else "")
-                 + (f", {other} neither (judge error or skipped)" if other else ""))
+                 + (f", {other} neither (judge error or skipped)" if other else "")
+                 + (f"; {len(bugs)} package bug(s)" if bugs else ""))
     return "\n".join(lines)
 
 

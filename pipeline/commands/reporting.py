@@ -59,7 +59,7 @@ def compare(settings: Settings, *, base: str | None, new: str | None,
     data_dir = settings.data_dir
     need_data(data_dir)
     if problem_id:
-        find_problem(problem_id)
+        find_problem(problem_id, data_dir)
     if solver or against:
         side_by_side(data_dir, solver, against, base, new, problem_id, ratio, min_diff_ms)
         return

@@ -50,7 +50,7 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
 
         start_server(problem_modules([problem_id]))
     refresh_package(settings, problem_id, first, wait=not no_wait)
-    problem = find_problem(problem_id)
+    problem = find_problem(problem_id, settings.data_dir)
     if paths or solver:
         solver = submission_names(problem, [*(solver or []), *map(str, paths or [])])
     if resume and (solver or external or group):
@@ -283,9 +283,10 @@ def resume_command(settings: Settings, problem_id: str, run_id: str) -> str:
 
 
 def nightly(settings: Settings, *, config: Path | None, jobs: int | None,
-            executor_kind: str, scheduler: str | None) -> None:
-    """The whole job: generate the default corpus if missing, ingest, run everything,
-    compare with the previous run, write the report."""
+            executor_kind: str, scheduler: str | None, contest: str | None = None) -> None:
+    """The whole job: generate the default corpus if missing, ingest, run everything (or,
+    `contest`, every problem of that contest), compare with the previous run, write the
+    report."""
     from pipeline.nightly import DEFAULT_CONFIG, format_outcome
     from pipeline.nightly import nightly as run_nightly
     from pipeline.programs.languages import BuildError
@@ -303,9 +304,12 @@ def nightly(settings: Settings, *, config: Path | None, jobs: int | None,
     try:
         outcome = run_nightly(settings.data_dir, config or DEFAULT_CONFIG, jobs,
                               log=lambda line: say(line),
-                              progress=progress_bar("nightly"), executor=executor)
+                              progress=progress_bar("nightly"), executor=executor,
+                              contest=contest)
     except (BuildError, ExecutorError) as error:
         fail(str(error), code=1)
+    except (UnknownName, UserError) as error:
+        fail(str(error))
     finally:
         if executor is not None:
             executor.close()

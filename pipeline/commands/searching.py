@@ -21,6 +21,16 @@ from pipeline.errors import UnknownName, UserError
 T = TypeVar("T")
 
 
+def _current(settings: Settings, problem_id: str):
+    """The problem `problem_id`, a package registered again first when its folder changed
+    since it was registered (one line says so), as `pipeline run` judges it as it is on
+    disk."""
+    from pipeline.commands.running import refresh_package
+
+    refresh_package(settings, problem_id, None, wait=True)
+    return find_problem(problem_id, settings.data_dir)
+
+
 def stress_errors():
     """The errors a stress or hunt session can meet, reported without a traceback: unknown
     names, solvers that cannot be paired, a failed build, a data folder it cannot write or a
@@ -62,8 +72,8 @@ def stress(settings: Settings, *, problem_id: str, solver: str, against: str | N
     from pipeline.stress.stress import StressRequest, format_summary
     from pipeline.stress.stress import stress as run_stress
 
-    problem = find_problem(problem_id)
-    decide_sandbox(sandbox)
+    decide_sandbox(sandbox)  # and of the validators registering a changed package again
+    problem = _current(settings, problem_id)
     make_data_dir(settings.data_dir)
     summary = _searched(lambda: run_stress(settings.data_dir, StressRequest(
         problem=problem.id, solver=solver, against=against, recipes=tuple(recipe or ()),
@@ -93,7 +103,7 @@ def harden(settings: Settings, *, problem_id: str, solver: list[str] | None,
     from pipeline.stress.stress import StressRequest
 
     decide_sandbox(sandbox)
-    problem = find_problem(problem_id)
+    problem = _current(settings, problem_id)
     make_data_dir(settings.data_dir)
     settle(settings.data_dir)
     try:
@@ -124,8 +134,8 @@ def hunt(settings: Settings, *, problem_id: str, solver: str, size: int | None, 
     from pipeline.stress.hunt import HuntRequest, format_summary
     from pipeline.stress.hunt import hunt as run_hunt
 
-    problem = find_problem(problem_id)
-    decide_sandbox(sandbox)
+    decide_sandbox(sandbox)  # and of the validators registering a changed package again
+    problem = _current(settings, problem_id)
     make_data_dir(settings.data_dir)
     summary = _searched(lambda: run_hunt(settings.data_dir, HuntRequest(
         problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),

@@ -22,7 +22,7 @@ import posixpath
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path, PurePosixPath
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.layouts import FoundCase, find_cases
 from pipeline.corpus.packagecases import mark_package_sources, replace_package_cases
+from pipeline.corpus.refused import record_refused
 from pipeline.corpus.validate import Checked, Flaw, Item, Pools, validate_all
 from pipeline.corpus.walk import (
     Fault,
@@ -723,8 +724,10 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
 
 def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = None,
            progress: Callable[..., None] | None = None, *, jobs: int | None = None,
-           max_file_mb: float = DEFAULT_MAX_FILE_MB, wait: bool = True) -> IngestSummary:
-    """Ingest every case under `roots` into the tables of `data_dir`."""
+           max_file_mb: float = DEFAULT_MAX_FILE_MB, wait: bool = True,
+           names: Mapping[Path, str] | None = None) -> IngestSummary:
+    """Ingest every case under `roots` into the tables of `data_dir` (`names`: the problem a
+    package root registers as, where not as it is named, or as `problem_override` says)."""
     add_problem_dirs([registered_dir(data_dir)])
     ids = frozenset(problem_ids())
     module_ids = frozenset(module_problem_ids())
@@ -735,7 +738,8 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     packages: list[FoundPackage] = []
     package_labels: dict[str, set[str]] = {}  # problem -> every source its package has now
     for root in roots:
-        found = scan(Path(root), problem_override, ids, module_ids)
+        found = scan(Path(root), (names or {}).get(Path(root)) or problem_override, ids,
+                     module_ids)
         packages.extend(found.packages)
         for fault in found.faults:
             if fault.problem is None:
@@ -763,9 +767,14 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     held: list[FoundPackage] = []  # packages laid out: asked for their checks once stored
     if packages:
         with data_lock(data_dir, wait=wait):
+            refused: dict[str, tuple[str, str]] = {}
             for package in packages:
+                before = len(summary.unplaced)
                 laid_out = _package_namespace(package, data_dir, summary, when)
                 if laid_out is None:
+                    if not package.registered and len(summary.unplaced) > before:
+                        refused[package.problem] = (str(Path(package.path).resolve()),
+                                                    summary.unplaced[-1].message)
                     continue
                 held.append(package)
                 namespace, cases = laid_out
@@ -776,6 +785,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                     namespace.labels.values())
                 scanned[package.problem].update(r["source"] for r in part.rejects)
                 work.setdefault(package.problem, []).extend((namespace, c) for c in cases)
+            record_refused(data_dir, refused, {p.problem for p in held})
     if not summary.problems:
         return summary
     spill_dir = Path(data_dir) / "tables"

@@ -75,12 +75,13 @@ class Contest:
 class RecordedProblem:
     """A contest's problem as the data folder records it after an ingest."""
 
-    id: str
+    id: str                          # the problem it is registered as
     label: str | None = None
     name: str | None = None
     time_limit_s: float | None = None
     registered: bool = False
     why: str | None = None           # why it is not registered
+    folder: str | None = None        # its folder in the contest, when not named `id`
 
 
 @dataclass
@@ -387,15 +388,18 @@ def recorded_contests(data_dir: Path) -> dict[str, RecordedContest]:
                         "(pipeline ingest CONTEST_DIR) after moving it away") from None
 
 
-def record_contest(data_dir: Path, contest: Contest,
-                   why: dict[str, str | None]) -> RecordedContest:
+def record_contest(data_dir: Path, contest: Contest, why: dict[str, str | None],
+                   names: dict[str, str] | None = None) -> RecordedContest:
     """Record `contest` in the data folder, each problem with why it did not register (`why`:
-    None when it did), replacing what was recorded under its name (the caller holds the data
+    None when it did) and (`names`: by folder) the problem it registered as when that is not
+    its folder's name, replacing what was recorded under its name (the caller holds the data
     folder's lock); returns the record."""
+    names = names or {}
     record = RecordedContest(contest.name, contest.title, str(Path(contest.folder).resolve()),
-                             [RecordedProblem(p.id, p.label, p.name, p.time_limit_s,
-                                              registered=why.get(p.id) is None,
-                                              why=why.get(p.id))
+                             [RecordedProblem(names.get(p.id, p.id), p.label, p.name,
+                                              p.time_limit_s, registered=why.get(p.id) is None,
+                                              why=why.get(p.id),
+                                              folder=p.id if p.id in names else None)
                               for p in contest.problems],
                              list(contest.unlisted), list(contest.notes), contest.python)
     _record(data_dir, record)

@@ -387,8 +387,9 @@ def _check_rule(package: Package, rule: Requirement, results: Mapping[str, CaseR
 
 
 def _summary(package: Package, results: Mapping[str, CaseResult], time_s: float) -> str:
+    """The overall verdict, and a scoring problem's score said as one ("TLE, score 20")."""
     result = aggregate(package, results, lambda r: verdict_at(r, time_s))
-    return result.verdict + (f" {result.score:g}" if result.score is not None else "")
+    return result.verdict + (f", score {result.score:g}" if result.score is not None else "")
 
 
 def check_expectations(package: Package, submission: Program,

@@ -79,7 +79,42 @@ def load_kattis(root: Path, short_name: str | None = None,
     finally:
         ignored = IGNORED.pop()
         skipped = NOT_PROGRAMS.pop()
-    return replace(package, notes=(*package.notes, *ignored, *_skipped_notes(skipped)))
+    return replace(package, notes=(*package.notes, *ignored, *_skipped_notes(skipped),
+                                   *_unread_at_root(Path(root))))
+
+
+# What the Kattis formats (legacy, 2023-07, 2025-09) and BAPCtools read at a package's root.
+READ_AT_ROOT = frozenset({
+    "problem.yaml", ".timelimit", "problem_statement", "statement", "solution", "attachments",
+    "data", "generators", "include", "submissions", "input_validators",
+    "input_format_validators", "output_validators", "output_validator", "answer_validators",
+    "static_validator", "graders", "input_visualizer", "output_visualizer", "visualizers"})
+
+
+def _unread_at_root(root: Path) -> list[str]:
+    """One note counting the files and folders at the package's root that neither the format
+    nor BAPCtools reads (a DOMjudge `domjudge-problem.ini`, a stray generator), each named
+    (a folder with a `/`, and the folder read whose name is close to its), or none."""
+    try:
+        entries = sorted(p for p in root.iterdir() if visible(p) and p.name not in READ_AT_ROOT)
+    except OSError:
+        return []
+    if not entries:
+        return []
+    from pipeline.errors import closest_name
+
+    named = []
+    for entry in entries:
+        name = entry.name + ("/" if entry.is_dir() else "")
+        close = closest_name(entry.name, sorted(n for n in READ_AT_ROOT if "." not in n))
+        if close is not None and entry.is_dir():
+            name += f" (did you mean {close}/?)"
+        elif entry.suffix == ".ini":
+            name += " (DOMjudge's own settings: not read)"
+        named.append(name)
+    shown = ", ".join(named[:8]) + (f" and {len(named) - 8} more" if len(named) > 8 else "")
+    return [f"ignored {len(named)} file(s) or folder(s) at the package's root that the "
+            f"package format does not read: {shown}"]
 
 
 def _skipped_notes(skipped: list[tuple[str, str]]) -> list[str]:

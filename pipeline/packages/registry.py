@@ -33,7 +33,7 @@ from pipeline.packages import detect, load_package
 from pipeline.packages.contest import record_entry
 from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Package
-from pipeline.packages.tree import copy_package, listing_digest
+from pipeline.packages.tree import contest_stamp, copy_package, listing_digest
 from pipeline.tables.layout import registered_dir
 
 MARKER = "package.json"
@@ -114,7 +114,9 @@ def source_stamp(source: Path) -> str | None:
     file, or None when the source is gone."""
     try:
         if source.is_dir():
-            return listing_digest(source)
+            contest = contest_stamp(source)
+            return listing_digest(source) + (f" {hashlib.sha256(contest.encode()).hexdigest()}"
+                                             if contest else "")
         info = source.stat()
     except OSError:
         return None

@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from pipeline.errors import UserError
+from pipeline.packages.bugs import PackageBug, find_bugs
 from pipeline.packages.errors import PackageError
 from pipeline.packages.expectations import (
     PROBE_TIME_S,
@@ -320,6 +321,7 @@ class Expectations:
     # agreements are on the other cases only (`partial`, never `agree`), and the summary says so
     unjudged: tuple[PackageError, ...] = ()
     judged_cases: int | None = None  # the package's test cases the run judged (all loaded)
+    bugs: tuple[PackageBug, ...] = ()  # the package's own bugs the run shows (`bugs`)
 
     @property
     def partial(self) -> tuple[Agreement, ...]:
@@ -359,6 +361,9 @@ class Expectations:
                 for d in a.disagreements:
                     shown = f" (cases: {', '.join(d.cases)})" if d.cases else ""
                     lines.append(f"  {a.submission}: {d.rule}: {d.message}{shown}")
+        if self.bugs:
+            lines.append(f"  package bugs ({len(self.bugs)}):")
+            lines += [f"    {bug.line()}" for bug in self.bugs]
         return "\n".join(lines)
 
 
@@ -388,8 +393,11 @@ def hold_expectations(problem: LoadedPackage, judged: Judged, names: tuple[str, 
         for name in names], package.unjudged_cases)
     # the validators held to data/invalid_* and valid_output, as a submission to its folder
     agreements += held_validators()
+    bugs = find_bugs(package, {n: {c: r for c, r in judged.get(n, {}).items()
+                                   if c in names_in_package} for n in names},
+                     limit, problem.id, problem.builds(), cut_short)
     return Expectations(limit, agreements, unjudged=package.unjudged_cases,
-                        judged_cases=len(package.cases))
+                        judged_cases=len(package.cases), bugs=bugs)
 
 
 def submission_judging(problem: LoadedPackage, names: tuple[str, ...], timeout_s: float | None,

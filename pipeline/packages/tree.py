@@ -83,9 +83,13 @@ def needs_copy(root: Path) -> bool:
 
 def listing_digest(root: Path) -> str:
     """A digest of the tree's names, kinds, sizes, modification times and link targets
-    (and, for a link, of what it names), read without reading any file."""
+    (and, for a link, of what it names; a link to a folder of the package's contest, as
+    BAPCtools packages link a shared `validation.h`'s folder, is walked too), read without
+    reading any file."""
     digest = hashlib.sha256()
     pending = [Path(root)]
+    reach = boundary(root)
+    walked = {Path(root).resolve()}
     while pending:
         folder = pending.pop()
         try:
@@ -106,7 +110,41 @@ def listing_digest(root: Path) -> str:
             digest.update(os.fsencode(line) + b"\n")
             if entry.is_dir(follow_symlinks=False):
                 pending.append(Path(entry.path))
+            elif entry.is_symlink() and _linked_folder(entry, reach, walked):
+                pending.append(Path(entry.path))
     return digest.hexdigest()
+
+
+def _linked_folder(entry: os.DirEntry, reach: Path, walked: set[Path]) -> bool:
+    """Whether the link `entry` names a folder inside `reach` not walked yet (it is marked
+    walked): its files are then part of the package's listing."""
+    try:
+        if not entry.is_dir():
+            return False
+        named = Path(entry.path).resolve()
+    except (OSError, RuntimeError):
+        return False
+    if named in walked or not _inside(named, reach):
+        return False
+    walked.add(named)
+    return True
+
+
+def contest_stamp(root: Path) -> str:
+    """The names, sizes and modification times of the files of the contest holding the
+    package at `root` that the package is judged by (`problems.yaml`'s time limit,
+    `languages.yaml`, `contest.yaml`); empty outside a contest."""
+    reach = boundary(root)
+    if reach == Path(root).resolve():
+        return ""
+    found = []
+    for name in (*CONTEST_FILES, "languages.yaml"):
+        try:
+            info = (reach / name).stat()
+        except OSError:
+            continue
+        found.append(f"{name}\0{info.st_size}\0{info.st_mtime_ns}")
+    return "\n".join(found)
 
 
 def _inside(path: Path, root: Path) -> bool:

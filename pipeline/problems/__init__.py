@@ -170,11 +170,12 @@ def python_choice(runner: str):
     return choice(runner)
 
 
-def record_contest(data_dir: Path, contest, why: dict[str, str | None]):
+def record_contest(data_dir: Path, contest, why: dict[str, str | None],
+                   names: dict[str, str] | None = None):
     """Record the contest ingested in the data folder (`contest.record_contest`)."""
     from pipeline.packages.contest import record_contest as record
 
-    return record(data_dir, contest, why)
+    return record(data_dir, contest, why, names)
 
 
 def recorded_contests(data_dir: Path) -> dict:

@@ -61,6 +61,10 @@ class HeldSubmissions(Protocol):
     def partial(self) -> Sequence[Any]: ...  # one per submission that agrees on the cases
                                              # judged, the package holding cases not judged
 
+    @property
+    def bugs(self) -> Sequence[Any]: ...  # the package's own bugs the run shows, each with
+                                          # its kind, subject, message and line()
+
     def table(self) -> str: ...  # one line per submission, for the run's summary
 
 

@@ -469,8 +469,22 @@ def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFr
                    f'{escape(problem)}"><tr><th>submission</th><th>expected</th><th>got</th>'
                    "<th>cases</th><th>max CPU</th><th>first failing case</th><th>agree</th>"
                    "<th>why not</th></tr>" + "".join(lines)
-                   + "</table></div>")
+                   + "</table></div>" + _package_bugs(data_dir, problem, limit["run_id"]))
     return "\n".join(out)
+
+
+def _package_bugs(data_dir: Path, problem: str, run_id: str) -> str:
+    """The package's own bugs its run `run_id` showed (`package_bugs` table), a line each."""
+    from pipeline.tables.results import read_package_bugs
+
+    bugs = read_package_bugs(data_dir).filter((pl.col("run_id") == run_id)
+                                              & (pl.col("problem") == problem))
+    if bugs.is_empty():
+        return ""
+    items = "".join(f"<li><b>{escape(b['subject'])}</b>: {escape(b['message'])}</li>"
+                    for b in bugs.iter_rows(named=True))
+    return (f'<p class="meta">package bugs ({bugs.height}):</p>'
+            f'<ul class="package-bugs" data-problem="{escape(problem)}">{items}</ul>')
 
 
 def _expected_summary(matrix, problem: str, rows: pl.DataFrame, results: pl.DataFrame) -> str:

@@ -607,7 +607,7 @@ def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
     """Hold each submission against its expectation (with the results a resumed run stored
     before) and keep the outcome in the `expectations` table. The submissions `cut_short`
     stopped at their first failure (--fail-fast): they are held to the cases they ran."""
-    from pipeline.tables.results import write_expectations
+    from pipeline.tables.results import write_expectations, write_package_bugs
 
     earlier = read_run_results(data_dir, run_id, ["case_id", "solver", "repeat", "verdict",
                                                   "score", "message", "cpu_ms", "wall_ms"])
@@ -618,6 +618,10 @@ def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
     summary.expectations = found
     if rows:
         write_expectations(data_dir, run_id, [{**row, "checked_at": now()} for row in rows])
+    if found.bugs or rows:
+        write_package_bugs(data_dir, run_id, [{"problem": problem.id, "kind": bug.kind,
+                                               "subject": bug.subject,
+                                               "message": bug.message} for bug in found.bugs])
 
 
 def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expected: str | None,

@@ -10,7 +10,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-TABLES = ("cases", "rejects", "results", "runs", "findings", "expectations", "strength")
+TABLES = ("cases", "rejects", "results", "runs", "findings", "expectations", "strength",
+          "package_bugs")
 
 
 class DamagedTable(Exception):

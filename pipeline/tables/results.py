@@ -4,7 +4,8 @@ Results land in `tables/results/<run_id>-<chunk>.parquet`, each chunk written on
 atomically, so a killed run loses at most the cases in flight and `--resume` finds what is
 stored; a resume that judges judge errors again first rewrites their chunks without them
 (`drop_results`). A run's row (`tables/runs/<run_id>.parquet`) is rewritten when its status
-changes; its case list and a package run's expectations are written once.
+changes; its case list, a package run's expectations and the package bugs it showed are
+written once.
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ import polars as pl
 
 from pipeline.tables.files import empty, frame_of, read_file, scan, table_dir, write_parquet_atomic
 from pipeline.tables.layout import now
-from pipeline.tables.schemas import EXPECTATIONS, RESULTS, RUN_CASES, RUNS, STRENGTH
+from pipeline.tables.schemas import (
+    EXPECTATIONS,
+    PACKAGE_BUGS,
+    RESULTS,
+    RUN_CASES,
+    RUNS,
+    STRENGTH,
+)
 
 
 def results_chunk_path(data_dir: Path, run_id: str, chunk: int) -> Path:
@@ -106,6 +114,17 @@ def write_expectations(data_dir: Path, run_id: str, rows: list[dict]) -> None:
 
 def read_expectations(data_dir: Path) -> pl.DataFrame:
     return scan(data_dir, "expectations").collect()
+
+
+def write_package_bugs(data_dir: Path, run_id: str, rows: list[dict]) -> None:
+    """The package bugs one run found (`packages.bugs`), replacing any written before."""
+    stamped = [{**row, "run_id": run_id, "found_at": now()} for row in rows]
+    write_parquet_atomic(table_dir(data_dir, "package_bugs") / f"{run_id}.parquet",
+                         frame_of(stamped, PACKAGE_BUGS))
+
+
+def read_package_bugs(data_dir: Path) -> pl.DataFrame:
+    return scan(data_dir, "package_bugs").collect()
 
 
 def write_strength(data_dir: Path, run_id: str, rows: list[dict]) -> None:

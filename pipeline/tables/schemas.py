@@ -139,7 +139,7 @@ def schema_of(table: str, size_columns: Iterable[str] = ()) -> dict[str, pl.Data
     try:
         return {"rejects": REJECTS, "results": RESULTS, "runs": RUNS,
                 "findings": FINDINGS, "expectations": EXPECTATIONS,
-                "strength": STRENGTH}[table]
+                "strength": STRENGTH, "package_bugs": PACKAGE_BUGS}[table]
     except KeyError:
         raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}") from None
 
@@ -173,6 +173,19 @@ EXPECTATIONS: dict[str, pl.DataType] = {
     # judged: the status is then `partial`, never `agree`); null in rows stored before
     "cases_judged": pl.Int64(),
     "cases_held": pl.Int64(),
+}
+
+
+# One row per bug of a problem package a run found (`packages.bugs`: an accepted submission
+# failing a test, a time_limit_exceeded one within the limit, an empty .ans, an input
+# validator accepting everything, ...), one file per run, `tables/package_bugs/<run_id>.parquet`.
+PACKAGE_BUGS: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "problem": pl.String(),
+    "kind": pl.String(),               # tle-within-limit, accepted-fails, wrong-passes, ...
+    "subject": pl.String(),            # the submission, test case file or validators it is in
+    "message": pl.String(),            # one line saying it
+    "found_at": pl.Datetime("us", "UTC"),
 }
 
 

@@ -379,7 +379,7 @@ def test_each_submission_gets_the_verdict_bt_run_gives_it(name, checkout, tmp_pa
         assert theirs == {} and "Didn't find any test cases" in bt.stderr, bt.stderr[-2000:]
         return
     _, run, rows = _ingested_and_run(name, checkout, str(tmp_path / "d"))
-    ours = {r["submission"]: kattis_class(r["got"].split()[0]) for r in rows
+    ours = {r["submission"]: kattis_class(r["got"].split(",")[0].split()[0]) for r in rows
             if "validator" not in r["submission"]}
     shown = f"bt:\n{bt.stdout[-3000:]}{bt.stderr[-3000:]}\nours:\n{run.stdout[-3000:]}"
     # every submission is judged by both, but those of a language without a toolchain here

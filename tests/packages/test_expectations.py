@@ -26,7 +26,7 @@ def test_every_fixture_submission_agrees_with_its_folder_or_tag(report, name):
         f"{a.submission}: {d}" for a in judged.agreements for d in a.disagreements)
     assert not judged.rejections
     assert len(judged.agreements) == len(judged.package.submissions)
-    got = {a.expected: a.got.split()[0] for a in judged.agreements}
+    got = {a.expected: a.got.split(",")[0] for a in judged.agreements}
     for folder, verdict in (("accepted", "AC"), ("wrong_answer", "WA"),
                             ("time_limit_exceeded", "TLE"), ("run_time_error", "RE")):
         if folder in got:
@@ -43,8 +43,8 @@ def test_the_table_lists_submission_expected_got_agree(report):
 
 def test_scores_are_held_against_submissions_yaml(report):
     agreements = {a.submission: a for a in report("bigsum").agreements}
-    assert agreements["wrong_answer/int32.c"].got == "WA 60"
-    assert agreements["accepted/sum.cpp"].got == "AC 100"
+    assert agreements["wrong_answer/int32.c"].got == "WA, score 60"
+    assert agreements["accepted/sum.cpp"].got == "AC, score 100"
 
 
 def test_the_legacy_time_limit_is_derived_from_the_accepted_runs(report):

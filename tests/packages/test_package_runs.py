@@ -81,7 +81,7 @@ def test_results_carry_the_packages_verdicts_scores_and_judge_messages(tmp_path)
     assert wrong.height >= 1 and wrong["score"].to_list() == [0.0] * wrong.height
     assert all(m for m in wrong["message"].to_list())  # the default validator says why
     got = table(data, "expectations").filter(pl.col("submission") == "accepted/sum.py")
-    assert got["got"].to_list() == ["AC 100"]
+    assert got["got"].to_list() == ["AC, score 100"]
 
 
 def test_a_submission_in_the_wrong_folder_disagrees_with_the_cases_that_show_it(tmp_path):

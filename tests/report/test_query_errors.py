@@ -21,7 +21,7 @@ def query(data: Path, sql: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("sql, message, pointed_at", [
     ("SELECT * FROM resultz",
      "no table 'resultz' (did you mean results? the tables: cases, rejects, results, runs, "
-     "findings, expectations, strength)", "resultz"),
+     "findings, expectations, strength, package_bugs)", "resultz"),
     ("SELECT solver FROM results GROUP BY solverr", "no column 'solverr' (did you mean "
      "solver?)", "solverr"),
     ("SELECT * FROM results WHERE verdict = AC",

@@ -1,0 +1,236 @@
+"""The package's own bugs, told to the setter beside the verdicts: what BAPCtools warns of
+(`bt run`: "TLE submission runs within time limit"; `bt validate`: "Answer is empty but was
+accepted!") and a little beyond, one line each (`PackageBug`), found after a run held the
+submissions to their expectations (`find_bugs`):
+
+- `compile-error`: a submission that does not compile (its first error line), unless its
+  expectation permits it;
+- `tle-within-limit`: a time_limit_exceeded submission none of whose cases runs out of time
+  at the limit: its slowest case, and how far under the limit it ran;
+- `accepted-fails`: an accepted submission that fails a test: the first one (in the
+  package's order), its verdict, and how many more;
+- `wrong-passes`: a wrong_answer submission that passes every test: no test catches it
+  (`pipeline harden` searches for one that does);
+- `empty-answer` / `missing-answer` / `missing-input`: a test case whose `.ans` is empty (an
+  interactive or multi-pass problem's may be, as BAPCtools allows) or missing, an `.ans`
+  without its `.in` (more than three files of one kind: one line naming the first three);
+- `no-input-validator`: the package has no input validator (bt validate warns so);
+- `validator-accepts-all`: the input validators accept three inputs that are invalid by
+  construction from the package's first test case: the empty file, the case with an extra
+  token after it, and the case without its last token. A validator that accepts those checks
+  nothing of the input's shape. Skipped when the package has `data/invalid_input` (those test
+  the validators better, and their agreement says so) or no input validator.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.packages.expectations import (
+    NOT_JUDGED,
+    TimeLimit,
+    expected_to_pass,
+    kattis_class,
+    upper_bound_submissions,
+    verdict_at,
+)
+from pipeline.packages.judge import PackageBuilds, validator_arguments
+from pipeline.packages.model import CaseResult, Package, Program, requirements_of
+from pipeline.packages.validate import validate_input
+from pipeline.verdicts import Verdict
+
+
+@dataclass(frozen=True)
+class PackageBug:
+    """One fault of the package itself (not of a submission): what kind, what it is in (a
+    submission, a test case, the input validators) and a line saying it."""
+
+    kind: str
+    subject: str
+    message: str
+
+    def line(self) -> str:
+        return f"{self.subject}: {self.message}"
+
+
+def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
+              limit: TimeLimit, problem_id: str, builds: PackageBuilds | None = None,
+              cut_short: frozenset[str] = frozenset()) -> tuple[PackageBug, ...]:
+    """The package's bugs a run of its submissions `judged` (by name, then case) at `limit`
+    shows, and those of its test data and (given `builds`) its input validators. A
+    submission `cut_short` (stopped at its first failure, `--fail-fast`) shows only whether
+    an accepted one fails a test."""
+    order = {case.name: index for index, case in enumerate(package.cases)}
+    found: list[PackageBug] = []
+    upper = {p.name for p in upper_bound_submissions(package)}
+    for program in package.submissions:
+        results = dict(judged.get(program.name, {}))
+        short = program.name in cut_short
+        if short:  # the cases it was stopped before are no verdict of it
+            results = {c: r for c, r in results.items() if r.verdict is not Verdict.SKIP}
+        compiled = next((r for r in results.values() if r.verdict is Verdict.CE), None)
+        if compiled is not None and not _may_not_compile(program):
+            found.append(PackageBug("compile-error", program.name, "the submission does not "
+                                    f"compile: {_compiler_says(compiled.message)}"))
+        if not results or any(r.verdict in NOT_JUDGED for r in results.values()):
+            continue
+        ranked = sorted(results.values(), key=lambda r: (order.get(r.case, len(order)), r.case))
+        verdicts = [(r, kattis_class(verdict_at(r, limit.time_s))) for r in ranked]
+        folder = None if short else _folder_verdict(program)
+        if not short and (folder is Verdict.TLE or program.name in upper):
+            found += _tle_within(program, verdicts, limit)
+        if expected_to_pass(program):
+            failing = [(r, v) for r, v in verdicts if v is not Verdict.AC]
+            if failing:
+                first, verdict = failing[0]
+                more = f" (and {len(failing) - 1} more)" if len(failing) > 1 else ""
+                margin = all(v is Verdict.TLE and kattis_class(
+                    verdict_at(r, limit.high_s)) is Verdict.AC for r, v in failing)
+                found.append(PackageBug(
+                    "accepted-fails", program.name, f"an accepted submission fails test "
+                    f"{first.case} ({verdict}){more}" + (
+                        f"; it passes them within the safety margin ({limit.high_s:g} s)"
+                        if margin else "")))
+        if folder is Verdict.WA and all(v is Verdict.AC for _, v in verdicts):
+            found.append(PackageBug(
+                "wrong-passes", program.name, f"a wrong_answer submission passes every test "
+                f"({len(verdicts)} cases): no test catches it (`pipeline harden --problem "
+                f"{problem_id} --solver {program.name}` searches for one that does)"))
+    found += answer_bugs(package)
+    if builds is not None:
+        found += validator_bugs(package, builds)
+    return tuple(found)
+
+
+def _may_not_compile(program: Program) -> bool:
+    """Whether the submission's expectation permits a compile error (DOMjudge's
+    `@EXPECTED_RESULTS@: COMPILER-ERROR`)."""
+    return any(rule.final_any_of and Verdict.CE in rule.final_any_of
+               for rule in requirements_of(program))
+
+
+def _compiler_says(message: str) -> str:
+    """The compiler's first error line (else the message's first line), cut to a line."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    first = next((line for line in lines if "error" in line.lower()
+                  and not line.startswith("the compiler exited")), lines[0] if lines else "")
+    return first if len(first) <= 200 else first[:197] + "..."
+
+
+def _folder_verdict(program: Program) -> Verdict | None:
+    """The verdict the submission's folder (wrong_answer/, time_limit_exceeded/, ...) is
+    named for, or None."""
+    label = program.expectation.label if program.expectation else None
+    try:
+        return Verdict.from_string(label, "expected folder") if label else None
+    except ValueError:
+        return None
+
+
+def _tle_within(program: Program, verdicts: list[tuple[CaseResult, Verdict]],
+                limit: TimeLimit) -> list[PackageBug]:
+    """`tle-within-limit` when no case of `program` runs out of time at the limit."""
+    if any(v is Verdict.TLE or r.timed_out for r, v in verdicts):
+        return []
+    slowest = max((r for r, _ in verdicts), key=lambda r: r.cpu_s)
+    return [PackageBug("tle-within-limit", program.name, (
+        f"a time_limit_exceeded submission runs within the time limit: its slowest case "
+        f"{slowest.case} takes {slowest.cpu_s:.3f} s of CPU time, "
+        f"{limit.time_s - slowest.cpu_s:.3f} s under the {limit.time_s:g} s limit"))]
+
+
+# Past this many files with the same fault, they are one line naming the first few.
+FILES_ONE_LINE_EACH = 3
+
+
+def answer_bugs(package: Package) -> list[PackageBug]:
+    """A test case whose `.ans` is empty (not an interactive or multi-pass problem, whose
+    answers may be empty) or missing, and an `.ans` without its `.in` (bt: "Found X.ans but
+    no X.in. IGNORED."): a line each, or one line for each kind of more than
+    `FILES_ONE_LINE_EACH` files."""
+    empty_allowed = package.type.interactive or package.type.multi_pass
+    kinds: dict[str, list[PackageBug]] = {"empty-answer": [], "missing-answer": [],
+                                          "missing-input": []}
+    for case in package.cases:
+        path = case.answer_path
+        if path is not None and not empty_allowed and _size(path) == 0:
+            kinds["empty-answer"].append(PackageBug("empty-answer", f"data/{case.name}.ans",
+                                                    "the answer file is empty"))
+    for error in package.unjudged_cases:
+        if error.rule in ("missing-answer", "missing-input"):
+            kinds[error.rule].append(PackageBug(error.rule, error.file,
+                                                f"{error.message} [rule {error.rule}]"))
+    said = {"empty-answer": "answer files are empty",
+            "missing-answer": "test inputs have no answer file: they are not judged",
+            "missing-input": "answer files have no input file: they are not judged"}
+    found: list[PackageBug] = []
+    for kind, bugs in kinds.items():
+        if len(bugs) <= FILES_ONE_LINE_EACH:
+            found += bugs
+            continue
+        shown = ", ".join(bug.subject for bug in bugs[:FILES_ONE_LINE_EACH])
+        rule = "" if kind == "empty-answer" else f" [rule {kind}]"
+        found.append(PackageBug(kind, f"{len(bugs)} files", f"{said[kind]}: {shown} and "
+                                f"{len(bugs) - FILES_ONE_LINE_EACH} more{rule}"))
+    return found
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def broken_inputs(text: str) -> list[tuple[str, str]]:
+    """Inputs derived from a valid input `text` that no correct input validator accepts
+    (what each is, and its text): the empty file, the input with an extra token on a line of
+    its own, and the input without its last token."""
+    body = text if text.endswith("\n") else text + "\n"
+    tokens = text.split()
+    found = [("the empty file", ""), ("the case with an extra token after it", body + "0\n")]
+    if tokens:
+        cut = text.rstrip()
+        cut = cut[:len(cut) - len(tokens[-1])].rstrip()
+        found.append(("the case without its last token", cut + "\n" if cut else ""))
+    return found
+
+
+def validator_bugs(package: Package, builds: PackageBuilds) -> list[PackageBug]:
+    """`no-input-validator` when the package has none (bt validate: "No input validators
+    found"); `validator-accepts-all` when every input validator accepts every one of
+    `broken_inputs` of the package's first non-empty test case (see the module docstring)."""
+    if not package.input_validators:
+        return [PackageBug("no-input-validator", "input validators",
+                           "the package has none: nothing checks its inputs (bt validate: "
+                           "No input validators found)")]
+    if any(test.kind == "invalid_input" for test in package.validator_tests):
+        return []
+    validators = [b for b in builds.input_validators if b.ok]
+    case = next((c for c in package.cases if _size(c.input_path)), None)
+    if not validators or case is None:
+        return []
+    try:
+        text = case.input_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    accepted = []
+    with tempfile.TemporaryDirectory(prefix="package-bugs-") as scratch:
+        path = Path(scratch) / "broken.in"
+        for what, broken in broken_inputs(text):
+            path.write_text(broken, encoding="utf-8")
+            result = validate_input(validators, path,
+                                    lambda name: validator_arguments(case, name),
+                                    time_s=package.limits.validation_time_s,
+                                    memory_mb=package.limits.validation_memory_mb,
+                                    workdir=Path(scratch))
+            if not result.valid:
+                return []
+            accepted.append(what)
+    names = ", ".join(b.program.name for b in validators)
+    return [PackageBug("validator-accepts-all", f"input validator(s) {names}",
+                       f"accept every invalid input derived from test {case.name}: "
+                       f"{', '.join(accepted)}; they check nothing of the input's shape")]
