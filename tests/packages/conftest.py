@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from packagekit import FIXTURES, judged_by_run, snapshot
+from suitekit import one_worker
 
 from pipeline.programs import contained
 
@@ -59,6 +60,7 @@ def copy_fixture(tmp_path):
 
 
 @pytest.fixture(scope="session")
+@one_worker  # its tests on one xdist worker: each package judged once, not once per worker
 def report(tmp_path_factory):
     """report(name) -> the fixture package ingested and judged by `pipeline run`
     (`packagekit.RunJudged`), made once; every fixture in one data folder, which builds each
