@@ -22,8 +22,11 @@ import polars as pl
 from packagekit import write_tree
 
 REPO = Path(__file__).resolve().parents[2]
+# time_resolution 0.5 s: a limit of 1 s is derived from a run of 0.25 s to 0.5 s, above the
+# 0.5 s floor, so the derivation shows in it while the runs stay short
 VERSION = "problem_format_version: 2025-09\ntype: pass-fail\nname: Early\n" \
-          "uuid: 8ee7605a-0000-4000-8000-000000000003\n"
+          "uuid: 8ee7605a-0000-4000-8000-000000000003\nlimits:\n  time_resolution: 0.5\n"
+DERIVED = "up to a multiple of 0.5 s: 1 s"  # the run's note on the limit derived
 
 
 def _logging(log: Path, body: str) -> str:
@@ -59,15 +62,15 @@ def _judged(data: Path, *args: str, jobs: int = 2) -> tuple[pl.DataFrame, pl.Dat
 
 
 def _spinning(tmp_path: Path, log: Path) -> Path:
-    """A package whose limit is derived from `accepted/busy.py` (2 s, high end 3 s), with a
+    """A package whose limit is derived from `accepted/busy.py` (1 s, high end 1.5 s), with a
     `time_limit_exceeded/spin.py` that never ends."""
     package = write_tree(tmp_path / "early", {
         "problem.yaml": VERSION,
         **{f"data/secret/{i}.in": f"{i} 1\n" for i in (1, 2, 3, 4)},
         **{f"data/secret/{i}.ans": f"{i + 1}\n" for i in (1, 2, 3, 4)},
         "data/secret/big.in": "1000000 1\n", "data/secret/big.ans": "1000001\n",
-        # about 0.6 s of CPU time on each case: the limit derived is 2 s, its high end 3 s
-        "submissions/accepted/busy.py": _logging(log, _busy("0.6")),
+        # about 0.3 s of CPU time on each case: the limit derived is 1 s, its high end 1.5 s
+        "submissions/accepted/busy.py": _logging(log, _busy("0.3")),
         "submissions/time_limit_exceeded/spin.py": _logging(log, "while True:\n    pass"),
     })
     data = tmp_path / "data"
@@ -80,16 +83,16 @@ def test_the_run_meant_to_time_out_starts_with_the_derivation_and_stops_at_the_d
     log = tmp_path / "log"
     data = _spinning(tmp_path, log)
     results, expectations, out = _judged(data)
-    assert "time limit derived" in out and " 2 s" in out, out
+    assert "time limit derived" in out and DERIVED in out, out
     assert set(expectations["status"]) == {"agree"}, expectations
     spin = results.filter(pl.col("solver") == "time_limit_exceeded/spin.py")
     big = spin.filter(pl.col("size") == spin["size"].max())
     assert big["verdict"].to_list() == ["TLE"]
-    # run to the derived limit's high end (3 s, stopped just past it), not to the highest
+    # run to the derived limit's high end (1.5 s, stopped just past it), not to the highest
     # limit deriving can give (31.5 s) that it started under
-    assert 3000 <= big["cpu_ms"][0] < 4000, big
+    assert 1500 <= big["cpu_ms"][0] < 2500, big
     others = spin.filter(pl.col("size") < spin["size"].max())
-    assert set(others["verdict"]) == {"TLE"} and others["cpu_ms"].max() < 3000  # cut at 2 s
+    assert set(others["verdict"]) == {"TLE"} and others["cpu_ms"].max() < 1500  # cut at 1 s
     events = _log(log)
     big_starts = [at for name, case, what, at in events
                   if (name, case, what) == ("spin.py", "1000000", "start")]
@@ -110,7 +113,7 @@ def test_with_one_worker_the_derivation_goes_first_and_the_long_run_gets_the_lim
     assert set(expectations["status"]) == {"agree"}, expectations
     spin = results.filter(pl.col("solver") == "time_limit_exceeded/spin.py")
     big = spin.filter(pl.col("size") == spin["size"].max())
-    assert big["verdict"].to_list() == ["TLE"] and 3000 <= big["cpu_ms"][0] < 4000, big
+    assert big["verdict"].to_list() == ["TLE"] and 1500 <= big["cpu_ms"][0] < 2500, big
     events = _log(log)
     busy_ends = [at for name, _, what, at in events if (name, what) == ("busy.py", "end")]
     [big_start] = [at for name, case, what, at in events
@@ -133,21 +136,21 @@ def test_under_fail_fast_a_lower_bound_submissions_early_run_goes_beside_its_own
         **{f"data/secret/{a}.ans": f"{a + b}\n"
            for a, b in ((20, 100), (30, 1000), (1000, 10000))},
         "submissions/accepted/sum.py": "print(sum(map(int, input().split())))\n",
-        # its input / 10 seconds of CPU time: 0.6 s on the slower sample, so a 2 s limit
-        "submissions/tle/spin.py": _logging(log, _busy("int(words[0]) / 10")),
+        # its input / 20 seconds of CPU time: 0.3 s on the slower sample, so a 1 s limit
+        "submissions/tle/spin.py": _logging(log, _busy("int(words[0]) / 20")),
         "submissions/submissions.yaml": "tle:\n  sample:\n    use_for_time_limit: lower\n"
                                         "  secret:\n    use_for_time_limit: upper\n",
     })
     data = tmp_path / "data"
     assert _pipeline(data, "ingest", str(package)).returncode == 0
     results, expectations, out = _judged(data, "--fail-fast")
-    assert "time limit derived" in out and " 2 s" in out, out
+    assert "time limit derived" in out and DERIVED in out, out
     assert set(expectations["status"]) == {"agree"}, expectations
     spin = results.filter(pl.col("solver") == "tle/spin.py")
     verdicts = dict(zip(spin["size"], spin["verdict"]))
     cpu = dict(zip(spin["size"], spin["cpu_ms"]))
     largest = max(verdicts)
-    assert verdicts[largest] == "TLE" and 3000 <= cpu[largest] < 4000
+    assert verdicts[largest] == "TLE" and 1500 <= cpu[largest] < 2500
     assert sorted(v for size, v in verdicts.items() if size != largest) == \
         ["AC", "AC", "SKIP", "SKIP"]  # the samples ran; the other secret cases did not
     events = _log(log)
