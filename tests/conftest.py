@@ -10,7 +10,9 @@ scratch folders are named by their worker's pid, builds take a lock, and cluster
 ports the system picks, so tests may run side by side. What is shared is only what a module's
 own fixtures of module or session scope build (a Dask cluster, the README's workspace, a
 corpus): the tests of such a module are kept on one xdist worker (`xdist_group` by module),
-so it is built once, not once per worker.
+so it is built once, not once per worker. A conftest's fixture that is as costly (the package
+tests' `report`, which judges whole packages) says so with `suitekit.one_worker`, and the
+tests that use it are kept on one worker likewise.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ TESTS_DIR = Path(__file__).resolve().parent
 FIXTURE_PROBLEMS = TESTS_DIR / "fixtures" / "problems"
 if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
+
+from suitekit import is_one_worker  # noqa: E402  (found through the path set just above)
 
 
 @pytest.fixture
@@ -57,15 +61,18 @@ def outside_tmp():
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(config, items) -> None:
     """Keep the tests that use a fixture of module or session scope defined in a test module
-    (not a conftest's or a kit's, which are cheap) on one xdist worker, grouped by the module
-    that defines it, so that fixture is built once."""
+    (not a conftest's or a kit's, which are cheap, unless marked `one_worker`) on one xdist
+    worker, grouped by the module that defines it, so that fixture is built once."""
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         if info is None or item.get_closest_marker("xdist_group") is not None:
             continue
-        owners = {getattr(definition.func, "__module__", "") or ""
-                  for definitions in info.name2fixturedefs.values()
-                  for definition in definitions if definition.scope in ("module", "session")}
-        owners = sorted(owner for owner in owners if owner.rsplit(".", 1)[-1].startswith("test_"))
+        shared = [definition for definitions in info.name2fixturedefs.values()
+                  for definition in definitions if definition.scope in ("module", "session")]
+        owners = {getattr(definition.func, "__module__", "") or "" for definition in shared}
+        owners = {owner for owner in owners if owner.rsplit(".", 1)[-1].startswith("test_")}
+        owners |= {f"{definition.baseid or '.'}:{definition.argname}" for definition in shared
+                   if is_one_worker(definition.func)}
+        owners = sorted(owners)
         if owners:
             item.add_marker(pytest.mark.xdist_group("+".join(owners)))

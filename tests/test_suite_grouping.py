@@ -1,6 +1,7 @@
 """The suite's own set-up: `make test` runs it on every core (`-n auto --dist loadgroup`), and
 a fixture of module scope defined in a test module is built once, on the one worker that runs
-that module's tests (`tests/conftest.py`)."""
+that module's tests (`tests/conftest.py`); so is a conftest's fixture of session scope marked
+`suitekit.one_worker`, whichever modules its tests are in."""
 
 from __future__ import annotations
 
@@ -35,16 +36,46 @@ def test_does_not(index):
     pass
 '''
 
+# a folder's conftest with a costly session fixture, used by tests in two modules
+COSTLY = '''
+import os
+
+import pytest
+from suitekit import one_worker
+
+
+@pytest.fixture(scope="session")
+@one_worker
+def costly():
+    with open(os.environ["BUILT_COSTLY"], "a") as log:
+        log.write(f"{os.getpid()}\\n")
+'''
+USES_COSTLY = '''
+import pytest
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_uses_costly(costly, index):
+    pass
+'''
+
 
 def test_a_module_scoped_fixture_is_built_once_on_two_workers(tmp_path):
     shutil.copy(TESTS / "conftest.py", tmp_path / "conftest.py")
+    shutil.copy(TESTS / "suitekit.py", tmp_path / "suitekit.py")
     (tmp_path / "test_probe.py").write_text(PROBE)
+    (tmp_path / "costly").mkdir()
+    (tmp_path / "costly" / "conftest.py").write_text(COSTLY)
+    for name in ("test_costly_one.py", "test_costly_two.py"):
+        (tmp_path / "costly" / name).write_text(USES_COSTLY)
+    built_costly = tmp_path / "built-costly.log"
     built = tmp_path / "built.log"
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
          "--dist", "loadgroup", "--rootdir", str(tmp_path), str(tmp_path)],
-        cwd=tmp_path, env={**os.environ, "BUILT": str(built)},
+        cwd=tmp_path, env={**os.environ, "BUILT": str(built), "BUILT_COSTLY": str(built_costly)},
         capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "16 passed" in done.stdout
+    assert "28 passed" in done.stdout
     assert len(built.read_text().split()) == 1, built.read_text()
+    assert len(built_costly.read_text().split()) == 1, built_costly.read_text()

@@ -8,12 +8,14 @@ session, as `pipeline run` judges it, and is shared by the tests that read its r
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from packagekit import FIXTURES, judged_by_run, snapshot
+from suitekit import one_worker
 
 from pipeline.programs import contained
 
@@ -36,7 +38,15 @@ def sandbox_off():
 
 @pytest.fixture(scope="session")
 def build_dir(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("package-builds")
+    """The session's build cache. Under xdist it is one folder for all the workers (in the
+    run's base folder, above each worker's own): builds are keyed by their sources' hash and
+    made under a lock, so a program two workers need is compiled once, not once each."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    folder = base / "package-builds"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 @pytest.fixture
@@ -50,6 +60,7 @@ def copy_fixture(tmp_path):
 
 
 @pytest.fixture(scope="session")
+@one_worker  # its tests on one xdist worker: each package judged once, not once per worker
 def report(tmp_path_factory):
     """report(name) -> the fixture package ingested and judged by `pipeline run`
     (`packagekit.RunJudged`), made once; every fixture in one data folder, which builds each

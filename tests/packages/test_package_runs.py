@@ -53,12 +53,22 @@ def submission_names(data: Path, problem: str) -> set[str]:
 
 @pytest.mark.parametrize("name", ALL)
 def test_every_submission_of_each_fixture_package_gets_what_its_folder_expects(tmp_path, name):
+    """Each fixture package whole: ingested with no reject, every submission it holds run on
+    every case and agreeing with its folder or tag (a folder's submission gets its verdict)."""
     _, data = registered(tmp_path, name)
+    rejects = data / "tables" / "rejects" / f"{name}.parquet"
+    assert not rejects.exists() or pl.read_parquet(rejects).height == 0
     done = pipeline(data, "run", "--problem", name)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "submission" in done.stdout and "expected" in done.stdout and " NO" not in done.stdout
     held = table(data, "expectations")
     assert held["status"].to_list() == ["agree"] * held.height, held
+    assert set(held["submission"]) == submission_names(data, name)
+    folders = {"accepted": "AC", "wrong_answer": "WA", "time_limit_exceeded": "TLE",
+               "run_time_error": "RE"}
+    for expected, got in zip(held["expected"], held["got"]):
+        verdict = got.split(",")[0].split()[0]  # a scoring result reads "WA, score 60"
+        assert verdict == folders.get(expected, verdict), (expected, got)
     results = table(data, "results")
     cases = pl.read_parquet(data / "tables" / "cases" / f"{name}.parquet").height
     assert results.group_by("solver").len()["len"].to_list() == [cases] * held.height

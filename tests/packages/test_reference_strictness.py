@@ -41,43 +41,36 @@ def stored(data: Path, problem: str) -> list[str]:
     return sorted(pl.read_parquet(path)["source"].to_list())
 
 
-def test_an_answer_without_its_input_leaves_out_that_case_and_the_summary_names_it(tmp_path):
-    package = tiny_kattis(tmp_path / "tiny", {"data/secret/03.ans": "7\n"})
+def test_an_answer_without_its_input_and_an_input_without_its_answer_leave_out_those_cases(
+        tmp_path):
+    """Each is a reject of its own case, the other cases are stored and judged, and the run
+    names both cases as held but not judged: no agreement is said (one package, one ingest
+    and one run for the two faults)."""
+    package = tiny_kattis(tmp_path / "tiny", {"data/secret/03.ans": "7\n",
+                                              "data/secret/04.in": "3 4\n"})
     data = tmp_path / "data"
     done = pipeline(data, "ingest", str(package))
     assert "Traceback" not in done.stderr, done.stderr
-    rule, _, message = rejects(data)["tiny/data/secret/03.ans"]
+    found = rejects(data)
+    rule, _, message = found["tiny/data/secret/03.ans"]
     assert rule == "missing-input" and "has no input file 03.in" in message, message
+    rule, _, message = found["tiny/data/secret/04.in"]
+    assert rule == "missing-answer" and "has no answer file 04.ans" in message, message
     assert stored(data, "tiny") == ["tiny/data/sample/1.in", "tiny/data/secret/01.in",
                                     "tiny/data/secret/02.in"]
     run = pipeline(data, "run", "--problem", "tiny", "--jobs", "1")
     assert run.returncode == 1, run.stdout + run.stderr
-    assert ("not judged: 1 test case(s) the package holds: data/secret/03.ans: rule "
-            "missing-input") in run.stdout, run.stdout
+    [note] = [x for x in run.stdout.splitlines() if "not judged:" in x]
+    assert "not judged: 2 test case(s) the package holds: " in note, run.stdout
+    assert "data/secret/03.ans: rule missing-input" in note, note
+    assert "data/secret/04.in: rule missing-answer" in note, note
     [line] = [x for x in run.stdout.splitlines() if "accepted/sum.py  accepted" in x]
-    assert line.rstrip().endswith("not judged on 1 case(s)"), run.stdout
+    assert line.rstrip().endswith("not judged on 2 case(s)"), run.stdout
     assert "only on the test cases judged" in run.stderr, run.stderr
     assert "Traceback" not in run.stderr, run.stderr
-
-
-def test_an_input_without_its_answer_leaves_out_that_case_and_no_agreement_is_said(tmp_path):
-    package = tiny_kattis(tmp_path / "tiny", {"data/secret/03.in": "3 4\n"})
-    data = tmp_path / "data"
-    done = pipeline(data, "ingest", str(package))
-    assert "Traceback" not in done.stderr, done.stderr
-    rule, _, message = rejects(data)["tiny/data/secret/03.in"]
-    assert rule == "missing-answer" and "has no answer file 03.ans" in message, message
-    assert stored(data, "tiny") == ["tiny/data/sample/1.in", "tiny/data/secret/01.in",
-                                    "tiny/data/secret/02.in"]
-    run = pipeline(data, "run", "--problem", "tiny", "--jobs", "1")
-    assert run.returncode == 1, run.stdout + run.stderr
-    assert ("not judged: 1 test case(s) the package holds: data/secret/03.in: rule "
-            "missing-answer") in run.stdout, run.stdout
-    [line] = [x for x in run.stdout.splitlines() if "accepted/sum.py  accepted" in x]
-    assert line.rstrip().endswith("not judged on 1 case(s)"), run.stdout
     rows = pl.read_parquet(list((data / "tables" / "expectations").glob("*.parquet")))
     [row] = rows.filter(pl.col("submission") == "accepted/sum.py").iter_rows(named=True)
-    assert (row["status"], row["cases_judged"], row["cases_held"]) == ("partial", 3, 4)
+    assert (row["status"], row["cases_judged"], row["cases_held"]) == ("partial", 3, 5)
 
 
 def test_a_whole_package_is_held_without_a_partial_note(tmp_path):
