@@ -30,7 +30,7 @@ from typing import cast
 
 import typer
 
-from pipeline.commands.common import fail, say
+from pipeline.commands.common import fail, say, start_executor
 from pipeline.commands.options import Settings, decide_sandbox
 from pipeline.errors import PackageError, UnknownName, UserError
 
@@ -311,24 +311,15 @@ def one_queue(settings: Settings, todo: list, judge, jobs: int | None,
     problems with the most work first (`work_ranks`), at most `PROBLEMS_PER_CORE` per core
     (and `MOST_PROBLEMS_AT_ONCE`) under way at once; each problem's lines are printed as it
     ends, in the contest's order. Ctrl-C stops every run under way (each marked interrupted,
-    with the command that finishes it) and starts no other. A cluster out of reach leaves
-    every problem not run, saying why."""
+    with the command that finishes it) and starts no other. A pool that cannot start fails
+    the command as it fails `pipeline run --problem P` (`start_executor`)."""
     import os
     import threading
 
-    from pipeline.run.choice import make_executor
-    from pipeline.run.executors import ExecutorError
     from pipeline.run.queue import ContestQueue, Shared
 
     ranks = work_ranks(settings, [entry.id for entry, _ in todo])
-    try:
-        pool = cast(Shared, make_executor(executor_kind, scheduler, jobs))
-    except (ExecutorError, UserError) as error:
-        for entry, outcome in todo:
-            outcome.failed, outcome.status = f"not run: {error}", 1
-            problem_ended(settings, entry, outcome, [(f"{entry.id}: not run: {error}", True)])
-        return
-    shared = ContestQueue(pool, ranks)
+    shared = ContestQueue(cast(Shared, start_executor(executor_kind, scheduler, jobs)), ranks)
     said: dict[str, list[tuple[str, bool]]] = {}
     ended = threading.Condition()
     room = threading.BoundedSemaphore(max(2, min(PROBLEMS_PER_CORE * (os.cpu_count() or 1),
