@@ -33,6 +33,7 @@ from runkit import (
     REPO,
     alive,
     check_fail_fast,
+    check_turns_by_problem,
     children_of,
     command,
     corpus,
@@ -604,41 +605,8 @@ def test_a_big_input_travels_in_a_task_of_its_own():
 
 
 def test_a_contests_problems_share_the_cluster_at_once_each_held_to_its_own_turns(
-        tmp_path, cluster, executor):
+        tmp_path, executor):
     """Two problems' runs on one queue on the cluster (`DaskExecutor.serve`), each with a
-    solver named `prog` run one at a time: the first's job waits for a mark the second's jobs
-    leave, so it sees it only when the second problem's jobs run while it waits, on the other
-    worker (turns are a problem's own); each run gets exactly its own jobs' outcomes."""
-    from dataclasses import replace
-
-    from runkit import external
-    from test_executors import WAITS_FOR_MARK
-
-    from pipeline.run.queue import ContestQueue
-
-    mark, script = tmp_path / "mark", tmp_path / "waits.py"
-    script.write_text(WAITS_FOR_MARK)
-    waits = replace(external((sys.executable, str(script), str(mark)), timeout_s=30),
-                    problem="arc087e")
-    leaves = replace(external(("/bin/sh", "-c", f"touch {mark}; echo left"), timeout_s=30),
-                     problem="movcoin2")
-    queue = ContestQueue(executor, {"arc087e": 0, "movcoin2": 1})
-    assert queue.lane("arc087e").builds_on_workers  # (its programs are built on the workers)
-    got: dict[str, list] = {}
-
-    def judge(spec, count: int) -> None:
-        jobs = [Job(i, spec, f"case{i}", "") for i in range(count)]
-        got[spec.problem] = [(job.key, outcome.answer) for job, outcome in
-                             queue.lane(spec.problem).run(jobs, one_at_a_time=frozenset({"prog"}))]
-
-    try:
-        threads = [threading.Thread(target=judge, args=(waits, 1)),
-                   threading.Thread(target=judge, args=(leaves, 3))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=120)
-    finally:
-        queue.close()
-    assert got["arc087e"] == [(0, "seen\n")]
-    assert sorted(got["movcoin2"]) == [(0, "left\n"), (1, "left\n"), (2, "left\n")]
+    solver named `prog` run one at a time (`check_turns_by_problem`): the second problem's
+    jobs run on the other worker while the first's waits for their mark."""
+    check_turns_by_problem(executor, tmp_path)
