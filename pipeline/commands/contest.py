@@ -11,8 +11,8 @@ to register never stops the others; the contest is recorded with each problem's 
 
 Run: each registered problem is run as `pipeline run --problem P` runs it
 (`running.judge_problem`), all at once on one queue of jobs (`one_queue`: one local pool for the
-contest, the jobs of chains first, then those of the problems with the most work; with
-`--executor dask`, one after another), each problem's report printed once it is over, in the
+contest, or with `--executor dask` one Dask cluster, the jobs of chains first, then those of
+the problems with the most work), each problem's report printed once it is over, in the
 contest's order; then one summary: per problem, each submission with its expected and its actual
 verdict, its time (its slowest case's CPU time) and whether they agree, then the totals. The
 exit status is `pipeline run`'s, over the whole contest: 130 when a run was interrupted (those
@@ -29,10 +29,11 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import typer
 
-from pipeline.commands.common import fail, say
+from pipeline.commands.common import fail, say, start_executor
 from pipeline.commands.options import Settings, decide_sandbox
 from pipeline.errors import PackageError, UnknownName, UserError
 
@@ -236,7 +237,7 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
                 stack: int | None, sandbox: str, repeat: int, no_wait: bool, fail_fast: bool,
                 executor_kind: str, scheduler: str | None) -> None:
     """Judge every problem of the contest `name` as `pipeline run --problem P` judges it, all
-    on one queue (`one_queue`; on Dask, one after another), then print one summary and exit
+    on one queue (`one_queue`), then print one summary and exit
     with the status it earns (see the module docstring)."""
     from pipeline.commands.common import settle
     from pipeline.run.request import RunRequest
@@ -270,8 +271,8 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
 
     todo = [(entry, outcome) for entry, outcome in zip(contest.problems, outcomes)
             if entry.registered]
-    if local and len(todo) > 1:
-        one_queue(settings, todo, judge, jobs)
+    if len(todo) > 1:
+        one_queue(settings, todo, judge, jobs, executor_kind, scheduler)
     else:
         for entry, outcome in todo:
             say(problem_header(entry))
@@ -373,25 +374,23 @@ PROBLEMS_PER_CORE = 2
 MOST_PROBLEMS_AT_ONCE = 8
 
 
-def one_queue(settings: Settings, todo: list, judge, jobs: int | None) -> None:
+def one_queue(settings: Settings, todo: list, judge, jobs: int | None,
+              executor_kind: str = "local", scheduler: str | None = None) -> None:
     """Judge the problems `todo` ((entry, outcome) pairs), each on a thread of its own
-    (`judge(entry, outcome, shared)`, the lines it gives), their jobs all on one local pool
-    (`run.queue.ContestQueue`), the problems with the most work first (`work_ranks`), at
-    most `PROBLEMS_PER_CORE` per core (and `MOST_PROBLEMS_AT_ONCE`) under way at once; each
-    problem's lines are printed as it ends, in the contest's order. Ctrl-C stops every run
-    under way (each marked interrupted, with the command that finishes it) and starts no
-    other."""
+    (`judge(entry, outcome, shared)`, the lines it gives), their jobs all on one pool (the
+    local one, or the Dask cluster of `--executor dask`: `run.queue.ContestQueue`), the
+    problems with the most work first (`work_ranks`), at most `PROBLEMS_PER_CORE` per core
+    (and `MOST_PROBLEMS_AT_ONCE`) under way at once; each problem's lines are printed as it
+    ends, in the contest's order. Ctrl-C stops every run under way (each marked interrupted,
+    with the command that finishes it) and starts no other. A pool that cannot start fails
+    the command as it fails `pipeline run --problem P` (`start_executor`)."""
     import os
     import threading
 
-    from pipeline.run.choice import make_executor
-    from pipeline.run.executors import LocalPoolExecutor
-    from pipeline.run.queue import ContestQueue
+    from pipeline.run.queue import ContestQueue, Shared
 
     ranks = work_ranks(settings, [entry.id for entry, _ in todo])
-    pool = make_executor("local", None, jobs)
-    assert isinstance(pool, LocalPoolExecutor)
-    shared = ContestQueue(pool, ranks)
+    shared = ContestQueue(cast(Shared, start_executor(executor_kind, scheduler, jobs)), ranks)
     said: dict[str, list[tuple[str, bool]]] = {}
     ended = threading.Condition()
     room = threading.BoundedSemaphore(max(2, min(PROBLEMS_PER_CORE * (os.cpu_count() or 1),

@@ -14,6 +14,8 @@ import logging
 import multiprocessing
 import os
 import pickle
+import queue
+import select
 import signal
 import socket
 import threading
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, cast
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.programs.languages import BuildError, build_here, source_key
 from pipeline.run.executors import (
+    Arrivals,
     ExecutorError,
     LocalPoolExecutor,
     Skip,
@@ -612,11 +615,7 @@ class DaskExecutor:
                     yield from passed
                     if not batch:
                         continue
-                    payload = pickle.dumps(tuple(batch), protocol=pickle.HIGHEST_PROTOCOL)
-                    with warnings.catch_warnings():  # a big input is one task's whole payload
-                        warnings.filterwarnings("ignore", message="Sending large graph")
-                        future = client.submit(run_batch, payload, pure=False,
-                                                     key=f"gamebench-batch-{uuid.uuid4().hex}")
+                    future = self._submit(client, batch)
                     live[future] = batch
                     completed.add(future)
                 if not live:  # what was left was skipped
@@ -627,6 +626,98 @@ class DaskExecutor:
         finally:
             if live:
                 client.cancel(list(live), force=True)
+
+    def serve(self, arrivals: Arrivals) -> Iterator[tuple[Job, Outcome]]:
+        """Run jobs as they arrive from several callers (`arrivals`: a contest's problems,
+        `run.queue`), all on this cluster at once, as `LocalPoolExecutor.serve` runs them on
+        its pool: the next task taken from the lowest rank (`Arrivals.rank`) whose problem is
+        not waiting (`Arrivals.waiting`), sized as `run` sizes it (a job a task for a problem
+        with solvers run one at a time, each held to its turn among that problem's tasks on
+        the cluster), each job asked its caller's `skip` just before it is sent; yield each
+        job with its outcome, until no more arrive and every one has come back."""
+        client = self._connected()
+        pending: dict[int, deque[Job]] = {}  # rank -> its jobs, in the order they arrived
+        alone: deque[Job] = deque()  # jobs of a batch the scheduler gave up on
+        live: dict = {}
+        done: queue.SimpleQueue = queue.SimpleQueue()
+        wake_read, wake_write = os.pipe()
+        os.set_blocking(wake_read, False)
+        os.set_blocking(wake_write, False)
+        over = threading.Lock()  # held once the pipe is closed (its numbers may be reused)
+
+        def finished(future) -> None:  # (on Dask's thread)
+            done.put(future)
+            if over.acquire(blocking=False):
+                with contextlib.suppress(BlockingIOError, OSError):
+                    os.write(wake_write, b"x")
+                over.release()
+
+        open_, ready = True, [arrivals.fileno()]
+        try:
+            while open_ or live:
+                if arrivals.fileno() in ready:
+                    arrived = arrivals.take()
+                    if arrived is None:
+                        open_ = False
+                    for batch in arrived or ():
+                        for job in batch:
+                            pending.setdefault(arrivals.rank(job), deque()).append(job)
+                while not done.empty():
+                    future = done.get()
+                    yield from self._finished(future, live.pop(future), alone)
+                while len(live) < self._window():
+                    taken = self._next_served(pending, alone, arrivals, live)
+                    if taken is None:
+                        break
+                    batch, passed = skipped(taken, arrivals.skip)
+                    yield from passed
+                    if batch:
+                        future = self._submit(client, batch)
+                        live[future] = batch
+                        future.add_done_callback(finished)
+                if not open_ and not live:
+                    break
+                ready = select.select([arrivals.fileno(), wake_read], [], [],
+                                      WINDOW_REFRESH_S)[0]
+                with contextlib.suppress(BlockingIOError):
+                    while os.read(wake_read, 4096):
+                        pass
+        finally:
+            if live:
+                client.cancel(list(live), force=True)
+            over.acquire()  # (kept: no callback writes to the pipe once it is closed)
+            os.close(wake_read)
+            os.close(wake_write)
+
+    def _next_served(self, pending: dict[int, deque[Job]], alone: deque[Job],
+                     arrivals: Arrivals, live: dict) -> list[Job] | None:
+        """The next task's jobs for `serve`, taken off `pending` (None: none can go now)."""
+        if alone:
+            return [alone.popleft()]
+        for rank in sorted(pending):
+            jobs = pending[rank]
+            if not jobs:
+                del pending[rank]
+                continue
+            problem = jobs[0].solver.problem
+            if arrivals.waiting(problem):
+                continue
+            turns = arrivals.one_at_a_time(problem)
+            if turns:  # a task a job, as `run` sends them (its own problem's tasks hold it)
+                batch = first_not_held_back(jobs, turns, (
+                    b for b in live.values() if b[0].solver.problem == problem))
+            else:
+                batch = next_batch(jobs, self._pace, self._cap or self._threads_seen)
+            if batch:
+                return batch
+        return None
+
+    def _submit(self, client, batch: list[Job]):
+        payload = pickle.dumps(tuple(batch), protocol=pickle.HIGHEST_PROTOCOL)
+        with warnings.catch_warnings():  # a big input is one task's whole payload
+            warnings.filterwarnings("ignore", message="Sending large graph")
+            return client.submit(run_batch, payload, pure=False,
+                                 key=f"gamebench-batch-{uuid.uuid4().hex}")
 
     def _finished(self, future, batch: list[Job],
                   alone: deque[Job]) -> Iterator[tuple[Job, Outcome]]:

@@ -1,15 +1,16 @@
-"""One queue for a contest's problems: every problem's jobs on one local pool at once.
+"""One queue for a contest's problems: every problem's jobs on one pool at once (the local
+pool, or a Dask cluster: `--executor dask`).
 
 A contest's problems are judged each as `pipeline run --problem P` judges it (its limit
 derived from its accepted submissions before its others are held to it, its own results and
 summary), each on a thread of its own. What each hands its executor goes to its lane
 (`ContestQueue.lane`, an `Executor` as its run sees one), and every lane's jobs go to the one
-pool (`LocalPoolExecutor.serve`), ranked (`ContestQueue.rank`): the jobs of chains first (a
-submission run one case at a time), then those of the problem whose work is longest, the
-others' filling the cores its order leaves idle (while it derives its limit or builds).
-A problem's rules hold as in a run of its own: its `skip` decides each of its jobs just before
-it is sent, its solvers run one at a time are, and none of its jobs is sent while an outcome of
-it is still being taken in.
+pool (`LocalPoolExecutor.serve`, `DaskExecutor.serve`), ranked (`ContestQueue.rank`): the jobs
+of chains first (a submission run one case at a time), then those of the problem whose work is
+longest, the others' filling the cores its order leaves idle (while it derives its limit or
+builds). A problem's rules hold as in a run of its own: its `skip` decides each of its jobs
+just before it is sent, its solvers run one at a time are, and none of its jobs is sent while
+an outcome of it is still being taken in.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import os
 import queue
 import threading
 from collections.abc import Iterable, Iterator
+from typing import Protocol
 
 from pipeline.programs.jobs import Job, Outcome, Skip
-from pipeline.run.executors import ExecutorError, LocalPoolExecutor, batches
+from pipeline.run.executors import Arrivals, ExecutorError, batches
 
 # Why a job of a lane whose run stopped (its caller left before the end) is not run.
 STOPPED = "not run: its problem's run stopped"
@@ -30,12 +32,11 @@ class _Lane:
     """One problem's executor: its jobs run on the contest's pool (see the module's
     docstring). Its runs come one after another, from the problem's thread."""
 
-    builds_on_workers = False
-
     def __init__(self, contest: ContestQueue, problem: str) -> None:
         self._contest = contest
         self.problem = problem
         self.size = contest.size
+        self.builds_on_workers = contest.builds_on_workers
         self.skip: Skip | None = None
         self.turns: frozenset[str] = frozenset()
         self.unread = 0   # outcomes handed to this lane and not yet taken in by its run
@@ -75,15 +76,29 @@ class _Lane:
         """(The contest's pool is closed with the contest: `ContestQueue.close`.)"""
 
 
+class Shared(Protocol):
+    """What a contest's problems share: the local pool (`LocalPoolExecutor`) or a Dask
+    cluster (`dask_executor.DaskExecutor`), each running the jobs of several callers at once
+    (`serve`)."""
+
+    size: int
+
+    def serve(self, arrivals: Arrivals) -> Iterator[tuple[Job, Outcome]]: ...
+
+    def close(self) -> None: ...
+
+
 class ContestQueue:
-    """A local pool that a contest's problems share (see the module's docstring): `lane(P)`
-    is problem P's executor; `close()` stops the pool once every problem's run is over.
+    """A pool that a contest's problems share (see the module's docstring): `lane(P)` is
+    problem P's executor; `close()` stops the pool once every problem's run is over.
     `ranks`: problem -> its place in the queue (lower first; a problem not named goes
     last)."""
 
-    def __init__(self, pool: LocalPoolExecutor, ranks: dict[str, int]) -> None:
+    def __init__(self, pool: Shared, ranks: dict[str, int]) -> None:
         self.pool = pool
         self.size = pool.size
+        # a Dask cluster's workers build the programs they run (`Executor`)
+        self.builds_on_workers = bool(getattr(pool, "builds_on_workers", False))
         self._ranks = ranks
         self._lock = threading.Lock()
         self._arrived: list[list[Job]] = []

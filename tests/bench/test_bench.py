@@ -382,6 +382,32 @@ def test_contests_section_reads_a_real_contest_runs_verdicts_and_its_floor(
         longest = results.filter(pl.col("problem") == name)["wall_ms"].max() / 1000
         assert own.chain_s >= longest and own.span_s > 0
     assert floor.floor_s(2) == max(floor.chain_s, floor.cpu_s / 2)
+    # the simulation's jobs: every stored run but SKIP, and the builds it could place
+    judged = results.filter(pl.col("verdict") != "SKIP")
+    heads = [job for job in floor.jobs if not job.after]
+    assert len(floor.jobs) >= judged.height and len(heads) >= 1
+    assert math.isclose(contests.list_schedule(floor.jobs, 1),
+                        sum(job.seconds for job in floor.jobs), rel_tol=1e-9)
+
+
+def test_list_scheduling_of_jobs_and_chains_by_hand() -> None:
+    """A chain A (3 s) then B (2 s), and C, D, E of 1 s each: 8 s of work, a chain of 5 s.
+    One worker runs it all, 8 s; two run A beside C, D, E, then B: 5 s, the chain; more
+    cannot do better. Three independent jobs of 2 s on two workers: the floor says 3 s
+    (6 s / 2), but a job cannot be split: 4 s."""
+    from benchmarks.contests import SimJob, chain_tails, list_schedule, schedule_floor
+
+    jobs = [SimJob(3.0), SimJob(2.0, (0,)), SimJob(1.0), SimJob(1.0), SimJob(1.0)]
+    assert chain_tails(jobs) == [5.0, 2.0, 1.0, 1.0, 1.0]
+    assert [list_schedule(jobs, n) for n in (1, 2, 4, 8)] == [8.0, 5.0, 5.0, 5.0]
+    assert [schedule_floor(jobs, n) for n in (1, 2, 4)] == [8.0, 5.0, 5.0]
+    # the chain first: taken in the order listed (C, D, E, A), A would start at 1 s: 6 s
+    late = [SimJob(1.0), SimJob(1.0), SimJob(1.0), SimJob(3.0), SimJob(2.0, (3,))]
+    assert list_schedule(late, 2) == 5.0
+    even = [SimJob(2.0), SimJob(2.0), SimJob(2.0)]
+    assert schedule_floor(even, 2) == 3.0 and list_schedule(even, 2) == 4.0
+    with pytest.raises(ValueError, match="job 0 follows job 1"):
+        chain_tails([SimJob(1.0, (1,)), SimJob(1.0)])
 
 
 def test_contests_reads_bt_verdicts_problem_by_problem() -> None:

@@ -387,3 +387,33 @@ def test_ctrl_c_stops_every_problem_of_a_contest_under_way_each_to_be_resumed(tm
                        runs.filter(pl.col("problem") == "one")["run_id"][0])
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert re.search(r"accepted/sum\.py\s+accepted\s+AC\s+yes", resumed.stdout), resumed.stdout
+
+
+def test_a_contest_on_a_dask_cluster_runs_its_problems_at_once_with_the_local_pools_verdicts(
+        tmp_path):
+    """`--executor dask` (a local two-worker cluster, started for the contest): waits answers
+    right only if marks runs while it waits (one problem after another it cannot), and every
+    submission gets the verdict the local pool gives it."""
+    mark = str(tmp_path / "mark")
+    contest = write_tree(tmp_path / "trio", {"problems.yaml": (
+        "- id: waits\n  label: A\n  time_limit: 10\n"
+        "- id: marks\n  label: B\n  time_limit: 1\n"
+        "- id: hypotenuse\n  label: C\n")})
+    tiny_kattis(contest / "waits", {
+        "submissions/accepted/sum.py": WAITS.format(mark=mark, wait=WAIT_S)})
+    tiny_kattis(contest / "marks", {"submissions/accepted/sum.py": MARKS.format(mark=mark)})
+    shutil.copytree(FIXTURES / "hypotenuse", contest / "hypotenuse")
+    judged = {}
+    for executor in ("dask", "local"):
+        data = tmp_path / f"data-{executor}"
+        Path(mark).unlink(missing_ok=True)
+        assert pipeline(data, "ingest", str(contest)).returncode == 0
+        done = pipeline(data, "run", "--contest", "trio", "--sandbox", "off",  # (writes /tmp)
+                        "--executor", executor, "--jobs", "2")
+        assert done.returncode == 0, done.stdout + done.stderr
+        judged[executor] = {(row[0], row[1]): (row[2], row[3], row[5])
+                            for row in rows(done.stdout, "trio")}
+    assert judged["dask"][("A waits", "accepted/sum.py")] == ("accepted", "AC", "yes")
+    assert judged["dask"][("B marks", "accepted/sum.py")] == ("accepted", "AC", "yes")
+    assert {problem for problem, _ in judged["dask"]} == {"A waits", "B marks", "C hypotenuse"}
+    assert judged["dask"] == judged["local"]

@@ -198,3 +198,49 @@ def check_fail_fast(data_dir: Path, run_id: str) -> pl.DataFrame:
     [row] = read_runs(data_dir).filter(pl.col("run_id") == run_id).iter_rows(named=True)
     assert row["fail_fast"] is True and row["status"] == "finished"
     return frame
+
+
+WAITS_FOR_MARK = """import os, sys, time
+end = time.monotonic() + 20
+while not os.path.exists(sys.argv[1]) and time.monotonic() < end:
+    time.sleep(0.02)
+print("seen" if os.path.exists(sys.argv[1]) else "alone")
+"""
+
+
+def check_turns_by_problem(pool, tmp_path: Path) -> None:
+    """Two problems' runs on one queue on `pool` (closed here), each with a solver named
+    `prog` run one at a time: the first's job waits for a mark the second's jobs leave, so it
+    sees it only when the second problem's `prog` is not held back by the first's (turns are
+    a problem's own) and runs while it waits; each run gets exactly its own jobs' outcomes,
+    in any order."""
+    import threading
+    from dataclasses import replace
+
+    from pipeline.run.queue import ContestQueue
+
+    mark, script = tmp_path / "mark", tmp_path / "waits.py"
+    script.write_text(WAITS_FOR_MARK)
+    waits = replace(external((sys.executable, str(script), str(mark)), timeout_s=30),
+                    problem="arc087e")
+    leaves = replace(external(("/bin/sh", "-c", f"touch {mark}; echo left"), timeout_s=30),
+                     problem="movcoin2")
+    queue = ContestQueue(pool, {"arc087e": 0, "movcoin2": 1})
+    got: dict[str, list] = {}
+
+    def judge(spec, count: int) -> None:
+        jobs = [Job(i, spec, f"case{i}", "") for i in range(count)]
+        got[spec.problem] = [(job.key, outcome.answer) for job, outcome in
+                             queue.lane(spec.problem).run(jobs, one_at_a_time=frozenset({"prog"}))]
+
+    try:
+        threads = [threading.Thread(target=judge, args=(waits, 1)),
+                   threading.Thread(target=judge, args=(leaves, 3))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+    finally:
+        queue.close()
+    assert got["arc087e"] == [(0, "seen\n")]
+    assert sorted(got["movcoin2"]) == [(0, "left\n"), (1, "left\n"), (2, "left\n")]

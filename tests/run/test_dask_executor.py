@@ -33,6 +33,7 @@ from runkit import (
     REPO,
     alive,
     check_fail_fast,
+    check_turns_by_problem,
     children_of,
     command,
     corpus,
@@ -601,3 +602,11 @@ def test_a_big_input_travels_in_a_task_of_its_own():
                      Job(2, spec, "small2", "1 1\n")])
     pace = _Pace({}, {})
     assert [[job.key for job in next_batch(pending, pace)] for _ in range(3)] == [[0], [1], [2]]
+
+
+def test_a_contests_problems_share_the_cluster_at_once_each_held_to_its_own_turns(
+        tmp_path, executor):
+    """Two problems' runs on one queue on the cluster (`DaskExecutor.serve`), each with a
+    solver named `prog` run one at a time (`check_turns_by_problem`): the second problem's
+    jobs run on the other worker while the first's waits for their mark."""
+    check_turns_by_problem(executor, tmp_path)

@@ -18,7 +18,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import pytest
-from runkit import alive, command, corpus, external, jobs_of, py, run_cli, run_jobs, stage
+from runkit import (
+    alive,
+    check_turns_by_problem,
+    command,
+    corpus,
+    external,
+    jobs_of,
+    py,
+    run_cli,
+    run_jobs,
+    stage,
+)
 
 from pipeline.programs.jobs import Job
 from pipeline.run.executors import LocalPoolExecutor, batches
@@ -383,45 +394,7 @@ def test_a_pool_let_grow_gives_every_job_one_outcome(tmp_path):
 
 # -- one queue for several callers (a contest's problems, `run.queue`) ---------------------------
 
-WAITS_FOR_MARK = """import os, sys, time
-end = time.monotonic() + 20
-while not os.path.exists(sys.argv[1]) and time.monotonic() < end:
-    time.sleep(0.02)
-print("seen" if os.path.exists(sys.argv[1]) else "alone")
-"""
-
-
 def test_a_contest_queue_runs_each_problems_solver_one_at_a_time_by_problem(tmp_path):
-    """Two problems' runs on one queue, each with a solver named `prog` run one at a time:
-    the first's job waits for a mark the second's job leaves, so it sees it only when the
-    second problem's `prog` is not held back by the first's (turns are a problem's own);
-    each run gets exactly its own jobs' outcomes, in any order."""
-    import threading
-
-    from pipeline.run.queue import ContestQueue
-
-    mark, script = tmp_path / "mark", tmp_path / "waits.py"
-    script.write_text(WAITS_FOR_MARK)
-    waits = replace(external((sys.executable, str(script), str(mark)), timeout_s=30),
-                    problem="arc087e")
-    leaves = replace(external(("/bin/sh", "-c", f"touch {mark}; echo left"), timeout_s=30),
-                     problem="movcoin2")
-    queue = ContestQueue(LocalPoolExecutor(2), {"arc087e": 0, "movcoin2": 1})
-    got: dict[str, list] = {}
-
-    def judge(spec, count: int) -> None:
-        jobs = [Job(i, spec, f"case{i}", "") for i in range(count)]
-        got[spec.problem] = [(job.key, outcome.answer) for job, outcome in
-                             queue.lane(spec.problem).run(jobs, one_at_a_time=frozenset({"prog"}))]
-
-    try:
-        threads = [threading.Thread(target=judge, args=(waits, 1)),
-                   threading.Thread(target=judge, args=(leaves, 3))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=120)
-    finally:
-        queue.close()
-    assert got["arc087e"] == [(0, "seen\n")]
-    assert sorted(got["movcoin2"]) == [(0, "left\n"), (1, "left\n"), (2, "left\n")]
+    """Two problems' runs on one queue, each with a solver named `prog` run one at a time
+    (`check_turns_by_problem`)."""
+    check_turns_by_problem(LocalPoolExecutor(2), tmp_path)
