@@ -358,9 +358,10 @@ def test_ctrl_c_stops_every_problem_of_a_contest_under_way_each_to_be_resumed(tm
 
     marks = tmp_path / "marks"
     marks.mkdir()
+    # a limit far above the test's waits: each sleeping run is still under way at Ctrl-C
     contest = write_tree(tmp_path / "both", {"problems.yaml": (
-        "- id: one\n  label: A\n  time_limit: 20\n"
-        "- id: two\n  label: B\n  time_limit: 20\n")})
+        "- id: one\n  label: A\n  time_limit: 100\n"
+        "- id: two\n  label: B\n  time_limit: 100\n")})
     for name in ("one", "two"):
         tiny_kattis(contest / name, {"submissions/accepted/sum.py":
                                      STARTS_AND_SLEEPS.format(marks=str(marks), name=name)})
@@ -379,7 +380,7 @@ def test_ctrl_c_stops_every_problem_of_a_contest_under_way_each_to_be_resumed(tm
     assert started.returncode == 130, out + err
     runs = pl.read_parquet(data / "tables" / "runs" / "*.parquet")
     assert sorted(zip(runs["problem"], runs["status"])) == [("one", "interrupted"),
-                                                           ("two", "interrupted")]
+                                                           ("two", "interrupted")], out + err
     assert out.count("to finish it: ") == 2, out
     for run_id in runs["run_id"]:
         assert f"--resume {run_id}" in out, out
