@@ -1,16 +1,11 @@
 """One job of `pipeline run` on a registered package: a submission, or an `--external`
 program, judged on one stored case.
 
-This is the worker side of a package run (`SolverSpec.kind == "submission"`, or an external
-program with `judged_by_problem`). The worker loads
-the package once (`LoadedPackage.load`), builds its own programs once (validators, checker,
-interactor) and each submission once (cached on disk by source hash under
-`DATA/build/packages/`), then judges the case by the package's rules (`judge.judge_case`).
-
-A stored case is matched to the package's own test case by the bytes of its input, so it gets
-that case's name, answer file, arguments and scoring; a case that is not in the package (one
-ingested from elsewhere, or found by `stress`) is judged as a case of its group with the stored
-expected answer as its answer file.
+The worker side of a package run: it loads the package once (`LoadedPackage.load`), builds its
+programs once (each submission cached by source hash under `DATA/build/packages/`) and judges
+the case by the package's rules (`judge.judge_case`). A stored case is matched to the
+package's own test case by its input's bytes; one not in the package (ingested from elsewhere,
+found by `stress`) is judged as a case of its group with its stored answer.
 """
 
 from __future__ import annotations
