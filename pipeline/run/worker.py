@@ -1,19 +1,12 @@
 """The worker side of an executor: run jobs one after another and report each outcome.
 
-A worker imports each problem once and keeps it, so a tiny case costs microseconds, not a
-process start. Built-in stages run in the worker itself and are timed on their own (wall and
-CPU); external programs run as child processes (see `pipeline.programs.external`), and a
-problem with rules of its own runs and judges its programs itself (its `package_judge`'s
-`run_job`: a package's submissions, by its validators, checker and interactor).
-
-A built-in stage is limited as an external program is: by the CPU time the worker spends on
-the case (its `timeout_s`), with the wall-clock cap of every program (`contained.wall_cap_s`)
-for a stage that sleeps or waits, counted on the worker's own clock (the wall clock less its waits
-for a core), so a loaded machine slows a case down without failing it. The worker writes which
-job it is on, when it started, its own CPU clock and its waits for a core then into shared
-memory (`progress`); the parent reads the worker's CPU time and waits from /proc and kills a
-worker whose case is over either limit. A stage that finishes over its CPU limit between two
-of the parent's looks is `TLE` all the same.
+A worker imports each problem once and keeps it, so a tiny case costs no process start.
+Built-in stages run in the worker itself, timed on their own (wall and CPU); external programs
+run as child processes (`pipeline.programs.external`); a problem with rules of its own judges
+its programs itself (its `package_judge`'s `run_job`). A built-in stage is limited as an
+external program is, by its CPU time and the wall-clock cap on the worker's own clock
+(`contained.wall_cap_s`): the worker writes its job, start, CPU clock and waits into shared
+memory (`progress`), and the parent kills a worker whose case is over either limit.
 """
 
 from __future__ import annotations
