@@ -657,8 +657,8 @@ def _command_name(command: typer.models.CommandInfo) -> str:
 
 def app_for(argv: list[str]) -> typer.Typer:
     """The application with only the command that `argv` invokes, when a word of it names one:
-    at each start Typer reads the options of every command it holds (20 ms for all 16, 4 ms
-    for one), and a command needs its own only. The whole application for the rest: no
+    at each start Typer reads the options of every command it holds, and a command needs its
+    own only. The whole application for the rest: no
     command named (the help, and shell completion, which reads its words from the
     environment), and a word that names none (its error lists the commands)."""
     import copy

@@ -93,8 +93,7 @@ def submission_build(problem: LoadedPackage, name: str) -> Build:
 def start_building(problem: LoadedPackage, names: tuple[str, ...]) -> None:
     """Build the submissions `names` into the package's build cache on a daemon thread beside
     the run's start, a core's worth at once: a worker finds each built, or waits for the build
-    under way (`build_program` holds a lock per build), where it used to compile one on its
-    first case of it while the command was still starting. Their compilers see what their runs
+    under way (`build_program` holds a lock per build). Their compilers see what their runs
     see (`_package_of`). What a build finds (a compile error) is kept in the cache like any
     build's, for the worker that runs it to report; what one raises, the worker raises again
     as it builds it itself."""

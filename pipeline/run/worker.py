@@ -216,7 +216,7 @@ def execute(job: Job) -> Outcome:
 def prepare_server() -> None:
     """What every worker that runs programs does before its first one, done once in the worker
     server (`workerserver`), so each worker forked from it starts with it done: the sandbox
-    probe (a launcher started to run `true`, some 15-25 ms), a fact of this machine."""
+    probe (a launcher started to run `true`), a fact of this machine."""
     from pipeline.programs.launcher import probe
 
     try:
