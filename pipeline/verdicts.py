@@ -148,14 +148,6 @@ def names(verdicts: Iterable[Verdict]) -> list[str]:
     return [v.value for v in DISPLAY_ORDER if v in chosen]
 
 
-def severity_rank(verdict: str) -> int:
-    """0 for the worst verdict; unknown strings rank after every known one."""
-    for rank, known in enumerate(SEVERITY):
-        if known.value == verdict:
-            return rank
-    return len(SEVERITY)
-
-
 def display_rank(verdict: str) -> tuple[int, str]:
     for rank, known in enumerate(DISPLAY_ORDER):
         if known.value == verdict:
