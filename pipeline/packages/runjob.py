@@ -10,6 +10,7 @@ found by `stress`) is judged as a case of its group with its stored answer.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 import threading
@@ -100,10 +101,9 @@ def start_building(problem: LoadedPackage, names: tuple[str, ...]) -> None:
     problem, _ = _package_of(problem)
 
     def build_all() -> None:
-        try:
+        # the worker that runs it builds it again, and says why it cannot
+        with contextlib.suppress(Exception):
             on_cores(lambda name: submission_build(problem, name), names)
-        except Exception:  # the worker that runs it builds it again, and says why it cannot
-            pass
 
     threading.Thread(target=build_all, name=f"builds of {problem.id}", daemon=True).start()
 

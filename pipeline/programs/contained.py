@@ -390,10 +390,8 @@ def _remove_stale_cgroups(base: str) -> None:
         except (ValueError, PermissionError):
             continue
         except ProcessLookupError:
-            try:
+            with contextlib.suppress(OSError):
                 os.rmdir(folder)
-            except OSError:
-                pass
 
 
 def remove_process_cgroup() -> None:
@@ -440,10 +438,8 @@ class ChildTracker:
         it is killed with the sessions it made."""
         for pid, via_launcher in list(cls.running.items()):
             if via_launcher:
-                try:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGTERM)
-                except (ProcessLookupError, PermissionError):
-                    pass
         for sessions in list(cls.sessions.values()):
             end_sessions(sessions, reap=False)
 
@@ -795,10 +791,8 @@ def stop(started: Started) -> None:
             os.close(fd)
         ChildTracker.sessions.pop(pid, None)
     else:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)  # its namespace dies with it; else its session ends
-        except ProcessLookupError:
-            pass
         os.close(started.result_fd)
         end_sessions({pid})
     ChildTracker.running.pop(pid, None)
@@ -812,10 +806,8 @@ def close_templates() -> None:
     _wait_exiting(LAUNCHER_GRACE_S)
     while _templates:  # popped first: a SIGTERM may run this again midway
         for fd in _templates.popitem()[1]:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
     remove_process_cgroup()
 
 
@@ -841,10 +833,8 @@ def _wait_exiting(wait_s: float) -> None:
             os.waitpid(pid, 0)
         except (ChildProcessError, ProcessLookupError):
             pass
-        try:
+        with contextlib.suppress(ValueError):  # reaped by another thread meanwhile
             _exiting.remove(pid)
-        except ValueError:  # reaped by another thread meanwhile
-            pass
 
 
 def _own_pidfd() -> int:

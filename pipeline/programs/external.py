@@ -12,6 +12,7 @@ verdict.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -108,10 +109,8 @@ def cleanup_scratch() -> None:
 
 def prepare_worker() -> None:
     """Make this worker the reaper of its programs' orphans (see `processes.end_sessions`)."""
-    try:
+    with contextlib.suppress(OSError):
         become_subreaper()
-    except OSError:
-        pass
 
 
 _hidden_from_submissions: list[str] = []

@@ -11,6 +11,7 @@ memory (`progress`), and the parent kills a worker whose case is over either lim
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -219,10 +220,8 @@ def prepare_server() -> None:
     probe (a launcher started to run `true`), a fact of this machine."""
     from pipeline.programs.launcher import probe
 
-    try:
+    with contextlib.suppress(Exception):  # a worker probing again says what is wrong
         probe(True)
-    except Exception:  # a worker probing again says what is wrong
-        pass
 
 
 def _terminate(signum, frame) -> None:
