@@ -269,12 +269,10 @@ def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (
 
     `preload` names (problem, stage) pairs to import and warm up before the first batch, so a
     pool started early does that while the parent is still loading cases. `progress` (shared
-    doubles, `PROGRESS_FIELDS` of them) receives the index, start time, this process's CPU
-    time and its waits for a core of each job before it runs, so the parent knows which job
-    overran, and by how much CPU time, even though outcomes travel in groups. `settings`:
-    those of the pool's process when it started this worker (None: this process's own are
-    those). `parent_pid`: the
-    process that started this one (None: multiprocessing's parent, if any).
+    doubles, `PROGRESS_FIELDS`) tells the parent which job runs and since when, as outcomes
+    travel in groups. `settings`: the pool's process's when it started this worker (None:
+    this process's own). `parent_pid`: the process that started this one (None:
+    multiprocessing's parent, if any).
     """
     # The worker dies with the process that started it, even if that one is killed with
     # SIGKILL; its launcher then sees it die and kills the program it was running. Forked from
