@@ -1,16 +1,10 @@
 """The `pipeline` command: thin Typer commands over the library's layers.
 
-Each command declares its options (with help and examples) and makes one call: into a
-function of `pipeline.problems`, `pipeline.corpus`, `pipeline.run` or `pipeline.report`, or,
-where a command does more than print what one function returns, into `pipeline.commands`
-(running, reporting, searching; the steps every command shares; the exit statuses). Heavy
-modules (polars, pyarrow) are imported inside the commands that need them, so `pipeline solve`
-starts fast.
-
-Help: every command shows examples (its epilog) and every default; values are shown by their
-metavar (`SQL`, `N`, `FILE`) rather than by type (`<str>`, `{sql}`) (`commands.helptext`).
-Shell completion is Typer's: `pipeline --install-completion` (or `--show-completion` to print
-the script), with problem ids completed for `--problem`.
+Each command declares its options (with help, examples and every default) and makes one call:
+into `pipeline.problems`, `pipeline.corpus`, `pipeline.run` or `pipeline.report`, or into
+`pipeline.commands` where it does more than print what one function returns. Heavy modules
+(polars, pyarrow) are imported inside the commands that need them, so `pipeline solve` starts
+fast. Shell completion is Typer's (`--install-completion`), with problem ids for `--problem`.
 """
 
 from __future__ import annotations
@@ -26,10 +20,12 @@ import typer
 from pipeline.commands.common import fail, find_problem, make_data_dir, need_data, report_runs, say
 from pipeline.commands.helptext import Command, Group, examples
 from pipeline.commands.options import (
+    EveryProblemOption,
     ExecutorOption,
     ExternalOption,
     JobsOption,
     ProblemOption,
+    RunsOption,
     SandboxOption,
     SchedulerOption,
     SeedOption,
@@ -321,15 +317,11 @@ def run_command(
     "pipeline slow --run RUN_ID"))
 def slow_command(
     ctx: typer.Context,
-    problem_id: Annotated[str | None, typer.Option(
-        "--problem", "-p", metavar="PROBLEM", autocompletion=complete_problem,
-        help="Only this problem (default: every problem).")] = None,
+    problem_id: EveryProblemOption = None,
     solver: Annotated[str | None, typer.Option(
         "--solver", "-s", metavar="NAME", help="Only this solver (default: every "
         "solver).")] = None,
-    run_ids: Annotated[list[str] | None, typer.Option(
-        "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
-        "run of each problem).")] = None,
+    run_ids: RunsOption = None,
     top: Annotated[int, typer.Option("--top", "-n", min=1, metavar="N",
                                      help="How many cases.")] = 20,
 ) -> None:
@@ -348,12 +340,8 @@ def slow_command(
     "pipeline mismatches --all --run RUN_ID"))
 def mismatches_command(
     ctx: typer.Context,
-    problem_id: Annotated[str | None, typer.Option(
-        "--problem", "-p", metavar="PROBLEM", autocompletion=complete_problem,
-        help="Only this problem (default: every problem).")] = None,
-    run_ids: Annotated[list[str] | None, typer.Option(
-        "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
-        "run of each problem).")] = None,
+    problem_id: EveryProblemOption = None,
+    run_ids: RunsOption = None,
     top: Annotated[int | None, typer.Option(
         "--top", "-n", min=1, metavar="N", help="Cases shown in full per problem (default: "
         "10; with --all, every case).")] = None,
@@ -428,12 +416,8 @@ def compare_command(
     "pipeline strength --run RUN_ID --format json"))
 def strength_command(
     ctx: typer.Context,
-    problem_id: Annotated[str | None, typer.Option(
-        "--problem", "-p", metavar="PROBLEM", autocompletion=complete_problem,
-        help="Only this problem (default: every problem).")] = None,
-    run_ids: Annotated[list[str] | None, typer.Option(
-        "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
-        "run of each problem).")] = None,
+    problem_id: EveryProblemOption = None,
+    run_ids: RunsOption = None,
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
                                      help="text, json (one object per run) or csv (one row "
                                      "per case).")] = "text",
@@ -455,9 +439,7 @@ def strength_command(
     "pipeline report --contest CONTEST"))
 def report_command(
     ctx: typer.Context,
-    run_ids: Annotated[list[str] | None, typer.Option(
-        "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
-        "run of each problem).")] = None,
+    run_ids: RunsOption = None,
     out: Annotated[Path | None, typer.Option(
         "--out", metavar="FILE",
         help="HTML file (default: DATA/reports/report-TIMESTAMP.html).")] = None,
@@ -693,8 +675,8 @@ def _command_name(command: typer.models.CommandInfo) -> str:
 
 def app_for(argv: list[str]) -> typer.Typer:
     """The application with only the command that `argv` invokes, when a word of it names one:
-    at each start Typer reads the options of every command it holds (20 ms for all 16, 4 ms
-    for one), and a command needs its own only. The whole application for the rest: no
+    at each start Typer reads the options of every command it holds, and a command needs its
+    own only. The whole application for the rest: no
     command named (the help, and shell completion, which reads its words from the
     environment), and a word that names none (its error lists the commands)."""
     import copy

@@ -1,15 +1,10 @@
 """The `pipeline` console script.
 
-`pipeline solve ...` is dispatched here without importing Typer (or anything but the problem
-being solved): it is the command run once per judge file, where start-up time is most of the
-cost. Every other command goes to the Typer application in `pipeline.cli`, in this process.
-
-Once the command has ended, the process ends as Python would end it, less the tearing down of
-its modules: the threads Python waits for are waited for, the `atexit` functions run (the fork
-server is stopped and waited for, temporary files go), standard output and error are flushed,
-and the process exits with the command's status. Tearing down the modules Polars and the
-package code bring is skipped: it leaves nothing behind that the exit itself does not, since
-everything the command stores is written and renamed into place before it returns.
+`pipeline solve ...`, run once per judge file, is dispatched here without importing Typer or
+anything but the problem being solved; every other command goes to `pipeline.cli`. Once the
+command has ended, the process ends as Python would (threads waited for, `atexit` functions
+run, streams flushed) but skips tearing down its modules: everything a command stores is
+written and renamed into place before it returns.
 """
 
 from __future__ import annotations

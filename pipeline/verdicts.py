@@ -17,8 +17,7 @@ from typing import Literal
 
 # The slowdown rule, one for `compare`, the report and the nightly (whose config may set its
 # own): a case of a TIMED verdict is slower when NEW/BASE > SLOWDOWN_RATIO and NEW - BASE >
-# SLOWDOWN_MIN_MS (CPU time). The floor is measured, not guessed: on a shared 2-core VM the
-# same 2,000-node tree case took 9 ms of CPU in one run and 17 ms minutes later, unchanged.
+# SLOWDOWN_MIN_MS (CPU time), a floor above the noise of an unchanged case's CPU time.
 SLOWDOWN_RATIO = 1.5
 SLOWDOWN_MIN_MS = 20.0
 
@@ -147,14 +146,6 @@ def names(verdicts: Iterable[Verdict]) -> list[str]:
     """The verdicts' strings (as stored in the tables), in display order."""
     chosen = set(verdicts)
     return [v.value for v in DISPLAY_ORDER if v in chosen]
-
-
-def severity_rank(verdict: str) -> int:
-    """0 for the worst verdict; unknown strings rank after every known one."""
-    for rank, known in enumerate(SEVERITY):
-        if known.value == verdict:
-            return rank
-    return len(SEVERITY)
 
 
 def display_rank(verdict: str) -> tuple[int, str]:

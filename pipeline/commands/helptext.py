@@ -67,22 +67,23 @@ def types_unshown(params: list) -> Iterator[None]:
             param.type = kind
 
 
-class Command(TyperCommand):
+class _Readable:
+    """A command's or group's help with readable parameters, their types unshown."""
+
     def get_params(self, ctx):
-        return readable(super().get_params(ctx))
+        return readable(super().get_params(ctx))  # type: ignore[misc]
 
     def format_help(self, ctx, formatter) -> None:
         with types_unshown(self.get_params(ctx)):
-            super().format_help(ctx, formatter)
+            super().format_help(ctx, formatter)  # type: ignore[misc]
 
 
-class Group(TyperGroup):
-    def get_params(self, ctx):
-        return readable(super().get_params(ctx))
+class Command(_Readable, TyperCommand):
+    pass
 
-    def format_help(self, ctx, formatter) -> None:
-        with types_unshown(self.get_params(ctx)):
-            super().format_help(ctx, formatter)
+
+class Group(_Readable, TyperGroup):
+    pass
 
 
 def examples(*lines: str) -> str:

@@ -110,3 +110,11 @@ SandboxOption = Annotated[str, typer.Option(
 JobsOption = Annotated[int | None, typer.Option(
     "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores).")]
 SeedOption = Annotated[int, typer.Option("--seed", metavar="N", help="Random seed.")]
+
+# Options of the commands that read stored runs (`slow`, `mismatches`, `strength`, `report`).
+EveryProblemOption = Annotated[str | None, typer.Option(
+    "--problem", "-p", metavar="PROBLEM", autocompletion=complete_problem,
+    help="Only this problem (default: every problem).")]
+RunsOption = Annotated[list[str] | None, typer.Option(
+    "--run", metavar="RUN_ID", help="Run id (repeatable; default: the latest finished "
+    "run of each problem).")]

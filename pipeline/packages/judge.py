@@ -1,20 +1,14 @@
 """Judging one submission on one test case of a package: run it, check it, score it.
 
-A non-interactive run goes through the run layer (`pipeline.programs.external.run_external`): the
-case's input on stdin, the case's `args` after the command, the package's memory and output
-limits, and the run stopped just past the limit it is run to (`kill_after_s`) in CPU time
-(`RunLimits.cpu_cap_s`) or at the wall-clock cap of that (`contained.wall_cap_s`, on its own
-clock: what it spent waiting for a core not counted, as an interactive pair's clock is). A
-Kattis-format submission's output is cut at the output limit and the submission runs on
-(`contained.Limits.truncate_output`), as DOMjudge and BAPCtools judge it: one writing forever is
-TLE, one that ends over the limit OLE. Its answer is then checked by the package's testlib checker
-(Polygon), custom output validator (Kattis, with `validator_flags` and the case's
-`output_validator_args`) or the default output validator with those flags. Interactive cases run
-through `interactive.run_exchange`. A multi-pass problem's case runs the submission again on each
-`nextpass.in` its output validator writes (`_passes`), interactive or not.
-
-The verdict is judged at `RunLimits.time_s` from the run's CPU time, and every result keeps what
-it needs to be judged again at another limit (`expectations.verdict_at`).
+1. Run it: a batch case through `external.run_external` (the case's input and `args`, the
+   package's memory and output limits, stopped just past the limit it is run to:
+   `kill_after_s`; a Kattis-format submission's output cut at the output limit while it runs
+   on, as DOMjudge and BAPCtools judge it); an interactive one through
+   `interactive.run_exchange`; a multi-pass one again on each `nextpass.in` (`_passes`).
+2. Check its answer by the package's testlib checker, custom output validator or default
+   output validator with its flags.
+3. Judge it at `RunLimits.time_s` from its CPU time, keeping what it takes to judge it again
+   at another limit (`expectations.verdict_at`).
 """
 
 from __future__ import annotations

@@ -1,34 +1,12 @@
 """Loading an ICPC / Kattis problem package folder: legacy, 2023-07 and 2025-09.
 
-The version is `problem.yaml`'s `problem_format_version` (absent, `legacy` or `legacy-icpc`:
-legacy; `2023-07`, `2023-07-draft`: 2023-07; `2025-09`, `2025-09-draft`, `draft`: 2025-09).
-
-- Legacy (spec/legacy.md, problemtools): `type` pass-fail or scoring, `validation` default or
-  `custom [score] [interactive]`, `validator_flags`, `limits.time_multiplier` (5) and
-  `limits.time_safety_margin` (2): the time limit is derived from the accepted submissions;
-  a DOMjudge `.timelimit` file at the root gives it instead. `data/**/testdata.yaml` settings
-  (on_reject, grading, grader_flags, input/output_validator_flags, accept_score, reject_score,
-  range) are inherited key by key from the closest ancestor. `output_validators/` holds the
-  custom validator (with `validation: default` it is noted and not used, as problemtools
-  judges); submissions are judged by their folder (accepted, partially_accepted,
-  wrong_answer, time_limit_exceeded, run_time_error).
-- 2023-07 / 2025-09 (spec/2025-09.md): `type` a string or a list (pass-fail, scoring,
-  interactive, multi-pass, submit-answer), `limits.time_limit` or `limits.time_multipliers`
-  (`ac_to_time_limit` 2.0, `time_limit_to_tle` 1.5) with `time_resolution`; `test_group.yaml`
-  (the drafts' `testdata.yaml` is read when it is absent) with `args`, `input_validator_args`,
-  `output_validator_args` inherited, and scoring (`max_score`, `score_aggregation`,
-  `require_pass`, or the 2023-07 draft's `scoring:` map) per group; per-case `<name>.yaml`;
-  `output_validator/` (the legacy `output_validators/` is read too); `submissions.yaml` rules on
-  top of the default folder rules.
-
-Both: `data/sample` and `data/secret` (nested groups; made by `generators/generators.yaml`
-when the package has one, see `generators_yaml`), `.in` with its `.ans`, `.interaction`
-and `.files` noted; `data/invalid_*` and `valid_output` read as the validators' tests;
-`input_validators/` (or `input_format_validators/`); `include/`; a DOMjudge `@EXPECTED_RESULTS@:`
-line in a submission's source replaces its folder's rule. A package needs an accepted submission
-only when it gives no time limit (the limit is derived from the accepted ones then); one without
-test data loads with a note saying it has none (a run has nothing to do), as BAPCtools' `bt run`
-takes both. Anything wrong is a `PackageError` naming the file, the line where known, and the rule.
+The version is `problem.yaml`'s `problem_format_version` (docs/packages.md). Legacy follows
+spec/legacy.md and problemtools (`testdata.yaml` settings inherited key by key, a time limit
+derived from the accepted submissions unless a DOMjudge `.timelimit` gives it); 2023-07 and
+2025-09 follow spec/2025-09.md (`test_group.yaml`, per-case `<name>.yaml`, `submissions.yaml`
+rules on top of the folder rules). A package needs an accepted submission only when it gives
+no time limit. Anything wrong is a `PackageError` naming the file, the line where known, and
+the rule.
 
 The loader is here; the parts it reads by concern are `kattis_config` (problem.yaml),
 `kattis_programs` (finding programs), `kattis_data` (test data) and `kattis_submissions`

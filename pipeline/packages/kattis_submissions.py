@@ -21,8 +21,6 @@ from pipeline.packages.yamlfile import Lines, load_yaml, relative
 from pipeline.programs.languages import detect_language
 from pipeline.verdicts import FOLDER_RULES, SPELLINGS, Verdict
 
-ALL_KATTIS = frozenset({Verdict.AC, Verdict.WA, Verdict.TLE, Verdict.RE})
-
 _EXPECTED_RESULTS = re.compile(rb"@EXPECTED_RESULTS@\s*:\s*([A-Za-z ,_-]+)")
 
 

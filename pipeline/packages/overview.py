@@ -1,29 +1,12 @@
 """Constraint coverage of a package, from testlib's own test-overview log.
 
-A testlib validator run with `--testOverviewLogFileName FILE` writes FILE when it ends: one
-line per variable it read with a name (`inf.readInt(1, 100, "n")`, `inf.readLongs(n, -C, C,
-"a_i")`; testlib leaves out names with a digit), `"n":` followed by `min-value-hit` when some
-value it read under that name equalled the lower end that read was checked against and
-`max-value-hit` likewise for the upper end; then one line per feature the validator
-registered (`addFeature`), `feature "name":` followed by `hit` when the input hit it.
-
-`package_coverage` runs each testlib input validator of the package on every stored input,
-with the arguments of the test group the input was found in, exactly as ingest validates
-(`validate.input_overview`: the same runner, limits and sandbox, in a working folder of its
-own, where the log is written and read back), and counts per variable the cases that hit its
-lower end and its upper end. Only validators that are testlib ones (`validate.
-speaks_testlib`: a source includes testlib.h, as every C++ Polygon validator does) are asked;
-any other validator is never given the flag, so a Kattis package without a testlib validator
-shows no coverage. A case a validator rejects or cannot judge (it did not build, it timed out)
-is not counted.
-
-The log names no values, only whether an end was hit, and the ends may depend on the input
-(`inf.readInt(1, n, "x")`): a row's allowed range and the values reached are unknown (None),
-shown as "as the validator checks" and "-". An end no case hits is a warning, as for a
-built-in problem's bound.
-
-Features are left out: a feature is not a bound with two ends, and a row of `BoundCoverage`
-has no place for one (`parse_overview` reads them past).
+A testlib validator run with `--testOverviewLogFileName FILE` writes one line per variable it
+read with a name, `"n":` followed by `min-value-hit` and/or `max-value-hit`, then one line per
+feature (`feature "name": hit`), which are read past. `package_coverage` runs each testlib
+input validator (`validate.speaks_testlib`) on every stored input as ingest validates it
+(`validate.input_overview`) and counts per variable the cases hitting each end; a case it
+rejects or cannot judge is not counted. The log names no values, so a row's range and the
+values reached are unknown (None). See docs/commands.md on coverage.
 """
 
 from __future__ import annotations

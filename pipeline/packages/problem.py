@@ -1,25 +1,12 @@
 """A registered problem package as a `Problem`: the same interface as a Python problem.
 
-What each part of the interface means for a package:
-- a case is the input text (`TextCase`); `parse` accepts any text, `check_input(text, group)`
-  runs the package's input validators with the group's arguments (an invalid input is an
-  `InputError` carrying the validator's message, so ingest stores it as a reject), and
-  `validate_answer` its answer validators on an expected output (`answer_validators/`, run
-  as `validator input < answer`: a rejected answer is a reject of the .ans);
-- the size measure is the input's length in bytes;
-- there are no built-in stages: the solvers are the package's submissions (its `Program`s,
-  each with what it is expected to get), which the problem builds, runs and judges by the
-  package's own rules (output validator, testlib checker, interactor, scoring);
-- the recipes are a Polygon package's generator commands with `{seed}` filled in
-  (`pipeline.packages.generators`); a Kattis package has none of its own (`stress
-  --generator` gives one);
-- `compare` is the default output validator with the package's flags where it uses it, else
-  token equality (a custom validator needs the input and runs only when judging);
-- the time limit is the package's own, or the one derived from its accepted submissions and
-  recorded with the registration (`time_limit_pending` until a run derives it);
-- constraint coverage (`bound_coverage`) comes from its testlib input validators'
-  test-overview logs (`pipeline.packages.overview`): per variable they read with a name, how
-  many stored inputs hit its lower and its upper end.
+A case is the input text (`TextCase`), its size its length in bytes; `check_input` runs the
+input validators with the group's arguments (an invalid input is an `InputError`, a reject)
+and `validate_answer` the answer validators. There are no built-in stages: the solvers are
+the package's submissions, built, run and judged by its own rules. The recipes are a Polygon
+package's generator commands (`generators`); `compare` is the default output validator with
+the package's flags, else token equality. The time limit is the package's own or the one
+derived and recorded (`time_limit_pending` until then); coverage comes from `overview`.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Registering a judge's problem package in the data folder, so it is a problem like any other.
 
 `register(source, data_dir, short_name)` copies the package (a folder, or a .zip/.kpp of one)
-to `DATA/problems/<short name>/package/` (never what leads outside it: `tree.copy_package`)
-and writes `DATA/problems/<short name>/package.json` (its format, where it came from, a digest
-of every file, and a cheap stamp of the source's listing: `source_stamp`), and beside it the
-time limit a contest's `problems.yaml` gives the package (`contest.record_entry`). The problem
-registry finds it there (`pipeline.problems`, through the data
-folder's `problems/` on `PIPELINE_PROBLEMS_DIR`) and `pipeline.packages.problem` turns it into
-a `Problem`. Registering a package again replaces the copy and says what changed: files added,
-removed or changed by area, the limits, the test cases, the submissions; first, when it comes
-from another folder than the registered one (two packages of one folder name), that it
-replaces the package registered from there. The copy is made beside the old one and swapped in
-by renames, so a crash leaves the old or the new copy. The caller holds the data folder's lock.
-
-`changed_source(folder)` says whether the source a package was registered from changed since
-(its stamp differs; a run registers it again first), and `content_digest(folder)` names the
-registered content, which a run records with its results.
+to `DATA/problems/<short name>/package/` (`tree.copy_package`), writes `package.json` beside
+it (format, origin, a digest of every file, the source's `source_stamp`) and a contest's time
+limit for it (`contest.record_entry`), and says what changed when it replaces a registration.
+The copy is made beside the old one and swapped in by renames, so a crash leaves the old or the
+new copy; the caller holds the data folder's lock. `changed_source(folder)` says whether the
+source changed since; `content_digest(folder)` names the registered content.
 """
 
 from __future__ import annotations

@@ -1,20 +1,16 @@
 """One job of `pipeline run` on a registered package: a submission, or an `--external`
 program, judged on one stored case.
 
-This is the worker side of a package run (`SolverSpec.kind == "submission"`, or an external
-program with `judged_by_problem`). The worker loads
-the package once (`LoadedPackage.load`), builds its own programs once (validators, checker,
-interactor) and each submission once (cached on disk by source hash under
-`DATA/build/packages/`), then judges the case by the package's rules (`judge.judge_case`).
-
-A stored case is matched to the package's own test case by the bytes of its input, so it gets
-that case's name, answer file, arguments and scoring; a case that is not in the package (one
-ingested from elsewhere, or found by `stress`) is judged as a case of its group with the stored
-expected answer as its answer file.
+The worker side of a package run: it loads the package once (`LoadedPackage.load`), builds its
+programs once (each submission cached by source hash under `DATA/build/packages/`) and judges
+the case by the package's rules (`judge.judge_case`). A stored case is matched to the
+package's own test case by its input's bytes; one not in the package (ingested from elsewhere,
+found by `stress`) is judged as a case of its group with its stored answer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 import threading
@@ -98,18 +94,16 @@ def submission_build(problem: LoadedPackage, name: str) -> Build:
 def start_building(problem: LoadedPackage, names: tuple[str, ...]) -> None:
     """Build the submissions `names` into the package's build cache on a daemon thread beside
     the run's start, a core's worth at once: a worker finds each built, or waits for the build
-    under way (`build_program` holds a lock per build), where it used to compile one on its
-    first case of it while the command was still starting. Their compilers see what their runs
+    under way (`build_program` holds a lock per build). Their compilers see what their runs
     see (`_package_of`). What a build finds (a compile error) is kept in the cache like any
     build's, for the worker that runs it to report; what one raises, the worker raises again
     as it builds it itself."""
     problem, _ = _package_of(problem)
 
     def build_all() -> None:
-        try:
+        # the worker that runs it builds it again, and says why it cannot
+        with contextlib.suppress(Exception):
             on_cores(lambda name: submission_build(problem, name), names)
-        except Exception:  # the worker that runs it builds it again, and says why it cannot
-            pass
 
     threading.Thread(target=build_all, name=f"builds of {problem.id}", daemon=True).start()
 

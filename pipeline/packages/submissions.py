@@ -1,29 +1,17 @@
 """The part of a run that is particular to a problem package, its submissions, behind the
 package's judge (`problem.Judge`, the `PackageJudge` a `LoadedPackage` offers).
 
-A package's submissions are solvers of the run like any other (one job per case, results in
-the `results` table), judged where they run by the package's own rules
-(`pipeline.packages.runjob`). What this module adds around them:
+Submissions are solvers like any other, judged where they run by the package's own rules
+(`runjob`). This module adds around them:
 
-- the time limit they are judged at (`judging_limit`): the package's own; else the one a
-  previous run derived and recorded with the registration; else derived now as the format
-  says (`derive_limit`: the lower-bound submissions, usually the accepted ones, are run first
-  with a probe limit, and the limit is computed from their CPU times and recorded); those
-  runs are judged again at the derived limit and stand as the run's results for them (one
-  pass judges and derives); a run's other submissions are judged in the same pass, at the
-  least limit deriving can give, and run again only where that run does not hold at the
-  derived limit (it was stopped there), so no core waits for the slowest accepted run;
-- their specs (`submission_specs`): judged at the limit, run until the high end of the margin
-  around it so each result can be judged again there (problemtools' "sensitive to time
-  limit"); a submission meant to run out of time is run to the high end on the run's largest
-  case only and stopped at the limit on its other cases (over the limit there is TLE at the
-  high end too, as judges that stop at a submission's first failing case know it);
-- after the run, each submission held against what its folder or tag expects
-  (`hold_expectations`), and the validators against the package's invalid_* / valid_output
-  cases (`invalid.check_validators`: started when the judging starts, on a thread that waits
-  on their contained processes beside it, and collected here), kept in the `expectations`
-  table and shown as a table submission -> expected -> got -> agree.
-Expectations are held only when the run covered every test case of the package.
+1. the time limit they are judged at (`judging_limit`): the package's own, else the one a
+   previous run recorded, else derived now in the same pass that judges them (`derive_limit`);
+2. their specs (`submission_specs`): run to the high end of the margin around the limit so
+   each result can be judged again there (problemtools' "sensitive to time limit");
+3. after the run, each submission held against what its folder or tag expects
+   (`hold_expectations`), and the validators against the invalid_* / valid_output cases
+   (`invalid.check_validators`), into the `expectations` table; only when the run covered
+   every test case of the package.
 """
 
 from __future__ import annotations
@@ -188,20 +176,15 @@ def derive_limit(problem: LoadedPackage, cases: pl.DataFrame, executor: JobMap,
                  others: tuple[str, ...] = (), fail_fast: bool = False
                  ) -> tuple[TimeLimit, Judging, bool]:
     """Run the lower-bound submissions with the probe limit on the cases where they bound the
-    limit from below (`bounds`: their rules in scope of the case), derive the time limit from
-    their times as the package's format says, and record it. Returns the limit,
-    each of those runs judged again at it (`judge.judged_at`: the probe is the highest
-    limit, so each run holds what judging it at the derived limit would: they are not run
-    again), and whether the limit was recorded.
+    limit from below (`bounds`), derive the time limit from their times as the package's
+    format says, and record it. Returns the limit, those runs judged again at it
+    (`judge.judged_at`: the probe is the highest limit, so they are not run again), and
+    whether the limit was recorded.
 
-    The submissions `others` are judged in the same pass, after the lower-bound runs, at
-    the least limit deriving can give (`least_derived_limit`), so no core waits for the
-    slowest lower-bound run before they start. Each of their runs that holds at the derived
-    limit (`holds_at`: the same limit, or a run that ended of itself) is returned judged
-    at it; the others are run again at it.
-
-    The longest runs of `others` (`runs_long`: meant to time out, to the high end on the
-    largest case) go first, then the lower-bound runs, then the rest, largest case first.
+    The submissions `others` are judged in the same pass at the least limit deriving can give
+    (`least_derived_limit`); those of their runs that hold at the derived limit (`holds_at`)
+    are returned judged at it, the others run again at it. Order: the longest runs of `others`
+    (`runs_long`), the lower-bound runs, then the rest, largest case first.
 
     `fail_fast`: a submission that failed a case here is not run on its other cases here,
     as BAPCtools stops it, and one not expected to pass runs one case at a time, so that it runs

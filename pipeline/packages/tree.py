@@ -1,30 +1,16 @@
 """A package folder as its loaders may read it: what is inside the package, and nothing else.
 
-A package on disk may hold symbolic links and other things that are no regular file. A link
-that leads outside the package (`data/secret/04.in -> /etc/passwd`, `submissions/accepted/x.py
--> ~/.bashrc`, `include/default -> /etc`) is never read or copied; nor is a broken link, a
-link to a folder it is inside (a loop), a named pipe, socket or device. Each of them is left
-out as a `PackageError` naming the file and the rule (`link-outside-package`, `broken-link`,
-`not-a-file`, `unreadable`); a link that stays inside the package is read as what it names.
-A package inside a contest folder (BAPCtools' layout: the package's parent, or an ancestor up
-to `CONTEST_LEVELS` above it, holds `contest.yaml` or `problems.yaml`) reaches as far as that
-folder, as `bt` reads it: its validators' `validation.h -> ../../../validator/validation.h`
-is the package's own file; a link out of the contest is left out. A link is only ever read
-from; the copy is written into a fresh folder (`boundary(root)` says how far a package reaches).
+A link leading outside the package (or, for a package in a contest folder, outside the contest:
+`boundary(root)`), a broken link, a loop, a pipe, socket or device is never read or copied but
+left out as a `PackageError` naming the file and the rule; a link inside is read as what it
+names. A name that is not UTF-8 is copied with each such byte escaped
+(`untrusted.printable`); escaped names colliding with another file's are left out (rule
+`file-name`). Rules and examples: docs/faults.md.
 
-A file or folder whose name is not UTF-8 (Linux allows any bytes; a table's text is UTF-8) is
-copied under its name with each such byte written as its escape: `data/secret/\\xff.in`
-(`untrusted.printable`), which is also how every message and table names it; the bytes are
-recoverable from it (a name that holds a backslash of its own, `\\xff` typed out, is the one
-ambiguity). In a folder where such an escaped name is another file's name, every file of
-the folder whose name needed escapes is left out (rule `file-name`), the others kept.
-
-`copy_package(source, target)` copies a package that way and returns what it left out; a test
-case (`data/**/<name>.in` with its `.ans`) one of whose two files is left out is left out whole
-(rule `case-left-out`), so the rest of the package still loads. `needs_copy(root)` says whether
-a folder holds anything that must be left out or resolved (any link, anything not a regular
-file or folder); `listing_digest(root)` names a folder's state cheaply (names, types, sizes,
-modification times, link targets) for a cached copy.
+`copy_package(source, target)` copies a package so and returns what it left out (a test case
+missing one of its two files whole: `case-left-out`); `needs_copy(root)` says whether a folder
+holds anything to leave out or resolve; `listing_digest(root)` names a folder's state cheaply
+for a cached copy.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """The registry of problems: it finds them by looking, there is no list to edit.
 
-A problem is a folder, named by the problem's id, of one of two kinds:
-- a Python problem: a `problem.toml` (its facts) and an `__init__.py` that defines `PROBLEM`
-  (its code, see `pipeline.problems.base.define_problem`);
-- a judge's problem package registered by `pipeline ingest` in a data folder's `problems/`:
-  a `package.json` and the package's copy in `package/` (see `pipeline.packages.problem`).
-
-The registry looks in this package's own folder (the built-in problems) and in every folder
-named by `PIPELINE_PROBLEMS_DIR` (several joined with `os.pathsep`; the command line's
-`--problems-dir` and the data folder's `problems/` are added to it), so worker processes and
-subprocesses a run starts see the same problems through their environment. A folder of a
-problems dir may not reuse a built-in id.
-
-Problems are imported on first use, so `pipeline solve` pays only for the problem it solves.
+A problem is a folder named by its id: a Python problem (`problem.toml` and an `__init__.py`
+defining `PROBLEM`, see `base.define_problem`) or a package registered by `pipeline ingest`
+(`package.json` and `package/`, see `pipeline.packages.problem`). The registry looks in this
+package's folder and in every folder of `PIPELINE_PROBLEMS_DIR` (`os.pathsep`-joined), so the
+processes a run starts see the same problems; a problems dir may not reuse a built-in id.
+Problems are imported on first use, so `pipeline solve` pays only for the one it solves.
 """
 
 from __future__ import annotations

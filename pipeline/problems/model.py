@@ -1,15 +1,11 @@
 """What a problem provides, as plain frozen dataclasses.
 
-Every later layer (generate, ingest, run, report, stress) talks to a problem only through a
-`Problem` value: parse and validate a judge input into a typed case, render a case back to
-canonical judge text, measure its size, solve it with any of its stages, and format, validate
-and compare answers. A problem lives in one folder: its code builds the functions and stages,
-and its `problem.toml` holds the facts (title, limits, each stage's role and timeout, the
-reference order, the nightly corpus, the growth ladder, our own solutions). `define_problem`
-joins the two into one `Problem`; the registry in `pipeline.problems` finds the folders.
-
-Cases are structured data (frozen dataclasses, equal when their content is equal), never only
-text, so that `stress` can shrink a failing case and render it again.
+Every later layer talks to a problem only through a `Problem` value: parse and validate a
+judge input into a typed case, render it back, measure its size, solve it with any of its
+stages, and format, validate and compare answers. Its code builds the functions and stages,
+its `problem.toml` holds the facts, and `define_problem` joins them. Cases are structured data
+(frozen dataclasses, equal by content), so that `stress` can shrink a failing case and render
+it again.
 """
 
 from __future__ import annotations

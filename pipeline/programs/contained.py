@@ -1,48 +1,23 @@
 """The one runner of every program the pipeline runs: contained, under limits, measured.
 
-External programs, a package's submissions, input and output validators, testlib checkers,
-interactors, generators and the main solution that makes a Polygon package's answers all run
-through `run` (or `start` and `finish`, for the two sides of an interactive pair, which run at
-once connected by pipes): one program, its stdin/stdout/stderr (files or pipe descriptors),
-a working folder, `Limits`, sandboxed or not, into one `Measured` result.
+Every program (external programs, submissions, validators, checkers, interactors, generators,
+builds) runs through `run`, or `start` and `finish` for the two sides of an interactive pair:
+one program, its stdio, a working folder, `Limits`, sandboxed or not, into one `Measured`.
 
-Each program is run by the launcher (`launcher.c`, compiled once per machine by `launcher`),
-which this process starts in a session of its own as the init of a new PID namespace: the
-launcher forks the program from a process of about 1 MB, so the peak resident memory that
-`wait4` reports is the program's own; every descendant of the program dies when the program
-ends (the namespace's init exits); the launcher dies with its caller and takes the program
-with it; the number of processes of a case is capped by a pids cgroup of this process (where
-the machine has one that root may write: `process_cap_note` says when not); and the result
-comes back through a pipe the program cannot reach (close-on-exec in the launcher), never a
-file it could rewrite.
+1. The launcher (`launcher.c`) runs it as the init of a new PID namespace, so its peak memory
+   is its own, its descendants die with it, and its result comes through a pipe it cannot
+   reach; a pids cgroup of this process caps its processes (`process_cap_note` when not).
+2. Sandboxed, it sees the file system read-only but for `hidden_paths`, writes only its folder
+   and a private /tmp (one tmpfs of `Limits.written_bytes`), has no network and no
+   capabilities; each process builds one sandbox template per set of hidden paths.
+3. Its CPU time is held to its limit and its own clock (wall clock less waits for a core) to
+   the limit and half a second (`wall_cap_s`, `busy_s`, `first_ended`); starved of a core far
+   past that, it is not judged (`Measured.killed` busy).
+4. Without a C compiler this process runs it in a session of its own, without a sandbox, and
+   ends only what it started (`processes.end_sessions`); peak memory then counts this
+   process's size at the fork (`Measured.floor_kb`).
 
-Sandboxed (`sandbox=True`), the program sees the whole file system read-only but for what is
-hidden (`hidden_paths`: the data folder, the user's keys and shell histories, and what the
-caller adds, such as a package's folder for its submissions), writes only its working folder
-and a private /tmp, both on one tmpfs capped at `Limits.written_bytes` in total (over it: the
-result says `written_full`), has no network, and runs as the caller's uid with every
-capability dropped (see `launcher.c` for why not user nobody). Each process builds a sandbox
-template once per set of hidden paths and every program enters it (about 0.2 ms a program
-instead of 0.7 ms for building it anew). Paths under /tmp that the program is given (its
-command's absolute paths, its working folder, `shown`, `writable`) and the pipeline's own
-Python (`pipeline_python`) are bound into its private /tmp.
-
-A program's time has one rule (`wall_cap_s`, `busy_s`): its CPU time is held to its limit,
-and its wall clock to that limit and half a second, counted on its own clock (the wall clock
-less its waits for a core: `first_ended`); past many times that on the wall clock, the
-machine is too busy to judge it (`Measured.killed` busy), which is no verdict on it.
-
-Without a C compiler there is no launcher: this process then starts the program itself, in a
-session of its own (limits set by a `preexec_fn`, a full fork, about 3 ms slower), watches its
-CPU time and wall clock, and, after it, kills what is left of its session, of the sessions its
-descendants made (setsid) while it ran, as seen at each look (every `CPU_POLL_S`), and, where
-this process is a child subreaper (`processes.become_subreaper`, as pool workers are), of the
-orphans it adopted that carry the program's mark (`_mark`, inherited by all it starts): those
-processes only, never another program's or another thread's (`processes.end_sessions`).
-Elsewhere a descendant that makes a session of its own between two looks and is orphaned
-outlives the program. Peak memory then includes this process's size at the fork
-(`Measured.floor_kb`). There is no sandbox then: a program asked to run sandboxed is not run
-(`setup_error`).
+Details: docs/commands.md ("Limits and containment") and docs/faults.md.
 """
 
 from __future__ import annotations
@@ -213,12 +188,8 @@ def _homes() -> list[str]:
 def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     """What a sandboxed program never sees: the user's private files (`SENSITIVE_IN_HOME` in
     every home folder, `SENSITIVE_ON_MACHINE`), the data folders given to `hide`, and `extra`;
-    only those that exist, by their real path.
-
-    Worked out once and kept (it takes about a millisecond: some sixty paths resolved), with
-    the modification times of the folders whose entries decide it (where each path and what it
-    leads to would be, the home folders, the data folders): while none of them changed, no
-    path can have appeared, gone or been made to lead elsewhere, and the answer stands."""
+    only those that exist, by their real path. Kept while the folders whose entries decide it
+    keep their modification times (no path can then have appeared, gone or moved)."""
     key = (os.environ.get(HIDE_ENV, ""), os.environ.get("HOME", ""), extra)
     kept = _hidden_kept.get(key)
     if kept is not None and all(_mtime_ns(folder) == when for folder, when in kept[1]):
@@ -367,12 +338,9 @@ def _pids_hierarchy() -> str | None:
 def process_cgroup() -> str | None:
     """The pids cgroup this process moved itself into (on first use) so that it and every
     program it starts count together: `PROCESS_CAP` processes and threads besides its own.
-    None where there is none (`process_cap_note` says why).
-
-    Joining once per process, not once per program, matters: a write to cgroup.procs takes a
-    lock every fork of the machine waits for. The cap follows this process's own threads
-    (`_keep_cap`): set once, a process that had more threads when it joined than it has now
-    gave its programs that many processes more than the cap."""
+    None where there is none (`process_cap_note` says why). Joined once per process: a write
+    to cgroup.procs takes a lock every fork of the machine waits for. The cap follows this
+    process's own thread count (`_keep_cap`)."""
     global _cgroup, _cgroup_base, _cgroup_problem, _cap_threads
     if _cgroup is not None:
         _keep_cap()
@@ -422,10 +390,8 @@ def _remove_stale_cgroups(base: str) -> None:
         except (ValueError, PermissionError):
             continue
         except ProcessLookupError:
-            try:
+            with contextlib.suppress(OSError):
                 os.rmdir(folder)
-            except OSError:
-                pass
 
 
 def remove_process_cgroup() -> None:
@@ -472,10 +438,8 @@ class ChildTracker:
         it is killed with the sessions it made."""
         for pid, via_launcher in list(cls.running.items()):
             if via_launcher:
-                try:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGTERM)
-                except (ProcessLookupError, PermissionError):
-                    pass
         for sessions in list(cls.sessions.values()):
             end_sessions(sessions, reap=False)
 
@@ -665,18 +629,12 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
 def first_ended(watched: list[Started], wall_s: float, credit: Callable[[], float],
                 stuck: Callable[[], bool] | None = None, every_s: float = 0.1,
                 computing: Callable[[], bool] | None = None) -> Started | None:
-    """Wait for the first of `watched` (started, none `early`) to end, and return it (the
-    first of them in `watched`'s order when several have); None once `wall_s` has passed on
-    their own clock: the wall clock less `credit()`, the seconds they are not charged (what
-    they spent waiting for a core, or on the other side of an exchange), read each time the
-    limit so extended is reached, until their own time is up. A machine busy with other work
-    then slows a program down without stopping it sooner. (The kernel adds a wait for a core
-    to a thread's count when the thread gets the core: a count read meanwhile lacks the wait
-    going on, which on a machine short of cores lasts seconds; so while `computing()` says
-    they compute within their CPU-time limit rather than sleep, their time is not up: that
-    limit stops them, or the launcher's `busy_s`.) `stuck`, asked every
-    `every_s` while they run, ends the wait early (None) when it says they can never end on
-    their own."""
+    """Wait for the first of `watched` (started, none `early`) to end and return it (the first
+    in `watched`'s order when several have); None once `wall_s` has passed on their own clock:
+    the wall clock less `credit()`, the seconds they are not charged (waits for a core, the
+    other side of an exchange). The kernel counts a wait for a core only once it is over, so
+    while `computing()` says they compute within their CPU-time limit their time is not up.
+    `stuck`, asked every `every_s`, ends the wait early (None) when they can never end."""
     started = time.monotonic()
     deadline = started + wall_s
     while True:
@@ -833,10 +791,8 @@ def stop(started: Started) -> None:
             os.close(fd)
         ChildTracker.sessions.pop(pid, None)
     else:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)  # its namespace dies with it; else its session ends
-        except ProcessLookupError:
-            pass
         os.close(started.result_fd)
         end_sessions({pid})
     ChildTracker.running.pop(pid, None)
@@ -850,10 +806,8 @@ def close_templates() -> None:
     _wait_exiting(LAUNCHER_GRACE_S)
     while _templates:  # popped first: a SIGTERM may run this again midway
         for fd in _templates.popitem()[1]:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
     remove_process_cgroup()
 
 
@@ -879,10 +833,8 @@ def _wait_exiting(wait_s: float) -> None:
             os.waitpid(pid, 0)
         except (ChildProcessError, ProcessLookupError):
             pass
-        try:
+        with contextlib.suppress(ValueError):  # reaped by another thread meanwhile
             _exiting.remove(pid)
-        except ValueError:  # reaped by another thread meanwhile
-            pass
 
 
 def _own_pidfd() -> int:

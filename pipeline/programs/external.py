@@ -1,43 +1,18 @@
 """Running one external program on one case: contained, under limits, honestly measured.
 
-The program gets the input on stdin, a fresh empty folder as its working directory, a clean
-environment (PATH and LC_ALL=C), its own process group in a session without a terminal, and
-these limits:
-
-- memory: address space (RLIMIT_AS) = `memory_mb` (the run gives the problem's limit, 512 MB
-  where none is known; None here is no limit);
-- stack: RLIMIT_STACK = `stack_mb`, by default as large as the memory limit, as judges set it
-  (deep recursion that a judge accepts runs here too); a language may ask for none
-  (`languages.launch`: node);
-- time: the CPU time the program used is what is compared with the limit (`timeout_s`), and
-  a wall-clock cap of the limit + 0.5 s stops a program that sleeps or waits
-  (`contained.wall_cap_s`); the outcome's `error` says which one fired. The cap counts the
-  program's own time, the wall clock less what its processes spent waiting for a core (as
-  the interactive pairs count it), so a loaded machine slows it down without stopping it. One
-  still short of its cap at `contained.busy_s` on the wall clock is stopped and not judged
-  (`JE`, "machine too busy": `--resume` runs it again), never a `TLE` it may not deserve;
-- output: RLIMIT_FSIZE caps stdout, stderr and any file it writes, and (sandboxed) what it
-  writes into its folder and /tmp in total is capped at the same size (over either: `OLE`);
-- processes: the pids cgroup of the worker (see `contained`).
-
-How it is run (the launcher, its PID namespace, the sandbox, the fallback without a compiler)
-is `contained`'s, the one runner of every program; this module adds the case's files and the
-verdict. Each case's files (input, output, the program's working directory) live in one
-scratch folder per worker, on tmpfs (`/dev/shm`) when there is one, with a new folder per
-case, removed when the case is over. Folders of workers that died without removing theirs are
-removed by the next worker to start.
-
-Why a PID namespace rather than a cgroup for the kill: the kernel itself kills every process
-of the namespace when its init exits, with no race against a program that keeps forking, and
-entering one costs about a tenth of a millisecond; the pids cgroup only caps their number.
-What a memory cgroup would add, a memory limit and CPU time summed over all of a program's
-processes, is not had: the address-space limit is per process (a program that forks may use
-it once per process), and CPU time is the program's own plus that of the children it waited
-for.
+The program gets its input on stdin, a fresh empty working folder, a clean environment (PATH
+and LC_ALL=C) and the limits of docs/commands.md ("Limits and containment"): memory as its
+address space, stack as large as that (a language may ask for none: `languages.launch`),
+CPU time against `timeout_s` with a wall-clock cap on its own clock (`contained.wall_cap_s`;
+starved of a core past `contained.busy_s` it is `JE`, never a `TLE` it may not deserve), and
+output by RLIMIT_FSIZE and the sandbox's tmpfs. How it runs is `contained`'s; this module adds
+the case's files (one scratch folder per worker, on /dev/shm where there is one) and the
+verdict.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -134,10 +109,8 @@ def cleanup_scratch() -> None:
 
 def prepare_worker() -> None:
     """Make this worker the reaper of its programs' orphans (see `processes.end_sessions`)."""
-    try:
+    with contextlib.suppress(OSError):
         become_subreaper()
-    except OSError:
-        pass
 
 
 _hidden_from_submissions: list[str] = []

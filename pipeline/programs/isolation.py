@@ -1,16 +1,10 @@
 """How a run isolates its programs: the sandbox setting, and what to say about it.
 
-`--sandbox auto` (the default) runs each program in the launcher's sandbox where it works
-(its own mount, network and IPC namespaces, the whole file system read-only, as the caller
-with no capabilities; see `launcher.c` and `contained`) and otherwise without it, saying why
-in one line of the run's summary; `on` refuses to run where it cannot work; `off` never uses
-it. The sandbox never shows the data folder or what `contained.hidden_paths` hides.
-
-A command decides once (`set_sandbox`), before it runs any program, for every kind of program
-it runs: external programs, a package's submissions, builds, validators, checkers,
-interactors and generators. The decision is this process's switch (`contained.use_sandbox`)
-and travels with each job (`SolverSpec.sandbox`) to the worker that runs it; a program asked
-to run sandboxed where the sandbox cannot work is not run at all (`contained.start`).
+`--sandbox auto` uses the launcher's sandbox where it works and says why not in one line of
+the run's summary; `on` refuses to run where it cannot work; `off` never uses it. A command
+decides once (`set_sandbox`), before it runs any program, for every kind of program it runs;
+the decision is this process's switch (`contained.use_sandbox`) and travels with each job
+(`SolverSpec.sandbox`) to the worker that runs it.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """The unit of work of a run: one solver on one case, and what came of it.
 
-Jobs and outcomes are small frozen dataclasses that pickle cheaply, so any executor (the local
-process pool, a Dask cluster) can carry them to a worker and back. A solver's spec says how to
-run it on a job (its limits, its sandbox) and carries the one `Program` it runs: the local
-executor builds an external program once on this machine and sends the finished command
-(`argv`); for a cluster it travels unbuilt, as the program with its source's bytes
-(`languages.pack`), and each worker machine builds it there (`builds_where_it_runs`). A problem
-with rules of its own (a registered package) judges its programs where they run
-(`PackageJudge.run_job`), and the outcome carries that judgement (`judgement`).
+Small frozen dataclasses that pickle cheaply, so any executor (the local pool, a Dask cluster)
+can carry them to a worker and back. A solver's spec says how to run it (limits, sandbox) and
+carries its one `Program`: built here and sent as `argv` to the local pool, or sent unbuilt
+with its source's bytes to a cluster (`builds_where_it_runs`). A registered package judges its
+programs where they run (`PackageJudge.run_job`), the outcome carrying that `judgement`.
 """
 
 from __future__ import annotations

@@ -1,55 +1,12 @@
 """Which language a program is in, and building it once the way the judges build it.
 
-Detection follows problemtools' rule: every file matching a language's extensions counts for
-it (a `.py` file with a `#!...python2` line counts for Python 2 instead of 3), the language with
-the most files wins, ties go to the language with the higher priority. A single file without a
-known extension but with a `#!` line is a script, run as it is. A folder with a `build` or `run`
-script (validators and other non-submission programs) is built by its `build` and run by `run`.
-
-Compile and run commands are problemtools' (Kattis) commands, without `-static` (static
-libraries are not always installed), JVMs with `-XX:-UsePerfData` (JVMs run side by side
-otherwise race for one file under /tmp and warn about it on stdout, a wrong answer) and with
-C++17 unless the package names another standard (Polygon's `cpp.g++20`). Python 3 runs with the
-interpreter running the pipeline, and so do checktestdata (`.ctd`) programs, through
-`checktestdata.py` beside this module, which runs them with the `checktestdata` package (exit
-42 valid, 43 invalid; its syntax check is their compile step; `-P`: the script's own folder
-would otherwise shadow the package of its name).
-
-A program with build and run commands of its own (a configured solver's `build` and `run`) is
-built the same way, its commands taken as a language of its own (`command_language`).
-
-A program built where it runs (an external program of a run: here, or on each machine of a
-cluster) travels as itself with its source's bytes (`pack`); `build_here` writes the source
-into `cache_dir/sources/<key>/` (the key a hash of its language, its commands and its source's
-name and bytes) and builds it from there, into the same cache. A machine of a cluster builds
-into its own cache (`worker_build_dir`: `PIPELINE_BUILD_DIR`, default
-`~/.cache/gamebench/build/`). A program that cannot be built is a `BuildError` that says why,
-with the compiler's message.
-
-A build lives in `cache_dir/builds/<hash>/`, the hash taken over the language, the commands and
-every source file's name and bytes. It is made in a temporary folder beside the final one and
-renamed into place, so a reader never sees half a build; a lock file beside it makes a second
-process that wants the same build wait for the first one's instead of compiling it again. A
-compile error is a result of its own (`CE`, compiler message kept) and is cached like a
-success, and so is a build that left its `run` or `result.json` as a symbolic link (the
-pipeline makes `run` executable and writes `result.json` never through one); a language
-whose toolchain is not installed, or is but does not run (each tool is asked its version
-once a process: a pyenv shim for a missing `python2` fails that), is `SKIP` with the reason,
-never cached. A compiler the build is about to start is asked its version only
-if the compile fails (a compiler that does not run fails its compile; asked first, it cost
-every build a contained run before its compile). A build already made asks only the tools its
-run starts (`java` for Java, none for C++: its compiler is not asked again at every run). A
-compile runs under the package's compilation limits, not a run's output limit.
-
-Every build step (a compiler, a folder program's `build` script, a toolchain's version probe)
-runs through `run_build`, contained as every program is (`pipeline.programs.contained`): under the
-launcher, and sandboxed where programs are (the run's `--sandbox`): it sees no data folder,
-none of the user's keys, and for a submission not what its run never sees (the package's
-answers); it writes only its build folder (written through) and a private /tmp, where its
-caches go (GOCACHE and the like; its HOME stays the user's, read-only); it has no network.
-What its command names under /tmp (`-I/tmp/inc`, a second source) is shown to it read-only,
-as a program's arguments are. A source that names a hidden file (`#include
-"/data/answers"`) cannot have the compiler quote it into the stored CE message.
+Detection and commands follow problemtools (docs/packages.md, "Languages and builds"); a
+configured solver's own build and run commands are a language of their own
+(`command_language`). A build is cached by the hash of its language, commands and sources,
+made in a temporary folder and renamed into place under a lock; a compile error is `CE` and
+cached, a missing toolchain `SKIP` and not. An external program travels as its source (`pack`)
+and is built where it runs (`build_here`, `worker_build_dir`). Every build step runs through
+`run_build`, contained and sandboxed as the program it builds (docs/faults.md).
 """
 
 from __future__ import annotations

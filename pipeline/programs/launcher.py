@@ -1,20 +1,12 @@
 """The launcher of every program the pipeline runs (compiled `launcher.c`): built once per machine,
 then found.
 
-The launcher is native code like the problems' kernels (`pipeline.native`): declared here,
-compiled by `make venv` (or on first use) into the native cache, named by the hash of its
-source, its flags and the compiler, written under a temporary name and renamed into place (so
-processes building it at once never see half a file). It is linked statically where the C
-library allows it (it then starts about 0.2 ms sooner), dynamically otherwise.
-
-Where no compiler works, `launcher_path()` is None and `launcher_problem()` says why: external
-programs then run without the launcher (see `contained`).
-
-`sandbox_template` builds a sandbox template (once per worker and set of hidden paths) and
-keeps its namespaces as file descriptors; `read_result` reads what a launcher wrote into its
-result pipe. `probe(sandbox)` runs the launcher once on `true`
-the way a case would run, and tells how programs will be contained (a PID namespace or a
-subreaper) and whether the sandbox works here.
+Native code like the problems' kernels (`pipeline.native`): compiled by `make venv` (or on
+first use) into the native cache under the hash of its source, flags and compiler, renamed into
+place; linked statically where the C library allows it. Where no compiler works,
+`launcher_path()` is None and `launcher_problem()` says why. `sandbox_template` builds a
+sandbox template and keeps its namespaces as descriptors; `read_result` reads a launcher's
+result pipe; `probe(sandbox)` tells how programs will be contained here.
 """
 
 from __future__ import annotations

@@ -1,33 +1,9 @@
 """What running an external program costs per case, mechanism by mechanism, and how exact the
 measured peak memory is: `python -m pipeline.programs.overhead [--cases N] [--rounds R]`.
 
-Every figure is measured here, from this process acting as a pool worker, on a tiny C++
-program (a + b) compiled into a temporary folder with g++: one spawn per case with the
-program's input, output and error files, as `external` does. The mechanisms are timed in
-interleaved rounds (so a change of load on the machine touches them all alike) and the
-median and the fastest of the rounds are printed, in ms a case, with the median CPU time a
-case costs (this process plus every process it started; less sensitive to the machine's load
-than wall time):
-
-- bare: the program itself started with `posix_spawn` (a vfork and exec) and reaped with
-  `wait4`, its stdin and stdout the case's files: the floor any runner pays;
-- plain: the same through `subprocess.Popen` (a new session, descriptors closed), no limits;
-- prlimit: util-linux's prlimit setting the limits, then exec (what ran before the launcher);
-- launcher, subreaper: the launcher's fork, wait4 and result file, no namespace (`-n`);
-- launcher + its own init: the launcher makes a PID namespace and forks its init, which
-  forks the program (how the launcher contains a program when started on its own);
-- launcher as init: the worker starts the launcher as the init of a new PID namespace (what
-  a worker does);
-- launcher as init, sandbox: that, plus entering the worker's sandbox template;
-- run_external, no sandbox / sandbox: the whole per-case path of a worker (folders, files,
-  the launcher, reading its result, the verdict);
-- bubblewrap, when installed: a comparable sandbox built by `bwrap` for every case.
-
-Then the peak memory that `run_external` reports for programs that touch 10, 100 and 300 MB,
-from a worker that first grew to 200 MB (what the old way reported as the program's peak).
-This is a measurement tool, not a test; its figures move with the machine's load. `make bench`
-runs the same measurement (`measure`) in its `overhead` section, with the goal that the whole
-per-case path of a worker, sandboxed, cost at most 3 ms more than `bare`.
+A measurement tool, not a test: the mechanisms (docs/benchmarks.md, `overhead`) are timed in
+interleaved rounds on a tiny C++ program so a change of load touches them all alike. `make
+bench` runs the same measurement (`measure`) in its `overhead` section.
 """
 
 from __future__ import annotations

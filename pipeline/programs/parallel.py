@@ -1,13 +1,9 @@
 """Work that waits on programs, a core's worth at once, on threads of this process.
 
-Running a contained program mostly waits: for its start, its end, its output. What calls one
-program after another for many items (a generator per test case, a validator per file, a
-compiler per program of a package) goes as fast as the cores allow when it runs one item per
-core at once on threads: the programs run side by side while the threads wait on them.
-
-The threads are daemon threads: a command interrupted while they run exits without waiting for
-them, and the programs they started die with the command (each program's launcher asks to be
-killed when the thread that started it is gone).
+Running a contained program mostly waits, so items that each run one (a generator per test
+case, a validator per file, a compiler per program) run one per core at once on threads. The
+threads are daemon threads: an interrupted command exits without them, and their programs die
+with it (each launcher asks to be killed when the thread that started it is gone).
 """
 
 from __future__ import annotations

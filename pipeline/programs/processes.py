@@ -11,6 +11,7 @@ a process has used (how the pool and the launcher-less path limit by CPU time);
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -108,15 +109,11 @@ def end_sessions(sessions: Collection[int], reap: bool = True,
         alive = [pid for pid, _, live in members if live and pid != me]
         ours = [pid for pid, parent, _ in members if parent == me] if reap else []
         for pid in alive:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         for pid in ours:
-            try:
+            with contextlib.suppress(ChildProcessError):  # reaped by the thread that started it
                 os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:  # reaped meanwhile by the thread that started it
-                pass
         if not alive and not ours or time.monotonic() > deadline:
             return
         time.sleep(0.001)  # a killed process's orphans reach their new parent before it dies

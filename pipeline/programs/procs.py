@@ -1,17 +1,11 @@
 """Running a package's own programs (compilers, validators, checkers, generators) under limits.
 
-Every program goes through the one runner, `pipeline.programs.contained` (the launcher: its own PID
-namespace, limits, the pids cgroup's cap on processes, and the sandbox where it works), with
-stdin/stdout/stderr connected to files, address space, CPU time and file size limited, a
-wall-clock timeout, and its own CPU time and peak memory from `wait4`. Nothing is passed
-through a shell. Sandboxed (`sandbox=None` follows `contained.default_sandbox`, which the
-run's `--sandbox` sets), a program writes only its working folder, a private /tmp and the
-`kept` folders it is given (all on one tmpfs capped at `file_mb`, the kept ones copied back
-when it ends: a generator's folder, a feedback folder), and the `writable` paths (a build's
-folder, written through). Builds (compilers, a
-package's `build` script, a toolchain's version probe: `languages.run_build`) run the same
-way under their own limits, their build folder written through and their caches in their
-private /tmp (`build_environment`).
+Every program goes through the one runner, `contained`, with its stdio connected to files,
+limits on address space, CPU time, file size and wall clock, and no shell. Sandboxed
+(`sandbox=None` follows the run's `--sandbox`) it writes only its working folder, a private
+/tmp, the `kept` folders (copies on that tmpfs, copied back when it ends) and the `writable`
+paths (a build's folder, written through). Builds run so under their own limits
+(`languages.run_build`, `build_environment`).
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """What a program is: the one model of every executable thing the pipeline runs.
 
-A program is a source file (or folder) in a language, or a command with build and run commands
-of its own, with the role it plays (a submission, a validator, a checker, an interactor, a
-generator). It is all of these alike: a problem's own solutions (`[[solutions]]` in its
-`problem.toml`), the user's configured solvers (`configs/solvers.toml`), `--external`
-programs, a built-in problem's checker, and a judge package's submissions, validators,
-checkers, interactors and generators. The language table builds it (`languages.build_program`,
-or `languages.build_here` for one that travels with its source's bytes) and the one contained
-runner runs it (`contained`).
-
-A program that is built on another machine (a Dask worker) travels as itself with its source's
-bytes in `content` (`languages.pack`): frozen, small and picklable, it is written out and built
-there, once per content.
+A source file (or folder) in a language, or a command with build and run commands of its own,
+with the role it plays (submission, validator, checker, interactor, generator): a problem's
+solutions, configured solvers, `--external` programs and a package's programs alike. The
+language table builds it (`languages.build_program`, or `languages.build_here` for one that
+travels with its source's bytes in `content` to a Dask worker) and `contained` runs it.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
-"""Judging an answer of a problem that names a checker in its `problem.toml`.
+"""Judging an answer of a problem that names a checker (`[checker]`) in its `problem.toml`.
 
-    [checker]
-    program = "checker.cpp"      # in the problem's folder; built like a package's programs
-    convention = "testlib"       # or "kattis" (an output validator: 42 accepted, 43 wrong)
-    args = []                    # a Kattis validator's arguments
-
-A problem without one is judged by its own `compare` (token equality by default). The checker
-is built once per process into the worker build cache (`PIPELINE_BUILD_DIR`, else
-`~/.cache/gamebench/build`), keyed by its source's hash, and run on files written for each
-answer: the input, the expected answer and the output. Its verdict is AC, WA (with its
-message) or JE (the checker failed: never the solver's fault).
+The checker (testlib or Kattis convention, docs/architecture.md) is built once per process into
+the worker build cache, keyed by its source's hash, and run on the input, expected answer and
+output written for each answer. Its verdict is AC, WA (with its message) or JE (the checker
+failed: never the solver's fault). A problem without one is judged by its own `compare`.
 """
 
 from __future__ import annotations

@@ -20,18 +20,15 @@ def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int |
     """The executor of `--executor KIND [--scheduler ADDRESS] [--jobs N]`, started now (the
     one place a run's workers are set up).
 
-    - `local` (the default): a pool of `jobs` worker processes on this machine (default: one
-      per core, growing to `GROW_PER_CORE` per core while the cores sit idle, see
-      `LocalPoolExecutor`); a scheduler is refused.
+    - `local` (the default): a pool of `jobs` worker processes on this machine
+      (`LocalPoolExecutor`); a scheduler is refused.
     - `dask`: the Dask cluster whose scheduler is at `scheduler` (else `$PIPELINE_SCHEDULER`),
-      `jobs` capping how many batches run at once (default: one per worker thread, and one
-      more per thread while batches are short); with no scheduler at all, a local Dask
+      `jobs` capping how many batches run at once; with no scheduler at all, a local Dask
       cluster of `jobs` single-threaded workers is started for the run and stopped with it.
 
-    With `problem` and `selection` (the solvers a run uses) given, the workers start importing
-    and warming up the selected stages (or, with none, loading the problem: a package and its
-    submissions) while the caller loads the cases. Raises ValueError for
-    a bad choice and `ExecutorError` when the cluster cannot be reached.
+    With `problem` and `selection` (the solvers a run uses) given, the workers start warming up
+    the selected stages (or loading the package) while the caller loads the cases. Raises
+    ValueError for a bad choice and `ExecutorError` when the cluster cannot be reached.
     """
     kind = kind.strip().lower()
     if kind not in EXECUTORS:

@@ -1,17 +1,12 @@
 """`pipeline run`: every solver of a problem over its stored cases, into the results table.
 
-A run reads the problem's cases from the `cases` table, makes sure each has an expected answer
-(from its file, or from the first stage of the problem's reference order that accepts it,
-stored back in `cases` with that stage as `expected_source`), then runs every (case, solver,
-repeat) job through an executor and grades each answer. Results are written in chunks as they
-arrive; a killed run is finished with `resume`, which rebuilds the run's solvers from the
-identities it recorded and runs exactly the jobs not yet stored, over exactly the cases the run
-recorded before its first result (each with the identity of its expected output): a case a
-later ingest removed or gave another answer makes the resume refuse, naming it, rather than
-judge something else. A stored judge error (`JE`: no verdict of the program, e.g. a case whose
-worker died twice) counts as not yet run: the resume removes it and judges the case again.
-Each result records the host that ran it (a cluster's worker, else this machine); the run's
-`host` is that host when there was one, and empty when its results came from several.
+1. Read the problem's cases and make sure each has an expected answer (its file, or the first
+   stage of the reference order that accepts it, stored back as `expected_source`).
+2. Run every (case, solver, repeat) job through an executor, grade each answer and write the
+   results in chunks as they arrive, each with the host that ran it.
+3. `resume` finishes a killed run: it rebuilds the solvers from their recorded identities and
+   runs the jobs not yet stored (a stored `JE` counts as not run) over exactly the cases the
+   run recorded, refusing, by name, a case a later ingest removed or changed.
 """
 
 from __future__ import annotations

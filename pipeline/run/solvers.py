@@ -1,49 +1,17 @@
 """External solvers of a run: which programs they are, and making each ready to run.
 
-External solvers are `Program`s (`pipeline.programs.program`) that come from `--external
-NAME=COMMAND`, from the problem's own `[[solutions]]` (its `problem.toml`) and from the user's
-`configs/solvers.toml`:
+External solvers are `Program`s from `--external NAME=COMMAND`, the problem's own
+`[[solutions]]` and the user's `configs/solvers.toml` (docs/commands.md, "Your own programs").
 
-    [[solver]]
-    name = "mine"
-    problem = "<problem id>"
-    source = "path/to/mine.cpp"                         # optional, hashed for the build cache
-    build = "g++ -O2 -std=c++17 -o {exe} {source}"      # optional
-    run = "{exe}"
-    time_limit_s = 2.0                                   # optional
-
-A source file is a program: `--external NAME=sol.cpp` (or `Sol.java`, `sol.py`, `sol.rs`, ...;
-`--external sol.cpp` is named `sol`), and a configured solver with a `source` and no `build`, is
-built and run as the language table builds a package's submissions
-(`pipeline.programs.languages`: the language told from the file's name). A solver with a
-`build` command of its own is built by the same builder, its commands taken as its language.
-Commands are split like a shell would split them (`shlex.split`) but never run through a shell.
-A build runs once per distinct content (language, commands, source's name and bytes) and is
-kept under `DATA/build/builds/<hash>/`, so later runs reuse it; a source that does not compile
-stops the run with the compiler's message.
-
-A run on a cluster does not build here: the solver travels as its program with its source's
-bytes (`languages.pack`) and each worker machine builds it with `languages.build_here` into its
-own cache (`PIPELINE_BUILD_DIR`, default `~/.cache/gamebench/build/`), the source written there
-first. Two processes building one program at once end with the one build.
-
-A program that is a JVM (`java Sol.java`) gets the memory limit as its own `-Xmx` flag, not as
-an address-space limit, under which it cannot start, and the language table's other JVM flags
-(`jvm_command`), as the language table runs Java.
-
-A command as typed that starts java's source launcher on one source file (`java [options]
-Sol.java [args]`) would compile the source at every start, a second of CPU per case. It is
-built once per content instead (`built_once`): the `javac` beside that `java` compiles it into
-the build cache, and the same `java` runs class `Sol` from there with the same options (which
-must be ones that only set the JVM: `-X...`, `-D...`, assertions) and arguments. A command this
-cannot build (another option, no `javac` there, a source `javac` alone does not compile into
-class `Sol`: a `package` line, a public class of another name) runs as typed. The run's
-summary says which it was, in one line. Other interpreters (`python3 sol.py`) run as typed.
-
-The program of a command (its first word) is resolved before a run starts (`resolve_program`):
-a path is taken from the folder `pipeline` was started in (for `--external`) or from the
-repository (for `configs/solvers.toml`), a bare name is looked up on PATH; one that does not
-resolve to an executable file stops the run before any case runs.
+1. The program of a command (its first word) is resolved before a run starts
+   (`resolve_program`); one that is no executable file stops the run before any case runs.
+2. A source file, or a solver with `build` and `run` commands of its own, is built once per
+   content by the language table (`languages`); commands are split as a shell would
+   (`shlex.split`), never run through one. On a cluster it travels as its source
+   (`languages.pack`) and each worker machine builds it (`languages.build_here`).
+3. A JVM gets the memory limit as its `-Xmx` (`jvm_command`), and java's source launcher on
+   one file (`java Sol.java`) is compiled once by the `javac` beside it (`built_once`) where it
+   can be, else run as typed; the run's summary says which in one line.
 """
 
 from __future__ import annotations

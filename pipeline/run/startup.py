@@ -1,17 +1,11 @@
 """Telling a program that could not start from a program that ran and failed.
 
-A case whose program never reached its own code is no verdict of the program:
-- the launcher could not exec it (the outcome's error starts `cannot start`);
-- a shell or a shim script (pyenv's, asdf's `python3`) found no command to run (exit 127) or
-  could not execute it (exit 126);
-- an interpreter or the JVM gave up before the program's first line: a script it cannot open,
-  a main class it cannot find, a module of the program it cannot import, a heap it cannot
-  reserve, a shared library the loader cannot find.
-
-The run counts, per program, the first line of each RE/MLE/OLE error (`error_line`), and which
-of them are start-up failures (`is_start_failure`); a program most of whose cases end with one
-start-up failure is named in one line (`StartFailure.text`) with a hint, and the run exits
-non-zero. `stress` and `hunt` refuse to keep such a failure as a finding.
+A case whose program never reached its own code is no verdict of the program: the launcher
+could not exec it (`cannot start`), a shell or shim found no command (exit 127) or could not
+execute it (126), or an interpreter or JVM gave up before the program's first line. A program
+most of whose cases end with one start-up failure (`is_start_failure`, counted by
+`error_line`) is named in one line with a hint (`StartFailure.text`) and the run exits
+non-zero; `stress` and `hunt` never keep such a failure as a finding.
 """
 
 from __future__ import annotations

@@ -1,23 +1,17 @@
 """The worker side of an executor: run jobs one after another and report each outcome.
 
-A worker imports each problem once and keeps it, so a tiny case costs microseconds, not a
-process start. Built-in stages run in the worker itself and are timed on their own (wall and
-CPU); external programs run as child processes (see `pipeline.programs.external`), and a
-problem with rules of its own runs and judges its programs itself (its `package_judge`'s
-`run_job`: a package's submissions, by its validators, checker and interactor).
-
-A built-in stage is limited as an external program is: by the CPU time the worker spends on
-the case (its `timeout_s`), with the wall-clock cap of every program (`contained.wall_cap_s`)
-for a stage that sleeps or waits, counted on the worker's own clock (the wall clock less its waits
-for a core), so a loaded machine slows a case down without failing it. The worker writes which
-job it is on, when it started, its own CPU clock and its waits for a core then into shared
-memory (`progress`); the parent reads the worker's CPU time and waits from /proc and kills a
-worker whose case is over either limit. A stage that finishes over its CPU limit between two
-of the parent's looks is `TLE` all the same.
+A worker imports each problem once and keeps it, so a tiny case costs no process start.
+Built-in stages run in the worker itself, timed on their own (wall and CPU); external programs
+run as child processes (`pipeline.programs.external`); a problem with rules of its own judges
+its programs itself (its `package_judge`'s `run_job`). A built-in stage is limited as an
+external program is, by its CPU time and the wall-clock cap on the worker's own clock
+(`contained.wall_cap_s`): the worker writes its job, start, CPU clock and waits into shared
+memory (`progress`), and the parent kills a worker whose case is over either limit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -223,13 +217,11 @@ def execute(job: Job) -> Outcome:
 def prepare_server() -> None:
     """What every worker that runs programs does before its first one, done once in the worker
     server (`workerserver`), so each worker forked from it starts with it done: the sandbox
-    probe (a launcher started to run `true`, some 15-25 ms), a fact of this machine."""
+    probe (a launcher started to run `true`), a fact of this machine."""
     from pipeline.programs.launcher import probe
 
-    try:
+    with contextlib.suppress(Exception):  # a worker probing again says what is wrong
         probe(True)
-    except Exception:  # a worker probing again says what is wrong
-        pass
 
 
 def _terminate(signum, frame) -> None:
@@ -277,12 +269,10 @@ def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (
 
     `preload` names (problem, stage) pairs to import and warm up before the first batch, so a
     pool started early does that while the parent is still loading cases. `progress` (shared
-    doubles, `PROGRESS_FIELDS` of them) receives the index, start time, this process's CPU
-    time and its waits for a core of each job before it runs, so the parent knows which job
-    overran, and by how much CPU time, even though outcomes travel in groups. `settings`:
-    those of the pool's process when it started this worker (None: this process's own are
-    those). `parent_pid`: the
-    process that started this one (None: multiprocessing's parent, if any).
+    doubles, `PROGRESS_FIELDS`) tells the parent which job runs and since when, as outcomes
+    travel in groups. `settings`: the pool's process's when it started this worker (None:
+    this process's own). `parent_pid`: the process that started this one (None:
+    multiprocessing's parent, if any).
     """
     # The worker dies with the process that started it, even if that one is killed with
     # SIGKILL; its launcher then sees it die and kills the program it was running. Forked from
