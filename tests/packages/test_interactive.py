@@ -53,10 +53,12 @@ def test_too_many_guesses_is_wrong_answer_decided_by_the_validator(guess, tmp_pa
     assert result.validator_first_wa
 
 
-def test_a_submission_starved_of_a_core_is_not_judged_never_tle(guess, tmp_path, build_dir):
+def test_a_submission_starved_of_a_core_is_never_tle(guess, tmp_path, build_dir):
     """A binary search that first spends 0.4 s of CPU under a 0.5 s limit, given a few ms of
-    a core a second: the pair's wall clock passes every cap while the submission computes,
-    its CPU time under the limit. It is not judged (JE, machine too busy), never TLE."""
+    a core a second: the pair's wall clock passes its cap while the submission computes, its
+    CPU time under the limit. Never TLE: not judged (JE, machine too busy) when the starving
+    outlasts the launchers' backstop, else judged AC as it deserves (how long the scheduler
+    starves it is not the test's to decide)."""
     name = f"starved_{secrets.token_hex(8)}.py"
     path = tmp_path / name
     path.write_text("import time\nend = time.process_time() + 0.4\n"
@@ -67,8 +69,9 @@ def test_a_submission_starved_of_a_core_is_not_judged_never_tle(guess, tmp_path,
                                   language=detect_language([path])), build_dir)
     with starved(name):
         result = judge(guess, build, "secret/04-huge", tmp_path / "work", time_s=0.5)
-    assert (result.verdict, result.timed_out) == ("JE", False), result
-    assert result.message.startswith("not judged: machine too busy"), result
+    assert result.verdict in ("JE", "AC") and not result.timed_out, result
+    if result.verdict == "JE":
+        assert result.message.startswith("not judged: machine too busy"), result
     assert result.cpu_s < 0.5
 
 
