@@ -14,6 +14,9 @@ submissions to their expectations (`find_bugs`):
 - `empty-answer` / `missing-answer` / `missing-input`: a test case whose `.ans` is empty (an
   interactive or multi-pass problem's may be, as BAPCtools allows) or missing, an `.ans`
   without its `.in` (more than three files of one kind: one line naming the first three);
+- `expectation-conflict`: a submission whose `@EXPECTED_RESULTS@` line names none of the
+  verdict its folder is named for (`wrong_answer/x.py` saying CORRECT): one of the two is
+  wrong, and the line is what decides;
 - `no-input-validator`: the package has no input validator (bt validate warns so);
 - `validator-accepts-all`: the input validators accept three inputs that are invalid by
   construction from the package's first test case: the empty file, the case with an extra
@@ -67,6 +70,7 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
     found: list[PackageBug] = []
     upper = {p.name for p in upper_bound_submissions(package)}
     for program in package.submissions:
+        found += _conflict(program)
         results = dict(judged.get(program.name, {}))
         short = program.name in cut_short
         if short:  # the cases it was stopped before are no verdict of it
@@ -118,6 +122,26 @@ def _compiler_says(message: str) -> str:
     first = next((line for line in lines if "error" in line.lower()
                   and not line.startswith("the compiler exited")), lines[0] if lines else "")
     return first if len(first) <= 200 else first[:197] + "..."
+
+
+def _conflict(program: Program) -> list[PackageBug]:
+    """The `expectation-conflict` of `program`: its `@EXPECTED_RESULTS@` line names none of
+    the verdict of the folder it is in; none when it has no such line or its folder names no
+    one verdict (`mixed/`, `rejected/`)."""
+    label = program.expectation.label if program.expectation else ""
+    folder = program.name.split("/", 1)[0] if "/" in program.name else ""
+    if not label.startswith("@EXPECTED_RESULTS@") or not folder:
+        return []
+    try:
+        expected = Verdict.from_string(folder, "expected folder")
+    except ValueError:
+        return []
+    named = {verdict for rule in requirements_of(program) for verdict in rule.final_any_of or ()}
+    if not named or expected in named:
+        return []
+    return [PackageBug("expectation-conflict", program.name, f"its folder {folder}/ expects "
+                       f"{expected.value} but its line `{label}` does not: one of them is wrong "
+                       "(the line decides what it is held to)")]
 
 
 def _folder_verdict(program: Program) -> Verdict | None:

@@ -170,3 +170,24 @@ def test_an_accepted_submission_within_the_safety_margin_only_is_told_so(tmp_pat
     [bug] = judged.expectations.bugs
     assert bug.line() == ("accepted/spin.py: an accepted submission fails test sample/1 (TLE) "
                           "(and 2 more); it passes them within the safety margin (1.5 s)")
+
+
+def test_a_submission_whose_expected_results_line_contradicts_its_folder_is_a_bug(tmp_path):
+    """`wrong_answer/sure.py` whose `@EXPECTED_RESULTS@` line says CORRECT (the line decides,
+    as DOMjudge and BAPCtools read it): held to AC and agreeing, and told as a bug of the
+    package; a line that names its folder's verdict among others is none."""
+    from pipeline.packages import load_package
+    from pipeline.packages.bugs import find_bugs
+    from pipeline.packages.expectations import TimeLimit
+
+    root = tiny_kattis(tmp_path / "p", {
+        "submissions/wrong_answer/sure.py": "# @EXPECTED_RESULTS@: CORRECT\n" + SUM,
+        "submissions/time_limit_exceeded/either.py": (
+            "# @EXPECTED_RESULTS@: TIMELIMIT, WRONG-ANSWER\nprint(0)\n")})
+    package = load_package(root, tmp_path / "build")
+    limit = TimeLimit(time_s=1.0, low_s=0.5, high_s=2.0, source="given", how="given")
+    bugs = find_bugs(package, {}, limit, "p")
+    assert [(b.kind, b.line()) for b in bugs if b.kind == "expectation-conflict"] == [(
+        "expectation-conflict", "wrong_answer/sure.py: its folder wrong_answer/ expects WA but "
+        "its line `@EXPECTED_RESULTS@: CORRECT` does not: one of them is wrong (the line "
+        "decides what it is held to)")]
