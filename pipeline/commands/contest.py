@@ -498,7 +498,8 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
     disagree = sum(row[5].startswith("NO") for row in submissions)
     partial = sum(row[5] == "partial" for row in submissions)
     other = len(submissions) - agree - disagree - partial
-    judged = sum(1 for o in outcomes if o.summary is not None)
+    interrupted = sum(getattr(o.summary, "status", None) == "interrupted" for o in outcomes)
+    judged = sum(1 for o in outcomes if o.summary is not None) - interrupted
     not_judged = sum(1 for o in outcomes if o.failed or (o.summary is None and not o.idle))
     lines = [f"contest {contest.name} ({contest.title}): {len(outcomes)} problems"]
     if len(rows) > 1:
@@ -508,8 +509,10 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
     if bugs:
         lines.append(f"  package bugs ({len(bugs)}):")
         lines += [f"    {f'{o.label} {o.id}' if o.label else o.id}: {line}" for o, line in bugs]
-    idle = len(outcomes) - judged - not_judged
-    lines.append(f"total: {len(outcomes)} problems ({judged} judged, {not_judged} not judged"
+    idle = len(outcomes) - judged - interrupted - not_judged
+    lines.append(f"total: {len(outcomes)} problems ({judged} judged, "
+                 + (f"{interrupted} interrupted, " if interrupted else "")
+                 + f"{not_judged} not judged"
                  + (f", {idle} with nothing to run" if idle else "") + "); "
                  f"{len(submissions)} submissions: {agree} agree, {disagree} disagree"
                  + (f", {partial} partial (not judged on every case)" if partial else "")

@@ -382,6 +382,8 @@ def test_ctrl_c_stops_every_problem_of_a_contest_under_way_each_to_be_resumed(tm
     assert sorted(zip(runs["problem"], runs["status"])) == [("one", "interrupted"),
                                                            ("two", "interrupted")], out + err
     assert out.count("to finish it: ") == 2, out
+    # an interrupted problem is counted as such, not as judged
+    assert "total: 2 problems (0 judged, 2 interrupted, 0 not judged)" in out, out
     for run_id in runs["run_id"]:
         assert f"--resume {run_id}" in out, out
     resumed = pipeline(data, "run", "--problem", "one", "--sandbox", "off", "--resume",
