@@ -132,16 +132,23 @@ def _conflict(program: Program) -> list[PackageBug]:
     folder = program.name.split("/", 1)[0] if "/" in program.name else ""
     if not label.startswith("@EXPECTED_RESULTS@") or not folder:
         return []
-    try:
-        expected = Verdict.from_string(folder, "expected folder")
-    except ValueError:
-        return []
+    expected = _named_by(folder)
     named = {verdict for rule in requirements_of(program) for verdict in rule.final_any_of or ()}
-    if not named or expected in named:
+    if expected is None or not named or expected in named:
         return []
     return [PackageBug("expectation-conflict", program.name, f"its folder {folder}/ expects "
                        f"{expected.value} but its line `{label}` does not: one of them is wrong "
                        "(the line decides what it is held to)")]
+
+
+def _named_by(folder: str) -> Verdict | None:
+    """The one verdict submission folder `folder` is named for (accepted/ too), or None."""
+    for dialect in ("folder", "expected folder"):
+        try:
+            return Verdict.from_string(folder, dialect)
+        except ValueError:
+            continue
+    return None
 
 
 def _folder_verdict(program: Program) -> Verdict | None:

@@ -173,21 +173,26 @@ def test_an_accepted_submission_within_the_safety_margin_only_is_told_so(tmp_pat
 
 
 def test_a_submission_whose_expected_results_line_contradicts_its_folder_is_a_bug(tmp_path):
-    """`wrong_answer/sure.py` whose `@EXPECTED_RESULTS@` line says CORRECT (the line decides,
-    as DOMjudge and BAPCtools read it): held to AC and agreeing, and told as a bug of the
-    package; a line that names its folder's verdict among others is none."""
+    """`wrong_answer/sure.py` whose `@EXPECTED_RESULTS@` line says CORRECT, and
+    `accepted/unsure.py` whose line says WRONG-ANSWER (the line decides, as DOMjudge and
+    BAPCtools read it): each told as a bug of the package; a line that names its folder's
+    verdict among others is none."""
     from pipeline.packages import load_package
     from pipeline.packages.bugs import find_bugs
     from pipeline.packages.expectations import TimeLimit
 
     root = tiny_kattis(tmp_path / "p", {
         "submissions/wrong_answer/sure.py": "# @EXPECTED_RESULTS@: CORRECT\n" + SUM,
+        "submissions/accepted/unsure.py": "# @EXPECTED_RESULTS@: WRONG-ANSWER\n" + SUM,
         "submissions/time_limit_exceeded/either.py": (
             "# @EXPECTED_RESULTS@: TIMELIMIT, WRONG-ANSWER\nprint(0)\n")})
     package = load_package(root, tmp_path / "build")
     limit = TimeLimit(time_s=1.0, low_s=0.5, high_s=2.0, source="given", how="given")
     bugs = find_bugs(package, {}, limit, "p")
     assert [(b.kind, b.line()) for b in bugs if b.kind == "expectation-conflict"] == [(
+        "expectation-conflict", "accepted/unsure.py: its folder accepted/ expects AC but its "
+        "line `@EXPECTED_RESULTS@: WRONG-ANSWER` does not: one of them is wrong (the line "
+        "decides what it is held to)"), (
         "expectation-conflict", "wrong_answer/sure.py: its folder wrong_answer/ expects WA but "
         "its line `@EXPECTED_RESULTS@: CORRECT` does not: one of them is wrong (the line "
         "decides what it is held to)")]
