@@ -538,6 +538,10 @@ class DaskExecutor:
                     self._cluster = LocalCluster(n_workers=max(1, workers),
                                                  threads_per_worker=1, processes=True,
                                                  host="127.0.0.1", dashboard_address=None,
+                                                 # (its HTTP server on a free loopback port,
+                                                 # not Dask's 8787, which another may hold)
+                                                 scheduler_kwargs={
+                                                     "dashboard_address": "127.0.0.1:0"},
                                                  silence_logs=logging.ERROR,
                                                  security=local_cluster_security())
                 scheduler = self._cluster.scheduler_address
