@@ -1,12 +1,7 @@
-"""Answer checking: the default output validator, custom output validators, testlib checkers.
-
-`default_validate` is problemtools' `default_validator.cc` in Python with the same semantics
-(C `isspace` tokens; `case_sensitive`, `space_change_sensitive`, absolute or relative float
-tolerance, a later flag overriding an earlier one; an unknown flag is a judge error).
-Custom output validators follow the Kattis convention (`validator input answer feedback_dir/
-[args] < output`: 42 accepted, 43 wrong answer, anything else JE); feedback files are read
-never through a link. testlib checkers (`checker input output answer`): 0 OK, 1 WA, 2 PE (as
-WA), 3 FAIL (JE), 7 points, 8 unexpected EOF (WA), anything else JE.
+"""Answer checking: the default output validator (problemtools' `default_validator.cc` with the
+same semantics), custom Kattis output validators (`validator input answer feedback_dir/ [args]
+< output`: 42 AC, 43 WA, else JE; feedback never read through a link) and testlib checkers
+(`checker input output answer`: 0 OK, 1 WA, 2 PE, 3 FAIL (JE), 7 points, 8 EOF, else JE).
 """
 
 from __future__ import annotations
