@@ -69,9 +69,7 @@ def parse(text: str | bytes) -> Compiled:
         parser = parse_tokens(tokens)
         source = parser.python_code()
         return Compiled(parser, compile(source, GENERATED, "exec"), source)
-    except ParserException as error:
-        raise ProgramError(f"line {error.token.line}: {error}") from None
-    except (UnexpectedTokenException, UnknownTokenException) as error:
+    except (ParserException, UnexpectedTokenException, UnknownTokenException) as error:
         raise ProgramError(f"line {error.token.line}: {error}") from None
     except EOFException:
         raise ProgramError(_unclosed(raw)) from None

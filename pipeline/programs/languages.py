@@ -347,11 +347,11 @@ def _cpp_standard(program: Program) -> str:
 def _hash(program: Program, language: str, lang: Language | None,
           pairs: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
-    recipe: dict[str, Any]
-    recipe = {"language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
-              "compile": lang.compile if lang else None, "run": lang.run if lang else None,
-              "python": _python3(program) if language in ("python3", "checktestdata") else None,
-              "format": 2}
+    recipe: dict[str, Any] = {
+        "language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
+        "compile": lang.compile if lang else None, "run": lang.run if lang else None,
+        "python": _python3(program) if language in ("python3", "checktestdata") else None,
+        "format": 2}
     if language == "checktestdata":  # the build runs this very file with the package
         tool = hashlib.sha256(CHECKTESTDATA.read_bytes()).hexdigest()
         recipe["tool"] = [str(CHECKTESTDATA), tool, _checktestdata_version()]

@@ -4,6 +4,7 @@ process), else by its own `compare`; a failing checker is JE, never the solver's
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from pathlib import Path
 
@@ -13,16 +14,11 @@ from pipeline.verdicts import Verdict, grade
 CHECK_TIME_S = 30.0
 CHECK_MEMORY_MB = 2048
 
-_builds: dict[Checker, object] = {}
-
-
+@functools.cache
 def _build(checker: Checker):
     from pipeline.programs.languages import build_program, worker_build_dir
 
-    build = _builds.get(checker)
-    if build is None:
-        build = _builds[checker] = build_program(checker.program, worker_build_dir())
-    return build
+    return build_program(checker.program, worker_build_dir())
 
 
 def check_answer(problem: Problem, input_text: str, expected: str | None,

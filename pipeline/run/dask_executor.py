@@ -23,7 +23,7 @@ import time
 import uuid
 import warnings
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from multiprocessing.process import BaseProcess
@@ -575,45 +575,18 @@ class DaskExecutor:
 
     def run(self, jobs: Iterable[Job], skip: Skip | None = None,
             one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
-        from distributed import as_completed
-
-        pending: deque[Job] = deque(jobs)
-        alone: deque[Job] = deque()  # jobs of a batch the scheduler gave up on
-        live: dict = {}
-        client = self._connected()
-        completed = as_completed(loop=client.loop)
-        try:
-            while pending or alone or live:
-                while (pending or alone) and len(live) < self._window():
-                    if alone:
-                        batch = [alone.popleft()]
-                    elif one_at_a_time:  # a task a job: the first not held back
-                        batch = first_not_held_back(pending, one_at_a_time, live.values())
-                        if not batch:
-                            break
-                    else:
-                        batch = next_batch(pending, self._pace, self._cap or self._threads_seen)
-                    batch, passed = skipped(batch, skip)
-                    yield from passed
-                    if not batch:
-                        continue
-                    future = self._submit(client, batch)
-                    live[future] = batch
-                    completed.add(future)
-                if not live:  # what was left was skipped
-                    break
-                future = next(completed)
-                batch = live.pop(future)
-                yield from self._finished(future, batch, alone)
-        finally:
-            if live:
-                client.cancel(list(live), force=True)
+        return self._serve(None, {0: deque(jobs)}, skip, lambda problem: one_at_a_time)
 
     def serve(self, arrivals: Arrivals) -> Iterator[tuple[Job, Outcome]]:
         """Run jobs as they arrive from several callers, as `LocalPoolExecutor.serve` does: the
         next task from the lowest rank whose problem is not waiting, sized as `run` sizes it."""
+        return self._serve(arrivals, {}, arrivals.skip, arrivals.one_at_a_time)
+
+    def _serve(self, arrivals: Arrivals | None, pending: dict[int, deque[Job]],
+               skip: Skip | None, turns: Callable[[str], frozenset[str]]
+               ) -> Iterator[tuple[Job, Outcome]]:
+        """Run the jobs `pending` (rank -> its jobs, in order) and those that arrive."""
         client = self._connected()
-        pending: dict[int, deque[Job]] = {}  # rank -> its jobs, in the order they arrived
         alone: deque[Job] = deque()  # jobs of a batch the scheduler gave up on
         live: dict = {}
         done: queue.SimpleQueue = queue.SimpleQueue()
@@ -629,10 +602,11 @@ class DaskExecutor:
                     os.write(wake_write, b"x")
                 over.release()
 
-        open_, ready = True, [arrivals.fileno()]
+        open_ = arrivals is not None
+        ready = [arrivals.fileno()] if arrivals is not None else []
         try:
-            while open_ or live:
-                if arrivals.fileno() in ready:
+            while open_ or live or pending:
+                if arrivals is not None and arrivals.fileno() in ready:
                     arrived = arrivals.take()
                     if arrived is None:
                         open_ = False
@@ -643,10 +617,10 @@ class DaskExecutor:
                     future = done.get()
                     yield from self._finished(future, live.pop(future), alone)
                 while len(live) < self._window():
-                    taken = self._next_served(pending, alone, arrivals, live)
+                    taken = self._next_served(pending, alone, arrivals, turns, live)
                     if taken is None:
                         break
-                    batch, passed = skipped(taken, arrivals.skip)
+                    batch, passed = skipped(taken, skip)
                     yield from passed
                     if batch:
                         future = self._submit(client, batch)
@@ -654,8 +628,8 @@ class DaskExecutor:
                         future.add_done_callback(finished)
                 if not open_ and not live:
                     break
-                ready = select.select([arrivals.fileno(), wake_read], [], [],
-                                      WINDOW_REFRESH_S)[0]
+                watched = [wake_read, *([arrivals.fileno()] if arrivals and open_ else [])]
+                ready = select.select(watched, [], [], WINDOW_REFRESH_S)[0]
                 with contextlib.suppress(BlockingIOError):
                     while os.read(wake_read, 4096):
                         pass
@@ -667,8 +641,10 @@ class DaskExecutor:
             os.close(wake_write)
 
     def _next_served(self, pending: dict[int, deque[Job]], alone: deque[Job],
-                     arrivals: Arrivals, live: dict) -> list[Job] | None:
-        """The next task's jobs for `serve`, taken off `pending` (None: none can go now)."""
+                     arrivals: Arrivals | None, turns: Callable[[str], frozenset[str]],
+                     live: dict) -> list[Job] | None:
+        """The next task's jobs, taken off `pending` (None: none can go now): a job a task
+        for a problem with solvers run one at a time, held to its turn among its tasks."""
         if alone:
             return [alone.popleft()]
         for rank in sorted(pending):
@@ -677,11 +653,10 @@ class DaskExecutor:
                 del pending[rank]
                 continue
             problem = jobs[0].solver.problem
-            if arrivals.waiting(problem):
+            if arrivals is not None and arrivals.waiting(problem):
                 continue
-            turns = arrivals.one_at_a_time(problem)
-            if turns:  # a task a job, as `run` sends them (its own problem's tasks hold it)
-                batch = first_not_held_back(jobs, turns, (
+            if one_at_a_time := turns(problem):
+                batch = first_not_held_back(jobs, one_at_a_time, (
                     b for b in live.values() if b[0].solver.problem == problem))
             else:
                 batch = next_batch(jobs, self._pace, self._cap or self._threads_seen)

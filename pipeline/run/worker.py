@@ -9,6 +9,7 @@ CPU clock and waits into shared memory (`progress`) and the parent kills it when
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 import os
 import signal
@@ -38,16 +39,7 @@ FLUSH_S = 0.005
 # (monotonic), this process's CPU time then, and its waits for a core then.
 PROGRESS_FIELDS = 4
 
-_problems: dict[str, Problem] = {}
-
-
-def _problem(problem_id: str) -> Problem:
-    problem = _problems.get(problem_id)
-    if problem is None:
-        problem = _problems[problem_id] = get_problem(problem_id)
-    return problem
-
-
+_problem = functools.cache(get_problem)  # each problem imported once per worker
 _warm: set[tuple[str, str]] = set()
 
 # The longest a worker warms up one stage on its own clock (`_within`): only a stage that
