@@ -56,9 +56,6 @@ class SharedDoubles:
     def __setitem__(self, index: int, value: float) -> None:
         self._values[index] = value
 
-    def __len__(self) -> int:
-        return len(self._values)
-
     def close_fd(self) -> None:
         """Let go of the descriptor (the mapping stays): the worker has its own."""
         if self.fd >= 0:
