@@ -333,10 +333,8 @@ def process_cgroup() -> str | None:
     try:
         os.makedirs(folder, exist_ok=True)
         threads = len(os.listdir("/proc/self/task"))
-        with open(f"{folder}/pids.max", "w") as handle:
-            handle.write(f"{PROCESS_CAP + threads}\n")
-        with open(f"{folder}/cgroup.procs", "w") as handle:
-            handle.write("0\n")
+        Path(folder, "pids.max").write_text(f"{PROCESS_CAP + threads}\n")
+        Path(folder, "cgroup.procs").write_text("0\n")
     except OSError as error:
         _cgroup_problem = f"cannot make a pids cgroup under {base}: {error.strerror}"
         return None
@@ -351,8 +349,7 @@ def _keep_cap() -> None:
     if threads == _cap_threads:
         return
     try:
-        with open(f"{_cgroup}/pids.max", "w") as handle:
-            handle.write(f"{PROCESS_CAP + threads}\n")
+        Path(f"{_cgroup}/pids.max").write_text(f"{PROCESS_CAP + threads}\n")
     except OSError:
         return
     _cap_threads = threads
@@ -374,8 +371,7 @@ def remove_process_cgroup() -> None:
     global _cgroup
     if _cgroup is not None:
         try:
-            with open(f"{_cgroup_base}/cgroup.procs", "w") as handle:
-                handle.write("0\n")
+            Path(f"{_cgroup_base}/cgroup.procs").write_text("0\n")
             os.rmdir(_cgroup)
         except OSError:
             pass

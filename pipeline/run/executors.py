@@ -527,12 +527,11 @@ class LocalPoolExecutor:
         if reason is None and not worker.ready:
             outcome = Outcome(job.key, Verdict.RE, error=f"worker not ready after "
                               f"{STARTUP_TIMEOUT_S:g} s")
-        elif reason is None and cpu_ms is not None and cpu_ms >= timeout_s * 1000:
+        elif reason is None:  # over its CPU time, else its wall-clock cap
+            over = cpu_over_message if cpu_ms is not None and cpu_ms >= timeout_s * 1000 \
+                else wall_cap_message
             outcome = Outcome(job.key, Verdict.TLE, wall_ms=elapsed_ms, cpu_ms=cpu_ms,
-                              error=cpu_over_message(timeout_s, cpu_ms))
-        elif reason is None:
-            outcome = Outcome(job.key, Verdict.TLE, wall_ms=elapsed_ms, cpu_ms=cpu_ms,
-                              error=wall_cap_message(timeout_s, cpu_ms))
+                              error=over(timeout_s, cpu_ms))
         else:
             outcome = self._died(job, death or "exit status unknown")
         if rest:
