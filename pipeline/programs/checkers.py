@@ -1,12 +1,7 @@
-"""Answer checking: the default output validator, custom output validators, testlib checkers.
-
-`default_validate` is problemtools' `default_validator.cc` in Python with the same semantics
-(C `isspace` tokens; `case_sensitive`, `space_change_sensitive`, absolute or relative float
-tolerance, a later flag overriding an earlier one; an unknown flag is a judge error).
-Custom output validators follow the Kattis convention (`validator input answer feedback_dir/
-[args] < output`: 42 accepted, 43 wrong answer, anything else JE); feedback files are read
-never through a link. testlib checkers (`checker input output answer`): 0 OK, 1 WA, 2 PE (as
-WA), 3 FAIL (JE), 7 points, 8 unexpected EOF (WA), anything else JE.
+"""Answer checking: the default output validator (problemtools' `default_validator.cc` with the
+same semantics), custom Kattis output validators (`validator input answer feedback_dir/ [args]
+< output`: 42 AC, 43 WA, else JE; feedback never read through a link) and testlib checkers
+(`checker input output answer`: 0 OK, 1 WA, 2 PE, 3 FAIL (JE), 7 points, 8 EOF, else JE).
 """
 
 from __future__ import annotations
@@ -186,11 +181,7 @@ def default_validate(answer: bytes, output: bytes,
                         f"{team.decode('latin-1')}\n Difference: {judge_value - team_value:e}\n"
                         f" (abs tol {flags.float_absolute_tolerance:e} rel tol "
                         f"{flags.float_relative_tolerance:e})")
-            elif flags.case_sensitive:
-                if judge != team:
-                    raise wrong(f'String tokens mismatch\nJudge: "{judge.decode("latin-1")}"\n'
-                                f'User: "{team.decode("latin-1")}"')
-            elif judge.lower() != team.lower():
+            elif (judge != team) if flags.case_sensitive else (judge.lower() != team.lower()):
                 raise wrong(f'String tokens mismatch\nJudge: "{judge.decode("latin-1")}"\n'
                             f'User: "{team.decode("latin-1")}"')
             token_index += 1
@@ -225,8 +216,8 @@ def _read_number(path: Path) -> tuple[float | None, str | None]:
 
 
 def read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> CheckResult:
-    """Turn a Kattis output validator's exit and feedback files into a check result: JE when
-    it left one of them as a link (or as anything but a regular file), which is not read."""
+    """A Kattis output validator's exit and feedback files as a check result: JE when it left
+    one of them as anything but a regular file (not read)."""
     try:
         return _read_feedback(process, feedback_dir, what)
     except LeftBehind as error:
@@ -268,13 +259,10 @@ def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
                          output_path: Path, args: tuple[str, ...], *, time_s: float = 60.0,
                          memory_mb: int = 2048, workdir: Path | None = None,
                          feedback_dir: Path | None = None) -> CheckResult:
-    """Run a custom Kattis output validator on one output (stdin) and read its verdict.
-
-    `feedback_dir` is a feedback folder that outlives the run (a multi-pass case's, where the
-    validator keeps its state and writes `nextpass.in`); without it the run gets a fresh one."""
+    """Run a custom Kattis output validator on one output (stdin) and read its verdict;
+    `feedback_dir`: a feedback folder that outlives the run (a multi-pass case's)."""
     if not validator.ok:
-        return CheckResult(Verdict.JE, f"output validator {validator.program.name} did not build: "
-                           f"{validator.message[:MESSAGE_KEEP]}")
+        return _not_built(validator, "output validator")
     scratch = Path(tempfile.mkdtemp(prefix="validate-", dir=workdir))
     try:
         feedback = feedback_dir or scratch / "feedback"
@@ -282,30 +270,32 @@ def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
         run = launch(validator, memory_mb)
         argv = [*run.argv, str(input_path), str(answer_path), str(feedback) + "/", *args]
         done = run_limited(argv, cwd=scratch / "work", stdin=output_path, time_s=time_s,
-                           memory_mb=run.memory_mb,
-                           kept=(feedback,))
+                           memory_mb=run.memory_mb, kept=(feedback,))
         return read_feedback(done, feedback, f"output validator {validator.program.name}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def _not_built(build: Build, what: str) -> CheckResult:
+    return CheckResult(Verdict.JE, f"{what} {build.program.name} did not build: "
+                       f"{build.message[:MESSAGE_KEEP]}")
+
+
 # -- testlib checkers ---------------------------------------------------------------------------
 
 _POINTS = re.compile(r"^\s*points\s+([-+0-9.eE]+)")
+# exit code -> the verdict and the start of its message (testlib's OK, WA, PE, unexpected EOF)
+_TESTLIB = {0: (Verdict.AC, ""), 1: (Verdict.WA, ""), 2: (Verdict.WA, "presentation error: "),
+            8: (Verdict.WA, "unexpected end of file: ")}
 
 
 def testlib_verdict(process: ProcessResult, what: str) -> CheckResult:
     """Turn a testlib checker's (or interactor's) exit code and stderr into a check result."""
     message = process.stderr.strip()[:MESSAGE_KEEP]
     code = process.exit_code
-    if code == 0:
-        return CheckResult(Verdict.AC, message)
-    if code == 1:
-        return CheckResult(Verdict.WA, message)
-    if code == 2:
-        return CheckResult(Verdict.WA, f"presentation error: {message}")
-    if code == 8:
-        return CheckResult(Verdict.WA, f"unexpected end of file: {message}")
+    if code in _TESTLIB:
+        verdict, start = _TESTLIB[code]
+        return CheckResult(verdict, start + message)
     if code == 7:
         match = _POINTS.match(message)
         points = parse_float(match.group(1).encode()) if match else None
@@ -324,8 +314,7 @@ def run_testlib_checker(checker: Build, input_path: Path, output_path: Path, ans
                         workdir: Path | None = None) -> CheckResult:
     """Run `checker input output answer` and read testlib's verdict."""
     if not checker.ok:
-        return CheckResult(Verdict.JE, f"checker {checker.program.name} did not build: "
-                           f"{checker.message[:MESSAGE_KEEP]}")
+        return _not_built(checker, "checker")
     scratch = Path(tempfile.mkdtemp(prefix="check-", dir=workdir))
     try:
         run = launch(checker, memory_mb)

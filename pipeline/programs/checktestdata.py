@@ -1,14 +1,9 @@
-"""checktestdata (`.ctd`) input validators, run by the `checktestdata` package from PyPI.
+"""checktestdata (`.ctd`) input validators by the `checktestdata` package from PyPI, run as a
+contained script that imports nothing from the pipeline (`-P`: its folder would shadow the
+package): `python -P checktestdata.py [-w] [--check] PROGRAM.ctd [arguments...] < input`.
 
-The validator runner starts this file as a contained script (it imports nothing from the
-pipeline):
-
-    python -P checktestdata.py [-w|--whitespace-ok] PROGRAM.ctd [arguments...] < input
-
-(`-P`: the script's folder would shadow the package). Exit 42 accepts, 43 rejects, 2 is a
-fault of the program; `--check PROGRAM.ctd` only parses it. Every message names the `.ctd`
-line, and a rejection the input's line and character. What is patched here, because the package
-differs from the original checktestdata: docs/packages.md, "checktestdata".
+Exit 42 accepts, 43 rejects, 2 is a fault of the program; messages name the `.ctd` line and the
+input's line and character. What is patched and why: docs/packages.md, "checktestdata".
 """
 
 from __future__ import annotations
@@ -74,9 +69,7 @@ def parse(text: str | bytes) -> Compiled:
         parser = parse_tokens(tokens)
         source = parser.python_code()
         return Compiled(parser, compile(source, GENERATED, "exec"), source)
-    except ParserException as error:
-        raise ProgramError(f"line {error.token.line}: {error}") from None
-    except (UnexpectedTokenException, UnknownTokenException) as error:
+    except (ParserException, UnexpectedTokenException, UnknownTokenException) as error:
         raise ProgramError(f"line {error.token.line}: {error}") from None
     except EOFException:
         raise ProgramError(_unclosed(raw)) from None

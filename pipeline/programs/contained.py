@@ -1,21 +1,14 @@
-"""The one runner of every program the pipeline runs: contained, under limits, measured.
+"""The one runner of every program the pipeline runs: `run` (or `start` and `finish`, for the
+two sides of an interactive pair) takes one program, its stdio, a folder, `Limits` and the
+sandbox switch into one `Measured`.
 
-Every program (external programs, submissions, validators, checkers, interactors, generators,
-builds) runs through `run`, or `start` and `finish` for the two sides of an interactive pair:
-one program, its stdio, a working folder, `Limits`, sandboxed or not, into one `Measured`.
-
-1. The launcher (`launcher.c`) runs it as the init of a new PID namespace, so its peak memory
-   is its own, its descendants die with it, and its result comes through a pipe it cannot
-   reach; a pids cgroup of this process caps its processes (`process_cap_note` when not).
+1. The launcher (`launcher.c`) runs it as the init of a new PID namespace: its peak memory is
+   its own, its descendants die with it; a pids cgroup of this process caps its processes.
 2. Sandboxed, it sees the file system read-only but for `hidden_paths`, writes only its folder
-   and a private /tmp (one tmpfs of `Limits.written_bytes`), has no network and no
-   capabilities; each process builds one sandbox template per set of hidden paths.
+   and a private /tmp (a tmpfs of `Limits.written_bytes`), with no network or capabilities.
 3. Its CPU time is held to its limit and its own clock (wall clock less waits for a core) to
-   the limit and half a second (`wall_cap_s`, `busy_s`, `first_ended`); starved of a core far
-   past that, it is not judged (`Measured.killed` busy).
-4. Without a C compiler this process runs it in a session of its own, without a sandbox, and
-   ends only what it started (`processes.end_sessions`); peak memory then counts this
-   process's size at the fork (`Measured.floor_kb`).
+   `wall_cap_s`; starved of a core far past that (`busy_s`) it is not judged.
+4. Without a C compiler it runs in a session of its own, unsandboxed (`Measured.floor_kb`).
 
 Details: docs/commands.md ("Limits and containment") and docs/faults.md.
 """
@@ -50,7 +43,7 @@ from pipeline.programs.launcher import (
     read_result,
     sandbox_template,
 )
-from pipeline.programs.processes import NextChildNamespace, end_sessions
+from pipeline.programs.processes import CLOCK_TICKS, NextChildNamespace, end_sessions, proc_stats
 
 MB = 1024 * 1024
 # How long past the wall-clock cap the caller waits for the launcher before stopping it.
@@ -116,8 +109,8 @@ class Measured:
 # -- what is hidden and whether to sandbox -----------------------------------------------------
 
 def hide(data_dir: str | Path) -> None:
-    """Hide the data folder `data_dir` (see `data_folder_hidden`) from every program contained
-    from now on, here and in processes started from here (it travels in the environment)."""
+    """Hide the data folder `data_dir` (`data_folder_hidden`) from every program contained
+    from now on, here and in processes started from here (through the environment)."""
     real = os.path.realpath(data_dir)
     known = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
     if real not in known:
@@ -126,9 +119,8 @@ def hide(data_dir: str | Path) -> None:
 
 @contextlib.contextmanager
 def settings_kept() -> Iterator[None]:
-    """Within it, `hide` and `use_sandbox` last until it ends: what they set is put back as it
-    was, so a long-lived process (a test session, a library caller) running one data folder
-    after another does not hide every folder it ever ran."""
+    """Within it, what `hide` and `use_sandbox` set is put back at its end, so a long-lived
+    process running one data folder after another does not hide every folder it ran."""
     global _sandbox
     hidden, sandbox = os.environ.get(HIDE_ENV), _sandbox
     try:
@@ -142,10 +134,8 @@ def settings_kept() -> Iterator[None]:
 
 
 def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
-    """What of a data folder no program sees: everything (the tables, the stored answers, the
-    raw cases, the reports) but its builds (the programs themselves) and the problems' package
-    copies (a package's validators read their answer files there; its submissions do not see
-    them: `external.hide_from_submissions`)."""
+    """What of a data folder no program sees: all but its builds and the problems' package
+    copies (validators read answer files there; `external.hide_from_submissions`)."""
     real = os.path.realpath(data_dir)
     try:
         entries = sorted(os.listdir(real))
@@ -155,11 +145,8 @@ def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
 
 
 def use_sandbox(enabled: bool | None) -> None:
-    """Set this process's sandbox switch: whether the programs it runs with no setting of
-    their own (a package's builds, validators, checkers, interactors, generators and
-    submissions) run sandboxed. A command decides it once from its `--sandbox`
-    (`isolation.set_sandbox`); each job carries it (`SolverSpec.sandbox`) to the worker that
-    runs it, which runs the job's programs under it. None: not decided (`default_sandbox`)."""
+    """Set whether the programs this process runs with no setting of their own run sandboxed
+    (`isolation.set_sandbox`; each job carries it as `SolverSpec.sandbox`). None: not decided."""
     global _sandbox
     _sandbox = enabled
 
@@ -170,8 +157,7 @@ def sandbox_switch() -> bool | None:
 
 
 def default_sandbox() -> bool:
-    """This process's sandbox switch (`use_sandbox`); not decided, as `--sandbox auto`:
-    wherever the sandbox works."""
+    """This process's sandbox switch; not decided: wherever the sandbox works (`auto`)."""
     if _sandbox is not None:
         return _sandbox
     return probe(True).sandbox_error is None
@@ -186,10 +172,9 @@ def _homes() -> list[str]:
 
 
 def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """What a sandboxed program never sees: the user's private files (`SENSITIVE_IN_HOME` in
-    every home folder, `SENSITIVE_ON_MACHINE`), the data folders given to `hide`, and `extra`;
-    only those that exist, by their real path. Kept while the folders whose entries decide it
-    keep their modification times (no path can then have appeared, gone or moved)."""
+    """What a sandboxed program never sees, by real path: `SENSITIVE_IN_HOME` of every home,
+    `SENSITIVE_ON_MACHINE`, the data folders given to `hide`, and `extra`. Kept while the
+    folders whose entries decide it keep their modification times."""
     key = (os.environ.get(HIDE_ENV, ""), os.environ.get("HOME", ""), extra)
     kept = _hidden_kept.get(key)
     if kept is not None and all(_mtime_ns(folder) == when for folder, when in kept[1]):
@@ -226,12 +211,9 @@ def _mtime_ns(folder: str) -> int | None:
 
 
 def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The paths under /tmp a program's command names (each absolute argument that exists,
-    and its folder when it is a file, where a program finds what lies beside it; the program
-    itself), which its private /tmp must show read-only. A path may be joined to an option
-    (`-I/tmp/inc`, `--include=/tmp/x.h`, `-Wl,-rpath,/tmp/lib`) or be one of a list
-    (`-cp /tmp/a.jar:/tmp/b`): a compiler's include folders and a JVM's class path are named
-    so."""
+    """The paths under /tmp a program's command names (each that exists, a file's folder in
+    its place), which its private /tmp shows read-only; also joined to an option
+    (`-I/tmp/inc`, `-Wl,-rpath,/tmp/lib`) or in a list (`-cp /tmp/a.jar:/tmp/b`)."""
     shown: list[str] = []
     words = [shutil.which(argv[0]) or argv[0], *argv[1:]] if argv else []
     words += _interpreter(words[0]) if words else []
@@ -248,9 +230,8 @@ def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 
 
 def _paths_named(word: str) -> list[str]:
-    """The absolute paths one word of a command may name: the word itself, what follows its
-    first `=`, and each piece of it between `=`, `:` and `,` (an option's letters before a
-    piece's first `/` left out: `-I/tmp/inc` names `/tmp/inc`)."""
+    """The absolute paths one word may name: itself, what follows its first `=`, and each
+    piece between `=`, `:` and `,` (`-I/tmp/inc` names `/tmp/inc`)."""
     paths = [word, word.partition("=")[2]]
     for piece in re.split(r"[=:,]", word):
         if piece.startswith("-") and "/" in piece:
@@ -260,10 +241,8 @@ def _paths_named(word: str) -> list[str]:
 
 
 def pipeline_python() -> tuple[str, ...]:
-    """The paths under /tmp of the Python running the pipeline (its executable's folder, and
-    its virtualenv), shown to every sandboxed program: it is the Python 3 of the language table
-    (`{python3}`), which a package's build script or a user's build command may name, and
-    outside /tmp it would be in sight anyway. Nothing when it lies outside /tmp."""
+    """The paths under /tmp of the Python running the pipeline (its executable's folder and
+    its virtualenv), shown to every sandboxed program: it is the language table's `{python3}`."""
     global _pipeline_python
     if _pipeline_python is None:
         found = list(shown_under_tmp([sys.executable])) if sys.executable else []
@@ -278,8 +257,7 @@ _pipeline_python: tuple[str, ...] | None = None
 
 
 def _interpreter(program: str) -> list[str]:
-    """The interpreter a script names on its `#!` line ([] for no script): the kernel runs it,
-    so it must show too."""
+    """The interpreter a script's `#!` line names ([] for none): it must show too."""
     try:
         with open(program, "rb") as handle:
             first = handle.readline(256)
@@ -336,11 +314,9 @@ def _pids_hierarchy() -> str | None:
 
 
 def process_cgroup() -> str | None:
-    """The pids cgroup this process moved itself into (on first use) so that it and every
-    program it starts count together: `PROCESS_CAP` processes and threads besides its own.
-    None where there is none (`process_cap_note` says why). Joined once per process: a write
-    to cgroup.procs takes a lock every fork of the machine waits for. The cap follows this
-    process's own thread count (`_keep_cap`)."""
+    """The pids cgroup this process joined (once: a write to cgroup.procs takes a lock every
+    fork of the machine waits for), capping it and its programs at `PROCESS_CAP` besides its
+    own threads. None where there is none (`process_cap_note` says why)."""
     global _cgroup, _cgroup_base, _cgroup_problem, _cap_threads
     if _cgroup is not None:
         _keep_cap()
@@ -357,10 +333,8 @@ def process_cgroup() -> str | None:
     try:
         os.makedirs(folder, exist_ok=True)
         threads = len(os.listdir("/proc/self/task"))
-        with open(f"{folder}/pids.max", "w") as handle:
-            handle.write(f"{PROCESS_CAP + threads}\n")
-        with open(f"{folder}/cgroup.procs", "w") as handle:
-            handle.write("0\n")
+        Path(folder, "pids.max").write_text(f"{PROCESS_CAP + threads}\n")
+        Path(folder, "cgroup.procs").write_text("0\n")
     except OSError as error:
         _cgroup_problem = f"cannot make a pids cgroup under {base}: {error.strerror}"
         return None
@@ -369,15 +343,13 @@ def process_cgroup() -> str | None:
 
 
 def _keep_cap() -> None:
-    """Keep pids.max at `PROCESS_CAP` besides this process's threads as they are now (a look
-    at /proc/self/task, and a write only when their number changed)."""
+    """Keep pids.max at `PROCESS_CAP` besides this process's threads as they are now."""
     global _cap_threads
     threads = len(os.listdir("/proc/self/task"))
     if threads == _cap_threads:
         return
     try:
-        with open(f"{_cgroup}/pids.max", "w") as handle:
-            handle.write(f"{PROCESS_CAP + threads}\n")
+        Path(f"{_cgroup}/pids.max").write_text(f"{PROCESS_CAP + threads}\n")
     except OSError:
         return
     _cap_threads = threads
@@ -387,11 +359,11 @@ def _remove_stale_cgroups(base: str) -> None:
     for folder in glob.glob(f"{base}/gamebench-*"):
         try:
             os.kill(int(folder.rsplit("-", 1)[1]), 0)
-        except (ValueError, PermissionError):
-            continue
         except ProcessLookupError:
             with contextlib.suppress(OSError):
                 os.rmdir(folder)
+        except (ValueError, PermissionError):
+            pass
 
 
 def remove_process_cgroup() -> None:
@@ -399,8 +371,7 @@ def remove_process_cgroup() -> None:
     global _cgroup
     if _cgroup is not None:
         try:
-            with open(f"{_cgroup_base}/cgroup.procs", "w") as handle:
-                handle.write("0\n")
+            Path(f"{_cgroup_base}/cgroup.procs").write_text("0\n")
             os.rmdir(_cgroup)
         except OSError:
             pass
@@ -428,14 +399,12 @@ class ChildTracker:
     """The launchers (or programs) running now, for a clean shutdown."""
 
     running: dict[int, bool] = {}  # pid -> started through the launcher
-
     sessions: dict[int, set[int]] = {}  # a program run without the launcher -> its sessions
 
     @classmethod
     def kill_current(cls) -> None:
-        """Stop every program running now. A launcher is asked (SIGTERM): it kills the program
-        and every descendant itself, even after this process has exited. A program run without
-        it is killed with the sessions it made."""
+        """Stop every program running now: a launcher by SIGTERM (it kills its program and
+        every descendant), a program without one with the sessions it made."""
         for pid, via_launcher in list(cls.running.items()):
             if via_launcher:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -471,11 +440,8 @@ _pidfd: int | None = None
 
 
 def _forget_in_a_child() -> None:
-    """In a process forked from this one (a worker forked from the worker server, the copy a
-    worker tries a stage in): what belonged to the process it was forked from is not its
-    own. Its programs and launchers, its sandbox templates and its PID namespace descriptor
-    (numbers the child may not even hold), its pidfd (of that process) and its pids cgroup are
-    forgotten; the child makes its own as it needs them."""
+    """In a forked child, the parent's programs, launchers, sandbox templates, namespace
+    descriptor, pidfd and pids cgroup are forgotten: the child makes its own as needed."""
     global _namespace, _shared, _pidfd, _cgroup, _cgroup_base, _cap_threads
     ChildTracker.running.clear()
     ChildTracker.sessions.clear()
@@ -514,13 +480,10 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
           kept: tuple[str, ...] = (), env: dict[str, str] | None = None,
           processes_capped: bool = True, release_stdio: bool = False) -> Started:
     """Start `argv` as `run` does; `finish` waits for it. `hidden` adds to `hidden_paths()`;
-    `shown` and `writable` are paths under /tmp to show it read-only, and paths it may
-    write besides its folder (written through, uncapped: a build's folder). `kept` are
-    folders it may write whose content outlives it (a generator's, a feedback folder):
-    sandboxed, it writes copies of them within `Limits.written_bytes`, copied back once it
-    has ended (launcher.c's -K); unsandboxed, it writes them directly. `release_stdio`: the
-    launcher keeps no copy of the program's stdin, stdout and stderr, so the program's closing
-    its stdout ends the stream (else it ends when the program has ended)."""
+    `shown`: paths under /tmp shown read-only; `writable`: paths written through, uncapped (a
+    build's folder); `kept`: folders whose content outlives it, sandboxed written as copies
+    within `Limits.written_bytes` and copied back at its end (launcher.c's -K).
+    `release_stdio`: the launcher keeps no copy of its stdio, so its closing stdout ends it."""
     argv = list(argv)
     env = env if env is not None else environment()
     wall_s = limits.wall_s if limits.wall_s is not None else 24 * 3600.0
@@ -577,8 +540,8 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
 
 
 def finish(started: Started, stop_after_s: float | None = None) -> Measured:
-    """Wait for a started program to end (everything it started dead too) and what came of
-    it. `stop_after_s`: stop it once this much more time has passed (`killed` is then term)."""
+    """Wait for a started program (and all it started) to end; what came of it.
+    `stop_after_s`: stop it once this much more time has passed (`killed` term)."""
     if started.early is not None:
         return started.early
     if not started.via_launcher:
@@ -629,12 +592,10 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
 def first_ended(watched: list[Started], wall_s: float, credit: Callable[[], float],
                 stuck: Callable[[], bool] | None = None, every_s: float = 0.1,
                 computing: Callable[[], bool] | None = None) -> Started | None:
-    """Wait for the first of `watched` (started, none `early`) to end and return it (the first
-    in `watched`'s order when several have); None once `wall_s` has passed on their own clock:
-    the wall clock less `credit()`, the seconds they are not charged (waits for a core, the
-    other side of an exchange). The kernel counts a wait for a core only once it is over, so
-    while `computing()` says they compute within their CPU-time limit their time is not up.
-    `stuck`, asked every `every_s`, ends the wait early (None) when they can never end."""
+    """The first of `watched` (none `early`) to end, in `watched`'s order; None once `wall_s`
+    has passed on their own clock (the wall clock less `credit()`), and not while
+    `computing()` (a wait for a core is counted only once over); None at once when `stuck()`,
+    asked every `every_s`."""
     started = time.monotonic()
     deadline = started + wall_s
     while True:
@@ -663,29 +624,14 @@ BUSY_FACTOR = 8
 
 
 def wall_cap_s(cpu_s: float) -> float:
-    """The wall-clock cap of a program whose CPU-time limit is `cpu_s`, on its own clock
-    (the wall clock less its waits for a core: `first_ended`)."""
+    """The cap, on its own clock, of a program whose CPU-time limit is `cpu_s`."""
     return cpu_s + WALL_PAST_S
 
 
 def busy_s(cpu_s: float) -> float:
-    """The wall-clock time past which a program whose CPU-time limit is `cpu_s`, its own
-    clock still short of `wall_cap_s`, is stopped as not judged (the machine too busy): the
-    launcher's cap, `killed` busy, when its caller stops it on its own clock."""
+    """The wall clock past which a program short of `wall_cap_s` on its own clock is stopped
+    as not judged (the launcher's cap, `killed` busy)."""
     return BUSY_FACTOR * wall_cap_s(cpu_s)
-
-
-def proc_stats() -> dict[int, list[bytes]]:
-    """The fields of /proc/PID/stat after the command's name, of every process now."""
-    stats: dict[int, list[bytes]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    stats[int(entry)] = handle.read().rsplit(b")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-    return stats
 
 
 def descendants(root: int, stats: dict[int, list[bytes]]) -> list[int]:
@@ -699,12 +645,9 @@ def descendants(root: int, stats: dict[int, list[bytes]]) -> list[int]:
 
 
 def tree_times(root: int | None) -> tuple[float, float]:
-    """The CPU time (of its live processes, and of the children they reaped) and the time
-    waiting for a core (of its live threads) of process `root` and its descendants, in
-    seconds; (0, 0) when it is gone."""
-    if root is None:
-        return 0.0, 0.0
-    return _times(root, proc_stats())
+    """The CPU seconds (with the children they reaped) and seconds waiting for a core of
+    process `root` and its descendants; (0, 0) when it is gone."""
+    return (0.0, 0.0) if root is None else _times(root, proc_stats())
 
 
 def trees_times(roots: list[int]) -> dict[int, tuple[float, float]]:
@@ -716,25 +659,22 @@ def trees_times(roots: list[int]) -> dict[int, tuple[float, float]]:
 def _times(root: int, stats: dict[int, list[bytes]]) -> tuple[float, float]:
     cpu = waited = 0.0
     for pid in descendants(root, stats):
-        cpu += sum(int(stats[pid][i]) for i in (11, 12, 13, 14)) / _CLOCK_TICKS
+        cpu += sum(int(stats[pid][i]) for i in (11, 12, 13, 14)) / CLOCK_TICKS
         waited += waited_s(pid)
     return cpu, waited
 
 
 def waits_credited(root: int | None, since: float) -> float:
-    """The seconds of wall clock since `since` (`time.monotonic`) that the program of launcher
-    `root` is not charged on its own clock: its processes' waits for a core, but never so
-    many that its own clock reads less than the CPU time they used (the waits of processes
-    that run side by side add up past the wall clock: a fork bomb's)."""
+    """The seconds since `since` (`time.monotonic`) the program of launcher `root` is not
+    charged: its waits for a core, never so many that its own clock reads less than its CPU
+    time (waits of processes side by side add up past the wall clock)."""
     cpu, waited = tree_times(root)
     return min(waited, time.monotonic() - since - cpu)
 
 
 def computing(root: int | None, cpu_s: float) -> bool:
     """Whether the program of launcher `root` computes within its CPU-time limit `cpu_s`: a
-    thread of it is on a core or waiting for one (state R), not sleeping or waiting on
-    anything else, and its processes have used less CPU time than that in all (so a fork bomb,
-    whose unreaped children's time its own does not count, is not)."""
+    thread of it is in state R and its processes have used less CPU time than that in all."""
     if root is None:
         return False
     stats = proc_stats()
@@ -748,9 +688,7 @@ def runnable(pid: int) -> bool:
 
 
 def waited_s(pid: int) -> float:
-    """The seconds the live threads of process `pid` (not its children) have spent waiting
-    for a core (0 when it is gone): what a wall-clock cap on a process's own clock does not
-    charge it."""
+    """The seconds the live threads of process `pid` have waited for a core (0: gone)."""
     waited = 0.0
     for line in _threads(pid, "schedstat"):
         with contextlib.suppress(IndexError, ValueError):
@@ -759,7 +697,6 @@ def waited_s(pid: int) -> float:
 
 
 def _threads(pid: int, name: str) -> Iterator[bytes]:
-    """The file `name` of each live thread of process `pid` (none when it is gone)."""
     try:
         threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -772,12 +709,8 @@ def _threads(pid: int, name: str) -> Iterator[bytes]:
             continue
 
 
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
 def stop(started: Started) -> None:
-    """Kill a started program that will not be finished (its caller failed midway), and all it
-    started, and reap it."""
+    """Kill and reap a started program its caller will not finish, with all it started."""
     pid = started.pid
     if started.early is not None or pid is None or pid not in ChildTracker.running:
         return  # never started, or finished (`finish` forgets it as it closes its descriptors)
@@ -799,10 +732,8 @@ def stop(started: Started) -> None:
 
 
 def close_templates() -> None:
-    """Forget this process's sandbox templates and its pids cgroup, and wait for its launchers
-    still exiting (at its exit): a launcher left unreaped would be reaped by another process,
-    and the CPU time of its program would count in no one's children (not in `time` of the
-    command, nor in a bench's `wait4`)."""
+    """At exit: forget the sandbox templates and pids cgroup, and reap the launchers still
+    exiting (else their programs' CPU time would count in no one's children)."""
     _wait_exiting(LAUNCHER_GRACE_S)
     while _templates:  # popped first: a SIGTERM may run this again midway
         for fd in _templates.popitem()[1]:
@@ -823,9 +754,8 @@ def _reap_exiting() -> None:
 
 
 def _wait_exiting(wait_s: float) -> None:
-    """At this process's exit: reap each launcher still tearing its namespaces down, after
-    waiting up to `wait_s` for it (killed then). Without `_shared`: a SIGTERM's clean-up may
-    run this while this thread holds it, and the process ends right after."""
+    """Reap each launcher still exiting, killed after `wait_s`. Without `_shared`: a
+    SIGTERM's clean-up may run this while this thread holds it."""
     for pid in list(_exiting):
         try:
             if not _wait_for(pid, wait_s):
@@ -838,8 +768,7 @@ def _wait_exiting(wait_s: float) -> None:
 
 
 def _own_pidfd() -> int:
-    """A pidfd of this process, for the launcher to see whether it died before it could ask
-    to be told."""
+    """A pidfd of this process: the launcher sees by it whether this process died early."""
     global _pidfd
     if _pidfd is None:
         _pidfd = os.pidfd_open(os.getpid())
@@ -847,8 +776,7 @@ def _own_pidfd() -> int:
 
 
 def _template(launcher: str, hidden: tuple[str, ...]) -> tuple[int, int]:
-    """This process's sandbox template for these hidden paths (built on first use): the
-    namespaces every program with them enters, so none pays for building its own."""
+    """This process's sandbox template for these hidden paths (built on first use)."""
     with _shared:
         fds = _templates.get(hidden)
         if fds is None:
@@ -892,11 +820,9 @@ _marks = itertools.count()
 
 
 def _mark() -> int | None:
-    """A mark for the next program run without the launcher: the soft limit on the bytes of
-    its POSIX message queues (RLIMIT_MSGQUEUE, which no judged program needs), set just below
-    the hard one. Everything it starts inherits the mark, whatever session it makes, so the
-    orphans it leaves to this process (a subreaper) are told from this process's other
-    children. None where the hard limit leaves no room."""
+    """A mark for the next program run without the launcher: its soft RLIMIT_MSGQUEUE, just
+    below the hard one. All it starts inherits it, whatever session it makes, so its orphans
+    adopted here are told from this process's other children. None: no room for one."""
     hard = resource.getrlimit(resource.RLIMIT_MSGQUEUE)[1]
     top = 1 << 30 if hard == resource.RLIM_INFINITY else hard
     return top - 1 - next(_marks) % MARK_SPAN if top > MARK_SPAN else None
@@ -923,8 +849,7 @@ def _mark_of(pid: int) -> int | None:
 
 
 def _end_left(started: _InProcess) -> None:
-    """End what a program run without the launcher left: the processes of its sessions, and
-    the orphans carrying its mark this process adopted, with theirs."""
+    """End what a program run without the launcher left: its sessions and marked orphans."""
     while True:
         end_sessions(started.sessions)
         more = _marked_sessions(started.mark) - started.sessions
@@ -995,8 +920,8 @@ def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured
 
 
 def _held_pipes(stdin: Stream, stdout: Stream) -> tuple[int, int] | None:
-    """Copies of the program's stdin and stdout when both are pipes given as descriptors (an
-    interactive pair's), kept until it is reaped as the launcher keeps its own; else None."""
+    """Copies of the program's stdin and stdout when both are pipes (an interactive pair's),
+    kept until it is reaped as the launcher keeps its own; else None."""
     fds = [stream if isinstance(stream, int) else getattr(stream, "fileno", lambda: -1)()
            for stream in (stdin, stdout)]
     if any(fd < 0 or not stat.S_ISFIFO(os.fstat(fd).st_mode) for fd in fds):
@@ -1005,10 +930,9 @@ def _held_pipes(stdin: Stream, stdout: Stream) -> tuple[int, int] | None:
 
 
 def _unread(held: tuple[int, int] | None, status: int, killed: str) -> bool | None:
-    """Whether the reader of the program's output was gone when it was reaped, told as the
-    launcher tells it (launcher.c's `unread`: the copy of the output held here shows an error
-    once no reader is left; a program that failed after its input's writer hung up gives an
-    exiting reader `UNREAD_WAIT_S` to let go too); None without held pipes. Closes them."""
+    """Whether the reader of the program's output was gone when it was reaped, as launcher.c's
+    `unread` tells it (a failure after its input's writer hung up waits `UNREAD_WAIT_S`);
+    None without held pipes. Closes them."""
     if held is None:
         return None
     stdin_fd, stdout_fd = held
@@ -1029,8 +953,8 @@ def _unread(held: tuple[int, int] | None, status: int, killed: str) -> bool | No
 
 
 def _watch(started: _InProcess, stop_after_s: float | None) -> str:
-    """Wait for the program to exit; "cpu", "wall" or "term" when a limit comes first. At each
-    look, the sessions its descendants made are added to `started.sessions`."""
+    """Wait for the program to exit; "cpu", "wall" or "term" when a limit comes first,
+    adding the sessions its descendants made to `started.sessions` at each look."""
     deadline = started.started + started.wall_s
     stop_at = time.perf_counter() + stop_after_s if stop_after_s is not None else None
     while True:
@@ -1046,14 +970,12 @@ def _watch(started: _InProcess, stop_after_s: float | None) -> str:
         started.sessions.update(sessions_below(started.sessions, stats))
         fields = stats.get(started.pid or 0)
         if started.cpu_s is not None and fields is not None and \
-                (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS >= started.cpu_s:
+                (int(fields[11]) + int(fields[12])) / CLOCK_TICKS >= started.cpu_s:
             return "cpu"
 
 
 def sessions_below(sessions: set[int], stats: dict[int, list[bytes]]) -> set[int]:
-    """The sessions of every process below a process of `sessions` (by the parents in
-    `stats`, `proc_stats`): a descendant that made a session of its own (setsid), and what it
-    started."""
+    """The sessions made (setsid) by processes below those of `sessions` (by `stats`)."""
     children: dict[int, list[int]] = {}
     for pid, fields in stats.items():
         children.setdefault(int(fields[1]), []).append(pid)
@@ -1076,15 +998,13 @@ def _resident_kb() -> int:
 
 def _readable(fd: int, timeout_s: float) -> bool:
     """Block until `fd` can be read (or is at its end) or `timeout_s` passes."""
-    ready, _, _ = select.select([fd], [], [], timeout_s)
-    return bool(ready)
+    return bool(select.select([fd], [], [], timeout_s)[0])
 
 
 def _wait_for(pid: int, timeout_s: float) -> bool:
     """Block until `pid` exits or `timeout_s` passes; True when it exited."""
     fd = os.pidfd_open(pid)
     try:
-        ready, _, _ = select.select([fd], [], [], timeout_s)
-        return bool(ready)
+        return _readable(fd, timeout_s)
     finally:
         os.close(fd)

@@ -1,13 +1,9 @@
 """Running one external program on one case: contained, under limits, honestly measured.
 
-The program gets its input on stdin, a fresh empty working folder, a clean environment (PATH
-and LC_ALL=C) and the limits of docs/commands.md ("Limits and containment"): memory as its
-address space, stack as large as that (a language may ask for none: `languages.launch`),
-CPU time against `timeout_s` with a wall-clock cap on its own clock (`contained.wall_cap_s`;
-starved of a core past `contained.busy_s` it is `JE`, never a `TLE` it may not deserve), and
-output by RLIMIT_FSIZE and the sandbox's tmpfs. How it runs is `contained`'s; this module adds
-the case's files (one scratch folder per worker, on /dev/shm where there is one) and the
-verdict.
+The program gets its input on stdin, a fresh empty folder, a clean environment and the limits
+of docs/commands.md ("Limits and containment"); starved of a core past `contained.busy_s` it is
+`JE`, never a `TLE` it may not deserve. How it runs is `contained`'s; this module adds the
+case's files (a scratch folder per worker, on /dev/shm where there is one) and the verdict.
 """
 
 from __future__ import annotations
@@ -82,13 +78,10 @@ def scratch_prefix(pid: int) -> str:
 def _remove_stale_scratch(base: Path) -> None:
     for folder in base.glob("gamebench-run-*-*"):
         try:
-            pid = int(folder.name.split("-")[2])
-            os.kill(pid, 0)
-        except ValueError:
-            continue
+            os.kill(int(folder.name.split("-")[2]), 0)
         except ProcessLookupError:
             shutil.rmtree(folder, ignore_errors=True)
-        except PermissionError:
+        except (ValueError, PermissionError):
             continue
 
 
@@ -117,8 +110,7 @@ _hidden_from_submissions: list[str] = []
 
 
 def _forget_in_a_child() -> None:
-    """In a process forked from this one: the scratch folder, the count of cases run and
-    what is hidden from submissions are that process's; the child has its own."""
+    """A forked child has its own scratch folder, count of cases and hidden paths."""
     global _scratch, _cases_run
     _scratch, _cases_run = None, 0
     _hidden_from_submissions.clear()
@@ -165,10 +157,8 @@ def run_external(job: Job) -> Outcome:
 
 
 def _finish(started: contained.Started, spec: SolverSpec) -> Measured:
-    """Wait for the program; stop it once it has run its wall-clock cap on its own clock (the
-    wall clock less its processes' waits for a core: `contained.first_ended`) while it is not
-    computing, `killed` wall; one the launcher stopped at `contained.busy_s` first is `killed`
-    busy."""
+    """Wait for the program; stop it once past its wall-clock cap on its own clock while not
+    computing (`killed` wall); one the launcher stopped at `contained.busy_s` is `killed` busy."""
     if started.early is not None:
         return contained.finish(started)
     since = time.monotonic()
@@ -184,9 +174,8 @@ def _finish(started: contained.Started, spec: SolverSpec) -> Measured:
 
 
 def limits_of(spec: SolverSpec) -> Limits:
-    """An external program's limits: its memory, stack and output limits, its CPU time and
-    the wall clock past which it is not judged (`_finish` stops it on its own clock), and its
-    output limit again for all it writes into its folder."""
+    """An external program's limits; its wall clock is `busy_s` (`_finish` stops it sooner,
+    on its own clock)."""
     return Limits(memory_mb=spec.memory_mb or None, stack_mb=stack_limit_mb(spec),
                   file_bytes=spec.output_limit_bytes, cpu_s=spec.timeout_s,
                   wall_s=contained.busy_s(spec.timeout_s),

@@ -1,10 +1,6 @@
-"""How a run isolates its programs: the sandbox setting, and what to say about it.
-
-`--sandbox auto` uses the launcher's sandbox where it works and says why not in one line of
-the run's summary; `on` refuses to run where it cannot work; `off` never uses it. A command
-decides once (`set_sandbox`), before it runs any program, for every kind of program it runs;
-the decision is this process's switch (`contained.use_sandbox`) and travels with each job
-(`SolverSpec.sandbox`) to the worker that runs it.
+"""How a run isolates its programs: `--sandbox auto` uses the sandbox where it works (saying
+why not in the run's summary), `on` refuses to run where it cannot, `off` never uses it. A
+command decides once (`set_sandbox`); the decision travels with each job (`SolverSpec.sandbox`).
 """
 
 from __future__ import annotations
@@ -39,10 +35,8 @@ def choose_sandbox(mode: str) -> SandboxChoice:
 
 
 def set_sandbox(mode: str) -> None:
-    """Set under `mode` whether this process's programs, and the jobs it sends to workers, run
-    sandboxed (`contained.use_sandbox`): `on` where the sandbox cannot work is a UserError
-    (`choose_sandbox`), before anything runs; `auto` is decided where it is first needed
-    (`contained.default_sandbox`), so a command that runs no program never probes for it."""
+    """Set under `mode` whether this process's programs run sandboxed: `on` where it cannot
+    work is a UserError now; `auto` is decided where first needed (no program: no probe)."""
     if mode not in SANDBOX_MODES:
         raise UserError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
     use_sandbox(None if mode == "auto" else choose_sandbox(mode).enabled)

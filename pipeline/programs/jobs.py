@@ -1,10 +1,5 @@
-"""The unit of work of a run: one solver on one case, and what came of it.
-
-Small frozen dataclasses that pickle cheaply, so any executor (the local pool, a Dask cluster)
-can carry them to a worker and back. A solver's spec says how to run it (limits, sandbox) and
-carries its one `Program`: built here and sent as `argv` to the local pool, or sent unbuilt
-with its source's bytes to a cluster (`builds_where_it_runs`). A registered package judges its
-programs where they run (`PackageJudge.run_job`), the outcome carrying that `judgement`.
+"""The unit of work of a run: one solver on one case, and what came of it; small frozen
+dataclasses that pickle cheaply, for any executor to carry to a worker and back.
 """
 
 from __future__ import annotations
@@ -23,10 +18,9 @@ STOPPED = frozenset({Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE, Verdict.
 
 @dataclass(frozen=True)
 class SubmissionTime:
-    """A package's submission's time: the limit it is judged at (CPU seconds), the CPU time it
-    is run to (the margin's high end, so each result can be judged again up to it), and the
-    time it is stopped at instead on each case it is meant to time out on but `full_case`
-    (`runjob.cut_here`; None: it runs to `run_to_s` everywhere)."""
+    """A package's submission's time: the limit it is judged at, the CPU time it is run to
+    (so each result can be judged again up to it), and where it is cut on the cases it is
+    meant to time out on but `full_case` (`runjob.cut_here`; None: never)."""
 
     judged_s: float
     run_to_s: float
@@ -78,10 +72,8 @@ class Job:
 
 
 class Judgement(Protocol):
-    """A problem's verdict on one run of a program, given where the program ran (by a problem
-    whose own rules judge its programs: a registered package's output validator, checker or
-    interactor). The problem may keep more in it, its own record of the run, and reads that
-    back when it holds its submissions against their expectations."""
+    """A problem's verdict on one run of a program, given where it ran by the problem's own
+    rules (a package's validator, checker or interactor), with the problem's own record."""
 
     @property
     def case(self) -> str: ...
@@ -98,10 +90,8 @@ class Judgement(Protocol):
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened when a job ran (grading against the expected answer is the runner's):
-    `verdict` is one of `STOPPED` when the run did not end by itself or did not run (or `JE`:
-    the machine was too busy to judge it, `external.busy_message`); None
-    when it ran to its end, its answer still to be graded (or judged there: `judgement`)."""
+    """What happened when a job ran: `verdict` one of `STOPPED` (or `JE`: not judged), or
+    None when it ran to its end, its answer to be graded (or judged there: `judgement`)."""
 
     key: int
     verdict: Verdict | None = None
@@ -120,10 +110,8 @@ Skip = Callable[[Job], "str | None"]
 
 
 class JobMap(Protocol):
-    """What runs jobs: the run's executor (`run.executors.Executor`) as the judge of a
-    problem's own submissions sees it, a map from jobs to their outcomes."""
+    """What runs jobs (`run.executors.Executor`), as a problem's own judge sees it."""
 
     def run(self, jobs: Iterable[Job], skip: Skip | None = None,
             one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
-        """Every job with its outcome, each as soon as it is known (a job `skip` gives a
-        reason for is not run; the solvers `one_at_a_time` run one job after another)."""
+        """Every job with its outcome, as `Executor.run` gives them."""

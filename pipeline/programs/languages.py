@@ -1,12 +1,10 @@
 """Which language a program is in, and building it once the way the judges build it.
 
 Detection and commands follow problemtools (docs/packages.md, "Languages and builds"); a
-configured solver's own build and run commands are a language of their own
-(`command_language`). A build is cached by the hash of its language, commands and sources,
-made in a temporary folder and renamed into place under a lock; a compile error is `CE` and
-cached, a missing toolchain `SKIP` and not. An external program travels as its source (`pack`)
-and is built where it runs (`build_here`, `worker_build_dir`). Every build step runs through
-`run_build`, contained and sandboxed as the program it builds (docs/faults.md).
+program's own build and run commands are a language of their own (`command_language`). A build
+is cached by the hash of its language, commands and sources, made in a temporary folder and
+renamed into place under a lock; a compile error is `CE` and cached, a missing toolchain `SKIP`
+and not. Every build step runs through `run_build`, contained as the program it builds.
 """
 
 from __future__ import annotations
@@ -61,8 +59,7 @@ class Language:
 
 
 def _python3(program: Program | None = None) -> str:
-    """What runs a Python 3 program: its own `interpreter` (PyPy, as a contest's
-    languages.yaml may say), else this very interpreter."""
+    """What runs a Python 3 program: its own `interpreter` (PyPy), else this interpreter."""
     if program is not None and program.interpreter:
         return program.interpreter
     return sys.executable or shutil.which("python3") or "python3"
@@ -104,8 +101,7 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
     Language("checktestdata", "Checktestdata", 0, ("*.ctd",),
              ("{python3}", "-P", "{checktestdata}", "--check", "{mainfile}"),
              ("{python3}", "-P", "{checktestdata}", "{mainfile}"), ()),
-    # VIVA validators (`*.viva`, BAPCtools' input/answer validators): run by a `viva` command
-    # on PATH (`java -jar viva.jar "$@"`; viva.jar ships with BAPCtools, not here), SKIP without
+    # VIVA validators (BAPCtools'): run by a `viva` command on PATH (`java -jar viva.jar "$@"`)
     Language("viva", "VIVA", 0, ("*.viva",), None, ("viva", "{mainfile}", "/dev/stdin"),
              ("viva",)),
     # Languages of the spec (and problemtools' / BAPCtools' tables) that are told and built
@@ -144,8 +140,7 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
 CHECKTESTDATA = Path(__file__).with_name("checktestdata.py")  # run as a script by {python3}
 COMMAND = "command"      # a program's own build and run commands (`command_language`)
 # A compile writes files as large as its program needs (a 512 MB static array is a 512 MB
-# binary): it runs under its own limits (compilation time and memory), not a run's output
-# limit, with this bound against a compiler that writes without end.
+# binary), bounded only against a compiler that writes without end.
 COMPILE_FILE_MB = 4096
 SCRIPT = "script"        # a single file with a #! line and no known extension
 BUILD_RUN = "build-run"  # a folder with `build` / `run` scripts
@@ -189,14 +184,9 @@ def polygon_language(source_type: str) -> tuple[str | None, str | None]:
     if kind.startswith("cpp") or kind.startswith("c++"):
         match = re.search(r"\+\+(\d\d)", kind)
         return "cpp", f"gnu++{match.group(1)}" if match else None
-    if kind.startswith("c."):
-        return "c", None
-    if kind.startswith("python.2") or kind.startswith("python.pypy2"):
-        return "python2", None
-    if kind.startswith("python"):
-        return "python3", None
-    for prefix, code in (("java", "java"), ("kotlin", "kotlin"), ("rust", "rust"),
-                         ("go", "go"), ("ruby", "ruby"), ("js", "javascript")):
+    for prefix, code in (("c.", "c"), ("python.2", "python2"), ("python.pypy2", "python2"),
+                         ("python", "python3"), ("java", "java"), ("kotlin", "kotlin"),
+                         ("rust", "rust"), ("go", "go"), ("ruby", "ruby"), ("js", "javascript")):
         if kind.startswith(prefix):
             return code, None
     return None, None
@@ -275,38 +265,31 @@ _probing = threading.Lock()  # two threads that want the same tool's answer run 
 
 
 def _tool_fails(tool: str) -> str | None:
-    """Why `tool` does not really run here (it is run once a process and asked its version:
-    a shim on PATH for a missing interpreter fails that), or None when it runs."""
+    """Why `tool` does not really run here (asked its version once a process: a shim on PATH
+    for a missing interpreter fails that), or None when it runs."""
     with _probing:
-        return _ask_tool(tool)
-
-
-def _ask_tool(tool: str) -> str | None:
-    if tool not in _probed:
+        if tool in _probed:
+            return _probed[tool]
         path = shutil.which(tool)
         if path is None:
             _probed[tool] = f"{tool} not found on PATH"
-        else:
-            with tempfile.TemporaryDirectory(prefix="toolchain-") as scratch:
-                # an installed tool asked its version, run as compiles are
-                done = run_build([path, *VERSION_ARGS.get(tool, ("--version",))],
-                                 Path(scratch), time_s=PROBE_TIME_S, memory_mb=None)
-            _probed[tool] = None if done.exit_code == 0 else (
-                f"{tool} ({path}) does not run: `{tool} "
-                f"{' '.join(VERSION_ARGS.get(tool, ('--version',)))}` "
-                f"{describe_failure(done, 'it').removeprefix('it ')}"
-                + (f": {' '.join(done.output.split())[:200]}" if done.output else ""))
-    return _probed[tool]
+            return _probed[tool]
+        asked = VERSION_ARGS.get(tool, ("--version",))
+        with tempfile.TemporaryDirectory(prefix="toolchain-") as scratch:  # run as compiles are
+            done = run_build([path, *asked], Path(scratch), time_s=PROBE_TIME_S, memory_mb=None)
+        _probed[tool] = None if done.exit_code == 0 else (
+            f"{tool} ({path}) does not run: `{tool} {' '.join(asked)}` "
+            f"{describe_failure(done, 'it').removeprefix('it ')}"
+            + (f": {' '.join(done.output.split())[:200]}" if done.output else ""))
+        return _probed[tool]
 
 
 def toolchain_missing(language: str | None, building: bool = True,
                       compiling: bool = False) -> str | None:
-    """The reason a language cannot be built or run here, or None when it can: a tool of its
-    toolchain is not on PATH, or is but does not run (tried once a process). A program whose
-    build is already made (`building` False) needs only the tools its run command starts (a
-    JVM, an interpreter), not its compiler: a C++ binary runs without g++. `compiling`: the
-    compile is about to start the language's compiler, which is then only looked for on PATH
-    (`build_program` asks it its version if the compile fails)."""
+    """Why a language cannot be built or run here (a tool of its toolchain not on PATH, or
+    not running), or None. A build already made (`building` False) needs only the tools its
+    run command starts; `compiling`: its compiler is only looked for on PATH (asked its
+    version only if the compile fails)."""
     lang = LANGUAGES.get(language or "")
     if lang is None:
         return None
@@ -324,9 +307,7 @@ def toolchain_missing(language: str | None, building: bool = True,
 
 def _compiler(lang: Language) -> str | None:
     """The tool of `lang`'s toolchain its compile command starts (None: it starts none)."""
-    if not lang.compile or lang.compile[0] not in lang.toolchain:
-        return None
-    return lang.compile[0]
+    return lang.compile[0] if lang.compile and lang.compile[0] in lang.toolchain else None
 
 
 def toolchain_notes(programs: tuple[Program, ...] | list[Program]) -> list[str]:
@@ -359,21 +340,18 @@ def _relative_sources(program: Program) -> list[tuple[str, Path]]:
 
 
 def _cpp_standard(program: Program) -> str:
-    if program.declared_type:
-        _, std = polygon_language(program.declared_type)
-        if std:
-            return std
-    return "gnu++17"
+    declared = polygon_language(program.declared_type)[1] if program.declared_type else None
+    return declared or "gnu++17"
 
 
 def _hash(program: Program, language: str, lang: Language | None,
           pairs: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
-    recipe: dict[str, Any]
-    recipe = {"language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
-              "compile": lang.compile if lang else None, "run": lang.run if lang else None,
-              "python": _python3(program) if language in ("python3", "checktestdata") else None,
-              "format": 2}
+    recipe: dict[str, Any] = {
+        "language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
+        "compile": lang.compile if lang else None, "run": lang.run if lang else None,
+        "python": _python3(program) if language in ("python3", "checktestdata") else None,
+        "format": 2}
     if language == "checktestdata":  # the build runs this very file with the package
         tool = hashlib.sha256(CHECKTESTDATA.read_bytes()).hexdigest()
         recipe["tool"] = [str(CHECKTESTDATA), tool, _checktestdata_version()]
@@ -406,9 +384,9 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
                   compile_time_s: float = 60.0, compile_memory_mb: int | None = 4096,
                   language: Language | None = None, sandbox: bool | None = None,
                   hidden: tuple[str, ...] = ()) -> Build:
-    """Build `program` into `cache_dir` (or find the build already there); `language`, when
-    given, is how (`command_language`), else the program's language or the one detected.
-    `sandbox` and `hidden`: as `run_build`'s (None: the sandbox where programs have it)."""
+    """Build `program` into `cache_dir` (or find the build there); `language`, when given, is
+    how (`command_language`), else its own or the one detected. `sandbox`, `hidden`: as
+    `run_build`'s."""
     cache_dir = Path(cache_dir)
     pairs = _relative_sources(program)
     names = [name for name, _ in pairs]
@@ -449,9 +427,8 @@ def _build_into(program: Program, language: str, lang: Language | None,
                 pairs: list[tuple[str, Path]], final: Path, key: str, compile_time_s: float,
                 compile_memory_mb: int | None, sandbox: bool | None = None,
                 hidden: tuple[str, ...] = ()) -> str | None:
-    """Copy the sources into a temporary folder beside `final`, compile there, and rename it
-    into place (unless another process's identical build got there first). A compile that
-    failed because its compiler does not run here is not kept: the reason is returned."""
+    """Copy the sources into a temporary folder beside `final`, compile there and rename it
+    into place; a compile whose compiler does not run here is not kept: the reason returned."""
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-", dir=final.parent))
     work.chmod(0o755)  # a sandboxed program runs as another user, who must read its build
     try:
@@ -473,8 +450,8 @@ def _build_into(program: Program, language: str, lang: Language | None,
         left = kind_of(work / "result.json")  # the build's own file of the pipeline's name
         if left is not None:
             if left != "a regular file":
-                result = {"status": _CE, "run": [], "message": LeftBehind(
-                    work / "result.json", left, WRITTEN).left_by(_builder(language))}
+                result = _failed(LeftBehind(work / "result.json", left, WRITTEN).left_by(
+                    _builder(language)))
             if left == "a folder":
                 shutil.rmtree(work / "result.json")
             else:
@@ -492,11 +469,9 @@ def _build_into(program: Program, language: str, lang: Language | None,
 
 def run_build(argv: list[str], work: Path, *, time_s: float, memory_mb: int | None,
               sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> ProcessResult:
-    """Run one build step in `work`, the one way every build runs: contained like every
-    program, sandboxed where programs are (`sandbox` None: `contained.default_sandbox`),
-    `hidden` hidden besides what every program never sees, writing only `work` (written
-    through) and its private /tmp (its caches there), under the compile's time and memory
-    and `COMPILE_FILE_MB` a file."""
+    """Run one build step in `work`, the one way every build runs: contained, sandboxed where
+    programs are (`sandbox` None: `contained.default_sandbox`), hiding `hidden` too, writing
+    only `work` and its private /tmp, under `COMPILE_FILE_MB` a file."""
     return run_limited(argv, cwd=work, time_s=time_s, memory_mb=memory_mb,
                        file_mb=COMPILE_FILE_MB, sandbox=sandbox, writable=(work,),
                        hidden=hidden, build=True)
@@ -506,7 +481,7 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
              names: list[str], time_s: float, memory_mb: int | None,
              sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> dict:
     """Compile in `work`; the result (status, run argv with {dir}, message, and the CPU and
-    wall seconds its compiler or build script took, when one ran) as JSON data."""
+    wall seconds of its compiler or build script) as JSON data."""
     spent: dict[str, float] = {}
     if language == BUILD_RUN:
         build_script = work / "build"
@@ -515,16 +490,15 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
             done = run_build(["/bin/sh", "./build"], work, time_s=time_s,
                              memory_mb=memory_mb, sandbox=sandbox, hidden=hidden)
             if done.exit_code != 0:
-                return {"status": _CE, "run": [], "message": describe_failure(
-                    done, "build script") + "\n" + done.output}
+                return _failed(describe_failure(done, "build script") + "\n" + done.output)
             spent = {"cpu_s": done.cpu_s, "wall_s": done.wall_s}
         run_script = work / "run"
         if kind_of(run_script) is None:
-            return {"status": _CE, "run": [], "message": "the build script made no `run` file"}
+            return _failed("the build script made no `run` file")
         try:  # (made executable here, outside the build's containment: never through a link)
             chmod_regular(run_script, 0o755, "it is not run")
         except LeftBehind as error:
-            return {"status": _CE, "run": [], "message": error.left_by(_builder(language))}
+            return _failed(error.left_by(_builder(language)))
         return {"status": BUILT, "run": ["{dir}/run"], "message": "", **spent}
     if language == SCRIPT:
         (work / names[0]).chmod(0o755)
@@ -547,30 +521,33 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
         try:
             argv = _expand(lang.compile, values, sources)
         except (KeyError, IndexError, ValueError) as error:
-            return {"status": _CE, "run": [], "message": f"the build command has a field "
-                    f"that is not {{exe}} or {{source}}: {error}"}
+            return _failed(f"the build command has a field that is not {{exe}} or {{source}}: "
+                           f"{error}")
         if argv[:3] == [sys.executable, "-m", "py_compile"]:
             failure, message = _byte_compile_here(work, argv[3:])
             if failure is not None:
-                return {"status": _CE, "run": [], "message": "the compiler exited with code "
-                        f"1\n{message}{failure}"}
+                return _failed(f"the compiler exited with code 1\n{message}{failure}")
         else:
             done = run_build(argv, work, time_s=time_s,
                              memory_mb=memory_mb if lang.memory_by_rlimit else None,
                              sandbox=sandbox, hidden=hidden)
             message = done.output
             if done.exit_code != 0:
-                return {"status": _CE, "run": [], "message": describe_failure(
-                    done, "the compiler") + ("\n" + message if message else "")}
+                return _failed(describe_failure(done, "the compiler")
+                               + ("\n" + message if message else ""))
             spent = {"cpu_s": done.cpu_s, "wall_s": done.wall_s}
     run_values = dict(values, binary="{dir}/program.bin", path="{dir}",
                       mainfile="{dir}/" + mainfile)
     try:
         run = _expand(lang.run, run_values, sources)
     except (KeyError, IndexError, ValueError) as error:
-        return {"status": _CE, "run": [], "message": f"the run command has a field that is "
-                f"not {{exe}} or {{source}}: {error}"}
+        return _failed(f"the run command has a field that is not {{exe}} or {{source}}: {error}")
     return {"status": BUILT, "run": run, "message": message, **spent}
+
+
+def _failed(message: str) -> dict:
+    """A compile's result that is `CE` with `message`."""
+    return {"status": _CE, "run": [], "message": message}
 
 
 def _builder(language: str) -> str:
@@ -580,11 +557,9 @@ def _builder(language: str) -> str:
 
 
 def _byte_compile_here(work: Path, names: list[str]) -> tuple[str | None, str]:
-    """What `{python3} -m py_compile NAMES`, run in `work` by this very interpreter, does,
-    done in this process: each source compiled to its `__pycache__` file; the first compile
-    error's message as py_compile prints it (None: all compiled), and the warnings the
-    compiler printed (an invalid escape in a string, say). Compiling runs none of the
-    program's code, so it needs no containment, and saves a Python start per build."""
+    """`{python3} -m py_compile NAMES` in `work`, done in this process (compiling runs none of
+    the program's code): the first error as py_compile prints it (None: none), and the
+    warnings printed."""
     with warnings.catch_warnings(record=True) as printed:
         warnings.simplefilter("default")  # as a fresh interpreter prints them
         failure = None
@@ -631,16 +606,10 @@ class Launch:
 
 
 def launch(build: Build, memory_mb: int) -> Launch:
-    """The one place a program's limits are set from its language, whatever its role
-    (submission, generator, validator, checker, interactor), as BAPCtools sets them:
-
-    1. its command with `{memlim}` filled in (a JVM's heap by `-Xmx`);
-    2. the address-space limit `memory_mb`, except for a JVM (java, kotlin, scala), which
-       reserves more address space than its heap and cannot start under one;
-    3. the stack limit: the runner's default, except unlimited for node, whose threads each
-       take RLIMIT_STACK as their stack size: a stack limit as large as the memory limit
-       leaves them no room in the address space and node aborts (`uv_thread_create`).
-    """
+    """The one place a program's limits are set from its language, whatever its role, as
+    BAPCtools sets them: its command with `{memlim}` filled in (a JVM's `-Xmx`); `memory_mb`
+    as its address space, except for a JVM, which cannot start under one; the runner's stack
+    limit, except unlimited for node (its threads take RLIMIT_STACK as their stack size)."""
     lang = LANGUAGES.get(build.language or "")
     stack = 0 if lang is not None and not lang.stack_by_rlimit else None
     return Launch(run_argv(build, memory_mb), memory_mb if build.memory_by_rlimit else None,
@@ -654,7 +623,7 @@ DEFAULT_JVM_MEMORY_MB = 2048  # a JVM's heap where the run sets no memory limit
 
 class BuildError(RuntimeError):
     """A program that cannot be built: its source unreadable, its language unknown, or its
-    build failed (the message says how, then what the compiler said)."""
+    build failed."""
 
 
 def worker_build_dir() -> Path:
@@ -667,9 +636,8 @@ def worker_build_dir() -> Path:
 
 
 def pack(program: Program) -> Program:
-    """`program` (one built from source, its `path` absolute) with its source's bytes, and
-    its language told from its source's name unless it has a `build` of its own: what a
-    machine needs to build it (`build_here`)."""
+    """`program` (built from source, its `path` absolute) with its source's bytes and its
+    language (unless it has a `build` of its own): what `build_here` needs."""
     source = None
     if program.path is not None:
         try:
@@ -690,8 +658,7 @@ def pack(program: Program) -> Program:
 
 
 def source_key(program: Program) -> str:
-    """The name of a packed program's build: a hash of its language, its commands and its
-    source's name and bytes."""
+    """The name of a packed program's build: a hash of its language, commands and source."""
     digest = hashlib.sha256(repr((program.language, program.build, program.run,
                                   program.path.name if program.path else None,
                                   program.interpreter)).encode())
@@ -700,8 +667,7 @@ def source_key(program: Program) -> str:
 
 
 def program_language(program: Program) -> Language:
-    """How a packed program is built and run: its language in the table, or its own
-    commands."""
+    """How a packed program is built and run: its language, or its own commands."""
     if program.language is not None:
         return LANGUAGES[program.language]
     return command_language(program.build, program.run or "{exe}",
@@ -710,11 +676,9 @@ def program_language(program: Program) -> Language:
 
 def build_here(program: Program, cache_dir: Path | None = None, *, memory_mb: int | None = None,
                sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The argv of the packed `program` on this machine, built into `cache_dir` (default
-    `worker_build_dir()`) from its source's bytes unless the same build is there; `memory_mb`
-    is the heap a JVM language is run with. The build is contained as programs are
-    (`sandbox`, `hidden`: as the run's programs, on a worker; None: this process's default,
-    the run's `--sandbox` here)."""
+    """The argv of the packed `program` here, built into `cache_dir` (default
+    `worker_build_dir()`) unless the same build is there; `memory_mb`: a JVM's heap;
+    `sandbox`, `hidden`: as `run_build`'s."""
     cache = (cache_dir or worker_build_dir()).resolve()
     folder = cache / "sources" / source_key(program)
     folder.mkdir(parents=True, exist_ok=True)

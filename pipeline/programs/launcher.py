@@ -1,12 +1,7 @@
-"""The launcher of every program the pipeline runs (compiled `launcher.c`): built once per machine,
-then found.
-
-Native code like the problems' kernels (`pipeline.native`): compiled by `make venv` (or on
-first use) into the native cache under the hash of its source, flags and compiler, renamed into
-place; linked statically where the C library allows it. Where no compiler works,
-`launcher_path()` is None and `launcher_problem()` says why. `sandbox_template` builds a
-sandbox template and keeps its namespaces as descriptors; `read_result` reads a launcher's
-result pipe; `probe(sandbox)` tells how programs will be contained here.
+"""The launcher of every program the pipeline runs (`launcher.c`), built once per machine as
+native code (`pipeline.native`), statically linked where it can be; where no compiler works,
+`launcher_path()` is None and `launcher_problem()` says why. `probe(sandbox)` tells how
+programs will be contained here.
 """
 
 from __future__ import annotations
@@ -28,15 +23,12 @@ STATIC = native.program("launcher-static", SOURCE, flags=("-O2", "-static"))
 DYNAMIC = native.program("launcher", SOURCE)
 TEMPLATE_TIMEOUT_S = 60.0  # building one takes well under a second; a loaded machine more
 
-# Threads of one process that want the probe's answer run one probe (reentrant: a sandbox
-# probe that fails asks the plain one).
-_probing = threading.RLock()
+_probing = threading.RLock()  # one probe at a time (reentrant: a failed sandbox probe asks again)
 
 
 def _native_setting() -> tuple[str | None, ...]:
-    """What of the environment decides which launcher there is (the native switch and the
-    cache's place): the answers below are kept per setting, so a process whose environment
-    changes (a test that switches native code off) is given the launcher of its new setting."""
+    """What of the environment decides which launcher there is: the answers below are kept
+    per setting (a test may switch native code off)."""
     return tuple(os.environ.get(name) for name in (
         native.SWITCH_VARIABLE, native.CACHE_VARIABLE, "XDG_CACHE_HOME", "HOME"))
 
@@ -89,9 +81,8 @@ class SandboxError(RuntimeError):
 
 
 def sandbox_template(launcher: Path, hidden: tuple[str, ...]) -> tuple[int, int]:
-    """Build a sandbox template (see launcher.c's -T) that covers each of `hidden`, and return
-    file descriptors of its mount and network namespaces (close-on-exec; pass them to each
-    case with -M and -N)."""
+    """Build a sandbox template (launcher.c's -T) hiding `hidden`; descriptors of its mount
+    and network namespaces (for -M and -N)."""
     argv = [str(launcher), "-T"]
     for path in hidden:
         argv += ["-H", path]
@@ -134,9 +125,8 @@ def read_result(fd: int) -> str:
 
 
 def probe(sandbox: bool) -> Probe:
-    """Run `true` under the launcher (in a sandbox if asked) as a case runs, and report what
-    worked: once a process and native setting (the worker server runs it before it forks the
-    workers, so they start with the answer)."""
+    """Run `true` under the launcher (in a sandbox if asked) as a case runs; what worked
+    (once a process and native setting)."""
     with _probing:
         return _probe(sandbox, _native_setting())
 

@@ -1,14 +1,12 @@
 """What running an external program costs per case, mechanism by mechanism, and how exact the
-measured peak memory is: `python -m pipeline.programs.overhead [--cases N] [--rounds R]`.
-
-A measurement tool, not a test: the mechanisms (docs/benchmarks.md, `overhead`) are timed in
-interleaved rounds on a tiny C++ program so a change of load touches them all alike. `make
-bench` runs the same measurement (`measure`) in its `overhead` section.
+measured peak memory is: `python -m pipeline.programs.overhead [--cases N] [--rounds R]`; `make
+bench` runs the same `measure` (docs/benchmarks.md, `overhead`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import shutil
@@ -17,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pipeline.programs import external
@@ -46,11 +44,22 @@ def _compile(folder: Path, name: str, source: str) -> str:
 _namespace = NextChildNamespace()
 
 
-def _spawn(argv: list[str], case: Path, fds: tuple[int, ...] = (), as_init: bool = False
-           ) -> None:
+@contextlib.contextmanager
+def _case(case: Path, program: str) -> Iterator[None]:
+    """A case folder with its input, checked for the answer and removed after the block."""
     (case / "work").mkdir(parents=True)
     (case / "input").write_text("1 2\n")
-    with open(case / "input", "rb") as stdin, open(case / "stdout", "wb") as stdout, \
+    yield
+    if (case / "stdout").read_text() != "3\n":
+        raise RuntimeError(f"{program} did not answer: "
+                           f"{excerpt((case / 'stderr').read_text(), 300)}")
+    shutil.rmtree(case)
+
+
+def _spawn(argv: list[str], case: Path, fds: tuple[int, ...] = (), as_init: bool = False
+           ) -> None:
+    with _case(case, argv[0]), open(case / "input", "rb") as stdin, \
+            open(case / "stdout", "wb") as stdout, \
             open(case / "stderr", "wb") as stderr:
         if as_init:
             _namespace.enter()
@@ -63,32 +72,20 @@ def _spawn(argv: list[str], case: Path, fds: tuple[int, ...] = (), as_init: bool
                 _namespace.leave()
         os.wait4(process.pid, 0)
         process.returncode = 0
-    if (case / "stdout").read_text() != "3\n":
-        raise RuntimeError(f"{argv[0]} did not answer: "
-                           f"{excerpt((case / 'stderr').read_text(), 300)}")
-    shutil.rmtree(case)
 
 
 def _bare(program: str, case: Path) -> None:
-    """The program started with posix_spawn and reaped with wait4: the same case files as
-    `_spawn`, nothing else."""
-    (case / "work").mkdir(parents=True)
-    (case / "input").write_text("1 2\n")
-    stdin = os.open(case / "input", os.O_RDONLY | os.O_CLOEXEC)
-    stdout = os.open(case / "stdout", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
-    stderr = os.open(case / "stderr", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
-    try:
-        pid = os.posix_spawn(program, [program], ENV, file_actions=[
-            (os.POSIX_SPAWN_DUP2, stdin, 0), (os.POSIX_SPAWN_DUP2, stdout, 1),
-            (os.POSIX_SPAWN_DUP2, stderr, 2)])
-        os.wait4(pid, 0)
-    finally:
-        for fd in (stdin, stdout, stderr):
-            os.close(fd)
-    if (case / "stdout").read_text() != "3\n":
-        raise RuntimeError(f"{program} did not answer: "
-                           f"{excerpt((case / 'stderr').read_text(), 300)}")
-    shutil.rmtree(case)
+    """The program started with posix_spawn and reaped with wait4, with `_spawn`'s files."""
+    with _case(case, program):
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+        fds = (os.open(case / "input", os.O_RDONLY | os.O_CLOEXEC),
+               os.open(case / "stdout", flags, 0o644), os.open(case / "stderr", flags, 0o644))
+        try:
+            os.wait4(os.posix_spawn(program, [program], ENV, file_actions=[
+                (os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(fds)]), 0)
+        finally:
+            for fd in fds:
+                os.close(fd)
 
 
 def mechanisms(program: str, shared: Path) -> dict[str, Callable[[Path], object]]:
@@ -148,10 +145,9 @@ def _check(outcome) -> None:
 
 def measure(root: Path, cases: int, rounds: int, names: tuple[str, ...] | None = None
             ) -> dict[str, tuple[list[float], list[float]]]:
-    """Per-case cost of each mechanism (all, or `names`), measured in `root` (a folder of its
-    own, mode 0711) on the tiny program: {name: (wall ms a case per round, CPU ms a case per
-    round)}, the mechanisms interleaved round by round so a change of load touches all alike.
-    Needs the launcher and g++."""
+    """Per-case cost of each mechanism (all, or `names`) in `root` (mode 0711) on the tiny
+    program: {name: (wall ms a case per round, CPU ms a case per round)}, the mechanisms
+    interleaved round by round so a change of load touches all alike."""
     program = _compile(root, "sum", SUM)
     folder = root / "cases"
     folder.mkdir()

@@ -1,9 +1,5 @@
-"""Work that waits on programs, a core's worth at once, on threads of this process.
-
-Running a contained program mostly waits, so items that each run one (a generator per test
-case, a validator per file, a compiler per program) run one per core at once on threads. The
-threads are daemon threads: an interrupted command exits without them, and their programs die
-with it (each launcher asks to be killed when the thread that started it is gone).
+"""Work that waits on programs (a generator per case, a validator per file), a core's worth at
+once on daemon threads of this process: an interrupted command exits without them.
 """
 
 from __future__ import annotations
@@ -18,9 +14,8 @@ Result = TypeVar("Result")
 
 
 def on_cores(function: Callable[[Item], Result], items: Iterable[Item]) -> list[Result]:
-    """`function` of each item, in the items' order, one item per core at once (at once
-    in this thread for fewer than two). What `function` raises is raised here, in the
-    caller's thread, once every item started has ended."""
+    """`function` of each item, in order, one item per core at once; what it raises is raised
+    here once every item started has ended."""
     items = list(items)
     if len(items) < 2 or (os.cpu_count() or 1) < 2:
         return [function(item) for item in items]

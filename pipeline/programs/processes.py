@@ -1,12 +1,7 @@
-"""Process bookkeeping of workers: dying with the parent, adopting orphans, ending programs.
-
-Linux only (`prctl`, `unshare`, `setns` through ctypes). `die_with_parent` makes a worker die
-when the process that started it dies, even by SIGKILL; `become_subreaper` makes orphaned
-descendants of the worker's programs its children rather than init's, so `end_sessions` can
-reap them once it has ended the sessions of the programs this process started (never every
-child of the process: another thread's build is one); `cpu_seconds` reads how much CPU time
-a process has used (how the pool and the launcher-less path limit by CPU time);
-`NextChildNamespace` starts the worker's next child as the init of a new PID namespace.
+"""Process bookkeeping of workers (Linux only, through ctypes): dying with the parent
+(`die_with_parent`), adopting the orphans of its programs (`become_subreaper`) so that
+`end_sessions` reaps them, reading /proc, and starting the next child as the init of a new PID
+namespace (`NextChildNamespace`).
 """
 
 from __future__ import annotations
@@ -16,7 +11,7 @@ import ctypes
 import os
 import signal
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -52,56 +47,51 @@ def single_threaded() -> bool:
         return False
 
 
-def _stat_fields() -> Iterator[tuple[int, list[bytes]]]:
-    """(pid, the fields of /proc/PID/stat after the command's name: state, parent, group,
-    session, ...) of every process there is now (those gone meanwhile are left out)."""
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                yield int(entry), handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
+def stat_fields(pid: int | str) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after the command's name (state, parent, group, session,
+    ...); None when the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def proc_stats() -> dict[int, list[bytes]]:
+    """`stat_fields` of every process there is now."""
+    found = {int(entry): stat_fields(entry) for entry in os.listdir("/proc") if entry.isdigit()}
+    return {pid: fields for pid, fields in found.items() if fields is not None}
 
 
 def children_of(pid: int) -> list[int]:
     """Pids of the live (not zombie) processes whose parent is `pid`."""
-    return [child for child, fields in _stat_fields()
+    return [child for child, fields in proc_stats().items()
             if int(fields[1]) == pid and fields[0] not in (b"Z", b"X")]
 
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
 def cpu_seconds(pid: int) -> float | None:
-    """The CPU time (user + system, all threads) process `pid` has used so far, in seconds,
-    to the kernel's clock tick (None: it is gone)."""
+    """The CPU seconds (user + system, all threads) process `pid` has used (None: gone)."""
+    fields = stat_fields(pid)
     try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
-    except (OSError, IndexError, ValueError):
+        return None if fields is None else (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    except (IndexError, ValueError):
         return None
 
 
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
 def session_members(sessions: Collection[int]) -> list[tuple[int, int, bool]]:
-    """(pid, parent pid, alive) of every process now in one of `sessions`, zombies too
-    (alive False): a zombie stays in its session until it is reaped."""
+    """(pid, parent pid, alive) of every process now in one of `sessions`, zombies too."""
     return [(pid, int(fields[1]), fields[0] not in (b"Z", b"X"))
-            for pid, fields in _stat_fields() if int(fields[3]) in sessions]
+            for pid, fields in proc_stats().items() if int(fields[3]) in sessions]
 
 
 def end_sessions(sessions: Collection[int], reap: bool = True,
                  wait_s: float = END_WAIT_S) -> None:
-    """SIGKILL every process of `sessions` and (`reap`) reap those that are this process's
-    children, until none is left alive (or `wait_s` has passed).
-
-    The sessions are those of programs this process started each in a session of its own (a
-    launcher, a program run without one) and of what they started (all of it stays in the
-    session but for a descendant that calls setsid: its caller tracks that one's session). The
-    orphans a subreaper adopted from them are among its children here. Nothing of another
-    session is touched: another thread's build, a pool's workers, this process itself."""
+    """SIGKILL every process of `sessions` (those of programs this process started, each in a
+    session of its own) and (`reap`) reap those that are its children (orphans it adopted
+    too), until none is left alive or `wait_s` has passed. No other session is touched."""
     me = os.getpid()
     deadline = time.monotonic() + wait_s
     while True:
@@ -123,12 +113,9 @@ _CLONE_NEWPID = 0x20000000
 
 
 class NextChildNamespace:
-    """Puts the next child of this thread in a PID namespace of its own, as its init.
-
-    `enter()` before a spawn makes the spawned process pid 1 of a new namespace; `leave()`
-    right after puts later children back in this process's namespace (a namespace whose init
-    is gone takes no more processes). Without the privilege, `enter()` is False from then on.
-    """
+    """`enter()` before a spawn makes the spawned process pid 1 of a new PID namespace;
+    `leave()` right after puts later children back in this process's. Without the privilege,
+    `enter()` is False from then on."""
 
     def __init__(self) -> None:
         self._own: int | None = None

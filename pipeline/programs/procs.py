@@ -1,11 +1,5 @@
-"""Running a package's own programs (compilers, validators, checkers, generators) under limits.
-
-Every program goes through the one runner, `contained`, with its stdio connected to files,
-limits on address space, CPU time, file size and wall clock, and no shell. Sandboxed
-(`sandbox=None` follows the run's `--sandbox`) it writes only its working folder, a private
-/tmp, the `kept` folders (copies on that tmpfs, copied back when it ends) and the `writable`
-paths (a build's folder, written through). Builds run so under their own limits
-(`languages.run_build`, `build_environment`).
+"""Running a package's own programs (compilers, validators, checkers, generators) under limits:
+through the one runner, `contained`, with stdio from and to files, and no shell.
 """
 
 from __future__ import annotations
@@ -65,13 +59,9 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
                 sandbox: bool | None = None, writable: tuple[Path, ...] = (),
                 kept: tuple[Path, ...] = (), hidden: tuple[str, ...] = (),
                 build: bool = False) -> ProcessResult:
-    """Run `argv` in `cwd` with stdin from a file, under limits, and wait for it.
-
-    stdout goes to `stdout` when given (and is then not returned), else it is captured.
-    `writable` folders are written through; `kept` ones within the cap on what it writes
-    (`contained.start`). `hidden` adds to what the sandbox hides; `build`: it is a build
-    (`build_environment`).
-    """
+    """Run `argv` in `cwd` with stdin from a file, under limits, and wait for it; stdout goes
+    to `stdout` when given, else is captured. `writable`, `kept`, `hidden`: as
+    `contained.start`'s; `build`: it is a build (`build_environment`)."""
     cwd.mkdir(parents=True, exist_ok=True)
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
     limits = contained.Limits(memory_mb=memory_mb, file_bytes=(file_mb or 0) * MIB or None,

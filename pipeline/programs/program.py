@@ -1,10 +1,5 @@
-"""What a program is: the one model of every executable thing the pipeline runs.
-
-A source file (or folder) in a language, or a command with build and run commands of its own,
-with the role it plays (submission, validator, checker, interactor, generator): a problem's
-solutions, configured solvers, `--external` programs and a package's programs alike. The
-language table builds it (`languages.build_program`, or `languages.build_here` for one that
-travels with its source's bytes in `content` to a Dask worker) and `contained` runs it.
+"""What a program is: the one model of every executable thing the pipeline runs (a problem's
+solutions, configured solvers, `--external` programs and a package's programs alike).
 """
 
 from __future__ import annotations
@@ -19,9 +14,8 @@ Convention = Literal["kattis", "testlib"]
 
 
 class Expected(Protocol):
-    """What a submission is expected to get, as its problem source wrote it (a package's
-    submission folder, its `submissions.yaml`, a Polygon tag). A program knows only its label;
-    the source that wrote it holds the submission to its rules."""
+    """What a submission is expected to get, as its problem source wrote it; a program knows
+    only its label."""
 
     @property
     def label(self) -> str: ...  # "accepted", "wrong_answer", a Polygon tag, ...
@@ -29,15 +23,9 @@ class Expected(Protocol):
 
 @dataclass(frozen=True)
 class Program:
-    """A program: a submission, validator, checker, interactor or generator (of a package,
-    or a problem's own), a configured solver or an `--external` program.
-
-    What it is made of: `path` and `files` (its source file, or the folder of a folder program
-    and the files in it; none for a command), told apart by `language`, or built and run by
-    commands of its own: `build` and `run`, split like a shell would split them (never run
-    through one), `{exe}` the program built and `{source}` its source file filled in. A
-    relative path in it (its source, a file its command names) starts at `base_dir` (None:
-    the repository)."""
+    """A program in a role: its source file or folder (`path`, `files`) in a `language`, or
+    commands of its own (`build`, `run`: split as a shell would, `{exe}` and `{source}`
+    filled in). Its relative paths start at `base_dir` (None: the repository)."""
 
     name: str
     role: Role = "submission"
@@ -61,13 +49,11 @@ class Program:
 
     @property
     def expected(self) -> str | None:
-        """What its folder or tag expects (`accepted`, `wrong_answer`, ...; a package's
-        submission), or None."""
+        """What its folder or tag expects (`accepted`, `wrong_answer`, ...), or None."""
         return self.expectation.label if self.expectation is not None else None
 
     @property
     def builds_from_source(self) -> bool:
-        """Whether it is built (by its language or its own `build`) before it runs, rather
-        than only run as its command says."""
+        """Whether it is built (by its language or its own `build`) before it runs."""
         return self.build is not None or (self.path is not None
                                            and self.run.strip() in ("", "{exe}"))

@@ -1,3 +1,2 @@
-"""Running solvers over cases: solving judge files (`solve`), and runs over the stored cases
-(`runner`) through an executor (`executors` local, `dask_executor`), whose workers (`worker`)
-run each job through `pipeline.programs`; external programs are configured in `solvers`."""
+"""Running solvers over cases: `solve` for judge files, `runner` over the stored cases through
+an executor (`executors`, `dask_executor`) whose `worker`s run each job."""

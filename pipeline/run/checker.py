@@ -1,13 +1,10 @@
-"""Judging an answer of a problem that names a checker (`[checker]`) in its `problem.toml`.
-
-The checker (testlib or Kattis convention, docs/architecture.md) is built once per process into
-the worker build cache, keyed by its source's hash, and run on the input, expected answer and
-output written for each answer. Its verdict is AC, WA (with its message) or JE (the checker
-failed: never the solver's fault). A problem without one is judged by its own `compare`.
+"""Judging an answer by the problem's `[checker]` (testlib or Kattis convention, built once per
+process), else by its own `compare`; a failing checker is JE, never the solver's fault.
 """
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from pathlib import Path
 
@@ -17,16 +14,11 @@ from pipeline.verdicts import Verdict, grade
 CHECK_TIME_S = 30.0
 CHECK_MEMORY_MB = 2048
 
-_builds: dict[Checker, object] = {}
-
-
+@functools.cache
 def _build(checker: Checker):
     from pipeline.programs.languages import build_program, worker_build_dir
 
-    build = _builds.get(checker)
-    if build is None:
-        build = _builds[checker] = build_program(checker.program, worker_build_dir())
-    return build
+    return build_program(checker.program, worker_build_dir())
 
 
 def check_answer(problem: Problem, input_text: str, expected: str | None,
@@ -40,9 +32,8 @@ def check_answer(problem: Problem, input_text: str, expected: str | None,
     build = _build(checker)
     with tempfile.TemporaryDirectory(prefix="gamebench-check-") as scratch:
         folder = Path(scratch)
-        paths = {}
+        paths = {name: folder / name for name in ("input", "answer", "output")}
         for name, text in (("input", input_text), ("answer", expected), ("output", got)):
-            paths[name] = folder / name
             paths[name].write_text(text, encoding="utf-8")
         if checker.convention == "testlib":
             result = run_testlib_checker(build, paths["input"], paths["output"], paths["answer"],

@@ -1,7 +1,4 @@
-"""Which executor a command runs on: `--executor local|dask [--scheduler ADDRESS] [--jobs N]`
-made into a started `Executor` (the local pool of `executors`, or the Dask cluster of
-`dask_executor`), the one place a run's workers are set up.
-"""
+"""Which executor a command runs on: `--executor local|dask [--scheduler ADDRESS] [--jobs N]`."""
 
 from __future__ import annotations
 
@@ -17,19 +14,10 @@ SCHEDULER_VARIABLE = "PIPELINE_SCHEDULER"
 
 def make_executor(kind: str = "local", scheduler: str | None = None, jobs: int | None = None,
                   problem=None, selection=None) -> Executor:
-    """The executor of `--executor KIND [--scheduler ADDRESS] [--jobs N]`, started now (the
-    one place a run's workers are set up).
-
-    - `local` (the default): a pool of `jobs` worker processes on this machine
-      (`LocalPoolExecutor`); a scheduler is refused.
-    - `dask`: the Dask cluster whose scheduler is at `scheduler` (else `$PIPELINE_SCHEDULER`),
-      `jobs` capping how many batches run at once; with no scheduler at all, a local Dask
-      cluster of `jobs` single-threaded workers is started for the run and stopped with it.
-
-    With `problem` and `selection` (the solvers a run uses) given, the workers start warming up
-    the selected stages (or loading the package) while the caller loads the cases. Raises
-    ValueError for a bad choice and `ExecutorError` when the cluster cannot be reached.
-    """
+    """The executor of `--executor KIND`, started now (the one place a run's workers are set
+    up): `local`, a pool of `jobs` workers here; `dask`, the cluster at `scheduler` (else
+    `$PIPELINE_SCHEDULER`, else a local one started for the run), `jobs` batches at once.
+    With `problem` and `selection`, the workers warm up the selected stages at once."""
     kind = kind.strip().lower()
     if kind not in EXECUTORS:
         raise UserError(f"unknown executor {kind!r}: use {' or '.join(EXECUTORS)}")

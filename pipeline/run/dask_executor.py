@@ -1,9 +1,9 @@
 """The Dask executor (`--executor dask`): the run's batches of jobs on a Dask cluster.
 
-Dask distributed does the scheduling; this module adds what a run needs on top of it: on each
-Dask worker a plugin with warm inner local pools (so cases are run and timed as locally), batches
-sized by measured times, programs built on each worker, a job whose worker died twice recorded
-`JE`, cancelled tasks' cases killed, and TLS for a local cluster. How and why: docs/cluster.md.
+On top of Dask's scheduling: a plugin on each Dask worker with warm inner local pools (cases run
+and timed as locally), batches sized by measured times, programs built on each worker, a job
+whose worker died twice `JE`, cancelled tasks' cases killed, TLS for a local cluster
+(docs/cluster.md).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 import uuid
 import warnings
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from multiprocessing.process import BaseProcess
@@ -57,10 +57,8 @@ MAX_TASK_JOBS = 4096
 TASK_TARGET_S = 0.3
 TASK_BYTES = 4 << 20
 JOB_OVERHEAD_MS = 0.05  # what the inner pool adds to a job beyond its own time
-# A job running when its worker died this many times is recorded JE, not run again.
-KILLS_TO_GIVE_UP = 2
-# How long to wait for a first worker to join the scheduler before giving up.
-WORKER_WAIT_S = 60.0
+KILLS_TO_GIVE_UP = 2  # a job running when its worker died this many times is JE
+WORKER_WAIT_S = 60.0  # how long to wait for a first worker to join the scheduler
 WINDOW_REFRESH_S = 1.0
 # Tasks shorter than this are sent ahead, one per worker thread beyond the one it runs (so a
 # worker never waits for its next task); longer ones only to free threads (so none waits behind
@@ -89,10 +87,9 @@ def _guarded_worker_main(connection, preload, progress, parent_pid: int) -> None
 
 @contextlib.contextmanager
 def _children_allowed():
-    """Let a daemonic process (a Dask worker under its nanny) start a child: the inner workers are
-    tied to it by PR_SET_PDEATHSIG and the plugin's teardown instead."""
-    # multiprocessing's own per-process settings (no public way to lift `daemon`)
-    config = multiprocessing.current_process()._config  # type: ignore[attr-defined]
+    """Let a daemonic process (a Dask worker under its nanny) start a child: the inner workers
+    are tied to it by PR_SET_PDEATHSIG and the plugin's teardown instead."""
+    config = multiprocessing.current_process()._config  # type: ignore[attr-defined]  # (no API)
     daemon = config.get("daemon")
     config["daemon"] = False
     try:
@@ -107,9 +104,8 @@ _NANNY_HASH_SEED = "6640"
 
 
 def _drop_nanny_environment() -> None:
-    """Give the inner workers the environment `dask worker` was started with: drop each variable
-    the nanny sets (`distributed.nanny.pre-spawn-environ`, PYTHONHASHSEED) that holds the nanny's
-    value, since its malloc setting changes how allocation-heavy solvers are timed."""
+    """Drop each variable the nanny set (`distributed.nanny.pre-spawn-environ`, PYTHONHASHSEED)
+    that holds its value: its malloc setting changes how allocation-heavy solvers are timed."""
     import dask
 
     defaults = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
@@ -121,8 +117,7 @@ def _drop_nanny_environment() -> None:
 
 @contextlib.contextmanager
 def _interrupts_ignored():
-    """SIGINT ignored in this process (and so in the processes it starts) while the block runs;
-    a Ctrl-C in that time is lost."""
+    """SIGINT ignored in this process (and the processes it starts) while the block runs."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -138,9 +133,8 @@ _spawner_lock = threading.Lock()
 
 
 def start_process(process: BaseProcess) -> None:
-    """Start a spawned worker process from the main thread or one long-lived spawner thread: Linux
-    ties PR_SET_PDEATHSIG to the forking *thread*, so a worker forked by a task's short-lived
-    thread would be killed when that thread ends."""
+    """Start a worker process from the main thread or one long-lived spawner thread: Linux ties
+    PR_SET_PDEATHSIG to the forking *thread*, which a task's thread would not outlive."""
     global _spawner
     if threading.current_thread() is threading.main_thread():
         process.start()
@@ -155,9 +149,7 @@ class InnerPool(LocalPoolExecutor):
     """The local pool a Dask worker runs batches with: its processes die with the Dask worker."""
 
     def _make_context(self, preload):
-        # Spawned: each inner worker is the Dask worker's own child, tied to it by
-        # PR_SET_PDEATHSIG (`_guarded_worker_main`), so it dies with it.
-        return multiprocessing.get_context("spawn")
+        return multiprocessing.get_context("spawn")  # the Dask worker's own children
 
     def _pipe(self):
         return self._context.Pipe(duplex=True)
@@ -189,7 +181,6 @@ class InnerPool(LocalPoolExecutor):
                 if pid is not None:  # (None: not started)
                     os.kill(pid, signal.SIGTERM)
 
-
     def _died(self, job: Job, death: str) -> Outcome | None:
         """A worker killed by `kill` died on purpose: its job is not run again (its task is
         cancelled; the outcome is dropped)."""
@@ -216,8 +207,7 @@ class GamebenchPlugin(_PluginBase):
     name = PLUGIN_NAME
 
     def __init__(self, ignore_interrupts: bool = False) -> None:
-        """`ignore_interrupts`: the workers belong to a local cluster started by a driver,
-        which alone handles Ctrl-C (also in workers its nannies restart)."""
+        """`ignore_interrupts`: a local cluster's workers, whose driver alone handles Ctrl-C."""
         self.ignore_interrupts = ignore_interrupts
 
     def setup(self, worker) -> None:
@@ -436,9 +426,8 @@ def next_batch(pending: deque[Job], pace: _Pace, share: int = 1) -> list[Job]:
 
 def first_not_held_back(pending: deque[Job], one_at_a_time: frozenset[str],
                         live: Iterable[list[Job]]) -> list[Job]:
-    """The first job of `pending` not held back by one of its solver's out on the cluster
-    (`executors.held_back`: in a batch of `live`), taken off `pending`, as a batch of its own
-    ([] when every job pending waits)."""
+    """The first job of `pending` not held back by its solver's jobs in `live`, taken off as
+    a batch of its own ([]: every job waits)."""
     out = out_in_turn((job for batch in live for job in batch), one_at_a_time)
     for index, job in enumerate(pending):
         if not held_back([job], one_at_a_time, out):
@@ -448,8 +437,7 @@ def first_not_held_back(pending: deque[Job], one_at_a_time: frozenset[str],
 
 
 def _check_address(address: str) -> None:
-    """Refuse a scheduler address Dask cannot parse, before a `Client` is made of it (one made
-    of a bad address fails, then blocks a minute closing itself)."""
+    """Refuse a scheduler address Dask cannot parse (a `Client` of one blocks a minute)."""
     from distributed.comm.addressing import parse_address
     from distributed.comm.registry import get_backend
 
@@ -464,14 +452,9 @@ def _check_address(address: str) -> None:
 
 
 def local_cluster_security():
-    """TLS both ways for a local cluster this executor starts, with a certificate held in memory.
-
-    A Dask scheduler or worker runs any function a client sends it, so a plain loopback listener
-    would take any local user's client. This is `Security.temporary()` with an elliptic-curve key
-    in place of its RSA one, which is quicker to make and to handshake with.
-
-    Raises:
-        ExecutorError: the `cryptography` package (a dependency) is missing."""
+    """TLS both ways for a local cluster, its certificate in memory: a plain loopback listener
+    would run any local user's client's functions. `Security.temporary()` with a quicker
+    elliptic-curve key; ExecutorError without `cryptography`."""
     import datetime
 
     from distributed.security import Security
@@ -586,8 +569,7 @@ class DaskExecutor:
         return max(1, sum(self._connected().nthreads().values()))
 
     def _window(self) -> int:
-        """How many tasks to keep in flight: `jobs` if given, else one per worker thread, and
-        as many again while tasks are short (see PREFETCH_BELOW_S)."""
+        """Tasks kept in flight: `jobs`, else one per worker thread (two while tasks are short)."""
         if self._cap:
             return self._cap
         now = time.monotonic()
@@ -597,50 +579,18 @@ class DaskExecutor:
 
     def run(self, jobs: Iterable[Job], skip: Skip | None = None,
             one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
-        from distributed import as_completed
-
-        pending: deque[Job] = deque(jobs)
-        alone: deque[Job] = deque()  # jobs of a batch the scheduler gave up on
-        live: dict = {}
-        client = self._connected()
-        completed = as_completed(loop=client.loop)
-        try:
-            while pending or alone or live:
-                while (pending or alone) and len(live) < self._window():
-                    if alone:
-                        batch = [alone.popleft()]
-                    elif one_at_a_time:  # a task a job: the first not held back
-                        batch = first_not_held_back(pending, one_at_a_time, live.values())
-                        if not batch:
-                            break
-                    else:
-                        batch = next_batch(pending, self._pace, self._cap or self._threads_seen)
-                    batch, passed = skipped(batch, skip)
-                    yield from passed
-                    if not batch:
-                        continue
-                    future = self._submit(client, batch)
-                    live[future] = batch
-                    completed.add(future)
-                if not live:  # what was left was skipped
-                    break
-                future = next(completed)
-                batch = live.pop(future)
-                yield from self._finished(future, batch, alone)
-        finally:
-            if live:
-                client.cancel(list(live), force=True)
+        return self._serve(None, {0: deque(jobs)}, skip, lambda problem: one_at_a_time)
 
     def serve(self, arrivals: Arrivals) -> Iterator[tuple[Job, Outcome]]:
-        """Run jobs as they arrive from several callers (`arrivals`: a contest's problems,
-        `run.queue`), all on this cluster at once, as `LocalPoolExecutor.serve` runs them on
-        its pool: the next task taken from the lowest rank (`Arrivals.rank`) whose problem is
-        not waiting (`Arrivals.waiting`), sized as `run` sizes it (a job a task for a problem
-        with solvers run one at a time, each held to its turn among that problem's tasks on
-        the cluster), each job asked its caller's `skip` just before it is sent; yield each
-        job with its outcome, until no more arrive and every one has come back."""
+        """Run jobs as they arrive from several callers, as `LocalPoolExecutor.serve` does: the
+        next task from the lowest rank whose problem is not waiting, sized as `run` sizes it."""
+        return self._serve(arrivals, {}, arrivals.skip, arrivals.one_at_a_time)
+
+    def _serve(self, arrivals: Arrivals | None, pending: dict[int, deque[Job]],
+               skip: Skip | None, turns: Callable[[str], frozenset[str]]
+               ) -> Iterator[tuple[Job, Outcome]]:
+        """Run the jobs `pending` (rank -> its jobs, in order) and those that arrive."""
         client = self._connected()
-        pending: dict[int, deque[Job]] = {}  # rank -> its jobs, in the order they arrived
         alone: deque[Job] = deque()  # jobs of a batch the scheduler gave up on
         live: dict = {}
         done: queue.SimpleQueue = queue.SimpleQueue()
@@ -656,10 +606,11 @@ class DaskExecutor:
                     os.write(wake_write, b"x")
                 over.release()
 
-        open_, ready = True, [arrivals.fileno()]
+        open_ = arrivals is not None
+        ready = [arrivals.fileno()] if arrivals is not None else []
         try:
-            while open_ or live:
-                if arrivals.fileno() in ready:
+            while open_ or live or pending:
+                if arrivals is not None and arrivals.fileno() in ready:
                     arrived = arrivals.take()
                     if arrived is None:
                         open_ = False
@@ -670,10 +621,10 @@ class DaskExecutor:
                     future = done.get()
                     yield from self._finished(future, live.pop(future), alone)
                 while len(live) < self._window():
-                    taken = self._next_served(pending, alone, arrivals, live)
+                    taken = self._next_served(pending, alone, arrivals, turns, live)
                     if taken is None:
                         break
-                    batch, passed = skipped(taken, arrivals.skip)
+                    batch, passed = skipped(taken, skip)
                     yield from passed
                     if batch:
                         future = self._submit(client, batch)
@@ -681,8 +632,8 @@ class DaskExecutor:
                         future.add_done_callback(finished)
                 if not open_ and not live:
                     break
-                ready = select.select([arrivals.fileno(), wake_read], [], [],
-                                      WINDOW_REFRESH_S)[0]
+                watched = [wake_read, *([arrivals.fileno()] if arrivals and open_ else [])]
+                ready = select.select(watched, [], [], WINDOW_REFRESH_S)[0]
                 with contextlib.suppress(BlockingIOError):
                     while os.read(wake_read, 4096):
                         pass
@@ -694,8 +645,10 @@ class DaskExecutor:
             os.close(wake_write)
 
     def _next_served(self, pending: dict[int, deque[Job]], alone: deque[Job],
-                     arrivals: Arrivals, live: dict) -> list[Job] | None:
-        """The next task's jobs for `serve`, taken off `pending` (None: none can go now)."""
+                     arrivals: Arrivals | None, turns: Callable[[str], frozenset[str]],
+                     live: dict) -> list[Job] | None:
+        """The next task's jobs, taken off `pending` (None: none can go now): a job a task
+        for a problem with solvers run one at a time, held to its turn among its tasks."""
         if alone:
             return [alone.popleft()]
         for rank in sorted(pending):
@@ -704,11 +657,10 @@ class DaskExecutor:
                 del pending[rank]
                 continue
             problem = jobs[0].solver.problem
-            if arrivals.waiting(problem):
+            if arrivals is not None and arrivals.waiting(problem):
                 continue
-            turns = arrivals.one_at_a_time(problem)
-            if turns:  # a task a job, as `run` sends them (its own problem's tasks hold it)
-                batch = first_not_held_back(jobs, turns, (
+            if one_at_a_time := turns(problem):
+                batch = first_not_held_back(jobs, one_at_a_time, (
                     b for b in live.values() if b[0].solver.problem == problem))
             else:
                 batch = next_batch(jobs, self._pace, self._cap or self._threads_seen)

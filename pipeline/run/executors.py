@@ -1,20 +1,14 @@
 """Executors: how jobs reach workers. The runner only sees the `Executor` interface.
 
-`LocalPoolExecutor` (the default) keeps N worker processes and hands them batches of jobs, so a
-tiny case costs microseconds. It watches the job each worker is on: a built-in stage whose case
-has used its timeout in CPU time (the worker's, read from /proc), or has run past the wall-clock
-cap (`contained.wall_cap_s`: one that sleeps or waits), gets the worker killed and replaced, the
-job recorded as `TLE` (saying which limit), and the rest of the batch handed out again; so a
-case slowed down by other processes on the machine is not failed for it. The clock of a
-batch's first job starts when the worker says it is ready (started, with the batch's problems
-imported), so start-up is never charged to a case. `LocalPoolExecutor.serve` runs the jobs of
-several callers at once as one queue (a contest's problems, `run.queue`), each batch placed by
-its rank and held to its own caller's rules.
+`LocalPoolExecutor` (the default) keeps N worker processes and hands them batches of jobs. A
+built-in stage whose case has used its timeout in CPU time, or run past the wall-clock cap on
+the worker's own clock (`contained.wall_cap_s`), gets its worker killed and replaced, the job
+recorded `TLE` and the rest of the batch handed out again. A batch's clock starts when its
+worker says it is ready, so start-up is never charged to a case. `serve` runs the jobs of
+several callers as one queue (a contest's problems, `run.queue`).
 
-`DaskExecutor` (`pipeline.run.dask_executor`) runs the same batches on a Dask cluster, each
-Dask worker running them through a local pool of its own. `choice.make_executor` builds
-either one from the `--executor`, `--scheduler` and `--jobs` options of the commands that run
-cases.
+`DaskExecutor` (`dask_executor`) runs the same batches on a Dask cluster; `choice.make_executor`
+builds either one.
 """
 
 from __future__ import annotations
@@ -41,9 +35,8 @@ from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker
 from pipeline.run.workerserver import ServedProcess, SharedDoubles, start_server
 from pipeline.verdicts import Verdict
 
-# Extra seconds a worker gets past an external program's wall-clock backstop (that of the
-# launcher, `contained.busy_s`) before the parent kills it. External programs are stopped
-# by their launcher; this only catches a stuck worker.
+# Extra seconds a worker gets past an external program's backstop (`contained.busy_s`, its
+# launcher's) before the parent kills it: this only catches a stuck worker.
 EXTERNAL_GRACE_S = 5.0
 POLL_S = 0.05  # also how often the CPU time of a worker on a built-in stage is looked at
 # How long a worker may take to start and import a batch's problems before it counts as stuck.
@@ -54,13 +47,11 @@ STARTUP_TIMEOUT_S = 60.0
 ASLEEP_TO_GROW = 0.5
 GROW_WINDOW_S = 0.25
 GROW_PER_CORE = 4
-# A grown pool starts a new worker process (a Python start and its imports, some 0.3 s of a
-# core) only for at least this much work left per batch running: pending jobs times the
-# average job's time so far (`worth_a_new_worker`); an idle worker it already has takes any.
+# A grown pool starts a new worker process (some 0.3 s of a core) only for at least this much
+# work left per batch running (`worth_a_new_worker`).
 NEW_WORKER_WORK_S = 1.0
 # The start of a judge error's message: the workers that ran a job died, once each.
 DIED_TWICE = "judge error: its worker died twice"
-
 
 
 class ExecutorError(RuntimeError):
@@ -73,12 +64,9 @@ class Executor(JobMap, Protocol):
 
     def run(self, jobs: Iterable[Job], skip: Skip | None = None,
             one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
-        """Run every job; yield each with its outcome as soon as it is known. A job for
-        which `skip` (asked just before the job would be sent to a worker) gives a reason is
-        not run: it is yielded at once with verdict SKIP and that reason. The jobs of the
-        solvers named in `one_at_a_time` run one after another (each sent, in its order,
-        once the one before has come back), beside the rest: a program expected to fail,
-        stopped at its first failure (`--fail-fast`), runs no case past it."""
+        """Run every job; yield each with its outcome as soon as it is known. A job `skip`
+        (asked just before it is sent) gives a reason for is yielded at once as SKIP. The
+        jobs of the solvers in `one_at_a_time` run one after another (`--fail-fast`)."""
 
     def close(self) -> None:
         """Stop every worker and every program they started."""
@@ -90,8 +78,8 @@ def in_turn(job: Job, one_at_a_time: frozenset[str]) -> bool:
 
 
 def held_back(batch: list[Job], one_at_a_time: frozenset[str], out: set[str]) -> bool:
-    """Whether `batch` waits: it has a job of a solver run one at a time (`one_at_a_time`,
-    `in_turn`) of which a job is out (sent, not back yet: `out`, what `out_in_turn` gives)."""
+    """Whether `batch` waits: it has a job of a solver run one at a time of which a job is
+    out (sent, not back yet: `out`, from `out_in_turn`)."""
     return bool(one_at_a_time) and any(
         in_turn(job, one_at_a_time) and job.solver.name in out for job in batch)
 
@@ -102,8 +90,7 @@ def out_in_turn(jobs: Iterable[Job], one_at_a_time: frozenset[str]) -> set[str]:
 
 
 class Arrivals(Protocol):
-    """Jobs that reach a running pool from several callers (`LocalPoolExecutor.serve`; one
-    contest's problems, `run.queue`), each job's problem saying whose it is."""
+    """Jobs that reach a running pool from several callers (`serve`), by problem."""
 
     def fileno(self) -> int:
         """A descriptor that is readable when jobs have arrived or the arrivals are over."""
@@ -122,30 +109,23 @@ class Arrivals(Protocol):
         """The solvers of `problem` whose jobs run one after another now."""
 
     def waiting(self, problem: str) -> bool:
-        """Whether no job of `problem` is to be sent now (its caller is still taking in
-        outcomes of it: its `skip` has not seen them yet)."""
+        """Whether no job of `problem` is to be sent now (its caller's `skip` has not seen
+        its outcomes yet)."""
 
 
 def skipped(batch: list[Job], skip: Skip | None) -> tuple[list[Job], list[tuple[Job, Outcome]]]:
     """The jobs of `batch` to run, and the others with their `skip` outcomes."""
-    if skip is None:
-        return batch, []
-    kept, passed = [], []
-    for job in batch:
-        reason = skip(job)
-        if reason is None:
-            kept.append(job)
-        else:
-            passed.append((job, Outcome(job.key, Verdict.SKIP, error=reason)))
-    return kept, passed
+    reasons = [skip(job) if skip is not None else None for job in batch]
+    return ([job for job, reason in zip(batch, reasons) if reason is None],
+            [(job, Outcome(job.key, Verdict.SKIP, error=reason))
+             for job, reason in zip(batch, reasons) if reason is not None])
 
 
 @dataclass
 class _Worker:
     process: ServedProcess | BaseProcess
     connection: Connection
-    # SharedDoubles, or the Dask pool's multiprocessing RawArray
-    progress: Any  # shared doubles (worker.PROGRESS_FIELDS): index, start time, CPU then
+    progress: Any  # shared doubles (worker.PROGRESS_FIELDS; the Dask pool's: a RawArray)
     batch: list[Job] = field(default_factory=list)
     done: int = 0       # outcomes received for this batch
     ready: bool = False  # the worker has started on its batch (else: still starting up)
@@ -160,11 +140,8 @@ class _Worker:
 
     @property
     def running(self) -> tuple[int, float]:
-        """(index in the batch, start time) of the job the worker is on, from shared memory.
-
-        Outcomes arrive in groups, so jobs after `done` may already be finished; the worker
-        writes which job it is on before starting it, which makes a timeout unambiguous.
-        """
+        """(index in the batch, start time) of the job the worker is on, from shared memory
+        (outcomes arrive in groups: jobs after `done` may be finished already)."""
         index, started = int(self.progress[0]), self.progress[1]
         if index < self.done:  # not yet written for this batch's next job
             return self.done, max(self.since, started)
@@ -187,8 +164,8 @@ class _Worker:
 
 
 def how_it_ended(process: ServedProcess | BaseProcess) -> str:
-    """How a worker process that died ended, as far as it can be known: killed by a signal
-    (named), its exit status, or "exit status unknown" (it was reaped before it was read)."""
+    """How a worker process that died ended: its signal, its exit status, or "exit status
+    unknown" (reaped before it was read)."""
     process.join(timeout=1)
     code = process.exitcode
     if code is None:
@@ -204,9 +181,7 @@ def how_it_ended(process: ServedProcess | BaseProcess) -> str:
 def batches(jobs: Iterable[Job], max_jobs: int = 64,
             max_bytes: int = 1 << 20) -> Iterator[list[Job]]:
     """Group jobs so that small ones travel together and big ones alone: built-in stages by
-    64, external programs by 4, a package's submissions one by one (a judged run with its
-    checker or interactor takes milliseconds to seconds, and a pool that grows while its
-    programs wait spreads them one by one)."""
+    64, external programs by 4, a package's submissions one by one."""
     batch: list[Job] = []
     size = 0
     for job in jobs:
@@ -222,10 +197,9 @@ def batches(jobs: Iterable[Job], max_jobs: int = 64,
 
 def demand_since(workers: list[int], before: tuple[float, dict[int, float]] | None
                  ) -> tuple[float | None, tuple[float, dict[int, float]]]:
-    """How many cores the processes of `workers` (each worker and all below it) wanted, on
-    average, since the reading `before` (None: no reading yet): the CPU time they used and
-    the time they spent waiting for a core, over the time passed; and the reading now, for
-    the next call. A worker not in `before` counts as wanting a whole core."""
+    """How many cores the process trees of `workers` wanted on average (CPU time and waits
+    for a core over the time passed) since the reading `before` (None: none yet; a worker not
+    in it counts one core); and the reading now."""
     times = {pid: cpu + waited for pid, (cpu, waited) in contained.trees_times(workers).items()}
     now = (time.monotonic(), times)
     if before is None or now[0] <= before[0]:
@@ -236,10 +210,8 @@ def demand_since(workers: list[int], before: tuple[float, dict[int, float]] | No
 
 
 def worth_a_new_worker(pending_jobs: int, done_jobs: int, busy_s: float, busy: int) -> bool:
-    """Whether the work left is worth starting one more worker process: `pending_jobs` not
-    yet sent, `done_jobs` done in `busy_s` seconds of the workers' time (a job's average
-    time), shared by the `busy` batches and the new one; without a job done yet, when at
-    least two jobs per batch running are left."""
+    """Whether the work left (`pending_jobs` at the average time of `done_jobs` in `busy_s`,
+    shared by `busy` batches and the new one) is worth one more worker process."""
     if done_jobs == 0:
         return pending_jobs >= 2 * (busy + 1)
     return pending_jobs * busy_s / done_jobs / (busy + 1) >= NEW_WORKER_WORK_S
@@ -247,11 +219,9 @@ def worth_a_new_worker(pending_jobs: int, done_jobs: int, busy_s: float, busy: i
 
 def may_grow(demand: float | None, busy: int, size: int, grow_to: int,
              next_kind: str | None) -> bool:
-    """Whether a pool of `size` workers, `busy` of them on a batch, starts one more batch
-    beyond `size` at once: when the next batch runs programs (not a built-in stage, which
-    computes in the worker), its busy workers wanted at least half a core less than there are
-    of them over the last look (their programs sleep, or wait on each other), and fewer than
-    `grow_to` batches run."""
+    """Whether a pool of `size` workers, `busy` of them on a batch, starts one more batch:
+    the next batch runs programs (not a built-in stage), its busy workers wanted at least
+    `ASLEEP_TO_GROW` cores less than their number, and fewer than `grow_to` batches run."""
     return (next_kind is not None and next_kind != "stage" and size <= busy < grow_to
             and demand is not None and busy - demand >= ASLEEP_TO_GROW)
 
@@ -259,21 +229,13 @@ def may_grow(demand: float | None, busy: int, size: int, grow_to: int,
 class LocalPoolExecutor:
     """N worker processes on this machine (forked from the worker server, `workerserver`).
 
-    A pool may be let grow (`grow_to`): while the programs its workers run sleep or wait
-    (an interactive pair waiting for each other's answers, a submission sleeping until its
-    time is up), wanting no core, it runs more batches at once than it has workers, up to
-    `grow_to`, one more each time its busy workers are seen to want half a core less than
-    their number over `GROW_WINDOW_S` (`demand_since`: their CPU time and their waits for a
-    core, so a machine busy with other work does not make computing programs look asleep);
-    a worker beyond `size` that finishes its batch then waits. Programs are judged by their
-    CPU time and their own clock (less their waits for a core), so running beside each other
-    changes no verdict; the command line's pool grows to `GROW_PER_CORE` per core unless
-    `--jobs` sets its size."""
+    Let grow (`grow_to`), it runs more batches at once than it has workers while their
+    programs sleep or wait (`may_grow`, looked at every `GROW_WINDOW_S`); programs are judged
+    on their CPU time and own clock, so running side by side changes no verdict."""
 
     def __init__(self, jobs: int | None = None,
                  preload: tuple[tuple[str, str], ...] = (), grow_to: int | None = None) -> None:
-        """`preload`: (problem, stage) pairs; when given, the workers start at once and
-        import and warm them up while the caller gets on with other work."""
+        """`preload`: (problem, stage) pairs the workers, started at once, warm up."""
         self.size = max(1, jobs or os.cpu_count() or 1)
         self.grow_to = max(self.size, grow_to or self.size)
         self._context = self._make_context(tuple(preload))
@@ -297,8 +259,7 @@ class LocalPoolExecutor:
             self._starting.start()
 
     def _make_context(self, preload: tuple[tuple[str, str], ...]):
-        """Where the workers come from: this process's worker server (`workerserver`), started
-        now if it is not yet, with the problems' modules."""
+        """Where the workers come from: this process's worker server, started now if need be."""
         start_server(problem_modules(problem for problem, _ in preload))
         return None
 
@@ -309,8 +270,8 @@ class LocalPoolExecutor:
         return SharedDoubles(PROGRESS_FIELDS)
 
     def _process(self, connection: Connection, progress) -> ServedProcess | BaseProcess:
-        """A worker process serving `connection`, not started yet: forked by the server, with
-        this process's settings as they are now."""
+        """A worker process serving `connection`, to be forked by the server with this
+        process's settings as they are now."""
         return ServedProcess(worker_main, connection, progress,
                              {"preload": self._preload, "settings": process_settings()})
 
@@ -379,10 +340,8 @@ class LocalPoolExecutor:
         yield from self._loop(deque(batches(jobs)), skip, lambda problem: turns, None)
 
     def serve(self, arrivals: Arrivals) -> Generator[tuple[Job, Outcome], None, None]:
-        """Run jobs as they arrive from several callers (`arrivals`), all on this pool's
-        workers as one queue, each batch placed by its rank (`Arrivals.rank`), each job
-        skipped or held to its turn by its caller's rules; yield each with its outcome,
-        until no more arrive and every one has come back."""
+        """Run jobs as they arrive from several callers as one queue, each batch placed by
+        its rank and held to its caller's rules; yield each with its outcome."""
         self._arrivals = arrivals
         try:
             yield from self._loop(deque(), arrivals.skip, arrivals.one_at_a_time, arrivals)
@@ -390,8 +349,7 @@ class LocalPoolExecutor:
             self._arrivals = None
 
     def _arrive(self, pending: deque[list[Job]], arrivals: Arrivals) -> bool:
-        """Place the batches arrived since the last look among `pending`, each after the
-        last of a rank not above its own; False once no more will come."""
+        """Place the batches arrived among `pending` by rank; False once no more will come."""
         arrived = arrivals.take()
         if arrived is None:
             return False
@@ -460,9 +418,8 @@ class LocalPoolExecutor:
             yield from self._skipped_now()
 
     def _take(self, pending: deque[list[Job]]) -> list[Job] | None:
-        """The next batch to send (the first not held back, `held_back`; a job of a solver run
-        one at a time travels alone), less the jobs `skip` leaves out (kept to be yielded), or
-        None when no job of what is pending can be sent now."""
+        """The next batch to send (the first not held back; a job of a solver run one at a
+        time travels alone) less what `skip` leaves out; None when none can go now."""
         out = {(job.solver.problem, job.solver.name) for worker in self._workers
                if worker.busy for job in worker.batch[worker.done:] if self._in_turn(job)}
         index = 0
@@ -492,8 +449,7 @@ class LocalPoolExecutor:
         yield from passed
 
     def _grow(self, pending: deque[list[Job]]) -> None:
-        """Start the next batch beside the others when the pool may grow (`may_grow`), on an
-        idle worker or a new one; every batch at once when fewer than `size` are busy."""
+        """Start batches while fewer than `size` are busy, and one more when it may grow."""
         busy = sum(w.busy for w in self._workers)
         while pending and busy < self.size:  # a batch handed back, or one held back till now
             batch = self._take(pending)
@@ -524,9 +480,8 @@ class LocalPoolExecutor:
         return self._idle() or self._start_worker()
 
     def _deadline(self, worker: _Worker) -> float:
-        """When the worker's current job is over its wall-clock cap: for a built-in stage,
-        on the worker's own clock (its waits for a core since the job started not charged,
-        read once the cap has passed on the wall clock)."""
+        """When the worker's current job is over its wall-clock cap (a built-in stage's on
+        the worker's own clock)."""
         if not worker.ready:
             return worker.since + STARTUP_TIMEOUT_S
         index, started = worker.running
@@ -542,8 +497,8 @@ class LocalPoolExecutor:
         return deadline + worker.waited_s()
 
     def _over_cpu(self, worker: _Worker) -> float | None:
-        """The CPU seconds the worker has spent on its built-in stage's job when that is over
-        the job's timeout, else None (read at most every POLL_S)."""
+        """The CPU seconds of the worker's built-in stage's job when over its timeout, else
+        None (read at most every POLL_S)."""
         now = time.monotonic()
         if not worker.ready or now - worker.cpu_looked < POLL_S:
             return None
@@ -557,13 +512,8 @@ class LocalPoolExecutor:
 
     def _lost(self, worker: _Worker, pending: deque[list[Job]],
               reason: str | None) -> Iterator[tuple[Job, Outcome]]:
-        """The worker overran (reason None: TLE on CPU time or the wall-clock cap) or died:
-        record its job, replace it.
-
-        A job whose worker died is no verdict of its program: it runs again, alone, on the
-        replacement (`_died`). Jobs of the batch that finished but whose outcomes had not
-        arrived yet run again on the replacement, with the jobs not started yet.
-        """
+        """The worker overran (reason None: TLE) or died: record its job and replace it. A
+        job whose worker died runs again, alone (`_died`); the rest of the batch with it."""
         index, started = worker.running if worker.ready else (worker.done, worker.since)
         job = worker.batch[index]
         elapsed_ms = (time.monotonic() - started) * 1000
@@ -577,12 +527,11 @@ class LocalPoolExecutor:
         if reason is None and not worker.ready:
             outcome = Outcome(job.key, Verdict.RE, error=f"worker not ready after "
                               f"{STARTUP_TIMEOUT_S:g} s")
-        elif reason is None and cpu_ms is not None and cpu_ms >= timeout_s * 1000:
+        elif reason is None:  # over its CPU time, else its wall-clock cap
+            over = cpu_over_message if cpu_ms is not None and cpu_ms >= timeout_s * 1000 \
+                else wall_cap_message
             outcome = Outcome(job.key, Verdict.TLE, wall_ms=elapsed_ms, cpu_ms=cpu_ms,
-                              error=cpu_over_message(timeout_s, cpu_ms))
-        elif reason is None:
-            outcome = Outcome(job.key, Verdict.TLE, wall_ms=elapsed_ms, cpu_ms=cpu_ms,
-                              error=wall_cap_message(timeout_s, cpu_ms))
+                              error=over(timeout_s, cpu_ms))
         else:
             outcome = self._died(job, death or "exit status unknown")
         if rest:
@@ -596,9 +545,8 @@ class LocalPoolExecutor:
             self._assign(replacement, batch)
 
     def _died(self, job: Job, death: str) -> Outcome | None:
-        """The outcome of `job`, whose worker died (`death`: how): None the first time (it is
-        run again), a judge error the second, naming both deaths (with no time: how long a
-        worker took to die is no time of the program)."""
+        """The outcome of `job` whose worker died (`death`: how): None the first time (it runs
+        again), a judge error naming both deaths the second."""
         first = self._deaths.pop(job.key, None)
         if first is None:
             self._deaths[job.key] = death
@@ -625,14 +573,12 @@ class LocalPoolExecutor:
         self.close()
 
 
-# Worker processes at most per core: more only share the cores and cost memory (each worker
-# is a Python process of its own, some 40 MB).
+# Worker processes at most per core: more only share the cores and cost memory (some 40 MB each).
 MAX_JOBS_PER_CORE = 8
 
 
 def check_jobs(jobs: int | None) -> int | None:
-    """`jobs` when this machine can run that many worker processes (`MAX_JOBS_PER_CORE` per
-    core); a `UserError` saying the limit otherwise."""
+    """`jobs`, or a `UserError` when it is more than `MAX_JOBS_PER_CORE` per core."""
     cores = os.cpu_count() or 1
     if jobs is not None and jobs > MAX_JOBS_PER_CORE * cores:
         raise UserError(f"{jobs} worker processes are more than {MAX_JOBS_PER_CORE} per core: "

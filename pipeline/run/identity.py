@@ -1,11 +1,8 @@
 """What exactly a run ran: each solver's identity, recorded so `--resume` runs the same thing.
 
-A built-in stage is named by the problem and stage. An external program is its name, its run
-and build commands, its source file, the folder the user ran `pipeline` in, and a digest of the
-files it is made of: the source (when it is built) and every word of its run command that names
-an existing file (the program itself, a script it is given). A problem package's submission is
-its name and a digest of its source files in the registered package. Resuming a run rebuilds each
-solver from its identity and refuses, before anything is written, when a digest has changed.
+A stage is its name; an external program its name, commands, source, the folder `pipeline` ran
+in, and a digest of its source and every file its run command names; a package's submission its
+name and a digest of its sources. A resume refuses, before writing, when a digest changed.
 """
 
 from __future__ import annotations
@@ -84,12 +81,10 @@ def external_identity(program: Program, cwd: Path | None = None) -> SolverIdenti
 
 
 def _submission_digest(problem_id: str, name: str) -> str | None:
-    """A digest of the source files of submission `name` of package `problem_id` (None: the
-    package has no such submission)."""
+    """A digest of the sources of package `problem_id`'s submission `name` (None: none)."""
     from pipeline.problems import get_problem
 
-    # only a package's problem has submissions and load(); run/ does not name the packages'
-    # types (tests/test_layers.py)
+    # a package's problem has load(); run/ does not name the packages' types (test_layers)
     package = get_problem(problem_id).load()  # type: ignore[attr-defined]
     program = next((p for p in package.submissions if p.name == name), None)
     return None if program is None else _digest(sorted(program.files))

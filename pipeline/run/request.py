@@ -1,18 +1,10 @@
-"""What a run is asked to do, and which solvers that selects.
+"""What a run is asked to do, and which solvers that selects (free of Polars: the workers start
+before the parent loads anything heavy).
 
-Kept free of Polars so that `pipeline run` can start its workers (which import and warm up the
-selected stages) before the parent loads anything heavy.
-
-Selection:
-- no `--solver` and no `--external`: every stage of the problem and every configured external
-  solver (the problem's own `[[solutions]]` and the user's `configs/solvers.toml`); for a
-  problem package, every submission of the package;
-- `--external` programs, no `--solver`: those programs and every configured solver (your
-  program beside ours), no built-in stage;
-- `--solver NAME` (repeatable): just the named stages, submissions and configured solvers, plus
-  every `--external` program (naming one with `--solver` is allowed and changes nothing).
-An `--external` name that is already a stage or a configured solver is an error: one name, one
-program.
+- no `--solver`, no `--external`: every stage, configured solver and package submission;
+- `--external` programs, no `--solver`: those and every configured solver, no stage;
+- `--solver NAME` (repeatable): the named ones, plus every `--external` program.
+An `--external` name that is already a stage or a configured solver is an error.
 """
 
 from __future__ import annotations

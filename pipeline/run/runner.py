@@ -1,12 +1,10 @@
 """`pipeline run`: every solver of a problem over its stored cases, into the results table.
 
-1. Read the problem's cases and make sure each has an expected answer (its file, or the first
-   stage of the reference order that accepts it, stored back as `expected_source`).
+1. Give each case an expected answer (its file, or the first reference stage that accepts it).
 2. Run every (case, solver, repeat) job through an executor, grade each answer and write the
-   results in chunks as they arrive, each with the host that ran it.
-3. `resume` finishes a killed run: it rebuilds the solvers from their recorded identities and
-   runs the jobs not yet stored (a stored `JE` counts as not run) over exactly the cases the
-   run recorded, refusing, by name, a case a later ingest removed or changed.
+   results in chunks as they arrive.
+3. `resume` finishes a killed run: the solvers rebuilt from their recorded identities, the jobs
+   not stored (or `JE`) run over exactly the cases it recorded.
 """
 
 from __future__ import annotations
@@ -28,7 +26,7 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.errors import UserError, closest_name
-from pipeline.problems import Problem, cases_schema, get_problem
+from pipeline.problems import Problem, cases_schema, get_problem, package_content
 from pipeline.problems.identity import answer_id
 from pipeline.problems.model import HeldSubmissions, JudgedLimit, PackageJudge, SubmissionJudging
 from pipeline.programs import contained
@@ -65,8 +63,8 @@ from pipeline.verdicts import Verdict, stops_fail_fast
 
 __all__ = ["RunRequest", "RunSummary", "run", "format_summary", "nothing_to_run"]
 
-# A chunk of results is written every CHUNK_SECONDS (or CHUNK_ROWS rows), so a killed run
-# loses at most about a second of work.
+# A chunk of results is written every CHUNK_SECONDS (or CHUNK_ROWS rows): a killed run loses
+# about a second of work.
 CHUNK_ROWS = 5000
 CHUNK_SECONDS = 1.0
 
@@ -77,8 +75,7 @@ class RunSummary:
     status: str
     cases: int
     verdicts: dict[str, Counter] = field(default_factory=dict)
-    # solver -> (CPU ms, wall ms, case id) of its case with the most CPU time (wall time when
-    # there is no CPU time: the CPU ms is then None)
+    # solver -> (CPU ms or None, wall ms, case id) of its case with the most CPU (else wall) time
     slowest: dict[str, tuple[float | None, float, str]] = field(default_factory=dict)
     case_names: dict[str, str] = field(default_factory=dict)  # case id -> its stored source
     results_written: int = 0
@@ -91,8 +88,7 @@ class RunSummary:
 
     @property
     def judge_failed(self) -> int:
-        """How many results are judge errors (`JE`): the judge failed (a checker, or the
-        workers running the case died), so they are no verdict of the program."""
+        """How many results are judge errors (`JE`): no verdict of the program."""
         return sum(counts[Verdict.JE.value] for counts in self.verdicts.values())
 
     @property
@@ -107,8 +103,7 @@ class RunSummary:
 
     @property
     def partial(self) -> int:
-        """How many submissions agree only on part of the package's test cases: the package
-        holds cases that could not be judged."""
+        """How many submissions agree only on the part of the package's cases judged."""
         return len(self.expectations.partial) if self.expectations is not None else 0
 
 
@@ -127,10 +122,8 @@ def host_info() -> dict[str, str | int | None]:
 
 
 def git_revision(checkout: Path) -> str | None:
-    """The commit `checkout` (a git work tree) has checked out, read from its `.git` folder
-    (HEAD, then the ref it names, loose or in packed-refs), so a run's row starts no `git`
-    process; `git rev-parse HEAD` where that cannot be read (a linked worktree's `.git` is a
-    file)."""
+    """The commit `checkout` has checked out, read from its `.git` folder (no `git` process),
+    else from `git rev-parse HEAD` (a linked worktree's `.git` is a file)."""
     git = checkout / ".git"
     try:
         head = (git / "HEAD").read_text().strip()
@@ -160,8 +153,7 @@ RUN_COLUMNS = ["case_id", "source", "group", "groups", "input", "expected", "exp
 
 
 def load_cases(data_dir: Path, problem_id: str, group: str | None) -> pl.DataFrame:
-    """The columns a run needs of a problem's cases (smallest first); `group` keeps the cases
-    found in that group (or a group below it) under any of their paths."""
+    """The columns a run needs of a problem's cases (smallest first), of `group` if given."""
     path = problem_file(data_dir, "cases", problem_id)
     frame = read_file(path, cases_schema(), RUN_COLUMNS)
     if group is not None:
@@ -181,8 +173,8 @@ def _in_group(group: str) -> pl.Expr:
 
 
 def nothing_to_run(data_dir: Path, problem: Problem, group: str | None = None) -> str | None:
-    """Why a run of `problem` would have nothing to do (a package without test data, and no
-    case of it stored from elsewhere), or None: it has cases to run."""
+    """Why a run of `problem` would have nothing to do (a package without test data, none
+    stored from elsewhere), or None."""
     reason = problem.why_no_cases()
     if reason is None or load_cases(data_dir, problem.id, group).height:
         return None
@@ -191,9 +183,8 @@ def nothing_to_run(data_dir: Path, problem: Problem, group: str | None = None) -
 
 def the_run_cases(stored: pl.DataFrame, recorded: pl.DataFrame, run_id: str,
                   problem_id: str) -> pl.DataFrame:
-    """The cases a run recorded, in its order, from the `stored` ones; refuses (naming them)
-    when some are no longer stored or now have another expected answer: what the run had
-    is gone, and judging what is stored now would finish another run."""
+    """The cases a run recorded, in its order, from the `stored` ones; refuses when some are
+    gone or have another expected answer now (judging them would finish another run)."""
     found = recorded.with_row_index("_order").join(stored, on="case_id", how="left")
     found = found.with_columns(pl.Series("_now", [
         answer_id(e) for e in found["expected"]], dtype=pl.String))
@@ -213,12 +204,11 @@ def the_run_cases(stored: pl.DataFrame, recorded: pl.DataFrame, run_id: str,
                         "resuming would judge others. Start a new run (pipeline run "
                         f"--problem {problem_id})")
     return found.sort("_order").drop("_order", "_now", "answer_id")
-def no_case_selected(data_dir: Path, problem: Problem, group: str | None = None) -> str | None:
-    """Why a run of `problem`'s stored cases (those of `group`) would select no case, or None.
 
-    A run of no case is refused rather than stored: it would become the latest run that
-    `slow`, `compare` and `report` read. The reason names the folder, or the groups the
-    stored cases are in with the one closest to a mistyped `group`."""
+
+def no_case_selected(data_dir: Path, problem: Problem, group: str | None = None) -> str | None:
+    """Why a run of `problem`'s stored cases (of `group`) would select none, or None: such a
+    run would become the latest one the reports read. Names the groups, and the closest."""
     where = Path(data_dir).resolve()
     if missing := no_data_folder(data_dir):
         return missing
@@ -238,8 +228,7 @@ def no_case_selected(data_dir: Path, problem: Problem, group: str | None = None)
 
 
 def resumed_selection(problem: Problem, run_row: dict) -> Selection:
-    """The solvers of a run being resumed, from the identities it recorded; refuses when an
-    external program changed since (nothing is written then)."""
+    """The solvers of a run being resumed, from its identities; refuses when one changed."""
     identities = [SolverIdentity.from_json(text)
                   for text in (run_row.get("solver_identities") or [])]
     if not identities:  # a run recorded before identities were: stages only
@@ -260,12 +249,10 @@ def resumed_selection(problem: Problem, run_row: dict) -> Selection:
 def solver_specs(problem: Problem, selection: Selection, request: RunRequest, data_dir: Path,
                  timeout_s: float | None, build_on_workers: bool = False,
                  notes: list[str] | None = None) -> list[SolverSpec]:
-    """How to run each selected solver. Stages get their own timeout from `problem.toml`
-    (oracles and methods may take longer than the judge's limit) unless `timeout_s` is given.
-    External programs get the problem's memory limit unless `--memory` says otherwise; each is
-    built here once (or, `build_on_workers`, by each worker of a cluster from its source) and
-    its program resolved, so a missing program stops the run before anything is written; a
-    line for `notes` says how a command as typed was built (`solvers.built_once`)."""
+    """How to run each selected solver: stages at their own timeout unless `timeout_s` is
+    given; external programs at the problem's memory limit unless `--memory` says otherwise,
+    built and resolved now (`build_on_workers`: packed) so a missing one stops the run before
+    anything is written; `notes` gets a line per command built once (`solvers.built_once`)."""
     specs = [SolverSpec(name=name, kind="stage", problem=problem.id, stage=name,
                         timeout_s=timeout_s or problem.stage_timeout_s(name),
                         memory_mb=request.memory_mb) for name in selection.stages]
@@ -286,9 +273,7 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
 
 def external_notes(request: RunRequest, specs: list[SolverSpec],
                    submissions: tuple[str, ...] = ()) -> list[str]:
-    """One line each, for the run's summary: how its programs (external programs, a package's
-    `submissions`) are run, where that is less than asked for (the sandbox off under `auto`,
-    weaker containment)."""
+    """Lines for the run's summary where its programs run less contained than asked for."""
     if not submissions and all(spec.kind == "stage" for spec in specs):
         return []
     notes = [note for note in (containment_note(),) if note]
@@ -297,14 +282,6 @@ def external_notes(request: RunRequest, specs: list[SolverSpec],
         if choice.note:
             notes.append(choice.note)
     return notes
-
-
-def package_digest(problem: Problem) -> str | None:
-    """Which content of a registered package a run judges (a digest of every file's digest by
-    path), None for a built-in problem: runs of different content are told apart in `runs`."""
-    from pipeline.problems import package_content
-
-    return package_content(problem.folder)
 
 
 def identities(selection: Selection, problem_id: str) -> list[str]:
@@ -362,8 +339,8 @@ def _store_expected(data_dir: Path, problem_id: str, filled: pl.DataFrame,
 
 def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         progress: Callable[..., None] | None = None) -> RunSummary:
-    """Run the request; returns a summary (the results are in the tables). The run is held by
-    this process throughout (`run_lock`): a second resume of it refuses at once."""
+    """Run the request; its summary (the results are in the tables). Held by this process
+    throughout (`run_lock`): a second resume of it refuses at once."""
     if request.resume and read_runs(data_dir).filter(pl.col("run_id") == request.resume) \
             .is_empty():
         raise UserError(f"no run {request.resume!r} to resume")
@@ -449,7 +426,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                        "status": "running", "problem": problem.id,
                        "solvers": list(selection.names),
                        "solver_identities": identities(selection, problem.id),
-                       "package_digest": package_digest(problem),
+                       "package_digest": package_content(problem.folder),
                        "jobs": getattr(executor, "size", None), "timeout_s": timeout_s,
                        "repeat": request.repeat, "cases": cases.height, "group": request.group,
                        "command": request.command, "fail_fast": request.fail_fast, **info}
@@ -555,15 +532,12 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     return summary
 
 
-
-
 def _judging(problem: Problem, selection: Selection, cases: pl.DataFrame, executor: Executor,
              timeout_s: float | None, specs: list[SolverSpec],
              summary: RunSummary, fail_fast: bool = False) -> SubmissionJudging | None:
-    """The time limit and specs of the package submissions in `selection` (None: there are
-    none). A limit still to be derived is derived now, recorded, and given to the external
-    programs that would have had the problem's limit; the runs that derived it stand as
-    results (judged again at the limit) and are not run again."""
+    """The judging of the package submissions in `selection` (None: none). A limit still to
+    be derived is derived now and given to the external programs at the problem's limit; the
+    runs that derived it stand as results."""
     if not selection.submissions:
         return None
     judging = _judge_of(problem).judging(selection.submissions, timeout_s, lambda: cases,
@@ -599,9 +573,8 @@ def _skip_after_failure(failed: dict[str, str], job: Job) -> str | None:
 def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
           limit: JudgedLimit, judged: dict, cases: pl.DataFrame, summary: RunSummary,
           cut_short: frozenset[str] = frozenset()) -> None:
-    """Hold each submission against its expectation (with the results a resumed run stored
-    before) and keep the outcome in the `expectations` table. The submissions `cut_short`
-    stopped at their first failure (--fail-fast): they are held to the cases they ran."""
+    """Hold each submission against its expectation (with what a resumed run stored before)
+    into the `expectations` table; those `cut_short` (--fail-fast) to the cases they ran."""
     from pipeline.tables.results import write_expectations, write_package_bugs
 
     earlier = read_run_results(data_dir, run_id, ["case_id", "solver", "repeat", "verdict",

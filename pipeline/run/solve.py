@@ -53,11 +53,8 @@ def solve_files(problem: Problem, stage: str, inputs: list[Path],
 
 def solve_command(problem_id: str, inputs: list[Path], solver: str, out_dir: Path | None,
                   stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    """Everything `pipeline solve` does; returns its exit status.
-
-    Shared by the Typer command and by the light entry point (`pipeline.entry`), which calls
-    it without importing Typer so that solving one file starts fast.
-    """
+    """Everything `pipeline solve` does (for the Typer command and the light entry point);
+    its exit status."""
     def fail(message: str, code: int) -> int:
         stderr.write(f"error: {message}\n")
         return code
@@ -89,8 +86,7 @@ def solve_command(problem_id: str, inputs: list[Path], solver: str, out_dir: Pat
 
 def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
-    """`pipeline solve ...`: its options, declared here once (the light entry point and the
-    Typer command both come here); options may come before or after the files."""
+    """`pipeline solve ...`: its options, declared here once; before or after the files."""
     import argparse
 
     parser = argparse.ArgumentParser(

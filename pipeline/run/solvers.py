@@ -1,17 +1,11 @@
-"""External solvers of a run: which programs they are, and making each ready to run.
+"""External solvers of a run (`--external NAME=COMMAND`, the problem's `[[solutions]]`, the
+user's `configs/solvers.toml`; docs/commands.md, "Your own programs"), each made ready to run:
 
-External solvers are `Program`s from `--external NAME=COMMAND`, the problem's own
-`[[solutions]]` and the user's `configs/solvers.toml` (docs/commands.md, "Your own programs").
-
-1. The program of a command (its first word) is resolved before a run starts
-   (`resolve_program`); one that is no executable file stops the run before any case runs.
-2. A source file, or a solver with `build` and `run` commands of its own, is built once per
-   content by the language table (`languages`); commands are split as a shell would
-   (`shlex.split`), never run through one. On a cluster it travels as its source
-   (`languages.pack`) and each worker machine builds it (`languages.build_here`).
-3. A JVM gets the memory limit as its `-Xmx` (`jvm_command`), and java's source launcher on
-   one file (`java Sol.java`) is compiled once by the `javac` beside it (`built_once`) where it
-   can be, else run as typed; the run's summary says which in one line.
+1. its command's program resolved before the run starts (`resolve_program`);
+2. a source, or its own `build`, built once per content (`languages`), on a cluster by each
+   worker from its source (`languages.pack`); commands are never run through a shell;
+3. a JVM given the memory limit as `-Xmx` (`jvm_command`), and `java Sol.java` compiled once
+   by the `javac` beside it where it can be (`built_once`), said in one line.
 """
 
 from __future__ import annotations
@@ -39,8 +33,7 @@ from pipeline.programs.program import Program
 
 
 def configured_externals(problem: Problem, config_dir: Path = CONFIG_DIR) -> list[Program]:
-    """The problem's own solutions, then the user's configured solvers of the problem (a
-    package's submissions are not external programs: see `submissions`)."""
+    """The problem's own solutions, then the user's configured solvers of the problem."""
     return [*problem.solutions, *(entry.program
                                   for entry in read_configured_solvers(config_dir / "solvers.toml")
                                   if entry.problem == problem.id)]
@@ -59,9 +52,8 @@ JVM_NO_PERF_DATA = "-XX:-UsePerfData"  # JVMs side by side race for /tmp/hsperfd
 
 
 def source_language(path: Path) -> str | None:
-    """The language table's code for a program that is the single source file `path`, or None
-    when it is not one: no such file, no known suffix, or a script run as it is (executable,
-    with a `#!` line)."""
+    """The language of a program that is the single source file `path`, or None (no such
+    file, no known suffix, or an executable script)."""
     if not path.is_file():
         return None
     code = detect_language([path])
@@ -97,9 +89,8 @@ def parse_external(text: str) -> Program:
 
 
 def resolve_program(program: Program, argv: tuple[str, ...]) -> tuple[str, ...]:
-    """`argv` with its program as an absolute path; ValueError (naming the program) when the
-    program does not resolve to a file this user may execute, or an argument that names a
-    source or script file (`sol.py`) names none."""
+    """`argv` with its program as an absolute path; a UserError naming the program when it
+    is no file this user may execute, or an argument with a source suffix names none."""
     if not argv:
         raise UserError(f"external program {program.name!r}: the command is empty")
     command = argv[0]
@@ -125,10 +116,9 @@ def _base(program: Program) -> Path:
 
 
 def _file_argument(program: Program, word: str, base: Path) -> str:
-    """An argument that names a file beside the command (`sol.py` in `python3 sol.py`: a `/`
-    or a suffix, and the file exists; the words the run's identity digests) as an absolute
-    path, since the program runs in an empty folder of its own; any other word as it is. A
-    word with a source or script suffix that names no file stops the run."""
+    """An argument that names an existing file (a `/` or a suffix: `sol.py`) as an absolute
+    path, since the program runs in an empty folder; one with a source suffix and no file
+    stops the run; any other word as it is."""
     if word.startswith("-") or "{" in word or not ("/" in word or Path(word).suffix):
         return word
     path = base / word
@@ -141,8 +131,7 @@ def _file_argument(program: Program, word: str, base: Path) -> str:
 
 
 def packed(program: Program) -> Program:
-    """The built `program` with its source (taken from its `base_dir`, else the repository)
-    read in, ready to be built here or on any machine (`languages.pack`)."""
+    """The built `program` with its source read in (`languages.pack`)."""
     if program.path is None:
         return pack(program)
     return pack(replace(program, path=_base(program) / program.path))
@@ -157,8 +146,8 @@ def prepare(program: Program, data_dir: Path, memory_mb: int | None = None) -> t
 
 
 def jvm_command(argv: tuple[str, ...], memory_mb: int | None) -> tuple[str, ...] | None:
-    """`argv` with the memory limit as the JVM's own flags when its program is `java` (None
-    when it is not): a JVM reserves more address space than any judge's limit at start."""
+    """`argv` with the memory limit as the JVM's own flags when its program is `java` (a JVM
+    reserves more address space than any limit), else None."""
     if not argv or os.path.basename(os.path.realpath(argv[0])) != "java":
         return None
     flags = [] if any(w.startswith("-Xmx") for w in argv) or not memory_mb \
@@ -179,12 +168,10 @@ JAVAC = ("-encoding", "UTF-8", "-proc:none", "-d", "{path}", "{source}")
 
 def built_once(program: Program, argv: tuple[str, ...],
                data_dir: Path) -> tuple[Program | None, str | None]:
-    """`program`, whose resolved command `argv` (JVM flags added) runs java's source launcher
-    on one source file (`java [options] Sol.java [args]`), as a program built once by the
-    `javac` beside that `java` and run as class `Sol` with the same options and arguments
-    (built here into the build cache, to prove it builds), and the one line that says so;
-    (None, why it runs as typed) when it cannot be (see the module); (None, None) when the
-    command is no such launcher."""
+    """`program`, whose command `argv` is `java [options] Sol.java [args]`, as a program
+    built once (here, to prove it builds) by the `javac` beside that `java` and run as class
+    `Sol`, with the line that says so; (None, why it runs as typed) when it cannot be;
+    (None, None) for any other command."""
     index = next((i for i, word in enumerate(argv[1:], 1) if not word.startswith("-")), None)
     if index is None or not argv[index].endswith(".java") or not os.path.isfile(argv[index]):
         return None, None
@@ -214,11 +201,9 @@ def built_once(program: Program, argv: tuple[str, ...],
 
 def ready(spec: SolverSpec, data_dir: Path, build_on_workers: bool = False,
           notes: list[str] | None = None) -> SolverSpec:
-    """`spec` of an external program (its `program` as declared, its `memory_mb` the run's
-    limit) ready to run: the program built here (or, `build_on_workers`, packed for each
-    worker to build) and its command resolved. A JVM gets its memory limit as its own flags
-    (see the module), not as an address-space limit; java's source launcher on one source is
-    built once (`built_once`), which a line added to `notes` says."""
+    """`spec` of an external program ready to run: built here (`build_on_workers`: packed)
+    and its command resolved, a JVM's memory limit as its flags (see the module); `notes`
+    gets `built_once`'s line."""
     program, memory_mb = spec.program, spec.memory_mb
     assert program is not None, f"{spec.name}: an external program's spec names its program"
     if program.builds_from_source:

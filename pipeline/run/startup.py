@@ -1,11 +1,6 @@
-"""Telling a program that could not start from a program that ran and failed.
-
-A case whose program never reached its own code is no verdict of the program: the launcher
-could not exec it (`cannot start`), a shell or shim found no command (exit 127) or could not
-execute it (126), or an interpreter or JVM gave up before the program's first line. A program
-most of whose cases end with one start-up failure (`is_start_failure`, counted by
-`error_line`) is named in one line with a hint (`StartFailure.text`) and the run exits
-non-zero; `stress` and `hunt` never keep such a failure as a finding.
+"""Telling a program that could not start (not exec'd, exit 127 or 126, an interpreter or JVM
+that gave up before its first line) from one that ran and failed. A program most of whose cases
+end with one start-up failure is named in one line with a hint, and the run exits non-zero.
 """
 
 from __future__ import annotations
@@ -41,9 +36,8 @@ _REASON = re.compile(r"^(?:exit code -?\d+|signal \d+(?: \(\w+\))?|memory limit 
 
 
 def error_line(error: str | None) -> str:
-    """The first non-empty line of an outcome's error ('' when it has none); where a later line
-    says why the program died (`fatal_line`: a Python traceback's exception, a failed
-    assertion), why it ended (`exit code 1: `) and that line, in place of the first."""
+    """The first non-empty line of an outcome's error (''); where a later line says why it
+    died (`fatal_line`), why it ended (`exit code 1: `) and that line instead."""
     lines = [line.strip() for line in (error or "").splitlines() if line.strip()]
     if not lines:
         return ""
@@ -59,16 +53,13 @@ def error_line(error: str | None) -> str:
 
 
 def is_start_failure(verdict: str, exit_code: int | None, error: str | None) -> bool:
-    """Whether a result with this verdict, exit code and error is a program that never
-    started (see the module docstring)."""
+    """Whether a result with this verdict, exit code and error is a program never started."""
     if verdict != Verdict.RE.value:
         return False
     text = error or ""
     if text.startswith("cannot start "):
         return True
-    if exit_code in (NOT_FOUND, NOT_EXECUTABLE):
-        return True
-    return any(message in text for message in START_MESSAGES)
+    return exit_code in (NOT_FOUND, NOT_EXECUTABLE) or any(m in text for m in START_MESSAGES)
 
 
 def hint(line: str, sandboxed: bool) -> str:
@@ -105,8 +96,8 @@ class StartFailure:
 
 def start_failure(solver: str, total: int, failures: Counter,
                   sandboxed: bool) -> StartFailure | None:
-    """The start-up failure of `solver` when its most common one (by first error line) ended
-    at least half of its `total` results, else None."""
+    """The start-up failure of `solver` when its most common one ended at least half of its
+    `total` results, else None."""
     if not failures or total == 0:
         return None
     line, count = failures.most_common(1)[0]

@@ -1,17 +1,15 @@
 """The worker side of an executor: run jobs one after another and report each outcome.
 
-A worker imports each problem once and keeps it, so a tiny case costs no process start.
-Built-in stages run in the worker itself, timed on their own (wall and CPU); external programs
-run as child processes (`pipeline.programs.external`); a problem with rules of its own judges
-its programs itself (its `package_judge`'s `run_job`). A built-in stage is limited as an
-external program is, by its CPU time and the wall-clock cap on the worker's own clock
-(`contained.wall_cap_s`): the worker writes its job, start, CPU clock and waits into shared
-memory (`progress`), and the parent kills a worker whose case is over either limit.
+A worker imports each problem once. Built-in stages run in the worker itself; external programs
+as contained children (`external`), or judged by the problem's own `package_judge`. A stage is
+limited as a program is (CPU time, `contained.wall_cap_s`): the worker writes its job, start,
+CPU clock and waits into shared memory (`progress`) and the parent kills it when over.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 import os
 import signal
@@ -35,31 +33,17 @@ from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.processes import die_with_parent
 from pipeline.verdicts import Verdict
 
-# Sent once per batch, before its first job starts: the parent's clock for that job starts
-# here, so neither the worker's start-up nor its import of a problem counts as a case's time.
-READY = "ready"
+READY = "ready"  # sent before a batch's first job: the parent's clock for it starts here
 FLUSH_S = 0.005
-# The shared doubles a worker writes before each job: [its index in the batch, its start on the
-# monotonic clock, this process's CPU time (process_time) then, its seconds spent waiting for a
-# core then (`contained.waited_s`)].
+# The shared doubles a worker writes before each job: its index in the batch, its start
+# (monotonic), this process's CPU time then, and its waits for a core then.
 PROGRESS_FIELDS = 4
 
-_problems: dict[str, Problem] = {}
-
-
-def _problem(problem_id: str) -> Problem:
-    problem = _problems.get(problem_id)
-    if problem is None:
-        problem = _problems[problem_id] = get_problem(problem_id)
-    return problem
-
-
+_problem = functools.cache(get_problem)  # each problem imported once per worker
 _warm: set[tuple[str, str]] = set()
 
-# The longest a worker spends warming up one stage on its own clock (less when the stage's own
-# timeout is shorter): a warm-up case is a sample or a tiny case, so this is only reached by a
-# stage that hangs, and then it must not hold up the run. Its own clock (`_within`), so a busy
-# machine does not cut a warm-up short.
+# The longest a worker warms up one stage on its own clock (`_within`): only a stage that
+# hangs reaches it, and must not hold up the run.
 WARM_UP_BUDGET_S = 5.0
 
 
@@ -68,8 +52,7 @@ class _OverBudget(Exception):
 
 
 def warm_up_inputs(problem: Problem) -> tuple[str, ...]:
-    """The inputs a worker may warm a stage up on, in order: the problem's first sample, then
-    the first case of its first tiny recipe (seed 0)."""
+    """The inputs a stage may be warmed up on: the first sample, then the first tiny case."""
     inputs = []
     samples = sorted(problem.samples.glob("*.in")) if problem.samples.is_dir() else []
     if samples:
@@ -81,8 +64,7 @@ def warm_up_inputs(problem: Problem) -> tuple[str, ...]:
 
 
 def _answer_warm_up_case(problem: Problem, stage_name: str) -> None:
-    """The stage's own warm-up (if it declares one), then parse, solve and format the first
-    warm-up input the stage accepts, as a timed case would."""
+    """The stage's own warm-up, then the first warm-up input it accepts, as a timed case."""
     stage = problem.stage(stage_name)
     if stage.warm_up is not None:
         stage.warm_up()
@@ -95,8 +77,7 @@ def _answer_warm_up_case(problem: Problem, stage_name: str) -> None:
 
 def _within(seconds: float, work) -> None:
     """Run `work()`, raising `_OverBudget` in it once `seconds` have passed on this process's
-    own clock (SIGALRM; the wall clock less its waits for a core, so a busy machine does not
-    cut it short)."""
+    own clock (SIGALRM; the wall clock less its waits for a core)."""
     start, waited = time.monotonic(), waited_s(os.getpid())
 
     def expire(signum, frame):
@@ -116,13 +97,9 @@ def _within(seconds: float, work) -> None:
 
 
 def _survives_in_a_copy(work, seconds: float) -> bool:
-    """Whether `work()` returns normally within `seconds` (`_within`) in a forked copy of this
-    worker.
-
-    A stage registered as known to be wrong may crash the process it runs in; tried first in
-    a copy, such a crash costs nothing. The copy is also ended by the kernel once it has used
-    `seconds` of CPU time (SIGPROF with the default action), even if this worker is gone by
-    then."""
+    """Whether `work()` returns within `seconds` (`_within`) in a forked copy of this worker
+    (a stage known to be wrong may crash its process); the kernel ends the copy after
+    `seconds` of CPU time (SIGPROF) even if this worker is gone."""
     pid = os.fork()
     if pid == 0:
         code = 1
@@ -141,12 +118,9 @@ def _survives_in_a_copy(work, seconds: float) -> bool:
 
 
 def _warm_up(problem_id: str, stage_name: str) -> None:
-    """Import the problem and have the stage answer one real case (`warm_up_inputs`), once per
-    worker, so one-off costs (imports, JIT compiles, caches) are paid before any timed case.
-
-    A stage registered as known to be wrong answers it in a forked copy first and is warmed up
-    here only if the copy survived. A warm-up case that fails or overruns its budget is left
-    alone: the stage's own cases show what is wrong."""
+    """Import the problem and have the stage answer one real case, once per worker, so
+    one-off costs (imports, JIT, caches) are paid before any timed case; a stage not trusted
+    does so in a forked copy first. A failure is left to the stage's own cases to show."""
     problem = _problem(problem_id)
     if (problem_id, stage_name) in _warm or not stage_name:  # "": the problem alone
         return
@@ -200,10 +174,8 @@ def run_stage(job: Job) -> Outcome:
 
 
 def execute(job: Job) -> Outcome:
-    """Run `job`: by its problem's own rules where the problem has them (its
-    `package_judge`'s `run_job`), else the external program or the built-in stage, graded
-    later by the runner. Every program the job runs (its builds, a package's validators,
-    checker and interactor too) is sandboxed as the job says (`SolverSpec.sandbox`)."""
+    """Run `job`: by its problem's `package_judge` where it has one, else the external program
+    or the built-in stage; every program it runs is sandboxed as `SolverSpec.sandbox` says."""
     if job.solver.kind != "stage":
         use_sandbox(job.solver.sandbox)
         judge = get_problem(job.solver.problem).package_judge
@@ -215,9 +187,7 @@ def execute(job: Job) -> Outcome:
 
 
 def prepare_server() -> None:
-    """What every worker that runs programs does before its first one, done once in the worker
-    server (`workerserver`), so each worker forked from it starts with it done: the sandbox
-    probe (a launcher started to run `true`), a fact of this machine."""
+    """The sandbox probe, done once in the worker server so each worker starts with it."""
     from pipeline.programs.launcher import probe
 
     with contextlib.suppress(Exception):  # a worker probing again says what is wrong
@@ -232,10 +202,8 @@ def _terminate(signum, frame) -> None:
 
 @dataclass(frozen=True)
 class ProcessSettings:
-    """What a process started now by this one would inherit from it, and a worker forked from
-    the worker server (`workerserver`) would not: the server holds those of its own start. A run
-    sets some of them for the programs it contains (`contained.hide` travels in the
-    environment; the sandbox switch travels with each job)."""
+    """What a process started now by this one would inherit, and a worker forked from the
+    worker server (which holds those of its own start) would not."""
 
     environment: dict[str, str]
     cwd: str
@@ -267,17 +235,10 @@ def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (
                 parent_pid: int | None = None) -> None:
     """Serve batches of jobs from `connection` until it sends None or closes.
 
-    `preload` names (problem, stage) pairs to import and warm up before the first batch, so a
-    pool started early does that while the parent is still loading cases. `progress` (shared
-    doubles, `PROGRESS_FIELDS`) tells the parent which job runs and since when, as outcomes
-    travel in groups. `settings`: the pool's process's when it started this worker (None:
-    this process's own). `parent_pid`: the process that started this one (None:
-    multiprocessing's parent, if any).
+    `preload`: (problem, stage) pairs to warm up first. `progress`: shared doubles
+    (`PROGRESS_FIELDS`). `settings`: the pool's process's (None: this one's). `parent_pid`:
+    the process that started this one, which it dies with (None: multiprocessing's parent).
     """
-    # The worker dies with the process that started it, even if that one is killed with
-    # SIGKILL; its launcher then sees it die and kills the program it was running. Forked from
-    # the worker server, its parent is the server, which ends its workers and exits when the
-    # pool's process is gone.
     if settings is not None:
         _take(settings)
     if parent_pid is None:
@@ -293,8 +254,7 @@ def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (
         try:
             batch = connection.recv()
         except EOFError:
-            cleanup_scratch()
-            return
+            batch = None
         if batch is None:
             cleanup_scratch()
             return
@@ -302,9 +262,8 @@ def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (
                                   if job.solver.kind == "stage"}:
             _warm_up(problem_id, stage)
         connection.send(READY)
-        # Outcomes travel in small groups (one message per case would cost the parent more
-        # than a tiny case itself): a group goes out before a job starts once FLUSH_S has
-        # passed since the last one. Which job is running is told through `progress`.
+        # Outcomes travel in groups, one sent before a job once FLUSH_S has passed since the
+        # last (a message per tiny case would cost more than the case).
         outcomes: list[Outcome] = []
         last = time.monotonic()
         for index, job in enumerate(batch):

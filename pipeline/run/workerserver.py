@@ -1,15 +1,11 @@
-"""The worker server: the one process a command's local pools fork their workers from.
+"""The worker server: the one process a command's local pools fork their workers from (a fork
+of a process that holds the modules starts far quicker than a spawn).
 
-A worker forked from a server that already holds the modules starts far quicker than a spawned
-one. `start_server` starts it once per command: forked while the command is single-threaded
-(so no lock is held in the copy), else executed (`python -c ...`). It closes inherited
-descriptors but its standard streams, ignores Ctrl-C, runs `worker.prepare_server`, and serves
-one socket: a request carries a worker's arguments and descriptors and is answered with the
-worker's pid and a sentinel pipe that reaches EOF once the worker is gone.
-
-It exits (killing and reaping its workers first) when the command's end of the socket closes,
-and the command waits for it, so workers' CPU time counts as the command's children's. A worker
-takes the pool process's environment, folder, CPUs and umask (`worker.process_settings`).
+`start_server` starts it once per command: forked while the command is single-threaded, else
+executed (`python -c ...`). It serves one socket: a request carries a worker's arguments and
+descriptors and is answered with its pid and a sentinel pipe that reaches EOF once it is gone.
+It exits, killing and reaping its workers, when the command's end closes; the command waits for
+it, so workers' CPU time counts as the command's children's.
 """
 
 from __future__ import annotations
@@ -32,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
-from pipeline.programs.processes import single_threaded
+from pipeline.programs.processes import single_threaded, stat_fields
 
 # How long the command waits at exit for the server to end (it ends at once: it only has to
 # reap its workers) before it kills it.
@@ -60,9 +56,6 @@ class SharedDoubles:
     def __setitem__(self, index: int, value: float) -> None:
         self._values[index] = value
 
-    def __len__(self) -> int:
-        return len(self._values)
-
     def close_fd(self) -> None:
         """Let go of the descriptor (the mapping stays): the worker has its own."""
         if self.fd >= 0:
@@ -72,9 +65,8 @@ class SharedDoubles:
 
 @dataclass
 class ServedProcess:
-    """A worker the server forked: what the pool needs of a process (start, pid, the signals,
-    join, is_alive). `target(connection, progress=progress, parent_pid=server, **arguments)`
-    is what the worker runs."""
+    """A worker the server forked, with what the pool needs of a process; it runs
+    `target(connection, progress=progress, parent_pid=server, **arguments)`."""
 
     target: object
     connection: Connection
@@ -100,8 +92,7 @@ class ServedProcess:
         self._signal(signal.SIGKILL)
 
     def join(self, timeout: float | None = None) -> None:
-        """Wait until the worker has ended (up to `timeout` seconds): its sentinel closed,
-        then its exit done (a zombie or gone: the sentinel closes as it starts to exit)."""
+        """Wait up to `timeout` seconds for its sentinel to close, then for its exit."""
         if self.sentinel is None:
             return
         if not select.select([self.sentinel], [], [], timeout)[0]:
@@ -119,22 +110,16 @@ class ServedProcess:
 
     @property
     def exitcode(self) -> int | None:
-        """How the worker ended, as `multiprocessing.Process.exitcode` says it (-N: killed by
-        signal N): read from its /proc entry while it waits to be reaped by the server; None
-        while it runs, or once the server has reaped it (not known here then)."""
-        try:
-            with open(f"/proc/{self.pid}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            return None
-        if len(fields) < 50 or fields[0] not in (b"Z", b"X"):
+        """As `multiprocessing.Process.exitcode` (-N: signal N), read from /proc while the
+        server has not reaped it; None while it runs or once reaped."""
+        fields = stat_fields(self.pid) if self.pid is not None else None
+        if fields is None or len(fields) < 50 or fields[0] not in (b"Z", b"X"):
             return None
         status = int(fields[49])  # `exit_code`: the wait status, as waitpid(2) gives it
         return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
     def close(self) -> None:
-        """Let go of the sentinel and the shared memory's descriptor (the worker is gone, or
-        never started)."""
+        """Let go of the sentinel and the shared memory's descriptor."""
         self.progress.close_fd()
         if self.sentinel is not None:
             os.close(self.sentinel)
@@ -143,17 +128,13 @@ class ServedProcess:
 
 def _exiting(pid: int | None) -> bool:
     """Whether `pid` is still a process that has not finished exiting (not yet a zombie)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            state = handle.read().rsplit(b")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in (b"Z", b"X")
+    fields = stat_fields(pid) if pid is not None else None
+    return fields is not None and fields[:1] not in ([], [b"Z"], [b"X"])
 
 
 class _Client:
-    """The command's side of the server: its socket, its process, and a lock, as pools on
-    several threads start workers."""
+    """The command's side of the server: its socket, its process, and a lock (pools on
+    several threads start workers)."""
 
     def __init__(self, modules: tuple[str, ...]) -> None:
         self.modules = modules
@@ -201,8 +182,7 @@ class _Client:
                 self.process.kill()
                 self.process.wait()
             return
-        waited = _wait_for(self.pid, STOP_TIMEOUT_S)
-        if not waited:
+        if not _wait_for(self.pid, STOP_TIMEOUT_S):
             try:
                 os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
@@ -230,8 +210,7 @@ _client_lock = threading.Lock()
 
 
 def _forget_in_a_child() -> None:
-    """A process forked from this one (the server itself, a worker) has no server of its own:
-    this one's is this process's (and its lock may be held here as the fork happens)."""
+    """A forked child has no server of its own (and the lock may be held as it forks)."""
     global _client, _client_lock
     _client, _client_lock = None, threading.Lock()
 
@@ -240,9 +219,8 @@ os.register_at_fork(after_in_child=_forget_in_a_child)
 
 
 def start_server(modules: Iterable[str] = ()) -> None:
-    """Start this process's worker server now, if it has none, with `modules` (and the worker's)
-    imported: forked while this process is single-threaded, else executed. Later pools use it;
-    the modules of a server already running stay those it holds (a worker imports the rest)."""
+    """Start this process's worker server now, if it has none, with `modules` (and the
+    worker's) imported; a server already running keeps its modules."""
     _server(tuple(modules))
 
 
@@ -266,8 +244,7 @@ def _alive(client: _Client) -> bool:
 
 @atexit.register
 def stop_server() -> None:
-    """Stop this process's worker server (if it has one) and wait for it. Called at exit; the
-    next pool starts a new one."""
+    """Stop this process's worker server (if any) and wait for it; called at exit."""
     global _client
     with _client_lock:
         client, _client = _client, None
@@ -278,7 +255,7 @@ def stop_server() -> None:
 # -- the server's side ---------------------------------------------------------------------------
 
 def main() -> None:
-    """The executed server: `python -c '...main()' FD`; its first message says the sys.path
+    """The executed server: `python -c '...main()' FD`; its first message holds the sys.path
     and the modules to import."""
     connection = socket.socket(fileno=int(sys.argv[1]))
     path, modules = pickle.loads(connection.recv(_MAX_MESSAGE))
@@ -356,9 +333,8 @@ def _reap(children: set[int]) -> None:
 
 def _fork_worker(connection: socket.socket, target, arguments: dict,
                  fds: list[int]) -> tuple[int, int]:
-    """Fork a worker running `target(Connection, progress=SharedDoubles, parent_pid=server,
-    **arguments)`;
-    its pid, and the read end of a pipe whose write end only the worker holds."""
+    """Fork a worker running `target` (as `ServedProcess` says); its pid, and the read end of
+    a pipe whose write end only the worker holds."""
     from pipeline.run.worker import PROGRESS_FIELDS
 
     connection_fd, progress_fd = fds
