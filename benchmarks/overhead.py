@@ -6,7 +6,7 @@ PID namespace, the worker's sandbox template entered, limits set, the result rea
 launcher's pipe, the verdict, the folder removed. This section times that whole per-case path
 on a tiny C++ program (a + b) beside `bare`, the same program started with `posix_spawn` (a
 vfork and exec) and reaped with `wait4`, with the same case files and nothing else, in rounds
-that interleave the mechanisms (`pipeline.programs.overhead.measure`, which also has the steps
+that interleave the mechanisms (`benchmarks.mechanisms.measure`, which also has the steps
 in between). It reports each mechanism's median wall time and CPU time (this process and all it
 started) a case, and the goal: the sandboxed path at most `GOAL_MS` over bare, on the median of
 the rounds' differences (a round's mechanisms run back to back, so the machine's load touches
@@ -29,9 +29,9 @@ CONTAINED = "run_external, sandbox"
 
 def run_overhead(ctx: BenchContext, cases: int, rounds: int) -> dict[str, float] | None:
     """Measure and record; returns {mechanism: median wall ms a case} (None: skipped)."""
+    from benchmarks.mechanisms import measure, scratch_folder
     from pipeline.programs import external
     from pipeline.programs.launcher import launcher_path
-    from pipeline.programs.overhead import measure, scratch_folder
 
     if launcher_path() is None or shutil.which("g++") is None:
         say("(overhead skipped: it needs the launcher, built with a C compiler, and g++)")

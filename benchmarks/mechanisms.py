@@ -1,5 +1,5 @@
 """What running an external program costs per case, mechanism by mechanism, and how exact the
-measured peak memory is: `python -m pipeline.programs.overhead [--cases N] [--rounds R]`; `make
+measured peak memory is: `python -m benchmarks.mechanisms [--cases N] [--rounds R]`; `make
 bench` runs the same `measure` (docs/benchmarks.md, `overhead`).
 """
 
@@ -178,7 +178,7 @@ def scratch_folder() -> tempfile.TemporaryDirectory:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pipeline.programs.overhead")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.mechanisms")
     parser.add_argument("--cases", type=int, default=50, help="cases per mechanism and round")
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args(argv)
