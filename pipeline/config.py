@@ -1,13 +1,6 @@
-"""Reading the pipeline's TOML files: one module, one error type, every key checked.
-
-- `problem.toml` in each problem's folder: the problem's facts (`read_problem_settings`);
-- `configs/nightly.toml`: the nightly job's seed, slowdown rule and pinned baselines
-  (`read_nightly_settings`);
-- `configs/solvers.toml`: external solvers a user adds to a problem's runs
-  (`read_configured_solvers`).
-
-A file that is not valid TOML, has a key this module does not know, or a value of the wrong
-type is a `ConfigError` naming the file, the line where TOML says it, and the rule broken.
+"""Reading the pipeline's TOML files (`problem.toml`, `configs/nightly.toml`,
+`configs/solvers.toml`), every key checked: a file that is not valid TOML, has an unknown key,
+or a value of the wrong type is a `ConfigError` naming the file, the line and the rule broken.
 """
 
 from __future__ import annotations

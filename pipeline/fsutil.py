@@ -1,9 +1,6 @@
-"""Atomic file writes: write a temporary file beside the target, then rename it into place.
-
-A reader (or a crash at any moment) therefore sees either the old content or the new content,
-never a half-written file. The file gets the mode any file the user writes gets: the mode of
-the file it replaces, else 0666 less the umask (0644 under the usual umask 022), not the 0600
-of a private temporary file. Imports nothing heavy, so the solve path can use it.
+"""Atomic file writes: a temporary file beside the target, renamed into place, so a reader (or a
+crash) sees the old content or the new, never half. The file gets the mode of the file it
+replaces, else 0666 less the umask (not a temporary file's 0600). Imports nothing heavy.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Progress of long jobs (ingest, run, nightly) on stderr.
-
-On a terminal it is a bar redrawn in place. Anywhere else (a log file, a pipe, CI) it is one
-plain line every `LOG_EVERY_S` seconds (`PIPELINE_PROGRESS_EVERY_S` overrides it), plus a
-closing line for a phase that printed any, so a log of a long job is never silent for long.
+"""Progress of long jobs (ingest, run, nightly) on stderr: on a terminal a bar redrawn in place;
+elsewhere one plain line every `LOG_EVERY_S` seconds (`PIPELINE_PROGRESS_EVERY_S`), so a log of
+a long job is never silent for long.
 """
 
 from __future__ import annotations

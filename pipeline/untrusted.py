@@ -1,8 +1,7 @@
 """What the pipeline refuses or escapes in file trees it did not write (judge data, zips,
-packages), shared by the corpus walk and the package copy: file names shown as one printable
-line, control characters, folder depth, and archive members that would inflate like a bomb;
-and the files it opens in a folder a program it runs may write (`open_regular`), never
-through a link the program left there.
+packages): names shown as one printable line, folder depth, archive members that would inflate
+like a bomb; and files opened in a folder a program may write (`open_regular`), never through a
+link the program left there.
 """
 
 from __future__ import annotations

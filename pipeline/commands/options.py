@@ -1,8 +1,5 @@
 """The options several commands share, how option values are checked, and the settings the
 top-level options give every command (`--data-dir`, `--problems-dir`).
-
-Shell completion is Typer's (`pipeline --install-completion`), with problem ids completed for
-`--problem`.
 """
 
 from __future__ import annotations

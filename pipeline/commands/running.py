@@ -1,15 +1,6 @@
 """`pipeline run` and `pipeline nightly`: the request the options make, the executor started
-before anything heavy is imported, the summary printed, and the exit status it earns.
-
-Inside a package's folder `pipeline run` needs no `--problem`: the package holding the current
-folder (or the submissions named by path) is judged, in the nearest data folder above when
-none is named. A registered package whose source changed since it was registered is
-registered again first (`pipeline.corpus.live`), saying so in one line.
-
-`pipeline run` exits 0 when the run finished and every program got a verdict; 1 when it
-failed, a program could not start, a case got a judge error (no verdict: `--resume` judges it
-again), or a package's submission got what its folder does not expect; 130 when it was
-interrupted (with the command that finishes it).
+before anything heavy is imported, the summary printed, and the exit status it earns
+(`exit_status`; docs/commands.md#pipeline-run).
 """
 
 from __future__ import annotations

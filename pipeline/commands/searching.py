@@ -1,9 +1,6 @@
 """`pipeline stress`, `harden` and `hunt`: the session's request from the options, the errors
-a session can meet reported without a traceback, and the exit status its findings earn.
-
-An error in the user's program (one that cannot start) exits 1; a request that cannot be met
-(unknown names, solvers that cannot be paired, a failed build, a data folder it cannot write)
-exits 2, or 1 for `harden`; an interrupted session exits 130.
+a session can meet reported without a traceback, and the exit status its findings earn
+(docs/stress.md).
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """`pipeline ingest`: find every case under some roots, validate it, store it in tables.
 
-Good cases merge into `tables/cases/<problem>.parquet` keyed by `case_id`
-(`pipeline.problems.identity`): the same input under another name adds to its `sources` and
-`groups`; the same input with another answer is a `conflict` reject, never written over; a
-stored input is not parsed again. Everything unusable is a row of `tables/rejects/` naming
-file, line, column and rule; a source's rejects are replaced when it is looked at again.
-
-Reading and validating run without a lock, a chunk (`CHUNK_BYTES`) at a time, put aside in a
-`_Spill`; the merge runs under the data folder's lock, re-reading the stored table, a row group
-at a time, and each file is written atomically. Last, a package's validators are held to its
-invalid data (`check_after_ingest`), whose failures are notes, never a failed ingest.
+Good cases merge into `tables/cases/<problem>.parquet` keyed by `case_id`: the same input under
+another name adds to its `sources` and `groups`; the same input with another answer is a
+`conflict` reject, never written over. Everything unusable is a `rejects` row naming file,
+line, column and rule. Reading and validating run without a lock, a chunk at a time, put aside
+in a `_Spill`; the merge runs under the data folder's lock, a row group at a time.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
-"""A run judges a package as it is on disk: the package found from a folder, the data folder it
-is registered in, and registering it again first when its source changed.
-
-1. `package_root(start)` walks up from a folder (or a file in one) to the package holding it:
-   the first folder with a `problem.yaml` or `problem.xml`, as the ingest recognises a package.
-2. `data_folder_near(starts)` finds the data folder a run there uses when none is named: the
-   nearest `data/` above that is a data folder (holds `problems/`, `tables/` or `raw/`), never a
-   package's own `data/` of test cases.
-3. `registered_as(data_dir, root)` names the problem the package at `root` is registered as.
-4. `refresh(data_dir, problem_id)` ingests the package's source again when its listing changed
-   since it was registered (`pipeline.problems.package_source_changed`): the ingest registers
-   it again (only a changed package is copied again), stores its new cases (a stored input is
-   not validated again) and builds only what changed (builds are cached by content). It
-   returns the one line to show, or None when nothing changed.
+"""A run judges a package as it is on disk: the package holding a folder (`package_root`), the
+data folder a run there uses when none is named (`data_folder_near`: the nearest `data/` above
+that is a data folder, never a package's own `data/` of test cases), the problem it is
+registered as (`registered_as`), and registering it again first when its listing changed
+(`refresh`, which returns the one line to show).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """A problem package's cases as the package has them now: what an ingest of it replaces.
 
-A package is the authority on its own cases. `package_sources` keeps which of a row's `sources`
-the package supplied at its last ingest; `replace_package_cases` then (1) drops sources the
-package no longer has, (2) removes rows left with no source and not found again, (3) gives a
-row whose every source is the package's the package's answer (a corrected `.ans` is no
-conflict), and after the merge (4) `mark_package_sources` records the package's sources.
-Rows also found elsewhere (raw files, findings) stay, and keep their answer. Answers are held
-as digests, so stored and ingested answers are never in memory together.
+A package is the authority on its own cases: `replace_package_cases` drops the sources it no
+longer has, removes rows left with none, and gives a row whose every source is the package's
+the package's answer (a corrected `.ans` is no conflict); `mark_package_sources` then records
+its sources. Rows also found elsewhere stay, with their answer. Answers are held as digests.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Validating judge files with their problem's own parser, on every core when it pays.
-
-`validate_all` parses each new input and checks each new expected output against its case, in
-this process for little work, else in batches on one pool of workers (`PARALLEL_FROM_BYTES`,
-`PARALLEL_FROM_ITEMS`). Every outcome is a value: an `InputError` is the item's error, another
-parser failure `parser-error`, and an item that kills a fresh worker twice `parser-crashed`, so
-one bad file never costs the good ones.
+"""Validating judge files with their problem's own parser, in this process for little work, else
+in batches on one pool of workers. Every outcome is a value (an `InputError`, `parser-error`,
+or `parser-crashed` for an item that kills a fresh worker twice), so one bad file never costs
+the good ones.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""Finding the files of an ingest: folders on disk and zip archives, every fault a reject.
-
-`scan` walks one root into `Namespace`s (a folder or a zip archive) and a `Fault` for whatever
-it cannot use (unreadable, broken link or loop, non-UTF-8 name, not a regular file, corrupt or
-bomb-like archive). Only zip directories are read here; `read_source` reads a file's bytes,
-enforcing the size limit while reading. Links to folders are followed, each real folder once.
+"""Finding the files of an ingest: folders on disk and zip archives (`scan`), every fault
+(unreadable, broken link or loop, non-UTF-8 name, not a regular file, corrupt or bomb-like
+archive) a reject. `read_source` reads a file's bytes within the size limit. Links to folders
+are followed, each real folder once.
 """
 
 from __future__ import annotations

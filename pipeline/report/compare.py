@@ -1,12 +1,9 @@
 """`pipeline compare`: what changed between two runs of a problem, and whether that is bad.
 
-Per solver: the verdict transition matrix, changed answers, and slowdowns (median CPU time
-NEW/BASE above `ratio_threshold` and the difference above `min_diff_ms`), summarised by the
-geometric mean. A new WA, RE, TLE, MLE or OLE fails the comparison; a slowdown fails it only
-when *flagged* (the solver is judged on speed and both runs ran on one host), else it is
-*noted* with why; stages known to be wrong never fail it. The result is a tuple of `Finding`s.
-`pairs_to_compare` picks the runs a bare `pipeline compare` looks at (`comparable`), and
-`compare_solvers` puts two programs of one run side by side. Rules: docs/commands.md.
+Per solver: the verdict transition matrix, changed answers, and slowdowns, as a tuple of
+`Finding`s; `pairs_to_compare` picks the runs a bare `pipeline compare` looks at, and
+`compare_solvers` puts two programs of one run side by side. Rules:
+docs/commands.md#pipeline-compare.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Constraint coverage shown: which of a problem's input bounds its stored cases reach.
-
-Each problem answers through `Problem.bound_coverage(inputs)`: a built-in problem from the
-bounds declared beside its parser (`bounds.py`), a package from its testlib validators' test
-overview log (which tells only whether an end was hit, so the values are None). A bound whose
-end no case reaches is a warning: a program failing only there passes every test.
+"""Constraint coverage: which of a problem's input bounds its stored cases reach
+(`Problem.bound_coverage`). A bound whose end no case reaches is a warning: a program failing
+only there passes every test.
 """
 
 from __future__ import annotations

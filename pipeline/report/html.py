@@ -1,10 +1,6 @@
-"""`pipeline report`: one self-contained HTML file answering the four questions of a run.
-
-For the chosen runs (default: each solver's newest result per problem) the page shows the
-runs, the verdict matrix, test strength, each run's comparison with its baseline, a log-log
-chart of time against size with fitted growth, the nightly history, the slowest cases and the
-mismatches. It works offline (inline CSS and SVG, no script, a Content-Security-Policy that
-fetches nothing) and is written atomically.
+"""`pipeline report`: one self-contained HTML file of the chosen runs (docs/commands.md). It
+works offline (inline CSS and SVG, no script, a Content-Security-Policy that fetches nothing)
+and is written atomically.
 """
 
 from __future__ import annotations

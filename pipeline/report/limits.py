@@ -1,7 +1,5 @@
-"""A problem's time limit and its stages' roles, as the reports need them.
-
-Reports read runs of problems that may no longer be registered (a folder removed, a package
-dropped); these answer None then instead of failing.
+"""A problem's time limit and its stages' roles, as the reports need them: None for a problem no
+longer registered (reports read runs of those too).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""What every report reads: the results of some runs and the cases they ran on.
-
-`collapsed_results` folds each (run, case, solver)'s repeats into one row (worst verdict, its
-answer, median times); `load_cases` reads the cases; `answers_agree` and `difference` compare
-outputs by the problem's own rule, also for a problem no longer registered.
+"""What every report reads: the results of some runs (each repeat folded into one row), the cases
+they ran on, and answers compared by the problem's own rule, also for a problem no longer
+registered.
 """
 
 from __future__ import annotations

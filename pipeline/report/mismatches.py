@@ -1,10 +1,8 @@
 """`pipeline mismatches`: cases whose answers disagree, per problem, smallest case first.
 
-A case is a mismatch when a stage's answer differs from the expected answer or from another
-stage's, compared with the problem's own `compare` (an answer a checker accepted counts as the
-expected one); rows without an answer (SKIP, TLE, MLE, RE, OLE) take no part. A *finding* is a
+A case is a mismatch when a stage's answer differs, by the problem's own `compare`, from the
+expected answer or from another stage's; rows without an answer take no part. A *finding* is a
 trusted solver off; *known* is only known-wrong stages off, folded into one line per stage.
-`by_problem` sorts per problem by its own size measure.
 """
 
 from __future__ import annotations

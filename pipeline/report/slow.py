@@ -1,7 +1,5 @@
-"""`pipeline slow`: the slowest cases of some runs, against the problem's time limit.
-
-Cases rank by median CPU time (the limit is on CPU time; wall time where none was measured);
-skipped cases are left out, so a TLE shows at the top above the limit.
+"""`pipeline slow`: the slowest cases of some runs, by median CPU time (wall time where none was
+measured), against the problem's time limit.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""How strong a problem's tests are: which case kills which wrong program, which cases do the
-work, and the fewest cases that still kill every wrong program the whole set kills.
-
-A wrong program is one that must fail (`report.limits.must_fail`); a case kills it when the
-program got a verdict its expectation names there (a known-wrong stage: any failing verdict).
-The smallest killing set is an exact minimum set cover (breadth-first) up to
-`EXACT_MAX_PROGRAMS` killed programs, else the greedy cover (within H(d) of the fewest); the
-answer says which. The CPU time saved is what every solver spent on the cases outside the set.
+"""How strong a problem's tests are: which case kills which wrong program (one that must fail,
+`report.limits.must_fail`), and the fewest cases that still kill every one the whole set kills:
+an exact minimum set cover up to `EXACT_MAX_PROGRAMS` killed programs, else the greedy cover
+(within H(d) of the fewest). docs/commands.md#pipeline-strength.
 """
 
 from __future__ import annotations

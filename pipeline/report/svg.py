@@ -1,9 +1,6 @@
-"""Charts as inline SVG text: no scripts, no fonts, nothing to download.
-
-`loglog_chart` draws time against size per solver (raw points, per-size median and 90th
-percentile, the fitted line over its range, untimed cases as crosses in a band of their own,
-each growth exponent in the legend); `history_chart` the nightly CPU time and failures per
-trusted solver. Raw points are drawn once per pixel, so thousands of cases stay small.
+"""Charts as inline SVG text (no scripts, no fonts, nothing to download): `loglog_chart` of time
+against size per solver, `history_chart` of the nightly history. Raw points are drawn once per
+pixel, so thousands of cases stay small.
 """
 
 from __future__ import annotations

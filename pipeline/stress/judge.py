@@ -1,12 +1,9 @@
 """Running a solver S and its reference R on cases, and grading S as runs grade it.
 
-S and R are any solver the run layer can build (`select_solvers`, `solver_specs`,
-`submission_specs`). Without `--against`, R is per case the first trusted `reference` stage
-whose limits accept it (S left out), or a package's first `main`, else accepted, submission.
-Jobs go through the runs' executor; S's verdict comes from `pipeline.run.checker` with R's
-answer as the expected one (a package submission by the package's own rules). A JE is no
-verdict of S (the case is not judged); a submission that did not build, cannot run here, or
-could not start stops the session (`JudgeError`).
+Without `--against`, R is per case the first trusted `reference` stage whose limits accept it,
+or a package's first `main`, else accepted, submission. S's verdict comes from
+`pipeline.run.checker` with R's answer as the expected one. A JE is no verdict of S; a
+submission that did not build or could not start stops the session (`JudgeError`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""Shrinking a failing case until no single step keeps the failure.
+"""Shrinking a failing case until no single step keeps the failure (docs/stress.md#shrinking).
 
-A pass turns the case into candidate judge texts; a candidate counts when the problem parses
-it, it is strictly simpler (`order.simplicity`), the problem's input validators accept it, and
-S fails on it *the same way* against R. Candidates are judged in chunks in the pass's order
-(boldest first) and the first failing one wins, so the result does not depend on chunking,
-workers or timing. Passes repeat until none makes progress (locally minimal); a deadline or
-Ctrl-C stops early with the simplest failure so far, which is re-run before it is kept.
+A candidate counts when the problem parses it, it is strictly simpler (`order.simplicity`), the
+input validators accept it, and S fails on it *the same way* against R. Candidates are judged
+in chunks in the pass's order and the first failing one wins, so the result does not depend on
+chunking, workers or timing.
 """
 
 from __future__ import annotations
