@@ -45,10 +45,7 @@ def _rebuild_input_error(line: int | None, message: str, rule: str,
 
 
 class BeyondLimits(Exception):
-    """A solver stage was handed a case larger than the limits it declares.
-
-    Runners turn this into the `SKIP` verdict; it is never a wrong answer.
-    """
+    """A solver stage was handed a case beyond its declared limits: `SKIP`, never wrong."""
 
 
 class UnknownName(KeyError):
@@ -89,9 +86,9 @@ def _rebuild(file: str, rule: str, message: str, line: int | None,
 
 
 def closest_name(name: str, names: Iterable[str]) -> str | None:
-    """The one of `names` closest to the mistyped `name` (None when none is close): the
-    `did you mean` of an error naming what does not exist, found as the command line finds a
-    mistyped option's (`difflib.get_close_matches`)."""
+    """The one of `names` closest to the mistyped `name` (None when none is close): an error's
+    `did you mean`, found as the command line finds a mistyped option's."""
+
     import difflib
 
     close = difflib.get_close_matches(name, list(names), n=1)

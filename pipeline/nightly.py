@@ -69,10 +69,9 @@ def nightly_problems(settings: NightlySettings) -> list[Problem]:
 
 
 def contest_problems(data_dir: Path, names: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """The registered problems of the contests `names` (each its name or title, as `pipeline
-    ingest` recorded it), in their problems.yaml order, and a line for each problem of theirs
-    that is not registered (the night fails on it, as `run --contest` does). A name no contest
-    has is a `UserError` naming those recorded."""
+    """The registered problems of the contests `names` (each its name or title), in their
+    problems.yaml order, and a line for each problem of theirs that is not registered (the
+    night fails on it); an unknown contest is a `UserError`."""
     from pipeline.problems import recorded_contests
 
     recorded = recorded_contests(data_dir)
@@ -212,10 +211,8 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
             log: Callable[[str], None] = print,
             progress: Callable[..., None] | None = None,
             executor: Executor | None = None, contest: str | None = None) -> NightlyOutcome:
-    """The night: its ingest, runs and report, every program sandboxed as its config's
-    `sandbox` says (`on` where the sandbox cannot work: refused before anything runs);
-    `contest`: the problems of that contest, in place of the config's problems and
-    contests."""
+    """The night, every program sandboxed as its config's `sandbox` says; `contest`: the
+    problems of that contest, in place of the config's problems and contests."""
     settings = read_nightly_settings(config_path)
     if contest is not None:
         settings = replace(settings, problems=(), contests=(contest,))
@@ -341,10 +338,10 @@ def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int
 
 
 def format_outcome(outcome: NightlyOutcome) -> str:
-    """The nightly's summary: per problem its cases and solvers, and beside the name of each
-    solver with failing verdicts their counts (`fast WA=2`), marking the stages known to be
-    wrong (which fail as documented and never fail the night); below a night's failures, the
-    most common RE/MLE/OLE error line of each trusted solver that had one."""
+    """The nightly's summary: per problem its cases, its solvers with failing verdicts and
+    their counts (`fast WA=2`, known-wrong ones marked), its failures, and the most common
+    error line of each trusted solver that had one."""
+
     lines = [f"nightly: {'FAILED' if outcome.failed else 'ok'} in {outcome.seconds:.0f} s"]
     lines += [f"  ! not judged: {why}" for why in outcome.not_judged]
     for night in outcome.problems:

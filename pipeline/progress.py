@@ -63,10 +63,10 @@ def _bar(label: str, stream, min_interval: float,
 
 def _lines(label: str, stream, every_s: float,
            clock: Callable[[], float]) -> Callable[..., None]:
-    """A line once `every_s` seconds have passed since the last line or since the phase began
-    (a phase: the calls from a first one up to done == total; its clock starts at its first
-    call). A phase that printed a line also prints its last one. No time left is guessed:
-    cases come smallest first, so the last few take most of the time."""
+    """A line once `every_s` seconds have passed since the last line or since the phase (the
+    calls up to done == total) began; a phase that printed a line also prints its last one.
+    No time left is guessed: cases come smallest first, so the last take most of the time."""
+
     state = {"last": 0.0, "start": 0.0, "open": False, "printed": False}
 
     def update(done: int, total: int, note: str = "") -> None:

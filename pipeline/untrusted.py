@@ -111,10 +111,9 @@ def excerpt(text: str, limit: int = MESSAGE_CHARS) -> str:
 
 
 def read_ends(path: Path, limit: int) -> str:
-    """The text of a file a program wrote (its stderr, say): all of it when it holds at most
-    2 * `limit` bytes, else its first and its last `limit` bytes with `SKIPPED` between, for
-    `excerpt` to shorten (the start says what went wrong first, the end why it stopped);
-    '' when there is no file. Read as `read_regular` reads (never through a link)."""
+    """The text of a file a program wrote (its stderr, say), '' when there is none: its first
+    and its last `limit` bytes with `SKIPPED` between when it holds more than twice that (the
+    start says what went wrong first, the end why it stopped). Never read through a link."""
     try:
         descriptor = open_regular(path)
     except FileNotFoundError:
@@ -154,9 +153,9 @@ def is_utf8(text: str) -> bool:
 
 
 def storable(text: str) -> str:
-    """`text` as a table can hold it (Parquet's text is UTF-8): each byte that is not UTF-8
-    (a path's, as `os.fsdecode` holds it) written as its escape `\\xff`, as `printable` and
-    `shown` write it; all else kept."""
+    """`text` as a table can hold it (UTF-8): each byte that is not UTF-8 (as `os.fsdecode`
+    holds it) written as its escape `\\xff`, as `printable` and `shown` write it."""
+
     return _NOT_UTF8.sub(_escape, text)
 
 
@@ -244,11 +243,10 @@ def _refused(path: Path, action: str) -> LeftBehind | None:
 
 def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666,
                  action: str = READ) -> int:
-    """A descriptor of the regular file at `path` (`flags` as `os.open`'s: O_CREAT makes
-    it), opened neither through a link at its name nor through one at its folder's.
+    """A descriptor of the regular file at `path` (`flags` as `os.open`'s), opened neither
+    through a link at its name nor at its folder's: else, or for a file that is not regular,
+    LeftBehind (with `action`)."""
 
-    Raises LeftBehind (with `action`) when either is a link, or the file is not a regular
-    one; FileNotFoundError when there is none and `flags` do not make it."""
     path = Path(path)
     try:
         folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW

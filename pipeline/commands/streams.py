@@ -96,11 +96,11 @@ def guard() -> None:
 
 
 def lost_output(status: int) -> tuple[str, int] | None:
-    """When standard output lost what the command printed: the line saying so (for standard
-    error; empty for a reader that closed the pipe, `pipeline query | head`, which is no
-    error to report, as a tool killed by SIGPIPE says nothing) and the status the process
-    ends with (1, or 141 as of SIGPIPE, for a command that succeeded; else its own); None
-    when nothing was lost. Call after the last flush."""
+    """When standard output lost what the command printed: the line saying so (empty for a
+    reader that closed the pipe, as a tool killed by SIGPIPE says nothing) and the status to
+    end with (1, or 141 for a closed pipe, when `code` was 0); None when nothing was lost.
+    Call after the last flush."""
+
     raw = _STREAMS.get("stdout")
     if raw is None or raw.error is None:
         return None

@@ -71,10 +71,10 @@ class Refresh:
 
 def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
             first: Path | None = None) -> Refresh:
-    """Register the package `problem_id` (registered at `folder`, or, `first`, not yet: the
-    package folder `first`) again when its source changed since; see the module docstring.
-    A source that no longer loads is a `UserError` naming the file and rule (the copy
+    """Register the package `problem_id` (registered at `folder`, or, `first`, not yet) again
+    when its source changed since. A source that no longer loads is a `UserError` (the copy
     registered before is not judged in its place)."""
+
     from pipeline.corpus.ingest import ingest
     from pipeline.programs.contained import hide
 
@@ -114,11 +114,10 @@ def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
 
 
 def submission_name(text: str, names: list[str], roots: list[Path]) -> str:
-    """The submission `text` names: a name as it is (`accepted/th.py`), or a path to it as a
-    shell completes it, from the current folder or from the package's (`submissions/accepted/
-    th.py`, `../accepted/th.py`, an absolute path), a file inside a submission that is a
-    folder naming that submission; `text` itself when it names none (the run then says which
-    there are)."""
+    """The submission `text` names: a name as it is (`accepted/th.py`), or a path to it (or to
+    a file inside it) from the current folder or the package's; `text` itself when it names
+    none (the run then says which there are)."""
+
     if text in names:
         return text
     known = set(names)

@@ -26,9 +26,8 @@ class PackagePass:
 def replace_package_cases(rows: dict[str, dict], records: Iterable, package_labels: set[str],
                           differs: Callable[[dict, Any], bool]) -> PackagePass:
     """Bring `rows` (case id -> stored row, changed in place) to the package's cases among
-    `records` (those whose `source` is in `package_labels`), which is read once; `differs` tells
-    whether two answers with different digests differ by the problem's comparison. Returns the
-    rows changed and removed, and the records whose answers replaced stored ones."""
+    `records` (read once); `differs`: whether two answers differ by the problem's comparison.
+    Returns the rows changed and removed, and the records whose answers replaced stored ones."""
     done = PackagePass()
     current: set[str] = set()
     answers: dict[str, Any] = {}  # the package's first record with an answer, by case
@@ -64,10 +63,10 @@ def replace_package_cases(rows: dict[str, dict], records: Iterable, package_labe
 
 def mark_package_sources(rows: dict[str, dict], records: Iterable,
                          package_labels: set[str]) -> set[str]:
-    """After the merge: record in each row which of its sources are the package's (a source
-    refused as a conflict is in no row), and give a row whose every source is the package's
-    the package's groups and first source (not those of a file it no longer has); returns the
-    case ids of the rows changed. `records` (with `source`, `case_id`, `group`) is read once."""
+    """After the merge: record in each row which of its sources are the package's, and give a
+    row whose every source is the package's its groups and first source; returns the case ids
+    of the rows changed. `records` is read once."""
+
     touched: set[str] = set()
     groups: dict[str, list[str]] = {}
     for record in records:

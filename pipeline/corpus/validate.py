@@ -174,10 +174,10 @@ def _pool(workers: int, fork: bool) -> ProcessPoolExecutor:
 
 
 class Pools:
-    """The pool of validating workers `validate_all` uses, kept from one call to the next (an
-    ingest validates its corpus a chunk at a time: one pool, not one a chunk). A context: on
-    leaving it the pool is shut down, its workers killed at once when leaving on an error
-    (an interrupt must not wait for a parse); each worker dies with this process anyway."""
+    """The pool of validating workers `validate_all` uses, kept from one chunk to the next. A
+    context: on leaving it the pool is shut down, its workers killed at once on an error (an
+    interrupt must not wait for a parse)."""
+
 
     def __init__(self) -> None:
         self.pool: ProcessPoolExecutor | None = None

@@ -97,10 +97,9 @@ def _child(rel: str, name: str) -> str:
 
 def scan(root: Path, override: str | None, ids: frozenset[str],
          module_ids: frozenset[str] = frozenset()) -> Scan:
-    """Every file under `root` (a folder, a zip, or one file), grouped into namespaces.
+    """Every file under `root` (a folder, a zip, or one file), grouped into namespaces; a
+    package is a `FoundPackage` unless its folder names a Python problem (`module_ids`)."""
 
-    A problem package found in a folder that names a Python problem (`module_ids`) is read as
-    that problem's test data; anywhere else it is a `FoundPackage`."""
     root = Path(root)
     found = Scan()
     per_problem: dict[str | None, Namespace] = {}

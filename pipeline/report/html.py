@@ -118,9 +118,9 @@ def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                  out: Path | None = None, rule: SlowdownRule | None = None,
                  baselines: dict[str, str | None] | None = None) -> Path:
     """Write the report for `run_ids` (default: each solver's newest run per problem) to
-    `out` (default `DATA/reports/report-<timestamp>.html`), atomically; returns the path.
-    `rule` overrides the slowdown thresholds of the comparisons (`compare_runs` arguments);
+    `out`, atomically; returns the path. `rule` overrides the slowdown thresholds;
     `baselines` gives a run's baseline (None: none), as the nightly chose it."""
+
     path = Path(out) if out is not None else default_report_path(data_dir)
     atomic_write_text(path, render_report(data_dir, run_ids, rule, baselines, path.parent))
     return path
@@ -289,11 +289,9 @@ def _role_tag(problem: str, solver: str) -> str:
 
 def _verdict_section(results: pl.DataFrame,
                      expected: dict[tuple[str, str], str] | None = None) -> str:
-    """Per problem one table (its own solvers only), laid out to the page's width: a row of
-    columns for a few solvers; beyond `WIDE_SOLVERS`, one row per solver (so 100 submissions
-    never squeeze a name into one letter per line), grouped by what each is expected to get
-    (`expected`: (problem, solver) -> a package submission's expected verdict), each group led
-    by a summary row of its cases per verdict."""
+    """Per problem one table of its own solvers: a column each up to `WIDE_SOLVERS`, else a
+    row each (so 100 submissions never squeeze a name into a letter per line), grouped by
+    `expected` ((problem, solver) -> expected verdict)."""
     matrix = verdict_matrix(results)
     out = ['<h2 id="verdicts">Verdicts (cases per verdict)</h2>']
     for problem in matrix.problems:
@@ -412,10 +410,10 @@ def held_expectations(data_dir: Path, runs: Sequence[str],
 
 def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFrame,
                          newest_first: bool = False, report_dir: Path | None = None) -> str:
-    """Per problem package of the runs: each submission, what its folder or tag expects, what
-    it got (cases per verdict, overall verdict) and whether the two agree. `newest_first`:
-    the runs are newest first within a problem, and each submission is shown once, from the
-    first run that holds it."""
+    """Per problem package: each submission, what it is expected to get, what it got and
+    whether the two agree. `newest_first`: the runs are newest first within a problem, each
+    submission shown once, from the first run that holds it."""
+
     report_dir = Path(report_dir or Path(data_dir) / "reports").resolve()
     held = held_expectations(data_dir, runs, newest_first)
     if held.is_empty():

@@ -19,9 +19,7 @@ def time_limit_s(problem_id: str) -> float | None:
 
 def known_wrong(problem_id: str, solver: str) -> str | None:
     """What is wrong with a stage registered as known to be wrong, or with a package's
-    submission whose folder or tag expects it to fail (`expected to be wrong_answer`); None for
-    any other solver (trusted stages, accepted submissions, external programs, problems no
-    longer registered)."""
+    submission expected to fail (`expected to be wrong_answer`); None for any other solver."""
     from pipeline.problems import get_problem
 
     try:
@@ -32,10 +30,9 @@ def known_wrong(problem_id: str, solver: str) -> str | None:
 
 
 def must_fail(problem_id: str, solver: str) -> str | None:
-    """What is wrong with a solver the problem requires to fail somewhere (`known_wrong`),
-    None for one allowed to pass every case: a package submission whose folder or
-    submissions.yaml only permits failures (`mixed/*` with `permitted: [AC, WA]`) may pass,
-    and its passing is no flaw of the tests."""
+    """What is wrong with a solver required to fail somewhere (`known_wrong`); None for one
+    also permitted to pass (`mixed/*` with `permitted: [AC, WA]`: passing is no flaw)."""
+
     why = known_wrong(problem_id, solver)
     if why is None:
         return None

@@ -299,9 +299,9 @@ def runs_read(run_ids: Sequence[str]) -> str:
 def format_mismatches(items: Sequence[Mismatch], top: int | None = DEFAULT_TOP,
                       show_all: bool = False, run_ids: Sequence[str] = ()) -> str:
     """The mismatches for the console: per problem, the findings in full (at most `top`),
-    then one line per known-wrong stage failing as documented. `show_all` lists the known
-    cases in full too (and every case unless `top` is given). `run_ids`: the runs read, named
-    on the first line."""
+    then a line per known-wrong stage. `show_all` lists the known cases in full too (every
+    case unless `top` is given). `run_ids`: the runs read, named on the first line."""
+
     read = f" in {runs_read(run_ids)}" if run_ids else ""
     if not items:
         return f"no mismatches{read}: every answered case agrees"

@@ -266,10 +266,9 @@ def open_judge(problem: Problem, solver: str, against: str | None,
                jobs: int | None = None, need_reference: bool = True,
                executor_kind: str = "local", scheduler: str | None = None,
                sandbox: str = "auto") -> Judge:
-    """Build S's and R's specs the way a run builds its solvers (external programs built
-    once, cached under DATA/build/, run in the sandbox as `sandbox` says: auto, on or off)
-    and start the executor (its workers import the stages). A package's own programs follow
-    `sandbox` too, and no contained program sees the data folder."""
+    """Build S's and R's specs the way a run builds its solvers (sandboxed as `sandbox` says,
+    never seeing the data folder) and start the executor."""
+
     from pipeline.programs import contained
     from pipeline.programs.isolation import set_sandbox
 

@@ -71,9 +71,9 @@ def shrink(problem: Problem, judge: Judge, case: Case, trial: Trial, *,
            passes: list[Pass] | None = None, deadline: float | None = None,
            on_step: Callable[[int, int], None] | None = None, group: str = "") -> Shrunk:
     """The simplest case reachable from the failing (`case`, `trial`) by single steps that
-    keep the failure. `deadline` is a `time.monotonic()` value; `on_step(before, after)`
-    hears of every accepted step (sizes). `group` is the test group the case came from (a
-    package validates and judges the candidates as inputs of it)."""
+    keep the failure. `on_step(before, after)` hears of every accepted step (sizes); `group`:
+    the test group a package validates and judges the candidates as inputs of."""
+
     started = time.monotonic()
     passes = passes_for(problem) if passes is None else passes
     target = trial.verdict
