@@ -139,8 +139,7 @@ class ProblemSettings:
 
 
 def read_problem_settings(path: Path) -> ProblemSettings:
-    """The facts of one problem from its `problem.toml` (docs/architecture.md, "Adding a
-    problem")."""
+    """One problem's facts from its `problem.toml` (docs/architecture.md, "Adding a problem")."""
     path = Path(path)
     top = _Reader(path, read_toml(path))
     limits = top.table_of("limits")

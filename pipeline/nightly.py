@@ -200,8 +200,7 @@ def previous_run(data_dir: Path, problem_id: str, settings: NightlySettings) -> 
 
 def _phase(progress: Callable[..., None] | None,
            name: str) -> Callable[..., None] | None:
-    """`progress` with the phase's name in front of its note (one callback serves every
-    phase of the night)."""
+    """`progress` with the phase's name in front of its note (one callback, every phase)."""
     if progress is None:
         return None
     return lambda done, total, note="": progress(done, total, f"{name} {note}".rstrip())

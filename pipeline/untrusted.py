@@ -166,8 +166,7 @@ def printable(name: str) -> str:
 
 
 def zip_bomb(info: zipfile.ZipInfo) -> str | None:
-    """Why an archive member is refused before it is inflated (it would inflate suspiciously
-    well), or None."""
+    """Why an archive member is refused before it is inflated (a zip bomb), or None."""
     ratio = info.file_size / max(1, info.compress_size)
     if info.file_size >= RATIO_CHECKED_FROM_BYTES and ratio > MAX_COMPRESSION_RATIO:
         return (f"would inflate {ratio:,.0f} times ({info.compress_size:,} -> "
@@ -297,8 +296,7 @@ def write_regular(path: Path, data: bytes, action: str = WRITTEN) -> None:
 
 
 def open_created(path: Path, action: str = WRITTEN) -> BinaryIO:
-    """The regular file at `path` made, or emptied, for writing, never through a link
-    (`open_regular`)."""
+    """The regular file at `path` made, or emptied, for writing, never through a link."""
     return os.fdopen(open_regular(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, action=action),
                      "wb")
 

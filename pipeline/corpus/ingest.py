@@ -10,6 +10,7 @@ in a `_Spill`; the merge runs under the data folder's lock, a row group at a tim
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import json
 import pickle
@@ -181,8 +182,7 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
                   summary: ProblemSummary, reader: SourceReader, limit_bytes: int, when,
                   progress: Callable[..., None] | None, done: list[int],
                   total: int) -> list[Record]:
-    """Read every input (and expected output) of `items`; what cannot be read is a reject
-    in `summary`."""
+    """Read every input (and expected output) of `items`; what cannot be is a reject."""
     limit = limit_bytes
     if problem.input_mb is not None:
         limit = min(limit, int(problem.input_mb * (1 << 20)))
@@ -552,8 +552,7 @@ def _rewritten(batch: pl.DataFrame, merged: _Merged, spill: _Spill | None,
 
 def _added(problem: Problem, spill: _Spill, merged: _Merged, schema: dict,
            when) -> Iterator[pl.DataFrame]:
-    """The new rows, in the order their records were found, a batch of about
-    `ROW_GROUP_BYTES` at a time."""
+    """The new rows, in the order found, a batch of about `ROW_GROUP_BYTES` at a time."""
     from pipeline.tables.files import ROW_GROUP_BYTES
 
     rows: list[dict] = []
@@ -665,7 +664,6 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
     cases as a namespace. A package that cannot be used is a reject, and so is each case its
     generators.yaml could not make and each file left out unread (labelled in the namespace,
     so that a later look at the package replaces the reject)."""
-
     from pipeline.problems import load_found_package
 
     try:
@@ -673,20 +671,18 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
                                                   registered=found.registered)
         if what is not None:
             summary.packages.append(PackageNote(found.problem, found.label, what))
-        for note in notes:
-            summary.packages.append(PackageNote(found.problem, found.label, f"note: {note}"))
+        summary.packages += [PackageNote(found.problem, found.label, f"note: {note}")
+                             for note in notes]
     except PackageError as error:
         summary.unplaced.append(Fault(found.label, error.rule, str(error), None))
         return None
     if not package.cases:
         summary.caseless.append(found.problem)
-    if package.rejects:
-        part = summary.problems.setdefault(found.problem, ProblemSummary(found.problem))
-        part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error.line,
-                                    None, error.rule, error.message, when)
-                            for error in package.rejects)
-    namespace = Namespace(found.problem)
     part = summary.problems.setdefault(found.problem, ProblemSummary(found.problem))
+    part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error.line,
+                                None, error.rule, error.message, when)
+                        for error in package.rejects)
+    namespace = Namespace(found.problem)
     for left in package.left_out:  # never read: a link out of the package, a pipe
         label = f"{found.label}/{left.file}"
         part.rejects.append(_reject(found.problem, label, left.line, None, left.rule,
@@ -813,11 +809,9 @@ def _return_freed_memory(arrow: bool) -> None:
 
         pa.set_memory_pool(pa.system_memory_pool())
         return
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None)  # this process's own symbols: finding libc by name runs ldconfig
         libc.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD (glibc; elsewhere this is a no-op)
-    except (OSError, AttributeError):
-        pass
 
 
 def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, FoundCase]]],
@@ -861,7 +855,6 @@ def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, Fou
 def _check_after_ingest(found: FoundPackage, summary: IngestSummary) -> None:
     """The package's own checks once its cases are stored (its validators held to its invalid
     data), a note for each thing they found, never a failure."""
-
     try:
         judge = get_problem(found.problem).package_judge
         notes = judge.check_after_ingest() if judge is not None else []
@@ -914,8 +907,8 @@ def format_summary(summary: IngestSummary, show_rejects: int = 10) -> str:
     if summary.unknown:
         lines.append(f"{_plural(len(summary.unknown), 'file')} under folders that name no "
                      f"problem (use --problem), e.g. {summary.unknown[0]}")
-    for fault in summary.unplaced[:show_rejects]:
-        lines.append(f"  reject {fault.label}: {fault.message} [{fault.rule}]")
+    lines += [f"  reject {fault.label}: {fault.message} [{fault.rule}]"
+              for fault in summary.unplaced[:show_rejects]]
     rejects = [r for p in summary.problems.values() for r in p.rejects]
     for reject in rejects[:show_rejects]:
         where = f"{reject['source']}:{reject['line']}" if reject["line"] else reject["source"]

@@ -66,8 +66,7 @@ def reached_text(row: BoundCoverage) -> str:
 
 def format_coverage(problem_id: str, rows: tuple[BoundCoverage, ...],
                     why_none: str = NO_BOUNDS) -> str:
-    """The coverage as text; `why_none` says why there is none (the problem's
-    `why_no_coverage()`)."""
+    """The coverage as text; `why_none` says why there is none (`why_no_coverage()`)."""
     if not rows:
         return f"constraint coverage of {problem_id}: {why_none}"
     width = max(len(r.name) for r in rows)

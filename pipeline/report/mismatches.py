@@ -60,8 +60,7 @@ class Mismatch:
 
     @property
     def is_finding(self) -> bool:
-        """A trusted solver disagrees: with the expected answer, or without one, with another
-        trusted solver."""
+        """A trusted solver disagrees with the expected answer (or, without one, another's)."""
         if self.has_expected:
             return any(self._trusted(g) for g in self.groups if not g.is_expected)
         return sum(1 for g in self.groups if self._trusted(g)) > 1

@@ -38,8 +38,7 @@ INVALID_GIVE_UP = 64   # rejected inputs, none accepted yet: the recipes make no
 
 
 class StressError(UserError):
-    """A session that cannot go on: a recipe raised, there is none, or none makes a valid
-    input."""
+    """A session that cannot go on: a recipe raised, there is none, or none makes a valid input."""
 
 
 @dataclass(frozen=True)
