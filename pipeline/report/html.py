@@ -6,6 +6,7 @@ and is written atomically.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
@@ -299,10 +300,7 @@ def _verdict_section(results: pl.DataFrame,
         if len(solvers) > WIDE_SOLVERS:
             out.append(_verdict_list(matrix, problem, solvers, expected or {}))
             continue
-        heads = "".join(
-            f"<th>{escape(s)}"
-            + _role_tag(problem, s)
-            + "</th>" for s in solvers)
+        heads = "".join(f"<th>{escape(s)}{_role_tag(problem, s)}</th>" for s in solvers)
         cells = "".join(
             "<td>" + "".join(_badge(v, n) for v, n in matrix.cell(problem, s).items()) + "</td>"
             for s in solvers)
@@ -322,11 +320,7 @@ def _verdict_list(matrix, problem: str, solvers: Sequence[str],
     rows = []
     for label in sorted(groups, key=lambda g: (g not in ("accepted", "main"), g == "-", g)):
         members = groups[label]
-        total: dict[str, int] = {}
-        for solver in members:
-            for verdict, count in matrix.cell(problem, solver).items():
-                total[verdict] = total.get(verdict, 0) + count
-        badges = "".join(_badge(v, total[v]) for v in sorted(total, key=display_rank))
+        badges = _summed_badges(matrix, problem, members)
         name = "no expectation" if label == "-" else f"expected {label}"
         rows.append(f'<tr class="summary" data-expected="{escape(label)}"><th>{escape(name)}: '
                     f"{len(members)} solver{'s' if len(members) != 1 else ''}</th>"
@@ -337,6 +331,14 @@ def _verdict_list(matrix, problem: str, solvers: Sequence[str],
     return (f'<div class="scroll matrix-box"><table class="verdict-matrix verdict-list" '
             f'data-problem="{escape(problem)}"><tr><th class="problem">{escape(problem)}</th>'
             "<th>cases per verdict</th></tr>" + "".join(rows) + "</table></div>")
+
+
+def _summed_badges(matrix, problem: str, solvers: Sequence[str]) -> str:
+    """The cases per verdict of `solvers` together, as badges."""
+    total: Counter[str] = Counter()
+    for solver in solvers:
+        total.update(matrix.cell(problem, solver))
+    return "".join(_badge(v, total[v]) for v in sorted(total, key=display_rank))
 
 
 def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict],
@@ -413,7 +415,6 @@ def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFr
     """Per problem package: each submission, what it is expected to get, what it got and
     whether the two agree. `newest_first`: the runs are newest first within a problem, each
     submission shown once, from the first run that holds it."""
-
     report_dir = Path(report_dir or Path(data_dir) / "reports").resolve()
     held = held_expectations(data_dir, runs, newest_first)
     if held.is_empty():
@@ -485,11 +486,7 @@ def _expected_summary(matrix, problem: str, rows: pl.DataFrame, results: pl.Data
     """The summary row of the submissions expected to get one verdict: how many, how many
     agree, their cases per verdict and the most CPU time any took on a case."""
     label = rows["expected"][0]
-    total: dict[str, int] = {}
-    for submission in rows["submission"].to_list():
-        for verdict, count in matrix.cell(problem, submission).items():
-            total[verdict] = total.get(verdict, 0) + count
-    badges = "".join(_badge(v, total[v]) for v in sorted(total, key=display_rank))
+    badges = _summed_badges(matrix, problem, rows["submission"].to_list())
     mine = results.join(rows.select("run_id", pl.col("submission").alias("solver")),
                         on=["run_id", "solver"], how="semi")
     agree = rows.filter(pl.col("status") == "agree").height
@@ -697,13 +694,13 @@ def _slow_section(rows: Sequence[SlowCase]) -> str:
                    f'{escape(problem)}"><tr><th>solver</th><th>verdict</th><th>size</th>'
                    '<th>cpu ms</th><th>wall ms</th><th>of time limit</th>'
                    '<th>source (group)</th></tr>')
-        for r in (r for r in rows if r.problem == problem):
-            out.append(f"<tr><td>{escape(r.solver)}</td><td>{_badge(r.verdict)}</td>"
-                       f"<td class=\"num\">{r.size}</td>"
-                       f"<td class=\"num\">{format_ms(r.cpu_ms)}</td>"
-                       f"<td class=\"num\">{format_ms(r.wall_ms)}</td>"
-                       f"<td class=\"num\">{format_fraction(r.fraction)}</td>"
-                       f"<td>{escape(where(r.source, r.groups, r.case_id))}</td></tr>")
+        out += [f"<tr><td>{escape(r.solver)}</td><td>{_badge(r.verdict)}</td>"
+                f"<td class=\"num\">{r.size}</td>"
+                f"<td class=\"num\">{format_ms(r.cpu_ms)}</td>"
+                f"<td class=\"num\">{format_ms(r.wall_ms)}</td>"
+                f"<td class=\"num\">{format_fraction(r.fraction)}</td>"
+                f"<td>{escape(where(r.source, r.groups, r.case_id))}</td></tr>"
+                for r in rows if r.problem == problem]
         out.append("</table></div>")
     return "\n".join(out)
 
@@ -727,14 +724,12 @@ def _mismatch_block(m: Mismatch) -> str:
 
 
 def _known_table(section: ProblemMismatches) -> str:
-    rows = []
-    for k in section.known:
-        m = k.smallest
-        rows.append(f"<tr><td>{escape(k.stage)}</td><td class=\"num\">{k.cases}</td>"
-                    f"<td class=\"num\">{m.size}</td>"
-                    f"<td>{escape(where(m.source, m.case_groups, m.case_id))}</td>"
-                    f"<td><code>{escape(one_line(m.input))}</code></td>"
-                    f"<td class=\"note\">{escape(k.why)}</td></tr>")
+    rows = [f"<tr><td>{escape(k.stage)}</td><td class=\"num\">{k.cases}</td>"
+            f"<td class=\"num\">{m.size}</td>"
+            f"<td>{escape(where(m.source, m.case_groups, m.case_id))}</td>"
+            f"<td><code>{escape(one_line(m.input))}</code></td>"
+            f"<td class=\"note\">{escape(k.why)}</td></tr>"
+            for k in section.known for m in [k.smallest]]
     return ('<div class="scroll"><table class="known"><tr><th>known-wrong stage</th>'
             "<th>cases wrong</th><th>smallest size</th><th>smallest counterexample</th>"
             "<th>its input</th><th>why it is wrong</th></tr>" + "".join(rows)
