@@ -562,8 +562,8 @@ def compare_solvers(data_dir: Path, run_id: str, solver: str, against: str,
         raise UnknownName(f"run {run_id} has no results of {' or '.join(map(repr, missing))} "
                           f"(it ran {', '.join(ran) or 'nothing'})")
     problem = results["problem"][0]
-    joined = _joined(*(_side(results.filter(pl.col("solver") == name), prefix)
-                       for name, prefix in ((against, "base"), (solver, "new"))), ["case_id"])
+    joined = _joined(_side(results.filter(pl.col("solver") == against), "base"),
+                     _side(results.filter(pl.col("solver") == solver), "new"), ["case_id"])
     comparison = _compare_solver(problem, solver, joined, {against}, {solver}, True,
                                  ratio_threshold, min_diff_ms)
     return SideBySide(problem, run_id, solver, against, comparison,

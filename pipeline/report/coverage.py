@@ -27,15 +27,13 @@ def coverage_of_problems(data_dir, problem_ids) -> tuple[dict[str, tuple[BoundCo
     """Each problem's coverage by its stored cases (`stored_coverage`), and what is said where
     it has none (`Problem.why_no_coverage`); a problem no longer registered has none, its
     bounds unknown."""
-    from pipeline.errors import UnknownName
-    from pipeline.problems import get_problem
+    from pipeline.report.limits import registered
 
     covered: dict[str, tuple[BoundCoverage, ...]] = {}
     why_none: dict[str, str] = {}
     for problem_id in dict.fromkeys(problem_ids):
-        try:
-            problem = get_problem(problem_id)
-        except UnknownName:
+        problem = registered(problem_id)
+        if problem is None:
             covered[problem_id] = ()
             continue
         covered[problem_id] = stored_coverage(data_dir, problem)

@@ -15,9 +15,8 @@ from urllib.parse import quote
 
 import polars as pl
 
-from pipeline.errors import UnknownName, UserError
+from pipeline.errors import UserError
 from pipeline.fsutil import atomic_write_text
-from pipeline.problems import get_problem
 from pipeline.report import load
 from pipeline.report.compare import (
     Comparison,
@@ -34,7 +33,7 @@ from pipeline.report.growth import (
     growth_series,
 )
 from pipeline.report.history import HISTORY_NIGHTS, NIGHTLY_COMMAND, nightly_history
-from pipeline.report.limits import known_wrong, must_fail
+from pipeline.report.limits import known_wrong, must_fail, registered
 from pipeline.report.matrix import verdict_matrix
 from pipeline.report.mismatches import (
     ANSWER_CHARS,
@@ -44,6 +43,7 @@ from pipeline.report.mismatches import (
     cut,
     find_mismatches,
     one_line,
+    size_measure,
     where,
 )
 from pipeline.report.slow import SlowCase, format_fraction, format_ms, slow_cases
@@ -355,10 +355,8 @@ def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict]
             continue
         strength = measure_strength(problem, run_id, results, load.load_cases(data_dir,
                                                                                 [problem]))
-        try:
-            bounds = stored_coverage(data_dir, get_problem(problem))
-        except UnknownName:
-            bounds = ()
+        registration = registered(problem)
+        bounds = () if registration is None else stored_coverage(data_dir, registration)
         if not strength.programs and not bounds:
             continue
         lines = "".join(
@@ -616,13 +614,6 @@ def solver_colors(results: pl.DataFrame) -> dict[str, str]:
     return {name: color(i) for i, name in enumerate(verdict_matrix(results).solvers)}
 
 
-def _size_measure(problem_id: str) -> str:
-    try:
-        return get_problem(problem_id).size_measure
-    except UnknownName:
-        return "size"
-
-
 def _growth_section(runs: Sequence[str], rows: dict[str, dict], results: pl.DataFrame,
                     colors: dict[str, str]) -> str:
     out = ['<h2 id="growth">Time against size (log-log)</h2>',
@@ -641,7 +632,7 @@ def _growth_section(runs: Sequence[str], rows: dict[str, dict], results: pl.Data
             part["problem"][0] if part.height else "?")
         series = growth_series(part)
         title = f"{problem_id} (run {run_id})"
-        chart = loglog_chart(series, title, _size_measure(problem_id),
+        chart = loglog_chart(series, title, size_measure(problem_id),
                              chart_id=f"growth-{index}", colors=colors)
         fits = "".join(
             f"<tr><td>{escape(s.solver)}</td><td class=\"num\">{len(s.points)}</td>"

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.errors import UnknownName
 from pipeline.report import load
-from pipeline.report.limits import known_wrong
+from pipeline.report.limits import known_wrong, registered
 from pipeline.tables.runs import resolve_runs
 from pipeline.verdicts import ANSWERED, Verdict, names
 
@@ -124,15 +123,9 @@ def find_mismatches(data_dir: Path, problem: str | None = None,
 
 def _judged_by_checker(problem_id: str) -> bool:
     """Whether a checker judged the problem's answers (a package's own, or the one its
-    `problem.toml` names), so that an accepted answer counts as the expected one even where its
-    text differs."""
-    from pipeline.problems import get_problem
-
-    try:
-        problem = get_problem(problem_id)
-    except UnknownName:
-        return False
-    return problem.accepts_other_answers
+    `problem.toml` names): an accepted answer then counts as the expected one."""
+    problem = registered(problem_id)
+    return problem is not None and problem.accepts_other_answers
 
 
 def case_groups(case: dict) -> tuple[str, ...]:
@@ -175,12 +168,8 @@ class ProblemMismatches:
 
 
 def size_measure(problem_id: str) -> str:
-    from pipeline.problems import get_problem
-
-    try:
-        return get_problem(problem_id).size_measure
-    except UnknownName:
-        return "size"
+    problem = registered(problem_id)
+    return "size" if problem is None else problem.size_measure
 
 
 def by_problem(items: Sequence[Mismatch]) -> list[ProblemMismatches]:
