@@ -88,7 +88,6 @@ def _rebuild(file: str, rule: str, message: str, line: int | None,
 def closest_name(name: str, names: Iterable[str]) -> str | None:
     """The one of `names` closest to the mistyped `name` (None when none is close): an error's
     `did you mean`, found as the command line finds a mistyped option's."""
-
     import difflib
 
     close = difflib.get_close_matches(name, list(names), n=1)

@@ -72,7 +72,6 @@ def utf8_path(path: Path | str) -> str:
     else the same file through `/proc/self/fd/N`, N held open on its deepest non-UTF-8
     folder. A file name that is itself not UTF-8 is an `OSError` (table files are named by
     ids)."""
-
     text = os.fspath(path)
     if is_utf8(text):
         return text

@@ -340,7 +340,6 @@ def format_outcome(outcome: NightlyOutcome) -> str:
     """The nightly's summary: per problem its cases, its solvers with failing verdicts and
     their counts (`fast WA=2`, known-wrong ones marked), its failures, and the most common
     error line of each trusted solver that had one."""
-
     lines = [f"nightly: {'FAILED' if outcome.failed else 'ok'} in {outcome.seconds:.0f} s"]
     lines += [f"  ! not judged: {why}" for why in outcome.not_judged]
     for night in outcome.problems:

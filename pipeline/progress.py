@@ -66,7 +66,6 @@ def _lines(label: str, stream, every_s: float,
     """A line once `every_s` seconds have passed since the last line or since the phase (the
     calls up to done == total) began; a phase that printed a line also prints its last one.
     No time left is guessed: cases come smallest first, so the last take most of the time."""
-
     state = {"last": 0.0, "start": 0.0, "open": False, "printed": False}
 
     def update(done: int, total: int, note: str = "") -> None:

@@ -155,7 +155,6 @@ def is_utf8(text: str) -> bool:
 def storable(text: str) -> str:
     """`text` as a table can hold it (UTF-8): each byte that is not UTF-8 (as `os.fsdecode`
     holds it) written as its escape `\\xff`, as `printable` and `shown` write it."""
-
     return _NOT_UTF8.sub(_escape, text)
 
 
@@ -245,7 +244,6 @@ def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666,
     """A descriptor of the regular file at `path` (`flags` as `os.open`'s), opened neither
     through a link at its name nor at its folder's: else, or for a file that is not regular,
     LeftBehind (with `action`)."""
-
     path = Path(path)
     try:
         folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW

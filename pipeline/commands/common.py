@@ -70,7 +70,6 @@ def start_executor(kind: str, scheduler: str | None, jobs: int | None, problem=N
 def need_data(data_dir: Path) -> None:
     """Refuse a data folder that does not exist (a usage error, exit 2), never making it: an
     empty folder made in the wrong place would be read as holding nothing."""
-
     from pipeline.tables.layout import no_data_folder
 
     missing = no_data_folder(data_dir)

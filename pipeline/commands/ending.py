@@ -14,7 +14,6 @@ from pipeline.commands.streams import lost_output
 def exit_now(code: object) -> None:
     """End the process with status `code` (as `sys.exit(code)` would) without tearing its
     modules down; lost output is said and earns its status (`streams.lost_output`)."""
-
     import atexit
     import os
     import threading

@@ -68,7 +68,6 @@ def check_sandbox(mode: str) -> None:
 def decide_sandbox(mode: str) -> None:
     """Check `--sandbox` and decide it for every program the command runs: `on` where the
     sandbox cannot work is refused (exit 1) before anything runs or is written."""
-
     from pipeline.programs.isolation import set_sandbox
 
     check_sandbox(mode)

@@ -170,7 +170,6 @@ def locate(settings: Settings, problem_id: str | None,
     judges: the problem named, else the package holding the first of `paths` or the current
     folder; in the data folder named, else `./data`, else the nearest one above. A data folder
     is never made here."""
-
     from pipeline.corpus.live import data_folder_near, is_data_folder, package_root, registered_as
     from pipeline.problems import add_problem_dirs, problem_ids
     from pipeline.tables.layout import no_data_folder, registered_dir
@@ -268,7 +267,6 @@ def resume_command(settings: Settings, problem_id: str, run_id: str) -> str:
 def nightly(settings: Settings, *, config: Path | None, jobs: int | None,
             executor_kind: str, scheduler: str | None, contest: str | None = None) -> None:
     """The whole job (`pipeline.nightly`), its summary printed and its exit status earned."""
-
     from pipeline.nightly import DEFAULT_CONFIG, format_outcome
     from pipeline.nightly import nightly as run_nightly
     from pipeline.programs.languages import BuildError

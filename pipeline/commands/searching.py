@@ -30,7 +30,6 @@ def _current(settings: Settings, problem_id: str):
 def stress_errors():
     """The errors a stress or hunt session can meet (unknown names, unpaired solvers, a failed
     build, an unwritable data folder, a damaged table), reported without a traceback."""
-
     from pipeline.config import ConfigError
     from pipeline.programs.languages import BuildError
     from pipeline.run.executors import ExecutorError

@@ -100,7 +100,6 @@ def lost_output(status: int) -> tuple[str, int] | None:
     reader that closed the pipe, as a tool killed by SIGPIPE says nothing) and the status to
     end with (1, or 141 for a closed pipe, when `code` was 0); None when nothing was lost.
     Call after the last flush."""
-
     raw = _STREAMS.get("stdout")
     if raw is None or raw.error is None:
         return None

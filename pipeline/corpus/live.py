@@ -74,7 +74,6 @@ def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
     """Register the package `problem_id` (registered at `folder`, or, `first`, not yet) again
     when its source changed since. A source that no longer loads is a `UserError` (the copy
     registered before is not judged in its place)."""
-
     from pipeline.corpus.ingest import ingest
     from pipeline.programs.contained import hide
 
@@ -117,7 +116,6 @@ def submission_name(text: str, names: list[str], roots: list[Path]) -> str:
     """The submission `text` names: a name as it is (`accepted/th.py`), or a path to it (or to
     a file inside it) from the current folder or the package's; `text` itself when it names
     none (the run then says which there are)."""
-
     if text in names:
         return text
     known = set(names)

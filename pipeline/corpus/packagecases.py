@@ -66,7 +66,6 @@ def mark_package_sources(rows: dict[str, dict], records: Iterable,
     """After the merge: record in each row which of its sources are the package's, and give a
     row whose every source is the package's its groups and first source; returns the case ids
     of the rows changed. `records` is read once."""
-
     touched: set[str] = set()
     groups: dict[str, list[str]] = {}
     for record in records:

@@ -99,7 +99,6 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
          module_ids: frozenset[str] = frozenset()) -> Scan:
     """Every file under `root` (a folder, a zip, or one file), grouped into namespaces; a
     package is a `FoundPackage` unless its folder names a Python problem (`module_ids`)."""
-
     root = Path(root)
     found = Scan()
     per_problem: dict[str | None, Namespace] = {}

@@ -177,7 +177,6 @@ def compare_runs(data_dir: Path, base_run: str, new_run: str,
                  min_diff_ms: float = SLOWDOWN_MIN_MS, timing: str = "median") -> Comparison:
     """Compare run `new_run` against `base_run` (both of the same problem); `timing` folds a
     case's repeats: "median", or "min" (the least-disturbed run, for a re-measurement)."""
-
     resolve_runs(data_dir, [base_run, new_run])
     rows = run_rows(data_dir, [base_run, new_run])
     base = load.collapsed_results(data_dir, [base_run], timing=timing)

@@ -121,7 +121,6 @@ def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
     """Write the report for `run_ids` (default: each solver's newest run per problem) to
     `out`, atomically; returns the path. `rule` overrides the slowdown thresholds;
     `baselines` gives a run's baseline (None: none), as the nightly chose it."""
-
     path = Path(out) if out is not None else default_report_path(data_dir)
     atomic_write_text(path, render_report(data_dir, run_ids, rule, baselines, path.parent))
     return path

@@ -289,7 +289,6 @@ def format_mismatches(items: Sequence[Mismatch], top: int | None = DEFAULT_TOP,
     """The mismatches for the console: per problem, the findings in full (at most `top`),
     then a line per known-wrong stage. `show_all` lists the known cases in full too (every
     case unless `top` is given). `run_ids`: the runs read, named on the first line."""
-
     read = f" in {runs_read(run_ids)}" if run_ids else ""
     if not items:
         return f"no mismatches{read}: every answered case agrees"

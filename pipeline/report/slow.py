@@ -39,7 +39,6 @@ def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = 
                per_problem: bool = False) -> list[SlowCase]:
     """The `top` slowest (case, solver) pairs, slowest first (`per_problem`: of each problem)
     of `run_ids`, else of the latest finished run of each problem (or of `problem`)."""
-
     runs = resolve_runs(data_dir, run_ids, problem)
     results = load.collapsed_results(data_dir, runs, problem, solver).filter(
         (pl.col("verdict") != Verdict.SKIP.value) & pl.col("wall_ms").is_not_null())

@@ -268,7 +268,6 @@ def open_judge(problem: Problem, solver: str, against: str | None,
                sandbox: str = "auto") -> Judge:
     """Build S's and R's specs the way a run builds its solvers (sandboxed as `sandbox` says,
     never seeing the data folder) and start the executor."""
-
     from pipeline.programs import contained
     from pipeline.programs.isolation import set_sandbox
 

@@ -73,7 +73,6 @@ def shrink(problem: Problem, judge: Judge, case: Case, trial: Trial, *,
     """The simplest case reachable from the failing (`case`, `trial`) by single steps that
     keep the failure. `on_step(before, after)` hears of every accepted step (sizes); `group`:
     the test group a package validates and judges the candidates as inputs of."""
-
     started = time.monotonic()
     passes = passes_for(problem) if passes is None else passes
     target = trial.verdict
