@@ -269,7 +269,6 @@ def read_configured_solvers(path: Path = CONFIG_DIR / "solvers.toml") -> list[Co
         source = entry.get("source", str)  # relative to the repository (an absolute path stays)
         found.append(ConfiguredSolver(entry.get("problem", str, required=True),
                                       _solver(entry, REPO_ROOT / source if source else None)))
-
         entry.done()
     top.done()
     return found

@@ -34,9 +34,8 @@ def settle(data_dir: Path) -> None:
 
 
 def find_problem(problem_id: str, data_dir: Path | None = None):
-    """The problem `problem_id`, or a usage error naming the problems there are, or (when
-    an ingest into `data_dir` refused a package under that name) saying it was refused and
-    why."""
+    """The problem `problem_id`, or a usage error naming the problems there are (or why an
+    ingest into `data_dir` refused a package under that name)."""
     from pipeline.problems import get_problem
 
     try:

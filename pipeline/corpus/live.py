@@ -71,9 +71,8 @@ class Refresh:
 
 def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
             first: Path | None = None) -> Refresh:
-    """Register the package `problem_id` (registered at `folder`, or, `first`, not yet) again
-    when its source changed since. A source that no longer loads is a `UserError` (the copy
-    registered before is not judged in its place)."""
+    """Register the package `problem_id` (at `folder`, or, `first`, not registered yet) again
+    when its source changed; one that no longer loads is a `UserError`."""
     from pipeline.corpus.ingest import ingest
     from pipeline.programs.contained import hide
 

@@ -92,8 +92,7 @@ def loglog_chart(series: Sequence[Series], title: str, x_label: str,
                  y_label: str = "wall time (median over repeats)", chart_id: str = "chart",
                  colors: dict[str, str] | None = None) -> str:
     """An `<svg>` element: every series' points, per-size medians and 90th percentiles and
-    fitted line on log-log axes. `colors` maps solver names to the colours they should keep
-    across charts."""
+    fitted line on log-log axes, each solver in its colour of `colors`."""
     fills = series_colors([s.solver for s in series], colors)
     xs = [x for s in series for x, _ in s.points] + [x for s in series for x, _ in s.untimed]
     ys = [y for s in series for _, y in s.points] + [p.p90_ms for s in series for p in s.by_size]

@@ -109,9 +109,8 @@ class Judge:
     def check(self, items: Sequence[tuple[Case, str]],
               idle: Callable[[], None] | None = None,
               groups: Sequence[str | None] | None = None) -> list[Trial]:
-        """Run S and R on every (case, text); one `Trial` per item, in order. `idle` is
-        called after each outcome arrives (the caller prepares its next cases meanwhile).
-        `groups` (one per item) are the test groups a package judges the cases as cases of."""
+        """Run S and R on every (case, text); one `Trial` per item, in order. `idle` is called
+        after each outcome arrives; `groups`: each item's test group (a package's)."""
         groups = list(groups) if groups is not None else [None] * len(items)
         after_reference = self.solver.kind == "submission"  # S is judged against R's answer
         keys = itertools.count()
@@ -314,9 +313,8 @@ def open_judge(problem: Problem, solver: str, against: str | None,
 
 def _package_specs(problem: Problem, names: tuple[str, ...], data_dir: Path,
                    executor: Executor) -> list[SolverSpec]:
-    """The specs of the package submissions among S and R, at the package's time limit (derived
-    now when needed, as `pipeline run` does); each is built here first, so that one that does not
-    compile stops the session before it starts."""
+    """The specs of the package submissions among S and R, each built here first, so that one
+    that does not compile stops the session before it starts."""
     if not names:
         return []
     from pipeline.run.runner import load_cases

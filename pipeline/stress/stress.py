@@ -149,9 +149,8 @@ class Schedule:
 
 def with_generators(problem: Problem, commands: tuple[str, ...],
                     data_dir: Path) -> tuple[Problem, list[Recipe]]:
-    """The problem with a recipe added for each generator command (see
-    `pipeline.problems.generator_recipe`), and those recipes; a command that names no program, or
-    one that does not build, raises `GeneratorError` now."""
+    """The problem with a recipe added for each generator command, and those recipes; a
+    command that names no program, or one that does not build, raises `GeneratorError` now."""
     from pipeline.problems import generator_recipe
 
     made: dict[str, Recipe] = {}
