@@ -91,10 +91,6 @@ def _error_text(error: OSError) -> str:
     return error.strerror or type(error).__name__
 
 
-def _child(rel: str, name: str) -> str:
-    return f"{rel}/{name}" if rel else name
-
-
 def scan(root: Path, override: str | None, ids: frozenset[str],
          module_ids: frozenset[str] = frozenset()) -> Scan:
     """Every file under `root` (a folder, a zip, or one file), grouped into namespaces; a
@@ -127,9 +123,7 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
                 return
             found.namespaces.append(_archive(Path(path), rel, problem, found.faults))
             return
-        namespace = per_problem.get(problem)
-        if namespace is None:
-            namespace = per_problem[problem] = Namespace(problem)
+        namespace = per_problem.setdefault(problem, Namespace(problem))
         namespace.files[inner] = Source(path, None, size)
         namespace.labels[inner] = rel
 
@@ -179,7 +173,7 @@ def _walk(folder: str, rel: str, seen: set[tuple[int, int]], add_file, fault,
         return
     for entry in entries:
         name = entry.name
-        child = _child(rel, name)
+        child = f"{rel}/{name}" if rel else name
         if not is_utf8(name):
             fault(child, "encoding", "the file name is not valid UTF-8")
             continue
