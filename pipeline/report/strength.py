@@ -243,9 +243,8 @@ def format_strength(strength: Strength, top: int = 10) -> str:
                        key=lambda c: (-len(c.only_kills), -len(c.kills)))[:top]
     if strongest:
         lines.append("  cases that kill most (kills / only this case kills):")
-        for case in strongest:
-            lines.append(f"    {len(case.kills):>3} / {len(case.only_kills):<3} "
-                         f"{where[case.case_id]}  ({case.case_id[:12]})")
+        lines += [f"    {len(case.kills):>3} / {len(case.only_kills):<3} "
+                  f"{where[case.case_id]}  ({case.case_id[:12]})" for case in strongest]
     idle = sum(1 for c in strength.per_case if not c.kills)
     if idle:
         lines.append(f"  {idle} cases kill no wrong program")

@@ -51,13 +51,9 @@ def _range(values: Sequence[float]) -> tuple[float, float]:
 def _ticks(lo: float, hi: float) -> list[float]:
     """Values (not logs) for grid lines: decades, plus 2 and 5 when the span is short."""
     steps = (1,) if hi - lo > 3 else (1, 2, 5)
-    ticks = []
-    for decade in range(math.floor(lo), math.ceil(hi) + 1):
-        for step in steps:
-            value = step * 10.0 ** decade
-            if lo <= math.log10(value) <= hi:
-                ticks.append(value)
-    return ticks
+    values = (step * 10.0 ** decade for decade in range(math.floor(lo), math.ceil(hi) + 1)
+              for step in steps)
+    return [value for value in values if lo <= math.log10(value) <= hi]
 
 
 def format_size(value: float) -> str:
