@@ -1,10 +1,8 @@
 """The `pipeline` command: thin Typer commands over the library's layers.
 
-Each command declares its options (with help, examples and every default) and makes one call:
-into `pipeline.problems`, `pipeline.corpus`, `pipeline.run` or `pipeline.report`, or into
-`pipeline.commands` where it does more than print what one function returns. Heavy modules
-(polars, pyarrow) are imported inside the commands that need them, so `pipeline solve` starts
-fast. Shell completion is Typer's (`--install-completion`), with problem ids for `--problem`.
+Each command declares its options and makes one call into the layers below or into
+`pipeline.commands`. Heavy modules (polars, pyarrow) are imported inside the commands that need
+them, so `pipeline solve` starts fast.
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""Reading the pipeline's TOML files: one module, one error type, every key checked.
-
-- `problem.toml` in each problem's folder: the problem's facts (`read_problem_settings`);
-- `configs/nightly.toml`: the nightly job's seed, slowdown rule and pinned baselines
-  (`read_nightly_settings`);
-- `configs/solvers.toml`: external solvers a user adds to a problem's runs
-  (`read_configured_solvers`).
-
-A file that is not valid TOML, has a key this module does not know, or a value of the wrong
-type is a `ConfigError` naming the file, the line where TOML says it, and the rule broken.
+"""Reading the pipeline's TOML files (`problem.toml`, `configs/nightly.toml`,
+`configs/solvers.toml`), every key checked: a file that is not valid TOML, has an unknown key,
+or a value of the wrong type is a `ConfigError` naming the file, the line and the rule broken.
 """
 
 from __future__ import annotations
@@ -99,6 +92,11 @@ class _Reader:
         value = self.get(key, dict, {})
         return _Reader(self.path, value, f"{self.where}.{key}" if self.where else key)
 
+    def mapping(self, key: str, kind: type) -> dict[str, Any]:
+        """Table `key` as a dict of values of `kind`, its keys being names (problems, recipes)."""
+        table = self.table_of(key)
+        return {name: table.get(name, kind) for name in list(table.table)}
+
     def strings(self, key: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
         value = self.get(key, list, list(default))
         if not all(isinstance(v, str) for v in value):
@@ -141,8 +139,7 @@ class ProblemSettings:
 
 
 def read_problem_settings(path: Path) -> ProblemSettings:
-    """The facts of one problem from its `problem.toml` (docs/architecture.md, "Adding a
-    problem")."""
+    """One problem's facts from its `problem.toml` (docs/architecture.md, "Adding a problem")."""
     path = Path(path)
     top = _Reader(path, read_toml(path))
     limits = top.table_of("limits")
@@ -169,9 +166,7 @@ def read_problem_settings(path: Path) -> ProblemSettings:
                               "says `why`, and only a known-wrong stage does", rule="known-wrong")
         stages[name] = StageSettings(role, timeout, why)
     stages_table.done()
-    nightly_table = top.table_of("nightly")
-    nightly = {name: nightly_table.get(name, int) for name in list(nightly_table.table)}
-    nightly_table.done()
+    nightly = top.mapping("nightly", int)
     growth = top.table_of("growth")
     sizes = growth.get("sizes", list, [])
     if not all(isinstance(n, int) and n > 0 for n in sizes):
@@ -230,16 +225,9 @@ class NightlySettings:
 
 def read_nightly_settings(path: Path = CONFIG_DIR / "nightly.toml") -> NightlySettings:
     top = _Reader(path, read_toml(path))
-    baseline = top.table_of("baseline")
-    pins = {name: baseline.get(name, str) for name in list(baseline.table)}
-    baseline.done()
+    pins = top.mapping("baseline", str)
     corpus_table = top.table_of("corpus")
-    corpus = {}
-    for problem in list(corpus_table.table):
-        counts = corpus_table.table_of(problem)
-        corpus[problem] = {recipe: counts.get(recipe, int) for recipe in list(counts.table)}
-        counts.done()
-    corpus_table.done()
+    corpus = {problem: corpus_table.mapping(problem, int) for problem in list(corpus_table.table)}
     settings = NightlySettings(
         seed=top.get("seed", int, 1),
         slowdown_ratio=top.get("slowdown_ratio", float, SLOWDOWN_RATIO),
@@ -278,12 +266,9 @@ def read_configured_solvers(path: Path = CONFIG_DIR / "solvers.toml") -> list[Co
     found = []
     for index, table in enumerate(top.get("solver", list, [])):
         entry = _Reader(path, table, f"solver[{index}]")
-        source = entry.get("source", str)
-        source_path = None
-        if source:
-            source_path = Path(source) if Path(source).is_absolute() else REPO_ROOT / source
+        source = entry.get("source", str)  # relative to the repository (an absolute path stays)
         found.append(ConfiguredSolver(entry.get("problem", str, required=True),
-                                      _solver(entry, source_path)))
+                                      _solver(entry, REPO_ROOT / source if source else None)))
         entry.done()
     top.done()
     return found

@@ -1,9 +1,6 @@
-"""The `pipeline` console script.
-
-`pipeline solve ...`, run once per judge file, is dispatched here without importing Typer or
+"""The `pipeline` console script: `pipeline solve` is dispatched without importing Typer or
 anything but the problem being solved; every other command goes to `pipeline.cli`. Once the
-command has ended, the process ends as Python would (threads waited for, `atexit` functions
-run, streams flushed) but skips tearing down its modules: everything a command stores is
+command has ended the process skips tearing down its modules: everything a command stores is
 written and renamed into place before it returns.
 """
 

@@ -1,15 +1,10 @@
 """Errors the pipeline reports to its users.
 
-An `InputError` is what a validator raises for a judge input (or an expected output) that breaks
-the format or a constraint of the problem's specification. It carries the 1-based line (and
-column where it helps), a short machine-readable rule name, and a human sentence, so the same
-error can be printed on the console (`line 4: edge 3 5 closes a cycle`) and stored as a row of
-the `rejects` table.
-
-A `UserError` is anything else the user asked for that cannot be done as asked: an option value
-out of range, a name of nothing, a run that another process holds. The command line prints it
-in one line and exits 1 (2 when it is an option's value); any other exception is a bug, shown as
-an internal error (exit 70). It is a `ValueError`, so code that catches bad values still does.
+An `InputError` is a judge input (or expected output) that breaks its problem's format or a
+constraint: 1-based line (and column), a machine-readable rule name and a sentence, printed on
+the console and stored as a `rejects` row. A `UserError` is anything else asked that cannot be
+done as asked; the command line prints it in one line (exit 1, 2 for an option's value). It is
+a `ValueError`, so code that catches bad values still does.
 """
 
 from __future__ import annotations
@@ -50,10 +45,7 @@ def _rebuild_input_error(line: int | None, message: str, rule: str,
 
 
 class BeyondLimits(Exception):
-    """A solver stage was handed a case larger than the limits it declares.
-
-    Runners turn this into the `SKIP` verdict; it is never a wrong answer.
-    """
+    """A solver stage was handed a case beyond its declared limits: `SKIP`, never wrong."""
 
 
 class UnknownName(KeyError):
@@ -94,9 +86,8 @@ def _rebuild(file: str, rule: str, message: str, line: int | None,
 
 
 def closest_name(name: str, names: Iterable[str]) -> str | None:
-    """The one of `names` closest to the mistyped `name` (None when none is close): the
-    `did you mean` of an error naming what does not exist, found as the command line finds a
-    mistyped option's (`difflib.get_close_matches`)."""
+    """The one of `names` closest to the mistyped `name` (None when none is close): an error's
+    `did you mean`, found as the command line finds a mistyped option's."""
     import difflib
 
     close = difflib.get_close_matches(name, list(names), n=1)

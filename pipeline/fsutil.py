@@ -1,9 +1,6 @@
-"""Atomic file writes: write a temporary file beside the target, then rename it into place.
-
-A reader (or a crash at any moment) therefore sees either the old content or the new content,
-never a half-written file. The file gets the mode any file the user writes gets: the mode of
-the file it replaces, else 0666 less the umask (0644 under the usual umask 022), not the 0600
-of a private temporary file. Imports nothing heavy, so the solve path can use it.
+"""Atomic file writes: a temporary file beside the target, renamed into place, so a reader (or a
+crash) sees the old content or the new, never half. The file gets the mode of the file it
+replaces, else 0666 less the umask (not a temporary file's 0600). Imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -71,12 +68,10 @@ _STAND_INS: dict[str, int] = {}
 
 
 def utf8_path(path: Path | str) -> str:
-    """`path` as text a library that takes only UTF-8 paths (Polars, which fails on a data
-    folder named with a byte that is not UTF-8) can open: the path itself when it is UTF-8,
-    else the same file reached through `/proc/self/fd/N`, N a descriptor held open on its
-    deepest folder whose name is not UTF-8. A file name that is itself not UTF-8 is an
-    `OSError` naming it (no table file is named so, their names are ids; nor is the
-    temporary file of `atomic_write`)."""
+    """`path` as text a library taking only UTF-8 paths (Polars) can open: itself when UTF-8,
+    else the same file through `/proc/self/fd/N`, N held open on its deepest non-UTF-8
+    folder. A file name that is itself not UTF-8 is an `OSError` (table files are named by
+    ids)."""
     text = os.fspath(path)
     if is_utf8(text):
         return text

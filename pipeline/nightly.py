@@ -1,29 +1,6 @@
-"""`make nightly`: the whole job, end to end, on the default corpus.
-
-1. generate each problem's nightly corpus (the `[nightly]` recipe counts of its `problem.toml`,
-   with the seed of `configs/nightly.toml`) under `DATA/raw/<problem>/nightly/<recipe>/` when
-   it is missing or its manifest records another seed or count (deterministic seeds, so a
-   rebuilt corpus is the same corpus);
-2. register again every registered package whose folder changed since it was registered
-   (`corpus.live.refresh_registered`: each is judged as it is on disk; one that no longer
-   loads fails the night), then ingest `DATA/raw` and every problem's samples;
-3. run every such problem with every stage and every configured external solver (and every
-   problem package registered in the data folder with every submission);
-4. compare each run with the previous finished run of its problem (or the baseline pinned in
-   the config);
-5. write the HTML report and print a short summary with its path.
-
-The job fails (non-zero exit) on any new WA, RE, TLE, MLE or OLE of a trusted solver, or a
-flagged slowdown that a re-measurement confirms (the flagged cases run again five times; the
-median must still be slower). Without a baseline every such verdict counts as new. Stages registered
-as known to be wrong are reported but never fail the job. A problem package fails the job when a
-submission gets what its folder or tag does not expect. A judge error (JE: the judge failed, no
-verdict of the program) fails the night too. `contests` in the config (or `pipeline nightly
---contest NAME`) runs every problem of contests `pipeline ingest` recorded; a problem of theirs
-that is not registered fails the night, named with why.
-
-Runs go through the executor the caller gives (`pipeline nightly --executor dask` connects to a
-cluster once for the whole night), else through a local pool started for each problem.
+"""`make nightly`: the whole job, end to end, on the default corpus (its steps and what fails
+the night: docs/commands.md#pipeline-nightly). Runs go through the executor the caller gives,
+else a local pool started for each problem.
 """
 
 from __future__ import annotations
@@ -92,10 +69,9 @@ def nightly_problems(settings: NightlySettings) -> list[Problem]:
 
 
 def contest_problems(data_dir: Path, names: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """The registered problems of the contests `names` (each its name or title, as `pipeline
-    ingest` recorded it), in their problems.yaml order, and a line for each problem of theirs
-    that is not registered (the night fails on it, as `run --contest` does). A name no contest
-    has is a `UserError` naming those recorded."""
+    """The registered problems of the contests `names` (each its name or title), in their
+    problems.yaml order, and a line for each problem of theirs that is not registered (the
+    night fails on it); an unknown contest is a `UserError`."""
     from pipeline.problems import recorded_contests
 
     recorded = recorded_contests(data_dir)
@@ -120,12 +96,9 @@ def contest_problems(data_dir: Path, names: tuple[str, ...]) -> tuple[list[str],
 
 
 def corpus_is_current(folder: Path, problem: str, recipe: str, seed: int, count: int) -> bool:
-    manifest = folder / MANIFEST_NAME
-    if not manifest.exists():
-        return False
     try:
-        data = json.loads(manifest.read_text())
-    except ValueError:
+        data = json.loads((folder / MANIFEST_NAME).read_text())
+    except (FileNotFoundError, ValueError):
         return False
     return (data.get("problem"), data.get("recipe"), data.get("seed"), data.get("count")) == (
         problem, recipe, seed, count)
@@ -184,16 +157,10 @@ def _one_at_a_time(executor: Executor | None) -> Iterator[Executor | None]:
 def confirmed_reasons(data_dir: Path, baseline: str, comparison,
                       log: Callable[[str], None], rule: SlowdownRule | None = None,
                       executor: Executor | None = None, sandbox: str = "auto") -> list[str]:
-    """The comparison's reasons to fail, with slowdowns kept only if a re-measurement agrees.
-
-    One timing of a 2 ms case on a shared 2-core machine can be 10x off, and whole minutes run
-    15% slower than others. Before a slowdown fails the night, its cases are run again by the
-    solvers that were flagged, `REMEASURE_REPEAT` times each on one worker (no neighbour
-    competing for the core), and the fastest of those runs is compared with the baseline: noise
-    only ever adds time, so a case that is still 1.5x slower at its fastest really regressed.
-    The re-measurement is stored as a run with status `remeasure`, so it is never taken as the
-    next night's baseline.
-    """
+    """The comparison's reasons to fail, with slowdowns kept only if a re-measurement agrees:
+    the flagged cases run `REMEASURE_REPEAT` times on one worker and the fastest is compared
+    (noise only ever adds time). The re-measurement is stored with status `remeasure`, so it is
+    never the next night's baseline."""
     from pipeline.report.compare import FindingKind, compare_runs
 
     failing = [f for f in comparison.findings if f.fails]
@@ -233,8 +200,7 @@ def previous_run(data_dir: Path, problem_id: str, settings: NightlySettings) -> 
 
 def _phase(progress: Callable[..., None] | None,
            name: str) -> Callable[..., None] | None:
-    """`progress` with the phase's name in front of its note (one callback serves every
-    phase of the night)."""
+    """`progress` with the phase's name in front of its note (one callback, every phase)."""
     if progress is None:
         return None
     return lambda done, total, note="": progress(done, total, f"{name} {note}".rstrip())
@@ -244,10 +210,8 @@ def nightly(data_dir: Path, config_path: Path = DEFAULT_CONFIG, jobs: int | None
             log: Callable[[str], None] = print,
             progress: Callable[..., None] | None = None,
             executor: Executor | None = None, contest: str | None = None) -> NightlyOutcome:
-    """The night: its ingest, runs and report, every program sandboxed as its config's
-    `sandbox` says (`on` where the sandbox cannot work: refused before anything runs);
-    `contest`: the problems of that contest, in place of the config's problems and
-    contests."""
+    """The night, every program sandboxed as its config's `sandbox` says; `contest`: the
+    problems of that contest, in place of the config's problems and contests."""
     settings = read_nightly_settings(config_path)
     if contest is not None:
         settings = replace(settings, problems=(), contests=(contest,))
@@ -373,10 +337,9 @@ def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int
 
 
 def format_outcome(outcome: NightlyOutcome) -> str:
-    """The nightly's summary: per problem its cases and solvers, and beside the name of each
-    solver with failing verdicts their counts (`fast WA=2`), marking the stages known to be
-    wrong (which fail as documented and never fail the night); below a night's failures, the
-    most common RE/MLE/OLE error line of each trusted solver that had one."""
+    """The nightly's summary: per problem its cases, its solvers with failing verdicts and
+    their counts (`fast WA=2`, known-wrong ones marked), its failures, and the most common
+    error line of each trusted solver that had one."""
     lines = [f"nightly: {'FAILED' if outcome.failed else 'ok'} in {outcome.seconds:.0f} s"]
     lines += [f"  ! not judged: {why}" for why in outcome.not_judged]
     for night in outcome.problems:
@@ -392,8 +355,7 @@ def format_outcome(outcome: NightlyOutcome) -> str:
             words = f"{agree} of {len(found.agreements)} submissions got what they expect"
         lines.append(f"  {night.problem:<16} {night.run.cases:>5} cases, {solvers} solver"
                      f"{'s' if solvers != 1 else ''}: {words}")
-        for failure in night.failures:
-            lines.append(f"    ! {failure}")
+        lines += [f"    ! {failure}" for failure in night.failures]
         lines += [f"    package bug: {bug.line()}" for bug in getattr(found, "bugs", ())]
         for solver, wrong, _counts in failing:
             errors = night.run.errors.get(solver)

@@ -1,8 +1,6 @@
-"""Progress of long jobs (ingest, run, nightly) on stderr.
-
-On a terminal it is a bar redrawn in place. Anywhere else (a log file, a pipe, CI) it is one
-plain line every `LOG_EVERY_S` seconds (`PIPELINE_PROGRESS_EVERY_S` overrides it), plus a
-closing line for a phase that printed any, so a log of a long job is never silent for long.
+"""Progress of long jobs (ingest, run, nightly) on stderr: on a terminal a bar redrawn in place;
+elsewhere one plain line every `LOG_EVERY_S` seconds (`PIPELINE_PROGRESS_EVERY_S`), so a log of
+a long job is never silent for long.
 """
 
 from __future__ import annotations
@@ -65,10 +63,9 @@ def _bar(label: str, stream, min_interval: float,
 
 def _lines(label: str, stream, every_s: float,
            clock: Callable[[], float]) -> Callable[..., None]:
-    """A line once `every_s` seconds have passed since the last line or since the phase began
-    (a phase: the calls from a first one up to done == total; its clock starts at its first
-    call). A phase that printed a line also prints its last one. No time left is guessed:
-    cases come smallest first, so the last few take most of the time."""
+    """A line once `every_s` seconds have passed since the last line or since the phase (the
+    calls up to done == total) began; a phase that printed a line also prints its last one.
+    No time left is guessed: cases come smallest first, so the last take most of the time."""
     state = {"last": 0.0, "start": 0.0, "open": False, "printed": False}
 
     def update(done: int, total: int, note: str = "") -> None:

@@ -1,10 +1,7 @@
-"""SIGTERM and SIGHUP act like Ctrl-C: they interrupt the command where it is.
-
-`install()` makes both raise `Interrupted` (a `KeyboardInterrupt`), so every path that already
-copes with Ctrl-C (a run marked `interrupted`, its workers and programs killed, its scratch
-removed, temporary files unlinked, locks released) copes with them too. The command then exits
-with 128 + the signal's number (143 for SIGTERM, 129 for SIGHUP; 130 for Ctrl-C), as shells do.
-A second signal while the first is being handled is recorded, not raised, so clean-up finishes.
+"""SIGTERM and SIGHUP act like Ctrl-C: `install()` makes both raise `Interrupted` (a
+`KeyboardInterrupt`), so every path that copes with Ctrl-C copes with them too, and the command
+exits with 128 + the signal's number. A second signal while the first is being handled is
+recorded, not raised, so clean-up finishes.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """What the pipeline refuses or escapes in file trees it did not write (judge data, zips,
-packages), shared by the corpus walk and the package copy: file names shown as one printable
-line, control characters, folder depth, and archive members that would inflate like a bomb;
-and the files it opens in a folder a program it runs may write (`open_regular`), never
-through a link the program left there.
+packages): names shown as one printable line, folder depth, archive members that would inflate
+like a bomb; and files opened in a folder a program may write (`open_regular`), never through a
+link the program left there.
 """
 
 from __future__ import annotations
@@ -112,10 +111,9 @@ def excerpt(text: str, limit: int = MESSAGE_CHARS) -> str:
 
 
 def read_ends(path: Path, limit: int) -> str:
-    """The text of a file a program wrote (its stderr, say): all of it when it holds at most
-    2 * `limit` bytes, else its first and its last `limit` bytes with `SKIPPED` between, for
-    `excerpt` to shorten (the start says what went wrong first, the end why it stopped);
-    '' when there is no file. Read as `read_regular` reads (never through a link)."""
+    """The text of a file a program wrote (its stderr, say), '' when there is none: its first
+    and its last `limit` bytes with `SKIPPED` between when it holds more than twice that (the
+    start says what went wrong first, the end why it stopped). Never read through a link."""
     try:
         descriptor = open_regular(path)
     except FileNotFoundError:
@@ -155,9 +153,8 @@ def is_utf8(text: str) -> bool:
 
 
 def storable(text: str) -> str:
-    """`text` as a table can hold it (Parquet's text is UTF-8): each byte that is not UTF-8
-    (a path's, as `os.fsdecode` holds it) written as its escape `\\xff`, as `printable` and
-    `shown` write it; all else kept."""
+    """`text` as a table can hold it (UTF-8): each byte that is not UTF-8 (as `os.fsdecode`
+    holds it) written as its escape `\\xff`, as `printable` and `shown` write it."""
     return _NOT_UTF8.sub(_escape, text)
 
 
@@ -168,8 +165,7 @@ def printable(name: str) -> str:
 
 
 def zip_bomb(info: zipfile.ZipInfo) -> str | None:
-    """Why an archive member is refused before it is inflated (it would inflate suspiciously
-    well), or None."""
+    """Why an archive member is refused before it is inflated (a zip bomb), or None."""
     ratio = info.file_size / max(1, info.compress_size)
     if info.file_size >= RATIO_CHECKED_FROM_BYTES and ratio > MAX_COMPRESSION_RATIO:
         return (f"would inflate {ratio:,.0f} times ({info.compress_size:,} -> "
@@ -245,11 +241,9 @@ def _refused(path: Path, action: str) -> LeftBehind | None:
 
 def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666,
                  action: str = READ) -> int:
-    """A descriptor of the regular file at `path` (`flags` as `os.open`'s: O_CREAT makes
-    it), opened neither through a link at its name nor through one at its folder's.
-
-    Raises LeftBehind (with `action`) when either is a link, or the file is not a regular
-    one; FileNotFoundError when there is none and `flags` do not make it."""
+    """A descriptor of the regular file at `path` (`flags` as `os.open`'s), opened neither
+    through a link at its name nor at its folder's: else, or for a file that is not regular,
+    LeftBehind (with `action`)."""
     path = Path(path)
     try:
         folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
@@ -300,8 +294,7 @@ def write_regular(path: Path, data: bytes, action: str = WRITTEN) -> None:
 
 
 def open_created(path: Path, action: str = WRITTEN) -> BinaryIO:
-    """The regular file at `path` made, or emptied, for writing, never through a link
-    (`open_regular`)."""
+    """The regular file at `path` made, or emptied, for writing, never through a link."""
     return os.fdopen(open_regular(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, action=action),
                      "wb")
 

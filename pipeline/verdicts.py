@@ -1,12 +1,6 @@
-"""The one vocabulary of verdicts: what each means, their order, which ones fail.
-
-Run, report and nightly all speak it: a verdict is a `Verdict`; `SEVERITY` ranks them worst
-first (the verdict a case gets when its repeats disagree); `DISPLAY_ORDER` is the order tables
-show them in; `FAILURES` are the verdicts that count against a solver; `ANSWERED` carry an
-answer that was graded (or could be); `TIMED` are the ones whose time means something.
-`SPELLINGS` is the one table of how others write them (folders, `submissions.yaml`, DOMjudge,
-...), read by `Verdict.from_string`; `FOLDER_RULES` and `POLYGON_TAGS` say what a submission's
-folder or Polygon tag expects of its verdicts. No other module spells a verdict as a string.
+"""The one vocabulary of verdicts: what each means, their order, which ones fail. No other
+module spells a verdict as a string; `SPELLINGS` is the one table of how others write them
+(folders, `submissions.yaml`, DOMjudge, ...), read by `Verdict.from_string`.
 """
 
 from __future__ import annotations
@@ -44,12 +38,8 @@ class Verdict(str, Enum):
 
     @classmethod
     def from_string(cls, text: str, dialect: Dialect = "pipeline") -> Verdict:
-        """The verdict `text` names where it is written (`dialect`, a key of `SPELLINGS`).
-
-        Raises:
-            ValueError: `text` is no verdict in that dialect (the message lists the known
-                spellings).
-        """
+        """The verdict `text` names where it is written (`dialect`, a key of `SPELLINGS`); a
+        ValueError listing the known spellings when it names none."""
         known = SPELLINGS[dialect]
         if text not in known:
             raise ValueError(f"unknown verdict {text!r} in {dialect}; known: "
@@ -129,10 +119,12 @@ POLYGON_TAGS: dict[str, tuple[dict, ...]] = {
 }
 
 
-# Worst first.
+# Worst first: the verdict a case gets when its repeats disagree.
 SEVERITY: tuple[Verdict, ...] = (Verdict.JE, Verdict.CE, Verdict.RE, Verdict.TLE, Verdict.MLE,
                                  Verdict.OLE, Verdict.WA, Verdict.NOEXP, Verdict.AC,
                                  Verdict.SKIP)
+# The order tables show them in; `FAILURES` count against a solver; `ANSWERED` carry an answer
+# that was graded (or could be); `TIMED` are those whose time means something.
 DISPLAY_ORDER: tuple[Verdict, ...] = (Verdict.AC, Verdict.WA, Verdict.TLE, Verdict.MLE,
                                       Verdict.RE, Verdict.OLE, Verdict.CE, Verdict.JE,
                                       Verdict.NOEXP, Verdict.SKIP)

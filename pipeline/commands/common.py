@@ -14,9 +14,8 @@ from pipeline.untrusted import shown
 
 
 def say(text: str, err: bool = False, nl: bool = True) -> None:
-    """Print `text` for the user (stdout, or stderr when `err`): every message of the
-    commands goes through here, since it may carry a program's output or a judge file's
-    text, whose escape sequences are shown escaped, never sent to the terminal (`shown`)."""
+    """Print `text` for the user (stdout, or stderr when `err`), its escape sequences shown
+    escaped (`shown`): a message may carry a program's output or a judge file's text."""
     typer.echo(shown(text), err=err, nl=nl)
 
 
@@ -35,9 +34,8 @@ def settle(data_dir: Path) -> None:
 
 
 def find_problem(problem_id: str, data_dir: Path | None = None):
-    """The problem `problem_id`, or a usage error naming the problems there are, or (when
-    an ingest into `data_dir` refused a package under that name) saying it was refused and
-    why."""
+    """The problem `problem_id`, or a usage error naming the problems there are (or why an
+    ingest into `data_dir` refused a package under that name)."""
     from pipeline.problems import get_problem
 
     try:
@@ -69,9 +67,8 @@ def start_executor(kind: str, scheduler: str | None, jobs: int | None, problem=N
 
 
 def need_data(data_dir: Path) -> None:
-    """A command that reads the data folder refuses one that does not exist (a usage error,
-    exit 2) and never makes it: an empty folder made in the wrong place would hold nothing to
-    read, and the next command there would read that nothing."""
+    """Refuse a data folder that does not exist (a usage error, exit 2), never making it: an
+    empty folder made in the wrong place would be read as holding nothing."""
     from pipeline.tables.layout import no_data_folder
 
     missing = no_data_folder(data_dir)

@@ -12,10 +12,8 @@ from pipeline.commands.streams import lost_output
 
 
 def exit_now(code: object) -> None:
-    """End the process with status `code` (as `sys.exit(code)` would: None is 0, a text is
-    printed to stderr and is 1) without tearing its modules down. When standard output lost
-    what the command printed (`streams.lost_output`), one line says so and a status 0
-    becomes 1 (a pipe its reader closed: 141, with no line)."""
+    """End the process with status `code` (as `sys.exit(code)` would) without tearing its
+    modules down; lost output is said and earns its status (`streams.lost_output`)."""
     import atexit
     import os
     import threading

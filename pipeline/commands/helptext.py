@@ -1,9 +1,6 @@
-"""How `pipeline --help` and each command's help show arguments, options and examples.
-
-Values are shown by their metavar (`SQL`, `N`, `FILE`) rather than by type (`<str>`,
-`{sql}`, `[x>=1]`); flags show nothing; every command's epilog is its examples, one command
-line each. (Typer 0.28's help: what its rich panels would print of a parameter's type is
-hidden while the help is written, and nothing else about the parameters changes.)
+"""How `pipeline --help` and each command's help show arguments, options and examples: values
+by their metavar (`SQL`, `N`) rather than by type (`<str>`, `[x>=1]`), flags by nothing, and
+every command's epilog as its examples, one command line each.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
 """The options several commands share, how option values are checked, and the settings the
 top-level options give every command (`--data-dir`, `--problems-dir`).
-
-Shell completion is Typer's (`pipeline --install-completion`), with problem ids completed for
-`--problem`.
 """
 
 from __future__ import annotations
@@ -69,9 +66,8 @@ def check_sandbox(mode: str) -> None:
 
 
 def decide_sandbox(mode: str) -> None:
-    """Check `--sandbox` (`check_sandbox`) and decide it for every program the command runs
-    (`isolation.set_sandbox`): `on` where the sandbox cannot work is refused in one line,
-    exit 1, before anything runs or is written."""
+    """Check `--sandbox` and decide it for every program the command runs: `on` where the
+    sandbox cannot work is refused (exit 1) before anything runs or is written."""
     from pipeline.programs.isolation import set_sandbox
 
     check_sandbox(mode)

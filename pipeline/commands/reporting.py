@@ -23,8 +23,7 @@ from pipeline.untrusted import shown
 
 
 def query(settings: Settings, *, sql: str, fmt: str, out: Path | None) -> None:
-    """Run Polars SQL over the tables (streamed), with a note on stderr when the data folder
-    holds no tables."""
+    """Run Polars SQL over the tables, with a note on stderr when the folder holds none."""
     import polars as pl
 
     from pipeline.report.query import FORMATS, plan, query_error, show_table, write

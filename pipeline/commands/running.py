@@ -1,15 +1,6 @@
 """`pipeline run` and `pipeline nightly`: the request the options make, the executor started
-before anything heavy is imported, the summary printed, and the exit status it earns.
-
-Inside a package's folder `pipeline run` needs no `--problem`: the package holding the current
-folder (or the submissions named by path) is judged, in the nearest data folder above when
-none is named. A registered package whose source changed since it was registered is
-registered again first (`pipeline.corpus.live`), saying so in one line.
-
-`pipeline run` exits 0 when the run finished and every program got a verdict; 1 when it
-failed, a program could not start, a case got a judge error (no verdict: `--resume` judges it
-again), or a package's submission got what its folder does not expect; 130 when it was
-interrupted (with the command that finishes it).
+before anything heavy is imported, the summary printed, and the exit status it earns
+(`exit_status`; docs/commands.md#pipeline-run).
 """
 
 from __future__ import annotations
@@ -103,14 +94,10 @@ class NoCaseSelected(UserError):
 
 def judge_problem(settings: Settings, problem, request, selection, *, executor_kind: str,
                   scheduler: str | None, jobs: int | None, shared=None):
-    """The run `request` asks for, of `problem` (`selection`: its solvers, None when resuming),
-    the way every `pipeline run` makes it: the executor started, the package's submissions
-    built and held meanwhile, runs left by dead processes settled. Returns the run's summary,
-    or why there was nothing to run (a package without test data, as bt run skips it).
-    `shared`: an executor the caller started and closes (a contest's queue, whose problems
-    run at once: no progress bar, dead processes' runs settled by the caller).
-    Raises `NoCaseSelected`, and `BuildError`, `ExecutorError` or `UserError` when the run
-    cannot be made."""
+    """The run `request` asks for (`selection`: its solvers, None when resuming): the executor
+    started, the package's submissions built meanwhile, dead processes' runs settled. Returns
+    the run's summary, or why there was nothing to run. `shared`: an executor the caller
+    started and closes (a contest's, whose problems run at once: no progress bar)."""
     from pipeline.progress import progress_bar
 
     executor = shared or start_executor(executor_kind, scheduler, jobs, problem, selection)
@@ -142,12 +129,9 @@ def judge_problem(settings: Settings, problem, request, selection, *, executor_k
 
 
 def exit_status(summary, err=True) -> int:
-    """The exit status a finished (or stopped) run earns, saying why on stderr: 130 when it
-    was interrupted, 1 when it failed, a program could not start, a case got a judge error
-    (no verdict of the program), or a package's submission got what its folder does not
-    expect (or could not be held to it); else 0. A package's submission that could not start
-    but got what its folder permits (a convention the format leaves open, as DOMjudge's
-    `class Main` for Java) is a note, not a failure."""
+    """The exit status a finished (or stopped) run earns, saying why on stderr
+    (docs/commands.md#pipeline-run). A submission that could not start but got what its folder
+    permits (as DOMjudge's `class Main` for Java) is a note, not a failure."""
     if summary.status != "finished":
         return 130 if summary.status == "interrupted" else 1
     agreeing = {a.submission for a in getattr(summary.expectations, "agreements", ())
@@ -182,11 +166,10 @@ def exit_status(summary, err=True) -> int:
 
 def locate(settings: Settings, problem_id: str | None,
            paths: list[Path]) -> tuple[Settings, str, Path | None]:
-    """The settings, the problem and (when the package is not registered yet) the package
-    folder a run judges: the problem named, else the package holding the first of `paths`, or
-    the current folder; in the data folder named, else in `./data` when it is a data folder,
-    else (in a package) in the nearest data folder above, said in one line. A usage error when
-    there is no package or no data folder: a data folder is never made here."""
+    """The settings, the problem and (when not registered yet) the package folder a run
+    judges: the problem named, else the package holding the first of `paths` or the current
+    folder; in the data folder named, else `./data`, else the nearest one above. A data folder
+    is never made here."""
     from pipeline.corpus.live import data_folder_near, is_data_folder, package_root, registered_as
     from pipeline.problems import add_problem_dirs, problem_ids
     from pipeline.tables.layout import no_data_folder, registered_dir
@@ -231,9 +214,8 @@ def locate(settings: Settings, problem_id: str | None,
 
 def refresh_package(settings: Settings, problem_id: str, first: Path | None, *,
                     wait: bool) -> None:
-    """Register the package `problem_id` again when its source changed since it was
-    registered (or, `first`, register the package folder for the first time), saying so in
-    one line; a built-in problem is left as it is."""
+    """Register the package `problem_id` again when its source changed (or, `first`, register
+    that package folder for the first time), saying so in one line."""
     from pipeline.corpus.live import refresh
     from pipeline.problems import PACKAGE_MARKER, problem_folder
 
@@ -284,9 +266,7 @@ def resume_command(settings: Settings, problem_id: str, run_id: str) -> str:
 
 def nightly(settings: Settings, *, config: Path | None, jobs: int | None,
             executor_kind: str, scheduler: str | None, contest: str | None = None) -> None:
-    """The whole job: generate the default corpus if missing, ingest, run everything (or,
-    `contest`, every problem of that contest), compare with the previous run, write the
-    report."""
+    """The whole job (`pipeline.nightly`), its summary printed and its exit status earned."""
     from pipeline.nightly import DEFAULT_CONFIG, format_outcome
     from pipeline.nightly import nightly as run_nightly
     from pipeline.programs.languages import BuildError

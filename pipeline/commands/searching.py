@@ -1,9 +1,6 @@
 """`pipeline stress`, `harden` and `hunt`: the session's request from the options, the errors
-a session can meet reported without a traceback, and the exit status its findings earn.
-
-An error in the user's program (one that cannot start) exits 1; a request that cannot be met
-(unknown names, solvers that cannot be paired, a failed build, a data folder it cannot write)
-exits 2, or 1 for `harden`; an interrupted session exits 130.
+a session can meet reported without a traceback, and the exit status its findings earn
+(docs/stress.md).
 """
 
 from __future__ import annotations
@@ -23,8 +20,7 @@ T = TypeVar("T")
 
 def _current(settings: Settings, problem_id: str):
     """The problem `problem_id`, a package registered again first when its folder changed
-    since it was registered (one line says so), as `pipeline run` judges it as it is on
-    disk."""
+    (one line says so), as `pipeline run` does."""
     from pipeline.commands.running import refresh_package
 
     refresh_package(settings, problem_id, None, wait=True)
@@ -32,9 +28,8 @@ def _current(settings: Settings, problem_id: str):
 
 
 def stress_errors():
-    """The errors a stress or hunt session can meet, reported without a traceback: unknown
-    names, solvers that cannot be paired, a failed build, a data folder it cannot write or a
-    damaged table."""
+    """The errors a stress or hunt session can meet (unknown names, unpaired solvers, a failed
+    build, an unwritable data folder, a damaged table), reported without a traceback."""
     from pipeline.config import ConfigError
     from pipeline.programs.languages import BuildError
     from pipeline.run.executors import ExecutorError

@@ -1,16 +1,12 @@
 """The process's standard streams, made safe before a command starts (`guard`), and what is
-said at its end when its output could not be written (`lost_output`).
+said at its end when its output could not be written (`lost_output`; docs/faults.md).
 
 1. A standard stream the process was started without (`pipeline run >&-`) is held by
-   /dev/null: no file the pipeline opens later takes its number (a table file would
-   otherwise receive what is printed, or a program's output), and a process it starts
-   finds its writes there dropped, as Python drops them on a closed descriptor. The
-   pipeline's own writes there are lost as on the closed descriptor: EBADF.
-2. Standard output and error write through `_Lossy`: a failed write (EBADF, a full device,
-   a closed pipe) is remembered, not raised, so the command still does all its work and
-   stores what it stores; at the end `lost_output` says which error lost the output and
-   the status becomes 1 (as coreutils: `pipeline: write error: Bad file descriptor`); a
-   reader that closed the pipe early (`| head`) gets no message, and status 141 (SIGPIPE's).
+   /dev/null, so no file the pipeline opens later takes its number (a table file would
+   otherwise receive what is printed); the pipeline's own writes there fail as on the closed
+   descriptor: EBADF.
+2. Standard output and error write through `_Lossy`: a failed write is remembered, not
+   raised, so the command still does all its work and stores what it stores.
 
 Only the standard library is imported: this runs at every command's start, `solve`'s too.
 """
@@ -100,11 +96,10 @@ def guard() -> None:
 
 
 def lost_output(status: int) -> tuple[str, int] | None:
-    """When standard output lost what the command printed: the line saying so (for standard
-    error; empty for a reader that closed the pipe, `pipeline query | head`, which is no
-    error to report, as a tool killed by SIGPIPE says nothing) and the status the process
-    ends with (1, or 141 as of SIGPIPE, for a command that succeeded; else its own); None
-    when nothing was lost. Call after the last flush."""
+    """When standard output lost what the command printed: the line saying so (empty for a
+    reader that closed the pipe, as a tool killed by SIGPIPE says nothing) and the status to
+    end with (1, or 141 for a closed pipe, when `code` was 0); None when nothing was lost.
+    Call after the last flush."""
     raw = _STREAMS.get("stdout")
     if raw is None or raw.error is None:
         return None

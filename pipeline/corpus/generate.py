@@ -1,8 +1,6 @@
-"""`pipeline generate`: write seeded cases of a recipe as judge files, with expected outputs.
-
-Writes `NNN.in` for each case and `NNN.out` from the expected-answer stage (`brute` by default)
-when the case is within that stage's limits, plus `manifest.json` recording the problem, recipe,
-seed, the stage that produced the outputs and every file, so a corpus can be rebuilt exactly.
+"""`pipeline generate`: write seeded cases of a recipe as `NNN.in` (and `NNN.out` from the
+expected-answer stage, within its limits) with a `manifest.json` from which the corpus can be
+rebuilt exactly.
 """
 
 from __future__ import annotations

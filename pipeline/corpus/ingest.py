@@ -1,20 +1,16 @@
 """`pipeline ingest`: find every case under some roots, validate it, store it in tables.
 
-Good cases merge into `tables/cases/<problem>.parquet` keyed by `case_id`
-(`pipeline.problems.identity`): the same input under another name adds to its `sources` and
-`groups`; the same input with another answer is a `conflict` reject, never written over; a
-stored input is not parsed again. Everything unusable is a row of `tables/rejects/` naming
-file, line, column and rule; a source's rejects are replaced when it is looked at again.
-
-Reading and validating run without a lock, a chunk (`CHUNK_BYTES`) at a time, put aside in a
-`_Spill`; the merge runs under the data folder's lock, re-reading the stored table, a row group
-at a time, and each file is written atomically. Last, a package's validators are held to its
-invalid data (`check_after_ingest`), whose failures are notes, never a failed ingest.
+Good cases merge into `tables/cases/<problem>.parquet` keyed by `case_id`: the same input under
+another name adds to its `sources` and `groups`; the same input with another answer is a
+`conflict` reject, never written over. Everything unusable is a `rejects` row naming file,
+line, column and rule. Reading and validating run without a lock, a chunk at a time, put aside
+in a `_Spill`; the merge runs under the data folder's lock, a row group at a time.
 """
 
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import json
 import pickle
@@ -186,8 +182,7 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
                   summary: ProblemSummary, reader: SourceReader, limit_bytes: int, when,
                   progress: Callable[..., None] | None, done: list[int],
                   total: int) -> list[Record]:
-    """Read every input (and expected output) of `items`; what cannot be read is a reject
-    in `summary`."""
+    """Read every input (and expected output) of `items`; what cannot be is a reject."""
     limit = limit_bytes
     if problem.input_mb is not None:
         limit = min(limit, int(problem.input_mb * (1 << 20)))
@@ -250,9 +245,8 @@ def _digest(text: str) -> bytes:
 
 def _pending(records: list[Record], stored: dict[str, bytes | None],
              seen: set[str]) -> list[Item]:
-    """What to validate: each input not stored yet (each distinct one once, in this chunk or
-    an earlier one: `seen`), and every expected output that is new for its case (`stored`:
-    the digest of each stored case's expected output)."""
+    """What to validate: each input neither stored nor `seen` in an earlier chunk, once, and
+    every expected output new for its case (`stored`: each stored case's answer digest)."""
     pending: list[Item] = []
     for index, record in enumerate(records):
         is_new = record.case_id not in stored and record.case_id not in seen
@@ -269,8 +263,7 @@ def _pending(records: list[Record], stored: dict[str, bytes | None],
 def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Checked],
                   summary: ProblemSummary, when, bad: dict[str, Flaw]) -> list[Record]:
     """The records that passed; each failure becomes a reject, and so does the same input
-    under its other names (`bad`: the inputs found broken so far, by case id, which a later
-    chunk's copies of them are rejected by too)."""
+    under its other names (`bad`: broken inputs by case id, kept for later chunks)."""
     for index, record in enumerate(records):
         result = checked.get(index)
         if result is None:
@@ -299,9 +292,8 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
 
 @dataclass(frozen=True)
 class _Aside:
-    """A record put aside, as the merge sees it: where it was found, its case, and its expected
-    output as a digest (None: it has none); the output itself stays in the `_Spill`, at row
-    `number`."""
+    """A record put aside, as the merge sees it: its expected output as a digest (None: none),
+    the output itself staying in the `_Spill`, at row `number`."""
 
     number: int
     source: str
@@ -431,9 +423,8 @@ MERGED_COLUMNS = ("case_id", "source", "sources", "group", "groups", "expected",
 
 @dataclass
 class _Merged:
-    """What merging the records put aside did to a problem's table: each row's merged columns (its
-    answer as a digest and where to read it, `expected_at`), the rows changed and removed, the
-    records that start new rows, and the rows whose answer is now a record's."""
+    """What merging did to a problem's table: each row's merged columns (its answer as a digest
+    and where to read it, `expected_at`), rows changed, removed, started and given answers."""
 
     rows: dict[str, dict]
     touched: dict[str, None] = field(default_factory=dict)
@@ -561,8 +552,7 @@ def _rewritten(batch: pl.DataFrame, merged: _Merged, spill: _Spill | None,
 
 def _added(problem: Problem, spill: _Spill, merged: _Merged, schema: dict,
            when) -> Iterator[pl.DataFrame]:
-    """The new rows, in the order their records were found, a batch of about
-    `ROW_GROUP_BYTES` at a time."""
+    """The new rows, in the order found, a batch of about `ROW_GROUP_BYTES` at a time."""
     from pipeline.tables.files import ROW_GROUP_BYTES
 
     rows: list[dict] = []
@@ -597,15 +587,12 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
            scanned: set[str], when, package_labels: set[str] | None = None) -> None:
     """Merge into the tables as they are now (call under the data folder's lock).
 
-    1. Stored rows are read, a row group at a time, by their `MERGED_COLUMNS` alone (their
-       expected outputs kept as digests).
-    2. When the problem's package was ingested (`package_labels`: its sources), they are
-       brought to the package's current cases (`packagecases`): rows it no longer has are
-       removed, answers it corrected replaced.
+    1. Stored rows are read by their `MERGED_COLUMNS` alone (answers as digests).
+    2. When the problem's package was ingested (`package_labels`), they are brought to its
+       current cases (`packagecases`).
     3. The records put aside are merged, and the package's sources of each row marked.
-    4. Only when this changed the table is it rewritten, once, a row group at a time: rows it
-       did not touch are carried over as stored (inputs are never converted), removed rows
-       left out, every other row keeps its place and new rows come last."""
+    4. Only a changed table is rewritten, once, a row group at a time: untouched rows carried
+       over as stored, removed rows left out, new rows last."""
     import polars as pl
 
     from pipeline.problems import cases_schema
@@ -674,10 +661,9 @@ def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
 def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSummary,
                        when) -> tuple[Namespace, list[FoundCase]] | None:
     """Register the package (unless it is the data folder's own copy) and lay out its test
-    cases as a namespace; a package that cannot be used is a reject naming its file, and so
-    is each test case its generators.yaml could not make and each file of it that was left
-    out unread (its label is among the namespace's labels, so that a later look at the
-    package replaces the reject)."""
+    cases as a namespace. A package that cannot be used is a reject, and so is each case its
+    generators.yaml could not make and each file left out unread (labelled in the namespace,
+    so that a later look at the package replaces the reject)."""
     from pipeline.problems import load_found_package
 
     try:
@@ -685,20 +671,18 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
                                                   registered=found.registered)
         if what is not None:
             summary.packages.append(PackageNote(found.problem, found.label, what))
-        for note in notes:
-            summary.packages.append(PackageNote(found.problem, found.label, f"note: {note}"))
+        summary.packages += [PackageNote(found.problem, found.label, f"note: {note}")
+                             for note in notes]
     except PackageError as error:
         summary.unplaced.append(Fault(found.label, error.rule, str(error), None))
         return None
     if not package.cases:
         summary.caseless.append(found.problem)
-    if package.rejects:
-        part = summary.problems.setdefault(found.problem, ProblemSummary(found.problem))
-        part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error.line,
-                                    None, error.rule, error.message, when)
-                            for error in package.rejects)
-    namespace = Namespace(found.problem)
     part = summary.problems.setdefault(found.problem, ProblemSummary(found.problem))
+    part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error.line,
+                                None, error.rule, error.message, when)
+                        for error in package.rejects)
+    namespace = Namespace(found.problem)
     for left in package.left_out:  # never read: a link out of the package, a pipe
         label = f"{found.label}/{left.file}"
         part.rejects.append(_reject(found.problem, label, left.line, None, left.rule,
@@ -825,11 +809,9 @@ def _return_freed_memory(arrow: bool) -> None:
 
         pa.set_memory_pool(pa.system_memory_pool())
         return
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None)  # this process's own symbols: finding libc by name runs ldconfig
         libc.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD (glibc; elsewhere this is a no-op)
-    except (OSError, AttributeError):
-        pass
 
 
 def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, FoundCase]]],
@@ -871,9 +853,8 @@ def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, Fou
 
 
 def _check_after_ingest(found: FoundPackage, summary: IngestSummary) -> None:
-    """The package's own checks once its cases are stored (its judge's `check_after_ingest`:
-    its validators held to its invalid data), a note for each thing they found; a check that
-    fails is a note, not a failure."""
+    """The package's own checks once its cases are stored (its validators held to its invalid
+    data), a note for each thing they found, never a failure."""
     try:
         judge = get_problem(found.problem).package_judge
         notes = judge.check_after_ingest() if judge is not None else []
@@ -926,8 +907,8 @@ def format_summary(summary: IngestSummary, show_rejects: int = 10) -> str:
     if summary.unknown:
         lines.append(f"{_plural(len(summary.unknown), 'file')} under folders that name no "
                      f"problem (use --problem), e.g. {summary.unknown[0]}")
-    for fault in summary.unplaced[:show_rejects]:
-        lines.append(f"  reject {fault.label}: {fault.message} [{fault.rule}]")
+    lines += [f"  reject {fault.label}: {fault.message} [{fault.rule}]"
+              for fault in summary.unplaced[:show_rejects]]
     rejects = [r for p in summary.problems.values() for r in p.rejects]
     for reject in rejects[:show_rejects]:
         where = f"{reject['source']}:{reject['line']}" if reject["line"] else reject["source"]

@@ -1,9 +1,7 @@
-"""Recognising test cases in the folder layouts judges use.
-
-`find_cases(paths)` decides from relative paths alone (it reads no file) which files are
-inputs, each input's expected output and group, and which belong to no case. Layouts, at any
-depth: `NAME.in` with `.out`/`.ans`/`.a` or alone; Kattis `data/sample|secret/**`; Polygon
-`tests/01` + `tests/01.a`; AtCoder `in/NAME` + `out/NAME`; IOI/TPS `tests/<subtask>-<nn>.in`.
+"""Recognising test cases in the folder layouts judges use, from relative paths alone
+(`find_cases` reads no file): `NAME.in` with `.out`/`.ans`/`.a` or alone; Kattis
+`data/sample|secret/**`; Polygon `tests/01` + `tests/01.a`; AtCoder `in/NAME` + `out/NAME`;
+IOI/TPS `tests/<subtask>-<nn>.in`.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
-"""A run judges a package as it is on disk: the package found from a folder, the data folder it
-is registered in, and registering it again first when its source changed.
-
-1. `package_root(start)` walks up from a folder (or a file in one) to the package holding it:
-   the first folder with a `problem.yaml` or `problem.xml`, as the ingest recognises a package.
-2. `data_folder_near(starts)` finds the data folder a run there uses when none is named: the
-   nearest `data/` above that is a data folder (holds `problems/`, `tables/` or `raw/`), never a
-   package's own `data/` of test cases.
-3. `registered_as(data_dir, root)` names the problem the package at `root` is registered as.
-4. `refresh(data_dir, problem_id)` ingests the package's source again when its listing changed
-   since it was registered (`pipeline.problems.package_source_changed`): the ingest registers
-   it again (only a changed package is copied again), stores its new cases (a stored input is
-   not validated again) and builds only what changed (builds are cached by content). It
-   returns the one line to show, or None when nothing changed.
+"""A run judges a package as it is on disk: the package holding a folder (`package_root`), the
+data folder a run there uses when none is named (`data_folder_near`: the nearest `data/` above
+that is a data folder, never a package's own `data/` of test cases), the problem it is
+registered as (`registered_as`), and registering it again first when its listing changed
+(`refresh`, which returns the one line to show).
 """
 
 from __future__ import annotations
@@ -80,10 +71,8 @@ class Refresh:
 
 def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
             first: Path | None = None) -> Refresh:
-    """Register the package `problem_id` (registered at `folder`, or, `first`, not yet: the
-    package folder `first`) again when its source changed since; see the module docstring.
-    A source that no longer loads is a `UserError` naming the file and rule (the copy
-    registered before is not judged in its place)."""
+    """Register the package `problem_id` (at `folder`, or, `first`, not registered yet) again
+    when its source changed; one that no longer loads is a `UserError`."""
     from pipeline.corpus.ingest import ingest
     from pipeline.programs.contained import hide
 
@@ -123,11 +112,9 @@ def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
 
 
 def submission_name(text: str, names: list[str], roots: list[Path]) -> str:
-    """The submission `text` names: a name as it is (`accepted/th.py`), or a path to it as a
-    shell completes it, from the current folder or from the package's (`submissions/accepted/
-    th.py`, `../accepted/th.py`, an absolute path), a file inside a submission that is a
-    folder naming that submission; `text` itself when it names none (the run then says which
-    there are)."""
+    """The submission `text` names: a name as it is (`accepted/th.py`), or a path to it (or to
+    a file inside it) from the current folder or the package's; `text` itself when it names
+    none (the run then says which there are)."""
     if text in names:
         return text
     known = set(names)

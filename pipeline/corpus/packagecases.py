@@ -1,12 +1,9 @@
 """A problem package's cases as the package has them now: what an ingest of it replaces.
 
-A package is the authority on its own cases. `package_sources` keeps which of a row's `sources`
-the package supplied at its last ingest; `replace_package_cases` then (1) drops sources the
-package no longer has, (2) removes rows left with no source and not found again, (3) gives a
-row whose every source is the package's the package's answer (a corrected `.ans` is no
-conflict), and after the merge (4) `mark_package_sources` records the package's sources.
-Rows also found elsewhere (raw files, findings) stay, and keep their answer. Answers are held
-as digests, so stored and ingested answers are never in memory together.
+A package is the authority on its own cases: `replace_package_cases` drops the sources it no
+longer has, removes rows left with none, and gives a row whose every source is the package's
+the package's answer (a corrected `.ans` is no conflict); `mark_package_sources` then records
+its sources. Rows also found elsewhere stay, with their answer. Answers are held as digests.
 """
 
 from __future__ import annotations
@@ -29,9 +26,8 @@ class PackagePass:
 def replace_package_cases(rows: dict[str, dict], records: Iterable, package_labels: set[str],
                           differs: Callable[[dict, Any], bool]) -> PackagePass:
     """Bring `rows` (case id -> stored row, changed in place) to the package's cases among
-    `records` (those whose `source` is in `package_labels`), which is read once; `differs` tells
-    whether two answers with different digests differ by the problem's comparison. Returns the
-    rows changed and removed, and the records whose answers replaced stored ones."""
+    `records` (read once); `differs`: whether two answers differ by the problem's comparison.
+    Returns the rows changed and removed, and the records whose answers replaced stored ones."""
     done = PackagePass()
     current: set[str] = set()
     answers: dict[str, Any] = {}  # the package's first record with an answer, by case
@@ -67,10 +63,9 @@ def replace_package_cases(rows: dict[str, dict], records: Iterable, package_labe
 
 def mark_package_sources(rows: dict[str, dict], records: Iterable,
                          package_labels: set[str]) -> set[str]:
-    """After the merge: record in each row which of its sources are the package's (a source
-    refused as a conflict is in no row), and give a row whose every source is the package's
-    the package's groups and first source (not those of a file it no longer has); returns the
-    case ids of the rows changed. `records` (with `source`, `case_id`, `group`) is read once."""
+    """After the merge: record in each row which of its sources are the package's, and give a
+    row whose every source is the package's its groups and first source; returns the case ids
+    of the rows changed. `records` is read once."""
     touched: set[str] = set()
     groups: dict[str, list[str]] = {}
     for record in records:

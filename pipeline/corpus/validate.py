@@ -1,10 +1,7 @@
-"""Validating judge files with their problem's own parser, on every core when it pays.
-
-`validate_all` parses each new input and checks each new expected output against its case, in
-this process for little work, else in batches on one pool of workers (`PARALLEL_FROM_BYTES`,
-`PARALLEL_FROM_ITEMS`). Every outcome is a value: an `InputError` is the item's error, another
-parser failure `parser-error`, and an item that kills a fresh worker twice `parser-crashed`, so
-one bad file never costs the good ones.
+"""Validating judge files with their problem's own parser, in this process for little work, else
+in batches on one pool of workers. Every outcome is a value (an `InputError`, `parser-error`,
+or `parser-crashed` for an item that kills a fresh worker twice), so one bad file never costs
+the good ones.
 """
 
 from __future__ import annotations
@@ -67,9 +64,8 @@ WAITING_CHECK_S = 0.002
 
 
 def check_items(problem_id: str, items: Iterable[Item]) -> list[Checked]:
-    """Validate items with the problem's parser (in this process). When checking the first
-    one waited on something else (the problem runs a validator program), the others are
-    checked on a thread per core."""
+    """Validate items with the problem's parser in this process; on a thread per core when
+    checking the first one waited on something else (a validator program)."""
     from pipeline.problems import get_problem
 
     problem = get_problem(problem_id)
@@ -177,10 +173,9 @@ def _pool(workers: int, fork: bool) -> ProcessPoolExecutor:
 
 
 class Pools:
-    """The pool of validating workers `validate_all` uses, kept from one call to the next (an
-    ingest validates its corpus a chunk at a time: one pool, not one a chunk). A context: on
-    leaving it the pool is shut down, its workers killed at once when leaving on an error
-    (an interrupt must not wait for a parse); each worker dies with this process anyway."""
+    """The pool of validating workers `validate_all` uses, kept from one chunk to the next. A
+    context: on leaving it the pool is shut down, its workers killed at once on an error (an
+    interrupt must not wait for a parse)."""
 
     def __init__(self) -> None:
         self.pool: ProcessPoolExecutor | None = None
@@ -227,9 +222,8 @@ def _submit(pool: ProcessPoolExecutor, batch: _Batch, items: list[Item], inherit
 def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
                  meanwhile: Callable[[], object] | None = None,
                  pools: Pools | None = None) -> dict[str, dict[int, Checked]]:
-    """Checked result of every item of every problem, by problem and index, on the pool of `pools`
-    (kept for the next call) or one of this call's own; `meanwhile` is called while workers
-    validate (or before validating here)."""
+    """Checked result of every item of every problem, by problem and index, on `pools` (kept
+    for the next call) or its own; `meanwhile` is called while workers validate."""
     total = sum(len(i.text) + len(i.expected or "") for items in work.values() for i in items)
     count = sum(len(items) for items in work.values())
     workers = min(jobs or os.cpu_count() or 1, max(1, total // BATCH_BYTES, count // 1000))

@@ -1,9 +1,7 @@
-"""Finding the files of an ingest: folders on disk and zip archives, every fault a reject.
-
-`scan` walks one root into `Namespace`s (a folder or a zip archive) and a `Fault` for whatever
-it cannot use (unreadable, broken link or loop, non-UTF-8 name, not a regular file, corrupt or
-bomb-like archive). Only zip directories are read here; `read_source` reads a file's bytes,
-enforcing the size limit while reading. Links to folders are followed, each real folder once.
+"""Finding the files of an ingest: folders on disk and zip archives (`scan`), every fault
+(unreadable, broken link or loop, non-UTF-8 name, not a regular file, corrupt or bomb-like
+archive) a reject. `read_source` reads a file's bytes within the size limit. Links to folders
+are followed, each real folder once.
 """
 
 from __future__ import annotations
@@ -93,16 +91,10 @@ def _error_text(error: OSError) -> str:
     return error.strerror or type(error).__name__
 
 
-def _child(rel: str, name: str) -> str:
-    return f"{rel}/{name}" if rel else name
-
-
 def scan(root: Path, override: str | None, ids: frozenset[str],
          module_ids: frozenset[str] = frozenset()) -> Scan:
-    """Every file under `root` (a folder, a zip, or one file), grouped into namespaces.
-
-    A problem package found in a folder that names a Python problem (`module_ids`) is read as
-    that problem's test data; anywhere else it is a `FoundPackage`."""
+    """Every file under `root` (a folder, a zip, or one file), grouped into namespaces; a
+    package is a `FoundPackage` unless its folder names a Python problem (`module_ids`)."""
     root = Path(root)
     found = Scan()
     per_problem: dict[str | None, Namespace] = {}
@@ -131,9 +123,7 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
                 return
             found.namespaces.append(_archive(Path(path), rel, problem, found.faults))
             return
-        namespace = per_problem.get(problem)
-        if namespace is None:
-            namespace = per_problem[problem] = Namespace(problem)
+        namespace = per_problem.setdefault(problem, Namespace(problem))
         namespace.files[inner] = Source(path, None, size)
         namespace.labels[inner] = rel
 
@@ -183,7 +173,7 @@ def _walk(folder: str, rel: str, seen: set[tuple[int, int]], add_file, fault,
         return
     for entry in entries:
         name = entry.name
-        child = _child(rel, name)
+        child = f"{rel}/{name}" if rel else name
         if not is_utf8(name):
             fault(child, "encoding", "the file name is not valid UTF-8")
             continue

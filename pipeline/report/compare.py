@@ -1,12 +1,9 @@
 """`pipeline compare`: what changed between two runs of a problem, and whether that is bad.
 
-Per solver: the verdict transition matrix, changed answers, and slowdowns (median CPU time
-NEW/BASE above `ratio_threshold` and the difference above `min_diff_ms`), summarised by the
-geometric mean. A new WA, RE, TLE, MLE or OLE fails the comparison; a slowdown fails it only
-when *flagged* (the solver is judged on speed and both runs ran on one host), else it is
-*noted* with why; stages known to be wrong never fail it. The result is a tuple of `Finding`s.
-`pairs_to_compare` picks the runs a bare `pipeline compare` looks at (`comparable`), and
-`compare_solvers` puts two programs of one run side by side. Rules: docs/commands.md.
+Per solver: the verdict transition matrix, changed answers, and slowdowns, as a tuple of
+`Finding`s; `pairs_to_compare` picks the runs a bare `pipeline compare` looks at, and
+`compare_solvers` puts two programs of one run side by side. Rules:
+docs/commands.md#pipeline-compare.
 """
 
 from __future__ import annotations
@@ -178,10 +175,8 @@ def _host(row: dict | None, results: pl.DataFrame) -> str | None:
 def compare_runs(data_dir: Path, base_run: str, new_run: str,
                  ratio_threshold: float = SLOWDOWN_RATIO,
                  min_diff_ms: float = SLOWDOWN_MIN_MS, timing: str = "median") -> Comparison:
-    """Compare run `new_run` against `base_run` (both of the same problem).
-
-    `timing` folds the repeats of a case: "median", or "min" (the least-disturbed run, for a
-    re-measurement)."""
+    """Compare run `new_run` against `base_run` (both of the same problem); `timing` folds a
+    case's repeats: "median", or "min" (the least-disturbed run, for a re-measurement)."""
     resolve_runs(data_dir, [base_run, new_run])
     rows = run_rows(data_dir, [base_run, new_run])
     base = load.collapsed_results(data_dir, [base_run], timing=timing)
@@ -195,17 +190,8 @@ def compare_runs(data_dir: Path, base_run: str, new_run: str,
     problem = problems.pop() if problems else "?"
     base_host, new_host = _host(rows.get(base_run), base), _host(rows.get(new_run), new)
     same_host = base_host is not None and base_host == new_host
-    joined = base.select(
-        "case_id", "solver", pl.col("verdict").alias("base_verdict"),
-        pl.col("answer").alias("base_answer"), pl.col("wall_ms").alias("base_ms"),
-        pl.col("cpu_ms").alias("base_cpu"), pl.col("size").alias("base_size"),
-    ).join(new.select(
-        "case_id", "solver", pl.col("verdict").alias("new_verdict"),
-        pl.col("answer").alias("new_answer"), pl.col("wall_ms").alias("new_ms"),
-        pl.col("cpu_ms").alias("new_cpu"), pl.col("size").alias("new_size"),
-    ), on=["case_id", "solver"], how="full", coalesce=True).with_columns(
-        pl.coalesce("new_size", "base_size").alias("size"),
-    ).sort(["solver", "size", "case_id"], nulls_last=True)
+    joined = _joined(_side(base, "base", "solver"), _side(new, "new", "solver"),
+                     ["case_id", "solver"])
     solvers = list(dict.fromkeys([*new["solver"].to_list(), *base["solver"].to_list()]))
     compared = []
     for name in solvers:
@@ -219,6 +205,21 @@ def compare_runs(data_dir: Path, base_run: str, new_run: str,
                       new_host=new_host, same_host=same_host, ratio_threshold=ratio_threshold,
                       min_diff_ms=min_diff_ms, solvers=tuple(compared),
                       findings=tuple(findings))
+
+
+def _side(results: pl.DataFrame, prefix: str, *keys: str) -> pl.DataFrame:
+    """Results with `case_id` and `keys` as they are, the rest named `prefix`_ (`base`, `new`)."""
+    return results.select(
+        "case_id", *keys, pl.col("verdict").alias(f"{prefix}_verdict"),
+        pl.col("answer").alias(f"{prefix}_answer"), pl.col("wall_ms").alias(f"{prefix}_ms"),
+        pl.col("cpu_ms").alias(f"{prefix}_cpu"), pl.col("size").alias(f"{prefix}_size"))
+
+
+def _joined(base: pl.DataFrame, new: pl.DataFrame, on: list[str]) -> pl.DataFrame:
+    """Both sides of every case (keyed by `on`), by solver where `on` has it, smallest first."""
+    return base.join(new, on=on, how="full", coalesce=True).with_columns(
+        pl.coalesce("new_size", "base_size").alias("size")).sort(
+        [*on[1:], "size", "case_id"], nulls_last=True)
 
 
 def _compare_solver(problem: str, name: str, part: pl.DataFrame, base_solvers: set[str],
@@ -396,10 +397,8 @@ def _shown(skipped: list[str], limit: int) -> tuple[str, ...]:
 def pairs_to_compare(data_dir: Path, base: str | None = None, new: str | None = None,
                      problem: str | None = None) -> list[Pair]:
     """The runs `pipeline compare` looks at, each `Pair` saying why: the two given; BASE and
-    the newest finished run of its problem after it; else, for `problem` or for every problem
-    with two finished runs, its newest finished run and the baseline `choose_baseline` picks
-    (`base` None when there is none). Raises `UnknownName` / `ValueError` saying what is
-    missing, naming the data folder."""
+    the newest finished run after it; else, per problem (`problem` or every one with two
+    finished runs), its newest run and the baseline `choose_baseline` picks."""
     where = Path(data_dir).resolve()
     if base and new:
         return [Pair(run_rows(data_dir, [new]).get(new, {}).get("problem") or "?", base, new,
@@ -562,17 +561,8 @@ def compare_solvers(data_dir: Path, run_id: str, solver: str, against: str,
         raise UnknownName(f"run {run_id} has no results of {' or '.join(map(repr, missing))} "
                           f"(it ran {', '.join(ran) or 'nothing'})")
     problem = results["problem"][0]
-
-    def side(name: str, prefix: str) -> pl.DataFrame:
-        return results.filter(pl.col("solver") == name).select(
-            "case_id", pl.col("verdict").alias(f"{prefix}_verdict"),
-            pl.col("answer").alias(f"{prefix}_answer"), pl.col("wall_ms").alias(f"{prefix}_ms"),
-            pl.col("cpu_ms").alias(f"{prefix}_cpu"), pl.col("size").alias(f"{prefix}_size"))
-
-    joined = side(against, "base").join(side(solver, "new"), on="case_id", how="full",
-                                        coalesce=True).with_columns(
-        pl.coalesce("new_size", "base_size").alias("size")).sort(["size", "case_id"],
-                                                                 nulls_last=True)
+    joined = _joined(_side(results.filter(pl.col("solver") == against), "base"),
+                     _side(results.filter(pl.col("solver") == solver), "new"), ["case_id"])
     comparison = _compare_solver(problem, solver, joined, {against}, {solver}, True,
                                  ratio_threshold, min_diff_ms)
     return SideBySide(problem, run_id, solver, against, comparison,

@@ -1,9 +1,6 @@
-"""Constraint coverage shown: which of a problem's input bounds its stored cases reach.
-
-Each problem answers through `Problem.bound_coverage(inputs)`: a built-in problem from the
-bounds declared beside its parser (`bounds.py`), a package from its testlib validators' test
-overview log (which tells only whether an end was hit, so the values are None). A bound whose
-end no case reaches is a warning: a program failing only there passes every test.
+"""Constraint coverage: which of a problem's input bounds its stored cases reach
+(`Problem.bound_coverage`). A bound whose end no case reaches is a warning: a program failing
+only there passes every test.
 """
 
 from __future__ import annotations
@@ -30,15 +27,13 @@ def coverage_of_problems(data_dir, problem_ids) -> tuple[dict[str, tuple[BoundCo
     """Each problem's coverage by its stored cases (`stored_coverage`), and what is said where
     it has none (`Problem.why_no_coverage`); a problem no longer registered has none, its
     bounds unknown."""
-    from pipeline.errors import UnknownName
-    from pipeline.problems import get_problem
+    from pipeline.report.limits import registered
 
     covered: dict[str, tuple[BoundCoverage, ...]] = {}
     why_none: dict[str, str] = {}
     for problem_id in dict.fromkeys(problem_ids):
-        try:
-            problem = get_problem(problem_id)
-        except UnknownName:
+        problem = registered(problem_id)
+        if problem is None:
             covered[problem_id] = ()
             continue
         covered[problem_id] = stored_coverage(data_dir, problem)
@@ -69,8 +64,7 @@ def reached_text(row: BoundCoverage) -> str:
 
 def format_coverage(problem_id: str, rows: tuple[BoundCoverage, ...],
                     why_none: str = NO_BOUNDS) -> str:
-    """The coverage as text; `why_none` says why there is none (the problem's
-    `why_no_coverage()`)."""
+    """The coverage as text; `why_none` says why there is none (`why_no_coverage()`)."""
     if not rows:
         return f"constraint coverage of {problem_id}: {why_none}"
     width = max(len(r.name) for r in rows)

@@ -1,10 +1,9 @@
 """How each solver's time grows with the case size: points per size and a fit on log-log.
 
-Each timed case (AC, WA, NOEXP) is a raw point; cases of one size (within a twentieth of a
-decade) are summarised by median and 90th percentile; cases that ended without an answer are
-`untimed` marks. The fit is a line through log time against log size over the sizes well above
-the fixed cost (`FIXED_COST_FACTOR`), so its slope says how the work grows; it is given only
-with at least `MIN_SIZES` sizes spanning `MIN_SPAN`x and an R^2 of at least `MIN_R_SQUARED`.
+Cases of one size (within a twentieth of a decade) are summarised by median and 90th
+percentile. The fit is a line through log time against log size over the sizes well above the
+fixed cost (`FIXED_COST_FACTOR`); it is given only with at least `MIN_SIZES` sizes spanning
+`MIN_SPAN`x and an R^2 of at least `MIN_R_SQUARED`.
 """
 
 from __future__ import annotations

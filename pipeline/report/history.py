@@ -1,9 +1,6 @@
 """The nightly history of a problem: each trusted solver's total CPU time and failures over the
-last nightly runs, so a slow drift shows before any single night flags it.
-
-A nightly run is a finished run whose `command` starts with `pipeline nightly`. Per run and
-solver: the total median CPU time of its cases (wall time where no CPU time was measured) and
-the cases whose worst verdict is a failure; known-wrong stages are left out.
+last nightly runs (those whose `command` starts with `pipeline nightly`), so a slow drift shows
+before any single night flags it.
 """
 
 from __future__ import annotations

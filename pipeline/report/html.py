@@ -1,15 +1,12 @@
-"""`pipeline report`: one self-contained HTML file answering the four questions of a run.
-
-For the chosen runs (default: each solver's newest result per problem) the page shows the
-runs, the verdict matrix, test strength, each run's comparison with its baseline, a log-log
-chart of time against size with fitted growth, the nightly history, the slowest cases and the
-mismatches. It works offline (inline CSS and SVG, no script, a Content-Security-Policy that
-fetches nothing) and is written atomically.
+"""`pipeline report`: one self-contained HTML file of the chosen runs (docs/commands.md). It
+works offline (inline CSS and SVG, no script, a Content-Security-Policy that fetches nothing)
+and is written atomically.
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
@@ -18,9 +15,8 @@ from urllib.parse import quote
 
 import polars as pl
 
-from pipeline.errors import UnknownName, UserError
+from pipeline.errors import UserError
 from pipeline.fsutil import atomic_write_text
-from pipeline.problems import get_problem
 from pipeline.report import load
 from pipeline.report.compare import (
     Comparison,
@@ -37,7 +33,7 @@ from pipeline.report.growth import (
     growth_series,
 )
 from pipeline.report.history import HISTORY_NIGHTS, NIGHTLY_COMMAND, nightly_history
-from pipeline.report.limits import known_wrong, must_fail
+from pipeline.report.limits import known_wrong, must_fail, registered
 from pipeline.report.matrix import verdict_matrix
 from pipeline.report.mismatches import (
     ANSWER_CHARS,
@@ -47,6 +43,7 @@ from pipeline.report.mismatches import (
     cut,
     find_mismatches,
     one_line,
+    size_measure,
     where,
 )
 from pipeline.report.slow import SlowCase, format_fraction, format_ms, slow_cases
@@ -122,8 +119,7 @@ def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                  out: Path | None = None, rule: SlowdownRule | None = None,
                  baselines: dict[str, str | None] | None = None) -> Path:
     """Write the report for `run_ids` (default: each solver's newest run per problem) to
-    `out` (default `DATA/reports/report-<timestamp>.html`), atomically; returns the path.
-    `rule` overrides the slowdown thresholds of the comparisons (`compare_runs` arguments);
+    `out`, atomically; returns the path. `rule` overrides the slowdown thresholds;
     `baselines` gives a run's baseline (None: none), as the nightly chose it."""
     path = Path(out) if out is not None else default_report_path(data_dir)
     atomic_write_text(path, render_report(data_dir, run_ids, rule, baselines, path.parent))
@@ -293,11 +289,9 @@ def _role_tag(problem: str, solver: str) -> str:
 
 def _verdict_section(results: pl.DataFrame,
                      expected: dict[tuple[str, str], str] | None = None) -> str:
-    """Per problem one table (its own solvers only), laid out to the page's width: a row of
-    columns for a few solvers; beyond `WIDE_SOLVERS`, one row per solver (so 100 submissions
-    never squeeze a name into one letter per line), grouped by what each is expected to get
-    (`expected`: (problem, solver) -> a package submission's expected verdict), each group led
-    by a summary row of its cases per verdict."""
+    """Per problem one table of its own solvers: a column each up to `WIDE_SOLVERS`, else a
+    row each (so 100 submissions never squeeze a name into a letter per line), grouped by
+    `expected` ((problem, solver) -> expected verdict)."""
     matrix = verdict_matrix(results)
     out = ['<h2 id="verdicts">Verdicts (cases per verdict)</h2>']
     for problem in matrix.problems:
@@ -305,10 +299,7 @@ def _verdict_section(results: pl.DataFrame,
         if len(solvers) > WIDE_SOLVERS:
             out.append(_verdict_list(matrix, problem, solvers, expected or {}))
             continue
-        heads = "".join(
-            f"<th>{escape(s)}"
-            + _role_tag(problem, s)
-            + "</th>" for s in solvers)
+        heads = "".join(f"<th>{escape(s)}{_role_tag(problem, s)}</th>" for s in solvers)
         cells = "".join(
             "<td>" + "".join(_badge(v, n) for v, n in matrix.cell(problem, s).items()) + "</td>"
             for s in solvers)
@@ -328,11 +319,7 @@ def _verdict_list(matrix, problem: str, solvers: Sequence[str],
     rows = []
     for label in sorted(groups, key=lambda g: (g not in ("accepted", "main"), g == "-", g)):
         members = groups[label]
-        total: dict[str, int] = {}
-        for solver in members:
-            for verdict, count in matrix.cell(problem, solver).items():
-                total[verdict] = total.get(verdict, 0) + count
-        badges = "".join(_badge(v, total[v]) for v in sorted(total, key=display_rank))
+        badges = _summed_badges(matrix, problem, members)
         name = "no expectation" if label == "-" else f"expected {label}"
         rows.append(f'<tr class="summary" data-expected="{escape(label)}"><th>{escape(name)}: '
                     f"{len(members)} solver{'s' if len(members) != 1 else ''}</th>"
@@ -343,6 +330,14 @@ def _verdict_list(matrix, problem: str, solvers: Sequence[str],
     return (f'<div class="scroll matrix-box"><table class="verdict-matrix verdict-list" '
             f'data-problem="{escape(problem)}"><tr><th class="problem">{escape(problem)}</th>'
             "<th>cases per verdict</th></tr>" + "".join(rows) + "</table></div>")
+
+
+def _summed_badges(matrix, problem: str, solvers: Sequence[str]) -> str:
+    """The cases per verdict of `solvers` together, as badges."""
+    total: Counter[str] = Counter()
+    for solver in solvers:
+        total.update(matrix.cell(problem, solver))
+    return "".join(_badge(v, total[v]) for v in sorted(total, key=display_rank))
 
 
 def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict],
@@ -359,10 +354,8 @@ def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict]
             continue
         strength = measure_strength(problem, run_id, results, load.load_cases(data_dir,
                                                                                 [problem]))
-        try:
-            bounds = stored_coverage(data_dir, get_problem(problem))
-        except UnknownName:
-            bounds = ()
+        registration = registered(problem)
+        bounds = () if registration is None else stored_coverage(data_dir, registration)
         if not strength.programs and not bounds:
             continue
         lines = "".join(
@@ -416,10 +409,9 @@ def held_expectations(data_dir: Path, runs: Sequence[str],
 
 def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFrame,
                          newest_first: bool = False, report_dir: Path | None = None) -> str:
-    """Per problem package of the runs: each submission, what its folder or tag expects, what
-    it got (cases per verdict, overall verdict) and whether the two agree. `newest_first`:
-    the runs are newest first within a problem, and each submission is shown once, from the
-    first run that holds it."""
+    """Per problem package: each submission, what it is expected to get, what it got and
+    whether the two agree. `newest_first`: the runs are newest first within a problem, each
+    submission shown once, from the first run that holds it."""
     report_dir = Path(report_dir or Path(data_dir) / "reports").resolve()
     held = held_expectations(data_dir, runs, newest_first)
     if held.is_empty():
@@ -491,11 +483,7 @@ def _expected_summary(matrix, problem: str, rows: pl.DataFrame, results: pl.Data
     """The summary row of the submissions expected to get one verdict: how many, how many
     agree, their cases per verdict and the most CPU time any took on a case."""
     label = rows["expected"][0]
-    total: dict[str, int] = {}
-    for submission in rows["submission"].to_list():
-        for verdict, count in matrix.cell(problem, submission).items():
-            total[verdict] = total.get(verdict, 0) + count
-    badges = "".join(_badge(v, total[v]) for v in sorted(total, key=display_rank))
+    badges = _summed_badges(matrix, problem, rows["submission"].to_list())
     mine = results.join(rows.select("run_id", pl.col("submission").alias("solver")),
                         on=["run_id", "solver"], how="semi")
     agree = rows.filter(pl.col("status") == "agree").height
@@ -625,13 +613,6 @@ def solver_colors(results: pl.DataFrame) -> dict[str, str]:
     return {name: color(i) for i, name in enumerate(verdict_matrix(results).solvers)}
 
 
-def _size_measure(problem_id: str) -> str:
-    try:
-        return get_problem(problem_id).size_measure
-    except UnknownName:
-        return "size"
-
-
 def _growth_section(runs: Sequence[str], rows: dict[str, dict], results: pl.DataFrame,
                     colors: dict[str, str]) -> str:
     out = ['<h2 id="growth">Time against size (log-log)</h2>',
@@ -650,7 +631,7 @@ def _growth_section(runs: Sequence[str], rows: dict[str, dict], results: pl.Data
             part["problem"][0] if part.height else "?")
         series = growth_series(part)
         title = f"{problem_id} (run {run_id})"
-        chart = loglog_chart(series, title, _size_measure(problem_id),
+        chart = loglog_chart(series, title, size_measure(problem_id),
                              chart_id=f"growth-{index}", colors=colors)
         fits = "".join(
             f"<tr><td>{escape(s.solver)}</td><td class=\"num\">{len(s.points)}</td>"
@@ -703,13 +684,13 @@ def _slow_section(rows: Sequence[SlowCase]) -> str:
                    f'{escape(problem)}"><tr><th>solver</th><th>verdict</th><th>size</th>'
                    '<th>cpu ms</th><th>wall ms</th><th>of time limit</th>'
                    '<th>source (group)</th></tr>')
-        for r in (r for r in rows if r.problem == problem):
-            out.append(f"<tr><td>{escape(r.solver)}</td><td>{_badge(r.verdict)}</td>"
-                       f"<td class=\"num\">{r.size}</td>"
-                       f"<td class=\"num\">{format_ms(r.cpu_ms)}</td>"
-                       f"<td class=\"num\">{format_ms(r.wall_ms)}</td>"
-                       f"<td class=\"num\">{format_fraction(r.fraction)}</td>"
-                       f"<td>{escape(where(r.source, r.groups, r.case_id))}</td></tr>")
+        out += [f"<tr><td>{escape(r.solver)}</td><td>{_badge(r.verdict)}</td>"
+                f"<td class=\"num\">{r.size}</td>"
+                f"<td class=\"num\">{format_ms(r.cpu_ms)}</td>"
+                f"<td class=\"num\">{format_ms(r.wall_ms)}</td>"
+                f"<td class=\"num\">{format_fraction(r.fraction)}</td>"
+                f"<td>{escape(where(r.source, r.groups, r.case_id))}</td></tr>"
+                for r in rows if r.problem == problem]
         out.append("</table></div>")
     return "\n".join(out)
 
@@ -733,14 +714,12 @@ def _mismatch_block(m: Mismatch) -> str:
 
 
 def _known_table(section: ProblemMismatches) -> str:
-    rows = []
-    for k in section.known:
-        m = k.smallest
-        rows.append(f"<tr><td>{escape(k.stage)}</td><td class=\"num\">{k.cases}</td>"
-                    f"<td class=\"num\">{m.size}</td>"
-                    f"<td>{escape(where(m.source, m.case_groups, m.case_id))}</td>"
-                    f"<td><code>{escape(one_line(m.input))}</code></td>"
-                    f"<td class=\"note\">{escape(k.why)}</td></tr>")
+    rows = [f"<tr><td>{escape(k.stage)}</td><td class=\"num\">{k.cases}</td>"
+            f"<td class=\"num\">{m.size}</td>"
+            f"<td>{escape(where(m.source, m.case_groups, m.case_id))}</td>"
+            f"<td><code>{escape(one_line(m.input))}</code></td>"
+            f"<td class=\"note\">{escape(k.why)}</td></tr>"
+            for k in section.known for m in [k.smallest]]
     return ('<div class="scroll"><table class="known"><tr><th>known-wrong stage</th>'
             "<th>cases wrong</th><th>smallest size</th><th>smallest counterexample</th>"
             "<th>its input</th><th>why it is wrong</th></tr>" + "".join(rows)

@@ -1,8 +1,6 @@
-"""What every report reads: the results of some runs and the cases they ran on.
-
-`collapsed_results` folds each (run, case, solver)'s repeats into one row (worst verdict, its
-answer, median times); `load_cases` reads the cases; `answers_agree` and `difference` compare
-outputs by the problem's own rule, also for a problem no longer registered.
+"""What every report reads: the results of some runs (each repeat folded into one row), the cases
+they ran on, and answers compared by the problem's own rule, also for a problem no longer
+registered.
 """
 
 from __future__ import annotations
@@ -12,8 +10,8 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.errors import UnknownName
 from pipeline.problems import cases_schema
+from pipeline.report.limits import registered
 from pipeline.tables.files import empty, problem_file, read_file
 from pipeline.tables.results import read_run_results
 from pipeline.tables.schemas import RESULTS
@@ -82,20 +80,15 @@ def answers_agree(problem_id: str, a: str, b: str) -> bool:
     """Whether two outputs are the same answer for the problem (token by token)."""
     if a == b:
         return True
-    from pipeline.problems import get_problem
-
-    try:
-        return get_problem(problem_id).compare(a, b) is None
-    except UnknownName:
-        return a.split() == b.split()
+    problem = registered(problem_id)
+    return a.split() == b.split() if problem is None else problem.compare(a, b) is None
 
 
 def difference(problem_id: str, expected: str, got: str) -> str | None:
     """The problem's sentence naming the first difference between two outputs."""
-    from pipeline.problems import get_problem
     from pipeline.problems.tokens import check_tokens_equal
 
-    try:
-        return get_problem(problem_id).compare(expected, got)
-    except UnknownName:
+    problem = registered(problem_id)
+    if problem is None:
         return check_tokens_equal(expected.split(), got.split())
+    return problem.compare(expected, got)

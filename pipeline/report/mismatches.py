@@ -1,10 +1,8 @@
 """`pipeline mismatches`: cases whose answers disagree, per problem, smallest case first.
 
-A case is a mismatch when a stage's answer differs from the expected answer or from another
-stage's, compared with the problem's own `compare` (an answer a checker accepted counts as the
-expected one); rows without an answer (SKIP, TLE, MLE, RE, OLE) take no part. A *finding* is a
+A case is a mismatch when a stage's answer differs, by the problem's own `compare`, from the
+expected answer or from another stage's; rows without an answer take no part. A *finding* is a
 trusted solver off; *known* is only known-wrong stages off, folded into one line per stage.
-`by_problem` sorts per problem by its own size measure.
 """
 
 from __future__ import annotations
@@ -15,9 +13,8 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.errors import UnknownName
 from pipeline.report import load
-from pipeline.report.limits import known_wrong
+from pipeline.report.limits import known_wrong, registered
 from pipeline.tables.runs import resolve_runs
 from pipeline.verdicts import ANSWERED, Verdict, names
 
@@ -62,8 +59,7 @@ class Mismatch:
 
     @property
     def is_finding(self) -> bool:
-        """A trusted solver disagrees: with the expected answer, or without one, with another
-        trusted solver."""
+        """A trusted solver disagrees with the expected answer (or, without one, another's)."""
         if self.has_expected:
             return any(self._trusted(g) for g in self.groups if not g.is_expected)
         return sum(1 for g in self.groups if self._trusted(g)) > 1
@@ -127,15 +123,9 @@ def find_mismatches(data_dir: Path, problem: str | None = None,
 
 def _judged_by_checker(problem_id: str) -> bool:
     """Whether a checker judged the problem's answers (a package's own, or the one its
-    `problem.toml` names), so that an accepted answer counts as the expected one even where its
-    text differs."""
-    from pipeline.problems import get_problem
-
-    try:
-        problem = get_problem(problem_id)
-    except UnknownName:
-        return False
-    return problem.accepts_other_answers
+    `problem.toml` names): an accepted answer then counts as the expected one."""
+    problem = registered(problem_id)
+    return problem is not None and problem.accepts_other_answers
 
 
 def case_groups(case: dict) -> tuple[str, ...]:
@@ -178,12 +168,8 @@ class ProblemMismatches:
 
 
 def size_measure(problem_id: str) -> str:
-    from pipeline.problems import get_problem
-
-    try:
-        return get_problem(problem_id).size_measure
-    except UnknownName:
-        return "size"
+    problem = registered(problem_id)
+    return "size" if problem is None else problem.size_measure
 
 
 def by_problem(items: Sequence[Mismatch]) -> list[ProblemMismatches]:
@@ -301,9 +287,8 @@ def runs_read(run_ids: Sequence[str]) -> str:
 def format_mismatches(items: Sequence[Mismatch], top: int | None = DEFAULT_TOP,
                       show_all: bool = False, run_ids: Sequence[str] = ()) -> str:
     """The mismatches for the console: per problem, the findings in full (at most `top`),
-    then one line per known-wrong stage failing as documented. `show_all` lists the known
-    cases in full too (and every case unless `top` is given). `run_ids`: the runs read, named
-    on the first line."""
+    then a line per known-wrong stage. `show_all` lists the known cases in full too (every
+    case unless `top` is given). `run_ids`: the runs read, named on the first line."""
     read = f" in {runs_read(run_ids)}" if run_ids else ""
     if not items:
         return f"no mismatches{read}: every answered case agrees"

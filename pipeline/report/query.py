@@ -1,9 +1,5 @@
-"""`pipeline query`: Polars SQL over every table, streamed so any result size fits.
-
-Each table is a lazy scan of its Parquet files (an empty frame with the right columns when it
-has none). `table` output computes only the rows it shows; `csv`, `json` and `parquet` stream
-the result in batches. `query_error` explains a failed query in one line in the query's words,
-then shows the query with a caret.
+"""`pipeline query`: Polars SQL over every table (each a lazy scan of its Parquet files),
+streamed so any result size fits; `query_error` explains a failed query in one line.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""`pipeline slow`: the slowest cases of some runs, against the problem's time limit.
-
-Cases rank by median CPU time (the limit is on CPU time; wall time where none was measured);
-skipped cases are left out, so a TLE shows at the top above the limit.
+"""`pipeline slow`: the slowest cases of some runs, by median CPU time (wall time where none was
+measured), against the problem's time limit.
 """
 
 from __future__ import annotations
@@ -39,12 +37,8 @@ class SlowCase:
 def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = None,
                run_ids: Sequence[str] | None = None, top: int = 20,
                per_problem: bool = False) -> list[SlowCase]:
-    """The `top` slowest (case, solver) pairs by median CPU time (wall time where there is no
-    CPU time), slowest first (with `per_problem`, the `top` slowest of each problem, problem by
-    problem)
-
-    Runs: `run_ids` when given, else the latest finished run of each problem (or of
-    `problem`)."""
+    """The `top` slowest (case, solver) pairs, slowest first (`per_problem`: of each problem)
+    of `run_ids`, else of the latest finished run of each problem (or of `problem`)."""
     runs = resolve_runs(data_dir, run_ids, problem)
     results = load.collapsed_results(data_dir, runs, problem, solver).filter(
         (pl.col("verdict") != Verdict.SKIP.value) & pl.col("wall_ms").is_not_null())

@@ -1,11 +1,7 @@
-"""How strong a problem's tests are: which case kills which wrong program, which cases do the
-work, and the fewest cases that still kill every wrong program the whole set kills.
-
-A wrong program is one that must fail (`report.limits.must_fail`); a case kills it when the
-program got a verdict its expectation names there (a known-wrong stage: any failing verdict).
-The smallest killing set is an exact minimum set cover (breadth-first) up to
-`EXACT_MAX_PROGRAMS` killed programs, else the greedy cover (within H(d) of the fewest); the
-answer says which. The CPU time saved is what every solver spent on the cases outside the set.
+"""How strong a problem's tests are: which case kills which wrong program (one that must fail,
+`report.limits.must_fail`), and the fewest cases that still kill every one the whole set kills:
+an exact minimum set cover up to `EXACT_MAX_PROGRAMS` killed programs, else the greedy cover
+(within H(d) of the fewest). docs/commands.md#pipeline-strength.
 """
 
 from __future__ import annotations
@@ -247,9 +243,8 @@ def format_strength(strength: Strength, top: int = 10) -> str:
                        key=lambda c: (-len(c.only_kills), -len(c.kills)))[:top]
     if strongest:
         lines.append("  cases that kill most (kills / only this case kills):")
-        for case in strongest:
-            lines.append(f"    {len(case.kills):>3} / {len(case.only_kills):<3} "
-                         f"{where[case.case_id]}  ({case.case_id[:12]})")
+        lines += [f"    {len(case.kills):>3} / {len(case.only_kills):<3} "
+                  f"{where[case.case_id]}  ({case.case_id[:12]})" for case in strongest]
     idle = sum(1 for c in strength.per_case if not c.kills)
     if idle:
         lines.append(f"  {idle} cases kill no wrong program")

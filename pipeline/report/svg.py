@@ -1,9 +1,6 @@
-"""Charts as inline SVG text: no scripts, no fonts, nothing to download.
-
-`loglog_chart` draws time against size per solver (raw points, per-size median and 90th
-percentile, the fitted line over its range, untimed cases as crosses in a band of their own,
-each growth exponent in the legend); `history_chart` the nightly CPU time and failures per
-trusted solver. Raw points are drawn once per pixel, so thousands of cases stay small.
+"""Charts as inline SVG text (no scripts, no fonts, nothing to download): `loglog_chart` of time
+against size per solver, `history_chart` of the nightly history. Raw points are drawn once per
+pixel, so thousands of cases stay small.
 """
 
 from __future__ import annotations
@@ -54,13 +51,9 @@ def _range(values: Sequence[float]) -> tuple[float, float]:
 def _ticks(lo: float, hi: float) -> list[float]:
     """Values (not logs) for grid lines: decades, plus 2 and 5 when the span is short."""
     steps = (1,) if hi - lo > 3 else (1, 2, 5)
-    ticks = []
-    for decade in range(math.floor(lo), math.ceil(hi) + 1):
-        for step in steps:
-            value = step * 10.0 ** decade
-            if lo <= math.log10(value) <= hi:
-                ticks.append(value)
-    return ticks
+    values = (step * 10.0 ** decade for decade in range(math.floor(lo), math.ceil(hi) + 1)
+              for step in steps)
+    return [value for value in values if lo <= math.log10(value) <= hi]
 
 
 def format_size(value: float) -> str:
@@ -95,8 +88,7 @@ def loglog_chart(series: Sequence[Series], title: str, x_label: str,
                  y_label: str = "wall time (median over repeats)", chart_id: str = "chart",
                  colors: dict[str, str] | None = None) -> str:
     """An `<svg>` element: every series' points, per-size medians and 90th percentiles and
-    fitted line on log-log axes. `colors` maps solver names to the colours they should keep
-    across charts."""
+    fitted line on log-log axes, each solver in its colour of `colors`."""
     fills = series_colors([s.solver for s in series], colors)
     xs = [x for s in series for x, _ in s.points] + [x for s in series for x, _ in s.untimed]
     ys = [y for s in series for _, y in s.points] + [p.p90_ms for s in series for p in s.by_size]

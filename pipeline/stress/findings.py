@@ -1,9 +1,6 @@
-"""Keeping what `stress` and `hunt` find: judge files, ingested, and a `findings` row.
-
-A kept case is written as `DATA/raw/<problem>/<group>/NAME.in` (and `NAME.out`, the reference's
-answer), ingested at once into group `found` or `hunt` as an ingest of `DATA/raw` would, then
-described by `tables/findings/<id>.parquet`. Ctrl-C while a case is kept waits until all three
-are written.
+"""Keeping what `stress` and `hunt` find: judge files under `DATA/raw/<problem>/<group>/`,
+ingested at once as an ingest of `DATA/raw` would, and a `findings` row. Ctrl-C while a case
+is kept waits until all three are written.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""Shrink passes and hunt mutations over the judge text alone, for a problem that brings no
-passes of its own (a problem known only by its package).
-
-The text is lines of whitespace-separated tokens. Passes: delta debugging over lines and tokens
-(halves first, each deletion also tried with the first line's integer lowered to match),
-lowering integers towards 0 and 1 in shrinking steps, and cutting words. The shrink loop drops
-candidates the problem's parser or validators reject.
+"""Shrink passes and hunt mutations over the judge text alone (lines of whitespace-separated
+tokens), for a problem that brings no passes of its own (docs/stress.md#shrinking).
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""`pipeline harden`: for each wrong program the tests let through, find a test that kills it
-and add it to the problem's own tests.
-
-The wrong programs are the survivors of the latest finished run (`report.strength`), or the ones
-named. For each, a one-finding stress session finds and shrinks a case it fails on, and
-`Problem.add_test` adds it (a package writes `harden-NAME.in` and `.ans` into its data and is
-registered again; a built-in problem keeps it in `DATA/raw/<id>/hardened/`). Names come from
-the program and the case, so one seed adds the same files.
+"""`pipeline harden`: for each wrong program the tests let through (the survivors of the latest
+finished run, or the ones named), a one-finding stress session finds and shrinks a case that
+kills it, and `Problem.add_test` adds it to the problem's own tests. Names come from the
+program and the case, so one seed adds the same files.
 """
 
 from __future__ import annotations

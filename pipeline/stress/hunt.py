@@ -1,14 +1,11 @@
 """`pipeline hunt`: search for inputs of a given size on which S is slowest.
 
 1. Start: cases of the size from the growth ladder and the recipes, each timed `repeats`
-   times; the slowest median is the baseline and the starting point.
-2. Climb: each round times a few valid mutants of the current case once; the promising ones
-   are timed `repeats` more times, interleaved with it, and one whose median beats it by 5%
-   replaces it. CPU times are used where measured: they move less with the load.
-3. Keep: the slowest case is written to `DATA/raw/<problem>/hunt/`, ingested into group `hunt`,
-   and described by a `findings` row.
-
-Stops at the budget, on Ctrl-C, or when S runs out of time on a case.
+   times; the slowest median is the starting point.
+2. Climb: each round times a few valid mutants once; the promising ones are timed `repeats`
+   more times, interleaved with the current case, and one whose median beats it by 5%
+   replaces it (CPU times where measured: they move less with the load).
+3. Keep: the slowest case is kept (`findings.keep_case`) in group `hunt`.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Running a solver S and its reference R on cases, and grading S as runs grade it.
 
-S and R are any solver the run layer can build (`select_solvers`, `solver_specs`,
-`submission_specs`). Without `--against`, R is per case the first trusted `reference` stage
-whose limits accept it (S left out), or a package's first `main`, else accepted, submission.
-Jobs go through the runs' executor; S's verdict comes from `pipeline.run.checker` with R's
-answer as the expected one (a package submission by the package's own rules). A JE is no
-verdict of S (the case is not judged); a submission that did not build, cannot run here, or
-could not start stops the session (`JudgeError`).
+Without `--against`, R is per case the first trusted `reference` stage whose limits accept it,
+or a package's first `main`, else accepted, submission. S's verdict comes from
+`pipeline.run.checker` with R's answer as the expected one. A JE is no verdict of S; a
+submission that did not build or could not start stops the session (`JudgeError`).
 """
 
 from __future__ import annotations
@@ -112,9 +109,8 @@ class Judge:
     def check(self, items: Sequence[tuple[Case, str]],
               idle: Callable[[], None] | None = None,
               groups: Sequence[str | None] | None = None) -> list[Trial]:
-        """Run S and R on every (case, text); one `Trial` per item, in order. `idle` is
-        called after each outcome arrives (the caller prepares its next cases meanwhile).
-        `groups` (one per item) are the test groups a package judges the cases as cases of."""
+        """Run S and R on every (case, text); one `Trial` per item, in order. `idle` is called
+        after each outcome arrives; `groups`: each item's test group (a package's)."""
         groups = list(groups) if groups is not None else [None] * len(items)
         after_reference = self.solver.kind == "submission"  # S is judged against R's answer
         keys = itertools.count()
@@ -269,10 +265,8 @@ def open_judge(problem: Problem, solver: str, against: str | None,
                jobs: int | None = None, need_reference: bool = True,
                executor_kind: str = "local", scheduler: str | None = None,
                sandbox: str = "auto") -> Judge:
-    """Build S's and R's specs the way a run builds its solvers (external programs built
-    once, cached under DATA/build/, run in the sandbox as `sandbox` says: auto, on or off)
-    and start the executor (its workers import the stages). A package's own programs follow
-    `sandbox` too, and no contained program sees the data folder."""
+    """Build S's and R's specs the way a run builds its solvers (sandboxed as `sandbox` says,
+    never seeing the data folder) and start the executor."""
     from pipeline.programs import contained
     from pipeline.programs.isolation import set_sandbox
 
@@ -319,9 +313,8 @@ def open_judge(problem: Problem, solver: str, against: str | None,
 
 def _package_specs(problem: Problem, names: tuple[str, ...], data_dir: Path,
                    executor: Executor) -> list[SolverSpec]:
-    """The specs of the package submissions among S and R, at the package's time limit (derived
-    now when needed, as `pipeline run` does); each is built here first, so that one that does not
-    compile stops the session before it starts."""
+    """The specs of the package submissions among S and R, each built here first, so that one
+    that does not compile stops the session before it starts."""
     if not names:
         return []
     from pipeline.run.runner import load_cases

@@ -1,11 +1,9 @@
-"""Shrinking a failing case until no single step keeps the failure.
+"""Shrinking a failing case until no single step keeps the failure (docs/stress.md#shrinking).
 
-A pass turns the case into candidate judge texts; a candidate counts when the problem parses
-it, it is strictly simpler (`order.simplicity`), the problem's input validators accept it, and
-S fails on it *the same way* against R. Candidates are judged in chunks in the pass's order
-(boldest first) and the first failing one wins, so the result does not depend on chunking,
-workers or timing. Passes repeat until none makes progress (locally minimal); a deadline or
-Ctrl-C stops early with the simplest failure so far, which is re-run before it is kept.
+A candidate counts when the problem parses it, it is strictly simpler (`order.simplicity`), the
+input validators accept it, and S fails on it *the same way* against R. Candidates are judged
+in chunks in the pass's order and the first failing one wins, so the result does not depend on
+chunking, workers or timing.
 """
 
 from __future__ import annotations
@@ -73,9 +71,8 @@ def shrink(problem: Problem, judge: Judge, case: Case, trial: Trial, *,
            passes: list[Pass] | None = None, deadline: float | None = None,
            on_step: Callable[[int, int], None] | None = None, group: str = "") -> Shrunk:
     """The simplest case reachable from the failing (`case`, `trial`) by single steps that
-    keep the failure. `deadline` is a `time.monotonic()` value; `on_step(before, after)`
-    hears of every accepted step (sizes). `group` is the test group the case came from (a
-    package validates and judges the candidates as inputs of it)."""
+    keep the failure. `on_step(before, after)` hears of every accepted step (sizes); `group`:
+    the test group a package validates and judges the candidates as inputs of."""
     started = time.monotonic()
     passes = passes_for(problem) if passes is None else passes
     target = trial.verdict

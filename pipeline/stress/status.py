@@ -1,8 +1,6 @@
-"""The progress line of `stress` and `hunt`, on stderr.
-
-On a terminal one line is redrawn in place (at most five times a second); otherwise (a log
-file, a pipe, CI) a plain line is written about every ten seconds. Events (a failure found, a
-case kept) are always written as lines of their own.
+"""The progress line of `stress` and `hunt`, on stderr: on a terminal one line redrawn in place,
+elsewhere a plain line about every ten seconds; events (a failure found, a case kept) are lines
+of their own.
 """
 
 from __future__ import annotations

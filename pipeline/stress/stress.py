@@ -1,11 +1,9 @@
 """`pipeline stress`: generate cases from recipes, judge S against R, shrink and keep failures.
 
-Cases come from the chosen recipes in a fixed interleaving (`problem.generate(r, s, k)`), so
-the sequence depends only on the seed; inputs the problem's validators reject are skipped and
-counted. Rounds are judged through the executor; a failure (WA against R, or RE, TLE, MLE,
-OLE) is shrunk and kept unless it shrinks to a finding already kept. The session stops after
-`stop_after` findings, at the budget, or on Ctrl-C. Failures are shrunk in sequence order and
-shrinking is deterministic, so one seed gives the same findings whatever the workers.
+Cases come from the chosen recipes in a fixed interleaving, so the sequence depends only on
+the seed; failures are shrunk in sequence order and shrinking is deterministic, so one seed
+gives the same findings whatever the workers. A failure that shrinks to a finding already kept
+is not kept again.
 """
 
 from __future__ import annotations
@@ -40,8 +38,7 @@ INVALID_GIVE_UP = 64   # rejected inputs, none accepted yet: the recipes make no
 
 
 class StressError(UserError):
-    """A session that cannot go on: a recipe raised, there is none, or none makes a valid
-    input."""
+    """A session that cannot go on: a recipe raised, there is none, or none makes a valid input."""
 
 
 @dataclass(frozen=True)
@@ -152,9 +149,8 @@ class Schedule:
 
 def with_generators(problem: Problem, commands: tuple[str, ...],
                     data_dir: Path) -> tuple[Problem, list[Recipe]]:
-    """The problem with a recipe added for each generator command (see
-    `pipeline.problems.generator_recipe`), and those recipes; a command that names no program, or
-    one that does not build, raises `GeneratorError` now."""
+    """The problem with a recipe added for each generator command, and those recipes; a
+    command that names no program, or one that does not build, raises `GeneratorError` now."""
     from pipeline.problems import generator_recipe
 
     made: dict[str, Recipe] = {}
