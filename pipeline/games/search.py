@@ -34,10 +34,6 @@ class GameSearch(Generic[S]):
         self._grundy: dict[S, int] = {}
         self._winning: dict[S, bool] = {}
 
-    @property
-    def states_seen(self) -> int:
-        return max(len(self._grundy), len(self._winning))
-
     def _count(self, memo: dict) -> None:
         if self.max_states is not None and len(memo) >= self.max_states:
             raise StateBudgetExceeded(f"more than {self.max_states} game states")

@@ -284,6 +284,18 @@ def read_tokens(read, text: str, most: int):
     return tokens
 
 
+def token_reader(library, name: str, most: int):
+    """A function: text -> every token of a valid input as an array 'Q', read and validated by
+    the kernel function `name` of `library` (from `functions`, at most `most` tokens); None
+    when the quick path declines or native code is unavailable."""
+
+    def read(text: str):
+        loaded = library()
+        return None if loaded is None else read_tokens(getattr(loaded, name), text, most)
+
+    return read
+
+
 def executable(native: Native, fallback: str) -> Path | None:
     """The program's path (built first if needed), or None when native code is off or cannot
     be built here; then one line on stderr names the reason and `fallback`."""

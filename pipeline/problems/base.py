@@ -28,7 +28,15 @@ from pipeline.problems.model import (
 )
 
 __all__ = ["ROLES", "Answer", "Bound", "Case", "Checker", "Growth", "Mutation", "Problem",
-           "Recipe", "RecipeKind", "Role", "ShrinkPass", "Stage", "define_problem"]
+           "Recipe", "RecipeKind", "Role", "ShrinkPass", "Stage", "case_functions",
+           "define_problem"]
+
+CASE_FUNCTIONS = ("parse", "render", "format_answer", "validate_answer", "size", "size_values")
+
+
+def case_functions(module) -> dict[str, Callable]:
+    """The functions of a problem's case module (`case.py`) that `define_problem` takes."""
+    return {name: getattr(module, name) for name in CASE_FUNCTIONS}
 
 
 def define_problem(module_file: str, *, parse: Callable[[str], Case],

@@ -121,9 +121,6 @@ class TokenReader:
         return InputError(line, message, rule=rule, column=column if with_column else None)
 
     # -- reading ----------------------------------------------------------------------------
-    def remaining(self) -> int:
-        return len(self.tokens) - self.index
-
     def _missing(self, what: str) -> InputError:
         line, _ = self.locate(len(self.tokens))
         return InputError(line, f"expected {what} but the input ended", rule="count")

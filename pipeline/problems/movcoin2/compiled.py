@@ -66,13 +66,6 @@ def fast_grundy(case: Movcoin2Case):
     return kernels.forest_answers(total, eu, ev, odd, starts, sizes, 63)[1]
 
 
-def warm_up() -> None:
-    """Load the kernel (native library, or numba's cached compile) before timing cases."""
-    from pipeline.problems.movcoin2.case import parse
-
-    fast(parse("1\n2\n1 2\n1 0\n"))
-
-
 def fast(case: Movcoin2Case) -> list[int]:
     return _solve(case, 63)
 

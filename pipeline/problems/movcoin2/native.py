@@ -1,13 +1,11 @@
-"""movcoin2's native code through ctypes: the quick parse path and the kernel.
-
-The library is declared at import, built at installation and loaded on first use; where it
-cannot be built, `functions()` is None and the callers use their fallback (`FALLBACK`).
-"""
+"""movcoin2's native code through ctypes (`pipeline.native`): the quick parse path and the
+kernel; where it cannot be built, `functions()` is None and `FALLBACK` runs."""
 
 from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 from pipeline import native
@@ -34,7 +32,6 @@ class Forest:
     sizes: array[int]
 
 
-# The library's functions with their ctypes signatures (or None without native code).
 functions = native.functions(KERNELS, FALLBACK, {"movcoin2_read": "pipipppppp",
                                                   "movcoin2_solve": "ipppppiipp"})
 
@@ -80,9 +77,6 @@ def read(text: str):
 
 def forest_of(tests) -> Forest:
     """The forest of a case's tests (for cases that were not parsed natively)."""
-    from array import array
-    from itertools import chain
-
     sizes = array("q", (test.n for test in tests))
     starts = array("q", bytes(8 * len(sizes)))
     eu, ev = array("i"), array("i")
