@@ -1,19 +1,9 @@
-"""Native code: C and C++ sources compiled once, ahead of time, and loaded with ctypes.
-
-The one place that knows how such code is declared, built, cached and loaded (why native code
-and not numba's AOT or a CPython extension: docs/architecture.md):
-
-    KERNELS = native.library("<problem id>", Path(__file__).with_name("native.c"))
-    lib = native.load(KERNELS, fallback="numba's JIT")   # a ctypes.CDLL, or None
-    LAUNCHER = native.program("launcher", Path(__file__).with_name("launcher.c"))
-    path = native.executable(LAUNCHER, fallback="...")   # its path, or None
-
-Declaring compiles nothing; `load`, `executable` and `build` compile on first use when the cache
-lacks the artifact, and `make venv` builds all of it (`python -m pipeline.native`). Artifacts are
-`<name>-<key>[.so]` in `cache_dir()`, the key a hash of sources, flags, compiler and machine;
-a build renames a temporary file into place under an `flock`, so a killed build leaves nothing.
-Where building fails, `load` returns None after one stderr line naming the fallback;
-`PIPELINE_NATIVE=0` switches native code off without a note.
+"""Native code: C and C++ sources compiled once, ahead of time, and loaded with ctypes (why:
+docs/architecture.md). `library`/`program` declare a source; `load`/`executable` build it on
+first use when the cache lacks it (`make venv` builds all: `python -m pipeline.native`).
+Artifacts are `<name>-<key>[.so]` in `cache_dir()`, the key a hash of sources, flags, compiler
+and machine, renamed into place under an `flock`, so a killed build leaves nothing. Where
+building fails, one stderr line names the fallback; `PIPELINE_NATIVE=0` switches it all off.
 """
 
 from __future__ import annotations
@@ -60,7 +50,10 @@ _LOADED: dict[str, object] = {}
 _NOTED: set[str] = set()
 
 
-def _declare(native: Native) -> Native:
+def _declare(name: str, source: Path, kind: Kind, headers: tuple[Path, ...],
+             flags: tuple[str, ...]) -> Native:
+    native = Native(name, Path(source).resolve(), kind, tuple(Path(h).resolve() for h in headers),
+                    tuple(flags))
     known = _REGISTERED.get(native.name)
     if known is not None and known != native:
         raise ValueError(f"native code {native.name!r} is declared twice: {known.source} and "
@@ -72,15 +65,13 @@ def _declare(native: Native) -> Native:
 def library(name: str, source: Path, headers: tuple[Path, ...] = (),
             flags: tuple[str, ...] = ("-O2",)) -> Native:
     """Declare (and register) a shared library built from `source`."""
-    return _declare(Native(name, Path(source).resolve(), "library",
-                           tuple(Path(h).resolve() for h in headers), tuple(flags)))
+    return _declare(name, source, "library", headers, flags)
 
 
 def program(name: str, source: Path, headers: tuple[Path, ...] = (),
             flags: tuple[str, ...] = ("-O2",)) -> Native:
     """Declare (and register) an executable built from `source`."""
-    return _declare(Native(name, Path(source).resolve(), "program",
-                           tuple(Path(h).resolve() for h in headers), tuple(flags)))
+    return _declare(name, source, "program", headers, flags)
 
 
 def registered() -> tuple[Native, ...]:
@@ -234,7 +225,6 @@ def load(native: Native, fallback: str):
             library_ = None
     _LOADED[native.name] = library_
     return library_
-
 
 
 def functions(native: Native, fallback: str, signatures: dict[str, str]):
