@@ -1,8 +1,6 @@
-"""Seeded case generators for movcoin2.
-
-Trees are built on 0-based ids with node 0 as a natural "special" node (an end of a path, the
-centre of a star, the root of a binary tree), then relabelled by a random permutation; edges
-are shuffled and randomly oriented, so no recipe leaks structure through the numbering.
+"""Seeded case generators for movcoin2. Trees are built with node 0 as the "special" node (an
+end of a path, a star's centre), then relabelled at random, edges shuffled and oriented at
+random, so no recipe leaks structure through the numbering.
 """
 
 from __future__ import annotations
@@ -277,8 +275,7 @@ RECIPES = _recipes()
 
 
 def growth_case(size: int, seed: int) -> Movcoin2Case:
-    """The growth ladder's case: one random tree of `size` nodes, about half of them holding an
-    odd number of coins."""
+    """The growth ladder's case: one random tree of `size` nodes, coin density half."""
     import numpy as np
 
     gen = np.random.default_rng(seed)
