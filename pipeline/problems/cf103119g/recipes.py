@@ -187,8 +187,8 @@ def _max_alternating_case(rng: random.Random) -> Case:
 
 
 def _max_adversarial(rng: random.Random) -> Case:
-    """All 256 values present (Gray-code walks); appends walk the coil, each flipping every
-    coil value, and every query asks about a last occurrence, forcing a full recomputation."""
+    """All 256 values present (Gray code); appends walk the coil, each flipping every coil
+    value, and every query asks about a last occurrence (a full recomputation)."""
     shift = rng.randrange(256)
     values = [GRAY[(shift + i) % 256] for i in range(MAX_N)]
     last = [0] * 256
@@ -265,8 +265,7 @@ RECIPES = (
 
 
 def growth_case(size: int, seed: int) -> Case:
-    """The growth ladder's case: n = m = size / 2, random bytes, append/query alternating (as in
-    `max-alternating`)."""
+    """The growth ladder's case: n = m = size / 2, as `max-alternating`."""
     import numpy as np
 
     gen = np.random.default_rng(seed)

@@ -1,5 +1,5 @@
-"""Counting the people per distinct cell, and which people stand at odd distance from the
-corner: the core of the `fast` stage, used by the sizes and the recipes as well."""
+"""The people per distinct cell, and which stand at odd distance from the corner (the `fast`
+stage's core, used by the sizes and the recipes too)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ _MIX2 = 0xC2B2AE3D27D4EB4F
 
 
 def _odd_mask(xs: np.ndarray, ys: np.ndarray, m: int) -> np.ndarray:
-    """People (at `xs`, `ys` of a case of size `m`) at odd distance (X - 1) + (M - Y) from
-    the corner."""
+    """People at odd distance (X - 1) + (M - Y) from the corner."""
     return ((xs ^ ys) & 1) != ((m + 1) & 1)
 
 

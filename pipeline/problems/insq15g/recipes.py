@@ -13,10 +13,6 @@ if TYPE_CHECKING:  # numpy is imported by the generators that use it (not by `pi
     import numpy as np
 
 
-def _case(n: int, m: int, people) -> Case:
-    return Case.of(n, m, people)
-
-
 def _cell(rng: random.Random, n: int, m: int) -> tuple[int, int]:
     return rng.randint(1, n), rng.randint(1, m)
 
@@ -38,7 +34,7 @@ def make_tiny(rng: random.Random) -> Case:
         people = [rng.choice(cells) for _ in range(p)]
     else:
         people = [_cell(rng, n, m) for _ in range(p)]
-    return _case(n, m, people)
+    return Case.of(n, m, people)
 
 
 def make_one_at_target(rng: random.Random) -> Case:
@@ -49,7 +45,7 @@ def make_one_at_target(rng: random.Random) -> Case:
     if rng.random() < 0.5:  # plus one person a step or two away
         people.append(_near_corner(rng, n, m, 2))
         rng.shuffle(people)
-    return _case(n, m, people)
+    return Case.of(n, m, people)
 
 
 def make_all_on_one_cell(rng: random.Random) -> Case:
@@ -59,19 +55,19 @@ def make_all_on_one_cell(rng: random.Random) -> Case:
     if rng.random() < 0.2:
         n, m = rng.randint(1, 10**18), rng.randint(1, 10**18)
         cell = _cell(rng, n, m)
-    return _case(n, m, [cell] * p)
+    return Case.of(n, m, [cell] * p)
 
 
 def make_single_row(rng: random.Random) -> Case:
     m = rng.randint(1, 7)
     p = rng.randint(1, 4)
-    return _case(1, m, [(1, rng.randint(1, m)) for _ in range(p)])
+    return Case.of(1, m, [(1, rng.randint(1, m)) for _ in range(p)])
 
 
 def make_single_column(rng: random.Random) -> Case:
     n = rng.randint(1, 7)
     p = rng.randint(1, 4)
-    return _case(n, 1, [(rng.randint(1, n), 1) for _ in range(p)])
+    return Case.of(n, 1, [(rng.randint(1, n), 1) for _ in range(p)])
 
 
 def make_huge_grid(rng: random.Random) -> Case:
@@ -81,7 +77,7 @@ def make_huge_grid(rng: random.Random) -> Case:
         people = [_near_corner(rng, n, m, 3) for _ in range(p)]
     else:
         people = [rng.choice([(n, 1), (1, 1), (n, m), _cell(rng, n, m)]) for _ in range(p)]
-    return _case(n, m, people)
+    return Case.of(n, m, people)
 
 
 def make_two_steps_away(rng: random.Random) -> Case:
@@ -94,14 +90,14 @@ def make_two_steps_away(rng: random.Random) -> Case:
     people = [rng.choice(cells) for _ in range(p)]
     if rng.random() < 0.4:  # and sometimes a few people on the corner
         people += [(1, m)] * rng.randint(1, 2)
-    return _case(n, m, people)
+    return Case.of(n, m, people)
 
 
 def make_random_medium(rng: random.Random) -> Case:
     n = rng.choice([rng.randint(1, 400), rng.randint(1, 10**18)])
     m = rng.choice([rng.randint(1, 400), rng.randint(1, 10**18)])
     p = rng.randint(1, 3000)
-    return _case(n, m, [_cell(rng, n, m) for _ in range(p)])
+    return Case.of(n, m, [_cell(rng, n, m) for _ in range(p)])
 
 
 def make_clustered_medium(rng: random.Random) -> Case:
@@ -110,7 +106,7 @@ def make_clustered_medium(rng: random.Random) -> Case:
     m = rng.choice([rng.randint(1, 300), rng.randint(1, 10**18)])
     cells = [_cell(rng, n, m) for _ in range(rng.randint(1, 8))]
     p = rng.randint(1, 3000)
-    return _case(n, m, [rng.choice(cells) for _ in range(p)])
+    return Case.of(n, m, [rng.choice(cells) for _ in range(p)])
 
 
 def _np_rng(rng: random.Random) -> np.random.Generator:
