@@ -48,8 +48,11 @@ class Case:
     @classmethod
     def of(cls, n: int, m: int, people) -> Case:
         """A case from a list of (X, Y) pairs."""
+        import numpy as np
+
         people = list(people)
-        return cls(n, m, [x for x, _ in people], [y for _, y in people])
+        return cls(n, m, np.array([x for x, _ in people], dtype=np.int64),
+                   np.array([y for _, y in people], dtype=np.int64))
 
     @classmethod
     def from_tokens(cls, tokens) -> Case:
