@@ -196,6 +196,13 @@ class Recipe:
     group: str = ""
 
 
+def numpy_rng(rng: random.Random):
+    """A NumPy generator seeded from `rng`, for a recipe that draws in bulk."""
+    import numpy as np
+
+    return np.random.default_rng(rng.getrandbits(64))
+
+
 @dataclass(frozen=True)
 class Growth:
     """The size ladder bench and report use: `make(size, seed)` builds a case of about `size`
@@ -215,6 +222,12 @@ class Bound:
     low: int
     high: int
     reach: Callable[[Case], tuple[int, int] | None]
+
+
+def spread(values: Iterable[int]) -> tuple[int, int]:
+    """(lowest, highest) of `values`: what a `Bound.reach` answers."""
+    values = list(values)
+    return min(values), max(values)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from pipeline.problems.cf103119g.case import MAX_M, MAX_N, Case
-from pipeline.problems.model import Recipe
+from pipeline.problems.model import Recipe, numpy_rng
 
 # An induced 16-cycle of the 8-cube (a "coil"): consecutive values differ in one bit, others in
 # at least two.  Walking it, each append flips the state of every last occurrence on it.
@@ -148,12 +148,6 @@ def _family_coil(rng: random.Random) -> Case:
     return _coil_walk(rng, rng.randint(20, 300), rng.randint(100, 600))
 
 
-def _np_rng(rng: random.Random):
-    import numpy as np
-
-    return np.random.default_rng(rng.getrandbits(64))
-
-
 def _alternating_ops(rng: random.Random, values: list[int], m: int, gen) -> list:
     """Appends of random bytes alternating with queries (half on last occurrences)."""
     appended = gen.integers(0, 256, (m + 1) // 2).tolist()
@@ -181,7 +175,7 @@ def _alternating_ops(rng: random.Random, values: list[int], m: int, gen) -> list
 
 
 def _max_alternating_case(rng: random.Random) -> Case:
-    gen = _np_rng(rng)
+    gen = numpy_rng(rng)
     values = gen.integers(0, 256, MAX_N).tolist()
     return Case(tuple(values), tuple(_alternating_ops(rng, values, MAX_M, gen)))
 
@@ -225,7 +219,7 @@ def _max_all_equal(rng: random.Random) -> Case:
 
 
 def _max_queries_only(rng: random.Random) -> Case:
-    gen = _np_rng(rng)
+    gen = numpy_rng(rng)
     values = gen.integers(0, 16, MAX_N).tolist()
     last = {v: i for i, v in enumerate(values)}
     present = sorted(last)

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
 from pipeline.problems.insq15g.case import MAX_PEOPLE, MAX_SIDE, Case
 from pipeline.problems.insq15g.cells import _cell_counts
-from pipeline.problems.model import Recipe
-
-if TYPE_CHECKING:  # numpy is imported by the generators that use it (not by `pipeline solve`)
-    import numpy as np
+from pipeline.problems.model import Recipe, numpy_rng
 
 
 def _cell(rng: random.Random, n: int, m: int) -> tuple[int, int]:
@@ -109,12 +105,6 @@ def make_clustered_medium(rng: random.Random) -> Case:
     return Case.of(n, m, [rng.choice(cells) for _ in range(p)])
 
 
-def _np_rng(rng: random.Random) -> np.random.Generator:
-    import numpy as np
-
-    return np.random.default_rng(rng.getrandbits(64))
-
-
 def _huge_side(rng: random.Random) -> int:
     return rng.choice([MAX_SIDE, rng.randint(10**17, MAX_SIDE)])
 
@@ -123,7 +113,7 @@ def _make_distinct(p: int):
     def make(rng: random.Random) -> Case:
         import numpy as np
 
-        gen = _np_rng(rng)
+        gen = numpy_rng(rng)
         if rng.random() < 0.5:  # a huge grid
             n, m = _huge_side(rng), _huge_side(rng)
             xs = gen.integers(1, n, size=p, endpoint=True, dtype=np.int64)
@@ -161,7 +151,7 @@ def make_max_random(rng: random.Random) -> Case:
     """10^6 people in a huge grid: uniform cells, or drawn from a pool of repeated cells."""
     import numpy as np
 
-    gen = _np_rng(rng)
+    gen = numpy_rng(rng)
     n, m = _huge_side(rng), _huge_side(rng)
     p = MAX_PEOPLE
     if rng.random() < 0.5:
