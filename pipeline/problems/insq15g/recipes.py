@@ -54,16 +54,14 @@ def make_all_on_one_cell(rng: random.Random) -> Case:
     return Case.of(n, m, [cell] * p)
 
 
-def make_single_row(rng: random.Random) -> Case:
-    m = rng.randint(1, 7)
-    p = rng.randint(1, 4)
-    return Case.of(1, m, [(1, rng.randint(1, m)) for _ in range(p)])
-
-
-def make_single_column(rng: random.Random) -> Case:
-    n = rng.randint(1, 7)
-    p = rng.randint(1, 4)
-    return Case.of(n, 1, [(rng.randint(1, n), 1) for _ in range(p)])
+def make_line(row: bool):
+    """N = 1 (a single row) or M = 1, the other side up to 7, 1..4 people."""
+    def make(rng: random.Random) -> Case:
+        side = rng.randint(1, 7)
+        cells = [rng.randint(1, side) for _ in range(rng.randint(1, 4))]
+        n, m = (1, side) if row else (side, 1)
+        return Case.of(n, m, [(1, c) if row else (c, 1) for c in cells])
+    return make
 
 
 def make_huge_grid(rng: random.Random) -> Case:
@@ -172,8 +170,8 @@ RECIPES = (
     Recipe("one-at-target", "edge", "people on the corner (1, M), sometimes plus one near it",
            make_one_at_target),
     Recipe("all-on-one-cell", "edge", "up to 7 people on one cell", make_all_on_one_cell),
-    Recipe("single-row", "edge", "N = 1, M up to 7", make_single_row),
-    Recipe("single-column", "edge", "M = 1, N up to 7", make_single_column),
+    Recipe("single-row", "edge", "N = 1, M up to 7", make_line(row=True)),
+    Recipe("single-column", "edge", "M = 1, N up to 7", make_line(row=False)),
     Recipe("huge-grid", "edge", "N = M = 10^18 with 1..4 people, mostly near the corner",
            make_huge_grid),
     Recipe("two-steps-away", "edge", "everyone two steps from the corner (or on it): always No",
