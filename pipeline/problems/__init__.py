@@ -15,6 +15,7 @@ import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from types import SimpleNamespace
 
 from pipeline.errors import UnknownName, UserError
 from pipeline.problems.model import Problem, Recipe, Stage
@@ -245,7 +246,7 @@ def _import(folder: Path):
     if _holds_a_package(folder):
         from pipeline.packages.problem import package_problem
 
-        return _Holder(package_problem(folder))
+        return SimpleNamespace(PROBLEM=package_problem(folder))  # not a module: a package
     if folder.parent == BUILTIN_DIR:
         return importlib.import_module(f"{__name__}.{folder.name}")
     name = "pipeline_problem_" + re.sub(r"\W", "_", folder.name)
@@ -264,13 +265,6 @@ def _import(folder: Path):
         del sys.modules[name]
         raise
     return module
-
-
-class _Holder:
-    """A loaded problem that is not a Python module (a registered package)."""
-
-    def __init__(self, problem: Problem) -> None:
-        self.PROBLEM = problem
 
 
 # Size columns by problem.toml (path, modification time, size): read once per version.

@@ -95,12 +95,8 @@ class TokenReader:
         if index < len(self.tokens):
             for i, match in enumerate(_TOKEN.finditer(self.text)):
                 if i == index:
-                    return self._line_col(match.start())
-        end = len(self.text.rstrip())
-        return self._line_col(end)
-
-    def _line_col(self, offset: int) -> tuple[int, int]:
-        return _line_col(self.text, offset)
+                    return _line_col(self.text, match.start())
+        return _line_col(self.text, len(self.text.rstrip()))
 
     def line_of(self, index: int) -> int:
         return self.locate(index)[0]
