@@ -254,20 +254,14 @@ def functions(native: Native, fallback: str, signatures: dict[str, str]):
 def read_tokens(read, text: str, most: int):
     """Every token of `text` as an array 'Q', read and validated by the kernel function `read`
     (text, length, tokens, capacity, count); None when the quick path declines."""
-    from pipeline.native.bulk import (
-        address,
-        int64_buffer,
-        text_buffer,
-        token_capacity,
-        uint64_buffer,
-    )
+    from pipeline.native.bulk import address, text_buffer, token_capacity, zeroed
 
     where = text_buffer(text)
     if where is None:
         return None
     capacity = token_capacity(where[1], most)
-    tokens = uint64_buffer(capacity)
-    count = int64_buffer(1)
+    tokens = zeroed("Q", capacity)
+    count = zeroed("q", 1)
     if read(*where, address(tokens), capacity, address(count)) < 0:
         return None
     del tokens[count[0]:]

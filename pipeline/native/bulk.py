@@ -51,21 +51,10 @@ def _as_utf8():
     return _AS_UTF8
 
 
-def uint64_buffer(count: int) -> array:
-    """A zeroed array of `count` unsigned 64-bit integers (typecode 'Q')."""
-    return array("Q", (0,)) * count
-
-
-def int32_buffer(count: int) -> array:
-    return array("i", (0,)) * count
-
-
-def int64_buffer(count: int) -> array:
-    return array("q", (0,)) * count
-
-
-def uint8_buffer(count: int) -> array:
-    return array("B", (0,)) * count
+def zeroed(typecode: str, count: int) -> array:
+    """A zeroed array of `count` items of `typecode` ('Q' uint64, 'q' int64, 'i' int32,
+    'B' uint8) to hand to native code."""
+    return array(typecode, (0,)) * count
 
 
 def address(buffer: array) -> int:

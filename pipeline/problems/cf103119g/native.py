@@ -49,10 +49,10 @@ def pack(values, ops) -> Packed:
 
 def solve(packed: Packed) -> tuple[bool, ...]:
     """Whether the position of each query wins, in order."""
-    from pipeline.native.bulk import address, uint8_buffer
+    from pipeline.native.bulk import address, zeroed
 
     library = functions()
-    out = uint8_buffer(packed.m)
+    out = zeroed("B", packed.m)
     base = address(packed.tokens)
     queries = library.cf103119g_solve(packed.n, base + 8 * 2, packed.m,
                                       base + 8 * (2 + packed.n), address(out))

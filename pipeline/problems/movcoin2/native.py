@@ -42,25 +42,17 @@ def read(text: str):
     library = functions()
     if library is None:
         return None
-    from pipeline.native.bulk import (
-        address,
-        int32_buffer,
-        int64_buffer,
-        text_buffer,
-        token_capacity,
-        uint8_buffer,
-        uint64_buffer,
-    )
+    from pipeline.native.bulk import address, text_buffer, token_capacity, zeroed
 
     where = text_buffer(text)
     if where is None:
         return None
     capacity = token_capacity(where[1], MOST_TOKENS)
-    tokens = uint64_buffer(capacity)
-    count = int64_buffer(1)
+    tokens = zeroed("Q", capacity)
+    count = zeroed("q", 1)
     nodes, tests = min(capacity, MAX_SUM_N), min(capacity, MAX_T)  # nodes < tokens
-    eu, ev, odd = int32_buffer(nodes), int32_buffer(nodes), uint8_buffer(nodes)
-    starts, sizes = int64_buffer(tests), int64_buffer(tests)
+    eu, ev, odd = zeroed("i", nodes), zeroed("i", nodes), zeroed("B", nodes)
+    starts, sizes = zeroed("q", tests), zeroed("q", tests)
     tests = library.movcoin2_read(*where, address(tokens), capacity, address(count),
                                   address(eu), address(ev), address(odd), address(starts),
                                   address(sizes))
@@ -92,11 +84,11 @@ def forest_of(tests) -> Forest:
 
 def solve(forest: Forest, bit_limit: int, with_grundy: bool = False):
     """Per-test answers (a list), and every node's Grundy value too when `with_grundy`."""
-    from pipeline.native.bulk import address, int64_buffer
+    from pipeline.native.bulk import address, zeroed
 
     library = functions()
-    answers = int64_buffer(len(forest.sizes))
-    grundy = int64_buffer(forest.total) if with_grundy else None
+    answers = zeroed("q", len(forest.sizes))
+    grundy = zeroed("q", forest.total) if with_grundy else None
     status = library.movcoin2_solve(forest.total, address(forest.eu), address(forest.ev),
                                     address(forest.odd), address(forest.starts),
                                     address(forest.sizes), len(forest.sizes), bit_limit,
