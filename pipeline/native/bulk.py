@@ -64,8 +64,8 @@ def address(buffer: array) -> int:
 
 
 def token_capacity(length: int, most: int) -> int:
-    """How many tokens a buffer needs for a text of `length` bytes: at most `most` + 1 (one
-    more than a valid input can hold, so that too many tokens are seen as such)."""
+    """Tokens a buffer needs for a text of `length` bytes: at most `most` + 1 (so that too
+    many tokens are seen as such)."""
     return max(1, min(length // 2 + 1, most + 1))
 
 

@@ -179,8 +179,7 @@ class Stage:
 
     @property
     def judged_on_speed(self) -> bool:
-        """Whether a slowdown of this stage is a regression (oracles and methods are there to
-        be right, not fast)."""
+        """Whether a slowdown of this stage is a regression (others are there to be right)."""
         return self.role == "fast"
 
 
@@ -205,8 +204,7 @@ def numpy_rng(rng: random.Random):
 
 @dataclass(frozen=True)
 class Growth:
-    """The size ladder bench and report use: `make(size, seed)` builds a case of about `size`
-    (in the problem's size measure), shaped like its max tests."""
+    """The size ladder bench and report use: `make(size, seed)`, a case of about `size`."""
 
     sizes: tuple[int, ...]
     description: str

@@ -216,8 +216,7 @@ RECIPES = (
 
 
 def growth_case(size: int, seed: int) -> Case:
-    """The growth ladder's case: distinct random strings of length 17 (total length about
-    `size`), L = 20."""
+    """The growth ladder's case: distinct random strings of length 17, L = 20."""
     import numpy as np
 
     width = 17

@@ -33,8 +33,7 @@ _read = native.token_reader(functions, "cf103119g_read", 2 + MAX_N + 2 * MAX_M)
 
 
 def read(text: str) -> Packed | None:
-    """The packed case of a valid input, read and validated natively; None when the quick
-    path declines (or native code is unavailable)."""
+    """The packed case of a valid input, read and validated natively; None: declined."""
     tokens = _read(text)
     return None if tokens is None else Packed(tokens, tokens[0], tokens[1])
 

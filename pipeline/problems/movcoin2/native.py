@@ -37,8 +37,7 @@ functions = native.functions(KERNELS, FALLBACK, {"movcoin2_read": "pipipppppp",
 
 
 def read(text: str):
-    """(tokens, forest) of a valid input, read and validated natively; None when the quick
-    path declines (or native code is unavailable)."""
+    """(tokens, forest) of a valid input, read and validated natively; None: declined."""
     library = functions()
     if library is None:
         return None
