@@ -64,9 +64,7 @@ def parse(text: str) -> Case:
     gc.disable()  # building 2e5 small tuples otherwise triggers many useless collections
     try:
         case = _parse_native(text) if native.functions() is not None else _parse_quick(text)
-        if case is not None:
-            return case
-        return _parse_slow(text)
+        return case if case is not None else _parse_slow(text)
     finally:
         if gc_was_enabled:
             gc.enable()

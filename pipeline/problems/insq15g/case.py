@@ -109,9 +109,7 @@ def parse(text: str) -> Case:
     from pipeline.problems.insq15g import native
 
     case = _parse_native(text) if native.functions() is not None else _parse_fast(text)
-    if case is None:
-        case = _parse_slow(text)
-    return case
+    return case if case is not None else _parse_slow(text)
 
 
 def _parse_native(text: str) -> Case | None:

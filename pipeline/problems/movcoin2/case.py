@@ -51,9 +51,7 @@ def parse(text: str) -> Movcoin2Case:
     from pipeline.problems.movcoin2 import native
 
     case = _parse_native(text) if native.functions() is not None else _parse_quick(text)
-    if case is None:
-        case = _parse_checked(text)
-    return case
+    return case if case is not None else _parse_checked(text)
 
 
 def _parse_native(text: str) -> Movcoin2Case | None:
