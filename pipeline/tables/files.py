@@ -103,12 +103,10 @@ def write_batches_atomic(path: Path, batches: Iterable[pl.DataFrame],
 def _atomic_naming_full_disk(path: Path, write: Callable[[Path], None]) -> None:
     try:
         atomic_write(path, write)
-    except pl.exceptions.PolarsError as error:
-        if "No space left on device" in str(error) or "os error 28" in str(error):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from None
-        raise
-    except OSError as error:
-        if error.errno == errno.ENOSPC:
+    except (pl.exceptions.PolarsError, OSError) as error:
+        full = (error.errno == errno.ENOSPC if isinstance(error, OSError) else
+                "No space left on device" in str(error) or "os error 28" in str(error))
+        if full:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from None
         raise
 
