@@ -1,14 +1,7 @@
-"""Memoised search over the states of an impartial game.
-
-A game is described by `moves(state)`, which yields the states reachable in one move; states
-must be hashable. Under normal play a state is winning for the player to move iff some move
-leads to a losing state, and its Grundy value is the mex of its options' values. Both are
-computed here with an explicit stack (a path of 10^5 moves is fine) and a memo that persists
-across queries on the same `GameSearch`, so an oracle asking about many start states of the
-same game shares the work.
-
-A state budget bounds the work: an oracle that declares limits can still be protected from an
-unexpectedly large state space, which raises `StateBudgetExceeded` rather than hanging.
+"""Memoised search over the states of an impartial game described by `moves(state)` (the
+hashable states one move away). Win/lose and Grundy values are computed with an explicit
+stack (a path of 10^5 moves is fine) and a memo kept across queries on one `GameSearch`; a
+state budget raises `StateBudgetExceeded` on an unexpectedly large state space.
 """
 
 from __future__ import annotations
@@ -33,10 +26,6 @@ class GameSearch(Generic[S]):
         self.max_states = max_states
         self._grundy: dict[S, int] = {}
         self._winning: dict[S, bool] = {}
-
-    @property
-    def states_seen(self) -> int:
-        return max(len(self._grundy), len(self._winning))
 
     def _count(self, memo: dict) -> None:
         if self.max_states is not None and len(memo) >= self.max_states:
@@ -75,11 +64,8 @@ class GameSearch(Generic[S]):
         return memo[start]
 
     def is_winning(self, start: S) -> bool:
-        """True iff the player to move from `start` wins with perfect play.
-
-        Stops looking at a state's options as soon as one losing option is found, which is
-        cheaper than a full Grundy value when only the winner matters.
-        """
+        """True iff the player to move from `start` wins with perfect play (stops at a
+        state's first losing option: cheaper than a full Grundy value)."""
         memo = self._winning
         if start in memo:
             return memo[start]

@@ -1,19 +1,9 @@
-"""Native code: C and C++ sources compiled once, ahead of time, and loaded with ctypes.
-
-The one place that knows how such code is declared, built, cached and loaded (why native code
-and not numba's AOT or a CPython extension: docs/architecture.md):
-
-    KERNELS = native.library("<problem id>", Path(__file__).with_name("native.c"))
-    lib = native.load(KERNELS, fallback="numba's JIT")   # a ctypes.CDLL, or None
-    LAUNCHER = native.program("launcher", Path(__file__).with_name("launcher.c"))
-    path = native.executable(LAUNCHER, fallback="...")   # its path, or None
-
-Declaring compiles nothing; `load`, `executable` and `build` compile on first use when the cache
-lacks the artifact, and `make venv` builds all of it (`python -m pipeline.native`). Artifacts are
-`<name>-<key>[.so]` in `cache_dir()`, the key a hash of sources, flags, compiler and machine;
-a build renames a temporary file into place under an `flock`, so a killed build leaves nothing.
-Where building fails, `load` returns None after one stderr line naming the fallback;
-`PIPELINE_NATIVE=0` switches native code off without a note.
+"""Native code: C and C++ sources compiled once, ahead of time, and loaded with ctypes (why:
+docs/architecture.md). `library`/`program` declare a source; `load`/`executable` build it on
+first use when the cache lacks it (`make venv` builds all: `python -m pipeline.native`).
+Artifacts are `<name>-<key>[.so]` in `cache_dir()`, the key a hash of sources, flags, compiler
+and machine, renamed into place under an `flock`, so a killed build leaves nothing. Where
+building fails, one stderr line names the fallback; `PIPELINE_NATIVE=0` switches it all off.
 """
 
 from __future__ import annotations
@@ -60,7 +50,10 @@ _LOADED: dict[str, object] = {}
 _NOTED: set[str] = set()
 
 
-def _declare(native: Native) -> Native:
+def _declare(name: str, source: Path, kind: Kind, headers: tuple[Path, ...],
+             flags: tuple[str, ...]) -> Native:
+    native = Native(name, Path(source).resolve(), kind, tuple(Path(h).resolve() for h in headers),
+                    tuple(flags))
     known = _REGISTERED.get(native.name)
     if known is not None and known != native:
         raise ValueError(f"native code {native.name!r} is declared twice: {known.source} and "
@@ -72,15 +65,13 @@ def _declare(native: Native) -> Native:
 def library(name: str, source: Path, headers: tuple[Path, ...] = (),
             flags: tuple[str, ...] = ("-O2",)) -> Native:
     """Declare (and register) a shared library built from `source`."""
-    return _declare(Native(name, Path(source).resolve(), "library",
-                           tuple(Path(h).resolve() for h in headers), tuple(flags)))
+    return _declare(name, source, "library", headers, flags)
 
 
 def program(name: str, source: Path, headers: tuple[Path, ...] = (),
             flags: tuple[str, ...] = ("-O2",)) -> Native:
     """Declare (and register) an executable built from `source`."""
-    return _declare(Native(name, Path(source).resolve(), "program",
-                           tuple(Path(h).resolve() for h in headers), tuple(flags)))
+    return _declare(name, source, "program", headers, flags)
 
 
 def registered() -> tuple[Native, ...]:
@@ -236,7 +227,6 @@ def load(native: Native, fallback: str):
     return library_
 
 
-
 def functions(native: Native, fallback: str, signatures: dict[str, str]):
     """A function returning `native`'s library (loaded on first call) with each function in
     `signatures` typed, one letter an argument (`p` pointer, `i` int64; every kernel returns
@@ -264,24 +254,30 @@ def functions(native: Native, fallback: str, signatures: dict[str, str]):
 def read_tokens(read, text: str, most: int):
     """Every token of `text` as an array 'Q', read and validated by the kernel function `read`
     (text, length, tokens, capacity, count); None when the quick path declines."""
-    from pipeline.native.bulk import (
-        address,
-        int64_buffer,
-        text_buffer,
-        token_capacity,
-        uint64_buffer,
-    )
+    from pipeline.native.bulk import address, text_buffer, token_capacity, zeroed
 
     where = text_buffer(text)
     if where is None:
         return None
     capacity = token_capacity(where[1], most)
-    tokens = uint64_buffer(capacity)
-    count = int64_buffer(1)
+    tokens = zeroed("Q", capacity)
+    count = zeroed("q", 1)
     if read(*where, address(tokens), capacity, address(count)) < 0:
         return None
     del tokens[count[0]:]
     return tokens
+
+
+def token_reader(library, name: str, most: int):
+    """A function: text -> every token of a valid input as an array 'Q', read and validated by
+    the kernel function `name` of `library` (from `functions`, at most `most` tokens); None
+    when the quick path declines or native code is unavailable."""
+
+    def read(text: str):
+        loaded = library()
+        return None if loaded is None else read_tokens(getattr(loaded, name), text, most)
+
+    return read
 
 
 def executable(native: Native, fallback: str) -> Path | None:

@@ -1,9 +1,6 @@
-"""`python -m pipeline.native`: build every registered native source into the cache.
-
-Run by `make venv` right after installing the package. Prints one line per artifact (built
-now, or already in the cache) and, where one cannot be built, why and what runs instead. The
-exit status is 0 unless `--strict` is given and something failed: a machine without a
-compiler still gets a working installation (the fallbacks), with the reason printed.
+"""`python -m pipeline.native` (run by `make venv`): build every registered native source into
+the cache, one line per artifact. Exits 0 unless `--strict` and something failed: a machine
+without a compiler still gets a working installation (the fallbacks).
 """
 
 from __future__ import annotations
@@ -17,8 +14,7 @@ from pipeline.programs import launcher  # noqa: F401 (declares the launcher's na
 
 
 def discover() -> tuple[native.Native, ...]:
-    """Every native source of the pipeline: importing every problem registers its own (each
-    problem's package imports its `native` module); the launcher declares its own on import."""
+    """Every native source: importing the problems and the launcher registers their own."""
     all_problems()
     return native.registered()
 

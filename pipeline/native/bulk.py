@@ -1,14 +1,9 @@
 """Helpers of the quick parse paths: buffers handed to native code, and the NumPy bulk reader.
 
-A quick path reads a judge file's integers in bulk and validates them in bulk; on any doubt it
-declines (returns None) and the problem's checked parser runs, so every error message comes
-from one place. With native code, the problem's library reads the text in place
-(`text_buffer`, `uints.h`) into a `uint64_buffer`; without it, `numpy_uints` reads them with
-NumPy and declines exactly the same texts. Nothing here imports NumPy until `numpy_uints` is called.
-
-A case read in bulk may hold its tuples as a `LazyTuple`: the same tuple, built from the
-packed buffers only when something looks at it. `pipeline solve` then hands the buffers to the
-kernel and never builds the 300,000 small Python tuples of a max input.
+A quick path reads and validates a judge file's integers in bulk; on any doubt it declines
+(None) and the problem's checked parser runs, so every error message comes from one place.
+Native code reads the text in place (`text_buffer`, `uints.h`); `numpy_uints` declines exactly
+the same texts. A `LazyTuple` builds a case's tuples from the buffers only when looked at.
 """
 
 from __future__ import annotations
@@ -30,9 +25,8 @@ def ascii_bytes(text: str) -> bytes | None:
 
 
 def text_buffer(text: str) -> tuple[int, int] | None:
-    """(address, length) of the text's characters as ASCII bytes, without copying them (the
-    UTF-8 form CPython keeps of a pure-ASCII string is its own storage); None when the text is
-    not pure ASCII (a quick path declines). The address is valid while `text` lives."""
+    """(address, length) of a pure-ASCII text's bytes, without copying (CPython's own storage;
+    valid while `text` lives); None when the text is not pure ASCII."""
     if not text.isascii():
         return None
     import ctypes
@@ -57,21 +51,10 @@ def _as_utf8():
     return _AS_UTF8
 
 
-def uint64_buffer(count: int) -> array:
-    """A zeroed array of `count` unsigned 64-bit integers (typecode 'Q')."""
-    return array("Q", (0,)) * count
-
-
-def int32_buffer(count: int) -> array:
-    return array("i", (0,)) * count
-
-
-def int64_buffer(count: int) -> array:
-    return array("q", (0,)) * count
-
-
-def uint8_buffer(count: int) -> array:
-    return array("B", (0,)) * count
+def zeroed(typecode: str, count: int) -> array:
+    """A zeroed array of `count` items of `typecode` ('Q' uint64, 'q' int64, 'i' int32,
+    'B' uint8) to hand to native code."""
+    return array(typecode, (0,)) * count
 
 
 def address(buffer: array) -> int:
@@ -81,8 +64,8 @@ def address(buffer: array) -> int:
 
 
 def token_capacity(length: int, most: int) -> int:
-    """How many tokens a buffer needs for a text of `length` bytes: at most `most` + 1 (one
-    more than a valid input can hold, so that too many tokens are seen as such)."""
+    """Tokens a buffer needs for a text of `length` bytes: at most `most` + 1 (so that too
+    many tokens are seen as such)."""
     return max(1, min(length // 2 + 1, most + 1))
 
 
@@ -119,11 +102,8 @@ def _powers():
 
 
 class LazyTuple(Sequence):
-    """A tuple of `length` items that `build()` produces on first use (then kept).
-
-    It stands in for a tuple field of a case: it compares equal to, and hashes like, the tuple
-    it stands for, and pickles, copies and deep-copies as that plain tuple.
-    """
+    """A tuple of `length` items that `build()` produces on first use (then kept): it compares,
+    hashes, pickles and copies as the plain tuple it stands for."""
 
     __slots__ = ("_length", "_build", "_items")
 

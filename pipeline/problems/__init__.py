@@ -1,11 +1,9 @@
 """The registry of problems: it finds them by looking, there is no list to edit.
 
 A problem is a folder named by its id: a Python problem (`problem.toml` and an `__init__.py`
-defining `PROBLEM`, see `base.define_problem`) or a package registered by `pipeline ingest`
-(`package.json` and `package/`, see `pipeline.packages.problem`). The registry looks in this
-package's folder and in every folder of `PIPELINE_PROBLEMS_DIR` (`os.pathsep`-joined), so the
-processes a run starts see the same problems; a problems dir may not reuse a built-in id.
-Problems are imported on first use, so `pipeline solve` pays only for the one it solves.
+defining `PROBLEM`) or a package registered by `pipeline ingest` (`package.json`, `package/`).
+The registry looks here and in every folder of `PIPELINE_PROBLEMS_DIR` (`os.pathsep`-joined,
+so the processes a run starts see the same problems). Problems are imported on first use.
 """
 
 from __future__ import annotations
@@ -17,6 +15,7 @@ import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from types import SimpleNamespace
 
 from pipeline.errors import UnknownName, UserError
 from pipeline.problems.model import Problem, Recipe, Stage
@@ -85,15 +84,14 @@ def is_package_folder(path: Path) -> bool:
 
 
 def registered_package(folder: Path) -> Path | None:
-    """The package's own copy in `folder` when it is a registered package's folder (a data
-    folder's `problems/<id>/`, with its `package.json` and `package/`), else None."""
+    """The package's own copy in `folder` when it is a registered package's folder, else None."""
     copy = folder / "package"
     return copy if (folder / PACKAGE_MARKER).is_file() and copy.is_dir() else None
 
 
 def holds_package(path: Path) -> bool:
-    """Whether the file `path` (a zip) holds a problem package, a problem source of its own;
-    one that breaks its format does too (registering it says how)."""
+    """Whether the file `path` (a zip) holds a problem package (one that breaks its format
+    does too: registering it says how)."""
     from pipeline.packages import PackageError, detect
 
     try:
@@ -103,16 +101,15 @@ def holds_package(path: Path) -> bool:
 
 
 def package_marker(folder: Path) -> dict:
-    """What the package registered at `folder` records (where it came from, when, a digest
-    of every file); empty when none is registered there."""
+    """What the package registered at `folder` records; empty when none is."""
     from pipeline.packages.registry import read_marker
 
     return read_marker(folder)
 
 
 def package_source_changed(folder: Path) -> tuple[Path | None, bool]:
-    """(the source the package registered at `folder` came from, or None; whether it changed
-    since it was registered or is gone), read from its listing, not its files."""
+    """(the source of the package registered at `folder`, or None; whether it changed since
+    or is gone), read from its listing."""
     from pipeline.packages.registry import changed_source
 
     return changed_source(folder)
@@ -126,10 +123,9 @@ def package_content(folder: Path) -> str | None:
 
 
 def load_found_package(path: Path, data_dir: Path, name: str, *, registered: bool):
-    """The problem package found at `path` among raw files, loaded (`PackageError` when it
-    breaks its format): the data folder's own copy when `registered`, else registered in the
-    data folder first; with what registering did (None for the copy) and the notes to show
-    (files skipped, validators whose toolchain is missing here)."""
+    """The problem package found at `path` among raw files, loaded (the data folder's copy
+    when `registered`, else registered first), with what registering did (None for the
+    copy) and the notes to show; `PackageError` when it breaks its format."""
     from pipeline.packages import load_package
     from pipeline.packages.registry import build_dir, register
     from pipeline.programs.languages import toolchain_notes
@@ -147,17 +143,15 @@ def load_found_package(path: Path, data_dir: Path, name: str, *, registered: boo
 
 
 def contest_at(folder: Path):
-    """The contest in `folder` (`pipeline.packages.contest.Contest`: a folder of packages in
-    BAPCtools' layout, or of package folders only), or None when it is none; a
-    `PackageError` naming the file and line when its contest files cannot be read."""
+    """The contest in `folder` (`pipeline.packages.contest.Contest`), or None; `PackageError`
+    naming the file and line when its contest files cannot be read."""
     from pipeline.packages.contest import is_contest, read_contest
 
     return read_contest(folder) if is_contest(folder) else None
 
 
 def python_choice(runner: str):
-    """What runs a contest's Python submissions whose languages.yaml names `runner`
-    (`contest.python_choice`: PyPy where installed), or None."""
+    """What runs a contest's Python submissions (`contest.python_choice`), or None."""
     from pipeline.packages.contest import python_choice as choice
 
     return choice(runner)
@@ -179,10 +173,9 @@ def recorded_contests(data_dir: Path) -> dict:
 
 
 def generator_recipe(problem: Problem, command: str, data_dir: Path) -> Recipe:
-    """A recipe that makes cases of `problem` with the generator program `command` (`PROGRAM
-    ARGS {seed}`: a package's own generator by name, or a source or command of the user's),
-    built now (`GeneratorError` when it names no program or does not build); a package's
-    cases are made in its first judged test group."""
+    """A recipe that makes cases of `problem` with the generator `command` (`PROGRAM ARGS
+    {seed}`), built now (`GeneratorError` when it cannot be); a package's cases are made in
+    its first judged test group."""
     from pipeline.packages.generators import generator_recipe as recipe_of
     from pipeline.packages.problem import PackageProblem
     from pipeline.packages.registry import build_dir
@@ -221,9 +214,8 @@ def get_problem(problem_id: str) -> Problem:
 
 
 def problem_modules(problem_ids: Iterable[str]) -> tuple[str, ...]:
-    """The modules a process imports to load the problems `problem_ids` (those it can import
-    by name; unknown ids are left out), so a process about to serve them can import them
-    first."""
+    """The modules a process imports to load the problems `problem_ids` (unknown ids left
+    out), so a process about to serve them can import them first."""
     problem_ids = list(problem_ids)
     if not problem_ids:
         return ()
@@ -254,7 +246,7 @@ def _import(folder: Path):
     if _holds_a_package(folder):
         from pipeline.packages.problem import package_problem
 
-        return _Holder(package_problem(folder))
+        return SimpleNamespace(PROBLEM=package_problem(folder))  # not a module: a package
     if folder.parent == BUILTIN_DIR:
         return importlib.import_module(f"{__name__}.{folder.name}")
     name = "pipeline_problem_" + re.sub(r"\W", "_", folder.name)
@@ -275,21 +267,13 @@ def _import(folder: Path):
     return module
 
 
-class _Holder:
-    """A loaded problem that is not a Python module (a registered package)."""
-
-    def __init__(self, problem: Problem) -> None:
-        self.PROBLEM = problem
-
-
 # Size columns by problem.toml (path, modification time, size): read once per version.
 _SIZE_COLUMNS_READ: dict[tuple[str, int, int], tuple[str, ...]] = {}
 
 
 def size_columns() -> tuple[str, ...]:
-    """Every registered problem's declared size columns (the cases table's columns beyond
-    `CASES_BASE`), in registry order, without repeats; read from the `problem.toml` files
-    without importing the problems."""
+    """Every registered problem's size columns (the cases table's beyond `CASES_BASE`), in
+    registry order, read from the `problem.toml` files without importing the problems."""
     from pipeline.config import read_problem_settings  # it reads the model, under this package
     from pipeline.tables.schemas import CASES_BASE  # Polars, only when the tables are read
 

@@ -1,7 +1,6 @@
-"""How a problem's folder becomes a `Problem`: `define_problem` joins the folder's code (parse,
-render, stages, recipes, ...) with the facts in its `problem.toml`, checking each against the
-other. A problem's `__init__.py` imports what it needs from here: the model's names
-(`pipeline.problems.model`) are here too, so a problem folder imports one module.
+"""How a problem's folder becomes a `Problem`: `define_problem` joins the folder's code with
+the facts in its `problem.toml`, checking each against the other. The model's names are here
+too, so a problem folder imports one module.
 """
 
 from __future__ import annotations
@@ -28,7 +27,15 @@ from pipeline.problems.model import (
 )
 
 __all__ = ["ROLES", "Answer", "Bound", "Case", "Checker", "Growth", "Mutation", "Problem",
-           "Recipe", "RecipeKind", "Role", "ShrinkPass", "Stage", "define_problem"]
+           "Recipe", "RecipeKind", "Role", "ShrinkPass", "Stage", "case_functions",
+           "define_problem"]
+
+CASE_FUNCTIONS = ("parse", "render", "format_answer", "validate_answer", "size", "size_values")
+
+
+def case_functions(module) -> dict[str, Callable]:
+    """The functions of a problem's case module (`case.py`) that `define_problem` takes."""
+    return {name: getattr(module, name) for name in CASE_FUNCTIONS}
 
 
 def define_problem(module_file: str, *, parse: Callable[[str], Case],
@@ -43,13 +50,9 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
                    mutations: tuple[Mutation, ...] = (),
                    bounds: tuple[Bound, ...] = ()) -> Problem:
     """The problem whose code is given here and whose facts are in the `problem.toml` beside
-    `module_file` (the folder's `__init__.py`); the folder's name is the problem's id.
-
-    Every stage must have an entry in `problem.toml` and every entry a stage; a `known-wrong`
-    stage must say why and build its counterexample. Errors name the file and the rule broken.
-    `shrinks` are the problem's own shrink passes and `mutations` its hunt mutations (both
-    optional: without them `stress` and `hunt` edit the judge text itself, token by token);
-    `bounds` the input's bounds as its parser enforces them (constraint coverage).
+    `module_file`; the folder's name is its id. Every stage must have an entry there and every
+    entry a stage; a known-wrong stage needs a counterexample. Errors name the file and rule.
+    Without `shrinks` and `mutations`, `stress` and `hunt` edit the judge text token by token.
     """
     folder = Path(module_file).resolve().parent
     settings = read_problem_settings(folder / "problem.toml")

@@ -1,12 +1,7 @@
-"""Constraint coverage, what it is: for each bound of a problem's input, the range the cases
-reach and how many cases sit at each end (`BoundCoverage`), and how a built-in problem counts
-it from the bounds it declares (`coverage`).
-
-Each problem gives it through its hook `Problem.bound_coverage(inputs)`: a built-in problem
-declares its bounds once, beside the parser that enforces them (`pipeline/problems/<id>/
-bounds.py`); a problem package asks its testlib input validators (`--testOverviewLogFileName`),
-whose test-overview log says only whether a case hit each end of a variable, so the ends and the
-values reached are unknown (None). `pipeline.report.coverage` reads the stored cases and shows it.
+"""Constraint coverage: for each bound of a problem's input, the range the cases reach and how
+many sit at each end (`BoundCoverage`), counted from a built-in problem's declared bounds
+(`coverage`). A package asks its testlib validators, whose log says only whether a case hit
+each end, so the ends and values reached are unknown (None) there.
 """
 
 from __future__ import annotations

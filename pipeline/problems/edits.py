@@ -1,9 +1,6 @@
-"""Small helpers that the problems' shrink passes and hunt mutations are built from.
-
-Shrink passes yield candidates boldest first, in the manner of delta debugging: remove half of
-a list, then each quarter, ..., then each single item; lower a number to the floor, then to
-floor + 1, to half, to one less. A pass may yield candidates that are invalid or not simpler:
-the shrink loop renders, validates and orders every candidate itself.
+"""Helpers the shrink passes and hunt mutations are built from: candidates boldest first, as
+in delta debugging. A pass may yield invalid or not simpler candidates: the shrink loop
+validates and orders them itself.
 """
 
 from __future__ import annotations
@@ -24,10 +21,9 @@ def lower_int(value: int, floor: int = 0) -> Iterator[int]:
 
 
 def removals(length: int, minimum_kept: int = 0) -> Iterator[range]:
-    """Ranges of indices to remove from a list of `length` items, biggest first: the whole
-    list, each half, each quarter, ..., each single item, and also runs of every power of two
-    (so that any count that is a multiple of a power of two can be removed: 4 of 44 people).
-    Never leaves fewer than `minimum_kept` items."""
+    """Ranges of indices to remove from a list of `length` items, biggest first: the whole,
+    each half, each quarter, ..., each item, and runs of every power of two (4 of 44 people);
+    never leaving fewer than `minimum_kept`."""
     sizes = {1 << k for k in range(max(0, length.bit_length()))} | {length}
     size = length
     while size > 1:

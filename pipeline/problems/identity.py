@@ -1,11 +1,8 @@
 """One identity for a case: the text a judge file is stored as, and the case id of that text.
 
-A judge file is UTF-8 text whose line ends are normalised: `\\r\\n` and a lone `\\r` both become
-`\\n` (`normalise_newlines`). Its case id is the SHA-256 of that normalised text (`case_id_of`).
-Ingest stores every input under it, `pipeline run` finds a package's own test case for a stored
-input by it, and stress names what it keeps by it; all of them call these functions, so one
-input has one key everywhere (an input `3\\r1 2 3\\r` is one case whichever path reads it).
-The expected output has an identity of its own, computed the same way (`answer_id`).
+A judge file is UTF-8 text with `\\r\\n` and a lone `\\r` normalised to `\\n`; its case id is the
+SHA-256 of that text. Ingest, run and stress all call these functions, so one input has one
+key everywhere; an expected output's identity is computed the same way (`answer_id`).
 """
 
 from __future__ import annotations
@@ -32,10 +29,8 @@ def case_id_of(text: str) -> str:
 
 
 def answer_id(expected: str | None) -> str | None:
-    """The identity of a case's expected output (None: it has none): the SHA-256 (hex) of its
-    normalised text. A case as a run judged it is its case id and this: a run records both
-    (`pipeline.run.runner`), so that resuming it judges against the answers it started with
-    or refuses."""
+    """The identity of a case's expected output (None: it has none), which a run records so
+    that resuming it judges against the answers it started with (or refuses)."""
     return None if expected is None else case_id_of(expected)
 
 

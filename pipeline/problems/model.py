@@ -1,11 +1,8 @@
 """What a problem provides, as plain frozen dataclasses.
 
-Every later layer talks to a problem only through a `Problem` value: parse and validate a
-judge input into a typed case, render it back, measure its size, solve it with any of its
-stages, and format, validate and compare answers. Its code builds the functions and stages,
-its `problem.toml` holds the facts, and `define_problem` joins them. Cases are structured data
-(frozen dataclasses, equal by content), so that `stress` can shrink a failing case and render
-it again.
+Every later layer talks to a problem only through a `Problem` value (parse, render, size,
+solve with a stage, format and check answers). Cases are frozen dataclasses, equal by content,
+so that `stress` can shrink a failing case and render it again.
 """
 
 from __future__ import annotations
@@ -50,16 +47,13 @@ class HeldSubmissions(Protocol):
     def disagreements(self) -> Sequence[Any]: ...  # one per submission that got otherwise
 
     @property
-    def judge_errors(self) -> Sequence[Any]: ...  # one per submission (or validator) whose
-                                                  # judge failed: not held either way
+    def judge_errors(self) -> Sequence[Any]: ...  # one per submission whose judge failed
 
     @property
-    def partial(self) -> Sequence[Any]: ...  # one per submission that agrees on the cases
-                                             # judged, the package holding cases not judged
+    def partial(self) -> Sequence[Any]: ...  # agreeing on the cases judged, not on all
 
     @property
-    def bugs(self) -> Sequence[Any]: ...  # the package's own bugs the run shows, each with
-                                          # its kind, subject, message and line()
+    def bugs(self) -> Sequence[Any]: ...  # the package's own bugs the run shows
 
     def table(self) -> str: ...  # one line per submission, for the run's summary
 
@@ -77,43 +71,36 @@ class SubmissionJudging:
 
 
 class PackageJudge(Protocol):
-    """The judge of the programs a problem holds to what each is expected to get (a package's
-    submissions), which builds them, runs and judges them on its cases by its own rules
-    (validators, checker, interactor), derives the time limit from them where it is not
-    given, and holds each to its expectation. A problem offers one as
-    `Problem.package_judge`; a run hands it its executor as a map over jobs (`JobMap`)."""
+    """The judge of a package's submissions: builds, runs and judges them on its cases by its
+    own rules, derives the time limit where none is given, and holds each to its
+    expectation. A run hands it its executor as a map over jobs (`JobMap`)."""
 
     def judging(self, names: tuple[str, ...], timeout_s: float | None,
                 cases: Callable[[], pl.DataFrame], jobs: JobMap, holding: bool = False,
                 fail_fast: bool = False) -> SubmissionJudging:
-        """How the submissions `names` are judged: the limit (`timeout_s` when given), derived
-        now when it is still to be, from `cases()` (a frame of the stored cases) run on
-        `jobs`. `holding`: `hold` follows once they are judged (a run), so the judge may
-        start its own checks now and judge them in the pass that derives the limit;
-        `fail_fast`: the run stops each at its first failure."""
+        """How the submissions `names` are judged: the limit (`timeout_s`, else derived now
+        from `cases()` run on `jobs`). `holding`: `hold` follows, so the judge may start its
+        own checks now; `fail_fast`: the run stops each at its first failure."""
         ...
 
     def hold(self, run_id: str, names: tuple[str, ...],
              judged: Mapping[str, Mapping[str, Judgement]], earlier: pl.DataFrame,
              inputs: Mapping[str, str], limit: JudgedLimit,
              cut_short: frozenset[str] = frozenset()) -> tuple[HeldSubmissions, list[dict]]:
-        """After a run: each submission held against its expectation, from its judged
-        results (`judged`: by name, then case; and `earlier`: the stored rows of a resumed
-        run's first part, `inputs` their inputs by case id), and the rows of the
-        `expectations` table that keep it. Submissions in `cut_short` stopped at their first
-        failure (`--fail-fast`) and are held to the cases they ran."""
+        """After a run: each submission held against its expectation from its results
+        (`judged` by name then case, plus `earlier`: a resumed run's stored rows, `inputs`
+        by case id), and the `expectations` rows that keep it. Those in `cut_short` stopped
+        at their first failure and are held to the cases they ran."""
         ...
 
     def run_job(self, job: Job) -> Outcome | None:
-        """Run and judge `job` (a submission, or an external program the run has the judge
-        judge) on one case; None for a job that is neither."""
+        """Run and judge `job` on one case; None for a job the judge does not judge."""
         ...
 
     def jobs(self, judging: SubmissionJudging, cases: pl.DataFrame, repeat: int,
              done: set[tuple[str, str, int]], first_key: int) -> list[Job]:
-        """The jobs of `judging`'s specs on `cases` (a frame of the stored cases), `repeat`
-        times each, but those `done` (case id, name, repeat), keyed from `first_key`, in the
-        order to start them."""
+        """The jobs of `judging`'s specs on `cases`, `repeat` times each but those `done`
+        (case id, name, repeat), keyed from `first_key`, in the order to start them."""
         ...
 
     def not_runnable(self, names: tuple[str, ...]) -> str | None:
@@ -121,13 +108,11 @@ class PackageJudge(Protocol):
         ...
 
     def start_building(self, names: tuple[str, ...]) -> None:
-        """Start building the submissions `names` (a run whose workers share this machine's
-        build cache says so as it starts), so no worker waits for a compiler."""
+        """Start building `names` as a run starts, so no worker waits for a compiler."""
         ...
 
     def start_holding(self, names: tuple[str, ...]) -> None:
-        """A run that will hold `names` says so as it starts: the judge starts its own checks
-        (the validators held to the invalid data) beside the rest of the run's start."""
+        """Start the judge's own checks (validators on the invalid data) as a run starts."""
         ...
 
     def finish_building(self) -> None:
@@ -135,8 +120,8 @@ class PackageJudge(Protocol):
         ...
 
     def check_after_ingest(self) -> list[str]:
-        """Once an ingest stored the problem's cases: the checks the runs would otherwise
-        make (the validators held to the invalid data, kept for the runs), a note each."""
+        """After an ingest: the validators held to the invalid data (kept for the runs), a
+        note for each disagreement."""
         ...
 
 # A shrink pass: the cases one small edit simpler than the given one (drop a test, a leaf, a
@@ -161,12 +146,10 @@ ROLES: tuple[Role, ...] = ("oracle", "reference", "method", "fast", "known-wrong
 class Stage:
     """One way of solving a problem: a function case -> answer with declared limits.
 
-    `refuses(case)` returns None when the case is within the stage's limits, otherwise a short
-    reason; calling the stage on a refused case raises `BeyondLimits` instead of running for
-    hours. `warm_up`, when set, pays a one-off start-up cost (loading a compiled kernel) so that
-    a worker can do it before it starts timing cases. A known-wrong stage's `counterexample`
-    builds the smallest case we know it gets wrong. `role`, `timeout_s` and `known_wrong` (the
-    sentence saying what is wrong) come from the problem's `problem.toml`.
+    `refuses(case)`: None within the limits, else a short reason (calling the stage then
+    raises `BeyondLimits`). `warm_up` pays a one-off start-up cost before a worker times
+    cases. `counterexample` builds a known-wrong stage's smallest wrong case. `role`,
+    `timeout_s` and `known_wrong` come from `problem.toml`.
     """
 
     name: str
@@ -196,18 +179,14 @@ class Stage:
 
     @property
     def judged_on_speed(self) -> bool:
-        """Whether a slowdown of this stage is a regression (oracles and methods are there to
-        be right, not fast)."""
+        """Whether a slowdown of this stage is a regression (others are there to be right)."""
         return self.role == "fast"
 
 
 @dataclass(frozen=True)
 class Recipe:
-    """A named, seeded generator of cases: `make(rng)` must depend only on `rng`.
-
-    `group` is the test group whose rules its cases are held to: a problem with input
-    validators (`check_input`) checks each generated input as an input of that group, and a
-    package judges it as a case of that group; empty for a problem whose parser decides."""
+    """A named, seeded generator of cases: `make(rng)` must depend only on `rng`. `group`: the
+    test group whose rules its cases are held to (empty: the parser decides)."""
 
     name: str
     kind: RecipeKind
@@ -216,10 +195,16 @@ class Recipe:
     group: str = ""
 
 
+def numpy_rng(rng: random.Random):
+    """A NumPy generator seeded from `rng`, for a recipe that draws in bulk."""
+    import numpy as np
+
+    return np.random.default_rng(rng.getrandbits(64))
+
+
 @dataclass(frozen=True)
 class Growth:
-    """The size ladder bench and report use: `make(size, seed)` builds a case of about `size`
-    (in the problem's size measure), shaped like its max tests."""
+    """The size ladder bench and report use: `make(size, seed)`, a case of about `size`."""
 
     sizes: tuple[int, ...]
     description: str
@@ -228,10 +213,8 @@ class Growth:
 
 @dataclass(frozen=True)
 class Bound:
-    """One bound of the input that the statement names and the parser enforces: `name` lies
-    in `low`..`high`. `reach(case)` is the lowest and the highest value the case takes of it
-    (over every instance: each A_i, each test's N), or None when the case has none of it.
-    Constraint coverage (`pipeline strength`) reports which bounds the cases reach."""
+    """One bound the parser enforces: `name` lies in `low`..`high`. `reach(case)`: the lowest
+    and highest value the case takes of it (None: none), for constraint coverage."""
 
     name: str
     low: int
@@ -239,13 +222,16 @@ class Bound:
     reach: Callable[[Case], tuple[int, int] | None]
 
 
+def spread(values: Iterable[int]) -> tuple[int, int]:
+    """(lowest, highest) of `values`: what a `Bound.reach` answers."""
+    values = list(values)
+    return min(values), max(values)
+
+
 @dataclass(frozen=True)
 class Checker:
     """The program that judges a problem's answers, run as judges run it: a testlib checker
-    (`checker input output answer`; exit 0 OK, 1 WA, 2 PE, 3 FAIL, 7 points) or a Kattis
-    output validator (`validator input answer feedback_dir/ [args] < output`; exit 42
-    accepted, 43 wrong answer), as its `program`'s convention says (built like a package's
-    programs), with the arguments it is given."""
+    or a Kattis output validator, as its `program`'s convention says, with `args`."""
 
     program: Program
     args: tuple[str, ...] = ()
@@ -280,11 +266,8 @@ class Problem:
     nightly: Mapping[str, int] = field(default_factory=dict)
     growth: Growth | None = None
     solutions: tuple[Program, ...] = ()  # our own programs, run as external solvers
-    # Programs the problem builds, runs and judges itself, each held to what it is expected to
-    # get (a package's submissions)
-    submissions: tuple[Program, ...] = ()
-    # Validates an input found in a test group (a package's validators take the group's
-    # arguments); None: `parse` validates.
+    submissions: tuple[Program, ...] = ()  # a package's, each held to what it should get
+    # Validates an input found in a test group; None: `parse` validates.
     check_input: Callable[[str, str], Case] | None = None
     shrinks: tuple[ShrinkPass, ...] = ()
     mutations: tuple[Mutation, ...] = ()
@@ -293,18 +276,10 @@ class Problem:
 
     # -- lookups ----------------------------------------------------------------------------
     def stage(self, name: str) -> Stage:
-        for stage in self.stages:
-            if stage.name == name:
-                return stage
-        raise UnknownName(f"problem {self.id} has no stage {name!r}; stages: "
-                          f"{', '.join(s.name for s in self.stages)}")
+        return _named(self.id, "stage", self.stages, name)
 
     def recipe(self, name: str) -> Recipe:
-        for recipe in self.recipes:
-            if recipe.name == name:
-                return recipe
-        raise UnknownName(f"problem {self.id} has no recipe {name!r}; recipes: "
-                          f"{', '.join(r.name for r in self.recipes)}")
+        return _named(self.id, "recipe", self.recipes, name)
 
     @property
     def trusted_stages(self) -> tuple[Stage, ...]:
@@ -338,11 +313,9 @@ class Problem:
 
     def add_test(self, data_dir: Path, name: str, text: str, answer: str,
                  group: str | None = None) -> tuple[Path, str | None]:
-        """Add a test that `pipeline harden` made (input `text`, expected output `answer`,
-        judged in test `group`) where the problem keeps its tests, and return the folder to
-        ingest and the problem to ingest it as (None: the folder says). A built-in problem's
-        go to `DATA/raw/<id>/hardened/NAME.in` and `.out`; a package writes into its own
-        data."""
+        """Add a test `pipeline harden` made where the problem keeps its tests (a built-in
+        problem: `DATA/raw/<id>/hardened/NAME.in` and `.out`); returns the folder to ingest
+        and the problem to ingest it as (None: the folder says)."""
         folder = Path(data_dir) / "raw" / self.id / "hardened"
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write_text(folder / f"{name}.out", answer)
@@ -352,10 +325,8 @@ class Problem:
     # -- what a problem source says about itself (a package overrides these) --------------
     @property
     def package_judge(self) -> PackageJudge | None:
-        """The judge of the programs the problem holds to what each is expected to get (a
-        package's submissions), which runs and judges them on its cases by its own rules,
-        reading each case's stored answer and test group; None: the run's workers run its
-        solvers and the runner grades their answers."""
+        """The judge of a package's submissions; None: the run's workers run the solvers
+        and the runner grades their answers."""
         return None
 
     @property
@@ -365,8 +336,7 @@ class Problem:
 
     @property
     def origin(self) -> str:
-        """Where the problem comes from, when that is worth saying beside its name (a
-        package's source); empty for a problem folder."""
+        """Where the problem comes from (a package's source); empty for a problem folder."""
         return ""
 
     @property
@@ -375,8 +345,7 @@ class Problem:
         return bool(self.nightly)
 
     def why_no_cases(self) -> str | None:
-        """Why the problem has no test cases of its own to run (a package without test data),
-        or None: it has some, or makes them."""
+        """Why the problem has no cases of its own to run (a package without test data)."""
         return None
 
     @property
@@ -391,36 +360,30 @@ class Problem:
 
     def reference_solutions(self, leaving_out: str) -> tuple[str, ...]:
         """What `stress` judges a program against by default: the trusted stages of the
-        reference order, `leaving_out` left out (empty: there is none)."""
+        reference order but `leaving_out`."""
         return tuple(name for name in self.reference
                      if name != leaving_out and self.stage(name).trusted)
 
     def known_wrong(self, name: str) -> str | None:
-        """What is wrong with the program `name` when the problem says it must fail (a stage
-        registered as known to be wrong); None for any other."""
+        """What is wrong with the program `name` when it must fail (a known-wrong stage)."""
         for stage in self.stages:
             if stage.name == name:
                 return stage.known_wrong
         return None
 
     def expected_to_pass(self, name: str) -> bool:
-        """Whether the program `name` is expected to get every case right: a stage not known to
-        be wrong, a package's accepted submission, an external program (nothing says
-        otherwise). `--fail-fast` runs the others one case at a time, so that none runs a case
-        past its first failure."""
+        """Whether the program `name` is expected to get every case right (`--fail-fast`
+        runs the others one case at a time, so none runs past its first failure)."""
         return self.known_wrong(name) is None
 
     def may_pass(self, name: str) -> bool:
-        """Whether the program `name` is allowed to get every case right: any but a stage
-        known to be wrong, or a package's submission some rule requires to fail somewhere (one
-        only permitted to fail, as `mixed/*` with `permitted: [AC, WA]`, may pass)."""
+        """Whether the program `name` is allowed to get every case right (not one that some
+        rule requires to fail somewhere)."""
         return self.known_wrong(name) is None
 
     def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
-        """Constraint coverage (`pipeline strength`, the report): how the stored inputs (each
-        its text and the test group it was found in) reach the input's bounds, one row per
-        bound. A built-in problem counts its declared `bounds` over the cases its parser
-        makes of the inputs; a package asks its testlib input validators."""
+        """Constraint coverage: how the stored inputs (text, test group) reach the input's
+        bounds, one row per bound (a package asks its testlib input validators)."""
         return coverage(self, (text for text, _group in inputs))
 
     def why_no_coverage(self) -> str:
@@ -431,3 +394,11 @@ class Problem:
         """Case number `index` of `recipe` for `seed`: the same on every machine."""
         rng = random.Random(f"{self.id}/{recipe}/{seed}/{index}")
         return self.recipe(recipe).make(rng)
+
+
+def _named(problem_id: str, kind: str, items, name: str):
+    for item in items:
+        if item.name == name:
+            return item
+    raise UnknownName(f"problem {problem_id} has no {kind} {name!r}; {kind}s: "
+                      f"{', '.join(i.name for i in items)}")

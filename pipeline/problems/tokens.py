@@ -1,17 +1,11 @@
 """Reading judge files token by token, with errors that say where.
 
-Judge files are held to what a judge's reader sees: tokens are separated by spaces and
-newlines only (`\\r\\n` and a lone `\\r` are newlines, see `pipeline.problems.identity`; a tab
-only where the problem's statement allows one, `tab=True`), and an integer is written
-canonically: `0`, or digits without a leading zero, with an optional `-` (never `-0`, never
-`+`). Python's `str.split` would also split on a no-break space, U+2003, `\\x1c` to `\\x1f` or
-U+0085, where a C++ `std::cin` reads different tokens, and `int` would read `01`, `-0` or a
-number behind 5,000 zeros; `TokenReader` refuses both, naming the line, the column and the rule
-(`separator`, `non-canonical`). Inputs and expected outputs are held to the same rules.
-
-`TokenReader` splits the text once and hands out tokens in order; it only works out the line
-and column of a token when it has to report an error about it, so the happy path costs one
-`str.split` and a few scans for the refused separators.
+Judge files (inputs and expected outputs) are held to what a judge's reader sees: tokens are
+separated by spaces and newlines only (a tab only where the statement allows one, `tab=True`),
+and an integer is canonical (no leading zero, no `+`, never `-0`). `str.split` would also split
+on a no-break space or `\\x1c`, where `std::cin` reads other tokens, and `int` would read `01`;
+`TokenReader` refuses both, naming line, column and rule. It locates a token only to report
+an error, so the happy path costs one `str.split` and a few scans.
 """
 
 from __future__ import annotations
@@ -40,8 +34,7 @@ _OTHER_WHITESPACE_BUT_TAB = re.compile(r"[^\S \n\t]")
 
 
 def quote(text: str, limit: int = QUOTE_CHARS) -> str:
-    """`text` as a repr for an error message, cut to about `limit` characters: a 10 MB token
-    makes a short message, not a 42 MB one."""
+    """`text` as a repr for an error message, cut to about `limit` characters."""
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit]!r}... ({len(text):,} characters)"
@@ -67,9 +60,8 @@ def _character_name(ch: str) -> str:
 
 
 def check_separators(text: str, tab: bool = False) -> None:
-    """Fail at the first character that `str.split` takes for a separator but a judge's
-    format does not: anything but a space or a newline (or a tab, with `tab`). `text` has its
-    newlines normalised."""
+    """Fail at the first separator `str.split` takes but a judge's format does not: anything
+    but a space or a newline (or a tab, with `tab`); `text`'s newlines are normalised."""
     if text.isascii():
         refused = _ASCII_SEPARATORS.replace("\t", "") if tab else _ASCII_SEPARATORS
         if not any(ch in text for ch in refused):  # a few fast scans: the usual case
@@ -89,8 +81,7 @@ Int = int
 
 
 class TokenReader:
-    """Sequential access to the tokens of one judge file (space- and newline-separated; with
-    `tab`, tab-separated too). Refuses any other separator at once (`check_separators`)."""
+    """Sequential access to the tokens of one judge file (refuses other separators at once)."""
 
     def __init__(self, text: str, *, tab: bool = False) -> None:
         self.text = normalise_newlines(text)
@@ -104,12 +95,8 @@ class TokenReader:
         if index < len(self.tokens):
             for i, match in enumerate(_TOKEN.finditer(self.text)):
                 if i == index:
-                    return self._line_col(match.start())
-        end = len(self.text.rstrip())
-        return self._line_col(end)
-
-    def _line_col(self, offset: int) -> tuple[int, int]:
-        return _line_col(self.text, offset)
+                    return _line_col(self.text, match.start())
+        return _line_col(self.text, len(self.text.rstrip()))
 
     def line_of(self, index: int) -> int:
         return self.locate(index)[0]
@@ -121,9 +108,6 @@ class TokenReader:
         return InputError(line, message, rule=rule, column=column if with_column else None)
 
     # -- reading ----------------------------------------------------------------------------
-    def remaining(self) -> int:
-        return len(self.tokens) - self.index
-
     def _missing(self, what: str) -> InputError:
         line, _ = self.locate(len(self.tokens))
         return InputError(line, f"expected {what} but the input ended", rule="count")
@@ -146,8 +130,7 @@ class TokenReader:
         return value
 
     def _not_an_integer(self, index: Int, name: str, token: str) -> InputError:
-        """The error for a token that is not a canonical integer (`01`, `-0`, `+5`: rule
-        `non-canonical`; anything else: `not-an-integer`)."""
+        """The error for a token that is not a canonical integer."""
         if _NUMERAL.fullmatch(token):
             return self.error(index, f"{name} should be a canonical integer (no leading zero, "
                               f"no '+', no '-0'), found {quote(token)}", rule="non-canonical",
@@ -157,9 +140,8 @@ class TokenReader:
 
     def _to_int(self, index: Int, name: str, token: str, low: Int | None,
                 high: Int | None) -> Int:
-        """The integer of a token that matched `_INTEGER`. One with more digits than any
-        allowed value is refused before converting it (Python will not convert more than
-        ~4,300 digits, and a bound needs far fewer)."""
+        """The integer of a token that matched `_INTEGER`; one with more digits than any
+        allowed value is refused before converting it (Python converts at most ~4,300)."""
         negative = token.startswith("-")
         digits = token[negative:]
         bound = low if negative else high
@@ -216,11 +198,7 @@ class TokenReader:
 
 
 def check_words(text: str, count: int, allowed: tuple[str, ...]) -> None:
-    """Check that an output is exactly `count` tokens, each one of `allowed` (as printed).
-
-    The shared answer validator of the problems whose answers are words (`Yes`/`No`,
-    `Alice`/`Bob`, one `Grammy`/`Alice` per query).
-    """
+    """Check that an output is exactly `count` tokens, each one of `allowed` (as printed)."""
     reader = TokenReader(text)
     if len(reader.tokens) == count and set(reader.tokens) <= set(allowed):
         return  # the usual case, checked at once; the loop below says what is wrong

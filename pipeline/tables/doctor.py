@@ -1,9 +1,6 @@
-"""`pipeline doctor`: what is wrong with a data folder, and (with `--fix`) setting it right.
-
-It finds damaged Parquet files, temporary files left by killed writes (older than a minute),
-and runs left `running` by a process that is gone. `fix` moves files to
-`DATA/quarantine/<when>/` under the data folder's lock (never deleting) and marks dead runs
-`interrupted`.
+"""`pipeline doctor`: damaged Parquet files, temporary files left by killed writes and runs left
+`running` by a process that is gone; `fix` moves files to `DATA/quarantine/<when>/` under the
+data folder's lock (never deleting) and marks dead runs `interrupted`.
 """
 
 from __future__ import annotations
@@ -65,9 +62,8 @@ def dead_runs(data_dir: Path) -> list[dict]:
 
 
 def settle_dead_runs(data_dir: Path) -> list[str]:
-    """Mark the runs whose process died `interrupted`; returns their ids. Each is marked
-    holding the run's lock, and only while its row still says so (a resume may have taken it
-    over since it was read); one whose lock is held is being run, and is left alone."""
+    """Mark the runs whose process died `interrupted` (holding each run's lock, and only while
+    its row still says so: a resume may have taken it over); returns their ids."""
     settled = []
     for row in dead_runs(data_dir):
         try:

@@ -1,8 +1,5 @@
-"""Where the tables' files live, how they are written (atomically) and read (naming damage).
-
-`cases` and `rejects` are one file per problem, rewritten whole; `results` and `runs` are new
-files (a run's row is rewritten when its status changes). Every write goes to a temporary name
-and is renamed into place; a file that cannot be read is a `DamagedTable` naming it.
+"""How the tables' files are written (atomically: a temporary name renamed into place) and
+read (a file that cannot be read is a `DamagedTable` naming it).
 """
 
 from __future__ import annotations
@@ -31,9 +28,8 @@ def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame
 
 
 def frame_of(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
-    """`rows` as a frame of `schema`. A text holding a byte that is not UTF-8 (a path or a
-    command line, which Linux lets be any bytes; Polars takes UTF-8 only) is stored with that
-    byte as its escape `\\xff` (`untrusted.storable`)."""
+    """`rows` as a frame of `schema`; a text holding a byte that is not UTF-8 (a path, a command
+    line) is stored with that byte as its escape `\\xff` (Polars takes UTF-8 only)."""
     try:
         return pl.DataFrame(rows, schema=schema, strict=False)
     except UnicodeEncodeError:
@@ -80,9 +76,8 @@ def write_parquet_atomic(path: Path, frame: pl.DataFrame) -> None:
 
 def write_batches_atomic(path: Path, batches: Iterable[pl.DataFrame],
                          schema: dict[str, pl.DataType]) -> None:
-    """Write the frames of `batches`, each conformed to `schema`, one after another into one
-    file, atomically (as `write_parquet_atomic`): a table larger than memory is written with
-    one batch in memory at a time."""
+    """Write the frames of `batches`, each conformed to `schema`, into one file atomically, one
+    batch in memory at a time."""
     import pyarrow.parquet as pq
 
     def write(tmp: Path) -> None:
@@ -108,12 +103,10 @@ def write_batches_atomic(path: Path, batches: Iterable[pl.DataFrame],
 def _atomic_naming_full_disk(path: Path, write: Callable[[Path], None]) -> None:
     try:
         atomic_write(path, write)
-    except pl.exceptions.PolarsError as error:
-        if "No space left on device" in str(error) or "os error 28" in str(error):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from None
-        raise
-    except OSError as error:
-        if error.errno == errno.ENOSPC:
+    except (pl.exceptions.PolarsError, OSError) as error:
+        full = (error.errno == errno.ENOSPC if isinstance(error, OSError) else
+                "No space left on device" in str(error) or "os error 28" in str(error))
+        if full:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from None
         raise
 
@@ -142,7 +135,7 @@ def read_parquet(path: Path, columns: list[str] | None = None) -> pl.DataFrame:
 def read_batches(path: Path, schema: dict[str, pl.DataType],
                  columns: list[str] | None = None) -> Iterator[pl.DataFrame]:
     """A table file's rows a row group at a time, each conformed to `schema` (nothing when
-    the file does not exist): what is in memory is one row group, not the file."""
+    the file does not exist)."""
     wanted = schema if columns is None else {name: schema[name] for name in columns}
     if not Path(path).exists():
         return
@@ -194,7 +187,7 @@ def migrate(data_dir: Path, table: str, schema: dict[str, pl.DataType]) -> None:
 
 def scan(data_dir: Path, table: str,
          schema: dict[str, pl.DataType] | None = None) -> pl.LazyFrame:
-    """A lazy view of a whole table in `schema` (default: the table's own), empty when nothing is
+    """A lazy view of a whole table in `schema` (default: its own), empty when nothing is
     stored; every file's footer is checked first, so a damaged file is named here."""
     files = table_files(data_dir, table)
     schema = schema or schema_of(table)

@@ -1,8 +1,5 @@
 """Where the tables' files live under a data folder, the error naming one that cannot be read,
-and the clock rows are stamped with.
-
-Nothing here imports Polars, so a command can find its files (and `pipeline ingest` can fork
-its validating workers) before paying for that import.
+and the clock rows are stamped with; without Polars, so a command can find its files first.
 """
 
 from __future__ import annotations
@@ -46,8 +43,7 @@ def problem_file(data_dir: Path, table: str, problem_id: str) -> Path:
 
 
 def no_data_folder(data_dir: Path) -> str | None:
-    """What to tell a user whose data folder does not exist (None when it does): a command
-    that reads it never makes it (it would hold nothing to read), and says how one is made."""
+    """What to tell a user whose data folder does not exist (None when it does)."""
     where = Path(data_dir).resolve()
     if where.is_dir():
         return None

@@ -1,11 +1,9 @@
 """One writer at a time: the data folder's lock.
 
-Every read-modify-write of a table file holds an `flock` on `DATA/.lock` (released by the
-kernel when the holder dies); the holder writes who it is into the file, and a second writer
-waits, saying whom for, or with `wait=False` fails with `LockHeld`. A run (new or resumed) holds
-`DATA/.runs/RUN_ID.lock` from start to end, so a second `--resume` refuses, and that file keeps
-`RUN_RESERVE_BYTES` of disk for the run's last write. A process is named by its pid and start
-time, so a reused pid is not mistaken for it.
+Every read-modify-write of a table file holds an `flock` on `DATA/.lock` (released when the
+holder dies), whose file says who holds it. A run holds `DATA/.runs/RUN_ID.lock` from start to
+end (a second `--resume` refuses); that file keeps `RUN_RESERVE_BYTES` of disk for the run's
+last write. A process is named by its pid and start time, so a reused pid is not mistaken.
 """
 
 from __future__ import annotations
@@ -110,10 +108,9 @@ RUN_LOCK_WAIT_S = 1.0
 @contextmanager
 def run_lock(data_dir: Path, run_id: str, reserve: bool = True,
              wait_s: float = RUN_LOCK_WAIT_S) -> Iterator[Callable[[], None]]:
-    """Hold run `run_id` for this process for the `with` block, or raise `LockHeld` (after
-    `wait_s`) naming the process that holds it. With `reserve`, keeps `RUN_RESERVE_BYTES` of
-    disk and yields a function that gives them back (call it just before the run's last
-    write)."""
+    """Hold run `run_id` for the `with` block, or raise `LockHeld` (after `wait_s`) naming its
+    holder. With `reserve`, keeps `RUN_RESERVE_BYTES` of disk and yields a function that gives
+    them back (just before the run's last write)."""
     path = run_lock_path(data_dir, run_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)

@@ -1,11 +1,8 @@
 """The results of runs, written in chunks, and each run's own row.
 
 Results land in `tables/results/<run_id>-<chunk>.parquet`, each chunk written once and
-atomically, so a killed run loses at most the cases in flight and `--resume` finds what is
-stored; a resume that judges judge errors again first rewrites their chunks without them
-(`drop_results`). A run's row (`tables/runs/<run_id>.parquet`) is rewritten when its status
-changes; its case list, a package run's expectations and the package bugs it showed are
-written once.
+atomically, so a killed run loses at most the cases in flight. A run's row is rewritten when
+its status changes; its case list, expectations and package bugs are written once.
 """
 
 from __future__ import annotations
@@ -42,8 +39,7 @@ def stored_chunks(data_dir: Path, run_id: str) -> list[Path]:
 
 
 def next_chunk(data_dir: Path, run_id: str) -> int:
-    """The number of a run's next chunk: one past the highest stored (not their count, which
-    repeats a stored number when an earlier chunk is gone)."""
+    """The number of a run's next chunk: one past the highest stored (not their count)."""
     numbers = [int(path.stem.rpartition("-")[2]) for path in stored_chunks(data_dir, run_id)
                if path.stem.rpartition("-")[2].isdigit()]
     return max(numbers, default=-1) + 1
@@ -60,8 +56,8 @@ def read_run_results(data_dir: Path, run_id: str,
 
 
 def drop_results(data_dir: Path, run_id: str, verdict: str) -> int:
-    """Remove a run's stored results of `verdict`: each chunk holding some is rewritten
-    without them (atomically; removed when none is left). Returns how many were removed."""
+    """Remove a run's stored results of `verdict` (each chunk rewritten atomically, removed
+    when empty); how many were removed."""
     removed = 0
     for chunk in stored_chunks(data_dir, run_id):
         rows = read_file(chunk, RESULTS)
@@ -97,8 +93,7 @@ def write_run_cases(data_dir: Path, run_id: str, case_ids: list[str],
 
 
 def read_run_cases(data_dir: Path, run_id: str) -> pl.DataFrame | None:
-    """What `write_run_cases` stored for a run, or None: it stored nothing (the run stopped
-    before it chose its cases, or was started by a pipeline that kept no such list)."""
+    """What `write_run_cases` stored for a run, or None when it stored nothing."""
     path = run_cases_path(data_dir, run_id)
     return read_file(path, RUN_CASES) if path.exists() else None
 

@@ -37,23 +37,21 @@ def _show(s: str) -> str:
     return f'"{s[:24]}..." (length {len(s)})'
 
 
-def parse(text: str) -> Case:
+def parse(text: str, quick: bool = True) -> Case:
     reader = TokenReader(text)
     n = reader.int("N", 1, MAX_N)
     big_l = reader.int("L", 1, MAX_L)
     start = reader.index
     strings = reader.tokens[start:start + n]
-    if len(strings) == n and len(reader.tokens) == start + n and _quick_ok(strings, big_l):
+    if quick and len(strings) == n and len(reader.tokens) == start + n \
+            and _quick_ok(strings, big_l):
         return Case(big_l, tuple(strings))
     return _parse_slow(reader, n, big_l)
 
 
 def parse_slow(text: str) -> Case:
     """`parse` without the wholesale fast path (tests check both give the same case)."""
-    reader = TokenReader(text)
-    n = reader.int("N", 1, MAX_N)
-    big_l = reader.int("L", 1, MAX_L)
-    return _parse_slow(reader, n, big_l)
+    return parse(text, quick=False)
 
 
 def _quick_ok(strings: list[str], big_l: int) -> bool:

@@ -42,10 +42,8 @@ def _brute_refuses(case: Case) -> str | None:
 
 @cache
 def _all_strings(big_l: int) -> tuple[str, ...]:
-    out: list[str] = []
-    for length in range(1, big_l + 1):
-        out.extend(format(x, f"0{length}b") for x in range(2 ** length))
-    return tuple(out)
+    return tuple(format(x, f"0{length}b") for length in range(1, big_l + 1)
+                 for x in range(2 ** length))
 
 
 @lru_cache(maxsize=4096)

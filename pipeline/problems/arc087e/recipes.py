@@ -89,10 +89,6 @@ def _make_tiny(rng: random.Random) -> Case:
     return _case(rng, _insertion_set(rng, 3, 6, 3), 3)
 
 
-def _make_l1(rng: random.Random) -> Case:
-    return _case(rng, rng.choice((["0"], ["1"], ["0", "1"])), 1)
-
-
 def _make_l_huge(rng: random.Random) -> Case:
     max_len = rng.choice((1, 3, 8, 40))
     strings = _insertion_set(rng, MAX_L, rng.randint(1, 3), max_len)
@@ -190,7 +186,8 @@ def _max_balanced(rng: random.Random, big_l: int | None) -> Case:
 RECIPES = (
     Recipe("tiny", "tiny", "L <= 6 (mostly <= 4), random good sets within brute's state budget",
            _make_tiny),
-    Recipe("l-one", "edge", "L = 1: {0}, {1} or {0, 1}", _make_l1),
+    Recipe("l-one", "edge", "L = 1: {0}, {1} or {0, 1}",
+           lambda rng: _case(rng, rng.choice((["0"], ["1"], ["0", "1"])), 1)),
     Recipe("l-huge", "edge", "L = 10^18 with one to three short or medium strings",
            _make_l_huge),
     Recipe("single-string", "edge", "N = 1, a string of length <= 8, L near its length or any",
@@ -219,8 +216,7 @@ RECIPES = (
 
 
 def growth_case(size: int, seed: int) -> Case:
-    """The growth ladder's case: distinct random strings of length 17 (total length about
-    `size`), L = 20."""
+    """The growth ladder's case: distinct random strings of length 17, L = 20."""
     import numpy as np
 
     width = 17

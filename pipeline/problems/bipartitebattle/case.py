@@ -1,8 +1,7 @@
 """bipartitebattle judge files: the case type, parse (validating), render, answers and sizes.
 
-`parse` tries the quick path first (`_parse_native`, or `_parse_quick` with NumPy); on any
-doubt it declines and `_parse_checked` reads token by token, so every error names its line
-from one place (see `pipeline.native.bulk`). A case read natively keeps its tokens for `fast`.
+`parse` tries the quick path first (native, else NumPy); on any doubt `_parse_checked` reads
+token by token, so every error comes from one place. A case read natively keeps its tokens.
 """
 
 from __future__ import annotations
@@ -40,9 +39,7 @@ def parse(text: str) -> BattleCase:
 
 
 def _parse_native(text: str) -> BattleCase | None:
-    """The same case as `_parse_checked` for a valid input, read by native code; None when
-    the native reader declines (anything unusual) or is unavailable. The pairs are built on
-    first use (`LazyTuple`); the native `fast` stage reads the tokens."""
+    """The case of a valid input read by native code (pairs built on first use), or None."""
     from pipeline.native.bulk import LazyTuple
     from pipeline.problems.bipartitebattle import native
 
@@ -61,8 +58,7 @@ def _parse_native(text: str) -> BattleCase | None:
 
 
 def _parse_quick(text: str) -> BattleCase | None:
-    """The same case as `_parse_checked` for a valid input, None on any doubt (NumPy: the
-    quick path where native code is unavailable)."""
+    """The case of a valid input read with NumPy (without native code), or None."""
     from pipeline.native.bulk import numpy_uints
 
     array = numpy_uints(text, 1 + 2 * MAX_N)

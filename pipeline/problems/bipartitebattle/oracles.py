@@ -3,6 +3,7 @@ and `sg-binomial` (sg(n, m) per drawing, the drawings counted by binomial sums).
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import cache
 
 from pipeline.games import GameSearch
@@ -59,10 +60,7 @@ def drawing_grundy_values(a: int, b: int) -> tuple[int, ...]:
 
 @cache
 def _brute_distribution(a: int, b: int) -> tuple[tuple[int, int], ...]:
-    counts: dict[int, int] = {}
-    for value in drawing_grundy_values(a, b):
-        counts[value] = counts.get(value, 0) + 1
-    return tuple(sorted(counts.items()))
+    return tuple(sorted(Counter(drawing_grundy_values(a, b)).items()))
 
 
 def _xor_convolve(total: dict[int, int], dist) -> dict[int, int]:

@@ -36,22 +36,6 @@ def _flip_parity(graph: tuple[int, int]) -> tuple[int, int]:
     return a, (b - 1 if b > 1 else b + 1)
 
 
-def make_tiny(rng: random.Random) -> BattleCase:
-    return BattleCase(tuple(_small_graph(rng) for _ in range(rng.randint(1, 3))))
-
-
-def make_single_edge(rng: random.Random) -> BattleCase:
-    return BattleCase(((1, 1),))
-
-
-def make_all_ones(rng: random.Random) -> BattleCase:
-    return BattleCase(((1, 1),) * rng.randint(1, BRUTE_MAX_N))
-
-
-def make_huge(rng: random.Random) -> BattleCase:
-    return BattleCase(((MAX_SIDE, MAX_SIDE),) * rng.randint(1, 20))
-
-
 def make_all_equal(rng: random.Random) -> BattleCase:
     graph = _small_graph(rng) if rng.random() < 0.5 else _big_graph(rng)
     return BattleCase((graph,) * rng.randint(1, 50))
@@ -77,34 +61,26 @@ def make_medium(rng: random.Random) -> BattleCase:
     return BattleCase(tuple(graphs))
 
 
-def make_large_random(rng: random.Random) -> BattleCase:
-    return BattleCase(tuple(_big_graph(rng) for _ in range(rng.randint(1, 1000))))
-
-
-def make_max_huge(rng: random.Random) -> BattleCase:
-    return BattleCase(((MAX_SIDE, MAX_SIDE),) * MAX_N)
-
-
-def make_max_random(rng: random.Random) -> BattleCase:
-    r = rng.randint
-    return BattleCase(tuple((r(1, MAX_SIDE), r(1, MAX_SIDE)) for _ in range(MAX_N)))
-
-
 RECIPES = (
-    Recipe("tiny", "tiny", "1..3 graphs whose shapes brute can search", make_tiny),
-    Recipe("single-edge", "edge", "one 1x1 graph (sample 1)", make_single_edge),
-    Recipe("all-ones", "edge", f"1..{BRUTE_MAX_N} graphs, all 1x1", make_all_ones),
-    Recipe("huge", "edge", "1..20 graphs, all 1e9 x 1e9", make_huge),
+    Recipe("tiny", "tiny", "1..3 graphs whose shapes brute can search",
+           lambda rng: BattleCase(tuple(_small_graph(rng) for _ in range(rng.randint(1, 3))))),
+    Recipe("single-edge", "edge", "one 1x1 graph (sample 1)", lambda rng: BattleCase(((1, 1),))),
+    Recipe("all-ones", "edge", f"1..{BRUTE_MAX_N} graphs, all 1x1",
+           lambda rng: BattleCase(((1, 1),) * rng.randint(1, BRUTE_MAX_N))),
+    Recipe("huge", "edge", "1..20 graphs, all 1e9 x 1e9",
+           lambda rng: BattleCase(((MAX_SIDE, MAX_SIDE),) * rng.randint(1, 20))),
     Recipe("all-equal", "edge", "1..50 copies of one graph (small or up to 1e9)",
            make_all_equal),
     Recipe("odd-total", "edge", "1..5 graphs with sum(a_i + b_i) odd: answer 0",
            make_odd_total),
     Recipe("medium", "family", "1..30 graphs, sides up to 100, even vertex total",
            make_medium),
-    Recipe("large-random", "family", "1..1000 graphs, sides up to 1e9", make_large_random),
-    Recipe("max-huge", "max", "N = 1e5 graphs, all 1e9 x 1e9", make_max_huge),
+    Recipe("large-random", "family", "1..1000 graphs, sides up to 1e9",
+           lambda rng: BattleCase(tuple(_big_graph(rng) for _ in range(rng.randint(1, 1000))))),
+    Recipe("max-huge", "max", "N = 1e5 graphs, all 1e9 x 1e9",
+           lambda rng: BattleCase(((MAX_SIDE, MAX_SIDE),) * MAX_N)),
     Recipe("max-random", "max", "N = 1e5 graphs, sides uniform in [1, 1e9]",
-           make_max_random),
+           lambda rng: BattleCase(tuple(_big_graph(rng) for _ in range(MAX_N)))),
 )
 
 

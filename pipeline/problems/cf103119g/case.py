@@ -1,9 +1,8 @@
 """cf103119g judge files: the case type, parse (validating), render, answers and sizes.
 
-`parse` tries the quick path first (`_parse_native`, or `_parse_quick` with NumPy); on any
-doubt it declines and `_parse_slow` reads token by token, so every error names its line and
-rule from one place (see `pipeline.native.bulk`). A case parsed natively keeps its packed
-tokens for the `fast` kernel.
+`parse` tries the quick path first (native, else NumPy); on any doubt `_parse_slow` reads token
+by token, so every error comes from one place. A case parsed natively keeps its packed tokens
+for the `fast` kernel.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ MAX_VALUE = 255
 _COMPATIBLE: tuple[tuple[int, ...], ...] = tuple(
     (v,) + tuple(v ^ (1 << b) for b in range(8)) for v in range(256))
 
+
 @dataclass(frozen=True)
 class Case:
     """The initial values and the operations, each `(1, value)` or `(2, position)`. `packed` (set by
@@ -44,15 +44,16 @@ class Case:
 
     @property
     def appends(self) -> int:
-        if self.packed is not None:  # read natively: each operation's kind is a token
-            return self.packed.tokens[2 + self.n::2].count(1)
-        return sum(1 for op, _ in self.ops if op == 1)
+        return self._count(1)
 
     @property
     def queries(self) -> int:
-        if self.packed is not None:
-            return self.packed.tokens[2 + self.n::2].count(2)
-        return sum(1 for op, _ in self.ops if op == 2)
+        return self._count(2)
+
+    def _count(self, kind: int) -> int:
+        if self.packed is not None:  # read natively: each operation's kind is a token
+            return self.packed.tokens[2 + self.n::2].count(kind)
+        return sum(1 for op, _ in self.ops if op == kind)
 
 
 def parse(text: str) -> Case:
@@ -63,18 +64,14 @@ def parse(text: str) -> Case:
     gc.disable()  # building 2e5 small tuples otherwise triggers many useless collections
     try:
         case = _parse_native(text) if native.functions() is not None else _parse_quick(text)
-        if case is not None:
-            return case
-        return _parse_slow(text)
+        return case if case is not None else _parse_slow(text)
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
 def _parse_native(text: str) -> Case | None:
-    """The same case as `_parse_slow` for a valid input, read by native code; None when the
-    native reader declines (anything unusual) or is unavailable. The tuples are built on
-    first use (`LazyTuple`); the kernel reads the packed tokens."""
+    """The case of a valid input read by native code (tuples built on first use), or None."""
     from pipeline.native.bulk import LazyTuple
     from pipeline.problems.cf103119g import native
 
@@ -95,8 +92,7 @@ def _parse_native(text: str) -> Case | None:
 
 
 def _parse_quick(text: str) -> Case | None:
-    """The same case as `_parse_slow` for a valid input, None on any doubt (NumPy: the quick
-    path where native code is unavailable)."""
+    """The case of a valid input read with NumPy (without native code), or None."""
     import numpy as np
 
     from pipeline.native.bulk import numpy_uints

@@ -1,7 +1,5 @@
-"""The `fast` stage of cf103119g: the lemma (only last occurrences can lose) run by a
-compiled kernel over all operations: the native one (native.c, built at installation, loaded
-with ctypes) when it is available, else the numba one below (compiled by numba's JIT on first
-use and cached). The two compute the same answers.
+"""The `fast` stage of cf103119g: the lemma (only last occurrences can lose) run by a compiled
+kernel, native (native.c) where available, else the numba one below; both compute the same.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ _KERNEL = None
 
 
 def _kernel():
-    """The numba kernel (numba imported and the cached compile loaded on first use)."""
+    """The numba kernel (compiled, or loaded from numba's cache, on first use)."""
     global _KERNEL
     if _KERNEL is None:
         import numpy as np

@@ -1,13 +1,11 @@
-"""cf103119g's native code through ctypes: the quick parse path and the kernel.
-
-The library is declared at import, built at installation and loaded on first use; where it
-cannot be built, `functions()` is None and the callers use their fallback (`FALLBACK`).
-"""
+"""cf103119g's native code through ctypes (`pipeline.native`): the quick parse path and the
+kernel; where it cannot be built, `functions()` is None and `FALLBACK` runs."""
 
 from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 from pipeline import native
@@ -17,7 +15,6 @@ FALLBACK = "numba's JIT and the NumPy quick parse"
 
 MAX_N = 200_000
 MAX_M = 200_000
-MOST_TOKENS = 2 + MAX_N + 2 * MAX_M
 
 
 @dataclass(frozen=True)
@@ -30,27 +27,19 @@ class Packed:
     m: int
 
 
-# The library's functions with their ctypes signatures (or None without native code).
 functions = native.functions(KERNEL, FALLBACK, {"cf103119g_read": "pipip",
                                                  "cf103119g_solve": "ipipp"})
+_read = native.token_reader(functions, "cf103119g_read", 2 + MAX_N + 2 * MAX_M)
 
 
 def read(text: str) -> Packed | None:
-    """The packed case of a valid input, read and validated natively; None when the quick
-    path declines (or native code is unavailable)."""
-    library = functions()
-    tokens = None if library is None else native.read_tokens(library.cf103119g_read, text,
-                                                             MOST_TOKENS)
-    if tokens is None:
-        return None
-    return Packed(tokens, tokens[0], tokens[1])
+    """The packed case of a valid input, read and validated natively; None: declined."""
+    tokens = _read(text)
+    return None if tokens is None else Packed(tokens, tokens[0], tokens[1])
 
 
 def pack(values, ops) -> Packed:
     """The packed form of a case's tuples (for cases that were not parsed natively)."""
-    from array import array
-    from itertools import chain
-
     tokens = array("Q", (len(values), len(ops)))
     tokens.extend(values)
     tokens.extend(chain.from_iterable(ops))
@@ -59,10 +48,10 @@ def pack(values, ops) -> Packed:
 
 def solve(packed: Packed) -> tuple[bool, ...]:
     """Whether the position of each query wins, in order."""
-    from pipeline.native.bulk import address, uint8_buffer
+    from pipeline.native.bulk import address, zeroed
 
     library = functions()
-    out = uint8_buffer(packed.m)
+    out = zeroed("B", packed.m)
     base = address(packed.tokens)
     queries = library.cf103119g_solve(packed.n, base + 8 * 2, packed.m,
                                       base + 8 * (2 + packed.n), address(out))

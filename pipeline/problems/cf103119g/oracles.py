@@ -67,11 +67,7 @@ def _win_table(sequence: list[int]) -> list[bool]:
     losing_value = [False] * 256  # some position to the right with this value loses
     for i in range(len(sequence) - 1, -1, -1):
         v = sequence[i]
-        wins = False
-        for u in _COMPATIBLE[v]:
-            if losing_value[u]:
-                wins = True
-                break
+        wins = any(losing_value[u] for u in _COMPATIBLE[v])
         win[i] = wins
         if not wins:
             losing_value[v] = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from pipeline.problems.cf103119g.case import MAX_M, MAX_N, Case
-from pipeline.problems.model import Recipe
+from pipeline.problems.model import Recipe, numpy_rng
 
 # An induced 16-cycle of the 8-cube (a "coil"): consecutive values differ in one bit, others in
 # at least two.  Walking it, each append flips the state of every last occurrence on it.
@@ -109,10 +109,6 @@ def _coil_walk(rng: random.Random, n: int, m: int) -> Case:
     return Case(tuple(values), tuple(ops[:m]))
 
 
-def _coil_flip(rng: random.Random) -> Case:
-    return _coil_walk(rng, rng.randint(1, 17), rng.randint(1, 40))
-
-
 def _alternating(rng: random.Random, n: int, m: int, pool: list[int]) -> Case:
     values = [rng.choice(pool) for _ in range(n)]
     last = {v: i for i, v in enumerate(values)}
@@ -137,21 +133,6 @@ def _family_alternating(rng: random.Random) -> Case:
     pool = sorted({base ^ sum(1 << b for i, b in enumerate(bits) if mask >> i & 1)
                    for mask in range(1 << len(bits))})
     return _alternating(rng, rng.randint(50, 400), rng.randint(100, 800), pool)
-
-
-def _family_dense(rng: random.Random) -> Case:
-    return _make_random(rng, rng.randint(100, 1000), rng.randint(100, 1000),
-                        list(range(16)), rng.uniform(0.2, 0.8))
-
-
-def _family_coil(rng: random.Random) -> Case:
-    return _coil_walk(rng, rng.randint(20, 300), rng.randint(100, 600))
-
-
-def _np_rng(rng: random.Random):
-    import numpy as np
-
-    return np.random.default_rng(rng.getrandbits(64))
 
 
 def _alternating_ops(rng: random.Random, values: list[int], m: int, gen) -> list:
@@ -181,14 +162,14 @@ def _alternating_ops(rng: random.Random, values: list[int], m: int, gen) -> list
 
 
 def _max_alternating_case(rng: random.Random) -> Case:
-    gen = _np_rng(rng)
+    gen = numpy_rng(rng)
     values = gen.integers(0, 256, MAX_N).tolist()
     return Case(tuple(values), tuple(_alternating_ops(rng, values, MAX_M, gen)))
 
 
 def _max_adversarial(rng: random.Random) -> Case:
-    """All 256 values present (Gray-code walks); appends walk the coil, each flipping every
-    coil value, and every query asks about a last occurrence, forcing a full recomputation."""
+    """All 256 values present (Gray code); appends walk the coil, each flipping every coil
+    value, and every query asks about a last occurrence (a full recomputation)."""
     shift = rng.randrange(256)
     values = [GRAY[(shift + i) % 256] for i in range(MAX_N)]
     last = [0] * 256
@@ -225,7 +206,7 @@ def _max_all_equal(rng: random.Random) -> Case:
 
 
 def _max_queries_only(rng: random.Random) -> Case:
-    gen = _np_rng(rng)
+    gen = numpy_rng(rng)
     values = gen.integers(0, 16, MAX_N).tolist()
     last = {v: i for i, v in enumerate(values)}
     present = sorted(last)
@@ -247,12 +228,15 @@ RECIPES = (
     Recipe("single-element", "edge", "n = 1, sometimes the single query 2 1", _single_element),
     Recipe("no-queries", "edge", "appends only: the output is empty", _no_queries),
     Recipe("coil-flip", "edge", "values walk an induced 16-cycle of the cube; each append "
-           "flips every last occurrence on it (winning -> losing too)", _coil_flip),
+           "flips every last occurrence on it (winning -> losing too)",
+           lambda rng: _coil_walk(rng, rng.randint(1, 17), rng.randint(1, 40))),
     Recipe("alternating", "family", "n <= 400, m <= 800, append/query alternating, values in "
            "a random 3..6-dimensional subcube", _family_alternating),
-    Recipe("values-dense", "family", "n, m <= 1000, values 0..15, random mix", _family_dense),
+    Recipe("values-dense", "family", "n, m <= 1000, values 0..15, random mix",
+           lambda rng: _make_random(rng, rng.randint(100, 1000), rng.randint(100, 1000),
+                                    list(range(16)), rng.uniform(0.2, 0.8))),
     Recipe("coil-walk", "family", "n <= 300, m <= 600 walking the 16-cycle, queries on last "
-           "occurrences", _family_coil),
+           "occurrences", lambda rng: _coil_walk(rng, rng.randint(20, 300), rng.randint(100, 600))),
     Recipe("max-alternating", "max", "n = m = 2e5, random bytes, append/query alternating",
            _max_alternating_case),
     Recipe("max-adversarial", "max", "n = m = 2e5, all 256 values present, appends walk the "
@@ -265,8 +249,7 @@ RECIPES = (
 
 
 def growth_case(size: int, seed: int) -> Case:
-    """The growth ladder's case: n = m = size / 2, random bytes, append/query alternating (as in
-    `max-alternating`)."""
+    """The growth ladder's case: n = m = size / 2, as `max-alternating`."""
     import numpy as np
 
     gen = np.random.default_rng(seed)

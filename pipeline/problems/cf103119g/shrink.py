@@ -83,8 +83,8 @@ def _recoded(case: Case, code) -> Case:
 
 def recode_values(case: Case) -> Iterator[Case]:
     """Every value XORed with one constant, or two bit positions exchanged in every value:
-    the game only sees which values differ in at most one bit, so neither changes it, and
-    together they lower whole patterns of values (31 63 127 -> 0 32 96 -> 0 1 3)."""
+    neither changes which values differ in one bit (the game), and together they lower whole
+    patterns (31 63 127 -> 0 32 96 -> 0 1 3)."""
     present = sorted(set(case.values) | {k for op, k in case.ops if op == 1})
     for constant in present + [1 << bit for bit in range(8)]:
         if constant:
@@ -122,8 +122,7 @@ def _lengths(case: Case) -> list[int]:
 
 
 def swap_operations(case: Case, rng: random.Random) -> Case | None:
-    """Two neighbouring operations trade places (a query then asks about a position that
-    exists at its new place)."""
+    """Two neighbouring operations trade places (queries kept on existing positions)."""
     if case.m < 2:
         return None
     j = rng.randrange(case.m - 1)

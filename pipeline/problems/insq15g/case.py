@@ -1,9 +1,8 @@
 """insq15g judge files: the case type, parse (validating), render, answers and sizes.
 
-`parse` tries the quick path first (`_parse_native`, or `_parse_fast` with NumPy); on any
-doubt it declines and `_parse_slow` reads token by token, so every error names its line from
-one place (see `pipeline.native.bulk`). A case read natively holds its tokens and makes its
-NumPy arrays only when something reads them.
+`parse` tries the quick path first (native, else NumPy); on any doubt `_parse_slow` reads token
+by token, so every error comes from one place. A case read natively holds its tokens and makes
+its NumPy arrays only when something reads them.
 """
 
 from __future__ import annotations
@@ -24,10 +23,9 @@ MAX_PEOPLE = 10**6
 
 @dataclass(frozen=True, eq=False)
 class Case:
-    """A grid of n rows and m columns with person i at row xs[i], column ys[i] (input order).
-
-    `xs` and `ys` are read-only int64 arrays compared by content. A case read natively holds the
-    input's tokens in `packed` (no part in equality) and builds `xs` and `ys` on first use."""
+    """A grid of n rows and m columns with person i at row xs[i], column ys[i] (input order):
+    read-only int64 arrays compared by content. A case read natively holds the input's tokens
+    in `packed` (no part in equality) and builds `xs` and `ys` on first use."""
 
     n: int
     m: int
@@ -58,8 +56,7 @@ class Case:
 
     @classmethod
     def from_tokens(cls, tokens) -> Case:
-        """The case of a valid input's tokens (N, M, P, then X_i and Y_i); the arrays are
-        built on first use."""
+        """The case of a valid input's tokens (arrays built on first use)."""
         case = object.__new__(cls)
         object.__setattr__(case, "n", int(tokens[0]))
         object.__setattr__(case, "m", int(tokens[1]))
@@ -112,14 +109,11 @@ def parse(text: str) -> Case:
     from pipeline.problems.insq15g import native
 
     case = _parse_native(text) if native.functions() is not None else _parse_fast(text)
-    if case is None:
-        case = _parse_slow(text)
-    return case
+    return case if case is not None else _parse_slow(text)
 
 
 def _parse_native(text: str) -> Case | None:
-    """The same result as `_parse_slow` for a valid input, read by native code; None when the
-    native reader declines (anything unusual) or is unavailable."""
+    """The case of a valid input read by native code, or None."""
     from pipeline.problems.insq15g import native
 
     tokens = native.read(text)
@@ -152,10 +146,8 @@ def _parse_slow(text: str) -> Case:
 
 
 def _parse_fast(text: str) -> Case | None:
-    """The same result as `_parse_slow` for a valid input, or None when in any doubt (NumPy:
-    the quick path where native code is unavailable). `numpy_uints` reads only canonical
-    non-negative integers separated by spaces and newlines, and every value is then checked
-    against its range (every valid value is >= 1 and <= 10^18, below its 2^63 - 1 limit)."""
+    """The case of a valid input read with NumPy (without native code), or None (every valid
+    value is in 1..10^18, within `numpy_uints`' int64)."""
     from pipeline.native.bulk import numpy_uints
 
     values = numpy_uints(text, 3 + 2 * MAX_PEOPLE)

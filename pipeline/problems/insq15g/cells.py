@@ -1,5 +1,5 @@
-"""Counting the people per distinct cell, and which people stand at odd distance from the
-corner: the core of the `fast` stage, used by the sizes and the recipes as well."""
+"""The people per distinct cell, and which stand at odd distance from the corner (the `fast`
+stage's core, used by the sizes and the recipes too)."""
 
 from __future__ import annotations
 
@@ -13,17 +13,16 @@ _MIX2 = 0xC2B2AE3D27D4EB4F
 
 
 def _odd_mask(xs: np.ndarray, ys: np.ndarray, m: int) -> np.ndarray:
-    """People (at `xs`, `ys` of a case of size `m`) at odd distance (X - 1) + (M - Y) from
-    the corner."""
+    """People at odd distance (X - 1) + (M - Y) from the corner."""
     return ((xs ^ ys) & 1) != ((m + 1) & 1)
 
 
-def _run_lengths(sorted_keys: np.ndarray) -> np.ndarray:
+def _run_lengths(same: np.ndarray) -> np.ndarray:
+    """The lengths of the runs of a sorted sequence whose neighbours are `same` or not."""
     import numpy as np
 
-    edges = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
-    bounds = np.concatenate(([0], edges, [sorted_keys.shape[0]]))
-    return np.diff(bounds)
+    edges = np.flatnonzero(~same) + 1
+    return np.diff(np.concatenate(([0], edges, [same.shape[0] + 1])))
 
 
 def _cell_counts(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
@@ -36,7 +35,7 @@ def _cell_counts(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     if int(xs.max()) - x_low < 2**31 and int(ys.max()) - y_low < 2**31:
         keys = ((xs - x_low) << 32) | (ys - y_low)  # exact: distinct cells, distinct keys
         keys.sort()
-        return _run_lengths(keys)
+        return _run_lengths(keys[1:] == keys[:-1])
     ux, uy = xs.view(np.uint64), ys.view(np.uint64)
     with np.errstate(over="ignore"):
         h = ux * np.uint64(_MIX1)
@@ -51,6 +50,4 @@ def _cell_counts(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         order = np.lexsort((ys, xs))  # a hash collision: sort exactly instead
         sx, sy = xs[order], ys[order]
         same = (sx[1:] == sx[:-1]) & (sy[1:] == sy[:-1])
-    edges = np.flatnonzero(~same) + 1
-    bounds = np.concatenate(([0], edges, [xs.shape[0]]))
-    return np.diff(bounds)
+    return _run_lengths(same)

@@ -1,8 +1,5 @@
-"""The `fast` stage of insq15g: the XOR of the head counts of the cells at odd distance.
-
-A case read natively is solved by native code on its tokens (native.cpp: keep the people at
-odd distance, sort one key per person, XOR the run lengths); any other case with NumPy
-(cells.py: the same, vectorised). The two compute the same answer.
+"""The `fast` stage of insq15g: the XOR of the head counts of the cells at odd distance, by
+native code on a case read natively (native.cpp), else by NumPy (cells.py); both the same.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""insq15g's native code through ctypes: the quick parse path and the kernel.
-
-The library is declared at import, built at installation and loaded on first use; where it
-cannot be built, `functions()` is None and the callers use their fallback (`FALLBACK`).
-"""
+"""insq15g's native code through ctypes (`pipeline.native`): the quick parse path and the
+kernel; where it cannot be built, `functions()` is None and `FALLBACK` runs."""
 
 from __future__ import annotations
 
@@ -14,20 +11,10 @@ KERNELS = native.library("insq15g", Path(__file__).with_name("native.cpp"))
 FALLBACK = "NumPy (quick parse and fast)"
 
 MAX_PEOPLE = 10**6
-MOST_TOKENS = 3 + 2 * MAX_PEOPLE
-
-# The library's functions with their ctypes signatures (or None without native code).
 functions = native.functions(KERNELS, FALLBACK, {"insq15g_read": "pipip",
                                                   "insq15g_solve": "p"})
-
-
-def read(text: str):
-    """Every token of a valid input (N, M, P, then X_i and Y_i) as an array 'Q', read and
-    validated natively; None when the quick path declines (or native code is unavailable)."""
-    library = functions()
-    if library is None:
-        return None
-    return native.read_tokens(library.insq15g_read, text, MOST_TOKENS)
+# Every token of a valid input (N, M, P, then X_i and Y_i), or None (`native.token_reader`).
+read = native.token_reader(functions, "insq15g_read", 3 + 2 * MAX_PEOPLE)
 
 
 def solve(tokens) -> bool:

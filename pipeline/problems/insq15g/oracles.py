@@ -14,10 +14,8 @@ GRID_MAX_CELLS = 250_000
 
 # -- brute ------------------------------------------------------------------------------------
 def _brute_state_bound(case: Case) -> int | None:
-    """Upper bound on the states reachable, or None when it is clearly huge.
-
-    Everybody stays inside rows 1..max X and columns min Y..M; a state is a multiset of at
-    most P people over the R - 1 cells of that box other than the corner: C(R - 1 + P, P)."""
+    """Upper bound on the states reachable (None: clearly huge): multisets of at most P
+    people over the R - 1 non-corner cells of rows 1..max X, columns min Y..M."""
     if case.p == 0:
         return 1
     if case.p > 40:

@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
 from pipeline.problems.insq15g.case import MAX_PEOPLE, MAX_SIDE, Case
 from pipeline.problems.insq15g.cells import _cell_counts
-from pipeline.problems.model import Recipe
-
-if TYPE_CHECKING:  # numpy is imported by the generators that use it (not by `pipeline solve`)
-    import numpy as np
-
-
-def _case(n: int, m: int, people) -> Case:
-    return Case.of(n, m, people)
+from pipeline.problems.model import Recipe, numpy_rng
 
 
 def _cell(rng: random.Random, n: int, m: int) -> tuple[int, int]:
@@ -38,7 +30,7 @@ def make_tiny(rng: random.Random) -> Case:
         people = [rng.choice(cells) for _ in range(p)]
     else:
         people = [_cell(rng, n, m) for _ in range(p)]
-    return _case(n, m, people)
+    return Case.of(n, m, people)
 
 
 def make_one_at_target(rng: random.Random) -> Case:
@@ -49,7 +41,7 @@ def make_one_at_target(rng: random.Random) -> Case:
     if rng.random() < 0.5:  # plus one person a step or two away
         people.append(_near_corner(rng, n, m, 2))
         rng.shuffle(people)
-    return _case(n, m, people)
+    return Case.of(n, m, people)
 
 
 def make_all_on_one_cell(rng: random.Random) -> Case:
@@ -59,19 +51,17 @@ def make_all_on_one_cell(rng: random.Random) -> Case:
     if rng.random() < 0.2:
         n, m = rng.randint(1, 10**18), rng.randint(1, 10**18)
         cell = _cell(rng, n, m)
-    return _case(n, m, [cell] * p)
+    return Case.of(n, m, [cell] * p)
 
 
-def make_single_row(rng: random.Random) -> Case:
-    m = rng.randint(1, 7)
-    p = rng.randint(1, 4)
-    return _case(1, m, [(1, rng.randint(1, m)) for _ in range(p)])
-
-
-def make_single_column(rng: random.Random) -> Case:
-    n = rng.randint(1, 7)
-    p = rng.randint(1, 4)
-    return _case(n, 1, [(rng.randint(1, n), 1) for _ in range(p)])
+def make_line(row: bool):
+    """N = 1 (a single row) or M = 1, the other side up to 7, 1..4 people."""
+    def make(rng: random.Random) -> Case:
+        side = rng.randint(1, 7)
+        cells = [rng.randint(1, side) for _ in range(rng.randint(1, 4))]
+        n, m = (1, side) if row else (side, 1)
+        return Case.of(n, m, [(1, c) if row else (c, 1) for c in cells])
+    return make
 
 
 def make_huge_grid(rng: random.Random) -> Case:
@@ -81,7 +71,7 @@ def make_huge_grid(rng: random.Random) -> Case:
         people = [_near_corner(rng, n, m, 3) for _ in range(p)]
     else:
         people = [rng.choice([(n, 1), (1, 1), (n, m), _cell(rng, n, m)]) for _ in range(p)]
-    return _case(n, m, people)
+    return Case.of(n, m, people)
 
 
 def make_two_steps_away(rng: random.Random) -> Case:
@@ -94,14 +84,14 @@ def make_two_steps_away(rng: random.Random) -> Case:
     people = [rng.choice(cells) for _ in range(p)]
     if rng.random() < 0.4:  # and sometimes a few people on the corner
         people += [(1, m)] * rng.randint(1, 2)
-    return _case(n, m, people)
+    return Case.of(n, m, people)
 
 
 def make_random_medium(rng: random.Random) -> Case:
     n = rng.choice([rng.randint(1, 400), rng.randint(1, 10**18)])
     m = rng.choice([rng.randint(1, 400), rng.randint(1, 10**18)])
     p = rng.randint(1, 3000)
-    return _case(n, m, [_cell(rng, n, m) for _ in range(p)])
+    return Case.of(n, m, [_cell(rng, n, m) for _ in range(p)])
 
 
 def make_clustered_medium(rng: random.Random) -> Case:
@@ -110,13 +100,7 @@ def make_clustered_medium(rng: random.Random) -> Case:
     m = rng.choice([rng.randint(1, 300), rng.randint(1, 10**18)])
     cells = [_cell(rng, n, m) for _ in range(rng.randint(1, 8))]
     p = rng.randint(1, 3000)
-    return _case(n, m, [rng.choice(cells) for _ in range(p)])
-
-
-def _np_rng(rng: random.Random) -> np.random.Generator:
-    import numpy as np
-
-    return np.random.default_rng(rng.getrandbits(64))
+    return Case.of(n, m, [rng.choice(cells) for _ in range(p)])
 
 
 def _huge_side(rng: random.Random) -> int:
@@ -127,7 +111,7 @@ def _make_distinct(p: int):
     def make(rng: random.Random) -> Case:
         import numpy as np
 
-        gen = _np_rng(rng)
+        gen = numpy_rng(rng)
         if rng.random() < 0.5:  # a huge grid
             n, m = _huge_side(rng), _huge_side(rng)
             xs = gen.integers(1, n, size=p, endpoint=True, dtype=np.int64)
@@ -165,7 +149,7 @@ def make_max_random(rng: random.Random) -> Case:
     """10^6 people in a huge grid: uniform cells, or drawn from a pool of repeated cells."""
     import numpy as np
 
-    gen = _np_rng(rng)
+    gen = numpy_rng(rng)
     n, m = _huge_side(rng), _huge_side(rng)
     p = MAX_PEOPLE
     if rng.random() < 0.5:
@@ -186,8 +170,8 @@ RECIPES = (
     Recipe("one-at-target", "edge", "people on the corner (1, M), sometimes plus one near it",
            make_one_at_target),
     Recipe("all-on-one-cell", "edge", "up to 7 people on one cell", make_all_on_one_cell),
-    Recipe("single-row", "edge", "N = 1, M up to 7", make_single_row),
-    Recipe("single-column", "edge", "M = 1, N up to 7", make_single_column),
+    Recipe("single-row", "edge", "N = 1, M up to 7", make_line(row=True)),
+    Recipe("single-column", "edge", "M = 1, N up to 7", make_line(row=False)),
     Recipe("huge-grid", "edge", "N = M = 10^18 with 1..4 people, mostly near the corner",
            make_huge_grid),
     Recipe("two-steps-away", "edge", "everyone two steps from the corner (or on it): always No",

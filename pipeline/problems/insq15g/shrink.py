@@ -1,8 +1,6 @@
-"""Shrink passes and hunt mutations of insq15g (structured edits of a `Case`).
-
-Only a person's distance to the corner matters, so dropping columns left of everybody and
-reflecting the grid in its anti-diagonal keep the game and simplify the input.
-NumPy is imported inside the passes: registering the problem must not load it.
+"""Shrink passes and hunt mutations of insq15g (structured edits of a `Case`). Only distances
+to the corner matter, so dropping columns left of everybody and reflecting the grid keep the
+game. NumPy is imported inside the passes: registering the problem must not load it.
 """
 
 from __future__ import annotations
@@ -29,8 +27,7 @@ def drop_people(case: Case) -> Iterator[Case]:
 
 
 def drop_cells(case: Case) -> Iterator[Case]:
-    """Keep only the people of one cell; then remove everybody on runs of the distinct cells
-    (halves first, ..., single cells)."""
+    """Keep only the people of one cell; then remove everybody on runs of the distinct cells."""
     import numpy as np
     cells = list(dict.fromkeys(zip(case.xs.tolist(), case.ys.tolist())))
     if len(cells) > 1:
@@ -44,8 +41,7 @@ def drop_cells(case: Case) -> Iterator[Case]:
 
 
 def shrink_grid(case: Case) -> Iterator[Case]:
-    """Fewer rows (down to the lowest person), fewer columns left of everybody (the same
-    distances) or right of everybody, and the grid reflected in its anti-diagonal."""
+    """Fewer rows, fewer columns left or right of everybody, the grid reflected."""
     lowest = int(case.xs.max())
     for rows in lower_int(case.n, lowest):
         yield Case(rows, case.m, case.xs, case.ys)

@@ -6,18 +6,9 @@ docs/architecture.md.
 
 from __future__ import annotations
 
-from pipeline.problems.base import Stage, define_problem
-from pipeline.problems.movcoin2 import oracles
+from pipeline.problems.base import Stage, case_functions, define_problem
+from pipeline.problems.movcoin2 import case, oracles
 from pipeline.problems.movcoin2.bounds import BOUNDS
-from pipeline.problems.movcoin2.case import (
-                                             format_answer,
-                                             parse,
-                                             path_case,
-                                             render,
-                                             size,
-                                             size_values,
-                                             validate_answer,
-)
 from pipeline.problems.movcoin2.compiled import fast, tester_17bit
 from pipeline.problems.movcoin2.recipes import RECIPES, growth_case
 from pipeline.problems.movcoin2.shrink import MUTATIONS, SHRINKS
@@ -47,16 +38,15 @@ STAGES = (
     Stage("fast", fast,
           "compiled (C; numba fallback) centroid decomposition with per-bit sliding-window "
           "XOR tables",
-          "O(N log^2 N)", warm_up=lambda: fast(parse("1\n2\n1 2\n1 0\n"))),
+          "O(N log^2 N)", warm_up=lambda: fast(case.parse("1\n2\n1 2\n1 0\n"))),
     # Below 131,073 nodes every distance, hence every XOR, is < 2^17 and the cut is harmless;
     # on this path the far end has g = 2^17, which 17 bits read as 0.
     Stage("tester-17bit", tester_17bit,
           "fast with the published tester's fixed MAX_BITS = 17",
-          "O(N log^2 N)", warm_up=lambda: tester_17bit(parse("1\n2\n1 2\n1 0\n")),
-          counterexample=lambda: path_case(131_073, (1,))),
+          "O(N log^2 N)", warm_up=lambda: tester_17bit(case.parse("1\n2\n1 2\n1 0\n")),
+          counterexample=lambda: case.path_case(131_073, (1,))),
 )
 
 PROBLEM = define_problem(
-    __file__, parse=parse, render=render, format_answer=format_answer,
-    validate_answer=validate_answer, size=size, size_values=size_values, stages=STAGES,
-    recipes=RECIPES, growth=growth_case, shrinks=SHRINKS, mutations=MUTATIONS, bounds=BOUNDS)
+    __file__, **case_functions(case), stages=STAGES, recipes=RECIPES, growth=growth_case,
+    shrinks=SHRINKS, mutations=MUTATIONS, bounds=BOUNDS)

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from pipeline.problems.model import Bound
+from pipeline.problems.model import Bound, spread
 from pipeline.problems.movcoin2.case import MAX_C, MAX_N, MAX_SUM_N, MAX_T
-
-
-def _sizes(case) -> tuple[int, int]:
-    sizes = [test.n for test in case.tests]
-    return min(sizes), max(sizes)
 
 
 def _sum(case) -> tuple[int, int]:
@@ -16,14 +11,9 @@ def _sum(case) -> tuple[int, int]:
     return total, total
 
 
-def _coins(case) -> tuple[int, int]:
-    coins = [c for test in case.tests for c in test.coins]
-    return min(coins), max(coins)
-
-
 BOUNDS = (
     Bound("T", 1, MAX_T, lambda case: (len(case.tests), len(case.tests))),
-    Bound("N of a test", 1, MAX_N, _sizes),
+    Bound("N of a test", 1, MAX_N, lambda case: spread(test.n for test in case.tests)),
     Bound("sum of N", 1, MAX_SUM_N, _sum),
-    Bound("c_i", 0, MAX_C, _coins),
+    Bound("c_i", 0, MAX_C, lambda case: spread(c for test in case.tests for c in test.coins)),
 )

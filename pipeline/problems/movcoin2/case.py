@@ -1,10 +1,8 @@
-"""movcoin2 judge files: the case type, parse (validating), render, answers and sizes.
+"""movcoin2 judge files (T independent trees): the case type, parse, render, answers, sizes.
 
-A judge input holds T independent trees. `parse` tries the quick path first (native.c, or
-NumPy where native code is unavailable: digits, ranges, counts and, by union-find or
-pointer-jumping, that each test's edges connect its nodes); on any doubt it declines and
-`_parse_checked` reads token by token, so every error names its line from one place (see
-`pipeline.native.bulk`). A case parsed natively keeps its packed forest for the kernel.
+`parse` tries the quick path first (native.c, else NumPy: digits, ranges, counts and that each
+test's edges connect its nodes); on any doubt `_parse_checked` reads token by token, so every
+error comes from one place. A case parsed natively keeps its packed forest for the kernel.
 """
 
 from __future__ import annotations
@@ -53,15 +51,11 @@ def parse(text: str) -> Movcoin2Case:
     from pipeline.problems.movcoin2 import native
 
     case = _parse_native(text) if native.functions() is not None else _parse_quick(text)
-    if case is None:
-        case = _parse_checked(text)
-    return case
+    return case if case is not None else _parse_checked(text)
 
 
 def _parse_native(text: str) -> Movcoin2Case | None:
-    """The same case as `_parse_checked` for a valid input, read by native code; None when
-    the native reader declines (anything unusual) or is unavailable. The tests' tuples are
-    built on first use (`LazyTuple`); the kernel reads the packed forest."""
+    """The case of a valid input read by native code (tuples built on first use), or None."""
     from pipeline.native.bulk import LazyTuple
     from pipeline.problems.movcoin2 import native
 
@@ -71,14 +65,13 @@ def _parse_native(text: str) -> Movcoin2Case | None:
     tokens, forest = read
     # a LazyTuple stands in for the tuple it builds (equal, same hash): not a tuple subclass
     case = Movcoin2Case(LazyTuple(len(forest.sizes),  # type: ignore[arg-type]
-                                  lambda: _trees(tokens, forest.sizes)))
+                                  lambda: _trees(tokens.tolist(), forest.sizes)))
     object.__setattr__(case, "forest", forest)
     return case
 
 
-def _trees(tokens, sizes) -> list[TreeCase]:
-    """The tests of a valid input from its tokens (every value) and the sizes of its tests."""
-    values = tokens.tolist()
+def _trees(values: list[int], sizes) -> list[TreeCase]:
+    """The tests of a valid input from its values (every token) and the sizes of its tests."""
     enabled = gc.isenabled()
     gc.disable()  # 300,000 small tuples: the collector would rescan them over and over
     try:
@@ -145,8 +138,7 @@ def _endpoint(reader: TokenReader, name: str, n: int) -> int:
 
 
 def _parse_quick(text: str) -> Movcoin2Case | None:
-    """The same case as `_parse_checked` for a valid input, None when anything looks off
-    (NumPy: the quick path where native code is unavailable)."""
+    """The case of a valid input read with NumPy (without native code), or None."""
     import numpy as np
 
     from pipeline.native.bulk import numpy_uints
@@ -198,26 +190,13 @@ def _parse_quick(text: str) -> Movcoin2Case | None:
         return None
     if _count_components(offset, u - 1, v - 1) != t_count:
         return None
-    enabled = gc.isenabled()
-    gc.disable()  # 300,000 small tuples: the collector would rescan them over and over
-    try:
-        tests = []
-        for n, edge_start, coin_start in spans:
-            edge_values = values[edge_start:coin_start]
-            tests.append(TreeCase(n, tuple(zip(edge_values[0::2], edge_values[1::2])),
-                                  tuple(values[coin_start:coin_start + n])))
-    finally:
-        if enabled:
-            gc.enable()
-    return Movcoin2Case(tuple(tests))
+    return Movcoin2Case(tuple(_trees(values, [n for n, _, _ in spans])))
 
 
 def _count_components(n: int, u, v) -> int:
-    """Connected components of the graph on 0..n-1 with edges (u[i], v[i]).
-
-    Each round pointer-jumps until every node points at its root, then hooks every root onto the
-    smallest root it shares an edge with, when smaller (so no cycle forms); every component
-    merges within two rounds, O(log n) rounds in all."""
+    """Connected components of the graph on 0..n-1 with edges (u[i], v[i]): each round
+    pointer-jumps to the roots, then hooks every root onto the smallest root it shares an edge
+    with, when smaller (so no cycle forms)."""
     import numpy as np
 
     f = np.arange(n, dtype=np.int64)

@@ -1,9 +1,5 @@
-"""The compiled stages: `fast` and the known-wrong `tester-17bit`.
-
-Both run the centroid-decomposition kernel: the native one (native.c, built at installation,
-loaded with ctypes) when it is available, else the numba one (kernels.py, compiled by numba's
-JIT on first use and cached). The two compute the same values.
-"""
+"""The compiled stages `fast` and the known-wrong `tester-17bit`: the centroid-decomposition
+kernel, native (native.c) where available, else numba's (kernels.py); both compute the same."""
 
 from __future__ import annotations
 
@@ -14,8 +10,7 @@ from pipeline.problems.movcoin2.case import Movcoin2Case
 
 
 def forest_arrays(case: Movcoin2Case):
-    """All tests as one forest of NumPy arrays, for the numba kernel:
-    (total, eu, ev, odd, starts, sizes), 0-based global ids."""
+    """All tests as one forest of NumPy arrays for the numba kernel (0-based global ids)."""
     import numpy as np
 
     sizes = np.array([test.n for test in case.tests], dtype=np.int64)
@@ -53,8 +48,7 @@ def jit_solve(case: Movcoin2Case, bit_limit: int) -> list[int]:
 
 
 def fast_grundy(case: Movcoin2Case):
-    """Grundy values of all nodes (tests concatenated in order) as a NumPy array, for tests
-    and debugging."""
+    """Grundy values of all nodes (tests concatenated in order) as a NumPy array."""
     import numpy as np
 
     if native.functions() is not None:
@@ -64,13 +58,6 @@ def fast_grundy(case: Movcoin2Case):
 
     total, eu, ev, odd, starts, sizes = forest_arrays(case)
     return kernels.forest_answers(total, eu, ev, odd, starts, sizes, 63)[1]
-
-
-def warm_up() -> None:
-    """Load the kernel (native library, or numba's cached compile) before timing cases."""
-    from pipeline.problems.movcoin2.case import parse
-
-    fast(parse("1\n2\n1 2\n1 0\n"))
 
 
 def fast(case: Movcoin2Case) -> list[int]:

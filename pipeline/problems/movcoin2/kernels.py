@@ -1,10 +1,6 @@
 """numba kernels of the movcoin2 `fast` stage, the fallback where native.c cannot be built
-(imported lazily: importing numba is slow).
-
-`forest_answers` takes every test of a case as one forest and returns the per-test answers:
-centroid decomposition with a per-component table F(q) = XOR of (d(v) + q) over coin nodes,
-built bit by bit with sliding windows (the algorithm: docs/architecture.md, "The fast kernel").
-`bit_limit` caps the bits examined: 63 for the trusted stage, 17 for the published tester's.
+(imported lazily: importing numba is slow). The algorithm: docs/architecture.md, "The fast
+kernel"; `bit_limit` caps the bits examined (63 trusted, 17 the published tester's).
 """
 
 from __future__ import annotations
@@ -219,11 +215,9 @@ def _level(offs, adj, odd, removed, came_from, size, biggest, cur_nodes, cur_par
 def forest_answers(total, eu, ev, odd_old, starts, sizes, bit_limit):
     """Per-test answers (and all Grundy values) of the forest with edges eu[i]-ev[i].
 
-    Level-synchronous centroid decomposition: every component of a level is stored as a
-    segment of node ids in BFS order from its first node, with parent positions, so its
-    subtree sizes and centroid need no new search; the BFS of each branch from the centroid
-    (which gives the distances) is at the same time the next level's segment for that branch.
-    Two sets of level arrays (A and B) alternate as current and next."""
+    Level-synchronous centroid decomposition: each component is a segment of node ids in BFS
+    order with parent positions (sizes and centroid need no new search); each branch's BFS from
+    the centroid is the next level's segment. Level arrays A and B alternate."""
     offs, adj, perm, first_parent = _bfs_relabel(total, eu, ev, starts)
     odd = np.empty(total, np.uint8)
     for x in range(total):

@@ -1,13 +1,11 @@
-"""movcoin2's native code through ctypes: the quick parse path and the kernel.
-
-The library is declared at import, built at installation and loaded on first use; where it
-cannot be built, `functions()` is None and the callers use their fallback (`FALLBACK`).
-"""
+"""movcoin2's native code through ctypes (`pipeline.native`): the quick parse path and the
+kernel; where it cannot be built, `functions()` is None and `FALLBACK` runs."""
 
 from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 from pipeline import native
@@ -34,36 +32,26 @@ class Forest:
     sizes: array[int]
 
 
-# The library's functions with their ctypes signatures (or None without native code).
 functions = native.functions(KERNELS, FALLBACK, {"movcoin2_read": "pipipppppp",
                                                   "movcoin2_solve": "ipppppiipp"})
 
 
 def read(text: str):
-    """(tokens, forest) of a valid input, read and validated natively; None when the quick
-    path declines (or native code is unavailable)."""
+    """(tokens, forest) of a valid input, read and validated natively; None: declined."""
     library = functions()
     if library is None:
         return None
-    from pipeline.native.bulk import (
-        address,
-        int32_buffer,
-        int64_buffer,
-        text_buffer,
-        token_capacity,
-        uint8_buffer,
-        uint64_buffer,
-    )
+    from pipeline.native.bulk import address, text_buffer, token_capacity, zeroed
 
     where = text_buffer(text)
     if where is None:
         return None
     capacity = token_capacity(where[1], MOST_TOKENS)
-    tokens = uint64_buffer(capacity)
-    count = int64_buffer(1)
+    tokens = zeroed("Q", capacity)
+    count = zeroed("q", 1)
     nodes, tests = min(capacity, MAX_SUM_N), min(capacity, MAX_T)  # nodes < tokens
-    eu, ev, odd = int32_buffer(nodes), int32_buffer(nodes), uint8_buffer(nodes)
-    starts, sizes = int64_buffer(tests), int64_buffer(tests)
+    eu, ev, odd = zeroed("i", nodes), zeroed("i", nodes), zeroed("B", nodes)
+    starts, sizes = zeroed("q", tests), zeroed("q", tests)
     tests = library.movcoin2_read(*where, address(tokens), capacity, address(count),
                                   address(eu), address(ev), address(odd), address(starts),
                                   address(sizes))
@@ -80,9 +68,6 @@ def read(text: str):
 
 def forest_of(tests) -> Forest:
     """The forest of a case's tests (for cases that were not parsed natively)."""
-    from array import array
-    from itertools import chain
-
     sizes = array("q", (test.n for test in tests))
     starts = array("q", bytes(8 * len(sizes)))
     eu, ev = array("i"), array("i")
@@ -98,11 +83,11 @@ def forest_of(tests) -> Forest:
 
 def solve(forest: Forest, bit_limit: int, with_grundy: bool = False):
     """Per-test answers (a list), and every node's Grundy value too when `with_grundy`."""
-    from pipeline.native.bulk import address, int64_buffer
+    from pipeline.native.bulk import address, zeroed
 
     library = functions()
-    answers = int64_buffer(len(forest.sizes))
-    grundy = int64_buffer(forest.total) if with_grundy else None
+    answers = zeroed("q", len(forest.sizes))
+    grundy = zeroed("q", forest.total) if with_grundy else None
     status = library.movcoin2_solve(forest.total, address(forest.eu), address(forest.ev),
                                     address(forest.odd), address(forest.starts),
                                     address(forest.sizes), len(forest.sizes), bit_limit,

@@ -1,8 +1,5 @@
 """The slow stages of movcoin2: brute (the game itself), quadratic, per-coin and editorial.
-
-All of them return, per test, the answer sum of 2^R over the roots R that Bob wins. All but
-brute first compute the Grundy value g(R) = XOR of dist(R, v) over odd-coin nodes v.
-"""
+All but brute compute g(R) = XOR of dist(R, v) over odd-coin nodes v first."""
 
 from __future__ import annotations
 
@@ -62,9 +59,8 @@ BRUTE_BUDGET = 200_000
 
 
 def brute_estimate(test: TreeCase, cap: int = BRUTE_BUDGET) -> int:
-    """n roots times an upper bound on the coin configurations of one game (at most cap + 1):
-    comb(n - 1 + C, C) ways for the C coins off the root, built factor by factor and stopped once
-    past `cap`, so a huge case costs nothing to refuse."""
+    """n roots times comb(n - 1 + C, C) coin configurations per game, built factor by factor
+    and stopped past `cap` (then cap + 1), so a huge case costs nothing to refuse."""
     coins = sum(test.coins)
     k = min(coins, test.n - 1)
     estimate = test.n
@@ -140,11 +136,8 @@ def quadratic_refuses(case: Movcoin2Case) -> str | None:
 
 def quadratic_grundy(test: TreeCase) -> np.ndarray:
     """Distance rows of every root, each derived from its parent's row, then XOR over coins.
-
-    Columns are the nodes in preorder from node 1, so a subtree is a column interval
-    [tin, tin + size). Moving the root from p to a child v brings every node of v's subtree one
-    step closer and every other node one step further: row_v = row_p + 1, minus 2 on v's
-    interval. Row 1 comes from a BFS."""
+    Columns are nodes in preorder, so a subtree is an interval: moving the root from p to a
+    child v gives row_v = row_p + 1, minus 2 on v's interval. Row 1 comes from a BFS."""
     import numpy as np
 
     n = test.n
@@ -225,11 +218,9 @@ def editorial_refuses(case: Movcoin2Case) -> str | None:
 class DistTracker:
     """A multiset of distances that can all be shifted by +-1 at once; keeps their XOR.
 
-    Per bit x (period M = 2^(x+1)), bit x of a value is set when value mod M lies in the
-    "one zone" [2^x, M). A distance inserted while the common shift is `shift` is stored by
-    its residue (d - shift) mod M; shifting everything by +1 is the same as sliding the one
-    zone one step down over those stored residues, so only the residues entering and leaving
-    the zone change the count of set bits: O(bits) per shift, O(bits) per insert, O(1) XOR."""
+    Per bit x (period M = 2^(x+1)), bit x is set when value mod M lies in [2^x, M). Values are
+    stored by residue (d - shift) mod M, so a shift slides that zone one step over them and only
+    the residues entering and leaving it change the count: O(bits) per shift or insert."""
 
     def __init__(self, num_bits: int) -> None:
         self.num_bits = num_bits

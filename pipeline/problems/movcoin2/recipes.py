@@ -1,8 +1,6 @@
-"""Seeded case generators for movcoin2.
-
-Trees are built on 0-based ids with node 0 as a natural "special" node (an end of a path, the
-centre of a star, the root of a binary tree), then relabelled by a random permutation; edges
-are shuffled and randomly oriented, so no recipe leaks structure through the numbering.
+"""Seeded case generators for movcoin2. Trees are built with node 0 as the "special" node (an
+end of a path, a star's centre), then relabelled at random, edges shuffled and oriented at
+random, so no recipe leaks structure through the numbering.
 """
 
 from __future__ import annotations
@@ -10,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from pipeline.problems.model import Recipe
+from pipeline.problems.model import Recipe, numpy_rng
 from pipeline.problems.movcoin2.case import MAX_N, MAX_SUM_N, Movcoin2Case, TreeCase
 from pipeline.problems.movcoin2.oracles import BRUTE_BUDGET, brute_estimate
 
@@ -123,12 +121,6 @@ def _tree(ends: tuple[np.ndarray, np.ndarray], coins: np.ndarray,
     return TreeCase(n, tuple(zip(u, v)), tuple(relabelled.tolist()))
 
 
-def _gen(rng: random.Random) -> np.random.Generator:
-    import numpy as np
-
-    return np.random.default_rng(rng.getrandbits(64))
-
-
 def make_tree(shape: str, n: int, density: str, gen: np.random.Generator) -> TreeCase:
     return _tree(_edges(shape, n, gen), _coins(n, density, gen), gen)
 
@@ -166,16 +158,6 @@ def tiny(rng: random.Random) -> Movcoin2Case:
     return _within_brute(make, rng, BRUTE_BUDGET // 4)
 
 
-def single_node(rng: random.Random) -> Movcoin2Case:
-    return Movcoin2Case(tuple(TreeCase(1, (), (rng.randint(0, 16),))
-                              for _ in range(rng.randint(1, 5))))
-
-
-def no_coins(rng: random.Random) -> Movcoin2Case:
-    return Movcoin2Case(tuple(_small_tree(rng, rng.randint(1, 9), lambda i: 0)
-                              for _ in range(rng.randint(1, 4))))
-
-
 def coins_one_node(rng: random.Random) -> Movcoin2Case:
     def make(rng):
         tests = []
@@ -190,27 +172,20 @@ def coins_one_node(rng: random.Random) -> Movcoin2Case:
 
 
 def all_even_coins(rng: random.Random) -> Movcoin2Case:
-    def make(rng):
-        tests = []
-        for _ in range(rng.randint(1, 3)):
-            n = rng.randint(1, 5)
-            tests.append(_small_tree(rng, n, lambda i: rng.choice((0, 0, 2, 2, 4))))
-        return Movcoin2Case(tuple(tests))
-    return _within_brute(make, rng)
+    return _within_brute(lambda rng: _small_trees(rng, rng.randint(1, 3), 5,
+                                                  lambda rng: rng.choice((0, 0, 2, 2, 4))), rng)
 
 
-def many_tests_tiny(rng: random.Random) -> Movcoin2Case:
-    tests = []
-    for _ in range(1000):
-        n = rng.randint(1, 3)
-        tests.append(_small_tree(rng, n, lambda i: rng.choice((0, 0, 1, 1, 2))))
-    return Movcoin2Case(tuple(tests))
+def _small_trees(rng: random.Random, count: int, most: int, coins) -> Movcoin2Case:
+    """`count` small trees of 1..`most` nodes, a node's coins drawn by `coins(rng)`."""
+    return Movcoin2Case(tuple(_small_tree(rng, rng.randint(1, most), lambda i: coins(rng))
+                              for _ in range(count)))
 
 
 # -- families and max -------------------------------------------------------------------------
 def family(shape: str):
     def make(rng: random.Random) -> Movcoin2Case:
-        gen = _gen(rng)
+        gen = numpy_rng(rng)
         tests = []
         for _ in range(3):
             n = int(gen.integers(1000, 2501))
@@ -221,7 +196,7 @@ def family(shape: str):
 
 def max_one(shape: str | None, density: str | None):
     def make(rng: random.Random) -> Movcoin2Case:
-        gen = _gen(rng)
+        gen = numpy_rng(rng)
         chosen_shape = shape or SHAPES[int(gen.integers(0, len(SHAPES)))]
         chosen_density = density or DENSITIES[int(gen.integers(0, len(DENSITIES)))]
         return Movcoin2Case((make_tree(chosen_shape, MAX_N, chosen_density, gen),))
@@ -231,7 +206,7 @@ def max_one(shape: str | None, density: str | None):
 def max_many_tests(rng: random.Random) -> Movcoin2Case:
     import numpy as np
 
-    gen = _gen(rng)
+    gen = numpy_rng(rng)
     count = 1000
     cuts = np.sort(gen.choice(np.arange(1, MAX_SUM_N), size=count - 1, replace=False))
     sizes = np.diff(np.concatenate(([0], cuts, [MAX_SUM_N])))
@@ -248,14 +223,16 @@ def _recipes() -> tuple[Recipe, ...]:
         Recipe("tiny", "tiny", "1-3 random trees of 1-8 nodes, c_i mostly 0..2; fits brute",
                tiny),
         Recipe("single-node", "edge", "1-5 tests of one node each (Bob always wins: answer 2)",
-               single_node),
+               lambda rng: Movcoin2Case(tuple(TreeCase(1, (), (rng.randint(0, 16),))
+                                              for _ in range(rng.randint(1, 5))))),
         Recipe("no-coins", "edge", "small trees without any coin: Bob wins every game",
-               no_coins),
+               lambda rng: _small_trees(rng, rng.randint(1, 4), 9, lambda rng: 0)),
         Recipe("coins-one-node", "edge", "small trees, 1-16 coins all on one node",
                coins_one_node),
         Recipe("all-even-coins", "edge", "small trees, every c_i even (only parity matters)",
                all_even_coins),
-        Recipe("many-tests-tiny", "edge", "T = 1000 trees of 1-3 nodes", many_tests_tiny),
+        Recipe("many-tests-tiny", "edge", "T = 1000 trees of 1-3 nodes",
+               lambda rng: _small_trees(rng, 1000, 3, lambda rng: rng.choice((0, 0, 1, 1, 2)))),
     ]
     for shape, name in (("path", "path"), ("star", "star"), ("caterpillar", "caterpillar"),
                         ("binary", "binary-tree"), ("random", "random-tree")):
@@ -277,8 +254,7 @@ RECIPES = _recipes()
 
 
 def growth_case(size: int, seed: int) -> Movcoin2Case:
-    """The growth ladder's case: one random tree of `size` nodes, about half of them holding an
-    odd number of coins."""
+    """The growth ladder's case: one random tree of `size` nodes, coin density half."""
     import numpy as np
 
     gen = np.random.default_rng(seed)

@@ -1,9 +1,8 @@
 """Shrink passes and hunt mutations of movcoin2 (structured edits of a `Movcoin2Case`).
 
-Trees are rooted at node 1: a shrink cuts an edge and keeps one side (relabelled in the old
-order), a mutation moves a subtree under another node. Cuts are tried by levels, as in delta
-debugging (about half the tree first, then a quarter, ...), at most `CUTS_PER_LEVEL` a level
-except the last (single leaves).
+Trees are rooted at node 1: a shrink cuts an edge and keeps one side, a mutation moves a
+subtree. Cuts are tried by levels (about half the tree, a quarter, ...), at most
+`CUTS_PER_LEVEL` a level but the last (single leaves).
 """
 
 from __future__ import annotations
@@ -137,8 +136,7 @@ def _pick_test(case: Movcoin2Case, rng: random.Random, minimum: int = 1) -> int 
 
 
 def _random_top(test: TreeCase, parent: list[int], rng: random.Random) -> int:
-    """A node other than the root: a random one, or (half the time) a random ancestor of a
-    random one, so that big subtrees are picked too."""
+    """A random non-root node, or half the time a random ancestor of one (big subtrees too)."""
     v = rng.randrange(1, test.n)
     if rng.random() < 0.5:
         path = []
@@ -150,8 +148,7 @@ def _random_top(test: TreeCase, parent: list[int], rng: random.Random) -> int:
 
 
 def _moved(case: Movcoin2Case, rng: random.Random, where: str) -> Movcoin2Case | None:
-    """A random subtree (not the root's) hung under another node: a random one, a deepest
-    one, or the root."""
+    """A random subtree hung under another node: a random one, a deepest one, or the root."""
     index = _pick_test(case, rng, minimum=3)
     if index is None:
         return None
@@ -193,8 +190,8 @@ SHAPES = ("path", "star", "binary", "caterpillar")
 
 
 def reshape_subtree(case: Movcoin2Case, rng: random.Random) -> Movcoin2Case | None:
-    """A random subtree rebuilt as a path, a star, a binary tree or a caterpillar over its own
-    nodes in a random order (its top stays where it hangs)."""
+    """A random subtree rebuilt as a path, star, binary tree or caterpillar over its own nodes
+    in a random order (its top stays where it hangs)."""
     index = _pick_test(case, rng, minimum=3)
     if index is None:
         return None
