@@ -43,6 +43,8 @@ class SlowdownRule(TypedDict, total=False):
 
     ratio_threshold: float
     min_diff_ms: float
+
+
 TIMED_NAMES = tuple(names(TIMED))
 ABSENT = "-"
 
