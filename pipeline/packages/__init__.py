@@ -1,22 +1,11 @@
 """Problem packages (ICPC/Kattis legacy, 2023-07, 2025-09; Polygon) as judged problems.
 
-The entry points other code calls:
-
-- `detect(path) -> "legacy" | "2023-07" | "2025-09" | "polygon" | None`: which format a
-  folder (or .zip / .kpp) holds, None when it is no package;
-- `load_package(path, build_dir=None, short_name=None) -> Package`: the package as frozen values
-  (`model.Package`); a zip is unpacked into `build_dir/unpacked/<hash>/`, a folder holding
-  symbolic links or things that are no regular file is read from a copy in
-  `build_dir/contained/` without what leads outside it (`tree.copy_package`; what was left
-  out is `Package.left_out`), a Polygon package's generated tests are made into
-  `build_dir/polygon-tests/`; bad content raises `PackageError` naming the file, line and rule;
-- `build_package(package, build_dir) -> PackageBuilds` and `build_program(program, build_dir)`:
-  programs built once per source hash (`CE` with the compiler's message, `SKIP` when the
-  toolchain is missing);
-- `validate_case(package, builds, case) -> ValidationResult`: the input validators on one input;
-- `judge_case(package, submission_build, case, limits, workdir, builds) -> CaseResult`: one
-  submission on one case. A package's submissions are judged as a whole (the time limit
-  derived, each held against its expectation) by `pipeline run`: `packages.submissions`.
+Entry points: `detect(path)` (the format, None when no package); `load_package(path,
+build_dir=None, short_name=None)` (a frozen `model.Package`: a zip unpacked, a folder with
+links read from a contained copy (`tree.copy_package`), Polygon's generated tests made; bad
+content raises `PackageError`); `build_package` / `build_program` (built once per source hash);
+`validate_case` (the input validators on one input); `judge_case` (one submission on one
+case). Submissions are judged as a whole by `pipeline run`: `packages.submissions`.
 """
 
 from __future__ import annotations

@@ -1,28 +1,9 @@
-"""The package's own bugs, told to the setter beside the verdicts: what BAPCtools warns of
-(`bt run`: "TLE submission runs within time limit"; `bt validate`: "Answer is empty but was
-accepted!") and a little beyond, one line each (`PackageBug`), found after a run held the
-submissions to their expectations (`find_bugs`):
-
-- `compile-error`: a submission that does not compile (its first error line), unless its
-  expectation permits it;
-- `tle-within-limit`: a time_limit_exceeded submission none of whose cases runs out of time
-  at the limit: its slowest case, and how far under the limit it ran;
-- `accepted-fails`: an accepted submission that fails a test: the first one (in the
-  package's order), its verdict, and how many more;
-- `wrong-passes`: a wrong_answer submission that passes every test: no test catches it
-  (`pipeline harden` searches for one that does);
-- `empty-answer` / `missing-answer` / `missing-input`: a test case whose `.ans` is empty (an
-  interactive or multi-pass problem's may be, as BAPCtools allows) or missing, an `.ans`
-  without its `.in` (more than three files of one kind: one line naming the first three);
-- `expectation-conflict`: a submission whose `@EXPECTED_RESULTS@` line names none of the
-  verdict its folder is named for (`wrong_answer/x.py` saying CORRECT): one of the two is
-  wrong, and the line is what decides;
-- `no-input-validator`: the package has no input validator (bt validate warns so);
-- `validator-accepts-all`: the input validators accept three inputs that are invalid by
-  construction from the package's first test case: the empty file, the case with an extra
-  token after it, and the case without its last token. A validator that accepts those checks
-  nothing of the input's shape. Skipped when the package has `data/invalid_input` (those test
-  the validators better, and their agreement says so) or no input validator.
+"""The package's own bugs, told to the setter beside the verdicts, one line each (`PackageBug`),
+found after a run held the submissions to their expectations (`find_bugs`): what BAPCtools
+warns of (`bt run`, `bt validate`) and a little beyond. The kinds and what each says:
+docs/packages.md (Package bugs). `validator-accepts-all` feeds the input validators three
+inputs invalid by construction from the first test case; it is skipped when the package has
+`data/invalid_input` (those test the validators better) or no input validator.
 """
 
 from __future__ import annotations

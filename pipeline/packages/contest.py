@@ -1,27 +1,11 @@
 """A contest: a folder of problem packages judged as one, as BAPCtools lays it out.
 
-A contest folder holds `contest.yaml` or `problems.yaml` (BAPCtools' layout), or is a plain
-folder whose every subfolder is a problem package. `read_contest(folder)` reads it:
-
-- its name is `contest.yaml`'s `id`, else its `name`, else the folder's name; its title is
-  `contest.yaml`'s `name`, else its name;
-- its problems are those `problems.yaml` lists (`- id: NAME`, with `label`, `name`,
-  `time_limit`), in that order, as `bt` at the contest root judges them (and what its
-  `languages.yaml` runs a Python submission by: `python_runner`, by PyPy where installed:
-  `python_choice`); an entry without an `id`, with a repeated label, or whose folder is
-  missing is skipped with a note naming its line (bt says so and skips it too); a
-  `time_limit` that is not a number > 0 is left out with a note. Without `problems.yaml`,
-  the problems are the package folders, sorted by name (bt's fallback). A package folder
-  `problems.yaml` does not list is `unlisted`: not part of the contest (bt skips it).
-
-`contest_time_limit(root)` is the time limit `problems.yaml` gives the package at `root` (the
-contest folder being its parent, as bt finds it), or, for a registered copy
-(`DATA/problems/<id>/package`), the one recorded beside it at registration
-(`CONTEST_ENTRY`); the Kattis loader takes it when the package gives none of its own.
-
-The data folder keeps each contest ingested (`DATA/contests.json`: its title, source folder
-and problems, each with whether it registered and why not), for `pipeline run --contest` and
-`pipeline problems`.
+`read_contest(folder)` reads `contest.yaml` / `problems.yaml` (or takes every package folder,
+by name) as `bt` at the contest root does, with `languages.yaml`'s Python runner
+(`python_runner`); what is read and skipped: docs/packages.md (Contests).
+`contest_time_limit(root)` is the time limit `problems.yaml` gives a package (or, for a
+registered copy, the one recorded beside it: `CONTEST_ENTRY`); the Kattis loader takes it when
+the package gives none. Each contest ingested is kept in `DATA/contests.json`.
 """
 
 from __future__ import annotations

@@ -1,24 +1,16 @@
 """Holding each submission's verdicts against what its folder, tag or submissions.yaml expects.
 
-Rules (see `model.Requirement`):
-- `permitted`: every case in scope must get one of these verdicts;
-- `required`: at least one case in scope must get one of these;
-- `score`: the submission's (scope '') or the scoped group's score must lie in the range;
-- `message`: the text must appear in at least one case's message (judgemessage.txt);
-- legacy `final_verdict`: the overall verdict (problemtools' grader) must be this one; problemtools
-  also accepts it when the verdict is right with the safety margin's extra time;
-  `partially_accepted` must be AC without full score;
-- DOMjudge `final_any_of`: the first rejected case's verdict (or AC, or CE) must be one of these.
-Kattis rules know only AC, WA, TLE and RTE, so MLE and OLE count as RE there (a run killed by its
-memory or output limit crashed, as problemtools sees it).
+Rules (`model.Requirement`): `permitted` (every case in scope gets one of these), `required`
+(at least one does), `score` (the submission's or the scoped group's score lies in the range),
+`message` (appears in a case's judgemessage.txt), legacy `final_verdict` (problemtools' overall
+verdict, also accepted with the safety margin's extra time) and DOMjudge `final_any_of` (the
+first rejected case's verdict). Kattis rules know only AC, WA, TLE and RTE: MLE and OLE count
+as RE, as problemtools sees them.
 
-A judge error anywhere is never held against the submission: the agreement is `judge-error`.
-A submission that gets what it expects on the cases judged, while the package holds cases that
-could not be judged (`Package.unjudged_cases`), is `partial`, never `agree` (`on_part`).
-A submission whose language has no toolchain here is `skipped` with the reason. The time limit
-is the package's own, or derived from the submissions' times (`derive_time_limit`) the way the
-format says; a submission whose agreement changes between the low and high limits around it is
-flagged "sensitive to time limit", as problemtools does.
+A judge error is never held against the submission (`judge-error`); agreeing on the judged
+cases while the package holds unjudged ones is `partial` (`on_part`); a submission with no
+toolchain here is `skipped`. An agreement that changes between the margin's low and high
+limits is "sensitive to time limit", as problemtools flags it.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Loading an ICPC / Kattis problem package folder: legacy, 2023-07 and 2025-09.
 
-The version is `problem.yaml`'s `problem_format_version` (docs/packages.md). Legacy follows
-spec/legacy.md and problemtools (`testdata.yaml` settings inherited key by key, a time limit
-derived from the accepted submissions unless a DOMjudge `.timelimit` gives it); 2023-07 and
-2025-09 follow spec/2025-09.md (`test_group.yaml`, per-case `<name>.yaml`, `submissions.yaml`
-rules on top of the folder rules). A package needs an accepted submission only when it gives
-no time limit. Anything wrong is a `PackageError` naming the file, the line where known, and
-the rule.
-
-The loader is here; the parts it reads by concern are `kattis_config` (problem.yaml),
-`kattis_programs` (finding programs), `kattis_data` (test data) and `kattis_submissions`
-(submissions and what they expect).
+The version is `problem.yaml`'s `problem_format_version` (docs/packages.md): legacy follows
+problemtools, 2023-07 and 2025-09 spec/2025-09.md. Anything wrong is a `PackageError` naming
+the file, the line where known, and the rule. The parts read by concern: `kattis_config`
+(problem.yaml), `kattis_programs`, `kattis_data` and `kattis_submissions`.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """A package folder as its loaders may read it: what is inside the package, and nothing else.
 
-A link leading outside the package (or, for a package in a contest folder, outside the contest:
-`boundary(root)`), a broken link, a loop, a pipe, socket or device is never read or copied but
-left out as a `PackageError` naming the file and the rule; a link inside is read as what it
-names. A name that is not UTF-8 is copied with each such byte escaped
-(`untrusted.printable`); escaped names colliding with another file's are left out (rule
-`file-name`). Rules and examples: docs/faults.md.
-
-`copy_package(source, target)` copies a package so and returns what it left out (a test case
-missing one of its two files whole: `case-left-out`); `needs_copy(root)` says whether a folder
-holds anything to leave out or resolve; `listing_digest(root)` names a folder's state cheaply
-for a cached copy.
+A link leading outside the package (or its contest: `boundary(root)`), a broken link, a loop,
+a pipe, socket or device is left out as a `PackageError`; a link inside is read as what it
+names; a name that is not UTF-8 is copied escaped (`untrusted.printable`). Rules and
+examples: docs/faults.md. `copy_package` copies a package so, `needs_copy` says whether a
+folder needs it, `listing_digest` names a folder's state cheaply for a cached copy.
 """
 
 from __future__ import annotations

@@ -1,23 +1,14 @@
 """Running a package's input validators on an input, and turning a rejection into a record.
 
-Kattis convention: `validator [input_validator_args] [args] < input`, exit 42 means valid and
-any other exit means the input could not be confirmed valid (43 is the usual "invalid"). testlib
-convention (Polygon validators): `validator < input`, exit 0 valid, anything else invalid;
-testlib prints the reason (with the line: "FAIL Integer 0 violates the range [1, 100] (stdin,
-line 1)") on stderr. Either way the validator's own message is kept, cut to about a hundred
-characters of the offending text, and an input is accepted only when every validator accepts it.
+Kattis: `validator [input_validator_args] [args] < input`, exit 42 valid, anything else not
+confirmed valid. testlib (Polygon): `validator < input`, exit 0 valid, the reason on stderr.
+The validator's message is kept (about a hundred characters); an input is accepted only when
+every validator accepts it. A validator that cannot run is not a verdict on the input
+(`judge_error`); one whose language cannot run here (`SKIP`) is left out. Answer validators
+run the same way on an answer, with the input's path as argument.
 
-A validator that cannot run (it did not build, or it timed out or was killed) is not a verdict on
-the input: the result says so (`judge_error`) instead of calling the input invalid. A validator
-whose language cannot run here (`SKIP`) is left out (the package says so once, in its notes).
-Answer validators (`answer_validators/`) are run the same way on a case's answer, with the
-input's path as their argument.
-
-`input_overview` runs a testlib validator (`speaks_testlib`: a source includes testlib.h) the
-same way with `--testOverviewLogFileName` naming a file of its own working folder, which is
-then written through (sandboxed, a working folder is otherwise a private copy), and reads the
-log back before the folder goes: constraint coverage (`pipeline.packages.overview`). No other
-validator is given the flag.
+`input_overview` runs a testlib validator with `--testOverviewLogFileName` naming a file of
+its own working folder, read back before the folder goes (`pipeline.packages.overview`).
 """
 
 from __future__ import annotations
