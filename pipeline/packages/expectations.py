@@ -16,6 +16,7 @@ limits is "sensitive to time limit", as problemtools flags it.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -96,21 +97,18 @@ def lower_bound_submissions(package: Package) -> list[Program]:
 
 
 def bounds(package: Package, program: Program, case: str) -> tuple[bool, bool]:
-    """Whether the run of `program` on the case named `case` bounds a derived time limit from
-    below (its time x ac_to_time_limit is at most the limit) and from above (the limit x
-    time_limit_to_tle is at most its time), as its rules in scope of the case say: one that
-    permits no TLE (or says `use_for_time_limit: lower`) bounds it from below, one that
-    requires TLE only (or says `upper`) from above, one that says `use_for_time_limit: false`
-    neither (the 2023-07 and 2025-09 formats; BAPCtools reads a case's rules so). A legacy or
-    Polygon package's accepted (main) submissions bound it from below on every case."""
+    """Whether `program`'s run on `case` bounds a derived time limit from below and from
+    above, as its rules in scope say: permitting no TLE (or `use_for_time_limit: lower`)
+    bounds it from below, requiring TLE only (or `upper`) from above, `false` neither, as
+    BAPCtools reads them. A legacy or Polygon package's accepted (main) submissions bound it
+    from below on every case."""
     found = _rule_bounds(package, program, case)
     return any(lower for lower, _ in found), any(upper for _, upper in found)
 
 
 def _rule_bounds(package: Package, program: Program,
                  case: str | None = None) -> list[tuple[bool, bool]]:
-    """(from below, from above) for each rule of `program` in scope of `case` (None: every
-    rule)."""
+    """(from below, from above) for each rule of `program` in scope of `case` (None: all)."""
     if package.format in ("legacy", "polygon"):
         accepted = bool(program.expectation and program.expectation.label in ("accepted", "main"))
         return [(accepted, False)]
@@ -130,10 +128,8 @@ def _rule_bounds(package: Package, program: Program,
 
 
 def times_out_by_design(program: Program, case: str | None = None) -> bool:
-    """Whether `program` is meant to run out of time on the case named `case` (None: on every
-    case): a rule of its expectation in scope of the case names TLE as what it must or may
-    get (a time_limit_exceeded folder, `@EXPECTED_RESULTS@: TIMELIMIT`, `use_for_time_limit:
-    upper` on a group), and none forbids TLE there."""
+    """Whether `program` is meant to time out on `case` (None: every case): a rule in scope
+    names TLE as what it must or may get, and none forbids TLE there."""
     rules = requirements_of(program)
     if case is not None:
         rules = tuple(rule for rule in rules if _in_scope(rule.scope, case))
@@ -143,10 +139,8 @@ def times_out_by_design(program: Program, case: str | None = None) -> bool:
 
 
 def times_out_somewhere(program: Program) -> bool:
-    """Whether a rule of `program`'s expectation, on some cases or all, names TLE as what it
-    must or may get (`times_out_by_design` then says on which cases)."""
-    return any(_names_tle(rule) for rule in
-               requirements_of(program))
+    """Whether a rule of `program`'s expectation, on some cases or all, names TLE."""
+    return any(_names_tle(rule) for rule in requirements_of(program))
 
 
 def _names_tle(rule: Requirement) -> bool:
@@ -155,10 +149,9 @@ def _names_tle(rule: Requirement) -> bool:
 
 
 def expected_to_pass(program: Program) -> bool:
-    """Whether the submission `program` is expected to get every case right: its folder or
-    tag is `accepted` (or `main`) and no rule of its expectation permits or requires other
-    than AC, names another final verdict or has it time the limit from above. (One with no
-    expectation at all is not.)"""
+    """Whether `program` is expected to get every case right: it is `accepted` (or `main`)
+    and no rule permits or requires other than AC, names another final verdict or has it
+    bound the limit from above."""
     expectation = program.expectation
     if expectation is None or expectation.label not in ("accepted", "main"):
         return False
@@ -170,10 +163,8 @@ def expected_to_pass(program: Program) -> bool:
 
 
 def may_pass(program: Program) -> bool:
-    """Whether the submission `program` is allowed to get every case right: each rule of its
-    expectation permits AC (or permits anything), requires nothing that excludes AC and names
-    no other final verdict. `accepted/` may; `wrong_answer/` (WA required) may not; `mixed/*`
-    with only `permitted: [AC, WA]` may."""
+    """Whether `program` may get every case right: each rule permits AC, requires nothing
+    that excludes AC and names no other final verdict (`wrong_answer/` may not)."""
     return all((rule.permitted is None or Verdict.AC in rule.permitted)
                and (rule.required is None or Verdict.AC in rule.required)
                and rule.final_verdict in (None, Verdict.AC)
@@ -182,15 +173,13 @@ def may_pass(program: Program) -> bool:
 
 
 def upper_bound_submissions(package: Package) -> list[Program]:
-    """Submissions whose times bound the time limit from above on some of their cases
-    (`bounds`)."""
+    """Submissions whose times bound the time limit from above on some cases (`bounds`)."""
     return [program for program in package.submissions
             if any(upper for _, upper in _rule_bounds(package, program))]
 
 
 def limit_from_slowest(package: Package, slowest_s: float) -> tuple[float, float, float]:
-    """The time limit derived from the slowest lower-bound run's `slowest_s` of CPU time, as
-    the package's format says, with the low and high ends of its margin."""
+    """The time limit derived from the slowest lower-bound run, with its margin's ends."""
     limits = package.limits
     if package.format == "legacy":
         exact = slowest_s * limits.ac_to_time_limit
@@ -256,8 +245,7 @@ class Disagreement:
 
 @dataclass(frozen=True)
 class Agreement:
-    """A submission held against its expectation: agree, disagree, judge-error, skipped, or
-    partial (it agrees on the cases judged, but the package holds cases not judged)."""
+    """A submission held against its expectation."""
 
     submission: str
     expected: str
@@ -274,9 +262,8 @@ class Agreement:
 
 def on_part(agreements: Sequence[Agreement], unjudged: Sequence[PackageError]
             ) -> tuple[Agreement, ...]:
-    """The submissions' `agreements` when the package's `unjudged` cases were not judged:
-    each `agree` is `partial` (an agreement judged on less data than the package holds is
-    none); the others are as they are."""
+    """`agreements` with each `agree` made `partial` when some cases were not judged (an
+    agreement on less data than the package holds is none)."""
     if not unjudged:
         return tuple(agreements)
     return tuple(replace(a, status="partial") if a.status == "agree" else a
@@ -284,9 +271,7 @@ def on_part(agreements: Sequence[Agreement], unjudged: Sequence[PackageError]
 
 
 def unjudged_note(unjudged: Sequence[PackageError]) -> str:
-    """One line naming the test cases the package holds that were not judged, and why: the
-    file and rule of each, and for a case generators.yaml could not make, its error (the
-    entry's line, the command, the first line the generator wrote on stderr)."""
+    """One line naming the test cases the package holds that were not judged, and why."""
     return (f"not judged: {len(unjudged)} test case(s) the package holds: "
             + "; ".join(f"{e.file}{f':{e.line}' if e.line else ''}: rule {e.rule}"
                         + (f": {e.message}" if e.case else "") for e in unjudged))
@@ -304,10 +289,7 @@ def aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
 
 
 def _fmt(verdicts: list[Verdict]) -> str:
-    counts: dict[Verdict, int] = {}
-    for v in verdicts:
-        counts[v] = counts.get(v, 0) + 1
-    return ", ".join(f"{v} x{n}" for v, n in sorted(counts.items()))
+    return ", ".join(f"{v} x{n}" for v, n in sorted(Counter(verdicts).items()))
 
 
 def _in_scope(scope: str, case: str) -> bool:
@@ -387,10 +369,9 @@ def _summary(package: Package, results: Mapping[str, CaseResult], time_s: float)
 def check_expectations(package: Package, submission: Program,
                        results: Mapping[str, CaseResult], time_limit: TimeLimit,
                        not_run: frozenset[str] = frozenset()) -> Agreement:
-    """Hold one submission's case results against its expectation (cases are named in the
-    package's order, however the results arrived). `not_run`: the cases it was stopped
-    before (`--fail-fast`); a rule that some case in scope get a verdict or a message is
-    met when one of them is among these, as BAPCtools holds a submission it stopped."""
+    """Hold one submission's case results, in the package's order, against its expectation.
+    `not_run`: the cases `--fail-fast` stopped it before; a rule that some case in scope get
+    a verdict or message is met when one of them is among these, as BAPCtools holds it."""
     place = {case.name: index for index, case in enumerate(package.cases)}
     results = {name: results[name] for name in sorted(
         results, key=lambda name: (place.get(name, len(place)), name))}
