@@ -239,8 +239,6 @@ def python_runner(folder: Path) -> str | None:
     return f"{printable(best[1])} (languages.yaml{f':{line}' if line else ''})"
 
 
-
-
 def contest_python(root: Path) -> str | None:
     """`python_runner` of the contest holding the package at `root` (for a registered copy,
     what was recorded beside it)."""
