@@ -43,10 +43,9 @@ class PackageBug:
 def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
               limit: TimeLimit, problem_id: str, builds: PackageBuilds | None = None,
               cut_short: frozenset[str] = frozenset()) -> tuple[PackageBug, ...]:
-    """The package's bugs a run of its submissions `judged` (by name, then case) at `limit`
-    shows, and those of its test data and (given `builds`) its input validators. A
-    submission `cut_short` (stopped at its first failure, `--fail-fast`) shows only whether
-    an accepted one fails a test."""
+    """The bugs the run `judged` (by name, then case) at `limit` shows, and those of the test
+    data and (given `builds`) input validators. One `cut_short` (`--fail-fast`) shows only
+    whether an accepted one fails a test."""
     order = {case.name: index for index, case in enumerate(package.cases)}
     found: list[PackageBug] = []
     upper = {p.name for p in upper_bound_submissions(package)}
@@ -91,8 +90,7 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
 
 
 def _may_not_compile(program: Program) -> bool:
-    """Whether the submission's expectation permits a compile error (DOMjudge's
-    `@EXPECTED_RESULTS@: COMPILER-ERROR`)."""
+    """Whether it may fail to compile (`@EXPECTED_RESULTS@: COMPILER-ERROR`)."""
     return any(rule.final_any_of and Verdict.CE in rule.final_any_of
                for rule in requirements_of(program))
 
@@ -106,9 +104,8 @@ def _compiler_says(message: str) -> str:
 
 
 def _conflict(program: Program) -> list[PackageBug]:
-    """The `expectation-conflict` of `program`: its `@EXPECTED_RESULTS@` line names none of
-    the verdict of the folder it is in; none when it has no such line or its folder names no
-    one verdict (`mixed/`, `rejected/`)."""
+    """`expectation-conflict`: the `@EXPECTED_RESULTS@` line names none of its folder's
+    verdict (none when its folder names no one verdict: `mixed/`, `rejected/`)."""
     label = program.expectation.label if program.expectation else ""
     folder = program.name.split("/", 1)[0] if "/" in program.name else ""
     if not label.startswith("@EXPECTED_RESULTS@") or not folder:
@@ -152,10 +149,8 @@ FILES_ONE_LINE_EACH = 3
 
 
 def answer_bugs(package: Package) -> list[PackageBug]:
-    """A test case whose `.ans` is empty (not an interactive or multi-pass problem, whose
-    answers may be empty) or missing, and an `.ans` without its `.in` (bt: "Found X.ans but
-    no X.in. IGNORED."): a line each, or one line for each kind of more than
-    `FILES_ONE_LINE_EACH` files."""
+    """Empty (not interactive or multi-pass) or missing `.ans` files and an `.ans` without
+    its `.in`: a line each, one per kind past `FILES_ONE_LINE_EACH`."""
     empty_allowed = package.type.interactive or package.type.multi_pass
     kinds: dict[str, list[PackageBug]] = {"empty-answer": [], "missing-answer": [],
                                           "missing-input": []}
@@ -191,9 +186,8 @@ def _size(path: Path) -> int | None:
 
 
 def broken_inputs(text: str) -> list[tuple[str, str]]:
-    """Inputs derived from a valid input `text` that no correct input validator accepts
-    (what each is, and its text): the empty file, the input with an extra token on a line of
-    its own, and the input without its last token."""
+    """(what, text) of inputs from a valid `text` no correct input validator accepts: the
+    empty file, an extra token on a line of its own, the last token dropped."""
     body = text if text.endswith("\n") else text + "\n"
     tokens = text.split()
     found = [("the empty file", ""), ("the case with an extra token after it", body + "0\n")]
@@ -205,9 +199,8 @@ def broken_inputs(text: str) -> list[tuple[str, str]]:
 
 
 def validator_bugs(package: Package, builds: PackageBuilds) -> list[PackageBug]:
-    """`no-input-validator` when the package has none (bt validate: "No input validators
-    found"); `validator-accepts-all` when every input validator accepts every one of
-    `broken_inputs` of the package's first non-empty test case (see the module docstring)."""
+    """`no-input-validator`, or `validator-accepts-all` when the input validators accept
+    every one of `broken_inputs` of the first non-empty test case."""
     if not package.input_validators:
         return [PackageBug("no-input-validator", "input validators",
                            "the package has none: nothing checks its inputs (bt validate: "

@@ -1,13 +1,10 @@
 """Invalid test data as tests of the validators: `data/invalid_*` and `data/valid_output`.
 
-Each `invalid_input` case must be rejected by an input validator, each `invalid_answer` case by
-an answer validator (or the output validator reading it as an output), each `invalid_output`
-case by the output validator, and each `valid_output` case accepted by it, with arguments
-inherited as for judged cases. `check_validators` reports each kind as an `Agreement`, as a
-submission is held to its folder. Agreements are cached by content under
-`BUILD/validator-tests/` (`agreement_key`: every validator's build, the tests' bytes and
-arguments, the limits, the sandbox and `JUDGING_CODE`); one on which a validator could not run
-is not stored, and a file that does not read back is a miss.
+Each `invalid_input` case must be rejected by an input validator, `invalid_answer` by an answer
+validator (or the output validator), `invalid_output` by the output validator, and each
+`valid_output` case accepted by it. `check_validators` reports each kind as an `Agreement`,
+cached by content under `BUILD/validator-tests/` (`agreement_key`); one on which a validator
+could not run is not stored.
 """
 
 from __future__ import annotations
@@ -166,9 +163,7 @@ def _agreement(subject: str, kind: str, outcomes: list[_Outcome]) -> Agreement:
 def check_validators(package: Package, builds, build_dir: Path,
                      workdir: Path | None = None) -> tuple[Agreement, ...]:
     """The package's validators held to its invalid_* and valid_output cases, one
-    `Agreement` per kind of test present (`builds`: the package's `PackageBuilds`); each kind's
-    read from the cache under `build_dir` when its key is there (no validator runs), else
-    checked and stored there."""
+    `Agreement` per kind present, read from the cache under `build_dir` or checked and stored."""
     if not package.validator_tests:
         return ()
     if workdir is None:
@@ -236,9 +231,8 @@ def _judging_code() -> str:
 
 
 def _build_identity(build: Build | None) -> dict | None:
-    """What tells one build of a validator from another: its program's name and convention,
-    what became of the build, and its build folder's name (the hash of its language, commands
-    and sources); no absolute path, so a copied build area keeps its entries."""
+    """What tells one build of a validator from another; no absolute path, so a copied build
+    area keeps its entries."""
     if build is None:
         return None
     return {"name": build.program.name, "convention": build.program.convention,
@@ -269,9 +263,7 @@ def _content(value: object) -> object:
 
 def _common_identity(package: Package, inputs: tuple[Build, ...], answers: tuple[Build, ...],
                      output: Build | None) -> dict:
-    """What every kind's agreement depends on besides its tests: the validators, the output
-    validator's name and flags, the package's type, the validation limits, the sandbox setting
-    the validators run under, and the judging code."""
+    """What every kind's agreement depends on besides its tests."""
     return {"format": CACHE_FORMAT, "code": _judging_code(),
             "inputs": [_build_identity(b) for b in inputs],
             "answers": [_build_identity(b) for b in answers],
@@ -348,9 +340,8 @@ _started: dict[Path, Future[tuple[Agreement, ...]]] = {}
 
 
 def start_validator_check(folder: Path, package: Package, builds, build_dir: Path) -> None:
-    """Start `check_validators` of the package registered at `folder` on a thread beside the
-    rest of the run (it only waits on the validators' contained processes), unless this run
-    started it already; `validator_agreements` collects it."""
+    """Start `check_validators` of the package at `folder` on a thread beside the run (it
+    only waits on contained processes), once; `validator_agreements` collects it."""
     if folder in _started:
         return
     found: Future[tuple[Agreement, ...]] = Future()
@@ -367,9 +358,8 @@ def start_validator_check(folder: Path, package: Package, builds, build_dir: Pat
 
 def validator_agreements(folder: Path, package: Package, builds,
                          build_dir: Path) -> Callable[[], tuple[Agreement, ...]]:
-    """The validators of the package registered at `folder` held to its invalid data, to be
-    had by calling what this returns: what the check started beside the run finds, or the
-    check done then. (Taken now: a later run starts its own.)"""
+    """A call that gives the validators held to the invalid data: the check started beside
+    the run, taken now (a later run starts its own), or the check done then."""
     started = _started.pop(folder, None)
     if started is None:
         return lambda: tuple(check_validators(package, builds, build_dir))

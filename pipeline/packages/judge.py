@@ -1,14 +1,9 @@
 """Judging one submission on one test case of a package: run it, check it, score it.
 
-1. Run it: a batch case through `external.run_external` (the case's input and `args`, the
-   package's memory and output limits, stopped just past the limit it is run to:
-   `kill_after_s`; a Kattis-format submission's output cut at the output limit while it runs
-   on, as DOMjudge and BAPCtools judge it); an interactive one through
-   `interactive.run_exchange`; a multi-pass one again on each `nextpass.in` (`_passes`).
-2. Check its answer by the package's testlib checker, custom output validator or default
-   output validator with its flags.
-3. Judge it at `RunLimits.time_s` from its CPU time, keeping what it takes to judge it again
-   at another limit (`expectations.verdict_at`).
+1. Run it (batch: `external.run_external`, stopped just past `kill_after_s`; interactive:
+   `interactive.run_exchange`; multi-pass: again on each `nextpass.in`, `_passes`).
+2. Check its answer by the testlib checker, custom or default output validator.
+3. Judge it at `RunLimits.time_s`, keeping what judging it at another limit takes.
 """
 
 from __future__ import annotations
@@ -125,10 +120,8 @@ def _skip(case: TestCase, verdict: Verdict, message: str, limits: RunLimits) -> 
 def judge_case(package: Package, submission: Build, case: TestCase, limits: RunLimits,
                workdir: Path, builds: PackageBuilds | None = None,
                isolation: SolverSpec | None = None) -> CaseResult:
-    """Run `submission` on `case` and judge it by the package's rules, every program
-    sandboxed as this process's switch says (`contained.use_sandbox`). `isolation` (the job's
-    spec: an external program's, a submission's) gives a batch run its sandbox and stack
-    limit instead."""
+    """Run `submission` on `case` and judge it by the package's rules. `isolation` (the
+    job's spec) gives a batch run its sandbox and stack limit."""
     builds = builds or PackageBuilds()
     if submission.verdict is not None:  # CE, SKIP
         return _skip(case, submission.verdict, submission.message, limits)
@@ -162,11 +155,8 @@ def _finish(package: Package, case: TestCase, limits: RunLimits, untimed: Verdic
 
 
 def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult:
-    """`result`, a run judged at a higher limit that ran to its end (or was stopped for good),
-    judged again at `time_s` as `judge_case` would have judged it there: the verdict (its
-    untimed verdict, or TLE when its CPU time is over `time_s` or it was stopped), the score
-    that verdict earns, the limit. How the time limit is derived in the same pass that judges
-    (problemtools judges once at the highest limit and reclassifies the same way)."""
+    """`result`, judged at a higher limit, judged again at `time_s` as `judge_case` would
+    there: verdict, score, limit (problemtools reclassifies one run the same way)."""
     if result.verdict in NOT_JUDGED or result.untimed_verdict == Verdict.JE:
         return replace(result, time_limit_s=time_s)
     try:
@@ -217,14 +207,11 @@ class _Pass:
 
 def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
             run_pass) -> CaseResult:
-    """Run `run_pass(input_path, feedback_dir)` once, or for a multi-pass problem again on each
-    `nextpass.in` its output validator writes (problemtools' and BAPCtools' rules): the feedback
-    folder lasts over the passes, each pass's input is the last pass's `nextpass.in` (the
-    validator gets it as its input, with the case's answer), the case ends with the first pass
-    that is not accepted or that writes no `nextpass.in`, a rejection that writes one is JE, and
-    so is asking for a pass beyond `limits.validation_passes`, and a `nextpass.in` left as a
-    link (or anything but a regular file), which is never read. The time counted is the
-    slowest pass's: the time limit holds for each pass."""
+    """Run `run_pass(input_path, feedback_dir)` once, or for a multi-pass problem again on
+    each `nextpass.in` (problemtools' and BAPCtools' rules): one feedback folder over the
+    passes; the case ends at the first pass not accepted or writing no `nextpass.in`; JE for
+    a rejection that writes one, a pass beyond `validation_passes`, or a `nextpass.in` that is
+    no regular file. The time counted is the slowest pass's."""
     multi_pass = package.type.multi_pass
     feedback = scratch / "feedback"
     feedback.mkdir(exist_ok=True)
@@ -309,9 +296,7 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
 
 
 def _answer_file(case: TestCase, scratch: Path) -> Path:
-    """The case's answer file; for a case stored without one (found outside the package), an
-    empty file in `scratch`: checkers and output validators are given an empty answer, as the
-    default output validator compares with one."""
+    """The case's answer file, or an empty one in `scratch` for a case stored without one."""
     if case.answer_path is not None:
         return case.answer_path
     empty = scratch / "no-answer.ans"

@@ -1,14 +1,9 @@
 """A loaded problem package as plain frozen values: limits, test cases, groups, programs.
 
-The loaders (`kattis.py`, `polygon.py`) turn a package folder into one `Package`; everything
-after them (building, validating, judging, scoring, expectations) reads only these values. Paths
-are absolute. Names follow the package's own conventions: a test case is named by its path under
-`data/` without `.in` (`secret/group1/03-max`), a group by its folder (`secret/group1`), a
-submission by its path under `submissions/` (`accepted/sol.py`) or, for Polygon, under the
-package root (`solutions/main.cpp`).
-
-Verdicts are `pipeline.verdicts.Verdict` members, these nine (`VERDICTS`): AC, WA, TLE, MLE, RE,
-OLE, CE, JE, SKIP.
+The loaders (`kattis.py`, `polygon.py`) make one `Package`; everything after them reads only
+these values. Paths are absolute. A test case is named by its path under `data/` without `.in`
+(`secret/group1/03-max`), a group by its folder, a submission by its path under `submissions/`
+(`accepted/sol.py`) or, for Polygon, the package root (`solutions/main.cpp`).
 """
 
 from __future__ import annotations
@@ -23,8 +18,7 @@ from pipeline.programs.program import Convention, Program, Role  # noqa: F401 (t
 from pipeline.verdicts import Verdict
 
 Format = Literal["legacy", "2023-07", "2025-09", "polygon"]
-VERDICTS = (Verdict.AC, Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE, Verdict.CE,
-            Verdict.JE, Verdict.SKIP)
+
 
 
 @dataclass(frozen=True)
@@ -49,12 +43,10 @@ class ProblemType:
 class Limits:
     """Limits on submissions and on the package's own programs.
 
-    `time_s` is the package's time limit when it gives one (`time_source == "given"`); when the
-    format derives it from the accepted submissions' times (`"derive"`), it is None until
-    `expectations.derive_time_limit` computes it. `ac_to_time_limit` and `time_limit_to_tle` are
-    the two safety factors: the 2023-07/2025-09 `time_multipliers` (defaults 2.0 and 1.5), or the
-    legacy `time_multiplier` and `time_safety_margin` (defaults 5 and 2). `time_from` names the
-    contest's `problems.yaml` entry when the time limit is the contest's (the package gives none).
+    `time_s` is None while the limit is to be derived (`time_source == "derive"`).
+    `ac_to_time_limit` and `time_limit_to_tle` are the safety factors (`time_multipliers`, or
+    legacy `time_multiplier` and `time_safety_margin`); `time_from` names the contest's
+    `problems.yaml` entry when the limit is the contest's.
     """
 
     time_s: float | None
@@ -165,12 +157,9 @@ class TestGroup:
 
 @dataclass(frozen=True)
 class Requirement:
-    """One rule on a submission's verdicts, as submissions.yaml states them.
-
-    `scope` is a test data glob relative to data/ ('' = every case). Verdict sets hold the
-    pipeline's `Verdict`s (RE for the spec's RTE). `final_verdict` holds the legacy rule (the
-    overall verdict must be this one), `final_any_of` the DOMjudge `@EXPECTED_RESULTS@` rule.
-    """
+    """One rule on a submission's verdicts, as submissions.yaml states them: `scope` is a
+    glob under data/ ('' = every case); `final_verdict` is the legacy rule, `final_any_of`
+    DOMjudge's `@EXPECTED_RESULTS@`."""
 
     scope: str = ""
     permitted: frozenset[Verdict] | None = None
@@ -234,10 +223,8 @@ class Package:
 
     @property
     def unjudged_cases(self) -> tuple[PackageError, ...]:
-        """The test cases the package holds but that are not judged, one error (file, rule)
-        each: an input without its answer or an answer without its input, a case file left
-        out unread (a link out of the package), a case generators.yaml could not make and the
-        package does not commit (its `case`); a run's agreement is on the other cases only."""
+        """The test cases the package holds but that are not judged, one error each (a file
+        without its partner, one left out unread, one generators.yaml could not make)."""
         found: dict[str, PackageError] = {}
         for error in (*self.rejects, *self.left_out):
             path = Path(error.file)
@@ -277,13 +264,8 @@ class Package:
 
 @dataclass(frozen=True)
 class RunLimits:
-    """Limits for one run of a submission on one case.
-
-    `time_s` is the limit the verdict is judged at (CPU seconds); `kill_after_s` is the
-    limit the run is run to, at least `time_s`, so that one run can be judged again at any
-    limit up to it (`expectations.verdict_at`): it is stopped just past it in CPU time
-    (`cpu_cap_s`: over it, it is TLE there) or at the wall-clock cap of that on its own
-    clock (`wall_s`, `contained.wall_cap_s`: the one rule of every program's time).
+    """Limits for one run of a submission on one case: judged at `time_s` (CPU seconds), run
+    to `kill_after_s` (at least `time_s`) so that it can be judged again at any limit up to it.
     """
 
     # How far past the limit it is run to a run is stopped in CPU time: the launcher stops it
@@ -308,12 +290,9 @@ class RunLimits:
 
 @dataclass(frozen=True)
 class CaseResult:
-    """One submission on one case: the verdict and everything it was decided from.
-
-    `verdict` is judged at the run's `time_limit_s`. `untimed_verdict` is what the run got when
-    time is not counted (the answer check, or the crash), `timed_out` says whether it was
-    stopped at the wall-clock limit, and `validator_first_wa` whether an interactive validator
-    had already rejected it before it ran out of time (problemtools then says WA, not TLE).
+    """One submission on one case: the verdict (at `time_limit_s`) and what it came from.
+    `untimed_verdict` is what it got with time not counted; `validator_first_wa`: an
+    interactive validator rejected it before it ran out of time (problemtools: WA, not TLE).
     """
 
     case: str

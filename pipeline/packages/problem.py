@@ -1,12 +1,9 @@
 """A registered problem package as a `Problem`: the same interface as a Python problem.
 
-A case is the input text (`TextCase`), its size its length in bytes; `check_input` runs the
-input validators with the group's arguments (an invalid input is an `InputError`, a reject)
-and `validate_answer` the answer validators. There are no built-in stages: the solvers are
-the package's submissions, built, run and judged by its own rules. The recipes are a Polygon
-package's generator commands (`generators`); `compare` is the default output validator with
-the package's flags, else token equality. The time limit is the package's own or the one
-derived and recorded (`time_limit_pending` until then); coverage comes from `overview`.
+A case is the input text (`TextCase`); `check_input` runs the input validators with the
+group's arguments, `validate_answer` the answer validators. The solvers are the package's
+submissions, judged by its own rules; the recipes are a Polygon package's generator commands;
+`compare` is the default output validator with the package's flags.
 """
 
 from __future__ import annotations
@@ -89,11 +86,9 @@ class PackageProblem(Problem):
 
     def add_test(self, data_dir: Path, name: str, text: str, answer: str,
                  group: str | None = None) -> tuple[Path, str | None]:
-        """Write a test made by `pipeline harden` into the package's own data, beside the
-        cases of the test group it was judged in (`data/secret/NAME.in` and `.ans`, or
-        `data/secret/group2/...`), where judges and the package's other tools find it, and
-        return the package's folder (ingesting it registers the package again, validators
-        and all) and None: the folder is a package of its own."""
+        """Write a test made by `pipeline harden` into the package's data, in the folder of
+        the test group it was judged in; return the package's folder (ingesting it registers
+        the package again) and None."""
         source = Path(read_marker(self.folder).get("source", ""))
         if not source.is_dir():
             raise UserError(f"{source}: the package was registered from a file, not a "
@@ -200,12 +195,9 @@ class PackageProblem(Problem):
 
 @dataclass(frozen=True)
 class Judge:
-    """The package's judge (`PackageJudge`): it builds the submissions, runs and judges each
-    on a case by the package's own rules (`runjob`), derives the time limit from the
-    lower-bound submissions where the package gives none and holds each submission to its
-    expectation (`submissions`), and holds the validators to the invalid data (`invalid`).
-    The run-side parts are imported where they are used: a worker that only runs jobs needs
-    `runjob` alone (no Polars)."""
+    """The package's judge: builds and judges the submissions (`runjob`), derives the time
+    limit and holds expectations (`submissions`), and the validators to the invalid data.
+    The run-side parts are imported where used: a worker needs `runjob` alone (no Polars)."""
 
     problem: PackageProblem
 
@@ -269,9 +261,8 @@ class Judge:
         self.problem.builds()
 
     def check_after_ingest(self) -> list[str]:
-        """The validators held to the invalid data now, each kind's agreement read from the
-        build area's cache when it holds it, else checked and stored there for the runs
-        (`invalid.check_validators`); a note for each kind they disagree with."""
+        """The validators held to the invalid data now (`invalid.check_validators`, cached
+        for the runs); a note for each kind they disagree with."""
         from pipeline.packages.invalid import check_validators, disagreement_notes
 
         problem = self.problem

@@ -1,11 +1,7 @@
 """One job of `pipeline run` on a registered package: a submission, or an `--external`
-program, judged on one stored case.
-
-The worker side of a package run: it loads the package once (`LoadedPackage.load`), builds its
-programs once (each submission cached by source hash under `DATA/build/packages/`) and judges
-the case by the package's rules (`judge.judge_case`). A stored case is matched to the
-package's own test case by its input's bytes; one not in the package (ingested from elsewhere,
-found by `stress`) is judged as a case of its group with its stored answer.
+program, judged on one stored case (the worker side: the package loaded and its programs built
+once). A stored case is matched to the package's test case by its input's bytes; one not in
+the package (found by `stress`) is judged as a case of its group with its stored answer.
 """
 
 from __future__ import annotations
@@ -67,9 +63,8 @@ def package_cases(problem: LoadedPackage) -> dict[str, TestCase]:
 
 
 def case_name(problem: LoadedPackage, case_id: str, group: str | None) -> str:
-    """The name the stored case `case_id` is judged under: its package test case's (ingest
-    stored it under the case id of its input), else its group's and its id's
-    (`_outside_case`)."""
+    """The name the stored case is judged under: its package test case's, else
+    `_outside_case`'s."""
     case = package_cases(problem).get(case_id)
     return case.name if case is not None else outside_name(case_id, group)
 
@@ -92,12 +87,9 @@ def submission_build(problem: LoadedPackage, name: str) -> Build:
 
 
 def start_building(problem: LoadedPackage, names: tuple[str, ...]) -> None:
-    """Build the submissions `names` into the package's build cache on a daemon thread beside
-    the run's start, a core's worth at once: a worker finds each built, or waits for the build
-    under way (`build_program` holds a lock per build). Their compilers see what their runs
-    see (`_package_of`). What a build finds (a compile error) is kept in the cache like any
-    build's, for the worker that runs it to report; what one raises, the worker raises again
-    as it builds it itself."""
+    """Build the submissions `names` into the build cache on a daemon thread beside the
+    run's start, a core's worth at once: a worker finds each built or waits for the build
+    (`build_program` locks each); what a build raises, the worker raises again itself."""
     problem, _ = _package_of(problem)
 
     def build_all() -> None:
@@ -119,10 +111,8 @@ def _package_of(problem: LoadedPackage) -> tuple[LoadedPackage, Package]:
 
 
 def cut_here(problem: LoadedPackage, package: Package, job: Job) -> bool:
-    """Whether `job` is stopped at the limit rather than at the high end: its submission is
-    meant to time out on its case (`times_out_by_design`, by its rules in scope of the case)
-    and it is not the one case where it runs to the high end (`submissions.submission_specs`:
-    `SubmissionTime.cut_s`, `full_case`)."""
+    """Whether `job` is stopped at the limit rather than the high end: its submission is
+    meant to time out on its case and this is not its one `full_case`."""
     spec, time = job.solver, job.solver.submission
     if time is None or time.cut_s is None or job.case_id == time.full_case:
         return False
@@ -157,9 +147,8 @@ def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
 
 
 def judge_external(job: Job, problem: LoadedPackage) -> Outcome:
-    """Judge `job` (an `--external` program on one case of `problem`) as the package judges
-    its own submissions: its output validator or checker, its interactor, its test case's
-    arguments; the program's time limit and memory limit are the run's."""
+    """Judge `job` (an `--external` program) as the package judges its submissions, at the
+    run's time and memory limits."""
     problem, package = _package_of(problem)
     spec = job.solver
     program = spec.program or Program(name=spec.name)
