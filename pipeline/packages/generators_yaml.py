@@ -1,13 +1,10 @@
 """Test data made by BAPCtools' generator framework: `generators/generators.yaml`, run at ingest.
 
-A package with `generators/generators.yaml` has its `data/` made as `bt generate` makes it (the
-same seeds, numbering, `count`, `include`, `copy`, inline files and constants; what is read:
-docs/packages.md). Each case is cached by content and the tree assembled from the cache, so
-loading the package again runs nothing. A case that cannot be made is a `PackageError` naming
-generators.yaml and the entry's line; a committed copy of it is judged instead
-(`with_committed`). Generator files are opened without following links
-(`untrusted.open_regular`); what one file may ask for is capped (`MAX_CASES`,
-`MAX_GENERATED_BYTES`).
+`data/` is made as `bt generate` makes it (what is read: docs/packages.md), each case cached by
+content, so loading the package again runs nothing. A case that cannot be made is a
+`PackageError` naming the entry's line; a committed copy of it is judged instead
+(`with_committed`). Generator files are never opened through links; what one file may ask for
+is capped (`MAX_CASES`, `MAX_GENERATED_BYTES`).
 """
 
 from __future__ import annotations
@@ -165,9 +162,8 @@ def default_sources_dir() -> Path:
 
 
 def with_constants(program: Program, constants: dict[str, str], build_dir: Path) -> Program:
-    """The program with `{{CONSTANT}}` filled into its sources, as BAPCtools fills them into its
-    generators and validators (input, answer and output; never into submissions): the
-    substituted sources live under `build_dir/bapctools-sources/<digest>/`, made once."""
+    """The program with `{{CONSTANT}}` filled into its sources (BAPCtools fills generators and
+    validators, never submissions), made once under `build_dir/bapctools-sources/`."""
     if not constants or not any(
             CONSTANT_REGEX.search(f.read_bytes().decode("utf-8", "replace"))
             for f in program.files):
@@ -635,9 +631,8 @@ class _Maker:
             return self.tools[key]
 
     def argv(self, tool: _Tool) -> Launch | str:
-        """How the tool runs (built once; `launch`), or why it cannot run. It runs from a
-        folder named as the program (`.../f/y.py` for generator `f`), as BAPCtools runs its
-        builds from `generators/<name>/`: a generator may read its own path."""
+        """How the tool runs (built once), or why it cannot. It runs from a folder named as
+        the program, as BAPCtools runs `generators/<name>/`: a generator may read its path."""
         with self._programs_lock:
             key = f"{tool.digest}:{tool.program.name}"
             if key not in self.builds:
@@ -787,9 +782,8 @@ class _Maker:
               command: str | None, seed: int | None, copy_base: Path | None,
               inline: dict[str, str], links: dict[str, str], makes_answer: bool,
               solution: _Tool | str | None) -> None:
-        """Make the case's `testcase.<ext>` files and `.complete` in `cwd`, the generator's
-        folder: every file there opened without following a link the generator left
-        (LeftBehind), since the pipeline is not contained as the generator is."""
+        """Make the case's `testcase.<ext>` files and `.complete` in `cwd`, never following a
+        link the generator left there (the pipeline is not contained as the generator is)."""
         infile = cwd / "testcase.in"
         if generator is not None:
             assert command is not None and seed is not None  # set with the generator
@@ -880,9 +874,8 @@ class _Maker:
 
 
 def _refuse_left(cwd: Path) -> None:
-    """LeftBehind for the first file of the generator's folder that the pipeline reads or
-    writes (`testcase.<ext>`, `.complete`) and that is not a regular file: a link, even to a
-    regular file, is never followed."""
+    """LeftBehind for the first file the pipeline reads or writes in the generator's folder
+    that is not a regular file (a link is never followed)."""
     for name in (*(f"testcase{ext}" for ext in DATA_EXTENSIONS), ".complete"):
         kind = kind_of(cwd / name)
         if kind not in (None, "a regular file"):
@@ -1037,9 +1030,8 @@ def _plain(value: object) -> object:
 
 @contextlib.contextmanager
 def building(final: Path) -> Iterator[Path]:
-    """A temporary folder beside `final` to build a tree in: when the block ends without an
-    error the tree is marked `.complete` and renamed to `final` (unless another process made
-    the same tree first); what is left of the folder is removed in any case."""
+    """A temporary folder beside `final` to build a tree in, marked `.complete` and renamed
+    to `final` when the block ends without an error (unless another process was first)."""
     final.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
     try:
@@ -1085,9 +1077,8 @@ def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
 
 
 def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
-    """`generated` with each judged case generators.yaml could not make taken from the package's
-    committed `data/` when that holds its `.in` (judged, with a note naming the failure); the
-    completed tree is made once, beside the generated one, named by the committed files' content."""
+    """`generated` with each judged case that could not be made taken from the committed
+    `data/` when that holds its `.in` (with a note); made once, beside the generated tree."""
     committed = {e.case: _committed_files(root, e.case) for e in generated.rejects if e.case}
     committed = {case: files for case, files in committed.items() if files}
     if not committed:

@@ -48,10 +48,9 @@ def not_a_program(path: Path, root: Path, why: str) -> None:
 
 
 def programs_in(folder: Path, role: Role, root: Path) -> list[Program]:
-    """Every program in a folder of programs (each file or subfolder is one). As problemtools
-    and BAPCtools find them: a file or folder whose language is not told by its names (no
-    known extension, no `#!` line, no build/run script: a README.txt) is no program, and one
-    named `*.disabled` / `*.template` is skipped."""
+    """Every program in a folder of programs (each file or subfolder), as problemtools finds
+    them: one whose language is not told (a README.txt) is none; `*.disabled` / `*.template`
+    are skipped."""
     if not folder.is_dir():
         return []
     programs = []
