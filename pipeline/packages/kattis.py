@@ -40,9 +40,8 @@ from pipeline.packages.yamlfile import Lines, load_yaml, relative
 
 def load_kattis(root: Path, short_name: str | None = None,
                 build_dir: Path | None = None, contest: ContestLimit | None = None) -> Package:
-    """Load the Kattis / ICPC package in folder `root` (`build_dir`: where generators.yaml's
-    data is made; `contest`: the time limit its contest's problems.yaml gives it, taken when
-    it gives none of its own)."""
+    """Load the Kattis / ICPC package in `root` (`build_dir`: where generators.yaml's data is
+    made; `contest`: the contest's time limit, taken when the package gives none)."""
     IGNORED.append([])
     NOT_PROGRAMS.append([])
     try:
@@ -63,9 +62,8 @@ READ_AT_ROOT = frozenset({
 
 
 def _unread_at_root(root: Path) -> list[str]:
-    """One note counting the files and folders at the package's root that neither the format
-    nor BAPCtools reads (a DOMjudge `domjudge-problem.ini`, a stray generator), each named
-    (a folder with a `/`, and the folder read whose name is close to its), or none."""
+    """One note naming the files and folders at the root that neither the format nor
+    BAPCtools reads (with a read folder whose name is close), or none."""
     try:
         entries = sorted(p for p in root.iterdir() if visible(p) and p.name not in READ_AT_ROOT)
     except OSError:

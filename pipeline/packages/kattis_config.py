@@ -1,9 +1,6 @@
-"""Reading a Kattis package's `problem.yaml` (format version, type, limits, name) and the checked
-values (numbers, word lists, validator arguments) its other settings files hold too.
-
-An unknown key is read past with a note, kept in `IGNORED`; so is a time setting above
-`MAX_TIME_SETTING_S`, which is lowered to it. Anything wrong is a `PackageError` naming the
-file, the line where known, and the rule.
+"""Reading a Kattis package's `problem.yaml` and the checked values (numbers, word lists,
+validator arguments) its other settings files hold too. An unknown key, or a time setting
+above `MAX_TIME_SETTING_S` (lowered to it), is a note kept in `IGNORED`.
 """
 
 from __future__ import annotations
@@ -237,8 +234,7 @@ def ignore_unknown(file: str, message: str, line: int | None) -> None:
 def unknown_keys(mapping: dict, known: set[str], file: str, where: str, lines: Lines,
                   prefix: tuple[str, ...] | None = None) -> None:
     """A note for each key of `mapping` not in `known` (read past, as problemtools warns);
-    `where` names the mapping in the message, `prefix` its path in the file (default: `where`
-    split on dots)."""
+    `prefix`: its key path in the file (default: `where` split on dots)."""
     path = prefix if prefix is not None else tuple(where.split("."))
     for key in mapping:
         if key not in known:

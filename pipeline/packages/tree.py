@@ -25,8 +25,7 @@ CONTEST_LEVELS = 3  # the package's parent, its parent's parent and one more
 
 def boundary(root: Path) -> Path:
     """How far the package at `root` reaches, resolved: the nearest contest folder holding it
-    (its parent or an ancestor up to `CONTEST_LEVELS` above, holding `contest.yaml` or
-    `problems.yaml` as a regular file, as BAPCtools finds its contest), else `root` itself."""
+    (up to `CONTEST_LEVELS` above, as BAPCtools finds its contest), else `root` itself."""
     root = Path(root).resolve()
     for folder in list(root.parents)[:CONTEST_LEVELS]:
         if any((folder / name).is_file() and not (folder / name).is_symlink()
@@ -41,9 +40,8 @@ def _entries(folder: Path) -> list[os.DirEntry]:
 
 
 def needs_copy(root: Path) -> bool:
-    """True when the tree under `root` holds a symbolic link, something that is not a
-    regular file or folder (links are not followed), or a name that is not UTF-8 or holds a
-    control character."""
+    """True when the tree under `root` holds a link, anything but regular files and folders,
+    or a name that is not UTF-8 or holds a control character."""
     pending = [Path(root)]
     while pending:
         folder = pending.pop()
@@ -62,10 +60,8 @@ def needs_copy(root: Path) -> bool:
 
 
 def listing_digest(root: Path) -> str:
-    """A digest of the tree's names, kinds, sizes, modification times and link targets
-    (and, for a link, of what it names; a link to a folder of the package's contest, as
-    BAPCtools packages link a shared `validation.h`'s folder, is walked too), read without
-    reading any file."""
+    """A digest of the tree's listing and link targets (a linked folder of the contest, as
+    BAPCtools links a shared `validation.h`'s, walked too), read without reading any file."""
     digest = hashlib.sha256()
     pending = [Path(root)]
     reach = boundary(root)
@@ -111,9 +107,8 @@ def _linked_folder(entry: os.DirEntry, reach: Path, walked: set[Path]) -> bool:
 
 
 def contest_stamp(root: Path) -> str:
-    """The names, sizes and modification times of the files of the contest holding the
-    package at `root` that the package is judged by (`problems.yaml`'s time limit,
-    `languages.yaml`, `contest.yaml`); empty outside a contest."""
+    """The listing of the contest files the package at `root` is judged by; empty outside a
+    contest."""
     reach = boundary(root)
     if reach == Path(root).resolve():
         return ""

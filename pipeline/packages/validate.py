@@ -90,9 +90,8 @@ class Overview:
 
 
 def speaks_testlib(program: Program) -> bool:
-    """Whether a validator is a testlib one, which understands `--testOverviewLogFileName`:
-    one of its source files includes testlib.h (every C++ Polygon validator does; a Kattis
-    validator may). Any other validator is never given the flag."""
+    """Whether a validator is a testlib one (a source includes testlib.h), the only kind
+    given `--testOverviewLogFileName`."""
     for path in program.files:
         if path.suffix not in TESTLIB_SOURCES:
             continue
@@ -109,9 +108,8 @@ def speaks_testlib(program: Program) -> bool:
 def input_overview(validator: Build, input_path: Path, args: tuple[str, ...] = (), *,
                    time_s: float = 60.0, memory_mb: int = 2048,
                    workdir: Path | None = None) -> Overview:
-    """Run a testlib validator on the input as `validate_input` does, asking it for testlib's
-    test-overview log (`--testOverviewLogFileName` a file in its own working folder, after
-    its other arguments), and read the log back from there before the folder goes."""
+    """Run a testlib validator on the input as `validate_input` does, and read back the
+    test-overview log it writes in its working folder."""
     done = _run_validator(validator, input_path, (*args, OVERVIEW_FLAG, OVERVIEW_LOG),
                           convention=validator.program.convention, time_s=time_s,
                           memory_mb=memory_mb, workdir=workdir, keep=OVERVIEW_LOG)
@@ -127,9 +125,8 @@ class _Ran:
 def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
                    convention: str, time_s: float, memory_mb: int, workdir: Path | None,
                    keep: str | None = None) -> _Ran:
-    """Run the validator in a scratch working folder of its own (under `workdir`); `keep`
-    names a file it writes there to read back (a regular file, not a link, at most
-    `OVERVIEW_KEEP` bytes) before the folder is removed."""
+    """Run the validator in a scratch folder under `workdir`; `keep` names a file it writes
+    there to read back (a regular file, at most `OVERVIEW_KEEP` bytes)."""
     name = validator.program.name
     if not validator.ok:
         return _Ran(Rejection(name, None, cut(f"did not build: {validator.message}"),
