@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pipeline.packages.contest import PythonChoice, contest_python, python_choice
 from pipeline.packages.errors import PackageError
+from pipeline.packages.generators_yaml import default_sources_dir as default_build_dir
 from pipeline.packages.judge import PackageBuilds, build_package, judge_case, validate_case
 from pipeline.packages.kattis import load_kattis
 from pipeline.packages.kattis_config import contest_time_limit, format_version
@@ -36,8 +37,7 @@ __all__ = ["Build", "Package", "PackageBuilds", "PackageError", "build_package",
            "validate_case"]
 
 
-def default_build_dir() -> Path:
-    return Path(tempfile.gettempdir()) / f"gamebench-packages-{os.getuid()}"
+
 
 
 def _package_root(path: Path) -> Path | None:

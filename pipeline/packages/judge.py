@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pipeline.packages.expectations import NOT_JUDGED
+from pipeline.packages.expectations import NOT_JUDGED, verdict_at
 from pipeline.packages.interactive import run_exchange
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.scoring import case_score
@@ -174,9 +174,7 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
     if over and not result.validator_first_wa:
         message = f"CPU time {result.cpu_s:.3f} s, over the {time_s:g} s limit"
     if case is None:
-        verdict = result.untimed_verdict
-        if result.timed_out or result.cpu_s > time_s:
-            verdict = Verdict.WA if result.validator_first_wa else Verdict.TLE
+        verdict = verdict_at(result, time_s)
         score = result.score
         if verdict != result.verdict and score is not None:
             score = 0.0 if verdict != Verdict.AC else None  # what it earns is not known here

@@ -236,23 +236,20 @@ class Package:
         return tuple(found.values())
 
     def case(self, name: str) -> TestCase:
-        for case in self.cases:
-            if case.name == name:
-                return case
-        raise KeyError(f"package {self.short_name} has no test case {name!r}")
+        return self._named(self.cases, name, "test case")
 
     def group(self, name: str) -> TestGroup:
-        for group in self.groups:
-            if group.name == name:
-                return group
-        raise KeyError(f"package {self.short_name} has no test group {name!r}")
+        return self._named(self.groups, name, "test group")
 
     def submission(self, name: str) -> Program:
-        for program in self.submissions:
-            if program.name == name:
-                return program
-        raise KeyError(f"package {self.short_name} has no submission {name!r}; submissions: "
-                       f"{', '.join(p.name for p in self.submissions)}")
+        return self._named(self.submissions, name, "submission", "; submissions: " + ", ".join(
+            p.name for p in self.submissions))
+
+    def _named(self, items: tuple, name: str, what: str, known: str = ""):
+        found = next((item for item in items if item.name == name), None)
+        if found is None:
+            raise KeyError(f"package {self.short_name} has no {what} {name!r}{known}")
+        return found
 
     @property
     def programs(self) -> tuple[Program, ...]:
