@@ -182,8 +182,7 @@ def load_package(path: Path, build_dir: Path | None = None,
 
 
 def _python_by(package: Package, choice: PythonChoice) -> Package:
-    """The package with its Python 3 submissions run as its contest's languages.yaml says
-    (`python_choice`: by PyPy where installed), and a note saying by what."""
+    """The package with its Python 3 submissions run as `choice` says, and a note saying by what."""
     if not any(s.language == "python3" for s in package.submissions):
         return package
     submissions = tuple(replace(s, interpreter=choice.interpreter)
@@ -193,8 +192,7 @@ def _python_by(package: Package, choice: PythonChoice) -> Package:
 
 
 def _contained(root: Path, build_dir: Path) -> tuple[Path, tuple[PackageError, ...]]:
-    """The package at `root` copied without what leads outside it, once per state of the
-    folder: (the copy's root, what was left out)."""
+    """The package copied without what leads outside it, once per state: (root, left out)."""
     state = hashlib.sha256(f"{listing_digest(root)}\0{boundary(root)}".encode()).hexdigest()
     final = build_dir / "contained" / f"{root.name}-{state[:24]}"
     if not (final / "left-out.json").is_file():

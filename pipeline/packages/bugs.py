@@ -29,8 +29,7 @@ from pipeline.verdicts import Verdict
 
 @dataclass(frozen=True)
 class PackageBug:
-    """One fault of the package itself (not of a submission): what kind, what it is in (a
-    submission, a test case, the input validators) and a line saying it."""
+    """One fault of the package itself (not of a submission), and a line saying it."""
 
     kind: str
     subject: str
@@ -43,9 +42,8 @@ class PackageBug:
 def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
               limit: TimeLimit, problem_id: str, builds: PackageBuilds | None = None,
               cut_short: frozenset[str] = frozenset()) -> tuple[PackageBug, ...]:
-    """The bugs the run `judged` (by name, then case) at `limit` shows, and those of the test
-    data and (given `builds`) input validators. One `cut_short` (`--fail-fast`) shows only
-    whether an accepted one fails a test."""
+    """The bugs the run `judged` (by name, then case) at `limit` shows, those of the test data and
+    (given `builds`) of the input validators; one `cut_short` only when accepted and failing."""
     order = {case.name: index for index, case in enumerate(package.cases)}
     found: list[PackageBug] = []
     upper = {p.name for p in upper_bound_submissions(package)}
@@ -104,8 +102,7 @@ def _compiler_says(message: str) -> str:
 
 
 def _conflict(program: Program) -> list[PackageBug]:
-    """`expectation-conflict`: the `@EXPECTED_RESULTS@` line names none of its folder's
-    verdict (none when its folder names no one verdict: `mixed/`, `rejected/`)."""
+    """`expectation-conflict`: the `@EXPECTED_RESULTS@` line names none of its folder's verdict."""
     label = program.expectation.label if program.expectation else ""
     folder = program.name.split("/", 1)[0] if "/" in program.name else ""
     if not label.startswith("@EXPECTED_RESULTS@") or not folder:
@@ -123,8 +120,7 @@ def _conflict(program: Program) -> list[PackageBug]:
 
 
 def _folder_verdict(program: Program) -> Verdict | None:
-    """The verdict the submission's folder (wrong_answer/, time_limit_exceeded/, ...) is
-    named for, or None."""
+    """The verdict the submission's folder is named for, or None."""
     label = program.expectation.label if program.expectation else None
     try:
         return Verdict.from_string(label, "expected folder") if label else None
@@ -149,8 +145,7 @@ FILES_ONE_LINE_EACH = 3
 
 
 def answer_bugs(package: Package) -> list[PackageBug]:
-    """Empty (not interactive or multi-pass) or missing `.ans` files and an `.ans` without
-    its `.in`: a line each, one per kind past `FILES_ONE_LINE_EACH`."""
+    """Empty (not interactive or multi-pass) and missing `.ans` files, and `.ans` without `.in`."""
     empty_allowed = package.type.interactive or package.type.multi_pass
     kinds: dict[str, list[PackageBug]] = {"empty-answer": [], "missing-answer": [],
                                           "missing-input": []}
@@ -186,8 +181,7 @@ def _size(path: Path) -> int | None:
 
 
 def broken_inputs(text: str) -> list[tuple[str, str]]:
-    """(what, text) of inputs from a valid `text` no correct input validator accepts: the
-    empty file, an extra token on a line of its own, the last token dropped."""
+    """(what, text) of inputs made from a valid `text` that no correct input validator accepts."""
     body = text if text.endswith("\n") else text + "\n"
     tokens = text.split()
     found = [("the empty file", ""), ("the case with an extra token after it", body + "0\n")]
@@ -199,8 +193,7 @@ def broken_inputs(text: str) -> list[tuple[str, str]]:
 
 
 def validator_bugs(package: Package, builds: PackageBuilds) -> list[PackageBug]:
-    """`no-input-validator`, or `validator-accepts-all` when the input validators accept
-    every one of `broken_inputs` of the first non-empty test case."""
+    """`no-input-validator`, or `validator-accepts-all` on `broken_inputs` of the first case."""
     if not package.input_validators:
         return [PackageBug("no-input-validator", "input validators",
                            "the package has none: nothing checks its inputs (bt validate: "

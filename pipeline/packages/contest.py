@@ -101,8 +101,7 @@ def _subfolders(folder: Path) -> list[Path]:
 
 
 def is_contest(folder: Path) -> bool:
-    """Whether `folder` is a contest: no package itself, holding `contest.yaml` or
-    `problems.yaml`, or only package folders (at least one) and no archive."""
+    """Whether `folder` holds `contest.yaml` or `problems.yaml`, or package folders only."""
     folder = Path(folder)
     if not folder.is_dir() or _is_package(folder):
         return False
@@ -131,8 +130,7 @@ def _text(value: Any) -> str | None:
 
 
 def read_contest(folder: Path) -> Contest:
-    """The contest in `folder`; `PackageError` when `contest.yaml` or `problems.yaml` cannot
-    be read as BAPCtools reads it."""
+    """The contest in `folder`; `PackageError` when its files cannot be read as bt reads them."""
     folder = Path(folder)
     config: dict = {}
     if _contest_file(folder, "contest.yaml"):
@@ -153,8 +151,7 @@ def read_contest(folder: Path) -> Contest:
 
 
 def _problems_yaml(folder: Path, folders: set[str]) -> tuple[list[ContestProblem], list[str]]:
-    """The entries of `problems.yaml`, checked as bt checks them against the subfolders
-    `folders`, and a note for each entry skipped or value left out."""
+    """The entries of `problems.yaml` checked as bt checks them, and a note for each skipped."""
     import yaml
 
     data, node = _yaml(folder / "problems.yaml", folder, mapping=False)
@@ -208,9 +205,8 @@ def _problems_yaml(folder: Path, folders: set[str]) -> tuple[list[ContestProblem
 
 
 def python_runner(folder: Path) -> str | None:
-    """What the contest's `languages.yaml` runs `x.py` (no `#!` line) by, as BAPCtools picks
-    it: the first word of the `run` of the highest-`priority` language whose `files` match and
-    that asks for no `shebang`, with its line ("pypy3 (languages.yaml:201)"); else None."""
+    """What the contest's `languages.yaml` runs `x.py` (no `#!`) by, as BAPCtools picks it, with
+    its line ("pypy3 (languages.yaml:201)"); else None."""
     import fnmatch
 
     from pipeline.packages.yamlfile import load_yaml
@@ -240,8 +236,7 @@ def python_runner(folder: Path) -> str | None:
 
 
 def contest_python(root: Path) -> str | None:
-    """`python_runner` of the contest holding the package at `root` (for a registered copy,
-    what was recorded beside it)."""
+    """`python_runner` of the package's contest (for a registered copy, what was recorded)."""
     root = Path(root)
     recorded = root.parent / CONTEST_ENTRY
     if root.name == "package" and recorded.is_file():
@@ -285,9 +280,8 @@ def python_choice(runner: str) -> PythonChoice | None:
 
 
 def contest_time_limit(root: Path) -> ContestLimit | None:
-    """The time limit `problems.yaml` of the contest holding the package at `root` gives it
-    (for a registered copy, the one recorded beside it); None when none or unreadable
-    (ingesting the contest says why)."""
+    """The time limit the package's contest's `problems.yaml` gives it (for a registered copy, the
+    one recorded); None when none or unreadable (ingesting the contest says why)."""
     root = Path(root)
     recorded = root.parent / CONTEST_ENTRY
     if root.name == "package" and recorded.is_file():
@@ -317,8 +311,7 @@ def problems_yaml_entry(root: Path) -> ContestProblem | None:
 
 
 def record_entry(source: Path, target: Path) -> bool:
-    """Record beside the registered copy in `target` the contest's time limit and Python
-    runner for the package at `source` (removed when neither); True when that changed it."""
+    """Record the contest's time limit and Python runner beside a registered copy; True: changed."""
     limit = contest_time_limit(Path(source))
     python = contest_python(Path(source))
     path = Path(target) / CONTEST_ENTRY
@@ -363,9 +356,8 @@ def recorded_contests(data_dir: Path) -> dict[str, RecordedContest]:
 
 def record_contest(data_dir: Path, contest: Contest, why: dict[str, str | None],
                    names: dict[str, str] | None = None) -> RecordedContest:
-    """Record `contest` in the data folder (the caller holds its lock), each problem with why
-    it did not register (`why`: None when it did) and the name it registered as (`names`, by
-    folder) when not its folder's; returns the record."""
+    """Record `contest` in the data folder (the caller holds its lock), each problem with why it
+    did not register (`why`) and the name it registered as when not its folder's (`names`)."""
     names = names or {}
     record = RecordedContest(contest.name, contest.title, str(Path(contest.folder).resolve()),
                              [RecordedProblem(names.get(p.id, p.id), p.label, p.name,

@@ -90,8 +90,7 @@ def given_time_limit(package: Package) -> TimeLimit | None:
 
 
 def lower_bound_submissions(package: Package) -> list[Program]:
-    """Submissions whose times set the least time limit on some of their cases (accepted ones,
-    as the format says: `bounds`)."""
+    """Submissions whose times bound the time limit from below on some cases (`bounds`)."""
     return [program for program in package.submissions
             if any(lower for lower, _ in _rule_bounds(package, program))]
 
@@ -149,9 +148,8 @@ def _names_tle(rule: Requirement) -> bool:
 
 
 def expected_to_pass(program: Program) -> bool:
-    """Whether `program` is expected to get every case right: it is `accepted` (or `main`)
-    and no rule permits or requires other than AC, names another final verdict or has it
-    bound the limit from above."""
+    """Whether `program` is `accepted` (or `main`) and no rule permits or requires other than AC,
+    names another final verdict or bounds the limit from above."""
     expectation = program.expectation
     if expectation is None or expectation.label not in ("accepted", "main"):
         return False
@@ -262,8 +260,7 @@ class Agreement:
 
 def on_part(agreements: Sequence[Agreement], unjudged: Sequence[PackageError]
             ) -> tuple[Agreement, ...]:
-    """`agreements` with each `agree` made `partial` when some cases were not judged (an
-    agreement on less data than the package holds is none)."""
+    """`agreements` with each `agree` made `partial` when the package holds unjudged cases."""
     if not unjudged:
         return tuple(agreements)
     return tuple(replace(a, status="partial") if a.status == "agree" else a
@@ -369,9 +366,8 @@ def _summary(package: Package, results: Mapping[str, CaseResult], time_s: float)
 def check_expectations(package: Package, submission: Program,
                        results: Mapping[str, CaseResult], time_limit: TimeLimit,
                        not_run: frozenset[str] = frozenset()) -> Agreement:
-    """Hold one submission's case results, in the package's order, against its expectation.
-    `not_run`: the cases `--fail-fast` stopped it before; a rule that some case in scope get
-    a verdict or message is met when one of them is among these, as BAPCtools holds it."""
+    """Hold one submission's case results, in the package's order, against its expectation; a rule
+    that some case get something is met when one of `not_run` (`--fail-fast`) is in scope."""
     place = {case.name: index for index, case in enumerate(package.cases)}
     results = {name: results[name] for name in sorted(
         results, key=lambda name: (place.get(name, len(place)), name))}

@@ -48,8 +48,7 @@ class GeneratorError(UserError):
 
 @dataclass(frozen=True)
 class GeneratorCommand:
-    """A generator command with `{seed}` in it, the group its inputs belong to, and where it
-    came from."""
+    """A generator command with `{seed}` in it, the group of its inputs, and where it came from."""
 
     words: tuple[str, ...]
     group: str = ""
@@ -65,8 +64,7 @@ class GeneratorCommand:
 
 
 def split_command(text: str, what: str) -> tuple[str, ...]:
-    """The words of a command (a Polygon script line's `> $` dropped); `GeneratorError` when
-    it is empty or badly quoted."""
+    """A command's words (a Polygon `> $` dropped); `GeneratorError` when empty or badly quoted."""
     try:
         words = shlex.split(text)
     except ValueError as error:
@@ -188,8 +186,7 @@ def run_generator(argv: tuple[str, ...], command: str,
 
 def command_recipe(command: GeneratorCommand, resolve: Callable[[], Launch],
                    parse: Callable[[str], Case], description: str) -> Recipe:
-    """The recipe running `command`: `resolve()` gives the program's command (called once,
-    on the first case), `parse` turns its output into a case."""
+    """The recipe running `command` (`resolve()` called on the first case), `parse` its output."""
     resolved: list[Launch] = []
 
     def make(rng) -> Case:
@@ -206,8 +203,7 @@ def command_recipe(command: GeneratorCommand, resolve: Callable[[], Launch],
 
 def package_recipes(package: Package, build_dir: Path,
                     parse: Callable[[str], Case]) -> tuple[Recipe, ...]:
-    """A Polygon package's recipes: one per seeded command of its generated tests. Nothing is
-    built until a recipe makes its first case."""
+    """A Polygon package's recipes, one per seeded command; nothing built before its first case."""
     return tuple(
         command_recipe(command, partial(resolve_generator, command.words[0], package, build_dir),
                        parse, f"generator command of {command.origin}")
@@ -216,8 +212,7 @@ def package_recipes(package: Package, build_dir: Path,
 
 def generator_recipe(text: str, package: Package | None, build_dir: Path,
                      parse: Callable[[str], Case], group: str = "") -> Recipe:
-    """The recipe of a `--generator` command: its program found and built now, so that a
-    wrong name or a build error stops the session before it starts."""
+    """The recipe of a `--generator` command, its program built now (errors stop the session)."""
     words = with_seed(split_command(text, "--generator"))
     run = resolve_generator(words[0], package, build_dir)
     command = GeneratorCommand(words, group, "--generator")

@@ -316,8 +316,7 @@ class _Parser:
 
     def over_cap(self, line: int | None, path: str, adding: int,
                  costs_case: bool = False) -> bool:
-        """Whether placing `adding` more cases would pass `MAX_CASES` (then an error at
-        `line`); else they are counted."""
+        """Whether `adding` more cases would pass `MAX_CASES` (an error); else they are counted."""
         if self.placed + adding > MAX_CASES:
             self.error(line, path, f"{YAML_FILE} asks for more than {MAX_CASES:,} test cases "
                        f"({self.placed:,} before this entry, which adds {adding:,}): this "
@@ -1052,8 +1051,7 @@ def _read_report(final: Path) -> GeneratedData:
 
 def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
                    problem_type: ProblemType) -> GeneratedData | None:
-    """The data tree of a package with generators.yaml (None: the package has none), with
-    the committed copy of each judged case that could not be made (`with_committed`)."""
+    """The package's generated data tree with `with_committed` (None: it has no generators.yaml)."""
     if not has_generators_yaml(root):
         return None
     if build_dir is None:
@@ -1063,8 +1061,7 @@ def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
 
 
 def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
-    """(extension, file) of the package's committed `data/<case>.<ext>` files, when its
-    `.in` is one: each a regular file, or a link that stays inside the package (`boundary`)."""
+    """(ext, file) of the committed `data/<case>.<ext>` files in the package, when `.in` is one."""
     from pipeline.packages.tree import leads_outside
 
     base = root / "data" / case
@@ -1106,8 +1103,7 @@ def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
 
 
 def _link_or_copy(source: str, target: str) -> None:
-    """A file of a made tree into another: a hard link (the cache's files are never written
-    again), a copy where the two folders cannot share it."""
+    """A hard link (cache files are never written again), else a copy."""
     try:
         os.link(source, target)
     except OSError:

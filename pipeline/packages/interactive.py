@@ -50,9 +50,8 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
                  output_mb: int, validator_cpu_s: float,
                  validator_memory_mb: int | None, sandbox: bool | None = None,
                  kept: tuple[Path, ...] = ()) -> Exchange:
-    """Run both programs connected by pipes until both end or the submission's wall-clock
-    cap passes on its own clock. The validator may write in `workdir`'s parent and the `kept`
-    folders; `workdir` and its stderr files are never opened through a link left there."""
+    """Run both programs connected by pipes until both end or the submission's wall-clock cap
+    passes on its own clock; the validator may write in `workdir`'s parent and `kept`."""
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
     # the pair is stopped on the submission's own clock (`_first_to_end`); each launcher's cap
     # is far past it, and the validator's CPU time besides, which its computing may add
@@ -129,9 +128,8 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
 
 def _first_to_end(validator: contained.Started, submission: contained.Started,
                   wall_s: float, cpu_s: float) -> str:
-    """The side to wait for first, "time" once the submission's `wall_s` is up on its own
-    clock (the validator's CPU and waits and the submission's waits for a core not counted),
-    or "deadlock" as soon as both wait for each other; `_ended_first` says who really ended."""
+    """The side to wait for first, "time" once the submission's `wall_s` is up on its own clock,
+    or "deadlock" as soon as both wait for each other."""
     since = time.monotonic()
 
     def credit() -> float:

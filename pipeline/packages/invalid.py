@@ -243,8 +243,7 @@ def _build_identity(build: Build | None) -> dict | None:
 
 
 def _content(value: object) -> object:
-    """`value` (a test, its case, their fields) as JSON data, each path as its content's
-    digest: a file's bytes, a folder's files' names and bytes (None: nothing there)."""
+    """`value` as JSON data, each path as its content's digest (None: nothing there)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _content(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Path):
@@ -276,16 +275,14 @@ def _common_identity(package: Package, inputs: tuple[Build, ...], answers: tuple
 
 
 def agreement_key(common: dict, kind: str, tests: tuple[ValidatorTest, ...]) -> str:
-    """The cache key of one kind's agreement: a digest of `common` (`_common_identity`), the
-    kind and its tests with their files' bytes."""
+    """The cache key of one kind's agreement: `common`, the kind and its tests' bytes."""
     text = json.dumps({"common": common, "kind": kind, "tests": [_content(t) for t in tests]},
                       sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 def write_agreement(path: Path, agreement: Agreement) -> None:
-    """Store `agreement` at `path` (a temporary file renamed into place); a cache that cannot be
-    written is no failure of the check."""
+    """Store `agreement` at `path` atomically; a cache that cannot be written is no failure."""
     data = {"format": CACHE_FORMAT, "key": path.stem, "agreement": dataclasses.asdict(agreement)}
     with contextlib.suppress(OSError):
         atomic_write_text(path, json.dumps(data, indent=1) + "\n")

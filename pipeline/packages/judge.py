@@ -53,8 +53,7 @@ class PackageBuilds:
 
 def build_package(package: Package, cache_dir: Path, *,
                   submissions: list[str] | None = None) -> PackageBuilds:
-    """Build every program of the package (submissions: all, or the named ones), a core's
-    worth at once (a compiler is a program of its own)."""
+    """Build the package's programs (submissions: all, or those named), a core's worth at once."""
     chosen = [p for p in package.submissions if submissions is None or p.name in submissions]
     programs = [*package.input_validators, *package.answer_validators, package.output_validator,
                 package.checker, package.interactor, *package.generators, *chosen]
@@ -100,8 +99,7 @@ def validate_case(package: Package, builds: PackageBuilds, case: TestCase, *,
 
 
 def validator_arguments(case: TestCase, name: str) -> tuple[str, ...]:
-    """What the input validator `name` gets after its command on a case: its arguments for
-    the case's group, then the case's own `args`."""
+    """What input validator `name` gets on a case: its group's arguments, then the case's `args`."""
     return _validator_args(case, name) + case.args
 
 

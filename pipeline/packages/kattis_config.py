@@ -178,8 +178,7 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
 
 
 def contest_time_limit(root: Path) -> ContestLimit | None:
-    """The time limit the contest's `problems.yaml` gives the package at `root`
-    (`contest.contest_time_limit`), capped as the package's own would be."""
+    """The time limit the package's contest gives it, capped as the package's own would be."""
     found = _contest_limit(root)
     if found is None:
         return None
@@ -193,8 +192,7 @@ MAX_TIME_SETTING_S = 120.0
 
 
 def capped_time(value: float, file: str, key: str, line: int | None) -> float:
-    """`value` (seconds) lowered to `MAX_TIME_SETTING_S`, with a note naming the file, line
-    and key when it was above it."""
+    """`value` (seconds) lowered to `MAX_TIME_SETTING_S`, with a note when it was above it."""
     if value <= MAX_TIME_SETTING_S:
         return value
     if IGNORED:

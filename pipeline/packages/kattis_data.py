@@ -380,6 +380,5 @@ class Data:
 
 
 def _beside(base: Path, extension: str) -> Path:
-    """The file of test case `base` (its path without an extension) with `extension`: `a.b`
-    gives `a.b.in`, where `with_suffix` would take `.b` for an extension."""
+    """The file of case `base` with `extension` (`a.b` gives `a.b.in`; `with_suffix` would not)."""
     return base.with_name(base.name + extension)

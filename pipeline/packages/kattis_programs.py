@@ -48,9 +48,8 @@ def not_a_program(path: Path, root: Path, why: str) -> None:
 
 
 def programs_in(folder: Path, role: Role, root: Path) -> list[Program]:
-    """Every program in a folder of programs (each file or subfolder), as problemtools finds
-    them: one whose language is not told (a README.txt) is none; `*.disabled` / `*.template`
-    are skipped."""
+    """Every program in a folder of programs, as problemtools finds them (a README.txt is none;
+    `*.disabled` / `*.template` are skipped)."""
     if not folder.is_dir():
         return []
     programs = []

@@ -204,9 +204,8 @@ def _include_files(root: Path, language: str | None, version: Format) -> tuple[P
 
 def submissions(root: Path, version: Format,
                 limits: Limits) -> tuple[list[Program], list[PackageError]]:
-    """The submissions, each with what it expects, and the errors of those not judged. An
-    accepted one is needed only when no time limit is given (BAPCtools' `hellounix` has
-    run_time_error/ only)."""
+    """The submissions, each with what it expects, and the errors of those not judged; an accepted
+    one is needed only when no time limit is given."""
     folder = root / "submissions"
     rules = None if version == "legacy" or not folder.is_dir() else _submissions_yaml(root)
     programs = []

@@ -99,8 +99,7 @@ class TestCase:
 
 @dataclass(frozen=True)
 class ValidatorTest:
-    """A case of data/invalid_input, invalid_answer, invalid_output or valid_output: not
-    judged, but a test the package's validators must pass (`invalid.check_validators`)."""
+    """A case of data/invalid_* or valid_output: a test the package's validators must pass."""
 
     case: TestCase
     kind: Literal["invalid_input", "invalid_answer", "invalid_output", "valid_output"]
@@ -157,9 +156,8 @@ class TestGroup:
 
 @dataclass(frozen=True)
 class Requirement:
-    """One rule on a submission's verdicts, as submissions.yaml states them: `scope` is a
-    glob under data/ ('' = every case); `final_verdict` is the legacy rule, `final_any_of`
-    DOMjudge's `@EXPECTED_RESULTS@`."""
+    """One rule on a submission's verdicts, as submissions.yaml states them (`scope`: a glob under
+    data/, '' every case; `final_verdict` legacy's, `final_any_of` `@EXPECTED_RESULTS@`)."""
 
     scope: str = ""
     permitted: frozenset[Verdict] | None = None
@@ -182,8 +180,7 @@ class Expectation:
 
 
 def requirements_of(program: Program) -> tuple[Requirement, ...]:
-    """The rules of a submission's expectation (none without one): a package's programs carry
-    its `Expectation`s, which `Program` knows only as `Expected` (their label)."""
+    """The rules of a submission's `Expectation` (which `Program` knows only as `Expected`)."""
     expectation = program.expectation
     return expectation.requirements if isinstance(expectation, Expectation) else ()
 
@@ -261,9 +258,8 @@ class Package:
 
 @dataclass(frozen=True)
 class RunLimits:
-    """Limits for one run of a submission on one case: judged at `time_s` (CPU seconds), run
-    to `kill_after_s` (at least `time_s`) so that it can be judged again at any limit up to it.
-    """
+    """Limits for one run: judged at `time_s` (CPU s), run to `kill_after_s` (at least `time_s`),
+    so that it can be judged again at any limit up to it."""
 
     # How far past the limit it is run to a run is stopped in CPU time: the launcher stops it
     # once its CPU clock reads at least that (it looks again within a millisecond of when it
@@ -309,7 +305,6 @@ class CaseResult:
 
 
 def case_result(judgement: object) -> CaseResult:
-    """A run a package judged, as its judge recorded it: the `Outcome.judgement` of such a run
-    is its `CaseResult`, which `Outcome` knows only as a `Judgement`."""
+    """The `CaseResult` a package judge recorded as a run's `Outcome.judgement`."""
     assert isinstance(judgement, CaseResult)
     return judgement

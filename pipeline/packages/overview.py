@@ -32,8 +32,7 @@ class VariableHit:
 
 
 def parse_overview(text: str) -> tuple[VariableHit, ...]:
-    """The variables of a test-overview log, in its order (features and any other line are
-    read past)."""
+    """The variables of a test-overview log, in its order (other lines read past)."""
     hits = []
     for line in text.splitlines():
         if line.startswith("feature "):

@@ -80,8 +80,7 @@ def _parse(root: Path) -> ElementTree.Element:
 
 
 def _inside(root: Path, rel: str, what: str, element: ElementTree.Element | None) -> Path:
-    """`root / rel` when that stays inside the package, else a `PackageError` naming
-    problem.xml and the element's line."""
+    """`root / rel` when that stays inside the package, else a `PackageError`."""
     normal = os.path.normpath(rel)
     path = root / normal
     if os.path.isabs(rel) or normal == ".." or normal.startswith(".." + os.sep) or \

@@ -46,8 +46,7 @@ def package_case(problem: LoadedPackage, text: str) -> TestCase | None:
 
 
 def package_cases(problem: LoadedPackage) -> dict[str, TestCase]:
-    """The package's test cases by the case id of their input (the first of equal inputs),
-    the id ingest stored them under."""
+    """The package's test cases by the case id ingest stored their input under (first of equals)."""
     package = problem.load()
     known = _cases_by_input.get(problem.folder)
     if known is None or known[0] is not package:
@@ -87,9 +86,8 @@ def submission_build(problem: LoadedPackage, name: str) -> Build:
 
 
 def start_building(problem: LoadedPackage, names: tuple[str, ...]) -> None:
-    """Build the submissions `names` into the build cache on a daemon thread beside the
-    run's start, a core's worth at once: a worker finds each built or waits for the build
-    (`build_program` locks each); what a build raises, the worker raises again itself."""
+    """Build the submissions `names` on a daemon thread beside the run's start, a core's worth at
+    once; a worker finds each built or waits for it (what a build raises, it raises again)."""
     problem, _ = _package_of(problem)
 
     def build_all() -> None:
@@ -123,8 +121,7 @@ def cut_here(problem: LoadedPackage, package: Package, job: Job) -> bool:
 
 
 def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
-    """Judge `job` (a submission of `problem` on one case) and report it as an `Outcome`
-    with the package's verdict (`judgement`)."""
+    """Judge `job` (a submission on one case) as an `Outcome` with the package's verdict."""
     problem, package = _package_of(problem)
     build = submission_build(problem, job.solver.name)
     time = job.solver.submission
@@ -188,8 +185,7 @@ def _outside_case(package: Package, job: Job, scratch: Path) -> TestCase:
 
 
 def outcome_of(job: Job, result: CaseResult) -> Outcome:
-    """The outcome of a judged run: its verdict when it did not end by itself (`STOPPED`),
-    the judgement (AC, WA, ...) always."""
+    """A judged run's outcome: a verdict when it was stopped (`STOPPED`), the judgement always."""
     verdict = result.verdict if result.verdict in STOPPED else None
     return Outcome(job.key, verdict, answer=result.answer,
                    wall_ms=result.wall_s * 1000, cpu_ms=result.cpu_s * 1000,

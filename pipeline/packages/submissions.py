@@ -61,8 +61,7 @@ Judged = dict[str, dict[str, CaseResult]]
 
 
 def judging_limit(problem: LoadedPackage, timeout_s: float | None) -> TimeLimit | None:
-    """The time limit to judge at: `--timeout` when given, else the package's (None: it is
-    still to be derived)."""
+    """The limit to judge at: `--timeout`, else the package's (None: still to be derived)."""
     if timeout_s is not None:
         low, high = margins(problem.load(), timeout_s)
         return TimeLimit(timeout_s, low, high, "given", f"--timeout {timeout_s:g}")
@@ -131,8 +130,7 @@ def longest_first(jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
 
 
 def runs_long(job: Job) -> bool:
-    """Whether `job` runs to the margin's high end though its submission is stopped at the
-    limit on its other cases (meant to time out, on the run's largest case)."""
+    """Whether `job` runs to the high end where its submission is cut at the limit elsewhere."""
     time = job.solver.submission
     return time is not None and time.cut_s is not None and job.case_id == time.full_case
 
@@ -217,9 +215,8 @@ def _derivation_pass(problem: LoadedPackage, package: Package, jobs: list[Job],
                      deriving: set[int], lower: tuple[str, ...], others: tuple[str, ...],
                      executor: JobMap, fail_fast: bool
                      ) -> tuple[TimeLimit, Judged, Judging, Judging, bool]:
-    """Run `jobs` and derive the limit from those in `deriving` (keys). Returns the limit,
-    the lower-bound runs (judged, and with their jobs), the runs of `others`, and whether
-    a lower-bound submission was stopped early (`fail_fast`)."""
+    """Run `jobs`, deriving the limit from those in `deriving`. Returns the limit, the lower-bound
+    runs (judged, with their jobs), the runs of `others`, and whether one was stopped early."""
     failed: set[str] = set()      # failed a case here
     failed_deriving: set[str] = set()  # failed a case it derives the limit from
 
@@ -360,9 +357,8 @@ def hold_expectations(problem: LoadedPackage, judged: Judged, names: tuple[str, 
 def submission_judging(problem: LoadedPackage, names: tuple[str, ...], timeout_s: float | None,
                        cases: Callable[[], pl.DataFrame], executor: JobMap,
                        holding: bool = False, fail_fast: bool = False) -> SubmissionJudging:
-    """The limit `names` are judged at, their specs, a note when the limit was derived now,
-    and the jobs deriving it judged already (not to be run again). `holding`: the run holds
-    expectations after (the validator check starts now) and deriving judges all of `names`."""
+    """The limit `names` are judged at, their specs, a note when it was derived now, and the jobs
+    deriving it judged already; `holding`: expectations held after (validators checked now)."""
     if holding:
         start_validator_check(problem.folder, problem.load(), problem.builds(),
                               problem.build_cache)

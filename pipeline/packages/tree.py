@@ -92,8 +92,7 @@ def listing_digest(root: Path) -> str:
 
 
 def _linked_folder(entry: os.DirEntry, reach: Path, walked: set[Path]) -> bool:
-    """Whether the link `entry` names a folder inside `reach` not walked yet (it is marked
-    walked): its files are then part of the package's listing."""
+    """Whether link `entry` names a folder inside `reach` not walked yet (marking it walked)."""
     try:
         if not entry.is_dir():
             return False
@@ -127,8 +126,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def leads_outside(path: Path, root: Path) -> PackageError | None:
-    """Why the file at `path` must not be read because it leads outside the package at
-    `root` (a symbolic link out of it, or out of its contest: `boundary`), or None."""
+    """Why `path` must not be read: it leads outside the package (or its contest); else None."""
     try:
         named = Path(path).resolve()
     except (OSError, RuntimeError):
@@ -141,8 +139,7 @@ def leads_outside(path: Path, root: Path) -> PackageError | None:
 
 
 def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
-    """Copy the package at `source` to `target` (which must not exist), leaving out what the
-    module docstring says; returns what was left out, in the order found."""
+    """Copy the package at `source` to a new `target`; returns what was left out, in order found."""
     root = Path(source).resolve()
     reach = boundary(root)
     left_out: list[PackageError] = []

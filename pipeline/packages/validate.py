@@ -82,8 +82,7 @@ def run_input_validator(validator: Build, input_path: Path, args: tuple[str, ...
 
 @dataclass(frozen=True)
 class Overview:
-    """A testlib validator's word on one input with the test-overview log it wrote (None:
-    it wrote none, or not a regular file of at most `OVERVIEW_KEEP` bytes)."""
+    """A testlib validator's word on one input with its test-overview log (None: none written)."""
 
     rejection: Rejection | None
     log: str | None
@@ -167,8 +166,7 @@ def _remove(path: Path) -> None:
 
 
 def _read_regular(path: Path, limit: int) -> str | None:
-    """The text of a regular file the program wrote (never through a link it made, never
-    more than `limit` bytes), or None."""
+    """A regular file's text the program wrote (never through a link, at most `limit`), or None."""
     try:
         data = read_regular(path, limit + 1)
     except (LeftBehind, OSError):
@@ -195,8 +193,7 @@ def validate_input(validators: list[Build] | tuple[Build, ...], input_path: Path
 def validate_answer(validators: list[Build] | tuple[Build, ...], input_path: Path,
                     answer_path: Path, *, time_s: float = 60.0, memory_mb: int = 2048,
                     workdir: Path | None = None) -> ValidationResult:
-    """Run every answer validator on an answer (BAPCtools: `validator input < answer`, exit
-    42 valid; a checktestdata or viva one reads the answer alone)."""
+    """Every answer validator on an answer (BAPCtools: `validator input < answer`, 42 valid)."""
     rejections = []
     for build in validators:
         if build.verdict is Verdict.SKIP:

@@ -52,8 +52,7 @@ def _walk(node, prefix: tuple[str, ...], out: dict[tuple[str, ...], int]) -> Non
 
 
 def _check_size(text: str, name: str) -> None:
-    """Refuse a document that aliases would blow up, that contains itself, or nests too deep
-    (see the module docstring); its syntax errors are left to the loader."""
+    """Refuse a document that aliases blow up, that contains itself, or that nests too deep."""
     finished: dict[str, int] = {}        # anchor -> expanded node count of its node
     open_anchors: list[str | None] = []  # anchors of the collections being read
     sizes: list[int] = []                # expanded node count so far of each of them
