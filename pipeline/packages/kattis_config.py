@@ -219,8 +219,7 @@ def _timelimit_file(root: Path) -> float | None:
 
 
 # What the package being loaded holds that the pipeline does not know (innermost load last):
-# an unknown key is read past with a note, as problemtools warns and goes on, so that a
-# package written for a newer or another tool still loads.
+# read past with a note, as problemtools does, so a package for a newer tool still loads.
 IGNORED: list[list[str]] = []
 
 

@@ -208,10 +208,8 @@ class Package:
     treat_points_as_percent: bool = False   # Polygon judging attribute
     answer_validators: tuple[Program, ...] = ()  # answer_validators/: run on every .ans
     notes: tuple[str, ...] = field(default=())  # parts of the package read but not acted on
-    # Parts the package holds that are not judged, each with its file, line and rule: test
-    # cases generators.yaml could not make, an input without its answer (`missing-answer`) or
-    # an answer without its input (`missing-input`), a submission whose @EXPECTED_RESULTS@
-    # word is unknown (`expected-results`).
+    # Parts the package holds that are not judged, each with its file, line and rule (a case
+    # not made or without its partner file, an unknown @EXPECTED_RESULTS@ word).
     rejects: tuple[PackageError, ...] = ()
     validator_tests: tuple[ValidatorTest, ...] = ()  # data/invalid_*, data/valid_output
     # Files of the package never read (a link out of it, a pipe: `tree.copy_package`), each
@@ -261,10 +259,8 @@ class RunLimits:
     """Limits for one run: judged at `time_s` (CPU s), run to `kill_after_s` (at least `time_s`),
     so that it can be judged again at any limit up to it."""
 
-    # How far past the limit it is run to a run is stopped in CPU time: the launcher stops it
-    # once its CPU clock reads at least that (it looks again within a millisecond of when it
-    # would get there), so a stopped run's CPU time is over the limit, TLE there, and a run
-    # meant to time out costs no more than that limit and a few ms.
+    # How far past the limit it is run to a run is stopped in CPU time, so that a stopped
+    # run's CPU time is over that limit (TLE there) and costs only a few ms more.
     CPU_CAP_PAST_S = 0.01
 
     time_s: float

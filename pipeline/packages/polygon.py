@@ -39,8 +39,7 @@ from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.untrusted import excerpt
 from pipeline.verdicts import POLYGON_TAGS
 
-# The most bytes a problem.xml may have (Polygon's are a few KB; as much as a YAML file of a
-# package may have).
+# The most bytes a problem.xml may have (Polygon's are a few KB)
 MAX_XML_BYTES = MAX_YAML_BYTES
 
 # The line of problem.xml each element starts on (for the messages naming it).

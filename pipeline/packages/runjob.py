@@ -34,9 +34,8 @@ from pipeline.programs.parallel import on_cores
 
 _submissions: dict[tuple[Path, str], Build] = {}
 _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
-# Submissions that ran out of time at the margin's high end on a case in this process (the
-# package, the submission, the limit judged at): their verdict at either limit is TLE
-# whatever their other cases do, so those are stopped at the judged limit.
+# (package, submission, limit) that ran out of time at the high end in this process: TLE at
+# either limit whatever their other cases do, so those are stopped at the judged limit.
 _timed_out_at_high: set[tuple[Path, str, float | None]] = set()
 
 

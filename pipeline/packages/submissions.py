@@ -273,8 +273,7 @@ class Expectations:
     limit: TimeLimit
     agreements: tuple[Agreement, ...]
     not_held: str | None = None    # why expectations were not held (None: they were)
-    # test cases the package holds but that were not judged (`Package.unjudged_cases`): the
-    # agreements are on the other cases only (`partial`, never `agree`), and the summary says so
+    # cases the package holds that were not judged: the agreements are `partial`, never `agree`
     unjudged: tuple[PackageError, ...] = ()
     judged_cases: int | None = None  # the package's test cases the run judged (all loaded)
     bugs: tuple[PackageBug, ...] = ()  # the package's own bugs the run shows (`bugs`)
