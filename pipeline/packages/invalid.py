@@ -20,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pipeline.fsutil import atomic_write_text, file_sha256
 from pipeline.packages.expectations import Agreement, Disagreement
@@ -62,6 +63,12 @@ def run_answer_validator(validator: Build, input_path: Path, answer_path: Path,
 
 # -- holding the validators to the tests --------------------------------------------------------
 
+def _validation(package: Package) -> dict[str, Any]:
+    """The limits the package's validators run under, as keyword arguments."""
+    return {"time_s": package.limits.validation_time_s,
+            "memory_mb": package.limits.validation_memory_mb}
+
+
 @dataclass(frozen=True)
 class _Outcome:
     """One test: did the validators do what it asks (None: they could not run)."""
@@ -76,8 +83,7 @@ def _input_outcome(package: Package, inputs: tuple[Build, ...], test: ValidatorT
     case = test.case
     result = validate_input(inputs, case.input_path,
                             lambda name: case.validator_args(name) or case.validator_args(
-                                Path(name).stem), time_s=package.limits.validation_time_s,
-                            memory_mb=package.limits.validation_memory_mb, workdir=workdir)
+                                Path(name).stem), **_validation(package), workdir=workdir)
     real = [r for r in result.rejections if not r.judge_error]
     if real:
         return _Outcome(case.name, True, real[0].message)
@@ -94,9 +100,7 @@ def _answer_outcome(package: Package, answers: tuple[Build, ...], output: Build 
     errors = []
     for build in answers:
         rejection = run_answer_validator(build, case.input_path, case.answer_path,
-                                         test.answer_validator_args,
-                                         time_s=package.limits.validation_time_s,
-                                         memory_mb=package.limits.validation_memory_mb)
+                                         test.answer_validator_args, **_validation(package))
         if rejection is not None and not rejection.judge_error:
             return _Outcome(case.name, True, rejection.message)
         if rejection is not None:
@@ -106,9 +110,7 @@ def _answer_outcome(package: Package, answers: tuple[Build, ...], output: Build 
                                      case.answer_path, ("case_sensitive",
                                                         "space_change_sensitive",
                                                         *case.output_validator_args),
-                                     time_s=package.limits.validation_time_s,
-                                     memory_mb=package.limits.validation_memory_mb,
-                                     workdir=workdir)
+                                     **_validation(package), workdir=workdir)
         if check.verdict == Verdict.WA:
             return _Outcome(case.name, True, check.message)
         if check.verdict == Verdict.JE:
@@ -127,9 +129,7 @@ def _output_outcome(package: Package, output: Build | None, test: ValidatorTest,
     args = (*package.output_validator_flags, *case.output_validator_args)
     if output is not None:
         check = run_output_validator(output, case.input_path, case.answer_path,
-                                     test.output_path, args,
-                                     time_s=package.limits.validation_time_s,
-                                     memory_mb=package.limits.validation_memory_mb,
+                                     test.output_path, args, **_validation(package),
                                      workdir=workdir)
     else:
         check = default_validate(case.answer_path.read_bytes(), test.output_path.read_bytes(),
@@ -193,21 +193,22 @@ def check_validators(package: Package, builds, build_dir: Path,
             write_agreement(path, found)
         return found
 
+    def skipped(subject: str, kind: str, why: str) -> Agreement:
+        return Agreement(subject, f"reject {kind}", Verdict.SKIP, "skipped",
+                         (Disagreement(subject, why),))
+
     agreements = []
     if by_kind["invalid_input"]:
-        subject = "input validators"
         if not inputs:
-            agreements.append(Agreement(subject, "reject invalid_input", Verdict.SKIP, "skipped", (
-                Disagreement("input validators", "the package has no input validator"),)))
+            agreements.append(skipped("input validators", "invalid_input",
+                                      "the package has no input validator"))
         else:
             agreements.append(held("invalid_input", lambda t: _input_outcome(
-                package, inputs, t, workdir), subject))
+                package, inputs, t, workdir), "input validators"))
     if by_kind["invalid_answer"]:
         if not answers and output is None:
-            agreements.append(Agreement("answer validators", "reject invalid_answer", Verdict.SKIP,
-                                        "skipped", (Disagreement(
-                                            "answer validators", "the package has no answer "
-                                            "validator and no custom output validator"),)))
+            agreements.append(skipped("answer validators", "invalid_answer", "the package has "
+                                      "no answer validator and no custom output validator"))
         else:
             agreements.append(held("invalid_answer", lambda t: _answer_outcome(
                 package, answers, output, t, workdir), "answer validators"))
