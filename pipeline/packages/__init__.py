@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import tempfile
 import zipfile
 from dataclasses import replace
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from pipeline.packages.contest import PythonChoice, contest_python, python_choice
 from pipeline.packages.errors import PackageError
+from pipeline.packages.generators_yaml import building
 from pipeline.packages.generators_yaml import default_sources_dir as default_build_dir
 from pipeline.packages.judge import PackageBuilds, build_package, judge_case, validate_case
 from pipeline.packages.kattis import load_kattis
@@ -99,10 +99,9 @@ def _unpack(archive_path: Path, build_dir: Path) -> Path:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()[:24]
     final = build_dir / "unpacked" / f"{archive_path.stem}-{digest}"
     if not final.is_dir():
-        final.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
         try:
-            with zipfile.ZipFile(archive_path) as archive:
+            with building(final, complete=False) as work, \
+                    zipfile.ZipFile(archive_path) as archive:
                 for member in archive.infolist():  # each member, then all of them together
                     bomb = zip_bomb(member)
                     if bomb:
@@ -118,16 +117,9 @@ def _unpack(archive_path: Path, build_dir: Path) -> Path:
                         raise PackageError(archive_path.name, "zip-path", f"archive member "
                                            f"{member.filename!r} points outside the package")
                 archive.extractall(work)
-            try:
-                work.rename(final)
-            except OSError:  # unpacked by another process meanwhile
-                pass
         except zipfile.BadZipFile as error:
             raise PackageError(archive_path.name, "zip", f"not a readable zip file: {error}") \
                 from None
-        finally:
-            if work.exists():
-                shutil.rmtree(work, ignore_errors=True)
     root = _package_root(final)
     if root is None:
         raise PackageError(archive_path.name, "no-package", "the archive holds no problem.yaml "
@@ -196,19 +188,10 @@ def _contained(root: Path, build_dir: Path) -> tuple[Path, tuple[PackageError, .
     state = hashlib.sha256(f"{listing_digest(root)}\0{boundary(root)}".encode()).hexdigest()
     final = build_dir / "contained" / f"{root.name}-{state[:24]}"
     if not (final / "left-out.json").is_file():
-        final.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
-        try:
+        with building(final, complete=False) as work:
             left_out = copy_package(root, work / "package")
             (work / "left-out.json").write_text(json.dumps(
                 [[e.file, e.rule, e.message] for e in left_out]), encoding="utf-8")
-            try:
-                work.rename(final)
-            except OSError:  # copied by another process meanwhile
-                pass
-        finally:
-            if work.exists():
-                shutil.rmtree(work, ignore_errors=True)
     recorded = json.loads((final / "left-out.json").read_text(encoding="utf-8"))
     return final / "package", tuple(PackageError(*item) for item in recorded)
 

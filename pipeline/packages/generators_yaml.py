@@ -1028,14 +1028,15 @@ def _plain(value: object) -> object:
     return value
 
 @contextlib.contextmanager
-def building(final: Path) -> Iterator[Path]:
-    """A temporary folder beside `final` to build a tree in, marked `.complete` and renamed
-    to `final` when the block ends without an error (unless another process was first)."""
+def building(final: Path, complete: bool = True) -> Iterator[Path]:
+    """A temporary folder beside `final` to build a tree in, marked `.complete` (`complete`)
+    and renamed to `final` when the block ends without an error (unless another was first)."""
     final.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
     try:
         yield work
-        (work / ".complete").write_text("\n", encoding="utf-8")
+        if complete:
+            (work / ".complete").write_text("\n", encoding="utf-8")
         with contextlib.suppress(OSError):  # another process made the same tree first
             os.rename(work, final)
     finally:
