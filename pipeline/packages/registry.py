@@ -45,12 +45,9 @@ def build_dir(data_dir: Path) -> Path:
 
 
 def _digests(root: Path) -> dict[str, str]:
-    found = {}
-    for path in sorted(root.rglob("*")):
-        if path.is_file() and not any(part.startswith(".") for part in
-                                      path.relative_to(root).parts):
-            found[path.relative_to(root).as_posix()] = file_sha256(path).hexdigest()[:16]
-    return found
+    return {path.relative_to(root).as_posix(): file_sha256(path).hexdigest()[:16]
+            for path in sorted(root.rglob("*")) if path.is_file()
+            and not any(part.startswith(".") for part in path.relative_to(root).parts)}
 
 
 def _area(path: str) -> str:
@@ -83,12 +80,10 @@ def _changes(old: dict, new_files: dict[str, str], new_facts: dict[str, str]) ->
     before = old.get("files", {})
     by_area: dict[str, list[str]] = {}
     for path in sorted(set(before) | set(new_files)):
-        if path not in new_files:
-            by_area.setdefault(_area(path), []).append(f"-{path}")
-        elif path not in before:
-            by_area.setdefault(_area(path), []).append(f"+{path}")
-        elif before[path] != new_files[path]:
-            by_area.setdefault(_area(path), []).append(f"~{path}")
+        sign = "-" if path not in new_files else "+" if path not in before else \
+            "~" if before[path] != new_files[path] else ""
+        if sign:
+            by_area.setdefault(_area(path), []).append(f"{sign}{path}")
     for area, items in by_area.items():
         shown = ", ".join(items[:4]) + (f" and {len(items) - 4} more" if len(items) > 4 else "")
         found.append(f"{area}: {shown}")
