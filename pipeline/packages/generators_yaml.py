@@ -550,23 +550,22 @@ class _Tool:
     digest: str
 
 
+@dataclass
 class _Maker:
     """Runs the rules of one package, each case through the content cache."""
 
-    def __init__(self, root: Path, build_dir: Path, parser: _Parser, constants: dict[str, str],
-                 problem_type: ProblemType, submissions_dir: Path) -> None:
-        self.root = root
-        self.build_dir = build_dir
-        self.parser = parser
-        self.constants = constants
-        self.type = problem_type
-        self.submissions_dir = submissions_dir
-        self.tools: dict[str, _Tool | str] = {}       # word -> tool, or why there is none
-        self.builds: dict[str, Launch | str] = {}
-        self.default_solution: str | None | Literal[False] = False  # False: not looked for yet
-        # Cases are made on several threads (`generate_data`); finding and building a program
-        # and looking for the default solution are done by one thread at a time.
-        self._programs_lock = threading.RLock()
+    root: Path
+    build_dir: Path
+    parser: _Parser
+    constants: dict[str, str]
+    type: ProblemType
+    submissions_dir: Path
+    tools: dict[str, _Tool | str] = field(default_factory=dict)  # word -> tool, or why none
+    builds: dict[str, Launch | str] = field(default_factory=dict)
+    default_solution: str | None | Literal[False] = False  # False: not looked for yet
+    # Cases are made on several threads (`generate_data`); finding and building a program
+    # and looking for the default solution are done by one thread at a time.
+    _programs_lock: threading.RLock = field(default_factory=threading.RLock)
 
     # programs
 
@@ -886,9 +885,7 @@ def _first_line(text: str) -> str:
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
     if not lines:
         return ""
-    if lines[0].startswith("Traceback"):
-        return lines[-1][:200]
-    return lines[0][:200]
+    return (lines[-1] if lines[0].startswith("Traceback") else lines[0])[:200]
 
 
 # -- the whole tree -----------------------------------------------------------------------------
