@@ -28,6 +28,7 @@ from pipeline.packages.kattis_config import (
     read_limits,
     read_problem_type,
     title,
+    unknown_keys,
     words,
 )
 from pipeline.packages.kattis_data import NO_SECRET_NOTE, Data
@@ -110,11 +111,8 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
     file = "problem.yaml"
     version = format_version(config.get("problem_format_version"), file,
                              lines("problem_format_version"))
-    known = LEGACY_KEYS if version == "legacy" else MODERN_KEYS
-    for key in config:
-        if key not in known:
-            ignore_unknown(file, f"unknown key {key!r} in problem.yaml; "
-                           f"known: {', '.join(sorted(known))}", lines(str(key)))
+    unknown_keys(config, LEGACY_KEYS if version == "legacy" else MODERN_KEYS, file, file, lines,
+                 prefix=())
     if version != "legacy" and "name" not in config:
         raise PackageError(file, "name", "problem.yaml must give the problem's name")
     problem_type, custom_scoring = read_problem_type(config, version, file, lines)
