@@ -178,11 +178,9 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
             score = 0.0 if verdict != Verdict.AC else None  # what it earns is not known here
         return replace(result, verdict=verdict, score=score, message=message,
                        time_limit_s=time_s)
-    limits = RunLimits(time_s=time_s, memory_mb=package.limits.memory_mb,
-                       output_mb=package.limits.output_mb)
-    again = _finish(package, case, limits, result.untimed_verdict, check, message, result.cpu_s,
-                    result.wall_s, result.peak_rss_kb, result.timed_out,
-                    result.validator_first_wa)
+    again = _finish(package, case, default_limits(package, time_s), result.untimed_verdict,
+                    check, message, result.cpu_s, result.wall_s, result.peak_rss_kb,
+                    result.timed_out, result.validator_first_wa)
     return replace(again, answer=result.answer)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pipeline.packages.expectations import times_out_by_design
 from pipeline.packages.groups import case_in_group
-from pipeline.packages.judge import build_one, judge_case
+from pipeline.packages.judge import build_one, default_limits, judge_case
 from pipeline.packages.loaded import LoadedPackage
 from pipeline.packages.model import (
     CaseResult,
@@ -131,8 +131,7 @@ def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
     settled = (problem.folder, job.solver.name, judged_s)
     if settled in _timed_out_at_high:  # TLE at the high end already: the limit is all it needs
         kill_after = min(kill_after, judged_s) if kill_after is not None else judged_s
-    limits = RunLimits(time_s=judged_s, memory_mb=package.limits.memory_mb,
-                       output_mb=package.limits.output_mb, kill_after_s=kill_after)
+    limits = default_limits(package, judged_s, kill_after)
     isolation = replace(job.solver, stack_mb=None, visible=())  # sandboxed as the job says
     outcome = _judge(job, problem, package, build, limits, isolation=isolation)
     ran_to_high = kill_after is not None and kill_after > judged_s
