@@ -702,9 +702,8 @@ class _Maker:
             if isinstance(found, str):
                 raise self._error(rule, found)
             generator = found
-            hashes["generator"] = generator.digest
-            hashes["command"] = SEED_REGEX.sub(str(seed), command)
-            hashes["retries"] = rule.settings.retries
+            hashes.update(generator=generator.digest, command=SEED_REGEX.sub(str(seed), command),
+                          retries=rule.settings.retries)
         copy_base = None
         if "copy" in entry:
             copy = entry["copy"]
@@ -739,8 +738,7 @@ class _Maker:
                 inline[ext] = value if not value or value.endswith("\n") else value + "\n"
             else:
                 raise self._error(rule, f"{ext[1:]} must be a string, got {value!r}")
-        hashes["inline"] = inline
-        hashes["links"] = links
+        hashes.update(inline=inline, links=links)
         if generator is None and copy_base is None and ".in" not in inline and not (
                 rule.path.startswith("sample/") and ".in.statement" in inline):
             raise self._error(rule, "the entry makes no input: give generate, copy or in")
