@@ -43,7 +43,8 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
               limit: TimeLimit, problem_id: str, builds: PackageBuilds | None = None,
               cut_short: frozenset[str] = frozenset()) -> tuple[PackageBug, ...]:
     """The bugs the run `judged` (by name, then case) at `limit` shows, those of the test data and
-    (given `builds`) of the input validators; one `cut_short` only when accepted and failing."""
+    (given `builds`) of the input validators; of a submission `cut_short` (`--fail-fast`), only
+    whether an accepted one fails a test."""
     order = {case.name: index for index, case in enumerate(package.cases)}
     found: list[PackageBug] = []
     upper = {p.name for p in upper_bound_submissions(package)}
