@@ -1061,11 +1061,9 @@ def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
     from pipeline.packages.tree import leads_outside
 
     base = root / "data" / case
-    found = []
-    for ext in DATA_EXTENSIONS:
-        path = base.with_name(base.name + ext)
-        if path.is_file() and leads_outside(path, root) is None:
-            found.append((ext, path))
+    found = [(ext, path) for ext in DATA_EXTENSIONS
+             if (path := base.with_name(base.name + ext)).is_file()
+             and leads_outside(path, root) is None]
     return found if found and found[0][0] == ".in" else []
 
 

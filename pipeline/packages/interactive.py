@@ -182,13 +182,11 @@ def _waiting_on_each_other(launchers: tuple[int | None, int | None]) -> tuple | 
             except OSError:
                 return None
             for thread in threads:
+                task = Path(f"/proc/{pid}/task/{thread}")
                 try:
-                    with open(f"/proc/{pid}/task/{thread}/wchan", "rb") as handle:
-                        channel = handle.read()
-                    with open(f"/proc/{pid}/task/{thread}/stat", "rb") as handle:
-                        state = handle.read().rsplit(b")", 1)[1].split()[0]
-                    with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as handle:
-                        ran = int(handle.read().split()[2])
+                    channel = (task / "wchan").read_bytes()
+                    state = (task / "stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+                    ran = int((task / "schedstat").read_bytes().split()[2])
                 except (OSError, IndexError, ValueError):
                     return None
                 if state != b"S" or not any(c in channel for c in

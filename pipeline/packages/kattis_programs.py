@@ -77,8 +77,6 @@ def program_at(path: Path, role: Role, name: str, root: Path, **extra) -> Progra
 
 
 def _validator_language(files: tuple[Path, ...]) -> str | None:
-    if len(files) == 1 and files[0].suffix == ".ctd":
-        return "checktestdata"
-    if len(files) == 1 and files[0].suffix == ".viva":
-        return "viva"
-    return None
+    if len(files) != 1:
+        return None
+    return {".ctd": "checktestdata", ".viva": "viva"}.get(files[0].suffix)

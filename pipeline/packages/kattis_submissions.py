@@ -180,14 +180,9 @@ def _modern_expectation(name: str, folder: str,
 def _submission_settings(name: str, rules) -> dict:
     """language / entrypoint given for a submission by submissions.yaml."""
     found: dict = {}
-    if rules is None:
-        return found
-    config, _, _ = rules
-    for pattern, settings in config.items():
+    for pattern, settings in (rules[0] if rules is not None else {}).items():
         if glob_matches(str(pattern), name):
-            for key in ("language", "entrypoint"):
-                if key in settings:
-                    found[key] = settings[key]
+            found.update({k: settings[k] for k in ("language", "entrypoint") if k in settings})
     return found
 
 
