@@ -37,9 +37,6 @@ __all__ = ["Build", "Package", "PackageBuilds", "PackageError", "build_package",
            "validate_case"]
 
 
-
-
-
 def _package_root(path: Path) -> Path | None:
     """The folder holding problem.yaml / problem.xml: `path` itself or its only subfolder."""
     if (path / "problem.yaml").is_file() or (path / "problem.xml").is_file():

@@ -597,9 +597,6 @@ class _Maker:
         return f"generator {word!r} is neither a name under generators: nor a file or folder " \
                "in generators/"
 
-    def _with_constants(self, program: Program) -> Program:
-        return with_constants(program, self.constants, self.build_dir)
-
     def tool(self, word: str, solution: bool = False) -> _Tool | str:
         with self._programs_lock:
             key = ("solution:" if solution else "generator:") + word
@@ -617,7 +614,7 @@ class _Maker:
                 else:
                     program = self._generator_program(word)
                     if isinstance(program, Program):
-                        program = self._with_constants(program)
+                        program = with_constants(program, self.constants, self.build_dir)
                 if isinstance(program, str):
                     self.tools[key] = program
                 else:

@@ -20,7 +20,6 @@ from pipeline.verdicts import Verdict
 Format = Literal["legacy", "2023-07", "2025-09", "polygon"]
 
 
-
 @dataclass(frozen=True)
 class ProblemType:
     """The package's problem type: pass-fail or scoring, plus the ways of running."""
