@@ -1,22 +1,11 @@
 """Problem packages (ICPC/Kattis legacy, 2023-07, 2025-09; Polygon) as judged problems.
 
-The entry points other code calls:
-
-- `detect(path) -> "legacy" | "2023-07" | "2025-09" | "polygon" | None`: which format a
-  folder (or .zip / .kpp) holds, None when it is no package;
-- `load_package(path, build_dir=None, short_name=None) -> Package`: the package as frozen values
-  (`model.Package`); a zip is unpacked into `build_dir/unpacked/<hash>/`, a folder holding
-  symbolic links or things that are no regular file is read from a copy in
-  `build_dir/contained/` without what leads outside it (`tree.copy_package`; what was left
-  out is `Package.left_out`), a Polygon package's generated tests are made into
-  `build_dir/polygon-tests/`; bad content raises `PackageError` naming the file, line and rule;
-- `build_package(package, build_dir) -> PackageBuilds` and `build_program(program, build_dir)`:
-  programs built once per source hash (`CE` with the compiler's message, `SKIP` when the
-  toolchain is missing);
-- `validate_case(package, builds, case) -> ValidationResult`: the input validators on one input;
-- `judge_case(package, submission_build, case, limits, workdir, builds) -> CaseResult`: one
-  submission on one case. A package's submissions are judged as a whole (the time limit
-  derived, each held against its expectation) by `pipeline run`: `packages.submissions`.
+Entry points: `detect(path)` (the format, None when no package); `load_package(path,
+build_dir=None, short_name=None)` (a frozen `model.Package`: a zip unpacked, a folder with
+links read from a contained copy (`tree.copy_package`), Polygon's generated tests made; bad
+content raises `PackageError`); `build_package` / `build_program` (built once per source hash);
+`validate_case` (the input validators on one input); `judge_case` (one submission on one
+case). Submissions are judged as a whole by `pipeline run`: `packages.submissions`.
 """
 
 from __future__ import annotations
@@ -24,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import tempfile
 import zipfile
 from dataclasses import replace
@@ -32,6 +20,8 @@ from pathlib import Path
 
 from pipeline.packages.contest import PythonChoice, contest_python, python_choice
 from pipeline.packages.errors import PackageError
+from pipeline.packages.generators_yaml import building
+from pipeline.packages.generators_yaml import default_sources_dir as default_build_dir
 from pipeline.packages.judge import PackageBuilds, build_package, judge_case, validate_case
 from pipeline.packages.kattis import load_kattis
 from pipeline.packages.kattis_config import contest_time_limit, format_version
@@ -45,10 +35,6 @@ from pipeline.untrusted import archive_bomb, zip_bomb
 __all__ = ["Build", "Package", "PackageBuilds", "PackageError", "build_package",
            "build_program", "default_build_dir", "detect", "judge_case", "load_package",
            "validate_case"]
-
-
-def default_build_dir() -> Path:
-    return Path(tempfile.gettempdir()) / f"gamebench-packages-{os.getuid()}"
 
 
 def _package_root(path: Path) -> Path | None:
@@ -110,10 +96,9 @@ def _unpack(archive_path: Path, build_dir: Path) -> Path:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()[:24]
     final = build_dir / "unpacked" / f"{archive_path.stem}-{digest}"
     if not final.is_dir():
-        final.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
         try:
-            with zipfile.ZipFile(archive_path) as archive:
+            with building(final, complete=False) as work, \
+                    zipfile.ZipFile(archive_path) as archive:
                 for member in archive.infolist():  # each member, then all of them together
                     bomb = zip_bomb(member)
                     if bomb:
@@ -129,16 +114,9 @@ def _unpack(archive_path: Path, build_dir: Path) -> Path:
                         raise PackageError(archive_path.name, "zip-path", f"archive member "
                                            f"{member.filename!r} points outside the package")
                 archive.extractall(work)
-            try:
-                work.rename(final)
-            except OSError:  # unpacked by another process meanwhile
-                pass
         except zipfile.BadZipFile as error:
             raise PackageError(archive_path.name, "zip", f"not a readable zip file: {error}") \
                 from None
-        finally:
-            if work.exists():
-                shutil.rmtree(work, ignore_errors=True)
     root = _package_root(final)
     if root is None:
         raise PackageError(archive_path.name, "no-package", "the archive holds no problem.yaml "
@@ -193,8 +171,7 @@ def load_package(path: Path, build_dir: Path | None = None,
 
 
 def _python_by(package: Package, choice: PythonChoice) -> Package:
-    """The package with its Python 3 submissions run as its contest's languages.yaml says
-    (`python_choice`: by PyPy where installed), and a note saying by what."""
+    """The package with its Python 3 submissions run as `choice` says, and a note saying by what."""
     if not any(s.language == "python3" for s in package.submissions):
         return package
     submissions = tuple(replace(s, interpreter=choice.interpreter)
@@ -204,24 +181,14 @@ def _python_by(package: Package, choice: PythonChoice) -> Package:
 
 
 def _contained(root: Path, build_dir: Path) -> tuple[Path, tuple[PackageError, ...]]:
-    """The package at `root` copied without what leads outside it, once per state of the
-    folder: (the copy's root, what was left out)."""
+    """The package copied without what leads outside it, once per state: (root, left out)."""
     state = hashlib.sha256(f"{listing_digest(root)}\0{boundary(root)}".encode()).hexdigest()
     final = build_dir / "contained" / f"{root.name}-{state[:24]}"
     if not (final / "left-out.json").is_file():
-        final.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
-        try:
+        with building(final, complete=False) as work:
             left_out = copy_package(root, work / "package")
             (work / "left-out.json").write_text(json.dumps(
                 [[e.file, e.rule, e.message] for e in left_out]), encoding="utf-8")
-            try:
-                work.rename(final)
-            except OSError:  # copied by another process meanwhile
-                pass
-        finally:
-            if work.exists():
-                shutil.rmtree(work, ignore_errors=True)
     recorded = json.loads((final / "left-out.json").read_text(encoding="utf-8"))
     return final / "package", tuple(PackageError(*item) for item in recorded)
 

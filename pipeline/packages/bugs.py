@@ -1,28 +1,9 @@
-"""The package's own bugs, told to the setter beside the verdicts: what BAPCtools warns of
-(`bt run`: "TLE submission runs within time limit"; `bt validate`: "Answer is empty but was
-accepted!") and a little beyond, one line each (`PackageBug`), found after a run held the
-submissions to their expectations (`find_bugs`):
-
-- `compile-error`: a submission that does not compile (its first error line), unless its
-  expectation permits it;
-- `tle-within-limit`: a time_limit_exceeded submission none of whose cases runs out of time
-  at the limit: its slowest case, and how far under the limit it ran;
-- `accepted-fails`: an accepted submission that fails a test: the first one (in the
-  package's order), its verdict, and how many more;
-- `wrong-passes`: a wrong_answer submission that passes every test: no test catches it
-  (`pipeline harden` searches for one that does);
-- `empty-answer` / `missing-answer` / `missing-input`: a test case whose `.ans` is empty (an
-  interactive or multi-pass problem's may be, as BAPCtools allows) or missing, an `.ans`
-  without its `.in` (more than three files of one kind: one line naming the first three);
-- `expectation-conflict`: a submission whose `@EXPECTED_RESULTS@` line names none of the
-  verdict its folder is named for (`wrong_answer/x.py` saying CORRECT): one of the two is
-  wrong, and the line is what decides;
-- `no-input-validator`: the package has no input validator (bt validate warns so);
-- `validator-accepts-all`: the input validators accept three inputs that are invalid by
-  construction from the package's first test case: the empty file, the case with an extra
-  token after it, and the case without its last token. A validator that accepts those checks
-  nothing of the input's shape. Skipped when the package has `data/invalid_input` (those test
-  the validators better, and their agreement says so) or no input validator.
+"""The package's own bugs, told to the setter beside the verdicts, one line each (`PackageBug`),
+found after a run held the submissions to their expectations (`find_bugs`): what BAPCtools
+warns of (`bt run`, `bt validate`) and a little beyond. The kinds and what each says:
+docs/packages.md (Package bugs). `validator-accepts-all` feeds the input validators three
+inputs invalid by construction from the first test case; it is skipped when the package has
+`data/invalid_input` (those test the validators better) or no input validator.
 """
 
 from __future__ import annotations
@@ -48,8 +29,7 @@ from pipeline.verdicts import Verdict
 
 @dataclass(frozen=True)
 class PackageBug:
-    """One fault of the package itself (not of a submission): what kind, what it is in (a
-    submission, a test case, the input validators) and a line saying it."""
+    """One fault of the package itself (not of a submission), and a line saying it."""
 
     kind: str
     subject: str
@@ -62,10 +42,9 @@ class PackageBug:
 def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
               limit: TimeLimit, problem_id: str, builds: PackageBuilds | None = None,
               cut_short: frozenset[str] = frozenset()) -> tuple[PackageBug, ...]:
-    """The package's bugs a run of its submissions `judged` (by name, then case) at `limit`
-    shows, and those of its test data and (given `builds`) its input validators. A
-    submission `cut_short` (stopped at its first failure, `--fail-fast`) shows only whether
-    an accepted one fails a test."""
+    """The bugs the run `judged` (by name, then case) at `limit` shows, those of the test data and
+    (given `builds`) of the input validators; of a submission `cut_short` (`--fail-fast`), only
+    whether an accepted one fails a test."""
     order = {case.name: index for index, case in enumerate(package.cases)}
     found: list[PackageBug] = []
     upper = {p.name for p in upper_bound_submissions(package)}
@@ -110,8 +89,7 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
 
 
 def _may_not_compile(program: Program) -> bool:
-    """Whether the submission's expectation permits a compile error (DOMjudge's
-    `@EXPECTED_RESULTS@: COMPILER-ERROR`)."""
+    """Whether it may fail to compile (`@EXPECTED_RESULTS@: COMPILER-ERROR`)."""
     return any(rule.final_any_of and Verdict.CE in rule.final_any_of
                for rule in requirements_of(program))
 
@@ -125,9 +103,7 @@ def _compiler_says(message: str) -> str:
 
 
 def _conflict(program: Program) -> list[PackageBug]:
-    """The `expectation-conflict` of `program`: its `@EXPECTED_RESULTS@` line names none of
-    the verdict of the folder it is in; none when it has no such line or its folder names no
-    one verdict (`mixed/`, `rejected/`)."""
+    """`expectation-conflict`: the `@EXPECTED_RESULTS@` line names none of its folder's verdict."""
     label = program.expectation.label if program.expectation else ""
     folder = program.name.split("/", 1)[0] if "/" in program.name else ""
     if not label.startswith("@EXPECTED_RESULTS@") or not folder:
@@ -152,8 +128,7 @@ def _named_by(folder: str) -> Verdict | None:
 
 
 def _folder_verdict(program: Program) -> Verdict | None:
-    """The verdict the submission's folder (wrong_answer/, time_limit_exceeded/, ...) is
-    named for, or None."""
+    """The verdict the submission's folder is named for, or None."""
     label = program.expectation.label if program.expectation else None
     try:
         return Verdict.from_string(label, "expected folder") if label else None
@@ -178,10 +153,7 @@ FILES_ONE_LINE_EACH = 3
 
 
 def answer_bugs(package: Package) -> list[PackageBug]:
-    """A test case whose `.ans` is empty (not an interactive or multi-pass problem, whose
-    answers may be empty) or missing, and an `.ans` without its `.in` (bt: "Found X.ans but
-    no X.in. IGNORED."): a line each, or one line for each kind of more than
-    `FILES_ONE_LINE_EACH` files."""
+    """Empty (not interactive or multi-pass) and missing `.ans` files, and `.ans` without `.in`."""
     empty_allowed = package.type.interactive or package.type.multi_pass
     kinds: dict[str, list[PackageBug]] = {"empty-answer": [], "missing-answer": [],
                                           "missing-input": []}
@@ -217,9 +189,7 @@ def _size(path: Path) -> int | None:
 
 
 def broken_inputs(text: str) -> list[tuple[str, str]]:
-    """Inputs derived from a valid input `text` that no correct input validator accepts
-    (what each is, and its text): the empty file, the input with an extra token on a line of
-    its own, and the input without its last token."""
+    """(what, text) of inputs made from a valid `text` that no correct input validator accepts."""
     body = text if text.endswith("\n") else text + "\n"
     tokens = text.split()
     found = [("the empty file", ""), ("the case with an extra token after it", body + "0\n")]
@@ -231,9 +201,7 @@ def broken_inputs(text: str) -> list[tuple[str, str]]:
 
 
 def validator_bugs(package: Package, builds: PackageBuilds) -> list[PackageBug]:
-    """`no-input-validator` when the package has none (bt validate: "No input validators
-    found"); `validator-accepts-all` when every input validator accepts every one of
-    `broken_inputs` of the package's first non-empty test case (see the module docstring)."""
+    """`no-input-validator`, or `validator-accepts-all` on `broken_inputs` of the first case."""
     if not package.input_validators:
         return [PackageBug("no-input-validator", "input validators",
                            "the package has none: nothing checks its inputs (bt validate: "

@@ -1,27 +1,11 @@
 """A contest: a folder of problem packages judged as one, as BAPCtools lays it out.
 
-A contest folder holds `contest.yaml` or `problems.yaml` (BAPCtools' layout), or is a plain
-folder whose every subfolder is a problem package. `read_contest(folder)` reads it:
-
-- its name is `contest.yaml`'s `id`, else its `name`, else the folder's name; its title is
-  `contest.yaml`'s `name`, else its name;
-- its problems are those `problems.yaml` lists (`- id: NAME`, with `label`, `name`,
-  `time_limit`), in that order, as `bt` at the contest root judges them (and what its
-  `languages.yaml` runs a Python submission by: `python_runner`, by PyPy where installed:
-  `python_choice`); an entry without an `id`, with a repeated label, or whose folder is
-  missing is skipped with a note naming its line (bt says so and skips it too); a
-  `time_limit` that is not a number > 0 is left out with a note. Without `problems.yaml`,
-  the problems are the package folders, sorted by name (bt's fallback). A package folder
-  `problems.yaml` does not list is `unlisted`: not part of the contest (bt skips it).
-
-`contest_time_limit(root)` is the time limit `problems.yaml` gives the package at `root` (the
-contest folder being its parent, as bt finds it), or, for a registered copy
-(`DATA/problems/<id>/package`), the one recorded beside it at registration
-(`CONTEST_ENTRY`); the Kattis loader takes it when the package gives none of its own.
-
-The data folder keeps each contest ingested (`DATA/contests.json`: its title, source folder
-and problems, each with whether it registered and why not), for `pipeline run --contest` and
-`pipeline problems`.
+`read_contest(folder)` reads `contest.yaml` / `problems.yaml` (or takes every package folder,
+by name) as `bt` at the contest root does, with `languages.yaml`'s Python runner
+(`python_runner`); what is read and skipped: docs/packages.md (Contests).
+`contest_time_limit(root)` is the time limit `problems.yaml` gives a package (or, for a
+registered copy, the one recorded beside it: `CONTEST_ENTRY`); the Kattis loader takes it when
+the package gives none. Each contest ingested is kept in `DATA/contests.json`.
 """
 
 from __future__ import annotations
@@ -117,8 +101,7 @@ def _subfolders(folder: Path) -> list[Path]:
 
 
 def is_contest(folder: Path) -> bool:
-    """Whether `folder` is a contest: not a package itself, and holding `contest.yaml` or
-    `problems.yaml`, or only package folders (at least one) and no archive."""
+    """Whether `folder` holds `contest.yaml` or `problems.yaml`, or package folders only."""
     folder = Path(folder)
     if not folder.is_dir() or _is_package(folder):
         return False
@@ -147,8 +130,7 @@ def _text(value: Any) -> str | None:
 
 
 def read_contest(folder: Path) -> Contest:
-    """The contest in `folder` (see the module docstring); `PackageError` naming the file and
-    line when `contest.yaml` or `problems.yaml` cannot be read as BAPCtools reads it."""
+    """The contest in `folder`; `PackageError` when its files cannot be read as bt reads them."""
     folder = Path(folder)
     config: dict = {}
     if _contest_file(folder, "contest.yaml"):
@@ -169,8 +151,7 @@ def read_contest(folder: Path) -> Contest:
 
 
 def _problems_yaml(folder: Path, folders: set[str]) -> tuple[list[ContestProblem], list[str]]:
-    """The entries of `problems.yaml`, each checked as bt checks it (`folders`: the contest's
-    subfolders), and a note for each entry skipped or value left out."""
+    """The entries of `problems.yaml` checked as bt checks them, and a note for each skipped."""
     import yaml
 
     data, node = _yaml(folder / "problems.yaml", folder, mapping=False)
@@ -224,17 +205,16 @@ def _problems_yaml(folder: Path, folders: set[str]) -> tuple[list[ContestProblem
 
 
 def python_runner(folder: Path) -> str | None:
-    """What the contest's `languages.yaml` runs a Python submission (`x.py`, no `#!` line)
-    by, as BAPCtools and problemtools pick its language: the highest `priority` among the
-    languages whose `files` match it and that ask for no `shebang`; the first word of its
-    `run`, with the file and line ("pypy3 (languages.yaml:201)"). None without the file, or
-    when it names no such language or cannot be read."""
+    """What the contest's `languages.yaml` runs `x.py` (no `#!`) by, as BAPCtools picks it, with
+    its line ("pypy3 (languages.yaml:201)"); else None."""
     import fnmatch
+
+    from pipeline.packages.yamlfile import load_yaml
 
     if not _contest_file(folder, "languages.yaml"):
         return None
     try:
-        data, lines = _yaml_lines(folder / "languages.yaml", folder)
+        data, lines = load_yaml(folder / "languages.yaml", folder, mapping=True)
     except (PackageError, OSError, UnicodeDecodeError):
         return None
     best: tuple[float, str, str] | None = None
@@ -255,16 +235,8 @@ def python_runner(folder: Path) -> str | None:
     return f"{printable(best[1])} (languages.yaml{f':{line}' if line else ''})"
 
 
-def _yaml_lines(path: Path, folder: Path):
-    from pipeline.packages.yamlfile import load_yaml
-
-    return load_yaml(path, folder, mapping=True)
-
-
 def contest_python(root: Path) -> str | None:
-    """What the languages.yaml of the contest holding the package at `root` runs a Python
-    submission by (`python_runner`: "pypy3 (languages.yaml:201)"); for a registered copy,
-    what was recorded beside it. None without one."""
+    """`python_runner` of the package's contest (for a registered copy, what was recorded)."""
     root = Path(root)
     recorded = root.parent / CONTEST_ENTRY
     if root.name == "package" and recorded.is_file():
@@ -286,9 +258,8 @@ class PythonChoice:
 
 def python_choice(runner: str) -> PythonChoice | None:
     """What runs Python 3 submissions of a contest whose languages.yaml runs a `.py` by
-    `runner` ("pypy3 (languages.yaml:201)"), as `bt` runs them: PyPy where it is installed
-    (pypy3; a languages.yaml naming PyPy 2, `pypy`, for a `.py` that is Python 3 code: pypy3
-    too), else this interpreter, and a line saying which. None when it names no PyPy."""
+    `runner`, as `bt` runs them: pypy3 where installed (for `pypy` too: the code is Python 3),
+    else this interpreter, and a line saying which. None when it names no PyPy."""
     import platform
     import shutil
 
@@ -309,9 +280,8 @@ def python_choice(runner: str) -> PythonChoice | None:
 
 
 def contest_time_limit(root: Path) -> ContestLimit | None:
-    """The time limit the contest holding the package at `root` gives it in `problems.yaml`
-    (None when there is none); for a registered copy, the one recorded beside it. A contest
-    file that cannot be read gives none (ingesting the contest says why)."""
+    """The time limit the package's contest's `problems.yaml` gives it (for a registered copy, the
+    one recorded); None when none or unreadable (ingesting the contest says why)."""
     root = Path(root)
     recorded = root.parent / CONTEST_ENTRY
     if root.name == "package" and recorded.is_file():
@@ -341,10 +311,7 @@ def problems_yaml_entry(root: Path) -> ContestProblem | None:
 
 
 def record_entry(source: Path, target: Path) -> bool:
-    """Record beside the registered copy in `target` (`DATA/problems/<id>/`) the time limit
-    the contest of the package at `source` gives it and what its languages.yaml runs Python
-    by (or remove what was recorded when it gives neither); True when that changed what was
-    recorded."""
+    """Record the contest's time limit and Python runner beside a registered copy; True: changed."""
     limit = contest_time_limit(Path(source))
     python = contest_python(Path(source))
     path = Path(target) / CONTEST_ENTRY
@@ -371,8 +338,7 @@ def _contests_path(data_dir: Path) -> Path:
 
 
 def recorded_contests(data_dir: Path) -> dict[str, RecordedContest]:
-    """Every contest the data folder records, by name (none when it records none; a file
-    that cannot be read is an error naming it)."""
+    """Every contest the data folder records, by name; an unreadable file is a UserError."""
     from pipeline.errors import UserError
 
     path = _contests_path(data_dir)
@@ -390,10 +356,8 @@ def recorded_contests(data_dir: Path) -> dict[str, RecordedContest]:
 
 def record_contest(data_dir: Path, contest: Contest, why: dict[str, str | None],
                    names: dict[str, str] | None = None) -> RecordedContest:
-    """Record `contest` in the data folder, each problem with why it did not register (`why`:
-    None when it did) and (`names`: by folder) the problem it registered as when that is not
-    its folder's name, replacing what was recorded under its name (the caller holds the data
-    folder's lock); returns the record."""
+    """Record `contest` in the data folder (the caller holds its lock), each problem with why it
+    did not register (`why`) and the name it registered as when not its folder's (`names`)."""
     names = names or {}
     record = RecordedContest(contest.name, contest.title, str(Path(contest.folder).resolve()),
                              [RecordedProblem(names.get(p.id, p.id), p.label, p.name,

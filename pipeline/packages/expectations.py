@@ -1,29 +1,22 @@
 """Holding each submission's verdicts against what its folder, tag or submissions.yaml expects.
 
-Rules (see `model.Requirement`):
-- `permitted`: every case in scope must get one of these verdicts;
-- `required`: at least one case in scope must get one of these;
-- `score`: the submission's (scope '') or the scoped group's score must lie in the range;
-- `message`: the text must appear in at least one case's message (judgemessage.txt);
-- legacy `final_verdict`: the overall verdict (problemtools' grader) must be this one; problemtools
-  also accepts it when the verdict is right with the safety margin's extra time;
-  `partially_accepted` must be AC without full score;
-- DOMjudge `final_any_of`: the first rejected case's verdict (or AC, or CE) must be one of these.
-Kattis rules know only AC, WA, TLE and RTE, so MLE and OLE count as RE there (a run killed by its
-memory or output limit crashed, as problemtools sees it).
+Rules (`model.Requirement`): `permitted` (every case in scope gets one of these), `required`
+(at least one does), `score` (the submission's or the scoped group's score lies in the range),
+`message` (appears in a case's judgemessage.txt), legacy `final_verdict` (problemtools' overall
+verdict, also accepted with the safety margin's extra time) and DOMjudge `final_any_of` (the
+first rejected case's verdict). Kattis rules know only AC, WA, TLE and RTE: MLE and OLE count
+as RE, as problemtools sees them.
 
-A judge error anywhere is never held against the submission: the agreement is `judge-error`.
-A submission that gets what it expects on the cases judged, while the package holds cases that
-could not be judged (`Package.unjudged_cases`), is `partial`, never `agree` (`on_part`).
-A submission whose language has no toolchain here is `skipped` with the reason. The time limit
-is the package's own, or derived from the submissions' times (`derive_time_limit`) the way the
-format says; a submission whose agreement changes between the low and high limits around it is
-flagged "sensitive to time limit", as problemtools does.
+A judge error is never held against the submission (`judge-error`); agreeing on the judged
+cases while the package holds unjudged ones is `partial` (`on_part`); a submission with no
+toolchain here is `skipped`. An agreement that changes between the margin's low and high
+limits is "sensitive to time limit", as problemtools flags it.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -97,28 +90,24 @@ def given_time_limit(package: Package) -> TimeLimit | None:
 
 
 def lower_bound_submissions(package: Package) -> list[Program]:
-    """Submissions whose times set the least time limit on some of their cases (accepted ones,
-    as the format says: `bounds`)."""
+    """Submissions whose times bound the time limit from below on some cases (`bounds`)."""
     return [program for program in package.submissions
             if any(lower for lower, _ in _rule_bounds(package, program))]
 
 
 def bounds(package: Package, program: Program, case: str) -> tuple[bool, bool]:
-    """Whether the run of `program` on the case named `case` bounds a derived time limit from
-    below (its time x ac_to_time_limit is at most the limit) and from above (the limit x
-    time_limit_to_tle is at most its time), as its rules in scope of the case say: one that
-    permits no TLE (or says `use_for_time_limit: lower`) bounds it from below, one that
-    requires TLE only (or says `upper`) from above, one that says `use_for_time_limit: false`
-    neither (the 2023-07 and 2025-09 formats; BAPCtools reads a case's rules so). A legacy or
-    Polygon package's accepted (main) submissions bound it from below on every case."""
+    """Whether `program`'s run on `case` bounds a derived time limit from below and from
+    above, as its rules in scope say: permitting no TLE (or `use_for_time_limit: lower`)
+    bounds it from below, requiring TLE only (or `upper`) from above, `false` neither, as
+    BAPCtools reads them. A legacy or Polygon package's accepted (main) submissions bound it
+    from below on every case."""
     found = _rule_bounds(package, program, case)
     return any(lower for lower, _ in found), any(upper for _, upper in found)
 
 
 def _rule_bounds(package: Package, program: Program,
                  case: str | None = None) -> list[tuple[bool, bool]]:
-    """(from below, from above) for each rule of `program` in scope of `case` (None: every
-    rule)."""
+    """(from below, from above) for each rule of `program` in scope of `case` (None: all)."""
     if package.format in ("legacy", "polygon"):
         accepted = bool(program.expectation and program.expectation.label in ("accepted", "main"))
         return [(accepted, False)]
@@ -138,10 +127,8 @@ def _rule_bounds(package: Package, program: Program,
 
 
 def times_out_by_design(program: Program, case: str | None = None) -> bool:
-    """Whether `program` is meant to run out of time on the case named `case` (None: on every
-    case): a rule of its expectation in scope of the case names TLE as what it must or may
-    get (a time_limit_exceeded folder, `@EXPECTED_RESULTS@: TIMELIMIT`, `use_for_time_limit:
-    upper` on a group), and none forbids TLE there."""
+    """Whether `program` is meant to time out on `case` (None: every case): a rule in scope
+    names TLE as what it must or may get, and none forbids TLE there."""
     rules = requirements_of(program)
     if case is not None:
         rules = tuple(rule for rule in rules if _in_scope(rule.scope, case))
@@ -151,10 +138,8 @@ def times_out_by_design(program: Program, case: str | None = None) -> bool:
 
 
 def times_out_somewhere(program: Program) -> bool:
-    """Whether a rule of `program`'s expectation, on some cases or all, names TLE as what it
-    must or may get (`times_out_by_design` then says on which cases)."""
-    return any(_names_tle(rule) for rule in
-               requirements_of(program))
+    """Whether a rule of `program`'s expectation, on some cases or all, names TLE."""
+    return any(_names_tle(rule) for rule in requirements_of(program))
 
 
 def _names_tle(rule: Requirement) -> bool:
@@ -163,10 +148,8 @@ def _names_tle(rule: Requirement) -> bool:
 
 
 def expected_to_pass(program: Program) -> bool:
-    """Whether the submission `program` is expected to get every case right: its folder or
-    tag is `accepted` (or `main`) and no rule of its expectation permits or requires other
-    than AC, names another final verdict or has it time the limit from above. (One with no
-    expectation at all is not.)"""
+    """Whether `program` is `accepted` (or `main`) and no rule permits or requires other than AC,
+    names another final verdict or bounds the limit from above."""
     expectation = program.expectation
     if expectation is None or expectation.label not in ("accepted", "main"):
         return False
@@ -178,10 +161,8 @@ def expected_to_pass(program: Program) -> bool:
 
 
 def may_pass(program: Program) -> bool:
-    """Whether the submission `program` is allowed to get every case right: each rule of its
-    expectation permits AC (or permits anything), requires nothing that excludes AC and names
-    no other final verdict. `accepted/` may; `wrong_answer/` (WA required) may not; `mixed/*`
-    with only `permitted: [AC, WA]` may."""
+    """Whether `program` may get every case right: each rule permits AC, requires nothing
+    that excludes AC and names no other final verdict (`wrong_answer/` may not)."""
     return all((rule.permitted is None or Verdict.AC in rule.permitted)
                and (rule.required is None or Verdict.AC in rule.required)
                and rule.final_verdict in (None, Verdict.AC)
@@ -190,15 +171,13 @@ def may_pass(program: Program) -> bool:
 
 
 def upper_bound_submissions(package: Package) -> list[Program]:
-    """Submissions whose times bound the time limit from above on some of their cases
-    (`bounds`)."""
+    """Submissions whose times bound the time limit from above on some cases (`bounds`)."""
     return [program for program in package.submissions
             if any(upper for _, upper in _rule_bounds(package, program))]
 
 
 def limit_from_slowest(package: Package, slowest_s: float) -> tuple[float, float, float]:
-    """The time limit derived from the slowest lower-bound run's `slowest_s` of CPU time, as
-    the package's format says, with the low and high ends of its margin."""
+    """The time limit derived from the slowest lower-bound run, with its margin's ends."""
     limits = package.limits
     if package.format == "legacy":
         exact = slowest_s * limits.ac_to_time_limit
@@ -264,8 +243,7 @@ class Disagreement:
 
 @dataclass(frozen=True)
 class Agreement:
-    """A submission held against its expectation: agree, disagree, judge-error, skipped, or
-    partial (it agrees on the cases judged, but the package holds cases not judged)."""
+    """A submission held against its expectation."""
 
     submission: str
     expected: str
@@ -282,9 +260,7 @@ class Agreement:
 
 def on_part(agreements: Sequence[Agreement], unjudged: Sequence[PackageError]
             ) -> tuple[Agreement, ...]:
-    """The submissions' `agreements` when the package's `unjudged` cases were not judged:
-    each `agree` is `partial` (an agreement judged on less data than the package holds is
-    none); the others are as they are."""
+    """`agreements` with each `agree` made `partial` when the package holds unjudged cases."""
     if not unjudged:
         return tuple(agreements)
     return tuple(replace(a, status="partial") if a.status == "agree" else a
@@ -292,9 +268,7 @@ def on_part(agreements: Sequence[Agreement], unjudged: Sequence[PackageError]
 
 
 def unjudged_note(unjudged: Sequence[PackageError]) -> str:
-    """One line naming the test cases the package holds that were not judged, and why: the
-    file and rule of each, and for a case generators.yaml could not make, its error (the
-    entry's line, the command, the first line the generator wrote on stderr)."""
+    """One line naming the test cases the package holds that were not judged, and why."""
     return (f"not judged: {len(unjudged)} test case(s) the package holds: "
             + "; ".join(f"{e.file}{f':{e.line}' if e.line else ''}: rule {e.rule}"
                         + (f": {e.message}" if e.case else "") for e in unjudged))
@@ -312,10 +286,7 @@ def aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
 
 
 def _fmt(verdicts: list[Verdict]) -> str:
-    counts: dict[Verdict, int] = {}
-    for v in verdicts:
-        counts[v] = counts.get(v, 0) + 1
-    return ", ".join(f"{v} x{n}" for v, n in sorted(counts.items()))
+    return ", ".join(f"{v} x{n}" for v, n in sorted(Counter(verdicts).items()))
 
 
 def _in_scope(scope: str, case: str) -> bool:
@@ -395,10 +366,8 @@ def _summary(package: Package, results: Mapping[str, CaseResult], time_s: float)
 def check_expectations(package: Package, submission: Program,
                        results: Mapping[str, CaseResult], time_limit: TimeLimit,
                        not_run: frozenset[str] = frozenset()) -> Agreement:
-    """Hold one submission's case results against its expectation (cases are named in the
-    package's order, however the results arrived). `not_run`: the cases it was stopped
-    before (`--fail-fast`); a rule that some case in scope get a verdict or a message is
-    met when one of them is among these, as BAPCtools holds a submission it stopped."""
+    """Hold one submission's case results, in the package's order, against its expectation; a rule
+    that some case get something is met when one of `not_run` (`--fail-fast`) is in scope."""
     place = {case.name: index for index, case in enumerate(package.cases)}
     results = {name: results[name] for name in sorted(
         results, key=lambda name: (place.get(name, len(place)), name))}

@@ -1,29 +1,19 @@
 """A problem package's generators as recipes: a command with `{seed}` filled in per case.
 
-A recipe here is a generator command, words split like a shell would (never run through one):
-the program, then its arguments, one or more of which hold `{seed}`. Case k of the recipe for a
-session's seed runs the command with `{seed}` replaced by a number drawn from the recipe's
-random source (`Recipe.make(rng)`), so the same seed gives the same inputs, and the program's
-standard output is the input (Polygon's `gen ARGS > $`).
+A recipe is a generator command, split like a shell would (never run through one); case k of
+it for a session's seed runs it with `{seed}` drawn from the recipe's random source
+(`Recipe.make(rng)`), its standard output being the input (Polygon's `gen ARGS > $`).
 
-Where the commands come from:
-- a Polygon package: the commands of its generated tests (`cmd` in problem.xml). testlib's
-  `registerGen` seeds the generator's random numbers from its whole command line, so a changed
-  or added argument gives another input while the others keep their meaning. The commands
-  that differ only in a last integer argument use it, by Polygon convention, to tell their
-  tests apart: that argument becomes `{seed}` (`gen 10 100 1`, `gen 10 100 2` give
-  `gen 10 100 {seed}`); any other command gets `{seed}` appended (`gen 5 1 10` gives
-  `gen 5 1 10 {seed}`, the generator ignoring the extra argument). One recipe per distinct
-  command so made, named by it, in the group of the first test it came from.
-- `pipeline stress --generator "PROGRAM ARGS..."` (any problem): PROGRAM is a program of the
-  package (a Polygon executable by name, or a file or folder of the package such as
-  `generators/gen.py`), else an external program (a path, or a command on PATH). A command
-  without `{seed}` gets it appended. Source files are built the way the package's own programs
-  are (cached by source hash); an executable file or a command on PATH runs as it is.
+- A Polygon package's recipes are the commands of its generated tests. testlib's
+  `registerGen` seeds from the whole command line, and commands differing only in a last
+  integer use it to tell tests apart: that argument becomes `{seed}` (`gen 10 100 1` gives
+  `gen 10 100 {seed}`); any other command gets `{seed}` appended. One recipe per distinct
+  command, in the group of the first test it came from.
+- `pipeline stress --generator "PROGRAM ARGS..."`: a program of the package, else an external
+  one (a path, or a command on PATH); sources are built as the package's programs are.
 
-A generator that fails (a non-zero exit, a signal, no UTF-8 output) raises `GeneratorError`
-naming the command; whether its input is valid is the caller's to check (the package's input
-validators, with the recipe's group).
+A failing generator raises `GeneratorError` naming the command; validating its input is the
+caller's business.
 """
 
 from __future__ import annotations
@@ -58,8 +48,7 @@ class GeneratorError(UserError):
 
 @dataclass(frozen=True)
 class GeneratorCommand:
-    """A generator command with `{seed}` in it, the group its inputs belong to, and where it
-    came from."""
+    """A generator command with `{seed}` in it, the group of its inputs, and where it came from."""
 
     words: tuple[str, ...]
     group: str = ""
@@ -75,8 +64,7 @@ class GeneratorCommand:
 
 
 def split_command(text: str, what: str) -> tuple[str, ...]:
-    """The words of a command (a Polygon script line's `> $` dropped); `GeneratorError` when
-    it is empty or badly quoted."""
+    """A command's words (a Polygon `> $` dropped); `GeneratorError` when empty or badly quoted."""
     try:
         words = shlex.split(text)
     except ValueError as error:
@@ -198,8 +186,7 @@ def run_generator(argv: tuple[str, ...], command: str,
 
 def command_recipe(command: GeneratorCommand, resolve: Callable[[], Launch],
                    parse: Callable[[str], Case], description: str) -> Recipe:
-    """The recipe running `command`: `resolve()` gives the program's command (called once,
-    on the first case), `parse` turns its output into a case."""
+    """The recipe running `command` (`resolve()` called on the first case), `parse` its output."""
     resolved: list[Launch] = []
 
     def make(rng) -> Case:
@@ -216,8 +203,7 @@ def command_recipe(command: GeneratorCommand, resolve: Callable[[], Launch],
 
 def package_recipes(package: Package, build_dir: Path,
                     parse: Callable[[str], Case]) -> tuple[Recipe, ...]:
-    """A Polygon package's recipes: one per seeded command of its generated tests. Nothing is
-    built until a recipe makes its first case."""
+    """A Polygon package's recipes, one per seeded command; nothing built before its first case."""
     return tuple(
         command_recipe(command, partial(resolve_generator, command.words[0], package, build_dir),
                        parse, f"generator command of {command.origin}")
@@ -226,8 +212,7 @@ def package_recipes(package: Package, build_dir: Path,
 
 def generator_recipe(text: str, package: Package | None, build_dir: Path,
                      parse: Callable[[str], Case], group: str = "") -> Recipe:
-    """The recipe of a `--generator` command: its program found and built now, so that a
-    wrong name or a build error stops the session before it starts."""
+    """The recipe of a `--generator` command, its program built now (errors stop the session)."""
     words = with_seed(split_command(text, "--generator"))
     run = resolve_generator(words[0], package, build_dir)
     command = GeneratorCommand(words, group, "--generator")

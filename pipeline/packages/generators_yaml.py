@@ -1,13 +1,10 @@
 """Test data made by BAPCtools' generator framework: `generators/generators.yaml`, run at ingest.
 
-A package with `generators/generators.yaml` has its `data/` made as `bt generate` makes it (the
-same seeds, numbering, `count`, `include`, `copy`, inline files and constants; what is read:
-docs/packages.md). Each case is cached by content and the tree assembled from the cache, so
-loading the package again runs nothing. A case that cannot be made is a `PackageError` naming
-generators.yaml and the entry's line; a committed copy of it is judged instead
-(`with_committed`). Generator files are opened without following links
-(`untrusted.open_regular`); what one file may ask for is capped (`MAX_CASES`,
-`MAX_GENERATED_BYTES`).
+`data/` is made as `bt generate` makes it (what is read: docs/packages.md), each case cached by
+content, so loading the package again runs nothing. A case that cannot be made is a
+`PackageError` naming the entry's line; a committed copy of it is judged instead
+(`with_committed`). Generator files are never opened through links; what one file may ask for
+is capped (`MAX_CASES`, `MAX_GENERATED_BYTES`).
 """
 
 from __future__ import annotations
@@ -165,9 +162,8 @@ def default_sources_dir() -> Path:
 
 
 def with_constants(program: Program, constants: dict[str, str], build_dir: Path) -> Program:
-    """The program with `{{CONSTANT}}` filled into its sources, as BAPCtools fills them into its
-    generators and validators (input, answer and output; never into submissions): the
-    substituted sources live under `build_dir/bapctools-sources/<digest>/`, made once."""
+    """The program with `{{CONSTANT}}` filled into its sources (BAPCtools fills generators and
+    validators, never submissions), made once under `build_dir/bapctools-sources/`."""
     if not constants or not any(
             CONSTANT_REGEX.search(f.read_bytes().decode("utf-8", "replace"))
             for f in program.files):
@@ -320,8 +316,7 @@ class _Parser:
 
     def over_cap(self, line: int | None, path: str, adding: int,
                  costs_case: bool = False) -> bool:
-        """Whether placing `adding` more cases would pass `MAX_CASES` (then an error at
-        `line`); else they are counted."""
+        """Whether `adding` more cases would pass `MAX_CASES` (an error); else they are counted."""
         if self.placed + adding > MAX_CASES:
             self.error(line, path, f"{YAML_FILE} asks for more than {MAX_CASES:,} test cases "
                        f"({self.placed:,} before this entry, which adds {adding:,}): this "
@@ -555,23 +550,22 @@ class _Tool:
     digest: str
 
 
+@dataclass
 class _Maker:
     """Runs the rules of one package, each case through the content cache."""
 
-    def __init__(self, root: Path, build_dir: Path, parser: _Parser, constants: dict[str, str],
-                 problem_type: ProblemType, submissions_dir: Path) -> None:
-        self.root = root
-        self.build_dir = build_dir
-        self.parser = parser
-        self.constants = constants
-        self.type = problem_type
-        self.submissions_dir = submissions_dir
-        self.tools: dict[str, _Tool | str] = {}       # word -> tool, or why there is none
-        self.builds: dict[str, Launch | str] = {}
-        self.default_solution: str | None | Literal[False] = False  # False: not looked for yet
-        # Cases are made on several threads (`generate_data`); finding and building a program
-        # and looking for the default solution are done by one thread at a time.
-        self._programs_lock = threading.RLock()
+    root: Path
+    build_dir: Path
+    parser: _Parser
+    constants: dict[str, str]
+    type: ProblemType
+    submissions_dir: Path
+    tools: dict[str, _Tool | str] = field(default_factory=dict)  # word -> tool, or why none
+    builds: dict[str, Launch | str] = field(default_factory=dict)
+    default_solution: str | None | Literal[False] = False  # False: not looked for yet
+    # Cases are made on several threads (`generate_data`); finding and building a program
+    # and looking for the default solution are done by one thread at a time.
+    _programs_lock: threading.RLock = field(default_factory=threading.RLock)
 
     # programs
 
@@ -603,9 +597,6 @@ class _Maker:
         return f"generator {word!r} is neither a name under generators: nor a file or folder " \
                "in generators/"
 
-    def _with_constants(self, program: Program) -> Program:
-        return with_constants(program, self.constants, self.build_dir)
-
     def tool(self, word: str, solution: bool = False) -> _Tool | str:
         with self._programs_lock:
             key = ("solution:" if solution else "generator:") + word
@@ -623,7 +614,7 @@ class _Maker:
                 else:
                     program = self._generator_program(word)
                     if isinstance(program, Program):
-                        program = self._with_constants(program)
+                        program = with_constants(program, self.constants, self.build_dir)
                 if isinstance(program, str):
                     self.tools[key] = program
                 else:
@@ -635,9 +626,8 @@ class _Maker:
             return self.tools[key]
 
     def argv(self, tool: _Tool) -> Launch | str:
-        """How the tool runs (built once; `launch`), or why it cannot run. It runs from a
-        folder named as the program (`.../f/y.py` for generator `f`), as BAPCtools runs its
-        builds from `generators/<name>/`: a generator may read its own path."""
+        """How the tool runs (built once), or why it cannot. It runs from a folder named as
+        the program, as BAPCtools runs `generators/<name>/`: a generator may read its path."""
         with self._programs_lock:
             key = f"{tool.digest}:{tool.program.name}"
             if key not in self.builds:
@@ -709,9 +699,8 @@ class _Maker:
             if isinstance(found, str):
                 raise self._error(rule, found)
             generator = found
-            hashes["generator"] = generator.digest
-            hashes["command"] = SEED_REGEX.sub(str(seed), command)
-            hashes["retries"] = rule.settings.retries
+            hashes.update(generator=generator.digest, command=SEED_REGEX.sub(str(seed), command),
+                          retries=rule.settings.retries)
         copy_base = None
         if "copy" in entry:
             copy = entry["copy"]
@@ -746,8 +735,7 @@ class _Maker:
                 inline[ext] = value if not value or value.endswith("\n") else value + "\n"
             else:
                 raise self._error(rule, f"{ext[1:]} must be a string, got {value!r}")
-        hashes["inline"] = inline
-        hashes["links"] = links
+        hashes.update(inline=inline, links=links)
         if generator is None and copy_base is None and ".in" not in inline and not (
                 rule.path.startswith("sample/") and ".in.statement" in inline):
             raise self._error(rule, "the entry makes no input: give generate, copy or in")
@@ -787,9 +775,8 @@ class _Maker:
               command: str | None, seed: int | None, copy_base: Path | None,
               inline: dict[str, str], links: dict[str, str], makes_answer: bool,
               solution: _Tool | str | None) -> None:
-        """Make the case's `testcase.<ext>` files and `.complete` in `cwd`, the generator's
-        folder: every file there opened without following a link the generator left
-        (LeftBehind), since the pipeline is not contained as the generator is."""
+        """Make the case's `testcase.<ext>` files and `.complete` in `cwd`, never following a
+        link the generator left there (the pipeline is not contained as the generator is)."""
         infile = cwd / "testcase.in"
         if generator is not None:
             assert command is not None and seed is not None  # set with the generator
@@ -880,9 +867,8 @@ class _Maker:
 
 
 def _refuse_left(cwd: Path) -> None:
-    """LeftBehind for the first file of the generator's folder that the pipeline reads or
-    writes (`testcase.<ext>`, `.complete`) and that is not a regular file: a link, even to a
-    regular file, is never followed."""
+    """LeftBehind for the first file the pipeline reads or writes in the generator's folder
+    that is not a regular file (a link is never followed)."""
     for name in (*(f"testcase{ext}" for ext in DATA_EXTENSIONS), ".complete"):
         kind = kind_of(cwd / name)
         if kind not in (None, "a regular file"):
@@ -894,9 +880,7 @@ def _first_line(text: str) -> str:
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
     if not lines:
         return ""
-    if lines[0].startswith("Traceback"):
-        return lines[-1][:200]
-    return lines[0][:200]
+    return (lines[-1] if lines[0].startswith("Traceback") else lines[0])[:200]
 
 
 # -- the whole tree -----------------------------------------------------------------------------
@@ -1036,15 +1020,15 @@ def _plain(value: object) -> object:
     return value
 
 @contextlib.contextmanager
-def building(final: Path) -> Iterator[Path]:
-    """A temporary folder beside `final` to build a tree in: when the block ends without an
-    error the tree is marked `.complete` and renamed to `final` (unless another process made
-    the same tree first); what is left of the folder is removed in any case."""
+def building(final: Path, complete: bool = True) -> Iterator[Path]:
+    """A temporary folder beside `final` to build a tree in, marked `.complete` (`complete`)
+    and renamed to `final` when the block ends without an error (unless another was first)."""
     final.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
     try:
         yield work
-        (work / ".complete").write_text("\n", encoding="utf-8")
+        if complete:
+            (work / ".complete").write_text("\n", encoding="utf-8")
         with contextlib.suppress(OSError):  # another process made the same tree first
             os.rename(work, final)
     finally:
@@ -1060,8 +1044,7 @@ def _read_report(final: Path) -> GeneratedData:
 
 def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
                    problem_type: ProblemType) -> GeneratedData | None:
-    """The data tree of a package with generators.yaml (None: the package has none), with
-    the committed copy of each judged case that could not be made (`with_committed`)."""
+    """The package's generated data tree with `with_committed` (None: it has no generators.yaml)."""
     if not has_generators_yaml(root):
         return None
     if build_dir is None:
@@ -1071,23 +1054,19 @@ def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
 
 
 def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
-    """(extension, file) of the package's committed `data/<case>.<ext>` files, when its
-    `.in` is one: each a regular file, or a link that stays inside the package (`boundary`)."""
+    """(ext, file) of the committed `data/<case>.<ext>` files in the package, when `.in` is one."""
     from pipeline.packages.tree import leads_outside
 
     base = root / "data" / case
-    found = []
-    for ext in DATA_EXTENSIONS:
-        path = base.with_name(base.name + ext)
-        if path.is_file() and leads_outside(path, root) is None:
-            found.append((ext, path))
+    found = [(ext, path) for ext in DATA_EXTENSIONS
+             if (path := base.with_name(base.name + ext)).is_file()
+             and leads_outside(path, root) is None]
     return found if found and found[0][0] == ".in" else []
 
 
 def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
-    """`generated` with each judged case generators.yaml could not make taken from the package's
-    committed `data/` when that holds its `.in` (judged, with a note naming the failure); the
-    completed tree is made once, beside the generated one, named by the committed files' content."""
+    """`generated` with each judged case that could not be made taken from the committed
+    `data/` when that holds its `.in` (with a note); made once, beside the generated tree."""
     committed = {e.case: _committed_files(root, e.case) for e in generated.rejects if e.case}
     committed = {case: files for case, files in committed.items() if files}
     if not committed:
@@ -1115,8 +1094,7 @@ def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
 
 
 def _link_or_copy(source: str, target: str) -> None:
-    """A file of a made tree into another: a hard link (the cache's files are never written
-    again), a copy where the two folders cannot share it."""
+    """A hard link (cache files are never written again), else a copy."""
     try:
         os.link(source, target)
     except OSError:

@@ -19,8 +19,7 @@ def package_group(package: Package, group: str) -> str | None:
 
 
 def case_in_group(package: Package, group: str, input_path: Path) -> TestCase:
-    """A test case for an input found in `group` (or a folder ending in one of the package's
-    groups), with the arguments that group's cases get."""
+    """A test case for an input found in `group`, with the arguments that group's cases get."""
     own = package_group(package, group)
     model = next((c for c in package.cases if c.group == own), None)
     if model is not None:  # a case of its own arguments (<name>.yaml): the one with this input

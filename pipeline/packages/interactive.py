@@ -1,56 +1,14 @@
 """Interactive judging: the submission and the validator (or interactor) talking through pipes.
 
-The validator's stdout is the submission's stdin and the submission's stdout the validator's
-stdin. Each side runs under its own launcher (`pipeline.programs.contained`: its own PID namespace,
-limits, and the sandbox where it works; the submission never sees the package's folder) with
-its own limits (the submission's memory, CPU and output limits; the validator's validation
-limits), and the pair under the exchange's wall-clock limit: a submission that stops talking
-leaves both sides waiting, so the clock runs out and it is TLE. That clock is the submission's:
-what the validator spent computing (or waiting for a core), and what the submission spent
-waiting for a core, is added to the limit (`_first_to_end`), so a validator that computes for
-long on a loaded machine does not use up the submission's time (BAPCtools'
-`pseudointeraction`, whose interactor writes a million numbers); each launcher's own cap
-(`contained.busy_s` of the limit, plus the validator's CPU-time limit) bounds the pair
-whatever it does. This process keeps no write end
-of either pipe, so a submission that reads to the end gets end-of-file as soon as the
-validator has exited; it keeps a read end of the validator-to-submission pipe open until the
-validator ends, so a submission that exits early does not kill the validator with SIGPIPE
-(problemtools' `interactive` does the same); a submission killed by SIGPIPE because the
-validator had left counts as a clean exit, and the validator decides.
-The validator's launcher keeps no copy of the validator's stdio (`release_stdio`), so the
-submission reads end-of-file as soon as the validator closes its output, even while the
-validator runs on (BAPCtools' `pseudointeraction`); the submission's launcher keeps its copy
-until the submission has ended, so the validator reads end-of-file when the submission ends,
-not when it closes its stdout (as DOMjudge and BAPCtools run the pair). Which side ended first
-(`_ended_first`) is whether the validator had stopped reading the submission's
-output by the time the submission ended (`Measured.unread`, seen by the submission's launcher
-before it lets go of that output): a validator waiting for the submission's end cannot have
-seen it yet, so a submission that exits 1 and a validator that then reads end-of-file and says
-WA is RE, and a validator that says WA and exits, so that the submission crashes on
-end-of-file, is first, however late either launcher was to reap its program on a busy machine
-(the results, and the launchers' reaping, can come in either order). An exiting validator lets
-go of its output before its input, so a submission that failed after its input ended while the
-validator still reads gives the validator up to a second to let go as well (the launcher's
-`UNREAD_WAIT_MS`); one that closed its output on purpose and reads on does not, and the
-submission is first.
-
-A pair whose two sides are both waiting to read from the other (a submission that forgot to
-flush, one that waits for a reply it never asked for) can never go on: it is stopped as soon
-as that is seen twice in a row (`_waiting_on_each_other`, looked at every `STUCK_POLL_S`)
-rather than when its time is up, and the submission is TLE as it would have been then.
-
-Once the validator has exited, the submission has `GRACE_S` to end (an interpreter reading to
-its input's end and exiting takes a few tens of ms; a JVM's shutdown about 0.1 s) and is then
-killed; being killed so counts as a clean exit too, and the validator's verdict stands. The
-submission's time is its own CPU time, measured by its launcher; what it spends waiting for the
-validator is not in it.
-
-The verdict follows problemtools' `validate_interactive`: a validator that crashed or exited
-with neither 42 nor 43 is JE; a validator that exited first with 43 is WA even if the submission
-then ran out of time; else a submission over its time is TLE, one that crashed is RE, and
-otherwise the validator's 42/43 decides. Polygon's convention is the same exchange with a
-testlib interactor (`interactor input output [answer]`, exit 0 OK, 1 WA, 2 PE, 3 FAIL), whose
-output file then goes to the checker.
+Each side runs under its own contained launcher with its own limits, the pair under the
+submission's wall clock less what the validator computed and the submission waited for a core
+(`_first_to_end`). Who ended first, a submission outliving its validator (`GRACE_S`), a pair
+stuck with both sides reading (`_waiting_on_each_other`) and how each is judged: docs/faults.md
+(Interactive problems). The verdict follows problemtools' `validate_interactive`: a validator
+exit other than 42/43 is JE; a validator that exited first with 43 is WA; else a submission over
+its time is TLE, one that crashed RE, and otherwise the validator's 42/43 decides. Polygon's
+testlib interactor (`interactor input output [answer]`, exit 0 OK, 1 WA, 2 PE, 3 FAIL) is run
+the same way, its output file then going to the checker.
 """
 
 from __future__ import annotations
@@ -92,12 +50,8 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
                  output_mb: int, validator_cpu_s: float,
                  validator_memory_mb: int | None, sandbox: bool | None = None,
                  kept: tuple[Path, ...] = ()) -> Exchange:
-    """Run both programs connected by pipes until both end or the submission's wall-clock
-    cap (`contained.wall_cap_s` of its CPU-time limit) passes on its own clock. The validator
-    may write in `workdir`'s parent (the case's scratch) and the `kept` folders (its feedback
-    folder, a Polygon interactor's output file's), within the cap on all it writes
-    (`contained.start`); `workdir` and the stderr files in it are made and read never through
-    a link an earlier validator left there (`untrusted.LeftBehind`)."""
+    """Run both programs connected by pipes until both end or the submission's wall-clock cap
+    passes on its own clock; the validator may write in `workdir`'s parent and `kept`."""
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
     # the pair is stopped on the submission's own clock (`_first_to_end`); each launcher's cap
     # is far past it, and the validator's CPU time besides, which its computing may add
@@ -174,12 +128,8 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
 
 def _first_to_end(validator: contained.Started, submission: contained.Started,
                   wall_s: float, cpu_s: float) -> str:
-    """Which side ends first, "time" once the submission's `wall_s` is up, or "deadlock" as
-    soon as the two are waiting for each other (`_waiting_on_each_other`): the pair's wall
-    clock less what the validator's processes spent on a core or waiting for one, and what the
-    submission's spent waiting for one (`contained.first_ended`; not while the submission
-    computes within its CPU-time limit `cpu_s`): the one to wait for first; `_ended_first`
-    then says which program ended first."""
+    """The side to wait for first, "time" once the submission's `wall_s` is up on its own clock,
+    or "deadlock" as soon as both wait for each other."""
     since = time.monotonic()
 
     def credit() -> float:
@@ -209,17 +159,11 @@ _WAITING_FOR_CHILD = (b"do_wait",)
 
 
 def _waiting_on_each_other(launchers: tuple[int | None, int | None]) -> tuple | None:
-    """When every thread of both programs (everything below the two launchers) is blocked
-    reading a pipe, or waits for a child of its own, or is a zombie: who they are and how
-    often each has run so far (two equal answers in a row: none ran in between). None when
-    any is doing anything else, or a side has no program left.
-
-    The only writers of either side's input are the other side's processes (this process
-    keeps no write end; the submission's launcher keeps its stdout open but never writes),
-    so once all of them wait to read, none of them will ever write: the submission would
-    wait until its time is up, and its verdict is TLE at any limit (problemtools and
-    BAPCtools wait out the clock to say so). A program that set an alarm of its own before it
-    blocked is taken as stuck all the same."""
+    """When every thread of both programs is blocked reading a pipe, waits for a child or is
+    a zombie: who they are and how often each has run (two equal answers in a row: none ran
+    in between). None when any does anything else, or a side has no program left. The only
+    writers of either side's input are the other side's processes, so such a pair never goes
+    on (TLE at any limit); a program with an alarm of its own is taken as stuck all the same."""
     started = [pid for pid in launchers if pid is not None]
     if len(started) < len(launchers):
         return None
@@ -238,13 +182,11 @@ def _waiting_on_each_other(launchers: tuple[int | None, int | None]) -> tuple | 
             except OSError:
                 return None
             for thread in threads:
+                task = Path(f"/proc/{pid}/task/{thread}")
                 try:
-                    with open(f"/proc/{pid}/task/{thread}/wchan", "rb") as handle:
-                        channel = handle.read()
-                    with open(f"/proc/{pid}/task/{thread}/stat", "rb") as handle:
-                        state = handle.read().rsplit(b")", 1)[1].split()[0]
-                    with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as handle:
-                        ran = int(handle.read().split()[2])
+                    channel = (task / "wchan").read_bytes()
+                    state = (task / "stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+                    ran = int((task / "schedstat").read_bytes().split()[2])
                 except (OSError, IndexError, ValueError):
                     return None
                 if state != b"S" or not any(c in channel for c in
@@ -257,13 +199,8 @@ def _waiting_on_each_other(launchers: tuple[int | None, int | None]) -> tuple | 
 def _ended_first(reported_first: str, validator: contained.Measured,
                  submission: contained.Measured) -> str:
     """Which program ended first: whether the validator had stopped reading the submission's
-    output when the submission was reaped (`unread`, seen by the submission's launcher while it
-    still held that output), not which launcher reported first, nor when each reaped its
-    program: on a loaded machine either launcher can be late, and a submission that crashed
-    first (its end made the validator read end-of-file and reject) was WA instead of RE, and
-    one that crashed on the end-of-file of a validator's WA was RE instead of WA. Without a
-    launcher, when each was reaped. A submission stopped after the validator had ended (`term`)
-    ended after it."""
+    output when the submission was reaped (`unread`), not which launcher reported first (on a
+    loaded machine either can be late); without that, when each was reaped."""
     if submission.killed == "term":
         return reported_first
     if submission.unread is not None:

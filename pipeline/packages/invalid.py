@@ -1,13 +1,10 @@
 """Invalid test data as tests of the validators: `data/invalid_*` and `data/valid_output`.
 
-Each `invalid_input` case must be rejected by an input validator, each `invalid_answer` case by
-an answer validator (or the output validator reading it as an output), each `invalid_output`
-case by the output validator, and each `valid_output` case accepted by it, with arguments
-inherited as for judged cases. `check_validators` reports each kind as an `Agreement`, as a
-submission is held to its folder. Agreements are cached by content under
-`BUILD/validator-tests/` (`agreement_key`: every validator's build, the tests' bytes and
-arguments, the limits, the sandbox and `JUDGING_CODE`); one on which a validator could not run
-is not stored, and a file that does not read back is a miss.
+Each `invalid_input` case must be rejected by an input validator, `invalid_answer` by an answer
+validator (or the output validator), `invalid_output` by the output validator, and each
+`valid_output` case accepted by it. `check_validators` reports each kind as an `Agreement`,
+cached by content under `BUILD/validator-tests/` (`agreement_key`); one on which a validator
+could not run is not stored.
 """
 
 from __future__ import annotations
@@ -23,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pipeline.fsutil import atomic_write_text, file_sha256
 from pipeline.packages.expectations import Agreement, Disagreement
@@ -65,6 +63,12 @@ def run_answer_validator(validator: Build, input_path: Path, answer_path: Path,
 
 # -- holding the validators to the tests --------------------------------------------------------
 
+def _validation(package: Package) -> dict[str, Any]:
+    """The limits the package's validators run under, as keyword arguments."""
+    return {"time_s": package.limits.validation_time_s,
+            "memory_mb": package.limits.validation_memory_mb}
+
+
 @dataclass(frozen=True)
 class _Outcome:
     """One test: did the validators do what it asks (None: they could not run)."""
@@ -79,8 +83,7 @@ def _input_outcome(package: Package, inputs: tuple[Build, ...], test: ValidatorT
     case = test.case
     result = validate_input(inputs, case.input_path,
                             lambda name: case.validator_args(name) or case.validator_args(
-                                Path(name).stem), time_s=package.limits.validation_time_s,
-                            memory_mb=package.limits.validation_memory_mb, workdir=workdir)
+                                Path(name).stem), **_validation(package), workdir=workdir)
     real = [r for r in result.rejections if not r.judge_error]
     if real:
         return _Outcome(case.name, True, real[0].message)
@@ -97,9 +100,7 @@ def _answer_outcome(package: Package, answers: tuple[Build, ...], output: Build 
     errors = []
     for build in answers:
         rejection = run_answer_validator(build, case.input_path, case.answer_path,
-                                         test.answer_validator_args,
-                                         time_s=package.limits.validation_time_s,
-                                         memory_mb=package.limits.validation_memory_mb)
+                                         test.answer_validator_args, **_validation(package))
         if rejection is not None and not rejection.judge_error:
             return _Outcome(case.name, True, rejection.message)
         if rejection is not None:
@@ -109,9 +110,7 @@ def _answer_outcome(package: Package, answers: tuple[Build, ...], output: Build 
                                      case.answer_path, ("case_sensitive",
                                                         "space_change_sensitive",
                                                         *case.output_validator_args),
-                                     time_s=package.limits.validation_time_s,
-                                     memory_mb=package.limits.validation_memory_mb,
-                                     workdir=workdir)
+                                     **_validation(package), workdir=workdir)
         if check.verdict == Verdict.WA:
             return _Outcome(case.name, True, check.message)
         if check.verdict == Verdict.JE:
@@ -130,9 +129,7 @@ def _output_outcome(package: Package, output: Build | None, test: ValidatorTest,
     args = (*package.output_validator_flags, *case.output_validator_args)
     if output is not None:
         check = run_output_validator(output, case.input_path, case.answer_path,
-                                     test.output_path, args,
-                                     time_s=package.limits.validation_time_s,
-                                     memory_mb=package.limits.validation_memory_mb,
+                                     test.output_path, args, **_validation(package),
                                      workdir=workdir)
     else:
         check = default_validate(case.answer_path.read_bytes(), test.output_path.read_bytes(),
@@ -166,9 +163,7 @@ def _agreement(subject: str, kind: str, outcomes: list[_Outcome]) -> Agreement:
 def check_validators(package: Package, builds, build_dir: Path,
                      workdir: Path | None = None) -> tuple[Agreement, ...]:
     """The package's validators held to its invalid_* and valid_output cases, one
-    `Agreement` per kind of test present (`builds`: the package's `PackageBuilds`); each kind's
-    read from the cache under `build_dir` when its key is there (no validator runs), else
-    checked and stored there."""
+    `Agreement` per kind present, read from the cache under `build_dir` or checked and stored."""
     if not package.validator_tests:
         return ()
     if workdir is None:
@@ -198,21 +193,22 @@ def check_validators(package: Package, builds, build_dir: Path,
             write_agreement(path, found)
         return found
 
+    def skipped(subject: str, kind: str, why: str) -> Agreement:
+        return Agreement(subject, f"reject {kind}", Verdict.SKIP, "skipped",
+                         (Disagreement(subject, why),))
+
     agreements = []
     if by_kind["invalid_input"]:
-        subject = "input validators"
         if not inputs:
-            agreements.append(Agreement(subject, "reject invalid_input", Verdict.SKIP, "skipped", (
-                Disagreement("input validators", "the package has no input validator"),)))
+            agreements.append(skipped("input validators", "invalid_input",
+                                      "the package has no input validator"))
         else:
             agreements.append(held("invalid_input", lambda t: _input_outcome(
-                package, inputs, t, workdir), subject))
+                package, inputs, t, workdir), "input validators"))
     if by_kind["invalid_answer"]:
         if not answers and output is None:
-            agreements.append(Agreement("answer validators", "reject invalid_answer", Verdict.SKIP,
-                                        "skipped", (Disagreement(
-                                            "answer validators", "the package has no answer "
-                                            "validator and no custom output validator"),)))
+            agreements.append(skipped("answer validators", "invalid_answer", "the package has "
+                                      "no answer validator and no custom output validator"))
         else:
             agreements.append(held("invalid_answer", lambda t: _answer_outcome(
                 package, answers, output, t, workdir), "answer validators"))
@@ -236,9 +232,8 @@ def _judging_code() -> str:
 
 
 def _build_identity(build: Build | None) -> dict | None:
-    """What tells one build of a validator from another: its program's name and convention,
-    what became of the build, and its build folder's name (the hash of its language, commands
-    and sources); no absolute path, so a copied build area keeps its entries."""
+    """What tells one build of a validator from another; no absolute path, so a copied build
+    area keeps its entries."""
     if build is None:
         return None
     return {"name": build.program.name, "convention": build.program.convention,
@@ -249,8 +244,7 @@ def _build_identity(build: Build | None) -> dict | None:
 
 
 def _content(value: object) -> object:
-    """`value` (a test, its case, their fields) as JSON data, each path as its content's
-    digest: a file's bytes, a folder's files' names and bytes (None: nothing there)."""
+    """`value` as JSON data, each path as its content's digest (None: nothing there)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _content(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Path):
@@ -269,9 +263,7 @@ def _content(value: object) -> object:
 
 def _common_identity(package: Package, inputs: tuple[Build, ...], answers: tuple[Build, ...],
                      output: Build | None) -> dict:
-    """What every kind's agreement depends on besides its tests: the validators, the output
-    validator's name and flags, the package's type, the validation limits, the sandbox setting
-    the validators run under, and the judging code."""
+    """What every kind's agreement depends on besides its tests."""
     return {"format": CACHE_FORMAT, "code": _judging_code(),
             "inputs": [_build_identity(b) for b in inputs],
             "answers": [_build_identity(b) for b in answers],
@@ -284,16 +276,14 @@ def _common_identity(package: Package, inputs: tuple[Build, ...], answers: tuple
 
 
 def agreement_key(common: dict, kind: str, tests: tuple[ValidatorTest, ...]) -> str:
-    """The cache key of one kind's agreement: a digest of `common` (`_common_identity`), the
-    kind and its tests with their files' bytes."""
+    """The cache key of one kind's agreement: `common`, the kind and its tests' bytes."""
     text = json.dumps({"common": common, "kind": kind, "tests": [_content(t) for t in tests]},
                       sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 def write_agreement(path: Path, agreement: Agreement) -> None:
-    """Store `agreement` at `path` (a temporary file renamed into place); a cache that cannot be
-    written is no failure of the check."""
+    """Store `agreement` at `path` atomically; a cache that cannot be written is no failure."""
     data = {"format": CACHE_FORMAT, "key": path.stem, "agreement": dataclasses.asdict(agreement)}
     with contextlib.suppress(OSError):
         atomic_write_text(path, json.dumps(data, indent=1) + "\n")
@@ -348,9 +338,8 @@ _started: dict[Path, Future[tuple[Agreement, ...]]] = {}
 
 
 def start_validator_check(folder: Path, package: Package, builds, build_dir: Path) -> None:
-    """Start `check_validators` of the package registered at `folder` on a thread beside the
-    rest of the run (it only waits on the validators' contained processes), unless this run
-    started it already; `validator_agreements` collects it."""
+    """Start `check_validators` of the package at `folder` on a thread beside the run (it
+    only waits on contained processes), once; `validator_agreements` collects it."""
     if folder in _started:
         return
     found: Future[tuple[Agreement, ...]] = Future()
@@ -367,9 +356,8 @@ def start_validator_check(folder: Path, package: Package, builds, build_dir: Pat
 
 def validator_agreements(folder: Path, package: Package, builds,
                          build_dir: Path) -> Callable[[], tuple[Agreement, ...]]:
-    """The validators of the package registered at `folder` held to its invalid data, to be
-    had by calling what this returns: what the check started beside the run finds, or the
-    check done then. (Taken now: a later run starts its own.)"""
+    """A call that gives the validators held to the invalid data: the check started beside
+    the run, taken now (a later run starts its own), or the check done then."""
     started = _started.pop(folder, None)
     if started is None:
         return lambda: tuple(check_validators(package, builds, build_dir))

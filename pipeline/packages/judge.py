@@ -1,14 +1,9 @@
 """Judging one submission on one test case of a package: run it, check it, score it.
 
-1. Run it: a batch case through `external.run_external` (the case's input and `args`, the
-   package's memory and output limits, stopped just past the limit it is run to:
-   `kill_after_s`; a Kattis-format submission's output cut at the output limit while it runs
-   on, as DOMjudge and BAPCtools judge it); an interactive one through
-   `interactive.run_exchange`; a multi-pass one again on each `nextpass.in` (`_passes`).
-2. Check its answer by the package's testlib checker, custom output validator or default
-   output validator with its flags.
-3. Judge it at `RunLimits.time_s` from its CPU time, keeping what it takes to judge it again
-   at another limit (`expectations.verdict_at`).
+1. Run it (batch: `external.run_external`, stopped just past `kill_after_s`; interactive:
+   `interactive.run_exchange`; multi-pass: again on each `nextpass.in`, `_passes`).
+2. Check its answer by the testlib checker, custom or default output validator.
+3. Judge it at `RunLimits.time_s`, keeping what judging it at another limit takes.
 """
 
 from __future__ import annotations
@@ -19,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pipeline.packages.expectations import NOT_JUDGED
+from pipeline.packages.expectations import NOT_JUDGED, verdict_at
 from pipeline.packages.interactive import run_exchange
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.scoring import case_score
@@ -58,8 +53,7 @@ class PackageBuilds:
 
 def build_package(package: Package, cache_dir: Path, *,
                   submissions: list[str] | None = None) -> PackageBuilds:
-    """Build every program of the package (submissions: all, or the named ones), a core's
-    worth at once (a compiler is a program of its own)."""
+    """Build the package's programs (submissions: all, or those named), a core's worth at once."""
     chosen = [p for p in package.submissions if submissions is None or p.name in submissions]
     programs = [*package.input_validators, *package.answer_validators, package.output_validator,
                 package.checker, package.interactor, *package.generators, *chosen]
@@ -105,8 +99,7 @@ def validate_case(package: Package, builds: PackageBuilds, case: TestCase, *,
 
 
 def validator_arguments(case: TestCase, name: str) -> tuple[str, ...]:
-    """What the input validator `name` gets after its command on a case: its arguments for
-    the case's group, then the case's own `args`."""
+    """What input validator `name` gets on a case: its group's arguments, then the case's `args`."""
     return _validator_args(case, name) + case.args
 
 
@@ -125,10 +118,8 @@ def _skip(case: TestCase, verdict: Verdict, message: str, limits: RunLimits) -> 
 def judge_case(package: Package, submission: Build, case: TestCase, limits: RunLimits,
                workdir: Path, builds: PackageBuilds | None = None,
                isolation: SolverSpec | None = None) -> CaseResult:
-    """Run `submission` on `case` and judge it by the package's rules, every program
-    sandboxed as this process's switch says (`contained.use_sandbox`). `isolation` (the job's
-    spec: an external program's, a submission's) gives a batch run its sandbox and stack
-    limit instead."""
+    """Run `submission` on `case` and judge it by the package's rules. `isolation` (the
+    job's spec) gives a batch run its sandbox and stack limit."""
     builds = builds or PackageBuilds()
     if submission.verdict is not None:  # CE, SKIP
         return _skip(case, submission.verdict, submission.message, limits)
@@ -162,11 +153,8 @@ def _finish(package: Package, case: TestCase, limits: RunLimits, untimed: Verdic
 
 
 def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult:
-    """`result`, a run judged at a higher limit that ran to its end (or was stopped for good),
-    judged again at `time_s` as `judge_case` would have judged it there: the verdict (its
-    untimed verdict, or TLE when its CPU time is over `time_s` or it was stopped), the score
-    that verdict earns, the limit. How the time limit is derived in the same pass that judges
-    (problemtools judges once at the highest limit and reclassifies the same way)."""
+    """`result`, judged at a higher limit, judged again at `time_s` as `judge_case` would
+    there: verdict, score, limit (problemtools reclassifies one run the same way)."""
     if result.verdict in NOT_JUDGED or result.untimed_verdict == Verdict.JE:
         return replace(result, time_limit_s=time_s)
     try:
@@ -184,19 +172,15 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
     if over and not result.validator_first_wa:
         message = f"CPU time {result.cpu_s:.3f} s, over the {time_s:g} s limit"
     if case is None:
-        verdict = result.untimed_verdict
-        if result.timed_out or result.cpu_s > time_s:
-            verdict = Verdict.WA if result.validator_first_wa else Verdict.TLE
+        verdict = verdict_at(result, time_s)
         score = result.score
         if verdict != result.verdict and score is not None:
             score = 0.0 if verdict != Verdict.AC else None  # what it earns is not known here
         return replace(result, verdict=verdict, score=score, message=message,
                        time_limit_s=time_s)
-    limits = RunLimits(time_s=time_s, memory_mb=package.limits.memory_mb,
-                       output_mb=package.limits.output_mb)
-    again = _finish(package, case, limits, result.untimed_verdict, check, message, result.cpu_s,
-                    result.wall_s, result.peak_rss_kb, result.timed_out,
-                    result.validator_first_wa)
+    again = _finish(package, case, default_limits(package, time_s), result.untimed_verdict,
+                    check, message, result.cpu_s, result.wall_s, result.peak_rss_kb,
+                    result.timed_out, result.validator_first_wa)
     return replace(again, answer=result.answer)
 
 
@@ -217,14 +201,11 @@ class _Pass:
 
 def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
             run_pass) -> CaseResult:
-    """Run `run_pass(input_path, feedback_dir)` once, or for a multi-pass problem again on each
-    `nextpass.in` its output validator writes (problemtools' and BAPCtools' rules): the feedback
-    folder lasts over the passes, each pass's input is the last pass's `nextpass.in` (the
-    validator gets it as its input, with the case's answer), the case ends with the first pass
-    that is not accepted or that writes no `nextpass.in`, a rejection that writes one is JE, and
-    so is asking for a pass beyond `limits.validation_passes`, and a `nextpass.in` left as a
-    link (or anything but a regular file), which is never read. The time counted is the
-    slowest pass's: the time limit holds for each pass."""
+    """Run `run_pass(input_path, feedback_dir)` once, or for a multi-pass problem again on
+    each `nextpass.in` (problemtools' and BAPCtools' rules): one feedback folder over the
+    passes; the case ends at the first pass not accepted or writing no `nextpass.in`; JE for
+    a rejection that writes one, a pass beyond `validation_passes`, or a `nextpass.in` that is
+    no regular file. The time counted is the slowest pass's."""
     multi_pass = package.type.multi_pass
     feedback = scratch / "feedback"
     feedback.mkdir(exist_ok=True)
@@ -309,9 +290,7 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
 
 
 def _answer_file(case: TestCase, scratch: Path) -> Path:
-    """The case's answer file; for a case stored without one (found outside the package), an
-    empty file in `scratch`: checkers and output validators are given an empty answer, as the
-    default output validator compares with one."""
+    """The case's answer file, or an empty one in `scratch` for a case stored without one."""
     if case.answer_path is not None:
         return case.answer_path
     empty = scratch / "no-answer.ans"

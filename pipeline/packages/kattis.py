@@ -1,16 +1,9 @@
 """Loading an ICPC / Kattis problem package folder: legacy, 2023-07 and 2025-09.
 
-The version is `problem.yaml`'s `problem_format_version` (docs/packages.md). Legacy follows
-spec/legacy.md and problemtools (`testdata.yaml` settings inherited key by key, a time limit
-derived from the accepted submissions unless a DOMjudge `.timelimit` gives it); 2023-07 and
-2025-09 follow spec/2025-09.md (`test_group.yaml`, per-case `<name>.yaml`, `submissions.yaml`
-rules on top of the folder rules). A package needs an accepted submission only when it gives
-no time limit. Anything wrong is a `PackageError` naming the file, the line where known, and
-the rule.
-
-The loader is here; the parts it reads by concern are `kattis_config` (problem.yaml),
-`kattis_programs` (finding programs), `kattis_data` (test data) and `kattis_submissions`
-(submissions and what they expect).
+The version is `problem.yaml`'s `problem_format_version` (docs/packages.md): legacy follows
+problemtools, 2023-07 and 2025-09 spec/2025-09.md. Anything wrong is a `PackageError` naming
+the file, the line where known, and the rule. The parts read by concern: `kattis_config`
+(problem.yaml), `kattis_programs`, `kattis_data` and `kattis_submissions`.
 """
 
 from __future__ import annotations
@@ -35,6 +28,7 @@ from pipeline.packages.kattis_config import (
     read_limits,
     read_problem_type,
     title,
+    unknown_keys,
     words,
 )
 from pipeline.packages.kattis_data import NO_SECRET_NOTE, Data
@@ -47,9 +41,8 @@ from pipeline.packages.yamlfile import Lines, load_yaml, relative
 
 def load_kattis(root: Path, short_name: str | None = None,
                 build_dir: Path | None = None, contest: ContestLimit | None = None) -> Package:
-    """Load the Kattis / ICPC package in folder `root` (`build_dir`: where generators.yaml's
-    data is made; `contest`: the time limit its contest's problems.yaml gives it, taken when
-    it gives none of its own)."""
+    """Load the Kattis / ICPC package in `root` (`build_dir`: where generators.yaml's data is
+    made; `contest`: the contest's time limit, taken when the package gives none)."""
     IGNORED.append([])
     NOT_PROGRAMS.append([])
     try:
@@ -70,9 +63,8 @@ READ_AT_ROOT = frozenset({
 
 
 def _unread_at_root(root: Path) -> list[str]:
-    """One note counting the files and folders at the package's root that neither the format
-    nor BAPCtools reads (a DOMjudge `domjudge-problem.ini`, a stray generator), each named
-    (a folder with a `/`, and the folder read whose name is close to its), or none."""
+    """One note naming the files and folders at the root that neither the format nor
+    BAPCtools reads (with a read folder whose name is close), or none."""
     try:
         entries = sorted(p for p in root.iterdir() if visible(p) and p.name not in READ_AT_ROOT)
     except OSError:
@@ -119,11 +111,8 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
     file = "problem.yaml"
     version = format_version(config.get("problem_format_version"), file,
                              lines("problem_format_version"))
-    known = LEGACY_KEYS if version == "legacy" else MODERN_KEYS
-    for key in config:
-        if key not in known:
-            ignore_unknown(file, f"unknown key {key!r} in problem.yaml; "
-                           f"known: {', '.join(sorted(known))}", lines(str(key)))
+    unknown_keys(config, LEGACY_KEYS if version == "legacy" else MODERN_KEYS, file, file, lines,
+                 prefix=())
     if version != "legacy" and "name" not in config:
         raise PackageError(file, "name", "problem.yaml must give the problem's name")
     problem_type, custom_scoring = read_problem_type(config, version, file, lines)

@@ -1,9 +1,6 @@
-"""Reading a Kattis package's `problem.yaml` (format version, type, limits, name) and the checked
-values (numbers, word lists, validator arguments) its other settings files hold too.
-
-An unknown key is read past with a note, kept in `IGNORED`; so is a time setting above
-`MAX_TIME_SETTING_S`, which is lowered to it. Anything wrong is a `PackageError` naming the
-file, the line where known, and the rule.
+"""Reading a Kattis package's `problem.yaml` and the checked values (numbers, word lists,
+validator arguments) its other settings files hold too. An unknown key, or a time setting
+above `MAX_TIME_SETTING_S` (lowered to it), is a note kept in `IGNORED`.
 """
 
 from __future__ import annotations
@@ -181,8 +178,7 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
 
 
 def contest_time_limit(root: Path) -> ContestLimit | None:
-    """The time limit the contest's `problems.yaml` gives the package at `root`
-    (`contest.contest_time_limit`), capped as the package's own would be."""
+    """The time limit the package's contest gives it, capped as the package's own would be."""
     found = _contest_limit(root)
     if found is None:
         return None
@@ -196,8 +192,7 @@ MAX_TIME_SETTING_S = 120.0
 
 
 def capped_time(value: float, file: str, key: str, line: int | None) -> float:
-    """`value` (seconds) lowered to `MAX_TIME_SETTING_S`, with a note naming the file, line
-    and key when it was above it."""
+    """`value` (seconds) lowered to `MAX_TIME_SETTING_S`, with a note when it was above it."""
     if value <= MAX_TIME_SETTING_S:
         return value
     if IGNORED:
@@ -224,8 +219,7 @@ def _timelimit_file(root: Path) -> float | None:
 
 
 # What the package being loaded holds that the pipeline does not know (innermost load last):
-# an unknown key is read past with a note, as problemtools warns and goes on, so that a
-# package written for a newer or another tool still loads.
+# read past with a note, as problemtools does, so a package for a newer tool still loads.
 IGNORED: list[list[str]] = []
 
 
@@ -237,8 +231,7 @@ def ignore_unknown(file: str, message: str, line: int | None) -> None:
 def unknown_keys(mapping: dict, known: set[str], file: str, where: str, lines: Lines,
                   prefix: tuple[str, ...] | None = None) -> None:
     """A note for each key of `mapping` not in `known` (read past, as problemtools warns);
-    `where` names the mapping in the message, `prefix` its path in the file (default: `where`
-    split on dots)."""
+    `prefix`: its key path in the file (default: `where` split on dots)."""
     path = prefix if prefix is not None else tuple(where.split("."))
     for key in mapping:
         if key not in known:

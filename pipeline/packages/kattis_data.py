@@ -87,7 +87,7 @@ class Data:
             for name in names:
                 self._legacy_group(data / name, name, "data", root_settings)
         else:
-            inherited = self._modern_settings(data, {}, None)[0] if self.settings_path(data) \
+            inherited = self._modern_settings(data, {})[0] if self.settings_path(data) \
                 else {}
             for name in ("sample", "secret"):
                 if (data / name).is_dir():
@@ -122,10 +122,8 @@ class Data:
         def value(key, default):
             return settings[key][0] if key in settings else default
 
-        def where(key):
-            if key in settings:
-                return (settings[key][1], settings[key][2])
-            return ("testdata.yaml", None)
+        def where(key):  # (file, line)
+            return settings[key][1:] if key in settings else ("testdata.yaml", None)
 
         grading_config = self.problem_config.get("grading") or {}
         legacy: dict[object, str] = {"first_error": "break", "grade": "continue"}
@@ -166,12 +164,9 @@ class Data:
         if "output_validator_flags" in settings:
             value, file, line = settings["output_validator_flags"]
             ov_args = words(value, file, "output_validator_flags", line)
-        case_names = []
-        for base in cases:
-            case = self._case(base, name, iv_args, iv_by_name, ov_args, ())
-            self.cases.append(case)
-            case_names.append(case.name)
-        self.groups.append(TestGroup(name, parent, tuple(case_names),
+        made = [self._case(base, name, iv_args, iv_by_name, ov_args, ()) for base in cases]
+        self.cases += made
+        self.groups.append(TestGroup(name, parent, tuple(case.name for case in made),
                                      tuple(f"{name}/{s.name}" for s in subgroups), grading,
                                      self.settings_path(folder)))
         for sub in subgroups:
@@ -179,9 +174,8 @@ class Data:
 
     # 2023-07 / 2025-09
 
-    def _modern_settings(
-            self, folder: Path, inherited: dict, parent_scoring: KattisGroupScoring | None,
-    ) -> tuple[dict, dict, str | None, Lines]:
+    def _modern_settings(self, folder: Path,
+                         inherited: dict) -> tuple[dict, dict, str | None, Lines]:
         path = self.settings_path(folder)
         settings = dict(inherited)
         if path is None:
@@ -246,7 +240,7 @@ class Data:
     def _modern_group(self, folder: Path, name: str, parent: KattisGroupScoring | None,
                       inherited: dict, share: float | None = None,
                       parent_name: str | None = None) -> None:
-        settings, config, file, lines = self._modern_settings(folder, inherited, parent)
+        settings, config, file, lines = self._modern_settings(folder, inherited)
         scoring = self._modern_scoring(name, config, file, lines, parent, share)
         cases, subgroups = self._entries(folder, name)
         if name == "secret" and cases and subgroups:  # BAPCtools' own packages do it
@@ -278,15 +272,13 @@ class Data:
                                        f"{given:g}, more than its own {scoring.max_score:g}")
                 child_share = (scoring.max_score - given) / count if count else 0.0
         scored = scoring is not None and scoring.aggregation in ("sum", "min")
-        case_names = []
-        for base in cases:
-            case = self._case(base, name, iv_args, iv_by_name, ov_args, args)
-            if scored:
-                case = replace(case, scored=True, max_score=child_share)
-            self.cases.append(case)
-            case_names.append(case.name)
+        made = [self._case(base, name, iv_args, iv_by_name, ov_args, args) for base in cases]
+        if scored:
+            made = [replace(case, scored=True, max_score=child_share) for case in made]
+        self.cases += made
         sub_names = tuple(f"{name}/{s.name}" for s in subgroups)
-        self.groups.append(TestGroup(name, parent_name, tuple(case_names), sub_names, scoring,
+        self.groups.append(TestGroup(name, parent_name, tuple(case.name for case in made),
+                                     sub_names, scoring,
                                      folder / Path(file).name if file else None))
         for sub in subgroups:
             self._modern_group(sub, f"{name}/{sub.name}", scoring, settings, child_share, name)
@@ -380,6 +372,5 @@ class Data:
 
 
 def _beside(base: Path, extension: str) -> Path:
-    """The file of test case `base` (its path without an extension) with `extension`: `a.b`
-    gives `a.b.in`, where `with_suffix` would take `.b` for an extension."""
+    """The file of case `base` with `extension` (`a.b` gives `a.b.in`; `with_suffix` would not)."""
     return base.with_name(base.name + extension)

@@ -48,10 +48,8 @@ def not_a_program(path: Path, root: Path, why: str) -> None:
 
 
 def programs_in(folder: Path, role: Role, root: Path) -> list[Program]:
-    """Every program in a folder of programs (each file or subfolder is one). As problemtools
-    and BAPCtools find them: a file or folder whose language is not told by its names (no
-    known extension, no `#!` line, no build/run script: a README.txt) is no program, and one
-    named `*.disabled` / `*.template` is skipped."""
+    """Every program in a folder of programs, as problemtools finds them (a README.txt is none;
+    `*.disabled` / `*.template` are skipped)."""
     if not folder.is_dir():
         return []
     programs = []
@@ -79,8 +77,6 @@ def program_at(path: Path, role: Role, name: str, root: Path, **extra) -> Progra
 
 
 def _validator_language(files: tuple[Path, ...]) -> str | None:
-    if len(files) == 1 and files[0].suffix == ".ctd":
-        return "checktestdata"
-    if len(files) == 1 and files[0].suffix == ".viva":
-        return "viva"
-    return None
+    if len(files) != 1:
+        return None
+    return {".ctd": "checktestdata", ".viva": "viva"}.get(files[0].suffix)

@@ -1,10 +1,7 @@
 """The submissions of an ICPC / Kattis package, each with what it expects: a legacy folder's
-overall verdict; the 2023-07 / 2025-09 default folder rules with `submissions.yaml`'s rules on
-top (its patterns matched by `glob_matches`, also used by `expectations`); a DOMjudge
-`@EXPECTED_RESULTS@:` line in a submission's source, which replaces its folder's rule; and the
-`include/` files it is built with. A package needs an accepted submission only when it gives
-no time limit. Anything wrong is a `PackageError` naming the file, the line where known, and
-the rule.
+overall verdict; the 2023-07 / 2025-09 folder rules with `submissions.yaml`'s on top; a
+DOMjudge `@EXPECTED_RESULTS@:` line, which replaces its folder's rule; and the `include/` files
+it is built with.
 """
 
 from __future__ import annotations
@@ -124,9 +121,8 @@ def _submissions_yaml(root: Path) -> tuple[dict, str, Lines] | None:
 
 
 def _expected_results(files: tuple[Path, ...], root: Path) -> Expectation | None:
-    """The rule of the first `@EXPECTED_RESULTS@:` line in the submission's files, or None.
-    Raises PackageError (file, line, rule `expected-results`) for a word neither DOMjudge
-    nor BAPCtools reads there: that submission is not judged, the others are."""
+    """The rule of the first `@EXPECTED_RESULTS@:` line in the submission's files, or None;
+    PackageError for a word neither DOMjudge nor BAPCtools reads there."""
     for path in files:
         text = path.read_bytes()[:64 * 1024]
         match = _EXPECTED_RESULTS.search(text)
@@ -184,14 +180,9 @@ def _modern_expectation(name: str, folder: str,
 def _submission_settings(name: str, rules) -> dict:
     """language / entrypoint given for a submission by submissions.yaml."""
     found: dict = {}
-    if rules is None:
-        return found
-    config, _, _ = rules
-    for pattern, settings in config.items():
+    for pattern, settings in (rules[0] if rules is not None else {}).items():
         if glob_matches(str(pattern), name):
-            for key in ("language", "entrypoint"):
-                if key in settings:
-                    found[key] = settings[key]
+            found.update({k: settings[k] for k in ("language", "entrypoint") if k in settings})
     return found
 
 
@@ -208,11 +199,8 @@ def _include_files(root: Path, language: str | None, version: Format) -> tuple[P
 
 def submissions(root: Path, version: Format,
                 limits: Limits) -> tuple[list[Program], list[PackageError]]:
-    """The submissions, each with what it expects, and the ones not judged (an unknown
-    `@EXPECTED_RESULTS@` word), each as its error. A package needs an accepted one unless it
-    gives its time limit: the limit is derived from the accepted ones' times otherwise. With
-    one given, a package of no accepted submission (BAPCtools' `hellounix`: run_time_error/
-    only) or of no submissions/ at all loads, as `bt run` runs it."""
+    """The submissions, each with what it expects, and the errors of those not judged; an accepted
+    one is needed only when no time limit is given."""
     folder = root / "submissions"
     rules = None if version == "legacy" or not folder.is_dir() else _submissions_yaml(root)
     programs = []

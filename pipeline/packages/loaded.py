@@ -13,8 +13,7 @@ from pipeline.packages.model import Package
 
 
 class LoadedPackage(Protocol):
-    """A registered package as a problem: its id, its folder in the data folder, the package
-    it holds, its builds and its time limit."""
+    """A registered package as a problem: id, folder, package, builds and time limit."""
 
     @property
     def id(self) -> str: ...

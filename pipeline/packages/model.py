@@ -1,14 +1,9 @@
 """A loaded problem package as plain frozen values: limits, test cases, groups, programs.
 
-The loaders (`kattis.py`, `polygon.py`) turn a package folder into one `Package`; everything
-after them (building, validating, judging, scoring, expectations) reads only these values. Paths
-are absolute. Names follow the package's own conventions: a test case is named by its path under
-`data/` without `.in` (`secret/group1/03-max`), a group by its folder (`secret/group1`), a
-submission by its path under `submissions/` (`accepted/sol.py`) or, for Polygon, under the
-package root (`solutions/main.cpp`).
-
-Verdicts are `pipeline.verdicts.Verdict` members, these nine (`VERDICTS`): AC, WA, TLE, MLE, RE,
-OLE, CE, JE, SKIP.
+The loaders (`kattis.py`, `polygon.py`) make one `Package`; everything after them reads only
+these values. Paths are absolute. A test case is named by its path under `data/` without `.in`
+(`secret/group1/03-max`), a group by its folder, a submission by its path under `submissions/`
+(`accepted/sol.py`) or, for Polygon, the package root (`solutions/main.cpp`).
 """
 
 from __future__ import annotations
@@ -23,8 +18,6 @@ from pipeline.programs.program import Convention, Program, Role  # noqa: F401 (t
 from pipeline.verdicts import Verdict
 
 Format = Literal["legacy", "2023-07", "2025-09", "polygon"]
-VERDICTS = (Verdict.AC, Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE, Verdict.CE,
-            Verdict.JE, Verdict.SKIP)
 
 
 @dataclass(frozen=True)
@@ -49,12 +42,10 @@ class ProblemType:
 class Limits:
     """Limits on submissions and on the package's own programs.
 
-    `time_s` is the package's time limit when it gives one (`time_source == "given"`); when the
-    format derives it from the accepted submissions' times (`"derive"`), it is None until
-    `expectations.derive_time_limit` computes it. `ac_to_time_limit` and `time_limit_to_tle` are
-    the two safety factors: the 2023-07/2025-09 `time_multipliers` (defaults 2.0 and 1.5), or the
-    legacy `time_multiplier` and `time_safety_margin` (defaults 5 and 2). `time_from` names the
-    contest's `problems.yaml` entry when the time limit is the contest's (the package gives none).
+    `time_s` is None while the limit is to be derived (`time_source == "derive"`).
+    `ac_to_time_limit` and `time_limit_to_tle` are the safety factors (`time_multipliers`, or
+    legacy `time_multiplier` and `time_safety_margin`); `time_from` names the contest's
+    `problems.yaml` entry when the limit is the contest's.
     """
 
     time_s: float | None
@@ -107,8 +98,7 @@ class TestCase:
 
 @dataclass(frozen=True)
 class ValidatorTest:
-    """A case of data/invalid_input, invalid_answer, invalid_output or valid_output: not
-    judged, but a test the package's validators must pass (`invalid.check_validators`)."""
+    """A case of data/invalid_* or valid_output: a test the package's validators must pass."""
 
     case: TestCase
     kind: Literal["invalid_input", "invalid_answer", "invalid_output", "valid_output"]
@@ -165,12 +155,8 @@ class TestGroup:
 
 @dataclass(frozen=True)
 class Requirement:
-    """One rule on a submission's verdicts, as submissions.yaml states them.
-
-    `scope` is a test data glob relative to data/ ('' = every case). Verdict sets hold the
-    pipeline's `Verdict`s (RE for the spec's RTE). `final_verdict` holds the legacy rule (the
-    overall verdict must be this one), `final_any_of` the DOMjudge `@EXPECTED_RESULTS@` rule.
-    """
+    """One rule on a submission's verdicts, as submissions.yaml states them (`scope`: a glob under
+    data/, '' every case; `final_verdict` legacy's, `final_any_of` `@EXPECTED_RESULTS@`)."""
 
     scope: str = ""
     permitted: frozenset[Verdict] | None = None
@@ -193,8 +179,7 @@ class Expectation:
 
 
 def requirements_of(program: Program) -> tuple[Requirement, ...]:
-    """The rules of a submission's expectation (none without one): a package's programs carry
-    its `Expectation`s, which `Program` knows only as `Expected` (their label)."""
+    """The rules of a submission's `Expectation` (which `Program` knows only as `Expected`)."""
     expectation = program.expectation
     return expectation.requirements if isinstance(expectation, Expectation) else ()
 
@@ -222,10 +207,8 @@ class Package:
     treat_points_as_percent: bool = False   # Polygon judging attribute
     answer_validators: tuple[Program, ...] = ()  # answer_validators/: run on every .ans
     notes: tuple[str, ...] = field(default=())  # parts of the package read but not acted on
-    # Parts the package holds that are not judged, each with its file, line and rule: test
-    # cases generators.yaml could not make, an input without its answer (`missing-answer`) or
-    # an answer without its input (`missing-input`), a submission whose @EXPECTED_RESULTS@
-    # word is unknown (`expected-results`).
+    # Parts the package holds that are not judged, each with its file, line and rule (a case
+    # not made or without its partner file, an unknown @EXPECTED_RESULTS@ word).
     rejects: tuple[PackageError, ...] = ()
     validator_tests: tuple[ValidatorTest, ...] = ()  # data/invalid_*, data/valid_output
     # Files of the package never read (a link out of it, a pipe: `tree.copy_package`), each
@@ -234,10 +217,8 @@ class Package:
 
     @property
     def unjudged_cases(self) -> tuple[PackageError, ...]:
-        """The test cases the package holds but that are not judged, one error (file, rule)
-        each: an input without its answer or an answer without its input, a case file left
-        out unread (a link out of the package), a case generators.yaml could not make and the
-        package does not commit (its `case`); a run's agreement is on the other cases only."""
+        """The test cases the package holds but that are not judged, one error each (a file
+        without its partner, one left out unread, one generators.yaml could not make)."""
         found: dict[str, PackageError] = {}
         for error in (*self.rejects, *self.left_out):
             path = Path(error.file)
@@ -249,23 +230,20 @@ class Package:
         return tuple(found.values())
 
     def case(self, name: str) -> TestCase:
-        for case in self.cases:
-            if case.name == name:
-                return case
-        raise KeyError(f"package {self.short_name} has no test case {name!r}")
+        return self._named(self.cases, name, "test case")
 
     def group(self, name: str) -> TestGroup:
-        for group in self.groups:
-            if group.name == name:
-                return group
-        raise KeyError(f"package {self.short_name} has no test group {name!r}")
+        return self._named(self.groups, name, "test group")
 
     def submission(self, name: str) -> Program:
-        for program in self.submissions:
-            if program.name == name:
-                return program
-        raise KeyError(f"package {self.short_name} has no submission {name!r}; submissions: "
-                       f"{', '.join(p.name for p in self.submissions)}")
+        return self._named(self.submissions, name, "submission", "; submissions: " + ", ".join(
+            p.name for p in self.submissions))
+
+    def _named(self, items: tuple, name: str, what: str, known: str = ""):
+        found = next((item for item in items if item.name == name), None)
+        if found is None:
+            raise KeyError(f"package {self.short_name} has no {what} {name!r}{known}")
+        return found
 
     @property
     def programs(self) -> tuple[Program, ...]:
@@ -277,19 +255,11 @@ class Package:
 
 @dataclass(frozen=True)
 class RunLimits:
-    """Limits for one run of a submission on one case.
+    """Limits for one run: judged at `time_s` (CPU s), run to `kill_after_s` (at least `time_s`),
+    so that it can be judged again at any limit up to it."""
 
-    `time_s` is the limit the verdict is judged at (CPU seconds); `kill_after_s` is the
-    limit the run is run to, at least `time_s`, so that one run can be judged again at any
-    limit up to it (`expectations.verdict_at`): it is stopped just past it in CPU time
-    (`cpu_cap_s`: over it, it is TLE there) or at the wall-clock cap of that on its own
-    clock (`wall_s`, `contained.wall_cap_s`: the one rule of every program's time).
-    """
-
-    # How far past the limit it is run to a run is stopped in CPU time: the launcher stops it
-    # once its CPU clock reads at least that (it looks again within a millisecond of when it
-    # would get there), so a stopped run's CPU time is over the limit, TLE there, and a run
-    # meant to time out costs no more than that limit and a few ms.
+    # How far past the limit it is run to a run is stopped in CPU time, so that a stopped
+    # run's CPU time is over that limit (TLE there) and costs only a few ms more.
     CPU_CAP_PAST_S = 0.01
 
     time_s: float
@@ -308,12 +278,9 @@ class RunLimits:
 
 @dataclass(frozen=True)
 class CaseResult:
-    """One submission on one case: the verdict and everything it was decided from.
-
-    `verdict` is judged at the run's `time_limit_s`. `untimed_verdict` is what the run got when
-    time is not counted (the answer check, or the crash), `timed_out` says whether it was
-    stopped at the wall-clock limit, and `validator_first_wa` whether an interactive validator
-    had already rejected it before it ran out of time (problemtools then says WA, not TLE).
+    """One submission on one case: the verdict (at `time_limit_s`) and what it came from.
+    `untimed_verdict` is what it got with time not counted; `validator_first_wa`: an
+    interactive validator rejected it before it ran out of time (problemtools: WA, not TLE).
     """
 
     case: str
@@ -333,7 +300,6 @@ class CaseResult:
 
 
 def case_result(judgement: object) -> CaseResult:
-    """A run a package judged, as its judge recorded it: the `Outcome.judgement` of such a run
-    is its `CaseResult`, which `Outcome` knows only as a `Judgement`."""
+    """The `CaseResult` a package judge recorded as a run's `Outcome.judgement`."""
     assert isinstance(judgement, CaseResult)
     return judgement

@@ -1,12 +1,9 @@
 """Constraint coverage of a package, from testlib's own test-overview log.
 
-A testlib validator run with `--testOverviewLogFileName FILE` writes one line per variable it
-read with a name, `"n":` followed by `min-value-hit` and/or `max-value-hit`, then one line per
-feature (`feature "name": hit`), which are read past. `package_coverage` runs each testlib
-input validator (`validate.speaks_testlib`) on every stored input as ingest validates it
-(`validate.input_overview`) and counts per variable the cases hitting each end; a case it
-rejects or cannot judge is not counted. The log names no values, so a row's range and the
-values reached are unknown (None). See docs/commands.md on coverage.
+The log (`--testOverviewLogFileName`) has a line per named variable, `"n":` with
+`min-value-hit` and/or `max-value-hit` (feature lines are read past). `package_coverage` counts
+per variable the accepted inputs hitting each end; the log names no values, so ranges are
+unknown (None). See docs/commands.md on coverage.
 """
 
 from __future__ import annotations
@@ -35,8 +32,7 @@ class VariableHit:
 
 
 def parse_overview(text: str) -> tuple[VariableHit, ...]:
-    """The variables of a test-overview log, in its order (features and any other line are
-    read past)."""
+    """The variables of a test-overview log, in its order (other lines read past)."""
     hits = []
     for line in text.splitlines():
         if line.startswith("feature "):
@@ -52,10 +48,8 @@ def parse_overview(text: str) -> tuple[VariableHit, ...]:
 
 def package_coverage(package: Package, builds: PackageBuilds, inputs: Iterable[tuple[str, str]],
                      case_for: Callable[[str, Path], TestCase]) -> tuple[BoundCoverage, ...]:
-    """Per variable of the package's testlib input validators, how many of `inputs` (each its
-    text and the group it was found in; `case_for(group, path)` is that group's test case for
-    an input file) hit its lower end and its upper end. With more than one testlib validator
-    a row is named `validator: variable`."""
+    """Per variable of the testlib input validators, how many of `inputs` ((text, group))
+    hit its lower and upper end; with several validators a row is `validator: variable`."""
     asked = [b for b in builds.input_validators if b.ok and speaks_testlib(b.program)]
     if not asked:
         return ()

@@ -39,8 +39,7 @@ from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.untrusted import excerpt
 from pipeline.verdicts import POLYGON_TAGS
 
-# The most bytes a problem.xml may have (Polygon's are a few KB; as much as a YAML file of a
-# package may have).
+# The most bytes a problem.xml may have (Polygon's are a few KB)
 MAX_XML_BYTES = MAX_YAML_BYTES
 
 # The line of problem.xml each element starts on (for the messages naming it).
@@ -80,8 +79,7 @@ def _parse(root: Path) -> ElementTree.Element:
 
 
 def _inside(root: Path, rel: str, what: str, element: ElementTree.Element | None) -> Path:
-    """`root / rel` when that stays inside the package, else a `PackageError` naming
-    problem.xml and the element's line."""
+    """`root / rel` when that stays inside the package, else a `PackageError`."""
     normal = os.path.normpath(rel)
     path = root / normal
     if os.path.isabs(rel) or normal == ".." or normal.startswith(".." + os.sep) or \
@@ -173,20 +171,16 @@ def load_polygon(root: Path, build_dir: Path, short_name: str | None = None) -> 
         path, declared = _source(executable, root, "executable")
         generators[path.stem] = _program(path, declared, "generator", path.stem, resources)
 
-    checker = None
-    node = xml.find("./assets/checker")
-    if node is not None:
-        path, declared = _source(node, root, "checker")
-        checker = _program(path, declared, "checker", path.name, resources)
-    interactor = None
-    node = xml.find("./assets/interactor")
-    if node is not None:
-        path, declared = _source(node, root, "interactor")
-        interactor = _program(path, declared, "interactor", path.name, resources)
-    validators = []
-    for node in xml.findall("./assets/validators/validator"):
-        path, declared = _source(node, root, "validator")
-        validators.append(_program(path, declared, "input_validator", path.name, resources))
+    def asset(node: ElementTree.Element | None, what: str, role: Role) -> Program | None:
+        if node is None:
+            return None
+        path, declared = _source(node, root, what)
+        return _program(path, declared, role, path.name, resources)
+
+    checker = asset(xml.find("./assets/checker"), "checker", "checker")
+    interactor = asset(xml.find("./assets/interactor"), "interactor", "interactor")
+    validators = [asset(node, "validator", "input_validator")
+                  for node in xml.findall("./assets/validators/validator")]
 
     submissions = []
     for node in xml.findall("./assets/solutions/solution"):
@@ -209,7 +203,7 @@ def load_polygon(root: Path, build_dir: Path, short_name: str | None = None) -> 
     shell = Package(short_name=short_name or xml.get("short-name") or root.name,
                     title=title or root.name, format="polygon", root=root,
                     type=ProblemType(interactive=interactor is not None), limits=limits,
-                    cases=(), groups=(), input_validators=tuple(validators),
+                    cases=(), groups=(), input_validators=tuple(v for v in validators if v),
                     output_validator=None, output_validator_flags=(), checker=checker,
                     interactor=interactor, generators=tuple(generators.values()),
                     submissions=tuple(submissions),

@@ -1,12 +1,9 @@
 """A registered problem package as a `Problem`: the same interface as a Python problem.
 
-A case is the input text (`TextCase`), its size its length in bytes; `check_input` runs the
-input validators with the group's arguments (an invalid input is an `InputError`, a reject)
-and `validate_answer` the answer validators. There are no built-in stages: the solvers are
-the package's submissions, built, run and judged by its own rules. The recipes are a Polygon
-package's generator commands (`generators`); `compare` is the default output validator with
-the package's flags, else token equality. The time limit is the package's own or the one
-derived and recorded (`time_limit_pending` until then); coverage comes from `overview`.
+A case is the input text (`TextCase`); `check_input` runs the input validators with the
+group's arguments, `validate_answer` the answer validators. The solvers are the package's
+submissions, judged by its own rules; the recipes are a Polygon package's generator commands;
+`compare` is the default output validator with the package's flags.
 """
 
 from __future__ import annotations
@@ -78,8 +75,7 @@ class PackageProblem(Problem):
         return build_dir(self.folder.parent.parent)
 
     def time_limit(self) -> TimeLimit | None:
-        """The time limit submissions are judged at (the package's own, or the one a run
-        derived and recorded), with the margins around it; None until one is derived."""
+        """The time limit submissions are judged at, with its margins; None until one is derived."""
         package = self.load()
         given = given_time_limit(package)
         if given is not None or self.time_limit_pending:
@@ -89,11 +85,8 @@ class PackageProblem(Problem):
 
     def add_test(self, data_dir: Path, name: str, text: str, answer: str,
                  group: str | None = None) -> tuple[Path, str | None]:
-        """Write a test made by `pipeline harden` into the package's own data, beside the
-        cases of the test group it was judged in (`data/secret/NAME.in` and `.ans`, or
-        `data/secret/group2/...`), where judges and the package's other tools find it, and
-        return the package's folder (ingesting it registers the package again, validators
-        and all) and None: the folder is a package of its own."""
+        """Write a test made by `pipeline harden` into the package's data, in its group's folder;
+        return the package's folder (ingesting it registers the package again) and None."""
         source = Path(read_marker(self.folder).get("source", ""))
         if not source.is_dir():
             raise UserError(f"{source}: the package was registered from a file, not a "
@@ -155,8 +148,7 @@ class PackageProblem(Problem):
         return next((s for s in self.submissions if s.name == name), None)
 
     def known_wrong(self, name: str) -> str | None:
-        """A submission whose folder or tag expects it to fail: `expected to be
-        wrong_answer`."""
+        """A submission whose folder or tag expects it to fail: `expected to be wrong_answer`."""
         submission = self._submission(name)
         if submission is None:
             return super().known_wrong(name)
@@ -164,21 +156,18 @@ class PackageProblem(Problem):
         return None if accepted else f"expected to be {submission.expected}"
 
     def expected_to_pass(self, name: str) -> bool:
-        """A submission: its folder or tag accepts it and no rule of it wants another verdict
-        (`expectations.expected_to_pass`); anything else as for any problem."""
+        """A submission: `expectations.expected_to_pass`; anything else as for any problem."""
         submission = self._submission(name)
         return super().expected_to_pass(name) if submission is None else \
             expected_to_pass(submission)
 
     def may_pass(self, name: str) -> bool:
-        """A submission: no rule of its expectation requires a failure
-        (`expectations.may_pass`); anything else as for any problem."""
+        """A submission: `expectations.may_pass`; anything else as for any problem."""
         submission = self._submission(name)
         return super().may_pass(name) if submission is None else may_pass(submission)
 
     def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
-        """Constraint coverage from the package's testlib input validators' test-overview
-        logs (`pipeline.packages.overview`), each input validated as a case of its group."""
+        """Constraint coverage from the testlib input validators' test-overview logs."""
         package = self.load()
         return package_coverage(package, self.builds(), inputs,
                                 lambda group, path: case_in_group(package, group, path))
@@ -200,12 +189,8 @@ class PackageProblem(Problem):
 
 @dataclass(frozen=True)
 class Judge:
-    """The package's judge (`PackageJudge`): it builds the submissions, runs and judges each
-    on a case by the package's own rules (`runjob`), derives the time limit from the
-    lower-bound submissions where the package gives none and holds each submission to its
-    expectation (`submissions`), and holds the validators to the invalid data (`invalid`).
-    The run-side parts are imported where they are used: a worker that only runs jobs needs
-    `runjob` alone (no Polars)."""
+    """The package's judge; the run-side parts are imported where used: a worker needs `runjob`
+    alone (no Polars)."""
 
     problem: PackageProblem
 
@@ -231,8 +216,7 @@ class Judge:
         return found, expectation_rows(run_id, self.problem.id, found)
 
     def run_job(self, job: Job) -> Outcome | None:
-        """A submission, or an external program the run has the package judge, run and
-        judged on one case by the package's own rules (`runjob`); None for the rest."""
+        """A submission or external program judged on one case by the package's rules; else None."""
         from pipeline.packages.runjob import judge_external, judge_job
 
         if job.solver.kind == "submission":
@@ -269,9 +253,8 @@ class Judge:
         self.problem.builds()
 
     def check_after_ingest(self) -> list[str]:
-        """The validators held to the invalid data now, each kind's agreement read from the
-        build area's cache when it holds it, else checked and stored there for the runs
-        (`invalid.check_validators`); a note for each kind they disagree with."""
+        """The validators held to the invalid data now (`invalid.check_validators`, cached
+        for the runs); a note for each kind they disagree with."""
         from pipeline.packages.invalid import check_validators, disagreement_notes
 
         problem = self.problem
@@ -308,8 +291,7 @@ def _loaded(folder: Path) -> tuple[Package, str]:
 
 
 def _builds(folder: Path) -> PackageBuilds:
-    """The package's own programs built (validators, checker, interactor), once a process;
-    submissions are built by the run layer."""
+    """The package's own programs built (not submissions), once a process."""
     _loaded(folder)  # (a package loaded again drops the builds of the one before)
     builds = _build_cache.get(folder)
     if builds is None:
@@ -320,8 +302,7 @@ def _builds(folder: Path) -> PackageBuilds:
 
 
 def _start_builds(folder: Path) -> Future[PackageBuilds]:
-    """The build of the package's own programs, started on a thread of its own unless it is
-    under way (it waits on compilers: contained processes)."""
+    """Start building the package's own programs on a thread, unless under way."""
     package, _ = _loaded(folder)
     with _builds_lock:
         started = _building.get(folder)
@@ -340,8 +321,7 @@ def _start_builds(folder: Path) -> Future[PackageBuilds]:
 
 
 def _input_builds(folder: Path) -> PackageBuilds:
-    """The package's input validators built (the rest of its programs building meanwhile):
-    what validating an input needs."""
+    """The package's input validators built (the rest building meanwhile)."""
     builds = _build_cache.get(folder)
     if builds is not None:
         return builds

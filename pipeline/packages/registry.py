@@ -1,12 +1,8 @@
 """Registering a judge's problem package in the data folder, so it is a problem like any other.
 
-`register(source, data_dir, short_name)` copies the package (a folder, or a .zip/.kpp of one)
-to `DATA/problems/<short name>/package/` (`tree.copy_package`), writes `package.json` beside
-it (format, origin, a digest of every file, the source's `source_stamp`) and a contest's time
-limit for it (`contest.record_entry`), and says what changed when it replaces a registration.
-The copy is made beside the old one and swapped in by renames, so a crash leaves the old or the
-new copy; the caller holds the data folder's lock. `changed_source(folder)` says whether the
-source changed since; `content_digest(folder)` names the registered content.
+`register` copies the package to `DATA/problems/<short name>/package/` with `package.json`
+beside it (format, origin, file digests, `source_stamp`), swapped in by renames so a crash
+leaves the old or the new copy (the caller holds the data folder's lock).
 """
 
 from __future__ import annotations
@@ -49,12 +45,9 @@ def build_dir(data_dir: Path) -> Path:
 
 
 def _digests(root: Path) -> dict[str, str]:
-    found = {}
-    for path in sorted(root.rglob("*")):
-        if path.is_file() and not any(part.startswith(".") for part in
-                                      path.relative_to(root).parts):
-            found[path.relative_to(root).as_posix()] = file_sha256(path).hexdigest()[:16]
-    return found
+    return {path.relative_to(root).as_posix(): file_sha256(path).hexdigest()[:16]
+            for path in sorted(root.rglob("*")) if path.is_file()
+            and not any(part.startswith(".") for part in path.relative_to(root).parts)}
 
 
 def _area(path: str) -> str:
@@ -87,12 +80,10 @@ def _changes(old: dict, new_files: dict[str, str], new_facts: dict[str, str]) ->
     before = old.get("files", {})
     by_area: dict[str, list[str]] = {}
     for path in sorted(set(before) | set(new_files)):
-        if path not in new_files:
-            by_area.setdefault(_area(path), []).append(f"-{path}")
-        elif path not in before:
-            by_area.setdefault(_area(path), []).append(f"+{path}")
-        elif before[path] != new_files[path]:
-            by_area.setdefault(_area(path), []).append(f"~{path}")
+        sign = "-" if path not in new_files else "+" if path not in before else \
+            "~" if before[path] != new_files[path] else ""
+        if sign:
+            by_area.setdefault(_area(path), []).append(f"{sign}{path}")
     for area, items in by_area.items():
         shown = ", ".join(items[:4]) + (f" and {len(items) - 4} more" if len(items) > 4 else "")
         found.append(f"{area}: {shown}")
@@ -100,9 +91,8 @@ def _changes(old: dict, new_files: dict[str, str], new_facts: dict[str, str]) ->
 
 
 def source_stamp(source: Path) -> str | None:
-    """A cheap stamp of a package's source (a folder's listing: names, sizes, modification
-    times, link targets; an archive's size and modification time), read without reading any
-    file, or None when the source is gone."""
+    """A stamp of a package's source read without reading any file (a listing's names,
+    sizes, times and links), or None when the source is gone."""
     try:
         if source.is_dir():
             contest = contest_stamp(source)
@@ -115,9 +105,8 @@ def source_stamp(source: Path) -> str | None:
 
 
 def changed_source(folder: Path) -> tuple[Path | None, bool]:
-    """(the source the package registered at `folder` came from, or None when the marker names
-    none; whether that source changed since it was registered or is gone: its stamp differs,
-    or none was recorded)."""
+    """(the source the package at `folder` came from or None, whether it changed since it
+    was registered or is gone)."""
     marker = read_marker(folder)
     if not marker.get("source"):
         return None, False
@@ -127,9 +116,7 @@ def changed_source(folder: Path) -> tuple[Path | None, bool]:
 
 
 def content_digest(folder: Path) -> str | None:
-    """A digest of the package content registered at `folder` (every file's digest, by path),
-    the same whenever the same content is registered; None when no package is registered
-    there (a built-in problem)."""
+    """A digest of the package content registered at `folder`; None for a built-in problem."""
     files = read_marker(folder).get("files")
     if files is None:
         return None

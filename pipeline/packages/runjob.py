@@ -1,11 +1,7 @@
 """One job of `pipeline run` on a registered package: a submission, or an `--external`
-program, judged on one stored case.
-
-The worker side of a package run: it loads the package once (`LoadedPackage.load`), builds its
-programs once (each submission cached by source hash under `DATA/build/packages/`) and judges
-the case by the package's rules (`judge.judge_case`). A stored case is matched to the
-package's own test case by its input's bytes; one not in the package (ingested from elsewhere,
-found by `stress`) is judged as a case of its group with its stored answer.
+program, judged on one stored case (the worker side: the package loaded and its programs built
+once). A stored case is matched to the package's test case by its input's bytes; one not in
+the package (found by `stress`) is judged as a case of its group with its stored answer.
 """
 
 from __future__ import annotations
@@ -19,7 +15,7 @@ from pathlib import Path
 
 from pipeline.packages.expectations import times_out_by_design
 from pipeline.packages.groups import case_in_group
-from pipeline.packages.judge import build_one, judge_case
+from pipeline.packages.judge import build_one, default_limits, judge_case
 from pipeline.packages.loaded import LoadedPackage
 from pipeline.packages.model import (
     CaseResult,
@@ -38,9 +34,8 @@ from pipeline.programs.parallel import on_cores
 
 _submissions: dict[tuple[Path, str], Build] = {}
 _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
-# Submissions that ran out of time at the margin's high end on a case in this process (the
-# package, the submission, the limit judged at): their verdict at either limit is TLE
-# whatever their other cases do, so those are stopped at the judged limit.
+# (package, submission, limit) that ran out of time at the high end in this process: TLE at
+# either limit whatever their other cases do, so those are stopped at the judged limit.
 _timed_out_at_high: set[tuple[Path, str, float | None]] = set()
 
 
@@ -50,8 +45,7 @@ def package_case(problem: LoadedPackage, text: str) -> TestCase | None:
 
 
 def package_cases(problem: LoadedPackage) -> dict[str, TestCase]:
-    """The package's test cases by the case id of their input (the first of equal inputs),
-    the id ingest stored them under."""
+    """The package's test cases by the case id ingest stored their input under (first of equals)."""
     package = problem.load()
     known = _cases_by_input.get(problem.folder)
     if known is None or known[0] is not package:
@@ -67,9 +61,8 @@ def package_cases(problem: LoadedPackage) -> dict[str, TestCase]:
 
 
 def case_name(problem: LoadedPackage, case_id: str, group: str | None) -> str:
-    """The name the stored case `case_id` is judged under: its package test case's (ingest
-    stored it under the case id of its input), else its group's and its id's
-    (`_outside_case`)."""
+    """The name the stored case is judged under: its package test case's, else
+    `_outside_case`'s."""
     case = package_cases(problem).get(case_id)
     return case.name if case is not None else outside_name(case_id, group)
 
@@ -92,12 +85,8 @@ def submission_build(problem: LoadedPackage, name: str) -> Build:
 
 
 def start_building(problem: LoadedPackage, names: tuple[str, ...]) -> None:
-    """Build the submissions `names` into the package's build cache on a daemon thread beside
-    the run's start, a core's worth at once: a worker finds each built, or waits for the build
-    under way (`build_program` holds a lock per build). Their compilers see what their runs
-    see (`_package_of`). What a build finds (a compile error) is kept in the cache like any
-    build's, for the worker that runs it to report; what one raises, the worker raises again
-    as it builds it itself."""
+    """Build the submissions `names` on a daemon thread beside the run's start, a core's worth at
+    once; a worker finds each built or waits for it (what a build raises, it raises again)."""
     problem, _ = _package_of(problem)
 
     def build_all() -> None:
@@ -119,10 +108,8 @@ def _package_of(problem: LoadedPackage) -> tuple[LoadedPackage, Package]:
 
 
 def cut_here(problem: LoadedPackage, package: Package, job: Job) -> bool:
-    """Whether `job` is stopped at the limit rather than at the high end: its submission is
-    meant to time out on its case (`times_out_by_design`, by its rules in scope of the case)
-    and it is not the one case where it runs to the high end (`submissions.submission_specs`:
-    `SubmissionTime.cut_s`, `full_case`)."""
+    """Whether `job` is stopped at the limit rather than the high end: its submission is
+    meant to time out on its case and this is not its one `full_case`."""
     spec, time = job.solver, job.solver.submission
     if time is None or time.cut_s is None or job.case_id == time.full_case:
         return False
@@ -133,8 +120,7 @@ def cut_here(problem: LoadedPackage, package: Package, job: Job) -> bool:
 
 
 def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
-    """Judge `job` (a submission of `problem` on one case) and report it as an `Outcome`
-    with the package's verdict (`judgement`)."""
+    """Judge `job` (a submission on one case) as an `Outcome` with the package's verdict."""
     problem, package = _package_of(problem)
     build = submission_build(problem, job.solver.name)
     time = job.solver.submission
@@ -145,8 +131,7 @@ def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
     settled = (problem.folder, job.solver.name, judged_s)
     if settled in _timed_out_at_high:  # TLE at the high end already: the limit is all it needs
         kill_after = min(kill_after, judged_s) if kill_after is not None else judged_s
-    limits = RunLimits(time_s=judged_s, memory_mb=package.limits.memory_mb,
-                       output_mb=package.limits.output_mb, kill_after_s=kill_after)
+    limits = default_limits(package, judged_s, kill_after)
     isolation = replace(job.solver, stack_mb=None, visible=())  # sandboxed as the job says
     outcome = _judge(job, problem, package, build, limits, isolation=isolation)
     ran_to_high = kill_after is not None and kill_after > judged_s
@@ -157,9 +142,8 @@ def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
 
 
 def judge_external(job: Job, problem: LoadedPackage) -> Outcome:
-    """Judge `job` (an `--external` program on one case of `problem`) as the package judges
-    its own submissions: its output validator or checker, its interactor, its test case's
-    arguments; the program's time limit and memory limit are the run's."""
+    """Judge `job` (an `--external` program) as the package judges its submissions, at the
+    run's time and memory limits."""
     problem, package = _package_of(problem)
     spec = job.solver
     program = spec.program or Program(name=spec.name)
@@ -199,8 +183,7 @@ def _outside_case(package: Package, job: Job, scratch: Path) -> TestCase:
 
 
 def outcome_of(job: Job, result: CaseResult) -> Outcome:
-    """The outcome of a judged run: its verdict when it did not end by itself (`STOPPED`),
-    the judgement (AC, WA, ...) always."""
+    """A judged run's outcome: a verdict when it was stopped (`STOPPED`), the judgement always."""
     verdict = result.verdict if result.verdict in STOPPED else None
     return Outcome(job.key, verdict, answer=result.answer,
                    wall_ms=result.wall_s * 1000, cpu_ms=result.cpu_s * 1000,

@@ -230,9 +230,8 @@ def _legacy(package: Package, results, verdict_of) -> Aggregate:
                 collected = collected[-1:]
             verdicts = [v for v, _ in collected]
             scores = [s for _, s in collected]
-            if "accept_if_any_accepted" in flags and Verdict.AC in verdicts:
-                verdict = Verdict.AC
-            elif "always_accept" in flags:
+            if "always_accept" in flags or ("accept_if_any_accepted" in flags
+                                            and Verdict.AC in verdicts):
                 verdict = Verdict.AC
             elif "first_error" in flags:
                 verdict = first_error(verdicts)

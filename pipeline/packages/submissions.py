@@ -1,17 +1,11 @@
-"""The part of a run that is particular to a problem package, its submissions, behind the
-package's judge (`problem.Judge`, the `PackageJudge` a `LoadedPackage` offers).
+"""A package's submissions in a run (behind `problem.Judge`), judged by the package's rules:
 
-Submissions are solvers like any other, judged where they run by the package's own rules
-(`runjob`). This module adds around them:
-
-1. the time limit they are judged at (`judging_limit`): the package's own, else the one a
-   previous run recorded, else derived now in the same pass that judges them (`derive_limit`);
-2. their specs (`submission_specs`): run to the high end of the margin around the limit so
-   each result can be judged again there (problemtools' "sensitive to time limit");
-3. after the run, each submission held against what its folder or tag expects
-   (`hold_expectations`), and the validators against the invalid_* / valid_output cases
-   (`invalid.check_validators`), into the `expectations` table; only when the run covered
-   every test case of the package.
+1. the time limit (`judging_limit`): the package's, a recorded one, or derived now in the
+   same pass that judges them (`derive_limit`);
+2. their specs, run to the margin's high end so each result can be judged again there
+   (problemtools' "sensitive to time limit");
+3. after a run covering every test case, each submission held against its expectation and
+   the validators against the invalid data (`hold_expectations`).
 """
 
 from __future__ import annotations
@@ -67,8 +61,7 @@ Judged = dict[str, dict[str, CaseResult]]
 
 
 def judging_limit(problem: LoadedPackage, timeout_s: float | None) -> TimeLimit | None:
-    """The time limit to judge at: `--timeout` when given, else the package's (None: it is
-    still to be derived)."""
+    """The limit to judge at: `--timeout`, else the package's (None: still to be derived)."""
     if timeout_s is not None:
         low, high = margins(problem.load(), timeout_s)
         return TimeLimit(timeout_s, low, high, "given", f"--timeout {timeout_s:g}")
@@ -77,13 +70,10 @@ def judging_limit(problem: LoadedPackage, timeout_s: float | None) -> TimeLimit 
 
 def submission_specs(problem: LoadedPackage, names: tuple[str, ...], limit: TimeLimit,
                      cases: pl.DataFrame | None = None) -> list[SolverSpec]:
-    """How each submission is run: judged at the limit, run to its high end. One meant to run
-    out of time (`times_out_by_design`, on the cases where its rules in scope say so) is run
-    to the high end on the largest of those of `cases` only and stopped at the limit on the
-    others (`runjob.cut_here`): over the limit there, it is TLE at the high end too, as a judge
-    that stops a submission at its first failing case knows it; its largest case tells
-    whether it still runs out of time with the margin's extra time. Each runs sandboxed as
-    this process's switch says (`contained.use_sandbox`), and so do its job's programs."""
+    """How each submission is run: judged at the limit, run to its high end. One meant to
+    time out (`times_out_by_design`) runs to the high end only on the largest such case of
+    `cases` and is stopped at the limit on the others: over the limit it is TLE at the high
+    end too, and the largest case tells whether the margin's extra time saves it."""
     package = problem.load()
     programs = {p.name: p for p in package.submissions}
     ordered: list[tuple[str, str]] = []  # (case id, case name), the largest last
@@ -132,27 +122,22 @@ Judging = list[tuple[Job, Outcome]]
 
 
 def longest_first(jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
-    """Submission jobs in the order to start them: first each one that runs to the margin's
-    high end though its submission is stopped at the limit elsewhere (its case is the run's
-    largest, and it is meant to run out of time: the longest of all), then the largest cases
-    first; so the pool's last jobs are short ones and no worker is left alone with a long
-    one at the end."""
+    """Submission jobs in the order to start them: the longest (`runs_long`) first, then the
+    largest cases, so that no worker is left alone with a long job at the end."""
     def key(job: Job) -> tuple[int, int]:
         return (0 if runs_long(job) else 1, -(sizes.get(job.case_id) or 0))
     return sorted(jobs, key=key)
 
 
 def runs_long(job: Job) -> bool:
-    """Whether `job` runs to the margin's high end though its submission is stopped at the
-    limit on its other cases (meant to time out, on the run's largest case)."""
+    """Whether `job` runs to the high end where its submission is cut at the limit elsewhere."""
     time = job.solver.submission
     return time is not None and time.cut_s is not None and job.case_id == time.full_case
 
 
 def least_derived_limit(package: Package) -> TimeLimit:
-    """The least time limit `derive_time_limit` can give this package (its resolution; a
-    legacy package's whole second), with its margins: the limit the other submissions are
-    judged at while the lower-bound ones derive the real one (`derive_limit`)."""
+    """The least limit `derive_time_limit` can give (a legacy package's whole second), with
+    its margins: the other submissions are judged at it while the limit is derived."""
     time_s = 1.0 if package.format == "legacy" else package.limits.time_resolution_s
     low, high = margins(package, time_s)
     return TimeLimit(time_s, low, high, "given", "the least limit deriving can give")
@@ -160,8 +145,7 @@ def least_derived_limit(package: Package) -> TimeLimit:
 
 def holds_at(run: CaseResult, judged: TimeLimit, limit: TimeLimit) -> bool:
     """Whether `run`, judged at `judged`, holds what judging it at `limit` (not lower) would:
-    the same limit and high end (the same run), or a run that ended of itself before any
-    limit stopped it (its CPU time is then known, and `judged_at` judges it again)."""
+    the same run, or one that ended before any limit stopped it (`judged_at` judges it)."""
     if (judged.time_s, judged.high_s) == (limit.time_s, limit.high_s):
         return True
     return not run.timed_out and run.verdict not in NOT_JUDGED_AGAIN \
@@ -175,23 +159,14 @@ NOT_JUDGED_AGAIN = frozenset({Verdict.SKIP, Verdict.CE})
 def derive_limit(problem: LoadedPackage, cases: pl.DataFrame, executor: JobMap,
                  others: tuple[str, ...] = (), fail_fast: bool = False
                  ) -> tuple[TimeLimit, Judging, bool]:
-    """Run the lower-bound submissions with the probe limit on the cases where they bound the
-    limit from below (`bounds`), derive the time limit from their times as the package's
-    format says, and record it. Returns the limit, those runs judged again at it
-    (`judge.judged_at`: the probe is the highest limit, so they are not run again), and
-    whether the limit was recorded.
+    """Run the lower-bound submissions at the probe limit on the cases they bound (`bounds`),
+    derive the time limit from their times and record it. Returns the limit, those runs
+    judged again at it (`judged_at`), and whether the limit was recorded.
 
-    The submissions `others` are judged in the same pass at the least limit deriving can give
-    (`least_derived_limit`); those of their runs that hold at the derived limit (`holds_at`)
-    are returned judged at it, the others run again at it. Order: the longest runs of `others`
-    (`runs_long`), the lower-bound runs, then the rest, largest case first.
-
-    `fail_fast`: a submission that failed a case here is not run on its other cases here,
-    as BAPCtools stops it, and one not expected to pass runs one case at a time, so that it runs
-    none past its first failure (the run goes on as its failure holds at the derived limit or not:
-    a TLE of `others` here may be in time there). A lower-bound submission stopped so
-    derives the limit from the cases it ran, as BAPCtools' does; that limit is not
-    recorded (a run of every case derives the one kept)."""
+    `others` are judged in the same pass at `least_derived_limit`; their runs that hold at
+    the derived limit (`holds_at`) are returned judged at it, the others run again.
+    `fail_fast`: a submission that failed a case is not run on its others, as BAPCtools
+    stops it; a lower-bound one stopped so derives a limit that is not recorded."""
     package = problem.load()
     lower = tuple(p.name for p in lower_bound_submissions(package))
     if not lower:
@@ -240,10 +215,8 @@ def _derivation_pass(problem: LoadedPackage, package: Package, jobs: list[Job],
                      deriving: set[int], lower: tuple[str, ...], others: tuple[str, ...],
                      executor: JobMap, fail_fast: bool
                      ) -> tuple[TimeLimit, Judged, Judging, Judging, bool]:
-    """Run `jobs` (`deriving`: the keys of the lower-bound runs that derive the limit) and
-    derive the limit from those. Returns the limit, the lower-bound runs (judged, and with
-    their jobs), the other runs (of `others`), and whether a lower-bound submission was
-    stopped before all its runs (`fail_fast`)."""
+    """Run `jobs`, deriving the limit from those in `deriving`. Returns the limit, the lower-bound
+    runs (judged, with their jobs), the runs of `others`, and whether one was stopped early."""
     failed: set[str] = set()      # failed a case here
     failed_deriving: set[str] = set()  # failed a case it derives the limit from
 
@@ -300,16 +273,14 @@ class Expectations:
     limit: TimeLimit
     agreements: tuple[Agreement, ...]
     not_held: str | None = None    # why expectations were not held (None: they were)
-    # test cases the package holds but that were not judged (`Package.unjudged_cases`): the
-    # agreements are on the other cases only (`partial`, never `agree`), and the summary says so
+    # cases the package holds that were not judged: the agreements are `partial`, never `agree`
     unjudged: tuple[PackageError, ...] = ()
     judged_cases: int | None = None  # the package's test cases the run judged (all loaded)
     bugs: tuple[PackageBug, ...] = ()  # the package's own bugs the run shows (`bugs`)
 
     @property
     def partial(self) -> tuple[Agreement, ...]:
-        """The submissions that got what they expect on the cases judged, while the package
-        holds cases that were not judged: no agreement."""
+        """Those that got what they expect on the cases judged, with other cases unjudged."""
         return tuple(a for a in self.agreements if a.status == "partial")
 
     @property
@@ -318,8 +289,7 @@ class Expectations:
 
     @property
     def judge_errors(self) -> tuple[Agreement, ...]:
-        """The submissions and validators that could not be held: the package's own
-        programs failed judging them."""
+        """Those that could not be held: the package's own programs failed judging them."""
         return tuple(a for a in self.agreements if a.status == "judge-error")
 
     def table(self) -> str:
@@ -386,13 +356,8 @@ def hold_expectations(problem: LoadedPackage, judged: Judged, names: tuple[str, 
 def submission_judging(problem: LoadedPackage, names: tuple[str, ...], timeout_s: float | None,
                        cases: Callable[[], pl.DataFrame], executor: JobMap,
                        holding: bool = False, fail_fast: bool = False) -> SubmissionJudging:
-    """The time limit the submissions `names` are judged at, their specs, a note when the
-    limit was derived now (from `cases()`, run on `executor`, and recorded), and the jobs of
-    `names` that deriving it judged already (repeat 0, judged at the limit: not to be run
-    again). `holding`: the run holds them to their expectations after, with the validators
-    held to the invalid data, which starts now beside the judging; and deriving the limit
-    judges every one of `names` in the same pass (`derive_limit`'s `others`), `fail_fast`
-    stopping a submission at its first failure there as the run does."""
+    """The limit `names` are judged at, their specs, a note when it was derived now, and the jobs
+    deriving it judged already; `holding`: expectations held after (validators checked now)."""
     if holding:
         start_validator_check(problem.folder, problem.load(), problem.builds(),
                               problem.build_cache)
@@ -411,8 +376,7 @@ def submission_judging(problem: LoadedPackage, names: tuple[str, ...], timeout_s
 
 
 def not_runnable(problem: LoadedPackage, names: tuple[str, ...]) -> str | None:
-    """Why one of the submissions `names` cannot be run (it does not build, or its language
-    has no toolchain here), each built now; None when all can."""
+    """Why one of `names` cannot be run (no build, no toolchain); None when all can."""
     for name in names:
         build = submission_build(problem, name)
         if not build.ok:  # CE or SKIP
@@ -424,10 +388,8 @@ def not_runnable(problem: LoadedPackage, names: tuple[str, ...]) -> str | None:
 def hold_submissions(problem: LoadedPackage, names: tuple[str, ...], judged: Judged,
                      earlier: pl.DataFrame, inputs: Mapping[str, str],
                      limit: TimeLimit, cut_short: frozenset[str] = frozenset()) -> Expectations:
-    """Each submission held against its expectation, with the results of `judged` (this part
-    of the run) and `earlier` (`results` rows a resumed run stored before). The submissions
-    `cut_short` stopped at their first failure (`--fail-fast`): they are held to the cases
-    they ran, as BAPCtools holds a submission it stopped early."""
+    """Each submission held against its expectation, with `judged` and the `earlier` rows
+    of a resumed run; those `cut_short` (`--fail-fast`) to the cases they ran."""
     for name, results in judged_from_rows(problem, earlier, inputs).items():
         for case, result in results.items():
             if not (name in cut_short and result.verdict is Verdict.SKIP):

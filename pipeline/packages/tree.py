@@ -1,16 +1,10 @@
 """A package folder as its loaders may read it: what is inside the package, and nothing else.
 
-A link leading outside the package (or, for a package in a contest folder, outside the contest:
-`boundary(root)`), a broken link, a loop, a pipe, socket or device is never read or copied but
-left out as a `PackageError` naming the file and the rule; a link inside is read as what it
-names. A name that is not UTF-8 is copied with each such byte escaped
-(`untrusted.printable`); escaped names colliding with another file's are left out (rule
-`file-name`). Rules and examples: docs/faults.md.
-
-`copy_package(source, target)` copies a package so and returns what it left out (a test case
-missing one of its two files whole: `case-left-out`); `needs_copy(root)` says whether a folder
-holds anything to leave out or resolve; `listing_digest(root)` names a folder's state cheaply
-for a cached copy.
+A link leading outside the package (or its contest: `boundary(root)`), a broken link, a loop,
+a pipe, socket or device is left out as a `PackageError`; a link inside is read as what it
+names; a name that is not UTF-8 is copied escaped (`untrusted.printable`). Rules and
+examples: docs/faults.md. `copy_package` copies a package so, `needs_copy` says whether a
+folder needs it, `listing_digest` names a folder's state cheaply for a cached copy.
 """
 
 from __future__ import annotations
@@ -31,8 +25,7 @@ CONTEST_LEVELS = 3  # the package's parent, its parent's parent and one more
 
 def boundary(root: Path) -> Path:
     """How far the package at `root` reaches, resolved: the nearest contest folder holding it
-    (its parent or an ancestor up to `CONTEST_LEVELS` above, holding `contest.yaml` or
-    `problems.yaml` as a regular file, as BAPCtools finds its contest), else `root` itself."""
+    (up to `CONTEST_LEVELS` above, as BAPCtools finds its contest), else `root` itself."""
     root = Path(root).resolve()
     for folder in list(root.parents)[:CONTEST_LEVELS]:
         if any((folder / name).is_file() and not (folder / name).is_symlink()
@@ -47,9 +40,8 @@ def _entries(folder: Path) -> list[os.DirEntry]:
 
 
 def needs_copy(root: Path) -> bool:
-    """True when the tree under `root` holds a symbolic link, something that is not a
-    regular file or folder (links are not followed), or a name that is not UTF-8 or holds a
-    control character."""
+    """True when the tree under `root` holds a link, anything but regular files and folders,
+    or a name that is not UTF-8 or holds a control character."""
     pending = [Path(root)]
     while pending:
         folder = pending.pop()
@@ -68,10 +60,8 @@ def needs_copy(root: Path) -> bool:
 
 
 def listing_digest(root: Path) -> str:
-    """A digest of the tree's names, kinds, sizes, modification times and link targets
-    (and, for a link, of what it names; a link to a folder of the package's contest, as
-    BAPCtools packages link a shared `validation.h`'s folder, is walked too), read without
-    reading any file."""
+    """A digest of the tree's listing and link targets (a linked folder of the contest, as
+    BAPCtools links a shared `validation.h`'s, walked too), read without reading any file."""
     digest = hashlib.sha256()
     pending = [Path(root)]
     reach = boundary(root)
@@ -102,8 +92,7 @@ def listing_digest(root: Path) -> str:
 
 
 def _linked_folder(entry: os.DirEntry, reach: Path, walked: set[Path]) -> bool:
-    """Whether the link `entry` names a folder inside `reach` not walked yet (it is marked
-    walked): its files are then part of the package's listing."""
+    """Whether link `entry` names a folder inside `reach` not walked yet (marking it walked)."""
     try:
         if not entry.is_dir():
             return False
@@ -117,9 +106,8 @@ def _linked_folder(entry: os.DirEntry, reach: Path, walked: set[Path]) -> bool:
 
 
 def contest_stamp(root: Path) -> str:
-    """The names, sizes and modification times of the files of the contest holding the
-    package at `root` that the package is judged by (`problems.yaml`'s time limit,
-    `languages.yaml`, `contest.yaml`); empty outside a contest."""
+    """The listing of the contest files the package at `root` is judged by; empty outside a
+    contest."""
     reach = boundary(root)
     if reach == Path(root).resolve():
         return ""
@@ -138,8 +126,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def leads_outside(path: Path, root: Path) -> PackageError | None:
-    """Why the file at `path` must not be read because it leads outside the package at
-    `root` (a symbolic link out of it, or out of its contest: `boundary`), or None."""
+    """Why `path` must not be read: it leads outside the package (or its contest); else None."""
     try:
         named = Path(path).resolve()
     except (OSError, RuntimeError):
@@ -152,8 +139,7 @@ def leads_outside(path: Path, root: Path) -> PackageError | None:
 
 
 def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
-    """Copy the package at `source` to `target` (which must not exist), leaving out what the
-    module docstring says; returns what was left out, in the order found."""
+    """Copy the package at `source` to a new `target`; returns what was left out, in order found."""
     root = Path(source).resolve()
     reach = boundary(root)
     left_out: list[PackageError] = []

@@ -1,23 +1,14 @@
 """Running a package's input validators on an input, and turning a rejection into a record.
 
-Kattis convention: `validator [input_validator_args] [args] < input`, exit 42 means valid and
-any other exit means the input could not be confirmed valid (43 is the usual "invalid"). testlib
-convention (Polygon validators): `validator < input`, exit 0 valid, anything else invalid;
-testlib prints the reason (with the line: "FAIL Integer 0 violates the range [1, 100] (stdin,
-line 1)") on stderr. Either way the validator's own message is kept, cut to about a hundred
-characters of the offending text, and an input is accepted only when every validator accepts it.
+Kattis: `validator [input_validator_args] [args] < input`, exit 42 valid, anything else not
+confirmed valid. testlib (Polygon): `validator < input`, exit 0 valid, the reason on stderr.
+The validator's message is kept (about a hundred characters); an input is accepted only when
+every validator accepts it. A validator that cannot run is not a verdict on the input
+(`judge_error`); one whose language cannot run here (`SKIP`) is left out. Answer validators
+run the same way on an answer, with the input's path as argument.
 
-A validator that cannot run (it did not build, or it timed out or was killed) is not a verdict on
-the input: the result says so (`judge_error`) instead of calling the input invalid. A validator
-whose language cannot run here (`SKIP`) is left out (the package says so once, in its notes).
-Answer validators (`answer_validators/`) are run the same way on a case's answer, with the
-input's path as their argument.
-
-`input_overview` runs a testlib validator (`speaks_testlib`: a source includes testlib.h) the
-same way with `--testOverviewLogFileName` naming a file of its own working folder, which is
-then written through (sandboxed, a working folder is otherwise a private copy), and reads the
-log back before the folder goes: constraint coverage (`pipeline.packages.overview`). No other
-validator is given the flag.
+`input_overview` runs a testlib validator with `--testOverviewLogFileName` naming a file of
+its own working folder, read back before the folder goes (`pipeline.packages.overview`).
 """
 
 from __future__ import annotations
@@ -91,17 +82,15 @@ def run_input_validator(validator: Build, input_path: Path, args: tuple[str, ...
 
 @dataclass(frozen=True)
 class Overview:
-    """A testlib validator's word on one input with the test-overview log it wrote (None:
-    it wrote none, or not a regular file of at most `OVERVIEW_KEEP` bytes)."""
+    """A testlib validator's word on one input with its test-overview log (None: none written)."""
 
     rejection: Rejection | None
     log: str | None
 
 
 def speaks_testlib(program: Program) -> bool:
-    """Whether a validator is a testlib one, which understands `--testOverviewLogFileName`:
-    one of its source files includes testlib.h (every C++ Polygon validator does; a Kattis
-    validator may). Any other validator is never given the flag."""
+    """Whether a validator is a testlib one (a source includes testlib.h), the only kind
+    given `--testOverviewLogFileName`."""
     for path in program.files:
         if path.suffix not in TESTLIB_SOURCES:
             continue
@@ -118,9 +107,8 @@ def speaks_testlib(program: Program) -> bool:
 def input_overview(validator: Build, input_path: Path, args: tuple[str, ...] = (), *,
                    time_s: float = 60.0, memory_mb: int = 2048,
                    workdir: Path | None = None) -> Overview:
-    """Run a testlib validator on the input as `validate_input` does, asking it for testlib's
-    test-overview log (`--testOverviewLogFileName` a file in its own working folder, after
-    its other arguments), and read the log back from there before the folder goes."""
+    """Run a testlib validator on the input as `validate_input` does, and read back the
+    test-overview log it writes in its working folder."""
     done = _run_validator(validator, input_path, (*args, OVERVIEW_FLAG, OVERVIEW_LOG),
                           convention=validator.program.convention, time_s=time_s,
                           memory_mb=memory_mb, workdir=workdir, keep=OVERVIEW_LOG)
@@ -136,9 +124,8 @@ class _Ran:
 def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
                    convention: str, time_s: float, memory_mb: int, workdir: Path | None,
                    keep: str | None = None) -> _Ran:
-    """Run the validator in a scratch working folder of its own (under `workdir`); `keep`
-    names a file it writes there to read back (a regular file, not a link, at most
-    `OVERVIEW_KEEP` bytes) before the folder is removed."""
+    """Run the validator in a scratch folder under `workdir`; `keep` names a file it writes
+    there to read back (a regular file, at most `OVERVIEW_KEEP` bytes)."""
     name = validator.program.name
     if not validator.ok:
         return _Ran(Rejection(name, None, cut(f"did not build: {validator.message}"),
@@ -179,8 +166,7 @@ def _remove(path: Path) -> None:
 
 
 def _read_regular(path: Path, limit: int) -> str | None:
-    """The text of a regular file the program wrote (never through a link it made, never
-    more than `limit` bytes), or None."""
+    """A regular file's text the program wrote (never through a link, at most `limit`), or None."""
     try:
         data = read_regular(path, limit + 1)
     except (LeftBehind, OSError):
@@ -207,8 +193,7 @@ def validate_input(validators: list[Build] | tuple[Build, ...], input_path: Path
 def validate_answer(validators: list[Build] | tuple[Build, ...], input_path: Path,
                     answer_path: Path, *, time_s: float = 60.0, memory_mb: int = 2048,
                     workdir: Path | None = None) -> ValidationResult:
-    """Run every answer validator on an answer (BAPCtools: `validator input < answer`, exit
-    42 valid; a checktestdata or viva one reads the answer alone)."""
+    """Every answer validator on an answer (BAPCtools: `validator input < answer`, 42 valid)."""
     rejections = []
     for build in validators:
         if build.verdict is Verdict.SKIP:

@@ -1,8 +1,6 @@
-"""The validator tests in a package's data, read when the package is loaded: the cases of
-`data/invalid_input`, `invalid_answer`, `invalid_output` and `valid_output` (plain folders, or
-made by generators.yaml), each with the arguments inherited down the folders from
-`test_group.yaml` (or `testdata.yaml`) and its own `<name>.yaml`. `invalid` holds the
-validators to them.
+"""The validator tests in a package's data (`data/invalid_*`, `valid_output`), each with the
+arguments inherited down its folders and its own `<name>.yaml`; `invalid` holds the validators
+to them.
 """
 
 from __future__ import annotations

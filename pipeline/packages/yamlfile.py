@@ -1,14 +1,10 @@
 """Reading a package's YAML files with the line of every key, so errors can point at it.
 
-`load_yaml(path, root)` returns the data (a mapping for the files a package uses) and a `Lines`
-lookup from a key path (`("limits", "memory")`) to its 1-based line. Syntax errors and a
-top-level value that is not a mapping become `PackageError`s naming the file and the line.
-
-A file is looked at event by event before it is loaded, so that a few bytes cannot stand for
-an unbounded document: aliases may repeat at most `MAX_ALIAS_NODES` nodes in all (a "billion
-laughs" file of 1 KB is refused at the alias that goes over), an alias may not name a node it
-is inside (a document that contains itself), collections nest at most `MAX_DEPTH` deep, and
-the file is at most `MAX_YAML_BYTES`.
+`load_yaml(path, root)` returns the data and a `Lines` lookup from a key path to its line;
+bad syntax or a non-mapping is a `PackageError`. Before loading, a file is checked event by
+event so a few bytes cannot stand for an unbounded document: `MAX_ALIAS_NODES` repeated by
+aliases in all ("billion laughs"), no alias inside what it names, `MAX_DEPTH`,
+`MAX_YAML_BYTES`.
 """
 
 from __future__ import annotations
@@ -56,8 +52,7 @@ def _walk(node, prefix: tuple[str, ...], out: dict[tuple[str, ...], int]) -> Non
 
 
 def _check_size(text: str, name: str) -> None:
-    """Refuse a document that aliases would blow up, that contains itself, or nests too deep
-    (see the module docstring); its syntax errors are left to the loader."""
+    """Refuse a document that aliases blow up, that contains itself, or that nests too deep."""
     finished: dict[str, int] = {}        # anchor -> expanded node count of its node
     open_anchors: list[str | None] = []  # anchors of the collections being read
     sizes: list[int] = []                # expanded node count so far of each of them
