@@ -58,6 +58,25 @@ def outside_tmp():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.fixture
+def in_memory(tmp_path):
+    """A fresh folder in /dev/shm (memory), removed after the test, for a test that writes
+    thousands of files it does not test the disk with (each atomic write is synced to disk,
+    milliseconds each there); `tmp_path` where /dev/shm cannot be written."""
+    import os
+    import shutil
+    import tempfile
+
+    if not os.access("/dev/shm", os.W_OK):
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="gamebench-test-", dir="/dev/shm"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(config, items) -> None:
     """Keep the tests that use a fixture of module or session scope defined in a test module

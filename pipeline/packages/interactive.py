@@ -38,7 +38,7 @@ class Exchange:
     validator_first: bool
     timed_out: bool
     deadlock: bool = False  # stopped as soon as both sides were waiting for each other
-    busy: bool = False  # a launcher's cap (`contained.busy_s`) stopped it first: not judged
+    busy: bool = False  # stopped at `contained.busy_s` (`_first_to_end`, a launcher): not judged
 
 
 def _tail(path: Path) -> str:
@@ -89,12 +89,13 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
             first = "submission"
         else:
             first = _first_to_end(validator, submission, wall_s, submission_cpu_s)
-        if first in ("time", "deadlock"):  # neither ended in time, or never will: stop both
+        if first in ("time", "deadlock", "busy"):  # not ended in time, or never will: stop
             measured_sub = contained.finish(submission, stop_after_s=0)
             measured_val = contained.finish(validator, stop_after_s=0)
-            # stopped for time, as its launcher's wall-clock cap stops a program
-            measured_sub, measured_val = (replace(m, killed="wall") if m.killed == "term" else m
-                                          for m in (measured_sub, measured_val))
+            # stopped for time, as its launcher's wall-clock cap stops a program, or busy
+            stopped = "busy" if first == "busy" else "wall"
+            measured_sub, measured_val = (replace(m, killed=stopped) if m.killed == "term"
+                                          else m for m in (measured_sub, measured_val))
         elif first == "validator":
             measured_val = contained.finish(validator)
             os.close(keep_open)
@@ -110,9 +111,9 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
         if keep_open >= 0:
             os.close(keep_open)
     deadlock = first == "deadlock"
-    busy = first not in ("time", "deadlock") and "wall" in (measured_sub.killed,
-                                                         measured_val.killed)
-    if first not in ("time", "deadlock"):
+    busy = first == "busy" or first not in ("time", "deadlock") and "wall" in (
+        measured_sub.killed, measured_val.killed)
+    if first not in ("time", "deadlock", "busy"):
         first = _ended_first(first, measured_val, measured_sub)
     val = result_of(measured_val, validator_argv, "", _tail(val_err))
     sub = result_of(measured_sub, submission_argv, "", _tail(sub_err))
@@ -129,25 +130,38 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
 def _first_to_end(validator: contained.Started, submission: contained.Started,
                   wall_s: float, cpu_s: float) -> str:
     """The side to wait for first, "time" once the submission's `wall_s` is up on its own clock,
-    or "deadlock" as soon as both wait for each other."""
+    or "deadlock" as soon as both wait for each other; "busy" (not judged) once the pair's wall
+    clock less the validator's time passes `contained.busy_s` of `cpu_s`, as a batch program's
+    launcher stops it (the launchers' own caps add the validator's CPU-time limit)."""
     since = time.monotonic()
 
-    def credit() -> float:
+    def validator_s() -> float:
         cpu, waited = contained.tree_times(validator.pid)
-        return cpu + waited + contained.waits_credited(submission.pid, since)
+        return cpu + waited
 
-    seen: list = [None, False]  # the last look, and whether two in a row were stuck
+    def credit() -> float:
+        return validator_s() + contained.waits_credited(submission.pid, since)
+
+    seen: list = [None, False, False]  # the last look, two in a row stuck, busy
+
+    def busy() -> bool:
+        past = time.monotonic() - since - contained.busy_s(cpu_s)
+        seen[2] = past >= 0 and past >= validator_s()
+        return seen[2]
 
     def stuck() -> bool:
+        if busy():
+            return True
         now = _waiting_on_each_other((validator.pid, submission.pid))
         before, seen[0] = seen[0], now
         seen[1] = now is not None and now == before
         return seen[1]
 
     first = contained.first_ended([validator, submission], wall_s, credit, stuck, STUCK_POLL_S,
-                                  lambda: contained.computing(submission.pid, cpu_s))
+                                  lambda: contained.computing(submission.pid, cpu_s)
+                                  and not busy())
     if first is None:
-        return "deadlock" if seen[1] else "time"
+        return "busy" if seen[2] else "deadlock" if seen[1] else "time"
     return "validator" if first is validator else "submission"
 
 

@@ -5,6 +5,8 @@ only that set (its inputs, and expected outputs where the corpus has them) kills
 Everything is real: the corpus is the one `pipeline nightly` generates (the problem's
 `[nightly]` counts and `configs/nightly.toml`'s seed), ingested, run and measured through the
 real `pipeline` command. Only the known-wrong stages are run: they are what strength judges.
+The data folders are in memory (`in_memory`): the test writes thousands of case files, each
+synced on its own, and tests strength, not the disk.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ def test_some_built_in_problem_registers_a_known_wrong_stage() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("problem_id", WITH_KNOWN_WRONG)
 def test_the_smallest_set_of_the_nightly_corpus_kills_every_known_wrong_stage_again(
-        problem_id: str, tmp_path: Path) -> None:
+        problem_id: str, in_memory: Path) -> None:
+    tmp_path = in_memory  # the folders of the test, as `tmp_path` would be
     problem = get_problem(problem_id)
     wrong = _known_wrong(problem_id)
     data = tmp_path / "data"

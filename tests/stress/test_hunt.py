@@ -48,7 +48,7 @@ def cpu_ms(exe: str, path) -> float:
 def test_hunt_finds_an_input_ten_times_slower_than_random_ones(walk_up, tmp_path):
     data = tmp_path / "data"
     done = run_cli(data, "hunt", "--problem", "movcoin2", "--solver", "walk", "--external",
-                   f"walk={walk_up}", "--size", str(SIZE), "--budget", "30s", "--seed", "2")
+                   f"walk={walk_up}", "--size", str(SIZE), "--budget", "10s", "--seed", "2")
     assert done.returncode == 0, done.stderr
     row = findings(data).row(0, named=True)
     assert row["kind"] == "hunt" and row["hunt_size"] <= SIZE and row["original_size"] == SIZE
