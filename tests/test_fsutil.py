@@ -73,3 +73,23 @@ def test_the_html_report_of_a_real_process_is_readable_by_others(tmp_path):
     assert mode(out) == 0o644
     tables = list((data / "tables").rglob("*.parquet"))
     assert tables and all(mode(p) == 0o644 for p in tables)
+
+
+def test_a_write_that_fails_midway_leaves_the_old_file_and_no_temporary(tmp_path):
+    """Text that cannot be encoded (a lone surrogate) fails the write: the file keeps what it
+    held and no temporary file is left beside it; an unsynced write, flushed with its
+    folder's filesystem, lands as a synced one does."""
+    import pytest
+
+    from pipeline.fsutil import sync_filesystem
+
+    target = tmp_path / "case.in"
+    atomic_write_text(target, "1 2\n")
+    with pytest.raises(UnicodeEncodeError):
+        atomic_write_text(target, "bad \udc80\n")
+    assert target.read_text() == "1 2\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["case.in"]
+    atomic_write_text(tmp_path / "other.in", "3 4\n", sync=False)
+    sync_filesystem(tmp_path)
+    assert (tmp_path / "other.in").read_text() == "3 4\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["case.in", "other.in"]
