@@ -14,3 +14,7 @@ def simplicity(problem: Problem, case: Case, text: str) -> Simplicity:
     """The key of the order: compare two keys with `<`."""
     return (problem.size(case), len(text), text)
 
+
+def simpler(problem: Problem, a: tuple[Case, str], b: tuple[Case, str]) -> bool:
+    """Whether (case, text) `a` is strictly simpler than `b`."""
+    return simplicity(problem, *a) < simplicity(problem, *b)
