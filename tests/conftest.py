@@ -30,6 +30,17 @@ if str(TESTS_DIR) not in sys.path:
 from suitekit import is_one_worker  # noqa: E402  (found through the path set just above)
 
 
+def pytest_configure(config) -> None:
+    """Ctrl-C as a terminal gives it, however the suite was started: a shell without job
+    control starts a command run in the background (`make test &`) with SIGINT ignored, which
+    every process inherits, and the tests of Ctrl-C (a real SIGINT, to this process or to a
+    command it starts) would then test nothing of it."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @pytest.fixture
 def toy(monkeypatch):
     """The toy problem (`tests/fixtures/problems/toy/`), registered for this test and its
