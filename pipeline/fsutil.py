@@ -38,16 +38,21 @@ def new_file_mode(path: Path) -> int:
         return 0o666 & ~current_umask()
 
 
+def _temporary_beside(path: Path) -> tuple[int, Path]:
+    """A new temporary file in `path`'s folder (made if missing), open, to be renamed to it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{storable(path.name)}.", suffix=".tmp",
+                                dir=path.parent)  # a UTF-8 name: see `utf8_path`
+    return fd, Path(name)
+
+
 def atomic_write(path: Path, write: Callable[[Path], object], sync: bool = True) -> None:
     """Call `write(tmp_path)` to produce the file, fsync it (`sync`; else the caller flushes
     many at once: `sync_filesystem`), give it the mode of a file the user writes
     (`new_file_mode`), then rename it to `path`."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{storable(path.name)}.", suffix=".tmp",
-                                    dir=path.parent)  # a UTF-8 name: see `utf8_path`
+    fd, tmp = _temporary_beside(path)
     os.close(fd)
-    tmp = Path(tmp_name)
     try:
         write(tmp)
         os.chmod(tmp, new_file_mode(path))
@@ -64,9 +69,7 @@ def atomic_write_text(path: Path, text: str, sync: bool = True) -> None:
     """`text` (UTF-8) written to `path` as `atomic_write` writes, through the one descriptor
     its temporary file was made with."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{storable(path.name)}.", suffix=".tmp",
-                                    dir=path.parent)
+    fd, tmp = _temporary_beside(path)
     try:
         with open(fd, "wb", closefd=True) as handle:
             handle.write(text.encode("utf-8"))
@@ -74,9 +77,9 @@ def atomic_write_text(path: Path, text: str, sync: bool = True) -> None:
             os.fchmod(handle.fileno(), new_file_mode(path))
             if sync:
                 os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
+        os.replace(tmp, path)
     except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
