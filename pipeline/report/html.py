@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
@@ -34,7 +35,6 @@ from pipeline.report.growth import (
 )
 from pipeline.report.history import HISTORY_NIGHTS, NIGHTLY_COMMAND, nightly_history
 from pipeline.report.limits import known_wrong, must_fail, registered
-from pipeline.report.matrix import verdict_matrix
 from pipeline.report.mismatches import (
     ANSWER_CHARS,
     Mismatch,
@@ -57,6 +57,31 @@ SLOW_ROWS = 10               # per problem
 MISMATCH_ROWS = 20           # findings shown in full per problem
 EXAMPLES = 10
 WIDE_SOLVERS = 8            # a problem's verdict table has a column per solver up to this
+
+
+@dataclass(frozen=True)
+class VerdictMatrix:
+    """For each problem and solver, how many cases got each verdict (per case: the repeats of
+    a case are folded into its worst verdict first)."""
+
+    problems: tuple[str, ...]
+    solvers: tuple[str, ...]                              # every solver of any problem
+    counts: tuple[tuple[str, str, str, int], ...]         # (problem, solver, verdict, cases)
+
+    def cell(self, problem: str, solver: str) -> dict[str, int]:
+        """Verdict -> cases for one problem and solver (empty when it did not run)."""
+        found = {v: n for p, s, v, n in self.counts if (p, s) == (problem, solver)}
+        return {v: found[v] for v in sorted(found, key=display_rank)}
+
+
+def verdict_matrix(results: pl.DataFrame) -> VerdictMatrix:
+    """From collapsed results (columns `problem`, `solver`, `verdict`)."""
+    counts = results.group_by("problem", "solver", "verdict", maintain_order=True).len()
+    return VerdictMatrix(
+        problems=tuple(sorted(set(results["problem"].to_list()))),
+        solvers=tuple(dict.fromkeys(results["solver"].to_list())),
+        counts=tuple((p, s, v, int(n)) for p, s, v, n in counts.iter_rows()))
+
 
 CSS = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d2330;
