@@ -676,11 +676,10 @@ def _command_name(command: typer.models.CommandInfo) -> str:
 def app_for(argv: list[str]) -> typer.Typer:
     """The application with only the command that `argv` invokes, when a word of it names one:
     at each start Typer reads the options of every command it holds, and a command needs its
-    own only. The whole application for the rest: no
-    command named (the help, and shell completion, which reads its words from the
-    environment), and a word that names none (its error lists the commands)."""
+    own only. The whole application for the rest: no command named (the help, and shell
+    completion, which reads its words from the environment), and a word that names none (its
+    error lists the commands)."""
     import copy
-
 
     bare = copy.copy(app)
     bare.registered_commands = []

@@ -111,7 +111,7 @@ def empty_data_note(data_dir: Path) -> str | None:
 def report_runs(data_dir: Path, run_ids: list[str] | None,
                 problem_id: str | None) -> list[str]:
     """The runs a report command looks at; says so when there are none."""
-    from pipeline.tables.runs import resolve_runs
+    from pipeline.tables.results import resolve_runs
 
     need_data(data_dir)
     settle(data_dir)

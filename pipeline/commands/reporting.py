@@ -90,7 +90,7 @@ def side_by_side(data_dir: Path, solver: str | None, against: str | None, run_id
                  min_diff_ms: float) -> None:
     """`compare [RUN] --solver A --against B`."""
     from pipeline.report.compare import compare_solvers, format_side_by_side
-    from pipeline.tables.runs import finished_runs
+    from pipeline.tables.results import finished_runs
 
     if not (solver and against):
         fail("--solver A and --against B go together: name both programs")

@@ -25,17 +25,18 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from pipeline.corpus.generate import MANIFEST_NAME
-from pipeline.corpus.layouts import FoundCase, find_cases
 from pipeline.corpus.packagecases import mark_package_sources, replace_package_cases
 from pipeline.corpus.refused import record_refused
 from pipeline.corpus.validate import Checked, Flaw, Item, Pools, validate_all
 from pipeline.corpus.walk import (
     Fault,
+    FoundCase,
     FoundPackage,
     Namespace,
     ReadFault,
     Source,
     SourceReader,
+    find_cases,
     scan,
 )
 from pipeline.errors import InputError, PackageError, UnknownName

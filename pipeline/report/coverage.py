@@ -27,7 +27,7 @@ def coverage_of_problems(data_dir, problem_ids) -> tuple[dict[str, tuple[BoundCo
     """Each problem's coverage by its stored cases (`stored_coverage`), and what is said where
     it has none (`Problem.why_no_coverage`); a problem no longer registered has none, its
     bounds unknown."""
-    from pipeline.report.limits import registered
+    from pipeline.report.load import registered
 
     covered: dict[str, tuple[BoundCoverage, ...]] = {}
     why_none: dict[str, str] = {}

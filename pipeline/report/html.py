@@ -34,7 +34,7 @@ from pipeline.report.growth import (
     growth_series,
 )
 from pipeline.report.history import HISTORY_NIGHTS, NIGHTLY_COMMAND, nightly_history
-from pipeline.report.limits import known_wrong, must_fail, registered
+from pipeline.report.load import known_wrong, must_fail, registered
 from pipeline.report.mismatches import (
     ANSWER_CHARS,
     Mismatch,
@@ -48,8 +48,7 @@ from pipeline.report.mismatches import (
 )
 from pipeline.report.slow import SlowCase, format_fraction, format_ms, slow_cases
 from pipeline.report.svg import color, history_chart, loglog_chart
-from pipeline.tables.results import read_runs
-from pipeline.tables.runs import latest_run_per_solver, resolve_runs, run_rows
+from pipeline.tables.results import latest_run_per_solver, read_runs, resolve_runs, run_rows
 from pipeline.untrusted import printable
 from pipeline.verdicts import FAILURES, display_rank, names
 

@@ -1,5 +1,5 @@
 """How strong a problem's tests are: which case kills which wrong program (one that must fail,
-`report.limits.must_fail`), and the fewest cases that still kill every one the whole set kills:
+`report.load.must_fail`), and the fewest cases that still kill every one the whole set kills:
 an exact minimum set cover up to `EXACT_MAX_PROGRAMS` killed programs, else the greedy cover
 (within H(d) of the fewest). docs/commands.md#pipeline-strength.
 """
@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from pipeline.report.limits import must_fail
+from pipeline.report.load import must_fail
 from pipeline.verdicts import FAILURES, SPELLINGS, Verdict
 
 EXACT_MAX_PROGRAMS = 16
@@ -161,7 +161,7 @@ def measure_strength(problem: str, run_id: str, results, cases) -> Strength:
 def strength_of_runs(data_dir: Path, run_ids: Iterable[str]) -> list[Strength]:
     """The strength of each run's cases (each run is of one problem)."""
     from pipeline.report.load import collapsed_results, load_cases
-    from pipeline.tables.runs import run_rows
+    from pipeline.tables.results import run_rows
 
     rows = run_rows(data_dir, run_ids)
     found = []
