@@ -116,10 +116,12 @@ def strength(settings: Settings, *, problem_id: str | None, run_ids: list[str] |
     text (with constraint coverage), JSON (one object per run) or CSV (one row per case)."""
     from dataclasses import asdict
 
-    from pipeline.report.coverage import NO_BOUNDS, coverage_of_problems, format_coverage
     from pipeline.report.strength import (
+        NO_BOUNDS,
         as_csv,
         as_json,
+        coverage_of_problems,
+        format_coverage,
         format_strength,
         strength_of_runs,
         strength_rows,

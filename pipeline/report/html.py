@@ -368,8 +368,7 @@ def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict]
                       results: pl.DataFrame) -> str:
     """Per run: which wrong programs its cases kill, the smallest set that kills them all
     (`pipeline strength`), and which input bounds the cases reach (constraint coverage)."""
-    from pipeline.report.coverage import UNKNOWN_BOUND, stored_coverage
-    from pipeline.report.strength import measure_strength
+    from pipeline.report.strength import UNKNOWN_BOUND, measure_strength, stored_coverage
 
     out = ['<h2 id="strength">Test strength</h2>']
     for run_id in runs:
