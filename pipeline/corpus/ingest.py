@@ -381,12 +381,12 @@ class _Spill:
         return self._expected[1][number - self.starts[index]]
 
 
+@dataclass(frozen=True)
 class _SpillRecords:
     """The records of a `_Spill` as an iterable that may be read more than once (the package's
     cases are looked at before and after the merge: `packagecases`)."""
 
-    def __init__(self, spill: _Spill | None) -> None:
-        self.spill = spill
+    spill: _Spill | None
 
     def __iter__(self) -> Iterator[_Aside]:
         return self.spill.read() if self.spill is not None else iter(())
