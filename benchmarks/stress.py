@@ -26,7 +26,7 @@ from pathlib import Path
 
 from benchmarks.common import BenchContext, fail, goal, record, say
 from pipeline.problems import get_problem
-from pipeline.stress.status import Status
+from pipeline.progress import Status
 from pipeline.stress.stress import StressRequest, stress
 
 SECTION = "stress"

@@ -16,11 +16,12 @@ from typing import Annotated
 import typer
 
 from pipeline.commands.common import fail, find_problem, make_data_dir, need_data, report_runs, say
-from pipeline.commands.helptext import Command, Group, examples
 from pipeline.commands.options import (
+    Command,
     EveryProblemOption,
     ExecutorOption,
     ExternalOption,
+    Group,
     JobsOption,
     ProblemOption,
     RunsOption,
@@ -30,6 +31,7 @@ from pipeline.commands.options import (
     Settings,
     complete_problem,
     decide_sandbox,
+    examples,
     within,
 )
 from pipeline.commands.options import jobs as check_jobs
@@ -657,7 +659,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run the command line; every error a user can cause ends in one line, never a
     traceback (set PIPELINE_DEBUG=1 to see one), with exit status 1 (2 for usage errors,
     128 + N when interrupted by signal N)."""
-    from pipeline.commands.exits import run_app
+    from pipeline.commands.common import run_app
 
     run_app(app_for(sys.argv[1:] if argv is None else argv), argv)
 
@@ -674,11 +676,10 @@ def _command_name(command: typer.models.CommandInfo) -> str:
 def app_for(argv: list[str]) -> typer.Typer:
     """The application with only the command that `argv` invokes, when a word of it names one:
     at each start Typer reads the options of every command it holds, and a command needs its
-    own only. The whole application for the rest: no
-    command named (the help, and shell completion, which reads its words from the
-    environment), and a word that names none (its error lists the commands)."""
+    own only. The whole application for the rest: no command named (the help, and shell
+    completion, which reads its words from the environment), and a word that names none (its
+    error lists the commands)."""
     import copy
-
 
     bare = copy.copy(app)
     bare.registered_commands = []

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import sys
 
-from pipeline.commands.ending import exit_now
+from pipeline.commands.streams import exit_now, guard
 
 
 def main() -> None:
-    from pipeline.commands.streams import guard
-
     guard()  # before anything opens a file or prints: see `streams`
     argv = sys.argv[1:]
     code: object

@@ -10,6 +10,7 @@ a `ValueError`, so code that catches bad values still does.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 
 
 class UserError(ValueError):
@@ -36,12 +37,7 @@ class InputError(UserError):
         return f"{where}: {self.message}"
 
     def __reduce__(self):  # keep all fields when pickled across worker processes
-        return (_rebuild_input_error, (self.line, self.message, self.rule, self.column))
-
-
-def _rebuild_input_error(line: int | None, message: str, rule: str,
-                         column: int | None) -> InputError:
-    return InputError(line, message, rule=rule, column=column)
+        return partial(InputError, rule=self.rule, column=self.column), (self.line, self.message)
 
 
 class BeyondLimits(Exception):
@@ -77,12 +73,8 @@ class PackageError(UserError):
         return f"{where}: rule {self.rule}: {self.message}"
 
     def __reduce__(self):  # keep every field when pickled across worker processes
-        return (_rebuild, (self.file, self.rule, self.message, self.line, self.case))
-
-
-def _rebuild(file: str, rule: str, message: str, line: int | None,
-             case: str | None = None) -> PackageError:
-    return PackageError(file, rule, message, line=line, case=case)
+        fields = (self.file, self.rule, self.message)
+        return partial(PackageError, line=self.line, case=self.case), fields
 
 
 def closest_name(name: str, names: Iterable[str]) -> str | None:

@@ -22,17 +22,16 @@ from pipeline.errors import UserError
 from pipeline.problems import Problem, all_problems, get_problem
 from pipeline.programs.contained import settings_kept
 from pipeline.programs.isolation import set_sandbox
+from pipeline.report.history import NIGHTLY_COMMAND, nightly_runs
 from pipeline.run.executors import Executor
 from pipeline.run.runner import RunRequest, RunSummary, no_case_selected, nothing_to_run, run
 from pipeline.tables.results import read_run_results, read_runs, write_run
-from pipeline.tables.runs import finished_runs
 from pipeline.verdicts import FAILURES, names
 
 if TYPE_CHECKING:
     from pipeline.report.compare import SlowdownRule
 
 DEFAULT_CONFIG = CONFIG_DIR / "nightly.toml"
-NIGHTLY_COMMAND = "pipeline nightly"   # the `command` of the runs a night makes
 
 
 @dataclass
@@ -193,9 +192,8 @@ def previous_run(data_dir: Path, problem_id: str, settings: NightlySettings) -> 
     pinned = settings.baseline.get(problem_id)
     if pinned:
         return pinned
-    finished = finished_runs(data_dir, problem_id).filter(
-        pl.col("command").fill_null("").str.starts_with(NIGHTLY_COMMAND))
-    return finished["run_id"][0] if finished.height else None
+    newest = nightly_runs(data_dir, problem_id, 1)
+    return newest["run_id"][0] if newest.height else None
 
 
 def _phase(progress: Callable[..., None] | None,
@@ -325,7 +323,7 @@ def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int
     """(solver, known wrong?, failing verdict -> count) of every solver of the night's run with
     a failing verdict (WA, RE, TLE, MLE, OLE, CE): trusted solvers first, then known-wrong
     stages, each by name."""
-    from pipeline.report.limits import known_wrong
+    from pipeline.report.load import known_wrong
 
     failing = set(names(FAILURES))
     found = []

@@ -39,8 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("storage", ("pipeline.tables",)),
     ("kernels", ("pipeline.native", "pipeline.games")),
     ("foundations", ("pipeline.errors", "pipeline.fsutil", "pipeline.verdicts",
-                     "pipeline.signals", "pipeline.progress", "pipeline.untrusted",
-                     "pipeline")),
+                     "pipeline.progress", "pipeline.untrusted", "pipeline")),
 )
 
 

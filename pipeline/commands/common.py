@@ -1,9 +1,20 @@
 """The steps the commands take alike: failing with one line and an exit status, settling runs
 left by dead processes, finding the problem, starting the executor, and choosing the runs a
-report looks at (saying so when there are none)."""
+report looks at (saying so when there are none); and the command line's one way of ending
+(`run_app`): every error a user can cause is one line on stderr, never a traceback (set
+PIPELINE_DEBUG=1 to see one), with exit status 1 (2 for usage errors, 128 + N when interrupted by
+signal N); a bug is `internal error` with exit status 70.
+
+SIGTERM and SIGHUP act like Ctrl-C: `install_signals()` makes both raise `Interrupted` (a
+`KeyboardInterrupt`), so every path that copes with Ctrl-C copes with them too. A second signal
+while the first is being handled is recorded, not raised, so clean-up finishes.
+"""
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
 from pathlib import Path
 from typing import NoReturn
 
@@ -100,7 +111,7 @@ def empty_data_note(data_dir: Path) -> str | None:
 def report_runs(data_dir: Path, run_ids: list[str] | None,
                 problem_id: str | None) -> list[str]:
     """The runs a report command looks at; says so when there are none."""
-    from pipeline.tables.runs import resolve_runs
+    from pipeline.tables.results import resolve_runs
 
     need_data(data_dir)
     settle(data_dir)
@@ -115,3 +126,81 @@ def report_runs(data_dir: Path, run_ids: list[str] | None,
             f"{Path(data_dir).resolve()}: run 'pipeline run' first (or name another "
             "data folder with --data-dir)")
     return runs
+
+# -- ending ---------------------------------------------------------------------------------------
+
+received: int | None = None
+
+
+class Interrupted(KeyboardInterrupt):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _handler(signum, frame) -> None:
+    global received
+    if received is not None:
+        return
+    received = signum
+    raise Interrupted(signum)
+
+
+def install_signals() -> None:
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _handler)
+
+
+def signal_exit_code() -> int:
+    """The exit status of an interrupted command: 128 + the signal's number."""
+    return 128 + (received or signal.SIGINT)
+
+
+def signal_name() -> str:
+    return signal.Signals(received or signal.SIGINT).name
+
+
+def run_app(app: typer.Typer, argv: list[str] | None = None) -> None:
+    """Run the Typer application `app` on `argv` (None: the process's) and exit with the
+    status its outcome earns."""
+    from typer.exceptions import TyperException
+
+    from pipeline.tables.layout import DamagedTable
+    from pipeline.tables.lock import LockHeld
+
+    install_signals()
+    try:
+        code = app(args=argv, standalone_mode=False, prog_name="pipeline")
+        if received is not None:  # a command that stopped on a signal by itself
+            say(f"interrupted ({signal_name()})", err=True)
+            code = signal_exit_code()
+    except typer.Exit as exit_:
+        code = exit_.exit_code
+    except TyperException as error:  # usage errors: Typer says what is wrong
+        show = getattr(error, "show", None)
+        if show is not None:
+            show()
+        else:
+            say(f"error: {error}", err=True)
+        code = getattr(error, "exit_code", 2)
+    except (typer.Abort, KeyboardInterrupt):
+        say(f"interrupted ({signal_name()})", err=True)
+        code = signal_exit_code()
+    except (LockHeld, DamagedTable, UnknownName, UserError) as error:  # (a ConfigError too)
+        say(f"error: {error}", err=True)
+        code = 1
+    except OSError as error:
+        where = f" ({error.filename})" if error.filename else ""
+        # Each table file is written whole or not at all (`fsutil.atomic_write`): the one being
+        # written keeps its old content; files a command wrote before it keep their new one.
+        extra = ("; the file being written keeps its old content (nothing is stored "
+                 "half-written)" if error.errno == 28 else "")
+        say(f"error: {error.strerror or error}{where}{extra}", err=True)
+        code = 1
+    except Exception as error:  # a bug: say so in one line, keep the traceback for debugging
+        if os.environ.get("PIPELINE_DEBUG"):
+            raise
+        say(f"internal error: {type(error).__name__}: {error} (set PIPELINE_DEBUG=1 "
+            "for the traceback)", err=True)
+        code = 70
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,27 +1,8 @@
-"""A contest as one unit: `pipeline ingest CONTEST_DIR` registers and records it,
-`pipeline run --contest NAME` judges every problem of it and prints one summary, and
-`pipeline problems` lists its problems under its name.
-
-Ingest: a root that is a contest (`problems.contest_at`: BAPCtools' layout with
-`contest.yaml` / `problems.yaml`, or a folder of package folders) is ingested as its package
-folders (those `problems.yaml` lists, in its order, then any other package folder of it); the
-contest's own files (statements, logos, shared headers) are no test data. A problem that fails
-to register never stops the others; the contest is recorded with each problem's outcome
-(`DATA/contests.json`) and the summary names each one that failed, and why.
-
-Run: each registered problem is run as `pipeline run --problem P` runs it
-(`running.judge_problem`), all at once on one queue of jobs (`one_queue`: one local pool for the
-contest, or with `--executor dask` one Dask cluster, the jobs of chains first, then those of
-the problems with the most work), each problem's report printed once it is over, in the
-contest's order; then one summary: per problem, each submission with its expected and its actual
-verdict, its time (its slowest case's CPU time) and whether they agree, then the totals. The
-exit status is `pipeline run`'s, over the whole contest: 130 when a run was interrupted (those
-under way are marked interrupted, the rest are not run), 1 when a problem could not be
-registered or run, or a run earns 1 (a disagreement, a program that could not start, a judge
-error), else 0.
-The summary's `package bugs` section lists, per problem, the package's own bugs its run showed
-(`packages.bugs`: a time_limit_exceeded submission within the limit, an accepted one failing a
-test, an empty .ans, ...), one line each; they are warnings, as bt's, not a failure.
+"""A contest as one unit (docs/packages.md#contests): `pipeline ingest CONTEST_DIR` registers
+it as its package folders and records it with each problem's outcome (`DATA/contests.json`),
+`pipeline run --contest NAME` judges every problem of it on one queue of jobs (`one_queue`) and
+prints one summary with the package bugs its runs showed, and `pipeline problems` lists its
+problems under its name. A problem that fails to register or run never stops the others.
 """
 
 from __future__ import annotations
@@ -212,7 +193,7 @@ def contest_runs(settings: Settings, name: str) -> list[str]:
     """The newest finished run of each registered problem of the contest `name` (what
     `pipeline report --contest` reports), saying on stderr which problems have none; a usage
     error when none has one."""
-    from pipeline.tables.runs import latest_run_per_problem
+    from pipeline.tables.results import latest_run_per_problem
 
     contest = find_contest(settings, name)
     runs = []
@@ -377,13 +358,10 @@ MOST_PROBLEMS_AT_ONCE = 8
 def one_queue(settings: Settings, todo: list, judge, jobs: int | None,
               executor_kind: str = "local", scheduler: str | None = None) -> None:
     """Judge the problems `todo` ((entry, outcome) pairs), each on a thread of its own
-    (`judge(entry, outcome, shared)`, the lines it gives), their jobs all on one pool (the
-    local one, or the Dask cluster of `--executor dask`: `run.queue.ContestQueue`), the
-    problems with the most work first (`work_ranks`), at most `PROBLEMS_PER_CORE` per core
-    (and `MOST_PROBLEMS_AT_ONCE`) under way at once; each problem's lines are printed as it
-    ends, in the contest's order. Ctrl-C stops every run under way (each marked interrupted,
-    with the command that finishes it) and starts no other. A pool that cannot start fails
-    the command as it fails `pipeline run --problem P` (`start_executor`)."""
+    (`judge(entry, outcome, shared)` gives its lines), their jobs on one pool or cluster
+    (`run.queue.ContestQueue`), the most work first (`work_ranks`), a few per core at once;
+    each problem's lines printed as it ends, in the contest's order. Ctrl-C stops every run
+    under way and starts no other."""
     import os
     import threading
 

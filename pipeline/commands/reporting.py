@@ -90,7 +90,7 @@ def side_by_side(data_dir: Path, solver: str | None, against: str | None, run_id
                  min_diff_ms: float) -> None:
     """`compare [RUN] --solver A --against B`."""
     from pipeline.report.compare import compare_solvers, format_side_by_side
-    from pipeline.tables.runs import finished_runs
+    from pipeline.tables.results import finished_runs
 
     if not (solver and against):
         fail("--solver A and --against B go together: name both programs")
@@ -116,10 +116,12 @@ def strength(settings: Settings, *, problem_id: str | None, run_ids: list[str] |
     text (with constraint coverage), JSON (one object per run) or CSV (one row per case)."""
     from dataclasses import asdict
 
-    from pipeline.report.coverage import NO_BOUNDS, coverage_of_problems, format_coverage
     from pipeline.report.strength import (
+        NO_BOUNDS,
         as_csv,
         as_json,
+        coverage_of_problems,
+        format_coverage,
         format_strength,
         strength_of_runs,
         strength_rows,

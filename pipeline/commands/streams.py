@@ -1,5 +1,6 @@
-"""The process's standard streams, made safe before a command starts (`guard`), and what is
-said at its end when its output could not be written (`lost_output`; docs/faults.md).
+"""The process's standard streams, made safe before a command starts (`guard`), and how the
+process ends once its command has (`exit_now`), saying so when its output could not be written
+(`lost_output`; docs/faults.md).
 
 1. A standard stream the process was started without (`pipeline run >&-`) is held by
    /dev/null, so no file the pipeline opens later takes its number (a table file would
@@ -8,11 +9,13 @@ said at its end when its output could not be written (`lost_output`; docs/faults
 2. Standard output and error write through `_Lossy`: a failed write is remembered, not
    raised, so the command still does all its work and stores what it stores.
 
-Only the standard library is imported: this runs at every command's start, `solve`'s too.
+Only the standard library is imported: this runs at every command's start, `solve`'s too,
+which imports nothing it does not need.
 """
 
 from __future__ import annotations
 
+import atexit
 import errno
 import io
 import os
@@ -111,3 +114,34 @@ def lost_output(status: int) -> tuple[str, int] | None:
                 "printed (the command itself succeeded: what it stores is stored)", 1)
     return f"pipeline: write error: {reason}: standard output lost what the command printed", \
         status
+
+
+def exit_now(code: object) -> None:
+    """End the process with status `code` (as `sys.exit(code)` would) without tearing its
+    modules down; lost output is said and earns its status (`lost_output`)."""
+    import threading
+
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    try:  # as Python's exit: the non-daemon threads, and what they registered to run then
+        getattr(threading, "_shutdown", lambda: None)()
+    except Exception:  # as Python's exit, an error there changes no status (a process pool's
+        pass           # wake-up pipe its own thread closed meanwhile: EBADF after a SIGTERM)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:  # None: the process was started without it
+                stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: as Python's exit, say so
+            status = status or 120
+    lost = lost_output(status)
+    if lost is not None:  # what the command printed was lost: one line, and the status
+        line, status = lost
+        if line:
+            print(line, file=sys.stderr, flush=True)
+    os._exit(status & 0xFF)

@@ -25,17 +25,18 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from pipeline.corpus.generate import MANIFEST_NAME
-from pipeline.corpus.layouts import FoundCase, find_cases
 from pipeline.corpus.packagecases import mark_package_sources, replace_package_cases
 from pipeline.corpus.refused import record_refused
 from pipeline.corpus.validate import Checked, Flaw, Item, Pools, validate_all
 from pipeline.corpus.walk import (
     Fault,
+    FoundCase,
     FoundPackage,
     Namespace,
     ReadFault,
     Source,
     SourceReader,
+    find_cases,
     scan,
 )
 from pipeline.errors import InputError, PackageError, UnknownName
@@ -380,12 +381,12 @@ class _Spill:
         return self._expected[1][number - self.starts[index]]
 
 
+@dataclass(frozen=True)
 class _SpillRecords:
     """The records of a `_Spill` as an iterable that may be read more than once (the package's
     cases are looked at before and after the merge: `packagecases`)."""
 
-    def __init__(self, spill: _Spill | None) -> None:
-        self.spill = spill
+    spill: _Spill | None
 
     def __iter__(self) -> Iterator[_Aside]:
         return self.spill.read() if self.spill is not None else iter(())

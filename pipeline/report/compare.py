@@ -19,8 +19,8 @@ import polars as pl
 
 from pipeline.errors import UnknownName, UserError
 from pipeline.report import load
-from pipeline.report.limits import judged_on_speed, known_wrong
-from pipeline.tables.runs import (
+from pipeline.report.load import judged_on_speed, known_wrong
+from pipeline.tables.results import (
     finished_runs,
     latest_runs,
     next_run,

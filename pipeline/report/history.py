@@ -11,12 +11,11 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.report.limits import known_wrong
-from pipeline.tables.results import read_run_results
-from pipeline.tables.runs import finished_runs
+from pipeline.report.load import known_wrong
+from pipeline.tables.results import finished_runs, read_run_results
 from pipeline.verdicts import FAILURES, SEVERITY, Verdict, names
 
-NIGHTLY_COMMAND = "pipeline nightly"
+NIGHTLY_COMMAND = "pipeline nightly"   # the `command` of the runs a night makes
 HISTORY_NIGHTS = 20
 _RANK = {v.value: rank for rank, v in enumerate(SEVERITY)}
 

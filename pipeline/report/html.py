@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
@@ -33,8 +34,7 @@ from pipeline.report.growth import (
     growth_series,
 )
 from pipeline.report.history import HISTORY_NIGHTS, NIGHTLY_COMMAND, nightly_history
-from pipeline.report.limits import known_wrong, must_fail, registered
-from pipeline.report.matrix import verdict_matrix
+from pipeline.report.load import known_wrong, must_fail, registered
 from pipeline.report.mismatches import (
     ANSWER_CHARS,
     Mismatch,
@@ -48,8 +48,7 @@ from pipeline.report.mismatches import (
 )
 from pipeline.report.slow import SlowCase, format_fraction, format_ms, slow_cases
 from pipeline.report.svg import color, history_chart, loglog_chart
-from pipeline.tables.results import read_runs
-from pipeline.tables.runs import latest_run_per_solver, resolve_runs, run_rows
+from pipeline.tables.results import latest_run_per_solver, read_runs, resolve_runs, run_rows
 from pipeline.untrusted import printable
 from pipeline.verdicts import FAILURES, display_rank, names
 
@@ -57,6 +56,31 @@ SLOW_ROWS = 10               # per problem
 MISMATCH_ROWS = 20           # findings shown in full per problem
 EXAMPLES = 10
 WIDE_SOLVERS = 8            # a problem's verdict table has a column per solver up to this
+
+
+@dataclass(frozen=True)
+class VerdictMatrix:
+    """For each problem and solver, how many cases got each verdict (per case: the repeats of
+    a case are folded into its worst verdict first)."""
+
+    problems: tuple[str, ...]
+    solvers: tuple[str, ...]                              # every solver of any problem
+    counts: tuple[tuple[str, str, str, int], ...]         # (problem, solver, verdict, cases)
+
+    def cell(self, problem: str, solver: str) -> dict[str, int]:
+        """Verdict -> cases for one problem and solver (empty when it did not run)."""
+        found = {v: n for p, s, v, n in self.counts if (p, s) == (problem, solver)}
+        return {v: found[v] for v in sorted(found, key=display_rank)}
+
+
+def verdict_matrix(results: pl.DataFrame) -> VerdictMatrix:
+    """From collapsed results (columns `problem`, `solver`, `verdict`)."""
+    counts = results.group_by("problem", "solver", "verdict", maintain_order=True).len()
+    return VerdictMatrix(
+        problems=tuple(sorted(set(results["problem"].to_list()))),
+        solvers=tuple(dict.fromkeys(results["solver"].to_list())),
+        counts=tuple((p, s, v, int(n)) for p, s, v, n in counts.iter_rows()))
+
 
 CSS = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d2330;
@@ -344,8 +368,7 @@ def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict]
                       results: pl.DataFrame) -> str:
     """Per run: which wrong programs its cases kill, the smallest set that kills them all
     (`pipeline strength`), and which input bounds the cases reach (constraint coverage)."""
-    from pipeline.report.coverage import UNKNOWN_BOUND, stored_coverage
-    from pipeline.report.strength import measure_strength
+    from pipeline.report.strength import UNKNOWN_BOUND, measure_strength, stored_coverage
 
     out = ['<h2 id="strength">Test strength</h2>']
     for run_id in runs:

@@ -1,6 +1,7 @@
 """What every report reads: the results of some runs (each repeat folded into one row), the cases
-they ran on, and answers compared by the problem's own rule, also for a problem no longer
-registered.
+they ran on, answers compared by the problem's own rule, and a problem's time limit and its
+stages' roles, also for a problem no longer registered (None then: reports read runs of those
+too).
 """
 
 from __future__ import annotations
@@ -10,14 +11,56 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.problems import cases_schema
-from pipeline.report.limits import registered
+from pipeline.errors import UnknownName
+from pipeline.problems import Problem, cases_schema, get_problem
 from pipeline.tables.files import empty, problem_file, read_file
 from pipeline.tables.results import read_run_results
 from pipeline.tables.schemas import RESULTS
 from pipeline.verdicts import SEVERITY
 
 RUN_KEY = ["run_id", "problem", "case_id", "solver"]
+
+
+def registered(problem_id: str) -> Problem | None:
+    """The problem, or None when it is no longer registered."""
+    try:
+        return get_problem(problem_id)
+    except UnknownName:
+        return None
+
+
+def time_limit_s(problem_id: str) -> float | None:
+    """The problem's time limit in seconds (from its `problem.toml` or package)."""
+    problem = registered(problem_id)
+    return None if problem is None else float(problem.time_limit_s)
+
+
+def known_wrong(problem_id: str, solver: str) -> str | None:
+    """What is wrong with a stage registered as known to be wrong, or with a package's
+    submission expected to fail (`expected to be wrong_answer`); None for any other solver."""
+    problem = registered(problem_id)
+    return None if problem is None else problem.known_wrong(solver)
+
+
+def must_fail(problem_id: str, solver: str) -> str | None:
+    """What is wrong with a solver required to fail somewhere (`known_wrong`); None for one
+    also permitted to pass (`mixed/*` with `permitted: [AC, WA]`: passing is no flaw)."""
+    why = known_wrong(problem_id, solver)
+    if why is None:
+        return None
+    return None if get_problem(problem_id).may_pass(solver) else why
+
+
+def judged_on_speed(problem_id: str, solver: str) -> bool:
+    """Whether a slowdown of `solver` is a regression: `fast` stages and external programs
+    are; oracles, references and transcribed methods are there to be right, not fast."""
+    problem = registered(problem_id)
+    if problem is None:
+        return True
+    try:
+        return problem.stage(solver).judged_on_speed
+    except UnknownName:
+        return True
 _RANK = {v.value: rank for rank, v in enumerate(SEVERITY)}
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.report import load
-from pipeline.report.limits import known_wrong, registered
-from pipeline.tables.runs import resolve_runs
+from pipeline.report.load import known_wrong, registered
+from pipeline.tables.results import resolve_runs
 from pipeline.verdicts import ANSWERED, Verdict, names
 
 INPUT_CHARS = 400

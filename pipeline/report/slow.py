@@ -11,9 +11,9 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.report import load
-from pipeline.report.limits import time_limit_s
+from pipeline.report.load import time_limit_s
 from pipeline.report.mismatches import case_groups, where
-from pipeline.tables.runs import resolve_runs
+from pipeline.tables.results import resolve_runs
 from pipeline.verdicts import Verdict
 
 

@@ -37,7 +37,7 @@ def survivors(data_dir: Path, problem_id: str) -> list[str]:
     problem's own (a package's submissions are held to the package's tests)."""
     from pipeline.report.load import load_cases
     from pipeline.report.strength import strength_of_runs
-    from pipeline.tables.runs import latest_run_per_problem
+    from pipeline.tables.results import latest_run_per_problem
 
     runs = latest_run_per_problem(data_dir, problem_id)
     if not runs:

@@ -19,6 +19,7 @@ from pipeline.errors import UserError
 from pipeline.problems import get_problem
 from pipeline.problems.model import Case, Problem
 from pipeline.programs.program import Program
+from pipeline.progress import Status
 from pipeline.stress import generic
 from pipeline.stress.findings import (
     HUNT_GROUP,
@@ -30,7 +31,6 @@ from pipeline.stress.findings import (
     write_finding,
 )
 from pipeline.stress.judge import Judge, Trial, measured_ms, open_judge
-from pipeline.stress.status import Status
 from pipeline.verdicts import Verdict
 
 GROWTH_STARTS = 8

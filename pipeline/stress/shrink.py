@@ -1,6 +1,10 @@
 """Shrinking a failing case until no single step keeps the failure (docs/stress.md#shrinking).
 
-A candidate counts when the problem parses it, it is strictly simpler (`order.simplicity`), the
+The one total order shrinking moves down: "simpler" means a smaller size measure (the problem's
+own, e.g. n + m or the number of people), then a shorter judge input, then a lexicographically
+smaller input text. Every step of a shrink is strictly simpler, so shrinking ends.
+
+A candidate counts when the problem parses it, it is strictly simpler (`simplicity`), the
 input validators accept it, and S fails on it *the same way* against R. Candidates are judged
 in chunks in the pass's order and the first failing one wins, so the result does not depend on
 chunking, workers or timing.
@@ -15,9 +19,19 @@ from dataclasses import dataclass
 from pipeline.problems.model import Case, Problem
 from pipeline.stress import generic
 from pipeline.stress.judge import Judge, Trial
-from pipeline.stress.order import Simplicity, simplicity
 
 MAX_CHUNK = 64
+Simplicity = tuple[int, int, str]
+
+
+def simplicity(problem: Problem, case: Case, text: str) -> Simplicity:
+    """The key of the order: compare two keys with `<`."""
+    return (problem.size(case), len(text), text)
+
+
+def simpler(problem: Problem, a: tuple[Case, str], b: tuple[Case, str]) -> bool:
+    """Whether (case, text) `a` is strictly simpler than `b`."""
+    return simplicity(problem, *a) < simplicity(problem, *b)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from pipeline.errors import InputError, UnknownName, UserError
 from pipeline.problems import get_problem
 from pipeline.problems.model import Case, Problem, Recipe
 from pipeline.programs.program import Program
+from pipeline.progress import Status
 from pipeline.stress.findings import (
     STRESS_GROUP,
     KeptCase,
@@ -28,7 +29,6 @@ from pipeline.stress.findings import (
 )
 from pipeline.stress.judge import Judge, Trial, open_judge
 from pipeline.stress.shrink import Shrunk, shrink
-from pipeline.stress.status import Status
 
 KIND_WEIGHT = {"tiny": 16, "edge": 4, "family": 1, "max": 1}
 MAX_ROUND = 4096

@@ -1,6 +1,6 @@
 """find_cases: which files are inputs, where their answers are, and their groups."""
 
-from pipeline.corpus.layouts import FoundCase, find_cases
+from pipeline.corpus.walk import FoundCase, find_cases
 
 
 def cases(paths):

@@ -7,7 +7,7 @@ import pytest
 
 from pipeline.problems import get_problem, module_problem_ids
 from pipeline.problems.coverage import coverage
-from pipeline.report.coverage import format_coverage
+from pipeline.report.strength import format_coverage
 
 
 @pytest.mark.parametrize("problem_id", module_problem_ids())

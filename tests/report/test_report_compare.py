@@ -12,7 +12,7 @@ from pipeline.report.compare import (
     format_comparison,
     pairs_to_compare,
 )
-from pipeline.tables.runs import latest_runs
+from pipeline.tables.results import latest_runs
 
 # The bench's timings are small (0.01 * n ms): tests of what a slowdown is called, rather than
 # of the default floor (`verdicts.SLOWDOWN_MIN_MS`), set a floor that their cases clear.

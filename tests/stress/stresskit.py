@@ -15,8 +15,7 @@ import polars as pl
 from processkit import alive, children_of, descendants_of  # noqa: F401
 
 from pipeline.problems.model import Problem
-from pipeline.stress.order import simplicity
-from pipeline.stress.shrink import passes_for
+from pipeline.stress.shrink import passes_for, simplicity
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 REPO = Path(__file__).resolve().parents[2]

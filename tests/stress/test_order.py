@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pipeline.problems import get_problem
-from pipeline.stress.order import simpler, simplicity
+from pipeline.stress.shrink import simpler, simplicity
 
 
 def test_the_size_measure_decides_first():

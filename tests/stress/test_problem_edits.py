@@ -9,7 +9,7 @@ import random
 import pytest
 
 from pipeline.problems import get_problem, problem_ids
-from pipeline.stress.order import simplicity
+from pipeline.stress.shrink import simplicity
 
 PROBLEMS = [p for p in problem_ids() if get_problem(p).shrinks]
 

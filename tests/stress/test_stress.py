@@ -11,7 +11,7 @@ import io
 import pytest
 from stresskit import cases, findings, single_steps, stage_fails
 
-from pipeline.stress.status import Status
+from pipeline.progress import Status
 from pipeline.stress.stress import Schedule, StressRequest, choose_recipes, stress
 
 

@@ -10,8 +10,8 @@ import io
 from stresskit import findings, program_fails, python_program, single_steps
 
 from pipeline.problems import get_problem
+from pipeline.progress import Status
 from pipeline.run.solvers import parse_external
-from pipeline.stress.status import Status
 from pipeline.stress.stress import StressRequest, stress
 
 SMALLEST = "1 2 4\n1 1\n1 1\n1 1\n1 1\n"
