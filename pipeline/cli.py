@@ -640,6 +640,10 @@ def hunt_command(
     budget: Annotated[str, typer.Option(
         "--budget", metavar="DURATION", help="Time to search from the starting cases on "
         "(e.g. 120s; a round under way finishes).")] = "120s",
+    rounds: Annotated[int | None, typer.Option(
+        "--rounds", min=1, metavar="N", help="Stop after N rounds of mutants, or at the budget "
+        "if sooner: as much search however busy the machine is (default: the budget "
+        "alone).")] = None,
     seed: SeedOption = 1,
     jobs: JobsOption = None,
     external: ExternalOption = None,
@@ -651,8 +655,8 @@ def hunt_command(
     `hunt` with its time and the findings table."""
     from pipeline.commands.searching import hunt
 
-    hunt(ctx.obj, problem_id=problem_id, solver=solver, size=size, budget=budget, seed=seed,
-         jobs=jobs, external=external, repeats=repeats, sandbox=sandbox)
+    hunt(ctx.obj, problem_id=problem_id, solver=solver, size=size, budget=budget, rounds=rounds,
+         seed=seed, jobs=jobs, external=external, repeats=repeats, sandbox=sandbox)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -147,7 +147,7 @@ def harden(settings: Settings, *, problem_id: str, solver: list[str] | None,
 
 
 def hunt(settings: Settings, *, problem_id: str, solver: str, size: int | None, budget: str,
-         seed: int, jobs: int | None, external: list[str] | None, repeats: int,
+         rounds: int | None, seed: int, jobs: int | None, external: list[str] | None, repeats: int,
          sandbox: str) -> None:
     """Search for an input of the given size on which SOLVER is slowest; keep it in group
     `hunt` with its time and the findings table."""
@@ -157,7 +157,7 @@ def hunt(settings: Settings, *, problem_id: str, solver: str, size: int | None, 
     problem = _prepared(settings, problem_id, sandbox)
     summary = _searched(lambda: run_hunt(settings.data_dir, HuntRequest(
         problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),
-        seed=seed, jobs=jobs, repeats=repeats, externals=_externals(external),
+        rounds=rounds, seed=seed, jobs=jobs, repeats=repeats, externals=_externals(external),
         command=" ".join(sys.argv), sandbox=sandbox)))
     say(format_summary(summary))
     if summary.status == "interrupted":

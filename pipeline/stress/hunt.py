@@ -52,6 +52,7 @@ class HuntRequest:
     solver: str
     size: int | None = None           # default: the first rung of the growth ladder
     budget_s: float = 120.0
+    rounds: int | None = None         # stop after this many rounds (or at the budget)
     seed: int = 1
     jobs: int | None = None
     externals: tuple[Program, ...] = ()
@@ -65,7 +66,8 @@ class HuntSummary:
     problem: str
     solver: str
     size: int
-    status: str = "running"          # then: budget, timeout (S ran out of time), interrupted
+    status: str = "running"          # then: budget, rounds, timeout (S ran out of time),
+                                      # interrupted
     starts: int = 0
     start_recipe: str = ""
     baseline_ms: float = 0.0          # the slowest starting case, median of `repeats`
@@ -212,6 +214,9 @@ def _climb(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
     seen = {hash(text) for _, _, text in starts}
     width = max(2, 2 * judge.workers)
     while time.monotonic() < deadline:
+        if summary.rounds == request.rounds:
+            summary.status = "rounds"
+            return
         if any(o.verdict is Verdict.TLE for o in timed[slowest]) or best_ms >= timeout_s * 1000:
             summary.status = "timeout"
             return
@@ -300,7 +305,8 @@ def _keep(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
 
 
 def format_summary(summary: HuntSummary) -> str:
-    ending = {"budget": "budget spent", "timeout": f"{summary.solver} ran out of time",
+    ending = {"budget": "budget spent", "rounds": f"{summary.rounds} rounds done",
+              "timeout": f"{summary.solver} ran out of time",
               "interrupted": "interrupted (the slowest case so far is kept)"}.get(
         summary.status, summary.status)
     lines = [f"hunt {summary.problem}: {summary.solver} at size {summary.size}, "

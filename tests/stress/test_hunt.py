@@ -20,6 +20,7 @@ from stresskit import PROGRAMS, cases, findings, run_cli
 from pipeline.problems import get_problem
 
 SIZE = 20_000
+ROUNDS = 16  # a fixed climb, not a time budget: the same search however busy the machine is
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +49,10 @@ def cpu_ms(exe: str, path) -> float:
 def test_hunt_finds_an_input_ten_times_slower_than_random_ones(walk_up, tmp_path):
     data = tmp_path / "data"
     done = run_cli(data, "hunt", "--problem", "movcoin2", "--solver", "walk", "--external",
-                   f"walk={walk_up}", "--size", str(SIZE), "--budget", "10s", "--seed", "2")
+                   f"walk={walk_up}", "--size", str(SIZE), "--rounds", str(ROUNDS),
+                   "--budget", "10m", "--seed", "2")
     assert done.returncode == 0, done.stderr
+    assert f"{ROUNDS} rounds done" in done.stdout, done.stdout
     row = findings(data).row(0, named=True)
     assert row["kind"] == "hunt" and row["hunt_size"] <= SIZE and row["original_size"] == SIZE
     hunted = data / "raw" / row["source"]
