@@ -27,15 +27,20 @@ from pipeline.problems.model import (
 )
 
 __all__ = ["ROLES", "Answer", "Bound", "Case", "Checker", "Growth", "Mutation", "Problem",
-           "Recipe", "RecipeKind", "Role", "ShrinkPass", "Stage", "case_functions",
+           "Recipe", "RecipeKind", "Role", "ShrinkPass", "Stage", "define_builtin",
            "define_problem"]
 
 CASE_FUNCTIONS = ("parse", "render", "format_answer", "validate_answer", "size", "size_values")
 
 
-def case_functions(module) -> dict[str, Callable]:
-    """The functions of a problem's case module (`case.py`) that `define_problem` takes."""
-    return {name: getattr(module, name) for name in CASE_FUNCTIONS}
+def define_builtin(module_file: str, case, stages, recipes, shrink) -> Problem:
+    """A built-in problem from its folder's modules, each naming its part the same way:
+    `case` (the `CASE_FUNCTIONS` and `BOUNDS`), `stages` (`STAGES`), `recipes` (`RECIPES`,
+    `growth_case`) and `shrink` (`SHRINKS`, `MUTATIONS`)."""
+    return define_problem(
+        module_file, **{name: getattr(case, name) for name in CASE_FUNCTIONS},
+        stages=stages.STAGES, recipes=recipes.RECIPES, growth=recipes.growth_case,
+        shrinks=shrink.SHRINKS, mutations=shrink.MUTATIONS, bounds=case.BOUNDS)
 
 
 def define_problem(module_file: str, *, parse: Callable[[str], Case],

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from pipeline.problems.edits import lower_int, removals, replaced
 from pipeline.problems.movcoin2.case import MAX_C, Movcoin2Case, TreeCase
-from pipeline.problems.movcoin2.oracles import adjacency, bfs_tree
+from pipeline.problems.movcoin2.stages import adjacency, bfs_tree
 
 CUTS_PER_LEVEL = 8
 
