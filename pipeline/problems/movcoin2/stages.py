@@ -48,6 +48,14 @@ def bfs_distances(adj: list[list[int]], source: int) -> list[int]:
     return dist
 
 
+def subtree_sizes(order: list[int], parent: list[int]) -> list[int]:
+    """The size of every node's subtree, from an order that lists parents first."""
+    size = [1] * len(order)
+    for u in reversed(order[1:]):
+        size[parent[u]] += size[u]
+    return size
+
+
 def bfs_tree(adj: list[list[int]], root: int) -> tuple[list[int], list[int]]:
     """(the nodes in BFS order from `root`, the parent of each node; the root's is -1)."""
     parent = [-1] * len(adj)
@@ -170,9 +178,7 @@ def quadratic_grundy(test: TreeCase) -> np.ndarray:
     tin = [0] * n
     for i, u in enumerate(order):
         tin[u] = i
-    size = [1] * n
-    for u in reversed(order[1:]):
-        size[parent[u]] += size[u]
+    size = subtree_sizes(order, parent)
     dist = np.empty((n, n), dtype=np.int32)
     root_row = np.array(bfs_distances(adj, 0), dtype=np.int32)
     dist[0] = root_row[np.array(order, dtype=np.int64)]
