@@ -27,15 +27,20 @@ from pipeline.problems.model import (
 )
 
 __all__ = ["ROLES", "Answer", "Bound", "Case", "Checker", "Growth", "Mutation", "Problem",
-           "Recipe", "RecipeKind", "Role", "ShrinkPass", "Stage", "case_functions",
+           "Recipe", "RecipeKind", "Role", "ShrinkPass", "Stage", "define_builtin",
            "define_problem"]
 
 CASE_FUNCTIONS = ("parse", "render", "format_answer", "validate_answer", "size", "size_values")
 
 
-def case_functions(module) -> dict[str, Callable]:
-    """The functions of a problem's case module (`case.py`) that `define_problem` takes."""
-    return {name: getattr(module, name) for name in CASE_FUNCTIONS}
+def define_builtin(module_file: str, case, stages, recipes, shrink) -> Problem:
+    """A built-in problem from its folder's modules, each naming its part the same way:
+    `case` (the `CASE_FUNCTIONS` and `BOUNDS`), `stages` (`STAGES`), `recipes` (`RECIPES`,
+    `growth_case`) and `shrink` (`SHRINKS`, `MUTATIONS`)."""
+    return define_problem(
+        module_file, **{name: getattr(case, name) for name in CASE_FUNCTIONS},
+        stages=stages.STAGES, recipes=recipes.RECIPES, growth=recipes.growth_case,
+        shrinks=shrink.SHRINKS, mutations=shrink.MUTATIONS, bounds=case.BOUNDS)
 
 
 def define_problem(module_file: str, *, parse: Callable[[str], Case],
@@ -64,15 +69,12 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
         parts = ([f"stages without an entry: {', '.join(missing)}"] if missing else []) + (
             [f"entries without a stage: {', '.join(extra)}"] if extra else [])
         raise ConfigError(folder / "problem.toml", None, "; ".join(parts), rule="stages")
-    unknown = [n for n in settings.reference if n not in names]
-    if unknown:
-        raise ConfigError(folder / "problem.toml", None, f"reference names no stage: "
-                          f"{', '.join(unknown)}", rule="reference")
-    recipe_names = {r.name for r in recipes}
-    unknown = [n for n in settings.nightly if n not in recipe_names]
-    if unknown:
-        raise ConfigError(folder / "problem.toml", None, f"nightly names no recipe: "
-                          f"{', '.join(unknown)}", rule="nightly")
+    for rule, listed, known, what in (("reference", settings.reference, names, "stage"), (
+            "nightly", settings.nightly, [r.name for r in recipes], "recipe")):
+        unknown = [n for n in listed if n not in known]
+        if unknown:
+            raise ConfigError(folder / "problem.toml", None, f"{rule} names no {what}: "
+                              f"{', '.join(unknown)}", rule=rule)
     merged = tuple(replace(stage, role=settings.stages[stage.name].role,
                            timeout_s=settings.stages[stage.name].timeout_s,
                            known_wrong=settings.stages[stage.name].known_wrong)

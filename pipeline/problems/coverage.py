@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 # Why a problem shows no coverage: a built-in problem's words (a package says its own).
 NO_BOUNDS = ("the problem declares no input bounds (a built-in problem declares them in its "
-             "bounds.py)")
+             "case.py)")
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,14 @@ import pytest
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import get_problem
 from pipeline.problems.arc087e.case import Case, parse_slow
-from pipeline.problems.arc087e.editorial import editorial_value
-from pipeline.problems.arc087e.oracles import (
+from pipeline.problems.arc087e.stages import (
     GRUNDY_MAX_L,
     brute_grundy,
+    editorial_value,
+    free_subtree_heights,
     good_superset_count,
     grundy_table,
 )
-from pipeline.problems.arc087e.trie import free_subtree_heights
 
 P = get_problem("arc087e")
 SAMPLE_DIR = P.samples

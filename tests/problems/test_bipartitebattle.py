@@ -7,12 +7,12 @@ import pytest
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import get_problem
 from pipeline.problems.bipartitebattle.case import MOD, BattleCase
-from pipeline.problems.bipartitebattle.oracles import (
+from pipeline.problems.bipartitebattle.recipes import BRUTE_SHAPES
+from pipeline.problems.bipartitebattle.stages import (
     drawing_grundy_values,
     sg_formula,
     shape_search,
 )
-from pipeline.problems.bipartitebattle.recipes import BRUTE_SHAPES
 
 P = get_problem("bipartitebattle")
 SAMPLES_DIR = P.samples

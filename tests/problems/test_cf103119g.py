@@ -186,8 +186,8 @@ def test_recipes_are_deterministic():
 
 
 def test_max_adversarial_flips_every_last_occurrence_on_each_append():
-    from pipeline.problems.cf103119g.oracles import _win_table
     from pipeline.problems.cf103119g.recipes import COIL, GRAY
+    from pipeline.problems.cf103119g.stages import _win_table
 
     def states(sequence):
         win = _win_table(sequence)

@@ -16,9 +16,9 @@ import pytest
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import get_problem
-from pipeline.problems.insq15g import cells
+from pipeline.problems.insq15g import case as cells
 from pipeline.problems.insq15g.case import Case, _parse_fast, _parse_slow
-from pipeline.problems.insq15g.oracles import brute_grundy
+from pipeline.problems.insq15g.stages import brute_grundy
 
 PROBLEM = get_problem("insq15g")
 SAMPLES_DIR = PROBLEM.samples

@@ -14,7 +14,7 @@ import pytest
 
 from pipeline.errors import BeyondLimits, InputError
 from pipeline.problems import get_problem
-from pipeline.problems.movcoin2 import oracles
+from pipeline.problems.movcoin2 import stages
 from pipeline.problems.movcoin2.case import (
     MOD,
     Movcoin2Case,
@@ -23,8 +23,8 @@ from pipeline.problems.movcoin2.case import (
     _parse_quick,
     path_case,
 )
-from pipeline.problems.movcoin2.compiled import fast_grundy
 from pipeline.problems.movcoin2.recipes import make_tree
+from pipeline.problems.movcoin2.stages import fast_grundy
 
 PROBLEM = get_problem("movcoin2")
 SAMPLES = PROBLEM.samples
@@ -90,7 +90,7 @@ def test_only_parity_of_coins_matters_per_brute():
                                 for c in test.coins))
         small, big = Movcoin2Case((test,)), Movcoin2Case((bumped,))
         if bumped != test and PROBLEM.stage("brute").accepts(big):
-            assert oracles.brute(small) == oracles.brute(big)
+            assert stages.brute(small) == stages.brute(big)
             checked += 1
     assert checked >= 20
 
@@ -170,7 +170,7 @@ def test_tester_17bit_matches_brute_on_small_cases():
 def test_dist_tracker_matches_a_plain_list():
     rng = random.Random(3)
     for _ in range(30):
-        tracker = oracles.DistTracker(7)
+        tracker = stages.DistTracker(7)
         values: list[int] = []
         for _ in range(60):
             if rng.random() < 0.4 or not values or min(values) == 0:

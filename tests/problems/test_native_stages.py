@@ -45,7 +45,7 @@ FALLBACK_FAST = {"insq15g": ("solve_fast", "solve_numpy"),
 
 
 def fallback_fast(problem_id: str):
-    module = importlib.import_module(f"pipeline.problems.{problem_id}.fast")
+    module = importlib.import_module(f"pipeline.problems.{problem_id}.stages")
     return tuple(getattr(module, name) for name in FALLBACK_FAST[problem_id])
 
 
@@ -59,7 +59,7 @@ def recipe_params():
 
 @pytest.mark.parametrize("problem_id", NATIVE_PROBLEMS)
 def test_native_code_is_built_and_loaded_here(problem_id):
-    module = importlib.import_module(f"pipeline.problems.{problem_id}.native")
+    module = importlib.import_module(f"pipeline.problems.{problem_id}.case")
     assert module.functions() is not None, "the test machine has a compiler: build it"
 
 
@@ -203,15 +203,15 @@ def kernel_cases(problem_id: str, per_recipe: int):
 
 
 def test_movcoin2_native_kernel_agrees_with_numba_on_random_cases():
-    from pipeline.problems.movcoin2 import compiled
+    from pipeline.problems.movcoin2 import stages
 
     problem = get_problem("movcoin2")
     checked = 0
     for recipe, case in kernel_cases("movcoin2", 12):
-        assert compiled.fast(case) == compiled.jit_solve(case, 63), recipe
-        assert compiled.tester_17bit(case) == compiled.jit_solve(case, 17), recipe
+        assert stages.fast(case) == stages.jit_solve(case, 63), recipe
+        assert stages.tester_17bit(case) == stages.jit_solve(case, 17), recipe
         parsed = problem.parse(problem.render(case))  # the packed forest of the native parse
-        assert parsed.forest is not None and compiled.fast(parsed) == compiled.fast(case)
+        assert parsed.forest is not None and stages.fast(parsed) == stages.fast(case)
         checked += 1
     assert checked >= 12 * 11
 
@@ -219,22 +219,22 @@ def test_movcoin2_native_kernel_agrees_with_numba_on_random_cases():
 @pytest.mark.slow
 @pytest.mark.parametrize("recipe", ["max-random-half", "max-star-few", "max-many-tests"])
 def test_movcoin2_native_kernel_agrees_with_numba_on_max_cases(recipe):
-    from pipeline.problems.movcoin2 import compiled
+    from pipeline.problems.movcoin2 import stages
 
     problem = get_problem("movcoin2")
     case = problem.parse(problem.render(problem.generate(recipe, 2)))
-    assert compiled.fast(case) == compiled.jit_solve(case, 63)
+    assert stages.fast(case) == stages.jit_solve(case, 63)
 
 
 def test_cf103119g_native_kernel_agrees_with_numba_on_random_cases():
-    from pipeline.problems.cf103119g import fast
+    from pipeline.problems.cf103119g import stages
 
     problem = get_problem("cf103119g")
     checked = 0
     for recipe, case in kernel_cases("cf103119g", 25):
-        assert fast._fast(case) == fast.jit_fast(case), recipe
+        assert stages._fast(case) == stages.jit_fast(case), recipe
         parsed = problem.parse(problem.render(case))
-        assert parsed.packed is not None and fast._fast(parsed) == fast.jit_fast(case)
+        assert parsed.packed is not None and stages._fast(parsed) == stages.jit_fast(case)
         checked += 1
     assert checked >= 25 * 9
 
@@ -242,11 +242,11 @@ def test_cf103119g_native_kernel_agrees_with_numba_on_random_cases():
 @pytest.mark.slow
 @pytest.mark.parametrize("recipe", ["max-adversarial", "max-alternating"])
 def test_cf103119g_native_kernel_agrees_with_numba_on_max_cases(recipe):
-    from pipeline.problems.cf103119g import fast
+    from pipeline.problems.cf103119g import stages
 
     problem = get_problem("cf103119g")
     case = problem.parse(problem.render(problem.generate(recipe, 2)))
-    assert fast._fast(case) == fast.jit_fast(case)
+    assert stages._fast(case) == stages.jit_fast(case)
 
 
 @pytest.mark.parametrize("problem_id, recipe", [

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.errors import InputError
+from pipeline.problems.model import Bound, spread
 from pipeline.problems.tokens import TokenReader, check_words
 
 MAX_N = 10**5
@@ -150,3 +151,13 @@ def size_values(case: Case) -> dict[str, int]:
     lengths = list(map(len, case.strings))
     return {"strings": len(lengths), "total_length": sum(lengths), "max_length": max(lengths),
             "L_bits": case.L.bit_length()}
+
+
+# The input's bounds, as `parse` enforces them, for constraint coverage.
+BOUNDS = (
+    Bound("N", 1, MAX_N, lambda case: (case.n, case.n)),
+    Bound("L", 1, MAX_L, lambda case: (case.L, case.L)),
+    # |s_i| <= L, and the total caps it at 10^5
+    Bound("|s_i|", 1, MAX_TOTAL, lambda case: spread(map(len, case.strings))),
+    Bound("|s_1| + ... + |s_N|", 1, MAX_TOTAL, lambda case: (size(case), size(case))),
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from pipeline.problems.arc087e.case import MAX_L, MAX_TOTAL, Case
-from pipeline.problems.arc087e.oracles import GRUNDY_MAX_L, _brute_refuses
+from pipeline.problems.arc087e.stages import GRUNDY_MAX_L, _brute_refuses
 from pipeline.problems.model import Recipe
 
 

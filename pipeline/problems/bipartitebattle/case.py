@@ -9,13 +9,24 @@ from __future__ import annotations
 import operator
 from array import array
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from pipeline import native
 from pipeline.errors import InputError
+from pipeline.problems.model import Bound, spread
 from pipeline.problems.tokens import TokenReader
 
 MOD = 1_000_000_007
 MAX_N = 10**5
 MAX_SIDE = 10**9
+
+# native.c through ctypes (`pipeline.native`): the quick parse and `fast`'s kernel; where it
+# cannot be built, `functions()` is None and the fallback named here runs.
+NATIVE = native.library("bipartitebattle", Path(__file__).with_name("native.c"))
+functions = native.functions(NATIVE, "the NumPy quick parse and Python's sums",
+                             {"bipartitebattle_read": "pipip", "bipartitebattle_solve": "p"})
+# Every token of a valid input (N, then a_i and b_i), or None (`native.token_reader`).
+read_native = native.token_reader(functions, "bipartitebattle_read", 1 + 2 * MAX_N)
 
 
 @dataclass(frozen=True)
@@ -32,18 +43,15 @@ class BattleCase:
 
 
 def parse(text: str) -> BattleCase:
-    from pipeline.problems.bipartitebattle import native
-
-    case = _parse_native(text) if native.functions() is not None else _parse_quick(text)
+    case = _parse_native(text) if functions() is not None else _parse_quick(text)
     return case if case is not None else _parse_checked(text)
 
 
 def _parse_native(text: str) -> BattleCase | None:
     """The case of a valid input read by native code (pairs built on first use), or None."""
     from pipeline.native.bulk import LazyTuple
-    from pipeline.problems.bipartitebattle import native
 
-    tokens = native.read(text)
+    tokens = read_native(text)
     if tokens is None:
         return None
 
@@ -132,3 +140,11 @@ def size_values(case: BattleCase) -> dict[str, int]:
         "max_side": max(max(sides_a), max(sides_b)),
         "edge_bits": edges.bit_length(),  # sum a_i*b_i reaches 1e23: store its bit length
     }
+
+
+# The input's bounds, as `parse` enforces them, for constraint coverage.
+BOUNDS = (
+    Bound("N", 1, MAX_N, lambda case: (case.n, case.n)),
+    Bound("a_i, b_i", 1, MAX_SIDE,
+          lambda case: spread(side for graph in case.graphs for side in graph)),
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from pipeline.problems.bipartitebattle.case import MAX_N, MAX_SIDE, BattleCase
-from pipeline.problems.bipartitebattle.oracles import (
+from pipeline.problems.bipartitebattle.stages import (
     BRUTE_MAX_EDGES,
     BRUTE_MAX_N,
     BRUTE_MAX_VERTICES,

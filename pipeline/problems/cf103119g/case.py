@@ -8,17 +8,25 @@ for the `fast` kernel.
 from __future__ import annotations
 
 import gc
+from array import array
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from itertools import chain
+from pathlib import Path
 
+from pipeline import native
+from pipeline.problems.model import Bound, spread
 from pipeline.problems.tokens import TokenReader, check_words
-
-if TYPE_CHECKING:
-    from pipeline.problems.cf103119g.native import Packed
 
 MAX_N = 200_000
 MAX_M = 200_000
 MAX_VALUE = 255
+
+# native.c through ctypes (`pipeline.native`): the quick parse and `fast`'s kernel; where it
+# cannot be built, `functions()` is None and the fallback named here runs.
+NATIVE = native.library("cf103119g", Path(__file__).with_name("native.c"))
+functions = native.functions(NATIVE, "numba's JIT and the NumPy quick parse",
+                             {"cf103119g_read": "pipip", "cf103119g_solve": "ipipp"})
+_read_tokens = native.token_reader(functions, "cf103119g_read", 2 + MAX_N + 2 * MAX_M)
 
 # Compatible values of each byte: itself and its 8 one-bit neighbours.
 _COMPATIBLE: tuple[tuple[int, ...], ...] = tuple(
@@ -26,9 +34,33 @@ _COMPATIBLE: tuple[tuple[int, ...], ...] = tuple(
 
 
 @dataclass(frozen=True)
+class Packed:
+    """A case as native code reads it: `tokens` (array 'Q') holds n, m, the n values, then
+    op and k of each of the m operations."""
+
+    tokens: array[int]
+    n: int
+    m: int
+
+
+def read_native(text: str) -> Packed | None:
+    """The packed case of a valid input, read and validated natively; None: declined."""
+    tokens = _read_tokens(text)
+    return None if tokens is None else Packed(tokens, tokens[0], tokens[1])
+
+
+def pack(values, ops) -> Packed:
+    """The packed form of a case's tuples (for cases that were not parsed natively)."""
+    tokens = array("Q", (len(values), len(ops)))
+    tokens.extend(values)
+    tokens.extend(chain.from_iterable(ops))
+    return Packed(tokens, len(values), len(ops))
+
+
+@dataclass(frozen=True)
 class Case:
     """The initial values and the operations, each `(1, value)` or `(2, position)`. `packed` (set by
-    the native parse only: see native.Packed) takes no part in equality; `replace` drops it."""
+    the native parse only) takes no part in equality; `replace` drops it."""
 
     values: tuple[int, ...]
     ops: tuple[tuple[int, int], ...]
@@ -58,12 +90,10 @@ class Case:
 
 def parse(text: str) -> Case:
     """Judge input -> Case; InputError naming the line and the rule for any violation."""
-    from pipeline.problems.cf103119g import native
-
     gc_was_enabled = gc.isenabled()
     gc.disable()  # building 2e5 small tuples otherwise triggers many useless collections
     try:
-        case = _parse_native(text) if native.functions() is not None else _parse_quick(text)
+        case = _parse_native(text) if functions() is not None else _parse_quick(text)
         return case if case is not None else _parse_slow(text)
     finally:
         if gc_was_enabled:
@@ -73,9 +103,8 @@ def parse(text: str) -> Case:
 def _parse_native(text: str) -> Case | None:
     """The case of a valid input read by native code (tuples built on first use), or None."""
     from pipeline.native.bulk import LazyTuple
-    from pipeline.problems.cf103119g import native
 
-    packed = native.read(text)
+    packed = read_native(text)
     if packed is None:
         return None
     tokens, n = packed.tokens, packed.n
@@ -175,3 +204,12 @@ def size_values(case: Case) -> dict[str, int]:
     appends = case.appends
     return {"initial": case.n, "operations": case.m, "appends": appends,
             "queries": case.m - appends, "final_length": case.n + appends}
+
+
+# The input's bounds, as `parse` enforces them, for constraint coverage.
+BOUNDS = (
+    Bound("n", 1, MAX_N, lambda case: (case.n, case.n)),
+    Bound("m", 1, MAX_M, lambda case: (case.m, case.m)),
+    Bound("A_i and appended k", 0, MAX_VALUE,
+          lambda case: spread([*case.values, *(k for op, k in case.ops if op == 1)])),
+)

@@ -31,13 +31,15 @@ def _small_pool(rng: random.Random) -> list[int]:
 
 
 def _random_ops(rng: random.Random, values: list[int], m: int, pool: list[int],
-                p_append: float, p_last: float = 0.5) -> list[tuple[int, int]]:
-    """m operations; queries hit the last occurrence of some value with probability p_last."""
+                p_append: float | None, p_last: float = 0.5) -> list[tuple[int, int]]:
+    """m operations, each an append with probability p_append (None: every other one, from
+    the first); queries hit the last occurrence of some value with probability p_last."""
     last = {v: i for i, v in enumerate(values)}
     length = len(values)
     ops = []
-    for _ in range(m):
-        if rng.random() < p_append:
+    for t in range(m):
+        append = t % 2 == 0 if p_append is None else rng.random() < p_append
+        if append:
             v = rng.choice(pool)
             ops.append((1, v))
             last[v] = length
@@ -50,7 +52,7 @@ def _random_ops(rng: random.Random, values: list[int], m: int, pool: list[int],
 
 
 def _make_random(rng: random.Random, n: int, m: int, pool: list[int],
-                 p_append: float) -> Case:
+                 p_append: float | None) -> Case:
     values = [rng.choice(pool) for _ in range(n)]
     return Case(tuple(values), tuple(_random_ops(rng, values, m, pool, p_append)))
 
@@ -109,30 +111,12 @@ def _coil_walk(rng: random.Random, n: int, m: int) -> Case:
     return Case(tuple(values), tuple(ops[:m]))
 
 
-def _alternating(rng: random.Random, n: int, m: int, pool: list[int]) -> Case:
-    values = [rng.choice(pool) for _ in range(n)]
-    last = {v: i for i, v in enumerate(values)}
-    length = n
-    ops: list[tuple[int, int]] = []
-    for t in range(m):
-        if t % 2 == 0:
-            v = rng.choice(pool)
-            ops.append((1, v))
-            last[v] = length
-            length += 1
-        elif rng.random() < 0.5:
-            ops.append((2, last[rng.choice(list(last))] + 1))
-        else:
-            ops.append((2, rng.randint(1, length)))
-    return Case(tuple(values), tuple(ops))
-
-
 def _family_alternating(rng: random.Random) -> Case:
     base = rng.randrange(256)
     bits = rng.sample(range(8), rng.randint(3, 6))
     pool = sorted({base ^ sum(1 << b for i, b in enumerate(bits) if mask >> i & 1)
                    for mask in range(1 << len(bits))})
-    return _alternating(rng, rng.randint(50, 400), rng.randint(100, 800), pool)
+    return _make_random(rng, rng.randint(50, 400), rng.randint(100, 800), pool, None)
 
 
 def _alternating_ops(rng: random.Random, values: list[int], m: int, gen) -> list:

@@ -112,15 +112,6 @@ SHRINKS = (drop_operations, drop_values, fold_appends, recode_values, lower_valu
 
 # -- hunt mutations -------------------------------------------------------------------------------
 
-def _lengths(case: Case) -> list[int]:
-    """The sequence's length before each operation."""
-    lengths, length = [], case.n
-    for op, _ in case.ops:
-        lengths.append(length)
-        length += op == 1
-    return lengths
-
-
 def swap_operations(case: Case, rng: random.Random) -> Case | None:
     """Two neighbouring operations trade places (queries kept on existing positions)."""
     if case.m < 2:
@@ -163,8 +154,8 @@ def flip_operation(case: Case, rng: random.Random) -> Case | None:
     """An append becomes a query on the newest position, or a query an append."""
     j = rng.randrange(case.m)
     op, _ = case.ops[j]
-    lengths = _lengths(case)
-    flipped = (2, lengths[j]) if op == 1 else (1, rng.randint(0, MAX_VALUE))
+    length = case.n + sum(kind == 1 for kind, _ in case.ops[:j])  # before operation j
+    flipped = (2, length) if op == 1 else (1, rng.randint(0, MAX_VALUE))
     return _valid_or_none(Case(case.values, replaced(case.ops, j, flipped)))
 
 

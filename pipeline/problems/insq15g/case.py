@@ -9,16 +9,71 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.problems.insq15g.cells import _cell_counts, _odd_mask
+from pipeline import native
+from pipeline.problems.model import Bound
 from pipeline.problems.tokens import TokenReader, check_words
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy is imported by the functions (not by `pipeline solve`)
     import numpy as np
 
 MAX_SIDE = 10**18
 MAX_PEOPLE = 10**6
+
+# native.cpp through ctypes (`pipeline.native`): the quick parse and `fast`'s kernel; where it
+# cannot be built, `functions()` is None and the fallback named here runs.
+NATIVE = native.library("insq15g", Path(__file__).with_name("native.cpp"))
+functions = native.functions(NATIVE, "NumPy (quick parse and fast)",
+                             {"insq15g_read": "pipip", "insq15g_solve": "p"})
+# Every token of a valid input (N, M, P, then X_i and Y_i), or None (`native.token_reader`).
+read_native = native.token_reader(functions, "insq15g_read", 3 + 2 * MAX_PEOPLE)
+
+# -- people per distinct cell, and who stands at odd distance (`fast`'s core; sizes, recipes) --
+_MIX1 = 0x9E3779B97F4A7C15
+_MIX2 = 0xC2B2AE3D27D4EB4F
+
+
+def _odd_mask(xs: np.ndarray, ys: np.ndarray, m: int) -> np.ndarray:
+    """People at odd distance (X - 1) + (M - Y) from the corner."""
+    return ((xs ^ ys) & 1) != ((m + 1) & 1)
+
+
+def _run_lengths(same: np.ndarray) -> np.ndarray:
+    """The lengths of the runs of a sorted sequence whose neighbours are `same` or not."""
+    import numpy as np
+
+    edges = np.flatnonzero(~same) + 1
+    return np.diff(np.concatenate(([0], edges, [same.shape[0] + 1])))
+
+
+def _cell_counts(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Number of people on each distinct cell (in no particular order)."""
+    import numpy as np
+
+    if xs.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    x_low, y_low = int(xs.min()), int(ys.min())
+    if int(xs.max()) - x_low < 2**31 and int(ys.max()) - y_low < 2**31:
+        keys = ((xs - x_low) << 32) | (ys - y_low)  # exact: distinct cells, distinct keys
+        keys.sort()
+        return _run_lengths(keys[1:] == keys[:-1])
+    ux, uy = xs.view(np.uint64), ys.view(np.uint64)
+    with np.errstate(over="ignore"):
+        h = ux * np.uint64(_MIX1)
+        h ^= h >> np.uint64(29)
+        h += uy
+        h *= np.uint64(_MIX2)
+        h ^= h >> np.uint64(32)
+    order = np.argsort(h)
+    h, sx, sy = h[order], xs[order], ys[order]
+    same = h[1:] == h[:-1]
+    if np.any(same & ((sx[1:] != sx[:-1]) | (sy[1:] != sy[:-1]))):
+        order = np.lexsort((ys, xs))  # a hash collision: sort exactly instead
+        sx, sy = xs[order], ys[order]
+        same = (sx[1:] == sx[:-1]) & (sy[1:] == sy[:-1])
+    return _run_lengths(same)
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,17 +161,13 @@ class Case:
 
 def parse(text: str) -> Case:
     """Judge input -> Case; raises InputError naming the line of the first broken rule."""
-    from pipeline.problems.insq15g import native
-
-    case = _parse_native(text) if native.functions() is not None else _parse_fast(text)
+    case = _parse_native(text) if functions() is not None else _parse_fast(text)
     return case if case is not None else _parse_slow(text)
 
 
 def _parse_native(text: str) -> Case | None:
     """The case of a valid input read by native code, or None."""
-    from pipeline.problems.insq15g import native
-
-    tokens = native.read(text)
+    tokens = read_native(text)
     return None if tokens is None else Case.from_tokens(tokens)
 
 
@@ -196,3 +247,11 @@ def size_values(case: Case) -> dict[str, int]:
         "n_digits": len(str(case.n)),
         "m_digits": len(str(case.m)),
     }
+
+
+# The input's bounds, as `parse` enforces them, for constraint coverage.
+BOUNDS = (
+    Bound("N", 1, MAX_SIDE, lambda case: (case.n, case.n)),
+    Bound("M", 1, MAX_SIDE, lambda case: (case.m, case.m)),
+    Bound("P", 1, MAX_PEOPLE, lambda case: (len(case.xs), len(case.xs))),
+)

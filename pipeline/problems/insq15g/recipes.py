@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import random
 
-from pipeline.problems.insq15g.case import MAX_PEOPLE, MAX_SIDE, Case
-from pipeline.problems.insq15g.cells import _cell_counts
+from pipeline.problems.insq15g.case import MAX_PEOPLE, MAX_SIDE, Case, _cell_counts
 from pipeline.problems.model import Recipe, numpy_rng
 
 

@@ -8,19 +8,85 @@ error comes from one place. A case parsed natively keeps its packed forest for t
 from __future__ import annotations
 
 import gc
+from array import array
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from itertools import chain
+from pathlib import Path
 
+from pipeline import native
+from pipeline.problems.model import Bound, spread
 from pipeline.problems.tokens import TokenReader
-
-if TYPE_CHECKING:
-    from pipeline.problems.movcoin2.native import Forest
 
 MOD = 1_000_000_007
 MAX_T = 1000
 MAX_N = 300_000
 MAX_SUM_N = 300_000
 MAX_C = 16
+
+# native.c through ctypes (`pipeline.native`): the quick parse and the kernel; where it cannot
+# be built, `functions()` is None and the fallback named here runs.
+NATIVE = native.library("movcoin2", Path(__file__).with_name("native.c"))
+functions = native.functions(NATIVE, "numba's JIT and the NumPy quick parse",
+                             {"movcoin2_read": "pipipppppp", "movcoin2_solve": "ipppppiipp"})
+
+
+@dataclass(frozen=True)
+class Forest:
+    """Every test of a case as one forest, in buffers native code reads: test k's nodes are
+    starts[k] .. starts[k] + sizes[k] - 1; edge i joins eu[i] and ev[i] (0-based, global);
+    odd[v] is the parity of node v's coins. `array` typecodes: i, i, B, q, q."""
+
+    total: int
+    eu: array[int]
+    ev: array[int]
+    odd: array[int]
+    starts: array[int]
+    sizes: array[int]
+
+
+def read_native(text: str):
+    """(tokens, forest) of a valid input, read and validated natively; None: declined."""
+    library = functions()
+    if library is None:
+        return None
+    from pipeline.native.bulk import address, text_buffer, token_capacity, zeroed
+
+    where = text_buffer(text)
+    if where is None:
+        return None
+    capacity = token_capacity(where[1], 1 + 3 * MAX_SUM_N)
+    tokens = zeroed("Q", capacity)
+    count = zeroed("q", 1)
+    nodes, tests = min(capacity, MAX_SUM_N), min(capacity, MAX_T)  # nodes < tokens
+    eu, ev, odd = zeroed("i", nodes), zeroed("i", nodes), zeroed("B", nodes)
+    starts, sizes = zeroed("q", tests), zeroed("q", tests)
+    tests = library.movcoin2_read(*where, address(tokens), capacity, address(count),
+                                  address(eu), address(ev), address(odd), address(starts),
+                                  address(sizes))
+    if tests == -2:
+        raise MemoryError("movcoin2: native parse ran out of memory")
+    if tests < 0:
+        return None
+    del tokens[count[0]:]
+    del starts[tests:], sizes[tests:]
+    total = sum(sizes)
+    del eu[total - tests:], ev[total - tests:], odd[total:]
+    return tokens, Forest(total, eu, ev, odd, starts, sizes)
+
+
+def forest_of(tests) -> Forest:
+    """The forest of a case's tests (for cases that were not parsed natively)."""
+    sizes = array("q", (test.n for test in tests))
+    starts = array("q", bytes(8 * len(sizes)))
+    eu, ev = array("i"), array("i")
+    offset = 0
+    for k, test in enumerate(tests):
+        starts[k] = offset
+        eu.extend(u + offset - 1 for u, _ in test.edges)
+        ev.extend(v + offset - 1 for _, v in test.edges)
+        offset += test.n
+    odd = array("B", (c & 1 for c in chain.from_iterable(test.coins for test in tests)))
+    return Forest(offset, eu, ev, odd, starts, sizes)
 
 
 @dataclass(frozen=True)
@@ -39,8 +105,8 @@ class TreeCase:
 
 @dataclass(frozen=True)
 class Movcoin2Case:
-    """A whole judge input: the T tests in order. `forest` (set by the native parse only: see
-    native.Forest) takes no part in equality; `replace` drops it."""
+    """A whole judge input: the T tests in order. `forest` (set by the native parse only)
+    takes no part in equality; `replace` drops it."""
 
     tests: tuple[TreeCase, ...]
     forest: Forest | None = field(default=None, init=False, compare=False, repr=False)
@@ -48,18 +114,15 @@ class Movcoin2Case:
 
 # -- parse ------------------------------------------------------------------------------------
 def parse(text: str) -> Movcoin2Case:
-    from pipeline.problems.movcoin2 import native
-
-    case = _parse_native(text) if native.functions() is not None else _parse_quick(text)
+    case = _parse_native(text) if functions() is not None else _parse_quick(text)
     return case if case is not None else _parse_checked(text)
 
 
 def _parse_native(text: str) -> Movcoin2Case | None:
     """The case of a valid input read by native code (tuples built on first use), or None."""
     from pipeline.native.bulk import LazyTuple
-    from pipeline.problems.movcoin2 import native
 
-    read = native.read(text)
+    read = read_native(text)
     if read is None:
         return None
     tokens, forest = read
@@ -275,3 +338,17 @@ def size_values(case: Movcoin2Case) -> dict[str, int]:
         "max_n": max(test.n for test in case.tests),
         "coin_nodes": sum(sum(c & 1 for c in test.coins) for test in case.tests),
     }
+
+
+def _sum_n(case) -> tuple[int, int]:
+    total = sum(test.n for test in case.tests)
+    return total, total
+
+
+# The input's bounds, as `parse` enforces them, for constraint coverage.
+BOUNDS = (
+    Bound("T", 1, MAX_T, lambda case: (len(case.tests), len(case.tests))),
+    Bound("N of a test", 1, MAX_N, lambda case: spread(test.n for test in case.tests)),
+    Bound("sum of N", 1, MAX_SUM_N, _sum_n),
+    Bound("c_i", 0, MAX_C, lambda case: spread(c for test in case.tests for c in test.coins)),
+)

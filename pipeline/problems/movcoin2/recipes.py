@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.problems.model import Recipe, numpy_rng
 from pipeline.problems.movcoin2.case import MAX_N, MAX_SUM_N, Movcoin2Case, TreeCase
-from pipeline.problems.movcoin2.oracles import BRUTE_BUDGET, brute_estimate
+from pipeline.problems.movcoin2.stages import BRUTE_BUDGET, brute_estimate
 
 if TYPE_CHECKING:  # numpy is imported by the generators (not by `pipeline solve`)
     import numpy as np

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from pipeline.problems.edits import lower_int, removals, replaced
 from pipeline.problems.movcoin2.case import MAX_C, Movcoin2Case, TreeCase
-from pipeline.problems.movcoin2.oracles import adjacency, bfs_tree
+from pipeline.problems.movcoin2.stages import adjacency, bfs_tree, subtree_sizes
 
 CUTS_PER_LEVEL = 8
 
@@ -24,13 +24,6 @@ def _with_test(case: Movcoin2Case, index: int, test: TreeCase) -> Movcoin2Case:
 def _rooted(test: TreeCase) -> tuple[list[int], list[int]]:
     """(BFS order from node 1, parent of each node; 0-based, the root's parent -1)."""
     return bfs_tree(adjacency(test), 0)
-
-
-def _subtree_sizes(order: list[int], parent: list[int]) -> list[int]:
-    size = [1] * len(order)
-    for u in reversed(order[1:]):
-        size[parent[u]] += size[u]
-    return size
 
 
 def _in_subtree(order: list[int], parent: list[int], top: int) -> list[bool]:
@@ -85,7 +78,7 @@ def cut_subtrees(case: Movcoin2Case) -> Iterator[Movcoin2Case]:
         if test.n < 2:
             continue
         order, parent = _rooted(test)
-        size = _subtree_sizes(order, parent)
+        size = subtree_sizes(order, parent)
         for _, v, keep_side in _cuts(test.n, size):
             inside = _in_subtree(order, parent, v)
             keep = inside if keep_side else [not x for x in inside]

@@ -1,5 +1,6 @@
-"""The oracles of bipartitebattle: `brute` (a search of the deletion game of every drawing)
-and `sg-binomial` (sg(n, m) per drawing, the drawings counted by binomial sums)."""
+"""The stages of bipartitebattle: the oracles `brute` (a search of the deletion game of every
+drawing) and `sg-binomial` (sg(n, m) per drawing, the drawings counted by binomial sums), the
+seed's program (`editorial`) and `fast` (one modular power of the exact edge total)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from collections import Counter
 from functools import cache
 
 from pipeline.games import GameSearch
-from pipeline.problems.bipartitebattle.case import MOD, BattleCase
+from pipeline.problems.base import Stage
+from pipeline.problems.bipartitebattle.case import MOD, BattleCase, functions, parse
 
 # brute limits (per graph) and the largest shape searched.
 BRUTE_MAX_EDGES = 12
@@ -128,3 +130,60 @@ def solve_sg_binomial(case: BattleCase) -> int:
             dist = cache[key] = ((sg_formula(a + b, 0), even), (sg_formula(a + b, 1), odd))
         total = _xor_convolve(total, dist)
     return total.get(0, 0) % MOD
+
+
+# -- editorial: the seed's program, one modular power per graph -------------------------------
+def solve_editorial(case: BattleCase) -> int:
+    parity = 0
+    result = 1
+    for i, (a, b) in enumerate(case.graphs):
+        parity ^= (a & 1) ^ (b & 1)
+        result = result * pow(2, a * b - (1 if i == 0 else 0), MOD) % MOD
+    return 0 if parity else result
+
+
+# -- fast: the parity of the vertex total, then one modular power of the exact edge total -----
+def solve_fast(case: BattleCase) -> int:
+    """A case read natively is solved by native code on its tokens (the same sums, the edge
+    total in 128 bits); any other by `solve_python`."""
+    if case.packed is not None and functions() is not None:
+        from pipeline.native.bulk import address
+
+        return functions().bipartitebattle_solve(address(case.packed))
+    return solve_python(case)
+def solve_python(case: BattleCase) -> int:
+    graphs = case.graphs
+    if sum(a + b for a, b in graphs) & 1:
+        return 0
+    edges = sum(a * b for a, b in graphs)  # exact, >= 1
+    return pow(2, (edges - 1) % (MOD - 1), MOD)
+
+
+STAGES = (
+    Stage("brute", solve_brute,
+          "Grundy value of every edge subset of every K_{a,b} by GameSearch over "
+          "(vertex set, edge set) deletion states, memo per shape; XOR convolution "
+          "of the per-graph Grundy distributions counts the losing drawings",
+          "per distinct shape: sum_{i<=a,j<=b} C(a,i)C(b,j)2^(ij) states; "
+          "O(N * G^2) convolution",
+          limits=f"every graph a*b <= {BRUTE_MAX_EDGES} and a+b <= "
+                 f"{BRUTE_MAX_VERTICES}; N <= {BRUTE_MAX_N}",
+          refuses=brute_refuses),
+    Stage("sg-binomial", solve_sg_binomial,
+          "sg(n, m) = n%2 + 2(m%2) per drawing (checked by search on small graphs); "
+          "drawings counted per edge-count parity by summing binomials C(ab, m), "
+          "XOR convolution over the four Grundy values",
+          "O(sum of a*b over distinct shapes + N)",
+          limits=f"sum of a*b over distinct shapes <= {BINOMIAL_MAX_EDGES}",
+          refuses=binomial_refuses),
+    Stage("editorial", solve_editorial,
+          "seed program: parity of sum(a_i + b_i); product of 2^(a_i b_i) with "
+          "the first exponent minus one, one modular power per graph",
+          "O(N log(max a*b))"),
+    Stage("fast", solve_fast,
+          "0 if sum(a_i + b_i) is odd, else 2^((sum a_i b_i - 1) mod (p-1)) mod p "
+          "with one modular power",
+          "O(N) after parsing",
+          warm_up=lambda: solve_fast(parse("1\n1 1\n"))),  # loads the native code
+)
+

@@ -1,17 +1,29 @@
-"""The slow stages of movcoin2: brute (the game itself), quadratic, per-coin and editorial.
-All but brute compute g(R) = XOR of dist(R, v) over odd-coin nodes v first."""
+"""The stages of movcoin2: brute (the game itself), quadratic, per-coin, the seed editorial,
+and the compiled `fast` with the known-wrong `tester-17bit` (the centroid-decomposition kernel,
+native.c where available, else numba's in kernels.py; both compute the same). All but brute
+compute g(R) = XOR of dist(R, v) over odd-coin nodes v first."""
 
 from __future__ import annotations
 
 from collections import deque
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from pipeline.games import GameSearch
-from pipeline.problems.movcoin2.case import Movcoin2Case, TreeCase, answer_from_grundy
+from pipeline.problems.base import Stage
+from pipeline.problems.movcoin2.case import (
+    Forest,
+    Movcoin2Case,
+    TreeCase,
+    answer_from_grundy,
+    forest_of,
+    functions,
+    parse,
+    path_case,
+)
 
 if TYPE_CHECKING:  # numpy is imported by the stages that use it (not by `pipeline solve`)
     import numpy as np
-
 
 def adjacency(test: TreeCase) -> list[list[int]]:
     """0-based neighbour lists."""
@@ -34,6 +46,14 @@ def bfs_distances(adj: list[list[int]], source: int) -> list[int]:
                 dist[w] = du
                 queue.append(w)
     return dist
+
+
+def subtree_sizes(order: list[int], parent: list[int]) -> list[int]:
+    """The size of every node's subtree, from an order that lists parents first."""
+    size = [1] * len(order)
+    for u in reversed(order[1:]):
+        size[parent[u]] += size[u]
+    return size
 
 
 def bfs_tree(adj: list[list[int]], root: int) -> tuple[list[int], list[int]]:
@@ -158,9 +178,7 @@ def quadratic_grundy(test: TreeCase) -> np.ndarray:
     tin = [0] * n
     for i, u in enumerate(order):
         tin[u] = i
-    size = [1] * n
-    for u in reversed(order[1:]):
-        size[parent[u]] += size[u]
+    size = subtree_sizes(order, parent)
     dist = np.empty((n, n), dtype=np.int32)
     root_row = np.array(bfs_distances(adj, 0), dtype=np.int32)
     dist[0] = root_row[np.array(order, dtype=np.int64)]
@@ -354,3 +372,116 @@ def _collect(adj, removed, centroid, branch, tracker: DistTracker, has_coin) -> 
 
 def editorial(case: Movcoin2Case) -> list[int]:
     return [answer_from_grundy(editorial_grundy(test)) for test in case.tests]
+
+
+# -- fast and tester-17bit: the compiled kernel ---------------------------------------------
+def forest_arrays(case: Movcoin2Case):
+    """All tests as one forest of NumPy arrays for the numba kernel (0-based global ids)."""
+    import numpy as np
+
+    sizes = np.array([test.n for test in case.tests], dtype=np.int64)
+    starts = np.zeros(len(sizes), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    total = int(sizes.sum())
+    edge_count = total - len(sizes)
+    flat = np.fromiter(chain.from_iterable(chain.from_iterable(test.edges for test in case.tests)),
+                       dtype=np.int64, count=2 * edge_count)
+    shift = np.repeat(starts - 1, sizes - 1)
+    eu = flat[0::2] + shift
+    ev = flat[1::2] + shift
+    odd = np.fromiter(chain.from_iterable(test.coins for test in case.tests),
+                      dtype=np.uint8, count=total) & 1
+    return total, eu, ev, odd, starts, sizes
+
+
+def _forest(case: Movcoin2Case) -> Forest:
+    return case.forest if case.forest is not None else forest_of(case.tests)
+
+
+def _solve(case: Movcoin2Case, bit_limit: int) -> list[int]:
+    if functions() is not None:
+        return solve_native(_forest(case), bit_limit)
+    return jit_solve(case, bit_limit)
+
+
+def jit_solve(case: Movcoin2Case, bit_limit: int) -> list[int]:
+    """The answers from the numba kernel (the fallback; tests compare it with native code)."""
+    from pipeline.problems.movcoin2 import kernels  # numba only when this path runs
+
+    total, eu, ev, odd, starts, sizes = forest_arrays(case)
+    answers, _ = kernels.forest_answers(total, eu, ev, odd, starts, sizes, bit_limit)
+    return answers.tolist()
+
+
+def fast_grundy(case: Movcoin2Case):
+    """Grundy values of all nodes (tests concatenated in order) as a NumPy array."""
+    import numpy as np
+
+    if functions() is not None:
+        _, grundy = solve_native(_forest(case), 63, with_grundy=True)
+        return np.frombuffer(grundy, dtype=np.int64).copy()
+    from pipeline.problems.movcoin2 import kernels
+
+    total, eu, ev, odd, starts, sizes = forest_arrays(case)
+    return kernels.forest_answers(total, eu, ev, odd, starts, sizes, 63)[1]
+
+
+def fast(case: Movcoin2Case) -> list[int]:
+    return _solve(case, 63)
+
+
+def tester_17bit(case: Movcoin2Case) -> list[int]:
+    return _solve(case, 17)
+
+
+def solve_native(forest: Forest, bit_limit: int, with_grundy: bool = False):
+    """Per-test answers (a list), and every node's Grundy value too when `with_grundy`."""
+    from pipeline.native.bulk import address, zeroed
+
+    library = functions()
+    answers = zeroed("q", len(forest.sizes))
+    grundy = zeroed("q", forest.total) if with_grundy else None
+    status = library.movcoin2_solve(forest.total, address(forest.eu), address(forest.ev),
+                                    address(forest.odd), address(forest.starts),
+                                    address(forest.sizes), len(forest.sizes), bit_limit,
+                                    address(answers),
+                                    address(grundy) if grundy is not None else None)
+    if status == -2:
+        raise MemoryError("movcoin2: native kernel ran out of memory")
+    return (answers.tolist(), grundy) if with_grundy else answers.tolist()
+
+
+STAGES = (
+    Stage("brute", brute,
+          "memoised win/lose search over coin configurations, one game per root",
+          "O(N * configurations * moves)",
+          limits=f"sum over tests of n * comb(n - 1 + coins, coins) <= {BRUTE_BUDGET}",
+          refuses=brute_refuses),
+    Stage("quadratic", quadratic,
+          "distance row of every root (rerooted in numpy), XOR over odd-coin nodes",
+          "O(N^2)",
+          limits=f"every n <= {QUADRATIC_MAX_N} and sum of n^2 <= "
+                 f"{QUADRATIC_BUDGET}",
+          refuses=quadratic_refuses),
+    Stage("per-coin", per_coin,
+          "one BFS per odd-coin node, XOR of the distance arrays",
+          "O(N * K), K = odd-coin nodes",
+          limits=f"sum over tests of n * max(1, K) <= {PER_COIN_BUDGET}",
+          refuses=per_coin_refuses),
+    Stage("editorial", editorial,
+          "centroid decomposition + per-bit DistTracker sweeps, pure Python (seed editorial)",
+          "O(N log^2 N)",
+          limits=f"sum of n <= {EDITORIAL_MAX_SUM_N}",
+          refuses=editorial_refuses),
+    Stage("fast", fast,
+          "compiled (C; numba fallback) centroid decomposition with per-bit sliding-window "
+          "XOR tables",
+          "O(N log^2 N)", warm_up=lambda: fast(parse("1\n2\n1 2\n1 0\n"))),
+    # Below 131,073 nodes every distance, hence every XOR, is < 2^17 and the cut is harmless;
+    # on this path the far end has g = 2^17, which 17 bits read as 0.
+    Stage("tester-17bit", tester_17bit,
+          "fast with the published tester's fixed MAX_BITS = 17",
+          "O(N log^2 N)", warm_up=lambda: tester_17bit(parse("1\n2\n1 2\n1 0\n")),
+          counterexample=lambda: path_case(131_073, (1,))),
+)
+
