@@ -13,7 +13,7 @@ from pipeline.report.strength import format_coverage
 @pytest.mark.parametrize("problem_id", module_problem_ids())
 def test_every_recipe_case_lies_inside_the_declared_bounds(problem_id: str) -> None:
     problem = get_problem(problem_id)
-    assert problem.bounds, f"{problem_id} declares no bounds in its bounds.py"
+    assert problem.bounds, f"{problem_id} declares no bounds in its case.py (BOUNDS)"
     texts = [path.read_text() for path in sorted(problem.samples.glob("*.in"))]
     texts += [problem.render(problem.generate(recipe.name, seed=1, index=i))
               for recipe in problem.recipes if recipe.kind == "tiny" for i in range(5)]
