@@ -165,11 +165,9 @@ def detect_language(files: tuple[Path, ...] | list[Path]) -> str | None:
         for path in names:
             if not any(fnmatch.fnmatchcase(path.name, p) for p in lang.patterns):
                 continue
-            python2_line = bool(_PYTHON2_SHEBANG.match(_first_line(path)))
-            if lang.code == "python3" and path.suffix == ".py" and python2_line:
-                continue
-            if lang.code == "python2" and path.suffix == ".py" and not python2_line:
-                continue
+            if path.suffix == ".py" and lang.code in ("python2", "python3") and \
+                    (lang.code == "python2") != bool(_PYTHON2_SHEBANG.match(_first_line(path))):
+                continue  # a `.py` file is Python 2 only by its #! line
             counts[lang.code] = counts.get(lang.code, 0) + 1
     if counts:
         return max(counts, key=lambda code: (counts[code], LANGUAGES[code].priority))
@@ -211,12 +209,8 @@ def main_file(program: Program, sources: list[str]) -> str:
         return ""
     if program.entrypoint and program.entrypoint in sources:
         return program.entrypoint
-    if len(sources) == 1:
-        return sources[0]
-    for name in sorted(sources):
-        if re.fullmatch(r"[mM][aA][iI][nN]\..*", name):
-            return name
-    return sorted(sources)[0]
+    return next((name for name in sorted(sources) if re.fullmatch(r"[mM][aA][iI][nN]\..*", name)),
+                sorted(sources)[0])
 
 
 @dataclass(frozen=True)
@@ -297,7 +291,7 @@ def toolchain_missing(language: str | None, building: bool = True,
     missing = [tool for tool in tools if shutil.which(tool) is None]
     if missing:
         return f"toolchain missing for {lang.name}: {', '.join(missing)} not found on PATH"
-    compiler = _compiler(lang) if compiling else None
+    compiler = lang.compile[0] if compiling and lang.compile else None
     failing = [reason for reason in map(_tool_fails, (t for t in tools if t != compiler))
                if reason]
     if failing:
@@ -305,21 +299,11 @@ def toolchain_missing(language: str | None, building: bool = True,
     return None
 
 
-def _compiler(lang: Language) -> str | None:
-    """The tool of `lang`'s toolchain its compile command starts (None: it starts none)."""
-    return lang.compile[0] if lang.compile and lang.compile[0] in lang.toolchain else None
-
-
 def toolchain_notes(programs: tuple[Program, ...] | list[Program]) -> list[str]:
     """One note for each program whose language cannot run here: it is skipped."""
-    notes = []
-    for program in programs:
-        reason = toolchain_missing(program.language)
-        if reason:
-            what = program.role.replace("_", " ")
-            notes.append(f"{what} {program.name} cannot run here ({reason}): "
-                         f"validation by it is skipped")
-    return notes
+    return [f"{program.role.replace('_', ' ')} {program.name} cannot run here ({reason}): "
+            "validation by it is skipped" for program in programs
+            if (reason := toolchain_missing(program.language))]
 
 
 def _relative_sources(program: Program) -> list[tuple[str, Path]]:
@@ -371,13 +355,8 @@ def _checktestdata_version() -> str:
 
 
 def _expand(template: tuple[str, ...], values: dict[str, str], files: list[str]) -> list[str]:
-    argv: list[str] = []
-    for part in template:
-        if part == "{files}":
-            argv.extend(files)
-        else:
-            argv.append(part.format(**values))
-    return argv
+    return [word for part in template
+            for word in (files if part == "{files}" else [part.format(**values)])]
 
 
 def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,

@@ -84,25 +84,20 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
 def result_of(measured: contained.Measured, argv, stdout: str, stderr: str) -> ProcessResult:
     """A helper's `ProcessResult` from what the runner measured."""
     wall = (measured.wall_ms or 0.0) / 1000
-    if measured.setup_error is not None:
-        return ProcessResult(None, None, False, 0.0, wall, 0, stdout, stderr,
-                             error=f"cannot run {argv[0]}: {measured.setup_error}")
-    if measured.start_error is not None:
-        return ProcessResult(None, None, False, 0.0, wall, 0, stdout, stderr,
-                             error=f"cannot start {argv[0]}: {measured.start_error}")
+    for verb, problem in (("run", measured.setup_error), ("start", measured.start_error)):
+        if problem is not None:
+            return ProcessResult(None, None, False, 0.0, wall, 0, stdout, stderr,
+                                 error=f"cannot {verb} {argv[0]}: {problem}")
     code = measured.exit_code
     assert code is not None  # it ran: neither a setup nor a start error
-    timed_out = measured.killed in ("cpu", "wall") or code == -signal.SIGXCPU
-    if measured.written_full:
-        return ProcessResult(code if code >= 0 else None, -code if code < 0 else None, False,
-                             (measured.cpu_ms or 0.0) / 1000, wall, measured.rss_kb or 0,
-                             stdout, stderr, error=f"{argv[0]} filled its folder and /tmp "
-                             "(what a program writes there in total is capped)")
+    full = measured.written_full  # (not a time-out, whatever stopped it)
+    timed_out = not full and (measured.killed in ("cpu", "wall") or code == -signal.SIGXCPU)
     return ProcessResult(
         exit_code=code if code >= 0 and not timed_out else None,
         signal=-code if code < 0 else None, timed_out=timed_out,
         cpu_s=(measured.cpu_ms or 0.0) / 1000, wall_s=wall, peak_rss_kb=measured.rss_kb or 0,
-        stdout=stdout, stderr=stderr)
+        stdout=stdout, stderr=stderr, error=f"{argv[0]} filled its folder and /tmp (what a "
+        "program writes there in total is capped)" if full else None)
 
 
 def _tail(path: Path) -> str:

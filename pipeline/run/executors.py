@@ -13,6 +13,7 @@ builds either one.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -455,7 +456,7 @@ class LocalPoolExecutor:
             batch = self._take(pending)
             if not batch:
                 break
-            self._assign(self._idle_worker(), batch)
+            self._assign(self._idle() or self._start_worker(), batch)
             busy += 1
         if self.grow_to <= self.size or not pending:
             return
@@ -475,9 +476,6 @@ class LocalPoolExecutor:
 
     def _idle(self) -> _Worker | None:
         return next((w for w in self._workers if not w.busy), None)
-
-    def _idle_worker(self) -> _Worker:
-        return self._idle() or self._start_worker()
 
     def _deadline(self, worker: _Worker) -> float:
         """When the worker's current job is over its wall-clock cap (a built-in stage's on
@@ -555,15 +553,11 @@ class LocalPoolExecutor:
                        error=f"{DIED_TWICE} ({first}, then {death}); --resume runs it again")
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(ExecutorError):
             self._started()
-        except ExecutorError:
-            pass
         for worker in list(self._workers):
-            try:
+            with contextlib.suppress(OSError):  # (a broken pipe: the worker is gone)
                 worker.connection.send(None)
-            except (OSError, BrokenPipeError):
-                pass
             self._retire(worker)
 
     def __enter__(self) -> LocalPoolExecutor:
