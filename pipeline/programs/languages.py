@@ -9,6 +9,7 @@ and not. Every build step runs through `run_build`, contained as the program it 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import fnmatch
 import glob
@@ -236,13 +237,8 @@ class Build:
 BUILT = "ok"
 
 
-def built_verdict(status: str) -> Verdict | None:
-    """The verdict a cached build's `status` says (None: built)."""
-    return None if status == BUILT else Verdict.from_string(status)
-
-
 def build_status(verdict: Verdict | None) -> str:
-    """A build's `status` as its cached result.json says it (`built_verdict` reads it)."""
+    """A build's `status` as its cached result.json says it."""
     return BUILT if verdict is None else verdict.value
 
 
@@ -436,13 +432,10 @@ def _build_into(program: Program, language: str, lang: Language | None,
             else:
                 os.unlink(work / "result.json")  # (a link itself, never what it names)
         write_regular(work / "result.json", json.dumps(result).encode("utf-8"))
-        try:
-            os.rename(work, final)
-        except OSError:  # another process renamed its identical build into place first
-            shutil.rmtree(work, ignore_errors=True)
+        with contextlib.suppress(OSError):  # another process renamed its identical build
+            os.rename(work, final)          # into place first: this one is removed below
     finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)  # (renamed: nothing left to remove)
     return None
 
 
@@ -566,8 +559,9 @@ def _read_result(program: Program, final: Path, language: str, lang: Language | 
     except (OSError, ValueError):
         return None
     argv = tuple(part.replace("{dir}", str(final)) for part in data["run"])
-    return Build(program, built_verdict(data["status"]), argv, language, data["message"], final,
-                 cached, memory_by_rlimit=lang.memory_by_rlimit if lang else True)
+    verdict = None if data["status"] == BUILT else Verdict.from_string(data["status"])
+    return Build(program, verdict, argv, language, data["message"], final, cached,
+                 memory_by_rlimit=lang.memory_by_rlimit if lang else True)
 
 
 def run_argv(build: Build, memory_mb: int) -> tuple[str, ...]:

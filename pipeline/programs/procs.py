@@ -48,11 +48,6 @@ BUILD_CACHES = {"XDG_CACHE_HOME": "/tmp/.cache", "GOCACHE": "/tmp/.cache/go-buil
                 "GOPATH": "/tmp/go"}
 
 
-def build_environment(sandboxed: bool) -> dict[str, str]:
-    """A build's whole environment: a program's, and sandboxed its caches in its /tmp."""
-    return {**environment(), **(BUILD_CACHES if sandboxed else {})}
-
-
 def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | None = None,
                 stdout: Path | None = None, time_s: float = 60.0,
                 memory_mb: int | None = None, file_mb: int | None = 64,
@@ -61,7 +56,7 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
                 build: bool = False) -> ProcessResult:
     """Run `argv` in `cwd` with stdin from a file, under limits, and wait for it; stdout goes
     to `stdout` when given, else is captured. `writable`, `kept`, `hidden`: as
-    `contained.start`'s; `build`: it is a build (`build_environment`)."""
+    `contained.start`'s; `build`: it is a build (sandboxed, its caches in its /tmp)."""
     cwd.mkdir(parents=True, exist_ok=True)
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
     limits = contained.Limits(memory_mb=memory_mb, file_bytes=(file_mb or 0) * MIB or None,
@@ -75,7 +70,7 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
             measured = contained.run(
                 list(argv), stdin=infile, stdout=outfile, stderr=errfile, workdir=cwd,
                 limits=limits, sandbox=sandboxed, hidden=hidden,
-                env=build_environment(sandboxed) if build else environment(),
+                env={**environment(), **(BUILD_CACHES if build and sandboxed else {})},
                 writable=tuple(str(p) for p in writable), kept=tuple(str(p) for p in kept))
         return result_of(measured, argv, "" if stdout is not None else _tail(out_path),
                          _tail(err_path))

@@ -15,6 +15,7 @@ an outcome of it is still being taken in.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
@@ -125,10 +126,8 @@ class ContestQueue:
 
     def submit(self, arrived: list[list[Job]]) -> None:
         with self._lock:
-            if self._failure is not None or self._interrupted or self._closed:
-                failed = True
-            else:
-                failed = False
+            failed = self._failure is not None or self._interrupted or self._closed
+            if not failed:
                 self._arrived += arrived
         if failed:
             self.raise_failure()
@@ -161,11 +160,9 @@ class ContestQueue:
     def take(self) -> list[list[Job]] | None:
         if self._interrupted:  # out of the pool's loop: `close` stops what it runs
             raise KeyboardInterrupt
-        try:
+        with contextlib.suppress(BlockingIOError):
             while os.read(self._read, 4096):
                 pass
-        except BlockingIOError:
-            pass
         with self._lock:
             arrived, self._arrived = self._arrived, []
             if self._closed and not arrived:
@@ -198,10 +195,8 @@ class ContestQueue:
     # -- the queue's own thread ------------------------------------------------------------------
 
     def _wake(self) -> None:
-        try:
+        with contextlib.suppress(BlockingIOError):  # the pipe is full: the pool looks anyway
             os.write(self._write, b"x")
-        except BlockingIOError:  # the pipe is full: the pool will look anyway
-            pass
 
     def _dispatch(self) -> None:
         try:

@@ -224,7 +224,6 @@ def no_case_selected(data_dir: Path, problem: Problem, group: str | None = None)
             f"{', '.join(names)}")
 
 
-
 def solver_specs(problem: Problem, selection: Selection, request: RunRequest, data_dir: Path,
                  timeout_s: float | None, build_on_workers: bool = False,
                  notes: list[str] | None = None) -> list[SolverSpec]:
@@ -255,13 +254,8 @@ def external_notes(request: RunRequest, specs: list[SolverSpec],
     """Lines for the run's summary where its programs run less contained than asked for."""
     if not submissions and all(spec.kind == "stage" for spec in specs):
         return []
-    notes = [note for note in (containment_note(),) if note]
-    if request.sandbox == "auto":
-        choice = choose_sandbox("auto")
-        if choice.note:
-            notes.append(choice.note)
-    return notes
-
+    return [note for note in (containment_note(), choose_sandbox("auto").note
+                              if request.sandbox == "auto" else None) if note]
 
 
 def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame,
