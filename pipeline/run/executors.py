@@ -60,14 +60,9 @@ class ExecutorError(RuntimeError):
 
 
 class Executor(JobMap, Protocol):
-    """What the runner needs of an executor. One whose workers build external programs
-    themselves from `SolverSpec.program` says so with `builds_on_workers = True`."""
-
-    def run(self, jobs: Iterable[Job], skip: Skip | None = None,
-            one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
-        """Run every job; yield each with its outcome as soon as it is known. A job `skip`
-        (asked just before it is sent) gives a reason for is yielded at once as SKIP. The
-        jobs of the solvers in `one_at_a_time` run one after another (`--fail-fast`)."""
+    """What the runner needs of an executor: `run` (`JobMap`'s) and `close`. One whose workers
+    build external programs themselves from `SolverSpec.program` says so with
+    `builds_on_workers = True`."""
 
     def close(self) -> None:
         """Stop every worker and every program they started."""

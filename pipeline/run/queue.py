@@ -170,10 +170,8 @@ class ContestQueue:
         return arrived
 
     def rank(self, job: Job) -> int:
-        """A job of a chain first, that of the problem with the most work first: a job that
-        waits its turn (its solver runs one case at a time: each job of it follows the one
-        before); then the rest, by problem. A chain cannot be shortened by more cores, the
-        rest can fill them beside it."""
+        """Chains first (jobs of a solver run one case at a time), then the rest, each by
+        problem: a chain cannot be shortened by more cores, the rest can fill them beside it."""
         problem = self._ranks.get(job.solver.problem, len(self._ranks))
         lane = self._lanes.get(job.solver.problem)
         chained = lane is not None and job.solver.name in lane.turns

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import itertools
 import os
@@ -122,7 +123,7 @@ def git_revision(checkout: Path) -> str | None:
     """The commit `checkout` has checked out, read from its `.git` folder (no `git` process),
     else from `git rev-parse HEAD` (a linked worktree's `.git` is a file)."""
     git = checkout / ".git"
-    try:
+    with contextlib.suppress(OSError):
         head = (git / "HEAD").read_text().strip()
         if not head.startswith("ref: "):
             return head or None
@@ -132,8 +133,6 @@ def git_revision(checkout: Path) -> str | None:
         for line in (git / "packed-refs").read_text().splitlines():
             if line.endswith(" " + ref):
                 return line.split(" ", 1)[0]
-    except OSError:
-        pass
     try:
         return subprocess.run(["git", "rev-parse", "HEAD"], cwd=checkout, capture_output=True,
                               text=True, timeout=5).stdout.strip() or None

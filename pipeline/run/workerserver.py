@@ -271,10 +271,8 @@ def serve(connection: socket.socket, modules: Iterable[str], forked: bool) -> No
         os.closerange(3, keep)
         os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
     for name in modules:
-        try:
+        with contextlib.suppress(Exception):  # a worker importing it says what is wrong
             __import__(name)
-        except Exception:  # a worker importing it says what is wrong, as it runs
-            pass
     from pipeline.run.worker import prepare_server
 
     prepare_server()
