@@ -406,9 +406,8 @@ class LocalPoolExecutor:
                             sum(w.busy for w in self._workers) < self.size and \
                             (batch := self._take(pending)):
                         self._assign(worker, batch)
-                elif time.monotonic() >= self._deadline(worker):
-                    yield from self._lost(worker, pending, None)
-                elif self._over_cpu(worker) is not None:
+                elif time.monotonic() >= self._deadline(worker) or \
+                        self._over_cpu(worker) is not None:
                     yield from self._lost(worker, pending, None)
             self._grow(pending)
             yield from self._skipped_now()
