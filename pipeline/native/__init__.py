@@ -151,10 +151,9 @@ def build_command(native: Native, output: Path) -> list[str]:
     command = compiler(native)
     standard = "-std=c++17" if native.language == "c++" else "-std=c11"
     shape = ["-shared", "-fPIC"] if native.kind == "library" else []
-    includes = []
-    for folder in dict.fromkeys([INCLUDE_DIR, native.source.parent,
-                                 *(h.parent for h in native.headers)]):
-        includes += ["-I", str(folder)]
+    folders = dict.fromkeys([INCLUDE_DIR, native.source.parent,
+                             *(h.parent for h in native.headers)])
+    includes = [part for folder in folders for part in ("-I", str(folder))]
     return [*command, standard, *native.flags, *shape, *includes, "-o", str(output),
             str(native.source)]
 
@@ -223,7 +222,6 @@ def load(native: Native, fallback: str):
                 library_ = ctypes.CDLL(str(build(native)))
         except (BuildError, OSError) as error:
             note(native, str(error), fallback)
-            library_ = None
     _LOADED[native.name] = library_
     return library_
 

@@ -205,9 +205,8 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
         return Outcome(job.key, Verdict.RE, error=f"the launcher could not run the case: "
                        f"{measured.setup_error}")
     if measured.start_error is not None:
-        hint = ""
-        if spec.sandbox and "Permission denied" in measured.start_error:
-            hint = " (the sandbox shows it read-only; --sandbox off runs it as it is)"
+        hint = " (the sandbox shows it read-only; --sandbox off runs it as it is)" \
+            if spec.sandbox and "Permission denied" in measured.start_error else ""
         return Outcome(job.key, Verdict.RE, error="cannot start "
                        f"{spec.argv[0] if spec.argv else ''!r}: {measured.start_error}{hint}")
     # it ran and was reaped (else a setup error): its status and figures are known
