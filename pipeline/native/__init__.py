@@ -8,6 +8,7 @@ building fails, one stderr line names the fallback; `PIPELINE_NATIVE=0` switches
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from dataclasses import dataclass
@@ -150,10 +151,9 @@ def build_command(native: Native, output: Path) -> list[str]:
     command = compiler(native)
     standard = "-std=c++17" if native.language == "c++" else "-std=c11"
     shape = ["-shared", "-fPIC"] if native.kind == "library" else []
-    includes = []
-    for folder in dict.fromkeys([INCLUDE_DIR, native.source.parent,
-                                 *(h.parent for h in native.headers)]):
-        includes += ["-I", str(folder)]
+    folders = dict.fromkeys([INCLUDE_DIR, native.source.parent,
+                             *(h.parent for h in native.headers)])
+    includes = [part for folder in folders for part in ("-I", str(folder))]
     return [*command, standard, *native.flags, *shape, *includes, "-o", str(output),
             str(native.source)]
 
@@ -222,7 +222,6 @@ def load(native: Native, fallback: str):
                 library_ = ctypes.CDLL(str(build(native)))
         except (BuildError, OSError) as error:
             note(native, str(error), fallback)
-            library_ = None
     _LOADED[native.name] = library_
     return library_
 
@@ -231,13 +230,10 @@ def functions(native: Native, fallback: str, signatures: dict[str, str]):
     """A function returning `native`'s library (loaded on first call) with each function in
     `signatures` typed, one letter an argument (`p` pointer, `i` int64; every kernel returns
     int64); it returns None where native code cannot be had, so the caller's fallback runs."""
-    ready: list = []
-
+    @functools.cache
     def library():
-        if not ready:
-            loaded = load(native, fallback)
-            if loaded is None:
-                return None
+        loaded = load(native, fallback)
+        if loaded is not None:
             import ctypes
 
             kinds = {"p": ctypes.c_void_p, "i": ctypes.c_int64}
@@ -245,37 +241,30 @@ def functions(native: Native, fallback: str, signatures: dict[str, str]):
                 function = getattr(loaded, name)
                 function.argtypes = [kinds[letter] for letter in arguments]
                 function.restype = ctypes.c_int64
-            ready.append(loaded)
-        return ready[0]
+        return loaded
 
     return library
 
 
-def read_tokens(read, text: str, most: int):
-    """Every token of `text` as an array 'Q', read and validated by the kernel function `read`
-    (text, length, tokens, capacity, count); None when the quick path declines."""
-    from pipeline.native.bulk import address, text_buffer, token_capacity, zeroed
-
-    where = text_buffer(text)
-    if where is None:
-        return None
-    capacity = token_capacity(where[1], most)
-    tokens = zeroed("Q", capacity)
-    count = zeroed("q", 1)
-    if read(*where, address(tokens), capacity, address(count)) < 0:
-        return None
-    del tokens[count[0]:]
-    return tokens
-
-
 def token_reader(library, name: str, most: int):
     """A function: text -> every token of a valid input as an array 'Q', read and validated by
-    the kernel function `name` of `library` (from `functions`, at most `most` tokens); None
-    when the quick path declines or native code is unavailable."""
-
+    the kernel function `name` of `library` (from `functions`, at most `most` tokens; called
+    as text, length, tokens, capacity, count); None when the quick path declines or native
+    code is unavailable."""
     def read(text: str):
+        from pipeline.native.bulk import address, text_buffer, token_capacity, zeroed
+
         loaded = library()
-        return None if loaded is None else read_tokens(getattr(loaded, name), text, most)
+        where = None if loaded is None else text_buffer(text)
+        if where is None:
+            return None
+        capacity = token_capacity(where[1], most)
+        tokens = zeroed("Q", capacity)
+        count = zeroed("q", 1)
+        if getattr(loaded, name)(*where, address(tokens), capacity, address(count)) < 0:
+            return None
+        del tokens[count[0]:]
+        return tokens
 
     return read
 

@@ -8,6 +8,7 @@ the same texts. A `LazyTuple` builds a case's tuples from the buffers only when 
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 
@@ -36,19 +37,14 @@ def text_buffer(text: str) -> tuple[int, int] | None:
     return address, size.value
 
 
-_AS_UTF8 = None
-
-
+@functools.cache
 def _as_utf8():
-    global _AS_UTF8
-    if _AS_UTF8 is None:
-        import ctypes
+    import ctypes
 
-        function = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
-        function.argtypes = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)]
-        function.restype = ctypes.c_void_p
-        _AS_UTF8 = function
-    return _AS_UTF8
+    function = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
+    function.argtypes = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)]
+    function.restype = ctypes.c_void_p
+    return function
 
 
 def zeroed(typecode: str, count: int) -> array:
@@ -89,16 +85,11 @@ def numpy_uints(text: str, most: int):
     return values
 
 
-_POWERS = None
-
-
+@functools.cache
 def _powers():
-    global _POWERS
-    if _POWERS is None:
-        import numpy as np
+    import numpy as np
 
-        _POWERS = np.array([10 ** k for k in range(1, 19)], dtype=np.int64)
-    return _POWERS
+    return np.array([10 ** k for k in range(1, 19)], dtype=np.int64)
 
 
 class LazyTuple(Sequence):

@@ -84,28 +84,26 @@ def parse_float(token: bytes) -> float | None:
     return value if math.isfinite(value) else None
 
 
+_TOLERANCES = {"float_absolute_tolerance": ("float_absolute_tolerance",),
+               "float_relative_tolerance": ("float_relative_tolerance",),
+               "float_tolerance": ("float_absolute_tolerance", "float_relative_tolerance")}
+
+
 def parse_default_flags(args: tuple[str, ...] | list[str]) -> DefaultFlags:
-    flags: dict[str, Any] = {"case_sensitive": False, "space_change_sensitive": False,
-                             "float_absolute_tolerance": -1.0, "float_relative_tolerance": -1.0}
-    index = 0
-    args = list(args)
-    while index < len(args):
-        arg = args[index]
+    flags: dict[str, Any] = {}
+    words = iter(args)
+    for arg in words:
         if arg in ("case_sensitive", "space_change_sensitive"):
             flags[arg] = True
-        elif arg in ("float_absolute_tolerance", "float_relative_tolerance", "float_tolerance"):
-            value = parse_float(args[index + 1].encode()) if index + 1 < len(args) else None
+        elif arg in _TOLERANCES:
+            following = next(words, None)
+            value = parse_float(following.encode()) if following is not None else None
             if value is None:
                 raise FlagError(f"{arg} needs a number after it, got "
-                                f"{args[index + 1] if index + 1 < len(args) else 'nothing'!r}")
-            if arg == "float_tolerance":
-                flags["float_absolute_tolerance"] = flags["float_relative_tolerance"] = value
-            else:
-                flags[arg] = value
-            index += 1
+                                f"{following if following is not None else 'nothing'!r}")
+            flags.update(dict.fromkeys(_TOLERANCES[arg], value))
         else:
             raise FlagError(f"unknown argument {arg!r} for the default output validator")
-        index += 1
     return DefaultFlags(**flags)
 
 

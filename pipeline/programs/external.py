@@ -51,9 +51,7 @@ def busy_message(timeout_s: float, cpu_ms: float | None) -> str:
 
 def stack_limit_mb(spec: SolverSpec) -> int | None:
     """The program's stack limit in MB (None: unlimited)."""
-    if spec.stack_mb is None:
-        return spec.memory_mb or None
-    return spec.stack_mb or None
+    return (spec.memory_mb if spec.stack_mb is None else spec.stack_mb) or None
 
 
 _scratch: Path | None = None
@@ -207,9 +205,8 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
         return Outcome(job.key, Verdict.RE, error=f"the launcher could not run the case: "
                        f"{measured.setup_error}")
     if measured.start_error is not None:
-        hint = ""
-        if spec.sandbox and "Permission denied" in measured.start_error:
-            hint = " (the sandbox shows it read-only; --sandbox off runs it as it is)"
+        hint = " (the sandbox shows it read-only; --sandbox off runs it as it is)" \
+            if spec.sandbox and "Permission denied" in measured.start_error else ""
         return Outcome(job.key, Verdict.RE, error="cannot start "
                        f"{spec.argv[0] if spec.argv else ''!r}: {measured.start_error}{hint}")
     # it ran and was reaped (else a setup error): its status and figures are known
@@ -224,13 +221,11 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
     if measured.killed == "cpu" or code == -signal.SIGXCPU or cpu_ms > spec.timeout_s * 1000:
         return Outcome(job.key, Verdict.TLE, error=cpu_over_message(spec.timeout_s, cpu_ms),
                        **common)
-    if measured.killed == "busy":
-        return Outcome(job.key, Verdict.JE, error=busy_message(spec.timeout_s, cpu_ms), **common)
-    if measured.killed == "wall":
-        return Outcome(job.key, Verdict.TLE, error=wall_cap_message(spec.timeout_s, cpu_ms),
-                       **common)
-    if measured.killed == "term":
-        return Outcome(job.key, Verdict.RE, error="stopped: the worker was told to stop", **common)
+    stopped = {"busy": (Verdict.JE, busy_message), "wall": (Verdict.TLE, wall_cap_message),
+               "term": (Verdict.RE, lambda *_: "stopped: the worker was told to stop")}
+    if measured.killed in stopped:
+        verdict, message = stopped[measured.killed]
+        return Outcome(job.key, verdict, error=message(spec.timeout_s, cpu_ms), **common)
     if measured.written_full:
         return Outcome(job.key, Verdict.OLE, error=f"wrote more than "
                        f"{spec.output_limit_bytes} bytes into its folder and /tmp", **common)

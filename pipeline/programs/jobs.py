@@ -114,4 +114,6 @@ class JobMap(Protocol):
 
     def run(self, jobs: Iterable[Job], skip: Skip | None = None,
             one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
-        """Every job with its outcome, as `Executor.run` gives them."""
+        """Run every job; yield each with its outcome as soon as it is known. A job `skip`
+        (asked just before it is sent) gives a reason for is yielded at once as SKIP. The
+        jobs of the solvers in `one_at_a_time` run one after another (`--fail-fast`)."""

@@ -9,6 +9,7 @@ and not. Every build step runs through `run_build`, contained as the program it 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import fnmatch
 import glob
@@ -80,13 +81,12 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
     Language("java", "Java", 800, ("*.java",),
              ("javac", "-encoding", "UTF-8", "-sourcepath", "{path}", "-d", "{path}", "{files}"),
              ("java", "-Dfile.encoding=UTF-8", "-XX:+UseSerialGC", "-XX:-UsePerfData",
-              "-Xss64m", "-Xms{memlim}m",
-              "-Xmx{memlim}m", "-cp", "{path}", "{mainclass}"), ("javac", "java"), False),
+              "-Xss64m", "-Xms{memlim}m", "-Xmx{memlim}m", "-cp", "{path}", "{mainclass}"),
+             ("javac", "java"), False),
     Language("kotlin", "Kotlin", 250, ("*.kt",),
              ("kotlinc", "-d", "{path}/", "--", "{files}"),
              ("kotlin", "-Dfile.encoding=UTF-8", "-J-XX:+UseSerialGC", "-J-XX:-UsePerfData",
-              "-J-Xss64m",
-              "-J-Xms{memlim}m", "-J-Xmx{memlim}m", "-cp", "{path}/", "{Mainclass}Kt"),
+              "-J-Xss64m", "-J-Xms{memlim}m", "-J-Xmx{memlim}m", "-cp", "{path}/", "{Mainclass}Kt"),
              ("kotlinc", "kotlin"), False),
     Language("rust", "Rust", 575, ("*.rs",),
              ("rustc", "-C", "opt-level=3", "--crate-type", "bin", "--edition", "2021",
@@ -165,11 +165,9 @@ def detect_language(files: tuple[Path, ...] | list[Path]) -> str | None:
         for path in names:
             if not any(fnmatch.fnmatchcase(path.name, p) for p in lang.patterns):
                 continue
-            python2_line = bool(_PYTHON2_SHEBANG.match(_first_line(path)))
-            if lang.code == "python3" and path.suffix == ".py" and python2_line:
-                continue
-            if lang.code == "python2" and path.suffix == ".py" and not python2_line:
-                continue
+            if path.suffix == ".py" and lang.code in ("python2", "python3") and \
+                    (lang.code == "python2") != bool(_PYTHON2_SHEBANG.match(_first_line(path))):
+                continue  # a `.py` file is Python 2 only by its #! line
             counts[lang.code] = counts.get(lang.code, 0) + 1
     if counts:
         return max(counts, key=lambda code: (counts[code], LANGUAGES[code].priority))
@@ -211,12 +209,8 @@ def main_file(program: Program, sources: list[str]) -> str:
         return ""
     if program.entrypoint and program.entrypoint in sources:
         return program.entrypoint
-    if len(sources) == 1:
-        return sources[0]
-    for name in sorted(sources):
-        if re.fullmatch(r"[mM][aA][iI][nN]\..*", name):
-            return name
-    return sorted(sources)[0]
+    return next((name for name in sorted(sources) if re.fullmatch(r"[mM][aA][iI][nN]\..*", name)),
+                sorted(sources)[0])
 
 
 @dataclass(frozen=True)
@@ -242,13 +236,8 @@ class Build:
 BUILT = "ok"
 
 
-def built_verdict(status: str) -> Verdict | None:
-    """The verdict a cached build's `status` says (None: built)."""
-    return None if status == BUILT else Verdict.from_string(status)
-
-
 def build_status(verdict: Verdict | None) -> str:
-    """A build's `status` as its cached result.json says it (`built_verdict` reads it)."""
+    """A build's `status` as its cached result.json says it."""
     return BUILT if verdict is None else verdict.value
 
 
@@ -297,7 +286,7 @@ def toolchain_missing(language: str | None, building: bool = True,
     missing = [tool for tool in tools if shutil.which(tool) is None]
     if missing:
         return f"toolchain missing for {lang.name}: {', '.join(missing)} not found on PATH"
-    compiler = _compiler(lang) if compiling else None
+    compiler = lang.compile[0] if compiling and lang.compile else None
     failing = [reason for reason in map(_tool_fails, (t for t in tools if t != compiler))
                if reason]
     if failing:
@@ -305,21 +294,11 @@ def toolchain_missing(language: str | None, building: bool = True,
     return None
 
 
-def _compiler(lang: Language) -> str | None:
-    """The tool of `lang`'s toolchain its compile command starts (None: it starts none)."""
-    return lang.compile[0] if lang.compile and lang.compile[0] in lang.toolchain else None
-
-
 def toolchain_notes(programs: tuple[Program, ...] | list[Program]) -> list[str]:
     """One note for each program whose language cannot run here: it is skipped."""
-    notes = []
-    for program in programs:
-        reason = toolchain_missing(program.language)
-        if reason:
-            what = program.role.replace("_", " ")
-            notes.append(f"{what} {program.name} cannot run here ({reason}): "
-                         f"validation by it is skipped")
-    return notes
+    return [f"{program.role.replace('_', ' ')} {program.name} cannot run here ({reason}): "
+            "validation by it is skipped" for program in programs
+            if (reason := toolchain_missing(program.language))]
 
 
 def _relative_sources(program: Program) -> list[tuple[str, Path]]:
@@ -371,13 +350,8 @@ def _checktestdata_version() -> str:
 
 
 def _expand(template: tuple[str, ...], values: dict[str, str], files: list[str]) -> list[str]:
-    argv: list[str] = []
-    for part in template:
-        if part == "{files}":
-            argv.extend(files)
-        else:
-            argv.append(part.format(**values))
-    return argv
+    return [word for part in template
+            for word in (files if part == "{files}" else [part.format(**values)])]
 
 
 def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
@@ -457,13 +431,10 @@ def _build_into(program: Program, language: str, lang: Language | None,
             else:
                 os.unlink(work / "result.json")  # (a link itself, never what it names)
         write_regular(work / "result.json", json.dumps(result).encode("utf-8"))
-        try:
-            os.rename(work, final)
-        except OSError:  # another process renamed its identical build into place first
-            shutil.rmtree(work, ignore_errors=True)
+        with contextlib.suppress(OSError):  # another process renamed its identical build
+            os.rename(work, final)          # into place first: this one is removed below
     finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)  # (renamed: nothing left to remove)
     return None
 
 
@@ -587,8 +558,9 @@ def _read_result(program: Program, final: Path, language: str, lang: Language | 
     except (OSError, ValueError):
         return None
     argv = tuple(part.replace("{dir}", str(final)) for part in data["run"])
-    return Build(program, built_verdict(data["status"]), argv, language, data["message"], final,
-                 cached, memory_by_rlimit=lang.memory_by_rlimit if lang else True)
+    verdict = None if data["status"] == BUILT else Verdict.from_string(data["status"])
+    return Build(program, verdict, argv, language, data["message"], final, cached,
+                 memory_by_rlimit=lang.memory_by_rlimit if lang else True)
 
 
 def run_argv(build: Build, memory_mb: int) -> tuple[str, ...]:

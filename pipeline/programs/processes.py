@@ -81,12 +81,6 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
-def session_members(sessions: Collection[int]) -> list[tuple[int, int, bool]]:
-    """(pid, parent pid, alive) of every process now in one of `sessions`, zombies too."""
-    return [(pid, int(fields[1]), fields[0] not in (b"Z", b"X"))
-            for pid, fields in proc_stats().items() if int(fields[3]) in sessions]
-
-
 def end_sessions(sessions: Collection[int], reap: bool = True,
                  wait_s: float = END_WAIT_S) -> None:
     """SIGKILL every process of `sessions` (those of programs this process started, each in a
@@ -95,7 +89,8 @@ def end_sessions(sessions: Collection[int], reap: bool = True,
     me = os.getpid()
     deadline = time.monotonic() + wait_s
     while True:
-        members = session_members(sessions)
+        members = [(pid, int(fields[1]), fields[0] not in (b"Z", b"X"))  # (pid, parent, alive)
+                   for pid, fields in proc_stats().items() if int(fields[3]) in sessions]
         alive = [pid for pid, _, live in members if live and pid != me]
         ours = [pid for pid, parent, _ in members if parent == me] if reap else []
         for pid in alive:

@@ -48,11 +48,6 @@ BUILD_CACHES = {"XDG_CACHE_HOME": "/tmp/.cache", "GOCACHE": "/tmp/.cache/go-buil
                 "GOPATH": "/tmp/go"}
 
 
-def build_environment(sandboxed: bool) -> dict[str, str]:
-    """A build's whole environment: a program's, and sandboxed its caches in its /tmp."""
-    return {**environment(), **(BUILD_CACHES if sandboxed else {})}
-
-
 def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | None = None,
                 stdout: Path | None = None, time_s: float = 60.0,
                 memory_mb: int | None = None, file_mb: int | None = 64,
@@ -61,7 +56,7 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
                 build: bool = False) -> ProcessResult:
     """Run `argv` in `cwd` with stdin from a file, under limits, and wait for it; stdout goes
     to `stdout` when given, else is captured. `writable`, `kept`, `hidden`: as
-    `contained.start`'s; `build`: it is a build (`build_environment`)."""
+    `contained.start`'s; `build`: it is a build (sandboxed, its caches in its /tmp)."""
     cwd.mkdir(parents=True, exist_ok=True)
     sandboxed = contained.default_sandbox() if sandbox is None else sandbox
     limits = contained.Limits(memory_mb=memory_mb, file_bytes=(file_mb or 0) * MIB or None,
@@ -75,7 +70,7 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
             measured = contained.run(
                 list(argv), stdin=infile, stdout=outfile, stderr=errfile, workdir=cwd,
                 limits=limits, sandbox=sandboxed, hidden=hidden,
-                env=build_environment(sandboxed) if build else environment(),
+                env={**environment(), **(BUILD_CACHES if build and sandboxed else {})},
                 writable=tuple(str(p) for p in writable), kept=tuple(str(p) for p in kept))
         return result_of(measured, argv, "" if stdout is not None else _tail(out_path),
                          _tail(err_path))
@@ -84,25 +79,20 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
 def result_of(measured: contained.Measured, argv, stdout: str, stderr: str) -> ProcessResult:
     """A helper's `ProcessResult` from what the runner measured."""
     wall = (measured.wall_ms or 0.0) / 1000
-    if measured.setup_error is not None:
-        return ProcessResult(None, None, False, 0.0, wall, 0, stdout, stderr,
-                             error=f"cannot run {argv[0]}: {measured.setup_error}")
-    if measured.start_error is not None:
-        return ProcessResult(None, None, False, 0.0, wall, 0, stdout, stderr,
-                             error=f"cannot start {argv[0]}: {measured.start_error}")
+    for verb, problem in (("run", measured.setup_error), ("start", measured.start_error)):
+        if problem is not None:
+            return ProcessResult(None, None, False, 0.0, wall, 0, stdout, stderr,
+                                 error=f"cannot {verb} {argv[0]}: {problem}")
     code = measured.exit_code
     assert code is not None  # it ran: neither a setup nor a start error
-    timed_out = measured.killed in ("cpu", "wall") or code == -signal.SIGXCPU
-    if measured.written_full:
-        return ProcessResult(code if code >= 0 else None, -code if code < 0 else None, False,
-                             (measured.cpu_ms or 0.0) / 1000, wall, measured.rss_kb or 0,
-                             stdout, stderr, error=f"{argv[0]} filled its folder and /tmp "
-                             "(what a program writes there in total is capped)")
+    full = measured.written_full  # (not a time-out, whatever stopped it)
+    timed_out = not full and (measured.killed in ("cpu", "wall") or code == -signal.SIGXCPU)
     return ProcessResult(
         exit_code=code if code >= 0 and not timed_out else None,
         signal=-code if code < 0 else None, timed_out=timed_out,
         cpu_s=(measured.cpu_ms or 0.0) / 1000, wall_s=wall, peak_rss_kb=measured.rss_kb or 0,
-        stdout=stdout, stderr=stderr)
+        stdout=stdout, stderr=stderr, error=f"{argv[0]} filled its folder and /tmp (what a "
+        "program writes there in total is capped)" if full else None)
 
 
 def _tail(path: Path) -> str:

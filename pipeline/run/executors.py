@@ -13,6 +13,7 @@ builds either one.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -59,14 +60,9 @@ class ExecutorError(RuntimeError):
 
 
 class Executor(JobMap, Protocol):
-    """What the runner needs of an executor. One whose workers build external programs
-    themselves from `SolverSpec.program` says so with `builds_on_workers = True`."""
-
-    def run(self, jobs: Iterable[Job], skip: Skip | None = None,
-            one_at_a_time: frozenset[str] = frozenset()) -> Iterator[tuple[Job, Outcome]]:
-        """Run every job; yield each with its outcome as soon as it is known. A job `skip`
-        (asked just before it is sent) gives a reason for is yielded at once as SKIP. The
-        jobs of the solvers in `one_at_a_time` run one after another (`--fail-fast`)."""
+    """What the runner needs of an executor: `run` (`JobMap`'s) and `close`. One whose workers
+    build external programs themselves from `SolverSpec.program` says so with
+    `builds_on_workers = True`."""
 
     def close(self) -> None:
         """Stop every worker and every program they started."""
@@ -410,9 +406,8 @@ class LocalPoolExecutor:
                             sum(w.busy for w in self._workers) < self.size and \
                             (batch := self._take(pending)):
                         self._assign(worker, batch)
-                elif time.monotonic() >= self._deadline(worker):
-                    yield from self._lost(worker, pending, None)
-                elif self._over_cpu(worker) is not None:
+                elif time.monotonic() >= self._deadline(worker) or \
+                        self._over_cpu(worker) is not None:
                     yield from self._lost(worker, pending, None)
             self._grow(pending)
             yield from self._skipped_now()
@@ -455,7 +450,7 @@ class LocalPoolExecutor:
             batch = self._take(pending)
             if not batch:
                 break
-            self._assign(self._idle_worker(), batch)
+            self._assign(self._idle() or self._start_worker(), batch)
             busy += 1
         if self.grow_to <= self.size or not pending:
             return
@@ -475,9 +470,6 @@ class LocalPoolExecutor:
 
     def _idle(self) -> _Worker | None:
         return next((w for w in self._workers if not w.busy), None)
-
-    def _idle_worker(self) -> _Worker:
-        return self._idle() or self._start_worker()
 
     def _deadline(self, worker: _Worker) -> float:
         """When the worker's current job is over its wall-clock cap (a built-in stage's on
@@ -555,15 +547,11 @@ class LocalPoolExecutor:
                        error=f"{DIED_TWICE} ({first}, then {death}); --resume runs it again")
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(ExecutorError):
             self._started()
-        except ExecutorError:
-            pass
         for worker in list(self._workers):
-            try:
+            with contextlib.suppress(OSError):  # (a broken pipe: the worker is gone)
                 worker.connection.send(None)
-            except (OSError, BrokenPipeError):
-                pass
             self._retire(worker)
 
     def __enter__(self) -> LocalPoolExecutor:

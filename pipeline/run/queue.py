@@ -15,6 +15,7 @@ an outcome of it is still being taken in.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
@@ -125,10 +126,8 @@ class ContestQueue:
 
     def submit(self, arrived: list[list[Job]]) -> None:
         with self._lock:
-            if self._failure is not None or self._interrupted or self._closed:
-                failed = True
-            else:
-                failed = False
+            failed = self._failure is not None or self._interrupted or self._closed
+            if not failed:
                 self._arrived += arrived
         if failed:
             self.raise_failure()
@@ -161,11 +160,9 @@ class ContestQueue:
     def take(self) -> list[list[Job]] | None:
         if self._interrupted:  # out of the pool's loop: `close` stops what it runs
             raise KeyboardInterrupt
-        try:
+        with contextlib.suppress(BlockingIOError):
             while os.read(self._read, 4096):
                 pass
-        except BlockingIOError:
-            pass
         with self._lock:
             arrived, self._arrived = self._arrived, []
             if self._closed and not arrived:
@@ -173,10 +170,8 @@ class ContestQueue:
         return arrived
 
     def rank(self, job: Job) -> int:
-        """A job of a chain first, that of the problem with the most work first: a job that
-        waits its turn (its solver runs one case at a time: each job of it follows the one
-        before); then the rest, by problem. A chain cannot be shortened by more cores, the
-        rest can fill them beside it."""
+        """Chains first (jobs of a solver run one case at a time), then the rest, each by
+        problem: a chain cannot be shortened by more cores, the rest can fill them beside it."""
         problem = self._ranks.get(job.solver.problem, len(self._ranks))
         lane = self._lanes.get(job.solver.problem)
         chained = lane is not None and job.solver.name in lane.turns
@@ -198,10 +193,8 @@ class ContestQueue:
     # -- the queue's own thread ------------------------------------------------------------------
 
     def _wake(self) -> None:
-        try:
+        with contextlib.suppress(BlockingIOError):  # the pipe is full: the pool looks anyway
             os.write(self._write, b"x")
-        except BlockingIOError:  # the pipe is full: the pool will look anyway
-            pass
 
     def _dispatch(self) -> None:
         try:

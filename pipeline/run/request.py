@@ -5,14 +5,24 @@ before the parent loads anything heavy).
 - `--external` programs, no `--solver`: those and every configured solver, no stage;
 - `--solver NAME` (repeatable): the named ones, plus every `--external` program.
 An `--external` name that is already a stage or a configured solver is an error.
+
+Each solver's identity is recorded so `--resume` runs the same thing: a stage is its name; an
+external program its name, commands, source, the folder `pipeline` ran in, and a digest of its
+source and every file its run command names; a package's submission its name and a digest of
+its sources. A resume refuses, before writing, when a digest changed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import json
+import os
+import shlex
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from pipeline.errors import UnknownName, UserError
-from pipeline.problems import Problem
+from pipeline.problems import Problem, get_problem
 from pipeline.programs.program import Program
 from pipeline.run.solvers import configured_externals, submissions
 
@@ -78,3 +88,117 @@ def select_solvers(problem: Problem, request: RunRequest) -> Selection:
     return Selection(tuple(n for n in stage_names if n in wanted),
                      (*(e for e in configured if e.name in wanted), *request.externals),
                      tuple(n for n in package_submissions if n in wanted))
+
+
+# -- identities: what exactly a run ran ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class SolverIdentity:
+    name: str
+    kind: str                  # "stage", "external" or "submission"
+    run: str | None = None
+    build: str | None = None
+    source: str | None = None
+    cwd: str | None = None
+    digest: str | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @staticmethod
+    def from_json(text: str) -> SolverIdentity:
+        return SolverIdentity(**json.loads(text))
+
+    def program(self) -> Program:
+        """The external program this identity names, as the run declared it."""
+        source = Path(self.source) if self.source else None
+        return Program(name=self.name, run=self.run or "", build=self.build, path=source,
+                       files=(source,) if source else (),
+                       base_dir=Path(self.cwd) if self.cwd else None)
+
+
+def _files_of(program: Program, cwd: Path) -> list[Path]:
+    files = [Path(program.path)] if program.path else []
+    try:
+        words = shlex.split(program.run)
+    except ValueError:
+        words = []
+    for word in words:
+        if "{" in word:
+            continue
+        path = Path(word) if os.path.isabs(word) else cwd / word
+        if ("/" in word or path.suffix) and path.is_file():
+            files.append(path)
+    return files
+
+
+def _digest(files: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(os.fsencode(path) + b"\0")  # a path is bytes (any, on Linux)
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"<unreadable>")
+    return digest.hexdigest()[:16]
+
+
+def external_identity(program: Program, cwd: Path | None = None) -> SolverIdentity:
+    cwd = Path(cwd or program.base_dir or os.getcwd())
+    return SolverIdentity(name=program.name, kind="external", run=program.run,
+                          build=program.build,
+                          source=str(program.path) if program.path else None, cwd=str(cwd),
+                          digest=_digest(_files_of(program, cwd)))
+
+
+def _submission_digest(problem_id: str, name: str) -> str | None:
+    """A digest of the sources of package `problem_id`'s submission `name` (None: none)."""
+    # a package's problem has load(); run/ does not name the packages' types (test_layers)
+    package = get_problem(problem_id).load()  # type: ignore[attr-defined]
+    program = next((p for p in package.submissions if p.name == name), None)
+    return None if program is None else _digest(sorted(program.files))
+
+
+def changed(identity: SolverIdentity, problem_id: str) -> str | None:
+    """Why the program of `identity` is no longer the one the run started with, or None."""
+    if identity.kind == "submission":
+        now = _submission_digest(problem_id, identity.name)
+        if now is None:
+            return f"{identity.name}: no longer a submission of {problem_id}"
+        return None if now == identity.digest else \
+            f"{identity.name}: its source changed since the run started"
+    if identity.kind != "external":
+        return None
+    cwd = Path(identity.cwd or os.getcwd())
+    files = _files_of(identity.program(), cwd)
+    if _digest(files) != identity.digest:
+        names = ", ".join(str(f) for f in files) or identity.run
+        return f"{identity.name}: {names} changed since the run started"
+    return None
+
+
+def resumed_selection(problem: Problem, run_row: dict) -> Selection:
+    """The solvers of a run being resumed, from its identities; refuses when one changed."""
+    recorded = [SolverIdentity.from_json(text)
+                for text in (run_row.get("solver_identities") or [])]
+    if not recorded:  # a run recorded before identities were: stages only
+        stage_names = {s.name for s in problem.stages}
+        missing = [n for n in run_row["solvers"] if n not in stage_names]
+        if missing:
+            raise UserError(f"run {run_row['run_id']} recorded no program identities; it "
+                            f"cannot be resumed with {', '.join(missing)}")
+        return Selection(tuple(run_row["solvers"]), ())
+    reasons = [r for r in (changed(i, problem.id) for i in recorded) if r]
+    if reasons:
+        raise UserError(f"run {run_row['run_id']} cannot be resumed: {'; '.join(reasons)}")
+    return Selection(tuple(i.name for i in recorded if i.kind == "stage"),
+                     tuple(i.program() for i in recorded if i.kind == "external"),
+                     tuple(i.name for i in recorded if i.kind == "submission"))
+
+
+def identities(selection: Selection, problem_id: str) -> list[str]:
+    """Each selected solver's identity, as the run's row records it."""
+    return [*(SolverIdentity(n, "stage").to_json() for n in selection.stages),
+            *(SolverIdentity(n, "submission", digest=_submission_digest(problem_id, n)).to_json()
+              for n in selection.submissions),
+            *(external_identity(e).to_json() for e in selection.externals)]

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import itertools
 import os
@@ -35,14 +36,13 @@ from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.run.checker import check_answer
 from pipeline.run.choice import make_executor
 from pipeline.run.executors import Executor
-from pipeline.run.identity import (
-    SolverIdentity,
-    changed,
-    external_identity,
-    stage_identity,
-    submission_identity,
+from pipeline.run.request import (
+    RunRequest,
+    Selection,
+    identities,
+    resumed_selection,
+    select_solvers,
 )
-from pipeline.run.request import RunRequest, Selection, select_solvers
 from pipeline.run.solvers import ready
 from pipeline.run.startup import StartFailure, error_line, is_start_failure, start_failure
 from pipeline.tables.files import now, problem_file, read_file, write_problem_file
@@ -108,14 +108,12 @@ class RunSummary:
 
 
 def host_info() -> dict[str, str | int | None]:
-    cpu = None
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+        cpu = next((line.split(":", 1)[1].strip() for line in
+                    Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name")), None)
     except OSError:
-        pass
+        cpu = None
     return {"host": socket.gethostname(), "cpu_model": cpu or platform.processor() or None,
             "git_rev": git_revision(Path(__file__).resolve().parents[2]),
             "pid": os.getpid(), "pid_started": process_start(os.getpid())}
@@ -125,7 +123,7 @@ def git_revision(checkout: Path) -> str | None:
     """The commit `checkout` has checked out, read from its `.git` folder (no `git` process),
     else from `git rev-parse HEAD` (a linked worktree's `.git` is a file)."""
     git = checkout / ".git"
-    try:
+    with contextlib.suppress(OSError):
         head = (git / "HEAD").read_text().strip()
         if not head.startswith("ref: "):
             return head or None
@@ -135,8 +133,6 @@ def git_revision(checkout: Path) -> str | None:
         for line in (git / "packed-refs").read_text().splitlines():
             if line.endswith(" " + ref):
                 return line.split(" ", 1)[0]
-    except OSError:
-        pass
     try:
         return subprocess.run(["git", "rev-parse", "HEAD"], cwd=checkout, capture_output=True,
                               text=True, timeout=5).stdout.strip() or None
@@ -227,25 +223,6 @@ def no_case_selected(data_dir: Path, problem: Problem, group: str | None = None)
             f"{', '.join(names)}")
 
 
-def resumed_selection(problem: Problem, run_row: dict) -> Selection:
-    """The solvers of a run being resumed, from its identities; refuses when one changed."""
-    identities = [SolverIdentity.from_json(text)
-                  for text in (run_row.get("solver_identities") or [])]
-    if not identities:  # a run recorded before identities were: stages only
-        stage_names = {s.name for s in problem.stages}
-        missing = [n for n in run_row["solvers"] if n not in stage_names]
-        if missing:
-            raise UserError(f"run {run_row['run_id']} recorded no program identities; it "
-                            f"cannot be resumed with {', '.join(missing)}")
-        return Selection(tuple(run_row["solvers"]), ())
-    reasons = [r for r in (changed(i, problem.id) for i in identities) if r]
-    if reasons:
-        raise UserError(f"run {run_row['run_id']} cannot be resumed: {'; '.join(reasons)}")
-    return Selection(tuple(i.name for i in identities if i.kind == "stage"),
-                     tuple(i.program() for i in identities if i.kind == "external"),
-                     tuple(i.name for i in identities if i.kind == "submission"))
-
-
 def solver_specs(problem: Problem, selection: Selection, request: RunRequest, data_dir: Path,
                  timeout_s: float | None, build_on_workers: bool = False,
                  notes: list[str] | None = None) -> list[SolverSpec]:
@@ -276,18 +253,8 @@ def external_notes(request: RunRequest, specs: list[SolverSpec],
     """Lines for the run's summary where its programs run less contained than asked for."""
     if not submissions and all(spec.kind == "stage" for spec in specs):
         return []
-    notes = [note for note in (containment_note(),) if note]
-    if request.sandbox == "auto":
-        choice = choose_sandbox("auto")
-        if choice.note:
-            notes.append(choice.note)
-    return notes
-
-
-def identities(selection: Selection, problem_id: str) -> list[str]:
-    return [*(stage_identity(n).to_json() for n in selection.stages),
-            *(submission_identity(problem_id, n).to_json() for n in selection.submissions),
-            *(external_identity(e).to_json() for e in selection.externals)]
+    return [note for note in (containment_note(), choose_sandbox("auto").note
+                              if request.sandbox == "auto" else None) if note]
 
 
 def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame,
@@ -411,6 +378,13 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             _tally(summary, row)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     started = False          # the run's row says `running`: it must say how it ended
+
+    def flush() -> None:
+        nonlocal chunk, buffer
+        write_results_chunk(data_dir, run_id, chunk, buffer)
+        summary.results_written += len(buffer)
+        chunk, buffer = chunk + 1, []
+
     try:
         if recorded is not None:
             cases = the_run_cases(load_cases(data_dir, problem.id, None), recorded, run_id,
@@ -493,13 +467,10 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             if progress:
                 progress(finished, total, _verdict_note(summary))
             if len(buffer) >= CHUNK_ROWS or time.monotonic() - last_flush > CHUNK_SECONDS:
-                write_results_chunk(data_dir, run_id, chunk, buffer)
-                summary.results_written += len(buffer)
-                chunk, buffer, last_flush = chunk + 1, [], time.monotonic()
+                flush()
+                last_flush = time.monotonic()
         if buffer:
-            write_results_chunk(data_dir, run_id, chunk, buffer)
-            summary.results_written += len(buffer)
-            chunk, buffer = chunk + 1, []
+            flush()
         if judging is not None:
             _hold(data_dir, problem, run_id, selection, judging.limit, judged, cases, summary,
                   frozenset(failed))
@@ -508,8 +479,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     except KeyboardInterrupt:
         summary.status = "interrupted"
         if buffer:
-            write_results_chunk(data_dir, run_id, chunk, buffer)
-            summary.results_written += len(buffer)
+            flush()
     except OSError as error:
         if error.errno != errno.ENOSPC:
             raise

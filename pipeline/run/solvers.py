@@ -132,9 +132,8 @@ def _file_argument(program: Program, word: str, base: Path) -> str:
 
 def packed(program: Program) -> Program:
     """The built `program` with its source read in (`languages.pack`)."""
-    if program.path is None:
-        return pack(program)
-    return pack(replace(program, path=_base(program) / program.path))
+    return pack(program if program.path is None
+                else replace(program, path=_base(program) / program.path))
 
 
 def prepare(program: Program, data_dir: Path, memory_mb: int | None = None) -> tuple[str, ...]:

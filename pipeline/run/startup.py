@@ -54,12 +54,10 @@ def error_line(error: str | None) -> str:
 
 def is_start_failure(verdict: str, exit_code: int | None, error: str | None) -> bool:
     """Whether a result with this verdict, exit code and error is a program never started."""
-    if verdict != Verdict.RE.value:
-        return False
     text = error or ""
-    if text.startswith("cannot start "):
-        return True
-    return exit_code in (NOT_FOUND, NOT_EXECUTABLE) or any(m in text for m in START_MESSAGES)
+    return verdict == Verdict.RE.value and (
+        text.startswith("cannot start ") or exit_code in (NOT_FOUND, NOT_EXECUTABLE)
+        or any(m in text for m in START_MESSAGES))
 
 
 def hint(line: str, sandboxed: bool) -> str:

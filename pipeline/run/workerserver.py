@@ -76,7 +76,7 @@ class ServedProcess:
     sentinel: int | None = None
 
     def start(self) -> None:
-        self.pid, self.sentinel = _server().start_worker(
+        self.pid, self.sentinel = start_server().start_worker(
             (self.target, self.arguments), [self.connection.fileno(), self.progress.fd])
         self.progress.close_fd()
 
@@ -183,11 +183,9 @@ class _Client:
                 self.process.wait()
             return
         if not _wait_for(self.pid, STOP_TIMEOUT_S):
-            try:
+            with contextlib.suppress(ProcessLookupError, ChildProcessError):
                 os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
 
 
 def _wait_for(pid: int, timeout_s: float) -> bool:
@@ -218,13 +216,9 @@ def _forget_in_a_child() -> None:
 os.register_at_fork(after_in_child=_forget_in_a_child)
 
 
-def start_server(modules: Iterable[str] = ()) -> None:
-    """Start this process's worker server now, if it has none, with `modules` (and the
+def start_server(modules: Iterable[str] = ()) -> _Client:
+    """This process's worker server, started now if it has none, with `modules` (and the
     worker's) imported; a server already running keeps its modules."""
-    _server(tuple(modules))
-
-
-def _server(modules: tuple[str, ...] = ()) -> _Client:
     global _client
     with _client_lock:
         if _client is None or not _alive(_client):
@@ -277,10 +271,8 @@ def serve(connection: socket.socket, modules: Iterable[str], forked: bool) -> No
         os.closerange(3, keep)
         os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
     for name in modules:
-        try:
+        with contextlib.suppress(Exception):  # a worker importing it says what is wrong
             __import__(name)
-        except Exception:  # a worker importing it says what is wrong, as it runs
-            pass
     from pipeline.run.worker import prepare_server
 
     prepare_server()

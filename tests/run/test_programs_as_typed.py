@@ -24,7 +24,7 @@ from runkit import REPO, pipeline_argv, results
 
 from pipeline.programs.jobs import SolverSpec
 from pipeline.programs.languages import build_here
-from pipeline.run.identity import changed, external_identity
+from pipeline.run.request import changed, external_identity
 from pipeline.run.solvers import packed, parse_external, ready
 from pipeline.tables.results import read_runs
 
