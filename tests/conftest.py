@@ -7,7 +7,9 @@ processes and `python -m pipeline` subprocesses inherit it with the environment.
 `make test` runs the suite on every core (pytest-xdist, `-n auto --dist loadgroup`). Every test
 keeps its state in its own `tmp_path` (each xdist worker has its own base folder), programs'
 scratch folders are named by their worker's pid, builds take a lock, and clusters listen on
-ports the system picks, so tests may run side by side. What is shared is only what a module's
+ports the system picks, so tests may run side by side. Package builds are keyed by their
+sources' hash: the session's `build_dir` is one cache for every worker, and a data folder made
+with `shared_builds` uses it too. What is shared is only what a module's
 own fixtures of module or session scope build (a Dask cluster, the README's workspace, a
 corpus): the tests of such a module are kept on one xdist worker (`xdist_group` by module),
 so it is built once, not once per worker. A conftest's fixture that is as costly (the package
@@ -27,7 +29,7 @@ FIXTURE_PROBLEMS = TESTS_DIR / "fixtures" / "problems"
 if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
 
-from suitekit import is_one_worker  # noqa: E402  (found through the path set just above)
+from suitekit import is_one_worker, share_builds  # noqa: E402  (found through the path set just above)
 
 
 def pytest_configure(config) -> None:
@@ -49,6 +51,33 @@ def toy(monkeypatch):
     from pipeline.problems import get_problem
 
     return get_problem("toy")
+
+
+@pytest.fixture(scope="session")
+def build_dir(tmp_path_factory) -> Path:
+    """The session's build cache. Under xdist it is one folder for all the workers (in the
+    run's base folder, above each worker's own): builds are keyed by their sources' hash and
+    made under a lock, so a program two workers need is compiled once, not once each."""
+    import os
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    folder = base / "package-builds"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def shared_builds(build_dir):
+    """shared_builds(data) -> `data`, a data folder whose package builds
+    (`DATA/build/packages/builds`) are the session's `build_dir` ones: the pipeline keys a
+    build by its sources' hash and makes it under a lock, so a package's programs (polysum's
+    testlib ones take seconds of CPU each) compile once per session, not once per data
+    folder. Not for a test of what a data folder's build cache holds."""
+    def share(data: Path) -> Path:
+        return share_builds(data, build_dir)
+    return share
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """The suite's own set-up: `make test` runs it on every core (`-n auto --dist loadgroup`), and
 a fixture of module scope defined in a test module is built once, on the one worker that runs
 that module's tests (`tests/conftest.py`); so is a conftest's fixture of session scope marked
-`suitekit.one_worker`, whichever modules its tests are in."""
+`suitekit.one_worker`, whichever modules its tests are in. Data folders made with
+`shared_builds` build a package's program once between them."""
 
 from __future__ import annotations
 
@@ -79,3 +80,28 @@ def test_a_module_scoped_fixture_is_built_once_on_two_workers(tmp_path):
     assert "28 passed" in done.stdout
     assert len(built.read_text().split()) == 1, built.read_text()
     assert len(built_costly.read_text().split()) == 1, built_costly.read_text()
+
+
+def test_data_folders_made_with_shared_builds_build_a_program_once(tmp_path, shared_builds):
+    """Two data folders of `shared_builds`: a program built into the first's package build
+    cache (where the pipeline builds a package's programs) is found built in the second's, and
+    runs from there; a program of other content is built anew."""
+    from pipeline.packages.registry import build_dir
+    from pipeline.programs.languages import build_program
+    from pipeline.programs.program import Program
+
+    source = tmp_path / "answer.c"
+    source.write_text('#include <stdio.h>\nint main(void) { puts("42"); return 0; }\n')
+    program = Program(name="answer.c", role="submission", path=source, files=(source,),
+                      language="c")
+    first, second = (shared_builds(tmp_path / name) for name in ("one", "two"))
+    made = build_program(program, build_dir(first))
+    found = build_program(program, build_dir(second))
+    assert made.ok and not made.cached, made.message
+    assert found.ok and found.cached
+    assert Path(found.argv[0]).resolve() == Path(made.argv[0]).resolve()  # the one build
+    assert subprocess.run(list(found.argv), capture_output=True, text=True).stdout == "42\n"
+    source.write_text('#include <stdio.h>\nint main(void) { puts("43"); return 0; }\n')
+    other = build_program(program, build_dir(second))
+    assert other.ok and not other.cached
+    assert Path(other.argv[0]).resolve() != Path(made.argv[0]).resolve()

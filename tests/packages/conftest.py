@@ -2,20 +2,20 @@
 
 Every fixture package under tests/fixtures/packages is real: real sources compiled with gcc/g++,
 Python run with this interpreter, testlib.h vendored in the Polygon package. Builds go to one
-session cache (so each program compiles once); `report(name)` judges a whole fixture once per
-session, as `pipeline run` judges it, and is shared by the tests that read its results.
+session cache (`build_dir` of tests/conftest.py, so each program compiles once); `report(name)`
+judges a whole fixture once per session, as `pipeline run` judges it, and is shared by the tests
+that read its results.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from packagekit import FIXTURES, judged_by_run, snapshot
-from suitekit import one_worker
+from suitekit import one_worker, share_builds
 
 from pipeline.programs import contained
 
@@ -36,19 +36,6 @@ def sandbox_off():
         yield
 
 
-@pytest.fixture(scope="session")
-def build_dir(tmp_path_factory) -> Path:
-    """The session's build cache. Under xdist it is one folder for all the workers (in the
-    run's base folder, above each worker's own): builds are keyed by their sources' hash and
-    made under a lock, so a program two workers need is compiled once, not once each."""
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent
-    folder = base / "package-builds"
-    folder.mkdir(exist_ok=True)
-    return folder
-
-
 @pytest.fixture
 def copy_fixture(tmp_path):
     """copy_fixture(name) -> a private copy of the fixture package, free to break."""
@@ -61,12 +48,13 @@ def copy_fixture(tmp_path):
 
 @pytest.fixture(scope="session")
 @one_worker  # its tests on one xdist worker: each package judged once, not once per worker
-def report(tmp_path_factory):
+def report(tmp_path_factory, build_dir):
     """report(name) -> the fixture package ingested and judged by `pipeline run`
-    (`packagekit.RunJudged`), made once; every fixture in one data folder, which builds each
-    program once."""
+    (`packagekit.RunJudged`), made once; every fixture in one data folder, whose builds are the
+    session's (`share_builds`)."""
     made = {}
     folder = tmp_path_factory.mktemp("judged")
+    share_builds(folder / "data", build_dir)
 
     def get(name: str):
         if name not in made:

@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 import yaml
 from packagekit import snapshot
+from suitekit import share_builds
 
 from pipeline.packages import build_package, load_package
 from pipeline.packages.expectations import kattis_class
@@ -237,10 +238,13 @@ def _conformance_params() -> list:
             if name in KNOWN_DISAGREEING else name for name in PACKAGES]
 
 
-def _ingested_and_run(name: str, checkout: Path, data: str) -> tuple[
+def _ingested_and_run(name: str, checkout: Path, data: str, builds: Path) -> tuple[
         subprocess.CompletedProcess, subprocess.CompletedProcess, list[dict]]:
     """`pipeline ingest` and `pipeline run` of package `name` (its SOLVERS, JOBS and
-    TIMEOUT) into data folder `data`: the two processes and the `expectations` rows."""
+    TIMEOUT) into data folder `data`, whose package builds are the session's `builds`
+    (`share_builds`: the generators `load_package` built above): the two processes and the
+    `expectations` rows."""
+    share_builds(Path(data), builds)
     ingest = _cli("--data-dir", data, "ingest", str(checkout / name))
     assert ingest.returncode == 0, ingest.stdout[-3000:] + ingest.stderr[-2000:]
     solvers = [arg for solver in SOLVERS.get(name, ()) for arg in ("--solver", solver)]
@@ -256,10 +260,10 @@ def _ingested_and_run(name: str, checkout: Path, data: str) -> tuple[
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", _conformance_params())
-def test_every_submission_gets_its_expected_verdict(name, checkout, tmp_path):
+def test_every_submission_gets_its_expected_verdict(name, checkout, builds, tmp_path):
     """`pipeline ingest` stores the package with no reject, and `pipeline run` judges every
     submission (and the validators on the invalid test data) as the package expects."""
-    ingest, run, rows = _ingested_and_run(name, checkout, str(tmp_path / "d"))
+    ingest, run, rows = _ingested_and_run(name, checkout, str(tmp_path / "d"), builds)
     assert " 0 rejected" in ingest.stdout, ingest.stdout[-3000:]
     assert f"{name}: registered 2025-09 package" in ingest.stdout, ingest.stdout[-3000:]
     if name in SAMPLES_ONLY:
@@ -359,7 +363,7 @@ def _bt_timeout(problem_yaml: Path) -> int:
 @pytest.mark.skipif(not BT, reason="BAPCtools' bt is not installed (pip install bapctools, "
                     "or BAPCTOOLS_BT=/path/to/bt)")
 @pytest.mark.parametrize("name", (*PACKAGES, NO_TEST_DATA))
-def test_each_submission_gets_the_verdict_bt_run_gives_it(name, checkout, tmp_path):
+def test_each_submission_gets_the_verdict_bt_run_gives_it(name, checkout, builds, tmp_path):
     """`bt run --no-bar` on a copy of the package (the submissions our run judges; a longer
     wall-clock timeout, `_bt_timeout`), its verdict of each submission read as the `peers`
     bench reads it, held to ours (a Kattis verdict: MLE and OLE are bt's RTE) but for the
@@ -378,7 +382,7 @@ def test_each_submission_gets_the_verdict_bt_run_gives_it(name, checkout, tmp_pa
     if name == NO_TEST_DATA:  # bt skips it, as our run has nothing to do
         assert theirs == {} and "Didn't find any test cases" in bt.stderr, bt.stderr[-2000:]
         return
-    _, run, rows = _ingested_and_run(name, checkout, str(tmp_path / "d"))
+    _, run, rows = _ingested_and_run(name, checkout, str(tmp_path / "d"), builds)
     ours = {r["submission"]: kattis_class(r["got"].split(",")[0].split()[0]) for r in rows
             if "validator" not in r["submission"]}
     shown = f"bt:\n{bt.stdout[-3000:]}{bt.stderr[-3000:]}\nours:\n{run.stdout[-3000:]}"

@@ -68,8 +68,9 @@ def mini_contest(folder: Path) -> Path:
                                "README.md": "the contest's own file\n"})
 
 
-def test_a_contest_is_ingested_in_one_command_and_judged_with_one_summary(tmp_path):
-    contest, data = mini_contest(tmp_path / "mini"), tmp_path / "data"
+def test_a_contest_is_ingested_in_one_command_and_judged_with_one_summary(tmp_path,
+                                                                         shared_builds):
+    contest, data = mini_contest(tmp_path / "mini"), shared_builds(tmp_path / "data")
     ingested = pipeline(data, "ingest", str(contest))
     assert ingested.returncode == 1, ingested.stderr  # a problem was refused
     out = ingested.stdout
@@ -393,7 +394,7 @@ def test_ctrl_c_stops_every_problem_of_a_contest_under_way_each_to_be_resumed(tm
 
 
 def test_a_contest_on_a_dask_cluster_runs_its_problems_at_once_with_the_local_pools_verdicts(
-        tmp_path):
+        tmp_path, shared_builds):
     """`--executor dask` (a local two-worker cluster, started for the contest): waits answers
     right only if marks runs while it waits (one problem after another it cannot), and every
     submission gets the verdict the local pool gives it."""
@@ -408,7 +409,7 @@ def test_a_contest_on_a_dask_cluster_runs_its_problems_at_once_with_the_local_po
     shutil.copytree(FIXTURES / "hypotenuse", contest / "hypotenuse")
     judged = {}
     for executor in ("dask", "local"):
-        data = tmp_path / f"data-{executor}"
+        data = shared_builds(tmp_path / f"data-{executor}")
         Path(mark).unlink(missing_ok=True)
         assert pipeline(data, "ingest", str(contest)).returncode == 0
         done = pipeline(data, "run", "--contest", "trio", "--sandbox", "off",  # (writes /tmp)

@@ -118,8 +118,8 @@ def test_a_broken_package_is_a_reject_naming_its_file_and_rule(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["guess", "bigsum", "polysum"])
-def test_every_fixture_package_ingests_whole(tmp_path, name):
-    data = tmp_path / "data"
+def test_every_fixture_package_ingests_whole(tmp_path, name, shared_builds):
+    data = shared_builds(tmp_path / "data")
     done = pipeline(data, "ingest", str(FIXTURES / name))
     assert done.returncode == 0, done.stdout + done.stderr
     assert cases(data, name).height >= 4

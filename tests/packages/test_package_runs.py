@@ -19,6 +19,7 @@ import polars as pl
 import pytest
 from packagekit import ALL, FIXTURES, tiny_kattis, write_tree
 from processkit import descendants_of
+from suitekit import share_builds
 
 from pipeline.programs.external import scratch_prefix
 
@@ -30,9 +31,12 @@ def pipeline(data: Path, *args: str, cwd: Path = REPO) -> subprocess.CompletedPr
                           cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
-def registered(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    """A private copy of fixture `name`, ingested into a fresh data folder."""
+def registered(tmp_path: Path, name: str, builds: Path | None = None) -> tuple[Path, Path]:
+    """A private copy of fixture `name`, ingested into a fresh data folder (whose package builds
+    are the session's `builds`, when given: `share_builds`)."""
     package, data = tmp_path / name, tmp_path / "data"
+    if builds is not None:
+        share_builds(data, builds)
     shutil.copytree(FIXTURES / name, package)
     done = pipeline(data, "ingest", str(package))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -52,10 +56,11 @@ def submission_names(data: Path, problem: str) -> set[str]:
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_every_submission_of_each_fixture_package_gets_what_its_folder_expects(tmp_path, name):
+def test_every_submission_of_each_fixture_package_gets_what_its_folder_expects(
+        tmp_path, name, build_dir):
     """Each fixture package whole: ingested with no reject, every submission it holds run on
     every case and agreeing with its folder or tag (a folder's submission gets its verdict)."""
-    _, data = registered(tmp_path, name)
+    _, data = registered(tmp_path, name, build_dir)
     rejects = data / "tables" / "rejects" / f"{name}.parquet"
     assert not rejects.exists() or pl.read_parquet(rejects).height == 0
     done = pipeline(data, "run", "--problem", name)

@@ -67,10 +67,10 @@ def add_manual_test(package: Path, text: str) -> None:
     xml.write_text(source)
 
 
-def test_polysum_coverage_comes_from_its_testlib_validator(tmp_path: Path) -> None:
+def test_polysum_coverage_comes_from_its_testlib_validator(tmp_path: Path, shared_builds) -> None:
     """Each variable's cases at each end are those of the stored inputs; a test added with
     n = 100 and both extreme values moves the counts by one, and the warnings go."""
-    data = tmp_path / "data"
+    data = shared_builds(tmp_path / "data")
     first = tmp_path / "first" / "polysum"
     shutil.copytree(FIXTURES / "polysum", first)
     assert pipeline(data, "ingest", str(first)).returncode == 0

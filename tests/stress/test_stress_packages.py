@@ -22,6 +22,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from stresskit import PROGRAMS, cases, findings, run_cli, single_steps
+from suitekit import share_builds
 
 from pipeline.packages.problem import package_problem
 
@@ -48,10 +49,10 @@ def with_solutions(package: Path, *solutions: tuple[str, str, str]) -> None:
     xml.write_text(text.replace("        </solutions>", entries + "        </solutions>", 1))
 
 
-def register(tmp_path: Path, name: str) -> tuple[Path, Path]:
+def register(tmp_path: Path, name: str, builds: Path) -> tuple[Path, Path]:
     """A private copy of fixture `name` (planted and broken solutions added to polysum),
-    ingested into a fresh data folder."""
-    package, data = tmp_path / name, tmp_path / "data"
+    ingested into a fresh data folder whose package builds are the session's `builds`."""
+    package, data = tmp_path / name, share_builds(tmp_path / "data", builds)
     shutil.copytree(FIXTURES / name, package)
     if name == "polysum":
         with_solutions(package, (PLANTED, (PROGRAMS / "planted_sum.c").read_text(),
@@ -63,9 +64,9 @@ def register(tmp_path: Path, name: str) -> tuple[Path, Path]:
 
 
 @pytest.fixture(scope="module")
-def polysum(tmp_path_factory):
+def polysum(tmp_path_factory, build_dir):
     """The planted polysum registered, and one stress session on it: (data, its output)."""
-    _, data = register(tmp_path_factory.mktemp("stress-polysum"), "polysum")
+    _, data = register(tmp_path_factory.mktemp("stress-polysum"), "polysum", build_dir)
     done = run_cli(data, *STRESS, timeout=600)
     return data, done
 
@@ -192,12 +193,12 @@ def test_bad_requests_on_a_package_are_one_clear_line(polysum, args, message):
     assert message in done.stderr and "Traceback" not in done.stderr
 
 
-def test_a_kattis_package_takes_a_generator_of_its_generators_folder(tmp_path):
+def test_a_kattis_package_takes_a_generator_of_its_generators_folder(tmp_path, shared_builds):
     package = tmp_path / "bigsum"
     shutil.copytree(FIXTURES / "bigsum", package)
     (package / "generators").mkdir()
     shutil.copy(PROGRAMS / "bounded_numbers.py", package / "generators" / "gen.py")
-    data = tmp_path / "data"
+    data = shared_builds(tmp_path / "data")
     assert run_cli(data, "ingest", str(package)).returncode == 0
     bare = run_cli(data, "stress", "--problem", "bigsum", "--solver", "wrong_answer/int32.c")
     assert bare.returncode == 2 and "has no recipe" in bare.stderr and "--generator" in bare.stderr
@@ -230,8 +231,9 @@ def test_hunt_times_a_package_submission_on_valid_inputs_only(polysum):
     problem.check_input((data / "raw" / row["source"]).read_text(), "large")
 
 
-def test_a_package_leaving_its_time_limit_to_its_submissions_gets_it_derived_first(tmp_path):
-    _, data = register(tmp_path, "circlearea")       # legacy: no time limit of its own
+def test_a_package_leaving_its_time_limit_to_its_submissions_gets_it_derived_first(
+        tmp_path, build_dir):
+    _, data = register(tmp_path, "circlearea", build_dir)       # legacy: no time limit of its own
     marker = data / "problems" / "circlearea" / "package.json"
     assert json.loads(marker.read_text()).get("time_limit") is None
     done = run_cli(data, "stress", "--problem", "circlearea", "--solver",
