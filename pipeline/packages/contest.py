@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pipeline.errors import PackageError
 from pipeline.fsutil import atomic_write_text
-from pipeline.packages.errors import PackageError
 from pipeline.packages.tree import CONTEST_FILES
 from pipeline.untrusted import printable
 

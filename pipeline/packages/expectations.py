@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from pipeline.errors import PackageError, UserError
-from pipeline.packages.kattis_submissions import glob_matches
+from pipeline.packages.kattis_programs import glob_matches
 from pipeline.packages.model import (
     CaseResult,
     Package,

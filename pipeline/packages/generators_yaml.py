@@ -27,8 +27,8 @@ from typing import Literal
 
 import yaml
 
+from pipeline.errors import PackageError
 from pipeline.fsutil import file_sha256
-from pipeline.packages.errors import PackageError
 from pipeline.packages.model import ProblemType, Program
 from pipeline.packages.yamlfile import load_yaml
 from pipeline.programs.languages import Launch, build_program, detect_language, launch

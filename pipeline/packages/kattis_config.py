@@ -9,9 +9,9 @@ import math
 import shlex
 from pathlib import Path
 
+from pipeline.errors import PackageError
 from pipeline.packages.contest import ContestLimit
 from pipeline.packages.contest import contest_time_limit as _contest_limit
-from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Format, Limits, ProblemType
 from pipeline.packages.yamlfile import Lines
 

@@ -6,10 +6,12 @@ per group, a case's `<name>.yaml`, `.interaction` and `.files`. Anything wrong i
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 
-from pipeline.packages.errors import PackageError
+from pipeline.errors import PackageError
 from pipeline.packages.kattis_config import (
     checked_number,
     ignore_unknown,
@@ -25,6 +27,7 @@ from pipeline.packages.model import (
     ProblemType,
     TestCase,
     TestGroup,
+    ValidatorTest,
 )
 from pipeline.packages.yamlfile import Lines, load_yaml, relative
 
@@ -61,12 +64,7 @@ class Data:
         self.groups: list[TestGroup] = []
 
     def settings_path(self, folder: Path) -> Path | None:
-        names = ["testdata.yaml"] if self.version == "legacy" else ["test_group.yaml",
-                                                                    "testdata.yaml"]
-        for name in names:
-            if (folder / name).is_file():
-                return folder / name
-        return None
+        return settings_file(folder, self.version)
 
     def walk(self) -> None:
         data = self.data_dir
@@ -371,6 +369,75 @@ class Data:
                         files_dir=files_dir if files_dir.is_dir() else None)
 
 
+def settings_file(folder: Path, version: Format) -> Path | None:
+    """A group folder's settings file: `test_group.yaml`, else `testdata.yaml` (legacy's only)."""
+    names = ("testdata.yaml",) if version == "legacy" else ("test_group.yaml", "testdata.yaml")
+    return next((folder / name for name in names if (folder / name).is_file()), None)
+
+
 def _beside(base: Path, extension: str) -> Path:
     """The file of case `base` with `extension` (`a.b` gives `a.b.in`; `with_suffix` would not)."""
     return base.with_name(base.name + extension)
+
+
+# -- the validator tests: data/invalid_* and valid_output, each with the arguments inherited
+# down its folders and its own `<name>.yaml` (`invalid` holds the validators to them)
+
+Kind = Literal["invalid_input", "invalid_answer", "invalid_output", "valid_output"]
+KINDS: tuple[Kind, ...] = ("invalid_input", "invalid_answer", "invalid_output", "valid_output")
+ARG_KEYS = ("input_validator_args", "output_validator_args", "answer_validator_args")
+
+
+def _any_words(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(shlex.split(value))
+    if isinstance(value, list):
+        return tuple(str(v) for v in value)
+    return ()
+
+
+def _with_args(settings: dict, path: Path | None, root: Path) -> dict:
+    """`settings` with the validator arguments the YAML file at `path` (if any) gives."""
+    settings = dict(settings)
+    if path is not None and path.is_file():
+        config, _ = load_yaml(path, root)
+        settings.update((key, config[key]) for key in ARG_KEYS if key in config)
+    return settings
+
+
+def _test(input_path: Path, data_dir: Path, kind: Kind, settings: dict,
+          root: Path) -> ValidatorTest:
+    settings = _with_args(settings, input_path.with_suffix(".yaml"), root)
+    iv = settings.get("input_validator_args")
+    by_name = tuple((str(k), _any_words(v)) for k, v in iv.items()) if isinstance(iv, dict) \
+        else None
+    answer = input_path.with_suffix(".ans")
+    output = input_path.with_suffix(".out")
+    case = TestCase(name=str(input_path.with_suffix("").relative_to(data_dir)),
+                    group=str(input_path.parent.relative_to(data_dir)),
+                    input_path=input_path, answer_path=answer if answer.is_file() else None,
+                    sample=False,
+                    input_validator_args=() if by_name is not None else _any_words(iv),
+                    input_validator_args_by_name=by_name,
+                    output_validator_args=_any_words(settings.get("output_validator_args")))
+    return ValidatorTest(case, kind, output if output.is_file() else None,
+                         _any_words(settings.get("answer_validator_args")))
+
+
+def invalid_cases(data_dir: Path, root: Path) -> tuple[ValidatorTest, ...]:
+    """The validator tests under `data_dir` (the package's data/ or generators.yaml's)."""
+    found: list[ValidatorTest] = []
+
+    def walk(folder: Path, kind: Kind, inherited: dict) -> None:
+        settings = _with_args(inherited, settings_file(folder, "2023-07"), root)
+        for entry in sorted(folder.iterdir()):
+            if entry.is_dir() and visible(entry):
+                walk(entry, kind, settings)
+            elif entry.suffix == ".in" and entry.is_file() and visible(entry):
+                found.append(_test(entry, data_dir, kind, settings, root))
+
+    top = _with_args({}, settings_file(data_dir, "2023-07"), root) if data_dir.is_dir() else {}
+    for kind in KINDS:
+        if (data_dir / kind).is_dir():
+            walk(data_dir / kind, kind, top)
+    return tuple(found)

@@ -18,8 +18,8 @@ from dataclasses import replace
 from pathlib import Path
 from xml.parsers import expat
 
+from pipeline.errors import PackageError
 from pipeline.fsutil import file_sha256
-from pipeline.packages.errors import PackageError
 from pipeline.packages.generators_yaml import building
 from pipeline.packages.model import (
     Expectation,

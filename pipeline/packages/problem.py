@@ -29,8 +29,7 @@ from pipeline.packages.expectations import (
     unjudged_note,
 )
 from pipeline.packages.generators import package_recipes
-from pipeline.packages.groups import case_in_group
-from pipeline.packages.judge import PackageBuilds, build_one, validate_case
+from pipeline.packages.judge import PackageBuilds, build_one, case_in_group, validate_case
 from pipeline.packages.model import Package, case_result
 from pipeline.packages.overview import package_coverage
 from pipeline.packages.registry import MARKER, build_dir, read_marker

@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pipeline.errors import PackageError
 from pipeline.fsutil import atomic_write_text, file_sha256
 from pipeline.packages import detect, load_package
 from pipeline.packages.contest import record_entry
-from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Package
 from pipeline.packages.tree import contest_stamp, copy_package, listing_digest
 from pipeline.tables.layout import registered_dir

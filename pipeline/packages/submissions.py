@@ -15,9 +15,8 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from pipeline.errors import UserError
+from pipeline.errors import PackageError, UserError
 from pipeline.packages.bugs import PackageBug, find_bugs
-from pipeline.packages.errors import PackageError
 from pipeline.packages.expectations import (
     PROBE_TIME_S,
     Agreement,
@@ -36,7 +35,6 @@ from pipeline.packages.expectations import (
 )
 from pipeline.packages.invalid import start_validator_check, validator_agreements
 from pipeline.packages.judge import judged_at
-from pipeline.packages.loaded import LoadedPackage
 from pipeline.packages.model import (
     CaseResult,
     Package,
@@ -45,6 +43,7 @@ from pipeline.packages.model import (
 )
 from pipeline.packages.registry import record_time_limit
 from pipeline.packages.runjob import (
+    LoadedPackage,
     case_name,
     outcome_of,
     package_case,

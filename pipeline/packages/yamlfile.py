@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from pipeline.packages.errors import PackageError
+from pipeline.errors import PackageError
 
 _Loader: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
 try:
