@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from pipeline.errors import PackageError
+from pipeline.errors import PackageError, closest_name
 from pipeline.packages.contest import ContestLimit
 from pipeline.packages.generators_yaml import (
     default_sources_dir,
@@ -75,8 +75,6 @@ def _unread_at_root(root: Path) -> list[str]:
         return []
     if not entries:
         return []
-    from pipeline.errors import closest_name
-
     named = []
     for entry in entries:
         name = entry.name + ("/" if entry.is_dir() else "")

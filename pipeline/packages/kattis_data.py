@@ -7,14 +7,14 @@ per group, a case's `<name>.yaml`, `.interaction` and `.files`. Anything wrong i
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pipeline.errors import PackageError
 from pipeline.packages.kattis_config import (
     checked_number,
-    ignore_unknown,
     unknown_keys,
     validator_args,
     words,
@@ -154,14 +154,9 @@ class Data:
         settings = self._legacy_settings(folder, inherited)
         grading = self._legacy_grading(settings)
         cases, subgroups = self._entries(folder, name)
-        iv_args, iv_by_name = (), None
-        if "input_validator_flags" in settings:
-            value, file, line = settings["input_validator_flags"]
-            iv_args, iv_by_name = validator_args(value, file, "input_validator_flags", line)
-        ov_args: tuple[str, ...] = ()
-        if "output_validator_flags" in settings:
-            value, file, line = settings["output_validator_flags"]
-            ov_args = words(value, file, "output_validator_flags", line)
+        iv_args, iv_by_name = _inherited(settings, "input_validator_flags", validator_args,
+                                         ((), None))
+        ov_args = _inherited(settings, "output_validator_flags", words, ())
         made = [self._case(base, name, iv_args, iv_by_name, ov_args, ()) for base in cases]
         self.cases += made
         self.groups.append(TestGroup(name, parent, tuple(case.name for case in made),
@@ -244,12 +239,10 @@ class Data:
         if name == "secret" and cases and subgroups:  # BAPCtools' own packages do it
             self.notes.append("data/secret holds both test cases and test groups (the format "
                               "allows one or the other; read as BAPCtools reads it)")
-        args = self._inherited_words(settings, "args")
-        ov_args = self._inherited_words(settings, "output_validator_args")
-        iv_args, iv_by_name = (), None
-        if "input_validator_args" in settings:
-            value, where, line = settings["input_validator_args"]
-            iv_args, iv_by_name = validator_args(value, where, "input_validator_args", line)
+        args = _inherited(settings, "args", words, ())
+        ov_args = _inherited(settings, "output_validator_args", words, ())
+        iv_args, iv_by_name = _inherited(settings, "input_validator_args", validator_args,
+                                         ((), None))
         child_share = None
         if scoring is not None and scoring.max_score is not None:
             if scoring.aggregation == "min":
@@ -292,12 +285,6 @@ class Data:
         if raw is None or raw == "unbounded":
             return raw
         return float(raw) if isinstance(raw, (int, float)) else None
-
-    def _inherited_words(self, settings: dict, key: str) -> tuple[str, ...]:
-        if key not in settings:
-            return ()
-        value, file, line = settings[key]
-        return words(value, file, key, line)
 
     # shared
 
@@ -344,20 +331,12 @@ class Data:
         if self.version != "legacy" and case_yaml.is_file():
             file = relative(case_yaml, self.root)
             config, lines = load_yaml(case_yaml, self.root)
-            for key in config:
-                if key not in CASE_KEYS:
-                    ignore_unknown(file, f"unknown key {key!r} in a test case "
-                                   f"file; known: {', '.join(sorted(CASE_KEYS))}",
-                                   lines(str(key)))
-            if "args" in config:
-                args = words(config["args"], file, "args", lines("args"))
-            if "output_validator_args" in config:
-                ov_args = words(config["output_validator_args"], file, "output_validator_args",
-                                lines("output_validator_args"))
-            if "input_validator_args" in config:
-                iv_args, iv_by_name = validator_args(config["input_validator_args"], file,
-                                                     "input_validator_args",
-                                                     lines("input_validator_args"))
+            unknown_keys(config, CASE_KEYS, file, "a test case file", lines, prefix=())
+            own = {key: (value, file, lines(str(key))) for key, value in config.items()}
+            args = _inherited(own, "args", words, args)
+            ov_args = _inherited(own, "output_validator_args", words, ov_args)
+            iv_args, iv_by_name = _inherited(own, "input_validator_args", validator_args,
+                                             (iv_args, iv_by_name))
         interaction = _beside(base, ".interaction")
         files_dir = Path(str(base) + ".files")
         return TestCase(name=name, group=group, input_path=input_path,
@@ -367,6 +346,14 @@ class Data:
                         output_validator_args=tuple(ov_args),
                         interaction=interaction if interaction.is_file() else None,
                         files_dir=files_dir if files_dir.is_dir() else None)
+
+
+def _inherited(settings: dict, key: str, read: Callable[..., Any], default: Any) -> Any:
+    """What `read` makes of setting `key` ((value, file, line) in `settings`), else `default`."""
+    if key not in settings:
+        return default
+    value, file, line = settings[key]
+    return read(value, file, key, line)
 
 
 def settings_file(folder: Path, version: Format) -> Path | None:

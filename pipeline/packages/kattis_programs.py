@@ -54,18 +54,22 @@ def not_a_program(path: Path, root: Path, why: str) -> None:
         NOT_PROGRAMS[-1].append((relative(path, root), why))
 
 
+def _candidates(folder: Path, root: Path) -> list[Path]:
+    """The visible entries of a folder of programs, the disabled ones noted and left out."""
+    found = []
+    for entry in sorted(folder.iterdir()) if folder.is_dir() else ():
+        if visible(entry) and disabled(entry):
+            not_a_program(entry, root, "disabled")
+        elif visible(entry):
+            found.append(entry)
+    return found
+
+
 def programs_in(folder: Path, role: Role, root: Path) -> list[Program]:
     """Every program in a folder of programs, as problemtools finds them (a README.txt is none;
     `*.disabled` / `*.template` are skipped)."""
-    if not folder.is_dir():
-        return []
     programs = []
-    for entry in sorted(folder.iterdir()):
-        if not visible(entry):
-            continue
-        if disabled(entry):
-            not_a_program(entry, root, "disabled")
-            continue
+    for entry in _candidates(folder, root):
         program = program_at(entry, role, entry.name, root)
         if program.language is None:
             not_a_program(entry, root, "no program")
@@ -281,12 +285,7 @@ def submissions(root: Path, version: Format,
     for verdict_dir in sorted(folder.iterdir()) if folder.is_dir() else ():
         if not verdict_dir.is_dir() or not visible(verdict_dir):
             continue
-        for entry in sorted(verdict_dir.iterdir()):
-            if not visible(entry):
-                continue
-            if disabled(entry):
-                not_a_program(entry, root, "disabled")
-                continue
+        for entry in _candidates(verdict_dir, root):
             name = f"{verdict_dir.name}/{entry.name}"
             files = files_of(entry)
             settings = _submission_settings(name, rules)
