@@ -21,9 +21,9 @@ from pipeline.packages.expectations import (
     upper_bound_submissions,
     verdict_at,
 )
-from pipeline.packages.judge import PackageBuilds, validator_arguments
+from pipeline.packages.judge import PackageBuilds
 from pipeline.packages.model import CaseResult, Package, Program, requirements_of
-from pipeline.packages.validate import validate_input
+from pipeline.packages.validate import validate_input, validator_arguments
 from pipeline.verdicts import Verdict
 
 

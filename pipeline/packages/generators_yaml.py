@@ -585,14 +585,14 @@ class _Maker:
             if not (path.is_file() or path.is_dir()):
                 return f"generator {word!r} is neither a name under generators: nor a file " \
                        "or folder in generators/"
-            program = _program_at(word, path, skip_cache=True)
+            program = source_program(word, path, skip_cache=True)
         return with_constants(program, self.constants, self.build_dir)
 
     def _solution_program(self, word: str) -> Program | str:
         path = (self.root / word.lstrip("/")).resolve()
         if not path.exists() or not _inside(path, self.root):
             return f"solution {word} is not in the package"
-        return _program_at(word, path)
+        return source_program(word, path)
 
     def tool(self, word: str, solution: bool = False) -> _Tool | str:
         """The generator or solution `word` names with the digest of its sources, or why none."""
@@ -853,7 +853,7 @@ def _inside(path: Path, folder: Path) -> bool:
     return str(path).startswith(str(folder) + os.sep)
 
 
-def _program_at(name: str, path: Path, skip_cache: bool = False) -> Program:
+def source_program(name: str, path: Path, skip_cache: bool = False) -> Program:
     """The program of a file, or of a folder's files (`skip_cache`: none under `__pycache__`)."""
     files = (path,) if path.is_file() else tuple(sorted(
         p for p in path.rglob("*") if p.is_file()

@@ -185,17 +185,12 @@ class Data:
                         parent: KattisGroupScoring | None,
                         share: float | None) -> KattisGroupScoring | None:
         keys = {"max_score", "score_aggregation", "require_pass", "scoring"} & set(config)
-        if not self.type.scoring:
+        if not self.type.scoring or name == "sample":  # no scoring: none of its keys either
+            rule, why = ("scoring-only-key", "is only for scoring problems; this one is "
+                         "pass-fail") if not self.type.scoring else (
+                "sample-scoring", "is not permitted in data/sample")
             if keys:
-                key = min(keys)
-                raise PackageError(file or name, "scoring-only-key", f"{key} is only for scoring "
-                                   "problems; this one is pass-fail", line=lines(key))
-            return None
-        if name == "sample":
-            if keys:
-                key = min(keys)
-                raise PackageError(file or name, "sample-scoring", f"{key} is not permitted in "
-                                   "data/sample", line=lines(key))
+                raise PackageError(file or name, rule, f"{min(keys)} {why}", line=lines(min(keys)))
             return None
         scoring = config.get("scoring")
         draft = scoring if isinstance(scoring, dict) else {}

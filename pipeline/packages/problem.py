@@ -32,10 +32,9 @@ from pipeline.packages.generators import package_recipes
 from pipeline.packages.invalid import check_validators, disagreement_notes, start_validator_check
 from pipeline.packages.judge import PackageBuilds, build_one, case_in_group, validate_case
 from pipeline.packages.model import Package, case_result
-from pipeline.packages.overview import package_coverage
 from pipeline.packages.registry import MARKER, build_dir, read_marker
 from pipeline.packages.runjob import judge_external, judge_job, start_building
-from pipeline.packages.validate import ValidationResult, validate_answer
+from pipeline.packages.validate import ValidationResult, package_coverage, validate_answer
 from pipeline.problems.coverage import BoundCoverage
 from pipeline.problems.model import JudgedLimit, Problem, SubmissionJudging
 from pipeline.programs.checkers import default_validate
@@ -170,7 +169,7 @@ class PackageProblem(Problem):
     def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
         """Constraint coverage from the testlib input validators' test-overview logs."""
         package = self.load()
-        return package_coverage(package, self.builds(), inputs,
+        return package_coverage(package, self.builds().input_validators, inputs,
                                 lambda group, path: case_in_group(package, group, path))
 
     def why_no_coverage(self) -> str:

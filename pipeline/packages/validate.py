@@ -8,7 +8,9 @@ every validator accepts it. A validator that cannot run is not a verdict on the 
 run the same way on an answer, with the input's path as argument.
 
 `input_overview` runs a testlib validator with `--testOverviewLogFileName` naming a file of
-its own working folder, read back before the folder goes (`pipeline.packages.overview`).
+its own working folder, read back before the folder goes: a line per named variable, `"n":`
+with `min-value-hit` and/or `max-value-hit` (feature lines are read past), from which
+`package_coverage` counts the inputs hitting each end of each variable.
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pipeline.packages.model import Package, TestCase
+from pipeline.problems.coverage import BoundCoverage
 from pipeline.programs.languages import Build, launch
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.programs.program import Program
@@ -206,3 +211,78 @@ def validate_answer(validators: list[Build] | tuple[Build, ...], input_path: Pat
         if rejection is not None:
             rejections.append(replace(rejection, checked="answer"))
     return ValidationResult(tuple(rejections))
+
+
+def validator_arguments(case: TestCase, name: str) -> tuple[str, ...]:
+    """What input validator `name` gets on a case: its group's arguments (given by validator:
+    by its name, else its stem), then the case's `args`."""
+    args = case.validator_args(name)
+    if not args and case.input_validator_args_by_name is not None:
+        args = case.validator_args(Path(name).stem)
+    return args + case.args
+
+
+# -- constraint coverage from testlib's test-overview log ---------------------------------------
+
+_VARIABLE = re.compile(r'^"(.*)":((?: [a-z-]+)*)\s*$')
+
+
+@dataclass(frozen=True)
+class VariableHit:
+    """One variable of one test-overview log: whether a value read equalled each end."""
+
+    name: str
+    min_hit: bool
+    max_hit: bool
+
+
+def parse_overview(text: str) -> tuple[VariableHit, ...]:
+    """The variables of a test-overview log, in its order (other lines read past)."""
+    hits = []
+    for line in text.splitlines():
+        if line.startswith("feature "):
+            continue
+        match = _VARIABLE.match(line)
+        if match is None:
+            continue
+        words = match.group(2).split()
+        hits.append(VariableHit(match.group(1), "min-value-hit" in words,
+                                "max-value-hit" in words))
+    return tuple(hits)
+
+
+def package_coverage(package: Package, validators: Sequence[Build],
+                     inputs: Iterable[tuple[str, str]],
+                     case_for: Callable[[str, Path], TestCase]) -> tuple[BoundCoverage, ...]:
+    """Per variable of the testlib input `validators` (built), how many of `inputs` ((text,
+    group)) hit its lower and upper end; with several validators a row is `validator: variable`.
+    The log names no values, so ranges are unknown (None); see docs/commands.md on coverage."""
+    asked = [b for b in validators if b.ok and speaks_testlib(b.program)]
+    if not asked:
+        return ()
+    low: dict[tuple[str, str], int] = {}
+    high: dict[tuple[str, str], int] = {}
+    with tempfile.TemporaryDirectory(prefix="package-coverage-") as scratch:
+        folder = Path(scratch)
+        path = folder / "input"
+        for text, group in inputs:
+            path.write_text(text, encoding="utf-8")
+            case = case_for(group, path)
+            for build in asked:
+                name = build.program.name
+                overview = input_overview(build, path, validator_arguments(case, name),
+                                          time_s=package.limits.validation_time_s,
+                                          memory_mb=package.limits.validation_memory_mb,
+                                          workdir=folder)
+                if overview.rejection is not None or overview.log is None:
+                    continue
+                for hit in parse_overview(overview.log):
+                    key = (name, hit.name)
+                    low[key] = low.get(key, 0) + hit.min_hit
+                    high[key] = high.get(key, 0) + hit.max_hit
+    order = [b.program.name for b in asked]
+    several = len(asked) > 1
+    return tuple(BoundCoverage(f"{validator}: {variable}" if several else variable, None, None,
+                               None, None, low[(validator, variable)],
+                               high[(validator, variable)])
+                 for validator, variable in sorted(low, key=lambda key: order.index(key[0])))
