@@ -18,6 +18,7 @@ from pipeline.packages.expectations import (
     TimeLimit,
     expected_to_pass,
     kattis_class,
+    may_not_compile,
     upper_bound_submissions,
     verdict_at,
 )
@@ -55,7 +56,7 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
         if short:  # the cases it was stopped before are no verdict of it
             results = {c: r for c, r in results.items() if r.verdict is not Verdict.SKIP}
         compiled = next((r for r in results.values() if r.verdict is Verdict.CE), None)
-        if compiled is not None and not _may_not_compile(program):
+        if compiled is not None and not may_not_compile(program):
             found.append(PackageBug("compile-error", program.name, "the submission does not "
                                     f"compile: {_compiler_says(compiled.message)}"))
         if not results or any(r.verdict in NOT_JUDGED for r in results.values()):
@@ -86,12 +87,6 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
     if builds is not None:
         found += validator_bugs(package, builds)
     return tuple(found)
-
-
-def _may_not_compile(program: Program) -> bool:
-    """Whether it may fail to compile (`@EXPECTED_RESULTS@: COMPILER-ERROR`)."""
-    return any(rule.final_any_of and Verdict.CE in rule.final_any_of
-               for rule in requirements_of(program))
 
 
 def _compiler_says(message: str) -> str:

@@ -192,15 +192,14 @@ class Data:
             if keys:
                 raise PackageError(file or name, rule, f"{min(keys)} {why}", line=lines(min(keys)))
             return None
-        scoring = config.get("scoring")
-        draft = scoring if isinstance(scoring, dict) else {}
+        draft = _draft_scoring(config)
         aggregation = config.get("score_aggregation", draft.get(
             "aggregation", "sum" if name == "secret" else "pass-fail"))
         if aggregation not in ("pass-fail", "sum", "min"):
             raise PackageError(file or name, "score_aggregation", f"score_aggregation must be "
                                f"pass-fail, sum or min, got {aggregation!r}",
                                line=lines("score_aggregation") or lines("scoring"))
-        raw = config.get("max_score", draft.get("score"))
+        raw = _max_score_given(config)
         given = raw is not None
         if raw == "unbounded":
             max_score = None
@@ -243,15 +242,9 @@ class Data:
             if scoring.aggregation == "min":
                 child_share = scoring.max_score
             else:
-                given = 0.0
-                unknown = 0
-                for sub in subgroups:
-                    sub_config = self._peek_score(sub)
-                    if sub_config is None:
-                        unknown += 1
-                    elif sub_config != "unbounded":
-                        given += sub_config
-                count = unknown + len(cases)
+                peeked = [self._peek_score(sub) for sub in subgroups]
+                given = sum((p for p in peeked if p not in (None, "unbounded")), 0.0)
+                count = peeked.count(None) + len(cases)
                 if given > scoring.max_score + 1e-9:
                     raise PackageError(file or relative(folder, self.root), "max_score",
                                        f"the max_scores of the groups of {name} add up to "
@@ -270,13 +263,11 @@ class Data:
             self._modern_group(sub, f"{name}/{sub.name}", scoring, settings, child_share, name)
 
     def _peek_score(self, folder: Path):
+        """A subgroup's max_score as given: a number, "unbounded" or None (none, or no number)."""
         path = self.settings_path(folder)
         if path is None:
             return None
-        config, _ = load_yaml(path, self.root)
-        scoring = config.get("scoring")
-        draft = scoring if isinstance(scoring, dict) else {}
-        raw = config.get("max_score", draft.get("score"))
+        raw = _max_score_given(load_yaml(path, self.root)[0])
         if raw is None or raw == "unbounded":
             return raw
         return float(raw) if isinstance(raw, (int, float)) else None
@@ -341,6 +332,16 @@ class Data:
                         output_validator_args=tuple(ov_args),
                         interaction=interaction if interaction.is_file() else None,
                         files_dir=files_dir if files_dir.is_dir() else None)
+
+
+def _draft_scoring(config: dict) -> dict:
+    """The drafts' `scoring:` mapping of a group's settings ({} when none)."""
+    scoring = config.get("scoring")
+    return scoring if isinstance(scoring, dict) else {}
+
+
+def _max_score_given(config: dict) -> object:
+    return config.get("max_score", _draft_scoring(config).get("score"))
 
 
 def _inherited(settings: dict, key: str, read: Callable[..., Any], default: Any) -> Any:

@@ -80,17 +80,12 @@ def programs_in(folder: Path, role: Role, root: Path) -> list[Program]:
 
 def program_at(path: Path, role: Role, name: str, root: Path, **extra) -> Program:
     files = files_of(path)
-    language = _validator_language(files) if role in ("input_validator",
-                                                      "answer_validator") else None
+    language = None  # a validator of one file may be in a validation language
+    if role in ("input_validator", "answer_validator") and len(files) == 1:
+        language = {".ctd": "checktestdata", ".viva": "viva"}.get(files[0].suffix)
     return Program(name=name, role=role, path=path, files=files,
                    language=language or detect_language(list(files)), convention="kattis",
                    **extra)
-
-
-def _validator_language(files: tuple[Path, ...]) -> str | None:
-    if len(files) != 1:
-        return None
-    return {".ctd": "checktestdata", ".viva": "viva"}.get(files[0].suffix)
 
 
 # -- submissions ------------------------------------------------------------------------------

@@ -80,8 +80,8 @@ class PackageProblem(Problem):
         given = given_time_limit(package)
         if given is not None or self.time_limit_pending:
             return given
-        low, high = margins(package, self.time_limit_s)
-        return TimeLimit(self.time_limit_s, low, high, "derived", self.time_limit_how)
+        return TimeLimit(self.time_limit_s, *margins(package, self.time_limit_s), "derived",
+                         self.time_limit_how)
 
     def add_test(self, data_dir: Path, name: str, text: str, answer: str,
                  group: str | None = None) -> tuple[Path, str | None]:

@@ -35,10 +35,6 @@ class Registration:
     changes: tuple[str, ...]     # what changed since the last registration (empty: nothing)
 
 
-def problems_dir(data_dir: Path) -> Path:
-    return registered_dir(data_dir)
-
-
 def build_dir(data_dir: Path) -> Path:
     """Where package programs are built (cached by source hash)."""
     return Path(data_dir).resolve() / "build" / "packages"
@@ -142,7 +138,7 @@ def register(source: Path, data_dir: Path, short_name: str | None = None) -> Reg
     stamp = source_stamp(source)  # before reading: a change while reading shows next time
     package = load_package(source, builds, short_name=short_name)  # bad content fails here
     problem_id = short_name or package.short_name
-    folder = problems_dir(data_dir) / problem_id
+    folder = registered_dir(data_dir) / problem_id
     old = read_marker(folder)
     folder.mkdir(parents=True, exist_ok=True)
     # the time limit its contest gives it, kept beside the copy (which the contest is not)

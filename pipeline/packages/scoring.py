@@ -34,7 +34,6 @@ from pipeline.packages.model import (
     Package,
     PolygonGroupScoring,
     TestCase,
-    TestGroup,
 )
 from pipeline.programs.checkers import CheckResult
 from pipeline.verdicts import Verdict
@@ -127,12 +126,6 @@ def worst_error(verdicts: list[Verdict]) -> Verdict:
                key=lambda v: WORST_FIRST.index(v) if v in WORST_FIRST else 0)
 
 
-def _ordered_children(package: Package, group: TestGroup) -> list[tuple[str, str]]:
-    """('case' or 'group', name) of a group's children, by name as problemtools lists them."""
-    items = [("case", c) for c in group.cases] + [("group", g) for g in group.subgroups]
-    return sorted(items, key=lambda item: item[1].rsplit("/", 1)[-1])
-
-
 def aggregate(package: Package, results: Mapping[str, CaseResult],
               verdict_of=lambda r: r.verdict) -> Aggregate:
     """The overall verdict and score of one submission's case results."""
@@ -201,7 +194,9 @@ def _legacy(package: Package, results, verdict_of) -> Aggregate:
         grading = group.scoring
         assert isinstance(grading, LegacyGrading)
         collected: list[tuple[Verdict, float]] = []
-        for kind, child in _ordered_children(package, group):
+        children = [("case", c) for c in group.cases] + [("group", g) for g in group.subgroups]
+        # by name, as problemtools lists them
+        for kind, child in sorted(children, key=lambda item: item[1].rsplit("/", 1)[-1]):
             if kind == "case":
                 if child not in results:
                     continue
