@@ -147,11 +147,16 @@ def _tle_within(program: Program, verdicts: list[tuple[CaseResult, Verdict]],
 FILES_ONE_LINE_EACH = 3
 
 
+# The kinds of answer file bugs, and what the line for many files of one says.
+ANSWER_BUGS = {"empty-answer": "answer files are empty",
+               "missing-answer": "test inputs have no answer file: they are not judged",
+               "missing-input": "answer files have no input file: they are not judged"}
+
+
 def answer_bugs(package: Package) -> list[PackageBug]:
     """Empty (not interactive or multi-pass) and missing `.ans` files, and `.ans` without `.in`."""
     empty_allowed = package.type.interactive or package.type.multi_pass
-    kinds: dict[str, list[PackageBug]] = {"empty-answer": [], "missing-answer": [],
-                                          "missing-input": []}
+    kinds: dict[str, list[PackageBug]] = {kind: [] for kind in ANSWER_BUGS}
     for case in package.cases:
         path = case.answer_path
         if path is not None and not empty_allowed and _size(path) == 0:
@@ -161,9 +166,6 @@ def answer_bugs(package: Package) -> list[PackageBug]:
         if error.rule in ("missing-answer", "missing-input"):
             kinds[error.rule].append(PackageBug(error.rule, error.file,
                                                 f"{error.message} [rule {error.rule}]"))
-    said = {"empty-answer": "answer files are empty",
-            "missing-answer": "test inputs have no answer file: they are not judged",
-            "missing-input": "answer files have no input file: they are not judged"}
     found: list[PackageBug] = []
     for kind, bugs in kinds.items():
         if len(bugs) <= FILES_ONE_LINE_EACH:
@@ -171,7 +173,7 @@ def answer_bugs(package: Package) -> list[PackageBug]:
             continue
         shown = ", ".join(bug.subject for bug in bugs[:FILES_ONE_LINE_EACH])
         rule = "" if kind == "empty-answer" else f" [rule {kind}]"
-        found.append(PackageBug(kind, f"{len(bugs)} files", f"{said[kind]}: {shown} and "
+        found.append(PackageBug(kind, f"{len(bugs)} files", f"{ANSWER_BUGS[kind]}: {shown} and "
                                 f"{len(bugs) - FILES_ONE_LINE_EACH} more{rule}"))
     return found
 

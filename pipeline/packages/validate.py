@@ -87,10 +87,11 @@ def run_input_validator(validator: Build, input_path: Path, args: tuple[str, ...
 
 @dataclass(frozen=True)
 class Overview:
-    """A testlib validator's word on one input with its test-overview log (None: none written)."""
+    """A validator's word on one input, with the file it was asked to keep (a testlib
+    validator's test-overview log; None: none written)."""
 
     rejection: Rejection | None
-    log: str | None
+    log: str | None = None
 
 
 def speaks_testlib(program: Program) -> bool:
@@ -114,27 +115,20 @@ def input_overview(validator: Build, input_path: Path, args: tuple[str, ...] = (
                    workdir: Path | None = None) -> Overview:
     """Run a testlib validator on the input as `validate_input` does, and read back the
     test-overview log it writes in its working folder."""
-    done = _run_validator(validator, input_path, (*args, OVERVIEW_FLAG, OVERVIEW_LOG),
+    return _run_validator(validator, input_path, (*args, OVERVIEW_FLAG, OVERVIEW_LOG),
                           convention=validator.program.convention, time_s=time_s,
                           memory_mb=memory_mb, workdir=workdir, keep=OVERVIEW_LOG)
-    return Overview(done.rejection, done.kept)
-
-
-@dataclass(frozen=True)
-class _Ran:
-    rejection: Rejection | None
-    kept: str | None = None
 
 
 def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
                    convention: str, time_s: float, memory_mb: int, workdir: Path | None,
-                   keep: str | None = None) -> _Ran:
+                   keep: str | None = None) -> Overview:
     """Run the validator in a scratch folder under `workdir`; `keep` names a file it writes
     there to read back (a regular file, at most `OVERVIEW_KEEP` bytes)."""
     name = validator.program.name
     if not validator.ok:
-        return _Ran(Rejection(name, None, cut(f"did not build: {validator.message}"),
-                              judge_error=True))
+        return Overview(Rejection(name, None, cut(f"did not build: {validator.message}"),
+                                  judge_error=True))
     scratch = Path(tempfile.mkdtemp(prefix="input-validate-", dir=workdir))
     kept = None
     try:
@@ -154,13 +148,13 @@ def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if done.error or done.timed_out or done.signal is not None:
-        return _Ran(Rejection(name, done.exit_code, cut(describe_failure(done, "the validator") +
-                                                        (": " + done.output if done.output
-                                                         else "")), judge_error=True), kept)
+        said = describe_failure(done, "the validator") + (": " + done.output if done.output
+                                                          else "")
+        return Overview(Rejection(name, done.exit_code, cut(said), judge_error=True), kept)
     accepted = done.exit_code == (0 if convention == "testlib" else 42)
     if accepted:
-        return _Ran(None, kept)
-    return _Ran(Rejection(name, done.exit_code, cut(done.output or "no message")), kept)
+        return Overview(None, kept)
+    return Overview(Rejection(name, done.exit_code, cut(done.output or "no message")), kept)
 
 
 def _remove(path: Path) -> None:
@@ -179,37 +173,35 @@ def _read_regular(path: Path, limit: int) -> str | None:
     return None if data is None or len(data) > limit else data.decode("utf-8", "replace")
 
 
-def validate_input(validators: list[Build] | tuple[Build, ...], input_path: Path,
-                   args_for=lambda name: (), *, time_s: float = 60.0, memory_mb: int = 2048,
+def validate_input(validators: Sequence[Build], input_path: Path, args_for=lambda name: (), *,
+                   time_s: float = 60.0, memory_mb: int = 2048,
                    workdir: Path | None = None) -> ValidationResult:
     """Run every validator on the input; `args_for(name)` gives each validator's arguments."""
+    return _validate(validators, input_path, lambda build: tuple(args_for(build.program.name)),
+                     "input", time_s, memory_mb, workdir)
+
+
+def validate_answer(validators: Sequence[Build], input_path: Path, answer_path: Path, *,
+                    time_s: float = 60.0, memory_mb: int = 2048,
+                    workdir: Path | None = None) -> ValidationResult:
+    """Every answer validator on an answer (BAPCtools: `validator input < answer`, 42 valid;
+    a checktestdata or viva one reads the answer alone)."""
+    return _validate(validators, answer_path, lambda build: () if build.program.language in (
+        "checktestdata", "viva") else (str(input_path),), "answer", time_s, memory_mb, workdir)
+
+
+def _validate(validators: Sequence[Build], path: Path, args_of: Callable[[Build], tuple],
+              checked: str, time_s: float, memory_mb: int,
+              workdir: Path | None) -> ValidationResult:
     rejections = []
     for build in validators:
         if build.verdict is Verdict.SKIP:  # cannot run here: the package's notes say so once
             continue
-        rejection = run_input_validator(build, input_path, tuple(args_for(build.program.name)),
+        rejection = run_input_validator(build, path, args_of(build),
                                         convention=build.program.convention, time_s=time_s,
                                         memory_mb=memory_mb, workdir=workdir)
         if rejection is not None:
-            rejections.append(rejection)
-    return ValidationResult(tuple(rejections))
-
-
-def validate_answer(validators: list[Build] | tuple[Build, ...], input_path: Path,
-                    answer_path: Path, *, time_s: float = 60.0, memory_mb: int = 2048,
-                    workdir: Path | None = None) -> ValidationResult:
-    """Every answer validator on an answer (BAPCtools: `validator input < answer`, 42 valid)."""
-    rejections = []
-    for build in validators:
-        if build.verdict is Verdict.SKIP:
-            continue
-        reads_answer_alone = build.program.language in ("checktestdata", "viva")
-        args = () if reads_answer_alone else (str(input_path),)
-        rejection = run_input_validator(build, answer_path, args,
-                                        convention=build.program.convention, time_s=time_s,
-                                        memory_mb=memory_mb, workdir=workdir)
-        if rejection is not None:
-            rejections.append(replace(rejection, checked="answer"))
+            rejections.append(replace(rejection, checked=checked))
     return ValidationResult(tuple(rejections))
 
 
