@@ -554,7 +554,6 @@ class _Maker:
     parser: _Parser
     constants: dict[str, str]
     type: ProblemType
-    submissions_dir: Path
     tools: dict[str, _Tool | str] = field(default_factory=dict)  # word -> tool, or why none
     builds: dict[str, Launch | str] = field(default_factory=dict)
     default_solution: str | None | Literal[False] = False  # False: not looked for yet
@@ -645,7 +644,7 @@ class _Maker:
             if not settings.default_solution:
                 return settings.solution
             if self.default_solution is False:
-                accepted = self.submissions_dir / "accepted"
+                accepted = self.root / "submissions" / "accepted"
                 found = sorted(p for p in accepted.iterdir() if not p.name.startswith(".")
                                and not p.name.endswith((".disabled", ".template", ".md", ".txt"))) \
                     if accepted.is_dir() else []
@@ -908,8 +907,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     document = yaml.load((root / YAML_FILE).read_text(encoding="utf-8"), Loader=_LineLoader) \
         or _LineDict()
     parser = _Parser(document)
-    maker = _Maker(root, build_dir, parser, problem_constants(problem_config), problem_type,
-                   root / "submissions")
+    maker = _Maker(root, build_dir, parser, problem_constants(problem_config), problem_type)
     rejects = list(parser.errors)
     if problem_type.interactive or problem_type.multi_pass:
         parser.note(None, "sample .interaction files are not made (bt generate makes them by "

@@ -41,6 +41,9 @@ from pipeline.verdicts import Verdict
 WORST_FIRST = (Verdict.JE, Verdict.CE, Verdict.RE, Verdict.MLE, Verdict.TLE, Verdict.OLE,
                Verdict.WA, Verdict.AC)
 EPSILON = 1e-9
+# How a legacy group's grader flag combines its children's scores.
+COMBINE: dict[str, Callable[[list[float]], float]] = {
+    "sum": sum, "avg": lambda xs: sum(xs) / len(xs), "max": max, "min": min}
 
 
 def case_score(package: Package, case: TestCase, verdict: Verdict,
@@ -232,10 +235,8 @@ def _legacy(package: Package, results, verdict_of) -> Aggregate:
                 verdict = first_error(verdicts)
             else:
                 verdict = worst_error(verdicts)
-            how = next((f for f in flags if f in ("sum", "avg", "max", "min")), "sum")
-            combine: dict[str, Callable[[list[float]], float]] = {
-                "sum": sum, "max": max, "min": min, "avg": lambda xs: sum(xs) / len(xs)}
-            value = combine[how](scores)
+            how = next((f for f in flags if f in COMBINE), "sum")
+            value = COMBINE[how](scores)
             result = GroupResult(name, verdict, value)
         groups[name] = result
         return result
