@@ -18,8 +18,8 @@ import zipfile
 from dataclasses import replace
 from pathlib import Path
 
+from pipeline.errors import PackageError
 from pipeline.packages.contest import PythonChoice, contest_python, python_choice
-from pipeline.packages.errors import PackageError
 from pipeline.packages.generators_yaml import building
 from pipeline.packages.generators_yaml import default_sources_dir as default_build_dir
 from pipeline.packages.judge import PackageBuilds, build_package, judge_case, validate_case

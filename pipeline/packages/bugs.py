@@ -18,12 +18,13 @@ from pipeline.packages.expectations import (
     TimeLimit,
     expected_to_pass,
     kattis_class,
+    may_not_compile,
     upper_bound_submissions,
     verdict_at,
 )
-from pipeline.packages.judge import PackageBuilds, validator_arguments
+from pipeline.packages.judge import PackageBuilds
 from pipeline.packages.model import CaseResult, Package, Program, requirements_of
-from pipeline.packages.validate import validate_input
+from pipeline.packages.validate import validate_input, validator_arguments
 from pipeline.verdicts import Verdict
 
 
@@ -55,7 +56,7 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
         if short:  # the cases it was stopped before are no verdict of it
             results = {c: r for c, r in results.items() if r.verdict is not Verdict.SKIP}
         compiled = next((r for r in results.values() if r.verdict is Verdict.CE), None)
-        if compiled is not None and not _may_not_compile(program):
+        if compiled is not None and not may_not_compile(program):
             found.append(PackageBug("compile-error", program.name, "the submission does not "
                                     f"compile: {_compiler_says(compiled.message)}"))
         if not results or any(r.verdict in NOT_JUDGED for r in results.values()):
@@ -86,12 +87,6 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
     if builds is not None:
         found += validator_bugs(package, builds)
     return tuple(found)
-
-
-def _may_not_compile(program: Program) -> bool:
-    """Whether it may fail to compile (`@EXPECTED_RESULTS@: COMPILER-ERROR`)."""
-    return any(rule.final_any_of and Verdict.CE in rule.final_any_of
-               for rule in requirements_of(program))
 
 
 def _compiler_says(message: str) -> str:
@@ -152,11 +147,16 @@ def _tle_within(program: Program, verdicts: list[tuple[CaseResult, Verdict]],
 FILES_ONE_LINE_EACH = 3
 
 
+# The kinds of answer file bugs, and what the line for many files of one says.
+ANSWER_BUGS = {"empty-answer": "answer files are empty",
+               "missing-answer": "test inputs have no answer file: they are not judged",
+               "missing-input": "answer files have no input file: they are not judged"}
+
+
 def answer_bugs(package: Package) -> list[PackageBug]:
     """Empty (not interactive or multi-pass) and missing `.ans` files, and `.ans` without `.in`."""
     empty_allowed = package.type.interactive or package.type.multi_pass
-    kinds: dict[str, list[PackageBug]] = {"empty-answer": [], "missing-answer": [],
-                                          "missing-input": []}
+    kinds: dict[str, list[PackageBug]] = {kind: [] for kind in ANSWER_BUGS}
     for case in package.cases:
         path = case.answer_path
         if path is not None and not empty_allowed and _size(path) == 0:
@@ -166,9 +166,6 @@ def answer_bugs(package: Package) -> list[PackageBug]:
         if error.rule in ("missing-answer", "missing-input"):
             kinds[error.rule].append(PackageBug(error.rule, error.file,
                                                 f"{error.message} [rule {error.rule}]"))
-    said = {"empty-answer": "answer files are empty",
-            "missing-answer": "test inputs have no answer file: they are not judged",
-            "missing-input": "answer files have no input file: they are not judged"}
     found: list[PackageBug] = []
     for kind, bugs in kinds.items():
         if len(bugs) <= FILES_ONE_LINE_EACH:
@@ -176,7 +173,7 @@ def answer_bugs(package: Package) -> list[PackageBug]:
             continue
         shown = ", ".join(bug.subject for bug in bugs[:FILES_ONE_LINE_EACH])
         rule = "" if kind == "empty-answer" else f" [rule {kind}]"
-        found.append(PackageBug(kind, f"{len(bugs)} files", f"{said[kind]}: {shown} and "
+        found.append(PackageBug(kind, f"{len(bugs)} files", f"{ANSWER_BUGS[kind]}: {shown} and "
                                 f"{len(bugs) - FILES_ONE_LINE_EACH} more{rule}"))
     return found
 

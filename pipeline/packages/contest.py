@@ -10,15 +10,21 @@ the package gives none. Each contest ingested is kept in `DATA/contests.json`.
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import platform
+import shutil
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from pipeline.errors import PackageError, UserError
 from pipeline.fsutil import atomic_write_text
-from pipeline.packages.errors import PackageError
 from pipeline.packages.tree import CONTEST_FILES
+from pipeline.packages.yamlfile import _Loader, load_yaml
 from pipeline.untrusted import printable
 
 CONTESTS_FILE = "contests.json"
@@ -117,10 +123,6 @@ def is_contest(folder: Path) -> bool:
 
 def _yaml(path: Path, folder: Path, mapping: bool) -> tuple[Any, Any]:
     """The document in `path` and the node tree it was composed from (for entry lines)."""
-    import yaml
-
-    from pipeline.packages.yamlfile import _Loader, load_yaml
-
     data, _ = load_yaml(path, folder, mapping=mapping)
     return data, yaml.compose(path.read_text(encoding="utf-8"), Loader=_Loader)
 
@@ -152,8 +154,6 @@ def read_contest(folder: Path) -> Contest:
 
 def _problems_yaml(folder: Path, folders: set[str]) -> tuple[list[ContestProblem], list[str]]:
     """The entries of `problems.yaml` checked as bt checks them, and a note for each skipped."""
-    import yaml
-
     data, node = _yaml(folder / "problems.yaml", folder, mapping=False)
     if data is None:
         return [], []
@@ -207,10 +207,6 @@ def _problems_yaml(folder: Path, folders: set[str]) -> tuple[list[ContestProblem
 def python_runner(folder: Path) -> str | None:
     """What the contest's `languages.yaml` runs `x.py` (no `#!`) by, as BAPCtools picks it, with
     its line ("pypy3 (languages.yaml:201)"); else None."""
-    import fnmatch
-
-    from pipeline.packages.yamlfile import load_yaml
-
     if not _contest_file(folder, "languages.yaml"):
         return None
     try:
@@ -235,17 +231,26 @@ def python_runner(folder: Path) -> str | None:
     return f"{printable(best[1])} (languages.yaml{f':{line}' if line else ''})"
 
 
+def _recorded(root: Path) -> dict | None:
+    """What `record_entry` kept beside the registered copy at `root` ({} when unreadable), or
+    None when `root` is no registered copy with a record."""
+    recorded = root.parent / CONTEST_ENTRY
+    if root.name != "package" or not recorded.is_file():
+        return None
+    try:
+        entry = json.loads(recorded.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return entry if isinstance(entry, dict) else {}
+
+
 def contest_python(root: Path) -> str | None:
     """`python_runner` of the package's contest (for a registered copy, what was recorded)."""
-    root = Path(root)
-    recorded = root.parent / CONTEST_ENTRY
-    if root.name == "package" and recorded.is_file():
-        try:
-            python = json.loads(recorded.read_text(encoding="utf-8")).get("python")
-        except (OSError, ValueError, AttributeError):
-            return None
+    recorded = _recorded(Path(root))
+    if recorded is not None:
+        python = recorded.get("python")
         return python if isinstance(python, str) else None
-    return python_runner(root.parent)
+    return python_runner(Path(root).parent)
 
 
 @dataclass(frozen=True)
@@ -260,9 +265,6 @@ def python_choice(runner: str) -> PythonChoice | None:
     """What runs Python 3 submissions of a contest whose languages.yaml runs a `.py` by
     `runner`, as `bt` runs them: pypy3 where installed (for `pypy` too: the code is Python 3),
     else this interpreter, and a line saying which. None when it names no PyPy."""
-    import platform
-    import shutil
-
     name = runner.split()[0] if runner.split() else ""
     if not Path(name).name.startswith("pypy"):
         return None
@@ -283,14 +285,12 @@ def contest_time_limit(root: Path) -> ContestLimit | None:
     """The time limit the package's contest's `problems.yaml` gives it (for a registered copy, the
     one recorded); None when none or unreadable (ingesting the contest says why)."""
     root = Path(root)
-    recorded = root.parent / CONTEST_ENTRY
-    if root.name == "package" and recorded.is_file():
+    recorded = _recorded(root)
+    if recorded is not None:
         try:
-            entry = json.loads(recorded.read_text(encoding="utf-8"))
-            if entry.get("time_limit_s") is None:
-                return None
-            return ContestLimit(float(entry["time_limit_s"]), str(entry["where"]))
-        except (OSError, ValueError, KeyError, TypeError):
+            return ContestLimit(float(recorded["time_limit_s"]), str(recorded["where"])) \
+                if recorded.get("time_limit_s") is not None else None
+        except (ValueError, KeyError, TypeError):
             return None
     entry = problems_yaml_entry(root)
     if entry is None or entry.time_limit_s is None:
@@ -339,8 +339,6 @@ def _contests_path(data_dir: Path) -> Path:
 
 def recorded_contests(data_dir: Path) -> dict[str, RecordedContest]:
     """Every contest the data folder records, by name; an unreadable file is a UserError."""
-    from pipeline.errors import UserError
-
     path = _contests_path(data_dir)
     if not path.is_file():
         return {}

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from pipeline.errors import PackageError, UserError
-from pipeline.packages.kattis_submissions import glob_matches
+from pipeline.packages.kattis_programs import glob_matches
 from pipeline.packages.model import (
     CaseResult,
     Package,
@@ -80,13 +80,10 @@ def margins(package: Package, time_s: float) -> tuple[float, float]:
 def given_time_limit(package: Package) -> TimeLimit | None:
     if package.limits.time_source != "given" or package.limits.time_s is None:
         return None
-    low, high = margins(package, package.limits.time_s)
-    if package.limits.time_from:
-        return TimeLimit(package.limits.time_s, low, high, "given",
-                         f"the contest's time limit of {package.limits.time_s:g} s "
-                         f"({package.limits.time_from}; the package gives none)")
-    return TimeLimit(package.limits.time_s, low, high, "given",
-                     f"the package's time limit of {package.limits.time_s:g} s")
+    time_s = package.limits.time_s
+    return TimeLimit(time_s, *margins(package, time_s), "given", (
+        f"the contest's time limit of {time_s:g} s ({package.limits.time_from}; the package "
+        "gives none)") if package.limits.time_from else f"the package's time limit of {time_s:g} s")
 
 
 def lower_bound_submissions(package: Package) -> list[Program]:
@@ -153,21 +150,28 @@ def expected_to_pass(program: Program) -> bool:
     expectation = program.expectation
     if expectation is None or expectation.label not in ("accepted", "main"):
         return False
-    return all((rule.permitted is None or Verdict.AC in rule.permitted)
-               and (rule.required is None or Verdict.AC in rule.required)
-               and rule.final_verdict in (None, Verdict.AC)
-               and rule.use_for_time_limit != "upper"
+    return all(_allows_ac(rule) and rule.use_for_time_limit != "upper"
                for rule in requirements_of(program))
 
 
 def may_pass(program: Program) -> bool:
     """Whether `program` may get every case right: each rule permits AC, requires nothing
     that excludes AC and names no other final verdict (`wrong_answer/` may not)."""
-    return all((rule.permitted is None or Verdict.AC in rule.permitted)
-               and (rule.required is None or Verdict.AC in rule.required)
-               and rule.final_verdict in (None, Verdict.AC)
-               and (rule.final_any_of is None or Verdict.AC in rule.final_any_of)
+    return all(_allows_ac(rule) and (rule.final_any_of is None or Verdict.AC in rule.final_any_of)
                for rule in requirements_of(program))
+
+
+def may_not_compile(program: Program) -> bool:
+    """Whether it may fail to compile (`@EXPECTED_RESULTS@: COMPILER-ERROR`)."""
+    return any(rule.final_any_of and Verdict.CE in rule.final_any_of
+               for rule in requirements_of(program))
+
+
+def _allows_ac(rule: Requirement) -> bool:
+    """Whether the rule permits AC, requires nothing that excludes it, names no other verdict."""
+    return ((rule.permitted is None or Verdict.AC in rule.permitted)
+            and (rule.required is None or Verdict.AC in rule.required)
+            and rule.final_verdict in (None, Verdict.AC))
 
 
 def upper_bound_submissions(package: Package) -> list[Program]:
@@ -380,8 +384,7 @@ def check_expectations(package: Package, submission: Program,
                          (Disagreement("toolchain", reason),))
     if any(v == Verdict.CE for v in verdicts):
         message = next(r.message for r in results.values() if r.verdict == Verdict.CE)
-        rules = requirements_of(submission)
-        if any(r.final_any_of and Verdict.CE in r.final_any_of for r in rules):
+        if may_not_compile(submission):
             return Agreement(submission.name, expected, Verdict.CE, "agree")
         return Agreement(submission.name, expected, Verdict.CE, "disagree",
                          (Disagreement("compiles", message[:2000]),))

@@ -24,14 +24,15 @@ import shlex
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
 from pipeline.errors import UserError
+from pipeline.packages.generators_yaml import source_program
 from pipeline.packages.model import Package, Program
 from pipeline.problems.model import Case, Recipe
-from pipeline.programs.languages import SCRIPT, Launch, build_program, detect_language, launch
+from pipeline.programs.languages import SCRIPT, Launch, build_program, launch
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.untrusted import excerpt
 
@@ -120,13 +121,11 @@ def _program_of(package: Package, word: str) -> Program | None:
         if not (resolved == root or str(resolved).startswith(str(root) + os.sep)):
             continue
         if resolved.is_file() or (resolved.is_dir() and resolved != root):
-            files = (tuple(sorted(p for p in resolved.rglob("*") if p.is_file()))
-                     if resolved.is_dir() else (resolved,))
             include = next((p.include_files for p in package.programs if p.include_files), ())
-            return Program(name=word, role="generator", path=resolved, files=files,
-                           language=detect_language(list(files)),
-                           convention="testlib" if package.format == "polygon" else "kattis",
-                           include_files=include if package.format == "polygon" else ())
+            polygon = package.format == "polygon"
+            return replace(source_program(word, resolved),
+                           convention="testlib" if polygon else "kattis",
+                           include_files=include if polygon else ())
     return None
 
 
@@ -138,16 +137,12 @@ def resolve_generator(word: str, package: Package | None, build_dir: Path) -> La
         path = Path(word).expanduser()
         if path.is_file() or path.is_dir():
             path = path.resolve()
-            files = (tuple(sorted(p for p in path.rglob("*") if p.is_file()))
-                     if path.is_dir() else (path,))
-            language = detect_language(list(files))
-            if path.is_file() and (language is None or language == SCRIPT):
+            program = source_program(path.name, path)
+            if path.is_file() and program.language in (None, SCRIPT):
                 if not os.access(path, os.X_OK):
                     raise GeneratorError(f"generator {word}: {path} is neither a source file "
                                          "of a known language nor executable")
                 return Launch((str(path),), GENERATOR_MEMORY_MB, None)
-            program = Program(name=path.name, role="generator", path=path, files=files,
-                              language=language)
         elif "/" not in word and (on_path := shutil.which(word)):
             return Launch((on_path,), GENERATOR_MEMORY_MB, None)
         else:

@@ -20,16 +20,17 @@ import shlex
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 import yaml
 
+from pipeline.errors import PackageError
 from pipeline.fsutil import file_sha256
-from pipeline.packages.errors import PackageError
 from pipeline.packages.model import ProblemType, Program
+from pipeline.packages.tree import leads_outside
 from pipeline.packages.yamlfile import load_yaml
 from pipeline.programs.languages import Launch, build_program, detect_language, launch
 from pipeline.programs.parallel import on_cores
@@ -75,10 +76,6 @@ CACHE_FORMAT = 2
 TREE_FORMAT = 2                  # of a made tree's report.json (each reject's case)
 MAX_CASES = 10_000               # test cases one generators.yaml may place in its data tree
 MAX_GENERATED_BYTES = 4 << 30    # bytes it may make, and place, in all
-
-
-def has_generators_yaml(root: Path) -> bool:
-    return (Path(root) / YAML_FILE).is_file()
 
 
 @dataclass(frozen=True)
@@ -257,6 +254,16 @@ class Settings:
     retries: int = 1
 
 
+# What a folder or case may set for all it holds: (key, whether a value is right, what it must be)
+SETTING_RULES: tuple[tuple[str, Callable[[object], bool], str], ...] = (
+    ("solution", lambda value: value is None or value == "" or (
+        isinstance(value, str) and value.startswith("/") and len(shlex.split(value)) == 1),
+     "one absolute path from the problem root without arguments"),
+    ("random_salt", lambda value: isinstance(value, str), "a string"),
+    ("retries", lambda value: isinstance(value, int) and not isinstance(value, bool)
+     and value > 0, "an integer > 0"))
+
+
 @dataclass
 class CaseRule:
     """One test case to make (one value of a `count`)."""
@@ -348,28 +355,16 @@ class _Parser:
 
     def _settings(self, entry: dict, inherited: Settings, path: str) -> Settings:
         settings = inherited
-        if "solution" in entry:
-            value = entry["solution"]
-            if value is None or value == "" or (isinstance(value, str) and value.startswith("/")
-                                                and len(shlex.split(value)) == 1):
+        for key, valid, what in SETTING_RULES:
+            if key not in entry:
+                continue
+            value = entry[key]
+            if not valid(value):
+                self.error(_line_of(entry, key), path, f"{key} must be {what}, got {value!r}")
+            elif key == "solution":
                 settings = replace(settings, solution=value or None, default_solution=False)
             else:
-                self.error(_line_of(entry, "solution"), path, f"solution must be one absolute "
-                           f"path from the problem root without arguments, got {value!r}")
-        if "random_salt" in entry:
-            salt = entry["random_salt"]
-            if not isinstance(salt, str):
-                self.error(_line_of(entry, "random_salt"), path, f"random_salt must be a "
-                           f"string, got {salt!r}")
-            else:
-                settings = replace(settings, random_salt=salt)
-        if "retries" in entry:
-            retries = entry["retries"]
-            if isinstance(retries, int) and not isinstance(retries, bool) and retries > 0:
-                settings = replace(settings, retries=retries)
-            else:
-                self.error(_line_of(entry, "retries"), path, f"retries must be an integer > 0, "
-                           f"got {retries!r}")
+                settings = replace(settings, **{key: value})
         return settings
 
     def _folder(self, key: str, path: str, entry: dict, line: int | None, inherited: Settings,
@@ -525,11 +520,11 @@ class _Parser:
         return rules
 
 
-def _all_cases(folder: FolderRule) -> list[CaseRule]:
-    """Every case of a folder, its subfolders' and what they include (BAPCtools' walk)."""
-    found = list(folder.included.values()) + list(folder.cases)
+def _all_cases(folder: FolderRule, included: bool = True) -> list[CaseRule]:
+    """Every case of a folder and its subfolders, with what they include (BAPCtools' walk)."""
+    found = [*(folder.included.values() if included else ()), *folder.cases]
     for sub in folder.folders:
-        found.extend(_all_cases(sub))
+        found.extend(_all_cases(sub, included))
     return found
 
 
@@ -559,7 +554,6 @@ class _Maker:
     parser: _Parser
     constants: dict[str, str]
     type: ProblemType
-    submissions_dir: Path
     tools: dict[str, _Tool | str] = field(default_factory=dict)  # word -> tool, or why none
     builds: dict[str, Launch | str] = field(default_factory=dict)
     default_solution: str | None | Literal[False] = False  # False: not looked for yet
@@ -570,51 +564,42 @@ class _Maker:
     # programs
 
     def _generator_program(self, word: str) -> Program | str:
+        """The generator `word` names (its sources with the constants filled in), or why none."""
         generators = self.root / "generators"
         if word in self.parser.generators:
             files = [generators / dep for dep in self.parser.generators[word]]
-            inside = str(generators.resolve()) + os.sep
             outside = [dep for dep, f in zip(self.parser.generators[word], files)
-                       if not str(f.resolve()).startswith(inside)]
+                       if not _inside(f.resolve(), generators.resolve())]
             if outside:  # a file of its list must not be read from elsewhere (`../`, `/etc`)
                 return f"generator {word}: {outside[0]!r} is not in generators/"
             missing = [str(f.relative_to(self.root)) for f in files if not f.is_file()]
             if missing:
                 return f"generator {word}: {', '.join(missing)} not found"
-            return Program(name=word, role="generator", path=files[0], files=tuple(files),
-                           language=detect_language(files), entrypoint=files[0].name)
-        path = (generators / word).resolve()
-        if not str(path).startswith(str(generators.resolve()) + os.sep):
-            return f"generator {word} is not in generators/"
-        if path.is_file():
-            return Program(name=word, role="generator", path=path, files=(path,),
-                           language=detect_language([path]))
-        if path.is_dir():
-            inside_files = tuple(sorted(p for p in path.rglob("*") if p.is_file()
-                                        and "__pycache__" not in p.parts))
-            return Program(name=word, role="generator", path=path, files=inside_files,
-                           language=detect_language(list(inside_files)))
-        return f"generator {word!r} is neither a name under generators: nor a file or folder " \
-               "in generators/"
+            program = Program(name=word, role="generator", path=files[0], files=tuple(files),
+                              language=detect_language(files), entrypoint=files[0].name)
+        else:
+            path = (generators / word).resolve()
+            if not _inside(path, generators.resolve()):
+                return f"generator {word} is not in generators/"
+            if not (path.is_file() or path.is_dir()):
+                return f"generator {word!r} is neither a name under generators: nor a file " \
+                       "or folder in generators/"
+            program = source_program(word, path, skip_cache=True)
+        return with_constants(program, self.constants, self.build_dir)
+
+    def _solution_program(self, word: str) -> Program | str:
+        path = (self.root / word.lstrip("/")).resolve()
+        if not path.exists() or not _inside(path, self.root):
+            return f"solution {word} is not in the package"
+        return source_program(word, path)
 
     def tool(self, word: str, solution: bool = False) -> _Tool | str:
+        """The generator or solution `word` names with the digest of its sources, or why none."""
         with self._programs_lock:
             key = ("solution:" if solution else "generator:") + word
             if key not in self.tools:
-                if solution:
-                    path = (self.root / word.lstrip("/")).resolve()
-                    if not path.exists() or not str(path).startswith(str(self.root) + os.sep):
-                        self.tools[key] = f"solution {word} is not in the package"
-                        return self.tools[key]
-                    files = (path,) if path.is_file() else tuple(sorted(
-                        p for p in path.rglob("*") if p.is_file()))
-                    program: Program | str = Program(
-                        name=word, role="generator", path=path, files=files,
-                        language=detect_language(list(files)))
-                else:
-                    program = self._generator_program(word)
-                    if isinstance(program, Program):
-                        program = with_constants(program, self.constants, self.build_dir)
+                program = self._solution_program(word) if solution else \
+                    self._generator_program(word)
                 if isinstance(program, str):
                     self.tools[key] = program
                 else:
@@ -659,7 +644,7 @@ class _Maker:
             if not settings.default_solution:
                 return settings.solution
             if self.default_solution is False:
-                accepted = self.submissions_dir / "accepted"
+                accepted = self.root / "submissions" / "accepted"
                 found = sorted(p for p in accepted.iterdir() if not p.name.startswith(".")
                                and not p.name.endswith((".disabled", ".template", ".md", ".txt"))) \
                     if accepted.is_dir() else []
@@ -701,26 +686,26 @@ class _Maker:
             generator = found
             hashes.update(generator=generator.digest, command=SEED_REGEX.sub(str(seed), command),
                           retries=rule.settings.retries)
-        copy_base = None
+        copies: dict[str, Path] = {}  # ext -> the package's file
         if "copy" in entry:
             copy = entry["copy"]
             if not isinstance(copy, str) or copy.startswith("/"):
                 raise self._error(rule, f"copy must be a path relative to generators/, got "
                                   f"{copy!r}")
-            copy_base = (self.root / "generators" / copy).resolve()
-            if not str(copy_base).startswith(str(self.root) + os.sep):
+            base = (self.root / "generators" / copy).resolve()
+            if not _inside(base, self.root):
                 raise self._error(rule, f"copy {copy!r} points outside the package")
-            outside = [ext for ext in DATA_EXTENSIONS if Path(str(copy_base) + ext).is_file()
-                       and not str(Path(str(copy_base) + ext).resolve()).startswith(
-                           str(self.root) + os.sep)]
+            copies = {ext: path for ext in DATA_EXTENSIONS
+                      if (path := Path(f"{base}{ext}")).is_file()}
+            outside = [ext for ext, path in copies.items() if not _inside(path.resolve(),
+                                                                         self.root)]
             if outside:
                 raise self._error(rule, f"copy {copy!r}: generators/{copy}{outside[0]} links "
                                   "outside the package")
-            copied = {ext: hashlib.sha256(Path(str(copy_base) + ext).read_bytes()).hexdigest()
-                      for ext in DATA_EXTENSIONS if Path(str(copy_base) + ext).is_file()}
-            if not copied:
+            if not copies:
                 raise self._error(rule, f"copy {copy!r}: no generators/{copy}.<ext> file found")
-            hashes["copy"] = copied
+            hashes["copy"] = {ext: hashlib.sha256(path.read_bytes()).hexdigest()
+                              for ext, path in copies.items()}
         inline: dict[str, str] = {}
         links: dict[str, str] = {}
         for ext in TEXT_EXTENSIONS:
@@ -736,7 +721,7 @@ class _Maker:
             else:
                 raise self._error(rule, f"{ext[1:]} must be a string, got {value!r}")
         hashes.update(inline=inline, links=links)
-        if generator is None and copy_base is None and ".in" not in inline and not (
+        if generator is None and not copies and ".in" not in inline and not (
                 rule.path.startswith("sample/") and ".in.statement" in inline):
             raise self._error(rule, "the entry makes no input: give generate, copy or in")
         top = rule.path.split("/", 1)[0]
@@ -759,7 +744,7 @@ class _Maker:
             cwd = work / "case"
             cwd.mkdir()
             try:
-                self._fill(rule, cwd, work, generator, command, seed, copy_base, inline, links,
+                self._fill(rule, cwd, work, generator, command, seed, copies, inline, links,
                            makes_answer, solution)
             except LeftBehind as error:  # the generator's folder is the only one it writes
                 raise self._error(rule, error.left_by("the generator", cwd)) from None
@@ -772,7 +757,7 @@ class _Maker:
         return final
 
     def _fill(self, rule: CaseRule, cwd: Path, work: Path, generator: _Tool | None,
-              command: str | None, seed: int | None, copy_base: Path | None,
+              command: str | None, seed: int | None, copies: dict[str, Path],
               inline: dict[str, str], links: dict[str, str], makes_answer: bool,
               solution: _Tool | str | None) -> None:
         """Make the case's `testcase.<ext>` files and `.complete` in `cwd`, never following a
@@ -782,11 +767,8 @@ class _Maker:
             assert command is not None and seed is not None  # set with the generator
             self._generate(rule, generator, command, seed, cwd, work)
             _refuse_left(cwd)
-        if copy_base is not None:
-            for ext in DATA_EXTENSIONS:
-                source = Path(str(copy_base) + ext)
-                if source.is_file():  # the package's own file (checked to lie inside it)
-                    copy_regular(source, infile.with_suffix(ext), follow_source=True)
+        for ext, source in copies.items():  # the package's own files (checked to lie inside it)
+            copy_regular(source, infile.with_suffix(ext), follow_source=True)
         for ext, text in inline.items():
             write_regular(infile.with_suffix(ext), text.encode("utf-8"))
         for ext, target in links.items():
@@ -866,6 +848,19 @@ class _Maker:
         os.replace(answer, cwd / "testcase.ans")  # (a rename never follows a link there)
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    return str(path).startswith(str(folder) + os.sep)
+
+
+def source_program(name: str, path: Path, skip_cache: bool = False) -> Program:
+    """The program of a file, or of a folder's files (`skip_cache`: none under `__pycache__`)."""
+    files = (path,) if path.is_file() else tuple(sorted(
+        p for p in path.rglob("*") if p.is_file()
+        and not (skip_cache and "__pycache__" in p.parts)))
+    return Program(name=name, role="generator", path=path, files=files,
+                   language=detect_language(list(files)))
+
+
 def _refuse_left(cwd: Path) -> None:
     """LeftBehind for the first file the pipeline reads or writes in the generator's folder
     that is not a regular file (a link is never followed)."""
@@ -885,14 +880,15 @@ def _first_line(text: str) -> str:
 
 # -- the whole tree -----------------------------------------------------------------------------
 
-def _package_digest(root: Path) -> str:
-    digest = hashlib.sha256(f"format {CACHE_FORMAT} {TREE_FORMAT}\n".encode())
+def tree_digest(root: Path, header: bytes = b"",
+                skip: Callable[[Path], bool] = lambda relative: False) -> str:
+    """A digest of the names and bytes of the files under `root` (those `skip` names left out)."""
+    digest = hashlib.sha256(header)
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         relative = path.relative_to(root)
-        if relative.parts[0] == "data" or any(part.startswith(".") for part in relative.parts):
-            continue
-        digest.update(os.fsencode(relative) + b"\0")
-        digest.update(file_sha256(path).digest())
+        if not skip(relative):
+            digest.update(os.fsencode(relative) + b"\0")
+            digest.update(file_sha256(path).digest())
     return digest.hexdigest()
 
 
@@ -901,7 +897,9 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     """Make the package's data tree from its generators.yaml (cached; see the module)."""
     root = Path(root).resolve()
     build_dir = Path(build_dir)
-    final = build_dir / "bapctools-data" / f"{root.name}-{_package_digest(root)[:24]}"
+    digest = tree_digest(root, f"format {CACHE_FORMAT} {TREE_FORMAT}\n".encode(), lambda rel:
+                         rel.parts[0] == "data" or any(p.startswith(".") for p in rel.parts))
+    final = build_dir / "bapctools-data" / f"{root.name}-{digest[:24]}"
     report = final / "report.json"
     if (final / ".complete").is_file():
         return _read_report(final)
@@ -909,8 +907,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     document = yaml.load((root / YAML_FILE).read_text(encoding="utf-8"), Loader=_LineLoader) \
         or _LineDict()
     parser = _Parser(document)
-    maker = _Maker(root, build_dir, parser, problem_constants(problem_config), problem_type,
-                   root / "submissions")
+    maker = _Maker(root, build_dir, parser, problem_constants(problem_config), problem_type)
     rejects = list(parser.errors)
     if problem_type.interactive or problem_type.multi_pass:
         parser.note(None, "sample .interaction files are not made (bt generate makes them by "
@@ -962,11 +959,6 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
                         continue
                     placed_bytes[0] += target.stat().st_size
 
-        def rules_of(folder: FolderRule) -> Iterator[CaseRule]:
-            yield from folder.cases
-            for sub in folder.folders:
-                yield from rules_of(sub)
-
         def make(rule: CaseRule) -> Path | PackageError:
             with budget:
                 over = over_bytes(rule, made_bytes, "made", rule.path)
@@ -982,7 +974,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
 
         # Every case is made first, a case per core at once (a generator and a solution are
         # programs that mostly wait to start); then the tree is put together in file order.
-        rules = list(rules_of(parser.root))
+        rules = _all_cases(parser.root, included=False)
         outcomes = dict(zip(map(id, rules), on_cores(make, rules)))
 
         def walk(folder: FolderRule) -> None:
@@ -1045,7 +1037,7 @@ def _read_report(final: Path) -> GeneratedData:
 def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
                    problem_type: ProblemType) -> GeneratedData | None:
     """The package's generated data tree with `with_committed` (None: it has no generators.yaml)."""
-    if not has_generators_yaml(root):
+    if not (Path(root) / YAML_FILE).is_file():
         return None
     if build_dir is None:
         build_dir = default_sources_dir()
@@ -1055,8 +1047,6 @@ def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
 
 def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
     """(ext, file) of the committed `data/<case>.<ext>` files in the package, when `.in` is one."""
-    from pipeline.packages.tree import leads_outside
-
     base = root / "data" / case
     found = [(ext, path) for ext in DATA_EXTENSIONS
              if (path := base.with_name(base.name + ext)).is_file()

@@ -24,9 +24,9 @@ from typing import Any
 
 from pipeline.fsutil import atomic_write_text, file_sha256
 from pipeline.packages.expectations import Agreement, Disagreement
+from pipeline.packages.kattis_data import KINDS
 from pipeline.packages.model import Package, ValidatorTest
 from pipeline.packages.validate import Rejection, cut, validate_input
-from pipeline.packages.validator_tests import KINDS
 from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.programs.contained import default_sandbox
 from pipeline.programs.languages import Build, build_status, launch

@@ -18,7 +18,7 @@ from pipeline.packages.expectations import NOT_JUDGED, verdict_at
 from pipeline.packages.interactive import run_exchange
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.scoring import case_score
-from pipeline.packages.validate import ValidationResult, validate_input
+from pipeline.packages.validate import ValidationResult, validate_input, validator_arguments
 from pipeline.programs.checkers import (
     CheckResult,
     default_validate,
@@ -98,16 +98,38 @@ def validate_case(package: Package, builds: PackageBuilds, case: TestCase, *,
                           memory_mb=package.limits.validation_memory_mb, workdir=workdir)
 
 
-def validator_arguments(case: TestCase, name: str) -> tuple[str, ...]:
-    """What input validator `name` gets on a case: its group's arguments, then the case's `args`."""
-    return _validator_args(case, name) + case.args
+def package_group(package: Package, group: str) -> str | None:
+    """The package's group that `group` is: itself, or the group it ends with (a case kept
+    in `found/secret/group2` belongs to `secret/group2`); None when there is none."""
+    names = {c.group for c in package.cases}
+    parts = group.split("/")
+    return next(("/".join(parts[i:]) for i in range(len(parts))
+                 if "/".join(parts[i:]) in names), None)
 
 
-def _validator_args(case: TestCase, name: str) -> tuple[str, ...]:
-    args = case.validator_args(name)
-    if not args and case.input_validator_args_by_name is not None:
-        args = case.validator_args(Path(name).stem)
-    return args
+def case_in_group(package: Package, group: str, input_path: Path) -> TestCase:
+    """A test case for an input found in `group`, with the arguments that group's cases get."""
+    own = package_group(package, group)
+    model = next((c for c in package.cases if c.group == own), None)
+    if model is not None:  # a case of its own arguments (<name>.yaml): the one with this input
+        own_args = [c for c in package.cases if c.group == own and (
+            c.args, c.input_validator_args, c.input_validator_args_by_name) != (
+            model.args, model.input_validator_args, model.input_validator_args_by_name)]
+        if own_args:
+            text = input_path.read_bytes()
+            model = next((c for c in [model, *own_args] if c.input_path.read_bytes() == text),
+                         model)
+    if model is None:
+        model = next((c for c in package.cases if not c.sample), None) or (
+            package.cases[0] if package.cases else None)
+    if model is None:
+        return TestCase(name="input", group=group, input_path=input_path, answer_path=None,
+                        sample=group == "sample")
+    return TestCase(name=model.name, group=model.group, input_path=input_path,
+                    answer_path=None, sample=model.sample, args=model.args,
+                    input_validator_args=model.input_validator_args,
+                    input_validator_args_by_name=model.input_validator_args_by_name,
+                    output_validator_args=model.output_validator_args)
 
 
 def _skip(case: TestCase, verdict: Verdict, message: str, limits: RunLimits) -> CaseResult:
@@ -134,22 +156,22 @@ def judge_case(package: Package, submission: Build, case: TestCase, limits: RunL
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _finish(package: Package, case: TestCase, limits: RunLimits, untimed: Verdict,
-            check: CheckResult | None, message: str, cpu_s: float, wall_s: float, rss_kb: int,
-            timed_out: bool, validator_first_wa: bool = False) -> CaseResult:
-    verdict = untimed
-    if untimed != Verdict.JE:
-        if timed_out or cpu_s > limits.time_s:
-            verdict = Verdict.WA if validator_first_wa else Verdict.TLE
+def _finish(package: Package, case: TestCase, limits: RunLimits, ran: _Pass) -> CaseResult:
+    """The case's result: how the run ended, judged at `limits.time_s`, and its score."""
+    verdict = untimed = ran.untimed
+    message, check = ran.message, ran.check
+    if untimed != Verdict.JE and (ran.timed_out or ran.cpu_s > limits.time_s):
+        verdict = Verdict.WA if ran.validator_first_wa else Verdict.TLE
     score, score_error = case_score(package, case, verdict, check)
     if score_error and verdict == Verdict.AC:
         verdict, untimed, message = Verdict.JE, Verdict.JE, score_error
     return CaseResult(case=case.name, verdict=verdict, untimed_verdict=untimed, score=score,
-                      message=message, cpu_s=cpu_s, wall_s=wall_s, peak_rss_kb=rss_kb,
-                      time_limit_s=limits.time_s, timed_out=timed_out,
-                      validator_first_wa=validator_first_wa,
+                      message=message, cpu_s=ran.cpu_s, wall_s=ran.wall_s,
+                      peak_rss_kb=ran.rss_kb, time_limit_s=limits.time_s,
+                      timed_out=ran.timed_out, validator_first_wa=ran.validator_first_wa,
                       raw_score=check.score if check else None,
-                      score_multiplier=check.score_multiplier if check else None)
+                      score_multiplier=check.score_multiplier if check else None,
+                      answer=ran.answer)
 
 
 def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult:
@@ -178,10 +200,9 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
             score = 0.0 if verdict != Verdict.AC else None  # what it earns is not known here
         return replace(result, verdict=verdict, score=score, message=message,
                        time_limit_s=time_s)
-    again = _finish(package, case, default_limits(package, time_s), result.untimed_verdict,
-                    check, message, result.cpu_s, result.wall_s, result.peak_rss_kb,
-                    result.timed_out, result.validator_first_wa)
-    return replace(again, answer=result.answer)
+    return _finish(package, case, default_limits(package, time_s), _Pass(
+        result.untimed_verdict, check, message, result.cpu_s, result.wall_s, result.peak_rss_kb,
+        result.timed_out, result.validator_first_wa, result.answer))
 
 
 @dataclass(frozen=True)
@@ -243,10 +264,7 @@ def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
             break
         nextpass.unlink()
     assert slowest is not None  # a case has at least one pass
-    result = _finish(package, case, limits, slowest.untimed, slowest.check, slowest.message,
-                     slowest.cpu_s, slowest.wall_s, slowest.rss_kb, slowest.timed_out,
-                     slowest.validator_first_wa)
-    return replace(result, answer=slowest.answer) if slowest.answer is not None else result
+    return _finish(package, case, limits, slowest)
 
 
 def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimits,

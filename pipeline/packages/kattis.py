@@ -3,7 +3,7 @@
 The version is `problem.yaml`'s `problem_format_version` (docs/packages.md): legacy follows
 problemtools, 2023-07 and 2025-09 spec/2025-09.md. Anything wrong is a `PackageError` naming
 the file, the line where known, and the rule. The parts read by concern: `kattis_config`
-(problem.yaml), `kattis_programs`, `kattis_data` and `kattis_submissions`.
+(problem.yaml), `kattis_programs` (validators, submissions) and `kattis_data`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from pipeline.errors import PackageError, closest_name
 from pipeline.packages.contest import ContestLimit
-from pipeline.packages.errors import PackageError
 from pipeline.packages.generators_yaml import (
     default_sources_dir,
     generated_data,
@@ -31,11 +31,15 @@ from pipeline.packages.kattis_config import (
     unknown_keys,
     words,
 )
-from pipeline.packages.kattis_data import NO_SECRET_NOTE, Data
-from pipeline.packages.kattis_programs import NOT_PROGRAMS, program_at, programs_in, visible
-from pipeline.packages.kattis_submissions import submissions
+from pipeline.packages.kattis_data import NO_SECRET_NOTE, Data, invalid_cases
+from pipeline.packages.kattis_programs import (
+    NOT_PROGRAMS,
+    program_at,
+    programs_in,
+    submissions,
+    visible,
+)
 from pipeline.packages.model import Format, LegacyGrading, Package, ProblemType, Program
-from pipeline.packages.validator_tests import invalid_cases
 from pipeline.packages.yamlfile import Lines, load_yaml, relative
 
 
@@ -71,8 +75,6 @@ def _unread_at_root(root: Path) -> list[str]:
         return []
     if not entries:
         return []
-    from pipeline.errors import closest_name
-
     named = []
     for entry in entries:
         name = entry.name + ("/" if entry.is_dir() else "")

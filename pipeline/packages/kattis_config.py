@@ -9,9 +9,9 @@ import math
 import shlex
 from pathlib import Path
 
+from pipeline.errors import PackageError
 from pipeline.packages.contest import ContestLimit
 from pipeline.packages.contest import contest_time_limit as _contest_limit
-from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Format, Limits, ProblemType
 from pipeline.packages.yamlfile import Lines
 
@@ -109,6 +109,15 @@ def read_problem_type(config: dict, version: Format, file: str,
     return problem_type, problem_type.scoring
 
 
+# The limits every format gives: (key under `limits`, `Limits` field, default; an int: an integer)
+COMMON_LIMITS = (("memory", "memory_mb", 2048), ("output", "output_mb", 8),
+                 ("code", "code_kb", 128), ("compilation_time", "compilation_time_s", 60.0),
+                 ("compilation_memory", "compilation_memory_mb", 2048),
+                 ("validation_time", "validation_time_s", 60.0),
+                 ("validation_memory", "validation_memory_mb", 2048),
+                 ("validation_output", "validation_output_mb", 8))
+
+
 def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lines,
                 contest: ContestLimit | None = None) -> Limits:
     """The package's limits; `contest` (the time limit its contest's problems.yaml gives) is
@@ -126,19 +135,10 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
             value = capped_time(value, file, f"limits.{key}", lines("limits", key))
         return value
 
-    common = {
-        "memory_mb": int(get("memory", 2048, integer=True)),
-        "output_mb": int(get("output", 8, integer=True)),
-        "code_kb": int(get("code", 128, integer=True)),
-        "compilation_time_s": get("compilation_time", 60.0),
-        "compilation_memory_mb": int(get("compilation_memory", 2048, integer=True)),
-        "validation_time_s": get("validation_time", 60.0),
-        "validation_memory_mb": int(get("validation_memory", 2048, integer=True)),
-        "validation_output_mb": int(get("validation_output", 8, integer=True))}
+    common = {name: int(get(key, default, integer=True)) if isinstance(default, int)
+              else get(key, default) for key, name, default in COMMON_LIMITS}
     if version == "legacy":
-        known = {"time_multiplier", "time_safety_margin", "memory", "output", "code",
-                 "compilation_time", "compilation_memory", "validation_time",
-                 "validation_memory", "validation_output"}
+        known = {"time_multiplier", "time_safety_margin", *(key for key, *_ in COMMON_LIMITS)}
         unknown_keys(limits, known, file, "limits", lines)
         given = _timelimit_file(root)
         contest = contest if given is None else None
@@ -147,9 +147,8 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
                       ac_to_time_limit=get("time_multiplier", 5.0),
                       time_limit_to_tle=get("time_safety_margin", 2.0),
                       time_from=contest.where if contest else "", **common)
-    known = {"time_multipliers", "time_limit", "time_resolution", "memory", "output", "code",
-             "compilation_time", "compilation_memory", "validation_time", "validation_memory",
-             "validation_output", "validation_passes"}
+    known = {"time_multipliers", "time_limit", "time_resolution", "validation_passes",
+             *(key for key, *_ in COMMON_LIMITS)}
     unknown_keys(limits, known, file, "limits", lines)
     multipliers = limits.get("time_multipliers") or {}
     if not isinstance(multipliers, dict):

@@ -6,13 +6,15 @@ per group, a case's `<name>.yaml`, `.interaction` and `.files`. Anything wrong i
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, Literal
 
-from pipeline.packages.errors import PackageError
+from pipeline.errors import PackageError
 from pipeline.packages.kattis_config import (
     checked_number,
-    ignore_unknown,
     unknown_keys,
     validator_args,
     words,
@@ -25,6 +27,7 @@ from pipeline.packages.model import (
     ProblemType,
     TestCase,
     TestGroup,
+    ValidatorTest,
 )
 from pipeline.packages.yamlfile import Lines, load_yaml, relative
 
@@ -61,12 +64,7 @@ class Data:
         self.groups: list[TestGroup] = []
 
     def settings_path(self, folder: Path) -> Path | None:
-        names = ["testdata.yaml"] if self.version == "legacy" else ["test_group.yaml",
-                                                                    "testdata.yaml"]
-        for name in names:
-            if (folder / name).is_file():
-                return folder / name
-        return None
+        return settings_file(folder, self.version)
 
     def walk(self) -> None:
         data = self.data_dir
@@ -156,14 +154,9 @@ class Data:
         settings = self._legacy_settings(folder, inherited)
         grading = self._legacy_grading(settings)
         cases, subgroups = self._entries(folder, name)
-        iv_args, iv_by_name = (), None
-        if "input_validator_flags" in settings:
-            value, file, line = settings["input_validator_flags"]
-            iv_args, iv_by_name = validator_args(value, file, "input_validator_flags", line)
-        ov_args: tuple[str, ...] = ()
-        if "output_validator_flags" in settings:
-            value, file, line = settings["output_validator_flags"]
-            ov_args = words(value, file, "output_validator_flags", line)
+        iv_args, iv_by_name = _inherited(settings, "input_validator_flags", validator_args,
+                                         ((), None))
+        ov_args = _inherited(settings, "output_validator_flags", words, ())
         made = [self._case(base, name, iv_args, iv_by_name, ov_args, ()) for base in cases]
         self.cases += made
         self.groups.append(TestGroup(name, parent, tuple(case.name for case in made),
@@ -192,27 +185,21 @@ class Data:
                         parent: KattisGroupScoring | None,
                         share: float | None) -> KattisGroupScoring | None:
         keys = {"max_score", "score_aggregation", "require_pass", "scoring"} & set(config)
-        if not self.type.scoring:
+        if not self.type.scoring or name == "sample":  # no scoring: none of its keys either
+            rule, why = ("scoring-only-key", "is only for scoring problems; this one is "
+                         "pass-fail") if not self.type.scoring else (
+                "sample-scoring", "is not permitted in data/sample")
             if keys:
-                key = min(keys)
-                raise PackageError(file or name, "scoring-only-key", f"{key} is only for scoring "
-                                   "problems; this one is pass-fail", line=lines(key))
+                raise PackageError(file or name, rule, f"{min(keys)} {why}", line=lines(min(keys)))
             return None
-        if name == "sample":
-            if keys:
-                key = min(keys)
-                raise PackageError(file or name, "sample-scoring", f"{key} is not permitted in "
-                                   "data/sample", line=lines(key))
-            return None
-        scoring = config.get("scoring")
-        draft = scoring if isinstance(scoring, dict) else {}
+        draft = _draft_scoring(config)
         aggregation = config.get("score_aggregation", draft.get(
             "aggregation", "sum" if name == "secret" else "pass-fail"))
         if aggregation not in ("pass-fail", "sum", "min"):
             raise PackageError(file or name, "score_aggregation", f"score_aggregation must be "
                                f"pass-fail, sum or min, got {aggregation!r}",
                                line=lines("score_aggregation") or lines("scoring"))
-        raw = config.get("max_score", draft.get("score"))
+        raw = _max_score_given(config)
         given = raw is not None
         if raw == "unbounded":
             max_score = None
@@ -246,26 +233,18 @@ class Data:
         if name == "secret" and cases and subgroups:  # BAPCtools' own packages do it
             self.notes.append("data/secret holds both test cases and test groups (the format "
                               "allows one or the other; read as BAPCtools reads it)")
-        args = self._inherited_words(settings, "args")
-        ov_args = self._inherited_words(settings, "output_validator_args")
-        iv_args, iv_by_name = (), None
-        if "input_validator_args" in settings:
-            value, where, line = settings["input_validator_args"]
-            iv_args, iv_by_name = validator_args(value, where, "input_validator_args", line)
+        args = _inherited(settings, "args", words, ())
+        ov_args = _inherited(settings, "output_validator_args", words, ())
+        iv_args, iv_by_name = _inherited(settings, "input_validator_args", validator_args,
+                                         ((), None))
         child_share = None
         if scoring is not None and scoring.max_score is not None:
             if scoring.aggregation == "min":
                 child_share = scoring.max_score
             else:
-                given = 0.0
-                unknown = 0
-                for sub in subgroups:
-                    sub_config = self._peek_score(sub)
-                    if sub_config is None:
-                        unknown += 1
-                    elif sub_config != "unbounded":
-                        given += sub_config
-                count = unknown + len(cases)
+                peeked = [self._peek_score(sub) for sub in subgroups]
+                given = sum((p for p in peeked if p not in (None, "unbounded")), 0.0)
+                count = peeked.count(None) + len(cases)
                 if given > scoring.max_score + 1e-9:
                     raise PackageError(file or relative(folder, self.root), "max_score",
                                        f"the max_scores of the groups of {name} add up to "
@@ -284,22 +263,14 @@ class Data:
             self._modern_group(sub, f"{name}/{sub.name}", scoring, settings, child_share, name)
 
     def _peek_score(self, folder: Path):
+        """A subgroup's max_score as given: a number, "unbounded" or None (none, or no number)."""
         path = self.settings_path(folder)
         if path is None:
             return None
-        config, _ = load_yaml(path, self.root)
-        scoring = config.get("scoring")
-        draft = scoring if isinstance(scoring, dict) else {}
-        raw = config.get("max_score", draft.get("score"))
+        raw = _max_score_given(load_yaml(path, self.root)[0])
         if raw is None or raw == "unbounded":
             return raw
         return float(raw) if isinstance(raw, (int, float)) else None
-
-    def _inherited_words(self, settings: dict, key: str) -> tuple[str, ...]:
-        if key not in settings:
-            return ()
-        value, file, line = settings[key]
-        return words(value, file, key, line)
 
     # shared
 
@@ -346,20 +317,12 @@ class Data:
         if self.version != "legacy" and case_yaml.is_file():
             file = relative(case_yaml, self.root)
             config, lines = load_yaml(case_yaml, self.root)
-            for key in config:
-                if key not in CASE_KEYS:
-                    ignore_unknown(file, f"unknown key {key!r} in a test case "
-                                   f"file; known: {', '.join(sorted(CASE_KEYS))}",
-                                   lines(str(key)))
-            if "args" in config:
-                args = words(config["args"], file, "args", lines("args"))
-            if "output_validator_args" in config:
-                ov_args = words(config["output_validator_args"], file, "output_validator_args",
-                                lines("output_validator_args"))
-            if "input_validator_args" in config:
-                iv_args, iv_by_name = validator_args(config["input_validator_args"], file,
-                                                     "input_validator_args",
-                                                     lines("input_validator_args"))
+            unknown_keys(config, CASE_KEYS, file, "a test case file", lines, prefix=())
+            own = {key: (value, file, lines(str(key))) for key, value in config.items()}
+            args = _inherited(own, "args", words, args)
+            ov_args = _inherited(own, "output_validator_args", words, ov_args)
+            iv_args, iv_by_name = _inherited(own, "input_validator_args", validator_args,
+                                             (iv_args, iv_by_name))
         interaction = _beside(base, ".interaction")
         files_dir = Path(str(base) + ".files")
         return TestCase(name=name, group=group, input_path=input_path,
@@ -371,6 +334,93 @@ class Data:
                         files_dir=files_dir if files_dir.is_dir() else None)
 
 
+def _draft_scoring(config: dict) -> dict:
+    """The drafts' `scoring:` mapping of a group's settings ({} when none)."""
+    scoring = config.get("scoring")
+    return scoring if isinstance(scoring, dict) else {}
+
+
+def _max_score_given(config: dict) -> object:
+    return config.get("max_score", _draft_scoring(config).get("score"))
+
+
+def _inherited(settings: dict, key: str, read: Callable[..., Any], default: Any) -> Any:
+    """What `read` makes of setting `key` ((value, file, line) in `settings`), else `default`."""
+    if key not in settings:
+        return default
+    value, file, line = settings[key]
+    return read(value, file, key, line)
+
+
+def settings_file(folder: Path, version: Format) -> Path | None:
+    """A group folder's settings file: `test_group.yaml`, else `testdata.yaml` (legacy's only)."""
+    names = ("testdata.yaml",) if version == "legacy" else ("test_group.yaml", "testdata.yaml")
+    return next((folder / name for name in names if (folder / name).is_file()), None)
+
+
 def _beside(base: Path, extension: str) -> Path:
     """The file of case `base` with `extension` (`a.b` gives `a.b.in`; `with_suffix` would not)."""
     return base.with_name(base.name + extension)
+
+
+# -- the validator tests: data/invalid_* and valid_output, each with the arguments inherited
+# down its folders and its own `<name>.yaml` (`invalid` holds the validators to them)
+
+Kind = Literal["invalid_input", "invalid_answer", "invalid_output", "valid_output"]
+KINDS: tuple[Kind, ...] = ("invalid_input", "invalid_answer", "invalid_output", "valid_output")
+ARG_KEYS = ("input_validator_args", "output_validator_args", "answer_validator_args")
+
+
+def _any_words(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(shlex.split(value))
+    if isinstance(value, list):
+        return tuple(str(v) for v in value)
+    return ()
+
+
+def _with_args(settings: dict, path: Path | None, root: Path) -> dict:
+    """`settings` with the validator arguments the YAML file at `path` (if any) gives."""
+    settings = dict(settings)
+    if path is not None and path.is_file():
+        config, _ = load_yaml(path, root)
+        settings.update((key, config[key]) for key in ARG_KEYS if key in config)
+    return settings
+
+
+def _test(input_path: Path, data_dir: Path, kind: Kind, settings: dict,
+          root: Path) -> ValidatorTest:
+    settings = _with_args(settings, input_path.with_suffix(".yaml"), root)
+    iv = settings.get("input_validator_args")
+    by_name = tuple((str(k), _any_words(v)) for k, v in iv.items()) if isinstance(iv, dict) \
+        else None
+    answer = input_path.with_suffix(".ans")
+    output = input_path.with_suffix(".out")
+    case = TestCase(name=str(input_path.with_suffix("").relative_to(data_dir)),
+                    group=str(input_path.parent.relative_to(data_dir)),
+                    input_path=input_path, answer_path=answer if answer.is_file() else None,
+                    sample=False,
+                    input_validator_args=() if by_name is not None else _any_words(iv),
+                    input_validator_args_by_name=by_name,
+                    output_validator_args=_any_words(settings.get("output_validator_args")))
+    return ValidatorTest(case, kind, output if output.is_file() else None,
+                         _any_words(settings.get("answer_validator_args")))
+
+
+def invalid_cases(data_dir: Path, root: Path) -> tuple[ValidatorTest, ...]:
+    """The validator tests under `data_dir` (the package's data/ or generators.yaml's)."""
+    found: list[ValidatorTest] = []
+
+    def walk(folder: Path, kind: Kind, inherited: dict) -> None:
+        settings = _with_args(inherited, settings_file(folder, "2023-07"), root)
+        for entry in sorted(folder.iterdir()):
+            if entry.is_dir() and visible(entry):
+                walk(entry, kind, settings)
+            elif entry.suffix == ".in" and entry.is_file() and visible(entry):
+                found.append(_test(entry, data_dir, kind, settings, root))
+
+    top = _with_args({}, settings_file(data_dir, "2023-07"), root) if data_dir.is_dir() else {}
+    for kind in KINDS:
+        if (data_dir / kind).is_dir():
+            walk(data_dir / kind, kind, top)
+    return tuple(found)

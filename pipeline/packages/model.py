@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pipeline.packages.errors import PackageError
+from pipeline.errors import PackageError
 from pipeline.programs.contained import wall_cap_s
 from pipeline.programs.program import Convention, Program, Role  # noqa: F401 (the package's)
 from pipeline.verdicts import Verdict

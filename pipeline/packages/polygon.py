@@ -8,7 +8,6 @@ answer by the main solution), under `build_dir/polygon-tests/<hash>/`, renamed i
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shlex
 import shutil
@@ -18,9 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 from xml.parsers import expat
 
-from pipeline.fsutil import file_sha256
-from pipeline.packages.errors import PackageError
-from pipeline.packages.generators_yaml import building
+from pipeline.errors import PackageError
+from pipeline.packages.generators_yaml import building, tree_digest
 from pipeline.packages.model import (
     Expectation,
     Limits,
@@ -271,18 +269,10 @@ def _groups(testset, cases: list[TestCase]) -> list[TestGroup]:
     return groups
 
 
-def _package_hash(root: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest.update(os.fsencode(path.relative_to(root)) + b"\0")
-        digest.update(file_sha256(path).digest())
-    return digest.hexdigest()
-
-
 def _generate(package: Package, tests, missing: list[int], input_pattern: str,
               answer_pattern: str, generators: dict[str, Program], build_dir: Path) -> Path:
     """Generate the missing tests (and answers) into a content-addressed folder."""
-    final = build_dir / "polygon-tests" / f"{package.short_name}-{_package_hash(package.root)[:24]}"
+    final = build_dir / "polygon-tests" / f"{package.short_name}-{tree_digest(package.root)[:24]}"
     if (final / ".complete").is_file():
         return final
     with building(final) as work:

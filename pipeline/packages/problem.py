@@ -29,12 +29,12 @@ from pipeline.packages.expectations import (
     unjudged_note,
 )
 from pipeline.packages.generators import package_recipes
-from pipeline.packages.groups import case_in_group
-from pipeline.packages.judge import PackageBuilds, build_one, validate_case
+from pipeline.packages.invalid import check_validators, disagreement_notes, start_validator_check
+from pipeline.packages.judge import PackageBuilds, build_one, case_in_group, validate_case
 from pipeline.packages.model import Package, case_result
-from pipeline.packages.overview import package_coverage
 from pipeline.packages.registry import MARKER, build_dir, read_marker
-from pipeline.packages.validate import validate_answer
+from pipeline.packages.runjob import judge_external, judge_job, start_building
+from pipeline.packages.validate import ValidationResult, package_coverage, validate_answer
 from pipeline.problems.coverage import BoundCoverage
 from pipeline.problems.model import JudgedLimit, Problem, SubmissionJudging
 from pipeline.programs.checkers import default_validate
@@ -64,7 +64,7 @@ class PackageProblem(Problem):
     time_limit_how: str = ""
 
     def load(self) -> Package:
-        return _loaded(self.folder)[0]
+        return _loaded(self.folder).package
 
     def builds(self) -> PackageBuilds:
         return _builds(self.folder)
@@ -80,8 +80,8 @@ class PackageProblem(Problem):
         given = given_time_limit(package)
         if given is not None or self.time_limit_pending:
             return given
-        low, high = margins(package, self.time_limit_s)
-        return TimeLimit(self.time_limit_s, low, high, "derived", self.time_limit_how)
+        return TimeLimit(self.time_limit_s, *margins(package, self.time_limit_s), "derived",
+                         self.time_limit_how)
 
     def add_test(self, data_dir: Path, name: str, text: str, answer: str,
                  group: str | None = None) -> tuple[Path, str | None]:
@@ -169,7 +169,7 @@ class PackageProblem(Problem):
     def bound_coverage(self, inputs: Iterable[tuple[str, str]]) -> tuple[BoundCoverage, ...]:
         """Constraint coverage from the testlib input validators' test-overview logs."""
         package = self.load()
-        return package_coverage(package, self.builds(), inputs,
+        return package_coverage(package, self.builds().input_validators, inputs,
                                 lambda group, path: case_in_group(package, group, path))
 
     def why_no_coverage(self) -> str:
@@ -189,8 +189,8 @@ class PackageProblem(Problem):
 
 @dataclass(frozen=True)
 class Judge:
-    """The package's judge; the run-side parts are imported where used: a worker needs `runjob`
-    alone (no Polars)."""
+    """The package's judge; `submissions` (Polars) is imported where used: a worker needs
+    `runjob` alone."""
 
     problem: PackageProblem
 
@@ -217,8 +217,6 @@ class Judge:
 
     def run_job(self, job: Job) -> Outcome | None:
         """A submission or external program judged on one case by the package's rules; else None."""
-        from pipeline.packages.runjob import judge_external, judge_job
-
         if job.solver.kind == "submission":
             return judge_job(job, self.problem)
         if job.solver.judged_by_problem:
@@ -238,13 +236,9 @@ class Judge:
         return not_runnable(self.problem, names)
 
     def start_building(self, names: tuple[str, ...]) -> None:
-        from pipeline.packages.runjob import start_building
-
         start_building(self.problem, names)
 
     def start_holding(self, names: tuple[str, ...]) -> None:
-        from pipeline.packages.invalid import start_validator_check
-
         problem = self.problem
         start_validator_check(problem.folder, problem.load(), problem.builds(),
                               problem.build_cache)
@@ -255,8 +249,6 @@ class Judge:
     def check_after_ingest(self) -> list[str]:
         """The validators held to the invalid data now (`invalid.check_validators`, cached
         for the runs); a note for each kind they disagree with."""
-        from pipeline.packages.invalid import check_validators, disagreement_notes
-
         problem = self.problem
         package = problem.load()
         if not package.validator_tests:  # nothing to build the validators for
@@ -265,77 +257,83 @@ class Judge:
                                                    problem.build_cache))
 
 
-_cache: dict[Path, tuple[Package, str]] = {}
-_build_cache: dict[Path, PackageBuilds] = {}
-# The build of a package's programs under way (started by `_start_builds`), by its folder, and
-# its input validators built alone (`_input_builds`): validating inputs need not wait for the
-# rest (a C++ output validator compiles meanwhile).
-_building: dict[Path, Future[PackageBuilds]] = {}
-_input_build_cache: dict[Path, PackageBuilds] = {}
+@dataclass
+class _Loaded:
+    """A registered package loaded in this process, and its own programs (not submissions)
+    built: the build under way (`_start_builds`), and its input validators built alone
+    (`_input_builds`), so validating inputs need not wait for the rest (a C++ output validator
+    compiles meanwhile). A package loaded again starts with none of them."""
+
+    package: Package
+    digest: str                                  # of the registered files
+    building: Future[PackageBuilds] | None = None
+    builds: PackageBuilds | None = None
+    input_builds: PackageBuilds | None = None
+
+
+_cache: dict[Path, _Loaded] = {}
 _builds_lock = threading.Lock()
 
 
-def _loaded(folder: Path) -> tuple[Package, str]:
-    marker = read_marker(folder)
-    digest = str(sorted(marker.get("files", {}).items()))
+def _loaded(folder: Path) -> _Loaded:
+    digest = str(sorted(read_marker(folder).get("files", {}).items()))
     cached = _cache.get(folder)
-    if cached is None or cached[1] != digest:
-        package = load_package(folder / "package", build_dir(folder.parent.parent),
-                               short_name=folder.name)
-        cached = _cache[folder] = (package, digest)
-        _build_cache.pop(folder, None)
-        with _builds_lock:
-            _building.pop(folder, None)
-            _input_build_cache.pop(folder, None)
+    if cached is None or cached.digest != digest:
+        cached = _cache[folder] = _Loaded(load_package(
+            folder / "package", build_dir(folder.parent.parent), short_name=folder.name), digest)
     return cached
 
 
 def _builds(folder: Path) -> PackageBuilds:
     """The package's own programs built (not submissions), once a process."""
-    _loaded(folder)  # (a package loaded again drops the builds of the one before)
-    builds = _build_cache.get(folder)
-    if builds is None:
-        builds = _build_cache[folder] = _start_builds(folder).result()
-        with _builds_lock:
-            _building.pop(folder, None)
-    return builds
+    loaded = _loaded(folder)
+    if loaded.builds is None:
+        loaded.builds = _start_builds(loaded, folder).result()
+    return loaded.builds
 
 
-def _start_builds(folder: Path) -> Future[PackageBuilds]:
+def _start_builds(loaded: _Loaded, folder: Path) -> Future[PackageBuilds]:
     """Start building the package's own programs on a thread, unless under way."""
-    package, _ = _loaded(folder)
     with _builds_lock:
-        started = _building.get(folder)
-        if started is None:
-            started = _building[folder] = Future()
+        if loaded.building is None:
+            started = loaded.building = Future()
 
             def build() -> None:
                 try:
-                    started.set_result(build_package(package, build_dir(folder.parent.parent),
+                    started.set_result(build_package(loaded.package,
+                                                     build_dir(folder.parent.parent),
                                                      submissions=[]))
                 except BaseException as error:  # raised again where it is waited for
                     started.set_exception(error)
 
             threading.Thread(target=build, name=f"build {folder.name}", daemon=True).start()
-    return started
+        return loaded.building
 
 
 def _input_builds(folder: Path) -> PackageBuilds:
     """The package's input validators built (the rest building meanwhile)."""
-    builds = _build_cache.get(folder)
-    if builds is not None:
-        return builds
-    package, _ = _loaded(folder)
+    loaded = _loaded(folder)
+    if loaded.builds is not None:
+        return loaded.builds
     with _builds_lock:
-        validators = _input_build_cache.get(folder)
+        validators = loaded.input_builds
     if validators is None:
-        _start_builds(folder)
+        _start_builds(loaded, folder)
         cache = build_dir(folder.parent.parent)
         validators = PackageBuilds(input_validators=tuple(
-            build_one(package, program, cache) for program in package.input_validators))
+            build_one(loaded.package, program, cache)
+            for program in loaded.package.input_validators))
         with _builds_lock:
-            _input_build_cache[folder] = validators
+            loaded.input_builds = validators
     return validators
+
+
+def _refuse_invalid(result: ValidationResult, rule: str) -> None:
+    """An `InputError` of `rule` when a validator rejected the text (`validator-error` when
+    every rejection is a validator that could not judge it)."""
+    if not result.valid:
+        judge_error = all(r.judge_error for r in result.rejections)
+        raise InputError(None, result.message, rule="validator-error" if judge_error else rule)
 
 
 def package_problem(folder: Path) -> PackageProblem:
@@ -343,7 +341,7 @@ def package_problem(folder: Path) -> PackageProblem:
     folder = Path(folder).resolve()
     if not (folder / MARKER).is_file():
         raise FileNotFoundError(f"{folder}: no {MARKER}: not a registered package")
-    package, _ = _loaded(folder)
+    package = _loaded(folder).package
     marker = read_marker(folder)
     derived = marker.get("time_limit") or {}
     time_limit = package.limits.time_s or derived.get("time_s")
@@ -357,10 +355,7 @@ def package_problem(folder: Path) -> PackageProblem:
             path.write_text(text, encoding="utf-8")
             result = validate_case(package, builds, case_in_group(package, group, path),
                                    workdir=Path(scratch))
-        if not result.valid:
-            judge_error = all(r.judge_error for r in result.rejections)
-            raise InputError(None, result.message,
-                             rule="validator-error" if judge_error else "validator")
+        _refuse_invalid(result, "validator")
         return TextCase(text)
 
     def check_answer(case: TextCase, text: str) -> None:
@@ -375,10 +370,7 @@ def package_problem(folder: Path) -> PackageProblem:
                                      time_s=package.limits.validation_time_s,
                                      memory_mb=package.limits.validation_memory_mb,
                                      workdir=Path(scratch))
-        if not result.valid:
-            judge_error = all(r.judge_error for r in result.rejections)
-            raise InputError(None, result.message,
-                             rule="validator-error" if judge_error else "answer-validator")
+        _refuse_invalid(result, "answer-validator")
 
     return PackageProblem(
         id=folder.name, title=package.title, source=f"{package.format} package "

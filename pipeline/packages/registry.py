@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pipeline.errors import PackageError
 from pipeline.fsutil import atomic_write_text, file_sha256
 from pipeline.packages import detect, load_package
 from pipeline.packages.contest import record_entry
-from pipeline.packages.errors import PackageError
 from pipeline.packages.model import Package
 from pipeline.packages.tree import contest_stamp, copy_package, listing_digest
 from pipeline.tables.layout import registered_dir
@@ -33,10 +33,6 @@ class Registration:
     package: Package
     new: bool
     changes: tuple[str, ...]     # what changed since the last registration (empty: nothing)
-
-
-def problems_dir(data_dir: Path) -> Path:
-    return registered_dir(data_dir)
 
 
 def build_dir(data_dir: Path) -> Path:
@@ -142,7 +138,7 @@ def register(source: Path, data_dir: Path, short_name: str | None = None) -> Reg
     stamp = source_stamp(source)  # before reading: a change while reading shows next time
     package = load_package(source, builds, short_name=short_name)  # bad content fails here
     problem_id = short_name or package.short_name
-    folder = problems_dir(data_dir) / problem_id
+    folder = registered_dir(data_dir) / problem_id
     old = read_marker(folder)
     folder.mkdir(parents=True, exist_ok=True)
     # the time limit its contest gives it, kept beside the copy (which the contest is not)

@@ -12,11 +12,16 @@ import tempfile
 import threading
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
-from pipeline.packages.expectations import times_out_by_design
-from pipeline.packages.groups import case_in_group
-from pipeline.packages.judge import build_one, default_limits, judge_case
-from pipeline.packages.loaded import LoadedPackage
+from pipeline.packages.expectations import TimeLimit, times_out_by_design
+from pipeline.packages.judge import (
+    PackageBuilds,
+    build_one,
+    case_in_group,
+    default_limits,
+    judge_case,
+)
 from pipeline.packages.model import (
     CaseResult,
     Package,
@@ -31,6 +36,32 @@ from pipeline.programs.external import hide_from_submissions, scratch_root
 from pipeline.programs.jobs import STOPPED, Job, Outcome, SolverSpec
 from pipeline.programs.languages import Build
 from pipeline.programs.parallel import on_cores
+
+
+class LoadedPackage(Protocol):
+    """A registered package as a problem (`problem.PackageProblem` is one), as a protocol: the
+    run side takes it without importing the module that builds it."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def folder(self) -> Path: ...
+
+    @property
+    def time_limit_s(self) -> float: ...
+
+    @property
+    def build_cache(self) -> Path: ...
+
+    def load(self) -> Package: ...
+
+    def builds(self) -> PackageBuilds: ...
+
+    def time_limit(self) -> TimeLimit | None: ...
+
+    def expected_to_pass(self, name: str) -> bool: ...
+
 
 _submissions: dict[tuple[Path, str], Build] = {}
 _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}

@@ -34,7 +34,6 @@ from pipeline.packages.model import (
     Package,
     PolygonGroupScoring,
     TestCase,
-    TestGroup,
 )
 from pipeline.programs.checkers import CheckResult
 from pipeline.verdicts import Verdict
@@ -42,6 +41,9 @@ from pipeline.verdicts import Verdict
 WORST_FIRST = (Verdict.JE, Verdict.CE, Verdict.RE, Verdict.MLE, Verdict.TLE, Verdict.OLE,
                Verdict.WA, Verdict.AC)
 EPSILON = 1e-9
+# How a legacy group's grader flag combines its children's scores.
+COMBINE: dict[str, Callable[[list[float]], float]] = {
+    "sum": sum, "avg": lambda xs: sum(xs) / len(xs), "max": max, "min": min}
 
 
 def case_score(package: Package, case: TestCase, verdict: Verdict,
@@ -127,12 +129,6 @@ def worst_error(verdicts: list[Verdict]) -> Verdict:
                key=lambda v: WORST_FIRST.index(v) if v in WORST_FIRST else 0)
 
 
-def _ordered_children(package: Package, group: TestGroup) -> list[tuple[str, str]]:
-    """('case' or 'group', name) of a group's children, by name as problemtools lists them."""
-    items = [("case", c) for c in group.cases] + [("group", g) for g in group.subgroups]
-    return sorted(items, key=lambda item: item[1].rsplit("/", 1)[-1])
-
-
 def aggregate(package: Package, results: Mapping[str, CaseResult],
               verdict_of=lambda r: r.verdict) -> Aggregate:
     """The overall verdict and score of one submission's case results."""
@@ -201,7 +197,9 @@ def _legacy(package: Package, results, verdict_of) -> Aggregate:
         grading = group.scoring
         assert isinstance(grading, LegacyGrading)
         collected: list[tuple[Verdict, float]] = []
-        for kind, child in _ordered_children(package, group):
+        children = [("case", c) for c in group.cases] + [("group", g) for g in group.subgroups]
+        # by name, as problemtools lists them
+        for kind, child in sorted(children, key=lambda item: item[1].rsplit("/", 1)[-1]):
             if kind == "case":
                 if child not in results:
                     continue
@@ -237,10 +235,8 @@ def _legacy(package: Package, results, verdict_of) -> Aggregate:
                 verdict = first_error(verdicts)
             else:
                 verdict = worst_error(verdicts)
-            how = next((f for f in flags if f in ("sum", "avg", "max", "min")), "sum")
-            combine: dict[str, Callable[[list[float]], float]] = {
-                "sum": sum, "max": max, "min": min, "avg": lambda xs: sum(xs) / len(xs)}
-            value = combine[how](scores)
+            how = next((f for f in flags if f in COMBINE), "sum")
+            value = COMBINE[how](scores)
             result = GroupResult(name, verdict, value)
         groups[name] = result
         return result

@@ -15,9 +15,8 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from pipeline.errors import UserError
+from pipeline.errors import PackageError, UserError
 from pipeline.packages.bugs import PackageBug, find_bugs
-from pipeline.packages.errors import PackageError
 from pipeline.packages.expectations import (
     PROBE_TIME_S,
     Agreement,
@@ -36,7 +35,6 @@ from pipeline.packages.expectations import (
 )
 from pipeline.packages.invalid import start_validator_check, validator_agreements
 from pipeline.packages.judge import judged_at
-from pipeline.packages.loaded import LoadedPackage
 from pipeline.packages.model import (
     CaseResult,
     Package,
@@ -45,6 +43,7 @@ from pipeline.packages.model import (
 )
 from pipeline.packages.registry import record_time_limit
 from pipeline.packages.runjob import (
+    LoadedPackage,
     case_name,
     outcome_of,
     package_case,
@@ -63,8 +62,8 @@ Judged = dict[str, dict[str, CaseResult]]
 def judging_limit(problem: LoadedPackage, timeout_s: float | None) -> TimeLimit | None:
     """The limit to judge at: `--timeout`, else the package's (None: still to be derived)."""
     if timeout_s is not None:
-        low, high = margins(problem.load(), timeout_s)
-        return TimeLimit(timeout_s, low, high, "given", f"--timeout {timeout_s:g}")
+        return TimeLimit(timeout_s, *margins(problem.load(), timeout_s), "given",
+                         f"--timeout {timeout_s:g}")
     return problem.time_limit()
 
 
@@ -139,8 +138,8 @@ def least_derived_limit(package: Package) -> TimeLimit:
     """The least limit `derive_time_limit` can give (a legacy package's whole second), with
     its margins: the other submissions are judged at it while the limit is derived."""
     time_s = 1.0 if package.format == "legacy" else package.limits.time_resolution_s
-    low, high = margins(package, time_s)
-    return TimeLimit(time_s, low, high, "given", "the least limit deriving can give")
+    return TimeLimit(time_s, *margins(package, time_s), "given",
+                     "the least limit deriving can give")
 
 
 def holds_at(run: CaseResult, judged: TimeLimit, limit: TimeLimit) -> bool:

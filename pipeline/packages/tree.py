@@ -15,7 +15,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from pipeline.packages.errors import PackageError
+from pipeline.errors import PackageError
 from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, printable
 
 CASE_SUFFIXES = (".in", ".ans")

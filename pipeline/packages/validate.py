@@ -8,7 +8,9 @@ every validator accepts it. A validator that cannot run is not a verdict on the 
 run the same way on an answer, with the input's path as argument.
 
 `input_overview` runs a testlib validator with `--testOverviewLogFileName` naming a file of
-its own working folder, read back before the folder goes (`pipeline.packages.overview`).
+its own working folder, read back before the folder goes: a line per named variable, `"n":`
+with `min-value-hit` and/or `max-value-hit` (feature lines are read past), from which
+`package_coverage` counts the inputs hitting each end of each variable.
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pipeline.packages.model import Package, TestCase
+from pipeline.problems.coverage import BoundCoverage
 from pipeline.programs.languages import Build, launch
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.programs.program import Program
@@ -82,10 +87,11 @@ def run_input_validator(validator: Build, input_path: Path, args: tuple[str, ...
 
 @dataclass(frozen=True)
 class Overview:
-    """A testlib validator's word on one input with its test-overview log (None: none written)."""
+    """A validator's word on one input, with the file it was asked to keep (a testlib
+    validator's test-overview log; None: none written)."""
 
     rejection: Rejection | None
-    log: str | None
+    log: str | None = None
 
 
 def speaks_testlib(program: Program) -> bool:
@@ -109,27 +115,20 @@ def input_overview(validator: Build, input_path: Path, args: tuple[str, ...] = (
                    workdir: Path | None = None) -> Overview:
     """Run a testlib validator on the input as `validate_input` does, and read back the
     test-overview log it writes in its working folder."""
-    done = _run_validator(validator, input_path, (*args, OVERVIEW_FLAG, OVERVIEW_LOG),
+    return _run_validator(validator, input_path, (*args, OVERVIEW_FLAG, OVERVIEW_LOG),
                           convention=validator.program.convention, time_s=time_s,
                           memory_mb=memory_mb, workdir=workdir, keep=OVERVIEW_LOG)
-    return Overview(done.rejection, done.kept)
-
-
-@dataclass(frozen=True)
-class _Ran:
-    rejection: Rejection | None
-    kept: str | None = None
 
 
 def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
                    convention: str, time_s: float, memory_mb: int, workdir: Path | None,
-                   keep: str | None = None) -> _Ran:
+                   keep: str | None = None) -> Overview:
     """Run the validator in a scratch folder under `workdir`; `keep` names a file it writes
     there to read back (a regular file, at most `OVERVIEW_KEEP` bytes)."""
     name = validator.program.name
     if not validator.ok:
-        return _Ran(Rejection(name, None, cut(f"did not build: {validator.message}"),
-                              judge_error=True))
+        return Overview(Rejection(name, None, cut(f"did not build: {validator.message}"),
+                                  judge_error=True))
     scratch = Path(tempfile.mkdtemp(prefix="input-validate-", dir=workdir))
     kept = None
     try:
@@ -149,13 +148,13 @@ def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if done.error or done.timed_out or done.signal is not None:
-        return _Ran(Rejection(name, done.exit_code, cut(describe_failure(done, "the validator") +
-                                                        (": " + done.output if done.output
-                                                         else "")), judge_error=True), kept)
+        said = describe_failure(done, "the validator") + (": " + done.output if done.output
+                                                          else "")
+        return Overview(Rejection(name, done.exit_code, cut(said), judge_error=True), kept)
     accepted = done.exit_code == (0 if convention == "testlib" else 42)
     if accepted:
-        return _Ran(None, kept)
-    return _Ran(Rejection(name, done.exit_code, cut(done.output or "no message")), kept)
+        return Overview(None, kept)
+    return Overview(Rejection(name, done.exit_code, cut(done.output or "no message")), kept)
 
 
 def _remove(path: Path) -> None:
@@ -174,35 +173,108 @@ def _read_regular(path: Path, limit: int) -> str | None:
     return None if data is None or len(data) > limit else data.decode("utf-8", "replace")
 
 
-def validate_input(validators: list[Build] | tuple[Build, ...], input_path: Path,
-                   args_for=lambda name: (), *, time_s: float = 60.0, memory_mb: int = 2048,
+def validate_input(validators: Sequence[Build], input_path: Path, args_for=lambda name: (), *,
+                   time_s: float = 60.0, memory_mb: int = 2048,
                    workdir: Path | None = None) -> ValidationResult:
     """Run every validator on the input; `args_for(name)` gives each validator's arguments."""
+    return _validate(validators, input_path, lambda build: tuple(args_for(build.program.name)),
+                     "input", time_s, memory_mb, workdir)
+
+
+def validate_answer(validators: Sequence[Build], input_path: Path, answer_path: Path, *,
+                    time_s: float = 60.0, memory_mb: int = 2048,
+                    workdir: Path | None = None) -> ValidationResult:
+    """Every answer validator on an answer (BAPCtools: `validator input < answer`, 42 valid;
+    a checktestdata or viva one reads the answer alone)."""
+    return _validate(validators, answer_path, lambda build: () if build.program.language in (
+        "checktestdata", "viva") else (str(input_path),), "answer", time_s, memory_mb, workdir)
+
+
+def _validate(validators: Sequence[Build], path: Path, args_of: Callable[[Build], tuple],
+              checked: str, time_s: float, memory_mb: int,
+              workdir: Path | None) -> ValidationResult:
     rejections = []
     for build in validators:
         if build.verdict is Verdict.SKIP:  # cannot run here: the package's notes say so once
             continue
-        rejection = run_input_validator(build, input_path, tuple(args_for(build.program.name)),
+        rejection = run_input_validator(build, path, args_of(build),
                                         convention=build.program.convention, time_s=time_s,
                                         memory_mb=memory_mb, workdir=workdir)
         if rejection is not None:
-            rejections.append(rejection)
+            rejections.append(replace(rejection, checked=checked))
     return ValidationResult(tuple(rejections))
 
 
-def validate_answer(validators: list[Build] | tuple[Build, ...], input_path: Path,
-                    answer_path: Path, *, time_s: float = 60.0, memory_mb: int = 2048,
-                    workdir: Path | None = None) -> ValidationResult:
-    """Every answer validator on an answer (BAPCtools: `validator input < answer`, 42 valid)."""
-    rejections = []
-    for build in validators:
-        if build.verdict is Verdict.SKIP:
+def validator_arguments(case: TestCase, name: str) -> tuple[str, ...]:
+    """What input validator `name` gets on a case: its group's arguments (given by validator:
+    by its name, else its stem), then the case's `args`."""
+    args = case.validator_args(name)
+    if not args and case.input_validator_args_by_name is not None:
+        args = case.validator_args(Path(name).stem)
+    return args + case.args
+
+
+# -- constraint coverage from testlib's test-overview log ---------------------------------------
+
+_VARIABLE = re.compile(r'^"(.*)":((?: [a-z-]+)*)\s*$')
+
+
+@dataclass(frozen=True)
+class VariableHit:
+    """One variable of one test-overview log: whether a value read equalled each end."""
+
+    name: str
+    min_hit: bool
+    max_hit: bool
+
+
+def parse_overview(text: str) -> tuple[VariableHit, ...]:
+    """The variables of a test-overview log, in its order (other lines read past)."""
+    hits = []
+    for line in text.splitlines():
+        if line.startswith("feature "):
             continue
-        reads_answer_alone = build.program.language in ("checktestdata", "viva")
-        args = () if reads_answer_alone else (str(input_path),)
-        rejection = run_input_validator(build, answer_path, args,
-                                        convention=build.program.convention, time_s=time_s,
-                                        memory_mb=memory_mb, workdir=workdir)
-        if rejection is not None:
-            rejections.append(replace(rejection, checked="answer"))
-    return ValidationResult(tuple(rejections))
+        match = _VARIABLE.match(line)
+        if match is None:
+            continue
+        words = match.group(2).split()
+        hits.append(VariableHit(match.group(1), "min-value-hit" in words,
+                                "max-value-hit" in words))
+    return tuple(hits)
+
+
+def package_coverage(package: Package, validators: Sequence[Build],
+                     inputs: Iterable[tuple[str, str]],
+                     case_for: Callable[[str, Path], TestCase]) -> tuple[BoundCoverage, ...]:
+    """Per variable of the testlib input `validators` (built), how many of `inputs` ((text,
+    group)) hit its lower and upper end; with several validators a row is `validator: variable`.
+    The log names no values, so ranges are unknown (None); see docs/commands.md on coverage."""
+    asked = [b for b in validators if b.ok and speaks_testlib(b.program)]
+    if not asked:
+        return ()
+    low: dict[tuple[str, str], int] = {}
+    high: dict[tuple[str, str], int] = {}
+    with tempfile.TemporaryDirectory(prefix="package-coverage-") as scratch:
+        folder = Path(scratch)
+        path = folder / "input"
+        for text, group in inputs:
+            path.write_text(text, encoding="utf-8")
+            case = case_for(group, path)
+            for build in asked:
+                name = build.program.name
+                overview = input_overview(build, path, validator_arguments(case, name),
+                                          time_s=package.limits.validation_time_s,
+                                          memory_mb=package.limits.validation_memory_mb,
+                                          workdir=folder)
+                if overview.rejection is not None or overview.log is None:
+                    continue
+                for hit in parse_overview(overview.log):
+                    key = (name, hit.name)
+                    low[key] = low.get(key, 0) + hit.min_hit
+                    high[key] = high.get(key, 0) + hit.max_hit
+    order = [b.program.name for b in asked]
+    several = len(asked) > 1
+    return tuple(BoundCoverage(f"{validator}: {variable}" if several else variable, None, None,
+                               None, None, low[(validator, variable)],
+                               high[(validator, variable)])
+                 for validator, variable in sorted(low, key=lambda key: order.index(key[0])))

@@ -9,12 +9,13 @@ aliases in all ("billion laughs"), no alias inside what it names, `MAX_DEPTH`,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from pipeline.packages.errors import PackageError
+from pipeline.errors import PackageError
 
 _Loader: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
 try:
@@ -29,16 +30,16 @@ MAX_DEPTH = 100
 MAX_YAML_BYTES = 16 << 20
 
 
+@dataclass(frozen=True)
 class Lines:
-    """Line numbers of the keys of one YAML document."""
+    """Line numbers of the keys of one YAML document (a key path's, else its nearest parent's)."""
 
-    def __init__(self, lines: dict[tuple[str, ...], int]) -> None:
-        self._lines = lines
+    lines: dict[tuple[str, ...], int]
 
     def __call__(self, *path: str) -> int | None:
         while path:
-            if path in self._lines:
-                return self._lines[path]
+            if path in self.lines:
+                return self.lines[path]
             path = path[:-1]
         return None
 

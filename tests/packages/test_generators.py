@@ -22,7 +22,7 @@ from pipeline.packages.generators import (
     package_recipes,
     polygon_commands,
 )
-from pipeline.packages.groups import case_in_group
+from pipeline.packages.judge import case_in_group
 from pipeline.packages.problem import TextCase
 from pipeline.programs.languages import build_program
 

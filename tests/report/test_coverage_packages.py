@@ -15,8 +15,7 @@ from pathlib import Path
 
 from test_strength import pipeline, strength_of
 
-from pipeline.packages.overview import parse_overview
-from pipeline.packages.validate import speaks_testlib
+from pipeline.packages.validate import parse_overview, speaks_testlib
 from pipeline.programs.program import Program
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "packages"
