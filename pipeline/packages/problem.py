@@ -8,6 +8,7 @@ submissions, judged by its own rules; the recipes are a Polygon package's genera
 
 from __future__ import annotations
 
+import os
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -266,6 +267,7 @@ class Judge:
 
 
 _cache: dict[Path, tuple[Package, str]] = {}
+_stamps: dict[Path, tuple[int, ...] | None] = {}  # the marker as `_cache` last read it
 _build_cache: dict[Path, PackageBuilds] = {}
 # The build of a package's programs under way (started by `_start_builds`), by its folder, and
 # its input validators built alone (`_input_builds`): validating inputs need not wait for the
@@ -276,9 +278,14 @@ _builds_lock = threading.Lock()
 
 
 def _loaded(folder: Path) -> tuple[Package, str]:
+    """The package registered at `folder`, loaded again when its listing (the marker) names
+    other files; the marker read again only when it is another file or was written since."""
+    stamp = _marker_stamp(folder)
+    cached = _cache.get(folder)
+    if cached is not None and stamp is not None and _stamps.get(folder) == stamp:
+        return cached
     marker = read_marker(folder)
     digest = str(sorted(marker.get("files", {}).items()))
-    cached = _cache.get(folder)
     if cached is None or cached[1] != digest:
         package = load_package(folder / "package", build_dir(folder.parent.parent),
                                short_name=folder.name)
@@ -287,7 +294,17 @@ def _loaded(folder: Path) -> tuple[Package, str]:
         with _builds_lock:
             _building.pop(folder, None)
             _input_build_cache.pop(folder, None)
+    _stamps[folder] = stamp
     return cached
+
+
+def _marker_stamp(folder: Path) -> tuple[int, ...] | None:
+    """Which file the marker is and when it was written (None: it cannot be read)."""
+    try:
+        found = os.stat(folder / MARKER)
+    except OSError:
+        return None
+    return found.st_ino, found.st_mtime_ns, found.st_ctime_ns, found.st_size
 
 
 def _builds(folder: Path) -> PackageBuilds:
