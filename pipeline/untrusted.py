@@ -118,15 +118,34 @@ def read_ends(path: Path, limit: int) -> str:
         descriptor = open_regular(path)
     except FileNotFoundError:
         return ""
-    with os.fdopen(descriptor, "rb") as handle:
-        size = os.fstat(descriptor).st_size
-        if size <= 2 * limit:
-            data = handle.read()
-        else:
-            first = handle.read(limit)
-            handle.seek(size - limit)
-            data = first + f"\n{SKIPPED.strip()}\n".encode() + handle.read(limit)
+    try:
+        return ends_of(descriptor, limit)
+    finally:
+        os.close(descriptor)
+
+
+def ends_of(descriptor: int, limit: int) -> str:
+    """`read_ends` of the file open at `descriptor` (read from its start)."""
+    size = os.fstat(descriptor).st_size
+    if size <= 2 * limit:
+        data = read_at(descriptor, size)
+    else:
+        data = (read_at(descriptor, limit) + f"\n{SKIPPED.strip()}\n".encode()
+                + read_at(descriptor, limit, size - limit))
     return data.decode("utf-8", "replace")
+
+
+def read_at(descriptor: int, count: int, offset: int = 0) -> bytes:
+    """`count` bytes of the file open at `descriptor` from `offset` (whatever its own offset),
+    fewer at its end."""
+    chunks = []
+    while count > 0:
+        chunk = os.pread(descriptor, min(count, 1 << 30), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset, count = offset + len(chunk), count - len(chunk)
+    return b"".join(chunks)
 
 
 def _escape(found: re.Match) -> str:

@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -140,20 +138,17 @@ def _skip(case: TestCase, verdict: Verdict, message: str, limits: RunLimits) -> 
 def judge_case(package: Package, submission: Build, case: TestCase, limits: RunLimits,
                workdir: Path, builds: PackageBuilds | None = None,
                isolation: SolverSpec | None = None) -> CaseResult:
-    """Run `submission` on `case` and judge it by the package's rules. `isolation` (the
+    """Run `submission` on `case` and judge it by the package's rules, with the case's files
+    in `workdir` (a folder of its own, made here; the caller removes it). `isolation` (the
     job's spec) gives a batch run its sandbox and stack limit."""
     builds = builds or PackageBuilds()
     if submission.verdict is not None:  # CE, SKIP
         return _skip(case, submission.verdict, submission.message, limits)
-    workdir = Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix="case-", dir=workdir))
-    try:
-        if package.type.interactive:
-            return _interactive(package, submission, case, limits, scratch, builds)
-        return _batch(package, submission, case, limits, scratch, builds, isolation)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    scratch = Path(workdir)
+    scratch.mkdir(parents=True, exist_ok=True)
+    if package.type.interactive:
+        return _interactive(package, submission, case, limits, scratch, builds)
+    return _batch(package, submission, case, limits, scratch, builds, isolation)
 
 
 def _finish(package: Package, case: TestCase, limits: RunLimits, ran: _Pass) -> CaseResult:
@@ -229,7 +224,8 @@ def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
     no regular file. The time counted is the slowest pass's."""
     multi_pass = package.type.multi_pass
     feedback = scratch / "feedback"
-    feedback.mkdir(exist_ok=True)
+    if multi_pass:
+        feedback.mkdir(exist_ok=True)
     input_path, slowest = case.input_path, None
     allowed = package.limits.validation_passes if multi_pass else 1
     for number in range(1, allowed + 1):
@@ -298,9 +294,8 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
         if outcome.verdict is not None:  # ended before its answer was checked (TLE, ...)
             return _Pass(outcome.verdict, None, outcome.error or "", cpu_s, wall_s, rss,
                          timed_out=outcome.verdict is Verdict.TLE)
-        output = scratch / "output"
-        output.write_text(outcome.answer or "", encoding="utf-8")
-        check = _check(package, case, output, scratch, builds, input_path, feedback)
+        check = _check(package, case, outcome.answer or "", scratch, builds, input_path,
+                       feedback)
         return _Pass(check.verdict, check, check.message, cpu_s, wall_s, rss, False,
                      answer=outcome.answer)
 
@@ -316,27 +311,32 @@ def _answer_file(case: TestCase, scratch: Path) -> Path:
     return empty
 
 
-def _check(package: Package, case: TestCase, output: Path, scratch: Path,
+def _check(package: Package, case: TestCase, answer_text: str, scratch: Path,
            builds: PackageBuilds, input_path: Path | None = None,
            feedback: Path | None = None) -> CheckResult:
+    """The submission's answer checked by the package's checker or output validator (which
+    read it from a file), else by the default output validator (in this process)."""
     answer = case.answer_path
     input_path = input_path or case.input_path
     time_s, memory = package.limits.validation_time_s, package.limits.validation_memory_mb
+    args = (*package.output_validator_flags, *case.output_validator_args)
+    if package.checker is None and package.output_validator is None:
+        return default_validate(answer.read_bytes() if answer else b"",
+                                answer_text.encode("utf-8"), args)
+    output = scratch / "output"
+    output.write_text(answer_text, encoding="utf-8")
     if package.checker is not None:
         if builds.checker is None:
             return CheckResult(Verdict.JE, "the package's checker was not built")
         return run_testlib_checker(builds.checker, input_path, output,
                                    _answer_file(case, scratch),
                                    time_s=time_s, memory_mb=memory, workdir=scratch)
-    args = (*package.output_validator_flags, *case.output_validator_args)
-    if package.output_validator is not None:
-        if builds.output_validator is None:
-            return CheckResult(Verdict.JE, "the package's output validator was not built")
-        return run_output_validator(builds.output_validator, input_path,
-                                    _answer_file(case, scratch), output,
-                                    args, time_s=time_s, memory_mb=memory, workdir=scratch,
-                                    feedback_dir=feedback)
-    return default_validate(answer.read_bytes() if answer else b"", output.read_bytes(), args)
+    if builds.output_validator is None:
+        return CheckResult(Verdict.JE, "the package's output validator was not built")
+    return run_output_validator(builds.output_validator, input_path,
+                                _answer_file(case, scratch), output,
+                                args, time_s=time_s, memory_mb=memory, workdir=scratch,
+                                feedback_dir=feedback)
 
 
 def _interactive(package: Package, submission: Build, case: TestCase, limits: RunLimits,

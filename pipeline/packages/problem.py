@@ -8,6 +8,7 @@ submissions, judged by its own rules; the recipes are a Polygon package's genera
 
 from __future__ import annotations
 
+import os
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -272,16 +273,32 @@ class _Loaded:
 
 
 _cache: dict[Path, _Loaded] = {}
+_stamps: dict[Path, tuple[int, ...] | None] = {}  # the marker as `_cache` last read it
 _builds_lock = threading.Lock()
 
 
 def _loaded(folder: Path) -> _Loaded:
-    digest = str(sorted(read_marker(folder).get("files", {}).items()))
+    """The package registered at `folder`, loaded again when its listing (the marker) names
+    other files; the marker read again only when it is another file or was written since."""
+    stamp = _marker_stamp(folder)
     cached = _cache.get(folder)
+    if cached is not None and stamp is not None and _stamps.get(folder) == stamp:
+        return cached
+    digest = str(sorted(read_marker(folder).get("files", {}).items()))
     if cached is None or cached.digest != digest:
         cached = _cache[folder] = _Loaded(load_package(
             folder / "package", build_dir(folder.parent.parent), short_name=folder.name), digest)
+    _stamps[folder] = stamp
     return cached
+
+
+def _marker_stamp(folder: Path) -> tuple[int, ...] | None:
+    """Which file the marker is and when it was written (None: it cannot be read)."""
+    try:
+        found = os.stat(folder / MARKER)
+    except OSError:
+        return None
+    return found.st_ino, found.st_mtime_ns, found.st_ctime_ns, found.st_size
 
 
 def _builds(folder: Path) -> PackageBuilds:

@@ -7,8 +7,9 @@ the package (found by `stress`) is judged as a case of its group with its stored
 from __future__ import annotations
 
 import contextlib
+import itertools
+import os
 import shutil
-import tempfile
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -64,6 +65,7 @@ class LoadedPackage(Protocol):
 
 
 _submissions: dict[tuple[Path, str], Build] = {}
+_judged = itertools.count()  # the jobs judged in this process (each in a folder of its own)
 _cases_by_input: dict[Path, tuple[Package, dict[str, TestCase]]] = {}
 # (package, submission, limit) that ran out of time at the high end in this process: TLE at
 # either limit whatever their other cases do, so those are stopped at the judged limit.
@@ -189,7 +191,8 @@ def judge_external(job: Job, problem: LoadedPackage) -> Outcome:
 def _judge(job: Job, problem: LoadedPackage, package: Package, build: Build,
            limits: RunLimits, isolation: SolverSpec | None = None) -> Outcome:
     # In the worker's own scratch folder, which goes with the worker however it ends.
-    scratch = Path(tempfile.mkdtemp(prefix="judge-", dir=scratch_root()))
+    scratch = scratch_root() / f"judge-{next(_judged)}"
+    scratch.mkdir()
     try:
         case = package_case(problem, job.input)
         if case is None:
@@ -197,7 +200,11 @@ def _judge(job: Job, problem: LoadedPackage, package: Package, build: Build,
         result = judge_case(package, build, case, limits, scratch / "work", problem.builds(),
                             isolation=isolation)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        try:  # what a batch run judged in this process leaves: two empty folders
+            os.rmdir(scratch / "work")
+            os.rmdir(scratch)
+        except OSError:
+            shutil.rmtree(scratch, ignore_errors=True)
     return outcome_of(job, result)
 
 

@@ -43,7 +43,13 @@ from pipeline.programs.launcher import (
     read_result,
     sandbox_template,
 )
-from pipeline.programs.processes import CLOCK_TICKS, NextChildNamespace, end_sessions, proc_stats
+from pipeline.programs.processes import (
+    CLOCK_TICKS,
+    NextChildNamespace,
+    end_sessions,
+    proc_stats,
+    stat_fields,
+)
 
 MB = 1024 * 1024
 # How long past the wall-clock cap the caller waits for the launcher before stopping it.
@@ -135,13 +141,29 @@ def settings_kept() -> Iterator[None]:
 
 def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
     """What of a data folder no program sees: all but its builds and the problems' package
-    copies (validators read answer files there; `external.hide_from_submissions`)."""
+    copies (validators read answer files there; `external.hide_from_submissions`). Kept
+    while the folder is the same and its entries unchanged (its modification time)."""
+    try:
+        found = os.stat(data_dir)
+    except OSError:
+        return ()
+    key, stamp = os.fspath(data_dir), (found.st_dev, found.st_ino, found.st_mtime_ns)
+    kept = _data_hidden.get(key)
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
     real = os.path.realpath(data_dir)
     try:
         entries = sorted(os.listdir(real))
     except OSError:
         return ()
-    return tuple(os.path.join(real, e) for e in entries if e not in KEPT_IN_DATA)
+    hidden = tuple(os.path.join(real, e) for e in entries if e not in KEPT_IN_DATA)
+    if len(_data_hidden) > 64:
+        _data_hidden.clear()
+    _data_hidden[key] = (stamp, hidden)
+    return hidden
+
+
+_data_hidden: dict[str, tuple[tuple[int, int, int], tuple[str, ...]]] = {}
 
 
 def use_sandbox(enabled: bool | None) -> None:
@@ -214,6 +236,33 @@ def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """The paths under /tmp a program's command names (each that exists, a file's folder in
     its place), which its private /tmp shows read-only; also joined to an option
     (`-I/tmp/inc`, `-Wl,-rpath,/tmp/lib`) or in a list (`-cp /tmp/a.jar:/tmp/b`)."""
+    return _named_under_tmp(argv)[0]
+
+
+def _bound(argv: list[str], shown: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """What a sandboxed program's /tmp shows read-only (`start`'s -b): `shown`, the paths its
+    command names (`shown_under_tmp`) and the pipeline's Python. Kept per command while those
+    paths exist, when every path under /tmp it names existed: a worker runs one command on
+    hundreds of cases."""
+    key = (tuple(argv), tuple(shown), os.environ.get("PATH"))
+    kept = _bound_kept.get(key)
+    if kept is not None and all(os.path.exists(path) for path in kept[1]):
+        return kept[0]
+    named, complete = _named_under_tmp(argv)
+    bound = _outermost([*shown, *named, *pipeline_python()])
+    if complete:
+        if len(_bound_kept) > 256:
+            _bound_kept.clear()
+        _bound_kept[key] = (bound, named)
+    return bound
+
+
+_bound_kept: dict[tuple, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _named_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[tuple[str, ...], bool]:
+    """`shown_under_tmp`, and whether every path under /tmp the command names exists."""
+    complete = True
     shown: list[str] = []
     words = [shutil.which(argv[0]) or argv[0], *argv[1:]] if argv else []
     words += _interpreter(words[0]) if words else []
@@ -222,11 +271,14 @@ def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
             # Both the path as named (it may pass through a link: `.../gen/gen.py` where `gen`
             # links to its build) and where it really is.
             for path in dict.fromkeys((os.path.abspath(part), os.path.realpath(part))):
-                if not path.startswith("/tmp/") or not os.path.exists(path):
+                if not path.startswith("/tmp/"):
+                    continue
+                if not os.path.exists(path):
+                    complete = False
                     continue
                 folder = os.path.dirname(path)
                 shown.append(path if os.path.isdir(path) or folder == "/tmp" else folder)
-    return _outermost(shown)
+    return _outermost(shown), complete
 
 
 def _paths_named(word: str) -> list[str]:
@@ -494,7 +546,7 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
                 setup_error="the sandbox needs the launcher, and there is none"))
         return _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s,
                                  release_stdio)
-    command = [str(launcher), "-P", str(_own_pidfd()), "-d", os.path.realpath(workdir),
+    command = [str(launcher), "-d", os.path.realpath(workdir),
                "-a", str((limits.memory_mb or 0) * MB), "-s", str((limits.stack_mb or 0) * MB),
                "-f", str(limits.file_bytes or 0), *(["-X"] if limits.truncate_output else []),
                "-c", str(max(1, round(limits.cpu_s * 1000)) if limits.cpu_s else 0),
@@ -510,9 +562,8 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
         except (SandboxError, OSError) as error:
             return Started(None, True, wall_s, early=Measured(
                 setup_error=f"cannot build the sandbox: {error}"))
-        command += ["-M", str(fds[0]), "-N", str(fds[1]),
-                    "-W", str(limits.written_bytes or limits.file_bytes or 64 * MB)]
-        for path in _outermost([*shown, *shown_under_tmp(argv), *pipeline_python()]):
+        command += ["-W", str(limits.written_bytes or limits.file_bytes or 64 * MB)]
+        for path in _bound(argv, shown):
             command += ["-b", path]
         for path in writable:
             command += ["-B", os.path.realpath(path)]
@@ -520,23 +571,50 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
             command += ["-K", os.path.realpath(path)]
     _reap_exiting()
     result_read, result_write = os.pipe2(os.O_CLOEXEC)
-    command += ["-D", str(result_write), "--", *argv]
-    entered = _namespace.enter()
+    null = -1
     try:
-        process = subprocess.Popen(command, stdin=stdin, stdout=stdout, stderr=stderr, env=env,
-                                   start_new_session=True, close_fds=True,
-                                   pass_fds=(*fds, _own_pidfd(), result_write))
+        stdio = []
+        for stream in (stdin, stdout, stderr):
+            if stream == subprocess.DEVNULL:
+                if null < 0:
+                    null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+                stream = null
+            stdio.append(stream if stream is None or isinstance(stream, int)
+                         else stream.fileno())
+        passed = (_own_pidfd(), result_write, *fds)
+        # Each descriptor the launcher gets lands above every one named here, so that no
+        # copy overwrites one still to be copied; its stdio by way of one such copy too.
+        top = max(2, *passed, *(fd for fd in stdio if fd is not None))
+        given = [top + 1 + index for index in range(len(passed) + 3)]
+        actions = [(os.POSIX_SPAWN_DUP2, fd, to) for fd, to in zip(passed, given)]
+        for number, fd in enumerate(stdio):
+            if fd is not None:
+                staged = given[len(passed) + number]
+                actions += [(os.POSIX_SPAWN_DUP2, fd, staged),
+                            (os.POSIX_SPAWN_DUP2, staged, number)]
+        options = ["-P", str(given[0]), "-D", str(given[1])]
+        if fds:
+            options += ["-M", str(given[2]), "-N", str(given[3])]
+        command[1:1] = options
+        entered = _namespace.enter()
+        try:
+            # The launcher closes every other descriptor it is given (a spawn closes none).
+            pid = os.posix_spawn(command[0], [*command, "--", *argv], env,
+                                 file_actions=actions, setsid=True,
+                                 setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
+        finally:
+            if entered:
+                _namespace.leave()
     except OSError as error:
         os.close(result_read)
         return Started(None, True, wall_s, early=Measured(
             setup_error=f"cannot start the launcher {launcher}: {error}"))
     finally:
-        if entered:
-            _namespace.leave()
         os.close(result_write)
-    process.returncode = 0  # reaped here, not by subprocess
-    ChildTracker.running[process.pid] = True
-    return Started(process.pid, True, wall_s, result_read, time.perf_counter())
+        if null >= 0:
+            os.close(null)
+    ChildTracker.running[pid] = True
+    return Started(pid, True, wall_s, result_read, time.perf_counter())
 
 
 def finish(started: Started, stop_after_s: float | None = None) -> Measured:
@@ -651,16 +729,55 @@ def tree_times(root: int | None) -> tuple[float, float]:
 
 
 def trees_times(roots: list[int]) -> dict[int, tuple[float, float]]:
-    """`tree_times` of each of `roots`, from one look at /proc."""
-    stats = proc_stats()
-    return {root: _times(root, stats) for root in roots}
+    """`tree_times` of each of `roots` (processes that run contained programs, a pool's
+    workers): from the processes of its pids cgroup (`process_cgroup`: it and all it
+    started), else from one look at all of /proc."""
+    found, stats = {}, None
+    for root in roots:
+        members = _cgroup_members(root)
+        if members is None:
+            stats = stats if stats is not None else proc_stats()
+            found[root] = _times(root, stats)
+        else:
+            found[root] = _sum_times(members, stat_fields)
+    return found
+
+
+def _cgroup_members(root: int) -> list[int] | None:
+    """The processes in the pids cgroup process `root` made for itself (`process_cgroup`),
+    `root` among them; None when it has none."""
+    global _hierarchy
+    if _hierarchy is None:
+        own = _pids_hierarchy()
+        _hierarchy = re.sub(r"(/gamebench-\d+)+$", "", own) if own is not None else ""
+    if not _hierarchy:
+        return None
+    try:
+        with open(f"{_hierarchy}/gamebench-{root}/cgroup.procs", "rb") as handle:
+            members = [int(pid) for pid in handle.read().split()]
+    except (OSError, ValueError):
+        return None
+    return members if root in members else None
+
+
+_hierarchy: str | None = None  # where the pids cgroups are ("": nowhere)
+
+
 
 
 def _times(root: int, stats: dict[int, list[bytes]]) -> tuple[float, float]:
+    return _sum_times(descendants(root, stats), stats.get)
+
+
+def _sum_times(pids: list[int], fields_of: Callable[[int], list[bytes] | None]
+               ) -> tuple[float, float]:
+    """The CPU seconds (with the children they reaped) and waits for a core of `pids`."""
     cpu = waited = 0.0
-    for pid in descendants(root, stats):
-        cpu += sum(int(stats[pid][i]) for i in (11, 12, 13, 14)) / CLOCK_TICKS
-        waited += waited_s(pid)
+    for pid in pids:
+        fields = fields_of(pid)
+        if fields is not None:
+            cpu += sum(int(fields[i]) for i in (11, 12, 13, 14)) / CLOCK_TICKS
+            waited += waited_s(pid)
     return cpu, waited
 
 

@@ -22,7 +22,7 @@ from pipeline.programs import contained
 from pipeline.programs.contained import ChildTracker, Limits, Measured  # noqa: F401 (the worker's)
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.programs.processes import become_subreaper
-from pipeline.untrusted import excerpt, read_ends
+from pipeline.untrusted import ends_of, excerpt, read_at
 from pipeline.verdicts import Verdict
 
 STDERR_KEEP = 2000  # bytes read of each end of a program's stderr (`read_ends`)
@@ -105,6 +105,7 @@ def prepare_worker() -> None:
 
 
 _hidden_from_submissions: list[str] = []
+_hidden_as_named: set[str] = set()  # the paths given to `hide_from_submissions`, as given
 
 
 def _forget_in_a_child() -> None:
@@ -112,6 +113,7 @@ def _forget_in_a_child() -> None:
     global _scratch, _cases_run
     _scratch, _cases_run = None, 0
     _hidden_from_submissions.clear()
+    _hidden_as_named.clear()
 
 
 os.register_at_fork(after_in_child=_forget_in_a_child)
@@ -120,9 +122,13 @@ os.register_at_fork(after_in_child=_forget_in_a_child)
 def hide_from_submissions(path: str | Path) -> None:
     """Hide `path` (a package's folder: its answers and validators) from the programs judged
     in this process, besides what `contained.hidden_paths` hides from every program."""
+    named = os.fspath(path)
+    if named in _hidden_as_named:  # hidden already (where it leads now was hidden then)
+        return
     real = os.path.realpath(path)
     if real not in _hidden_from_submissions:
         _hidden_from_submissions.append(real)
+    _hidden_as_named.add(named)
 
 
 def submission_hidden() -> tuple[str, ...]:
@@ -132,25 +138,50 @@ def submission_hidden() -> tuple[str, ...]:
 def run_external(job: Job) -> Outcome:
     global _cases_run
     _cases_run += 1
-    private = scratch_root() / f"case-{_cases_run}"  # a new folder per case, never reused
-    workdir = private / "work"
-    workdir.mkdir(parents=True)
+    private = os.path.join(scratch_root(), f"case-{_cases_run}")  # new per case, never reused
+    os.makedirs(os.path.join(private, "work"))
+    theirs: list[int] = []  # the program's stdin, stdout and stderr
+    ours: list[int] = []  # what it writes is read through these, opened before it ran
     measured: Measured | None = None
     started: contained.Started | None = None
     spec = job.solver
     try:
-        (private / "input").write_text(job.input, encoding="utf-8")
-        with open(private / "input", "rb") as stdin, open(private / "stdout", "wb") as stdout, \
-                open(private / "stderr", "wb") as stderr:
-            started = contained.start(
-                spec.argv, stdin=stdin, stdout=stdout, stderr=stderr, workdir=workdir,
-                limits=limits_of(spec), sandbox=spec.sandbox, shown=spec.visible,
-                hidden=submission_hidden() + spec.hidden)
+        with open(os.path.join(private, "input"), "xb") as handle:
+            handle.write(job.input.encode("utf-8"))
+        for name, flags in (("input", os.O_RDONLY), ("stdout", os.O_WRONLY | os.O_CREAT),
+                            ("stderr", os.O_WRONLY | os.O_CREAT)):
+            theirs.append(os.open(os.path.join(private, name), flags | os.O_CLOEXEC, 0o666))
+        ours.extend(os.open(os.path.join(private, name), os.O_RDONLY | os.O_CLOEXEC)
+                    for name in ("stdout", "stderr"))
+        started = contained.start(
+            spec.argv, stdin=theirs[0], stdout=theirs[1], stderr=theirs[2],
+            workdir=Path(private, "work"), limits=limits_of(spec), sandbox=spec.sandbox,
+            shown=spec.visible, hidden=submission_hidden() + spec.hidden)
+        _close(theirs)  # the launcher holds its copies
         measured = _finish(started, spec)
-        return _classify(job, private, measured)
+        return _classify(job, ours[0], ours[1], measured)
     finally:
         if measured is None and started is not None:  # it failed midway: end the program
             contained.stop(started)
+        _close(theirs + ours)
+        _remove_case(private)
+
+
+def _close(descriptors: list[int]) -> None:
+    for fd in descriptors:
+        os.close(fd)
+    descriptors.clear()
+
+
+def _remove_case(private: str) -> None:
+    """Remove a case's folder: its three files and its working folder, empty unless the
+    program wrote there (sandboxed, it writes a tmpfs of its own instead)."""
+    try:
+        for name in ("input", "stdout", "stderr"):
+            os.unlink(os.path.join(private, name))
+        os.rmdir(os.path.join(private, "work"))
+        os.rmdir(private)
+    except OSError:
         shutil.rmtree(private, ignore_errors=True)
 
 
@@ -199,7 +230,9 @@ def _signal_reason(number: int, spec: SolverSpec) -> str:
     return f"signal {number} ({name})"
 
 
-def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
+def _classify(job: Job, out_fd: int, err_fd: int, measured: Measured) -> Outcome:
+    """The outcome of a run that ended as `measured`, from descriptors of the files of its
+    stdout and stderr."""
     spec = job.solver
     if measured.setup_error is not None:
         return Outcome(job.key, Verdict.RE, error=f"the launcher could not run the case: "
@@ -214,8 +247,8 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
     assert measured.rss_kb is not None
     code = os.waitstatus_to_exitcode(measured.status)
     cpu_ms, rss_kb = measured.cpu_ms, measured.rss_kb
-    stderr = read_ends(private / "stderr", STDERR_KEEP)
-    out_size = (private / "stdout").stat().st_size
+    stderr = ends_of(err_fd, STDERR_KEEP)
+    out_size = os.fstat(out_fd).st_size
     common: dict[str, Any] = dict(wall_ms=measured.wall_ms, cpu_ms=cpu_ms, peak_rss_kb=rss_kb,
                                   exit_code=code)
     if measured.killed == "cpu" or code == -signal.SIGXCPU or cpu_ms > spec.timeout_s * 1000:
@@ -241,5 +274,5 @@ def _classify(job: Job, private: Path, measured: Measured) -> Outcome:
                            f"{excerpt(stderr, 200)}", **common)
         reason = _signal_reason(-code, spec) if code < 0 else f"exit code {code}"
         return Outcome(job.key, Verdict.RE, error=f"{reason}: {excerpt(stderr)}", **common)
-    answer = (private / "stdout").read_bytes().decode("utf-8", "replace")
+    answer = read_at(out_fd, out_size).decode("utf-8", "replace")
     return Outcome(job.key, answer=answer, **common)

@@ -853,8 +853,46 @@ static void join_cgroup(void) {
     close(fd);
 }
 
+/* Closes every descriptor but stdin, stdout, stderr and those the options name (-P, -D, -M,
+ * -N): a caller that spawns this launcher without closing its own descriptors first (a
+ * worker does, with posix_spawn) leaks none of them to the program or keeps none open here. */
+static void close_others(void) {
+    int keep[4] = {opt.parent_fd, opt.done_fd, opt.mount_fd, opt.net_fd};
+    for (int i = 1; i < 4; i++) /* sorted, -1 (none) first */
+        for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+            int swap = keep[j];
+            keep[j] = keep[j - 1];
+            keep[j - 1] = swap;
+        }
+    unsigned int from = 3;
+    for (int i = 0; i <= 4; i++) {
+        unsigned int to = i < 4 ? (unsigned int)keep[i] : ~0U; /* close [from, to) */
+        if (i < 4 && (keep[i] < 3 || to < from)) continue;
+        if (to > from) {
+#ifdef SYS_close_range /* Linux 5.9 */
+            if (syscall(SYS_close_range, from, to - 1, 0) == 0) {
+                from = to + 1;
+                continue;
+            }
+#endif
+            DIR *dir = opendir("/proc/self/fd"); /* else one by one */
+            struct dirent *entry;
+            while (dir && (entry = readdir(dir))) {
+                long fd = strtol(entry->d_name, NULL, 10);
+                if (entry->d_name[0] >= '0' && entry->d_name[0] <= '9' && fd >= from &&
+                    (i == 4 || fd < (long)to) && fd != dirfd(dir))
+                    close((int)fd);
+            }
+            if (dir) closedir(dir);
+        }
+        from = to + 1;
+        if (i == 4) break;
+    }
+}
+
 int main(int argc, char **argv) {
     parse(argc, argv);
+    close_others();
     sigemptyset(&handled);
     sigaddset(&handled, SIGCHLD);
     sigaddset(&handled, SIGTERM);

@@ -349,10 +349,18 @@ class LocalPoolExecutor:
         arrived = arrivals.take()
         if arrived is None:
             return False
+        ranks: dict[int, int] = {}  # id of a batch -> its rank, each asked once here
+
+        def rank_of(batch: list[Job]) -> int:
+            rank = ranks.get(id(batch))
+            if rank is None:
+                rank = ranks[id(batch)] = arrivals.rank(batch[0])
+            return rank
+
         for batch in arrived:
-            rank = arrivals.rank(batch[0])
+            rank = rank_of(batch)
             index = len(pending)
-            while index > 0 and arrivals.rank(pending[index - 1][0]) > rank:
+            while index > 0 and rank_of(pending[index - 1]) > rank:
                 index -= 1
             pending.insert(index, batch)
         return True
@@ -452,8 +460,8 @@ class LocalPoolExecutor:
                 break
             self._assign(self._idle() or self._start_worker(), batch)
             busy += 1
-        if self.grow_to <= self.size or not pending:
-            return
+        if self.grow_to <= self.size or not pending or pending[0][0].solver.kind == "stage":
+            return  # (a built-in stage's batch never grows the pool: `may_grow`)
         if self._demand_reading is not None and \
                 time.monotonic() - self._demand_reading[0] < GROW_WINDOW_S:
             return

@@ -262,3 +262,21 @@ def test_the_nightly_judges_a_registered_package_as_it_is_on_disk(tmp_path):
     assert broken.returncode == 1, broken.stdout + broken.stderr
     assert "no longer loads" in broken.stdout and "problem.yaml" in broken.stdout
     assert "its copy registered before was judged" in broken.stdout
+
+
+def test_a_worker_judges_a_package_registered_again_as_it_is_now(tmp_path):
+    """A worker finds each job's problem without looking through every problem folder, yet
+    a package registered again meanwhile (a test case added) is the one it judges with."""
+    from packagekit import problems_of
+
+    from pipeline.packages.registry import register
+    from pipeline.run.worker import judged_problem
+
+    data = tmp_path / "data"
+    package = tiny_kattis(tmp_path / "tiny")
+    register(package, data)
+    with problems_of(data):
+        assert len(judged_problem("tiny").load().cases) == 3
+        write_tree(package, {"data/secret/03.in": "4 5\n", "data/secret/03.ans": "9\n"})
+        register(package, data)
+        assert len(judged_problem("tiny").load().cases) == 4

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -376,6 +377,45 @@ def test_what_workers_want_is_their_cpu_time_and_their_waits_for_a_core():
             process.kill()
             process.wait()
     assert computing > 0.7 and sleeping < 0.1
+
+
+def test_a_workers_tree_is_read_from_its_pids_cgroup_as_from_all_of_proc():
+    """A process that made its pids cgroup (as a worker does before its first program) is
+    measured from that cgroup's processes: the same CPU time and processes as a walk of every
+    process's parent finds, however many other processes the machine runs."""
+    from pipeline.programs import contained
+    from pipeline.programs.processes import proc_stats
+
+    worker = ("import subprocess, sys, time\n"
+              "from pipeline.programs import contained\n"
+              "if contained.process_cgroup() is None: print('none', flush=True); sys.exit()\n"
+              "child = subprocess.Popen([sys.executable, '-c', "
+              "'import time\\nend = time.process_time() + 0.2\\n"
+              "while time.process_time() < end: pass\\nprint(flush=True)\\ntime.sleep(60)'],"
+              " stdout=subprocess.PIPE)\n"
+              "child.stdout.readline()\n"
+              "print(child.pid, flush=True)\n"
+              "time.sleep(60)\n")
+    root = subprocess.Popen([sys.executable, "-c", worker], stdout=subprocess.PIPE, text=True)
+    said: list[str] = []
+    try:
+        said = root.stdout.readline().split()
+        if said == ["none"]:
+            pytest.skip("no pids cgroup here")
+        child = int(said[0])
+        members = contained._cgroup_members(root.pid)
+        walked = contained.descendants(root.pid, proc_stats())
+        assert members is not None and sorted(members) == sorted(walked)
+        assert child in members
+        (cpu, _), = contained.trees_times([root.pid]).values()
+        assert cpu == contained._times(root.pid, proc_stats())[0]
+        assert cpu >= 0.15  # the child's 0.2 s of computing (it is still running) counted
+    finally:
+        root.kill()
+        root.wait()
+        if said and said != ["none"]:
+            os.kill(int(said[0]), signal.SIGKILL)
+    assert contained._cgroup_members(root.pid) is None  # gone: nothing read from it
 
 
 def test_a_pool_let_grow_gives_every_job_one_outcome(tmp_path):

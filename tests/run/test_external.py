@@ -11,6 +11,7 @@ import os
 import secrets
 import signal
 import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -227,6 +228,32 @@ def test_each_case_runs_in_a_fresh_empty_temporary_directory(pool, tmp_path, mon
     assert first["cwd"] != second["cwd"]
     assert (first["stdin"], second["stdin"]) == ("1 2\n", "3 4\n")
     assert not (tmp_path / "litter.txt").exists()
+
+
+def test_output_files_swapped_for_links_are_not_read_through_them(pool, tmp_path):
+    """Unsandboxed, a program may replace the files its stdout and stderr went to (in the
+    folder above its own) by links to a file of the user's: what it wrote is read all the
+    same, never what the links lead to."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the user's private file\n")
+    swapper = tmp_path / "swapper.py"
+    swapper.write_text(
+        "import os, sys\n"
+        "print('mine', flush=True)\n"
+        "print('oops', file=sys.stderr, flush=True)\n"
+        "case = os.path.dirname(os.getcwd())\n"
+        "for name in ('stdout', 'stderr'):\n"
+        "    os.unlink(os.path.join(case, name))\n"
+        f"    os.symlink({str(secret)!r}, os.path.join(case, name))\n"
+        "sys.exit(3)\n")
+    outcome = run_one(pool, external((sys.executable, str(swapper))))
+    assert outcome.verdict == Verdict.RE and "exit code 3: oops" in outcome.error
+    assert "private" not in outcome.error
+    kept = tmp_path / "kept.py"
+    kept.write_text(swapper.read_text().replace("sys.exit(3)", "sys.exit(0)"))
+    answered = run_one(pool, external((sys.executable, str(kept))))
+    assert (answered.verdict, answered.answer) == (None, "mine\n")
+    assert secret.read_text() == "the user's private file\n"
 
 
 def test_the_program_gets_a_clean_environment(pool, monkeypatch):

@@ -58,3 +58,34 @@ def test_without_a_compiler_there_is_no_launcher_and_the_reason_is_given(tmp_pat
     assert problem.startswith("the launcher cannot be built: $CC names ")
     assert "which is not on PATH" in problem
     assert not [p for p in tmp_path.iterdir() if not p.name.startswith(".")]
+
+
+def test_a_contained_program_holds_no_descriptor_of_its_caller_but_its_stdio(tmp_path):
+    """The launcher is spawned without its caller's descriptors closed first: it closes every
+    one but those its options name, so a descriptor of the caller's that a child would
+    inherit (a pipe, the worker's end of its connection) reaches neither it nor the program,
+    sandboxed or not."""
+    from pipeline.programs import contained
+    from pipeline.programs.launcher import launcher_path
+
+    if launcher_path() is None:
+        return  # without the launcher a program is started with its caller's closed
+    lister = "import os\nprint(sorted(int(fd) for fd in os.listdir('/proc/self/fd')))\n"
+    read, write = os.pipe()
+    os.set_inheritable(read, True)
+    os.set_inheritable(write, True)
+    try:
+        for sandbox in ((False, True) if os.geteuid() == 0 else (False,)):
+            work = tmp_path / f"work-{sandbox}"
+            work.mkdir()
+            with open(tmp_path / f"out-{sandbox}", "wb") as stdout, \
+                    open(tmp_path / f"err-{sandbox}", "wb") as stderr:
+                done = contained.run([sys.executable, "-c", lister], stdin=read, stdout=stdout,
+                                     stderr=stderr, workdir=work, sandbox=sandbox,
+                                     limits=contained.Limits(cpu_s=10, wall_s=30))
+            assert done.exit_code == 0, (done, (tmp_path / f"err-{sandbox}").read_text())
+            seen = (tmp_path / f"out-{sandbox}").read_text().strip()
+            assert seen == "[0, 1, 2, 3]", seen  # (3: the folder os.listdir reads)
+    finally:
+        os.close(read)
+        os.close(write)

@@ -184,6 +184,53 @@ def test_a_program_runs_sandboxed_with_hundreds_of_paths_hidden_and_sees_none(tm
         shutil.rmtree(outside, ignore_errors=True)
 
 
+def test_a_path_under_tmp_a_command_names_is_shown_once_it_exists(tmp_path):
+    """What a command names under /tmp is worked out once per command and kept while it
+    exists, unless a path it names is missing: that one is shown to the first run after it
+    appears (a folder removed since is looked for again too)."""
+    from pipeline.programs import contained
+
+    folder = tmp_path / "later"
+    named = folder / "data.txt"
+    reader = "import sys\ntry:\n    print(open(sys.argv[1]).read().strip())\n" \
+             "except OSError:\n    print('-')\n"
+
+    def seen(name: str) -> str:
+        work = tmp_path / f"work-{name}"
+        work.mkdir()
+        with open(tmp_path / name, "wb") as stdout:
+            done = contained.run([sys.executable, "-c", reader, str(named)],
+                                 stdin=subprocess.DEVNULL, stdout=stdout,
+                                 stderr=subprocess.DEVNULL, workdir=work,
+                                 limits=contained.Limits(cpu_s=10, wall_s=30), sandbox=True)
+        assert done.setup_error is None and done.exit_code == 0, done
+        return (tmp_path / name).read_text().strip()
+
+    assert seen("missing") == "-"
+    folder.mkdir()
+    named.write_text("shown\n")
+    assert seen("there") == "shown" and seen("again") == "shown"
+    shutil.rmtree(folder)
+    assert seen("removed") == "-"
+    folder.mkdir()
+    named.write_text("back\n")
+    assert seen("back") == "back"
+
+
+def test_an_entry_made_in_a_data_folder_is_hidden_from_then_on(tmp_path):
+    """`data_folder_hidden` is kept while the folder's entries are unchanged: a table made
+    after a first look is among the next look's."""
+    data = tmp_path / "data"
+    (data / "cases").mkdir(parents=True)
+    (data / "build").mkdir()
+    first = data_folder_hidden(data)
+    assert first == (str(data / "cases"),) and data_folder_hidden(data) is first
+    (data / "results").mkdir()
+    assert data_folder_hidden(data) == (str(data / "cases"), str(data / "results"))
+    (data / "cases").rmdir()
+    assert data_folder_hidden(data) == (str(data / "results"),)
+
+
 def test_what_appears_in_a_hidden_data_folder_after_a_program_ran_is_hidden_from_the_next(
         tmp_path, monkeypatch):
     """What is hidden is worked out once and kept while the folders it depends on are as they
