@@ -13,7 +13,7 @@ with `shared_builds` uses it too. What is shared is only what a module's
 own fixtures of module or session scope build (a Dask cluster, the README's workspace, a
 corpus): the tests of such a module are kept on one xdist worker (`xdist_group` by module),
 so it is built once, not once per worker. A conftest's fixture that is as costly (the package
-tests' `report`, which judges whole packages) says so with `suitekit.one_worker`, and the
+tests' `package_run`, which judges whole packages) says so with `suitekit.one_worker`, and the
 tests that use it are kept on one worker likewise.
 """
 

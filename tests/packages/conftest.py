@@ -2,19 +2,20 @@
 
 Every fixture package under tests/fixtures/packages is real: real sources compiled with gcc/g++,
 Python run with this interpreter, testlib.h vendored in the Polygon package. Builds go to one
-session cache (`build_dir` of tests/conftest.py, so each program compiles once); `report(name)`
-judges a whole fixture once per session, as `pipeline run` judges it, and is shared by the tests
-that read its results.
+session cache (`build_dir` of tests/conftest.py, so each program compiles once);
+`package_run(name)` judges a whole fixture once per session by a real `pipeline run` process,
+and `report(name)` is what that run made of it, shared by the tests that read its results.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from packagekit import FIXTURES, judged_by_run, snapshot
+from packagekit import FIXTURES, RunJudged, judged_in, pipeline, snapshot
 from suitekit import one_worker, share_builds
 
 from pipeline.programs import contained
@@ -46,20 +47,48 @@ def copy_fixture(tmp_path):
     return copy
 
 
+@dataclass(frozen=True)
+class PackageRun:
+    """A fixture package's copy (`package`) ingested into a data folder of its own (`data`)
+    and judged whole by `pipeline --data-dir DATA run --problem NAME` (`done`, the process)."""
+
+    package: Path
+    data: Path
+    done: subprocess.CompletedProcess
+
+
 @pytest.fixture(scope="session")
 @one_worker  # its tests on one xdist worker: each package judged once, not once per worker
-def report(tmp_path_factory, build_dir):
-    """report(name) -> the fixture package ingested and judged by `pipeline run`
-    (`packagekit.RunJudged`), made once; every fixture in one data folder, whose builds are the
-    session's (`share_builds`)."""
-    made = {}
-    folder = tmp_path_factory.mktemp("judged")
-    share_builds(folder / "data", build_dir)
+def package_run(tmp_path_factory, build_dir):
+    """package_run(name) -> the fixture package ingested and judged whole by real `pipeline`
+    processes (`PackageRun`), made once per session, in a data folder of its own whose builds
+    are the session's (`share_builds`). Its tests only read it."""
+    made: dict[str, PackageRun] = {}
+    folder = tmp_path_factory.mktemp("package-runs")
 
-    def get(name: str):
+    def get(name: str) -> PackageRun:
         if name not in made:
-            shutil.copytree(FIXTURES / name, folder / name)
-            made[name] = judged_by_run(folder / name, folder / "data")
+            package = folder / name / name
+            data = share_builds(folder / name / "data", build_dir)
+            shutil.copytree(FIXTURES / name, package)
+            ingested = pipeline(data, "ingest", str(package))
+            assert ingested.returncode == 0, ingested.stdout + ingested.stderr
+            made[name] = PackageRun(package, data, pipeline(data, "run", "--problem", name))
+        return made[name]
+    return get
+
+
+@pytest.fixture(scope="session")
+def report(package_run):
+    """report(name) -> what the session's `pipeline run` of the fixture package (`package_run`)
+    made of its submissions (`packagekit.RunJudged`, from the data folder it stored them in)."""
+    made: dict[str, RunJudged] = {}
+
+    def get(name: str) -> RunJudged:
+        if name not in made:
+            run = package_run(name)
+            assert run.done.returncode == 0, run.done.stdout + run.done.stderr
+            made[name] = judged_in(run.data, name)
         return made[name]
     return get
 

@@ -9,24 +9,32 @@ from __future__ import annotations
 import io
 import os
 import subprocess
+import sys
 import tarfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from benchmarks.contests import extract_present
 from pipeline.corpus.ingest import ingest
 from pipeline.packages.expectations import Agreement, TimeLimit
 from pipeline.packages.model import CaseResult, Package
-from pipeline.packages.submissions import Expectations, Judged, judged_from_rows
+from pipeline.packages.submissions import (
+    Expectations,
+    Judged,
+    hold_expectations,
+    judged_from_rows,
+)
 from pipeline.problems import PROBLEMS_DIR_VARIABLE, get_problem
-from pipeline.run.runner import RunRequest, RunSummary, load_cases, run
+from pipeline.run.runner import RunRequest, load_cases, run
 from pipeline.tables.results import read_run_results
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "packages"
+REPO = Path(__file__).resolve().parents[2]
 KATTIS = ("circlearea", "hypotenuse", "guess", "bigsum", "roomarea", "remember")
 ALL = (*KATTIS, "polysum")
 
@@ -122,6 +130,17 @@ def tiny_polygon(folder: Path, *, input_pattern: str = "tests/%02d",
         "solutions/main.py": "print(sum(map(int, input().split())))\n"})
 
 
+def pipeline(data: Path, *args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    """`python -m pipeline --data-dir DATA ARGS...`, a real process, run to its end."""
+    return subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(data), *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def table(data: Path, name: str) -> pl.DataFrame:
+    """The stored table `name` of the data folder `data`."""
+    return pl.read_parquet(data / "tables" / name / "*.parquet")
+
+
 @dataclass(frozen=True)
 class RunJudged:
     """What `pipeline run` made of a package's submissions: the expectations it held (its
@@ -129,7 +148,7 @@ class RunJudged:
     name), and the package's inputs its validators rejected when it was ingested."""
 
     package: Package
-    summary: RunSummary
+    run_id: str
     expectations: Expectations
     results: Judged
     rejections: tuple[dict, ...]
@@ -189,8 +208,30 @@ def judged_by_run(root: Path, data: Path, solvers: tuple[str, ...] = (),
         results: dict[str, dict[str, CaseResult]] = judged_from_rows(
             problem, rows, dict(zip(cases["case_id"], cases["input"])))
         part = ingested.problems.get(problem_id)
-        return RunJudged(problem.load(), summary, held, results,
+        return RunJudged(problem.load(), summary.run_id, held, results,
                          tuple(part.rejects) if part is not None else ())
+
+
+def judged_in(data: Path, problem_id: str) -> RunJudged:
+    """What the one `pipeline run --problem PROBLEM_ID` stored in the data folder `data` made of
+    every submission: its results rebuilt from the `results` table, held against their
+    expectations again (`hold_expectations`, as a resumed run holds its stored part) at the
+    limit the package was judged at, and the rejects its ingest stored."""
+    with problems_of(data):
+        problem = get_problem(problem_id)
+        [run_id] = table(data, "runs")["run_id"].to_list()
+        cases = load_cases(data, problem_id, None)
+        rows = read_run_results(data, run_id, ["case_id", "solver", "repeat", "verdict",
+                                               "score", "message", "cpu_ms", "wall_ms"])
+        results = judged_from_rows(problem, rows, dict(zip(cases["case_id"], cases["input"])))
+        limit = problem.time_limit()
+        assert limit is not None, f"{problem_id}: no time limit given nor kept"
+        names = tuple(program.name for program in problem.submissions)  # as the run had them
+        held = hold_expectations(problem, results, names, limit)
+        assert held.not_held is None, held.table()
+        rejects = data / "tables" / "rejects" / f"{problem_id}.parquet"
+        rejected = tuple(pl.read_parquet(rejects).to_dicts()) if rejects.is_file() else ()
+        return RunJudged(problem.load(), run_id, held, results, rejected)
 
 
 def fetched_present(repo: str, folders: list[str], target: Path) -> Path:

@@ -105,9 +105,14 @@ def test_a_batch_submission_starved_of_a_core_is_not_judged_never_tle(hypotenuse
 
 def _hypotenuse_spinning_in(tmp_path: Path, folder: str):
     """The hypotenuse fixture with `spin_all.c`, which spins on every case, in submissions/
-    `folder`, ingested into a fresh data folder: a `pipeline` command on it, and the folder."""
+    `folder`, ingested into a fresh data folder: a `pipeline` command on it, and the folder.
+    Its time limit is 0.5 s (the fixture's 1 s halved: the spinners run to it, and the
+    others take milliseconds)."""
     package = tmp_path / "hypotenuse"
     shutil.copytree(FIXTURES / "hypotenuse", package)
+    limits = package / "problem.yaml"
+    limits.write_text(limits.read_text().replace("time_limit: 1.0\n", "time_limit: 0.5\n"))
+    assert "time_limit: 0.5\n" in limits.read_text()
     (package / "submissions" / folder / "spin_all.c").write_text(
         "int main(void) { volatile unsigned long long x = 0; for (;;) x++; }\n")
     data = tmp_path / "data"
@@ -121,11 +126,11 @@ def _hypotenuse_spinning_in(tmp_path: Path, folder: str):
 
 
 def test_a_submission_meant_to_time_out_runs_to_the_margin_on_the_largest_case_only(tmp_path):
-    """spin_all.c spins on every case. Judged at 1 s with the margin's high end at 1.5 s, its
-    run is stopped just past 1.5 s of CPU time on the largest case (04-max: it is TLE there
-    even with the margin's time) and just past 1 s on the others (TLE at 1 s is all they need
-    to show); every other submission runs to the high end as before, and all agree with their
-    folders."""
+    """spin_all.c spins on every case. Judged at 0.5 s with the margin's high end at 0.75 s,
+    its run is stopped just past 0.75 s of CPU time on the largest case (04-max: it is TLE
+    there even with the margin's time) and just past 0.5 s on the others (TLE at 0.5 s is all
+    they need to show); every other submission runs to the high end as before, and all agree
+    with their folders."""
     pipeline, data = _hypotenuse_spinning_in(tmp_path, "time_limit_exceeded")
     done = pipeline("run", "--problem", "hypotenuse")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -136,22 +141,22 @@ def test_a_submission_meant_to_time_out_runs_to_the_margin_on_the_largest_case_o
     assert spun["verdict"].to_list() == ["TLE"] * cases.height
     on_largest = spun.filter(pl.col("case_id") == largest)["cpu_ms"].to_list()
     elsewhere = spun.filter(pl.col("case_id") != largest)["cpu_ms"].to_list()
-    assert on_largest[0] > 1500 and all(1000 < cpu <= 1300 for cpu in elsewhere), spun
+    assert on_largest[0] > 750 and all(500 < cpu <= 800 for cpu in elsewhere), spun
     # spin_big.c (TLE on the largest case only) ran its largest case to the margin too
     big = results.filter((pl.col("solver") == "time_limit_exceeded/spin_big.c")
                          & (pl.col("case_id") == largest))
-    assert big["verdict"].to_list() == ["TLE"] and big["cpu_ms"][0] > 1500
+    assert big["verdict"].to_list() == ["TLE"] and big["cpu_ms"][0] > 750
 
 
 def test_once_a_submission_times_out_at_the_margin_its_later_cases_need_only_the_limit(
         tmp_path):
     """accepted/spin_all.c spins on every case, though its folder does not expect it to time
     out. Its first case (the largest: cases run largest first) runs to the margin's high end
-    (1.5 s) and is TLE there too: its verdict at either limit is settled, so its later cases
-    in the same worker (`--jobs 1`) are stopped just past the 1 s limit; each is TLE and the
-    run says the submission got what its folder does not expect."""
+    (0.75 s) and is TLE there too: its verdict at either limit is settled, so its later cases
+    in the same worker (`--jobs 1`) are stopped just past the 0.5 s limit; each is TLE and
+    the run says the submission got what its folder does not expect."""
     pipeline, data = _hypotenuse_spinning_in(tmp_path, "accepted")
-    done = pipeline("run", "--problem", "hypotenuse", "--jobs", "1", "--timeout", "1")
+    done = pipeline("run", "--problem", "hypotenuse", "--jobs", "1", "--timeout", "0.5")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "accepted/spin_all.c" in done.stdout and "NO" in done.stdout, done.stdout
     results = pl.read_parquet(data / "tables" / "results" / "*.parquet")
@@ -159,7 +164,7 @@ def test_once_a_submission_times_out_at_the_margin_its_later_cases_need_only_the
     spun = results.filter(pl.col("solver") == "accepted/spin_all.c")
     assert spun["verdict"].to_list() == ["TLE"] * cases.height
     cpu = sorted(spun["cpu_ms"].to_list())
-    assert cpu[-1] > 1500, spun  # the first: to the margin's high end
+    assert cpu[-1] > 750, spun  # the first: to the margin's high end
     # the others: stopped just past the limit (`RunLimits.CPU_CAP_PAST_S`, 10 ms), TLE there
-    past = 1000 + RunLimits.CPU_CAP_PAST_S * 1000
+    past = 500 + RunLimits.CPU_CAP_PAST_S * 1000
     assert all(past <= ms < past + 90 for ms in cpu[:-1]), spun

@@ -17,34 +17,19 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from packagekit import ALL, FIXTURES, tiny_kattis, write_tree
+from packagekit import ALL, FIXTURES, REPO, pipeline, table, tiny_kattis, write_tree
 from processkit import descendants_of
-from suitekit import share_builds
 
 from pipeline.programs.external import scratch_prefix
 
-REPO = Path(__file__).resolve().parents[2]
 
-
-def pipeline(data: Path, *args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(data), *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=600)
-
-
-def registered(tmp_path: Path, name: str, builds: Path | None = None) -> tuple[Path, Path]:
-    """A private copy of fixture `name`, ingested into a fresh data folder (whose package builds
-    are the session's `builds`, when given: `share_builds`)."""
+def registered(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """A private copy of fixture `name`, ingested into a fresh data folder."""
     package, data = tmp_path / name, tmp_path / "data"
-    if builds is not None:
-        share_builds(data, builds)
     shutil.copytree(FIXTURES / name, package)
     done = pipeline(data, "ingest", str(package))
     assert done.returncode == 0, done.stdout + done.stderr
     return package, data
-
-
-def table(data: Path, name: str) -> pl.DataFrame:
-    return pl.read_parquet(data / "tables" / name / "*.parquet")
 
 
 def submission_names(data: Path, problem: str) -> set[str]:
@@ -57,13 +42,13 @@ def submission_names(data: Path, problem: str) -> set[str]:
 
 @pytest.mark.parametrize("name", ALL)
 def test_every_submission_of_each_fixture_package_gets_what_its_folder_expects(
-        tmp_path, name, build_dir):
+        package_run, name):
     """Each fixture package whole: ingested with no reject, every submission it holds run on
     every case and agreeing with its folder or tag (a folder's submission gets its verdict)."""
-    _, data = registered(tmp_path, name, build_dir)
+    run = package_run(name)
+    data, done = run.data, run.done
     rejects = data / "tables" / "rejects" / f"{name}.parquet"
     assert not rejects.exists() or pl.read_parquet(rejects).height == 0
-    done = pipeline(data, "run", "--problem", name)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "submission" in done.stdout and "expected" in done.stdout and " NO" not in done.stdout
     held = table(data, "expectations")
@@ -83,9 +68,10 @@ def test_every_submission_of_each_fixture_package_gets_what_its_folder_expects(
     assert held.filter(~pl.col("expected").is_in(["accepted", "main"])).height >= 3
 
 
-def test_results_carry_the_packages_verdicts_scores_and_judge_messages(tmp_path):
-    _, data = registered(tmp_path, "bigsum")
-    assert pipeline(data, "run", "--problem", "bigsum").returncode == 0
+def test_results_carry_the_packages_verdicts_scores_and_judge_messages(package_run):
+    run = package_run("bigsum")
+    data = run.data
+    assert run.done.returncode == 0, run.done.stdout + run.done.stderr
     results = table(data, "results")
     accepted = results.filter(pl.col("solver") == "accepted/sum.py")
     assert accepted["verdict"].unique().to_list() == ["AC"]
@@ -116,11 +102,14 @@ def test_a_submission_in_the_wrong_folder_disagrees_with_the_cases_that_show_it(
     assert row["submission"] == "accepted/pi_is_three.py" and "secret/03-large" in row["cases"]
 
 
-def test_a_time_limit_the_package_does_not_give_is_derived_once_and_recorded(tmp_path):
+def test_a_time_limit_the_package_does_not_give_is_derived_once_and_recorded(tmp_path,
+                                                                              package_run):
     """circlearea (legacy, no limit given): the accepted submissions' slowest CPU time x
-    time_multiplier 5, rounded to whole seconds, as problemtools does."""
-    _, data = registered(tmp_path, "circlearea")
-    first = pipeline(data, "run", "--problem", "circlearea")
+    time_multiplier 5, rounded to whole seconds, as problemtools does. The second run is
+    in a copy of the first one's data folder."""
+    run = package_run("circlearea")
+    first, data = run.done, tmp_path / "data"
+    shutil.copytree(run.data, data, symlinks=True)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "note: time limit derived: slowest accepted run" in first.stdout
     assert "x time_multiplier 5, rounded: 1 s" in first.stdout
@@ -215,11 +204,12 @@ def test_one_submission_can_be_run_alone_and_an_unknown_one_is_named(tmp_path):
 
 
 def test_an_accepted_answer_written_differently_is_no_mismatch_and_the_report_lists_all(
-        tmp_path):
+        tmp_path, package_run):
     """circlearea's accepted/area.py prints 3.141592654e+00 where the answer file says
     3.141592653589793: its custom validator accepts it, so it is no finding."""
-    _, data = registered(tmp_path, "circlearea")
-    assert pipeline(data, "run", "--problem", "circlearea").returncode == 0
+    run = package_run("circlearea")
+    data = run.data
+    assert run.done.returncode == 0, run.done.stdout + run.done.stderr
     mismatches = pipeline(data, "mismatches")
     assert mismatches.returncode == 0, mismatches.stderr
     assert "circlearea (size: input bytes): 0 findings" in mismatches.stdout
