@@ -9,7 +9,6 @@ whose worker died twice `JE`, cancelled tasks' cases killed, TLS for a local clu
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import multiprocessing
 import os
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, cast
 
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.programs.languages import BuildError, build_here, source_key
+from pipeline.run.dask_inner import guarded_worker_main
 from pipeline.run.executors import (
     Arrivals,
     ExecutorError,
@@ -43,7 +43,7 @@ from pipeline.run.executors import (
     out_in_turn,
     skipped,
 )
-from pipeline.run.worker import PROGRESS_FIELDS, worker_main
+from pipeline.run.worker import PROGRESS_FIELDS
 from pipeline.run.workerserver import ServedProcess
 from pipeline.verdicts import Verdict, stops_fail_fast
 
@@ -69,8 +69,6 @@ WINDOW_REFRESH_S = 1.0
 # another worker's long task at the end of a run).
 PREFETCH_BELOW_S = 1.0
 
-_PR_SET_PDEATHSIG = 1
-
 # A local cluster's settings beside Dask's defaults: its servers wake up less often (the
 # worker's sampling profiler every 10 ms, each server's tick every 20 ms, the system and
 # memory monitors every 0.1-0.5 s), which on a machine the cases keep busy is their CPU.
@@ -87,17 +85,6 @@ class WorkerSetupError(RuntimeError):
 
 
 # -- the worker side ---------------------------------------------------------------------------
-
-def _guarded_worker_main(connection, preload, progress, parent_pid: int) -> None:
-    """`worker_main`, in a process that gets SIGTERM when the Dask worker process dies."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):  # not Linux: the plugin's teardown is the only guard
-        pass
-    if os.getppid() != parent_pid:  # the Dask worker died before the request took effect
-        os._exit(0)
-    worker_main(connection, preload, progress)
-
 
 @contextlib.contextmanager
 def _children_allowed():
@@ -172,7 +159,7 @@ class InnerPool(LocalPoolExecutor):
         return self._context.RawArray("d", PROGRESS_FIELDS)
 
     def _process(self, connection, progress) -> multiprocessing.Process:
-        return self._context.Process(target=_guarded_worker_main, daemon=True,
+        return self._context.Process(target=guarded_worker_main, daemon=True,
                                      args=(connection, self._preload, progress, os.getpid()))
 
     def _start(self, worker: _Worker) -> None:
