@@ -55,7 +55,9 @@ PLUGIN_NAME = "gamebench"
 FIRST_TASK_JOBS = 64
 FIRST_TASK_EXTERNAL_JOBS = 4
 MAX_TASK_JOBS = 4096
-TASK_TARGET_S = 0.3
+# (each task costs the driver, the scheduler and the worker CPU of their own; below
+# PREFETCH_BELOW_S, so the tasks of a steady run are sent ahead)
+TASK_TARGET_S = 0.8
 # A task of a solver run one case at a time (--fail-fast) stops at its first failure on the
 # worker, so a longer one costs no work that would not be done; it saves a round trip per case.
 CHAIN_TARGET_S = 2.0
