@@ -9,7 +9,6 @@ whose worker died twice `JE`, cancelled tasks' cases killed, TLS for a local clu
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import multiprocessing
 import os
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, cast
 
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.programs.languages import BuildError, build_here, source_key
+from pipeline.run.dask_inner import guarded_worker_main
 from pipeline.run.executors import (
     Arrivals,
     ExecutorError,
@@ -39,12 +39,13 @@ from pipeline.run.executors import (
     _Worker,
     check_jobs,
     held_back,
+    in_turn,
     out_in_turn,
     skipped,
 )
-from pipeline.run.worker import PROGRESS_FIELDS, worker_main
+from pipeline.run.worker import PROGRESS_FIELDS
 from pipeline.run.workerserver import ServedProcess
-from pipeline.verdicts import Verdict
+from pipeline.verdicts import Verdict, stops_fail_fast
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster
@@ -54,7 +55,12 @@ PLUGIN_NAME = "gamebench"
 FIRST_TASK_JOBS = 64
 FIRST_TASK_EXTERNAL_JOBS = 4
 MAX_TASK_JOBS = 4096
-TASK_TARGET_S = 0.3
+# (each task costs the driver, the scheduler and the worker CPU of their own; below
+# PREFETCH_BELOW_S, so the tasks of a steady run are sent ahead)
+TASK_TARGET_S = 0.8
+# A task of a solver run one case at a time (--fail-fast) stops at its first failure on the
+# worker, so a longer one costs no work that would not be done; it saves a round trip per case.
+CHAIN_TARGET_S = 2.0
 TASK_BYTES = 4 << 20
 JOB_OVERHEAD_MS = 0.05  # what the inner pool adds to a job beyond its own time
 KILLS_TO_GIVE_UP = 2  # a job running when its worker died this many times is JE
@@ -65,7 +71,15 @@ WINDOW_REFRESH_S = 1.0
 # another worker's long task at the end of a run).
 PREFETCH_BELOW_S = 1.0
 
-_PR_SET_PDEATHSIG = 1
+# A local cluster's settings beside Dask's defaults: its servers wake up less often (the
+# worker's sampling profiler every 10 ms, each server's tick every 20 ms, the system and
+# memory monitors every 0.1-0.5 s), which on a machine the cases keep busy is their CPU.
+LOCAL_CLUSTER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 
 
 class WorkerSetupError(RuntimeError):
@@ -73,17 +87,6 @@ class WorkerSetupError(RuntimeError):
 
 
 # -- the worker side ---------------------------------------------------------------------------
-
-def _guarded_worker_main(connection, preload, progress, parent_pid: int) -> None:
-    """`worker_main`, in a process that gets SIGTERM when the Dask worker process dies."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):  # not Linux: the plugin's teardown is the only guard
-        pass
-    if os.getppid() != parent_pid:  # the Dask worker died before the request took effect
-        os._exit(0)
-    worker_main(connection, preload, progress)
-
 
 @contextlib.contextmanager
 def _children_allowed():
@@ -158,7 +161,7 @@ class InnerPool(LocalPoolExecutor):
         return self._context.RawArray("d", PROGRESS_FIELDS)
 
     def _process(self, connection, progress) -> multiprocessing.Process:
-        return self._context.Process(target=_guarded_worker_main, daemon=True,
+        return self._context.Process(target=guarded_worker_main, daemon=True,
                                      args=(connection, self._preload, progress, os.getpid()))
 
     def _start(self, worker: _Worker) -> None:
@@ -250,7 +253,11 @@ class GamebenchPlugin(_PluginBase):
 
     # -- running a batch -----------------------------------------------------------------------
 
-    def run_task(self, key, jobs: tuple[Job, ...]) -> tuple[Outcome, ...]:
+    def run_task(self, key, jobs: tuple[Job, ...], stop: frozenset[str] = frozenset()
+                 ) -> tuple[Outcome, ...]:
+        """The outcomes of `jobs`, in order; the jobs of a solver in `stop` run one after
+        another and none past its first failure (`passed_here`): those are left out, for the
+        driver to decide on (--fail-fast on the worker, as one task per case would)."""
         from distributed import get_client
 
         host = socket.gethostname()
@@ -269,9 +276,9 @@ class GamebenchPlugin(_PluginBase):
             self._running[key] = pool
         try:
             if deaths:
-                outcomes = self._run_carefully(key, pool, jobs, deaths, client)
+                outcomes = self._run_carefully(key, pool, jobs, deaths, client, stop)
             else:
-                outcomes = self._run(key, pool, jobs)
+                outcomes = self._run(key, pool, jobs, stop)
         finally:
             with self._lock:
                 self._running.pop(key, None)
@@ -283,32 +290,54 @@ class GamebenchPlugin(_PluginBase):
                 pool.close()
         return tuple(replace(outcome, host=host) for outcome in outcomes)
 
-    def _run(self, key, pool: InnerPool, jobs: tuple[Job, ...]) -> list[Outcome]:
+    def _run(self, key, pool: InnerPool, jobs: tuple[Job, ...],
+             stop: frozenset[str] = frozenset()) -> list[Outcome]:
         found: dict[int, Outcome] = {}
-        with contextlib.closing(pool.run(jobs)) as results:
+        failed: set[str] = set()  # solvers of `stop` that failed a job
+        left: set[int] = set()  # jobs not run after such a failure
+
+        def after_failure(job: Job) -> str | None:
+            if job.solver.name not in failed:
+                return None
+            left.add(job.key)
+            return "left to the driver"
+
+        with contextlib.closing(pool.run(jobs, after_failure if stop else None,
+                                         one_at_a_time=stop)) as results:
             for job, outcome in results:
                 if key in self._aborted:
                     raise _Aborted(key)
+                if job.key in left:
+                    continue
                 found[job.key] = outcome
+                if job.solver.name in stop and not passed_here(outcome):
+                    failed.add(job.solver.name)
         if key in self._aborted:
             raise _Aborted(key)
-        return [found[job.key] for job in jobs]
+        return [found[job.key] for job in jobs if job.key in found]
 
     def _run_carefully(self, key, pool: InnerPool, jobs: tuple[Job, ...], deaths: list[dict],
-                       client) -> list[Outcome]:
-        """A rerun after a worker died: one job at a time, each noted on the scheduler first."""
+                       client, stop: frozenset[str] = frozenset()) -> list[Outcome]:
+        """A rerun after a worker died: one job at a time, each noted on the scheduler first
+        (a solver of `stop` none past its first failure, as `_run`)."""
         outcomes = []
+        failed: set[str] = set()
         for index, job in enumerate(jobs):
+            if job.solver.name in failed:
+                continue
             killed = [d for d in deaths if d.get("job") == index]
             if len(killed) >= KILLS_TO_GIVE_UP:
                 workers = ", ".join(f"{d['worker']} on {d['host']}" for d in killed)
                 times = "twice" if len(killed) == 2 else f"{len(killed)} times"
-                outcomes.append(Outcome(job.key, Verdict.JE, error=(
+                ran = [Outcome(job.key, Verdict.JE, error=(
                     f"judge error: its worker died {times}: the Dask worker running it died "
-                    f"each time ({workers}); --resume runs it again")))
-                continue
-            client.set_metadata([key, "current", "job"], index)
-            outcomes.extend(self._run(key, pool, (job,)))
+                    f"each time ({workers}); --resume runs it again"))]
+            else:
+                client.set_metadata([key, "current", "job"], index)
+                ran = self._run(key, pool, (job,))
+            outcomes.extend(ran)
+            if job.solver.name in stop and not all(passed_here(o) for o in ran):
+                failed.add(job.solver.name)
         client.set_metadata([key, "current", "job"], None)
         return outcomes
 
@@ -353,17 +382,26 @@ class GamebenchPlugin(_PluginBase):
         return known
 
 
+def passed_here(outcome: Outcome) -> bool:
+    """Whether `outcome` is known where it ran to be `AC` (judged there, by the problem's
+    rules; an answer the driver grades is not known to pass): --fail-fast goes on past it."""
+    verdict = outcome.judgement.verdict if outcome.judgement is not None else outcome.verdict
+    return verdict is not None and not stops_fail_fast(verdict.value)
+
+
 def run_batch(payload: bytes) -> bytes:
-    """The Dask task: run the pickled jobs on this worker; their outcomes, pickled, in order (one
-    pickle each way: Dask would otherwise serialise thousands of small objects one by one)."""
+    """The Dask task: run the pickled jobs on this worker (those of the solvers named beside
+    them stopped at their first failure: `GamebenchPlugin.run_task`); their outcomes, pickled,
+    in order (one pickle each way: Dask would otherwise serialise thousands of small objects
+    one by one)."""
     from distributed import get_worker
 
     worker = get_worker()
     plugin = worker.plugins.get(PLUGIN_NAME)
     if plugin is None:
         raise WorkerSetupError(f"the Dask worker {worker.address} has no {PLUGIN_NAME} plugin")
-    outcomes = cast(GamebenchPlugin, plugin).run_task(worker.get_current_task(),
-                                                      pickle.loads(payload))
+    jobs, stop = pickle.loads(payload)
+    outcomes = cast(GamebenchPlugin, plugin).run_task(worker.get_current_task(), jobs, stop)
     return pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -393,9 +431,11 @@ class _Pace:
         self.count[name] = self.count.get(name, 0) + 1
 
 
-def next_batch(pending: deque[Job], pace: _Pace, share: int = 1) -> list[Job]:
+def next_batch(pending: deque[Job], pace: _Pace, share: int = 1, chain: bool = False
+               ) -> list[Job]:
     """Take the next task's jobs off the front of `pending`, at most 1/`share` of them (so the
-    last jobs of a run are spread over the workers rather than left to one)."""
+    last jobs of a run are spread over the workers rather than left to one); a `chain`'s (one
+    solver's jobs run one after another, cut short at its failure) about CHAIN_TARGET_S."""
     most = min(MAX_TASK_JOBS, max(1, -(-len(pending) // max(1, share))))
     batch: list[Job] = []
     size = 0
@@ -408,11 +448,11 @@ def next_batch(pending: deque[Job], pace: _Pace, share: int = 1) -> list[Job]:
             if len(batch) >= most or size + len(job.input) > TASK_BYTES:
                 break
             if estimate is None:
-                limit = FIRST_TASK_EXTERNAL_JOBS if job.solver.kind != "stage" \
+                limit = FIRST_TASK_EXTERNAL_JOBS if job.solver.kind != "stage" and not chain \
                     else FIRST_TASK_JOBS
                 if for_new.get(job.solver.name, 0) >= limit:
                     break
-            elif planned_ms + estimate > TASK_TARGET_S * 1000:
+            elif planned_ms + estimate > (CHAIN_TARGET_S if chain else TASK_TARGET_S) * 1000:
                 break
         pending.popleft()
         batch.append(job)
@@ -424,16 +464,32 @@ def next_batch(pending: deque[Job], pace: _Pace, share: int = 1) -> list[Job]:
     return batch
 
 
-def first_not_held_back(pending: deque[Job], one_at_a_time: frozenset[str],
-                        live: Iterable[list[Job]]) -> list[Job]:
-    """The first job of `pending` not held back by its solver's jobs in `live`, taken off as
-    a batch of its own ([]: every job waits)."""
+def next_in_turn(pending: deque[Job], one_at_a_time: frozenset[str], live: Iterable[list[Job]],
+                 pace: _Pace, share: int, graded_here: set[tuple[str, str]]) -> list[Job]:
+    """The next task's jobs, taken off `pending` ([]: every job waits), when the solvers
+    `one_at_a_time` run one case after another: the first job not held back by its solver's
+    jobs in `live`, with the jobs of its solver after it in order (the worker stops at the
+    first failure and hands the rest back: `GamebenchPlugin.run_task`) unless that solver's
+    answers are graded here (`graded_here`: the worker cannot tell a failure), or with the next
+    jobs of the solvers run at once; sized as `next_batch` sizes them."""
     out = out_in_turn((job for batch in live for job in batch), one_at_a_time)
-    for index, job in enumerate(pending):
-        if not held_back([job], one_at_a_time, out):
-            del pending[index]
-            return [job]
-    return []
+    first = next((job for job in pending if not held_back([job], one_at_a_time, out)), None)
+    if first is None:
+        return []
+    solver = first.solver
+    if not in_turn(first, one_at_a_time):
+        batch = next_batch(deque(job for job in pending if not in_turn(job, one_at_a_time)),
+                           pace, share)
+    elif (solver.problem, solver.name) in graded_here:
+        batch = [first]
+    else:
+        batch = next_batch(deque(job for job in pending if job.solver.name == solver.name),
+                           pace, chain=True)
+    taken = {id(job) for job in batch}
+    kept = [job for job in pending if id(job) not in taken]
+    pending.clear()
+    pending.extend(kept)
+    return batch
 
 
 def _check_address(address: str) -> None:
@@ -505,9 +561,11 @@ class DaskExecutor:
         self._threads_seen = 0
         self._long_tasks = False
         self._pace = _Pace({}, {})
+        self._graded_here: set[tuple[str, str]] = set()  # (problem, solver): answers graded here
 
     def _connect(self, scheduler: str | None, jobs: int | None,
                  preload: tuple[tuple[str, str], ...]) -> None:
+        import dask
         from distributed import Client, LocalCluster
 
         if scheduler is not None:
@@ -516,7 +574,7 @@ class DaskExecutor:
             if scheduler is None:
                 # The local cluster's processes leave Ctrl-C to this process (a terminal sends
                 # it to all of them): they are started with SIGINT ignored, which they inherit.
-                with _interrupts_ignored():
+                with _interrupts_ignored(), dask.config.set(LOCAL_CLUSTER_CONFIG):
                     workers = check_jobs(jobs) or os.cpu_count() or 1
                     self._cluster = LocalCluster(n_workers=max(1, workers),
                                                  threads_per_worker=1, processes=True,
@@ -592,6 +650,7 @@ class DaskExecutor:
         """Run the jobs `pending` (rank -> its jobs, in order) and those that arrive."""
         client = self._connected()
         alone: deque[Job] = deque()  # jobs of a batch the scheduler gave up on
+        back: list[Job] = []  # jobs a task left unrun (their solver failed before them)
         live: dict = {}
         done: queue.SimpleQueue = queue.SimpleQueue()
         wake_read, wake_write = os.pipe()
@@ -619,7 +678,11 @@ class DaskExecutor:
                             pending.setdefault(arrivals.rank(job), deque()).append(job)
                 while not done.empty():
                     future = done.get()
-                    yield from self._finished(future, live.pop(future), alone)
+                    yield from self._finished(future, live.pop(future), alone, back)
+                    for job in reversed(back):  # (decided again, once their turn comes)
+                        rank = arrivals.rank(job) if arrivals is not None else 0
+                        pending.setdefault(rank, deque()).appendleft(job)
+                    back.clear()
                 while len(live) < self._window():
                     taken = self._next_served(pending, alone, arrivals, turns, live)
                     if taken is None:
@@ -627,7 +690,9 @@ class DaskExecutor:
                     batch, passed = skipped(taken, skip)
                     yield from passed
                     if batch:
-                        future = self._submit(client, batch)
+                        stop = turns(batch[0].solver.problem)
+                        future = self._submit(client, batch, frozenset(
+                            job.solver.name for job in batch if in_turn(job, stop)))
                         live[future] = batch
                         future.add_done_callback(finished)
                 if not open_ and not live:
@@ -660,23 +725,26 @@ class DaskExecutor:
             if arrivals is not None and arrivals.waiting(problem):
                 continue
             if one_at_a_time := turns(problem):
-                batch = first_not_held_back(jobs, one_at_a_time, (
-                    b for b in live.values() if b[0].solver.problem == problem))
+                batch = next_in_turn(jobs, one_at_a_time, (
+                    b for b in live.values() if b[0].solver.problem == problem), self._pace,
+                    self._cap or self._threads_seen, self._graded_here)
             else:
                 batch = next_batch(jobs, self._pace, self._cap or self._threads_seen)
             if batch:
                 return batch
         return None
 
-    def _submit(self, client, batch: list[Job]):
-        payload = pickle.dumps(tuple(batch), protocol=pickle.HIGHEST_PROTOCOL)
+    def _submit(self, client, batch: list[Job], stop: frozenset[str] = frozenset()):
+        payload = pickle.dumps((tuple(batch), stop), protocol=pickle.HIGHEST_PROTOCOL)
         with warnings.catch_warnings():  # a big input is one task's whole payload
             warnings.filterwarnings("ignore", message="Sending large graph")
             return client.submit(run_batch, payload, pure=False,
                                  key=f"gamebench-batch-{uuid.uuid4().hex}")
 
-    def _finished(self, future, batch: list[Job],
-                  alone: deque[Job]) -> Iterator[tuple[Job, Outcome]]:
+    def _finished(self, future, batch: list[Job], alone: deque[Job],
+                  back: list[Job]) -> Iterator[tuple[Job, Outcome]]:
+        """The outcomes of a finished task; its jobs the worker left unrun go to `back`, those
+        of a task the scheduler gave up on to `alone` (each to be sent alone)."""
         from distributed import KilledWorker
 
         try:
@@ -701,9 +769,12 @@ class DaskExecutor:
             future.release()
         by_key = {job.key: job for job in batch}
         self._long_tasks = sum(o.wall_ms or 0.0 for o in outcomes) > PREFETCH_BELOW_S * 1000
+        back += [job for job in batch if job.key not in {o.key for o in outcomes}]
         for outcome in outcomes:
             job = by_key[outcome.key]
             self._pace.learn(job, outcome)
+            if outcome.judgement is None and outcome.verdict is None:
+                self._graded_here.add((job.solver.problem, job.solver.name))
             yield job, outcome
 
     def close(self) -> None:

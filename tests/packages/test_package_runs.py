@@ -321,6 +321,33 @@ def test_a_package_runs_the_same_on_a_dask_cluster(tmp_path):
     assert held.height == 6 and held["status"].to_list() == ["agree"] * 6
 
 
+def test_fail_fast_on_a_dask_cluster_stops_each_submission_where_the_local_pool_does(tmp_path):
+    """`--fail-fast` on a local two-worker Dask cluster: a submission run one case at a time
+    goes to a worker several cases at once, the worker stopping it at its first failure
+    (judged there, by the package's rules) and handing the rest back; every case gets the
+    verdict the local pool gives it, one at a time: run to that failure, then `SKIP`."""
+    seen = {}
+    for executor in ("local", "dask"):
+        _, data = registered(tmp_path / executor, "hypotenuse")
+        done = pipeline(data, "run", "--problem", "hypotenuse", "--fail-fast", "--executor",
+                        executor, "--jobs", "2")
+        assert done.returncode in (0, 1), done.stdout + done.stderr
+        frame = table(data, "results")
+        seen[executor] = {(row["solver"], row["case_id"]): (
+            row["verdict"], row["error"] if row["verdict"] == "SKIP" else None,
+            row["wall_ms"] is None) for row in frame.iter_rows(named=True)}
+    assert seen["dask"] == seen["local"]
+    verdicts = {solver: sorted(verdict for (name, _), (verdict, _, _) in seen["dask"].items()
+                               if name == solver) for solver, _ in seen["dask"]}
+    # few_digits passes the smaller cases it runs first, fails once and is stopped there
+    assert verdicts["wrong_answer/few_digits.py"] == ["AC", "AC", "AC", "SKIP", "WA"]
+    for solver in ("rejected/overflow.c", "run_time_error/abort_odd.cpp",
+                   "time_limit_exceeded/spin_big.c"):
+        assert len(set(verdicts[solver]) - {"SKIP"}) == 1 and "SKIP" in verdicts[solver]
+    assert all(never_started for verdict, _, never_started in seen["dask"].values()
+               if verdict == "SKIP")
+
+
 def test_an_interrupted_package_run_resumes_and_holds_expectations_over_all_of_it(tmp_path):
     """hypotenuse's cases take milliseconds but for a few: spin_big.c spins on its largest
     case, and spin_all.c (added here) on every case, until they are stopped at the limit (on

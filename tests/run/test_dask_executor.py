@@ -53,6 +53,7 @@ from pipeline.run.dask_executor import (
     FIRST_TASK_JOBS,
     MAX_TASK_JOBS,
     TASK_BYTES,
+    TASK_TARGET_S,
     DaskExecutor,
     _Pace,
     next_batch,
@@ -588,7 +589,7 @@ def test_tasks_start_small_then_carry_about_a_fixed_amount_of_work_and_spread_th
     assert len(next_batch(pending, pace)) == FIRST_TASK_JOBS  # nothing known yet
     for i in range(100):
         pace.learn(Job(i, spec, "c", ""), Outcome(i, wall_ms=1.95))
-    assert abs(len(next_batch(pending, pace)) - 150) <= 1  # 0.3 s at 2 ms a job
+    assert abs(len(next_batch(pending, pace)) - TASK_TARGET_S * 500) <= 1  # at 2 ms a job
     fast = _Pace({("toy", "fast"): 0.0}, {("toy", "fast"): 1})
     assert len(next_batch(pending, fast)) == MAX_TASK_JOBS
     tail = deque(list(pending)[:1000])

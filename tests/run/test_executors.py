@@ -62,19 +62,30 @@ def test_batches_stop_at_a_byte_budget_so_a_big_input_travels_alone():
 
 
 def test_a_job_of_a_solver_run_one_at_a_time_waits_while_another_of_it_is_out():
-    from pipeline.run.dask_executor import first_not_held_back
+    from pipeline.run.dask_executor import _Pace, next_in_turn
     from pipeline.run.executors import held_back
 
     serial, free = external(py("sum"), name="serial"), external(py("sum"), name="free")
-    jobs = [Job(0, serial, "a", "1\n"), Job(1, serial, "b", "1\n"), Job(2, free, "c", "1\n")]
+    jobs = [Job(0, serial, "a", "1\n"), Job(1, serial, "b", "1\n"), Job(2, free, "c", "1\n"),
+            Job(3, serial, "d", "1\n")]
     assert held_back([jobs[1]], frozenset({"serial"}), out={"serial"})
     assert not held_back([jobs[1]], frozenset({"serial"}), out={"free"})
     assert not held_back([jobs[2]], frozenset({"serial"}), out={"serial", "free"})
     assert not held_back([jobs[1]], frozenset(), out={"serial"})
-    pending = deque(jobs[1:])  # job 0 is out on the cluster: job 1 waits, job 2 goes
-    assert first_not_held_back(pending, frozenset({"serial"}), [[jobs[0]]]) == [jobs[2]]
-    assert first_not_held_back(pending, frozenset({"serial"}), [[jobs[0]]]) == []
-    assert first_not_held_back(pending, frozenset({"serial"}), []) == [jobs[1]]
+
+    def taken(live: list[list[Job]], graded_here=frozenset()) -> list[Job]:
+        return next_in_turn(pending, frozenset({"serial"}), live, _Pace({}, {}), 2,
+                            set(graded_here))
+
+    pending = deque(jobs[1:])  # job 0 is out on the cluster: jobs 1 and 3 wait, job 2 goes
+    assert taken([[jobs[0]]]) == [jobs[2]]
+    assert taken([[jobs[0]]]) == []
+    # Once it is back, the solver's next jobs travel together, in order (the worker stops at
+    # their first failure), unless its answers are graded here: then one at a time.
+    assert taken([], {("toy", "serial")}) == [jobs[1]]
+    assert taken([]) == [jobs[3]] and not pending
+    pending = deque(jobs)
+    assert taken([]) == [jobs[0], jobs[1], jobs[3]] and list(pending) == [jobs[2]]
 
 
 def test_a_pool_runs_the_jobs_of_a_solver_one_at_a_time_when_asked():
