@@ -71,7 +71,7 @@ def test_each_bug_of_the_package_is_one_line_of_the_run_and_a_row_of_its_table(t
     assert "  package bugs (5):" in table
     for line in lines.values():
         assert f"    {line}" in table
-    stored = read_package_bugs(data).filter(pl.col("run_id") == judged.summary.run_id)
+    stored = read_package_bugs(data).filter(pl.col("run_id") == judged.run_id)
     assert sorted(zip(stored["kind"], stored["problem"])) == sorted(
         (kind, "buggy") for kind in lines)
 

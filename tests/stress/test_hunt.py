@@ -20,7 +20,7 @@ from stresskit import PROGRAMS, cases, findings, run_cli
 from pipeline.problems import get_problem
 
 SIZE = 20_000
-ROUNDS = 16  # a fixed climb, not a time budget: the same search however busy the machine is
+ROUNDS = 12  # a fixed climb, not a time budget: the same search however busy the machine is
 
 
 @pytest.fixture(scope="module")
