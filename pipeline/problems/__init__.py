@@ -28,7 +28,8 @@ PACKAGE_MARKER = "package.json"  # a registered judge package
 __all__ = ["Problem", "Recipe", "Stage", "get_problem", "problem_ids", "all_problems",
            "problem_dirs", "problem_folder", "add_problem_dirs"]
 
-_loaded: dict[tuple[Path, int], Problem] = {}
+_loaded: dict[tuple[Path, tuple[int, int] | None], Problem] = {}
+_current: dict[str, tuple[Problem, tuple[int, int] | None]] = {}  # `current_problem`'s
 
 
 def problem_dirs() -> list[Path]:
@@ -205,12 +206,33 @@ def problem_folder(problem_id: str) -> Path:
 
 def get_problem(problem_id: str) -> Problem:
     folder = problem_folder(problem_id)
-    marker = folder / PACKAGE_MARKER  # a package registered again is loaded again
-    key = (folder, marker.stat().st_mtime_ns if marker.is_file() else 0)
+    key = (folder, _registration(folder))  # a package registered again is loaded again
     problem = _loaded.get(key)
     if problem is None:
         problem = _loaded[key] = _import(folder).PROBLEM
     return problem
+
+
+def current_problem(problem_id: str) -> Problem:
+    """`get_problem`, without looking through every problem folder again while the problem's
+    package is registered as it was: a worker asks once a job, and that look costs more than
+    the rest of judging it."""
+    known = _current.get(problem_id)
+    if known is not None and _registration(known[0].folder) == known[1]:
+        return known[0]
+    problem = get_problem(problem_id)
+    _current[problem_id] = (problem, _registration(problem.folder))
+    return problem
+
+
+def _registration(folder: Path) -> tuple[int, int] | None:
+    """When and as what file the folder's package was registered last (its marker's
+    modification time and inode); None: no package is registered there."""
+    try:
+        marker = os.stat(folder / PACKAGE_MARKER)
+    except OSError:
+        return None
+    return marker.st_mtime_ns, marker.st_ino
 
 
 def problem_modules(problem_ids: Iterable[str]) -> tuple[str, ...]:

@@ -763,8 +763,6 @@ def _cgroup_members(root: int) -> list[int] | None:
 _hierarchy: str | None = None  # where the pids cgroups are ("": nowhere)
 
 
-
-
 def _times(root: int, stats: dict[int, list[bytes]]) -> tuple[float, float]:
     return _sum_times(descendants(root, stats), stats.get)
 

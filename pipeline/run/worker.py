@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
 from pipeline.errors import BeyondLimits, InputError
-from pipeline.problems import PACKAGE_MARKER, Problem, get_problem
+from pipeline.problems import Problem, current_problem, get_problem
 from pipeline.programs.contained import use_sandbox, waited_s, wall_cap_s
 from pipeline.programs.external import (
     ChildTracker,
@@ -41,7 +41,6 @@ PROGRESS_FIELDS = 4
 
 _problem = functools.cache(get_problem)  # each problem imported once per worker
 _warm: set[tuple[str, str]] = set()
-_judged: dict[str, tuple[Problem, tuple[int, int] | None]] = {}
 
 # The longest a worker warms up one stage on its own clock (`_within`): only a stage that
 # hangs reaches it, and must not hold up the run.
@@ -174,34 +173,12 @@ def run_stage(job: Job) -> Outcome:
     return Outcome(job.key, answer=answer, wall_ms=wall_ms, cpu_ms=cpu_ms)
 
 
-def _registration(problem: Problem) -> tuple[int, int] | None:
-    """When and as what the problem's package was registered last (its marker's modification
-    time and inode); None: no package is registered there."""
-    try:
-        marker = os.stat(problem.folder / PACKAGE_MARKER)
-    except OSError:
-        return None
-    return marker.st_mtime_ns, marker.st_ino
-
-
-def judged_problem(problem_id: str) -> Problem:
-    """The problem `get_problem` gives, found through the problem folders again only when its
-    package was registered again since (which loads it again): a look through every folder
-    per job costs more than the rest of judging it."""
-    known = _judged.get(problem_id)
-    if known is not None and _registration(known[0]) == known[1]:
-        return known[0]
-    problem = get_problem(problem_id)
-    _judged[problem_id] = (problem, _registration(problem))
-    return problem
-
-
 def execute(job: Job) -> Outcome:
     """Run `job`: by its problem's `package_judge` where it has one, else the external program
     or the built-in stage; every program it runs is sandboxed as `SolverSpec.sandbox` says."""
     if job.solver.kind != "stage":
         use_sandbox(job.solver.sandbox)
-        judge = judged_problem(job.solver.problem).package_judge
+        judge = current_problem(job.solver.problem).package_judge
         judged = judge.run_job(job) if judge is not None else None
         if judged is not None:
             return judged

@@ -270,13 +270,13 @@ def test_a_worker_judges_a_package_registered_again_as_it_is_now(tmp_path):
     from packagekit import problems_of
 
     from pipeline.packages.registry import register
-    from pipeline.run.worker import judged_problem
+    from pipeline.problems import current_problem
 
     data = tmp_path / "data"
     package = tiny_kattis(tmp_path / "tiny")
     register(package, data)
     with problems_of(data):
-        assert len(judged_problem("tiny").load().cases) == 3
+        assert len(current_problem("tiny").load().cases) == 3
         write_tree(package, {"data/secret/03.in": "4 5\n", "data/secret/03.ans": "9\n"})
         register(package, data)
-        assert len(judged_problem("tiny").load().cases) == 4
+        assert len(current_problem("tiny").load().cases) == 4
