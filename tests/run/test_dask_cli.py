@@ -80,7 +80,7 @@ def _sleepers_on_a_local_cluster(tmp_path, marker: str) -> tuple[subprocess.Pope
                       "--jobs", "2", f"--external=slow={command(py('sleeper', marker))}",
                           "--solver", "slow"),
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True)
+        start_new_session=True, env={**os.environ, "PYTHONFAULTHANDLER": "1"})
     programs = lambda: [pid for pid in processes_with(marker) if pid != driver.pid]  # noqa: E731
     if not wait_until(lambda: len(programs()) == 2, timeout=60):
         driver.kill()
@@ -88,12 +88,24 @@ def _sleepers_on_a_local_cluster(tmp_path, marker: str) -> tuple[subprocess.Pope
     return driver, set(descendants(driver.pid))
 
 
+def _ended(driver: subprocess.Popen, timeout: float) -> tuple[str, str]:
+    """The output of `driver` once it exits; if it has not within `timeout` s, it is aborted
+    and the failure shows where each of its threads was (its faulthandler's dump)."""
+    try:
+        return driver.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        driver.send_signal(signal.SIGABRT)
+        out, err = driver.communicate()
+        raise AssertionError(f"the driver did not exit within {timeout:g} s:\n{out[-2000:]}"
+                             f"\n{err[-6000:]}") from None
+
+
 def test_ctrl_c_at_the_terminal_of_a_run_on_a_local_cluster_stops_it_all_quietly(
         tmp_path, monkeypatch):
     monkeypatch.delenv("PIPELINE_SCHEDULER", raising=False)
     driver, started = _sleepers_on_a_local_cluster(tmp_path, f"terminal-{os.getpid()}")
     os.killpg(driver.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches its whole group
-    out, err = driver.communicate(timeout=60)
+    out, err = _ended(driver, timeout=60)
     assert driver.returncode == 130
     assert ": interrupted, 2 cases, 0 results" in out
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
