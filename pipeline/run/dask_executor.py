@@ -66,6 +66,9 @@ JOB_OVERHEAD_MS = 0.05  # what the inner pool adds to a job beyond its own time
 KILLS_TO_GIVE_UP = 2  # a job running when its worker died this many times is JE
 WORKER_WAIT_S = 60.0  # how long to wait for a first worker to join the scheduler
 WINDOW_REFRESH_S = 1.0
+# How long a close may wait for the cluster before the run goes on without it (the
+# processes of a local cluster die with this one, whatever state it was left in).
+CLOSE_WAIT_S = 10.0
 # Tasks shorter than this are sent ahead, one per worker thread beyond the one it runs (so a
 # worker never waits for its next task); longer ones only to free threads (so none waits behind
 # another worker's long task at the end of a run).
@@ -783,10 +786,10 @@ class DaskExecutor:
         self._client = self._cluster = None
         if client is not None:
             with contextlib.suppress(Exception):
-                client.close()
+                client.close(timeout=CLOSE_WAIT_S)
         if cluster is not None:
             with contextlib.suppress(Exception):
-                cluster.close()
+                cluster.close(timeout=CLOSE_WAIT_S)
 
     def __enter__(self) -> DaskExecutor:
         return self
