@@ -16,7 +16,7 @@ Details: docs/commands.md ("Limits and containment") and docs/faults.md.
 from __future__ import annotations
 
 import contextlib
-import ctypes
+import functools
 import glob
 import itertools
 import os
@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from pipeline.programs.launcher import (
     SandboxError,
@@ -46,6 +46,7 @@ from pipeline.programs.launcher import (
 from pipeline.programs.processes import (
     CLOCK_TICKS,
     NextChildNamespace,
+    die_with_parent,
     end_sessions,
     proc_stats,
     stat_fields,
@@ -292,20 +293,15 @@ def _paths_named(word: str) -> list[str]:
     return [p for p in dict.fromkeys(paths) if p.startswith("/")]
 
 
+@functools.cache
 def pipeline_python() -> tuple[str, ...]:
     """The paths under /tmp of the Python running the pipeline (its executable's folder and
     its virtualenv), shown to every sandboxed program: it is the language table's `{python3}`."""
-    global _pipeline_python
-    if _pipeline_python is None:
-        found = list(shown_under_tmp([sys.executable])) if sys.executable else []
-        prefix = os.path.realpath(sys.prefix)
-        if prefix.startswith("/tmp/") and os.path.isdir(prefix):
-            found.append(prefix)
-        _pipeline_python = _outermost(found)
-    return _pipeline_python
-
-
-_pipeline_python: tuple[str, ...] | None = None
+    found = list(shown_under_tmp([sys.executable])) if sys.executable else []
+    prefix = os.path.realpath(sys.prefix)
+    if prefix.startswith("/tmp/") and os.path.isdir(prefix):
+        found.append(prefix)
+    return _outermost(found)
 
 
 def _interpreter(program: str) -> list[str]:
@@ -333,7 +329,6 @@ def _outermost(paths: list[str]) -> tuple[str, ...]:
 # -- the process cap: a pids cgroup of this process -------------------------------------------
 
 _cgroup: str | None = None
-_cgroup_base: str | None = None
 _cgroup_problem: str | None = None
 _cap_threads = 0  # this process's threads when pids.max was last written
 
@@ -365,21 +360,28 @@ def _pids_hierarchy() -> str | None:
     return None
 
 
+@functools.cache
+def _cgroups_base() -> str | None:
+    """Where the pids cgroups of this machine's pipeline processes are (`process_cgroup`): a
+    worker's goes beside its parent's."""
+    own = _pids_hierarchy()
+    return None if own is None else re.sub(r"(/gamebench-\d+)+$", "", own)
+
+
 def process_cgroup() -> str | None:
     """The pids cgroup this process joined (once: a write to cgroup.procs takes a lock every
     fork of the machine waits for), capping it and its programs at `PROCESS_CAP` besides its
     own threads. None where there is none (`process_cap_note` says why)."""
-    global _cgroup, _cgroup_base, _cgroup_problem, _cap_threads
+    global _cgroup, _cgroup_problem, _cap_threads
     if _cgroup is not None:
         _keep_cap()
         return _cgroup
     if _cgroup_problem is not None:
         return None
-    own = _pids_hierarchy()
-    if own is None:
+    base = _cgroups_base()
+    if base is None:
         _cgroup_problem = "no pids cgroup controller on this machine"
         return None
-    base = re.sub(r"(/gamebench-\d+)+$", "", own)  # a worker's goes beside its parent's
     _remove_stale_cgroups(base)
     folder = f"{base}/gamebench-{os.getpid()}"
     try:
@@ -390,7 +392,7 @@ def process_cgroup() -> str | None:
     except OSError as error:
         _cgroup_problem = f"cannot make a pids cgroup under {base}: {error.strerror}"
         return None
-    _cgroup, _cgroup_base, _cap_threads = folder, base, threads
+    _cgroup, _cap_threads = folder, threads
     return folder
 
 
@@ -423,7 +425,7 @@ def remove_process_cgroup() -> None:
     global _cgroup
     if _cgroup is not None:
         try:
-            Path(f"{_cgroup_base}/cgroup.procs").write_text("0\n")
+            Path(f"{_cgroups_base()}/cgroup.procs").write_text("0\n")
             os.rmdir(_cgroup)
         except OSError:
             pass
@@ -472,7 +474,8 @@ class Started:
     pid: int | None
     via_launcher: bool
     wall_s: float
-    result_fd: int = -1     # the launcher's result pipe (read end)
+    result_fd: int = -1     # readable once it has ended: the launcher's result pipe (read
+                            # end), or without the launcher the program's pidfd
     started: float = 0.0
     floor_kb: int = 0
     early: Measured | None = None  # it could not be started: what came of it
@@ -494,13 +497,13 @@ _pidfd: int | None = None
 def _forget_in_a_child() -> None:
     """In a forked child, the parent's programs, launchers, sandbox templates, namespace
     descriptor, pidfd and pids cgroup are forgotten: the child makes its own as needed."""
-    global _namespace, _shared, _pidfd, _cgroup, _cgroup_base, _cap_threads
+    global _namespace, _shared, _pidfd, _cgroup, _cap_threads
     ChildTracker.running.clear()
     ChildTracker.sessions.clear()
     _templates.clear()
     _exiting.clear()
     _namespace, _shared, _pidfd = NextChildNamespace(), threading.Lock(), None
-    _cgroup, _cgroup_base, _cap_threads = None, None, 0
+    _cgroup, _cap_threads = None, 0
 
 
 os.register_at_fork(after_in_child=_forget_in_a_child)
@@ -514,16 +517,9 @@ def environment(home: bool = False) -> dict[str, str]:
     return env
 
 
-def run(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
-        workdir: Path, limits: Limits, sandbox: bool, hidden: tuple[str, ...] = (),
-        shown: tuple[str, ...] = (), writable: tuple[str, ...] = (),
-        kept: tuple[str, ...] = (), env: dict[str, str] | None = None,
-        processes_capped: bool = True) -> Measured:
-    """Run `argv` contained in `workdir` (which must exist) and wait for it."""
-    return finish(start(argv, stdin=stdin, stdout=stdout, stderr=stderr, workdir=workdir,
-                        limits=limits, sandbox=sandbox, hidden=hidden, shown=shown,
-                        writable=writable, kept=kept, env=env,
-                        processes_capped=processes_capped))
+def run(argv: tuple[str, ...] | list[str], **options: Any) -> Measured:
+    """Run `argv` contained as `start` does, in `workdir` (which must exist), and wait for it."""
+    return finish(start(argv, **options))
 
 
 def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
@@ -746,21 +742,16 @@ def trees_times(roots: list[int]) -> dict[int, tuple[float, float]]:
 def _cgroup_members(root: int) -> list[int] | None:
     """The processes in the pids cgroup process `root` made for itself (`process_cgroup`),
     `root` among them; None when it has none."""
-    global _hierarchy
-    if _hierarchy is None:
-        own = _pids_hierarchy()
-        _hierarchy = re.sub(r"(/gamebench-\d+)+$", "", own) if own is not None else ""
-    if not _hierarchy:
+    base = _cgroups_base()
+    if base is None:
         return None
     try:
-        with open(f"{_hierarchy}/gamebench-{root}/cgroup.procs", "rb") as handle:
+        with open(f"{base}/gamebench-{root}/cgroup.procs", "rb") as handle:
             members = [int(pid) for pid in handle.read().split()]
     except (OSError, ValueError):
         return None
     return members if root in members else None
 
-
-_hierarchy: str | None = None  # where the pids cgroups are ("": nowhere)
 
 
 def _times(root: int, stats: dict[int, list[bytes]]) -> tuple[float, float]:
@@ -834,15 +825,14 @@ def stop(started: Started) -> None:
         with contextlib.suppress(ChildProcessError):
             os.wait4(pid, 0)
         _end_left(started)
-        os.close(started.pidfd)
         for fd in started.held or ():
             os.close(fd)
         ChildTracker.sessions.pop(pid, None)
     else:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)  # its namespace dies with it; else its session ends
-        os.close(started.result_fd)
         end_sessions({pid})
+    os.close(started.result_fd)
     ChildTracker.running.pop(pid, None)
 
 
@@ -902,10 +892,6 @@ def _template(launcher: str, hidden: tuple[str, ...]) -> tuple[int, int]:
 
 # -- without the launcher ------------------------------------------------------------------------
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_PR_SET_PDEATHSIG = 1
-
-
 def _limits(limits: Limits, mark: int | None):
     """The preexec_fn that puts the program under its limits, and its `mark` on it."""
     memory = (limits.memory_mb or 0) * MB
@@ -914,7 +900,7 @@ def _limits(limits: Limits, mark: int | None):
     cpu_seconds = int(limits.cpu_s) + 2 if limits.cpu_s else None
 
     def apply() -> None:
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        die_with_parent(None)
         resource.setrlimit(resource.RLIMIT_AS, (memory or unlimited, memory or unlimited))
         resource.setrlimit(resource.RLIMIT_STACK, (stack or unlimited, stack or unlimited))
         if limits.file_bytes:
@@ -976,13 +962,9 @@ def _end_left(started: _InProcess) -> None:
 @dataclass
 class _InProcess(Started):
     cpu_s: float | None = None
-    pidfd: int = -1
     sessions: set[int] = field(default_factory=set)  # its own, and those its descendants made
     mark: int | None = None  # what it and all it starts carry (`_mark`)
     held: tuple[int, int] | None = None  # copies of its stdin and stdout pipes (`_unread`)
-
-    def fileno(self) -> int:
-        return self.pidfd
 
 
 # How long an exiting reader may take to let go of a program's output (launcher.c's
@@ -1007,9 +989,8 @@ def _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s,
     sessions = {process.pid}  # (start_new_session: its session is its pid)
     ChildTracker.running[process.pid] = False
     ChildTracker.sessions[process.pid] = sessions
-    return _InProcess(process.pid, False, wall_s, started=started, floor_kb=floor,
-                      cpu_s=limits.cpu_s, pidfd=os.pidfd_open(process.pid), sessions=sessions,
-                      mark=mark, held=held)
+    return _InProcess(process.pid, False, wall_s, os.pidfd_open(process.pid), started, floor,
+                      cpu_s=limits.cpu_s, sessions=sessions, mark=mark, held=held)
 
 
 def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured:
@@ -1022,7 +1003,7 @@ def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured
             end_sessions(started.sessions, reap=False)  # (the program is reaped below)
         _, status, usage = os.wait4(pid, 0)
     finally:
-        os.close(started.pidfd)
+        os.close(started.result_fd)
         ChildTracker.running.pop(pid, None)
     ended_ns = time.monotonic_ns()
     wall_ms = (time.perf_counter() - started.started) * 1000
@@ -1078,7 +1059,7 @@ def _watch(started: _InProcess, stop_after_s: float | None) -> str:
             return "wall"
         if stop_at is not None and now >= stop_at:
             return "term"
-        ready, _, _ = select.select([started.pidfd], [], [], min(CPU_POLL_S, deadline - now))
+        ready, _, _ = select.select([started.result_fd], [], [], min(CPU_POLL_S, deadline - now))
         if ready:
             return "none"
         stats = proc_stats()
