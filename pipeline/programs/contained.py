@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from pipeline.errors import UserError
 from pipeline.programs.launcher import (
     SandboxError,
     launcher_path,
+    launcher_problem,
     parse_result,
     probe,
     read_result,
@@ -60,6 +62,9 @@ CREDIT_STEP_S = 0.05  # `first_ended`: the least time between two looks at the w
 PROCESS_CAP = 256  # processes and threads of one caller's programs at once (the pids cgroup)
 HIDE_ENV = "PIPELINE_HIDDEN_DATA"  # data folders hidden from contained programs (os.pathsep)
 KEPT_IN_DATA = ("build", "problems")  # what of a data folder stays in sight
+# --sandbox: used where it works (saying why not in the run's summary), refused to run
+# without, or never used; a command decides once (`set_sandbox`), each job carries it.
+SANDBOX_MODES = ("auto", "on", "off")
 
 # The user's private files that no contained program sees, under each home folder.
 SENSITIVE_IN_HOME = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker",
@@ -167,9 +172,36 @@ def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
 _data_hidden: dict[str, tuple[tuple[int, int, int], tuple[str, ...]]] = {}
 
 
+@dataclass(frozen=True)
+class SandboxChoice:
+    enabled: bool
+    note: str | None  # for the run's summary: why the sandbox is off although not refused
+
+
+def choose_sandbox(mode: str) -> SandboxChoice:
+    """Whether programs run sandboxed under `mode` (`SANDBOX_MODES`); a UserError for `on`
+    where it cannot."""
+    if mode not in SANDBOX_MODES:
+        raise UserError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
+    if mode == "off":
+        return SandboxChoice(False, None)
+    problem = probe(True).sandbox_error
+    if problem is None:
+        return SandboxChoice(True, None)
+    if mode == "on":
+        raise UserError(f"--sandbox on: the sandbox cannot work here: {problem}")
+    return SandboxChoice(False, f"sandbox off: {problem}")
+
+
+def set_sandbox(mode: str) -> None:
+    """Set under `mode` whether this process's programs run sandboxed: `on` where it cannot
+    work is a UserError now; `auto` is decided where first needed (no program: no probe)."""
+    use_sandbox(None if mode == "auto" else choose_sandbox(mode).enabled)
+
+
 def use_sandbox(enabled: bool | None) -> None:
     """Set whether the programs this process runs with no setting of their own run sandboxed
-    (`isolation.set_sandbox`; each job carries it as `SolverSpec.sandbox`). None: not decided."""
+    (each job carries it as `SolverSpec.sandbox`). None: not decided."""
     global _sandbox
     _sandbox = enabled
 
@@ -435,7 +467,7 @@ def remove_process_cgroup() -> None:
 def process_cap_note() -> str | None:
     """One line when programs run with no cap on their number of processes."""
     if launcher_path() is None:
-        return None  # `isolation.containment_note` says it
+        return None  # `containment_note` says it
     if _cgroup is not None:
         return None
     base = _pids_hierarchy()
@@ -445,6 +477,19 @@ def process_cap_note() -> str | None:
     if problem is None:
         return None
     return f"no cap on the number of a program's processes ({problem})"
+
+
+def containment_note() -> str | None:
+    """One line for the run's summary when programs are less contained than they should be."""
+    found = probe(False).containment
+    if found == "worker":
+        return (f"programs run without the launcher ({launcher_problem()}): their "
+                "peak memory includes the worker's size, and a descendant that calls setsid "
+                "outlives a worker killed with SIGKILL")
+    if found == "subreaper":
+        return ("no PID namespace here: the launcher kills the programs' descendants as a "
+                "subreaper (one it has not found yet survives a SIGKILL of the launcher)")
+    return process_cap_note()
 
 
 # -- running -----------------------------------------------------------------------------------
