@@ -882,9 +882,18 @@ def stop(started: Started) -> None:
 
 
 def close_templates() -> None:
-    """At exit: forget the sandbox templates and pids cgroup, and reap the launchers still
-    exiting (else their programs' CPU time would count in no one's children)."""
-    _wait_exiting(LAUNCHER_GRACE_S)
+    """At exit: reap the launchers still exiting, killed after `LAUNCHER_GRACE_S` (else their
+    programs' CPU time would count in no one's children), and forget the sandbox templates and
+    pids cgroup. Without `_shared`: a SIGTERM's clean-up may run this while a thread holds it."""
+    for pid in list(_exiting):
+        try:
+            if not _wait_for(pid, LAUNCHER_GRACE_S):
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ChildProcessError, ProcessLookupError):
+            pass
+        with contextlib.suppress(ValueError):  # reaped by another thread meanwhile
+            _exiting.remove(pid)
     while _templates:  # popped first: a SIGTERM may run this again midway
         for fd in _templates.popitem()[1]:
             with contextlib.suppress(OSError):
@@ -900,20 +909,6 @@ def _reap_exiting() -> None:
                     continue
             except ChildProcessError:
                 pass
-            _exiting.remove(pid)
-
-
-def _wait_exiting(wait_s: float) -> None:
-    """Reap each launcher still exiting, killed after `wait_s`. Without `_shared`: a
-    SIGTERM's clean-up may run this while this thread holds it."""
-    for pid in list(_exiting):
-        try:
-            if not _wait_for(pid, wait_s):
-                os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        except (ChildProcessError, ProcessLookupError):
-            pass
-        with contextlib.suppress(ValueError):  # reaped by another thread meanwhile
             _exiting.remove(pid)
 
 
