@@ -604,24 +604,18 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
             return Started(None, True, wall_s, early=Measured(
                 setup_error=f"cannot build the sandbox: {error}"))
         command += ["-W", str(limits.written_bytes or limits.file_bytes or 64 * MB)]
-        for path in _bound(argv, shown):
-            command += ["-b", path]
-        for path in writable:
-            command += ["-B", os.path.realpath(path)]
-        for path in kept:
-            command += ["-K", os.path.realpath(path)]
+        for flag, paths in (("-b", _bound(argv, shown)), ("-B", map(os.path.realpath, writable)),
+                            ("-K", map(os.path.realpath, kept))):
+            command += [part for path in paths for part in (flag, path)]
     _reap_exiting()
     result_read, result_write = os.pipe2(os.O_CLOEXEC)
     null = -1
     try:
-        stdio = []
-        for stream in (stdin, stdout, stderr):
-            if stream == subprocess.DEVNULL:
-                if null < 0:
-                    null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
-                stream = null
-            stdio.append(stream if stream is None or isinstance(stream, int)
-                         else stream.fileno())
+        if subprocess.DEVNULL in (stdin, stdout, stderr):
+            null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+        stdio = [null if stream == subprocess.DEVNULL else
+                 stream if stream is None or isinstance(stream, int) else stream.fileno()
+                 for stream in (stdin, stdout, stderr)]
         passed = (_own_pidfd(), result_write, *fds)
         # Each descriptor the launcher gets lands above every one named here, so that no
         # copy overwrites one still to be copied; its stdio by way of one such copy too.
