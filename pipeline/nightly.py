@@ -20,8 +20,7 @@ from pipeline.corpus.generate import MANIFEST_NAME, generate
 from pipeline.corpus.ingest import IngestSummary, default_roots, ingest
 from pipeline.errors import UserError
 from pipeline.problems import Problem, all_problems, get_problem
-from pipeline.programs.contained import settings_kept
-from pipeline.programs.isolation import set_sandbox
+from pipeline.programs.contained import set_sandbox, settings_kept
 from pipeline.report.history import NIGHTLY_COMMAND, nightly_runs
 from pipeline.run.executors import Executor
 from pipeline.run.runner import RunRequest, RunSummary, no_case_selected, nothing_to_run, run

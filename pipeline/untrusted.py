@@ -192,6 +192,17 @@ def zip_bomb(info: zipfile.ZipInfo) -> str | None:
     return None
 
 
+def archive_bomb(infos: list[zipfile.ZipInfo], archive_bytes: int) -> str | None:
+    """Why a whole archive is refused before any member is inflated (its members together would
+    inflate suspiciously well, though each is under `RATIO_CHECKED_FROM_BYTES`), or None."""
+    total = sum(info.file_size for info in infos)
+    ratio = total / max(1, archive_bytes)
+    if total >= RATIO_CHECKED_FROM_BYTES and ratio > MAX_COMPRESSION_RATIO:
+        return (f"its {len(infos):,} members would inflate {ratio:,.0f} times in all "
+                f"({archive_bytes:,} -> {total:,} bytes): refused as a zip bomb")
+    return None
+
+
 # -- files in a folder a program may write -------------------------------------------------------
 # A contained program writes only its own folder (a generator's, a build's, an output
 # validator's feedback folder), but a symbolic link it leaves there may name any path, and the
@@ -225,18 +236,13 @@ class LeftBehind(Exception):
         return f"{program} left {printable(name)} as {self.kind}; {self.action}"
 
 
+_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"),
+          (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
+          (stat.S_ISBLK, "a device"), (stat.S_ISREG, "a regular file"))
+
+
 def _kind(mode: int) -> str:
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
 
 
 def kind_of(path: Path) -> str | None:
@@ -251,11 +257,6 @@ def kind_of(path: Path) -> str | None:
 def is_regular(path: Path) -> bool:
     """Whether a regular file is at `path` itself (a link to one is not)."""
     return kind_of(path) == "a regular file"
-
-
-def _refused(path: Path, action: str) -> LeftBehind | None:
-    kind = kind_of(path)
-    return LeftBehind(path, kind, action) if kind not in (None, "a regular file") else None
 
 
 def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666,
@@ -276,9 +277,9 @@ def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666,
         descriptor = os.open(path.name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
                              mode, dir_fd=folder)
     except OSError:
-        refused = _refused(path, action)
-        if refused is not None:
-            raise refused from None
+        kind = kind_of(path)
+        if kind not in (None, "a regular file"):
+            raise LeftBehind(path, kind, action) from None
         raise
     finally:
         os.close(folder)
@@ -345,12 +346,3 @@ def make_folder(path: Path, action: str = "nothing is made in it") -> None:
     kind = kind_of(path)
     if kind != "a folder":
         raise LeftBehind(path, kind or "nothing", action)
-def archive_bomb(infos: list[zipfile.ZipInfo], archive_bytes: int) -> str | None:
-    """Why a whole archive is refused before any member is inflated (its members together would
-    inflate suspiciously well, though each is under `RATIO_CHECKED_FROM_BYTES`), or None."""
-    total = sum(info.file_size for info in infos)
-    ratio = total / max(1, archive_bytes)
-    if total >= RATIO_CHECKED_FROM_BYTES and ratio > MAX_COMPRESSION_RATIO:
-        return (f"its {len(infos):,} members would inflate {ratio:,.0f} times in all "
-                f"({archive_bytes:,} -> {total:,} bytes): refused as a zip bomb")
-    return None

@@ -67,7 +67,7 @@ def jobs(value: int | None) -> int | None:
 
 def check_sandbox(mode: str) -> None:
     """A usage error (exit 2) for a `--sandbox` that is not auto, on or off."""
-    from pipeline.programs.isolation import SANDBOX_MODES
+    from pipeline.programs.contained import SANDBOX_MODES
 
     if mode not in SANDBOX_MODES:
         fail(f"--sandbox must be {', '.join(SANDBOX_MODES[:-1])} or {SANDBOX_MODES[-1]}, "
@@ -77,7 +77,7 @@ def check_sandbox(mode: str) -> None:
 def decide_sandbox(mode: str) -> None:
     """Check `--sandbox` and decide it for every program the command runs: `on` where the
     sandbox cannot work is refused (exit 1) before anything runs or is written."""
-    from pipeline.programs.isolation import set_sandbox
+    from pipeline.programs.contained import set_sandbox
 
     check_sandbox(mode)
     try:

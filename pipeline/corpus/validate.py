@@ -76,7 +76,7 @@ def check_items(problem_id: str, items: Iterable[Item]) -> list[Checked]:
     out = [_check(problem, items[0])]
     waited = (time.perf_counter() - wall) - (time.process_time() - cpu)
     if waited >= WAITING_CHECK_S:
-        from pipeline.programs.parallel import on_cores
+        from pipeline.programs.procs import on_cores
 
         out += on_cores(lambda item: _check(problem, item), items[1:])
     else:

@@ -13,19 +13,14 @@ from pipeline.problems import all_problems
 from pipeline.programs import launcher  # noqa: F401 (declares the launcher's native code)
 
 
-def discover() -> tuple[native.Native, ...]:
-    """Every native source: importing the problems and the launcher registers their own."""
-    all_problems()
-    return native.registered()
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pipeline.native",
                                      description="Build the pipeline's native code.")
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 when anything cannot be built")
     args = parser.parse_args(argv)
-    results = native.build_all(discover())
+    all_problems()  # importing the problems and the launcher registers their native code
+    results = native.build_all(native.registered())
     print(f"native code in {native.cache_dir()}:")
     for result in results:
         name = f"{result.native.name} ({result.native.kind}, {result.native.source.name})"

@@ -17,14 +17,6 @@ WHITESPACE = b" \n\r"
 DIGITS_AND_WHITESPACE = b"0123456789" + WHITESPACE
 
 
-def ascii_bytes(text: str) -> bytes | None:
-    """The text as bytes when it is pure ASCII (else None: a quick path declines)."""
-    try:
-        return text.encode("ascii")
-    except UnicodeEncodeError:
-        return None
-
-
 def text_buffer(text: str) -> tuple[int, int] | None:
     """(address, length) of a pure-ASCII text's bytes, without copying (CPython's own storage;
     valid while `text` lives); None when the text is not pure ASCII."""
@@ -71,7 +63,7 @@ def numpy_uints(text: str, most: int):
     the whitespace ' \\n\\r', or more than `most` tokens."""
     import numpy as np
 
-    data = ascii_bytes(text)
+    data = text.encode("ascii") if text.isascii() else None
     if data is None or data.translate(None, DIGITS_AND_WHITESPACE):
         return None
     values = np.fromstring(text, dtype=np.int64, sep=" ")

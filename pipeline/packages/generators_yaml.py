@@ -33,8 +33,7 @@ from pipeline.packages.model import ProblemType, Program
 from pipeline.packages.tree import leads_outside
 from pipeline.packages.yamlfile import load_yaml
 from pipeline.programs.languages import Launch, build_program, detect_language, launch
-from pipeline.programs.parallel import on_cores
-from pipeline.programs.procs import describe_failure, run_limited
+from pipeline.programs.procs import describe_failure, on_cores, run_limited
 from pipeline.untrusted import (
     READ,
     WRITTEN,

@@ -30,8 +30,7 @@ from pipeline.packages.validate import Rejection, cut, validate_input
 from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.programs.contained import default_sandbox
 from pipeline.programs.languages import Build, build_status, launch
-from pipeline.programs.parallel import on_cores
-from pipeline.programs.procs import describe_failure, run_limited
+from pipeline.programs.procs import describe_failure, on_cores, run_limited
 from pipeline.verdicts import Verdict
 
 SHOWN_CASES = 20

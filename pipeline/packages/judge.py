@@ -29,7 +29,7 @@ from pipeline.programs.contained import default_sandbox
 from pipeline.programs.external import busy_message, run_external
 from pipeline.programs.jobs import Job, SolverSpec
 from pipeline.programs.languages import Build, build_program, launch
-from pipeline.programs.parallel import on_cores
+from pipeline.programs.procs import on_cores
 from pipeline.untrusted import LeftBehind, copy_regular, excerpt, kind_of
 from pipeline.verdicts import Verdict
 

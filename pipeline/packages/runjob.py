@@ -36,7 +36,7 @@ from pipeline.programs.contained import data_folder_hidden
 from pipeline.programs.external import hide_from_submissions, scratch_root
 from pipeline.programs.jobs import STOPPED, Job, Outcome, SolverSpec
 from pipeline.programs.languages import Build
-from pipeline.programs.parallel import on_cores
+from pipeline.programs.procs import on_cores
 
 
 class LoadedPackage(Protocol):

@@ -25,7 +25,6 @@ MESSAGE_KEEP = 2000
 # glibc's scanf also takes an exponent marker with no digits after it ("1e", "1e+", "0x1p")
 _DECIMAL = re.compile(rb"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?([0-9]*))?")
 _HEX = re.compile(rb"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?([0-9]*))?")
-_SPECIAL = re.compile(rb"[+-]?(inf|infinity|nan(\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -58,17 +57,17 @@ class FlagError(UserError):
 
 
 def parse_float(token: bytes) -> float | None:
-    """The token's value when the whole token is a finite C float (`sscanf("%lf")`), else None."""
-    decimal = _DECIMAL.fullmatch(token)
-    hexadecimal = None if decimal else _HEX.fullmatch(token)
-    if decimal:
-        if decimal.group(2) is not None and not decimal.group(3):
-            token = token[:decimal.start(2)]  # a dangling exponent marker counts for nothing
+    """The token's value when the whole token is a finite C float (`sscanf("%lf")`), else None
+    (inf and nan too: scanf reads them, problemtools refuses them)."""
+    found = _DECIMAL.fullmatch(token) or _HEX.fullmatch(token)
+    if found is None:
+        return None
+    if found.group(2) is not None and not found.group(3):
+        token = token[:found.start(2)]  # a dangling exponent marker counts for nothing
+    if found.re is _DECIMAL:
         value = float(token)
-    elif hexadecimal:
+    else:
         text = token.decode("ascii")
-        if hexadecimal.group(2) is not None and not hexadecimal.group(3):
-            text = text[:hexadecimal.start(2)]
         sign = -1.0 if text.startswith("-") else 1.0
         body = text.lstrip("+-")
         if "p" not in body.lower():
@@ -77,10 +76,6 @@ def parse_float(token: bytes) -> float | None:
             value = sign * float.fromhex(body)
         except (OverflowError, ValueError):
             return None
-    elif _SPECIAL.fullmatch(token):
-        return None  # inf and nan parse, then problemtools refuses them
-    else:
-        return None
     return value if math.isfinite(value) else None
 
 

@@ -16,7 +16,7 @@ Details: docs/commands.md ("Limits and containment") and docs/faults.md.
 from __future__ import annotations
 
 import contextlib
-import ctypes
+import functools
 import glob
 import itertools
 import os
@@ -33,11 +33,13 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+from pipeline.errors import UserError
 from pipeline.programs.launcher import (
     SandboxError,
     launcher_path,
+    launcher_problem,
     parse_result,
     probe,
     read_result,
@@ -46,6 +48,7 @@ from pipeline.programs.launcher import (
 from pipeline.programs.processes import (
     CLOCK_TICKS,
     NextChildNamespace,
+    die_with_parent,
     end_sessions,
     proc_stats,
     stat_fields,
@@ -59,6 +62,9 @@ CREDIT_STEP_S = 0.05  # `first_ended`: the least time between two looks at the w
 PROCESS_CAP = 256  # processes and threads of one caller's programs at once (the pids cgroup)
 HIDE_ENV = "PIPELINE_HIDDEN_DATA"  # data folders hidden from contained programs (os.pathsep)
 KEPT_IN_DATA = ("build", "problems")  # what of a data folder stays in sight
+# --sandbox: used where it works (saying why not in the run's summary), refused to run
+# without, or never used; a command decides once (`set_sandbox`), each job carries it.
+SANDBOX_MODES = ("auto", "on", "off")
 
 # The user's private files that no contained program sees, under each home folder.
 SENSITIVE_IN_HOME = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker",
@@ -166,9 +172,36 @@ def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
 _data_hidden: dict[str, tuple[tuple[int, int, int], tuple[str, ...]]] = {}
 
 
+@dataclass(frozen=True)
+class SandboxChoice:
+    enabled: bool
+    note: str | None  # for the run's summary: why the sandbox is off although not refused
+
+
+def choose_sandbox(mode: str) -> SandboxChoice:
+    """Whether programs run sandboxed under `mode` (`SANDBOX_MODES`); a UserError for `on`
+    where it cannot."""
+    if mode not in SANDBOX_MODES:
+        raise UserError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
+    if mode == "off":
+        return SandboxChoice(False, None)
+    problem = probe(True).sandbox_error
+    if problem is None:
+        return SandboxChoice(True, None)
+    if mode == "on":
+        raise UserError(f"--sandbox on: the sandbox cannot work here: {problem}")
+    return SandboxChoice(False, f"sandbox off: {problem}")
+
+
+def set_sandbox(mode: str) -> None:
+    """Set under `mode` whether this process's programs run sandboxed: `on` where it cannot
+    work is a UserError now; `auto` is decided where first needed (no program: no probe)."""
+    use_sandbox(None if mode == "auto" else choose_sandbox(mode).enabled)
+
+
 def use_sandbox(enabled: bool | None) -> None:
     """Set whether the programs this process runs with no setting of their own run sandboxed
-    (`isolation.set_sandbox`; each job carries it as `SolverSpec.sandbox`). None: not decided."""
+    (each job carries it as `SolverSpec.sandbox`). None: not decided."""
     global _sandbox
     _sandbox = enabled
 
@@ -292,20 +325,15 @@ def _paths_named(word: str) -> list[str]:
     return [p for p in dict.fromkeys(paths) if p.startswith("/")]
 
 
+@functools.cache
 def pipeline_python() -> tuple[str, ...]:
     """The paths under /tmp of the Python running the pipeline (its executable's folder and
     its virtualenv), shown to every sandboxed program: it is the language table's `{python3}`."""
-    global _pipeline_python
-    if _pipeline_python is None:
-        found = list(shown_under_tmp([sys.executable])) if sys.executable else []
-        prefix = os.path.realpath(sys.prefix)
-        if prefix.startswith("/tmp/") and os.path.isdir(prefix):
-            found.append(prefix)
-        _pipeline_python = _outermost(found)
-    return _pipeline_python
-
-
-_pipeline_python: tuple[str, ...] | None = None
+    found = list(shown_under_tmp([sys.executable])) if sys.executable else []
+    prefix = os.path.realpath(sys.prefix)
+    if prefix.startswith("/tmp/") and os.path.isdir(prefix):
+        found.append(prefix)
+    return _outermost(found)
 
 
 def _interpreter(program: str) -> list[str]:
@@ -333,7 +361,6 @@ def _outermost(paths: list[str]) -> tuple[str, ...]:
 # -- the process cap: a pids cgroup of this process -------------------------------------------
 
 _cgroup: str | None = None
-_cgroup_base: str | None = None
 _cgroup_problem: str | None = None
 _cap_threads = 0  # this process's threads when pids.max was last written
 
@@ -365,21 +392,28 @@ def _pids_hierarchy() -> str | None:
     return None
 
 
+@functools.cache
+def _cgroups_base() -> str | None:
+    """Where the pids cgroups of this machine's pipeline processes are (`process_cgroup`): a
+    worker's goes beside its parent's."""
+    own = _pids_hierarchy()
+    return None if own is None else re.sub(r"(/gamebench-\d+)+$", "", own)
+
+
 def process_cgroup() -> str | None:
     """The pids cgroup this process joined (once: a write to cgroup.procs takes a lock every
     fork of the machine waits for), capping it and its programs at `PROCESS_CAP` besides its
     own threads. None where there is none (`process_cap_note` says why)."""
-    global _cgroup, _cgroup_base, _cgroup_problem, _cap_threads
+    global _cgroup, _cgroup_problem, _cap_threads
     if _cgroup is not None:
         _keep_cap()
         return _cgroup
     if _cgroup_problem is not None:
         return None
-    own = _pids_hierarchy()
-    if own is None:
+    base = _cgroups_base()
+    if base is None:
         _cgroup_problem = "no pids cgroup controller on this machine"
         return None
-    base = re.sub(r"(/gamebench-\d+)+$", "", own)  # a worker's goes beside its parent's
     _remove_stale_cgroups(base)
     folder = f"{base}/gamebench-{os.getpid()}"
     try:
@@ -390,7 +424,7 @@ def process_cgroup() -> str | None:
     except OSError as error:
         _cgroup_problem = f"cannot make a pids cgroup under {base}: {error.strerror}"
         return None
-    _cgroup, _cgroup_base, _cap_threads = folder, base, threads
+    _cgroup, _cap_threads = folder, threads
     return folder
 
 
@@ -423,7 +457,7 @@ def remove_process_cgroup() -> None:
     global _cgroup
     if _cgroup is not None:
         try:
-            Path(f"{_cgroup_base}/cgroup.procs").write_text("0\n")
+            Path(f"{_cgroups_base()}/cgroup.procs").write_text("0\n")
             os.rmdir(_cgroup)
         except OSError:
             pass
@@ -433,7 +467,7 @@ def remove_process_cgroup() -> None:
 def process_cap_note() -> str | None:
     """One line when programs run with no cap on their number of processes."""
     if launcher_path() is None:
-        return None  # `isolation.containment_note` says it
+        return None  # `containment_note` says it
     if _cgroup is not None:
         return None
     base = _pids_hierarchy()
@@ -443,6 +477,19 @@ def process_cap_note() -> str | None:
     if problem is None:
         return None
     return f"no cap on the number of a program's processes ({problem})"
+
+
+def containment_note() -> str | None:
+    """One line for the run's summary when programs are less contained than they should be."""
+    found = probe(False).containment
+    if found == "worker":
+        return (f"programs run without the launcher ({launcher_problem()}): their "
+                "peak memory includes the worker's size, and a descendant that calls setsid "
+                "outlives a worker killed with SIGKILL")
+    if found == "subreaper":
+        return ("no PID namespace here: the launcher kills the programs' descendants as a "
+                "subreaper (one it has not found yet survives a SIGKILL of the launcher)")
+    return process_cap_note()
 
 
 # -- running -----------------------------------------------------------------------------------
@@ -472,7 +519,8 @@ class Started:
     pid: int | None
     via_launcher: bool
     wall_s: float
-    result_fd: int = -1     # the launcher's result pipe (read end)
+    result_fd: int = -1     # readable once it has ended: the launcher's result pipe (read
+                            # end), or without the launcher the program's pidfd
     started: float = 0.0
     floor_kb: int = 0
     early: Measured | None = None  # it could not be started: what came of it
@@ -494,13 +542,13 @@ _pidfd: int | None = None
 def _forget_in_a_child() -> None:
     """In a forked child, the parent's programs, launchers, sandbox templates, namespace
     descriptor, pidfd and pids cgroup are forgotten: the child makes its own as needed."""
-    global _namespace, _shared, _pidfd, _cgroup, _cgroup_base, _cap_threads
+    global _namespace, _shared, _pidfd, _cgroup, _cap_threads
     ChildTracker.running.clear()
     ChildTracker.sessions.clear()
     _templates.clear()
     _exiting.clear()
     _namespace, _shared, _pidfd = NextChildNamespace(), threading.Lock(), None
-    _cgroup, _cgroup_base, _cap_threads = None, None, 0
+    _cgroup, _cap_threads = None, 0
 
 
 os.register_at_fork(after_in_child=_forget_in_a_child)
@@ -514,16 +562,9 @@ def environment(home: bool = False) -> dict[str, str]:
     return env
 
 
-def run(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
-        workdir: Path, limits: Limits, sandbox: bool, hidden: tuple[str, ...] = (),
-        shown: tuple[str, ...] = (), writable: tuple[str, ...] = (),
-        kept: tuple[str, ...] = (), env: dict[str, str] | None = None,
-        processes_capped: bool = True) -> Measured:
-    """Run `argv` contained in `workdir` (which must exist) and wait for it."""
-    return finish(start(argv, stdin=stdin, stdout=stdout, stderr=stderr, workdir=workdir,
-                        limits=limits, sandbox=sandbox, hidden=hidden, shown=shown,
-                        writable=writable, kept=kept, env=env,
-                        processes_capped=processes_capped))
+def run(argv: tuple[str, ...] | list[str], **options: Any) -> Measured:
+    """Run `argv` contained as `start` does, in `workdir` (which must exist), and wait for it."""
+    return finish(start(argv, **options))
 
 
 def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
@@ -563,24 +604,18 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
             return Started(None, True, wall_s, early=Measured(
                 setup_error=f"cannot build the sandbox: {error}"))
         command += ["-W", str(limits.written_bytes or limits.file_bytes or 64 * MB)]
-        for path in _bound(argv, shown):
-            command += ["-b", path]
-        for path in writable:
-            command += ["-B", os.path.realpath(path)]
-        for path in kept:
-            command += ["-K", os.path.realpath(path)]
+        for flag, paths in (("-b", _bound(argv, shown)), ("-B", map(os.path.realpath, writable)),
+                            ("-K", map(os.path.realpath, kept))):
+            command += [part for path in paths for part in (flag, path)]
     _reap_exiting()
     result_read, result_write = os.pipe2(os.O_CLOEXEC)
     null = -1
     try:
-        stdio = []
-        for stream in (stdin, stdout, stderr):
-            if stream == subprocess.DEVNULL:
-                if null < 0:
-                    null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
-                stream = null
-            stdio.append(stream if stream is None or isinstance(stream, int)
-                         else stream.fileno())
+        if subprocess.DEVNULL in (stdin, stdout, stderr):
+            null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+        stdio = [null if stream == subprocess.DEVNULL else
+                 stream if stream is None or isinstance(stream, int) else stream.fileno()
+                 for stream in (stdin, stdout, stderr)]
         passed = (_own_pidfd(), result_write, *fds)
         # Each descriptor the launcher gets lands above every one named here, so that no
         # copy overwrites one still to be copied; its stdio by way of one such copy too.
@@ -746,21 +781,16 @@ def trees_times(roots: list[int]) -> dict[int, tuple[float, float]]:
 def _cgroup_members(root: int) -> list[int] | None:
     """The processes in the pids cgroup process `root` made for itself (`process_cgroup`),
     `root` among them; None when it has none."""
-    global _hierarchy
-    if _hierarchy is None:
-        own = _pids_hierarchy()
-        _hierarchy = re.sub(r"(/gamebench-\d+)+$", "", own) if own is not None else ""
-    if not _hierarchy:
+    base = _cgroups_base()
+    if base is None:
         return None
     try:
-        with open(f"{_hierarchy}/gamebench-{root}/cgroup.procs", "rb") as handle:
+        with open(f"{base}/gamebench-{root}/cgroup.procs", "rb") as handle:
             members = [int(pid) for pid in handle.read().split()]
     except (OSError, ValueError):
         return None
     return members if root in members else None
 
-
-_hierarchy: str | None = None  # where the pids cgroups are ("": nowhere)
 
 
 def _times(root: int, stats: dict[int, list[bytes]]) -> tuple[float, float]:
@@ -834,22 +864,30 @@ def stop(started: Started) -> None:
         with contextlib.suppress(ChildProcessError):
             os.wait4(pid, 0)
         _end_left(started)
-        os.close(started.pidfd)
         for fd in started.held or ():
             os.close(fd)
         ChildTracker.sessions.pop(pid, None)
     else:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)  # its namespace dies with it; else its session ends
-        os.close(started.result_fd)
         end_sessions({pid})
+    os.close(started.result_fd)
     ChildTracker.running.pop(pid, None)
 
 
 def close_templates() -> None:
-    """At exit: forget the sandbox templates and pids cgroup, and reap the launchers still
-    exiting (else their programs' CPU time would count in no one's children)."""
-    _wait_exiting(LAUNCHER_GRACE_S)
+    """At exit: reap the launchers still exiting, killed after `LAUNCHER_GRACE_S` (else their
+    programs' CPU time would count in no one's children), and forget the sandbox templates and
+    pids cgroup. Without `_shared`: a SIGTERM's clean-up may run this while a thread holds it."""
+    for pid in list(_exiting):
+        try:
+            if not _wait_for(pid, LAUNCHER_GRACE_S):
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ChildProcessError, ProcessLookupError):
+            pass
+        with contextlib.suppress(ValueError):  # reaped by another thread meanwhile
+            _exiting.remove(pid)
     while _templates:  # popped first: a SIGTERM may run this again midway
         for fd in _templates.popitem()[1]:
             with contextlib.suppress(OSError):
@@ -865,20 +903,6 @@ def _reap_exiting() -> None:
                     continue
             except ChildProcessError:
                 pass
-            _exiting.remove(pid)
-
-
-def _wait_exiting(wait_s: float) -> None:
-    """Reap each launcher still exiting, killed after `wait_s`. Without `_shared`: a
-    SIGTERM's clean-up may run this while this thread holds it."""
-    for pid in list(_exiting):
-        try:
-            if not _wait_for(pid, wait_s):
-                os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        except (ChildProcessError, ProcessLookupError):
-            pass
-        with contextlib.suppress(ValueError):  # reaped by another thread meanwhile
             _exiting.remove(pid)
 
 
@@ -902,10 +926,6 @@ def _template(launcher: str, hidden: tuple[str, ...]) -> tuple[int, int]:
 
 # -- without the launcher ------------------------------------------------------------------------
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_PR_SET_PDEATHSIG = 1
-
-
 def _limits(limits: Limits, mark: int | None):
     """The preexec_fn that puts the program under its limits, and its `mark` on it."""
     memory = (limits.memory_mb or 0) * MB
@@ -914,7 +934,7 @@ def _limits(limits: Limits, mark: int | None):
     cpu_seconds = int(limits.cpu_s) + 2 if limits.cpu_s else None
 
     def apply() -> None:
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        die_with_parent(None)
         resource.setrlimit(resource.RLIMIT_AS, (memory or unlimited, memory or unlimited))
         resource.setrlimit(resource.RLIMIT_STACK, (stack or unlimited, stack or unlimited))
         if limits.file_bytes:
@@ -976,13 +996,9 @@ def _end_left(started: _InProcess) -> None:
 @dataclass
 class _InProcess(Started):
     cpu_s: float | None = None
-    pidfd: int = -1
     sessions: set[int] = field(default_factory=set)  # its own, and those its descendants made
     mark: int | None = None  # what it and all it starts carry (`_mark`)
     held: tuple[int, int] | None = None  # copies of its stdin and stdout pipes (`_unread`)
-
-    def fileno(self) -> int:
-        return self.pidfd
 
 
 # How long an exiting reader may take to let go of a program's output (launcher.c's
@@ -1007,9 +1023,8 @@ def _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s,
     sessions = {process.pid}  # (start_new_session: its session is its pid)
     ChildTracker.running[process.pid] = False
     ChildTracker.sessions[process.pid] = sessions
-    return _InProcess(process.pid, False, wall_s, started=started, floor_kb=floor,
-                      cpu_s=limits.cpu_s, pidfd=os.pidfd_open(process.pid), sessions=sessions,
-                      mark=mark, held=held)
+    return _InProcess(process.pid, False, wall_s, os.pidfd_open(process.pid), started, floor,
+                      cpu_s=limits.cpu_s, sessions=sessions, mark=mark, held=held)
 
 
 def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured:
@@ -1022,7 +1037,7 @@ def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured
             end_sessions(started.sessions, reap=False)  # (the program is reaped below)
         _, status, usage = os.wait4(pid, 0)
     finally:
-        os.close(started.pidfd)
+        os.close(started.result_fd)
         ChildTracker.running.pop(pid, None)
     ended_ns = time.monotonic_ns()
     wall_ms = (time.perf_counter() - started.started) * 1000
@@ -1078,7 +1093,7 @@ def _watch(started: _InProcess, stop_after_s: float | None) -> str:
             return "wall"
         if stop_at is not None and now >= stop_at:
             return "term"
-        ready, _, _ = select.select([started.pidfd], [], [], min(CPU_POLL_S, deadline - now))
+        ready, _, _ = select.select([started.result_fd], [], [], min(CPU_POLL_S, deadline - now))
         if ready:
             return "none"
         stats = proc_stats()

@@ -364,13 +364,9 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
     cache_dir = Path(cache_dir)
     pairs = _relative_sources(program)
     names = [name for name, _ in pairs]
-    lang: Language | None
-    code: str | None
-    if language is not None:
-        lang, code = language, language.code
-    else:
-        code = program.language or detect_language([f for _, f in pairs])
-        lang = LANGUAGES.get(code or "")
+    code = language.code if language is not None else \
+        program.language or detect_language([f for _, f in pairs])
+    lang = language or LANGUAGES.get(code or "")
     if code is None:
         return Build(program, Verdict.CE, (), None, f"cannot determine the language of "
                      f"{program.name} from its files: {', '.join(names) or 'none'}", None, False)

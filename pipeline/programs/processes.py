@@ -12,6 +12,7 @@ import os
 import signal
 import time
 from collections.abc import Collection
+from dataclasses import dataclass
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -107,14 +108,14 @@ def end_sessions(sessions: Collection[int], reap: bool = True,
 _CLONE_NEWPID = 0x20000000
 
 
+@dataclass
 class NextChildNamespace:
     """`enter()` before a spawn makes the spawned process pid 1 of a new PID namespace;
     `leave()` right after puts later children back in this process's. Without the privilege,
     `enter()` is False from then on."""
 
-    def __init__(self) -> None:
-        self._own: int | None = None
-        self.available = True
+    available: bool = True
+    _own: int | None = None  # this process's own PID namespace (opened on first use)
 
     def enter(self) -> bool:
         if not self.available:

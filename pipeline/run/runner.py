@@ -31,7 +31,7 @@ from pipeline.problems import Problem, cases_schema, get_problem, package_conten
 from pipeline.problems.identity import answer_id
 from pipeline.problems.model import HeldSubmissions, JudgedLimit, PackageJudge, SubmissionJudging
 from pipeline.programs import contained
-from pipeline.programs.isolation import choose_sandbox, containment_note, set_sandbox
+from pipeline.programs.contained import choose_sandbox, containment_note, set_sandbox
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.run.checker import check_answer
 from pipeline.run.choice import make_executor

@@ -268,7 +268,7 @@ def open_judge(problem: Problem, solver: str, against: str | None,
     """Build S's and R's specs the way a run builds its solvers (sandboxed as `sandbox` says,
     never seeing the data folder) and start the executor."""
     from pipeline.programs import contained
-    from pipeline.programs.isolation import set_sandbox
+    from pipeline.programs.contained import set_sandbox
 
     set_sandbox(sandbox)  # (`on` where the sandbox cannot work: refused before anything runs)
     contained.hide(data_dir)

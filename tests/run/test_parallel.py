@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from pipeline.programs.parallel import on_cores
+from pipeline.programs.procs import on_cores
 
 
 def test_results_come_back_in_the_order_of_the_items():
