@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from pipeline.errors import UserError
 from pipeline.programs.launcher import (
@@ -562,9 +562,16 @@ def environment(home: bool = False) -> dict[str, str]:
     return env
 
 
-def run(argv: tuple[str, ...] | list[str], **options: Any) -> Measured:
-    """Run `argv` contained as `start` does, in `workdir` (which must exist), and wait for it."""
-    return finish(start(argv, **options))
+def run(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
+        workdir: Path, limits: Limits, sandbox: bool, hidden: tuple[str, ...] = (),
+        shown: tuple[str, ...] = (), writable: tuple[str, ...] = (),
+        kept: tuple[str, ...] = (), env: dict[str, str] | None = None,
+        processes_capped: bool = True) -> Measured:
+    """Run `argv` contained in `workdir` (which must exist) and wait for it."""
+    return finish(start(argv, stdin=stdin, stdout=stdout, stderr=stderr, workdir=workdir,
+                        limits=limits, sandbox=sandbox, hidden=hidden, shown=shown,
+                        writable=writable, kept=kept, env=env,
+                        processes_capped=processes_capped))
 
 
 def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
