@@ -4,17 +4,17 @@ The `toy` fixture registers the toy problem by putting its folder on `PIPELINE_P
 only for the tests that ask for it (the other suites see the built-in problems only); worker
 processes and `python -m pipeline` subprocesses inherit it with the environment.
 
-`make test` runs the suite on every core (pytest-xdist, `-n auto --dist loadgroup`). Every test
-keeps its state in its own `tmp_path` (each xdist worker has its own base folder), programs'
-scratch folders are named by their worker's pid, builds take a lock, and clusters listen on
-ports the system picks, so tests may run side by side. Package builds are keyed by their
-sources' hash: the session's `build_dir` is one cache for every worker, and a data folder made
-with `shared_builds` uses it too. What is shared is only what a module's
-own fixtures of module or session scope build (a Dask cluster, the README's workspace, a
-corpus): the tests of such a module are kept on one xdist worker (`xdist_group` by module),
-so it is built once, not once per worker. A conftest's fixture that is as costly (the package
-tests' `package_run`, which judges whole packages) says so with `suitekit.one_worker`, and the
-tests that use it are kept on one worker likewise.
+`make test` runs the suite on every core (pytest-xdist, `-n N --dist loadgroup`, N half again the
+cores). Every test keeps its state in its own `tmp_path` (each xdist worker has its own base
+folder), programs' scratch folders are named by their worker's pid, builds take a lock, and
+clusters listen on ports the system picks, so tests may run side by side. Package builds are keyed
+by their sources' hash: the session's `build_dir` is one cache for every worker, and a data folder
+made with `shared_builds` uses it too. What is shared is only what a module's own fixtures of
+module or session scope build (a Dask cluster, the README's workspace, a corpus): the tests of such
+a module are kept on one xdist worker (`xdist_group` by module), so it is built once, not once per
+worker. A conftest's fixture that is as costly (the package tests' `package_run`, which judges
+whole packages) says so with `suitekit.one_worker`, and the tests that use it are kept on one
+worker likewise.
 """
 
 from __future__ import annotations

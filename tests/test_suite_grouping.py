@@ -1,4 +1,4 @@
-"""The suite's own set-up: `make test` runs it on every core (`-n auto --dist loadgroup`), and
+"""The suite's own set-up: `make test` runs it on every core (`-n N --dist loadgroup`), and
 a fixture of module scope defined in a test module is built once, on the one worker that runs
 that module's tests (`tests/conftest.py`); so is a conftest's fixture of session scope marked
 `suitekit.one_worker`, whichever modules its tests are in. Data folders made with
