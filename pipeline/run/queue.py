@@ -59,12 +59,15 @@ class _Lane:
                 if item is None:
                     self._contest.raise_failure()
                     continue
-                self._contest.taken_in(self)
                 job, outcome = item
                 if self._current.pop(id(job), None) is None:
+                    self._contest.taken_in(self)
                     continue  # of a run of it that stopped before its end
                 left -= 1
-                yield job, outcome
+                try:
+                    yield job, outcome
+                finally:  # taken in once its run has decided on it (a failure: --fail-fast)
+                    self._contest.taken_in(self)
         finally:  # a caller that stopped early: what of its run is pending is not run
             self._current = {}
 

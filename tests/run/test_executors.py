@@ -449,3 +449,27 @@ def test_a_contest_queue_runs_each_problems_solver_one_at_a_time_by_problem(tmp_
     """Two problems' runs on one queue, each with a solver named `prog` run one at a time
     (`check_turns_by_problem`)."""
     check_turns_by_problem(LocalPoolExecutor(2), tmp_path)
+
+
+def test_a_contest_queue_sends_a_solvers_next_case_once_its_run_has_taken_in_the_last(tmp_path):
+    """A solver run one case at a time on a contest's queue: its next case is decided (`skip`,
+    as --fail-fast decides) only after its run has done with the case before, however long that
+    takes; so a failure stops it, and the cases after it are not run."""
+    from pipeline.run.queue import ContestQueue
+
+    ran = tmp_path / "ran"
+    spec = external(("/bin/sh", "-c", f"echo x >> {ran}; echo 1"))
+    failed: list[int] = []
+    queue = ContestQueue(LocalPoolExecutor(2), {"toy": 0})
+    lane = queue.lane("toy")
+    got = []
+    try:
+        for job, outcome in lane.run(jobs_of([(spec, "")] * 4), one_at_a_time=frozenset({"prog"}),
+                                     skip=lambda job: "failed before" if failed else None):
+            got.append((job.key, outcome.verdict, outcome.error))
+            time.sleep(0.5)  # the run takes its time over the case, then finds it failed
+            failed.append(job.key)
+    finally:
+        queue.close()
+    assert got == [(0, None, None)] + [(key, Verdict.SKIP, "failed before") for key in (1, 2, 3)]
+    assert ran.read_text() == "x\n"  # the program ran on the first case only
