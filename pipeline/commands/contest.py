@@ -536,18 +536,3 @@ def list_problems(settings: Settings) -> None:
             else:
                 say(f"  {label}{entry.id}  NOT registered: {entry.why or 'not in the data folder'}")
 
-
-def run_contest_command(settings: Settings, name: str, *, problem_id: str | None,
-                        solver: list[str] | None, external: list[str] | None,
-                        group: str | None, timeout: float | None, resume: str | None,
-                        **options) -> None:
-    """`pipeline run --contest NAME`: the options that name one problem's solvers, cases or
-    run are refused with it (each problem is run whole, at its own time limit)."""
-    given = [option for option, value in (("--problem", problem_id), ("--solver", solver),
-                                          ("--external", external), ("--group", group),
-                                          ("--timeout", timeout), ("--resume", resume))
-             if value]
-    if given:
-        fail(f"--contest runs every problem whole, at its own time limit: leave out "
-             f"{', '.join(given)} (or run one problem with --problem)")
-    run_contest(settings, name=name, **options)

@@ -115,6 +115,12 @@ SandboxOption = Annotated[str, typer.Option(
 JobsOption = Annotated[int | None, typer.Option(
     "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores).")]
 SeedOption = Annotated[int, typer.Option("--seed", metavar="N", help="Random seed.")]
+NoWaitOption = Annotated[bool, typer.Option(
+    "--no-wait", help="Fail at once if another command is writing the tables.")]
+# `--jobs` of the commands that run every solver (`run`, `nightly`).
+RunJobsOption = Annotated[int | None, typer.Option(
+    "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores, "
+    "and more at once while the programs they run leave the cores idle).")]
 
 # Options of the commands that read stored runs (`slow`, `mismatches`, `strength`, `report`).
 EveryProblemOption = Annotated[str | None, typer.Option(

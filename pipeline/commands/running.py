@@ -1,6 +1,6 @@
-"""`pipeline run` and `pipeline nightly`: the request the options make, the executor started
-before anything heavy is imported, the summary printed, and the exit status it earns
-(`exit_status`; docs/commands.md#pipeline-run).
+"""`pipeline run` and `pipeline nightly` (its options too): the request the options make, the
+executor started before anything heavy is imported, the summary printed, and the exit status
+it earns (`exit_status`; docs/commands.md#pipeline-run).
 """
 
 from __future__ import annotations
@@ -9,11 +9,18 @@ import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from pipeline.commands.common import fail, find_problem, make_data_dir, say, settle, start_executor
-from pipeline.commands.options import Settings, decide_sandbox
+from pipeline.commands.options import (
+    ExecutorOption,
+    RunJobsOption,
+    SchedulerOption,
+    Settings,
+    decide_sandbox,
+)
 from pipeline.commands.options import jobs as check_jobs
 from pipeline.errors import UnknownName, UserError
 
@@ -264,9 +271,21 @@ def resume_command(settings: Settings, problem_id: str, run_id: str) -> str:
     return shlex.join([*words, "run", "--problem", problem_id, "--resume", run_id])
 
 
-def nightly(settings: Settings, *, config: Path | None, jobs: int | None,
-            executor_kind: str, scheduler: str | None, contest: str | None = None) -> None:
-    """The whole job (`pipeline.nightly`), its summary printed and its exit status earned."""
+def nightly_command(
+    ctx: typer.Context,
+    config: Annotated[Path | None, typer.Option(
+        "--config", metavar="FILE",
+        help="The nightly's settings (default: configs/nightly.toml).")] = None,
+    jobs: RunJobsOption = None,
+    executor_kind: ExecutorOption = "local",
+    scheduler: SchedulerOption = None,
+    contest: Annotated[str | None, typer.Option(
+        "--contest", metavar="CONTEST", help="Run every problem of this contest (recorded by "
+        "`pipeline ingest`) instead of the config's problems and contests (default: "
+        "those of the config).")] = None,
+) -> None:
+    """The whole job: generate the default corpus if missing, ingest, run everything,
+    compare with the previous run, write the report."""
     from pipeline.nightly import DEFAULT_CONFIG, format_outcome
     from pipeline.nightly import nightly as run_nightly
     from pipeline.programs.languages import BuildError
@@ -279,10 +298,10 @@ def nightly(settings: Settings, *, config: Path | None, jobs: int | None,
         fail("--scheduler is for --executor dask")
     if local:
         check_jobs(jobs)
-    make_data_dir(settings.data_dir)
+    make_data_dir(ctx.obj.data_dir)
     executor = None if local else start_executor(executor_kind, scheduler, jobs)
     try:
-        outcome = run_nightly(settings.data_dir, config or DEFAULT_CONFIG, jobs,
+        outcome = run_nightly(ctx.obj.data_dir, config or DEFAULT_CONFIG, jobs,
                               log=lambda line: say(line),
                               progress=progress_bar("nightly"), executor=executor,
                               contest=contest)
