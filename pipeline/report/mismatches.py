@@ -269,13 +269,13 @@ def format_block(m: Mismatch, indent: str = "  ") -> str:
 def format_known(known: KnownFailure, indent: str = "    ") -> str:
     """A known-wrong stage's failures in one line, with its smallest counterexample."""
     m = known.smallest
-    return (f"{indent}{known.stage} (known wrong): wrong on {known.cases} case"
-            f"{'s' if known.cases != 1 else ''}; smallest: size "
-            f"{m.size if m.size is not None else '-'}, "
+    return (f"{indent}{known.stage} (known wrong): wrong on {plural(known.cases, 'case')}; "
+            f"smallest: size {m.size if m.size is not None else '-'}, "
             f"{where(m.source, m.case_groups, m.case_id)}, input {one_line(m.input)}")
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
+    """`1 case`, `2 cases`."""
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
@@ -299,8 +299,8 @@ def format_mismatches(items: Sequence[Mismatch], top: int | None = DEFAULT_TOP,
         cases.sort(key=Mismatch.size_key)
         known_cases = len(section.known_only)
         head = (f"{section.problem} (size: {section.size_measure}): "
-                f"{_plural(len(section.findings), 'finding')}"
-                + (f", {_plural(known_cases, 'case')} where known-wrong stages fail as "
+                f"{plural(len(section.findings), 'finding')}"
+                + (f", {plural(known_cases, 'case')} where known-wrong stages fail as "
                    "documented" if known_cases else ""))
         lines = [head]
         shown = cases if limit is None else cases[:limit]
@@ -314,6 +314,6 @@ def format_mismatches(items: Sequence[Mismatch], top: int | None = DEFAULT_TOP,
         out.append("\n".join(lines))
     findings = sum(1 for m in items if m.is_finding)
     head = f"mismatches{read}\n\n" if run_ids else ""
-    return head + "\n\n".join(out) + (f"\n\n{_plural(len(items), 'mismatching case')}: "
-                                       f"{_plural(findings, 'finding')}, "
+    return head + "\n\n".join(out) + (f"\n\n{plural(len(items), 'mismatching case')}: "
+                                       f"{plural(findings, 'finding')}, "
                                        f"{len(items) - findings} known")
