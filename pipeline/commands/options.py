@@ -65,21 +65,15 @@ def jobs(value: int | None) -> int | None:
         raise typer.BadParameter(str(error)) from None
 
 
-def check_sandbox(mode: str) -> None:
-    """A usage error (exit 2) for a `--sandbox` that is not auto, on or off."""
-    from pipeline.programs.isolation import SANDBOX_MODES
+def decide_sandbox(mode: str) -> None:
+    """Check `--sandbox` (not auto, on or off: a usage error, exit 2) and decide it for every
+    program the command runs: `on` where the sandbox cannot work is refused (exit 1) before
+    anything runs or is written."""
+    from pipeline.programs.isolation import SANDBOX_MODES, set_sandbox
 
     if mode not in SANDBOX_MODES:
         fail(f"--sandbox must be {', '.join(SANDBOX_MODES[:-1])} or {SANDBOX_MODES[-1]}, "
              f"not {mode!r}")
-
-
-def decide_sandbox(mode: str) -> None:
-    """Check `--sandbox` and decide it for every program the command runs: `on` where the
-    sandbox cannot work is refused (exit 1) before anything runs or is written."""
-    from pipeline.programs.isolation import set_sandbox
-
-    check_sandbox(mode)
     try:
         set_sandbox(mode)
     except UserError as error:

@@ -107,8 +107,27 @@ def compare_command(
     need_data(data_dir)
     if problem_id:
         find_problem(problem_id, data_dir)
-    if solver or against:
-        side_by_side(data_dir, solver, against, base, new, problem_id, ratio, min_diff_ms)
+    if solver or against:  # `compare [RUN] --solver A --against B`
+        from pipeline.report.compare import compare_solvers, format_side_by_side
+        from pipeline.tables.results import finished_runs
+
+        if not (solver and against):
+            fail("--solver A and --against B go together: name both programs")
+        if new:
+            fail("--solver A --against B compares two programs of one run: give one RUN, not "
+                 "two")
+        settle(data_dir)
+        if base is None:
+            runs = finished_runs(data_dir, problem_id)["run_id"]
+            if runs.is_empty():
+                fail(f"no finished runs{' of ' + problem_id if problem_id else ''} in "
+                     f"{Path(data_dir).resolve()}: run 'pipeline run' first")
+            base = runs[0]
+        try:
+            say(format_side_by_side(compare_solvers(data_dir, base, solver, against, ratio,
+                                                    min_diff_ms)))
+        except UnknownName as error:
+            fail(str(error))
         return
     try:
         pairs = pairs_to_compare(data_dir, base, new, problem_id)
@@ -131,31 +150,6 @@ def compare_command(
         failed = failed or comparison.failed
     if failed:
         raise typer.Exit(1)
-
-
-def side_by_side(data_dir: Path, solver: str | None, against: str | None, run_id: str | None,
-                 extra: str | None, problem_id: str | None, ratio: float,
-                 min_diff_ms: float) -> None:
-    """`compare [RUN] --solver A --against B`."""
-    from pipeline.report.compare import compare_solvers, format_side_by_side
-    from pipeline.tables.results import finished_runs
-
-    if not (solver and against):
-        fail("--solver A and --against B go together: name both programs")
-    if extra:
-        fail("--solver A --against B compares two programs of one run: give one RUN, not two")
-    settle(data_dir)
-    if run_id is None:
-        runs = finished_runs(data_dir, problem_id)["run_id"]
-        if runs.is_empty():
-            fail(f"no finished runs{' of ' + problem_id if problem_id else ''} in "
-                 f"{Path(data_dir).resolve()}: run 'pipeline run' first")
-        run_id = runs[0]
-    try:
-        say(format_side_by_side(compare_solvers(data_dir, run_id, solver, against,
-                                                ratio, min_diff_ms)))
-    except UnknownName as error:
-        fail(str(error))
 
 
 def strength_command(

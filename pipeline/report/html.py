@@ -38,7 +38,6 @@ from pipeline.report.load import known_wrong, must_fail, registered
 from pipeline.report.mismatches import (
     ANSWER_CHARS,
     Mismatch,
-    ProblemMismatches,
     by_problem,
     cut,
     find_mismatches,
@@ -135,18 +134,14 @@ footer { margin-top: 40px; padding-top: 8px; border-top: 1px solid #dde1e6; colo
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
-def default_report_path(data_dir: Path, when: datetime | None = None) -> Path:
-    stamp = (when or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
-    return Path(data_dir) / "reports" / f"report-{stamp}.html"
-
-
 def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                  out: Path | None = None, rule: SlowdownRule | None = None,
                  baselines: dict[str, str | None] | None = None) -> Path:
     """Write the report for `run_ids` (default: each solver's newest run per problem) to
     `out`, atomically; returns the path. `rule` overrides the slowdown thresholds;
     `baselines` gives a run's baseline (None: none), as the nightly chose it."""
-    path = Path(out) if out is not None else default_report_path(data_dir)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    path = Path(out) if out is not None else Path(data_dir) / "reports" / f"report-{stamp}.html"
     atomic_write_text(path, render_report(data_dir, run_ids, rule, baselines, path.parent))
     return path
 
@@ -173,7 +168,8 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                                maintain_order="left")
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     comparisons = _comparisons(data_dir, latest, rule or {}, baselines)
-    colors = solver_colors(results)
+    # one colour per solver across the whole report (in verdict-matrix order)
+    colors = {name: color(i) for i, name in enumerate(verdict_matrix(results).solvers)}
     problems = list(dict.fromkeys(rows.get(r, {}).get("problem") for r in runs))
     problems = sorted(p for p in problems if p)
     body = [
@@ -310,10 +306,6 @@ def _solver_list(solvers: Sequence[str], shown: dict[str, tuple[str, ...]] | Non
     return f"<details><summary>{len(solvers)} solvers</summary>{listed}</details>"
 
 
-def _solvers_of(matrix, problem: str) -> list[str]:
-    return [s for s in matrix.solvers if matrix.cell(problem, s)]
-
-
 def _role_tag(problem: str, solver: str) -> str:
     """"known wrong" for a solver that must fail somewhere; "may fail" (not a flaw) for a
     submission whose folder permits failing but also passing (`mixed/*`)."""
@@ -332,7 +324,7 @@ def _verdict_section(results: pl.DataFrame,
     matrix = verdict_matrix(results)
     out = ['<h2 id="verdicts">Verdicts (cases per verdict)</h2>']
     for problem in matrix.problems:
-        solvers = _solvers_of(matrix, problem)
+        solvers = [s for s in matrix.solvers if matrix.cell(problem, s)]
         if len(solvers) > WIDE_SOLVERS:
             out.append(_verdict_list(matrix, problem, solvers, expected or {}))
             continue
@@ -636,11 +628,6 @@ def _comparison_row(s) -> str:
             f"<td>{escape(s.slowdown_words())}</td></tr>")
 
 
-def solver_colors(results: pl.DataFrame) -> dict[str, str]:
-    """One colour per solver name across the whole report (in verdict-matrix order)."""
-    return {name: color(i) for i, name in enumerate(verdict_matrix(results).solvers)}
-
-
 def _growth_section(runs: Sequence[str], rows: dict[str, dict], results: pl.DataFrame,
                     colors: dict[str, str]) -> str:
     out = ['<h2 id="growth">Time against size (log-log)</h2>',
@@ -736,17 +723,6 @@ def _mismatch_block(m: Mismatch) -> str:
     return "".join(out)
 
 
-def _known_table(section: ProblemMismatches) -> str:
-    return _table("known", ("known-wrong stage", "cases wrong", "smallest size",
-                            "smallest counterexample", "its input", "why it is wrong"), (
-        f"<tr><td>{escape(k.stage)}</td><td class=\"num\">{k.cases}</td>"
-        f"<td class=\"num\">{m.size}</td>"
-        f"<td>{escape(where(m.source, m.case_groups, m.case_id))}</td>"
-        f"<td><code>{escape(one_line(m.input))}</code></td>"
-        f"<td class=\"note\">{escape(k.why)}</td></tr>" for k in section.known
-        for m in [k.smallest]))
-
-
 def _mismatch_section(items: Sequence[Mismatch]) -> str:
     sections = by_problem(items)
     findings = sum(len(s.findings) for s in sections)
@@ -770,5 +746,13 @@ def _mismatch_section(items: Sequence[Mismatch]) -> str:
                        f"of {escape(section.problem)} not shown: <code>pipeline mismatches "
                        f"--problem {escape(section.problem)} --top N</code> lists them.</p>")
         if section.known:
-            out.append(_known_table(section))
+            out.append(_table("known", (
+                "known-wrong stage", "cases wrong", "smallest size", "smallest counterexample",
+                "its input", "why it is wrong"), (
+                f"<tr><td>{escape(k.stage)}</td><td class=\"num\">{k.cases}</td>"
+                f"<td class=\"num\">{m.size}</td>"
+                f"<td>{escape(where(m.source, m.case_groups, m.case_id))}</td>"
+                f"<td><code>{escape(one_line(m.input))}</code></td>"
+                f"<td class=\"note\">{escape(k.why)}</td></tr>" for k in section.known
+                for m in [k.smallest])))
     return "\n".join(out)
