@@ -1,8 +1,9 @@
-"""The `pipeline` command: thin Typer commands over the library's layers.
+"""The `pipeline` command: the Typer application, its commands in the order help lists them.
 
-Each command declares its options and makes one call into the layers below or into
-`pipeline.commands`. Heavy modules (polars, pyarrow) are imported inside the commands that need
-them, so `pipeline solve` starts fast.
+Each command declares its options here and makes one call into the layers below or into
+`pipeline.commands`, or is declared where it is done (`commands.reporting`, `running`,
+`searching`). Heavy modules (polars, pyarrow) are imported inside the commands that need them,
+so a command starts fast.
 """
 
 from __future__ import annotations
@@ -445,9 +446,7 @@ app.command("hunt", cls=Command, epilog=examples(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the command line; every error a user can cause ends in one line, never a
-    traceback (set PIPELINE_DEBUG=1 to see one), with exit status 1 (2 for usage errors,
-    128 + N when interrupted by signal N)."""
+    """Run the command line, ended as `commands.common.run_app` ends it."""
     from pipeline.commands.common import run_app
 
     run_app(app_for(sys.argv[1:] if argv is None else argv), argv)
@@ -463,11 +462,9 @@ def _command_name(command: typer.models.CommandInfo) -> str:
 
 
 def app_for(argv: list[str]) -> typer.Typer:
-    """The application with only the command that `argv` invokes, when a word of it names one:
-    at each start Typer reads the options of every command it holds, and a command needs its
-    own only. The whole application for the rest: no command named (the help, and shell
-    completion, which reads its words from the environment), and a word that names none (its
-    error lists the commands)."""
+    """The application with only the command that `argv` invokes (Typer reads the options of
+    every command it holds at each start); the whole application when no word names one (the
+    help, shell completion, and the error that lists the commands)."""
     import copy
 
     bare = copy.copy(app)

@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 from typer._click.types import ParamType, _NumberRangeBase
-from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from pipeline.commands.common import fail
 from pipeline.errors import UserError
@@ -137,16 +137,10 @@ class Argument(TyperArgument):
         return name + ("..." if self.nargs != 1 else "")
 
 
-class Option(TyperOption):
-    """An option shown with its metavar (`--top N`), flags with nothing, never `<bool>`."""
-
-
 def readable(params: list) -> list:
     for param in params:
         if type(param) is TyperArgument:
             param.__class__ = Argument
-        elif type(param) is TyperOption:
-            param.__class__ = Option
     return params
 
 
