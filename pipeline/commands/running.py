@@ -41,8 +41,7 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
 
     settings, problem_id, first = locate(settings, problem_id, paths or [])
     decide_sandbox(sandbox)  # every program of the run: external, submission, judge, build
-    local = executor_kind.strip().lower() == "local"
-    if local:  # its workers' server imports meanwhile
+    if executor_kind.strip().lower() == "local":  # its workers' server imports meanwhile
         from pipeline.problems import problem_modules
         from pipeline.run.workerserver import start_server
 
@@ -81,9 +80,9 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
     if isinstance(outcome, str):  # nothing failed: no run is made, as bt run skips such a package
         say(f"{problem.id}: nothing to run: {outcome}")
         return
-    summary = outcome
     from pipeline.run.runner import format_summary
 
+    summary = outcome
     say(format_summary(summary))
     if summary.status == "interrupted":
         say(f"to finish it: {resume_command(settings, problem.id, summary.run_id)}")
@@ -135,7 +134,7 @@ def judge_problem(settings: Settings, problem, request, selection, *, executor_k
             executor.close()
 
 
-def exit_status(summary, err=True) -> int:
+def exit_status(summary) -> int:
     """The exit status a finished (or stopped) run earns, saying why on stderr
     (docs/commands.md#pipeline-run). A submission that could not start but got what its folder
     permits (as DOMjudge's `class Main` for Java) is a note, not a failure."""
@@ -147,26 +146,26 @@ def exit_status(summary, err=True) -> int:
     permitted = [f.solver for f in summary.cannot_start if f.solver in agreeing]
     if permitted:
         say(f"note: {', '.join(permitted)} could not start, which its folder permits: "
-            "no failure (see above)", err=err)
+            "no failure (see above)", err=True)
     if failed:  # no verdict of the program: it never ran
         say(f"{', '.join(failed)} could not start: its results are no verdict (see above)",
-            err=err)
+            err=True)
         return 1
     if summary.judge_failed:
         say(f"{summary.judge_failed} result(s) are judge errors (JE): the judge failed on "
             "them (a checker failed, or the workers running the case died), so they are no "
-            "verdict of the program (see above); --resume judges them again", err=err)
+            "verdict of the program (see above); --resume judges them again", err=True)
     if summary.disagreements:
         say(f"{summary.disagreements} submission(s) got what their folder does not "
-            "expect (see above)", err=err)
+            "expect (see above)", err=True)
     if summary.judge_errors:
         say(f"{summary.judge_errors} submission(s) or validator(s) could not be held to "
             "what they should get: the package's own programs failed judging them "
-            "(judge-error, see above)", err=err)
+            "(judge-error, see above)", err=True)
     if summary.partial:
         say(f"{summary.partial} submission(s) got what they expect only on the test cases "
             "judged: the package holds test cases that were not judged (see `not judged` "
-            "above), so no agreement is reported", err=err)
+            "above), so no agreement is reported", err=True)
     return 1 if summary.disagreements or summary.judge_errors or summary.partial or \
         summary.judge_failed else 0
 

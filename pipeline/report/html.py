@@ -132,6 +132,9 @@ footer { margin-top: 40px; padding-top: 8px; border-top: 1px solid #dde1e6; colo
 """
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+NAVIGATION = (("runs", "runs"), ("verdicts", "verdicts"), ("strength", "test strength"),
+              ("submissions", "submissions"), ("compare", "comparison"), ("growth", "growth"),
+              ("history", "history"), ("slow", "slowest cases"), ("mismatches", "mismatches"))
 
 
 def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
@@ -170,18 +173,12 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
     comparisons = _comparisons(data_dir, latest, rule or {}, baselines)
     # one colour per solver across the whole report (in verdict-matrix order)
     colors = {name: color(i) for i, name in enumerate(verdict_matrix(results).solvers)}
-    problems = list(dict.fromkeys(rows.get(r, {}).get("problem") for r in runs))
-    problems = sorted(p for p in problems if p)
+    problems = sorted(p for p in {rows.get(r, {}).get("problem") for r in runs} if p)
     body = [
         f"<h1>gamebench report</h1><p class=\"meta\">generated {generated} &middot; "
         f"{plural(len(runs), 'run')} &middot; data folder "
         f"<code>{escape(printable(str(Path(data_dir).resolve())))}</code></p>",
-        '<nav><a href="#runs">runs</a><a href="#verdicts">verdicts</a>'
-        '<a href="#strength">test strength</a>'
-        '<a href="#submissions">submissions</a>'
-        '<a href="#compare">comparison</a><a href="#growth">growth</a>'
-        '<a href="#history">history</a><a href="#slow">slowest cases</a>'
-        '<a href="#mismatches">mismatches</a></nav>',
+        "<nav>" + "".join(f'<a href="#{to}">{label}</a>' for to, label in NAVIGATION) + "</nav>",
         _runs_section(runs, rows, shown),
         _verdict_section(results, {(r["problem"], r["submission"]): r["expected"]
                                    for r in held_expectations(
@@ -562,7 +559,7 @@ def _input_file(data_dir: Path, problem: str, source: str | None) -> Path | None
 
 
 def _compare_section(comparisons: list[tuple[str, Comparison | None, str]],
-                     data_dir: Path | None = None) -> str:
+                     data_dir: Path) -> str:
     out = ['<h2 id="compare">Comparison with the baseline</h2>',
            '<p class="meta">A slowdown is <b>flagged</b> (it fails) when the solver is judged '
            "on speed and both runs ran on the same host, else <b>noted</b>.</p>"]
@@ -571,11 +568,10 @@ def _compare_section(comparisons: list[tuple[str, Comparison | None, str]],
             out.append(f"<p class=\"note\">run <code>{escape(run_id)}</code>: "
                        f"{escape(why)}.</p>")
             continue
-        remeasured = _remeasure_note(data_dir, c) if data_dir is not None else None
+        remeasured = _remeasure_note(data_dir, c)
         failed = c.failed and not (remeasured and not remeasured[0] and all(
             f.kind is FindingKind.SLOWDOWN for f in c.findings if f.fails))
-        status = ('<span class="bad">FAILED</span>' if failed
-                  else '<span class="ok">OK</span>')
+        status = '<span class="bad">FAILED</span>' if failed else '<span class="ok">OK</span>'
         out.append(f"<h3>{escape(c.problem)}: <code>{escape(c.base_run)}</code> &rarr; "
                    f"<code>{escape(c.new_run)}</code> {status}</h3>")
         out.append(f'<p class="meta">{escape(why)}.</p>')
@@ -586,12 +582,8 @@ def _compare_section(comparisons: list[tuple[str, Comparison | None, str]],
         if remeasured:
             out.append(f'<p class="{"bad" if remeasured[0] else "ok"}">'
                        f'{escape(remeasured[1])}</p>')
-        if c.reasons:
-            out.append("<ul>" + "".join(f'<li class="bad">{escape(r)}</li>' for r in c.reasons)
-                       + "</ul>")
-        if c.notes:
-            out.append("<ul>" + "".join(f'<li class="note">{escape(n)}</li>' for n in c.notes)
-                       + "</ul>")
+        out += ["<ul>" + "".join(f'<li class="{kind}">{escape(text)}</li>' for text in texts)
+                + "</ul>" for kind, texts in (("bad", c.reasons), ("note", c.notes)) if texts]
         out.append(_table("comparison", (
             "solver", "verdict changes (BASE&rarr;NEW: cases)", "new failures",
             "changed answers", "timed cases", "geo. mean NEW/BASE", "slowdowns"),
