@@ -1,8 +1,6 @@
-"""The options several commands share, how option values are checked, the settings the
-top-level options give every command (`--data-dir`, `--problems-dir`), and how help shows
-arguments, options and examples: values by their metavar (`SQL`, `N`) rather than by type
-(`<str>`, `[x>=1]`), flags by nothing, and every command's epilog as its examples, one command
-line each.
+"""The options several commands share, their checks, the settings the top-level options give
+every command, and how help shows them: values by their metavar (`SQL`, `N`), not by type
+(`<str>`, `[x>=1]`), and every command's epilog as its examples, one command line each.
 """
 
 from __future__ import annotations

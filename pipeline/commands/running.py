@@ -100,10 +100,9 @@ class NoCaseSelected(UserError):
 
 def judge_problem(settings: Settings, problem, request, selection, *, executor_kind: str,
                   scheduler: str | None, jobs: int | None, shared=None):
-    """The run `request` asks for (`selection`: its solvers, None when resuming): the executor
-    started, the package's submissions built meanwhile, dead processes' runs settled. Returns
-    the run's summary, or why there was nothing to run. `shared`: an executor the caller
-    started and closes (a contest's, whose problems run at once: no progress bar)."""
+    """The run `request` asks for (`selection`: its solvers, None when resuming), the package's
+    submissions built while the executor starts: its summary, or why there was nothing to run.
+    `shared`: an executor the caller started and closes (a contest's: no progress bar)."""
     from pipeline.progress import progress_bar
 
     executor = shared or start_executor(executor_kind, scheduler, jobs, problem, selection)
@@ -174,8 +173,7 @@ def locate(settings: Settings, problem_id: str | None,
            paths: list[Path]) -> tuple[Settings, str, Path | None]:
     """The settings, the problem and (when not registered yet) the package folder a run
     judges: the problem named, else the package holding the first of `paths` or the current
-    folder; in the data folder named, else `./data`, else the nearest one above. A data folder
-    is never made here."""
+    folder; in the data folder named, else `./data`, else the nearest one above (never made)."""
     from pipeline.corpus.live import data_folder_near, is_data_folder, package_root, registered_as
     from pipeline.problems import add_problem_dirs, problem_ids
     from pipeline.tables.layout import no_data_folder, registered_dir

@@ -1,8 +1,6 @@
-"""`pipeline compare`: what changed between two runs of a problem, and whether that is bad.
-
-Per solver: the verdict transition matrix, changed answers, and slowdowns, as a tuple of
-`Finding`s; `pairs_to_compare` picks the runs a bare `pipeline compare` looks at, and
-`compare_solvers` puts two programs of one run side by side. Rules:
+"""`pipeline compare`: what changed between two runs of a problem (per solver: verdict
+transitions, changed answers, slowdowns, as `Finding`s), and whether that is bad; the runs a
+bare `pipeline compare` looks at; two programs of one run side by side.
 docs/commands.md#pipeline-compare.
 """
 
@@ -444,8 +442,7 @@ def _verdict_order(verdict: str) -> tuple[int, str]:
 
 def format_comparison(c: Comparison, examples: int = 5, choice: Pair | None = None) -> str:
     """The comparison as console text: how BASE was chosen (when `choice` is given), one block
-    per solver, then the outcome, which names the noted slowdowns and failures the body
-    shows, in the same words."""
+    per solver, then the outcome (naming what is only noted in the body's words)."""
     lines = [f"compare {c.problem}: BASE {c.base_run} ({c.base_host or 'unknown host'}) -> "
              f"NEW {c.new_run} ({c.new_host or 'unknown host'})"]
     if choice is not None:
@@ -510,9 +507,8 @@ def _short(text: str, limit: int = 60) -> str:
 
 @dataclass(frozen=True)
 class SideBySide:
-    """Solver A against solver B on the cases of one run: the verdict matrix (B's verdict by
-    A's), the cases where they differ (verdict or answer), and A's time over B's, by the rules
-    two runs are compared by (`comparison` has B as BASE and A as NEW)."""
+    """Solver A against solver B on the cases of one run, by the rules two runs are compared
+    by (`comparison` has B as BASE and A as NEW)."""
 
     problem: str
     run_id: str

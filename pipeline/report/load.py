@@ -67,9 +67,8 @@ _RANK = {v.value: rank for rank, v in enumerate(SEVERITY)}
 
 
 def collapse_repeats(results: pl.DataFrame, timing: str = "median") -> pl.DataFrame:
-    """One row per (run, problem, case, solver): worst verdict over the repeats, the answer that
-    goes with it, median (or, with timing="min", fastest) wall/CPU ms, and the number of
-    repeats."""
+    """One row per (run, problem, case, solver): the worst verdict over the repeats and its
+    answer, the median (timing="min": fastest) wall/CPU ms, and the number of repeats."""
     severity = pl.col("verdict").replace_strict(_RANK, default=len(_RANK),
                                                 return_dtype=pl.Int64())
     order = [severity, pl.col("repeat")]

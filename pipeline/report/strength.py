@@ -276,9 +276,8 @@ def stored_coverage(data_dir, problem) -> tuple[BoundCoverage, ...]:
 
 def coverage_of_problems(data_dir, problem_ids) -> tuple[dict[str, tuple[BoundCoverage, ...]],
                                                          dict[str, str]]:
-    """Each problem's coverage by its stored cases (`stored_coverage`), and what is said where
-    it has none (`Problem.why_no_coverage`); a problem no longer registered has none, its
-    bounds unknown."""
+    """Each problem's coverage by its stored cases, and what is said where it has none
+    (`Problem.why_no_coverage`; a problem no longer registered has none)."""
     covered: dict[str, tuple[BoundCoverage, ...]] = {}
     why_none: dict[str, str] = {}
     for problem_id in dict.fromkeys(problem_ids):
