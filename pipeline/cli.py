@@ -8,6 +8,7 @@ so a command starts fast.
 
 from __future__ import annotations
 
+import copy
 import functools
 import io
 import sys
@@ -452,21 +453,10 @@ def main(argv: list[str] | None = None) -> None:
     run_app(app_for(sys.argv[1:] if argv is None else argv), argv)
 
 
-def _command_name(command: typer.models.CommandInfo) -> str:
-    """A registered command's name: the one given, else Typer's of its function."""
-    import typer.main
-
-    if command.name:
-        return command.name
-    return typer.main.get_command_name(getattr(command.callback, "__name__", ""))
-
-
 def app_for(argv: list[str]) -> typer.Typer:
     """The application with only the command that `argv` invokes (Typer reads the options of
     every command it holds at each start); the whole application when no word names one (the
     help, shell completion, and the error that lists the commands)."""
-    import copy
-
     bare = copy.copy(app)
     bare.registered_commands = []
     taking_a_value = _root_options_taking_a_value()
@@ -478,8 +468,7 @@ def app_for(argv: list[str]) -> typer.Typer:
             if word in taking_a_value:  # `--data-dir DIR`: the next word is its value
                 next(words, None)
             continue
-        named = [command for command in app.registered_commands
-                 if word == _command_name(command)]
+        named = [command for command in app.registered_commands if command.name == word]
         if not named:
             return app
         bare.registered_commands = named
@@ -490,8 +479,6 @@ def app_for(argv: list[str]) -> typer.Typer:
 @functools.cache
 def _root_options_taking_a_value() -> frozenset[str]:
     """The root options followed by a value (`--data-dir`), read once per process."""
-    import copy
-
     import typer.main
 
     root = copy.copy(app)
