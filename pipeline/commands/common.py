@@ -96,18 +96,6 @@ def make_data_dir(data_dir: Path) -> None:
         say(f"note: made the data folder {where}", err=True)
 
 
-def empty_data_note(data_dir: Path) -> str | None:
-    """What to tell a user whose data folder holds no tables (None when it holds some)."""
-    from pipeline.tables.files import table_files
-    from pipeline.tables.schemas import TABLES
-
-    where = Path(data_dir).resolve()
-    if not any(table_files(data_dir, table) for table in TABLES):
-        return (f"the data folder {where} holds no tables yet (pipeline ingest and pipeline "
-                "run fill them; --data-dir DIR names another folder)")
-    return None
-
-
 def report_runs(data_dir: Path, run_ids: list[str] | None,
                 problem_id: str | None) -> list[str]:
     """The runs a report command looks at; says so when there are none."""

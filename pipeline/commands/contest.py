@@ -26,7 +26,7 @@ def contest_roots(roots: list[Path], data_dir: Path | None = None
     """The roots an ingest reads (each contest among `roots` replaced by its package folders),
     the contests read, and the name a contest's package folder registers as where that is not
     its folder's name (`registered_name`)."""
-    from pipeline.problems import contest_at
+    from pipeline.problems import contest_at, is_package_folder
 
     found: list[Path] = []
     contests = []
@@ -40,7 +40,7 @@ def contest_roots(roots: list[Path], data_dir: Path | None = None
             found.append(root)
             continue
         contests.append(contest)
-        packages = [root / p.id for p in contest.problems if _is_package(root / p.id)]
+        packages = [root / p.id for p in contest.problems if is_package_folder(root / p.id)]
         found += packages + [root / name for name in contest.unlisted]
         for folder in packages:
             name = registered_name(data_dir, contest.name, folder) if data_dir else folder.name
@@ -69,12 +69,6 @@ def registered_name(data_dir: Path, contest: str, folder: Path) -> str:
         number += 1
         name = f"{contest}-{folder.name}" + (f"-{number}" if number > 2 else "")
     return name
-
-
-def _is_package(folder: Path) -> bool:
-    from pipeline.problems import is_package_folder
-
-    return is_package_folder(folder)
 
 
 def record_ingested(settings: Settings, contests: list, summary, wait: bool,
@@ -145,7 +139,9 @@ def _not_registered(folder: Path, problem_id: str, summary,
         if fault.label == problem_id or fault.label.startswith(f"{problem_id}/"):
             rule = "" if f"rule {fault.rule}" in fault.message else f" [{fault.rule}]"
             return f"{fault.message}{rule}"
-    if not _is_package(Path(folder) / problem_id):
+    from pipeline.problems import is_package_folder
+
+    if not is_package_folder(Path(folder) / problem_id):
         return (f"{Path(folder) / problem_id} holds no problem.yaml (Kattis) or problem.xml "
                 "(Polygon): not a problem package")
     return "not registered by this ingest (see the lines above)"

@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from pipeline.commands.common import (
-    empty_data_note,
     fail,
     find_problem,
     need_data,
@@ -43,13 +42,17 @@ def query_command(
     import polars as pl
 
     from pipeline.report.query import FORMATS, plan, query_error, show_table, write
+    from pipeline.tables.files import table_files
+    from pipeline.tables.schemas import TABLES
 
     if fmt not in FORMATS:
         fail(f"unknown format {fmt!r}: use {', '.join(FORMATS)}")
     need_data(ctx.obj.data_dir)
-    note = empty_data_note(ctx.obj.data_dir)
-    if note:  # any answer from no tables at all (a count of 0, no rows) is from nothing
-        say(f"note: {note}", err=True)
+    # any answer from no tables at all (a count of 0, no rows) is from nothing: said
+    if not any(table_files(ctx.obj.data_dir, table) for table in TABLES):
+        say(f"note: the data folder {Path(ctx.obj.data_dir).resolve()} holds no tables yet "
+            "(pipeline ingest and pipeline run fill them; --data-dir DIR names another "
+            "folder)", err=True)
     try:
         lazy = plan(ctx.obj.data_dir, sql)
         if fmt == "table" and out is None:
