@@ -199,7 +199,7 @@ def compare_runs(data_dir: Path, base_run: str, new_run: str,
         compared.append(_compare_solver(problem, name, part, set(base["solver"]),
                                         set(new["solver"]), same_host, ratio_threshold,
                                         min_diff_ms))
-    findings = _findings(problem, compared, same_host, base_host, new_host, ratio_threshold,
+    findings = _findings(compared, same_host, base_host, new_host, ratio_threshold,
                          min_diff_ms)
     return Comparison(problem=problem, base_run=base_run, new_run=new_run, base_host=base_host,
                       new_host=new_host, same_host=same_host, ratio_threshold=ratio_threshold,
@@ -281,7 +281,7 @@ def _timing(row: dict) -> tuple[float | None, float | None]:
     return row["base_ms"], row["new_ms"]
 
 
-def _findings(problem: str, compared: list[SolverComparison], same_host: bool,
+def _findings(compared: list[SolverComparison], same_host: bool,
               base_host: str | None, new_host: str | None, ratio_threshold: float,
               min_diff_ms: float) -> list[Finding]:
     found: list[Finding] = []
