@@ -170,16 +170,7 @@ def strength_command(
     coverage). Stored in the `strength` table."""
     from dataclasses import asdict
 
-    from pipeline.report.strength import (
-        NO_BOUNDS,
-        as_csv,
-        as_json,
-        coverage_of_problems,
-        format_coverage,
-        format_strength,
-        strength_of_runs,
-        strength_rows,
-    )
+    from pipeline.report import strength
     from pipeline.tables.results import write_strength
 
     if fmt not in ("text", "json", "csv"):
@@ -188,17 +179,17 @@ def strength_command(
     runs = report_runs(data_dir, run_ids, problem_id)
     if not runs:
         return
-    strengths = strength_of_runs(data_dir, runs)
+    strengths = strength.strength_of_runs(data_dir, runs)
     for found in strengths:  # one file per run, written atomically
-        write_strength(data_dir, found.run_id, strength_rows(found))
+        write_strength(data_dir, found.run_id, strength.strength_rows(found))
     if fmt == "csv":  # (csv prints no coverage)
-        sys.stdout.write(as_csv(strengths))
+        sys.stdout.write(strength.as_csv(strengths))
         return
-    covered, why_none = coverage_of_problems(data_dir, [s.problem for s in strengths])
+    covered, why_none = strength.coverage_of_problems(data_dir, [s.problem for s in strengths])
     if fmt == "json":
-        sys.stdout.write(as_json(strengths, {p: [asdict(r) for r in rows]
-                                             for p, rows in covered.items()}))
+        sys.stdout.write(strength.as_json(strengths, {p: [asdict(r) for r in rows]
+                                                      for p, rows in covered.items()}))
     else:
-        say("\n\n".join(format_strength(s) + "\n" + format_coverage(
-            s.problem, covered[s.problem], why_none.get(s.problem, NO_BOUNDS))
+        say("\n\n".join(strength.format_strength(s) + "\n" + strength.format_coverage(
+            s.problem, covered[s.problem], why_none.get(s.problem, strength.NO_BOUNDS))
                           for s in strengths))

@@ -18,20 +18,13 @@ import polars as pl
 
 from pipeline.errors import UserError
 from pipeline.fsutil import atomic_write_text
-from pipeline.report import load
+from pipeline.report import growth, load
 from pipeline.report.compare import (
     Comparison,
     FindingKind,
     SlowdownRule,
     choose_baseline,
     compare_runs,
-)
-from pipeline.report.growth import (
-    FIXED_COST_FACTOR,
-    MIN_R_SQUARED,
-    MIN_SIZES,
-    MIN_SPAN,
-    growth_series,
 )
 from pipeline.report.history import HISTORY_NIGHTS, NIGHTLY_COMMAND, nightly_history
 from pipeline.report.load import known_wrong, must_fail, registered
@@ -626,17 +619,18 @@ def _growth_section(runs: Sequence[str], rows: dict[str, dict], results: pl.Data
            '<p class="meta">Faint dots: one per case (median wall time over repeats; SKIP left '
            "out). Solid dots: the median of each size, with a whisker up to its 90th "
            "percentile. Each line is the least-squares fit on log-log over the sizes where the "
-           f"time is at least {FIXED_COST_FACTOR:g}&times; the solver's fixed cost (its "
+           f"time is at least {growth.FIXED_COST_FACTOR:g}&times; the solver's fixed cost (its "
            "smallest median), drawn over those sizes only; its slope is the growth exponent, "
-           f"given for at least {MIN_SIZES} such sizes spanning at least {MIN_SPAN:g}&times; "
-           f"when the line explains at least {MIN_R_SQUARED:.0%} of the variance (r&sup2;). "
+           f"given for at least {growth.MIN_SIZES} such sizes spanning at least "
+           f"{growth.MIN_SPAN:g}&times; when the line explains at least "
+           f"{growth.MIN_R_SQUARED:.0%} of the variance (r&sup2;). "
            "Crosses in the band above the plot: cases that ended without a timing (TLE, RE, "
            "MLE, ...).</p>"]
     for index, run_id in enumerate(runs):
         part = results.filter(pl.col("run_id") == run_id)
         problem_id = rows.get(run_id, {}).get("problem") or (
             part["problem"][0] if part.height else "?")
-        series = growth_series(part)
+        series = growth.growth_series(part)
         title = f"{problem_id} (run {run_id})"
         chart = loglog_chart(series, title, size_measure(problem_id),
                              chart_id=f"growth-{index}", colors=colors)
