@@ -157,10 +157,6 @@ class ProblemMismatches:
     known: tuple[KnownFailure, ...]  # one per known-wrong stage that is off somewhere
     known_only: tuple[Mismatch, ...]  # cases where only known-wrong stages are off
 
-    @property
-    def cases(self) -> int:
-        return len(self.findings) + len(self.known_only)
-
 
 def size_measure(problem_id: str) -> str:
     problem = registered(problem_id)
