@@ -319,9 +319,7 @@ def _verdict_section(results: pl.DataFrame,
             out.append(_verdict_list(matrix, problem, solvers, expected or {}))
             continue
         heads = "".join(f"<th>{escape(s)}{_role_tag(problem, s)}</th>" for s in solvers)
-        cells = "".join(
-            f"<td>{_badges(matrix.cell(problem, s))}</td>"
-            for s in solvers)
+        cells = "".join(f"<td>{_badges(matrix.cell(problem, s))}</td>" for s in solvers)
         out.append(f'<div class="scroll matrix-box"><table class="verdict-matrix" '
                    f'data-problem="{escape(problem)}"><tr><th class="problem">problem</th>'
                    f'{heads}</tr><tr><th class="problem">{escape(problem)}</th>{cells}</tr>'
@@ -338,11 +336,10 @@ def _verdict_list(matrix, problem: str, solvers: Sequence[str],
     rows = []
     for label in sorted(groups, key=lambda g: (g not in ("accepted", "main"), g == "-", g)):
         members = groups[label]
-        badges = _summed_badges(matrix, problem, members)
         name = "no expectation" if label == "-" else f"expected {label}"
         rows.append(f'<tr class="summary" data-expected="{escape(label)}"><th>{escape(name)}: '
                     f"{plural(len(members), 'solver')}</th>"
-                    f"<th>{badges}</th></tr>")
+                    f"<th>{_summed_badges(matrix, problem, members)}</th></tr>")
         rows += [f'<tr><td class="solver">{escape(s)}{_role_tag(problem, s)}</td><td>'
                  f"{_badges(matrix.cell(problem, s))}</td></tr>" for s in members]
     return (f'<div class="scroll matrix-box"><table class="verdict-matrix verdict-list" '
