@@ -1,12 +1,14 @@
-"""The `pipeline` command: thin Typer commands over the library's layers.
+"""The `pipeline` command: the Typer application, its commands in the order help lists them.
 
-Each command declares its options and makes one call into the layers below or into
-`pipeline.commands`. Heavy modules (polars, pyarrow) are imported inside the commands that need
-them, so `pipeline solve` starts fast.
+Each command declares its options here and makes one call into the layers below or into
+`pipeline.commands`, or is declared where it is done (`commands.reporting`, `running`,
+`searching`). Heavy modules (polars, pyarrow) are imported inside the commands that need them,
+so a command starts fast.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import io
 import sys
@@ -22,12 +24,11 @@ from pipeline.commands.options import (
     ExecutorOption,
     ExternalOption,
     Group,
-    JobsOption,
-    ProblemOption,
+    NoWaitOption,
+    RunJobsOption,
     RunsOption,
     SandboxOption,
     SchedulerOption,
-    SeedOption,
     Settings,
     complete_problem,
     decide_sandbox,
@@ -35,8 +36,10 @@ from pipeline.commands.options import (
     within,
 )
 from pipeline.commands.options import jobs as check_jobs
+from pipeline.commands.reporting import compare_command, query_command, strength_command
+from pipeline.commands.running import nightly_command
+from pipeline.commands.searching import harden_command, hunt_command, stress_command
 from pipeline.errors import UnknownName, UserError
-from pipeline.verdicts import SLOWDOWN_MIN_MS, SLOWDOWN_RATIO
 
 app = typer.Typer(
     cls=Group,
@@ -163,8 +166,7 @@ def ingest_command(
     jobs: Annotated[int | None, typer.Option(
         "--jobs", "-j", min=1, metavar="N", callback=check_jobs,
         help="Processes validating files (default: the number of cores).")] = None,
-    no_wait: Annotated[bool, typer.Option(
-        "--no-wait", help="Fail at once if another command is writing the tables.")] = False,
+    no_wait: NoWaitOption = False,
     sandbox: SandboxOption = "auto",
 ) -> None:
     """Find, validate and store every test case under PATH in the cases table."""
@@ -203,29 +205,10 @@ def ingest_command(
         raise typer.Exit(1)
 
 
-@app.command("query", cls=Command, epilog=examples(
+app.command("query", cls=Command, epilog=examples(
     'pipeline query "SELECT solver, verdict, count(*) AS n FROM results GROUP BY 1, 2"',
     'pipeline query "SELECT source, line, rule, message FROM rejects" --format csv',
-    'pipeline query "SELECT * FROM runs" --format parquet --out runs.parquet'))
-def query_command(
-    ctx: typer.Context,
-    sql: Annotated[str, typer.Argument(
-        metavar="SQL", help="Polars SQL over the tables cases, rejects, results, runs, "
-        "findings, expectations, strength, package_bugs.")],
-    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
-                                     help="table, csv, json (one object per line) or "
-                                     "parquet.")] = "table",
-    out: Annotated[Path | None, typer.Option(
-        "--out", metavar="FILE", help="Write to FILE (default: standard output).")] = None,
-) -> None:
-    """Run Polars SQL over the tables (streamed: any result size fits).
-
-    When the data folder holds no tables (or does not exist), the answer comes with a note on
-    stderr naming the folder.
-    """
-    from pipeline.commands.reporting import query
-
-    query(ctx.obj, sql=sql, fmt=fmt, out=out)
+    'pipeline query "SELECT * FROM runs" --format parquet --out runs.parquet'))(query_command)
 
 
 @app.command("run", cls=Command, epilog=examples(
@@ -255,10 +238,7 @@ def run_command(
     group: Annotated[str | None, typer.Option(
         "--group", metavar="GROUP", help="Only cases of this group (default: every "
         "case).")] = None,
-    jobs: Annotated[int | None, typer.Option(
-        "--jobs", "-j", min=1, metavar="N",
-        help="Worker processes (default: the number of cores, and more at once while "
-        "the programs they run leave the cores idle).")] = None,
+    jobs: RunJobsOption = None,
     timeout: Annotated[float | None, typer.Option(
         "--timeout", metavar="SEC", callback=within(0, 86400, low_included=False),
         help="Seconds per case (default: the problem's time limit).")] = None,
@@ -274,8 +254,7 @@ def run_command(
     resume: Annotated[str | None, typer.Option(
         "--resume", metavar="RUN_ID", help="Finish this killed run (default: a new "
         "run).")] = None,
-    no_wait: Annotated[bool, typer.Option(
-        "--no-wait", help="Fail at once if another command is writing the tables.")] = False,
+    no_wait: NoWaitOption = False,
     fail_fast: Annotated[bool, typer.Option(
         "--fail-fast", help="Stop each solver at its first failing case: its other cases are "
         "stored as SKIP, and a package's submission is held to the cases it ran (as `bt "
@@ -296,14 +275,18 @@ def run_command(
     """
     from pipeline.commands.running import run
 
-    if contest is not None:
-        from pipeline.commands.contest import run_contest_command
+    if contest is not None:  # each problem is run whole, at its own time limit
+        from pipeline.commands.contest import run_contest
 
-        run_contest_command(ctx.obj, contest, problem_id=problem_id, solver=solver,
-                            external=external, group=group, timeout=timeout, resume=resume,
-                            jobs=jobs, memory=memory, stack=stack, sandbox=sandbox,
-                            repeat=repeat, no_wait=no_wait, fail_fast=fail_fast,
-                            executor_kind=executor_kind, scheduler=scheduler)
+        given = [option for option, value in (
+            ("--problem", problem_id), ("--solver", solver), ("--external", external),
+            ("--group", group), ("--timeout", timeout), ("--resume", resume)) if value]
+        if given:
+            fail(f"--contest runs every problem whole, at its own time limit: leave out "
+                 f"{', '.join(given)} (or run one problem with --problem)")
+        run_contest(ctx.obj, name=contest, jobs=jobs, memory=memory, stack=stack,
+                    sandbox=sandbox, repeat=repeat, no_wait=no_wait, fail_fast=fail_fast,
+                    executor_kind=executor_kind, scheduler=scheduler)
         return
     run(ctx.obj, problem_id=problem_id, solver=solver, external=external, group=group, jobs=jobs,
         timeout=timeout, memory=memory, stack=stack, sandbox=sandbox, repeat=repeat,
@@ -363,73 +346,14 @@ def mismatches_command(
                               top=top, show_all=show_all, run_ids=runs))
 
 
-@app.command("compare", cls=Command, epilog=examples(
+app.command("compare", cls=Command, epilog=examples(
     "pipeline compare",
     "pipeline compare --problem PROBLEM",
     "pipeline compare BASE_RUN NEW_RUN --ratio 2 --min-diff-ms 20",
-    "pipeline compare RUN --solver fast --against brute"))
-def compare_command(
-    ctx: typer.Context,
-    base: Annotated[str | None, typer.Argument(
-        metavar="BASE", help="Baseline run (default: the newest earlier comparable run of "
-        "NEW's problem).")] = None,
-    new: Annotated[str | None, typer.Argument(
-        metavar="NEW", help="Run to judge (default: the newest finished run of the "
-        "problem).")] = None,
-    problem_id: Annotated[str | None, typer.Option(
-        "--problem", "-p", metavar="PROBLEM", autocompletion=complete_problem,
-        help="Only this problem (default: every problem with two finished runs).")] = None,
-    ratio: Annotated[float, typer.Option(
-        "--ratio", metavar="X", callback=within(1),
-        help="A case is slower when NEW/BASE exceeds this ...")] = SLOWDOWN_RATIO,
-    min_diff_ms: Annotated[float, typer.Option(
-        "--min-diff-ms", metavar="MS", callback=within(0), help="... and NEW - BASE exceeds "
-        "this many ms (the measured noise floor of a process start on a shared 2-core "
-        "machine).")] = SLOWDOWN_MIN_MS,
-    solver: Annotated[str | None, typer.Option(
-        "--solver", "-s", metavar="A", help="With --against: compare program A with program B "
-        "on the cases of one run (the one run given, else the newest finished run of "
-        "--problem, else the newest finished run) (default: compare two runs).")] = None,
-    against: Annotated[str | None, typer.Option(
-        "--against", metavar="B", help="The program --solver is compared with (default: "
-        "none; --solver needs it).")] = None,
-) -> None:
-    """Compare two runs: verdict transitions, changed answers, slowdowns.
-
-    A slowdown is flagged when the solver is judged on speed and both runs ran on the same
-    host, else noted. Exits 1 on a new WA/RE/TLE/MLE/OLE of a trusted solver or a flagged
-    slowdown. With no runs given: per problem, its newest finished run against the newest
-    earlier run over a comparable set of cases (the same group, a case count within 10 %,
-    every solver of NEW), saying which it picked, why, and which it passed over.
-
-    With --solver A --against B: A and B side by side on the cases of one run (verdicts,
-    differing answers, A's time over B's).
-    """
-    from pipeline.commands.reporting import compare
-
-    compare(ctx.obj, base=base, new=new, problem_id=problem_id, ratio=ratio,
-            min_diff_ms=min_diff_ms, solver=solver, against=against)
-
-
-@app.command("strength", cls=Command, epilog=examples(
+    "pipeline compare RUN --solver fast --against brute"))(compare_command)
+app.command("strength", cls=Command, epilog=examples(
     "pipeline strength --problem PROBLEM",
-    "pipeline strength --run RUN_ID --format json"))
-def strength_command(
-    ctx: typer.Context,
-    problem_id: EveryProblemOption = None,
-    run_ids: RunsOption = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
-                                     help="text, json (one object per run) or csv (one row "
-                                     "per case).")] = "text",
-) -> None:
-    """How strong the tests are: which case kills which wrong program (known-wrong stages,
-    submissions expected to fail), which wrong programs survive every case, and the smallest
-    set of cases that still kills every killed one (exact, or greedy with its bound), with the
-    CPU time it saves per run; and which of the input's bounds the cases reach (constraint
-    coverage). Stored in the `strength` table."""
-    from pipeline.commands.reporting import strength
-
-    strength(ctx.obj, problem_id=problem_id, run_ids=run_ids, fmt=fmt)
+    "pipeline strength --run RUN_ID --format json"))(strength_command)
 
 
 @app.command("report", cls=Command, epilog=examples(
@@ -465,32 +389,10 @@ def report_command(
     say(f"report: {path}")
 
 
-@app.command("nightly", cls=Command, epilog=examples(
+app.command("nightly", cls=Command, epilog=examples(
     "pipeline nightly",
     "pipeline nightly --jobs 2 --config my-nightly.toml",
-    "pipeline nightly --contest CONTEST"))
-def nightly_command(
-    ctx: typer.Context,
-    config: Annotated[Path | None, typer.Option(
-        "--config", metavar="FILE",
-        help="The nightly's settings (default: configs/nightly.toml).")] = None,
-    jobs: Annotated[int | None, typer.Option(
-        "--jobs", "-j", min=1, metavar="N",
-        help="Worker processes (default: the number of cores, and more at once while "
-        "the programs they run leave the cores idle).")] = None,
-    executor_kind: ExecutorOption = "local",
-    scheduler: SchedulerOption = None,
-    contest: Annotated[str | None, typer.Option(
-        "--contest", metavar="CONTEST", help="Run every problem of this contest (recorded by "
-        "`pipeline ingest`) instead of the config's problems and contests (default: "
-        "those of the config).")] = None,
-) -> None:
-    """The whole job: generate the default corpus if missing, ingest, run everything,
-    compare with the previous run, write the report."""
-    from pipeline.commands.running import nightly
-
-    nightly(ctx.obj, config=config, jobs=jobs, executor_kind=executor_kind, scheduler=scheduler,
-            contest=contest)
+    "pipeline nightly --contest CONTEST"))(nightly_command)
 
 
 @app.command("doctor", cls=Command, epilog=examples(
@@ -527,164 +429,34 @@ def doctor_command(
         say(f"marked {len(found.dead_runs)} runs interrupted")
 
 
-@app.command("stress", cls=Command, epilog=examples(
+app.command("stress", cls=Command, epilog=examples(
     "pipeline stress --problem PROBLEM --solver fast",
     "pipeline stress --problem PROBLEM --solver mine --external mine=./mine --budget 5m",
     "pipeline stress --problem PROBLEM --solver STAGE --against brute --recipe 'tiny*' "
     "--stop-after 3",
     "pipeline stress --problem PACKAGE --solver solutions/mine.cpp "
-    "--generator 'gen 10 100 {seed}'"))
-def stress_command(
-    ctx: typer.Context,
-    problem_id: ProblemOption,
-    solver: Annotated[str, typer.Option(
-        "--solver", "-s", metavar="NAME", help="The solver to check: a stage, a configured "
-        "solver, an --external name or a package's submission.")],
-    against: Annotated[str | None, typer.Option(
-        "--against", metavar="NAME", help="The reference (default: the problem's reference order; "
-        "for a package, its main or first accepted submission).")] = None,
-    recipe: Annotated[list[str] | None, typer.Option(
-        "--recipe", "-r", metavar="PATTERN", help="Recipe name or shell pattern (repeatable; "
-        "default: every recipe but the max ones; a Polygon package's recipes are its generator "
-        "commands).")] = None,
-    generator: Annotated[list[str] | None, typer.Option(
-        "--generator", "-g", metavar="COMMAND", help="A generator as a recipe: a program of the "
-        "package (or a path, or a command on PATH) and its arguments, {seed} filled in per case "
-        "(appended when absent); its output is checked by the package's input validators "
-        "(repeatable; default: none; given, the session uses only these unless --recipe is "
-        "given).")] = None,
-    group: Annotated[str | None, typer.Option(
-        "--group", metavar="GROUP", help="A package's test group whose rules every generated case "
-        "is held to: its validator arguments, its judging (default: a Polygon test's own group; "
-        "for --generator, the package's first group of secret cases).")] = None,
-    budget: Annotated[str, typer.Option(
-        "--budget", metavar="DURATION", help="The session's time (e.g. 60s, 5m); a shrink under "
-        "way finishes.")] = "60s",
-    stop_after: Annotated[int, typer.Option(
-        "--stop-after", min=1, metavar="N", help="Stop after this many findings.")] = 1,
-    seed: SeedOption = 1,
-    jobs: JobsOption = None,
-    external: ExternalOption = None,
-    shrink_budget: Annotated[str, typer.Option(
-        "--shrink-budget", metavar="DURATION", help="Time for shrinking each failure.")] = "120s",
-    sandbox: SandboxOption = "auto",
-    executor_kind: ExecutorOption = "local",
-    scheduler: SchedulerOption = None,
-) -> None:
-    """Generate cases from recipes until SOLVER and the reference disagree (or SOLVER fails),
-    shrink each failure, keep it in group `found` and the findings table."""
-    from pipeline.commands.searching import stress
-
-    stress(ctx.obj, problem_id=problem_id, solver=solver, against=against, recipe=recipe,
-           generator=generator, group=group, budget=budget, stop_after=stop_after, seed=seed,
-           jobs=jobs, external=external, shrink_budget=shrink_budget, sandbox=sandbox,
-           executor_kind=executor_kind, scheduler=scheduler)
-
-
-@app.command("harden", cls=Command, epilog=examples(
+    "--generator 'gen 10 100 {seed}'"))(stress_command)
+app.command("harden", cls=Command, epilog=examples(
     "pipeline harden --problem PROBLEM",
     "pipeline harden --problem PACKAGE --solver wrong_answer/int32.c "
-    "--generator 'gen 10 100 {seed}' --budget 2m"))
-def harden_command(
-    ctx: typer.Context,
-    problem_id: ProblemOption,
-    solver: Annotated[list[str] | None, typer.Option(
-        "--solver", "-s", metavar="NAME", help="A wrong program to kill (repeatable; default: "
-        "every wrong program no case of the latest run kills).")] = None,
-    against: Annotated[str | None, typer.Option(
-        "--against", metavar="NAME", help="The reference (default: the problem's reference "
-        "order; for a package, its main or first accepted submission).")] = None,
-    recipe: Annotated[list[str] | None, typer.Option(
-        "--recipe", "-r", metavar="PATTERN", help="Recipe name or shell pattern (repeatable; "
-        "default: as pipeline stress).")] = None,
-    generator: Annotated[list[str] | None, typer.Option(
-        "--generator", "-g", metavar="COMMAND", help="A generator as a recipe, as for pipeline "
-        "stress (repeatable; default: none).")] = None,
-    group: Annotated[str | None, typer.Option(
-        "--group", metavar="GROUP", help="A package's test group the new tests are held to "
-        "(default: as pipeline stress).")] = None,
-    budget: Annotated[str, typer.Option(
-        "--budget", metavar="DURATION", help="Search time per wrong program (e.g. 60s, 5m).")]
-        = "60s",
-    seed: SeedOption = 1,
-    jobs: JobsOption = None,
-    external: ExternalOption = None,
-    shrink_budget: Annotated[str, typer.Option(
-        "--shrink-budget", metavar="DURATION", help="Time for shrinking each case found.")]
-        = "120s",
-    sandbox: SandboxOption = "auto",
-) -> None:
-    """For each wrong program the tests let through, search for a case that kills it (as
-    pipeline stress does), shrink it and add it to the problem's own tests: a package's data
-    (harden-NAME.in/.ans beside its test group's cases), a built-in problem's
-    DATA/raw/PROBLEM/hardened/. Exits 1 when a wrong program still survives."""
-    from pipeline.commands.searching import harden
-
-    harden(ctx.obj, problem_id=problem_id, solver=solver, against=against, recipe=recipe,
-           generator=generator, group=group, budget=budget, seed=seed, jobs=jobs,
-           external=external, shrink_budget=shrink_budget, sandbox=sandbox)
-
-
-@app.command("hunt", cls=Command, epilog=examples(
+    "--generator 'gen 10 100 {seed}' --budget 2m"))(harden_command)
+app.command("hunt", cls=Command, epilog=examples(
     "pipeline hunt --problem PROBLEM --solver fast --size 20000",
-    "pipeline hunt --problem PROBLEM --solver mine --external mine=./mine --budget 10m"))
-def hunt_command(
-    ctx: typer.Context,
-    problem_id: ProblemOption,
-    solver: Annotated[str, typer.Option(
-        "--solver", "-s", metavar="NAME", help="The solver to slow down: a stage, a configured "
-        "solver or an --external name.")],
-    size: Annotated[int | None, typer.Option(
-        "--size", min=1, metavar="N", help="Size measure of the inputs (default: the growth "
-        "ladder's first size).")] = None,
-    budget: Annotated[str, typer.Option(
-        "--budget", metavar="DURATION", help="Time to search from the starting cases on "
-        "(e.g. 120s; a round under way finishes).")] = "120s",
-    rounds: Annotated[int | None, typer.Option(
-        "--rounds", min=1, metavar="N", help="Stop after N rounds of mutants, or at the budget "
-        "if sooner: as much search however busy the machine is (default: the budget "
-        "alone).")] = None,
-    seed: SeedOption = 1,
-    jobs: JobsOption = None,
-    external: ExternalOption = None,
-    repeats: Annotated[int, typer.Option(
-        "--repeats", min=1, metavar="N", help="Timings per candidate that may be kept.")] = 3,
-    sandbox: SandboxOption = "auto",
-) -> None:
-    """Search for an input of the given size on which SOLVER is slowest; keep it in group
-    `hunt` with its time and the findings table."""
-    from pipeline.commands.searching import hunt
-
-    hunt(ctx.obj, problem_id=problem_id, solver=solver, size=size, budget=budget, rounds=rounds,
-         seed=seed, jobs=jobs, external=external, repeats=repeats, sandbox=sandbox)
+    "pipeline hunt --problem PROBLEM --solver mine --external mine=./mine --budget 10m"))(
+    hunt_command)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the command line; every error a user can cause ends in one line, never a
-    traceback (set PIPELINE_DEBUG=1 to see one), with exit status 1 (2 for usage errors,
-    128 + N when interrupted by signal N)."""
+    """Run the command line, ended as `commands.common.run_app` ends it."""
     from pipeline.commands.common import run_app
 
     run_app(app_for(sys.argv[1:] if argv is None else argv), argv)
 
 
-def _command_name(command: typer.models.CommandInfo) -> str:
-    """A registered command's name: the one given, else Typer's of its function."""
-    import typer.main
-
-    if command.name:
-        return command.name
-    return typer.main.get_command_name(getattr(command.callback, "__name__", ""))
-
-
 def app_for(argv: list[str]) -> typer.Typer:
-    """The application with only the command that `argv` invokes, when a word of it names one:
-    at each start Typer reads the options of every command it holds, and a command needs its
-    own only. The whole application for the rest: no command named (the help, and shell
-    completion, which reads its words from the environment), and a word that names none (its
-    error lists the commands)."""
-    import copy
-
+    """The application with only the command that `argv` invokes (Typer reads the options of
+    every command it holds at each start); the whole application when no word names one (the
+    help, shell completion, and the error that lists the commands)."""
     bare = copy.copy(app)
     bare.registered_commands = []
     taking_a_value = _root_options_taking_a_value()
@@ -696,8 +468,7 @@ def app_for(argv: list[str]) -> typer.Typer:
             if word in taking_a_value:  # `--data-dir DIR`: the next word is its value
                 next(words, None)
             continue
-        named = [command for command in app.registered_commands
-                 if word == _command_name(command)]
+        named = [command for command in app.registered_commands if command.name == word]
         if not named:
             return app
         bare.registered_commands = named
@@ -708,8 +479,6 @@ def app_for(argv: list[str]) -> typer.Typer:
 @functools.cache
 def _root_options_taking_a_value() -> frozenset[str]:
     """The root options followed by a value (`--data-dir`), read once per process."""
-    import copy
-
     import typer.main
 
     root = copy.copy(app)

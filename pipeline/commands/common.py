@@ -5,7 +5,7 @@ report looks at (saying so when there are none); and the command line's one way 
 PIPELINE_DEBUG=1 to see one), with exit status 1 (2 for usage errors, 128 + N when interrupted by
 signal N); a bug is `internal error` with exit status 70.
 
-SIGTERM and SIGHUP act like Ctrl-C: `install_signals()` makes both raise `Interrupted` (a
+SIGTERM and SIGHUP act like Ctrl-C: `run_app` makes both raise `Interrupted` (a
 `KeyboardInterrupt`), so every path that copes with Ctrl-C copes with them too. A second signal
 while the first is being handled is recorded, not raised, so clean-up finishes.
 """
@@ -96,18 +96,6 @@ def make_data_dir(data_dir: Path) -> None:
         say(f"note: made the data folder {where}", err=True)
 
 
-def empty_data_note(data_dir: Path) -> str | None:
-    """What to tell a user whose data folder holds no tables (None when it holds some)."""
-    from pipeline.tables.files import table_files
-    from pipeline.tables.schemas import TABLES
-
-    where = Path(data_dir).resolve()
-    if not any(table_files(data_dir, table) for table in TABLES):
-        return (f"the data folder {where} holds no tables yet (pipeline ingest and pipeline "
-                "run fill them; --data-dir DIR names another folder)")
-    return None
-
-
 def report_runs(data_dir: Path, run_ids: list[str] | None,
                 problem_id: str | None) -> list[str]:
     """The runs a report command looks at; says so when there are none."""
@@ -146,20 +134,6 @@ def _handler(signum, frame) -> None:
     raise Interrupted(signum)
 
 
-def install_signals() -> None:
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _handler)
-
-
-def signal_exit_code() -> int:
-    """The exit status of an interrupted command: 128 + the signal's number."""
-    return 128 + (received or signal.SIGINT)
-
-
-def signal_name() -> str:
-    return signal.Signals(received or signal.SIGINT).name
-
-
 def run_app(app: typer.Typer, argv: list[str] | None = None) -> None:
     """Run the Typer application `app` on `argv` (None: the process's) and exit with the
     status its outcome earns."""
@@ -168,12 +142,13 @@ def run_app(app: typer.Typer, argv: list[str] | None = None) -> None:
     from pipeline.tables.layout import DamagedTable
     from pipeline.tables.lock import LockHeld
 
-    install_signals()
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _handler)
     try:
         code = app(args=argv, standalone_mode=False, prog_name="pipeline")
         if received is not None:  # a command that stopped on a signal by itself
-            say(f"interrupted ({signal_name()})", err=True)
-            code = signal_exit_code()
+            say(f"interrupted ({signal.Signals(received).name})", err=True)
+            code = 128 + received
     except typer.Exit as exit_:
         code = exit_.exit_code
     except TyperException as error:  # usage errors: Typer says what is wrong
@@ -183,9 +158,10 @@ def run_app(app: typer.Typer, argv: list[str] | None = None) -> None:
         else:
             say(f"error: {error}", err=True)
         code = getattr(error, "exit_code", 2)
-    except (typer.Abort, KeyboardInterrupt):
-        say(f"interrupted ({signal_name()})", err=True)
-        code = signal_exit_code()
+    except (typer.Abort, KeyboardInterrupt):  # the exit status: 128 + the signal's number
+        signum = signal.Signals(received or signal.SIGINT)
+        say(f"interrupted ({signum.name})", err=True)
+        code = 128 + signum
     except (LockHeld, DamagedTable, UnknownName, UserError) as error:  # (a ConfigError too)
         say(f"error: {error}", err=True)
         code = 1

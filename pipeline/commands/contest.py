@@ -14,7 +14,7 @@ from typing import cast
 
 import typer
 
-from pipeline.commands.common import fail, say, start_executor
+from pipeline.commands.common import fail, say, settle, start_executor
 from pipeline.commands.options import Settings, decide_sandbox
 from pipeline.errors import PackageError, UnknownName, UserError
 
@@ -23,11 +23,10 @@ from pipeline.errors import PackageError, UnknownName, UserError
 
 def contest_roots(roots: list[Path], data_dir: Path | None = None
                   ) -> tuple[list[Path], list, dict[Path, str]]:
-    """The roots an ingest reads, each contest among `roots` replaced by its package folders,
-    the contests read, and the name each package folder of a contest registers as where that
-    is not its folder's name (`registered_name`); a contest file that cannot be read fails
-    the command, naming it."""
-    from pipeline.problems import contest_at
+    """The roots an ingest reads (each contest among `roots` replaced by its package folders),
+    the contests read, and the name a contest's package folder registers as where that is not
+    its folder's name (`registered_name`)."""
+    from pipeline.problems import contest_at, is_package_folder
 
     found: list[Path] = []
     contests = []
@@ -41,23 +40,19 @@ def contest_roots(roots: list[Path], data_dir: Path | None = None
             found.append(root)
             continue
         contests.append(contest)
-        listed = [root / p.id for p in contest.problems]
-        found += [p for p in listed if _is_package(p)]
-        found += [root / name for name in contest.unlisted]
-        if data_dir is not None:
-            for folder in [p for p in listed if _is_package(p)]:
-                name = registered_name(data_dir, contest.name, folder)
-                if name != folder.name:
-                    names[folder] = name
+        packages = [root / p.id for p in contest.problems if is_package_folder(root / p.id)]
+        found += packages + [root / name for name in contest.unlisted]
+        for folder in packages:
+            name = registered_name(data_dir, contest.name, folder) if data_dir else folder.name
+            if name != folder.name:
+                names[folder] = name
     return found, contests, names
 
 
 def registered_name(data_dir: Path, contest: str, folder: Path) -> str:
     """The problem the package folder `folder` of contest `contest` registers as: the one it
     is registered as already; else its folder's name, unless a problem of another contest
-    recorded in `data_dir` holds that name (registered from another folder): then
-    `<contest>-<folder>`, so two contests with a problem folder of the same name are both
-    kept, neither replacing the other."""
+    recorded in `data_dir` holds that name: then `<contest>-<folder>`, so both are kept."""
     from pipeline.corpus.live import registered_as
     from pipeline.problems import recorded_contests
 
@@ -76,17 +71,11 @@ def registered_name(data_dir: Path, contest: str, folder: Path) -> str:
     return name
 
 
-def _is_package(folder: Path) -> bool:
-    from pipeline.problems import is_package_folder
-
-    return is_package_folder(folder)
-
-
 def record_ingested(settings: Settings, contests: list, summary, wait: bool,
                     names: dict[Path, str] | None = None) -> list[str]:
-    """Record each contest ingested with what became of each of its problems, and the lines
+    """Record each contest ingested with what became of each of its problems; returns the lines
     that say so: one per problem (registered, with its cases; or why not), then the notes.
-    `names`: the problem a package folder registered as, where not its folder's name."""
+    `names`: as `contest_roots` gives them."""
     from pipeline.problems import record_contest
     from pipeline.tables.lock import data_lock
 
@@ -127,8 +116,7 @@ def record_ingested(settings: Settings, contests: list, summary, wait: bool,
 
 
 def python_note(runner: str) -> str:
-    """What the contest's languages.yaml runs a Python submission by, and what the pipeline
-    runs it by (`python_choice`: PyPy where installed)."""
+    """What the contest's languages.yaml runs a Python submission by, and what we run it by."""
     import platform
 
     from pipeline.problems import python_choice
@@ -142,8 +130,8 @@ def python_note(runner: str) -> str:
 
 def _not_registered(folder: Path, problem_id: str, summary,
                     name: str | None = None) -> str | None:
-    """Why the contest's problem `problem_id` (registering as `name`, when not as its folder
-    is named) did not register in this ingest (None: it did)."""
+    """Why the contest's problem `problem_id` (registering as `name`) did not register in
+    this ingest (None: it did)."""
     if any(note.problem == (name or problem_id) and not note.text.startswith("note:")
            for note in summary.packages):
         return None
@@ -151,7 +139,9 @@ def _not_registered(folder: Path, problem_id: str, summary,
         if fault.label == problem_id or fault.label.startswith(f"{problem_id}/"):
             rule = "" if f"rule {fault.rule}" in fault.message else f" [{fault.rule}]"
             return f"{fault.message}{rule}"
-    if not _is_package(Path(folder) / problem_id):
+    from pipeline.problems import is_package_folder
+
+    if not is_package_folder(Path(folder) / problem_id):
         return (f"{Path(folder) / problem_id} holds no problem.yaml (Kattis) or problem.xml "
                 "(Polygon): not a problem package")
     return "not registered by this ingest (see the lines above)"
@@ -190,9 +180,8 @@ def find_contest(settings: Settings, name: str):
 
 
 def contest_runs(settings: Settings, name: str) -> list[str]:
-    """The newest finished run of each registered problem of the contest `name` (what
-    `pipeline report --contest` reports), saying on stderr which problems have none; a usage
-    error when none has one."""
+    """The newest finished run of each registered problem of the contest `name` (`pipeline
+    report --contest`), saying on stderr which problems have none."""
     from pipeline.tables.results import latest_run_per_problem
 
     contest = find_contest(settings, name)
@@ -218,9 +207,7 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
                 stack: int | None, sandbox: str, repeat: int, no_wait: bool, fail_fast: bool,
                 executor_kind: str, scheduler: str | None) -> None:
     """Judge every problem of the contest `name` as `pipeline run --problem P` judges it, all
-    on one queue (`one_queue`), then print one summary and exit
-    with the status it earns (see the module docstring)."""
-    from pipeline.commands.common import settle
+    on one queue (`one_queue`), then print one summary and exit with the status it earns."""
     from pipeline.run.request import RunRequest
 
     contest = find_contest(settings, name)
@@ -277,9 +264,9 @@ def problem_header(entry) -> str:
 def judge_entry(settings: Settings, entry, outcome: ProblemOutcome, request, *,
                 executor_kind: str, scheduler: str | None, jobs: int | None,
                 shared) -> list[tuple[str, bool]]:
-    """Judge the contest's problem `entry` as `pipeline run --problem P` judges it (on
-    `shared`, the contest's queue, when given), its outcome into `outcome`; returns the lines
-    that say how it went (each with whether it goes to stderr), for the caller to print."""
+    """Judge the contest's problem `entry` (on `shared`, the contest's queue, when given), its
+    outcome into `outcome`; returns the lines that say how it went, each with whether it goes
+    to stderr."""
     from pipeline.commands.running import NoCaseSelected, judge_problem
     from pipeline.problems import get_problem
     from pipeline.programs.languages import BuildError
@@ -308,8 +295,7 @@ def judge_entry(settings: Settings, entry, outcome: ProblemOutcome, request, *,
 def problem_ended(settings: Settings, entry, outcome: ProblemOutcome,
                   lines: list[tuple[str, bool]], header: bool = True) -> None:
     """Print how the contest's problem `entry` went (`lines`, from `judge_entry`; after its
-    name, unless `header` is False: printed before its run), with what its exit status says,
-    and how to finish its run when it was interrupted."""
+    name unless `header` is False) and how to finish its run when it was interrupted."""
     from pipeline.commands.running import exit_status, resume_command
 
     if header:
@@ -325,9 +311,8 @@ def problem_ended(settings: Settings, entry, outcome: ProblemOutcome,
 
 
 def work_ranks(settings: Settings, problem_ids: list[str]) -> dict[str, int]:
-    """Each problem's place in the contest's queue: the most work first, its test cases
-    times its submissions times its time limit (1 s when it is to be derived) - the problem
-    whose runs take longest starts first, the others fill the cores around it."""
+    """Each problem's place in the contest's queue: the most work (test cases x submissions x
+    time limit, 1 s when it is to be derived) first, the others fill the cores around it."""
     from pipeline.problems import get_problem
     from pipeline.run.runner import load_cases
 
@@ -359,9 +344,8 @@ def one_queue(settings: Settings, todo: list, judge, jobs: int | None,
               executor_kind: str = "local", scheduler: str | None = None) -> None:
     """Judge the problems `todo` ((entry, outcome) pairs), each on a thread of its own
     (`judge(entry, outcome, shared)` gives its lines), their jobs on one pool or cluster
-    (`run.queue.ContestQueue`), the most work first (`work_ranks`), a few per core at once;
-    each problem's lines printed as it ends, in the contest's order. Ctrl-C stops every run
-    under way and starts no other."""
+    (`run.queue.ContestQueue`), the most work first, a few per core at once; each problem's
+    lines printed in the contest's order. Ctrl-C stops every run and starts no other."""
     import os
     import threading
 
@@ -471,7 +455,7 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
         if o.summary.status != "finished":  # type: ignore[attr-defined]
             notes.append(f"{name}: run {o.summary.status}")  # type: ignore[attr-defined]
         rows += [(name, *row) for row in o.rows]
-    submissions = [row for row in rows[1:]]
+    submissions = rows[1:]
     agree = sum(row[5].startswith("yes") for row in submissions)
     disagree = sum(row[5].startswith("NO") for row in submissions)
     partial = sum(row[5] == "partial" for row in submissions)
@@ -508,8 +492,8 @@ def aligned(rows: list[tuple[str, ...]]) -> list[str]:
 # -- problems -----------------------------------------------------------------------------------
 
 def list_problems(settings: Settings) -> None:
-    """Every problem (`pipeline problems`), those of a recorded contest under its name, in
-    its order, each with its label; the rest first, as before."""
+    """Every problem (`pipeline problems`): those of no contest first, then each recorded
+    contest's under its name, in its order, with their labels."""
     from pipeline.problems import all_problems, recorded_contests
     from pipeline.problems.listing import describe
 
@@ -536,18 +520,3 @@ def list_problems(settings: Settings) -> None:
             else:
                 say(f"  {label}{entry.id}  NOT registered: {entry.why or 'not in the data folder'}")
 
-
-def run_contest_command(settings: Settings, name: str, *, problem_id: str | None,
-                        solver: list[str] | None, external: list[str] | None,
-                        group: str | None, timeout: float | None, resume: str | None,
-                        **options) -> None:
-    """`pipeline run --contest NAME`: the options that name one problem's solvers, cases or
-    run are refused with it (each problem is run whole, at its own time limit)."""
-    given = [option for option, value in (("--problem", problem_id), ("--solver", solver),
-                                          ("--external", external), ("--group", group),
-                                          ("--timeout", timeout), ("--resume", resume))
-             if value]
-    if given:
-        fail(f"--contest runs every problem whole, at its own time limit: leave out "
-             f"{', '.join(given)} (or run one problem with --problem)")
-    run_contest(settings, name=name, **options)

@@ -1,8 +1,6 @@
-"""The options several commands share, how option values are checked, the settings the
-top-level options give every command (`--data-dir`, `--problems-dir`), and how help shows
-arguments, options and examples: values by their metavar (`SQL`, `N`) rather than by type
-(`<str>`, `[x>=1]`), flags by nothing, and every command's epilog as its examples, one command
-line each.
+"""The options several commands share, their checks, the settings the top-level options give
+every command, and how help shows them: values by their metavar (`SQL`, `N`), not by type
+(`<str>`, `[x>=1]`), and every command's epilog as its examples, one command line each.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ from typing import Annotated
 
 import typer
 from typer._click.types import ParamType, _NumberRangeBase
-from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from pipeline.commands.common import fail
 from pipeline.errors import UserError
@@ -65,21 +63,15 @@ def jobs(value: int | None) -> int | None:
         raise typer.BadParameter(str(error)) from None
 
 
-def check_sandbox(mode: str) -> None:
-    """A usage error (exit 2) for a `--sandbox` that is not auto, on or off."""
-    from pipeline.programs.contained import SANDBOX_MODES
+def decide_sandbox(mode: str) -> None:
+    """Check `--sandbox` (not auto, on or off: a usage error, exit 2) and decide it for every
+    program the command runs: `on` where the sandbox cannot work is refused (exit 1) before
+    anything runs or is written."""
+    from pipeline.programs.contained import SANDBOX_MODES, set_sandbox
 
     if mode not in SANDBOX_MODES:
         fail(f"--sandbox must be {', '.join(SANDBOX_MODES[:-1])} or {SANDBOX_MODES[-1]}, "
              f"not {mode!r}")
-
-
-def decide_sandbox(mode: str) -> None:
-    """Check `--sandbox` and decide it for every program the command runs: `on` where the
-    sandbox cannot work is refused (exit 1) before anything runs or is written."""
-    from pipeline.programs.contained import set_sandbox
-
-    check_sandbox(mode)
     try:
         set_sandbox(mode)
     except UserError as error:
@@ -115,6 +107,12 @@ SandboxOption = Annotated[str, typer.Option(
 JobsOption = Annotated[int | None, typer.Option(
     "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores).")]
 SeedOption = Annotated[int, typer.Option("--seed", metavar="N", help="Random seed.")]
+NoWaitOption = Annotated[bool, typer.Option(
+    "--no-wait", help="Fail at once if another command is writing the tables.")]
+# `--jobs` of the commands that run every solver (`run`, `nightly`).
+RunJobsOption = Annotated[int | None, typer.Option(
+    "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores, "
+    "and more at once while the programs they run leave the cores idle).")]
 
 # Options of the commands that read stored runs (`slow`, `mismatches`, `strength`, `report`).
 EveryProblemOption = Annotated[str | None, typer.Option(
@@ -137,16 +135,10 @@ class Argument(TyperArgument):
         return name + ("..." if self.nargs != 1 else "")
 
 
-class Option(TyperOption):
-    """An option shown with its metavar (`--top N`), flags with nothing, never `<bool>`."""
-
-
 def readable(params: list) -> list:
     for param in params:
         if type(param) is TyperArgument:
             param.__class__ = Argument
-        elif type(param) is TyperOption:
-            param.__class__ = Option
     return params
 
 

@@ -1,6 +1,6 @@
-"""`pipeline run` and `pipeline nightly`: the request the options make, the executor started
-before anything heavy is imported, the summary printed, and the exit status it earns
-(`exit_status`; docs/commands.md#pipeline-run).
+"""`pipeline run` and `pipeline nightly` (its options too): the request the options make, the
+executor started before anything heavy is imported, the summary printed, and the exit status
+it earns (`exit_status`; docs/commands.md#pipeline-run).
 """
 
 from __future__ import annotations
@@ -9,11 +9,18 @@ import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from pipeline.commands.common import fail, find_problem, make_data_dir, say, settle, start_executor
-from pipeline.commands.options import Settings, decide_sandbox
+from pipeline.commands.options import (
+    ExecutorOption,
+    RunJobsOption,
+    SchedulerOption,
+    Settings,
+    decide_sandbox,
+)
 from pipeline.commands.options import jobs as check_jobs
 from pipeline.errors import UnknownName, UserError
 
@@ -34,8 +41,7 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
 
     settings, problem_id, first = locate(settings, problem_id, paths or [])
     decide_sandbox(sandbox)  # every program of the run: external, submission, judge, build
-    local = executor_kind.strip().lower() == "local"
-    if local:  # its workers' server imports meanwhile
+    if executor_kind.strip().lower() == "local":  # its workers' server imports meanwhile
         from pipeline.problems import problem_modules
         from pipeline.run.workerserver import start_server
 
@@ -74,9 +80,9 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
     if isinstance(outcome, str):  # nothing failed: no run is made, as bt run skips such a package
         say(f"{problem.id}: nothing to run: {outcome}")
         return
-    summary = outcome
     from pipeline.run.runner import format_summary
 
+    summary = outcome
     say(format_summary(summary))
     if summary.status == "interrupted":
         say(f"to finish it: {resume_command(settings, problem.id, summary.run_id)}")
@@ -94,10 +100,9 @@ class NoCaseSelected(UserError):
 
 def judge_problem(settings: Settings, problem, request, selection, *, executor_kind: str,
                   scheduler: str | None, jobs: int | None, shared=None):
-    """The run `request` asks for (`selection`: its solvers, None when resuming): the executor
-    started, the package's submissions built meanwhile, dead processes' runs settled. Returns
-    the run's summary, or why there was nothing to run. `shared`: an executor the caller
-    started and closes (a contest's, whose problems run at once: no progress bar)."""
+    """The run `request` asks for (`selection`: its solvers, None when resuming), the package's
+    submissions built while the executor starts: its summary, or why there was nothing to run.
+    `shared`: an executor the caller started and closes (a contest's: no progress bar)."""
     from pipeline.progress import progress_bar
 
     executor = shared or start_executor(executor_kind, scheduler, jobs, problem, selection)
@@ -128,7 +133,7 @@ def judge_problem(settings: Settings, problem, request, selection, *, executor_k
             executor.close()
 
 
-def exit_status(summary, err=True) -> int:
+def exit_status(summary) -> int:
     """The exit status a finished (or stopped) run earns, saying why on stderr
     (docs/commands.md#pipeline-run). A submission that could not start but got what its folder
     permits (as DOMjudge's `class Main` for Java) is a note, not a failure."""
@@ -140,26 +145,26 @@ def exit_status(summary, err=True) -> int:
     permitted = [f.solver for f in summary.cannot_start if f.solver in agreeing]
     if permitted:
         say(f"note: {', '.join(permitted)} could not start, which its folder permits: "
-            "no failure (see above)", err=err)
+            "no failure (see above)", err=True)
     if failed:  # no verdict of the program: it never ran
         say(f"{', '.join(failed)} could not start: its results are no verdict (see above)",
-            err=err)
+            err=True)
         return 1
     if summary.judge_failed:
         say(f"{summary.judge_failed} result(s) are judge errors (JE): the judge failed on "
             "them (a checker failed, or the workers running the case died), so they are no "
-            "verdict of the program (see above); --resume judges them again", err=err)
+            "verdict of the program (see above); --resume judges them again", err=True)
     if summary.disagreements:
         say(f"{summary.disagreements} submission(s) got what their folder does not "
-            "expect (see above)", err=err)
+            "expect (see above)", err=True)
     if summary.judge_errors:
         say(f"{summary.judge_errors} submission(s) or validator(s) could not be held to "
             "what they should get: the package's own programs failed judging them "
-            "(judge-error, see above)", err=err)
+            "(judge-error, see above)", err=True)
     if summary.partial:
         say(f"{summary.partial} submission(s) got what they expect only on the test cases "
             "judged: the package holds test cases that were not judged (see `not judged` "
-            "above), so no agreement is reported", err=err)
+            "above), so no agreement is reported", err=True)
     return 1 if summary.disagreements or summary.judge_errors or summary.partial or \
         summary.judge_failed else 0
 
@@ -168,8 +173,7 @@ def locate(settings: Settings, problem_id: str | None,
            paths: list[Path]) -> tuple[Settings, str, Path | None]:
     """The settings, the problem and (when not registered yet) the package folder a run
     judges: the problem named, else the package holding the first of `paths` or the current
-    folder; in the data folder named, else `./data`, else the nearest one above. A data folder
-    is never made here."""
+    folder; in the data folder named, else `./data`, else the nearest one above (never made)."""
     from pipeline.corpus.live import data_folder_near, is_data_folder, package_root, registered_as
     from pipeline.problems import add_problem_dirs, problem_ids
     from pipeline.tables.layout import no_data_folder, registered_dir
@@ -264,9 +268,21 @@ def resume_command(settings: Settings, problem_id: str, run_id: str) -> str:
     return shlex.join([*words, "run", "--problem", problem_id, "--resume", run_id])
 
 
-def nightly(settings: Settings, *, config: Path | None, jobs: int | None,
-            executor_kind: str, scheduler: str | None, contest: str | None = None) -> None:
-    """The whole job (`pipeline.nightly`), its summary printed and its exit status earned."""
+def nightly_command(
+    ctx: typer.Context,
+    config: Annotated[Path | None, typer.Option(
+        "--config", metavar="FILE",
+        help="The nightly's settings (default: configs/nightly.toml).")] = None,
+    jobs: RunJobsOption = None,
+    executor_kind: ExecutorOption = "local",
+    scheduler: SchedulerOption = None,
+    contest: Annotated[str | None, typer.Option(
+        "--contest", metavar="CONTEST", help="Run every problem of this contest (recorded by "
+        "`pipeline ingest`) instead of the config's problems and contests (default: "
+        "those of the config).")] = None,
+) -> None:
+    """The whole job: generate the default corpus if missing, ingest, run everything,
+    compare with the previous run, write the report."""
     from pipeline.nightly import DEFAULT_CONFIG, format_outcome
     from pipeline.nightly import nightly as run_nightly
     from pipeline.programs.languages import BuildError
@@ -279,10 +295,10 @@ def nightly(settings: Settings, *, config: Path | None, jobs: int | None,
         fail("--scheduler is for --executor dask")
     if local:
         check_jobs(jobs)
-    make_data_dir(settings.data_dir)
+    make_data_dir(ctx.obj.data_dir)
     executor = None if local else start_executor(executor_kind, scheduler, jobs)
     try:
-        outcome = run_nightly(settings.data_dir, config or DEFAULT_CONFIG, jobs,
+        outcome = run_nightly(ctx.obj.data_dir, config or DEFAULT_CONFIG, jobs,
                               log=lambda line: say(line),
                               progress=progress_bar("nightly"), executor=executor,
                               contest=contest)

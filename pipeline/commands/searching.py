@@ -1,5 +1,5 @@
-"""`pipeline stress`, `harden` and `hunt`: the session's request from the options, the errors
-a session can meet reported without a traceback, and the exit status its findings earn
+"""`pipeline stress`, `harden` and `hunt`: their options, the session's request from them, the
+errors a session can meet reported without a traceback, and the exit status its findings earn
 (docs/stress.md).
 """
 
@@ -9,12 +9,22 @@ import math
 import re
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 import typer
 
 from pipeline.commands.common import fail, find_problem, make_data_dir, say, settle
-from pipeline.commands.options import Settings, decide_sandbox
+from pipeline.commands.options import (
+    ExecutorOption,
+    ExternalOption,
+    JobsOption,
+    ProblemOption,
+    SandboxOption,
+    SchedulerOption,
+    SeedOption,
+    Settings,
+    decide_sandbox,
+)
 from pipeline.errors import UnknownName, UserError
 
 T = TypeVar("T")
@@ -97,18 +107,50 @@ def _searched(search: Callable[[], T]) -> T:
         fail(str(error))
 
 
-def stress(settings: Settings, *, problem_id: str, solver: str, against: str | None,
-           recipe: list[str] | None, generator: list[str] | None, group: str | None,
-           budget: str, stop_after: int, seed: int, jobs: int | None,
-           external: list[str] | None, shrink_budget: str, sandbox: str, executor_kind: str,
-           scheduler: str | None) -> None:
+def stress_command(
+    ctx: typer.Context,
+    problem_id: ProblemOption,
+    solver: Annotated[str, typer.Option(
+        "--solver", "-s", metavar="NAME", help="The solver to check: a stage, a configured "
+        "solver, an --external name or a package's submission.")],
+    against: Annotated[str | None, typer.Option(
+        "--against", metavar="NAME", help="The reference (default: the problem's reference order; "
+        "for a package, its main or first accepted submission).")] = None,
+    recipe: Annotated[list[str] | None, typer.Option(
+        "--recipe", "-r", metavar="PATTERN", help="Recipe name or shell pattern (repeatable; "
+        "default: every recipe but the max ones; a Polygon package's recipes are its generator "
+        "commands).")] = None,
+    generator: Annotated[list[str] | None, typer.Option(
+        "--generator", "-g", metavar="COMMAND", help="A generator as a recipe: a program of the "
+        "package (or a path, or a command on PATH) and its arguments, {seed} filled in per case "
+        "(appended when absent); its output is checked by the package's input validators "
+        "(repeatable; default: none; given, the session uses only these unless --recipe is "
+        "given).")] = None,
+    group: Annotated[str | None, typer.Option(
+        "--group", metavar="GROUP", help="A package's test group whose rules every generated case "
+        "is held to: its validator arguments, its judging (default: a Polygon test's own group; "
+        "for --generator, the package's first group of secret cases).")] = None,
+    budget: Annotated[str, typer.Option(
+        "--budget", metavar="DURATION", help="The session's time (e.g. 60s, 5m); a shrink under "
+        "way finishes.")] = "60s",
+    stop_after: Annotated[int, typer.Option(
+        "--stop-after", min=1, metavar="N", help="Stop after this many findings.")] = 1,
+    seed: SeedOption = 1,
+    jobs: JobsOption = None,
+    external: ExternalOption = None,
+    shrink_budget: Annotated[str, typer.Option(
+        "--shrink-budget", metavar="DURATION", help="Time for shrinking each failure.")] = "120s",
+    sandbox: SandboxOption = "auto",
+    executor_kind: ExecutorOption = "local",
+    scheduler: SchedulerOption = None,
+) -> None:
     """Generate cases from recipes until SOLVER and the reference disagree (or SOLVER fails),
     shrink each failure, keep it in group `found` and the findings table."""
     from pipeline.stress.stress import format_summary
     from pipeline.stress.stress import stress as run_stress
 
-    problem = _prepared(settings, problem_id, sandbox)
-    summary = _searched(lambda: run_stress(settings.data_dir, _stress_request(
+    problem = _prepared(ctx.obj, problem_id, sandbox)
+    summary = _searched(lambda: run_stress(ctx.obj.data_dir, _stress_request(
         problem.id, recipe, generator, budget, shrink_budget, external, solver=solver,
         against=against, stop_after=stop_after, seed=seed, jobs=jobs, executor=executor_kind,
         scheduler=scheduler, group=group, sandbox=sandbox)))
@@ -119,23 +161,49 @@ def stress(settings: Settings, *, problem_id: str, solver: str, against: str | N
         raise typer.Exit(1)
 
 
-def harden(settings: Settings, *, problem_id: str, solver: list[str] | None,
-           against: str | None, recipe: list[str] | None,
-           generator: list[str] | None, group: str | None, budget: str, seed: int,
-           jobs: int | None, external: list[str] | None, shrink_budget: str,
-           sandbox: str) -> None:
-    """For each wrong program the tests let through, search for a case that kills it, shrink
-    it and add it to the problem's own tests; exits 1 when a wrong program still survives."""
+def harden_command(
+    ctx: typer.Context,
+    problem_id: ProblemOption,
+    solver: Annotated[list[str] | None, typer.Option(
+        "--solver", "-s", metavar="NAME", help="A wrong program to kill (repeatable; default: "
+        "every wrong program no case of the latest run kills).")] = None,
+    against: Annotated[str | None, typer.Option(
+        "--against", metavar="NAME", help="The reference (default: the problem's reference "
+        "order; for a package, its main or first accepted submission).")] = None,
+    recipe: Annotated[list[str] | None, typer.Option(
+        "--recipe", "-r", metavar="PATTERN", help="Recipe name or shell pattern (repeatable; "
+        "default: as pipeline stress).")] = None,
+    generator: Annotated[list[str] | None, typer.Option(
+        "--generator", "-g", metavar="COMMAND", help="A generator as a recipe, as for pipeline "
+        "stress (repeatable; default: none).")] = None,
+    group: Annotated[str | None, typer.Option(
+        "--group", metavar="GROUP", help="A package's test group the new tests are held to "
+        "(default: as pipeline stress).")] = None,
+    budget: Annotated[str, typer.Option(
+        "--budget", metavar="DURATION", help="Search time per wrong program (e.g. 60s, 5m).")]
+        = "60s",
+    seed: SeedOption = 1,
+    jobs: JobsOption = None,
+    external: ExternalOption = None,
+    shrink_budget: Annotated[str, typer.Option(
+        "--shrink-budget", metavar="DURATION", help="Time for shrinking each case found.")]
+        = "120s",
+    sandbox: SandboxOption = "auto",
+) -> None:
+    """For each wrong program the tests let through, search for a case that kills it (as
+    pipeline stress does), shrink it and add it to the problem's own tests: a package's data
+    (harden-NAME.in/.ans beside its test group's cases), a built-in problem's
+    DATA/raw/PROBLEM/hardened/. Exits 1 when a wrong program still survives."""
     from pipeline.stress.harden import HardenError, format_hardened
     from pipeline.stress.harden import harden as run_harden
 
-    problem = _prepared(settings, problem_id, sandbox)
-    settle(settings.data_dir)
+    problem = _prepared(ctx.obj, problem_id, sandbox)
+    settle(ctx.obj.data_dir)
     try:
         request = _stress_request(problem.id, recipe, generator, budget, shrink_budget,
                                   external, solver="", against=against, seed=seed, jobs=jobs,
                                   group=group, sandbox=sandbox)
-        done = run_harden(settings.data_dir, request, tuple(solver or ()),
+        done = run_harden(ctx.obj.data_dir, request, tuple(solver or ()),
                           log=lambda line: say(line, err=True))
     except (HardenError, *stress_errors()) as error:
         fail(str(error), code=1)
@@ -146,16 +214,36 @@ def harden(settings: Settings, *, problem_id: str, solver: list[str] | None,
         raise typer.Exit(1)
 
 
-def hunt(settings: Settings, *, problem_id: str, solver: str, size: int | None, budget: str,
-         rounds: int | None, seed: int, jobs: int | None, external: list[str] | None, repeats: int,
-         sandbox: str) -> None:
+def hunt_command(
+    ctx: typer.Context,
+    problem_id: ProblemOption,
+    solver: Annotated[str, typer.Option(
+        "--solver", "-s", metavar="NAME", help="The solver to slow down: a stage, a configured "
+        "solver or an --external name.")],
+    size: Annotated[int | None, typer.Option(
+        "--size", min=1, metavar="N", help="Size measure of the inputs (default: the growth "
+        "ladder's first size).")] = None,
+    budget: Annotated[str, typer.Option(
+        "--budget", metavar="DURATION", help="Time to search from the starting cases on "
+        "(e.g. 120s; a round under way finishes).")] = "120s",
+    rounds: Annotated[int | None, typer.Option(
+        "--rounds", min=1, metavar="N", help="Stop after N rounds of mutants, or at the budget "
+        "if sooner: as much search however busy the machine is (default: the budget "
+        "alone).")] = None,
+    seed: SeedOption = 1,
+    jobs: JobsOption = None,
+    external: ExternalOption = None,
+    repeats: Annotated[int, typer.Option(
+        "--repeats", min=1, metavar="N", help="Timings per candidate that may be kept.")] = 3,
+    sandbox: SandboxOption = "auto",
+) -> None:
     """Search for an input of the given size on which SOLVER is slowest; keep it in group
     `hunt` with its time and the findings table."""
     from pipeline.stress.hunt import HuntRequest, format_summary
     from pipeline.stress.hunt import hunt as run_hunt
 
-    problem = _prepared(settings, problem_id, sandbox)
-    summary = _searched(lambda: run_hunt(settings.data_dir, HuntRequest(
+    problem = _prepared(ctx.obj, problem_id, sandbox)
+    summary = _searched(lambda: run_hunt(ctx.obj.data_dir, HuntRequest(
         problem=problem.id, solver=solver, size=size, budget_s=parse_duration(budget),
         rounds=rounds, seed=seed, jobs=jobs, repeats=repeats, externals=_externals(external),
         command=" ".join(sys.argv), sandbox=sandbox)))

@@ -99,10 +99,9 @@ def guard() -> None:
 
 
 def lost_output(status: int) -> tuple[str, int] | None:
-    """When standard output lost what the command printed: the line saying so (empty for a
-    reader that closed the pipe, as a tool killed by SIGPIPE says nothing) and the status to
-    end with (1, or 141 for a closed pipe, when `code` was 0); None when nothing was lost.
-    Call after the last flush."""
+    """When standard output lost what the command printed (call after the last flush): the
+    line saying so (empty for a closed pipe: a tool killed by SIGPIPE says nothing) and the
+    status to end with (1, or 141 for a closed pipe, when it was 0); else None."""
     raw = _STREAMS.get("stdout")
     if raw is None or raw.error is None:
         return None

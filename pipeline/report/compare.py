@@ -1,8 +1,6 @@
-"""`pipeline compare`: what changed between two runs of a problem, and whether that is bad.
-
-Per solver: the verdict transition matrix, changed answers, and slowdowns, as a tuple of
-`Finding`s; `pairs_to_compare` picks the runs a bare `pipeline compare` looks at, and
-`compare_solvers` puts two programs of one run side by side. Rules:
+"""`pipeline compare`: what changed between two runs of a problem (per solver: verdict
+transitions, changed answers, slowdowns, as `Finding`s), and whether that is bad; the runs a
+bare `pipeline compare` looks at; two programs of one run side by side.
 docs/commands.md#pipeline-compare.
 """
 
@@ -20,6 +18,7 @@ import polars as pl
 from pipeline.errors import UnknownName, UserError
 from pipeline.report import load
 from pipeline.report.load import judged_on_speed, known_wrong
+from pipeline.report.mismatches import plural
 from pipeline.tables.results import (
     finished_runs,
     latest_runs,
@@ -125,12 +124,11 @@ class SolverComparison:
         """`3 flagged slowdowns`, `2 noted slowdowns (not judged on speed)` or `0 slowdowns`:
         the words every text of a comparison uses for them."""
         n = len(self.slowdowns)
-        plural = "s" if n != 1 else ""
         if self.slowdown_note is None:
-            return f"{n} flagged slowdown{plural}"
+            return plural(n, "flagged slowdown")
         if not n:
             return "0 slowdowns"
-        return f"{n} noted slowdown{plural} ({self.slowdown_note})"
+        return f"{plural(n, 'noted slowdown')} ({self.slowdown_note})"
 
 
 @dataclass(frozen=True)
@@ -201,7 +199,7 @@ def compare_runs(data_dir: Path, base_run: str, new_run: str,
         compared.append(_compare_solver(problem, name, part, set(base["solver"]),
                                         set(new["solver"]), same_host, ratio_threshold,
                                         min_diff_ms))
-    findings = _findings(problem, compared, same_host, base_host, new_host, ratio_threshold,
+    findings = _findings(compared, same_host, base_host, new_host, ratio_threshold,
                          min_diff_ms)
     return Comparison(problem=problem, base_run=base_run, new_run=new_run, base_host=base_host,
                       new_host=new_host, same_host=same_host, ratio_threshold=ratio_threshold,
@@ -283,7 +281,7 @@ def _timing(row: dict) -> tuple[float | None, float | None]:
     return row["base_ms"], row["new_ms"]
 
 
-def _findings(problem: str, compared: list[SolverComparison], same_host: bool,
+def _findings(compared: list[SolverComparison], same_host: bool,
               base_host: str | None, new_host: str | None, ratio_threshold: float,
               min_diff_ms: float) -> list[Finding]:
     found: list[Finding] = []
@@ -301,8 +299,7 @@ def _findings(problem: str, compared: list[SolverComparison], same_host: bool,
             first = ordered[0]
             found.append(Finding(
                 FindingKind.NEW_FAILURE, s.solver, not s.known_wrong,
-                f"{tag}: {len(s.new_failures)} new failing case"
-                f"{'s' if len(s.new_failures) != 1 else ''} "
+                f"{tag}: {plural(len(s.new_failures), 'new failing case')} "
                 f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}); "
                 f"smallest: case {first.case_id[:12]} (size {first.size})",
                 tuple(c.case_id for c in ordered)))
@@ -320,8 +317,7 @@ def _findings(problem: str, compared: list[SolverComparison], same_host: bool,
         if s.changed_answers and not s.new_failures:
             found.append(Finding(
                 FindingKind.CHANGED_ANSWER, s.solver, False,
-                f"{tag}: {len(s.changed_answers)} changed answer"
-                f"{'s' if len(s.changed_answers) != 1 else ''} without a new failure",
+                f"{tag}: {plural(len(s.changed_answers), 'changed answer')} without a new failure",
                 tuple(c.case_id for c in s.changed_answers)))
     return found
 
@@ -354,7 +350,7 @@ def comparable(new_row: dict, base_row: dict) -> str | None:
                 f"NEW ran {_group_words(new_row.get('group'))}")
     new_cases, base_cases = new_row.get("cases") or 0, base_row.get("cases") or 0
     if abs(new_cases - base_cases) > CASE_COUNT_TOLERANCE * max(new_cases, base_cases, 1):
-        return (f"{base_cases} case{'s' if base_cases != 1 else ''} against NEW's {new_cases} "
+        return (f"{plural(base_cases, 'case')} against NEW's {new_cases} "
                 f"(more than {CASE_COUNT_TOLERANCE:.0%} apart)")
     missing = [name for name in new_row.get("solvers") or []
                if name not in set(base_row.get("solvers") or [])]
@@ -392,8 +388,7 @@ def choose_baseline(data_dir: Path, new_run: str, skipped_shown: int = 5) -> Pai
 def _shown(skipped: list[str], limit: int) -> tuple[str, ...]:
     if len(skipped) <= limit:
         return tuple(skipped)
-    rest = len(skipped) - limit
-    return (*skipped[:limit], f"... and {rest} older run{'s' if rest != 1 else ''}")
+    return (*skipped[:limit], f"... and {plural(len(skipped) - limit, 'older run')}")
 
 
 def pairs_to_compare(data_dir: Path, base: str | None = None, new: str | None = None,
@@ -429,13 +424,6 @@ def pairs_to_compare(data_dir: Path, base: str | None = None, new: str | None = 
     return pairs
 
 
-def format_choice(pair: Pair) -> str:
-    """How the pair was chosen, as lines for the console."""
-    lines = [f"baseline: {pair.why}"]
-    lines += [f"  passed over {reason}" for reason in pair.skipped]
-    return "\n".join(lines)
-
-
 def _matrix(s: SolverComparison, indent: str, corner: str = "BASE\\NEW") -> list[str]:
     before = sorted({b for b, _, _ in s.transitions}, key=_verdict_order)
     after = sorted({a for _, a, _ in s.transitions}, key=_verdict_order)
@@ -454,12 +442,12 @@ def _verdict_order(verdict: str) -> tuple[int, str]:
 
 def format_comparison(c: Comparison, examples: int = 5, choice: Pair | None = None) -> str:
     """The comparison as console text: how BASE was chosen (when `choice` is given), one block
-    per solver, then the outcome, which names the noted slowdowns and failures the body
-    shows, in the same words."""
+    per solver, then the outcome (naming what is only noted in the body's words)."""
     lines = [f"compare {c.problem}: BASE {c.base_run} ({c.base_host or 'unknown host'}) -> "
              f"NEW {c.new_run} ({c.new_host or 'unknown host'})"]
     if choice is not None:
-        lines += ["  " + line for line in format_choice(choice).splitlines()]
+        lines.append(f"  baseline: {choice.why}")
+        lines += [f"    passed over {reason}" for reason in choice.skipped]
     if not c.same_host:
         lines.append("  not the same host: slowdowns are noted, not flagged")
     lines.append(f"  slowdown rule: NEW/BASE > {c.ratio_threshold:g} and NEW - BASE > "
@@ -506,8 +494,7 @@ def _noted_summary(c: Comparison) -> str:
         if s.noted:
             parts.append(f"{s.solver} {s.slowdown_words()}")
         if s.known_wrong and s.new_failures:
-            parts.append(f"{s.solver} (known wrong) {len(s.new_failures)} new failure"
-                         f"{'s' if len(s.new_failures) != 1 else ''}")
+            parts.append(f"{s.solver} (known wrong) {plural(len(s.new_failures), 'new failure')}")
     return ", ".join(parts)
 
 
@@ -520,9 +507,8 @@ def _short(text: str, limit: int = 60) -> str:
 
 @dataclass(frozen=True)
 class SideBySide:
-    """Solver A against solver B on the cases of one run: the verdict matrix (B's verdict by
-    A's), the cases where they differ (verdict or answer), and A's time over B's, by the rules
-    two runs are compared by (`comparison` has B as BASE and A as NEW)."""
+    """Solver A against solver B on the cases of one run, by the rules two runs are compared
+    by (`comparison` has B as BASE and A as NEW)."""
 
     problem: str
     run_id: str
@@ -532,22 +518,6 @@ class SideBySide:
     rows: tuple[dict, ...]        # per case: case_id, size, base_* (B's) and new_* (A's)
     ratio_threshold: float
     min_diff_ms: float
-
-    @property
-    def only_solver(self) -> int:
-        """Cases A ran and B did not."""
-        return sum(1 for r in self.rows if r["base_verdict"] is None)
-
-    @property
-    def only_against(self) -> int:
-        return sum(1 for r in self.rows if r["new_verdict"] is None)
-
-    @property
-    def differing(self) -> tuple[dict, ...]:
-        """The cases where the verdicts or the answers differ, smallest first."""
-        changed = {x.case_id for x in self.comparison.changed_answers}
-        return tuple(r for r in self.rows
-                     if r["base_verdict"] != r["new_verdict"] or r["case_id"] in changed)
 
 
 def compare_solvers(data_dir: Path, run_id: str, solver: str, against: str,
@@ -574,16 +544,19 @@ def compare_solvers(data_dir: Path, run_id: str, solver: str, against: str,
 def format_side_by_side(s: SideBySide, examples: int = 10) -> str:
     """The side-by-side comparison as console text."""
     c, a, b = s.comparison, s.solver, s.against
-    both = len(s.rows) - s.only_solver - s.only_against
+    only_a = sum(1 for r in s.rows if r["base_verdict"] is None)
+    only_b = sum(1 for r in s.rows if r["new_verdict"] is None)
     geo = f"{c.geomean_ratio:.2f}x" if c.geomean_ratio is not None else "-"
     lines = [f"compare {s.problem} run {s.run_id}: {a} against {b}, side by side",
-             f"  {both} cases run by both ({s.only_solver} only by {a}, {s.only_against} only "
-             f"by {b}); {c.timed_cases} timed by both, geometric mean {a}/{b} {geo} (median CPU "
-             "time over repeats; wall time where CPU was not measured)",
+             f"  {len(s.rows) - only_a - only_b} cases run by both ({only_a} only by {a}, "
+             f"{only_b} only by {b}); {c.timed_cases} timed by both, geometric mean {a}/{b} "
+             f"{geo} (median CPU time over repeats; wall time where CPU was not measured)",
              f"  verdicts ({b} down, {a} across):", *_matrix(c, "    ", f"{b}\\{a}")]
-    differing = s.differing
-    lines.append(f"  {len(differing)} case{'s' if len(differing) != 1 else ''} where the "
-                 "verdicts or answers differ" + (", smallest first:" if differing else ""))
+    changed = {x.case_id for x in c.changed_answers}  # smallest first, as the rows are
+    differing = [r for r in s.rows
+                 if r["base_verdict"] != r["new_verdict"] or r["case_id"] in changed]
+    lines.append(f"  {plural(len(differing), 'case')} where the verdicts or answers differ"
+                 + (", smallest first:" if differing else ""))
     width = max(len(a), len(b), 7)
     if differing:
         lines.append(f"    {'case':<12} {'size':>10}  {b:<{width}} {'ms':>9}  "
@@ -597,8 +570,8 @@ def format_side_by_side(s: SideBySide, examples: int = 10) -> str:
     if len(differing) > examples:
         lines.append(f"    ... {len(differing) - examples} more")
     slower = c.slowdowns
-    lines.append(f"  {len(slower)} case{'s' if len(slower) != 1 else ''} where {a} is slower "
-                 f"than {b} by over {s.ratio_threshold:g}x and +{s.min_diff_ms:g} ms"
+    lines.append(f"  {plural(len(slower), 'case')} where {a} is slower than {b} by over "
+                 f"{s.ratio_threshold:g}x and +{s.min_diff_ms:g} ms"
                  + (", worst first:" if slower else ""))
     for t in slower[:examples]:
         lines.append(f"    case {t.case_id[:12]} (size {t.size}): {b} {t.base_ms:.1f} ms, "

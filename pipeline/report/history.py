@@ -38,8 +38,14 @@ def nightly_runs(data_dir: Path, problem: str, nights: int = HISTORY_NIGHTS) -> 
     return runs.head(nights).reverse()
 
 
-def night_totals(data_dir: Path, run: dict) -> NightTotals:
-    """The totals of one run (a `runs` row)."""
+def nightly_history(data_dir: Path, problem: str,
+                    nights: int = HISTORY_NIGHTS) -> list[NightTotals]:
+    """The problem's last `nights` nightly runs, oldest first, totalled per trusted solver."""
+    return [_totals(data_dir, run)
+            for run in nightly_runs(data_dir, problem, nights).iter_rows(named=True)]
+
+
+def _totals(data_dir: Path, run: dict) -> NightTotals:
     results = read_run_results(data_dir, run["run_id"],
                                ["case_id", "solver", "verdict", "cpu_ms", "wall_ms"])
     trusted = [s for s in results["solver"].unique().to_list()
@@ -57,13 +63,6 @@ def night_totals(data_dir: Path, run: dict) -> NightTotals:
         run_id=run["run_id"], started_at=run.get("started_at"), cases=run.get("cases") or 0,
         cpu_ms={row["solver"]: float(row["cpu_ms"] or 0.0) for row in totals.iter_rows(named=True)},
         failures={row["solver"]: int(row["failures"]) for row in totals.iter_rows(named=True)})
-
-
-def nightly_history(data_dir: Path, problem: str,
-                    nights: int = HISTORY_NIGHTS) -> list[NightTotals]:
-    """The problem's last `nights` nightly runs, oldest first, totalled per trusted solver."""
-    return [night_totals(data_dir, run)
-            for run in nightly_runs(data_dir, problem, nights).iter_rows(named=True)]
 
 
 def drift(history: list[NightTotals], solver: str) -> float | None:

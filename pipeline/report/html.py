@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html import escape
@@ -18,7 +18,7 @@ import polars as pl
 
 from pipeline.errors import UserError
 from pipeline.fsutil import atomic_write_text
-from pipeline.report import load
+from pipeline.report import growth, load
 from pipeline.report.compare import (
     Comparison,
     FindingKind,
@@ -26,23 +26,16 @@ from pipeline.report.compare import (
     choose_baseline,
     compare_runs,
 )
-from pipeline.report.growth import (
-    FIXED_COST_FACTOR,
-    MIN_R_SQUARED,
-    MIN_SIZES,
-    MIN_SPAN,
-    growth_series,
-)
 from pipeline.report.history import HISTORY_NIGHTS, NIGHTLY_COMMAND, nightly_history
 from pipeline.report.load import known_wrong, must_fail, registered
 from pipeline.report.mismatches import (
     ANSWER_CHARS,
     Mismatch,
-    ProblemMismatches,
     by_problem,
     cut,
     find_mismatches,
     one_line,
+    plural,
     size_measure,
     where,
 )
@@ -132,11 +125,9 @@ footer { margin-top: 40px; padding-top: 8px; border-top: 1px solid #dde1e6; colo
 """
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-
-
-def default_report_path(data_dir: Path, when: datetime | None = None) -> Path:
-    stamp = (when or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
-    return Path(data_dir) / "reports" / f"report-{stamp}.html"
+NAVIGATION = (("runs", "runs"), ("verdicts", "verdicts"), ("strength", "test strength"),
+              ("submissions", "submissions"), ("compare", "comparison"), ("growth", "growth"),
+              ("history", "history"), ("slow", "slowest cases"), ("mismatches", "mismatches"))
 
 
 def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
@@ -145,7 +136,8 @@ def write_report(data_dir: Path, run_ids: Sequence[str] | None = None,
     """Write the report for `run_ids` (default: each solver's newest run per problem) to
     `out`, atomically; returns the path. `rule` overrides the slowdown thresholds;
     `baselines` gives a run's baseline (None: none), as the nightly chose it."""
-    path = Path(out) if out is not None else default_report_path(data_dir)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    path = Path(out) if out is not None else Path(data_dir) / "reports" / f"report-{stamp}.html"
     atomic_write_text(path, render_report(data_dir, run_ids, rule, baselines, path.parent))
     return path
 
@@ -172,19 +164,14 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                                maintain_order="left")
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     comparisons = _comparisons(data_dir, latest, rule or {}, baselines)
-    colors = solver_colors(results)
-    problems = list(dict.fromkeys(rows.get(r, {}).get("problem") for r in runs))
-    problems = sorted(p for p in problems if p)
+    # one colour per solver across the whole report (in verdict-matrix order)
+    colors = {name: color(i) for i, name in enumerate(verdict_matrix(results).solvers)}
+    problems = sorted(p for p in {rows.get(r, {}).get("problem") for r in runs} if p)
     body = [
         f"<h1>gamebench report</h1><p class=\"meta\">generated {generated} &middot; "
-        f"{len(runs)} run{'s' if len(runs) != 1 else ''} &middot; data folder "
+        f"{plural(len(runs), 'run')} &middot; data folder "
         f"<code>{escape(printable(str(Path(data_dir).resolve())))}</code></p>",
-        '<nav><a href="#runs">runs</a><a href="#verdicts">verdicts</a>'
-        '<a href="#strength">test strength</a>'
-        '<a href="#submissions">submissions</a>'
-        '<a href="#compare">comparison</a><a href="#growth">growth</a>'
-        '<a href="#history">history</a><a href="#slow">slowest cases</a>'
-        '<a href="#mismatches">mismatches</a></nav>',
+        "<nav>" + "".join(f'<a href="#{to}">{label}</a>' for to, label in NAVIGATION) + "</nav>",
         _runs_section(runs, rows, shown),
         _verdict_section(results, {(r["problem"], r["submission"]): r["expected"]
                                    for r in held_expectations(
@@ -256,20 +243,29 @@ def _badge(verdict: str, count: int | None = None) -> str:
     return f'<span class="v v-{escape(verdict)}">{escape(text)}</span>'
 
 
+def _badges(counts: dict[str, int]) -> str:
+    return "".join(_badge(v, n) for v, n in counts.items())
+
+
+def _table(cls: str, heads: Sequence[str], rows: Iterable[str], problem: str | None = None,
+           sep: str = "") -> str:
+    """A scrolling table of class `cls`: a header row of `heads` (HTML), then `rows`, each
+    after `sep`; `problem` is its `data-problem`."""
+    data = "" if problem is None else f' data-problem="{escape(problem)}"'
+    head = f'<div class="scroll"><table class="{cls}"{data}><tr>' + "".join(
+        f"<th>{h}</th>" for h in heads) + "</tr>"
+    return sep.join([head, *rows, "</table></div>"])
+
+
 def _runs_section(runs: Sequence[str], rows: dict[str, dict],
                   shown: dict[str, tuple[str, ...]] | None = None) -> str:
     """The runs read; with `shown` (run -> its solvers whose newest result it holds), the
     solvers each run's results are shown for."""
-    out = ['<h2 id="runs">Runs</h2>'
-           + ('<p class="meta">Each solver\'s newest result per problem: a run is read for the '
-              "solvers no newer run of its problem holds.</p>" if shown is not None else "")
-           + '<div class="scroll"><table class="runs"><tr><th>run</th><th>problem</th>'
-           '<th>status</th><th>started (UTC)</th><th>host</th><th>CPU</th><th>git</th>'
-           '<th>cases</th><th>repeat</th><th>solvers</th></tr>']
+    lines = []
     for run_id in runs:
         row = rows.get(run_id, {})
         started = row.get("started_at")
-        out.append(
+        lines.append(
             f"<tr><td><code>{escape(run_id)}</code></td><td>{escape(row.get('problem') or '?')}"
             f"</td><td>{escape(row.get('status') or '?')}</td>"
             f"<td>{escape(started.strftime('%Y-%m-%d %H:%M:%S') if started else '-')}</td>"
@@ -278,8 +274,11 @@ def _runs_section(runs: Sequence[str], rows: dict[str, dict],
             f"<td class=\"num\">{row.get('cases') if row.get('cases') is not None else '-'}</td>"
             f"<td class=\"num\">{row.get('repeat') or 1}</td>"
             f"<td>{_solver_list(row.get('solvers') or [], shown, run_id)}</td></tr>")
-    out.append("</table></div>")
-    return "\n".join(out)
+    return ('<h2 id="runs">Runs</h2>'
+            + ('<p class="meta">Each solver\'s newest result per problem: a run is read for the '
+               "solvers no newer run of its problem holds.</p>" if shown is not None else "")
+            + _table("runs", ("run", "problem", "status", "started (UTC)", "host", "CPU", "git",
+                              "cases", "repeat", "solvers"), lines, sep="\n"))
 
 
 def _solver_list(solvers: Sequence[str], shown: dict[str, tuple[str, ...]] | None,
@@ -295,10 +294,6 @@ def _solver_list(solvers: Sequence[str], shown: dict[str, tuple[str, ...]] | Non
     if len(solvers) <= WIDE_SOLVERS:
         return listed
     return f"<details><summary>{len(solvers)} solvers</summary>{listed}</details>"
-
-
-def _solvers_of(matrix, problem: str) -> list[str]:
-    return [s for s in matrix.solvers if matrix.cell(problem, s)]
 
 
 def _role_tag(problem: str, solver: str) -> str:
@@ -319,14 +314,12 @@ def _verdict_section(results: pl.DataFrame,
     matrix = verdict_matrix(results)
     out = ['<h2 id="verdicts">Verdicts (cases per verdict)</h2>']
     for problem in matrix.problems:
-        solvers = _solvers_of(matrix, problem)
+        solvers = [s for s in matrix.solvers if matrix.cell(problem, s)]
         if len(solvers) > WIDE_SOLVERS:
             out.append(_verdict_list(matrix, problem, solvers, expected or {}))
             continue
         heads = "".join(f"<th>{escape(s)}{_role_tag(problem, s)}</th>" for s in solvers)
-        cells = "".join(
-            "<td>" + "".join(_badge(v, n) for v, n in matrix.cell(problem, s).items()) + "</td>"
-            for s in solvers)
+        cells = "".join(f"<td>{_badges(matrix.cell(problem, s))}</td>" for s in solvers)
         out.append(f'<div class="scroll matrix-box"><table class="verdict-matrix" '
                    f'data-problem="{escape(problem)}"><tr><th class="problem">problem</th>'
                    f'{heads}</tr><tr><th class="problem">{escape(problem)}</th>{cells}</tr>'
@@ -343,14 +336,12 @@ def _verdict_list(matrix, problem: str, solvers: Sequence[str],
     rows = []
     for label in sorted(groups, key=lambda g: (g not in ("accepted", "main"), g == "-", g)):
         members = groups[label]
-        badges = _summed_badges(matrix, problem, members)
         name = "no expectation" if label == "-" else f"expected {label}"
         rows.append(f'<tr class="summary" data-expected="{escape(label)}"><th>{escape(name)}: '
-                    f"{len(members)} solver{'s' if len(members) != 1 else ''}</th>"
-                    f"<th>{badges}</th></tr>")
+                    f"{plural(len(members), 'solver')}</th>"
+                    f"<th>{_summed_badges(matrix, problem, members)}</th></tr>")
         rows += [f'<tr><td class="solver">{escape(s)}{_role_tag(problem, s)}</td><td>'
-                 + "".join(_badge(v, n) for v, n in matrix.cell(problem, s).items())
-                 + "</td></tr>" for s in members]
+                 f"{_badges(matrix.cell(problem, s))}</td></tr>" for s in members]
     return (f'<div class="scroll matrix-box"><table class="verdict-matrix verdict-list" '
             f'data-problem="{escape(problem)}"><tr><th class="problem">{escape(problem)}</th>'
             "<th>cases per verdict</th></tr>" + "".join(rows) + "</table></div>")
@@ -361,7 +352,7 @@ def _summed_badges(matrix, problem: str, solvers: Sequence[str]) -> str:
     total: Counter[str] = Counter()
     for solver in solvers:
         total.update(matrix.cell(problem, solver))
-    return "".join(_badge(v, total[v]) for v in sorted(total, key=display_rank))
+    return _badges({v: total[v] for v in sorted(total, key=display_rank)})
 
 
 def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict],
@@ -381,31 +372,27 @@ def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict]
         bounds = () if registration is None else stored_coverage(data_dir, registration)
         if not strength.programs and not bounds:
             continue
-        lines = "".join(
-            f"<tr><td>{escape(p.solver)}</td><td>{escape(p.why)}</td><td>"
-            + ('<span class="tag">survives every case</span>' if p.survives else
-               f"killed by {len(p.killed_by)} case{'s' if len(p.killed_by) != 1 else ''}")
-            + "</td></tr>" for p in strength.programs)
+        lines = [f"<tr><td>{escape(p.solver)}</td><td>{escape(p.why)}</td><td>"
+                 + ('<span class="tag">survives every case</span>' if p.survives else
+                    f"killed by {plural(len(p.killed_by), 'case')}")
+                 + "</td></tr>" for p in strength.programs]
         block = [f"<h3>{escape(problem)}</h3>"]
         if strength.programs:
             block.append(f"<p class=\"meta\">smallest set killing every killed wrong program: "
                          f"{len(strength.smallest_set)} of {strength.cases} cases "
-                         f"({escape(strength.method)})</p>"
-                         f'<div class="scroll"><table class="strength" data-problem="'
-                         f'{escape(problem)}"><tr><th>wrong program</th><th>why wrong</th>'
-                         f"<th>killed</th></tr>{lines}</table></div>")
+                         f"({escape(strength.method)})</p>" + _table(
+                             "strength", ("wrong program", "why wrong", "killed"), lines,
+                             problem))
         if bounds:
-            cells = "".join(
+            block.append(_table("coverage", (
+                "bound", "allowed", "reached", "cases at low / high", "warning"), (
                 f"<tr><td>{escape(b.name)}</td><td>"
                 + (UNKNOWN_BOUND if b.low is None and b.high is None else
                    f"{_grouped(b.low)}..{_grouped(b.high)}") + "</td><td>"
                 + ("-" if b.lowest is None else f"{_grouped(b.lowest)}..{_grouped(b.highest)}")
                 + f"</td><td>{b.at_low} / {b.at_high}</td><td>"
                 + (f'<span class="tag">no case at its {" or ".join(b.unreached)} end</span>'
-                   if b.unreached else "") + "</td></tr>" for b in bounds)
-            block.append('<div class="scroll"><table class="coverage"><tr><th>bound</th>'
-                         "<th>allowed</th><th>reached</th><th>cases at low / high</th>"
-                         f"<th>warning</th></tr>{cells}</table></div>")
+                   if b.unreached else "") + "</td></tr>" for b in bounds)))
         out.append("".join(block))
     return "\n".join(out) if len(out) > 1 else ""
 
@@ -470,8 +457,7 @@ def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFr
             why = escape(row["disagreements"] or "") + (
                 f" <span class=\"tag\">{escape(row['sensitive'])}</span>"
                 if row["sensitive"] else "")
-            badges = "".join(_badge(v, n)
-                             for v, n in matrix.cell(problem, row["submission"]).items())
+            badges = _badges(matrix.cell(problem, row["submission"]))
             lines.append(f"<tr class=\"{escape(row['status'])}\"><td>"
                          f"{escape(row['submission'])}</td><td>{escape(row['expected'])}</td>"
                          f"<td>{escape(row['got'])}</td><td>{badges}</td>"
@@ -480,11 +466,10 @@ def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFr
                          f"<td>{why}</td></tr>")
         out.append(f"<h3>{escape(problem)}</h3><p class=\"meta\">time limit "
                    f"{limit['time_limit_s']:g} s: {escape(limit['time_limit_how'] or '')}</p>"
-                   f'<div class="scroll"><table class="submissions" data-problem="'
-                   f'{escape(problem)}"><tr><th>submission</th><th>expected</th><th>got</th>'
-                   "<th>cases</th><th>max CPU</th><th>first failing case</th><th>agree</th>"
-                   "<th>why not</th></tr>" + "".join(lines)
-                   + "</table></div>" + _package_bugs(data_dir, problem, limit["run_id"]))
+                   + _table("submissions", ("submission", "expected", "got", "cases", "max CPU",
+                                            "first failing case", "agree", "why not"),
+                            lines, problem)
+                   + _package_bugs(data_dir, problem, limit["run_id"]))
     return "\n".join(out)
 
 
@@ -511,8 +496,8 @@ def _expected_summary(matrix, problem: str, rows: pl.DataFrame, results: pl.Data
                         on=["run_id", "solver"], how="semi")
     agree = rows.filter(pl.col("status") == "agree").height
     count = rows.height
-    return (f'<tr class="summary" data-expected="{escape(label)}"><th>{count} submission'
-            f"{'s' if count != 1 else ''}</th><th>{escape(label)}</th><th></th>"
+    return (f'<tr class="summary" data-expected="{escape(label)}"><th>'
+            f"{plural(count, 'submission')}</th><th>{escape(label)}</th><th></th>"
             f"<th>{badges}</th><th class=\"num\">{_max_cpu(mine, rows['time_limit_s'][0])}"
             f"</th><th></th><th>{agree} of {count} agree</th><th></th></tr>")
 
@@ -564,7 +549,7 @@ def _input_file(data_dir: Path, problem: str, source: str | None) -> Path | None
 
 
 def _compare_section(comparisons: list[tuple[str, Comparison | None, str]],
-                     data_dir: Path | None = None) -> str:
+                     data_dir: Path) -> str:
     out = ['<h2 id="compare">Comparison with the baseline</h2>',
            '<p class="meta">A slowdown is <b>flagged</b> (it fails) when the solver is judged '
            "on speed and both runs ran on the same host, else <b>noted</b>.</p>"]
@@ -573,11 +558,10 @@ def _compare_section(comparisons: list[tuple[str, Comparison | None, str]],
             out.append(f"<p class=\"note\">run <code>{escape(run_id)}</code>: "
                        f"{escape(why)}.</p>")
             continue
-        remeasured = _remeasure_note(data_dir, c) if data_dir is not None else None
+        remeasured = _remeasure_note(data_dir, c)
         failed = c.failed and not (remeasured and not remeasured[0] and all(
             f.kind is FindingKind.SLOWDOWN for f in c.findings if f.fails))
-        status = ('<span class="bad">FAILED</span>' if failed
-                  else '<span class="ok">OK</span>')
+        status = '<span class="bad">FAILED</span>' if failed else '<span class="ok">OK</span>'
         out.append(f"<h3>{escape(c.problem)}: <code>{escape(c.base_run)}</code> &rarr; "
                    f"<code>{escape(c.new_run)}</code> {status}</h3>")
         out.append(f'<p class="meta">{escape(why)}.</p>')
@@ -588,30 +572,12 @@ def _compare_section(comparisons: list[tuple[str, Comparison | None, str]],
         if remeasured:
             out.append(f'<p class="{"bad" if remeasured[0] else "ok"}">'
                        f'{escape(remeasured[1])}</p>')
-        if c.reasons:
-            out.append("<ul>" + "".join(f'<li class="bad">{escape(r)}</li>' for r in c.reasons)
-                       + "</ul>")
-        if c.notes:
-            out.append("<ul>" + "".join(f'<li class="note">{escape(n)}</li>' for n in c.notes)
-                       + "</ul>")
-        out.append('<div class="scroll"><table class="comparison"><tr><th>solver</th>'
-                   '<th>verdict changes (BASE&rarr;NEW: cases)</th><th>new failures</th>'
-                   '<th>changed answers</th><th>timed cases</th><th>geo. mean NEW/BASE</th>'
-                   '<th>slowdowns</th></tr>')
-        for s in c.solvers:
-            changes = [f"{escape(b)}&rarr;{escape(a)}: {n}" for b, a, n in s.transitions
-                       if b != a]
-            same = sum(n for b, a, n in s.transitions if b == a)
-            summary = ", ".join(changes) or "none"
-            geo = f"{s.geomean_ratio:.2f}&times;" if s.geomean_ratio is not None else "-"
-            name = escape(s.solver) + (' <span class="note">(known wrong)</span>'
-                                       if s.known_wrong else "")
-            out.append(f"<tr><td>{name}</td><td>{summary} <span class=\"note\">({same} "
-                       f"unchanged)</span></td><td class=\"num\">{len(s.new_failures)}</td>"
-                       f"<td class=\"num\">{len(s.changed_answers)}</td>"
-                       f"<td class=\"num\">{s.timed_cases}</td><td class=\"num\">{geo}</td>"
-                       f"<td>{escape(s.slowdown_words())}</td></tr>")
-        out.append("</table></div>")
+        out += ["<ul>" + "".join(f'<li class="{kind}">{escape(text)}</li>' for text in texts)
+                + "</ul>" for kind, texts in (("bad", c.reasons), ("note", c.notes)) if texts]
+        out.append(_table("comparison", (
+            "solver", "verdict changes (BASE&rarr;NEW: cases)", "new failures",
+            "changed answers", "timed cases", "geo. mean NEW/BASE", "slowdowns"),
+            map(_comparison_row, c.solvers), sep="\n"))
         details = []
         for s in c.solvers:
             word = "flagged" if s.slowdown_note is None else "noted"
@@ -631,9 +597,17 @@ def _compare_section(comparisons: list[tuple[str, Comparison | None, str]],
     return "\n".join(out)
 
 
-def solver_colors(results: pl.DataFrame) -> dict[str, str]:
-    """One colour per solver name across the whole report (in verdict-matrix order)."""
-    return {name: color(i) for i, name in enumerate(verdict_matrix(results).solvers)}
+def _comparison_row(s) -> str:
+    changes = [f"{escape(b)}&rarr;{escape(a)}: {n}" for b, a, n in s.transitions if b != a]
+    same = sum(n for b, a, n in s.transitions if b == a)
+    geo = f"{s.geomean_ratio:.2f}&times;" if s.geomean_ratio is not None else "-"
+    name = escape(s.solver) + (' <span class="note">(known wrong)</span>'
+                               if s.known_wrong else "")
+    return (f"<tr><td>{name}</td><td>{', '.join(changes) or 'none'} <span class=\"note\">"
+            f"({same} unchanged)</span></td><td class=\"num\">{len(s.new_failures)}</td>"
+            f"<td class=\"num\">{len(s.changed_answers)}</td>"
+            f"<td class=\"num\">{s.timed_cases}</td><td class=\"num\">{geo}</td>"
+            f"<td>{escape(s.slowdown_words())}</td></tr>")
 
 
 def _growth_section(runs: Sequence[str], rows: dict[str, dict], results: pl.DataFrame,
@@ -642,17 +616,18 @@ def _growth_section(runs: Sequence[str], rows: dict[str, dict], results: pl.Data
            '<p class="meta">Faint dots: one per case (median wall time over repeats; SKIP left '
            "out). Solid dots: the median of each size, with a whisker up to its 90th "
            "percentile. Each line is the least-squares fit on log-log over the sizes where the "
-           f"time is at least {FIXED_COST_FACTOR:g}&times; the solver's fixed cost (its "
+           f"time is at least {growth.FIXED_COST_FACTOR:g}&times; the solver's fixed cost (its "
            "smallest median), drawn over those sizes only; its slope is the growth exponent, "
-           f"given for at least {MIN_SIZES} such sizes spanning at least {MIN_SPAN:g}&times; "
-           f"when the line explains at least {MIN_R_SQUARED:.0%} of the variance (r&sup2;). "
+           f"given for at least {growth.MIN_SIZES} such sizes spanning at least "
+           f"{growth.MIN_SPAN:g}&times; when the line explains at least "
+           f"{growth.MIN_R_SQUARED:.0%} of the variance (r&sup2;). "
            "Crosses in the band above the plot: cases that ended without a timing (TLE, RE, "
            "MLE, ...).</p>"]
     for index, run_id in enumerate(runs):
         part = results.filter(pl.col("run_id") == run_id)
         problem_id = rows.get(run_id, {}).get("problem") or (
             part["problem"][0] if part.height else "?")
-        series = growth_series(part)
+        series = growth.growth_series(part)
         title = f"{problem_id} (run {run_id})"
         chart = loglog_chart(series, title, size_measure(problem_id),
                              chart_id=f"growth-{index}", colors=colors)
@@ -689,8 +664,7 @@ def _history_section(data_dir: Path, problems: Sequence[str], colors: dict[str, 
             continue
         solvers = list(dict.fromkeys(s for night in history for s in night.cpu_ms))
         chart = history_chart(history, solvers,
-                              f"{problem}: {len(history)} nightly run"
-                              f"{'s' if len(history) != 1 else ''}",
+                              f"{problem}: {plural(len(history), 'nightly run')}",
                               chart_id=f"history-{index}", colors=colors)
         out.append(f'<figure class="history" data-problem="{escape(problem)}">{chart}'
                    "</figure>")
@@ -703,18 +677,14 @@ def _slow_section(rows: Sequence[SlowCase]) -> str:
         return out[0] + '<p class="note">no timed results.</p>'
     for problem in dict.fromkeys(r.problem for r in rows):
         out.append(f"<h3>{escape(problem)}</h3>")
-        out.append('<div class="scroll"><table class="slow" data-problem="'
-                   f'{escape(problem)}"><tr><th>solver</th><th>verdict</th><th>size</th>'
-                   '<th>cpu ms</th><th>wall ms</th><th>of time limit</th>'
-                   '<th>source (group)</th></tr>')
-        out += [f"<tr><td>{escape(r.solver)}</td><td>{_badge(r.verdict)}</td>"
-                f"<td class=\"num\">{r.size}</td>"
-                f"<td class=\"num\">{format_ms(r.cpu_ms)}</td>"
-                f"<td class=\"num\">{format_ms(r.wall_ms)}</td>"
-                f"<td class=\"num\">{format_fraction(r.fraction)}</td>"
-                f"<td>{escape(where(r.source, r.groups, r.case_id))}</td></tr>"
-                for r in rows if r.problem == problem]
-        out.append("</table></div>")
+        out.append(_table("slow", ("solver", "verdict", "size", "cpu ms", "wall ms",
+                                   "of time limit", "source (group)"), (
+            f"<tr><td>{escape(r.solver)}</td><td>{_badge(r.verdict)}</td>"
+            f"<td class=\"num\">{r.size}</td><td class=\"num\">{format_ms(r.cpu_ms)}</td>"
+            f"<td class=\"num\">{format_ms(r.wall_ms)}</td>"
+            f"<td class=\"num\">{format_fraction(r.fraction)}</td>"
+            f"<td>{escape(where(r.source, r.groups, r.case_id))}</td></tr>"
+            for r in rows if r.problem == problem), problem, sep="\n"))
     return "\n".join(out)
 
 
@@ -736,24 +706,11 @@ def _mismatch_block(m: Mismatch) -> str:
     return "".join(out)
 
 
-def _known_table(section: ProblemMismatches) -> str:
-    rows = [f"<tr><td>{escape(k.stage)}</td><td class=\"num\">{k.cases}</td>"
-            f"<td class=\"num\">{m.size}</td>"
-            f"<td>{escape(where(m.source, m.case_groups, m.case_id))}</td>"
-            f"<td><code>{escape(one_line(m.input))}</code></td>"
-            f"<td class=\"note\">{escape(k.why)}</td></tr>"
-            for k in section.known for m in [k.smallest]]
-    return ('<div class="scroll"><table class="known"><tr><th>known-wrong stage</th>'
-            "<th>cases wrong</th><th>smallest size</th><th>smallest counterexample</th>"
-            "<th>its input</th><th>why it is wrong</th></tr>" + "".join(rows)
-            + "</table></div>")
-
-
 def _mismatch_section(items: Sequence[Mismatch]) -> str:
     sections = by_problem(items)
     findings = sum(len(s.findings) for s in sections)
-    out = [f'<h2 id="mismatches">Mismatches ({findings} finding'
-           f'{"s" if findings != 1 else ""}, {len(items) - findings} known)</h2>',
+    out = [f'<h2 id="mismatches">Mismatches ({plural(findings, "finding")}, '
+           f"{len(items) - findings} known)</h2>",
            '<p class="meta">A finding: a trusted solver disagrees with the expected answer or '
            "with another trusted solver. Known: only stages registered as known to be wrong "
            "are off, failing as documented; they are folded into one line per stage with its "
@@ -764,13 +721,21 @@ def _mismatch_section(items: Sequence[Mismatch]) -> str:
     for section in sections:
         out.append(f'<h3 data-problem="{escape(section.problem)}">{escape(section.problem)} '
                    f'<span class="meta">(size: {escape(section.size_measure)})</span>: '
-                   f"{len(section.findings)} finding{'s' if len(section.findings) != 1 else ''}"
-                   f", {len(section.known_only)} known</h3>")
+                   f"{plural(len(section.findings), 'finding')}, {len(section.known_only)} "
+                   "known</h3>")
         out += [_mismatch_block(m) for m in section.findings[:MISMATCH_ROWS]]
         if len(section.findings) > MISMATCH_ROWS:
             out.append(f'<p class="note">{len(section.findings) - MISMATCH_ROWS} more findings '
                        f"of {escape(section.problem)} not shown: <code>pipeline mismatches "
                        f"--problem {escape(section.problem)} --top N</code> lists them.</p>")
         if section.known:
-            out.append(_known_table(section))
+            out.append(_table("known", (
+                "known-wrong stage", "cases wrong", "smallest size", "smallest counterexample",
+                "its input", "why it is wrong"), (
+                f"<tr><td>{escape(k.stage)}</td><td class=\"num\">{k.cases}</td>"
+                f"<td class=\"num\">{m.size}</td>"
+                f"<td>{escape(where(m.source, m.case_groups, m.case_id))}</td>"
+                f"<td><code>{escape(one_line(m.input))}</code></td>"
+                f"<td class=\"note\">{escape(k.why)}</td></tr>" for k in section.known
+                for m in [k.smallest])))
     return "\n".join(out)

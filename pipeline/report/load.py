@@ -61,20 +61,14 @@ def judged_on_speed(problem_id: str, solver: str) -> bool:
         return problem.stage(solver).judged_on_speed
     except UnknownName:
         return True
+
+
 _RANK = {v.value: rank for rank, v in enumerate(SEVERITY)}
 
 
-def raw_results(data_dir: Path, run_ids: Iterable[str]) -> pl.DataFrame:
-    """Every stored result row of the runs (one row per repeat)."""
-    frames = [read_run_results(data_dir, run_id) for run_id in dict.fromkeys(run_ids)]
-    frames = [f for f in frames if f.height]
-    return pl.concat(frames) if frames else empty(RESULTS)
-
-
 def collapse_repeats(results: pl.DataFrame, timing: str = "median") -> pl.DataFrame:
-    """One row per (run, problem, case, solver): worst verdict over the repeats, the answer that
-    goes with it, median (or, with timing="min", fastest) wall/CPU ms, and the number of
-    repeats."""
+    """One row per (run, problem, case, solver): the worst verdict over the repeats and its
+    answer, the median (timing="min": fastest) wall/CPU ms, and the number of repeats."""
     severity = pl.col("verdict").replace_strict(_RANK, default=len(_RANK),
                                                 return_dtype=pl.Int64())
     order = [severity, pl.col("repeat")]
@@ -96,7 +90,9 @@ def collapse_repeats(results: pl.DataFrame, timing: str = "median") -> pl.DataFr
 def collapsed_results(data_dir: Path, run_ids: Iterable[str], problem: str | None = None,
                       solver: str | None = None, timing: str = "median") -> pl.DataFrame:
     """`collapse_repeats` over the results of `run_ids`, optionally of one problem/solver."""
-    results = raw_results(data_dir, run_ids)
+    frames = [read_run_results(data_dir, run_id) for run_id in dict.fromkeys(run_ids)]
+    frames = [f for f in frames if f.height]
+    results = pl.concat(frames) if frames else empty(RESULTS)
     if problem is not None:
         results = results.filter(pl.col("problem") == problem)
     if solver is not None:

@@ -93,7 +93,9 @@ def find_mismatches(data_dir: Path, problem: str | None = None,
     by_case: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
     sizes: dict[tuple[str, str, str], int | None] = {}
     info = {(row["problem"], row["case_id"]): row for row in cases.iter_rows(named=True)}
-    judged = {p for p in results["problem"].unique().to_list() if _judged_by_checker(p)}
+    # the problems a checker judged (a package's own, or the one its `problem.toml` names)
+    judged = {p for p in results["problem"].unique().to_list()
+              if getattr(registered(p), "accepts_other_answers", False)}
     for run_id, problem_id, case_id, solver, answer, size, verdict in results.select(
             "run_id", "problem", "case_id", "solver", "answer", "size", "verdict").iter_rows():
         key = (run_id, problem_id, case_id)
@@ -119,13 +121,6 @@ def find_mismatches(data_dir: Path, problem: str | None = None,
             input_chars=len(case["input"]) if case.get("input") is not None else None))
     found.sort(key=lambda m: (m.problem, m.size_key()))
     return found
-
-
-def _judged_by_checker(problem_id: str) -> bool:
-    """Whether a checker judged the problem's answers (a package's own, or the one its
-    `problem.toml` names): an accepted answer then counts as the expected one."""
-    problem = registered(problem_id)
-    return problem is not None and problem.accepts_other_answers
 
 
 def case_groups(case: dict) -> tuple[str, ...]:
@@ -161,10 +156,6 @@ class ProblemMismatches:
     findings: tuple[Mismatch, ...]   # smallest first
     known: tuple[KnownFailure, ...]  # one per known-wrong stage that is off somewhere
     known_only: tuple[Mismatch, ...]  # cases where only known-wrong stages are off
-
-    @property
-    def cases(self) -> int:
-        return len(self.findings) + len(self.known_only)
 
 
 def size_measure(problem_id: str) -> str:
@@ -266,16 +257,8 @@ def format_block(m: Mismatch, indent: str = "  ") -> str:
     return "\n".join(lines)
 
 
-def format_known(known: KnownFailure, indent: str = "    ") -> str:
-    """A known-wrong stage's failures in one line, with its smallest counterexample."""
-    m = known.smallest
-    return (f"{indent}{known.stage} (known wrong): wrong on {known.cases} case"
-            f"{'s' if known.cases != 1 else ''}; smallest: size "
-            f"{m.size if m.size is not None else '-'}, "
-            f"{where(m.source, m.case_groups, m.case_id)}, input {one_line(m.input)}")
-
-
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
+    """`1 case`, `2 cases`."""
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
@@ -299,8 +282,8 @@ def format_mismatches(items: Sequence[Mismatch], top: int | None = DEFAULT_TOP,
         cases.sort(key=Mismatch.size_key)
         known_cases = len(section.known_only)
         head = (f"{section.problem} (size: {section.size_measure}): "
-                f"{_plural(len(section.findings), 'finding')}"
-                + (f", {_plural(known_cases, 'case')} where known-wrong stages fail as "
+                f"{plural(len(section.findings), 'finding')}"
+                + (f", {plural(known_cases, 'case')} where known-wrong stages fail as "
                    "documented" if known_cases else ""))
         lines = [head]
         shown = cases if limit is None else cases[:limit]
@@ -310,10 +293,13 @@ def format_mismatches(items: Sequence[Mismatch], top: int | None = DEFAULT_TOP,
         if section.known:
             lines.append("  known wrong, failing as documented"
                          + ("" if show_all else " (--all lists every case)") + ":")
-            lines += [format_known(k) for k in section.known]
+            lines += [f"    {k.stage} (known wrong): wrong on {plural(k.cases, 'case')}; "
+                      f"smallest: size {m.size if m.size is not None else '-'}, "
+                      f"{where(m.source, m.case_groups, m.case_id)}, input {one_line(m.input)}"
+                      for k in section.known for m in [k.smallest]]
         out.append("\n".join(lines))
     findings = sum(1 for m in items if m.is_finding)
     head = f"mismatches{read}\n\n" if run_ids else ""
-    return head + "\n\n".join(out) + (f"\n\n{_plural(len(items), 'mismatching case')}: "
-                                       f"{_plural(findings, 'finding')}, "
+    return head + "\n\n".join(out) + (f"\n\n{plural(len(items), 'mismatching case')}: "
+                                       f"{plural(findings, 'finding')}, "
                                        f"{len(items) - findings} known")

@@ -31,13 +31,6 @@ def plan(data_dir: Path, sql: str) -> pl.LazyFrame:
         return context.execute(sql, eager=False)
 
 
-def _flat(lazy: pl.LazyFrame) -> pl.LazyFrame:
-    """List columns joined with `;` (CSV has no lists)."""
-    schema = lazy.collect_schema()
-    lists = [name for name, dtype in schema.items() if isinstance(dtype, pl.List)]
-    return lazy.with_columns(pl.col(name).list.join(";") for name in lists) if lists else lazy
-
-
 def show_table(lazy: pl.LazyFrame, rows: int = TABLE_ROWS) -> str:
     """The first `rows` rows as a console table, saying when there are more."""
     frame = lazy.head(rows + 1).collect()
@@ -51,8 +44,10 @@ def show_table(lazy: pl.LazyFrame, rows: int = TABLE_ROWS) -> str:
 
 
 def _sink(lazy: pl.LazyFrame, fmt: Format, target: str | IO[bytes]) -> None:
-    if fmt == "csv":
-        _flat(lazy).sink_csv(target)
+    if fmt == "csv":  # list columns joined with `;` (CSV has no lists)
+        lists = [name for name, dtype in lazy.collect_schema().items()
+                 if isinstance(dtype, pl.List)]
+        lazy.with_columns(pl.col(name).list.join(";") for name in lists).sink_csv(target)
     elif fmt == "json":
         lazy.sink_ndjson(target)
     elif fmt == "parquet":

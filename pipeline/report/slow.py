@@ -12,7 +12,7 @@ import polars as pl
 
 from pipeline.report import load
 from pipeline.report.load import time_limit_s
-from pipeline.report.mismatches import case_groups, where
+from pipeline.report.mismatches import case_groups, runs_read, where
 from pipeline.tables.results import resolve_runs
 from pipeline.verdicts import Verdict
 
@@ -114,6 +114,5 @@ def format_slow(rows: Sequence[SlowCase]) -> str:
                      f"{where(r.source, r.groups, r.case_id)}")
     runs = sorted({r.run_id for r in rows})
     lines.append(f"(by CPU time, median over repeats; limit = CPU time's share of the "
-                 f"problem's time limit; "
-                 f"run{'s' if len(runs) > 1 else ''} {', '.join(runs)})")
+                 f"problem's time limit; {runs_read(runs)})")
     return "\n".join(lines)

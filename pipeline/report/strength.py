@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pipeline.problems.coverage import NO_BOUNDS, BoundCoverage
 from pipeline.report.load import collapsed_results, load_cases, must_fail, registered
+from pipeline.report.mismatches import plural
 from pipeline.verdicts import FAILURES, SPELLINGS, Verdict
 
 EXACT_MAX_PROGRAMS = 16
@@ -215,7 +216,7 @@ def _cpu(ms: float) -> str:
 def format_strength(strength: Strength, top: int = 10) -> str:
     where = {c.case_id: c.source or c.case_id[:12] for c in strength.per_case}
     lines = [f"{strength.problem} (run {strength.run_id}): {strength.cases} cases, "
-             f"{len(strength.programs)} wrong program{'' if len(strength.programs) == 1 else 's'}"]
+             f"{plural(len(strength.programs), 'wrong program')}"]
     if not strength.programs:
         lines.append("  no wrong programs in this run (known-wrong stages, or submissions "
                      "expected to fail): nothing to measure the tests against")
@@ -227,8 +228,7 @@ def format_strength(strength: Strength, top: int = 10) -> str:
         else:
             first = ", ".join(where[c] for c in program.killed_by[:3]) + (
                 f", ... ({len(program.killed_by)} cases)" if len(program.killed_by) > 3 else "")
-            count = len(program.killed_by)
-            state = f"killed by {count} case{'s' if count != 1 else ''}: {first}"
+            state = f"killed by {plural(len(program.killed_by), 'case')}: {first}"
         lines.append(f"  {program.solver:<{width}}  {program.why}: {state}")
     killed = sum(not p.survives for p in strength.programs)
     if killed:
@@ -276,9 +276,8 @@ def stored_coverage(data_dir, problem) -> tuple[BoundCoverage, ...]:
 
 def coverage_of_problems(data_dir, problem_ids) -> tuple[dict[str, tuple[BoundCoverage, ...]],
                                                          dict[str, str]]:
-    """Each problem's coverage by its stored cases (`stored_coverage`), and what is said where
-    it has none (`Problem.why_no_coverage`); a problem no longer registered has none, its
-    bounds unknown."""
+    """Each problem's coverage by its stored cases, and what is said where it has none
+    (`Problem.why_no_coverage`; a problem no longer registered has none)."""
     covered: dict[str, tuple[BoundCoverage, ...]] = {}
     why_none: dict[str, str] = {}
     for problem_id in dict.fromkeys(problem_ids):

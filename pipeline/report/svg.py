@@ -79,11 +79,6 @@ def _fit_note(s: Series) -> str:
     return s.no_fit or "no fit"
 
 
-def _untimed_note(s: Series) -> str:
-    counts = Counter(verdict for _, verdict in s.untimed)
-    return "x " + ", ".join(f"{v} {n}" for v, n in sorted(counts.items())) + " (no timing)"
-
-
 def loglog_chart(series: Sequence[Series], title: str, x_label: str,
                  y_label: str = "wall time (median over repeats)", chart_id: str = "chart",
                  colors: dict[str, str] | None = None) -> str:
@@ -181,8 +176,10 @@ def loglog_chart(series: Sequence[Series], title: str, x_label: str,
                    f'{escape(_fit_note(s))}</text>')
         y += 14
         if s.untimed:
+            counts = sorted(Counter(verdict for _, verdict in s.untimed).items())
+            note = "x " + ", ".join(f"{v} {n}" for v, n in counts) + " (no timing)"
             out.append(f'<text class="legend-note" x="{legend_x + 20}" y="{y + 14}">'
-                       f'{escape(_untimed_note(s))}</text>')
+                       f'{escape(note)}</text>')
             y += 14
         out.append("</g>")
         y += 22
