@@ -17,8 +17,8 @@ import pickle
 import posixpath
 import shutil
 import tempfile
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path, PurePosixPath
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.packagecases import mark_package_sources, replace_package_cases
 from pipeline.corpus.refused import record_refused
-from pipeline.corpus.validate import Checked, Flaw, Item, Pools, validate_all
+from pipeline.corpus.validate import Checked, Flaw, Item, Pools, short, validate_all
 from pipeline.corpus.walk import (
     Fault,
     FoundCase,
@@ -60,7 +60,6 @@ DEFAULT_MAX_FILE_MB = 256
 # and written a row group at a time, so an ingest's memory does not grow with the corpus.
 CHUNK_BYTES = 32 << 20
 SPILL_GROUP_BYTES = 8 << 20   # a row group of the records put aside (`_Spill`)
-MESSAGE_CHARS = 400
 
 
 @dataclass
@@ -95,6 +94,9 @@ class IngestSummary:
     unplaced: list[Fault] = field(default_factory=list)  # faults outside any problem's folder
     packages: list[PackageNote] = field(default_factory=list)
     caseless: list[str] = field(default_factory=list)   # packages loaded that hold no case
+
+    def part(self, problem: str) -> ProblemSummary:
+        return self.problems.setdefault(problem, ProblemSummary(problem))
 
     @property
     def rejected(self) -> int:
@@ -134,19 +136,13 @@ def skipped_kind(path: str) -> str:
 
 # -- reading ------------------------------------------------------------------------------------
 
-def _reject(problem: str, source: str, line: int | None, column: int | None, rule: str,
-            message: str, when) -> dict:
-    if len(message) > MESSAGE_CHARS:
-        message = message[:MESSAGE_CHARS] + " ..."
-    return {"problem": problem, "source": source, "line": line, "column": column,
-            "rule": rule, "message": message, "ingested_at": when}
-
-
-def _rejected(problem: str, source: str | None, error: ReadFault | InputError, when) -> dict:
-    """The reject of a file that could not be read or broke its format."""
+def _reject(problem: str, source: str | None, error: Fault | Flaw | InputError | PackageError
+            | ReadFault, when) -> dict:
+    """The `rejects` row of `error` (its rule, message, and line and column where it has them)."""
     assert source is not None  # (a file that was read has its label)
-    return _reject(problem, source, getattr(error, "line", None), getattr(error, "column", None),
-                   error.rule, error.message, when)
+    return {"problem": problem, "source": source, "line": getattr(error, "line", None),
+            "column": getattr(error, "column", None), "rule": error.rule,
+            "message": short(error.message), "ingested_at": when}
 
 
 def _provenance(namespace: Namespace, expected_path: str, cache: dict[str, str],
@@ -204,7 +200,7 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
             if error.rule == "too-large" and limit < limit_bytes:
                 error.message += f" ({problem.id}'s inputs are at most {problem.input_mb:g} " \
                                  "MB: input_mb in its problem.toml)"
-            summary.rejects.append(_rejected(problem.id, source, error, when))
+            summary.rejects.append(_reject(problem.id, source, error, when))
             continue
         expected = None
         if found.expected:
@@ -213,7 +209,7 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
                 expected = decode_judge_file(reader.read(namespace.files[found.expected],
                                                          limit_bytes))
             except (ReadFault, InputError) as error:
-                summary.rejects.append(_rejected(problem.id, expected_label, error, when))
+                summary.rejects.append(_reject(problem.id, expected_label, error, when))
                 continue
         produced_by = _provenance(namespace, found.expected, provenance.setdefault(
             id(namespace), {}), reader) if expected is not None and found.expected else None
@@ -272,9 +268,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
         if result.error is not None:
             where = record.source if result.error.part == "input" else record.expected_label
             assert where is not None  # an expected output that was read has its label
-            summary.rejects.append(_reject(problem.id, where, result.error.line,
-                                           result.error.column, result.error.rule,
-                                           result.error.message, when))
+            summary.rejects.append(_reject(problem.id, where, result.error, when))
             if result.error.part == "input":
                 bad[record.case_id] = result.error
             record.case_id = ""
@@ -283,8 +277,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
     for record in records:  # the same input under other names is just as bad
         flaw = bad.get(record.case_id) if record.case_id else None
         if flaw is not None:
-            summary.rejects.append(_reject(problem.id, record.source, flaw.line, flaw.column,
-                                           flaw.rule, flaw.message, when))
+            summary.rejects.append(_reject(problem.id, record.source, flaw, when))
             record.case_id = ""
     return [r for r in records if r.case_id]
 
@@ -380,16 +373,7 @@ class _Spill:
                     handle.read(int.from_bytes(handle.read(8), "little")))
         return self._expected[1][number - self.starts[index]]
 
-
-@dataclass(frozen=True)
-class _SpillRecords:
-    """The records of a `_Spill` as an iterable that may be read more than once (the package's
-    cases are looked at before and after the merge: `packagecases`)."""
-
-    spill: _Spill | None
-
-    def __iter__(self) -> Iterator[_Aside]:
-        return self.spill.read() if self.spill is not None else iter(())
+    __iter__ = read  # (read more than once: the package's cases before and after the merge)
 
 
 # -- merging ------------------------------------------------------------------------------------
@@ -479,10 +463,10 @@ def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
         difference = problem.compare(stored, expected)
         if difference is not None:
             summary.conflicts += 1
-            summary.rejects.append(_reject(
-                problem.id, record.expected_label, _first_difference_line(stored, expected),
-                None, "conflict", f"expected output differs from the stored answer of the "
-                f"same input (from {row['source']}): {difference}", when))
+            summary.rejects.append(_reject(problem.id, record.expected_label, Flaw(
+                "expected", _first_difference_line(stored, expected), None, "conflict",
+                f"expected output differs from the stored answer of the same input (from "
+                f"{row['source']}): {difference}"), when))
             return
     if record.digest is not None and row["digest"] is None:
         merged.give(case_id, record)
@@ -615,7 +599,7 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
             row["expected_at"] = None if expected is None else ("stored", row["case_id"])
             rows[row["case_id"]] = row
     merged = _Merged(rows)
-    records = _SpillRecords(spill)
+    records: Iterable[_Aside] = spill if spill is not None else ()
     if package_labels is not None:  # (a package left with no case has no spill)
         def differs(row: dict, record: _Aside) -> bool:
             assert spill is not None  # a record to compare with was put aside
@@ -679,15 +663,13 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
         return None
     if not package.cases:
         summary.caseless.append(found.problem)
-    part = summary.problems.setdefault(found.problem, ProblemSummary(found.problem))
-    part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error.line,
-                                None, error.rule, error.message, when)
+    part = summary.part(found.problem)
+    part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error, when)
                         for error in package.rejects)
     namespace = Namespace(found.problem)
     for left in package.left_out:  # never read: a link out of the package, a pipe
         label = f"{found.label}/{left.file}"
-        part.rejects.append(_reject(found.problem, label, left.line, None, left.rule,
-                                    left.message, when))
+        part.rejects.append(_reject(found.problem, label, left, when))
         namespace.labels[left.file] = label
     cases = []
     for case in package.cases:
@@ -718,10 +700,10 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     module_ids = frozenset(module_problem_ids())
     when = now()
     summary = IngestSummary()
-    work: dict[str, list[tuple[Namespace, FoundCase]]] = {}
-    scanned: dict[str, set[str]] = {}
+    work: defaultdict[str, list[tuple[Namespace, FoundCase]]] = defaultdict(list)
+    scanned: defaultdict[str, set[str]] = defaultdict(set)
     packages: list[FoundPackage] = []
-    package_labels: dict[str, set[str]] = {}  # problem -> every source its package has now
+    package_labels: defaultdict[str, set[str]] = defaultdict(set)  # every source its package has
     for root in roots:
         found = scan(Path(root), (names or {}).get(Path(root)) or problem_override, ids,
                      module_ids)
@@ -730,21 +712,18 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
             if fault.problem is None:
                 summary.unplaced.append(fault)
                 continue
-            part = summary.problems.setdefault(fault.problem, ProblemSummary(fault.problem))
-            part.rejects.append(_reject(fault.problem, fault.label, None, None, fault.rule,
-                                        fault.message, when))
-            scanned.setdefault(fault.problem, set()).add(fault.label)
+            summary.part(fault.problem).rejects.append(_reject(fault.problem, fault.label,
+                                                               fault, when))
+            scanned[fault.problem].add(fault.label)
         for namespace in found.namespaces:
             discovery = find_cases(namespace.files)
             if namespace.problem is None:
                 summary.unknown.extend(namespace.labels[p] for p in namespace.files)
                 continue
-            part = summary.problems.setdefault(namespace.problem,
-                                               ProblemSummary(namespace.problem))
-            part.skipped.update(skipped_kind(p) for p in discovery.skipped)
-            scanned.setdefault(namespace.problem, set()).update(namespace.labels.values())
-            work.setdefault(namespace.problem, []).extend(
-                (namespace, case) for case in discovery.cases)
+            summary.part(namespace.problem).skipped.update(skipped_kind(p)
+                                                           for p in discovery.skipped)
+            scanned[namespace.problem].update(namespace.labels.values())
+            work[namespace.problem].extend((namespace, case) for case in discovery.cases)
     if problem_override and problem_override not in ids and not packages:
         raise UnknownName(f"unknown problem {problem_override!r} (and no problem package "
                           f"under {', '.join(str(r) for r in roots)} to register under that "
@@ -763,13 +742,10 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                     continue
                 held.append(package)
                 namespace, cases = laid_out
-                part = summary.problems.setdefault(package.problem,
-                                                   ProblemSummary(package.problem))
-                scanned.setdefault(package.problem, set()).update(namespace.labels.values())
-                package_labels.setdefault(package.problem, set()).update(
-                    namespace.labels.values())
-                scanned[package.problem].update(r["source"] for r in part.rejects)
-                work.setdefault(package.problem, []).extend((namespace, c) for c in cases)
+                scanned[package.problem].update(namespace.labels.values(), (
+                    r["source"] for r in summary.part(package.problem).rejects))
+                package_labels[package.problem].update(namespace.labels.values())
+                work[package.problem].extend((namespace, c) for c in cases)
             record_refused(data_dir, refused, {p.problem for p in held})
     if not summary.problems:
         return summary

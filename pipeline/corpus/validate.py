@@ -54,7 +54,7 @@ class Checked:
     error: Flaw | None = None
 
 
-def _short(text: str) -> str:
+def short(text: str) -> str:
     return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + " ..."
 
 
@@ -97,7 +97,7 @@ def _check(problem, item: Item) -> Checked:
             problem.validate_answer(case, item.expected)
     except InputError as error:
         return Checked(item.index, error=Flaw(part, error.line, error.column, error.rule,
-                                              _short(error.message)))
+                                              short(error.message)))
     except MemoryError:
         return Checked(item.index, error=Flaw(
             part, None, None, "too-large", "the parser ran out of memory on this file"))
@@ -106,7 +106,7 @@ def _check(problem, item: Item) -> Checked:
             part, None, None, "parser-error", "the parser recursed too deeply"))
     except Exception as error:  # a parser bug must not sink the other files
         return Checked(item.index, error=Flaw(
-            part, None, None, "parser-error", _short(f"the problem's parser failed: "
+            part, None, None, "parser-error", short(f"the problem's parser failed: "
                                                      f"{type(error).__name__}: {error}")))
     return Checked(item.index, size, values)
 

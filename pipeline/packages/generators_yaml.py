@@ -31,7 +31,7 @@ from pipeline.errors import PackageError
 from pipeline.fsutil import file_sha256
 from pipeline.packages.model import ProblemType, Program
 from pipeline.packages.tree import leads_outside
-from pipeline.packages.yamlfile import load_yaml
+from pipeline.packages.yamlfile import line_of, load_yaml
 from pipeline.programs.languages import Launch, build_program, detect_language, launch
 from pipeline.programs.parallel import on_cores
 from pipeline.programs.procs import describe_failure, run_limited
@@ -85,42 +85,6 @@ class GeneratedData:
     data_dir: Path                              # the generated `data/` folder
     rejects: tuple[PackageError, ...] = ()
     notes: tuple[str, ...] = ()
-
-
-# -- reading the yaml with the line of every mapping key ----------------------------------------
-
-class _LineDict(dict):
-    """A mapping from generators.yaml that knows the line of each of its keys."""
-
-    line: int = 0
-    lines: dict
-
-
-class _LineLoader(yaml.SafeLoader):
-    pass
-
-
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _LineDict:
-    loader.flatten_mapping(node)
-    mapping = _LineDict()
-    mapping.line = node.start_mark.line + 1
-    mapping.lines = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if isinstance(key, (int, float)) and not isinstance(key, bool):
-            key = str(key)
-        mapping[key] = loader.construct_object(value_node, deep=True)
-        mapping.lines[key] = key_node.start_mark.line + 1
-    return mapping
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-def _line_of(mapping: object, key: object) -> int | None:
-    if isinstance(mapping, _LineDict):
-        return mapping.lines.get(key, mapping.line)
-    return None
 
 
 # -- constants, seeds, counts -------------------------------------------------------------------
@@ -306,11 +270,11 @@ class _Parser:
                         isinstance(d, str) for d in deps) and FILE_NAME.fullmatch(name):
                     self.generators[name] = deps
                 else:
-                    self.note(_line_of(raw, name), f"generators: entry {name!r} is not a name "
+                    self.note(line_of(raw, name), f"generators: entry {name!r} is not a name "
                               "with a list of files (skipped)")
         for key in VISUALIZER_KEYS:
             if key in document:
-                self.note(_line_of(document, key), f"{key}: visualizers are not run (ignored)")
+                self.note(line_of(document, key), f"{key}: visualizers are not run (ignored)")
         self.root = self._folder("", "", document, None, Settings(), root=True)
 
     def error(self, line: int | None, path: str, message: str,
@@ -360,7 +324,7 @@ class _Parser:
                 continue
             value = entry[key]
             if not valid(value):
-                self.error(_line_of(entry, key), path, f"{key} must be {what}, got {value!r}")
+                self.error(line_of(entry, key), path, f"{key} must be {what}, got {value!r}")
             elif key == "solution":
                 settings = replace(settings, solution=value or None, default_solution=False)
             else:
@@ -380,7 +344,7 @@ class _Parser:
                       "parallel"}
         for other in entry:
             if other not in known:
-                self.note(_line_of(entry, other), f"{path or 'root'}: unknown key {other!r} "
+                self.note(line_of(entry, other), f"{path or 'root'}: unknown key {other!r} "
                           "(ignored)")
         if not root:
             self.known_keys.setdefault(key, []).append(folder)
@@ -391,7 +355,7 @@ class _Parser:
         for item in includes:
             target = self.known_keys.get(str(item)) if isinstance(item, str) else None
             if target is None or len(target) != 1:
-                self.error(_line_of(entry, "include"), path, f"include {item!r} does not name "
+                self.error(line_of(entry, "include"), path, f"include {item!r} does not name "
                            "exactly one earlier test case or group" if target is None or not
                            target else f"include {item!r} is ambiguous")
                 continue
@@ -402,10 +366,10 @@ class _Parser:
             data = {}
         numbered = isinstance(data, list)
         if root and numbered:
-            self.error(_line_of(entry, "data"), path, "the root data must not be numbered")
+            self.error(line_of(entry, "data"), path, "the root data must not be numbered")
             data = []
         if not isinstance(data, (dict, list)):
-            self.error(_line_of(entry, "data"), path, "data must be a mapping or a list")
+            self.error(line_of(entry, "data"), path, "data must be a mapping or a list")
             data = {}
         items = data if numbered else [data]
         groups_total = sum(1 for item in items if isinstance(item, dict)
@@ -413,10 +377,10 @@ class _Parser:
         group_counter = itertools.count(1)
         for index, item in enumerate(items):
             if not isinstance(item, dict):
-                self.error(_line_of(entry, "data"), path, f"data[{index}] must be a mapping")
+                self.error(line_of(entry, "data"), path, f"data[{index}] must be a mapping")
                 continue
             if numbered and len(item) != 1:
-                self.error(_line_of(item, next(iter(item), None)) or _line_of(entry, "data"),
+                self.error(line_of(item, next(iter(item), None)) or line_of(entry, "data"),
                            path, f"numbered data[{index}] must have exactly one entry")
                 continue
             if root:
@@ -424,7 +388,7 @@ class _Parser:
                 for child_key in item:
                     top = OLD_ROOT_FOLDERS.get(child_key, child_key)
                     if top not in ROOT_FOLDERS:
-                        self.note(_line_of(item, child_key), f"unknown top folder "
+                        self.note(line_of(item, child_key), f"unknown top folder "
                                   f"{child_key!r} (ignored)")
                     else:
                         keys.append((ROOT_FOLDERS.index(top), child_key, top))
@@ -435,7 +399,7 @@ class _Parser:
                                  key=lambda pair: pair[0] or "")
             for child_key, base in ordered:
                 child = item[child_key]
-                child_line = _line_of(item, child_key)
+                child_line = line_of(item, child_key)
                 base = base or ""
                 if numbered:
                     width = len(str(groups_total if is_directory(child) else self.total_numbered))
@@ -472,7 +436,7 @@ class _Parser:
             name = case.path.rsplit("/", 1)[-1]
             if name not in folder.included and name not in new:
                 new[name] = case
-        if new and not self.over_cap(_line_of(entry, "include"), path or "root", len(new)):
+        if new and not self.over_cap(line_of(entry, "include"), path or "root", len(new)):
             folder.included.update(new)
         return folder
 
@@ -489,10 +453,10 @@ class _Parser:
         try:
             values = parse_count(entry)
         except ValueError as error:
-            self.error(_line_of(entry, "count") or line, f"{parent}/{key}", str(error),
+            self.error(line_of(entry, "count") or line, f"{parent}/{key}", str(error),
                        costs_case=True)
             return []
-        if self.over_cap(_line_of(entry, "count") or line, f"{parent}/{key}", len(values),
+        if self.over_cap(line_of(entry, "count") or line, f"{parent}/{key}", len(values),
                          costs_case=True):
             return []
         settings = self._settings(entry, inherited, f"{parent}/{key}")
@@ -510,10 +474,10 @@ class _Parser:
                 continue
             for other in entry:
                 if other not in (*CASE_KEYS, *READ_PAST_KEYS):
-                    self.note(_line_of(entry, other), f"{rule.path}: unknown key {other!r} "
+                    self.note(line_of(entry, other), f"{rule.path}: unknown key {other!r} "
                               "(ignored)")
             if "match" in entry and value == values[0]:
-                self.note(_line_of(entry, "match"), f"{rule.path}: match patterns are not "
+                self.note(line_of(entry, "match"), f"{rule.path}: match patterns are not "
                           "checked (ignored)")
             rules.append(rule)
         self.known_keys.setdefault(key, []).extend(rules)
@@ -903,9 +867,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     report = final / "report.json"
     if (final / ".complete").is_file():
         return _read_report(final)
-    document, _ = load_yaml(root / YAML_FILE, root)  # syntax errors, a non-mapping: refused
-    document = yaml.load((root / YAML_FILE).read_text(encoding="utf-8"), Loader=_LineLoader) \
-        or _LineDict()
+    document, _ = load_yaml(root / YAML_FILE, root, line_dicts=True)
     parser = _Parser(document)
     maker = _Maker(root, build_dir, parser, problem_constants(problem_config), problem_type)
     rejects = list(parser.errors)
