@@ -69,6 +69,8 @@ INVALID_FOLDERS = ("invalid_input", "invalid_answer", "invalid_output")
 JUDGED_FOLDERS = ("sample", "secret")  # the folders whose cases submissions are judged on
 GROUP_YAML_KEYS = ("test_group.yaml", "testdata.yaml")
 VISUALIZER_KEYS = ("visualizer",)
+FOLDER_KEYS = ("data", "include", "solution", "random_salt", "retries", *GROUP_YAML_KEYS)
+ROOT_KEYS = ("generators", "version", *VISUALIZER_KEYS, "gitignore_generated", "parallel")
 # a case's keys that make nothing here: its inherited settings, and older files' notes to
 # the setter (`desc`, `hint`: the statement's business, not the data's)
 READ_PAST_KEYS = ("solution", "random_salt", "retries", "desc", "hint", "description")
@@ -233,7 +235,6 @@ class CaseRule:
     """One test case to make (one value of a `count`)."""
 
     path: str                          # under data/: "secret/group/03-name"
-    key: str                           # its yaml key
     line: int | None
     entry: dict
     settings: Settings
@@ -244,8 +245,6 @@ class CaseRule:
 @dataclass
 class FolderRule:
     path: str
-    key: str
-    line: int | None
     group_yaml: tuple[str, object] | None = None  # (file name, content)
     cases: list[CaseRule] = field(default_factory=list)
     folders: list[FolderRule] = field(default_factory=list)
@@ -275,7 +274,7 @@ class _Parser:
         for key in VISUALIZER_KEYS:
             if key in document:
                 self.note(line_of(document, key), f"{key}: visualizers are not run (ignored)")
-        self.root = self._folder("", "", document, None, Settings(), root=True)
+        self.root = self._folder("", "", document, Settings(), root=True)
 
     def error(self, line: int | None, path: str, message: str,
               rule: str = "generators-yaml", costs_case: bool = False) -> None:
@@ -331,19 +330,15 @@ class _Parser:
                 settings = replace(settings, **{key: value})
         return settings
 
-    def _folder(self, key: str, path: str, entry: dict, line: int | None, inherited: Settings,
+    def _folder(self, key: str, path: str, entry: dict, inherited: Settings,
                 root: bool = False) -> FolderRule:
         settings = self._settings(entry, inherited, path)
-        folder = FolderRule(path, key, line)
+        folder = FolderRule(path)
         for name in GROUP_YAML_KEYS:
             if name in entry and entry[name]:
                 folder.group_yaml = (name, entry[name])
-        known = {"data", "include", "solution", "random_salt", "retries", *GROUP_YAML_KEYS}
-        if root:
-            known |= {"generators", "version", *VISUALIZER_KEYS, "gitignore_generated",
-                      "parallel"}
         for other in entry:
-            if other not in known:
+            if other not in FOLDER_KEYS and not (root and other in ROOT_KEYS):
                 self.note(line_of(entry, other), f"{path or 'root'}: unknown key {other!r} "
                           "(ignored)")
         if not root:
@@ -419,8 +414,7 @@ class _Parser:
                     if not FILE_NAME.fullmatch(name):
                         self.error(child_line, child_path, "not a valid folder name")
                         continue
-                    folder.folders.append(self._folder(base, child_path, child, child_line,
-                                                       settings))
+                    folder.folders.append(self._folder(base, child_path, child, settings))
                 elif is_test_case(child):
                     if root:
                         self.error(child_line, base, "a top folder must be a group, not a "
@@ -460,7 +454,7 @@ class _Parser:
                          costs_case=True):
             return []
         settings = self._settings(entry, inherited, f"{parent}/{key}")
-        has_count = "count" in entry and isinstance(entry["count"], (int, list, str))
+        has_count = "count" in entry  # (a valid one: int, list or range text)
         consecutive = max(values) - min(values) == len(values) - 1
         padding = max(len(str(v)) for v in values) if consecutive else 0
         rules = []
@@ -468,7 +462,7 @@ class _Parser:
             name = next(names)
             if has_count:
                 name += f"-{value:0{padding}}"
-            rule = CaseRule(f"{parent}/{name}", key, line, entry, settings, value, has_count)
+            rule = CaseRule(f"{parent}/{name}", line, entry, settings, value, has_count)
             if not FILE_NAME.fullmatch(name + ".in") or name == "test_group":
                 self.error(line, rule.path, "not a valid test case name", costs_case=True)
                 continue

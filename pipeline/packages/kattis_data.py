@@ -77,7 +77,7 @@ class Data:
                                    "test cases must be in data/sample or data/secret, "
                                    "not directly in data/")
         if self.version == "legacy":
-            root_settings = self._legacy_settings(data, None)
+            root_settings = self._settings(data, {})[0]
             names = [n for n in ("sample", "secret") if (data / n).is_dir()]
             self.groups.append(TestGroup("data", None, (), tuple(names),
                                          self._legacy_grading(root_settings),
@@ -85,8 +85,7 @@ class Data:
             for name in names:
                 self._legacy_group(data / name, name, "data", root_settings)
         else:
-            inherited = self._modern_settings(data, {})[0] if self.settings_path(data) \
-                else {}
+            inherited = self._settings(data, {})[0]
             for name in ("sample", "secret"):
                 if (data / name).is_dir():
                     self._modern_group(data / name, name, None, inherited)
@@ -97,24 +96,29 @@ class Data:
             self.notes.append(f"{NO_SECRET_NOTE}: only the samples are judged (as "
                               "BAPCtools' bt run does)")
 
-    # legacy
-
-    def _legacy_settings(self, folder: Path, parent: dict | None) -> dict:
-        settings = dict(parent or {})
+    def _settings(self, folder: Path, inherited: dict) -> tuple[dict, dict, str | None, Lines]:
+        """(settings inherited down, each `(value, file, line)`: legacy's every key, else
+        `INHERITED`; the keys of the folder's settings file, its name and lines)."""
+        settings = dict(inherited)
         path = self.settings_path(folder)
         if path is None:
-            return settings
+            return settings, {}, None, Lines({})
         file = relative(path, self.root)
         config, lines = load_yaml(path, self.root)
-        unknown_keys(config, LEGACY_TESTDATA_KEYS, file, "testdata.yaml", lines, prefix=())
-        if not self.type.scoring:
+        legacy = self.version == "legacy"
+        unknown_keys(config, LEGACY_TESTDATA_KEYS if legacy else GROUP_KEYS, file, path.name,
+                     lines, prefix=())
+        if legacy and not self.type.scoring:
             for key in ("accept_score", "reject_score", "range"):
                 if key in config:
                     raise PackageError(file, "scoring-only-key", f"{key} is only for scoring "
                                        "problems; this one is pass-fail", line=lines(key))
-        for key, value in config.items():
-            settings[key] = (value, file, lines(str(key)))
-        return settings
+        for key in config if legacy else INHERITED:
+            if key in config:
+                settings[key] = (config[key], file, lines(str(key)))
+        return settings, config, file, lines
+
+    # legacy
 
     def _legacy_grading(self, settings: dict) -> LegacyGrading:
         def value(key, default):
@@ -126,13 +130,12 @@ class Data:
         grading_config = self.problem_config.get("grading") or {}
         legacy: dict[object, str] = {"first_error": "break", "grade": "continue"}
         on_reject = value("on_reject", legacy.get(grading_config.get("on_reject"), "break"))
-        if on_reject not in ("break", "continue"):
-            raise PackageError(where("on_reject")[0], "on_reject", f"on_reject must be break "
-                               f"or continue, got {on_reject!r}", line=where("on_reject")[1])
         grading = value("grading", "default")
-        if grading not in ("default", "custom"):
-            raise PackageError(where("grading")[0], "grading", f"grading must be default or "
-                               f"custom, got {grading!r}", line=where("grading")[1])
+        for key, given, choices in (("on_reject", on_reject, ("break", "continue")),
+                                    ("grading", grading, ("default", "custom"))):
+            if given not in choices:
+                raise PackageError(where(key)[0], key, f"{key} must be {choices[0]} or "
+                                   f"{choices[1]}, got {given!r}", line=where(key)[1])
         score_range = value("range", grading_config.get("range", "-inf +inf"))
         try:
             low, high = (float(part) for part in str(score_range).split())
@@ -151,7 +154,7 @@ class Data:
                              score_range=(low, high))
 
     def _legacy_group(self, folder: Path, name: str, parent: str, inherited: dict) -> None:
-        settings = self._legacy_settings(folder, inherited)
+        settings = self._settings(folder, inherited)[0]
         grading = self._legacy_grading(settings)
         cases, subgroups = self._entries(folder, name)
         iv_args, iv_by_name = _inherited(settings, "input_validator_flags", validator_args,
@@ -166,20 +169,6 @@ class Data:
             self._legacy_group(sub, f"{name}/{sub.name}", name, settings)
 
     # 2023-07 / 2025-09
-
-    def _modern_settings(self, folder: Path,
-                         inherited: dict) -> tuple[dict, dict, str | None, Lines]:
-        path = self.settings_path(folder)
-        settings = dict(inherited)
-        if path is None:
-            return settings, {}, None, Lines({})
-        file = relative(path, self.root)
-        config, lines = load_yaml(path, self.root)
-        unknown_keys(config, GROUP_KEYS, file, path.name, lines, prefix=())
-        for key in INHERITED:
-            if key in config:
-                settings[key] = (config[key], file, lines(key))
-        return settings, config, file, lines
 
     def _modern_scoring(self, name: str, config: dict, file: str | None, lines: Lines,
                         parent: KattisGroupScoring | None,
@@ -227,7 +216,7 @@ class Data:
     def _modern_group(self, folder: Path, name: str, parent: KattisGroupScoring | None,
                       inherited: dict, share: float | None = None,
                       parent_name: str | None = None) -> None:
-        settings, config, file, lines = self._modern_settings(folder, inherited)
+        settings, config, file, lines = self._settings(folder, inherited)
         scoring = self._modern_scoring(name, config, file, lines, parent, share)
         cases, subgroups = self._entries(folder, name)
         if name == "secret" and cases and subgroups:  # BAPCtools' own packages do it
