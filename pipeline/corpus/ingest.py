@@ -317,37 +317,41 @@ class _Spill:
         for index, record in enumerate(records):
             size += len(record.text) + len(record.expected or "")
             if size >= SPILL_GROUP_BYTES or index == len(records) - 1:
-                self._write_group(records[start:index + 1])
-                start, size = index + 1, 0
-
-    def _write_group(self, records: list[Record]) -> None:
-        rows = [{"source": r.source, "group": r.group, "case_id": r.case_id,
-                 "input_bytes": r.input_bytes,
-                 "digest": None if r.expected is None else _digest(r.expected),
-                 "expected_label": r.expected_label, "produced_by": r.produced_by,
-                 "size": r.size, "size_values": r.size_values} for r in records]
-        self.starts.append(self.rows)
-        self.offsets.append(self._file.tell())
-        for part in (rows, [r.text for r in records], [r.expected for r in records]):
-            data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
-            self._file.write(len(data).to_bytes(8, "little"))
-            self._file.write(data)
-        self.rows += len(records)
+                group, start, size = records[start:index + 1], index + 1, 0
+                rows = [{"source": r.source, "group": r.group, "case_id": r.case_id,
+                         "input_bytes": r.input_bytes,
+                         "digest": None if r.expected is None else _digest(r.expected),
+                         "expected_label": r.expected_label, "produced_by": r.produced_by,
+                         "size": r.size, "size_values": r.size_values} for r in group]
+                self.starts.append(self.rows)
+                self.offsets.append(self._file.tell())
+                for part in (rows, [r.text for r in group], [r.expected for r in group]):
+                    data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+                    self._file.write(len(data).to_bytes(8, "little"))
+                    self._file.write(data)
+                self.rows += len(group)
 
     def close(self) -> None:
         self._file.close()
 
-    def _parts(self, index: int, count: int) -> list[list]:
-        """The first `count` parts of group `index` (rows, inputs, expected outputs)."""
+    def _parts(self, index: int, *wanted: int) -> list[list]:
+        """Parts `wanted` of group `index` (0: rows, 1: inputs, 2: expected outputs), the parts
+        before them skipped unread."""
+        found = []
         with open(self.path, "rb") as handle:
             handle.seek(self.offsets[index])
-            return [pickle.loads(handle.read(int.from_bytes(handle.read(8), "little")))
-                    for _ in range(count)]
+            for part in range(max(wanted) + 1):
+                length = int.from_bytes(handle.read(8), "little")
+                if part in wanted:
+                    found.append(pickle.loads(handle.read(length)))
+                else:
+                    handle.seek(length, 1)
+        return found
 
     def read(self) -> Iterator[_Aside]:
         """Every record put aside, as the merge sees it, a group's rows in memory at a time."""
         for index, start in enumerate(self.starts):
-            [rows] = self._parts(index, 1)
+            [rows] = self._parts(index, 0)
             for offset, row in enumerate(rows):
                 yield _Aside(start + offset, row["source"], row["group"], row["case_id"],
                              row["digest"], row["expected_label"], row["produced_by"])
@@ -356,7 +360,7 @@ class _Spill:
         """(row number, row) of every record put aside, with its input ("text") and expected
         output ("expected"), a group in memory at a time."""
         for index, start in enumerate(self.starts):
-            rows, texts, expected = self._parts(index, 3)
+            rows, texts, expected = self._parts(index, 0, 1, 2)
             for offset, (row, text, answer) in enumerate(zip(rows, texts, expected)):
                 yield start + offset, {**row, "text": text, "expected": answer}
 
@@ -365,12 +369,7 @@ class _Spill:
         asked for: rows are mostly asked for in order)."""
         index = bisect.bisect_right(self.starts, number) - 1
         if self._expected is None or self._expected[0] != index:
-            with open(self.path, "rb") as handle:
-                handle.seek(self.offsets[index])
-                for _ in range(2):  # past the rows and the inputs
-                    handle.seek(int.from_bytes(handle.read(8), "little"), 1)
-                self._expected = index, pickle.loads(
-                    handle.read(int.from_bytes(handle.read(8), "little")))
+            self._expected = index, self._parts(index, 2)[0]
         return self._expected[1][number - self.starts[index]]
 
     __iter__ = read  # (read more than once: the package's cases before and after the merge)
@@ -515,12 +514,10 @@ def _rewritten(batch: pl.DataFrame, merged: _Merged, spill: _Spill | None,
     ids = batch["case_id"].to_list()
     if not any(c in merged.touched or c in merged.removed for c in ids):
         return batch
-    columns = {}
-    for name in ("source", "sources", "group", "groups", "expected_source",
-                 "package_sources"):
-        old = batch[name].to_list()
-        columns[name] = [merged.rows[c].get(name) if c in merged.touched else o
-                         for c, o in zip(ids, old)]
+    columns = {name: [merged.rows[c].get(name) if c in merged.touched else o
+                      for c, o in zip(ids, batch[name].to_list())]
+               for name in ("source", "sources", "group", "groups", "expected_source",
+                            "package_sources")}
     given = {}
     if spill is not None:  # in the order they were put aside: a group of them read once
         given = {n: spill.expected(n) for n in sorted(merged.given[c] for c in ids
