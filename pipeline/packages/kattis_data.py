@@ -83,12 +83,12 @@ class Data:
                                          self._legacy_grading(root_settings),
                                          self.settings_path(data)))
             for name in names:
-                self._legacy_group(data / name, name, "data", root_settings)
+                self._group(data / name, name, "data", root_settings)
         else:
             inherited = self._settings(data, {})[0]
             for name in ("sample", "secret"):
                 if (data / name).is_dir():
-                    self._modern_group(data / name, name, None, inherited)
+                    self._group(data / name, name, None, inherited)
         if not self.cases:
             self.notes.append(NO_CASES_NOTE.format(
                 why="no .in file with its .ans in data/sample or data/secret"))
@@ -153,21 +153,6 @@ class Data:
                              accept_score=float(accept), reject_score=float(reject),
                              score_range=(low, high))
 
-    def _legacy_group(self, folder: Path, name: str, parent: str, inherited: dict) -> None:
-        settings = self._settings(folder, inherited)[0]
-        grading = self._legacy_grading(settings)
-        cases, subgroups = self._entries(folder, name)
-        iv_args, iv_by_name = _inherited(settings, "input_validator_flags", validator_args,
-                                         ((), None))
-        ov_args = _inherited(settings, "output_validator_flags", words, ())
-        made = [self._case(base, name, iv_args, iv_by_name, ov_args, ()) for base in cases]
-        self.cases += made
-        self.groups.append(TestGroup(name, parent, tuple(case.name for case in made),
-                                     tuple(f"{name}/{s.name}" for s in subgroups), grading,
-                                     self.settings_path(folder)))
-        for sub in subgroups:
-            self._legacy_group(sub, f"{name}/{sub.name}", name, settings)
-
     # 2023-07 / 2025-09
 
     def _modern_scoring(self, name: str, config: dict, file: str | None, lines: Lines,
@@ -213,19 +198,30 @@ class Data:
         return KattisGroupScoring(aggregation=aggregation, max_score=max_score,
                                   max_score_given=given, require_pass=require_pass)
 
-    def _modern_group(self, folder: Path, name: str, parent: KattisGroupScoring | None,
-                      inherited: dict, share: float | None = None,
-                      parent_name: str | None = None) -> None:
+    # every format
+
+    def _group(self, folder: Path, name: str, parent_name: str | None, inherited: dict,
+               parent: KattisGroupScoring | None = None, share: float | None = None) -> None:
+        """Group `name` and its subgroups: legacy's grading, or the modern formats' scoring
+        (`share`: the group's part of its `parent`'s max_score when it gives none)."""
         settings, config, file, lines = self._settings(folder, inherited)
-        scoring = self._modern_scoring(name, config, file, lines, parent, share)
+        grading = self._legacy_grading(settings) if self.version == "legacy" else None
+        scoring = None if grading else self._modern_scoring(name, config, file, lines, parent,
+                                                            share)
         cases, subgroups = self._entries(folder, name)
-        if name == "secret" and cases and subgroups:  # BAPCtools' own packages do it
-            self.notes.append("data/secret holds both test cases and test groups (the format "
-                              "allows one or the other; read as BAPCtools reads it)")
-        args = _inherited(settings, "args", words, ())
-        ov_args = _inherited(settings, "output_validator_args", words, ())
-        iv_args, iv_by_name = _inherited(settings, "input_validator_args", validator_args,
-                                         ((), None))
+        if grading:
+            args: tuple[str, ...] = ()
+            iv_args, iv_by_name = _inherited(settings, "input_validator_flags", validator_args,
+                                             ((), None))
+            ov_args = _inherited(settings, "output_validator_flags", words, ())
+        else:
+            if name == "secret" and cases and subgroups:  # BAPCtools' own packages do it
+                self.notes.append("data/secret holds both test cases and test groups (the "
+                                  "format allows one or the other; read as BAPCtools reads it)")
+            args = _inherited(settings, "args", words, ())
+            ov_args = _inherited(settings, "output_validator_args", words, ())
+            iv_args, iv_by_name = _inherited(settings, "input_validator_args", validator_args,
+                                             ((), None))
         child_share = None
         if scoring is not None and scoring.max_score is not None:
             if scoring.aggregation == "min":
@@ -244,12 +240,11 @@ class Data:
         if scored:
             made = [replace(case, scored=True, max_score=child_share) for case in made]
         self.cases += made
-        sub_names = tuple(f"{name}/{s.name}" for s in subgroups)
         self.groups.append(TestGroup(name, parent_name, tuple(case.name for case in made),
-                                     sub_names, scoring,
-                                     folder / Path(file).name if file else None))
+                                     tuple(f"{name}/{s.name}" for s in subgroups),
+                                     grading or scoring, self.settings_path(folder)))
         for sub in subgroups:
-            self._modern_group(sub, f"{name}/{sub.name}", scoring, settings, child_share, name)
+            self._group(sub, f"{name}/{sub.name}", name, settings, scoring, child_share)
 
     def _peek_score(self, folder: Path):
         """A subgroup's max_score as given: a number, "unbounded" or None (none, or no number)."""
