@@ -545,19 +545,18 @@ class _Maker:
             program = source_program(word, path, skip_cache=True)
         return with_constants(program, self.constants, self.build_dir)
 
-    def _solution_program(self, word: str) -> Program | str:
-        path = (self.root / word.lstrip("/")).resolve()
-        if not path.exists() or not _inside(path, self.root):
-            return f"solution {word} is not in the package"
-        return source_program(word, path)
-
     def tool(self, word: str, solution: bool = False) -> _Tool | str:
         """The generator or solution `word` names with the digest of its sources, or why none."""
         with self._programs_lock:
             key = ("solution:" if solution else "generator:") + word
             if key not in self.tools:
-                program = self._solution_program(word) if solution else \
-                    self._generator_program(word)
+                if not solution:
+                    program = self._generator_program(word)
+                elif (path := (self.root / word.lstrip("/")).resolve()).exists() \
+                        and _inside(path, self.root):
+                    program = source_program(word, path)
+                else:
+                    program = f"solution {word} is not in the package"
                 if isinstance(program, str):
                     self.tools[key] = program
                 else:
@@ -588,10 +587,9 @@ class _Maker:
                                  / Path(tool.program.name.strip("/")).name)
                         if not named.is_symlink():
                             named.parent.mkdir(parents=True, exist_ok=True)
-                            try:
+                            # (made by another process meanwhile: FileExistsError)
+                            with contextlib.suppress(FileExistsError):
                                 named.symlink_to(build.directory, target_is_directory=True)
-                            except FileExistsError:  # made by another process meanwhile
-                                pass
                         run = replace(run, argv=tuple(
                             part.replace(str(build.directory), str(named)) for part in run.argv))
                     self.builds[key] = run
@@ -684,13 +682,11 @@ class _Maker:
             raise self._error(rule, "the entry makes no input: give generate, copy or in")
         top = rule.path.split("/", 1)[0]
         makes_answer = top not in (*INVALID_FOLDERS, "valid_output", "testing_tool_test")
-        solution = None
+        solution: _Tool | str | None = None
         if makes_answer and not (self.type.interactive or self.type.multi_pass):
-            solution_word = self.solution_of(rule.settings)
-            if solution_word is not None:
-                found = self.tool(solution_word, solution=True)
-                solution = found
-                hashes["solution"] = found if isinstance(found, str) else found.digest
+            if (word := self.solution_of(rule.settings)) is not None:
+                solution = self.tool(word, solution=True)
+                hashes["solution"] = solution if isinstance(solution, str) else solution.digest
         hashes["empty_answer"] = makes_answer and (self.type.interactive or self.type.multi_pass)
         key = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()
         final = self.build_dir / "bapctools-cases" / key[:32]
@@ -706,10 +702,8 @@ class _Maker:
                            makes_answer, solution)
             except LeftBehind as error:  # the generator's folder is the only one it writes
                 raise self._error(rule, error.left_by("the generator", cwd)) from None
-            try:
+            with contextlib.suppress(OSError):  # made by another process meanwhile
                 os.rename(cwd, final)
-            except OSError:  # made by another process meanwhile
-                pass
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return final
@@ -871,7 +865,6 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     with building(final) as work:
         data = work / "data"
         data.mkdir()
-        made: dict[int, Path] = {}
         made_bytes, placed_bytes = [0], [0]   # `MAX_GENERATED_BYTES` of each
         budget = threading.Lock()
 
@@ -887,14 +880,11 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
         def place(rule: CaseRule, folder: str) -> None:
             name = rule.path.rsplit("/", 1)[-1]
             placement = f"{folder}/{name}"
-            source = made.get(id(rule))
-            if source is None:
-                outcome = outcomes.get(id(rule))
-                if isinstance(outcome, PackageError) and placement != rule.path:
-                    # an include of a case that was not made: not placed here either
-                    rejects.append(PackageError(
-                        YAML_FILE, outcome.rule, f"{placement}: included from {outcome.message}",
-                        line=outcome.line, case=case_of(placement)))
+            source = outcomes[id(rule)]  # (an included case was made before: it comes first)
+            if isinstance(source, PackageError):  # not made: an include is not placed either
+                rejects.append(source if placement == rule.path else PackageError(
+                    YAML_FILE, source.rule, f"{placement}: included from {source.message}",
+                    line=source.line, case=case_of(placement)))
                 return
             over = over_bytes(rule, placed_bytes, "placed", placement)
             if over is not None:
@@ -941,11 +931,6 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
                 (data / folder.path / file_name).write_text(
                     yaml.safe_dump(_plain(content), sort_keys=False), encoding="utf-8")
             for rule in folder.cases:
-                outcome = outcomes[id(rule)]
-                if isinstance(outcome, PackageError):
-                    rejects.append(outcome)
-                    continue
-                made[id(rule)] = outcome
                 place(rule, folder.path)
             for sub in folder.folders:
                 walk(sub)
