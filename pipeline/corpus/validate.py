@@ -143,8 +143,10 @@ def _batches(work: dict[str, list[Item]], workers: int) -> list[_Batch]:
 _INHERITED: dict[str, list[Item]] = {}
 
 
-def _check_inherited(problem_id: str, start: int, stop: int) -> list[Checked]:
-    return check_items(problem_id, _INHERITED[problem_id][start:stop])
+def _check_batch(problem_id: str, start: int, stop: int,
+                 items: list[Item] | None) -> list[Checked]:
+    """Items `start:stop` of a problem checked: `items`, else those a forked worker inherited."""
+    return check_items(problem_id, _INHERITED[problem_id][start:stop] if items is None else items)
 
 
 def _start_worker(parent: int, sandbox: bool | None) -> None:
@@ -213,12 +215,6 @@ class Pools:
             pool.shutdown()
 
 
-def _submit(pool: ProcessPoolExecutor, batch: _Batch, items: list[Item], inherit: bool):
-    if inherit:
-        return pool.submit(_check_inherited, batch.problem_id, batch.start, batch.stop)
-    return pool.submit(check_items, batch.problem_id, items[batch.start:batch.stop])
-
-
 def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
                  meanwhile: Callable[[], object] | None = None,
                  pools: Pools | None = None) -> dict[str, dict[int, Checked]]:
@@ -247,7 +243,9 @@ def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
         _INHERITED.update(work)
     try:
         try:
-            futures = [(batch, _submit(pool, batch, work[batch.problem_id], inherit))
+            futures = [(batch, pool.submit(_check_batch, batch.problem_id, batch.start,
+                                           batch.stop, None if inherit else
+                                           work[batch.problem_id][batch.start:batch.stop]))
                        for batch in batches]
             if meanwhile:
                 meanwhile()

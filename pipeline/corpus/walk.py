@@ -229,8 +229,7 @@ def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -
         return namespace
     for info in infos:
         member_label = f"{label}!{info.filename}"
-        bomb = zip_bomb(info)
-        if bomb:
+        if bomb := zip_bomb(info):
             faults.append(Fault(member_label, "too-large", bomb, problem))
             continue
         if CONTROL.search(info.filename):
@@ -239,9 +238,8 @@ def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -
             continue
         namespace.files[info.filename] = Source(str(path), info.filename, info.file_size)
         namespace.labels[info.filename] = member_label
-    bomb = archive_bomb([i for i in infos if i.filename in namespace.files],
-                        path.stat().st_size)
-    if bomb:  # the members left would together inflate like one
+    if bomb := archive_bomb([i for i in infos if i.filename in namespace.files],
+                            path.stat().st_size):  # the members left would inflate like one
         faults.append(Fault(label, "too-large", bomb, problem))
         return Namespace(problem)
     return namespace
