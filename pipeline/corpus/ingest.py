@@ -225,8 +225,7 @@ def _chunks(items: list[tuple[Namespace, FoundCase]]) -> Iterator[list[tuple[Nam
     chunk: list[tuple[Namespace, FoundCase]] = []
     size = 0
     for namespace, found in items:
-        files = (found.input,) + ((found.expected,) if found.expected else ())
-        bytes_ = sum(namespace.files[name].size for name in files)
+        bytes_ = sum(namespace.files[name].size for name in (found.input, found.expected) if name)
         if chunk and size + bytes_ > CHUNK_BYTES:
             yield chunk
             chunk, size = [], 0

@@ -98,11 +98,8 @@ def problem_constants(config: dict) -> dict[str, str]:
     if not isinstance(raw, dict):
         return found
     for key, value in raw.items():
-        if not isinstance(key, str):
-            continue
-        if not isinstance(value, dict):
-            value = {"value": value}
-        if "value" not in value:
+        value = value if isinstance(value, dict) else {"value": value}
+        if not isinstance(key, str) or "value" not in value:
             continue
         for sub, variant in value.items():
             if (sub == "value" and isinstance(variant, (int, float))

@@ -63,9 +63,6 @@ class Data:
         self.cases: list[TestCase] = []
         self.groups: list[TestGroup] = []
 
-    def settings_path(self, folder: Path) -> Path | None:
-        return settings_file(folder, self.version)
-
     def walk(self) -> None:
         data = self.data_dir
         if not data.is_dir():
@@ -76,19 +73,15 @@ class Data:
                 raise PackageError(relative(entry, self.root), "top-level-case",
                                    "test cases must be in data/sample or data/secret, "
                                    "not directly in data/")
-        if self.version == "legacy":
-            root_settings = self._settings(data, {})[0]
-            names = [n for n in ("sample", "secret") if (data / n).is_dir()]
+        root_settings = self._settings(data, {})[0]
+        names = [n for n in ("sample", "secret") if (data / n).is_dir()]
+        legacy = self.version == "legacy"
+        if legacy:  # legacy's data/ is a group of its own
             self.groups.append(TestGroup("data", None, (), tuple(names),
                                          self._legacy_grading(root_settings),
-                                         self.settings_path(data)))
-            for name in names:
-                self._group(data / name, name, "data", root_settings)
-        else:
-            inherited = self._settings(data, {})[0]
-            for name in ("sample", "secret"):
-                if (data / name).is_dir():
-                    self._group(data / name, name, None, inherited)
+                                         settings_file(data, self.version)))
+        for name in names:
+            self._group(data / name, name, "data" if legacy else None, root_settings)
         if not self.cases:
             self.notes.append(NO_CASES_NOTE.format(
                 why="no .in file with its .ans in data/sample or data/secret"))
@@ -100,7 +93,7 @@ class Data:
         """(settings inherited down, each `(value, file, line)`: legacy's every key, else
         `INHERITED`; the keys of the folder's settings file, its name and lines)."""
         settings = dict(inherited)
-        path = self.settings_path(folder)
+        path = settings_file(folder, self.version)
         if path is None:
             return settings, {}, None, Lines({})
         file = relative(path, self.root)
@@ -242,13 +235,13 @@ class Data:
         self.cases += made
         self.groups.append(TestGroup(name, parent_name, tuple(case.name for case in made),
                                      tuple(f"{name}/{s.name}" for s in subgroups),
-                                     grading or scoring, self.settings_path(folder)))
+                                     grading or scoring, settings_file(folder, self.version)))
         for sub in subgroups:
             self._group(sub, f"{name}/{sub.name}", name, settings, scoring, child_share)
 
     def _peek_score(self, folder: Path):
         """A subgroup's max_score as given: a number, "unbounded" or None (none, or no number)."""
-        path = self.settings_path(folder)
+        path = settings_file(folder, self.version)
         if path is None:
             return None
         raw = _max_score_given(load_yaml(path, self.root)[0])
