@@ -1,6 +1,6 @@
 """Finding the files of an ingest: folders on disk and zip archives (`scan`), every fault
 (unreadable, broken link or loop, non-UTF-8 name, not a regular file, corrupt or bomb-like
-archive) a reject. `read_source` reads a file's bytes within the size limit. Links to folders
+archive) a reject. `SourceReader` reads a file's bytes within the size limit. Links to folders
 are followed, each real folder once.
 
 `find_cases` recognises test cases in the folder layouts judges use, from relative paths alone

@@ -117,8 +117,9 @@ class Data:
         def value(key, default):
             return settings[key][0] if key in settings else default
 
-        def where(key):  # (file, line)
-            return settings[key][1:] if key in settings else ("testdata.yaml", None)
+        def refused(key: str, what: str, given: object) -> PackageError:
+            file, line = settings[key][1:] if key in settings else ("testdata.yaml", None)
+            return PackageError(file, key, f"{key} must be {what}, got {given!r}", line=line)
 
         grading_config = self.problem_config.get("grading") or {}
         legacy: dict[object, str] = {"first_error": "break", "grade": "continue"}
@@ -127,20 +128,17 @@ class Data:
         for key, given, choices in (("on_reject", on_reject, ("break", "continue")),
                                     ("grading", grading, ("default", "custom"))):
             if given not in choices:
-                raise PackageError(where(key)[0], key, f"{key} must be {choices[0]} or "
-                                   f"{choices[1]}, got {given!r}", line=where(key)[1])
+                raise refused(key, f"{choices[0]} or {choices[1]}", given)
         score_range = value("range", grading_config.get("range", "-inf +inf"))
         try:
             low, high = (float(part) for part in str(score_range).split())
         except ValueError:
-            raise PackageError(where("range")[0], "range", f"range must be two numbers, got "
-                               f"{score_range!r}", line=where("range")[1]) from None
+            raise refused("range", "two numbers", score_range) from None
         accept = value("accept_score", grading_config.get("accept_score", 1.0))
         reject = value("reject_score", grading_config.get("reject_score", 0.0))
         for key, number in (("accept_score", accept), ("reject_score", reject)):
             if not isinstance(number, (int, float)) or isinstance(number, bool):
-                raise PackageError(where(key)[0], key, f"{key} must be a number, got {number!r}",
-                                   line=where(key)[1])
+                raise refused(key, "a number", number)
         return LegacyGrading(on_reject=on_reject, grading=grading,
                              grader_flags=tuple(str(value("grader_flags", "")).split()),
                              accept_score=float(accept), reject_score=float(reject),
