@@ -410,7 +410,7 @@ class _Merged:
     and where to read it, `expected_at`), rows changed, removed, started and given answers."""
 
     rows: dict[str, dict]
-    touched: dict[str, None] = field(default_factory=dict)
+    touched: set[str] = field(default_factory=set)
     removed: set[str] = field(default_factory=set)
     creators: set[int] = field(default_factory=set)
     given: dict[str, int] = field(default_factory=dict)
@@ -421,7 +421,7 @@ class _Merged:
         row["digest"], row["expected_source"] = record.digest, record.produced_by
         row["expected_at"] = ("spill", record.number)
         self.given[case_id] = record.number
-        self.touched[case_id] = None
+        self.touched.add(case_id)
 
 
 def _expected_of(row: dict, stored_path: Path, spill: _Spill) -> str:
@@ -449,10 +449,9 @@ def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
             "expected_at": None if record.digest is None else ("spill", record.number),
             "expected_source": record.produced_by, "package_sources": None}
         merged.creators.add(record.number)
-        merged.touched[case_id] = None
+        merged.touched.add(case_id)
         summary.added += 1
         return
-    changed = False
     if record.digest is not None and row["digest"] is not None \
             and row["digest"] != record.digest:
         stored = _expected_of(row, stored_path, spill)
@@ -467,21 +466,18 @@ def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
                 f"{row['source']}): {difference}"), when))
             return
     if record.digest is not None and row["digest"] is None:
-        merged.give(case_id, record)
+        merged.give(case_id, record)  # (which marks the row touched)
         summary.expected_added += 1
-        changed = True
     groups = row.get("groups") or [row["group"]]
     if record.group not in groups:
         row["groups"] = [*groups, record.group]
-        changed = True
+        merged.touched.add(case_id)
     if record.source in row["sources"]:
         summary.unchanged += 1
     else:
         row["sources"] = [*row["sources"], record.source]
         summary.duplicates += 1
-        changed = True
-    if changed:
-        merged.touched[case_id] = None
+        merged.touched.add(case_id)
 
 
 def _column(name: str, values: list, dtype: pl.DataType) -> pl.Series:
@@ -603,7 +599,7 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
                                    spill.expected(record.number) or "") is not None
 
         package = replace_package_cases(rows, records, package_labels, differs)
-        merged.touched.update(dict.fromkeys(package.touched - package.removed))
+        merged.touched |= package.touched - package.removed
         merged.removed = package.removed
         for case_id, record in package.answers.items():
             merged.give(case_id, record)
@@ -612,8 +608,7 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
         for record in records:
             _merge(problem, merged, record, path, spill, summary, when)
     if package_labels is not None:
-        merged.touched.update(dict.fromkeys(mark_package_sources(rows, records,
-                                                                 package_labels)))
+        merged.touched |= mark_package_sources(rows, records, package_labels)
     if merged.touched or merged.removed:
         def batches() -> Iterator[pl.DataFrame]:
             for batch in read_batches(path, schema):

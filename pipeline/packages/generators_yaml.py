@@ -422,11 +422,9 @@ class _Parser:
                 else:
                     self.error(child_line, path, f"{child_key!r} is neither a test case nor a "
                                "group")
-        new: dict[str, CaseRule] = {}
+        new: dict[str, CaseRule] = {}  # by name: the first included case of each
         for case in included:
-            name = case.path.rsplit("/", 1)[-1]
-            if name not in folder.included and name not in new:
-                new[name] = case
+            new.setdefault(case.path.rsplit("/", 1)[-1], case)
         if new and not self.over_cap(line_of(entry, "include"), path or "root", len(new)):
             folder.included.update(new)
         return folder
@@ -890,8 +888,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
             for ext in DATA_EXTENSIONS:
                 cached = source / f"testcase{ext}"
                 if kind_of(cached) is not None:
-                    target = data / folder / f"{name}{ext}"
-                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target = data / folder / f"{name}{ext}"  # (`walk` made its folder)
                     try:  # (a case cached before links were refused may hold one)
                         copy_regular(cached, target)
                     except LeftBehind as error:
