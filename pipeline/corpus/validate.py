@@ -174,14 +174,13 @@ def _pool(workers: int, fork: bool) -> ProcessPoolExecutor:
         initargs=(os.getpid(), sandbox_switch()))
 
 
+@dataclass
 class Pools:
     """The pool of validating workers `validate_all` uses, kept from one chunk to the next. A
     context: on leaving it the pool is shut down, its workers killed at once on an error (an
     interrupt must not wait for a parse)."""
 
-    def __init__(self) -> None:
-        self.pool: ProcessPoolExecutor | None = None
-        self.workers = 0
+    pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> Pools:
         return self
@@ -197,7 +196,7 @@ class Pools:
         if self.pool is not None:
             return self.pool, False
         fork = single_threaded()
-        self.pool, self.workers = _pool(workers, fork), workers
+        self.pool = _pool(workers, fork)
         return self.pool, fork
 
     def close(self, kill: bool = False) -> None:

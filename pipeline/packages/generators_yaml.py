@@ -974,10 +974,8 @@ def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
     """The package's generated data tree with `with_committed` (None: it has no generators.yaml)."""
     if not (Path(root) / YAML_FILE).is_file():
         return None
-    if build_dir is None:
-        build_dir = default_sources_dir()
-    return with_committed(Path(root).resolve(),
-                          generate_data(root, build_dir, problem_config, problem_type))
+    return with_committed(Path(root).resolve(), generate_data(
+        root, build_dir or default_sources_dir(), problem_config, problem_type))
 
 
 def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
@@ -992,8 +990,8 @@ def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
 def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
     """`generated` with each judged case that could not be made taken from the committed
     `data/` when that holds its `.in` (with a note); made once, beside the generated tree."""
-    committed = {e.case: _committed_files(root, e.case) for e in generated.rejects if e.case}
-    committed = {case: files for case, files in committed.items() if files}
+    committed = {e.case: files for e in generated.rejects
+                 if e.case and (files := _committed_files(root, e.case))}
     if not committed:
         return generated
     digest = hashlib.sha256(str(generated.data_dir).encode())
