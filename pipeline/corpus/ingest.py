@@ -724,10 +724,9 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
         with data_lock(data_dir, wait=wait):
             refused: dict[str, tuple[str, str]] = {}
             for package in packages:
-                before = len(summary.unplaced)
                 laid_out = _package_namespace(package, data_dir, summary, when)
-                if laid_out is None:
-                    if not package.registered and len(summary.unplaced) > before:
+                if laid_out is None:  # (its fault is the last unplaced)
+                    if not package.registered:
                         refused[package.problem] = (str(Path(package.path).resolve()),
                                                     summary.unplaced[-1].message)
                     continue
