@@ -2,10 +2,9 @@
 
 `load_yaml(path, root)` returns the data and a `Lines` lookup from a key path to its line (with
 `line_dicts`, each mapping a `LineDict` knowing its keys' lines); bad syntax or a non-mapping is
-a `PackageError`. Before loading, a file is checked event by
-event so a few bytes cannot stand for an unbounded document: `MAX_ALIAS_NODES` repeated by
-aliases in all ("billion laughs"), no alias inside what it names, `MAX_DEPTH`,
-`MAX_YAML_BYTES`.
+a `PackageError`. Before loading, a file is checked event by event so a few bytes cannot stand
+for an unbounded document: `MAX_ALIAS_NODES` repeated by aliases in all ("billion laughs"), no
+alias inside what it names, `MAX_DEPTH`, `MAX_YAML_BYTES`.
 """
 
 from __future__ import annotations
@@ -157,10 +156,8 @@ def load_yaml(path: Path, root: Path, *, mapping: bool = True,
                            f"{error.start})") from None
     _check_size(text, name)
     try:
-        data = yaml.load(text, Loader=_Loader)
         node = yaml.compose(text, Loader=_Loader)
-        if line_dicts:
-            data = yaml.load(text, Loader=_LineLoader)
+        data = yaml.load(text, Loader=_LineLoader if line_dicts else _Loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         problem = getattr(error, "problem", None) or str(error)
