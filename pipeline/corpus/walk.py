@@ -318,7 +318,6 @@ def find_cases(paths: Iterable[str]) -> Discovery:
         folder, name = dirname(path), basename(path)
         if name.startswith("."):
             continue
-        expected: str | None = None
         if basename(folder) == "in":  # AtCoder: in/NAME + out/NAME (or out/STEM.out)
             out_dir = join(dirname(folder), "out")
             stem = name.removesuffix(".in")
