@@ -354,14 +354,15 @@ class _Parser:
             rule = target[0]
             included.extend([rule] if isinstance(rule, CaseRule) else _all_cases(rule))
         data = entry.get("data")
+        data_line = line_of(entry, "data")
         if data is None:
             data = {}
         numbered = isinstance(data, list)
         if root and numbered:
-            self.error(line_of(entry, "data"), path, "the root data must not be numbered")
+            self.error(data_line, path, "the root data must not be numbered")
             data = []
         if not isinstance(data, (dict, list)):
-            self.error(line_of(entry, "data"), path, "data must be a mapping or a list")
+            self.error(data_line, path, "data must be a mapping or a list")
             data = {}
         items = data if numbered else [data]
         groups_total = sum(1 for item in items if isinstance(item, dict)
@@ -369,11 +370,11 @@ class _Parser:
         group_counter = itertools.count(1)
         for index, item in enumerate(items):
             if not isinstance(item, dict):
-                self.error(line_of(entry, "data"), path, f"data[{index}] must be a mapping")
+                self.error(data_line, path, f"data[{index}] must be a mapping")
                 continue
             if numbered and len(item) != 1:
-                self.error(line_of(item, next(iter(item), None)) or line_of(entry, "data"),
-                           path, f"numbered data[{index}] must have exactly one entry")
+                self.error(line_of(item, next(iter(item), None)) or data_line, path,
+                           f"numbered data[{index}] must have exactly one entry")
                 continue
             if root:
                 keys = []
@@ -431,24 +432,24 @@ class _Parser:
 
     def _cases(self, key: str, names, entry: object, line: int | None, parent: str,
                inherited: Settings) -> list[CaseRule]:
+        where = f"{parent}/{key}"
         if isinstance(entry, str):
             entry = {"copy": entry[:-3]} if entry.endswith(".in") else {"generate": entry}
         elif entry is None:
-            self.error(line, f"{parent}/{key}", "an empty entry makes no test case (give "
-                       "generate, copy or in)", costs_case=True)
+            self.error(line, where, "an empty entry makes no test case (give generate, copy "
+                       "or in)", costs_case=True)
             next(names)
             return []
         assert isinstance(entry, dict)  # a test case (`is_test_case`): a mapping by now
+        count_line = line_of(entry, "count") or line
         try:
             values = parse_count(entry)
         except ValueError as error:
-            self.error(line_of(entry, "count") or line, f"{parent}/{key}", str(error),
-                       costs_case=True)
+            self.error(count_line, where, str(error), costs_case=True)
             return []
-        if self.over_cap(line_of(entry, "count") or line, f"{parent}/{key}", len(values),
-                         costs_case=True):
+        if self.over_cap(count_line, where, len(values), costs_case=True):
             return []
-        settings = self._settings(entry, inherited, f"{parent}/{key}")
+        settings = self._settings(entry, inherited, where)
         has_count = "count" in entry  # (a valid one: int, list or range text)
         consecutive = max(values) - min(values) == len(values) - 1
         padding = max(len(str(v)) for v in values) if consecutive else 0
