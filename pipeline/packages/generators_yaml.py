@@ -835,8 +835,7 @@ def tree_digest(root: Path, header: bytes = b"",
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         relative = path.relative_to(root)
         if not skip(relative):
-            digest.update(os.fsencode(relative) + b"\0")
-            digest.update(file_sha256(path).digest())
+            digest.update(os.fsencode(relative) + b"\0" + file_sha256(path).digest())
     return digest.hexdigest()
 
 
@@ -848,7 +847,6 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     digest = tree_digest(root, f"format {CACHE_FORMAT} {TREE_FORMAT}\n".encode(), lambda rel:
                          rel.parts[0] == "data" or any(p.startswith(".") for p in rel.parts))
     final = build_dir / "bapctools-data" / f"{root.name}-{digest[:24]}"
-    report = final / "report.json"
     if (final / ".complete").is_file():
         return _read_report(final)
     document, _ = load_yaml(root / YAML_FILE, root, line_dicts=True)
@@ -936,7 +934,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
         result = {"rejects": [[e.file, e.rule, e.message, e.line, e.case] for e in rejects],
                   "notes": parser.notes}
         (work / "report.json").write_text(json.dumps(result), encoding="utf-8")
-    assert report.is_file(), f"generated data vanished from {final}"
+    assert (final / "report.json").is_file(), f"generated data vanished from {final}"
     return _read_report(final)
 
 
