@@ -32,9 +32,7 @@ class Manifest:
     cases: tuple[GeneratedCase, ...]
 
     def to_json(self) -> str:
-        data = asdict(self)
-        data["cases"] = [asdict(case) for case in self.cases]
-        return json.dumps(data, indent=2) + "\n"
+        return json.dumps(asdict(self), indent=2) + "\n"
 
 
 def default_out_dir(data_dir: Path, problem_id: str, recipe: str) -> Path:

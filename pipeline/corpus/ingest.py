@@ -17,8 +17,8 @@ import pickle
 import posixpath
 import shutil
 import tempfile
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path, PurePosixPath
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.packagecases import mark_package_sources, replace_package_cases
 from pipeline.corpus.refused import record_refused
-from pipeline.corpus.validate import Checked, Flaw, Item, Pools, validate_all
+from pipeline.corpus.validate import Checked, Flaw, Item, Pools, short, validate_all
 from pipeline.corpus.walk import (
     Fault,
     FoundCase,
@@ -60,7 +60,6 @@ DEFAULT_MAX_FILE_MB = 256
 # and written a row group at a time, so an ingest's memory does not grow with the corpus.
 CHUNK_BYTES = 32 << 20
 SPILL_GROUP_BYTES = 8 << 20   # a row group of the records put aside (`_Spill`)
-MESSAGE_CHARS = 400
 
 
 @dataclass
@@ -95,6 +94,9 @@ class IngestSummary:
     unplaced: list[Fault] = field(default_factory=list)  # faults outside any problem's folder
     packages: list[PackageNote] = field(default_factory=list)
     caseless: list[str] = field(default_factory=list)   # packages loaded that hold no case
+
+    def part(self, problem: str) -> ProblemSummary:
+        return self.problems.setdefault(problem, ProblemSummary(problem))
 
     @property
     def rejected(self) -> int:
@@ -134,19 +136,13 @@ def skipped_kind(path: str) -> str:
 
 # -- reading ------------------------------------------------------------------------------------
 
-def _reject(problem: str, source: str, line: int | None, column: int | None, rule: str,
-            message: str, when) -> dict:
-    if len(message) > MESSAGE_CHARS:
-        message = message[:MESSAGE_CHARS] + " ..."
-    return {"problem": problem, "source": source, "line": line, "column": column,
-            "rule": rule, "message": message, "ingested_at": when}
-
-
-def _rejected(problem: str, source: str | None, error: ReadFault | InputError, when) -> dict:
-    """The reject of a file that could not be read or broke its format."""
+def _reject(problem: str, source: str | None, error: Fault | Flaw | InputError | PackageError
+            | ReadFault, when) -> dict:
+    """The `rejects` row of `error` (its rule, message, and line and column where it has them)."""
     assert source is not None  # (a file that was read has its label)
-    return _reject(problem, source, getattr(error, "line", None), getattr(error, "column", None),
-                   error.rule, error.message, when)
+    return {"problem": problem, "source": source, "line": getattr(error, "line", None),
+            "column": getattr(error, "column", None), "rule": error.rule,
+            "message": short(error.message), "ingested_at": when}
 
 
 def _provenance(namespace: Namespace, expected_path: str, cache: dict[str, str],
@@ -204,7 +200,7 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
             if error.rule == "too-large" and limit < limit_bytes:
                 error.message += f" ({problem.id}'s inputs are at most {problem.input_mb:g} " \
                                  "MB: input_mb in its problem.toml)"
-            summary.rejects.append(_rejected(problem.id, source, error, when))
+            summary.rejects.append(_reject(problem.id, source, error, when))
             continue
         expected = None
         if found.expected:
@@ -213,7 +209,7 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
                 expected = decode_judge_file(reader.read(namespace.files[found.expected],
                                                          limit_bytes))
             except (ReadFault, InputError) as error:
-                summary.rejects.append(_rejected(problem.id, expected_label, error, when))
+                summary.rejects.append(_reject(problem.id, expected_label, error, when))
                 continue
         produced_by = _provenance(namespace, found.expected, provenance.setdefault(
             id(namespace), {}), reader) if expected is not None and found.expected else None
@@ -229,8 +225,7 @@ def _chunks(items: list[tuple[Namespace, FoundCase]]) -> Iterator[list[tuple[Nam
     chunk: list[tuple[Namespace, FoundCase]] = []
     size = 0
     for namespace, found in items:
-        files = (found.input,) + ((found.expected,) if found.expected else ())
-        bytes_ = sum(namespace.files[name].size for name in files)
+        bytes_ = sum(namespace.files[name].size for name in (found.input, found.expected) if name)
         if chunk and size + bytes_ > CHUNK_BYTES:
             yield chunk
             chunk, size = [], 0
@@ -272,9 +267,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
         if result.error is not None:
             where = record.source if result.error.part == "input" else record.expected_label
             assert where is not None  # an expected output that was read has its label
-            summary.rejects.append(_reject(problem.id, where, result.error.line,
-                                           result.error.column, result.error.rule,
-                                           result.error.message, when))
+            summary.rejects.append(_reject(problem.id, where, result.error, when))
             if result.error.part == "input":
                 bad[record.case_id] = result.error
             record.case_id = ""
@@ -283,8 +276,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
     for record in records:  # the same input under other names is just as bad
         flaw = bad.get(record.case_id) if record.case_id else None
         if flaw is not None:
-            summary.rejects.append(_reject(problem.id, record.source, flaw.line, flaw.column,
-                                           flaw.rule, flaw.message, when))
+            summary.rejects.append(_reject(problem.id, record.source, flaw, when))
             record.case_id = ""
     return [r for r in records if r.case_id]
 
@@ -324,37 +316,41 @@ class _Spill:
         for index, record in enumerate(records):
             size += len(record.text) + len(record.expected or "")
             if size >= SPILL_GROUP_BYTES or index == len(records) - 1:
-                self._write_group(records[start:index + 1])
-                start, size = index + 1, 0
-
-    def _write_group(self, records: list[Record]) -> None:
-        rows = [{"source": r.source, "group": r.group, "case_id": r.case_id,
-                 "input_bytes": r.input_bytes,
-                 "digest": None if r.expected is None else _digest(r.expected),
-                 "expected_label": r.expected_label, "produced_by": r.produced_by,
-                 "size": r.size, "size_values": r.size_values} for r in records]
-        self.starts.append(self.rows)
-        self.offsets.append(self._file.tell())
-        for part in (rows, [r.text for r in records], [r.expected for r in records]):
-            data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
-            self._file.write(len(data).to_bytes(8, "little"))
-            self._file.write(data)
-        self.rows += len(records)
+                group, start, size = records[start:index + 1], index + 1, 0
+                rows = [{"source": r.source, "group": r.group, "case_id": r.case_id,
+                         "input_bytes": r.input_bytes,
+                         "digest": None if r.expected is None else _digest(r.expected),
+                         "expected_label": r.expected_label, "produced_by": r.produced_by,
+                         "size": r.size, "size_values": r.size_values} for r in group]
+                self.starts.append(self.rows)
+                self.offsets.append(self._file.tell())
+                for part in (rows, [r.text for r in group], [r.expected for r in group]):
+                    data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+                    self._file.write(len(data).to_bytes(8, "little"))
+                    self._file.write(data)
+                self.rows += len(group)
 
     def close(self) -> None:
         self._file.close()
 
-    def _parts(self, index: int, count: int) -> list[list]:
-        """The first `count` parts of group `index` (rows, inputs, expected outputs)."""
+    def _parts(self, index: int, *wanted: int) -> list[list]:
+        """Parts `wanted` of group `index` (0: rows, 1: inputs, 2: expected outputs), the parts
+        before them skipped unread."""
+        found = []
         with open(self.path, "rb") as handle:
             handle.seek(self.offsets[index])
-            return [pickle.loads(handle.read(int.from_bytes(handle.read(8), "little")))
-                    for _ in range(count)]
+            for part in range(max(wanted) + 1):
+                length = int.from_bytes(handle.read(8), "little")
+                if part in wanted:
+                    found.append(pickle.loads(handle.read(length)))
+                else:
+                    handle.seek(length, 1)
+        return found
 
     def read(self) -> Iterator[_Aside]:
         """Every record put aside, as the merge sees it, a group's rows in memory at a time."""
         for index, start in enumerate(self.starts):
-            [rows] = self._parts(index, 1)
+            [rows] = self._parts(index, 0)
             for offset, row in enumerate(rows):
                 yield _Aside(start + offset, row["source"], row["group"], row["case_id"],
                              row["digest"], row["expected_label"], row["produced_by"])
@@ -363,7 +359,7 @@ class _Spill:
         """(row number, row) of every record put aside, with its input ("text") and expected
         output ("expected"), a group in memory at a time."""
         for index, start in enumerate(self.starts):
-            rows, texts, expected = self._parts(index, 3)
+            rows, texts, expected = self._parts(index, 0, 1, 2)
             for offset, (row, text, answer) in enumerate(zip(rows, texts, expected)):
                 yield start + offset, {**row, "text": text, "expected": answer}
 
@@ -372,24 +368,10 @@ class _Spill:
         asked for: rows are mostly asked for in order)."""
         index = bisect.bisect_right(self.starts, number) - 1
         if self._expected is None or self._expected[0] != index:
-            with open(self.path, "rb") as handle:
-                handle.seek(self.offsets[index])
-                for _ in range(2):  # past the rows and the inputs
-                    handle.seek(int.from_bytes(handle.read(8), "little"), 1)
-                self._expected = index, pickle.loads(
-                    handle.read(int.from_bytes(handle.read(8), "little")))
+            self._expected = index, self._parts(index, 2)[0]
         return self._expected[1][number - self.starts[index]]
 
-
-@dataclass(frozen=True)
-class _SpillRecords:
-    """The records of a `_Spill` as an iterable that may be read more than once (the package's
-    cases are looked at before and after the merge: `packagecases`)."""
-
-    spill: _Spill | None
-
-    def __iter__(self) -> Iterator[_Aside]:
-        return self.spill.read() if self.spill is not None else iter(())
+    __iter__ = read  # (read more than once: the package's cases before and after the merge)
 
 
 # -- merging ------------------------------------------------------------------------------------
@@ -428,7 +410,7 @@ class _Merged:
     and where to read it, `expected_at`), rows changed, removed, started and given answers."""
 
     rows: dict[str, dict]
-    touched: dict[str, None] = field(default_factory=dict)
+    touched: set[str] = field(default_factory=set)
     removed: set[str] = field(default_factory=set)
     creators: set[int] = field(default_factory=set)
     given: dict[str, int] = field(default_factory=dict)
@@ -439,7 +421,7 @@ class _Merged:
         row["digest"], row["expected_source"] = record.digest, record.produced_by
         row["expected_at"] = ("spill", record.number)
         self.given[case_id] = record.number
-        self.touched[case_id] = None
+        self.touched.add(case_id)
 
 
 def _expected_of(row: dict, stored_path: Path, spill: _Spill) -> str:
@@ -467,10 +449,9 @@ def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
             "expected_at": None if record.digest is None else ("spill", record.number),
             "expected_source": record.produced_by, "package_sources": None}
         merged.creators.add(record.number)
-        merged.touched[case_id] = None
+        merged.touched.add(case_id)
         summary.added += 1
         return
-    changed = False
     if record.digest is not None and row["digest"] is not None \
             and row["digest"] != record.digest:
         stored = _expected_of(row, stored_path, spill)
@@ -479,27 +460,24 @@ def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
         difference = problem.compare(stored, expected)
         if difference is not None:
             summary.conflicts += 1
-            summary.rejects.append(_reject(
-                problem.id, record.expected_label, _first_difference_line(stored, expected),
-                None, "conflict", f"expected output differs from the stored answer of the "
-                f"same input (from {row['source']}): {difference}", when))
+            summary.rejects.append(_reject(problem.id, record.expected_label, Flaw(
+                "expected", _first_difference_line(stored, expected), None, "conflict",
+                f"expected output differs from the stored answer of the same input (from "
+                f"{row['source']}): {difference}"), when))
             return
     if record.digest is not None and row["digest"] is None:
-        merged.give(case_id, record)
+        merged.give(case_id, record)  # (which marks the row touched)
         summary.expected_added += 1
-        changed = True
     groups = row.get("groups") or [row["group"]]
     if record.group not in groups:
         row["groups"] = [*groups, record.group]
-        changed = True
+        merged.touched.add(case_id)
     if record.source in row["sources"]:
         summary.unchanged += 1
     else:
         row["sources"] = [*row["sources"], record.source]
         summary.duplicates += 1
-        changed = True
-    if changed:
-        merged.touched[case_id] = None
+        merged.touched.add(case_id)
 
 
 def _column(name: str, values: list, dtype: pl.DataType) -> pl.Series:
@@ -531,12 +509,10 @@ def _rewritten(batch: pl.DataFrame, merged: _Merged, spill: _Spill | None,
     ids = batch["case_id"].to_list()
     if not any(c in merged.touched or c in merged.removed for c in ids):
         return batch
-    columns = {}
-    for name in ("source", "sources", "group", "groups", "expected_source",
-                 "package_sources"):
-        old = batch[name].to_list()
-        columns[name] = [merged.rows[c].get(name) if c in merged.touched else o
-                         for c, o in zip(ids, old)]
+    columns = {name: [merged.rows[c].get(name) if c in merged.touched else o
+                      for c, o in zip(ids, batch[name].to_list())]
+               for name in ("source", "sources", "group", "groups", "expected_source",
+                            "package_sources")}
     given = {}
     if spill is not None:  # in the order they were put aside: a group of them read once
         given = {n: spill.expected(n) for n in sorted(merged.given[c] for c in ids
@@ -615,7 +591,7 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
             row["expected_at"] = None if expected is None else ("stored", row["case_id"])
             rows[row["case_id"]] = row
     merged = _Merged(rows)
-    records = _SpillRecords(spill)
+    records: Iterable[_Aside] = spill if spill is not None else ()
     if package_labels is not None:  # (a package left with no case has no spill)
         def differs(row: dict, record: _Aside) -> bool:
             assert spill is not None  # a record to compare with was put aside
@@ -623,7 +599,7 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
                                    spill.expected(record.number) or "") is not None
 
         package = replace_package_cases(rows, records, package_labels, differs)
-        merged.touched.update(dict.fromkeys(package.touched - package.removed))
+        merged.touched |= package.touched - package.removed
         merged.removed = package.removed
         for case_id, record in package.answers.items():
             merged.give(case_id, record)
@@ -632,8 +608,7 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
         for record in records:
             _merge(problem, merged, record, path, spill, summary, when)
     if package_labels is not None:
-        merged.touched.update(dict.fromkeys(mark_package_sources(rows, records,
-                                                                 package_labels)))
+        merged.touched |= mark_package_sources(rows, records, package_labels)
     if merged.touched or merged.removed:
         def batches() -> Iterator[pl.DataFrame]:
             for batch in read_batches(path, schema):
@@ -679,15 +654,13 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
         return None
     if not package.cases:
         summary.caseless.append(found.problem)
-    part = summary.problems.setdefault(found.problem, ProblemSummary(found.problem))
-    part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error.line,
-                                None, error.rule, error.message, when)
+    part = summary.part(found.problem)
+    part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error, when)
                         for error in package.rejects)
     namespace = Namespace(found.problem)
     for left in package.left_out:  # never read: a link out of the package, a pipe
         label = f"{found.label}/{left.file}"
-        part.rejects.append(_reject(found.problem, label, left.line, None, left.rule,
-                                    left.message, when))
+        part.rejects.append(_reject(found.problem, label, left, when))
         namespace.labels[left.file] = label
     cases = []
     for case in package.cases:
@@ -718,10 +691,10 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     module_ids = frozenset(module_problem_ids())
     when = now()
     summary = IngestSummary()
-    work: dict[str, list[tuple[Namespace, FoundCase]]] = {}
-    scanned: dict[str, set[str]] = {}
+    work: defaultdict[str, list[tuple[Namespace, FoundCase]]] = defaultdict(list)
+    scanned: defaultdict[str, set[str]] = defaultdict(set)
     packages: list[FoundPackage] = []
-    package_labels: dict[str, set[str]] = {}  # problem -> every source its package has now
+    package_labels: defaultdict[str, set[str]] = defaultdict(set)  # every source its package has
     for root in roots:
         found = scan(Path(root), (names or {}).get(Path(root)) or problem_override, ids,
                      module_ids)
@@ -730,21 +703,18 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
             if fault.problem is None:
                 summary.unplaced.append(fault)
                 continue
-            part = summary.problems.setdefault(fault.problem, ProblemSummary(fault.problem))
-            part.rejects.append(_reject(fault.problem, fault.label, None, None, fault.rule,
-                                        fault.message, when))
-            scanned.setdefault(fault.problem, set()).add(fault.label)
+            summary.part(fault.problem).rejects.append(_reject(fault.problem, fault.label,
+                                                               fault, when))
+            scanned[fault.problem].add(fault.label)
         for namespace in found.namespaces:
             discovery = find_cases(namespace.files)
             if namespace.problem is None:
                 summary.unknown.extend(namespace.labels[p] for p in namespace.files)
                 continue
-            part = summary.problems.setdefault(namespace.problem,
-                                               ProblemSummary(namespace.problem))
-            part.skipped.update(skipped_kind(p) for p in discovery.skipped)
-            scanned.setdefault(namespace.problem, set()).update(namespace.labels.values())
-            work.setdefault(namespace.problem, []).extend(
-                (namespace, case) for case in discovery.cases)
+            summary.part(namespace.problem).skipped.update(skipped_kind(p)
+                                                           for p in discovery.skipped)
+            scanned[namespace.problem].update(namespace.labels.values())
+            work[namespace.problem].extend((namespace, case) for case in discovery.cases)
     if problem_override and problem_override not in ids and not packages:
         raise UnknownName(f"unknown problem {problem_override!r} (and no problem package "
                           f"under {', '.join(str(r) for r in roots)} to register under that "
@@ -754,22 +724,18 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
         with data_lock(data_dir, wait=wait):
             refused: dict[str, tuple[str, str]] = {}
             for package in packages:
-                before = len(summary.unplaced)
                 laid_out = _package_namespace(package, data_dir, summary, when)
-                if laid_out is None:
-                    if not package.registered and len(summary.unplaced) > before:
+                if laid_out is None:  # (its fault is the last unplaced)
+                    if not package.registered:
                         refused[package.problem] = (str(Path(package.path).resolve()),
                                                     summary.unplaced[-1].message)
                     continue
                 held.append(package)
                 namespace, cases = laid_out
-                part = summary.problems.setdefault(package.problem,
-                                                   ProblemSummary(package.problem))
-                scanned.setdefault(package.problem, set()).update(namespace.labels.values())
-                package_labels.setdefault(package.problem, set()).update(
-                    namespace.labels.values())
-                scanned[package.problem].update(r["source"] for r in part.rejects)
-                work.setdefault(package.problem, []).extend((namespace, c) for c in cases)
+                scanned[package.problem].update(namespace.labels.values(), (
+                    r["source"] for r in summary.part(package.problem).rejects))
+                package_labels[package.problem].update(namespace.labels.values())
+                work[package.problem].extend((namespace, c) for c in cases)
             record_refused(data_dir, refused, {p.problem for p in held})
     if not summary.problems:
         return summary

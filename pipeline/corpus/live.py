@@ -49,18 +49,19 @@ def data_folder_near(starts: list[Path]) -> Path | None:
     return None
 
 
+def _registered(data_dir: Path) -> list[Path]:
+    """The folders of the packages registered in `data_dir`."""
+    try:
+        folders = sorted(registered_dir(data_dir).iterdir())
+    except OSError:
+        return []
+    return [folder for folder in folders if (folder / PACKAGE_MARKER).is_file()]
+
+
 def registered_as(data_dir: Path, root: Path) -> str | None:
     """The id of the package registered in `data_dir` from the folder `root`, or None."""
-    where = registered_dir(data_dir)
-    try:
-        folders = sorted(where.iterdir())
-    except OSError:
-        return None
-    for folder in folders:
-        if (folder / PACKAGE_MARKER).is_file() and \
-                package_marker(folder).get("source") == str(Path(root).resolve()):
-            return folder.name
-    return None
+    return next((folder.name for folder in _registered(data_dir)
+                 if package_marker(folder).get("source") == str(Path(root).resolve())), None)
 
 
 @dataclass(frozen=True)
@@ -142,13 +143,7 @@ def refresh_registered(data_dir: Path) -> tuple[list[str], dict[str, str]]:
     and, by problem, why a package could not be registered again (it no longer loads)."""
     lines: list[str] = []
     broken: dict[str, str] = {}
-    try:
-        folders = sorted(registered_dir(data_dir).iterdir())
-    except OSError:
-        return lines, broken
-    for folder in folders:
-        if not (folder / PACKAGE_MARKER).is_file():
-            continue
+    for folder in _registered(data_dir):
         try:
             done = refresh(data_dir, folder.name, folder)
         except UserError as error:

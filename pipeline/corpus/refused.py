@@ -23,14 +23,6 @@ def _read(data_dir: Path) -> dict[str, dict]:
     return data if isinstance(data, dict) else {}
 
 
-def _write(data_dir: Path, data: dict[str, dict]) -> None:
-    path = Path(data_dir) / REFUSED_FILE
-    if data:
-        atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    else:
-        path.unlink(missing_ok=True)
-
-
 def record_refused(data_dir: Path, refused: dict[str, tuple[str, str]],
                    registered: set[str]) -> None:
     """Record the packages an ingest refused (`refused`: name -> (its folder, why)) and forget
@@ -44,7 +36,11 @@ def record_refused(data_dir: Path, refused: dict[str, tuple[str, str]],
     for name, (source, why) in refused.items():
         if name not in registered:  # another package of the ingest registered under it
             data[name] = {"source": source, "why": why, "at": when}
-    _write(data_dir, data)
+    path = Path(data_dir) / REFUSED_FILE
+    if data:
+        atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    else:
+        path.unlink(missing_ok=True)
 
 
 def refused_note(data_dir: Path, name: str) -> str | None:

@@ -54,7 +54,7 @@ class Checked:
     error: Flaw | None = None
 
 
-def _short(text: str) -> str:
+def short(text: str) -> str:
     return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + " ..."
 
 
@@ -97,7 +97,7 @@ def _check(problem, item: Item) -> Checked:
             problem.validate_answer(case, item.expected)
     except InputError as error:
         return Checked(item.index, error=Flaw(part, error.line, error.column, error.rule,
-                                              _short(error.message)))
+                                              short(error.message)))
     except MemoryError:
         return Checked(item.index, error=Flaw(
             part, None, None, "too-large", "the parser ran out of memory on this file"))
@@ -106,7 +106,7 @@ def _check(problem, item: Item) -> Checked:
             part, None, None, "parser-error", "the parser recursed too deeply"))
     except Exception as error:  # a parser bug must not sink the other files
         return Checked(item.index, error=Flaw(
-            part, None, None, "parser-error", _short(f"the problem's parser failed: "
+            part, None, None, "parser-error", short(f"the problem's parser failed: "
                                                      f"{type(error).__name__}: {error}")))
     return Checked(item.index, size, values)
 
@@ -143,8 +143,10 @@ def _batches(work: dict[str, list[Item]], workers: int) -> list[_Batch]:
 _INHERITED: dict[str, list[Item]] = {}
 
 
-def _check_inherited(problem_id: str, start: int, stop: int) -> list[Checked]:
-    return check_items(problem_id, _INHERITED[problem_id][start:stop])
+def _check_batch(problem_id: str, start: int, stop: int,
+                 items: list[Item] | None) -> list[Checked]:
+    """Items `start:stop` of a problem checked: `items`, else those a forked worker inherited."""
+    return check_items(problem_id, _INHERITED[problem_id][start:stop] if items is None else items)
 
 
 def _start_worker(parent: int, sandbox: bool | None) -> None:
@@ -172,14 +174,13 @@ def _pool(workers: int, fork: bool) -> ProcessPoolExecutor:
         initargs=(os.getpid(), sandbox_switch()))
 
 
+@dataclass
 class Pools:
     """The pool of validating workers `validate_all` uses, kept from one chunk to the next. A
     context: on leaving it the pool is shut down, its workers killed at once on an error (an
     interrupt must not wait for a parse)."""
 
-    def __init__(self) -> None:
-        self.pool: ProcessPoolExecutor | None = None
-        self.workers = 0
+    pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> Pools:
         return self
@@ -195,7 +196,7 @@ class Pools:
         if self.pool is not None:
             return self.pool, False
         fork = single_threaded()
-        self.pool, self.workers = _pool(workers, fork), workers
+        self.pool = _pool(workers, fork)
         return self.pool, fork
 
     def close(self, kill: bool = False) -> None:
@@ -211,12 +212,6 @@ class Pools:
             pool.shutdown(wait=False, cancel_futures=True)
         else:
             pool.shutdown()
-
-
-def _submit(pool: ProcessPoolExecutor, batch: _Batch, items: list[Item], inherit: bool):
-    if inherit:
-        return pool.submit(_check_inherited, batch.problem_id, batch.start, batch.stop)
-    return pool.submit(check_items, batch.problem_id, items[batch.start:batch.stop])
 
 
 def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
@@ -247,7 +242,9 @@ def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
         _INHERITED.update(work)
     try:
         try:
-            futures = [(batch, _submit(pool, batch, work[batch.problem_id], inherit))
+            futures = [(batch, pool.submit(_check_batch, batch.problem_id, batch.start,
+                                           batch.stop, None if inherit else
+                                           work[batch.problem_id][batch.start:batch.stop]))
                        for batch in batches]
             if meanwhile:
                 meanwhile()

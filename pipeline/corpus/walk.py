@@ -1,6 +1,6 @@
 """Finding the files of an ingest: folders on disk and zip archives (`scan`), every fault
 (unreadable, broken link or loop, non-UTF-8 name, not a regular file, corrupt or bomb-like
-archive) a reject. `read_source` reads a file's bytes within the size limit. Links to folders
+archive) a reject. `SourceReader` reads a file's bytes within the size limit. Links to folders
 are followed, each real folder once.
 
 `find_cases` recognises test cases in the folder layouts judges use, from relative paths alone
@@ -229,8 +229,7 @@ def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -
         return namespace
     for info in infos:
         member_label = f"{label}!{info.filename}"
-        bomb = zip_bomb(info)
-        if bomb:
+        if bomb := zip_bomb(info):
             faults.append(Fault(member_label, "too-large", bomb, problem))
             continue
         if CONTROL.search(info.filename):
@@ -239,9 +238,8 @@ def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -
             continue
         namespace.files[info.filename] = Source(str(path), info.filename, info.file_size)
         namespace.labels[info.filename] = member_label
-    bomb = archive_bomb([i for i in infos if i.filename in namespace.files],
-                        path.stat().st_size)
-    if bomb:  # the members left would together inflate like one
+    if bomb := archive_bomb([i for i in infos if i.filename in namespace.files],
+                            path.stat().st_size):  # the members left would inflate like one
         faults.append(Fault(label, "too-large", bomb, problem))
         return Namespace(problem)
     return namespace
@@ -320,7 +318,6 @@ def find_cases(paths: Iterable[str]) -> Discovery:
         folder, name = dirname(path), basename(path)
         if name.startswith("."):
             continue
-        expected: str | None = None
         if basename(folder) == "in":  # AtCoder: in/NAME + out/NAME (or out/STEM.out)
             out_dir = join(dirname(folder), "out")
             stem = name.removesuffix(".in")

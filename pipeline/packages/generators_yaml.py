@@ -31,7 +31,7 @@ from pipeline.errors import PackageError
 from pipeline.fsutil import file_sha256
 from pipeline.packages.model import ProblemType, Program
 from pipeline.packages.tree import leads_outside
-from pipeline.packages.yamlfile import load_yaml
+from pipeline.packages.yamlfile import line_of, load_yaml
 from pipeline.programs.languages import Launch, build_program, detect_language, launch
 from pipeline.programs.procs import describe_failure, on_cores, run_limited
 from pipeline.untrusted import (
@@ -68,6 +68,8 @@ INVALID_FOLDERS = ("invalid_input", "invalid_answer", "invalid_output")
 JUDGED_FOLDERS = ("sample", "secret")  # the folders whose cases submissions are judged on
 GROUP_YAML_KEYS = ("test_group.yaml", "testdata.yaml")
 VISUALIZER_KEYS = ("visualizer",)
+FOLDER_KEYS = ("data", "include", "solution", "random_salt", "retries", *GROUP_YAML_KEYS)
+ROOT_KEYS = ("generators", "version", *VISUALIZER_KEYS, "gitignore_generated", "parallel")
 # a case's keys that make nothing here: its inherited settings, and older files' notes to
 # the setter (`desc`, `hint`: the statement's business, not the data's)
 READ_PAST_KEYS = ("solution", "random_salt", "retries", "desc", "hint", "description")
@@ -86,42 +88,6 @@ class GeneratedData:
     notes: tuple[str, ...] = ()
 
 
-# -- reading the yaml with the line of every mapping key ----------------------------------------
-
-class _LineDict(dict):
-    """A mapping from generators.yaml that knows the line of each of its keys."""
-
-    line: int = 0
-    lines: dict
-
-
-class _LineLoader(yaml.SafeLoader):
-    pass
-
-
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _LineDict:
-    loader.flatten_mapping(node)
-    mapping = _LineDict()
-    mapping.line = node.start_mark.line + 1
-    mapping.lines = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if isinstance(key, (int, float)) and not isinstance(key, bool):
-            key = str(key)
-        mapping[key] = loader.construct_object(value_node, deep=True)
-        mapping.lines[key] = key_node.start_mark.line + 1
-    return mapping
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-def _line_of(mapping: object, key: object) -> int | None:
-    if isinstance(mapping, _LineDict):
-        return mapping.lines.get(key, mapping.line)
-    return None
-
-
 # -- constants, seeds, counts -------------------------------------------------------------------
 
 def problem_constants(config: dict) -> dict[str, str]:
@@ -131,11 +97,8 @@ def problem_constants(config: dict) -> dict[str, str]:
     if not isinstance(raw, dict):
         return found
     for key, value in raw.items():
-        if not isinstance(key, str):
-            continue
-        if not isinstance(value, dict):
-            value = {"value": value}
-        if "value" not in value:
+        value = value if isinstance(value, dict) else {"value": value}
+        if not isinstance(key, str) or "value" not in value:
             continue
         for sub, variant in value.items():
             if (sub == "value" and isinstance(variant, (int, float))
@@ -268,7 +231,6 @@ class CaseRule:
     """One test case to make (one value of a `count`)."""
 
     path: str                          # under data/: "secret/group/03-name"
-    key: str                           # its yaml key
     line: int | None
     entry: dict
     settings: Settings
@@ -279,8 +241,6 @@ class CaseRule:
 @dataclass
 class FolderRule:
     path: str
-    key: str
-    line: int | None
     group_yaml: tuple[str, object] | None = None  # (file name, content)
     cases: list[CaseRule] = field(default_factory=list)
     folders: list[FolderRule] = field(default_factory=list)
@@ -305,12 +265,12 @@ class _Parser:
                         isinstance(d, str) for d in deps) and FILE_NAME.fullmatch(name):
                     self.generators[name] = deps
                 else:
-                    self.note(_line_of(raw, name), f"generators: entry {name!r} is not a name "
+                    self.note(line_of(raw, name), f"generators: entry {name!r} is not a name "
                               "with a list of files (skipped)")
         for key in VISUALIZER_KEYS:
             if key in document:
-                self.note(_line_of(document, key), f"{key}: visualizers are not run (ignored)")
-        self.root = self._folder("", "", document, None, Settings(), root=True)
+                self.note(line_of(document, key), f"{key}: visualizers are not run (ignored)")
+        self.root = self._folder("", "", document, Settings(), root=True)
 
     def error(self, line: int | None, path: str, message: str,
               rule: str = "generators-yaml", costs_case: bool = False) -> None:
@@ -359,27 +319,23 @@ class _Parser:
                 continue
             value = entry[key]
             if not valid(value):
-                self.error(_line_of(entry, key), path, f"{key} must be {what}, got {value!r}")
+                self.error(line_of(entry, key), path, f"{key} must be {what}, got {value!r}")
             elif key == "solution":
                 settings = replace(settings, solution=value or None, default_solution=False)
             else:
                 settings = replace(settings, **{key: value})
         return settings
 
-    def _folder(self, key: str, path: str, entry: dict, line: int | None, inherited: Settings,
+    def _folder(self, key: str, path: str, entry: dict, inherited: Settings,
                 root: bool = False) -> FolderRule:
         settings = self._settings(entry, inherited, path)
-        folder = FolderRule(path, key, line)
+        folder = FolderRule(path)
         for name in GROUP_YAML_KEYS:
             if name in entry and entry[name]:
                 folder.group_yaml = (name, entry[name])
-        known = {"data", "include", "solution", "random_salt", "retries", *GROUP_YAML_KEYS}
-        if root:
-            known |= {"generators", "version", *VISUALIZER_KEYS, "gitignore_generated",
-                      "parallel"}
         for other in entry:
-            if other not in known:
-                self.note(_line_of(entry, other), f"{path or 'root'}: unknown key {other!r} "
+            if other not in FOLDER_KEYS and not (root and other in ROOT_KEYS):
+                self.note(line_of(entry, other), f"{path or 'root'}: unknown key {other!r} "
                           "(ignored)")
         if not root:
             self.known_keys.setdefault(key, []).append(folder)
@@ -390,21 +346,22 @@ class _Parser:
         for item in includes:
             target = self.known_keys.get(str(item)) if isinstance(item, str) else None
             if target is None or len(target) != 1:
-                self.error(_line_of(entry, "include"), path, f"include {item!r} does not name "
+                self.error(line_of(entry, "include"), path, f"include {item!r} does not name "
                            "exactly one earlier test case or group" if target is None or not
                            target else f"include {item!r} is ambiguous")
                 continue
             rule = target[0]
             included.extend([rule] if isinstance(rule, CaseRule) else _all_cases(rule))
         data = entry.get("data")
+        data_line = line_of(entry, "data")
         if data is None:
             data = {}
         numbered = isinstance(data, list)
         if root and numbered:
-            self.error(_line_of(entry, "data"), path, "the root data must not be numbered")
+            self.error(data_line, path, "the root data must not be numbered")
             data = []
         if not isinstance(data, (dict, list)):
-            self.error(_line_of(entry, "data"), path, "data must be a mapping or a list")
+            self.error(data_line, path, "data must be a mapping or a list")
             data = {}
         items = data if numbered else [data]
         groups_total = sum(1 for item in items if isinstance(item, dict)
@@ -412,18 +369,18 @@ class _Parser:
         group_counter = itertools.count(1)
         for index, item in enumerate(items):
             if not isinstance(item, dict):
-                self.error(_line_of(entry, "data"), path, f"data[{index}] must be a mapping")
+                self.error(data_line, path, f"data[{index}] must be a mapping")
                 continue
             if numbered and len(item) != 1:
-                self.error(_line_of(item, next(iter(item), None)) or _line_of(entry, "data"),
-                           path, f"numbered data[{index}] must have exactly one entry")
+                self.error(line_of(item, next(iter(item), None)) or data_line, path,
+                           f"numbered data[{index}] must have exactly one entry")
                 continue
             if root:
                 keys = []
                 for child_key in item:
                     top = OLD_ROOT_FOLDERS.get(child_key, child_key)
                     if top not in ROOT_FOLDERS:
-                        self.note(_line_of(item, child_key), f"unknown top folder "
+                        self.note(line_of(item, child_key), f"unknown top folder "
                                   f"{child_key!r} (ignored)")
                     else:
                         keys.append((ROOT_FOLDERS.index(top), child_key, top))
@@ -434,7 +391,7 @@ class _Parser:
                                  key=lambda pair: pair[0] or "")
             for child_key, base in ordered:
                 child = item[child_key]
-                child_line = _line_of(item, child_key)
+                child_line = line_of(item, child_key)
                 base = base or ""
                 if numbered:
                     width = len(str(groups_total if is_directory(child) else self.total_numbered))
@@ -454,8 +411,7 @@ class _Parser:
                     if not FILE_NAME.fullmatch(name):
                         self.error(child_line, child_path, "not a valid folder name")
                         continue
-                    folder.folders.append(self._folder(base, child_path, child, child_line,
-                                                       settings))
+                    folder.folders.append(self._folder(base, child_path, child, settings))
                 elif is_test_case(child):
                     if root:
                         self.error(child_line, base, "a top folder must be a group, not a "
@@ -466,36 +422,34 @@ class _Parser:
                 else:
                     self.error(child_line, path, f"{child_key!r} is neither a test case nor a "
                                "group")
-        new: dict[str, CaseRule] = {}
+        new: dict[str, CaseRule] = {}  # by name: the first included case of each
         for case in included:
-            name = case.path.rsplit("/", 1)[-1]
-            if name not in folder.included and name not in new:
-                new[name] = case
-        if new and not self.over_cap(_line_of(entry, "include"), path or "root", len(new)):
+            new.setdefault(case.path.rsplit("/", 1)[-1], case)
+        if new and not self.over_cap(line_of(entry, "include"), path or "root", len(new)):
             folder.included.update(new)
         return folder
 
     def _cases(self, key: str, names, entry: object, line: int | None, parent: str,
                inherited: Settings) -> list[CaseRule]:
+        where = f"{parent}/{key}"
         if isinstance(entry, str):
             entry = {"copy": entry[:-3]} if entry.endswith(".in") else {"generate": entry}
         elif entry is None:
-            self.error(line, f"{parent}/{key}", "an empty entry makes no test case (give "
-                       "generate, copy or in)", costs_case=True)
+            self.error(line, where, "an empty entry makes no test case (give generate, copy "
+                       "or in)", costs_case=True)
             next(names)
             return []
         assert isinstance(entry, dict)  # a test case (`is_test_case`): a mapping by now
+        count_line = line_of(entry, "count") or line
         try:
             values = parse_count(entry)
         except ValueError as error:
-            self.error(_line_of(entry, "count") or line, f"{parent}/{key}", str(error),
-                       costs_case=True)
+            self.error(count_line, where, str(error), costs_case=True)
             return []
-        if self.over_cap(_line_of(entry, "count") or line, f"{parent}/{key}", len(values),
-                         costs_case=True):
+        if self.over_cap(count_line, where, len(values), costs_case=True):
             return []
-        settings = self._settings(entry, inherited, f"{parent}/{key}")
-        has_count = "count" in entry and isinstance(entry["count"], (int, list, str))
+        settings = self._settings(entry, inherited, where)
+        has_count = "count" in entry  # (a valid one: int, list or range text)
         consecutive = max(values) - min(values) == len(values) - 1
         padding = max(len(str(v)) for v in values) if consecutive else 0
         rules = []
@@ -503,16 +457,16 @@ class _Parser:
             name = next(names)
             if has_count:
                 name += f"-{value:0{padding}}"
-            rule = CaseRule(f"{parent}/{name}", key, line, entry, settings, value, has_count)
+            rule = CaseRule(f"{parent}/{name}", line, entry, settings, value, has_count)
             if not FILE_NAME.fullmatch(name + ".in") or name == "test_group":
                 self.error(line, rule.path, "not a valid test case name", costs_case=True)
                 continue
             for other in entry:
                 if other not in (*CASE_KEYS, *READ_PAST_KEYS):
-                    self.note(_line_of(entry, other), f"{rule.path}: unknown key {other!r} "
+                    self.note(line_of(entry, other), f"{rule.path}: unknown key {other!r} "
                               "(ignored)")
             if "match" in entry and value == values[0]:
-                self.note(_line_of(entry, "match"), f"{rule.path}: match patterns are not "
+                self.note(line_of(entry, "match"), f"{rule.path}: match patterns are not "
                           "checked (ignored)")
             rules.append(rule)
         self.known_keys.setdefault(key, []).extend(rules)
@@ -586,19 +540,18 @@ class _Maker:
             program = source_program(word, path, skip_cache=True)
         return with_constants(program, self.constants, self.build_dir)
 
-    def _solution_program(self, word: str) -> Program | str:
-        path = (self.root / word.lstrip("/")).resolve()
-        if not path.exists() or not _inside(path, self.root):
-            return f"solution {word} is not in the package"
-        return source_program(word, path)
-
     def tool(self, word: str, solution: bool = False) -> _Tool | str:
         """The generator or solution `word` names with the digest of its sources, or why none."""
         with self._programs_lock:
             key = ("solution:" if solution else "generator:") + word
             if key not in self.tools:
-                program = self._solution_program(word) if solution else \
-                    self._generator_program(word)
+                if not solution:
+                    program = self._generator_program(word)
+                elif (path := (self.root / word.lstrip("/")).resolve()).exists() \
+                        and _inside(path, self.root):
+                    program = source_program(word, path)
+                else:
+                    program = f"solution {word} is not in the package"
                 if isinstance(program, str):
                     self.tools[key] = program
                 else:
@@ -629,10 +582,9 @@ class _Maker:
                                  / Path(tool.program.name.strip("/")).name)
                         if not named.is_symlink():
                             named.parent.mkdir(parents=True, exist_ok=True)
-                            try:
+                            # (made by another process meanwhile: FileExistsError)
+                            with contextlib.suppress(FileExistsError):
                                 named.symlink_to(build.directory, target_is_directory=True)
-                            except FileExistsError:  # made by another process meanwhile
-                                pass
                         run = replace(run, argv=tuple(
                             part.replace(str(build.directory), str(named)) for part in run.argv))
                     self.builds[key] = run
@@ -725,13 +677,11 @@ class _Maker:
             raise self._error(rule, "the entry makes no input: give generate, copy or in")
         top = rule.path.split("/", 1)[0]
         makes_answer = top not in (*INVALID_FOLDERS, "valid_output", "testing_tool_test")
-        solution = None
+        solution: _Tool | str | None = None
         if makes_answer and not (self.type.interactive or self.type.multi_pass):
-            solution_word = self.solution_of(rule.settings)
-            if solution_word is not None:
-                found = self.tool(solution_word, solution=True)
-                solution = found
-                hashes["solution"] = found if isinstance(found, str) else found.digest
+            if (word := self.solution_of(rule.settings)) is not None:
+                solution = self.tool(word, solution=True)
+                hashes["solution"] = solution if isinstance(solution, str) else solution.digest
         hashes["empty_answer"] = makes_answer and (self.type.interactive or self.type.multi_pass)
         key = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()
         final = self.build_dir / "bapctools-cases" / key[:32]
@@ -747,10 +697,8 @@ class _Maker:
                            makes_answer, solution)
             except LeftBehind as error:  # the generator's folder is the only one it writes
                 raise self._error(rule, error.left_by("the generator", cwd)) from None
-            try:
+            with contextlib.suppress(OSError):  # made by another process meanwhile
                 os.rename(cwd, final)
-            except OSError:  # made by another process meanwhile
-                pass
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return final
@@ -886,8 +834,7 @@ def tree_digest(root: Path, header: bytes = b"",
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         relative = path.relative_to(root)
         if not skip(relative):
-            digest.update(os.fsencode(relative) + b"\0")
-            digest.update(file_sha256(path).digest())
+            digest.update(os.fsencode(relative) + b"\0" + file_sha256(path).digest())
     return digest.hexdigest()
 
 
@@ -899,12 +846,9 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     digest = tree_digest(root, f"format {CACHE_FORMAT} {TREE_FORMAT}\n".encode(), lambda rel:
                          rel.parts[0] == "data" or any(p.startswith(".") for p in rel.parts))
     final = build_dir / "bapctools-data" / f"{root.name}-{digest[:24]}"
-    report = final / "report.json"
     if (final / ".complete").is_file():
         return _read_report(final)
-    document, _ = load_yaml(root / YAML_FILE, root)  # syntax errors, a non-mapping: refused
-    document = yaml.load((root / YAML_FILE).read_text(encoding="utf-8"), Loader=_LineLoader) \
-        or _LineDict()
+    document, _ = load_yaml(root / YAML_FILE, root, line_dicts=True)
     parser = _Parser(document)
     maker = _Maker(root, build_dir, parser, problem_constants(problem_config), problem_type)
     rejects = list(parser.errors)
@@ -914,7 +858,6 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     with building(final) as work:
         data = work / "data"
         data.mkdir()
-        made: dict[int, Path] = {}
         made_bytes, placed_bytes = [0], [0]   # `MAX_GENERATED_BYTES` of each
         budget = threading.Lock()
 
@@ -930,14 +873,11 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
         def place(rule: CaseRule, folder: str) -> None:
             name = rule.path.rsplit("/", 1)[-1]
             placement = f"{folder}/{name}"
-            source = made.get(id(rule))
-            if source is None:
-                outcome = outcomes.get(id(rule))
-                if isinstance(outcome, PackageError) and placement != rule.path:
-                    # an include of a case that was not made: not placed here either
-                    rejects.append(PackageError(
-                        YAML_FILE, outcome.rule, f"{placement}: included from {outcome.message}",
-                        line=outcome.line, case=case_of(placement)))
+            source = outcomes[id(rule)]  # (an included case was made before: it comes first)
+            if isinstance(source, PackageError):  # not made: an include is not placed either
+                rejects.append(source if placement == rule.path else PackageError(
+                    YAML_FILE, source.rule, f"{placement}: included from {source.message}",
+                    line=source.line, case=case_of(placement)))
                 return
             over = over_bytes(rule, placed_bytes, "placed", placement)
             if over is not None:
@@ -946,8 +886,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
             for ext in DATA_EXTENSIONS:
                 cached = source / f"testcase{ext}"
                 if kind_of(cached) is not None:
-                    target = data / folder / f"{name}{ext}"
-                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target = data / folder / f"{name}{ext}"  # (`walk` made its folder)
                     try:  # (a case cached before links were refused may hold one)
                         copy_regular(cached, target)
                     except LeftBehind as error:
@@ -984,11 +923,6 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
                 (data / folder.path / file_name).write_text(
                     yaml.safe_dump(_plain(content), sort_keys=False), encoding="utf-8")
             for rule in folder.cases:
-                outcome = outcomes[id(rule)]
-                if isinstance(outcome, PackageError):
-                    rejects.append(outcome)
-                    continue
-                made[id(rule)] = outcome
                 place(rule, folder.path)
             for sub in folder.folders:
                 walk(sub)
@@ -999,7 +933,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
         result = {"rejects": [[e.file, e.rule, e.message, e.line, e.case] for e in rejects],
                   "notes": parser.notes}
         (work / "report.json").write_text(json.dumps(result), encoding="utf-8")
-    assert report.is_file(), f"generated data vanished from {final}"
+    assert (final / "report.json").is_file(), f"generated data vanished from {final}"
     return _read_report(final)
 
 
@@ -1038,10 +972,8 @@ def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
     """The package's generated data tree with `with_committed` (None: it has no generators.yaml)."""
     if not (Path(root) / YAML_FILE).is_file():
         return None
-    if build_dir is None:
-        build_dir = default_sources_dir()
-    return with_committed(Path(root).resolve(),
-                          generate_data(root, build_dir, problem_config, problem_type))
+    return with_committed(Path(root).resolve(), generate_data(
+        root, build_dir or default_sources_dir(), problem_config, problem_type))
 
 
 def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
@@ -1056,8 +988,8 @@ def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
 def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
     """`generated` with each judged case that could not be made taken from the committed
     `data/` when that holds its `.in` (with a note); made once, beside the generated tree."""
-    committed = {e.case: _committed_files(root, e.case) for e in generated.rejects if e.case}
-    committed = {case: files for case, files in committed.items() if files}
+    committed = {e.case: files for e in generated.rejects
+                 if e.case and (files := _committed_files(root, e.case))}
     if not committed:
         return generated
     digest = hashlib.sha256(str(generated.data_dir).encode())

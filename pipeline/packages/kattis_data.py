@@ -63,9 +63,6 @@ class Data:
         self.cases: list[TestCase] = []
         self.groups: list[TestGroup] = []
 
-    def settings_path(self, folder: Path) -> Path | None:
-        return settings_file(folder, self.version)
-
     def walk(self) -> None:
         data = self.data_dir
         if not data.is_dir():
@@ -76,20 +73,15 @@ class Data:
                 raise PackageError(relative(entry, self.root), "top-level-case",
                                    "test cases must be in data/sample or data/secret, "
                                    "not directly in data/")
-        if self.version == "legacy":
-            root_settings = self._legacy_settings(data, None)
-            names = [n for n in ("sample", "secret") if (data / n).is_dir()]
+        root_settings = self._settings(data, {})[0]
+        names = [n for n in ("sample", "secret") if (data / n).is_dir()]
+        legacy = self.version == "legacy"
+        if legacy:  # legacy's data/ is a group of its own
             self.groups.append(TestGroup("data", None, (), tuple(names),
                                          self._legacy_grading(root_settings),
-                                         self.settings_path(data)))
-            for name in names:
-                self._legacy_group(data / name, name, "data", root_settings)
-        else:
-            inherited = self._modern_settings(data, {})[0] if self.settings_path(data) \
-                else {}
-            for name in ("sample", "secret"):
-                if (data / name).is_dir():
-                    self._modern_group(data / name, name, None, inherited)
+                                         settings_file(data, self.version)))
+        for name in names:
+            self._group(data / name, name, "data" if legacy else None, root_settings)
         if not self.cases:
             self.notes.append(NO_CASES_NOTE.format(
                 why="no .in file with its .ans in data/sample or data/secret"))
@@ -97,89 +89,62 @@ class Data:
             self.notes.append(f"{NO_SECRET_NOTE}: only the samples are judged (as "
                               "BAPCtools' bt run does)")
 
-    # legacy
-
-    def _legacy_settings(self, folder: Path, parent: dict | None) -> dict:
-        settings = dict(parent or {})
-        path = self.settings_path(folder)
+    def _settings(self, folder: Path, inherited: dict) -> tuple[dict, dict, str | None, Lines]:
+        """(settings inherited down, each `(value, file, line)`: legacy's every key, else
+        `INHERITED`; the keys of the folder's settings file, its name and lines)."""
+        settings = dict(inherited)
+        path = settings_file(folder, self.version)
         if path is None:
-            return settings
+            return settings, {}, None, Lines({})
         file = relative(path, self.root)
         config, lines = load_yaml(path, self.root)
-        unknown_keys(config, LEGACY_TESTDATA_KEYS, file, "testdata.yaml", lines, prefix=())
-        if not self.type.scoring:
+        legacy = self.version == "legacy"
+        unknown_keys(config, LEGACY_TESTDATA_KEYS if legacy else GROUP_KEYS, file, path.name,
+                     lines, prefix=())
+        if legacy and not self.type.scoring:
             for key in ("accept_score", "reject_score", "range"):
                 if key in config:
                     raise PackageError(file, "scoring-only-key", f"{key} is only for scoring "
                                        "problems; this one is pass-fail", line=lines(key))
-        for key, value in config.items():
-            settings[key] = (value, file, lines(str(key)))
-        return settings
+        for key in config if legacy else INHERITED:
+            if key in config:
+                settings[key] = (config[key], file, lines(str(key)))
+        return settings, config, file, lines
+
+    # legacy
 
     def _legacy_grading(self, settings: dict) -> LegacyGrading:
         def value(key, default):
             return settings[key][0] if key in settings else default
 
-        def where(key):  # (file, line)
-            return settings[key][1:] if key in settings else ("testdata.yaml", None)
+        def refused(key: str, what: str, given: object) -> PackageError:
+            file, line = settings[key][1:] if key in settings else ("testdata.yaml", None)
+            return PackageError(file, key, f"{key} must be {what}, got {given!r}", line=line)
 
         grading_config = self.problem_config.get("grading") or {}
         legacy: dict[object, str] = {"first_error": "break", "grade": "continue"}
         on_reject = value("on_reject", legacy.get(grading_config.get("on_reject"), "break"))
-        if on_reject not in ("break", "continue"):
-            raise PackageError(where("on_reject")[0], "on_reject", f"on_reject must be break "
-                               f"or continue, got {on_reject!r}", line=where("on_reject")[1])
         grading = value("grading", "default")
-        if grading not in ("default", "custom"):
-            raise PackageError(where("grading")[0], "grading", f"grading must be default or "
-                               f"custom, got {grading!r}", line=where("grading")[1])
+        for key, given, choices in (("on_reject", on_reject, ("break", "continue")),
+                                    ("grading", grading, ("default", "custom"))):
+            if given not in choices:
+                raise refused(key, f"{choices[0]} or {choices[1]}", given)
         score_range = value("range", grading_config.get("range", "-inf +inf"))
         try:
             low, high = (float(part) for part in str(score_range).split())
         except ValueError:
-            raise PackageError(where("range")[0], "range", f"range must be two numbers, got "
-                               f"{score_range!r}", line=where("range")[1]) from None
+            raise refused("range", "two numbers", score_range) from None
         accept = value("accept_score", grading_config.get("accept_score", 1.0))
         reject = value("reject_score", grading_config.get("reject_score", 0.0))
         for key, number in (("accept_score", accept), ("reject_score", reject)):
             if not isinstance(number, (int, float)) or isinstance(number, bool):
-                raise PackageError(where(key)[0], key, f"{key} must be a number, got {number!r}",
-                                   line=where(key)[1])
+                raise refused(key, "a number", number)
         return LegacyGrading(on_reject=on_reject, grading=grading,
                              grader_flags=tuple(str(value("grader_flags", "")).split()),
                              accept_score=float(accept), reject_score=float(reject),
                              score_range=(low, high))
 
-    def _legacy_group(self, folder: Path, name: str, parent: str, inherited: dict) -> None:
-        settings = self._legacy_settings(folder, inherited)
-        grading = self._legacy_grading(settings)
-        cases, subgroups = self._entries(folder, name)
-        iv_args, iv_by_name = _inherited(settings, "input_validator_flags", validator_args,
-                                         ((), None))
-        ov_args = _inherited(settings, "output_validator_flags", words, ())
-        made = [self._case(base, name, iv_args, iv_by_name, ov_args, ()) for base in cases]
-        self.cases += made
-        self.groups.append(TestGroup(name, parent, tuple(case.name for case in made),
-                                     tuple(f"{name}/{s.name}" for s in subgroups), grading,
-                                     self.settings_path(folder)))
-        for sub in subgroups:
-            self._legacy_group(sub, f"{name}/{sub.name}", name, settings)
-
     # 2023-07 / 2025-09
-
-    def _modern_settings(self, folder: Path,
-                         inherited: dict) -> tuple[dict, dict, str | None, Lines]:
-        path = self.settings_path(folder)
-        settings = dict(inherited)
-        if path is None:
-            return settings, {}, None, Lines({})
-        file = relative(path, self.root)
-        config, lines = load_yaml(path, self.root)
-        unknown_keys(config, GROUP_KEYS, file, path.name, lines, prefix=())
-        for key in INHERITED:
-            if key in config:
-                settings[key] = (config[key], file, lines(key))
-        return settings, config, file, lines
 
     def _modern_scoring(self, name: str, config: dict, file: str | None, lines: Lines,
                         parent: KattisGroupScoring | None,
@@ -224,19 +189,30 @@ class Data:
         return KattisGroupScoring(aggregation=aggregation, max_score=max_score,
                                   max_score_given=given, require_pass=require_pass)
 
-    def _modern_group(self, folder: Path, name: str, parent: KattisGroupScoring | None,
-                      inherited: dict, share: float | None = None,
-                      parent_name: str | None = None) -> None:
-        settings, config, file, lines = self._modern_settings(folder, inherited)
-        scoring = self._modern_scoring(name, config, file, lines, parent, share)
+    # every format
+
+    def _group(self, folder: Path, name: str, parent_name: str | None, inherited: dict,
+               parent: KattisGroupScoring | None = None, share: float | None = None) -> None:
+        """Group `name` and its subgroups: legacy's grading, or the modern formats' scoring
+        (`share`: the group's part of its `parent`'s max_score when it gives none)."""
+        settings, config, file, lines = self._settings(folder, inherited)
+        grading = self._legacy_grading(settings) if self.version == "legacy" else None
+        scoring = None if grading else self._modern_scoring(name, config, file, lines, parent,
+                                                            share)
         cases, subgroups = self._entries(folder, name)
-        if name == "secret" and cases and subgroups:  # BAPCtools' own packages do it
-            self.notes.append("data/secret holds both test cases and test groups (the format "
-                              "allows one or the other; read as BAPCtools reads it)")
-        args = _inherited(settings, "args", words, ())
-        ov_args = _inherited(settings, "output_validator_args", words, ())
-        iv_args, iv_by_name = _inherited(settings, "input_validator_args", validator_args,
-                                         ((), None))
+        if grading:
+            args: tuple[str, ...] = ()
+            iv_args, iv_by_name = _inherited(settings, "input_validator_flags", validator_args,
+                                             ((), None))
+            ov_args = _inherited(settings, "output_validator_flags", words, ())
+        else:
+            if name == "secret" and cases and subgroups:  # BAPCtools' own packages do it
+                self.notes.append("data/secret holds both test cases and test groups (the "
+                                  "format allows one or the other; read as BAPCtools reads it)")
+            args = _inherited(settings, "args", words, ())
+            ov_args = _inherited(settings, "output_validator_args", words, ())
+            iv_args, iv_by_name = _inherited(settings, "input_validator_args", validator_args,
+                                             ((), None))
         child_share = None
         if scoring is not None and scoring.max_score is not None:
             if scoring.aggregation == "min":
@@ -255,16 +231,15 @@ class Data:
         if scored:
             made = [replace(case, scored=True, max_score=child_share) for case in made]
         self.cases += made
-        sub_names = tuple(f"{name}/{s.name}" for s in subgroups)
         self.groups.append(TestGroup(name, parent_name, tuple(case.name for case in made),
-                                     sub_names, scoring,
-                                     folder / Path(file).name if file else None))
+                                     tuple(f"{name}/{s.name}" for s in subgroups),
+                                     grading or scoring, settings_file(folder, self.version)))
         for sub in subgroups:
-            self._modern_group(sub, f"{name}/{sub.name}", scoring, settings, child_share, name)
+            self._group(sub, f"{name}/{sub.name}", name, settings, scoring, child_share)
 
     def _peek_score(self, folder: Path):
         """A subgroup's max_score as given: a number, "unbounded" or None (none, or no number)."""
-        path = self.settings_path(folder)
+        path = settings_file(folder, self.version)
         if path is None:
             return None
         raw = _max_score_given(load_yaml(path, self.root)[0])

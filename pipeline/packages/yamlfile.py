@@ -1,10 +1,10 @@
 """Reading a package's YAML files with the line of every key, so errors can point at it.
 
-`load_yaml(path, root)` returns the data and a `Lines` lookup from a key path to its line;
-bad syntax or a non-mapping is a `PackageError`. Before loading, a file is checked event by
-event so a few bytes cannot stand for an unbounded document: `MAX_ALIAS_NODES` repeated by
-aliases in all ("billion laughs"), no alias inside what it names, `MAX_DEPTH`,
-`MAX_YAML_BYTES`.
+`load_yaml(path, root)` returns the data and a `Lines` lookup from a key path to its line (with
+`line_dicts`, each mapping a `LineDict` knowing its keys' lines); bad syntax or a non-mapping is
+a `PackageError`. Before loading, a file is checked event by event so a few bytes cannot stand
+for an unbounded document: `MAX_ALIAS_NODES` repeated by aliases in all ("billion laughs"), no
+alias inside what it names, `MAX_DEPTH`, `MAX_YAML_BYTES`.
 """
 
 from __future__ import annotations
@@ -42,6 +42,41 @@ class Lines:
                 return self.lines[path]
             path = path[:-1]
         return None
+
+
+class LineDict(dict):
+    """A mapping read by `load_yaml(..., line_dicts=True)`: its own line and each key's."""
+
+    line: int = 0
+    lines: dict
+
+
+class _LineLoader(yaml.SafeLoader):
+    pass
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
+    loader.flatten_mapping(node)
+    mapping = LineDict()
+    mapping.line = node.start_mark.line + 1
+    mapping.lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, (int, float)) and not isinstance(key, bool):
+            key = str(key)
+        mapping[key] = loader.construct_object(value_node, deep=True)
+        mapping.lines[key] = key_node.start_mark.line + 1
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def line_of(mapping: object, key: object) -> int | None:
+    """The line of `key` in a `LineDict` (its own line when it lacks the key), else None."""
+    if isinstance(mapping, LineDict):
+        return mapping.lines.get(key, mapping.line)
+    return None
 
 
 def _walk(node, prefix: tuple[str, ...], out: dict[tuple[str, ...], int]) -> None:
@@ -106,7 +141,8 @@ def relative(path: Path, root: Path) -> str:
         return str(path)
 
 
-def load_yaml(path: Path, root: Path, *, mapping: bool = True) -> tuple[Any, Lines]:
+def load_yaml(path: Path, root: Path, *, mapping: bool = True,
+              line_dicts: bool = False) -> tuple[Any, Lines]:
     """The YAML document in `path` (a dict when `mapping`) and the line of each key."""
     name = relative(path, root)
     size = path.stat().st_size
@@ -120,8 +156,8 @@ def load_yaml(path: Path, root: Path, *, mapping: bool = True) -> tuple[Any, Lin
                            f"{error.start})") from None
     _check_size(text, name)
     try:
-        data = yaml.load(text, Loader=_Loader)
         node = yaml.compose(text, Loader=_Loader)
+        data = yaml.load(text, Loader=_LineLoader if line_dicts else _Loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         problem = getattr(error, "problem", None) or str(error)
