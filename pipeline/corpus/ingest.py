@@ -686,6 +686,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
            names: Mapping[Path, str] | None = None) -> IngestSummary:
     """Ingest every case under `roots` into the tables of `data_dir` (`names`: the problem a
     package root registers as, where not as it is named, or as `problem_override` says)."""
+    _return_freed_memory(arrow=False)  # from the first file read: the walk reads them too
     add_problem_dirs([registered_dir(data_dir)])
     ids = frozenset(problem_ids())
     module_ids = frozenset(module_problem_ids())
@@ -787,7 +788,6 @@ def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, Fou
                        limit_bytes: int, when) -> dict[str, _Spill]:
     """Read and validate every problem's items a chunk (`CHUNK_BYTES`) at a time, putting
     aside what passed in a `_Spill` per problem; what failed is a reject in `summary`."""
-    _return_freed_memory(arrow=False)
     total = sum(len(items) for items in work.values())
     done = [0]
     reader = SourceReader()
