@@ -59,7 +59,7 @@ DEFAULT_MAX_FILE_MB = 256
 # Inputs are read, validated and put aside about this many bytes at a time, and tables are read
 # and written a row group at a time, so an ingest's memory does not grow with the corpus.
 CHUNK_BYTES = 32 << 20
-SPILL_GROUP_BYTES = 8 << 20   # a row group of the records put aside (`_Spill`)
+SPILL_GROUP_BYTES = 2 << 20   # a row group of the records put aside (`_Spill`)
 
 
 @dataclass

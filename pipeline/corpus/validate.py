@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # the pool's modules are imported when a pool is started
 
 PARALLEL_FROM_BYTES = 8 << 20
 PARALLEL_FROM_ITEMS = 20_000
-BATCH_BYTES = 4 << 20
+BATCH_BYTES = 1 << 20
 BATCH_ITEMS = 2000
 MESSAGE_CHARS = 400
 
