@@ -22,10 +22,7 @@ class InputError(UserError):
 
     def __init__(self, line: int | None, message: str, *, rule: str = "format",
                  column: int | None = None) -> None:
-        self.line = line
-        self.column = column
-        self.rule = rule
-        self.message = message
+        self.line, self.column, self.rule, self.message = line, column, rule, message
         super().__init__(str(self))
 
     def __str__(self) -> str:
@@ -51,21 +48,14 @@ class UnknownName(KeyError):
         return str(self.args[0]) if self.args else "unknown name"
 
 
-# The one error a problem package (a problem source) raises for bad content: which file, which
-# line, which rule. Its `str` reads `data/secret/a.in: rule missing-answer: test case secret/a
-# has no answer file secret/a.ans`.
 class PackageError(UserError):
-    """A problem package breaks a rule of its format at a known file (and line). `case`: the
-    test case under data/ it costs when that is not `file` itself (`secret/03`, for a case
-    generators.yaml could not make)."""
+    """The one error a problem package raises for bad content, at a known file (and line):
+    `data/secret/a.in: rule missing-answer: ...`. `case`: the test case it costs when that is
+    not `file` itself (`secret/03`, for a case generators.yaml could not make)."""
 
     def __init__(self, file: str, rule: str, message: str, *, line: int | None = None,
                  case: str | None = None) -> None:
-        self.file = file
-        self.rule = rule
-        self.message = message
-        self.line = line
-        self.case = case
+        self.file, self.rule, self.message, self.line, self.case = file, rule, message, line, case
         super().__init__(str(self))
 
     def __str__(self) -> str:
@@ -78,8 +68,7 @@ class PackageError(UserError):
 
 
 def closest_name(name: str, names: Iterable[str]) -> str | None:
-    """The one of `names` closest to the mistyped `name` (None when none is close): an error's
-    `did you mean`, found as the command line finds a mistyped option's."""
+    """The one of `names` closest to the mistyped `name` (None when none is close)."""
     import difflib
 
     close = difflib.get_close_matches(name, list(names), n=1)

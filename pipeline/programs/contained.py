@@ -122,7 +122,7 @@ class Measured:
 
 def hide(data_dir: str | Path) -> None:
     """Hide the data folder `data_dir` (`data_folder_hidden`) from every program contained
-    from now on, here and in processes started from here (through the environment)."""
+    from now on, here and (through the environment) in processes started from here."""
     real = os.path.realpath(data_dir)
     known = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
     if real not in known:
@@ -131,8 +131,8 @@ def hide(data_dir: str | Path) -> None:
 
 @contextlib.contextmanager
 def settings_kept() -> Iterator[None]:
-    """Within it, what `hide` and `use_sandbox` set is put back at its end, so a long-lived
-    process running one data folder after another does not hide every folder it ran."""
+    """What `hide` and `use_sandbox` set within it is undone at its end (a long-lived process
+    runs one data folder after another)."""
     global _sandbox
     hidden, sandbox = os.environ.get(HIDE_ENV), _sandbox
     try:
@@ -147,8 +147,7 @@ def settings_kept() -> Iterator[None]:
 
 def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
     """What of a data folder no program sees: all but its builds and the problems' package
-    copies (validators read answer files there; `external.hide_from_submissions`). Kept
-    while the folder is the same and its entries unchanged (its modification time)."""
+    copies (validators read answer files there); kept while its entries are unchanged."""
     try:
         found = os.stat(data_dir)
     except OSError:
@@ -163,13 +162,18 @@ def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
     except OSError:
         return ()
     hidden = tuple(os.path.join(real, e) for e in entries if e not in KEPT_IN_DATA)
-    if len(_data_hidden) > 64:
-        _data_hidden.clear()
-    _data_hidden[key] = (stamp, hidden)
-    return hidden
+    return _remember(_data_hidden, 64, key, (stamp, hidden))[1]
 
 
 _data_hidden: dict[str, tuple[tuple[int, int, int], tuple[str, ...]]] = {}
+
+
+def _remember(cache: dict, most: int, key: object, value: tuple) -> tuple:
+    """`value` kept in `cache` under `key`, the cache emptied first when it holds `most`."""
+    if len(cache) > most:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 @dataclass(frozen=True)
@@ -179,8 +183,7 @@ class SandboxChoice:
 
 
 def choose_sandbox(mode: str) -> SandboxChoice:
-    """Whether programs run sandboxed under `mode` (`SANDBOX_MODES`); a UserError for `on`
-    where it cannot."""
+    """Whether programs run sandboxed under `mode`; a UserError for `on` where it cannot."""
     if mode not in SANDBOX_MODES:
         raise UserError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
     if mode == "off":
@@ -194,14 +197,13 @@ def choose_sandbox(mode: str) -> SandboxChoice:
 
 
 def set_sandbox(mode: str) -> None:
-    """Set under `mode` whether this process's programs run sandboxed: `on` where it cannot
-    work is a UserError now; `auto` is decided where first needed (no program: no probe)."""
+    """Set whether this process's programs run sandboxed (`auto`: decided where first
+    needed, so a command that runs no program probes nothing)."""
     use_sandbox(None if mode == "auto" else choose_sandbox(mode).enabled)
 
 
 def use_sandbox(enabled: bool | None) -> None:
-    """Set whether the programs this process runs with no setting of their own run sandboxed
-    (each job carries it as `SolverSpec.sandbox`). None: not decided."""
+    """Set whether this process's programs run sandboxed (None: not decided)."""
     global _sandbox
     _sandbox = enabled
 
@@ -227,17 +229,15 @@ def _homes() -> list[str]:
 
 
 def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """What a sandboxed program never sees, by real path: `SENSITIVE_IN_HOME` of every home,
-    `SENSITIVE_ON_MACHINE`, the data folders given to `hide`, and `extra`. Kept while the
-    folders whose entries decide it keep their modification times."""
+    """What a sandboxed program never sees, by real path: the `SENSITIVE_*` paths, the data
+    folders given to `hide`, and `extra`; kept while the folders deciding it are unchanged."""
     key = (os.environ.get(HIDE_ENV, ""), os.environ.get("HOME", ""), extra)
     kept = _hidden_kept.get(key)
     if kept is not None and all(_mtime_ns(folder) == when for folder, when in kept[1]):
         return kept[0]
     found: list[str] = []
-    folders = {"/home"}
     data_folders = [data for data in key[0].split(os.pathsep) if data]
-    folders.update(data_folders)
+    folders = {"/home", *data_folders}
     candidates = [*(os.path.join(h, name) for h in _homes() for name in SENSITIVE_IN_HOME),
                   *SENSITIVE_ON_MACHINE,
                   *(hidden for data in data_folders for hidden in data_folder_hidden(data)),
@@ -248,11 +248,7 @@ def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
         if os.path.lexists(real) and real not in found:
             found.append(real)
     watched = tuple((folder, _mtime_ns(folder)) for folder in sorted(folders))
-    answer = tuple(sorted(found))
-    if len(_hidden_kept) > 64:
-        _hidden_kept.clear()
-    _hidden_kept[key] = (answer, watched)
-    return answer
+    return _remember(_hidden_kept, 64, key, (tuple(sorted(found)), watched))[0]
 
 
 _hidden_kept: dict[tuple, tuple[tuple[str, ...], tuple[tuple[str, int | None], ...]]] = {}
@@ -266,17 +262,14 @@ def _mtime_ns(folder: str) -> int | None:
 
 
 def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The paths under /tmp a program's command names (each that exists, a file's folder in
-    its place), which its private /tmp shows read-only; also joined to an option
-    (`-I/tmp/inc`, `-Wl,-rpath,/tmp/lib`) or in a list (`-cp /tmp/a.jar:/tmp/b`)."""
+    """The existing paths under /tmp a program's command names (a file's folder in its place,
+    also within an option: `-I/tmp/inc`, `-cp /tmp/a.jar:/tmp/b`), shown in its private /tmp."""
     return _named_under_tmp(argv)[0]
 
 
 def _bound(argv: list[str], shown: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """What a sandboxed program's /tmp shows read-only (`start`'s -b): `shown`, the paths its
-    command names (`shown_under_tmp`) and the pipeline's Python. Kept per command while those
-    paths exist, when every path under /tmp it names existed: a worker runs one command on
-    hundreds of cases."""
+    """What a sandboxed program's /tmp shows read-only: `shown`, the paths its command names
+    and the pipeline's Python; kept per command (a worker runs one on hundreds of cases)."""
     key = (tuple(argv), tuple(shown), os.environ.get("PATH"))
     kept = _bound_kept.get(key)
     if kept is not None and all(os.path.exists(path) for path in kept[1]):
@@ -284,9 +277,7 @@ def _bound(argv: list[str], shown: tuple[str, ...] | list[str]) -> tuple[str, ..
     named, complete = _named_under_tmp(argv)
     bound = _outermost([*shown, *named, *pipeline_python()])
     if complete:
-        if len(_bound_kept) > 256:
-            _bound_kept.clear()
-        _bound_kept[key] = (bound, named)
+        _remember(_bound_kept, 256, key, (bound, named))
     return bound
 
 
@@ -327,8 +318,7 @@ def _paths_named(word: str) -> list[str]:
 
 @functools.cache
 def pipeline_python() -> tuple[str, ...]:
-    """The paths under /tmp of the Python running the pipeline (its executable's folder and
-    its virtualenv), shown to every sandboxed program: it is the language table's `{python3}`."""
+    """The paths under /tmp of the Python running the pipeline (the languages' `{python3}`)."""
     found = list(shown_under_tmp([sys.executable])) if sys.executable else []
     prefix = os.path.realpath(sys.prefix)
     if prefix.startswith("/tmp/") and os.path.isdir(prefix):
@@ -345,8 +335,7 @@ def _interpreter(program: str) -> list[str]:
         return []
     if not first.startswith(b"#!"):
         return []
-    words = first[2:].decode("utf-8", "replace").split()
-    return words[:1]
+    return first[2:].decode("utf-8", "replace").split()[:1]
 
 
 def _outermost(paths: list[str]) -> tuple[str, ...]:
@@ -394,19 +383,18 @@ def _pids_hierarchy() -> str | None:
 
 @functools.cache
 def _cgroups_base() -> str | None:
-    """Where the pids cgroups of this machine's pipeline processes are (`process_cgroup`): a
-    worker's goes beside its parent's."""
+    """Where the pids cgroups of pipeline processes go (a worker's beside its parent's)."""
     own = _pids_hierarchy()
     return None if own is None else re.sub(r"(/gamebench-\d+)+$", "", own)
 
 
 def process_cgroup() -> str | None:
-    """The pids cgroup this process joined (once: a write to cgroup.procs takes a lock every
-    fork of the machine waits for), capping it and its programs at `PROCESS_CAP` besides its
-    own threads. None where there is none (`process_cap_note` says why)."""
+    """The pids cgroup this process joined, capping its programs at `PROCESS_CAP` besides its
+    own threads; joined once (a write to cgroup.procs takes a lock every fork waits for)."""
     global _cgroup, _cgroup_problem, _cap_threads
     if _cgroup is not None:
-        _keep_cap()
+        with contextlib.suppress(OSError):
+            _keep_cap()
         return _cgroup
     if _cgroup_problem is not None:
         return None
@@ -418,13 +406,12 @@ def process_cgroup() -> str | None:
     folder = f"{base}/gamebench-{os.getpid()}"
     try:
         os.makedirs(folder, exist_ok=True)
-        threads = len(os.listdir("/proc/self/task"))
-        Path(folder, "pids.max").write_text(f"{PROCESS_CAP + threads}\n")
+        _cgroup = folder
+        _keep_cap()
         Path(folder, "cgroup.procs").write_text("0\n")
     except OSError as error:
-        _cgroup_problem = f"cannot make a pids cgroup under {base}: {error.strerror}"
+        _cgroup, _cgroup_problem = None, f"cannot make a pids cgroup under {base}: {error.strerror}"
         return None
-    _cgroup, _cap_threads = folder, threads
     return folder
 
 
@@ -432,13 +419,9 @@ def _keep_cap() -> None:
     """Keep pids.max at `PROCESS_CAP` besides this process's threads as they are now."""
     global _cap_threads
     threads = len(os.listdir("/proc/self/task"))
-    if threads == _cap_threads:
-        return
-    try:
+    if threads != _cap_threads:
         Path(f"{_cgroup}/pids.max").write_text(f"{PROCESS_CAP + threads}\n")
-    except OSError:
-        return
-    _cap_threads = threads
+        _cap_threads = threads
 
 
 def _remove_stale_cgroups(base: str) -> None:
@@ -540,8 +523,7 @@ _pidfd: int | None = None
 
 
 def _forget_in_a_child() -> None:
-    """In a forked child, the parent's programs, launchers, sandbox templates, namespace
-    descriptor, pidfd and pids cgroup are forgotten: the child makes its own as needed."""
+    """A forked child forgets its parent's programs, templates, descriptors and cgroup."""
     global _namespace, _shared, _pidfd, _cgroup, _cap_threads
     ChildTracker.running.clear()
     ChildTracker.sessions.clear()
@@ -579,11 +561,12 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
           shown: tuple[str, ...] = (), writable: tuple[str, ...] = (),
           kept: tuple[str, ...] = (), env: dict[str, str] | None = None,
           processes_capped: bool = True, release_stdio: bool = False) -> Started:
-    """Start `argv` as `run` does; `finish` waits for it. `hidden` adds to `hidden_paths()`;
-    `shown`: paths under /tmp shown read-only; `writable`: paths written through, uncapped (a
-    build's folder); `kept`: folders whose content outlives it, sandboxed written as copies
-    within `Limits.written_bytes` and copied back at its end (launcher.c's -K).
-    `release_stdio`: the launcher keeps no copy of its stdio, so its closing stdout ends it."""
+    """Start `argv` as `run` does; `finish` waits for it.
+
+    Args: `hidden` adds to `hidden_paths()`; `shown`: paths under /tmp shown read-only;
+    `writable`: written through, uncapped (a build's folder); `kept`: folders written as copies
+    within `Limits.written_bytes`, copied back at its end; `release_stdio`: the launcher keeps
+    no copy of its stdio."""
     argv = list(argv)
     env = env if env is not None else environment()
     wall_s = limits.wall_s if limits.wall_s is not None else 24 * 3600.0
@@ -712,10 +695,9 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
 def first_ended(watched: list[Started], wall_s: float, credit: Callable[[], float],
                 stuck: Callable[[], bool] | None = None, every_s: float = 0.1,
                 computing: Callable[[], bool] | None = None) -> Started | None:
-    """The first of `watched` (none `early`) to end, in `watched`'s order; None once `wall_s`
-    has passed on their own clock (the wall clock less `credit()`), and not while
-    `computing()` (a wait for a core is counted only once over); None at once when `stuck()`,
-    asked every `every_s`."""
+    """The first of `watched` to end; None once `wall_s` has passed on their own clock (the
+    wall clock less `credit()`) unless `computing()`, or at once when `stuck()` (asked every
+    `every_s`)."""
     started = time.monotonic()
     deadline = started + wall_s
     while True:
@@ -749,8 +731,7 @@ def wall_cap_s(cpu_s: float) -> float:
 
 
 def busy_s(cpu_s: float) -> float:
-    """The wall clock past which a program short of `wall_cap_s` on its own clock is stopped
-    as not judged (the launcher's cap, `killed` busy)."""
+    """The wall clock past which a program short of `wall_cap_s` is stopped, not judged."""
     return BUSY_FACTOR * wall_cap_s(cpu_s)
 
 
@@ -771,9 +752,8 @@ def tree_times(root: int | None) -> tuple[float, float]:
 
 
 def trees_times(roots: list[int]) -> dict[int, tuple[float, float]]:
-    """`tree_times` of each of `roots` (processes that run contained programs, a pool's
-    workers): from the processes of its pids cgroup (`process_cgroup`: it and all it
-    started), else from one look at all of /proc."""
+    """`tree_times` of each of `roots` (a pool's workers): from its pids cgroup's processes,
+    else from one look at all of /proc."""
     found, stats = {}, None
     for root in roots:
         members = _cgroup_members(root)
@@ -786,8 +766,7 @@ def trees_times(roots: list[int]) -> dict[int, tuple[float, float]]:
 
 
 def _cgroup_members(root: int) -> list[int] | None:
-    """The processes in the pids cgroup process `root` made for itself (`process_cgroup`),
-    `root` among them; None when it has none."""
+    """The processes in the pids cgroup of process `root`, None when it has none."""
     base = _cgroups_base()
     if base is None:
         return None
@@ -817,16 +796,14 @@ def _sum_times(pids: list[int], fields_of: Callable[[int], list[bytes] | None]
 
 
 def waits_credited(root: int | None, since: float) -> float:
-    """The seconds since `since` (`time.monotonic`) the program of launcher `root` is not
-    charged: its waits for a core, never so many that its own clock reads less than its CPU
-    time (waits of processes side by side add up past the wall clock)."""
+    """The seconds since `since` the program of launcher `root` is not charged: its waits for
+    a core, but its own clock never below its CPU time (parallel waits add up past it)."""
     cpu, waited = tree_times(root)
     return min(waited, time.monotonic() - since - cpu)
 
 
 def computing(root: int | None, cpu_s: float) -> bool:
-    """Whether the program of launcher `root` computes within its CPU-time limit `cpu_s`: a
-    thread of it is in state R and its processes have used less CPU time than that in all."""
+    """Whether a thread of launcher `root`'s program is in state R and it is under `cpu_s`."""
     if root is None:
         return False
     stats = proc_stats()
@@ -883,9 +860,9 @@ def stop(started: Started) -> None:
 
 
 def close_templates() -> None:
-    """At exit: reap the launchers still exiting, killed after `LAUNCHER_GRACE_S` (else their
-    programs' CPU time would count in no one's children), and forget the sandbox templates and
-    pids cgroup. Without `_shared`: a SIGTERM's clean-up may run this while a thread holds it."""
+    """At exit: reap the launchers still exiting (else their programs' CPU time counts in no
+    one's children), forget the templates and cgroup. Not under `_shared`: a SIGTERM's
+    clean-up may run this while a thread holds it."""
     for pid in list(_exiting):
         try:
             if not _wait_for(pid, LAUNCHER_GRACE_S):
@@ -962,9 +939,8 @@ _marks = itertools.count()
 
 
 def _mark() -> int | None:
-    """A mark for the next program run without the launcher: its soft RLIMIT_MSGQUEUE, just
-    below the hard one. All it starts inherits it, whatever session it makes, so its orphans
-    adopted here are told from this process's other children. None: no room for one."""
+    """A mark for the next program run without the launcher (its soft RLIMIT_MSGQUEUE): all
+    it starts inherits it, so its orphans adopted here are told apart. None: no room."""
     hard = resource.getrlimit(resource.RLIMIT_MSGQUEUE)[1]
     top = 1 << 30 if hard == resource.RLIM_INFINITY else hard
     return top - 1 - next(_marks) % MARK_SPAN if top > MARK_SPAN else None
@@ -1057,8 +1033,7 @@ def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured
 
 
 def _held_pipes(stdin: Stream, stdout: Stream) -> tuple[int, int] | None:
-    """Copies of the program's stdin and stdout when both are pipes (an interactive pair's),
-    kept until it is reaped as the launcher keeps its own; else None."""
+    """Copies of the program's stdin and stdout when both are pipes, kept until it is reaped."""
     fds = [stream if isinstance(stream, int) else getattr(stream, "fileno", lambda: -1)()
            for stream in (stdin, stdout)]
     if any(fd < 0 or not stat.S_ISFIFO(os.fstat(fd).st_mode) for fd in fds):
@@ -1068,8 +1043,7 @@ def _held_pipes(stdin: Stream, stdout: Stream) -> tuple[int, int] | None:
 
 def _unread(held: tuple[int, int] | None, status: int, killed: str) -> bool | None:
     """Whether the reader of the program's output was gone when it was reaped, as launcher.c's
-    `unread` tells it (a failure after its input's writer hung up waits `UNREAD_WAIT_S`);
-    None without held pipes. Closes them."""
+    `unread` tells it; None without held pipes. Closes them."""
     if held is None:
         return None
     stdin_fd, stdout_fd = held
@@ -1090,8 +1064,8 @@ def _unread(held: tuple[int, int] | None, status: int, killed: str) -> bool | No
 
 
 def _watch(started: _InProcess, stop_after_s: float | None) -> str:
-    """Wait for the program to exit; "cpu", "wall" or "term" when a limit comes first,
-    adding the sessions its descendants made to `started.sessions` at each look."""
+    """Wait for the program to exit ("none"), or "cpu", "wall" or "term" when a limit comes
+    first; notes the sessions its descendants make meanwhile."""
     deadline = started.started + started.wall_s
     stop_at = time.perf_counter() + stop_after_s if stop_after_s is not None else None
     while True:
