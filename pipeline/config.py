@@ -52,7 +52,6 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 
 def _line_of(path: Path, key: str) -> int | None:
-    """The first line of the file that defines `key`."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):

@@ -137,7 +137,6 @@ def skipped_kind(path: str) -> str:
 
 def _reject(problem: str, source: str | None, error: Fault | Flaw | InputError | PackageError
             | ReadFault, when) -> dict:
-    """The `rejects` row of `error`."""
     assert source is not None  # (a file that was read has its label)
     return {"problem": problem, "source": source, "line": getattr(error, "line", None),
             "column": getattr(error, "column", None), "rule": error.rule,
@@ -179,9 +178,8 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
                   progress: Callable[..., None] | None, done: list[int],
                   total: int) -> list[Record]:
     """Read every input (and expected output) of `items`; what cannot be is a reject."""
-    limit = limit_bytes
-    if problem.input_mb is not None:
-        limit = min(limit, int(problem.input_mb * (1 << 20)))
+    own = None if problem.input_mb is None else int(problem.input_mb * (1 << 20))
+    limit = limit_bytes if own is None else min(limit_bytes, own)
     records: list[Record] = []
     provenance: dict[int, dict[str, str]] = {}
     for namespace, found in items:
@@ -418,7 +416,6 @@ class _Merged:
 
 
 def _expected_of(row: dict, stored_path: Path, spill: _Spill) -> str:
-    """A row's expected output, read where it is."""
     import polars as pl
 
     kind, key = row["expected_at"]
@@ -432,7 +429,6 @@ def _expected_of(row: dict, stored_path: Path, spill: _Spill) -> str:
 
 def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
            spill: _Spill, summary: ProblemSummary, when) -> None:
-    """Merge one record put aside into `merged`."""
     case_id = record.case_id
     row = merged.rows.get(case_id)
     if row is None:

@@ -50,7 +50,6 @@ def data_folder_near(starts: list[Path]) -> Path | None:
 
 
 def _registered(data_dir: Path) -> list[Path]:
-    """The folders of the packages registered in `data_dir`."""
     try:
         folders = sorted(registered_dir(data_dir).iterdir())
     except OSError:

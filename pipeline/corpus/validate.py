@@ -6,6 +6,7 @@ the good ones.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -173,14 +174,11 @@ def _pool(workers: int, fork: bool) -> ProcessPoolExecutor:
 
 
 @dataclass
-class Pools:
+class Pools(contextlib.AbstractContextManager["Pools"]):
     """The pool of validating workers, kept from one chunk to the next; shut down on leaving the
     context, its workers killed at once on an error (an interrupt must not wait for a parse)."""
 
     pool: ProcessPoolExecutor | None = None
-
-    def __enter__(self) -> Pools:
-        return self
 
     def __exit__(self, kind, error, trace) -> None:
         self.close(kill=kind is not None)
@@ -220,19 +218,18 @@ def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
     workers = min(jobs or os.cpu_count() or 1, max(1, total // BATCH_BYTES, count // 1000))
     batches = _batches(work, workers)
     workers = min(workers, len(batches))  # one large input is parsed here, not in a copy
-    results: dict[str, dict[int, Checked]] = {problem_id: {} for problem_id in work}
     if (total < PARALLEL_FROM_BYTES and count < PARALLEL_FROM_ITEMS) or workers < 2:
         if meanwhile:
             meanwhile()
-        for problem_id, items in work.items():
-            results[problem_id] = {c.index: c for c in check_items(problem_id, items)}
-        return results
+        return {problem_id: {c.index: c for c in check_items(problem_id, items)}
+                for problem_id, items in work.items()}
     from concurrent.futures.process import BrokenProcessPool
 
     if pools is None:
         with Pools() as own:
             return validate_all(work, jobs, meanwhile, own)
     pool, inherit = pools.get(workers)
+    results: dict[str, dict[int, Checked]] = {problem_id: {} for problem_id in work}
     lost: list[tuple[str, Item]] = []
     if inherit:
         _INHERITED.update(work)

@@ -66,18 +66,10 @@ def parse_float(token: bytes) -> float | None:
         return None
     if found.group(2) is not None and not found.group(3):
         token = token[:found.start(2)]  # a dangling exponent marker counts for nothing
-    if found.re is _DECIMAL:
-        value = float(token)
-    else:
-        text = token.decode("ascii")
-        sign = -1.0 if text.startswith("-") else 1.0
-        body = text.lstrip("+-")
-        if "p" not in body.lower():
-            body += "p0"
-        try:
-            value = sign * float.fromhex(body)
-        except (OverflowError, ValueError):
-            return None
+    try:
+        value = float(token) if found.re is _DECIMAL else float.fromhex(token.decode("ascii"))
+    except (OverflowError, ValueError):
+        return None
     return value if math.isfinite(value) else None
 
 
@@ -183,7 +175,6 @@ def _read_text(path: Path) -> str:
 
 
 def _read_number(path: Path) -> tuple[float | None, str | None]:
-    """(value, error) of a score file holding one floating-point number."""
     text = _read_text(path).strip()
     value = parse_float(text.encode()) if text and len(text.split()) == 1 else None
     if value is None:

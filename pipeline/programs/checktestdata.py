@@ -100,7 +100,6 @@ def _unclosed(raw: bytes) -> str:
 
 
 def _last_line(tokens: TokenStream | None) -> int:
-    """The program line of the last token read."""
     buffered = tokens.get_buffered() if tokens else []
     return buffered[-1].line if buffered else 1
 

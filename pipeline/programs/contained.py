@@ -169,7 +169,6 @@ _data_hidden: dict[str, tuple[tuple[int, int, int], tuple[str, ...]]] = {}
 
 
 def _remember(cache: dict, most: int, key: object, value: tuple) -> tuple:
-    """`value` kept in `cache` under `key`, the cache emptied first when it holds `most`."""
     if len(cache) > most:
         cache.clear()
     cache[key] = value
@@ -581,9 +580,7 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
                "-a", str((limits.memory_mb or 0) * MB), "-s", str((limits.stack_mb or 0) * MB),
                "-f", str(limits.file_bytes or 0), *(["-X"] if limits.truncate_output else []),
                "-c", str(max(1, round(limits.cpu_s * 1000)) if limits.cpu_s else 0),
-               "-w", str(max(1, round(wall_s * 1000)))]
-    if release_stdio:
-        command.append("-R")
+               "-w", str(max(1, round(wall_s * 1000))), *(["-R"] if release_stdio else [])]
     if processes_capped:
         process_cgroup()
     fds: tuple[int, ...] = ()
@@ -766,7 +763,6 @@ def trees_times(roots: list[int]) -> dict[int, tuple[float, float]]:
 
 
 def _cgroup_members(root: int) -> list[int] | None:
-    """The processes in the pids cgroup of process `root`, None when it has none."""
     base = _cgroups_base()
     if base is None:
         return None
@@ -899,7 +895,6 @@ def _own_pidfd() -> int:
 
 
 def _template(launcher: str, hidden: tuple[str, ...]) -> tuple[int, int]:
-    """This process's sandbox template for these hidden paths (built on first use)."""
     with _shared:
         fds = _templates.get(hidden)
         if fds is None:
@@ -947,7 +942,6 @@ def _mark() -> int | None:
 
 
 def _marked_sessions(mark: int | None) -> set[int]:
-    """The sessions of this process's children that carry `mark` (`_mark`)."""
     if mark is None:
         return set()
     me = os.getpid()
@@ -1108,12 +1102,10 @@ def _resident_kb() -> int:
 
 
 def _readable(fd: int, timeout_s: float) -> bool:
-    """Block until `fd` can be read (or is at its end) or `timeout_s` passes."""
     return bool(select.select([fd], [], [], timeout_s)[0])
 
 
 def _wait_for(pid: int, timeout_s: float) -> bool:
-    """Block until `pid` exits or `timeout_s` passes; True when it exited."""
     fd = os.pidfd_open(pid)
     try:
         return _readable(fd, timeout_s)

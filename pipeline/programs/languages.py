@@ -336,7 +336,6 @@ def _hash(program: Program, language: str, lang: Language | None,
 
 
 def _checktestdata_version() -> str:
-    """The installed `checktestdata` package's version ("absent" when it is not installed)."""
     try:
         return importlib.metadata.version("checktestdata")
     except importlib.metadata.PackageNotFoundError:
@@ -509,7 +508,6 @@ def _failed(message: str) -> dict:
 
 
 def _builder(language: str) -> str:
-    """Who wrote a build folder, as a message names it."""
     return {BUILD_RUN: "the build script", COMMAND: "the build command"}.get(language,
                                                                            "the compiler")
 

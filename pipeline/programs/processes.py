@@ -27,10 +27,10 @@ def _prctl(option: int, value: int) -> None:
         raise OSError(errno, os.strerror(errno))
 
 
-def die_with_parent(expected_parent: int | None, sig: int = signal.SIGKILL) -> None:
-    """Have `sig` sent to this process when its parent dies; if the parent is already gone
+def die_with_parent(expected_parent: int | None) -> None:
+    """Have SIGKILL sent to this process when its parent dies; if the parent is already gone
     (it is no longer `expected_parent`), exit now."""
-    _prctl(_PR_SET_PDEATHSIG, sig)
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if expected_parent is not None and os.getppid() != expected_parent:
         os._exit(1)
 

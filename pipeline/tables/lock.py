@@ -51,10 +51,9 @@ def _me() -> bytes:
 
 
 @contextmanager
-def data_lock(data_dir: Path, wait: bool = True,
-              say: Callable[[str], None] | None = None) -> Iterator[None]:
+def data_lock(data_dir: Path, wait: bool = True) -> Iterator[None]:
     """Hold the data folder's lock for the `with` block; when another process holds it, wait
-    (telling `say` whom for), or raise `LockHeld` at once when `wait` is False."""
+    (saying whom for on stderr), or raise `LockHeld` at once when `wait` is False."""
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     path = data_dir / LOCK_NAME
@@ -67,8 +66,8 @@ def data_lock(data_dir: Path, wait: bool = True,
             if not wait:
                 raise LockHeld(f"the data folder {data_dir} is locked by {holder}; try again "
                                "when it is done (or leave out --no-wait to wait)") from None
-            (say or (lambda line: print(shown(line), file=sys.stderr, flush=True)))(
-                f"waiting for the data folder {data_dir}: locked by {holder}")
+            print(shown(f"waiting for the data folder {data_dir}: locked by {holder}"),
+                  file=sys.stderr, flush=True)
             fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
         os.pwrite(fd, _me(), 0)
