@@ -5,6 +5,7 @@ replaces, else 0666 less the umask (not a temporary file's 0600). Imports nothin
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -18,12 +19,10 @@ from pipeline.untrusted import is_utf8, storable
 
 def current_umask() -> int:
     """The process's umask, read without changing it where Linux says it (`/proc`)."""
-    try:
+    with contextlib.suppress(OSError, ValueError, IndexError):
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("Umask:"):
                 return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
     mask = os.umask(0o022)  # elsewhere: set and restore (the only portable way to read it)
     os.umask(mask)
     return mask

@@ -114,23 +114,22 @@ def default_roots(data_dir: Path) -> list[Path]:
     return ([raw] if raw.exists() else []) + [problem_folder(pid) for pid in problem_ids()]
 
 
+_SKIPPED_KINDS = (  # by suffix
+    ("statement or document", ".md .pdf .tex .html .htm .txt .rst .png .jpg .svg"),
+    ("program", ".py .c .cc .cpp .cxx .h .hpp .java .kt .rs .go .sh .pl .rb .js .cs .pas .exe"),
+    ("configuration", ".yaml .yml .xml .toml .json .ini .cfg"))
+
+
 def skipped_kind(path: str) -> str:
     """What a file that belongs to no case probably is (for the summary)."""
     name = PurePosixPath(path).name.lower()
-    suffix = PurePosixPath(name).suffix
     if name == MANIFEST_NAME:
         return "generator manifest"
     if name.startswith("."):
         return "hidden"
-    if suffix in (".md", ".pdf", ".tex", ".html", ".htm", ".txt", ".rst", ".png", ".jpg",
-                  ".svg"):
-        return "statement or document"
-    if suffix in (".py", ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".java", ".kt", ".rs",
-                  ".go", ".sh", ".pl", ".rb", ".js", ".cs", ".pas", ".exe"):
-        return "program"
-    if suffix in (".yaml", ".yml", ".xml", ".toml", ".json", ".ini", ".cfg"):
-        return "configuration"
-    return "other"
+    suffix = PurePosixPath(name).suffix
+    return next((kind for kind, suffixes in _SKIPPED_KINDS if suffix in suffixes.split()),
+                "other")
 
 
 # -- reading ------------------------------------------------------------------------------------

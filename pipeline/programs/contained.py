@@ -372,11 +372,9 @@ def _pids_hierarchy() -> str | None:
         if kind == "cgroup2" and os.path.exists(f"{point}/cgroup.controllers"):
             unified = next((e.split(":", 2)[2] for e in own if e.startswith("0::")), None)
             folder = point + (unified or "/").rstrip("/")
-            try:
+            with contextlib.suppress(OSError):
                 if "pids" in Path(f"{folder}/cgroup.controllers").read_text().split():
                     return folder
-            except OSError:
-                pass
     return None
 
 
@@ -438,11 +436,9 @@ def remove_process_cgroup() -> None:
     """Leave this process's pids cgroup and remove it (at the process's end)."""
     global _cgroup
     if _cgroup is not None:
-        try:
+        with contextlib.suppress(OSError):
             Path(f"{_cgroups_base()}/cgroup.procs").write_text("0\n")
             os.rmdir(_cgroup)
-        except OSError:
-            pass
         _cgroup = None
 
 
@@ -860,12 +856,10 @@ def close_templates() -> None:
     one's children), forget the templates and cgroup. Not under `_shared`: a SIGTERM's
     clean-up may run this while a thread holds it."""
     for pid in list(_exiting):
-        try:
+        with contextlib.suppress(ChildProcessError, ProcessLookupError):
             if not _wait_for(pid, LAUNCHER_GRACE_S):
                 os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
-        except (ChildProcessError, ProcessLookupError):
-            pass
         with contextlib.suppress(ValueError):  # reaped by another thread meanwhile
             _exiting.remove(pid)
     while _templates:  # popped first: a SIGTERM may run this again midway
@@ -878,11 +872,9 @@ def close_templates() -> None:
 def _reap_exiting() -> None:
     with _shared:
         for pid in list(_exiting):
-            try:
+            with contextlib.suppress(ChildProcessError):
                 if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                    continue
-            except ChildProcessError:
-                pass
+                    continue  # still exiting
             _exiting.remove(pid)
 
 
@@ -950,13 +942,11 @@ def _marked_sessions(mark: int | None) -> set[int]:
 
 
 def _mark_of(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/limits") as handle:
-            for line in handle:
-                if line.startswith("Max msgqueue size"):
-                    return int(line.split()[3])
-    except (OSError, ValueError, IndexError):
-        pass
+    with contextlib.suppress(OSError, ValueError, IndexError), \
+            open(f"/proc/{pid}/limits") as handle:
+        for line in handle:
+            if line.startswith("Max msgqueue size"):
+                return int(line.split()[3])
     return None
 
 
