@@ -109,8 +109,7 @@ class Measured:
     floor_kb: int = 0           # peak memory below this may be the caller's (no launcher)
     lost: bool = False          # the launcher died without cleaning up (what it left is ended)
     ended_ns: int | None = None  # time.monotonic_ns() when it was reaped (None: not known)
-    unread: bool | None = None  # its stdout, a pipe, had no reader left when it ended: the
-                                # program at the other end had ended first
+    unread: bool | None = None  # its stdout, a pipe, had no reader left when it ended
 
     @property
     def exit_code(self) -> int | None:
@@ -497,8 +496,7 @@ class Started:
     pid: int | None
     via_launcher: bool
     wall_s: float
-    result_fd: int = -1     # readable once it has ended: the launcher's result pipe (read
-                            # end), or without the launcher the program's pidfd
+    result_fd: int = -1     # readable once it has ended: the launcher's result pipe, or its pidfd
     started: float = 0.0
     floor_kb: int = 0
     early: Measured | None = None  # it could not be started: what came of it
