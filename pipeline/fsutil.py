@@ -29,8 +29,7 @@ def current_umask() -> int:
 
 
 def new_file_mode(path: Path) -> int:
-    """The permission bits a file written at `path` gets: those of the file already there,
-    else 0666 less the umask."""
+    """The mode a file written at `path` gets: the mode there, else 0666 less the umask."""
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
@@ -122,7 +121,6 @@ def utf8_path(path: Path | str) -> str:
 
 
 def file_sha256(path: Path | str) -> hashlib._Hash:
-    """The SHA-256 of a file, read in pieces (a file read whole to digest it would cost its
-    whole size in memory)."""
+    """The SHA-256 of a file, read in pieces (not whole into memory)."""
     with open(path, "rb") as handle:
         return hashlib.file_digest(handle, "sha256")

@@ -216,8 +216,7 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
 
 def _chunks(items: list[tuple[Namespace, FoundCase]]) -> Iterator[list[tuple[Namespace,
                                                                              FoundCase]]]:
-    """`items` in runs whose files hold about `CHUNK_BYTES` (by the sizes the walk saw; one
-    file larger than that is a run of its own)."""
+    """`items` in runs whose files hold about `CHUNK_BYTES` (a larger file is a run of its own)."""
     chunk: list[tuple[Namespace, FoundCase]] = []
     size = 0
     for namespace, found in items:
@@ -374,19 +373,16 @@ def _first_difference_line(expected: str, got: str) -> int:
 
 
 def stored_digests(data_dir: Path, problem_id: str) -> dict[str, bytes | None]:
-    """The digest of every stored case's expected output (None: none) by case id, read a row
-    group at a time."""
+    """The digest of each stored case's expected output (None: none), a row group at a time."""
     path = problem_file(data_dir, "cases", problem_id)
     if not path.exists():  # (Polars and Arrow not loaded: the validating workers are forked)
         return {}
     from pipeline.problems import cases_schema
     from pipeline.tables.files import read_batches
 
-    found: dict[str, bytes | None] = {}
-    for batch in read_batches(path, cases_schema(), ["case_id", "expected"]):
-        for case_id, expected in zip(batch["case_id"], batch["expected"]):
-            found[case_id] = None if expected is None else _digest(expected)
-    return found
+    return {case_id: None if expected is None else _digest(expected)
+            for batch in read_batches(path, cases_schema(), ["case_id", "expected"])
+            for case_id, expected in zip(batch["case_id"], batch["expected"])}
 
 
 # The columns an ingest may change in a stored row (the rest stay as they were stored).
@@ -469,8 +465,7 @@ def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
 
 
 def _column(name: str, values: list, dtype: pl.DataType) -> pl.Series:
-    """One column of `_frame`; a list column of one-item lists is built from its items (many
-    times faster)."""
+    """One column of `_frame` (a list column of one-item lists built from its items: faster)."""
     import polars as pl
 
     if isinstance(dtype, pl.List) and values and all(
@@ -499,10 +494,9 @@ def _rewritten(batch: pl.DataFrame, merged: _Merged, spill: _Spill | None,
                       for c, o in zip(ids, batch[name].to_list())]
                for name in ("source", "sources", "group", "groups", "expected_source",
                             "package_sources")}
-    given = {}
-    if spill is not None:  # in the order they were put aside: a group of them read once
-        given = {n: spill.expected(n) for n in sorted(merged.given[c] for c in ids
-                                                     if c in merged.given)}
+    # in the order they were put aside: a group of them read once
+    given = {} if spill is None else {n: spill.expected(n) for n in sorted(
+        merged.given[c] for c in ids if c in merged.given)}
     old = batch["expected"].to_list()
     columns["expected"] = [given[merged.given[c]] if c in merged.given else o
                            for c, o in zip(ids, old)]
@@ -769,32 +763,26 @@ def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, Fou
     in a `_Spill` per problem; what failed is a reject in `summary`."""
     total = sum(len(items) for items in work.values())
     done = [0]
-    reader = SourceReader()
     spills: dict[str, _Spill] = {}
-    try:
-        with Pools() as pools:  # one pool of validating workers for every chunk
-            for problem_id, items in work.items():
-                problem = get_problem(problem_id)
-                part = summary.problems[problem_id]
-                stored = stored_digests(data_dir, problem_id)
-                seen: set[str] = set()
-                bad: dict[str, Flaw] = {}
-                spill = spills[problem_id] = _Spill(spill_dir / f"{problem_id}.records")
-                try:
-                    for chunk in _chunks(items):
-                        records = _read_problem(problem, chunk, part, reader, limit_bytes, when,
-                                                progress, done, total)
-                        checked = validate_all(
-                            {problem_id: _pending(records, stored, seen)}, jobs,
-                            meanwhile=lambda: import_module("pipeline.tables.files"),
-                            pools=pools)
-                        spill.write(_apply_checks(problem, records, checked[problem_id], part,
-                                                  when, bad))
-                        del records, checked
-                finally:
-                    spill.close()
-    finally:
-        reader.close()
+    # one pool of validating workers for every chunk
+    with contextlib.closing(SourceReader()) as reader, Pools() as pools:
+        for problem_id, items in work.items():
+            problem = get_problem(problem_id)
+            part = summary.problems[problem_id]
+            stored = stored_digests(data_dir, problem_id)
+            seen: set[str] = set()
+            bad: dict[str, Flaw] = {}
+            with contextlib.closing(_Spill(spill_dir / f"{problem_id}.records")) as spill:
+                spills[problem_id] = spill
+                for chunk in _chunks(items):
+                    records = _read_problem(problem, chunk, part, reader, limit_bytes, when,
+                                            progress, done, total)
+                    checked = validate_all({problem_id: _pending(records, stored, seen)}, jobs,
+                                           meanwhile=lambda: import_module("pipeline.tables.files"),
+                                           pools=pools)
+                    spill.write(_apply_checks(problem, records, checked[problem_id], part, when,
+                                              bad))
+                    del records, checked
     return spills
 
 
@@ -811,8 +799,7 @@ def _check_after_ingest(found: FoundPackage, summary: IngestSummary) -> None:
 
 
 def nothing_stored_reason(summary: IngestSummary, roots: list[Path]) -> str | None:
-    """Why an ingest that stored nothing is a failure, or None (a package without test data
-    is no failure)."""
+    """Why an ingest that stored nothing is a failure, or None (a package with no test data)."""
     if summary.found or any(p.rejects for p in summary.problems.values()) or summary.caseless:
         return None
     where = ", ".join(str(r) for r in roots)

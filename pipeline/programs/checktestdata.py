@@ -82,8 +82,7 @@ def parse(text: str | bytes) -> Compiled:
 
 
 def _unclosed(raw: bytes) -> str:
-    """What a program that ends too early leaves open: its innermost '(' or block, with the
-    line it opens on."""
+    """The innermost '(' or block a program that ends too early leaves open, and its line."""
     opened: list[Token] = []
     stream = tokenize(raw)  # holds its first token apart
     for token in ([stream.next] if stream.next else []) + list(stream.generator):

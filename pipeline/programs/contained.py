@@ -213,9 +213,7 @@ def sandbox_switch() -> bool | None:
 
 def default_sandbox() -> bool:
     """This process's sandbox switch; not decided: wherever the sandbox works (`auto`)."""
-    if _sandbox is not None:
-        return _sandbox
-    return probe(True).sandbox_error is None
+    return _sandbox if _sandbox is not None else probe(True).sandbox_error is None
 
 
 _sandbox: bool | None = None
@@ -443,10 +441,8 @@ def remove_process_cgroup() -> None:
 
 def process_cap_note() -> str | None:
     """One line when programs run with no cap on their number of processes."""
-    if launcher_path() is None:
-        return None  # `containment_note` says it
-    if _cgroup is not None:
-        return None
+    if launcher_path() is None or _cgroup is not None:
+        return None  # (no launcher: `containment_note` says it)
     base = _pids_hierarchy()
     problem = _cgroup_problem or (
         "no pids cgroup controller on this machine" if base is None else
@@ -608,10 +604,8 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
                 staged = given[len(passed) + number]
                 actions += [(os.POSIX_SPAWN_DUP2, fd, staged),
                             (os.POSIX_SPAWN_DUP2, staged, number)]
-        options = ["-P", str(given[0]), "-D", str(given[1])]
-        if fds:
-            options += ["-M", str(given[2]), "-N", str(given[3])]
-        command[1:1] = options
+        command[1:1] = ["-P", str(given[0]), "-D", str(given[1]),
+                        *(["-M", str(given[2]), "-N", str(given[3])] if fds else [])]
         entered = _namespace.enter()
         try:
             # The launcher closes every other descriptor it is given (a spawn closes none).
@@ -886,11 +880,9 @@ def _own_pidfd() -> int:
 
 def _template(launcher: str, hidden: tuple[str, ...]) -> tuple[int, int]:
     with _shared:
-        fds = _templates.get(hidden)
-        if fds is None:
-            fds = sandbox_template(Path(launcher), hidden)
-            _templates[hidden] = fds
-        return fds
+        if hidden not in _templates:
+            _templates[hidden] = sandbox_template(Path(launcher), hidden)
+        return _templates[hidden]
 
 
 # -- without the launcher ------------------------------------------------------------------------

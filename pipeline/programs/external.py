@@ -172,8 +172,7 @@ def _close(descriptors: list[int]) -> None:
 
 
 def _remove_case(private: str) -> None:
-    """Remove a case's folder: its three files and its working folder (empty unless the
-    program wrote there unsandboxed)."""
+    """Remove a case's folder: its three files and its working folder."""
     try:
         for name in ("input", "stdout", "stderr"):
             os.unlink(os.path.join(private, name))

@@ -14,8 +14,7 @@ Convention = Literal["kattis", "testlib"]
 
 
 class Expected(Protocol):
-    """What a submission is expected to get, as its problem source wrote it; a program knows
-    only its label."""
+    """What a submission is expected to get; a program knows only its label."""
 
     @property
     def label(self) -> str: ...  # "accepted", "wrong_answer", a Polygon tag, ...

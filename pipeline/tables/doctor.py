@@ -33,8 +33,7 @@ class Examination:
 
 
 def _alive(pid: int, started: int | None) -> bool:
-    """Whether the process `pid` that started at `started` (clock ticks after boot; None: not
-    recorded) still runs."""
+    """Whether process `pid`, started at `started` (ticks after boot; None: unknown), runs."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

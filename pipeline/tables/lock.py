@@ -85,13 +85,9 @@ def process_start(pid: int) -> int | None:
     None when there is no such process (or no `/proc` to ask)."""
     try:
         stat = Path(f"/proc/{int(pid)}/stat").read_text()
-    except (OSError, ValueError):
-        return None
-    # Field 2, the command name in parentheses, may hold spaces and ')': split after its end.
-    fields = stat[stat.rfind(")") + 2:].split()
-    try:
-        return int(fields[22 - 3])
-    except (IndexError, ValueError):
+        # Field 2, the command name in parentheses, may hold spaces and ')': split after its end.
+        return int(stat[stat.rfind(")") + 2:].split()[22 - 3])
+    except (OSError, ValueError, IndexError):
         return None
 
 

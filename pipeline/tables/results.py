@@ -59,8 +59,7 @@ def read_run_results(data_dir: Path, run_id: str,
 
 
 def drop_results(data_dir: Path, run_id: str, verdict: str) -> int:
-    """Remove a run's stored results of `verdict` (each chunk rewritten atomically, removed
-    when empty); how many were removed."""
+    """Remove a run's stored results of `verdict` (chunks rewritten or removed); how many."""
     removed = 0
     for chunk in stored_chunks(data_dir, run_id):
         rows = read_file(chunk, RESULTS)
