@@ -1,10 +1,7 @@
-"""Errors the pipeline reports to its users.
-
-An `InputError` is a judge input (or expected output) that breaks its problem's format or a
-constraint: 1-based line (and column), a machine-readable rule name and a sentence, printed on
-the console and stored as a `rejects` row. A `UserError` is anything else asked that cannot be
-done as asked; the command line prints it in one line (exit 1, 2 for an option's value). It is
-a `ValueError`, so code that catches bad values still does.
+"""Errors the pipeline reports to its users: the command line prints a `UserError` in one line
+(exit 1, 2 for an option's value); an `InputError` (a 1-based line and column, a rule name and a
+sentence) is also stored as a `rejects` row. A `UserError` is a `ValueError`, so code that
+catches bad values still does.
 """
 
 from __future__ import annotations

@@ -69,9 +69,7 @@ def numpy_uints(text: str, most: int):
     # Every value was read exactly from a token without leading zeros iff the values' digits
     # add up to the text's digits (a k-digit token gives a value of at most k digits).
     digits = len(values) + int(np.searchsorted(_powers(), values, side="right").sum())
-    if digits != len(data) - sum(data.count(c) for c in WHITESPACE):
-        return None
-    return values
+    return values if digits == len(data) - sum(data.count(c) for c in WHITESPACE) else None
 
 
 @functools.cache

@@ -224,8 +224,8 @@ def _namespace(program: Compiled, data: bytes, whitespace_ok: bool) -> dict[str,
 
     names = program.parser.python_globals()
     names.update(init_lib=start, finalize_lib=lambda: None, REGEX=_regex, UNIQUE=_unique,
-                 INARRAY=_inarray,
-                 FLOAT=_float_reader(lib.FLOAT), FLOATP=_float_reader(lib.FLOATP))
+                 INARRAY=_inarray, FLOAT=_float_reader(lib.FLOAT),
+                 FLOATP=_float_reader(lib.FLOATP))
     if whitespace_ok:
         names.update(SPACE=_space_whitespace_ok, NEWLINE=_newline_whitespace_ok)
     return names

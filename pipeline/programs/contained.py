@@ -329,9 +329,7 @@ def _interpreter(program: str) -> list[str]:
             first = handle.readline(256)
     except OSError:
         return []
-    if not first.startswith(b"#!"):
-        return []
-    return first[2:].decode("utf-8", "replace").split()[:1]
+    return first[2:].decode("utf-8", "replace").split()[:1] if first.startswith(b"#!") else []
 
 
 def _outermost(paths: list[str]) -> tuple[str, ...]:
@@ -447,9 +445,7 @@ def process_cap_note() -> str | None:
     problem = _cgroup_problem or (
         "no pids cgroup controller on this machine" if base is None else
         None if os.access(base, os.W_OK) else f"cannot make a pids cgroup under {base}")
-    if problem is None:
-        return None
-    return f"no cap on the number of a program's processes ({problem})"
+    return None if problem is None else f"no cap on the number of a program's processes ({problem})"
 
 
 def containment_note() -> str | None:

@@ -171,9 +171,7 @@ def detect_language(files: tuple[Path, ...] | list[Path]) -> str | None:
             counts[lang.code] = counts.get(lang.code, 0) + 1
     if counts:
         return max(counts, key=lambda code: (counts[code], LANGUAGES[code].priority))
-    if len(names) == 1 and _first_line(names[0]).startswith(b"#!"):
-        return SCRIPT
-    return None
+    return SCRIPT if len(names) == 1 and _first_line(names[0]).startswith(b"#!") else None
 
 
 def polygon_language(source_type: str) -> tuple[str | None, str | None]:
