@@ -111,8 +111,7 @@ def fix(data_dir: Path, found: Examination, wait: bool = True) -> Path | None:
     with data_lock(data_dir, wait=wait):
         moving = [p for p, _ in found.damaged] + found.leftovers
         if moving:
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-            target = data_dir / "quarantine" / stamp
+            target = data_dir / "quarantine" / datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
             for path in moving:
                 if not path.exists():
                     continue

@@ -20,11 +20,9 @@ from pipeline.untrusted import storable
 
 def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """`frame` with exactly the schema's columns, in order, missing ones as nulls."""
-    columns = [
+    return frame.select([
         (pl.col(name) if name in frame.columns else pl.lit(None)).cast(dtype).alias(name)
-        for name, dtype in schema.items()
-    ]
-    return frame.select(columns)
+        for name, dtype in schema.items()])
 
 
 def frame_of(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -164,8 +162,7 @@ def read_file(path: Path, schema: dict[str, pl.DataType],
     if not Path(path).exists():
         return empty(wanted)
     present = set(file_schema(path))
-    frame = read_parquet(path, [c for c in wanted if c in present])
-    return conform(frame, wanted)
+    return conform(read_parquet(path, [c for c in wanted if c in present]), wanted)
 
 
 def write_problem_file(data_dir: Path, table: str, problem_id: str, frame: pl.DataFrame,

@@ -79,8 +79,7 @@ def run_path(data_dir: Path, run_id: str) -> Path:
 
 
 def write_run(data_dir: Path, row: dict) -> None:
-    write_parquet_atomic(run_path(data_dir, row["run_id"]),
-                         frame_of([row], RUNS))
+    write_parquet_atomic(run_path(data_dir, row["run_id"]), frame_of([row], RUNS))
 
 
 def run_cases_path(data_dir: Path, run_id: str) -> Path:
