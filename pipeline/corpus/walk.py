@@ -3,10 +3,9 @@
 archive) a reject. `SourceReader` reads a file's bytes within the size limit. Links to folders
 are followed, each real folder once.
 
-`find_cases` recognises test cases in the folder layouts judges use, from relative paths alone
-(it reads no file): `NAME.in` with `.out`/`.ans`/`.a` or alone; Kattis `data/sample|secret/**`;
-Polygon `tests/01` + `tests/01.a`; AtCoder `in/NAME` + `out/NAME`; IOI/TPS
-`tests/<subtask>-<nn>.in`.
+`find_cases` recognises test cases in the layouts judges use, from relative paths alone: `NAME.in`
+with `.out`/`.ans`/`.a` or alone; Kattis `data/sample|secret/**`; Polygon `tests/01` + `01.a`;
+AtCoder `in/NAME` + `out/NAME`; IOI/TPS `tests/<subtask>-<nn>.in`.
 """
 
 from __future__ import annotations

@@ -90,8 +90,7 @@ class Limits:
     cpu_s: float | None = None        # killed once it has used this much CPU time
     wall_s: float | None = None       # killed once this much wall-clock time has passed
     written_bytes: int | None = None  # sandbox: its folder and /tmp in total (None: file_bytes)
-    truncate_output: bool = False     # a write past file_bytes fails (SIGXFSZ ignored) rather
-                                      # than killing it: it runs on until it exits or times out
+    truncate_output: bool = False     # a write past file_bytes fails (SIGXFSZ ignored), not kills
 
 
 @dataclass(frozen=True)

@@ -104,8 +104,7 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
     # VIVA validators (BAPCtools'): run by a `viva` command on PATH (`java -jar viva.jar "$@"`)
     Language("viva", "VIVA", 0, ("*.viva",), None, ("viva", "{mainfile}", "/dev/stdin"),
              ("viva",)),
-    # Languages of the spec (and problemtools' / BAPCtools' tables) that are told and built
-    # like the others, and are SKIP wherever their toolchain is not installed.
+    # The spec's other languages (as problemtools' and BAPCtools'): SKIP without their toolchain.
     Language("csharp", "C#", 700, ("*.cs",),
              ("mcs", "-out:{binary}.exe", "-optimize+", "-r:System.Numerics", "{files}"),
              ("mono", "{binary}.exe"), ("mcs", "mono")),
@@ -228,9 +227,7 @@ class Build:
         return self.verdict is None
 
 
-# A build's `status` in its cached result.json (and a validator test's identity): BUILT, or
-# its verdict (CE).
-BUILT = "ok"
+BUILT = "ok"  # a build's `status` in its result.json (and a validator test's identity), or CE
 
 
 def build_status(verdict: Verdict | None) -> str:
