@@ -111,9 +111,10 @@ def default_validate(answer: bytes, output: bytes,
         return CheckResult(Verdict.JE, f"default output validator: {error}")
 
     def wrong(at_answer: int, at_output: int, reason: str) -> CheckResult:
-        team, judge = output.count(b"\n", 0, at_output) + 1, answer.count(b"\n", 0, at_answer) + 1
-        return CheckResult(Verdict.WA, f"Wrong answer on line {team} of output (corresponding "
-                           f"to line {judge} in answer file)\n{reason}")
+        team_line = output.count(b"\n", 0, at_output) + 1
+        judge_line = answer.count(b"\n", 0, at_answer) + 1
+        return CheckResult(Verdict.WA, f"Wrong answer on line {team_line} of output (corresponding"
+                           f" to line {judge_line} in answer file)\n{reason}")
 
     i = j = 0
     while True:

@@ -325,8 +325,7 @@ def _hash(program: Program, language: str, lang: Language | None,
         recipe["tool"] = [str(CHECKTESTDATA), tool, _checktestdata_version()]
     digest.update(json.dumps(recipe, sort_keys=True).encode())
     for name, path in sorted(pairs):
-        digest.update(name.encode() + b"\0")
-        digest.update(file_sha256(path).digest())
+        digest.update(name.encode() + b"\0" + file_sha256(path).digest())
     return digest.hexdigest()
 
 
