@@ -172,8 +172,11 @@ class Record:
     size_values: dict[str, int] | None = None
 
 
-def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
-                  summary: ProblemSummary, reader: SourceReader, limit_bytes: int, when,
+_CaseFiles = list[tuple[Namespace, FoundCase]]  # cases found, each with where its files are
+
+
+def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
+                  reader: SourceReader, limit_bytes: int, when,
                   progress: Callable[..., None] | None, done: list[int],
                   total: int) -> list[Record]:
     """Read every input (and expected output) of `items`; what cannot be is a reject."""
@@ -214,10 +217,9 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
     return records
 
 
-def _chunks(items: list[tuple[Namespace, FoundCase]]) -> Iterator[list[tuple[Namespace,
-                                                                             FoundCase]]]:
+def _chunks(items: _CaseFiles) -> Iterator[_CaseFiles]:
     """`items` in runs whose files hold about `CHUNK_BYTES` (a larger file is a run of its own)."""
-    chunk: list[tuple[Namespace, FoundCase]] = []
+    chunk: _CaseFiles = []
     size = 0
     for namespace, found in items:
         bytes_ = sum(namespace.files[name].size for name in (found.input, found.expected) if name)
@@ -666,7 +668,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     module_ids = frozenset(module_problem_ids())
     when = now()
     summary = IngestSummary()
-    work: defaultdict[str, list[tuple[Namespace, FoundCase]]] = defaultdict(list)
+    work: defaultdict[str, _CaseFiles] = defaultdict(list)
     scanned: defaultdict[str, set[str]] = defaultdict(set)
     packages: list[FoundPackage] = []
     package_labels: defaultdict[str, set[str]] = defaultdict(set)  # every source its package has
@@ -755,9 +757,8 @@ def _return_freed_memory(arrow: bool) -> None:
         libc.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD (glibc; elsewhere this is a no-op)
 
 
-def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, FoundCase]]],
-                       summary: IngestSummary, spill_dir: Path,
-                       progress: Callable[..., None] | None, jobs: int | None,
+def _read_and_validate(data_dir: Path, work: dict[str, _CaseFiles], summary: IngestSummary,
+                       spill_dir: Path, progress: Callable[..., None] | None, jobs: int | None,
                        limit_bytes: int, when) -> dict[str, _Spill]:
     """Read and validate every problem's items a chunk at a time, putting aside what passed
     in a `_Spill` per problem; what failed is a reject in `summary`."""
