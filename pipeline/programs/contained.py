@@ -1043,8 +1043,7 @@ def _watch(started: _InProcess, stop_after_s: float | None) -> str:
             return "wall"
         if stop_at is not None and now >= stop_at:
             return "term"
-        ready, _, _ = select.select([started.result_fd], [], [], min(CPU_POLL_S, deadline - now))
-        if ready:
+        if _readable(started.result_fd, min(CPU_POLL_S, deadline - now)):
             return "none"
         stats = proc_stats()
         started.sessions.update(sessions_below(started.sessions, stats))
