@@ -52,7 +52,6 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 
 def _line_of(path: Path, key: str) -> int | None:
-    """The first line of the file that defines `key` (for error messages)."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
@@ -182,10 +181,10 @@ def read_problem_settings(path: Path) -> ProblemSettings:
         if convention not in ("testlib", "kattis"):
             raise ConfigError(path, _line_of(path, "convention"), f"checker.convention: "
                               f"{convention!r} is not testlib or kattis", rule="checker")
-        if not (path.parent / program).is_file():
-            raise ConfigError(path, _line_of(path, "program"), f"checker.program: "
-                              f"{path.parent / program} is not a file", rule="checker")
         source = path.parent / program
+        if not source.is_file():
+            raise ConfigError(path, _line_of(path, "program"), f"checker.program: "
+                              f"{source} is not a file", rule="checker")
         checker = Checker(Program(name=source.name, role="checker" if convention == "testlib"
                                   else "output_validator", path=source, files=(source,),
                                   convention=convention),

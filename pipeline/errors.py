@@ -1,10 +1,7 @@
-"""Errors the pipeline reports to its users.
-
-An `InputError` is a judge input (or expected output) that breaks its problem's format or a
-constraint: 1-based line (and column), a machine-readable rule name and a sentence, printed on
-the console and stored as a `rejects` row. A `UserError` is anything else asked that cannot be
-done as asked; the command line prints it in one line (exit 1, 2 for an option's value). It is
-a `ValueError`, so code that catches bad values still does.
+"""Errors the pipeline reports to its users: the command line prints a `UserError` in one line
+(exit 1, 2 for an option's value); an `InputError` (a 1-based line and column, a rule name and a
+sentence) is also stored as a `rejects` row. A `UserError` is a `ValueError`, so code that
+catches bad values still does.
 """
 
 from __future__ import annotations
@@ -22,10 +19,7 @@ class InputError(UserError):
 
     def __init__(self, line: int | None, message: str, *, rule: str = "format",
                  column: int | None = None) -> None:
-        self.line = line
-        self.column = column
-        self.rule = rule
-        self.message = message
+        self.line, self.column, self.rule, self.message = line, column, rule, message
         super().__init__(str(self))
 
     def __str__(self) -> str:
@@ -51,21 +45,14 @@ class UnknownName(KeyError):
         return str(self.args[0]) if self.args else "unknown name"
 
 
-# The one error a problem package (a problem source) raises for bad content: which file, which
-# line, which rule. Its `str` reads `data/secret/a.in: rule missing-answer: test case secret/a
-# has no answer file secret/a.ans`.
 class PackageError(UserError):
-    """A problem package breaks a rule of its format at a known file (and line). `case`: the
-    test case under data/ it costs when that is not `file` itself (`secret/03`, for a case
-    generators.yaml could not make)."""
+    """The one error a problem package raises for bad content, at a known file (and line):
+    `data/secret/a.in: rule missing-answer: ...`. `case`: the test case it costs when that is
+    not `file` itself (`secret/03`, for a case generators.yaml could not make)."""
 
     def __init__(self, file: str, rule: str, message: str, *, line: int | None = None,
                  case: str | None = None) -> None:
-        self.file = file
-        self.rule = rule
-        self.message = message
-        self.line = line
-        self.case = case
+        self.file, self.rule, self.message, self.line, self.case = file, rule, message, line, case
         super().__init__(str(self))
 
     def __str__(self) -> str:
@@ -78,8 +65,7 @@ class PackageError(UserError):
 
 
 def closest_name(name: str, names: Iterable[str]) -> str | None:
-    """The one of `names` closest to the mistyped `name` (None when none is close): an error's
-    `did you mean`, found as the command line finds a mistyped option's."""
+    """The one of `names` closest to the mistyped `name` (None when none is close)."""
     import difflib
 
     close = difflib.get_close_matches(name, list(names), n=1)

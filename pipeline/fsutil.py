@@ -5,6 +5,7 @@ replaces, else 0666 less the umask (not a temporary file's 0600). Imports nothin
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -18,20 +19,17 @@ from pipeline.untrusted import is_utf8, storable
 
 def current_umask() -> int:
     """The process's umask, read without changing it where Linux says it (`/proc`)."""
-    try:
+    with contextlib.suppress(OSError, ValueError, IndexError):
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("Umask:"):
                 return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
     mask = os.umask(0o022)  # elsewhere: set and restore (the only portable way to read it)
     os.umask(mask)
     return mask
 
 
 def new_file_mode(path: Path) -> int:
-    """The permission bits a file written at `path` gets: those of the file already there,
-    else 0666 less the umask."""
+    """The mode a file written at `path` gets: the mode there, else 0666 less the umask."""
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
@@ -123,7 +121,6 @@ def utf8_path(path: Path | str) -> str:
 
 
 def file_sha256(path: Path | str) -> hashlib._Hash:
-    """The SHA-256 of a file, read in pieces (a file read whole to digest it would cost its
-    whole size in memory)."""
+    """The SHA-256 of a file, read in pieces (not whole into memory)."""
     with open(path, "rb") as handle:
         return hashlib.file_digest(handle, "sha256")

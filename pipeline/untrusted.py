@@ -17,29 +17,25 @@ from typing import TYPE_CHECKING, BinaryIO
 if TYPE_CHECKING:  # only named in a type: importing it costs every start (fsutil uses this)
     import zipfile
 
-# Archive members: refused before reading when one this large would inflate more than this
-# many times (real test data stays far below it).
+# Archive members this large that would inflate more than this many times are refused.
 MAX_COMPRESSION_RATIO = 200
 RATIO_CHECKED_FROM_BYTES = 1 << 20
 
-# Folders nested deeper than this under an ingested root are not walked (a `too-deep` reject
-# of the folder): no judge's data is, and 10,000 levels would exhaust Python's recursion.
+# Folders nested deeper than this under an ingested root are not walked (a `too-deep` reject):
+# no judge's data is, and 10,000 levels would exhaust Python's recursion.
 MAX_FOLDER_DEPTH = 64
 
 # A control character in a file name (a newline would forge lines of every message naming it).
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
-# What a terminal would act on rather than show: C0 and C1 control characters (ESC starts the
-# sequences that set a terminal's title or move its cursor; U+009B is CSI on some), DEL, and
-# the lone surrogates that stand for bytes that are not UTF-8 (`os.fsdecode`'s
-# surrogateescape). `_LINE_BREAKS` are kept where a text may span lines.
+# What a terminal would act on rather than show: C0 and C1 control characters (ESC and U+009B
+# start escape sequences), DEL, and the lone surrogates that stand for bytes that are not UTF-8
+# (`os.fsdecode`'s surrogateescape). `_LINE_BREAKS` are kept where a text may span lines.
 _HIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _LINE_BREAKS = "\n\t"
 
 
-# What a message keeps of what a program said on stderr: about this many characters, its
-# first line(s) and its last lines with `SKIPPED` between (`excerpt`).
-MESSAGE_CHARS = 500
+MESSAGE_CHARS = 500  # what a message keeps of a program's stderr (`excerpt`)
 SKIPPED = " ... "
 
 # A line saying why a program died, kept wherever it falls: a failed assert() (glibc's
@@ -53,8 +49,7 @@ _FRAME = re.compile(r'^\s*File ".*", line \d+')  # a Python traceback's frame li
 
 def fatal_line(text: str) -> str | None:
     """The line of a program's stderr `text` that says why it died, or None: after a Python
-    traceback (its header, or a frame where an excerpt left the header out), its last line
-    (the exception); else the last assertion, abort or panic line."""
+    traceback (its header or a frame), its last line; else the last assertion or panic line."""
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) > 1 and not lines[-1][:1].isspace() and any(
             line.endswith(_TRACEBACK) or _FRAME.match(line) for line in lines[:-1]):
@@ -72,12 +67,10 @@ def _ends(line: str, limit: int) -> str:
 
 
 def excerpt(text: str, limit: int = MESSAGE_CHARS) -> str:
-    """What a program said (its stderr), shortened for a message to about `limit` characters:
-    1. its first line(s), up to a third of `limit`;
-    2. its last lines, in what is left;
-    3. between them `SKIPPED`, and the line saying why it died (`fatal_line`: a Python
-       traceback's exception, an assertion's line) wherever it falls, never left out.
-    A single line too long keeps its start and its end."""
+    """What a program said (its stderr), shortened to about `limit` characters: its first
+    line(s), up to a third of `limit`; its last lines in what is left; between them `SKIPPED`
+    and the line saying why it died (`fatal_line`), never left out. A single line too long
+    keeps its start and its end."""
     text = text.strip()
     if len(text) <= limit:
         return text
@@ -111,9 +104,8 @@ def excerpt(text: str, limit: int = MESSAGE_CHARS) -> str:
 
 
 def read_ends(path: Path, limit: int) -> str:
-    """The text of a file a program wrote (its stderr, say), '' when there is none: its first
-    and its last `limit` bytes with `SKIPPED` between when it holds more than twice that (the
-    start says what went wrong first, the end why it stopped). Never read through a link."""
+    """The text of a file a program wrote ('' when none): its first and last `limit` bytes with
+    `SKIPPED` between when it holds more than twice that. Never read through a link."""
     try:
         descriptor = open_regular(path)
     except FileNotFoundError:
@@ -136,8 +128,7 @@ def ends_of(descriptor: int, limit: int) -> str:
 
 
 def read_at(descriptor: int, count: int, offset: int = 0) -> bytes:
-    """`count` bytes of the file open at `descriptor` from `offset` (whatever its own offset),
-    fewer at its end."""
+    """`count` bytes (fewer at its end) of the file open at `descriptor` from `offset`."""
     chunks = []
     while count > 0:
         chunk = os.pread(descriptor, min(count, 1 << 30), offset)
@@ -156,9 +147,8 @@ def _escape(found: re.Match) -> str:
 
 
 def shown(text: str) -> str:
-    """`text` as it is safe to print on a terminal: every control character but newline and tab,
-    and every byte that is not UTF-8, written as its escape (`\\x1b`, `\\xff`); a backslash of the
-    text itself is left as it is."""
+    """`text` safe to print on a terminal: every control character but newline and tab, and
+    every byte that is not UTF-8, written as its escape (`\\x1b`, `\\xff`)."""
     return _HIDDEN.sub(lambda found: found.group() if found.group() in _LINE_BREAKS
                        else _escape(found), text)
 
@@ -172,8 +162,7 @@ def is_utf8(text: str) -> bool:
 
 
 def storable(text: str) -> str:
-    """`text` as a table can hold it (UTF-8): each byte that is not UTF-8 (as `os.fsdecode`
-    holds it) written as its escape `\\xff`, as `printable` and `shown` write it."""
+    """`text` as a table can hold it (UTF-8): each byte that is not UTF-8 as its escape `\\xff`."""
     return _NOT_UTF8.sub(_escape, text)
 
 
@@ -194,7 +183,7 @@ def zip_bomb(info: zipfile.ZipInfo) -> str | None:
 
 def archive_bomb(infos: list[zipfile.ZipInfo], archive_bytes: int) -> str | None:
     """Why a whole archive is refused before any member is inflated (its members together would
-    inflate suspiciously well, though each is under `RATIO_CHECKED_FROM_BYTES`), or None."""
+    inflate like a bomb), or None."""
     total = sum(info.file_size for info in infos)
     ratio = total / max(1, archive_bytes)
     if total >= RATIO_CHECKED_FROM_BYTES and ratio > MAX_COMPRESSION_RATIO:
@@ -204,31 +193,25 @@ def archive_bomb(infos: list[zipfile.ZipInfo], archive_bytes: int) -> str | None
 
 
 # -- files in a folder a program may write -------------------------------------------------------
-# A contained program writes only its own folder (a generator's, a build's, an output
-# validator's feedback folder), but a symbolic link it leaves there may name any path, and the
-# pipeline, uncontained, would follow it: read a hidden file into a case or a message, write or
-# chmod a file of the user's. So every file the pipeline opens in such a folder is opened here:
-# the folder itself not through a link, the file with O_NOFOLLOW, and checked to be a regular
-# file on the descriptor it was opened as (a FIFO never blocks the open).
+# A symbolic link a contained program leaves in its folder may name any path, which the
+# pipeline, uncontained, would follow. So every file the pipeline opens in such a folder is
+# opened here: the folder not through a link, the file with O_NOFOLLOW, and checked to be a
+# regular file on the descriptor it was opened as (a FIFO never blocks the open).
 
 READ = "it is not read"
 WRITTEN = "it is not written"
 
 
 class LeftBehind(Exception):
-    """What a program left where the pipeline reads or writes a file: a symbolic link, a
-    folder, a FIFO, ... (`kind`), which the pipeline does not open (`action` says what is not
-    done with it)."""
+    """What a program left where the pipeline reads or writes a file (a link, a folder, a FIFO:
+    `kind`), not opened (`action` says what is not done with it)."""
 
     def __init__(self, path: Path, kind: str, action: str = READ) -> None:
-        self.path = Path(path)
-        self.kind = kind
-        self.action = action
+        self.path, self.kind, self.action = Path(path), kind, action
         super().__init__(f"{printable(self.path.name)} is {kind}; {action}")
 
     def left_by(self, program: str, under: Path | None = None) -> str:
-        """One line: `<program> left <name> as <kind>; <action>` (the name relative to
-        `under` when given, else the file's own name)."""
+        """One line: `<program> left <name> as <kind>; <action>` (the name relative to `under`)."""
         name = self.path.name
         if under is not None and self.path != Path(under):
             with contextlib.suppress(ValueError):
@@ -246,8 +229,7 @@ def _kind(mode: int) -> str:
 
 
 def kind_of(path: Path) -> str | None:
-    """What is at `path`, a link not followed: None (nothing), "a regular file", "a symbolic
-    link", "a folder", ..."""
+    """What is at `path`, a link not followed: None (nothing), "a regular file", "a folder", ..."""
     try:
         return _kind(os.lstat(path).st_mode)
     except FileNotFoundError:
@@ -261,9 +243,8 @@ def is_regular(path: Path) -> bool:
 
 def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666,
                  action: str = READ) -> int:
-    """A descriptor of the regular file at `path` (`flags` as `os.open`'s), opened neither
-    through a link at its name nor at its folder's: else, or for a file that is not regular,
-    LeftBehind (with `action`)."""
+    """A descriptor of the regular file at `path` (`flags` as `os.open`'s), opened through no
+    link at its name or its folder's: else, or for a file not regular, LeftBehind."""
     path = Path(path)
     try:
         folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
@@ -292,8 +273,8 @@ def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666,
 
 
 def read_regular(path: Path, limit: int | None = None, *, last: bool = False) -> bytes | None:
-    """The bytes of the regular file at `path` (`open_regular`), at most `limit` of them (its
-    first, or with `last` its last); None when there is no file."""
+    """At most `limit` bytes (its first, or its `last`) of the regular file at `path`
+    (`open_regular`); None when there is no file."""
     try:
         descriptor = open_regular(path)
     except FileNotFoundError:
@@ -307,8 +288,7 @@ def read_regular(path: Path, limit: int | None = None, *, last: bool = False) ->
 
 
 def write_regular(path: Path, data: bytes, action: str = WRITTEN) -> None:
-    """Write `data` to the regular file at `path` (made, or emptied first), never through a
-    link (`open_regular`)."""
+    """Write `data` to the regular file at `path` (made, or emptied), never through a link."""
     with open_created(path, action) as handle:
         handle.write(data)
 
@@ -320,8 +300,8 @@ def open_created(path: Path, action: str = WRITTEN) -> BinaryIO:
 
 
 def copy_regular(source: Path, target: Path, *, follow_source: bool = False) -> None:
-    """Copy the regular file `source` to `target`, neither opened through a link (with
-    `follow_source`, `source` is a file the pipeline trusts, opened as it is)."""
+    """Copy the regular file `source` to `target`, neither opened through a link (unless
+    `follow_source`: a file the pipeline trusts)."""
     descriptor = os.open(source, os.O_RDONLY | os.O_CLOEXEC) if follow_source \
         else open_regular(source)
     with os.fdopen(descriptor, "rb") as reading, open_created(target) as writing:
@@ -338,8 +318,7 @@ def chmod_regular(path: Path, mode: int, action: str) -> None:
 
 
 def make_folder(path: Path, action: str = "nothing is made in it") -> None:
-    """Make the folder `path` (there already: fine) and check it is one, not a link to one
-    (LeftBehind); its parents are the caller's."""
+    """Make the folder `path` (there already: fine), or LeftBehind for a link or a file."""
     path = Path(path)
     with contextlib.suppress(FileExistsError):
         path.mkdir()

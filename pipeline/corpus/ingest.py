@@ -108,37 +108,34 @@ class IngestSummary:
 
 
 def default_roots(data_dir: Path) -> list[Path]:
-    """What `pipeline ingest` reads when given no path: `DATA/raw` and every registered
-    problem's own folder (of which only the samples are read)."""
+    """What `pipeline ingest` reads given no path: `DATA/raw` and every problem's folder."""
     add_problem_dirs([registered_dir(data_dir)])
     raw = Path(data_dir) / "raw"
     return ([raw] if raw.exists() else []) + [problem_folder(pid) for pid in problem_ids()]
 
 
+_SKIPPED_KINDS = (  # by suffix
+    ("statement or document", ".md .pdf .tex .html .htm .txt .rst .png .jpg .svg"),
+    ("program", ".py .c .cc .cpp .cxx .h .hpp .java .kt .rs .go .sh .pl .rb .js .cs .pas .exe"),
+    ("configuration", ".yaml .yml .xml .toml .json .ini .cfg"))
+
+
 def skipped_kind(path: str) -> str:
     """What a file that belongs to no case probably is (for the summary)."""
     name = PurePosixPath(path).name.lower()
-    suffix = PurePosixPath(name).suffix
     if name == MANIFEST_NAME:
         return "generator manifest"
     if name.startswith("."):
         return "hidden"
-    if suffix in (".md", ".pdf", ".tex", ".html", ".htm", ".txt", ".rst", ".png", ".jpg",
-                  ".svg"):
-        return "statement or document"
-    if suffix in (".py", ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".java", ".kt", ".rs",
-                  ".go", ".sh", ".pl", ".rb", ".js", ".cs", ".pas", ".exe"):
-        return "program"
-    if suffix in (".yaml", ".yml", ".xml", ".toml", ".json", ".ini", ".cfg"):
-        return "configuration"
-    return "other"
+    suffix = PurePosixPath(name).suffix
+    return next((kind for kind, suffixes in _SKIPPED_KINDS if suffix in suffixes.split()),
+                "other")
 
 
 # -- reading ------------------------------------------------------------------------------------
 
 def _reject(problem: str, source: str | None, error: Fault | Flaw | InputError | PackageError
             | ReadFault, when) -> dict:
-    """The `rejects` row of `error` (its rule, message, and line and column where it has them)."""
     assert source is not None  # (a file that was read has its label)
     return {"problem": problem, "source": source, "line": getattr(error, "line", None),
             "column": getattr(error, "column", None), "rule": error.rule,
@@ -175,14 +172,16 @@ class Record:
     size_values: dict[str, int] | None = None
 
 
-def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
-                  summary: ProblemSummary, reader: SourceReader, limit_bytes: int, when,
+_CaseFiles = list[tuple[Namespace, FoundCase]]  # cases found, each with where its files are
+
+
+def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
+                  reader: SourceReader, limit_bytes: int, when,
                   progress: Callable[..., None] | None, done: list[int],
                   total: int) -> list[Record]:
     """Read every input (and expected output) of `items`; what cannot be is a reject."""
-    limit = limit_bytes
-    if problem.input_mb is not None:
-        limit = min(limit, int(problem.input_mb * (1 << 20)))
+    own = None if problem.input_mb is None else int(problem.input_mb * (1 << 20))
+    limit = limit_bytes if own is None else min(limit_bytes, own)
     records: list[Record] = []
     provenance: dict[int, dict[str, str]] = {}
     for namespace, found in items:
@@ -218,11 +217,9 @@ def _read_problem(problem: Problem, items: list[tuple[Namespace, FoundCase]],
     return records
 
 
-def _chunks(items: list[tuple[Namespace, FoundCase]]) -> Iterator[list[tuple[Namespace,
-                                                                             FoundCase]]]:
-    """`items` in runs whose files hold about `CHUNK_BYTES` (by the sizes the walk saw; one
-    file larger than that is a run of its own)."""
-    chunk: list[tuple[Namespace, FoundCase]] = []
+def _chunks(items: _CaseFiles) -> Iterator[_CaseFiles]:
+    """`items` in runs whose files hold about `CHUNK_BYTES` (a larger file is a run of its own)."""
+    chunk: _CaseFiles = []
     size = 0
     for namespace, found in items:
         bytes_ = sum(namespace.files[name].size for name in (found.input, found.expected) if name)
@@ -242,7 +239,7 @@ def _digest(text: str) -> bytes:
 def _pending(records: list[Record], stored: dict[str, bytes | None],
              seen: set[str]) -> list[Item]:
     """What to validate: each input neither stored nor `seen` in an earlier chunk, once, and
-    every expected output new for its case (`stored`: each stored case's answer digest)."""
+    every expected output new for its case (`stored`: answer digests by case id)."""
     pending: list[Item] = []
     for index, record in enumerate(records):
         is_new = record.case_id not in stored and record.case_id not in seen
@@ -258,8 +255,8 @@ def _pending(records: list[Record], stored: dict[str, bytes | None],
 
 def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Checked],
                   summary: ProblemSummary, when, bad: dict[str, Flaw]) -> list[Record]:
-    """The records that passed; each failure becomes a reject, and so does the same input
-    under its other names (`bad`: broken inputs by case id, kept for later chunks)."""
+    """The records that passed; each failure is a reject, and so is the same input under its
+    other names (`bad`: broken inputs by case id, kept for later chunks)."""
     for index, record in enumerate(records):
         result = checked.get(index)
         if result is None:
@@ -298,10 +295,9 @@ class _Aside:
 
 
 class _Spill:
-    """The records of one problem that passed, put aside in a file of the data folder (groups of
-    about `SPILL_GROUP_BYTES`) until the merge, so that an ingest holds one chunk in memory. Each
-    group is three plain pickles (rows without texts, inputs, expected outputs): no library with
-    threads of its own is loaded before the validating workers are forked."""
+    """The records of one problem that passed, put aside in a file until the merge, so that an
+    ingest holds one chunk in memory. Each group is three plain pickles (rows without texts,
+    inputs, expected outputs): no library with threads is loaded before workers are forked."""
 
     def __init__(self, path: Path) -> None:
         self.path, self.rows = path, 0
@@ -311,7 +307,6 @@ class _Spill:
         self._expected: tuple[int, list[str | None]] | None = None  # the last group read
 
     def write(self, records: list[Record]) -> None:
-        """Put `records` aside, in groups of about `SPILL_GROUP_BYTES`."""
         start, size = 0, 0
         for index, record in enumerate(records):
             size += len(record.text) + len(record.expected or "")
@@ -334,8 +329,7 @@ class _Spill:
         self._file.close()
 
     def _parts(self, index: int, *wanted: int) -> list[list]:
-        """Parts `wanted` of group `index` (0: rows, 1: inputs, 2: expected outputs), the parts
-        before them skipped unread."""
+        """Parts `wanted` of group `index` (0: rows, 1: inputs, 2: expected outputs)."""
         found = []
         with open(self.path, "rb") as handle:
             handle.seek(self.offsets[index])
@@ -348,7 +342,6 @@ class _Spill:
         return found
 
     def read(self) -> Iterator[_Aside]:
-        """Every record put aside, as the merge sees it, a group's rows in memory at a time."""
         for index, start in enumerate(self.starts):
             [rows] = self._parts(index, 0)
             for offset, row in enumerate(rows):
@@ -356,16 +349,14 @@ class _Spill:
                              row["digest"], row["expected_label"], row["produced_by"])
 
     def read_whole(self) -> Iterator[tuple[int, dict]]:
-        """(row number, row) of every record put aside, with its input ("text") and expected
-        output ("expected"), a group in memory at a time."""
+        """(row number, row with "text" and "expected") of every record put aside."""
         for index, start in enumerate(self.starts):
             rows, texts, expected = self._parts(index, 0, 1, 2)
             for offset, (row, text, answer) in enumerate(zip(rows, texts, expected)):
                 yield start + offset, {**row, "text": text, "expected": answer}
 
     def expected(self, number: int) -> str | None:
-        """The expected output of row `number` (its group's are kept until another's are
-        asked for: rows are mostly asked for in order)."""
+        """The expected output of row `number` (its group's kept: rows are asked for in order)."""
         index = bisect.bisect_right(self.starts, number) - 1
         if self._expected is None or self._expected[0] != index:
             self._expected = index, self._parts(index, 2)[0]
@@ -384,19 +375,16 @@ def _first_difference_line(expected: str, got: str) -> int:
 
 
 def stored_digests(data_dir: Path, problem_id: str) -> dict[str, bytes | None]:
-    """The digest of every stored case's expected output (None: it has none), by case id;
-    read a row group at a time, so the stored answers are never in memory together."""
+    """The digest of each stored case's expected output (None: none), a row group at a time."""
     path = problem_file(data_dir, "cases", problem_id)
     if not path.exists():  # (Polars and Arrow not loaded: the validating workers are forked)
         return {}
     from pipeline.problems import cases_schema
     from pipeline.tables.files import read_batches
 
-    found: dict[str, bytes | None] = {}
-    for batch in read_batches(path, cases_schema(), ["case_id", "expected"]):
-        for case_id, expected in zip(batch["case_id"], batch["expected"]):
-            found[case_id] = None if expected is None else _digest(expected)
-    return found
+    return {case_id: None if expected is None else _digest(expected)
+            for batch in read_batches(path, cases_schema(), ["case_id", "expected"])
+            for case_id, expected in zip(batch["case_id"], batch["expected"])}
 
 
 # The columns an ingest may change in a stored row (the rest stay as they were stored).
@@ -416,7 +404,7 @@ class _Merged:
     given: dict[str, int] = field(default_factory=dict)
 
     def give(self, case_id: str, record: _Aside) -> None:
-        """Row `case_id` takes the expected output of `record` (its digest is the row's)."""
+        """Row `case_id` takes the expected output of `record`."""
         row = self.rows[case_id]
         row["digest"], row["expected_source"] = record.digest, record.produced_by
         row["expected_at"] = ("spill", record.number)
@@ -425,7 +413,6 @@ class _Merged:
 
 
 def _expected_of(row: dict, stored_path: Path, spill: _Spill) -> str:
-    """A row's expected output, read where it is (only a difference of digests needs it)."""
     import polars as pl
 
     kind, key = row["expected_at"]
@@ -439,7 +426,6 @@ def _expected_of(row: dict, stored_path: Path, spill: _Spill) -> str:
 
 def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
            spill: _Spill, summary: ProblemSummary, when) -> None:
-    """Merge one record put aside into `merged`."""
     case_id = record.case_id
     row = merged.rows.get(case_id)
     if row is None:
@@ -481,8 +467,7 @@ def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
 
 
 def _column(name: str, values: list, dtype: pl.DataType) -> pl.Series:
-    """One column of `_frame`; a list column of one-item lists (the usual `sources` and
-    `groups`) is built from its items, which is many times faster than list by list."""
+    """One column of `_frame` (a list column of one-item lists built from its items: faster)."""
     import polars as pl
 
     if isinstance(dtype, pl.List) and values and all(
@@ -493,7 +478,6 @@ def _column(name: str, values: list, dtype: pl.DataType) -> pl.Series:
 
 
 def _frame(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
-    """Rows as a frame of `schema`, built column by column."""
     import polars as pl
 
     return pl.DataFrame([_column(name, [row.get(name) for row in rows], dtype)
@@ -502,8 +486,7 @@ def _frame(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
 
 def _rewritten(batch: pl.DataFrame, merged: _Merged, spill: _Spill | None,
                schema: dict) -> pl.DataFrame:
-    """A row group of the stored table with its removed rows dropped and the merged columns
-    of its changed rows replaced (the other columns, inputs among them, as stored)."""
+    """A row group of the stored table, its removed rows dropped and changed rows merged."""
     import polars as pl
 
     ids = batch["case_id"].to_list()
@@ -513,10 +496,9 @@ def _rewritten(batch: pl.DataFrame, merged: _Merged, spill: _Spill | None,
                       for c, o in zip(ids, batch[name].to_list())]
                for name in ("source", "sources", "group", "groups", "expected_source",
                             "package_sources")}
-    given = {}
-    if spill is not None:  # in the order they were put aside: a group of them read once
-        given = {n: spill.expected(n) for n in sorted(merged.given[c] for c in ids
-                                                     if c in merged.given)}
+    # in the order they were put aside: a group of them read once
+    given = {} if spill is None else {n: spill.expected(n) for n in sorted(
+        merged.given[c] for c in ids if c in merged.given)}
     old = batch["expected"].to_list()
     columns["expected"] = [given[merged.given[c]] if c in merged.given else o
                            for c, o in zip(ids, old)]
@@ -573,18 +555,13 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
     import polars as pl
 
     from pipeline.problems import cases_schema
-    from pipeline.tables.files import (
-        read_batches,
-        read_file,
-        write_batches_atomic,
-        write_problem_file,
-    )
+    from pipeline.tables import files
     from pipeline.tables.schemas import REJECTS
 
     schema = cases_schema()
     path = problem_file(data_dir, "cases", problem.id)
     rows: dict[str, dict] = {}
-    for batch in read_batches(path, schema, list(MERGED_COLUMNS)):
+    for batch in files.read_batches(path, schema, list(MERGED_COLUMNS)):
         for row in batch.iter_rows(named=True):
             expected = row.pop("expected")
             row["digest"] = None if expected is None else _digest(expected)
@@ -611,19 +588,19 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
         merged.touched |= mark_package_sources(rows, records, package_labels)
     if merged.touched or merged.removed:
         def batches() -> Iterator[pl.DataFrame]:
-            for batch in read_batches(path, schema):
+            for batch in files.read_batches(path, schema):
                 yield _rewritten(batch, merged, spill, schema)
             if spill is not None:
                 yield from _added(problem, spill, merged, schema, when)
 
-        write_batches_atomic(path, batches(), schema)
+        files.write_batches_atomic(path, batches(), schema)
     rejects_path = problem_file(data_dir, "rejects", problem.id)
-    old = read_file(rejects_path, REJECTS)
+    old = files.read_file(rejects_path, REJECTS)
     kept = old.filter(~pl.col("source").is_in(list(scanned)))
     merged_rejects = pl.concat([kept, pl.DataFrame(summary.rejects, schema=REJECTS,
                                                    strict=False)])
     if merged_rejects.height != old.height or not _same_rejects(merged_rejects, old):
-        write_problem_file(data_dir, "rejects", problem.id, merged_rejects, REJECTS)
+        files.write_problem_file(data_dir, "rejects", problem.id, merged_rejects, REJECTS)
 
 
 def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
@@ -637,9 +614,8 @@ def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
 def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSummary,
                        when) -> tuple[Namespace, list[FoundCase]] | None:
     """Register the package (unless it is the data folder's own copy) and lay out its test
-    cases as a namespace. A package that cannot be used is a reject, and so is each case its
-    generators.yaml could not make and each file left out unread (labelled in the namespace,
-    so that a later look at the package replaces the reject)."""
+    cases as a namespace; an unusable package, a case it could not make and a file left out
+    are rejects (labelled in the namespace, so that a later look replaces them)."""
     from pipeline.problems import load_found_package
 
     try:
@@ -692,7 +668,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     module_ids = frozenset(module_problem_ids())
     when = now()
     summary = IngestSummary()
-    work: defaultdict[str, list[tuple[Namespace, FoundCase]]] = defaultdict(list)
+    work: defaultdict[str, _CaseFiles] = defaultdict(list)
     scanned: defaultdict[str, set[str]] = defaultdict(set)
     packages: list[FoundPackage] = []
     package_labels: defaultdict[str, set[str]] = defaultdict(set)  # every source its package has
@@ -767,9 +743,8 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
 
 
 def _return_freed_memory(arrow: bool) -> None:
-    """Have what an ingest frees go back to the system: the C library serves allocations of 128 KiB
-    or more from pages unmapped when freed, and Arrow allocates with the C library, so transient
-    buffers do not raise the resident size chunk after chunk."""
+    """Have what an ingest frees go back to the system (allocations of 128 KiB or more from
+    pages unmapped when freed, Arrow's by the C library), so chunks do not raise its size."""
     import ctypes
 
     if arrow:
@@ -782,46 +757,38 @@ def _return_freed_memory(arrow: bool) -> None:
         libc.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD (glibc; elsewhere this is a no-op)
 
 
-def _read_and_validate(data_dir: Path, work: dict[str, list[tuple[Namespace, FoundCase]]],
-                       summary: IngestSummary, spill_dir: Path,
-                       progress: Callable[..., None] | None, jobs: int | None,
+def _read_and_validate(data_dir: Path, work: dict[str, _CaseFiles], summary: IngestSummary,
+                       spill_dir: Path, progress: Callable[..., None] | None, jobs: int | None,
                        limit_bytes: int, when) -> dict[str, _Spill]:
-    """Read and validate every problem's items a chunk (`CHUNK_BYTES`) at a time, putting
-    aside what passed in a `_Spill` per problem; what failed is a reject in `summary`."""
+    """Read and validate every problem's items a chunk at a time, putting aside what passed
+    in a `_Spill` per problem; what failed is a reject in `summary`."""
     total = sum(len(items) for items in work.values())
     done = [0]
-    reader = SourceReader()
     spills: dict[str, _Spill] = {}
-    try:
-        with Pools() as pools:  # one pool of validating workers for every chunk
-            for problem_id, items in work.items():
-                problem = get_problem(problem_id)
-                part = summary.problems[problem_id]
-                stored = stored_digests(data_dir, problem_id)
-                seen: set[str] = set()
-                bad: dict[str, Flaw] = {}
-                spill = spills[problem_id] = _Spill(spill_dir / f"{problem_id}.records")
-                try:
-                    for chunk in _chunks(items):
-                        records = _read_problem(problem, chunk, part, reader, limit_bytes, when,
-                                                progress, done, total)
-                        checked = validate_all(
-                            {problem_id: _pending(records, stored, seen)}, jobs,
-                            meanwhile=lambda: import_module("pipeline.tables.files"),
-                            pools=pools)
-                        spill.write(_apply_checks(problem, records, checked[problem_id], part,
-                                                  when, bad))
-                        del records, checked
-                finally:
-                    spill.close()
-    finally:
-        reader.close()
+    # one pool of validating workers for every chunk
+    with contextlib.closing(SourceReader()) as reader, Pools() as pools:
+        for problem_id, items in work.items():
+            problem = get_problem(problem_id)
+            part = summary.problems[problem_id]
+            stored = stored_digests(data_dir, problem_id)
+            seen: set[str] = set()
+            bad: dict[str, Flaw] = {}
+            with contextlib.closing(_Spill(spill_dir / f"{problem_id}.records")) as spill:
+                spills[problem_id] = spill
+                for chunk in _chunks(items):
+                    records = _read_problem(problem, chunk, part, reader, limit_bytes, when,
+                                            progress, done, total)
+                    checked = validate_all({problem_id: _pending(records, stored, seen)}, jobs,
+                                           meanwhile=lambda: import_module("pipeline.tables.files"),
+                                           pools=pools)
+                    spill.write(_apply_checks(problem, records, checked[problem_id], part, when,
+                                              bad))
+                    del records, checked
     return spills
 
 
 def _check_after_ingest(found: FoundPackage, summary: IngestSummary) -> None:
-    """The package's own checks once its cases are stored (its validators held to its invalid
-    data), a note for each thing they found, never a failure."""
+    """The package's own checks once its cases are stored: a note each, never a failure."""
     try:
         judge = get_problem(found.problem).package_judge
         notes = judge.check_after_ingest() if judge is not None else []
@@ -833,8 +800,7 @@ def _check_after_ingest(found: FoundPackage, summary: IngestSummary) -> None:
 
 
 def nothing_stored_reason(summary: IngestSummary, roots: list[Path]) -> str | None:
-    """Why an ingest that stored nothing it could have is a failure, or None when it is not
-    (a package without test data, registered with a note saying so, is no failure)."""
+    """Why an ingest that stored nothing is a failure, or None (a package with no test data)."""
     if summary.found or any(p.rejects for p in summary.problems.values()) or summary.caseless:
         return None
     where = ", ".join(str(r) for r in roots)

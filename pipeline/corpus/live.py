@@ -23,8 +23,7 @@ DATA_FOLDER_PARTS = ("problems", "tables", "raw")
 
 
 def package_root(start: Path) -> Path | None:
-    """The package folder holding `start` (itself, or the nearest folder above it with a
-    `problem.yaml` or `problem.xml`), resolved, or None."""
+    """The package folder holding `start` (it or the nearest above it), resolved, or None."""
     here = Path(start).resolve()
     if not here.is_dir():
         here = here.parent
@@ -50,7 +49,6 @@ def data_folder_near(starts: list[Path]) -> Path | None:
 
 
 def _registered(data_dir: Path) -> list[Path]:
-    """The folders of the packages registered in `data_dir`."""
     try:
         folders = sorted(registered_dir(data_dir).iterdir())
     except OSError:

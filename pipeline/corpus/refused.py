@@ -44,8 +44,7 @@ def record_refused(data_dir: Path, refused: dict[str, tuple[str, str]],
 
 
 def refused_note(data_dir: Path, name: str) -> str | None:
-    """Why the package that would be problem `name` was refused, in one sentence (None: no
-    package was refused under that name)."""
+    """Why the package that would be problem `name` was refused (None: none was)."""
     entry = _read(data_dir).get(name)
     if not isinstance(entry, dict):
         return None

@@ -6,6 +6,7 @@ the good ones.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -65,7 +66,7 @@ WAITING_CHECK_S = 0.002
 
 def check_items(problem_id: str, items: Iterable[Item]) -> list[Checked]:
     """Validate items with the problem's parser in this process; on a thread per core when
-    checking the first one waited on something else (a validator program)."""
+    the first one waited on something else (a validator program)."""
     from pipeline.problems import get_problem
 
     problem = get_problem(problem_id)
@@ -121,7 +122,7 @@ class _Batch:
 
 def _batches(work: dict[str, list[Item]], workers: int) -> list[_Batch]:
     """Ranges of each problem's items, about `workers * 4` in all (so the cores stay busy to
-    the end) and none over `BATCH_BYTES` or `BATCH_ITEMS`, the largest first."""
+    the end), each within `BATCH_BYTES` and `BATCH_ITEMS`, the largest first."""
     total_items = sum(len(items) for items in work.values())
     most_items = max(1, min(BATCH_ITEMS, -(-total_items // (workers * 4))))
     batches: list[_Batch] = []
@@ -145,14 +146,12 @@ _INHERITED: dict[str, list[Item]] = {}
 
 def _check_batch(problem_id: str, start: int, stop: int,
                  items: list[Item] | None) -> list[Checked]:
-    """Items `start:stop` of a problem checked: `items`, else those a forked worker inherited."""
     return check_items(problem_id, _INHERITED[problem_id][start:stop] if items is None else items)
 
 
 def _start_worker(parent: int, sandbox: bool | None) -> None:
-    """A worker leaves Ctrl-C, SIGTERM and SIGHUP to the parent, dies with the ingest (even one
-    killed with SIGKILL), gives NumPy one BLAS thread, and sandboxes the validators it runs as the
-    ingest does (`sandbox`, which a spawned worker would not inherit)."""
+    """A worker leaves Ctrl-C, SIGTERM and SIGHUP to the parent, dies with the ingest, gives
+    NumPy one BLAS thread, and sandboxes as the ingest does (a spawned one would not inherit it)."""
     from pipeline.programs.contained import use_sandbox
     from pipeline.programs.processes import die_with_parent
 
@@ -175,22 +174,18 @@ def _pool(workers: int, fork: bool) -> ProcessPoolExecutor:
 
 
 @dataclass
-class Pools:
-    """The pool of validating workers `validate_all` uses, kept from one chunk to the next. A
-    context: on leaving it the pool is shut down, its workers killed at once on an error (an
-    interrupt must not wait for a parse)."""
+class Pools(contextlib.AbstractContextManager["Pools"]):
+    """The pool of validating workers, kept from one chunk to the next; shut down on leaving the
+    context, its workers killed at once on an error (an interrupt must not wait for a parse)."""
 
     pool: ProcessPoolExecutor | None = None
-
-    def __enter__(self) -> Pools:
-        return self
 
     def __exit__(self, kind, error, trace) -> None:
         self.close(kill=kind is not None)
 
     def get(self, workers: int) -> tuple[ProcessPoolExecutor, bool]:
-        """The pool, started now with `workers` workers when there is none yet (forked when this
-        process is single-threaded, its workers inheriting `_INHERITED`), and whether it was."""
+        """The pool (started with `workers` workers if there is none yet, forked when this
+        process is single-threaded), and whether it was forked now."""
         from pipeline.programs.processes import single_threaded
 
         if self.pool is not None:
@@ -200,7 +195,6 @@ class Pools:
         return self.pool, fork
 
     def close(self, kill: bool = False) -> None:
-        """Shut the pool down (`kill`: its workers now, not after their batch)."""
         import multiprocessing
 
         pool, self.pool = self.pool, None
@@ -217,26 +211,25 @@ class Pools:
 def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
                  meanwhile: Callable[[], object] | None = None,
                  pools: Pools | None = None) -> dict[str, dict[int, Checked]]:
-    """Checked result of every item of every problem, by problem and index, on `pools` (kept
-    for the next call) or its own; `meanwhile` is called while workers validate."""
+    """Checked result of every item, by problem and index, on `pools` or its own; `meanwhile`
+    is called while workers validate."""
     total = sum(len(i.text) + len(i.expected or "") for items in work.values() for i in items)
     count = sum(len(items) for items in work.values())
     workers = min(jobs or os.cpu_count() or 1, max(1, total // BATCH_BYTES, count // 1000))
     batches = _batches(work, workers)
     workers = min(workers, len(batches))  # one large input is parsed here, not in a copy
-    results: dict[str, dict[int, Checked]] = {problem_id: {} for problem_id in work}
     if (total < PARALLEL_FROM_BYTES and count < PARALLEL_FROM_ITEMS) or workers < 2:
         if meanwhile:
             meanwhile()
-        for problem_id, items in work.items():
-            results[problem_id] = {c.index: c for c in check_items(problem_id, items)}
-        return results
+        return {problem_id: {c.index: c for c in check_items(problem_id, items)}
+                for problem_id, items in work.items()}
     from concurrent.futures.process import BrokenProcessPool
 
     if pools is None:
         with Pools() as own:
             return validate_all(work, jobs, meanwhile, own)
     pool, inherit = pools.get(workers)
+    results: dict[str, dict[int, Checked]] = {problem_id: {} for problem_id in work}
     lost: list[tuple[str, Item]] = []
     if inherit:
         _INHERITED.update(work)

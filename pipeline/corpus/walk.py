@@ -3,10 +3,9 @@
 archive) a reject. `SourceReader` reads a file's bytes within the size limit. Links to folders
 are followed, each real folder once.
 
-`find_cases` recognises test cases in the folder layouts judges use, from relative paths alone
-(it reads no file): `NAME.in` with `.out`/`.ans`/`.a` or alone; Kattis `data/sample|secret/**`;
-Polygon `tests/01` + `tests/01.a`; AtCoder `in/NAME` + `out/NAME`; IOI/TPS
-`tests/<subtask>-<nn>.in`.
+`find_cases` recognises test cases in the layouts judges use, from relative paths alone: `NAME.in`
+with `.out`/`.ans`/`.a` or alone; Kattis `data/sample|secret/**`; Polygon `tests/01` + `01.a`;
+AtCoder `in/NAME` + `out/NAME`; IOI/TPS `tests/<subtask>-<nn>.in`.
 """
 
 from __future__ import annotations
@@ -23,9 +22,7 @@ from posixpath import basename, dirname, join
 from pipeline.problems import holds_package, is_package_folder, registered_package
 from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, archive_bomb, is_utf8, printable, zip_bomb
 
-# Archive members are refused when one would inflate like a bomb (`untrusted.zip_bomb`), or
-# when an archive has more members than this.
-MAX_ARCHIVE_MEMBERS = 100_000
+MAX_ARCHIVE_MEMBERS = 100_000  # an archive with more is refused
 
 
 @dataclass(frozen=True)
@@ -59,7 +56,7 @@ class Namespace:
 @dataclass(frozen=True)
 class FoundPackage:
     """A judge's problem package (a folder with problem.yaml or problem.xml, or a zip of one)
-    found where no Python problem claims the folder: it becomes a problem of its own."""
+    no Python problem claims: it becomes a problem of its own."""
 
     path: Path
     label: str              # as sources say it
@@ -84,8 +81,7 @@ class ReadFault(Exception):
 
 def problem_of(rel: str, root_name: str, override: str | None,
                ids: frozenset[str]) -> tuple[str | None, str]:
-    """(problem id, path inside that problem's folder) for a file at `rel` (a relative path
-    with `/` between its parts) under a root."""
+    """(problem id, path inside that problem's folder) for a file at `rel` under a root."""
     if override or root_name in ids:
         return override or root_name, rel
     first, slash, inner = rel.partition("/")
@@ -109,8 +105,7 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
 
     def package_at(path: Path, rel: str) -> bool:
         """Record a package at `path` unless a Python problem claims it; True if recorded."""
-        problem, _ = problem_of(rel, root.name, override, ids) if rel else (
-            override or (root.name if root.name in ids else None), "")
+        problem, _ = problem_of(rel, root.name, override, ids)
         if problem in module_ids:
             return False
         short = override or (path.stem if path.is_file() else path.name)
@@ -246,8 +241,7 @@ def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -
 
 
 class SourceReader:
-    """Reads sources, keeping each archive open while it is used (reopening a zip for every
-    member would read its directory again each time)."""
+    """Reads sources, keeping each archive open (reopening it would read its directory again)."""
 
     def __init__(self) -> None:
         self._archives: dict[str, zipfile.ZipFile] = {}
@@ -276,8 +270,7 @@ class SourceReader:
             raise ReadFault("corrupt-archive", f"cannot read this archive member: "
                             f"{str(error)[:200] or type(error).__name__}") from None
         except OSError as error:
-            raise ReadFault("unreadable", f"cannot read this file: {_error_text(error)}") \
-                from None
+            raise ReadFault("unreadable", f"cannot read this file: {_error_text(error)}") from None
         if len(data) > limit_bytes:
             raise ReadFault("too-large", f"more than the limit of {limit_bytes:,} bytes")
         return data
@@ -334,20 +327,18 @@ def find_cases(paths: Iterable[str]) -> Discovery:
         if expected is not None:
             claimed.add(expected)
         cases.append(FoundCase(path, expected, group_of(path)))
-    skipped = tuple(sorted(present - claimed))
-    return Discovery(tuple(cases), skipped)
+    return Discovery(tuple(cases), tuple(sorted(present - claimed)))
 
 
 def group_of(path: str) -> str:
     """The group of an input: Kattis `sample` / `secret/<sub>`, a TPS subtask, else its folder."""
-    parts = path.split("/")
-    folders = parts[:-1]
+    *folders, name = path.split("/")
     for i in range(len(folders) - 1):
         if folders[i] == "data" and folders[i + 1] in ("sample", "secret"):
             return "/".join(folders[i + 1:])
-    if folders and folders[-1] == "tests":
-        match = _TPS_NAME.match(parts[-1])
-        if match and parts[-1].endswith(".in"):
+    if folders and folders[-1] == "tests" and name.endswith(".in"):
+        match = _TPS_NAME.match(name)
+        if match:
             return match.group("subtask")
     if folders and folders[-1] == "in":
         folders = folders[:-1]

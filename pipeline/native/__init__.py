@@ -32,8 +32,7 @@ class BuildError(RuntimeError):
 
 @dataclass(frozen=True)
 class Native:
-    """One native source: a shared library or an executable; `headers` are files it includes
-    (hashed into the cache key; their folders, and this package's, are on the include path)."""
+    """One native source: a shared library or an executable; `headers`: files it includes."""
 
     name: str
     source: Path
@@ -159,8 +158,8 @@ def build_command(native: Native, output: Path) -> list[str]:
 
 
 def build(native: Native) -> Path:
-    """The artifact of `native`, compiled into the cache first when missing (BuildError when it
-    cannot be); safe to call from several processes at once."""
+    """The artifact of `native`, compiled into the cache first when missing (else BuildError);
+    safe from several processes at once."""
     target = artifact(native)
     if target.exists():
         return target
@@ -205,8 +204,8 @@ def note(native: Native, reason: str, fallback: str) -> None:
 
 
 def load(native: Native, fallback: str):
-    """The library as a `ctypes.CDLL` (built first if needed, loaded once per process), or None
-    when native code is off or cannot be built here (then one stderr line names `fallback`)."""
+    """The library as a `ctypes.CDLL` (built first if needed, loaded once), or None when native
+    code is off or cannot be built here (then one stderr line names `fallback`)."""
     if native.name in _LOADED:
         return _LOADED[native.name]
     library_ = None
@@ -227,9 +226,8 @@ def load(native: Native, fallback: str):
 
 
 def functions(native: Native, fallback: str, signatures: dict[str, str]):
-    """A function returning `native`'s library (loaded on first call) with each function in
-    `signatures` typed, one letter an argument (`p` pointer, `i` int64; every kernel returns
-    int64); it returns None where native code cannot be had, so the caller's fallback runs."""
+    """A function returning `native`'s library (None where there is none), loaded on first call
+    with each function in `signatures` typed, a letter an argument (`p` pointer, `i` int64)."""
     @functools.cache
     def library():
         loaded = load(native, fallback)
@@ -247,10 +245,9 @@ def functions(native: Native, fallback: str, signatures: dict[str, str]):
 
 
 def token_reader(library, name: str, most: int):
-    """A function: text -> every token of a valid input as an array 'Q', read and validated by
-    the kernel function `name` of `library` (from `functions`, at most `most` tokens; called
-    as text, length, tokens, capacity, count); None when the quick path declines or native
-    code is unavailable."""
+    """A function: text -> every token of a valid input as an array 'Q' (at most `most`), read
+    by the kernel `name` of `library` (text, length, tokens, capacity, count); None when it
+    declines or native code is unavailable."""
     def read(text: str):
         from pipeline.native.bulk import address, text_buffer, token_capacity, zeroed
 
@@ -270,8 +267,7 @@ def token_reader(library, name: str, most: int):
 
 
 def executable(native: Native, fallback: str) -> Path | None:
-    """The program's path (built first if needed), or None when native code is off or cannot
-    be built here; then one line on stderr names the reason and `fallback`."""
+    """The program's path (built first if needed), or None as `load`'s."""
     if not enabled():
         return None
     try:

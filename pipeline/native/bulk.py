@@ -40,20 +40,17 @@ def _as_utf8():
 
 
 def zeroed(typecode: str, count: int) -> array:
-    """A zeroed array of `count` items of `typecode` ('Q' uint64, 'q' int64, 'i' int32,
-    'B' uint8) to hand to native code."""
+    """A zeroed array of `count` items of `typecode` ('Q', 'q', 'i', 'B') for native code."""
     return array(typecode, (0,)) * count
 
 
 def address(buffer: array) -> int:
-    """The address of an array's first item, to pass to native code (valid while the array
-    lives and is not resized)."""
+    """The address of an array's first item (valid while it lives and is not resized)."""
     return buffer.buffer_info()[0]
 
 
 def token_capacity(length: int, most: int) -> int:
-    """Tokens a buffer needs for a text of `length` bytes: at most `most` + 1 (so that too
-    many tokens are seen as such)."""
+    """Tokens a buffer needs for `length` bytes: at most `most` + 1 (to see too many as such)."""
     return max(1, min(length // 2 + 1, most + 1))
 
 
@@ -72,9 +69,7 @@ def numpy_uints(text: str, most: int):
     # Every value was read exactly from a token without leading zeros iff the values' digits
     # add up to the text's digits (a k-digit token gives a value of at most k digits).
     digits = len(values) + int(np.searchsorted(_powers(), values, side="right").sum())
-    if digits != len(data) - sum(data.count(c) for c in WHITESPACE):
-        return None
-    return values
+    return values if digits == len(data) - sum(data.count(c) for c in WHITESPACE) else None
 
 
 @functools.cache

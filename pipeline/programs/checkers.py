@@ -25,6 +25,8 @@ MESSAGE_KEEP = 2000
 # glibc's scanf also takes an exponent marker with no digits after it ("1e", "1e+", "0x1p")
 _DECIMAL = re.compile(rb"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?([0-9]*))?")
 _HEX = re.compile(rb"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?([0-9]*))?")
+_SPACE = re.compile(rb"[ \t\n\v\f\r]*")
+_TOKEN = re.compile(rb"[^ \t\n\v\f\r]*")
 
 
 @dataclass(frozen=True)
@@ -64,18 +66,10 @@ def parse_float(token: bytes) -> float | None:
         return None
     if found.group(2) is not None and not found.group(3):
         token = token[:found.start(2)]  # a dangling exponent marker counts for nothing
-    if found.re is _DECIMAL:
-        value = float(token)
-    else:
-        text = token.decode("ascii")
-        sign = -1.0 if text.startswith("-") else 1.0
-        body = text.lstrip("+-")
-        if "p" not in body.lower():
-            body += "p0"
-        try:
-            value = sign * float.fromhex(body)
-        except (OverflowError, ValueError):
-            return None
+    try:
+        value = float(token) if found.re is _DECIMAL else float.fromhex(token.decode("ascii"))
+    except (OverflowError, ValueError):
+        return None
     return value if math.isfinite(value) else None
 
 
@@ -102,8 +96,10 @@ def parse_default_flags(args: tuple[str, ...] | list[str]) -> DefaultFlags:
     return DefaultFlags(**flags)
 
 
-class _WrongAnswer(Exception):
-    pass
+def _end(pattern: re.Pattern[bytes], data: bytes, at: int) -> int:
+    found = pattern.match(data, at)
+    assert found is not None  # (it matches the empty string too)
+    return found.end()
 
 
 def default_validate(answer: bytes, output: bytes,
@@ -113,80 +109,60 @@ def default_validate(answer: bytes, output: bytes,
         flags = parse_default_flags(args)
     except FlagError as error:
         return CheckResult(Verdict.JE, f"default output validator: {error}")
-    state = {"judge_line": 1, "team_line": 1}
 
-    def wrong(reason: str) -> _WrongAnswer:
-        return _WrongAnswer(f"Wrong answer on line {state['team_line']} of output "
-                            f"(corresponding to line {state['judge_line']} in answer file)\n"
-                            f"{reason}")
+    def wrong(at_answer: int, at_output: int, reason: str) -> CheckResult:
+        team_line = output.count(b"\n", 0, at_output) + 1
+        judge_line = answer.count(b"\n", 0, at_answer) + 1
+        return CheckResult(Verdict.WA, f"Wrong answer on line {team_line} of output (corresponding"
+                           f" to line {judge_line} in answer file)\n{reason}")
 
     i = j = 0
-    n_answer, n_output = len(answer), len(output)
-    token_index = 0
-    try:
-        while True:
-            while i < n_answer and answer[i] in WHITESPACE:
-                c = answer[i]
-                i += 1
-                if flags.space_change_sensitive:
-                    d = output[j] if j < n_output else -1
-                    if c != d:
-                        raise wrong(f"Space change error: got {d} expected {c}")
-                    if d == 10:
-                        state["team_line"] += 1
-                    j += 1
-                if c == 10:
-                    state["judge_line"] += 1
-            while j < n_output and output[j] in WHITESPACE:
-                d = output[j]
-                if flags.space_change_sensitive:
-                    raise wrong(f"Space change error: judge out of space, got {d} from user")
-                if d == 10:
-                    state["team_line"] += 1
-                j += 1
-            if i >= n_answer:
-                break
-            start = i
-            while i < n_answer and answer[i] not in WHITESPACE:
-                i += 1
-            judge = answer[start:i]
-            if j >= n_output:
-                shown = judge.decode("latin-1")
-                if token_index == 0:
-                    what = "was empty" if n_output == 0 else "contained no tokens"
-                    raise wrong(f"User EOF while judge had more output; user output {what}.\n"
-                                f"(Next judge token: {shown})")
-                raise wrong(f"User EOF while judge had more output\n(Next judge token: {shown})")
-            start = j
-            while j < n_output and output[j] not in WHITESPACE:
-                j += 1
-            team = output[start:j]
-            judge_value = parse_float(judge) if flags.uses_floats else None
-            if judge_value is not None:
-                team_value = parse_float(team)
-                if team_value is None:
-                    raise wrong(f"Expected float, got: {team.decode('latin-1')}")
-                difference = abs(judge_value - team_value)
-                if not (difference <= flags.float_absolute_tolerance) and \
-                        not (difference <= flags.float_relative_tolerance * abs(judge_value)):
-                    raise wrong(
-                        f"Too large difference.\n Judge: {judge.decode('latin-1')}\n User: "
-                        f"{team.decode('latin-1')}\n Difference: {judge_value - team_value:e}\n"
-                        f" (abs tol {flags.float_absolute_tolerance:e} rel tol "
-                        f"{flags.float_relative_tolerance:e})")
-            elif (judge != team) if flags.case_sensitive else (judge.lower() != team.lower()):
-                raise wrong(f'String tokens mismatch\nJudge: "{judge.decode("latin-1")}"\n'
-                            f'User: "{team.decode("latin-1")}"')
-            token_index += 1
-        while j < n_output and output[j] in WHITESPACE:
-            j += 1
-        if j < n_output:
-            start = j
-            while j < n_output and output[j] not in WHITESPACE:
-                j += 1
-            raise wrong(f"Trailing output:\n{output[start:j].decode('latin-1')}")
-    except _WrongAnswer as verdict:
-        return CheckResult(Verdict.WA, str(verdict))
+    while True:
+        gap_end = _end(_SPACE, answer, i)
+        if flags.space_change_sensitive:  # the output's whitespace must be the answer's
+            gap, got = answer[i:gap_end], output[j:j + gap_end - i]
+            if got != gap:
+                at = next(k for k, c in enumerate(gap) if k >= len(got) or got[k] != c)
+                d = output[j + at] if j + at < len(output) else -1
+                return wrong(i + at, j + at, f"Space change error: got {d} expected {gap[at]}")
+            j += len(gap)
+            if j < len(output) and output[j] in WHITESPACE:
+                return wrong(gap_end, j, "Space change error: judge out of space, got "
+                             f"{output[j]} from user")
+        else:
+            j = _end(_SPACE, output, j)
+        i = gap_end
+        if i >= len(answer):
+            break
+        judge = answer[i:_end(_TOKEN, answer, i)]
+        if j >= len(output):
+            shown = judge.decode("latin-1")
+            if not output.strip():
+                what = "was empty" if not output else "contained no tokens"
+                return wrong(i, j, f"User EOF while judge had more output; user output {what}."
+                             f"\n(Next judge token: {shown})")
+            return wrong(i, j, f"User EOF while judge had more output\n(Next judge token: {shown})")
+        team = output[j:_end(_TOKEN, output, j)]
+        i, j = i + len(judge), j + len(team)
+        judge_value = parse_float(judge) if flags.uses_floats else None
+        if judge_value is not None:
+            team_value = parse_float(team)
+            if team_value is None:
+                return wrong(i, j, f"Expected float, got: {team.decode('latin-1')}")
+            difference = abs(judge_value - team_value)
+            if not (difference <= flags.float_absolute_tolerance) and \
+                    not (difference <= flags.float_relative_tolerance * abs(judge_value)):
+                return wrong(i, j, f"Too large difference.\n Judge: {judge.decode('latin-1')}"
+                             f"\n User: {team.decode('latin-1')}\n Difference: "
+                             f"{judge_value - team_value:e}\n (abs tol "
+                             f"{flags.float_absolute_tolerance:e} rel tol "
+                             f"{flags.float_relative_tolerance:e})")
+        elif (judge != team) if flags.case_sensitive else (judge.lower() != team.lower()):
+            return wrong(i, j, f'String tokens mismatch\nJudge: "{judge.decode("latin-1")}"\n'
+                         f'User: "{team.decode("latin-1")}"')
+    trailing = output[j:_end(_TOKEN, output, j)]
+    if trailing:
+        return wrong(i, j, f"Trailing output:\n{trailing.decode('latin-1')}")
     return CheckResult(Verdict.AC)
 
 
@@ -200,7 +176,6 @@ def _read_text(path: Path) -> str:
 
 
 def _read_number(path: Path) -> tuple[float | None, str | None]:
-    """(value, error) of a score file holding one floating-point number."""
     text = _read_text(path).strip()
     value = parse_float(text.encode()) if text and len(text.split()) == 1 else None
     if value is None:

@@ -82,8 +82,7 @@ def parse(text: str | bytes) -> Compiled:
 
 
 def _unclosed(raw: bytes) -> str:
-    """What a program that ends too early leaves open: its innermost '(' or block, with the
-    line it opens on."""
+    """The innermost '(' or block a program that ends too early leaves open, and its line."""
     opened: list[Token] = []
     stream = tokenize(raw)  # holds its first token apart
     for token in ([stream.next] if stream.next else []) + list(stream.generator):
@@ -100,7 +99,6 @@ def _unclosed(raw: bytes) -> str:
 
 
 def _last_line(tokens: TokenStream | None) -> int:
-    """The program line of the last token read."""
     buffered = tokens.get_buffered() if tokens else []
     return buffered[-1].line if buffered else 1
 
@@ -226,8 +224,8 @@ def _namespace(program: Compiled, data: bytes, whitespace_ok: bool) -> dict[str,
 
     names = program.parser.python_globals()
     names.update(init_lib=start, finalize_lib=lambda: None, REGEX=_regex, UNIQUE=_unique,
-                 INARRAY=_inarray,
-                 FLOAT=_float_reader(lib.FLOAT), FLOATP=_float_reader(lib.FLOATP))
+                 INARRAY=_inarray, FLOAT=_float_reader(lib.FLOAT),
+                 FLOATP=_float_reader(lib.FLOATP))
     if whitespace_ok:
         names.update(SPACE=_space_whitespace_ok, NEWLINE=_newline_whitespace_ok)
     return names

@@ -90,8 +90,7 @@ class Limits:
     cpu_s: float | None = None        # killed once it has used this much CPU time
     wall_s: float | None = None       # killed once this much wall-clock time has passed
     written_bytes: int | None = None  # sandbox: its folder and /tmp in total (None: file_bytes)
-    truncate_output: bool = False     # a write past file_bytes fails (SIGXFSZ ignored) rather
-                                      # than killing it: it runs on until it exits or times out
+    truncate_output: bool = False     # a write past file_bytes fails (SIGXFSZ ignored), not kills
 
 
 @dataclass(frozen=True)
@@ -109,8 +108,7 @@ class Measured:
     floor_kb: int = 0           # peak memory below this may be the caller's (no launcher)
     lost: bool = False          # the launcher died without cleaning up (what it left is ended)
     ended_ns: int | None = None  # time.monotonic_ns() when it was reaped (None: not known)
-    unread: bool | None = None  # its stdout, a pipe, had no reader left when it ended: the
-                                # program at the other end had ended first
+    unread: bool | None = None  # its stdout, a pipe, had no reader left when it ended
 
     @property
     def exit_code(self) -> int | None:
@@ -122,7 +120,7 @@ class Measured:
 
 def hide(data_dir: str | Path) -> None:
     """Hide the data folder `data_dir` (`data_folder_hidden`) from every program contained
-    from now on, here and in processes started from here (through the environment)."""
+    from now on, here and (through the environment) in processes started from here."""
     real = os.path.realpath(data_dir)
     known = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
     if real not in known:
@@ -131,8 +129,8 @@ def hide(data_dir: str | Path) -> None:
 
 @contextlib.contextmanager
 def settings_kept() -> Iterator[None]:
-    """Within it, what `hide` and `use_sandbox` set is put back at its end, so a long-lived
-    process running one data folder after another does not hide every folder it ran."""
+    """What `hide` and `use_sandbox` set within it is undone at its end (a long-lived process
+    runs one data folder after another)."""
     global _sandbox
     hidden, sandbox = os.environ.get(HIDE_ENV), _sandbox
     try:
@@ -147,8 +145,7 @@ def settings_kept() -> Iterator[None]:
 
 def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
     """What of a data folder no program sees: all but its builds and the problems' package
-    copies (validators read answer files there; `external.hide_from_submissions`). Kept
-    while the folder is the same and its entries unchanged (its modification time)."""
+    copies (validators read answer files there); kept while its entries are unchanged."""
     try:
         found = os.stat(data_dir)
     except OSError:
@@ -163,13 +160,17 @@ def data_folder_hidden(data_dir: str | Path) -> tuple[str, ...]:
     except OSError:
         return ()
     hidden = tuple(os.path.join(real, e) for e in entries if e not in KEPT_IN_DATA)
-    if len(_data_hidden) > 64:
-        _data_hidden.clear()
-    _data_hidden[key] = (stamp, hidden)
-    return hidden
+    return _remember(_data_hidden, 64, key, (stamp, hidden))[1]
 
 
 _data_hidden: dict[str, tuple[tuple[int, int, int], tuple[str, ...]]] = {}
+
+
+def _remember(cache: dict, most: int, key: object, value: tuple) -> tuple:
+    if len(cache) > most:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 @dataclass(frozen=True)
@@ -179,8 +180,7 @@ class SandboxChoice:
 
 
 def choose_sandbox(mode: str) -> SandboxChoice:
-    """Whether programs run sandboxed under `mode` (`SANDBOX_MODES`); a UserError for `on`
-    where it cannot."""
+    """Whether programs run sandboxed under `mode`; a UserError for `on` where it cannot."""
     if mode not in SANDBOX_MODES:
         raise UserError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
     if mode == "off":
@@ -194,14 +194,13 @@ def choose_sandbox(mode: str) -> SandboxChoice:
 
 
 def set_sandbox(mode: str) -> None:
-    """Set under `mode` whether this process's programs run sandboxed: `on` where it cannot
-    work is a UserError now; `auto` is decided where first needed (no program: no probe)."""
+    """Set whether this process's programs run sandboxed (`auto`: decided where first
+    needed, so a command that runs no program probes nothing)."""
     use_sandbox(None if mode == "auto" else choose_sandbox(mode).enabled)
 
 
 def use_sandbox(enabled: bool | None) -> None:
-    """Set whether the programs this process runs with no setting of their own run sandboxed
-    (each job carries it as `SolverSpec.sandbox`). None: not decided."""
+    """Set whether this process's programs run sandboxed (None: not decided)."""
     global _sandbox
     _sandbox = enabled
 
@@ -213,9 +212,7 @@ def sandbox_switch() -> bool | None:
 
 def default_sandbox() -> bool:
     """This process's sandbox switch; not decided: wherever the sandbox works (`auto`)."""
-    if _sandbox is not None:
-        return _sandbox
-    return probe(True).sandbox_error is None
+    return _sandbox if _sandbox is not None else probe(True).sandbox_error is None
 
 
 _sandbox: bool | None = None
@@ -227,17 +224,15 @@ def _homes() -> list[str]:
 
 
 def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """What a sandboxed program never sees, by real path: `SENSITIVE_IN_HOME` of every home,
-    `SENSITIVE_ON_MACHINE`, the data folders given to `hide`, and `extra`. Kept while the
-    folders whose entries decide it keep their modification times."""
+    """What a sandboxed program never sees, by real path: the `SENSITIVE_*` paths, the data
+    folders given to `hide`, and `extra`; kept while the folders deciding it are unchanged."""
     key = (os.environ.get(HIDE_ENV, ""), os.environ.get("HOME", ""), extra)
     kept = _hidden_kept.get(key)
     if kept is not None and all(_mtime_ns(folder) == when for folder, when in kept[1]):
         return kept[0]
     found: list[str] = []
-    folders = {"/home"}
     data_folders = [data for data in key[0].split(os.pathsep) if data]
-    folders.update(data_folders)
+    folders = {"/home", *data_folders}
     candidates = [*(os.path.join(h, name) for h in _homes() for name in SENSITIVE_IN_HOME),
                   *SENSITIVE_ON_MACHINE,
                   *(hidden for data in data_folders for hidden in data_folder_hidden(data)),
@@ -248,11 +243,7 @@ def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
         if os.path.lexists(real) and real not in found:
             found.append(real)
     watched = tuple((folder, _mtime_ns(folder)) for folder in sorted(folders))
-    answer = tuple(sorted(found))
-    if len(_hidden_kept) > 64:
-        _hidden_kept.clear()
-    _hidden_kept[key] = (answer, watched)
-    return answer
+    return _remember(_hidden_kept, 64, key, (tuple(sorted(found)), watched))[0]
 
 
 _hidden_kept: dict[tuple, tuple[tuple[str, ...], tuple[tuple[str, int | None], ...]]] = {}
@@ -266,17 +257,14 @@ def _mtime_ns(folder: str) -> int | None:
 
 
 def shown_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The paths under /tmp a program's command names (each that exists, a file's folder in
-    its place), which its private /tmp shows read-only; also joined to an option
-    (`-I/tmp/inc`, `-Wl,-rpath,/tmp/lib`) or in a list (`-cp /tmp/a.jar:/tmp/b`)."""
+    """The existing paths under /tmp a program's command names (a file's folder in its place,
+    also within an option: `-I/tmp/inc`, `-cp /tmp/a.jar:/tmp/b`), shown in its private /tmp."""
     return _named_under_tmp(argv)[0]
 
 
 def _bound(argv: list[str], shown: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """What a sandboxed program's /tmp shows read-only (`start`'s -b): `shown`, the paths its
-    command names (`shown_under_tmp`) and the pipeline's Python. Kept per command while those
-    paths exist, when every path under /tmp it names existed: a worker runs one command on
-    hundreds of cases."""
+    """What a sandboxed program's /tmp shows read-only: `shown`, the paths its command names
+    and the pipeline's Python; kept per command (a worker runs one on hundreds of cases)."""
     key = (tuple(argv), tuple(shown), os.environ.get("PATH"))
     kept = _bound_kept.get(key)
     if kept is not None and all(os.path.exists(path) for path in kept[1]):
@@ -284,9 +272,7 @@ def _bound(argv: list[str], shown: tuple[str, ...] | list[str]) -> tuple[str, ..
     named, complete = _named_under_tmp(argv)
     bound = _outermost([*shown, *named, *pipeline_python()])
     if complete:
-        if len(_bound_kept) > 256:
-            _bound_kept.clear()
-        _bound_kept[key] = (bound, named)
+        _remember(_bound_kept, 256, key, (bound, named))
     return bound
 
 
@@ -327,8 +313,7 @@ def _paths_named(word: str) -> list[str]:
 
 @functools.cache
 def pipeline_python() -> tuple[str, ...]:
-    """The paths under /tmp of the Python running the pipeline (its executable's folder and
-    its virtualenv), shown to every sandboxed program: it is the language table's `{python3}`."""
+    """The paths under /tmp of the Python running the pipeline (the languages' `{python3}`)."""
     found = list(shown_under_tmp([sys.executable])) if sys.executable else []
     prefix = os.path.realpath(sys.prefix)
     if prefix.startswith("/tmp/") and os.path.isdir(prefix):
@@ -343,10 +328,7 @@ def _interpreter(program: str) -> list[str]:
             first = handle.readline(256)
     except OSError:
         return []
-    if not first.startswith(b"#!"):
-        return []
-    words = first[2:].decode("utf-8", "replace").split()
-    return words[:1]
+    return first[2:].decode("utf-8", "replace").split()[:1] if first.startswith(b"#!") else []
 
 
 def _outermost(paths: list[str]) -> tuple[str, ...]:
@@ -384,29 +366,26 @@ def _pids_hierarchy() -> str | None:
         if kind == "cgroup2" and os.path.exists(f"{point}/cgroup.controllers"):
             unified = next((e.split(":", 2)[2] for e in own if e.startswith("0::")), None)
             folder = point + (unified or "/").rstrip("/")
-            try:
+            with contextlib.suppress(OSError):
                 if "pids" in Path(f"{folder}/cgroup.controllers").read_text().split():
                     return folder
-            except OSError:
-                pass
     return None
 
 
 @functools.cache
 def _cgroups_base() -> str | None:
-    """Where the pids cgroups of this machine's pipeline processes are (`process_cgroup`): a
-    worker's goes beside its parent's."""
+    """Where the pids cgroups of pipeline processes go (a worker's beside its parent's)."""
     own = _pids_hierarchy()
     return None if own is None else re.sub(r"(/gamebench-\d+)+$", "", own)
 
 
 def process_cgroup() -> str | None:
-    """The pids cgroup this process joined (once: a write to cgroup.procs takes a lock every
-    fork of the machine waits for), capping it and its programs at `PROCESS_CAP` besides its
-    own threads. None where there is none (`process_cap_note` says why)."""
+    """The pids cgroup this process joined, capping its programs at `PROCESS_CAP` besides its
+    own threads; joined once (a write to cgroup.procs takes a lock every fork waits for)."""
     global _cgroup, _cgroup_problem, _cap_threads
     if _cgroup is not None:
-        _keep_cap()
+        with contextlib.suppress(OSError):
+            _keep_cap()
         return _cgroup
     if _cgroup_problem is not None:
         return None
@@ -418,13 +397,12 @@ def process_cgroup() -> str | None:
     folder = f"{base}/gamebench-{os.getpid()}"
     try:
         os.makedirs(folder, exist_ok=True)
-        threads = len(os.listdir("/proc/self/task"))
-        Path(folder, "pids.max").write_text(f"{PROCESS_CAP + threads}\n")
+        _cgroup = folder
+        _keep_cap()
         Path(folder, "cgroup.procs").write_text("0\n")
     except OSError as error:
-        _cgroup_problem = f"cannot make a pids cgroup under {base}: {error.strerror}"
+        _cgroup, _cgroup_problem = None, f"cannot make a pids cgroup under {base}: {error.strerror}"
         return None
-    _cgroup, _cap_threads = folder, threads
     return folder
 
 
@@ -432,13 +410,9 @@ def _keep_cap() -> None:
     """Keep pids.max at `PROCESS_CAP` besides this process's threads as they are now."""
     global _cap_threads
     threads = len(os.listdir("/proc/self/task"))
-    if threads == _cap_threads:
-        return
-    try:
+    if threads != _cap_threads:
         Path(f"{_cgroup}/pids.max").write_text(f"{PROCESS_CAP + threads}\n")
-    except OSError:
-        return
-    _cap_threads = threads
+        _cap_threads = threads
 
 
 def _remove_stale_cgroups(base: str) -> None:
@@ -456,27 +430,21 @@ def remove_process_cgroup() -> None:
     """Leave this process's pids cgroup and remove it (at the process's end)."""
     global _cgroup
     if _cgroup is not None:
-        try:
+        with contextlib.suppress(OSError):
             Path(f"{_cgroups_base()}/cgroup.procs").write_text("0\n")
             os.rmdir(_cgroup)
-        except OSError:
-            pass
         _cgroup = None
 
 
 def process_cap_note() -> str | None:
     """One line when programs run with no cap on their number of processes."""
-    if launcher_path() is None:
-        return None  # `containment_note` says it
-    if _cgroup is not None:
-        return None
+    if launcher_path() is None or _cgroup is not None:
+        return None  # (no launcher: `containment_note` says it)
     base = _pids_hierarchy()
     problem = _cgroup_problem or (
         "no pids cgroup controller on this machine" if base is None else
         None if os.access(base, os.W_OK) else f"cannot make a pids cgroup under {base}")
-    if problem is None:
-        return None
-    return f"no cap on the number of a program's processes ({problem})"
+    return None if problem is None else f"no cap on the number of a program's processes ({problem})"
 
 
 def containment_note() -> str | None:
@@ -519,8 +487,7 @@ class Started:
     pid: int | None
     via_launcher: bool
     wall_s: float
-    result_fd: int = -1     # readable once it has ended: the launcher's result pipe (read
-                            # end), or without the launcher the program's pidfd
+    result_fd: int = -1     # readable once it has ended: the launcher's result pipe, or its pidfd
     started: float = 0.0
     floor_kb: int = 0
     early: Measured | None = None  # it could not be started: what came of it
@@ -540,8 +507,7 @@ _pidfd: int | None = None
 
 
 def _forget_in_a_child() -> None:
-    """In a forked child, the parent's programs, launchers, sandbox templates, namespace
-    descriptor, pidfd and pids cgroup are forgotten: the child makes its own as needed."""
+    """A forked child forgets its parent's programs, templates, descriptors and cgroup."""
     global _namespace, _shared, _pidfd, _cgroup, _cap_threads
     ChildTracker.running.clear()
     ChildTracker.sessions.clear()
@@ -579,11 +545,12 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
           shown: tuple[str, ...] = (), writable: tuple[str, ...] = (),
           kept: tuple[str, ...] = (), env: dict[str, str] | None = None,
           processes_capped: bool = True, release_stdio: bool = False) -> Started:
-    """Start `argv` as `run` does; `finish` waits for it. `hidden` adds to `hidden_paths()`;
-    `shown`: paths under /tmp shown read-only; `writable`: paths written through, uncapped (a
-    build's folder); `kept`: folders whose content outlives it, sandboxed written as copies
-    within `Limits.written_bytes` and copied back at its end (launcher.c's -K).
-    `release_stdio`: the launcher keeps no copy of its stdio, so its closing stdout ends it."""
+    """Start `argv` as `run` does; `finish` waits for it.
+
+    Args: `hidden` adds to `hidden_paths()`; `shown`: paths under /tmp shown read-only;
+    `writable`: written through, uncapped (a build's folder); `kept`: folders written as copies
+    within `Limits.written_bytes`, copied back at its end; `release_stdio`: the launcher keeps
+    no copy of its stdio."""
     argv = list(argv)
     env = env if env is not None else environment()
     wall_s = limits.wall_s if limits.wall_s is not None else 24 * 3600.0
@@ -598,9 +565,7 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
                "-a", str((limits.memory_mb or 0) * MB), "-s", str((limits.stack_mb or 0) * MB),
                "-f", str(limits.file_bytes or 0), *(["-X"] if limits.truncate_output else []),
                "-c", str(max(1, round(limits.cpu_s * 1000)) if limits.cpu_s else 0),
-               "-w", str(max(1, round(wall_s * 1000)))]
-    if release_stdio:
-        command.append("-R")
+               "-w", str(max(1, round(wall_s * 1000))), *(["-R"] if release_stdio else [])]
     if processes_capped:
         process_cgroup()
     fds: tuple[int, ...] = ()
@@ -634,10 +599,8 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
                 staged = given[len(passed) + number]
                 actions += [(os.POSIX_SPAWN_DUP2, fd, staged),
                             (os.POSIX_SPAWN_DUP2, staged, number)]
-        options = ["-P", str(given[0]), "-D", str(given[1])]
-        if fds:
-            options += ["-M", str(given[2]), "-N", str(given[3])]
-        command[1:1] = options
+        command[1:1] = ["-P", str(given[0]), "-D", str(given[1]),
+                        *(["-M", str(given[2]), "-N", str(given[3])] if fds else [])]
         entered = _namespace.enter()
         try:
             # The launcher closes every other descriptor it is given (a spawn closes none).
@@ -712,10 +675,9 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
 def first_ended(watched: list[Started], wall_s: float, credit: Callable[[], float],
                 stuck: Callable[[], bool] | None = None, every_s: float = 0.1,
                 computing: Callable[[], bool] | None = None) -> Started | None:
-    """The first of `watched` (none `early`) to end, in `watched`'s order; None once `wall_s`
-    has passed on their own clock (the wall clock less `credit()`), and not while
-    `computing()` (a wait for a core is counted only once over); None at once when `stuck()`,
-    asked every `every_s`."""
+    """The first of `watched` to end; None once `wall_s` has passed on their own clock (the
+    wall clock less `credit()`) unless `computing()`, or at once when `stuck()` (asked every
+    `every_s`)."""
     started = time.monotonic()
     deadline = started + wall_s
     while True:
@@ -749,8 +711,7 @@ def wall_cap_s(cpu_s: float) -> float:
 
 
 def busy_s(cpu_s: float) -> float:
-    """The wall clock past which a program short of `wall_cap_s` on its own clock is stopped
-    as not judged (the launcher's cap, `killed` busy)."""
+    """The wall clock past which a program short of `wall_cap_s` is stopped, not judged."""
     return BUSY_FACTOR * wall_cap_s(cpu_s)
 
 
@@ -771,9 +732,8 @@ def tree_times(root: int | None) -> tuple[float, float]:
 
 
 def trees_times(roots: list[int]) -> dict[int, tuple[float, float]]:
-    """`tree_times` of each of `roots` (processes that run contained programs, a pool's
-    workers): from the processes of its pids cgroup (`process_cgroup`: it and all it
-    started), else from one look at all of /proc."""
+    """`tree_times` of each of `roots` (a pool's workers): from its pids cgroup's processes,
+    else from one look at all of /proc."""
     found, stats = {}, None
     for root in roots:
         members = _cgroup_members(root)
@@ -786,8 +746,6 @@ def trees_times(roots: list[int]) -> dict[int, tuple[float, float]]:
 
 
 def _cgroup_members(root: int) -> list[int] | None:
-    """The processes in the pids cgroup process `root` made for itself (`process_cgroup`),
-    `root` among them; None when it has none."""
     base = _cgroups_base()
     if base is None:
         return None
@@ -817,16 +775,14 @@ def _sum_times(pids: list[int], fields_of: Callable[[int], list[bytes] | None]
 
 
 def waits_credited(root: int | None, since: float) -> float:
-    """The seconds since `since` (`time.monotonic`) the program of launcher `root` is not
-    charged: its waits for a core, never so many that its own clock reads less than its CPU
-    time (waits of processes side by side add up past the wall clock)."""
+    """The seconds since `since` the program of launcher `root` is not charged: its waits for
+    a core, but its own clock never below its CPU time (parallel waits add up past it)."""
     cpu, waited = tree_times(root)
     return min(waited, time.monotonic() - since - cpu)
 
 
 def computing(root: int | None, cpu_s: float) -> bool:
-    """Whether the program of launcher `root` computes within its CPU-time limit `cpu_s`: a
-    thread of it is in state R and its processes have used less CPU time than that in all."""
+    """Whether a thread of launcher `root`'s program is in state R and it is under `cpu_s`."""
     if root is None:
         return False
     stats = proc_stats()
@@ -883,16 +839,14 @@ def stop(started: Started) -> None:
 
 
 def close_templates() -> None:
-    """At exit: reap the launchers still exiting, killed after `LAUNCHER_GRACE_S` (else their
-    programs' CPU time would count in no one's children), and forget the sandbox templates and
-    pids cgroup. Without `_shared`: a SIGTERM's clean-up may run this while a thread holds it."""
+    """At exit: reap the launchers still exiting (else their programs' CPU time counts in no
+    one's children), forget the templates and cgroup. Not under `_shared`: a SIGTERM's
+    clean-up may run this while a thread holds it."""
     for pid in list(_exiting):
-        try:
+        with contextlib.suppress(ChildProcessError, ProcessLookupError):
             if not _wait_for(pid, LAUNCHER_GRACE_S):
                 os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
-        except (ChildProcessError, ProcessLookupError):
-            pass
         with contextlib.suppress(ValueError):  # reaped by another thread meanwhile
             _exiting.remove(pid)
     while _templates:  # popped first: a SIGTERM may run this again midway
@@ -905,11 +859,9 @@ def close_templates() -> None:
 def _reap_exiting() -> None:
     with _shared:
         for pid in list(_exiting):
-            try:
+            with contextlib.suppress(ChildProcessError):
                 if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                    continue
-            except ChildProcessError:
-                pass
+                    continue  # still exiting
             _exiting.remove(pid)
 
 
@@ -922,13 +874,10 @@ def _own_pidfd() -> int:
 
 
 def _template(launcher: str, hidden: tuple[str, ...]) -> tuple[int, int]:
-    """This process's sandbox template for these hidden paths (built on first use)."""
     with _shared:
-        fds = _templates.get(hidden)
-        if fds is None:
-            fds = sandbox_template(Path(launcher), hidden)
-            _templates[hidden] = fds
-        return fds
+        if hidden not in _templates:
+            _templates[hidden] = sandbox_template(Path(launcher), hidden)
+        return _templates[hidden]
 
 
 # -- without the launcher ------------------------------------------------------------------------
@@ -962,16 +911,14 @@ _marks = itertools.count()
 
 
 def _mark() -> int | None:
-    """A mark for the next program run without the launcher: its soft RLIMIT_MSGQUEUE, just
-    below the hard one. All it starts inherits it, whatever session it makes, so its orphans
-    adopted here are told from this process's other children. None: no room for one."""
+    """A mark for the next program run without the launcher (its soft RLIMIT_MSGQUEUE): all
+    it starts inherits it, so its orphans adopted here are told apart. None: no room."""
     hard = resource.getrlimit(resource.RLIMIT_MSGQUEUE)[1]
     top = 1 << 30 if hard == resource.RLIM_INFINITY else hard
     return top - 1 - next(_marks) % MARK_SPAN if top > MARK_SPAN else None
 
 
 def _marked_sessions(mark: int | None) -> set[int]:
-    """The sessions of this process's children that carry `mark` (`_mark`)."""
     if mark is None:
         return set()
     me = os.getpid()
@@ -980,13 +927,11 @@ def _marked_sessions(mark: int | None) -> set[int]:
 
 
 def _mark_of(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/limits") as handle:
-            for line in handle:
-                if line.startswith("Max msgqueue size"):
-                    return int(line.split()[3])
-    except (OSError, ValueError, IndexError):
-        pass
+    with contextlib.suppress(OSError, ValueError, IndexError), \
+            open(f"/proc/{pid}/limits") as handle:
+        for line in handle:
+            if line.startswith("Max msgqueue size"):
+                return int(line.split()[3])
     return None
 
 
@@ -1057,8 +1002,7 @@ def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured
 
 
 def _held_pipes(stdin: Stream, stdout: Stream) -> tuple[int, int] | None:
-    """Copies of the program's stdin and stdout when both are pipes (an interactive pair's),
-    kept until it is reaped as the launcher keeps its own; else None."""
+    """Copies of the program's stdin and stdout when both are pipes, kept until it is reaped."""
     fds = [stream if isinstance(stream, int) else getattr(stream, "fileno", lambda: -1)()
            for stream in (stdin, stdout)]
     if any(fd < 0 or not stat.S_ISFIFO(os.fstat(fd).st_mode) for fd in fds):
@@ -1068,8 +1012,7 @@ def _held_pipes(stdin: Stream, stdout: Stream) -> tuple[int, int] | None:
 
 def _unread(held: tuple[int, int] | None, status: int, killed: str) -> bool | None:
     """Whether the reader of the program's output was gone when it was reaped, as launcher.c's
-    `unread` tells it (a failure after its input's writer hung up waits `UNREAD_WAIT_S`);
-    None without held pipes. Closes them."""
+    `unread` tells it; None without held pipes. Closes them."""
     if held is None:
         return None
     stdin_fd, stdout_fd = held
@@ -1090,8 +1033,8 @@ def _unread(held: tuple[int, int] | None, status: int, killed: str) -> bool | No
 
 
 def _watch(started: _InProcess, stop_after_s: float | None) -> str:
-    """Wait for the program to exit; "cpu", "wall" or "term" when a limit comes first,
-    adding the sessions its descendants made to `started.sessions` at each look."""
+    """Wait for the program to exit ("none"), or "cpu", "wall" or "term" when a limit comes
+    first; notes the sessions its descendants make meanwhile."""
     deadline = started.started + started.wall_s
     stop_at = time.perf_counter() + stop_after_s if stop_after_s is not None else None
     while True:
@@ -1100,8 +1043,7 @@ def _watch(started: _InProcess, stop_after_s: float | None) -> str:
             return "wall"
         if stop_at is not None and now >= stop_at:
             return "term"
-        ready, _, _ = select.select([started.result_fd], [], [], min(CPU_POLL_S, deadline - now))
-        if ready:
+        if _readable(started.result_fd, min(CPU_POLL_S, deadline - now)):
             return "none"
         stats = proc_stats()
         started.sessions.update(sessions_below(started.sessions, stats))
@@ -1134,12 +1076,10 @@ def _resident_kb() -> int:
 
 
 def _readable(fd: int, timeout_s: float) -> bool:
-    """Block until `fd` can be read (or is at its end) or `timeout_s` passes."""
     return bool(select.select([fd], [], [], timeout_s)[0])
 
 
 def _wait_for(pid: int, timeout_s: float) -> bool:
-    """Block until `pid` exits or `timeout_s` passes; True when it exited."""
     fd = os.pidfd_open(pid)
     try:
         return _readable(fd, timeout_s)

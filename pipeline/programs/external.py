@@ -120,8 +120,7 @@ os.register_at_fork(after_in_child=_forget_in_a_child)
 
 
 def hide_from_submissions(path: str | Path) -> None:
-    """Hide `path` (a package's folder: its answers and validators) from the programs judged
-    in this process, besides what `contained.hidden_paths` hides from every program."""
+    """Hide `path` (a package's folder) from the programs judged in this process too."""
     named = os.fspath(path)
     if named in _hidden_as_named:  # hidden already (where it leads now was hidden then)
         return
@@ -168,14 +167,12 @@ def run_external(job: Job) -> Outcome:
 
 
 def _close(descriptors: list[int]) -> None:
-    for fd in descriptors:
-        os.close(fd)
-    descriptors.clear()
+    while descriptors:
+        os.close(descriptors.pop())
 
 
 def _remove_case(private: str) -> None:
-    """Remove a case's folder: its three files and its working folder, empty unless the
-    program wrote there (sandboxed, it writes a tmpfs of its own instead)."""
+    """Remove a case's folder: its three files and its working folder."""
     try:
         for name in ("input", "stdout", "stderr"):
             os.unlink(os.path.join(private, name))
@@ -186,8 +183,8 @@ def _remove_case(private: str) -> None:
 
 
 def _finish(started: contained.Started, spec: SolverSpec) -> Measured:
-    """Wait for the program; stop it once past its wall-clock cap on its own clock while not
-    computing (`killed` wall); one the launcher stopped at `contained.busy_s` is `killed` busy."""
+    """Wait for the program; stop it past its wall-clock cap on its own clock while not
+    computing (`killed` wall); stopped by the launcher at `contained.busy_s`: `killed` busy."""
     if started.early is not None:
         return contained.finish(started)
     since = time.monotonic()
@@ -203,8 +200,7 @@ def _finish(started: contained.Started, spec: SolverSpec) -> Measured:
 
 
 def limits_of(spec: SolverSpec) -> Limits:
-    """An external program's limits; its wall clock is `busy_s` (`_finish` stops it sooner,
-    on its own clock)."""
+    """An external program's limits (`_finish` stops it before `busy_s`, on its own clock)."""
     return Limits(memory_mb=spec.memory_mb or None, stack_mb=stack_limit_mb(spec),
                   file_bytes=spec.output_limit_bytes, cpu_s=spec.timeout_s,
                   wall_s=contained.busy_s(spec.timeout_s),
@@ -231,8 +227,7 @@ def _signal_reason(number: int, spec: SolverSpec) -> str:
 
 
 def _classify(job: Job, out_fd: int, err_fd: int, measured: Measured) -> Outcome:
-    """The outcome of a run that ended as `measured`, from descriptors of the files of its
-    stdout and stderr."""
+    """The outcome of a run that ended as `measured`, from its stdout and stderr files."""
     spec = job.solver
     if measured.setup_error is not None:
         return Outcome(job.key, Verdict.RE, error=f"the launcher could not run the case: "

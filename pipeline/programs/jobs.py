@@ -39,11 +39,9 @@ class SolverSpec:
     timeout_s: float
     memory_mb: int | None = None  # programs: address-space limit (None: none)
     output_limit_bytes: int = 64 * 1024 * 1024
-    argv: tuple[str, ...] = ()  # external programs: the command, already built (empty: built
-                                # where it runs, from `program`)
+    argv: tuple[str, ...] = ()  # external programs: the command built (empty: built where it runs)
     stage: str = ""             # built-in stages only: the stage's name in the problem
-    program: Program | None = None  # the program it runs (packed with its source's bytes
-                                    # when it is built where it runs)
+    program: Program | None = None  # the program it runs (packed when built where it runs)
     heap_mb: int | None = None  # a JVM program built where it runs: the heap it gets
     stack_mb: int | None = None  # external programs: None = as memory_mb; 0 = unlimited
     sandbox: bool = False       # external programs: run in the sandbox (see `external`)
@@ -51,8 +49,7 @@ class SolverSpec:
     hidden: tuple[str, ...] = ()   # paths the sandbox hides from it (the data folder, ...)
     submission: SubmissionTime | None = None  # a package's submission: its time
     judged_by_problem: bool = False     # external programs: run and judged by the problem itself
-    truncate_output: bool = False       # output past the limit fails to write instead of
-                                        # killing it (a judge's truncation; see `contained`)
+    truncate_output: bool = False       # output past the limit fails to write (`Limits`)
 
     @property
     def builds_where_it_runs(self) -> bool:

@@ -104,8 +104,7 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
     # VIVA validators (BAPCtools'): run by a `viva` command on PATH (`java -jar viva.jar "$@"`)
     Language("viva", "VIVA", 0, ("*.viva",), None, ("viva", "{mainfile}", "/dev/stdin"),
              ("viva",)),
-    # Languages of the spec (and problemtools' / BAPCtools' tables) that are told and built
-    # like the others, and are SKIP wherever their toolchain is not installed.
+    # The spec's other languages (as problemtools' and BAPCtools'): SKIP without their toolchain.
     Language("csharp", "C#", 700, ("*.cs",),
              ("mcs", "-out:{binary}.exe", "-optimize+", "-r:System.Numerics", "{files}"),
              ("mono", "{binary}.exe"), ("mcs", "mono")),
@@ -171,9 +170,7 @@ def detect_language(files: tuple[Path, ...] | list[Path]) -> str | None:
             counts[lang.code] = counts.get(lang.code, 0) + 1
     if counts:
         return max(counts, key=lambda code: (counts[code], LANGUAGES[code].priority))
-    if len(names) == 1 and _first_line(names[0]).startswith(b"#!"):
-        return SCRIPT
-    return None
+    return SCRIPT if len(names) == 1 and _first_line(names[0]).startswith(b"#!") else None
 
 
 def polygon_language(source_type: str) -> tuple[str | None, str | None]:
@@ -191,9 +188,8 @@ def polygon_language(source_type: str) -> tuple[str | None, str | None]:
 
 
 def command_language(build: str | None, run: str, source_name: str | None) -> Language:
-    """A program's own commands as a language: `build` (None: nothing to build) and `run` are
-    split like a shell would split them (never run through one), `{exe}` the program built
-    and `{source}` the source file named `source_name` filled in after splitting."""
+    """A program's own commands as a language: `build` (None: nothing to build) and `run`
+    split as a shell would (never run through one), `{exe}` and `{source}` filled in after."""
     def words(command: str) -> tuple[str, ...]:
         return tuple(word.replace("{exe}", "{binary}").replace("{source}", "{mainfile}")
                      for word in shlex.split(command))
@@ -231,9 +227,7 @@ class Build:
         return self.verdict is None
 
 
-# A build's `status` in its cached result.json (and a validator test's identity): BUILT, or
-# its verdict (CE).
-BUILT = "ok"
+BUILT = "ok"  # a build's `status` in its result.json (and a validator test's identity), or CE
 
 
 def build_status(verdict: Verdict | None) -> str:
@@ -255,7 +249,7 @@ _probing = threading.Lock()  # two threads that want the same tool's answer run 
 
 def _tool_fails(tool: str) -> str | None:
     """Why `tool` does not really run here (asked its version once a process: a shim on PATH
-    for a missing interpreter fails that), or None when it runs."""
+    for a missing interpreter fails that), or None."""
     with _probing:
         if tool in _probed:
             return _probed[tool]
@@ -275,10 +269,9 @@ def _tool_fails(tool: str) -> str | None:
 
 def toolchain_missing(language: str | None, building: bool = True,
                       compiling: bool = False) -> str | None:
-    """Why a language cannot be built or run here (a tool of its toolchain not on PATH, or
-    not running), or None. A build already made (`building` False) needs only the tools its
-    run command starts; `compiling`: its compiler is only looked for on PATH (asked its
-    version only if the compile fails)."""
+    """Why a language cannot be built or run here (a tool not on PATH, or not running), or
+    None. A build already made (`building` False) needs only the tools its run command starts;
+    `compiling`: its compiler is only looked for on PATH (asked its version if it fails)."""
     lang = LANGUAGES.get(language or "")
     if lang is None:
         return None
@@ -308,13 +301,9 @@ def _relative_sources(program: Program) -> list[tuple[str, Path]]:
     if path.is_dir():
         pairs = [(str(f.relative_to(path)), f) for f in program.files]
     else:
-        pairs = [(path.name, path)]
-        pairs += [(f.name, f) for f in program.files if f != path]
-    names = {name for name, _ in pairs}
+        pairs = [(path.name, path), *((f.name, f) for f in program.files if f != path)]
     for extra in program.include_files:  # included files overwrite the program's own
-        if extra.name in names:
-            pairs = [(n, f) for n, f in pairs if n != extra.name]
-        pairs.append((extra.name, extra))
+        pairs = [(n, f) for n, f in pairs if n != extra.name] + [(extra.name, extra)]
     return pairs
 
 
@@ -336,13 +325,11 @@ def _hash(program: Program, language: str, lang: Language | None,
         recipe["tool"] = [str(CHECKTESTDATA), tool, _checktestdata_version()]
     digest.update(json.dumps(recipe, sort_keys=True).encode())
     for name, path in sorted(pairs):
-        digest.update(name.encode() + b"\0")
-        digest.update(file_sha256(path).digest())
+        digest.update(name.encode() + b"\0" + file_sha256(path).digest())
     return digest.hexdigest()
 
 
 def _checktestdata_version() -> str:
-    """The installed `checktestdata` package's version ("absent" when it is not installed)."""
     try:
         return importlib.metadata.version("checktestdata")
     except importlib.metadata.PackageNotFoundError:
@@ -358,9 +345,8 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
                   compile_time_s: float = 60.0, compile_memory_mb: int | None = 4096,
                   language: Language | None = None, sandbox: bool | None = None,
                   hidden: tuple[str, ...] = ()) -> Build:
-    """Build `program` into `cache_dir` (or find the build there); `language`, when given, is
-    how (`command_language`), else its own or the one detected. `sandbox`, `hidden`: as
-    `run_build`'s."""
+    """Build `program` into `cache_dir` (or find the build there) as `language` says, else as
+    its own or detected language. `sandbox`, `hidden`: as `run_build`'s."""
     cache_dir = Path(cache_dir)
     pairs = _relative_sources(program)
     names = [name for name, _ in pairs]
@@ -398,7 +384,7 @@ def _build_into(program: Program, language: str, lang: Language | None,
                 compile_memory_mb: int | None, sandbox: bool | None = None,
                 hidden: tuple[str, ...] = ()) -> str | None:
     """Copy the sources into a temporary folder beside `final`, compile there and rename it
-    into place; a compile whose compiler does not run here is not kept: the reason returned."""
+    into place; returns why not when its compiler does not run here (nothing kept)."""
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-", dir=final.parent))
     work.chmod(0o755)  # a sandboxed program runs as another user, who must read its build
     try:
@@ -436,9 +422,8 @@ def _build_into(program: Program, language: str, lang: Language | None,
 
 def run_build(argv: list[str], work: Path, *, time_s: float, memory_mb: int | None,
               sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> ProcessResult:
-    """Run one build step in `work`, the one way every build runs: contained, sandboxed where
-    programs are (`sandbox` None: `contained.default_sandbox`), hiding `hidden` too, writing
-    only `work` and its private /tmp, under `COMPILE_FILE_MB` a file."""
+    """Run one build step in `work`, the one way every build runs: contained as programs are,
+    writing only `work` and its private /tmp, under `COMPILE_FILE_MB` a file."""
     return run_limited(argv, cwd=work, time_s=time_s, memory_mb=memory_mb,
                        file_mb=COMPILE_FILE_MB, sandbox=sandbox, writable=(work,),
                        hidden=hidden, build=True)
@@ -513,20 +498,17 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
 
 
 def _failed(message: str) -> dict:
-    """A compile's result that is `CE` with `message`."""
     return {"status": _CE, "run": [], "message": message}
 
 
 def _builder(language: str) -> str:
-    """Who wrote a build folder, as a message names it."""
     return {BUILD_RUN: "the build script", COMMAND: "the build command"}.get(language,
                                                                            "the compiler")
 
 
 def _byte_compile_here(work: Path, names: list[str]) -> tuple[str | None, str]:
-    """`{python3} -m py_compile NAMES` in `work`, done in this process (compiling runs none of
-    the program's code): the first error as py_compile prints it (None: none), and the
-    warnings printed."""
+    """`{python3} -m py_compile NAMES` in `work`, done in this process (it runs none of the
+    program's code): the first error as py_compile prints it (None: none), and the warnings."""
     with warnings.catch_warnings(record=True) as printed:
         warnings.simplefilter("default")  # as a fresh interpreter prints them
         failure = None
@@ -574,10 +556,9 @@ class Launch:
 
 
 def launch(build: Build, memory_mb: int) -> Launch:
-    """The one place a program's limits are set from its language, whatever its role, as
-    BAPCtools sets them: its command with `{memlim}` filled in (a JVM's `-Xmx`); `memory_mb`
-    as its address space, except for a JVM, which cannot start under one; the runner's stack
-    limit, except unlimited for node (its threads take RLIMIT_STACK as their stack size)."""
+    """The one place a program's limits are set from its language, as BAPCtools sets them:
+    `{memlim}` filled in (a JVM's `-Xmx`); `memory_mb` as its address space except for a JVM
+    (it cannot start under one); the stack unlimited for node (its threads' stack size)."""
     lang = LANGUAGES.get(build.language or "")
     stack = 0 if lang is not None and not lang.stack_by_rlimit else None
     return Launch(run_argv(build, memory_mb), memory_mb if build.memory_by_rlimit else None,
@@ -590,8 +571,7 @@ DEFAULT_JVM_MEMORY_MB = 2048  # a JVM's heap where the run sets no memory limit
 
 
 class BuildError(RuntimeError):
-    """A program that cannot be built: its source unreadable, its language unknown, or its
-    build failed."""
+    """A program that cannot be built (source unreadable, language unknown, build failed)."""
 
 
 def worker_build_dir() -> Path:
@@ -604,8 +584,8 @@ def worker_build_dir() -> Path:
 
 
 def pack(program: Program) -> Program:
-    """`program` (built from source, its `path` absolute) with its source's bytes and its
-    language (unless it has a `build` of its own): what `build_here` needs."""
+    """`program` with its source's bytes and its language (unless it has a `build` of its
+    own): what `build_here` needs."""
     source = None
     if program.path is not None:
         try:
@@ -645,8 +625,7 @@ def program_language(program: Program) -> Language:
 def build_here(program: Program, cache_dir: Path | None = None, *, memory_mb: int | None = None,
                sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The argv of the packed `program` here, built into `cache_dir` (default
-    `worker_build_dir()`) unless the same build is there; `memory_mb`: a JVM's heap;
-    `sandbox`, `hidden`: as `run_build`'s."""
+    `worker_build_dir()`) unless there already; `memory_mb`: a JVM's heap."""
     cache = (cache_dir or worker_build_dir()).resolve()
     folder = cache / "sources" / source_key(program)
     folder.mkdir(parents=True, exist_ok=True)

@@ -27,8 +27,8 @@ _probing = threading.RLock()  # one probe at a time (reentrant: a failed sandbox
 
 
 def _native_setting() -> tuple[str | None, ...]:
-    """What of the environment decides which launcher there is: the answers below are kept
-    per setting (a test may switch native code off)."""
+    """What of the environment decides which launcher there is (a test may switch native code
+    off): the answers below are kept per setting."""
     return tuple(os.environ.get(name) for name in (
         native.SWITCH_VARIABLE, native.CACHE_VARIABLE, "XDG_CACHE_HOME", "HOME"))
 
@@ -65,12 +65,8 @@ class Probe:
 def parse_result(text: str) -> dict[str, str]:
     """The launcher's result file as {key: value} (later lines win)."""
     fields: dict[str, str] = {}
-    for line in text.splitlines():
-        if line.startswith(("setup_error=", "start_error=")):
-            key, _, value = line.partition("=")
-            fields[key] = value
-            continue
-        for word in line.split():
+    for line in text.splitlines():  # an error's line is one field, its words the value
+        for word in [line] if line.startswith(("setup_error=", "start_error=")) else line.split():
             key, _, value = word.partition("=")
             fields[key] = value
     return fields
@@ -83,9 +79,7 @@ class SandboxError(RuntimeError):
 def sandbox_template(launcher: Path, hidden: tuple[str, ...]) -> tuple[int, int]:
     """Build a sandbox template (launcher.c's -T) hiding `hidden`; descriptors of its mount
     and network namespaces (for -M and -N)."""
-    argv = [str(launcher), "-T"]
-    for path in hidden:
-        argv += ["-H", path]
+    argv = [str(launcher), "-T", *(part for path in hidden for part in ("-H", path))]
     holder = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, start_new_session=True)
     assert holder.stdin and holder.stdout and holder.stderr  # all three are pipes
@@ -118,10 +112,7 @@ def sandbox_template(launcher: Path, hidden: tuple[str, ...]) -> tuple[int, int]
 
 def read_result(fd: int) -> str:
     """Everything the launcher wrote into its result pipe (`fd`, the read end), to its end."""
-    chunks = []
-    while chunk := os.read(fd, 4096):
-        chunks.append(chunk)
-    return b"".join(chunks).decode("utf-8", "replace")
+    return b"".join(iter(lambda: os.read(fd, 4096), b"")).decode("utf-8", "replace")
 
 
 def probe(sandbox: bool) -> Probe:

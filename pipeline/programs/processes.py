@@ -27,10 +27,9 @@ def _prctl(option: int, value: int) -> None:
         raise OSError(errno, os.strerror(errno))
 
 
-def die_with_parent(expected_parent: int | None, sig: int = signal.SIGKILL) -> None:
-    """Have `sig` sent to this process when its parent dies; if the parent is already gone
-    (it is no longer `expected_parent`), exit now."""
-    _prctl(_PR_SET_PDEATHSIG, sig)
+def die_with_parent(expected_parent: int | None) -> None:
+    """Have SIGKILL sent here when the parent dies; exit now if it is not `expected_parent`."""
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if expected_parent is not None and os.getppid() != expected_parent:
         os._exit(1)
 
@@ -49,8 +48,7 @@ def single_threaded() -> bool:
 
 
 def stat_fields(pid: int | str) -> list[bytes] | None:
-    """The fields of /proc/PID/stat after the command's name (state, parent, group, session,
-    ...); None when the process is gone."""
+    """The fields of /proc/PID/stat after the command's name; None when the process is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             return handle.read().rsplit(b")", 1)[1].split()

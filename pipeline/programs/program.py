@@ -14,8 +14,7 @@ Convention = Literal["kattis", "testlib"]
 
 
 class Expected(Protocol):
-    """What a submission is expected to get, as its problem source wrote it; a program knows
-    only its label."""
+    """What a submission is expected to get; a program knows only its label."""
 
     @property
     def label(self) -> str: ...  # "accepted", "wrong_answer", a Polygon tag, ...
@@ -29,11 +28,9 @@ class Program:
 
     name: str
     role: Role = "submission"
-    path: Path | None = None                # the file, or the folder of a folder program;
-                                            # None: a command
+    path: Path | None = None                # the file or folder of its source (None: a command)
     files: tuple[Path, ...] = ()            # its source files
-    language: str | None = None             # language code ("cpp", "python3", ...); None:
-                                            # build/run scripts or commands, or told when built
+    language: str | None = None             # "cpp", ...; None: told when built, or commands
     convention: Convention = "kattis"
     entrypoint: str | None = None
     expectation: Expected | None = None     # what a package's submission is expected to get
@@ -44,8 +41,7 @@ class Program:
     base_dir: Path | None = None            # where its relative paths start (None: the repo)
     time_limit_s: float | None = None       # the limit it is run at (a configured solver's)
     content: bytes | None = None            # its source's bytes, when it travels to be built
-    interpreter: str | None = None          # what runs it when it is Python 3 (a contest's
-                                            # languages.yaml: pypy3); None: this interpreter
+    interpreter: str | None = None          # what runs it if Python 3 (pypy3); None: this one
 
     @property
     def expected(self) -> str | None:

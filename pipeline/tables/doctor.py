@@ -33,8 +33,7 @@ class Examination:
 
 
 def _alive(pid: int, started: int | None) -> bool:
-    """Whether the process `pid` that started at `started` (clock ticks after boot; None: not
-    recorded) still runs."""
+    """Whether process `pid`, started at `started` (ticks after boot; None: unknown), runs."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -112,8 +111,7 @@ def fix(data_dir: Path, found: Examination, wait: bool = True) -> Path | None:
     with data_lock(data_dir, wait=wait):
         moving = [p for p, _ in found.damaged] + found.leftovers
         if moving:
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-            target = data_dir / "quarantine" / stamp
+            target = data_dir / "quarantine" / datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
             for path in moving:
                 if not path.exists():
                     continue

@@ -20,11 +20,9 @@ from pipeline.untrusted import storable
 
 def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """`frame` with exactly the schema's columns, in order, missing ones as nulls."""
-    columns = [
+    return frame.select([
         (pl.col(name) if name in frame.columns else pl.lit(None)).cast(dtype).alias(name)
-        for name, dtype in schema.items()
-    ]
-    return frame.select(columns)
+        for name, dtype in schema.items()])
 
 
 def frame_of(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -76,8 +74,7 @@ def write_parquet_atomic(path: Path, frame: pl.DataFrame) -> None:
 
 def write_batches_atomic(path: Path, batches: Iterable[pl.DataFrame],
                          schema: dict[str, pl.DataType]) -> None:
-    """Write the frames of `batches`, each conformed to `schema`, into one file atomically, one
-    batch in memory at a time."""
+    """Write `batches`, each conformed to `schema`, into one file atomically, one at a time."""
     import pyarrow.parquet as pq
 
     def write(tmp: Path) -> None:
@@ -134,8 +131,7 @@ def read_parquet(path: Path, columns: list[str] | None = None) -> pl.DataFrame:
 
 def read_batches(path: Path, schema: dict[str, pl.DataType],
                  columns: list[str] | None = None) -> Iterator[pl.DataFrame]:
-    """A table file's rows a row group at a time, each conformed to `schema` (nothing when
-    the file does not exist)."""
+    """A table file's rows a row group at a time, conformed to `schema` (none: no file)."""
     wanted = schema if columns is None else {name: schema[name] for name in columns}
     if not Path(path).exists():
         return
@@ -166,8 +162,7 @@ def read_file(path: Path, schema: dict[str, pl.DataType],
     if not Path(path).exists():
         return empty(wanted)
     present = set(file_schema(path))
-    frame = read_parquet(path, [c for c in wanted if c in present])
-    return conform(frame, wanted)
+    return conform(read_parquet(path, [c for c in wanted if c in present]), wanted)
 
 
 def write_problem_file(data_dir: Path, table: str, problem_id: str, frame: pl.DataFrame,
@@ -178,8 +173,7 @@ def write_problem_file(data_dir: Path, table: str, problem_id: str, frame: pl.Da
 
 
 def migrate(data_dir: Path, table: str, schema: dict[str, pl.DataType]) -> None:
-    """Rewrite any file of `table` whose schema is not the current one (e.g. a new problem
-    added size columns), so a plain glob read keeps working."""
+    """Rewrite any file of `table` whose schema is not the current one (a glob read needs one)."""
     for path in table_files(data_dir, table):
         if file_schema(path) != schema:
             write_parquet_atomic(path, conform(read_parquet(path), schema))

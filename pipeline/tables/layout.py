@@ -45,10 +45,8 @@ def problem_file(data_dir: Path, table: str, problem_id: str) -> Path:
 def no_data_folder(data_dir: Path) -> str | None:
     """What to tell a user whose data folder does not exist (None when it does)."""
     where = Path(data_dir).resolve()
-    if where.is_dir():
-        return None
-    return (f"no data folder at {where}: `pipeline ingest` makes one (--data-dir DIR or "
-            "PIPELINE_DATA_DIR names another)")
+    return None if where.is_dir() else (f"no data folder at {where}: `pipeline ingest` makes one "
+                                        "(--data-dir DIR or PIPELINE_DATA_DIR names another)")
 
 
 def registered_dir(data_dir: Path) -> Path:

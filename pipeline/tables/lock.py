@@ -51,10 +51,9 @@ def _me() -> bytes:
 
 
 @contextmanager
-def data_lock(data_dir: Path, wait: bool = True,
-              say: Callable[[str], None] | None = None) -> Iterator[None]:
+def data_lock(data_dir: Path, wait: bool = True) -> Iterator[None]:
     """Hold the data folder's lock for the `with` block; when another process holds it, wait
-    (telling `say` whom for), or raise `LockHeld` at once when `wait` is False."""
+    (saying whom for on stderr), or raise `LockHeld` at once when `wait` is False."""
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     path = data_dir / LOCK_NAME
@@ -67,8 +66,8 @@ def data_lock(data_dir: Path, wait: bool = True,
             if not wait:
                 raise LockHeld(f"the data folder {data_dir} is locked by {holder}; try again "
                                "when it is done (or leave out --no-wait to wait)") from None
-            (say or (lambda line: print(shown(line), file=sys.stderr, flush=True)))(
-                f"waiting for the data folder {data_dir}: locked by {holder}")
+            print(shown(f"waiting for the data folder {data_dir}: locked by {holder}"),
+                  file=sys.stderr, flush=True)
             fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
         os.pwrite(fd, _me(), 0)
@@ -86,13 +85,9 @@ def process_start(pid: int) -> int | None:
     None when there is no such process (or no `/proc` to ask)."""
     try:
         stat = Path(f"/proc/{int(pid)}/stat").read_text()
-    except (OSError, ValueError):
-        return None
-    # Field 2, the command name in parentheses, may hold spaces and ')': split after its end.
-    fields = stat[stat.rfind(")") + 2:].split()
-    try:
-        return int(fields[22 - 3])
-    except (IndexError, ValueError):
+        # Field 2, the command name in parentheses, may hold spaces and ')': split after its end.
+        return int(stat[stat.rfind(")") + 2:].split()[22 - 3])
+    except (OSError, ValueError, IndexError):
         return None
 
 

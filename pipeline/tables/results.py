@@ -59,8 +59,7 @@ def read_run_results(data_dir: Path, run_id: str,
 
 
 def drop_results(data_dir: Path, run_id: str, verdict: str) -> int:
-    """Remove a run's stored results of `verdict` (each chunk rewritten atomically, removed
-    when empty); how many were removed."""
+    """Remove a run's stored results of `verdict` (chunks rewritten or removed); how many."""
     removed = 0
     for chunk in stored_chunks(data_dir, run_id):
         rows = read_file(chunk, RESULTS)
@@ -80,8 +79,7 @@ def run_path(data_dir: Path, run_id: str) -> Path:
 
 
 def write_run(data_dir: Path, row: dict) -> None:
-    write_parquet_atomic(run_path(data_dir, row["run_id"]),
-                         frame_of([row], RUNS))
+    write_parquet_atomic(run_path(data_dir, row["run_id"]), frame_of([row], RUNS))
 
 
 def run_cases_path(data_dir: Path, run_id: str) -> Path:

@@ -128,8 +128,7 @@ FINDINGS: dict[str, pl.DataType] = {
 
 
 def cases_schema(size_columns: Iterable[str] = ()) -> dict[str, pl.DataType]:
-    """The cases schema: the common columns plus the problems' size columns (the registry
-    says which: `pipeline.problems.size_columns`)."""
+    """The cases schema: the common columns plus the problems' size columns."""
     return {**CASES_BASE, **{name: pl.Int64() for name in size_columns}}
 
 
