@@ -33,7 +33,7 @@ from pipeline.packages.model import ProblemType, Program
 from pipeline.packages.tree import leads_outside
 from pipeline.packages.yamlfile import line_of, load_yaml
 from pipeline.programs.languages import Launch, build_program, detect_language, launch
-from pipeline.programs.procs import describe_failure, on_cores, run_limited
+from pipeline.programs.procs import ProcessResult, describe_failure, on_cores, run_limited
 from pipeline.untrusted import (
     READ,
     WRITTEN,
@@ -376,16 +376,14 @@ class _Parser:
                            f"numbered data[{index}] must have exactly one entry")
                 continue
             if root:
-                keys = []
-                for child_key in item:
-                    top = OLD_ROOT_FOLDERS.get(child_key, child_key)
+                tops = {k: OLD_ROOT_FOLDERS.get(k, k) for k in item}
+                for child_key, top in tops.items():
                     if top not in ROOT_FOLDERS:
                         self.note(line_of(item, child_key), f"unknown top folder "
                                   f"{child_key!r} (ignored)")
-                    else:
-                        keys.append((ROOT_FOLDERS.index(top), child_key, top))
-                ordered: list[tuple[str | None, str | None]] = [
-                    (child_key, name) for _, child_key, name in sorted(keys)]
+                ordered: list[tuple[str | None, str | None]] = sorted(
+                    ((k, top) for k, top in tops.items() if top in ROOT_FOLDERS),
+                    key=lambda pair: (ROOT_FOLDERS.index(pair[1]), pair[0]))
             else:
                 ordered = sorted(((k, k) for k in item if k is None or isinstance(k, str)),
                                  key=lambda pair: pair[0] or "")
@@ -752,11 +750,8 @@ class _Maker:
         for retry in range(rule.settings.retries):
             value = str((seed + retry) % 2**31)
             args = [SEED_REGEX.sub(value, NAME_REGEX.sub("testcase", w)) for w in words[1:]]
-            for leftover in cwd.iterdir():
-                if leftover.is_dir() and not leftover.is_symlink():
-                    shutil.rmtree(leftover)
-                else:
-                    leftover.unlink()
+            shutil.rmtree(cwd)  # what an earlier try left (never through a link)
+            cwd.mkdir()
             # The generator writes testcase.in (.ans, .yaml, ...) into its folder: that folder
             # is kept (copied back here when it ends), within the cap on all it writes.
             done = run_limited([*run.argv, *args], cwd=cwd, stdout=stdout,
@@ -765,9 +760,7 @@ class _Maker:
                                kept=(cwd,))
             if done.exit_code == 0 and not done.timed_out and not done.error:
                 break
-            failure = describe_failure(done, "the generator")
-            first = _first_line(done.stderr)
-            failure = f"`{command}` failed: {failure}" + (f": {first}" if first else "")
+            failure = f"`{command}` failed: {_failure(done, 'the generator')}"
             if done.timed_out:
                 break
         else:
@@ -789,9 +782,8 @@ class _Maker:
                            file_mb=GENERATOR_FILE_MB)
         if done.exit_code != 0 or done.timed_out:
             answer.unlink(missing_ok=True)
-            first = _first_line(done.stderr)
             raise self._error(rule, f"solution {solution.program.name} failed: "
-                              f"{describe_failure(done, 'it')}" + (f": {first}" if first else ""))
+                              f"{_failure(done, 'it')}")
         os.replace(answer, cwd / "testcase.ans")  # (a rename never follows a link there)
 
 
@@ -815,6 +807,11 @@ def _refuse_left(cwd: Path) -> None:
         kind = kind_of(cwd / name)
         if kind not in (None, "a regular file"):
             raise LeftBehind(cwd / name, kind, WRITTEN if name == ".complete" else READ)
+
+
+def _failure(done: ProcessResult, who: str) -> str:
+    first = _first_line(done.stderr)
+    return describe_failure(done, who) + (f": {first}" if first else "")
 
 
 def _first_line(text: str) -> str:

@@ -41,10 +41,6 @@ class Exchange:
     busy: bool = False  # stopped at `contained.busy_s` (`_first_to_end`, a launcher): not judged
 
 
-def _tail(path: Path) -> str:
-    return read_ends(path, 2000)
-
-
 def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workdir: Path,
                  submission_cpu_s: float, submission_memory_mb: int | None,
                  output_mb: int, validator_cpu_s: float,
@@ -115,8 +111,8 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
         measured_sub.killed, measured_val.killed)
     if first not in ("time", "deadlock", "busy"):
         first = _ended_first(first, measured_val, measured_sub)
-    val = result_of(measured_val, validator_argv, "", _tail(val_err))
-    sub = result_of(measured_sub, submission_argv, "", _tail(sub_err))
+    val = result_of(measured_val, validator_argv, "", read_ends(val_err, 2000))
+    sub = result_of(measured_sub, submission_argv, "", read_ends(sub_err, 2000))
     validator_first = first == "validator" and measured_val.killed != "wall"
     stopped_after_validator = validator_first and measured_sub.killed == "term"
     if sub.signal == signal.SIGPIPE or stopped_after_validator:
