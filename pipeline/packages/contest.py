@@ -333,13 +333,9 @@ def record_entry(source: Path, target: Path) -> bool:
 
 # -- the contests the data folder records --------------------------------------------------------
 
-def _contests_path(data_dir: Path) -> Path:
-    return Path(data_dir) / CONTESTS_FILE
-
-
 def recorded_contests(data_dir: Path) -> dict[str, RecordedContest]:
     """Every contest the data folder records, by name; an unreadable file is a UserError."""
-    path = _contests_path(data_dir)
+    path = Path(data_dir) / CONTESTS_FILE
     if not path.is_file():
         return {}
     try:
@@ -363,15 +359,10 @@ def record_contest(data_dir: Path, contest: Contest, why: dict[str, str | None],
                                               why=why.get(p.id),
                                               folder=p.id if p.id in names else None)
                               for p in contest.problems],
-                             list(contest.unlisted), list(contest.notes), contest.python)
-    _record(data_dir, record)
-    return record
-
-
-def _record(data_dir: Path, contest: RecordedContest) -> None:
-    contests = recorded_contests(data_dir)
-    contest.recorded_at = datetime.now(UTC).isoformat(timespec="seconds")
-    contests[contest.name] = contest
-    atomic_write_text(_contests_path(data_dir), json.dumps(
+                             list(contest.unlisted), list(contest.notes), contest.python,
+                             datetime.now(UTC).isoformat(timespec="seconds"))
+    contests = {**recorded_contests(data_dir), record.name: record}
+    atomic_write_text(Path(data_dir) / CONTESTS_FILE, json.dumps(
         {name: asdict(value) for name, value in sorted(contests.items())}, indent=2,
         ensure_ascii=False) + "\n")
+    return record

@@ -329,10 +329,8 @@ class _Parser:
     def _folder(self, key: str, path: str, entry: dict, inherited: Settings,
                 root: bool = False) -> FolderRule:
         settings = self._settings(entry, inherited, path)
-        folder = FolderRule(path)
-        for name in GROUP_YAML_KEYS:
-            if name in entry and entry[name]:
-                folder.group_yaml = (name, entry[name])
+        folder = FolderRule(path, next(((name, entry[name]) for name in reversed(GROUP_YAML_KEYS)
+                                        if entry.get(name)), None))  # the last given
         for other in entry:
             if other not in FOLDER_KEYS and not (root and other in ROOT_KEYS):
                 self.note(line_of(entry, other), f"{path or 'root'}: unknown key {other!r} "
@@ -609,10 +607,8 @@ class _Maker:
         """The cache folder holding the case's `testcase.<ext>` files; PackageError when the
         case cannot be made."""
         entry = rule.entry
-        command = None
-        seed = None
         hashes: dict[str, object] = {"format": CACHE_FORMAT}
-        generator: _Tool | None = None
+        generating: tuple[_Tool, str, int] | None = None  # the generator, its command, the seed
         if "generate" in entry:
             command = entry["generate"]
             if not isinstance(command, str) or not command.strip():
@@ -629,10 +625,10 @@ class _Maker:
             if sum(len(SEED_REGEX.findall(w)) for w in words[1:]) > 1:
                 raise self._error(rule, "{seed} may appear at most once")
             seed = bapctools_seed(rule.settings.random_salt, command, rule.count_value)
-            found = self.tool(words[0])
-            if isinstance(found, str):
-                raise self._error(rule, found)
-            generator = found
+            generator = self.tool(words[0])
+            if isinstance(generator, str):
+                raise self._error(rule, generator)
+            generating = (generator, command, seed)
             hashes.update(generator=generator.digest, command=SEED_REGEX.sub(str(seed), command),
                           retries=rule.settings.retries)
         copies: dict[str, Path] = {}  # ext -> the package's file
@@ -670,7 +666,7 @@ class _Maker:
             else:
                 raise self._error(rule, f"{ext[1:]} must be a string, got {value!r}")
         hashes.update(inline=inline, links=links)
-        if generator is None and not copies and ".in" not in inline and not (
+        if generating is None and not copies and ".in" not in inline and not (
                 rule.path.startswith("sample/") and ".in.statement" in inline):
             raise self._error(rule, "the entry makes no input: give generate, copy or in")
         top = rule.path.split("/", 1)[0]
@@ -687,30 +683,28 @@ class _Maker:
             return final
         final.parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+        cwd = work / "case"
         try:
-            cwd = work / "case"
             cwd.mkdir()
-            try:
-                self._fill(rule, cwd, work, generator, command, seed, copies, inline, links,
-                           makes_answer, solution)
-            except LeftBehind as error:  # the generator's folder is the only one it writes
-                raise self._error(rule, error.left_by("the generator", cwd)) from None
+            self._fill(rule, cwd, work, generating, copies, inline, links, makes_answer,
+                       solution)
             with contextlib.suppress(OSError):  # made by another process meanwhile
                 os.rename(cwd, final)
+        except LeftBehind as error:  # the generator's folder is the only one it writes
+            raise self._error(rule, error.left_by("the generator", cwd)) from None
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return final
 
-    def _fill(self, rule: CaseRule, cwd: Path, work: Path, generator: _Tool | None,
-              command: str | None, seed: int | None, copies: dict[str, Path],
+    def _fill(self, rule: CaseRule, cwd: Path, work: Path,
+              generating: tuple[_Tool, str, int] | None, copies: dict[str, Path],
               inline: dict[str, str], links: dict[str, str], makes_answer: bool,
               solution: _Tool | str | None) -> None:
         """Make the case's `testcase.<ext>` files and `.complete` in `cwd`, never following a
         link the generator left there (the pipeline is not contained as the generator is)."""
         infile = cwd / "testcase.in"
-        if generator is not None:
-            assert command is not None and seed is not None  # set with the generator
-            self._generate(rule, generator, command, seed, cwd, work)
+        if generating is not None:
+            self._generate(rule, *generating, cwd, work)
             _refuse_left(cwd)
         for ext, source in copies.items():  # the package's own files (checked to lie inside it)
             copy_regular(source, infile.with_suffix(ext), follow_source=True)
