@@ -79,8 +79,7 @@ def detect(path: Path) -> Format | None:
         return None
     if (root / "problem.xml").is_file():
         return "polygon"
-    outside = leads_outside(root / "problem.yaml", root)
-    if outside is not None:
+    if (outside := leads_outside(root / "problem.yaml", root)) is not None:
         raise outside
     return _yaml_format(root / "problem.yaml", root)
 
@@ -100,12 +99,10 @@ def _unpack(archive_path: Path, build_dir: Path) -> Path:
             with building(final, complete=False) as work, \
                     zipfile.ZipFile(archive_path) as archive:
                 for member in archive.infolist():  # each member, then all of them together
-                    bomb = zip_bomb(member)
-                    if bomb:
+                    if bomb := zip_bomb(member):
                         raise PackageError(f"{archive_path.name}!{member.filename}", "too-large",
                                            bomb)
-                bomb = archive_bomb(archive.infolist(), archive_path.stat().st_size)
-                if bomb:
+                if bomb := archive_bomb(archive.infolist(), archive_path.stat().st_size):
                     raise PackageError(archive_path.name, "too-large", bomb)
                 for member in archive.infolist():
                     target = (work / member.filename).resolve()

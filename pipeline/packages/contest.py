@@ -246,8 +246,7 @@ def _recorded(root: Path) -> dict | None:
 
 def contest_python(root: Path) -> str | None:
     """`python_runner` of the package's contest (for a registered copy, what was recorded)."""
-    recorded = _recorded(Path(root))
-    if recorded is not None:
+    if (recorded := _recorded(Path(root))) is not None:
         python = recorded.get("python")
         return python if isinstance(python, str) else None
     return python_runner(Path(root).parent)
@@ -285,8 +284,7 @@ def contest_time_limit(root: Path) -> ContestLimit | None:
     """The time limit the package's contest's `problems.yaml` gives it (for a registered copy, the
     one recorded); None when none or unreadable (ingesting the contest says why)."""
     root = Path(root)
-    recorded = _recorded(root)
-    if recorded is not None:
+    if (recorded := _recorded(root)) is not None:
         try:
             return ContestLimit(float(recorded["time_limit_s"]), str(recorded["where"])) \
                 if recorded.get("time_limit_s") is not None else None

@@ -870,8 +870,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
                     YAML_FILE, source.rule, f"{placement}: included from {source.message}",
                     line=source.line, case=case_of(placement)))
                 return
-            over = over_bytes(rule, placed_bytes, "placed", placement)
-            if over is not None:
+            if (over := over_bytes(rule, placed_bytes, "placed", placement)) is not None:
                 rejects.append(over)
                 return
             for ext in DATA_EXTENSIONS:

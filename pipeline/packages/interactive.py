@@ -1,14 +1,10 @@
-"""Interactive judging: the submission and the validator (or interactor) talking through pipes.
-
-Each side runs under its own contained launcher with its own limits, the pair under the
-submission's wall clock less what the validator computed and the submission waited for a core
-(`_first_to_end`). Who ended first, a submission outliving its validator (`GRACE_S`), a pair
-stuck with both sides reading (`_waiting_on_each_other`) and how each is judged: docs/faults.md
-(Interactive problems). The verdict follows problemtools' `validate_interactive`: a validator
-exit other than 42/43 is JE; a validator that exited first with 43 is WA; else a submission over
-its time is TLE, one that crashed RE, and otherwise the validator's 42/43 decides. Polygon's
-testlib interactor (`interactor input output [answer]`, exit 0 OK, 1 WA, 2 PE, 3 FAIL) is run
-the same way, its output file then going to the checker.
+"""Interactive judging: the submission and the validator (or interactor) talking through pipes,
+each side under its own contained launcher and limits; who ended first, a pair stuck or out of
+time and how each is judged: docs/faults.md (Interactive problems). The verdict follows
+problemtools' `validate_interactive`: a validator exit other than 42/43 is JE; a validator that
+exited first with 43 is WA; else a submission over its time is TLE, one that crashed RE, and
+otherwise the validator's 42/43 decides. Polygon's testlib interactor (`interactor input output
+[answer]`, exit 0 OK, 1 WA, 2 PE, 3 FAIL) is run the same way, its output then checked.
 """
 
 from __future__ import annotations

@@ -140,8 +140,7 @@ def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
         said = describe_failure(done, "the validator") + (": " + done.output if done.output
                                                           else "")
         return Overview(Rejection(name, done.exit_code, cut(said), judge_error=True), kept)
-    accepted = done.exit_code == (0 if convention == "testlib" else 42)
-    if accepted:
+    if done.exit_code == (0 if convention == "testlib" else 42):  # accepted
         return Overview(None, kept)
     return Overview(Rejection(name, done.exit_code, cut(done.output or "no message")), kept)
 
