@@ -67,11 +67,6 @@ def split_command(text: str, what: str) -> tuple[str, ...]:
     return tuple(words)
 
 
-def with_seed(words: tuple[str, ...]) -> tuple[str, ...]:
-    """The command as given when it holds `{seed}`, else with `{seed}` appended."""
-    return words if any(SEED in word for word in words[1:]) else (*words, SEED)
-
-
 def polygon_commands(package: Package) -> list[GeneratorCommand]:
     """The seeded commands of a package's generated tests (see the module), in test order."""
     made: list[tuple[tuple[str, ...], str, str]] = []
@@ -198,7 +193,9 @@ def package_recipes(package: Package, build_dir: Path,
 def generator_recipe(text: str, package: Package | None, build_dir: Path,
                      parse: Callable[[str], Case], group: str = "") -> Recipe:
     """The recipe of a `--generator` command, its program built now (errors stop the session)."""
-    words = with_seed(split_command(text, "--generator"))
+    words = split_command(text, "--generator")
+    if not any(SEED in word for word in words[1:]):  # else `{seed}` is appended
+        words = (*words, SEED)
     run = resolve_generator(words[0], package, build_dir)
     command = GeneratorCommand(words, group, "--generator")
     return command_recipe(command, lambda: run, parse, f"--generator {text}")
