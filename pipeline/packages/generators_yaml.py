@@ -337,7 +337,7 @@ class _Parser:
                           "(ignored)")
         if not root:
             self.known_keys.setdefault(key, []).append(folder)
-        included: list[CaseRule] = []
+        included: dict[str, CaseRule] = {}  # by name: the first included case of each
         includes = entry.get("include") or []
         if not isinstance(includes, list):
             includes = [includes]
@@ -349,7 +349,8 @@ class _Parser:
                            target else f"include {item!r} is ambiguous")
                 continue
             rule = target[0]
-            included.extend([rule] if isinstance(rule, CaseRule) else _all_cases(rule))
+            for case in [rule] if isinstance(rule, CaseRule) else _all_cases(rule):
+                included.setdefault(case.path.rsplit("/", 1)[-1], case)
         data = entry.get("data")
         data_line = line_of(entry, "data")
         if data is None:
@@ -418,11 +419,9 @@ class _Parser:
                 else:
                     self.error(child_line, path, f"{child_key!r} is neither a test case nor a "
                                "group")
-        new: dict[str, CaseRule] = {}  # by name: the first included case of each
-        for case in included:
-            new.setdefault(case.path.rsplit("/", 1)[-1], case)
-        if new and not self.over_cap(line_of(entry, "include"), path or "root", len(new)):
-            folder.included.update(new)
+        if included and not self.over_cap(line_of(entry, "include"), path or "root",
+                                          len(included)):
+            folder.included.update(included)
         return folder
 
     def _cases(self, key: str, names, entry: object, line: int | None, parent: str,
