@@ -79,8 +79,7 @@ def detect(path: Path) -> Format | None:
         return None
     if (root / "problem.xml").is_file():
         return "polygon"
-    outside = leads_outside(root / "problem.yaml", root)
-    if outside is not None:
+    if (outside := leads_outside(root / "problem.yaml", root)) is not None:
         raise outside
     return _yaml_format(root / "problem.yaml", root)
 
@@ -100,12 +99,10 @@ def _unpack(archive_path: Path, build_dir: Path) -> Path:
             with building(final, complete=False) as work, \
                     zipfile.ZipFile(archive_path) as archive:
                 for member in archive.infolist():  # each member, then all of them together
-                    bomb = zip_bomb(member)
-                    if bomb:
+                    if bomb := zip_bomb(member):
                         raise PackageError(f"{archive_path.name}!{member.filename}", "too-large",
                                            bomb)
-                bomb = archive_bomb(archive.infolist(), archive_path.stat().st_size)
-                if bomb:
+                if bomb := archive_bomb(archive.infolist(), archive_path.stat().st_size):
                     raise PackageError(archive_path.name, "too-large", bomb)
                 for member in archive.infolist():
                     target = (work / member.filename).resolve()
@@ -131,20 +128,17 @@ def load_package(path: Path, build_dir: Path | None = None,
     build_dir = Path(build_dir) if build_dir is not None else default_build_dir()
     if not path.exists():
         raise PackageError(str(path), "missing", "no such file or folder")
-    archive_name = None
     if path.is_file():
         if path.suffix.lower() not in (".zip", ".kpp"):
             raise PackageError(path.name, "not-a-package", "a package is a folder or a .zip/.kpp "
                                "archive of one")
-        archive_name = path.stem
-        root = _unpack(path, build_dir)
+        root, name = _unpack(path, build_dir), short_name or path.stem
     else:
         found = _package_root(path)
         if found is None:
             raise PackageError(path.name, "not-a-package", "the folder holds no problem.yaml "
                                "(Kattis) or problem.xml (Polygon)")
-        root = found
-    name = short_name or archive_name or root.name
+        root, name = found, short_name or found.name
     contest = contest_time_limit(root)  # read where the package is, before any copy of it
     python = contest_python(root)
     left_out: tuple[PackageError, ...] = ()

@@ -25,7 +25,7 @@ from pipeline.packages.expectations import (
 from pipeline.packages.judge import PackageBuilds
 from pipeline.packages.model import CaseResult, Package, Program, requirements_of
 from pipeline.packages.validate import validate_input, validator_arguments
-from pipeline.verdicts import Verdict
+from pipeline.verdicts import Dialect, Verdict
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,8 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
             continue
         ranked = sorted(results.values(), key=lambda r: (order.get(r.case, len(order)), r.case))
         verdicts = [(r, kattis_class(verdict_at(r, limit.time_s))) for r in ranked]
-        folder = None if short else _folder_verdict(program)
+        label = program.expectation.label if program.expectation else ""
+        folder = None if short or not label else _named_by(label, ("expected folder",))
         if not short and (folder is Verdict.TLE or program.name in upper):
             found += _tle_within(program, verdicts, limit)
         if expected_to_pass(program):
@@ -112,23 +113,16 @@ def _conflict(program: Program) -> list[PackageBug]:
                        "(the line decides what it is held to)")]
 
 
-def _named_by(folder: str) -> Verdict | None:
-    """The one verdict submission folder `folder` is named for (accepted/ too), or None."""
-    for dialect in ("folder", "expected folder"):
+def _named_by(folder: str, dialects: tuple[Dialect, ...] = ("folder", "expected folder")
+              ) -> Verdict | None:
+    """The one verdict submission folder `folder` is named for (as the first of `dialects`
+    that knows it names it: accepted/ too by default), or None."""
+    for dialect in dialects:
         try:
             return Verdict.from_string(folder, dialect)
         except ValueError:
             continue
     return None
-
-
-def _folder_verdict(program: Program) -> Verdict | None:
-    """The verdict the submission's folder is named for, or None."""
-    label = program.expectation.label if program.expectation else None
-    try:
-        return Verdict.from_string(label, "expected folder") if label else None
-    except ValueError:
-        return None
 
 
 def _tle_within(program: Program, verdicts: list[tuple[CaseResult, Verdict]],

@@ -246,8 +246,7 @@ def _recorded(root: Path) -> dict | None:
 
 def contest_python(root: Path) -> str | None:
     """`python_runner` of the package's contest (for a registered copy, what was recorded)."""
-    recorded = _recorded(Path(root))
-    if recorded is not None:
+    if (recorded := _recorded(Path(root))) is not None:
         python = recorded.get("python")
         return python if isinstance(python, str) else None
     return python_runner(Path(root).parent)
@@ -285,8 +284,7 @@ def contest_time_limit(root: Path) -> ContestLimit | None:
     """The time limit the package's contest's `problems.yaml` gives it (for a registered copy, the
     one recorded); None when none or unreadable (ingesting the contest says why)."""
     root = Path(root)
-    recorded = _recorded(root)
-    if recorded is not None:
+    if (recorded := _recorded(root)) is not None:
         try:
             return ContestLimit(float(recorded["time_limit_s"]), str(recorded["where"])) \
                 if recorded.get("time_limit_s") is not None else None
@@ -333,13 +331,9 @@ def record_entry(source: Path, target: Path) -> bool:
 
 # -- the contests the data folder records --------------------------------------------------------
 
-def _contests_path(data_dir: Path) -> Path:
-    return Path(data_dir) / CONTESTS_FILE
-
-
 def recorded_contests(data_dir: Path) -> dict[str, RecordedContest]:
     """Every contest the data folder records, by name; an unreadable file is a UserError."""
-    path = _contests_path(data_dir)
+    path = Path(data_dir) / CONTESTS_FILE
     if not path.is_file():
         return {}
     try:
@@ -363,15 +357,10 @@ def record_contest(data_dir: Path, contest: Contest, why: dict[str, str | None],
                                               why=why.get(p.id),
                                               folder=p.id if p.id in names else None)
                               for p in contest.problems],
-                             list(contest.unlisted), list(contest.notes), contest.python)
-    _record(data_dir, record)
-    return record
-
-
-def _record(data_dir: Path, contest: RecordedContest) -> None:
-    contests = recorded_contests(data_dir)
-    contest.recorded_at = datetime.now(UTC).isoformat(timespec="seconds")
-    contests[contest.name] = contest
-    atomic_write_text(_contests_path(data_dir), json.dumps(
+                             list(contest.unlisted), list(contest.notes), contest.python,
+                             datetime.now(UTC).isoformat(timespec="seconds"))
+    contests = {**recorded_contests(data_dir), record.name: record}
+    atomic_write_text(Path(data_dir) / CONTESTS_FILE, json.dumps(
         {name: asdict(value) for name, value in sorted(contests.items())}, indent=2,
         ensure_ascii=False) + "\n")
+    return record

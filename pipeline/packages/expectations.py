@@ -197,8 +197,7 @@ def limit_from_slowest(package: Package, slowest_s: float) -> tuple[float, float
 
 def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResult]]) -> TimeLimit:
     """The time limit from the submissions' CPU times, as the package's format says."""
-    given = given_time_limit(package)
-    if given is not None:
+    if (given := given_time_limit(package)) is not None:
         return given
     limits = package.limits
     lower = [p for p in lower_bound_submissions(package) if p.name in runs]

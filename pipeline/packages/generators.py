@@ -1,19 +1,9 @@
-"""A problem package's generators as recipes: a command with `{seed}` filled in per case.
-
-A recipe is a generator command, split like a shell would (never run through one); case k of
-it for a session's seed runs it with `{seed}` drawn from the recipe's random source
-(`Recipe.make(rng)`), its standard output being the input (Polygon's `gen ARGS > $`).
-
-- A Polygon package's recipes are the commands of its generated tests. testlib's
-  `registerGen` seeds from the whole command line, and commands differing only in a last
-  integer use it to tell tests apart: that argument becomes `{seed}` (`gen 10 100 1` gives
-  `gen 10 100 {seed}`); any other command gets `{seed}` appended. One recipe per distinct
-  command, in the group of the first test it came from.
-- `pipeline stress --generator "PROGRAM ARGS..."`: a program of the package, else an external
-  one (a path, or a command on PATH); sources are built as the package's programs are.
-
-A failing generator raises `GeneratorError` naming the command; validating its input is the
-caller's business.
+"""A problem package's generators as recipes: a command (split as a shell would, never run
+through one) whose standard output is the input, `{seed}` drawn per case from the recipe's
+random source. A Polygon package's recipes are its generated tests' commands; `--generator`
+gives one of a package's programs, a path or a command on PATH (docs/stress.md). testlib's
+`registerGen` seeds from the whole command line, so a last integer that tells commands apart
+becomes `{seed}`. A failing generator raises `GeneratorError` naming the command.
 """
 
 from __future__ import annotations
@@ -75,11 +65,6 @@ def split_command(text: str, what: str) -> tuple[str, ...]:
     if not words:
         raise GeneratorError(f"{what}: the generator command is empty")
     return tuple(words)
-
-
-def with_seed(words: tuple[str, ...]) -> tuple[str, ...]:
-    """The command as given when it holds `{seed}`, else with `{seed}` appended."""
-    return words if any(SEED in word for word in words[1:]) else (*words, SEED)
 
 
 def polygon_commands(package: Package) -> list[GeneratorCommand]:
@@ -208,7 +193,9 @@ def package_recipes(package: Package, build_dir: Path,
 def generator_recipe(text: str, package: Package | None, build_dir: Path,
                      parse: Callable[[str], Case], group: str = "") -> Recipe:
     """The recipe of a `--generator` command, its program built now (errors stop the session)."""
-    words = with_seed(split_command(text, "--generator"))
+    words = split_command(text, "--generator")
+    if not any(SEED in word for word in words[1:]):  # else `{seed}` is appended
+        words = (*words, SEED)
     run = resolve_generator(words[0], package, build_dir)
     command = GeneratorCommand(words, group, "--generator")
     return command_recipe(command, lambda: run, parse, f"--generator {text}")

@@ -33,7 +33,7 @@ from pipeline.packages.model import ProblemType, Program
 from pipeline.packages.tree import leads_outside
 from pipeline.packages.yamlfile import line_of, load_yaml
 from pipeline.programs.languages import Launch, build_program, detect_language, launch
-from pipeline.programs.procs import describe_failure, on_cores, run_limited
+from pipeline.programs.procs import ProcessResult, describe_failure, on_cores, run_limited
 from pipeline.untrusted import (
     READ,
     WRITTEN,
@@ -329,17 +329,15 @@ class _Parser:
     def _folder(self, key: str, path: str, entry: dict, inherited: Settings,
                 root: bool = False) -> FolderRule:
         settings = self._settings(entry, inherited, path)
-        folder = FolderRule(path)
-        for name in GROUP_YAML_KEYS:
-            if name in entry and entry[name]:
-                folder.group_yaml = (name, entry[name])
+        folder = FolderRule(path, next(((name, entry[name]) for name in reversed(GROUP_YAML_KEYS)
+                                        if entry.get(name)), None))  # the last given
         for other in entry:
             if other not in FOLDER_KEYS and not (root and other in ROOT_KEYS):
                 self.note(line_of(entry, other), f"{path or 'root'}: unknown key {other!r} "
                           "(ignored)")
         if not root:
             self.known_keys.setdefault(key, []).append(folder)
-        included: list[CaseRule] = []
+        included: dict[str, CaseRule] = {}  # by name: the first included case of each
         includes = entry.get("include") or []
         if not isinstance(includes, list):
             includes = [includes]
@@ -351,7 +349,8 @@ class _Parser:
                            target else f"include {item!r} is ambiguous")
                 continue
             rule = target[0]
-            included.extend([rule] if isinstance(rule, CaseRule) else _all_cases(rule))
+            for case in [rule] if isinstance(rule, CaseRule) else _all_cases(rule):
+                included.setdefault(case.path.rsplit("/", 1)[-1], case)
         data = entry.get("data")
         data_line = line_of(entry, "data")
         if data is None:
@@ -376,16 +375,14 @@ class _Parser:
                            f"numbered data[{index}] must have exactly one entry")
                 continue
             if root:
-                keys = []
-                for child_key in item:
-                    top = OLD_ROOT_FOLDERS.get(child_key, child_key)
+                tops = {k: OLD_ROOT_FOLDERS.get(k, k) for k in item}
+                for child_key, top in tops.items():
                     if top not in ROOT_FOLDERS:
                         self.note(line_of(item, child_key), f"unknown top folder "
                                   f"{child_key!r} (ignored)")
-                    else:
-                        keys.append((ROOT_FOLDERS.index(top), child_key, top))
-                ordered: list[tuple[str | None, str | None]] = [
-                    (child_key, name) for _, child_key, name in sorted(keys)]
+                ordered: list[tuple[str | None, str | None]] = sorted(
+                    ((k, top) for k, top in tops.items() if top in ROOT_FOLDERS),
+                    key=lambda pair: (ROOT_FOLDERS.index(pair[1]), pair[0]))
             else:
                 ordered = sorted(((k, k) for k in item if k is None or isinstance(k, str)),
                                  key=lambda pair: pair[0] or "")
@@ -422,11 +419,9 @@ class _Parser:
                 else:
                     self.error(child_line, path, f"{child_key!r} is neither a test case nor a "
                                "group")
-        new: dict[str, CaseRule] = {}  # by name: the first included case of each
-        for case in included:
-            new.setdefault(case.path.rsplit("/", 1)[-1], case)
-        if new and not self.over_cap(line_of(entry, "include"), path or "root", len(new)):
-            folder.included.update(new)
+        if included and not self.over_cap(line_of(entry, "include"), path or "root",
+                                          len(included)):
+            folder.included.update(included)
         return folder
 
     def _cases(self, key: str, names, entry: object, line: int | None, parent: str,
@@ -611,10 +606,8 @@ class _Maker:
         """The cache folder holding the case's `testcase.<ext>` files; PackageError when the
         case cannot be made."""
         entry = rule.entry
-        command = None
-        seed = None
         hashes: dict[str, object] = {"format": CACHE_FORMAT}
-        generator: _Tool | None = None
+        generating: tuple[_Tool, str, int] | None = None  # the generator, its command, the seed
         if "generate" in entry:
             command = entry["generate"]
             if not isinstance(command, str) or not command.strip():
@@ -631,10 +624,10 @@ class _Maker:
             if sum(len(SEED_REGEX.findall(w)) for w in words[1:]) > 1:
                 raise self._error(rule, "{seed} may appear at most once")
             seed = bapctools_seed(rule.settings.random_salt, command, rule.count_value)
-            found = self.tool(words[0])
-            if isinstance(found, str):
-                raise self._error(rule, found)
-            generator = found
+            generator = self.tool(words[0])
+            if isinstance(generator, str):
+                raise self._error(rule, generator)
+            generating = (generator, command, seed)
             hashes.update(generator=generator.digest, command=SEED_REGEX.sub(str(seed), command),
                           retries=rule.settings.retries)
         copies: dict[str, Path] = {}  # ext -> the package's file
@@ -672,7 +665,7 @@ class _Maker:
             else:
                 raise self._error(rule, f"{ext[1:]} must be a string, got {value!r}")
         hashes.update(inline=inline, links=links)
-        if generator is None and not copies and ".in" not in inline and not (
+        if generating is None and not copies and ".in" not in inline and not (
                 rule.path.startswith("sample/") and ".in.statement" in inline):
             raise self._error(rule, "the entry makes no input: give generate, copy or in")
         top = rule.path.split("/", 1)[0]
@@ -689,30 +682,28 @@ class _Maker:
             return final
         final.parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+        cwd = work / "case"
         try:
-            cwd = work / "case"
             cwd.mkdir()
-            try:
-                self._fill(rule, cwd, work, generator, command, seed, copies, inline, links,
-                           makes_answer, solution)
-            except LeftBehind as error:  # the generator's folder is the only one it writes
-                raise self._error(rule, error.left_by("the generator", cwd)) from None
+            self._fill(rule, cwd, work, generating, copies, inline, links, makes_answer,
+                       solution)
             with contextlib.suppress(OSError):  # made by another process meanwhile
                 os.rename(cwd, final)
+        except LeftBehind as error:  # the generator's folder is the only one it writes
+            raise self._error(rule, error.left_by("the generator", cwd)) from None
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return final
 
-    def _fill(self, rule: CaseRule, cwd: Path, work: Path, generator: _Tool | None,
-              command: str | None, seed: int | None, copies: dict[str, Path],
+    def _fill(self, rule: CaseRule, cwd: Path, work: Path,
+              generating: tuple[_Tool, str, int] | None, copies: dict[str, Path],
               inline: dict[str, str], links: dict[str, str], makes_answer: bool,
               solution: _Tool | str | None) -> None:
         """Make the case's `testcase.<ext>` files and `.complete` in `cwd`, never following a
         link the generator left there (the pipeline is not contained as the generator is)."""
         infile = cwd / "testcase.in"
-        if generator is not None:
-            assert command is not None and seed is not None  # set with the generator
-            self._generate(rule, generator, command, seed, cwd, work)
+        if generating is not None:
+            self._generate(rule, *generating, cwd, work)
             _refuse_left(cwd)
         for ext, source in copies.items():  # the package's own files (checked to lie inside it)
             copy_regular(source, infile.with_suffix(ext), follow_source=True)
@@ -752,11 +743,8 @@ class _Maker:
         for retry in range(rule.settings.retries):
             value = str((seed + retry) % 2**31)
             args = [SEED_REGEX.sub(value, NAME_REGEX.sub("testcase", w)) for w in words[1:]]
-            for leftover in cwd.iterdir():
-                if leftover.is_dir() and not leftover.is_symlink():
-                    shutil.rmtree(leftover)
-                else:
-                    leftover.unlink()
+            shutil.rmtree(cwd)  # what an earlier try left (never through a link)
+            cwd.mkdir()
             # The generator writes testcase.in (.ans, .yaml, ...) into its folder: that folder
             # is kept (copied back here when it ends), within the cap on all it writes.
             done = run_limited([*run.argv, *args], cwd=cwd, stdout=stdout,
@@ -765,9 +753,7 @@ class _Maker:
                                kept=(cwd,))
             if done.exit_code == 0 and not done.timed_out and not done.error:
                 break
-            failure = describe_failure(done, "the generator")
-            first = _first_line(done.stderr)
-            failure = f"`{command}` failed: {failure}" + (f": {first}" if first else "")
+            failure = f"`{command}` failed: {_failure(done, 'the generator')}"
             if done.timed_out:
                 break
         else:
@@ -789,9 +775,8 @@ class _Maker:
                            file_mb=GENERATOR_FILE_MB)
         if done.exit_code != 0 or done.timed_out:
             answer.unlink(missing_ok=True)
-            first = _first_line(done.stderr)
             raise self._error(rule, f"solution {solution.program.name} failed: "
-                              f"{describe_failure(done, 'it')}" + (f": {first}" if first else ""))
+                              f"{_failure(done, 'it')}")
         os.replace(answer, cwd / "testcase.ans")  # (a rename never follows a link there)
 
 
@@ -815,6 +800,11 @@ def _refuse_left(cwd: Path) -> None:
         kind = kind_of(cwd / name)
         if kind not in (None, "a regular file"):
             raise LeftBehind(cwd / name, kind, WRITTEN if name == ".complete" else READ)
+
+
+def _failure(done: ProcessResult, who: str) -> str:
+    first = _first_line(done.stderr)
+    return describe_failure(done, who) + (f": {first}" if first else "")
 
 
 def _first_line(text: str) -> str:
@@ -879,8 +869,7 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
                     YAML_FILE, source.rule, f"{placement}: included from {source.message}",
                     line=source.line, case=case_of(placement)))
                 return
-            over = over_bytes(rule, placed_bytes, "placed", placement)
-            if over is not None:
+            if (over := over_bytes(rule, placed_bytes, "placed", placement)) is not None:
                 rejects.append(over)
                 return
             for ext in DATA_EXTENSIONS:

@@ -1,14 +1,10 @@
-"""Interactive judging: the submission and the validator (or interactor) talking through pipes.
-
-Each side runs under its own contained launcher with its own limits, the pair under the
-submission's wall clock less what the validator computed and the submission waited for a core
-(`_first_to_end`). Who ended first, a submission outliving its validator (`GRACE_S`), a pair
-stuck with both sides reading (`_waiting_on_each_other`) and how each is judged: docs/faults.md
-(Interactive problems). The verdict follows problemtools' `validate_interactive`: a validator
-exit other than 42/43 is JE; a validator that exited first with 43 is WA; else a submission over
-its time is TLE, one that crashed RE, and otherwise the validator's 42/43 decides. Polygon's
-testlib interactor (`interactor input output [answer]`, exit 0 OK, 1 WA, 2 PE, 3 FAIL) is run
-the same way, its output file then going to the checker.
+"""Interactive judging: the submission and the validator (or interactor) talking through pipes,
+each side under its own contained launcher and limits; who ended first, a pair stuck or out of
+time and how each is judged: docs/faults.md (Interactive problems). The verdict follows
+problemtools' `validate_interactive`: a validator exit other than 42/43 is JE; a validator that
+exited first with 43 is WA; else a submission over its time is TLE, one that crashed RE, and
+otherwise the validator's 42/43 decides. Polygon's testlib interactor (`interactor input output
+[answer]`, exit 0 OK, 1 WA, 2 PE, 3 FAIL) is run the same way, its output then checked.
 """
 
 from __future__ import annotations
@@ -39,10 +35,6 @@ class Exchange:
     timed_out: bool
     deadlock: bool = False  # stopped as soon as both sides were waiting for each other
     busy: bool = False  # stopped at `contained.busy_s` (`_first_to_end`, a launcher): not judged
-
-
-def _tail(path: Path) -> str:
-    return read_ends(path, 2000)
 
 
 def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workdir: Path,
@@ -115,8 +107,8 @@ def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workd
         measured_sub.killed, measured_val.killed)
     if first not in ("time", "deadlock", "busy"):
         first = _ended_first(first, measured_val, measured_sub)
-    val = result_of(measured_val, validator_argv, "", _tail(val_err))
-    sub = result_of(measured_sub, submission_argv, "", _tail(sub_err))
+    val = result_of(measured_val, validator_argv, "", read_ends(val_err, 2000))
+    sub = result_of(measured_sub, submission_argv, "", read_ends(sub_err, 2000))
     validator_first = first == "validator" and measured_val.killed != "wall"
     stopped_after_validator = validator_first and measured_sub.killed == "term"
     if sub.signal == signal.SIGPIPE or stopped_after_validator:

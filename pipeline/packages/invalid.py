@@ -182,8 +182,7 @@ def check_validators(package: Package, builds, build_dir: Path,
     def held(kind: str, check: Callable[[ValidatorTest], _Outcome], subject: str) -> Agreement:
         key = agreement_key(common(), kind, by_kind[kind])
         path = Path(build_dir) / CACHE_FOLDER / f"{key}.json"
-        stored = read_agreement(path)
-        if stored is not None:
+        if (stored := read_agreement(path)) is not None:
             return stored
         outcomes = on_cores(check, by_kind[kind])
         found = _agreement(subject, kind, outcomes)

@@ -9,8 +9,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 from pipeline.packages.expectations import NOT_JUDGED, verdict_at
 from pipeline.packages.interactive import run_exchange
@@ -361,64 +361,59 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
     feedback = kept_feedback or scratch / "feedback"
     feedback.mkdir(exist_ok=True)
     memory = package.limits.validation_memory_mb
+    judge_run, run = launch(judge, memory), launch(submission, limits.memory_mb)
     if polygon:
         written = scratch / "interactor"
         written.mkdir(exist_ok=True)
-        tout = written / "interactor.out"
-        judge_argv = [*launch(judge, memory).argv, str(input_path), str(tout)]
+        judge_argv = [*judge_run.argv, str(input_path), str(written / "interactor.out")]
         if case.answer_path is not None:
             judge_argv.append(str(case.answer_path))
     else:
         written = feedback
         args = (*package.output_validator_flags, *case.output_validator_args)
-        judge_argv = [*launch(judge, memory).argv, str(input_path),
-                      str(_answer_file(case, scratch)), str(feedback) + "/", *args]
-    what = f"interactor {judge.program.name}" if polygon else \
-        f"output validator {judge.program.name}"
+        judge_argv = [*judge_run.argv, str(input_path), str(_answer_file(case, scratch)),
+                      str(feedback) + "/", *args]
+    what = f"{'interactor' if polygon else 'output validator'} {judge.program.name}"
     try:
         exchange = run_exchange(
-            [*launch(submission, limits.memory_mb).argv, *case.args], judge_argv,
+            [*run.argv, *case.args], judge_argv,
             workdir=scratch / ("run" if number == 1 else f"run-{number}"),
-            submission_cpu_s=limits.cpu_cap_s,
-            submission_memory_mb=launch(submission, limits.memory_mb).memory_mb,
+            submission_cpu_s=limits.cpu_cap_s, submission_memory_mb=run.memory_mb,
             output_mb=limits.output_mb, validator_cpu_s=package.limits.validation_time_s,
-            validator_memory_mb=launch(judge, memory).memory_mb, kept=(written,))
+            validator_memory_mb=judge_run.memory_mb, kept=(written,))
     except LeftBehind as error:  # the validator writes the case's scratch folder: not the
         # pipeline's files there (a later pass's folder, its stderr files) through a link
         return _Pass(Verdict.JE, None, error.left_by(what, scratch), 0.0, 0.0, 0, False)
     sub, val = exchange.submission, exchange.validator
+    ended = partial(_Pass, cpu_s=sub.cpu_s, wall_s=sub.wall_s, rss_kb=sub.peak_rss_kb,
+                    timed_out=False)
     if exchange.busy:
-        return _Pass(Verdict.JE, None, busy_message(limits.cpu_cap_s, sub.cpu_s * 1000),
-                     sub.cpu_s, sub.wall_s, sub.peak_rss_kb, False)
+        return ended(Verdict.JE, None, busy_message(limits.cpu_cap_s, sub.cpu_s * 1000))
     if val.timed_out:  # still waiting when time ran out: problemtools assumes WA, not first
         check = CheckResult(Verdict.WA, f"{what} was still running when time ran out")
     else:
         check = testlib_verdict(val, what) if polygon else read_feedback(val, feedback, what)
-    common: dict[str, Any] = dict(cpu_s=sub.cpu_s, wall_s=sub.wall_s, rss_kb=sub.peak_rss_kb)
     if check.verdict == Verdict.JE:
-        return _Pass(Verdict.JE, None, check.message, timed_out=False, **common)
+        return ended(Verdict.JE, None, check.message)
     if exchange.validator_first and check.verdict == Verdict.WA:
-        return _Pass(Verdict.WA, check, check.message, timed_out=sub.timed_out,
-                     validator_first_wa=True, **common)
+        return ended(Verdict.WA, check, check.message, timed_out=sub.timed_out,
+                     validator_first_wa=True)
     if sub.timed_out and exchange.deadlock:
-        return _Pass(Verdict.TLE, None, "the submission stopped answering: it and the validator "
+        return ended(Verdict.TLE, None, "the submission stopped answering: it and the validator "
                      "were both waiting for the other to write (stopped after "
-                     f"{sub.wall_s:.2f} s: neither would ever have gone on)", timed_out=True,
-                     **common)
+                     f"{sub.wall_s:.2f} s: neither would ever have gone on)", timed_out=True)
     if sub.timed_out:
-        return _Pass(Verdict.TLE, None, "the submission stopped answering "
+        return ended(Verdict.TLE, None, "the submission stopped answering "
                      f"(killed after {limits.wall_s:g} s)" if sub.cpu_s < limits.time_s
-                     else f"killed after {limits.wall_s:g} s", timed_out=True, **common)
+                     else f"killed after {limits.wall_s:g} s", timed_out=True)
     if sub.exit_code != 0:
         reason = f"signal {sub.signal}" if sub.signal else f"exit code {sub.exit_code}"
-        return _Pass(Verdict.RE, None, f"{reason}: {excerpt(sub.stderr)}", timed_out=False,
-                     **common)
+        return ended(Verdict.RE, None, f"{reason}: {excerpt(sub.stderr)}")
     if polygon and check.verdict == Verdict.AC and package.checker is not None:
         if builds.checker is None:
-            return _Pass(Verdict.JE, None, "the checker was not built", timed_out=False,
-                         **common)
+            return ended(Verdict.JE, None, "the checker was not built")
         check = run_testlib_checker(builds.checker, input_path, written / "interactor.out",
                                     _answer_file(case, scratch),
                                     time_s=package.limits.validation_time_s,
                                     memory_mb=memory, workdir=scratch)
-    return _Pass(check.verdict, check, check.message, timed_out=False, **common)
+    return ended(check.verdict, check, check.message)

@@ -106,14 +106,10 @@ def _expand_braces(pattern: str) -> list[str]:
 def glob_matches(pattern: str, path: str) -> bool:
     """The spec's glob: `*` within one name, braces expanded; a path's parents match too."""
     parts = path.split("/")
-    prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
     for option in _expand_braces(pattern):
-        depth = option.count("/") + 1
-        for prefix in prefixes:
-            if prefix.count("/") + 1 == depth and all(
-                    fnmatch.fnmatchcase(a, b)
-                    for a, b in zip(prefix.split("/"), option.split("/"))):
-                return True
+        globs = option.split("/")  # matched against the path's first names
+        if len(globs) <= len(parts) and all(map(fnmatch.fnmatchcase, parts, globs)):
+            return True
     return False
 
 

@@ -89,10 +89,8 @@ class TestCase:
     def validator_args(self, validator_name: str) -> tuple[str, ...]:
         """The arguments the input validator `validator_name` gets on this case."""
         if self.input_validator_args_by_name is not None:
-            for name, args in self.input_validator_args_by_name:
-                if name == validator_name:
-                    return args
-            return ()
+            return next((args for name, args in self.input_validator_args_by_name
+                         if name == validator_name), ())
         return self.input_validator_args
 
 

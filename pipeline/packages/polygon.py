@@ -251,19 +251,17 @@ def _tests(package: Package, tests, input_pattern: str, answer_pattern: str,
 
 def _groups(testset, cases: list[TestCase]) -> list[TestGroup]:
     declared = {g.get("name"): g for g in testset.findall("./groups/group")}
-    names = list(dict.fromkeys(case.group for case in cases))
     groups = []
-    for name in names:
+    for name in dict.fromkeys(case.group for case in cases):
         node = declared.get(name)
-        points = node.get("points") if node is not None else None
-        scoring = PolygonGroupScoring(
-            points=float(points) if points not in (None, "") else None,
-            points_policy=(node.get("points-policy") if node is not None else None) or (
-                "complete-group" if node is not None else "each-test"),
-            feedback_policy=((node.get("feedback-policy") if node is not None else None)
-                             or "complete"),
-            dependencies=tuple(d.get("group") for d in node.findall("./dependencies/dependency"))
-            if node is not None else ())
+        scoring = PolygonGroupScoring(None, "each-test")  # a group problem.xml does not declare
+        if node is not None:
+            points = node.get("points")
+            scoring = PolygonGroupScoring(
+                float(points) if points not in (None, "") else None,
+                node.get("points-policy") or "complete-group",
+                node.get("feedback-policy") or "complete",
+                tuple(d.get("group") for d in node.findall("./dependencies/dependency")))
         groups.append(TestGroup(name, None, tuple(c.name for c in cases if c.group == name), (),
                                 scoring))
     return groups

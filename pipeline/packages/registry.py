@@ -68,11 +68,9 @@ def _facts(package: Package) -> dict[str, str]:
 
 
 def _changes(old: dict, new_files: dict[str, str], new_facts: dict[str, str]) -> list[str]:
-    found = []
-    for key, value in new_facts.items():
-        before = old.get("facts", {}).get(key)
-        if before is not None and before != value:
-            found.append(f"{key}: {before} -> {value}")
+    facts = old.get("facts", {})
+    found = [f"{key}: {facts[key]} -> {value}" for key, value in new_facts.items()
+             if facts.get(key) not in (None, value)]
     before = old.get("files", {})
     by_area: dict[str, list[str]] = {}
     for path in sorted(set(before) | set(new_files)):

@@ -331,8 +331,7 @@ def hold_expectations(problem: LoadedPackage, judged: Judged, names: tuple[str, 
     whole = [n for n in names if n not in cut_short]  # the others ran until they failed
     covered = set.intersection(*(set(judged.get(n, {})) for n in whole)) if whole \
         else names_in_package
-    missing = names_in_package - covered
-    if missing:
+    if missing := names_in_package - covered:
         return Expectations(limit, (), f"the run covers {len(names_in_package - missing)} of "
                             f"the package's {len(names_in_package)} test cases")
     programs = {p.name: p for p in package.submissions}

@@ -7,14 +7,15 @@ every validator accepts it. A validator that cannot run is not a verdict on the 
 (`judge_error`); one whose language cannot run here (`SKIP`) is left out. Answer validators
 run the same way on an answer, with the input's path as argument.
 
-`input_overview` runs a testlib validator with `--testOverviewLogFileName` naming a file of
+`package_coverage` runs a testlib validator with `--testOverviewLogFileName` naming a file of
 its own working folder, read back before the folder goes: a line per named variable, `"n":`
-with `min-value-hit` and/or `max-value-hit` (feature lines are read past), from which
-`package_coverage` counts the inputs hitting each end of each variable.
+with `min-value-hit` and/or `max-value-hit` (feature lines are read past), from which it
+counts the inputs hitting each end of each variable.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import tempfile
@@ -77,14 +78,6 @@ def cut(text: str, keep: int = MESSAGE_KEEP) -> str:
     return flat if len(flat) <= keep else flat[:keep - 3] + "..."
 
 
-def run_input_validator(validator: Build, input_path: Path, args: tuple[str, ...] = (), *,
-                        convention: str = "kattis", time_s: float = 60.0,
-                        memory_mb: int = 2048, workdir: Path | None = None) -> Rejection | None:
-    """None when `validator` accepts the input, else the rejection with its message."""
-    return _run_validator(validator, input_path, args, convention=convention, time_s=time_s,
-                          memory_mb=memory_mb, workdir=workdir).rejection
-
-
 @dataclass(frozen=True)
 class Overview:
     """A validator's word on one input, with the file it was asked to keep (a testlib
@@ -110,16 +103,6 @@ def speaks_testlib(program: Program) -> bool:
     return False
 
 
-def input_overview(validator: Build, input_path: Path, args: tuple[str, ...] = (), *,
-                   time_s: float = 60.0, memory_mb: int = 2048,
-                   workdir: Path | None = None) -> Overview:
-    """Run a testlib validator on the input as `validate_input` does, and read back the
-    test-overview log it writes in its working folder."""
-    return _run_validator(validator, input_path, (*args, OVERVIEW_FLAG, OVERVIEW_LOG),
-                          convention=validator.program.convention, time_s=time_s,
-                          memory_mb=memory_mb, workdir=workdir, keep=OVERVIEW_LOG)
-
-
 def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
                    convention: str, time_s: float, memory_mb: int, workdir: Path | None,
                    keep: str | None = None) -> Overview:
@@ -136,41 +119,30 @@ def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
         if own is not None and own.is_dir():  # a program folder's files are its working directory
             shutil.copytree(own, scratch, dirs_exist_ok=True)
         if keep is not None:  # what the program writes, not a file of its folder's
-            _remove(scratch / keep)
+            if (scratch / keep).is_dir() and not (scratch / keep).is_symlink():
+                shutil.rmtree(scratch / keep, ignore_errors=True)
+            else:
+                (scratch / keep).unlink(missing_ok=True)
         # Sandboxed, a working folder is a private copy unless it is kept: one that keeps a
         # file is, as a generator's folder is (`generators_yaml`), within the same cap.
         run = launch(validator, memory_mb)
         done = run_limited([*run.argv, *args], cwd=scratch, stdin=input_path, time_s=time_s,
                            memory_mb=run.memory_mb,
                            kept=(scratch,) if keep is not None else ())
-        if keep is not None:
-            kept = _read_regular(scratch / keep, OVERVIEW_KEEP)
+        # a regular file's text (never read through a link), unless longer than OVERVIEW_KEEP
+        with contextlib.suppress(LeftBehind, OSError):
+            data = read_regular(scratch / keep, OVERVIEW_KEEP + 1) if keep else None
+            kept = None if data is None or len(data) > OVERVIEW_KEEP else data.decode(
+                "utf-8", "replace")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if done.error or done.timed_out or done.signal is not None:
         said = describe_failure(done, "the validator") + (": " + done.output if done.output
                                                           else "")
         return Overview(Rejection(name, done.exit_code, cut(said), judge_error=True), kept)
-    accepted = done.exit_code == (0 if convention == "testlib" else 42)
-    if accepted:
+    if done.exit_code == (0 if convention == "testlib" else 42):  # accepted
         return Overview(None, kept)
     return Overview(Rejection(name, done.exit_code, cut(done.output or "no message")), kept)
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
-
-
-def _read_regular(path: Path, limit: int) -> str | None:
-    """A regular file's text the program wrote (never through a link, at most `limit`), or None."""
-    try:
-        data = read_regular(path, limit + 1)
-    except (LeftBehind, OSError):
-        return None
-    return None if data is None or len(data) > limit else data.decode("utf-8", "replace")
 
 
 def validate_input(validators: Sequence[Build], input_path: Path, args_for=lambda name: (), *,
@@ -197,9 +169,9 @@ def _validate(validators: Sequence[Build], path: Path, args_of: Callable[[Build]
     for build in validators:
         if build.verdict is Verdict.SKIP:  # cannot run here: the package's notes say so once
             continue
-        rejection = run_input_validator(build, path, args_of(build),
-                                        convention=build.program.convention, time_s=time_s,
-                                        memory_mb=memory_mb, workdir=workdir)
+        rejection = _run_validator(build, path, args_of(build),
+                                   convention=build.program.convention, time_s=time_s,
+                                   memory_mb=memory_mb, workdir=workdir).rejection
         if rejection is not None:
             rejections.append(replace(rejection, checked=checked))
     return ValidationResult(tuple(rejections))
@@ -232,9 +204,7 @@ def parse_overview(text: str) -> tuple[VariableHit, ...]:
     """The variables of a test-overview log, in its order (other lines read past)."""
     hits = []
     for line in text.splitlines():
-        if line.startswith("feature "):
-            continue
-        match = _VARIABLE.match(line)
+        match = _VARIABLE.match(line)  # (a `feature ...` line does not match)
         if match is None:
             continue
         words = match.group(2).split()
@@ -262,10 +232,11 @@ def package_coverage(package: Package, validators: Sequence[Build],
             case = case_for(group, path)
             for build in asked:
                 name = build.program.name
-                overview = input_overview(build, path, validator_arguments(case, name),
-                                          time_s=package.limits.validation_time_s,
-                                          memory_mb=package.limits.validation_memory_mb,
-                                          workdir=folder)
+                overview = _run_validator(
+                    build, path, (*validator_arguments(case, name), OVERVIEW_FLAG, OVERVIEW_LOG),
+                    convention=build.program.convention, time_s=package.limits.validation_time_s,
+                    memory_mb=package.limits.validation_memory_mb, workdir=folder,
+                    keep=OVERVIEW_LOG)
                 if overview.rejection is not None or overview.log is None:
                     continue
                 for hit in parse_overview(overview.log):
