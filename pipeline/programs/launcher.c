@@ -14,10 +14,11 @@
  *
  *   -D  the result pipe (the write end the caller passed): one line `status=.. user_us=..
  *       sys_us=.. rss_kb=.. wall_us=.. ended_ns=.. killed=none|cpu|wall|term written=ok|full
- *       unread=0|1 containment=pidns|subreaper` (ended_ns: CLOCK_MONOTONIC when the program
- *       was reaped, which the caller's clock shares; unread: see -R), preceded by
- *       `start_error=ERRNO STEP PATH` when the
- *       program could not be started; or a `setup_error=TEXT` line when the launcher could not
+ *       unread=0|1 containment=pidns|subreaper` (user_us, sys_us: the CPU time of every
+ *       process of the case, the program's and those this launcher reaped; ended_ns:
+ *       CLOCK_MONOTONIC when the program was reaped, which the caller's clock shares; unread:
+ *       see -R), preceded by `start_error=ERRNO STEP PATH` when the program could not be
+ *       started; or a `setup_error=TEXT` line when the launcher could not
  *       set up what was asked. It is written once every process of the case is dead, then
  *       closed: the caller goes on at once while the launcher's exit tears its namespaces
  *       down. The descriptor is close-on-exec, so the program never holds it (a result in a
@@ -639,6 +640,24 @@ static void release_stdio(void) {
 /* Forks and execs the program, enforces the CPU limit and the wall-clock cap, reaps it (and
  * any orphan that reaches this process meanwhile), has `end_rest` kill every process left,
  * then reports and closes the -D descriptor. */
+/* The CPU time of the case's other processes (orphans of the program that this process
+ * reaped, and those `end_rest` killed): a program that leaves its work to a process it never
+ * waits for, or forks until its cap, is measured by all it ran. */
+static long long others_user_us, others_sys_us;
+
+static void count_reaped(const struct rusage *ru) {
+    others_user_us += (long long)ru->ru_utime.tv_sec * 1000000LL + ru->ru_utime.tv_usec;
+    others_sys_us += (long long)ru->ru_stime.tv_sec * 1000000LL + ru->ru_stime.tv_usec;
+}
+
+/* Reap one child of this process (-1 with WNOHANG: none ready), counting its CPU time. */
+static pid_t reap(int options) {
+    struct rusage ru;
+    pid_t pid = wait4(-1, NULL, options, &ru);
+    if (pid > 0) count_reaped(&ru);
+    return pid;
+}
+
 static void supervise(const char *containment, void (*end_rest)(void)) {
     long long started = now_ns();
     pid_t program = fork();
@@ -664,6 +683,7 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
                 done = 1;
                 break;
             }
+            count_reaped(&ru);
         }
         if (done) break;
         long long wait_ns = 1000000000LL;
@@ -716,8 +736,10 @@ static void supervise(const char *containment, void (*end_rest)(void)) {
     if (opt.mount_fd >= 0) copy_back_kept(); /* a file it could not copy is missing there */
     report("status=%d user_us=%lld sys_us=%lld rss_kb=%ld wall_us=%lld ended_ns=%lld killed=%s "
            "written=%s unread=%d containment=%s\n", status,
-           (long long)usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec,
-           (long long)usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec,
+           (long long)usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec
+               + others_user_us,
+           (long long)usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec
+               + others_sys_us,
            usage.ru_maxrss, wall_us, ended, killed, written(), unread, containment);
     if (opt.done_fd >= 0) close(opt.done_fd);
     result_fd = -1;
@@ -730,10 +752,10 @@ static void kill_namespace(void) {
     for (;;) { /* again and again: a process forking while kill(-1) runs may miss it */
         kill(-1, SIGKILL);
         pid_t pid;
-        while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
+        while ((pid = reap(WNOHANG)) > 0) {
         }
         if (pid < 0 && errno == ECHILD) return;
-        if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD) return;
+        if (reap(0) < 0 && errno == ECHILD) return;
     }
 }
 
@@ -771,11 +793,11 @@ static int kill_children_of(pid_t parent) { /* SIGKILL every live child; how man
 static void kill_descendants(void) {
     pid_t self = getpid();
     for (;;) {
-        pid_t pid = waitpid(-1, NULL, WNOHANG);
+        pid_t pid = reap(WNOHANG);
         if (pid > 0) continue;
         if (pid < 0) return; /* ECHILD: nobody left */
         if (kill_children_of(self) > 0) {
-            waitpid(-1, NULL, 0);
+            reap(0);
         } else {
             struct timespec pause = {0, 1000000};
             nanosleep(&pause, NULL);

@@ -151,6 +151,45 @@ def test_p17_a_fork_bomb_is_capped_and_dies_with_its_case(tmp_path):
         external_runner.cleanup_scratch()
 
 
+# A program that leaves its work to a child it never reaps: the child computes for 0.2 s of CPU
+# and exits; the program waits for that (leaving it a zombie, unreaped) and exits.
+LEAVES_ITS_WORK_TO_A_CHILD = r"""
+#include <stdio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+int main(void) {
+    pid_t child = fork();
+    if (child == 0) {
+        while ((double)clock() / CLOCKS_PER_SEC < 0.2) {}
+        return 0;
+    }
+    siginfo_t info;
+    waitid(P_PID, child, &info, WEXITED | WNOWAIT);
+    puts("done");
+    return 0;
+}
+"""
+
+
+def test_the_cpu_time_of_a_case_counts_the_processes_its_program_never_reaped(tmp_path):
+    """A case's CPU time is that of every process it ran: the child's 0.2 s counts though the
+    program never waited for it (the launcher reaps it), so work moved to other processes, or a
+    fork bomb's, cannot pass under the time limit unseen."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    (tmp_path / "leave.c").write_text(LEAVES_ITS_WORK_TO_A_CHILD)
+    subprocess.run(["gcc", "-o", str(tmp_path / "leave"), str(tmp_path / "leave.c")],
+                   check=True)
+    try:
+        outcome = external_runner.run_external(Job(0, external((str(tmp_path / "leave"),),
+                                                               timeout_s=5), "c", ""))
+    finally:
+        external_runner.cleanup_scratch()
+    assert outcome.verdict is None and outcome.answer == "done\n", outcome
+    assert outcome.cpu_ms is not None and outcome.cpu_ms >= 200, outcome
+
+
 FORKS_AFTER_THREADS_ENDED = """\
 import os, sys, threading
 from pathlib import Path
