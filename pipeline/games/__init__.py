@@ -35,8 +35,6 @@ def lowbit(x: int) -> int:
 
 
 S = TypeVar("S", bound=Hashable)
-A = TypeVar("A")
-V = TypeVar("V")
 
 
 class StateBudgetExceeded(RuntimeError):
@@ -58,55 +56,68 @@ class GameSearch(Generic[S]):
 
     def grundy(self, start: S) -> int:
         """The Grundy value of `start`: 0 exactly when the player to move loses."""
-        return self._search(start, self._grundy, set, _with, mex, _never)
+        memo = self._grundy
+        if start in memo:
+            return memo[start]
+        # Each frame: (state, iterator over its options, Grundy values of options seen so far).
+        stack: list[tuple[S, Iterable[S], set[int]]] = [(start, iter(self.moves(start)), set())]
+        on_stack = {start}
+        while stack:
+            state, options, values = stack[-1]
+            descended = False
+            for option in options:
+                known = memo.get(option)
+                if known is not None:
+                    values.add(known)
+                    continue
+                if option in on_stack:
+                    raise ValueError(f"the game has a cycle through {option!r}")
+                stack.append((option, iter(self.moves(option)), set()))
+                on_stack.add(option)
+                descended = True
+                break
+            if descended:
+                continue
+            stack.pop()
+            on_stack.discard(state)
+            self._count(memo)
+            memo[state] = value = mex(values)
+            if stack:
+                stack[-1][2].add(value)
+        return memo[start]
 
     def is_winning(self, start: S) -> bool:
         """True iff the player to move from `start` wins with perfect play (stops at a
         state's first losing option: cheaper than a full Grundy value)."""
-        return self._search(start, self._winning, bool, _or_losing, bool, bool)
-
-    def _search(self, start: S, memo: dict[S, V], empty: Callable[[], A],
-                add: Callable[[A, V], A], value: Callable[[A], V],
-                enough: Callable[[A], bool]) -> V:
-        """Depth-first over the states from `start` (an explicit stack): a state's value is
-        `value` of what `add` folds its options' values into, from `empty()`; a state whose
-        fold is `enough` looks at no more options."""
+        memo = self._winning
         if start in memo:
             return memo[start]
-        # Each frame: [state, iterator over its options, its options' values folded so far].
-        stack: list[list] = [[start, iter(self.moves(start)), empty()]]
+        # Each frame: [state, iterator over its options, "some option seen so far loses"].
+        stack: list[list] = [[start, iter(self.moves(start)), False]]
         on_stack = {start}
         while stack:
             frame = stack[-1]
-            for option in () if enough(frame[2]) else frame[1]:
-                if option not in memo:
-                    if option in on_stack:
-                        raise ValueError(f"the game has a cycle through {option!r}")
-                    stack.append([option, iter(self.moves(option)), empty()])
-                    on_stack.add(option)
-                    break
-                frame[2] = add(frame[2], memo[option])
-                if enough(frame[2]):
-                    break
-            if stack[-1] is not frame:  # went down to an option not yet known
+            state, options, found_losing = frame
+            descended = False
+            if not found_losing:
+                for option in options:
+                    known = memo.get(option)
+                    if known is None:
+                        if option in on_stack:
+                            raise ValueError(f"the game has a cycle through {option!r}")
+                        stack.append([option, iter(self.moves(option)), False])
+                        on_stack.add(option)
+                        descended = True
+                        break
+                    if not known:
+                        found_losing = True
+                        break
+            if descended:
                 continue
             stack.pop()
-            on_stack.discard(frame[0])
+            on_stack.discard(state)
             self._count(memo)
-            memo[frame[0]] = result = value(frame[2])
-            if stack:
-                stack[-1][2] = add(stack[-1][2], result)
+            memo[state] = found_losing
+            if stack and not found_losing:
+                stack[-1][2] = True  # the parent can move to this losing state
         return memo[start]
-
-
-def _with(values: set[int], value: int) -> set[int]:
-    values.add(value)
-    return values
-
-
-def _or_losing(found_losing: bool, winning: bool) -> bool:
-    return found_losing or not winning
-
-
-def _never(values: set[int]) -> bool:
-    return False
