@@ -62,12 +62,10 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
     folder = Path(module_file).resolve().parent
     settings = read_problem_settings(folder / "problem.toml")
     names = [stage.name for stage in stages]
-    declared = list(settings.stages)
-    missing = [n for n in names if n not in settings.stages]
-    extra = [n for n in declared if n not in names]
-    if missing or extra:
-        parts = ([f"stages without an entry: {', '.join(missing)}"] if missing else []) + (
-            [f"entries without a stage: {', '.join(extra)}"] if extra else [])
+    parts = [f"{what}: {', '.join(odd)}" for what, odd in (
+        ("stages without an entry", [n for n in names if n not in settings.stages]),
+        ("entries without a stage", [n for n in settings.stages if n not in names])) if odd]
+    if parts:
         raise ConfigError(folder / "problem.toml", None, "; ".join(parts), rule="stages")
     for rule, listed, known, what in (("reference", settings.reference, names, "stage"), (
             "nightly", settings.nightly, [r.name for r in recipes], "recipe")):

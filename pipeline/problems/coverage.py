@@ -34,24 +34,18 @@ def coverage(problem, inputs: Iterable[str]) -> tuple[BoundCoverage, ...]:
     """Coverage of `problem.bounds` by the cases of `inputs` (each parsed by the problem;
     inputs it refuses are not cases and are left out)."""
     bounds = problem.bounds
-    lowest: list[int | None] = [None] * len(bounds)
-    highest: list[int | None] = [None] * len(bounds)
-    at_low = [0] * len(bounds)
-    at_high = [0] * len(bounds)
+    reached: list[list[tuple[int, int]]] = [[] for _ in bounds]  # per bound: (low, high) per case
     for text in inputs:
         try:
             case = problem.parse(text)
         except Exception:  # a stored input the parser now refuses is not a case of it
             continue
-        for index, bound in enumerate(bounds):
-            reached = bound.reach(case)
-            if reached is None:
-                continue
-            low, high = int(reached[0]), int(reached[1])
-            lowest_so_far, highest_so_far = lowest[index], highest[index]
-            lowest[index] = low if lowest_so_far is None else min(lowest_so_far, low)
-            highest[index] = high if highest_so_far is None else max(highest_so_far, high)
-            at_low[index] += low == bound.low
-            at_high[index] += high == bound.high
-    return tuple(BoundCoverage(b.name, b.low, b.high, lowest[i], highest[i], at_low[i],
-                               at_high[i]) for i, b in enumerate(bounds))
+        for values, bound in zip(reached, bounds):
+            found = bound.reach(case)
+            if found is not None:
+                values.append((int(found[0]), int(found[1])))
+    return tuple(BoundCoverage(b.name, b.low, b.high, min((low for low, _ in v), default=None),
+                               max((high for _, high in v), default=None),
+                               sum(low == b.low for low, _ in v),
+                               sum(high == b.high for _, high in v))
+                 for b, v in zip(bounds, reached))

@@ -462,19 +462,18 @@ def format_comparison(c: Comparison, examples: int = 5, choice: Pair | None = No
                      f"geometric mean NEW/BASE {geo}, {len(s.new_failures)} new failures, "
                      f"{len(s.changed_answers)} changed answers, {s.slowdown_words()}")
         lines += _matrix(s, "    ")
-        for change in s.changed_answers[:examples]:
-            lines.append(f"    answer changed: case {change.case_id[:12]} (size {change.size}): "
-                         f"{_short(change.base_answer)} -> {_short(change.new_answer)}")
+        lines += [f"    answer changed: case {change.case_id[:12]} (size {change.size}): "
+                  f"{_short(change.base_answer)} -> {_short(change.new_answer)}"
+                  for change in s.changed_answers[:examples]]
         if len(s.changed_answers) > examples:
             lines.append(f"    ... {len(s.changed_answers) - examples} more changed answers")
         word = "flagged" if s.slowdown_note is None else "noted"
-        for t in s.slowdowns[:examples]:
-            lines.append(f"    {word} slower: case {t.case_id[:12]} (size {t.size}): "
-                         f"{t.base_ms:.1f} -> {t.new_ms:.1f} ms ({t.ratio:.2f}x)")
+        lines += [f"    {word} slower: case {t.case_id[:12]} (size {t.size}): "
+                  f"{t.base_ms:.1f} -> {t.new_ms:.1f} ms ({t.ratio:.2f}x)"
+                  for t in s.slowdowns[:examples]]
         if len(s.slowdowns) > examples:
             lines.append(f"    ... {len(s.slowdowns) - examples} more {word} slowdowns")
-    for note in c.notes:
-        lines.append(f"  note: {note}")
+    lines += [f"  note: {note}" for note in c.notes]
     if c.failed:
         lines.append("FAILED:")
         lines += [f"  - {reason}" for reason in c.reasons]
@@ -573,9 +572,8 @@ def format_side_by_side(s: SideBySide, examples: int = 10) -> str:
     lines.append(f"  {plural(len(slower), 'case')} where {a} is slower than {b} by over "
                  f"{s.ratio_threshold:g}x and +{s.min_diff_ms:g} ms"
                  + (", worst first:" if slower else ""))
-    for t in slower[:examples]:
-        lines.append(f"    case {t.case_id[:12]} (size {t.size}): {b} {t.base_ms:.1f} ms, "
-                     f"{a} {t.new_ms:.1f} ms ({t.ratio:.2f}x)")
+    lines += [f"    case {t.case_id[:12]} (size {t.size}): {b} {t.base_ms:.1f} ms, "
+              f"{a} {t.new_ms:.1f} ms ({t.ratio:.2f}x)" for t in slower[:examples]]
     if len(slower) > examples:
         lines.append(f"    ... {len(slower) - examples} more")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ before any single night flags it.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -71,7 +72,5 @@ def drift(history: list[NightTotals], solver: str) -> float | None:
     values = [n.cpu_ms[solver] for n in history if solver in n.cpu_ms]
     if len(values) < 2:
         return None
-    earlier = sorted(values[:-1])
-    middle = len(earlier) // 2
-    median = earlier[middle] if len(earlier) % 2 else (earlier[middle - 1] + earlier[middle]) / 2
+    median = statistics.median(values[:-1])
     return values[-1] / median if median > 0 else None

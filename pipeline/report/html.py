@@ -581,16 +581,14 @@ def _compare_section(comparisons: list[tuple[str, Comparison | None, str]],
         details = []
         for s in c.solvers:
             word = "flagged" if s.slowdown_note is None else "noted"
-            for t in s.slowdowns[:EXAMPLES]:
-                details.append(f"<li>{escape(s.solver)}: {word} slower: case <code>"
-                               f"{escape(t.case_id[:12])}</code> (size {t.size}) "
-                               f"{t.base_ms:.1f} &rarr; {t.new_ms:.1f} ms "
-                               f"({t.ratio:.2f}&times;)</li>")
-            for a in s.changed_answers[:EXAMPLES]:
-                details.append(f"<li>{escape(s.solver)}: case <code>{escape(a.case_id[:12])}"
-                               f"</code> (size {a.size}) answer <code>"
-                               f"{escape(cut(a.base_answer, 80, 2))}</code> &rarr; <code>"
-                               f"{escape(cut(a.new_answer, 80, 2))}</code></li>")
+            details += [f"<li>{escape(s.solver)}: {word} slower: case <code>"
+                        f"{escape(t.case_id[:12])}</code> (size {t.size}) {t.base_ms:.1f} "
+                        f"&rarr; {t.new_ms:.1f} ms ({t.ratio:.2f}&times;)</li>"
+                        for t in s.slowdowns[:EXAMPLES]]
+            details += [f"<li>{escape(s.solver)}: case <code>{escape(a.case_id[:12])}</code> "
+                        f"(size {a.size}) answer <code>{escape(cut(a.base_answer, 80, 2))}"
+                        f"</code> &rarr; <code>{escape(cut(a.new_answer, 80, 2))}</code></li>"
+                        for a in s.changed_answers[:EXAMPLES]]
         if details:
             out.append("<details><summary>examples</summary><ul>" + "".join(details)
                        + "</ul></details>")

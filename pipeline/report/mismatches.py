@@ -191,15 +191,13 @@ def group_answers(problem_id: str, answers: Sequence[tuple[str, str]],
     by_text: dict[str, int] = {}
 
     def place(text: str) -> int:
-        if text in by_text:
-            return by_text[text]
-        for i, rep in enumerate(representatives):
-            if load.answers_agree(problem_id, rep, text):
-                by_text[text] = i
-                return i
-        representatives.append(text)
-        members.append([])
-        by_text[text] = len(representatives) - 1
+        if text not in by_text:
+            by_text[text] = next((i for i, rep in enumerate(representatives)
+                                  if load.answers_agree(problem_id, rep, text)),
+                                 len(representatives))
+            if by_text[text] == len(representatives):
+                representatives.append(text)
+                members.append([])
         return by_text[text]
 
     expected_index = place(expected) if expected is not None else None

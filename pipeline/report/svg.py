@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 
 from pipeline.report.growth import Series
@@ -18,6 +18,7 @@ PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 
 WIDTH, HEIGHT = 900, 480
 LEFT, RIGHT, TOP, BOTTOM = 72, 260, 52, 50
+PLOT_W = WIDTH - LEFT - RIGHT
 UNTIMED_BAND = 18           # the band above the plot where cases without a timing go
 PLOT_BACKGROUND = "#fbfcfe"
 BAND_BACKGROUND = "#f6f1f1"
@@ -79,6 +80,45 @@ def _fit_note(s: Series) -> str:
     return s.no_fit or "no fit"
 
 
+def _frame(kind: str, chart_id: str, height: int, title: str) -> list[str]:
+    """The `<svg>` opening tag and the chart's title."""
+    return [f'<svg class="{kind}" id="{escape(chart_id)}" width="{WIDTH}" height="{height}" '
+            f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{escape(title)}">',
+            f'<text x="{LEFT}" y="18" class="chart-title">{escape(title)}</text>']
+
+
+def _empty(out: list[str], middle: float, message: str) -> str:
+    """The chart closed with only `message` in the middle of its plot."""
+    out.append(f'<text x="{LEFT + PLOT_W / 2}" y="{middle}" text-anchor="middle" '
+               f'class="axis">{message}</text></svg>')
+    return "\n".join(out)
+
+
+def _y_scale(lo: float, hi: float, top: int, height: int) -> Callable[[float], float]:
+    """The pixel row of a time in ms on a log axis over [lo, hi] (log10 bounds)."""
+    return lambda ms: top + height - (math.log10(ms) - lo) / (hi - lo) * height
+
+
+def _y_grid(lo: float, hi: float, py: Callable[[float], float]) -> list[str]:
+    """Grid lines and time labels at the ticks of a log time axis."""
+    out = []
+    for value in _ticks(lo, hi):
+        y = py(value)
+        out.append(f'<line class="grid" x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + PLOT_W}" '
+                   f'y2="{y:.1f}" stroke="#e3e6eb"/>')
+        out.append(f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" '
+                   f'text-anchor="end">{escape(format_time(value))}</text>')
+    return out
+
+
+def _legend_entry(y: int, fill: str, label: str, note: str) -> str:
+    """A legend entry's colour box, label and note (the caller closes its `<g>`)."""
+    x = LEFT + PLOT_W + 16
+    return (f'<g class="legend-entry"><rect x="{x}" y="{y - 9}" width="14" height="10" '
+            f'fill="{fill}"/><text class="legend" x="{x + 20}" y="{y}">{escape(label)}</text>'
+            f'<text class="legend-note" x="{x + 20}" y="{y + 14}">{escape(note)}</text>')
+
+
 def loglog_chart(series: Sequence[Series], title: str, x_label: str,
                  y_label: str = "wall time (median over repeats)", chart_id: str = "chart",
                  colors: dict[str, str] | None = None) -> str:
@@ -87,28 +127,21 @@ def loglog_chart(series: Sequence[Series], title: str, x_label: str,
     fills = series_colors([s.solver for s in series], colors)
     xs = [x for s in series for x, _ in s.points] + [x for s in series for x, _ in s.untimed]
     ys = [y for s in series for _, y in s.points] + [p.p90_ms for s in series for p in s.by_size]
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    out = [f'<svg class="chart" id="{escape(chart_id)}" '
-           f'width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-           f'aria-label="{escape(title)}">',
-           f'<text x="{LEFT}" y="18" class="chart-title">{escape(title)}</text>',
+    plot_h = HEIGHT - TOP - BOTTOM
+    out = [*_frame("chart", chart_id, HEIGHT, title),
            f'<rect class="untimed-band" x="{LEFT}" y="{TOP - UNTIMED_BAND - 4}" '
-           f'width="{plot_w}" height="{UNTIMED_BAND}" fill="{BAND_BACKGROUND}"/>',
+           f'width="{PLOT_W}" height="{UNTIMED_BAND}" fill="{BAND_BACKGROUND}"/>',
            f'<text class="axis" x="{LEFT - 6}" y="{TOP - 9}" text-anchor="end">no timing</text>',
-           f'<rect class="plot-area" x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" '
+           f'<rect class="plot-area" x="{LEFT}" y="{TOP}" width="{PLOT_W}" height="{plot_h}" '
            f'fill="{PLOT_BACKGROUND}" stroke="#c9ced6"/>']
     if not xs or not ys:
-        out.append(f'<text x="{LEFT + plot_w / 2}" y="{TOP + plot_h / 2}" text-anchor="middle" '
-                   f'class="axis">no timed cases with size &gt; 0</text></svg>')
-        return "\n".join(out)
+        return _empty(out, TOP + plot_h / 2, "no timed cases with size &gt; 0")
     x_lo, x_hi = _range(xs)
     y_lo, y_hi = _range(ys)
+    py = _y_scale(y_lo, y_hi, TOP, plot_h)
 
     def px(x: float) -> float:
-        return LEFT + (math.log10(x) - x_lo) / (x_hi - x_lo) * plot_w
-
-    def py(y: float) -> float:
-        return TOP + plot_h - (math.log10(y) - y_lo) / (y_hi - y_lo) * plot_h
+        return LEFT + (math.log10(x) - x_lo) / (x_hi - x_lo) * PLOT_W
 
     for value in _ticks(x_lo, x_hi):
         x = px(value)
@@ -116,30 +149,21 @@ def loglog_chart(series: Sequence[Series], title: str, x_label: str,
                    f'y2="{TOP + plot_h}" stroke="#e3e6eb"/>')
         out.append(f'<text class="axis" x="{x:.1f}" y="{TOP + plot_h + 16}" '
                    f'text-anchor="middle">{escape(format_size(value))}</text>')
-    for value in _ticks(y_lo, y_hi):
-        y = py(value)
-        out.append(f'<line class="grid" x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" '
-                   f'y2="{y:.1f}" stroke="#e3e6eb"/>')
-        out.append(f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" '
-                   f'text-anchor="end">{escape(format_time(value))}</text>')
-    out.append(f'<text class="axis-label" x="{LEFT + plot_w / 2}" y="{HEIGHT - 12}" '
+    out.extend(_y_grid(y_lo, y_hi, py))
+    out.append(f'<text class="axis-label" x="{LEFT + PLOT_W / 2}" y="{HEIGHT - 12}" '
                f'text-anchor="middle">{escape(x_label)} (log scale)</text>')
     out.append(f'<text class="axis-label" transform="translate(16 {TOP + plot_h / 2}) '
                f'rotate(-90)" text-anchor="middle">{escape(y_label)} (log)</text>')
     clip = f"{chart_id}-clip"
-    out.append(f'<clipPath id="{escape(clip)}"><rect x="{LEFT}" y="{TOP}" width="{plot_w}" '
+    out.append(f'<clipPath id="{escape(clip)}"><rect x="{LEFT}" y="{TOP}" width="{PLOT_W}" '
                f'height="{plot_h}"/></clipPath>')
     band_y = TOP - UNTIMED_BAND / 2 - 4
     for s, fill in zip(series, fills):
         out.append(f'<g class="series" data-solver="{escape(s.solver)}" fill="{fill}" '
                    f'clip-path="url(#{escape(clip)})">')
-        seen: set[tuple[int, int]] = set()
-        for x, y in s.points:
-            key = (round(px(x)), round(py(y)))
-            if key not in seen:
-                seen.add(key)
-                out.append(f'<circle class="raw" cx="{key[0]}" cy="{key[1]}" r="1.8" '
-                           f'fill-opacity="0.18"/>')
+        # one circle per pixel: thousands of raw points stay a small chart
+        for cx, cy in dict.fromkeys((round(px(x)), round(py(y))) for x, y in s.points):
+            out.append(f'<circle class="raw" cx="{cx}" cy="{cy}" r="1.8" fill-opacity="0.18"/>')
         for p in s.by_size:
             x, y, top = px(p.size), py(p.median_ms), py(p.p90_ms)
             if top < y - 0.5:
@@ -158,27 +182,20 @@ def loglog_chart(series: Sequence[Series], title: str, x_label: str,
                        f'{escape(_fit_note(s))}</title></path>')
         out.append("</g>")
         if s.untimed:
-            marks = [f'<g class="untimed" data-solver="{escape(s.solver)}" stroke="{fill}" '
-                     f'stroke-width="1.6">']
-            for x, verdict in s.untimed:
-                cx = px(x)
-                marks.append(f'<path d="M{cx - 3:.1f},{band_y - 3:.1f} l6,6 m0,-6 l-6,6">'
-                             f'<title>{escape(s.solver)} {escape(verdict)} at n='
-                             f'{format_size(x)}</title></path>')
-            out.append("".join(marks) + "</g>")
-    legend_x = LEFT + plot_w + 16
+            out.append(f'<g class="untimed" data-solver="{escape(s.solver)}" stroke="{fill}" '
+                       'stroke-width="1.6">' + "".join(
+                           f'<path d="M{px(x) - 3:.1f},{band_y - 3:.1f} l6,6 m0,-6 l-6,6">'
+                           f'<title>{escape(s.solver)} {escape(verdict)} at n='
+                           f'{format_size(x)}</title></path>' for x, verdict in s.untimed)
+                       + "</g>")
     y = TOP + 4
     for s, fill in zip(series, fills):
-        out.append(f'<g class="legend-entry"><rect x="{legend_x}" y="{y - 9}" width="14" '
-                   f'height="10" fill="{fill}"/><text class="legend" x="{legend_x + 20}" '
-                   f'y="{y}">{escape(s.label)}</text>'
-                   f'<text class="legend-note" x="{legend_x + 20}" y="{y + 14}">'
-                   f'{escape(_fit_note(s))}</text>')
+        out.append(_legend_entry(y, fill, s.label, _fit_note(s)))
         y += 14
         if s.untimed:
             counts = sorted(Counter(verdict for _, verdict in s.untimed).items())
             note = "x " + ", ".join(f"{v} {n}" for v, n in counts) + " (no timing)"
-            out.append(f'<text class="legend-note" x="{legend_x + 20}" y="{y + 14}">'
+            out.append(f'<text class="legend-note" x="{LEFT + PLOT_W + 36}" y="{y + 14}">'
                        f'{escape(note)}</text>')
             y += 14
         out.append("</g>")
@@ -196,36 +213,23 @@ def history_chart(history: Sequence[NightTotals], solvers: Sequence[str], title:
     """An `<svg>` element: per solver its total CPU time on each night (oldest left, log
     axis), and under the plot each night's failures."""
     fills = series_colors(list(solvers), colors)
-    plot_w = WIDTH - LEFT - RIGHT
     top = 34
     grid_top = top + HISTORY_PLOT_HEIGHT + 44
     height = grid_top + FAILURE_ROW * (len(solvers) + 1) + 8
-    out = [f'<svg class="history" id="{escape(chart_id)}" width="{WIDTH}" height="{height}" '
-           f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{escape(title)}">',
-           f'<text x="{LEFT}" y="18" class="chart-title">{escape(title)}</text>',
-           f'<rect class="plot-area" x="{LEFT}" y="{top}" width="{plot_w}" '
+    out = [*_frame("history", chart_id, height, title),
+           f'<rect class="plot-area" x="{LEFT}" y="{top}" width="{PLOT_W}" '
            f'height="{HISTORY_PLOT_HEIGHT}" fill="{HISTORY_BACKGROUND}" stroke="#c9ced6"/>']
     values = [n.cpu_ms[s] for n in history for s in solvers if n.cpu_ms.get(s, 0) > 0]
     if not history or not values:
-        out.append(f'<text x="{LEFT + plot_w / 2}" y="{top + HISTORY_PLOT_HEIGHT / 2}" '
-                   'text-anchor="middle" class="axis">no timed nightly runs</text></svg>')
-        return "\n".join(out)
+        return _empty(out, top + HISTORY_PLOT_HEIGHT / 2, "no timed nightly runs")
     y_lo, y_hi = _range(values)
-    step = plot_w / max(len(history), 1)
+    py = _y_scale(y_lo, y_hi, top, HISTORY_PLOT_HEIGHT)
+    step = PLOT_W / max(len(history), 1)
 
     def px(index: int) -> float:
         return LEFT + step * (index + 0.5)
 
-    def py(ms: float) -> float:
-        return top + HISTORY_PLOT_HEIGHT - (math.log10(ms) - y_lo) / (y_hi - y_lo) * \
-            HISTORY_PLOT_HEIGHT
-
-    for value in _ticks(y_lo, y_hi):
-        y = py(value)
-        out.append(f'<line class="grid" x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" '
-                   f'y2="{y:.1f}" stroke="#e3e6eb"/>')
-        out.append(f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" '
-                   f'text-anchor="end">{escape(format_time(value))}</text>')
+    out.extend(_y_grid(y_lo, y_hi, py))
     every = max(1, math.ceil(len(history) / 10))
     for index, night in enumerate(history):
         if index % every == 0 or index == len(history) - 1:
@@ -236,15 +240,15 @@ def history_chart(history: Sequence[NightTotals], solvers: Sequence[str], title:
                f'{top + HISTORY_PLOT_HEIGHT / 2}) rotate(-90)" text-anchor="middle">'
                'total CPU time per night (log)</text>')
     for solver, fill in zip(solvers, fills):
-        points = [(px(i), py(n.cpu_ms[solver])) for i, n in enumerate(history)
-                  if n.cpu_ms.get(solver, 0) > 0]
+        nights = [(i, n) for i, n in enumerate(history) if n.cpu_ms.get(solver, 0) > 0]
+        points = [(px(i), py(n.cpu_ms[solver])) for i, n in nights]
         out.append(f'<g class="night-series" data-solver="{escape(solver)}" fill="{fill}">')
         if len(points) > 1:
             path = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y:.1f}"
                             for i, (x, y) in enumerate(points))
             out.append(f'<path class="trend" d="{path}" stroke="{fill}" stroke-width="2" '
                        'fill="none"/>')
-        for (x, y), night in zip(points, [n for n in history if n.cpu_ms.get(solver, 0) > 0]):
+        for (x, y), (_, night) in zip(points, nights):
             out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.4"><title>{escape(solver)} '
                        f'{escape(_night_label(night))}: {escape(format_time(night.cpu_ms[solver]))}'
                        f' CPU over {night.cases} cases (run {escape(night.run_id)})</title>'
@@ -258,21 +262,15 @@ def history_chart(history: Sequence[NightTotals], solvers: Sequence[str], title:
                    f'<rect x="{LEFT - 18}" y="{y - 9}" width="10" height="10" fill="{fill}"/>')
         for index, night in enumerate(history):
             count = night.failures.get(solver)
-            text = "-" if count is None else str(count)
             kind = "failures-bad" if count else "failures-none"
             out.append(f'<text class="{kind}" x="{px(index):.1f}" y="{y}" '
-                       f'text-anchor="middle">{text}</text>')
+                       f'text-anchor="middle">{"-" if count is None else count}</text>')
         out.append("</g>")
-    legend_x = LEFT + plot_w + 16
     for index, (solver, fill) in enumerate(zip(solvers, fills)):
-        y = top + 8 + index * 34
         latest = history[-1].cpu_ms.get(solver)
         change = drift(list(history), solver)
         note = ("" if latest is None else f"last {format_time(latest)}") + (
             "" if change is None else f", {change - 1:+.0%} vs earlier median")
-        out.append(f'<g class="legend-entry"><rect x="{legend_x}" y="{y - 9}" width="14" '
-                   f'height="10" fill="{fill}"/><text class="legend" x="{legend_x + 20}" '
-                   f'y="{y}">{escape(solver)}</text><text class="legend-note" '
-                   f'x="{legend_x + 20}" y="{y + 14}">{escape(note)}</text></g>')
+        out.append(_legend_entry(top + 8 + index * 34, fill, solver, note) + "</g>")
     out.append("</svg>")
     return "\n".join(out)

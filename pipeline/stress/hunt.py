@@ -99,19 +99,12 @@ def default_size(problem: Problem) -> int:
     return max(sizes)
 
 
-def _valid(problem: Problem, case: Case, size: int, group: str = "") -> tuple[Case, str] | None:
-    """(parsed case, text) when the case renders, parses, is at most `size` and passes the
-    problem's input validators (as an input of `group`) when it has some."""
+def _valid(problem: Problem, made: Case | str, size: int,
+           group: str = "") -> tuple[Case, str] | None:
+    """(parsed case, text) when the case (or text) renders, parses, is at most `size` and
+    passes the problem's input validators (as an input of `group`) when it has some."""
     try:
-        text = problem.render(case)
-    except Exception:
-        return None
-    return _valid_text(problem, text, size, group)
-
-
-def _valid_text(problem: Problem, text: str, size: int,
-                group: str = "") -> tuple[Case, str] | None:
-    try:
+        text = made if isinstance(made, str) else problem.render(made)
         parsed = problem.parse(text)
     except Exception:
         return None
@@ -151,21 +144,14 @@ def starting_cases(problem: Problem, size: int, seed: int) -> list[tuple[str, Ca
 def _mutant(problem: Problem, case: Case, text: str, rng: random.Random) -> Case | str | None:
     """1 to MAX_CHAIN random mutations in a row (a case, or a text for generic ones)."""
     chain = 1 + min(MAX_CHAIN - 1, int(rng.expovariate(0.7)))
-    if problem.mutations:
-        current = case
-        for _ in range(chain):
-            mutation = rng.choice(problem.mutations)
-            changed = mutation(current, rng)
-            if changed is not None:
-                current = changed
-        return None if current is case else current
-    current_text = text
+    mutations = problem.mutations or [mutation for _, mutation in generic.MUTATIONS]
+    current: Case | str = case if problem.mutations else text
     for _ in range(chain):
-        _, mutation = rng.choice(generic.MUTATIONS)
-        changed = mutation(current_text, rng)
+        changed = rng.choice(mutations)(current, rng)
         if changed is not None:
-            current_text = changed
-    return None if current_text == text else current_text
+            current = changed
+    unchanged = current is case if problem.mutations else current == text
+    return None if unchanged else current
 
 
 def hunt(data_dir: Path, request: HuntRequest, status: Status | None = None) -> HuntSummary:
@@ -201,11 +187,10 @@ def _climb(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
     timed = judge.time([text for _, _, text in starts], request.repeats)
     medians = [measured_ms(outcomes, timeout_s) for outcomes in timed]
     slowest = max(range(len(starts)), key=lambda i: medians[i])
-    summary.start_recipe = starts[slowest][0]
-    summary.baseline_ms = medians[slowest]
-    best_case, best_text, best_ms = starts[slowest][1], starts[slowest][2], medians[slowest]
+    summary.start_recipe, best_case, best_text = starts[slowest]
+    best_outcomes, best_ms = timed[slowest], medians[slowest]
+    summary.baseline_ms = summary.best_ms = best_ms
     summary.best_text, summary.best_size = best_text, problem.size(best_case)
-    summary.best_ms = best_ms
     summary.time_to_best_s = time.monotonic() - started
     status.say(f"hunt {problem.id} {request.solver} at size {summary.size}: {len(starts)} "
                f"starting cases, slowest {best_ms:.1f} ms ({summary.start_recipe})")
@@ -217,7 +202,7 @@ def _climb(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
         if summary.rounds == request.rounds:
             summary.status = "rounds"
             return
-        if any(o.verdict is Verdict.TLE for o in timed[slowest]) or best_ms >= timeout_s * 1000:
+        if any(o.verdict is Verdict.TLE for o in best_outcomes) or best_ms >= timeout_s * 1000:
             summary.status = "timeout"
             return
         summary.rounds += 1
@@ -226,12 +211,7 @@ def _climb(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
             if len(mutants) >= width:
                 break
             made = _mutant(problem, best_case, best_text, rng)
-            if made is None:
-                continue
-            if isinstance(made, str):
-                found = _valid_text(problem, made, summary.size, group)
-            else:
-                found = _valid(problem, made, summary.size, group)
+            found = None if made is None else _valid(problem, made, summary.size, group)
             if found is None or hash(found[1]) in seen:
                 continue
             seen.add(hash(found[1]))
@@ -254,9 +234,7 @@ def _climb(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
             top_ms, top = max(confirmed)
             if top_ms > BETTER * current:
                 best_case, best_text = mutants[top]
-                best_ms = top_ms
-                timed = [again[1 + promising.index(top)]]
-                slowest = 0
+                best_ms, best_outcomes = top_ms, again[1 + promising.index(top)]
                 summary.improvements += 1
                 summary.best_text, summary.best_ms = best_text, best_ms
                 summary.best_size = problem.size(best_case)

@@ -115,48 +115,47 @@ class Judge:
         after_reference = self.solver.kind == "submission"  # S is judged against R's answer
         keys = itertools.count()
         where: dict[int, tuple[int, int]] = {}   # job key -> (item, reference position or -1)
+
+        def job(index: int, position: int) -> Job:
+            key = next(keys)
+            where[key] = (index, position)
+            spec = self.solver if position < 0 else self.references[position]
+            return Job(key, spec, f"case-{index}", items[index][1], group=groups[index])
+
         jobs: list[Job] = []
-        for index, (case, text) in enumerate(items):
+        for index, (case, _) in enumerate(items):
             if not after_reference:
-                key = next(keys)
-                where[key] = (index, -1)
-                jobs.append(Job(key, self.solver, f"case-{index}", text, group=groups[index]))
+                jobs.append(job(index, -1))
             position = self._next_reference(case, 0)
             if position is not None:
-                key = next(keys)
-                where[key] = (index, position)
-                jobs.append(Job(key, self.references[position], f"case-{index}", text,
-                                group=groups[index]))
+                jobs.append(job(index, position))
         solver_outcomes: dict[int, Outcome] = {}
         reference_outcomes: dict[int, tuple[str, Outcome]] = {}
         while jobs:
             again: list[Job] = []
-            for job, outcome in self.executor.run(jobs):
+            for done, outcome in self.executor.run(jobs):
                 if idle is not None:
                     idle()
-                index, position = where[job.key]
+                index, position = where[done.key]
                 if position < 0:
                     solver_outcomes[index] = outcome
                     continue
                 following = (self._next_reference(items[index][0], position + 1)
                              if outcome.verdict is Verdict.SKIP else None)
                 if following is not None:
-                    key = next(keys)
-                    where[key] = (index, following)
-                    again.append(Job(key, self.references[following], job.case_id, job.input,
-                                     group=job.group))
+                    again.append(job(index, following))
                 else:
-                    reference_outcomes[index] = (job.solver.name, outcome)
+                    reference_outcomes[index] = (done.solver.name, outcome)
             jobs = again
         if after_reference:
             jobs = [Job(index, self.solver, f"case-{index}", text,
                         answer=self._answer_file(reference_outcomes.get(index)),
                         group=groups[index])
                     for index, (_, text) in enumerate(items)]
-            for job, outcome in self.executor.run(jobs):
+            for done, outcome in self.executor.run(jobs):
                 if idle is not None:
                     idle()
-                solver_outcomes[job.key] = outcome
+                solver_outcomes[done.key] = outcome
         return [self._grade(case, text, solver_outcomes[index], reference_outcomes.get(index))
                 for index, (case, text) in enumerate(items)]
 

@@ -9,6 +9,7 @@ is not kept again.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -133,12 +134,8 @@ class Schedule:
 
     recipes: tuple[Recipe, ...]
 
-    @property
-    def weights(self) -> tuple[int, ...]:
-        return tuple(KIND_WEIGHT[r.kind] for r in self.recipes)
-
     def at(self, index: int) -> tuple[Recipe, int]:
-        weights = self.weights
+        weights = [KIND_WEIGHT[r.kind] for r in self.recipes]
         cycle, offset = divmod(index, sum(weights))
         for recipe, weight in zip(self.recipes, weights):
             if offset < weight:
@@ -168,7 +165,12 @@ def session_recipes(problem: Problem, request: StressRequest,
     """The problem (with the `--generator` recipes) and the recipes the session uses, in
     `request.group` when it names one."""
     if request.group is not None:
-        _check_group(problem, request.group)
+        groups = problem.test_groups
+        if not groups:
+            raise StressError(f"--group is for problem packages; {problem.id} is not one")
+        if request.group not in groups:
+            raise StressError(f"package {problem.id} has no test group {request.group!r}; "
+                              f"groups: {', '.join(groups)}")
     if request.generators:
         problem, recipes = with_generators(problem, request.generators, data_dir)
         if request.recipes:
@@ -183,15 +185,6 @@ def session_recipes(problem: Problem, request: StressRequest,
         problem = replace(problem, recipes=tuple(
             next((c for c in recipes if c.name == r.name), r) for r in problem.recipes))
     return problem, recipes
-
-
-def _check_group(problem: Problem, group: str) -> None:
-    names = problem.test_groups
-    if not names:
-        raise StressError(f"--group is for problem packages; {problem.id} is not one")
-    if group not in names:
-        raise StressError(f"package {problem.id} has no test group {group!r}; groups: "
-                          f"{', '.join(names)}")
 
 
 def stress(data_dir: Path, request: StressRequest, status: Status | None = None) -> StressSummary:
@@ -247,30 +240,26 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
 
     host = host_info()
     started = time.monotonic()
-    searched = 0.0           # seconds spent generating and judging
     seen: set[int] = set()   # hashes of the inputs judged
-    kept_texts: set[str] = set()
     label = f"stress {problem.id} {request.solver} vs {summary.reference}"
-    cursor = [0]             # the next index of the case sequence
+    indexes = itertools.count()  # of the case sequence
     round_size = 2 * judge.workers  # grows while rounds are quick
     upcoming: list[tuple[int, Recipe, int, Case, str]] = []
-
-    accepted = [0]           # generated inputs the problem accepted
     rejected: set[int] = set()  # hashes of the generated inputs its validators rejected
 
     def reject(recipe: Recipe, k: int, why: str) -> None:
         summary.invalid += 1
         if not summary.invalid_example:
             summary.invalid_example = f"{recipe.name} #{k}: {why}"
-        if not accepted[0] and summary.invalid >= INVALID_GIVE_UP:
+        accepted = summary.generated - summary.invalid - summary.repeated
+        if not accepted and summary.invalid >= INVALID_GIVE_UP:
             raise StressError(f"the first {summary.invalid} inputs generated for {problem.id} "
                               f"were all rejected; the first: {summary.invalid_example}")
 
     def prepare_one() -> None:
         """Generate the next case of the sequence into `upcoming` (unless already judged, or
         rejected by the problem)."""
-        i = cursor[0]
-        cursor[0] += 1
+        i = next(indexes)
         recipe, k, case, text = _generate(problem, schedule, request.seed, i)
         summary.generated += 1
         if case is None:
@@ -289,7 +278,6 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
             reject(recipe, k, why)
             return
         seen.add(digest)
-        accepted[0] += 1
         upcoming.append((i, recipe, k, case, text))
 
     def prepare_while_judging() -> None:
@@ -319,8 +307,7 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                 summary.unjudged += 1
                 summary.unjudged_example = summary.unjudged_example or trial.note or ""
         elapsed = time.monotonic() - round_started
-        searched += elapsed
-        summary.search_s = searched
+        summary.search_s += elapsed
         if summary.rounds == 0:
             summary.first_round_s, summary.first_round_cases = elapsed, len(items)
         summary.rounds += 1
@@ -328,8 +315,8 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
             round_size = min(MAX_ROUND, round_size * 2)
         elif elapsed > 4 * ROUND_TARGET_S and round_size > 1:
             round_size //= 2
-        status.show(f"{label}: {summary.judged:,} cases judged ({summary.judged / searched:,.0f}"
-                    f"/s; {summary.generated / searched:,.0f}/s tried, repeats included), "
+        status.show(f"{label}: {summary.judged:,} cases judged ({summary.rate:,.0f}/s; "
+                    f"{summary.generated / summary.search_s:,.0f}/s tried, repeats included), "
                     f"{len(summary.failures)} failures, {len(summary.kept)} kept, "
                     f"{time.monotonic() - started:.0f}/{request.budget_s:g} s")
         for position, ((i, recipe, k, case, _text), trial) in enumerate(zip(items, trials)):
@@ -360,12 +347,11 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                            f"{shrunk.last_step_s:.1f} s), {shrunk.candidates} candidates, "
                            f"{shrunk.seconds:.1f} s ({how})")
                 cases_tried = judged_before + position + 1
-                if shrunk.trial.text in kept_texts:
+                if any(shrunk.trial.text == f.shrunk.trial.text for f in summary.kept):
                     status.say("  the same case as an earlier finding: not kept again")
                     summary.failures.append(Found(i, recipe.name, k, trial, shrunk, found_s,
                                                   None, None))
                 else:
-                    kept_texts.add(shrunk.trial.text)
                     found = _keep(data_dir, problem, request, i, recipe.name, k, trial, shrunk,
                                   found_s, cases_tried, host)
                     summary.failures.append(found)

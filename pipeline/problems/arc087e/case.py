@@ -72,10 +72,9 @@ def _quick_ok(strings: list[str], big_l: int) -> bool:
 
 def _parse_slow(reader: TokenReader, n: int, big_l: int) -> Case:
     """Sequential validation: the first broken rule, in reading order, is the one reported."""
-    # Trie over the strings read so far: children, the index of the string ending at a node
-    # (-1 if none) and the index of one string passing through it.
-    child0: list[int] = [-1]
-    child1: list[int] = [-1]
+    # Trie over the strings read so far: the children (by bit), the index of the string ending
+    # at a node (-1 if none) and the index of one string passing through it.
+    children: list[list[int]] = [[-1, -1]]
     end: list[int] = [-1]
     through: list[int] = [-1]
     token_index: list[int] = []
@@ -105,13 +104,11 @@ def _parse_slow(reader: TokenReader, n: int, big_l: int) -> Case:
                 raise reader.error(index, f"{name} = {_show(s)} has s_{j + 1} = "
                                    f"{_show(strings[j])} (line {reader.line_of(token_index[j])})"
                                    " as a prefix", rule="prefix")
-            children = child0 if ch == "0" else child1
-            nxt = children[node]
+            bit = 0 if ch == "0" else 1
+            nxt = children[node][bit]
             if nxt < 0:
-                nxt = len(end)
-                children[node] = nxt
-                child0.append(-1)
-                child1.append(-1)
+                nxt = children[node][bit] = len(end)
+                children.append([-1, -1])
                 end.append(-1)
                 through.append(i)
                 created = True

@@ -177,23 +177,19 @@ def _parse_slow(text: str) -> Case:
     n = reader.int("N", 1, MAX_SIDE)
     m = reader.int("M", 1, MAX_SIDE)
     p = reader.int("P", 1, MAX_PEOPLE)
-    xs = [0] * p
-    ys = [0] * p
+    people = []
     for i in range(p):
-        index = reader.index
-        x = reader.int(f"X_{i + 1}")
-        if not 1 <= x <= n:
-            raise reader.error(index, f"person {i + 1}: X = {x} is outside 1..N = {n}",
-                               rule="range")
-        index = reader.index
-        y = reader.int(f"Y_{i + 1}")
-        if not 1 <= y <= m:
-            raise reader.error(index, f"person {i + 1}: Y = {y} is outside 1..M = {m}",
-                               rule="range")
-        xs[i] = x
-        ys[i] = y
+        cell = []
+        for axis, side, side_name in (("X", n, "N"), ("Y", m, "M")):
+            index = reader.index
+            value = reader.int(f"{axis}_{i + 1}")
+            if not 1 <= value <= side:
+                raise reader.error(index, f"person {i + 1}: {axis} = {value} is outside "
+                                   f"1..{side_name} = {side}", rule="range")
+            cell.append(value)
+        people.append(cell)
     reader.end()
-    return Case.of(n, m, zip(xs, ys))
+    return Case.of(n, m, people)
 
 
 def _parse_fast(text: str) -> Case | None:

@@ -165,7 +165,7 @@ def _parse_checked(text: str) -> Movcoin2Case:
         if total > MAX_SUM_N:
             raise reader.error(n_index, f"N = {n} of test {t} brings the sum of N to {total}, "
                                f"above {MAX_SUM_N}", rule="sum-limit")
-        root = list(range(n + 1))
+        root = list(range(n + 1))  # union-find over the nodes: a cycle joins one set
         edges = []
         for _ in range(n - 1):
             edge_index = reader.index
@@ -173,13 +173,7 @@ def _parse_checked(text: str) -> Movcoin2Case:
             v = _endpoint(reader, "v", n)
             if u == v:
                 raise reader.error(edge_index, f"edge {u} {v} is a self-loop", rule="self-loop")
-            a, b = u, v
-            while root[a] != a:
-                root[a] = root[root[a]]
-                a = root[a]
-            while root[b] != b:
-                root[b] = root[root[b]]
-                b = root[b]
+            a, b = _find(root, u), _find(root, v)
             if a == b:
                 raise reader.error(edge_index, f"edge {u} {v} closes a cycle", rule="cycle")
             root[a] = b
@@ -188,6 +182,13 @@ def _parse_checked(text: str) -> Movcoin2Case:
         tests.append(TreeCase(n, tuple(edges), tuple(coins)))
     reader.end()
     return Movcoin2Case(tuple(tests))
+
+
+def _find(root: list[int], a: int) -> int:
+    while root[a] != a:
+        root[a] = root[root[a]]
+        a = root[a]
+    return a
 
 
 def _endpoint(reader: TokenReader, name: str, n: int) -> int:
@@ -340,15 +341,10 @@ def size_values(case: Movcoin2Case) -> dict[str, int]:
     }
 
 
-def _sum_n(case) -> tuple[int, int]:
-    total = sum(test.n for test in case.tests)
-    return total, total
-
-
 # The input's bounds, as `parse` enforces them, for constraint coverage.
 BOUNDS = (
     Bound("T", 1, MAX_T, lambda case: (len(case.tests), len(case.tests))),
     Bound("N of a test", 1, MAX_N, lambda case: spread(test.n for test in case.tests)),
-    Bound("sum of N", 1, MAX_SUM_N, _sum_n),
+    Bound("sum of N", 1, MAX_SUM_N, lambda case: (size(case), size(case))),
     Bound("c_i", 0, MAX_C, lambda case: spread(c for test in case.tests for c in test.coins)),
 )

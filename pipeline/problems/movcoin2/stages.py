@@ -108,15 +108,10 @@ def brute_test(test: TreeCase) -> int:
     bob_wins = []
     for root in range(n):
         # toward[v]: the nodes after v on the path v .. root (root included).
-        _, parent = bfs_tree(adj, root)
-        toward = []
-        for v in range(n):
-            path = []
-            w = parent[v]
-            while w != -1:
-                path.append(w)
-                w = parent[w]
-            toward.append(tuple(path))
+        order, parent = bfs_tree(adj, root)
+        toward: list[tuple[int, ...]] = [()] * n
+        for v in order[1:]:  # parents first
+            toward[v] = (parent[v], *toward[parent[v]])
 
         def moves(state: tuple[int, ...], root=root, toward=toward):
             for v in range(n):
@@ -312,7 +307,8 @@ def editorial_grundy(test: TreeCase) -> list[int]:
         removed[centroid] = True
         branches = [w for w in adj[centroid] if not removed[w]]
         # Distances from the centroid bound every tracked value by 2 * depth.
-        depth = _max_depth(adj, removed, centroid, branches)
+        depth = max((d for b in branches for _, d in _depths(adj, removed, centroid, b)),
+                    default=0)
         num_bits = max(1, (2 * depth).bit_length())
 
         forward = DistTracker(num_bits)
@@ -330,17 +326,15 @@ def editorial_grundy(test: TreeCase) -> list[int]:
     return grundy
 
 
-def _max_depth(adj, removed, centroid, branches) -> int:
-    best = 0
-    for b in branches:
-        stack = [(b, centroid, 1)]
-        while stack:
-            u, p, d = stack.pop()
-            best = max(best, d)
-            for w in adj[u]:
-                if w != p and not removed[w]:
-                    stack.append((w, u, d + 1))
-    return best
+def _depths(adj, removed, centroid, branch):
+    """(node, distance from the centroid) of every node of one branch, depth first."""
+    stack = [(branch, centroid, 1)]
+    while stack:
+        u, p, d = stack.pop()
+        yield u, d
+        for w in adj[u]:
+            if w != p and not removed[w]:
+                stack.append((w, u, d + 1))
 
 
 def _propagate(adj, removed, centroid, branch, tracker: DistTracker, grundy) -> None:
@@ -360,14 +354,9 @@ def _propagate(adj, removed, centroid, branch, tracker: DistTracker, grundy) -> 
 
 
 def _collect(adj, removed, centroid, branch, tracker: DistTracker, has_coin) -> None:
-    stack = [(branch, centroid, 1)]
-    while stack:
-        u, p, d = stack.pop()
+    for u, d in _depths(adj, removed, centroid, branch):
         if has_coin[u]:
             tracker.insert_dist(d)
-        for w in adj[u]:
-            if w != p and not removed[w]:
-                stack.append((w, u, d + 1))
 
 
 def editorial(case: Movcoin2Case) -> list[int]:
