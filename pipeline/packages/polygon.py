@@ -308,7 +308,11 @@ def _generate(package: Package, tests, missing: list[int], input_pattern: str,
 
 def _run_generator(cmd: str, generators: dict[str, Program], target: Path, build_dir: Path,
                    where: str) -> None:
-    words = shlex.split(cmd)
+    try:
+        words = shlex.split(cmd)
+    except ValueError as error:  # an unclosed quote
+        raise PackageError("problem.xml", "generator-command", f"the generator command "
+                           f"`{cmd}` of {where} cannot be split into words: {error}") from None
     if len(words) >= 2 and words[-2] == ">":  # a script line `gen 1 2 > $`
         words = words[:-2]
     if not words:

@@ -277,6 +277,10 @@ def test_polygon_problems_are_named_in_problem_xml(copy_fixture, build_dir):
     (root / "problem.xml").write_text(xml.replace('cmd="gen 5 1 10"', 'cmd="maker 5 1 10"'))
     error = _error(root, build_dir)
     assert error.rule == "unknown-generator" and "maker" in error.message
+    (root / "problem.xml").write_text(xml.replace('cmd="gen 5 1 10"', 'cmd="gen 5 \'1 10"'))
+    error = _error(root, build_dir)  # an unclosed quote: a refusal naming it, not a traceback
+    assert (error.file, error.rule) == ("problem.xml", "generator-command")
+    assert "gen 5 '1 10" in error.message and "No closing quotation" in error.message
     (root / "problem.xml").write_text(xml.replace("<test-count>4", "<test-count>5"))
     assert _error(root, build_dir).rule == "test-count"
     (root / "problem.xml").write_text(xml[:200])
