@@ -59,7 +59,7 @@ def _totals(data_dir: Path, run: dict) -> NightTotals:
         pl.coalesce(pl.col("cpu_ms").median(), pl.col("wall_ms").median()).alias("ms"))
     totals = per_case.group_by("solver").agg(
         pl.col("ms").filter(pl.col("verdict") != Verdict.SKIP.value).sum().alias("cpu_ms"),
-        pl.col("verdict").is_in(names(FAILURES)).sum().alias("failures"))
+        pl.col("verdict").is_in(names(FAILURES)).sum().alias("failures")).sort("solver")
     return NightTotals(
         run_id=run["run_id"], started_at=run.get("started_at"), cases=run.get("cases") or 0,
         cpu_ms={row["solver"]: float(row["cpu_ms"] or 0.0) for row in totals.iter_rows(named=True)},

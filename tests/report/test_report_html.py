@@ -133,6 +133,8 @@ def test_the_history_chart_shows_each_trusted_solver_over_the_nightly_runs(bench
         pytest.approx(fast_total), pytest.approx(1.1 * fast_total),
         pytest.approx(1.3 * fast_total)]
     assert [n.failures["fast"] for n in history] == [0, 0, 1]
+    # the solvers in one order, night after night and report after report (not a hash order)
+    assert {tuple(n.cpu_ms) for n in history} == {("brute", "editorial", "fast")}
     assert history[0].cpu_ms["brute"] == pytest.approx(
         0.9 * sum(0.02 * size ** 2 for size, _ in STANDARD if size <= 100))   # SKIPs count 0
     text = write_report(bench.data, ["n3"], bench.data / "r.html").read_text()
