@@ -70,6 +70,15 @@ class LoopbackCluster:
                 process.wait()
 
 
+def _scheduler_address(path: Path) -> str | None:
+    """The address in the scheduler's file, None until it is there: Dask creates the file
+    before it writes it, so a reader can find it empty."""
+    try:
+        return json.loads(path.read_text())["address"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 def start_cluster(ctx: BenchContext, workers: int = WORKERS) -> LoopbackCluster:
     """Start the scheduler and `workers` single-threaded workers; return once all joined."""
     from distributed import Client
@@ -91,11 +100,11 @@ def start_cluster(ctx: BenchContext, workers: int = WORKERS) -> LoopbackCluster:
     cluster = LoopbackCluster("", processes)
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
-        while not scheduler_file.exists():
+        while not (address := _scheduler_address(scheduler_file)):
             if time.monotonic() > deadline or processes[0].poll() is not None:
                 raise RuntimeError(f"the Dask scheduler did not start (see {folder})")
             time.sleep(0.05)
-        cluster.address = json.loads(scheduler_file.read_text())["address"]
+        cluster.address = address
         for index in range(workers):
             processes.append(start([*dask, "worker", cluster.address, "--nthreads", "1",
                                     "--no-dashboard", "--host", "127.0.0.1",

@@ -5,7 +5,6 @@ leaves no case running on the workers, and `--resume` finishes a killed run."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -23,6 +22,7 @@ from runkit import (
     py,
     results,
     run_cli,
+    scheduler_address,
     verdicts,
     wait_until,
 )
@@ -232,13 +232,15 @@ def test_a_users_own_tls_cluster_given_with_scheduler_is_reached_with_dasks_secu
                                    "--scheduler-file", str(scheduler_file)],
                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
-        assert wait_until(scheduler_file.exists, timeout=60), "the scheduler did not start"
+        assert wait_until(lambda: scheduler_address(scheduler_file), timeout=60), \
+            "the scheduler did not start"
         processes.append(subprocess.Popen(
             [*dask, "worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1",
              "--protocol", "tls", "--host", "127.0.0.1", "--no-dashboard",
              "--local-directory", str(tmp_path / "worker")],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        address = json.loads(scheduler_file.read_text())["address"]
+        address = scheduler_address(scheduler_file)
+        assert address is not None
         assert address.startswith("tls://127.0.0.1:"), address
         data = tmp_path / "data"
         corpus(data, CASES)

@@ -10,7 +10,6 @@ the workers.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -41,6 +40,7 @@ from runkit import (
     py,
     results,
     run_jobs,
+    scheduler_address,
     stage,
     verdicts,
     wait_until,
@@ -168,7 +168,8 @@ def cluster(tmp_path_factory):
     processes = [scheduler]
     client = None
     try:
-        assert wait_until(scheduler_file.exists, timeout=60), "the scheduler did not start"
+        assert wait_until(lambda: scheduler_address(scheduler_file), timeout=60), \
+            "the scheduler did not start"
         for name in ("a", "b"):
             argv = [*dask, "worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1",
                     "--no-dashboard", "--host", "127.0.0.1", "--name", f"worker-{name}",
@@ -178,7 +179,8 @@ def cluster(tmp_path_factory):
                         "sh", *argv]
             processes.append(subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
                                               stderr=open(folder / f"worker-{name}.log", "wb")))
-        address = json.loads(scheduler_file.read_text())["address"]
+        address = scheduler_address(scheduler_file)
+        assert address is not None
         client = Client(address, set_as_default=False)
         found = Cluster(address, client, processes, build_dir)
         found.wait_for_both_workers()
