@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -141,17 +141,6 @@ def slowdown_rule(settings: NightlySettings) -> SlowdownRule:
     return {"ratio_threshold": settings.slowdown_ratio, "min_diff_ms": settings.slowdown_min_ms}
 
 
-@contextlib.contextmanager
-def _one_at_a_time(executor: Executor | None) -> Iterator[Executor | None]:
-    """`executor` running one batch at a time (None: the run starts a local pool of one)."""
-    limited = getattr(executor, "limited", None)
-    if limited is None:
-        yield None
-        return
-    with limited(1):
-        yield executor
-
-
 def confirmed_reasons(data_dir: Path, baseline: str, comparison,
                       log: Callable[[str], None], rule: SlowdownRule | None = None,
                       executor: Executor | None = None, sandbox: str = "auto") -> list[str]:
@@ -173,7 +162,9 @@ def confirmed_reasons(data_dir: Path, baseline: str, comparison,
         repeat=REMEASURE_REPEAT, case_ids=tuple(sorted({c for _, c in flagged})),
         sandbox=sandbox,
         command=f"{NIGHTLY_COMMAND} (re-measuring flagged slowdowns)")
-    with _one_at_a_time(executor) as single:
+    # `executor` running one batch at a time (None: the run starts a local pool of one)
+    limited = getattr(executor, "limited", None)
+    with limited(1) if limited is not None else contextlib.nullcontext() as single:
         remeasured = run(data_dir, request, executor=single)
     row = read_runs(data_dir).filter(pl.col("run_id") == remeasured.run_id).row(0, named=True)
     write_run(data_dir, {**row, "status": "remeasure"})

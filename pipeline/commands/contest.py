@@ -229,9 +229,8 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
             outcome.failed, outcome.status = f"not registered: {entry.why}", 1
 
     def judge(entry, outcome: ProblemOutcome, shared) -> list[tuple[str, bool]]:
-        request = RunRequest(problem=entry.id, solvers=(), externals=(), group=None,
-                             jobs=jobs, timeout_s=None, memory_mb=memory, stack_mb=stack,
-                             sandbox=sandbox, repeat=repeat, resume=None,
+        request = RunRequest(problem=entry.id, jobs=jobs, memory_mb=memory, stack_mb=stack,
+                             sandbox=sandbox, repeat=repeat,
                              command=" ".join(["pipeline", *sys.argv[1:]]),
                              wait=not no_wait, fail_fast=fail_fast)
         return judge_entry(settings, entry, outcome, request, executor_kind=executor_kind,
@@ -242,12 +241,9 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
     if len(todo) > 1:
         one_queue(settings, todo, judge, jobs, executor_kind, scheduler)
     else:
-        for entry, outcome in todo:
+        for entry, outcome in todo:  # (one at most)
             say(problem_header(entry))
             problem_ended(settings, entry, outcome, judge(entry, outcome, None), header=False)
-            if outcome.summary is not None and \
-                    outcome.summary.status == "interrupted":  # type: ignore[attr-defined]
-                break
     say(format_contest(contest, outcomes))
     if contest.python:
         say(f"note: {python_note(contest.python)}")
@@ -435,14 +431,10 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
     notes = []
     for o in outcomes:
         name = f"{o.label} {o.id}" if o.label else o.id
-        if o.failed:
-            notes.append(f"{name}: {o.failed}")
-            continue
-        if o.idle:
-            notes.append(f"{name}: nothing to run: {o.idle}")
-            continue
-        if o.summary is None:
-            notes.append(f"{name}: not run (the contest's run was interrupted before it)")
+        if o.failed or o.idle or o.summary is None:  # no rows: why
+            why = o.failed or (f"nothing to run: {o.idle}" if o.idle
+                               else "not run (the contest's run was interrupted before it)")
+            notes.append(f"{name}: {why}")
             continue
         held = o.summary.expectations  # type: ignore[attr-defined]
         if held is not None and held.not_held:

@@ -71,18 +71,17 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
 
     contained.hide(settings.data_dir)
     try:
-        outcome = judge_problem(settings, problem, request, selection,
+        summary = judge_problem(settings, problem, request, selection,
                                 executor_kind=executor_kind, scheduler=scheduler, jobs=jobs)
     except NoCaseSelected as error:  # a usage error: nothing is stored
         fail(str(error))
     except (BuildError, ExecutorError, UserError) as error:
         fail(str(error), code=1)
-    if isinstance(outcome, str):  # nothing failed: no run is made, as bt run skips such a package
-        say(f"{problem.id}: nothing to run: {outcome}")
+    if isinstance(summary, str):  # nothing failed: no run is made, as bt run skips such a package
+        say(f"{problem.id}: nothing to run: {summary}")
         return
     from pipeline.run.runner import format_summary
 
-    summary = outcome
     say(format_summary(summary))
     if summary.status == "interrupted":
         say(f"to finish it: {resume_command(settings, problem.id, summary.run_id)}")
@@ -118,14 +117,11 @@ def judge_problem(settings: Settings, problem, request, selection, *, executor_k
         from pipeline.run.runner import no_case_selected, nothing_to_run
         from pipeline.run.runner import run as run_request
 
-        reason = None if request.resume else nothing_to_run(settings.data_dir, problem,
-                                                            request.group)
-        if reason:
-            return reason
-        why = None if request.resume else no_case_selected(settings.data_dir, problem,
-                                                           request.group)
-        if why:
-            raise NoCaseSelected(why)
+        if not request.resume:
+            if reason := nothing_to_run(settings.data_dir, problem, request.group):
+                return reason
+            if why := no_case_selected(settings.data_dir, problem, request.group):
+                raise NoCaseSelected(why)
         return run_request(settings.data_dir, request, executor=executor,
                            progress=None if shared else progress_bar("run"))
     finally:
