@@ -457,8 +457,6 @@ def app_for(argv: list[str]) -> typer.Typer:
     """The application with only the command that `argv` invokes (Typer reads the options of
     every command it holds at each start); the whole application when no word names one (the
     help, shell completion, and the error that lists the commands)."""
-    bare = copy.copy(app)
-    bare.registered_commands = []
     taking_a_value = _root_options_taking_a_value()
     words = iter(argv)
     for word in words:
@@ -471,6 +469,7 @@ def app_for(argv: list[str]) -> typer.Typer:
         named = [command for command in app.registered_commands if command.name == word]
         if not named:
             return app
+        bare = copy.copy(app)
         bare.registered_commands = named
         return bare
     return app

@@ -343,62 +343,39 @@ def one_queue(settings: Settings, todo: list, judge, jobs: int | None,
     (`run.queue.ContestQueue`), the most work first, a few per core at once; each problem's
     lines printed in the contest's order. Ctrl-C stops every run and starts no other."""
     import os
-    import threading
+    from concurrent.futures import ThreadPoolExecutor, wait
 
     from pipeline.run.queue import ContestQueue, Shared
 
     ranks = work_ranks(settings, [entry.id for entry, _ in todo])
     shared = ContestQueue(cast(Shared, start_executor(executor_kind, scheduler, jobs)), ranks)
-    said: dict[str, list[tuple[str, bool]]] = {}
-    ended = threading.Condition()
-    room = threading.BoundedSemaphore(max(2, min(PROBLEMS_PER_CORE * (os.cpu_count() or 1),
-                                                 MOST_PROBLEMS_AT_ONCE)))
-    stop = threading.Event()
-    threads: list[threading.Thread] = []
 
-    def work(entry, outcome) -> None:
-        lines: list[tuple[str, bool]] = []
+    def work(entry, outcome) -> list[tuple[str, bool]]:
         try:
-            lines = judge(entry, outcome, shared)
+            return judge(entry, outcome, shared)
         except BaseException as error:  # said, never lost on a thread
             outcome.failed, outcome.status = f"not run: {error!r}", 1
-            lines = [(f"{entry.id}: not run: {error!r}", True)]
-        finally:
-            room.release()
-            with ended:
-                said[entry.id] = lines
-                ended.notify_all()
+            return [(f"{entry.id}: not run: {error!r}", True)]
 
-    def start_all() -> None:
-        for entry, outcome in sorted(todo, key=lambda pair: ranks[pair[0].id]):
-            room.acquire()
-            if stop.is_set():
-                room.release()
-                return
-            thread = threading.Thread(target=work, args=(entry, outcome), daemon=True,
-                                      name=f"gamebench-contest-{entry.id}")
-            threads.append(thread)
-            thread.start()
-
-    starter = threading.Thread(target=start_all, daemon=True, name="gamebench-contest")
+    threads = ThreadPoolExecutor(max(2, min(PROBLEMS_PER_CORE * (os.cpu_count() or 1),
+                                            MOST_PROBLEMS_AT_ONCE)),
+                                 thread_name_prefix="gamebench-contest")
+    said = {entry.id: threads.submit(work, entry, outcome)  # started in the order of `ranks`
+            for entry, outcome in sorted(todo, key=lambda pair: ranks[pair[0].id])}
     printed = 0
     try:
-        starter.start()
         for entry, outcome in todo:
-            with ended:
-                while entry.id not in said:
-                    ended.wait(timeout=0.5)
-            problem_ended(settings, entry, outcome, said[entry.id])
+            while not said[entry.id].done():  # (waits that end: Ctrl-C is taken between them)
+                wait([said[entry.id]], timeout=0.5)
+            problem_ended(settings, entry, outcome, said[entry.id].result())
             printed += 1
     except KeyboardInterrupt:  # every run under way stops (interrupted), no other starts
-        stop.set()
+        threads.shutdown(wait=False, cancel_futures=True)
         shared.interrupt()
-        starter.join()
-        for thread in list(threads):
-            thread.join()
+        threads.shutdown()
         for entry, outcome in todo[printed:]:
-            if entry.id in said:
-                problem_ended(settings, entry, outcome, said[entry.id])
+            if not said[entry.id].cancelled():
+                problem_ended(settings, entry, outcome, said[entry.id].result())
     finally:
         shared.close()
 

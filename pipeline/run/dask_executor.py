@@ -274,8 +274,7 @@ class GamebenchPlugin(_PluginBase):
         me = {"worker": self.worker.address, "host": host, "job": None}
         client.set_metadata([key], {"deaths": deaths, "current": me})
         with self._lock:
-            pool = self._idle.pop() if self._idle else None
-            pool = pool or InnerPool(1)
+            pool = self._idle.pop() if self._idle else InnerPool(1)
             self._running[key] = pool
         try:
             if deaths:
