@@ -655,16 +655,14 @@ class DaskExecutor:
         back: list[Job] = []  # jobs a task left unrun (their solver failed before them)
         live: dict = {}
         done: queue.SimpleQueue = queue.SimpleQueue()
-        wake_read, wake_write = os.pipe()
-        os.set_blocking(wake_read, False)
-        os.set_blocking(wake_write, False)
-        over = threading.Lock()  # held once the pipe is closed (its numbers may be reused)
+        wakeup = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)  # readable once a task ends
+        over = threading.Lock()  # held once `wakeup` is closed (its number may be reused)
 
         def finished(future) -> None:  # (on Dask's thread)
             done.put(future)
             if over.acquire(blocking=False):
-                with contextlib.suppress(BlockingIOError, OSError):
-                    os.write(wake_write, b"x")
+                with contextlib.suppress(OSError):
+                    os.eventfd_write(wakeup, 1)
                 over.release()
 
         open_ = arrivals is not None
@@ -699,17 +697,15 @@ class DaskExecutor:
                         future.add_done_callback(finished)
                 if not open_ and not live:
                     break
-                watched = [wake_read, *([arrivals.fileno()] if arrivals and open_ else [])]
+                watched = [wakeup, *([arrivals.fileno()] if arrivals and open_ else [])]
                 ready = select.select(watched, [], [], WINDOW_REFRESH_S)[0]
-                with contextlib.suppress(BlockingIOError):
-                    while os.read(wake_read, 4096):
-                        pass
+                with contextlib.suppress(BlockingIOError):  # (no task ended since)
+                    os.eventfd_read(wakeup)
         finally:
             if live:
                 client.cancel(list(live), force=True)
-            over.acquire()  # (kept: no callback writes to the pipe once it is closed)
-            os.close(wake_read)
-            os.close(wake_write)
+            over.acquire()  # (kept: no callback writes to `wakeup` once it is closed)
+            os.close(wakeup)
 
     def _next_served(self, pending: dict[int, deque[Job]], alone: deque[Job],
                      arrivals: Arrivals | None, turns: Callable[[str], frozenset[str]],

@@ -110,9 +110,7 @@ class ContestQueue:
         self._interrupted = False
         self._failure: BaseException | None = None
         self._lanes: dict[str, _Lane] = {}
-        self._read, self._write = os.pipe()
-        os.set_blocking(self._read, False)
-        os.set_blocking(self._write, False)
+        self._wakeup = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)  # readable once woken
         self._thread = threading.Thread(target=self._dispatch, name="gamebench-contest-queue",
                                         daemon=True)
         self._thread.start()
@@ -158,14 +156,13 @@ class ContestQueue:
     # -- what the pool calls (`executors.Arrivals`) ---------------------------------------------
 
     def fileno(self) -> int:
-        return self._read
+        return self._wakeup
 
     def take(self) -> list[list[Job]] | None:
         if self._interrupted:  # out of the pool's loop: `close` stops what it runs
             raise KeyboardInterrupt
-        with contextlib.suppress(BlockingIOError):
-            while os.read(self._read, 4096):
-                pass
+        with contextlib.suppress(BlockingIOError):  # (not woken since the last call)
+            os.eventfd_read(self._wakeup)
         with self._lock:
             arrived, self._arrived = self._arrived, []
             if self._closed and not arrived:
@@ -196,8 +193,7 @@ class ContestQueue:
     # -- the queue's own thread ------------------------------------------------------------------
 
     def _wake(self) -> None:
-        with contextlib.suppress(BlockingIOError):  # the pipe is full: the pool looks anyway
-            os.write(self._write, b"x")
+        os.eventfd_write(self._wakeup, 1)
 
     def _dispatch(self) -> None:
         try:
@@ -232,5 +228,4 @@ class ContestQueue:
         self._wake()
         self._thread.join()
         self.pool.close()
-        os.close(self._read)
-        os.close(self._write)
+        os.close(self._wakeup)
