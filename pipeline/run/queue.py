@@ -1,16 +1,12 @@
-"""One queue for a contest's problems: every problem's jobs on one pool at once (the local
-pool, or a Dask cluster: `--executor dask`).
+"""One queue for a contest's problems (docs/packages.md#contests): every problem's jobs on one
+pool at once (the local pool, or a Dask cluster: `--executor dask`).
 
-A contest's problems are judged each as `pipeline run --problem P` judges it (its limit
-derived from its accepted submissions before its others are held to it, its own results and
-summary), each on a thread of its own. What each hands its executor goes to its lane
-(`ContestQueue.lane`, an `Executor` as its run sees one), and every lane's jobs go to the one
-pool (`LocalPoolExecutor.serve`, `DaskExecutor.serve`), ranked (`ContestQueue.rank`): the jobs
-of chains first (a submission run one case at a time), then those of the problem whose work is
-longest, the others' filling the cores its order leaves idle (while it derives its limit or
-builds). A problem's rules hold as in a run of its own: its `skip` decides each of its jobs
-just before it is sent, its solvers run one at a time are, and none of its jobs is sent while
-an outcome of it is still being taken in.
+Each problem is judged on a thread of its own as `pipeline run --problem P` judges it. What it
+hands its executor goes to its lane (`ContestQueue.lane`, an `Executor` as its run sees one), and
+every lane's jobs go to the one pool (`serve`), ranked (`ContestQueue.rank`). A problem's rules
+hold as in a run of its own: its `skip` decides each of its jobs just before it is sent, its
+solvers run one at a time are, and none of its jobs is sent while an outcome of it is still
+being taken in.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""What a run is asked to do, and which solvers that selects (free of Polars: the workers start
-before the parent loads anything heavy).
-
-- no `--solver`, no `--external`: every stage, configured solver and package submission;
-- `--external` programs, no `--solver`: those and every configured solver, no stage;
-- `--solver NAME` (repeatable): the named ones, plus every `--external` program.
-An `--external` name that is already a stage or a configured solver is an error.
-
-Each solver's identity is recorded so `--resume` runs the same thing: a stage is its name; an
-external program its name, commands, source, the folder `pipeline` ran in, and a digest of its
-source and every file its run command names; a package's submission its name and a digest of
-its sources. A resume refuses, before writing, when a digest changed.
+"""What a run is asked to do, which solvers that selects (docs/commands.md, "Which solvers a
+run takes"; a package's submissions count as configured programs), and each one's identity,
+recorded so `--resume` runs the same thing and refuses, before writing, when a digest changed.
+Free of Polars: the workers start before the parent loads anything heavy.
 """
 
 from __future__ import annotations
@@ -59,7 +51,7 @@ class Selection:
 
 
 def select_solvers(problem: Problem, request: RunRequest) -> Selection:
-    """The stages and external programs the request runs (see the module docstring)."""
+    """The stages and external programs the request runs (see the module's docstring)."""
     stage_names = [s.name for s in problem.stages]
     configured = configured_externals(problem)
     package_submissions = submissions(problem)
