@@ -146,23 +146,20 @@ def exit_status(summary) -> int:
         say(f"{', '.join(failed)} could not start: its results are no verdict (see above)",
             err=True)
         return 1
-    if summary.judge_failed:
-        say(f"{summary.judge_failed} result(s) are judge errors (JE): the judge failed on "
-            "them (a checker failed, or the workers running the case died), so they are no "
-            "verdict of the program (see above); --resume judges them again", err=True)
-    if summary.disagreements:
-        say(f"{summary.disagreements} submission(s) got what their folder does not "
-            "expect (see above)", err=True)
-    if summary.judge_errors:
-        say(f"{summary.judge_errors} submission(s) or validator(s) could not be held to "
-            "what they should get: the package's own programs failed judging them "
-            "(judge-error, see above)", err=True)
-    if summary.partial:
-        say(f"{summary.partial} submission(s) got what they expect only on the test cases "
-            "judged: the package holds test cases that were not judged (see `not judged` "
-            "above), so no agreement is reported", err=True)
-    return 1 if summary.disagreements or summary.judge_errors or summary.partial or \
-        summary.judge_failed else 0
+    reasons = [  # (how many, what is wrong with them), each said when there are some
+        (summary.judge_failed, "result(s) are judge errors (JE): the judge failed on them (a "
+         "checker failed, or the workers running the case died), so they are no verdict of the "
+         "program (see above); --resume judges them again"),
+        (summary.disagreements, "submission(s) got what their folder does not expect (see above)"),
+        (summary.judge_errors, "submission(s) or validator(s) could not be held to what they "
+         "should get: the package's own programs failed judging them (judge-error, see above)"),
+        (summary.partial, "submission(s) got what they expect only on the test cases judged: the "
+         "package holds test cases that were not judged (see `not judged` above), so no "
+         "agreement is reported")]
+    for count, text in reasons:
+        if count:
+            say(f"{count} {text}", err=True)
+    return 1 if any(count for count, _ in reasons) else 0
 
 
 def locate(settings: Settings, problem_id: str | None,
