@@ -83,13 +83,9 @@ def contest_problems(data_dir: Path, names: tuple[str, ...]) -> tuple[list[str],
             raise UserError(f"unknown contest {name!r}; contests recorded in "
                             f"{Path(data_dir).resolve()}: {known} (`pipeline ingest "
                             "CONTEST_DIR` records one)")
-        for entry in contest.problems:
-            label = f"{entry.label} " if entry.label else ""
-            if entry.registered:
-                found.append(entry.id)
-            else:
-                refused.append(f"contest {contest.name}: {label}{entry.id}: not registered: "
-                               f"{entry.why}")
+        found += [entry.id for entry in contest.problems if entry.registered]
+        refused += [f"contest {contest.name}: {f'{e.label} ' if e.label else ''}{e.id}: not "
+                    f"registered: {e.why}" for e in contest.problems if not e.registered]
     return list(dict.fromkeys(found)), refused
 
 
