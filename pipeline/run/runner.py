@@ -365,12 +365,17 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             _tally(summary, row)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     started = False          # the run's row says `running`: it must say how it ended
+    failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
 
     def flush() -> None:
         nonlocal chunk, buffer
         write_results_chunk(data_dir, run_id, chunk, buffer)
         summary.results_written += len(buffer)
         chunk, buffer = chunk + 1, []
+
+    def skip(job: Job) -> str | None:  # (--fail-fast) why `job` is not run, or None
+        case = failed.get(job.solver.name)
+        return None if case is None else f"not run (--fail-fast): failed case {case} before"
 
     try:
         if recorded is not None:
@@ -419,7 +424,6 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                                         answer=expected.get(case_id) if own_judge else None,
                                         group=group if own_judge else None))
         judged: dict = {}
-        failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
         already: list[tuple[Job, Outcome]] = []  # judged while the time limit was derived
         if judging is not None:
             assert judge is not None  # (`_judging` found it)
@@ -433,13 +437,12 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         if request.fail_fast and request.resume:
             for row in previous.iter_rows(named=True):
                 _first_failure(failed, row)
-        skip = (lambda job: _skip_after_failure(failed, job)) if request.fail_fast else None
         # --fail-fast: one not expected to pass runs a case at a time, none past its failure
         failing = frozenset(name for name in {job.solver.name for job in jobs}
                             if not problem.expected_to_pass(name)) if request.fail_fast \
             else frozenset()
-        for job, outcome in itertools.chain(already, executor.run(jobs, skip,
-                                                                  one_at_a_time=failing)):
+        for job, outcome in itertools.chain(already, executor.run(
+                jobs, skip if request.fail_fast else None, one_at_a_time=failing)):
             row = _result_row(run_id, problem, job, outcome, expected.get(job.case_id),
                               expected_source.get(job.case_id), sizes.get(job.case_id), info)
             buffer.append(row)
@@ -520,12 +523,6 @@ def _first_failure(failed: dict[str, str], row: dict) -> None:
     """Note the solver of `row` as failed (for --fail-fast) when its verdict is a failure."""
     if stops_fail_fast(row["verdict"]):
         failed.setdefault(row["solver"], row["case_id"])
-
-
-def _skip_after_failure(failed: dict[str, str], job: Job) -> str | None:
-    """Why `job` is not run under --fail-fast (its solver has failed a case), or None."""
-    case = failed.get(job.solver.name)
-    return None if case is None else f"not run (--fail-fast): failed case {case} before"
 
 
 def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
