@@ -577,14 +577,11 @@ def _tally(summary: RunSummary, row: dict) -> None:
         if is_start_failure(row["verdict"], row["exit_code"], row["error"]):
             summary.start_errors.setdefault(row["solver"], Counter())[line] += 1
     if row["wall_ms"] is not None and row["verdict"] != Verdict.SKIP.value:
+        # the slowest case by CPU time (what limits a case), else by wall time
+        ms = row["cpu_ms"] if row["cpu_ms"] is not None else row["wall_ms"]
         best = summary.slowest.get(row["solver"])
-        if best is None or _rank_ms(row["cpu_ms"], row["wall_ms"]) > _rank_ms(*best[:2]):
+        if best is None or ms > (best[0] if best[0] is not None else best[1]):
             summary.slowest[row["solver"]] = (row["cpu_ms"], row["wall_ms"], row["case_id"])
-
-
-def _rank_ms(cpu_ms: float | None, wall_ms: float) -> float:
-    """What the slowest case is chosen by: CPU time (what limits a case), else wall time."""
-    return cpu_ms if cpu_ms is not None else wall_ms
 
 
 def _cannot_start(summary: RunSummary, specs: list[SolverSpec]) -> list[StartFailure]:
