@@ -97,10 +97,6 @@ class SolverIdentity:
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
 
-    @staticmethod
-    def from_json(text: str) -> SolverIdentity:
-        return SolverIdentity(**json.loads(text))
-
     def program(self) -> Program:
         """The external program this identity names, as the run declared it."""
         source = Path(self.source) if self.source else None
@@ -171,7 +167,7 @@ def changed(identity: SolverIdentity, problem_id: str) -> str | None:
 
 def resumed_selection(problem: Problem, run_row: dict) -> Selection:
     """The solvers of a run being resumed, from its identities; refuses when one changed."""
-    recorded = [SolverIdentity.from_json(text)
+    recorded = [SolverIdentity(**json.loads(text))
                 for text in (run_row.get("solver_identities") or [])]
     if not recorded:  # a run recorded before identities were: stages only
         stage_names = {s.name for s in problem.stages}
