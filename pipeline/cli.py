@@ -190,16 +190,14 @@ def ingest_command(
     hide(ctx.obj.data_dir)  # validators and generators never see the stored answers
     summary = ingest(ctx.obj.data_dir, roots, problem_id, progress_bar("ingest"), jobs=jobs,
                      max_file_mb=max_file_mb, wait=not no_wait, names=names)
-    text = format_summary(summary)
-    if text:
+    if text := format_summary(summary):
         say(text)
     if contests:
         from pipeline.commands.contest import record_ingested
 
         say("\n".join(record_ingested(ctx.obj, contests, summary, wait=not no_wait,
                                        names=names)))
-    reason = nothing_stored_reason(summary, roots)
-    if reason:
+    if reason := nothing_stored_reason(summary, roots):
         fail(f"nothing ingested: {reason}", code=1)
     if summary.rejected and not allow_rejects:
         raise typer.Exit(1)

@@ -175,8 +175,7 @@ def confirmed_reasons(data_dir: Path, baseline: str, comparison,
 def previous_run(data_dir: Path, problem_id: str, settings: NightlySettings) -> str | None:
     """The pinned baseline, else the newest finished nightly run of the problem (a run made by
     hand in between is not a night)."""
-    pinned = settings.baseline.get(problem_id)
-    if pinned:
+    if pinned := settings.baseline.get(problem_id):
         return pinned
     newest = nightly_runs(data_dir, problem_id, 1)
     return newest["run_id"][0] if newest.height else None

@@ -79,8 +79,7 @@ def need_data(data_dir: Path) -> None:
     empty folder made in the wrong place would be read as holding nothing."""
     from pipeline.tables.layout import no_data_folder
 
-    missing = no_data_folder(data_dir)
-    if missing:
+    if missing := no_data_folder(data_dir):
         fail(missing)
 
 
