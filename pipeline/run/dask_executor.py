@@ -777,14 +777,11 @@ class DaskExecutor:
 
     def close(self) -> None:
         """Disconnect; a cluster started for this executor is stopped with its workers."""
-        client, cluster = self._client, self._cluster
-        self._client = self._cluster = None
-        if client is not None:
-            with contextlib.suppress(Exception):
-                client.close(timeout=CLOSE_WAIT_S)
-        if cluster is not None:
-            with contextlib.suppress(Exception):
-                cluster.close(timeout=CLOSE_WAIT_S)
+        parts, self._client, self._cluster = (self._client, self._cluster), None, None
+        for part in parts:  # the client, then the cluster
+            if part is not None:
+                with contextlib.suppress(Exception):
+                    part.close(timeout=CLOSE_WAIT_S)
 
     def __enter__(self) -> DaskExecutor:
         return self
