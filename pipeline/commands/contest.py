@@ -191,8 +191,7 @@ def contest_runs(settings: Settings, name: str) -> list[str]:
         if not entry.registered:
             say(f"note: {label}{entry.id}: not registered: {entry.why}", err=True)
             continue
-        newest = latest_run_per_problem(settings.data_dir, entry.id)
-        if newest:
+        if newest := latest_run_per_problem(settings.data_dir, entry.id):
             runs += newest
         else:
             say(f"note: {label}{entry.id}: no finished run (`pipeline run --contest "
@@ -416,8 +415,7 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
         held = o.summary.expectations  # type: ignore[attr-defined]
         if held is not None and held.not_held:
             notes.append(f"{name}: expectations not held: {held.not_held}")
-        unjudged = getattr(held, "unjudged", ())
-        if unjudged:
+        if unjudged := getattr(held, "unjudged", ()):
             rules = sorted({error.rule for error in unjudged})
             notes.append(f"{name}: {len(unjudged)} test case(s) the package holds were not "
                          f"judged (rule {', '.join(rules)}; see its run above)")

@@ -138,8 +138,7 @@ def exit_status(summary) -> int:
     agreeing = {a.submission for a in getattr(summary.expectations, "agreements", ())
                 if a.status == "agree"}
     failed = [f.solver for f in summary.cannot_start if f.solver not in agreeing]
-    permitted = [f.solver for f in summary.cannot_start if f.solver in agreeing]
-    if permitted:
+    if permitted := [f.solver for f in summary.cannot_start if f.solver in agreeing]:
         say(f"note: {', '.join(permitted)} could not start, which its folder permits: "
             "no failure (see above)", err=True)
     if failed:  # no verdict of the program: it never ran

@@ -72,8 +72,7 @@ def select_solvers(problem: Problem, request: RunRequest) -> Selection:
         return Selection(stages, (*configured, *request.externals), tuple(package_submissions))
     known = [*stage_names, *package_submissions, *(e.name for e in configured),
              *(e.name for e in request.externals)]
-    unknown = [name for name in request.solvers if name not in known]
-    if unknown:
+    if unknown := [name for name in request.solvers if name not in known]:
         raise UnknownName(f"problem {problem.id} has no solver {unknown[0]!r}; solvers: "
                           f"{', '.join(known)}")
     wanted = set(request.solvers)
@@ -171,13 +170,11 @@ def resumed_selection(problem: Problem, run_row: dict) -> Selection:
                 for text in (run_row.get("solver_identities") or [])]
     if not recorded:  # a run recorded before identities were: stages only
         stage_names = {s.name for s in problem.stages}
-        missing = [n for n in run_row["solvers"] if n not in stage_names]
-        if missing:
+        if missing := [n for n in run_row["solvers"] if n not in stage_names]:
             raise UserError(f"run {run_row['run_id']} recorded no program identities; it "
                             f"cannot be resumed with {', '.join(missing)}")
         return Selection(tuple(run_row["solvers"]), ())
-    reasons = [r for r in (changed(i, problem.id) for i in recorded) if r]
-    if reasons:
+    if reasons := [r for r in (changed(i, problem.id) for i in recorded) if r]:
         raise UserError(f"run {run_row['run_id']} cannot be resumed: {'; '.join(reasons)}")
     return Selection(tuple(i.name for i in recorded if i.kind == "stage"),
                      tuple(i.program() for i in recorded if i.kind == "external"),
