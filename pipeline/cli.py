@@ -87,8 +87,7 @@ def problems_command(ctx: typer.Context) -> None:
     from pipeline.tables.layout import no_data_folder
 
     if ctx.obj.data_dir_named:  # listing needs no data folder: a missing one named is noted
-        missing = no_data_folder(ctx.obj.data_dir)
-        if missing:
+        if missing := no_data_folder(ctx.obj.data_dir):
             say(f"note: {missing}; no package registered in it is listed", err=True)
     list_problems(ctx.obj)
 

@@ -313,8 +313,7 @@ def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int
     failing = set(names(FAILURES))
     found = []
     for solver, counts in night.run.verdicts.items():
-        bad = {v: n for v, n in sorted(counts.items()) if v in failing and n}
-        if bad:
+        if bad := {v: n for v, n in sorted(counts.items()) if v in failing and n}:
             found.append((solver, bool(known_wrong(night.problem, solver)), bad))
     return sorted(found, key=lambda item: (item[1], item[0]))
 
