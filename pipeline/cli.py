@@ -87,8 +87,7 @@ def problems_command(ctx: typer.Context) -> None:
     from pipeline.tables.layout import no_data_folder
 
     if ctx.obj.data_dir_named:  # listing needs no data folder: a missing one named is noted
-        missing = no_data_folder(ctx.obj.data_dir)
-        if missing:
+        if missing := no_data_folder(ctx.obj.data_dir):
             say(f"note: {missing}; no package registered in it is listed", err=True)
     list_problems(ctx.obj)
 
@@ -190,16 +189,14 @@ def ingest_command(
     hide(ctx.obj.data_dir)  # validators and generators never see the stored answers
     summary = ingest(ctx.obj.data_dir, roots, problem_id, progress_bar("ingest"), jobs=jobs,
                      max_file_mb=max_file_mb, wait=not no_wait, names=names)
-    text = format_summary(summary)
-    if text:
+    if text := format_summary(summary):
         say(text)
     if contests:
         from pipeline.commands.contest import record_ingested
 
         say("\n".join(record_ingested(ctx.obj, contests, summary, wait=not no_wait,
                                        names=names)))
-    reason = nothing_stored_reason(summary, roots)
-    if reason:
+    if reason := nothing_stored_reason(summary, roots):
         fail(f"nothing ingested: {reason}", code=1)
     if summary.rejected and not allow_rejects:
         raise typer.Exit(1)
@@ -457,8 +454,6 @@ def app_for(argv: list[str]) -> typer.Typer:
     """The application with only the command that `argv` invokes (Typer reads the options of
     every command it holds at each start); the whole application when no word names one (the
     help, shell completion, and the error that lists the commands)."""
-    bare = copy.copy(app)
-    bare.registered_commands = []
     taking_a_value = _root_options_taking_a_value()
     words = iter(argv)
     for word in words:
@@ -471,6 +466,7 @@ def app_for(argv: list[str]) -> typer.Typer:
         named = [command for command in app.registered_commands if command.name == word]
         if not named:
             return app
+        bare = copy.copy(app)
         bare.registered_commands = named
         return bare
     return app

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -83,13 +83,9 @@ def contest_problems(data_dir: Path, names: tuple[str, ...]) -> tuple[list[str],
             raise UserError(f"unknown contest {name!r}; contests recorded in "
                             f"{Path(data_dir).resolve()}: {known} (`pipeline ingest "
                             "CONTEST_DIR` records one)")
-        for entry in contest.problems:
-            label = f"{entry.label} " if entry.label else ""
-            if entry.registered:
-                found.append(entry.id)
-            else:
-                refused.append(f"contest {contest.name}: {label}{entry.id}: not registered: "
-                               f"{entry.why}")
+        found += [entry.id for entry in contest.problems if entry.registered]
+        refused += [f"contest {contest.name}: {f'{e.label} ' if e.label else ''}{e.id}: not "
+                    f"registered: {e.why}" for e in contest.problems if not e.registered]
     return list(dict.fromkeys(found)), refused
 
 
@@ -141,17 +137,6 @@ def slowdown_rule(settings: NightlySettings) -> SlowdownRule:
     return {"ratio_threshold": settings.slowdown_ratio, "min_diff_ms": settings.slowdown_min_ms}
 
 
-@contextlib.contextmanager
-def _one_at_a_time(executor: Executor | None) -> Iterator[Executor | None]:
-    """`executor` running one batch at a time (None: the run starts a local pool of one)."""
-    limited = getattr(executor, "limited", None)
-    if limited is None:
-        yield None
-        return
-    with limited(1):
-        yield executor
-
-
 def confirmed_reasons(data_dir: Path, baseline: str, comparison,
                       log: Callable[[str], None], rule: SlowdownRule | None = None,
                       executor: Executor | None = None, sandbox: str = "auto") -> list[str]:
@@ -173,7 +158,9 @@ def confirmed_reasons(data_dir: Path, baseline: str, comparison,
         repeat=REMEASURE_REPEAT, case_ids=tuple(sorted({c for _, c in flagged})),
         sandbox=sandbox,
         command=f"{NIGHTLY_COMMAND} (re-measuring flagged slowdowns)")
-    with _one_at_a_time(executor) as single:
+    # `executor` running one batch at a time (None: the run starts a local pool of one)
+    limited = getattr(executor, "limited", None)
+    with limited(1) if limited is not None else contextlib.nullcontext() as single:
         remeasured = run(data_dir, request, executor=single)
     row = read_runs(data_dir).filter(pl.col("run_id") == remeasured.run_id).row(0, named=True)
     write_run(data_dir, {**row, "status": "remeasure"})
@@ -188,8 +175,7 @@ def confirmed_reasons(data_dir: Path, baseline: str, comparison,
 def previous_run(data_dir: Path, problem_id: str, settings: NightlySettings) -> str | None:
     """The pinned baseline, else the newest finished nightly run of the problem (a run made by
     hand in between is not a night)."""
-    pinned = settings.baseline.get(problem_id)
-    if pinned:
+    if pinned := settings.baseline.get(problem_id):
         return pinned
     newest = nightly_runs(data_dir, problem_id, 1)
     return newest["run_id"][0] if newest.height else None
@@ -327,8 +313,7 @@ def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int
     failing = set(names(FAILURES))
     found = []
     for solver, counts in night.run.verdicts.items():
-        bad = {v: n for v, n in sorted(counts.items()) if v in failing and n}
-        if bad:
+        if bad := {v: n for v, n in sorted(counts.items()) if v in failing and n}:
             found.append((solver, bool(known_wrong(night.problem, solver)), bad))
     return sorted(found, key=lambda item: (item[1], item[0]))
 

@@ -40,10 +40,6 @@ def progress_bar(label: str, stream=None, min_interval: float = 0.1,
     return _lines(label, stream, log_interval() if every_s is None else every_s, clock)
 
 
-def _eta(elapsed: float, done: int, total: int) -> float:
-    return elapsed / done * (total - done) if done else 0.0
-
-
 def _bar(label: str, stream, min_interval: float,
          clock: Callable[[], float]) -> Callable[..., None]:
     started = clock()
@@ -56,7 +52,7 @@ def _bar(label: str, stream, min_interval: float,
         last[0] = now
         width = 30
         filled = int(width * done / total) if total else width
-        eta = _eta(now - started, done, total)
+        eta = (now - started) / done * (total - done) if done else 0.0
         stream.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
                      f"ETA {eta:5.1f}s {note}\033[K")
         if done >= total:

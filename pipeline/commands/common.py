@@ -1,13 +1,10 @@
-"""The steps the commands take alike: failing with one line and an exit status, settling runs
-left by dead processes, finding the problem, starting the executor, and choosing the runs a
-report looks at (saying so when there are none); and the command line's one way of ending
-(`run_app`): every error a user can cause is one line on stderr, never a traceback (set
-PIPELINE_DEBUG=1 to see one), with exit status 1 (2 for usage errors, 128 + N when interrupted by
-signal N); a bug is `internal error` with exit status 70.
-
-SIGTERM and SIGHUP act like Ctrl-C: `run_app` makes both raise `Interrupted` (a
-`KeyboardInterrupt`), so every path that copes with Ctrl-C copes with them too. A second signal
-while the first is being handled is recorded, not raised, so clean-up finishes.
+"""The steps the commands take alike (failing with one line and an exit status, settling runs
+left by dead processes, finding the problem, starting the executor, choosing the runs a report
+looks at) and the command line's one way of ending (`run_app`; its statuses: docs/faults.md):
+every error a user can cause is one line on stderr, never a traceback (PIPELINE_DEBUG=1 shows
+one). SIGTERM and SIGHUP raise `Interrupted` (a `KeyboardInterrupt`), so every path that copes
+with Ctrl-C copes with them; a second signal while the first is handled is recorded, not raised,
+so clean-up finishes.
 """
 
 from __future__ import annotations
@@ -82,8 +79,7 @@ def need_data(data_dir: Path) -> None:
     empty folder made in the wrong place would be read as holding nothing."""
     from pipeline.tables.layout import no_data_folder
 
-    missing = no_data_folder(data_dir)
-    if missing:
+    if missing := no_data_folder(data_dir):
         fail(missing)
 
 

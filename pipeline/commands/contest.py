@@ -191,8 +191,7 @@ def contest_runs(settings: Settings, name: str) -> list[str]:
         if not entry.registered:
             say(f"note: {label}{entry.id}: not registered: {entry.why}", err=True)
             continue
-        newest = latest_run_per_problem(settings.data_dir, entry.id)
-        if newest:
+        if newest := latest_run_per_problem(settings.data_dir, entry.id):
             runs += newest
         else:
             say(f"note: {label}{entry.id}: no finished run (`pipeline run --contest "
@@ -229,9 +228,8 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
             outcome.failed, outcome.status = f"not registered: {entry.why}", 1
 
     def judge(entry, outcome: ProblemOutcome, shared) -> list[tuple[str, bool]]:
-        request = RunRequest(problem=entry.id, solvers=(), externals=(), group=None,
-                             jobs=jobs, timeout_s=None, memory_mb=memory, stack_mb=stack,
-                             sandbox=sandbox, repeat=repeat, resume=None,
+        request = RunRequest(problem=entry.id, jobs=jobs, memory_mb=memory, stack_mb=stack,
+                             sandbox=sandbox, repeat=repeat,
                              command=" ".join(["pipeline", *sys.argv[1:]]),
                              wait=not no_wait, fail_fast=fail_fast)
         return judge_entry(settings, entry, outcome, request, executor_kind=executor_kind,
@@ -242,12 +240,9 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
     if len(todo) > 1:
         one_queue(settings, todo, judge, jobs, executor_kind, scheduler)
     else:
-        for entry, outcome in todo:
+        for entry, outcome in todo:  # (one at most)
             say(problem_header(entry))
             problem_ended(settings, entry, outcome, judge(entry, outcome, None), header=False)
-            if outcome.summary is not None and \
-                    outcome.summary.status == "interrupted":  # type: ignore[attr-defined]
-                break
     say(format_contest(contest, outcomes))
     if contest.python:
         say(f"note: {python_note(contest.python)}")
@@ -347,62 +342,39 @@ def one_queue(settings: Settings, todo: list, judge, jobs: int | None,
     (`run.queue.ContestQueue`), the most work first, a few per core at once; each problem's
     lines printed in the contest's order. Ctrl-C stops every run and starts no other."""
     import os
-    import threading
+    from concurrent.futures import ThreadPoolExecutor, wait
 
     from pipeline.run.queue import ContestQueue, Shared
 
     ranks = work_ranks(settings, [entry.id for entry, _ in todo])
     shared = ContestQueue(cast(Shared, start_executor(executor_kind, scheduler, jobs)), ranks)
-    said: dict[str, list[tuple[str, bool]]] = {}
-    ended = threading.Condition()
-    room = threading.BoundedSemaphore(max(2, min(PROBLEMS_PER_CORE * (os.cpu_count() or 1),
-                                                 MOST_PROBLEMS_AT_ONCE)))
-    stop = threading.Event()
-    threads: list[threading.Thread] = []
 
-    def work(entry, outcome) -> None:
-        lines: list[tuple[str, bool]] = []
+    def work(entry, outcome) -> list[tuple[str, bool]]:
         try:
-            lines = judge(entry, outcome, shared)
+            return judge(entry, outcome, shared)
         except BaseException as error:  # said, never lost on a thread
             outcome.failed, outcome.status = f"not run: {error!r}", 1
-            lines = [(f"{entry.id}: not run: {error!r}", True)]
-        finally:
-            room.release()
-            with ended:
-                said[entry.id] = lines
-                ended.notify_all()
+            return [(f"{entry.id}: not run: {error!r}", True)]
 
-    def start_all() -> None:
-        for entry, outcome in sorted(todo, key=lambda pair: ranks[pair[0].id]):
-            room.acquire()
-            if stop.is_set():
-                room.release()
-                return
-            thread = threading.Thread(target=work, args=(entry, outcome), daemon=True,
-                                      name=f"gamebench-contest-{entry.id}")
-            threads.append(thread)
-            thread.start()
-
-    starter = threading.Thread(target=start_all, daemon=True, name="gamebench-contest")
+    threads = ThreadPoolExecutor(max(2, min(PROBLEMS_PER_CORE * (os.cpu_count() or 1),
+                                            MOST_PROBLEMS_AT_ONCE)),
+                                 thread_name_prefix="gamebench-contest")
+    said = {entry.id: threads.submit(work, entry, outcome)  # started in the order of `ranks`
+            for entry, outcome in sorted(todo, key=lambda pair: ranks[pair[0].id])}
     printed = 0
     try:
-        starter.start()
         for entry, outcome in todo:
-            with ended:
-                while entry.id not in said:
-                    ended.wait(timeout=0.5)
-            problem_ended(settings, entry, outcome, said[entry.id])
+            while not said[entry.id].done():  # (waits that end: Ctrl-C is taken between them)
+                wait([said[entry.id]], timeout=0.5)
+            problem_ended(settings, entry, outcome, said[entry.id].result())
             printed += 1
     except KeyboardInterrupt:  # every run under way stops (interrupted), no other starts
-        stop.set()
+        threads.shutdown(wait=False, cancel_futures=True)
         shared.interrupt()
-        starter.join()
-        for thread in list(threads):
-            thread.join()
+        threads.shutdown()
         for entry, outcome in todo[printed:]:
-            if entry.id in said:
-                problem_ended(settings, entry, outcome, said[entry.id])
+            if not said[entry.id].cancelled():
+                problem_ended(settings, entry, outcome, said[entry.id].result())
     finally:
         shared.close()
 
@@ -435,20 +407,15 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
     notes = []
     for o in outcomes:
         name = f"{o.label} {o.id}" if o.label else o.id
-        if o.failed:
-            notes.append(f"{name}: {o.failed}")
-            continue
-        if o.idle:
-            notes.append(f"{name}: nothing to run: {o.idle}")
-            continue
-        if o.summary is None:
-            notes.append(f"{name}: not run (the contest's run was interrupted before it)")
+        if o.failed or o.idle or o.summary is None:  # no rows: why
+            why = o.failed or (f"nothing to run: {o.idle}" if o.idle
+                               else "not run (the contest's run was interrupted before it)")
+            notes.append(f"{name}: {why}")
             continue
         held = o.summary.expectations  # type: ignore[attr-defined]
         if held is not None and held.not_held:
             notes.append(f"{name}: expectations not held: {held.not_held}")
-        unjudged = getattr(held, "unjudged", ())
-        if unjudged:
+        if unjudged := getattr(held, "unjudged", ()):
             rules = sorted({error.rule for error in unjudged})
             notes.append(f"{name}: {len(unjudged)} test case(s) the package holds were not "
                          f"judged (rule {', '.join(rules)}; see its run above)")

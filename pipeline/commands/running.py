@@ -71,18 +71,17 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
 
     contained.hide(settings.data_dir)
     try:
-        outcome = judge_problem(settings, problem, request, selection,
+        summary = judge_problem(settings, problem, request, selection,
                                 executor_kind=executor_kind, scheduler=scheduler, jobs=jobs)
     except NoCaseSelected as error:  # a usage error: nothing is stored
         fail(str(error))
     except (BuildError, ExecutorError, UserError) as error:
         fail(str(error), code=1)
-    if isinstance(outcome, str):  # nothing failed: no run is made, as bt run skips such a package
-        say(f"{problem.id}: nothing to run: {outcome}")
+    if isinstance(summary, str):  # nothing failed: no run is made, as bt run skips such a package
+        say(f"{problem.id}: nothing to run: {summary}")
         return
     from pipeline.run.runner import format_summary
 
-    summary = outcome
     say(format_summary(summary))
     if summary.status == "interrupted":
         say(f"to finish it: {resume_command(settings, problem.id, summary.run_id)}")
@@ -118,14 +117,11 @@ def judge_problem(settings: Settings, problem, request, selection, *, executor_k
         from pipeline.run.runner import no_case_selected, nothing_to_run
         from pipeline.run.runner import run as run_request
 
-        reason = None if request.resume else nothing_to_run(settings.data_dir, problem,
-                                                            request.group)
-        if reason:
-            return reason
-        why = None if request.resume else no_case_selected(settings.data_dir, problem,
-                                                           request.group)
-        if why:
-            raise NoCaseSelected(why)
+        if not request.resume:
+            if reason := nothing_to_run(settings.data_dir, problem, request.group):
+                return reason
+            if why := no_case_selected(settings.data_dir, problem, request.group):
+                raise NoCaseSelected(why)
         return run_request(settings.data_dir, request, executor=executor,
                            progress=None if shared else progress_bar("run"))
     finally:
@@ -142,31 +138,27 @@ def exit_status(summary) -> int:
     agreeing = {a.submission for a in getattr(summary.expectations, "agreements", ())
                 if a.status == "agree"}
     failed = [f.solver for f in summary.cannot_start if f.solver not in agreeing]
-    permitted = [f.solver for f in summary.cannot_start if f.solver in agreeing]
-    if permitted:
+    if permitted := [f.solver for f in summary.cannot_start if f.solver in agreeing]:
         say(f"note: {', '.join(permitted)} could not start, which its folder permits: "
             "no failure (see above)", err=True)
     if failed:  # no verdict of the program: it never ran
         say(f"{', '.join(failed)} could not start: its results are no verdict (see above)",
             err=True)
         return 1
-    if summary.judge_failed:
-        say(f"{summary.judge_failed} result(s) are judge errors (JE): the judge failed on "
-            "them (a checker failed, or the workers running the case died), so they are no "
-            "verdict of the program (see above); --resume judges them again", err=True)
-    if summary.disagreements:
-        say(f"{summary.disagreements} submission(s) got what their folder does not "
-            "expect (see above)", err=True)
-    if summary.judge_errors:
-        say(f"{summary.judge_errors} submission(s) or validator(s) could not be held to "
-            "what they should get: the package's own programs failed judging them "
-            "(judge-error, see above)", err=True)
-    if summary.partial:
-        say(f"{summary.partial} submission(s) got what they expect only on the test cases "
-            "judged: the package holds test cases that were not judged (see `not judged` "
-            "above), so no agreement is reported", err=True)
-    return 1 if summary.disagreements or summary.judge_errors or summary.partial or \
-        summary.judge_failed else 0
+    reasons = [  # (how many, what is wrong with them), each said when there are some
+        (summary.judge_failed, "result(s) are judge errors (JE): the judge failed on them (a "
+         "checker failed, or the workers running the case died), so they are no verdict of the "
+         "program (see above); --resume judges them again"),
+        (summary.disagreements, "submission(s) got what their folder does not expect (see above)"),
+        (summary.judge_errors, "submission(s) or validator(s) could not be held to what they "
+         "should get: the package's own programs failed judging them (judge-error, see above)"),
+        (summary.partial, "submission(s) got what they expect only on the test cases judged: the "
+         "package holds test cases that were not judged (see `not judged` above), so no "
+         "agreement is reported")]
+    for count, text in reasons:
+        if count:
+            say(f"{count} {text}", err=True)
+    return 1 if any(count for count, _ in reasons) else 0
 
 
 def locate(settings: Settings, problem_id: str | None,

@@ -274,8 +274,7 @@ class GamebenchPlugin(_PluginBase):
         me = {"worker": self.worker.address, "host": host, "job": None}
         client.set_metadata([key], {"deaths": deaths, "current": me})
         with self._lock:
-            pool = self._idle.pop() if self._idle else None
-            pool = pool or InnerPool(1)
+            pool = self._idle.pop() if self._idle else InnerPool(1)
             self._running[key] = pool
         try:
             if deaths:
@@ -656,16 +655,14 @@ class DaskExecutor:
         back: list[Job] = []  # jobs a task left unrun (their solver failed before them)
         live: dict = {}
         done: queue.SimpleQueue = queue.SimpleQueue()
-        wake_read, wake_write = os.pipe()
-        os.set_blocking(wake_read, False)
-        os.set_blocking(wake_write, False)
-        over = threading.Lock()  # held once the pipe is closed (its numbers may be reused)
+        wakeup = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)  # readable once a task ends
+        over = threading.Lock()  # held once `wakeup` is closed (its number may be reused)
 
         def finished(future) -> None:  # (on Dask's thread)
             done.put(future)
             if over.acquire(blocking=False):
-                with contextlib.suppress(BlockingIOError, OSError):
-                    os.write(wake_write, b"x")
+                with contextlib.suppress(OSError):
+                    os.eventfd_write(wakeup, 1)
                 over.release()
 
         open_ = arrivals is not None
@@ -700,17 +697,15 @@ class DaskExecutor:
                         future.add_done_callback(finished)
                 if not open_ and not live:
                     break
-                watched = [wake_read, *([arrivals.fileno()] if arrivals and open_ else [])]
+                watched = [wakeup, *([arrivals.fileno()] if arrivals and open_ else [])]
                 ready = select.select(watched, [], [], WINDOW_REFRESH_S)[0]
-                with contextlib.suppress(BlockingIOError):
-                    while os.read(wake_read, 4096):
-                        pass
+                with contextlib.suppress(BlockingIOError):  # (no task ended since)
+                    os.eventfd_read(wakeup)
         finally:
             if live:
                 client.cancel(list(live), force=True)
-            over.acquire()  # (kept: no callback writes to the pipe once it is closed)
-            os.close(wake_read)
-            os.close(wake_write)
+            over.acquire()  # (kept: no callback writes to `wakeup` once it is closed)
+            os.close(wakeup)
 
     def _next_served(self, pending: dict[int, deque[Job]], alone: deque[Job],
                      arrivals: Arrivals | None, turns: Callable[[str], frozenset[str]],
@@ -782,14 +777,11 @@ class DaskExecutor:
 
     def close(self) -> None:
         """Disconnect; a cluster started for this executor is stopped with its workers."""
-        client, cluster = self._client, self._cluster
-        self._client = self._cluster = None
-        if client is not None:
-            with contextlib.suppress(Exception):
-                client.close(timeout=CLOSE_WAIT_S)
-        if cluster is not None:
-            with contextlib.suppress(Exception):
-                cluster.close(timeout=CLOSE_WAIT_S)
+        parts, self._client, self._cluster = (self._client, self._cluster), None, None
+        for part in parts:  # the client, then the cluster
+            if part is not None:
+                with contextlib.suppress(Exception):
+                    part.close(timeout=CLOSE_WAIT_S)
 
     def __enter__(self) -> DaskExecutor:
         return self

@@ -145,15 +145,13 @@ class _Worker:
 
     def waited_s(self) -> float:
         """The seconds the worker has waited for a core since the job it is on started."""
-        index = int(self.progress[0])
-        if index < self.done or self.process.pid is None:
+        if int(self.progress[0]) < self.done or self.process.pid is None:
             return 0.0
         return max(0.0, contained.waited_s(self.process.pid) - self.progress[3])
 
     def cpu_used_s(self) -> float | None:
         """The CPU time the worker has spent on the job it is on (None: not known yet)."""
-        index = int(self.progress[0])
-        if index < self.done or self.process.pid is None:
+        if int(self.progress[0]) < self.done or self.process.pid is None:
             return None
         now = cpu_seconds(self.process.pid)
         return None if now is None else max(0.0, now - self.progress[2])

@@ -1,16 +1,12 @@
-"""One queue for a contest's problems: every problem's jobs on one pool at once (the local
-pool, or a Dask cluster: `--executor dask`).
+"""One queue for a contest's problems (docs/packages.md#contests): every problem's jobs on one
+pool at once (the local pool, or a Dask cluster: `--executor dask`).
 
-A contest's problems are judged each as `pipeline run --problem P` judges it (its limit
-derived from its accepted submissions before its others are held to it, its own results and
-summary), each on a thread of its own. What each hands its executor goes to its lane
-(`ContestQueue.lane`, an `Executor` as its run sees one), and every lane's jobs go to the one
-pool (`LocalPoolExecutor.serve`, `DaskExecutor.serve`), ranked (`ContestQueue.rank`): the jobs
-of chains first (a submission run one case at a time), then those of the problem whose work is
-longest, the others' filling the cores its order leaves idle (while it derives its limit or
-builds). A problem's rules hold as in a run of its own: its `skip` decides each of its jobs
-just before it is sent, its solvers run one at a time are, and none of its jobs is sent while
-an outcome of it is still being taken in.
+Each problem is judged on a thread of its own as `pipeline run --problem P` judges it. What it
+hands its executor goes to its lane (`ContestQueue.lane`, an `Executor` as its run sees one), and
+every lane's jobs go to the one pool (`serve`), ranked (`ContestQueue.rank`). A problem's rules
+hold as in a run of its own: its `skip` decides each of its jobs just before it is sent, its
+solvers run one at a time are, and none of its jobs is sent while an outcome of it is still
+being taken in.
 """
 
 from __future__ import annotations
@@ -110,9 +106,7 @@ class ContestQueue:
         self._interrupted = False
         self._failure: BaseException | None = None
         self._lanes: dict[str, _Lane] = {}
-        self._read, self._write = os.pipe()
-        os.set_blocking(self._read, False)
-        os.set_blocking(self._write, False)
+        self._wakeup = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)  # readable once woken
         self._thread = threading.Thread(target=self._dispatch, name="gamebench-contest-queue",
                                         daemon=True)
         self._thread.start()
@@ -158,14 +152,13 @@ class ContestQueue:
     # -- what the pool calls (`executors.Arrivals`) ---------------------------------------------
 
     def fileno(self) -> int:
-        return self._read
+        return self._wakeup
 
     def take(self) -> list[list[Job]] | None:
         if self._interrupted:  # out of the pool's loop: `close` stops what it runs
             raise KeyboardInterrupt
-        with contextlib.suppress(BlockingIOError):
-            while os.read(self._read, 4096):
-                pass
+        with contextlib.suppress(BlockingIOError):  # (not woken since the last call)
+            os.eventfd_read(self._wakeup)
         with self._lock:
             arrived, self._arrived = self._arrived, []
             if self._closed and not arrived:
@@ -196,8 +189,7 @@ class ContestQueue:
     # -- the queue's own thread ------------------------------------------------------------------
 
     def _wake(self) -> None:
-        with contextlib.suppress(BlockingIOError):  # the pipe is full: the pool looks anyway
-            os.write(self._write, b"x")
+        os.eventfd_write(self._wakeup, 1)
 
     def _dispatch(self) -> None:
         try:
@@ -232,5 +224,4 @@ class ContestQueue:
         self._wake()
         self._thread.join()
         self.pool.close()
-        os.close(self._read)
-        os.close(self._write)
+        os.close(self._wakeup)

@@ -1,15 +1,7 @@
-"""What a run is asked to do, and which solvers that selects (free of Polars: the workers start
-before the parent loads anything heavy).
-
-- no `--solver`, no `--external`: every stage, configured solver and package submission;
-- `--external` programs, no `--solver`: those and every configured solver, no stage;
-- `--solver NAME` (repeatable): the named ones, plus every `--external` program.
-An `--external` name that is already a stage or a configured solver is an error.
-
-Each solver's identity is recorded so `--resume` runs the same thing: a stage is its name; an
-external program its name, commands, source, the folder `pipeline` ran in, and a digest of its
-source and every file its run command names; a package's submission its name and a digest of
-its sources. A resume refuses, before writing, when a digest changed.
+"""What a run is asked to do, which solvers that selects (docs/commands.md, "Which solvers a
+run takes"; a package's submissions count as configured programs), and each one's identity,
+recorded so `--resume` runs the same thing and refuses, before writing, when a digest changed.
+Free of Polars: the workers start before the parent loads anything heavy.
 """
 
 from __future__ import annotations
@@ -59,7 +51,7 @@ class Selection:
 
 
 def select_solvers(problem: Problem, request: RunRequest) -> Selection:
-    """The stages and external programs the request runs (see the module docstring)."""
+    """The stages and external programs the request runs (see the module's docstring)."""
     stage_names = [s.name for s in problem.stages]
     configured = configured_externals(problem)
     package_submissions = submissions(problem)
@@ -80,8 +72,7 @@ def select_solvers(problem: Problem, request: RunRequest) -> Selection:
         return Selection(stages, (*configured, *request.externals), tuple(package_submissions))
     known = [*stage_names, *package_submissions, *(e.name for e in configured),
              *(e.name for e in request.externals)]
-    unknown = [name for name in request.solvers if name not in known]
-    if unknown:
+    if unknown := [name for name in request.solvers if name not in known]:
         raise UnknownName(f"problem {problem.id} has no solver {unknown[0]!r}; solvers: "
                           f"{', '.join(known)}")
     wanted = set(request.solvers)
@@ -104,10 +95,6 @@ class SolverIdentity:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
-
-    @staticmethod
-    def from_json(text: str) -> SolverIdentity:
-        return SolverIdentity(**json.loads(text))
 
     def program(self) -> Program:
         """The external program this identity names, as the run declared it."""
@@ -179,17 +166,15 @@ def changed(identity: SolverIdentity, problem_id: str) -> str | None:
 
 def resumed_selection(problem: Problem, run_row: dict) -> Selection:
     """The solvers of a run being resumed, from its identities; refuses when one changed."""
-    recorded = [SolverIdentity.from_json(text)
+    recorded = [SolverIdentity(**json.loads(text))
                 for text in (run_row.get("solver_identities") or [])]
     if not recorded:  # a run recorded before identities were: stages only
         stage_names = {s.name for s in problem.stages}
-        missing = [n for n in run_row["solvers"] if n not in stage_names]
-        if missing:
+        if missing := [n for n in run_row["solvers"] if n not in stage_names]:
             raise UserError(f"run {run_row['run_id']} recorded no program identities; it "
                             f"cannot be resumed with {', '.join(missing)}")
         return Selection(tuple(run_row["solvers"]), ())
-    reasons = [r for r in (changed(i, problem.id) for i in recorded) if r]
-    if reasons:
+    if reasons := [r for r in (changed(i, problem.id) for i in recorded) if r]:
         raise UserError(f"run {run_row['run_id']} cannot be resumed: {'; '.join(reasons)}")
     return Selection(tuple(i.name for i in recorded if i.kind == "stage"),
                      tuple(i.program() for i in recorded if i.kind == "external"),

@@ -140,10 +140,6 @@ def git_revision(checkout: Path) -> str | None:
         return None
 
 
-def new_run_id() -> str:
-    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
-
-
 RUN_COLUMNS = ["case_id", "source", "group", "groups", "input", "expected", "expected_source",
                "size"]
 
@@ -265,7 +261,7 @@ def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame,
         return cases
     trusted = {stage.name for stage in problem.trusted_stages}
     references = [name for name in problem.reference if name in trusted]
-    answers: dict[str, tuple[str, str]] = {}
+    answers: list[tuple[str, str, str]] = []  # (case id, its expected answer, the stage's name)
     todo = dict(zip(missing["case_id"], missing["input"]))
     for name in references:
         if not todo:
@@ -275,14 +271,16 @@ def fill_expected(data_dir: Path, problem: Problem, cases: pl.DataFrame,
         jobs = [Job(i, spec, case_id, text) for i, (case_id, text) in enumerate(todo.items())]
         for job, outcome in executor.run(jobs):
             if outcome.verdict is None and outcome.answer is not None:  # (ran: it has one)
-                answers[job.case_id] = (outcome.answer, name)
+                answers.append((job.case_id, outcome.answer, name))
                 todo.pop(job.case_id)
     if not answers:
         return cases
-    filled = pl.DataFrame({"case_id": list(answers),
-                           "_expected": [a for a, _ in answers.values()],
-                           "_source": [s for _, s in answers.values()]})
-    _store_expected(data_dir, problem.id, filled, wait)
+    filled = pl.DataFrame(answers, schema=["case_id", "_expected", "_source"], orient="row")
+    schema = cases_schema()  # stored in `cases` as it is now (re-read under the lock)
+    with data_lock(data_dir, wait=wait):
+        stored = _with_expected(read_file(problem_file(data_dir, "cases", problem.id), schema),
+                                filled)
+        write_problem_file(data_dir, "cases", problem.id, stored, schema)
     return _with_expected(cases, filled)
 
 
@@ -292,16 +290,6 @@ def _with_expected(frame: pl.DataFrame, filled: pl.DataFrame) -> pl.DataFrame:
         pl.coalesce("expected", "_expected").alias("expected"),
         pl.coalesce("expected_source", "_source").alias("expected_source"),
     ).drop("_expected", "_source")
-
-
-def _store_expected(data_dir: Path, problem_id: str, filled: pl.DataFrame,
-                    wait: bool = True) -> None:
-    """Store answers in `cases` as it is now (re-read under the data folder's lock)."""
-    schema = cases_schema()
-    with data_lock(data_dir, wait=wait):
-        stored = _with_expected(read_file(problem_file(data_dir, "cases", problem_id), schema),
-                                filled)
-        write_problem_file(data_dir, "cases", problem_id, stored, schema)
 
 
 def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
@@ -315,7 +303,8 @@ def run(data_dir: Path, request: RunRequest, executor: Executor | None = None,
         why = no_case_selected(data_dir, get_problem(request.problem), request.group)
         if why:  # nothing is stored: an empty run would be the latest one reports read
             raise UserError(why)
-    run_id = request.resume or new_run_id()
+    run_id = request.resume or (datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-"
+                                + secrets.token_hex(3))
     with run_lock(data_dir, run_id) as give_back_reserve, contained.settings_kept():
         return _run(data_dir, request, run_id, executor, progress, give_back_reserve)
 
@@ -333,10 +322,8 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     run_row: dict | None = None
     recorded: pl.DataFrame | None = None  # a resumed run's own cases, as it chose them
     if request.resume:
-        runs = read_runs(data_dir).filter(pl.col("run_id") == request.resume)
-        if runs.is_empty():
-            raise UserError(f"no run {request.resume!r} to resume")
-        run_row = runs.row(0, named=True)
+        # (`run` made sure it is stored)
+        run_row = read_runs(data_dir).filter(pl.col("run_id") == run_id).row(0, named=True)
         if run_row["problem"] != problem.id:
             raise UserError(f"run {request.resume} is of problem {run_row['problem']}")
         selection = resumed_selection(problem, run_row)
@@ -378,12 +365,17 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             _tally(summary, row)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     started = False          # the run's row says `running`: it must say how it ended
+    failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
 
     def flush() -> None:
         nonlocal chunk, buffer
         write_results_chunk(data_dir, run_id, chunk, buffer)
         summary.results_written += len(buffer)
         chunk, buffer = chunk + 1, []
+
+    def skip(job: Job) -> str | None:  # (--fail-fast) why `job` is not run, or None
+        case = failed.get(job.solver.name)
+        return None if case is None else f"not run (--fail-fast): failed case {case} before"
 
     try:
         if recorded is not None:
@@ -432,7 +424,6 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                                         answer=expected.get(case_id) if own_judge else None,
                                         group=group if own_judge else None))
         judged: dict = {}
-        failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
         already: list[tuple[Job, Outcome]] = []  # judged while the time limit was derived
         if judging is not None:
             assert judge is not None  # (`_judging` found it)
@@ -446,13 +437,12 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         if request.fail_fast and request.resume:
             for row in previous.iter_rows(named=True):
                 _first_failure(failed, row)
-        skip = (lambda job: _skip_after_failure(failed, job)) if request.fail_fast else None
         # --fail-fast: one not expected to pass runs a case at a time, none past its failure
         failing = frozenset(name for name in {job.solver.name for job in jobs}
                             if not problem.expected_to_pass(name)) if request.fail_fast \
             else frozenset()
-        for job, outcome in itertools.chain(already, executor.run(jobs, skip,
-                                                                  one_at_a_time=failing)):
+        for job, outcome in itertools.chain(already, executor.run(
+                jobs, skip if request.fail_fast else None, one_at_a_time=failing)):
             row = _result_row(run_id, problem, job, outcome, expected.get(job.case_id),
                               expected_source.get(job.case_id), sizes.get(job.case_id), info)
             buffer.append(row)
@@ -465,7 +455,8 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             _tally(summary, row)
             finished += 1
             if progress:
-                progress(finished, total, _verdict_note(summary))
+                verdicts = sum(summary.verdicts.values(), Counter())
+                progress(finished, total, " ".join(f"{k}:{v}" for k, v in sorted(verdicts.items())))
             if len(buffer) >= CHUNK_ROWS or time.monotonic() - last_flush > CHUNK_SECONDS:
                 flush()
                 last_flush = time.monotonic()
@@ -534,12 +525,6 @@ def _first_failure(failed: dict[str, str], row: dict) -> None:
         failed.setdefault(row["solver"], row["case_id"])
 
 
-def _skip_after_failure(failed: dict[str, str], job: Job) -> str | None:
-    """Why `job` is not run under --fail-fast (its solver has failed a case), or None."""
-    case = failed.get(job.solver.name)
-    return None if case is None else f"not run (--fail-fast): failed case {case} before"
-
-
 def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
           limit: JudgedLimit, judged: dict, cases: pl.DataFrame, summary: RunSummary,
           cut_short: frozenset[str] = frozenset()) -> None:
@@ -592,14 +577,11 @@ def _tally(summary: RunSummary, row: dict) -> None:
         if is_start_failure(row["verdict"], row["exit_code"], row["error"]):
             summary.start_errors.setdefault(row["solver"], Counter())[line] += 1
     if row["wall_ms"] is not None and row["verdict"] != Verdict.SKIP.value:
+        # the slowest case by CPU time (what limits a case), else by wall time
+        ms = row["cpu_ms"] if row["cpu_ms"] is not None else row["wall_ms"]
         best = summary.slowest.get(row["solver"])
-        if best is None or _rank_ms(row["cpu_ms"], row["wall_ms"]) > _rank_ms(*best[:2]):
+        if best is None or ms > (best[0] if best[0] is not None else best[1]):
             summary.slowest[row["solver"]] = (row["cpu_ms"], row["wall_ms"], row["case_id"])
-
-
-def _rank_ms(cpu_ms: float | None, wall_ms: float) -> float:
-    """What the slowest case is chosen by: CPU time (what limits a case), else wall time."""
-    return cpu_ms if cpu_ms is not None else wall_ms
 
 
 def _cannot_start(summary: RunSummary, specs: list[SolverSpec]) -> list[StartFailure]:
@@ -609,13 +591,6 @@ def _cannot_start(summary: RunSummary, specs: list[SolverSpec]) -> list[StartFai
                            sandboxed.get(solver, False))
              for solver, failures in summary.start_errors.items())
     return [failure for failure in found if failure is not None]
-
-
-def _verdict_note(summary: RunSummary) -> str:
-    total: Counter = Counter()
-    for counts in summary.verdicts.values():
-        total.update(counts)
-    return " ".join(f"{k}:{v}" for k, v in sorted(total.items()))
 
 
 def format_summary(summary: RunSummary) -> str:

@@ -6,7 +6,6 @@ Imports only the problem module (never polars or pyarrow), so solving one file s
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -15,40 +14,23 @@ from pipeline.fsutil import atomic_write_text
 from pipeline.problems import Problem, get_problem
 
 
-@dataclass(frozen=True)
-class SolveOutcome:
-    """What happened to one input file: `output` is set on success, `error` otherwise."""
-
-    source: Path
-    output: Path | None
-    error: str | None
-
-
 def output_name(source: Path) -> str:
     """`01.in` -> `01.out`; a name without `.in` gets `.out` appended."""
     name = source.name
     return (name[:-3] if name.endswith(".in") else name) + ".out"
 
 
-def solve_files(problem: Problem, stage: str, inputs: list[Path],
-                out_dir: Path) -> list[SolveOutcome]:
-    """Solve every input, writing `out_dir/NAME.out`; a bad file never stops the others."""
-    problem.stage(stage)  # fail early on an unknown stage name
-    outcomes = []
-    for source in inputs:
-        try:
-            text = source.read_text(encoding="utf-8")
-            answer = problem.solve_text(text, stage)
-        except InputError as error:
-            outcomes.append(SolveOutcome(source, None, f"{source}:{error}"))
-            continue
-        except (BeyondLimits, OSError, UnicodeDecodeError) as error:
-            outcomes.append(SolveOutcome(source, None, f"{source}: {error}"))
-            continue
-        target = out_dir / output_name(source)
-        atomic_write_text(target, answer)
-        outcomes.append(SolveOutcome(source, target, None))
-    return outcomes
+def _solved(problem: Problem, stage: str, source: Path | None,
+            stdin: TextIO) -> tuple[str, str | None]:
+    """The answer to `source` (None: stdin), or ("", what is wrong with it)."""
+    name = str(source) if source is not None else "<stdin>"
+    try:
+        text = source.read_text(encoding="utf-8") if source is not None else stdin.read()
+        return problem.solve_text(text, stage), None
+    except InputError as error:
+        return "", f"{name}:{error}"
+    except (BeyondLimits, OSError, UnicodeDecodeError) as error:
+        return "", f"{name}: {error}"
 
 
 def solve_command(problem_id: str, inputs: list[Path], solver: str, out_dir: Path | None,
@@ -67,20 +49,21 @@ def solve_command(problem_id: str, inputs: list[Path], solver: str, out_dir: Pat
     if out_dir is None:
         if len(inputs) > 1:
             return fail("several inputs need --out-dir", 2)
-        name = str(inputs[0]) if inputs else "<stdin>"
-        try:
-            text = inputs[0].read_text(encoding="utf-8") if inputs else stdin.read()
-            stdout.write(problem.solve_text(text, solver))
-        except InputError as error:
-            return fail(f"{name}:{error}", 1)
-        except (BeyondLimits, OSError, UnicodeDecodeError) as error:
-            return fail(f"{name}: {error}", 1)
+        answer, wrong = _solved(problem, solver, inputs[0] if inputs else None, stdin)
+        if wrong is not None:
+            return fail(wrong, 1)
+        stdout.write(answer)
         return 0
-    outcomes = solve_files(problem, solver, inputs, out_dir)
-    failed = [o for o in outcomes if o.error]
-    for outcome in failed:
-        stderr.write(f"error: {outcome.error}\n")
-    stdout.write(f"{len(outcomes) - len(failed)} solved, {len(failed)} failed -> {out_dir}\n")
+    failed: list[str] = []  # a bad file never stops the others
+    for source in inputs:
+        answer, wrong = _solved(problem, solver, source, stdin)
+        if wrong is None:
+            atomic_write_text(out_dir / output_name(source), answer)
+        else:
+            failed.append(wrong)
+    for wrong in failed:
+        stderr.write(f"error: {wrong}\n")
+    stdout.write(f"{len(inputs) - len(failed)} solved, {len(failed)} failed -> {out_dir}\n")
     return 1 if failed else 0
 
 

@@ -44,8 +44,7 @@ def error_line(error: str | None) -> str:
     fatal = fatal_line(error or "")
     if fatal is None or fatal == lines[0]:
         return lines[0]
-    reason = _REASON.match(lines[0])
-    if reason:
+    if reason := _REASON.match(lines[0]):
         return reason.group(0) + fatal
     if lines[0].endswith(TRACEBACK):
         return lines[0][:-len(TRACEBACK)] + fatal

@@ -128,10 +128,7 @@ def _warm_up(problem_id: str, stage_name: str) -> None:
     try:
         stage = problem.stage(stage_name)
         budget = min(WARM_UP_BUDGET_S, problem.stage_timeout_s(stage_name))
-
-        def work() -> None:
-            _answer_warm_up_case(problem, stage_name)
-
+        work = functools.partial(_answer_warm_up_case, problem, stage_name)
         if not stage.trusted and not _survives_in_a_copy(work, budget):
             return
         _within(budget, work)

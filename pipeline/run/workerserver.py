@@ -188,19 +188,22 @@ class _Client:
                 os.waitpid(self.pid, 0)
 
 
+def _ended(pid: int) -> bool:
+    """Whether child `pid` has ended (reaping it), or was reaped already (or is not ours)."""
+    try:
+        return os.waitpid(pid, os.WNOHANG)[0] != 0
+    except ChildProcessError:
+        return True
+
+
 def _wait_for(pid: int, timeout_s: float) -> bool:
     """Wait up to `timeout_s` for child `pid` to end and reap it; whether it did."""
     deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:  # reaped already (or not ours)
-            return True
-        if done:
-            return True
+    while not _ended(pid):
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.002)
+    return True
 
 
 _client: _Client | None = None
@@ -229,11 +232,7 @@ def start_server(modules: Iterable[str] = ()) -> _Client:
 def _alive(client: _Client) -> bool:
     if client.process is not None:
         return client.process.poll() is None
-    try:
-        done, _ = os.waitpid(client.pid, os.WNOHANG)
-    except ChildProcessError:
-        return False
-    return done == 0
+    return not _ended(client.pid)
 
 
 @atexit.register
@@ -280,7 +279,7 @@ def serve(connection: socket.socket, modules: Iterable[str], forked: bool) -> No
     try:
         while True:
             ready, _, _ = select.select([connection], [], [], REAP_EVERY_S)
-            _reap(children)
+            children -= {pid for pid in children if _ended(pid)}
             if not ready:
                 continue
             try:
@@ -311,16 +310,6 @@ def serve(connection: socket.socket, modules: Iterable[str], forked: bool) -> No
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
         os._exit(0)
-
-
-def _reap(children: set[int]) -> None:
-    for pid in list(children):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            children.discard(pid)
 
 
 def _fork_worker(connection: socket.socket, target, arguments: dict,
