@@ -322,8 +322,10 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     run_row: dict | None = None
     recorded: pl.DataFrame | None = None  # a resumed run's own cases, as it chose them
     if request.resume:
-        # (`run` made sure it is stored)
-        run_row = read_runs(data_dir).filter(pl.col("run_id") == run_id).row(0, named=True)
+        runs = read_runs(data_dir).filter(pl.col("run_id") == run_id)
+        if runs.is_empty():  # gone since `run` looked, before its lock was taken
+            raise UserError(f"no run {request.resume!r} to resume")
+        run_row = runs.row(0, named=True)
         if run_row["problem"] != problem.id:
             raise UserError(f"run {request.resume} is of problem {run_row['problem']}")
         selection = resumed_selection(problem, run_row)
