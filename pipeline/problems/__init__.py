@@ -300,8 +300,10 @@ def size_columns() -> tuple[str, ...]:
     from pipeline.tables.schemas import CASES_BASE  # Polars, only when the tables are read
 
     names: dict[str, None] = {}
-    for problem_id in module_problem_ids():  # a package's cases have no size columns
-        path = problem_folder(problem_id) / MARKER
+    for folder in _found().values():  # (one look at the folders for every problem)
+        path = folder / MARKER
+        if not path.is_file():  # a package's cases have no size columns
+            continue
         info = path.stat()
         key = (str(path), info.st_mtime_ns, info.st_size)
         if key not in _SIZE_COLUMNS_READ:
