@@ -19,13 +19,17 @@ import polars as pl
 import pytest
 from packagekit import ALL, FIXTURES, REPO, pipeline, table, tiny_kattis, write_tree
 from processkit import descendants_of
+from suitekit import share_builds
 
 from pipeline.programs.external import scratch_prefix
 
 
-def registered(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    """A private copy of fixture `name`, ingested into a fresh data folder."""
+def registered(tmp_path: Path, name: str, builds: Path | None = None) -> tuple[Path, Path]:
+    """A private copy of fixture `name`, ingested into a fresh data folder; its package builds
+    are the session's `builds` (`build_dir`) when given (`share_builds`), else its own."""
     package, data = tmp_path / name, tmp_path / "data"
+    if builds is not None:
+        share_builds(data, builds)
     shutil.copytree(FIXTURES / name, package)
     done = pipeline(data, "ingest", str(package))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -85,8 +89,9 @@ def test_results_carry_the_packages_verdicts_scores_and_judge_messages(package_r
     assert got["got"].to_list() == ["AC, score 100"]
 
 
-def test_a_submission_in_the_wrong_folder_disagrees_with_the_cases_that_show_it(tmp_path):
-    package, data = registered(tmp_path, "circlearea")
+def test_a_submission_in_the_wrong_folder_disagrees_with_the_cases_that_show_it(tmp_path,
+                                                                                build_dir):
+    package, data = registered(tmp_path, "circlearea", build_dir)
     wrong = package / "submissions" / "wrong_answer" / "pi_is_three.py"
     wrong.rename(package / "submissions" / "accepted" / "pi_is_three.py")
     assert pipeline(data, "ingest", str(package)).returncode == 0
@@ -123,12 +128,12 @@ def test_a_time_limit_the_package_does_not_give_is_derived_once_and_recorded(tmp
     assert runs["time_limit_s"].to_list() == [1.0, 1.0]
 
 
-def test_the_runs_that_derive_the_time_limit_are_the_results_and_run_once(tmp_path):
+def test_the_runs_that_derive_the_time_limit_are_the_results_and_run_once(tmp_path, build_dir):
     """The accepted submissions are run once: the runs that derive the limit (at the probe
     limit) are judged again at the derived limit and kept as the run's results. An accepted
     submission that notes each run of it in a file (no sandbox, so it can) runs once per
     case, and its rows say AC at the derived limit."""
-    package, data = registered(tmp_path, "circlearea")
+    package, data = registered(tmp_path, "circlearea", build_dir)
     trace = tmp_path / "runs.log"
     (package / "submissions" / "accepted" / "traced.py").write_text(
         "import math\n"
@@ -181,8 +186,8 @@ def _every_output_judged_without_the_stored_cases(tmp_path: Path, data: Path) ->
                                                    .drop_nulls().to_list())
 
 
-def test_a_run_over_part_of_the_package_does_not_hold_expectations(tmp_path):
-    _, data = registered(tmp_path, "circlearea")
+def test_a_run_over_part_of_the_package_does_not_hold_expectations(tmp_path, build_dir):
+    _, data = registered(tmp_path, "circlearea", build_dir)
     done = pipeline(data, "run", "--problem", "circlearea", "--group", "secret",
                     "--timeout", "1")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -192,8 +197,8 @@ def test_a_run_over_part_of_the_package_does_not_hold_expectations(tmp_path):
         table(data, "expectations").is_empty()
 
 
-def test_one_submission_can_be_run_alone_and_an_unknown_one_is_named(tmp_path):
-    _, data = registered(tmp_path, "hypotenuse")
+def test_one_submission_can_be_run_alone_and_an_unknown_one_is_named(tmp_path, build_dir):
+    _, data = registered(tmp_path, "hypotenuse", build_dir)
     done = pipeline(data, "run", "--problem", "hypotenuse", "--solver", "accepted/hypot.py")
     assert done.returncode == 0, done.stdout + done.stderr
     assert set(table(data, "results")["solver"]) == {"accepted/hypot.py"}
@@ -224,8 +229,8 @@ def test_an_accepted_answer_written_differently_is_no_mismatch_and_the_report_li
     assert "<td>wrong_answer</td><td>WA</td>" in section
 
 
-def test_the_nightly_fails_when_a_registered_package_disagrees(tmp_path):
-    package, data = registered(tmp_path, "circlearea")
+def test_the_nightly_fails_when_a_registered_package_disagrees(tmp_path, build_dir):
+    package, data = registered(tmp_path, "circlearea", build_dir)
     config = tmp_path / "nightly.toml"
     config.write_text('seed = 1\nproblems = ["circlearea"]\n')
     good = pipeline(data, "nightly", "--config", str(config))
@@ -300,7 +305,7 @@ def test_a_package_without_test_data_registers_and_has_nothing_to_run(tmp_path, 
     assert not (data / "tables" / "runs").exists() or table(data, "runs").height == 0
 
 
-def test_a_package_runs_the_same_on_a_dask_cluster(tmp_path):
+def test_a_package_runs_the_same_on_a_dask_cluster(tmp_path, build_dir):
     """`--executor dask` with no scheduler starts a real local cluster (scheduler and workers
     on loopback); the workers judge by the package's rules as the local pool does. Dask's
     default HTTP port (8787) taken by another program costs no warning: the cluster's HTTP
@@ -308,7 +313,7 @@ def test_a_package_runs_the_same_on_a_dask_cluster(tmp_path):
     import contextlib
     import socket
 
-    _, data = registered(tmp_path, "hypotenuse")
+    _, data = registered(tmp_path, "hypotenuse", build_dir)
     with socket.socket() as taken:
         with contextlib.suppress(OSError):  # (already taken by another program: as well)
             taken.bind(("127.0.0.1", 8787))
@@ -321,14 +326,15 @@ def test_a_package_runs_the_same_on_a_dask_cluster(tmp_path):
     assert held.height == 6 and held["status"].to_list() == ["agree"] * 6
 
 
-def test_fail_fast_on_a_dask_cluster_stops_each_submission_where_the_local_pool_does(tmp_path):
+def test_fail_fast_on_a_dask_cluster_stops_each_submission_where_the_local_pool_does(
+        tmp_path, build_dir):
     """`--fail-fast` on a local two-worker Dask cluster: a submission run one case at a time
     goes to a worker several cases at once, the worker stopping it at its first failure
     (judged there, by the package's rules) and handing the rest back; every case gets the
     verdict the local pool gives it, one at a time: run to that failure, then `SKIP`."""
     seen = {}
     for executor in ("local", "dask"):
-        _, data = registered(tmp_path / executor, "hypotenuse")
+        _, data = registered(tmp_path / executor, "hypotenuse", build_dir)
         done = pipeline(data, "run", "--problem", "hypotenuse", "--fail-fast", "--executor",
                         executor, "--jobs", "2")
         assert done.returncode in (0, 1), done.stdout + done.stderr
@@ -420,11 +426,11 @@ def program(folder: Path, name: str, code: str) -> str:
     return f"{path.stem}={path}"
 
 
-def test_an_external_program_is_judged_by_the_packages_own_validator(tmp_path):
+def test_an_external_program_is_judged_by_the_packages_own_validator(tmp_path, build_dir):
     """`--external` against a package: judged as its submissions are (here circlearea's
     relative-error validator, so an answer printed another way is still right, and the
     guess package's interactor, which talks to the program)."""
-    _, data = registered(tmp_path, "circlearea")
+    _, data = registered(tmp_path, "circlearea", build_dir)
     fixed = program(tmp_path, "fixed.py",  # e-notation, not the .ans files' text
                     "import math\nr = int(input())\nprint(f'{math.pi * r * r:.12e}')\n")
     three = program(tmp_path, "three.py", "r = int(input())\nprint(3 * r * r)\n")
@@ -442,7 +448,7 @@ def test_an_external_program_is_judged_by_the_packages_own_validator(tmp_path):
     assert "WA" in wrong["verdict"].to_list()
     assert wrong.filter(pl.col("verdict") == "WA")["message"].is_not_null().all()
 
-    _, data = registered(tmp_path / "guess", "guess")
+    _, data = registered(tmp_path / "guess", "guess", build_dir)
     halving = program(tmp_path, "halving.py",
                       "n = int(input())\nlo, hi = 1, n\nwhile True:\n    mid = (lo + hi) // 2\n"
                       "    print(mid, flush=True)\n    reply = input()\n"

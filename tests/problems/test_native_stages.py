@@ -194,6 +194,19 @@ def test_quick_paths_accept_only_what_the_checked_path_accepts_on_mutated_inputs
     assert accepted > 50 and declined > 20
 
 
+@pytest.fixture(scope="module")
+def numba_kernels() -> None:
+    """The numba kernels (movcoin2's and cf103119g's) compiled into numba's cache, once, before
+    the tests that run them: their tests are kept on one xdist worker (tests/conftest.py), so
+    no two workers compile them at once, and `pipeline solve` without a compiler then loads
+    them from the cache as a machine that ran them before does."""
+    from pipeline.problems.cf103119g import stages as cf103119g
+    from pipeline.problems.movcoin2 import stages as movcoin2
+
+    movcoin2.jit_solve(get_problem("movcoin2").generate("tiny", 1), 63)
+    cf103119g.jit_fast(get_problem("cf103119g").generate("tiny", 1))
+
+
 def kernel_cases(problem_id: str, per_recipe: int):
     problem = get_problem(problem_id)
     for recipe in problem.recipes:
@@ -202,7 +215,7 @@ def kernel_cases(problem_id: str, per_recipe: int):
                 yield recipe.name, problem.generate(recipe.name, 300 + seed)
 
 
-def test_movcoin2_native_kernel_agrees_with_numba_on_random_cases():
+def test_movcoin2_native_kernel_agrees_with_numba_on_random_cases(numba_kernels):
     from pipeline.problems.movcoin2 import stages
 
     problem = get_problem("movcoin2")
@@ -218,7 +231,7 @@ def test_movcoin2_native_kernel_agrees_with_numba_on_random_cases():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("recipe", ["max-random-half", "max-star-few", "max-many-tests"])
-def test_movcoin2_native_kernel_agrees_with_numba_on_max_cases(recipe):
+def test_movcoin2_native_kernel_agrees_with_numba_on_max_cases(recipe, numba_kernels):
     from pipeline.problems.movcoin2 import stages
 
     problem = get_problem("movcoin2")
@@ -226,7 +239,7 @@ def test_movcoin2_native_kernel_agrees_with_numba_on_max_cases(recipe):
     assert stages.fast(case) == stages.jit_solve(case, 63)
 
 
-def test_cf103119g_native_kernel_agrees_with_numba_on_random_cases():
+def test_cf103119g_native_kernel_agrees_with_numba_on_random_cases(numba_kernels):
     from pipeline.problems.cf103119g import stages
 
     problem = get_problem("cf103119g")
@@ -241,7 +254,7 @@ def test_cf103119g_native_kernel_agrees_with_numba_on_random_cases():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("recipe", ["max-adversarial", "max-alternating"])
-def test_cf103119g_native_kernel_agrees_with_numba_on_max_cases(recipe):
+def test_cf103119g_native_kernel_agrees_with_numba_on_max_cases(recipe, numba_kernels):
     from pipeline.problems.cf103119g import stages
 
     problem = get_problem("cf103119g")
@@ -284,7 +297,7 @@ def solve_in_child(problem_id: str, env: dict[str, str]) -> subprocess.Completed
 
 @pytest.mark.parametrize("problem_id", NATIVE_PROBLEMS)
 def test_without_a_compiler_solve_notes_it_once_and_answers_through_the_fallbacks(
-        problem_id, tmp_path):
+        problem_id, tmp_path, numba_kernels):
     env = {k: v for k, v in os.environ.items() if k not in ("CC", "CXX")}
     env.update(PATH="", PIPELINE_NATIVE_DIR=str(tmp_path / "empty-cache"))
     done = solve_in_child(problem_id, env)

@@ -150,10 +150,13 @@ class Cluster:
         assert wait_until(lambda: len(self.worker_pids()) == 2, timeout=30)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """A scheduler and two workers (one thread each, under nannies, as `dask worker` starts
-    them), the second one under the host name OTHER_HOST when UTS namespaces work here."""
+    them), the second one under the host name OTHER_HOST when UTS namespaces work here. One per
+    module that uses it (test_dask_cli's tests get their own), stopped after the module's last
+    test: idle, its processes keep polling, and a cluster kept to the end of the session would
+    spend CPU all along while the other tests run."""
     from distributed import Client
 
     folder = tmp_path_factory.mktemp("cluster")
