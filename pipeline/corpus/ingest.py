@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pipeline.corpus.generate import MANIFEST_NAME
 from pipeline.corpus.packagecases import mark_package_sources, replace_package_cases
@@ -467,7 +467,7 @@ def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
 
 
 def _column(name: str, values: list, dtype: pl.DataType) -> pl.Series:
-    """One column of `_frame` (a list column of one-item lists built from its items: faster)."""
+    """One column of `_rewritten` (a list column of one-item lists built from its items: faster)."""
     import polars as pl
 
     if isinstance(dtype, pl.List) and values and all(
@@ -475,13 +475,6 @@ def _column(name: str, values: list, dtype: pl.DataType) -> pl.Series:
         return pl.Series(name, [v[0] for v in values], dtype=dtype.inner).to_frame().select(
             pl.concat_list(name)).to_series()
     return pl.Series(name, values, dtype=dtype, strict=False)
-
-
-def _frame(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
-    import polars as pl
-
-    return pl.DataFrame([_column(name, [row.get(name) for row in rows], dtype)
-                         for name, dtype in schema.items()])
 
 
 def _rewritten(batch: pl.DataFrame, merged: _Merged, spill: _Spill | None,
@@ -510,10 +503,12 @@ def _rewritten(batch: pl.DataFrame, merged: _Merged, spill: _Spill | None,
 
 
 def _added(problem: Problem, spill: _Spill, merged: _Merged, schema: dict,
-           when) -> Iterator[pl.DataFrame]:
-    """The new rows, in the order found, a batch of about `ROW_GROUP_BYTES` at a time."""
-    from pipeline.tables.files import ROW_GROUP_BYTES
+           when) -> Iterator[Any]:
+    """The new rows, in the order found, as Arrow tables of about `BATCH_BYTES` (their texts
+    copied once, from the records put aside into the table written)."""
+    from pipeline.tables.files import BATCH_BYTES, arrow_schema, arrow_table
 
+    types = arrow_schema(schema)
     rows: list[dict] = []
     size = 0
     for number, record in spill.read_whole():
@@ -535,11 +530,11 @@ def _added(problem: Problem, spill: _Spill, merged: _Merged, schema: dict,
             "input_bytes": record["input_bytes"], "ingested_at": when,
             "package_sources": row.get("package_sources"), **(record["size_values"] or {})})
         size += len(record["text"]) + len(expected or "")
-        if size >= ROW_GROUP_BYTES:
-            yield _frame(rows, schema)
+        if size >= BATCH_BYTES:
+            yield arrow_table(rows, types)
             rows, size = [], 0
     if rows:
-        yield _frame(rows, schema)
+        yield arrow_table(rows, types)
 
 
 def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: ProblemSummary,
@@ -587,7 +582,7 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
     if package_labels is not None:
         merged.touched |= mark_package_sources(rows, records, package_labels)
     if merged.touched or merged.removed:
-        def batches() -> Iterator[pl.DataFrame]:
+        def batches() -> Iterator[pl.DataFrame | Any]:
             for batch in files.read_batches(path, schema):
                 yield _rewritten(batch, merged, spill, schema)
             if spill is not None:

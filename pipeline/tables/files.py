@@ -57,11 +57,41 @@ PARQUET_COMPRESSION: dict[str, Any] = {"compression": "zstd", "compression_level
 # judge inputs are compressed on every core.
 ROW_GROUP_BYTES = 16 << 20
 MAX_ROW_GROUP_ROWS = 512 * 512  # Polars' own default
+# Rows per row group of a file written in batches (`write_batches_atomic`), and what a batch
+# holds: Arrow's writer compresses a row group on one core, so no more is needed to keep it busy.
+BATCH_BYTES = 4 << 20
+# Rows per data page: as many as make about this many bytes. Arrow's writer encodes and
+# compresses a page whole, and looks at a page's size only every so many rows (by default
+# 1024, so that a row group of 1 MB inputs was one page, held two and three times over).
+PAGE_BYTES = 1 << 20
+MAX_PAGE_ROWS = 1024  # Arrow's own default
+
+
+def _rows_per(total_bytes: float, rows: int, target: int, most: int) -> int:
+    """Rows that make about `target` bytes at the average row size (1 to `most`)."""
+    return max(1, min(most, int(target // max(1.0, total_bytes / max(1, rows)))))
 
 
 def row_group_rows(frame: pl.DataFrame) -> int:
-    per_row = frame.estimated_size() / max(1, frame.height)
-    return max(1, min(MAX_ROW_GROUP_ROWS, int(ROW_GROUP_BYTES // max(1.0, per_row))))
+    return _rows_per(frame.estimated_size(), frame.height, ROW_GROUP_BYTES, MAX_ROW_GROUP_ROWS)
+
+
+def arrow_schema(schema: dict[str, pl.DataType]) -> Any:
+    """The Arrow schema a frame of `schema` is written in (`pyarrow.Schema`)."""
+    return empty(schema).to_arrow().schema
+
+
+def arrow_table(rows: list[dict], types: Any) -> Any:
+    """`rows` as an Arrow table (`pyarrow.Table`) of `types` (an `arrow_schema`), each text
+    copied once: for `write_batches_atomic`, without making a frame of them first."""
+    import pyarrow as pa
+
+    try:  # a pool that keeps the pages a batch freed for the next (a batch's worth, no more):
+        pool = pa.mimalloc_memory_pool()  # from the C library's, each was faulted in afresh
+    except NotImplementedError:  # (a pyarrow built without it)
+        pool = None
+    return pa.Table.from_arrays([pa.array([row.get(field.name) for row in rows], field.type,
+                                          memory_pool=pool) for field in types], schema=types)
 
 
 def write_parquet_atomic(path: Path, frame: pl.DataFrame) -> None:
@@ -72,22 +102,29 @@ def write_parquet_atomic(path: Path, frame: pl.DataFrame) -> None:
         **PARQUET_COMPRESSION))
 
 
-def write_batches_atomic(path: Path, batches: Iterable[pl.DataFrame],
+def write_batches_atomic(path: Path, batches: Iterable[pl.DataFrame | Any],
                          schema: dict[str, pl.DataType]) -> None:
-    """Write `batches`, each conformed to `schema`, into one file atomically, one at a time."""
+    """Write `batches` into one file atomically, one at a time, a row group each (or more, of
+    about `BATCH_BYTES`): frames conformed to `schema`, or Arrow tables of `arrow_table`.
+    What is held at once is a batch and a page of it encoded (`PAGE_BYTES`), whatever the
+    file's size."""
     import pyarrow.parquet as pq
 
     def write(tmp: Path) -> None:
         writer = None
         try:
-            for frame in batches:
-                table = conform(frame, schema).to_arrow()
+            for batch in batches:
+                table = conform(batch, schema).to_arrow() if isinstance(
+                    batch, pl.DataFrame) else batch
                 if writer is None:
-                    writer = pq.ParquetWriter(utf8_path(tmp), table.schema, compression="zstd",
-                                              compression_level=1, use_dictionary=False)
+                    writer = pq.ParquetWriter(
+                        utf8_path(tmp), table.schema, compression="zstd", compression_level=1,
+                        use_dictionary=False, write_batch_size=_rows_per(
+                            table.nbytes, table.num_rows, PAGE_BYTES, MAX_PAGE_ROWS))
                 else:
                     table = table.cast(writer.schema)
-                writer.write_table(table, row_group_size=row_group_rows(frame))
+                writer.write_table(table, row_group_size=_rows_per(
+                    table.nbytes, table.num_rows, BATCH_BYTES, MAX_ROW_GROUP_ROWS))
         finally:
             if writer is not None:
                 writer.close()

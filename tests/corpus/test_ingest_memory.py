@@ -80,6 +80,17 @@ def test_ingest_memory_does_not_grow_with_the_corpus(tmp_path, layout):
     assert large - small < 100 / 3, (small, large)
 
 
+def test_storing_holds_a_batch_of_the_table_whatever_the_corpus(tmp_path):
+    """The cases table is written in batches of about 4 MB, each a row group of pages of about
+    1 MB (`tables.files.write_batches_atomic`): an ingest of 150 MB of inputs peaks within
+    40 MB of one of 4 MB, all of whose inputs fit in one batch (the writer's libraries and
+    one batch are held by both; a row group encoded whole, or the table's rows gathered,
+    would add over 100 MB)."""
+    tiny = _ingest_peak(tmp_path, "tiny", 4, "folder")
+    large = _ingest_peak(tmp_path, "large", 150, "folder")
+    assert large - tiny < 40, (tiny, large)
+
+
 def _package_reingest_peak(tmp_path: Path, name: str, megabytes: int) -> float:
     """Peak of the second ingest of a Kattis package of `megabytes` 1 MB tests, after its
     setter corrected every answer but a fifth of the tests, which they removed."""
