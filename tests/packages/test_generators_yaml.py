@@ -1,8 +1,9 @@
 """A package whose data is made by BAPCtools' `generators/generators.yaml` ingests unchanged:
 its generators run (seeds as BAPCtools computes them, count, copy, inline files, a generator
 writing testcase.in and .ans itself, answers from the solution), a failing entry is a reject
-naming generators.yaml and the entry's line while the good cases are stored, ingesting again
-runs nothing, and its invalid_input cases test the input validator.
+naming generators.yaml and the entry's line while the good cases are stored, `retries` runs a
+failing generator again with the next seed, ingesting again runs nothing, and its
+invalid_input cases test the input validator.
 
 Real `pipeline` processes on a copy of tests/fixtures/packages/gensum (Python generators that
 log each run to $HOME/generator-runs.log)."""
@@ -195,3 +196,56 @@ def test_each_malformed_entry_is_a_reject_at_its_line_and_the_rest_is_made(
     assert "neither a name under generators: nor a file" in found["secret/8-unknown"][2]
     assert len(package.rejects) == 3
     assert len([c for c in package.cases if c.group == "secret"]) == 6  # the good ones
+
+
+# A generator that fails on an even seed, leaving a stale answer behind it, and otherwise
+# writes the pair (1 + seed % 1000, its second argument).
+ODD_SEEDS_ONLY = """\
+import sys
+from pathlib import Path
+
+seed = int(sys.argv[1])
+if seed % 2 == 0:
+    Path("testcase.ans").write_text("stale\\n")
+    sys.exit(4)
+print(1 + seed % 1000, sys.argv[2])
+"""
+
+
+def test_retries_run_a_failing_generator_again_with_the_next_seed_in_a_clean_folder(tmp_path):
+    """`retries: 2` (BAPCtools' generate.py: the seed plus 1 on each try) makes the case a
+    generator failed on its first seed from the next one, with nothing of the failed try kept
+    (its stale testcase.ans); without it, the same entry is a generator-failed reject."""
+    package, data, home = setup(tmp_path)
+    generators = package / "generators"
+    (generators / "odd.py").write_text(ODD_SEEDS_ONLY)
+    # an entry whose first seed is even (so its first try fails) and one whose seed is odd
+    even = next(f"odd.py {{seed}} {k}" for k in range(1, 1000)
+                if bapctools_seed("gensum", f"odd.py {{seed}} {k}") % 2 == 0)
+    odd = next(f"odd.py {{seed}} {k}" for k in range(1, 1000)
+               if bapctools_seed("gensum", f"odd.py {{seed}} {k}") % 2 == 1)
+    yaml_file = generators / "generators.yaml"
+    text = yaml_file.read_text()
+    assert "      - broken: broken.py {seed}\n" in text
+    text = text.replace("      - broken: broken.py {seed}\n",
+                        f"      - flaky: {even}\n      - steady: {odd}\n")
+    yaml_file.write_text(text)
+
+    once = pipeline(data, home, "ingest", str(package))
+    assert once.returncode == 1, once.stdout + once.stderr  # the flaky entry is a reject
+    [row] = pl.read_parquet(data / "tables" / "rejects" / "gensum.parquet").iter_rows(named=True)
+    assert row["rule"] == "generator-failed" and "flaky" in row["message"], row
+    assert "exited with code 4" in row["message"], row
+    steady = next(v for k, v in stored(data).items() if k.endswith("-steady.in"))
+    assert steady[0] == f"{1 + bapctools_seed('gensum', odd) % 1000} {odd.split()[-1]}\n"
+
+    yaml_file.write_text("retries: 2\n" + text)
+    again = tmp_path / "again"
+    retried = pipeline(again, home, "ingest", str(package))
+    assert retried.returncode == 0, retried.stdout + retried.stderr
+    cases = stored(again)
+    flaky = next(v for k, v in cases.items() if k.endswith("-flaky.in"))
+    seed = (bapctools_seed("gensum", even) + 1) % 2**31
+    assert flaky[0] == f"{1 + seed % 1000} {even.split()[-1]}\n"  # made from the next seed
+    assert flaky[1] == f"{1 + seed % 1000 + int(even.split()[-1])}\n"  # the solution's answer
+    assert next(v for k, v in cases.items() if k.endswith("-steady.in")) == steady
