@@ -70,7 +70,7 @@ class LoopbackCluster:
                 process.wait()
 
 
-def _scheduler_address(path: Path) -> str | None:
+def scheduler_address(path: Path) -> str | None:
     """The address in the scheduler's file, None until it is there: Dask creates the file
     before it writes it, so a reader can find it empty."""
     try:
@@ -100,7 +100,7 @@ def start_cluster(ctx: BenchContext, workers: int = WORKERS) -> LoopbackCluster:
     cluster = LoopbackCluster("", processes)
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
-        while not (address := _scheduler_address(scheduler_file)):
+        while not (address := scheduler_address(scheduler_file)):
             if time.monotonic() > deadline or processes[0].poll() is not None:
                 raise RuntimeError(f"the Dask scheduler did not start (see {folder})")
             time.sleep(0.05)

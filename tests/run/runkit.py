@@ -7,7 +7,6 @@ per session with g++. Corpora are ingested with the real ingest into a temporary
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -141,15 +140,6 @@ def run_cli(data_dir: Path, *args: str, cwd: Path | None = None, timeout: float 
         filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([*wrapper, *pipeline_argv(data_dir, *args)], cwd=cwd or REPO, env=env,
                           capture_output=True, text=True, timeout=timeout)
-
-
-def scheduler_address(path: Path) -> str | None:
-    """The address a `dask scheduler --scheduler-file PATH` wrote, None until it has: Dask
-    creates the file before it writes it, so a reader can find it empty."""
-    try:
-        return json.loads(Path(path).read_text())["address"]
-    except (OSError, ValueError, KeyError):
-        return None
 
 
 def wait_until(condition, timeout: float = 10.0, interval: float = 0.02) -> bool:

@@ -22,13 +22,13 @@ from runkit import (
     py,
     results,
     run_cli,
-    scheduler_address,
     verdicts,
     wait_until,
 )
 from test_dask_executor import cluster, cluster_env, cmdline, descendants, processes_with  # noqa: F401 (fixture)
 from typer.testing import CliRunner
 
+from benchmarks.dask import scheduler_address
 from pipeline.cli import app
 from pipeline.tables.results import read_runs
 

@@ -40,12 +40,12 @@ from runkit import (
     py,
     results,
     run_jobs,
-    scheduler_address,
     stage,
     verdicts,
     wait_until,
 )
 
+from benchmarks.dask import scheduler_address
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
 from pipeline.programs.languages import BuildError
 from pipeline.programs.program import Program
