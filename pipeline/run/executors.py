@@ -13,16 +13,18 @@ builds either one.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import multiprocessing
 import os
+import select
 import signal
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Protocol
 
@@ -115,6 +117,66 @@ def skipped(batch: list[Job], skip: Skip | None) -> tuple[list[Job], list[tuple[
     return ([job for job, reason in zip(batch, reasons) if reason is None],
             [(job, Outcome(job.key, Verdict.SKIP, error=reason))
              for job, reason in zip(batch, reasons) if reason is not None])
+
+
+class _Pending:
+    """The batches waiting to be sent: by rank (lower first), in order of arrival within a
+    rank, and those handed back (`first`) before all. Placing a batch costs the same however
+    many wait."""
+
+    FIRST = -1  # the rank of a batch handed back (ranks are at least 0)
+
+    def __init__(self, batches: Iterable[list[Job]] = ()) -> None:
+        self._by_rank: dict[int, deque[list[Job]]] = {}
+        self._ranks: list[int] = []  # the keys of `_by_rank`, in order
+        self.jobs = 0  # how many jobs wait
+        for batch in batches:
+            self.add(batch, 0)
+
+    def add(self, batch: list[Job], rank: int) -> None:
+        bucket = self._by_rank.get(rank)
+        if bucket is None:
+            bucket = self._by_rank[rank] = deque()
+            bisect.insort(self._ranks, rank)
+        bucket.append(batch)
+        self.jobs += len(batch)
+
+    def first(self, batch: list[Job]) -> None:
+        """Put `batch` before every other (a batch handed back)."""
+        self.add(batch, self.FIRST)
+        self._by_rank[self.FIRST].rotate(1)
+
+    def __len__(self) -> int:
+        return sum(map(len, self._by_rank.values()))
+
+    def __bool__(self) -> bool:
+        return bool(self._ranks)
+
+    def head(self) -> Job:
+        """The first job of the first batch (the pending batches are not empty)."""
+        return self._by_rank[self._ranks[0]][0][0]
+
+    def take(self, can_go: Callable[[list[Job]], bool],
+             alone: Callable[[list[Job]], bool]) -> Iterator[list[Job]]:
+        """Take off and yield, in order, each batch `can_go` lets go; of one whose first job
+        travels alone (`alone`), only that job, the rest keeping its place."""
+        for rank in list(self._ranks):
+            bucket = self._by_rank[rank]
+            index = 0
+            while index < len(bucket):
+                batch = bucket[index]
+                if not can_go(batch):
+                    index += 1
+                    continue
+                if len(batch) > 1 and alone(batch):
+                    bucket[index], batch = batch[1:], batch[:1]
+                else:
+                    del bucket[index]
+                    if not bucket:
+                        del self._by_rank[rank]
+                        self._ranks.remove(rank)
+                self.jobs -= len(batch)
+                yield batch
 
 
 @dataclass
@@ -245,6 +307,8 @@ class LocalPoolExecutor:
         self._passed: list[tuple[Job, Outcome]] = []  # jobs `skip` left out, to be yielded
         self._deaths: dict[int, str] = {}  # job key -> how the worker it was on died (this run)
         self._starting: threading.Thread | None = None
+        # what `_loop` waits on: the busy workers' connections, and the arrivals while open
+        self._poll = select.poll()
         self._start_failed: BaseException | None = None
         if self._preload:  # started in the background: each forked by the worker server
             first = [self._new_worker() for _ in range(self.size)]
@@ -304,8 +368,17 @@ class LocalPoolExecutor:
         self._start(worker)
         return worker
 
+    def _watch(self, fd: int, watched: bool) -> None:
+        """Have `_loop` wait on `fd` (a busy worker's connection, the arrivals) or not."""
+        if watched:
+            self._poll.register(fd, select.POLLIN)
+        else:
+            with contextlib.suppress(KeyError):
+                self._poll.unregister(fd)
+
     def _retire(self, worker: _Worker) -> None:
         self._workers.remove(worker)
+        self._watch(worker.connection.fileno(), False)
         if worker.child is not None:  # never started (the pool's start failed)
             worker.child.close()
             worker.connection.close()
@@ -326,44 +399,34 @@ class LocalPoolExecutor:
         worker.ready = False
         worker.progress[0], worker.progress[1] = -1.0, 0.0
         worker.connection.send(batch)
+        self._watch(worker.connection.fileno(), True)
 
     def run(self, jobs: Iterable[Job], skip: Skip | None = None,
             one_at_a_time: frozenset[str] = frozenset(),
             ) -> Generator[tuple[Job, Outcome], None, None]:
         turns = frozenset(one_at_a_time)
-        yield from self._loop(deque(batches(jobs)), skip, lambda problem: turns, None)
+        yield from self._loop(_Pending(batches(jobs)), skip, lambda problem: turns, None)
 
     def serve(self, arrivals: Arrivals) -> Generator[tuple[Job, Outcome], None, None]:
         """Run jobs as they arrive from several callers as one queue, each batch placed by
         its rank and held to its caller's rules; yield each with its outcome."""
         self._arrivals = arrivals
         try:
-            yield from self._loop(deque(), arrivals.skip, arrivals.one_at_a_time, arrivals)
+            yield from self._loop(_Pending(), arrivals.skip, arrivals.one_at_a_time, arrivals)
         finally:
             self._arrivals = None
+            self._watch(arrivals.fileno(), False)
 
-    def _arrive(self, pending: deque[list[Job]], arrivals: Arrivals) -> bool:
+    def _arrive(self, pending: _Pending, arrivals: Arrivals) -> bool:
         """Place the batches arrived among `pending` by rank; False once no more will come."""
         arrived = arrivals.take()
         if arrived is None:
             return False
-        ranks: dict[int, int] = {}  # id of a batch -> its rank, each asked once here
-
-        def rank_of(batch: list[Job]) -> int:
-            rank = ranks.get(id(batch))
-            if rank is None:
-                rank = ranks[id(batch)] = arrivals.rank(batch[0])
-            return rank
-
         for batch in arrived:
-            rank = rank_of(batch)
-            index = len(pending)
-            while index > 0 and rank_of(pending[index - 1]) > rank:
-                index -= 1
-            pending.insert(index, batch)
+            pending.add(batch, arrivals.rank(batch[0]))
         return True
 
-    def _loop(self, pending: deque[list[Job]], skip: Skip | None,
+    def _loop(self, pending: _Pending, skip: Skip | None,
               turns: Callable[[str], frozenset[str]], arrivals: Arrivals | None
               ) -> Generator[tuple[Job, Outcome], None, None]:
         self._started()
@@ -372,6 +435,8 @@ class LocalPoolExecutor:
         self._done_jobs, self._busy_s = 0, 0.0
         self._deaths = {}
         open_ = arrivals is not None and self._arrive(pending, arrivals)
+        if arrivals is not None:
+            self._watch(arrivals.fileno(), open_)
         while len(self._workers) < min(self.size, len(pending)):
             self._start_worker()
         for worker in self._workers[:self.size]:  # (workers a grown pool started wait)
@@ -384,13 +449,14 @@ class LocalPoolExecutor:
             deadline = min((self._deadline(w) for w in busy), default=now + POLL_S)
             # Wake up at least every POLL_S: which job a worker is on (and so its deadline)
             # changes through shared memory, without a message.
-            watched: list[Any] = [w.connection for w in busy]
-            ready = wait(watched + [arrivals] if open_ else watched,
-                         timeout=min(POLL_S, max(0.0, deadline - now)))
-            if arrivals is not None and open_ and arrivals in ready:
+            ready = {fd for fd, _ in self._poll.poll(
+                min(POLL_S, max(0.0, deadline - now)) * 1000)}
+            if arrivals is not None and open_ and arrivals.fileno() in ready:
                 open_ = self._arrive(pending, arrivals)
+                if not open_:
+                    self._watch(arrivals.fileno(), False)
             for worker in busy:
-                if worker.connection in ready:
+                if worker.connection.fileno() in ready:
                     try:
                         message = worker.connection.recv()
                     except (EOFError, OSError):
@@ -408,6 +474,8 @@ class LocalPoolExecutor:
                         job = worker.batch[worker.done]
                         worker.done += 1
                         yield job, outcome
+                    if not worker.busy:
+                        self._watch(worker.connection.fileno(), False)
                     if not worker.busy and pending and \
                             sum(w.busy for w in self._workers) < self.size and \
                             (batch := self._take(pending)):
@@ -418,38 +486,43 @@ class LocalPoolExecutor:
             self._grow(pending)
             yield from self._skipped_now()
 
-    def _take(self, pending: deque[list[Job]]) -> list[Job] | None:
+    def _take(self, pending: _Pending) -> list[Job] | None:
         """The next batch to send (the first not held back; a job of a solver run one at a
         time travels alone) less what `skip` leaves out; None when none can go now."""
+        turns: dict[str, frozenset[str]] = {}  # problem -> its solvers run one at a time
+
+        def in_turn_(job: Job) -> bool:
+            problem = job.solver.problem
+            if problem not in turns:
+                turns[problem] = self._turns(problem)
+            return in_turn(job, turns[problem])
+
         out = {(job.solver.problem, job.solver.name) for worker in self._workers
-               if worker.busy for job in worker.batch[worker.done:] if self._in_turn(job)}
-        index = 0
-        while index < len(pending):
-            if any(self._in_turn(job) and (job.solver.problem, job.solver.name) in out
-                   for job in pending[index]) or (  # (`held_back`, by problem)
-                    self._arrivals is not None and
-                    self._arrivals.waiting(pending[index][0].solver.problem)):
-                index += 1
-                continue
-            batch = pending[index]
-            del pending[index]
-            if len(batch) > 1 and any(self._in_turn(j) for j in batch):
-                pending.insert(index, batch[1:])  # such a job travels alone
-                batch = batch[:1]
+               if worker.busy for job in worker.batch[worker.done:] if in_turn_(job)}
+        waiting: dict[str, bool] = {}  # problem -> none of its jobs may go now
+
+        def can_go(batch: list[Job]) -> bool:
+            problem = batch[0].solver.problem
+            if self._arrivals is not None:
+                if problem not in waiting:
+                    waiting[problem] = self._arrivals.waiting(problem)
+                if waiting[problem]:
+                    return False
+            return not any(in_turn_(job) and (job.solver.problem, job.solver.name) in out
+                           for job in batch)  # (`held_back`, by problem)
+
+        for batch in pending.take(can_go, lambda batch: any(map(in_turn_, batch))):
             batch, passed = skipped(batch, self._skip)
             self._passed += passed
             if batch:
                 return batch
         return None
 
-    def _in_turn(self, job: Job) -> bool:
-        return in_turn(job, self._turns(job.solver.problem))
-
     def _skipped_now(self) -> Iterator[tuple[Job, Outcome]]:
         passed, self._passed = self._passed, []
         yield from passed
 
-    def _grow(self, pending: deque[list[Job]]) -> None:
+    def _grow(self, pending: _Pending) -> None:
         """Start batches while fewer than `size` are busy, and one more when it may grow."""
         busy = sum(w.busy for w in self._workers)
         while pending and busy < self.size:  # a batch handed back, or one held back till now
@@ -458,7 +531,7 @@ class LocalPoolExecutor:
                 break
             self._assign(self._idle() or self._start_worker(), batch)
             busy += 1
-        if self.grow_to <= self.size or not pending or pending[0][0].solver.kind == "stage":
+        if self.grow_to <= self.size or not pending or pending.head().solver.kind == "stage":
             return  # (a built-in stage's batch never grows the pool: `may_grow`)
         if self._demand_reading is not None and \
                 time.monotonic() - self._demand_reading[0] < GROW_WINDOW_S:
@@ -467,9 +540,9 @@ class LocalPoolExecutor:
             [w.process.pid for w in self._workers if w.busy and w.process.pid is not None],
             self._demand_reading)
         idle = self._idle()
-        if may_grow(demand, busy, self.size, self.grow_to, pending[0][0].solver.kind) and \
+        if may_grow(demand, busy, self.size, self.grow_to, pending.head().solver.kind) and \
                 (idle is not None or worth_a_new_worker(
-                    sum(len(b) for b in pending), self._done_jobs, self._busy_s, busy)) and \
+                    pending.jobs, self._done_jobs, self._busy_s, busy)) and \
                 (batch := self._take(pending)):
             self._assign(idle or self._start_worker(), batch)
             self._demand_reading = None  # the next look starts after this batch has begun
@@ -508,7 +581,7 @@ class LocalPoolExecutor:
         used = worker.cpu_used_s()
         return used if used is not None and used >= job.solver.timeout_s else None
 
-    def _lost(self, worker: _Worker, pending: deque[list[Job]],
+    def _lost(self, worker: _Worker, pending: _Pending,
               reason: str | None) -> Iterator[tuple[Job, Outcome]]:
         """The worker overran (reason None: TLE) or died: record its job and replace it. A
         job whose worker died runs again, alone (`_died`); the rest of the batch with it."""
@@ -533,9 +606,9 @@ class LocalPoolExecutor:
         else:
             outcome = self._died(job, death or "exit status unknown")
         if rest:
-            pending.appendleft(rest)
+            pending.first(rest)
         if outcome is None:  # run again first, alone: should it die again, it is that job
-            pending.appendleft([job])
+            pending.first([job])
         else:
             yield job, outcome
         replacement = self._start_worker()

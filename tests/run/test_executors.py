@@ -88,6 +88,33 @@ def test_a_job_of_a_solver_run_one_at_a_time_waits_while_another_of_it_is_out():
     assert taken([]) == [jobs[0], jobs[1], jobs[3]] and list(pending) == [jobs[2]]
 
 
+def test_pending_batches_go_by_rank_then_arrival_and_a_handed_back_one_before_all():
+    from pipeline.run.executors import _Pending
+
+    serial, free = external(py("sum"), name="serial"), external(py("sum"), name="free")
+    jobs = [Job(i, serial if i % 2 else free, f"c{i}", "1\n") for i in range(8)]
+    pending = _Pending()
+    for rank, batch in [(5, [jobs[0]]), (2, [jobs[2], jobs[1], jobs[3]]), (5, [jobs[4]]),
+                        (2, [jobs[5]])]:
+        pending.add(batch, rank)
+    pending.first([jobs[6]])
+    pending.first([jobs[7]])
+    assert (len(pending), pending.jobs, pending.head().key) == (6, 8, 7)
+
+    def keys(batches) -> list[list[int]]:
+        return [[job.key for job in batch] for batch in batches]
+
+    # a held-back batch keeps its place; the first job of a batch that travels alone goes
+    # alone, the rest of its batch stays where it was
+    not_serial = lambda batch: batch[0].solver.name != "serial"  # noqa: E731
+    taken = pending.take(not_serial, alone=lambda batch: True)
+    assert keys([next(taken), next(taken)]) == [[6], [2]]
+    assert pending.jobs == 6
+    assert keys(pending.take(lambda batch: True, alone=lambda batch: False)) == [
+        [7], [1, 3], [5], [0], [4]]
+    assert not pending and pending.jobs == 0
+
+
 def test_a_pool_runs_the_jobs_of_a_solver_one_at_a_time_when_asked():
     """Two workers, four jobs of one solver run one at a time: when each outcome comes, no
     other job of it is out (each travels alone); the same jobs of a solver not so named are
