@@ -138,10 +138,9 @@ def compiler(native: Native) -> list[str]:
             raise BuildError(f"${variable} names {command[0]!r}, which is not on PATH")
         return command
     names = CXX_COMPILERS if native.language == "c++" else C_COMPILERS
-    for name in names:
-        found = shutil.which(name)
-        if found:
-            return [found]
+    found = next(filter(None, map(shutil.which, names)), None)
+    if found:
+        return [found]
     raise BuildError(f"no {native.language.upper()} compiler on PATH (looked for "
                      f"{', '.join(names)}; ${variable} may name one)")
 
