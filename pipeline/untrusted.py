@@ -241,8 +241,7 @@ def is_regular(path: Path) -> bool:
     return kind_of(path) == "a regular file"
 
 
-def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666,
-                 action: str = READ) -> int:
+def open_regular(path: Path, flags: int = os.O_RDONLY, action: str = READ) -> int:
     """A descriptor of the regular file at `path` (`flags` as `os.open`'s), opened through no
     link at its name or its folder's: else, or for a file not regular, LeftBehind."""
     path = Path(path)
@@ -256,7 +255,7 @@ def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o666,
         raise
     try:
         descriptor = os.open(path.name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
-                             mode, dir_fd=folder)
+                             0o666, dir_fd=folder)
     except OSError:
         kind = kind_of(path)
         if kind not in (None, "a regular file"):

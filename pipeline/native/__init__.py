@@ -138,10 +138,9 @@ def compiler(native: Native) -> list[str]:
             raise BuildError(f"${variable} names {command[0]!r}, which is not on PATH")
         return command
     names = CXX_COMPILERS if native.language == "c++" else C_COMPILERS
-    for name in names:
-        found = shutil.which(name)
-        if found:
-            return [found]
+    found = next(filter(None, map(shutil.which, names)), None)
+    if found:
+        return [found]
     raise BuildError(f"no {native.language.upper()} compiler on PATH (looked for "
                      f"{', '.join(names)}; ${variable} may name one)")
 
@@ -275,44 +274,3 @@ def executable(native: Native, fallback: str) -> Path | None:
     except (BuildError, OSError) as error:
         note(native, str(error), fallback)
         return None
-
-
-# -- building everything ----------------------------------------------------------------------
-@dataclass(frozen=True)
-class BuildResult:
-    native: Native
-    path: Path | None
-    built: bool          # compiled now (False: it was in the cache already)
-    seconds: float
-    error: str | None
-
-
-def build_all(natives: tuple[Native, ...]) -> list[BuildResult]:
-    """Build every one of `natives`; failures are results, not raised."""
-    import time
-
-    results = []
-    for native in natives:
-        started = time.perf_counter()
-        try:
-            existed = artifact(native).exists()
-            path = build(native)
-            results.append(BuildResult(native, path, not existed,
-                                       time.perf_counter() - started, None))
-        except (BuildError, OSError) as error:
-            results.append(BuildResult(native, None, False, time.perf_counter() - started,
-                                       str(error)))
-            continue
-        _prune(native, path)
-    return results
-
-
-def _prune(native: Native, current: Path) -> None:
-    """Remove the artifacts (and their lock files) of earlier versions of `native`'s sources."""
-    for pattern in (f"{native.name}-*", f".{native.name}-*.lock"):
-        for old in current.parent.glob(pattern):
-            name = old.name.removeprefix(".").removesuffix(".lock")
-            stem = name[len(native.name) + 1:].removesuffix(".so")
-            if name != current.name and len(stem) == 16 \
-                    and all(c in "0123456789abcdef" for c in stem):
-                old.unlink(missing_ok=True)

@@ -1,12 +1,15 @@
 """`python -m pipeline.native` (run by `make venv`): build every registered native source into
-the cache, one line per artifact. Exits 0 unless `--strict` and something failed: a machine
-without a compiler still gets a working installation (the fallbacks).
+the cache, one line per artifact, and remove the artifacts of its earlier versions. Exits 0
+unless `--strict` and something failed: a machine without a compiler still gets a working
+installation (the fallbacks).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+from pathlib import Path
 
 from pipeline import native
 from pipeline.problems import all_problems
@@ -20,18 +23,35 @@ def main(argv: list[str] | None = None) -> int:
                         help="exit 1 when anything cannot be built")
     args = parser.parse_args(argv)
     all_problems()  # importing the problems and the launcher registers their native code
-    results = native.build_all(native.registered())
     print(f"native code in {native.cache_dir()}:")
-    for result in results:
-        name = f"{result.native.name} ({result.native.kind}, {result.native.source.name})"
-        if result.error is not None or result.path is None:  # (no path: an error)
-            print(f"  {name}: NOT BUILT: {result.error}; its fallback runs instead")
-        elif result.built:
-            print(f"  {name}: built in {result.seconds:.1f} s -> {result.path.name}")
+    failed = False
+    for source in native.registered():
+        name = f"{source.name} ({source.kind}, {source.source.name})"
+        started = time.perf_counter()
+        try:
+            existed = native.artifact(source).exists()
+            path = native.build(source)
+        except (native.BuildError, OSError) as error:
+            print(f"  {name}: NOT BUILT: {error}; its fallback runs instead")
+            failed = True
+            continue
+        if existed:
+            print(f"  {name}: up to date -> {path.name}")
         else:
-            print(f"  {name}: up to date -> {result.path.name}")
-    failed = [r for r in results if r.error is not None]
+            print(f"  {name}: built in {time.perf_counter() - started:.1f} s -> {path.name}")
+        _prune(source, path)
     return 1 if failed and args.strict else 0
+
+
+def _prune(source: native.Native, current: Path) -> None:
+    """Remove the artifacts (and their lock files) of earlier versions of `source`."""
+    for pattern in (f"{source.name}-*", f".{source.name}-*.lock"):
+        for old in current.parent.glob(pattern):
+            name = old.name.removeprefix(".").removesuffix(".lock")
+            stem = name[len(source.name) + 1:].removesuffix(".so")
+            if name != current.name and len(stem) == 16 \
+                    and all(c in "0123456789abcdef" for c in stem):
+                old.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -108,9 +108,6 @@ class LazyTuple(Sequence):
     def __iter__(self):
         return iter(self.materialise())
 
-    def __contains__(self, value) -> bool:
-        return value in self.materialise()
-
     def __eq__(self, other: object) -> bool:
         if isinstance(other, LazyTuple):
             other = other.materialise()

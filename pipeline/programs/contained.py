@@ -531,20 +531,18 @@ def environment(home: bool = False) -> dict[str, str]:
 def run(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
         workdir: Path, limits: Limits, sandbox: bool, hidden: tuple[str, ...] = (),
         shown: tuple[str, ...] = (), writable: tuple[str, ...] = (),
-        kept: tuple[str, ...] = (), env: dict[str, str] | None = None,
-        processes_capped: bool = True) -> Measured:
+        kept: tuple[str, ...] = (), env: dict[str, str] | None = None) -> Measured:
     """Run `argv` contained in `workdir` (which must exist) and wait for it."""
     return finish(start(argv, stdin=stdin, stdout=stdout, stderr=stderr, workdir=workdir,
                         limits=limits, sandbox=sandbox, hidden=hidden, shown=shown,
-                        writable=writable, kept=kept, env=env,
-                        processes_capped=processes_capped))
+                        writable=writable, kept=kept, env=env))
 
 
 def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, stderr: Stream,
           workdir: Path, limits: Limits, sandbox: bool, hidden: tuple[str, ...] = (),
           shown: tuple[str, ...] = (), writable: tuple[str, ...] = (),
           kept: tuple[str, ...] = (), env: dict[str, str] | None = None,
-          processes_capped: bool = True, release_stdio: bool = False) -> Started:
+          release_stdio: bool = False) -> Started:
     """Start `argv` as `run` does; `finish` waits for it.
 
     Args: `hidden` adds to `hidden_paths()`; `shown`: paths under /tmp shown read-only;
@@ -566,8 +564,7 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
                "-f", str(limits.file_bytes or 0), *(["-X"] if limits.truncate_output else []),
                "-c", str(max(1, round(limits.cpu_s * 1000)) if limits.cpu_s else 0),
                "-w", str(max(1, round(wall_s * 1000))), *(["-R"] if release_stdio else [])]
-    if processes_capped:
-        process_cgroup()
+    process_cgroup()
     fds: tuple[int, ...] = ()
     if sandbox:
         try:
@@ -755,7 +752,6 @@ def _cgroup_members(root: int) -> list[int] | None:
     except (OSError, ValueError):
         return None
     return members if root in members else None
-
 
 
 def _times(root: int, stats: dict[int, list[bytes]]) -> tuple[float, float]:

@@ -80,13 +80,12 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
-def end_sessions(sessions: Collection[int], reap: bool = True,
-                 wait_s: float = END_WAIT_S) -> None:
+def end_sessions(sessions: Collection[int], reap: bool = True) -> None:
     """SIGKILL every process of `sessions` (those of programs this process started, each in a
     session of its own) and (`reap`) reap those that are its children (orphans it adopted
-    too), until none is left alive or `wait_s` has passed. No other session is touched."""
+    too), until none is left alive or `END_WAIT_S` has passed. No other session is touched."""
     me = os.getpid()
-    deadline = time.monotonic() + wait_s
+    deadline = time.monotonic() + END_WAIT_S
     while True:
         members = [(pid, int(fields[1]), fields[0] not in (b"Z", b"X"))  # (pid, parent, alive)
                    for pid, fields in proc_stats().items() if int(fields[3]) in sessions]

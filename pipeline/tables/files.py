@@ -72,10 +72,6 @@ def _rows_per(total_bytes: float, rows: int, target: int, most: int) -> int:
     return max(1, min(most, int(target // max(1.0, total_bytes / max(1, rows)))))
 
 
-def row_group_rows(frame: pl.DataFrame) -> int:
-    return _rows_per(frame.estimated_size(), frame.height, ROW_GROUP_BYTES, MAX_ROW_GROUP_ROWS)
-
-
 def arrow_schema(schema: dict[str, pl.DataType]) -> Any:
     """The Arrow schema a frame of `schema` is written in (`pyarrow.Schema`)."""
     return empty(schema).to_arrow().schema
@@ -98,7 +94,8 @@ def write_parquet_atomic(path: Path, frame: pl.DataFrame) -> None:
     """Write `frame` to `path` atomically. A full disk is an `OSError` (ENOSPC) naming `path`
     whichever library met it (Polars says it in a `ComputeError`)."""
     _atomic_naming_full_disk(path, lambda tmp: frame.write_parquet(
-        utf8_path(tmp), statistics=True, row_group_size=row_group_rows(frame),
+        utf8_path(tmp), statistics=True, row_group_size=_rows_per(
+            frame.estimated_size(), frame.height, ROW_GROUP_BYTES, MAX_ROW_GROUP_ROWS),
         **PARQUET_COMPRESSION))
 
 

@@ -91,10 +91,6 @@ def process_start(pid: int) -> int | None:
         return None
 
 
-def run_lock_path(data_dir: Path, run_id: str) -> Path:
-    return Path(data_dir) / ".runs" / f"{run_id}.lock"
-
-
 # How long a run waits for its lock before refusing: long enough to outlast a command that
 # holds it a moment to mark the run interrupted, far shorter than any run.
 RUN_LOCK_WAIT_S = 1.0
@@ -106,7 +102,7 @@ def run_lock(data_dir: Path, run_id: str, reserve: bool = True,
     """Hold run `run_id` for the `with` block, or raise `LockHeld` (after `wait_s`) naming its
     holder. With `reserve`, keeps `RUN_RESERVE_BYTES` of disk and yields a function that gives
     them back (just before the run's last write)."""
-    path = run_lock_path(data_dir, run_id)
+    path = Path(data_dir) / ".runs" / f"{run_id}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:

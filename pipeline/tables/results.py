@@ -26,12 +26,8 @@ from pipeline.tables.schemas import (
 )
 
 
-def results_chunk_path(data_dir: Path, run_id: str, chunk: int) -> Path:
-    return table_dir(data_dir, "results") / f"{run_id}-{chunk:06d}.parquet"
-
-
 def write_results_chunk(data_dir: Path, run_id: str, chunk: int, rows: list[dict]) -> Path:
-    path = results_chunk_path(data_dir, run_id, chunk)
+    path = table_dir(data_dir, "results") / f"{run_id}-{chunk:06d}.parquet"
     write_parquet_atomic(path, frame_of(rows, RESULTS))
     return path
 
@@ -180,18 +176,6 @@ def start_key(row: dict) -> tuple[str, str]:
     started = row.get("started_at")
     stamp = started.isoformat(timespec="microseconds") if started is not None else ""
     return (stamp, row["run_id"])
-
-
-def previous_run(data_dir: Path, run_id: str) -> str | None:
-    """The newest finished run of the same problem that started before `run_id`."""
-    row = run_rows(data_dir, [run_id]).get(run_id)
-    if row is None:
-        return None
-    here = start_key(row)
-    for other in finished_runs(data_dir, row["problem"]).iter_rows(named=True):
-        if other["run_id"] != run_id and start_key(other) < here:
-            return other["run_id"]
-    return None
 
 
 def next_run(data_dir: Path, run_id: str) -> str | None:
