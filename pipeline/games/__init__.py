@@ -7,7 +7,6 @@ unexpectedly large state space.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from functools import reduce
 from operator import xor
@@ -17,7 +16,10 @@ from typing import Generic, TypeVar
 def mex(values: Iterable[int]) -> int:
     """The minimum excludant: the least non-negative integer not among `values`."""
     seen = set(values)
-    return next(value for value in itertools.count() if value not in seen)
+    result = 0
+    while result in seen:
+        result += 1
+    return result
 
 
 def nim_sum(values: Iterable[int]) -> int:
