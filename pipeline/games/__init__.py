@@ -7,7 +7,7 @@ unexpectedly large state space.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable
 from functools import reduce
 from operator import xor
 from typing import Generic, TypeVar
@@ -35,7 +35,6 @@ def lowbit(x: int) -> int:
 
 
 S = TypeVar("S", bound=Hashable)
-V = TypeVar("V")
 
 
 class StateBudgetExceeded(RuntimeError):
@@ -51,47 +50,74 @@ class GameSearch(Generic[S]):
         self._grundy: dict[S, int] = {}
         self._winning: dict[S, bool] = {}
 
+    def _count(self, memo: dict) -> None:
+        if self.max_states is not None and len(memo) >= self.max_states:
+            raise StateBudgetExceeded(f"more than {self.max_states} game states")
+
     def grundy(self, start: S) -> int:
         """The Grundy value of `start`: 0 exactly when the player to move loses."""
-        return self._search(start, self._grundy, mex, lambda values: False)
+        memo = self._grundy
+        if start in memo:
+            return memo[start]
+        # Each frame: (state, iterator over its options, Grundy values of options seen so far).
+        stack: list[tuple[S, Iterable[S], set[int]]] = [(start, iter(self.moves(start)), set())]
+        on_stack = {start}
+        while stack:
+            state, options, values = stack[-1]
+            descended = False
+            for option in options:
+                known = memo.get(option)
+                if known is not None:
+                    values.add(known)
+                    continue
+                if option in on_stack:
+                    raise ValueError(f"the game has a cycle through {option!r}")
+                stack.append((option, iter(self.moves(option)), set()))
+                on_stack.add(option)
+                descended = True
+                break
+            if descended:
+                continue
+            stack.pop()
+            on_stack.discard(state)
+            self._count(memo)
+            memo[state] = value = mex(values)
+            if stack:
+                stack[-1][2].add(value)
+        return memo[start]
 
     def is_winning(self, start: S) -> bool:
         """True iff the player to move from `start` wins with perfect play (stops at a
         state's first losing option: cheaper than a full Grundy value)."""
-        def some_loses(values: set[bool]) -> bool:
-            return False in values
-
-        return self._search(start, self._winning, some_loses, some_loses)
-
-    def _search(self, start: S, memo: dict[S, V], value: Callable[[set[V]], V],
-                enough: Callable[[set[V]], bool]) -> V:
-        """`memo[start]`, each state's value `value` of its options' values, its options
-        looked at only until `enough` of them; an explicit stack, so no recursion limit."""
+        memo = self._winning
         if start in memo:
             return memo[start]
-        # Each frame: (state, iterator over its options, values of the options seen so far).
-        stack: list[tuple[S, Iterator[S], set[V]]] = [(start, iter(self.moves(start)), set())]
+        # Each frame: [state, iterator over its options, "some option seen so far loses"].
+        stack: list[list] = [[start, iter(self.moves(start)), False]]
         on_stack = {start}
         while stack:
-            state, options, values = stack[-1]
-            depth = len(stack)
-            for option in (() if enough(values) else options):
-                if option not in memo:
-                    if option in on_stack:
-                        raise ValueError(f"the game has a cycle through {option!r}")
-                    stack.append((option, iter(self.moves(option)), set()))
-                    on_stack.add(option)
-                    break
-                values.add(memo[option])
-                if enough(values):
-                    break
-            if len(stack) > depth:  # descended into an option not known yet
+            frame = stack[-1]
+            state, options, found_losing = frame
+            descended = False
+            if not found_losing:
+                for option in options:
+                    known = memo.get(option)
+                    if known is None:
+                        if option in on_stack:
+                            raise ValueError(f"the game has a cycle through {option!r}")
+                        stack.append([option, iter(self.moves(option)), False])
+                        on_stack.add(option)
+                        descended = True
+                        break
+                    if not known:
+                        found_losing = True
+                        break
+            if descended:
                 continue
             stack.pop()
             on_stack.discard(state)
-            if self.max_states is not None and len(memo) >= self.max_states:
-                raise StateBudgetExceeded(f"more than {self.max_states} game states")
-            memo[state] = found = value(values)
-            if stack:
-                stack[-1][2].add(found)
+            self._count(memo)
+            memo[state] = found_losing
+            if stack and not found_losing:
+                stack[-1][2] = True  # the parent can move to this losing state
         return memo[start]
