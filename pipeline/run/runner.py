@@ -91,21 +91,6 @@ class RunSummary:
         """How many results are judge errors (`JE`): no verdict of the program."""
         return sum(counts[Verdict.JE.value] for counts in self.verdicts.values())
 
-    @property
-    def disagreements(self) -> int:
-        """How many submissions got what their folder or tag does not expect."""
-        return len(self.expectations.disagreements) if self.expectations is not None else 0
-
-    @property
-    def judge_errors(self) -> int:
-        """How many submissions or validators could not be held: their judge failed."""
-        return len(self.expectations.judge_errors) if self.expectations is not None else 0
-
-    @property
-    def partial(self) -> int:
-        """How many submissions agree only on the part of the package's cases judged."""
-        return len(self.expectations.partial) if self.expectations is not None else 0
-
 
 def host_info() -> dict[str, str | int | None]:
     try:
