@@ -346,13 +346,15 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         executor = make_executor("local", None, request.jobs, problem, selection)
     summary = RunSummary(run_id, "running", 0, notes=[
         *built_notes, *external_notes(request, specs, selection.submissions)])
+    failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
     if request.resume:  # the summary is of the whole run: this part and the one before
         summary.results_before = previous.height
         for row in previous.iter_rows(named=True):
             _tally(summary, row)
+            if request.fail_fast:
+                _first_failure(failed, row)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     started = False          # the run's row says `running`: it must say how it ended
-    failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
 
     def flush() -> None:
         nonlocal chunk, buffer
@@ -418,9 +420,6 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             jobs += judge.jobs(judging, cases, request.repeat, done, len(jobs))
         last_flush = time.monotonic()
         total = len(already) + len(jobs)
-        if request.fail_fast and request.resume:
-            for row in previous.iter_rows(named=True):
-                _first_failure(failed, row)
         # --fail-fast: one not expected to pass runs a case at a time, none past its failure
         failing = frozenset(name for name in {job.solver.name for job in jobs}
                             if not problem.expected_to_pass(name)) if request.fail_fast \
