@@ -16,8 +16,7 @@ from pipeline.problems import Problem, get_problem
 
 def output_name(source: Path) -> str:
     """`01.in` -> `01.out`; a name without `.in` gets `.out` appended."""
-    name = source.name
-    return (name[:-3] if name.endswith(".in") else name) + ".out"
+    return source.name.removesuffix(".in") + ".out"
 
 
 def _solved(problem: Problem, stage: str, source: Path | None,
