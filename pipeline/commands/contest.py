@@ -22,8 +22,7 @@ from pipeline.errors import PackageError, UnknownName, UserError
 # -- ingest -------------------------------------------------------------------------------------
 
 
-def contest_roots(roots: list[Path], data_dir: Path | None = None
-                  ) -> tuple[list[Path], list, dict[Path, str]]:
+def contest_roots(roots: list[Path], data_dir: Path) -> tuple[list[Path], list, dict[Path, str]]:
     """The roots an ingest reads (each contest among `roots` replaced by its package folders),
     the contests read, and the name a contest's package folder registers as where that is not
     its folder's name (`registered_name`)."""
@@ -44,7 +43,7 @@ def contest_roots(roots: list[Path], data_dir: Path | None = None
         packages = [root / p.id for p in contest.problems if is_package_folder(root / p.id)]
         found += packages + [root / name for name in contest.unlisted]
         for folder in packages:
-            name = registered_name(data_dir, contest.name, folder) if data_dir else folder.name
+            name = registered_name(data_dir, contest.name, folder)
             if name != folder.name:
                 names[folder] = name
     return found, contests, names
@@ -73,7 +72,7 @@ def registered_name(data_dir: Path, contest: str, folder: Path) -> str:
 
 
 def record_ingested(settings: Settings, contests: list, summary, wait: bool,
-                    names: dict[Path, str] | None = None) -> list[str]:
+                    names: dict[Path, str]) -> list[str]:
     """Record each contest ingested with what became of each of its problems; returns the lines
     that say so: one per problem (registered, with its cases; or why not), then the notes.
     `names`: as `contest_roots` gives them."""
@@ -82,8 +81,8 @@ def record_ingested(settings: Settings, contests: list, summary, wait: bool,
 
     lines = []
     for contest in contests:
-        renamed = {p.id: (names or {})[Path(contest.folder) / p.id] for p in contest.problems
-                   if Path(contest.folder) / p.id in (names or {})}
+        renamed = {p.id: names[Path(contest.folder) / p.id] for p in contest.problems
+                   if Path(contest.folder) / p.id in names}
         why = {p.id: _not_registered(contest.folder, p.id, summary, renamed.get(p.id))
                for p in contest.problems}
         with data_lock(settings.data_dir, wait=wait):
