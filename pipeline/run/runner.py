@@ -399,7 +399,9 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                             [answer_id(e) for e in cases["expected"]])
         judging = _judging(problem, selection, cases, executor, timeout_s, specs, summary,
                            request.fail_fast)
-        by_case = {case["case_id"]: case for case in cases.iter_rows(named=True)}  # (its key)
+        by_case = {case["case_id"]: case for case in cases.select(  # (a case's id is its key)
+            "case_id", "input", "group", "expected", "expected_source", "size").iter_rows(
+            named=True)}
         jobs: list[Job] = []
         judge = problem.package_judge
         own_judge = judge is not None  # its judge reads the answer and the group
