@@ -320,8 +320,8 @@ def work_ranks(settings: Settings, problem_ids: list[str]) -> dict[str, int]:
         except (UnknownName, UserError, PackageError, OSError, AttributeError):
             cases, submissions, limit = 0, 0, 0.0  # its run says what is wrong
         work[problem_id] = cases * submissions * limit
-    return {problem_id: rank for rank, problem_id in
-            enumerate(sorted(problem_ids, key=lambda p: -work[p]))}
+    order = sorted(problem_ids, key=lambda p: -work[p])
+    return {problem_id: rank for rank, problem_id in enumerate(order)}
 
 
 # Problems of a contest whose runs are under way at once: per core, and at most: enough that
