@@ -173,9 +173,8 @@ def ingest_command(
     from pipeline.progress import progress_bar
 
     roots = paths or default_roots(ctx.obj.data_dir)
-    for root in roots:
-        if not root.exists():
-            fail(f"{root} does not exist")
+    if missing := next((root for root in roots if not root.exists()), None):
+        fail(f"{missing} does not exist")
     contests: list = []
     names: dict[Path, str] = {}  # a contest's package folder -> the problem it registers as
     if paths and problem_id is None:  # a contest is read as its problems' package folders

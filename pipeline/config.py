@@ -96,8 +96,8 @@ class _Reader:
         table = self.table_of(key)
         return {name: table.get(name, kind) for name in list(table.table)}
 
-    def strings(self, key: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
-        value = self.get(key, list, list(default))
+    def strings(self, key: str) -> tuple[str, ...]:
+        value = self.get(key, list, [])
         if not all(isinstance(v, str) for v in value):
             raise self._fail(key, "must be a list of strings")
         return tuple(value)
@@ -187,8 +187,7 @@ def read_problem_settings(path: Path) -> ProblemSettings:
                               f"{source} is not a file", rule="checker")
         checker = Checker(Program(name=source.name, role="checker" if convention == "testlib"
                                   else "output_validator", path=source, files=(source,),
-                                  convention=convention),
-                          tuple(checker_table.strings("args")))
+                                  convention=convention), checker_table.strings("args"))
     checker_table.done()
     solutions = []
     for index, entry_table in enumerate(top.get("solutions", list, [])):

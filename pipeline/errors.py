@@ -25,10 +25,8 @@ class InputError(UserError):
     def __str__(self) -> str:
         if self.line is None:
             return self.message
-        where = f"line {self.line}"
-        if self.column is not None:
-            where += f", column {self.column}"
-        return f"{where}: {self.message}"
+        column = f", column {self.column}" if self.column is not None else ""
+        return f"line {self.line}{column}: {self.message}"
 
     def __reduce__(self):  # keep all fields when pickled across worker processes
         return partial(InputError, rule=self.rule, column=self.column), (self.line, self.message)

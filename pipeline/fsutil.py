@@ -11,7 +11,7 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pipeline.untrusted import is_utf8, storable
@@ -36,12 +36,19 @@ def new_file_mode(path: Path) -> int:
         return 0o666 & ~current_umask()
 
 
-def _temporary_beside(path: Path) -> tuple[int, Path]:
-    """A new temporary file in `path`'s folder (made if missing), open, to be renamed to it."""
+@contextlib.contextmanager
+def _replacing(path: Path) -> Iterator[tuple[int, Path]]:
+    """A new temporary file in `path`'s folder (made if missing), open (its descriptor), renamed
+    to `path` once the block ends, removed when it raises."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{storable(path.name)}.", suffix=".tmp",
                                 dir=path.parent)  # a UTF-8 name: see `utf8_path`
-    return fd, Path(name)
+    try:
+        yield fd, Path(name)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
 
 
 def atomic_write(path: Path, write: Callable[[Path], object], sync: bool = True) -> None:
@@ -49,36 +56,25 @@ def atomic_write(path: Path, write: Callable[[Path], object], sync: bool = True)
     many at once: `sync_filesystem`), give it the mode of a file the user writes
     (`new_file_mode`), then rename it to `path`."""
     path = Path(path)
-    fd, tmp = _temporary_beside(path)
-    os.close(fd)
-    try:
+    with _replacing(path) as (fd, tmp):
+        os.close(fd)
         write(tmp)
         os.chmod(tmp, new_file_mode(path))
         if sync:
             with open(tmp, "rb") as handle:
                 os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def atomic_write_text(path: Path, text: str, sync: bool = True) -> None:
     """`text` (UTF-8) written to `path` as `atomic_write` writes, through the one descriptor
     its temporary file was made with."""
     path = Path(path)
-    fd, tmp = _temporary_beside(path)
-    try:
-        with open(fd, "wb", closefd=True) as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fchmod(handle.fileno(), new_file_mode(path))
-            if sync:
-                os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with _replacing(path) as (fd, _), open(fd, "wb", closefd=True) as handle:
+        handle.write(text.encode("utf-8"))
+        handle.flush()
+        os.fchmod(handle.fileno(), new_file_mode(path))
+        if sync:
+            os.fsync(handle.fileno())
 
 
 def sync_filesystem(folder: Path) -> None:

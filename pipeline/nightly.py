@@ -28,6 +28,7 @@ from pipeline.tables.results import read_run_results, read_runs, write_run
 from pipeline.verdicts import FAILURES, names
 
 if TYPE_CHECKING:
+    from pipeline.problems.model import HeldSubmissions
     from pipeline.report.compare import SlowdownRule
 
 DEFAULT_CONFIG = CONFIG_DIR / "nightly.toml"
@@ -99,9 +100,8 @@ def corpus_is_current(folder: Path, problem: str, recipe: str, seed: int, count:
 
 
 def build_corpus(data_dir: Path, settings: NightlySettings, problems: list[Problem],
-                 log: Callable[[str], None]) -> int:
-    """Generate what is missing; returns the number of recipes (re)generated."""
-    made = 0
+                 log: Callable[[str], None]) -> None:
+    """Generate the nightly corpus of each of `problems` where it is missing or stale."""
     for problem in problems:
         expected_from = problem.reference[0] if problem.reference else "brute"
         for recipe, count in settings.corpus.get(problem.id, problem.nightly).items():
@@ -111,10 +111,8 @@ def build_corpus(data_dir: Path, settings: NightlySettings, problems: list[Probl
                 continue
             started = time.monotonic()
             generate(problem, recipe, count, settings.seed, folder, expected_from)
-            made += 1
             log(f"generated {problem.id}/{recipe}: {count} cases "
                 f"({time.monotonic() - started:.1f} s)")
-    return made
 
 
 def trusted_failures(data_dir: Path, run_id: str, problem_id: str) -> list[str]:
@@ -260,7 +258,7 @@ def _night(data_dir: Path, settings: NightlySettings, jobs: int | None,
                 f"{result.run_id}: the judge failed, so they are no verdict (`pipeline run "
                 f"--problem {problem_id} --resume {result.run_id}` judges them again)")
         elif result.expectations is not None:  # a package: its submissions' folders decide
-            night.failures.extend(expectation_failures(problem_id, result))
+            night.failures.extend(expectation_failures(problem_id, result.expectations))
         elif baseline:
             try:
                 comparison = compare_runs(data_dir, baseline, result.run_id,
@@ -287,13 +285,10 @@ def _night(data_dir: Path, settings: NightlySettings, jobs: int | None,
     return NightlyOutcome(nights, summary, report, time.monotonic() - started, not_judged)
 
 
-def expectation_failures(problem_id: str, result: RunSummary) -> list[str]:
+def expectation_failures(problem_id: str, found: HeldSubmissions) -> list[str]:
     """A package's submissions that got what their folder or tag does not expect, those (and
     validators) its own programs failed judging, those that agree only on part of the
     package's cases (and why its expectations could not be held, when they could not)."""
-    found = result.expectations
-    if found is None:  # not a package: no submissions held
-        return []
     if found.not_held:
         return [f"{problem_id}: expectations not held: {found.not_held}"]
     return [f"{problem_id}/{a.submission}: expected {a.expected}, got {a.got}"

@@ -77,20 +77,23 @@ SPELLINGS: dict[Dialect, dict[str, Verdict]] = {
                         "output_limit_exceeded": Verdict.OLE},
 }
 
+def _expects(*verdicts: Verdict, **more) -> dict:
+    """A rule on a submission's verdicts that permits AC and `verdicts` and requires one of
+    `verdicts` (as `packages.model.Requirement`'s fields, with `more`)."""
+    return {"permitted": frozenset({Verdict.AC, *verdicts}), "required": frozenset(verdicts),
+            **more}
+
+
 # What a submission's folder expects of it in the 2023-07 / 2025-09 formats (the spec's
 # "Default directories"): a rule on its verdicts, as `packages.model.Requirement`'s fields
 # (submissions.yaml may override them).
 FOLDER_RULES: dict[str, dict] = {
     "accepted": {"permitted": frozenset({Verdict.AC})},
     "rejected": {"required": frozenset({Verdict.RE, Verdict.TLE, Verdict.WA})},
-    "wrong_answer": {"permitted": frozenset({Verdict.AC, Verdict.WA}),
-                     "required": frozenset({Verdict.WA})},
-    "time_limit_exceeded": {"permitted": frozenset({Verdict.AC, Verdict.TLE}),
-                            "required": frozenset({Verdict.TLE})},
-    "run_time_error": {"permitted": frozenset({Verdict.AC, Verdict.RE}),
-                       "required": frozenset({Verdict.RE})},
-    "brute_force": {"permitted": frozenset({Verdict.AC, Verdict.RE, Verdict.TLE}),
-                    "required": frozenset({Verdict.RE, Verdict.TLE}), "use_for_time_limit": False},
+    "wrong_answer": _expects(Verdict.WA),
+    "time_limit_exceeded": _expects(Verdict.TLE),
+    "run_time_error": _expects(Verdict.RE),
+    "brute_force": _expects(Verdict.RE, Verdict.TLE, use_for_time_limit=False),
 }
 
 _REJECTED = frozenset({Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE})
@@ -100,21 +103,13 @@ POLYGON_TAGS: dict[str, tuple[dict, ...]] = {
     "main": ({"permitted": frozenset({Verdict.AC})},),
     "accepted": ({"permitted": frozenset({Verdict.AC})},),
     "rejected": ({"required": _REJECTED},),
-    "wrong-answer": ({"permitted": frozenset({Verdict.AC, Verdict.WA}),
-                      "required": frozenset({Verdict.WA})},),
-    "presentation-error": ({"permitted": frozenset({Verdict.AC, Verdict.WA}),
-                            "required": frozenset({Verdict.WA}),
-                            "message": "presentation error"},),
-    "time-limit-exceeded": ({"permitted": frozenset({Verdict.AC, Verdict.TLE}),
-                             "required": frozenset({Verdict.TLE})},),
+    "wrong-answer": (_expects(Verdict.WA),),
+    "presentation-error": (_expects(Verdict.WA, message="presentation error"),),
+    "time-limit-exceeded": (_expects(Verdict.TLE),),
     "time-limit-exceeded-or-accepted": ({"permitted": frozenset({Verdict.AC, Verdict.TLE})},),
-    "time-limit-exceeded-or-memory-limit-exceeded": (
-        {"permitted": frozenset({Verdict.AC, Verdict.TLE, Verdict.MLE}),
-         "required": frozenset({Verdict.TLE, Verdict.MLE})},),
-    "memory-limit-exceeded": ({"permitted": frozenset({Verdict.AC, Verdict.MLE}),
-                               "required": frozenset({Verdict.MLE})},),
-    "failed": ({"permitted": frozenset({Verdict.AC, Verdict.RE}),
-                "required": frozenset({Verdict.RE})},),
+    "time-limit-exceeded-or-memory-limit-exceeded": (_expects(Verdict.TLE, Verdict.MLE),),
+    "memory-limit-exceeded": (_expects(Verdict.MLE),),
+    "failed": (_expects(Verdict.RE),),
     "do-not-run": (),
 }
 
@@ -140,11 +135,11 @@ def names(verdicts: Iterable[Verdict]) -> list[str]:
     return [v.value for v in DISPLAY_ORDER if v in chosen]
 
 
+_DISPLAY_RANKS = {known.value: rank for rank, known in enumerate(DISPLAY_ORDER)}
+
+
 def display_rank(verdict: str) -> tuple[int, str]:
-    for rank, known in enumerate(DISPLAY_ORDER):
-        if known.value == verdict:
-            return (rank, verdict)
-    return (len(DISPLAY_ORDER), verdict)
+    return (_DISPLAY_RANKS.get(verdict, len(DISPLAY_ORDER)), verdict)
 
 
 def is_failure(verdict: str) -> bool:

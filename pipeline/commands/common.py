@@ -41,7 +41,7 @@ def settle(data_dir: Path) -> None:
             "interrupted", err=True)
 
 
-def find_problem(problem_id: str, data_dir: Path | None = None):
+def find_problem(problem_id: str, data_dir: Path):
     """The problem `problem_id`, or a usage error naming the problems there are (or why an
     ingest into `data_dir` refused a package under that name)."""
     from pipeline.problems import get_problem
@@ -49,13 +49,9 @@ def find_problem(problem_id: str, data_dir: Path | None = None):
     try:
         return get_problem(problem_id)
     except UnknownName as error:
-        if data_dir is not None:
-            from pipeline.corpus.refused import refused_note
+        from pipeline.corpus.refused import refused_note
 
-            note = refused_note(data_dir, problem_id)
-            if note is not None:
-                fail(note)
-        fail(str(error))
+        fail(refused_note(data_dir, problem_id) or str(error))
 
 
 def start_executor(kind: str, scheduler: str | None, jobs: int | None, problem=None,

@@ -7,8 +7,9 @@ problems under its name. A problem that fails to register or run never stops the
 
 from __future__ import annotations
 
+import functools
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
@@ -21,8 +22,7 @@ from pipeline.errors import PackageError, UnknownName, UserError
 # -- ingest -------------------------------------------------------------------------------------
 
 
-def contest_roots(roots: list[Path], data_dir: Path | None = None
-                  ) -> tuple[list[Path], list, dict[Path, str]]:
+def contest_roots(roots: list[Path], data_dir: Path) -> tuple[list[Path], list, dict[Path, str]]:
     """The roots an ingest reads (each contest among `roots` replaced by its package folders),
     the contests read, and the name a contest's package folder registers as where that is not
     its folder's name (`registered_name`)."""
@@ -43,7 +43,7 @@ def contest_roots(roots: list[Path], data_dir: Path | None = None
         packages = [root / p.id for p in contest.problems if is_package_folder(root / p.id)]
         found += packages + [root / name for name in contest.unlisted]
         for folder in packages:
-            name = registered_name(data_dir, contest.name, folder) if data_dir else folder.name
+            name = registered_name(data_dir, contest.name, folder)
             if name != folder.name:
                 names[folder] = name
     return found, contests, names
@@ -72,7 +72,7 @@ def registered_name(data_dir: Path, contest: str, folder: Path) -> str:
 
 
 def record_ingested(settings: Settings, contests: list, summary, wait: bool,
-                    names: dict[Path, str] | None = None) -> list[str]:
+                    names: dict[Path, str]) -> list[str]:
     """Record each contest ingested with what became of each of its problems; returns the lines
     that say so: one per problem (registered, with its cases; or why not), then the notes.
     `names`: as `contest_roots` gives them."""
@@ -81,8 +81,8 @@ def record_ingested(settings: Settings, contests: list, summary, wait: bool,
 
     lines = []
     for contest in contests:
-        renamed = {p.id: (names or {})[Path(contest.folder) / p.id] for p in contest.problems
-                   if Path(contest.folder) / p.id in (names or {})}
+        renamed = {p.id: names[Path(contest.folder) / p.id] for p in contest.problems
+                   if Path(contest.folder) / p.id in names}
         why = {p.id: _not_registered(contest.folder, p.id, summary, renamed.get(p.id))
                for p in contest.problems}
         with data_lock(settings.data_dir, wait=wait):
@@ -187,14 +187,13 @@ def contest_runs(settings: Settings, name: str) -> list[str]:
     contest = find_contest(settings, name)
     runs = []
     for entry in contest.problems:
-        label = f"{entry.label} " if entry.label else ""
         if not entry.registered:
-            say(f"note: {label}{entry.id}: not registered: {entry.why}", err=True)
+            say(f"note: {labelled(entry)}: not registered: {entry.why}", err=True)
             continue
         if newest := latest_run_per_problem(settings.data_dir, entry.id):
             runs += newest
         else:
-            say(f"note: {label}{entry.id}: no finished run (`pipeline run --contest "
+            say(f"note: {labelled(entry)}: no finished run (`pipeline run --contest "
                 f"{contest.name}` makes one)", err=True)
     if not runs:
         fail(f"contest {contest.name}: none of its problems has a finished run: run "
@@ -211,13 +210,11 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
 
     contest = find_contest(settings, name)
     decide_sandbox(sandbox)  # every program of every problem's run
-    local = executor_kind.strip().lower() == "local"
-    registered = [p.id for p in contest.problems if p.registered]
-    if local:
+    if executor_kind.strip().lower() == "local":
         from pipeline.problems import problem_modules
         from pipeline.run.workerserver import start_server
 
-        start_server(problem_modules(registered))
+        start_server(problem_modules([p.id for p in contest.problems if p.registered]))
     from pipeline.programs import contained
 
     contained.hide(settings.data_dir)
@@ -226,15 +223,10 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
     for entry, outcome in zip(contest.problems, outcomes):
         if not entry.registered:
             outcome.failed, outcome.status = f"not registered: {entry.why}", 1
-
-    def judge(entry, outcome: ProblemOutcome, shared) -> list[tuple[str, bool]]:
-        request = RunRequest(problem=entry.id, jobs=jobs, memory_mb=memory, stack_mb=stack,
-                             sandbox=sandbox, repeat=repeat,
-                             command=" ".join(["pipeline", *sys.argv[1:]]),
-                             wait=not no_wait, fail_fast=fail_fast)
-        return judge_entry(settings, entry, outcome, request, executor_kind=executor_kind,
-                           scheduler=scheduler, jobs=jobs, shared=shared)
-
+    request = RunRequest(problem="", jobs=jobs, memory_mb=memory, stack_mb=stack,
+                         sandbox=sandbox, repeat=repeat, wait=not no_wait, fail_fast=fail_fast,
+                         command=" ".join(["pipeline", *sys.argv[1:]]))  # of every problem
+    judge = functools.partial(judge_entry, settings, request, executor_kind, scheduler)
     todo = [(entry, outcome) for entry, outcome in zip(contest.problems, outcomes)
             if entry.registered]
     if len(todo) > 1:
@@ -252,16 +244,20 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
         raise typer.Exit(code)
 
 
+def labelled(entry) -> str:
+    """A contest's problem as its summaries name it: its label (if any), then its id."""
+    return f"{entry.label} {entry.id}" if entry.label else entry.id
+
+
 def problem_header(entry) -> str:
-    return f"== {entry.label + ' ' if entry.label else ''}{entry.id}"
+    return f"== {labelled(entry)}"
 
 
-def judge_entry(settings: Settings, entry, outcome: ProblemOutcome, request, *,
-                executor_kind: str, scheduler: str | None, jobs: int | None,
-                shared) -> list[tuple[str, bool]]:
-    """Judge the contest's problem `entry` (on `shared`, the contest's queue, when given), its
-    outcome into `outcome`; returns the lines that say how it went, each with whether it goes
-    to stderr."""
+def judge_entry(settings: Settings, request, executor_kind: str, scheduler: str | None, entry,
+                outcome: ProblemOutcome, shared) -> list[tuple[str, bool]]:
+    """Judge the contest's problem `entry` as `request` asks (on `shared`, the contest's queue,
+    when given), its outcome into `outcome`; returns the lines that say how it went, each with
+    whether it goes to stderr."""
     from pipeline.commands.running import NoCaseSelected, judge_problem
     from pipeline.problems import get_problem
     from pipeline.programs.languages import BuildError
@@ -269,11 +265,12 @@ def judge_entry(settings: Settings, entry, outcome: ProblemOutcome, request, *,
     from pipeline.run.request import select_solvers
     from pipeline.run.runner import format_summary
 
+    request = replace(request, problem=entry.id)
     try:
         problem = get_problem(entry.id)
         selection = select_solvers(problem, request)
-        result = judge_problem(settings, problem, request, selection,
-                               executor_kind=executor_kind, scheduler=scheduler, jobs=jobs,
+        result = judge_problem(settings, problem, request, selection, executor_kind=executor_kind,
+                               scheduler=scheduler, jobs=request.jobs,
                                shared=None if shared is None else shared.lane(problem.id))
     except (NoCaseSelected, BuildError, ExecutorError, UnknownName, UserError) as error:
         outcome.failed, outcome.status = f"not run: {error}", 1
@@ -406,7 +403,7 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
     rows: list[tuple[str, ...]] = [header]
     notes = []
     for o in outcomes:
-        name = f"{o.label} {o.id}" if o.label else o.id
+        name = labelled(o)
         if o.failed or o.idle or o.summary is None:  # no rows: why
             why = o.failed or (f"nothing to run: {o.idle}" if o.idle
                                else "not run (the contest's run was interrupted before it)")
@@ -437,7 +434,7 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
     bugs = [(o, line) for o in outcomes for line in o.bugs]
     if bugs:
         lines.append(f"  package bugs ({len(bugs)}):")
-        lines += [f"    {f'{o.label} {o.id}' if o.label else o.id}: {line}" for o, line in bugs]
+        lines += [f"    {labelled(o)}: {line}" for o, line in bugs]
     idle = len(outcomes) - judged - interrupted - not_judged
     lines.append(f"total: {len(outcomes)} problems ({judged} judged, "
                  + (f"{interrupted} interrupted, " if interrupted else "")

@@ -135,8 +135,8 @@ def exit_status(summary) -> int:
     permits (as DOMjudge's `class Main` for Java) is a note, not a failure."""
     if summary.status != "finished":
         return 130 if summary.status == "interrupted" else 1
-    agreeing = {a.submission for a in getattr(summary.expectations, "agreements", ())
-                if a.status == "agree"}
+    held = summary.expectations  # (None: no package submissions judged)
+    agreeing = {a.submission for a in getattr(held, "agreements", ()) if a.status == "agree"}
     failed = [f.solver for f in summary.cannot_start if f.solver not in agreeing]
     if permitted := [f.solver for f in summary.cannot_start if f.solver in agreeing]:
         say(f"note: {', '.join(permitted)} could not start, which its folder permits: "
@@ -149,12 +149,14 @@ def exit_status(summary) -> int:
         (summary.judge_failed, "result(s) are judge errors (JE): the judge failed on them (a "
          "checker failed, or the workers running the case died), so they are no verdict of the "
          "program (see above); --resume judges them again"),
-        (summary.disagreements, "submission(s) got what their folder does not expect (see above)"),
-        (summary.judge_errors, "submission(s) or validator(s) could not be held to what they "
-         "should get: the package's own programs failed judging them (judge-error, see above)"),
-        (summary.partial, "submission(s) got what they expect only on the test cases judged: the "
-         "package holds test cases that were not judged (see `not judged` above), so no "
-         "agreement is reported")]
+        (len(getattr(held, "disagreements", ())), "submission(s) got what their folder does not "
+         "expect (see above)"),
+        (len(getattr(held, "judge_errors", ())), "submission(s) or validator(s) could not be held "
+         "to what they should get: the package's own programs failed judging them (judge-error, "
+         "see above)"),
+        (len(getattr(held, "partial", ())), "submission(s) got what they expect only on the test "
+         "cases judged: the package holds test cases that were not judged (see `not judged` "
+         "above), so no agreement is reported")]
     for count, text in reasons:
         if count:
             say(f"{count} {text}", err=True)

@@ -81,17 +81,14 @@ def _stress_request(problem_id: str, recipe: list[str] | None, generator: list[s
 
 def stress_errors():
     """The errors a stress or hunt session can meet (unknown names, unpaired solvers, a failed
-    build, an unwritable data folder, a damaged table), reported without a traceback."""
-    from pipeline.config import ConfigError
+    build, an unwritable data folder, a damaged table), reported without a traceback; a
+    `UserError` is also each session's own (`StressError`, `HuntError`, `JudgeError`) and a
+    settings file's (`ConfigError`)."""
     from pipeline.programs.languages import BuildError
     from pipeline.run.executors import ExecutorError
-    from pipeline.stress.hunt import HuntError
-    from pipeline.stress.judge import JudgeError
-    from pipeline.stress.stress import StressError
     from pipeline.tables.files import DamagedTable
 
-    return (UnknownName, JudgeError, StressError, HuntError, BuildError, ConfigError,
-            DamagedTable, ExecutorError, UserError, OSError)
+    return (UnknownName, BuildError, DamagedTable, ExecutorError, UserError, OSError)
 
 
 def _searched(search: Callable[[], T]) -> T:
@@ -194,7 +191,7 @@ def harden_command(
     pipeline stress does), shrink it and add it to the problem's own tests: a package's data
     (harden-NAME.in/.ans beside its test group's cases), a built-in problem's
     DATA/raw/PROBLEM/hardened/. Exits 1 when a wrong program still survives."""
-    from pipeline.stress.harden import HardenError, format_hardened
+    from pipeline.stress.harden import format_hardened
     from pipeline.stress.harden import harden as run_harden
 
     problem = _prepared(ctx.obj, problem_id, sandbox)
@@ -205,7 +202,7 @@ def harden_command(
                                   group=group, sandbox=sandbox)
         done = run_harden(ctx.obj.data_dir, request, tuple(solver or ()),
                           log=lambda line: say(line, err=True))
-    except (HardenError, *stress_errors()) as error:
+    except stress_errors() as error:  # (a `HardenError` is a `UserError`)
         fail(str(error), code=1)
     say(format_hardened(problem.id, done))
     if any(item.status == "interrupted" for item in done):

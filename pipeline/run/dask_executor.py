@@ -277,10 +277,8 @@ class GamebenchPlugin(_PluginBase):
             pool = self._idle.pop() if self._idle else InnerPool(1)
             self._running[key] = pool
         try:
-            if deaths:
-                outcomes = self._run_carefully(key, pool, jobs, deaths, client, stop)
-            else:
-                outcomes = self._run(key, pool, jobs, stop)
+            outcomes = (self._run_carefully(key, pool, jobs, deaths, client, stop) if deaths
+                        else self._run(key, pool, jobs, stop))
         finally:
             with self._lock:
                 self._running.pop(key, None)

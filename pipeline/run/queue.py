@@ -114,10 +114,9 @@ class ContestQueue:
     def lane(self, problem: str) -> _Lane:
         """Problem `problem`'s executor on this queue."""
         with self._lock:
-            lane = self._lanes.get(problem)
-            if lane is None:
-                lane = self._lanes[problem] = _Lane(self, problem)
-            return lane
+            if problem not in self._lanes:
+                self._lanes[problem] = _Lane(self, problem)
+            return self._lanes[problem]
 
     # -- what the lanes call ------------------------------------------------------------------
 

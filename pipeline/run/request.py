@@ -130,8 +130,8 @@ def _digest(files: list[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
-def external_identity(program: Program, cwd: Path | None = None) -> SolverIdentity:
-    cwd = Path(cwd or program.base_dir or os.getcwd())
+def external_identity(program: Program) -> SolverIdentity:
+    cwd = Path(program.base_dir or os.getcwd())
     return SolverIdentity(name=program.name, kind="external", run=program.run,
                           build=program.build,
                           source=str(program.path) if program.path else None, cwd=str(cwd),

@@ -91,21 +91,6 @@ class RunSummary:
         """How many results are judge errors (`JE`): no verdict of the program."""
         return sum(counts[Verdict.JE.value] for counts in self.verdicts.values())
 
-    @property
-    def disagreements(self) -> int:
-        """How many submissions got what their folder or tag does not expect."""
-        return len(self.expectations.disagreements) if self.expectations is not None else 0
-
-    @property
-    def judge_errors(self) -> int:
-        """How many submissions or validators could not be held: their judge failed."""
-        return len(self.expectations.judge_errors) if self.expectations is not None else 0
-
-    @property
-    def partial(self) -> int:
-        """How many submissions agree only on the part of the package's cases judged."""
-        return len(self.expectations.partial) if self.expectations is not None else 0
-
 
 def host_info() -> dict[str, str | int | None]:
     try:
@@ -361,13 +346,15 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         executor = make_executor("local", None, request.jobs, problem, selection)
     summary = RunSummary(run_id, "running", 0, notes=[
         *built_notes, *external_notes(request, specs, selection.submissions)])
+    failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
     if request.resume:  # the summary is of the whole run: this part and the one before
         summary.results_before = previous.height
         for row in previous.iter_rows(named=True):
             _tally(summary, row)
+            if request.fail_fast:
+                _first_failure(failed, row)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     started = False          # the run's row says `running`: it must say how it ended
-    failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
 
     def flush() -> None:
         nonlocal chunk, buffer
@@ -412,19 +399,19 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                             [answer_id(e) for e in cases["expected"]])
         judging = _judging(problem, selection, cases, executor, timeout_s, specs, summary,
                            request.fail_fast)
-        expected = dict(zip(cases["case_id"], cases["expected"]))
-        expected_source = dict(zip(cases["case_id"], cases["expected_source"]))
-        sizes = dict(zip(cases["case_id"], cases["size"]))
+        by_case = {case["case_id"]: case for case in cases.select(  # (a case's id is its key)
+            "case_id", "input", "group", "expected", "expected_source", "size").iter_rows(
+            named=True)}
         jobs: list[Job] = []
         judge = problem.package_judge
         own_judge = judge is not None  # its judge reads the answer and the group
-        for case_id, text, group in zip(cases["case_id"], cases["input"], cases["group"]):
+        for case_id, case in by_case.items():
             for spec in specs:
                 for rep in range(request.repeat):
                     if (case_id, spec.name, rep) not in done:
-                        jobs.append(Job(len(jobs), spec, case_id, text, rep,
-                                        answer=expected.get(case_id) if own_judge else None,
-                                        group=group if own_judge else None))
+                        jobs.append(Job(len(jobs), spec, case_id, case["input"], rep,
+                                        answer=case["expected"] if own_judge else None,
+                                        group=case["group"] if own_judge else None))
         judged: dict = {}
         already: list[tuple[Job, Outcome]] = []  # judged while the time limit was derived
         if judging is not None:
@@ -434,19 +421,14 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             done = done | {(job.case_id, job.solver.name, 0) for job, _ in already}
             jobs += judge.jobs(judging, cases, request.repeat, done, len(jobs))
         last_flush = time.monotonic()
-        finished = 0
         total = len(already) + len(jobs)
-        if request.fail_fast and request.resume:
-            for row in previous.iter_rows(named=True):
-                _first_failure(failed, row)
         # --fail-fast: one not expected to pass runs a case at a time, none past its failure
         failing = frozenset(name for name in {job.solver.name for job in jobs}
                             if not problem.expected_to_pass(name)) if request.fail_fast \
             else frozenset()
         for job, outcome in itertools.chain(already, executor.run(
                 jobs, skip if request.fail_fast else None, one_at_a_time=failing)):
-            row = _result_row(run_id, problem, job, outcome, expected.get(job.case_id),
-                              expected_source.get(job.case_id), sizes.get(job.case_id), info)
+            row = _result_row(run_id, problem, job, outcome, by_case[job.case_id], info)
             buffer.append(row)
             if request.fail_fast:
                 _first_failure(failed, row)
@@ -455,10 +437,10 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                     and job.solver.kind == "submission":  # held against their expectations
                 judged.setdefault(job.solver.name, {})[outcome.judgement.case] = outcome.judgement
             _tally(summary, row)
-            finished += 1
             if progress:
                 verdicts = sum(summary.verdicts.values(), Counter())
-                progress(finished, total, " ".join(f"{k}:{v}" for k, v in sorted(verdicts.items())))
+                progress(summary.results_written + len(buffer), total,
+                         " ".join(f"{k}:{v}" for k, v in sorted(verdicts.items())))
             if len(buffer) >= CHUNK_ROWS or time.monotonic() - last_flush > CHUNK_SECONDS:
                 flush()
                 last_flush = time.monotonic()
@@ -549,8 +531,10 @@ def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
                                                "message": bug.message} for bug in found.bugs])
 
 
-def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expected: str | None,
-                expected_source: str | None, size: int | None, info: dict) -> dict:
+def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, case: dict,
+                info: dict) -> dict:
+    """The results row of `outcome`, its answer graded against `case`'s expected one."""
+    expected = case["expected"]
     error, score, message = outcome.error, None, None
     if outcome.judgement is not None:  # judged where it ran, by the problem's own rules
         judged = outcome.judgement
@@ -567,8 +551,8 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, expec
             "answer": outcome.answer, "score": score, "message": message,
             "wall_ms": outcome.wall_ms, "cpu_ms": outcome.cpu_ms,
             "peak_rss_kb": outcome.peak_rss_kb, "exit_code": outcome.exit_code, "error": error,
-            "expected_source": expected_source if expected is not None else None,
-            "size": size, "host": outcome.host or info["host"], "finished_at": now()}
+            "expected_source": case["expected_source"] if expected is not None else None,
+            "size": case["size"], "host": outcome.host or info["host"], "finished_at": now()}
 
 
 def _tally(summary: RunSummary, row: dict) -> None:

@@ -16,8 +16,7 @@ from pipeline.problems import Problem, get_problem
 
 def output_name(source: Path) -> str:
     """`01.in` -> `01.out`; a name without `.in` gets `.out` appended."""
-    name = source.name
-    return (name[:-3] if name.endswith(".in") else name) + ".out"
+    return source.name.removesuffix(".in") + ".out"
 
 
 def _solved(problem: Problem, stage: str, source: Path | None,
@@ -85,11 +84,9 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
                         help="stage to solve with (default: %(default)s)")
     parser.add_argument("--out-dir", "-o", type=Path, default=None, metavar="DIR",
                         help="write DIR/NAME.out for each NAME.in (needed for several inputs)")
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
     try:
         args = parser.parse_intermixed_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
     return solve_command(args.problem, args.inputs, args.solver, args.out_dir,
-                         stdin or sys.stdin, stdout, stderr)
+                         stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)

@@ -93,10 +93,8 @@ class StartFailure:
 
 def start_failure(solver: str, total: int, failures: Counter,
                   sandboxed: bool) -> StartFailure | None:
-    """The start-up failure of `solver` when its most common one ended at least half of its
-    `total` results, else None."""
-    if not failures or total == 0:
-        return None
+    """The start-up failure of `solver` when its most common one (of `failures`, not empty)
+    ended at least half of its `total` results, else None."""
     line, count = failures.most_common(1)[0]
     if 2 * count < total:
         return None

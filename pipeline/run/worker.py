@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
 from pipeline.errors import BeyondLimits, InputError
+from pipeline.fsutil import current_umask
 from pipeline.problems import Problem, current_problem, get_problem
 from pipeline.programs.contained import use_sandbox, waited_s, wall_cap_s
 from pipeline.programs.external import (
@@ -210,10 +211,8 @@ class ProcessSettings:
 
 def process_settings() -> ProcessSettings:
     """This process's settings now."""
-    umask = os.umask(0o022)
-    os.umask(umask)
     return ProcessSettings(dict(os.environ), os.getcwd(), frozenset(os.sched_getaffinity(0)),
-                           umask)
+                           current_umask())
 
 
 def _take(settings: ProcessSettings) -> None:
