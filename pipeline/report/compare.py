@@ -193,12 +193,9 @@ def compare_runs(data_dir: Path, base_run: str, new_run: str,
     joined = _joined(_side(base, "base", "solver"), _side(new, "new", "solver"),
                      ["case_id", "solver"])
     solvers = list(dict.fromkeys([*new["solver"].to_list(), *base["solver"].to_list()]))
-    compared = []
-    for name in solvers:
-        part = joined.filter(pl.col("solver") == name)
-        compared.append(_compare_solver(problem, name, part, set(base["solver"]),
-                                        set(new["solver"]), same_host, ratio_threshold,
-                                        min_diff_ms))
+    compared = [_compare_solver(problem, name, joined.filter(pl.col("solver") == name),
+                                set(base["solver"]), set(new["solver"]), same_host,
+                                ratio_threshold, min_diff_ms) for name in solvers]
     findings = _findings(compared, same_host, base_host, new_host, ratio_threshold,
                          min_diff_ms)
     return Comparison(problem=problem, base_run=base_run, new_run=new_run, base_host=base_host,
@@ -412,11 +409,8 @@ def pairs_to_compare(data_dir: Path, base: str | None = None, new: str | None = 
                      f"finished run of {row['problem']}")]
     problems = [problem] if problem else list(dict.fromkeys(
         finished_runs(data_dir)["problem"].sort().to_list()))
-    pairs = []
-    for pid in problems:
-        runs = latest_runs(data_dir, pid, 2)
-        if len(runs) == 2:
-            pairs.append(choose_baseline(data_dir, runs[0]))
+    pairs = [choose_baseline(data_dir, runs[0]) for pid in problems
+             if len(runs := latest_runs(data_dir, pid, 2)) == 2]
     if not pairs:
         raise UserError(f"compare needs two finished runs of {problem} in {where}"
                         if problem else "compare needs two finished runs of one problem; no "

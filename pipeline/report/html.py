@@ -349,9 +349,7 @@ def _verdict_list(matrix, problem: str, solvers: Sequence[str],
 
 def _summed_badges(matrix, problem: str, solvers: Sequence[str]) -> str:
     """The cases per verdict of `solvers` together, as badges."""
-    total: Counter[str] = Counter()
-    for solver in solvers:
-        total.update(matrix.cell(problem, solver))
+    total = sum((Counter(matrix.cell(problem, solver)) for solver in solvers), Counter())
     return _badges({v: total[v] for v in sorted(total, key=display_rank)})
 
 

@@ -10,7 +10,9 @@ only there passes every test.
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -128,8 +130,7 @@ def measure_strength(problem: str, run_id: str, results, cases) -> Strength:
 
     results = results.filter((pl.col("run_id") == run_id) & (pl.col("problem") == problem))
     order = list(dict.fromkeys(results["case_id"].to_list()))
-    sources = dict(zip(cases["case_id"].to_list(), cases["source"].to_list())) \
-        if cases.height else {}
+    sources = dict(zip(cases["case_id"].to_list(), cases["source"].to_list()))
     cpu = results.group_by("case_id").agg(pl.col("cpu_ms").fill_null(0).sum())
     cpu_of = dict(zip(cpu["case_id"].to_list(), cpu["cpu_ms"].to_list()))
     programs: list[WrongProgram] = []
@@ -148,10 +149,7 @@ def measure_strength(problem: str, run_id: str, results, cases) -> Strength:
             kills_of[case].append(program.solver)
     bit = {p.solver: 1 << n for n, p in enumerate(programs)}
     masks = [sum(bit[s] for s in kills_of[case]) for case in order]
-    universe = 0
-    for mask in masks:
-        universe |= mask
-    chosen, method = smallest_cover(masks, universe)
+    chosen, method = smallest_cover(masks, functools.reduce(operator.or_, masks, 0))
     smallest = tuple(order[i] for i in chosen)
     per_case = tuple(CaseStrength(
         case, sources.get(case), tuple(kills_of[case]),
@@ -169,12 +167,9 @@ def strength_of_runs(data_dir: Path, run_ids: Iterable[str]) -> list[Strength]:
     from pipeline.tables.results import run_rows
 
     rows = run_rows(data_dir, run_ids)
-    found = []
-    for run_id in run_ids:
-        problem = rows[run_id]["problem"]
-        results = collapsed_results(data_dir, [run_id], problem=problem)
-        found.append(measure_strength(problem, run_id, results, load_cases(data_dir, [problem])))
-    return found
+    return [measure_strength(problem, run_id, collapsed_results(data_dir, [run_id], problem),
+                             load_cases(data_dir, [problem]))
+            for run_id in run_ids for problem in [rows[run_id]["problem"]]]
 
 
 def strength_rows(strength: Strength) -> list[dict]:
