@@ -1,11 +1,8 @@
 """Finding the files of an ingest: folders on disk and zip archives (`scan`), every fault
 (unreadable, broken link or loop, non-UTF-8 name, not a regular file, corrupt or bomb-like
 archive) a reject. `SourceReader` reads a file's bytes within the size limit. Links to folders
-are followed, each real folder once.
-
-`find_cases` recognises test cases in the layouts judges use, from relative paths alone: `NAME.in`
-with `.out`/`.ans`/`.a` or alone; Kattis `data/sample|secret/**`; Polygon `tests/01` + `01.a`;
-AtCoder `in/NAME` + `out/NAME`; IOI/TPS `tests/<subtask>-<nn>.in`.
+are followed, each real folder once. `find_cases` recognises test cases in the layouts judges
+use (docs/commands.md, `pipeline ingest`) from relative paths alone.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""Reading judge files token by token, with errors that say where.
-
-Judge files (inputs and expected outputs) are held to what a judge's reader sees: tokens are
-separated by spaces and newlines only (a tab only where the statement allows one, `tab=True`),
-and an integer is canonical (no leading zero, no `+`, never `-0`). `str.split` would also split
-on a no-break space or `\\x1c`, where `std::cin` reads other tokens, and `int` would read `01`;
-`TokenReader` refuses both, naming line, column and rule. It locates a token only to report
-an error, so the happy path costs one `str.split` and a few scans.
+"""Reading judge files token by token, with errors that say where. Judge files are held to what
+a judge's reader sees (docs/faults.md): tokens separated by spaces and newlines only (a tab
+only where the statement allows one, `tab=True`; `str.split` splits on more) and canonical
+integers (`int` reads `01`). A token is located only to report an error, so the happy path
+costs one `str.split` and a few scans.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """How strong a problem's tests are: which case kills which wrong program (one that must fail,
-`report.load.must_fail`), and the fewest cases that still kill every one the whole set kills:
-an exact minimum set cover up to `EXACT_MAX_PROGRAMS` killed programs, else the greedy cover
-(within H(d) of the fewest). docs/commands.md#pipeline-strength.
-
-Constraint coverage: which of a problem's input bounds its stored cases reach
-(`Problem.bound_coverage`). A bound whose end no case reaches is a warning: a program failing
-only there passes every test.
+`report.load.must_fail`), the fewest cases that still kill every one the whole set kills, and
+which input bounds the stored cases reach (`Problem.bound_coverage`); the rules:
+docs/commands.md#pipeline-strength.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""`pipeline hunt`: search for inputs of a given size on which S is slowest.
-
-1. Start: cases of the size from the growth ladder and the recipes, each timed `repeats`
-   times; the slowest median is the starting point.
-2. Climb: each round times a few valid mutants once; the promising ones are timed `repeats`
-   more times, interleaved with the current case, and one whose median beats it by 5%
-   replaces it (CPU times where measured: they move less with the load).
-3. Keep: the slowest case is kept (`findings.keep_case`) in group `hunt`.
+"""`pipeline hunt`: search for inputs of a given size on which S is slowest: start from the
+slowest of the growth ladder's and the recipes' cases, climb by timed mutants, keep the slowest
+case in group `hunt` (the steps: docs/stress.md, `pipeline hunt`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """`pipeline stress`: generate cases from recipes, judge S against R, shrink and keep failures.
-
-Cases come from the chosen recipes in a fixed interleaving, so the sequence depends only on
-the seed; failures are shrunk in sequence order and shrinking is deterministic, so one seed
-gives the same findings whatever the workers. A failure that shrinks to a finding already kept
-is not kept again.
+Cases come in a fixed sequence and failures are shrunk in its order, so one seed gives the same
+findings whatever the workers (docs/stress.md).
 """
 
 from __future__ import annotations
