@@ -44,8 +44,7 @@ def _tree_set(rng: random.Random, max_len: int, budget: int, p_leaf: float,
             out.append(p)
             total += len(p)
         else:
-            stack.append(p + "1")
-            stack.append(p + "0")
+            stack += [p + "1", p + "0"]
     if not out:
         out.append(_random_bits(rng, rng.randint(1, max_len)))
     return out
