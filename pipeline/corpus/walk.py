@@ -83,9 +83,7 @@ def problem_of(rel: str, root_name: str, override: str | None,
         return override or root_name, rel
     first, slash, inner = rel.partition("/")
     name = first[:-4] if first.endswith(".zip") and not slash else first
-    if name in ids:
-        return name, inner or first
-    return None, rel
+    return (name, inner or first) if name in ids else (None, rel)
 
 
 def _error_text(error: OSError) -> str:

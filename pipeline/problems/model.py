@@ -366,10 +366,7 @@ class Problem:
 
     def known_wrong(self, name: str) -> str | None:
         """What is wrong with the program `name` when it must fail (a known-wrong stage)."""
-        for stage in self.stages:
-            if stage.name == name:
-                return stage.known_wrong
-        return None
+        return next((stage.known_wrong for stage in self.stages if stage.name == name), None)
 
     def expected_to_pass(self, name: str) -> bool:
         """Whether the program `name` is expected to get every case right (`--fail-fast`

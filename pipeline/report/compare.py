@@ -351,9 +351,7 @@ def comparable(new_row: dict, base_row: dict) -> str | None:
                 f"(more than {CASE_COUNT_TOLERANCE:.0%} apart)")
     missing = [name for name in new_row.get("solvers") or []
                if name not in set(base_row.get("solvers") or [])]
-    if missing:
-        return f"did not run {', '.join(missing)}"
-    return None
+    return f"did not run {', '.join(missing)}" if missing else None
 
 
 def choose_baseline(data_dir: Path, new_run: str, skipped_shown: int = 5) -> Pair:

@@ -96,11 +96,8 @@ class Judge:
     def _next_reference(self, case: Case, start: int) -> int | None:
         """The position of the first reference from `start` on that may answer `case` (a
         built-in stage whose limits accept it, or any other solver)."""
-        for position in range(start, len(self.references)):
-            spec = self.references[position]
-            if spec.kind != "stage" or self._stages[spec.stage].accepts(case):
-                return position
-        return None
+        return next((position for position, spec in enumerate(self.references[start:], start)
+                     if spec.kind != "stage" or self._stages[spec.stage].accepts(case)), None)
 
     def __post_init__(self) -> None:
         self._stages = {s.name: s for s in self.problem.stages}

@@ -10,9 +10,7 @@ from pipeline.problems.model import Recipe
 
 
 def _random_bits(rng: random.Random, length: int) -> str:
-    if length <= 0:
-        return ""
-    return format(rng.getrandbits(length), f"0{length}b")
+    return format(rng.getrandbits(length), f"0{length}b") if length > 0 else ""
 
 
 def _insertion_set(rng: random.Random, big_l: int, attempts: int, max_len: int) -> list[str]:

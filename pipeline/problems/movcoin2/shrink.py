@@ -123,9 +123,7 @@ SHRINKS = (drop_tests, cut_subtrees, lower_coins, relabel)
 def _pick_test(case: Movcoin2Case, rng: random.Random, minimum: int = 1) -> int | None:
     """A test with at least `minimum` nodes, chosen in proportion to its size."""
     weights = [t.n if t.n >= minimum else 0 for t in case.tests]
-    if not any(weights):
-        return None
-    return rng.choices(range(len(case.tests)), weights)[0]
+    return rng.choices(range(len(case.tests)), weights)[0] if any(weights) else None
 
 
 def _random_top(test: TreeCase, parent: list[int], rng: random.Random) -> int:
