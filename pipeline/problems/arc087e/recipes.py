@@ -138,10 +138,7 @@ def _comb(rng: random.Random, k: int, with_end: bool) -> list[str]:
     """Teeth spine[:i] + flipped spine[i] for i < k, plus the spine itself if `with_end`."""
     spine = _random_bits(rng, k)
     flip = {"0": "1", "1": "0"}
-    teeth = [spine[:i] + flip[spine[i]] for i in range(k)]
-    if with_end:
-        teeth.append(spine)
-    return teeth
+    return [spine[:i] + flip[spine[i]] for i in range(k)] + ([spine] if with_end else [])
 
 
 def _make_comb(rng: random.Random) -> Case:
@@ -169,8 +166,7 @@ def _max_one_long(rng: random.Random, big_l: int | None) -> Case:
 
 def _max_comb(rng: random.Random, big_l: int | None) -> Case:
     k = 446  # 446 * 447 / 2 = 99 681 <= 10^5
-    strings = _comb(rng, k, False)
-    return _case(rng, strings, k if big_l is None else big_l)
+    return _case(rng, _comb(rng, k, False), k if big_l is None else big_l)
 
 
 def _max_balanced(rng: random.Random, big_l: int | None) -> Case:
