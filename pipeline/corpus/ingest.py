@@ -1,10 +1,7 @@
-"""`pipeline ingest`: find every case under some roots, validate it, store it in tables.
-
-Good cases merge into `tables/cases/<problem>.parquet` keyed by `case_id`: the same input under
-another name adds to its `sources` and `groups`; the same input with another answer is a
-`conflict` reject, never written over. Everything unusable is a `rejects` row naming file,
-line, column and rule. Reading and validating run without a lock, a chunk at a time, put aside
-in a `_Spill`; the merge runs under the data folder's lock, a row group at a time.
+"""`pipeline ingest`: find every case under some roots, validate it, merge it into
+`tables/cases/<problem>.parquet` by `case_id`, every unusable file a `rejects` row (the rules:
+docs/commands.md, `pipeline ingest`). Reading and validating run without a lock, a chunk at a
+time, put aside in a `_Spill`; the merge runs under the data folder's lock, a row group at a time.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """`pipeline compare`: what changed between two runs of a problem (per solver: verdict
 transitions, changed answers, slowdowns, as `Finding`s), and whether that is bad; the runs a
-bare `pipeline compare` looks at; two programs of one run side by side.
-docs/commands.md#pipeline-compare.
+bare `pipeline compare` looks at; two programs of one run side by side (docs/commands.md).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""`pipeline mismatches`: cases whose answers disagree, per problem, smallest case first.
-
-A case is a mismatch when a stage's answer differs, by the problem's own `compare`, from the
-expected answer or from another stage's; rows without an answer take no part. A *finding* is a
-trusted solver off; *known* is only known-wrong stages off, folded into one line per stage.
+"""`pipeline mismatches`: cases where a stage's answer differs, by the problem's own `compare`,
+from the expected one or another stage's (rows without an answer take no part), per problem,
+smallest case first: findings in full, known-wrong stages a line each (docs/commands.md).
 """
 
 from __future__ import annotations
