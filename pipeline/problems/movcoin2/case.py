@@ -235,7 +235,7 @@ def _parse_quick(text: str) -> Movcoin2Case | None:
     if pos != len(values):
         return None
     # Global node ids: test k's node i is offset_k + i.
-    us, vs, offsets = [], [], []
+    us, vs = [], []
     offset = 0
     for n, edge_start, coin_start in spans:
         ends = array[edge_start:coin_start]
@@ -246,7 +246,6 @@ def _parse_quick(text: str) -> Movcoin2Case | None:
             return None
         us.append(ends[0::2] + offset)
         vs.append(ends[1::2] + offset)
-        offsets.append(offset)
         offset += n
     u = np.concatenate(us)
     v = np.concatenate(vs)
