@@ -258,9 +258,7 @@ UNKNOWN_BOUND = "as the validator checks"
 def stored_coverage(data_dir, problem) -> tuple[BoundCoverage, ...]:
     """Coverage of the problem's bounds by its stored cases (each input with the test group
     it was found in), as the problem's hook `bound_coverage` counts it."""
-    cases = load_cases(data_dir, [problem.id])
-    if not cases.height:
-        return problem.bound_coverage([])
+    cases = load_cases(data_dir, [problem.id])  # (its columns even when there is no case)
     return problem.bound_coverage([(text, group or "") for text, group in
                                    zip(cases["input"].to_list(), cases["group"].to_list())])
 
@@ -273,11 +271,9 @@ def coverage_of_problems(data_dir, problem_ids) -> tuple[dict[str, tuple[BoundCo
     why_none: dict[str, str] = {}
     for problem_id in dict.fromkeys(problem_ids):
         problem = registered(problem_id)
-        if problem is None:
-            covered[problem_id] = ()
-            continue
-        covered[problem_id] = stored_coverage(data_dir, problem)
-        why_none[problem_id] = problem.why_no_coverage()
+        covered[problem_id] = () if problem is None else stored_coverage(data_dir, problem)
+        if problem is not None:
+            why_none[problem_id] = problem.why_no_coverage()
     return covered, why_none
 
 
