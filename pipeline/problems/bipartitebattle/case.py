@@ -109,9 +109,7 @@ def _parse_slow(text: str) -> BattleCase:
 
 
 def render(case: BattleCase) -> str:
-    lines = [str(case.n)]
-    lines.extend(f"{a} {b}" for a, b in case.graphs)
-    return "\n".join(lines) + "\n"
+    return "\n".join([str(case.n), *(f"{a} {b}" for a, b in case.graphs)]) + "\n"
 
 
 def format_answer(case: BattleCase, answer: int) -> str:
