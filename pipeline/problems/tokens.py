@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from itertools import islice
 
 from pipeline.errors import InputError
 from pipeline.problems.identity import normalise_newlines
@@ -89,11 +90,9 @@ class TokenReader:
     # -- locating ---------------------------------------------------------------------------
     def locate(self, index: int) -> tuple[int, int]:
         """1-based (line, column) of token `index`; the end of the text if there is none."""
-        if index < len(self.tokens):
-            for i, match in enumerate(_TOKEN.finditer(self.text)):
-                if i == index:
-                    return _line_col(self.text, match.start())
-        return _line_col(self.text, len(self.text.rstrip()))
+        found = next(islice(_TOKEN.finditer(self.text), index, None), None) \
+            if index < len(self.tokens) else None
+        return _line_col(self.text, found.start() if found else len(self.text.rstrip()))
 
     def line_of(self, index: int) -> int:
         return self.locate(index)[0]
