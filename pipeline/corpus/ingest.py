@@ -440,8 +440,7 @@ def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
         stored = _expected_of(row, stored_path, spill)
         expected = spill.expected(record.number)
         assert expected is not None and record.expected_label is not None  # (it has a digest)
-        difference = problem.compare(stored, expected)
-        if difference is not None:
+        if (difference := problem.compare(stored, expected)) is not None:
             summary.conflicts += 1
             summary.rejects.append(_reject(problem.id, record.expected_label, Flaw(
                 "expected", _first_difference_line(stored, expected), None, "conflict",

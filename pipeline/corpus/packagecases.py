@@ -38,8 +38,7 @@ def replace_package_cases(rows: dict[str, dict], records: Iterable, package_labe
                 answers.setdefault(record.case_id, record)
     for case_id, row in rows.items():
         old = row.get("package_sources") or []
-        stale = [s for s in old if s not in current]
-        if stale:
+        if stale := [s for s in old if s not in current]:
             row["sources"] = [s for s in row["sources"] if s not in stale]
             row["package_sources"] = [s for s in old if s not in stale]
             done.touched.add(case_id)

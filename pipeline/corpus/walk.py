@@ -331,10 +331,9 @@ def group_of(path: str) -> str:
     for i in range(len(folders) - 1):
         if folders[i] == "data" and folders[i + 1] in ("sample", "secret"):
             return "/".join(folders[i + 1:])
-    if folders and folders[-1] == "tests" and name.endswith(".in"):
-        match = _TPS_NAME.match(name)
-        if match:
-            return match.group("subtask")
+    if folders and folders[-1] == "tests" and name.endswith(".in") \
+            and (match := _TPS_NAME.match(name)):
+        return match.group("subtask")
     if folders and folders[-1] == "in":
         folders = folders[:-1]
     return "/".join(folders) or "default"

@@ -72,8 +72,7 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
         raise ConfigError(folder / "problem.toml", None, "; ".join(parts), rule="stages")
     for rule, listed, known, what in (("reference", settings.reference, names, "stage"), (
             "nightly", settings.nightly, [r.name for r in recipes], "recipe")):
-        unknown = [n for n in listed if n not in known]
-        if unknown:
+        if unknown := [n for n in listed if n not in known]:
             raise ConfigError(folder / "problem.toml", None, f"{rule} names no {what}: "
                               f"{', '.join(unknown)}", rule=rule)
     merged = tuple(replace(stage, role=settings.stages[stage.name].role,

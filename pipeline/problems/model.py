@@ -165,8 +165,7 @@ class Stage:
     known_wrong: str | None = None
 
     def __call__(self, case: Case) -> Answer:
-        reason = self.refuses(case)
-        if reason is not None:
+        if (reason := self.refuses(case)) is not None:
             raise BeyondLimits(f"{self.name}: {reason}")
         return self.solve(case)
 

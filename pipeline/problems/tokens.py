@@ -203,8 +203,7 @@ def check_words(text: str, count: int, allowed: tuple[str, ...]) -> None:
         raise InputError(1, f"expected {count} answer(s), {choices}, but the output is empty",
                          rule="count")
     for i in range(count):
-        token = reader.word(f"answer {i + 1} of {count} ({choices})")
-        if token not in allowed:
+        if (token := reader.word(f"answer {i + 1} of {count} ({choices})")) not in allowed:
             raise reader.error(i, f"answer {i + 1} is {quote(token)}, expected {choices}",
                                rule="answer-token", with_column=True)
     reader.end()

@@ -518,8 +518,7 @@ def compare_solvers(data_dir: Path, run_id: str, solver: str, against: str,
     resolve_runs(data_dir, [run_id])
     results = load.collapsed_results(data_dir, [run_id])
     ran = sorted(set(results["solver"].to_list()))
-    missing = [name for name in (solver, against) if name not in ran]
-    if missing:
+    if missing := [name for name in (solver, against) if name not in ran]:
         raise UnknownName(f"run {run_id} has no results of {' or '.join(map(repr, missing))} "
                           f"(it ran {', '.join(ran) or 'nothing'})")
     problem = results["problem"][0]

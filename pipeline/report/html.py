@@ -518,8 +518,7 @@ def _first_failure(data_dir: Path, problem: str, results: pl.DataFrame,
     row = failing.row(0, named=True)
     source = row["source"] or row["case_id"][:12]
     shown = escape(printable(source))
-    found = _input_file(data_dir, problem, row["source"])
-    if found is not None:
+    if (found := _input_file(data_dir, problem, row["source"])) is not None:
         href = quote(os.path.relpath(found, report_dir))
         shown = f'<a class="input" href="{escape(href)}">{shown}</a>'
     message = "\n".join(printable(line) for line in

@@ -221,8 +221,7 @@ def format_strength(strength: Strength, top: int = 10) -> str:
                 f", ... ({len(program.killed_by)} cases)" if len(program.killed_by) > 3 else "")
             state = f"killed by {plural(len(program.killed_by), 'case')}: {first}"
         lines.append(f"  {program.solver:<{width}}  {program.why}: {state}")
-    killed = sum(not p.survives for p in strength.programs)
-    if killed:
+    if killed := sum(not p.survives for p in strength.programs):
         lines.append(f"  smallest set killing all {killed} killed programs: "
                      f"{len(strength.smallest_set)} of {strength.cases} cases "
                      f"({strength.method}): "
@@ -240,8 +239,7 @@ def format_strength(strength: Strength, top: int = 10) -> str:
         lines.append("  cases that kill most (kills / only this case kills):")
         lines += [f"    {len(case.kills):>3} / {len(case.only_kills):<3} "
                   f"{where[case.case_id]}  ({case.case_id[:12]})" for case in strongest]
-    idle = sum(1 for c in strength.per_case if not c.kills)
-    if idle:
+    if idle := sum(1 for c in strength.per_case if not c.kills):
         lines.append(f"  {idle} cases kill no wrong program")
     if strength.survivors:
         lines.append(f"  SURVIVORS: {', '.join(strength.survivors)}: no case kills them "

@@ -118,8 +118,7 @@ def starting_cases(problem: Problem, size: int, seed: int) -> list[tuple[str, Ca
     pool: list[tuple[str, Case, str]] = []
     if problem.growth is not None:
         for k in range(GROWTH_STARTS):
-            found = _valid(problem, problem.growth.make(size, seed * 1000 + k), size)
-            if found:
+            if found := _valid(problem, problem.growth.make(size, seed * 1000 + k), size):
                 pool.append(("growth", *found))
     for recipe in problem.recipes:
         if recipe.kind == "max" and problem.growth is not None:
@@ -142,8 +141,7 @@ def _mutant(problem: Problem, case: Case, text: str, rng: random.Random) -> Case
     mutations = problem.mutations or [mutation for _, mutation in generic.MUTATIONS]
     current: Case | str = case if problem.mutations else text
     for _ in range(chain):
-        changed = rng.choice(mutations)(current, rng)
-        if changed is not None:
+        if (changed := rng.choice(mutations)(current, rng)) is not None:
             current = changed
     unchanged = current is case if problem.mutations else current == text
     return None if unchanged else current

@@ -123,8 +123,7 @@ class Judge:
         for index, (case, _) in enumerate(items):
             if not after_reference:
                 jobs.append(job(index, -1))
-            position = self._next_reference(case, 0)
-            if position is not None:
+            if (position := self._next_reference(case, 0)) is not None:
                 jobs.append(job(index, position))
         solver_outcomes: dict[int, Outcome] = {}
         reference_outcomes: dict[int, tuple[str, Outcome]] = {}
@@ -285,8 +284,7 @@ def open_judge(problem: Problem, solver: str, against: str | None,
                                                   externals=externals))
     except UnknownName as error:
         raise JudgeError(str(error)) from None
-    unused = [e.name for e in full.externals if e.name not in names]
-    if unused:
+    if unused := [e.name for e in full.externals if e.name not in names]:
         raise JudgeError(f"--external {unused[0]} is neither the solver nor the reference")
     selection = Selection(full.stages, full.externals, full.submissions)
     executor = make_executor(executor_kind, scheduler, jobs, problem, selection)
@@ -318,8 +316,7 @@ def _package_specs(problem: Problem, names: tuple[str, ...], data_dir: Path,
     judge = problem.package_judge
     if judge is None:
         raise JudgeError(f"problem {problem.id} has no submissions")
-    why = judge.not_runnable(names)
-    if why is not None:
+    if (why := judge.not_runnable(names)) is not None:
         raise JudgeError(why)
     return judge.judging(names, None, lambda: load_cases(data_dir, problem.id, None),
                          executor).specs

@@ -269,8 +269,7 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
         if digest in seen:
             summary.repeated += 1
             return
-        why = _rejection(problem, recipe, text)
-        if why is not None:
+        if (why := _rejection(problem, recipe, text)) is not None:
             rejected.add(digest)
             reject(recipe, k, why)
             return
@@ -438,8 +437,7 @@ def format_summary(summary: StressSummary) -> str:
             lines.append(f"  got ({summary.solver}): {_short(final.solver.answer)}")
         if final.solver.error:
             lines.append(f"  error: {_short(final.solver.error)}")
-    again = len(summary.failures) - len(summary.kept)
-    if again:
+    if again := len(summary.failures) - len(summary.kept):
         lines.append(f"{again} more failures shrank to cases already kept")
     return "\n".join(lines)
 
