@@ -284,9 +284,8 @@ def _count_components(n: int, u, v) -> int:
 def render(case: Movcoin2Case) -> str:
     parts = [f"{len(case.tests)}\n"]
     for test in case.tests:
-        parts.append(f"{test.n}\n")
-        parts.append("".join(f"{u} {v}\n" for u, v in test.edges))
-        parts.append(" ".join(map(str, test.coins)) + "\n")
+        parts += [f"{test.n}\n", "".join(f"{u} {v}\n" for u, v in test.edges),
+                  " ".join(map(str, test.coins)) + "\n"]
     return "".join(parts)
 
 
