@@ -50,21 +50,15 @@ def _tree_set(rng: random.Random, max_len: int, budget: int, p_leaf: float,
 
 def _pick_l(rng: random.Random, low: int) -> int:
     """A bound L >= low: often the minimum, a power of two or near one, or huge."""
-    kind = rng.randrange(7)
-    if kind == 0:
-        return low
-    if kind == 1:
-        return low + rng.randint(1, 5)
-    if kind == 2:
-        return MAX_L
-    if kind == 3:
-        k = rng.randint(max(low, 1).bit_length(), 59)
-        return min(MAX_L, max(low, (1 << k) + rng.choice((-1, 0, 1))))
-    if kind == 4:
-        return rng.randint(low, MAX_L)
-    if kind == 5:
-        return rng.randint(low, low + 1000)
-    return max(low, MAX_L - rng.randint(0, 10))
+    kinds = (lambda: low,
+             lambda: low + rng.randint(1, 5),
+             lambda: MAX_L,
+             lambda: min(MAX_L, max(low, (1 << rng.randint(max(low, 1).bit_length(), 59))
+                                    + rng.choice((-1, 0, 1)))),  # a power of two, or near one
+             lambda: rng.randint(low, MAX_L),
+             lambda: rng.randint(low, low + 1000),
+             lambda: max(low, MAX_L - rng.randint(0, 10)))
+    return kinds[rng.randrange(len(kinds))]()
 
 
 def _case(rng: random.Random, strings: list[str], big_l: int) -> Case:

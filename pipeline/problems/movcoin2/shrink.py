@@ -197,18 +197,10 @@ def reshape_subtree(case: Movcoin2Case, rng: random.Random) -> Movcoin2Case | No
     chain = [top] + nodes
     shape = rng.choice(SHAPES)
     spine = max(1, len(chain) // 2)
-    new_edges = []
-    for i in range(1, len(chain)):
-        if shape == "path":
-            above = i - 1
-        elif shape == "star":
-            above = 0
-        elif shape == "binary":
-            above = (i - 1) // 2
-        else:  # caterpillar: a path over the first half, legs hung on it
-            above = i - 1 if i < spine else rng.randrange(spine)
-        new_edges.append((chain[above] + 1, chain[i] + 1))
-    replacement = iter(new_edges)
+    above = {"path": lambda i: i - 1, "star": lambda i: 0, "binary": lambda i: (i - 1) // 2,
+             # caterpillar: a path over the first half, legs hung on it
+             "caterpillar": lambda i: i - 1 if i < spine else rng.randrange(spine)}[shape]
+    replacement = iter([(chain[above(i)] + 1, chain[i] + 1) for i in range(1, len(chain))])
     edges = tuple(next(replacement) if inside[u - 1] and inside[v - 1] else (u, v)
                   for u, v in test.edges)
     return _with_test(case, index, TreeCase(test.n, edges, test.coins))
