@@ -1,10 +1,7 @@
-"""`pipeline ingest`: find every case under some roots, validate it, store it in tables.
-
-Good cases merge into `tables/cases/<problem>.parquet` keyed by `case_id`: the same input under
-another name adds to its `sources` and `groups`; the same input with another answer is a
-`conflict` reject, never written over. Everything unusable is a `rejects` row naming file,
-line, column and rule. Reading and validating run without a lock, a chunk at a time, put aside
-in a `_Spill`; the merge runs under the data folder's lock, a row group at a time.
+"""`pipeline ingest`: find every case under some roots, validate it, merge it into
+`tables/cases/<problem>.parquet` by `case_id`, every unusable file a `rejects` row (the rules:
+docs/commands.md, `pipeline ingest`). Reading and validating run without a lock, a chunk at a
+time, put aside in a `_Spill`; the merge runs under the data folder's lock, a row group at a time.
 """
 
 from __future__ import annotations
@@ -443,8 +440,7 @@ def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
         stored = _expected_of(row, stored_path, spill)
         expected = spill.expected(record.number)
         assert expected is not None and record.expected_label is not None  # (it has a digest)
-        difference = problem.compare(stored, expected)
-        if difference is not None:
+        if (difference := problem.compare(stored, expected)) is not None:
             summary.conflicts += 1
             summary.rejects.append(_reject(problem.id, record.expected_label, Flaw(
                 "expected", _first_difference_line(stored, expected), None, "conflict",

@@ -121,9 +121,8 @@ def submission_name(text: str, names: list[str], roots: list[Path]) -> str:
     tried = []
     if (Path.cwd() / path).exists():
         here = (Path.cwd() / path).resolve()
-        for root in roots:
-            if here.is_relative_to(root.resolve()):
-                tried.append(here.relative_to(root.resolve()).as_posix())
+        tried = [here.relative_to(root).as_posix() for root in map(Path.resolve, roots)
+                 if here.is_relative_to(root)]
     if not path.is_absolute():
         tried.append(path.as_posix())
     for rel in tried:

@@ -1,9 +1,7 @@
-"""A problem package's cases as the package has them now: what an ingest of it replaces.
-
-A package is the authority on its own cases: `replace_package_cases` drops the sources it no
-longer has, removes rows left with none, and gives a row whose every source is the package's
-the package's answer (a corrected `.ans` is no conflict); `mark_package_sources` then records
-its sources. Rows also found elsewhere stay, with their answer. Answers are held as digests.
+"""A problem package's cases as the package has them now: what an ingest of it replaces
+(docs/commands.md, `pipeline ingest`). `replace_package_cases` drops the sources it no longer
+has and gives its answer to rows only it supplies; `mark_package_sources` then records its
+sources. Answers are held as digests.
 """
 
 from __future__ import annotations
@@ -40,8 +38,7 @@ def replace_package_cases(rows: dict[str, dict], records: Iterable, package_labe
                 answers.setdefault(record.case_id, record)
     for case_id, row in rows.items():
         old = row.get("package_sources") or []
-        stale = [s for s in old if s not in current]
-        if stale:
+        if stale := [s for s in old if s not in current]:
             row["sources"] = [s for s in row["sources"] if s not in stale]
             row["package_sources"] = [s for s in old if s not in stale]
             done.touched.add(case_id)

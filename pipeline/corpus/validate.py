@@ -82,8 +82,7 @@ def check_items(problem_id: str, items: Iterable[Item]) -> list[Checked]:
         out += on_cores(lambda item: _check(problem, item), items[1:])
     else:
         out += [_check(problem, item) for item in items[1:]]
-    judge = problem.package_judge
-    if judge is not None:
+    if (judge := problem.package_judge) is not None:
         judge.finish_building()  # what checking started building is there for the runs
     return out
 

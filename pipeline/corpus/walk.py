@@ -1,11 +1,8 @@
 """Finding the files of an ingest: folders on disk and zip archives (`scan`), every fault
 (unreadable, broken link or loop, non-UTF-8 name, not a regular file, corrupt or bomb-like
 archive) a reject. `SourceReader` reads a file's bytes within the size limit. Links to folders
-are followed, each real folder once.
-
-`find_cases` recognises test cases in the layouts judges use, from relative paths alone: `NAME.in`
-with `.out`/`.ans`/`.a` or alone; Kattis `data/sample|secret/**`; Polygon `tests/01` + `01.a`;
-AtCoder `in/NAME` + `out/NAME`; IOI/TPS `tests/<subtask>-<nn>.in`.
+are followed, each real folder once. `find_cases` recognises test cases in the layouts judges
+use (docs/commands.md, `pipeline ingest`) from relative paths alone.
 """
 
 from __future__ import annotations
@@ -86,9 +83,7 @@ def problem_of(rel: str, root_name: str, override: str | None,
         return override or root_name, rel
     first, slash, inner = rel.partition("/")
     name = first[:-4] if first.endswith(".zip") and not slash else first
-    if name in ids:
-        return name, inner or first
-    return None, rel
+    return (name, inner or first) if name in ids else (None, rel)
 
 
 def _error_text(error: OSError) -> str:
@@ -336,10 +331,9 @@ def group_of(path: str) -> str:
     for i in range(len(folders) - 1):
         if folders[i] == "data" and folders[i + 1] in ("sample", "secret"):
             return "/".join(folders[i + 1:])
-    if folders and folders[-1] == "tests" and name.endswith(".in"):
-        match = _TPS_NAME.match(name)
-        if match:
-            return match.group("subtask")
+    if folders and folders[-1] == "tests" and name.endswith(".in") \
+            and (match := _TPS_NAME.match(name)):
+        return match.group("subtask")
     if folders and folders[-1] == "in":
         folders = folders[:-1]
     return "/".join(folders) or "default"

@@ -34,14 +34,10 @@ _current: dict[str, tuple[Problem, tuple[int, int] | None]] = {}  # `current_pro
 
 def problem_dirs() -> list[Path]:
     """Where problems are looked for: the built-in folder, then `PIPELINE_PROBLEMS_DIR`."""
-    extra = os.environ.get(PROBLEMS_DIR_VARIABLE, "")
-    dirs = [BUILTIN_DIR]
-    for entry in extra.split(os.pathsep):
-        if entry.strip():
-            path = Path(entry).expanduser().resolve()
-            if path not in dirs:
-                dirs.append(path)
-    return dirs
+    extra = [Path(entry).expanduser().resolve()
+             for entry in os.environ.get(PROBLEMS_DIR_VARIABLE, "").split(os.pathsep)
+             if entry.strip()]
+    return list(dict.fromkeys([BUILTIN_DIR, *extra]))
 
 
 def add_problem_dirs(dirs: list[Path]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from importlib import import_module
 from pathlib import Path
 
 from pipeline.config import ConfigError, read_problem_settings
@@ -33,12 +34,14 @@ __all__ = ["ROLES", "Answer", "Bound", "Case", "Checker", "Growth", "Mutation", 
 CASE_FUNCTIONS = ("parse", "render", "format_answer", "validate_answer", "size", "size_values")
 
 
-def define_builtin(module_file: str, case, stages, recipes, shrink) -> Problem:
-    """A built-in problem from its folder's modules, each naming its part the same way:
-    `case` (the `CASE_FUNCTIONS` and `BOUNDS`), `stages` (`STAGES`), `recipes` (`RECIPES`,
-    `growth_case`) and `shrink` (`SHRINKS`, `MUTATIONS`)."""
+def define_builtin(package: str) -> Problem:
+    """The built-in problem of the package named `package`, from its modules, each naming its
+    part the same way: `case` (the `CASE_FUNCTIONS` and `BOUNDS`), `stages` (`STAGES`),
+    `recipes` (`RECIPES`, `growth_case`) and `shrink` (`SHRINKS`, `MUTATIONS`)."""
+    case, stages, recipes, shrink = (import_module(f"{package}.{name}")
+                                     for name in ("case", "stages", "recipes", "shrink"))
     return define_problem(
-        module_file, **{name: getattr(case, name) for name in CASE_FUNCTIONS},
+        str(case.__file__), **{name: getattr(case, name) for name in CASE_FUNCTIONS},
         stages=stages.STAGES, recipes=recipes.RECIPES, growth=recipes.growth_case,
         shrinks=shrink.SHRINKS, mutations=shrink.MUTATIONS, bounds=case.BOUNDS)
 
@@ -69,8 +72,7 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
         raise ConfigError(folder / "problem.toml", None, "; ".join(parts), rule="stages")
     for rule, listed, known, what in (("reference", settings.reference, names, "stage"), (
             "nightly", settings.nightly, [r.name for r in recipes], "recipe")):
-        unknown = [n for n in listed if n not in known]
-        if unknown:
+        if unknown := [n for n in listed if n not in known]:
             raise ConfigError(folder / "problem.toml", None, f"{rule} names no {what}: "
                               f"{', '.join(unknown)}", rule=rule)
     merged = tuple(replace(stage, role=settings.stages[stage.name].role,

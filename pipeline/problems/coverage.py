@@ -41,8 +41,7 @@ def coverage(problem, inputs: Iterable[str]) -> tuple[BoundCoverage, ...]:
         except Exception:  # a stored input the parser now refuses is not a case of it
             continue
         for values, bound in zip(reached, bounds):
-            found = bound.reach(case)
-            if found is not None:
+            if (found := bound.reach(case)) is not None:
                 values.append((int(found[0]), int(found[1])))
     return tuple(BoundCoverage(b.name, b.low, b.high, min((low for low, _ in v), default=None),
                                max((high for _, high in v), default=None),

@@ -165,8 +165,7 @@ class Stage:
     known_wrong: str | None = None
 
     def __call__(self, case: Case) -> Answer:
-        reason = self.refuses(case)
-        if reason is not None:
+        if (reason := self.refuses(case)) is not None:
             raise BeyondLimits(f"{self.name}: {reason}")
         return self.solve(case)
 
@@ -366,10 +365,7 @@ class Problem:
 
     def known_wrong(self, name: str) -> str | None:
         """What is wrong with the program `name` when it must fail (a known-wrong stage)."""
-        for stage in self.stages:
-            if stage.name == name:
-                return stage.known_wrong
-        return None
+        return next((stage.known_wrong for stage in self.stages if stage.name == name), None)
 
     def expected_to_pass(self, name: str) -> bool:
         """Whether the program `name` is expected to get every case right (`--fail-fast`

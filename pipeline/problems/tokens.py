@@ -1,11 +1,8 @@
-"""Reading judge files token by token, with errors that say where.
-
-Judge files (inputs and expected outputs) are held to what a judge's reader sees: tokens are
-separated by spaces and newlines only (a tab only where the statement allows one, `tab=True`),
-and an integer is canonical (no leading zero, no `+`, never `-0`). `str.split` would also split
-on a no-break space or `\\x1c`, where `std::cin` reads other tokens, and `int` would read `01`;
-`TokenReader` refuses both, naming line, column and rule. It locates a token only to report
-an error, so the happy path costs one `str.split` and a few scans.
+"""Reading judge files token by token, with errors that say where. Judge files are held to what
+a judge's reader sees (docs/faults.md): tokens separated by spaces and newlines only (a tab
+only where the statement allows one, `tab=True`; `str.split` splits on more) and canonical
+integers (`int` reads `01`). A token is located only to report an error, so the happy path
+costs one `str.split` and a few scans.
 """
 
 from __future__ import annotations
@@ -13,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from itertools import islice
 
 from pipeline.errors import InputError
 from pipeline.problems.identity import normalise_newlines
@@ -92,11 +90,9 @@ class TokenReader:
     # -- locating ---------------------------------------------------------------------------
     def locate(self, index: int) -> tuple[int, int]:
         """1-based (line, column) of token `index`; the end of the text if there is none."""
-        if index < len(self.tokens):
-            for i, match in enumerate(_TOKEN.finditer(self.text)):
-                if i == index:
-                    return _line_col(self.text, match.start())
-        return _line_col(self.text, len(self.text.rstrip()))
+        found = next(islice(_TOKEN.finditer(self.text), index, None), None) \
+            if index < len(self.tokens) else None
+        return _line_col(self.text, found.start() if found else len(self.text.rstrip()))
 
     def line_of(self, index: int) -> int:
         return self.locate(index)[0]
@@ -207,8 +203,7 @@ def check_words(text: str, count: int, allowed: tuple[str, ...]) -> None:
         raise InputError(1, f"expected {count} answer(s), {choices}, but the output is empty",
                          rule="count")
     for i in range(count):
-        token = reader.word(f"answer {i + 1} of {count} ({choices})")
-        if token not in allowed:
+        if (token := reader.word(f"answer {i + 1} of {count} ({choices})")) not in allowed:
             raise reader.error(i, f"answer {i + 1} is {quote(token)}, expected {choices}",
                                rule="answer-token", with_column=True)
     reader.end()

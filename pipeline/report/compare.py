@@ -1,7 +1,6 @@
 """`pipeline compare`: what changed between two runs of a problem (per solver: verdict
 transitions, changed answers, slowdowns, as `Finding`s), and whether that is bad; the runs a
-bare `pipeline compare` looks at; two programs of one run side by side.
-docs/commands.md#pipeline-compare.
+bare `pipeline compare` looks at; two programs of one run side by side (docs/commands.md).
 """
 
 from __future__ import annotations
@@ -193,12 +192,9 @@ def compare_runs(data_dir: Path, base_run: str, new_run: str,
     joined = _joined(_side(base, "base", "solver"), _side(new, "new", "solver"),
                      ["case_id", "solver"])
     solvers = list(dict.fromkeys([*new["solver"].to_list(), *base["solver"].to_list()]))
-    compared = []
-    for name in solvers:
-        part = joined.filter(pl.col("solver") == name)
-        compared.append(_compare_solver(problem, name, part, set(base["solver"]),
-                                        set(new["solver"]), same_host, ratio_threshold,
-                                        min_diff_ms))
+    compared = [_compare_solver(problem, name, joined.filter(pl.col("solver") == name),
+                                set(base["solver"]), set(new["solver"]), same_host,
+                                ratio_threshold, min_diff_ms) for name in solvers]
     findings = _findings(compared, same_host, base_host, new_host, ratio_threshold,
                          min_diff_ms)
     return Comparison(problem=problem, base_run=base_run, new_run=new_run, base_host=base_host,
@@ -354,9 +350,7 @@ def comparable(new_row: dict, base_row: dict) -> str | None:
                 f"(more than {CASE_COUNT_TOLERANCE:.0%} apart)")
     missing = [name for name in new_row.get("solvers") or []
                if name not in set(base_row.get("solvers") or [])]
-    if missing:
-        return f"did not run {', '.join(missing)}"
-    return None
+    return f"did not run {', '.join(missing)}" if missing else None
 
 
 def choose_baseline(data_dir: Path, new_run: str, skipped_shown: int = 5) -> Pair:
@@ -412,11 +406,8 @@ def pairs_to_compare(data_dir: Path, base: str | None = None, new: str | None = 
                      f"finished run of {row['problem']}")]
     problems = [problem] if problem else list(dict.fromkeys(
         finished_runs(data_dir)["problem"].sort().to_list()))
-    pairs = []
-    for pid in problems:
-        runs = latest_runs(data_dir, pid, 2)
-        if len(runs) == 2:
-            pairs.append(choose_baseline(data_dir, runs[0]))
+    pairs = [choose_baseline(data_dir, runs[0]) for pid in problems
+             if len(runs := latest_runs(data_dir, pid, 2)) == 2]
     if not pairs:
         raise UserError(f"compare needs two finished runs of {problem} in {where}"
                         if problem else "compare needs two finished runs of one problem; no "
@@ -527,8 +518,7 @@ def compare_solvers(data_dir: Path, run_id: str, solver: str, against: str,
     resolve_runs(data_dir, [run_id])
     results = load.collapsed_results(data_dir, [run_id])
     ran = sorted(set(results["solver"].to_list()))
-    missing = [name for name in (solver, against) if name not in ran]
-    if missing:
+    if missing := [name for name in (solver, against) if name not in ran]:
         raise UnknownName(f"run {run_id} has no results of {' or '.join(map(repr, missing))} "
                           f"(it ran {', '.join(ran) or 'nothing'})")
     problem = results["problem"][0]

@@ -1,9 +1,7 @@
-"""How each solver's time grows with the case size: points per size and a fit on log-log.
-
-Cases of one size (within a twentieth of a decade) are summarised by median and 90th
-percentile. The fit is a line through log time against log size over the sizes well above the
-fixed cost (`FIXED_COST_FACTOR`); it is given only with at least `MIN_SIZES` sizes spanning
-`MIN_SPAN`x and an R^2 of at least `MIN_R_SQUARED`.
+"""How each solver's time grows with the case size: the median and 90th percentile of each
+size (a twentieth of a decade), and a line on log-log over the sizes well above the fixed cost
+(`FIXED_COST_FACTOR`), given only with `MIN_SIZES` sizes spanning `MIN_SPAN`x and an R^2 of at
+least `MIN_R_SQUARED`.
 """
 
 from __future__ import annotations

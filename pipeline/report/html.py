@@ -349,9 +349,7 @@ def _verdict_list(matrix, problem: str, solvers: Sequence[str],
 
 def _summed_badges(matrix, problem: str, solvers: Sequence[str]) -> str:
     """The cases per verdict of `solvers` together, as badges."""
-    total: Counter[str] = Counter()
-    for solver in solvers:
-        total.update(matrix.cell(problem, solver))
+    total = sum((Counter(matrix.cell(problem, solver)) for solver in solvers), Counter())
     return _badges({v: total[v] for v in sorted(total, key=display_rank)})
 
 
@@ -438,32 +436,28 @@ def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFr
         mine = results.filter(pl.col("problem") == problem).join(
             cases, on="case_id", how="left").sort("source", nulls_last=True)
         lines = []
-        rows = rows.sort(pl.col("expected").is_in(["accepted", "main"]).not_(), "expected",
-                         maintain_order=True)
-        previous = None
-        for row in rows.iter_rows(named=True):
-            if row["expected"] != previous:  # each expected verdict led by its summary
-                previous = row["expected"]
-                lines.append(_expected_summary(matrix, problem, rows.filter(
-                    pl.col("expected") == previous), mine))
-            runs_of = mine.filter((pl.col("run_id") == row["run_id"])
-                                  & (pl.col("solver") == row["submission"]))
-            cpu = _max_cpu(runs_of, row["time_limit_s"])
-            first = _first_failure(data_dir, problem, runs_of, report_dir)
-            agree = {"agree": "yes", "disagree": "NO"}.get(row["status"], row["status"])
-            if row["status"] == "partial" and row["cases_held"] is not None:
-                agree = (f"not judged on {row['cases_held'] - (row['cases_judged'] or 0)} of "
-                         f"{row['cases_held']} case(s)")
-            why = escape(row["disagreements"] or "") + (
-                f" <span class=\"tag\">{escape(row['sensitive'])}</span>"
-                if row["sensitive"] else "")
-            badges = _badges(matrix.cell(problem, row["submission"]))
-            lines.append(f"<tr class=\"{escape(row['status'])}\"><td>"
-                         f"{escape(row['submission'])}</td><td>{escape(row['expected'])}</td>"
-                         f"<td>{escape(row['got'])}</td><td>{badges}</td>"
-                         f"<td class=\"num max-cpu\">{cpu}</td>"
-                         f"<td class=\"first-failure\">{first}</td><td>{agree}</td>"
-                         f"<td>{why}</td></tr>")
+        for group in rows.sort(pl.col("expected").is_in(["accepted", "main"]).not_(), "expected",
+                               maintain_order=True).partition_by("expected", maintain_order=True):
+            lines.append(_expected_summary(matrix, problem, group, mine))  # leads its group
+            for row in group.iter_rows(named=True):
+                runs_of = mine.filter((pl.col("run_id") == row["run_id"])
+                                      & (pl.col("solver") == row["submission"]))
+                cpu = _max_cpu(runs_of, row["time_limit_s"])
+                first = _first_failure(data_dir, problem, runs_of, report_dir)
+                agree = {"agree": "yes", "disagree": "NO"}.get(row["status"], row["status"])
+                if row["status"] == "partial" and row["cases_held"] is not None:
+                    agree = (f"not judged on {row['cases_held'] - (row['cases_judged'] or 0)} "
+                             f"of {row['cases_held']} case(s)")
+                why = escape(row["disagreements"] or "") + (
+                    f" <span class=\"tag\">{escape(row['sensitive'])}</span>"
+                    if row["sensitive"] else "")
+                badges = _badges(matrix.cell(problem, row["submission"]))
+                lines.append(f"<tr class=\"{escape(row['status'])}\"><td>"
+                             f"{escape(row['submission'])}</td><td>{escape(row['expected'])}"
+                             f"</td><td>{escape(row['got'])}</td><td>{badges}</td>"
+                             f"<td class=\"num max-cpu\">{cpu}</td>"
+                             f"<td class=\"first-failure\">{first}</td><td>{agree}</td>"
+                             f"<td>{why}</td></tr>")
         out.append(f"<h3>{escape(problem)}</h3><p class=\"meta\">time limit "
                    f"{limit['time_limit_s']:g} s: {escape(limit['time_limit_how'] or '')}</p>"
                    + _table("submissions", ("submission", "expected", "got", "cases", "max CPU",
@@ -524,8 +518,7 @@ def _first_failure(data_dir: Path, problem: str, results: pl.DataFrame,
     row = failing.row(0, named=True)
     source = row["source"] or row["case_id"][:12]
     shown = escape(printable(source))
-    found = _input_file(data_dir, problem, row["source"])
-    if found is not None:
+    if (found := _input_file(data_dir, problem, row["source"])) is not None:
         href = quote(os.path.relpath(found, report_dir))
         shown = f'<a class="input" href="{escape(href)}">{shown}</a>'
     message = "\n".join(printable(line) for line in

@@ -1,8 +1,6 @@
-"""`pipeline mismatches`: cases whose answers disagree, per problem, smallest case first.
-
-A case is a mismatch when a stage's answer differs, by the problem's own `compare`, from the
-expected answer or from another stage's; rows without an answer take no part. A *finding* is a
-trusted solver off; *known* is only known-wrong stages off, folded into one line per stage.
+"""`pipeline mismatches`: cases where a stage's answer differs, by the problem's own `compare`,
+from the expected one or another stage's (rows without an answer take no part), per problem,
+smallest case first: findings in full, known-wrong stages a line each (docs/commands.md).
 """
 
 from __future__ import annotations
@@ -90,30 +88,27 @@ def find_mismatches(data_dir: Path, problem: str | None = None,
     if results.is_empty():
         return []
     cases = load.load_cases(data_dir, results["problem"].unique().to_list())
-    by_case: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
-    sizes: dict[tuple[str, str, str], int | None] = {}
+    # (run, problem, case) -> (its size, its (solver, answer) pairs)
+    by_case: dict[tuple[str, str, str], tuple[int | None, list[tuple[str, str]]]] = {}
     info = {(row["problem"], row["case_id"]): row for row in cases.iter_rows(named=True)}
     # the problems a checker judged (a package's own, or the one its `problem.toml` names)
     judged = {p for p in results["problem"].unique().to_list()
               if getattr(registered(p), "accepts_other_answers", False)}
     for run_id, problem_id, case_id, solver, answer, size, verdict in results.select(
             "run_id", "problem", "case_id", "solver", "answer", "size", "verdict").iter_rows():
-        key = (run_id, problem_id, case_id)
         expected = info.get((problem_id, case_id), {}).get("expected")
         if problem_id in judged and verdict == Verdict.AC.value and expected is not None:
             answer = expected  # the package's checker accepted it: it is the expected answer
-        by_case.setdefault(key, []).append((solver, answer))
-        sizes.setdefault(key, size)
+        by_case.setdefault((run_id, problem_id, case_id), (size, []))[1].append((solver, answer))
     found: list[Mismatch] = []
-    for key, answers in by_case.items():
-        run_id, problem_id, case_id = key
+    for (run_id, problem_id, case_id), (size, answers) in by_case.items():
         case = info.get((problem_id, case_id), {})
         groups = group_answers(problem_id, answers, case.get("expected"))
         if len(groups) < 2:
             continue
         stages = [s for s, _ in answers]
         found.append(Mismatch(
-            run_id=run_id, problem=problem_id, case_id=case_id, size=sizes[key],
+            run_id=run_id, problem=problem_id, case_id=case_id, size=size,
             source=case.get("source"), input=case.get("input"),
             expected_source=case.get("expected_source"), groups=groups,
             known_wrong=tuple(s for s in stages if known_wrong(problem_id, s)),

@@ -81,13 +81,9 @@ def format_ms(value: float | None) -> str:
     """Milliseconds with about three significant digits."""
     if value is None:
         return "-"
-    if value >= 100:
-        return f"{value:.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    if value >= 0.1:
-        return f"{value:.2f}"
-    return f"{value:.3g}"
+    digits = next((spec for low, spec in ((100, ".0f"), (10, ".1f"), (0.1, ".2f"))
+                   if value >= low), ".3g")
+    return format(value, digits)
 
 
 def format_fraction(value: float | None) -> str:

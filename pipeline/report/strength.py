@@ -1,16 +1,14 @@
 """How strong a problem's tests are: which case kills which wrong program (one that must fail,
-`report.load.must_fail`), and the fewest cases that still kill every one the whole set kills:
-an exact minimum set cover up to `EXACT_MAX_PROGRAMS` killed programs, else the greedy cover
-(within H(d) of the fewest). docs/commands.md#pipeline-strength.
-
-Constraint coverage: which of a problem's input bounds its stored cases reach
-(`Problem.bound_coverage`). A bound whose end no case reaches is a warning: a program failing
-only there passes every test.
+`report.load.must_fail`), the fewest cases that still kill every one the whole set kills, and
+which input bounds the stored cases reach (`Problem.bound_coverage`); the rules:
+docs/commands.md#pipeline-strength.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -128,8 +126,7 @@ def measure_strength(problem: str, run_id: str, results, cases) -> Strength:
 
     results = results.filter((pl.col("run_id") == run_id) & (pl.col("problem") == problem))
     order = list(dict.fromkeys(results["case_id"].to_list()))
-    sources = dict(zip(cases["case_id"].to_list(), cases["source"].to_list())) \
-        if cases.height else {}
+    sources = dict(zip(cases["case_id"].to_list(), cases["source"].to_list()))
     cpu = results.group_by("case_id").agg(pl.col("cpu_ms").fill_null(0).sum())
     cpu_of = dict(zip(cpu["case_id"].to_list(), cpu["cpu_ms"].to_list()))
     programs: list[WrongProgram] = []
@@ -148,10 +145,7 @@ def measure_strength(problem: str, run_id: str, results, cases) -> Strength:
             kills_of[case].append(program.solver)
     bit = {p.solver: 1 << n for n, p in enumerate(programs)}
     masks = [sum(bit[s] for s in kills_of[case]) for case in order]
-    universe = 0
-    for mask in masks:
-        universe |= mask
-    chosen, method = smallest_cover(masks, universe)
+    chosen, method = smallest_cover(masks, functools.reduce(operator.or_, masks, 0))
     smallest = tuple(order[i] for i in chosen)
     per_case = tuple(CaseStrength(
         case, sources.get(case), tuple(kills_of[case]),
@@ -169,12 +163,9 @@ def strength_of_runs(data_dir: Path, run_ids: Iterable[str]) -> list[Strength]:
     from pipeline.tables.results import run_rows
 
     rows = run_rows(data_dir, run_ids)
-    found = []
-    for run_id in run_ids:
-        problem = rows[run_id]["problem"]
-        results = collapsed_results(data_dir, [run_id], problem=problem)
-        found.append(measure_strength(problem, run_id, results, load_cases(data_dir, [problem])))
-    return found
+    return [measure_strength(problem, run_id, collapsed_results(data_dir, [run_id], problem),
+                             load_cases(data_dir, [problem]))
+            for run_id in run_ids for problem in [rows[run_id]["problem"]]]
 
 
 def strength_rows(strength: Strength) -> list[dict]:
@@ -230,8 +221,7 @@ def format_strength(strength: Strength, top: int = 10) -> str:
                 f", ... ({len(program.killed_by)} cases)" if len(program.killed_by) > 3 else "")
             state = f"killed by {plural(len(program.killed_by), 'case')}: {first}"
         lines.append(f"  {program.solver:<{width}}  {program.why}: {state}")
-    killed = sum(not p.survives for p in strength.programs)
-    if killed:
+    if killed := sum(not p.survives for p in strength.programs):
         lines.append(f"  smallest set killing all {killed} killed programs: "
                      f"{len(strength.smallest_set)} of {strength.cases} cases "
                      f"({strength.method}): "
@@ -249,8 +239,7 @@ def format_strength(strength: Strength, top: int = 10) -> str:
         lines.append("  cases that kill most (kills / only this case kills):")
         lines += [f"    {len(case.kills):>3} / {len(case.only_kills):<3} "
                   f"{where[case.case_id]}  ({case.case_id[:12]})" for case in strongest]
-    idle = sum(1 for c in strength.per_case if not c.kills)
-    if idle:
+    if idle := sum(1 for c in strength.per_case if not c.kills):
         lines.append(f"  {idle} cases kill no wrong program")
     if strength.survivors:
         lines.append(f"  SURVIVORS: {', '.join(strength.survivors)}: no case kills them "
@@ -267,9 +256,7 @@ UNKNOWN_BOUND = "as the validator checks"
 def stored_coverage(data_dir, problem) -> tuple[BoundCoverage, ...]:
     """Coverage of the problem's bounds by its stored cases (each input with the test group
     it was found in), as the problem's hook `bound_coverage` counts it."""
-    cases = load_cases(data_dir, [problem.id])
-    if not cases.height:
-        return problem.bound_coverage([])
+    cases = load_cases(data_dir, [problem.id])  # (its columns even when there is no case)
     return problem.bound_coverage([(text, group or "") for text, group in
                                    zip(cases["input"].to_list(), cases["group"].to_list())])
 
@@ -282,11 +269,9 @@ def coverage_of_problems(data_dir, problem_ids) -> tuple[dict[str, tuple[BoundCo
     why_none: dict[str, str] = {}
     for problem_id in dict.fromkeys(problem_ids):
         problem = registered(problem_id)
-        if problem is None:
-            covered[problem_id] = ()
-            continue
-        covered[problem_id] = stored_coverage(data_dir, problem)
-        why_none[problem_id] = problem.why_no_coverage()
+        covered[problem_id] = () if problem is None else stored_coverage(data_dir, problem)
+        if problem is not None:
+            why_none[problem_id] = problem.why_no_coverage()
     return covered, why_none
 
 

@@ -68,9 +68,7 @@ def format_time(ms: float) -> str:
     """Three significant digits at most: `2 s`, `677 ms`, `12.5 ms`, `40 µs`."""
     if ms >= 1000:
         return f"{ms / 1000:.3g} s"
-    if ms >= 1:
-        return f"{ms:.3g} ms"
-    return f"{ms * 1000:.3g} µs"
+    return f"{ms:.3g} ms" if ms >= 1 else f"{ms * 1000:.3g} µs"
 
 
 def _fit_note(s: Series) -> str:

@@ -128,12 +128,10 @@ def _stored(data_dir: Path, problem_id: str, name: str) -> bool:
 
 
 def format_hardened(problem_id: str, done: list[Hardened]) -> str:
-    lines = [f"harden {problem_id}:"]
-    for item in done:
-        if item.status == "added":
-            lines.append(f"  {item.solver}: killed by the new test {item.test} ({item.detail})")
-        else:
-            lines.append(f"  {item.solver}: {item.status}: {item.detail}")
+    lines = [f"harden {problem_id}:"] + [
+        f"  {item.solver}: killed by the new test {item.test} ({item.detail})"
+        if item.status == "added" else f"  {item.solver}: {item.status}: {item.detail}"
+        for item in done]
     added = sum(item.status == "added" for item in done)
     lines.append(f"{added} test{'s' if added != 1 else ''} added; `pipeline run --problem "
                  f"{problem_id}` judges every program on them")

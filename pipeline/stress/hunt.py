@@ -1,11 +1,6 @@
-"""`pipeline hunt`: search for inputs of a given size on which S is slowest.
-
-1. Start: cases of the size from the growth ladder and the recipes, each timed `repeats`
-   times; the slowest median is the starting point.
-2. Climb: each round times a few valid mutants once; the promising ones are timed `repeats`
-   more times, interleaved with the current case, and one whose median beats it by 5%
-   replaces it (CPU times where measured: they move less with the load).
-3. Keep: the slowest case is kept (`findings.keep_case`) in group `hunt`.
+"""`pipeline hunt`: search for inputs of a given size on which S is slowest: start from the
+slowest of the growth ladder's and the recipes' cases, climb by timed mutants, keep the slowest
+case in group `hunt` (the steps: docs/stress.md, `pipeline hunt`).
 """
 
 from __future__ import annotations
@@ -123,8 +118,7 @@ def starting_cases(problem: Problem, size: int, seed: int) -> list[tuple[str, Ca
     pool: list[tuple[str, Case, str]] = []
     if problem.growth is not None:
         for k in range(GROWTH_STARTS):
-            found = _valid(problem, problem.growth.make(size, seed * 1000 + k), size)
-            if found:
+            if found := _valid(problem, problem.growth.make(size, seed * 1000 + k), size):
                 pool.append(("growth", *found))
     for recipe in problem.recipes:
         if recipe.kind == "max" and problem.growth is not None:
@@ -147,8 +141,7 @@ def _mutant(problem: Problem, case: Case, text: str, rng: random.Random) -> Case
     mutations = problem.mutations or [mutation for _, mutation in generic.MUTATIONS]
     current: Case | str = case if problem.mutations else text
     for _ in range(chain):
-        changed = rng.choice(mutations)(current, rng)
-        if changed is not None:
+        if (changed := rng.choice(mutations)(current, rng)) is not None:
             current = changed
     unchanged = current is case if problem.mutations else current == text
     return None if unchanged else current

@@ -96,11 +96,8 @@ class Judge:
     def _next_reference(self, case: Case, start: int) -> int | None:
         """The position of the first reference from `start` on that may answer `case` (a
         built-in stage whose limits accept it, or any other solver)."""
-        for position in range(start, len(self.references)):
-            spec = self.references[position]
-            if spec.kind != "stage" or self._stages[spec.stage].accepts(case):
-                return position
-        return None
+        return next((position for position, spec in enumerate(self.references[start:], start)
+                     if spec.kind != "stage" or self._stages[spec.stage].accepts(case)), None)
 
     def __post_init__(self) -> None:
         self._stages = {s.name: s for s in self.problem.stages}
@@ -126,8 +123,7 @@ class Judge:
         for index, (case, _) in enumerate(items):
             if not after_reference:
                 jobs.append(job(index, -1))
-            position = self._next_reference(case, 0)
-            if position is not None:
+            if (position := self._next_reference(case, 0)) is not None:
                 jobs.append(job(index, position))
         solver_outcomes: dict[int, Outcome] = {}
         reference_outcomes: dict[int, tuple[str, Outcome]] = {}
@@ -288,8 +284,7 @@ def open_judge(problem: Problem, solver: str, against: str | None,
                                                   externals=externals))
     except UnknownName as error:
         raise JudgeError(str(error)) from None
-    unused = [e.name for e in full.externals if e.name not in names]
-    if unused:
+    if unused := [e.name for e in full.externals if e.name not in names]:
         raise JudgeError(f"--external {unused[0]} is neither the solver nor the reference")
     selection = Selection(full.stages, full.externals, full.submissions)
     executor = make_executor(executor_kind, scheduler, jobs, problem, selection)
@@ -321,8 +316,7 @@ def _package_specs(problem: Problem, names: tuple[str, ...], data_dir: Path,
     judge = problem.package_judge
     if judge is None:
         raise JudgeError(f"problem {problem.id} has no submissions")
-    why = judge.not_runnable(names)
-    if why is not None:
+    if (why := judge.not_runnable(names)) is not None:
         raise JudgeError(why)
     return judge.judging(names, None, lambda: load_cases(data_dir, problem.id, None),
                          executor).specs

@@ -1,13 +1,7 @@
-"""Shrinking a failing case until no single step keeps the failure (docs/stress.md#shrinking).
-
-The one total order shrinking moves down: "simpler" means a smaller size measure (the problem's
-own, e.g. n + m or the number of people), then a shorter judge input, then a lexicographically
-smaller input text. Every step of a shrink is strictly simpler, so shrinking ends.
-
-A candidate counts when the problem parses it, it is strictly simpler (`simplicity`), the
-input validators accept it, and S fails on it *the same way* against R. Candidates are judged
-in chunks in the pass's order and the first failing one wins, so the result does not depend on
-chunking, workers or timing.
+"""Shrinking a failing case until no single step keeps the failure (the order, the passes and
+why the result does not depend on workers or timing: docs/stress.md#shrinking). A candidate
+counts when the problem parses it, it is strictly simpler (`simplicity`: every step is, so
+shrinking ends), the input validators accept it, and S fails on it the same way against R.
 """
 
 from __future__ import annotations

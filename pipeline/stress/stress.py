@@ -1,9 +1,6 @@
 """`pipeline stress`: generate cases from recipes, judge S against R, shrink and keep failures.
-
-Cases come from the chosen recipes in a fixed interleaving, so the sequence depends only on
-the seed; failures are shrunk in sequence order and shrinking is deterministic, so one seed
-gives the same findings whatever the workers. A failure that shrinks to a finding already kept
-is not kept again.
+Cases come in a fixed sequence and failures are shrunk in its order, so one seed gives the same
+findings whatever the workers (docs/stress.md).
 """
 
 from __future__ import annotations
@@ -272,8 +269,7 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
         if digest in seen:
             summary.repeated += 1
             return
-        why = _rejection(problem, recipe, text)
-        if why is not None:
+        if (why := _rejection(problem, recipe, text)) is not None:
             rejected.add(digest)
             reject(recipe, k, why)
             return
@@ -441,8 +437,7 @@ def format_summary(summary: StressSummary) -> str:
             lines.append(f"  got ({summary.solver}): {_short(final.solver.answer)}")
         if final.solver.error:
             lines.append(f"  error: {_short(final.solver.error)}")
-    again = len(summary.failures) - len(summary.kept)
-    if again:
+    if again := len(summary.failures) - len(summary.kept):
         lines.append(f"{again} more failures shrank to cases already kept")
     return "\n".join(lines)
 

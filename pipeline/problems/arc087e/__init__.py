@@ -3,9 +3,6 @@
 The game, the Grundy theory (G(h) = lowbit(h)) and what each stage computes: docs/architecture.md.
 """
 
-from __future__ import annotations
-
-from pipeline.problems.arc087e import case, recipes, shrink, stages
 from pipeline.problems.base import define_builtin
 
-PROBLEM = define_builtin(__file__, case, stages, recipes, shrink)
+PROBLEM = define_builtin(__name__)

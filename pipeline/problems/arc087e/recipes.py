@@ -10,9 +10,7 @@ from pipeline.problems.model import Recipe
 
 
 def _random_bits(rng: random.Random, length: int) -> str:
-    if length <= 0:
-        return ""
-    return format(rng.getrandbits(length), f"0{length}b")
+    return format(rng.getrandbits(length), f"0{length}b") if length > 0 else ""
 
 
 def _insertion_set(rng: random.Random, big_l: int, attempts: int, max_len: int) -> list[str]:
@@ -44,8 +42,7 @@ def _tree_set(rng: random.Random, max_len: int, budget: int, p_leaf: float,
             out.append(p)
             total += len(p)
         else:
-            stack.append(p + "1")
-            stack.append(p + "0")
+            stack += [p + "1", p + "0"]
     if not out:
         out.append(_random_bits(rng, rng.randint(1, max_len)))
     return out
@@ -53,21 +50,15 @@ def _tree_set(rng: random.Random, max_len: int, budget: int, p_leaf: float,
 
 def _pick_l(rng: random.Random, low: int) -> int:
     """A bound L >= low: often the minimum, a power of two or near one, or huge."""
-    kind = rng.randrange(7)
-    if kind == 0:
-        return low
-    if kind == 1:
-        return low + rng.randint(1, 5)
-    if kind == 2:
-        return MAX_L
-    if kind == 3:
-        k = rng.randint(max(low, 1).bit_length(), 59)
-        return min(MAX_L, max(low, (1 << k) + rng.choice((-1, 0, 1))))
-    if kind == 4:
-        return rng.randint(low, MAX_L)
-    if kind == 5:
-        return rng.randint(low, low + 1000)
-    return max(low, MAX_L - rng.randint(0, 10))
+    kinds = (lambda: low,
+             lambda: low + rng.randint(1, 5),
+             lambda: MAX_L,
+             lambda: min(MAX_L, max(low, (1 << rng.randint(max(low, 1).bit_length(), 59))
+                                    + rng.choice((-1, 0, 1)))),  # a power of two, or near one
+             lambda: rng.randint(low, MAX_L),
+             lambda: rng.randint(low, low + 1000),
+             lambda: max(low, MAX_L - rng.randint(0, 10)))
+    return kinds[rng.randrange(len(kinds))]()
 
 
 def _case(rng: random.Random, strings: list[str], big_l: int) -> Case:
@@ -141,10 +132,7 @@ def _comb(rng: random.Random, k: int, with_end: bool) -> list[str]:
     """Teeth spine[:i] + flipped spine[i] for i < k, plus the spine itself if `with_end`."""
     spine = _random_bits(rng, k)
     flip = {"0": "1", "1": "0"}
-    teeth = [spine[:i] + flip[spine[i]] for i in range(k)]
-    if with_end:
-        teeth.append(spine)
-    return teeth
+    return [spine[:i] + flip[spine[i]] for i in range(k)] + ([spine] if with_end else [])
 
 
 def _make_comb(rng: random.Random) -> Case:
@@ -172,8 +160,7 @@ def _max_one_long(rng: random.Random, big_l: int | None) -> Case:
 
 def _max_comb(rng: random.Random, big_l: int | None) -> Case:
     k = 446  # 446 * 447 / 2 = 99 681 <= 10^5
-    strings = _comb(rng, k, False)
-    return _case(rng, strings, k if big_l is None else big_l)
+    return _case(rng, _comb(rng, k, False), k if big_l is None else big_l)
 
 
 def _max_balanced(rng: random.Random, big_l: int | None) -> Case:

@@ -4,9 +4,6 @@ The game, the theory (sg(n, m) = n mod 2 + 2 (m mod 2)) and what each stage comp
 docs/architecture.md.
 """
 
-from __future__ import annotations
-
 from pipeline.problems.base import define_builtin
-from pipeline.problems.bipartitebattle import case, recipes, shrink, stages
 
-PROBLEM = define_builtin(__file__, case, stages, recipes, shrink)
+PROBLEM = define_builtin(__name__)

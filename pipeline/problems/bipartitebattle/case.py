@@ -99,19 +99,14 @@ def _parse_checked(text: str) -> BattleCase:
 def _parse_slow(text: str) -> BattleCase:
     reader = TokenReader(text)
     n = reader.int("N", 1, MAX_N)
-    graphs = []
-    for i in range(1, n + 1):
-        a = reader.int(f"a_{i}", 1, MAX_SIDE)
-        b = reader.int(f"b_{i}", 1, MAX_SIDE)
-        graphs.append((a, b))
+    graphs = [(reader.int(f"a_{i}", 1, MAX_SIDE), reader.int(f"b_{i}", 1, MAX_SIDE))
+              for i in range(1, n + 1)]  # (a tuple's items are read left to right)
     reader.end()
     return BattleCase(tuple(graphs))
 
 
 def render(case: BattleCase) -> str:
-    lines = [str(case.n)]
-    lines.extend(f"{a} {b}" for a, b in case.graphs)
-    return "\n".join(lines) + "\n"
+    return "\n".join([str(case.n), *(f"{a} {b}" for a, b in case.graphs)]) + "\n"
 
 
 def format_answer(case: BattleCase, answer: int) -> str:

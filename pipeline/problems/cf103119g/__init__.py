@@ -4,9 +4,6 @@ The game, why the seed's monotonicity argument fails, the lemma behind `fast` an
 stage computes: docs/architecture.md.
 """
 
-from __future__ import annotations
-
 from pipeline.problems.base import define_builtin
-from pipeline.problems.cf103119g import case, recipes, shrink, stages
 
-PROBLEM = define_builtin(__file__, case, stages, recipes, shrink)
+PROBLEM = define_builtin(__name__)

@@ -121,17 +121,15 @@ def _family_alternating(rng: random.Random) -> Case:
 
 def _alternating_ops(rng: random.Random, values: list[int], m: int, gen) -> list:
     """Appends of random bytes alternating with queries (half on last occurrences)."""
-    appended = gen.integers(0, 256, (m + 1) // 2).tolist()
+    appended = iter(gen.integers(0, 256, (m + 1) // 2).tolist())
     last = [-1] * 256
     for i, v in enumerate(values):
         last[v] = i
     length = len(values)
     ops = []
-    a = 0
     for t in range(m):
         if t % 2 == 0:
-            v = appended[a]
-            a += 1
+            v = next(appended)
             ops.append((1, v))
             last[v] = length
             length += 1

@@ -201,9 +201,8 @@ def _parse_fast(text: str) -> Case | None:
     if values is None or values.shape[0] < 3:
         return None
     n, m, p = (int(v) for v in values[:3])
-    if not (1 <= n <= MAX_SIDE and 1 <= m <= MAX_SIDE and 1 <= p <= MAX_PEOPLE):
-        return None
-    if values.shape[0] != 3 + 2 * p:
+    if not (1 <= n <= MAX_SIDE and 1 <= m <= MAX_SIDE and 1 <= p <= MAX_PEOPLE) \
+            or values.shape[0] != 3 + 2 * p:
         return None
     xs = values[3::2].copy()
     ys = values[4::2].copy()

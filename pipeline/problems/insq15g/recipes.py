@@ -116,9 +116,7 @@ def _make_distinct(p: int):
             xs = gen.integers(1, n, size=p, endpoint=True, dtype=np.int64)
             ys = gen.integers(1, m, size=p, endpoint=True, dtype=np.int64)
             if _cell_counts(xs, ys).shape[0] != p:  # practically never: drop repeats, top up
-                seen: set[tuple[int, int]] = set()
-                for cell in zip(xs.tolist(), ys.tolist()):
-                    seen.add(cell)
+                seen = set(zip(xs.tolist(), ys.tolist()))
                 while len(seen) < p:
                     seen.add(_cell(rng, n, m))
                 cells = sorted(seen)

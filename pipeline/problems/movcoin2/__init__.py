@@ -4,9 +4,6 @@ The game, its Nim theory (g(R) = XOR of coin distances) and what each stage comp
 docs/architecture.md.
 """
 
-from __future__ import annotations
-
 from pipeline.problems.base import define_builtin
-from pipeline.problems.movcoin2 import case, recipes, shrink, stages
 
-PROBLEM = define_builtin(__file__, case, stages, recipes, shrink)
+PROBLEM = define_builtin(__name__)

@@ -235,7 +235,7 @@ def _parse_quick(text: str) -> Movcoin2Case | None:
     if pos != len(values):
         return None
     # Global node ids: test k's node i is offset_k + i.
-    us, vs, offsets = [], [], []
+    us, vs = [], []
     offset = 0
     for n, edge_start, coin_start in spans:
         ends = array[edge_start:coin_start]
@@ -246,7 +246,6 @@ def _parse_quick(text: str) -> Movcoin2Case | None:
             return None
         us.append(ends[0::2] + offset)
         vs.append(ends[1::2] + offset)
-        offsets.append(offset)
         offset += n
     u = np.concatenate(us)
     v = np.concatenate(vs)
@@ -285,9 +284,8 @@ def _count_components(n: int, u, v) -> int:
 def render(case: Movcoin2Case) -> str:
     parts = [f"{len(case.tests)}\n"]
     for test in case.tests:
-        parts.append(f"{test.n}\n")
-        parts.append("".join(f"{u} {v}\n" for u, v in test.edges))
-        parts.append(" ".join(map(str, test.coins)) + "\n")
+        parts += [f"{test.n}\n", "".join(f"{u} {v}\n" for u, v in test.edges),
+                  " ".join(map(str, test.coins)) + "\n"]
     return "".join(parts)
 
 

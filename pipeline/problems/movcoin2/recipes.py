@@ -234,19 +234,18 @@ def _recipes() -> tuple[Recipe, ...]:
         Recipe("many-tests-tiny", "edge", "T = 1000 trees of 1-3 nodes",
                lambda rng: _small_trees(rng, 1000, 3, lambda rng: rng.choice((0, 0, 1, 1, 2)))),
     ]
-    for shape, name in (("path", "path"), ("star", "star"), ("caterpillar", "caterpillar"),
-                        ("binary", "binary-tree"), ("random", "random-tree")):
-        recipes.append(Recipe(name, "family", f"3 {shape} trees of 1000-2500 nodes, "
-                              "coin density all/half/few", family(shape)))
-    for shape in SHAPES:
-        for density in DENSITIES:
-            recipes.append(Recipe(f"max-{shape}-{density}", "max",
-                                  f"one {shape} tree of {MAX_N} nodes, coin density {density}",
-                                  max_one(shape, density)))
-    recipes.append(Recipe("max-shape", "max", f"one tree of {MAX_N} nodes, shape and density "
-                          "drawn at random", max_one(None, None)))
-    recipes.append(Recipe("max-many-tests", "max", "T = 1000 trees of random shapes, sum of "
-                          f"N = {MAX_SUM_N}", max_many_tests))
+    recipes += [Recipe(name, "family", f"3 {shape} trees of 1000-2500 nodes, coin density "
+                       "all/half/few", family(shape))
+                for shape, name in (("path", "path"), ("star", "star"),
+                                    ("caterpillar", "caterpillar"), ("binary", "binary-tree"),
+                                    ("random", "random-tree"))]
+    recipes += [Recipe(f"max-{shape}-{density}", "max",
+                       f"one {shape} tree of {MAX_N} nodes, coin density {density}",
+                       max_one(shape, density)) for shape in SHAPES for density in DENSITIES]
+    recipes += [Recipe("max-shape", "max", f"one tree of {MAX_N} nodes, shape and density "
+                       "drawn at random", max_one(None, None)),
+                Recipe("max-many-tests", "max", "T = 1000 trees of random shapes, sum of "
+                       f"N = {MAX_SUM_N}", max_many_tests)]
     return tuple(recipes)
 
 

@@ -123,9 +123,7 @@ SHRINKS = (drop_tests, cut_subtrees, lower_coins, relabel)
 def _pick_test(case: Movcoin2Case, rng: random.Random, minimum: int = 1) -> int | None:
     """A test with at least `minimum` nodes, chosen in proportion to its size."""
     weights = [t.n if t.n >= minimum else 0 for t in case.tests]
-    if not any(weights):
-        return None
-    return rng.choices(range(len(case.tests)), weights)[0]
+    return rng.choices(range(len(case.tests)), weights)[0] if any(weights) else None
 
 
 def _random_top(test: TreeCase, parent: list[int], rng: random.Random) -> int:
@@ -199,18 +197,10 @@ def reshape_subtree(case: Movcoin2Case, rng: random.Random) -> Movcoin2Case | No
     chain = [top] + nodes
     shape = rng.choice(SHAPES)
     spine = max(1, len(chain) // 2)
-    new_edges = []
-    for i in range(1, len(chain)):
-        if shape == "path":
-            above = i - 1
-        elif shape == "star":
-            above = 0
-        elif shape == "binary":
-            above = (i - 1) // 2
-        else:  # caterpillar: a path over the first half, legs hung on it
-            above = i - 1 if i < spine else rng.randrange(spine)
-        new_edges.append((chain[above] + 1, chain[i] + 1))
-    replacement = iter(new_edges)
+    above = {"path": lambda i: i - 1, "star": lambda i: 0, "binary": lambda i: (i - 1) // 2,
+             # caterpillar: a path over the first half, legs hung on it
+             "caterpillar": lambda i: i - 1 if i < spine else rng.randrange(spine)}[shape]
+    replacement = iter([(chain[above(i)] + 1, chain[i] + 1) for i in range(1, len(chain))])
     edges = tuple(next(replacement) if inside[u - 1] and inside[v - 1] else (u, v)
                   for u, v in test.edges)
     return _with_test(case, index, TreeCase(test.n, edges, test.coins))
