@@ -71,7 +71,7 @@ def write(lazy: pl.LazyFrame, fmt: Format, out: Path | None) -> None:
 class _Writes:
     """A binary stream as Polars is to write to it: by its `write` alone. Given the stream
     itself, Polars writes to its descriptor (`fileno`), past the stream, whose own way with a
-    write that fails (the pipeline's standard output: `commands.streams`) it would bypass."""
+    write that fails (the pipeline's standard output: `pipeline.entry`) it would bypass."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         self.stream = stream
