@@ -238,13 +238,25 @@ def _conformance_params() -> list:
             if name in KNOWN_DISAGREEING else name for name in PACKAGES]
 
 
+def _share_generated_data(data: Path, builds: Path) -> None:
+    """`data`'s cache of the test data generators.yaml makes (`DATA/build/packages/
+    bapctools-data`, keyed by the package's content) made a link to the session's `builds`
+    one, before the data folder is first used: a package's data is generated once per session
+    (held to what BAPCtools commits by `test_generators_yaml_makes_the_data_bt_generate_makes`),
+    not again by each ingest of the same package."""
+    (builds / "bapctools-data").mkdir(exist_ok=True)
+    (data / "build" / "packages" / "bapctools-data").symlink_to(
+        builds / "bapctools-data", target_is_directory=True)
+
+
 def _ingested_and_run(name: str, checkout: Path, data: str, builds: Path) -> tuple[
         subprocess.CompletedProcess, subprocess.CompletedProcess, list[dict]]:
     """`pipeline ingest` and `pipeline run` of package `name` (its SOLVERS, JOBS and
-    TIMEOUT) into data folder `data`, whose package builds are the session's `builds`
-    (`share_builds`: the generators `load_package` built above): the two processes and the
-    `expectations` rows."""
+    TIMEOUT) into data folder `data`, whose package builds and generated data are the
+    session's `builds` (`share_builds`, `_share_generated_data`: the generators and data
+    `load_package` made above): the two processes and the `expectations` rows."""
     share_builds(Path(data), builds)
+    _share_generated_data(Path(data), builds)
     ingest = _cli("--data-dir", data, "ingest", str(checkout / name))
     assert ingest.returncode == 0, ingest.stdout[-3000:] + ingest.stderr[-2000:]
     solvers = [arg for solver in SOLVERS.get(name, ()) for arg in ("--solver", solver)]
