@@ -376,17 +376,15 @@ def check_expectations(package: Package, submission: Program,
         results, key=lambda name: (place.get(name, len(place)), name))}
     expectation = submission.expectation
     expected = expectation.label if expectation else "(none)"
-    verdicts = [r.verdict for r in results.values()]
-    if any(v == Verdict.SKIP for v in verdicts):
-        reason = next(r.message for r in results.values() if r.verdict == Verdict.SKIP)
+    first = {r.verdict: r for r in reversed(results.values())}  # the first of each verdict
+    if (skipped := first.get(Verdict.SKIP)) is not None:
         return Agreement(submission.name, expected, Verdict.SKIP, "skipped",
-                         (Disagreement("toolchain", reason),))
-    if any(v == Verdict.CE for v in verdicts):
-        message = next(r.message for r in results.values() if r.verdict == Verdict.CE)
+                         (Disagreement("toolchain", skipped.message),))
+    if (failed := first.get(Verdict.CE)) is not None:
         if may_not_compile(submission):
             return Agreement(submission.name, expected, Verdict.CE, "agree")
         return Agreement(submission.name, expected, Verdict.CE, "disagree",
-                         (Disagreement("compiles", message[:2000]),))
+                         (Disagreement("compiles", failed.message[:2000]),))
     judge_errors = [r for r in results.values() if r.verdict == Verdict.JE]
     if judge_errors:
         return Agreement(submission.name, expected, Verdict.JE, "judge-error",

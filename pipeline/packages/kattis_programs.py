@@ -212,36 +212,30 @@ def _expected_results(files: tuple[Path, ...], root: Path) -> Expectation | None
 
 def _modern_expectation(name: str, folder: str,
                         rules: tuple[dict, str, Lines] | None) -> Expectation | None:
-    requirements: list[Requirement] = []
+    config, file, lines = rules if rules is not None else ({}, "", Lines({}))
     base = dict(FOLDER_RULES.get(folder, {}))
-    sources = []
-    if rules is not None:
-        config, file, lines = rules
-        if folder in config:  # overriding the folder's default rule
-            override = _requirement(config[folder], "", file, lines, (folder,))
-            for key in ("permitted", "required", "use_for_time_limit"):
-                if getattr(override, key) is not None:
-                    base[key] = getattr(override, key)
-            sources.append("submissions.yaml")
-    if base:
-        requirements.append(Requirement(**base))
-        sources.insert(0, "folder")
-    if rules is not None:
-        config, file, lines = rules
-        for pattern, settings in config.items():
-            if not glob_matches(str(pattern), name):
-                continue
-            top = {k: v for k, v in settings.items() if k in REQUIREMENT_KEYS}
-            if top and str(pattern) != folder:  # the folder's own: in its rule above
-                requirements.append(_requirement(top, "", file, lines, (str(pattern),)))
-            for key, value in settings.items():
-                if key not in SUBMISSION_KEYS and isinstance(value, dict):
-                    requirements.append(_requirement(value, str(key), file, lines,
-                                                     (str(pattern), str(key))))
-            if "submissions.yaml" not in sources:
-                sources.append("submissions.yaml")
+    if folder in config:  # overriding the folder's default rule
+        override = _requirement(config[folder], "", file, lines, (folder,))
+        base.update({key: getattr(override, key) for key in
+                     ("permitted", "required", "use_for_time_limit")
+                     if getattr(override, key) is not None})
+    requirements = [Requirement(**base)] if base else []
+    matched = folder in config
+    for pattern, settings in config.items():
+        if not glob_matches(str(pattern), name):
+            continue
+        matched = True
+        top = {k: v for k, v in settings.items() if k in REQUIREMENT_KEYS}
+        if top and str(pattern) != folder:  # the folder's own: in its rule above
+            requirements.append(_requirement(top, "", file, lines, (str(pattern),)))
+        for key, value in settings.items():
+            if key not in SUBMISSION_KEYS and isinstance(value, dict):
+                requirements.append(_requirement(value, str(key), file, lines,
+                                                 (str(pattern), str(key))))
     if not requirements:
         return None
+    sources = [source for source, used in (("folder", base), ("submissions.yaml", matched))
+               if used]
     return Expectation(label=folder, source=" + ".join(sources), requirements=tuple(requirements))
 
 
