@@ -38,10 +38,8 @@ def disabled(path: Path) -> bool:
 def files_of(path: Path) -> tuple[Path, ...]:
     if path.is_file():
         return (path,)
-    return tuple(sorted(p for p in path.rglob("*") if p.is_file()
-                        and all(visible(part) and not disabled(part)
-                                for part in p.relative_to(path).parents
-                                if part != Path(".")) and visible(p) and not disabled(p)))
+    return tuple(sorted(p for p in path.rglob("*") if p.is_file() and all(
+        visible(Path(part)) and not disabled(Path(part)) for part in p.relative_to(path).parts)))
 
 
 # Files of the package being loaded that are no program though they sit among programs
