@@ -15,7 +15,6 @@ import functools
 import hashlib
 import json
 import tempfile
-import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from pipeline.fsutil import atomic_write_text, file_sha256
 from pipeline.packages.expectations import Agreement, Disagreement
 from pipeline.packages.kattis_data import KINDS
 from pipeline.packages.model import Package, ValidatorTest
+from pipeline.packages.runjob import on_thread
 from pipeline.packages.validate import Rejection, cut, validate_input
 from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.programs.contained import default_sandbox
@@ -329,18 +329,9 @@ _started: dict[Path, Future[tuple[Agreement, ...]]] = {}
 def start_validator_check(folder: Path, package: Package, builds, build_dir: Path) -> None:
     """Start `check_validators` of the package at `folder` on a thread beside the run (it
     only waits on contained processes), once; `validator_agreements` collects it."""
-    if folder in _started:
-        return
-    found: Future[tuple[Agreement, ...]] = Future()
-
-    def check() -> None:
-        try:
-            found.set_result(tuple(check_validators(package, builds, build_dir)))
-        except BaseException as error:  # raised again where it is collected
-            found.set_exception(error)
-
-    _started[folder] = found
-    threading.Thread(target=check, name=f"validators of {folder.name}", daemon=True).start()
+    if folder not in _started:
+        _started[folder] = on_thread(lambda: tuple(check_validators(package, builds, build_dir)),
+                                     f"validators of {folder.name}")
 
 
 def validator_agreements(folder: Path, package: Package, builds,

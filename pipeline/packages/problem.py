@@ -34,7 +34,7 @@ from pipeline.packages.invalid import check_validators, disagreement_notes, star
 from pipeline.packages.judge import PackageBuilds, build_one, case_in_group, validate_case
 from pipeline.packages.model import Package, case_result
 from pipeline.packages.registry import MARKER, build_dir, read_marker
-from pipeline.packages.runjob import judge_external, judge_job, start_building
+from pipeline.packages.runjob import judge_external, judge_job, on_thread, start_building
 from pipeline.packages.validate import ValidationResult, package_coverage, validate_answer
 from pipeline.problems.coverage import BoundCoverage
 from pipeline.problems.model import JudgedLimit, Problem, SubmissionJudging
@@ -313,17 +313,9 @@ def _start_builds(loaded: _Loaded, folder: Path) -> Future[PackageBuilds]:
     """Start building the package's own programs on a thread, unless under way."""
     with _builds_lock:
         if loaded.building is None:
-            started = loaded.building = Future()
-
-            def build() -> None:
-                try:
-                    started.set_result(build_package(loaded.package,
-                                                     build_dir(folder.parent.parent),
-                                                     submissions=[]))
-                except BaseException as error:  # raised again where it is waited for
-                    started.set_exception(error)
-
-            threading.Thread(target=build, name=f"build {folder.name}", daemon=True).start()
+            loaded.building = on_thread(lambda: build_package(
+                loaded.package, build_dir(folder.parent.parent), submissions=[]),
+                f"build {folder.name}")
         return loaded.building
 
 
