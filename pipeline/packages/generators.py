@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 
 from pipeline.errors import UserError
-from pipeline.packages.generators_yaml import source_program
+from pipeline.packages.generators_yaml import GENERATOR_MEMORY_MB, GENERATOR_TIME_S, source_program
 from pipeline.packages.model import Package, Program
 from pipeline.problems.model import Case, Recipe
 from pipeline.programs.languages import SCRIPT, Launch, build_program, launch
@@ -28,8 +28,6 @@ from pipeline.untrusted import excerpt
 
 SEED = "{seed}"
 SEED_RANGE = (1, 2**31)        # the numbers `{seed}` is filled in with
-GENERATOR_TIME_S = 60.0        # as Polygon's test generation here
-GENERATOR_MEMORY_MB = 2048
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
