@@ -7,10 +7,8 @@ every validator accepts it. A validator that cannot run is not a verdict on the 
 (`judge_error`); one whose language cannot run here (`SKIP`) is left out. Answer validators
 run the same way on an answer, with the input's path as argument.
 
-`package_coverage` runs a testlib validator with `--testOverviewLogFileName` naming a file of
-its own working folder, read back before the folder goes: a line per named variable, `"n":`
-with `min-value-hit` and/or `max-value-hit` (feature lines are read past), from which it
-counts the inputs hitting each end of each variable.
+`package_coverage` counts the inputs hitting each end of each variable a testlib validator's
+test-overview log names (docs/commands.md, coverage).
 """
 
 from __future__ import annotations
