@@ -138,10 +138,8 @@ def _requirement(config: dict, scope: str, file: str, lines: Lines,
         raise PackageError(file, "use_for_time_limit", f"use_for_time_limit must be true, "
                            f"false, lower or upper, got {use!r}",
                            line=lines(*prefix, "use_for_time_limit"))
-    permitted = _verdict_set(config["permitted"], file, "permitted",
-                             lines(*prefix, "permitted")) if "permitted" in config else None
-    required = _verdict_set(config["required"], file, "required",
-                            lines(*prefix, "required")) if "required" in config else None
+    permitted, required = (_verdict_set(config[key], file, key, lines(*prefix, key))
+                           if key in config else None for key in ("permitted", "required"))
     # the spec: `lower` is a `permitted: [AC, WA, RTE]` constraint, `upper` a `required: [TLE]`
     if use == "lower" and permitted is None:
         permitted = USE_LOWER_PERMITS

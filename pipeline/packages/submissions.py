@@ -227,12 +227,11 @@ def _derivation_pass(problem: LoadedPackage, package: Package, jobs: list[Job],
                 failed.add(job.solver.name)
                 if job.key in deriving:
                     failed_deriving.add(job.solver.name)
-            if job.key not in deriving:
-                if result.verdict is not Verdict.SKIP:
-                    beside.append((job, outcome))
-            else:
+            if job.key in deriving:
                 judged.setdefault(job.solver.name, {})[result.case] = case_result(result)
                 ran.append((job, outcome))
+            elif result.verdict is not Verdict.SKIP:
+                beside.append((job, outcome))
     return derive_time_limit(package, judged), judged, ran, beside, cut_short
 
 
