@@ -267,13 +267,13 @@ class _Loaded:
 
     package: Package
     digest: str                                  # of the registered files
+    stamp: tuple[int, ...] | None = None         # the marker as `_loaded` last read it
     building: Future[PackageBuilds] | None = None
     builds: PackageBuilds | None = None
     input_builds: PackageBuilds | None = None
 
 
 _cache: dict[Path, _Loaded] = {}
-_stamps: dict[Path, tuple[int, ...] | None] = {}  # the marker as `_cache` last read it
 _builds_lock = threading.Lock()
 
 
@@ -282,13 +282,13 @@ def _loaded(folder: Path) -> _Loaded:
     other files; the marker read again only when it is another file or was written since."""
     stamp = _marker_stamp(folder)
     cached = _cache.get(folder)
-    if cached is not None and stamp is not None and _stamps.get(folder) == stamp:
+    if cached is not None and stamp is not None and cached.stamp == stamp:
         return cached
     digest = str(sorted(read_marker(folder).get("files", {}).items()))
     if cached is None or cached.digest != digest:
         cached = _cache[folder] = _Loaded(load_package(
             folder / "package", build_dir(folder.parent.parent), short_name=folder.name), digest)
-    _stamps[folder] = stamp
+    cached.stamp = stamp
     return cached
 
 
