@@ -105,8 +105,8 @@ class PackageProblem(Problem):
         return self.source
 
     @property
-    def package_judge(self) -> Judge:
-        return Judge(self)
+    def package_judge(self) -> PackageProblem:
+        return self  # it judges its own submissions (the methods below)
 
     @property
     def accepts_other_answers(self) -> bool:
@@ -187,21 +187,15 @@ class PackageProblem(Problem):
                                   package.output_validator_flags)
         return None if result.verdict == Verdict.AC else (result.message or "outputs differ")
 
-
-@dataclass(frozen=True)
-class Judge:
-    """The package's judge; `submissions` (Polars) is imported where used: a worker needs
-    `runjob` alone."""
-
-    problem: PackageProblem
+    # As the package's judge (`package_judge`); `submissions` (Polars) is imported where
+    # used: a worker needs `runjob` alone.
 
     def judging(self, names: tuple[str, ...], timeout_s: float | None,
                 cases: Callable[[], pl.DataFrame], jobs: JobMap, holding: bool = False,
                 fail_fast: bool = False) -> SubmissionJudging:
         from pipeline.packages.submissions import submission_judging
 
-        return submission_judging(self.problem, names, timeout_s, cases, jobs, holding,
-                                  fail_fast)
+        return submission_judging(self, names, timeout_s, cases, jobs, holding, fail_fast)
 
     def hold(self, run_id: str, names: tuple[str, ...],
              judged: Mapping[str, Mapping[str, Judgement]], earlier: pl.DataFrame,
@@ -212,16 +206,15 @@ class Judge:
         assert isinstance(limit, TimeLimit)  # the limit of `judging`
         results = {name: {case: case_result(result) for case, result in by_case.items()}
                    for name, by_case in judged.items()}
-        found = hold_submissions(self.problem, names, results, earlier, inputs, limit,
-                                 cut_short)
-        return found, expectation_rows(run_id, self.problem.id, found)
+        found = hold_submissions(self, names, results, earlier, inputs, limit, cut_short)
+        return found, expectation_rows(run_id, self.id, found)
 
     def run_job(self, job: Job) -> Outcome | None:
         """A submission or external program judged on one case by the package's rules; else None."""
         if job.solver.kind == "submission":
-            return judge_job(job, self.problem)
+            return judge_job(job, self)
         if job.solver.judged_by_problem:
-            return judge_external(job, self.problem)
+            return judge_external(job, self)
         return None
 
     def jobs(self, judging: SubmissionJudging, cases: pl.DataFrame, repeat: int,
@@ -234,28 +227,24 @@ class Judge:
     def not_runnable(self, names: tuple[str, ...]) -> str | None:
         from pipeline.packages.submissions import not_runnable
 
-        return not_runnable(self.problem, names)
+        return not_runnable(self, names)
 
     def start_building(self, names: tuple[str, ...]) -> None:
-        start_building(self.problem, names)
+        start_building(self, names)
 
     def start_holding(self, names: tuple[str, ...]) -> None:
-        problem = self.problem
-        start_validator_check(problem.folder, problem.load(), problem.builds(),
-                              problem.build_cache)
+        start_validator_check(self.folder, self.load(), self.builds(), self.build_cache)
 
     def finish_building(self) -> None:
-        self.problem.builds()
+        self.builds()
 
     def check_after_ingest(self) -> list[str]:
         """The validators held to the invalid data now (`invalid.check_validators`, cached
         for the runs); a note for each kind they disagree with."""
-        problem = self.problem
-        package = problem.load()
+        package = self.load()
         if not package.validator_tests:  # nothing to build the validators for
             return []
-        return disagreement_notes(check_validators(package, problem.builds(),
-                                                   problem.build_cache))
+        return disagreement_notes(check_validators(package, self.builds(), self.build_cache))
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""A package's submissions in a run (behind `problem.Judge`), judged by the package's rules:
+"""A package's submissions in a run (behind `problem.PackageProblem`), judged by its rules:
 
 1. the time limit (`submission_judging`): `--timeout`, the package's, a recorded one, or
    derived now in the same pass that judges them (`derive_limit`);
