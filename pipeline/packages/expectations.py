@@ -129,9 +129,8 @@ def times_out_by_design(program: Program, case: str | None = None) -> bool:
     rules = requirements_of(program)
     if case is not None:
         rules = tuple(rule for rule in rules if _in_scope(rule.scope, case))
-    if any(r.permitted is not None and Verdict.TLE not in r.permitted for r in rules):
-        return False
-    return any(_names_tle(rule) for rule in rules)
+    return not any(r.permitted is not None and Verdict.TLE not in r.permitted for r in rules) \
+        and any(_names_tle(rule) for rule in rules)
 
 
 def times_out_somewhere(program: Program) -> bool:

@@ -104,11 +104,10 @@ def _expand_braces(pattern: str) -> list[str]:
 def glob_matches(pattern: str, path: str) -> bool:
     """The spec's glob: `*` within one name, braces expanded; a path's parents match too."""
     parts = path.split("/")
-    for option in _expand_braces(pattern):
-        globs = option.split("/")  # matched against the path's first names
-        if len(globs) <= len(parts) and all(map(fnmatch.fnmatchcase, parts, globs)):
-            return True
-    return False
+    globs = [option.split("/") for option in _expand_braces(pattern)]
+    # each matched against the path's first names
+    return any(len(glob) <= len(parts) and all(map(fnmatch.fnmatchcase, parts, glob))
+               for glob in globs)
 
 
 def _verdict_set(value, file: str, key: str, line: int | None) -> frozenset[Verdict]:
