@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 
 from pipeline.errors import UserError
@@ -165,16 +165,13 @@ def run_generator(argv: tuple[str, ...], command: str,
 def command_recipe(command: GeneratorCommand, resolve: Callable[[], Launch],
                    parse: Callable[[str], Case], description: str) -> Recipe:
     """The recipe running `command` (`resolve()` called on the first case), `parse` its output."""
-    resolved: list[Launch] = []
+    resolved = cache(resolve)  # (until it succeeds)
 
     def make(rng) -> Case:
-        if not resolved:
-            resolved.append(resolve())
-        seed = rng.randrange(*SEED_RANGE)
-        args = command.filled(seed)
-        text = run_generator((*resolved[0].argv, *args), " ".join((command.words[0], *args)),
-                             resolved[0].memory_mb)
-        return parse(text)
+        run = resolved()
+        args = command.filled(rng.randrange(*SEED_RANGE))
+        return parse(run_generator((*run.argv, *args), " ".join((command.words[0], *args)),
+                                   run.memory_mb))
 
     return Recipe(command.name, "family", description, make, group=command.group)
 
