@@ -115,8 +115,7 @@ def case_in_group(package: Package, group: str, input_path: Path) -> TestCase:
             model = next((c for c in [model, *own_args] if c.input_path.read_bytes() == text),
                          model)
     if model is None:
-        model = next((c for c in package.cases if not c.sample), None) or (
-            package.cases[0] if package.cases else None)
+        model = next((c for c in package.cases if not c.sample), next(iter(package.cases), None))
     if model is None:
         return TestCase(name="input", group=group, input_path=input_path, answer_path=None,
                         sample=group == "sample")

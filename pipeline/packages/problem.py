@@ -137,12 +137,8 @@ class PackageProblem(Problem):
 
     def reference_solutions(self, leaving_out: str) -> tuple[str, ...]:
         """Its first `main` submission, else its first accepted one."""
-        for label in ("main", "accepted"):
-            named = [s.name for s in self.submissions
-                     if s.expected == label and s.name != leaving_out]
-            if named:
-                return (named[0],)
-        return ()
+        return next(((s.name,) for label in ("main", "accepted") for s in self.submissions
+                     if s.expected == label and s.name != leaving_out), ())
 
     def _submission(self, name: str) -> Program | None:
         """The package's submission `name`, or None (a stage or an external program)."""
