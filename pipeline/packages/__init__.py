@@ -52,16 +52,16 @@ def detect(path: Path) -> Format | None:
     path = Path(path)
     if path.is_file() and path.suffix.lower() in (".zip", ".kpp"):
         try:
-            with zipfile.ZipFile(path) as archive:
-                names = archive.namelist()
+            archive = zipfile.ZipFile(path)
         except zipfile.BadZipFile:
             return None
-        if any(Path(n).name == "problem.xml" and n.count("/") <= 1 for n in names):
-            return "polygon"
-        found = [n for n in names if Path(n).name == "problem.yaml" and n.count("/") <= 1]
-        if not found:
-            return None
-        with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory() as tmp:
+        with archive, tempfile.TemporaryDirectory() as tmp:
+            names = archive.namelist()
+            if any(Path(n).name == "problem.xml" and n.count("/") <= 1 for n in names):
+                return "polygon"
+            found = [n for n in names if Path(n).name == "problem.yaml" and n.count("/") <= 1]
+            if not found:
+                return None
             info = archive.getinfo(found[0])
             bomb = zip_bomb(info)
             if bomb or info.file_size > MAX_YAML_BYTES:

@@ -176,8 +176,7 @@ def _problems_yaml(folder: Path, folders: set[str]) -> tuple[list[ContestProblem
             notes.append(f"{where}: an entry without an id is skipped")
             continue
         shown = printable(problem_id)
-        if label is not None and not isinstance(label, str):
-            label = str(label)
+        label = None if label is None else str(label)
         if label is not None and label in labels:
             notes.append(f"{where}: label {printable(label)} of {shown} is {labels[label]}'s "
                          "already: the entry is skipped")

@@ -129,9 +129,8 @@ def times_out_by_design(program: Program, case: str | None = None) -> bool:
     rules = requirements_of(program)
     if case is not None:
         rules = tuple(rule for rule in rules if _in_scope(rule.scope, case))
-    if any(r.permitted is not None and Verdict.TLE not in r.permitted for r in rules):
-        return False
-    return any(_names_tle(rule) for rule in rules)
+    return not any(r.permitted is not None and Verdict.TLE not in r.permitted for r in rules) \
+        and any(_names_tle(rule) for rule in rules)
 
 
 def times_out_somewhere(program: Program) -> bool:
@@ -376,17 +375,15 @@ def check_expectations(package: Package, submission: Program,
         results, key=lambda name: (place.get(name, len(place)), name))}
     expectation = submission.expectation
     expected = expectation.label if expectation else "(none)"
-    verdicts = [r.verdict for r in results.values()]
-    if any(v == Verdict.SKIP for v in verdicts):
-        reason = next(r.message for r in results.values() if r.verdict == Verdict.SKIP)
+    first = {r.verdict: r for r in reversed(results.values())}  # the first of each verdict
+    if (skipped := first.get(Verdict.SKIP)) is not None:
         return Agreement(submission.name, expected, Verdict.SKIP, "skipped",
-                         (Disagreement("toolchain", reason),))
-    if any(v == Verdict.CE for v in verdicts):
-        message = next(r.message for r in results.values() if r.verdict == Verdict.CE)
+                         (Disagreement("toolchain", skipped.message),))
+    if (failed := first.get(Verdict.CE)) is not None:
         if may_not_compile(submission):
             return Agreement(submission.name, expected, Verdict.CE, "agree")
         return Agreement(submission.name, expected, Verdict.CE, "disagree",
-                         (Disagreement("compiles", message[:2000]),))
+                         (Disagreement("compiles", failed.message[:2000]),))
     judge_errors = [r for r in results.values() if r.verdict == Verdict.JE]
     if judge_errors:
         return Agreement(submission.name, expected, Verdict.JE, "judge-error",

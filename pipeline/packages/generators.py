@@ -15,11 +15,11 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 
 from pipeline.errors import UserError
-from pipeline.packages.generators_yaml import source_program
+from pipeline.packages.generators_yaml import GENERATOR_MEMORY_MB, GENERATOR_TIME_S, source_program
 from pipeline.packages.model import Package, Program
 from pipeline.problems.model import Case, Recipe
 from pipeline.programs.languages import SCRIPT, Launch, build_program, launch
@@ -28,8 +28,6 @@ from pipeline.untrusted import excerpt
 
 SEED = "{seed}"
 SEED_RANGE = (1, 2**31)        # the numbers `{seed}` is filled in with
-GENERATOR_TIME_S = 60.0        # as Polygon's test generation here
-GENERATOR_MEMORY_MB = 2048
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
@@ -167,16 +165,13 @@ def run_generator(argv: tuple[str, ...], command: str,
 def command_recipe(command: GeneratorCommand, resolve: Callable[[], Launch],
                    parse: Callable[[str], Case], description: str) -> Recipe:
     """The recipe running `command` (`resolve()` called on the first case), `parse` its output."""
-    resolved: list[Launch] = []
+    resolved = cache(resolve)  # (until it succeeds)
 
     def make(rng) -> Case:
-        if not resolved:
-            resolved.append(resolve())
-        seed = rng.randrange(*SEED_RANGE)
-        args = command.filled(seed)
-        text = run_generator((*resolved[0].argv, *args), " ".join((command.words[0], *args)),
-                             resolved[0].memory_mb)
-        return parse(text)
+        run = resolved()
+        args = command.filled(rng.randrange(*SEED_RANGE))
+        return parse(run_generator((*run.argv, *args), " ".join((command.words[0], *args)),
+                                   run.memory_mb))
 
     return Recipe(command.name, "family", description, make, group=command.group)
 

@@ -40,11 +40,10 @@ class Exchange:
 def run_exchange(submission_argv: list[str], validator_argv: list[str], *, workdir: Path,
                  submission_cpu_s: float, submission_memory_mb: int | None,
                  output_mb: int, validator_cpu_s: float,
-                 validator_memory_mb: int | None, sandbox: bool | None = None,
-                 kept: tuple[Path, ...] = ()) -> Exchange:
+                 validator_memory_mb: int | None, kept: tuple[Path, ...] = ()) -> Exchange:
     """Run both programs connected by pipes until both end or the submission's wall-clock cap
     passes on its own clock; the validator may write in `workdir`'s parent and `kept`."""
-    sandboxed = contained.default_sandbox() if sandbox is None else sandbox
+    sandboxed = contained.default_sandbox()
     # the pair is stopped on the submission's own clock (`_first_to_end`); each launcher's cap
     # is far past it, and the validator's CPU time besides, which its computing may add
     wall_s = contained.wall_cap_s(submission_cpu_s)

@@ -15,7 +15,6 @@ import functools
 import hashlib
 import json
 import tempfile
-import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from pipeline.fsutil import atomic_write_text, file_sha256
 from pipeline.packages.expectations import Agreement, Disagreement
 from pipeline.packages.kattis_data import KINDS
 from pipeline.packages.model import Package, ValidatorTest
+from pipeline.packages.runjob import on_thread
 from pipeline.packages.validate import Rejection, cut, validate_input
 from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.programs.contained import default_sandbox
@@ -191,31 +191,22 @@ def check_validators(package: Package, builds, build_dir: Path,
             write_agreement(path, found)
         return found
 
-    def skipped(subject: str, kind: str, why: str) -> Agreement:
-        return Agreement(subject, f"reject {kind}", Verdict.SKIP, "skipped",
-                         (Disagreement(subject, why),))
-
-    agreements = []
-    if by_kind["invalid_input"]:
-        if not inputs:
-            agreements.append(skipped("input validators", "invalid_input",
-                                      "the package has no input validator"))
-        else:
-            agreements.append(held("invalid_input", lambda t: _input_outcome(
-                package, inputs, t, workdir), "input validators"))
-    if by_kind["invalid_answer"]:
-        if not answers and output is None:
-            agreements.append(skipped("answer validators", "invalid_answer", "the package has "
-                                      "no answer validator and no custom output validator"))
-        else:
-            agreements.append(held("invalid_answer", lambda t: _answer_outcome(
-                package, answers, output, t, workdir), "answer validators"))
-    for kind in ("invalid_output", "valid_output"):
-        if by_kind[kind] and not (package.type.interactive or package.type.multi_pass):
-            name = package.output_validator.name if package.output_validator else "default"
-            agreements.append(held(kind, lambda t: _output_outcome(package, output, t, workdir),
-                                   f"output validator ({name})"))
-    return tuple(agreements)
+    name = package.output_validator.name if package.output_validator else "default"
+    judges_output = not (package.type.interactive or package.type.multi_pass)
+    # (kind, what is held to it, the check of one test, why it is skipped: None when it is not)
+    checks = [("invalid_input", "input validators",
+               lambda t: _input_outcome(package, inputs, t, workdir),
+               None if inputs else "the package has no input validator"),
+              ("invalid_answer", "answer validators",
+               lambda t: _answer_outcome(package, answers, output, t, workdir),
+               None if answers or output is not None else
+               "the package has no answer validator and no custom output validator"),
+              *((kind, f"output validator ({name})",
+                 lambda t: _output_outcome(package, output, t, workdir), None)
+                for kind in ("invalid_output", "valid_output") if judges_output)]
+    return tuple(held(kind, check, subject) if why is None else Agreement(
+        subject, f"reject {kind}", Verdict.SKIP, "skipped", (Disagreement(subject, why),))
+        for kind, subject, check, why in checks if by_kind[kind])
 
 
 # -- the agreements cached by content -----------------------------------------------------------
@@ -338,18 +329,9 @@ _started: dict[Path, Future[tuple[Agreement, ...]]] = {}
 def start_validator_check(folder: Path, package: Package, builds, build_dir: Path) -> None:
     """Start `check_validators` of the package at `folder` on a thread beside the run (it
     only waits on contained processes), once; `validator_agreements` collects it."""
-    if folder in _started:
-        return
-    found: Future[tuple[Agreement, ...]] = Future()
-
-    def check() -> None:
-        try:
-            found.set_result(tuple(check_validators(package, builds, build_dir)))
-        except BaseException as error:  # raised again where it is collected
-            found.set_exception(error)
-
-    _started[folder] = found
-    threading.Thread(target=check, name=f"validators of {folder.name}", daemon=True).start()
+    if folder not in _started:
+        _started[folder] = on_thread(lambda: tuple(check_validators(package, builds, build_dir)),
+                                     f"validators of {folder.name}")
 
 
 def validator_agreements(folder: Path, package: Package, builds,

@@ -59,19 +59,16 @@ def build_package(package: Package, cache_dir: Path, *,
     built = dict(zip(map(id, distinct), on_cores(
         lambda program: build_one(package, program, cache_dir), distinct)))
 
-    def build(program: Program) -> Build:
-        return built[id(program)]
-
     def build_any(program: Program | None) -> Build | None:
-        return None if program is None else build(program)
+        return None if program is None else built[id(program)]
 
     return PackageBuilds(
-        input_validators=tuple(build(p) for p in package.input_validators),
-        answer_validators=tuple(build(p) for p in package.answer_validators),
+        input_validators=tuple(built[id(p)] for p in package.input_validators),
+        answer_validators=tuple(built[id(p)] for p in package.answer_validators),
         output_validator=build_any(package.output_validator),
         checker=build_any(package.checker), interactor=build_any(package.interactor),
-        generators=tuple(build(p) for p in package.generators),
-        submissions={p.name: build(p) for p in chosen})
+        generators=tuple(built[id(p)] for p in package.generators),
+        submissions={p.name: built[id(p)] for p in chosen})
 
 
 def build_one(package: Package, program: Program, cache_dir: Path) -> Build:
@@ -118,8 +115,7 @@ def case_in_group(package: Package, group: str, input_path: Path) -> TestCase:
             model = next((c for c in [model, *own_args] if c.input_path.read_bytes() == text),
                          model)
     if model is None:
-        model = next((c for c in package.cases if not c.sample), None) or (
-            package.cases[0] if package.cases else None)
+        model = next((c for c in package.cases if not c.sample), next(iter(package.cases), None))
     if model is None:
         return TestCase(name="input", group=group, input_path=input_path, answer_path=None,
                         sample=group == "sample")

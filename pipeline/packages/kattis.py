@@ -175,13 +175,9 @@ def _output_validator(root: Path, version: Format, config: dict, problem_type: P
                       lines: Lines) -> Program | None:
     single = root / "output_validator"
     many = root / "output_validators"
-    programs: list[Program] = []
-    folder = many
-    if single.is_dir() and any(visible(p) for p in single.iterdir()):
-        programs = [program_at(single, "output_validator", "output_validator", root)]
-        folder = single
-    elif many.is_dir():
-        programs = programs_in(many, "output_validator", root)
+    folder = single if single.is_dir() and any(visible(p) for p in single.iterdir()) else many
+    programs = [program_at(single, "output_validator", "output_validator", root)] \
+        if folder == single else programs_in(many, "output_validator", root)
     if version == "legacy":
         custom = str(config.get("validation", "default")).split()[0] == "custom"
         if custom and not programs:

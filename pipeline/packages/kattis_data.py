@@ -200,19 +200,15 @@ class Data:
         scoring = None if grading else self._modern_scoring(name, config, file, lines, parent,
                                                             share)
         cases, subgroups = self._entries(folder, name)
-        if grading:
-            args: tuple[str, ...] = ()
-            iv_args, iv_by_name = _inherited(settings, "input_validator_flags", validator_args,
-                                             ((), None))
-            ov_args = _inherited(settings, "output_validator_flags", words, ())
-        else:
-            if name == "secret" and cases and subgroups:  # BAPCtools' own packages do it
-                self.notes.append("data/secret holds both test cases and test groups (the "
-                                  "format allows one or the other; read as BAPCtools reads it)")
-            args = _inherited(settings, "args", words, ())
-            ov_args = _inherited(settings, "output_validator_args", words, ())
-            iv_args, iv_by_name = _inherited(settings, "input_validator_args", validator_args,
-                                             ((), None))
+        # legacy's `*_flags` are the modern formats' `*_args`; legacy has no submission args
+        suffix = "flags" if grading else "args"
+        if not grading and name == "secret" and cases and subgroups:  # BAPCtools' packages do it
+            self.notes.append("data/secret holds both test cases and test groups (the format "
+                              "allows one or the other; read as BAPCtools reads it)")
+        args = () if grading else _inherited(settings, "args", words, ())
+        iv_args, iv_by_name = _inherited(settings, f"input_validator_{suffix}", validator_args,
+                                         ((), None))
+        ov_args = _inherited(settings, f"output_validator_{suffix}", words, ())
         child_share = None
         if scoring is not None and scoring.max_score is not None:
             if scoring.aggregation == "min":

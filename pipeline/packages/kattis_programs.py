@@ -38,10 +38,8 @@ def disabled(path: Path) -> bool:
 def files_of(path: Path) -> tuple[Path, ...]:
     if path.is_file():
         return (path,)
-    return tuple(sorted(p for p in path.rglob("*") if p.is_file()
-                        and all(visible(part) and not disabled(part)
-                                for part in p.relative_to(path).parents
-                                if part != Path(".")) and visible(p) and not disabled(p)))
+    return tuple(sorted(p for p in path.rglob("*") if p.is_file() and all(
+        visible(Path(part)) and not disabled(Path(part)) for part in p.relative_to(path).parts)))
 
 
 # Files of the package being loaded that are no program though they sit among programs
@@ -106,11 +104,10 @@ def _expand_braces(pattern: str) -> list[str]:
 def glob_matches(pattern: str, path: str) -> bool:
     """The spec's glob: `*` within one name, braces expanded; a path's parents match too."""
     parts = path.split("/")
-    for option in _expand_braces(pattern):
-        globs = option.split("/")  # matched against the path's first names
-        if len(globs) <= len(parts) and all(map(fnmatch.fnmatchcase, parts, globs)):
-            return True
-    return False
+    globs = [option.split("/") for option in _expand_braces(pattern)]
+    # each matched against the path's first names
+    return any(len(glob) <= len(parts) and all(map(fnmatch.fnmatchcase, parts, glob))
+               for glob in globs)
 
 
 def _verdict_set(value, file: str, key: str, line: int | None) -> frozenset[Verdict]:
@@ -140,10 +137,8 @@ def _requirement(config: dict, scope: str, file: str, lines: Lines,
         raise PackageError(file, "use_for_time_limit", f"use_for_time_limit must be true, "
                            f"false, lower or upper, got {use!r}",
                            line=lines(*prefix, "use_for_time_limit"))
-    permitted = _verdict_set(config["permitted"], file, "permitted",
-                             lines(*prefix, "permitted")) if "permitted" in config else None
-    required = _verdict_set(config["required"], file, "required",
-                            lines(*prefix, "required")) if "required" in config else None
+    permitted, required = (_verdict_set(config[key], file, key, lines(*prefix, key))
+                           if key in config else None for key in ("permitted", "required"))
     # the spec: `lower` is a `permitted: [AC, WA, RTE]` constraint, `upper` a `required: [TLE]`
     if use == "lower" and permitted is None:
         permitted = USE_LOWER_PERMITS
@@ -212,36 +207,30 @@ def _expected_results(files: tuple[Path, ...], root: Path) -> Expectation | None
 
 def _modern_expectation(name: str, folder: str,
                         rules: tuple[dict, str, Lines] | None) -> Expectation | None:
-    requirements: list[Requirement] = []
+    config, file, lines = rules if rules is not None else ({}, "", Lines({}))
     base = dict(FOLDER_RULES.get(folder, {}))
-    sources = []
-    if rules is not None:
-        config, file, lines = rules
-        if folder in config:  # overriding the folder's default rule
-            override = _requirement(config[folder], "", file, lines, (folder,))
-            for key in ("permitted", "required", "use_for_time_limit"):
-                if getattr(override, key) is not None:
-                    base[key] = getattr(override, key)
-            sources.append("submissions.yaml")
-    if base:
-        requirements.append(Requirement(**base))
-        sources.insert(0, "folder")
-    if rules is not None:
-        config, file, lines = rules
-        for pattern, settings in config.items():
-            if not glob_matches(str(pattern), name):
-                continue
-            top = {k: v for k, v in settings.items() if k in REQUIREMENT_KEYS}
-            if top and str(pattern) != folder:  # the folder's own: in its rule above
-                requirements.append(_requirement(top, "", file, lines, (str(pattern),)))
-            for key, value in settings.items():
-                if key not in SUBMISSION_KEYS and isinstance(value, dict):
-                    requirements.append(_requirement(value, str(key), file, lines,
-                                                     (str(pattern), str(key))))
-            if "submissions.yaml" not in sources:
-                sources.append("submissions.yaml")
+    if folder in config:  # overriding the folder's default rule
+        override = _requirement(config[folder], "", file, lines, (folder,))
+        base.update({key: getattr(override, key) for key in
+                     ("permitted", "required", "use_for_time_limit")
+                     if getattr(override, key) is not None})
+    requirements = [Requirement(**base)] if base else []
+    matched = folder in config
+    for pattern, settings in config.items():
+        if not glob_matches(str(pattern), name):
+            continue
+        matched = True
+        top = {k: v for k, v in settings.items() if k in REQUIREMENT_KEYS}
+        if top and str(pattern) != folder:  # the folder's own: in its rule above
+            requirements.append(_requirement(top, "", file, lines, (str(pattern),)))
+        for key, value in settings.items():
+            if key not in SUBMISSION_KEYS and isinstance(value, dict):
+                requirements.append(_requirement(value, str(key), file, lines,
+                                                 (str(pattern), str(key))))
     if not requirements:
         return None
+    sources = [source for source, used in (("folder", base), ("submissions.yaml", matched))
+               if used]
     return Expectation(label=folder, source=" + ".join(sources), requirements=tuple(requirements))
 
 

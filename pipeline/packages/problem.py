@@ -34,7 +34,7 @@ from pipeline.packages.invalid import check_validators, disagreement_notes, star
 from pipeline.packages.judge import PackageBuilds, build_one, case_in_group, validate_case
 from pipeline.packages.model import Package, case_result
 from pipeline.packages.registry import MARKER, build_dir, read_marker
-from pipeline.packages.runjob import judge_external, judge_job, start_building
+from pipeline.packages.runjob import judge_external, judge_job, on_thread, start_building
 from pipeline.packages.validate import ValidationResult, package_coverage, validate_answer
 from pipeline.problems.coverage import BoundCoverage
 from pipeline.problems.model import JudgedLimit, Problem, SubmissionJudging
@@ -105,8 +105,8 @@ class PackageProblem(Problem):
         return self.source
 
     @property
-    def package_judge(self) -> Judge:
-        return Judge(self)
+    def package_judge(self) -> PackageProblem:
+        return self  # it judges its own submissions (the methods below)
 
     @property
     def accepts_other_answers(self) -> bool:
@@ -137,12 +137,8 @@ class PackageProblem(Problem):
 
     def reference_solutions(self, leaving_out: str) -> tuple[str, ...]:
         """Its first `main` submission, else its first accepted one."""
-        for label in ("main", "accepted"):
-            named = [s.name for s in self.submissions
-                     if s.expected == label and s.name != leaving_out]
-            if named:
-                return (named[0],)
-        return ()
+        return next(((s.name,) for label in ("main", "accepted") for s in self.submissions
+                     if s.expected == label and s.name != leaving_out), ())
 
     def _submission(self, name: str) -> Program | None:
         """The package's submission `name`, or None (a stage or an external program)."""
@@ -187,21 +183,15 @@ class PackageProblem(Problem):
                                   package.output_validator_flags)
         return None if result.verdict == Verdict.AC else (result.message or "outputs differ")
 
-
-@dataclass(frozen=True)
-class Judge:
-    """The package's judge; `submissions` (Polars) is imported where used: a worker needs
-    `runjob` alone."""
-
-    problem: PackageProblem
+    # As the package's judge (`package_judge`); `submissions` (Polars) is imported where
+    # used: a worker needs `runjob` alone.
 
     def judging(self, names: tuple[str, ...], timeout_s: float | None,
                 cases: Callable[[], pl.DataFrame], jobs: JobMap, holding: bool = False,
                 fail_fast: bool = False) -> SubmissionJudging:
         from pipeline.packages.submissions import submission_judging
 
-        return submission_judging(self.problem, names, timeout_s, cases, jobs, holding,
-                                  fail_fast)
+        return submission_judging(self, names, timeout_s, cases, jobs, holding, fail_fast)
 
     def hold(self, run_id: str, names: tuple[str, ...],
              judged: Mapping[str, Mapping[str, Judgement]], earlier: pl.DataFrame,
@@ -212,16 +202,15 @@ class Judge:
         assert isinstance(limit, TimeLimit)  # the limit of `judging`
         results = {name: {case: case_result(result) for case, result in by_case.items()}
                    for name, by_case in judged.items()}
-        found = hold_submissions(self.problem, names, results, earlier, inputs, limit,
-                                 cut_short)
-        return found, expectation_rows(run_id, self.problem.id, found)
+        found = hold_submissions(self, names, results, earlier, inputs, limit, cut_short)
+        return found, expectation_rows(run_id, self.id, found)
 
     def run_job(self, job: Job) -> Outcome | None:
         """A submission or external program judged on one case by the package's rules; else None."""
         if job.solver.kind == "submission":
-            return judge_job(job, self.problem)
+            return judge_job(job, self)
         if job.solver.judged_by_problem:
-            return judge_external(job, self.problem)
+            return judge_external(job, self)
         return None
 
     def jobs(self, judging: SubmissionJudging, cases: pl.DataFrame, repeat: int,
@@ -234,28 +223,24 @@ class Judge:
     def not_runnable(self, names: tuple[str, ...]) -> str | None:
         from pipeline.packages.submissions import not_runnable
 
-        return not_runnable(self.problem, names)
+        return not_runnable(self, names)
 
     def start_building(self, names: tuple[str, ...]) -> None:
-        start_building(self.problem, names)
+        start_building(self, names)
 
     def start_holding(self, names: tuple[str, ...]) -> None:
-        problem = self.problem
-        start_validator_check(problem.folder, problem.load(), problem.builds(),
-                              problem.build_cache)
+        start_validator_check(self.folder, self.load(), self.builds(), self.build_cache)
 
     def finish_building(self) -> None:
-        self.problem.builds()
+        self.builds()
 
     def check_after_ingest(self) -> list[str]:
         """The validators held to the invalid data now (`invalid.check_validators`, cached
         for the runs); a note for each kind they disagree with."""
-        problem = self.problem
-        package = problem.load()
+        package = self.load()
         if not package.validator_tests:  # nothing to build the validators for
             return []
-        return disagreement_notes(check_validators(package, problem.builds(),
-                                                   problem.build_cache))
+        return disagreement_notes(check_validators(package, self.builds(), self.build_cache))
 
 
 @dataclass
@@ -267,13 +252,13 @@ class _Loaded:
 
     package: Package
     digest: str                                  # of the registered files
+    stamp: tuple[int, ...] | None = None         # the marker as `_loaded` last read it
     building: Future[PackageBuilds] | None = None
     builds: PackageBuilds | None = None
     input_builds: PackageBuilds | None = None
 
 
 _cache: dict[Path, _Loaded] = {}
-_stamps: dict[Path, tuple[int, ...] | None] = {}  # the marker as `_cache` last read it
 _builds_lock = threading.Lock()
 
 
@@ -282,13 +267,13 @@ def _loaded(folder: Path) -> _Loaded:
     other files; the marker read again only when it is another file or was written since."""
     stamp = _marker_stamp(folder)
     cached = _cache.get(folder)
-    if cached is not None and stamp is not None and _stamps.get(folder) == stamp:
+    if cached is not None and stamp is not None and cached.stamp == stamp:
         return cached
     digest = str(sorted(read_marker(folder).get("files", {}).items()))
     if cached is None or cached.digest != digest:
         cached = _cache[folder] = _Loaded(load_package(
             folder / "package", build_dir(folder.parent.parent), short_name=folder.name), digest)
-    _stamps[folder] = stamp
+    cached.stamp = stamp
     return cached
 
 
@@ -313,17 +298,9 @@ def _start_builds(loaded: _Loaded, folder: Path) -> Future[PackageBuilds]:
     """Start building the package's own programs on a thread, unless under way."""
     with _builds_lock:
         if loaded.building is None:
-            started = loaded.building = Future()
-
-            def build() -> None:
-                try:
-                    started.set_result(build_package(loaded.package,
-                                                     build_dir(folder.parent.parent),
-                                                     submissions=[]))
-                except BaseException as error:  # raised again where it is waited for
-                    started.set_exception(error)
-
-            threading.Thread(target=build, name=f"build {folder.name}", daemon=True).start()
+            loaded.building = on_thread(lambda: build_package(
+                loaded.package, build_dir(folder.parent.parent), submissions=[]),
+                f"build {folder.name}")
         return loaded.building
 
 

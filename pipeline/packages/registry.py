@@ -145,25 +145,25 @@ def register(source: Path, data_dir: Path, short_name: str | None = None) -> Reg
     try:
         left_out = package.left_out + copy_package(package.root, staging / "package")
         files = _digests(staging / "package")
-        if old.get("files") == files and (folder / "package").is_dir() \
-                and not contest_changed:
-            shutil.rmtree(staging, ignore_errors=True)
+        unchanged = old.get("files") == files and (folder / "package").is_dir() \
+            and not contest_changed
+        if unchanged:
             if old.get("listing") != stamp or old.get("source") != str(source):
                 atomic_write_text(folder / MARKER, json.dumps(
                     {**old, "source": str(source), "listing": stamp}, indent=2) + "\n")
-            return Registration(problem_id, folder, replace(load_package(
-                folder / "package", builds, short_name=problem_id), left_out=left_out),
-                False, ())
-        previous = folder / "package"
-        retired = folder / f".retired-{staging.name}"
-        if previous.exists():
-            previous.rename(retired)
-        (staging / "package").rename(previous)
-        shutil.rmtree(retired, ignore_errors=True)
+        else:
+            previous = folder / "package"
+            retired = folder / f".retired-{staging.name}"
+            if previous.exists():
+                previous.rename(retired)
+            (staging / "package").rename(previous)
+            shutil.rmtree(retired, ignore_errors=True)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     registered = replace(load_package(folder / "package", builds, short_name=problem_id),
                          left_out=left_out)
+    if unchanged:
+        return Registration(problem_id, folder, registered, False, ())
     facts = _facts(registered)
     changes = _changes(old, files, facts) if old else []
     if old.get("source") not in (None, str(source)):  # same name, another package's folder

@@ -6,14 +6,15 @@ the package (found by `stress`) is judged as a case of its group with its stored
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 import shutil
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from pipeline.packages.expectations import TimeLimit, times_out_by_design
 from pipeline.packages.judge import (
@@ -121,13 +122,27 @@ def start_building(problem: LoadedPackage, names: tuple[str, ...]) -> None:
     """Build the submissions `names` on a daemon thread beside the run's start, a core's worth at
     once; a worker finds each built or waits for it (what a build raises, it raises again)."""
     problem, _ = _package_of(problem)
+    # what it raises is left in its future: the worker that runs it builds it again, and
+    # says why it cannot
+    on_thread(lambda: on_cores(lambda name: submission_build(problem, name), names),
+              f"builds of {problem.id}")
 
-    def build_all() -> None:
-        # the worker that runs it builds it again, and says why it cannot
-        with contextlib.suppress(Exception):
-            on_cores(lambda name: submission_build(problem, name), names)
 
-    threading.Thread(target=build_all, name=f"builds of {problem.id}", daemon=True).start()
+T = TypeVar("T")
+
+
+def on_thread(work: Callable[[], T], name: str) -> Future[T]:
+    """`work()` started on a daemon thread: its result, or what it raised, in the future."""
+    found: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            found.set_result(work())
+        except BaseException as error:  # raised again where the result is waited for
+            found.set_exception(error)
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return found
 
 
 def _package_of(problem: LoadedPackage) -> tuple[LoadedPackage, Package]:

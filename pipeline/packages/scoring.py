@@ -132,8 +132,7 @@ def worst_error(verdicts: list[Verdict]) -> Verdict:
 def aggregate(package: Package, results: Mapping[str, CaseResult],
               verdict_of=lambda r: r.verdict) -> Aggregate:
     """The overall verdict and score of one submission's case results."""
-    verdicts = [verdict_of(results[c.name]) for c in package.cases if c.name in results]
-    overall = first_error(verdicts) if verdicts else Verdict.AC
+    overall = first_error([verdict_of(results[c.name]) for c in package.cases if c.name in results])
     if package.format == "legacy":
         return _legacy(package, results, verdict_of)
     if package.format == "polygon":

@@ -1,7 +1,7 @@
-"""A package's submissions in a run (behind `problem.Judge`), judged by the package's rules:
+"""A package's submissions in a run (behind `problem.PackageProblem`), judged by its rules:
 
-1. the time limit (`judging_limit`): the package's, a recorded one, or derived now in the
-   same pass that judges them (`derive_limit`);
+1. the time limit (`submission_judging`): `--timeout`, the package's, a recorded one, or
+   derived now in the same pass that judges them (`derive_limit`);
 2. their specs, run to the margin's high end so each result can be judged again there
    (problemtools' "sensitive to time limit");
 3. after a run covering every test case, each submission held against its expectation and
@@ -57,14 +57,6 @@ from pipeline.verdicts import Verdict, stops_fail_fast
 
 # Judged results by submission, then by the package's case name.
 Judged = dict[str, dict[str, CaseResult]]
-
-
-def judging_limit(problem: LoadedPackage, timeout_s: float | None) -> TimeLimit | None:
-    """The limit to judge at: `--timeout`, else the package's (None: still to be derived)."""
-    if timeout_s is not None:
-        return TimeLimit(timeout_s, *margins(problem.load(), timeout_s), "given",
-                         f"--timeout {timeout_s:g}")
-    return problem.time_limit()
 
 
 def submission_specs(problem: LoadedPackage, names: tuple[str, ...], limit: TimeLimit,
@@ -134,14 +126,6 @@ def runs_long(job: Job) -> bool:
     return time is not None and time.cut_s is not None and job.case_id == time.full_case
 
 
-def least_derived_limit(package: Package) -> TimeLimit:
-    """The least limit `derive_time_limit` can give (a legacy package's whole second), with
-    its margins: the other submissions are judged at it while the limit is derived."""
-    time_s = 1.0 if package.format == "legacy" else package.limits.time_resolution_s
-    return TimeLimit(time_s, *margins(package, time_s), "given",
-                     "the least limit deriving can give")
-
-
 def holds_at(run: CaseResult, judged: TimeLimit, limit: TimeLimit) -> bool:
     """Whether `run`, judged at `judged`, holds what judging it at `limit` (not lower) would:
     the same run, or one that ended before any limit stopped it (`judged_at` judges it)."""
@@ -162,8 +146,8 @@ def derive_limit(problem: LoadedPackage, cases: pl.DataFrame, executor: JobMap,
     derive the time limit from their times and record it. Returns the limit, those runs
     judged again at it (`judged_at`), and whether the limit was recorded.
 
-    `others` are judged in the same pass at `least_derived_limit`; their runs that hold at
-    the derived limit (`holds_at`) are returned judged at it, the others run again.
+    `others` are judged in the same pass at the least limit deriving can give; their runs
+    that hold at the derived limit (`holds_at`) are returned judged at it, the others run again.
     `fail_fast`: a submission that failed a case is not run on its others, as BAPCtools
     stops it; a lower-bound one stopped so derives a limit that is not recorded."""
     package = problem.load()
@@ -173,7 +157,10 @@ def derive_limit(problem: LoadedPackage, cases: pl.DataFrame, executor: JobMap,
                         "submission to derive one from; give one with --timeout SEC")
     probe = TimeLimit(PROBE_TIME_S, PROBE_TIME_S, PROBE_TIME_S, "given", "probe")
     others = tuple(name for name in others if name not in lower)
-    least = least_derived_limit(package)
+    # the least limit `derive_time_limit` can give (a legacy package's whole second)
+    least_s = 1.0 if package.format == "legacy" else package.limits.time_resolution_s
+    least = TimeLimit(least_s, *margins(package, least_s), "given",
+                      "the least limit deriving can give")
     # at the probe: each lower-bound submission on the cases where it bounds the limit from
     # below (`bounds`); its other cases are judged at the derived limit, after this pass
     every = submission_jobs(submission_specs(problem, lower, probe), cases, 1, set())
@@ -240,12 +227,11 @@ def _derivation_pass(problem: LoadedPackage, package: Package, jobs: list[Job],
                 failed.add(job.solver.name)
                 if job.key in deriving:
                     failed_deriving.add(job.solver.name)
-            if job.key not in deriving:
-                if result.verdict is not Verdict.SKIP:
-                    beside.append((job, outcome))
-            else:
+            if job.key in deriving:
                 judged.setdefault(job.solver.name, {})[result.case] = case_result(result)
                 ran.append((job, outcome))
+            elif result.verdict is not Verdict.SKIP:
+                beside.append((job, outcome))
     return derive_time_limit(package, judged), judged, ran, beside, cut_short
 
 
@@ -359,7 +345,9 @@ def submission_judging(problem: LoadedPackage, names: tuple[str, ...], timeout_s
     if holding:
         start_validator_check(problem.folder, problem.load(), problem.builds(),
                               problem.build_cache)
-    limit = judging_limit(problem, timeout_s)
+    # `--timeout`, else the package's (None: still to be derived)
+    limit = problem.time_limit() if timeout_s is None else TimeLimit(
+        timeout_s, *margins(problem.load(), timeout_s), "given", f"--timeout {timeout_s:g}")
     note = None
     done: Judging = []
     frame = cases()

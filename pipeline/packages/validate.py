@@ -7,10 +7,8 @@ every validator accepts it. A validator that cannot run is not a verdict on the 
 (`judge_error`); one whose language cannot run here (`SKIP`) is left out. Answer validators
 run the same way on an answer, with the input's path as argument.
 
-`package_coverage` runs a testlib validator with `--testOverviewLogFileName` naming a file of
-its own working folder, read back before the folder goes: a line per named variable, `"n":`
-with `min-value-hit` and/or `max-value-hit` (feature lines are read past), from which it
-counts the inputs hitting each end of each variable.
+`package_coverage` counts the inputs hitting each end of each variable a testlib validator's
+test-overview log names (docs/commands.md, coverage).
 """
 
 from __future__ import annotations
@@ -78,15 +76,6 @@ def cut(text: str, keep: int = MESSAGE_KEEP) -> str:
     return flat if len(flat) <= keep else flat[:keep - 3] + "..."
 
 
-@dataclass(frozen=True)
-class Overview:
-    """A validator's word on one input, with the file it was asked to keep (a testlib
-    validator's test-overview log; None: none written)."""
-
-    rejection: Rejection | None
-    log: str | None = None
-
-
 def speaks_testlib(program: Program) -> bool:
     """Whether a validator is a testlib one (a source includes testlib.h), the only kind
     given `--testOverviewLogFileName`."""
@@ -105,13 +94,14 @@ def speaks_testlib(program: Program) -> bool:
 
 def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
                    convention: str, time_s: float, memory_mb: int, workdir: Path | None,
-                   keep: str | None = None) -> Overview:
-    """Run the validator in a scratch folder under `workdir`; `keep` names a file it writes
-    there to read back (a regular file, at most `OVERVIEW_KEEP` bytes)."""
+                   keep: str | None = None) -> tuple[Rejection | None, str | None]:
+    """Run the validator in a scratch folder under `workdir`: its rejection (None: it accepts)
+    and the text of the file `keep` names, which it writes there (a testlib validator's
+    test-overview log; None: none, not a regular file, or over `OVERVIEW_KEEP` bytes)."""
     name = validator.program.name
     if not validator.ok:
-        return Overview(Rejection(name, None, cut(f"did not build: {validator.message}"),
-                                  judge_error=True))
+        return Rejection(name, None, cut(f"did not build: {validator.message}"),
+                         judge_error=True), None
     scratch = Path(tempfile.mkdtemp(prefix="input-validate-", dir=workdir))
     kept = None
     try:
@@ -139,10 +129,10 @@ def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
     if done.error or done.timed_out or done.signal is not None:
         said = describe_failure(done, "the validator") + (": " + done.output if done.output
                                                           else "")
-        return Overview(Rejection(name, done.exit_code, cut(said), judge_error=True), kept)
+        return Rejection(name, done.exit_code, cut(said), judge_error=True), kept
     if done.exit_code == (0 if convention == "testlib" else 42):  # accepted
-        return Overview(None, kept)
-    return Overview(Rejection(name, done.exit_code, cut(done.output or "no message")), kept)
+        return None, kept
+    return Rejection(name, done.exit_code, cut(done.output or "no message")), kept
 
 
 def validate_input(validators: Sequence[Build], input_path: Path, args_for=lambda name: (), *,
@@ -169,9 +159,9 @@ def _validate(validators: Sequence[Build], path: Path, args_of: Callable[[Build]
     for build in validators:
         if build.verdict is Verdict.SKIP:  # cannot run here: the package's notes say so once
             continue
-        rejection = _run_validator(build, path, args_of(build),
-                                   convention=build.program.convention, time_s=time_s,
-                                   memory_mb=memory_mb, workdir=workdir).rejection
+        rejection, _ = _run_validator(build, path, args_of(build),
+                                      convention=build.program.convention, time_s=time_s,
+                                      memory_mb=memory_mb, workdir=workdir)
         if rejection is not None:
             rejections.append(replace(rejection, checked=checked))
     return ValidationResult(tuple(rejections))
@@ -232,14 +222,14 @@ def package_coverage(package: Package, validators: Sequence[Build],
             case = case_for(group, path)
             for build in asked:
                 name = build.program.name
-                overview = _run_validator(
+                rejection, log = _run_validator(
                     build, path, (*validator_arguments(case, name), OVERVIEW_FLAG, OVERVIEW_LOG),
                     convention=build.program.convention, time_s=package.limits.validation_time_s,
                     memory_mb=package.limits.validation_memory_mb, workdir=folder,
                     keep=OVERVIEW_LOG)
-                if overview.rejection is not None or overview.log is None:
+                if rejection is not None or log is None:
                     continue
-                for hit in parse_overview(overview.log):
+                for hit in parse_overview(log):
                     key = (name, hit.name)
                     low[key] = low.get(key, 0) + hit.min_hit
                     high[key] = high.get(key, 0) + hit.max_hit
