@@ -341,10 +341,9 @@ def _expand(template: tuple[str, ...], values: dict[str, str], files: list[str])
             for word in (files if part == "{files}" else [part.format(**values)])]
 
 
-def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
-                  compile_time_s: float = 60.0, compile_memory_mb: int | None = 4096,
-                  language: Language | None = None, sandbox: bool | None = None,
-                  hidden: tuple[str, ...] = ()) -> Build:
+def build_program(program: Program, cache_dir: Path, *, compile_time_s: float = 60.0,
+                  compile_memory_mb: int | None = 4096, language: Language | None = None,
+                  sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> Build:
     """Build `program` into `cache_dir` (or find the build there) as `language` says, else as
     its own or detected language. `sandbox`, `hidden`: as `run_build`'s."""
     cache_dir = Path(cache_dir)
