@@ -218,11 +218,6 @@ def default_sandbox() -> bool:
 _sandbox: bool | None = None
 
 
-def _homes() -> list[str]:
-    homes = {os.path.expanduser("~"), "/root", *glob.glob("/home/*")}
-    return sorted(h for h in homes if os.path.isdir(h))
-
-
 def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     """What a sandboxed program never sees, by real path: the `SENSITIVE_*` paths, the data
     folders given to `hide`, and `extra`; kept while the folders deciding it are unchanged."""
@@ -233,7 +228,9 @@ def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     found: list[str] = []
     data_folders = [data for data in key[0].split(os.pathsep) if data]
     folders = {"/home", *data_folders}
-    candidates = [*(os.path.join(h, name) for h in _homes() for name in SENSITIVE_IN_HOME),
+    homes = sorted(h for h in {os.path.expanduser("~"), "/root", *glob.glob("/home/*")}
+                   if os.path.isdir(h))
+    candidates = [*(os.path.join(h, name) for h in homes for name in SENSITIVE_IN_HOME),
                   *SENSITIVE_ON_MACHINE,
                   *(hidden for data in data_folders for hidden in data_folder_hidden(data)),
                   *extra]
@@ -956,7 +953,8 @@ UNREAD_WAIT_S = 1.0
 
 def _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s,
                       release_stdio: bool = False) -> Started:
-    floor = _resident_kb()
+    with open("/proc/self/statm") as statm:  # this process's resident memory: a fork's start
+        floor = int(statm.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
     mark = _mark()
     started = time.perf_counter()
     try:
@@ -1063,12 +1061,6 @@ def sessions_below(sessions: set[int], stats: dict[int, list[bytes]]) -> set[int
                 found.add(int(stats[child][3]))
                 todo.append(child)
     return found - sessions
-
-
-def _resident_kb() -> int:
-    """This process's resident memory now: what a fork of it starts with."""
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
 
 
 def _readable(fd: int, timeout_s: float) -> bool:

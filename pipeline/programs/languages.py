@@ -322,18 +322,15 @@ def _hash(program: Program, language: str, lang: Language | None,
         "format": 2}
     if language == "checktestdata":  # the build runs this very file with the package
         tool = hashlib.sha256(CHECKTESTDATA.read_bytes()).hexdigest()
-        recipe["tool"] = [str(CHECKTESTDATA), tool, _checktestdata_version()]
+        try:
+            version = importlib.metadata.version("checktestdata")
+        except importlib.metadata.PackageNotFoundError:
+            version = "absent"
+        recipe["tool"] = [str(CHECKTESTDATA), tool, version]
     digest.update(json.dumps(recipe, sort_keys=True).encode())
     for name, path in sorted(pairs):
         digest.update(name.encode() + b"\0" + file_sha256(path).digest())
     return digest.hexdigest()
-
-
-def _checktestdata_version() -> str:
-    try:
-        return importlib.metadata.version("checktestdata")
-    except importlib.metadata.PackageNotFoundError:
-        return "absent"
 
 
 def _expand(template: tuple[str, ...], values: dict[str, str], files: list[str]) -> list[str]:
