@@ -50,6 +50,7 @@ from pipeline.programs.processes import (
     NextChildNamespace,
     die_with_parent,
     end_sessions,
+    ownerless,
     proc_stats,
     stat_fields,
 )
@@ -390,7 +391,9 @@ def process_cgroup() -> str | None:
     if base is None:
         _cgroup_problem = "no pids cgroup controller on this machine"
         return None
-    _remove_stale_cgroups(base)
+    for stale in ownerless(Path(base).glob("gamebench-*"), lambda f: f.name.rsplit("-", 1)[1]):
+        with contextlib.suppress(OSError):
+            os.rmdir(stale)
     folder = f"{base}/gamebench-{os.getpid()}"
     try:
         os.makedirs(folder, exist_ok=True)
@@ -410,17 +413,6 @@ def _keep_cap() -> None:
     if threads != _cap_threads:
         Path(f"{_cgroup}/pids.max").write_text(f"{PROCESS_CAP + threads}\n")
         _cap_threads = threads
-
-
-def _remove_stale_cgroups(base: str) -> None:
-    for folder in glob.glob(f"{base}/gamebench-*"):
-        try:
-            os.kill(int(folder.rsplit("-", 1)[1]), 0)
-        except ProcessLookupError:
-            with contextlib.suppress(OSError):
-                os.rmdir(folder)
-        except (ValueError, PermissionError):
-            pass
 
 
 def remove_process_cgroup() -> None:
