@@ -352,18 +352,17 @@ def _pids_hierarchy() -> str | None:
         own = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
         return None
+    # This process's cgroup by controller (v1), the unified one (v2) under "".
+    paths = {name: path for _, names, path in (entry.split(":", 2) for entry in own)
+             for name in names.split(",")}
     for line in mounts:
         fields = line.split()
         dash = fields.index("-")
         kind, options, point = fields[dash + 1], fields[dash + 3], fields[4]
-        if kind == "cgroup" and "pids" in options.split(","):
-            for entry in own:
-                number, controllers, path = entry.split(":", 2)
-                if "pids" in controllers.split(","):
-                    return point + path.rstrip("/")
+        if kind == "cgroup" and "pids" in options.split(",") and "pids" in paths:
+            return point + paths["pids"].rstrip("/")
         if kind == "cgroup2" and os.path.exists(f"{point}/cgroup.controllers"):
-            unified = next((e.split(":", 2)[2] for e in own if e.startswith("0::")), None)
-            folder = point + (unified or "/").rstrip("/")
+            folder = point + paths.get("", "/").rstrip("/")
             with contextlib.suppress(OSError):
                 if "pids" in Path(f"{folder}/cgroup.controllers").read_text().split():
                     return folder
