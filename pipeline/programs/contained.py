@@ -868,15 +868,14 @@ def _template(launcher: str, hidden: tuple[str, ...]) -> tuple[int, int]:
 
 def _limits(limits: Limits, mark: int | None):
     """The preexec_fn that puts the program under its limits, and its `mark` on it."""
-    memory = (limits.memory_mb or 0) * MB
-    stack = (limits.stack_mb or 0) * MB
-    unlimited = resource.RLIM_INFINITY
+    memory = (limits.memory_mb or 0) * MB or resource.RLIM_INFINITY
+    stack = (limits.stack_mb or 0) * MB or resource.RLIM_INFINITY
     cpu_seconds = int(limits.cpu_s) + 2 if limits.cpu_s else None
 
     def apply() -> None:
         die_with_parent(None)
-        resource.setrlimit(resource.RLIMIT_AS, (memory or unlimited, memory or unlimited))
-        resource.setrlimit(resource.RLIMIT_STACK, (stack or unlimited, stack or unlimited))
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
         if limits.file_bytes:
             resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes,) * 2)
         if limits.truncate_output:
