@@ -579,22 +579,17 @@ def worker_build_dir() -> Path:
 def pack(program: Program) -> Program:
     """`program` with its source's bytes and its language (unless it has a `build` of its
     own): what `build_here` needs."""
-    source = None
-    if program.path is not None:
-        try:
-            source = program.path.read_bytes()
-        except OSError as error:
-            raise BuildError(f"cannot read the source of {program.name}: {program.path}: "
-                             f"{error.strerror or error}") from None
-    language = None
-    if program.build is None:
-        language = detect_language([program.path] if program.path is not None else [])
-        if language not in LANGUAGES:
-            known = ", ".join(sorted({p[1:] for lang in LANGUAGES.values()
-                                      for p in lang.patterns}))
-            raise BuildError(f"cannot tell the language of {program.name}'s source "
-                             f"{program.path} from its name (known: {known})")
     files = (program.path,) if program.path is not None else ()
+    try:
+        source = files[0].read_bytes() if files else None
+    except OSError as error:
+        raise BuildError(f"cannot read the source of {program.name}: {program.path}: "
+                         f"{error.strerror or error}") from None
+    language = None if program.build is not None else detect_language(files)
+    if program.build is None and language not in LANGUAGES:
+        known = ", ".join(sorted({p[1:] for lang in LANGUAGES.values() for p in lang.patterns}))
+        raise BuildError(f"cannot tell the language of {program.name}'s source "
+                         f"{program.path} from its name (known: {known})")
     return replace(program, files=files, language=language, content=source)
 
 
