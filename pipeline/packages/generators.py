@@ -134,7 +134,7 @@ def resolve_generator(word: str, package: Package | None, build_dir: Path) -> La
                 f"generator {word!r}: not a program of {where or 'the problem'}"
                 + (f" (its generators: {known})" if known else "")
                 + ", not a file, and not a command on PATH")
-    build = build_program(program, build_dir, memory_mb=GENERATOR_MEMORY_MB)
+    build = build_program(program, build_dir)
     if not build.ok:
         raise GeneratorError(f"generator {word} did not build ({build.verdict}): "
                              f"{build.message.strip()[:300]}")

@@ -563,8 +563,7 @@ class _Maker:
         with self._programs_lock:
             key = f"{tool.digest}:{tool.program.name}"
             if key not in self.builds:
-                build = build_program(tool.program, self.build_dir,
-                                      memory_mb=GENERATOR_MEMORY_MB)
+                build = build_program(tool.program, self.build_dir)
                 if not build.ok:
                     first = _first_line(build.message) or str(build.verdict)
                     self.builds[key] = (f"{tool.program.name} did not build ({build.verdict}): "

@@ -74,8 +74,7 @@ def build_package(package: Package, cache_dir: Path, *,
 def build_one(package: Package, program: Program, cache_dir: Path) -> Build:
     """One program of the package built, under the package's compilation limits."""
     limits = package.limits
-    return build_program(program, cache_dir, memory_mb=limits.memory_mb,
-                         compile_time_s=limits.compilation_time_s,
+    return build_program(program, cache_dir, compile_time_s=limits.compilation_time_s,
                          compile_memory_mb=max(limits.compilation_memory_mb, 4096))
 
 

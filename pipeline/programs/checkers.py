@@ -174,12 +174,13 @@ def _read_text(path: Path) -> str:
     return "" if data is None else data.decode("utf-8", "replace")
 
 
-def _read_number(path: Path) -> tuple[float | None, str | None]:
+def _read_number(path: Path, most: float, outside: str) -> tuple[float | None, str | None]:
+    """The number from 0 to `most` a feedback file holds, or why not (`outside`: past them)."""
     text = _read_text(path).strip()
     value = parse_float(text.encode()) if text and len(text.split()) == 1 else None
     if value is None:
         return None, f"{path.name} does not hold one number: {text[:100]!r}"
-    return value, None
+    return (value, None) if 0 <= value <= most else (None, f"{path.name} {outside}")
 
 
 def read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> CheckResult:
@@ -206,18 +207,15 @@ def _read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> Che
             return CheckResult(Verdict.JE, f"{what} rejected the output but wrote "
                                f"{'score.txt' if score_exists else 'score_multiplier.txt'}")
         return CheckResult(Verdict.WA, message[:MESSAGE_KEEP], team_message=team_message)
-    score = multiplier = None
+    score = multiplier = error = None
     if score_exists and multiplier_exists:
         return CheckResult(Verdict.JE, f"{what} wrote both score.txt and score_multiplier.txt")
     if score_exists:
-        score, error = _read_number(score_path)
-        if score is None or score < 0:  # (None: `error` says why)
-            return CheckResult(Verdict.JE, f"{what}: {error or 'score.txt holds a negative score'}")
+        score, error = _read_number(score_path, math.inf, "holds a negative score")
     if multiplier_exists:
-        multiplier, error = _read_number(multiplier_path)
-        if multiplier is None or not 0 <= multiplier <= 1:  # (None: `error` says why)
-            return CheckResult(Verdict.JE,
-                               f"{what}: {error or 'score_multiplier.txt is outside [0, 1]'}")
+        multiplier, error = _read_number(multiplier_path, 1, "is outside [0, 1]")
+    if error is not None:
+        return CheckResult(Verdict.JE, f"{what}: {error}")
     return CheckResult(Verdict.AC, message[:MESSAGE_KEEP], score=score, score_multiplier=multiplier,
                        team_message=team_message)
 

@@ -50,6 +50,7 @@ from pipeline.programs.processes import (
     NextChildNamespace,
     die_with_parent,
     end_sessions,
+    ownerless,
     proc_stats,
     stat_fields,
 )
@@ -218,11 +219,6 @@ def default_sandbox() -> bool:
 _sandbox: bool | None = None
 
 
-def _homes() -> list[str]:
-    homes = {os.path.expanduser("~"), "/root", *glob.glob("/home/*")}
-    return sorted(h for h in homes if os.path.isdir(h))
-
-
 def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     """What a sandboxed program never sees, by real path: the `SENSITIVE_*` paths, the data
     folders given to `hide`, and `extra`; kept while the folders deciding it are unchanged."""
@@ -233,7 +229,9 @@ def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     found: list[str] = []
     data_folders = [data for data in key[0].split(os.pathsep) if data]
     folders = {"/home", *data_folders}
-    candidates = [*(os.path.join(h, name) for h in _homes() for name in SENSITIVE_IN_HOME),
+    homes = sorted(h for h in {os.path.expanduser("~"), "/root", *glob.glob("/home/*")}
+                   if os.path.isdir(h))
+    candidates = [*(os.path.join(h, name) for h in homes for name in SENSITIVE_IN_HOME),
                   *SENSITIVE_ON_MACHINE,
                   *(hidden for data in data_folders for hidden in data_folder_hidden(data)),
                   *extra]
@@ -354,18 +352,17 @@ def _pids_hierarchy() -> str | None:
         own = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
         return None
+    # This process's cgroup by controller (v1), the unified one (v2) under "".
+    paths = {name: path for _, names, path in (entry.split(":", 2) for entry in own)
+             for name in names.split(",")}
     for line in mounts:
         fields = line.split()
         dash = fields.index("-")
         kind, options, point = fields[dash + 1], fields[dash + 3], fields[4]
-        if kind == "cgroup" and "pids" in options.split(","):
-            for entry in own:
-                number, controllers, path = entry.split(":", 2)
-                if "pids" in controllers.split(","):
-                    return point + path.rstrip("/")
+        if kind == "cgroup" and "pids" in options.split(",") and "pids" in paths:
+            return point + paths["pids"].rstrip("/")
         if kind == "cgroup2" and os.path.exists(f"{point}/cgroup.controllers"):
-            unified = next((e.split(":", 2)[2] for e in own if e.startswith("0::")), None)
-            folder = point + (unified or "/").rstrip("/")
+            folder = point + paths.get("", "/").rstrip("/")
             with contextlib.suppress(OSError):
                 if "pids" in Path(f"{folder}/cgroup.controllers").read_text().split():
                     return folder
@@ -393,7 +390,9 @@ def process_cgroup() -> str | None:
     if base is None:
         _cgroup_problem = "no pids cgroup controller on this machine"
         return None
-    _remove_stale_cgroups(base)
+    for stale in ownerless(Path(base).glob("gamebench-*"), lambda f: f.name.rsplit("-", 1)[1]):
+        with contextlib.suppress(OSError):
+            os.rmdir(stale)
     folder = f"{base}/gamebench-{os.getpid()}"
     try:
         os.makedirs(folder, exist_ok=True)
@@ -413,17 +412,6 @@ def _keep_cap() -> None:
     if threads != _cap_threads:
         Path(f"{_cgroup}/pids.max").write_text(f"{PROCESS_CAP + threads}\n")
         _cap_threads = threads
-
-
-def _remove_stale_cgroups(base: str) -> None:
-    for folder in glob.glob(f"{base}/gamebench-*"):
-        try:
-            os.kill(int(folder.rsplit("-", 1)[1]), 0)
-        except ProcessLookupError:
-            with contextlib.suppress(OSError):
-                os.rmdir(folder)
-        except (ValueError, PermissionError):
-            pass
 
 
 def remove_process_cgroup() -> None:
@@ -880,15 +868,14 @@ def _template(launcher: str, hidden: tuple[str, ...]) -> tuple[int, int]:
 
 def _limits(limits: Limits, mark: int | None):
     """The preexec_fn that puts the program under its limits, and its `mark` on it."""
-    memory = (limits.memory_mb or 0) * MB
-    stack = (limits.stack_mb or 0) * MB
-    unlimited = resource.RLIM_INFINITY
+    memory = (limits.memory_mb or 0) * MB or resource.RLIM_INFINITY
+    stack = (limits.stack_mb or 0) * MB or resource.RLIM_INFINITY
     cpu_seconds = int(limits.cpu_s) + 2 if limits.cpu_s else None
 
     def apply() -> None:
         die_with_parent(None)
-        resource.setrlimit(resource.RLIMIT_AS, (memory or unlimited, memory or unlimited))
-        resource.setrlimit(resource.RLIMIT_STACK, (stack or unlimited, stack or unlimited))
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
         if limits.file_bytes:
             resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes,) * 2)
         if limits.truncate_output:
@@ -956,7 +943,8 @@ UNREAD_WAIT_S = 1.0
 
 def _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s,
                       release_stdio: bool = False) -> Started:
-    floor = _resident_kb()
+    with open("/proc/self/statm") as statm:  # this process's resident memory: a fork's start
+        floor = int(statm.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
     mark = _mark()
     started = time.perf_counter()
     try:
@@ -1063,12 +1051,6 @@ def sessions_below(sessions: set[int], stats: dict[int, list[bytes]]) -> set[int
                 found.add(int(stats[child][3]))
                 todo.append(child)
     return found - sessions
-
-
-def _resident_kb() -> int:
-    """This process's resident memory now: what a fork of it starts with."""
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
 
 
 def _readable(fd: int, timeout_s: float) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 from pipeline.programs import contained
 from pipeline.programs.contained import ChildTracker, Limits, Measured  # noqa: F401 (the worker's)
 from pipeline.programs.jobs import Job, Outcome, SolverSpec
-from pipeline.programs.processes import become_subreaper
+from pipeline.programs.processes import become_subreaper, ownerless
 from pipeline.untrusted import ends_of, excerpt, read_at
 from pipeline.verdicts import Verdict
 
@@ -64,23 +64,14 @@ def scratch_root() -> Path:
     if _scratch is None:
         shm = Path("/dev/shm")
         base = shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
-        _remove_stale_scratch(base)
+        for stale in ownerless(base.glob("gamebench-run-*-*"), lambda f: f.name.split("-")[2]):
+            shutil.rmtree(stale, ignore_errors=True)
         _scratch = Path(tempfile.mkdtemp(prefix=scratch_prefix(os.getpid()), dir=base))
     return _scratch
 
 
 def scratch_prefix(pid: int) -> str:
     return f"gamebench-run-{pid}-"
-
-
-def _remove_stale_scratch(base: Path) -> None:
-    for folder in base.glob("gamebench-run-*-*"):
-        try:
-            os.kill(int(folder.name.split("-")[2]), 0)
-        except ProcessLookupError:
-            shutil.rmtree(folder, ignore_errors=True)
-        except (ValueError, PermissionError):
-            continue
 
 
 def remove_scratch_of(pid: int) -> None:

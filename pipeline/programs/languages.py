@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import fnmatch
+import functools
 import glob
 import hashlib
 import importlib.metadata
@@ -25,6 +26,7 @@ import sys
 import tempfile
 import threading
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -322,18 +324,15 @@ def _hash(program: Program, language: str, lang: Language | None,
         "format": 2}
     if language == "checktestdata":  # the build runs this very file with the package
         tool = hashlib.sha256(CHECKTESTDATA.read_bytes()).hexdigest()
-        recipe["tool"] = [str(CHECKTESTDATA), tool, _checktestdata_version()]
+        try:
+            version = importlib.metadata.version("checktestdata")
+        except importlib.metadata.PackageNotFoundError:
+            version = "absent"
+        recipe["tool"] = [str(CHECKTESTDATA), tool, version]
     digest.update(json.dumps(recipe, sort_keys=True).encode())
     for name, path in sorted(pairs):
         digest.update(name.encode() + b"\0" + file_sha256(path).digest())
     return digest.hexdigest()
-
-
-def _checktestdata_version() -> str:
-    try:
-        return importlib.metadata.version("checktestdata")
-    except importlib.metadata.PackageNotFoundError:
-        return "absent"
 
 
 def _expand(template: tuple[str, ...], values: dict[str, str], files: list[str]) -> list[str]:
@@ -341,10 +340,9 @@ def _expand(template: tuple[str, ...], values: dict[str, str], files: list[str])
             for word in (files if part == "{files}" else [part.format(**values)])]
 
 
-def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
-                  compile_time_s: float = 60.0, compile_memory_mb: int | None = 4096,
-                  language: Language | None = None, sandbox: bool | None = None,
-                  hidden: tuple[str, ...] = ()) -> Build:
+def build_program(program: Program, cache_dir: Path, *, compile_time_s: float = 60.0,
+                  compile_memory_mb: int | None = 4096, language: Language | None = None,
+                  sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> Build:
     """Build `program` into `cache_dir` (or find the build there) as `language` says, else as
     its own or detected language. `sandbox`, `hidden`: as `run_build`'s."""
     cache_dir = Path(cache_dir)
@@ -370,8 +368,12 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
         cached = _read_result(program, final, code, lang)
         if cached is not None:
             return cached
-        failing = _build_into(program, code, lang, pairs, final, key, compile_time_s,
-                              compile_memory_mb, sandbox, hidden)
+        if program.role == "submission":  # its compiler sees no more than its run will
+            from pipeline.programs.external import submission_hidden
+            hidden = (*hidden, *submission_hidden())
+        step = functools.partial(run_build, time_s=compile_time_s, memory_mb=compile_memory_mb,
+                                 sandbox=sandbox, hidden=hidden)
+        failing = _build_into(program, code, lang, pairs, final, key, step)
     if failing:
         return Build(program, Verdict.SKIP, (), code, failing, None, False)
     built = _read_result(program, final, code, lang, cached=False)
@@ -380,11 +382,10 @@ def build_program(program: Program, cache_dir: Path, *, memory_mb: int = 2048,
 
 
 def _build_into(program: Program, language: str, lang: Language | None,
-                pairs: list[tuple[str, Path]], final: Path, key: str, compile_time_s: float,
-                compile_memory_mb: int | None, sandbox: bool | None = None,
-                hidden: tuple[str, ...] = ()) -> str | None:
-    """Copy the sources into a temporary folder beside `final`, compile there and rename it
-    into place; returns why not when its compiler does not run here (nothing kept)."""
+                pairs: list[tuple[str, Path]], final: Path, key: str,
+                step: Callable[..., ProcessResult]) -> str | None:
+    """Copy the sources into a temporary folder beside `final`, compile there (by `step`) and
+    rename it into place; returns why not when its compiler does not run here (nothing kept)."""
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-", dir=final.parent))
     work.chmod(0o755)  # a sandboxed program runs as another user, who must read its build
     try:
@@ -392,11 +393,7 @@ def _build_into(program: Program, language: str, lang: Language | None,
             target = work / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
-        if program.role == "submission":  # its compiler sees no more than its run will
-            from pipeline.programs.external import submission_hidden
-            hidden = (*hidden, *submission_hidden())
-        result = _compile(program, language, lang, work, [name for name, _ in pairs],
-                          compile_time_s, compile_memory_mb, sandbox, hidden)
+        result = _compile(program, language, lang, work, [name for name, _ in pairs], step)
         result["sources"] = [str(path) for _, path in pairs]  # what was built (`make bench`
                                                                # reads it with its time)
         if result["status"] == _CE:
@@ -430,8 +427,7 @@ def run_build(argv: list[str], work: Path, *, time_s: float, memory_mb: int | No
 
 
 def _compile(program: Program, language: str, lang: Language | None, work: Path,
-             names: list[str], time_s: float, memory_mb: int | None,
-             sandbox: bool | None = None, hidden: tuple[str, ...] = ()) -> dict:
+             names: list[str], step: Callable[..., ProcessResult]) -> dict:
     """Compile in `work`; the result (status, run argv with {dir}, message, and the CPU and
     wall seconds of its compiler or build script) as JSON data."""
     spent: dict[str, float] = {}
@@ -439,8 +435,7 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
         build_script = work / "build"
         if build_script.exists():
             build_script.chmod(0o755)
-            done = run_build(["/bin/sh", "./build"], work, time_s=time_s,
-                             memory_mb=memory_mb, sandbox=sandbox, hidden=hidden)
+            done = step(["/bin/sh", "./build"], work)
             if done.exit_code != 0:
                 return _failed(describe_failure(done, "build script") + "\n" + done.output)
             spent = {"cpu_s": done.cpu_s, "wall_s": done.wall_s}
@@ -480,9 +475,7 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
             if failure is not None:
                 return _failed(f"the compiler exited with code 1\n{message}{failure}")
         else:
-            done = run_build(argv, work, time_s=time_s,
-                             memory_mb=memory_mb if lang.memory_by_rlimit else None,
-                             sandbox=sandbox, hidden=hidden)
+            done = step(argv, work) if lang.memory_by_rlimit else step(argv, work, memory_mb=None)
             message = done.output
             if done.exit_code != 0:
                 return _failed(describe_failure(done, "the compiler")
@@ -586,22 +579,17 @@ def worker_build_dir() -> Path:
 def pack(program: Program) -> Program:
     """`program` with its source's bytes and its language (unless it has a `build` of its
     own): what `build_here` needs."""
-    source = None
-    if program.path is not None:
-        try:
-            source = program.path.read_bytes()
-        except OSError as error:
-            raise BuildError(f"cannot read the source of {program.name}: {program.path}: "
-                             f"{error.strerror or error}") from None
-    language = None
-    if program.build is None:
-        language = detect_language([program.path] if program.path is not None else [])
-        if language not in LANGUAGES:
-            known = ", ".join(sorted({p[1:] for lang in LANGUAGES.values()
-                                      for p in lang.patterns}))
-            raise BuildError(f"cannot tell the language of {program.name}'s source "
-                             f"{program.path} from its name (known: {known})")
     files = (program.path,) if program.path is not None else ()
+    try:
+        source = files[0].read_bytes() if files else None
+    except OSError as error:
+        raise BuildError(f"cannot read the source of {program.name}: {program.path}: "
+                         f"{error.strerror or error}") from None
+    language = None if program.build is not None else detect_language(files)
+    if program.build is None and language not in LANGUAGES:
+        known = ", ".join(sorted({p[1:] for lang in LANGUAGES.values() for p in lang.patterns}))
+        raise BuildError(f"cannot tell the language of {program.name}'s source "
+                         f"{program.path} from its name (known: {known})")
     return replace(program, files=files, language=language, content=source)
 
 

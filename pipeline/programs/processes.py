@@ -11,8 +11,9 @@ import ctypes
 import os
 import signal
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -60,6 +61,17 @@ def proc_stats() -> dict[int, list[bytes]]:
     """`stat_fields` of every process there is now."""
     found = {int(entry): stat_fields(entry) for entry in os.listdir("/proc") if entry.isdigit()}
     return {pid: fields for pid, fields in found.items() if fields is not None}
+
+
+def ownerless(paths: Iterable[Path], owner: Callable[[Path], str]) -> Iterator[Path]:
+    """Those of `paths` (left by pipeline processes) whose process, `owner(path)`, is gone."""
+    for path in paths:
+        try:
+            os.kill(int(owner(path)), 0)
+        except ProcessLookupError:
+            yield path
+        except (ValueError, PermissionError):
+            continue
 
 
 def children_of(pid: int) -> list[int]:

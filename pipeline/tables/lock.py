@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import json
 import os
 import socket
@@ -126,12 +127,8 @@ def run_lock(data_dir: Path, run_id: str, reserve: bool = True,
         except OSError as error:
             if error.errno not in (errno.EOPNOTSUPP, errno.EINVAL):  # ENOSPC: say so now
                 raise OSError(error.errno, error.strerror, str(path)) from None
-
-        def give_back() -> None:
-            os.ftruncate(fd, len(info))
-
         try:
-            yield give_back
+            yield functools.partial(os.ftruncate, fd, len(info))  # the reserve given back
         finally:
             os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)
