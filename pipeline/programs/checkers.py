@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -228,15 +229,17 @@ def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
     `feedback_dir`: a feedback folder that outlives the run (a multi-pass case's)."""
     if not validator.ok:
         return _not_built(validator, "output validator")
-    with tempfile.TemporaryDirectory(prefix="validate-", dir=workdir,
-                                     ignore_cleanup_errors=True) as scratch:
-        feedback = feedback_dir or Path(scratch, "feedback")
+    scratch = Path(tempfile.mkdtemp(prefix="validate-", dir=workdir))
+    try:
+        feedback = feedback_dir or scratch / "feedback"
         feedback.mkdir(exist_ok=True)
         run = launch(validator, memory_mb)
         argv = [*run.argv, str(input_path), str(answer_path), str(feedback) + "/", *args]
-        done = run_limited(argv, cwd=Path(scratch, "work"), stdin=output_path, time_s=time_s,
+        done = run_limited(argv, cwd=scratch / "work", stdin=output_path, time_s=time_s,
                            memory_mb=run.memory_mb, kept=(feedback,))
         return read_feedback(done, feedback, f"output validator {validator.program.name}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _not_built(build: Build, what: str) -> CheckResult:
@@ -278,9 +281,11 @@ def run_testlib_checker(checker: Build, input_path: Path, output_path: Path, ans
     """Run `checker input output answer` and read testlib's verdict."""
     if not checker.ok:
         return _not_built(checker, "checker")
-    with tempfile.TemporaryDirectory(prefix="check-", dir=workdir,
-                                     ignore_cleanup_errors=True) as scratch:
+    scratch = Path(tempfile.mkdtemp(prefix="check-", dir=workdir))
+    try:
         run = launch(checker, memory_mb)
         argv = [*run.argv, str(input_path), str(output_path), str(answer_path)]
-        done = run_limited(argv, cwd=Path(scratch), time_s=time_s, memory_mb=run.memory_mb)
+        done = run_limited(argv, cwd=scratch, time_s=time_s, memory_mb=run.memory_mb)
         return testlib_verdict(done, f"checker {checker.program.name}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
