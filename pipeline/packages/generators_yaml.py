@@ -341,11 +341,11 @@ class _Parser:
         if not isinstance(includes, list):
             includes = [includes]
         for item in includes:
-            target = self.known_keys.get(str(item)) if isinstance(item, str) else None
-            if target is None or len(target) != 1:
-                self.error(line_of(entry, "include"), path, f"include {item!r} does not name "
-                           "exactly one earlier test case or group" if target is None or not
-                           target else f"include {item!r} is ambiguous")
+            target = self.known_keys.get(item, []) if isinstance(item, str) else []
+            if len(target) != 1:
+                self.error(line_of(entry, "include"), path, f"include {item!r} is ambiguous"
+                           if target else f"include {item!r} does not name exactly one earlier "
+                           "test case or group")
                 continue
             rule = target[0]
             for case in [rule] if isinstance(rule, CaseRule) else _all_cases(rule):
