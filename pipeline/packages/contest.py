@@ -121,12 +121,6 @@ def is_contest(folder: Path) -> bool:
     return bool(subfolders) and not archives and all(_is_package(p) for p in subfolders)
 
 
-def _yaml(path: Path, folder: Path, mapping: bool) -> tuple[Any, Any]:
-    """The document in `path` and the node tree it was composed from (for entry lines)."""
-    data, _ = load_yaml(path, folder, mapping=mapping)
-    return data, yaml.compose(path.read_text(encoding="utf-8"), Loader=_Loader)
-
-
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
@@ -136,7 +130,7 @@ def read_contest(folder: Path) -> Contest:
     folder = Path(folder)
     config: dict = {}
     if _contest_file(folder, "contest.yaml"):
-        config, _ = _yaml(folder / "contest.yaml", folder, mapping=True)
+        config, _ = load_yaml(folder / "contest.yaml", folder, mapping=True)
     name = (_text(config.get("id")) or _text(config.get("name")) or printable(folder.name))
     name = printable(name.strip())
     title = printable((_text(config.get("name")) or name).strip())
@@ -154,13 +148,16 @@ def read_contest(folder: Path) -> Contest:
 
 def _problems_yaml(folder: Path, folders: set[str]) -> tuple[list[ContestProblem], list[str]]:
     """The entries of `problems.yaml` checked as bt checks them, and a note for each skipped."""
-    data, node = _yaml(folder / "problems.yaml", folder, mapping=False)
+    path = folder / "problems.yaml"
+    data, _ = load_yaml(path, folder, mapping=False)
     if data is None:
         return [], []
     if not isinstance(data, list):
         raise PackageError("problems.yaml", "problems-yaml", "problems.yaml must hold a list "
                            "of problems (- id: NAME, label: A, ...), as BAPCtools reads it",
                            line=1)
+    # the entries' nodes, for their lines (the file loaded as YAML above)
+    node = yaml.compose(path.read_text(encoding="utf-8"), Loader=_Loader)
     items = node.value if isinstance(node, yaml.SequenceNode) else []
     problems: list[ContestProblem] = []
     notes: list[str] = []

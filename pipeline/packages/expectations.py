@@ -216,21 +216,19 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
     how = (f"slowest lower-bound run {slowest:.3f} s ({who} on {where}) x ac_to_time_limit "
            f"{limits.ac_to_time_limit:g}, up to a multiple of {limits.time_resolution_s:g} s: "
            f"{time_s:g} s")
-    conflict = None
     upper = [p for p in upper_bound_submissions(package) if p.name in runs]
     # a run stopped (at its wall-clock cap, at the limit, or waiting forever on the other side
     # of an exchange) would have taken longer: as long as any limit; each submission's slowest
     # run on a case where it bounds the limit from above
     tle_runs = [[r for r in runs[p.name].values() if bounds(package, p, r.case)[1]]
                 for p in upper]
-    tle_times = [max((math.inf if r.timed_out else r.cpu_s) for r in found)
-                 for found in tle_runs if found]
-    if tle_times:
-        fastest = min(tle_times)
-        if time_s * limits.time_limit_to_tle > fastest + 1e-9:
-            conflict = (f"time limit {time_s:g} s x time_limit_to_tle "
-                        f"{limits.time_limit_to_tle:g} exceeds the fastest time_limit_exceeded "
-                        f"submission's {fastest:.3f} s")
+    fastest = min((max((math.inf if r.timed_out else r.cpu_s) for r in found)
+                   for found in tle_runs if found), default=math.inf)
+    conflict = None
+    if time_s * limits.time_limit_to_tle > fastest + 1e-9:
+        conflict = (f"time limit {time_s:g} s x time_limit_to_tle "
+                    f"{limits.time_limit_to_tle:g} exceeds the fastest time_limit_exceeded "
+                    f"submission's {fastest:.3f} s")
     return TimeLimit(time_s, low, high, "derived", how, conflict)
 
 

@@ -234,8 +234,7 @@ class CaseRule:
     line: int | None
     entry: dict
     settings: Settings
-    count_value: int
-    has_count: bool
+    count_value: int                   # 1 without a `count`
 
 
 @dataclass
@@ -342,11 +341,11 @@ class _Parser:
         if not isinstance(includes, list):
             includes = [includes]
         for item in includes:
-            target = self.known_keys.get(str(item)) if isinstance(item, str) else None
-            if target is None or len(target) != 1:
-                self.error(line_of(entry, "include"), path, f"include {item!r} does not name "
-                           "exactly one earlier test case or group" if target is None or not
-                           target else f"include {item!r} is ambiguous")
+            target = self.known_keys.get(item, []) if isinstance(item, str) else []
+            if len(target) != 1:
+                self.error(line_of(entry, "include"), path, f"include {item!r} is ambiguous"
+                           if target else f"include {item!r} does not name exactly one earlier "
+                           "test case or group")
                 continue
             rule = target[0]
             for case in [rule] if isinstance(rule, CaseRule) else _all_cases(rule):
@@ -444,15 +443,14 @@ class _Parser:
         if self.over_cap(count_line, where, len(values), costs_case=True):
             return []
         settings = self._settings(entry, inherited, where)
-        has_count = "count" in entry  # (a valid one: int, list or range text)
         consecutive = max(values) - min(values) == len(values) - 1
         padding = max(len(str(v)) for v in values) if consecutive else 0
         rules = []
         for value in values:
             name = next(names)
-            if has_count:
+            if "count" in entry:  # (a valid one: int, list or range text)
                 name += f"-{value:0{padding}}"
-            rule = CaseRule(f"{parent}/{name}", line, entry, settings, value, has_count)
+            rule = CaseRule(f"{parent}/{name}", line, entry, settings, value)
             if not FILE_NAME.fullmatch(name + ".in") or name == "test_group":
                 self.error(line, rule.path, "not a valid test case name", costs_case=True)
                 continue
@@ -612,7 +610,7 @@ class _Maker:
             if not isinstance(command, str) or not command.strip():
                 raise self._error(rule, f"generate must be a non-empty string, got {command!r}")
             command = substitute_constants(command, self.constants)
-            if "{count}" in command and rule.has_count:
+            if "{count}" in command and "count" in entry:
                 command = command.replace("{count}", str(rule.count_value))
             try:
                 words = shlex.split(command)

@@ -342,11 +342,8 @@ def _interactive(package: Package, submission: Build, case: TestCase, limits: Ru
         return _skip(case, Verdict.JE, "the interactor / output validator did not build"
                      + (f": {judge.message[:500]}" if judge else ""), limits)
 
-    def run_pass(input_path: Path, kept_feedback: Path | None, number: int) -> _Pass:
-        return _interaction(package, submission, case, limits, scratch, builds, judge, polygon,
-                            input_path, kept_feedback, number)
-
-    return _passes(package, case, limits, scratch, run_pass)
+    return _passes(package, case, limits, scratch, partial(
+        _interaction, package, submission, case, limits, scratch, builds, judge, polygon))
 
 
 def _interaction(package: Package, submission: Build, case: TestCase, limits: RunLimits,

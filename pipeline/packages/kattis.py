@@ -137,14 +137,13 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
                                           root))
 
     output_validator = _output_validator(root, version, config, problem_type, lines)
+    # BAPCtools fills the constants into validators' sources (not into submissions')
     constants = problem_constants(config) if version != "legacy" else {}
-    if constants:  # BAPCtools fills them into validators' sources (not into submissions')
-        sources = build_dir if build_dir is not None else default_sources_dir()
-        input_validators = tuple(with_constants(p, constants, sources) for p in input_validators)
-        answer_validators = tuple(with_constants(p, constants, sources)
-                                  for p in answer_validators)
-        if output_validator is not None:
-            output_validator = with_constants(output_validator, constants, sources)
+    sources = build_dir if build_dir is not None else default_sources_dir()
+    input_validators = tuple(with_constants(p, constants, sources) for p in input_validators)
+    answer_validators = tuple(with_constants(p, constants, sources) for p in answer_validators)
+    if output_validator is not None:
+        output_validator = with_constants(output_validator, constants, sources)
     notes = [*(generated.notes if generated else ()), *data.notes]
     if not input_validators:
         notes.append("no input validators: inputs are not checked")

@@ -269,7 +269,8 @@ def submissions(root: Path, version: Format,
             name = f"{verdict_dir.name}/{entry.name}"
             files = files_of(entry)
             settings = _submission_settings(name, rules)
-            if not settings.get("language") and detect_language(list(files)) is None:
+            language = settings.get("language") or detect_language(list(files))
+            if language is None:
                 not_a_program(entry, root, "no program")
                 continue
             try:
@@ -286,7 +287,6 @@ def submissions(root: Path, version: Format,
                             partially=verdict_dir.name == "partially_accepted"),))
                 else:
                     expectation = _modern_expectation(name, verdict_dir.name, rules)
-            language = settings.get("language") or detect_language(list(files))
             programs.append(Program(
                 name=name, role="submission", path=entry, files=files, language=language,
                 entrypoint=settings.get("entrypoint"), expectation=expectation,

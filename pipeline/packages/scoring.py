@@ -235,8 +235,7 @@ def _legacy(package: Package, results, verdict_of) -> Aggregate:
             else:
                 verdict = worst_error(verdicts)
             how = next((f for f in flags if f in COMBINE), "sum")
-            value = COMBINE[how](scores)
-            result = GroupResult(name, verdict, value)
+            result = GroupResult(name, verdict, COMBINE[how](scores))
         groups[name] = result
         return result
 
