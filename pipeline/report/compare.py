@@ -319,6 +319,7 @@ def _findings(compared: list[SolverComparison], same_host: bool,
 
 
 CASE_COUNT_TOLERANCE = 0.10
+SKIPPED_SHOWN = 5   # newer runs passed over named in a baseline's `skipped`
 
 
 @dataclass(frozen=True)
@@ -353,7 +354,7 @@ def comparable(new_row: dict, base_row: dict) -> str | None:
     return f"did not run {', '.join(missing)}" if missing else None
 
 
-def choose_baseline(data_dir: Path, new_run: str, skipped_shown: int = 5) -> Pair:
+def choose_baseline(data_dir: Path, new_run: str) -> Pair:
     """The baseline of `new_run`: the newest finished run of its problem that started before
     it and is `comparable`, with why, and the newer ones passed over."""
     rows = run_rows(data_dir, [new_run])
@@ -362,27 +363,25 @@ def choose_baseline(data_dir: Path, new_run: str, skipped_shown: int = 5) -> Pai
     new_row = rows[new_run]
     here = start_key(new_row)
     skipped: list[str] = []
+    base = None
     for row in finished_runs(data_dir, new_row["problem"]).iter_rows(named=True):
         if row["run_id"] == new_run or start_key(row) >= here:
             continue
-        reason = comparable(new_row, row)
-        if reason is None:
-            why = (f"BASE {row['run_id']} is the newest earlier finished run of "
-                   f"{new_row['problem']} over the same cases ({_group_words(row.get('group'))}, "
-                   f"{row.get('cases')} cases against NEW's {new_row.get('cases')}) that ran "
-                   f"every solver of NEW")
-            return Pair(new_row["problem"], row["run_id"], new_run, why,
-                        _shown(skipped, skipped_shown))
+        if (reason := comparable(new_row, row)) is None:
+            base = row
+            break
         skipped.append(f"{row['run_id']}: {reason}")
-    why = (f"no earlier finished run of {new_row['problem']} is comparable with NEW {new_run} "
-           f"(same group, case count within {CASE_COUNT_TOLERANCE:.0%}, every solver of NEW)")
-    return Pair(new_row["problem"], None, new_run, why, _shown(skipped, skipped_shown))
-
-
-def _shown(skipped: list[str], limit: int) -> tuple[str, ...]:
-    if len(skipped) <= limit:
-        return tuple(skipped)
-    return (*skipped[:limit], f"... and {plural(len(skipped) - limit, 'older run')}")
+    if len(skipped) > SKIPPED_SHOWN:
+        skipped[SKIPPED_SHOWN:] = [f"... and {plural(len(skipped) - SKIPPED_SHOWN, 'older run')}"]
+    if base is None:
+        return Pair(new_row["problem"], None, new_run, (
+            f"no earlier finished run of {new_row['problem']} is comparable with NEW {new_run} "
+            f"(same group, case count within {CASE_COUNT_TOLERANCE:.0%}, every solver of NEW)"),
+            tuple(skipped))
+    return Pair(new_row["problem"], base["run_id"], new_run, (
+        f"BASE {base['run_id']} is the newest earlier finished run of {new_row['problem']} "
+        f"over the same cases ({_group_words(base.get('group'))}, {base.get('cases')} cases "
+        f"against NEW's {new_row.get('cases')}) that ran every solver of NEW"), tuple(skipped))
 
 
 def pairs_to_compare(data_dir: Path, base: str | None = None, new: str | None = None,

@@ -342,14 +342,13 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                            f"bytes) in {shrunk.steps} steps (the last after "
                            f"{shrunk.last_step_s:.1f} s), {shrunk.candidates} candidates, "
                            f"{shrunk.seconds:.1f} s ({how})")
-                cases_tried = judged_before + position + 1
+                found = Found(i, recipe.name, k, trial, shrunk, found_s, None, None)
                 if any(shrunk.trial.text == f.shrunk.trial.text for f in summary.kept):
                     status.say("  the same case as an earlier finding: not kept again")
-                    summary.failures.append(Found(i, recipe.name, k, trial, shrunk, found_s,
-                                                  None, None))
+                    summary.failures.append(found)
                 else:
-                    found = _keep(data_dir, problem, request, i, recipe.name, k, trial, shrunk,
-                                  found_s, cases_tried, host)
+                    found = _keep(data_dir, problem, request, found,
+                                  judged_before + position + 1, host)
                     summary.failures.append(found)
                     assert found.kept is not None  # _keep keeps it
                     status.say(f"  kept as {found.kept.path} (group "
@@ -363,12 +362,12 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                 return
 
 
-def _keep(data_dir: Path, problem: Problem, request: StressRequest, index: int, recipe: str,
-          k: int, original: Trial, shrunk: Shrunk, found_s: float, cases_tried: int,
-          host: dict) -> Found:
+def _keep(data_dir: Path, problem: Problem, request: StressRequest, found: Found,
+          cases_tried: int, host: dict) -> Found:
     from pipeline.problems.identity import case_id_of
     from pipeline.tables.files import now
 
+    original, shrunk, recipe = found.original, found.shrunk, found.recipe
     final = shrunk.trial
     name = f"{safe_name(request.solver)}-{case_id_of(final.text)[:12]}"
     kept = keep_case(data_dir, problem, kept_group(problem, problem.recipe(recipe)), name,
@@ -385,14 +384,15 @@ def _keep(data_dir: Path, problem: Problem, request: StressRequest, index: int, 
         "original_expected": original.expected, "original_size": original.size,
         "shrunk_size": final.size, "hunt_size": None,
         "original_bytes": len(original.text.encode()), "input_bytes": len(final.text.encode()),
-        "recipe": recipe, "seed": request.seed, "case_index": k, "cases_tried": cases_tried,
-        "time_to_find_s": found_s, "time_to_shrink_s": shrunk.seconds,
-        "shrink_steps": shrunk.steps, "shrink_candidates": shrunk.candidates,
-        "locally_minimal": shrunk.locally_minimal, "shrink_stopped": shrunk.stopped,
+        "recipe": recipe, "seed": request.seed, "case_index": found.recipe_index,
+        "cases_tried": cases_tried, "time_to_find_s": found.found_s,
+        "time_to_shrink_s": shrunk.seconds, "shrink_steps": shrunk.steps,
+        "shrink_candidates": shrunk.candidates, "locally_minimal": shrunk.locally_minimal,
+        "shrink_stopped": shrunk.stopped,
         "solver_ms": final.solver.cpu_ms, "baseline_ms": None, "found_at": now(),
         "command": request.command, "host": host.get("host"), "git_rev": host.get("git_rev"),
     })
-    return Found(index, recipe, k, original, shrunk, found_s, kept, finding_id)
+    return replace(found, kept=kept, finding_id=finding_id)
 
 
 def kept_group(problem: Problem, recipe: Recipe) -> str:
