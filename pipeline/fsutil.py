@@ -9,12 +9,28 @@ import contextlib
 import errno
 import hashlib
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pipeline.untrusted import is_utf8, storable
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str = "tmp", dir: Path | None = None) -> Iterator[Path]:
+    """A new folder, removed at the end with what is left in it, never following a link.
+
+    Not `tempfile.TemporaryDirectory`: before Python 3.11.8 (CVE-2023-6597) its cleanup chmods a
+    path it cannot remove, following a symlink there, so a program's leftovers (a folder made
+    read-only with a link in it) could have a file outside changed; `shutil.rmtree` leaves what
+    it cannot remove."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=dir))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def current_umask() -> int:

@@ -1,18 +1,21 @@
 """`atomic_write`: every file it writes gets the mode any file the user writes gets (0666 less
-the umask, or the mode of the file it replaces), not the 0600 of a private temporary file."""
+the umask, or the mode of the file it replaces), not the 0600 of a private temporary file; a
+scratch folder goes with what a program left in it, never following a link."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
 
-from pipeline.fsutil import atomic_write_text, current_umask
+from pipeline.fsutil import atomic_write_text, current_umask, scratch_folder
 from pipeline.tables.files import write_parquet_atomic
 
 
@@ -93,3 +96,43 @@ def test_a_write_that_fails_midway_leaves_the_old_file_and_no_temporary(tmp_path
     sync_filesystem(tmp_path)
     assert (tmp_path / "other.in").read_text() == "3 4\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["case.in", "other.in"]
+
+
+def _leave_a_locked_link(make_scratch, base: Path) -> int:
+    """In a forked child (as `nobody` when this is root, so that removing is refused): a
+    program's leftovers in a scratch folder, a folder made read-only holding a link to a file
+    outside; 0 when the file is untouched after the folder's removal, else 1."""
+    pid = os.fork()
+    if pid == 0:
+        code = 2
+        try:
+            if os.geteuid() == 0:
+                os.setgid(65534)
+                os.setuid(65534)
+            victim = base / "victim"
+            victim.write_text("outside\n")
+            os.chmod(victim, 0o644)
+            with make_scratch(dir=base) as scratch:
+                locked = Path(scratch, "locked")
+                locked.mkdir()
+                (locked / "link").symlink_to(victim)
+                locked.chmod(0o500)
+            code = 0 if stat.S_IMODE(victim.stat().st_mode) == 0o644 else 1
+        finally:
+            os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def test_a_scratch_folder_goes_without_following_a_link_a_program_left_in_it():
+    """Removing a scratch folder never follows a link left in it, even where a folder inside
+    refuses the removal (`tempfile.TemporaryDirectory` then makes the link's target 0o700 on a
+    Python before 3.11.8: CVE-2023-6597)."""
+    base = Path(tempfile.mkdtemp(prefix="gamebench-scratch-"))
+    try:
+        base.chmod(0o777)
+        assert _leave_a_locked_link(scratch_folder, base) == 0
+    finally:
+        for folder in base.rglob("*"):
+            if folder.is_dir() and not folder.is_symlink():
+                folder.chmod(0o700)
+        shutil.rmtree(base)

@@ -13,12 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import zipfile
 from dataclasses import replace
 from pathlib import Path
 
 from pipeline.errors import PackageError
+from pipeline.fsutil import scratch_folder
 from pipeline.packages.contest import PythonChoice, contest_python, python_choice
 from pipeline.packages.generators_yaml import building
 from pipeline.packages.generators_yaml import default_sources_dir as default_build_dir
@@ -55,7 +55,7 @@ def detect(path: Path) -> Format | None:
             archive = zipfile.ZipFile(path)
         except zipfile.BadZipFile:
             return None
-        with archive, tempfile.TemporaryDirectory() as tmp:
+        with archive, scratch_folder() as tmp:
             names = archive.namelist()
             if any(Path(n).name == "problem.xml" and n.count("/") <= 1 for n in names):
                 return "polygon"

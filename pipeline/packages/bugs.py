@@ -8,11 +8,11 @@ inputs invalid by construction from the first test case; it is skipped when the 
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.fsutil import scratch_folder
 from pipeline.packages.expectations import (
     NOT_JUDGED,
     TimeLimit,
@@ -208,7 +208,7 @@ def validator_bugs(package: Package, builds: PackageBuilds) -> list[PackageBug]:
     except (OSError, UnicodeDecodeError):
         return []
     accepted = []
-    with tempfile.TemporaryDirectory(prefix="package-bugs-") as scratch:
+    with scratch_folder(prefix="package-bugs-") as scratch:
         path = Path(scratch) / "broken.in"
         for what, broken in broken_inputs(text):
             path.write_text(broken, encoding="utf-8")

@@ -14,14 +14,13 @@ import dataclasses
 import functools
 import hashlib
 import json
-import tempfile
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.fsutil import atomic_write_text, file_sha256
+from pipeline.fsutil import atomic_write_text, file_sha256, scratch_folder
 from pipeline.packages.expectations import Agreement, Disagreement
 from pipeline.packages.kattis_data import KINDS
 from pipeline.packages.model import Package, ValidatorTest
@@ -49,7 +48,7 @@ def run_answer_validator(validator: Build, input_path: Path, answer_path: Path,
     name = validator.program.name
     if not validator.ok:
         return Rejection(name, None, cut(f"did not build: {validator.message}"), judge_error=True)
-    with tempfile.TemporaryDirectory(prefix="answer-validate-") as scratch:
+    with scratch_folder(prefix="answer-validate-") as scratch:
         run = launch(validator, memory_mb)
         done = run_limited([*run.argv, str(input_path), *args], cwd=Path(scratch),
                            stdin=answer_path, time_s=time_s, memory_mb=run.memory_mb)
@@ -166,7 +165,7 @@ def check_validators(package: Package, builds, build_dir: Path,
     if not package.validator_tests:
         return ()
     if workdir is None:
-        with tempfile.TemporaryDirectory(prefix="validator-tests-") as scratch:
+        with scratch_folder(prefix="validator-tests-") as scratch:
             return check_validators(package, builds, build_dir, Path(scratch))
     tests = package.validator_tests
     workdir = Path(workdir)

@@ -9,7 +9,6 @@ submissions, judged by its own rules; the recipes are a Polygon package's genera
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.errors import InputError, UserError
-from pipeline.fsutil import atomic_write_text
+from pipeline.fsutil import atomic_write_text, scratch_folder
 from pipeline.packages import build_package, load_package
 from pipeline.packages.expectations import (
     PROBE_TIME_S,
@@ -344,7 +343,7 @@ def package_problem(folder: Path) -> PackageProblem:
         if not package.input_validators:
             return TextCase(text)
         builds = _input_builds(folder)
-        with tempfile.TemporaryDirectory(prefix="package-input-") as scratch:
+        with scratch_folder(prefix="package-input-") as scratch:
             path = Path(scratch) / "input"
             path.write_text(text, encoding="utf-8")
             result = validate_case(package, builds, case_in_group(package, group, path),
@@ -356,7 +355,7 @@ def package_problem(folder: Path) -> PackageProblem:
         if not package.answer_validators:
             return
         builds = _builds(folder)
-        with tempfile.TemporaryDirectory(prefix="package-answer-") as scratch:
+        with scratch_folder(prefix="package-answer-") as scratch:
             input_path, answer_path = Path(scratch) / "input", Path(scratch) / "answer"
             input_path.write_text(case.text, encoding="utf-8")
             answer_path.write_text(text, encoding="utf-8")

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pipeline.fsutil import scratch_folder
 from pipeline.packages.model import Package, TestCase
 from pipeline.problems.coverage import BoundCoverage
 from pipeline.programs.languages import Build, launch
@@ -214,7 +215,7 @@ def package_coverage(package: Package, validators: Sequence[Build],
         return ()
     low: dict[tuple[str, str], int] = {}
     high: dict[tuple[str, str], int] = {}
-    with tempfile.TemporaryDirectory(prefix="package-coverage-") as scratch:
+    with scratch_folder(prefix="package-coverage-") as scratch:
         folder = Path(scratch)
         path = folder / "input"
         for text, group in inputs:

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pipeline.errors import UserError
+from pipeline.fsutil import scratch_folder
 from pipeline.programs.languages import Build, launch
 from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
 from pipeline.untrusted import LeftBehind, excerpt, kind_of, read_regular
@@ -229,8 +228,7 @@ def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
     `feedback_dir`: a feedback folder that outlives the run (a multi-pass case's)."""
     if not validator.ok:
         return _not_built(validator, "output validator")
-    scratch = Path(tempfile.mkdtemp(prefix="validate-", dir=workdir))
-    try:
+    with scratch_folder(prefix="validate-", dir=workdir) as scratch:
         feedback = feedback_dir or scratch / "feedback"
         feedback.mkdir(exist_ok=True)
         run = launch(validator, memory_mb)
@@ -238,8 +236,6 @@ def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
         done = run_limited(argv, cwd=scratch / "work", stdin=output_path, time_s=time_s,
                            memory_mb=run.memory_mb, kept=(feedback,))
         return read_feedback(done, feedback, f"output validator {validator.program.name}")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _not_built(build: Build, what: str) -> CheckResult:
@@ -281,11 +277,8 @@ def run_testlib_checker(checker: Build, input_path: Path, output_path: Path, ans
     """Run `checker input output answer` and read testlib's verdict."""
     if not checker.ok:
         return _not_built(checker, "checker")
-    scratch = Path(tempfile.mkdtemp(prefix="check-", dir=workdir))
-    try:
+    with scratch_folder(prefix="check-", dir=workdir) as scratch:
         run = launch(checker, memory_mb)
         argv = [*run.argv, str(input_path), str(output_path), str(answer_path)]
         done = run_limited(argv, cwd=scratch, time_s=time_s, memory_mb=run.memory_mb)
         return testlib_verdict(done, f"checker {checker.program.name}")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from pipeline.fsutil import atomic_write, file_sha256
+from pipeline.fsutil import atomic_write, file_sha256, scratch_folder
 from pipeline.programs.procs import ProcessResult, describe_failure, run_limited
 from pipeline.programs.program import Program
 from pipeline.untrusted import (
@@ -260,7 +260,7 @@ def _tool_fails(tool: str) -> str | None:
             _probed[tool] = f"{tool} not found on PATH"
             return _probed[tool]
         asked = VERSION_ARGS.get(tool, ("--version",))
-        with tempfile.TemporaryDirectory(prefix="toolchain-") as scratch:  # run as compiles are
+        with scratch_folder(prefix="toolchain-") as scratch:  # run as compiles are
             done = run_build([path, *asked], Path(scratch), time_s=PROBE_TIME_S, memory_mb=None)
         _probed[tool] = None if done.exit_code == 0 else (
             f"{tool} ({path}) does not run: `{tool} {' '.join(asked)}` "

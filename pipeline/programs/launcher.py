@@ -10,13 +10,13 @@ import os
 import select
 import shutil
 import subprocess
-import tempfile
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from pipeline import native
+from pipeline.fsutil import scratch_folder
 
 SOURCE = Path(__file__).with_name("launcher.c")
 STATIC = native.program("launcher-static", SOURCE, flags=("-O2", "-static"))
@@ -130,7 +130,7 @@ def _probe(sandbox: bool, setting: tuple[str | None, ...]) -> Probe:
     true = shutil.which("true", path="/usr/bin:/bin")
     if true is None:
         return Probe("worker", "no `true` program to probe the launcher with")
-    with tempfile.TemporaryDirectory(prefix="gamebench-probe-") as folder:
+    with scratch_folder(prefix="gamebench-probe-") as folder:
         work = Path(folder) / "work"
         work.mkdir()
         result_read, result_write = os.pipe2(os.O_CLOEXEC)

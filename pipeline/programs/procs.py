@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import os
 import signal
-import tempfile
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from pipeline.fsutil import scratch_folder
 from pipeline.programs import contained
 from pipeline.untrusted import read_ends
 
@@ -67,7 +67,7 @@ def run_limited(argv: list[str] | tuple[str, ...], *, cwd: Path, stdin: Path | N
     limits = contained.Limits(memory_mb=memory_mb, file_bytes=(file_mb or 0) * MIB or None,
                               cpu_s=time_s, wall_s=contained.wall_cap_s(time_s),
                               written_bytes=(file_mb or 64) * MIB)
-    with tempfile.TemporaryDirectory(prefix="gamebench-helper-") as private:
+    with scratch_folder(prefix="gamebench-helper-") as private:
         out_path = stdout if stdout is not None else Path(private) / "stdout"
         err_path = Path(private) / "stderr"
         with open(stdin if stdin is not None else os.devnull, "rb") as infile, \

@@ -5,9 +5,9 @@ process), else by its own `compare`; a failing checker is JE, never the solver's
 from __future__ import annotations
 
 import functools
-import tempfile
 from pathlib import Path
 
+from pipeline.fsutil import scratch_folder
 from pipeline.problems.model import Checker, Problem
 from pipeline.verdicts import Verdict, grade
 
@@ -30,7 +30,7 @@ def check_answer(problem: Problem, input_text: str, expected: str | None,
     from pipeline.programs.checkers import run_output_validator, run_testlib_checker
 
     build = _build(checker)
-    with tempfile.TemporaryDirectory(prefix="gamebench-check-") as scratch:
+    with scratch_folder(prefix="gamebench-check-") as scratch:
         folder = Path(scratch)
         paths = {name: folder / name for name in ("input", "answer", "output")}
         for name, text in (("input", input_text), ("answer", expected), ("output", got)):

@@ -9,7 +9,6 @@ import os
 import re
 import secrets
 import signal
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pipeline.fsutil import atomic_write_text
+from pipeline.fsutil import atomic_write_text, scratch_folder
 from pipeline.problems.model import Problem
 
 STRESS_GROUP = "found"
@@ -82,7 +81,7 @@ def _ingest_as_raw(data_dir: Path, problem_id: str, group: str,
     root holds `<problem>/<group>/NAME` links to them."""
     from pipeline.corpus.ingest import ingest
 
-    with tempfile.TemporaryDirectory(prefix="gamebench-keep-") as scratch:
+    with scratch_folder(prefix="gamebench-keep-") as scratch:
         folder = Path(scratch) / problem_id / group
         folder.mkdir(parents=True)
         for path in paths:
