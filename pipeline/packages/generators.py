@@ -12,13 +12,13 @@ import os
 import re
 import shlex
 import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache, partial
 from pathlib import Path
 
 from pipeline.errors import UserError
+from pipeline.fsutil import scratch_folder
 from pipeline.packages.generators_yaml import GENERATOR_MEMORY_MB, GENERATOR_TIME_S, source_program
 from pipeline.packages.model import Package, Program
 from pipeline.problems.model import Case, Recipe
@@ -145,8 +145,7 @@ def run_generator(argv: tuple[str, ...], command: str,
                   memory_mb: int | None = GENERATOR_MEMORY_MB) -> str:
     """The standard output of the generator run as `argv` under an address-space limit of
     `memory_mb` (None: none, a JVM's; `launch`); `command` names it in errors."""
-    scratch = Path(tempfile.mkdtemp(prefix="gamebench-generate-"))
-    try:
+    with scratch_folder(prefix="gamebench-generate-") as scratch:
         output = scratch / "output"
         done = run_limited(list(argv), cwd=scratch / "run", stdout=output,
                            time_s=GENERATOR_TIME_S, memory_mb=memory_mb)
@@ -158,8 +157,6 @@ def run_generator(argv: tuple[str, ...], command: str,
             return output.read_bytes().decode("utf-8")
         except UnicodeDecodeError:
             raise GeneratorError(f"`{command}` wrote output that is not UTF-8 text") from None
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def command_recipe(command: GeneratorCommand, resolve: Callable[[], Launch],

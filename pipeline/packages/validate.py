@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import re
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -103,9 +102,8 @@ def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
     if not validator.ok:
         return Rejection(name, None, cut(f"did not build: {validator.message}"),
                          judge_error=True), None
-    scratch = Path(tempfile.mkdtemp(prefix="input-validate-", dir=workdir))
     kept = None
-    try:
+    with scratch_folder(prefix="input-validate-", dir=workdir) as scratch:
         own = validator.program.path
         if own is not None and own.is_dir():  # a program folder's files are its working directory
             shutil.copytree(own, scratch, dirs_exist_ok=True)
@@ -125,8 +123,6 @@ def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
             data = read_regular(scratch / keep, OVERVIEW_KEEP + 1) if keep else None
             kept = None if data is None or len(data) > OVERVIEW_KEEP else data.decode(
                 "utf-8", "replace")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
     if done.error or done.timed_out or done.signal is not None:
         said = describe_failure(done, "the validator") + (": " + done.output if done.output
                                                           else "")
