@@ -32,13 +32,16 @@ class BuildError(RuntimeError):
 
 @dataclass(frozen=True)
 class Native:
-    """One native source: a shared library or an executable; `headers`: files it includes."""
+    """One native source: a shared library or an executable; `headers`: files it includes;
+    `compilers`: the only compilers to build it with (the first on PATH), for a source that
+    needs one toolchain (`$CC`/`$CXX` and the usual compilers then do not apply)."""
 
     name: str
     source: Path
     kind: Kind = "library"
     headers: tuple[Path, ...] = ()
     flags: tuple[str, ...] = ("-O2",)
+    compilers: tuple[str, ...] = ()
 
     @property
     def language(self) -> Literal["c", "c++"]:
@@ -51,9 +54,9 @@ _NOTED: set[str] = set()
 
 
 def _declare(name: str, source: Path, kind: Kind, headers: tuple[Path, ...],
-             flags: tuple[str, ...]) -> Native:
+             flags: tuple[str, ...], compilers: tuple[str, ...] = ()) -> Native:
     native = Native(name, Path(source).resolve(), kind, tuple(Path(h).resolve() for h in headers),
-                    tuple(flags))
+                    tuple(flags), tuple(compilers))
     known = _REGISTERED.get(native.name)
     if known is not None and known != native:
         raise ValueError(f"native code {native.name!r} is declared twice: {known.source} and "
@@ -69,9 +72,10 @@ def library(name: str, source: Path, headers: tuple[Path, ...] = (),
 
 
 def program(name: str, source: Path, headers: tuple[Path, ...] = (),
-            flags: tuple[str, ...] = ("-O2",)) -> Native:
-    """Declare (and register) an executable built from `source`."""
-    return _declare(name, source, "program", headers, flags)
+            flags: tuple[str, ...] = ("-O2",), compilers: tuple[str, ...] = ()) -> Native:
+    """Declare (and register) an executable built from `source` (by one of `compilers`
+    only, when given)."""
+    return _declare(name, source, "program", headers, flags, compilers)
 
 
 def registered() -> tuple[Native, ...]:
@@ -104,7 +108,8 @@ def cache_key(native: Native) -> str:
 
     digest = sha256()
     parts = (native.kind, native.language, " ".join(native.flags),
-             os.environ.get(_compiler_variable(native), ""), os.uname().machine)
+             " ".join(native.compilers) or os.environ.get(_compiler_variable(native), ""),
+             os.uname().machine)
     for part in parts:
         digest.update(part.encode() + b"\0")
     for path in (native.source, *native.headers, *_shared_headers(native)):
@@ -126,12 +131,18 @@ def artifact(native: Native) -> Path:
 
 # -- building ---------------------------------------------------------------------------------
 def compiler(native: Native) -> list[str]:
-    """The compiler command for `native`: `$CC`/`$CXX` if set, else the first one on PATH."""
+    """The compiler command for `native`: the first of its own `compilers` on PATH if it names
+    some; else `$CC`/`$CXX` if set, else the first usual one on PATH."""
     import shlex
     import shutil
 
     variable = _compiler_variable(native)
     configured = os.environ.get(variable, "").strip()
+    if native.compilers:
+        found = next(filter(None, map(shutil.which, native.compilers)), None)
+        if found is None:
+            raise BuildError(f"no {' or '.join(native.compilers)} on PATH")
+        return [found]
     if configured:
         command = shlex.split(configured)
         if shutil.which(command[0]) is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -135,6 +136,20 @@ def test_executable_gives_the_program_or_none_with_a_note(cache, tmp_path):
     assert done.stderr.strip().endswith("using a shell loop")
 
 
+def test_a_source_with_its_own_compilers_is_built_by_the_first_there_whatever_cc_says(
+        cache, tmp_path, monkeypatch):
+    source = tmp_path / "hello.c"
+    source.write_text('#include <stdio.h>\nint main(void) { puts("hello"); return 3; }\n')
+    monkeypatch.setenv("CC", str(tmp_path / "no-cc"))
+    own = Native("hello", source, kind="program", compilers=("no-such-cc", "cc"))
+    done = subprocess.run([str(native.build(own))], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (3, "hello\n")
+    assert native.artifact(own) != native.artifact(Native("hello", source, kind="program"))
+    with pytest.raises(BuildError, match="^no no-such-cc or other-cc on PATH$"):
+        native.build(Native("hello", source, kind="program",
+                            compilers=("no-such-cc", "other-cc")))
+
+
 def test_a_cpp_source_is_built_by_the_cpp_compiler(cache, tmp_path):
     source = tmp_path / "sorter.cpp"
     source.write_text('#include <algorithm>\n#include <cstdint>\n'
@@ -257,10 +272,11 @@ def test_make_venv_step_builds_every_registered_source(cache):
     assert built == ["bipartitebattle", "cf103119g", "insq15g", "movcoin2"]
     programs = sorted(p.name.rsplit("-", 1)[0] for p in cache.iterdir()
                       if not p.suffix and not p.name.startswith("."))
-    assert programs == ["launcher", "launcher-static"]  # the external programs' launcher
+    musl = ["launcher-musl"] if shutil.which("musl-gcc") else []
+    assert programs == ["launcher", *musl, "launcher-static"]  # the external programs' launcher
     again = subprocess.run([sys.executable, "-m", "pipeline.native"], capture_output=True,
                            text=True, env=child_env(cache), timeout=600)
-    assert again.stdout.count("up to date") == 6, again.stdout
+    assert again.stdout.count("up to date") == 6 + len(musl), again.stdout
 
 
 def test_make_venv_step_without_a_compiler_says_so_and_succeeds(cache):
@@ -269,6 +285,8 @@ def test_make_venv_step_without_a_compiler_says_so_and_succeeds(cache):
     assert done.returncode == 0
     assert done.stdout.count("NOT BUILT: no C compiler on PATH") == 5, done.stdout
     assert done.stdout.count("NOT BUILT: no C++ compiler on PATH") == 1, done.stdout
+    assert "launcher-musl (program, launcher.c): skipped: no musl-gcc on PATH (optional: its " \
+        "other builds serve)" in done.stdout, done.stdout
     strict = subprocess.run([sys.executable, "-m", "pipeline.native", "--strict"],
                             capture_output=True, text=True, env=child_env(cache, PATH=""),
                             timeout=600)

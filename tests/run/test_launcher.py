@@ -9,10 +9,12 @@ per process) with its own cache folder.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from runkit import REPO
 
 FIND = "from pipeline.programs.launcher import launcher_path, launcher_problem; " \
@@ -53,11 +55,32 @@ def test_processes_compiling_at_once_all_get_a_whole_launcher(tmp_path):
 
 
 def test_without_a_compiler_there_is_no_launcher_and_the_reason_is_given(tmp_path):
-    path, problem = _path(_find(tmp_path, CC=str(tmp_path / "no-cc")))
+    path, problem = _path(_find(tmp_path, PATH=str(tmp_path)))
     assert path == "None"
-    assert problem.startswith("the launcher cannot be built: $CC names ")
-    assert "which is not on PATH" in problem
+    assert problem.startswith("the launcher cannot be built: no C compiler on PATH"), problem
     assert not [p for p in tmp_path.iterdir() if not p.name.startswith(".")]
+
+
+def test_a_cc_that_is_not_there_leaves_the_launcher_to_musl_or_none(tmp_path):
+    """$CC names the compiler of the glibc builds; the musl build is musl-gcc's alone."""
+    path, problem = _path(_find(tmp_path, CC=str(tmp_path / "no-cc")))
+    if shutil.which("musl-gcc"):
+        assert Path(path).name.startswith("launcher-musl-") and problem == "None"
+    else:
+        assert path == "None"
+        assert problem.startswith("the launcher cannot be built: $CC names "), problem
+
+
+@pytest.mark.skipif(shutil.which("musl-gcc") is None, reason="musl-gcc is not installed "
+                    "(make system installs musl-tools)")
+def test_where_musl_is_installed_the_launcher_is_a_static_musl_program(tmp_path):
+    """Its start makes no `cpuid` (glibc's start reads the CPU's caches with it, which a
+    virtual machine traps): no program interpreter, and no glibc in it."""
+    path, problem = _path(_find(tmp_path))
+    assert problem == "None" and Path(path).name.startswith("launcher-musl-")
+    binary = Path(path).read_bytes()
+    assert b"/lib64/ld-linux" not in binary and b"GLIBC_" not in binary
+    assert subprocess.run([path], capture_output=True).returncode == 2  # runs: a usage error
 
 
 def test_a_contained_program_holds_no_descriptor_of_its_caller_but_its_stdio(tmp_path):
