@@ -17,10 +17,11 @@ $(STAMP): pyproject.toml
 
 # The native code (the problems' C kernels and quick parsers, the launcher of external
 # programs; see pipeline/native/__init__.py), compiled with the system's cc/c++ into
-# .venv/var/gamebench-native/ right after installing, so that no timed process compiles anything
-# or imports numba; and the package byte-compiled (what a first import would do). Runs every
-# time (a no-op, ~0.5 s, when no source changed); without a compiler it says so and the
-# numba/NumPy/Python fallbacks run.
+# .venv/var/gamebench-native/ right after installing, so that no timed process compiles
+# anything; and the package byte-compiled (what a first import would do). Runs every time (a
+# no-op, ~0.5 s, when no source changed); without a compiler it says so, the NumPy/Python
+# fallbacks run, and the stages with no fallback (movcoin2's fast and tester-17bit,
+# cf103119g's fast) refuse their cases, saying why.
 native: $(STAMP)
 	$(BIN)/python -m pipeline.native
 	$(BIN)/python -m compileall -q pipeline

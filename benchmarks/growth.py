@@ -7,7 +7,7 @@ max tests.
 Every stage is timed on the solve alone (parsing excluded: each case is rendered and parsed
 once beforehand, so that a stage gets the case as `pipeline run` hands it over, packed for
 native code where its problem's parser keeps that form), after one untimed warm-up call on
-the smallest case (native code or numba caches loaded), with the garbage
+the smallest case (native code loaded), with the garbage
 collector off while timing. A point is the median of at least 3 runs (up to 15 while they add
 up to under 0.3 s; a single run once one takes over a second). A stage's ladder ends at the
 first size it refuses (its limits grow with size), once a point takes more than `cap_s`, or
@@ -138,7 +138,7 @@ def _grow_problem(ctx: BenchContext, problem_id: str, sizes: list[int], repeats:
                     note = f"; stopped before {_short(n)} (predicted > {2 * cap_s:g} s)"
                     break
             else:
-                stage.solve(case)  # warm-up: numba caches, module-level tables
+                stage.solve(case)  # warm-up: native code, module-level tables
             times = _time_solve(stage.solve, case, repeats)
             point = median(times)
             measured.append((n, point))

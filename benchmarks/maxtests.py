@@ -88,7 +88,7 @@ def run_max_tests(ctx: BenchContext, tests: list[MaxTest], binaries: dict[str, t
     breakdown table; return the per-test summaries.
 
     `warm_up` runs `pipeline solve` once, untimed, before each problem's first test (so that
-    a native library or numba's cache is built if its source changed); the quick bench skips
+    a native library is built if its source changed); the quick bench skips
     it. `breakdown_repeats` = 0 skips the breakdown."""
     floor = floor_argv(ctx)
     say(f"fast vs C++ vs the C++ read floor: real processes, medians of {repeats}, "

@@ -5,7 +5,7 @@
    `budget_s`; then the same against the last reference before `fast` in that order (the
    middle reference, cheaper than the oracle), which shows the machinery beside the oracle's
    own cost. Printed: cases judged per second over the whole search and after its first round
-   (which pays for starting the workers: imports, numba caches), cases tried (generated) per
+   (which pays for starting the workers: imports, native code), cases tried (generated) per
    second (the tiny recipes repeat themselves; a repeated input is not judged again), and the
    CPU time per judged case of this process and of the workers, with the rate two idle cores
    would then allow. Goal (against the reference order): at least 5,000 cases judged per

@@ -4,6 +4,7 @@ first use when the cache lacks it (`make venv` builds all: `python -m pipeline.n
 Artifacts are `<name>-<key>[.so]` in `cache_dir()`, the key a hash of sources, flags, compiler
 and machine, renamed into place under an `flock`, so a killed build leaves nothing. Where
 building fails, one stderr line names the fallback; `PIPELINE_NATIVE=0` switches it all off.
+A stage with no fallback refuses where its library is unavailable (`refuses_without`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Literal
 
 CACHE_VARIABLE = "PIPELINE_NATIVE_DIR"
 SWITCH_VARIABLE = "PIPELINE_NATIVE"
+SWITCHED_OFF = f"native code is switched off ({SWITCH_VARIABLE}=0)"
 INCLUDE_DIR = Path(__file__).resolve().parent  # shared headers (uints.h) live here
 
 Kind = Literal["library", "program"]
@@ -51,6 +53,7 @@ class Native:
 _REGISTERED: dict[str, Native] = {}
 _LOADED: dict[str, object] = {}
 _NOTED: set[str] = set()
+_WHY_NOT: dict[str, str] = {}  # name -> why `load` returned None
 
 
 def _declare(name: str, source: Path, kind: Kind, headers: tuple[Path, ...],
@@ -219,7 +222,9 @@ def load(native: Native, fallback: str):
     if native.name in _LOADED:
         return _LOADED[native.name]
     library_ = None
-    if enabled():
+    if not enabled():
+        _WHY_NOT[native.name] = SWITCHED_OFF
+    else:
         import ctypes
 
         try:
@@ -230,9 +235,22 @@ def load(native: Native, fallback: str):
                 path.unlink(missing_ok=True)
                 library_ = ctypes.CDLL(str(build(native)))
         except (BuildError, OSError) as error:
+            _WHY_NOT[native.name] = str(error)
             note(native, str(error), fallback)
     _LOADED[native.name] = library_
     return library_
+
+
+def refuses_without(native: Native, library):
+    """A stage's `refuses` for a stage that runs only on `native`'s kernel (`library`: its
+    `functions()`): None where the library loads, else why not, in `load`'s words."""
+    def refuses(case: object) -> str | None:
+        if library() is not None:
+            return None
+        return (f"needs its native kernel ({native.source.name}), which is unavailable here: "
+                f"{_WHY_NOT.get(native.name, 'not loaded')}")
+
+    return refuses
 
 
 def functions(native: Native, fallback: str, signatures: dict[str, str]):

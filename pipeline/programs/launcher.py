@@ -53,7 +53,7 @@ def launcher_problem() -> str | None:
 @lru_cache(maxsize=4)
 def _launcher_for(setting: tuple[str | None, ...]) -> tuple[Path | None, str | None]:
     if not native.enabled():
-        return None, "native code is switched off (PIPELINE_NATIVE=0)"
+        return None, native.SWITCHED_OFF
     errors = []
     for variant in (MUSL, STATIC, DYNAMIC):
         try:

@@ -120,8 +120,9 @@ def _survives_in_a_copy(work, seconds: float) -> bool:
 
 def _warm_up(problem_id: str, stage_name: str) -> None:
     """Import the problem and have the stage answer one real case, once per worker, so
-    one-off costs (imports, JIT, caches) are paid before any timed case; a stage not trusted
-    does so in a forked copy first. A failure is left to the stage's own cases to show."""
+    one-off costs (imports, native libraries, caches) are paid before any timed case; a stage
+    not trusted does so in a forked copy first. A failure is left to the stage's own cases to
+    show."""
     problem = _problem(problem_id)
     if (problem_id, stage_name) in _warm or not stage_name:  # "": the problem alone
         return

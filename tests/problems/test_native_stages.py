@@ -1,13 +1,16 @@
-"""Each problem's native code gives exactly what its fallbacks give.
+"""Each problem's native code gives exactly what its fallbacks or its other stages give.
 
 - The quick parse paths (native code, and NumPy where native code is unavailable) return the
   checked path's case on every recipe, decline every bad input (so that the checked path
   names its line and rule), and on randomly mutated inputs accept only what the checked path
   accepts.
-- The native kernels return the fallbacks' answers (movcoin2, cf103119g: numba's; insq15g:
-  NumPy's).
-- Without a compiler, `pipeline solve` answers through the fallbacks after one line on stderr.
-- A tiny case is solved without importing NumPy or numba.
+- The native kernels return what independent stages return: movcoin2's `fast` and
+  `tester-17bit` the pure-Python editorial's (per-coin's and quadratic's on max recipes),
+  cf103119g's `fast` recompute's; insq15g's and bipartitebattle's their fallbacks'.
+- Without native code, the stages that need their kernel (movcoin2 `fast` and `tester-17bit`,
+  cf103119g `fast`) refuse, saying why, in `pipeline solve` (exit 1, no traceback) and in
+  `pipeline run` (SKIP with the reason), while the stages with a fallback answer.
+- A tiny case is solved without importing NumPy.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import pytest
 
 from pipeline.errors import InputError
 from pipeline.problems import get_problem
+from pipeline.problems.movcoin2.case import Movcoin2Case
 
 # problem -> (native quick path, NumPy quick path, checked path), names in its case module
 PATHS = {
@@ -194,19 +198,6 @@ def test_quick_paths_accept_only_what_the_checked_path_accepts_on_mutated_inputs
     assert accepted > 50 and declined > 20
 
 
-@pytest.fixture(scope="module")
-def numba_kernels() -> None:
-    """The numba kernels (movcoin2's and cf103119g's) compiled into numba's cache, once, before
-    the tests that run them: their tests are kept on one xdist worker (tests/conftest.py), so
-    no two workers compile them at once, and `pipeline solve` without a compiler then loads
-    them from the cache as a machine that ran them before does."""
-    from pipeline.problems.cf103119g import stages as cf103119g
-    from pipeline.problems.movcoin2 import stages as movcoin2
-
-    movcoin2.jit_solve(get_problem("movcoin2").generate("tiny", 1), 63)
-    cf103119g.jit_fast(get_problem("cf103119g").generate("tiny", 1))
-
-
 def kernel_cases(problem_id: str, per_recipe: int):
     problem = get_problem(problem_id)
     for recipe in problem.recipes:
@@ -215,51 +206,73 @@ def kernel_cases(problem_id: str, per_recipe: int):
                 yield recipe.name, problem.generate(recipe.name, 300 + seed)
 
 
-def test_movcoin2_native_kernel_agrees_with_numba_on_random_cases(numba_kernels):
-    from pipeline.problems.movcoin2 import stages
-
+def test_movcoin2_native_kernel_agrees_with_the_editorial_on_random_cases():
     problem = get_problem("movcoin2")
+    fast, tester, editorial = (problem.stage(name)
+                               for name in ("fast", "tester-17bit", "editorial"))
     checked = 0
-    for recipe, case in kernel_cases("movcoin2", 12):
-        assert stages.fast(case) == stages.jit_solve(case, 63), recipe
-        assert stages.tester_17bit(case) == stages.jit_solve(case, 17), recipe
+    for recipe, case in kernel_cases("movcoin2", 4):
+        expected = editorial(case)  # every case here has fewer than 2^17 nodes
+        assert fast(case) == expected and tester(case) == expected, recipe
         parsed = problem.parse(problem.render(case))  # the packed forest of the native parse
-        assert parsed.forest is not None and stages.fast(parsed) == stages.fast(case)
+        assert parsed.forest is not None and fast(parsed) == expected
         checked += 1
-    assert checked >= 12 * 11
+    assert checked == 4 * 11
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("recipe", ["max-random-half", "max-star-few", "max-many-tests"])
-def test_movcoin2_native_kernel_agrees_with_numba_on_max_cases(recipe, numba_kernels):
-    from pipeline.problems.movcoin2 import stages
-
+@pytest.mark.parametrize("recipe", ["max-random-few", "max-star-few", "max-path-few"])
+def test_movcoin2_native_kernel_agrees_with_per_coin_on_max_cases(recipe):
     problem = get_problem("movcoin2")
     case = problem.parse(problem.render(problem.generate(recipe, 2)))
-    assert stages.fast(case) == stages.jit_solve(case, 63)
+    assert problem.size(case) == 300_000
+    assert problem.stage("fast")(case) == problem.stage("per-coin")(case)
 
 
-def test_cf103119g_native_kernel_agrees_with_numba_on_random_cases(numba_kernels):
-    from pipeline.problems.cf103119g import stages
+@pytest.mark.slow
+def test_movcoin2_native_kernel_agrees_with_quadratic_on_each_test_of_a_max_case():
+    # 1000 tests in one forest: the quadratic stage takes one test at a time
+    problem = get_problem("movcoin2")
+    case = problem.parse(problem.render(problem.generate("max-many-tests", 2)))
+    quadratic = problem.stage("quadratic")
+    expected = [answer for test in case.tests for answer in quadratic(Movcoin2Case((test,)))]
+    assert len(expected) == 1000 and problem.size(case) == 300_000
+    assert problem.stage("fast")(case) == expected
 
+
+def test_cf103119g_native_kernel_agrees_with_recompute_on_random_cases():
     problem = get_problem("cf103119g")
+    fast, recompute = problem.stage("fast"), problem.stage("recompute")
     checked = 0
     for recipe, case in kernel_cases("cf103119g", 25):
-        assert stages._fast(case) == stages.jit_fast(case), recipe
+        expected = recompute(case)
+        assert fast(case) == expected, recipe
         parsed = problem.parse(problem.render(case))
-        assert parsed.packed is not None and stages._fast(parsed) == stages.jit_fast(case)
+        assert parsed.packed is not None and fast(parsed) == expected
         checked += 1
-    assert checked >= 25 * 9
+    assert checked == 25 * 9
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("recipe", ["max-adversarial", "max-alternating"])
-def test_cf103119g_native_kernel_agrees_with_numba_on_max_cases(recipe, numba_kernels):
-    from pipeline.problems.cf103119g import stages
+@pytest.mark.parametrize("recipe", ["max-adversarial", "max-alternating", "max-all-equal"])
+def test_cf103119g_native_kernel_agrees_with_recompute_on_max_cases(recipe):
+    # recompute reaches the longest prefix of the operations within its limits (its work grows
+    # with every query after an append); a query's answer does not depend on what follows it
+    from pipeline.problems.cf103119g.case import Case
 
     problem = get_problem("cf103119g")
     case = problem.parse(problem.render(problem.generate(recipe, 2)))
-    assert stages._fast(case) == stages.jit_fast(case)
+    recompute = problem.stage("recompute")
+    low, high = 0, case.m  # the longest accepted prefix: accepts(prefix(low)), not high + 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if recompute.accepts(Case(case.values, case.ops[:middle])):
+            low = middle
+        else:
+            high = middle - 1
+    expected = recompute(Case(case.values, case.ops[:low]))
+    assert len(expected) >= 5, recipe
+    assert problem.stage("fast")(case)[:len(expected)] == expected
 
 
 @pytest.mark.parametrize("problem_id, recipe", [
@@ -289,33 +302,104 @@ def test_a_natively_read_case_builds_its_tuples_and_arrays_only_when_read():
     assert not people.xs.flags.writeable
 
 
-def solve_in_child(problem_id: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+def solve_in_child(problem_id: str, env: dict[str, str],
+                   solver: str = "fast") -> subprocess.CompletedProcess:
     sample = get_problem(problem_id).samples / "01.in"
-    return subprocess.run([sys.executable, "-m", "pipeline", "solve", problem_id, str(sample)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run([sys.executable, "-m", "pipeline", "solve", problem_id, str(sample),
+                           "--solver", solver], capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def without_a_compiler(tmp_path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CC", "CXX")}
+    env.update(PATH="", PIPELINE_NATIVE_DIR=str(tmp_path / "empty-cache"))
+    return env
+
+
+# problem -> the stages that need its native kernel (they refuse without it)
+NEEDS_KERNEL = {"movcoin2": ("fast", "tester-17bit"), "cf103119g": ("fast",)}
+NEEDS_KERNEL_IN_FALLBACK = {"movcoin2": "the stages fast and tester-17bit refuse",
+                            "cf103119g": "the stage fast refuses"}
+# problem -> a trusted stage of it that answers without native code
+NO_KERNEL = {"movcoin2": "editorial", "cf103119g": "recompute"}
 
 
 @pytest.mark.parametrize("problem_id", NATIVE_PROBLEMS)
-def test_without_a_compiler_solve_notes_it_once_and_answers_through_the_fallbacks(
-        problem_id, tmp_path, numba_kernels):
-    env = {k: v for k, v in os.environ.items() if k not in ("CC", "CXX")}
-    env.update(PATH="", PIPELINE_NATIVE_DIR=str(tmp_path / "empty-cache"))
-    done = solve_in_child(problem_id, env)
+def test_without_a_compiler_solve_notes_it_once_and_answers_or_refuses(problem_id, tmp_path):
     expected = (get_problem(problem_id).samples / "01.out").read_text()
+    refusing = NEEDS_KERNEL.get(problem_id, ())
+    answering = NO_KERNEL.get(problem_id, "fast")  # fast: it has a fallback
+    done = solve_in_child(problem_id, without_a_compiler(tmp_path), answering)
     assert done.returncode == 0, done.stderr
     assert done.stdout == expected
     [note] = done.stderr.splitlines()
     assert note.startswith(f"note: native code {problem_id!r} unavailable (no "), note
     assert "compiler on PATH" in note
     assert "using " in note
+    if refusing:
+        assert note.endswith(f"; {NEEDS_KERNEL_IN_FALLBACK[problem_id]}"), note
+    why = note[note.index("(") + 1:note.rindex("); using ")]
+    for stage in refusing:
+        refused = solve_in_child(problem_id, without_a_compiler(tmp_path), stage)
+        assert refused.returncode == 1 and refused.stdout == ""
+        sample = get_problem(problem_id).samples / "01.in"
+        assert refused.stderr.splitlines() == [
+            note, f"error: {sample}: {stage}: needs its native kernel (native.c), which is "
+                  f"unavailable here: {why}"], refused.stderr
+
+
+@pytest.mark.parametrize("problem_id", sorted(NEEDS_KERNEL))
+def test_with_native_code_switched_off_solve_refuses_the_kernel_stages_saying_why(problem_id):
+    env = {**os.environ, "PIPELINE_NATIVE": "0"}
+    sample = get_problem(problem_id).samples / "01.in"
+    for stage in NEEDS_KERNEL[problem_id]:
+        refused = solve_in_child(problem_id, env, stage)
+        assert refused.returncode == 1 and refused.stdout == ""
+        assert refused.stderr == (
+            f"error: {sample}: {stage}: needs its native kernel (native.c), which is "
+            f"unavailable here: native code is switched off (PIPELINE_NATIVE=0)\n")
+    answered = solve_in_child(problem_id, env, NO_KERNEL[problem_id])
+    assert answered.returncode == 0 and answered.stderr == "", answered.stderr
+    assert answered.stdout == (get_problem(problem_id).samples / "01.out").read_text()
+
+
+def test_with_native_code_switched_off_a_run_skips_the_kernel_stages_saying_why(tmp_path):
+    import polars as pl
+
+    env = {**os.environ, "PIPELINE_NATIVE": "0"}
+    data = tmp_path / "data"
+    for problem_id in sorted(NEEDS_KERNEL):
+        samples = get_problem(problem_id).samples
+        stages = [*NEEDS_KERNEL[problem_id], NO_KERNEL[problem_id]]
+        for argv in (["ingest", str(samples), "--problem", problem_id],
+                     ["run", "--problem", problem_id, "--jobs", "1",
+                      *(word for stage in stages for word in ("--solver", stage))]):
+            done = subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(data),
+                                   *argv], capture_output=True, text=True, env=env,
+                                  timeout=300)
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert "Traceback" not in done.stdout + done.stderr
+    results = pl.read_parquet(data / "tables" / "results" / "*.parquet")
+    reason = ("needs its native kernel (native.c), which is unavailable here: native code is "
+              "switched off (PIPELINE_NATIVE=0)")
+    for problem_id in sorted(NEEDS_KERNEL):
+        cases = len(list(get_problem(problem_id).samples.glob("*.in")))
+        mine = results.filter(pl.col("problem") == problem_id)
+        for stage in NEEDS_KERNEL[problem_id]:
+            rows = mine.filter(pl.col("solver") == stage)
+            assert rows.height == cases
+            assert rows["verdict"].to_list() == ["SKIP"] * cases
+            assert rows["error"].to_list() == [reason] * cases
+        answered = mine.filter(pl.col("solver") == NO_KERNEL[problem_id])
+        assert answered["verdict"].to_list() == ["AC"] * cases
 
 
 @pytest.mark.parametrize("problem_id", ["arc087e", *NATIVE_PROBLEMS])
-def test_a_tiny_case_is_solved_without_importing_numpy_or_numba(problem_id):
+def test_a_tiny_case_is_solved_without_importing_numpy(problem_id):
     sample = get_problem(problem_id).samples / "01.in"
     script = ("import sys\nfrom pipeline.run.solve import main\n"
               f"code = main([{problem_id!r}, {str(sample)!r}])\n"
-              "heavy = sorted({'numpy', 'numba', 'polars', 'pyarrow'} & set(sys.modules))\n"
+              "heavy = sorted({'numpy', 'polars', 'pyarrow'} & set(sys.modules))\n"
               "print(code, heavy, file=sys.stderr)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120)

@@ -119,39 +119,61 @@ def read_png(path: Path) -> np.ndarray:
         pos += 12 + length
     channels = 3 if color == 2 else 4
     raw = np.frombuffer(zlib.decompress(b"".join(idat)), dtype=np.uint8)
-    pixels = _unfilter(raw, height, width * channels, channels)
-    return pixels.reshape(height, width, channels)[:, :, :3]
+    return unfilter(raw.reshape(height, 1 + width * channels), channels)[:, :, :3]
 
 
-def _unfilter(raw: np.ndarray, height: int, stride: int, bpp: int) -> np.ndarray:
-    from numba import njit
+def unfilter(rows: np.ndarray, channels: int) -> np.ndarray:
+    """The (height, width, channels) pixels of PNG scanlines (each a filter type byte, then
+    the filtered bytes). A byte's prediction reads the decoded bytes left of it (a), above it
+    (b) and above-left (c), so the pixels of one anti-diagonal (x + y = k) only need earlier
+    ones: they are decoded together, all five filter types at once."""
+    height, width = rows.shape[0], (rows.shape[1] - 1) // channels
+    kinds = rows[:, 0].astype(np.int32)
+    data = rows[:, 1:].reshape(height, width, channels).astype(np.int32)
+    out = np.zeros((height + 1, width + 1, channels), dtype=np.int32)  # row 0, column 0: zeros
+    for k in range(height + width - 1):
+        y = np.arange(max(0, k - width + 1), min(height, k + 1))
+        x = k - y
+        a, b, c = out[y + 1, x], out[y, x + 1], out[y, x]
+        p = a + b - c
+        pa, pb, pc = np.abs(p - a), np.abs(p - b), np.abs(p - c)
+        paeth = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
+        kind = kinds[y][:, None]
+        predicted = np.select([kind == 0, kind == 1, kind == 2, kind == 3],
+                              [np.zeros_like(a), a, b, (a + b) // 2], paeth)
+        out[y + 1, x + 1] = (data[y, x] + predicted) & 0xFF
+    return out[1:, 1:].astype(np.uint8)
 
-    @njit(cache=False)
-    def unfilter(raw, height, stride, bpp):
-        out = np.zeros((height, stride), dtype=np.uint8)
-        for y in range(height):
-            kind = raw[y * (stride + 1)]
-            line = raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)]
-            for x in range(stride):
-                a = np.int32(out[y, x - bpp]) if x >= bpp else np.int32(0)
-                b = np.int32(out[y - 1, x]) if y > 0 else np.int32(0)
-                c = np.int32(out[y - 1, x - bpp]) if y > 0 and x >= bpp else np.int32(0)
-                if kind == 0:
-                    pred = 0
-                elif kind == 1:
-                    pred = a
-                elif kind == 2:
-                    pred = b
-                elif kind == 3:
-                    pred = (a + b) // 2
-                else:
-                    p = a + b - c
-                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                    pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-                out[y, x] = (np.int32(line[x]) + pred) & 0xFF
-        return out
 
-    return unfilter(raw, height, stride, bpp)
+def filtered(image: np.ndarray, kinds: list[int]) -> np.ndarray:
+    """PNG scanlines of `image` (height, width, channels), row y filtered with kinds[y]: what
+    an encoder writes (the test of `unfilter`)."""
+    pixels = image.astype(np.int32)
+    a = np.zeros_like(pixels)
+    a[:, 1:] = pixels[:, :-1]
+    b = np.zeros_like(pixels)
+    b[1:] = pixels[:-1]
+    c = np.zeros_like(pixels)
+    c[1:, 1:] = pixels[:-1, :-1]
+    p = a + b - c
+    pa, pb, pc = np.abs(p - a), np.abs(p - b), np.abs(p - c)
+    paeth = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
+    predictions = [np.zeros_like(a), a, b, (a + b) // 2, paeth]
+    lines = [np.concatenate([[kind], ((pixels[y] - predictions[kind][y]) & 0xFF).ravel()])
+             for y, kind in enumerate(kinds)]
+    return np.array(lines, dtype=np.uint8)
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+def test_unfilter_decodes_every_filter_type(channels):
+    rng = np.random.default_rng(channels)
+    image = rng.integers(0, 256, size=(40, 23, channels), dtype=np.uint8)
+    image[5:15] = image[5:15] // 64 * 64  # flat stretches too: Paeth picks a, b and c
+    kinds = [int(kind) for kind in rng.integers(0, 5, size=40)]
+    assert set(kinds) == {0, 1, 2, 3, 4}
+    rows = filtered(image, kinds)
+    assert not np.array_equal(rows[:, 1:], image.reshape(40, -1))
+    assert np.array_equal(unfilter(rows, channels), image)
 
 
 def hex_rgb(color: str) -> np.ndarray:

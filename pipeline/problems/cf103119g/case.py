@@ -22,10 +22,12 @@ MAX_M = 200_000
 MAX_VALUE = 255
 
 # native.c through ctypes (`pipeline.native`): the quick parse and `fast`'s kernel; where it
-# cannot be built, `functions()` is None and the fallback named here runs.
+# cannot be built, `functions()` is None: NumPy parses and `fast` refuses (`kernel_refuses`).
 NATIVE = native.library("cf103119g", Path(__file__).with_name("native.c"))
-functions = native.functions(NATIVE, "numba's JIT and the NumPy quick parse",
+functions = native.functions(NATIVE, "the NumPy quick parse; the stage fast refuses",
                              {"cf103119g_read": "pipip", "cf103119g_solve": "ipipp"})
+
+kernel_refuses = native.refuses_without(NATIVE, functions)
 _read_tokens = native.token_reader(functions, "cf103119g_read", 2 + MAX_N + 2 * MAX_M)
 
 # Compatible values of each byte: itself and its 8 one-bit neighbours.

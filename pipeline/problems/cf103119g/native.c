@@ -1,7 +1,8 @@
-/* cf103119g's native code: the quick parse path and the `fast` kernel (see native.py).
+/* cf103119g's native code: the quick parse path and the `fast` kernel (loaded by case.py
+ * through pipeline.native).
  *
  * cf103119g_read validates a whole judge input in one pass over its tokens.
- * cf103119g_solve is the numba kernel of fast.py (kept as the fallback) written in C:
+ * cf103119g_solve is the `fast` stage:
  * the lemma "only last occurrences can lose", last occurrences linked in decreasing order of
  * position, their states recomputed lazily when a query needs them after an append.
  */

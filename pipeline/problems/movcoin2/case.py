@@ -24,10 +24,12 @@ MAX_SUM_N = 300_000
 MAX_C = 16
 
 # native.c through ctypes (`pipeline.native`): the quick parse and the kernel; where it cannot
-# be built, `functions()` is None and the fallback named here runs.
+# be built, `functions()` is None: NumPy parses and the kernel's stages refuse (`kernel_refuses`).
 NATIVE = native.library("movcoin2", Path(__file__).with_name("native.c"))
-functions = native.functions(NATIVE, "numba's JIT and the NumPy quick parse",
-                             {"movcoin2_read": "pipipppppp", "movcoin2_solve": "ipppppiipp"})
+functions = native.functions(
+    NATIVE, "the NumPy quick parse; the stages fast and tester-17bit refuse",
+    {"movcoin2_read": "pipipppppp", "movcoin2_solve": "ipppppiipp"})
+kernel_refuses = native.refuses_without(NATIVE, functions)
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,11 @@
-/* movcoin2's native code: the quick parse path and the `fast` kernel (see native.py).
+/* movcoin2's native code: the quick parse path and the kernel of the `fast` and `tester-17bit`
+ * stages (loaded by case.py through pipeline.native).
  *
  * movcoin2_read validates a whole judge input in one pass over its tokens and packs it as one
  * forest (test k's nodes are starts[k] .. starts[k] + sizes[k] - 1, edges 0-based global).
- * movcoin2_solve is the centroid decomposition of kernels.py (the numba version, kept as the
- * fallback) written in C, statement for statement; kernels.py explains the method.
+ * movcoin2_solve is a level-synchronous centroid decomposition with per-bit sliding-window XOR
+ * tables; the method: docs/architecture.md, "The fast kernel". `bit_limit` caps the bits
+ * examined (63 trusted, 17 the published tester's).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -77,7 +79,9 @@ int64_t movcoin2_read(const unsigned char *text, int64_t len, uint64_t *tokens, 
     return result;
 }
 
-/* g[u] ^= F(pd[i]) for u = nodes[i], i in a..e-1 (and g[center] ^= F(0) if center >= 0). */
+/* g[u] ^= F(pd[i]) for u = nodes[i], i in a..e-1 (and g[center] ^= F(0) if center >= 0),
+ * where F(q) = XOR over the coins of (their distance + q); the coins are the positions j in
+ * a..e-1 with po[j] = 1 at distance pd[j], plus one at distance 0 if center_odd. */
 static void apply_step(const int32_t *nodes, const int32_t *pd, const uint8_t *po, int32_t a,
                        int32_t e, int32_t center, int center_odd, int64_t *grundy,
                        uint8_t *hist, int64_t *table, int64_t *low, uint8_t *residues,
@@ -98,6 +102,8 @@ static void apply_step(const int32_t *nodes, const int32_t *pd, const uint8_t *p
     if (center_odd) hist[0] = 1;
     for (int32_t i = a; i < e; i++)
         if (po[i]) hist[pd[i]] ^= 1;
+    /* Bits below `low_bits` repeat with a period dividing `span` in q: compute them on
+     * q < span only, then look them up; the others slide over every q up to `deepest`. */
     int64_t span = 1, low_bits = 0;
     while (span * 32 <= deepest + 1) {
         span *= 2;
@@ -112,7 +118,7 @@ static void apply_step(const int32_t *nodes, const int32_t *pd, const uint8_t *p
         int64_t half = 1LL << b;
         period = 2 * half;
         int64_t mask = period - 1;
-        if (b < top)
+        if (b < top)  /* fold the residues mod 2^(b+2) down to residues mod 2^(b+1) */
             for (int64_t r = 0; r < period; r++) residues[r] ^= residues[r + period];
         int64_t parity = 0;
         for (int64_t r = half; r < period; r++) parity ^= residues[r];
@@ -168,7 +174,8 @@ typedef struct {
     int64_t bit_limit;
 } work_t;
 
-/* One level of the decomposition; returns the number of next-level components. */
+/* One level of the decomposition: every component of `cur_*` gets its centroid removed, its
+ * branches become the next level's components in `nxt_*`; returns their number. */
 static int32_t level(work_t *w, const int32_t *cur_nodes, const int32_t *cur_par,
                      const int32_t *seg_a, const int32_t *seg_e, int32_t segments,
                      int32_t *nxt_nodes, int32_t *nxt_par, int32_t *nxt_a, int32_t *nxt_e) {
@@ -209,6 +216,8 @@ static int32_t level(work_t *w, const int32_t *cur_nodes, const int32_t *cur_par
             nxt_e[nxt_count] = fill;
             nxt_count++;
         }
+        /* The whole component with the centroid, then each branch alone (cancelling pairs
+         * that do not pass through the centroid). */
         apply_step(nxt_nodes, w->pd, w->po, w0, fill, center, w->odd[center], w->grundy,
                    w->hist, w->table, w->low, w->residues, w->bit_limit);
         for (int32_t j = first_branch; j < nxt_count; j++)
@@ -219,7 +228,10 @@ static int32_t level(work_t *w, const int32_t *cur_nodes, const int32_t *cur_par
 }
 
 /* Per-test answers (and, when grundy_out is not NULL, every node's Grundy value in input
- * order) of the forest; returns 0, or -2 when memory ran out. */
+ * order) of the forest with edges eu[i]-ev[i]; returns 0, or -2 when memory ran out.
+ * Each component is a segment of node ids in BFS order with parent positions (sizes and
+ * centroid need no new search); each branch's BFS from the centroid is the next level's
+ * segment. Level arrays A and B alternate. */
 int64_t movcoin2_solve(int64_t total64, const int32_t *eu, const int32_t *ev,
                        const uint8_t *odd_old, const int64_t *starts, const int64_t *sizes,
                        int64_t tests, int64_t bit_limit, int64_t *answers,

@@ -1,14 +1,14 @@
 """The stages of movcoin2: brute (the game itself), quadratic, per-coin, the seed editorial,
-and the compiled `fast` with the known-wrong `tester-17bit` (the centroid-decomposition kernel,
-native.c where available, else numba's in kernels.py; both compute the same). All but brute
-compute g(R) = XOR of dist(R, v) over odd-coin nodes v first."""
+and the compiled `fast` with the known-wrong `tester-17bit` (the centroid-decomposition kernel
+of native.c; where it is unavailable these two refuse). All but brute compute
+g(R) = XOR of dist(R, v) over odd-coin nodes v first."""
 
 from __future__ import annotations
 
 from collections import deque
-from itertools import chain
 from typing import TYPE_CHECKING
 
+from pipeline.errors import BeyondLimits
 from pipeline.games import GameSearch
 from pipeline.problems.base import Stage
 from pipeline.problems.movcoin2.case import (
@@ -18,7 +18,7 @@ from pipeline.problems.movcoin2.case import (
     answer_from_grundy,
     forest_of,
     functions,
-    parse,
+    kernel_refuses,
     path_case,
 )
 
@@ -363,64 +363,28 @@ def editorial(case: Movcoin2Case) -> list[int]:
     return [answer_from_grundy(editorial_grundy(test)) for test in case.tests]
 
 
-# -- fast and tester-17bit: the compiled kernel ---------------------------------------------
-def forest_arrays(case: Movcoin2Case):
-    """All tests as one forest of NumPy arrays for the numba kernel (0-based global ids)."""
-    import numpy as np
-
-    sizes = np.array([test.n for test in case.tests], dtype=np.int64)
-    starts = np.zeros(len(sizes), dtype=np.int64)
-    np.cumsum(sizes[:-1], out=starts[1:])
-    total = int(sizes.sum())
-    edge_count = total - len(sizes)
-    flat = np.fromiter(chain.from_iterable(chain.from_iterable(test.edges for test in case.tests)),
-                       dtype=np.int64, count=2 * edge_count)
-    shift = np.repeat(starts - 1, sizes - 1)
-    eu = flat[0::2] + shift
-    ev = flat[1::2] + shift
-    odd = np.fromiter(chain.from_iterable(test.coins for test in case.tests),
-                      dtype=np.uint8, count=total) & 1
-    return total, eu, ev, odd, starts, sizes
-
-
+# -- fast and tester-17bit: the compiled kernel (native.c) ------------------------------------
 def _forest(case: Movcoin2Case) -> Forest:
     return case.forest if case.forest is not None else forest_of(case.tests)
 
 
-def _solve(case: Movcoin2Case, bit_limit: int) -> list[int]:
-    if functions() is not None:
-        return solve_native(_forest(case), bit_limit)
-    return jit_solve(case, bit_limit)
-
-
-def jit_solve(case: Movcoin2Case, bit_limit: int) -> list[int]:
-    """The answers from the numba kernel (the fallback; tests compare it with native code)."""
-    from pipeline.problems.movcoin2 import kernels  # numba only when this path runs
-
-    total, eu, ev, odd, starts, sizes = forest_arrays(case)
-    answers, _ = kernels.forest_answers(total, eu, ev, odd, starts, sizes, bit_limit)
-    return answers.tolist()
-
-
 def fast_grundy(case: Movcoin2Case):
-    """Grundy values of all nodes (tests concatenated in order) as a NumPy array."""
+    """Grundy values of all nodes (tests concatenated in order) as a NumPy array; BeyondLimits
+    where the kernel is unavailable."""
     import numpy as np
 
-    if functions() is not None:
-        _, grundy = solve_native(_forest(case), 63, with_grundy=True)
-        return np.frombuffer(grundy, dtype=np.int64).copy()
-    from pipeline.problems.movcoin2 import kernels
-
-    total, eu, ev, odd, starts, sizes = forest_arrays(case)
-    return kernels.forest_answers(total, eu, ev, odd, starts, sizes, 63)[1]
+    if (reason := kernel_refuses(case)) is not None:
+        raise BeyondLimits(f"fast_grundy: {reason}")
+    _, grundy = solve_native(_forest(case), 63, with_grundy=True)
+    return np.frombuffer(grundy, dtype=np.int64).copy()
 
 
 def fast(case: Movcoin2Case) -> list[int]:
-    return _solve(case, 63)
+    return solve_native(_forest(case), 63)
 
 
 def tester_17bit(case: Movcoin2Case) -> list[int]:
-    return _solve(case, 17)
+    return solve_native(_forest(case), 17)
 
 
 def solve_native(forest: Forest, bit_limit: int, with_grundy: bool = False):
@@ -463,14 +427,13 @@ STAGES = (
           limits=f"sum of n <= {EDITORIAL_MAX_SUM_N}",
           refuses=editorial_refuses),
     Stage("fast", fast,
-          "compiled (C; numba fallback) centroid decomposition with per-bit sliding-window "
-          "XOR tables",
-          "O(N log^2 N)", warm_up=lambda: fast(parse("1\n2\n1 2\n1 0\n"))),
+          "compiled (C) centroid decomposition with per-bit sliding-window XOR tables",
+          "O(N log^2 N)", limits="native.c available", refuses=kernel_refuses),
     # Below 131,073 nodes every distance, hence every XOR, is < 2^17 and the cut is harmless;
     # on this path the far end has g = 2^17, which 17 bits read as 0.
     Stage("tester-17bit", tester_17bit,
           "fast with the published tester's fixed MAX_BITS = 17",
-          "O(N log^2 N)", warm_up=lambda: tester_17bit(parse("1\n2\n1 2\n1 0\n")),
+          "O(N log^2 N)", limits="native.c available", refuses=kernel_refuses,
           counterexample=lambda: path_case(131_073, (1,))),
 )
 

@@ -1,6 +1,6 @@
 """coldstart: input `n` (0 <= n <= 10^6), answer `2n`. Registered only in the warm-up tests.
 
-Every stage pays COLD_CPU_MS of CPU the first time it is called in a process (as a numba kernel
+Every stage pays COLD_CPU_MS of CPU the first time it is called in a process (as a kernel
 being compiled or loaded does) and nothing after, and appends `pid stage n` to the file named by
 `COLDSTART_LOG` (when set) on every call, so a test can see which inputs each worker answered
 and in which order:
