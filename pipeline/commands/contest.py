@@ -218,14 +218,16 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
     from pipeline.programs import contained
 
     contained.hide(settings.data_dir)
+    request = RunRequest(problem="", jobs=jobs, memory_mb=memory, stack_mb=stack,
+                         sandbox=sandbox, repeat=repeat, wait=not no_wait, fail_fast=fail_fast,
+                         command=" ".join(["pipeline", *sys.argv[1:]]))  # of every problem
+    if executor_kind.strip().lower() == "local":
+        start_builds(contest, request)  # on the cores Polars' loading and the ranking leave
     settle(settings.data_dir)
     outcomes = [ProblemOutcome(entry.id, entry.label) for entry in contest.problems]
     for entry, outcome in zip(contest.problems, outcomes):
         if not entry.registered:
             outcome.failed, outcome.status = f"not registered: {entry.why}", 1
-    request = RunRequest(problem="", jobs=jobs, memory_mb=memory, stack_mb=stack,
-                         sandbox=sandbox, repeat=repeat, wait=not no_wait, fail_fast=fail_fast,
-                         command=" ".join(["pipeline", *sys.argv[1:]]))  # of every problem
     judge = functools.partial(judge_entry, settings, request, executor_kind, scheduler)
     todo = [(entry, outcome) for entry, outcome in zip(contest.problems, outcomes)
             if entry.registered]
@@ -242,6 +244,26 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
     code = 130 if 130 in codes else max(codes, default=0)
     if code:
         raise typer.Exit(code)
+
+
+def start_builds(contest, request) -> None:
+    """Start building the submissions each registered problem's run will judge, as its run's
+    start does (`judge_problem`), before the contest's runs start; a problem that cannot be
+    loaded is left to its run, which says why."""
+    from pipeline.problems import get_problem
+    from pipeline.run.request import select_solvers
+
+    for entry in contest.problems:
+        if not entry.registered:
+            continue
+        try:
+            problem = get_problem(entry.id)
+            judge = problem.package_judge
+            selection = select_solvers(problem, replace(request, problem=entry.id))
+        except (UnknownName, UserError, PackageError, OSError):
+            continue
+        if judge is not None and selection.submissions:
+            judge.start_building(selection.submissions)
 
 
 def labelled(entry) -> str:

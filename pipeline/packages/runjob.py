@@ -120,12 +120,27 @@ def submission_build(problem: LoadedPackage, name: str) -> Build:
 
 def start_building(problem: LoadedPackage, names: tuple[str, ...]) -> None:
     """Build the submissions `names` on a daemon thread beside the run's start, a core's worth at
-    once; a worker finds each built or waits for it (what a build raises, it raises again)."""
+    once, but those whose build is under way already; a worker finds each built or waits for it
+    (what a build raises, it raises again)."""
     problem, _ = _package_of(problem)
+    with _building_lock:
+        names = tuple(name for name in names if (problem.folder, name) not in _building)
+        _building.update((problem.folder, name) for name in names)
+
+    def build(name: str) -> Build:
+        try:
+            return submission_build(problem, name)
+        finally:
+            _building.discard((problem.folder, name))
+
     # what it raises is left in its future: the worker that runs it builds it again, and
     # says why it cannot
-    on_thread(lambda: on_cores(lambda name: submission_build(problem, name), names),
-              f"builds of {problem.id}")
+    if names:
+        on_thread(lambda: on_cores(build, names), f"builds of {problem.id}")
+
+
+_building: set[tuple[Path, str]] = set()  # (package folder, submission): a build under way
+_building_lock = threading.Lock()
 
 
 T = TypeVar("T")

@@ -517,13 +517,16 @@ from pathlib import Path
 from pipeline.problems import add_problem_dirs, get_problem
 from pipeline.packages.judge import build_one
 
-data, start = Path(sys.argv[1]), sys.argv[2] == "start"
+data, start = Path(sys.argv[1]), sys.argv[2] != "none"
 add_problem_dirs([data / "problems"])
 problem = get_problem("circlearea")
 package = problem.load()
 names = tuple(program.name for program in package.submissions)
 if start:
     problem.package_judge.start_building(names)
+    if sys.argv[2] == "twice":  # at once (a contest's start, then its problem's run)
+        problem.package_judge.start_building(names)
+        print(sum(t.name.startswith("builds of") for t in threading.enumerate()))
     for thread in threading.enumerate():
         if thread.name.startswith("builds of"):
             thread.join(timeout=300)
@@ -537,17 +540,21 @@ def test_a_run_builds_the_submissions_it_will_run_beside_its_start_into_the_cach
         tmp_path):
     """What `pipeline run` starts as it starts (the local pool's workers share this machine's
     build cache): every submission, C and C++ compiled, is in the cache a worker's build then
-    finds; without it the first build is the worker's own."""
-    found = {}
-    for start in ("start", "none"):
+    finds; without it the first build is the worker's own. Started again while its builds are
+    under way (a contest starts them before its problems' runs), nothing more starts."""
+    found, threads = {}, {}
+    for start in ("start", "none", "twice"):
         _, data = registered(tmp_path / start, "circlearea")
         done = subprocess.run([sys.executable, "-c", _BUILD_PROBE, str(data), start],
                               capture_output=True, text=True, timeout=600, cwd=REPO)
         assert done.returncode == 0, done.stderr
-        found[start] = json.loads(done.stdout)
+        *threads[start], last = done.stdout.splitlines()
+        found[start] = json.loads(last)
     assert {"accepted/area.c", "time_limit_exceeded/slow_large.cpp"} <= set(found["start"])
     assert all(built and cached for built, cached in found["start"].values()), found
     assert not any(cached for _, cached in found["none"].values()), found
+    # started twice at once, each is built once: the second start leaves the first's builds
+    assert threads["twice"] == ["1"] and found["twice"] == found["start"], (threads, found)
 
 
 def test_a_submission_times_the_limit_only_on_the_groups_its_rules_name(tmp_path):
