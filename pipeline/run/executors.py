@@ -291,7 +291,7 @@ class LocalPoolExecutor:
 
     def __init__(self, jobs: int | None = None,
                  preload: tuple[tuple[str, str], ...] = (), grow_to: int | None = None) -> None:
-        """`preload`: (problem, stage) pairs the workers, started at once, warm up."""
+        """`preload`: (problem, stage) pairs the workers warm up."""
         self.size = max(1, jobs or os.cpu_count() or 1)
         self.grow_to = max(self.size, grow_to or self.size)
         self._context = self._make_context(tuple(preload))
@@ -310,11 +310,12 @@ class LocalPoolExecutor:
         # what `_loop` waits on: the busy workers' connections, and the arrivals while open
         self._poll = select.poll()
         self._start_failed: BaseException | None = None
-        if self._preload:  # started in the background: each forked by the worker server
-            first = [self._new_worker() for _ in range(self.size)]
-            self._starting = threading.Thread(target=self._start_all, args=(first,),
-                                              name="gamebench-pool-start", daemon=True)
-            self._starting.start()
+        # Started in the background now, each forked by the worker server, so that they are
+        # ready (warmed up with `preload`) when the first jobs come.
+        first = [self._new_worker() for _ in range(self.size)]
+        self._starting = threading.Thread(target=self._start_all, args=(first,),
+                                          name="gamebench-pool-start", daemon=True)
+        self._starting.start()
 
     def _make_context(self, preload: tuple[tuple[str, str], ...]):
         """Where the workers come from: this process's worker server, started now if need be."""

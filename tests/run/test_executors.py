@@ -261,6 +261,19 @@ def test_a_case_whose_worker_died_once_gets_its_verdict_on_a_fresh_worker(tmp_pa
     assert [outcomes[i].answer for i in (0, 1, 3, 4, 5)] == ["1\n", "2\n", "4\n", "5\n", "6\n"]
 
 
+def test_a_pools_workers_start_as_it_is_made_and_run_its_first_jobs():
+    """Forked in the background as the pool is made, they are up before a first job comes
+    (a run's builds and case loading go on meanwhile), and its first jobs run on them."""
+    with LocalPoolExecutor(2) as executor:
+        executor._started()  # (the background start, waited for)
+        pids = [worker.process.pid for worker in executor._workers]
+        assert len(pids) == 2 and all(pid is not None and alive(pid) for pid in pids)
+        outcomes = run_jobs(executor, _tiny(8, external(py("sum"))))
+        assert [outcome.answer for _, outcome in sorted(outcomes.items())] == \
+            [f"{i + 1}\n" for i in range(8)]
+        assert [worker.process.pid for worker in executor._workers] == pids
+
+
 def test_closing_the_pool_stops_every_worker():
     executor = LocalPoolExecutor(2)
     run_jobs(executor, _tiny(200))
