@@ -2,8 +2,10 @@
 
 A quick path reads and validates a judge file's integers in bulk; on any doubt it declines
 (None) and the problem's checked parser runs, so every error message comes from one place.
-Native code reads the text in place (`text_buffer`, `uints.h`); `numpy_uints` declines exactly
-the same texts. A `LazyTuple` builds a case's tuples from the buffers only when looked at.
+Native code reads the text in place (`text_buffer`, `uints.h`); `numpy_uints` (a quick path
+where native code is unavailable, for the problem whose checked parser is too slow) declines
+exactly the same texts. A `LazyTuple` builds a case's tuples from the buffers only when looked
+at.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
  * problem's format allows; a tab declines, so the checked parser decides on it), a token with
  * a leading zero, a value of 2^63 - 1 or more, or more than `cap` tokens. A quick path that gets
  * -1 hands the text to the problem's checked (token by token) parser, which names the line of
- * the error; the declined inputs are exactly those the NumPy quick paths decline too.
+ * the error; the declined inputs are exactly those `numpy_uints` (bulk.py) declines too.
  */
 #ifndef GAMEBENCH_UINTS_H
 #define GAMEBENCH_UINTS_H

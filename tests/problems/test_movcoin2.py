@@ -20,7 +20,7 @@ from pipeline.problems.movcoin2.case import (
     Movcoin2Case,
     TreeCase,
     _parse_checked,
-    _parse_quick,
+    _parse_native,
     path_case,
 )
 from pipeline.problems.movcoin2.recipes import make_tree
@@ -219,21 +219,22 @@ def test_max_recipes_cover_every_shape_and_density():
     assert {"max-shape", "max-many-tests"} <= names
 
 
-def test_quick_parse_handles_a_sorted_star_fast():
-    # A star whose centre has the largest label, edges in increasing order: the worst order
-    # for a careless hooking rule (see _count_components); must stay a handful of rounds.
+def test_native_parse_accepts_a_max_star_whose_centre_has_the_largest_label():
+    # Edges in increasing order, every one joining the centre's set: the native union-find
+    # must see a tree (no false cycle) and keep the input's edges and coins.
     n = 300_000
     text = (f"1\n{n}\n" + "".join(f"{i} {n}\n" for i in range(1, n))
             + " ".join(["1"] * n) + "\n")
-    case = _parse_quick(text)
+    case = _parse_native(text)
     assert case is not None and case.tests[0].edges[-1] == (n - 1, n)
+    assert case == _parse_checked(text)
 
 
-def test_quick_parse_declines_what_it_cannot_vouch_for():
-    assert _parse_quick(SAMPLE_IN) == _parse_checked(SAMPLE_IN)
-    assert _parse_quick("1\n2\n1 2\n007 1\n") is None  # leading zeros: the checked path reads it
+def test_native_parse_declines_what_it_cannot_vouch_for():
+    assert _parse_native(SAMPLE_IN) == _parse_checked(SAMPLE_IN)
+    assert _parse_native("1\n2\n1 2\n007 1\n") is None  # leading zeros: the checked path reads it
     assert rejects("1\n2\n1 2\n007 1\n").rule == "non-canonical"
-    assert _parse_quick("1\n3\n1 2\n2 1\n0 0 0\n") is None
+    assert _parse_native("1\n3\n1 2\n2 1\n0 0 0\n") is None
 
 
 # -- parse: accepted layouts ------------------------------------------------------------------

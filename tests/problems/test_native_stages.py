@@ -1,9 +1,10 @@
 """Each problem's native code gives exactly what its fallbacks or its other stages give.
 
-- The quick parse paths (native code, and NumPy where native code is unavailable) return the
-  checked path's case on every recipe, decline every bad input (so that the checked path
-  names its line and rule), and on randomly mutated inputs accept only what the checked path
-  accepts.
+- The quick parse paths (native code, and insq15g's NumPy one where native code is
+  unavailable) return the checked path's case on every recipe, decline every bad input (so
+  that the checked path names its line and rule), and on randomly mutated inputs accept only
+  what the checked path accepts. Without native code the other problems parse by their
+  checked path, and the note on stderr says so.
 - The native kernels return what independent stages return: movcoin2's `fast` and
   `tester-17bit` the pure-Python editorial's (per-coin's and quadratic's on max recipes),
   cf103119g's `fast` recompute's; insq15g's and bipartitebattle's their fallbacks'.
@@ -28,19 +29,25 @@ from pipeline.errors import InputError
 from pipeline.problems import get_problem
 from pipeline.problems.movcoin2.case import Movcoin2Case
 
-# problem -> (native quick path, NumPy quick path, checked path), names in its case module
+# problem -> (its quick paths: native, then NumPy where it has one; its checked path), names
+# in its case module
 PATHS = {
-    "bipartitebattle": ("_parse_native", "_parse_quick", "_parse_checked"),
-    "cf103119g": ("_parse_native", "_parse_quick", "_parse_slow"),
-    "insq15g": ("_parse_native", "_parse_fast", "_parse_slow"),
-    "movcoin2": ("_parse_native", "_parse_quick", "_parse_checked"),
+    "bipartitebattle": (("_parse_native",), "_parse_checked"),
+    "cf103119g": (("_parse_native",), "_parse_slow"),
+    "insq15g": (("_parse_native", "_parse_fast"), "_parse_slow"),
+    "movcoin2": (("_parse_native",), "_parse_checked"),
 }
 NATIVE_PROBLEMS = sorted(PATHS)
+# problem -> how parse reads without native code (named by the note on stderr)
+PARSE_WITHOUT_NATIVE = {"bipartitebattle": "the checked parse", "cf103119g": "the checked parse",
+                        "insq15g": "NumPy", "movcoin2": "the checked parse"}
 
 
 def paths(problem_id: str):
+    """(the problem's quick paths, its checked path), as functions."""
     module = importlib.import_module(f"pipeline.problems.{problem_id}.case")
-    return tuple(getattr(module, name) for name in PATHS[problem_id])
+    quick, checked = PATHS[problem_id]
+    return tuple(getattr(module, name) for name in quick), getattr(module, checked)
 
 
 # problem -> (its fast stage, the fallback that stage uses on cases not read natively)
@@ -68,17 +75,19 @@ def test_native_code_is_built_and_loaded_here(problem_id):
 
 
 @pytest.mark.parametrize("problem_id, recipe", list(recipe_params()))
-def test_both_quick_paths_return_the_checked_case_on_every_recipe(problem_id, recipe):
+def test_every_quick_path_returns_the_checked_case_on_every_recipe(problem_id, recipe):
     problem = get_problem(problem_id)
-    native_path, numpy_path, checked = paths(problem_id)
+    (native_path, *numpy_path), checked = paths(problem_id)
     seeds = (1,) if problem.recipe(recipe).kind == "max" else (1, 2, 3)
     for seed in seeds:
         case = problem.generate(recipe, seed)
         text = problem.render(case)
-        by_native, by_numpy = native_path(text), numpy_path(text)
-        assert by_native is not None and by_numpy is not None, (recipe, seed)
-        assert by_native == case and by_numpy == case and checked(text) == case
+        by_native = native_path(text)
+        assert by_native is not None, (recipe, seed)
+        assert by_native == case and checked(text) == case
         assert problem.render(by_native) == text
+        for read in numpy_path:
+            assert read(text) == case, (recipe, seed)
         if problem_id in FALLBACK_FAST and problem.recipe(recipe).kind == "max":
             # (the smaller recipes: test_native_fast_agrees_with_its_fallback_on_every_recipe)
             native_fast, fallback = fallback_fast(problem_id)
@@ -145,8 +154,8 @@ for _problem, _text in VALID_BUT_FOR.items():
                          ids=lambda value: value[:12] if isinstance(value, str) else None)
 def test_quick_paths_decline_bad_inputs_and_parse_reports_the_checked_error(
         problem_id, text, line, rule):
-    native_path, numpy_path, checked = paths(problem_id)
-    assert native_path(text) is None and numpy_path(text) is None
+    quick_paths, checked = paths(problem_id)
+    assert [read(text) for read in quick_paths] == [None] * len(quick_paths)
     with pytest.raises(InputError) as from_checked:
         checked(text)
     with pytest.raises(InputError) as from_parse:
@@ -165,14 +174,16 @@ JUNK = {
 }
 
 
-@pytest.mark.parametrize("problem_id", NATIVE_PROBLEMS)
-@pytest.mark.parametrize("quick", [0, 1], ids=["native", "numpy"])
+@pytest.mark.parametrize("problem_id, quick", [
+    pytest.param(problem_id, quick, id=f"{problem_id}-{('native', 'numpy')[quick]}")
+    for problem_id in NATIVE_PROBLEMS for quick in range(len(PATHS[problem_id][0]))])
 def test_quick_paths_accept_only_what_the_checked_path_accepts_on_mutated_inputs(
         problem_id, quick):
     # Random replacements, insertions and deletions of tokens (never a leading zero or an
     # unusual space, which a quick path declines although the checked path reads them).
     problem = get_problem(problem_id)
-    read, checked = paths(problem_id)[quick], paths(problem_id)[2]
+    quick_paths, checked = paths(problem_id)
+    read = quick_paths[quick]
     rng = random.Random(f"mutations/{problem_id}")
     accepted = declined = 0
     for index in range(300):
@@ -335,7 +346,7 @@ def test_without_a_compiler_solve_notes_it_once_and_answers_or_refuses(problem_i
     [note] = done.stderr.splitlines()
     assert note.startswith(f"note: native code {problem_id!r} unavailable (no "), note
     assert "compiler on PATH" in note
-    assert "using " in note
+    assert f"; using {PARSE_WITHOUT_NATIVE[problem_id]}" in note, note
     if refusing:
         assert note.endswith(f"; {NEEDS_KERNEL_IN_FALLBACK[problem_id]}"), note
     why = note[note.index("(") + 1:note.rindex("); using ")]

@@ -1,7 +1,8 @@
 """bipartitebattle judge files: the case type, parse (validating), render, answers and sizes.
 
-`parse` tries the quick path first (native, else NumPy); on any doubt `_parse_checked` reads
-token by token, so every error comes from one place. A case read natively keeps its tokens.
+`parse` tries the native quick path first; where native code is unavailable, or on any doubt,
+`_parse_checked` reads token by token, so every error comes from one place. A case read
+natively keeps its tokens.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ MAX_SIDE = 10**9
 # native.c through ctypes (`pipeline.native`): the quick parse and `fast`'s kernel; where it
 # cannot be built, `functions()` is None and the fallback named here runs.
 NATIVE = native.library("bipartitebattle", Path(__file__).with_name("native.c"))
-functions = native.functions(NATIVE, "the NumPy quick parse and Python's sums",
+functions = native.functions(NATIVE, "the checked parse and Python's sums",
                              {"bipartitebattle_read": "pipip", "bipartitebattle_solve": "p"})
 # Every token of a valid input (N, then a_i and b_i), or None (`native.token_reader`).
 read_native = native.token_reader(functions, "bipartitebattle_read", 1 + 2 * MAX_N)
@@ -43,7 +44,7 @@ class BattleCase:
 
 
 def parse(text: str) -> BattleCase:
-    case = _parse_native(text) if functions() is not None else _parse_quick(text)
+    case = _parse_native(text)
     return case if case is not None else _parse_checked(text)
 
 
@@ -63,23 +64,6 @@ def _parse_native(text: str) -> BattleCase | None:
     case = BattleCase(LazyTuple(tokens[0], graphs))  # type: ignore[arg-type]
     object.__setattr__(case, "packed", tokens)
     return case
-
-
-def _parse_quick(text: str) -> BattleCase | None:
-    """The case of a valid input read with NumPy (without native code), or None."""
-    from pipeline.native.bulk import numpy_uints
-
-    array = numpy_uints(text, 1 + 2 * MAX_N)
-    if array is None:
-        return None
-    n = int(array[0])
-    if not 1 <= n <= MAX_N or len(array) != 1 + 2 * n:
-        return None
-    sides = array[1:]
-    if sides.min() < 1 or sides.max() > MAX_SIDE:
-        return None
-    values = sides.tolist()
-    return BattleCase(tuple(zip(values[0::2], values[1::2])))
 
 
 def _parse_checked(text: str) -> BattleCase:

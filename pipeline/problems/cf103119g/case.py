@@ -1,8 +1,8 @@
 """cf103119g judge files: the case type, parse (validating), render, answers and sizes.
 
-`parse` tries the quick path first (native, else NumPy); on any doubt `_parse_slow` reads token
-by token, so every error comes from one place. A case parsed natively keeps its packed tokens
-for the `fast` kernel.
+`parse` tries the native quick path first; where native code is unavailable, or on any doubt,
+`_parse_slow` reads token by token, so every error comes from one place. A case parsed natively
+keeps its packed tokens for the `fast` kernel.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ MAX_M = 200_000
 MAX_VALUE = 255
 
 # native.c through ctypes (`pipeline.native`): the quick parse and `fast`'s kernel; where it
-# cannot be built, `functions()` is None: NumPy parses and `fast` refuses (`kernel_refuses`).
+# cannot be built, `functions()` is None: `_parse_slow` parses and `fast` refuses
+# (`kernel_refuses`).
 NATIVE = native.library("cf103119g", Path(__file__).with_name("native.c"))
-functions = native.functions(NATIVE, "the NumPy quick parse; the stage fast refuses",
+functions = native.functions(NATIVE, "the checked parse; the stage fast refuses",
                              {"cf103119g_read": "pipip", "cf103119g_solve": "ipipp"})
 
 kernel_refuses = native.refuses_without(NATIVE, functions)
@@ -95,7 +96,7 @@ def parse(text: str) -> Case:
     gc_was_enabled = gc.isenabled()
     gc.disable()  # building 2e5 small tuples otherwise triggers many useless collections
     try:
-        case = _parse_native(text) if functions() is not None else _parse_quick(text)
+        case = _parse_native(text)
         return case if case is not None else _parse_slow(text)
     finally:
         if gc_was_enabled:
@@ -120,34 +121,6 @@ def _parse_native(text: str) -> Case | None:
                 LazyTuple(packed.m, ops))  # type: ignore[arg-type]
     object.__setattr__(case, "packed", packed)
     return case
-
-
-def _parse_quick(text: str) -> Case | None:
-    """The case of a valid input read with NumPy (without native code), or None."""
-    import numpy as np
-
-    from pipeline.native.bulk import numpy_uints
-
-    array = numpy_uints(text, 2 + MAX_N + 2 * MAX_M)
-    if array is None or len(array) < 2:
-        return None
-    n, m = int(array[0]), int(array[1])
-    if not (1 <= n <= MAX_N and 1 <= m <= MAX_M) or len(array) != 2 + n + 2 * m:
-        return None
-    values = array[2:2 + n]
-    kinds = array[2 + n::2]
-    args = array[3 + n::2]
-    appends = kinds == 1
-    queries = kinds == 2
-    if values.max() > MAX_VALUE or not (appends | queries).all() \
-            or not (args[appends] <= MAX_VALUE).all():
-        return None
-    # A query may ask about any position up to the length at that moment.
-    lengths = n + np.cumsum(appends)
-    if not ((args[queries] >= 1).all() and (args[queries] <= lengths[queries]).all()):
-        return None
-    flat = array[2 + n:].tolist()
-    return Case(tuple(values.tolist()), tuple(zip(flat[0::2], flat[1::2])))
 
 
 def _parse_slow(text: str) -> Case:

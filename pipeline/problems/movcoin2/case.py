@@ -1,8 +1,9 @@
 """movcoin2 judge files (T independent trees): the case type, parse, render, answers, sizes.
 
-`parse` tries the quick path first (native.c, else NumPy: digits, ranges, counts and that each
-test's edges connect its nodes); on any doubt `_parse_checked` reads token by token, so every
-error comes from one place. A case parsed natively keeps its packed forest for the kernel.
+`parse` tries the native quick path first (native.c: digits, ranges, counts and that each
+test's edges form a tree); where native code is unavailable, or on any doubt, `_parse_checked`
+reads token by token, so every error comes from one place. A case parsed natively keeps its
+packed forest for the kernel.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ MAX_SUM_N = 300_000
 MAX_C = 16
 
 # native.c through ctypes (`pipeline.native`): the quick parse and the kernel; where it cannot
-# be built, `functions()` is None: NumPy parses and the kernel's stages refuse (`kernel_refuses`).
+# be built, `functions()` is None: `_parse_checked` parses and the kernel's stages refuse
+# (`kernel_refuses`).
 NATIVE = native.library("movcoin2", Path(__file__).with_name("native.c"))
 functions = native.functions(
-    NATIVE, "the NumPy quick parse; the stages fast and tester-17bit refuse",
+    NATIVE, "the checked parse; the stages fast and tester-17bit refuse",
     {"movcoin2_read": "pipipppppp", "movcoin2_solve": "ipppppiipp"})
 kernel_refuses = native.refuses_without(NATIVE, functions)
 
@@ -116,7 +118,7 @@ class Movcoin2Case:
 
 # -- parse ------------------------------------------------------------------------------------
 def parse(text: str) -> Movcoin2Case:
-    case = _parse_native(text) if functions() is not None else _parse_quick(text)
+    case = _parse_native(text)
     return case if case is not None else _parse_checked(text)
 
 
@@ -201,85 +203,6 @@ def _endpoint(reader: TokenReader, name: str, n: int) -> int:
     if value > n:
         raise reader.error(index, f"{name} = {value} is above N = {n}", rule="range")
     return value
-
-
-def _parse_quick(text: str) -> Movcoin2Case | None:
-    """The case of a valid input read with NumPy (without native code), or None."""
-    import numpy as np
-
-    from pipeline.native.bulk import numpy_uints
-
-    array = numpy_uints(text, 1 + 3 * MAX_SUM_N)
-    if array is None:
-        return None
-    values = array.tolist()
-    t_count = values[0]
-    if not 1 <= t_count <= MAX_T:
-        return None
-    pos = 1
-    total = 0
-    spans = []  # (n, first edge token, first coin token)
-    for _ in range(t_count):
-        if pos >= len(values):
-            return None
-        n = values[pos]
-        if not 1 <= n <= MAX_N:
-            return None
-        total += n
-        if total > MAX_SUM_N:
-            return None
-        edge_start = pos + 1
-        coin_start = edge_start + 2 * (n - 1)
-        pos = coin_start + n
-        if pos > len(values):
-            return None
-        spans.append((n, edge_start, coin_start))
-    if pos != len(values):
-        return None
-    # Global node ids: test k's node i is offset_k + i.
-    us, vs = [], []
-    offset = 0
-    for n, edge_start, coin_start in spans:
-        ends = array[edge_start:coin_start]
-        coins = array[coin_start:coin_start + n]
-        if n > 1 and (ends.min() < 1 or ends.max() > n):
-            return None
-        if coins.min() < 0 or coins.max() > MAX_C:
-            return None
-        us.append(ends[0::2] + offset)
-        vs.append(ends[1::2] + offset)
-        offset += n
-    u = np.concatenate(us)
-    v = np.concatenate(vs)
-    if np.any(u == v):
-        return None
-    if _count_components(offset, u - 1, v - 1) != t_count:
-        return None
-    return Movcoin2Case(tuple(_trees(values, [n for n, _, _ in spans])))
-
-
-def _count_components(n: int, u, v) -> int:
-    """Connected components of the graph on 0..n-1 with edges (u[i], v[i]): each round
-    pointer-jumps to the roots, then hooks every root onto the smallest root it shares an edge
-    with, when smaller (so no cycle forms)."""
-    import numpy as np
-
-    f = np.arange(n, dtype=np.int64)
-    while True:
-        while True:
-            ff = f[f]
-            if np.array_equal(ff, f):
-                break
-            f = ff
-        fu = f[u]
-        fv = f[v]
-        cross = fu != fv
-        if not cross.any():
-            break
-        fu = fu[cross]
-        fv = fv[cross]
-        np.minimum.at(f, np.maximum(fu, fv), np.minimum(fu, fv))
-    return int(np.count_nonzero(f == np.arange(n)))
 
 
 # -- render and answers -----------------------------------------------------------------------
