@@ -152,7 +152,10 @@ def start_process(process: BaseProcess) -> None:
 
 
 class InnerPool(LocalPoolExecutor):
-    """The local pool a Dask worker runs batches with: its processes die with the Dask worker."""
+    """The local pool a Dask worker runs batches with: its processes die with the Dask worker,
+    and start with its first batch (a task's pool may get none)."""
+
+    start_at_once = False
 
     def _make_context(self, preload):
         return multiprocessing.get_context("spawn")  # the Dask worker's own children

@@ -310,12 +310,14 @@ class LocalPoolExecutor:
         # what `_loop` waits on: the busy workers' connections, and the arrivals while open
         self._poll = select.poll()
         self._start_failed: BaseException | None = None
-        # Started in the background now, each forked by the worker server, so that they are
-        # ready (warmed up with `preload`) when the first jobs come.
-        first = [self._new_worker() for _ in range(self.size)]
-        self._starting = threading.Thread(target=self._start_all, args=(first,),
-                                          name="gamebench-pool-start", daemon=True)
-        self._starting.start()
+        if self._preload or self.start_at_once:  # started in the background now, each forked
+            # by the worker server, ready (warmed up with `preload`) when the first jobs come
+            first = [self._new_worker() for _ in range(self.size)]
+            self._starting = threading.Thread(target=self._start_all, args=(first,),
+                                              name="gamebench-pool-start", daemon=True)
+            self._starting.start()
+
+    start_at_once = True  # (else the workers start as the first batches come)
 
     def _make_context(self, preload: tuple[tuple[str, str], ...]):
         """Where the workers come from: this process's worker server, started now if need be."""
