@@ -36,7 +36,7 @@ class BuildError(RuntimeError):
 class Native:
     """One native source: a shared library or an executable; `headers`: files it includes;
     `compilers`: the only compilers to build it with (the first on PATH), for a source that
-    needs one toolchain (`$CC`/`$CXX` and the usual compilers then do not apply)."""
+    needs one toolchain: it is not built where `$CC`/`$CXX` names the compiler to use."""
 
     name: str
     source: Path
@@ -110,9 +110,8 @@ def cache_key(native: Native) -> str:
     from hashlib import sha256
 
     digest = sha256()
-    parts = (native.kind, native.language, " ".join(native.flags),
-             " ".join(native.compilers) or os.environ.get(_compiler_variable(native), ""),
-             os.uname().machine)
+    parts = (native.kind, native.language, " ".join(native.flags), " ".join(native.compilers),
+             os.environ.get(_compiler_variable(native), ""), os.uname().machine)
     for part in parts:
         digest.update(part.encode() + b"\0")
     for path in (native.source, *native.headers, *_shared_headers(native)):
@@ -135,16 +134,18 @@ def artifact(native: Native) -> Path:
 # -- building ---------------------------------------------------------------------------------
 def compiler(native: Native) -> list[str]:
     """The compiler command for `native`: the first of its own `compilers` on PATH if it names
-    some; else `$CC`/`$CXX` if set, else the first usual one on PATH."""
+    some (none where `$CC`/`$CXX` is set); else `$CC`/`$CXX` if set, else the first usual one on
+    PATH."""
     import shlex
     import shutil
 
     variable = _compiler_variable(native)
     configured = os.environ.get(variable, "").strip()
     if native.compilers:
-        found = next(filter(None, map(shutil.which, native.compilers)), None)
+        found = own_compiler(native)
         if found is None:
-            raise BuildError(f"no {' or '.join(native.compilers)} on PATH")
+            raise BuildError(f"${variable} names the compiler to use" if configured else
+                             f"no {' or '.join(native.compilers)} on PATH")
         return [found]
     if configured:
         command = shlex.split(configured)
@@ -157,6 +158,16 @@ def compiler(native: Native) -> list[str]:
         return [found]
     raise BuildError(f"no {native.language.upper()} compiler on PATH (looked for "
                      f"{', '.join(names)}; ${variable} may name one)")
+
+
+def own_compiler(native: Native) -> str | None:
+    """The first of `native`'s own compilers on PATH; None where none is, or where `$CC`/`$CXX`
+    names the compiler to use (such a source then stands aside)."""
+    import shutil
+
+    if os.environ.get(_compiler_variable(native), "").strip():
+        return None
+    return next(filter(None, map(shutil.which, native.compilers)), None)
 
 
 def build_command(native: Native, output: Path) -> list[str]:

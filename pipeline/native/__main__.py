@@ -2,13 +2,12 @@
 the cache, one line per artifact, and remove the artifacts of its earlier versions. Exits 0
 unless `--strict` and something failed: a machine without a compiler still gets a working
 installation (the fallbacks). A source built only by its own compilers (the launcher's musl
-build) is skipped, not failed, where none of them is installed.
+build) is skipped, not failed, where none of them is installed or `$CC`/`$CXX` names another.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -34,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
             existed = native.artifact(source).exists()
             path = native.build(source)
         except (native.BuildError, OSError) as error:
-            if source.compilers and not any(map(shutil.which, source.compilers)):
+            if source.compilers and native.own_compiler(source) is None:
                 print(f"  {name}: skipped: {error} (optional: its other builds serve)")
                 continue
             print(f"  {name}: NOT BUILT: {error}; its fallback runs instead")

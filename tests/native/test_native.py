@@ -136,11 +136,11 @@ def test_executable_gives_the_program_or_none_with_a_note(cache, tmp_path):
     assert done.stderr.strip().endswith("using a shell loop")
 
 
-def test_a_source_with_its_own_compilers_is_built_by_the_first_there_whatever_cc_says(
+def test_a_source_with_its_own_compilers_is_built_by_the_first_there_unless_cc_is_set(
         cache, tmp_path, monkeypatch):
+    """(The launcher's musl build: musl-gcc only; a user's $CC names the compiler to use.)"""
     source = tmp_path / "hello.c"
     source.write_text('#include <stdio.h>\nint main(void) { puts("hello"); return 3; }\n')
-    monkeypatch.setenv("CC", str(tmp_path / "no-cc"))
     own = Native("hello", source, kind="program", compilers=("no-such-cc", "cc"))
     done = subprocess.run([str(native.build(own))], capture_output=True, text=True)
     assert (done.returncode, done.stdout) == (3, "hello\n")
@@ -148,6 +148,11 @@ def test_a_source_with_its_own_compilers_is_built_by_the_first_there_whatever_cc
     with pytest.raises(BuildError, match="^no no-such-cc or other-cc on PATH$"):
         native.build(Native("hello", source, kind="program",
                             compilers=("no-such-cc", "other-cc")))
+    monkeypatch.setenv("CC", "cc")
+    again = Native("hello", source, kind="program", flags=("-O1",), compilers=("cc",))
+    with pytest.raises(BuildError, match="^\\$CC names the compiler to use$"):
+        native.build(again)
+    assert not native.artifact(again).exists()
 
 
 def test_a_cpp_source_is_built_by_the_cpp_compiler(cache, tmp_path):
