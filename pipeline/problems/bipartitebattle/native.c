@@ -1,4 +1,5 @@
-/* bipartitebattle's native code: the quick parse path and the `fast` stage (see native.py). */
+/* bipartitebattle's native code: the quick parse path and the `fast` stage (loaded by case.py
+ * through pipeline.native). */
 #include <stdint.h>
 
 #include "uints.h"

@@ -27,7 +27,6 @@ MAX_VALUE = 255
 NATIVE = native.library("cf103119g", Path(__file__).with_name("native.c"))
 functions = native.functions(NATIVE, "the checked parse; the stage fast refuses",
                              {"cf103119g_read": "pipip", "cf103119g_solve": "ipipp"})
-
 kernel_refuses = native.refuses_without(NATIVE, functions)
 _read_tokens = native.token_reader(functions, "cf103119g_read", 2 + MAX_N + 2 * MAX_M)
 

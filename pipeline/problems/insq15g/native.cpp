@@ -1,4 +1,5 @@
-/* insq15g's native code: the quick parse path and the `fast` stage (see native.py).
+/* insq15g's native code: the quick parse path and the `fast` stage (loaded by case.py through
+ * pipeline.native).
  *
  * insq15g_read validates a whole judge input in one pass over its tokens. insq15g_solve
  * computes what fast.py computes with NumPy (the XOR, over the cells at odd distance from the
