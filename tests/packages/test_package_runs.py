@@ -524,8 +524,9 @@ package = problem.load()
 names = tuple(program.name for program in package.submissions)
 if start:
     problem.package_judge.start_building(names)
-    if sys.argv[2] == "twice":  # at once (a contest's start, then its problem's run)
-        problem.package_judge.start_building(names)
+    if sys.argv[2] == "twice":  # at once (a contest's start, then its problem's run), those
+        # still compiling (a build that ends at once, e.g. one that cannot start, may be done)
+        problem.package_judge.start_building(tuple(n for n in names if n.endswith((".c", ".cpp"))))
         print(sum(t.name.startswith("builds of") for t in threading.enumerate()))
     for thread in threading.enumerate():
         if thread.name.startswith("builds of"):
