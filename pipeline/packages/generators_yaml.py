@@ -151,10 +151,7 @@ def with_constants(program: Program, constants: dict[str, str], build_dir: Path)
 
 def bapctools_seed(random_salt: str, command: str, count_value: int = 1) -> int:
     """The `{seed}` BAPCtools gives a command (generate.py, TestCaseRule)."""
-    value = random_salt
-    if count_value != 1:
-        value += f":{count_value - 1}"
-    value += command.strip()
+    value = random_salt + (f":{count_value - 1}" if count_value != 1 else "") + command.strip()
     return int(hashlib.sha512(value.encode()).hexdigest(), 16) % 2**31
 
 
