@@ -120,9 +120,8 @@ def _rule_bounds(package: Package, program: Program,
 def times_out_by_design(program: Program, case: str | None = None) -> bool:
     """Whether `program` is meant to time out on `case` (None: every case): a rule in scope
     names TLE as what it must or may get, and none forbids TLE there."""
-    rules = requirements_of(program)
-    if case is not None:
-        rules = tuple(rule for rule in rules if _in_scope(rule.scope, case))
+    rules = [rule for rule in requirements_of(program)
+             if case is None or _in_scope(rule.scope, case)]
     return not any(r.permitted is not None and Verdict.TLE not in r.permitted for r in rules) \
         and any(_names_tle(rule) for rule in rules)
 
@@ -249,9 +248,7 @@ class Agreement:
 def on_part(agreements: Sequence[Agreement], unjudged: Sequence[PackageError]
             ) -> tuple[Agreement, ...]:
     """`agreements` with each `agree` made `partial` when the package holds unjudged cases."""
-    if not unjudged:
-        return tuple(agreements)
-    return tuple(replace(a, status="partial") if a.status == "agree" else a
+    return tuple(replace(a, status="partial") if unjudged and a.status == "agree" else a
                  for a in agreements)
 
 

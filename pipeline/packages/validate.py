@@ -188,15 +188,9 @@ class VariableHit:
 
 def parse_overview(text: str) -> tuple[VariableHit, ...]:
     """The variables of a test-overview log, in its order (other lines read past)."""
-    hits = []
-    for line in text.splitlines():
-        match = _VARIABLE.match(line)  # (a `feature ...` line does not match)
-        if match is None:
-            continue
-        words = match.group(2).split()
-        hits.append(VariableHit(match.group(1), "min-value-hit" in words,
-                                "max-value-hit" in words))
-    return tuple(hits)
+    found = (_VARIABLE.match(line) for line in text.splitlines())  # (not a `feature ...` line)
+    return tuple(VariableHit(match.group(1), "min-value-hit" in match.group(2).split(),
+                             "max-value-hit" in match.group(2).split()) for match in found if match)
 
 
 def package_coverage(package: Package, validators: Sequence[Build],
