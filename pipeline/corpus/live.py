@@ -27,10 +27,7 @@ def package_root(start: Path) -> Path | None:
     here = Path(start).resolve()
     if not here.is_dir():
         here = here.parent
-    for folder in (here, *here.parents):
-        if is_package_folder(folder):
-            return folder
-    return None
+    return next((folder for folder in (here, *here.parents) if is_package_folder(folder)), None)
 
 
 def is_data_folder(folder: Path) -> bool:

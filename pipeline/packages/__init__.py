@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -105,9 +104,7 @@ def _unpack(archive_path: Path, build_dir: Path) -> Path:
                 if bomb := archive_bomb(archive.infolist(), archive_path.stat().st_size):
                     raise PackageError(archive_path.name, "too-large", bomb)
                 for member in archive.infolist():
-                    target = (work / member.filename).resolve()
-                    if not str(target).startswith(str(work.resolve()) + os.sep) and \
-                            target != work.resolve():
+                    if not (work / member.filename).resolve().is_relative_to(work.resolve()):
                         raise PackageError(archive_path.name, "zip-path", f"archive member "
                                            f"{member.filename!r} points outside the package")
                 archive.extractall(work)

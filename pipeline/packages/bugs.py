@@ -9,22 +9,21 @@ inputs invalid by construction from the first test case; it is skipped when the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pipeline.fsutil import scratch_folder
 from pipeline.packages.expectations import (
     NOT_JUDGED,
     TimeLimit,
+    bound_submissions,
     expected_to_pass,
     kattis_class,
     may_not_compile,
-    upper_bound_submissions,
     verdict_at,
 )
-from pipeline.packages.judge import PackageBuilds
+from pipeline.packages.judge import PackageBuilds, validate_case
 from pipeline.packages.model import CaseResult, Package, Program, requirements_of
-from pipeline.packages.validate import validate_input, validator_arguments
 from pipeline.verdicts import Dialect, Verdict
 
 
@@ -48,7 +47,7 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
     whether an accepted one fails a test."""
     order = {case.name: index for index, case in enumerate(package.cases)}
     found: list[PackageBug] = []
-    upper = {p.name for p in upper_bound_submissions(package)}
+    upper = {p.name for p in bound_submissions(package, upper=True)}
     for program in package.submissions:
         found += _conflict(program)
         results = dict(judged.get(program.name, {}))
@@ -212,11 +211,8 @@ def validator_bugs(package: Package, builds: PackageBuilds) -> list[PackageBug]:
         path = Path(scratch) / "broken.in"
         for what, broken in broken_inputs(text):
             path.write_text(broken, encoding="utf-8")
-            result = validate_input(validators, path,
-                                    lambda name: validator_arguments(case, name),
-                                    time_s=package.limits.validation_time_s,
-                                    memory_mb=package.limits.validation_memory_mb,
-                                    workdir=Path(scratch))
+            result = validate_case(package, replace(builds, input_validators=tuple(validators)),
+                                   replace(case, input_path=path), workdir=Path(scratch))
             if not result.valid:
                 return []
             accepted.append(what)

@@ -86,10 +86,11 @@ def given_time_limit(package: Package) -> TimeLimit | None:
         "gives none)") if package.limits.time_from else f"the package's time limit of {time_s:g} s")
 
 
-def lower_bound_submissions(package: Package) -> list[Program]:
-    """Submissions whose times bound the time limit from below on some cases (`bounds`)."""
+def bound_submissions(package: Package, upper: bool = False) -> list[Program]:
+    """Submissions whose times bound the time limit from below (`upper`: from above) on some
+    cases (`bounds`)."""
     return [program for program in package.submissions
-            if any(lower for lower, _ in _rule_bounds(package, program))]
+            if any(found[1] if upper else found[0] for found in _rule_bounds(package, program))]
 
 
 def bounds(package: Package, program: Program, case: str) -> tuple[bool, bool]:
@@ -108,27 +109,19 @@ def _rule_bounds(package: Package, program: Program,
     if package.format in ("legacy", "polygon"):
         accepted = bool(program.expectation and program.expectation.label in ("accepted", "main"))
         return [(accepted, False)]
-    rules = requirements_of(program)
-    found = []
-    for rule in rules:
-        if case is not None and not _in_scope(rule.scope, case):
-            continue
-        use = rule.use_for_time_limit
-        if use is False:
-            continue
-        found.append((use == "lower" or (use != "upper" and rule.permitted is not None
-                                         and Verdict.TLE not in rule.permitted),
-                      use == "upper" or (use != "lower"
-                                         and rule.required == frozenset({Verdict.TLE}))))
-    return found
+    return [(use == "lower" or (use != "upper" and rule.permitted is not None
+                                and Verdict.TLE not in rule.permitted),
+             use == "upper" or (use != "lower" and rule.required == frozenset({Verdict.TLE})))
+            for rule in requirements_of(program)
+            if (case is None or _in_scope(rule.scope, case))
+            and (use := rule.use_for_time_limit) is not False]
 
 
 def times_out_by_design(program: Program, case: str | None = None) -> bool:
     """Whether `program` is meant to time out on `case` (None: every case): a rule in scope
     names TLE as what it must or may get, and none forbids TLE there."""
-    rules = requirements_of(program)
-    if case is not None:
-        rules = tuple(rule for rule in rules if _in_scope(rule.scope, case))
+    rules = [rule for rule in requirements_of(program)
+             if case is None or _in_scope(rule.scope, case)]
     return not any(r.permitted is not None and Verdict.TLE not in r.permitted for r in rules) \
         and any(_names_tle(rule) for rule in rules)
 
@@ -173,12 +166,6 @@ def _allows_ac(rule: Requirement) -> bool:
             and rule.final_verdict in (None, Verdict.AC))
 
 
-def upper_bound_submissions(package: Package) -> list[Program]:
-    """Submissions whose times bound the time limit from above on some cases (`bounds`)."""
-    return [program for program in package.submissions
-            if any(upper for _, upper in _rule_bounds(package, program))]
-
-
 def limit_from_slowest(package: Package, slowest_s: float) -> tuple[float, float, float]:
     """The time limit derived from the slowest lower-bound run, with its margin's ends."""
     limits = package.limits
@@ -199,7 +186,7 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
     if (given := given_time_limit(package)) is not None:
         return given
     limits = package.limits
-    lower = [p for p in lower_bound_submissions(package) if p.name in runs]
+    lower = [p for p in bound_submissions(package) if p.name in runs]
     # each run on a case where its submission bounds the limit from below
     times = [(r.cpu_s, p.name, r.case) for p in lower for r in runs[p.name].values()
              if r.verdict not in NOT_JUDGED and bounds(package, p, r.case)[0]]
@@ -216,7 +203,7 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
     how = (f"slowest lower-bound run {slowest:.3f} s ({who} on {where}) x ac_to_time_limit "
            f"{limits.ac_to_time_limit:g}, up to a multiple of {limits.time_resolution_s:g} s: "
            f"{time_s:g} s")
-    upper = [p for p in upper_bound_submissions(package) if p.name in runs]
+    upper = [p for p in bound_submissions(package, upper=True) if p.name in runs]
     # a run stopped (at its wall-clock cap, at the limit, or waiting forever on the other side
     # of an exchange) would have taken longer: as long as any limit; each submission's slowest
     # run on a case where it bounds the limit from above
@@ -261,9 +248,7 @@ class Agreement:
 def on_part(agreements: Sequence[Agreement], unjudged: Sequence[PackageError]
             ) -> tuple[Agreement, ...]:
     """`agreements` with each `agree` made `partial` when the package holds unjudged cases."""
-    if not unjudged:
-        return tuple(agreements)
-    return tuple(replace(a, status="partial") if a.status == "agree" else a
+    return tuple(replace(a, status="partial") if unjudged and a.status == "agree" else a
                  for a in agreements)
 
 

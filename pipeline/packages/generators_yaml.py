@@ -130,7 +130,7 @@ def with_constants(program: Program, constants: dict[str, str], build_dir: Path)
     own = program.path
     assert own is not None  # a program of files
     base = own if own.is_dir() else own.parent
-    digest = _digest_files([(str(f), f) for f in program.files]) + json.dumps(
+    digest = digest_files([(str(f), f) for f in program.files]) + json.dumps(
         constants, sort_keys=True)
     folder = Path(build_dir) / "bapctools-sources" / hashlib.sha256(
         digest.encode()).hexdigest()[:32]
@@ -151,10 +151,7 @@ def with_constants(program: Program, constants: dict[str, str], build_dir: Path)
 
 def bapctools_seed(random_salt: str, command: str, count_value: int = 1) -> int:
     """The `{seed}` BAPCtools gives a command (generate.py, TestCaseRule)."""
-    value = random_salt
-    if count_value != 1:
-        value += f":{count_value - 1}"
-    value += command.strip()
+    value = random_salt + (f":{count_value - 1}" if count_value != 1 else "") + command.strip()
     return int(hashlib.sha512(value.encode()).hexdigest(), 16) % 2**31
 
 
@@ -476,10 +473,11 @@ def _all_cases(folder: FolderRule, included: bool = True) -> list[CaseRule]:
 
 # -- making one test case -----------------------------------------------------------------------
 
-def _digest_files(pairs: list[tuple[str, Path]]) -> str:
-    digest = hashlib.sha256()
+def digest_files(pairs: list[tuple[str, Path]], header: bytes = b"") -> str:
+    """A digest of `header` and each (name, file)'s name and bytes, in the order of the names."""
+    digest = hashlib.sha256(header)
     for name, path in sorted(pairs):
-        digest.update(name.encode() + b"\0" + file_sha256(path).digest())
+        digest.update(os.fsencode(name) + b"\0" + file_sha256(path).digest())
     return digest.hexdigest()
 
 
@@ -552,7 +550,7 @@ class _Maker:
                     pairs = [(str(f.relative_to(own)) if own is not None and own.is_dir()
                               else f.name, f) for f in program.files]
                     self.tools[key] = _Tool(program,
-                                            _digest_files(pairs) + (program.language or ""))
+                                            digest_files(pairs) + (program.language or ""))
             return self.tools[key]
 
     def argv(self, tool: _Tool) -> Launch | str:
@@ -817,12 +815,8 @@ def _first_line(text: str) -> str:
 def tree_digest(root: Path, header: bytes = b"",
                 skip: Callable[[Path], bool] = lambda relative: False) -> str:
     """A digest of the names and bytes of the files under `root` (those `skip` names left out)."""
-    digest = hashlib.sha256(header)
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        relative = path.relative_to(root)
-        if not skip(relative):
-            digest.update(os.fsencode(relative) + b"\0" + file_sha256(path).digest())
-    return digest.hexdigest()
+    return digest_files([(str(path.relative_to(root)), path) for path in root.rglob("*")
+                         if path.is_file() and not skip(path.relative_to(root))], header)
 
 
 def generate_data(root: Path, build_dir: Path, problem_config: dict,
@@ -978,12 +972,10 @@ def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
                  if e.case and (files := _committed_files(root, e.case))}
     if not committed:
         return generated
-    digest = hashlib.sha256(str(generated.data_dir).encode())
-    for case, files in sorted(committed.items()):
-        for ext, path in files:
-            digest.update(f"\0{case}{ext}\0".encode() + file_sha256(path).digest())
+    digest = digest_files([(f"{case}{ext}", path) for case, files in committed.items()
+                           for ext, path in files], str(generated.data_dir).encode())
     made = generated.data_dir.parent
-    final = made.with_name(f"{made.name}-committed-{digest.hexdigest()[:16]}")
+    final = made.with_name(f"{made.name}-committed-{digest[:16]}")
     if not (final / ".complete").is_file():
         with building(final) as work:
             shutil.copytree(generated.data_dir, work / "data", copy_function=_link_or_copy)

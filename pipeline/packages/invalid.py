@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.fsutil import atomic_write_text, file_sha256, scratch_folder
-from pipeline.packages.expectations import Agreement, Disagreement
+from pipeline.packages.expectations import SHOWN_CASES, Agreement, Disagreement
+from pipeline.packages.generators_yaml import digest_files
 from pipeline.packages.kattis_data import KINDS
 from pipeline.packages.model import Package, ValidatorTest
 from pipeline.packages.runjob import on_thread
@@ -32,7 +33,6 @@ from pipeline.programs.languages import Build, build_status, launch
 from pipeline.programs.procs import describe_failure, on_cores, run_limited
 from pipeline.verdicts import Verdict
 
-SHOWN_CASES = 20
 # The code whose judging the cached agreements are: this module and the ones that run the
 # validators and judge an output (its bytes are part of every key).
 JUDGING_CODE = (Path(__file__), Path(__file__).with_name("validate.py"),
@@ -213,10 +213,7 @@ def check_validators(package: Package, builds, build_dir: Path,
 @functools.cache
 def _judging_code() -> str:
     """A digest of the bytes of `JUDGING_CODE` (read once a process)."""
-    digest = hashlib.sha256()
-    for path in JUDGING_CODE:
-        digest.update(path.name.encode() + b"\0" + file_sha256(path).digest())
-    return digest.hexdigest()
+    return digest_files([(path.name, path) for path in JUDGING_CODE])
 
 
 def _build_identity(build: Build | None) -> dict | None:

@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 
 from pipeline.packages.expectations import NOT_JUDGED, verdict_at
-from pipeline.packages.interactive import run_exchange
+from pipeline.packages.interactive import MIB, run_exchange
 from pipeline.packages.model import CaseResult, Package, Program, RunLimits, TestCase
 from pipeline.packages.scoring import case_score
 from pipeline.packages.validate import ValidationResult, validate_input, validator_arguments
@@ -32,8 +32,6 @@ from pipeline.programs.languages import Build, build_program, launch
 from pipeline.programs.procs import on_cores
 from pipeline.untrusted import LeftBehind, copy_regular, excerpt, kind_of
 from pipeline.verdicts import Verdict
-
-MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)

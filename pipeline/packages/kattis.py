@@ -126,7 +126,8 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
                             lines("validator_flags")) if version == "legacy" else ()
 
     generated = generated_data(root, build_dir, config, problem_type)
-    data = Data(root, version, problem_type, config, generated.data_dir if generated else None)
+    data = Data(root, version, problem_type, config,
+                generated.data_dir if generated else root / "data")
     data.walk()
 
     validators_dir = root / "input_validators"

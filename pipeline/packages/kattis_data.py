@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -48,20 +48,19 @@ NO_CASES_NOTE = ("the package has no test cases ({why}): there is nothing to run
                  "bt run skips it")
 
 
+@dataclass
 class Data:
     """Walks data/ into groups and cases, carrying inherited settings down."""
 
-    def __init__(self, root: Path, version: Format, problem_type: ProblemType,
-                 problem_config: dict, data_dir: Path | None = None) -> None:
-        self.root = root
-        self.data_dir = data_dir or root / "data"   # generators.yaml's data is made elsewhere
-        self.notes: list[str] = []
-        self.rejects: list[PackageError] = []  # test cases the package holds but cannot judge
-        self.version = version
-        self.type = problem_type
-        self.problem_config = problem_config
-        self.cases: list[TestCase] = []
-        self.groups: list[TestGroup] = []
+    root: Path
+    version: Format
+    type: ProblemType
+    problem_config: dict
+    data_dir: Path              # the package's data/, or where generators.yaml's is made
+    notes: list[str] = field(default_factory=list)
+    rejects: list[PackageError] = field(default_factory=list)  # cases held but not judged
+    cases: list[TestCase] = field(default_factory=list)
+    groups: list[TestGroup] = field(default_factory=list)
 
     def walk(self) -> None:
         data = self.data_dir

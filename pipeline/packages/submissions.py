@@ -22,10 +22,10 @@ from pipeline.packages.expectations import (
     Agreement,
     TimeLimit,
     aligned,
+    bound_submissions,
     bounds,
     check_expectations,
     derive_time_limit,
-    lower_bound_submissions,
     margins,
     on_part,
     partial_status,
@@ -151,7 +151,7 @@ def derive_limit(problem: LoadedPackage, cases: pl.DataFrame, executor: JobMap,
     `fail_fast`: a submission that failed a case is not run on its others, as BAPCtools
     stops it; a lower-bound one stopped so derives a limit that is not recorded."""
     package = problem.load()
-    lower = tuple(p.name for p in lower_bound_submissions(package))
+    lower = tuple(p.name for p in bound_submissions(package))
     if not lower:
         raise UserError(f"package {problem.id} gives no time limit and has no accepted "
                         "submission to derive one from; give one with --timeout SEC")

@@ -99,7 +99,7 @@ def _linked_folder(entry: os.DirEntry, reach: Path, walked: set[Path]) -> bool:
         named = Path(entry.path).resolve()
     except (OSError, RuntimeError):
         return False
-    if named in walked or not _inside(named, reach):
+    if named in walked or not named.is_relative_to(reach):
         return False
     walked.add(named)
     return True
@@ -121,17 +121,13 @@ def contest_stamp(root: Path) -> str:
     return "\n".join(found)
 
 
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
-
-
 def leads_outside(path: Path, root: Path) -> PackageError | None:
     """Why `path` must not be read: it leads outside the package (or its contest); else None."""
     try:
         named = Path(path).resolve()
     except (OSError, RuntimeError):
         return None
-    if _inside(named, boundary(root)):
+    if named.is_relative_to(boundary(root)):
         return None
     rel = os.path.relpath(path, root)
     return PackageError(rel, "link-outside-package", f"{rel} leads outside the package (to "
@@ -182,14 +178,14 @@ def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
                     leave_out(child, "broken-link", f"symbolic link to {text} names nothing "
                               "that exists (or loops)")
                     continue
-                if not _inside(named, reach):
+                if not named.is_relative_to(reach):
                     leave_out(child, "link-outside-package", f"symbolic link to {text} leads "
                               "outside the " + ("package" if reach == root else
                                                 f"contest folder {reach}")
                               + (f" (to {named})" if str(named) != text else "")
                               + "; it is not read")
                     continue
-                if named.is_dir() and (named in real_parents or _inside(root, named)):
+                if named.is_dir() and (named in real_parents or root.is_relative_to(named)):
                     leave_out(child, "broken-link", f"symbolic link to {text} names a folder "
                               "it is inside (a loop)")
                     continue

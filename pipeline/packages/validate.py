@@ -93,7 +93,7 @@ def speaks_testlib(program: Program) -> bool:
 
 
 def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
-                   convention: str, time_s: float, memory_mb: int, workdir: Path | None,
+                   time_s: float, memory_mb: int, workdir: Path | None,
                    keep: str | None = None) -> tuple[Rejection | None, str | None]:
     """Run the validator in a scratch folder under `workdir`: its rejection (None: it accepts)
     and the text of the file `keep` names, which it writes there (a testlib validator's
@@ -127,7 +127,7 @@ def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
         said = describe_failure(done, "the validator") + (": " + done.output if done.output
                                                           else "")
         return Rejection(name, done.exit_code, cut(said), judge_error=True), kept
-    if done.exit_code == (0 if convention == "testlib" else 42):  # accepted
+    if done.exit_code == (0 if validator.program.convention == "testlib" else 42):  # accepted
         return None, kept
     return Rejection(name, done.exit_code, cut(done.output or "no message")), kept
 
@@ -156,8 +156,7 @@ def _validate(validators: Sequence[Build], path: Path, args_of: Callable[[Build]
     for build in validators:
         if build.verdict is Verdict.SKIP:  # cannot run here: the package's notes say so once
             continue
-        rejection, _ = _run_validator(build, path, args_of(build),
-                                      convention=build.program.convention, time_s=time_s,
+        rejection, _ = _run_validator(build, path, args_of(build), time_s=time_s,
                                       memory_mb=memory_mb, workdir=workdir)
         if rejection is not None:
             rejections.append(replace(rejection, checked=checked))
@@ -189,15 +188,9 @@ class VariableHit:
 
 def parse_overview(text: str) -> tuple[VariableHit, ...]:
     """The variables of a test-overview log, in its order (other lines read past)."""
-    hits = []
-    for line in text.splitlines():
-        match = _VARIABLE.match(line)  # (a `feature ...` line does not match)
-        if match is None:
-            continue
-        words = match.group(2).split()
-        hits.append(VariableHit(match.group(1), "min-value-hit" in words,
-                                "max-value-hit" in words))
-    return tuple(hits)
+    found = (_VARIABLE.match(line) for line in text.splitlines())  # (not a `feature ...` line)
+    return tuple(VariableHit(match.group(1), "min-value-hit" in match.group(2).split(),
+                             "max-value-hit" in match.group(2).split()) for match in found if match)
 
 
 def package_coverage(package: Package, validators: Sequence[Build],
@@ -221,7 +214,7 @@ def package_coverage(package: Package, validators: Sequence[Build],
                 name = build.program.name
                 rejection, log = _run_validator(
                     build, path, (*validator_arguments(case, name), OVERVIEW_FLAG, OVERVIEW_LOG),
-                    convention=build.program.convention, time_s=package.limits.validation_time_s,
+                    time_s=package.limits.validation_time_s,
                     memory_mb=package.limits.validation_memory_mb, workdir=folder,
                     keep=OVERVIEW_LOG)
                 if rejection is not None or log is None:
