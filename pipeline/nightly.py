@@ -306,10 +306,9 @@ def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int
     from pipeline.report.load import known_wrong
 
     failing = set(names(FAILURES))
-    found = []
-    for solver, counts in night.run.verdicts.items():
-        if bad := {v: n for v, n in sorted(counts.items()) if v in failing and n}:
-            found.append((solver, bool(known_wrong(night.problem, solver)), bad))
+    found = [(solver, bool(known_wrong(night.problem, solver)), bad)
+             for solver, counts in night.run.verdicts.items()
+             if (bad := {v: n for v, n in sorted(counts.items()) if v in failing and n})]
     return sorted(found, key=lambda item: (item[1], item[0]))
 
 

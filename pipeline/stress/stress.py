@@ -345,16 +345,15 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                 found = Found(i, recipe.name, k, trial, shrunk, found_s, None, None)
                 if any(shrunk.trial.text == f.shrunk.trial.text for f in summary.kept):
                     status.say("  the same case as an earlier finding: not kept again")
-                    summary.failures.append(found)
                 else:
                     found = _keep(data_dir, problem, request, found,
                                   judged_before + position + 1, host)
-                    summary.failures.append(found)
                     assert found.kept is not None  # _keep keeps it
                     status.say(f"  kept as {found.kept.path} (group "
                                f"{kept_group(problem, recipe)})")
                     for note in found.kept.problems:
                         status.say(f"  ingest: {note}")
+                summary.failures.append(found)
             if shrunk.stopped == "interrupted":
                 raise KeyboardInterrupt
             if len(summary.kept) >= request.stop_after:
