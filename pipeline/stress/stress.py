@@ -168,11 +168,9 @@ def session_recipes(problem: Problem, request: StressRequest,
         if request.group not in groups:
             raise StressError(f"package {problem.id} has no test group {request.group!r}; "
                               f"groups: {', '.join(groups)}")
-    if request.generators:
+    if request.generators:  # their recipes, unless --recipe chooses (among them too)
         problem, recipes = with_generators(problem, request.generators, data_dir)
-        if request.recipes:
-            recipes = choose_recipes(problem, request.recipes)
-    else:
+    if request.recipes or not request.generators:
         recipes = choose_recipes(problem, request.recipes)
     if not recipes:
         raise StressError(f"problem {problem.id} has no recipe to generate cases from; give "
