@@ -22,6 +22,7 @@ from pipeline.errors import UserError
 from pipeline.problems import Problem, all_problems, get_problem
 from pipeline.programs.contained import set_sandbox, settings_kept
 from pipeline.report.history import NIGHTLY_COMMAND, nightly_runs
+from pipeline.report.mismatches import plural
 from pipeline.run.executors import Executor
 from pipeline.run.runner import RunRequest, RunSummary, no_case_selected, nothing_to_run, run
 from pipeline.tables.results import read_run_results, read_runs, write_run
@@ -306,10 +307,9 @@ def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int
     from pipeline.report.load import known_wrong
 
     failing = set(names(FAILURES))
-    found = []
-    for solver, counts in night.run.verdicts.items():
-        if bad := {v: n for v, n in sorted(counts.items()) if v in failing and n}:
-            found.append((solver, bool(known_wrong(night.problem, solver)), bad))
+    found = [(solver, bool(known_wrong(night.problem, solver)), bad)
+             for solver, counts in night.run.verdicts.items()
+             if (bad := {v: n for v, n in sorted(counts.items()) if v in failing and n})]
     return sorted(found, key=lambda item: (item[1], item[0]))
 
 
@@ -320,7 +320,6 @@ def format_outcome(outcome: NightlyOutcome) -> str:
     lines = [f"nightly: {'FAILED' if outcome.failed else 'ok'} in {outcome.seconds:.0f} s"]
     lines += [f"  ! not judged: {why}" for why in outcome.not_judged]
     for night in outcome.problems:
-        solvers = len(night.run.verdicts)
         failing = failing_verdicts(night)
         words = "; ".join(
             f"{solver}{' (known wrong)' if wrong else ''} "
@@ -330,8 +329,8 @@ def format_outcome(outcome: NightlyOutcome) -> str:
         if found is not None and not found.not_held:
             agree = sum(a.status == "agree" for a in found.agreements)
             words = f"{agree} of {len(found.agreements)} submissions got what they expect"
-        lines.append(f"  {night.problem:<16} {night.run.cases:>5} cases, {solvers} solver"
-                     f"{'s' if solvers != 1 else ''}: {words}")
+        lines.append(f"  {night.problem:<16} {night.run.cases:>5} cases, "
+                     f"{plural(len(night.run.verdicts), 'solver')}: {words}")
         lines += [f"    ! {failure}" for failure in night.failures]
         lines += [f"    package bug: {bug.line()}" for bug in getattr(found, "bugs", ())]
         for solver, wrong, _counts in failing:

@@ -290,15 +290,13 @@ def _findings(compared: list[SolverComparison], same_host: bool,
         tag = f"{s.solver} (known wrong)" if s.known_wrong else s.solver
         if s.new_failures:
             kinds = Counter(f"{c.base_verdict}->{c.new_verdict}" for c in s.new_failures)
-            ordered = sorted(s.new_failures, key=lambda c: (c.size is None, c.size or 0,
-                                                            c.case_id))
-            first = ordered[0]
+            first = s.new_failures[0]  # smallest first, as `_joined` orders the rows
             found.append(Finding(
                 FindingKind.NEW_FAILURE, s.solver, not s.known_wrong,
                 f"{tag}: {plural(len(s.new_failures), 'new failing case')} "
                 f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}); "
                 f"smallest: case {first.case_id[:12]} (size {first.size})",
-                tuple(c.case_id for c in ordered)))
+                tuple(c.case_id for c in s.new_failures)))
         if s.slowdowns:
             worst = s.slowdowns[0]
             found.append(Finding(

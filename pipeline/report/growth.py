@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pipeline.report.mismatches import plural
 from pipeline.verdicts import TIMED, Verdict, names
 
 FIXED_COST_FACTOR = 5.0
@@ -109,8 +110,7 @@ def fit_above_fixed_cost(by_size: Sequence[SizePoint],
     fixed = min(p.median_ms for p in by_size)
     above = [p for p in by_size if p.median_ms >= factor * fixed]
     if len(above) < MIN_SIZES:
-        plural = "s" if len(above) != 1 else ""
-        return None, f"{len(above)} size{plural} above {factor:g}x fixed cost"
+        return None, f"{plural(len(above), 'size')} above {factor:g}x fixed cost"
     if above[-1].size < MIN_SPAN * above[0].size:
         return None, f"span < {MIN_SPAN:g}x above {factor:g}x fixed cost"
     fit = fit_loglog([p.size for p in above], [p.median_ms for p in above])

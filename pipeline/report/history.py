@@ -12,13 +12,12 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.report.load import known_wrong
+from pipeline.report.load import BY_SEVERITY, known_wrong
 from pipeline.tables.results import finished_runs, read_run_results
-from pipeline.verdicts import FAILURES, SEVERITY, Verdict, names
+from pipeline.verdicts import FAILURES, Verdict, names
 
 NIGHTLY_COMMAND = "pipeline nightly"   # the `command` of the runs a night makes
 HISTORY_NIGHTS = 20
-_RANK = {v.value: rank for rank, v in enumerate(SEVERITY)}
 
 
 @dataclass(frozen=True)
@@ -51,11 +50,9 @@ def _totals(data_dir: Path, run: dict) -> NightTotals:
                                ["case_id", "solver", "verdict", "cpu_ms", "wall_ms"])
     trusted = [s for s in results["solver"].unique().to_list()
                if not known_wrong(run["problem"], s)]
-    severity = pl.col("verdict").replace_strict(_RANK, default=len(_RANK),
-                                                return_dtype=pl.Int64())
     per_case = results.filter(pl.col("solver").is_in(trusted)).group_by(
         "case_id", "solver").agg(
-        pl.col("verdict").sort_by(severity).first(),
+        pl.col("verdict").sort_by(BY_SEVERITY).first(),
         pl.coalesce(pl.col("cpu_ms").median(), pl.col("wall_ms").median()).alias("ms"))
     totals = per_case.group_by("solver").agg(
         pl.col("ms").filter(pl.col("verdict") != Verdict.SKIP.value).sum().alias("cpu_ms"),

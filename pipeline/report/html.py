@@ -164,6 +164,7 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
                                maintain_order="left")
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     comparisons = _comparisons(data_dir, latest, rule or {}, baselines)
+    held = held_expectations(data_dir, runs, newest_first=shown is not None)
     # one colour per solver across the whole report (in verdict-matrix order)
     colors = {name: color(i) for i, name in enumerate(verdict_matrix(results).solvers)}
     problems = sorted(p for p in {rows.get(r, {}).get("problem") for r in runs} if p)
@@ -174,12 +175,9 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
         "<nav>" + "".join(f'<a href="#{to}">{label}</a>' for to, label in NAVIGATION) + "</nav>",
         _runs_section(runs, rows, shown),
         _verdict_section(results, {(r["problem"], r["submission"]): r["expected"]
-                                   for r in held_expectations(
-                                       data_dir, runs, shown is not None).iter_rows(
-                                           named=True)}),
+                                   for r in held.iter_rows(named=True)}),
         _strength_section(data_dir, runs, rows, results),
-        _submissions_section(data_dir, runs, results, newest_first=shown is not None,
-                             report_dir=report_dir),
+        _submissions_section(data_dir, held, results, report_dir),
         _compare_section(comparisons, data_dir),
         _growth_section(runs, rows, results, colors),
         _history_section(data_dir, problems, colors),
@@ -415,13 +413,11 @@ def held_expectations(data_dir: Path, runs: Sequence[str],
     return held
 
 
-def _submissions_section(data_dir: Path, runs: Sequence[str], results: pl.DataFrame,
-                         newest_first: bool = False, report_dir: Path | None = None) -> str:
-    """Per problem package: each submission, what it is expected to get, what it got and
-    whether the two agree. `newest_first`: the runs are newest first within a problem, each
-    submission shown once, from the first run that holds it."""
+def _submissions_section(data_dir: Path, held: pl.DataFrame, results: pl.DataFrame,
+                         report_dir: Path | None) -> str:
+    """Per problem package: each submission of the `held_expectations` rows, what it is
+    expected to get, what it got and whether the two agree."""
     report_dir = Path(report_dir or Path(data_dir) / "reports").resolve()
-    held = held_expectations(data_dir, runs, newest_first)
     if held.is_empty():
         return ""
     matrix = verdict_matrix(results)

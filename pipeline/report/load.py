@@ -60,14 +60,14 @@ def judged_on_speed(problem_id: str, solver: str) -> bool:
 
 
 _RANK = {v.value: rank for rank, v in enumerate(SEVERITY)}
+# A result's verdict ranked worst first (`SEVERITY`), a verdict of no rank after them all.
+BY_SEVERITY = pl.col("verdict").replace_strict(_RANK, default=len(_RANK), return_dtype=pl.Int64())
 
 
 def collapse_repeats(results: pl.DataFrame, timing: str = "median") -> pl.DataFrame:
     """One row per (run, problem, case, solver): the worst verdict over the repeats and its
     answer, the median (timing="min": fastest) wall/CPU ms, and the number of repeats."""
-    severity = pl.col("verdict").replace_strict(_RANK, default=len(_RANK),
-                                                return_dtype=pl.Int64())
-    order = [severity, pl.col("repeat")]
+    order = [BY_SEVERITY, pl.col("repeat")]
     return results.group_by(RUN_KEY, maintain_order=True).agg(
         pl.col("verdict").sort_by(order).first(),
         pl.col("answer").sort_by(order).drop_nulls().first(),

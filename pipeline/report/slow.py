@@ -44,10 +44,10 @@ def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = 
         (pl.col("verdict") != Verdict.SKIP.value) & pl.col("wall_ms").is_not_null())
     if results.is_empty():
         return []
-    slowest = results.with_columns(
-        pl.coalesce("cpu_ms", "wall_ms").alias("_rank_ms")).sort(
-        ["_rank_ms", "wall_ms", "size", "case_id", "solver"],
-        descending=[True, True, False, False, False], nulls_last=True).drop("_rank_ms")
+    # ranked, and held against the limit, by CPU time, else wall time
+    slowest = results.with_columns(pl.coalesce("cpu_ms", "wall_ms").alias("_ms")).sort(
+        ["_ms", "wall_ms", "size", "case_id", "solver"],
+        descending=[True, True, False, False, False], nulls_last=True)
     if per_problem:
         slowest = slowest.group_by("problem", maintain_order=True).head(top).sort(
             "problem", maintain_order=True)
@@ -57,24 +57,14 @@ def slow_cases(data_dir: Path, problem: str | None = None, solver: str | None = 
     cases = load.load_cases(data_dir, problems).select("problem", "case_id", "source", "group",
                                                        "groups")
     slowest = slowest.join(cases, on=["problem", "case_id"], how="left", maintain_order="left")
-    limits = {p: time_limit_s(p) for p in problems}
-    rows = []
-    for row in slowest.iter_rows(named=True):
-        limit = limits[row["problem"]]
-        limit_ms = limit * 1000.0 if limit else None
-        rows.append(SlowCase(
-            run_id=row["run_id"], problem=row["problem"], solver=row["solver"],
-            case_id=row["case_id"], size=row["size"], wall_ms=row["wall_ms"],
-            cpu_ms=row["cpu_ms"], limit_ms=limit_ms,
-            fraction=_ms(row) / limit_ms if limit_ms else None,
-            verdict=row["verdict"], source=row["source"], repeats=row["repeats"],
-            groups=case_groups(row)))
-    return rows
-
-
-def _ms(row: dict) -> float:
-    """The time a result is ranked and held against the limit by: CPU, else wall."""
-    return row["cpu_ms"] if row["cpu_ms"] is not None else row["wall_ms"]
+    limits_ms = {p: limit * 1000.0 if (limit := time_limit_s(p)) else None for p in problems}
+    return [SlowCase(
+        run_id=row["run_id"], problem=row["problem"], solver=row["solver"],
+        case_id=row["case_id"], size=row["size"], wall_ms=row["wall_ms"], cpu_ms=row["cpu_ms"],
+        limit_ms=limits_ms[row["problem"]],
+        fraction=row["_ms"] / limits_ms[row["problem"]] if limits_ms[row["problem"]] else None,
+        verdict=row["verdict"], source=row["source"], repeats=row["repeats"],
+        groups=case_groups(row)) for row in slowest.iter_rows(named=True)]
 
 
 def format_ms(value: float | None) -> str:

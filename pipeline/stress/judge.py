@@ -243,15 +243,8 @@ def _refuse_unstarted(spec: SolverSpec, outcome: Outcome) -> None:
 def measured_ms(outcomes: Sequence[Outcome], timeout_s: float) -> float:
     """The median time of S's runs: CPU time where measured, else wall time; a run killed for
     time counts as the timeout, one that crashed or was skipped as 0 (it is not slow)."""
-    times = []
-    for outcome in outcomes:
-        if outcome.verdict is Verdict.TLE:
-            times.append(timeout_s * 1000)
-        elif outcome.verdict is None:
-            value = outcome.cpu_ms if outcome.cpu_ms is not None else outcome.wall_ms
-            times.append(value or 0.0)
-        else:
-            times.append(0.0)
+    times = [timeout_s * 1000 if o.verdict is Verdict.TLE else 0.0 if o.verdict is not None
+             else (o.cpu_ms if o.cpu_ms is not None else o.wall_ms) or 0.0 for o in outcomes]
     return statistics.median(times) if times else 0.0
 
 

@@ -168,11 +168,9 @@ def session_recipes(problem: Problem, request: StressRequest,
         if request.group not in groups:
             raise StressError(f"package {problem.id} has no test group {request.group!r}; "
                               f"groups: {', '.join(groups)}")
-    if request.generators:
+    if request.generators:  # their recipes, unless --recipe chooses (among them too)
         problem, recipes = with_generators(problem, request.generators, data_dir)
-        if request.recipes:
-            recipes = choose_recipes(problem, request.recipes)
-    else:
+    if request.recipes or not request.generators:
         recipes = choose_recipes(problem, request.recipes)
     if not recipes:
         raise StressError(f"problem {problem.id} has no recipe to generate cases from; give "
@@ -345,16 +343,15 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                 found = Found(i, recipe.name, k, trial, shrunk, found_s, None, None)
                 if any(shrunk.trial.text == f.shrunk.trial.text for f in summary.kept):
                     status.say("  the same case as an earlier finding: not kept again")
-                    summary.failures.append(found)
                 else:
                     found = _keep(data_dir, problem, request, found,
                                   judged_before + position + 1, host)
-                    summary.failures.append(found)
                     assert found.kept is not None  # _keep keeps it
                     status.say(f"  kept as {found.kept.path} (group "
                                f"{kept_group(problem, recipe)})")
                     for note in found.kept.problems:
                         status.say(f"  ingest: {note}")
+                summary.failures.append(found)
             if shrunk.stopped == "interrupted":
                 raise KeyboardInterrupt
             if len(summary.kept) >= request.stop_after:

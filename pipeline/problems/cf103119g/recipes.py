@@ -192,12 +192,8 @@ def _max_queries_only(rng: random.Random) -> Case:
     values = gen.integers(0, 16, MAX_N).tolist()
     last = {v: i for i, v in enumerate(values)}
     present = sorted(last)
-    ops = []
-    for _ in range(MAX_M):
-        if rng.random() < 0.5:
-            ops.append((2, last[rng.choice(present)] + 1))
-        else:
-            ops.append((2, rng.randint(1, MAX_N)))
+    ops = [(2, last[rng.choice(present)] + 1) if rng.random() < 0.5
+           else (2, rng.randint(1, MAX_N)) for _ in range(MAX_M)]
     return Case(tuple(values), tuple(ops))
 
 

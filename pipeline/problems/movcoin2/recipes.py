@@ -186,11 +186,9 @@ def _small_trees(rng: random.Random, count: int, most: int, coins) -> Movcoin2Ca
 def family(shape: str):
     def make(rng: random.Random) -> Movcoin2Case:
         gen = numpy_rng(rng)
-        tests = []
-        for _ in range(3):
-            n = int(gen.integers(1000, 2501))
-            tests.append(make_tree(shape, n, DENSITIES[int(gen.integers(0, 3))], gen))
-        return Movcoin2Case(tuple(tests))
+        return Movcoin2Case(tuple(make_tree(shape, int(gen.integers(1000, 2501)),
+                                            DENSITIES[int(gen.integers(0, 3))], gen)
+                                  for _ in range(3)))
     return make
 
 
@@ -210,12 +208,10 @@ def max_many_tests(rng: random.Random) -> Movcoin2Case:
     count = 1000
     cuts = np.sort(gen.choice(np.arange(1, MAX_SUM_N), size=count - 1, replace=False))
     sizes = np.diff(np.concatenate(([0], cuts, [MAX_SUM_N])))
-    tests = []
-    for n in sizes.tolist():
-        shape = ("path", "star", "caterpillar", "binary", "random", "recursive")[
-            int(gen.integers(0, 6))]
-        tests.append(make_tree(shape, n, DENSITIES[int(gen.integers(0, 3))], gen))
-    return Movcoin2Case(tuple(tests))
+    shapes = ("path", "star", "caterpillar", "binary", "random", "recursive")
+    return Movcoin2Case(tuple(make_tree(shapes[int(gen.integers(0, 6))], n,
+                                        DENSITIES[int(gen.integers(0, 3))], gen)
+                              for n in sizes.tolist()))
 
 
 def _recipes() -> tuple[Recipe, ...]:

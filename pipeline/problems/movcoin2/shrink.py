@@ -7,6 +7,7 @@ subtree. Cuts are tried by levels (about half the tree, a quarter, ...), at most
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator
 
@@ -165,18 +166,6 @@ def _moved(case: Movcoin2Case, rng: random.Random, where: str) -> Movcoin2Case |
     return _with_test(case, index, TreeCase(test.n, edges, test.coins))
 
 
-def move_subtree(case: Movcoin2Case, rng: random.Random) -> Movcoin2Case | None:
-    return _moved(case, rng, "random")
-
-
-def deepen(case: Movcoin2Case, rng: random.Random) -> Movcoin2Case | None:
-    return _moved(case, rng, "deepest")
-
-
-def flatten(case: Movcoin2Case, rng: random.Random) -> Movcoin2Case | None:
-    return _moved(case, rng, "root")
-
-
 SHAPES = ("path", "star", "binary", "caterpillar")
 
 
@@ -226,4 +215,6 @@ def move_coin(case: Movcoin2Case, rng: random.Random) -> Movcoin2Case | None:
     return _with_test(case, index, TreeCase(test.n, test.edges, tuple(coins)))
 
 
-MUTATIONS = (move_subtree, deepen, flatten, reshape_subtree, move_coin)
+# a random subtree moved under a random node, a deepest node, the root; reshaped; a coin moved
+MUTATIONS = (functools.partial(_moved, where="random"), functools.partial(_moved, where="deepest"),
+             functools.partial(_moved, where="root"), reshape_subtree, move_coin)
