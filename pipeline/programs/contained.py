@@ -491,17 +491,17 @@ _exiting: list[int] = []  # launchers done with their program, still exiting: re
 # Threads of one process may start programs at once (the validators' tests): the template
 # cache and the reaping of `_exiting` are taken by one thread at a time.
 _shared = threading.Lock()
-_pidfd: int | None = None
 
 
 def _forget_in_a_child() -> None:
     """A forked child forgets its parent's programs, templates, descriptors and cgroup."""
-    global _namespace, _shared, _pidfd, _cgroup, _cap_threads
+    global _namespace, _shared, _cgroup, _cap_threads
     ChildTracker.running.clear()
     ChildTracker.sessions.clear()
     _templates.clear()
     _exiting.clear()
-    _namespace, _shared, _pidfd = NextChildNamespace(), threading.Lock(), None
+    _namespace, _shared = NextChildNamespace(), threading.Lock()
+    _own_pidfd.cache_clear()
     _cgroup, _cap_threads = None, 0
 
 
@@ -849,12 +849,10 @@ def _reap_exiting() -> None:
             _exiting.remove(pid)
 
 
+@functools.cache
 def _own_pidfd() -> int:
     """A pidfd of this process: the launcher sees by it whether this process died early."""
-    global _pidfd
-    if _pidfd is None:
-        _pidfd = os.pidfd_open(os.getpid())
-    return _pidfd
+    return os.pidfd_open(os.getpid())
 
 
 def _template(launcher: str, hidden: tuple[str, ...]) -> tuple[int, int]:
