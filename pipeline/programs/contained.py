@@ -807,17 +807,11 @@ def stop(started: Started) -> None:
     if started.early is not None or pid is None or pid not in ChildTracker.running:
         return  # never started, or finished (`finish` forgets it as it closes its descriptors)
     if isinstance(started, _InProcess):
-        end_sessions(started.sessions, reap=False)
-        with contextlib.suppress(ChildProcessError):
-            os.wait4(pid, 0)
-        _end_left(started)
-        for fd in started.held or ():
-            os.close(fd)
-        ChildTracker.sessions.pop(pid, None)
-    else:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)  # its namespace dies with it; else its session ends
-        end_sessions({pid})
+        _finish_in_process(started, stop_after_s=0)  # killed, reaped, and what it left ended
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)  # its namespace dies with it; else its session ends
+    end_sessions({pid})
     os.close(started.result_fd)
     ChildTracker.running.pop(pid, None)
 
