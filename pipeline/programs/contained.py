@@ -473,7 +473,6 @@ class Started:
     """A program started by `start`, until `finish`."""
 
     pid: int | None
-    via_launcher: bool
     wall_s: float
     result_fd: int = -1     # readable once it has ended: the launcher's result pipe, or its pidfd
     started: float = 0.0
@@ -543,7 +542,7 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
     launcher = launcher_path()
     if launcher is None:
         if sandbox:
-            return Started(None, False, wall_s, early=Measured(
+            return Started(None, wall_s, early=Measured(
                 setup_error="the sandbox needs the launcher, and there is none"))
         return _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s,
                                  release_stdio)
@@ -558,7 +557,7 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
         try:
             fds = _template(str(launcher), hidden_paths(hidden))
         except (SandboxError, OSError) as error:
-            return Started(None, True, wall_s, early=Measured(
+            return Started(None, wall_s, early=Measured(
                 setup_error=f"cannot build the sandbox: {error}"))
         command += ["-W", str(limits.written_bytes or limits.file_bytes or 64 * MB)]
         for flag, paths in (("-b", _bound(argv, shown)), ("-B", map(os.path.realpath, writable)),
@@ -597,14 +596,14 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
                 _namespace.leave()
     except OSError as error:
         os.close(result_read)
-        return Started(None, True, wall_s, early=Measured(
+        return Started(None, wall_s, early=Measured(
             setup_error=f"cannot start the launcher {launcher}: {error}"))
     finally:
         os.close(result_write)
         if null >= 0:
             os.close(null)
     ChildTracker.running[pid] = True
-    return Started(pid, True, wall_s, result_read, time.perf_counter())
+    return Started(pid, wall_s, result_read, time.perf_counter())
 
 
 def finish(started: Started, stop_after_s: float | None = None) -> Measured:
@@ -612,10 +611,10 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
     `stop_after_s`: stop it once this much more time has passed (`killed` term)."""
     if started.early is not None:
         return started.early
-    if not started.via_launcher:
-        return _finish_in_process(started, stop_after_s)
     pid = started.pid
     assert pid is not None  # only a program that never started (`early`) has none
+    if isinstance(started, _InProcess):
+        return _finish_in_process(started, pid, stop_after_s)
     try:
         # The launcher writes its result and closes the pipe once every process of the program
         # is dead; its own exit (tearing down its namespaces) goes on meanwhile.
@@ -807,7 +806,7 @@ def stop(started: Started) -> None:
     if started.early is not None or pid is None or pid not in ChildTracker.running:
         return  # never started, or finished (`finish` forgets it as it closes its descriptors)
     if isinstance(started, _InProcess):
-        _finish_in_process(started, stop_after_s=0)  # killed, reaped, and what it left ended
+        _finish_in_process(started, pid, stop_after_s=0)  # killed, reaped, and what it left ended
         return
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)  # its namespace dies with it; else its session ends
@@ -944,21 +943,18 @@ def _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s,
                                    env=env, start_new_session=True, close_fds=True,
                                    preexec_fn=_limits(limits, mark))
     except OSError as error:
-        return Started(None, False, wall_s, early=Measured(
+        return Started(None, wall_s, early=Measured(
             start_error=f"exec {argv[0] if argv else ''}: {error.strerror or error}"))
     process.returncode = 0  # reaped here
     held = None if release_stdio else _held_pipes(stdin, stdout)
     sessions = {process.pid}  # (start_new_session: its session is its pid)
     ChildTracker.running[process.pid] = False
     ChildTracker.sessions[process.pid] = sessions
-    return _InProcess(process.pid, False, wall_s, os.pidfd_open(process.pid), started, floor,
+    return _InProcess(process.pid, wall_s, os.pidfd_open(process.pid), started, floor,
                       cpu_s=limits.cpu_s, sessions=sessions, mark=mark, held=held)
 
 
-def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured:
-    assert isinstance(started, _InProcess)
-    pid = started.pid
-    assert pid is not None  # only a program that never started (`early`) has none
+def _finish_in_process(started: _InProcess, pid: int, stop_after_s: float | None) -> Measured:
     try:
         killed = _watch(started, stop_after_s)
         if killed != "none":
