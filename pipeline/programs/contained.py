@@ -301,12 +301,9 @@ def _named_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[tuple[str, ...]
 def _paths_named(word: str) -> list[str]:
     """The absolute paths one word may name: itself, what follows its first `=`, and each
     piece between `=`, `:` and `,` (`-I/tmp/inc` names `/tmp/inc`)."""
-    paths = [word, word.partition("=")[2]]
-    for piece in re.split(r"[=:,]", word):
-        if piece.startswith("-") and "/" in piece:
-            piece = piece[piece.index("/"):]
-        paths.append(piece)
-    return [p for p in dict.fromkeys(paths) if p.startswith("/")]
+    pieces = [piece[piece.index("/"):] if piece.startswith("-") and "/" in piece else piece
+              for piece in re.split(r"[=:,]", word)]
+    return [p for p in dict.fromkeys([word, word.partition("=")[2], *pieces]) if p.startswith("/")]
 
 
 @functools.cache
