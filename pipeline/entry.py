@@ -53,10 +53,8 @@ class _Lossy(io.RawIOBase):
             return size
         view, done = memoryview(data).cast("B"), 0
         while done < size:
-            try:
+            try:  # (EINTR is retried by os.write itself: PEP 475)
                 done += os.write(self.fd, view[done:])
-            except InterruptedError:
-                continue
             except OSError as error:
                 self.error = error
                 return size

@@ -114,15 +114,11 @@ def cache_key(native: Native) -> str:
              os.environ.get(_compiler_variable(native), ""), os.uname().machine)
     for part in parts:
         digest.update(part.encode() + b"\0")
-    for path in (native.source, *native.headers, *_shared_headers(native)):
+    text = native.source.read_bytes()
+    shared = [h for h in sorted(INCLUDE_DIR.glob("*.h")) if f'"{h.name}"'.encode() in text]
+    for path in (native.source, *native.headers, *shared):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
-
-
-def _shared_headers(native: Native) -> tuple[Path, ...]:
-    """This package's headers the source includes (`#include "uints.h"`)."""
-    text = native.source.read_bytes()
-    return tuple(h for h in sorted(INCLUDE_DIR.glob("*.h")) if f'"{h.name}"'.encode() in text)
 
 
 def artifact(native: Native) -> Path:

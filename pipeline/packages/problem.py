@@ -59,7 +59,6 @@ class TextCase:
 class PackageProblem(Problem):
     """A `Problem` that is a registered judge package (Kattis/ICPC or Polygon)."""
 
-    package_root: Path = Path()
     time_limit_pending: bool = False
     time_limit_how: str = ""
 
@@ -375,6 +374,6 @@ def package_problem(folder: Path) -> PackageProblem:
         size_columns=(), size_measure="input bytes", stages=(),
         recipes=package_recipes(package, build_dir(folder.parent.parent), TextCase),
         submissions=package.submissions, check_input=check_input,
-        package_root=package.root, time_limit_pending=time_limit is None,
+        time_limit_pending=time_limit is None,
         time_limit_how=("given by the package" if package.limits.time_s is not None
                         else derived.get("how", "")))

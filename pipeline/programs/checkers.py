@@ -199,21 +199,19 @@ def _read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> Che
         detail = message or process.output
         return CheckResult(Verdict.JE, f"{describe_failure(process, what)} (42 or 43 expected)"
                            + (f": {excerpt(detail, MESSAGE_KEEP)}" if detail else ""))
-    score_path, multiplier_path = feedback_dir / "score.txt", feedback_dir / "score_multiplier.txt"
-    score_exists = kind_of(score_path) is not None
-    multiplier_exists = kind_of(multiplier_path) is not None
+    written = [name for name in ("score.txt", "score_multiplier.txt")
+               if kind_of(feedback_dir / name) is not None]
     if process.exit_code == 43:
-        if score_exists or multiplier_exists:
-            return CheckResult(Verdict.JE, f"{what} rejected the output but wrote "
-                               f"{'score.txt' if score_exists else 'score_multiplier.txt'}")
+        if written:
+            return CheckResult(Verdict.JE, f"{what} rejected the output but wrote {written[0]}")
         return CheckResult(Verdict.WA, message[:MESSAGE_KEEP], team_message=team_message)
-    score = multiplier = error = None
-    if score_exists and multiplier_exists:
+    if len(written) == 2:
         return CheckResult(Verdict.JE, f"{what} wrote both score.txt and score_multiplier.txt")
-    if score_exists:
-        score, error = _read_number(score_path, math.inf, "holds a negative score")
-    if multiplier_exists:
-        multiplier, error = _read_number(multiplier_path, 1, "is outside [0, 1]")
+    score = multiplier = error = None
+    if written == ["score.txt"]:
+        score, error = _read_number(feedback_dir / "score.txt", math.inf, "holds a negative score")
+    elif written:
+        multiplier, error = _read_number(feedback_dir / written[0], 1, "is outside [0, 1]")
     if error is not None:
         return CheckResult(Verdict.JE, f"{what}: {error}")
     return CheckResult(Verdict.AC, message[:MESSAGE_KEEP], score=score, score_multiplier=multiplier,

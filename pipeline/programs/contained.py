@@ -301,12 +301,9 @@ def _named_under_tmp(argv: tuple[str, ...] | list[str]) -> tuple[tuple[str, ...]
 def _paths_named(word: str) -> list[str]:
     """The absolute paths one word may name: itself, what follows its first `=`, and each
     piece between `=`, `:` and `,` (`-I/tmp/inc` names `/tmp/inc`)."""
-    paths = [word, word.partition("=")[2]]
-    for piece in re.split(r"[=:,]", word):
-        if piece.startswith("-") and "/" in piece:
-            piece = piece[piece.index("/"):]
-        paths.append(piece)
-    return [p for p in dict.fromkeys(paths) if p.startswith("/")]
+    pieces = [piece[piece.index("/"):] if piece.startswith("-") and "/" in piece else piece
+              for piece in re.split(r"[=:,]", word)]
+    return [p for p in dict.fromkeys([word, word.partition("=")[2], *pieces]) if p.startswith("/")]
 
 
 @functools.cache
@@ -473,7 +470,6 @@ class Started:
     """A program started by `start`, until `finish`."""
 
     pid: int | None
-    via_launcher: bool
     wall_s: float
     result_fd: int = -1     # readable once it has ended: the launcher's result pipe, or its pidfd
     started: float = 0.0
@@ -491,17 +487,17 @@ _exiting: list[int] = []  # launchers done with their program, still exiting: re
 # Threads of one process may start programs at once (the validators' tests): the template
 # cache and the reaping of `_exiting` are taken by one thread at a time.
 _shared = threading.Lock()
-_pidfd: int | None = None
 
 
 def _forget_in_a_child() -> None:
     """A forked child forgets its parent's programs, templates, descriptors and cgroup."""
-    global _namespace, _shared, _pidfd, _cgroup, _cap_threads
+    global _namespace, _shared, _cgroup, _cap_threads
     ChildTracker.running.clear()
     ChildTracker.sessions.clear()
     _templates.clear()
     _exiting.clear()
-    _namespace, _shared, _pidfd = NextChildNamespace(), threading.Lock(), None
+    _namespace, _shared = NextChildNamespace(), threading.Lock()
+    _own_pidfd.cache_clear()
     _cgroup, _cap_threads = None, 0
 
 
@@ -543,7 +539,7 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
     launcher = launcher_path()
     if launcher is None:
         if sandbox:
-            return Started(None, False, wall_s, early=Measured(
+            return Started(None, wall_s, early=Measured(
                 setup_error="the sandbox needs the launcher, and there is none"))
         return _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s,
                                  release_stdio)
@@ -558,7 +554,7 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
         try:
             fds = _template(str(launcher), hidden_paths(hidden))
         except (SandboxError, OSError) as error:
-            return Started(None, True, wall_s, early=Measured(
+            return Started(None, wall_s, early=Measured(
                 setup_error=f"cannot build the sandbox: {error}"))
         command += ["-W", str(limits.written_bytes or limits.file_bytes or 64 * MB)]
         for flag, paths in (("-b", _bound(argv, shown)), ("-B", map(os.path.realpath, writable)),
@@ -597,14 +593,14 @@ def start(argv: tuple[str, ...] | list[str], *, stdin: Stream, stdout: Stream, s
                 _namespace.leave()
     except OSError as error:
         os.close(result_read)
-        return Started(None, True, wall_s, early=Measured(
+        return Started(None, wall_s, early=Measured(
             setup_error=f"cannot start the launcher {launcher}: {error}"))
     finally:
         os.close(result_write)
         if null >= 0:
             os.close(null)
     ChildTracker.running[pid] = True
-    return Started(pid, True, wall_s, result_read, time.perf_counter())
+    return Started(pid, wall_s, result_read, time.perf_counter())
 
 
 def finish(started: Started, stop_after_s: float | None = None) -> Measured:
@@ -612,10 +608,10 @@ def finish(started: Started, stop_after_s: float | None = None) -> Measured:
     `stop_after_s`: stop it once this much more time has passed (`killed` term)."""
     if started.early is not None:
         return started.early
-    if not started.via_launcher:
-        return _finish_in_process(started, stop_after_s)
     pid = started.pid
     assert pid is not None  # only a program that never started (`early`) has none
+    if isinstance(started, _InProcess):
+        return _finish_in_process(started, pid, stop_after_s)
     try:
         # The launcher writes its result and closes the pipe once every process of the program
         # is dead; its own exit (tearing down its namespaces) goes on meanwhile.
@@ -807,17 +803,11 @@ def stop(started: Started) -> None:
     if started.early is not None or pid is None or pid not in ChildTracker.running:
         return  # never started, or finished (`finish` forgets it as it closes its descriptors)
     if isinstance(started, _InProcess):
-        end_sessions(started.sessions, reap=False)
-        with contextlib.suppress(ChildProcessError):
-            os.wait4(pid, 0)
-        _end_left(started)
-        for fd in started.held or ():
-            os.close(fd)
-        ChildTracker.sessions.pop(pid, None)
-    else:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)  # its namespace dies with it; else its session ends
-        end_sessions({pid})
+        _finish_in_process(started, pid, stop_after_s=0)  # killed, reaped, and what it left ended
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)  # its namespace dies with it; else its session ends
+    end_sessions({pid})
     os.close(started.result_fd)
     ChildTracker.running.pop(pid, None)
 
@@ -849,12 +839,10 @@ def _reap_exiting() -> None:
             _exiting.remove(pid)
 
 
+@functools.cache
 def _own_pidfd() -> int:
     """A pidfd of this process: the launcher sees by it whether this process died early."""
-    global _pidfd
-    if _pidfd is None:
-        _pidfd = os.pidfd_open(os.getpid())
-    return _pidfd
+    return os.pidfd_open(os.getpid())
 
 
 def _template(launcher: str, hidden: tuple[str, ...]) -> tuple[int, int]:
@@ -952,21 +940,18 @@ def _start_in_process(argv, stdin, stdout, stderr, workdir, limits, env, wall_s,
                                    env=env, start_new_session=True, close_fds=True,
                                    preexec_fn=_limits(limits, mark))
     except OSError as error:
-        return Started(None, False, wall_s, early=Measured(
+        return Started(None, wall_s, early=Measured(
             start_error=f"exec {argv[0] if argv else ''}: {error.strerror or error}"))
     process.returncode = 0  # reaped here
     held = None if release_stdio else _held_pipes(stdin, stdout)
     sessions = {process.pid}  # (start_new_session: its session is its pid)
     ChildTracker.running[process.pid] = False
     ChildTracker.sessions[process.pid] = sessions
-    return _InProcess(process.pid, False, wall_s, os.pidfd_open(process.pid), started, floor,
+    return _InProcess(process.pid, wall_s, os.pidfd_open(process.pid), started, floor,
                       cpu_s=limits.cpu_s, sessions=sessions, mark=mark, held=held)
 
 
-def _finish_in_process(started: Started, stop_after_s: float | None) -> Measured:
-    assert isinstance(started, _InProcess)
-    pid = started.pid
-    assert pid is not None  # only a program that never started (`early`) has none
+def _finish_in_process(started: _InProcess, pid: int, stop_after_s: float | None) -> Measured:
     try:
         killed = _watch(started, stop_after_s)
         if killed != "none":

@@ -301,7 +301,7 @@ def test_the_launcher_ends_its_program_when_the_caller_named_by_its_pidfd_dies(c
                                pass_fds=(write, pidfd), start_new_session=True)
     os.close(write)
     os.close(pidfd)
-    running = contained.Started(process.pid, True, 60.0, read, time.perf_counter())
+    running = contained.Started(process.pid, 60.0, read, time.perf_counter())
     time.sleep(0.3)
     assert process.poll() is None  # the caller lives: the program runs on
     caller.kill()
