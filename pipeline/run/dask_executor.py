@@ -354,8 +354,6 @@ class GamebenchPlugin(_PluginBase):
                 assert spec.program is not None  # (`builds_where_it_runs`: it has one)
                 built[id(spec)] = replace(spec, argv=self._build(spec, host),
                                           program=replace(spec.program, content=None))
-        if not built:
-            return jobs
         return tuple(replace(job, solver=built[id(job.solver)]) if id(job.solver) in built
                      else job for job in jobs)
 
@@ -758,7 +756,8 @@ class DaskExecutor:
             future.release()
         by_key = {job.key: job for job in batch}
         self._long_tasks = sum(o.wall_ms or 0.0 for o in outcomes) > PREFETCH_BELOW_S * 1000
-        back += [job for job in batch if job.key not in {o.key for o in outcomes}]
+        ran = {outcome.key for outcome in outcomes}
+        back += [job for job in batch if job.key not in ran]
         for outcome in outcomes:
             job = by_key[outcome.key]
             self._pace.learn(job, outcome)
