@@ -475,10 +475,9 @@ class LocalPoolExecutor:
                         yield job, outcome
                     if not worker.busy:
                         self._watch(worker.connection.fileno(), False)
-                    if not worker.busy and pending and \
-                            sum(w.busy for w in self._workers) < self.size and \
-                            (batch := self._take(pending)):
-                        self._assign(worker, batch)
+                        if pending and sum(w.busy for w in self._workers) < self.size and \
+                                (batch := self._take(pending)):
+                            self._assign(worker, batch)
                 elif time.monotonic() >= self._deadline(worker) or \
                         self._over_cpu(worker) is not None:
                     yield from self._lost(worker, pending, None)
