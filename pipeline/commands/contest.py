@@ -235,7 +235,7 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
         one_queue(settings, todo, judge, jobs, executor_kind, scheduler)
     else:
         for entry, outcome in todo:  # (one at most)
-            say(problem_header(entry))
+            say(f"== {labelled(entry)}")
             problem_ended(settings, entry, outcome, judge(entry, outcome, None), header=False)
     say(format_contest(contest, outcomes))
     if contest.python:
@@ -269,10 +269,6 @@ def start_builds(contest, request) -> None:
 def labelled(entry) -> str:
     """A contest's problem as its summaries name it: its label (if any), then its id."""
     return f"{entry.label} {entry.id}" if entry.label else entry.id
-
-
-def problem_header(entry) -> str:
-    return f"== {labelled(entry)}"
 
 
 def judge_entry(settings: Settings, request, executor_kind: str, scheduler: str | None, entry,
@@ -313,7 +309,7 @@ def problem_ended(settings: Settings, entry, outcome: ProblemOutcome,
     from pipeline.commands.running import exit_status, resume_command
 
     if header:
-        say(problem_header(entry))
+        say(f"== {labelled(entry)}")
     for line, err in lines:
         say(line, err=err)
     result = outcome.summary

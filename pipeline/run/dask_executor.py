@@ -36,11 +36,9 @@ from pipeline.run.executors import (
     ExecutorError,
     LocalPoolExecutor,
     Skip,
-    _Worker,
     check_jobs,
     held_back,
     in_turn,
-    out_in_turn,
     skipped,
 )
 from pipeline.run.worker import PROGRESS_FIELDS
@@ -138,7 +136,7 @@ _spawner: ThreadPoolExecutor | None = None
 _spawner_lock = threading.Lock()
 
 
-def start_process(process: BaseProcess) -> None:
+def start_process(process: ServedProcess | BaseProcess) -> None:
     """Start a worker process from the main thread or one long-lived spawner thread: Linux ties
     PR_SET_PDEATHSIG to the forking *thread*, which a task's thread would not outlive."""
     global _spawner
@@ -160,9 +158,6 @@ class InnerPool(LocalPoolExecutor):
     def _make_context(self, preload):
         return multiprocessing.get_context("spawn")  # the Dask worker's own children
 
-    def _pipe(self):
-        return self._context.Pipe(duplex=True)
-
     def _shared_progress(self):
         return self._context.RawArray("d", PROGRESS_FIELDS)
 
@@ -170,14 +165,9 @@ class InnerPool(LocalPoolExecutor):
         return self._context.Process(target=guarded_worker_main, daemon=True,
                                      args=(connection, self._preload, progress, os.getpid()))
 
-    def _start(self, worker: _Worker) -> None:
-        process = worker.process
-        assert not isinstance(process, ServedProcess)  # this pool's own `_process`
+    def _launch(self, process: ServedProcess | BaseProcess) -> None:
         with _children_allowed():
             start_process(process)  # (from a thread that outlives the task's)
-        if worker.child is not None:
-            worker.child.close()
-        worker.child = None
 
     _killed = False  # `kill` was called: the task is cancelled
 
@@ -364,8 +354,6 @@ class GamebenchPlugin(_PluginBase):
                 assert spec.program is not None  # (`builds_where_it_runs`: it has one)
                 built[id(spec)] = replace(spec, argv=self._build(spec, host),
                                           program=replace(spec.program, content=None))
-        if not built:
-            return jobs
         return tuple(replace(job, solver=built[id(job.solver)]) if id(job.solver) in built
                      else job for job in jobs)
 
@@ -475,7 +463,7 @@ def next_in_turn(pending: deque[Job], one_at_a_time: frozenset[str], live: Itera
     first failure and hands the rest back: `GamebenchPlugin.run_task`) unless that solver's
     answers are graded here (`graded_here`: the worker cannot tell a failure), or with the next
     jobs of the solvers run at once; sized as `next_batch` sizes them."""
-    out = out_in_turn((job for batch in live for job in batch), one_at_a_time)
+    out = {job.solver.name for batch in live for job in batch if in_turn(job, one_at_a_time)}
     first = next((job for job in pending if not held_back([job], one_at_a_time, out)), None)
     if first is None:
         return []
@@ -768,7 +756,8 @@ class DaskExecutor:
             future.release()
         by_key = {job.key: job for job in batch}
         self._long_tasks = sum(o.wall_ms or 0.0 for o in outcomes) > PREFETCH_BELOW_S * 1000
-        back += [job for job in batch if job.key not in {o.key for o in outcomes}]
+        ran = {outcome.key for outcome in outcomes}
+        back += [job for job in batch if job.key not in ran]
         for outcome in outcomes:
             job = by_key[outcome.key]
             self._pace.learn(job, outcome)

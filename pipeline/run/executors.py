@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
 import multiprocessing
 import os
 import select
@@ -77,14 +78,9 @@ def in_turn(job: Job, one_at_a_time: frozenset[str]) -> bool:
 
 def held_back(batch: list[Job], one_at_a_time: frozenset[str], out: set[str]) -> bool:
     """Whether `batch` waits: it has a job of a solver run one at a time of which a job is
-    out (sent, not back yet: `out`, from `out_in_turn`)."""
+    out (sent, not back yet: `out`)."""
     return bool(one_at_a_time) and any(
         in_turn(job, one_at_a_time) and job.solver.name in out for job in batch)
-
-
-def out_in_turn(jobs: Iterable[Job], one_at_a_time: frozenset[str]) -> set[str]:
-    """The solvers of `jobs` (sent, not back yet) that hold their next job back."""
-    return {job.solver.name for job in jobs if in_turn(job, one_at_a_time)}
 
 
 class Arrivals(Protocol):
@@ -324,9 +320,6 @@ class LocalPoolExecutor:
         start_server(problem_modules(problem for problem, _ in preload))
         return None
 
-    def _pipe(self) -> tuple[Connection, Connection]:
-        return multiprocessing.Pipe(duplex=True)
-
     def _shared_progress(self):
         return SharedDoubles(PROGRESS_FIELDS)
 
@@ -338,17 +331,20 @@ class LocalPoolExecutor:
 
     def _new_worker(self) -> _Worker:
         """A worker not started yet (`_start`), in the pool."""
-        parent, child = self._pipe()
+        parent, child = multiprocessing.Pipe(duplex=True)  # (any context's `Pipe` is this one)
         progress = self._shared_progress()
         worker = _Worker(self._process(child, progress), parent, progress, child=child)
         self._workers.append(worker)
         return worker
 
     def _start(self, worker: _Worker) -> None:
-        worker.process.start()
+        self._launch(worker.process)
         if worker.child is not None:
             worker.child.close()
         worker.child = None
+
+    def _launch(self, process: ServedProcess | BaseProcess) -> None:
+        process.start()
 
     def _start_all(self, workers: list[_Worker]) -> None:
         try:
@@ -479,10 +475,9 @@ class LocalPoolExecutor:
                         yield job, outcome
                     if not worker.busy:
                         self._watch(worker.connection.fileno(), False)
-                    if not worker.busy and pending and \
-                            sum(w.busy for w in self._workers) < self.size and \
-                            (batch := self._take(pending)):
-                        self._assign(worker, batch)
+                        if pending and sum(w.busy for w in self._workers) < self.size and \
+                                (batch := self._take(pending)):
+                            self._assign(worker, batch)
                 elif time.monotonic() >= self._deadline(worker) or \
                         self._over_cpu(worker) is not None:
                     yield from self._lost(worker, pending, None)
@@ -492,25 +487,19 @@ class LocalPoolExecutor:
     def _take(self, pending: _Pending) -> list[Job] | None:
         """The next batch to send (the first not held back; a job of a solver run one at a
         time travels alone) less what `skip` leaves out; None when none can go now."""
-        turns: dict[str, frozenset[str]] = {}  # problem -> its solvers run one at a time
+        turns = functools.cache(self._turns)  # problem -> its solvers run one at a time
 
         def in_turn_(job: Job) -> bool:
-            problem = job.solver.problem
-            if problem not in turns:
-                turns[problem] = self._turns(problem)
-            return in_turn(job, turns[problem])
+            return in_turn(job, turns(job.solver.problem))
 
         out = {(job.solver.problem, job.solver.name) for worker in self._workers
                if worker.busy for job in worker.batch[worker.done:] if in_turn_(job)}
-        waiting: dict[str, bool] = {}  # problem -> none of its jobs may go now
+        # problem -> none of its jobs may go now
+        waiting = functools.cache(self._arrivals.waiting) if self._arrivals is not None else None
 
         def can_go(batch: list[Job]) -> bool:
-            problem = batch[0].solver.problem
-            if self._arrivals is not None:
-                if problem not in waiting:
-                    waiting[problem] = self._arrivals.waiting(problem)
-                if waiting[problem]:
-                    return False
+            if waiting is not None and waiting(batch[0].solver.problem):
+                return False
             return not any(in_turn_(job) and (job.solver.problem, job.solver.name) in out
                            for job in batch)  # (`held_back`, by problem)
 

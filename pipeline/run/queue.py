@@ -114,9 +114,7 @@ class ContestQueue:
     def lane(self, problem: str) -> _Lane:
         """Problem `problem`'s executor on this queue."""
         with self._lock:
-            if problem not in self._lanes:
-                self._lanes[problem] = _Lane(self, problem)
-            return self._lanes[problem]
+            return self._lanes.setdefault(problem, _Lane(self, problem))
 
     # -- what the lanes call ------------------------------------------------------------------
 

@@ -216,17 +216,15 @@ def solver_specs(problem: Problem, selection: Selection, request: RunRequest, da
                         memory_mb=request.memory_mb) for name in selection.stages]
     memory = request.memory_mb if request.memory_mb is not None else problem.memory_mb
     sandbox = contained.default_sandbox() if selection.externals else False  # the run's
-    for program in selection.externals:
-        specs.append(ready(SolverSpec(name=program.name, kind="external", problem=problem.id,
-                                      program=program, memory_mb=memory or None,
-                                      stack_mb=request.stack_mb, sandbox=sandbox,
-                                      hidden=contained.data_folder_hidden(data_dir)
-                                      if sandbox else (),
-                                      timeout_s=timeout_s or program.time_limit_s
-                                      or problem.time_limit_s,
-                                      judged_by_problem=problem.package_judge is not None),
-                           data_dir, build_on_workers, notes))
-    return specs
+    return specs + [ready(SolverSpec(name=program.name, kind="external", problem=problem.id,
+                                     program=program, memory_mb=memory or None,
+                                     stack_mb=request.stack_mb, sandbox=sandbox,
+                                     hidden=contained.data_folder_hidden(data_dir)
+                                     if sandbox else (),
+                                     timeout_s=timeout_s or program.time_limit_s
+                                     or problem.time_limit_s,
+                                     judged_by_problem=problem.package_judge is not None),
+                          data_dir, build_on_workers, notes) for program in selection.externals]
 
 
 def external_notes(request: RunRequest, specs: list[SolverSpec],

@@ -179,9 +179,7 @@ def execute(job: Job) -> Outcome:
         use_sandbox(job.solver.sandbox)
         judge = current_problem(job.solver.problem).package_judge
         judged = judge.run_job(job) if judge is not None else None
-        if judged is not None:
-            return judged
-        return run_external(job)
+        return judged if judged is not None else run_external(job)
     return run_stage(job)
 
 

@@ -182,7 +182,10 @@ class _Client:
                 self.process.kill()
                 self.process.wait()
             return
-        if not _wait_for(self.pid, STOP_TIMEOUT_S):
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        while not (ended := _ended(self.pid)) and time.monotonic() < deadline:
+            time.sleep(0.002)
+        if not ended:
             with contextlib.suppress(ProcessLookupError, ChildProcessError):
                 os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
@@ -194,16 +197,6 @@ def _ended(pid: int) -> bool:
         return os.waitpid(pid, os.WNOHANG)[0] != 0
     except ChildProcessError:
         return True
-
-
-def _wait_for(pid: int, timeout_s: float) -> bool:
-    """Wait up to `timeout_s` for child `pid` to end and reap it; whether it did."""
-    deadline = time.monotonic() + timeout_s
-    while not _ended(pid):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.002)
-    return True
 
 
 _client: _Client | None = None
