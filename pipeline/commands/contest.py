@@ -419,6 +419,7 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
     why it was not judged; then the totals."""
     header = ("problem", "submission", "expected", "got", "time", "agree")
     rows: list[tuple[str, ...]] = [header]
+    statuses: list[str] = []  # of the submissions in `rows` (their text says more)
     notes = []
     for o in outcomes:
         name = labelled(o)
@@ -437,10 +438,10 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
         if o.summary.status != "finished":  # type: ignore[attr-defined]
             notes.append(f"{name}: run {o.summary.status}")  # type: ignore[attr-defined]
         rows += [(name, *row) for row in o.rows]
+        if o.rows:
+            statuses += [a.status for a in held.agreements]  # (`_rows`' own)
     submissions = rows[1:]
-    agree = sum(row[5].startswith("yes") for row in submissions)
-    disagree = sum(row[5].startswith("NO") for row in submissions)
-    partial = sum(row[5] == "partial" for row in submissions)
+    agree, disagree, partial = (statuses.count(s) for s in ("agree", "disagree", "partial"))
     other = len(submissions) - agree - disagree - partial
     interrupted = sum(getattr(o.summary, "status", None) == "interrupted" for o in outcomes)
     judged = sum(1 for o in outcomes if o.summary is not None) - interrupted

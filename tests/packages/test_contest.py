@@ -250,6 +250,32 @@ def test_a_problem_judged_without_some_of_its_cases_says_so_in_the_contest_summa
         "see its run above)" in done.stdout
 
 
+
+def test_the_contest_totals_count_each_submission_by_its_agreement_not_its_row_text():
+    # a partial agreement flagged sensitive to the time limit reads "partial (sensitive ...)"
+    # in its row: it is still partial in the totals, not "neither"
+    from pipeline.commands.contest import ProblemOutcome, _rows, format_contest
+    from pipeline.errors import PackageError
+    from pipeline.packages.contest import Contest
+    from pipeline.packages.expectations import Agreement, TimeLimit
+    from pipeline.packages.submissions import Expectations
+    from pipeline.run.runner import RunSummary
+
+    sensitive = "sensitive to time limit: limit of 0.5 s -> TLE"
+    held = Expectations(TimeLimit(1.0, 0.5, 2.0, "given", "given"), (
+        Agreement("accepted/a.py", "accepted", "AC", "partial", sensitive=sensitive),
+        Agreement("accepted/b.py", "accepted", "AC", "partial"),
+        Agreement("wrong_answer/d.py", "wrong_answer", "AC", "disagree")),
+        unjudged=(PackageError("data/secret/03.in", "missing-input", "no input"),))
+    summary = RunSummary("run", "finished", 3, expectations=held,
+                         slowest={"accepted/a.py": (480.0, 500.0, "c")})
+    outcome = ProblemOutcome("sum", "A", summary=summary, rows=_rows(summary))
+    text = format_contest(Contest("gaps", "Gaps", Path("gaps"), ()), [outcome])
+    assert "(sensitive to time limit)" in text
+    assert "3 submissions: 0 agree, 1 disagree, 2 partial (not judged on every case)" in text
+    assert "neither" not in text
+
+
 PYPY_ONLY = ("import platform\n"
              "a, b = map(int, input().split())\n"
              "print(a + b + (0 if platform.python_implementation() == 'PyPy' else 1))\n")
@@ -341,12 +367,14 @@ def test_a_contest_runs_its_problems_on_one_queue_at_once(tmp_path):
     assert done.stdout.index("== A waits") < done.stdout.index("== B marks")
 
 
-# The first case it runs leaves its mark and sleeps; once the mark is there, it adds.
+# The first case it runs leaves its mark and sleeps; once the mark is there, it adds. The mark
+# is made at once if not there (two cases started together: one sleeps, not both).
 STARTS_AND_SLEEPS = """import os, sys, time
-mark = os.path.join({marks!r}, {name!r})
-if not os.path.exists(mark):
-    open(mark, "a").close()
+try:
+    os.close(os.open(os.path.join({marks!r}, {name!r}), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
     time.sleep(120)
+except FileExistsError:
+    pass
 print(sum(map(int, sys.stdin.readline().split())))
 """
 
