@@ -34,7 +34,7 @@ from pipeline.problems import problem_modules
 from pipeline.programs import contained
 from pipeline.programs.external import cpu_over_message, remove_scratch_of, wall_cap_message
 from pipeline.programs.jobs import Job, JobMap, Outcome, Skip
-from pipeline.programs.processes import cpu_seconds
+from pipeline.programs.processes import CLOCK_TICKS, cpu_seconds
 from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker_main
 from pipeline.run.workerserver import ServedProcess, SharedDoubles, start_server
 from pipeline.verdicts import Verdict
@@ -261,6 +261,24 @@ def demand_since(workers: list[int], before: tuple[float, dict[int, float]] | No
                for pid in workers), now
 
 
+def idle_cores_since(before: tuple[float, float] | None
+                     ) -> tuple[float | None, tuple[float, float]]:
+    """How many of the machine's cores sat idle on average (idle or waiting for I/O, from
+    `/proc/stat`) since the reading `before` (None: none yet, or unreadable); and the reading
+    now. What a pool's workers want undercounts their programs' waits for a core (a program
+    that ended takes its waits with it): only cores seen idle say that another batch can run."""
+    now = time.monotonic()
+    try:
+        with open("/proc/stat", "rb") as handle:
+            fields = handle.readline().split()
+        idle = (int(fields[4]) + int(fields[5])) / CLOCK_TICKS
+    except (OSError, ValueError, IndexError):
+        return None, (now, -1.0)
+    if before is None or before[1] < 0 or now <= before[0]:
+        return None, (now, idle)
+    return (idle - before[1]) / (now - before[0]), (now, idle)
+
+
 def worth_a_new_worker(pending_jobs: int, done_jobs: int, busy_s: float, busy: int) -> bool:
     """Whether the work left (`pending_jobs` at the average time of `done_jobs` in `busy_s`,
     shared by `busy` batches and the new one) is worth one more worker process."""
@@ -270,12 +288,14 @@ def worth_a_new_worker(pending_jobs: int, done_jobs: int, busy_s: float, busy: i
 
 
 def may_grow(demand: float | None, busy: int, size: int, grow_to: int,
-             next_kind: str | None) -> bool:
+             next_kind: str | None, idle_cores: float | None) -> bool:
     """Whether a pool of `size` workers, `busy` of them on a batch, starts one more batch:
     the next batch runs programs (not a built-in stage), its busy workers wanted at least
-    `ASLEEP_TO_GROW` cores less than their number, and fewer than `grow_to` batches run."""
+    `ASLEEP_TO_GROW` cores less than their number, the machine left at least as many idle
+    (`idle_cores_since`), and fewer than `grow_to` batches run."""
     return (next_kind is not None and next_kind != "stage" and size <= busy < grow_to
-            and demand is not None and busy - demand >= ASLEEP_TO_GROW)
+            and demand is not None and busy - demand >= ASLEEP_TO_GROW
+            and idle_cores is not None and idle_cores >= ASLEEP_TO_GROW)
 
 
 class LocalPoolExecutor:
@@ -294,6 +314,7 @@ class LocalPoolExecutor:
         self._workers: list[_Worker] = []
         self._preload = tuple(preload)
         self._demand_reading: tuple[float, dict[int, float]] | None = None
+        self._idle_reading: tuple[float, float] | None = None  # (`idle_cores_since`)
         self._done_jobs = 0      # jobs whose outcome came back in this `run`, and the
         self._busy_s = 0.0       # seconds the workers' batches took so far (for the average)
         self._skip: Skip | None = None
@@ -531,13 +552,16 @@ class LocalPoolExecutor:
         demand, self._demand_reading = demand_since(
             [w.process.pid for w in self._workers if w.busy and w.process.pid is not None],
             self._demand_reading)
+        idle_cores, self._idle_reading = idle_cores_since(self._idle_reading)
         idle = self._idle()
-        if may_grow(demand, busy, self.size, self.grow_to, pending.head().solver.kind) and \
+        if may_grow(demand, busy, self.size, self.grow_to, pending.head().solver.kind,
+                    idle_cores) and \
                 (idle is not None or worth_a_new_worker(
                     pending.jobs, self._done_jobs, self._busy_s, busy)) and \
                 (batch := self._take(pending)):
             self._assign(idle or self._start_worker(), batch)
-            self._demand_reading = None  # the next look starts after this batch has begun
+            # the next look starts after this batch has begun
+            self._demand_reading = self._idle_reading = None
 
     def _idle(self) -> _Worker | None:
         return next((w for w in self._workers if not w.busy), None)

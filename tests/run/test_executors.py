@@ -364,17 +364,40 @@ def test_what_a_runs_contained_programs_compute_counts_in_the_cpu_time_of_its_ch
 def test_a_pool_grows_only_for_programs_and_only_while_its_workers_want_no_core():
     from pipeline.run.executors import may_grow
 
-    # one worker busy wanting a tenth of a core (its program sleeps): a batch starts beside it
-    assert may_grow(0.1, busy=1, size=1, grow_to=3, next_kind="submission")
-    assert may_grow(1.4, busy=2, size=1, grow_to=3, next_kind="external")
+    # one worker busy wanting a tenth of a core (its program sleeps), the cores idle: a batch
+    # starts beside it
+    assert may_grow(0.1, busy=1, size=1, grow_to=3, next_kind="submission", idle_cores=0.9)
+    assert may_grow(1.4, busy=2, size=1, grow_to=3, next_kind="external", idle_cores=0.5)
     # not for built-in stages (they compute in the worker), nor past grow_to, nor while the
     # busy workers compute or wait for a core
-    assert not may_grow(0.1, busy=1, size=1, grow_to=3, next_kind="stage")
-    assert not may_grow(0.1, busy=3, size=1, grow_to=3, next_kind="submission")
-    assert not may_grow(0.8, busy=1, size=1, grow_to=3, next_kind="submission")
-    assert not may_grow(None, busy=1, size=1, grow_to=3, next_kind="submission")
+    assert not may_grow(0.1, busy=1, size=1, grow_to=3, next_kind="stage", idle_cores=0.9)
+    assert not may_grow(0.1, busy=3, size=1, grow_to=3, next_kind="submission",
+                        idle_cores=0.9)
+    assert not may_grow(0.8, busy=1, size=1, grow_to=3, next_kind="submission",
+                        idle_cores=0.9)
+    assert not may_grow(None, busy=1, size=1, grow_to=3, next_kind="submission",
+                        idle_cores=0.9)
+    # nor while the machine's cores are busy (with the pool's programs, whose waits for a
+    # core are undercounted once they end, or with other work): nothing would run sooner
+    assert not may_grow(0.1, busy=1, size=1, grow_to=3, next_kind="submission",
+                        idle_cores=0.3)
+    assert not may_grow(0.1, busy=1, size=1, grow_to=3, next_kind="submission",
+                        idle_cores=None)
     # below its size a pool starts batches anyway (that is not growing)
-    assert not may_grow(0.0, busy=0, size=1, grow_to=3, next_kind="submission")
+    assert not may_grow(0.0, busy=0, size=1, grow_to=3, next_kind="submission",
+                        idle_cores=0.9)
+
+
+def test_the_machines_idle_cores_are_read_between_two_looks():
+    """The first look gives no figure; the next, the cores idle on average since, between
+    none and all of them."""
+    from pipeline.run.executors import idle_cores_since
+
+    first, reading = idle_cores_since(None)
+    assert first is None
+    time.sleep(0.3)
+    idle, _ = idle_cores_since(reading)
+    assert idle is not None and 0.0 <= idle <= (os.cpu_count() or 1) * 1.1
 
 
 def test_a_grown_pool_starts_a_new_worker_only_for_work_worth_its_start():
