@@ -26,7 +26,7 @@ from pipeline.packages.generators_yaml import digest_files
 from pipeline.packages.kattis_data import KINDS
 from pipeline.packages.model import Package, ValidatorTest
 from pipeline.packages.runjob import on_thread
-from pipeline.packages.validate import Rejection, cut, validate_input
+from pipeline.packages.validate import Rejection, answer_validator_input, cut, validate_input
 from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.programs.contained import default_sandbox
 from pipeline.programs.languages import Build, build_status, launch
@@ -50,8 +50,9 @@ def run_answer_validator(validator: Build, input_path: Path, answer_path: Path,
         return Rejection(name, None, cut(f"did not build: {validator.message}"), judge_error=True)
     with scratch_folder(prefix="answer-validate-") as scratch:
         run = launch(validator, memory_mb)
-        done = run_limited([*run.argv, str(input_path), *args], cwd=Path(scratch),
-                           stdin=answer_path, time_s=time_s, memory_mb=run.memory_mb)
+        done = run_limited([*run.argv, *answer_validator_input(validator, input_path), *args],
+                           cwd=Path(scratch), stdin=answer_path, time_s=time_s,
+                           memory_mb=run.memory_mb)
     if done.error or done.timed_out or done.signal is not None or done.exit_code not in (42, 43):
         return Rejection(name, done.exit_code, cut(describe_failure(done, "the validator") + (
             f": {done.output}" if done.output else "") + " (42 or 43 expected)"),

@@ -143,10 +143,17 @@ def validate_input(validators: Sequence[Build], input_path: Path, args_for=lambd
 def validate_answer(validators: Sequence[Build], input_path: Path, answer_path: Path, *,
                     time_s: float = 60.0, memory_mb: int = 2048,
                     workdir: Path | None = None) -> ValidationResult:
-    """Every answer validator on an answer (BAPCtools: `validator input < answer`, 42 valid;
-    a checktestdata or viva one reads the answer alone)."""
-    return _validate(validators, answer_path, lambda build: () if build.program.language in (
-        "checktestdata", "viva") else (str(input_path),), "answer", time_s, memory_mb, workdir)
+    """Every answer validator on an answer (`answer_validator_input`), 42 valid."""
+    return _validate(validators, answer_path,
+                     lambda build: answer_validator_input(build, input_path), "answer", time_s,
+                     memory_mb, workdir)
+
+
+def answer_validator_input(validator: Build, input_path: Path) -> tuple[str, ...]:
+    """What an answer validator is given before its arguments: the input's path (BAPCtools:
+    `validator input < answer`), or nothing for a checktestdata or viva one, which reads the
+    answer alone (a viva one would read a path given as another file to check)."""
+    return () if validator.program.language in ("checktestdata", "viva") else (str(input_path),)
 
 
 def _validate(validators: Sequence[Build], path: Path, args_of: Callable[[Build], tuple],

@@ -93,3 +93,33 @@ def test_a_bad_input_is_rejected_by_the_fixtures_validators(copy_fixture, build_
         assert not result.valid, name
         assert result.rejections[0].message
     assert "line 2" in result.rejections[0].message or "out of" in result.rejections[0].message
+
+
+def test_an_answer_validator_is_given_the_input_first_but_a_checktestdata_one_the_answer_alone(
+        tmp_path):
+    """BAPCtools runs `validator input [args] < answer`, and a checktestdata or viva one on
+    the answer alone (a path given to viva is one more file to check): the check of an answer
+    at ingest and the check of the validators against invalid_answers both do so."""
+    from pipeline.packages.invalid import run_answer_validator
+    from pipeline.packages.validate import answer_validator_input, validate_answer
+
+    given, answer = tmp_path / "case.in", tmp_path / "case.ans"
+    given.write_text("3\n")
+    answer.write_text("6\n")
+    # it accepts an answer twice the input it is given as its first argument
+    double = script(tmp_path, "double.py", "n = int(open(args[0]).read()) if args else None\n"
+                    "sys.exit(42 if n is not None and int(data) == 2 * n else 43)\n")
+    source = tmp_path / "answer.ctd"
+    source.write_text("INT(0, 100)\nNEWLINE\n")
+    ctd = build_program(Program(name="answer.ctd", role="answer_validator", path=source,
+                                files=(source,), language="checktestdata"), tmp_path / "cache")
+    for validator in (double, ctd):
+        assert validate_answer([validator], given, answer).valid, validator.program.name
+        assert run_answer_validator(validator, given, answer) is None, validator.program.name
+    assert answer_validator_input(double, given) == (str(given),)
+    assert answer_validator_input(ctd, given) == ()
+    pattern = tmp_path / "answer.viva"
+    pattern.write_text("<[n] = INT(0, 100)>\n")
+    viva = build_program(Program(name="answer.viva", role="answer_validator", path=pattern,
+                                 files=(pattern,), language="viva"), tmp_path / "cache")
+    assert answer_validator_input(viva, given) == ()  # (built or not: no viva here)
