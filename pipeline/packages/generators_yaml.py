@@ -815,8 +815,9 @@ def _first_line(text: str) -> str:
 def tree_digest(root: Path, header: bytes = b"",
                 skip: Callable[[Path], bool] = lambda relative: False) -> str:
     """A digest of the names and bytes of the files under `root` (those `skip` names left out)."""
-    return digest_files([(str(path.relative_to(root)), path) for path in root.rglob("*")
-                         if path.is_file() and not skip(path.relative_to(root))], header)
+    return digest_files([(str(relative), path) for path in root.rglob("*")
+                         if path.is_file() and not skip(relative := path.relative_to(root))],
+                        header)
 
 
 def generate_data(root: Path, build_dir: Path, problem_config: dict,

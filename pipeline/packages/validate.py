@@ -196,8 +196,8 @@ class VariableHit:
 def parse_overview(text: str) -> tuple[VariableHit, ...]:
     """The variables of a test-overview log, in its order (other lines read past)."""
     found = (_VARIABLE.match(line) for line in text.splitlines())  # (not a `feature ...` line)
-    return tuple(VariableHit(match.group(1), "min-value-hit" in match.group(2).split(),
-                             "max-value-hit" in match.group(2).split()) for match in found if match)
+    return tuple(VariableHit(match.group(1), "min-value-hit" in (words := match.group(2).split()),
+                             "max-value-hit" in words) for match in found if match)
 
 
 def package_coverage(package: Package, validators: Sequence[Build],

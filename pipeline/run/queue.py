@@ -114,7 +114,9 @@ class ContestQueue:
     def lane(self, problem: str) -> _Lane:
         """Problem `problem`'s executor on this queue."""
         with self._lock:
-            return self._lanes.setdefault(problem, _Lane(self, problem))
+            if problem not in self._lanes:  # (made once: a lane holds its run's outcomes)
+                self._lanes[problem] = _Lane(self, problem)
+            return self._lanes[problem]
 
     # -- what the lanes call ------------------------------------------------------------------
 
