@@ -40,6 +40,7 @@ from pipeline.report.mismatches import (
     where,
 )
 from pipeline.report.slow import SlowCase, format_fraction, format_ms, slow_cases
+from pipeline.report.strength import UNKNOWN_BOUND, measure_strength, stored_coverage
 from pipeline.report.svg import color, history_chart, loglog_chart
 from pipeline.tables.results import latest_run_per_solver, read_runs, resolve_runs, run_rows
 from pipeline.untrusted import printable
@@ -355,8 +356,6 @@ def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict]
                       results: pl.DataFrame) -> str:
     """Per run: which wrong programs its cases kill, the smallest set that kills them all
     (`pipeline strength`), and which input bounds the cases reach (constraint coverage)."""
-    from pipeline.report.strength import UNKNOWN_BOUND, measure_strength, stored_coverage
-
     out = ['<h2 id="strength">Test strength</h2>']
     for run_id in runs:
         problem = rows.get(run_id, {}).get("problem")

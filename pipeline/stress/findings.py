@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.fsutil import atomic_write_text, scratch_folder
+from pipeline.problems.identity import case_id_of
 from pipeline.problems.model import Problem
 
 if TYPE_CHECKING:
@@ -59,8 +60,6 @@ def safe_name(text: str) -> str:
 def keep_case(data_dir: Path, problem: Problem, group: str, name: str, text: str,
               expected: str | None) -> KeptCase:
     """Write NAME.in (+ NAME.out) under DATA/raw/<problem>/<group>/ and ingest them."""
-    from pipeline.problems.identity import case_id_of
-
     folder = Path(data_dir) / "raw" / problem.id / group
     input_path = folder / f"{name}.in"
     output_path = folder / f"{name}.out"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pipeline.errors import UserError
 from pipeline.problems import get_problem
+from pipeline.problems.identity import case_id_of
 from pipeline.problems.model import Case, Problem
 from pipeline.programs.program import Program
 from pipeline.progress import Status
@@ -241,8 +242,6 @@ def _climb(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
 
 def _keep(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
           summary: HuntSummary) -> None:
-    from pipeline.problems.identity import case_id_of
-
     case = problem.parse(summary.best_text)
     if summary.status != "interrupted":
         summary.best_ms = measured_ms(judge.time([summary.best_text], request.repeats)[0],

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pipeline.errors import InputError, UnknownName, UserError
 from pipeline.problems import get_problem
+from pipeline.problems.identity import case_id_of
 from pipeline.problems.model import Case, Problem, Recipe
 from pipeline.programs.program import Program
 from pipeline.progress import Status
@@ -357,8 +358,6 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
 
 def _keep(data_dir: Path, problem: Problem, request: StressRequest, found: Found,
           cases_tried: int) -> Found:
-    from pipeline.problems.identity import case_id_of
-
     original, shrunk, recipe = found.original, found.shrunk, found.recipe
     final = shrunk.trial
     name = f"{safe_name(request.solver)}-{case_id_of(final.text)[:12]}"
