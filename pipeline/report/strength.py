@@ -261,14 +261,9 @@ def coverage_of_problems(data_dir, problem_ids) -> tuple[dict[str, tuple[BoundCo
                                                          dict[str, str]]:
     """Each problem's coverage by its stored cases, and what is said where it has none
     (`Problem.why_no_coverage`; a problem no longer registered has none)."""
-    covered: dict[str, tuple[BoundCoverage, ...]] = {}
-    why_none: dict[str, str] = {}
-    for problem_id in dict.fromkeys(problem_ids):
-        problem = registered(problem_id)
-        covered[problem_id] = () if problem is None else stored_coverage(data_dir, problem)
-        if problem is not None:
-            why_none[problem_id] = problem.why_no_coverage()
-    return covered, why_none
+    problems = {problem_id: registered(problem_id) for problem_id in problem_ids}
+    covered = {pid: stored_coverage(data_dir, p) if p else () for pid, p in problems.items()}
+    return covered, {pid: p.why_no_coverage() for pid, p in problems.items() if p}
 
 
 def _number(value: int | None) -> str:

@@ -21,7 +21,7 @@ from pipeline.programs.program import Program
 from pipeline.run.checker import check_answer
 from pipeline.run.choice import make_executor
 from pipeline.run.executors import Executor
-from pipeline.run.request import RunRequest, Selection, select_solvers
+from pipeline.run.request import RunRequest, select_solvers
 from pipeline.run.startup import error_line, hint, is_start_failure
 from pipeline.verdicts import Verdict
 
@@ -238,30 +238,25 @@ def open_judge(problem: Problem, solver: str, against: str | None,
     """Build S's and R's specs the way a run builds its solvers (sandboxed as `sandbox` says,
     never seeing the data folder) and start the executor."""
     from pipeline.programs import contained
-    from pipeline.programs.contained import set_sandbox
 
-    set_sandbox(sandbox)  # (`on` where the sandbox cannot work: refused before anything runs)
+    contained.set_sandbox(sandbox)  # (`on` where it cannot work: refused before anything runs)
     contained.hide(data_dir)
-    if against is not None:
-        references: tuple[str, ...] = (against,)
-    else:
-        try:
-            references = reference_order(problem, solver)
-        except JudgeError:
-            if need_reference:
-                raise
-            references = ()
-    if against is not None and against == solver:
+    if against == solver:
         raise JudgeError(f"--against {against!r} is the solver itself")
+    try:
+        references = (against,) if against is not None else reference_order(problem, solver)
+    except JudgeError:
+        if need_reference:
+            raise
+        references = ()
     names = (solver, *references)
     try:
-        full = select_solvers(problem, RunRequest(problem=problem.id, solvers=names,
-                                                  externals=externals))
+        selection = select_solvers(problem, RunRequest(problem=problem.id, solvers=names,
+                                                       externals=externals))
     except UnknownName as error:
         raise JudgeError(str(error)) from None
-    if unused := [e.name for e in full.externals if e.name not in names]:
+    if unused := [e.name for e in selection.externals if e.name not in names]:
         raise JudgeError(f"--external {unused[0]} is neither the solver nor the reference")
-    selection = Selection(full.stages, full.externals, full.submissions)
     executor = make_executor(executor_kind, scheduler, jobs, problem, selection)
     try:
         from pipeline.run.runner import solver_specs
