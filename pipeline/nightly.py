@@ -21,7 +21,9 @@ from pipeline.corpus.ingest import IngestSummary, default_roots, ingest
 from pipeline.errors import UserError
 from pipeline.problems import Problem, all_problems, get_problem
 from pipeline.programs.contained import set_sandbox, settings_kept
+from pipeline.report.compare import FindingKind, SlowdownRule, compare_runs, format_comparison
 from pipeline.report.history import NIGHTLY_COMMAND, nightly_runs
+from pipeline.report.load import known_wrong
 from pipeline.report.mismatches import plural
 from pipeline.run.executors import Executor
 from pipeline.run.runner import RunRequest, RunSummary, no_case_selected, nothing_to_run, run
@@ -30,7 +32,6 @@ from pipeline.verdicts import FAILURES, names
 
 if TYPE_CHECKING:
     from pipeline.problems.model import HeldSubmissions
-    from pipeline.report.compare import SlowdownRule
 
 DEFAULT_CONFIG = CONFIG_DIR / "nightly.toml"
 
@@ -143,8 +144,6 @@ def confirmed_reasons(data_dir: Path, baseline: str, comparison,
     the flagged cases run `REMEASURE_REPEAT` times on one worker and the fastest is compared
     (noise only ever adds time). The re-measurement is stored with status `remeasure`, so it is
     never the next night's baseline."""
-    from pipeline.report.compare import FindingKind, compare_runs
-
     failing = [f for f in comparison.findings if f.fails]
     slow = [f for f in failing if f.kind is FindingKind.SLOWDOWN]
     reasons = [f.text for f in failing if f.kind is not FindingKind.SLOWDOWN]
@@ -207,7 +206,6 @@ def _night(data_dir: Path, settings: NightlySettings, jobs: int | None,
            log: Callable[[str], None], progress: Callable[..., None] | None,
            executor: Executor | None) -> NightlyOutcome:
     from pipeline.corpus.live import refresh_registered
-    from pipeline.report.compare import compare_runs, format_comparison
     from pipeline.report.html import write_report
 
     started = time.monotonic()
@@ -304,8 +302,6 @@ def failing_verdicts(night: ProblemNight) -> list[tuple[str, bool, dict[str, int
     """(solver, known wrong?, failing verdict -> count) of every solver of the night's run with
     a failing verdict (WA, RE, TLE, MLE, OLE, CE): trusted solvers first, then known-wrong
     stages, each by name."""
-    from pipeline.report.load import known_wrong
-
     failing = set(names(FAILURES))
     found = [(solver, bool(known_wrong(night.problem, solver)), bad)
              for solver, counts in night.run.verdicts.items()

@@ -141,7 +141,45 @@ class Comparison:
     ratio_threshold: float
     min_diff_ms: float
     solvers: tuple[SolverComparison, ...]
-    findings: tuple[Finding, ...]
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """What the comparison concludes: a note when the hosts differ, then per solver its
+        new failures, slowdowns, absence from NEW and changed answers."""
+        found: list[Finding] = []
+        if not self.same_host:
+            what = "hosts differ" if self.base_host and self.new_host else "host unknown"
+            hosts = f"{self.base_host or 'unknown'} vs {self.new_host or 'unknown'}"
+            found.append(Finding(FindingKind.NOTE, None, False,
+                                 f"{what} ({hosts}): slowdowns are noted, not flagged"))
+        for s in self.solvers:
+            tag = f"{s.solver} (known wrong)" if s.known_wrong else s.solver
+            if s.new_failures:
+                kinds = Counter(f"{c.base_verdict}->{c.new_verdict}" for c in s.new_failures)
+                first = s.new_failures[0]  # smallest first, as `_joined` orders the rows
+                found.append(Finding(
+                    FindingKind.NEW_FAILURE, s.solver, not s.known_wrong,
+                    f"{tag}: {plural(len(s.new_failures), 'new failing case')} "
+                    f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}); "
+                    f"smallest: case {first.case_id[:12]} (size {first.size})",
+                    tuple(c.case_id for c in s.new_failures)))
+            if s.slowdowns:
+                worst = s.slowdowns[0]
+                found.append(Finding(
+                    FindingKind.SLOWDOWN, s.solver, s.slowdown_note is None,
+                    f"{s.solver}: {s.slowdown_words()}, slower than {self.ratio_threshold:g}x and "
+                    f"+{self.min_diff_ms:g} ms; worst {worst.ratio:.2f}x ({worst.base_ms:.1f} -> "
+                    f"{worst.new_ms:.1f} ms, case {worst.case_id[:12]}, size {worst.size})",
+                    tuple(t.case_id for t in s.slowdowns)))
+            if s.in_base and not s.in_new:
+                found.append(Finding(FindingKind.NOTE, s.solver, False,
+                                     f"{s.solver}: not in the new run"))
+            if s.changed_answers and not s.new_failures:
+                found.append(Finding(
+                    FindingKind.CHANGED_ANSWER, s.solver, False,
+                    f"{tag}: {plural(len(s.changed_answers), 'changed answer')} without a new "
+                    "failure", tuple(c.case_id for c in s.changed_answers)))
+        return tuple(found)
 
     @property
     def failed(self) -> bool:
@@ -195,12 +233,9 @@ def compare_runs(data_dir: Path, base_run: str, new_run: str,
     compared = [_compare_solver(problem, name, joined.filter(pl.col("solver") == name),
                                 set(base["solver"]), set(new["solver"]), same_host,
                                 ratio_threshold, min_diff_ms) for name in solvers]
-    findings = _findings(compared, same_host, base_host, new_host, ratio_threshold,
-                         min_diff_ms)
     return Comparison(problem=problem, base_run=base_run, new_run=new_run, base_host=base_host,
                       new_host=new_host, same_host=same_host, ratio_threshold=ratio_threshold,
-                      min_diff_ms=min_diff_ms, solvers=tuple(compared),
-                      findings=tuple(findings))
+                      min_diff_ms=min_diff_ms, solvers=tuple(compared))
 
 
 def _side(results: pl.DataFrame, prefix: str, *keys: str) -> pl.DataFrame:
@@ -275,45 +310,6 @@ def _timing(row: dict) -> tuple[float | None, float | None]:
     if row["base_cpu"] is not None and row["new_cpu"] is not None:
         return row["base_cpu"], row["new_cpu"]
     return row["base_ms"], row["new_ms"]
-
-
-def _findings(compared: list[SolverComparison], same_host: bool,
-              base_host: str | None, new_host: str | None, ratio_threshold: float,
-              min_diff_ms: float) -> list[Finding]:
-    found: list[Finding] = []
-    if not same_host:
-        what = "hosts differ" if base_host and new_host else "host unknown"
-        found.append(Finding(FindingKind.NOTE, None, False,
-                             f"{what} ({base_host or 'unknown'} vs {new_host or 'unknown'}): "
-                             "slowdowns are noted, not flagged"))
-    for s in compared:
-        tag = f"{s.solver} (known wrong)" if s.known_wrong else s.solver
-        if s.new_failures:
-            kinds = Counter(f"{c.base_verdict}->{c.new_verdict}" for c in s.new_failures)
-            first = s.new_failures[0]  # smallest first, as `_joined` orders the rows
-            found.append(Finding(
-                FindingKind.NEW_FAILURE, s.solver, not s.known_wrong,
-                f"{tag}: {plural(len(s.new_failures), 'new failing case')} "
-                f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}); "
-                f"smallest: case {first.case_id[:12]} (size {first.size})",
-                tuple(c.case_id for c in s.new_failures)))
-        if s.slowdowns:
-            worst = s.slowdowns[0]
-            found.append(Finding(
-                FindingKind.SLOWDOWN, s.solver, s.slowdown_note is None,
-                f"{s.solver}: {s.slowdown_words()}, slower than {ratio_threshold:g}x and "
-                f"+{min_diff_ms:g} ms; worst {worst.ratio:.2f}x ({worst.base_ms:.1f} -> "
-                f"{worst.new_ms:.1f} ms, case {worst.case_id[:12]}, size {worst.size})",
-                tuple(t.case_id for t in s.slowdowns)))
-        if s.in_base and not s.in_new:
-            found.append(Finding(FindingKind.NOTE, s.solver, False,
-                                 f"{s.solver}: not in the new run"))
-        if s.changed_answers and not s.new_failures:
-            found.append(Finding(
-                FindingKind.CHANGED_ANSWER, s.solver, False,
-                f"{tag}: {plural(len(s.changed_answers), 'changed answer')} without a new failure",
-                tuple(c.case_id for c in s.changed_answers)))
-    return found
 
 
 CASE_COUNT_TOLERANCE = 0.10

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
@@ -40,6 +39,7 @@ from pipeline.report.mismatches import (
     where,
 )
 from pipeline.report.slow import SlowCase, format_fraction, format_ms, slow_cases
+from pipeline.report.strength import UNKNOWN_BOUND, measure_strength, stored_coverage
 from pipeline.report.svg import color, history_chart, loglog_chart
 from pipeline.tables.results import latest_run_per_solver, read_runs, resolve_runs, run_rows
 from pipeline.untrusted import printable
@@ -51,28 +51,15 @@ EXAMPLES = 10
 WIDE_SOLVERS = 8            # a problem's verdict table has a column per solver up to this
 
 
-@dataclass(frozen=True)
-class VerdictMatrix:
-    """For each problem and solver, how many cases got each verdict (per case: the repeats of
-    a case are folded into its worst verdict first)."""
-
-    problems: tuple[str, ...]
-    solvers: tuple[str, ...]                              # every solver of any problem
-    counts: tuple[tuple[str, str, str, int], ...]         # (problem, solver, verdict, cases)
-
-    def cell(self, problem: str, solver: str) -> dict[str, int]:
-        """Verdict -> cases for one problem and solver (empty when it did not run)."""
-        found = {v: n for p, s, v, n in self.counts if (p, s) == (problem, solver)}
-        return {v: found[v] for v in sorted(found, key=display_rank)}
-
-
-def verdict_matrix(results: pl.DataFrame) -> VerdictMatrix:
-    """From collapsed results (columns `problem`, `solver`, `verdict`)."""
+def verdict_matrix(results: pl.DataFrame) -> dict[tuple[str, str], dict[str, int]]:
+    """(problem, solver) -> cases per verdict, in display order, from collapsed results
+    (columns `problem`, `solver`, `verdict`: a case's repeats folded into its worst verdict)."""
+    cells: dict[tuple[str, str], dict[str, int]] = {}
     counts = results.group_by("problem", "solver", "verdict", maintain_order=True).len()
-    return VerdictMatrix(
-        problems=tuple(sorted(set(results["problem"].to_list()))),
-        solvers=tuple(dict.fromkeys(results["solver"].to_list())),
-        counts=tuple((p, s, v, int(n)) for p, s, v, n in counts.iter_rows()))
+    for problem, solver, verdict, n in counts.iter_rows():
+        cells.setdefault((problem, solver), {})[verdict] = n
+    return {key: {v: cell[v] for v in sorted(cell, key=display_rank)}
+            for key, cell in cells.items()}
 
 
 CSS = """
@@ -166,7 +153,7 @@ def render_report(data_dir: Path, run_ids: Sequence[str] | None = None,
     comparisons = _comparisons(data_dir, latest, rule or {}, baselines)
     held = held_expectations(data_dir, runs, newest_first=shown is not None)
     # one colour per solver across the whole report (in verdict-matrix order)
-    colors = {name: color(i) for i, name in enumerate(verdict_matrix(results).solvers)}
+    colors = {name: color(i) for i, name in enumerate(dict.fromkeys(results["solver"].to_list()))}
     problems = sorted(p for p in {rows.get(r, {}).get("problem") for r in runs} if p)
     body = [
         f"<h1>gamebench report</h1><p class=\"meta\">generated {generated} &middot; "
@@ -311,13 +298,13 @@ def _verdict_section(results: pl.DataFrame,
     `expected` ((problem, solver) -> expected verdict)."""
     matrix = verdict_matrix(results)
     out = ['<h2 id="verdicts">Verdicts (cases per verdict)</h2>']
-    for problem in matrix.problems:
-        solvers = [s for s in matrix.solvers if matrix.cell(problem, s)]
+    for problem in sorted(set(results["problem"].to_list())):
+        solvers = [s for s in dict.fromkeys(results["solver"].to_list()) if (problem, s) in matrix]
         if len(solvers) > WIDE_SOLVERS:
             out.append(_verdict_list(matrix, problem, solvers, expected or {}))
             continue
         heads = "".join(f"<th>{escape(s)}{_role_tag(problem, s)}</th>" for s in solvers)
-        cells = "".join(f"<td>{_badges(matrix.cell(problem, s))}</td>" for s in solvers)
+        cells = "".join(f"<td>{_badges(matrix[problem, s])}</td>" for s in solvers)
         out.append(f'<div class="scroll matrix-box"><table class="verdict-matrix" '
                    f'data-problem="{escape(problem)}"><tr><th class="problem">problem</th>'
                    f'{heads}</tr><tr><th class="problem">{escape(problem)}</th>{cells}</tr>'
@@ -339,7 +326,7 @@ def _verdict_list(matrix, problem: str, solvers: Sequence[str],
                     f"{plural(len(members), 'solver')}</th>"
                     f"<th>{_summed_badges(matrix, problem, members)}</th></tr>")
         rows += [f'<tr><td class="solver">{escape(s)}{_role_tag(problem, s)}</td><td>'
-                 f"{_badges(matrix.cell(problem, s))}</td></tr>" for s in members]
+                 f"{_badges(matrix[problem, s])}</td></tr>" for s in members]
     return (f'<div class="scroll matrix-box"><table class="verdict-matrix verdict-list" '
             f'data-problem="{escape(problem)}"><tr><th class="problem">{escape(problem)}</th>'
             "<th>cases per verdict</th></tr>" + "".join(rows) + "</table></div>")
@@ -347,7 +334,7 @@ def _verdict_list(matrix, problem: str, solvers: Sequence[str],
 
 def _summed_badges(matrix, problem: str, solvers: Sequence[str]) -> str:
     """The cases per verdict of `solvers` together, as badges."""
-    total = sum((Counter(matrix.cell(problem, solver)) for solver in solvers), Counter())
+    total = sum((Counter(matrix.get((problem, s), {})) for s in solvers), Counter())
     return _badges({v: total[v] for v in sorted(total, key=display_rank)})
 
 
@@ -355,8 +342,6 @@ def _strength_section(data_dir: Path, runs: Sequence[str], rows: dict[str, dict]
                       results: pl.DataFrame) -> str:
     """Per run: which wrong programs its cases kill, the smallest set that kills them all
     (`pipeline strength`), and which input bounds the cases reach (constraint coverage)."""
-    from pipeline.report.strength import UNKNOWN_BOUND, measure_strength, stored_coverage
-
     out = ['<h2 id="strength">Test strength</h2>']
     for run_id in runs:
         problem = rows.get(run_id, {}).get("problem")
@@ -447,7 +432,7 @@ def _submissions_section(data_dir: Path, held: pl.DataFrame, results: pl.DataFra
                 why = escape(row["disagreements"] or "") + (
                     f" <span class=\"tag\">{escape(row['sensitive'])}</span>"
                     if row["sensitive"] else "")
-                badges = _badges(matrix.cell(problem, row["submission"]))
+                badges = _badges(matrix.get((problem, row["submission"]), {}))
                 lines.append(f"<tr class=\"{escape(row['status'])}\"><td>"
                              f"{escape(row['submission'])}</td><td>{escape(row['expected'])}"
                              f"</td><td>{escape(row['got'])}</td><td>{badges}</td>"

@@ -13,9 +13,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import polars as pl
+
 from pipeline.problems.coverage import NO_BOUNDS, BoundCoverage
 from pipeline.report.load import collapsed_results, load_cases, must_fail, registered
 from pipeline.report.mismatches import plural
+from pipeline.tables.results import run_rows
+from pipeline.tables.schemas import STRENGTH
 from pipeline.verdicts import FAILURES, SPELLINGS, Verdict
 
 EXACT_MAX_PROGRAMS = 16
@@ -122,8 +126,6 @@ def _greedy_cover(masks: Sequence[int], universe: int) -> list[int]:
 def measure_strength(problem: str, run_id: str, results, cases) -> Strength:
     """The strength of the run's cases from its collapsed results (one row per case and
     solver, `report.load.collapse_repeats`) and its cases (`load_cases`)."""
-    import polars as pl
-
     results = results.filter((pl.col("run_id") == run_id) & (pl.col("problem") == problem))
     order = list(dict.fromkeys(results["case_id"].to_list()))
     sources = dict(zip(cases["case_id"].to_list(), cases["source"].to_list()))
@@ -160,8 +162,6 @@ def measure_strength(problem: str, run_id: str, results, cases) -> Strength:
 
 def strength_of_runs(data_dir: Path, run_ids: Iterable[str]) -> list[Strength]:
     """The strength of each run's cases (each run is of one problem)."""
-    from pipeline.tables.results import run_rows
-
     rows = run_rows(data_dir, run_ids)
     return [measure_strength(problem, run_id, collapsed_results(data_dir, [run_id], problem),
                              load_cases(data_dir, [problem]))
@@ -188,10 +188,6 @@ def as_json(strengths: Sequence[Strength], coverage: dict[str, list] | None = No
 def as_csv(strengths: Sequence[Strength]) -> str:
     """One CSV row per case of every run: the `strength` table's columns but `measured_at`,
     lists joined by `;`."""
-    import polars as pl
-
-    from pipeline.tables.schemas import STRENGTH
-
     rows = [row for s in strengths for row in strength_rows(s)]
     columns = [name for name in STRENGTH if name != "measured_at"]
     frame = pl.DataFrame(rows, schema={n: STRENGTH[n] for n in columns}, strict=False)
@@ -265,14 +261,9 @@ def coverage_of_problems(data_dir, problem_ids) -> tuple[dict[str, tuple[BoundCo
                                                          dict[str, str]]:
     """Each problem's coverage by its stored cases, and what is said where it has none
     (`Problem.why_no_coverage`; a problem no longer registered has none)."""
-    covered: dict[str, tuple[BoundCoverage, ...]] = {}
-    why_none: dict[str, str] = {}
-    for problem_id in dict.fromkeys(problem_ids):
-        problem = registered(problem_id)
-        covered[problem_id] = () if problem is None else stored_coverage(data_dir, problem)
-        if problem is not None:
-            why_none[problem_id] = problem.why_no_coverage()
-    return covered, why_none
+    problems = {problem_id: registered(problem_id) for problem_id in problem_ids}
+    covered = {pid: stored_coverage(data_dir, p) if p else () for pid, p in problems.items()}
+    return covered, {pid: p.why_no_coverage() for pid, p in problems.items() if p}
 
 
 def _number(value: int | None) -> str:

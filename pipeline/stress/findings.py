@@ -15,9 +15,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline.fsutil import atomic_write_text, scratch_folder
+from pipeline.problems.identity import case_id_of
 from pipeline.problems.model import Problem
+
+if TYPE_CHECKING:
+    from pipeline.stress.judge import Trial
 
 STRESS_GROUP = "found"
 HUNT_GROUP = "hunt"
@@ -52,15 +57,9 @@ def safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "solver"
 
 
-def new_finding_id() -> str:
-    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
-
-
 def keep_case(data_dir: Path, problem: Problem, group: str, name: str, text: str,
               expected: str | None) -> KeptCase:
     """Write NAME.in (+ NAME.out) under DATA/raw/<problem>/<group>/ and ingest them."""
-    from pipeline.problems.identity import case_id_of
-
     folder = Path(data_dir) / "raw" / problem.id / group
     input_path = folder / f"{name}.in"
     output_path = folder / f"{name}.out"
@@ -92,6 +91,26 @@ def _ingest_as_raw(data_dir: Path, problem_id: str, group: str,
         return ("the ingest found no case",)
     return tuple(f"{r['source']}: line {r['line']}: {r['message']} [{r['rule']}]"
                  for r in found.rejects)
+
+
+def record_finding(data_dir: Path, kind: str, problem: Problem, solver: str, command: str,
+                   kept: KeptCase, trial: Trial | None, **fields: object) -> str:
+    """Write the `findings` row of a kept case: what every kind records (S's trial on it
+    against R, the command, this host) and its own `fields`; returns the finding's id."""
+    from pipeline.run.runner import host_info
+    from pipeline.tables.files import now
+
+    host = host_info()
+    finding_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
+    judged = {} if trial is None else {
+        "reference": trial.reference_name, "answer": trial.solver.answer,
+        "expected": trial.expected, "error": trial.solver.error,
+        "verdict": None if trial.verdict is None else trial.verdict.value}
+    write_finding(data_dir, {
+        "finding_id": finding_id, "kind": kind, "problem": problem.id, "solver": solver,
+        "case_id": kept.case_id, "source": kept.source, **judged, **fields, "found_at": now(),
+        "command": command, "host": host.get("host"), "git_rev": host.get("git_rev")})
+    return finding_id
 
 
 def write_finding(data_dir: Path, row: dict) -> Path:

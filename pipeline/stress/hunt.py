@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pipeline.errors import UserError
 from pipeline.problems import get_problem
+from pipeline.problems.identity import case_id_of
 from pipeline.problems.model import Case, Problem
 from pipeline.programs.program import Program
 from pipeline.progress import Status
@@ -21,9 +22,8 @@ from pipeline.stress.findings import (
     KeptCase,
     interrupts_deferred,
     keep_case,
-    new_finding_id,
+    record_finding,
     safe_name,
-    write_finding,
 )
 from pipeline.stress.judge import Judge, Trial, measured_ms, open_judge
 from pipeline.verdicts import Verdict
@@ -242,10 +242,6 @@ def _climb(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
 
 def _keep(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
           summary: HuntSummary) -> None:
-    from pipeline.problems.identity import case_id_of
-    from pipeline.run.runner import host_info
-    from pipeline.tables.files import now
-
     case = problem.parse(summary.best_text)
     if summary.status != "interrupted":
         summary.best_ms = measured_ms(judge.time([summary.best_text], request.repeats)[0],
@@ -255,24 +251,13 @@ def _keep(data_dir: Path, problem: Problem, request: HuntRequest, judge: Judge,
     name = (f"{safe_name(request.solver)}-n{summary.best_size}-"
             f"{case_id_of(summary.best_text)[:12]}")
     summary.kept = keep_case(data_dir, problem, HUNT_GROUP, name, summary.best_text, expected)
-    host = host_info()
-    trial = summary.trial
-    summary.finding_id = new_finding_id()
-    write_finding(data_dir, {
-        "finding_id": summary.finding_id, "kind": "hunt", "problem": problem.id,
-        "solver": request.solver,
-        "reference": trial.reference_name if trial is not None else None,
-        "case_id": summary.kept.case_id, "source": summary.kept.source,
-        "verdict": trial.verdict.value if trial is not None and trial.verdict else None,
-        "answer": trial.solver.answer if trial is not None else None,
-        "expected": expected, "error": trial.solver.error if trial is not None else None,
-        "original_size": summary.size, "hunt_size": summary.best_size,
-        "input_bytes": len(summary.best_text.encode()), "recipe": summary.start_recipe,
-        "seed": request.seed, "cases_tried": summary.mutants + summary.starts,
-        "time_to_find_s": summary.time_to_best_s, "solver_ms": summary.best_ms,
-        "baseline_ms": summary.baseline_ms, "found_at": now(), "command": request.command,
-        "host": host.get("host"), "git_rev": host.get("git_rev"),
-    })
+    summary.finding_id = record_finding(
+        data_dir, "hunt", problem, request.solver, request.command, summary.kept,
+        summary.trial, original_size=summary.size, hunt_size=summary.best_size,
+        input_bytes=len(summary.best_text.encode()), recipe=summary.start_recipe,
+        seed=request.seed, cases_tried=summary.mutants + summary.starts,
+        time_to_find_s=summary.time_to_best_s, solver_ms=summary.best_ms,
+        baseline_ms=summary.baseline_ms)
 
 
 def format_summary(summary: HuntSummary) -> str:

@@ -21,7 +21,7 @@ from pipeline.programs.program import Program
 from pipeline.run.checker import check_answer
 from pipeline.run.choice import make_executor
 from pipeline.run.executors import Executor
-from pipeline.run.request import RunRequest, Selection, select_solvers
+from pipeline.run.request import RunRequest, select_solvers
 from pipeline.run.startup import error_line, hint, is_start_failure
 from pipeline.verdicts import Verdict
 
@@ -173,41 +173,23 @@ class Judge:
             _refuse_unbuilt(*reference)
             _refuse_unstarted(next(s for s in self.references if s.name == reference[0]),
                               reference[1])
-        if solver.judgement is not None:
-            return self._package_verdict(text, size, solver, outcome, name)
-        if solver.verdict is not None:
-            return Trial(text, size, solver.verdict, solver, outcome, name)
-        if outcome is None:
-            return Trial(text, size, None, solver, None, None,
-                         note="no reference accepts the case")
-        if outcome.verdict is not None:
-            return Trial(text, size, None, solver, outcome, name,
-                         note=f"reference {name}: {outcome.verdict} {outcome.error or ''}".strip())
-        assert solver.answer is not None  # an outcome that ran to its end carries its answer
-        verdict, _ = check_answer(self.problem, text, outcome.answer, solver.answer)
-        return Trial(text, size, verdict, solver, outcome, name)
-
-    def _package_verdict(self, text: str, size: int, solver: Outcome, outcome: Outcome | None,
-                         name: str | None) -> Trial:
-        """S's verdict as its package judged it against R's answer."""
-        judgement = solver.judgement
-        assert judgement is not None  # the caller's condition
-        verdict = judgement.verdict
-        if verdict in RUN_FAILURES:
-            return Trial(text, size, verdict, solver, outcome, name)
-        if outcome is None and not self._interactive:
-            return Trial(text, size, None, solver, None, None,
-                         note="no reference accepts the case")
-        if outcome is not None and outcome.verdict is not None:
-            return Trial(text, size, None, solver, outcome, name,
-                         note=f"reference {name}: {outcome.verdict} {outcome.error or ''}".strip())
-        if outcome is not None and outcome.answer is None and not self._interactive:
-            return Trial(text, size, None, solver, outcome, name,
-                         note=f"reference {name} wrote no answer")
-        if verdict is Verdict.JE:
-            return Trial(text, size, None, solver, outcome, name,
-                         note=f"judge error: {judgement.message or 'no message'}")
-        return Trial(text, size, verdict, solver, outcome, name)
+        judgement = solver.judgement  # S's package judged it, against R's answer
+        verdict = solver.verdict if judgement is None else judgement.verdict
+        if verdict is not None and (judgement is None or verdict in RUN_FAILURES):
+            return Trial(text, size, verdict, solver, outcome, name)  # whatever R answered
+        note = None
+        if outcome is None and not (judgement is not None and self._interactive):
+            note = "no reference accepts the case"
+        elif outcome is not None and outcome.verdict is not None:
+            note = f"reference {name}: {outcome.verdict} {outcome.error or ''}".strip()
+        elif judgement is None:
+            assert outcome is not None and solver.answer is not None  # both ran to their end
+            verdict, _ = check_answer(self.problem, text, outcome.answer, solver.answer)
+        elif outcome is not None and outcome.answer is None and not self._interactive:
+            note = f"reference {name} wrote no answer"
+        elif verdict is Verdict.JE:
+            note = f"judge error: {judgement.message or 'no message'}"
+        return Trial(text, size, None if note else verdict, solver, outcome, name, note)
 
     def time(self, texts: Sequence[str], repeats: int) -> list[list[Outcome]]:
         """S alone on every text, `repeats` times each (interleaved); the outcomes per text."""
@@ -256,30 +238,25 @@ def open_judge(problem: Problem, solver: str, against: str | None,
     """Build S's and R's specs the way a run builds its solvers (sandboxed as `sandbox` says,
     never seeing the data folder) and start the executor."""
     from pipeline.programs import contained
-    from pipeline.programs.contained import set_sandbox
 
-    set_sandbox(sandbox)  # (`on` where the sandbox cannot work: refused before anything runs)
+    contained.set_sandbox(sandbox)  # (`on` where it cannot work: refused before anything runs)
     contained.hide(data_dir)
-    if against is not None:
-        references: tuple[str, ...] = (against,)
-    else:
-        try:
-            references = reference_order(problem, solver)
-        except JudgeError:
-            if need_reference:
-                raise
-            references = ()
-    if against is not None and against == solver:
+    if against == solver:
         raise JudgeError(f"--against {against!r} is the solver itself")
+    try:
+        references = (against,) if against is not None else reference_order(problem, solver)
+    except JudgeError:
+        if need_reference:
+            raise
+        references = ()
     names = (solver, *references)
     try:
-        full = select_solvers(problem, RunRequest(problem=problem.id, solvers=names,
-                                                  externals=externals))
+        selection = select_solvers(problem, RunRequest(problem=problem.id, solvers=names,
+                                                       externals=externals))
     except UnknownName as error:
         raise JudgeError(str(error)) from None
-    if unused := [e.name for e in full.externals if e.name not in names]:
+    if unused := [e.name for e in selection.externals if e.name not in names]:
         raise JudgeError(f"--external {unused[0]} is neither the solver nor the reference")
-    selection = Selection(full.stages, full.externals, full.submissions)
     executor = make_executor(executor_kind, scheduler, jobs, problem, selection)
     try:
         from pipeline.run.runner import solver_specs

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pipeline.errors import InputError, UnknownName, UserError
 from pipeline.problems import get_problem
+from pipeline.problems.identity import case_id_of
 from pipeline.problems.model import Case, Problem, Recipe
 from pipeline.programs.program import Program
 from pipeline.progress import Status
@@ -21,9 +22,8 @@ from pipeline.stress.findings import (
     KeptCase,
     interrupts_deferred,
     keep_case,
-    new_finding_id,
+    record_finding,
     safe_name,
-    write_finding,
 )
 from pipeline.stress.judge import Judge, Trial, open_judge
 from pipeline.stress.shrink import Shrunk, shrink
@@ -231,9 +231,6 @@ def _rejection(problem: Problem, recipe: Recipe, text: str) -> str | None:
 
 def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Judge,
             schedule: Schedule, summary: StressSummary, status: Status) -> None:
-    from pipeline.run.runner import host_info
-
-    host = host_info()
     started = time.monotonic()
     seen: set[int] = set()   # hashes of the inputs judged
     label = f"stress {problem.id} {request.solver} vs {summary.reference}"
@@ -345,7 +342,7 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
                     status.say("  the same case as an earlier finding: not kept again")
                 else:
                     found = _keep(data_dir, problem, request, found,
-                                  judged_before + position + 1, host)
+                                  judged_before + position + 1)
                     assert found.kept is not None  # _keep keeps it
                     status.say(f"  kept as {found.kept.path} (group "
                                f"{kept_group(problem, recipe)})")
@@ -360,35 +357,23 @@ def _search(data_dir: Path, problem: Problem, request: StressRequest, judge: Jud
 
 
 def _keep(data_dir: Path, problem: Problem, request: StressRequest, found: Found,
-          cases_tried: int, host: dict) -> Found:
-    from pipeline.problems.identity import case_id_of
-    from pipeline.tables.files import now
-
+          cases_tried: int) -> Found:
     original, shrunk, recipe = found.original, found.shrunk, found.recipe
     final = shrunk.trial
     name = f"{safe_name(request.solver)}-{case_id_of(final.text)[:12]}"
     kept = keep_case(data_dir, problem, kept_group(problem, problem.recipe(recipe)), name,
                      final.text, final.expected)
-    finding_id = new_finding_id()
     assert final.verdict is not None and original.verdict is not None  # both failed
-    write_finding(data_dir, {
-        "finding_id": finding_id, "kind": "stress", "problem": problem.id,
-        "solver": request.solver, "reference": final.reference_name,
-        "case_id": kept.case_id, "source": kept.source,
-        "verdict": final.verdict.value, "answer": final.solver.answer,
-        "expected": final.expected, "error": final.solver.error,
-        "original_verdict": original.verdict.value, "original_answer": original.solver.answer,
-        "original_expected": original.expected, "original_size": original.size,
-        "shrunk_size": final.size, "hunt_size": None,
-        "original_bytes": len(original.text.encode()), "input_bytes": len(final.text.encode()),
-        "recipe": recipe, "seed": request.seed, "case_index": found.recipe_index,
-        "cases_tried": cases_tried, "time_to_find_s": found.found_s,
-        "time_to_shrink_s": shrunk.seconds, "shrink_steps": shrunk.steps,
-        "shrink_candidates": shrunk.candidates, "locally_minimal": shrunk.locally_minimal,
-        "shrink_stopped": shrunk.stopped,
-        "solver_ms": final.solver.cpu_ms, "baseline_ms": None, "found_at": now(),
-        "command": request.command, "host": host.get("host"), "git_rev": host.get("git_rev"),
-    })
+    finding_id = record_finding(
+        data_dir, "stress", problem, request.solver, request.command, kept, final,
+        original_verdict=original.verdict.value, original_answer=original.solver.answer,
+        original_expected=original.expected, original_size=original.size,
+        shrunk_size=final.size, original_bytes=len(original.text.encode()),
+        input_bytes=len(final.text.encode()), recipe=recipe, seed=request.seed,
+        case_index=found.recipe_index, cases_tried=cases_tried, time_to_find_s=found.found_s,
+        time_to_shrink_s=shrunk.seconds, shrink_steps=shrunk.steps,
+        shrink_candidates=shrunk.candidates, locally_minimal=shrunk.locally_minimal,
+        shrink_stopped=shrunk.stopped, solver_ms=final.solver.cpu_ms)
     return replace(found, kept=kept, finding_id=finding_id)
 
 
