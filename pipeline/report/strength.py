@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from pipeline.problems.coverage import NO_BOUNDS, BoundCoverage
+from pipeline.problems.model import NO_BOUNDS, BoundCoverage
 from pipeline.report.load import collapsed_results, load_cases, must_fail, registered
 from pipeline.report.mismatches import plural
 from pipeline.verdicts import FAILURES, SPELLINGS, Verdict
