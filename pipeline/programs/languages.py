@@ -59,6 +59,7 @@ class Language:
     toolchain: tuple[str, ...]            # executables that must be on PATH
     memory_by_rlimit: bool = True         # JVMs take their limit as a flag instead
     stack_by_rlimit: bool = True          # node sizes its threads' stacks by RLIMIT_STACK
+    builder: str = "the compiler"         # who is said to have failed or left a file
 
 
 def _python3(program: Program | None = None) -> str:
@@ -145,6 +146,9 @@ COMMAND = "command"      # a program's own build and run commands (`command_lang
 COMPILE_FILE_MB = 4096
 SCRIPT = "script"        # a single file with a #! line and no known extension
 BUILD_RUN = "build-run"  # a folder with `build` / `run` scripts
+# The programs told by their files, which build and run themselves (no compile or run template).
+_SELF_BUILT = {code: Language(code, code, 0, (), None, (), (), builder=builder)
+               for code, builder in ((SCRIPT, "the compiler"), (BUILD_RUN, "the build script"))}
 _PYTHON2_SHEBANG = re.compile(rb"^#!.*python2\b")
 
 
@@ -198,7 +202,8 @@ def command_language(build: str | None, run: str, source_name: str | None) -> La
 
     return Language(COMMAND, "its own build and run commands", 0,
                     (glob.escape(source_name),) if source_name else (),
-                    words(build) if build is not None else None, words(run), ())
+                    words(build) if build is not None else None, words(run), (),
+                    builder="the build command")
 
 
 def main_file(program: Program, sources: list[str]) -> str:
@@ -314,15 +319,14 @@ def _cpp_standard(program: Program) -> str:
     return declared or "gnu++17"
 
 
-def _hash(program: Program, language: str, lang: Language | None,
-          pairs: list[tuple[str, Path]]) -> str:
+def _hash(program: Program, lang: Language, pairs: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
     recipe: dict[str, Any] = {
-        "language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
-        "compile": lang.compile if lang else None, "run": lang.run if lang else None,
-        "python": _python3(program) if language in ("python3", "checktestdata") else None,
+        "language": lang.code, "std": _cpp_standard(program), "entry": program.entrypoint,
+        "compile": lang.compile, "run": lang.run or None,  # (None: a self-built program's)
+        "python": _python3(program) if lang.code in ("python3", "checktestdata") else None,
         "format": 2}
-    if language == "checktestdata":  # the build runs this very file with the package
+    if lang.code == "checktestdata":  # the build runs this very file with the package
         tool = hashlib.sha256(CHECKTESTDATA.read_bytes()).hexdigest()
         try:
             version = importlib.metadata.version("checktestdata")
@@ -348,24 +352,23 @@ def build_program(program: Program, cache_dir: Path, *, compile_time_s: float = 
     cache_dir = Path(cache_dir)
     pairs = _relative_sources(program)
     names = [name for name, _ in pairs]
-    code = language.code if language is not None else \
-        program.language or detect_language([f for _, f in pairs])
-    lang = language or LANGUAGES.get(code or "")
-    if code is None:
+    code = None if language else program.language or detect_language([f for _, f in pairs])
+    lang = language or LANGUAGES.get(code or "") or _SELF_BUILT.get(code or "")
+    if lang is None:
         return Build(program, Verdict.CE, (), None, f"cannot determine the language of "
                      f"{program.name} from its files: {', '.join(names) or 'none'}", None, False)
-    key = _hash(program, code, lang, pairs)
+    key = _hash(program, lang, pairs)
     final = cache_dir / "builds" / key[:32]
-    cached = _read_result(program, final, code, lang)
-    missing = toolchain_missing(code, building=cached is None, compiling=cached is None)
+    cached = _read_result(program, final, lang)
+    missing = toolchain_missing(lang.code, building=cached is None, compiling=cached is None)
     if missing:
-        return Build(program, Verdict.SKIP, (), code, missing, None, False)
+        return Build(program, Verdict.SKIP, (), lang.code, missing, None, False)
     if cached is not None:
         return cached
     final.parent.mkdir(parents=True, exist_ok=True)
     with open(final.parent / f".{key[:32]}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits for the first one's build
-        cached = _read_result(program, final, code, lang)
+        cached = _read_result(program, final, lang)
         if cached is not None:
             return cached
         if program.role == "submission":  # its compiler sees no more than its run will
@@ -373,17 +376,16 @@ def build_program(program: Program, cache_dir: Path, *, compile_time_s: float = 
             hidden = (*hidden, *submission_hidden())
         step = functools.partial(run_build, time_s=compile_time_s, memory_mb=compile_memory_mb,
                                  sandbox=sandbox, hidden=hidden)
-        failing = _build_into(program, code, lang, pairs, final, key, step)
+        failing = _build_into(program, lang, pairs, final, key, step)
     if failing:
-        return Build(program, Verdict.SKIP, (), code, failing, None, False)
-    built = _read_result(program, final, code, lang, cached=False)
+        return Build(program, Verdict.SKIP, (), lang.code, failing, None, False)
+    built = _read_result(program, final, lang, cached=False)
     assert built is not None, f"build of {program.name} vanished from {final}"
     return built
 
 
-def _build_into(program: Program, language: str, lang: Language | None,
-                pairs: list[tuple[str, Path]], final: Path, key: str,
-                step: Callable[..., ProcessResult]) -> str | None:
+def _build_into(program: Program, lang: Language, pairs: list[tuple[str, Path]], final: Path,
+                key: str, step: Callable[..., ProcessResult]) -> str | None:
     """Copy the sources into a temporary folder beside `final`, compile there (by `step`) and
     rename it into place; returns why not when its compiler does not run here (nothing kept)."""
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-", dir=final.parent))
@@ -393,18 +395,18 @@ def _build_into(program: Program, language: str, lang: Language | None,
             target = work / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
-        result = _compile(program, language, lang, work, [name for name, _ in pairs], step)
+        result = _compile(program, lang, work, [name for name, _ in pairs], step)
         result["sources"] = [str(path) for _, path in pairs]  # what was built (`make bench`
                                                                # reads it with its time)
         if result["status"] == _CE:
-            failing = toolchain_missing(language)  # the compiler asked its version now
+            failing = toolchain_missing(lang.code)  # the compiler asked its version now
             if failing:
                 return failing
         left = kind_of(work / "result.json")  # the build's own file of the pipeline's name
         if left is not None:
             if left != "a regular file":
                 result = _failed(LeftBehind(work / "result.json", left, WRITTEN).left_by(
-                    _builder(language)))
+                    lang.builder))
             if left == "a folder":
                 shutil.rmtree(work / "result.json")
             else:
@@ -426,12 +428,12 @@ def run_build(argv: list[str], work: Path, *, time_s: float, memory_mb: int | No
                        hidden=hidden, build=True)
 
 
-def _compile(program: Program, language: str, lang: Language | None, work: Path,
-             names: list[str], step: Callable[..., ProcessResult]) -> dict:
+def _compile(program: Program, lang: Language, work: Path, names: list[str],
+             step: Callable[..., ProcessResult]) -> dict:
     """Compile in `work`; the result (status, run argv with {dir}, message, and the CPU and
     wall seconds of its compiler or build script) as JSON data."""
     spent: dict[str, float] = {}
-    if language == BUILD_RUN:
+    if lang.code == BUILD_RUN:
         build_script = work / "build"
         if build_script.exists():
             build_script.chmod(0o755)
@@ -445,12 +447,11 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
         try:  # (made executable here, outside the build's containment: never through a link)
             chmod_regular(run_script, 0o755, "it is not run")
         except LeftBehind as error:
-            return _failed(error.left_by(_builder(language)))
+            return _failed(error.left_by(lang.builder))
         return {"status": BUILT, "run": ["{dir}/run"], "message": "", **spent}
-    if language == SCRIPT:
+    if lang.code == SCRIPT:
         (work / names[0]).chmod(0o755)
         return {"status": BUILT, "run": ["{dir}/" + names[0]], "message": ""}
-    assert lang is not None, f"no language {language!r}"
     sources = [n for n in names if any(fnmatch.fnmatchcase(Path(n).name, p)
                                        for p in lang.patterns)]
     mainfile = main_file(program, sources)
@@ -462,7 +463,7 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
               "checktestdata": str(CHECKTESTDATA)}
     message = ""
     if lang.compile is not None:
-        if language == COMMAND:  # a program's own build: `{exe}` and `{source}` as full paths
+        if lang.code == COMMAND:  # a program's own build: `{exe}` and `{source}` as full paths
             values = dict(values, binary=str(work / "program.bin"),
                           mainfile=str(work / mainfile) if mainfile else "")
         try:
@@ -494,11 +495,6 @@ def _failed(message: str) -> dict:
     return {"status": _CE, "run": [], "message": message}
 
 
-def _builder(language: str) -> str:
-    return {BUILD_RUN: "the build script", COMMAND: "the build command"}.get(language,
-                                                                           "the compiler")
-
-
 def _byte_compile_here(work: Path, names: list[str]) -> tuple[str | None, str]:
     """`{python3} -m py_compile NAMES` in `work`, done in this process (it runs none of the
     program's code): the first error as py_compile prints it (None: none), and the warnings."""
@@ -519,19 +515,19 @@ def _byte_compile_here(work: Path, names: list[str]) -> tuple[str | None, str]:
     return failure, shown.replace(str(work) + os.sep, "")
 
 
-def _read_result(program: Program, final: Path, language: str, lang: Language | None, *,
+def _read_result(program: Program, final: Path, lang: Language, *,
                  cached: bool = True) -> Build | None:
     try:
         data = json.loads(read_regular(final / "result.json") or b"")
     except LeftBehind as error:  # (a build cached before links there were refused)
-        return Build(program, Verdict.CE, (), language, f"{error}: remove {final} to build it "
+        return Build(program, Verdict.CE, (), lang.code, f"{error}: remove {final} to build it "
                      "again", final, cached)
     except (OSError, ValueError):
         return None
     argv = tuple(part.replace("{dir}", str(final)) for part in data["run"])
     verdict = None if data["status"] == BUILT else Verdict.from_string(data["status"])
-    return Build(program, verdict, argv, language, data["message"], final, cached,
-                 memory_by_rlimit=lang.memory_by_rlimit if lang else True)
+    return Build(program, verdict, argv, lang.code, data["message"], final, cached,
+                 memory_by_rlimit=lang.memory_by_rlimit)
 
 
 def run_argv(build: Build, memory_mb: int) -> tuple[str, ...]:
