@@ -242,10 +242,7 @@ def problem_modules(problem_ids: Iterable[str]) -> tuple[str, ...]:
     except UserError:  # loading the problem says so
         return ()
     names = set()
-    for problem_id in problem_ids:
-        folder = found.get(problem_id)
-        if folder is None:
-            continue
+    for folder in (found[problem_id] for problem_id in problem_ids if problem_id in found):
         if _holds_a_package(folder):
             names.add("pipeline.packages.problem")
         elif folder.parent == BUILTIN_DIR:

@@ -62,11 +62,9 @@ class Language:
     builder: str = "the compiler"         # who is said to have failed or left a file
 
 
-def _python3(program: Program | None = None) -> str:
+def _python3(program: Program) -> str:
     """What runs a Python 3 program: its own `interpreter` (PyPy), else this interpreter."""
-    if program is not None and program.interpreter:
-        return program.interpreter
-    return sys.executable or shutil.which("python3") or "python3"
+    return program.interpreter or sys.executable or shutil.which("python3") or "python3"
 
 
 LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
