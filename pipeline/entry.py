@@ -46,19 +46,15 @@ class _Lossy(io.RawIOBase):
         return os.isatty(self.fd)
 
     def write(self, data) -> int:
-        size = len(memoryview(data).cast("B"))
+        view, done = memoryview(data).cast("B"), 0
         if self.closed_at_start and self.error is None:
             self.error = OSError(errno.EBADF, os.strerror(errno.EBADF))
-        if self.error is not None:
-            return size
-        view, done = memoryview(data).cast("B"), 0
-        while done < size:
+        while self.error is None and done < len(view):
             try:  # (EINTR is retried by os.write itself: PEP 475)
                 done += os.write(self.fd, view[done:])
             except OSError as error:
                 self.error = error
-                return size
-        return size
+        return len(view)
 
 
 _STREAMS: dict[str, _Lossy] = {}
