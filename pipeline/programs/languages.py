@@ -1,7 +1,7 @@
 """Which language a program is in, and building it once the way the judges build it.
 
 Detection and commands follow problemtools (docs/packages.md, "Languages and builds"); a
-program's own build and run commands are a language of their own (`command_language`). A build
+program's own build and run commands are a language of their own (`program_language`). A build
 is cached by the hash of its language, commands and sources, made in a temporary folder and
 renamed into place under a lock; a compile error is `CE` and cached, a missing toolchain `SKIP`
 and not. Every build step runs through `run_build`, contained as the program it builds.
@@ -133,7 +133,7 @@ LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
     _language("cobol", "COBOL", 50, "*.cob", "cobc -o {binary} -O2 -x -free {files}", "{binary}"),
 )}
 CHECKTESTDATA = Path(__file__).with_name("checktestdata.py")  # run as a script by {python3}
-COMMAND = "command"      # a program's own build and run commands (`command_language`)
+COMMAND = "command"      # a program's own build and run commands (`program_language`)
 # A compile writes files as large as its program needs (a 512 MB static array is a 512 MB
 # binary), bounded only against a compiler that writes without end.
 COMPILE_FILE_MB = 4096
@@ -184,19 +184,6 @@ def polygon_language(source_type: str) -> tuple[str | None, str | None]:
         if kind.startswith(prefix):
             return code, None
     return None, None
-
-
-def command_language(build: str | None, run: str, source_name: str | None) -> Language:
-    """A program's own commands as a language: `build` (None: nothing to build) and `run`
-    split as a shell would (never run through one), `{exe}` and `{source}` filled in after."""
-    def words(command: str) -> tuple[str, ...]:
-        return tuple(word.replace("{exe}", "{binary}").replace("{source}", "{mainfile}")
-                     for word in shlex.split(command))
-
-    return Language(COMMAND, "its own build and run commands", 0,
-                    (glob.escape(source_name),) if source_name else (),
-                    words(build) if build is not None else None, words(run), (),
-                    builder="the build command")
 
 
 def main_file(program: Program, sources: list[str]) -> str:
@@ -592,11 +579,21 @@ def source_key(program: Program) -> str:
 
 
 def program_language(program: Program) -> Language:
-    """How a packed program is built and run: its language, or its own commands."""
+    """How a packed program is built and run: its language, or its own commands as one, `build`
+    (None: nothing to build) and `run` split as a shell would (never run through one), `{exe}`
+    and `{source}` filled in after."""
     if program.language is not None:
         return LANGUAGES[program.language]
-    return command_language(program.build, program.run or "{exe}",
-                            program.path.name if program.path else None)
+
+    def words(command: str) -> tuple[str, ...]:
+        return tuple(word.replace("{exe}", "{binary}").replace("{source}", "{mainfile}")
+                     for word in shlex.split(command))
+
+    name = program.path.name if program.path else ""
+    return Language(COMMAND, "its own build and run commands", 0,
+                    (glob.escape(name),) if name else (),
+                    words(program.build) if program.build is not None else None,
+                    words(program.run or "{exe}"), (), builder="the build command")
 
 
 def build_here(program: Program, cache_dir: Path | None = None, *, memory_mb: int | None = None,
