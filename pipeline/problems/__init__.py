@@ -43,12 +43,9 @@ def problem_dirs() -> list[Path]:
 def add_problem_dirs(dirs: list[Path]) -> None:
     """Look for problems in `dirs` too, in this process and every process it starts."""
     entries = [e for e in os.environ.get(PROBLEMS_DIR_VARIABLE, "").split(os.pathsep) if e]
-    for directory in dirs:
-        path = str(Path(directory).expanduser().resolve())
-        if path not in entries:
-            entries.append(path)
+    entries += [str(Path(directory).expanduser().resolve()) for directory in dirs]
     if entries:
-        os.environ[PROBLEMS_DIR_VARIABLE] = os.pathsep.join(entries)
+        os.environ[PROBLEMS_DIR_VARIABLE] = os.pathsep.join(dict.fromkeys(entries))
 
 
 def _found() -> dict[str, Path]:
