@@ -200,10 +200,9 @@ def problem_folder(problem_id: str) -> Path:
 def get_problem(problem_id: str) -> Problem:
     folder = problem_folder(problem_id)
     key = (folder, _registration(folder))  # a package registered again is loaded again
-    problem = _loaded.get(key)
-    if problem is None:
-        problem = _loaded[key] = _import(folder).PROBLEM
-    return problem
+    if key not in _loaded:
+        _loaded[key] = _import(folder).PROBLEM
+    return _loaded[key]
 
 
 def current_problem(problem_id: str) -> Problem:
