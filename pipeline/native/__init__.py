@@ -105,11 +105,9 @@ def cache_key(native: Native) -> str:
     """SHA-256 (hex, 16 digits) of everything the artifact depends on."""
     from hashlib import sha256
 
-    digest = sha256()
     parts = (native.kind, native.language, " ".join(native.flags), " ".join(native.compilers),
              os.environ.get(_compiler_variable(native), ""), os.uname().machine)
-    for part in parts:
-        digest.update(part.encode() + b"\0")
+    digest = sha256(b"".join(part.encode() + b"\0" for part in parts))
     text = native.source.read_bytes()
     shared = [h for h in sorted(INCLUDE_DIR.glob("*.h")) if f'"{h.name}"'.encode() in text]
     for path in (native.source, *native.headers, *shared):
