@@ -188,12 +188,11 @@ def polygon_language(source_type: str) -> tuple[str | None, str | None]:
 
 def main_file(program: Program, sources: list[str]) -> str:
     """problemtools' {mainfile}: the entry point, else `main.*`, else the first source."""
-    if not sources:
-        return ""
     if program.entrypoint and program.entrypoint in sources:
         return program.entrypoint
-    return next((name for name in sorted(sources) if re.fullmatch(r"[mM][aA][iI][nN]\..*", name)),
-                sorted(sources)[0])
+    ordered = sorted(sources)
+    return next((name for name in ordered if re.fullmatch(r"[mM][aA][iI][nN]\..*", name)),
+                ordered[0] if ordered else "")
 
 
 @dataclass(frozen=True)
