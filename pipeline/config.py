@@ -67,7 +67,7 @@ class _Reader:
         self.path, self.table, self.where = Path(path), table, where
         self.used: set[str] = set()
 
-    def _fail(self, key: str, message: str, rule: str = "type") -> ConfigError:
+    def fail(self, key: str, message: str, rule: str = "type") -> ConfigError:
         name = f"{self.where}.{key}" if self.where else key
         return ConfigError(self.path, _line_of(self.path, key), f"{name}: {message}", rule=rule)
 
@@ -76,7 +76,7 @@ class _Reader:
         self.used.add(key)
         if key not in self.table:
             if required:
-                raise self._fail(key, "is required", rule="missing")
+                raise self.fail(key, "is required", rule="missing")
             return default
         value = self.table[key]
         kinds = kind if isinstance(kind, tuple) else (kind,)
@@ -84,7 +84,7 @@ class _Reader:
             value = float(value)
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
             names = " or ".join(k.__name__ for k in kinds)
-            raise self._fail(key, f"must be {names}, not {type(value).__name__}")
+            raise self.fail(key, f"must be {names}, not {type(value).__name__}")
         return value
 
     def table_of(self, key: str) -> _Reader:
@@ -99,14 +99,14 @@ class _Reader:
     def strings(self, key: str) -> tuple[str, ...]:
         value = self.get(key, list, [])
         if not all(isinstance(v, str) for v in value):
-            raise self._fail(key, "must be a list of strings")
+            raise self.fail(key, "must be a list of strings")
         return tuple(value)
 
     def done(self) -> None:
         """Fail on any key that was never asked for (a typo must not pass silently)."""
         unknown = [k for k in self.table if k not in self.used]
         if unknown:
-            raise self._fail(unknown[0], f"unknown key (known: {', '.join(sorted(self.used))})",
+            raise self.fail(unknown[0], f"unknown key (known: {', '.join(sorted(self.used))})",
                              rule="unknown-key")
 
 
@@ -161,16 +161,15 @@ def read_problem_settings(path: Path) -> ProblemSettings:
         why = entry.get("why", str)
         entry.done()
         if (role == "known-wrong") != (why is not None):
-            raise ConfigError(path, _line_of(path, name), f"stages.{name}: a known-wrong stage "
-                              "says `why`, and only a known-wrong stage does", rule="known-wrong")
+            raise stages_table.fail(name, "a known-wrong stage says `why`, and only a "
+                                     "known-wrong stage does", rule="known-wrong")
         stages[name] = StageSettings(role, timeout, why)
     stages_table.done()
     nightly = top.mapping("nightly", int)
     growth = top.table_of("growth")
     sizes = growth.get("sizes", list, [])
     if not all(isinstance(n, int) and n > 0 for n in sizes):
-        raise ConfigError(path, _line_of(path, "sizes"), "growth.sizes: positive integers",
-                          rule="type")
+        raise growth.fail("sizes", "positive integers")
     description = growth.get("description", str, "")
     growth.done()
     checker_table = top.table_of("checker")
@@ -179,12 +178,11 @@ def read_problem_settings(path: Path) -> ProblemSettings:
         program = checker_table.get("program", str, required=True)
         convention = checker_table.get("convention", str, "testlib")
         if convention not in ("testlib", "kattis"):
-            raise ConfigError(path, _line_of(path, "convention"), f"checker.convention: "
-                              f"{convention!r} is not testlib or kattis", rule="checker")
+            raise checker_table.fail("convention", f"{convention!r} is not testlib or kattis",
+                                      rule="checker")
         source = path.parent / program
         if not source.is_file():
-            raise ConfigError(path, _line_of(path, "program"), f"checker.program: "
-                              f"{source} is not a file", rule="checker")
+            raise checker_table.fail("program", f"{source} is not a file", rule="checker")
         checker = Checker(Program(name=source.name, role="checker" if convention == "testlib"
                                   else "output_validator", path=source, files=(source,),
                                   convention=convention), checker_table.strings("args"))
@@ -233,7 +231,7 @@ def read_nightly_settings(path: Path = CONFIG_DIR / "nightly.toml") -> NightlySe
         problems=top.strings("problems"), contests=top.strings("contests"), corpus=corpus,
         sandbox=top.get("sandbox", str, "auto"))
     if settings.sandbox not in ("auto", "on", "off"):
-        raise top._fail("sandbox", f"must be auto, on or off, not {settings.sandbox!r}",
+        raise top.fail("sandbox", f"must be auto, on or off, not {settings.sandbox!r}",
                         rule="value")
     top.done()
     return settings

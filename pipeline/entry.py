@@ -2,8 +2,7 @@
 anything but the problem being solved; every other command goes to `pipeline.cli`. The standard
 streams are made safe before (`guard`), and once the command has ended the process ends without
 tearing down its modules (`exit_now`: everything a command stores is written and renamed into
-place before it returns), saying so when its output could not be written (`lost_output`;
-docs/faults.md).
+place before it returns), saying so when its output could not be written (docs/faults.md).
 
 1. A standard stream the process was started without (`pipeline run >&-`) is held by
    /dev/null, so no file the pipeline opens later takes its number (a table file would
@@ -46,19 +45,15 @@ class _Lossy(io.RawIOBase):
         return os.isatty(self.fd)
 
     def write(self, data) -> int:
-        size = len(memoryview(data).cast("B"))
+        view, done = memoryview(data).cast("B"), 0
         if self.closed_at_start and self.error is None:
             self.error = OSError(errno.EBADF, os.strerror(errno.EBADF))
-        if self.error is not None:
-            return size
-        view, done = memoryview(data).cast("B"), 0
-        while done < size:
+        while self.error is None and done < len(view):
             try:  # (EINTR is retried by os.write itself: PEP 475)
                 done += os.write(self.fd, view[done:])
             except OSError as error:
                 self.error = error
-                return size
-        return size
+        return len(view)
 
 
 _STREAMS: dict[str, _Lossy] = {}
@@ -99,26 +94,10 @@ def guard() -> None:
         setattr(sys, name, stream)
 
 
-def lost_output(status: int) -> tuple[str, int] | None:
-    """When standard output lost what the command printed (call after the last flush): the
-    line saying so (empty for a closed pipe: a tool killed by SIGPIPE says nothing) and the
-    status to end with (1, or 141 for a closed pipe, when it was 0); else None."""
-    raw = _STREAMS.get("stdout")
-    if raw is None or raw.error is None:
-        return None
-    if raw.error.errno == errno.EPIPE:
-        return "", status or 128 + signal.SIGPIPE
-    reason = raw.error.strerror or str(raw.error)
-    if status == 0:
-        return (f"pipeline: write error: {reason}: standard output lost what the command "
-                "printed (the command itself succeeded: what it stores is stored)", 1)
-    return f"pipeline: write error: {reason}: standard output lost what the command printed", \
-        status
-
-
 def exit_now(code: object) -> None:
     """End the process with status `code` (as `sys.exit(code)` would) without tearing its
-    modules down; lost output is said and earns its status (`lost_output`)."""
+    modules down. When standard output lost what the command printed, one line says so (none
+    for a closed pipe) and the status, when 0, becomes 1 (141 for a closed pipe)."""
     import threading
 
     if code is None:
@@ -139,11 +118,16 @@ def exit_now(code: object) -> None:
                 stream.flush()
         except (OSError, ValueError):  # a closed pipe or stream: as Python's exit, say so
             status = status or 120
-    lost = lost_output(status)
-    if lost is not None:  # what the command printed was lost: one line, and the status
-        line, status = lost
-        if line:
-            print(line, file=sys.stderr, flush=True)
+    raw = _STREAMS.get("stdout")
+    if raw is not None and raw.error is not None:
+        if raw.error.errno == errno.EPIPE:  # as a tool killed by SIGPIPE: nothing said
+            status = status or 128 + signal.SIGPIPE
+        else:
+            succeeded = " (the command itself succeeded: what it stores is stored)"
+            print(f"pipeline: write error: {raw.error.strerror or raw.error}: standard output "
+                  f"lost what the command printed{succeeded if status == 0 else ''}",
+                  file=sys.stderr, flush=True)
+            status = status or 1
     os._exit(status & 0xFF)
 
 

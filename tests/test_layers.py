@@ -27,13 +27,13 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("run", ("pipeline.run",)),
     ("corpus", ("pipeline.corpus",)),
     # the one place problem sources are listed: the problem folders and registered packages
-    ("registry", ("pipeline.problems", "pipeline.problems.listing")),
+    ("registry", ("pipeline.problems",)),
     # the sources of problems: built-in problem folders (`pipeline.problems.<id>`, built with
     # `base.define_problem`) and judge packages
     ("problem sources", ("pipeline.problems.", "pipeline.packages")),
     # what a problem is: the model, its settings files, case identity and text edits
     ("problem model", ("pipeline.problems.model", "pipeline.problems.tokens",
-                       "pipeline.problems.coverage", "pipeline.problems.identity",
+                       "pipeline.problems.identity",
                        "pipeline.problems.edits", "pipeline.config")),
     ("programs", ("pipeline.programs",)),
     ("storage", ("pipeline.tables",)),

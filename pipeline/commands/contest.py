@@ -477,8 +477,7 @@ def aligned(rows: list[tuple[str, ...]]) -> list[str]:
 def list_problems(settings: Settings) -> None:
     """Every problem (`pipeline problems`): those of no contest first, then each recorded
     contest's under its name, in its order, with their labels."""
-    from pipeline.problems import all_problems, recorded_contests
-    from pipeline.problems.listing import describe
+    from pipeline.problems import all_problems, describe, recorded_contests
 
     try:
         contests = recorded_contests(settings.data_dir) if Path(settings.data_dir).is_dir() \

@@ -51,15 +51,11 @@ class Native:
 
 
 _REGISTERED: dict[str, Native] = {}
-_LOADED: dict[str, object] = {}
 _NOTED: set[str] = set()
 _WHY_NOT: dict[str, str] = {}  # name -> why `load` returned None
 
 
-def _declare(name: str, source: Path, kind: Kind, headers: tuple[Path, ...],
-             flags: tuple[str, ...], compilers: tuple[str, ...] = ()) -> Native:
-    native = Native(name, Path(source).resolve(), kind, tuple(Path(h).resolve() for h in headers),
-                    tuple(flags), tuple(compilers))
+def _declare(native: Native) -> Native:
     known = _REGISTERED.get(native.name)
     if known is not None and known != native:
         raise ValueError(f"native code {native.name!r} is declared twice: {known.source} and "
@@ -68,17 +64,17 @@ def _declare(name: str, source: Path, kind: Kind, headers: tuple[Path, ...],
     return native
 
 
-def library(name: str, source: Path, headers: tuple[Path, ...] = (),
-            flags: tuple[str, ...] = ("-O2",)) -> Native:
+def library(name: str, source: Path) -> Native:
     """Declare (and register) a shared library built from `source`."""
-    return _declare(name, source, "library", headers, flags)
+    return _declare(Native(name, Path(source).resolve()))
 
 
-def program(name: str, source: Path, headers: tuple[Path, ...] = (),
-            flags: tuple[str, ...] = ("-O2",), compilers: tuple[str, ...] = ()) -> Native:
+def program(name: str, source: Path, flags: tuple[str, ...] = ("-O2",),
+            compilers: tuple[str, ...] = ()) -> Native:
     """Declare (and register) an executable built from `source` (by one of `compilers`
     only, when given)."""
-    return _declare(name, source, "program", headers, flags, compilers)
+    return _declare(Native(name, Path(source).resolve(), "program", (), tuple(flags),
+                           tuple(compilers)))
 
 
 def registered() -> tuple[Native, ...]:
@@ -109,11 +105,9 @@ def cache_key(native: Native) -> str:
     """SHA-256 (hex, 16 digits) of everything the artifact depends on."""
     from hashlib import sha256
 
-    digest = sha256()
     parts = (native.kind, native.language, " ".join(native.flags), " ".join(native.compilers),
              os.environ.get(_compiler_variable(native), ""), os.uname().machine)
-    for part in parts:
-        digest.update(part.encode() + b"\0")
+    digest = sha256(b"".join(part.encode() + b"\0" for part in parts))
     text = native.source.read_bytes()
     shared = [h for h in sorted(INCLUDE_DIR.glob("*.h")) if f'"{h.name}"'.encode() in text]
     for path in (native.source, *native.headers, *shared):
@@ -224,28 +218,24 @@ def note(native: Native, reason: str, fallback: str) -> None:
 
 
 def load(native: Native, fallback: str):
-    """The library as a `ctypes.CDLL` (built first if needed, loaded once), or None when native
-    code is off or cannot be built here (then one stderr line names `fallback`)."""
-    if native.name in _LOADED:
-        return _LOADED[native.name]
-    library_ = None
+    """The library as a `ctypes.CDLL` (built first if needed), or None when native code is off
+    or cannot be built here (then one stderr line names `fallback`); `functions` loads once."""
     if not enabled():
         _WHY_NOT[native.name] = SWITCHED_OFF
-    else:
-        import ctypes
+        return None
+    import ctypes
 
+    try:
+        path = build(native)
         try:
-            path = build(native)
-            try:
-                library_ = ctypes.CDLL(str(path))
-            except OSError:  # an unloadable file (e.g. damaged on disk): build it again
-                path.unlink(missing_ok=True)
-                library_ = ctypes.CDLL(str(build(native)))
-        except (BuildError, OSError) as error:
-            _WHY_NOT[native.name] = str(error)
-            note(native, str(error), fallback)
-    _LOADED[native.name] = library_
-    return library_
+            return ctypes.CDLL(str(path))
+        except OSError:  # an unloadable file (e.g. damaged on disk): build it again
+            path.unlink(missing_ok=True)
+            return ctypes.CDLL(str(build(native)))
+    except (BuildError, OSError) as error:
+        _WHY_NOT[native.name] = str(error)
+        note(native, str(error), fallback)
+        return None
 
 
 def refuses_without(native: Native, library):

@@ -39,10 +39,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {name}: NOT BUILT: {error}; its fallback runs instead")
             failed = True
             continue
-        if existed:
-            print(f"  {name}: up to date -> {path.name}")
-        else:
-            print(f"  {name}: built in {time.perf_counter() - started:.1f} s -> {path.name}")
+        done = "up to date" if existed else f"built in {time.perf_counter() - started:.1f} s"
+        print(f"  {name}: {done} -> {path.name}")
         _prune(source, path)
     return 1 if failed and args.strict else 0
 

@@ -35,8 +35,7 @@ from pipeline.packages.model import Package, case_result
 from pipeline.packages.registry import MARKER, build_dir, read_marker
 from pipeline.packages.runjob import judge_external, judge_job, on_thread, start_building
 from pipeline.packages.validate import ValidationResult, package_coverage, validate_answer
-from pipeline.problems.coverage import BoundCoverage
-from pipeline.problems.model import JudgedLimit, Problem, SubmissionJudging
+from pipeline.problems.model import BoundCoverage, JudgedLimit, Problem, SubmissionJudging
 from pipeline.programs.checkers import default_validate
 from pipeline.programs.jobs import Job, JobMap, Judgement, Outcome
 from pipeline.programs.program import Program

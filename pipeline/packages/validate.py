@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pipeline.fsutil import scratch_folder
 from pipeline.packages.model import Package, TestCase
-from pipeline.problems.coverage import BoundCoverage
+from pipeline.problems.model import BoundCoverage
 from pipeline.programs.languages import Build, launch
 from pipeline.programs.procs import describe_failure, run_limited
 from pipeline.programs.program import Program

@@ -26,7 +26,7 @@ MARKER = "problem.toml"          # a Python problem
 PACKAGE_MARKER = "package.json"  # a registered judge package
 
 __all__ = ["Problem", "Recipe", "Stage", "get_problem", "problem_ids", "all_problems",
-           "problem_dirs", "problem_folder", "add_problem_dirs"]
+           "problem_dirs", "problem_folder", "add_problem_dirs", "describe"]
 
 _loaded: dict[tuple[Path, tuple[int, int] | None], Problem] = {}
 _current: dict[str, tuple[Problem, tuple[int, int] | None]] = {}  # `current_problem`'s
@@ -43,12 +43,9 @@ def problem_dirs() -> list[Path]:
 def add_problem_dirs(dirs: list[Path]) -> None:
     """Look for problems in `dirs` too, in this process and every process it starts."""
     entries = [e for e in os.environ.get(PROBLEMS_DIR_VARIABLE, "").split(os.pathsep) if e]
-    for directory in dirs:
-        path = str(Path(directory).expanduser().resolve())
-        if path not in entries:
-            entries.append(path)
+    entries += [str(Path(directory).expanduser().resolve()) for directory in dirs]
     if entries:
-        os.environ[PROBLEMS_DIR_VARIABLE] = os.pathsep.join(entries)
+        os.environ[PROBLEMS_DIR_VARIABLE] = os.pathsep.join(dict.fromkeys(entries))
 
 
 def _found() -> dict[str, Path]:
@@ -203,10 +200,9 @@ def problem_folder(problem_id: str) -> Path:
 def get_problem(problem_id: str) -> Problem:
     folder = problem_folder(problem_id)
     key = (folder, _registration(folder))  # a package registered again is loaded again
-    problem = _loaded.get(key)
-    if problem is None:
-        problem = _loaded[key] = _import(folder).PROBLEM
-    return problem
+    if key not in _loaded:
+        _loaded[key] = _import(folder).PROBLEM
+    return _loaded[key]
 
 
 def current_problem(problem_id: str) -> Problem:
@@ -242,10 +238,7 @@ def problem_modules(problem_ids: Iterable[str]) -> tuple[str, ...]:
     except UserError:  # loading the problem says so
         return ()
     names = set()
-    for problem_id in problem_ids:
-        folder = found.get(problem_id)
-        if folder is None:
-            continue
+    for folder in (found[problem_id] for problem_id in problem_ids if problem_id in found):
         if _holds_a_package(folder):
             names.add("pipeline.packages.problem")
         elif folder.parent == BUILTIN_DIR:
@@ -320,3 +313,26 @@ def cases_schema() -> dict:
 
 def all_problems() -> list[Problem]:
     return [get_problem(pid) for pid in problem_ids()]
+
+
+def describe(problem: Problem) -> str:
+    """What `pipeline problems` says about `problem`: limits, stages with their roles, own
+    solutions (a package's submissions with the verdicts their folders expect), recipes."""
+    kind = f"; {problem.origin}" if problem.origin else ""
+    limit = (f"time limit {problem.time_limit_s:g} s" if not getattr(
+        problem, "time_limit_pending", False) else "time limit derived from its accepted "
+        "submissions by the first run")
+    lines = [f"{problem.id}  {problem.title}  ({limit}, memory {problem.memory_mb} MB; "
+             f"size = {problem.size_measure}{kind})"]
+    for stage in problem.stages:
+        flag = "  [known wrong]" if stage.known_wrong else ""
+        lines.append(f"  {stage.name:<18} {stage.role:<11} {stage.complexity:<22} "
+                     f"limits: {stage.limits}{flag}")
+    width = max([18, *(len(p.name) for p in (*problem.solutions, *problem.submissions))])
+    for role, programs in (("program", problem.solutions), ("submission", problem.submissions)):
+        for program in programs:
+            expected = f"expected {program.expected}" if program.expected else "our solution"
+            lines.append(f"  {program.name:<{width}} {role:<11} {expected}".rstrip())
+    if problem.recipes:
+        lines.append(f"  recipes: {', '.join(r.name for r in problem.recipes)}")
+    return "\n".join(lines)

@@ -6,7 +6,7 @@ too, so a problem folder imports one module.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import asdict, replace
 from importlib import import_module
 from pathlib import Path
 
@@ -75,10 +75,8 @@ def define_problem(module_file: str, *, parse: Callable[[str], Case],
         if unknown := [n for n in listed if n not in known]:
             raise ConfigError(folder / "problem.toml", None, f"{rule} names no {what}: "
                               f"{', '.join(unknown)}", rule=rule)
-    merged = tuple(replace(stage, role=settings.stages[stage.name].role,
-                           timeout_s=settings.stages[stage.name].timeout_s,
-                           known_wrong=settings.stages[stage.name].known_wrong)
-                   for stage in stages)
+    # (a stage's settings are named as the Stage fields they set: role, timeout_s, known_wrong)
+    merged = tuple(replace(stage, **asdict(settings.stages[stage.name])) for stage in stages)
     no_example = [s.name for s in merged if s.role == "known-wrong" and s.counterexample is None]
     if no_example:
         raise ConfigError(folder / "problem.toml", None, f"known-wrong stages without a "

@@ -2,7 +2,10 @@
 
 Every later layer talks to a problem only through a `Problem` value (parse, render, size,
 solve with a stage, format and check answers). Cases are frozen dataclasses, equal by content,
-so that `stress` can shrink a failing case and render it again.
+so that `stress` can shrink a failing case and render it again. Constraint coverage: how the
+cases reach each bound of the input (`BoundCoverage`), counted from a built-in problem's
+declared `Bound`s (`coverage`) or told by a package's testlib validators, whose log says only
+whether a case hit each end, so the ends and values reached are unknown (None) there.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pipeline.errors import BeyondLimits, UnknownName
 from pipeline.fsutil import atomic_write_text
-from pipeline.problems.coverage import NO_BOUNDS, BoundCoverage, coverage
 from pipeline.problems.tokens import check_tokens_equal
 from pipeline.programs.jobs import Job, JobMap, Judgement, Outcome, SolverSpec
 from pipeline.programs.program import Program
@@ -225,6 +227,47 @@ def spread(values: Iterable[int]) -> tuple[int, int]:
     """(lowest, highest) of `values`: what a `Bound.reach` answers."""
     values = list(values)
     return min(values), max(values)
+
+
+# Why a problem shows no coverage: a built-in problem's words (a package says its own).
+NO_BOUNDS = ("the problem declares no input bounds (a built-in problem declares them in its "
+             "case.py)")
+
+
+@dataclass(frozen=True)
+class BoundCoverage:
+    name: str
+    low: int | None            # the bound's ends (None: as the validator checks, unknown)
+    high: int | None
+    lowest: int | None         # over every case (None: no case has this quantity, or the
+    highest: int | None        # values are unknown)
+    at_low: int                # cases that take the bound's lowest allowed value
+    at_high: int               # ... and its highest
+
+    @property
+    def unreached(self) -> list[str]:
+        """The ends of the bound no case reaches ("low", "high")."""
+        return [end for end, hits in (("low", self.at_low), ("high", self.at_high)) if not hits]
+
+
+def coverage(problem: Problem, inputs: Iterable[str]) -> tuple[BoundCoverage, ...]:
+    """Coverage of `problem.bounds` by the cases of `inputs` (each parsed by the problem;
+    inputs it refuses are not cases and are left out)."""
+    bounds = problem.bounds
+    reached: list[list[tuple[int, int]]] = [[] for _ in bounds]  # per bound: (low, high) per case
+    for text in inputs:
+        try:
+            case = problem.parse(text)
+        except Exception:  # a stored input the parser now refuses is not a case of it
+            continue
+        for values, bound in zip(reached, bounds):
+            if (found := bound.reach(case)) is not None:
+                values.append((int(found[0]), int(found[1])))
+    return tuple(BoundCoverage(b.name, b.low, b.high, min((low for low, _ in v), default=None),
+                               max((high for _, high in v), default=None),
+                               sum(low == b.low for low, _ in v),
+                               sum(high == b.high for _, high in v))
+                 for b, v in zip(bounds, reached))
 
 
 @dataclass(frozen=True)

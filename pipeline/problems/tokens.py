@@ -105,8 +105,7 @@ class TokenReader:
 
     # -- reading ----------------------------------------------------------------------------
     def _missing(self, what: str) -> InputError:
-        line, _ = self.locate(len(self.tokens))
-        return InputError(line, f"expected {what} but the input ended", rule="count")
+        return self.error(len(self.tokens), f"expected {what} but the input ended", rule="count")
 
     def word(self, what: str) -> str:
         if self.index >= len(self.tokens):

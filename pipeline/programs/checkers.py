@@ -187,31 +187,28 @@ def read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> Chec
     """A Kattis output validator's exit and feedback files as a check result: JE when it left
     one of them as anything but a regular file (not read)."""
     try:
-        return _read_feedback(process, feedback_dir, what)
-    except LeftBehind as error:
-        return CheckResult(Verdict.JE, error.left_by(what, feedback_dir))
-
-
-def _read_feedback(process: ProcessResult, feedback_dir: Path, what: str) -> CheckResult:
-    message = _read_text(feedback_dir / "judgemessage.txt").strip()
-    team_message = _read_text(feedback_dir / "teammessage.txt").strip()
-    if process.exit_code not in (42, 43) or process.error:  # error: it filled its folders
-        detail = message or process.output
-        return CheckResult(Verdict.JE, f"{describe_failure(process, what)} (42 or 43 expected)"
-                           + (f": {excerpt(detail, MESSAGE_KEEP)}" if detail else ""))
-    written = [name for name in ("score.txt", "score_multiplier.txt")
-               if kind_of(feedback_dir / name) is not None]
-    if process.exit_code == 43:
-        if written:
-            return CheckResult(Verdict.JE, f"{what} rejected the output but wrote {written[0]}")
-        return CheckResult(Verdict.WA, message[:MESSAGE_KEEP], team_message=team_message)
-    if len(written) == 2:
-        return CheckResult(Verdict.JE, f"{what} wrote both score.txt and score_multiplier.txt")
-    score = multiplier = error = None
-    if written == ["score.txt"]:
-        score, error = _read_number(feedback_dir / "score.txt", math.inf, "holds a negative score")
-    elif written:
-        multiplier, error = _read_number(feedback_dir / written[0], 1, "is outside [0, 1]")
+        message = _read_text(feedback_dir / "judgemessage.txt").strip()
+        team_message = _read_text(feedback_dir / "teammessage.txt").strip()
+        if process.exit_code not in (42, 43) or process.error:  # error: it filled its folders
+            detail = message or process.output
+            return CheckResult(Verdict.JE, f"{describe_failure(process, what)} (42 or 43 expected)"
+                               + (f": {excerpt(detail, MESSAGE_KEEP)}" if detail else ""))
+        written = [name for name in ("score.txt", "score_multiplier.txt")
+                   if kind_of(feedback_dir / name) is not None]
+        if process.exit_code == 43:
+            if written:
+                return CheckResult(Verdict.JE, f"{what} rejected the output but wrote {written[0]}")
+            return CheckResult(Verdict.WA, message[:MESSAGE_KEEP], team_message=team_message)
+        if len(written) == 2:
+            return CheckResult(Verdict.JE, f"{what} wrote both score.txt and score_multiplier.txt")
+        score = multiplier = error = None
+        if written == ["score.txt"]:
+            score, error = _read_number(feedback_dir / "score.txt", math.inf,
+                                        "holds a negative score")
+        elif written:
+            multiplier, error = _read_number(feedback_dir / written[0], 1, "is outside [0, 1]")
+    except LeftBehind as left:
+        return CheckResult(Verdict.JE, left.left_by(what, feedback_dir))
     if error is not None:
         return CheckResult(Verdict.JE, f"{what}: {error}")
     return CheckResult(Verdict.AC, message[:MESSAGE_KEEP], score=score, score_multiplier=multiplier,

@@ -1,7 +1,7 @@
 """Which language a program is in, and building it once the way the judges build it.
 
 Detection and commands follow problemtools (docs/packages.md, "Languages and builds"); a
-program's own build and run commands are a language of their own (`command_language`). A build
+program's own build and run commands are a language of their own (`program_language`). A build
 is cached by the hash of its language, commands and sources, made in a temporary folder and
 renamed into place under a lock; a compile error is `CE` and cached, a missing toolchain `SKIP`
 and not. Every build step runs through `run_build`, contained as the program it builds.
@@ -59,92 +59,89 @@ class Language:
     toolchain: tuple[str, ...]            # executables that must be on PATH
     memory_by_rlimit: bool = True         # JVMs take their limit as a flag instead
     stack_by_rlimit: bool = True          # node sizes its threads' stacks by RLIMIT_STACK
+    builder: str = "the compiler"         # who is said to have failed or left a file
 
 
-def _python3(program: Program | None = None) -> str:
+def _python3(program: Program) -> str:
     """What runs a Python 3 program: its own `interpreter` (PyPy), else this interpreter."""
-    if program is not None and program.interpreter:
-        return program.interpreter
-    return sys.executable or shutil.which("python3") or "python3"
+    return program.interpreter or sys.executable or shutil.which("python3") or "python3"
+
+
+def _language(code: str, name: str, priority: int, patterns: str, compile: str | None,
+              run: str, memory_by_rlimit: bool = True, stack_by_rlimit: bool = True) -> Language:
+    """A row of the table below: patterns and commands split as a shell would; the toolchain,
+    the programs its commands start (not `{python3}` nor the `{binary}` built)."""
+    compile_argv = tuple(shlex.split(compile)) if compile is not None else None
+    run_argv = tuple(shlex.split(run))
+    tools = dict.fromkeys(argv[0] for argv in (compile_argv, run_argv)
+                          if argv and not argv[0].startswith("{"))
+    return Language(code, name, priority, tuple(patterns.split()), compile_argv, run_argv,
+                    tuple(tools), memory_by_rlimit, stack_by_rlimit)
 
 
 LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
-    Language("c", "C", 950, ("*.c",),
-             ("gcc", "-g", "-O2", "-std=gnu17", "-o", "{binary}", "{files}", "-lm"),
-             ("{binary}",), ("gcc",)),
-    Language("cpp", "C++", 1000, ("*.cc", "*.C", "*.cpp", "*.cxx", "*.c++"),
-             ("g++", "-g", "-O2", "-std={cpp_std}", "-o", "{binary}", "{files}"),
-             ("{binary}",), ("g++",)),
-    Language("python2", "Python 2", 860, ("*.py", "*.py2"),
-             ("python2", "-m", "py_compile", "{files}"), ("python2", "{mainfile}"),
-             ("python2",)),
-    Language("python3", "Python 3", 850, ("*.py", "*.py3"),
-             ("{python3}", "-m", "py_compile", "{files}"), ("{python3}", "{mainfile}"), ()),
-    Language("java", "Java", 800, ("*.java",),
-             ("javac", "-encoding", "UTF-8", "-sourcepath", "{path}", "-d", "{path}", "{files}"),
-             ("java", "-Dfile.encoding=UTF-8", "-XX:+UseSerialGC", "-XX:-UsePerfData",
-              "-Xss64m", "-Xms{memlim}m", "-Xmx{memlim}m", "-cp", "{path}", "{mainclass}"),
-             ("javac", "java"), False),
-    Language("kotlin", "Kotlin", 250, ("*.kt",),
-             ("kotlinc", "-d", "{path}/", "--", "{files}"),
-             ("kotlin", "-Dfile.encoding=UTF-8", "-J-XX:+UseSerialGC", "-J-XX:-UsePerfData",
-              "-J-Xss64m", "-J-Xms{memlim}m", "-J-Xmx{memlim}m", "-cp", "{path}/", "{Mainclass}Kt"),
-             ("kotlinc", "kotlin"), False),
-    Language("rust", "Rust", 575, ("*.rs",),
-             ("rustc", "-C", "opt-level=3", "--crate-type", "bin", "--edition", "2021",
-              "{mainfile}", "-o", "{binary}"), ("{binary}",), ("rustc",)),
-    Language("go", "Go", 400, ("*.go",), ("go", "build", "-o", "{binary}", "{files}"),
-             ("{binary}",), ("go",)),
-    Language("javascript", "JavaScript", 500, ("*.js",), None, ("node", "{mainfile}"),
-             ("node",), stack_by_rlimit=False),
-    Language("ruby", "Ruby", 650, ("*.rb",), ("ruby", "-c", "{mainfile}"),
-             ("ruby", "{mainfile}"), ("ruby",)),
-    Language("bash", "Bash", 100, ("*.sh", "*.bash"), None, ("bash", "{mainfile}"), ("bash",)),
-    Language("checktestdata", "Checktestdata", 0, ("*.ctd",),
-             ("{python3}", "-P", "{checktestdata}", "--check", "{mainfile}"),
-             ("{python3}", "-P", "{checktestdata}", "{mainfile}"), ()),
+    _language("c", "C", 950, "*.c", "gcc -g -O2 -std=gnu17 -o {binary} {files} -lm", "{binary}"),
+    _language("cpp", "C++", 1000, "*.cc *.C *.cpp *.cxx *.c++",
+              "g++ -g -O2 -std={cpp_std} -o {binary} {files}", "{binary}"),
+    _language("python2", "Python 2", 860, "*.py *.py2", "python2 -m py_compile {files}",
+              "python2 {mainfile}"),
+    _language("python3", "Python 3", 850, "*.py *.py3", "{python3} -m py_compile {files}",
+              "{python3} {mainfile}"),
+    _language("java", "Java", 800, "*.java",
+              "javac -encoding UTF-8 -sourcepath {path} -d {path} {files}",
+              "java -Dfile.encoding=UTF-8 -XX:+UseSerialGC -XX:-UsePerfData -Xss64m "
+              "-Xms{memlim}m -Xmx{memlim}m -cp {path} {mainclass}", memory_by_rlimit=False),
+    _language("kotlin", "Kotlin", 250, "*.kt", "kotlinc -d {path}/ -- {files}",
+              "kotlin -Dfile.encoding=UTF-8 -J-XX:+UseSerialGC -J-XX:-UsePerfData -J-Xss64m "
+              "-J-Xms{memlim}m -J-Xmx{memlim}m -cp {path}/ {Mainclass}Kt", memory_by_rlimit=False),
+    _language("rust", "Rust", 575, "*.rs",
+              "rustc -C opt-level=3 --crate-type bin --edition 2021 {mainfile} -o {binary}",
+              "{binary}"),
+    _language("go", "Go", 400, "*.go", "go build -o {binary} {files}", "{binary}"),
+    _language("javascript", "JavaScript", 500, "*.js", None, "node {mainfile}",
+              stack_by_rlimit=False),
+    _language("ruby", "Ruby", 650, "*.rb", "ruby -c {mainfile}", "ruby {mainfile}"),
+    _language("bash", "Bash", 100, "*.sh *.bash", None, "bash {mainfile}"),
+    _language("checktestdata", "Checktestdata", 0, "*.ctd",
+              "{python3} -P {checktestdata} --check {mainfile}",
+              "{python3} -P {checktestdata} {mainfile}"),
     # VIVA validators (BAPCtools'): run by a `viva` command on PATH (`java -jar viva.jar "$@"`)
-    Language("viva", "VIVA", 0, ("*.viva",), None, ("viva", "{mainfile}", "/dev/stdin"),
-             ("viva",)),
+    _language("viva", "VIVA", 0, "*.viva", None, "viva {mainfile} /dev/stdin"),
     # The spec's other languages (as problemtools' and BAPCtools'): SKIP without their toolchain.
-    Language("csharp", "C#", 700, ("*.cs",),
-             ("mcs", "-out:{binary}.exe", "-optimize+", "-r:System.Numerics", "{files}"),
-             ("mono", "{binary}.exe"), ("mcs", "mono")),
-    Language("fsharp", "F#", 675, ("*.fs",),
-             ("fsharpc", "--out:{binary}.exe", "--optimize+", "-r:System.Numerics", "{files}"),
-             ("mono", "{binary}.exe"), ("fsharpc", "mono")),
-    Language("haskell", "Haskell", 600, ("*.hs",),
-             ("ghc", "-O2", "-ferror-spans", "-threaded", "-rtsopts", "-o", "{binary}",
-              "{files}"), ("{binary}", "+RTS", "-M{memlim}m", "-K8m", "-RTS"), ("ghc",)),
-    Language("scala", "Scala", 550, ("*.sc", "*.scala"),
-             ("scalac", "-encoding", "UTF-8", "-sourcepath", "{path}", "-d", "{path}",
-              "{files}"), ("scala", "-J-Xmx{memlim}m", "-classpath", "{path}", "{mainclass}"),
-             ("scalac", "scala"), False),
-    Language("php", "PHP", 450, ("*.php",), ("php", "-n", "-l", "{files}"),
-             ("php", "-n", "-d", "memory_limit={memlim}m", "-f", "{mainfile}"), ("php",)),
-    Language("ocaml", "OCaml", 375, ("*.ml",),
-             ("ocamlopt", "-o", "{binary}", "unix.cmxa", "str.cmxa", "{files}"), ("{binary}",),
-             ("ocamlopt",)),
-    Language("pascal", "Pascal", 350, ("*.pas",),
-             ("fpc", "-o{binary}", "-O2", "-XS", "-Xt", "{mainfile}"), ("{binary}",), ("fpc",)),
-    Language("lisp", "Common Lisp", 200, ("*.lisp", "*.cl"),
-             ("sbcl", "--noinform", "--non-interactive", "--eval",
-              '(compile-file "{mainfile}")'),
-             ("sbcl", "--noinform", "--non-interactive", "--load", "{mainfile}"), ("sbcl",)),
-    Language("prolog", "Prolog", 90, ("*.pl",),
-             ("swipl", "-O", "-q", "-g", "main", "-t", "halt", "-o", "{binary}", "-c",
-              "{files}"), ("{binary}",), ("swipl",)),
-    Language("cobol", "COBOL", 50, ("*.cob",),
-             ("cobc", "-o", "{binary}", "-O2", "-x", "-free", "{files}"), ("{binary}",),
-             ("cobc",)),
+    _language("csharp", "C#", 700, "*.cs",
+              "mcs -out:{binary}.exe -optimize+ -r:System.Numerics {files}", "mono {binary}.exe"),
+    _language("fsharp", "F#", 675, "*.fs",
+              "fsharpc --out:{binary}.exe --optimize+ -r:System.Numerics {files}",
+              "mono {binary}.exe"),
+    _language("haskell", "Haskell", 600, "*.hs",
+              "ghc -O2 -ferror-spans -threaded -rtsopts -o {binary} {files}",
+              "{binary} +RTS -M{memlim}m -K8m -RTS"),
+    _language("scala", "Scala", 550, "*.sc *.scala",
+              "scalac -encoding UTF-8 -sourcepath {path} -d {path} {files}",
+              "scala -J-Xmx{memlim}m -classpath {path} {mainclass}", memory_by_rlimit=False),
+    _language("php", "PHP", 450, "*.php", "php -n -l {files}",
+              "php -n -d memory_limit={memlim}m -f {mainfile}"),
+    _language("ocaml", "OCaml", 375, "*.ml", "ocamlopt -o {binary} unix.cmxa str.cmxa {files}",
+              "{binary}"),
+    _language("pascal", "Pascal", 350, "*.pas", "fpc -o{binary} -O2 -XS -Xt {mainfile}",
+              "{binary}"),
+    _language("lisp", "Common Lisp", 200, "*.lisp *.cl",
+              "sbcl --noinform --non-interactive --eval '(compile-file \"{mainfile}\")'",
+              "sbcl --noinform --non-interactive --load {mainfile}"),
+    _language("prolog", "Prolog", 90, "*.pl",
+              "swipl -O -q -g main -t halt -o {binary} -c {files}", "{binary}"),
+    _language("cobol", "COBOL", 50, "*.cob", "cobc -o {binary} -O2 -x -free {files}", "{binary}"),
 )}
 CHECKTESTDATA = Path(__file__).with_name("checktestdata.py")  # run as a script by {python3}
-COMMAND = "command"      # a program's own build and run commands (`command_language`)
+COMMAND = "command"      # a program's own build and run commands (`program_language`)
 # A compile writes files as large as its program needs (a 512 MB static array is a 512 MB
 # binary), bounded only against a compiler that writes without end.
 COMPILE_FILE_MB = 4096
 SCRIPT = "script"        # a single file with a #! line and no known extension
 BUILD_RUN = "build-run"  # a folder with `build` / `run` scripts
+# The programs told by their files, which build and run themselves (no compile or run template).
+_SELF_BUILT = {code: Language(code, code, 0, (), None, (), (), builder=builder)
+               for code, builder in ((SCRIPT, "the compiler"), (BUILD_RUN, "the build script"))}
 _PYTHON2_SHEBANG = re.compile(rb"^#!.*python2\b")
 
 
@@ -189,26 +186,13 @@ def polygon_language(source_type: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def command_language(build: str | None, run: str, source_name: str | None) -> Language:
-    """A program's own commands as a language: `build` (None: nothing to build) and `run`
-    split as a shell would (never run through one), `{exe}` and `{source}` filled in after."""
-    def words(command: str) -> tuple[str, ...]:
-        return tuple(word.replace("{exe}", "{binary}").replace("{source}", "{mainfile}")
-                     for word in shlex.split(command))
-
-    return Language(COMMAND, "its own build and run commands", 0,
-                    (glob.escape(source_name),) if source_name else (),
-                    words(build) if build is not None else None, words(run), ())
-
-
 def main_file(program: Program, sources: list[str]) -> str:
     """problemtools' {mainfile}: the entry point, else `main.*`, else the first source."""
-    if not sources:
-        return ""
     if program.entrypoint and program.entrypoint in sources:
         return program.entrypoint
-    return next((name for name in sorted(sources) if re.fullmatch(r"[mM][aA][iI][nN]\..*", name)),
-                sorted(sources)[0])
+    ordered = sorted(sources)
+    return next((name for name in ordered if re.fullmatch(r"[mM][aA][iI][nN]\..*", name)),
+                ordered[0] if ordered else "")
 
 
 @dataclass(frozen=True)
@@ -314,15 +298,14 @@ def _cpp_standard(program: Program) -> str:
     return declared or "gnu++17"
 
 
-def _hash(program: Program, language: str, lang: Language | None,
-          pairs: list[tuple[str, Path]]) -> str:
+def _hash(program: Program, lang: Language, pairs: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
     recipe: dict[str, Any] = {
-        "language": language, "std": _cpp_standard(program), "entry": program.entrypoint,
-        "compile": lang.compile if lang else None, "run": lang.run if lang else None,
-        "python": _python3(program) if language in ("python3", "checktestdata") else None,
+        "language": lang.code, "std": _cpp_standard(program), "entry": program.entrypoint,
+        "compile": lang.compile, "run": lang.run or None,  # (None: a self-built program's)
+        "python": _python3(program) if lang.code in ("python3", "checktestdata") else None,
         "format": 2}
-    if language == "checktestdata":  # the build runs this very file with the package
+    if lang.code == "checktestdata":  # the build runs this very file with the package
         tool = hashlib.sha256(CHECKTESTDATA.read_bytes()).hexdigest()
         try:
             version = importlib.metadata.version("checktestdata")
@@ -348,24 +331,23 @@ def build_program(program: Program, cache_dir: Path, *, compile_time_s: float = 
     cache_dir = Path(cache_dir)
     pairs = _relative_sources(program)
     names = [name for name, _ in pairs]
-    code = language.code if language is not None else \
-        program.language or detect_language([f for _, f in pairs])
-    lang = language or LANGUAGES.get(code or "")
-    if code is None:
+    code = None if language else program.language or detect_language([f for _, f in pairs])
+    lang = language or LANGUAGES.get(code or "") or _SELF_BUILT.get(code or "")
+    if lang is None:
         return Build(program, Verdict.CE, (), None, f"cannot determine the language of "
                      f"{program.name} from its files: {', '.join(names) or 'none'}", None, False)
-    key = _hash(program, code, lang, pairs)
+    key = _hash(program, lang, pairs)
     final = cache_dir / "builds" / key[:32]
-    cached = _read_result(program, final, code, lang)
-    missing = toolchain_missing(code, building=cached is None, compiling=cached is None)
+    cached = _read_result(program, final, lang)
+    missing = toolchain_missing(lang.code, building=cached is None, compiling=cached is None)
     if missing:
-        return Build(program, Verdict.SKIP, (), code, missing, None, False)
+        return Build(program, Verdict.SKIP, (), lang.code, missing, None, False)
     if cached is not None:
         return cached
     final.parent.mkdir(parents=True, exist_ok=True)
     with open(final.parent / f".{key[:32]}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits for the first one's build
-        cached = _read_result(program, final, code, lang)
+        cached = _read_result(program, final, lang)
         if cached is not None:
             return cached
         if program.role == "submission":  # its compiler sees no more than its run will
@@ -373,17 +355,16 @@ def build_program(program: Program, cache_dir: Path, *, compile_time_s: float = 
             hidden = (*hidden, *submission_hidden())
         step = functools.partial(run_build, time_s=compile_time_s, memory_mb=compile_memory_mb,
                                  sandbox=sandbox, hidden=hidden)
-        failing = _build_into(program, code, lang, pairs, final, key, step)
+        failing = _build_into(program, lang, pairs, final, key, step)
     if failing:
-        return Build(program, Verdict.SKIP, (), code, failing, None, False)
-    built = _read_result(program, final, code, lang, cached=False)
+        return Build(program, Verdict.SKIP, (), lang.code, failing, None, False)
+    built = _read_result(program, final, lang, cached=False)
     assert built is not None, f"build of {program.name} vanished from {final}"
     return built
 
 
-def _build_into(program: Program, language: str, lang: Language | None,
-                pairs: list[tuple[str, Path]], final: Path, key: str,
-                step: Callable[..., ProcessResult]) -> str | None:
+def _build_into(program: Program, lang: Language, pairs: list[tuple[str, Path]], final: Path,
+                key: str, step: Callable[..., ProcessResult]) -> str | None:
     """Copy the sources into a temporary folder beside `final`, compile there (by `step`) and
     rename it into place; returns why not when its compiler does not run here (nothing kept)."""
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-", dir=final.parent))
@@ -393,18 +374,18 @@ def _build_into(program: Program, language: str, lang: Language | None,
             target = work / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
-        result = _compile(program, language, lang, work, [name for name, _ in pairs], step)
+        result = _compile(program, lang, work, [name for name, _ in pairs], step)
         result["sources"] = [str(path) for _, path in pairs]  # what was built (`make bench`
                                                                # reads it with its time)
         if result["status"] == _CE:
-            failing = toolchain_missing(language)  # the compiler asked its version now
+            failing = toolchain_missing(lang.code)  # the compiler asked its version now
             if failing:
                 return failing
         left = kind_of(work / "result.json")  # the build's own file of the pipeline's name
         if left is not None:
             if left != "a regular file":
                 result = _failed(LeftBehind(work / "result.json", left, WRITTEN).left_by(
-                    _builder(language)))
+                    lang.builder))
             if left == "a folder":
                 shutil.rmtree(work / "result.json")
             else:
@@ -426,12 +407,12 @@ def run_build(argv: list[str], work: Path, *, time_s: float, memory_mb: int | No
                        hidden=hidden, build=True)
 
 
-def _compile(program: Program, language: str, lang: Language | None, work: Path,
-             names: list[str], step: Callable[..., ProcessResult]) -> dict:
+def _compile(program: Program, lang: Language, work: Path, names: list[str],
+             step: Callable[..., ProcessResult]) -> dict:
     """Compile in `work`; the result (status, run argv with {dir}, message, and the CPU and
     wall seconds of its compiler or build script) as JSON data."""
     spent: dict[str, float] = {}
-    if language == BUILD_RUN:
+    if lang.code == BUILD_RUN:
         build_script = work / "build"
         if build_script.exists():
             build_script.chmod(0o755)
@@ -445,12 +426,11 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
         try:  # (made executable here, outside the build's containment: never through a link)
             chmod_regular(run_script, 0o755, "it is not run")
         except LeftBehind as error:
-            return _failed(error.left_by(_builder(language)))
+            return _failed(error.left_by(lang.builder))
         return {"status": BUILT, "run": ["{dir}/run"], "message": "", **spent}
-    if language == SCRIPT:
+    if lang.code == SCRIPT:
         (work / names[0]).chmod(0o755)
         return {"status": BUILT, "run": ["{dir}/" + names[0]], "message": ""}
-    assert lang is not None, f"no language {language!r}"
     sources = [n for n in names if any(fnmatch.fnmatchcase(Path(n).name, p)
                                        for p in lang.patterns)]
     mainfile = main_file(program, sources)
@@ -462,7 +442,7 @@ def _compile(program: Program, language: str, lang: Language | None, work: Path,
               "checktestdata": str(CHECKTESTDATA)}
     message = ""
     if lang.compile is not None:
-        if language == COMMAND:  # a program's own build: `{exe}` and `{source}` as full paths
+        if lang.code == COMMAND:  # a program's own build: `{exe}` and `{source}` as full paths
             values = dict(values, binary=str(work / "program.bin"),
                           mainfile=str(work / mainfile) if mainfile else "")
         try:
@@ -494,11 +474,6 @@ def _failed(message: str) -> dict:
     return {"status": _CE, "run": [], "message": message}
 
 
-def _builder(language: str) -> str:
-    return {BUILD_RUN: "the build script", COMMAND: "the build command"}.get(language,
-                                                                           "the compiler")
-
-
 def _byte_compile_here(work: Path, names: list[str]) -> tuple[str | None, str]:
     """`{python3} -m py_compile NAMES` in `work`, done in this process (it runs none of the
     program's code): the first error as py_compile prints it (None: none), and the warnings."""
@@ -519,19 +494,19 @@ def _byte_compile_here(work: Path, names: list[str]) -> tuple[str | None, str]:
     return failure, shown.replace(str(work) + os.sep, "")
 
 
-def _read_result(program: Program, final: Path, language: str, lang: Language | None, *,
+def _read_result(program: Program, final: Path, lang: Language, *,
                  cached: bool = True) -> Build | None:
     try:
         data = json.loads(read_regular(final / "result.json") or b"")
     except LeftBehind as error:  # (a build cached before links there were refused)
-        return Build(program, Verdict.CE, (), language, f"{error}: remove {final} to build it "
+        return Build(program, Verdict.CE, (), lang.code, f"{error}: remove {final} to build it "
                      "again", final, cached)
     except (OSError, ValueError):
         return None
     argv = tuple(part.replace("{dir}", str(final)) for part in data["run"])
     verdict = None if data["status"] == BUILT else Verdict.from_string(data["status"])
-    return Build(program, verdict, argv, language, data["message"], final, cached,
-                 memory_by_rlimit=lang.memory_by_rlimit if lang else True)
+    return Build(program, verdict, argv, lang.code, data["message"], final, cached,
+                 memory_by_rlimit=lang.memory_by_rlimit)
 
 
 def run_argv(build: Build, memory_mb: int) -> tuple[str, ...]:
@@ -603,11 +578,21 @@ def source_key(program: Program) -> str:
 
 
 def program_language(program: Program) -> Language:
-    """How a packed program is built and run: its language, or its own commands."""
+    """How a packed program is built and run: its language, or its own commands as one, `build`
+    (None: nothing to build) and `run` split as a shell would (never run through one), `{exe}`
+    and `{source}` filled in after."""
     if program.language is not None:
         return LANGUAGES[program.language]
-    return command_language(program.build, program.run or "{exe}",
-                            program.path.name if program.path else None)
+
+    def words(command: str) -> tuple[str, ...]:
+        return tuple(word.replace("{exe}", "{binary}").replace("{source}", "{mainfile}")
+                     for word in shlex.split(command))
+
+    name = program.path.name if program.path else ""
+    return Language(COMMAND, "its own build and run commands", 0,
+                    (glob.escape(name),) if name else (),
+                    words(program.build) if program.build is not None else None,
+                    words(program.run or "{exe}"), (), builder="the build command")
 
 
 def build_here(program: Program, cache_dir: Path | None = None, *, memory_mb: int | None = None,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.problems.coverage import NO_BOUNDS, BoundCoverage
+from pipeline.problems.model import NO_BOUNDS, BoundCoverage
 from pipeline.report.load import collapsed_results, load_cases, must_fail, registered
 from pipeline.report.mismatches import plural
 from pipeline.tables.results import run_rows

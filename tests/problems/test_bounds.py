@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.problems import get_problem, module_problem_ids
-from pipeline.problems.coverage import coverage
+from pipeline.problems.model import coverage
 from pipeline.report.strength import format_coverage
 
 
