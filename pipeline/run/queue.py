@@ -46,11 +46,10 @@ class _Lane:
         if not listed:
             return
         self.skip, self.turns = skip, frozenset(one_at_a_time)
-        self._current = {id(job): job for job in listed}
-        left = len(listed)
+        self._current = {id(job): job for job in listed}  # (those not back yet)
         self._contest.submit(list(batches(listed)))
         try:
-            while left:
+            while self._current:
                 item = self.outcomes.get()
                 if item is None:
                     self._contest.raise_failure()
@@ -59,7 +58,6 @@ class _Lane:
                 if self._current.pop(id(job), None) is None:
                     self._contest.taken_in(self)
                     continue  # of a run of it that stopped before its end
-                left -= 1
                 try:
                     yield job, outcome
                 finally:  # taken in once its run has decided on it (a failure: --fail-fast)
