@@ -516,8 +516,8 @@ class LocalPoolExecutor:
         def can_go(batch: list[Job]) -> bool:
             if waiting is not None and waiting(batch[0].solver.problem):
                 return False
-            return not any(in_turn(job) and (job.solver.problem, job.solver.name) in out
-                           for job in batch)  # (`held_back`, by problem)
+            # (`held_back`, by problem: `out` holds only solvers run one at a time)
+            return not any((job.solver.problem, job.solver.name) in out for job in batch)
 
         for batch in pending.take(can_go, lambda batch: any(map(in_turn, batch))):
             batch, passed = skipped(batch, self._skip)

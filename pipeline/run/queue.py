@@ -32,8 +32,9 @@ class _Lane:
     def __init__(self, contest: ContestQueue, problem: str) -> None:
         self._contest = contest
         self.problem = problem
-        self.size = contest.size
-        self.builds_on_workers = contest.builds_on_workers
+        self.size = contest.pool.size
+        # a Dask cluster's workers build the programs they run (`Executor`)
+        self.builds_on_workers = bool(getattr(contest.pool, "builds_on_workers", False))
         self.skip: Skip | None = None
         self.turns: frozenset[str] = frozenset()
         self.unread = 0   # outcomes handed to this lane and not yet taken in by its run
@@ -94,9 +95,6 @@ class ContestQueue:
 
     def __init__(self, pool: Shared, ranks: dict[str, int]) -> None:
         self.pool = pool
-        self.size = pool.size
-        # a Dask cluster's workers build the programs they run (`Executor`)
-        self.builds_on_workers = bool(getattr(pool, "builds_on_workers", False))
         self._ranks = ranks
         self._lock = threading.Lock()
         self._arrived: list[list[Job]] = []
