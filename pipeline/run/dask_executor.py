@@ -531,7 +531,7 @@ def local_cluster_security():
                     tls_worker_key=key_pem, tls_worker_cert=cert_pem)
 
 
-class DaskExecutor:
+class DaskExecutor(contextlib.AbstractContextManager["DaskExecutor"]):
     """Runs jobs on a Dask cluster: the one at `scheduler`, or a local one started for it."""
 
     builds_on_workers = True  # external programs travel as build recipes (see `solvers`)
@@ -768,9 +768,6 @@ class DaskExecutor:
             if part is not None:
                 with contextlib.suppress(Exception):
                     part.close(timeout=CLOSE_WAIT_S)
-
-    def __enter__(self) -> DaskExecutor:
-        return self
 
     def __exit__(self, *exc) -> None:
         self.close()

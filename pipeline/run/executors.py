@@ -293,7 +293,7 @@ def may_grow(demand: float | None, busy: int, size: int, grow_to: int,
             and idle_cores is not None and idle_cores >= ASLEEP_TO_GROW)
 
 
-class LocalPoolExecutor:
+class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
     """N worker processes on this machine (forked from the worker server, `workerserver`).
 
     Let grow (`grow_to`), it runs more batches at once than it has workers while their
@@ -643,9 +643,6 @@ class LocalPoolExecutor:
             with contextlib.suppress(OSError):  # (a broken pipe: the worker is gone)
                 worker.connection.send(None)
             self._retire(worker)
-
-    def __enter__(self) -> LocalPoolExecutor:
-        return self
 
     def __exit__(self, *exc) -> None:
         self.close()
