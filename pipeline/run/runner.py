@@ -297,6 +297,8 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
          give_back_reserve: Callable[[], None]) -> RunSummary:
     problem = get_problem(request.problem)
     info = host_info()
+    summary = RunSummary(run_id, "running", 0)
+    failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
     done: set[tuple[str, str, int]] = set()
     again = 0  # a resumed run: its judge errors stored before, judged again
     hosts: set[str] = set()  # hosts of this run's results
@@ -329,6 +331,9 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                             f"known; start a new run (pipeline run --problem {problem.id})")
         hosts.update(previous["host"].drop_nulls())
         chunk = next_chunk(data_dir, run_id)
+        summary.results_before = previous.height  # the summary is of the whole run
+        for row in previous.iter_rows(named=True):
+            _tally(summary, row, failed if request.fail_fast else None)
     else:
         selection = select_solvers(problem, request)
     # Every program of the run follows its sandbox setting (`on` where the sandbox cannot
@@ -336,20 +341,13 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     set_sandbox(request.sandbox)
     contained.hide(data_dir)
     # Every program is resolved (and built) before anything runs or is written.
-    built_notes: list[str] = []
     specs = solver_specs(problem, selection, request, data_dir, request.timeout_s,
-                         getattr(executor, "builds_on_workers", False), built_notes)
+                         getattr(executor, "builds_on_workers", False), summary.notes)
+    summary.notes += external_notes(request, specs, selection.submissions)
     own_executor = executor is None
     if executor is None:  # start the workers now: they import while the cases load
         executor = make_executor("local", None, request.jobs, problem, selection)
-    summary = RunSummary(run_id, "running", 0, notes=[
-        *built_notes, *external_notes(request, specs, selection.submissions)])
-    failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
     noted = failed if request.fail_fast else None  # (where `_tally` notes a failure)
-    if request.resume:  # the summary is of the whole run: this part and the one before
-        summary.results_before = previous.height
-        for row in previous.iter_rows(named=True):
-            _tally(summary, row, noted)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     started = False          # the run's row says `running`: it must say how it ended
 
