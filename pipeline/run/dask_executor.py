@@ -38,7 +38,6 @@ from pipeline.run.executors import (
     Skip,
     check_jobs,
     held_back,
-    in_turn,
     skipped,
 )
 from pipeline.run.worker import PROGRESS_FIELDS
@@ -463,13 +462,13 @@ def next_in_turn(pending: deque[Job], one_at_a_time: frozenset[str], live: Itera
     first failure and hands the rest back: `GamebenchPlugin.run_task`) unless that solver's
     answers are graded here (`graded_here`: the worker cannot tell a failure), or with the next
     jobs of the solvers run at once; sized as `next_batch` sizes them."""
-    out = {job.solver.name for batch in live for job in batch if in_turn(job, one_at_a_time)}
+    out = {job.solver.name for batch in live for job in batch} & one_at_a_time
     first = next((job for job in pending if not held_back([job], one_at_a_time, out)), None)
     if first is None:
         return []
     solver = first.solver
-    if not in_turn(first, one_at_a_time):
-        batch = next_batch(deque(job for job in pending if not in_turn(job, one_at_a_time)),
+    if solver.name not in one_at_a_time:
+        batch = next_batch(deque(job for job in pending if job.solver.name not in one_at_a_time),
                            pace, share)
     elif (solver.problem, solver.name) in graded_here:
         batch = [first]
@@ -532,7 +531,7 @@ def local_cluster_security():
                     tls_worker_key=key_pem, tls_worker_cert=cert_pem)
 
 
-class DaskExecutor:
+class DaskExecutor(contextlib.AbstractContextManager["DaskExecutor"]):
     """Runs jobs on a Dask cluster: the one at `scheduler`, or a local one started for it."""
 
     builds_on_workers = True  # external programs travel as build recipes (see `solvers`)
@@ -672,16 +671,13 @@ class DaskExecutor:
                         rank = arrivals.rank(job) if arrivals is not None else 0
                         pending.setdefault(rank, deque()).appendleft(job)
                     back.clear()
-                while len(live) < self._window():
-                    taken = self._next_served(pending, alone, arrivals, turns, live)
-                    if taken is None:
-                        break
+                while len(live) < self._window() and (
+                        taken := self._next_served(pending, alone, arrivals, turns, live)):
                     batch, passed = skipped(taken, skip)
                     yield from passed
                     if batch:
-                        stop = turns(batch[0].solver.problem)
-                        future = self._submit(client, batch, frozenset(
-                            job.solver.name for job in batch if in_turn(job, stop)))
+                        future = self._submit(client, batch, turns(batch[0].solver.problem)
+                                              & {job.solver.name for job in batch})
                         live[future] = batch
                         future.add_done_callback(finished)
                 if not open_ and not live:
@@ -772,9 +768,6 @@ class DaskExecutor:
             if part is not None:
                 with contextlib.suppress(Exception):
                     part.close(timeout=CLOSE_WAIT_S)
-
-    def __enter__(self) -> DaskExecutor:
-        return self
 
     def __exit__(self, *exc) -> None:
         self.close()

@@ -71,16 +71,11 @@ class Executor(JobMap, Protocol):
         """Stop every worker and every program they started."""
 
 
-def in_turn(job: Job, one_at_a_time: frozenset[str]) -> bool:
-    """Whether `job` waits its turn among its solver's jobs (`one_at_a_time`)."""
-    return job.solver.name in one_at_a_time
-
-
 def held_back(batch: list[Job], one_at_a_time: frozenset[str], out: set[str]) -> bool:
     """Whether `batch` waits: it has a job of a solver run one at a time of which a job is
     out (sent, not back yet: `out`)."""
     return bool(one_at_a_time) and any(
-        in_turn(job, one_at_a_time) and job.solver.name in out for job in batch)
+        job.solver.name in one_at_a_time and job.solver.name in out for job in batch)
 
 
 class Arrivals(Protocol):
@@ -298,7 +293,7 @@ def may_grow(demand: float | None, busy: int, size: int, grow_to: int,
             and idle_cores is not None and idle_cores >= ASLEEP_TO_GROW)
 
 
-class LocalPoolExecutor:
+class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
     """N worker processes on this machine (forked from the worker server, `workerserver`).
 
     Let grow (`grow_to`), it runs more batches at once than it has workers while their
@@ -510,21 +505,21 @@ class LocalPoolExecutor:
         time travels alone) less what `skip` leaves out; None when none can go now."""
         turns = functools.cache(self._turns)  # problem -> its solvers run one at a time
 
-        def in_turn_(job: Job) -> bool:
-            return in_turn(job, turns(job.solver.problem))
+        def in_turn(job: Job) -> bool:  # it waits its turn among its solver's jobs
+            return job.solver.name in turns(job.solver.problem)
 
         out = {(job.solver.problem, job.solver.name) for worker in self._workers
-               if worker.busy for job in worker.batch[worker.done:] if in_turn_(job)}
+               if worker.busy for job in worker.batch[worker.done:] if in_turn(job)}
         # problem -> none of its jobs may go now
         waiting = functools.cache(self._arrivals.waiting) if self._arrivals is not None else None
 
         def can_go(batch: list[Job]) -> bool:
             if waiting is not None and waiting(batch[0].solver.problem):
                 return False
-            return not any(in_turn_(job) and (job.solver.problem, job.solver.name) in out
-                           for job in batch)  # (`held_back`, by problem)
+            # (`held_back`, by problem: `out` holds only solvers run one at a time)
+            return not any((job.solver.problem, job.solver.name) in out for job in batch)
 
-        for batch in pending.take(can_go, lambda batch: any(map(in_turn_, batch))):
+        for batch in pending.take(can_go, lambda batch: any(map(in_turn, batch))):
             batch, passed = skipped(batch, self._skip)
             self._passed += passed
             if batch:
@@ -648,9 +643,6 @@ class LocalPoolExecutor:
             with contextlib.suppress(OSError):  # (a broken pipe: the worker is gone)
                 worker.connection.send(None)
             self._retire(worker)
-
-    def __enter__(self) -> LocalPoolExecutor:
-        return self
 
     def __exit__(self, *exc) -> None:
         self.close()

@@ -32,12 +32,13 @@ class _Lane:
     def __init__(self, contest: ContestQueue, problem: str) -> None:
         self._contest = contest
         self.problem = problem
-        self.size = contest.size
-        self.builds_on_workers = contest.builds_on_workers
+        self.size = contest.pool.size
+        # a Dask cluster's workers build the programs they run (`Executor`)
+        self.builds_on_workers = bool(getattr(contest.pool, "builds_on_workers", False))
         self.skip: Skip | None = None
         self.turns: frozenset[str] = frozenset()
         self.unread = 0   # outcomes handed to this lane and not yet taken in by its run
-        self._current: dict[int, Job] = {}  # id -> job, of the run under way
+        self.current: dict[int, Job] = {}  # id -> job, of the run under way
         self.outcomes: queue.SimpleQueue[tuple[Job, Outcome] | None] = queue.SimpleQueue()
 
     def run(self, jobs: Iterable[Job], skip: Skip | None = None,
@@ -46,31 +47,24 @@ class _Lane:
         if not listed:
             return
         self.skip, self.turns = skip, frozenset(one_at_a_time)
-        self._current = {id(job): job for job in listed}
-        left = len(listed)
+        self.current = {id(job): job for job in listed}  # (those not back yet)
         self._contest.submit(list(batches(listed)))
         try:
-            while left:
+            while self.current:
                 item = self.outcomes.get()
                 if item is None:
                     self._contest.raise_failure()
                     continue
                 job, outcome = item
-                if self._current.pop(id(job), None) is None:
+                if self.current.pop(id(job), None) is None:
                     self._contest.taken_in(self)
                     continue  # of a run of it that stopped before its end
-                left -= 1
                 try:
                     yield job, outcome
                 finally:  # taken in once its run has decided on it (a failure: --fail-fast)
                     self._contest.taken_in(self)
         finally:  # a caller that stopped early: what of its run is pending is not run
-            self._current = {}
-
-    def skip_job(self, job: Job) -> str | None:
-        if id(job) not in self._current:
-            return STOPPED
-        return self.skip(job) if self.skip is not None else None
+            self.current = {}
 
     def close(self) -> None:
         """(The contest's pool is closed with the contest: `ContestQueue.close`.)"""
@@ -96,9 +90,6 @@ class ContestQueue:
 
     def __init__(self, pool: Shared, ranks: dict[str, int]) -> None:
         self.pool = pool
-        self.size = pool.size
-        # a Dask cluster's workers build the programs they run (`Executor`)
-        self.builds_on_workers = bool(getattr(pool, "builds_on_workers", False))
         self._ranks = ranks
         self._lock = threading.Lock()
         self._arrived: list[list[Job]] = []
@@ -173,9 +164,10 @@ class ContestQueue:
         return problem if chained else problem + len(self._ranks) + 1
 
     def skip(self, job: Job) -> str | None:
-        if self._interrupted:
+        lane = self._lanes[job.solver.problem]
+        if self._interrupted or id(job) not in lane.current:  # (its problem's run stopped)
             return STOPPED
-        return self._lanes[job.solver.problem].skip_job(job)
+        return lane.skip(job) if lane.skip is not None else None
 
     def one_at_a_time(self, problem: str) -> frozenset[str]:
         lane = self._lanes.get(problem)

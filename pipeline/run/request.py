@@ -111,10 +111,8 @@ def _files_of(program: Program, cwd: Path) -> list[Path]:
     except ValueError:
         words = []
     for word in words:
-        if "{" in word:
-            continue
-        path = Path(word) if os.path.isabs(word) else cwd / word
-        if ("/" in word or path.suffix) and path.is_file():
+        path = cwd / word  # (an absolute `word` is itself)
+        if "{" not in word and ("/" in word or path.suffix) and path.is_file():
             files.append(path)
     return files
 

@@ -296,8 +296,9 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
          progress: Callable[..., None] | None,
          give_back_reserve: Callable[[], None]) -> RunSummary:
     problem = get_problem(request.problem)
-    timeout_s = request.timeout_s
     info = host_info()
+    summary = RunSummary(run_id, "running", 0)
+    failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
     done: set[tuple[str, str, int]] = set()
     again = 0  # a resumed run: its judge errors stored before, judged again
     hosts: set[str] = set()  # hosts of this run's results
@@ -313,8 +314,9 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             raise UserError(f"run {request.resume} is of problem {run_row['problem']}")
         selection = resumed_selection(problem, run_row)
         request = replace(request, group=run_row.get("group"), repeat=run_row["repeat"] or 1,
-                          fail_fast=bool(run_row.get("fail_fast")))
-        timeout_s = run_row["timeout_s"] if request.timeout_s is None else request.timeout_s
+                          fail_fast=bool(run_row.get("fail_fast")),
+                          timeout_s=run_row["timeout_s"] if request.timeout_s is None
+                          else request.timeout_s)
         previous = read_run_results(data_dir, run_row["run_id"],
                                     ["case_id", "solver", "repeat", "host", "verdict",
                                      "wall_ms", "cpu_ms", "error", "exit_code"])
@@ -329,6 +331,9 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                             f"known; start a new run (pipeline run --problem {problem.id})")
         hosts.update(previous["host"].drop_nulls())
         chunk = next_chunk(data_dir, run_id)
+        summary.results_before = previous.height  # the summary is of the whole run
+        for row in previous.iter_rows(named=True):
+            _tally(summary, row, failed if request.fail_fast else None)
     else:
         selection = select_solvers(problem, request)
     # Every program of the run follows its sandbox setting (`on` where the sandbox cannot
@@ -336,29 +341,22 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
     set_sandbox(request.sandbox)
     contained.hide(data_dir)
     # Every program is resolved (and built) before anything runs or is written.
-    built_notes: list[str] = []
-    specs = solver_specs(problem, selection, request, data_dir, timeout_s,
-                         getattr(executor, "builds_on_workers", False), built_notes)
+    specs = solver_specs(problem, selection, request, data_dir, request.timeout_s,
+                         getattr(executor, "builds_on_workers", False), summary.notes)
+    summary.notes += external_notes(request, specs, selection.submissions)
     own_executor = executor is None
     if executor is None:  # start the workers now: they import while the cases load
         executor = make_executor("local", None, request.jobs, problem, selection)
-    summary = RunSummary(run_id, "running", 0, notes=[
-        *built_notes, *external_notes(request, specs, selection.submissions)])
-    failed: dict[str, str] = {}  # --fail-fast: solver -> the case it first failed on
-    if request.resume:  # the summary is of the whole run: this part and the one before
-        summary.results_before = previous.height
-        for row in previous.iter_rows(named=True):
-            _tally(summary, row)
-            if request.fail_fast:
-                _first_failure(failed, row)
+    noted = failed if request.fail_fast else None  # (where `_tally` notes a failure)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
     started = False          # the run's row says `running`: it must say how it ended
 
     def flush() -> None:
         nonlocal chunk, buffer
-        write_results_chunk(data_dir, run_id, chunk, buffer)
-        summary.results_written += len(buffer)
-        chunk, buffer = chunk + 1, []
+        if buffer:
+            write_results_chunk(data_dir, run_id, chunk, buffer)
+            summary.results_written += len(buffer)
+            chunk, buffer = chunk + 1, []
 
     def skip(job: Job) -> str | None:  # (--fail-fast) why `job` is not run, or None
         case = failed.get(job.solver.name)
@@ -380,7 +378,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                        "solvers": list(selection.names),
                        "solver_identities": identities(selection, problem.id),
                        "package_digest": package_content(problem.folder),
-                       "jobs": getattr(executor, "size", None), "timeout_s": timeout_s,
+                       "jobs": getattr(executor, "size", None), "timeout_s": request.timeout_s,
                        "repeat": request.repeat, "cases": cases.height, "group": request.group,
                        "command": request.command, "fail_fast": request.fail_fast, **info}
         else:
@@ -395,29 +393,26 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         if recorded is None:  # what a resume finishes: these cases, with these answers
             write_run_cases(data_dir, run_id, cases["case_id"].to_list(),
                             [answer_id(e) for e in cases["expected"]])
-        judging = _judging(problem, selection, cases, executor, timeout_s, specs, summary,
-                           request.fail_fast)
+        judging = _judging(problem, selection, cases, executor, request.timeout_s, specs,
+                           summary, request.fail_fast)
         by_case = {case["case_id"]: case for case in cases.select(  # (a case's id is its key)
             "case_id", "input", "group", "expected", "expected_source", "size").iter_rows(
             named=True)}
-        jobs: list[Job] = []
-        judge = problem.package_judge
-        own_judge = judge is not None  # its judge reads the answer and the group
-        for case_id, case in by_case.items():
-            for spec in specs:
-                for rep in range(request.repeat):
-                    if (case_id, spec.name, rep) not in done:
-                        jobs.append(Job(len(jobs), spec, case_id, case["input"], rep,
-                                        answer=case["expected"] if own_judge else None,
-                                        group=case["group"] if own_judge else None))
+        own_judge = problem.package_judge is not None  # it reads the answer and the group
+        todo = [(case, spec, rep) for case, spec, rep in itertools.product(
+            by_case.values(), specs, range(request.repeat))
+            if (case["case_id"], spec.name, rep) not in done]
+        jobs = [Job(key, spec, case["case_id"], case["input"], rep,
+                    answer=case["expected"] if own_judge else None,
+                    group=case["group"] if own_judge else None)
+                for key, (case, spec, rep) in enumerate(todo)]
         judged: dict = {}
         already: list[tuple[Job, Outcome]] = []  # judged while the time limit was derived
         if judging is not None:
-            assert judge is not None  # (`_judging` found it)
             already = [(job, outcome) for job, outcome in judging.done
                        if (job.case_id, job.solver.name, 0) not in done]
             done = done | {(job.case_id, job.solver.name, 0) for job, _ in already}
-            jobs += judge.jobs(judging, cases, request.repeat, done, len(jobs))
+            jobs += _judge_of(problem).jobs(judging, cases, request.repeat, done, len(jobs))
         last_flush = time.monotonic()
         total = len(already) + len(jobs)
         # --fail-fast: one not expected to pass runs a case at a time, none past its failure
@@ -428,13 +423,11 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
                 jobs, skip if request.fail_fast else None, one_at_a_time=failing)):
             row = _result_row(run_id, problem, job, outcome, by_case[job.case_id], info)
             buffer.append(row)
-            if request.fail_fast:
-                _first_failure(failed, row)
             hosts.add(row["host"])
             if outcome.judgement is not None and job.repeat == 0 \
                     and job.solver.kind == "submission":  # held against their expectations
                 judged.setdefault(job.solver.name, {})[outcome.judgement.case] = outcome.judgement
-            _tally(summary, row)
+            _tally(summary, row, noted)
             if progress:
                 verdicts = sum(summary.verdicts.values(), Counter())
                 progress(summary.results_written + len(buffer), total,
@@ -442,8 +435,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
             if len(buffer) >= CHUNK_ROWS or time.monotonic() - last_flush > CHUNK_SECONDS:
                 flush()
                 last_flush = time.monotonic()
-        if buffer:
-            flush()
+        flush()
         if judging is not None:
             _hold(data_dir, problem, run_id, selection, judging.limit, judged, cases, summary,
                   frozenset(failed))
@@ -451,8 +443,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         summary.status = "finished"
     except KeyboardInterrupt:
         summary.status = "interrupted"
-        if buffer:
-            flush()
+        flush()
     except OSError as error:
         if error.errno != errno.ENOSPC:
             raise
@@ -501,12 +492,6 @@ def _judge_of(problem: Problem) -> PackageJudge:
     return judge
 
 
-def _first_failure(failed: dict[str, str], row: dict) -> None:
-    """Note the solver of `row` as failed (for --fail-fast) when its verdict is a failure."""
-    if stops_fail_fast(row["verdict"]):
-        failed.setdefault(row["solver"], row["case_id"])
-
-
 def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
           limit: JudgedLimit, judged: dict, cases: pl.DataFrame, summary: RunSummary,
           cut_short: frozenset[str] = frozenset()) -> None:
@@ -553,7 +538,10 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, case:
             "size": case["size"], "host": outcome.host or info["host"], "finished_at": now()}
 
 
-def _tally(summary: RunSummary, row: dict) -> None:
+def _tally(summary: RunSummary, row: dict, failed: dict[str, str] | None) -> None:
+    """Count `row` into `summary`; into `failed` (--fail-fast), its solver's first failure."""
+    if failed is not None and stops_fail_fast(row["verdict"]):
+        failed.setdefault(row["solver"], row["case_id"])
     summary.verdicts.setdefault(row["solver"], Counter())[row["verdict"]] += 1
     if row["verdict"] in (Verdict.RE, Verdict.MLE, Verdict.OLE, Verdict.JE):  # (str == verdict)
         line = error_line(row["error"])

@@ -102,18 +102,14 @@ def _survives_in_a_copy(work, seconds: float) -> bool:
     (a stage known to be wrong may crash its process); the kernel ends the copy after
     `seconds` of CPU time (SIGPROF) even if this worker is gone."""
     pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
+    if pid == 0:  # (the copy ends here, whatever `work` does)
+        with contextlib.suppress(BaseException):
             signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the worker's clean-up
             signal.signal(signal.SIGPROF, signal.SIG_DFL)
             signal.setitimer(signal.ITIMER_PROF, seconds)
             _within(seconds, work)
-            code = 0
-        except BaseException:
-            pass
-        finally:
-            os._exit(code)
+            os._exit(0)
+        os._exit(1)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status) == 0
 
@@ -127,15 +123,13 @@ def _warm_up(problem_id: str, stage_name: str) -> None:
     if (problem_id, stage_name) in _warm or not stage_name:  # "": the problem alone
         return
     _warm.add((problem_id, stage_name))
-    try:
+    with contextlib.suppress(Exception):  # a broken stage shows up as RE on its cases, not here
         stage = problem.stage(stage_name)
         budget = min(WARM_UP_BUDGET_S, problem.stage_timeout_s(stage_name))
         work = functools.partial(_answer_warm_up_case, problem, stage_name)
         if not stage.trusted and not _survives_in_a_copy(work, budget):
             return
         _within(budget, work)
-    except Exception:  # a broken stage shows up as RE on its cases, not here
-        pass
 
 
 def run_stage(job: Job) -> Outcome:
@@ -218,11 +212,10 @@ def _take(settings: ProcessSettings) -> None:
     os.environ.clear()
     os.environ.update(settings.environment)
     os.umask(settings.umask)
-    try:
+    # the folder gone, the CPUs not this process's to take: as it is
+    with contextlib.suppress(OSError):
         os.chdir(settings.cwd)
         os.sched_setaffinity(0, settings.cpus)
-    except OSError:  # the folder is gone, the CPUs are not this process's to take: as it is
-        pass
 
 
 def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (),
