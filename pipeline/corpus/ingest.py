@@ -182,8 +182,8 @@ def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
     records: list[Record] = []
     provenance: dict[int, dict[str, str]] = {}
     for namespace, found in items:
-        source = namespace.labels[found.input]
-        expected_label = namespace.labels[found.expected] if found.expected else None
+        source = namespace.files[found.input].label
+        expected_label = namespace.files[found.expected].label if found.expected else None
         summary.found += 1
         done[0] += 1
         if progress:
@@ -606,7 +606,7 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
                        when) -> tuple[Namespace, list[FoundCase]] | None:
     """Register the package (unless it is the data folder's own copy) and lay out its test
     cases as a namespace; an unusable package, a case it could not make and a file left out
-    are rejects (labelled in the namespace, so that a later look replaces them)."""
+    (never read: a link out of the package, a pipe) are rejects."""
     from pipeline.problems import load_found_package
 
     try:
@@ -624,11 +624,9 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
     part = summary.part(found.problem)
     part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error, when)
                         for error in package.rejects)
+    part.rejects.extend(_reject(found.problem, f"{found.label}/{left.file}", left, when)
+                        for left in package.left_out)
     namespace = Namespace(found.problem)
-    for left in package.left_out:  # never read: a link out of the package, a pipe
-        label = f"{found.label}/{left.file}"
-        part.rejects.append(_reject(found.problem, label, left, when))
-        namespace.labels[left.file] = label
     cases = []
     for case in package.cases:
         paths = [case.input_path] + ([case.answer_path] if case.answer_path else [])
@@ -638,8 +636,8 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
                 key = path.relative_to(package.root).as_posix()
             except ValueError:  # a test the package's generator made outside its folder
                 key = f"generated/{case.name}{path.suffix}"
-            namespace.files[key] = Source(str(path), None, path.stat().st_size)
-            namespace.labels[key] = f"{found.label}/{key}"
+            namespace.files[key] = Source(str(path), None, path.stat().st_size,
+                                          f"{found.label}/{key}")
             keys.append(key)
         cases.append(FoundCase(keys[0], keys[1] if len(keys) > 1 else None, case.group))
     return namespace, cases
@@ -677,11 +675,11 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
         for namespace in found.namespaces:
             discovery = find_cases(namespace.files)
             if namespace.problem is None:
-                summary.unknown.extend(namespace.labels[p] for p in namespace.files)
+                summary.unknown.extend(s.label for s in namespace.files.values())
                 continue
             summary.part(namespace.problem).skipped.update(skipped_kind(p)
                                                            for p in discovery.skipped)
-            scanned[namespace.problem].update(namespace.labels.values())
+            scanned[namespace.problem].update(s.label for s in namespace.files.values())
             work[namespace.problem].extend((namespace, case) for case in discovery.cases)
     if problem_override and problem_override not in ids and not packages:
         raise UnknownName(f"unknown problem {problem_override!r} (and no problem package "
@@ -700,9 +698,10 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                     continue
                 held.append(package)
                 namespace, cases = laid_out
-                scanned[package.problem].update(namespace.labels.values(), (
+                labels = {s.label for s in namespace.files.values()}
+                scanned[package.problem].update(labels, (
                     r["source"] for r in summary.part(package.problem).rejects))
-                package_labels[package.problem].update(namespace.labels.values())
+                package_labels[package.problem].update(labels)
                 work[package.problem].extend((namespace, c) for c in cases)
             record_refused(data_dir, refused, {p.problem for p in held})
     if not summary.problems:

@@ -27,8 +27,9 @@ class Source:
     """Where one file's bytes are: a file on disk, or a member of a zip archive on disk."""
 
     path: str                   # the file, or the archive
-    member: str | None = None   # the member's name inside the archive
-    size: int = 0               # bytes (the member's declared uncompressed size)
+    member: str | None          # the member's name inside the archive
+    size: int                   # bytes (the member's declared uncompressed size)
+    label: str                  # as `source` says it
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,6 @@ class Namespace:
 
     problem: str | None
     files: dict[str, Source] = field(default_factory=dict)   # path inside -> where it is
-    labels: dict[str, str] = field(default_factory=dict)     # path inside -> `source` text
 
 
 @dataclass(frozen=True)
@@ -122,8 +122,7 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
             found.namespaces.append(_archive(Path(path), rel, problem, found.faults))
             return
         namespace = per_problem.setdefault(problem, Namespace(problem))
-        namespace.files[inner] = Source(path, None, size)
-        namespace.labels[inner] = rel
+        namespace.files[inner] = Source(path, None, size, rel)
 
     def fault(rel: str, rule: str, message: str) -> None:
         problem, _ = problem_of(rel, root.name, override, ids) if rel else (override, "")
@@ -143,8 +142,7 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
         for path in sorted(samples.iterdir()) if samples.is_dir() else []:
             if path.is_file() and not path.name.startswith("."):
                 inner = f"samples/{path.name}"
-                namespace.files[inner] = Source(str(path), None, path.stat().st_size)
-                namespace.labels[inner] = inner
+                namespace.files[inner] = Source(str(path), None, path.stat().st_size, inner)
         found.namespaces.append(namespace)
     else:
         _walk(str(root), "", set(), add_file, fault, package_at)
@@ -226,8 +224,8 @@ def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -
             faults.append(Fault(printable(member_label), "file-name", "the member's name holds "
                                 "a control character", problem))
             continue
-        namespace.files[info.filename] = Source(str(path), info.filename, info.file_size)
-        namespace.labels[info.filename] = member_label
+        namespace.files[info.filename] = Source(str(path), info.filename, info.file_size,
+                                                member_label)
     if bomb := archive_bomb([i for i in infos if i.filename in namespace.files],
                             path.stat().st_size):  # the members left would inflate like one
         faults.append(Fault(label, "too-large", bomb, problem))
