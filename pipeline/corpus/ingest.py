@@ -280,7 +280,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
 @dataclass(frozen=True)
 class _Aside:
     """A record put aside, as the merge sees it: its expected output as a digest (None: none),
-    the output itself staying in the `_Spill`, at row `number`."""
+    the input and output themselves staying in the `_Spill`, at row `number`."""
 
     number: int
     source: str
@@ -289,12 +289,15 @@ class _Aside:
     digest: bytes | None
     expected_label: str | None
     produced_by: str | None
+    input_bytes: int
+    size: int | None
+    size_values: dict[str, int] | None
 
 
 class _Spill:
     """The records of one problem that passed, put aside in a file until the merge, so that an
-    ingest holds one chunk in memory. Each group is three plain pickles (rows without texts,
-    inputs, expected outputs): no library with threads is loaded before workers are forked."""
+    ingest holds one chunk in memory. Each group is three plain pickles (`_Aside`s, inputs,
+    expected outputs): no library with threads is loaded before workers are forked."""
 
     def __init__(self, path: Path) -> None:
         self.path, self.rows = path, 0
@@ -309,14 +312,13 @@ class _Spill:
             size += len(record.text) + len(record.expected or "")
             if size >= SPILL_GROUP_BYTES or index == len(records) - 1:
                 group, start, size = records[start:index + 1], index + 1, 0
-                rows = [{"source": r.source, "group": r.group, "case_id": r.case_id,
-                         "input_bytes": r.input_bytes,
-                         "digest": None if r.expected is None else _digest(r.expected),
-                         "expected_label": r.expected_label, "produced_by": r.produced_by,
-                         "size": r.size, "size_values": r.size_values} for r in group]
+                asides = [_Aside(self.rows + n, r.source, r.group, r.case_id,
+                                 None if r.expected is None else _digest(r.expected),
+                                 r.expected_label, r.produced_by, r.input_bytes, r.size,
+                                 r.size_values) for n, r in enumerate(group)]
                 self.starts.append(self.rows)
                 self.offsets.append(self._file.tell())
-                for part in (rows, [r.text for r in group], [r.expected for r in group]):
+                for part in (asides, [r.text for r in group], [r.expected for r in group]):
                     data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
                     self._file.write(len(data).to_bytes(8, "little"))
                     self._file.write(data)
@@ -339,18 +341,13 @@ class _Spill:
         return found
 
     def read(self) -> Iterator[_Aside]:
-        for index, start in enumerate(self.starts):
-            [rows] = self._parts(index, 0)
-            for offset, row in enumerate(rows):
-                yield _Aside(start + offset, row["source"], row["group"], row["case_id"],
-                             row["digest"], row["expected_label"], row["produced_by"])
+        for index in range(len(self.starts)):
+            yield from self._parts(index, 0)[0]
 
-    def read_whole(self) -> Iterator[tuple[int, dict]]:
-        """(row number, row with "text" and "expected") of every record put aside."""
-        for index, start in enumerate(self.starts):
-            rows, texts, expected = self._parts(index, 0, 1, 2)
-            for offset, (row, text, answer) in enumerate(zip(rows, texts, expected)):
-                yield start + offset, {**row, "text": text, "expected": answer}
+    def read_whole(self) -> Iterator[tuple[_Aside, str, str | None]]:
+        """Every record put aside, with its input and expected output."""
+        for index in range(len(self.starts)):
+            yield from zip(*self._parts(index, 0, 1, 2))
 
     def expected(self, number: int) -> str | None:
         """The expected output of row `number` (its group's kept: rows are asked for in order)."""
@@ -506,29 +503,27 @@ def _added(problem: Problem, spill: _Spill, merged: _Merged, schema: dict,
 
     types = arrow_schema(schema)
     rows: list[dict] = []
-    size = 0
-    for number, record in spill.read_whole():
-        if number not in merged.creators:
+    held = 0  # bytes of text in `rows`
+    for record, text, expected in spill.read_whole():
+        if record.number not in merged.creators:
             continue
-        row = merged.rows[record["case_id"]]
-        if record["size"] is None:  # stored when it was read, gone since: measure it now
-            case = problem.parse(record["text"])
-            record["size"], record["size_values"] = problem.size(case), dict(
-                problem.size_values(case))
-        expected = record["expected"]
-        if record["case_id"] in merged.given:
-            expected = spill.expected(merged.given[record["case_id"]])
+        row = merged.rows[record.case_id]
+        size, size_values = record.size, record.size_values
+        if size is None:  # stored when it was read, gone since: measure it now
+            case = problem.parse(text)
+            size, size_values = problem.size(case), dict(problem.size_values(case))
+        if record.case_id in merged.given:
+            expected = spill.expected(merged.given[record.case_id])
         rows.append({
-            "problem": problem.id, "case_id": record["case_id"], "source": row["source"],
+            "problem": problem.id, "case_id": record.case_id, "source": row["source"],
             "sources": row["sources"], "group": row["group"], "groups": row["groups"],
-            "input": record["text"], "expected": expected,
-            "expected_source": row["expected_source"], "size": record["size"],
-            "input_bytes": record["input_bytes"], "ingested_at": when,
-            "package_sources": row.get("package_sources"), **(record["size_values"] or {})})
-        size += len(record["text"]) + len(expected or "")
-        if size >= BATCH_BYTES:
+            "input": text, "expected": expected, "expected_source": row["expected_source"],
+            "size": size, "input_bytes": record.input_bytes, "ingested_at": when,
+            "package_sources": row.get("package_sources"), **(size_values or {})})
+        held += len(text) + len(expected or "")
+        if held >= BATCH_BYTES:
             yield arrow_table(rows, types)
-            rows, size = [], 0
+            rows, held = [], 0
     if rows:
         yield arrow_table(rows, types)
 
