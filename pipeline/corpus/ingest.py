@@ -71,8 +71,16 @@ class ProblemSummary:
     conflicts: int = 0
     removed: int = 0             # stored cases its package no longer has
     answers_replaced: int = 0    # stored answers its package now gives otherwise
-    rejects: list[dict] = field(default_factory=list)
+    rejects: list[dict] = field(default_factory=list)   # `rejects` rows, stamped when stored
     skipped: Counter = field(default_factory=Counter)   # files of no case, by kind
+
+    def reject(self, source: str | None,
+               error: Fault | Flaw | InputError | PackageError | ReadFault) -> None:
+        assert source is not None  # (a file that was read has its label)
+        self.rejects.append({"problem": self.problem, "source": source,
+                             "line": getattr(error, "line", None),
+                             "column": getattr(error, "column", None), "rule": error.rule,
+                             "message": short(error.message)})
 
 
 @dataclass(frozen=True)
@@ -131,14 +139,6 @@ def skipped_kind(path: str) -> str:
 
 # -- reading ------------------------------------------------------------------------------------
 
-def _reject(problem: str, source: str | None, error: Fault | Flaw | InputError | PackageError
-            | ReadFault, when) -> dict:
-    assert source is not None  # (a file that was read has its label)
-    return {"problem": problem, "source": source, "line": getattr(error, "line", None),
-            "column": getattr(error, "column", None), "rule": error.rule,
-            "message": short(error.message), "ingested_at": when}
-
-
 def _provenance(namespace: Namespace, expected_path: str, cache: dict[str, str],
                 reader: SourceReader) -> str:
     """`file`, or the stage named by a `pipeline generate` manifest beside the file."""
@@ -173,9 +173,8 @@ _CaseFiles = list[tuple[Namespace, FoundCase]]  # cases found, each with where i
 
 
 def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
-                  reader: SourceReader, limit_bytes: int, when,
-                  progress: Callable[..., None] | None, done: list[int],
-                  total: int) -> list[Record]:
+                  reader: SourceReader, limit_bytes: int, progress: Callable[..., None] | None,
+                  done: list[int], total: int) -> list[Record]:
     """Read every input (and expected output) of `items`; what cannot be is a reject."""
     own = None if problem.input_mb is None else int(problem.input_mb * (1 << 20))
     limit = limit_bytes if own is None else min(limit_bytes, own)
@@ -196,7 +195,7 @@ def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
             if error.rule == "too-large" and limit < limit_bytes:
                 error.message += f" ({problem.id}'s inputs are at most {problem.input_mb:g} " \
                                  "MB: input_mb in its problem.toml)"
-            summary.rejects.append(_reject(problem.id, source, error, when))
+            summary.reject(source, error)
             continue
         expected = None
         if found.expected:
@@ -205,7 +204,7 @@ def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
                 expected = decode_judge_file(reader.read(namespace.files[found.expected],
                                                          limit_bytes))
             except (ReadFault, InputError) as error:
-                summary.rejects.append(_reject(problem.id, expected_label, error, when))
+                summary.reject(expected_label, error)
                 continue
         produced_by = _provenance(namespace, found.expected, provenance.setdefault(
             id(namespace), {}), reader) if expected is not None and found.expected else None
@@ -250,8 +249,8 @@ def _pending(records: list[Record], stored: dict[str, bytes | None],
     return pending
 
 
-def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Checked],
-                  summary: ProblemSummary, when, bad: dict[str, Flaw]) -> list[Record]:
+def _apply_checks(records: list[Record], checked: dict[int, Checked], summary: ProblemSummary,
+                  bad: dict[str, Flaw]) -> list[Record]:
     """The records that passed; each failure is a reject, and so is the same input under its
     other names (`bad`: broken inputs by case id, kept for later chunks)."""
     for index, record in enumerate(records):
@@ -261,7 +260,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
         if result.error is not None:
             where = record.source if result.error.part == "input" else record.expected_label
             assert where is not None  # an expected output that was read has its label
-            summary.rejects.append(_reject(problem.id, where, result.error, when))
+            summary.reject(where, result.error)
             if result.error.part == "input":
                 bad[record.case_id] = result.error
             record.case_id = ""
@@ -270,7 +269,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
     for record in records:  # the same input under other names is just as bad
         flaw = bad.get(record.case_id) if record.case_id else None
         if flaw is not None:
-            summary.rejects.append(_reject(problem.id, record.source, flaw, when))
+            summary.reject(record.source, flaw)
             record.case_id = ""
     return [r for r in records if r.case_id]
 
@@ -419,7 +418,7 @@ def _expected_of(row: dict, stored_path: Path, spill: _Spill) -> str:
 
 
 def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
-           spill: _Spill, summary: ProblemSummary, when) -> None:
+           spill: _Spill, summary: ProblemSummary) -> None:
     case_id = record.case_id
     row = merged.rows.get(case_id)
     if row is None:
@@ -439,10 +438,10 @@ def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
         assert expected is not None and record.expected_label is not None  # (it has a digest)
         if (difference := problem.compare(stored, expected)) is not None:
             summary.conflicts += 1
-            summary.rejects.append(_reject(problem.id, record.expected_label, Flaw(
+            summary.reject(record.expected_label, Flaw(
                 "expected", _first_difference_line(stored, expected), None, "conflict",
                 f"expected output differs from the stored answer of the same input (from "
-                f"{row['source']}): {difference}"), when))
+                f"{row['source']}): {difference}"))
             return
     if record.digest is not None and row["digest"] is None:
         merged.give(case_id, record)  # (which marks the row touched)
@@ -569,7 +568,7 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
         summary.removed, summary.answers_replaced = len(package.removed), len(package.answers)
     if spill is not None:
         for record in records:
-            _merge(problem, merged, record, path, spill, summary, when)
+            _merge(problem, merged, record, path, spill, summary)
     if package_labels is not None:
         merged.touched |= mark_package_sources(rows, records, package_labels)
     if merged.touched or merged.removed:
@@ -582,9 +581,12 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
         files.write_batches_atomic(path, batches(), schema)
     rejects_path = problem_file(data_dir, "rejects", problem.id)
     old = files.read_file(rejects_path, REJECTS)
-    kept = old.filter(~pl.col("source").is_in(list(scanned)))
-    merged_rejects = pl.concat([kept, pl.DataFrame(summary.rejects, schema=REJECTS,
-                                                   strict=False)])
+    # every reject's source was looked at (a fault's, a package's, a file's read)
+    looked_at = scanned | {reject["source"] for reject in summary.rejects}
+    kept = old.filter(~pl.col("source").is_in(list(looked_at)))
+    merged_rejects = pl.concat([kept, pl.DataFrame(
+        [{**reject, "ingested_at": when} for reject in summary.rejects], schema=REJECTS,
+        strict=False)])
     if merged_rejects.height != old.height or not _same_rejects(merged_rejects, old):
         files.write_problem_file(data_dir, "rejects", problem.id, merged_rejects, REJECTS)
 
@@ -597,8 +599,8 @@ def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
 
 # -- problem packages ---------------------------------------------------------------------------
 
-def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSummary,
-                       when) -> tuple[Namespace, list[FoundCase]] | None:
+def _package_namespace(found: FoundPackage, data_dir: Path,
+                       summary: IngestSummary) -> tuple[Namespace, list[FoundCase]] | None:
     """Register the package (unless it is the data folder's own copy) and lay out its test
     cases as a namespace; an unusable package, a case it could not make and a file left out
     (never read: a link out of the package, a pipe) are rejects."""
@@ -617,10 +619,8 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
     if not package.cases:
         summary.caseless.append(found.problem)
     part = summary.part(found.problem)
-    part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error, when)
-                        for error in package.rejects)
-    part.rejects.extend(_reject(found.problem, f"{found.label}/{left.file}", left, when)
-                        for left in package.left_out)
+    for unused in (*package.rejects, *package.left_out):
+        part.reject(f"{found.label}/{unused.file}", unused)
     namespace = Namespace(found.problem)
     cases = []
     for case in package.cases:
@@ -664,9 +664,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
             if fault.problem is None:
                 summary.unplaced.append(fault)
                 continue
-            summary.part(fault.problem).rejects.append(_reject(fault.problem, fault.label,
-                                                               fault, when))
-            scanned[fault.problem].add(fault.label)
+            summary.part(fault.problem).reject(fault.label, fault)
         for namespace in found.namespaces:
             discovery = find_cases(namespace.files)
             if namespace.problem is None:
@@ -685,7 +683,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
         with data_lock(data_dir, wait=wait):
             refused: dict[str, tuple[str, str]] = {}
             for package in packages:
-                laid_out = _package_namespace(package, data_dir, summary, when)
+                laid_out = _package_namespace(package, data_dir, summary)
                 if laid_out is None:  # (its fault is the last unplaced)
                     if not package.registered:
                         refused[package.problem] = (str(Path(package.path).resolve()),
@@ -694,8 +692,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                 held.append(package)
                 namespace, cases = laid_out
                 labels = {s.label for s in namespace.files.values()}
-                scanned[package.problem].update(labels, (
-                    r["source"] for r in summary.part(package.problem).rejects))
+                scanned[package.problem].update(labels)
                 package_labels[package.problem].update(labels)
                 work[package.problem].extend((namespace, c) for c in cases)
             record_refused(data_dir, refused, {p.problem for p in held})
@@ -706,7 +703,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     spill_dir = Path(tempfile.mkdtemp(prefix=".ingest-", dir=spill_dir))
     try:
         spills = _read_and_validate(data_dir, work, summary, spill_dir, progress, jobs,
-                                    int(max_file_mb * (1 << 20)), when)
+                                    int(max_file_mb * (1 << 20)))
         from pipeline.problems import cases_schema
         from pipeline.tables.files import migrate
         from pipeline.tables.schemas import REJECTS
@@ -744,7 +741,7 @@ def _return_freed_memory(arrow: bool) -> None:
 
 def _read_and_validate(data_dir: Path, work: dict[str, _CaseFiles], summary: IngestSummary,
                        spill_dir: Path, progress: Callable[..., None] | None, jobs: int | None,
-                       limit_bytes: int, when) -> dict[str, _Spill]:
+                       limit_bytes: int) -> dict[str, _Spill]:
     """Read and validate every problem's items a chunk at a time, putting aside what passed
     in a `_Spill` per problem; what failed is a reject in `summary`."""
     total = sum(len(items) for items in work.values())
@@ -761,13 +758,12 @@ def _read_and_validate(data_dir: Path, work: dict[str, _CaseFiles], summary: Ing
             with contextlib.closing(_Spill(spill_dir / f"{problem_id}.records")) as spill:
                 spills[problem_id] = spill
                 for chunk in _chunks(items):
-                    records = _read_problem(problem, chunk, part, reader, limit_bytes, when,
-                                            progress, done, total)
+                    records = _read_problem(problem, chunk, part, reader, limit_bytes, progress,
+                                            done, total)
                     checked = validate_all({problem_id: _pending(records, stored, seen)}, jobs,
                                            meanwhile=lambda: import_module("pipeline.tables.files"),
                                            pools=pools)
-                    spill.write(_apply_checks(problem, records, checked[problem_id], part, when,
-                                              bad))
+                    spill.write(_apply_checks(records, checked[problem_id], part, bad))
                     del records, checked
     return spills
 
