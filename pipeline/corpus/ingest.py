@@ -30,7 +30,6 @@ from pipeline.corpus.walk import (
     FoundCase,
     FoundPackage,
     Namespace,
-    ReadFault,
     Source,
     SourceReader,
     find_cases,
@@ -75,7 +74,7 @@ class ProblemSummary:
     skipped: Counter = field(default_factory=Counter)   # files of no case, by kind
 
     def reject(self, source: str | None,
-               error: Fault | Flaw | InputError | PackageError | ReadFault) -> None:
+               error: Fault | Flaw | InputError | PackageError) -> None:
         assert source is not None  # (a file that was read has its label)
         self.rejects.append({"problem": self.problem, "source": source,
                              "line": getattr(error, "line", None),
@@ -148,7 +147,7 @@ def _provenance(namespace: Namespace, expected_path: str, cache: dict[str, str],
         try:
             cache[manifest] = str(json.loads(reader.read(source, 1 << 20)).get(
                 "expected_from") or "file") if source else "file"
-        except (ValueError, AttributeError, ReadFault):
+        except (ValueError, AttributeError):  # (an InputError too: a file that cannot be read)
             cache[manifest] = "file"
     return cache[manifest]
 
@@ -191,7 +190,7 @@ def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
             summary.files_read += 1
             text, case_id, input_bytes = judge_file(
                 reader.read(namespace.files[found.input], limit))
-        except (ReadFault, InputError) as error:
+        except InputError as error:
             if error.rule == "too-large" and limit < limit_bytes:
                 error.message += f" ({problem.id}'s inputs are at most {problem.input_mb:g} " \
                                  "MB: input_mb in its problem.toml)"
@@ -203,7 +202,7 @@ def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
                 summary.files_read += 1
                 expected = decode_judge_file(reader.read(namespace.files[found.expected],
                                                          limit_bytes))
-            except (ReadFault, InputError) as error:
+            except InputError as error:
                 summary.reject(expected_label, error)
                 continue
         produced_by = _provenance(namespace, found.expected, provenance.setdefault(

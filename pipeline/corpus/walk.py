@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from posixpath import basename, dirname, join
 
+from pipeline.errors import InputError
 from pipeline.problems import holds_package, is_package_folder, registered_package
 from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, archive_bomb, is_utf8, printable, zip_bomb
 
@@ -66,14 +67,6 @@ class Scan:
     namespaces: list[Namespace] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
     packages: list[FoundPackage] = field(default_factory=list)
-
-
-class ReadFault(Exception):
-    """Reading a source failed: `rule` and a message for the reject."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(message)
-        self.rule, self.message = rule, message
 
 
 def problem_of(rel: str, root_name: str, override: str | None,
@@ -240,10 +233,11 @@ class SourceReader:
         self._archives: dict[str, zipfile.ZipFile] = {}
 
     def read(self, source: Source, limit_bytes: int) -> bytes:
-        """The bytes of one source, never more than `limit_bytes` (else `ReadFault`)."""
+        """The bytes of one source, never more than `limit_bytes` (else an `InputError` with
+        no line: too-large, corrupt-archive or unreadable)."""
         if source.size > limit_bytes:
-            raise ReadFault("too-large", f"{source.size:,} bytes, above the limit of "
-                            f"{limit_bytes:,} bytes")
+            raise InputError(None, f"{source.size:,} bytes, above the limit of {limit_bytes:,} "
+                             "bytes", rule="too-large")
         try:
             if source.member is None:
                 with open(source.path, "rb") as handle:
@@ -260,12 +254,15 @@ class SourceReader:
                     data = handle.read(limit_bytes + 1)
         except (zipfile.BadZipFile, EOFError, ValueError, NotImplementedError,
                 RuntimeError) as error:
-            raise ReadFault("corrupt-archive", f"cannot read this archive member: "
-                            f"{str(error)[:200] or type(error).__name__}") from None
+            raise InputError(None, f"cannot read this archive member: "
+                             f"{str(error)[:200] or type(error).__name__}",
+                             rule="corrupt-archive") from None
         except OSError as error:
-            raise ReadFault("unreadable", f"cannot read this file: {_error_text(error)}") from None
+            raise InputError(None, f"cannot read this file: {_error_text(error)}",
+                             rule="unreadable") from None
         if len(data) > limit_bytes:
-            raise ReadFault("too-large", f"more than the limit of {limit_bytes:,} bytes")
+            raise InputError(None, f"more than the limit of {limit_bytes:,} bytes",
+                             rule="too-large")
         return data
 
     def close(self) -> None:
