@@ -138,18 +138,17 @@ def skipped_kind(path: str) -> str:
 
 # -- reading ------------------------------------------------------------------------------------
 
-def _provenance(namespace: Namespace, expected_path: str, cache: dict[str, str],
+def _provenance(namespace: Namespace, expected_path: str, cache: dict[Source, str],
                 reader: SourceReader) -> str:
     """`file`, or the stage named by a `pipeline generate` manifest beside the file."""
-    manifest = posixpath.join(posixpath.dirname(expected_path), MANIFEST_NAME)
-    if manifest not in cache:
-        source = namespace.files.get(manifest)
+    manifest = namespace.files.get(posixpath.join(posixpath.dirname(expected_path), MANIFEST_NAME))
+    if manifest is not None and manifest not in cache:
         try:
-            cache[manifest] = str(json.loads(reader.read(source, 1 << 20)).get(
-                "expected_from") or "file") if source else "file"
+            cache[manifest] = str(json.loads(reader.read(manifest, 1 << 20)).get(
+                "expected_from") or "file")
         except (ValueError, AttributeError):  # (an InputError too: a file that cannot be read)
             cache[manifest] = "file"
-    return cache[manifest]
+    return "file" if manifest is None else cache[manifest]
 
 
 @dataclass
@@ -178,7 +177,7 @@ def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
     own = None if problem.input_mb is None else int(problem.input_mb * (1 << 20))
     limit = limit_bytes if own is None else min(limit_bytes, own)
     records: list[Record] = []
-    provenance: dict[int, dict[str, str]] = {}
+    provenance: dict[Source, str] = {}  # by manifest
     for namespace, found in items:
         source = namespace.files[found.input].label
         expected_label = namespace.files[found.expected].label if found.expected else None
@@ -205,8 +204,8 @@ def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
             except InputError as error:
                 summary.reject(expected_label, error)
                 continue
-        produced_by = _provenance(namespace, found.expected, provenance.setdefault(
-            id(namespace), {}), reader) if expected is not None and found.expected else None
+        produced_by = _provenance(namespace, found.expected, provenance, reader) \
+            if expected is not None and found.expected else None
         records.append(Record(source, found.group, case_id, text, input_bytes, expected,
                               expected_label, produced_by))
     return records
@@ -645,7 +644,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
            names: Mapping[Path, str] | None = None) -> IngestSummary:
     """Ingest every case under `roots` into the tables of `data_dir` (`names`: the problem a
     package root registers as, where not as it is named, or as `problem_override` says)."""
-    _return_freed_memory(arrow=False)  # from the first file read: the walk reads them too
+    _return_freed_memory()  # from the first file read: the walk reads them too
     add_problem_dirs([registered_dir(data_dir)])
     ids = frozenset(problem_ids())
     module_ids = frozenset(module_problem_ids())
@@ -703,11 +702,13 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     try:
         spills = _read_and_validate(data_dir, work, summary, spill_dir, progress, jobs,
                                     int(max_file_mb * (1 << 20)))
+        import pyarrow as pa
+
         from pipeline.problems import cases_schema
         from pipeline.tables.files import migrate
         from pipeline.tables.schemas import REJECTS
 
-        _return_freed_memory(arrow=True)
+        pa.set_memory_pool(pa.system_memory_pool())  # Arrow's freed memory returned as well
 
         with data_lock(data_dir, wait=wait):
             # Files written before a schema change are brought up to it, once per ingest.
@@ -723,16 +724,12 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     return summary
 
 
-def _return_freed_memory(arrow: bool) -> None:
+def _return_freed_memory() -> None:
     """Have what an ingest frees go back to the system (allocations of 128 KiB or more from
-    pages unmapped when freed, Arrow's by the C library), so chunks do not raise its size."""
+    pages unmapped when freed; Arrow's too, once its pool is the C library's), so chunks do not
+    raise its size."""
     import ctypes
 
-    if arrow:
-        import pyarrow as pa
-
-        pa.set_memory_pool(pa.system_memory_pool())
-        return
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None)  # this process's own symbols: finding libc by name runs ldconfig
         libc.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD (glibc; elsewhere this is a no-op)
