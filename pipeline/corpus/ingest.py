@@ -756,10 +756,9 @@ def _read_and_validate(data_dir: Path, work: dict[str, _CaseFiles], summary: Ing
                 for chunk in _chunks(items):
                     records = _read_problem(problem, chunk, part, reader, limit_bytes, progress,
                                             done, total)
-                    checked = validate_all({problem_id: _pending(records, stored, seen)}, jobs,
-                                           meanwhile=lambda: import_module("pipeline.tables.files"),
-                                           pools=pools)
-                    spill.write(_apply_checks(records, checked[problem_id], part, bad))
+                    checked = validate_all(problem_id, _pending(records, stored, seen), jobs,
+                                           lambda: import_module("pipeline.tables.files"), pools)
+                    spill.write(_apply_checks(records, checked, part, bad))
                     del records, checked
     return spills
 
