@@ -580,19 +580,16 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
     rejects_path = problem_file(data_dir, "rejects", problem.id)
     old = files.read_file(rejects_path, REJECTS)
     # every reject's source was looked at (a fault's, a package's, a file's read)
-    looked_at = scanned | {reject["source"] for reject in summary.rejects}
+    looked_at = scanned | (package_labels or set()) | {r["source"] for r in summary.rejects}
     kept = old.filter(~pl.col("source").is_in(list(looked_at)))
     merged_rejects = pl.concat([kept, pl.DataFrame(
         [{**reject, "ingested_at": when} for reject in summary.rejects], schema=REJECTS,
         strict=False)])
-    if merged_rejects.height != old.height or not _same_rejects(merged_rejects, old):
-        files.write_problem_file(data_dir, "rejects", problem.id, merged_rejects, REJECTS)
-
-
-def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
+    # ingested_at aside: the same rejects found again leave the file as it was
     key = ["source", "line", "column", "rule", "message"]
-    return a.select(key).sort(key, nulls_last=True).equals(
-        b.select(key).sort(key, nulls_last=True))
+    if merged_rejects.height != old.height or not merged_rejects.select(key).sort(
+            key, nulls_last=True).equals(old.select(key).sort(key, nulls_last=True)):
+        files.write_problem_file(data_dir, "rejects", problem.id, merged_rejects, REJECTS)
 
 
 # -- problem packages ---------------------------------------------------------------------------
@@ -689,9 +686,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                     continue
                 held.append(package)
                 namespace, cases = laid_out
-                labels = {s.label for s in namespace.files.values()}
-                scanned[package.problem].update(labels)
-                package_labels[package.problem].update(labels)
+                package_labels[package.problem].update(s.label for s in namespace.files.values())
                 work[package.problem].extend((namespace, c) for c in cases)
             record_refused(data_dir, refused, {p.problem for p in held})
     if not summary.problems:

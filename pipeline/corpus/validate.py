@@ -111,28 +111,21 @@ def _check(problem, item: Item) -> Checked:
     return Checked(item.index, size, values)
 
 
-@dataclass(frozen=True)
-class _Batch:
-    start: int
-    stop: int
-    size: int     # bytes of text in the batch
-
-
-def _batches(items: list[Item], workers: int) -> list[_Batch]:
+def _batches(items: list[Item], workers: int) -> list[range]:
     """Ranges of `items`, about `workers * 4` in all (so the cores stay busy to the end), each
-    within `BATCH_BYTES` and `BATCH_ITEMS`, the largest first."""
+    within `BATCH_BYTES` and `BATCH_ITEMS`, the largest (in bytes of text) first."""
     most_items = max(1, min(BATCH_ITEMS, -(-len(items) // (workers * 4))))
-    batches: list[_Batch] = []
+    batches: list[tuple[int, range]] = []  # (bytes, items)
     start, size = 0, 0
     for index, item in enumerate(items):
         if index > start and (size + len(item.text) > BATCH_BYTES
                               or index - start >= most_items):
-            batches.append(_Batch(start, index, size))
+            batches.append((size, range(start, index)))
             start, size = index, 0
         size += len(item.text) + len(item.expected or "")
     if start < len(items):
-        batches.append(_Batch(start, len(items), size))
-    return sorted(batches, key=lambda b: -b.size)
+        batches.append((size, range(start, len(items))))
+    return [batch for _, batch in sorted(batches, key=lambda b: -b[0])]
 
 
 # The items of the validation under way, inherited by forked workers (so no text is copied
