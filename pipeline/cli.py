@@ -128,10 +128,10 @@ def generate_command(
         help="Stage that writes NAME.out (when within its limits).")] = "brute",
 ) -> None:
     """Write seeded cases of a recipe as NNN.in (+ NNN.out) with a manifest."""
-    from pipeline.corpus.generate import default_out_dir, generate
+    from pipeline.corpus.generate import generate
 
     problem = find_problem(problem_id, ctx.obj.data_dir)
-    target = out or default_out_dir(ctx.obj.data_dir, problem.id, recipe)
+    target = out or ctx.obj.data_dir / "raw" / problem.id / "generated" / recipe
     try:
         if out is None:
             problem.recipe(recipe)  # an unknown recipe makes no data folder either

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -135,13 +134,6 @@ class Argument(TyperArgument):
         return name + ("..." if self.nargs != 1 else "")
 
 
-def readable(params: list) -> list:
-    for param in params:
-        if type(param) is TyperArgument:
-            param.__class__ = Argument
-    return params
-
-
 @cache
 def _shown_by_metavar(kind: type[ParamType]) -> type[ParamType]:
     """A subclass of the parameter type `kind` that help prints nothing of: no `<str>` beside
@@ -152,32 +144,30 @@ def _shown_by_metavar(kind: type[ParamType]) -> type[ParamType]:
     return type(kind.__name__, (kind,), overrides)
 
 
-@contextmanager
-def types_unshown(params: list) -> Iterator[None]:
-    """While help is written: each parameter's type is a copy that help prints nothing of
-    (conversion and error messages, outside, keep the real type)."""
-    kept = [(param, param.type) for param in params if param.type is not None]
-    try:
-        for param, kind in kept:
-            shown = copy.copy(kind)
-            # a class is hashable; mypy reads the instances' `__hash__ = None` of ParamType
-            shown.__class__ = _shown_by_metavar(type(kind))  # type: ignore[arg-type]
-            param.type = shown
-        yield
-    finally:
-        for param, kind in kept:
-            param.type = kind
-
-
 class _Readable:
     """A command's or group's help with readable parameters, their types unshown."""
 
     def get_params(self, ctx):
-        return readable(super().get_params(ctx))  # type: ignore[misc]
+        params = super().get_params(ctx)  # type: ignore[misc]
+        for param in params:
+            if type(param) is TyperArgument:
+                param.__class__ = Argument
+        return params
 
     def format_help(self, ctx, formatter) -> None:
-        with types_unshown(self.get_params(ctx)):
+        """While help is written, each parameter's type is a copy that help prints nothing of
+        (conversion and error messages, outside, keep the real type)."""
+        kept = [(param, param.type) for param in self.get_params(ctx) if param.type is not None]
+        try:
+            for param, kind in kept:
+                shown = copy.copy(kind)
+                # a class is hashable; mypy reads the instances' `__hash__ = None` of ParamType
+                shown.__class__ = _shown_by_metavar(type(kind))  # type: ignore[arg-type]
+                param.type = shown
             super().format_help(ctx, formatter)  # type: ignore[misc]
+        finally:
+            for param, kind in kept:
+                param.type = kind
 
 
 class Command(_Readable, TyperCommand):

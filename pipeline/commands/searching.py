@@ -91,9 +91,10 @@ def stress_errors():
     return (UnknownName, BuildError, DamagedTable, ExecutorError, UserError, OSError)
 
 
-def _searched(search: Callable[[], T]) -> T:
-    """What `search()` (a stress or hunt request made and run) returns; a program of the user's
-    that cannot start exits 1 (the user's program, not the command line), a bad request 2."""
+def _searched(search: Callable[[], T], code: int = 2) -> T:
+    """What `search()` (a stress, harden or hunt request made and run) returns; a program of the
+    user's that cannot start exits 1 (the user's program, not the command line), another error
+    `code`."""
     from pipeline.stress.judge import StartError
 
     try:
@@ -101,7 +102,7 @@ def _searched(search: Callable[[], T]) -> T:
     except StartError as error:
         fail(str(error), code=1)
     except stress_errors() as error:
-        fail(str(error))
+        fail(str(error), code=code)
 
 
 def stress_command(
@@ -196,14 +197,10 @@ def harden_command(
 
     problem = _prepared(ctx.obj, problem_id, sandbox)
     settle(ctx.obj.data_dir)
-    try:
-        request = _stress_request(problem.id, recipe, generator, budget, shrink_budget,
-                                  external, solver="", against=against, seed=seed, jobs=jobs,
-                                  group=group, sandbox=sandbox)
-        done = run_harden(ctx.obj.data_dir, request, tuple(solver or ()),
-                          log=lambda line: say(line, err=True))
-    except stress_errors() as error:  # (a `HardenError` is a `UserError`)
-        fail(str(error), code=1)
+    done = _searched(lambda: run_harden(ctx.obj.data_dir, _stress_request(
+        problem.id, recipe, generator, budget, shrink_budget, external, solver="",
+        against=against, seed=seed, jobs=jobs, group=group, sandbox=sandbox),
+        tuple(solver or ()), log=lambda line: say(line, err=True)), code=1)  # (a HardenError too)
     say(format_hardened(problem.id, done))
     if any(item.status == "interrupted" for item in done):
         raise typer.Exit(130)

@@ -31,13 +31,6 @@ class Manifest:
     expected_from: str
     cases: tuple[GeneratedCase, ...]
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2) + "\n"
-
-
-def default_out_dir(data_dir: Path, problem_id: str, recipe: str) -> Path:
-    return data_dir / "raw" / problem_id / "generated" / recipe
-
 
 def generate(problem: Problem, recipe: str, count: int, seed: int, out_dir: Path,
              expected_from: str = "brute") -> Manifest:
@@ -61,5 +54,5 @@ def generate(problem: Problem, recipe: str, count: int, seed: int, out_dir: Path
     manifest = Manifest(problem.id, recipe, seed, count, expected_from, tuple(cases))
     out_dir.mkdir(parents=True, exist_ok=True)
     sync_filesystem(out_dir)
-    atomic_write_text(out_dir / MANIFEST_NAME, manifest.to_json())
+    atomic_write_text(out_dir / MANIFEST_NAME, json.dumps(asdict(manifest), indent=2) + "\n")
     return manifest

@@ -30,7 +30,6 @@ from pipeline.corpus.walk import (
     FoundCase,
     FoundPackage,
     Namespace,
-    ReadFault,
     Source,
     SourceReader,
     find_cases,
@@ -71,8 +70,16 @@ class ProblemSummary:
     conflicts: int = 0
     removed: int = 0             # stored cases its package no longer has
     answers_replaced: int = 0    # stored answers its package now gives otherwise
-    rejects: list[dict] = field(default_factory=list)
+    rejects: list[dict] = field(default_factory=list)   # `rejects` rows, stamped when stored
     skipped: Counter = field(default_factory=Counter)   # files of no case, by kind
+
+    def reject(self, source: str | None,
+               error: Fault | Flaw | InputError | PackageError) -> None:
+        assert source is not None  # (a file that was read has its label)
+        self.rejects.append({"problem": self.problem, "source": source,
+                             "line": getattr(error, "line", None),
+                             "column": getattr(error, "column", None), "rule": error.rule,
+                             "message": short(error.message)})
 
 
 @dataclass(frozen=True)
@@ -131,26 +138,17 @@ def skipped_kind(path: str) -> str:
 
 # -- reading ------------------------------------------------------------------------------------
 
-def _reject(problem: str, source: str | None, error: Fault | Flaw | InputError | PackageError
-            | ReadFault, when) -> dict:
-    assert source is not None  # (a file that was read has its label)
-    return {"problem": problem, "source": source, "line": getattr(error, "line", None),
-            "column": getattr(error, "column", None), "rule": error.rule,
-            "message": short(error.message), "ingested_at": when}
-
-
-def _provenance(namespace: Namespace, expected_path: str, cache: dict[str, str],
+def _provenance(namespace: Namespace, expected_path: str, cache: dict[Source, str],
                 reader: SourceReader) -> str:
     """`file`, or the stage named by a `pipeline generate` manifest beside the file."""
-    manifest = posixpath.join(posixpath.dirname(expected_path), MANIFEST_NAME)
-    if manifest not in cache:
-        source = namespace.files.get(manifest)
+    manifest = namespace.files.get(posixpath.join(posixpath.dirname(expected_path), MANIFEST_NAME))
+    if manifest is not None and manifest not in cache:
         try:
-            cache[manifest] = str(json.loads(reader.read(source, 1 << 20)).get(
-                "expected_from") or "file") if source else "file"
-        except (ValueError, AttributeError, ReadFault):
+            cache[manifest] = str(json.loads(reader.read(manifest, 1 << 20)).get(
+                "expected_from") or "file")
+        except (ValueError, AttributeError):  # (an InputError too: a file that cannot be read)
             cache[manifest] = "file"
-    return cache[manifest]
+    return "file" if manifest is None else cache[manifest]
 
 
 @dataclass
@@ -173,17 +171,16 @@ _CaseFiles = list[tuple[Namespace, FoundCase]]  # cases found, each with where i
 
 
 def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
-                  reader: SourceReader, limit_bytes: int, when,
-                  progress: Callable[..., None] | None, done: list[int],
-                  total: int) -> list[Record]:
+                  reader: SourceReader, limit_bytes: int, progress: Callable[..., None] | None,
+                  done: list[int], total: int) -> list[Record]:
     """Read every input (and expected output) of `items`; what cannot be is a reject."""
     own = None if problem.input_mb is None else int(problem.input_mb * (1 << 20))
     limit = limit_bytes if own is None else min(limit_bytes, own)
     records: list[Record] = []
-    provenance: dict[int, dict[str, str]] = {}
+    provenance: dict[Source, str] = {}  # by manifest
     for namespace, found in items:
-        source = namespace.labels[found.input]
-        expected_label = namespace.labels[found.expected] if found.expected else None
+        source = namespace.files[found.input].label
+        expected_label = namespace.files[found.expected].label if found.expected else None
         summary.found += 1
         done[0] += 1
         if progress:
@@ -192,11 +189,11 @@ def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
             summary.files_read += 1
             text, case_id, input_bytes = judge_file(
                 reader.read(namespace.files[found.input], limit))
-        except (ReadFault, InputError) as error:
+        except InputError as error:
             if error.rule == "too-large" and limit < limit_bytes:
                 error.message += f" ({problem.id}'s inputs are at most {problem.input_mb:g} " \
                                  "MB: input_mb in its problem.toml)"
-            summary.rejects.append(_reject(problem.id, source, error, when))
+            summary.reject(source, error)
             continue
         expected = None
         if found.expected:
@@ -204,11 +201,11 @@ def _read_problem(problem: Problem, items: _CaseFiles, summary: ProblemSummary,
                 summary.files_read += 1
                 expected = decode_judge_file(reader.read(namespace.files[found.expected],
                                                          limit_bytes))
-            except (ReadFault, InputError) as error:
-                summary.rejects.append(_reject(problem.id, expected_label, error, when))
+            except InputError as error:
+                summary.reject(expected_label, error)
                 continue
-        produced_by = _provenance(namespace, found.expected, provenance.setdefault(
-            id(namespace), {}), reader) if expected is not None and found.expected else None
+        produced_by = _provenance(namespace, found.expected, provenance, reader) \
+            if expected is not None and found.expected else None
         records.append(Record(source, found.group, case_id, text, input_bytes, expected,
                               expected_label, produced_by))
     return records
@@ -250,8 +247,8 @@ def _pending(records: list[Record], stored: dict[str, bytes | None],
     return pending
 
 
-def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Checked],
-                  summary: ProblemSummary, when, bad: dict[str, Flaw]) -> list[Record]:
+def _apply_checks(records: list[Record], checked: dict[int, Checked], summary: ProblemSummary,
+                  bad: dict[str, Flaw]) -> list[Record]:
     """The records that passed; each failure is a reject, and so is the same input under its
     other names (`bad`: broken inputs by case id, kept for later chunks)."""
     for index, record in enumerate(records):
@@ -261,7 +258,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
         if result.error is not None:
             where = record.source if result.error.part == "input" else record.expected_label
             assert where is not None  # an expected output that was read has its label
-            summary.rejects.append(_reject(problem.id, where, result.error, when))
+            summary.reject(where, result.error)
             if result.error.part == "input":
                 bad[record.case_id] = result.error
             record.case_id = ""
@@ -270,7 +267,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
     for record in records:  # the same input under other names is just as bad
         flaw = bad.get(record.case_id) if record.case_id else None
         if flaw is not None:
-            summary.rejects.append(_reject(problem.id, record.source, flaw, when))
+            summary.reject(record.source, flaw)
             record.case_id = ""
     return [r for r in records if r.case_id]
 
@@ -280,7 +277,7 @@ def _apply_checks(problem: Problem, records: list[Record], checked: dict[int, Ch
 @dataclass(frozen=True)
 class _Aside:
     """A record put aside, as the merge sees it: its expected output as a digest (None: none),
-    the output itself staying in the `_Spill`, at row `number`."""
+    the input and output themselves staying in the `_Spill`, at row `number`."""
 
     number: int
     source: str
@@ -289,12 +286,15 @@ class _Aside:
     digest: bytes | None
     expected_label: str | None
     produced_by: str | None
+    input_bytes: int
+    size: int | None
+    size_values: dict[str, int] | None
 
 
 class _Spill:
     """The records of one problem that passed, put aside in a file until the merge, so that an
-    ingest holds one chunk in memory. Each group is three plain pickles (rows without texts,
-    inputs, expected outputs): no library with threads is loaded before workers are forked."""
+    ingest holds one chunk in memory. Each group is three plain pickles (`_Aside`s, inputs,
+    expected outputs): no library with threads is loaded before workers are forked."""
 
     def __init__(self, path: Path) -> None:
         self.path, self.rows = path, 0
@@ -309,14 +309,13 @@ class _Spill:
             size += len(record.text) + len(record.expected or "")
             if size >= SPILL_GROUP_BYTES or index == len(records) - 1:
                 group, start, size = records[start:index + 1], index + 1, 0
-                rows = [{"source": r.source, "group": r.group, "case_id": r.case_id,
-                         "input_bytes": r.input_bytes,
-                         "digest": None if r.expected is None else _digest(r.expected),
-                         "expected_label": r.expected_label, "produced_by": r.produced_by,
-                         "size": r.size, "size_values": r.size_values} for r in group]
+                asides = [_Aside(self.rows + n, r.source, r.group, r.case_id,
+                                 None if r.expected is None else _digest(r.expected),
+                                 r.expected_label, r.produced_by, r.input_bytes, r.size,
+                                 r.size_values) for n, r in enumerate(group)]
                 self.starts.append(self.rows)
                 self.offsets.append(self._file.tell())
-                for part in (rows, [r.text for r in group], [r.expected for r in group]):
+                for part in (asides, [r.text for r in group], [r.expected for r in group]):
                     data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
                     self._file.write(len(data).to_bytes(8, "little"))
                     self._file.write(data)
@@ -339,18 +338,13 @@ class _Spill:
         return found
 
     def read(self) -> Iterator[_Aside]:
-        for index, start in enumerate(self.starts):
-            [rows] = self._parts(index, 0)
-            for offset, row in enumerate(rows):
-                yield _Aside(start + offset, row["source"], row["group"], row["case_id"],
-                             row["digest"], row["expected_label"], row["produced_by"])
+        for index in range(len(self.starts)):
+            yield from self._parts(index, 0)[0]
 
-    def read_whole(self) -> Iterator[tuple[int, dict]]:
-        """(row number, row with "text" and "expected") of every record put aside."""
-        for index, start in enumerate(self.starts):
-            rows, texts, expected = self._parts(index, 0, 1, 2)
-            for offset, (row, text, answer) in enumerate(zip(rows, texts, expected)):
-                yield start + offset, {**row, "text": text, "expected": answer}
+    def read_whole(self) -> Iterator[tuple[_Aside, str, str | None]]:
+        """Every record put aside, with its input and expected output."""
+        for index in range(len(self.starts)):
+            yield from zip(*self._parts(index, 0, 1, 2))
 
     def expected(self, number: int) -> str | None:
         """The expected output of row `number` (its group's kept: rows are asked for in order)."""
@@ -422,7 +416,7 @@ def _expected_of(row: dict, stored_path: Path, spill: _Spill) -> str:
 
 
 def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
-           spill: _Spill, summary: ProblemSummary, when) -> None:
+           spill: _Spill, summary: ProblemSummary) -> None:
     case_id = record.case_id
     row = merged.rows.get(case_id)
     if row is None:
@@ -442,10 +436,10 @@ def _merge(problem: Problem, merged: _Merged, record: _Aside, stored_path: Path,
         assert expected is not None and record.expected_label is not None  # (it has a digest)
         if (difference := problem.compare(stored, expected)) is not None:
             summary.conflicts += 1
-            summary.rejects.append(_reject(problem.id, record.expected_label, Flaw(
+            summary.reject(record.expected_label, Flaw(
                 "expected", _first_difference_line(stored, expected), None, "conflict",
                 f"expected output differs from the stored answer of the same input (from "
-                f"{row['source']}): {difference}"), when))
+                f"{row['source']}): {difference}"))
             return
     if record.digest is not None and row["digest"] is None:
         merged.give(case_id, record)  # (which marks the row touched)
@@ -506,29 +500,27 @@ def _added(problem: Problem, spill: _Spill, merged: _Merged, schema: dict,
 
     types = arrow_schema(schema)
     rows: list[dict] = []
-    size = 0
-    for number, record in spill.read_whole():
-        if number not in merged.creators:
+    held = 0  # bytes of text in `rows`
+    for record, text, expected in spill.read_whole():
+        if record.number not in merged.creators:
             continue
-        row = merged.rows[record["case_id"]]
-        if record["size"] is None:  # stored when it was read, gone since: measure it now
-            case = problem.parse(record["text"])
-            record["size"], record["size_values"] = problem.size(case), dict(
-                problem.size_values(case))
-        expected = record["expected"]
-        if record["case_id"] in merged.given:
-            expected = spill.expected(merged.given[record["case_id"]])
+        row = merged.rows[record.case_id]
+        size, size_values = record.size, record.size_values
+        if size is None:  # stored when it was read, gone since: measure it now
+            case = problem.parse(text)
+            size, size_values = problem.size(case), dict(problem.size_values(case))
+        if record.case_id in merged.given:
+            expected = spill.expected(merged.given[record.case_id])
         rows.append({
-            "problem": problem.id, "case_id": record["case_id"], "source": row["source"],
+            "problem": problem.id, "case_id": record.case_id, "source": row["source"],
             "sources": row["sources"], "group": row["group"], "groups": row["groups"],
-            "input": record["text"], "expected": expected,
-            "expected_source": row["expected_source"], "size": record["size"],
-            "input_bytes": record["input_bytes"], "ingested_at": when,
-            "package_sources": row.get("package_sources"), **(record["size_values"] or {})})
-        size += len(record["text"]) + len(expected or "")
-        if size >= BATCH_BYTES:
+            "input": text, "expected": expected, "expected_source": row["expected_source"],
+            "size": size, "input_bytes": record.input_bytes, "ingested_at": when,
+            "package_sources": row.get("package_sources"), **(size_values or {})})
+        held += len(text) + len(expected or "")
+        if held >= BATCH_BYTES:
             yield arrow_table(rows, types)
-            rows, size = [], 0
+            rows, held = [], 0
     if rows:
         yield arrow_table(rows, types)
 
@@ -574,7 +566,7 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
         summary.removed, summary.answers_replaced = len(package.removed), len(package.answers)
     if spill is not None:
         for record in records:
-            _merge(problem, merged, record, path, spill, summary, when)
+            _merge(problem, merged, record, path, spill, summary)
     if package_labels is not None:
         merged.touched |= mark_package_sources(rows, records, package_labels)
     if merged.touched or merged.removed:
@@ -587,26 +579,26 @@ def _store(data_dir: Path, problem: Problem, spill: _Spill | None, summary: Prob
         files.write_batches_atomic(path, batches(), schema)
     rejects_path = problem_file(data_dir, "rejects", problem.id)
     old = files.read_file(rejects_path, REJECTS)
-    kept = old.filter(~pl.col("source").is_in(list(scanned)))
-    merged_rejects = pl.concat([kept, pl.DataFrame(summary.rejects, schema=REJECTS,
-                                                   strict=False)])
-    if merged_rejects.height != old.height or not _same_rejects(merged_rejects, old):
-        files.write_problem_file(data_dir, "rejects", problem.id, merged_rejects, REJECTS)
-
-
-def _same_rejects(a: pl.DataFrame, b: pl.DataFrame) -> bool:
+    # every reject's source was looked at (a fault's, a package's, a file's read)
+    looked_at = scanned | (package_labels or set()) | {r["source"] for r in summary.rejects}
+    kept = old.filter(~pl.col("source").is_in(list(looked_at)))
+    merged_rejects = pl.concat([kept, pl.DataFrame(
+        [{**reject, "ingested_at": when} for reject in summary.rejects], schema=REJECTS,
+        strict=False)])
+    # ingested_at aside: the same rejects found again leave the file as it was
     key = ["source", "line", "column", "rule", "message"]
-    return a.select(key).sort(key, nulls_last=True).equals(
-        b.select(key).sort(key, nulls_last=True))
+    if merged_rejects.height != old.height or not merged_rejects.select(key).sort(
+            key, nulls_last=True).equals(old.select(key).sort(key, nulls_last=True)):
+        files.write_problem_file(data_dir, "rejects", problem.id, merged_rejects, REJECTS)
 
 
 # -- problem packages ---------------------------------------------------------------------------
 
-def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSummary,
-                       when) -> tuple[Namespace, list[FoundCase]] | None:
+def _package_namespace(found: FoundPackage, data_dir: Path,
+                       summary: IngestSummary) -> tuple[Namespace, list[FoundCase]] | None:
     """Register the package (unless it is the data folder's own copy) and lay out its test
     cases as a namespace; an unusable package, a case it could not make and a file left out
-    are rejects (labelled in the namespace, so that a later look replaces them)."""
+    (never read: a link out of the package, a pipe) are rejects."""
     from pipeline.problems import load_found_package
 
     try:
@@ -622,13 +614,9 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
     if not package.cases:
         summary.caseless.append(found.problem)
     part = summary.part(found.problem)
-    part.rejects.extend(_reject(found.problem, f"{found.label}/{error.file}", error, when)
-                        for error in package.rejects)
+    for unused in (*package.rejects, *package.left_out):
+        part.reject(f"{found.label}/{unused.file}", unused)
     namespace = Namespace(found.problem)
-    for left in package.left_out:  # never read: a link out of the package, a pipe
-        label = f"{found.label}/{left.file}"
-        part.rejects.append(_reject(found.problem, label, left, when))
-        namespace.labels[left.file] = label
     cases = []
     for case in package.cases:
         paths = [case.input_path] + ([case.answer_path] if case.answer_path else [])
@@ -638,8 +626,8 @@ def _package_namespace(found: FoundPackage, data_dir: Path, summary: IngestSumma
                 key = path.relative_to(package.root).as_posix()
             except ValueError:  # a test the package's generator made outside its folder
                 key = f"generated/{case.name}{path.suffix}"
-            namespace.files[key] = Source(str(path), None, path.stat().st_size)
-            namespace.labels[key] = f"{found.label}/{key}"
+            namespace.files[key] = Source(str(path), None, path.stat().st_size,
+                                          f"{found.label}/{key}")
             keys.append(key)
         cases.append(FoundCase(keys[0], keys[1] if len(keys) > 1 else None, case.group))
     return namespace, cases
@@ -653,7 +641,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
            names: Mapping[Path, str] | None = None) -> IngestSummary:
     """Ingest every case under `roots` into the tables of `data_dir` (`names`: the problem a
     package root registers as, where not as it is named, or as `problem_override` says)."""
-    _return_freed_memory(arrow=False)  # from the first file read: the walk reads them too
+    _return_freed_memory()  # from the first file read: the walk reads them too
     add_problem_dirs([registered_dir(data_dir)])
     ids = frozenset(problem_ids())
     module_ids = frozenset(module_problem_ids())
@@ -671,17 +659,15 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
             if fault.problem is None:
                 summary.unplaced.append(fault)
                 continue
-            summary.part(fault.problem).rejects.append(_reject(fault.problem, fault.label,
-                                                               fault, when))
-            scanned[fault.problem].add(fault.label)
+            summary.part(fault.problem).reject(fault.label, fault)
         for namespace in found.namespaces:
             discovery = find_cases(namespace.files)
             if namespace.problem is None:
-                summary.unknown.extend(namespace.labels[p] for p in namespace.files)
+                summary.unknown.extend(s.label for s in namespace.files.values())
                 continue
             summary.part(namespace.problem).skipped.update(skipped_kind(p)
                                                            for p in discovery.skipped)
-            scanned[namespace.problem].update(namespace.labels.values())
+            scanned[namespace.problem].update(s.label for s in namespace.files.values())
             work[namespace.problem].extend((namespace, case) for case in discovery.cases)
     if problem_override and problem_override not in ids and not packages:
         raise UnknownName(f"unknown problem {problem_override!r} (and no problem package "
@@ -692,7 +678,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
         with data_lock(data_dir, wait=wait):
             refused: dict[str, tuple[str, str]] = {}
             for package in packages:
-                laid_out = _package_namespace(package, data_dir, summary, when)
+                laid_out = _package_namespace(package, data_dir, summary)
                 if laid_out is None:  # (its fault is the last unplaced)
                     if not package.registered:
                         refused[package.problem] = (str(Path(package.path).resolve()),
@@ -700,9 +686,7 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
                     continue
                 held.append(package)
                 namespace, cases = laid_out
-                scanned[package.problem].update(namespace.labels.values(), (
-                    r["source"] for r in summary.part(package.problem).rejects))
-                package_labels[package.problem].update(namespace.labels.values())
+                package_labels[package.problem].update(s.label for s in namespace.files.values())
                 work[package.problem].extend((namespace, c) for c in cases)
             record_refused(data_dir, refused, {p.problem for p in held})
     if not summary.problems:
@@ -712,12 +696,14 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     spill_dir = Path(tempfile.mkdtemp(prefix=".ingest-", dir=spill_dir))
     try:
         spills = _read_and_validate(data_dir, work, summary, spill_dir, progress, jobs,
-                                    int(max_file_mb * (1 << 20)), when)
+                                    int(max_file_mb * (1 << 20)))
+        import pyarrow as pa
+
         from pipeline.problems import cases_schema
         from pipeline.tables.files import migrate
         from pipeline.tables.schemas import REJECTS
 
-        _return_freed_memory(arrow=True)
+        pa.set_memory_pool(pa.system_memory_pool())  # Arrow's freed memory returned as well
 
         with data_lock(data_dir, wait=wait):
             # Files written before a schema change are brought up to it, once per ingest.
@@ -733,16 +719,12 @@ def ingest(data_dir: Path, roots: list[Path], problem_override: str | None = Non
     return summary
 
 
-def _return_freed_memory(arrow: bool) -> None:
+def _return_freed_memory() -> None:
     """Have what an ingest frees go back to the system (allocations of 128 KiB or more from
-    pages unmapped when freed, Arrow's by the C library), so chunks do not raise its size."""
+    pages unmapped when freed; Arrow's too, once its pool is the C library's), so chunks do not
+    raise its size."""
     import ctypes
 
-    if arrow:
-        import pyarrow as pa
-
-        pa.set_memory_pool(pa.system_memory_pool())
-        return
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None)  # this process's own symbols: finding libc by name runs ldconfig
         libc.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD (glibc; elsewhere this is a no-op)
@@ -750,7 +732,7 @@ def _return_freed_memory(arrow: bool) -> None:
 
 def _read_and_validate(data_dir: Path, work: dict[str, _CaseFiles], summary: IngestSummary,
                        spill_dir: Path, progress: Callable[..., None] | None, jobs: int | None,
-                       limit_bytes: int, when) -> dict[str, _Spill]:
+                       limit_bytes: int) -> dict[str, _Spill]:
     """Read and validate every problem's items a chunk at a time, putting aside what passed
     in a `_Spill` per problem; what failed is a reject in `summary`."""
     total = sum(len(items) for items in work.values())
@@ -767,13 +749,11 @@ def _read_and_validate(data_dir: Path, work: dict[str, _CaseFiles], summary: Ing
             with contextlib.closing(_Spill(spill_dir / f"{problem_id}.records")) as spill:
                 spills[problem_id] = spill
                 for chunk in _chunks(items):
-                    records = _read_problem(problem, chunk, part, reader, limit_bytes, when,
-                                            progress, done, total)
-                    checked = validate_all({problem_id: _pending(records, stored, seen)}, jobs,
-                                           meanwhile=lambda: import_module("pipeline.tables.files"),
-                                           pools=pools)
-                    spill.write(_apply_checks(problem, records, checked[problem_id], part, when,
-                                              bad))
+                    records = _read_problem(problem, chunk, part, reader, limit_bytes, progress,
+                                            done, total)
+                    checked = validate_all(problem_id, _pending(records, stored, seen), jobs,
+                                           lambda: import_module("pipeline.tables.files"), pools)
+                    spill.write(_apply_checks(records, checked, part, bad))
                     del records, checked
     return spills
 

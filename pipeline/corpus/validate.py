@@ -111,41 +111,31 @@ def _check(problem, item: Item) -> Checked:
     return Checked(item.index, size, values)
 
 
-@dataclass(frozen=True)
-class _Batch:
-    problem_id: str
-    start: int
-    stop: int
-    size: int     # bytes of text in the batch
-
-
-def _batches(work: dict[str, list[Item]], workers: int) -> list[_Batch]:
-    """Ranges of each problem's items, about `workers * 4` in all (so the cores stay busy to
-    the end), each within `BATCH_BYTES` and `BATCH_ITEMS`, the largest first."""
-    total_items = sum(len(items) for items in work.values())
-    most_items = max(1, min(BATCH_ITEMS, -(-total_items // (workers * 4))))
-    batches: list[_Batch] = []
-    for problem_id, items in work.items():
-        start, size = 0, 0
-        for index, item in enumerate(items):
-            if index > start and (size + len(item.text) > BATCH_BYTES
-                                  or index - start >= most_items):
-                batches.append(_Batch(problem_id, start, index, size))
-                start, size = index, 0
-            size += len(item.text) + len(item.expected or "")
-        if start < len(items):
-            batches.append(_Batch(problem_id, start, len(items), size))
-    return sorted(batches, key=lambda b: -b.size)
+def _batches(items: list[Item], workers: int) -> list[range]:
+    """Ranges of `items`, about `workers * 4` in all (so the cores stay busy to the end), each
+    within `BATCH_BYTES` and `BATCH_ITEMS`, the largest (in bytes of text) first."""
+    most_items = max(1, min(BATCH_ITEMS, -(-len(items) // (workers * 4))))
+    batches: list[tuple[int, range]] = []  # (bytes, items)
+    start, size = 0, 0
+    for index, item in enumerate(items):
+        if index > start and (size + len(item.text) > BATCH_BYTES
+                              or index - start >= most_items):
+            batches.append((size, range(start, index)))
+            start, size = index, 0
+        size += len(item.text) + len(item.expected or "")
+    if start < len(items):
+        batches.append((size, range(start, len(items))))
+    return [batch for _, batch in sorted(batches, key=lambda b: -b[0])]
 
 
 # The items of the validation under way, inherited by forked workers (so no text is copied
 # to them); empty in a spawned worker, which gets its items as arguments.
-_INHERITED: dict[str, list[Item]] = {}
+_INHERITED: list[Item] = []
 
 
 def _check_batch(problem_id: str, start: int, stop: int,
                  items: list[Item] | None) -> list[Checked]:
-    return check_items(problem_id, _INHERITED[problem_id][start:stop] if items is None else items)
+    return check_items(problem_id, _INHERITED[start:stop] if items is None else items)
 
 
 def _start_worker(parent: int, sandbox: bool | None) -> None:
@@ -207,45 +197,35 @@ class Pools(contextlib.AbstractContextManager["Pools"]):
             pool.shutdown()
 
 
-def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
-                 meanwhile: Callable[[], object] | None = None,
-                 pools: Pools | None = None) -> dict[str, dict[int, Checked]]:
-    """Checked result of every item, by problem and index, on `pools` or its own; `meanwhile`
+def validate_all(problem_id: str, items: list[Item], jobs: int | None,
+                 meanwhile: Callable[[], object], pools: Pools) -> dict[int, Checked]:
+    """Checked result of every item of problem `problem_id`, by index, on `pools`; `meanwhile`
     is called while workers validate."""
-    total = sum(len(i.text) + len(i.expected or "") for items in work.values() for i in items)
-    count = sum(len(items) for items in work.values())
-    workers = min(jobs or os.cpu_count() or 1, max(1, total // BATCH_BYTES, count // 1000))
-    batches = _batches(work, workers)
+    total = sum(len(i.text) + len(i.expected or "") for i in items)
+    workers = min(jobs or os.cpu_count() or 1, max(1, total // BATCH_BYTES, len(items) // 1000))
+    batches = _batches(items, workers)
     workers = min(workers, len(batches))  # one large input is parsed here, not in a copy
-    if (total < PARALLEL_FROM_BYTES and count < PARALLEL_FROM_ITEMS) or workers < 2:
-        if meanwhile:
-            meanwhile()
-        return {problem_id: {c.index: c for c in check_items(problem_id, items)}
-                for problem_id, items in work.items()}
+    if (total < PARALLEL_FROM_BYTES and len(items) < PARALLEL_FROM_ITEMS) or workers < 2:
+        meanwhile()
+        return {c.index: c for c in check_items(problem_id, items)}
     from concurrent.futures.process import BrokenProcessPool
 
-    if pools is None:
-        with Pools() as own:
-            return validate_all(work, jobs, meanwhile, own)
     pool, inherit = pools.get(workers)
-    results: dict[str, dict[int, Checked]] = {problem_id: {} for problem_id in work}
-    lost: list[tuple[str, Item]] = []
+    results: dict[int, Checked] = {}
+    lost: list[Item] = []
     if inherit:
-        _INHERITED.update(work)
+        _INHERITED[:] = items
     try:
         try:
-            futures = [(batch, pool.submit(_check_batch, batch.problem_id, batch.start,
-                                           batch.stop, None if inherit else
-                                           work[batch.problem_id][batch.start:batch.stop]))
+            futures = [(batch, pool.submit(_check_batch, problem_id, batch.start, batch.stop,
+                                           None if inherit else items[batch.start:batch.stop]))
                        for batch in batches]
-            if meanwhile:
-                meanwhile()
+            meanwhile()
             for batch, future in futures:
                 try:
-                    results[batch.problem_id].update((c.index, c) for c in future.result())
+                    results.update((c.index, c) for c in future.result())
                 except BrokenProcessPool:
-                    lost.extend((batch.problem_id, item)
-                                for item in work[batch.problem_id][batch.start:batch.stop])
+                    lost.extend(items[batch.start:batch.stop])
         except BaseException:  # interrupted: the workers stop now, not after their batch
             pools.close(kill=True)
             raise
@@ -253,7 +233,7 @@ def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
         _INHERITED.clear()
     if lost:  # a broken pool serves no more
         pools.close(kill=True)
-    for problem_id, item in lost:  # one at a time, each in a fresh worker: find the culprit
+    for item in lost:  # one at a time, each in a fresh worker: find the culprit
         with _pool(1, fork=False) as pool:
             try:
                 [checked] = pool.submit(check_items, problem_id, [item]).result()
@@ -261,5 +241,5 @@ def validate_all(work: dict[str, list[Item]], jobs: int | None = None,
                 checked = Checked(item.index, error=Flaw(
                     "input", None, None, "parser-crashed",
                     "the validating process died while parsing this file"))
-        results[problem_id][item.index] = checked
+        results[item.index] = checked
     return results

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from posixpath import basename, dirname, join
 
+from pipeline.errors import InputError
 from pipeline.problems import holds_package, is_package_folder, registered_package
 from pipeline.untrusted import CONTROL, MAX_FOLDER_DEPTH, archive_bomb, is_utf8, printable, zip_bomb
 
@@ -27,8 +28,9 @@ class Source:
     """Where one file's bytes are: a file on disk, or a member of a zip archive on disk."""
 
     path: str                   # the file, or the archive
-    member: str | None = None   # the member's name inside the archive
-    size: int = 0               # bytes (the member's declared uncompressed size)
+    member: str | None          # the member's name inside the archive
+    size: int                   # bytes (the member's declared uncompressed size)
+    label: str                  # as `source` says it
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,6 @@ class Namespace:
 
     problem: str | None
     files: dict[str, Source] = field(default_factory=dict)   # path inside -> where it is
-    labels: dict[str, str] = field(default_factory=dict)     # path inside -> `source` text
 
 
 @dataclass(frozen=True)
@@ -66,14 +67,6 @@ class Scan:
     namespaces: list[Namespace] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
     packages: list[FoundPackage] = field(default_factory=list)
-
-
-class ReadFault(Exception):
-    """Reading a source failed: `rule` and a message for the reject."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(message)
-        self.rule, self.message = rule, message
 
 
 def problem_of(rel: str, root_name: str, override: str | None,
@@ -122,8 +115,7 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
             found.namespaces.append(_archive(Path(path), rel, problem, found.faults))
             return
         namespace = per_problem.setdefault(problem, Namespace(problem))
-        namespace.files[inner] = Source(path, None, size)
-        namespace.labels[inner] = rel
+        namespace.files[inner] = Source(path, None, size, rel)
 
     def fault(rel: str, rule: str, message: str) -> None:
         problem, _ = problem_of(rel, root.name, override, ids) if rel else (override, "")
@@ -143,8 +135,7 @@ def scan(root: Path, override: str | None, ids: frozenset[str],
         for path in sorted(samples.iterdir()) if samples.is_dir() else []:
             if path.is_file() and not path.name.startswith("."):
                 inner = f"samples/{path.name}"
-                namespace.files[inner] = Source(str(path), None, path.stat().st_size)
-                namespace.labels[inner] = inner
+                namespace.files[inner] = Source(str(path), None, path.stat().st_size, inner)
         found.namespaces.append(namespace)
     else:
         _walk(str(root), "", set(), add_file, fault, package_at)
@@ -226,8 +217,8 @@ def _archive(path: Path, label: str, problem: str | None, faults: list[Fault]) -
             faults.append(Fault(printable(member_label), "file-name", "the member's name holds "
                                 "a control character", problem))
             continue
-        namespace.files[info.filename] = Source(str(path), info.filename, info.file_size)
-        namespace.labels[info.filename] = member_label
+        namespace.files[info.filename] = Source(str(path), info.filename, info.file_size,
+                                                member_label)
     if bomb := archive_bomb([i for i in infos if i.filename in namespace.files],
                             path.stat().st_size):  # the members left would inflate like one
         faults.append(Fault(label, "too-large", bomb, problem))
@@ -242,10 +233,11 @@ class SourceReader:
         self._archives: dict[str, zipfile.ZipFile] = {}
 
     def read(self, source: Source, limit_bytes: int) -> bytes:
-        """The bytes of one source, never more than `limit_bytes` (else `ReadFault`)."""
+        """The bytes of one source, never more than `limit_bytes` (else an `InputError` with
+        no line: too-large, corrupt-archive or unreadable)."""
         if source.size > limit_bytes:
-            raise ReadFault("too-large", f"{source.size:,} bytes, above the limit of "
-                            f"{limit_bytes:,} bytes")
+            raise InputError(None, f"{source.size:,} bytes, above the limit of {limit_bytes:,} "
+                             "bytes", rule="too-large")
         try:
             if source.member is None:
                 with open(source.path, "rb") as handle:
@@ -262,12 +254,15 @@ class SourceReader:
                     data = handle.read(limit_bytes + 1)
         except (zipfile.BadZipFile, EOFError, ValueError, NotImplementedError,
                 RuntimeError) as error:
-            raise ReadFault("corrupt-archive", f"cannot read this archive member: "
-                            f"{str(error)[:200] or type(error).__name__}") from None
+            raise InputError(None, f"cannot read this archive member: "
+                             f"{str(error)[:200] or type(error).__name__}",
+                             rule="corrupt-archive") from None
         except OSError as error:
-            raise ReadFault("unreadable", f"cannot read this file: {_error_text(error)}") from None
+            raise InputError(None, f"cannot read this file: {_error_text(error)}",
+                             rule="unreadable") from None
         if len(data) > limit_bytes:
-            raise ReadFault("too-large", f"more than the limit of {limit_bytes:,} bytes")
+            raise InputError(None, f"more than the limit of {limit_bytes:,} bytes",
+                             rule="too-large")
         return data
 
     def close(self) -> None:
