@@ -28,7 +28,7 @@ from typing import Literal
 import yaml
 
 from pipeline.errors import PackageError
-from pipeline.fsutil import file_sha256
+from pipeline.fsutil import file_sha256, scratch_folder
 from pipeline.packages.model import ProblemType, Program
 from pipeline.packages.tree import leads_outside
 from pipeline.packages.yamlfile import line_of, load_yaml
@@ -675,19 +675,13 @@ class _Maker:
         final = self.build_dir / "bapctools-cases" / key[:32]
         if (final / ".complete").is_file():
             return final
-        final.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
-        cwd = work / "case"
-        try:
-            cwd.mkdir()
-            self._fill(rule, cwd, work, generating, copies, inline, links, makes_answer,
-                       solution)
-            with contextlib.suppress(OSError):  # made by another process meanwhile
-                os.rename(cwd, final)
+        try:  # the case is made in `cwd`; `work` holds what the pipeline writes beside it
+            with building(final, complete=False) as cwd, \
+                    scratch_folder(prefix=".tmp-", dir=final.parent) as work:
+                self._fill(rule, cwd, work, generating, copies, inline, links, makes_answer,
+                           solution)
         except LeftBehind as error:  # the generator's folder is the only one it writes
             raise self._error(rule, error.left_by("the generator", cwd)) from None
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
         return final
 
     def _fill(self, rule: CaseRule, cwd: Path, work: Path,
