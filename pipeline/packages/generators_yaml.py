@@ -814,16 +814,29 @@ def tree_digest(root: Path, header: bytes = b"",
                         header)
 
 
-def generate_data(root: Path, build_dir: Path, problem_config: dict,
-                  problem_type: ProblemType) -> GeneratedData:
-    """Make the package's data tree from its generators.yaml (cached; see the module)."""
+def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
+                   problem_type: ProblemType) -> GeneratedData | None:
+    """The package's data tree made from its generators.yaml (cached; see the module), with
+    `with_committed` (None: it has no generators.yaml)."""
     root = Path(root).resolve()
-    build_dir = Path(build_dir)
+    if not (root / YAML_FILE).is_file():
+        return None
+    build_dir = Path(build_dir or default_sources_dir())
     digest = tree_digest(root, f"format {CACHE_FORMAT} {TREE_FORMAT}\n".encode(), lambda rel:
                          rel.parts[0] == "data" or any(p.startswith(".") for p in rel.parts))
     final = build_dir / "bapctools-data" / f"{root.name}-{digest[:24]}"
-    if (final / ".complete").is_file():
-        return _read_report(final)
+    if not (final / ".complete").is_file():
+        with building(final) as work:
+            _make_tree(root, build_dir, problem_config, problem_type, work)
+    report = json.loads((final / "report.json").read_text(encoding="utf-8"))
+    rejects = tuple(PackageError(file, rule, message, line=line, case=case)
+                    for file, rule, message, line, case in report["rejects"])
+    return with_committed(root, GeneratedData(final / "data", rejects, tuple(report["notes"])))
+
+
+def _make_tree(root: Path, build_dir: Path, problem_config: dict, problem_type: ProblemType,
+               work: Path) -> None:
+    """Make the data tree in `work/data`, with what could not be made in `work/report.json`."""
     document, _ = load_yaml(root / YAML_FILE, root, line_dicts=True)
     parser = _Parser(document)
     maker = _Maker(root, build_dir, parser, problem_constants(problem_config), problem_type)
@@ -831,85 +844,82 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     if problem_type.interactive or problem_type.multi_pass:
         parser.note(None, "sample .interaction files are not made (bt generate makes them by "
                     "running the solution against the output validator)")
-    with building(final) as work:
-        data = work / "data"
-        data.mkdir()
-        made_bytes, placed_bytes = [0], [0]   # `MAX_GENERATED_BYTES` of each
-        budget = threading.Lock()
+    data = work / "data"
+    data.mkdir()
+    made_bytes, placed_bytes = [0], [0]   # `MAX_GENERATED_BYTES` of each
+    budget = threading.Lock()
 
-        def over_bytes(rule: CaseRule, total: list[int], what: str,
-                       placement: str) -> PackageError | None:
-            if total[0] <= MAX_GENERATED_BYTES:
-                return None
-            return PackageError(YAML_FILE, "too-large", f"{placement}: not {what}: the test "
-                                f"cases {what} before it hold {total[0]:,} bytes, more than "
-                                f"the {MAX_GENERATED_BYTES:,} one {YAML_FILE} may make",
-                                line=rule.line, case=case_of(placement))
+    def over_bytes(rule: CaseRule, total: list[int], what: str,
+                   placement: str) -> PackageError | None:
+        if total[0] <= MAX_GENERATED_BYTES:
+            return None
+        return PackageError(YAML_FILE, "too-large", f"{placement}: not {what}: the test "
+                            f"cases {what} before it hold {total[0]:,} bytes, more than "
+                            f"the {MAX_GENERATED_BYTES:,} one {YAML_FILE} may make",
+                            line=rule.line, case=case_of(placement))
 
-        def place(rule: CaseRule, folder: str) -> None:
-            name = rule.path.rsplit("/", 1)[-1]
-            placement = f"{folder}/{name}"
-            source = outcomes[id(rule)]  # (an included case was made before: it comes first)
-            if isinstance(source, PackageError):  # not made: an include is not placed either
-                rejects.append(source if placement == rule.path else PackageError(
-                    YAML_FILE, source.rule, f"{placement}: included from {source.message}",
-                    line=source.line, case=case_of(placement)))
-                return
-            if (over := over_bytes(rule, placed_bytes, "placed", placement)) is not None:
-                rejects.append(over)
-                return
-            for ext in DATA_EXTENSIONS:
-                cached = source / f"testcase{ext}"
-                if kind_of(cached) is not None:
-                    target = data / folder / f"{name}{ext}"  # (`walk` made its folder)
-                    try:  # (a case cached before links were refused may hold one)
-                        copy_regular(cached, target)
-                    except LeftBehind as error:
-                        rejects.append(PackageError(
-                            YAML_FILE, "generator-failed",
-                            f"{placement}: {error.left_by('the generator')}", line=rule.line,
-                            case=case_of(placement)))
-                        continue
-                    placed_bytes[0] += target.stat().st_size
+    def place(rule: CaseRule, folder: str) -> None:
+        name = rule.path.rsplit("/", 1)[-1]
+        placement = f"{folder}/{name}"
+        source = outcomes[id(rule)]  # (an included case was made before: it comes first)
+        if isinstance(source, PackageError):  # not made: an include is not placed either
+            rejects.append(source if placement == rule.path else PackageError(
+                YAML_FILE, source.rule, f"{placement}: included from {source.message}",
+                line=source.line, case=case_of(placement)))
+            return
+        if (over := over_bytes(rule, placed_bytes, "placed", placement)) is not None:
+            rejects.append(over)
+            return
+        for ext in DATA_EXTENSIONS:
+            cached = source / f"testcase{ext}"
+            if kind_of(cached) is not None:
+                target = data / folder / f"{name}{ext}"  # (`walk` made its folder)
+                try:  # (a case cached before links were refused may hold one)
+                    copy_regular(cached, target)
+                except LeftBehind as error:
+                    rejects.append(PackageError(
+                        YAML_FILE, "generator-failed",
+                        f"{placement}: {error.left_by('the generator')}", line=rule.line,
+                        case=case_of(placement)))
+                    continue
+                placed_bytes[0] += target.stat().st_size
 
-        def make(rule: CaseRule) -> Path | PackageError:
-            with budget:
-                over = over_bytes(rule, made_bytes, "made", rule.path)
-            if over is not None:
-                return over
-            try:
-                folder = maker.make(rule)
-            except PackageError as error:
-                return error
-            with budget:
-                made_bytes[0] += sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
-            return folder
+    def make(rule: CaseRule) -> Path | PackageError:
+        with budget:
+            over = over_bytes(rule, made_bytes, "made", rule.path)
+        if over is not None:
+            return over
+        try:
+            folder = maker.make(rule)
+        except PackageError as error:
+            return error
+        with budget:
+            made_bytes[0] += sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+        return folder
 
-        # Every case is made first, a case per core at once (a generator and a solution are
-        # programs that mostly wait to start); then the tree is put together in file order.
-        rules = _all_cases(parser.root, included=False)
-        outcomes = dict(zip(map(id, rules), on_cores(make, rules)))
+    # Every case is made first, a case per core at once (a generator and a solution are
+    # programs that mostly wait to start); then the tree is put together in file order.
+    rules = _all_cases(parser.root, included=False)
+    outcomes = dict(zip(map(id, rules), on_cores(make, rules)))
 
-        def walk(folder: FolderRule) -> None:
-            if folder.path:
-                (data / folder.path).mkdir(parents=True, exist_ok=True)
-            if folder.group_yaml is not None:
-                file_name, content = folder.group_yaml
-                (data / folder.path / file_name).write_text(
-                    yaml.safe_dump(_plain(content), sort_keys=False), encoding="utf-8")
-            for rule in folder.cases:
-                place(rule, folder.path)
-            for sub in folder.folders:
-                walk(sub)
-            for rule in folder.included.values():
-                place(rule, folder.path)
+    def walk(folder: FolderRule) -> None:
+        if folder.path:
+            (data / folder.path).mkdir(parents=True, exist_ok=True)
+        if folder.group_yaml is not None:
+            file_name, content = folder.group_yaml
+            (data / folder.path / file_name).write_text(
+                yaml.safe_dump(_plain(content), sort_keys=False), encoding="utf-8")
+        for rule in folder.cases:
+            place(rule, folder.path)
+        for sub in folder.folders:
+            walk(sub)
+        for rule in folder.included.values():
+            place(rule, folder.path)
 
-        walk(parser.root)
-        result = {"rejects": [[e.file, e.rule, e.message, e.line, e.case] for e in rejects],
-                  "notes": parser.notes}
-        (work / "report.json").write_text(json.dumps(result), encoding="utf-8")
-    assert (final / "report.json").is_file(), f"generated data vanished from {final}"
-    return _read_report(final)
+    walk(parser.root)
+    result = {"rejects": [[e.file, e.rule, e.message, e.line, e.case] for e in rejects],
+              "notes": parser.notes}
+    (work / "report.json").write_text(json.dumps(result), encoding="utf-8")
 
 
 def _plain(value: object) -> object:
@@ -933,22 +943,6 @@ def building(final: Path, complete: bool = True) -> Iterator[Path]:
             os.rename(work, final)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def _read_report(final: Path) -> GeneratedData:
-    report = json.loads((final / "report.json").read_text(encoding="utf-8"))
-    rejects = tuple(PackageError(file, rule, message, line=line, case=case)
-                    for file, rule, message, line, case in report["rejects"])
-    return GeneratedData(final / "data", rejects, tuple(report["notes"]))
-
-
-def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
-                   problem_type: ProblemType) -> GeneratedData | None:
-    """The package's generated data tree with `with_committed` (None: it has no generators.yaml)."""
-    if not (Path(root) / YAML_FILE).is_file():
-        return None
-    return with_committed(Path(root).resolve(), generate_data(
-        root, build_dir or default_sources_dir(), problem_config, problem_type))
 
 
 def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
