@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 
@@ -291,21 +291,18 @@ class _Parser:
         self.notes.append(f"{YAML_FILE}{f':{line}' if line else ''}: {message}")
 
     def _count(self, entry: dict) -> int:
-        data = entry.get("data")
-        numbered = isinstance(data, list)
-        items = data if isinstance(data, list) else [data] if isinstance(data, dict) else []
+        """The numbered test cases under `entry` (BAPCtools numbers them across the file)."""
+        data: Any = entry.get("data")
         total = 0
-        for item in items:
-            if not isinstance(item, dict):
-                continue
-            for child in item.values():
-                if is_test_case(child) and numbered:
+        for item in data if isinstance(data, list) else [data]:
+            for child in item.values() if isinstance(item, dict) else ():
+                if is_directory(child):
+                    total += self._count(child)
+                elif is_test_case(child) and isinstance(data, list):
                     try:
                         total += len(parse_count(child))
                     except ValueError:
                         total += 1
-                elif is_directory(child):
-                    total += self._count(child)
         return total
 
     def _settings(self, entry: dict, inherited: Settings, path: str) -> Settings:
@@ -347,18 +344,14 @@ class _Parser:
             rule = target[0]
             for case in [rule] if isinstance(rule, CaseRule) else _all_cases(rule):
                 included.setdefault(case.path.rsplit("/", 1)[-1], case)
-        data = entry.get("data")
+        data: Any = entry.get("data")
         data_line = line_of(entry, "data")
-        if data is None:
-            data = {}
-        numbered = isinstance(data, list)
-        if root and numbered:
+        numbered = isinstance(data, list) and not root
+        if root and isinstance(data, list):
             self.error(data_line, path, "the root data must not be numbered")
-            data = []
-        if not isinstance(data, (dict, list)):
+        elif data is not None and not isinstance(data, (dict, list)):
             self.error(data_line, path, "data must be a mapping or a list")
-            data = {}
-        items = data if numbered else [data]
+        items = data if numbered else [data] if isinstance(data, dict) else []
         groups_total = sum(1 for item in items if isinstance(item, dict)
                            for child in item.values() if is_directory(child))
         group_counter = itertools.count(1)
