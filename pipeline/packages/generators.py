@@ -100,10 +100,9 @@ def _program_of(package: Package, word: str) -> Program | None:
             return program
     root = package.root.resolve()
     for path in (root / word, root / "generators" / word):
-        resolved = path.resolve()
-        if not (resolved == root or str(resolved).startswith(str(root) + os.sep)):
-            continue
-        if resolved.is_file() or (resolved.is_dir() and resolved != root):
+        resolved = path.resolve()  # a file or a folder inside the package
+        if resolved.is_relative_to(root) and (resolved.is_file() or (
+                resolved.is_dir() and resolved != root)):
             include = next((p.include_files for p in package.programs if p.include_files), ())
             polygon = package.format == "polygon"
             return replace(source_program(word, resolved),

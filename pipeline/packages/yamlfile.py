@@ -135,10 +135,7 @@ def _check_size(text: str, name: str) -> None:
 
 
 def relative(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
+    return str(path.relative_to(root) if path.is_relative_to(root) else path)
 
 
 def load_yaml(path: Path, root: Path, *, mapping: bool = True,
