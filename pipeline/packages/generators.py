@@ -47,10 +47,6 @@ class GeneratorCommand:
     def name(self) -> str:
         return " ".join(self.words)
 
-    def filled(self, seed: int) -> tuple[str, ...]:
-        """The program's arguments for one case."""
-        return tuple(word.replace(SEED, str(seed)) for word in self.words[1:])
-
 
 def split_command(text: str, what: str) -> tuple[str, ...]:
     """A command's words (a Polygon `> $` dropped); `GeneratorError` when empty or badly quoted."""
@@ -165,7 +161,8 @@ def command_recipe(command: GeneratorCommand, resolve: Callable[[], Launch],
 
     def make(rng) -> Case:
         run = resolved()
-        args = command.filled(rng.randrange(*SEED_RANGE))
+        seed = str(rng.randrange(*SEED_RANGE))
+        args = tuple(word.replace(SEED, seed) for word in command.words[1:])
         return parse(run_generator((*run.argv, *args), " ".join((command.words[0], *args)),
                                    run.memory_mb))
 

@@ -494,7 +494,7 @@ class _Maker:
     tools: dict[str, _Tool | str] = field(default_factory=dict)  # word -> tool, or why none
     builds: dict[str, Launch | str] = field(default_factory=dict)
     default_solution: str | None | Literal[False] = False  # False: not looked for yet
-    # Cases are made on several threads (`generate_data`); finding and building a program
+    # Cases are made on several threads (`_make_tree`); finding and building a program
     # and looking for the default solution are done by one thread at a time.
     _programs_lock: threading.RLock = field(default_factory=threading.RLock)
 
