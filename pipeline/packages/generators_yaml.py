@@ -3,7 +3,7 @@
 `data/` is made as `bt generate` makes it (what is read: docs/packages.md), each case cached by
 content, so loading the package again runs nothing. A case that cannot be made is a
 `PackageError` naming the entry's line; a committed copy of it is judged instead
-(`with_committed`). Generator files are never opened through links; what one file may ask for
+(`generated_data`). Generator files are never opened through links; what one file may ask for
 is capped (`MAX_CASES`, `MAX_GENERATED_BYTES`).
 """
 
@@ -809,22 +809,41 @@ def tree_digest(root: Path, header: bytes = b"",
 
 def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
                    problem_type: ProblemType) -> GeneratedData | None:
-    """The package's data tree made from its generators.yaml (cached; see the module), with
-    `with_committed` (None: it has no generators.yaml)."""
+    """The package's data tree made from its generators.yaml (cached; see the module), each
+    judged case that could not be made taken from the committed `data/` when that holds its
+    `.in` (with a note; made once, beside the generated tree). None: no generators.yaml."""
     root = Path(root).resolve()
     if not (root / YAML_FILE).is_file():
         return None
     build_dir = Path(build_dir or default_sources_dir())
     digest = tree_digest(root, f"format {CACHE_FORMAT} {TREE_FORMAT}\n".encode(), lambda rel:
                          rel.parts[0] == "data" or any(p.startswith(".") for p in rel.parts))
-    final = build_dir / "bapctools-data" / f"{root.name}-{digest[:24]}"
+    made = build_dir / "bapctools-data" / f"{root.name}-{digest[:24]}"
+    if not (made / ".complete").is_file():
+        with building(made) as work:
+            _make_tree(root, build_dir, problem_config, problem_type, work)
+    report = json.loads((made / "report.json").read_text(encoding="utf-8"))
+    rejects = [PackageError(file, rule, message, line=line, case=case)
+               for file, rule, message, line, case in report["rejects"]]
+    committed = {e.case: files for e in rejects
+                 if e.case and (files := _committed_files(root, e.case))}
+    if not committed:
+        return GeneratedData(made / "data", tuple(rejects), tuple(report["notes"]))
+    digest = digest_files([(f"{case}{ext}", path) for case, files in committed.items()
+                           for ext, path in files], str(made / "data").encode())
+    final = made.with_name(f"{made.name}-committed-{digest[:16]}")
     if not (final / ".complete").is_file():
         with building(final) as work:
-            _make_tree(root, build_dir, problem_config, problem_type, work)
-    report = json.loads((final / "report.json").read_text(encoding="utf-8"))
-    rejects = tuple(PackageError(file, rule, message, line=line, case=case)
-                    for file, rule, message, line, case in report["rejects"])
-    return with_committed(root, GeneratedData(final / "data", rejects, tuple(report["notes"])))
+            shutil.copytree(made / "data", work / "data", copy_function=_link_or_copy)
+            for case, files in committed.items():
+                for ext, path in files:
+                    target = work / "data" / f"{case}{ext}"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    copy_regular(path, target, follow_source=True)  # the package's own file
+    notes = [f"{YAML_FILE}{f':{e.line}' if e.line else ''}: {e.message}; the committed "
+             f"data/{e.case}.in is judged instead" for e in rejects if e.case in committed]
+    return GeneratedData(final / "data", tuple(e for e in rejects if e.case not in committed),
+                         (*report["notes"], *notes))
 
 
 def _make_tree(root: Path, build_dir: Path, problem_config: dict, problem_type: ProblemType,
@@ -945,33 +964,6 @@ def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
              if (path := base.with_name(base.name + ext)).is_file()
              and leads_outside(path, root) is None]
     return found if found and found[0][0] == ".in" else []
-
-
-def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
-    """`generated` with each judged case that could not be made taken from the committed
-    `data/` when that holds its `.in` (with a note); made once, beside the generated tree."""
-    committed = {e.case: files for e in generated.rejects
-                 if e.case and (files := _committed_files(root, e.case))}
-    if not committed:
-        return generated
-    digest = digest_files([(f"{case}{ext}", path) for case, files in committed.items()
-                           for ext, path in files], str(generated.data_dir).encode())
-    made = generated.data_dir.parent
-    final = made.with_name(f"{made.name}-committed-{digest[:16]}")
-    if not (final / ".complete").is_file():
-        with building(final) as work:
-            shutil.copytree(generated.data_dir, work / "data", copy_function=_link_or_copy)
-            for case, files in committed.items():
-                for ext, path in files:
-                    target = work / "data" / f"{case}{ext}"
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    copy_regular(path, target, follow_source=True)  # the package's own file
-    notes = tuple(
-        f"{YAML_FILE}{f':{e.line}' if e.line else ''}: {e.message}; the committed "
-        f"data/{e.case}.in is judged instead" for e in generated.rejects if e.case in committed)
-    return GeneratedData(final / "data",
-                         tuple(e for e in generated.rejects if e.case not in committed),
-                         (*generated.notes, *notes))
 
 
 def _link_or_copy(source: str, target: str) -> None:
