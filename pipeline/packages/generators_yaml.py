@@ -458,10 +458,8 @@ class _Parser:
 
 def _all_cases(folder: FolderRule, included: bool = True) -> list[CaseRule]:
     """Every case of a folder and its subfolders, with what they include (BAPCtools' walk)."""
-    found = [*(folder.included.values() if included else ()), *folder.cases]
-    for sub in folder.folders:
-        found.extend(_all_cases(sub, included))
-    return found
+    return [*(folder.included.values() if included else ()), *folder.cases,
+            *(case for sub in folder.folders for case in _all_cases(sub, included))]
 
 
 # -- making one test case -----------------------------------------------------------------------
