@@ -47,10 +47,6 @@ class GeneratorCommand:
     def name(self) -> str:
         return " ".join(self.words)
 
-    def filled(self, seed: int) -> tuple[str, ...]:
-        """The program's arguments for one case."""
-        return tuple(word.replace(SEED, str(seed)) for word in self.words[1:])
-
 
 def split_command(text: str, what: str) -> tuple[str, ...]:
     """A command's words (a Polygon `> $` dropped); `GeneratorError` when empty or badly quoted."""
@@ -100,10 +96,9 @@ def _program_of(package: Package, word: str) -> Program | None:
             return program
     root = package.root.resolve()
     for path in (root / word, root / "generators" / word):
-        resolved = path.resolve()
-        if not (resolved == root or str(resolved).startswith(str(root) + os.sep)):
-            continue
-        if resolved.is_file() or (resolved.is_dir() and resolved != root):
+        resolved = path.resolve()  # a file or a folder inside the package
+        if resolved.is_relative_to(root) and (resolved.is_file() or (
+                resolved.is_dir() and resolved != root)):
             include = next((p.include_files for p in package.programs if p.include_files), ())
             polygon = package.format == "polygon"
             return replace(source_program(word, resolved),
@@ -166,7 +161,8 @@ def command_recipe(command: GeneratorCommand, resolve: Callable[[], Launch],
 
     def make(rng) -> Case:
         run = resolved()
-        args = command.filled(rng.randrange(*SEED_RANGE))
+        seed = str(rng.randrange(*SEED_RANGE))
+        args = tuple(word.replace(SEED, seed) for word in command.words[1:])
         return parse(run_generator((*run.argv, *args), " ".join((command.words[0], *args)),
                                    run.memory_mb))
 

@@ -3,7 +3,7 @@
 `data/` is made as `bt generate` makes it (what is read: docs/packages.md), each case cached by
 content, so loading the package again runs nothing. A case that cannot be made is a
 `PackageError` naming the entry's line; a committed copy of it is judged instead
-(`with_committed`). Generator files are never opened through links; what one file may ask for
+(`generated_data`). Generator files are never opened through links; what one file may ask for
 is capped (`MAX_CASES`, `MAX_GENERATED_BYTES`).
 """
 
@@ -23,12 +23,12 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 
 from pipeline.errors import PackageError
-from pipeline.fsutil import file_sha256
+from pipeline.fsutil import file_sha256, scratch_folder
 from pipeline.packages.model import ProblemType, Program
 from pipeline.packages.tree import leads_outside
 from pipeline.packages.yamlfile import line_of, load_yaml
@@ -291,21 +291,18 @@ class _Parser:
         self.notes.append(f"{YAML_FILE}{f':{line}' if line else ''}: {message}")
 
     def _count(self, entry: dict) -> int:
-        data = entry.get("data")
-        numbered = isinstance(data, list)
-        items = data if isinstance(data, list) else [data] if isinstance(data, dict) else []
+        """The numbered test cases under `entry` (BAPCtools numbers them across the file)."""
+        data: Any = entry.get("data")
         total = 0
-        for item in items:
-            if not isinstance(item, dict):
-                continue
-            for child in item.values():
-                if is_test_case(child) and numbered:
+        for item in data if isinstance(data, list) else [data]:
+            for child in item.values() if isinstance(item, dict) else ():
+                if is_directory(child):
+                    total += self._count(child)
+                elif is_test_case(child) and isinstance(data, list):
                     try:
                         total += len(parse_count(child))
                     except ValueError:
                         total += 1
-                elif is_directory(child):
-                    total += self._count(child)
         return total
 
     def _settings(self, entry: dict, inherited: Settings, path: str) -> Settings:
@@ -347,18 +344,14 @@ class _Parser:
             rule = target[0]
             for case in [rule] if isinstance(rule, CaseRule) else _all_cases(rule):
                 included.setdefault(case.path.rsplit("/", 1)[-1], case)
-        data = entry.get("data")
+        data: Any = entry.get("data")
         data_line = line_of(entry, "data")
-        if data is None:
-            data = {}
-        numbered = isinstance(data, list)
-        if root and numbered:
+        numbered = isinstance(data, list) and not root
+        if root and isinstance(data, list):
             self.error(data_line, path, "the root data must not be numbered")
-            data = []
-        if not isinstance(data, (dict, list)):
+        elif data is not None and not isinstance(data, (dict, list)):
             self.error(data_line, path, "data must be a mapping or a list")
-            data = {}
-        items = data if numbered else [data]
+        items = data if numbered else [data] if isinstance(data, dict) else []
         groups_total = sum(1 for item in items if isinstance(item, dict)
                            for child in item.values() if is_directory(child))
         group_counter = itertools.count(1)
@@ -465,10 +458,8 @@ class _Parser:
 
 def _all_cases(folder: FolderRule, included: bool = True) -> list[CaseRule]:
     """Every case of a folder and its subfolders, with what they include (BAPCtools' walk)."""
-    found = [*(folder.included.values() if included else ()), *folder.cases]
-    for sub in folder.folders:
-        found.extend(_all_cases(sub, included))
-    return found
+    return [*(folder.included.values() if included else ()), *folder.cases,
+            *(case for sub in folder.folders for case in _all_cases(sub, included))]
 
 
 # -- making one test case -----------------------------------------------------------------------
@@ -501,7 +492,7 @@ class _Maker:
     tools: dict[str, _Tool | str] = field(default_factory=dict)  # word -> tool, or why none
     builds: dict[str, Launch | str] = field(default_factory=dict)
     default_solution: str | None | Literal[False] = False  # False: not looked for yet
-    # Cases are made on several threads (`generate_data`); finding and building a program
+    # Cases are made on several threads (`_make_tree`); finding and building a program
     # and looking for the default solution are done by one thread at a time.
     _programs_lock: threading.RLock = field(default_factory=threading.RLock)
 
@@ -675,19 +666,13 @@ class _Maker:
         final = self.build_dir / "bapctools-cases" / key[:32]
         if (final / ".complete").is_file():
             return final
-        final.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
-        cwd = work / "case"
-        try:
-            cwd.mkdir()
-            self._fill(rule, cwd, work, generating, copies, inline, links, makes_answer,
-                       solution)
-            with contextlib.suppress(OSError):  # made by another process meanwhile
-                os.rename(cwd, final)
+        try:  # the case is made in `cwd`; `work` holds what the pipeline writes beside it
+            with building(final, complete=False) as cwd, \
+                    scratch_folder(prefix=".tmp-", dir=final.parent) as work:
+                self._fill(rule, cwd, work, generating, copies, inline, links, makes_answer,
+                           solution)
         except LeftBehind as error:  # the generator's folder is the only one it writes
             raise self._error(rule, error.left_by("the generator", cwd)) from None
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
         return final
 
     def _fill(self, rule: CaseRule, cwd: Path, work: Path,
@@ -820,16 +805,48 @@ def tree_digest(root: Path, header: bytes = b"",
                         header)
 
 
-def generate_data(root: Path, build_dir: Path, problem_config: dict,
-                  problem_type: ProblemType) -> GeneratedData:
-    """Make the package's data tree from its generators.yaml (cached; see the module)."""
+def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
+                   problem_type: ProblemType) -> GeneratedData | None:
+    """The package's data tree made from its generators.yaml (cached; see the module), each
+    judged case that could not be made taken from the committed `data/` when that holds its
+    `.in` (with a note; made once, beside the generated tree). None: no generators.yaml."""
     root = Path(root).resolve()
-    build_dir = Path(build_dir)
+    if not (root / YAML_FILE).is_file():
+        return None
+    build_dir = Path(build_dir or default_sources_dir())
     digest = tree_digest(root, f"format {CACHE_FORMAT} {TREE_FORMAT}\n".encode(), lambda rel:
                          rel.parts[0] == "data" or any(p.startswith(".") for p in rel.parts))
-    final = build_dir / "bapctools-data" / f"{root.name}-{digest[:24]}"
-    if (final / ".complete").is_file():
-        return _read_report(final)
+    made = build_dir / "bapctools-data" / f"{root.name}-{digest[:24]}"
+    if not (made / ".complete").is_file():
+        with building(made) as work:
+            _make_tree(root, build_dir, problem_config, problem_type, work)
+    report = json.loads((made / "report.json").read_text(encoding="utf-8"))
+    rejects = [PackageError(file, rule, message, line=line, case=case)
+               for file, rule, message, line, case in report["rejects"]]
+    committed = {e.case: files for e in rejects
+                 if e.case and (files := _committed_files(root, e.case))}
+    if not committed:
+        return GeneratedData(made / "data", tuple(rejects), tuple(report["notes"]))
+    digest = digest_files([(f"{case}{ext}", path) for case, files in committed.items()
+                           for ext, path in files], str(made / "data").encode())
+    final = made.with_name(f"{made.name}-committed-{digest[:16]}")
+    if not (final / ".complete").is_file():
+        with building(final) as work:
+            shutil.copytree(made / "data", work / "data", copy_function=_link_or_copy)
+            for case, files in committed.items():
+                for ext, path in files:
+                    target = work / "data" / f"{case}{ext}"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    copy_regular(path, target, follow_source=True)  # the package's own file
+    notes = [f"{YAML_FILE}{f':{e.line}' if e.line else ''}: {e.message}; the committed "
+             f"data/{e.case}.in is judged instead" for e in rejects if e.case in committed]
+    return GeneratedData(final / "data", tuple(e for e in rejects if e.case not in committed),
+                         (*report["notes"], *notes))
+
+
+def _make_tree(root: Path, build_dir: Path, problem_config: dict, problem_type: ProblemType,
+               work: Path) -> None:
+    """Make the data tree in `work/data`, with what could not be made in `work/report.json`."""
     document, _ = load_yaml(root / YAML_FILE, root, line_dicts=True)
     parser = _Parser(document)
     maker = _Maker(root, build_dir, parser, problem_constants(problem_config), problem_type)
@@ -837,85 +854,82 @@ def generate_data(root: Path, build_dir: Path, problem_config: dict,
     if problem_type.interactive or problem_type.multi_pass:
         parser.note(None, "sample .interaction files are not made (bt generate makes them by "
                     "running the solution against the output validator)")
-    with building(final) as work:
-        data = work / "data"
-        data.mkdir()
-        made_bytes, placed_bytes = [0], [0]   # `MAX_GENERATED_BYTES` of each
-        budget = threading.Lock()
+    data = work / "data"
+    data.mkdir()
+    made_bytes, placed_bytes = [0], [0]   # `MAX_GENERATED_BYTES` of each
+    budget = threading.Lock()
 
-        def over_bytes(rule: CaseRule, total: list[int], what: str,
-                       placement: str) -> PackageError | None:
-            if total[0] <= MAX_GENERATED_BYTES:
-                return None
-            return PackageError(YAML_FILE, "too-large", f"{placement}: not {what}: the test "
-                                f"cases {what} before it hold {total[0]:,} bytes, more than "
-                                f"the {MAX_GENERATED_BYTES:,} one {YAML_FILE} may make",
-                                line=rule.line, case=case_of(placement))
+    def over_bytes(rule: CaseRule, total: list[int], what: str,
+                   placement: str) -> PackageError | None:
+        if total[0] <= MAX_GENERATED_BYTES:
+            return None
+        return PackageError(YAML_FILE, "too-large", f"{placement}: not {what}: the test "
+                            f"cases {what} before it hold {total[0]:,} bytes, more than "
+                            f"the {MAX_GENERATED_BYTES:,} one {YAML_FILE} may make",
+                            line=rule.line, case=case_of(placement))
 
-        def place(rule: CaseRule, folder: str) -> None:
-            name = rule.path.rsplit("/", 1)[-1]
-            placement = f"{folder}/{name}"
-            source = outcomes[id(rule)]  # (an included case was made before: it comes first)
-            if isinstance(source, PackageError):  # not made: an include is not placed either
-                rejects.append(source if placement == rule.path else PackageError(
-                    YAML_FILE, source.rule, f"{placement}: included from {source.message}",
-                    line=source.line, case=case_of(placement)))
-                return
-            if (over := over_bytes(rule, placed_bytes, "placed", placement)) is not None:
-                rejects.append(over)
-                return
-            for ext in DATA_EXTENSIONS:
-                cached = source / f"testcase{ext}"
-                if kind_of(cached) is not None:
-                    target = data / folder / f"{name}{ext}"  # (`walk` made its folder)
-                    try:  # (a case cached before links were refused may hold one)
-                        copy_regular(cached, target)
-                    except LeftBehind as error:
-                        rejects.append(PackageError(
-                            YAML_FILE, "generator-failed",
-                            f"{placement}: {error.left_by('the generator')}", line=rule.line,
-                            case=case_of(placement)))
-                        continue
-                    placed_bytes[0] += target.stat().st_size
+    def place(rule: CaseRule, folder: str) -> None:
+        name = rule.path.rsplit("/", 1)[-1]
+        placement = f"{folder}/{name}"
+        source = outcomes[id(rule)]  # (an included case was made before: it comes first)
+        if isinstance(source, PackageError):  # not made: an include is not placed either
+            rejects.append(source if placement == rule.path else PackageError(
+                YAML_FILE, source.rule, f"{placement}: included from {source.message}",
+                line=source.line, case=case_of(placement)))
+            return
+        if (over := over_bytes(rule, placed_bytes, "placed", placement)) is not None:
+            rejects.append(over)
+            return
+        for ext in DATA_EXTENSIONS:
+            cached = source / f"testcase{ext}"
+            if kind_of(cached) is not None:
+                target = data / folder / f"{name}{ext}"  # (`walk` made its folder)
+                try:  # (a case cached before links were refused may hold one)
+                    copy_regular(cached, target)
+                except LeftBehind as error:
+                    rejects.append(PackageError(
+                        YAML_FILE, "generator-failed",
+                        f"{placement}: {error.left_by('the generator')}", line=rule.line,
+                        case=case_of(placement)))
+                    continue
+                placed_bytes[0] += target.stat().st_size
 
-        def make(rule: CaseRule) -> Path | PackageError:
-            with budget:
-                over = over_bytes(rule, made_bytes, "made", rule.path)
-            if over is not None:
-                return over
-            try:
-                folder = maker.make(rule)
-            except PackageError as error:
-                return error
-            with budget:
-                made_bytes[0] += sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
-            return folder
+    def make(rule: CaseRule) -> Path | PackageError:
+        with budget:
+            over = over_bytes(rule, made_bytes, "made", rule.path)
+        if over is not None:
+            return over
+        try:
+            folder = maker.make(rule)
+        except PackageError as error:
+            return error
+        with budget:
+            made_bytes[0] += sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+        return folder
 
-        # Every case is made first, a case per core at once (a generator and a solution are
-        # programs that mostly wait to start); then the tree is put together in file order.
-        rules = _all_cases(parser.root, included=False)
-        outcomes = dict(zip(map(id, rules), on_cores(make, rules)))
+    # Every case is made first, a case per core at once (a generator and a solution are
+    # programs that mostly wait to start); then the tree is put together in file order.
+    rules = _all_cases(parser.root, included=False)
+    outcomes = dict(zip(map(id, rules), on_cores(make, rules)))
 
-        def walk(folder: FolderRule) -> None:
-            if folder.path:
-                (data / folder.path).mkdir(parents=True, exist_ok=True)
-            if folder.group_yaml is not None:
-                file_name, content = folder.group_yaml
-                (data / folder.path / file_name).write_text(
-                    yaml.safe_dump(_plain(content), sort_keys=False), encoding="utf-8")
-            for rule in folder.cases:
-                place(rule, folder.path)
-            for sub in folder.folders:
-                walk(sub)
-            for rule in folder.included.values():
-                place(rule, folder.path)
+    def walk(folder: FolderRule) -> None:
+        if folder.path:
+            (data / folder.path).mkdir(parents=True, exist_ok=True)
+        if folder.group_yaml is not None:
+            file_name, content = folder.group_yaml
+            (data / folder.path / file_name).write_text(
+                yaml.safe_dump(_plain(content), sort_keys=False), encoding="utf-8")
+        for rule in folder.cases:
+            place(rule, folder.path)
+        for sub in folder.folders:
+            walk(sub)
+        for rule in folder.included.values():
+            place(rule, folder.path)
 
-        walk(parser.root)
-        result = {"rejects": [[e.file, e.rule, e.message, e.line, e.case] for e in rejects],
-                  "notes": parser.notes}
-        (work / "report.json").write_text(json.dumps(result), encoding="utf-8")
-    assert (final / "report.json").is_file(), f"generated data vanished from {final}"
-    return _read_report(final)
+    walk(parser.root)
+    result = {"rejects": [[e.file, e.rule, e.message, e.line, e.case] for e in rejects],
+              "notes": parser.notes}
+    (work / "report.json").write_text(json.dumps(result), encoding="utf-8")
 
 
 def _plain(value: object) -> object:
@@ -941,22 +955,6 @@ def building(final: Path, complete: bool = True) -> Iterator[Path]:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _read_report(final: Path) -> GeneratedData:
-    report = json.loads((final / "report.json").read_text(encoding="utf-8"))
-    rejects = tuple(PackageError(file, rule, message, line=line, case=case)
-                    for file, rule, message, line, case in report["rejects"])
-    return GeneratedData(final / "data", rejects, tuple(report["notes"]))
-
-
-def generated_data(root: Path, build_dir: Path | None, problem_config: dict,
-                   problem_type: ProblemType) -> GeneratedData | None:
-    """The package's generated data tree with `with_committed` (None: it has no generators.yaml)."""
-    if not (Path(root) / YAML_FILE).is_file():
-        return None
-    return with_committed(Path(root).resolve(), generate_data(
-        root, build_dir or default_sources_dir(), problem_config, problem_type))
-
-
 def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
     """(ext, file) of the committed `data/<case>.<ext>` files in the package, when `.in` is one."""
     base = root / "data" / case
@@ -964,33 +962,6 @@ def _committed_files(root: Path, case: str) -> list[tuple[str, Path]]:
              if (path := base.with_name(base.name + ext)).is_file()
              and leads_outside(path, root) is None]
     return found if found and found[0][0] == ".in" else []
-
-
-def with_committed(root: Path, generated: GeneratedData) -> GeneratedData:
-    """`generated` with each judged case that could not be made taken from the committed
-    `data/` when that holds its `.in` (with a note); made once, beside the generated tree."""
-    committed = {e.case: files for e in generated.rejects
-                 if e.case and (files := _committed_files(root, e.case))}
-    if not committed:
-        return generated
-    digest = digest_files([(f"{case}{ext}", path) for case, files in committed.items()
-                           for ext, path in files], str(generated.data_dir).encode())
-    made = generated.data_dir.parent
-    final = made.with_name(f"{made.name}-committed-{digest[:16]}")
-    if not (final / ".complete").is_file():
-        with building(final) as work:
-            shutil.copytree(generated.data_dir, work / "data", copy_function=_link_or_copy)
-            for case, files in committed.items():
-                for ext, path in files:
-                    target = work / "data" / f"{case}{ext}"
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    copy_regular(path, target, follow_source=True)  # the package's own file
-    notes = tuple(
-        f"{YAML_FILE}{f':{e.line}' if e.line else ''}: {e.message}; the committed "
-        f"data/{e.case}.in is judged instead" for e in generated.rejects if e.case in committed)
-    return GeneratedData(final / "data",
-                         tuple(e for e in generated.rejects if e.case not in committed),
-                         (*generated.notes, *notes))
 
 
 def _link_or_copy(source: str, target: str) -> None:

@@ -133,16 +133,14 @@ def _load_kattis(root: Path, short_name: str | None, build_dir: Path | None = No
     validators_dir = root / "input_validators"
     if not validators_dir.is_dir() and (root / "input_format_validators").is_dir():
         validators_dir = root / "input_format_validators"
-    input_validators = tuple(programs_in(validators_dir, "input_validator", root))
-    answer_validators = tuple(programs_in(root / "answer_validators", "answer_validator",
-                                          root))
-
-    output_validator = _output_validator(root, version, config, problem_type, lines)
     # BAPCtools fills the constants into validators' sources (not into submissions')
     constants = problem_constants(config) if version != "legacy" else {}
     sources = build_dir if build_dir is not None else default_sources_dir()
-    input_validators = tuple(with_constants(p, constants, sources) for p in input_validators)
-    answer_validators = tuple(with_constants(p, constants, sources) for p in answer_validators)
+    input_validators = tuple(with_constants(p, constants, sources)
+                             for p in programs_in(validators_dir, "input_validator", root))
+    answer_validators = tuple(with_constants(p, constants, sources) for p in
+                              programs_in(root / "answer_validators", "answer_validator", root))
+    output_validator = _output_validator(root, version, config, problem_type, lines)
     if output_validator is not None:
         output_validator = with_constants(output_validator, constants, sources)
     notes = [*(generated.notes if generated else ()), *data.notes]

@@ -7,7 +7,7 @@ per group, a case's `<name>.yaml`, `.interaction` and `.files`. Anything wrong i
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -379,18 +379,15 @@ def _test(input_path: Path, data_dir: Path, kind: Kind, settings: dict,
 
 def invalid_cases(data_dir: Path, root: Path) -> tuple[ValidatorTest, ...]:
     """The validator tests under `data_dir` (the package's data/ or generators.yaml's)."""
-    found: list[ValidatorTest] = []
 
-    def walk(folder: Path, kind: Kind, inherited: dict) -> None:
+    def walk(folder: Path, kind: Kind, inherited: dict) -> Iterator[ValidatorTest]:
         settings = _with_args(inherited, settings_file(folder, "2023-07"), root)
         for entry in sorted(folder.iterdir()):
             if entry.is_dir() and visible(entry):
-                walk(entry, kind, settings)
+                yield from walk(entry, kind, settings)
             elif entry.suffix == ".in" and entry.is_file() and visible(entry):
-                found.append(_test(entry, data_dir, kind, settings, root))
+                yield _test(entry, data_dir, kind, settings, root)
 
     top = _with_args({}, settings_file(data_dir, "2023-07"), root) if data_dir.is_dir() else {}
-    for kind in KINDS:
-        if (data_dir / kind).is_dir():
-            walk(data_dir / kind, kind, top)
-    return tuple(found)
+    return tuple(test for kind in KINDS if (data_dir / kind).is_dir()
+                 for test in walk(data_dir / kind, kind, top))

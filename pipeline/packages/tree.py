@@ -142,16 +142,16 @@ def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
     escaped_clash: list[PackageError] = []  # not for `_partners`: their partners' names are
                                             # other files', which are kept
 
-    def leave_out(rel: str, rule: str, message: str) -> None:
-        left_out.append(PackageError(rel, rule, message))
+    def leave_out(rel: str, rule: str, message: str, error: OSError | None = None) -> None:
+        why = f": {error.strerror or type(error).__name__}" if error is not None else ""
+        left_out.append(PackageError(rel, rule, message + why))
 
     def copy_folder(folder: Path, into: Path, rel: str, real_parents: tuple[Path, ...]) -> None:
         into.mkdir(parents=True, exist_ok=True)
         try:
             entries = _entries(folder)
         except OSError as error:
-            leave_out(rel or ".", "unreadable", f"cannot read this folder: "
-                      f"{error.strerror or type(error).__name__}")
+            leave_out(rel or ".", "unreadable", "cannot read this folder", error)
             return
         names = {entry.name for entry in entries}
         clash = any(printable(name) != name and printable(name) in names for name in names)
@@ -193,8 +193,7 @@ def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
             try:
                 info = path.stat()
             except OSError as error:
-                leave_out(child, "unreadable", f"cannot look at this file: "
-                          f"{error.strerror or type(error).__name__}")
+                leave_out(child, "unreadable", "cannot look at this file", error)
                 continue
             if stat.S_ISDIR(info.st_mode):
                 if len(real_parents) >= MAX_FOLDER_DEPTH:
@@ -206,8 +205,7 @@ def copy_package(source: Path, target: Path) -> tuple[PackageError, ...]:
                 try:
                     shutil.copy2(path, into / name)
                 except OSError as error:
-                    leave_out(child, "unreadable", f"cannot read this file: "
-                              f"{error.strerror or type(error).__name__}")
+                    leave_out(child, "unreadable", "cannot read this file", error)
             else:
                 leave_out(child, "not-a-file", "not a regular file (a pipe, socket or device); "
                           "it is not read")

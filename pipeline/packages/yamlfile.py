@@ -52,24 +52,22 @@ class LineDict(dict):
 
 
 class _LineLoader(yaml.SafeLoader):
-    pass
+    def construct_line_dict(self, node: yaml.MappingNode) -> LineDict:
+        self.flatten_mapping(node)
+        mapping = LineDict()
+        mapping.line = node.start_mark.line + 1
+        mapping.lines = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (int, float)) and not isinstance(key, bool):
+                key = str(key)
+            mapping[key] = self.construct_object(value_node, deep=True)
+            mapping.lines[key] = key_node.start_mark.line + 1
+        return mapping
 
 
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
-    loader.flatten_mapping(node)
-    mapping = LineDict()
-    mapping.line = node.start_mark.line + 1
-    mapping.lines = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if isinstance(key, (int, float)) and not isinstance(key, bool):
-            key = str(key)
-        mapping[key] = loader.construct_object(value_node, deep=True)
-        mapping.lines[key] = key_node.start_mark.line + 1
-    return mapping
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+                            _LineLoader.construct_line_dict)
 
 
 def line_of(mapping: object, key: object) -> int | None:
@@ -135,10 +133,7 @@ def _check_size(text: str, name: str) -> None:
 
 
 def relative(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
+    return str(path.relative_to(root) if path.is_relative_to(root) else path)
 
 
 def load_yaml(path: Path, root: Path, *, mapping: bool = True,
