@@ -734,8 +734,8 @@ class _Maker:
             if done.exit_code == 0 and not done.timed_out and not done.error:
                 break
             failure = f"`{command}` failed: {_failure(done, 'the generator')}"
-            if done.timed_out:
-                break
+            if done.timed_out:  # not tried again, and what it wrote is no case
+                raise self._error(rule, failure)
         else:
             raise self._error(rule, failure)
         infile = cwd / "testcase.in"

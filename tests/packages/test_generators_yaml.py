@@ -249,3 +249,41 @@ def test_retries_run_a_failing_generator_again_with_the_next_seed_in_a_clean_fol
     assert flaky[0] == f"{1 + seed % 1000} {even.split()[-1]}\n"  # made from the next seed
     assert flaky[1] == f"{1 + seed % 1000 + int(even.split()[-1])}\n"  # the solution's answer
     assert next(v for k, v in cases.items() if k.endswith("-steady.in")) == steady
+
+
+# A generator that logs its run to $HOME, writes a whole case, then never ends.
+WRITES_THEN_HANGS = """\
+import os
+import time
+from pathlib import Path
+
+with open(Path(os.environ["HOME"]) / "hangs.log", "a") as log:
+    log.write("run\\n")
+Path("testcase.in").write_text("1 2\\n")
+time.sleep(600)
+"""
+
+
+def test_a_generator_that_times_out_makes_no_case_even_after_writing_one(
+        tmp_path, monkeypatch, sandbox_off):  # (pair.py logs outside its folder)
+    """A generator stopped at its time limit is a failure (BAPCtools' generate.py: its case
+    is not made), never retried, whatever it wrote before: the entry is a generator-failed
+    reject naming the timeout, and the other entries are made."""
+    import pipeline.packages.generators_yaml as generators_yaml
+
+    package_dir, _, home = setup(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setattr(generators_yaml, "GENERATOR_TIME_S", 1.0)
+    (package_dir / "generators" / "hangs.py").write_text(WRITES_THEN_HANGS)
+    yaml_file = package_dir / "generators" / "generators.yaml"
+    text = yaml_file.read_text()
+    assert "      - broken: broken.py {seed}\n" in text
+    yaml_file.write_text("retries: 3\n" + text.replace("      - broken: broken.py {seed}\n",
+                                                      "      - hangs: hangs.py\n"))
+    package = load_package(package_dir, tmp_path / "build")
+    [reject] = package.rejects
+    assert reject.rule == "generator-failed" and reject.message.startswith("secret/7-hangs:")
+    assert "timed out" in reject.message, reject.message
+    names = [case.name for case in package.cases if case.group == "secret"]
+    assert len(names) == 6 and not any("hangs" in name for name in names), names
+    assert (home / "hangs.log").read_text() == "run\n"  # not tried again (`retries: 3`)
