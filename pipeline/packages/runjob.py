@@ -96,7 +96,7 @@ def package_cases(problem: LoadedPackage) -> dict[str, TestCase]:
 
 def case_name(problem: LoadedPackage, case_id: str, group: str | None) -> str:
     """The name the stored case is judged under: its package test case's, else
-    `_outside_case`'s."""
+    `outside_name`."""
     case = package_cases(problem).get(case_id)
     return case.name if case is not None else outside_name(case_id, group)
 
@@ -170,33 +170,23 @@ def _package_of(problem: LoadedPackage) -> tuple[LoadedPackage, Package]:
     return problem, problem.load()
 
 
-def cut_here(problem: LoadedPackage, package: Package, job: Job) -> bool:
-    """Whether `job` is stopped at the limit rather than the high end: its submission is
-    meant to time out on its case and this is not its one `full_case`."""
-    spec, time = job.solver, job.solver.submission
-    if time is None or time.cut_s is None or job.case_id == time.full_case:
-        return False
-    program = next((p for p in package.submissions if p.name == spec.name), None)
-    case = package_case(problem, job.input)
-    return program is not None and times_out_by_design(
-        program, case.name if case is not None else outside_name(job.case_id, job.group))
-
-
 def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
     """Judge `job` (a submission on one case) as an `Outcome` with the package's verdict."""
     problem, package = _package_of(problem)
     build = submission_build(problem, job.solver.name)
+    case = package_case(problem, job.input)
     time = job.solver.submission
     judged_s = time.judged_s if time is not None else problem.time_limit_s
     kill_after = time.run_to_s if time is not None else None
-    if time is not None and cut_here(problem, package, job):
-        kill_after = time.cut_s  # meant to time out: the limit is all it needs
+    if time is not None and time.cut_s is not None and job.case_id != time.full_case and \
+            times_out_by_design(build.program, _name(job, case)):
+        kill_after = time.cut_s  # meant to time out on its case: the limit is all it needs
     settled = (problem.folder, job.solver.name, judged_s)
     if settled in _timed_out_at_high:  # TLE at the high end already: the limit is all it needs
         kill_after = min(kill_after, judged_s) if kill_after is not None else judged_s
-    limits = default_limits(package, judged_s, kill_after)
-    isolation = replace(job.solver, stack_mb=None, visible=())  # sandboxed as the job says
-    outcome = _judge(job, problem, package, build, limits, isolation=isolation)
+    # sandboxed as the job says: the worker set its process's sandbox switch so
+    outcome = _judge(job, problem, package, case, build,
+                     default_limits(package, judged_s, kill_after))
     ran_to_high = kill_after is not None and kill_after > judged_s
     if (ran_to_high and outcome.judgement is not None
             and case_result(outcome.judgement).timed_out):
@@ -215,18 +205,29 @@ def judge_external(job: Job, problem: LoadedPackage) -> Outcome:
     limits = RunLimits(time_s=spec.timeout_s,
                        memory_mb=spec.memory_mb or package.limits.memory_mb,
                        output_mb=max(1, -(-spec.output_limit_bytes // (1 << 20))))
-    return _judge(job, problem, package, build, limits, isolation=spec)
+    return _judge(job, problem, package, package_case(problem, job.input), build, limits,
+                  isolation=spec)
 
 
-def _judge(job: Job, problem: LoadedPackage, package: Package, build: Build,
-           limits: RunLimits, isolation: SolverSpec | None = None) -> Outcome:
+def _name(job: Job, case: TestCase | None) -> str:
+    """The name `job`'s case is judged under: its package test case's, else `outside_name`."""
+    return case.name if case is not None else outside_name(job.case_id, job.group)
+
+
+def _judge(job: Job, problem: LoadedPackage, package: Package, case: TestCase | None,
+           build: Build, limits: RunLimits, isolation: SolverSpec | None = None) -> Outcome:
     # In the worker's own scratch folder, which goes with the worker however it ends.
     scratch = scratch_root() / f"judge-{next(_judged)}"
     scratch.mkdir()
     try:
-        case = package_case(problem, job.input)
-        if case is None:
-            case = _outside_case(package, job, scratch)
+        if case is None:  # not in the package: its group's arguments, the stored answer its answer
+            input_path, answer_path = scratch / "input.in", None
+            input_path.write_text(job.input, encoding="utf-8")
+            if job.answer is not None:
+                answer_path = scratch / "input.ans"
+                answer_path.write_text(job.answer, encoding="utf-8")
+            case = replace(case_in_group(package, job.group or "secret", input_path),
+                           name=_name(job, None), answer_path=answer_path)
         result = judge_case(package, build, case, limits, scratch / "work", problem.builds(),
                             isolation=isolation)
     finally:
@@ -236,18 +237,6 @@ def _judge(job: Job, problem: LoadedPackage, package: Package, build: Build,
         except OSError:
             shutil.rmtree(scratch, ignore_errors=True)
     return outcome_of(job, result)
-
-
-def _outside_case(package: Package, job: Job, scratch: Path) -> TestCase:
-    """A case not in the package: its group's arguments, the stored answer as its answer."""
-    input_path = scratch / "input.in"
-    input_path.write_text(job.input, encoding="utf-8")
-    answer_path = None
-    if job.answer is not None:
-        answer_path = scratch / "input.ans"
-        answer_path.write_text(job.answer, encoding="utf-8")
-    return replace(case_in_group(package, job.group or "secret", input_path),
-                   name=outside_name(job.case_id, job.group), answer_path=answer_path)
 
 
 def outcome_of(job: Job, result: CaseResult) -> Outcome:
