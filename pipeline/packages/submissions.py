@@ -37,7 +37,6 @@ from pipeline.packages.invalid import start_validator_check, validator_agreement
 from pipeline.packages.judge import judged_at
 from pipeline.packages.model import (
     CaseResult,
-    Package,
     case_result,
     requirements_of,
 )
@@ -179,60 +178,57 @@ def derive_limit(problem: LoadedPackage, cases: pl.DataFrame, executor: JobMap,
                                              cases, 1, set(), len(every)), sizes)
     jobs = [job for job in rest if runs_long(job)] + deriving + \
         [job for job in rest if not runs_long(job)]
-    limit, judged, ran, beside, cut_short = _derivation_pass(
-        problem, package, jobs, {job.key for job in deriving}, lower, others, executor,
-        fail_fast)
+    judged, ran, beside, cut_short = _derivation_pass(problem, jobs, lower, (*lower, *others),
+                                                      executor, fail_fast)
+    limit = derive_time_limit(package, judged)
     if cut_short:
         limit = replace(limit, how=f"{limit.how}, from the cases each ran (--fail-fast)")
     else:
         record_time_limit(problem.folder, limit.time_s, limit.how)
-    at_limit = {spec.name: spec for spec in submission_specs(
-        problem, (*lower, *others), limit, cases)}
-    return limit, [(job, outcome_of(job, judged_at(package, case_result(outcome.judgement),
-                                                   limit.time_s)))
-                   for job, outcome in ran] + [
-        (replace(job, solver=at_limit[job.solver.name]),
-         outcome_of(job, judged_at(package, case_result(outcome.judgement), limit.time_s)))
+
+    def again(job: Job, outcome: Outcome) -> Outcome:
+        return outcome_of(job, judged_at(package, case_result(outcome.judgement), limit.time_s))
+
+    at_limit = {spec.name: spec for spec in submission_specs(problem, others, limit, cases)}
+    return limit, [(job, again(job, outcome)) for job, outcome in ran] + [
+        (replace(job, solver=at_limit[job.solver.name]), again(job, outcome))
         for job, outcome in beside
         if holds_at(case_result(outcome.judgement), least, limit)], not cut_short
 
 
-def _derivation_pass(problem: LoadedPackage, package: Package, jobs: list[Job],
-                     deriving: set[int], lower: tuple[str, ...], others: tuple[str, ...],
-                     executor: JobMap, fail_fast: bool
-                     ) -> tuple[TimeLimit, Judged, Judging, Judging, bool]:
-    """Run `jobs`, deriving the limit from those in `deriving`. Returns the limit, the lower-bound
-    runs (judged, with their jobs), the runs of `others`, and whether one was stopped early."""
-    failed: set[str] = set()      # failed a case here
-    failed_deriving: set[str] = set()  # failed a case it derives the limit from
+def _derivation_pass(problem: LoadedPackage, jobs: list[Job], lower: tuple[str, ...],
+                     names: tuple[str, ...], executor: JobMap, fail_fast: bool
+                     ) -> tuple[Judged, Judging, Judging, bool]:
+    """Run `jobs` (of `names`). Returns the runs of `lower` (the lower-bound submissions, each
+    on the cases it derives the limit from) judged, and with their jobs; the others' runs; and
+    whether one of `lower` was stopped early (`--fail-fast`)."""
+    failed: set[str] = set()  # failed a case here
 
     def skip(job: Job) -> str | None:
-        if job.solver.name in (failed_deriving if job.key in deriving else failed):
+        if job.solver.name in failed:
             return "not run (--fail-fast): failed a case before"
         return None
 
     judged: Judged = {}
     ran: Judging = []
-    beside: Judging = []  # the runs of `others`
-    cut_short = False    # a lower-bound submission was stopped at its first failure
+    beside: Judging = []  # the runs of the others
+    cut_short = False
     # --fail-fast: one not expected to pass runs a case at a time, none past its failure
-    failing = frozenset(name for name in (*lower, *others)
+    failing = frozenset(name for name in names
                         if not problem.expected_to_pass(name)) if fail_fast else frozenset()
     for job, outcome in executor.run(jobs, skip if fail_fast else None, one_at_a_time=failing):
         result = outcome.judgement
         if result is None:  # not run: skipped after a failure (or its worker was lost)
-            cut_short = cut_short or (outcome.verdict is Verdict.SKIP and job.key in deriving)
+            cut_short = cut_short or (outcome.verdict is Verdict.SKIP and job.solver.name in lower)
         else:
             if stops_fail_fast(result.verdict):
                 failed.add(job.solver.name)
-                if job.key in deriving:
-                    failed_deriving.add(job.solver.name)
-            if job.key in deriving:
+            if job.solver.name in lower:
                 judged.setdefault(job.solver.name, {})[result.case] = case_result(result)
                 ran.append((job, outcome))
             elif result.verdict is not Verdict.SKIP:
                 beside.append((job, outcome))
-    return derive_time_limit(package, judged), judged, ran, beside, cut_short
+    return judged, ran, beside, cut_short
 
 
 def judged_from_rows(problem: LoadedPackage, rows: pl.DataFrame,
