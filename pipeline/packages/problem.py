@@ -213,10 +213,9 @@ class PackageProblem(Problem):
 
     def jobs(self, judging: SubmissionJudging, cases: pl.DataFrame, repeat: int,
              done: set[tuple[str, str, int]], first_key: int) -> list[Job]:
-        from pipeline.packages.submissions import longest_first, submission_jobs
+        from pipeline.packages.submissions import submission_jobs
 
-        return longest_first(submission_jobs(judging.specs, cases, repeat, done, first_key),
-                             dict(zip(cases["case_id"], cases["size"])))
+        return submission_jobs(judging.specs, cases, repeat, done, first_key)
 
     def not_runnable(self, names: tuple[str, ...]) -> str | None:
         from pipeline.packages.submissions import not_runnable

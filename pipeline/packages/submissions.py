@@ -94,7 +94,8 @@ def submission_specs(problem: LoadedPackage, names: tuple[str, ...], limit: Time
 
 def submission_jobs(specs: list[SolverSpec], cases: pl.DataFrame, repeat: int,
                     done: set[tuple[str, str, int]], first_key: int = 0) -> list[Job]:
-    """The jobs of `specs` on `cases`, the largest cases first (`longest_first`)."""
+    """The jobs of `specs` on `cases` in the order to start them: the longest (`runs_long`)
+    first, then the largest cases, so that no worker is left alone with a long job at the end."""
     jobs: list[Job] = []
     cases = cases.sort(["size", "case_id"], descending=[True, False])
     for case_id, text, expected, group in zip(cases["case_id"], cases["input"],
@@ -104,19 +105,11 @@ def submission_jobs(specs: list[SolverSpec], cases: pl.DataFrame, repeat: int,
                 if (case_id, spec.name, rep) not in done:
                     jobs.append(Job(first_key + len(jobs), spec, case_id, text, rep,
                                     answer=expected, group=group))
-    return jobs
+    return sorted(jobs, key=lambda job: not runs_long(job))  # (stable: the largest first still)
 
 
 # What a pass has judged already: each job with its outcome.
 Judging = list[tuple[Job, Outcome]]
-
-
-def longest_first(jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
-    """Submission jobs in the order to start them: the longest (`runs_long`) first, then the
-    largest cases, so that no worker is left alone with a long job at the end."""
-    def key(job: Job) -> tuple[int, int]:
-        return (0 if runs_long(job) else 1, -(sizes.get(job.case_id) or 0))
-    return sorted(jobs, key=key)
 
 
 def runs_long(job: Job) -> bool:
@@ -171,11 +164,10 @@ def derive_limit(problem: LoadedPackage, cases: pl.DataFrame, executor: JobMap,
                                             in zip(cases["case_id"], cases["group"]))))
         deriving = [job for job in every
                     if bounds(package, programs[job.solver.name], names[job.case_id])[0]]
-    sizes = dict(zip(cases["case_id"], cases["size"]))
     rest: list[Job] = []
     if others:
-        rest = longest_first(submission_jobs(submission_specs(problem, others, least, cases),
-                                             cases, 1, set(), len(every)), sizes)
+        rest = submission_jobs(submission_specs(problem, others, least, cases), cases, 1, set(),
+                               len(every))
     jobs = [job for job in rest if runs_long(job)] + deriving + \
         [job for job in rest if not runs_long(job)]
     judged, ran, beside, cut_short = _derivation_pass(problem, jobs, lower, (*lower, *others),
