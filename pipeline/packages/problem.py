@@ -33,7 +33,7 @@ from pipeline.packages.invalid import check_validators, disagreement_notes, star
 from pipeline.packages.judge import PackageBuilds, build_one, case_in_group, validate_case
 from pipeline.packages.model import Package, case_result
 from pipeline.packages.registry import MARKER, build_dir, read_marker
-from pipeline.packages.runjob import judge_external, judge_job, on_thread, start_building
+from pipeline.packages.runjob import judge_job, on_thread, start_building
 from pipeline.packages.validate import ValidationResult, package_coverage, validate_answer
 from pipeline.problems.coverage import BoundCoverage
 from pipeline.problems.model import JudgedLimit, Problem, SubmissionJudging
@@ -205,10 +205,8 @@ class PackageProblem(Problem):
 
     def run_job(self, job: Job) -> Outcome | None:
         """A submission or external program judged on one case by the package's rules; else None."""
-        if job.solver.kind == "submission":
+        if job.solver.kind == "submission" or job.solver.judged_by_problem:
             return judge_job(job, self)
-        if job.solver.judged_by_problem:
-            return judge_external(job, self)
         return None
 
     def jobs(self, judging: SubmissionJudging, cases: pl.DataFrame, repeat: int,
