@@ -33,7 +33,7 @@ from pipeline.packages.invalid import check_validators, disagreement_notes, star
 from pipeline.packages.judge import PackageBuilds, build_one, case_in_group, validate_case
 from pipeline.packages.model import Package, case_result
 from pipeline.packages.registry import MARKER, build_dir, read_marker
-from pipeline.packages.runjob import judge_job, on_thread, start_building
+from pipeline.packages.runjob import judge_job, on_thread, start_building, submission_build
 from pipeline.packages.validate import ValidationResult, package_coverage, validate_answer
 from pipeline.problems.coverage import BoundCoverage
 from pipeline.problems.model import JudgedLimit, Problem, SubmissionJudging
@@ -216,9 +216,13 @@ class PackageProblem(Problem):
         return submission_jobs(judging.specs, cases, repeat, done, first_key)
 
     def not_runnable(self, names: tuple[str, ...]) -> str | None:
-        from pipeline.packages.submissions import not_runnable
-
-        return not_runnable(self, names)
+        """Why one of `names` cannot be run (no build, no toolchain); None when all can."""
+        for name in names:
+            build = submission_build(self, name)
+            if not build.ok:  # CE or SKIP
+                return (f"submission {name} cannot be run ({build.verdict}): "
+                        f"{build.message.strip()[:300]}")
+        return None
 
     def start_building(self, names: tuple[str, ...]) -> None:
         start_building(self, names)

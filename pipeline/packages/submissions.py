@@ -47,7 +47,6 @@ from pipeline.packages.runjob import (
     outcome_of,
     package_case,
     package_cases,
-    submission_build,
 )
 from pipeline.problems.model import SubmissionJudging
 from pipeline.programs.contained import default_sandbox, wall_cap_s
@@ -347,16 +346,6 @@ def submission_judging(problem: LoadedPackage, names: tuple[str, ...], timeout_s
             "(not kept: a run of every case derives the one kept with the package)")
         done = [(job, outcome) for job, outcome in ran if job.solver.name in names]
     return SubmissionJudging(limit, submission_specs(problem, names, limit, frame), note, done)
-
-
-def not_runnable(problem: LoadedPackage, names: tuple[str, ...]) -> str | None:
-    """Why one of `names` cannot be run (no build, no toolchain); None when all can."""
-    for name in names:
-        build = submission_build(problem, name)
-        if not build.ok:  # CE or SKIP
-            return (f"submission {name} cannot be run ({build.verdict}): "
-                    f"{build.message.strip()[:300]}")
-    return None
 
 
 def hold_submissions(problem: LoadedPackage, names: tuple[str, ...], judged: Judged,
