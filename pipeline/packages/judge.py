@@ -56,15 +56,11 @@ def build_package(package: Package, cache_dir: Path, *,
     distinct = list({id(p): p for p in programs if p is not None}.values())
     built = dict(zip(map(id, distinct), on_cores(
         lambda program: build_one(package, program, cache_dir), distinct)))
-
-    def build_any(program: Program | None) -> Build | None:
-        return None if program is None else built[id(program)]
-
-    return PackageBuilds(
+    return PackageBuilds(  # (a program the package has not: None, whose id is no program's)
         input_validators=tuple(built[id(p)] for p in package.input_validators),
         answer_validators=tuple(built[id(p)] for p in package.answer_validators),
-        output_validator=build_any(package.output_validator),
-        checker=build_any(package.checker), interactor=build_any(package.interactor),
+        output_validator=built.get(id(package.output_validator)),
+        checker=built.get(id(package.checker)), interactor=built.get(id(package.interactor)),
         generators=tuple(built[id(p)] for p in package.generators),
         submissions={p.name: built[id(p)] for p in chosen})
 

@@ -308,16 +308,14 @@ def _input_builds(folder: Path) -> PackageBuilds:
     loaded = _loaded(folder)
     if loaded.builds is not None:
         return loaded.builds
-    with _builds_lock:
-        validators = loaded.input_builds
+    validators = loaded.input_builds
     if validators is None:
         _start_builds(loaded, folder)
         cache = build_dir(folder.parent.parent)
         validators = PackageBuilds(input_validators=tuple(
             build_one(loaded.package, program, cache)
             for program in loaded.package.input_validators))
-        with _builds_lock:
-            loaded.input_builds = validators
+        loaded.input_builds = validators
     return validators
 
 
