@@ -64,7 +64,6 @@ def submission_specs(problem: LoadedPackage, names: tuple[str, ...], limit: Time
     `cases` and is stopped at the limit on the others: over the limit it is TLE at the high
     end too, and the largest case tells whether the margin's extra time saves it."""
     package = problem.load()
-    programs = {p.name: p for p in package.submissions}
     ordered: list[tuple[str, str]] = []  # (case id, case name), the largest last
     if cases is not None and cases.height:
         by_size = cases.sort(["size", "case_id"])
@@ -74,20 +73,16 @@ def submission_specs(problem: LoadedPackage, names: tuple[str, ...], limit: Time
     budget = wall_cap_s(limit.high_s) + package.limits.validation_time_s
     specs = []
     for name in names:
-        program = programs.get(name)
+        program = package.submission(name)
         cut, largest = False, ""
-        if limit.high_s > limit.time_s and program is not None and \
-                times_out_somewhere(program):
+        if limit.high_s > limit.time_s and times_out_somewhere(program):
             largest = next((case_id for case_id, case in reversed(ordered)
                             if times_out_by_design(program, case)), "")
             cut = bool(largest) or times_out_by_design(program)
+        time = SubmissionTime(limit.time_s, limit.high_s, limit.time_s if cut else None, largest)
         specs.append(SolverSpec(name=name, kind="submission", problem=problem.id,
-                                program=package.submission(name), timeout_s=budget,
-                                submission=SubmissionTime(limit.time_s, limit.high_s,
-                                                          limit.time_s if cut else None,
-                                                          largest),
-                                memory_mb=package.limits.memory_mb,
-                                sandbox=default_sandbox()))
+                                program=program, timeout_s=budget, submission=time,
+                                memory_mb=package.limits.memory_mb, sandbox=default_sandbox()))
     return specs
 
 
