@@ -190,7 +190,7 @@ def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
     settled = (problem.folder, spec.name, time.judged_s)
     if settled in _timed_out_at_high:  # TLE at the high end already: the limit is all it needs
         kill_after = min(kill_after, time.judged_s)
-    # sandboxed as the job says: the worker set its process's sandbox switch so
+    # in the job's sandbox: the worker set this process's switch from it (`worker.execute`)
     outcome = _judge(job, problem, package, case, build,
                      default_limits(package, time.judged_s, kill_after))
     if (kill_after > time.judged_s and outcome.judgement is not None
@@ -217,7 +217,7 @@ def _judge(job: Job, problem: LoadedPackage, package: Package, case: TestCase | 
                 answer_path = scratch / "input.ans"
                 answer_path.write_text(job.answer, encoding="utf-8")
             case = replace(case_in_group(package, job.group or "secret", input_path),
-                           name=_name(job, None), answer_path=answer_path)
+                           name=outside_name(job.case_id, job.group), answer_path=answer_path)
         result = judge_case(package, build, case, limits, scratch / "work", problem.builds(),
                             isolation=isolation)
     finally:
