@@ -56,15 +56,11 @@ def build_package(package: Package, cache_dir: Path, *,
     distinct = list({id(p): p for p in programs if p is not None}.values())
     built = dict(zip(map(id, distinct), on_cores(
         lambda program: build_one(package, program, cache_dir), distinct)))
-
-    def build_any(program: Program | None) -> Build | None:
-        return None if program is None else built[id(program)]
-
-    return PackageBuilds(
+    return PackageBuilds(  # (a program the package has not: None, whose id is no program's)
         input_validators=tuple(built[id(p)] for p in package.input_validators),
         answer_validators=tuple(built[id(p)] for p in package.answer_validators),
-        output_validator=build_any(package.output_validator),
-        checker=build_any(package.checker), interactor=build_any(package.interactor),
+        output_validator=built.get(id(package.output_validator)),
+        checker=built.get(id(package.checker)), interactor=built.get(id(package.interactor)),
         generators=tuple(built[id(p)] for p in package.generators),
         submissions={p.name: built[id(p)] for p in chosen})
 
@@ -132,8 +128,9 @@ def judge_case(package: Package, submission: Build, case: TestCase, limits: RunL
                workdir: Path, builds: PackageBuilds | None = None,
                isolation: SolverSpec | None = None) -> CaseResult:
     """Run `submission` on `case` and judge it by the package's rules, with the case's files
-    in `workdir` (a folder of its own, made here; the caller removes it). `isolation` (the
-    job's spec) gives a batch run its sandbox and stack limit."""
+    in `workdir` (a folder of its own, made here; the caller removes it). `isolation` (an
+    `--external` job's spec) gives a batch run its sandbox, stack limit and folders shown;
+    else it runs in this process's sandbox."""
     builds = builds or PackageBuilds()
     if submission.verdict is not None:  # CE, SKIP
         return _skip(case, submission.verdict, submission.message, limits)
@@ -260,18 +257,16 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
            scratch: Path, builds: PackageBuilds,
            isolation: SolverSpec | None = None) -> CaseResult:
     run = launch(submission, limits.memory_mb)
-    spec = SolverSpec(name=submission.program.name, kind="external", problem=package.short_name,
-                      program=submission.program, timeout_s=limits.cpu_cap_s,
-                      memory_mb=run.memory_mb, stack_mb=run.stack_mb,
-                      output_limit_bytes=limits.output_mb * MIB,
-                      argv=(*run.argv, *case.args),
-                      # Kattis-format judges (DOMjudge, BAPCtools) cut a flood of output and
-                      # judge the program by its time: one writing forever is TLE, not OLE
-                      truncate_output=package.format != "polygon", sandbox=default_sandbox())
-    if isolation is not None:
-        spec = replace(spec, stack_mb=run.stack_mb if run.stack_mb is not None
-                       else isolation.stack_mb, sandbox=isolation.sandbox,
-                       visible=isolation.visible)
+    # the job's spec gives an --external program its sandbox, stack limit and folders shown
+    base = isolation or SolverSpec(name=submission.program.name, kind="external",
+                                   problem=package.short_name, timeout_s=0.0,
+                                   stack_mb=run.stack_mb, sandbox=default_sandbox())
+    spec = replace(base, timeout_s=limits.cpu_cap_s, memory_mb=run.memory_mb,
+                   output_limit_bytes=limits.output_mb * MIB, argv=(*run.argv, *case.args),
+                   hidden=(),
+                   # Kattis-format judges (DOMjudge, BAPCtools) cut a flood of output and
+                   # judge the program by its time: one writing forever is TLE, not OLE
+                   truncate_output=package.format != "polygon")
 
     def run_pass(input_path: Path, feedback: Path | None, number: int) -> _Pass:
         try:

@@ -33,7 +33,7 @@ from pipeline.packages.invalid import check_validators, disagreement_notes, star
 from pipeline.packages.judge import PackageBuilds, build_one, case_in_group, validate_case
 from pipeline.packages.model import Package, case_result
 from pipeline.packages.registry import MARKER, build_dir, read_marker
-from pipeline.packages.runjob import judge_external, judge_job, on_thread, start_building
+from pipeline.packages.runjob import judge_job, on_thread, start_building, submission_build
 from pipeline.packages.validate import ValidationResult, package_coverage, validate_answer
 from pipeline.problems.model import BoundCoverage, JudgedLimit, Problem, SubmissionJudging
 from pipeline.programs.checkers import default_validate
@@ -204,23 +204,24 @@ class PackageProblem(Problem):
 
     def run_job(self, job: Job) -> Outcome | None:
         """A submission or external program judged on one case by the package's rules; else None."""
-        if job.solver.kind == "submission":
+        if job.solver.kind == "submission" or job.solver.judged_by_problem:
             return judge_job(job, self)
-        if job.solver.judged_by_problem:
-            return judge_external(job, self)
         return None
 
     def jobs(self, judging: SubmissionJudging, cases: pl.DataFrame, repeat: int,
              done: set[tuple[str, str, int]], first_key: int) -> list[Job]:
-        from pipeline.packages.submissions import longest_first, submission_jobs
+        from pipeline.packages.submissions import submission_jobs
 
-        return longest_first(submission_jobs(judging.specs, cases, repeat, done, first_key),
-                             dict(zip(cases["case_id"], cases["size"])))
+        return submission_jobs(judging.specs, cases, repeat, done, first_key)
 
     def not_runnable(self, names: tuple[str, ...]) -> str | None:
-        from pipeline.packages.submissions import not_runnable
-
-        return not_runnable(self, names)
+        """Why one of `names` cannot be run (no build, no toolchain); None when all can."""
+        for name in names:
+            build = submission_build(self, name)
+            if not build.ok:  # CE or SKIP
+                return (f"submission {name} cannot be run ({build.verdict}): "
+                        f"{build.message.strip()[:300]}")
+        return None
 
     def start_building(self, names: tuple[str, ...]) -> None:
         start_building(self, names)
@@ -306,16 +307,14 @@ def _input_builds(folder: Path) -> PackageBuilds:
     loaded = _loaded(folder)
     if loaded.builds is not None:
         return loaded.builds
-    with _builds_lock:
-        validators = loaded.input_builds
+    validators = loaded.input_builds
     if validators is None:
         _start_builds(loaded, folder)
         cache = build_dir(folder.parent.parent)
         validators = PackageBuilds(input_validators=tuple(
             build_one(loaded.package, program, cache)
             for program in loaded.package.input_validators))
-        with _builds_lock:
-            loaded.input_builds = validators
+        loaded.input_builds = validators
     return validators
 
 

@@ -51,9 +51,6 @@ class LoadedPackage(Protocol):
     def folder(self) -> Path: ...
 
     @property
-    def time_limit_s(self) -> float: ...
-
-    @property
     def build_cache(self) -> Path: ...
 
     def load(self) -> Package: ...
@@ -96,7 +93,7 @@ def package_cases(problem: LoadedPackage) -> dict[str, TestCase]:
 
 def case_name(problem: LoadedPackage, case_id: str, group: str | None) -> str:
     """The name the stored case is judged under: its package test case's, else
-    `_outside_case`'s."""
+    `outside_name`."""
     case = package_cases(problem).get(case_id)
     return case.name if case is not None else outside_name(case_id, group)
 
@@ -122,7 +119,7 @@ def start_building(problem: LoadedPackage, names: tuple[str, ...]) -> None:
     """Build the submissions `names` on a daemon thread beside the run's start, a core's worth at
     once, but those whose build is under way already; a worker finds each built or waits for it
     (what a build raises, it raises again)."""
-    problem, _ = _package_of(problem)
+    _package_of(problem)
     with _building_lock:
         names = tuple(name for name in names if (problem.folder, name) not in _building)
         _building.update((problem.folder, name) for name in names)
@@ -160,73 +157,67 @@ def on_thread(work: Callable[[], T], name: str) -> Future[T]:
     return found
 
 
-def _package_of(problem: LoadedPackage) -> tuple[LoadedPackage, Package]:
+def _package_of(problem: LoadedPackage) -> Package:
     # what its submissions never see: the stored packages (their answers, validators) and
     # the rest of the data folder but its builds
     data_dir = problem.folder.parent.parent
     hidden: tuple[str | Path, ...] = (problem.folder.parent, *data_folder_hidden(data_dir))
     for path in hidden:
         hide_from_submissions(path)
-    return problem, problem.load()
-
-
-def cut_here(problem: LoadedPackage, package: Package, job: Job) -> bool:
-    """Whether `job` is stopped at the limit rather than the high end: its submission is
-    meant to time out on its case and this is not its one `full_case`."""
-    spec, time = job.solver, job.solver.submission
-    if time is None or time.cut_s is None or job.case_id == time.full_case:
-        return False
-    program = next((p for p in package.submissions if p.name == spec.name), None)
-    case = package_case(problem, job.input)
-    return program is not None and times_out_by_design(
-        program, case.name if case is not None else outside_name(job.case_id, job.group))
+    return problem.load()
 
 
 def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
-    """Judge `job` (a submission on one case) as an `Outcome` with the package's verdict."""
-    problem, package = _package_of(problem)
-    build = submission_build(problem, job.solver.name)
-    time = job.solver.submission
-    judged_s = time.judged_s if time is not None else problem.time_limit_s
-    kill_after = time.run_to_s if time is not None else None
-    if time is not None and cut_here(problem, package, job):
-        kill_after = time.cut_s  # meant to time out: the limit is all it needs
-    settled = (problem.folder, job.solver.name, judged_s)
+    """Judge `job` on its case as an `Outcome` with the package's verdict: a submission at its
+    judged limit (`SubmissionTime`), an `--external` program as the package judges its
+    submissions, at the run's time and memory limits."""
+    package = _package_of(problem)
+    case = package_case(problem, job.input)
+    spec, time = job.solver, job.solver.submission
+    if spec.kind != "submission":
+        build = Build(program=spec.program or Program(name=spec.name), verdict=None,
+                      argv=spec.argv, language=None, message="", directory=None, cached=True,
+                      memory_by_rlimit=spec.memory_mb is not None)
+        return _judge(job, problem, package, case, build, RunLimits(
+            time_s=spec.timeout_s, memory_mb=spec.memory_mb or package.limits.memory_mb,
+            output_mb=max(1, -(-spec.output_limit_bytes // (1 << 20)))), isolation=spec)
+    assert time is not None  # (`submission_specs` gives each submission its time)
+    build = submission_build(problem, spec.name)
+    kill_after = time.run_to_s
+    if time.cut_s is not None and job.case_id != time.full_case and \
+            times_out_by_design(build.program, _name(job, case)):
+        kill_after = time.cut_s  # meant to time out on its case: the limit is all it needs
+    settled = (problem.folder, spec.name, time.judged_s)
     if settled in _timed_out_at_high:  # TLE at the high end already: the limit is all it needs
-        kill_after = min(kill_after, judged_s) if kill_after is not None else judged_s
-    limits = default_limits(package, judged_s, kill_after)
-    isolation = replace(job.solver, stack_mb=None, visible=())  # sandboxed as the job says
-    outcome = _judge(job, problem, package, build, limits, isolation=isolation)
-    ran_to_high = kill_after is not None and kill_after > judged_s
-    if (ran_to_high and outcome.judgement is not None
+        kill_after = min(kill_after, time.judged_s)
+    # in the job's sandbox: the worker set this process's switch from it (`worker.execute`)
+    outcome = _judge(job, problem, package, case, build,
+                     default_limits(package, time.judged_s, kill_after))
+    if (kill_after > time.judged_s and outcome.judgement is not None
             and case_result(outcome.judgement).timed_out):
         _timed_out_at_high.add(settled)
     return outcome
 
 
-def judge_external(job: Job, problem: LoadedPackage) -> Outcome:
-    """Judge `job` (an `--external` program) as the package judges its submissions, at the
-    run's time and memory limits."""
-    problem, package = _package_of(problem)
-    spec = job.solver
-    program = spec.program or Program(name=spec.name)
-    build = Build(program=program, verdict=None, argv=spec.argv, language=None, message="",
-                  directory=None, cached=True, memory_by_rlimit=spec.memory_mb is not None)
-    limits = RunLimits(time_s=spec.timeout_s,
-                       memory_mb=spec.memory_mb or package.limits.memory_mb,
-                       output_mb=max(1, -(-spec.output_limit_bytes // (1 << 20))))
-    return _judge(job, problem, package, build, limits, isolation=spec)
+def _name(job: Job, case: TestCase | None) -> str:
+    """The name `job`'s case is judged under: its package test case's, else `outside_name`."""
+    return case.name if case is not None else outside_name(job.case_id, job.group)
 
 
-def _judge(job: Job, problem: LoadedPackage, package: Package, build: Build,
-           limits: RunLimits, isolation: SolverSpec | None = None) -> Outcome:
+def _judge(job: Job, problem: LoadedPackage, package: Package, case: TestCase | None,
+           build: Build, limits: RunLimits, isolation: SolverSpec | None = None) -> Outcome:
     # In the worker's own scratch folder, which goes with the worker however it ends.
     scratch = scratch_root() / f"judge-{next(_judged)}"
     scratch.mkdir()
     try:
-        case = package_case(problem, job.input)
-        if case is None:
-            case = _outside_case(package, job, scratch)
+        if case is None:  # not in the package: its group's arguments, the stored answer its answer
+            input_path, answer_path = scratch / "input.in", None
+            input_path.write_text(job.input, encoding="utf-8")
+            if job.answer is not None:
+                answer_path = scratch / "input.ans"
+                answer_path.write_text(job.answer, encoding="utf-8")
+            case = replace(case_in_group(package, job.group or "secret", input_path),
+                           name=outside_name(job.case_id, job.group), answer_path=answer_path)
         result = judge_case(package, build, case, limits, scratch / "work", problem.builds(),
                             isolation=isolation)
     finally:
@@ -236,18 +227,6 @@ def _judge(job: Job, problem: LoadedPackage, package: Package, build: Build,
         except OSError:
             shutil.rmtree(scratch, ignore_errors=True)
     return outcome_of(job, result)
-
-
-def _outside_case(package: Package, job: Job, scratch: Path) -> TestCase:
-    """A case not in the package: its group's arguments, the stored answer as its answer."""
-    input_path = scratch / "input.in"
-    input_path.write_text(job.input, encoding="utf-8")
-    answer_path = None
-    if job.answer is not None:
-        answer_path = scratch / "input.ans"
-        answer_path.write_text(job.answer, encoding="utf-8")
-    return replace(case_in_group(package, job.group or "secret", input_path),
-                   name=outside_name(job.case_id, job.group), answer_path=answer_path)
 
 
 def outcome_of(job: Job, result: CaseResult) -> Outcome:

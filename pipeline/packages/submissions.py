@@ -37,7 +37,6 @@ from pipeline.packages.invalid import start_validator_check, validator_agreement
 from pipeline.packages.judge import judged_at
 from pipeline.packages.model import (
     CaseResult,
-    Package,
     case_result,
     requirements_of,
 )
@@ -48,7 +47,6 @@ from pipeline.packages.runjob import (
     outcome_of,
     package_case,
     package_cases,
-    submission_build,
 )
 from pipeline.problems.model import SubmissionJudging
 from pipeline.programs.contained import default_sandbox, wall_cap_s
@@ -66,7 +64,6 @@ def submission_specs(problem: LoadedPackage, names: tuple[str, ...], limit: Time
     `cases` and is stopped at the limit on the others: over the limit it is TLE at the high
     end too, and the largest case tells whether the margin's extra time saves it."""
     package = problem.load()
-    programs = {p.name: p for p in package.submissions}
     ordered: list[tuple[str, str]] = []  # (case id, case name), the largest last
     if cases is not None and cases.height:
         by_size = cases.sort(["size", "case_id"])
@@ -76,26 +73,23 @@ def submission_specs(problem: LoadedPackage, names: tuple[str, ...], limit: Time
     budget = wall_cap_s(limit.high_s) + package.limits.validation_time_s
     specs = []
     for name in names:
-        program = programs.get(name)
+        program = package.submission(name)
         cut, largest = False, ""
-        if limit.high_s > limit.time_s and program is not None and \
-                times_out_somewhere(program):
+        if limit.high_s > limit.time_s and times_out_somewhere(program):
             largest = next((case_id for case_id, case in reversed(ordered)
                             if times_out_by_design(program, case)), "")
             cut = bool(largest) or times_out_by_design(program)
+        time = SubmissionTime(limit.time_s, limit.high_s, limit.time_s if cut else None, largest)
         specs.append(SolverSpec(name=name, kind="submission", problem=problem.id,
-                                program=package.submission(name), timeout_s=budget,
-                                submission=SubmissionTime(limit.time_s, limit.high_s,
-                                                          limit.time_s if cut else None,
-                                                          largest),
-                                memory_mb=package.limits.memory_mb,
-                                sandbox=default_sandbox()))
+                                program=program, timeout_s=budget, submission=time,
+                                memory_mb=package.limits.memory_mb, sandbox=default_sandbox()))
     return specs
 
 
 def submission_jobs(specs: list[SolverSpec], cases: pl.DataFrame, repeat: int,
                     done: set[tuple[str, str, int]], first_key: int = 0) -> list[Job]:
-    """The jobs of `specs` on `cases`, the largest cases first (`longest_first`)."""
+    """The jobs of `specs` on `cases` in the order to start them: the longest (`runs_long`)
+    first, then the largest cases, so that no worker is left alone with a long job at the end."""
     jobs: list[Job] = []
     cases = cases.sort(["size", "case_id"], descending=[True, False])
     for case_id, text, expected, group in zip(cases["case_id"], cases["input"],
@@ -105,19 +99,11 @@ def submission_jobs(specs: list[SolverSpec], cases: pl.DataFrame, repeat: int,
                 if (case_id, spec.name, rep) not in done:
                     jobs.append(Job(first_key + len(jobs), spec, case_id, text, rep,
                                     answer=expected, group=group))
-    return jobs
+    return sorted(jobs, key=lambda job: not runs_long(job))  # (stable: the largest first still)
 
 
 # What a pass has judged already: each job with its outcome.
 Judging = list[tuple[Job, Outcome]]
-
-
-def longest_first(jobs: list[Job], sizes: Mapping[str, int]) -> list[Job]:
-    """Submission jobs in the order to start them: the longest (`runs_long`) first, then the
-    largest cases, so that no worker is left alone with a long job at the end."""
-    def key(job: Job) -> tuple[int, int]:
-        return (0 if runs_long(job) else 1, -(sizes.get(job.case_id) or 0))
-    return sorted(jobs, key=key)
 
 
 def runs_long(job: Job) -> bool:
@@ -172,67 +158,63 @@ def derive_limit(problem: LoadedPackage, cases: pl.DataFrame, executor: JobMap,
                                             in zip(cases["case_id"], cases["group"]))))
         deriving = [job for job in every
                     if bounds(package, programs[job.solver.name], names[job.case_id])[0]]
-    sizes = dict(zip(cases["case_id"], cases["size"]))
     rest: list[Job] = []
     if others:
-        rest = longest_first(submission_jobs(submission_specs(problem, others, least, cases),
-                                             cases, 1, set(), len(every)), sizes)
+        rest = submission_jobs(submission_specs(problem, others, least, cases), cases, 1, set(),
+                               len(every))
     jobs = [job for job in rest if runs_long(job)] + deriving + \
         [job for job in rest if not runs_long(job)]
-    limit, judged, ran, beside, cut_short = _derivation_pass(
-        problem, package, jobs, {job.key for job in deriving}, lower, others, executor,
-        fail_fast)
+    judged, ran, beside, cut_short = _derivation_pass(problem, jobs, lower, (*lower, *others),
+                                                      executor, fail_fast)
+    limit = derive_time_limit(package, judged)
     if cut_short:
         limit = replace(limit, how=f"{limit.how}, from the cases each ran (--fail-fast)")
     else:
         record_time_limit(problem.folder, limit.time_s, limit.how)
-    at_limit = {spec.name: spec for spec in submission_specs(
-        problem, (*lower, *others), limit, cases)}
-    return limit, [(job, outcome_of(job, judged_at(package, case_result(outcome.judgement),
-                                                   limit.time_s)))
-                   for job, outcome in ran] + [
-        (replace(job, solver=at_limit[job.solver.name]),
-         outcome_of(job, judged_at(package, case_result(outcome.judgement), limit.time_s)))
+
+    def again(job: Job, outcome: Outcome) -> Outcome:
+        return outcome_of(job, judged_at(package, case_result(outcome.judgement), limit.time_s))
+
+    at_limit = {spec.name: spec for spec in submission_specs(problem, others, limit, cases)}
+    return limit, [(job, again(job, outcome)) for job, outcome in ran] + [
+        (replace(job, solver=at_limit[job.solver.name]), again(job, outcome))
         for job, outcome in beside
         if holds_at(case_result(outcome.judgement), least, limit)], not cut_short
 
 
-def _derivation_pass(problem: LoadedPackage, package: Package, jobs: list[Job],
-                     deriving: set[int], lower: tuple[str, ...], others: tuple[str, ...],
-                     executor: JobMap, fail_fast: bool
-                     ) -> tuple[TimeLimit, Judged, Judging, Judging, bool]:
-    """Run `jobs`, deriving the limit from those in `deriving`. Returns the limit, the lower-bound
-    runs (judged, with their jobs), the runs of `others`, and whether one was stopped early."""
-    failed: set[str] = set()      # failed a case here
-    failed_deriving: set[str] = set()  # failed a case it derives the limit from
+def _derivation_pass(problem: LoadedPackage, jobs: list[Job], lower: tuple[str, ...],
+                     names: tuple[str, ...], executor: JobMap, fail_fast: bool
+                     ) -> tuple[Judged, Judging, Judging, bool]:
+    """Run `jobs` (of `names`). Returns the runs of `lower` (the lower-bound submissions, each
+    on the cases it derives the limit from) judged, and with their jobs; the others' runs; and
+    whether one of `lower` was stopped early (`--fail-fast`)."""
+    failed: set[str] = set()  # failed a case here
 
     def skip(job: Job) -> str | None:
-        if job.solver.name in (failed_deriving if job.key in deriving else failed):
+        if job.solver.name in failed:
             return "not run (--fail-fast): failed a case before"
         return None
 
     judged: Judged = {}
     ran: Judging = []
-    beside: Judging = []  # the runs of `others`
-    cut_short = False    # a lower-bound submission was stopped at its first failure
+    beside: Judging = []  # the runs of the others
+    cut_short = False
     # --fail-fast: one not expected to pass runs a case at a time, none past its failure
-    failing = frozenset(name for name in (*lower, *others)
+    failing = frozenset(name for name in names
                         if not problem.expected_to_pass(name)) if fail_fast else frozenset()
     for job, outcome in executor.run(jobs, skip if fail_fast else None, one_at_a_time=failing):
         result = outcome.judgement
         if result is None:  # not run: skipped after a failure (or its worker was lost)
-            cut_short = cut_short or (outcome.verdict is Verdict.SKIP and job.key in deriving)
+            cut_short = cut_short or (outcome.verdict is Verdict.SKIP and job.solver.name in lower)
         else:
             if stops_fail_fast(result.verdict):
                 failed.add(job.solver.name)
-                if job.key in deriving:
-                    failed_deriving.add(job.solver.name)
-            if job.key in deriving:
+            if job.solver.name in lower:
                 judged.setdefault(job.solver.name, {})[result.case] = case_result(result)
                 ran.append((job, outcome))
             elif result.verdict is not Verdict.SKIP:
                 beside.append((job, outcome))
-    return derive_time_limit(package, judged), judged, ran, beside, cut_short
+    return judged, ran, beside, cut_short
 
 
 def judged_from_rows(problem: LoadedPackage, rows: pl.DataFrame,
@@ -359,16 +341,6 @@ def submission_judging(problem: LoadedPackage, names: tuple[str, ...], timeout_s
             "(not kept: a run of every case derives the one kept with the package)")
         done = [(job, outcome) for job, outcome in ran if job.solver.name in names]
     return SubmissionJudging(limit, submission_specs(problem, names, limit, frame), note, done)
-
-
-def not_runnable(problem: LoadedPackage, names: tuple[str, ...]) -> str | None:
-    """Why one of `names` cannot be run (no build, no toolchain); None when all can."""
-    for name in names:
-        build = submission_build(problem, name)
-        if not build.ok:  # CE or SKIP
-            return (f"submission {name} cannot be run ({build.verdict}): "
-                    f"{build.message.strip()[:300]}")
-    return None
 
 
 def hold_submissions(problem: LoadedPackage, names: tuple[str, ...], judged: Judged,

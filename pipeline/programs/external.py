@@ -15,8 +15,8 @@ import signal
 import tempfile
 import time
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 from pipeline.programs import contained
 from pipeline.programs.contained import ChildTracker, Limits, Measured  # noqa: F401 (the worker's)
@@ -235,30 +235,27 @@ def _classify(job: Job, out_fd: int, err_fd: int, measured: Measured) -> Outcome
     cpu_ms, rss_kb = measured.cpu_ms, measured.rss_kb
     stderr = ends_of(err_fd, STDERR_KEEP)
     out_size = os.fstat(out_fd).st_size
-    common: dict[str, Any] = dict(wall_ms=measured.wall_ms, cpu_ms=cpu_ms, peak_rss_kb=rss_kb,
-                                  exit_code=code)
+    ended = partial(Outcome, job.key, wall_ms=measured.wall_ms, cpu_ms=cpu_ms,
+                    peak_rss_kb=rss_kb, exit_code=code)
     if measured.killed == "cpu" or code == -signal.SIGXCPU or cpu_ms > spec.timeout_s * 1000:
-        return Outcome(job.key, Verdict.TLE, error=cpu_over_message(spec.timeout_s, cpu_ms),
-                       **common)
+        return ended(Verdict.TLE, error=cpu_over_message(spec.timeout_s, cpu_ms))
     stopped = {"busy": (Verdict.JE, busy_message), "wall": (Verdict.TLE, wall_cap_message),
                "term": (Verdict.RE, lambda *_: "stopped: the worker was told to stop")}
     if measured.killed in stopped:
         verdict, message = stopped[measured.killed]
-        return Outcome(job.key, verdict, error=message(spec.timeout_s, cpu_ms), **common)
+        return ended(verdict, error=message(spec.timeout_s, cpu_ms))
     if measured.written_full:
-        return Outcome(job.key, Verdict.OLE, error=f"wrote more than "
-                       f"{spec.output_limit_bytes} bytes into its folder and /tmp", **common)
+        return ended(Verdict.OLE, error=f"wrote more than {spec.output_limit_bytes} bytes into "
+                     "its folder and /tmp")
     if code == -signal.SIGXFSZ or out_size >= spec.output_limit_bytes:
-        return Outcome(job.key, Verdict.OLE,
-                       error=f"output exceeded {spec.output_limit_bytes} bytes", **common)
+        return ended(Verdict.OLE, error=f"output exceeded {spec.output_limit_bytes} bytes")
     if code != 0:
         memory = spec.memory_mb * MB if spec.memory_mb else None
         own_peak = rss_kb > measured.floor_kb  # else it may be the worker's image at the fork
         near_limit = memory is not None and own_peak and rss_kb * 1024 >= 0.9 * memory
         if memory is not None and (near_limit or any(s in stderr for s in _ALLOCATION_FAILURE)):
-            return Outcome(job.key, Verdict.MLE, error=f"memory limit {spec.memory_mb} MB: "
-                           f"{excerpt(stderr, 200)}", **common)
+            return ended(Verdict.MLE, error=f"memory limit {spec.memory_mb} MB: "
+                         f"{excerpt(stderr, 200)}")
         reason = _signal_reason(-code, spec) if code < 0 else f"exit code {code}"
-        return Outcome(job.key, Verdict.RE, error=f"{reason}: {excerpt(stderr)}", **common)
-    answer = read_at(out_fd, out_size).decode("utf-8", "replace")
-    return Outcome(job.key, answer=answer, **common)
+        return ended(Verdict.RE, error=f"{reason}: {excerpt(stderr)}")
+    return ended(answer=read_at(out_fd, out_size).decode("utf-8", "replace"))

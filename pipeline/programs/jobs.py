@@ -20,7 +20,7 @@ STOPPED = frozenset({Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE, Verdict.
 class SubmissionTime:
     """A package's submission's time: the limit it is judged at, the CPU time it is run to
     (so each result can be judged again up to it), and where it is cut on the cases it is
-    meant to time out on but `full_case` (`runjob.cut_here`; None: never)."""
+    meant to time out on but `full_case` (`runjob.judge_job`; None: never)."""
 
     judged_s: float
     run_to_s: float
