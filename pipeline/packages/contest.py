@@ -286,22 +286,16 @@ def contest_time_limit(root: Path) -> ContestLimit | None:
                 if recorded.get("time_limit_s") is not None else None
         except (ValueError, KeyError, TypeError):
             return None
-    entry = problems_yaml_entry(root)
-    if entry is None or entry.time_limit_s is None:
-        return None
-    return ContestLimit(entry.time_limit_s, f"{root.parent / 'problems.yaml'}:{entry.line}")
-
-
-def problems_yaml_entry(root: Path) -> ContestProblem | None:
-    """The entry of the package at `root` in its parent's `problems.yaml`, or None."""
-    root = Path(root)
     if not _contest_file(root.parent, "problems.yaml"):
         return None
-    try:
+    try:  # its entry: the first naming its folder
         problems, _ = _problems_yaml(root.parent, {root.name})
     except (PackageError, OSError, UnicodeDecodeError):
         return None
-    return next((p for p in problems if p.id == root.name), None)
+    if not problems or problems[0].time_limit_s is None:
+        return None
+    return ContestLimit(problems[0].time_limit_s,
+                        f"{root.parent / 'problems.yaml'}:{problems[0].line}")
 
 
 def record_entry(source: Path, target: Path) -> bool:
