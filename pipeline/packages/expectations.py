@@ -166,21 +166,6 @@ def _allows_ac(rule: Requirement) -> bool:
             and rule.final_verdict in (None, Verdict.AC))
 
 
-def limit_from_slowest(package: Package, slowest_s: float) -> tuple[float, float, float]:
-    """The time limit derived from the slowest lower-bound run, with its margin's ends."""
-    limits = package.limits
-    if package.format == "legacy":
-        exact = slowest_s * limits.ac_to_time_limit
-        time_s = float(max(1, int(0.5 + exact)))
-        low = float(max(1, min(int(0.5 + exact / limits.time_limit_to_tle), int(time_s) - 1)))
-        high = float(max(int(time_s) + 1, int(0.5 + exact * limits.time_limit_to_tle)))
-        return time_s, low, high
-    resolution = limits.time_resolution_s
-    time_s = max(resolution, math.ceil(slowest_s * limits.ac_to_time_limit / resolution - 1e-9)
-                 * resolution)
-    return (time_s, *margins(package, time_s))
-
-
 def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResult]]) -> TimeLimit:
     """The time limit from the submissions' CPU times, as the package's format says."""
     if (given := given_time_limit(package)) is not None:
@@ -194,15 +179,21 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
         raise UserError(f"package {package.short_name}: no accepted submission ran, so no time "
                         "limit can be derived")
     slowest, who, where = max(times)
-    time_s, low, high = limit_from_slowest(package, slowest)
     if package.format == "legacy":
+        exact = slowest * limits.ac_to_time_limit
+        time_s = float(max(1, int(0.5 + exact)))
+        low = float(max(1, min(int(0.5 + exact / limits.time_limit_to_tle), int(time_s) - 1)))
+        high = float(max(int(time_s) + 1, int(0.5 + exact * limits.time_limit_to_tle)))
         how = (f"slowest accepted run {slowest:.3f} s ({who} on {where}) x time_multiplier "
                f"{limits.ac_to_time_limit:g}, rounded: {time_s:g} s (safety margin "
                f"{limits.time_limit_to_tle:g}: {low:g} s to {high:g} s)")
         return TimeLimit(time_s, low, high, "derived", how)
+    resolution = limits.time_resolution_s
+    time_s = max(resolution, math.ceil(slowest * limits.ac_to_time_limit / resolution - 1e-9)
+                 * resolution)
+    low, high = margins(package, time_s)
     how = (f"slowest lower-bound run {slowest:.3f} s ({who} on {where}) x ac_to_time_limit "
-           f"{limits.ac_to_time_limit:g}, up to a multiple of {limits.time_resolution_s:g} s: "
-           f"{time_s:g} s")
+           f"{limits.ac_to_time_limit:g}, up to a multiple of {resolution:g} s: {time_s:g} s")
     upper = [p for p in bound_submissions(package, upper=True) if p.name in runs]
     # a run stopped (at its wall-clock cap, at the limit, or waiting forever on the other side
     # of an exchange) would have taken longer: as long as any limit; each submission's slowest
