@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pipeline.errors import PackageError
 from pipeline.fsutil import scratch_folder
-from pipeline.packages.contest import PythonChoice, contest_python, python_choice
+from pipeline.packages.contest import contest_python, python_choice
 from pipeline.packages.generators_yaml import building
 from pipeline.packages.generators_yaml import default_sources_dir as default_build_dir
 from pipeline.packages.judge import PackageBuilds, build_package, judge_case, validate_case
@@ -156,19 +156,13 @@ def load_package(path: Path, build_dir: Path | None = None,
             if cause.file == "data" or cause.file.startswith("data/"):
                 raise cause
     choice = python_choice(python) if python and package.format != "polygon" else None
-    if choice is not None:
-        package = _python_by(package, choice)
+    if choice is not None and any(s.language == "python3" for s in package.submissions):
+        # its Python 3 submissions run as the contest's languages.yaml says, and a note by what
+        package = replace(package, notes=(*package.notes, choice.note), submissions=tuple(
+            replace(s, interpreter=choice.interpreter)
+            if s.language == "python3" and choice.interpreter else s
+            for s in package.submissions))
     return replace(package, left_out=left_out) if left_out else package
-
-
-def _python_by(package: Package, choice: PythonChoice) -> Package:
-    """The package with its Python 3 submissions run as `choice` says, and a note saying by what."""
-    if not any(s.language == "python3" for s in package.submissions):
-        return package
-    submissions = tuple(replace(s, interpreter=choice.interpreter)
-                        if s.language == "python3" and choice.interpreter else s
-                        for s in package.submissions)
-    return replace(package, submissions=submissions, notes=(*package.notes, choice.note))
 
 
 def _contained(root: Path, build_dir: Path) -> tuple[Path, tuple[PackageError, ...]]:
