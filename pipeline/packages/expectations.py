@@ -273,35 +273,32 @@ def _check_rule(package: Package, rule: Requirement, results: Mapping[str, CaseR
                 time_s: float, modern: bool, not_run: frozenset[str] = frozenset()
                 ) -> list[Disagreement]:
     found: list[Disagreement] = []
+    at_limit = {name: verdict_at(result, time_s) for name, result in results.items()}
+    verdicts = {name: kattis_class(v) if modern else v for name, v in at_limit.items()}
+    result = aggregate(package, results, lambda r: verdict_at(r, time_s))
     scoped = [name for name in results if _in_scope(rule.scope, name)]
     where = f" on {rule.scope}" if rule.scope else ""
     # A case in scope the submission was stopped before could have met a rule that asks for
     # some case to get something: the rule is not broken (as BAPCtools holds it).
     unrun = any(_in_scope(rule.scope, name) for name in not_run)
-
-    def verdict(name: str) -> Verdict:
-        v = verdict_at(results[name], time_s)
-        return kattis_class(v) if modern else v
-
     if rule.permitted is not None:
-        bad = [n for n in scoped if verdict(n) not in rule.permitted]
+        bad = [n for n in scoped if verdicts[n] not in rule.permitted]
         if bad:
             found.append(Disagreement(
                 f"permitted [{', '.join(sorted(rule.permitted))}]{where}",
                 f"{len(bad)} case(s) got a verdict not permitted: "
-                f"{_fmt([verdict(n) for n in bad])}", tuple(bad[:SHOWN_CASES])))
+                f"{_fmt([verdicts[n] for n in bad])}", tuple(bad[:SHOWN_CASES])))
     if rule.required is not None and not unrun:
-        if not any(verdict(n) in rule.required for n in scoped):
+        if not any(verdicts[n] in rule.required for n in scoped):
             found.append(Disagreement(
                 f"required [{', '.join(sorted(rule.required))}]{where}",
-                f"no case got any of them; got {_fmt([verdict(n) for n in scoped]) or 'no cases'}",
+                f"no case got any of them; got {_fmt([verdicts[n] for n in scoped]) or 'no cases'}",
                 tuple(scoped[:SHOWN_CASES])))
     if rule.message is not None and not unrun:
         if not any(rule.message in results[n].message for n in scoped):
             found.append(Disagreement(f"message {rule.message!r}{where}",
                                       "no case's judge message contains it"))
     if rule.score is not None:
-        result = aggregate(package, results, lambda r: verdict_at(r, time_s))
         score = result.score if not rule.scope else (
             result.groups[rule.scope].score if rule.scope in result.groups else None)
         low, high = rule.score
@@ -310,11 +307,9 @@ def _check_rule(package: Package, rule: Requirement, results: Mapping[str, CaseR
             found.append(Disagreement(f"score {wanted}{where}", f"got score "
                                       f"{'none' if score is None else f'{score:g}'}"))
     if rule.final_verdict is not None:
-        result = aggregate(package, results, lambda r: verdict_at(r, time_s))
         got = kattis_class(result.verdict)
         if got != rule.final_verdict:
-            bad = [n for n in results
-                   if kattis_class(verdict_at(results[n], time_s)) != Verdict.AC]
+            bad = [n for n in results if kattis_class(at_limit[n]) != Verdict.AC]
             found.append(Disagreement(f"overall verdict {rule.final_verdict}",
                                       f"got {got}", tuple(bad[:SHOWN_CASES])))
         elif rule.partially and package.type.scoring:
@@ -325,9 +320,9 @@ def _check_rule(package: Package, rule: Requirement, results: Mapping[str, CaseR
                 found.append(Disagreement("partially accepted", f"got the full score "
                                           f"{result.score:g}"))
     if rule.final_any_of is not None:
-        got = first_error([verdict_at(results[n], time_s) for n in results])
+        got = first_error(list(at_limit.values()))
         if got not in rule.final_any_of:
-            bad = [n for n in results if verdict_at(results[n], time_s) == got]
+            bad = [n for n in results if at_limit[n] == got]
             found.append(Disagreement(f"@EXPECTED_RESULTS@ {', '.join(sorted(rule.final_any_of))}",
                                       f"got {got}", tuple(bad[:SHOWN_CASES])))
     return found
