@@ -43,10 +43,10 @@ CACHE_FORMAT = 1                  # of the stored file (bumped when its layout c
 
 # -- holding the validators to the tests --------------------------------------------------------
 
-def _validation(package: Package) -> dict[str, Any]:
-    """The limits the package's validators run under, as keyword arguments."""
+def _limits(package: Package, workdir: Path) -> dict[str, Any]:
+    """The limits the package's validators run under, and where, as keyword arguments."""
     return {"time_s": package.limits.validation_time_s,
-            "memory_mb": package.limits.validation_memory_mb}
+            "memory_mb": package.limits.validation_memory_mb, "workdir": workdir}
 
 
 @dataclass(frozen=True)
@@ -61,9 +61,8 @@ class _Outcome:
 def _input_outcome(package: Package, inputs: tuple[Build, ...], test: ValidatorTest,
                    workdir: Path) -> _Outcome:
     case = test.case
-    result = validate_input(inputs, case.input_path,
-                            lambda name: case.validator_args(name) or case.validator_args(
-                                Path(name).stem), **_validation(package), workdir=workdir)
+    result = validate_input(inputs, case.input_path, lambda name: case.validator_args(name)
+                            or case.validator_args(Path(name).stem), **_limits(package, workdir))
     real = [r for r in result.rejections if not r.judge_error]
     if real:
         return _Outcome(case.name, True, real[0].message)
@@ -80,18 +79,15 @@ def _answer_outcome(package: Package, answers: tuple[Build, ...], output: Build 
     errors = []
     for build in answers:
         rejection = run_answer_validator(build, case.input_path, case.answer_path,
-                                         test.answer_validator_args, **_validation(package),
-                                         workdir=workdir)
+                                         test.answer_validator_args, **_limits(package, workdir))
         if rejection is not None and not rejection.judge_error:
             return _Outcome(case.name, True, rejection.message)
         if rejection is not None:
             errors.append(str(rejection))
     if output is not None and not (package.type.interactive or package.type.multi_pass):
-        check = run_output_validator(output, case.input_path, case.answer_path,
-                                     case.answer_path, ("case_sensitive",
-                                                        "space_change_sensitive",
-                                                        *case.output_validator_args),
-                                     **_validation(package), workdir=workdir)
+        check = run_output_validator(output, case.input_path, case.answer_path, case.answer_path,
+                                     ("case_sensitive", "space_change_sensitive",
+                                      *case.output_validator_args), **_limits(package, workdir))
         if check.verdict == Verdict.WA:
             return _Outcome(case.name, True, check.message)
         if check.verdict == Verdict.JE:
@@ -110,8 +106,7 @@ def _output_outcome(package: Package, output: Build | None, test: ValidatorTest,
     args = (*package.output_validator_flags, *case.output_validator_args)
     if output is not None:
         check = run_output_validator(output, case.input_path, case.answer_path,
-                                     test.output_path, args, **_validation(package),
-                                     workdir=workdir)
+                                     test.output_path, args, **_limits(package, workdir))
     else:
         check = default_validate(case.answer_path.read_bytes(), test.output_path.read_bytes(),
                                  args)
