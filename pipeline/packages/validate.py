@@ -5,7 +5,8 @@ confirmed valid. testlib (Polygon): `validator < input`, exit 0 valid, the reaso
 The validator's message is kept (about a hundred characters); an input is accepted only when
 every validator accepts it. A validator that cannot run is not a verdict on the input
 (`judge_error`); one whose language cannot run here (`SKIP`) is left out. Answer validators
-run the same way on an answer, with the input's path as argument.
+run the same way on an answer (`run_answer_validator`; held to invalid_answers, any exit but 42
+or 43 is a judge error).
 
 `package_coverage` counts the inputs hitting each end of each variable a testlib validator's
 test-overview log names (docs/commands.md, coverage).
