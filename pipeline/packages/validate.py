@@ -80,16 +80,10 @@ def cut(text: str, keep: int = MESSAGE_KEEP) -> str:
 def speaks_testlib(program: Program) -> bool:
     """Whether a validator is a testlib one (a source includes testlib.h), the only kind
     given `--testOverviewLogFileName`."""
-    for path in program.files:
-        if path.suffix not in TESTLIB_SOURCES:
-            continue
-        try:
-            with open(path, "rb") as source:
-                head = source.read(TESTLIB_SCAN)
-        except OSError:
-            continue
-        if TESTLIB_INCLUDE.search(head):
-            return True
+    for path in (path for path in program.files if path.suffix in TESTLIB_SOURCES):
+        with contextlib.suppress(OSError), open(path, "rb") as source:  # (unreadable: not one)
+            if TESTLIB_INCLUDE.search(source.read(TESTLIB_SCAN)):
+                return True
     return False
 
 
