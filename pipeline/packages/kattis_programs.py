@@ -242,9 +242,7 @@ def _submission_settings(name: str, rules) -> dict:
 
 
 def _include_files(root: Path, language: str | None, version: Format) -> tuple[Path, ...]:
-    include = root / "include"
-    if not include.is_dir():
-        return ()
+    include = root / "include"  # (none: no folder under it is one)
     for folder in ([include / language] if language else []) + (
             [include / "default"] if version != "legacy" else []):
         if folder.is_dir():
