@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pipeline.errors import PackageError
 from pipeline.fsutil import scratch_folder
-from pipeline.packages.contest import PythonChoice, contest_python, python_choice
+from pipeline.packages.contest import contest_python, python_choice
 from pipeline.packages.generators_yaml import building
 from pipeline.packages.generators_yaml import default_sources_dir as default_build_dir
 from pipeline.packages.judge import PackageBuilds, build_package, judge_case, validate_case
@@ -141,9 +141,8 @@ def load_package(path: Path, build_dir: Path | None = None,
     left_out: tuple[PackageError, ...] = ()
     if needs_copy(root):
         root, left_out = _contained(root, build_dir)
-        for error in left_out:
-            if error.file in ("problem.yaml", "problem.xml"):  # the package is its description
-                raise error
+        if described := [e for e in left_out if e.file in ("problem.yaml", "problem.xml")]:
+            raise described[0]  # the package is its description
     try:
         if (root / "problem.xml").is_file() and not (root / "problem.yaml").is_file():
             package = load_polygon(root, build_dir, name)
@@ -151,24 +150,17 @@ def load_package(path: Path, build_dir: Path | None = None,
             package = load_kattis(root, name, build_dir, contest)
     except PackageError as error:
         raise _because_left_out(error, left_out) from None
-    if not package.cases:  # no test data because it was left out: that is what to tell
-        for cause in left_out:
-            if cause.file == "data" or cause.file.startswith("data/"):
-                raise cause
+    data = [e for e in left_out if e.file == "data" or e.file.startswith("data/")]
+    if not package.cases and data:  # no test data because it was left out: that is what to tell
+        raise data[0]
     choice = python_choice(python) if python and package.format != "polygon" else None
-    if choice is not None:
-        package = _python_by(package, choice)
+    if choice is not None and any(s.language == "python3" for s in package.submissions):
+        # its Python 3 submissions run as the contest's languages.yaml says, and a note by what
+        package = replace(package, notes=(*package.notes, choice.note), submissions=tuple(
+            replace(s, interpreter=choice.interpreter)
+            if s.language == "python3" and choice.interpreter else s
+            for s in package.submissions))
     return replace(package, left_out=left_out) if left_out else package
-
-
-def _python_by(package: Package, choice: PythonChoice) -> Package:
-    """The package with its Python 3 submissions run as `choice` says, and a note saying by what."""
-    if not any(s.language == "python3" for s in package.submissions):
-        return package
-    submissions = tuple(replace(s, interpreter=choice.interpreter)
-                        if s.language == "python3" and choice.interpreter else s
-                        for s in package.submissions)
-    return replace(package, submissions=submissions, notes=(*package.notes, choice.note))
 
 
 def _contained(root: Path, build_dir: Path) -> tuple[Path, tuple[PackageError, ...]]:

@@ -149,16 +149,13 @@ ANSWER_BUGS = {"empty-answer": "answer files are empty",
 def answer_bugs(package: Package) -> list[PackageBug]:
     """Empty (not interactive or multi-pass) and missing `.ans` files, and `.ans` without `.in`."""
     empty_allowed = package.type.interactive or package.type.multi_pass
-    kinds: dict[str, list[PackageBug]] = {kind: [] for kind in ANSWER_BUGS}
-    for case in package.cases:
-        path = case.answer_path
-        if path is not None and not empty_allowed and _size(path) == 0:
-            kinds["empty-answer"].append(PackageBug("empty-answer", f"data/{case.name}.ans",
-                                                    "the answer file is empty"))
-    for error in package.unjudged_cases:
-        if error.rule in ("missing-answer", "missing-input"):
-            kinds[error.rule].append(PackageBug(error.rule, error.file,
-                                                f"{error.message} [rule {error.rule}]"))
+    kinds = {kind: [PackageBug(kind, error.file, f"{error.message} [rule {kind}]")
+                    for error in package.unjudged_cases if error.rule == kind]
+             for kind in ANSWER_BUGS}
+    kinds["empty-answer"] = [PackageBug("empty-answer", f"data/{case.name}.ans",
+                                        "the answer file is empty") for case in package.cases
+                             if case.answer_path is not None and not empty_allowed
+                             and _size(case.answer_path) == 0]
     found: list[PackageBug] = []
     for kind, bugs in kinds.items():
         if len(bugs) <= FILES_ONE_LINE_EACH:

@@ -227,25 +227,35 @@ def python_runner(folder: Path) -> str | None:
     return f"{printable(best[1])} (languages.yaml{f':{line}' if line else ''})"
 
 
-def _recorded(root: Path) -> dict | None:
-    """What `record_entry` kept beside the registered copy at `root` ({} when unreadable), or
-    None when `root` is no registered copy with a record."""
+def _entry(root: Path) -> dict:
+    """What the package's contest gives it, as `record_entry` keeps it beside a registered copy
+    (for one, what it kept; {} when unreadable): `time_limit_s` and `where` when its
+    problems.yaml entry gives a time limit, `python` when `python_runner` names one."""
     recorded = root.parent / CONTEST_ENTRY
-    if root.name != "package" or not recorded.is_file():
-        return None
-    try:
-        entry = json.loads(recorded.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return entry if isinstance(entry, dict) else {}
+    if root.name == "package" and recorded.is_file():
+        try:
+            entry = json.loads(recorded.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return entry if isinstance(entry, dict) else {}
+    found: dict[str, object] = {}
+    try:  # its problems.yaml entry: the first naming its folder
+        problems = _problems_yaml(root.parent, {root.name})[0] if _contest_file(
+            root.parent, "problems.yaml") else []
+    except (PackageError, OSError, UnicodeDecodeError):
+        problems = []
+    if problems and problems[0].time_limit_s is not None:
+        found.update(time_limit_s=problems[0].time_limit_s,
+                     where=f"{root.parent / 'problems.yaml'}:{problems[0].line}")
+    if (python := python_runner(root.parent)) is not None:
+        found["python"] = python
+    return found
 
 
 def contest_python(root: Path) -> str | None:
     """`python_runner` of the package's contest (for a registered copy, what was recorded)."""
-    if (recorded := _recorded(Path(root))) is not None:
-        python = recorded.get("python")
-        return python if isinstance(python, str) else None
-    return python_runner(Path(root).parent)
+    python = _entry(Path(root)).get("python")
+    return python if isinstance(python, str) else None
 
 
 @dataclass(frozen=True)
@@ -279,46 +289,23 @@ def python_choice(runner: str) -> PythonChoice | None:
 def contest_time_limit(root: Path) -> ContestLimit | None:
     """The time limit the package's contest's `problems.yaml` gives it (for a registered copy, the
     one recorded); None when none or unreadable (ingesting the contest says why)."""
-    root = Path(root)
-    if (recorded := _recorded(root)) is not None:
-        try:
-            return ContestLimit(float(recorded["time_limit_s"]), str(recorded["where"])) \
-                if recorded.get("time_limit_s") is not None else None
-        except (ValueError, KeyError, TypeError):
-            return None
-    entry = problems_yaml_entry(root)
-    if entry is None or entry.time_limit_s is None:
-        return None
-    return ContestLimit(entry.time_limit_s, f"{root.parent / 'problems.yaml'}:{entry.line}")
-
-
-def problems_yaml_entry(root: Path) -> ContestProblem | None:
-    """The entry of the package at `root` in its parent's `problems.yaml`, or None."""
-    root = Path(root)
-    if not _contest_file(root.parent, "problems.yaml"):
-        return None
+    entry = _entry(Path(root))
     try:
-        problems, _ = _problems_yaml(root.parent, {root.name})
-    except (PackageError, OSError, UnicodeDecodeError):
+        return ContestLimit(float(entry["time_limit_s"]), str(entry["where"])) \
+            if entry.get("time_limit_s") is not None else None
+    except (ValueError, KeyError, TypeError):
         return None
-    return next((p for p in problems if p.id == root.name), None)
 
 
 def record_entry(source: Path, target: Path) -> bool:
     """Record the contest's time limit and Python runner beside a registered copy; True: changed."""
-    limit = contest_time_limit(Path(source))
-    python = contest_python(Path(source))
+    entry = _entry(Path(source))
     path = Path(target) / CONTEST_ENTRY
     old = path.read_text(encoding="utf-8") if path.is_file() else None
-    if limit is None and python is None:
+    if not entry:
         if old is not None:
             path.unlink()
         return old is not None
-    entry: dict[str, object] = {}
-    if limit is not None:
-        entry.update(time_limit_s=limit.time_s, where=limit.where)
-    if python is not None:
-        entry["python"] = python
     text = json.dumps(entry, indent=2) + "\n"
     if text != old:
         atomic_write_text(path, text)

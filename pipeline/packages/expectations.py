@@ -166,21 +166,6 @@ def _allows_ac(rule: Requirement) -> bool:
             and rule.final_verdict in (None, Verdict.AC))
 
 
-def limit_from_slowest(package: Package, slowest_s: float) -> tuple[float, float, float]:
-    """The time limit derived from the slowest lower-bound run, with its margin's ends."""
-    limits = package.limits
-    if package.format == "legacy":
-        exact = slowest_s * limits.ac_to_time_limit
-        time_s = float(max(1, int(0.5 + exact)))
-        low = float(max(1, min(int(0.5 + exact / limits.time_limit_to_tle), int(time_s) - 1)))
-        high = float(max(int(time_s) + 1, int(0.5 + exact * limits.time_limit_to_tle)))
-        return time_s, low, high
-    resolution = limits.time_resolution_s
-    time_s = max(resolution, math.ceil(slowest_s * limits.ac_to_time_limit / resolution - 1e-9)
-                 * resolution)
-    return (time_s, *margins(package, time_s))
-
-
 def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResult]]) -> TimeLimit:
     """The time limit from the submissions' CPU times, as the package's format says."""
     if (given := given_time_limit(package)) is not None:
@@ -194,15 +179,21 @@ def derive_time_limit(package: Package, runs: Mapping[str, Mapping[str, CaseResu
         raise UserError(f"package {package.short_name}: no accepted submission ran, so no time "
                         "limit can be derived")
     slowest, who, where = max(times)
-    time_s, low, high = limit_from_slowest(package, slowest)
     if package.format == "legacy":
+        exact = slowest * limits.ac_to_time_limit
+        time_s = float(max(1, int(0.5 + exact)))
+        low = float(max(1, min(int(0.5 + exact / limits.time_limit_to_tle), int(time_s) - 1)))
+        high = float(max(int(time_s) + 1, int(0.5 + exact * limits.time_limit_to_tle)))
         how = (f"slowest accepted run {slowest:.3f} s ({who} on {where}) x time_multiplier "
                f"{limits.ac_to_time_limit:g}, rounded: {time_s:g} s (safety margin "
                f"{limits.time_limit_to_tle:g}: {low:g} s to {high:g} s)")
         return TimeLimit(time_s, low, high, "derived", how)
+    resolution = limits.time_resolution_s
+    time_s = max(resolution, math.ceil(slowest * limits.ac_to_time_limit / resolution - 1e-9)
+                 * resolution)
+    low, high = margins(package, time_s)
     how = (f"slowest lower-bound run {slowest:.3f} s ({who} on {where}) x ac_to_time_limit "
-           f"{limits.ac_to_time_limit:g}, up to a multiple of {limits.time_resolution_s:g} s: "
-           f"{time_s:g} s")
+           f"{limits.ac_to_time_limit:g}, up to a multiple of {resolution:g} s: {time_s:g} s")
     upper = [p for p in bound_submissions(package, upper=True) if p.name in runs]
     # a run stopped (at its wall-clock cap, at the limit, or waiting forever on the other side
     # of an exchange) would have taken longer: as long as any limit; each submission's slowest
@@ -282,35 +273,32 @@ def _check_rule(package: Package, rule: Requirement, results: Mapping[str, CaseR
                 time_s: float, modern: bool, not_run: frozenset[str] = frozenset()
                 ) -> list[Disagreement]:
     found: list[Disagreement] = []
+    at_limit = {name: verdict_at(result, time_s) for name, result in results.items()}
+    verdicts = {name: kattis_class(v) if modern else v for name, v in at_limit.items()}
+    result = aggregate(package, results, lambda r: verdict_at(r, time_s))
     scoped = [name for name in results if _in_scope(rule.scope, name)]
     where = f" on {rule.scope}" if rule.scope else ""
     # A case in scope the submission was stopped before could have met a rule that asks for
     # some case to get something: the rule is not broken (as BAPCtools holds it).
     unrun = any(_in_scope(rule.scope, name) for name in not_run)
-
-    def verdict(name: str) -> Verdict:
-        v = verdict_at(results[name], time_s)
-        return kattis_class(v) if modern else v
-
     if rule.permitted is not None:
-        bad = [n for n in scoped if verdict(n) not in rule.permitted]
+        bad = [n for n in scoped if verdicts[n] not in rule.permitted]
         if bad:
             found.append(Disagreement(
                 f"permitted [{', '.join(sorted(rule.permitted))}]{where}",
                 f"{len(bad)} case(s) got a verdict not permitted: "
-                f"{_fmt([verdict(n) for n in bad])}", tuple(bad[:SHOWN_CASES])))
+                f"{_fmt([verdicts[n] for n in bad])}", tuple(bad[:SHOWN_CASES])))
     if rule.required is not None and not unrun:
-        if not any(verdict(n) in rule.required for n in scoped):
+        if not any(verdicts[n] in rule.required for n in scoped):
             found.append(Disagreement(
                 f"required [{', '.join(sorted(rule.required))}]{where}",
-                f"no case got any of them; got {_fmt([verdict(n) for n in scoped]) or 'no cases'}",
+                f"no case got any of them; got {_fmt([verdicts[n] for n in scoped]) or 'no cases'}",
                 tuple(scoped[:SHOWN_CASES])))
     if rule.message is not None and not unrun:
         if not any(rule.message in results[n].message for n in scoped):
             found.append(Disagreement(f"message {rule.message!r}{where}",
                                       "no case's judge message contains it"))
     if rule.score is not None:
-        result = aggregate(package, results, lambda r: verdict_at(r, time_s))
         score = result.score if not rule.scope else (
             result.groups[rule.scope].score if rule.scope in result.groups else None)
         low, high = rule.score
@@ -319,11 +307,9 @@ def _check_rule(package: Package, rule: Requirement, results: Mapping[str, CaseR
             found.append(Disagreement(f"score {wanted}{where}", f"got score "
                                       f"{'none' if score is None else f'{score:g}'}"))
     if rule.final_verdict is not None:
-        result = aggregate(package, results, lambda r: verdict_at(r, time_s))
         got = kattis_class(result.verdict)
         if got != rule.final_verdict:
-            bad = [n for n in results
-                   if kattis_class(verdict_at(results[n], time_s)) != Verdict.AC]
+            bad = [n for n in results if kattis_class(at_limit[n]) != Verdict.AC]
             found.append(Disagreement(f"overall verdict {rule.final_verdict}",
                                       f"got {got}", tuple(bad[:SHOWN_CASES])))
         elif rule.partially and package.type.scoring:
@@ -334,9 +320,9 @@ def _check_rule(package: Package, rule: Requirement, results: Mapping[str, CaseR
                 found.append(Disagreement("partially accepted", f"got the full score "
                                           f"{result.score:g}"))
     if rule.final_any_of is not None:
-        got = first_error([verdict_at(results[n], time_s) for n in results])
+        got = first_error(list(at_limit.values()))
         if got not in rule.final_any_of:
-            bad = [n for n in results if verdict_at(results[n], time_s) == got]
+            bad = [n for n in results if at_limit[n] == got]
             found.append(Disagreement(f"@EXPECTED_RESULTS@ {', '.join(sorted(rule.final_any_of))}",
                                       f"got {got}", tuple(bad[:SHOWN_CASES])))
     return found

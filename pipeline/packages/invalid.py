@@ -26,11 +26,11 @@ from pipeline.packages.generators_yaml import digest_files
 from pipeline.packages.kattis_data import KINDS
 from pipeline.packages.model import Package, ValidatorTest
 from pipeline.packages.runjob import on_thread
-from pipeline.packages.validate import Rejection, answer_validator_input, cut, validate_input
+from pipeline.packages.validate import cut, run_answer_validator, validate_input
 from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.programs.contained import default_sandbox
-from pipeline.programs.languages import Build, build_status, launch
-from pipeline.programs.procs import describe_failure, on_cores, run_limited
+from pipeline.programs.languages import Build, build_status
+from pipeline.programs.procs import on_cores
 from pipeline.verdicts import Verdict
 
 # The code whose judging the cached agreements are: this module and the ones that run the
@@ -41,31 +41,12 @@ CACHE_FOLDER = "validator-tests"  # under the package build area
 CACHE_FORMAT = 1                  # of the stored file (bumped when its layout changes)
 
 
-def run_answer_validator(validator: Build, input_path: Path, answer_path: Path,
-                         args: tuple[str, ...] = (), *, time_s: float = 60.0,
-                         memory_mb: int = 2048) -> Rejection | None:
-    """None when the answer validator accepts the answer (exit 42), else its rejection."""
-    name = validator.program.name
-    if not validator.ok:
-        return Rejection(name, None, cut(f"did not build: {validator.message}"), judge_error=True)
-    with scratch_folder(prefix="answer-validate-") as scratch:
-        run = launch(validator, memory_mb)
-        done = run_limited([*run.argv, *answer_validator_input(validator, input_path), *args],
-                           cwd=Path(scratch), stdin=answer_path, time_s=time_s,
-                           memory_mb=run.memory_mb)
-    if done.error or done.timed_out or done.signal is not None or done.exit_code not in (42, 43):
-        return Rejection(name, done.exit_code, cut(describe_failure(done, "the validator") + (
-            f": {done.output}" if done.output else "") + " (42 or 43 expected)"),
-            judge_error=True)
-    return None if done.exit_code == 42 else Rejection(name, 43, cut(done.output or "no message"))
-
-
 # -- holding the validators to the tests --------------------------------------------------------
 
-def _validation(package: Package) -> dict[str, Any]:
-    """The limits the package's validators run under, as keyword arguments."""
+def _limits(package: Package, workdir: Path) -> dict[str, Any]:
+    """The limits the package's validators run under, and where, as keyword arguments."""
     return {"time_s": package.limits.validation_time_s,
-            "memory_mb": package.limits.validation_memory_mb}
+            "memory_mb": package.limits.validation_memory_mb, "workdir": workdir}
 
 
 @dataclass(frozen=True)
@@ -80,9 +61,8 @@ class _Outcome:
 def _input_outcome(package: Package, inputs: tuple[Build, ...], test: ValidatorTest,
                    workdir: Path) -> _Outcome:
     case = test.case
-    result = validate_input(inputs, case.input_path,
-                            lambda name: case.validator_args(name) or case.validator_args(
-                                Path(name).stem), **_validation(package), workdir=workdir)
+    result = validate_input(inputs, case.input_path, lambda name: case.validator_args(name)
+                            or case.validator_args(Path(name).stem), **_limits(package, workdir))
     real = [r for r in result.rejections if not r.judge_error]
     if real:
         return _Outcome(case.name, True, real[0].message)
@@ -99,17 +79,15 @@ def _answer_outcome(package: Package, answers: tuple[Build, ...], output: Build 
     errors = []
     for build in answers:
         rejection = run_answer_validator(build, case.input_path, case.answer_path,
-                                         test.answer_validator_args, **_validation(package))
+                                         test.answer_validator_args, **_limits(package, workdir))
         if rejection is not None and not rejection.judge_error:
             return _Outcome(case.name, True, rejection.message)
         if rejection is not None:
             errors.append(str(rejection))
     if output is not None and not (package.type.interactive or package.type.multi_pass):
-        check = run_output_validator(output, case.input_path, case.answer_path,
-                                     case.answer_path, ("case_sensitive",
-                                                        "space_change_sensitive",
-                                                        *case.output_validator_args),
-                                     **_validation(package), workdir=workdir)
+        check = run_output_validator(output, case.input_path, case.answer_path, case.answer_path,
+                                     ("case_sensitive", "space_change_sensitive",
+                                      *case.output_validator_args), **_limits(package, workdir))
         if check.verdict == Verdict.WA:
             return _Outcome(case.name, True, check.message)
         if check.verdict == Verdict.JE:
@@ -128,8 +106,7 @@ def _output_outcome(package: Package, output: Build | None, test: ValidatorTest,
     args = (*package.output_validator_flags, *case.output_validator_args)
     if output is not None:
         check = run_output_validator(output, case.input_path, case.answer_path,
-                                     test.output_path, args, **_validation(package),
-                                     workdir=workdir)
+                                     test.output_path, args, **_limits(package, workdir))
     else:
         check = default_validate(case.answer_path.read_bytes(), test.output_path.read_bytes(),
                                  args)

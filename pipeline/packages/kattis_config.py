@@ -141,39 +141,36 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
         known = {"time_multiplier", "time_safety_margin", *(key for key, *_ in COMMON_LIMITS)}
         unknown_keys(limits, known, file, "limits", lines)
         given = _timelimit_file(root)
-        contest = contest if given is None else None
-        return Limits(time_s=contest.time_s if contest else given,
-                      time_source="given" if given is not None or contest else "derive",
-                      ac_to_time_limit=get("time_multiplier", 5.0),
-                      time_limit_to_tle=get("time_safety_margin", 2.0),
-                      time_from=contest.where if contest else "", **common)
-    known = {"time_multipliers", "time_limit", "time_resolution", "validation_passes",
-             *(key for key, *_ in COMMON_LIMITS)}
-    unknown_keys(limits, known, file, "limits", lines)
-    multipliers = limits.get("time_multipliers") or {}
-    if not isinstance(multipliers, dict):
-        raise PackageError(file, "limits.time_multipliers", "time_multipliers must be a mapping",
-                           line=lines("limits", "time_multipliers"))
-    unknown_keys(multipliers, {"ac_to_time_limit", "time_limit_to_tle"}, file,
-                  "limits.time_multipliers", lines, ("limits", "time_multipliers"))
+        factors = {"ac_to_time_limit": get("time_multiplier", 5.0),
+                   "time_limit_to_tle": get("time_safety_margin", 2.0)}
+    else:
+        known = {"time_multipliers", "time_limit", "time_resolution", "validation_passes",
+                 *(key for key, *_ in COMMON_LIMITS)}
+        unknown_keys(limits, known, file, "limits", lines)
+        multipliers = limits.get("time_multipliers") or {}
+        if not isinstance(multipliers, dict):
+            raise PackageError(file, "limits.time_multipliers", "time_multipliers must be a "
+                               "mapping", line=lines("limits", "time_multipliers"))
+        unknown_keys(multipliers, {"ac_to_time_limit", "time_limit_to_tle"}, file,
+                      "limits.time_multipliers", lines, ("limits", "time_multipliers"))
 
-    def factor(key: str, default: float) -> float:
-        if key not in multipliers:
-            return default
-        return checked_number(multipliers[key], file, f"limits.time_multipliers.{key}",
-                              lines("limits", "time_multipliers", key), minimum=1.0, strict=False)
+        def factor(key: str, default: float) -> float:
+            if key not in multipliers:
+                return default
+            return checked_number(multipliers[key], file, f"limits.time_multipliers.{key}",
+                                  lines("limits", "time_multipliers", key), minimum=1.0,
+                                  strict=False)
 
-    time_limit = get("time_limit", None)
-    contest = contest if time_limit is None else None
-    if contest is not None:
-        time_limit = contest.time_s
-    return Limits(time_s=time_limit, time_source="given" if time_limit is not None else "derive",
-                  time_from=contest.where if contest else "",
-                  ac_to_time_limit=factor("ac_to_time_limit", 2.0),
-                  time_limit_to_tle=factor("time_limit_to_tle", 1.5),
-                  time_resolution_s=get("time_resolution", 1.0),
-                  validation_passes=int(get("validation_passes", 2, minimum=2, strict=False,
-                                            integer=True)), **common)
+        given = get("time_limit", None)
+        factors = {"ac_to_time_limit": factor("ac_to_time_limit", 2.0),
+                   "time_limit_to_tle": factor("time_limit_to_tle", 1.5),
+                   "time_resolution_s": get("time_resolution", 1.0),
+                   "validation_passes": int(get("validation_passes", 2, minimum=2, strict=False,
+                                                integer=True))}
+    contest = contest if given is None else None
+    time_s = contest.time_s if contest else given
+    return Limits(time_s=time_s, time_source="given" if time_s is not None else "derive",
+                  time_from=contest.where if contest else "", **factors, **common)
 
 
 def contest_time_limit(root: Path) -> ContestLimit | None:

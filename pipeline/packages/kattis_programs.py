@@ -123,15 +123,13 @@ def _requirement(config: dict, scope: str, file: str, lines: Lines,
                  prefix: tuple[str, ...]) -> Requirement:
     score = None
     if "score" in config:
-        raw = config["score"]
-        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
-            score = (float(raw), float(raw))
-        elif (isinstance(raw, list) and len(raw) == 2
-              and all(isinstance(v, (int, float)) for v in raw)):
-            score = (float(raw[0]), float(raw[1]))
-        else:
+        raw = config["score"]  # a number is the range of it alone
+        pair = [raw, raw] if isinstance(raw, (int, float)) and not isinstance(raw, bool) else raw
+        if not (isinstance(pair, list) and len(pair) == 2
+                and all(isinstance(v, (int, float)) for v in pair)):
             raise PackageError(file, "score", f"score must be a number or [low, high], got {raw!r}",
                                line=lines(*prefix, "score"))
+        score = (float(pair[0]), float(pair[1]))
     use = config.get("use_for_time_limit")
     if use not in (None, True, False, "lower", "upper"):
         raise PackageError(file, "use_for_time_limit", f"use_for_time_limit must be true, "
@@ -244,9 +242,7 @@ def _submission_settings(name: str, rules) -> dict:
 
 
 def _include_files(root: Path, language: str | None, version: Format) -> tuple[Path, ...]:
-    include = root / "include"
-    if not include.is_dir():
-        return ()
+    include = root / "include"  # (none: no folder under it is one)
     for folder in ([include / language] if language else []) + (
             [include / "default"] if version != "legacy" else []):
         if folder.is_dir():

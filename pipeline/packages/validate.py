@@ -5,7 +5,8 @@ confirmed valid. testlib (Polygon): `validator < input`, exit 0 valid, the reaso
 The validator's message is kept (about a hundred characters); an input is accepted only when
 every validator accepts it. A validator that cannot run is not a verdict on the input
 (`judge_error`); one whose language cannot run here (`SKIP`) is left out. Answer validators
-run the same way on an answer, with the input's path as argument.
+run the same way on an answer (`run_answer_validator`; held to invalid_answers, any exit but 42
+or 43 is a judge error).
 
 `package_coverage` counts the inputs hitting each end of each variable a testlib validator's
 test-overview log names (docs/commands.md, coverage).
@@ -17,7 +18,7 @@ import contextlib
 import re
 import shutil
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.fsutil import scratch_folder
@@ -79,29 +80,25 @@ def cut(text: str, keep: int = MESSAGE_KEEP) -> str:
 def speaks_testlib(program: Program) -> bool:
     """Whether a validator is a testlib one (a source includes testlib.h), the only kind
     given `--testOverviewLogFileName`."""
-    for path in program.files:
-        if path.suffix not in TESTLIB_SOURCES:
-            continue
-        try:
-            with open(path, "rb") as source:
-                head = source.read(TESTLIB_SCAN)
-        except OSError:
-            continue
-        if TESTLIB_INCLUDE.search(head):
-            return True
+    for path in (path for path in program.files if path.suffix in TESTLIB_SOURCES):
+        with contextlib.suppress(OSError), open(path, "rb") as source:  # (unreadable: not one)
+            if TESTLIB_INCLUDE.search(source.read(TESTLIB_SCAN)):
+                return True
     return False
 
 
 def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
                    time_s: float, memory_mb: int, workdir: Path | None,
-                   keep: str | None = None) -> tuple[Rejection | None, str | None]:
-    """Run the validator in a scratch folder under `workdir`: its rejection (None: it accepts)
-    and the text of the file `keep` names, which it writes there (a testlib validator's
-    test-overview log; None: none, not a regular file, or over `OVERVIEW_KEEP` bytes)."""
+                   keep: str | None = None, checked: str = "input",
+                   strict: bool = False) -> tuple[Rejection | None, str | None]:
+    """Run the validator in a scratch folder under `workdir`: its rejection of what it
+    `checked` (None: it accepts) and the text of the file `keep` names, which it writes there
+    (a testlib validator's test-overview log; None: none, not a regular file, or over
+    `OVERVIEW_KEEP` bytes). `strict`: any exit but 42 or 43 is a judge error."""
     name = validator.program.name
     if not validator.ok:
         return Rejection(name, None, cut(f"did not build: {validator.message}"),
-                         judge_error=True), None
+                         judge_error=True, checked=checked), None
     kept = None
     with scratch_folder(prefix="input-validate-", dir=workdir) as scratch:
         own = validator.program.path
@@ -123,30 +120,44 @@ def _run_validator(validator: Build, input_path: Path, args: tuple[str, ...], *,
             data = read_regular(scratch / keep, OVERVIEW_KEEP + 1) if keep else None
             kept = None if data is None or len(data) > OVERVIEW_KEEP else data.decode(
                 "utf-8", "replace")
-    if done.error or done.timed_out or done.signal is not None:
-        said = describe_failure(done, "the validator") + (": " + done.output if done.output
-                                                          else "")
-        return Rejection(name, done.exit_code, cut(said), judge_error=True), kept
+    if done.error or done.timed_out or done.signal is not None or (
+            strict and done.exit_code not in (42, 43)):
+        said = describe_failure(done, "the validator") + (f": {done.output}" if done.output else "")
+        expected = " (42 or 43 expected)" if strict else ""
+        return Rejection(name, done.exit_code, cut(said + expected), judge_error=True,
+                         checked=checked), kept
     if done.exit_code == (0 if validator.program.convention == "testlib" else 42):  # accepted
         return None, kept
-    return Rejection(name, done.exit_code, cut(done.output or "no message")), kept
+    return Rejection(name, done.exit_code, cut(done.output or "no message"), checked=checked), kept
 
 
 def validate_input(validators: Sequence[Build], input_path: Path, args_for=lambda name: (), *,
                    time_s: float = 60.0, memory_mb: int = 2048,
                    workdir: Path | None = None) -> ValidationResult:
     """Run every validator on the input; `args_for(name)` gives each validator's arguments."""
-    return _validate(validators, input_path, lambda build: tuple(args_for(build.program.name)),
-                     "input", time_s, memory_mb, workdir)
+    return _validate(validators, lambda build: _run_validator(
+        build, input_path, tuple(args_for(build.program.name)), time_s=time_s,
+        memory_mb=memory_mb, workdir=workdir)[0])
 
 
 def validate_answer(validators: Sequence[Build], input_path: Path, answer_path: Path, *,
                     time_s: float = 60.0, memory_mb: int = 2048,
                     workdir: Path | None = None) -> ValidationResult:
-    """Every answer validator on an answer (`answer_validator_input`), 42 valid."""
-    return _validate(validators, answer_path,
-                     lambda build: answer_validator_input(build, input_path), "answer", time_s,
-                     memory_mb, workdir)
+    """Every answer validator on an answer (`run_answer_validator`), any exit but 42 rejects."""
+    return _validate(validators, lambda build: run_answer_validator(
+        build, input_path, answer_path, strict=False, time_s=time_s, memory_mb=memory_mb,
+        workdir=workdir))
+
+
+def run_answer_validator(validator: Build, input_path: Path, answer_path: Path,
+                         args: tuple[str, ...] = (), *, strict: bool = True, time_s: float = 60.0,
+                         memory_mb: int = 2048, workdir: Path | None = None) -> Rejection | None:
+    """One answer validator on an answer: None when it accepts (exit 42), else its rejection.
+    Held to invalid_answers (`strict`) only 43 rejects and any other exit is a judge error."""
+    return _run_validator(validator, answer_path,
+                          (*answer_validator_input(validator, input_path), *args), time_s=time_s,
+                          memory_mb=memory_mb, workdir=workdir, checked="answer",
+                          strict=strict)[0]
 
 
 def answer_validator_input(validator: Build, input_path: Path) -> tuple[str, ...]:
@@ -156,18 +167,11 @@ def answer_validator_input(validator: Build, input_path: Path) -> tuple[str, ...
     return () if validator.program.language in ("checktestdata", "viva") else (str(input_path),)
 
 
-def _validate(validators: Sequence[Build], path: Path, args_of: Callable[[Build], tuple],
-              checked: str, time_s: float, memory_mb: int,
-              workdir: Path | None) -> ValidationResult:
-    rejections = []
-    for build in validators:
-        if build.verdict is Verdict.SKIP:  # cannot run here: the package's notes say so once
-            continue
-        rejection, _ = _run_validator(build, path, args_of(build), time_s=time_s,
-                                      memory_mb=memory_mb, workdir=workdir)
-        if rejection is not None:
-            rejections.append(replace(rejection, checked=checked))
-    return ValidationResult(tuple(rejections))
+def _validate(validators: Sequence[Build],
+              run: Callable[[Build], Rejection | None]) -> ValidationResult:
+    # a validator whose language cannot run here is left out: the package's notes say so once
+    found = (run(build) for build in validators if build.verdict is not Verdict.SKIP)
+    return ValidationResult(tuple(rejection for rejection in found if rejection is not None))
 
 
 def validator_arguments(case: TestCase, name: str) -> tuple[str, ...]:

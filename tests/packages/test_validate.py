@@ -100,8 +100,11 @@ def test_an_answer_validator_is_given_the_input_first_but_a_checktestdata_one_th
     """BAPCtools runs `validator input [args] < answer`, and a checktestdata or viva one on
     the answer alone (a path given to viva is one more file to check): the check of an answer
     at ingest and the check of the validators against invalid_answers both do so."""
-    from pipeline.packages.invalid import run_answer_validator
-    from pipeline.packages.validate import answer_validator_input, validate_answer
+    from pipeline.packages.validate import (
+        answer_validator_input,
+        run_answer_validator,
+        validate_answer,
+    )
 
     given, answer = tmp_path / "case.in", tmp_path / "case.ans"
     given.write_text("3\n")
@@ -123,3 +126,26 @@ def test_an_answer_validator_is_given_the_input_first_but_a_checktestdata_one_th
     viva = build_program(Program(name="answer.viva", role="answer_validator", path=pattern,
                                  files=(pattern,), language="viva"), tmp_path / "cache")
     assert answer_validator_input(viva, given) == ()  # (built or not: no viva here)
+
+
+def test_any_exit_but_42_rejects_an_answer_at_ingest_but_held_to_invalid_answers_only_43_does(
+        tmp_path):
+    """One runner, two rules: at ingest any exit but 42 rejects the answer; held to
+    invalid_answers (`strict`) 43 rejects and any other exit is the validator's own failure."""
+    from pipeline.packages.validate import run_answer_validator, validate_answer
+
+    given, answer = tmp_path / "case.in", tmp_path / "case.ans"
+    given.write_text("3\n")
+    answer.write_text("6\n")
+    zero = script(tmp_path, "zero.py", "print('fine')\nsys.exit(0)\n")
+    rejection, = validate_answer([zero], given, answer).rejections
+    assert str(rejection) == "answer validator zero.py rejected the answer (exit code 0): fine"
+    held = run_answer_validator(zero, given, answer)
+    assert held is not None and str(held) == (
+        "answer validator zero.py could not judge the answer (exit code 0): the validator exited"
+        " with code 0: fine (42 or 43 expected)")
+    refuse = script(tmp_path, "refuse.py", "print('too big')\nsys.exit(43)\n")
+    for found in (validate_answer([refuse], given, answer).rejections[0],
+                  run_answer_validator(refuse, given, answer)):
+        assert found is not None and str(found) == (
+            "answer validator refuse.py rejected the answer (exit code 43): too big")
