@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from pipeline.untrusted import shown
@@ -127,3 +127,9 @@ class Status:
             self.stream.write("\n")
             self.stream.flush()
             self._drawn = False
+
+
+def aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
+    """Rows of cells as lines, each column left-aligned to its widest cell."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]

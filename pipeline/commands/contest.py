@@ -18,6 +18,7 @@ import typer
 from pipeline.commands.common import fail, say, settle, start_executor
 from pipeline.commands.options import Settings, decide_sandbox
 from pipeline.errors import PackageError, UnknownName, UserError
+from pipeline.progress import aligned
 
 # -- ingest -------------------------------------------------------------------------------------
 
@@ -464,12 +465,6 @@ def format_contest(contest, outcomes: list[ProblemOutcome]) -> str:
                  + (f", {other} neither (judge error or skipped)" if other else "")
                  + (f"; {len(bugs)} package bug(s)" if bugs else ""))
     return "\n".join(lines)
-
-
-def aligned(rows: list[tuple[str, ...]]) -> list[str]:
-    """Rows of cells as lines, each column left-aligned to its widest cell."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 
 
 # -- problems -----------------------------------------------------------------------------------

@@ -255,12 +255,6 @@ def partial_status(unjudged: Sequence[PackageError]) -> str:
     return f"not judged on {len(unjudged)} case(s)"
 
 
-def aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
-    """Rows of cells as lines with each column left-aligned to its widest cell."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-
-
 def _fmt(verdicts: list[Verdict]) -> str:
     return ", ".join(f"{v} x{n}" for v, n in sorted(Counter(verdicts).items()))
 

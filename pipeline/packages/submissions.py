@@ -21,7 +21,6 @@ from pipeline.packages.expectations import (
     PROBE_TIME_S,
     Agreement,
     TimeLimit,
-    aligned,
     bound_submissions,
     bounds,
     check_expectations,
@@ -51,6 +50,7 @@ from pipeline.packages.runjob import (
 from pipeline.problems.model import SubmissionJudging
 from pipeline.programs.contained import default_sandbox, wall_cap_s
 from pipeline.programs.jobs import Job, JobMap, Outcome, SolverSpec, SubmissionTime
+from pipeline.progress import aligned
 from pipeline.verdicts import Verdict, stops_fail_fast
 
 # Judged results by submission, then by the package's case name.
