@@ -18,12 +18,12 @@ from pathlib import Path
 
 from pipeline.errors import PackageError
 from pipeline.fsutil import scratch_folder
-from pipeline.packages.contest import contest_python, python_choice
+from pipeline.packages.contest import contest_given, python_choice
 from pipeline.packages.generators_yaml import building
 from pipeline.packages.generators_yaml import default_sources_dir as default_build_dir
 from pipeline.packages.judge import PackageBuilds, build_package, judge_case, validate_case
 from pipeline.packages.kattis import load_kattis
-from pipeline.packages.kattis_config import contest_time_limit, format_version
+from pipeline.packages.kattis_config import capped_contest_limit, format_version
 from pipeline.packages.model import Format, Package
 from pipeline.packages.polygon import load_polygon
 from pipeline.packages.tree import boundary, copy_package, leads_outside, listing_digest, needs_copy
@@ -136,8 +136,8 @@ def load_package(path: Path, build_dir: Path | None = None,
             raise PackageError(path.name, "not-a-package", "the folder holds no problem.yaml "
                                "(Kattis) or problem.xml (Polygon)")
         root, name = found, short_name or found.name
-    contest = contest_time_limit(root)  # read where the package is, before any copy of it
-    python = contest_python(root)
+    given, python = contest_given(root)  # read where the package is, before any copy of it
+    contest = capped_contest_limit(given)
     left_out: tuple[PackageError, ...] = ()
     if needs_copy(root):
         root, left_out = _contained(root, build_dir)

@@ -3,9 +3,10 @@
 `read_contest(folder)` reads `contest.yaml` / `problems.yaml` (or takes every package folder,
 by name) as `bt` at the contest root does, with `languages.yaml`'s Python runner
 (`python_runner`); what is read and skipped: docs/packages.md (Contests).
-`contest_time_limit(root)` is the time limit `problems.yaml` gives a package (or, for a
-registered copy, the one recorded beside it: `CONTEST_ENTRY`); the Kattis loader takes it when
-the package gives none. Each contest ingested is kept in `DATA/contests.json`.
+`contest_given(root)` is the time limit `problems.yaml` gives a package and its contest's
+Python runner (or, for a registered copy, those recorded beside it: `CONTEST_ENTRY`); the
+Kattis loader takes the limit when the package gives none. Each contest ingested is kept in
+`DATA/contests.json`.
 """
 
 from __future__ import annotations
@@ -252,12 +253,6 @@ def _entry(root: Path) -> dict:
     return found
 
 
-def contest_python(root: Path) -> str | None:
-    """`python_runner` of the package's contest (for a registered copy, what was recorded)."""
-    python = _entry(Path(root)).get("python")
-    return python if isinstance(python, str) else None
-
-
 @dataclass(frozen=True)
 class PythonChoice:
     """What runs a contest's Python submissions here, and the line that says so."""
@@ -286,15 +281,18 @@ def python_choice(runner: str) -> PythonChoice | None:
                         "one timed for PyPy may run out of time")
 
 
-def contest_time_limit(root: Path) -> ContestLimit | None:
-    """The time limit the package's contest's `problems.yaml` gives it (for a registered copy, the
-    one recorded); None when none or unreadable (ingesting the contest says why)."""
+def contest_given(root: Path) -> tuple[ContestLimit | None, str | None]:
+    """The time limit the package's contest's `problems.yaml` gives it and the `python_runner`
+    of its `languages.yaml` (for a registered copy, those recorded), read once; None where
+    none or unreadable (ingesting the contest says why)."""
     entry = _entry(Path(root))
+    python = entry.get("python")
     try:
-        return ContestLimit(float(entry["time_limit_s"]), str(entry["where"])) \
+        limit = ContestLimit(float(entry["time_limit_s"]), str(entry["where"])) \
             if entry.get("time_limit_s") is not None else None
     except (ValueError, KeyError, TypeError):
-        return None
+        limit = None
+    return limit, python if isinstance(python, str) else None
 
 
 def record_entry(source: Path, target: Path) -> bool:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from pipeline.errors import PackageError
 from pipeline.packages.contest import ContestLimit
-from pipeline.packages.contest import contest_time_limit as _contest_limit
 from pipeline.packages.model import Format, Limits, ProblemType
 from pipeline.packages.yamlfile import Lines
 
@@ -173,9 +172,8 @@ def read_limits(config: dict, version: Format, root: Path, file: str, lines: Lin
                   time_from=contest.where if contest else "", **factors, **common)
 
 
-def contest_time_limit(root: Path) -> ContestLimit | None:
+def capped_contest_limit(found: ContestLimit | None) -> ContestLimit | None:
     """The time limit the package's contest gives it, capped as the package's own would be."""
-    found = _contest_limit(root)
     if found is None:
         return None
     return ContestLimit(capped_time(found.time_s, found.where, "time_limit", None), found.where)

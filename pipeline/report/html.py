@@ -297,9 +297,10 @@ def _verdict_section(results: pl.DataFrame,
     row each (so 100 submissions never squeeze a name into a letter per line), grouped by
     `expected` ((problem, solver) -> expected verdict)."""
     matrix = verdict_matrix(results)
+    every = dict.fromkeys(results["solver"].to_list())  # every solver, in the results' order
     out = ['<h2 id="verdicts">Verdicts (cases per verdict)</h2>']
     for problem in sorted(set(results["problem"].to_list())):
-        solvers = [s for s in dict.fromkeys(results["solver"].to_list()) if (problem, s) in matrix]
+        solvers = [s for s in every if (problem, s) in matrix]
         if len(solvers) > WIDE_SOLVERS:
             out.append(_verdict_list(matrix, problem, solvers, expected or {}))
             continue
