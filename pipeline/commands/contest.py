@@ -212,10 +212,9 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
     contest = find_contest(settings, name)
     decide_sandbox(sandbox)  # every program of every problem's run
     if executor_kind.strip().lower() == "local":
-        from pipeline.problems import problem_modules
         from pipeline.run.workerserver import start_server
 
-        start_server(problem_modules([p.id for p in contest.problems if p.registered]))
+        start_server([p.id for p in contest.problems if p.registered])
     from pipeline.programs import contained
 
     contained.hide(settings.data_dir)

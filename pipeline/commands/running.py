@@ -42,10 +42,9 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
     settings, problem_id, first = locate(settings, problem_id, paths or [])
     decide_sandbox(sandbox)  # every program of the run: external, submission, judge, build
     if executor_kind.strip().lower() == "local":  # its workers' server imports meanwhile
-        from pipeline.problems import problem_modules
         from pipeline.run.workerserver import start_server
 
-        start_server(problem_modules([problem_id]))
+        start_server([problem_id])
     refresh_package(settings, problem_id, first, wait=not no_wait)
     problem = find_problem(problem_id, settings.data_dir)
     if paths or solver:

@@ -13,7 +13,6 @@ import importlib.util
 import os
 import re
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -225,25 +224,6 @@ def _registration(folder: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return marker.st_mtime_ns, marker.st_ino
-
-
-def problem_modules(problem_ids: Iterable[str]) -> tuple[str, ...]:
-    """The modules a process imports to load the problems `problem_ids` (unknown ids left
-    out), so a process about to serve them can import them first."""
-    problem_ids = list(problem_ids)
-    if not problem_ids:
-        return ()
-    try:
-        found = _found()
-    except UserError:  # loading the problem says so
-        return ()
-    names = set()
-    for folder in (found[problem_id] for problem_id in problem_ids if problem_id in found):
-        if _holds_a_package(folder):
-            names.add("pipeline.packages.problem")
-        elif folder.parent == BUILTIN_DIR:
-            names.add(f"{__name__}.{folder.name}")
-    return tuple(sorted(names))
 
 
 def _holds_a_package(folder: Path) -> bool:

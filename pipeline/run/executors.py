@@ -30,7 +30,6 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Protocol
 
 from pipeline.errors import UserError
-from pipeline.problems import problem_modules
 from pipeline.programs import contained
 from pipeline.programs.external import cpu_over_message, remove_scratch_of, wall_cap_message
 from pipeline.programs.jobs import Job, JobMap, Outcome, Skip
@@ -333,7 +332,7 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
 
     def _make_context(self, preload: tuple[tuple[str, str], ...]):
         """Where the workers come from: this process's worker server, started now if need be."""
-        start_server(problem_modules(problem for problem, _ in preload))
+        start_server(problem for problem, _ in preload)
         return None
 
     def _shared_progress(self):

@@ -15,6 +15,7 @@ import os
 import signal
 import time
 import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
@@ -177,12 +178,16 @@ def execute(job: Job) -> Outcome:
     return run_stage(job)
 
 
-def prepare_server() -> None:
-    """The sandbox probe, done once in the worker server so each worker starts with it."""
+def prepare_server(problems: Iterable[str]) -> None:
+    """The sandbox probe and the problems `problems` loaded (a package read), done once in the
+    worker server so each worker starts with them."""
     from pipeline.programs.launcher import probe
 
     with contextlib.suppress(Exception):  # a worker probing again says what is wrong
         probe(True)
+    for problem_id in problems:
+        with contextlib.suppress(Exception):  # a worker loading it says what is wrong
+            _problem(problem_id)
 
 
 def _terminate(signum, frame) -> None:

@@ -2,7 +2,8 @@
 of a process that holds the modules starts far quicker than a spawn).
 
 `start_server` starts it once per command: forked while the command is single-threaded, else
-executed (`python -c ...`). It serves one socket: a request carries a worker's arguments and
+executed (`python -c ...`), and has it load the command's problems, so that each worker starts
+with them loaded. It serves one socket: a request carries a worker's arguments and
 descriptors and is answered with its pid and a sentinel pipe that reaches EOF once it is gone.
 It exits, killing and reaping its workers, when the command's end closes; the command waits for
 it, so workers' CPU time counts as the command's children's.
@@ -136,8 +137,8 @@ class _Client:
     """The command's side of the server: its socket, its process, and a lock (pools on
     several threads start workers)."""
 
-    def __init__(self, modules: tuple[str, ...]) -> None:
-        self.modules = modules
+    def __init__(self, problems: tuple[str, ...]) -> None:
+        self.problems = problems
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._lock = threading.Lock()
         self.socket = ours
@@ -148,7 +149,7 @@ class _Client:
             if pid == 0:  # the server
                 try:
                     ours.close()
-                    serve(theirs, modules, forked=True)
+                    serve(theirs, problems, forked=True)
                 finally:
                     os._exit(1)
             self.pid = pid
@@ -158,7 +159,7 @@ class _Client:
                 [sys.executable, "-c", "from pipeline.run.workerserver import main; main()",
                  str(theirs.fileno())], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
             self.pid = self.process.pid
-            ours.send(pickle.dumps((sys.path, modules)))
+            ours.send(pickle.dumps((sys.path, problems)))
         theirs.close()
 
     def start_worker(self, what: tuple, fds: list[int]) -> tuple[int, int]:
@@ -212,13 +213,13 @@ def _forget_in_a_child() -> None:
 os.register_at_fork(after_in_child=_forget_in_a_child)
 
 
-def start_server(modules: Iterable[str] = ()) -> _Client:
-    """This process's worker server, started now if it has none, with `modules` (and the
-    worker's) imported; a server already running keeps its modules."""
+def start_server(problems: Iterable[str] = ()) -> _Client:
+    """This process's worker server, started now if it has none, with the worker's module
+    imported and the problems `problems` loaded; a server already running keeps its own."""
     global _client
     with _client_lock:
         if _client is None or not _alive(_client):
-            _client = _Client(("pipeline.run.worker", *modules))
+            _client = _Client(tuple(problems))
         return _client
 
 
@@ -242,14 +243,14 @@ def stop_server() -> None:
 
 def main() -> None:
     """The executed server: `python -c '...main()' FD`; its first message holds the sys.path
-    and the modules to import."""
+    and the problems to load."""
     connection = socket.socket(fileno=int(sys.argv[1]))
-    path, modules = pickle.loads(connection.recv(_MAX_MESSAGE))
+    path, problems = pickle.loads(connection.recv(_MAX_MESSAGE))
     sys.path[:] = path
-    serve(connection, modules, forked=False)
+    serve(connection, problems, forked=False)
 
 
-def serve(connection: socket.socket, modules: Iterable[str], forked: bool) -> None:
+def serve(connection: socket.socket, problems: Iterable[str], forked: bool) -> None:
     """Serve worker requests on `connection` until it closes; never returns."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the command, which handles it
     for signum in (signal.SIGTERM, signal.SIGHUP):
@@ -262,12 +263,9 @@ def serve(connection: socket.socket, modules: Iterable[str], forked: bool) -> No
         keep = connection.fileno()
         os.closerange(3, keep)
         os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
-    for name in modules:
-        with contextlib.suppress(Exception):  # a worker importing it says what is wrong
-            __import__(name)
     from pipeline.run.worker import prepare_server
 
-    prepare_server()
+    prepare_server(problems)
     children: set[int] = set()
     try:
         while True:

@@ -191,7 +191,7 @@ def test_the_cpu_time_of_a_case_counts_the_processes_its_program_never_reaped(tm
 
 
 FORKS_AFTER_THREADS_ENDED = """\
-import os, sys, threading
+import os, sys, threading, time
 from pathlib import Path
 from pipeline.programs import contained
 
@@ -205,6 +205,10 @@ if contained.process_cgroup() is None:
 done.set()
 for thread in threads:
     thread.join()
+# (a thread joined may still be ending in the kernel: the caller has lost it once it is gone)
+gone_by = time.monotonic() + 10
+while len(os.listdir("/proc/self/task")) > threading.active_count() and time.monotonic() < gone_by:
+    time.sleep(0.001)
 forker = ("import os, time\\nn = 0\\ntry:\\n    for _ in range(2000):\\n"
           "        if os.fork() == 0:\\n            time.sleep(5)\\n            os._exit(0)\\n"
           "        n += 1\\nexcept OSError:\\n    pass\\nprint(n)\\n")

@@ -266,3 +266,36 @@ def test_what_appears_in_a_hidden_data_folder_after_a_program_ran_is_hidden_from
     assert str(data / "results") in contained.hidden_paths()
     assert seen("second") == "- -"
     assert contained.hidden_paths() is contained.hidden_paths()  # kept while nothing changed
+
+
+def test_a_sandboxed_programs_proc_is_its_own_and_hides_where_its_folders_were_built(tmp_path):
+    """The case's /proc is a procfs of its own PID namespace (its processes only), laid over
+    the tmpfs its /tmp and working folder were built on: what the program writes there shows in
+    /tmp and its folder, never under /proc."""
+    from pipeline.programs import contained
+
+    looker = ("import json, os\n"
+              "open('/tmp/in-tmp', 'w').write('x')\n"
+              "open('in-work', 'w').write('x')\n"
+              "entries = os.listdir('/proc')\n"
+              "mounts = [line.split(' - ')[1].split()[0] for line in open('/proc/self/mountinfo')\n"
+              "          if line.split()[4] == '/proc']\n"
+              "print(json.dumps({'pids': sorted(int(e) for e in entries if e.isdigit()),\n"
+              "                  'others': sorted(e for e in entries if not e.isdigit()),\n"
+              "                  'self': os.readlink('/proc/self'), 'top': mounts[-1],\n"
+              "                  'tmp': os.listdir('/tmp'), 'work': os.listdir('.')}))\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    answer = tmp_path / "answer"
+    with open(answer, "wb") as stdout:
+        done = contained.run([sys.executable, "-c", looker], stdin=subprocess.DEVNULL,
+                             stdout=stdout, stderr=subprocess.DEVNULL, workdir=work,
+                             limits=contained.Limits(cpu_s=10, wall_s=30), sandbox=True)
+    assert done.setup_error is None and done.exit_code == 0, done
+    seen = json.loads(answer.read_text())
+    assert seen["top"] == "proc"  # the last mount on /proc, the one a path reaches
+    assert seen["pids"] == [1, int(seen["self"])]  # the launcher (init) and the program
+    assert {"self", "meminfo", "cpuinfo"} <= set(seen["others"])
+    assert not {"in-tmp", "in-work", "tmp", "work"} & set(seen["others"])
+    assert "in-tmp" in seen["tmp"] and seen["work"] == ["in-work"]
+    assert list(work.iterdir()) == []  # written on the case's tmpfs, not in the folder
