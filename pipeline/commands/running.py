@@ -41,7 +41,7 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
 
     settings, problem_id, first = locate(settings, problem_id, paths or [])
     decide_sandbox(sandbox)  # every program of the run: external, submission, judge, build
-    if executor_kind.strip().lower() == "local":  # its workers' server imports meanwhile
+    if executor_kind.strip().lower() == "local":  # its workers' server loads it meanwhile
         from pipeline.run.workerserver import start_server
 
         start_server([problem_id])
