@@ -185,7 +185,8 @@ def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
     build = submission_build(problem, spec.name)
     kill_after = time.run_to_s
     if time.cut_s is not None and job.case_id != time.full_case and \
-            times_out_by_design(build.program, _name(job, case)):
+            times_out_by_design(build.program, case.name if case is not None
+                                else outside_name(job.case_id, job.group)):
         kill_after = time.cut_s  # meant to time out on its case: the limit is all it needs
     settled = (problem.folder, spec.name, time.judged_s)
     if settled in _timed_out_at_high:  # TLE at the high end already: the limit is all it needs
@@ -197,11 +198,6 @@ def judge_job(job: Job, problem: LoadedPackage) -> Outcome:
             and case_result(outcome.judgement).timed_out):
         _timed_out_at_high.add(settled)
     return outcome
-
-
-def _name(job: Job, case: TestCase | None) -> str:
-    """The name `job`'s case is judged under: its package test case's, else `outside_name`."""
-    return case.name if case is not None else outside_name(job.case_id, job.group)
 
 
 def _judge(job: Job, problem: LoadedPackage, package: Package, case: TestCase | None,
