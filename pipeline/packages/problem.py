@@ -72,6 +72,16 @@ class PackageProblem(Problem):
         """Where the package's programs are built (cached by source hash)."""
         return build_dir(self.folder.parent.parent)
 
+    def input_file(self, data_dir: Path, source: str) -> Path | None:
+        """The case's file in the copy of the package the data folder keeps (a package case's
+        source is the package folder's path, then the path inside it), else as any problem's."""
+        parts = Path(source).parts if source and "!" not in source else ()
+        package = self.folder / "package"
+        for skip in range(1, len(parts)):
+            if (found := package / Path(*parts[skip:])).is_file():
+                return found.resolve()
+        return super().input_file(data_dir, source)
+
     def time_limit(self) -> TimeLimit | None:
         """The time limit submissions are judged at, with its margins; None until one is derived."""
         package = self.load()

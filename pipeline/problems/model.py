@@ -283,6 +283,15 @@ class Checker:
         return self.program.convention
 
 
+def raw_input_file(data_dir: Path, source: str) -> Path | None:
+    """The file `source` names under the data folder's `raw/` (resolved), or None: not there,
+    or a member of an archive (`ARCHIVE!MEMBER`), which has no file of its own."""
+    if not source or "!" in source:
+        return None
+    found = Path(data_dir) / "raw" / source
+    return found.resolve() if found.is_file() else None
+
+
 @dataclass(frozen=True)
 class Problem:
     """Everything the pipeline knows about one problem, in one value."""
@@ -389,6 +398,11 @@ class Problem:
     def why_no_cases(self) -> str | None:
         """Why the problem has no cases of its own to run (a package without test data)."""
         return None
+
+    def input_file(self, data_dir: Path, source: str) -> Path | None:
+        """The file a case read from `source` (its path as ingested) came from, where the data
+        folder `data_dir` still keeps it: under `raw/`; None where it keeps none."""
+        return raw_input_file(data_dir, source)
 
     @property
     def interactive(self) -> bool:

@@ -17,6 +17,7 @@ import polars as pl
 
 from pipeline.errors import UserError
 from pipeline.fsutil import atomic_write_text
+from pipeline.problems.model import raw_input_file
 from pipeline.report import growth, load
 from pipeline.report.compare import (
     Comparison,
@@ -510,17 +511,13 @@ def _first_failure(data_dir: Path, problem: str, results: pl.DataFrame,
 
 
 def _input_file(data_dir: Path, problem: str, source: str | None) -> Path | None:
-    """The input file of a case in the data folder: in the copy of its package (a package's
-    source is the package folder's path, then the path inside it), else under raw/."""
-    if not source or "!" in source:
+    """The input file of a case, where the data folder keeps it (its problem says where; a
+    problem no longer registered, under raw/)."""
+    if not source:
         return None
-    parts = Path(source).parts
-    package = Path(data_dir) / "problems" / problem / "package"
-    for found in [package / Path(*parts[skip:]) for skip in range(1, len(parts))] + [
-            Path(data_dir) / "raw" / source]:
-        if found.is_file():
-            return found.resolve()
-    return None
+    held = registered(problem)
+    return held.input_file(data_dir, source) if held is not None else \
+        raw_input_file(data_dir, source)
 
 
 def _compare_section(comparisons: list[tuple[str, Comparison | None, str]],

@@ -13,8 +13,12 @@ import sys
 from pathlib import Path
 
 import polars as pl
+from packagekit import problems_of, tiny_kattis
 
+from pipeline.corpus.ingest import ingest
+from pipeline.problems import get_problem
 from pipeline.problems.identity import case_id_of, judge_file
+from pipeline.run.runner import load_cases
 
 REPO = Path(__file__).resolve().parents[2]
 INPUT = b"3\r1 2 3\r"
@@ -69,3 +73,27 @@ def test_a_package_case_with_lone_cr_line_ends_keeps_its_result(tmp_path):
         ("accepted/sum.py", stored["case_id"][0], "AC")]
     held = pl.read_parquet(data / "tables" / "expectations" / "*.parquet")
     assert held.select("submission", "status").rows() == [("accepted/sum.py", "agree")]
+
+
+def test_a_case_names_the_file_its_data_folder_keeps_it_in(tmp_path):
+    # what the report links a failing case to: a package's case in the data folder's copy of
+    # the package, any other under raw/, an archive's member in no file of its own
+    root = tiny_kattis(tmp_path / "tiny")
+    data = tmp_path / "data"
+    with problems_of(data):
+        [problem_id] = {note.problem for note in ingest(data, [root]).packages}
+        problem = get_problem(problem_id)
+        sources = load_cases(data, problem_id, None)["source"].to_list()
+        copy = (data / "problems" / problem_id / "package").resolve()
+        assert sources
+        for source in sources:
+            found = problem.input_file(data, source)
+            assert found is not None and found.is_relative_to(copy), (source, found)
+            inside = Path(*Path(source).parts[1:])
+            assert found.read_bytes() == (root / inside).read_bytes()
+        raw = data / "raw" / "extra" / "1.in"
+        raw.parent.mkdir(parents=True)
+        raw.write_text("1 2\n", encoding="utf-8")
+        assert problem.input_file(data, "extra/1.in") == raw.resolve()
+        assert problem.input_file(data, "extra/2.in") is None
+        assert problem.input_file(data, "extra.zip!1.in") is None
