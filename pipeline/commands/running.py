@@ -214,15 +214,13 @@ def refresh_package(settings: Settings, problem_id: str, first: Path | None, *,
     """Register the package `problem_id` again when its source changed (or, `first`, register
     that package folder for the first time), saying so in one line."""
     from pipeline.corpus.live import refresh
-    from pipeline.problems import PACKAGE_MARKER, problem_folder
+    from pipeline.problems import problem_folder
 
     if first is None:
         try:
             folder = problem_folder(problem_id)
         except (UnknownName, UserError):
             return  # find_problem says so
-        if not (folder / PACKAGE_MARKER).is_file():
-            return
     else:
         folder = Path()
     try:
@@ -236,17 +234,13 @@ def refresh_package(settings: Settings, problem_id: str, first: Path | None, *,
 def submission_names(problem, texts: list[str]) -> list[str]:
     """Each of `texts` as a solver name: a submission may be named by its path as a shell
     completes it, from the current folder or from the package's (`pipeline.corpus.live`)."""
-    from pipeline.corpus.live import submission_name
-    from pipeline.problems import package_marker
+    from pipeline.corpus.live import submission_name, submission_roots
     from pipeline.run.solvers import submissions
 
     names = submissions(problem)
     if not names:
         return texts
-    roots = [problem.folder / "package"]
-    source = package_marker(problem.folder).get("source")
-    if source and Path(source).is_dir():
-        roots.insert(0, Path(source))
+    roots = submission_roots(problem.folder)
     return [submission_name(text, names, roots) for text in texts]
 
 

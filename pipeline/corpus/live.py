@@ -73,6 +73,8 @@ def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
     from pipeline.programs.contained import hide
 
     if first is None:
+        if not (folder / PACKAGE_MARKER).is_file():
+            return Refresh(None)  # no package registered there: nothing to refresh
         source, changed = package_source_changed(folder)
         if source is None or not changed:
             return Refresh(None)
@@ -105,6 +107,16 @@ def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
     changes = what.removeprefix("updated package: ")
     return Refresh(f"note: {problem_id}: the package at {source} changed since it was "
                    f"registered ({changes}): registered again{tail}", rejected)
+
+
+def submission_roots(folder: Path) -> list[Path]:
+    """Where a path naming a submission of the package registered at `folder` may start: its
+    source folder (while it is there), then the data folder's copy of it."""
+    roots = [folder / "package"]
+    source = package_marker(folder).get("source")
+    if source and Path(source).is_dir():
+        roots.insert(0, Path(source))
+    return roots
 
 
 def submission_name(text: str, names: list[str], roots: list[Path]) -> str:
