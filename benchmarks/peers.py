@@ -23,6 +23,9 @@ two agree on every submission's verdict.
   against `bt generate` + `bt run` (1.0x). A package's data made by its generators.yaml is made
   by `bt generate` before bt's run (`bt run` would make it itself first, as it does without
   `-G`) and by the pipeline's ingest; each is timed, and the first goal leaves both out.
+- With `--fail-fast` (as `make bench` runs it), also each package's run against its floor
+  (`benchmarks.floor`, from what the run recorded: at most 1.15x) and the share of its wall
+  time the cores were busy with its programs (at least 85%).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +50,7 @@ from benchmarks.common import (
     say,
     spawn_timed,
 )
+from benchmarks.floor import BUSY_GOAL, FLOOR_GOAL, Floor, measured_floor
 from pipeline.packages.expectations import kattis_class
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,6 +80,7 @@ class Timed:
     verdicts: dict[str, str]
     made: ProcessRun | None = None  # bt: its `bt generate` before the run (None: none ran)
     time_limit_s: float | None = None  # the limit the tool judged at, as it printed it
+    floor: Floor | None = None  # the pipeline's, with --fail-fast: what its programs needed
 
 
 # The time limit each tool says it judges at: bt's `Run: using timelimit: 1.0s`, the
@@ -226,11 +232,45 @@ def run_pipeline(package: Path, scratch: Path,
     ingest = spawn_timed([*command, "ingest", "--allow-rejects", str(copy)],
                          stdout=scratch / "ingest-stdout.txt")
     out = scratch / "pipeline-stdout.txt"
+    started = time.time()
     run = spawn_timed([*command, "run", "--problem", package.name,
                        *(["--fail-fast"] if fail_fast else [])], stdout=out)
     text = out.read_text(encoding="utf-8", errors="replace")
+    # the floor's chains are those of --fail-fast (a submission stopped at its first failure)
     return ingest, Timed(run, {name: got for name, got, _ in _PIPELINE_LINE.findall(text)},
-                         time_limit_s=judged_limit(_PIPELINE_LIMIT, text))
+                         time_limit_s=judged_limit(_PIPELINE_LIMIT, text),
+                         floor=measured_floor(data, started) if fail_fast else None)
+
+
+def against_floor(ctx: BenchContext, name: str, bt_mode: str, walls: list[float],
+                  floors: list[Floor]) -> None:
+    """A package's `pipeline run --fail-fast` against its floor and how busy it kept the
+    cores: the medians over its runs, each run against the floor it recorded. Where the floor
+    is the longest chain, not the CPU time over the cores, no run keeps the cores busier than
+    the CPU time over (cores x chain): the busy goal is 85% of that bound."""
+    cores = os.cpu_count() or 1
+    floor_s = median([floor.floor_s(cores) for floor in floors])
+    ratio = median([wall / floor.floor_s(cores) if floor.floor_s(cores) else float("inf")
+                    for wall, floor in zip(walls, floors)])
+    busy = median([floor.cpu_s / (wall * cores) if wall else 0.0
+                   for wall, floor in zip(walls, floors)])
+    bound = median([floor.cpu_s / (cores * floor.floor_s(cores)) if floor.floor_s(cores)
+                    else 1.0 for floor in floors])
+    chain = median([floor.chain_s for floor in floors])
+    cpu = median([floor.cpu_s for floor in floors])
+    say(f"    floor {floor_s:.2f} s (longest chain {chain:.2f} s, programs' CPU {cpu:.2f} s / "
+        f"{cores} cores): run {ratio:.2f}x it, cores busy {busy:.0%}"
+        f"{f' (the chain allows at most {bound:.0%})' if bound < 1 else ''}")
+    for metric, value, unit in (("floor_s", floor_s, "s"), ("chain_s", chain, "s"),
+                                ("programs_cpu_s", cpu, "s"), ("ratio_floor", ratio, "x"),
+                                ("busy_share", busy, "share"), ("busy_bound", bound, "share")):
+        record(ctx, "peers", metric, value, unit, problem=name, recipe=bt_mode)
+    goal(ctx, "peers/floor", ratio <= FLOOR_GOAL,
+         f"{name}: pipeline run --fail-fast {ratio:.2f}x its floor (goal {FLOOR_GOAL}x)",
+         problem=name)
+    goal(ctx, "peers/busy", busy >= BUSY_GOAL * bound,
+         f"{name}: cores busy {busy:.0%} (goal {BUSY_GOAL:.0%}"
+         f"{f' of the {bound:.0%} its chain allows' if bound < 1 else ''})", problem=name)
 
 
 def chosen_packages(packages: list[Path], names: list[str] | None) -> list[Path]:
@@ -316,6 +356,9 @@ def _run_peers(ctx: BenchContext, bt: Path, repeats: int, quick: bool, names: li
             f"{bt_cpu:>6.1f}s {run_cpu:>7.1f}s  {agree}")
         for line in differ:
             say(f"    differs: {line}")
+        floors = [timed.floor for _, timed in ours if timed.floor is not None]
+        if floors:
+            against_floor(ctx, name, bt_mode, [t.run.wall_s for _, t in ours], floors)
         limits = (bt_runs[-1].time_limit_s, ours[-1][1].time_limit_s)
         same_limit = None  # bt judged at the pipeline's limit: the same work, when they differ
         if None not in limits and limits[0] != limits[1]:  # not the same work: say so

@@ -197,6 +197,44 @@ def test_peers_pipeline_side_reads_the_verdicts_the_limit_and_the_cpu_of_its_chi
     assert timed.run.cpu_s > 0.3, timed.run
 
 
+def test_peers_holds_a_fail_fast_run_of_a_real_package_to_the_floor_it_recorded(
+        tmp_path: Path) -> None:
+    """With --fail-fast, the pipeline's side of a peers pair reads the package's floor from
+    what its real run recorded (every stored run's CPU time and the submissions' builds), and
+    `against_floor` records the run against it and the cores' busy share (bounded by the
+    CPU time over cores x chain where the floor is the chain), with both goals.
+    Without --fail-fast (every case of every submission: not the chains the floor counts)
+    there is no floor."""
+    from benchmarks import peers
+
+    package = peers.FIXTURES / "hypotenuse"  # C and C++ submissions: builds in the floor
+    _, timed = peers.run_pipeline(package, tmp_path, fail_fast=True)
+    close_launcher()
+    assert timed.run.exit_code == 0 and timed.floor is not None
+    data = tmp_path / "pipeline-data"
+    results = pl.read_parquet(data / "tables" / "results" / "*.parquet")
+    built = [json.loads(p.read_text()) for p in (data / "build").glob("**/builds/*/result.json")]
+    compiled = [b for b in built if "cpu_s" in b and "/submissions/" in b["sources"][0]]
+    assert compiled, built
+    floor = timed.floor
+    assert floor.runs == results.height
+    assert math.isclose(floor.cpu_s, results["cpu_ms"].fill_null(0).sum() / 1000 +
+                        sum(b["cpu_s"] for b in compiled), rel_tol=1e-6)
+    assert floor.chain_s >= results["wall_ms"].max() / 1000
+    ctx = make_context(tmp_path / "work", tmp_path / "bench", quick=True)
+    peers.against_floor(ctx, "hypotenuse", "bt run", [timed.run.wall_s], [floor])
+    recorded = {row["metric"]: row["value"] for row in ctx.rows if row["section"] == "peers"}
+    cores = os.cpu_count() or 1
+    assert math.isclose(recorded["ratio_floor"], timed.run.wall_s / floor.floor_s(cores))
+    assert math.isclose(recorded["busy_share"], floor.cpu_s / (timed.run.wall_s * cores))
+    assert math.isclose(recorded["busy_bound"], min(1.0, floor.cpu_s / (cores * floor.chain_s)))
+    goals = {row["section"] for row in ctx.rows if row["metric"] == "goal_met"}
+    assert goals == {"peers/floor", "peers/busy"}
+    _, every_case = peers.run_pipeline(package, tmp_path)
+    close_launcher()
+    assert every_case.floor is None
+
+
 def test_peers_runs_bt_at_the_pipelines_limit_when_asked(tmp_path: Path) -> None:
     """A package the two tools judge at other limits is run by `bt run -t LIMIT` too: bt then
     says it judges at that limit. Skipped without BAPCtools' bt."""
@@ -395,7 +433,7 @@ def test_list_scheduling_of_jobs_and_chains_by_hand() -> None:
     One worker runs it all, 8 s; two run A beside C, D, E, then B: 5 s, the chain; more
     cannot do better. Three independent jobs of 2 s on two workers: the floor says 3 s
     (6 s / 2), but a job cannot be split: 4 s."""
-    from benchmarks.contests import SimJob, chain_tails, list_schedule, schedule_floor
+    from benchmarks.floor import SimJob, chain_tails, list_schedule, schedule_floor
 
     jobs = [SimJob(3.0), SimJob(2.0, (0,)), SimJob(1.0), SimJob(1.0), SimJob(1.0)]
     assert chain_tails(jobs) == [5.0, 2.0, 1.0, 1.0, 1.0]
