@@ -8,7 +8,8 @@ inputs invalid by construction from the first test case; it is skipped when the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from pipeline.packages.expectations import (
 )
 from pipeline.packages.judge import PackageBuilds, validate_case
 from pipeline.packages.model import CaseResult, Package, Program, requirements_of
+from pipeline.packages.runjob import on_thread
 from pipeline.verdicts import Dialect, Verdict
 
 
@@ -40,11 +42,12 @@ class PackageBug:
 
 
 def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
-              limit: TimeLimit, problem_id: str, builds: PackageBuilds | None = None,
+              limit: TimeLimit, problem_id: str,
+              validators: Callable[[], list[PackageBug]] | None = None,
               cut_short: frozenset[str] = frozenset()) -> tuple[PackageBug, ...]:
     """The bugs the run `judged` (by name, then case) at `limit` shows, those of the test data and
-    (given `builds`) of the input validators; of a submission `cut_short` (`--fail-fast`), only
-    whether an accepted one fails a test."""
+    (given `validators`, as `validator_bugs_found` gives them) of the input validators; of a
+    submission `cut_short` (`--fail-fast`), only whether an accepted one fails a test."""
     order = {case.name: index for index, case in enumerate(package.cases)}
     found: list[PackageBug] = []
     upper = {p.name for p in bound_submissions(package, upper=True)}
@@ -84,8 +87,8 @@ def find_bugs(package: Package, judged: Mapping[str, Mapping[str, CaseResult]],
                 f"({len(verdicts)} cases): no test catches it (`pipeline harden --problem "
                 f"{problem_id} --solver {program.name}` searches for one that does)"))
     found += answer_bugs(package)
-    if builds is not None:
-        found += validator_bugs(package, builds)
+    if validators is not None:
+        found += validators()
     return tuple(found)
 
 
@@ -185,6 +188,30 @@ def broken_inputs(text: str) -> list[tuple[str, str]]:
         cut = cut[:len(cut) - len(tokens[-1])].rstrip()
         found.append(("the case without its last token", cut + "\n" if cut else ""))
     return found
+
+
+# `validator_bugs` started beside a run (`start_validator_bugs`), by the package's registered
+# folder: what it finds (or raises), once it has.
+_started: dict[Path, Future[list[PackageBug]]] = {}
+
+
+def start_validator_bugs(folder: Path, package: Package, builds: PackageBuilds) -> None:
+    """Start `validator_bugs` of the package at `folder` on a thread beside the run, once: it
+    needs nothing the run finds, so its validators run while the cores have room rather than
+    after the last case; `validator_bugs_found` collects it."""
+    if folder not in _started:
+        _started[folder] = on_thread(lambda: validator_bugs(package, builds),
+                                     f"validator bugs of {folder.name}")
+
+
+def validator_bugs_found(folder: Path, package: Package,
+                         builds: PackageBuilds) -> Callable[[], list[PackageBug]]:
+    """A call that gives `validator_bugs`: the check started beside the run, taken now (a later
+    run starts its own), or the check done then."""
+    started = _started.pop(folder, None)
+    if started is None:
+        return lambda: validator_bugs(package, builds)
+    return started.result
 
 
 def validator_bugs(package: Package, builds: PackageBuilds) -> list[PackageBug]:

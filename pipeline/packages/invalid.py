@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.fsutil import atomic_write_text, file_sha256, scratch_folder
+from pipeline.packages.bugs import start_validator_bugs
 from pipeline.packages.expectations import SHOWN_CASES, Agreement, Disagreement
 from pipeline.packages.generators_yaml import digest_files
 from pipeline.packages.kattis_data import KINDS
@@ -302,10 +303,12 @@ _started: dict[Path, Future[tuple[Agreement, ...]]] = {}
 
 def start_validator_check(folder: Path, package: Package, builds, build_dir: Path) -> None:
     """Start `check_validators` of the package at `folder` on a thread beside the run (it
-    only waits on contained processes), once; `validator_agreements` collects it."""
+    only waits on contained processes), once; `validator_agreements` collects it. The
+    validators' own bugs (`bugs.validator_bugs`) are looked for beside it too."""
     if folder not in _started:
         _started[folder] = on_thread(lambda: tuple(check_validators(package, builds, build_dir)),
                                      f"validators of {folder.name}")
+    start_validator_bugs(folder, package, builds)
 
 
 def validator_agreements(folder: Path, package: Package, builds,

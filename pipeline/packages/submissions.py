@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from pipeline.errors import PackageError, UserError
-from pipeline.packages.bugs import PackageBug, find_bugs
+from pipeline.packages.bugs import PackageBug, find_bugs, validator_bugs_found
 from pipeline.packages.expectations import (
     PROBE_TIME_S,
     Agreement,
@@ -292,6 +292,7 @@ def hold_expectations(problem: LoadedPackage, judged: Judged, names: tuple[str, 
     package = problem.load()
     held_validators = validator_agreements(problem.folder, package, problem.builds(),
                                            problem.build_cache)
+    found_validator_bugs = validator_bugs_found(problem.folder, package, problem.builds())
     if not package.cases:  # the run's cases are none of the package's: nothing to hold to
         return Expectations(limit, (), "the package has no test cases")
     # Equal inputs are one stored case: the first of them stands for all.
@@ -314,7 +315,7 @@ def hold_expectations(problem: LoadedPackage, judged: Judged, names: tuple[str, 
     agreements += held_validators()
     bugs = find_bugs(package, {n: {c: r for c, r in judged.get(n, {}).items()
                                    if c in names_in_package} for n in names},
-                     limit, problem.id, problem.builds(), cut_short)
+                     limit, problem.id, found_validator_bugs, cut_short)
     return Expectations(limit, agreements, unjudged=package.unjudged_cases,
                         judged_cases=len(package.cases), bugs=bugs)
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import polars as pl
-from packagekit import judged_by_run, tiny_kattis, write_tree
+from packagekit import judged_by_run, problems_of, tiny_kattis, write_tree
 
 from pipeline.packages.bugs import broken_inputs
 from pipeline.tables.results import read_package_bugs
@@ -74,6 +74,31 @@ def test_each_bug_of_the_package_is_one_line_of_the_run_and_a_row_of_its_table(t
     stored = read_package_bugs(data).filter(pl.col("run_id") == judged.run_id)
     assert sorted(zip(stored["kind"], stored["problem"])) == sorted(
         (kind, "buggy") for kind in lines)
+
+
+def test_the_validators_bugs_are_looked_for_beside_the_run_and_taken_once(tmp_path):
+    """Whether the input validators accept everything needs nothing the run finds: the look
+    starts beside the run's jobs (with the validators held to the invalid data), and holding
+    the expectations takes it. A look taken is gone: the run took its own, and a later one
+    starts its own again."""
+    from pipeline.packages import bugs
+    from pipeline.packages.invalid import start_validator_check
+    from pipeline.problems import get_problem
+
+    data = tmp_path / "data"
+    judged = judged_by_run(buggy(tmp_path / "buggy"), data)
+    assert "validator-accepts-all" in {bug.kind for bug in judged.expectations.bugs}
+    with problems_of(data):
+        problem = get_problem("buggy")
+        assert problem.folder not in bugs._started  # the run took the look it started
+        start_validator_check(problem.folder, problem.load(), problem.builds(),
+                              problem.build_cache)
+        assert problem.folder in bugs._started
+        found = bugs.validator_bugs_found(problem.folder, problem.load(), problem.builds())
+        assert problem.folder not in bugs._started
+        assert [bug.line() for bug in found()] == [
+            line for line in (bug.line() for bug in judged.expectations.bugs)
+            if line.startswith("input validator(s)")]
 
 
 def test_a_sound_package_shows_no_bug_and_a_strict_validator_is_not_one(tmp_path):
