@@ -4,9 +4,10 @@ A run's floor is the larger of (a) the longest chain of work that must follow on
 a submission's build, then its runs: its longest run (one meant to time out runs to the high
 end), or all of them one after another for one run a case at a time (one not expected to
 pass, stopped at its first failure under `--fail-fast`) - and (b) the CPU time of every
-program that ran (every judged run, every build of a submission) divided by the cores. The
-`contests` section holds a whole contest to it, the `peers` section each package; both also
-say the share of the wall time the cores were busy with those programs.
+program that ran (every judged run with every pass of a multi-pass case and what judged it:
+an output validator, interactor or checker; every build of a submission) divided by the
+cores. The `contests` section holds a whole contest to it, the `peers` section each package;
+both also say the share of the wall time the cores were busy with those programs.
 
 `list_schedule` replays a run's jobs and chains on N workers (`simulated` in `contests`).
 """
@@ -47,8 +48,14 @@ def measured_floor(data: Path, since: float) -> Floor:
     files = sorted((data / "tables" / "results").glob("*.parquet"))
     if not files:
         return Floor()
-    results = pl.read_parquet(files, columns=["problem", "solver", "verdict", "cpu_ms",
-                                              "wall_ms", "finished_at"])
+    # a run's CPU time is every program's it took (`programs_cpu_ms`: all passes of a
+    # multi-pass case, its validator, interactor or checker) and its wall time the time over
+    # them all (`elapsed_ms`); in a folder stored before those columns, the solver's own
+    results = pl.concat([pl.read_parquet(path) for path in files], how="diagonal_relaxed")
+    for total, own in (("programs_cpu_ms", "cpu_ms"), ("elapsed_ms", "wall_ms")):
+        if total in results.columns:
+            results = results.with_columns(pl.coalesce(total, own).alias(own))
+    results = results.select("problem", "solver", "verdict", "cpu_ms", "wall_ms", "finished_at")
     builds: dict[str, list[tuple[float, float]]] = defaultdict(list)
     # (problem, submission) -> its build's CPU and wall time, where the build names its source
     built: dict[tuple[str, str], tuple[float, float]] = {}

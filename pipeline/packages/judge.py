@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -141,8 +142,11 @@ def judge_case(package: Package, submission: Build, case: TestCase, limits: RunL
     return _batch(package, submission, case, limits, scratch, builds, isolation)
 
 
-def _finish(package: Package, case: TestCase, limits: RunLimits, ran: _Pass) -> CaseResult:
-    """The case's result: how the run ended, judged at `limits.time_s`, and its score."""
+def _finish(package: Package, case: TestCase, limits: RunLimits, ran: _Pass,
+            programs_cpu_s: float | None = None, elapsed_s: float | None = None) -> CaseResult:
+    """The case's result: how the run ended, judged at `limits.time_s`, and its score;
+    `programs_cpu_s`: every program's CPU time the case took (default: `ran`'s and its
+    judge's); `elapsed_s`: its wall time over them all (default: `ran`'s)."""
     verdict = untimed = ran.untimed
     message, check = ran.message, ran.check
     if untimed != Verdict.JE and (ran.timed_out or ran.cpu_s > limits.time_s):
@@ -156,7 +160,10 @@ def _finish(package: Package, case: TestCase, limits: RunLimits, ran: _Pass) -> 
                       timed_out=ran.timed_out, validator_first_wa=ran.validator_first_wa,
                       raw_score=check.score if check else None,
                       score_multiplier=check.score_multiplier if check else None,
-                      answer=ran.answer)
+                      answer=ran.answer,
+                      programs_cpu_s=ran.cpu_s + ran.judge_cpu_s if programs_cpu_s is None
+                      else programs_cpu_s,
+                      elapsed_s=ran.wall_s if elapsed_s is None else elapsed_s)
 
 
 def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult:
@@ -187,7 +194,8 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
                        time_limit_s=time_s)
     return _finish(package, case, default_limits(package, time_s), _Pass(
         result.untimed_verdict, check, message, result.cpu_s, result.wall_s, result.peak_rss_kb,
-        result.timed_out, result.validator_first_wa, result.answer))
+        result.timed_out, result.validator_first_wa, result.answer), result.programs_cpu_s,
+        result.elapsed_s)
 
 
 @dataclass(frozen=True)
@@ -203,6 +211,7 @@ class _Pass:
     timed_out: bool
     validator_first_wa: bool = False
     answer: str | None = None
+    judge_cpu_s: float = 0.0  # the CPU time of what judged it (validator, interactor, checker)
 
 
 def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
@@ -211,15 +220,18 @@ def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
     each `nextpass.in` (problemtools' and BAPCtools' rules): one feedback folder over the
     passes; the case ends at the first pass not accepted or writing no `nextpass.in`; JE for
     a rejection that writes one, a pass beyond `validation_passes`, or a `nextpass.in` that is
-    no regular file. The time counted is the slowest pass's."""
+    no regular file. The time counted is the slowest pass's; every pass's, and what judged
+    each, add up to the case's `programs_cpu_s`, and the case's `elapsed_s` is all of them
+    from the first pass's start to the last one's end."""
     multi_pass = package.type.multi_pass
     feedback = scratch / "feedback"
     if multi_pass:
         feedback.mkdir(exist_ok=True)
-    input_path, slowest = case.input_path, None
+    input_path, slowest, spent, began = case.input_path, None, 0.0, time.perf_counter()
     allowed = package.limits.validation_passes if multi_pass else 1
     for number in range(1, allowed + 1):
         done = run_pass(input_path, feedback if multi_pass else None, number)
+        spent += done.cpu_s + done.judge_cpu_s
         slowest = done if slowest is None else replace(
             done, cpu_s=max(slowest.cpu_s, done.cpu_s), wall_s=max(slowest.wall_s, done.wall_s),
             rss_kb=max(slowest.rss_kb, done.rss_kb))
@@ -250,7 +262,7 @@ def _passes(package: Package, case: TestCase, limits: RunLimits, scratch: Path,
             break
         nextpass.unlink()
     assert slowest is not None  # a case has at least one pass
-    return _finish(package, case, limits, slowest)
+    return _finish(package, case, limits, slowest, spent, time.perf_counter() - began)
 
 
 def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimits,
@@ -285,7 +297,7 @@ def _batch(package: Package, submission: Build, case: TestCase, limits: RunLimit
         check = _check(package, case, outcome.answer or "", scratch, builds, input_path,
                        feedback)
         return _Pass(check.verdict, check, check.message, cpu_s, wall_s, rss, False,
-                     answer=outcome.answer)
+                     answer=outcome.answer, judge_cpu_s=check.cpu_s)
 
     return _passes(package, case, limits, scratch, run_pass)
 
@@ -371,7 +383,7 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
         return _Pass(Verdict.JE, None, error.left_by(what, scratch), 0.0, 0.0, 0, False)
     sub, val = exchange.submission, exchange.validator
     ended = partial(_Pass, cpu_s=sub.cpu_s, wall_s=sub.wall_s, rss_kb=sub.peak_rss_kb,
-                    timed_out=False)
+                    timed_out=False, judge_cpu_s=val.cpu_s)
     if exchange.busy:
         return ended(Verdict.JE, None, busy_message(limits.cpu_cap_s, sub.cpu_s * 1000))
     if val.timed_out:  # still waiting when time ran out: problemtools assumes WA, not first
@@ -401,4 +413,5 @@ def _interaction(package: Package, submission: Build, case: TestCase, limits: Ru
                                     _answer_file(case, scratch),
                                     time_s=package.limits.validation_time_s,
                                     memory_mb=memory, workdir=scratch)
+        return ended(check.verdict, check, check.message, judge_cpu_s=val.cpu_s + check.cpu_s)
     return ended(check.verdict, check, check.message)

@@ -295,6 +295,8 @@ class CaseResult:
     raw_score: float | None = None         # score.txt / checker points as the checker gave it
     score_multiplier: float | None = None
     answer: str | None = None              # the submission's output (batch problems)
+    programs_cpu_s: float = 0.0            # every program's CPU time: all passes, the judges
+    elapsed_s: float = 0.0                 # the wall time over them all, first start to last end
 
 
 def case_result(judgement: object) -> CaseResult:

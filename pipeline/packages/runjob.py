@@ -231,4 +231,6 @@ def outcome_of(job: Job, result: CaseResult) -> Outcome:
     return Outcome(job.key, verdict, answer=result.answer,
                    wall_ms=result.wall_s * 1000, cpu_ms=result.cpu_s * 1000,
                    peak_rss_kb=result.peak_rss_kb or None,
-                   error=result.message or None, judgement=result)
+                   error=result.message or None, judgement=result,
+                   programs_cpu_ms=result.programs_cpu_s * 1000,
+                   elapsed_ms=result.elapsed_s * 1000)

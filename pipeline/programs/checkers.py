@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ class CheckResult:
     score: float | None = None             # score.txt, or a testlib checker's points
     score_multiplier: float | None = None  # score_multiplier.txt
     team_message: str = ""
+    cpu_s: float = 0.0  # the CPU time of the program that checked it (0: checked in process)
 
 
 # -- the default output validator ---------------------------------------------------------------
@@ -230,7 +231,8 @@ def run_output_validator(validator: Build, input_path: Path, answer_path: Path,
         argv = [*run.argv, str(input_path), str(answer_path), str(feedback) + "/", *args]
         done = run_limited(argv, cwd=scratch / "work", stdin=output_path, time_s=time_s,
                            memory_mb=run.memory_mb, kept=(feedback,))
-        return read_feedback(done, feedback, f"output validator {validator.program.name}")
+        return replace(read_feedback(done, feedback, f"output validator {validator.program.name}"),
+                       cpu_s=done.cpu_s)
 
 
 def _not_built(build: Build, what: str) -> CheckResult:
@@ -276,4 +278,5 @@ def run_testlib_checker(checker: Build, input_path: Path, output_path: Path, ans
         run = launch(checker, memory_mb)
         argv = [*run.argv, str(input_path), str(output_path), str(answer_path)]
         done = run_limited(argv, cwd=scratch, time_s=time_s, memory_mb=run.memory_mb)
-        return testlib_verdict(done, f"checker {checker.program.name}")
+        return replace(testlib_verdict(done, f"checker {checker.program.name}"),
+                       cpu_s=done.cpu_s)

@@ -100,6 +100,11 @@ class Outcome:
     error: str | None = None
     host: str | None = None  # the machine that ran the job, when it was not this one
     judgement: Judgement | None = None  # the problem's verdict, when it judged the run there
+    # every program's CPU time the run took: each pass of a multi-pass case and what judged it
+    # (an output validator, interactor or checker), and the wall time over them all from the
+    # first start to the last end; None: the solver's alone, `cpu_ms` and `wall_ms`
+    programs_cpu_ms: float | None = None
+    elapsed_ms: float | None = None
 
 
 # Why a job is not to be run after all (asked as it is about to be sent), or None: run it.

@@ -533,6 +533,9 @@ def _result_row(run_id: str, problem: Problem, job: Job, outcome: Outcome, case:
             "solver": job.solver.name, "repeat": job.repeat, "verdict": verdict.value,
             "answer": outcome.answer, "score": score, "message": message,
             "wall_ms": outcome.wall_ms, "cpu_ms": outcome.cpu_ms,
+            "programs_cpu_ms": outcome.cpu_ms if outcome.programs_cpu_ms is None
+            else outcome.programs_cpu_ms,
+            "elapsed_ms": outcome.wall_ms if outcome.elapsed_ms is None else outcome.elapsed_ms,
             "peak_rss_kb": outcome.peak_rss_kb, "exit_code": outcome.exit_code, "error": error,
             "expected_source": case["expected_source"] if expected is not None else None,
             "size": case["size"], "host": outcome.host or info["host"], "finished_at": now()}

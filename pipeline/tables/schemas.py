@@ -50,6 +50,8 @@ RESULTS: dict[str, pl.DataType] = {
     "message": pl.String(),
     "wall_ms": pl.Float64(),
     "cpu_ms": pl.Float64(),
+    "programs_cpu_ms": pl.Float64(),  # every program the run took: all passes, the judges
+    "elapsed_ms": pl.Float64(),  # the wall time over them all, first start to last end
     "peak_rss_kb": pl.Int64(),
     "exit_code": pl.Int64(),
     "error": pl.String(),

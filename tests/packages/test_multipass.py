@@ -9,8 +9,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import polars as pl
 import pytest
-from packagekit import fetched, judged_by_run
+from packagekit import fetched, judged_by_run, table
 
 from pipeline.packages import build_package, judge_case, load_package
 from pipeline.packages.judge import default_limits
@@ -93,6 +94,29 @@ def test_the_feedback_folder_lasts_over_the_passes_up_to_validation_passes(copy_
     root = variant(copy_fixture, validator, validation_passes=3, interactive=interactive)
     result = judged(root, build_dir, tmp_path)
     assert (result.verdict, result.message) == ("AC", "pass 3: 3 passes")
+
+
+def test_a_case_counts_every_pass_and_what_judged_it_in_its_programs_time(copy_fixture,
+                                                                          tmp_path):
+    """The time a case is judged by is its slowest pass's; what it cost is every program it
+    ran: each pass of the submission and each run of the validator (`programs_cpu_ms`), over
+    a wall time from the first start to the last end (`elapsed_ms`), both stored with its
+    result by a real `pipeline run`. A validator that spends 0.2 s of CPU on each of three
+    passes puts at least 0.6 s in it."""
+    busy = ("import time\nstart = time.process_time()\n"
+            "while time.process_time() - start < 0.2:\n    pass\n")
+    root = variant(copy_fixture, busy + COUNTING_VALIDATOR.format(passes=3, next_first=False),
+                   validation_passes=3)
+    judged = judged_by_run(root, tmp_path / "data", ("accepted/echo.py",))
+    results = judged.results["accepted/echo.py"]
+    assert results and {r.verdict for r in results.values()} == {"AC"}
+    rows = table(tmp_path / "data", "results").filter(pl.col("solver") == "accepted/echo.py")
+    assert rows.height == len(results)
+    for row in rows.iter_rows(named=True):
+        assert row["programs_cpu_ms"] >= row["cpu_ms"] + 3 * 200, row
+        # one program after another, each single-threaded: no less wall time than CPU time
+        assert row["elapsed_ms"] >= row["programs_cpu_ms"] and \
+            row["elapsed_ms"] >= row["wall_ms"], row
 
 
 def test_asking_for_more_passes_than_validation_passes_is_a_judge_error(copy_fixture,
