@@ -194,8 +194,8 @@ def judged_at(package: Package, result: CaseResult, time_s: float) -> CaseResult
                        time_limit_s=time_s)
     return _finish(package, case, default_limits(package, time_s), _Pass(
         result.untimed_verdict, check, message, result.cpu_s, result.wall_s, result.peak_rss_kb,
-        result.timed_out, result.validator_first_wa, result.answer), result.programs_cpu_s,
-        result.elapsed_s)
+        result.timed_out, result.validator_first_wa, result.answer),
+        result.programs_cpu_s or None, result.elapsed_s or None)  # (None: one rebuilt from rows)
 
 
 @dataclass(frozen=True)
