@@ -45,17 +45,19 @@ def measured_floor(data: Path, since: float) -> Floor:
     their results, and the builds of submissions made since `since` (a time stamp)."""
     import polars as pl
 
+    from pipeline.tables.files import read_file
+    from pipeline.tables.schemas import RESULTS
+
     files = sorted((data / "tables" / "results").glob("*.parquet"))
     if not files:
         return Floor()
     # a run's CPU time is every program's it took (`programs_cpu_ms`: all passes of a
     # multi-pass case, its validator, interactor or checker) and its wall time the time over
     # them all (`elapsed_ms`); in a folder stored before those columns, the solver's own
-    results = pl.concat([pl.read_parquet(path) for path in files], how="diagonal_relaxed")
-    for total, own in (("programs_cpu_ms", "cpu_ms"), ("elapsed_ms", "wall_ms")):
-        if total in results.columns:
-            results = results.with_columns(pl.coalesce(total, own).alias(own))
-    results = results.select("problem", "solver", "verdict", "cpu_ms", "wall_ms", "finished_at")
+    # (each file read as the pipeline reads it: a column it lacks is null)
+    results = pl.concat([read_file(path, RESULTS, list(RESULTS)) for path in files]).select(
+        "problem", "solver", "verdict", pl.coalesce("programs_cpu_ms", "cpu_ms").alias("cpu_ms"),
+        pl.coalesce("elapsed_ms", "wall_ms").alias("wall_ms"), "finished_at")
     builds: dict[str, list[tuple[float, float]]] = defaultdict(list)
     # (problem, submission) -> its build's CPU and wall time, where the build names its source
     built: dict[tuple[str, str], tuple[float, float]] = {}

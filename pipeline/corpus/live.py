@@ -12,10 +12,12 @@ from pathlib import Path
 
 from pipeline.errors import UserError
 from pipeline.problems import (
-    PACKAGE_MARKER,
+    has_registered_package,
     is_package_folder,
-    package_marker,
     package_source_changed,
+    registered_at,
+    registered_package,
+    registered_source,
 )
 from pipeline.tables.layout import registered_dir
 
@@ -50,13 +52,13 @@ def _registered(data_dir: Path) -> list[Path]:
         folders = sorted(registered_dir(data_dir).iterdir())
     except OSError:
         return []
-    return [folder for folder in folders if (folder / PACKAGE_MARKER).is_file()]
+    return [folder for folder in folders if has_registered_package(folder)]
 
 
 def registered_as(data_dir: Path, root: Path) -> str | None:
     """The id of the package registered in `data_dir` from the folder `root`, or None."""
     return next((folder.name for folder in _registered(data_dir)
-                 if package_marker(folder).get("source") == str(Path(root).resolve())), None)
+                 if registered_source(folder) == Path(root).resolve()), None)
 
 
 @dataclass(frozen=True)
@@ -73,13 +75,13 @@ def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
     from pipeline.programs.contained import hide
 
     if first is None:
-        if not (folder / PACKAGE_MARKER).is_file():
+        if not has_registered_package(folder):
             return Refresh(None)  # no package registered there: nothing to refresh
         source, changed = package_source_changed(folder)
         if source is None or not changed:
             return Refresh(None)
         if not source.exists():
-            when = package_marker(folder).get("registered_at", "?")
+            when = registered_at(folder)
             return Refresh(f"note: {problem_id}: its source {source} is gone: judging the "
                            f"copy registered at {when}")
     else:
@@ -112,11 +114,8 @@ def refresh(data_dir: Path, problem_id: str, folder: Path, *, wait: bool = True,
 def submission_roots(folder: Path) -> list[Path]:
     """Where a path naming a submission of the package registered at `folder` may start: its
     source folder (while it is there), then the data folder's copy of it."""
-    roots = [folder / "package"]
-    source = package_marker(folder).get("source")
-    if source and Path(source).is_dir():
-        roots.insert(0, Path(source))
-    return roots
+    source, copy = registered_source(folder), registered_package(folder)
+    return [root for root in (source, copy) if root is not None and root.is_dir()]
 
 
 def submission_name(text: str, names: list[str], roots: list[Path]) -> str:

@@ -9,7 +9,6 @@ inputs invalid by construction from the first test case; it is skipped when the 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from pipeline.packages.expectations import (
 )
 from pipeline.packages.judge import PackageBuilds, validate_case
 from pipeline.packages.model import CaseResult, Package, Program, requirements_of
-from pipeline.packages.runjob import on_thread
+from pipeline.packages.runjob import BesideRun
 from pipeline.verdicts import Dialect, Verdict
 
 
@@ -190,28 +189,20 @@ def broken_inputs(text: str) -> list[tuple[str, str]]:
     return found
 
 
-# `validator_bugs` started beside a run (`start_validator_bugs`), by the package's registered
-# folder: what it finds (or raises), once it has.
-_started: dict[Path, Future[list[PackageBug]]] = {}
+# `validator_bugs` started beside a run, by the package's registered folder
+_started: BesideRun[list[PackageBug]] = BesideRun("validator bugs")
 
 
 def start_validator_bugs(folder: Path, package: Package, builds: PackageBuilds) -> None:
-    """Start `validator_bugs` of the package at `folder` on a thread beside the run, once: it
-    needs nothing the run finds, so its validators run while the cores have room rather than
-    after the last case; `validator_bugs_found` collects it."""
-    if folder not in _started:
-        _started[folder] = on_thread(lambda: validator_bugs(package, builds),
-                                     f"validator bugs of {folder.name}")
+    """Start `validator_bugs` of the package at `folder` beside the run, once: its validators
+    run while the cores have room rather than after the last case."""
+    _started.start(folder, lambda: validator_bugs(package, builds))
 
 
 def validator_bugs_found(folder: Path, package: Package,
                          builds: PackageBuilds) -> Callable[[], list[PackageBug]]:
-    """A call that gives `validator_bugs`: the check started beside the run, taken now (a later
-    run starts its own), or the check done then."""
-    started = _started.pop(folder, None)
-    if started is None:
-        return lambda: validator_bugs(package, builds)
-    return started.result
+    """A call that gives `validator_bugs`: the look started beside the run, or done then."""
+    return _started.taken(folder, lambda: validator_bugs(package, builds))
 
 
 def validator_bugs(package: Package, builds: PackageBuilds) -> list[PackageBug]:

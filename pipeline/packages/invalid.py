@@ -15,7 +15,6 @@ import functools
 import hashlib
 import json
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from pipeline.packages.expectations import SHOWN_CASES, Agreement, Disagreement
 from pipeline.packages.generators_yaml import digest_files
 from pipeline.packages.kattis_data import KINDS
 from pipeline.packages.model import Package, ValidatorTest
-from pipeline.packages.runjob import on_thread
+from pipeline.packages.runjob import BesideRun
 from pipeline.packages.validate import cut, run_answer_validator, validate_input
 from pipeline.programs.checkers import default_validate, run_output_validator
 from pipeline.programs.contained import default_sandbox
@@ -296,18 +295,15 @@ def disagreement_notes(agreements: tuple[Agreement, ...]) -> list[str]:
 
 
 # -- beside a run -------------------------------------------------------------------------------
-# The checks started beside a run (`start_validator_check`), by the package's registered folder:
-# what each finds (or raises), once it has.
-_started: dict[Path, Future[tuple[Agreement, ...]]] = {}
+# The checks started beside a run (`start_validator_check`), by the package's registered folder.
+_started: BesideRun[tuple[Agreement, ...]] = BesideRun("validators")
 
 
 def start_validator_check(folder: Path, package: Package, builds, build_dir: Path) -> None:
     """Start `check_validators` of the package at `folder` on a thread beside the run (it
     only waits on contained processes), once; `validator_agreements` collects it. The
     validators' own bugs (`bugs.validator_bugs`) are looked for beside it too."""
-    if folder not in _started:
-        _started[folder] = on_thread(lambda: tuple(check_validators(package, builds, build_dir)),
-                                     f"validators of {folder.name}")
+    _started.start(folder, lambda: tuple(check_validators(package, builds, build_dir)))
     start_validator_bugs(folder, package, builds)
 
 
@@ -315,7 +311,4 @@ def validator_agreements(folder: Path, package: Package, builds,
                          build_dir: Path) -> Callable[[], tuple[Agreement, ...]]:
     """A call that gives the validators held to the invalid data: the check started beside
     the run, taken now (a later run starts its own), or the check done then."""
-    started = _started.pop(folder, None)
-    if started is None:
-        return lambda: tuple(check_validators(package, builds, build_dir))
-    return started.result
+    return _started.taken(folder, lambda: tuple(check_validators(package, builds, build_dir)))

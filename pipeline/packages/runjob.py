@@ -14,7 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from pipeline.packages.expectations import TimeLimit, times_out_by_design
 from pipeline.packages.judge import (
@@ -155,6 +155,29 @@ def on_thread(work: Callable[[], T], name: str) -> Future[T]:
 
     threading.Thread(target=run, name=name, daemon=True).start()
     return found
+
+
+class BesideRun(Generic[T]):
+    """Work a run starts beside its jobs (it needs nothing they find), once per package
+    folder, and takes once when it holds its expectations: `start`, then `taken`."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self._started: dict[Path, Future[T]] = {}  # what each finds (or raises), once it has
+
+    def __contains__(self, folder: Path) -> bool:
+        return folder in self._started
+
+    def start(self, folder: Path, work: Callable[[], T]) -> None:
+        """Start `work` for the package at `folder` on a thread, unless it is under way."""
+        if folder not in self._started:
+            self._started[folder] = on_thread(work, f"{self.what} of {folder.name}")
+
+    def taken(self, folder: Path, work: Callable[[], T]) -> Callable[[], T]:
+        """A call that gives what `work` gives: the work started beside the run, taken now
+        (a later run starts its own), or `work` itself, done when called."""
+        started = self._started.pop(folder, None)
+        return work if started is None else started.result
 
 
 def _package_of(problem: LoadedPackage) -> Package:

@@ -56,7 +56,7 @@ def _found() -> dict[str, Path]:
         except OSError:
             continue
         for child in children:
-            if not ((child / MARKER).is_file() or (child / PACKAGE_MARKER).is_file()):
+            if not ((child / MARKER).is_file() or has_registered_package(child)):
                 continue
             if child.name in found:
                 if found[child.name].parent == BUILTIN_DIR:
@@ -93,11 +93,27 @@ def holds_package(path: Path) -> bool:
         return True
 
 
-def package_marker(folder: Path) -> dict:
+def has_registered_package(folder: Path) -> bool:
+    """Whether a judge package is registered at the problem folder `folder`."""
+    return (folder / PACKAGE_MARKER).is_file()
+
+
+def _package_marker(folder: Path) -> dict:
     """What the package registered at `folder` records; empty when none is."""
     from pipeline.packages.registry import read_marker
 
     return read_marker(folder)
+
+
+def registered_source(folder: Path) -> Path | None:
+    """The folder the package registered at `folder` was registered from (None: none)."""
+    source = _package_marker(folder).get("source")
+    return Path(source) if source else None
+
+
+def registered_at(folder: Path) -> str:
+    """When the package at `folder` was registered, as its registration records it."""
+    return _package_marker(folder).get("registered_at", "?")
 
 
 def package_source_changed(folder: Path) -> tuple[Path | None, bool]:
