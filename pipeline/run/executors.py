@@ -390,7 +390,9 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
             with contextlib.suppress(KeyError):
                 self._poll.unregister(fd)
 
-    def _retire(self, worker: _Worker) -> None:
+    def _retire(self, worker: _Worker, stopping: bool = False) -> None:
+        """Take `worker` out of the pool and wait for its end (`stopping`: it was told to
+        stop already, `close`)."""
         self._workers.remove(worker)
         self._watch(worker.connection.fileno(), False)
         if worker.child is not None:  # never started (the pool's start failed)
@@ -398,7 +400,8 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
             worker.connection.close()
             worker.process.close()
             return
-        worker.process.terminate()  # SIGTERM: the worker kills the program it is running
+        if not stopping:
+            worker.process.terminate()  # SIGTERM: the worker kills the program it is running
         worker.process.join(timeout=2)
         if worker.process.is_alive():
             worker.process.kill()
@@ -638,10 +641,14 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
     def close(self) -> None:
         with contextlib.suppress(ExecutorError):
             self._started()
-        for worker in list(self._workers):
+        workers = list(self._workers)
+        for worker in workers:  # every worker told at once, so that they end side by side
             with contextlib.suppress(OSError):  # (a broken pipe: the worker is gone)
                 worker.connection.send(None)
-            self._retire(worker)
+            if worker.child is None:
+                worker.process.terminate()  # SIGTERM: it kills the program it is running
+        for worker in workers:
+            self._retire(worker, stopping=True)
 
     def __exit__(self, *exc) -> None:
         self.close()

@@ -54,6 +54,7 @@ from pipeline.tables.results import (
     read_run_cases,
     read_run_results,
     read_runs,
+    results_of,
     write_results_chunk,
     write_run,
     write_run_cases,
@@ -349,12 +350,16 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         executor = make_executor("local", None, request.jobs, problem, selection)
     noted = failed if request.fail_fast else None  # (where `_tally` notes a failure)
     buffer: list[dict] = []  # set before `try`: Ctrl-C may come before the first result
+    # every row this run stores, while they are all it has (not resumed): what `_hold` reads
+    written: list[dict] | None = None if request.resume else []
     started = False          # the run's row says `running`: it must say how it ended
 
     def flush() -> None:
         nonlocal chunk, buffer
         if buffer:
             write_results_chunk(data_dir, run_id, chunk, buffer)
+            if written is not None:
+                written.extend(buffer)
             summary.results_written += len(buffer)
             chunk, buffer = chunk + 1, []
 
@@ -438,7 +443,7 @@ def _run(data_dir: Path, request: RunRequest, run_id: str, executor: Executor | 
         flush()
         if judging is not None:
             _hold(data_dir, problem, run_id, selection, judging.limit, judged, cases, summary,
-                  frozenset(failed))
+                  frozenset(failed), written)
         summary.cannot_start = _cannot_start(summary, specs)
         summary.status = "finished"
     except KeyboardInterrupt:
@@ -494,13 +499,15 @@ def _judge_of(problem: Problem) -> PackageJudge:
 
 def _hold(data_dir: Path, problem: Problem, run_id: str, selection: Selection,
           limit: JudgedLimit, judged: dict, cases: pl.DataFrame, summary: RunSummary,
-          cut_short: frozenset[str] = frozenset()) -> None:
+          cut_short: frozenset[str] = frozenset(), written: list[dict] | None = None) -> None:
     """Hold each submission against its expectation (with what a resumed run stored before)
-    into the `expectations` table; those `cut_short` (--fail-fast) to the cases they ran."""
+    into the `expectations` table; those `cut_short` (--fail-fast) to the cases they ran.
+    `written`: every row the run stored, when they are at hand (else they are read back)."""
     from pipeline.tables.results import write_expectations, write_package_bugs
 
-    earlier = read_run_results(data_dir, run_id, ["case_id", "solver", "repeat", "verdict",
-                                                  "score", "message", "cpu_ms", "wall_ms"])
+    columns = ["case_id", "solver", "repeat", "verdict", "score", "message", "cpu_ms", "wall_ms"]
+    earlier = read_run_results(data_dir, run_id, columns) if written is None \
+        else results_of(written, columns)
     earlier = earlier.filter(pl.col("solver").is_in(list(selection.submissions)))
     inputs = dict(zip(cases["case_id"], cases["input"]))
     found, rows = _judge_of(problem).hold(run_id, selection.submissions, judged, earlier,

@@ -54,6 +54,12 @@ def read_run_results(data_dir: Path, run_id: str,
     return pl.concat([read_file(c, RESULTS, wanted) for c in chunks])
 
 
+def results_of(rows: list[dict], columns: list[str]) -> pl.DataFrame:
+    """Result rows not read back from storage (those a run wrote), as `read_run_results` reads
+    them: the `columns` of the results table, as stored."""
+    return frame_of(rows, RESULTS).select(columns)
+
+
 def drop_results(data_dir: Path, run_id: str, verdict: str) -> int:
     """Remove a run's stored results of `verdict` (chunks rewritten or removed); how many."""
     removed = 0

@@ -7,6 +7,7 @@ import polars as pl
 from pipeline.tables.results import (
     read_run_results,
     read_runs,
+    results_of,
     stored_chunks,
     write_results_chunk,
     write_run,
@@ -29,6 +30,16 @@ def test_chunks_of_a_run_read_back_as_one_table_with_the_declared_schema(tmp_pat
     assert frame["peak_rss_kb"].to_list() == [None] * 3
     everything = pl.read_parquet(str(tmp_path / "tables" / "results" / "*.parquet"))
     assert everything.height == 4 and everything.schema == pl.Schema(RESULTS)
+
+
+def test_the_rows_a_run_wrote_are_the_rows_it_reads_back(tmp_path):
+    rows = [_row("a"), {**_row("b"), "verdict": "WA", "score": None, "message": "bad\xff"},
+            {**_row("c", "slow"), "cpu_ms": 7, "wall_ms": None}]
+    write_results_chunk(tmp_path, "r1", 0, rows[:2])
+    write_results_chunk(tmp_path, "r1", 1, rows[2:])
+    columns = ["case_id", "solver", "verdict", "message", "cpu_ms", "wall_ms"]
+    assert results_of(rows, columns).equals(read_run_results(tmp_path, "r1", columns))
+    assert results_of([], columns).equals(read_run_results(tmp_path, "none", columns))
 
 
 def test_a_temporary_file_left_by_a_killed_writer_is_not_a_chunk(tmp_path):
