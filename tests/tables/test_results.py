@@ -33,7 +33,7 @@ def test_chunks_of_a_run_read_back_as_one_table_with_the_declared_schema(tmp_pat
 
 
 def test_the_rows_a_run_wrote_are_the_rows_it_reads_back(tmp_path):
-    rows = [_row("a"), {**_row("b"), "verdict": "WA", "score": None, "message": "bad\xff"},
+    rows = [_row("a"), {**_row("b"), "verdict": "WA", "score": None, "message": "bad\udcff"},
             {**_row("c", "slow"), "cpu_ms": 7, "wall_ms": None}]
     write_results_chunk(tmp_path, "r1", 0, rows[:2])
     write_results_chunk(tmp_path, "r1", 1, rows[2:])
