@@ -50,6 +50,9 @@ STARTUP_TIMEOUT_S = 60.0
 ASLEEP_TO_GROW = 0.5
 GROW_WINDOW_S = 0.25
 GROW_PER_CORE = 4
+# A grown pool keeps its batches running (each ended batch is followed by another) until a window
+# finds the machine's cores idle less than this on average; then it runs one batch fewer.
+BUSY_TO_SHRINK = 0.25
 # A grown pool starts a new worker process (some 0.3 s of a core) only for at least this much
 # work left per batch running (`worth_a_new_worker`).
 NEW_WORKER_WORK_S = 1.0
@@ -292,12 +295,20 @@ def may_grow(demand: float | None, busy: int, size: int, grow_to: int,
             and idle_cores is not None and idle_cores >= ASLEEP_TO_GROW)
 
 
+def keeps_growing(idle_cores: float | None) -> bool:
+    """Whether a grown pool keeps running as many batches at once (each batch that ends
+    followed by another): unless the machine's cores were idle less than `BUSY_TO_SHRINK` on
+    average since the last look (`idle_cores_since`; None: not known, kept)."""
+    return idle_cores is None or idle_cores >= BUSY_TO_SHRINK
+
+
 class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
     """N worker processes on this machine (forked from the worker server, `workerserver`).
 
     Let grow (`grow_to`), it runs more batches at once than it has workers while their
-    programs sleep or wait (`may_grow`, looked at every `GROW_WINDOW_S`); programs are judged
-    on their CPU time and own clock, so running side by side changes no verdict."""
+    programs sleep or wait (`may_grow`, looked at every `GROW_WINDOW_S`), and keeps running as
+    many until the cores are busy (`keeps_growing`); programs are judged on their CPU time and
+    own clock, so running side by side changes no verdict."""
 
     def __init__(self, jobs: int | None = None,
                  preload: tuple[tuple[str, str], ...] = (), grow_to: int | None = None) -> None:
@@ -309,6 +320,7 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
         self._preload = tuple(preload)
         self._demand_reading: tuple[float, dict[int, float]] | None = None
         self._idle_reading: tuple[float, float] | None = None  # (`idle_cores_since`)
+        self._grown = 0          # batches it runs at once beyond `size`, kept (`_grow`)
         self._done_jobs = 0      # jobs whose outcome came back in this `run`, and the
         self._busy_s = 0.0       # seconds the workers' batches took so far (for the average)
         self._skip: Skip | None = None
@@ -451,6 +463,7 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
         self._turns = turns
         self._done_jobs, self._busy_s = 0, 0.0
         self._deaths = {}
+        self._grown = 0
         open_ = arrivals is not None and self._arrive(pending, arrivals)
         if arrivals is not None:
             self._watch(arrivals.fileno(), open_)
@@ -493,7 +506,8 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
                         yield job, outcome
                     if not worker.busy:
                         self._watch(worker.connection.fileno(), False)
-                        if pending and sum(w.busy for w in self._workers) < self.size and \
+                        if pending and sum(w.busy for w in self._workers) < \
+                                self.size + self._grown and \
                                 (batch := self._take(pending)):
                             self._assign(worker, batch)
                 elif time.monotonic() >= self._deadline(worker) or \
@@ -533,9 +547,12 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
         yield from passed
 
     def _grow(self, pending: _Pending) -> None:
-        """Start batches while fewer than `size` are busy, and one more when it may grow."""
+        """Start batches while fewer than `size` (and the batches it has grown by) are busy;
+        one more, kept from then on, when it may grow (`may_grow`); one fewer kept when a
+        window finds the cores busy (`BUSY_TO_SHRINK`)."""
         busy = sum(w.busy for w in self._workers)
-        while pending and busy < self.size:  # a batch handed back, or one held back till now
+        while pending and busy < self.size + self._grown:  # (a batch handed back, or one held
+            # back till now, or one to follow an ended batch of a grown pool)
             batch = self._take(pending)
             if not batch:
                 break
@@ -550,6 +567,9 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
             [w.process.pid for w in self._workers if w.busy and w.process.pid is not None],
             self._demand_reading)
         idle_cores, self._idle_reading = idle_cores_since(self._idle_reading)
+        if self._grown and not keeps_growing(idle_cores):
+            self._grown -= 1
+            return
         idle = self._idle()
         if may_grow(demand, busy, self.size, self.grow_to, pending.head().solver.kind,
                     idle_cores) and \
@@ -557,6 +577,7 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
                     pending.jobs, self._done_jobs, self._busy_s, busy)) and \
                 (batch := self._take(pending)):
             self._assign(idle or self._start_worker(), batch)
+            self._grown = busy + 1 - self.size
             # the next look starts after this batch has begun
             self._demand_reading = self._idle_reading = None
 

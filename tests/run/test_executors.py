@@ -388,6 +388,17 @@ def test_a_pool_grows_only_for_programs_and_only_while_its_workers_want_no_core(
                         idle_cores=0.9)
 
 
+def test_a_grown_pool_keeps_its_batches_running_until_the_cores_are_busy():
+    """Grown, a pool follows each batch that ends with another (the programs that left the
+    cores idle, sleeping or waiting on each other, do so again) until a look finds the cores
+    idle less than BUSY_TO_SHRINK on average; then it runs one batch fewer."""
+    from pipeline.run.executors import BUSY_TO_SHRINK, keeps_growing
+
+    assert keeps_growing(0.9) and keeps_growing(BUSY_TO_SHRINK)
+    assert not keeps_growing(0.1) and not keeps_growing(0.0)
+    assert keeps_growing(None)  # not known (the first look, or /proc/stat unreadable)
+
+
 def test_the_machines_idle_cores_are_read_between_two_looks():
     """The first look gives no figure; the next, the cores idle on average since, between
     none and all of them."""
