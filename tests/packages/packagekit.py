@@ -59,8 +59,34 @@ def fetched(repo: str, folder: str, target: Path) -> Path:
     if archive.returncode != 0:
         pytest.skip(f"{repo} has no {folder}: {archive.stderr.decode(errors='replace')[:200]}")
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        tar.extractall(target, filter="data")
+        _extract(tar, target)
     return target / folder
+
+
+def _extract(tar: tarfile.TarFile, target: Path) -> None:
+    """Extract `tar` into `target` under tarfile's `data` filter: no member, and no link's
+    target, outside `target`; no device or pipe. Pythons older than 3.11.4 (Debian's 3.11.2) lack
+    the filter: the same rules are checked first, then the members extracted."""
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(target, filter="data")
+        return
+    root = os.path.realpath(target)
+
+    def inside(path: str) -> bool:
+        return os.path.commonpath([root, os.path.normpath(path)]) == root
+
+    for member in tar.getmembers():
+        placed = os.path.join(root, member.name)
+        if os.path.isabs(member.name) or not inside(placed):
+            raise tarfile.TarError(f"{member.name}: outside {target}")
+        if member.issym() and (os.path.isabs(member.linkname) or not inside(
+                os.path.join(os.path.dirname(placed), member.linkname))):
+            raise tarfile.TarError(f"{member.name}: links outside {target}")
+        if member.islnk() and not inside(os.path.join(root, member.linkname)):
+            raise tarfile.TarError(f"{member.name}: links outside {target}")
+        if member.isdev() or member.isfifo():
+            raise tarfile.TarError(f"{member.name}: a device or pipe")
+    tar.extractall(target)
 
 
 def write_tree(folder: Path, files: dict[str, str | bytes]) -> Path:
