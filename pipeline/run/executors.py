@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import functools
 import multiprocessing
 import os
 import select
@@ -34,7 +33,7 @@ from pipeline.programs import contained
 from pipeline.programs.external import cpu_over_message, remove_scratch_of, wall_cap_message
 from pipeline.programs.jobs import Job, JobMap, Outcome, Skip
 from pipeline.programs.processes import CLOCK_TICKS, cpu_seconds
-from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker_main
+from pipeline.run.worker import PROGRESS_FIELDS, process_settings, worker_main
 from pipeline.run.workerserver import ServedProcess, SharedDoubles, start_server
 from pipeline.verdicts import Verdict
 
@@ -179,8 +178,7 @@ class _Worker:
     progress: Any  # shared doubles (worker.PROGRESS_FIELDS; the Dask pool's: a RawArray)
     batch: list[Job] = field(default_factory=list)
     done: int = 0       # outcomes received for this batch
-    ready: bool = False  # the worker has started on its batch (else: still starting up)
-    since: float = 0.0  # when the batch was sent or READY came
+    since: float = 0.0  # when the batch was sent
     cpu_looked: float = 0.0  # when its CPU time was last read
     counted: float = 0.0  # up to when its time on the batch is in the pool's `_busy_s`
     child: Connection | None = None  # the worker's end of `connection`, until it has started
@@ -188,6 +186,12 @@ class _Worker:
     @property
     def busy(self) -> bool:
         return self.done < len(self.batch)
+
+    @property
+    def ready(self) -> bool:
+        """Whether the worker has started on its batch's jobs (else it is still starting up or
+        warming up): it has written a job's index (`_assign` writes -1), or sent an outcome."""
+        return self.done > 0 or self.progress[0] >= 0
 
     @property
     def running(self) -> tuple[int, float]:
@@ -328,6 +332,7 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
         self._turns: Callable[[str], frozenset[str]] = lambda problem: frozenset()
         self._arrivals: Arrivals | None = None
         self._passed: list[tuple[Job, Outcome]] = []  # jobs `skip` left out, to be yielded
+        self._none_found: float | None = None  # when `_take` last found no batch to send
         self._deaths: dict[int, str] = {}  # job key -> how the worker it was on died (this run)
         self._starting: threading.Thread | None = None
         # what `_loop` waits on: the busy workers' connections, and the arrivals while open
@@ -425,7 +430,7 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
 
     def _assign(self, worker: _Worker, batch: list[Job]) -> None:
         worker.batch, worker.done, worker.since = batch, 0, time.monotonic()
-        worker.ready = False
+        worker.counted = worker.since
         worker.progress[0], worker.progress[1] = -1.0, 0.0
         worker.connection.send(batch)
         self._watch(worker.connection.fileno(), True)
@@ -448,6 +453,7 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
 
     def _arrive(self, pending: _Pending, arrivals: Arrivals) -> bool:
         """Place the batches arrived among `pending` by rank; False once no more will come."""
+        self._changed()  # (woken: batches came, or a caller took in an outcome)
         arrived = arrivals.take()
         if arrived is None:
             return False
@@ -464,6 +470,7 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
         self._done_jobs, self._busy_s = 0, 0.0
         self._deaths = {}
         self._grown = 0
+        self._changed()
         open_ = arrivals is not None and self._arrive(pending, arrivals)
         if arrivals is not None:
             self._watch(arrivals.fileno(), open_)
@@ -492,10 +499,7 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
                     except (EOFError, OSError):
                         yield from self._lost(worker, pending, "worker died")
                         continue
-                    if message == READY:
-                        worker.ready, worker.since = True, time.monotonic()
-                        worker.counted = worker.since
-                        continue
+                    self._changed()
                     arrived = time.monotonic()
                     self._done_jobs += len(message)
                     self._busy_s += arrived - worker.counted
@@ -518,20 +522,31 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
 
     def _take(self, pending: _Pending) -> list[Job] | None:
         """The next batch to send (the first not held back; a job of a solver run one at a
-        time travels alone) less what `skip` leaves out; None when none can go now."""
-        turns = functools.cache(self._turns)  # problem -> its solvers run one at a time
+        time travels alone) less what `skip` leaves out; None when none can go now. A look
+        that found none is not made again until something it read may have changed
+        (`_changed`: batches arrived or came back, an outcome came in) or POLL_S has passed."""
+        if self._none_found is not None and time.monotonic() - self._none_found < POLL_S:
+            return None
+        turns: dict[str, frozenset[str]] = {}  # problem -> its solvers run one at a time
 
         def in_turn(job: Job) -> bool:  # it waits its turn among its solver's jobs
-            return job.solver.name in turns(job.solver.problem)
+            problem = job.solver.problem
+            if problem not in turns:
+                turns[problem] = self._turns(problem)
+            return job.solver.name in turns[problem]
 
         out = {(job.solver.problem, job.solver.name) for worker in self._workers
                if worker.busy for job in worker.batch[worker.done:] if in_turn(job)}
-        # problem -> none of its jobs may go now
-        waiting = functools.cache(self._arrivals.waiting) if self._arrivals is not None else None
+        waiting: dict[str, bool] = {}  # problem -> none of its jobs may go now
+        arrivals = self._arrivals
 
         def can_go(batch: list[Job]) -> bool:
-            if waiting is not None and waiting(batch[0].solver.problem):
-                return False
+            problem = batch[0].solver.problem
+            if arrivals is not None:
+                if problem not in waiting:
+                    waiting[problem] = arrivals.waiting(problem)
+                if waiting[problem]:
+                    return False
             # (`held_back`, by problem: `out` holds only solvers run one at a time)
             return not any((job.solver.problem, job.solver.name) in out for job in batch)
 
@@ -540,7 +555,12 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
             self._passed += passed
             if batch:
                 return batch
+        self._none_found = time.monotonic()
         return None
+
+    def _changed(self) -> None:
+        """What `_take` reads may have changed: its next call looks again."""
+        self._none_found = None
 
     def _skipped_now(self) -> Iterator[tuple[Job, Outcome]]:
         passed, self._passed = self._passed, []
@@ -619,17 +639,19 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
               reason: str | None) -> Iterator[tuple[Job, Outcome]]:
         """The worker overran (reason None: TLE) or died: record its job and replace it. A
         job whose worker died runs again, alone (`_died`); the rest of the batch with it."""
-        index, started = worker.running if worker.ready else (worker.done, worker.since)
+        self._changed()
+        ready = worker.ready  # (read before the worker is retired)
+        index, started = worker.running if ready else (worker.done, worker.since)
         job = worker.batch[index]
         elapsed_ms = (time.monotonic() - started) * 1000
-        used_s = worker.cpu_used_s() if worker.ready else None
+        used_s = worker.cpu_used_s() if ready else None
         cpu_ms = used_s * 1000 if used_s is not None else None
         rest = worker.batch[worker.done:index] + worker.batch[index + 1:]
         death = how_it_ended(worker.process) if reason is not None else None
         self._retire(worker)
         timeout_s = job.solver.timeout_s
         outcome: Outcome | None
-        if reason is None and not worker.ready:
+        if reason is None and not ready:
             outcome = Outcome(job.key, Verdict.RE, error=f"worker not ready after "
                               f"{STARTUP_TIMEOUT_S:g} s")
         elif reason is None:  # over its CPU time, else its wall-clock cap
