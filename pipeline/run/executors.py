@@ -33,7 +33,7 @@ from pipeline.programs import contained
 from pipeline.programs.external import cpu_over_message, remove_scratch_of, wall_cap_message
 from pipeline.programs.jobs import Job, JobMap, Outcome, Skip
 from pipeline.programs.processes import CLOCK_TICKS, cpu_seconds
-from pipeline.run.worker import PROGRESS_FIELDS, process_settings, worker_main
+from pipeline.run.worker import PROGRESS_FIELDS, READY, process_settings, worker_main
 from pipeline.run.workerserver import ServedProcess, SharedDoubles, start_server
 from pipeline.verdicts import Verdict
 
@@ -178,7 +178,8 @@ class _Worker:
     progress: Any  # shared doubles (worker.PROGRESS_FIELDS; the Dask pool's: a RawArray)
     batch: list[Job] = field(default_factory=list)
     done: int = 0       # outcomes received for this batch
-    since: float = 0.0  # when the batch was sent
+    ready: bool = False  # the worker has started on its batch (else: still starting up)
+    since: float = 0.0  # when the batch was sent or READY came
     cpu_looked: float = 0.0  # when its CPU time was last read
     counted: float = 0.0  # up to when its time on the batch is in the pool's `_busy_s`
     child: Connection | None = None  # the worker's end of `connection`, until it has started
@@ -186,12 +187,6 @@ class _Worker:
     @property
     def busy(self) -> bool:
         return self.done < len(self.batch)
-
-    @property
-    def ready(self) -> bool:
-        """Whether the worker has started on its batch's jobs (else it is still starting up or
-        warming up): it has written a job's index (`_assign` writes -1), or sent an outcome."""
-        return self.done > 0 or self.progress[0] >= 0
 
     @property
     def running(self) -> tuple[int, float]:
@@ -430,7 +425,7 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
 
     def _assign(self, worker: _Worker, batch: list[Job]) -> None:
         worker.batch, worker.done, worker.since = batch, 0, time.monotonic()
-        worker.counted = worker.since
+        worker.ready = False
         worker.progress[0], worker.progress[1] = -1.0, 0.0
         worker.connection.send(batch)
         self._watch(worker.connection.fileno(), True)
@@ -498,6 +493,10 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
                         message = worker.connection.recv()
                     except (EOFError, OSError):
                         yield from self._lost(worker, pending, "worker died")
+                        continue
+                    if message == READY:
+                        worker.ready, worker.since = True, time.monotonic()
+                        worker.counted = worker.since
                         continue
                     self._changed()
                     arrived = time.monotonic()

@@ -35,12 +35,10 @@ from pipeline.programs.jobs import Job, Outcome
 from pipeline.programs.processes import die_with_parent
 from pipeline.verdicts import Verdict
 
+READY = "ready"  # sent before a batch's first job: the parent's clock for it starts here
 FLUSH_S = 0.005
 # The shared doubles a worker writes before each job: its index in the batch, its start
-# (monotonic), this process's CPU time then, and its waits for a core then. The pool reads
-# them for the job under way (its clock starts with the job's start), and writes -1 for the
-# index when it sends a batch: until the worker writes the first one, it is starting up or
-# warming up (`_Worker.ready`).
+# (monotonic), this process's CPU time then, and its waits for a core then.
 PROGRESS_FIELDS = 4
 
 _problem = functools.cache(get_problem)  # each problem imported once per worker
@@ -256,6 +254,7 @@ def worker_main(connection: Connection, preload: tuple[tuple[str, str], ...] = (
         for problem_id, stage in {(job.solver.problem, job.solver.stage) for job in batch
                                   if job.solver.kind == "stage"}:
             _warm_up(problem_id, stage)
+        connection.send(READY)
         # Outcomes travel in groups, one sent before a job once FLUSH_S has passed since the
         # last (a message per tiny case would cost more than the case).
         outcomes: list[Outcome] = []
