@@ -3,9 +3,9 @@
 # Python (`SYSTEM_PYTHON`) when it is 3.11 or newer and can make a virtualenv (Debian's
 # python3-venv), else `python3` on PATH. A distribution builds its Python with profile-guided
 # and link-time optimisation (Debian's is linked statically too); pyenv and a plain source
-# build do not by default, and on such a build the pipeline's own Python (each command's start,
-# a worker's path per job) takes about a quarter more CPU (docs/benchmarks.md#startup). An
-# existing `.venv` keeps its interpreter: `rm -rf .venv && make venv` makes it again.
+# build do not by default, and on such a build a command's start takes a fifth to a third more
+# CPU (docs/benchmarks.md#startup). An existing `.venv` keeps its interpreter:
+# `rm -rf .venv && make venv` makes it again.
 SYSTEM_PYTHON ?= /usr/bin/python3
 PYTHON ?= $(shell $(SYSTEM_PYTHON) -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 11))' \
 	>/dev/null 2>&1 && echo $(SYSTEM_PYTHON) || echo python3)
