@@ -639,18 +639,17 @@ class LocalPoolExecutor(contextlib.AbstractContextManager["LocalPoolExecutor"]):
         """The worker overran (reason None: TLE) or died: record its job and replace it. A
         job whose worker died runs again, alone (`_died`); the rest of the batch with it."""
         self._changed()
-        ready = worker.ready  # (read before the worker is retired)
-        index, started = worker.running if ready else (worker.done, worker.since)
+        index, started = worker.running if worker.ready else (worker.done, worker.since)
         job = worker.batch[index]
         elapsed_ms = (time.monotonic() - started) * 1000
-        used_s = worker.cpu_used_s() if ready else None
+        used_s = worker.cpu_used_s() if worker.ready else None
         cpu_ms = used_s * 1000 if used_s is not None else None
         rest = worker.batch[worker.done:index] + worker.batch[index + 1:]
         death = how_it_ended(worker.process) if reason is not None else None
         self._retire(worker)
         timeout_s = job.solver.timeout_s
         outcome: Outcome | None
-        if reason is None and not ready:
+        if reason is None and not worker.ready:
             outcome = Outcome(job.key, Verdict.RE, error=f"worker not ready after "
                               f"{STARTUP_TIMEOUT_S:g} s")
         elif reason is None:  # over its CPU time, else its wall-clock cap
