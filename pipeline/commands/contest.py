@@ -217,6 +217,7 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
         start_server([p.id for p in contest.problems if p.registered])
     from pipeline.programs import contained
 
+    contained.warm_up()  # (its answer kept for the builds and the runs; the server has its own)
     contained.hide(settings.data_dir)
     request = RunRequest(problem="", jobs=jobs, memory_mb=memory, stack_mb=stack,
                          sandbox=sandbox, repeat=repeat, wait=not no_wait, fail_fast=fail_fast,

@@ -219,6 +219,14 @@ def default_sandbox() -> bool:
 _sandbox: bool | None = None
 
 
+def warm_up() -> None:
+    """Probe how this process's programs will be contained (what `default_sandbox` and
+    `containment_note` read) on a thread of its own, now: the first program to start, or the
+    caller, finds the answer kept rather than waiting for it."""
+    threading.Thread(target=probe, args=(_sandbox is not False,), name="sandbox probe",
+                     daemon=True).start()
+
+
 def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     """What a sandboxed program never sees, by real path: the `SENSITIVE_*` paths, the data
     folders given to `hide`, and `extra`; kept while the folders deciding it are unchanged."""

@@ -124,9 +124,19 @@ def read_result(fd: int) -> str:
 
 def probe(sandbox: bool) -> Probe:
     """Run `true` under the launcher (in a sandbox if asked) as a case runs; what worked
-    (once a process and native setting)."""
+    (once a process and native setting). Unsandboxed, a sandbox probe that worked answers
+    already: the sandbox needs the PID namespace the launcher makes outside it too."""
+    setting = _native_setting()
     with _probing:
-        return _probe(sandbox, _native_setting())
+        if not sandbox and (sandboxed := _sandbox_worked.get(setting)) is not None:
+            return Probe(sandboxed.containment, None)
+        found = _probe(sandbox, setting)
+        if sandbox and found.sandbox_error is None:
+            _sandbox_worked[setting] = found
+        return found
+
+
+_sandbox_worked: dict[tuple[str | None, ...], Probe] = {}  # setting -> its sandbox probe
 
 
 @lru_cache(maxsize=8)

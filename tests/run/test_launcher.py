@@ -111,3 +111,56 @@ def test_a_contained_program_holds_no_descriptor_of_its_caller_but_its_stdio(tmp
     finally:
         os.close(read)
         os.close(write)
+
+
+PROBES = """
+import json, sys, threading
+from pipeline.programs import contained, launcher
+order = sys.argv[1].split(",")
+if order == ["warm"]:
+    with launcher._probing:  # held: the probe waits on its own thread, not on this one
+        contained.warm_up()
+        [probing] = [t for t in threading.enumerate() if t.name == "sandbox probe"]
+        before = launcher._probe.cache_info().currsize
+    probing.join(60)
+    print(json.dumps({"before": before, "probes": launcher._probe.cache_info().currsize,
+                      "sandbox": contained.default_sandbox(),
+                      "works": launcher.probe(True).sandbox_error is None}))
+else:
+    found = [launcher.probe(kind == "sandboxed") for kind in order]
+    print(json.dumps({"probes": launcher._probe.cache_info().currsize,
+                      "found": [[p.containment, p.sandbox_error] for p in found]}))
+"""
+
+
+def _probes(*args: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", PROBES, *args], cwd=REPO, text=True,
+                          capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    return json.loads(done.stdout)
+
+
+def test_a_sandbox_that_works_answers_how_unsandboxed_programs_are_contained():
+    """The sandbox needs the PID namespace the launcher makes for every program, so once a
+    sandbox probe has worked an unsandboxed probe runs nothing more: its answer is the one a
+    process asking it alone finds by running the launcher."""
+    after = _probes("sandboxed,plain")
+    (_, sandbox_error), derived = after["found"]
+    alone = _probes("plain")
+    assert alone["probes"] == 1 and alone["found"][0][1] is None
+    if sandbox_error is not None:  # no sandbox here: both were probed by running them
+        assert after["probes"] == 2 and derived == alone["found"][0]
+        return
+    assert after["probes"] == 1  # the sandbox's probe only
+    assert derived == alone["found"][0] == ["pidns", None]
+
+
+def test_warming_up_probes_on_its_own_thread_what_the_first_program_reads():
+    """`warm_up` probes the sandbox on a thread of its own; the first program's question
+    (`default_sandbox`) then finds the answer kept, the same as a probe's."""
+    warm = _probes("warm")
+    assert warm["before"] == 0
+    assert warm["probes"] == (1 if warm["works"] else 2)  # (a failed one asks unsandboxed too)
+    assert warm["sandbox"] == warm["works"]
