@@ -212,12 +212,13 @@ def run_contest(settings: Settings, *, name: str, jobs: int | None, memory: int 
     contest = find_contest(settings, name)
     decide_sandbox(sandbox)  # every program of every problem's run
     if executor_kind.strip().lower() == "local":
+        from pipeline.programs.contained import warm_up
         from pipeline.run.workerserver import start_server
 
         start_server([p.id for p in contest.problems if p.registered])
+        warm_up()  # (its answer kept for the builds and the runs; the server has its own)
     from pipeline.programs import contained
 
-    contained.warm_up()  # (its answer kept for the builds and the runs; the server has its own)
     contained.hide(settings.data_dir)
     request = RunRequest(problem="", jobs=jobs, memory_mb=memory, stack_mb=stack,
                          sandbox=sandbox, repeat=repeat, wait=not no_wait, fail_fast=fail_fast,

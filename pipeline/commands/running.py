@@ -42,12 +42,11 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
     settings, problem_id, first = locate(settings, problem_id, paths or [])
     decide_sandbox(sandbox)  # every program of the run: external, submission, judge, build
     if executor_kind.strip().lower() == "local":  # its workers' server loads it meanwhile
+        from pipeline.programs.contained import warm_up
         from pipeline.run.workerserver import start_server
 
         start_server([problem_id])
-    from pipeline.programs import contained
-
-    contained.warm_up()  # (its answer kept for the builds and the run; the server has its own)
+        warm_up()  # (its answer kept for the builds and the run; the server has its own)
     refresh_package(settings, problem_id, first, wait=not no_wait)
     problem = find_problem(problem_id, settings.data_dir)
     if paths or solver:
@@ -69,6 +68,8 @@ def run(settings: Settings, *, problem_id: str | None, solver: list[str] | None,
     # The workers start before Polars is imported (the tables and the runner import it):
     # they warm up while the parent loads, with the data folder hidden from the programs they
     # contain already in the environment they inherit.
+    from pipeline.programs import contained
+
     contained.hide(settings.data_dir)
     try:
         summary = judge_problem(settings, problem, request, selection,

@@ -8,6 +8,7 @@ per process) with its own cache folder.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -137,8 +138,6 @@ def _probes(*args: str) -> dict:
     done = subprocess.run([sys.executable, "-c", PROBES, *args], cwd=REPO, text=True,
                           capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    import json
-
     return json.loads(done.stdout)
 
 
